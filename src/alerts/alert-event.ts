@@ -1,0 +1,39 @@
+import type { CheckName, Labels, Severity } from '../detectors/finding.js';
+
+/**
+ * Why an event was written: the lifecycle's decision, named (Alertmanager-style), so logs and
+ * messages explain themselves.
+ */
+export type AlertEventKind =
+  /** The problem is new (or was seen in `for` consecutive cycles). */
+  | 'firing'
+  /** Still there and `repeat_interval` has passed since it was last announced. */
+  | 'repeat'
+  /** Still there and its severity rose. */
+  | 'escalated'
+  /** Gone from a complete snapshot. */
+  | 'resolved';
+
+/**
+ * One change in an alert's life, as stored with its outbox rows and as handed to channels to render.
+ * It carries a copy of the alert as it was at that moment, so a message can be rendered without
+ * reading anything else.
+ */
+export interface AlertEvent {
+  /** Row id in the events table. */
+  id: number;
+  kind: AlertEventKind;
+  fingerprint: string;
+  check: CheckName;
+  severity: Severity;
+  summary: string;
+  details: Record<string, string>;
+  labels: Labels;
+  url: string | null;
+  /** When the alert started firing (ISO 8601). */
+  startsAt: string;
+  /** When it resolved (ISO 8601), for `resolved` events. */
+  endsAt: string | null;
+  /** When this event was written (ISO 8601). */
+  at: string;
+}

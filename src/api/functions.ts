@@ -1,0 +1,316 @@
+/**
+ * The catalogue of every function of the Deployment Management Service API v1
+ * (`shared/dms-api-v1.md` §4–§5): method, path, parameters, answer schema, permission and the
+ * error codes beyond the base set. The client, the simulator and the OpenAPI document are all
+ * built from this one table, so a function is described in exactly one place.
+ */
+import type { z } from 'zod';
+import {
+  appListItemSchema,
+  appSchema,
+  attentionSummarySchema,
+  backupSchema,
+  changeResultSchema,
+  identitySchema,
+  installerSchema,
+  logTailSchema,
+  pageSchema,
+  projectSchema,
+  restorePointSchema,
+  runListItemSchema,
+  runSchema,
+  serverSchema,
+  urlRecordSchema,
+  type ErrorCode,
+} from './schemas.js';
+
+/** How one query or body parameter is typed on the wire. */
+export type ParamSpec =
+  | { type: 'integer'; required?: boolean }
+  | { type: 'boolean'; required?: boolean }
+  | { type: 'string'; required?: boolean }
+  | { type: 'enum'; values: readonly string[]; required?: boolean };
+
+/** The TypeScript value type of a parameter spec. */
+export type ParamValue<P extends ParamSpec> = P extends { type: 'integer' }
+  ? number
+  : P extends { type: 'boolean' }
+    ? boolean
+    : P extends { type: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : string;
+
+type RequiredKeys<S extends Record<string, ParamSpec>> = {
+  [K in keyof S]: S[K] extends { required: true } ? K : never;
+}[keyof S];
+
+/** The parameter object of a function: required ones required, the rest optional, no others. */
+export type ParamsOf<S extends Record<string, ParamSpec>> = {
+  [K in RequiredKeys<S>]: ParamValue<S[K]>;
+} & {
+  [K in Exclude<keyof S, RequiredKeys<S>>]?: ParamValue<S[K]>;
+};
+
+/** A permission as the reference writes it: `<resource>: <rights>`. */
+export type Permission =
+  | 'deployment_app: read'
+  | 'deployment_app: read + view_logs'
+  | 'deployment_app: update + deploy'
+  | 'deployment_backup: read'
+  | 'deployment_backup: create + backup'
+  | 'deployment_project: read'
+  | 'deployment_workflow: read'
+  | 'deployment_workflow: update + deploy'
+  | 'deployment_server: read'
+  | 'ansible_installer: read'
+  | 'workspace: read';
+
+/** One function of the API. */
+export interface FunctionSpec {
+  /** Dotted name, e.g. `apps.get`. */
+  readonly name: string;
+  /** Assistant tool name, e.g. `apps_get`. */
+  readonly tool: string;
+  readonly method: 'GET' | 'POST';
+  /** Path below `/api/v1`, with `{id}` for the integer path parameter. */
+  readonly path: string;
+  readonly kind: 'read' | 'change';
+  /** A list answer `{items, total}` that can be paged with limit/offset. */
+  readonly paged: boolean;
+  readonly permission: Permission;
+  readonly query: Record<string, ParamSpec>;
+  readonly body: Record<string, ParamSpec>;
+  /** Schema of the `data` payload. */
+  readonly answer: z.ZodTypeAny;
+  /** Error codes beyond the base set B (and, for changes, beyond not_found and W). */
+  readonly errors: readonly ErrorCode[];
+  readonly summary: string;
+}
+
+const BASE_ERRORS: readonly ErrorCode[] = [
+  'invalid_token',
+  'api_not_available',
+  'function_not_allowed',
+  'access_denied',
+  'rate_limited',
+  'unknown_parameter',
+  'invalid_parameter',
+  'invalid_request',
+  'internal_error',
+];
+const CHANGE_ERRORS: readonly ErrorCode[] = [
+  'not_found',
+  'writes_disabled',
+  'idempotency_key_required',
+  'idempotency_key_reused',
+  'request_in_progress',
+  'locked',
+  'plan_required',
+];
+
+/** `limit`, `offset`, `namespace`: the common list parameters. */
+const LIST = {
+  limit: { type: 'integer' },
+  offset: { type: 'integer' },
+  namespace: { type: 'string' },
+} as const;
+const ENV_TYPE = { type: 'enum', values: ['production', 'staging', 'development'] } as const;
+const FORMAT = { type: 'enum', values: ['zip', 'dump'] } as const;
+
+function fn<const Q extends Record<string, ParamSpec>, const B extends Record<string, ParamSpec>, A extends z.ZodTypeAny>(
+  spec: Omit<FunctionSpec, 'query' | 'body' | 'answer' | 'tool'> & { query: Q; body: B; answer: A },
+) {
+  return { ...spec, tool: spec.name.replace('.', '_') };
+}
+
+/** Every function of the reference, by dotted name. */
+export const FUNCTIONS = {
+  // ---- reads ----
+  'apps.get': fn({
+    name: 'apps.get', method: 'GET', path: '/apps/{id}', kind: 'read', paged: false,
+    permission: 'deployment_app: read', query: {}, body: {}, answer: appSchema, errors: ['not_found'],
+    summary: 'One app with its URLs, repositories, open upgrade and maintenance flag.',
+  }),
+  'apps.list': fn({
+    name: 'apps.list', method: 'GET', path: '/apps', kind: 'read', paged: true,
+    permission: 'deployment_app: read',
+    query: {
+      search: { type: 'string' },
+      environment_type: ENV_TYPE,
+      server_id: { type: 'integer' },
+      version: { type: 'string' },
+      edition: { type: 'enum', values: ['community', 'enterprise'] },
+      project: { type: 'string' },
+      state: { type: 'string' },
+      include_deleted: { type: 'boolean' },
+      ...LIST,
+    },
+    body: {}, answer: pageSchema(appListItemSchema), errors: ['namespace_not_found'],
+    summary: 'Apps the token reaches.',
+  }),
+  'attention.list': fn({
+    name: 'attention.list', method: 'GET', path: '/attention', kind: 'read', paged: false,
+    permission: 'deployment_project: read', query: { namespace: { type: 'string' } }, body: {},
+    answer: attentionSummarySchema, errors: ['namespace_not_found'],
+    summary: 'The dashboard attention summary: sections with something to report, most severe first.',
+  }),
+  'backups.get': fn({
+    name: 'backups.get', method: 'GET', path: '/backups/{id}', kind: 'read', paged: false,
+    permission: 'deployment_backup: read', query: {}, body: {}, answer: backupSchema, errors: ['not_found'],
+    summary: 'One backup with its off-site copies.',
+  }),
+  'backups.list': fn({
+    name: 'backups.list', method: 'GET', path: '/backups', kind: 'read', paged: true,
+    permission: 'deployment_backup: read', query: { app_id: { type: 'integer' }, ...LIST }, body: {},
+    answer: pageSchema(backupSchema), errors: ['namespace_not_found'],
+    summary: 'Backups, newest first.',
+  }),
+  'installers.get': fn({
+    name: 'installers.get', method: 'GET', path: '/installers/{id}', kind: 'read', paged: false,
+    permission: 'ansible_installer: read', query: {}, body: {}, answer: installerSchema, errors: ['not_found'],
+    summary: 'One marketplace service.',
+  }),
+  'installers.list': fn({
+    name: 'installers.list', method: 'GET', path: '/installers', kind: 'read', paged: true,
+    permission: 'ansible_installer: read',
+    query: { server_id: { type: 'integer' }, state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
+    body: {}, answer: pageSchema(installerSchema), errors: ['namespace_not_found'],
+    summary: 'Marketplace services.',
+  }),
+  'logs.tail': fn({
+    name: 'logs.tail', method: 'GET', path: '/apps/{id}/logs', kind: 'read', paged: false,
+    permission: 'deployment_app: read + view_logs',
+    query: {
+      source: { type: 'string' },
+      since: { type: 'string' },
+      after: { type: 'string' },
+      grep: { type: 'string' },
+      limit: { type: 'integer' },
+    },
+    body: {}, answer: logTailSchema, errors: ['not_found', 'plan_required', 'unavailable'],
+    summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
+  }),
+  'projects.get': fn({
+    name: 'projects.get', method: 'GET', path: '/projects/{id}', kind: 'read', paged: false,
+    permission: 'deployment_project: read', query: {}, body: {}, answer: projectSchema, errors: ['not_found'],
+    summary: 'One project with the environments the caller sees.',
+  }),
+  'projects.list': fn({
+    name: 'projects.list', method: 'GET', path: '/projects', kind: 'read', paged: true,
+    permission: 'deployment_project: read',
+    query: { search: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
+    body: {}, answer: pageSchema(projectSchema), errors: ['namespace_not_found'],
+    summary: 'Projects.',
+  }),
+  'restore_points.list': fn({
+    name: 'restore_points.list', method: 'GET', path: '/apps/{id}/restore-points', kind: 'read', paged: true,
+    permission: 'deployment_app: read',
+    query: { limit: { type: 'integer' }, offset: { type: 'integer' } },
+    body: {}, answer: pageSchema(restorePointSchema), errors: ['not_found'],
+    summary: "An app's restore points, newest first.",
+  }),
+  'runs.get': fn({
+    name: 'runs.get', method: 'GET', path: '/runs/{id}', kind: 'read', paged: false,
+    permission: 'deployment_workflow: read', query: {}, body: {}, answer: runSchema, errors: ['not_found'],
+    summary: 'One run with its steps and watcher.',
+  }),
+  'runs.list': fn({
+    name: 'runs.list', method: 'GET', path: '/runs', kind: 'read', paged: true,
+    permission: 'deployment_workflow: read',
+    query: { app_id: { type: 'integer' }, state: { type: 'string' }, ...LIST },
+    body: {}, answer: pageSchema(runListItemSchema), errors: ['namespace_not_found'],
+    summary: 'Runs (deploy, update, backup), newest first.',
+  }),
+  'servers.get': fn({
+    name: 'servers.get', method: 'GET', path: '/servers/{id}', kind: 'read', paged: false,
+    permission: 'deployment_server: read', query: {}, body: {}, answer: serverSchema, errors: ['not_found'],
+    summary: 'One server.',
+  }),
+  'servers.list': fn({
+    name: 'servers.list', method: 'GET', path: '/servers', kind: 'read', paged: true,
+    permission: 'deployment_server: read',
+    query: { state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
+    body: {}, answer: pageSchema(serverSchema), errors: ['namespace_not_found'],
+    summary: 'Servers.',
+  }),
+  'urls.list': fn({
+    name: 'urls.list', method: 'GET', path: '/urls', kind: 'read', paged: true,
+    permission: 'deployment_app: read',
+    query: {
+      app_id: { type: 'integer' },
+      ssl_status: { type: 'enum', values: ['valid', 'expiring_soon', 'expired', 'unknown'] },
+      ...LIST,
+    },
+    body: {}, answer: pageSchema(urlRecordSchema), errors: ['namespace_not_found'],
+    summary: 'URLs with certificate and outside-check state.',
+  }),
+  whoami: fn({
+    name: 'whoami', method: 'GET', path: '/whoami', kind: 'read', paged: false,
+    permission: 'workspace: read', query: { namespace: { type: 'string' } }, body: {},
+    answer: identitySchema, errors: ['namespace_not_found'],
+    summary: "The caller's identity and the namespaces the token reaches.",
+  }),
+  // ---- changes ----
+  'apps.backup': fn({
+    name: 'apps.backup', method: 'POST', path: '/apps/{id}/backup', kind: 'change', paged: false,
+    permission: 'deployment_backup: create + backup', query: {}, body: { format: FORMAT },
+    answer: changeResultSchema, errors: ['in_progress'],
+    summary: 'Back up an app (zip: database and filestore; dump: database alone).',
+  }),
+  'apps.maintenance': fn({
+    name: 'apps.maintenance', method: 'POST', path: '/apps/{id}/maintenance', kind: 'change', paged: false,
+    permission: 'deployment_app: update + deploy', query: {}, body: { on: { type: 'boolean', required: true } },
+    answer: changeResultSchema, errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
+    summary: 'Put an app in or out of maintenance.',
+  }),
+  'apps.restart': fn({
+    name: 'apps.restart', method: 'POST', path: '/apps/{id}/restart', kind: 'change', paged: false,
+    permission: 'deployment_app: update + deploy', query: {}, body: {},
+    answer: changeResultSchema, errors: ['in_progress', 'upgrade_standby'],
+    summary: 'Restart an app.',
+  }),
+  'apps.update': fn({
+    name: 'apps.update', method: 'POST', path: '/apps/{id}/update', kind: 'change', paged: false,
+    permission: 'deployment_app: update + deploy', query: {},
+    body: {
+      quick: { type: 'boolean' },
+      modules: { type: 'enum', values: ['changed', 'configured', 'none'] },
+      backup: { type: 'boolean' },
+      backup_format: FORMAT,
+    },
+    answer: changeResultSchema, errors: ['in_progress', 'not_deployed', 'upgrade_standby'],
+    summary: 'Pull code and update an app, optionally backing up first.',
+  }),
+  'apps.update_modules': fn({
+    name: 'apps.update_modules', method: 'POST', path: '/apps/{id}/update-modules', kind: 'change', paged: false,
+    permission: 'deployment_app: update + deploy', query: {},
+    body: { modules: { type: 'string', required: true }, backup: { type: 'boolean' }, backup_format: FORMAT },
+    answer: changeResultSchema, errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
+    summary: 'Update named modules of an app.',
+  }),
+  'runs.retry': fn({
+    name: 'runs.retry', method: 'POST', path: '/runs/{id}/retry', kind: 'change', paged: false,
+    permission: 'deployment_workflow: update + deploy', query: {}, body: { now: { type: 'boolean' } },
+    answer: changeResultSchema, errors: ['not_retryable', 'retry_coming'],
+    summary: 'Restart a failed run from the step that failed.',
+  }),
+} as const;
+
+/** Dotted name of a function of the API. */
+export type FunctionName = keyof typeof FUNCTIONS;
+/** Query parameters of a function. */
+export type QueryOf<N extends FunctionName> = ParamsOf<(typeof FUNCTIONS)[N]['query']>;
+/** Body parameters of a change. */
+export type BodyOf<N extends FunctionName> = ParamsOf<(typeof FUNCTIONS)[N]['body']>;
+/** The parsed `data` payload of a function. */
+export type AnswerOf<N extends FunctionName> = z.infer<(typeof FUNCTIONS)[N]['answer']>;
+
+/** Every error code a function can raise: the base set, its own, and for changes not_found and W. */
+export function errorsOf(spec: FunctionSpec): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...BASE_ERRORS, ...spec.errors]);
+  if (spec.kind === 'change') for (const c of CHANGE_ERRORS) codes.add(c);
+  return [...codes];
+}
+
+/** All function specs, as a list. */
+export const FUNCTION_LIST: readonly FunctionSpec[] = Object.values(FUNCTIONS);

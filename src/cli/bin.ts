@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/** The executable behind `npx deploy-watchdog`: wires the real process into {@link main}. */
+import { EXIT } from './command.js';
+import { main } from './main.js';
+
+const controller = new AbortController();
+let signals = 0;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    signals += 1;
+    // A second signal means "now": the first one already asked for a clean stop.
+    if (signals > 1) process.exit(130);
+    controller.abort(new Error(`received ${sig}`));
+  });
+}
+
+main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal })
+  .then((code) => {
+    process.exitCode = code;
+  })
+  .catch((err: unknown) => {
+    process.stderr.write(`deploy-watchdog: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = EXIT.incomplete;
+  });

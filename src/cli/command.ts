@@ -1,0 +1,29 @@
+import type { Writable } from 'node:stream';
+
+/** What a command can touch of the process: injected so tests run commands in-process. */
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on SIGINT/SIGTERM; long-running commands stop cleanly when it fires. */
+  signal: AbortSignal;
+}
+
+/** One command of `deploy-watchdog <command>`. */
+export interface Command {
+  name: string;
+  /** One line for `--help`. */
+  summary: string;
+  /** Usage text printed for `--help` and on a usage error. */
+  usage: string;
+  /** Runs the command; resolves to the exit code (0 done, 1 work not completed, 2 bad config or usage). */
+  run(argv: string[], io: CliIo): Promise<number>;
+}
+
+/** Exit codes shared by every command. */
+export const EXIT = { ok: 0, incomplete: 1, usage: 2 } as const;
+
+/** A usage error: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,40 @@
+/**
+ * Entry point of `npx deploy-watchdog <command>`. Each command lives in its own file of this
+ * folder; this file only finds it and hands it the process's streams and a stop signal.
+ */
+import type { Command, CliIo } from './command.js';
+import { EXIT } from './command.js';
+
+/** Every command, loaded on demand so `validate` does not pay for the simulator. */
+const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+};
+
+function help(): string {
+  return [
+    'usage: deploy-watchdog <command> [options]',
+    '',
+    `commands: ${Object.keys(COMMANDS).join(', ')}`,
+    'Run `deploy-watchdog <command> --help` for the options of one command.',
+    '',
+  ].join('\n');
+}
+
+/** Runs one command line; resolves to the exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(help());
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    io.stderr.write(`unknown command: ${name}\n${help()}`);
+    return EXIT.usage;
+  }
+  const command = (await load()).default;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`${command.usage}\n`);
+    return EXIT.ok;
+  }
+  return command.run(rest, io);
+}

@@ -1,0 +1,76 @@
+/**
+ * Time as the rest of the code sees it. Everything that reads the time or waits takes a Clock,
+ * so tests drive time-based rules with a fake clock instead of sleeping.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms` (on this clock), or rejects with the signal's reason when it aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The wall clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/**
+ * A clock whose time moves only when told to. `sleep` resolves when `advance` passes its deadline,
+ * so code that waits can be driven deterministically.
+ */
+export class ManualClock implements Clock {
+  private current: number;
+  private sleepers: { until: number; resolve: () => void }[] = [];
+
+  constructor(start: number | string = Date.UTC(2026, 10, 1, 12, 0, 0)) {
+    this.current = typeof start === 'string' ? Date.parse(start) : start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (ms <= 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const sleeper = { until: this.current + ms, resolve };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Moves time forward by `ms` and wakes every sleeper whose deadline has passed. */
+  advance(ms: number): void {
+    this.set(this.current + ms);
+  }
+
+  /** Sets the time (never backwards) and wakes due sleepers. */
+  set(time: number | string): void {
+    const next = typeof time === 'string' ? Date.parse(time) : time;
+    this.current = Math.max(this.current, next);
+    const due = this.sleepers.filter((s) => s.until <= this.current);
+    this.sleepers = this.sleepers.filter((s) => s.until > this.current);
+    for (const s of due) s.resolve();
+  }
+}

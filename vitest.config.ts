@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Two cores: the suite spawns daemons and servers of its own, so keep worker count modest.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
