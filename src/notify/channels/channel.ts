@@ -1,0 +1,73 @@
+/**
+ * The one small interface every notification channel kind implements (Alertmanager's notify
+ * integrations are the model): building a message is pure and unit-tested, sending it is apart.
+ * Adding a kind is one new file in this folder and one line in `registry.ts`.
+ */
+import type { z } from 'zod';
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { Logger } from '../../app/logger.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Severity } from '../../detectors/finding.js';
+
+/** A batch of alert events for one channel, grouped (by check and environment, say). */
+export interface AlertsNotification {
+  type: 'alerts';
+  /** What the events have in common, shown in the title: { check: 'failed_runs', environment_type: 'production' }. */
+  group: Record<string, string>;
+  events: AlertEvent[];
+  /** Events of the same group left out of this message because of the per-message cap ("and N more"). */
+  omitted: number;
+}
+
+/**
+ * A notice that is not an alert event: a test message, the daily digest, a remediation outcome,
+ * an inhibition summary. Rendered as a title, an optional severity, fields and lines.
+ */
+export interface NoticeNotification {
+  type: 'notice';
+  /** Why this notice exists: `test`, `digest`, `remediation`, `inhibition`, … */
+  topic: string;
+  title: string;
+  severity?: Severity | 'resolved' | 'ok';
+  fields?: { label: string; value: string }[];
+  lines?: string[];
+  url?: string | null;
+}
+
+/** What a channel is asked to deliver. */
+export type Notification = AlertsNotification | NoticeNotification;
+
+/**
+ * The outcome of one delivery attempt, with a named reason:
+ * `ok`; `retryable` (429, 5xx, network, SMTP 4xx) optionally with how long to wait;
+ * `permanent` (other 4xx, SMTP 5xx, bad address): kept and reported, not retried.
+ */
+export type SendResult =
+  | { outcome: 'ok' }
+  | { outcome: 'retryable'; reason: string; retryAfterMs?: number }
+  | { outcome: 'permanent'; reason: string };
+
+/** What a channel gets from the composition root. */
+export interface ChannelDeps {
+  logger: Logger;
+  clock: Clock;
+}
+
+/** A configured channel, ready to render and send. */
+export interface Channel<M = unknown> {
+  readonly name: string;
+  readonly kind: string;
+  /** Builds the message for a notification. Pure: no I/O. */
+  render(notification: Notification): M;
+  /** Sends a rendered message. Never throws for delivery failures: it answers a SendResult. */
+  send(message: M, signal?: AbortSignal): Promise<SendResult>;
+  /** Releases connections. */
+  close?(): Promise<void>;
+}
+
+/** A channel kind: its config schema (validated at load) and how to build a channel from it. */
+export interface ChannelKind<C extends { name: string; type: string } = { name: string; type: string }, M = unknown> {
+  readonly kind: C['type'];
+  readonly configSchema: z.ZodType<C>;
+  create(config: C, deps: ChannelDeps): Channel<M>;
+}
