@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { z } from 'zod';
 
 const REDACTED = '<secret>';
 
@@ -49,3 +50,9 @@ export class Secret {
     return out;
   }
 }
+
+/** Config schema of a secret string: a non-empty string in the file, a {@link Secret} once parsed. */
+export const secretSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .transform((value) => new Secret(value));
