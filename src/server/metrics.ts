@@ -1,0 +1,110 @@
+/**
+ * Every Prometheus metric deploy-watchdog exports, in one place. The composition root builds one
+ * `Metrics` (with its own prom-client Registry: no global state) and hands it to the stages that
+ * record into it; `/metrics` renders its registry.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Options for {@link Metrics}. */
+export interface MetricsOptions {
+  /** Also export the process metrics (CPU, memory, event loop, handles). Default true. */
+  processMetrics?: boolean;
+}
+
+/** The metric set of one watchdog process. */
+export class Metrics {
+  readonly registry = new Registry();
+
+  /** Job cycles by job and outcome (ok, failed, disabled). */
+  readonly cycles = new Counter({
+    name: 'deploy_watchdog_cycles_total',
+    help: 'Job cycles run, by job and outcome.',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** How long a job cycle took, read to commit. */
+  readonly cycleDuration = new Histogram({
+    name: 'deploy_watchdog_cycle_duration_seconds',
+    help: 'Duration of a job cycle, from the first read to the committed state.',
+    labelNames: ['job'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+
+  /** Unix time of the last cycle of a job that completed. */
+  readonly lastSuccess = new Gauge({
+    name: 'deploy_watchdog_last_success_timestamp_seconds',
+    help: 'Unix time of the last cycle of a job that completed.',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
+  /** API requests by function and HTTP status (`error` when no answer came). */
+  readonly apiRequests = new Counter({
+    name: 'deploy_watchdog_api_requests_total',
+    help: 'Requests sent to the Deployment Management Service API, by function and HTTP status.',
+    labelNames: ['function', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** API request latency by function. */
+  readonly apiLatency = new Histogram({
+    name: 'deploy_watchdog_api_request_duration_seconds',
+    help: 'Latency of API requests, by function.',
+    labelNames: ['function'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  /** API errors by error code (the service's code, or timeout / connection / bad_answer). */
+  readonly apiErrors = new Counter({
+    name: 'deploy_watchdog_api_errors_total',
+    help: 'API errors, by function and error code.',
+    labelNames: ['function', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  /** Open (firing) alerts by check and severity; set after each cycle. */
+  readonly openAlerts = new Gauge({
+    name: 'deploy_watchdog_open_alerts',
+    help: 'Firing alerts, by check and severity.',
+    labelNames: ['check', 'severity'] as const,
+    registers: [this.registry],
+  });
+
+  /** Notifications by channel and outcome (sent, retry, failed, expired, muted). */
+  readonly notifications = new Counter({
+    name: 'deploy_watchdog_notifications_total',
+    help: 'Notification delivery attempts, by channel and outcome.',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** Outbox rows waiting to be delivered, by channel. */
+  readonly outboxWaiting = new Gauge({
+    name: 'deploy_watchdog_outbox_waiting',
+    help: 'Notifications waiting in the outbox, by channel.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
+  /** Remediation decisions by policy, action and outcome (acted, skipped, dry_run, failed, succeeded). */
+  readonly remediation = new Counter({
+    name: 'deploy_watchdog_remediation_actions_total',
+    help: 'Remediation decisions, by policy, action and outcome.',
+    labelNames: ['policy', 'action', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: MetricsOptions = {}) {
+    if (options.processMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'deploy_watchdog_' });
+    }
+  }
+
+  /** The registry in Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
