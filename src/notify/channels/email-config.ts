@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { secretSchema } from '../../config/secret.js';
+
+/**
+ * Config of an email channel sent over SMTP.
+ *
+ * `smtp.secure`: `starttls` (default) upgrades a plain connection and refuses to go on without TLS;
+ * `tls` is TLS from the first byte (port 465); `none` sends in clear text and is meant ONLY for a
+ * local sink on loopback (the demo, tests), never for a real relay.
+ */
+export const emailConfigSchema = z
+  .object({
+    name: z.string().min(1, 'must not be empty'),
+    type: z.literal('email'),
+    smtp: z
+      .object({
+        host: z.string().min(1, 'must not be empty'),
+        port: z.number().int().min(1).max(65535).default(587),
+        secure: z.enum(['starttls', 'tls', 'none']).default('starttls'),
+        auth: z
+          .object({ user: z.string().min(1, 'must not be empty'), pass: secretSchema })
+          .strict()
+          .optional(),
+        /** Connection, greeting and socket timeout, in milliseconds. */
+        timeout: z.number().int().min(100).max(600_000).default(15_000),
+        /** Off only for a relay with a self-signed certificate you trust by other means. */
+        tls_reject_unauthorized: z.boolean().default(true),
+      })
+      .strict(),
+    from: z.email('must be an email address'),
+    to: z.array(z.email('must be an email address')).min(1, 'needs at least one recipient'),
+    subject_prefix: z
+      .string()
+      .max(60)
+      // The prefix goes into a header: a line break in it would start a new header.
+      .refine((s) => !/[\r\n\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
+      .default('[deploy-watchdog]'),
+  })
+  .strict();
+
+/** A parsed email channel config (the SMTP password as a Secret). */
+export type EmailConfig = z.infer<typeof emailConfigSchema>;

@@ -1,0 +1,72 @@
+import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
+import { logConfigSchema, type LogConfig } from './log-config.js';
+
+/** One structured log line: the level, the message and its fields. */
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+/** What the log channel renders: one line per event (or one for a notice). */
+export type LogMessage = LogLine[];
+
+const LEVEL_BY_SEVERITY = { info: 'info', warning: 'warn', critical: 'error', resolved: 'info', ok: 'info' } as const;
+
+/** Builds the log lines for a notification. Pure. */
+export function renderLog(notification: Notification): LogMessage {
+  if (notification.type === 'notice') {
+    return [
+      {
+        level: LEVEL_BY_SEVERITY[notification.severity ?? 'info'],
+        msg: notification.title,
+        fields: {
+          topic: notification.topic,
+          severity: notification.severity,
+          fields: Object.fromEntries((notification.fields ?? []).map((f) => [f.label, f.value])),
+          lines: notification.lines,
+          url: notification.url ?? undefined,
+        },
+      },
+    ];
+  }
+  const lines: LogLine[] = notification.events.map((e) => ({
+    // A resolved alert is good news, whatever severity it had.
+    level: e.kind === 'resolved' ? 'info' : LEVEL_BY_SEVERITY[e.severity],
+    msg: e.summary,
+    fields: {
+      event: e.kind,
+      eventId: e.id,
+      check: e.check,
+      severity: e.severity,
+      fingerprint: e.fingerprint,
+      labels: e.labels,
+      details: e.details,
+      url: e.url ?? undefined,
+      startsAt: e.startsAt,
+      endsAt: e.endsAt ?? undefined,
+    },
+  }));
+  if (notification.omitted > 0) {
+    lines.push({ level: 'info', msg: `and ${notification.omitted} more`, fields: { group: notification.group, omitted: notification.omitted } });
+  }
+  return lines;
+}
+
+/** The log channel kind: writes each event as one structured line through the injected logger. */
+export const logChannel = {
+  kind: 'log',
+  configSchema: logConfigSchema,
+  create(config: LogConfig, deps: ChannelDeps): Channel<LogMessage> {
+    const log = deps.logger.child({ channel: config.name });
+    return {
+      name: config.name,
+      kind: 'log',
+      render: renderLog,
+      async send(message: LogMessage): Promise<SendResult> {
+        for (const line of message) log[line.level](line.fields, line.msg);
+        return { outcome: 'ok' };
+      },
+    };
+  },
+} satisfies ChannelKind<LogConfig, LogMessage>;
