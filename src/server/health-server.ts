@@ -1,0 +1,95 @@
+/**
+ * The daemon's one small HTTP listener: `/healthz` (alive), `/readyz` (doing its job) and
+ * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../app/logger.js';
+import type { Metrics } from './metrics.js';
+
+/** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */
+export interface ReadinessCheck {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** What the listener asks the running daemon. */
+export interface HealthSource {
+  /** True while the scheduler is running. */
+  alive(): boolean;
+  /** Every condition of readiness, passing or not. */
+  readiness(): ReadinessCheck[];
+}
+
+/** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen.trim());
+  if (!m) throw new Error(`listen address must be HOST:PORT, got "${listen}"`);
+  const port = Number(m[3]);
+  if (port > 65_535) throw new Error(`listen port must be at most 65535, got ${port}`);
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/** A running health listener. */
+export interface HealthServer {
+  /** The address actually bound (port 0 resolves to a free port). */
+  address: { host: string; port: number };
+  close(): Promise<void>;
+}
+
+/** Starts the listener; resolves once it is bound. */
+export async function startHealthServer(options: {
+  listen: string;
+  source: HealthSource;
+  metrics: Metrics;
+  logger: Logger;
+}): Promise<HealthServer> {
+  const { source, metrics, logger } = options;
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (path === '/healthz') {
+      const alive = source.alive();
+      json(alive ? 200 : 503, { status: alive ? 'ok' : 'stopped' });
+    } else if (path === '/readyz') {
+      const checks = source.readiness();
+      const ready = checks.every((c) => c.ok);
+      json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+    } else if (path === '/metrics') {
+      metrics
+        .render()
+        .then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'cannot render metrics');
+          res.writeHead(500).end();
+        });
+    } else {
+      json(404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
+    }
+  });
+  const { host, port } = parseListen(options.listen);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  logger.info({ address: `${bound.address}:${bound.port}` }, 'health and metrics listener started');
+  return {
+    address: { host: bound.address, port: bound.port },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

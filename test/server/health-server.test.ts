@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { silentLogger } from '../../src/app/logger.js';
+import { Metrics } from '../../src/server/metrics.js';
+import { parseListen, startHealthServer, type HealthServer, type ReadinessCheck } from '../../src/server/health-server.js';
+
+describe('parseListen', () => {
+  it.each([
+    ['127.0.0.1:9464', { host: '127.0.0.1', port: 9464 }],
+    ['[::1]:9464', { host: '::1', port: 9464 }],
+    [':9464', { host: '0.0.0.0', port: 9464 }],
+    ['localhost:0', { host: 'localhost', port: 0 }],
+  ])('%s', (listen, expected) => {
+    expect(parseListen(listen)).toEqual(expected);
+  });
+
+  it.each(['9464', 'host:', 'host:99999', 'a:b:c'])('refuses %s', (listen) => {
+    expect(() => parseListen(listen)).toThrow(/listen/);
+  });
+});
+
+describe('health server', () => {
+  let server: HealthServer | undefined;
+  afterEach(async () => server?.close());
+
+  async function start(state: { alive: boolean; checks: ReadinessCheck[] }) {
+    const metrics = new Metrics({ processMetrics: false });
+    metrics.cycles.inc({ job: 'runs', outcome: 'ok' });
+    server = await startHealthServer({
+      listen: '127.0.0.1:0',
+      metrics,
+      logger: silentLogger,
+      source: { alive: () => state.alive, readiness: () => state.checks },
+    });
+    return `http://127.0.0.1:${server.address.port}`;
+  }
+
+  it('answers /healthz, /readyz and /metrics from the daemon state', async () => {
+    const state = { alive: true, checks: [{ check: 'job:runs', ok: true, detail: 'completed 20s ago' }] };
+    const base = await start(state);
+
+    let res = await request(`${base}/healthz`);
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual({ status: 'ok' });
+
+    res = await request(`${base}/readyz`);
+    expect(res.statusCode).toBe(200);
+
+    state.checks.push({ check: 'state', ok: false, detail: 'state store not writable' });
+    res = await request(`${base}/readyz`);
+    expect(res.statusCode).toBe(503);
+    expect(await res.body.json()).toMatchObject({ status: 'not ready', checks: expect.arrayContaining([expect.objectContaining({ ok: false })]) });
+
+    state.alive = false;
+    res = await request(`${base}/healthz`);
+    expect(res.statusCode).toBe(503);
+    await res.body.dump();
+
+    res = await request(`${base}/metrics`);
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.text()).toContain('deploy_watchdog_cycles_total{job="runs",outcome="ok"} 1');
+
+    res = await request(`${base}/nope`);
+    expect(res.statusCode).toBe(404);
+    await res.body.dump();
+  });
+});
