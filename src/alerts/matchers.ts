@@ -1,0 +1,156 @@
+/**
+ * The one answer to "do these matchers match these labels?", shared by notification routes,
+ * silences, mute windows and remediation policies, so an operator learns one matching rule.
+ * Semantics follow Alertmanager: regular expressions are anchored (`^(?:value)$`) and a label
+ * that is missing equals the empty string.
+ */
+import { SEVERITY_RANK, type Severity } from '../detectors/finding.js';
+
+/** The four comparisons a matcher can make. */
+export type MatchOp = '=' | '!=' | '=~' | '!~';
+
+/** One condition on one label: `app=shop`, `app!=shop`, `app=~sh.*`, `check!~cert.*`. */
+export interface LabelMatcher {
+  name: string;
+  op: MatchOp;
+  value: string;
+}
+
+/** The labels a matcher looks at; `Labels` from a finding fits. Missing and undefined equal "". */
+export type MatchableLabels = Readonly<Record<string, string | undefined>>;
+
+/** A matcher or a config match block that cannot be used; the message names the culprit. */
+export class MatcherError extends Error {
+  override name = 'MatcherError';
+}
+
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Longest operators first so `=~` is not read as `=` followed by a value starting with `~`.
+const MATCHER_TEXT = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)\s*(.*?)\s*$/s;
+
+/**
+ * Parses `name=value`, `name!=value`, `name=~regex` or `name!~regex` (the value may be wrapped in
+ * double quotes, JSON-style, to keep spaces). Throws {@link MatcherError} naming the text.
+ */
+export function parseMatcher(text: string): LabelMatcher {
+  const m = MATCHER_TEXT.exec(text);
+  if (!m) {
+    throw new MatcherError(
+      `invalid matcher ${JSON.stringify(text)}: expected NAME=VALUE, NAME!=VALUE, NAME=~REGEX or NAME!~REGEX ` +
+        '(NAME is letters, digits and _, not starting with a digit)',
+    );
+  }
+  const [, name, op, raw] = m as unknown as [string, string, MatchOp, string];
+  let value = raw;
+  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
+    try {
+      value = JSON.parse(raw) as string;
+    } catch {
+      throw new MatcherError(`invalid matcher ${JSON.stringify(text)}: the quoted value is not a valid string`);
+    }
+  }
+  const matcher: LabelMatcher = { name, op, value };
+  compileOne(matcher, text);
+  return matcher;
+}
+
+/** Renders a matcher back to the text {@link parseMatcher} reads (quoting when needed). */
+export function formatMatcher(matcher: LabelMatcher): string {
+  const plain = /^[^\s"]*$/.test(matcher.value) && matcher.value.length > 0;
+  return `${matcher.name}${matcher.op}${plain ? matcher.value : JSON.stringify(matcher.value)}`;
+}
+
+/** The `match` / `match_re` block of routes, policies and mute windows in the config. */
+export interface MatchConfig {
+  /** Label equals the value; a list means "any of these". */
+  match?: Readonly<Record<string, string | readonly string[]>>;
+  /** Label matches the (anchored) regular expression. */
+  match_re?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Turns a config match block into matchers. A list value becomes one anchored regex of escaped
+ * alternatives, so every consumer sees plain matchers. Throws {@link MatcherError} for a bad label
+ * name, an empty list (which could never match) or an invalid regex, naming the key.
+ */
+export function matchersFromConfig(config: MatchConfig): LabelMatcher[] {
+  const out: LabelMatcher[] = [];
+  for (const [name, value] of Object.entries(config.match ?? {})) {
+    checkName(name, 'match');
+    if (typeof value === 'string') {
+      out.push({ name, op: '=', value });
+    } else if (value.length === 0) {
+      throw new MatcherError(`match.${name}: an empty list matches nothing; give at least one value or drop the key`);
+    } else if (value.length === 1) {
+      out.push({ name, op: '=', value: value[0] as string });
+    } else {
+      out.push({ name, op: '=~', value: value.map(escapeRegex).join('|') });
+    }
+  }
+  for (const [name, value] of Object.entries(config.match_re ?? {})) {
+    checkName(name, 'match_re');
+    const matcher: LabelMatcher = { name, op: '=~', value };
+    compileOne(matcher, `match_re.${name}`);
+    out.push(matcher);
+  }
+  return out;
+}
+
+/** A matcher set compiled once (regexes built), for hot paths such as routing every event. */
+export type CompiledMatchers = (labels: MatchableLabels) => boolean;
+
+/**
+ * Compiles matchers into a predicate. Throws {@link MatcherError} on an invalid regex. An empty
+ * list matches everything (a catch-all route).
+ */
+export function compileMatchers(matchers: readonly LabelMatcher[]): CompiledMatchers {
+  const tests = matchers.map((m) => compileOne(m, formatMatcher(m)));
+  return (labels) => tests.every((t) => t(labels));
+}
+
+/** True when every matcher matches the labels (an empty list matches everything). */
+export function matchesAll(labels: MatchableLabels, matchers: readonly LabelMatcher[]): boolean {
+  return compileMatchers(matchers)(labels);
+}
+
+/** True when `severity` is `min` or worse. */
+export function atLeast(severity: Severity, min: Severity): boolean {
+  return SEVERITY_RANK[severity] >= SEVERITY_RANK[min];
+}
+
+function compileOne(matcher: LabelMatcher, where: string): CompiledMatchers {
+  const { name, op, value } = matcher;
+  const read = (labels: MatchableLabels): string => labels[name] ?? '';
+  switch (op) {
+    case '=':
+      return (labels) => read(labels) === value;
+    case '!=':
+      return (labels) => read(labels) !== value;
+    case '=~':
+    case '!~': {
+      let re: RegExp;
+      try {
+        re = new RegExp(`^(?:${value})$`, 's');
+      } catch (err) {
+        throw new MatcherError(
+          `invalid matcher ${JSON.stringify(where)}: ${JSON.stringify(value)} is not a valid regular expression (${(err as Error).message})`,
+        );
+      }
+      return op === '=~' ? (labels) => re.test(read(labels)) : (labels) => !re.test(read(labels));
+    }
+    default:
+      throw new MatcherError(`invalid matcher ${JSON.stringify(where)}: unknown operator ${JSON.stringify(op)}`);
+  }
+}
+
+function checkName(name: string, block: string): void {
+  if (!LABEL_NAME.test(name)) {
+    throw new MatcherError(
+      `${block}: ${JSON.stringify(name)} is not a label name (letters, digits and _, not starting with a digit)`,
+    );
+  }
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}

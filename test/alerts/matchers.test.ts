@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  atLeast,
+  compileMatchers,
+  formatMatcher,
+  MatcherError,
+  matchersFromConfig,
+  matchesAll,
+  parseMatcher,
+  type LabelMatcher,
+} from '../../src/alerts/matchers.js';
+import type { Severity } from '../../src/detectors/finding.js';
+
+describe('parseMatcher', () => {
+  it.each<[string, LabelMatcher]>([
+    ['app=shop', { name: 'app', op: '=', value: 'shop' }],
+    ['app!=shop', { name: 'app', op: '!=', value: 'shop' }],
+    ['app=~sh.*', { name: 'app', op: '=~', value: 'sh.*' }],
+    ['check!~cert.*', { name: 'check', op: '!~', value: 'cert.*' }],
+    [' app = shop ', { name: 'app', op: '=', value: 'shop' }],
+    ['app=', { name: 'app', op: '=', value: '' }],
+    ['app=""', { name: 'app', op: '=', value: '' }],
+    ['reason="disk full"', { name: 'reason', op: '=', value: 'disk full' }],
+    ['url=https://a.example/x?y=1', { name: 'url', op: '=', value: 'https://a.example/x?y=1' }],
+    ['app=~a=b', { name: 'app', op: '=~', value: 'a=b' }],
+    ['environment_type=production', { name: 'environment_type', op: '=', value: 'production' }],
+  ])('%s', (text, expected) => {
+    expect(parseMatcher(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['appshop', /expected NAME=VALUE/],
+    ['', /expected NAME=VALUE/],
+    ['=shop', /expected NAME=VALUE/],
+    ['1app=shop', /expected NAME=VALUE/],
+    ['app-name=shop', /expected NAME=VALUE/],
+    ['app=~(unclosed', /not a valid regular expression/],
+    ['app="unterminated\\"', /quoted value is not a valid string/],
+  ])('rejects %j', (text, message) => {
+    expect(() => parseMatcher(text)).toThrow(MatcherError);
+    expect(() => parseMatcher(text)).toThrow(message);
+  });
+
+  it.each(['app=shop', 'app!=shop', 'app=~sh.*', 'check!~cert.*', 'app=""', 'reason="disk full"'])(
+    'formatMatcher round-trips %s',
+    (text) => {
+      expect(parseMatcher(formatMatcher(parseMatcher(text)))).toEqual(parseMatcher(text));
+    },
+  );
+});
+
+describe('matchesAll', () => {
+  const labels = { check: 'certificates', app: 'shop', environment_type: 'production', server: undefined };
+
+  it.each<[string, string[], boolean]>([
+    ['equal', ['app=shop'], true],
+    ['equal, other value', ['app=crm'], false],
+    ['not equal', ['app!=crm'], true],
+    ['not equal, same value', ['app!=shop'], false],
+    ['regex is anchored (prefix only does not match)', ['app=~sh'], false],
+    ['regex matching the whole value', ['app=~sh.*'], true],
+    ['regex alternation is anchored as a group', ['app=~crm|sho'], false],
+    ['negative regex', ['check!~cert.*'], false],
+    ['negative regex, no match', ['check!~backup.*'], true],
+    ['missing label equals ""', ['namespace='], true],
+    ['undefined label equals ""', ['server='], true],
+    ['missing label is not equal to a value', ['namespace!=acme'], true],
+    ['missing label does not match a non-empty regex', ['namespace=~.+'], false],
+    ['missing label matches .*', ['namespace=~.*'], true],
+    ['all must match', ['app=shop', 'environment_type=staging'], false],
+    ['all match', ['app=shop', 'environment_type=production', 'check=~cert.*'], true],
+    ['empty list matches everything', [], true],
+  ])('%s', (_name, texts, expected) => {
+    const matchers = texts.map(parseMatcher);
+    expect(matchesAll(labels, matchers)).toBe(expected);
+    expect(compileMatchers(matchers)(labels)).toBe(expected);
+  });
+});
+
+describe('matchersFromConfig', () => {
+  it('turns match, lists and match_re into matchers', () => {
+    const matchers = matchersFromConfig({
+      match: { environment_type: 'production', app: ['shop', 'crm.v2'], check: ['certificates'] },
+      match_re: { server: 'web-\\d+' },
+    });
+    expect(matchers).toEqual([
+      { name: 'environment_type', op: '=', value: 'production' },
+      { name: 'app', op: '=~', value: 'shop|crm\\.v2' },
+      { name: 'check', op: '=', value: 'certificates' },
+      { name: 'server', op: '=~', value: 'web-\\d+' },
+    ]);
+  });
+
+  it.each<[string, Record<string, string | undefined>, boolean]>([
+    ['first of a list', { app: 'shop', environment_type: 'staging' }, true],
+    ['second of a list', { app: 'crm.v2', environment_type: 'development' }, true],
+    ['list values are literal, not regex', { app: 'crmXv2', environment_type: 'staging' }, false],
+    ['not in the list', { app: 'blog', environment_type: 'staging' }, false],
+    ['list on another label', { app: 'shop', environment_type: 'production' }, false],
+  ])('a list means any of: %s', (_name, labels, expected) => {
+    const matchers = matchersFromConfig({
+      match: { app: ['shop', 'crm.v2'], environment_type: ['staging', 'development'] },
+    });
+    expect(matchesAll(labels, matchers)).toBe(expected);
+  });
+
+  it('an empty block matches everything', () => {
+    expect(matchersFromConfig({})).toEqual([]);
+    expect(matchesAll({ check: 'backups' }, matchersFromConfig({}))).toBe(true);
+  });
+
+  it.each([
+    [{ match: { app: [] } }, /match\.app: an empty list matches nothing/],
+    [{ match: { 'bad-name': 'x' } }, /match: "bad-name" is not a label name/],
+    [{ match_re: { app: '(' } }, /match_re\.app.*not a valid regular expression/],
+    [{ match_re: { '9': 'x' } }, /match_re: "9" is not a label name/],
+  ])('rejects %j', (config, message) => {
+    expect(() => matchersFromConfig(config)).toThrow(MatcherError);
+    expect(() => matchersFromConfig(config)).toThrow(message);
+  });
+});
+
+describe('atLeast', () => {
+  it.each<[Severity, Severity, boolean]>([
+    ['info', 'info', true],
+    ['info', 'warning', false],
+    ['warning', 'warning', true],
+    ['warning', 'critical', false],
+    ['critical', 'warning', true],
+    ['critical', 'info', true],
+  ])('%s at least %s: %s', (severity, min, expected) => {
+    expect(atLeast(severity, min)).toBe(expected);
+  });
+});
