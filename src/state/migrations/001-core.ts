@@ -1,0 +1,28 @@
+import type { Migration } from '../migration.js';
+
+/**
+ * The tables every other stage leans on: `meta` (small key/value facts such as the last
+ * successful cycle) and `source_health` (one row per collector job, counting consecutive failed
+ * cycles so a "cannot read" alert fires only after `checks.sources.failure_threshold`).
+ */
+const core: Migration = {
+  version: 1,
+  name: 'core',
+  up: `
+    CREATE TABLE meta (
+      key   TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) STRICT;
+
+    CREATE TABLE source_health (
+      job                  TEXT PRIMARY KEY,
+      consecutive_failures INTEGER NOT NULL DEFAULT 0,
+      last_error           TEXT,
+      last_attempt_at      INTEGER,
+      last_success_at      INTEGER,
+      disabled_reason      TEXT
+    ) STRICT;
+  `,
+};
+
+export default core;

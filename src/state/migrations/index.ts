@@ -1,0 +1,11 @@
+/**
+ * Every schema migration, in order. To add one: write `NNN-name.ts` with
+ * `export default { version: NNN, name, up } satisfies Migration`, import it here and append it to
+ * the array. Never edit or renumber a migration that has shipped: add a new one.
+ */
+import type { Migration } from '../migration.js';
+import core from './001-core.js';
+import alerts from './002-alerts.js';
+
+/** The migrations `Store.open` applies by default, lowest version first. */
+export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts];
