@@ -34,6 +34,12 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'resolved alerts only; a firing alert stays whatever its age, or it would be re-announced',
   },
   {
+    table: 'silences',
+    columns: ['ends_at', 'expired_at'],
+    where: 'ends_at < @cutoff OR expired_at < @cutoff',
+    why: 'silences over (ended, or expired by hand) for longer than the retention',
+  },
+  {
     table: 'remediation_audit',
     columns: ['at'],
     where: 'at < @cutoff',

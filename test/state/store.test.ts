@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import core from '../../src/state/migrations/001-core.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store, StoreError, type Migration } from '../../src/state/store.js';
 
@@ -63,10 +64,10 @@ describe('Store.open', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('applies the core migration and records it', () => {
+  it('applies every migration by default and records each', () => {
     const store = open(path.join(dir, 'state.db'), { clock: new ManualClock(1_000) });
-    const rows = store.db.prepare('SELECT version, name, applied_at FROM schema_migrations').all();
-    expect(rows).toEqual([{ version: 1, name: 'core', applied_at: 1_000 }]);
+    const rows = store.db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual(ALL_MIGRATIONS.map((m) => ({ version: m.version, name: m.name, applied_at: 1_000 })));
     const tables = store.db
       .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
       .all()
@@ -77,15 +78,15 @@ describe('Store.open', () => {
 
   it('is idempotent across reopen and applies only new migrations', () => {
     const file = path.join(dir, 'state.db');
-    const first = open(file);
+    const first = open(file, { migrations: [core] });
     first.db.prepare(`INSERT INTO meta (key, value) VALUES ('kept', 'yes')`).run();
     first.close();
 
-    const second = open(file);
-    expect(second.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: ALL_MIGRATIONS.length });
+    const second = open(file, { migrations: [core] });
+    expect(second.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 1 });
     second.close();
 
-    const third = open(file, { migrations: [...ALL_MIGRATIONS, extra] });
+    const third = open(file, { migrations: [core, extra] });
     expect(third.schemaVersion()).toBe(99);
     expect(third.db.prepare(`SELECT value FROM meta WHERE key = 'kept'`).get()).toEqual({ value: 'yes' });
     third.db.prepare(`INSERT INTO extra (v) VALUES ('x')`).run();
@@ -93,8 +94,8 @@ describe('Store.open', () => {
 
   it('refuses a database written by a newer version, naming both versions', () => {
     const file = path.join(dir, 'state.db');
-    open(file, { migrations: [...ALL_MIGRATIONS, extra] }).close();
-    const err = catchError(() => open(file));
+    open(file, { migrations: [core, extra] }).close();
+    const err = catchError(() => open(file, { migrations: [core] }));
     expect(err).toBeInstanceOf(StoreError);
     expect((err as StoreError).reason).toBe('newer-schema');
     expect((err as StoreError).message).toContain(file);
@@ -108,17 +109,17 @@ describe('Store.open', () => {
       name: 'broken',
       up: 'CREATE TABLE half (id INTEGER); INSERT INTO nowhere VALUES (1);',
     };
-    const err = catchError(() => open(file, { migrations: [...ALL_MIGRATIONS, broken] }));
+    const err = catchError(() => open(file, { migrations: [core, broken] }));
     expect(err).toBeInstanceOf(StoreError);
     expect((err as StoreError).reason).toBe('migration');
     expect((err as StoreError).message).toMatch(/migration 2 \(broken\) failed and was rolled back: no such table: nowhere/);
-    const store = open(file);
+    const store = open(file, { migrations: [core] });
     expect(store.db.prepare(`SELECT name FROM sqlite_master WHERE name = 'half'`).get()).toBeUndefined();
     expect(store.schemaVersion()).toBe(1);
   });
 
   it('refuses a migration list out of order', () => {
-    expect(() => open(path.join(dir, 's.db'), { migrations: [extra, ...ALL_MIGRATIONS] })).toThrow(/strictly increasing/);
+    expect(() => open(path.join(dir, 's.db'), { migrations: [extra, core] })).toThrow(/strictly increasing/);
   });
 
   it('gives a clear StoreError when the file is not a database', () => {
