@@ -1,0 +1,529 @@
+/**
+ * The client of the Deployment Management Service API v1: every function of the catalogue
+ * (`functions.ts`), grouped by resource, over one keep-alive undici dispatcher.
+ *
+ * Every call goes through {@link ApiClient.call}: parameters checked against the catalogue, one
+ * token from the rate limiter per attempt, the request with a per-attempt timeout and the caller's
+ * deadline, the answer unwrapped from `{"data": …}` and parsed with the function's zod schema,
+ * failures turned into the errors of `errors.ts`, and reads retried by the {@link RetryPolicy}.
+ *
+ * Lists that do not fit their schema: when one item of a list answer does not fit, the whole answer
+ * fails with an {@link ApiResponseError} (`problem: 'schema'`) whose detail names the item (its
+ * index and id) and the field. The item is NOT dropped: for a watchdog a dropped record would hide
+ * the very thing that may be wrong and make the snapshot look complete; a failed read keeps the
+ * collector's alerts open and says why.
+ *
+ * The token is read (`reveal()`) in one place: the Authorization header. It is never logged, never
+ * put in an error, and any text the client did not write itself is scrubbed of it.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.js';
+import { systemClock } from '../lib/clock.js';
+import { Secret } from '../config/secret.js';
+import { silentLogger } from '../app/logger.js';
+import {
+  FUNCTIONS,
+  type AnswerOf,
+  type BodyOf,
+  type FunctionName,
+  type FunctionSpec,
+  type ParamSpec,
+  type QueryOf,
+} from './functions.js';
+import { errorEnvelopeSchema, type Page } from './schemas.js';
+import {
+  ApiCallError,
+  ApiError,
+  ApiResponseError,
+  ApiTransportError,
+  ApiUsageError,
+  type TransportReason,
+} from './errors.js';
+import { RateLimiter } from './rate-limiter.js';
+import { RetryPolicy, parseRetryAfter, type RetryPolicyOptions } from './retry-policy.js';
+import { paginate, pageStream } from './paginate.js';
+
+/** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
+export interface ApiAttempt {
+  fn: string;
+  /** HTTP status, when an answer arrived. */
+  status?: number;
+  /** The refusal's code, the response problem (`not_json`…) or the transport reason (`timeout`…). */
+  errorCode?: string;
+  durationMs: number;
+  /** 1 for the first attempt of a call. */
+  attempt: number;
+  /** Size of the answer body. */
+  bytes?: number;
+}
+
+/** Called after every HTTP attempt; must not throw (a throw is logged and ignored). */
+export type ApiObserver = (attempt: ApiAttempt) => void;
+
+/** Options of {@link createApiClient}. */
+export interface ApiClientOptions {
+  /** `{base_url}` of the reference; the client appends `/api/v1`. */
+  baseUrl: string;
+  token: Secret;
+  /** Client-side rate limit; default 10. */
+  requestsPerSecond?: number;
+  /** Token-bucket burst; default `requestsPerSecond`. */
+  burst?: number;
+  /** Per request (one attempt); default 30 000. */
+  timeoutMs?: number;
+  /** Retries of a read; default 3. */
+  maxRetries?: number;
+  /** Backoff tunables (tests pass small delays and a seeded random). */
+  retry?: Omit<RetryPolicyOptions, 'maxRetries'>;
+  /** `limit` used by list walks; default 200. */
+  pageSize?: number;
+  /** Walks of a shifting list before `ApiPaginationError`; default 3. */
+  maxWalks?: number;
+  /** Default: a keep-alive Agent that the client owns and closes. */
+  dispatcher?: Dispatcher;
+  clock?: Clock;
+  logger?: Logger;
+  observer?: ApiObserver;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Epoch ms (clock time) by which the whole call, retries included, must be over. */
+  deadline?: number;
+  /** Per request; overrides the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Required for changes (a change without one throws before sending); ignored for reads. */
+  idempotencyKey?: string;
+}
+
+/** Options of a change: the idempotency key is required. */
+export type ChangeOptions = CallOptions & { idempotencyKey: string };
+
+/** Options of `listAll`. */
+export type ListAllOptions<T> = CallOptions & {
+  /** Early stop for newest-first lists: see `PaginateOptions.until`. */
+  until?: (item: T) => boolean;
+};
+
+/** The arguments of {@link ApiClient.call}: the path id, query and body of the function. */
+export interface CallArgs<N extends FunctionName> {
+  id?: number;
+  query?: QueryOf<N>;
+  body?: BodyOf<N>;
+}
+
+type ItemOf<N extends FunctionName> = AnswerOf<N> extends { items: (infer T)[]; total: number } ? T : never;
+/** The query of a list walk: the list's query without `limit`/`offset`, which the walk sets. */
+export type WalkQuery<N extends FunctionName> = Omit<QueryOf<N>, 'limit' | 'offset'>;
+
+/** `list`, `listAll` and `pages` of a paged function. */
+export interface ListMethods<N extends FunctionName> {
+  /** One page, as the service answers it. */
+  list(query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
+  /** The complete list (or the part before `until`), or a throw: never a partial list. */
+  listAll(query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
+  /** The pages of one walk; a shift ends it with ApiPaginationError. */
+  pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
+}
+
+/** `list`, `listAll` and `pages` of a paged function below one app (`restore_points.list`). */
+export interface AppListMethods<N extends FunctionName> {
+  list(appId: number, query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
+  listAll(appId: number, query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
+  pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
+}
+
+type GetMethod<N extends FunctionName> = { get(id: number, opts?: CallOptions): Promise<AnswerOf<N>> };
+
+/** The API client: every function of the catalogue, by resource. */
+export interface ApiClient {
+  apps: GetMethod<'apps.get'> &
+    ListMethods<'apps.list'> & {
+      backup(id: number, body: BodyOf<'apps.backup'>, opts: ChangeOptions): Promise<AnswerOf<'apps.backup'>>;
+      maintenance(id: number, body: BodyOf<'apps.maintenance'>, opts: ChangeOptions): Promise<AnswerOf<'apps.maintenance'>>;
+      restart(id: number, opts: ChangeOptions): Promise<AnswerOf<'apps.restart'>>;
+      update(id: number, body: BodyOf<'apps.update'>, opts: ChangeOptions): Promise<AnswerOf<'apps.update'>>;
+      updateModules(id: number, body: BodyOf<'apps.update_modules'>, opts: ChangeOptions): Promise<AnswerOf<'apps.update_modules'>>;
+    };
+  runs: GetMethod<'runs.get'> &
+    ListMethods<'runs.list'> & {
+      retry(id: number, body: BodyOf<'runs.retry'>, opts: ChangeOptions): Promise<AnswerOf<'runs.retry'>>;
+    };
+  backups: GetMethod<'backups.get'> & ListMethods<'backups.list'>;
+  urls: ListMethods<'urls.list'>;
+  servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;
+  projects: GetMethod<'projects.get'> & ListMethods<'projects.list'>;
+  installers: GetMethod<'installers.get'> & ListMethods<'installers.list'>;
+  restorePoints: AppListMethods<'restore_points.list'>;
+  logs: { tail(appId: number, query?: QueryOf<'logs.tail'>, opts?: CallOptions): Promise<AnswerOf<'logs.tail'>> };
+  attention: { list(query?: QueryOf<'attention.list'>, opts?: CallOptions): Promise<AnswerOf<'attention.list'>> };
+  whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
+  /** Calls any function by its dotted name; every method above goes through here. */
+  call<N extends FunctionName>(name: N, args?: CallArgs<N>, opts?: CallOptions): Promise<AnswerOf<N>>;
+  /** Closes the dispatcher if the client created it. */
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api/v1';
+const EXCERPT_CHARS = 200;
+
+/** Builds an {@link ApiClient}. */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const baseUrl = new URL(options.baseUrl);
+  const root = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const token = options.token;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const pageSize = options.pageSize ?? 200;
+  const ownsDispatcher = options.dispatcher === undefined;
+  // Keep-alive: a collector makes many small requests to one origin in a row.
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+  const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, burst: options.burst, clock });
+  const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
+  const scrub = (text: string) => Secret.scrub(text, [token]);
+
+  function observe(event: ApiAttempt): void {
+    if (!options.observer) return;
+    try {
+      options.observer(event);
+    } catch (err) {
+      logger.warn({ fn: event.fn, err: scrub(String(err)) }, 'api observer threw; ignored');
+    }
+  }
+
+  async function call<N extends FunctionName>(name: N, args: CallArgs<N> = {}, opts: CallOptions = {}): Promise<AnswerOf<N>> {
+    const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
+    if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
+    const path = buildPath(spec, args);
+    const search = encodeParams(spec, 'query', args.query);
+    const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
+    if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
+    if (spec.kind === 'change' && !opts.idempotencyKey) {
+      throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
+    }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${token.reveal()}`,
+      'user-agent': 'deploy-watchdog',
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.kind === 'change') headers['idempotency-key'] = opts.idempotencyKey!;
+    const target = { spec, url: `${root}${path}${search}`, logPath: `${API_PREFIX}${path}${search}`, headers, body };
+
+    for (let attempt = 1; ; attempt++) {
+      let error: ApiCallError;
+      try {
+        await waitForToken(spec.name, opts);
+        return (await attemptOnce(target, attempt, opts)) as AnswerOf<N>;
+      } catch (err) {
+        if (!(err instanceof ApiCallError)) throw err;
+        error = err;
+      }
+      error.attempts = attempt;
+      if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline')) throw error;
+      const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
+      if (!decision.retry) {
+        if (attempt > 1 || decision.reason === 'change_not_retried') {
+          logger.debug({ fn: spec.name, attempt, reason: decision.reason }, 'api call failed; not retried');
+        }
+        throw error;
+      }
+      if (decision.reason === 'rate_limited' && decision.delayMs > 0) limiter.pauseUntil(clock.now() + decision.delayMs);
+      logger.warn(
+        { fn: spec.name, attempt, reason: decision.reason, delayMs: decision.delayMs, error: error.message },
+        'api read failed; retrying',
+      );
+      try {
+        await clock.sleep(decision.delayMs, opts.signal);
+      } catch {
+        throw withAttempts(new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry'), attempt);
+      }
+    }
+  }
+
+  async function waitForToken(fn: string, opts: CallOptions): Promise<void> {
+    if (opts.signal?.aborted) throw new ApiTransportError(fn, 'aborted', 'aborted by the caller');
+    if (opts.deadline !== undefined && clock.now() >= opts.deadline) {
+      throw new ApiTransportError(fn, 'deadline', 'the deadline of the call has passed');
+    }
+    let outcome;
+    try {
+      outcome = await limiter.acquire(opts.signal, opts.deadline);
+    } catch {
+      throw new ApiTransportError(fn, 'aborted', 'aborted by the caller while waiting for the rate limit');
+    }
+    if (outcome === 'past_deadline') {
+      throw new ApiTransportError(fn, 'deadline', 'the rate limit would hold the request past the deadline');
+    }
+  }
+
+  async function attemptOnce(
+    target: { spec: FunctionSpec; url: string; logPath: string; headers: Record<string, string>; body: string | undefined },
+    attempt: number,
+    opts: CallOptions,
+  ): Promise<unknown> {
+    const { spec } = target;
+    const perRequest = opts.timeoutMs ?? timeoutMs;
+    const remaining = opts.deadline === undefined ? Infinity : opts.deadline - clock.now();
+    const limitMs = Math.max(0, Math.min(perRequest, remaining));
+    const limitReason: TransportReason = remaining < perRequest ? 'deadline' : 'timeout';
+    // One controller for the attempt, so we know which of timeout, deadline or caller ended it.
+    const controller = new AbortController();
+    let ended: TransportReason | undefined;
+    const timer = setTimeout(() => {
+      ended = limitReason;
+      controller.abort();
+    }, limitMs);
+    const onAbort = () => {
+      ended = 'aborted';
+      controller.abort();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let status: number | undefined;
+    let bytes: number | undefined;
+    try {
+      let text: string;
+      let retryAfterHeader: string | string[] | undefined;
+      try {
+        const res = await request(target.url, {
+          method: spec.method,
+          headers: target.headers,
+          body: target.body,
+          dispatcher,
+          signal: controller.signal,
+          // undici's own timers as a backstop only; ours above names the reason.
+          headersTimeout: limitMs + 1_000,
+          bodyTimeout: limitMs + 1_000,
+        });
+        status = res.statusCode;
+        retryAfterHeader = res.headers['retry-after'];
+        const buf = Buffer.from(await res.body.arrayBuffer());
+        bytes = buf.length;
+        text = buf.toString('utf8');
+      } catch (err) {
+        throw transportError(spec.name, err, ended, limitMs);
+      }
+      const answer = interpret(spec, status, text, retryAfterHeader);
+      logger.debug({ fn: spec.name, method: spec.method, path: target.logPath, status, ms: elapsed(), attempt }, 'api request');
+      observe({ fn: spec.name, status, durationMs: elapsed(), attempt, bytes });
+      return answer;
+    } catch (err) {
+      const e = err as ApiCallError;
+      const errorCode = e instanceof ApiError ? e.code : e instanceof ApiResponseError ? e.problem : e instanceof ApiTransportError ? e.reason : undefined;
+      logger.debug(
+        { fn: spec.name, method: spec.method, path: target.logPath, status, ms: elapsed(), attempt, errorCode },
+        'api request failed',
+      );
+      observe({ fn: spec.name, status, errorCode, durationMs: elapsed(), attempt, bytes });
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  function transportError(fn: string, err: unknown, ended: TransportReason | undefined, limitMs: number): ApiTransportError {
+    if (ended === 'timeout') return new ApiTransportError(fn, 'timeout', `no complete answer within ${limitMs} ms`);
+    if (ended === 'deadline') return new ApiTransportError(fn, 'deadline', `the deadline of the call passed during the request`);
+    if (ended === 'aborted') return new ApiTransportError(fn, 'aborted', 'aborted by the caller');
+    const code = (err as { code?: string }).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return new ApiTransportError(fn, 'timeout', scrub(`${code}: ${(err as Error).message}`));
+    }
+    const detail = err instanceof Error ? `${code ?? err.name}: ${err.message}` : String(err);
+    return new ApiTransportError(fn, 'connection', scrub(detail));
+  }
+
+  function interpret(spec: FunctionSpec, status: number, text: string, retryAfterHeader: string | string[] | undefined): unknown {
+    const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
+    const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
+      new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
+    const trimmed = text.trim();
+    let json: unknown;
+    let isJson = false;
+    if (trimmed !== '') {
+      try {
+        json = JSON.parse(trimmed);
+        isJson = true;
+      } catch {
+        // handled below, by status
+      }
+    }
+    if (status < 200 || status >= 300) {
+      const envelope = isJson ? errorEnvelopeSchema.safeParse(json) : undefined;
+      if (envelope?.success) {
+        const { code, message } = envelope.data.error;
+        throw new ApiError(spec.name, { code, status, message: scrub(message), retryAfterMs });
+      }
+      if (trimmed === '') throw fail('empty', 'no body');
+      throw fail(isJson ? 'bad_envelope' : 'not_json', excerpt(trimmed));
+    }
+    if (trimmed === '') throw fail('empty', 'no body');
+    if (!isJson) throw fail('not_json', excerpt(trimmed));
+    if (typeof json !== 'object' || json === null || Array.isArray(json) || !('data' in json)) {
+      throw fail('bad_envelope', `no "data" member: ${excerpt(trimmed)}`);
+    }
+    const data = (json as { data: unknown }).data;
+    const parsed = spec.answer.safeParse(data);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 5).map((issue) => {
+        const where = describePath(issue.path, data);
+        return { where, text: `${where}: ${scrub(issue.message)}` };
+      });
+      const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
+      throw fail('schema', issues.map((i) => i.text).join('; ') + more, issues.map((i) => i.where));
+    }
+    return parsed.data;
+  }
+
+  function excerpt(text: string): string {
+    const flat = scrub(text).replace(/\s+/g, ' ');
+    return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+  }
+
+  // ---- resource groups -----------------------------------------------------------------------
+
+  const get =
+    <N extends FunctionName>(name: N) =>
+    (id: number, opts?: CallOptions) =>
+      call(name, { id } as CallArgs<N>, opts);
+
+  function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
+    const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number) =>
+      call(name, { id: appId, query: { ...query, offset, limit } as unknown as QueryOf<N> }, opts) as Promise<Page<ItemOf<N> & { id: number }>>;
+    return {
+      list: (query, opts) => call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>,
+      listAll: (query, opts) =>
+        paginate(fetcher(query, opts), {
+          fn: name,
+          pageSize,
+          maxWalks: options.maxWalks,
+          until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
+          logger,
+        }),
+      pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, logger }),
+    };
+  }
+
+  const change =
+    <N extends FunctionName>(name: N) =>
+    (id: number, body: BodyOf<N>, opts: ChangeOptions) =>
+      call(name, { id, body }, opts);
+
+  return {
+    apps: {
+      get: get('apps.get'),
+      ...listMethods('apps.list'),
+      backup: change('apps.backup'),
+      maintenance: change('apps.maintenance'),
+      restart: (id, opts) => call('apps.restart', { id, body: {} }, opts),
+      update: change('apps.update'),
+      updateModules: change('apps.update_modules'),
+    },
+    runs: { get: get('runs.get'), ...listMethods('runs.list'), retry: change('runs.retry') },
+    backups: { get: get('backups.get'), ...listMethods('backups.list') },
+    urls: listMethods('urls.list'),
+    servers: { get: get('servers.get'), ...listMethods('servers.list') },
+    projects: { get: get('projects.get'), ...listMethods('projects.list') },
+    installers: { get: get('installers.get'), ...listMethods('installers.list') },
+    restorePoints: {
+      list: (appId, query, opts) => listMethods('restore_points.list', appId).list(query, opts),
+      listAll: (appId, query, opts) => listMethods('restore_points.list', appId).listAll(query, opts),
+      pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
+    },
+    logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
+    attention: { list: (query, opts) => call('attention.list', { query }, opts) },
+    whoami: (query, opts) => call('whoami', { query }, opts),
+    call,
+    close: async () => {
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+}
+
+function withAttempts<E extends ApiCallError>(err: E, attempts: number): E {
+  err.attempts = attempts;
+  return err;
+}
+
+/** `{id}` filled in, after checking the id is a positive integer (and given when needed). */
+function buildPath(spec: FunctionSpec, args: { id?: number }): string {
+  if (!spec.path.includes('{id}')) {
+    if (args.id !== undefined) throw new ApiUsageError(spec.name, 'this function takes no id');
+    return spec.path;
+  }
+  if (!Number.isSafeInteger(args.id) || (args.id as number) < 1) {
+    throw new ApiUsageError(spec.name, `id must be a positive integer, got ${JSON.stringify(args.id)}`);
+  }
+  return spec.path.replace('{id}', String(args.id));
+}
+
+/**
+ * Checks parameters against the catalogue: no unknown names (the service would refuse them with
+ * unknown_parameter), values of the declared type, required ones present. Types already stop this
+ * at compile time; this catches values built at run time (config, policies).
+ */
+function checkParams(spec: FunctionSpec, where: 'query' | 'body', params: object | undefined): Record<string, unknown> {
+  const specs = spec[where];
+  const given = (params ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    const p: ParamSpec | undefined = specs[key];
+    if (!p) throw new ApiUsageError(spec.name, `unknown ${where} parameter "${key}" (known: ${Object.keys(specs).join(', ') || 'none'})`);
+    const problem = typeProblem(p, value);
+    if (problem) throw new ApiUsageError(spec.name, `${where} parameter "${key}" ${problem}`);
+    out[key] = value;
+  }
+  for (const [key, p] of Object.entries(specs)) {
+    if (p.required && out[key] === undefined) throw new ApiUsageError(spec.name, `${where} parameter "${key}" is required`);
+  }
+  return out;
+}
+
+function typeProblem(p: ParamSpec, value: unknown): string | undefined {
+  switch (p.type) {
+    case 'integer':
+      return Number.isSafeInteger(value) ? undefined : `must be an integer, got ${JSON.stringify(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `must be a boolean, got ${JSON.stringify(value)}`;
+    case 'string':
+      return typeof value === 'string' ? undefined : `must be a string, got ${JSON.stringify(value)}`;
+    case 'enum':
+      return typeof value === 'string' && p.values.includes(value)
+        ? undefined
+        : `must be one of ${p.values.join(', ')}, got ${JSON.stringify(value)}`;
+  }
+}
+
+function encodeParams(spec: FunctionSpec, where: 'query', params: object | undefined): string {
+  const checked = checkParams(spec, where, params);
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(checked)) search.set(key, String(value));
+  const s = search.toString();
+  return s ? `?${s}` : '';
+}
+
+/** A zod issue path as `items[3](id 42).state`, naming the list item by its id when it has one. */
+function describePath(path: readonly PropertyKey[], data: unknown): string {
+  let out = '';
+  let node: unknown = data;
+  for (const key of path) {
+    if (typeof key === 'number') {
+      out += `[${key}]`;
+      node = Array.isArray(node) ? node[key] : undefined;
+      const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
+      if (typeof id === 'number' || typeof id === 'string') out += `(id ${id})`;
+    } else {
+      out += out === '' ? String(key) : `.${String(key)}`;
+      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[String(key)] : undefined;
+    }
+  }
+  return out === '' ? '(answer)' : out;
+}

@@ -1,0 +1,167 @@
+/**
+ * The errors of an API call. Every one extends {@link ApiCallError}, carries the dotted name of the
+ * function that failed (`fn`) and renders the same through `message`, `toJSON()` and
+ * `util.inspect`. None of them ever holds the token: the client builds them from the answer and
+ * the function name only, and scrubs any text it did not write itself (answer excerpts, library
+ * error messages) with `Secret.scrub` before it gets here.
+ */
+import { inspect } from 'node:util';
+
+/** The common base: any failure of one call of a function of the API. */
+export abstract class ApiCallError extends Error {
+  /** Dotted function name, e.g. `runs.list`. */
+  readonly fn: string;
+  /**
+   * How many HTTP attempts the call made before giving up; set by the client when it throws
+   * (the error of the last attempt is the one thrown), 0 when nothing was sent.
+   */
+  attempts = 0;
+
+  protected constructor(fn: string, message: string) {
+    super(`${fn}: ${message}`);
+    this.fn = fn;
+  }
+
+  /** The fields that say what went wrong, for logs and JSON (never a header, never the token). */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, fn: this.fn, message: this.message, attempts: this.attempts };
+  }
+
+  /** `util.inspect` shows the JSON fields and the stack, and nothing else of the object. */
+  [inspect.custom](): string {
+    return `${this.stack ?? this.message}\n${inspect(this.toJSON())}`;
+  }
+}
+
+/** The service refused the call with an error envelope `{"error": {code, message}}` (reference §7). */
+export class ApiError extends ApiCallError {
+  override readonly name = 'ApiError';
+  /** The error code of the envelope (an `ErrorCode` of §7, or a code the reference does not list). */
+  readonly code: string;
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The service's own message. */
+  readonly serviceMessage: string;
+  /** The wait the service asked for with `Retry-After`, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(fn: string, init: { code: string; status: number; message: string; retryAfterMs?: number }) {
+    super(fn, `${init.code} (HTTP ${init.status}): ${init.message}`);
+    this.code = init.code;
+    this.status = init.status;
+    this.serviceMessage = init.message;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), code: this.code, status: this.status, retryAfterMs: this.retryAfterMs };
+  }
+}
+
+/** What was wrong with an answer that is not what the function promises. */
+export type ResponseProblem = 'not_json' | 'bad_envelope' | 'schema' | 'empty';
+
+const PROBLEM_TEXT: Record<ResponseProblem, string> = {
+  not_json: 'answer is not JSON',
+  bad_envelope: 'answer is JSON but not the expected envelope',
+  schema: 'answer does not fit the schema',
+  empty: 'answer is empty',
+};
+
+/**
+ * The answer was not as expected: an HTML error page from a proxy, truncated JSON, a missing
+ * envelope, or a field of the wrong type. `detail` names what was wrong: a short excerpt of the
+ * body, or the zod issues with their paths (and the id of the list item they are in).
+ */
+export class ApiResponseError extends ApiCallError {
+  override readonly name = 'ApiResponseError';
+  readonly status: number;
+  readonly problem: ResponseProblem;
+  /** A short, scrubbed excerpt of the body, or the schema issues, one per `; `. */
+  readonly detail: string;
+  /** For `schema`: the paths of the failing fields, e.g. `items[3].state`. */
+  readonly issuePaths: readonly string[];
+  /** The wait the service asked for with `Retry-After`, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    fn: string,
+    init: { status: number; problem: ResponseProblem; detail: string; issuePaths?: readonly string[]; retryAfterMs?: number },
+  ) {
+    super(fn, `${PROBLEM_TEXT[init.problem]} (HTTP ${init.status}): ${init.detail}`);
+    this.status = init.status;
+    this.problem = init.problem;
+    this.detail = init.detail;
+    this.issuePaths = init.issuePaths ?? [];
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      status: this.status,
+      problem: this.problem,
+      detail: this.detail,
+      issuePaths: this.issuePaths,
+    };
+  }
+}
+
+/** Why no answer arrived. */
+export type TransportReason = 'timeout' | 'connection' | 'deadline' | 'aborted';
+
+/**
+ * No answer: the request timed out, the connection failed, the caller's deadline for the whole
+ * call passed, or the caller aborted it.
+ */
+export class ApiTransportError extends ApiCallError {
+  override readonly name = 'ApiTransportError';
+  readonly reason: TransportReason;
+
+  constructor(fn: string, reason: TransportReason, detail: string) {
+    super(fn, `${reason}: ${detail}`);
+    this.reason = reason;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/** How a list was seen to shift while it was paged. */
+export type PaginationShift = 'total_changed' | 'id_repeated' | 'count_mismatch' | 'short_page';
+
+/**
+ * A list kept changing while it was paged, walk after walk: the client cannot hand back a list it
+ * knows to be complete, and refuses to hand back a partial one.
+ */
+export class ApiPaginationError extends ApiCallError {
+  override readonly name = 'ApiPaginationError';
+  /** The shift seen on the last walk. */
+  readonly shift: PaginationShift;
+  /** How many walks were made. */
+  readonly walks: number;
+
+  constructor(fn: string, init: { shift: PaginationShift; walks: number; detail: string }) {
+    super(fn, `list kept changing while paged (${init.walks} walk(s)); last: ${init.shift}: ${init.detail}`);
+    this.shift = init.shift;
+    this.walks = init.walks;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), shift: this.shift, walks: this.walks };
+  }
+}
+
+/**
+ * The caller used the client wrongly (a programming error): a change without an idempotency key,
+ * a parameter the function does not have, a value of the wrong type, a missing required one.
+ * Thrown before anything is sent.
+ */
+export class ApiUsageError extends ApiCallError {
+  override readonly name = 'ApiUsageError';
+
+  constructor(fn: string, detail: string) {
+    super(fn, detail);
+  }
+}
