@@ -3,12 +3,14 @@ import { emailConfigSchema } from './email-config.js';
 import { logConfigSchema } from './log-config.js';
 import { logChannel } from './log.js';
 import { slackConfigSchema } from './slack-config.js';
+import { slackChannel } from './slack.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder,
  * one line here and one in {@link channelConfigSchema}.
  */
 export const CHANNEL_KINDS = {
+  slack: slackChannel,
   log: logChannel,
 } as const;
 

@@ -44,6 +44,8 @@ export const slackConfigSchema = z
     mention: z.object({ critical: z.string().min(1).max(200).optional() }).strict().optional(),
     /** At most this many events per message; the rest are counted as "and N more". */
     max_items: z.number().int().min(1).max(20).optional(),
+    /** How long to wait for Slack's answer, in milliseconds; no answer in time is retryable. */
+    timeout: z.number().int().min(100).max(120_000).default(10_000),
   })
   .strict();
 

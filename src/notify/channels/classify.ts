@@ -1,0 +1,63 @@
+/**
+ * The retry rules, in one place (Alertmanager's Retrier is the model): what an HTTP answer or a
+ * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable;
+ * every other 4xx permanent, because sending the same thing again will not change the answer.
+ */
+import { oneLine } from './escape.js';
+import type { SendResult } from './channel.js';
+
+/** What is known of an HTTP answer. */
+export interface HttpAnswer {
+  status: number;
+  /** The Retry-After header, if any. */
+  retryAfter?: string | null;
+  /** The start of the body, for the reason ("no_service", "invalid_payload"). */
+  body?: string | null;
+}
+
+/** Longest wait a Retry-After may ask for; a larger value is capped, not trusted blindly. */
+const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from `now`. Answers
+ * undefined when it is absent or unreadable, so the caller falls back to its own backoff.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  if (value == null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
+  const at = Date.parse(text);
+  if (!Number.isFinite(at)) return undefined;
+  return Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
+}
+
+/** Classifies an HTTP answer. `now` (ms) is needed for a Retry-After given as a date. */
+export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult {
+  const { status } = answer;
+  const body = answer.body ? `: ${oneLine(answer.body, 120)}` : '';
+  if (status >= 200 && status < 300) return { outcome: 'ok' };
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(answer.retryAfter, now);
+    const reason = `rate limited (HTTP 429)${body}`;
+    return retryAfterMs === undefined ? { outcome: 'retryable', reason } : { outcome: 'retryable', reason, retryAfterMs };
+  }
+  if (status >= 500) return { outcome: 'retryable', reason: `server error (HTTP ${status})${body}` };
+  // A 408 (request timeout) is the server saying "try again": treated like a network timeout.
+  if (status === 408) return { outcome: 'retryable', reason: `request timeout (HTTP 408)${body}` };
+  return { outcome: 'permanent', reason: `rejected (HTTP ${status})${body}` };
+}
+
+/** Network error codes worth naming in a reason; all of them are retryable. */
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Classifies a failure where no answer came back (refused, reset, DNS, timeout): always retryable,
+ * because the message may not have arrived and trying again is the only way not to lose it.
+ * The reason names the code only: library messages can carry the URL, which may be a secret.
+ */
+export function classifyNetworkError(code: string | undefined, timeoutMs?: number): SendResult {
+  if (code && TIMEOUT_CODES.has(code)) {
+    return { outcome: 'retryable', reason: timeoutMs ? `timed out after ${timeoutMs} ms` : `timed out (${code})` };
+  }
+  return { outcome: 'retryable', reason: `network error (${code ?? 'no answer'})` };
+}

@@ -1,0 +1,107 @@
+/**
+ * Making text from the API safe for where it is shown: Slack mrkdwn, email headers, HTML.
+ *
+ * Slack: only `&`, `<` and `>` have to be escaped (https://api.slack.com/reference/surfaces/formatting#escaping);
+ * with them gone no `<!channel>`, `<!here>`, `<@U123>` or `<https://evil|click>` can be formed from
+ * API text. Formatting characters (`*`, `_`, `~`, `` ` ``) are left alone on purpose: at worst they
+ * change emphasis, they cannot mention anyone or hide a link, and rewriting them would garble app
+ * names people copy from the message. Our own formatting never wraps API text in backticks, so a
+ * backtick in a name cannot break out of anything.
+ */
+
+const ELLIPSIS = '…';
+
+/** Slack's three control characters and their entities. */
+const MRKDWN_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * Control characters that could end a header line or confuse a reader: C0 (CR, LF, TAB, NUL…),
+ * DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
+ */
+const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * Splits a text into code points and escapes each with `map`, stopping before the result would
+ * exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by piece means an entity
+ * (`&amp;`) or a surrogate pair (an emoji) is never split in half.
+ */
+function escapeAndCut(text: string, max: number, map: Record<string, string>): string {
+  let out = '';
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i] as string;
+    const piece = map[c] ?? c;
+    const isLast = i === chars.length - 1;
+    // Leave room for the ellipsis unless this piece ends the text.
+    const room = isLast ? max : max - ELLIPSIS.length;
+    if (out.length + piece.length > room) return out + ELLIPSIS;
+    out += piece;
+  }
+  return out;
+}
+
+/** Cuts a text to at most `max` UTF-16 units, ending with an ellipsis when cut. No escaping. */
+export function cutText(text: string, max: number): string {
+  return escapeAndCut(text, max, {});
+}
+
+/**
+ * Escapes API text for Slack mrkdwn (`&`, `<`, `>`) and cuts the result to `max` characters
+ * (escaped length, which is what Slack counts).
+ */
+export function escapeMrkdwn(text: string, max = 3000): string {
+  return escapeAndCut(text, max, MRKDWN_ENTITIES);
+}
+
+/** Escapes text for HTML element content and attribute values, and cuts it to `max` characters. */
+export function escapeHtml(text: string, max = 10_000): string {
+  return escapeAndCut(text, max, HTML_ENTITIES);
+}
+
+/**
+ * Text for a mail header (or any one-line place): every run of control characters, CR and LF
+ * among them, becomes one space, so API text can never start a new header; then cut.
+ */
+export function oneLine(text: string, max = 200): string {
+  return cutText(text.replace(CONTROL_RUN, ' ').trim(), max);
+}
+
+/**
+ * An http(s) URL safe to place in a link, or null. The URL is parsed and re-serialised (which
+ * percent-encodes spaces, quotes and angle brackets) and `|` is encoded too, since it separates a
+ * Slack link from its label. Anything that is not http(s) (`javascript:`, `mailto:`, a relative
+ * path) is refused rather than repaired.
+ */
+export function safeHttpUrl(url: string | null | undefined, max = 2000): string | null {
+  if (!url) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  // Credentials in a link would be shown to every reader; such a URL is not shown at all.
+  if (parsed.username || parsed.password) return null;
+  const href = parsed.href.replace(/\|/g, '%7C').replace(/[<>"'\s]/g, (c) => encodeURIComponent(c));
+  return href.length <= max ? href : null;
+}
+
+/**
+ * A Slack link `<url|label>` with the URL validated and the label escaped; just the escaped label
+ * when the URL is missing or unsafe.
+ */
+export function mrkdwnLink(url: string | null | undefined, label: string, maxLabel = 200): string {
+  const text = escapeMrkdwn(label, maxLabel);
+  const href = safeHttpUrl(url);
+  // Slack wants `&` inside the link target escaped too; it unescapes it before opening the link.
+  return href ? `<${href.replace(/&/g, '&amp;')}|${text}>` : text;
+}

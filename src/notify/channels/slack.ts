@@ -1,0 +1,261 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { ErrorCode, IncomingWebhook } from '@slack/webhook';
+import { Secret } from '../../config/secret.js';
+import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
+import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
+import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
+import { slackConfigSchema, type SlackConfig } from './slack-config.js';
+
+/** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
+export const SLACK_LIMITS = {
+  blocks: 50,
+  text: 3000,
+  header: 150,
+  fieldsPerSection: 10,
+  fieldText: 2000,
+  contextElements: 10,
+} as const;
+
+/** Events shown per message when the config does not say. */
+const DEFAULT_MAX_ITEMS = 10;
+/** Longest single value (an app name, a reason) before it is cut. */
+const MAX_VALUE = 300;
+
+/** The Block Kit blocks this channel builds. Plain shapes: Slack's own types are a transitive package. */
+export type SlackBlock =
+  | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
+  | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
+  | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
+  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | { type: 'divider' };
+
+/** A rendered Slack message: `text` is the notification fallback, `blocks` what people see. */
+export interface SlackMessage {
+  text: string;
+  blocks: SlackBlock[];
+}
+
+/** What rendering needs besides the notification; all from config or the clock. */
+export interface SlackRenderOptions {
+  /** Now, in ms since the epoch, for "2h ago". */
+  now: number;
+  /** The channel's name, shown in the footer. */
+  channelName: string;
+  maxItems?: number;
+  /** Mentions from config (never from the API), e.g. `{ critical: '<!here>' }`. */
+  mention?: { critical?: string };
+}
+
+/** Builds the Slack message for a notification. Pure. */
+export function renderSlack(n: Notification, options: SlackRenderOptions): SlackMessage {
+  return n.type === 'notice' ? renderNotice(n, options) : renderAlerts(n, options);
+}
+
+function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
+  const maxItems = Math.min(o.maxItems ?? DEFAULT_MAX_ITEMS, 20);
+  const shown = n.events.slice(0, maxItems);
+  const omitted = Math.max(0, n.omitted) + (n.events.length - shown.length);
+  const h = describeHeadline(n);
+  const tone = TONES[h.tone];
+  const title = [`${tone.emoji} ${tone.word}`, `${h.count} ${h.what}`, ...h.scope].join(' · ');
+  const mention = h.tone === 'critical' ? o.mention?.critical : undefined;
+
+  const blocks: SlackBlock[] = [header(title)];
+  if (mention) blocks.push(section(mention));
+  for (const e of shown) blocks.push(section(eventText(describeEvent(e, o.now))));
+  if (omitted > 0) blocks.push(context(`…and ${omitted} more not shown`));
+  const resolvedNote = h.resolved > 0 && h.tone !== 'resolved' ? ` · ${h.resolved} resolved` : '';
+  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}${resolvedNote}`));
+
+  const first = shown[0] ? ` — ${escapeMrkdwn(shown[0].summary, 300)}` : '';
+  const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
+  return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+}
+
+/** The mrkdwn of one event: status and summary, where, the details, since when. */
+function eventText(d: EventDescription): string {
+  const tone = TONES[d.tone];
+  const lines = [`${tone.emoji} *${d.status}* · ${escapeMrkdwn(d.summary, 500)}`];
+  const where: string[] = [];
+  if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);
+  else if (d.url) where.push(`*Link:* ${mrkdwnLink(d.url, d.url, MAX_VALUE)}`);
+  const facts = d.facts.map((f) => `*${escapeMrkdwn(f.label, 60)}:* ${escapeMrkdwn(f.value, MAX_VALUE)}`);
+  // Labels first (they say where), on one line; details each on their own.
+  const labelCount = d.facts.filter((f) => ['Environment', 'Project', 'Namespace', 'Server'].includes(f.label)).length;
+  where.push(...facts.slice(0, labelCount));
+  if (where.length > 0) lines.push(where.join('  ·  '));
+  lines.push(...facts.slice(labelCount));
+  if (d.since.epochSeconds !== null) {
+    // Slack shows <!date^…> in each reader's own time zone; the fallback after | is UTC.
+    lines.push(`*Since:* <!date^${d.since.epochSeconds}^{date_short_pretty} {time}|${d.since.iso}> (${d.since.ago})`);
+  } else {
+    lines.push(`*Since:* ${escapeMrkdwn(d.since.iso, 60)}`);
+  }
+  return packLines(lines, SLACK_LIMITS.text);
+}
+
+function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
+  const tone = n.severity ? TONES[n.severity] : undefined;
+  const title = tone ? `${tone.emoji} ${tone.word} · ${n.title}` : n.title;
+  const blocks: SlackBlock[] = [header(title)];
+  const fields = (n.fields ?? []).map((f) => ({
+    type: 'mrkdwn' as const,
+    text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
+  }));
+  for (let i = 0; i < fields.length; i += SLACK_LIMITS.fieldsPerSection) {
+    blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
+  }
+  for (const chunk of chunkLines((n.lines ?? []).map((l) => escapeMrkdwn(l, 1000)), SLACK_LIMITS.text)) {
+    blocks.push(section(chunk));
+  }
+  if (n.url) {
+    const link = mrkdwnLink(n.url, 'Open', 20);
+    if (link.startsWith('<')) blocks.push(section(link));
+  }
+  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
+  return { text: escapeMrkdwn(title, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+}
+
+/** A header block; plain text needs no entity escaping, only cutting. */
+function header(text: string): SlackBlock {
+  return { type: 'header', text: { type: 'plain_text', text: cutText(text, SLACK_LIMITS.header), emoji: true } };
+}
+
+/** A section with already-escaped mrkdwn. */
+function section(text: string): SlackBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) } };
+}
+
+/** A context line with already-escaped mrkdwn. */
+function context(text: string): SlackBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) }] };
+}
+
+/**
+ * Joins whole lines up to `max` characters; a line that does not fit ends the text with "…".
+ * Cutting whole lines, never inside one, keeps links and <!date> tokens intact.
+ */
+function packLines(lines: string[], max: number): string {
+  let out = '';
+  for (const line of lines) {
+    const next = out ? `${out}\n${line}` : line;
+    if (next.length > max) return out ? `${out}\n…` : cutText(line, max);
+    out = next;
+  }
+  return out;
+}
+
+/** Splits escaped lines into chunks of at most `max` characters, each line whole where it fits. */
+function chunkLines(lines: string[], max: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  for (const raw of lines) {
+    const line = cutText(raw, max);
+    if (current && current.length + 1 + line.length > max) {
+      chunks.push(current);
+      current = line;
+    } else {
+      current = current ? `${current}\n${line}` : line;
+    }
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}
+
+/** Keeps a message within Slack's block limit, saying so when blocks were dropped. */
+function capBlocks(blocks: SlackBlock[]): SlackBlock[] {
+  if (blocks.length <= SLACK_LIMITS.blocks) return blocks;
+  return [...blocks.slice(0, SLACK_LIMITS.blocks - 1), context('…message shortened to fit Slack')];
+}
+
+/** What an error from @slack/webhook carries; its `original` is an axios error. */
+interface WebhookError {
+  code?: string;
+  original?: { code?: string; response?: { status: number; headers?: Record<string, unknown>; data?: unknown } };
+  response?: { status: number; headers?: Record<string, unknown>; data?: unknown };
+  name?: string;
+}
+
+/**
+ * Classifies a failure of IncomingWebhook.send. Only status, Retry-After, the body and error codes
+ * are read: messages and `original.config` contain the webhook URL, which is the credential.
+ */
+export function classifySlackError(err: unknown, timeoutMs: number, now: number): SendResult {
+  const e = (err ?? {}) as WebhookError;
+  const response = e.original?.response ?? e.response;
+  if (response && typeof response.status === 'number') {
+    const retryAfter = response.headers?.['retry-after'];
+    const body = typeof response.data === 'string' ? response.data : undefined;
+    return classifyHttpAnswer(
+      { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body },
+      now,
+    );
+  }
+  if (e.code === ErrorCode.RequestError) return classifyNetworkError(e.original?.code, timeoutMs);
+  // Thrown before anything was sent (a malformed request): sending again would fail the same way.
+  return { outcome: 'permanent', reason: `could not send the request (${e.code ?? e.name ?? 'unknown error'})` };
+}
+
+/** Rejects with an abort marker when the signal fires, so a stopping daemon does not wait on Slack. */
+function raceAbort<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (err: unknown) => (signal.removeEventListener('abort', onAbort), reject(err)),
+    );
+  });
+}
+const ABORTED = Symbol('aborted');
+
+/** The Slack incoming-webhook channel kind. */
+export const slackChannel = {
+  kind: 'slack',
+  configSchema: slackConfigSchema,
+  create(config: SlackConfig, deps: ChannelDeps): Channel<SlackMessage> {
+    const url = config.webhook_url.reveal();
+    // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
+    const secrets = [config.webhook_url, new Secret(new URL(url).pathname + new URL(url).search)];
+    const agent = url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    const webhook = new IncomingWebhook(url, {
+      timeout: config.timeout,
+      agent,
+      ...(config.username ? { username: config.username } : {}),
+      ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
+    });
+    const log = deps.logger.child({ channel: config.name, kind: 'slack' });
+    return {
+      name: config.name,
+      kind: 'slack',
+      render: (n) =>
+        renderSlack(n, {
+          now: deps.clock.now(),
+          channelName: config.name,
+          ...(config.max_items ? { maxItems: config.max_items } : {}),
+          ...(config.mention ? { mention: config.mention } : {}),
+        }),
+      async send(message, signal): Promise<SendResult> {
+        let result: SendResult;
+        try {
+          const answer = await raceAbort(webhook.send({ text: message.text, blocks: message.blocks }), signal);
+          result = answer === ABORTED ? { outcome: 'retryable', reason: 'aborted before Slack answered' } : { outcome: 'ok' };
+        } catch (err) {
+          result = classifySlackError(err, config.timeout, deps.clock.now());
+        }
+        if (result.outcome !== 'ok') {
+          result = { ...result, reason: Secret.scrub(result.reason, secrets) };
+          log.debug({ outcome: result.outcome, reason: result.reason }, 'slack delivery failed');
+        }
+        return result;
+      },
+      async close() {
+        agent.destroy();
+      },
+    };
+  },
+} satisfies ChannelKind<SlackConfig, SlackMessage>;
