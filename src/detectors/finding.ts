@@ -59,4 +59,11 @@ export interface Finding {
   /** When the problem began according to the source (ISO 8601), where the source says. */
   since?: string | null;
   subject?: Subject;
+  /**
+   * Fire only once the finding has been seen continuously this long, measured by the lifecycle from
+   * first sighting. For problems whose start the source does not say (an app left in maintenance):
+   * the detector cannot tell "just now" from "for hours", so it reports at once and lets the
+   * lifecycle hold the alert back. Absent: fire at once.
+   */
+  holdForMs?: number;
 }

@@ -1,0 +1,98 @@
+/**
+ * What a collector hands to the detectors: one complete read of one source, per scheduled job.
+ *
+ * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
+ * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
+ * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
+ * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), unchanged: the
+ * collectors parse, they do not interpret; every judgement is made by a detector.
+ *
+ * Types only: the collectors that build these live beside this file.
+ */
+import type {
+  App,
+  AppListItem,
+  AttentionSummary,
+  Backup,
+  Run,
+  RunListItem,
+  UrlRecord,
+} from '../api/schemas.js';
+
+/** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
+export type SnapshotJob = Snapshot['job'];
+
+/** Fields every snapshot has. */
+interface SnapshotBase {
+  /** When the read started (ms since the epoch, from the collector's clock). */
+  takenAt: number;
+}
+
+/** The `runs` job: recent runs, with the detail the run detectors need. */
+export interface RunsSnapshot extends SnapshotBase {
+  job: 'runs';
+  /**
+   * Every run updated within the configured look-back (`checks.failed_runs.lookback`), newest
+   * first, as `runs.list` gives them. Older runs are absent, so a failure older than the look-back
+   * with no newer run resolves by ageing out.
+   */
+  runs: RunListItem[];
+  /**
+   * `runs.get` of each listed run whose state is a failed or an active state (the configured
+   * `failed_states` and `active_states`), keyed by run id: steps and watcher. A run listed here
+   * but missing from `details` is judged from its list item alone (no step, no watcher). A collector
+   * may add more runs than that; detectors use whatever is present.
+   */
+  details: ReadonlyMap<number, Run>;
+  /**
+   * The apps the runs belong to (`apps.list`), keyed by app id: name, server, project and URL for
+   * labels and links. An app missing here (deleted since) leaves those labels out.
+   */
+  apps: ReadonlyMap<number, AppListItem>;
+}
+
+/** The `urls` job: every URL record with its certificate and outside-check state. */
+export interface UrlsSnapshot extends SnapshotBase {
+  job: 'urls';
+  /** Every record of `urls.list`, all pages. */
+  urls: UrlRecord[];
+  /** The apps the URLs belong to (`apps.list`), keyed by app id: server label and app URL. */
+  apps: ReadonlyMap<number, AppListItem>;
+}
+
+/** The `backups` job: every app and its newest backup. */
+export interface BackupsSnapshot extends SnapshotBase {
+  job: 'backups';
+  /** Every app of `apps.list` (deleted and disabled ones left out, as the API does by default). */
+  apps: AppListItem[];
+  /**
+   * The newest backup of each app (first item of `backups.list?app_id=…`), keyed by app id. An app
+   * with no backup at all is absent from this map.
+   */
+  newestBackups: ReadonlyMap<number, Backup>;
+}
+
+/** The `attention` job: the service's own dashboard summary. */
+export interface AttentionSnapshot extends SnapshotBase {
+  job: 'attention';
+  /**
+   * `attention.list` as answered. With several configured namespaces the collector merges the
+   * per-namespace answers: sections of the same rule are concatenated (items and counts added).
+   */
+  summary: AttentionSummary;
+}
+
+/** The `maintenance` job: every app in full, for the fields only `apps.get` carries. */
+export interface MaintenanceSnapshot extends SnapshotBase {
+  job: 'maintenance';
+  /** `apps.get` of every app of `apps.list`. */
+  apps: App[];
+}
+
+/** Any snapshot; `job` tells which. */
+export type Snapshot =
+  | RunsSnapshot
+  | UrlsSnapshot
+  | BackupsSnapshot
+  | AttentionSnapshot
+  | MaintenanceSnapshot;

@@ -1,0 +1,19 @@
+import type { CheckName, Labels } from './finding.js';
+
+/** A label value as a detector has it: unknown values may be null or undefined. */
+export type LabelValue = string | number | null | undefined;
+
+/**
+ * Builds a finding's labels: `check` plus every given value that is known. Null, undefined and
+ * empty values are left out rather than written as "null", so a route or silence that matches on a
+ * label never matches a placeholder. Numbers become strings (labels are strings).
+ */
+export function buildLabels(check: CheckName, values: Record<string, LabelValue>): Labels {
+  const labels: Labels = { check };
+  for (const [key, value] of Object.entries(values)) {
+    if (key === 'check' || value === null || value === undefined) continue;
+    const text = String(value);
+    if (text !== '') labels[key] = text;
+  }
+  return labels;
+}

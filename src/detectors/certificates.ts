@@ -1,0 +1,141 @@
+/**
+ * certificates: a URL whose certificate is expired, about to expire, or in error.
+ *
+ * Two sources are read and the worse one wins: the expiry date against `warn_days`/`critical_days`
+ * (thresholds inclusive: exactly `critical_days` left is critical), and the service's own
+ * `ssl_status` (`expired` → critical, `expiring_soon` and `error` → at least warning). They can
+ * disagree — the status lags a renewal, or the date is missing — and either alone is reason enough.
+ * One finding per URL, fingerprinted by the URL record, so a rise from warning to critical is an
+ * escalation of the same alert and a renewal resolves it.
+ */
+import type { UrlRecord } from '../api/schemas.js';
+import type { UrlsSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { formatDuration } from './format-duration.js';
+import { oneLine } from './one-line.js';
+import { parseTime } from './parse-time.js';
+import { urlContext } from './url-context.js';
+
+/** Options of the certificates check (`checks.certificates`). */
+export interface CertificatesOptions {
+  /** Warning when the certificate expires within this many days (inclusive). */
+  warnDays: number;
+  /** Critical when it expires within this many days (inclusive); expired is always critical. */
+  criticalDays: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Why a certificate is a finding: the rule that fired, named. */
+export type CertificateReason =
+  | 'expired'
+  | 'within_critical_days'
+  | 'within_warn_days'
+  | 'status_expired'
+  | 'status_expiring_soon'
+  | 'status_error';
+
+interface Verdict {
+  severity: Severity;
+  reason: CertificateReason;
+}
+
+/** The verdict of the expiry date, or null when it is unknown or far enough away. */
+function byDate(expires: number | null, options: CertificatesOptions, now: number): Verdict | null {
+  if (expires === null) return null;
+  const left = expires - now;
+  if (left <= 0) return { severity: 'critical', reason: 'expired' };
+  if (left <= options.criticalDays * DAY_MS) return { severity: 'critical', reason: 'within_critical_days' };
+  if (left <= options.warnDays * DAY_MS) return { severity: 'warning', reason: 'within_warn_days' };
+  return null;
+}
+
+/** The verdict of the service's `ssl_status`, or null for `valid` and `unknown`. */
+function byStatus(record: UrlRecord): Verdict | null {
+  switch (record.ssl_status) {
+    case 'expired':
+      return { severity: 'critical', reason: 'status_expired' };
+    case 'expiring_soon':
+      return { severity: 'warning', reason: 'status_expiring_soon' };
+    case 'error':
+      return { severity: 'warning', reason: 'status_error' };
+    default:
+      return null;
+  }
+}
+
+/** The worse of two verdicts; on a tie the date's, which says more (how long is left). */
+function worse(date: Verdict | null, status: Verdict | null): Verdict | null {
+  if (!date) return status;
+  if (!status) return date;
+  return SEVERITY_RANK[date.severity] >= SEVERITY_RANK[status.severity] ? date : status;
+}
+
+/** "3 days", or hours and minutes under a day. */
+function span(ms: number): string {
+  if (ms < DAY_MS) return formatDuration(ms);
+  const days = Math.floor(ms / DAY_MS);
+  return `${days} day${days === 1 ? '' : 's'}`;
+}
+
+/** Finds URLs whose certificate needs attention; one finding per URL. */
+export function certificates(snapshot: UrlsSnapshot, options: CertificatesOptions, now: number): Finding[] {
+  const findings: Finding[] = [];
+  for (const record of snapshot.urls) {
+    const expires = parseTime(record.ssl_expires_at);
+    const date = byDate(expires, options, now);
+    const status = byStatus(record);
+    const lead = worse(date, status);
+    if (!lead) continue;
+
+    const ctx = urlContext(record, snapshot.apps);
+    const expiresIso = expires === null ? null : new Date(expires).toISOString();
+    // Only date verdicts read `left`, and they exist only when the date is known.
+    const left = expires === null ? 0 : expires - now;
+    const subject = `Certificate of ${record.url} (${ctx.appName})`;
+    let summary: string;
+    switch (lead.reason) {
+      case 'expired':
+        summary = `${subject} expired ${span(-left)} ago (${expiresIso})`;
+        break;
+      case 'within_critical_days':
+      case 'within_warn_days':
+        summary = `${subject} expires in ${span(left)} (${expiresIso})`;
+        break;
+      case 'status_expired':
+        summary = `${subject} is reported expired by the service`;
+        break;
+      case 'status_expiring_soon':
+        summary = `${subject} is reported expiring soon by the service`;
+        break;
+      case 'status_error':
+        summary = `${subject} is in error`;
+        break;
+    }
+    if (lead === status && expiresIso) summary += ` (expiry date ${expiresIso})`;
+
+    const details: Record<string, string> = {
+      url: record.url,
+      app: ctx.appName,
+      ssl_status: record.ssl_status,
+      expires_at: expiresIso ?? record.ssl_expires_at ?? 'unknown',
+    };
+    if (expires !== null) details.left = expires > now ? span(expires - now) : 'expired';
+    details.reason = [date?.reason, status?.reason].filter((r) => r !== undefined).join(', ');
+
+    findings.push({
+      fingerprint: fingerprint('certificates', 'url', record.id),
+      check: 'certificates',
+      severity: lead.severity,
+      summary: oneLine(summary),
+      details,
+      labels: buildLabels('certificates', ctx.labels),
+      url: ctx.url,
+      since: expires !== null && expires <= now ? expiresIso : null,
+      subject: { type: 'url', id: record.id },
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,32 @@
+import type { EnvironmentType } from '../api/schemas.js';
+import type { Severity } from './finding.js';
+
+/**
+ * Severity per environment type; `none` is for records outside any environment (environment_type
+ * null). Detectors whose findings matter more in production take one of these as an option.
+ */
+export type EnvironmentSeverity = Record<EnvironmentType | 'none', Severity>;
+
+/** Critical in production, warning elsewhere: the default for failures. */
+export const PRODUCTION_CRITICAL: EnvironmentSeverity = {
+  production: 'critical',
+  staging: 'warning',
+  development: 'warning',
+  none: 'warning',
+};
+
+/** Warning everywhere: the default for slow or lingering problems. */
+export const WARNING_EVERYWHERE: EnvironmentSeverity = {
+  production: 'warning',
+  staging: 'warning',
+  development: 'warning',
+  none: 'warning',
+};
+
+/** The severity for a record's environment type (null → `none`). */
+export function environmentSeverity(
+  environmentType: EnvironmentType | null | undefined,
+  table: EnvironmentSeverity,
+): Severity {
+  return table[environmentType ?? 'none'];
+}

@@ -1,0 +1,156 @@
+/**
+ * failed_runs: the newest settled run of each app (or record) and action, when it failed.
+ *
+ * "Newest" matters: a failed update followed by a successful one is over, so only the newest run
+ * of an (app, action) can be a finding and a later success resolves the alert. A newer run that is
+ * still going does NOT supersede an older failure: the failure stands until that run settles,
+ * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
+ */
+import type { AppListItem, Run, RunListItem } from '../api/schemas.js';
+import type { RunsSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import {
+  environmentSeverity,
+  PRODUCTION_CRITICAL,
+  type EnvironmentSeverity,
+} from './environment-severity.js';
+import type { Finding } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { oneLine } from './one-line.js';
+import { formatDuration } from './format-duration.js';
+import { parseTime, toIso } from './parse-time.js';
+import { runContext } from './run-context.js';
+
+/** Options of the failed_runs check (`checks.failed_runs`). */
+export interface FailedRunsOptions {
+  /** Run states meaning the run failed, unless `retrying` is true (default: the simulator's `error`). */
+  failedStates: readonly string[];
+  /** Run states meaning the run is still going (default: `queued`, `running`). */
+  activeStates: readonly string[];
+  /** How long a run may stay `retrying` (from its `updated_at`) before it counts as failed. */
+  retryingGraceMs: number;
+  /** Severity per environment type; default critical in production, warning elsewhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** Watcher states of the reference (§3) that mean the run failed whatever its own state says. */
+const WATCHER_FAILURES: ReadonlySet<string> = new Set(['failed', 'timeout', 'stopped']);
+
+/**
+ * How one run stands, with a named reason: `failed` can be a finding, `pending` is still going
+ * (and does not supersede an older failure), `settled` is over and fine.
+ */
+export type RunVerdict =
+  | { kind: 'failed'; reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed' }
+  | { kind: 'pending'; reason: 'active_state' | 'retrying_within_grace' | 'watcher_waiting' }
+  | { kind: 'settled'; reason: 'not_failed' };
+
+/** Judges one run from its list item and, where the snapshot has it, its `runs.get` detail. */
+export function judgeRun(
+  run: RunListItem,
+  detail: Run | undefined,
+  options: FailedRunsOptions,
+  now: number,
+): RunVerdict {
+  const watcher = detail?.watcher ?? null;
+  // The reference (§3.2): a run with a watcher stays running until the watcher reports back, and a
+  // watcher's failure is the run's failure even when the run's own state has not caught up.
+  if (watcher && WATCHER_FAILURES.has(watcher.state)) return { kind: 'failed', reason: 'watcher_failed' };
+  if (watcher?.state === 'waiting') return { kind: 'pending', reason: 'watcher_waiting' };
+  if (options.failedStates.includes(run.state)) {
+    if (!run.retrying) return { kind: 'failed', reason: 'failed_state' };
+    // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace.
+    const since = parseTime(run.updated_at) ?? parseTime(run.created_at);
+    if (since !== null && now - since >= options.retryingGraceMs) {
+      return { kind: 'failed', reason: 'retrying_past_grace' };
+    }
+    return { kind: 'pending', reason: 'retrying_within_grace' };
+  }
+  if (options.activeStates.includes(run.state)) return { kind: 'pending', reason: 'active_state' };
+  return { kind: 'settled', reason: 'not_failed' };
+}
+
+/** Runs that supersede each other: the same app (or record, for runs on no app) and action. */
+function groupKey(run: RunListItem): string {
+  if (run.app_id !== null) return `app:${run.app_id}:${run.action}`;
+  if (run.record !== null) return `record:${run.record_type ?? ''}:${run.record}:${run.action}`;
+  return `run:${run.id}`;
+}
+
+/** Newest first: by creation time, then id (ids grow), so the order does not depend on the list's. */
+function newestFirst(a: RunListItem, b: RunListItem): number {
+  const ta = parseTime(a.created_at) ?? parseTime(a.updated_at) ?? -Infinity;
+  const tb = parseTime(b.created_at) ?? parseTime(b.updated_at) ?? -Infinity;
+  if (ta !== tb) return tb - ta;
+  return b.id - a.id;
+}
+
+/** Finds the newest settled run of each (app or record, action) that failed. */
+export function failedRuns(snapshot: RunsSnapshot, options: FailedRunsOptions, now: number): Finding[] {
+  const groups = new Map<string, RunListItem[]>();
+  for (const run of snapshot.runs) {
+    const key = groupKey(run);
+    const group = groups.get(key);
+    if (group) group.push(run);
+    else groups.set(key, [run]);
+  }
+  const findings: Finding[] = [];
+  for (const group of groups.values()) {
+    group.sort(newestFirst);
+    for (const run of group) {
+      const detail = snapshot.details.get(run.id);
+      const verdict = judgeRun(run, detail, options, now);
+      if (verdict.kind === 'pending') continue;
+      if (verdict.kind === 'failed') findings.push(toFinding(run, detail, verdict.reason, snapshot.apps, options, now));
+      break;
+    }
+  }
+  return findings;
+}
+
+function toFinding(
+  run: RunListItem,
+  detail: Run | undefined,
+  reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed',
+  apps: ReadonlyMap<number, AppListItem>,
+  options: FailedRunsOptions,
+  now: number,
+): Finding {
+  const ctx = runContext(run, apps);
+  // The failed step: the reference gives `reason` only as "why a step failed", so the last step
+  // carrying one is the failed step — found without assuming any step state word.
+  const step = detail ? [...detail.steps].reverse().find((s) => s.reason !== null) : undefined;
+  const watcher = detail?.watcher ?? null;
+  const why =
+    reason === 'watcher_failed' ? (watcher?.reason ?? `watcher ${watcher?.state ?? 'failed'}`) : (step?.reason ?? null);
+
+  let summary = `${ctx.title} of ${ctx.name}${ctx.environmentSuffix} failed`;
+  if (reason === 'watcher_failed') summary += ` on the server (watcher ${watcher?.state ?? 'failed'})`;
+  else if (step) summary += ` at step ${step.name}`;
+  if (why) summary += `: ${why}`;
+  const updated = parseTime(run.updated_at) ?? parseTime(run.created_at);
+  if (reason === 'retrying_past_grace' && updated !== null) {
+    summary += ` (still retrying after ${formatDuration(now - updated)})`;
+  }
+
+  const since = toIso(run.updated_at) ?? toIso(run.created_at);
+  const details: Record<string, string> = { run: `#${run.id}`, workflow: run.workflow, action: run.action, state: run.state };
+  if (step) details.step = step.name;
+  if (why) details.reason = why;
+  if (watcher) details.watcher = watcher.state;
+  if (run.retrying) details.retrying = 'yes';
+  if (since) details.since = since;
+
+  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
+  return {
+    fingerprint: fingerprint('failed_runs', 'run', run.id),
+    check: 'failed_runs',
+    severity: environmentSeverity(ctx.environmentType, table),
+    summary: oneLine(summary),
+    details,
+    labels: buildLabels('failed_runs', { ...ctx.labels, step: step?.name }),
+    url: ctx.url,
+    since,
+    subject: { type: 'run', id: run.id },
+  };
+}

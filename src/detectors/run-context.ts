@@ -1,0 +1,47 @@
+import type { AppListItem, EnvironmentType, Run, RunListItem } from '../api/schemas.js';
+import type { LabelValue } from './build-labels.js';
+
+/** What the run detectors say about the record a run belongs to. */
+export interface RunContext {
+  /** "Update", "Update modules": the run's action as the start of a sentence. */
+  title: string;
+  /** The app's name, else the run's record ("web-01"), else "run #123". */
+  name: string;
+  /** " (production)" or "" when the run is outside any environment. */
+  environmentSuffix: string;
+  /** The run's environment type, else its app's; null outside any environment. */
+  environmentType: EnvironmentType | null;
+  /** Label values (unknown ones null; `buildLabels` leaves them out). */
+  labels: Record<string, LabelValue>;
+  /** The app's URL where known. */
+  url: string | null;
+}
+
+/**
+ * Names a run for people: app, environment and action, looked up in the snapshot's apps. The run's
+ * own fields win over the app's (they describe the run as it was); the app adds server and URL.
+ */
+export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, AppListItem>): RunContext {
+  const app = run.app_id === null ? undefined : apps.get(run.app_id);
+  const environmentType = run.environment_type ?? app?.environment_type ?? null;
+  const action = run.action.replace(/_/g, ' ');
+  return {
+    title: action.charAt(0).toUpperCase() + action.slice(1),
+    name: app?.name ?? run.record ?? `run #${run.id}`,
+    environmentSuffix: environmentType ? ` (${environmentType})` : '',
+    environmentType,
+    labels: {
+      namespace: run.namespace,
+      project: run.project ?? app?.project,
+      environment_type: environmentType,
+      app: app?.name ?? (run.app_id !== null ? run.record : null),
+      server: app?.server,
+      // A run on something other than an app (a server patch): keep what it ran on.
+      record: run.app_id === null ? run.record : null,
+      record_type: run.app_id === null ? run.record_type : null,
+      workflow: run.workflow,
+      action: run.action,
+    },
+    url: app?.url ?? null,
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * stuck_runs: a run still going (an active state, or its watcher still waiting on the server)
+ * for longer than `max_duration`.
+ *
+ * The run's age is measured from its `created_at` — a run stuck in the queue is as stuck as one
+ * stuck in a step, and the whole run is what the operator waits on. Without `created_at`, the first
+ * step's `started_at` stands in. A run with neither cannot be judged and is skipped (never guessed).
+ * The running step and how long it has been running, and the watcher's progress, go in the details.
+ */
+import type { Run, RunListItem } from '../api/schemas.js';
+import type { RunsSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import {
+  environmentSeverity,
+  WARNING_EVERYWHERE,
+  type EnvironmentSeverity,
+} from './environment-severity.js';
+import type { Finding } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { formatDuration } from './format-duration.js';
+import { oneLine } from './one-line.js';
+import { parseTime, toIso } from './parse-time.js';
+import { runContext } from './run-context.js';
+
+/** Options of the stuck_runs check (`checks.stuck_runs`). */
+export interface StuckRunsOptions {
+  /** Run states meaning the run is still going (default: the simulator's `queued`, `running`). */
+  activeStates: readonly string[];
+  /** How long a run may go on before it counts as stuck. */
+  maxDurationMs: number;
+  /** Severity per environment type; default warning everywhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** When the run began: `created_at`, else its first step's `started_at`; null when unknown. */
+function runStart(run: RunListItem, detail: Run | undefined): number | null {
+  const created = parseTime(run.created_at);
+  if (created !== null) return created;
+  for (const step of detail?.steps ?? []) {
+    const started = parseTime(step.started_at);
+    if (started !== null) return started;
+  }
+  return null;
+}
+
+/** Finds runs that have been going for longer than `maxDurationMs`. */
+export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now: number): Finding[] {
+  const findings: Finding[] = [];
+  for (const run of snapshot.runs) {
+    const detail = snapshot.details.get(run.id);
+    const watcher = detail?.watcher ?? null;
+    const waiting = watcher?.state === 'waiting';
+    // A watcher that has reported failure makes the run failed (failed_runs), not stuck.
+    const watcherDone = watcher !== null && !waiting;
+    if (watcherDone || !(waiting || options.activeStates.includes(run.state))) continue;
+    const start = runStart(run, detail);
+    if (start === null || now - start <= options.maxDurationMs) continue;
+
+    const ctx = runContext(run, snapshot.apps);
+    // The running step: the last one that has started (steps are listed in order), found without
+    // assuming any step state word.
+    const step = detail ? [...detail.steps].reverse().find((s) => s.started_at !== null) : undefined;
+    const stepStart = parseTime(step?.started_at);
+    const runningFor = formatDuration(now - start);
+
+    let summary = `${ctx.title} of ${ctx.name}${ctx.environmentSuffix} has been running for ${runningFor}`;
+    if (waiting) summary += watcher.progress ? `, waiting on the server: ${watcher.progress}` : ', waiting on the server';
+    else if (step) summary += ` (step ${step.name})`;
+
+    const since = new Date(start).toISOString();
+    const details: Record<string, string> = {
+      run: `#${run.id}`,
+      workflow: run.workflow,
+      action: run.action,
+      state: run.state,
+      running_for: runningFor,
+    };
+    if (step) details.step = step.name;
+    if (step && stepStart !== null) details.step_running_for = formatDuration(now - stepStart);
+    if (watcher) details.watcher = watcher.state;
+    if (watcher?.progress) details.progress = watcher.progress;
+    const updated = toIso(run.updated_at);
+    if (updated) details.last_update = updated;
+    details.since = since;
+
+    findings.push({
+      fingerprint: fingerprint('stuck_runs', 'run', run.id),
+      check: 'stuck_runs',
+      severity: environmentSeverity(ctx.environmentType, { ...WARNING_EVERYWHERE, ...options.severity }),
+      summary: oneLine(summary),
+      details,
+      // No step label: the step moves on while the run stays stuck, and labels should hold still.
+      labels: buildLabels('stuck_runs', ctx.labels),
+      url: ctx.url,
+      since,
+      subject: { type: 'run', id: run.id },
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,50 @@
+/**
+ * url_checks: a URL that the service's outside check found not answering as its app
+ * (`public_check` `failed`). `null` means "not checked" and is not a failure: a URL the service
+ * has not checked yet is no evidence of a problem.
+ */
+import type { UrlsSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import {
+  environmentSeverity,
+  PRODUCTION_CRITICAL,
+  type EnvironmentSeverity,
+} from './environment-severity.js';
+import type { Finding } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { oneLine } from './one-line.js';
+import { toIso } from './parse-time.js';
+import { urlContext } from './url-context.js';
+
+/** Options of the url_checks check (`checks.url_checks`). */
+export interface UrlChecksOptions {
+  /** Severity per environment type; default critical in production, warning elsewhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** Finds URLs whose last outside check failed; one finding per URL. */
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _now: number): Finding[] {
+  const findings: Finding[] = [];
+  for (const record of snapshot.urls) {
+    if (record.public_check !== 'failed') continue;
+    const ctx = urlContext(record, snapshot.apps);
+    const code = record.public_check_code;
+    const details: Record<string, string> = { url: record.url, app: ctx.appName, check: 'failed' };
+    if (code) details.code = code;
+    const checked = toIso(record.public_checked_at);
+    if (checked) details.checked_at = checked;
+    findings.push({
+      fingerprint: fingerprint('url_checks', 'url', record.id),
+      check: 'url_checks',
+      severity: environmentSeverity(ctx.environmentType, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
+      details,
+      labels: buildLabels('url_checks', ctx.labels),
+      url: ctx.url,
+      // The source says when it last checked, not when the URL started failing.
+      since: null,
+      subject: { type: 'url', id: record.id },
+    });
+  }
+  return findings;
+}
