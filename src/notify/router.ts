@@ -1,0 +1,149 @@
+/**
+ * Routing: which channels hear about an alert, and under which route's rules (repeat interval,
+ * send_resolved, mute windows, grouping). Routes are tried in order, Alertmanager-style: the first
+ * match wins unless it says `continue`; an alert no route matches takes the default route, which
+ * names every channel, so a gap in the routes never loses an alert.
+ */
+import { compileMatchers, matchersFromConfig, MatcherError, atLeast, type CompiledMatchers, type MatchableLabels } from '../alerts/matchers.js';
+import type { Severity } from '../detectors/finding.js';
+import { compileMuteWindows, type MuteWindow } from './mute-windows.js';
+import type { AlertDefaults, NotifySettings, RouteSettings } from './notify-settings.js';
+
+/** Group labels when neither the route nor `notify.group_by` says: one message per check and environment. */
+export const DEFAULT_GROUP_BY: readonly string[] = ['check', 'environment_type'];
+
+/** A route with every default filled in. */
+export interface ResolvedRoute {
+  name: string;
+  channels: readonly string[];
+  repeatIntervalMs: number;
+  sendResolved: boolean;
+  muteWindows: readonly MuteWindow[];
+  groupBy: readonly string[];
+}
+
+/** One channel an alert goes to, and the route that sent it there. */
+export interface RouteTarget {
+  channel: string;
+  route: ResolvedRoute;
+}
+
+/** A route that cannot be used; the message names the route and what is wrong. */
+export class RouteError extends Error {
+  override name = 'RouteError';
+}
+
+interface CompiledRoute extends ResolvedRoute {
+  matches: CompiledMatchers;
+  minSeverity: Severity | undefined;
+  continue: boolean;
+}
+
+/** The compiled, ordered routes. Pure: same labels in, same targets out. */
+export class Router {
+  private constructor(
+    private readonly routes: readonly CompiledRoute[],
+    /** Taken when no route matches. */
+    readonly defaultRoute: ResolvedRoute,
+  ) {}
+
+  /**
+   * Compiles `notify.routes`. Throws {@link RouteError} for a route naming an unknown channel or
+   * mute window, or with a bad matcher.
+   */
+  static fromSettings(
+    settings: Pick<NotifySettings, 'routes' | 'group_by' | 'mute_windows'>,
+    alerts: AlertDefaults,
+    channelNames: readonly string[],
+  ): Router {
+    const windows = compileMuteWindows(settings.mute_windows);
+    const known = new Set(channelNames);
+    const groupBy = settings.group_by.length > 0 ? settings.group_by : DEFAULT_GROUP_BY;
+    const routes = settings.routes.map((r, i) => compileRoute(r, i, { windows, known, groupBy, alerts }));
+    const defaultRoute: ResolvedRoute = {
+      name: 'default',
+      channels: [...channelNames],
+      repeatIntervalMs: alerts.repeat_interval,
+      sendResolved: alerts.send_resolved,
+      muteWindows: [],
+      groupBy,
+    };
+    return new Router(routes, defaultRoute);
+  }
+
+  /**
+   * The channels an alert with these labels and severity goes to, each once, with the first route
+   * that named it. Routes are tried in order; a match stops the walk unless it has `continue`.
+   */
+  route(labels: MatchableLabels, severity: Severity): RouteTarget[] {
+    const out: RouteTarget[] = [];
+    const seen = new Set<string>();
+    let matched = false;
+    for (const route of this.routes) {
+      if (route.minSeverity && !atLeast(severity, route.minSeverity)) continue;
+      if (!route.matches(labels)) continue;
+      matched = true;
+      for (const channel of route.channels) {
+        if (seen.has(channel)) continue;
+        seen.add(channel);
+        out.push({ channel, route });
+      }
+      if (!route.continue) break;
+    }
+    if (!matched) for (const channel of this.defaultRoute.channels) out.push({ channel, route: this.defaultRoute });
+    return out;
+  }
+
+  /** Every route, the default last (for the smallest repeat interval and listings). */
+  all(): ResolvedRoute[] {
+    return [...this.routes, this.defaultRoute];
+  }
+
+  /**
+   * The smallest repeat interval of any route: the alert lifecycle emits `repeat` at this pace and
+   * each route drops the repeats its own interval does not want yet (see the notification log).
+   */
+  smallestRepeatIntervalMs(): number {
+    return Math.min(...this.all().map((r) => r.repeatIntervalMs));
+  }
+}
+
+function compileRoute(
+  r: RouteSettings,
+  index: number,
+  ctx: { windows: Map<string, MuteWindow>; known: Set<string>; groupBy: readonly string[]; alerts: AlertDefaults },
+): CompiledRoute {
+  const name = r.name ?? `route-${index + 1}`;
+  const where = `notify.routes[${index}] (${name})`;
+  let matches: CompiledMatchers;
+  try {
+    matches = compileMatchers(matchersFromConfig({ match: r.match ?? {}, match_re: r.match_re ?? {} }));
+  } catch (err) {
+    if (err instanceof MatcherError) throw new RouteError(`${where}: ${err.message}`);
+    throw err;
+  }
+  if (r.channels.length === 0) throw new RouteError(`${where}: channels must name at least one channel`);
+  for (const c of r.channels) {
+    if (!ctx.known.has(c)) {
+      throw new RouteError(`${where}: channel ${JSON.stringify(c)} is not defined in notify.channels (known: ${[...ctx.known].join(', ') || 'none'})`);
+    }
+  }
+  const muteWindows = (r.mute_windows ?? []).map((w) => {
+    const window = ctx.windows.get(w);
+    if (!window) {
+      throw new RouteError(`${where}: mute window ${JSON.stringify(w)} is not defined in notify.mute_windows`);
+    }
+    return window;
+  });
+  return {
+    name,
+    channels: [...r.channels],
+    repeatIntervalMs: r.repeat_interval ?? ctx.alerts.repeat_interval,
+    sendResolved: r.send_resolved ?? ctx.alerts.send_resolved,
+    muteWindows,
+    groupBy: r.group_by && r.group_by.length > 0 ? r.group_by : ctx.groupBy,
+    matches,
+    minSeverity: r.min_severity,
+    continue: r.continue ?? false,
+  };
+}
