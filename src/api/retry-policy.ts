@@ -114,6 +114,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return undefined;
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP-date always names a month; Date.parse alone would read "-3" as the year -3.
+  if (!/[A-Za-z]{3}/.test(v)) return undefined;
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { paginate, pageStream, type PageFetcher } from '../../src/api/paginate.js';
+import { ApiPaginationError, type PaginationShift } from '../../src/api/errors.js';
+import type { Page } from '../../src/api/schemas.js';
+
+// These tests drive the walk with in-memory lists (no HTTP): the walk's consistency rules are pure
+// logic over pages. The HTTP side is covered against the simulator in client-*.test.ts.
+
+interface Item {
+  id: number;
+}
+
+/** A newest-first list held in memory, with a hook run before each page is answered. */
+function memoryList(count: number, opts: { maxLimit?: number; beforePage?: (call: number, list: Item[]) => void } = {}) {
+  const list: Item[] = Array.from({ length: count }, (_, i) => ({ id: count - i }));
+  const calls: { offset: number; limit: number }[] = [];
+  const fetch: PageFetcher<Item> = async (offset, limit) => {
+    calls.push({ offset, limit });
+    opts.beforePage?.(calls.length, list);
+    const n = Math.min(limit, opts.maxLimit ?? Infinity);
+    return { items: list.slice(offset, offset + n), total: list.length };
+  };
+  return { list, calls, fetch };
+}
+
+describe('paginate', () => {
+  it('walks limit/offset to total and returns every item once', async () => {
+    const m = memoryList(450);
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 200 });
+    expect(items.map((i) => i.id)).toEqual(m.list.map((i) => i.id));
+    expect(m.calls).toEqual([
+      { offset: 0, limit: 200 },
+      { offset: 200, limit: 200 },
+      { offset: 400, limit: 200 },
+    ]);
+  });
+
+  it('follows a service that gives fewer items than asked (a lower maximum limit)', async () => {
+    const m = memoryList(250, { maxLimit: 100 });
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 200 });
+    expect(items).toHaveLength(250);
+    expect(m.calls.map((c) => c.offset)).toEqual([0, 100, 200]);
+  });
+
+  it('returns an empty list for an empty answer', async () => {
+    const m = memoryList(0);
+    expect(await paginate(m.fetch, { fn: 'runs.list', pageSize: 50 })).toEqual([]);
+  });
+
+  it('reads the list again when it shifted during the first walk, and returns the consistent second walk', async () => {
+    // A new run appears at the top while page 2 is being asked for, during the first walk only.
+    const m = memoryList(120, { beforePage: (call, list) => call === 2 && list.unshift({ id: 1000 }) });
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50 });
+    expect(items).toHaveLength(121);
+    expect(new Set(items.map((i) => i.id)).size).toBe(121);
+    expect(items[0]!.id).toBe(1000);
+  });
+
+  type Case = { name: string; shift: PaginationShift; fetch: PageFetcher<Item> };
+  const cases: Case[] = [
+    {
+      name: 'total moves on every walk',
+      shift: 'total_changed',
+      fetch: (() => {
+        let n = 100;
+        return async (offset: number, limit: number): Promise<Page<Item>> => {
+          n++;
+          return { items: Array.from({ length: Math.min(limit, n - offset) }, (_, i) => ({ id: n - offset - i })), total: n };
+        };
+      })(),
+    },
+    {
+      name: 'an item moves down a page with the total unchanged',
+      shift: 'id_repeated',
+      fetch: async (offset) => ({ items: offset === 0 ? [{ id: 3 }, { id: 2 }] : [{ id: 2 }, { id: 1 }], total: 4 }),
+    },
+    {
+      name: 'the list ends before total',
+      shift: 'short_page',
+      fetch: async (offset) => ({ items: offset === 0 ? [{ id: 3 }, { id: 2 }] : [], total: 5 }),
+    },
+    {
+      name: 'more items than total',
+      shift: 'count_mismatch',
+      fetch: async () => ({ items: [{ id: 3 }, { id: 2 }, { id: 1 }], total: 2 }),
+    },
+  ];
+
+  it.each(cases)('gives up with ApiPaginationError ($shift) after 3 walks when $name', async ({ shift, fetch }) => {
+    const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiPaginationError);
+    expect(err).toMatchObject({ fn: 'runs.list', shift, walks: 3 });
+    expect((err as Error).message).toContain('runs.list');
+  });
+
+  it('stops early at the first item that satisfies `until`, leaving it out, and reads no further page', async () => {
+    const m = memoryList(1000);
+    // Newest first: ids 1000, 999, … Stop at the first id below 880.
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, until: (i) => i.id < 880 });
+    expect(items.map((i) => i.id)).toEqual(Array.from({ length: 121 }, (_, i) => 1000 - i));
+    expect(m.calls).toHaveLength(3);
+  });
+
+  it('still checks the part read before `until` for shifts', async () => {
+    const m = memoryList(200, { beforePage: (call, list) => call === 2 && list.unshift({ id: 5000 }) });
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, until: (i) => i.id < 120 });
+    // The first walk saw the total move between pages 1 and 2; the second walk is clean.
+    expect(items[0]!.id).toBe(5000);
+    expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
+    expect(items.at(-1)!.id).toBe(120);
+  });
+
+  it('passes errors of the page reads through unchanged', async () => {
+    const boom = new Error('refused');
+    await expect(paginate(async () => Promise.reject(boom), { fn: 'runs.list', pageSize: 5 })).rejects.toBe(boom);
+  });
+});
+
+describe('pageStream', () => {
+  it('yields the pages of one walk in order', async () => {
+    const m = memoryList(130);
+    const pages: number[] = [];
+    for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) pages.push(page.length);
+    expect(pages).toEqual([50, 50, 30]);
+  });
+
+  it('ends with ApiPaginationError (walks: 1) at a shift, since handed-out pages cannot be taken back', async () => {
+    const m = memoryList(130, { beforePage: (call, list) => call === 2 && list.unshift({ id: 999 }) });
+    const seen: number[] = [];
+    const err = await (async () => {
+      for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) seen.push(page.length);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([50]);
+    expect(err).toBeInstanceOf(ApiPaginationError);
+    expect(err).toMatchObject({ shift: 'total_changed', walks: 1 });
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/api/rate-limiter.js';
+import { ManualClock } from '../../src/lib/clock.js';
+
+/** Lets pending promise callbacks run. */
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+describe('RateLimiter', () => {
+  it('lets a burst through at once, then one request per 1/rate seconds', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 2, burst: 2, clock });
+    const done: number[] = [];
+    for (let i = 0; i < 5; i++) void limiter.acquire().then(() => done.push(i));
+    await flush();
+    expect(done).toEqual([0, 1]);
+    clock.advance(499);
+    await flush();
+    expect(done).toEqual([0, 1]);
+    clock.advance(1);
+    await flush();
+    expect(done).toEqual([0, 1, 2]);
+    clock.advance(1_000);
+    await flush();
+    expect(done).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('answers past_deadline without waiting when the token would come too late, and keeps no token', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    expect(await limiter.acquire(undefined, clock.now() + 10)).toBe('acquired');
+    expect(await limiter.acquire(undefined, clock.now() + 10)).toBe('past_deadline');
+    clock.advance(1_000);
+    // The refused request did not keep a token: one is there again after 1 s.
+    expect(await limiter.acquire(undefined, clock.now())).toBe('acquired');
+  });
+
+  it('holds every request back until pauseUntil', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 100, clock });
+    limiter.pauseUntil(clock.now() + 3_000);
+    let done = false;
+    void limiter.acquire().then(() => (done = true));
+    clock.advance(2_999);
+    await flush();
+    expect(done).toBe(false);
+    clock.advance(1);
+    await flush();
+    expect(done).toBe(true);
+  });
+
+  it('rejects with the abort reason when the caller aborts while waiting, and gives the token back', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    await limiter.acquire();
+    const ac = new AbortController();
+    const waiting = limiter.acquire(ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    clock.advance(1_000);
+    expect(await limiter.acquire(undefined, clock.now())).toBe('acquired');
+  });
+
+  it('does not limit at all with requestsPerSecond Infinity', async () => {
+    const limiter = new RateLimiter({ requestsPerSecond: Infinity, clock: new ManualClock() });
+    const outcomes = await Promise.all(Array.from({ length: 100 }, () => limiter.acquire()));
+    expect(new Set(outcomes)).toEqual(new Set(['acquired']));
+  });
+
+  it.each([0, -1, Number.NaN])('refuses requestsPerSecond %s', (rate) => {
+    expect(() => new RateLimiter({ requestsPerSecond: rate, clock: new ManualClock() })).toThrow(/requestsPerSecond/);
+  });
+});
