@@ -1,0 +1,141 @@
+/**
+ * attention: the service's own dashboard ("needs attention"), one finding per listed item.
+ *
+ * Item shapes are not given by the reference (only that `kind` decides them), so items are read as
+ * open records: an item is identified by its `id` where it has one, else by a hash of its content
+ * (sorted-key JSON, so key order does not matter); the fields a label knows (namespace, app, …) are
+ * used when present and everything else goes into the details.
+ *
+ * The service lists at most 20 items per section. When a section's `count` is larger, one extra
+ * finding per section says how many there are in all (fingerprint `attention/<rule>/more`): an ops
+ * person sees "Failed backups: 57 in all, 20 listed" once, instead of the same note on twenty
+ * alerts; it resolves by itself when the section fits again. Each item also carries the section's
+ * total in its details.
+ */
+import type { AttentionItem, AttentionSection } from '../api/schemas.js';
+import type { AttentionSnapshot } from '../collectors/snapshot.js';
+import { buildLabels, type LabelValue } from './build-labels.js';
+import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
+import { contentHash, fingerprint, stableJson } from './fingerprint.js';
+import { oneLine } from './one-line.js';
+import { toIso } from './parse-time.js';
+
+/** Options of the attention check (`checks.attention`). */
+export interface AttentionOptions {
+  /** Sections less severe than this are left out. */
+  minSeverity: Severity;
+}
+
+/** The dashboard's severities as ours. */
+const SEVERITY: Record<AttentionSection['severity'], Severity> = {
+  danger: 'critical',
+  warning: 'warning',
+  info: 'info',
+};
+
+/** Item fields copied to labels when present (as text). */
+const LABEL_FIELDS = ['namespace', 'project', 'environment_type', 'app', 'server', 'workflow', 'action'] as const;
+
+/** Item fields that can name an item in a summary, best first. */
+const NAME_FIELDS = ['name', 'app', 'url', 'record', 'title'] as const;
+
+/** Item fields that say what is wrong with it. */
+const REASON_FIELDS = ['reason', 'message', 'error', 'state'] as const;
+
+/** A field of an item as label or summary text: strings and finite numbers only. */
+function text(item: AttentionItem, key: string): string | null {
+  const value = item[key];
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/** The item's identity: its own `id`, else a hash of its content. */
+function identity(item: AttentionItem): ['id' | 'hash', string] {
+  const id = text(item, 'id');
+  return id !== null ? ['id', id] : ['hash', contentHash(item)];
+}
+
+/** A short description of an item for the summary line. */
+function describe(item: AttentionItem): string {
+  const name = NAME_FIELDS.map((k) => text(item, k)).find((v) => v !== null);
+  const env = text(item, 'environment_type');
+  const reason = REASON_FIELDS.map((k) => text(item, k)).find((v) => v !== null);
+  const id = text(item, 'id');
+  let out = name ?? (id !== null ? `#${id}` : truncate(stableJson(item), 120));
+  if (env) out += ` (${env})`;
+  if (reason) out += `: ${reason}`;
+  return out;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** Finds every listed item of every section at least as severe as `minSeverity`. */
+export function attention(snapshot: AttentionSnapshot, options: AttentionOptions, _now: number): Finding[] {
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  for (const section of snapshot.summary.sections) {
+    const severity = SEVERITY[section.severity];
+    if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
+    const truncated = section.count > section.items.length;
+
+    for (const item of section.items) {
+      const [by, key] = identity(item);
+      const fp = fingerprint('attention', section.rule, section.kind, by, key);
+      // The same item listed twice (or two items with identical content) is one problem.
+      if (seen.has(fp)) continue;
+      seen.add(fp);
+
+      const labelValues: Record<string, LabelValue> = { rule: section.rule, kind: section.kind };
+      for (const field of LABEL_FIELDS) labelValues[field] = text(item, field);
+      // An app item names its app in `name`.
+      if (section.kind === 'app') labelValues.app ??= text(item, 'name');
+
+      const details: Record<string, string> = { section: section.label, rule: section.rule };
+      if (truncated) details.section_total = `${section.count} in all, ${section.items.length} listed`;
+      for (const [field, value] of Object.entries(item)) {
+        if (field in details || value === null || value === undefined) continue;
+        details[field] = typeof value === 'string' ? value : JSON.stringify(value);
+      }
+
+      const url = text(item, 'url');
+      const since = text(item, 'since');
+      findings.push({
+        fingerprint: fp,
+        check: 'attention',
+        severity,
+        summary: oneLine(`${section.label}: ${describe(item)}`),
+        details,
+        labels: buildLabels('attention', labelValues),
+        url: url && /^https?:\/\//.test(url) ? url : null,
+        since: since ? toIso(since) : null,
+        subject: typeof item.id === 'number' ? { type: 'attention', id: item.id } : { type: 'attention' },
+      });
+    }
+
+    if (truncated) {
+      const fp = fingerprint('attention', section.rule, 'more');
+      if (seen.has(fp)) continue;
+      seen.add(fp);
+      findings.push({
+        fingerprint: fp,
+        check: 'attention',
+        severity,
+        summary: `${section.label}: ${section.count} in all, only ${section.items.length} listed`,
+        details: {
+          section: section.label,
+          rule: section.rule,
+          count: String(section.count),
+          listed: String(section.items.length),
+        },
+        labels: buildLabels('attention', { rule: section.rule, kind: section.kind }),
+        url: null,
+        since: null,
+        subject: { type: 'attention' },
+      });
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,57 @@
+/**
+ * maintenance: an app left in maintenance (users see the maintenance page) for longer than
+ * `max_duration`.
+ *
+ * The API says whether an app is in maintenance, not since when. So the detector reports every app
+ * in maintenance with `holdForMs` = `max_duration`, and the lifecycle fires the alert only once it
+ * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
+ * never fired, forgets it silently).
+ */
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import {
+  environmentSeverity,
+  WARNING_EVERYWHERE,
+  type EnvironmentSeverity,
+} from './environment-severity.js';
+import type { Finding } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { formatDuration } from './format-duration.js';
+
+/** Options of the maintenance check (`checks.maintenance`). */
+export interface MaintenanceOptions {
+  /** How long an app may stay in maintenance before it is reported. */
+  maxDurationMs: number;
+  /** Severity per environment type; default warning everywhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
+export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions, _now: number): Finding[] {
+  const findings: Finding[] = [];
+  for (const app of snapshot.apps) {
+    if (!app.maintenance) continue;
+    const name = `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
+    const max = formatDuration(options.maxDurationMs);
+    findings.push({
+      fingerprint: fingerprint('maintenance', 'app', app.id),
+      check: 'maintenance',
+      severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
+      summary: `${name} has been in maintenance for more than ${max}`,
+      details: { app: name, state: app.state, max_duration: max },
+      labels: buildLabels('maintenance', {
+        namespace: app.namespace,
+        project: app.project,
+        environment_type: app.environment_type,
+        app: app.name,
+        server: app.server,
+      }),
+      url: app.url,
+      // The source does not say when maintenance began; the lifecycle's first sighting stands in.
+      since: null,
+      subject: { type: 'app', id: app.id },
+      holdForMs: options.maxDurationMs,
+    });
+  }
+  return findings;
+}
