@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailConfigSchema } from './email-config.js';
+import { emailChannel } from './email.js';
 import { logConfigSchema } from './log-config.js';
 import { logChannel } from './log.js';
 import { slackConfigSchema } from './slack-config.js';
@@ -11,6 +12,7 @@ import { slackChannel } from './slack.js';
  */
 export const CHANNEL_KINDS = {
   slack: slackChannel,
+  email: emailChannel,
   log: logChannel,
 } as const;
 

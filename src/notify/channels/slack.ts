@@ -6,6 +6,7 @@ import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notificatio
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
+import { ABORTED, raceAbort } from './race-abort.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
 
 /** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
@@ -198,20 +199,6 @@ export function classifySlackError(err: unknown, timeoutMs: number, now: number)
   return { outcome: 'permanent', reason: `could not send the request (${e.code ?? e.name ?? 'unknown error'})` };
 }
 
-/** Rejects with an abort marker when the signal fires, so a stopping daemon does not wait on Slack. */
-function raceAbort<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (err: unknown) => (signal.removeEventListener('abort', onAbort), reject(err)),
-    );
-  });
-}
-const ABORTED = Symbol('aborted');
 
 /** The Slack incoming-webhook channel kind. */
 export const slackChannel = {
@@ -240,6 +227,7 @@ export const slackChannel = {
           ...(config.mention ? { mention: config.mention } : {}),
         }),
       async send(message, signal): Promise<SendResult> {
+        if (signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
         let result: SendResult;
         try {
           const answer = await raceAbort(webhook.send({ text: message.text, blocks: message.blocks }), signal);

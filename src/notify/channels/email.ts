@@ -1,0 +1,245 @@
+import nodemailer from 'nodemailer';
+import { Secret } from '../../config/secret.js';
+import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
+import { emailConfigSchema, type EmailConfig } from './email-config.js';
+import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
+import { ABORTED, raceAbort } from './race-abort.js';
+
+/** A rendered email: the subject and the same content as plain text and as HTML. */
+export interface EmailMessage {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** What rendering needs besides the notification. */
+export interface EmailRenderOptions {
+  /** Now, in ms since the epoch, for "2h ago". */
+  now: number;
+  channelName: string;
+  subjectPrefix: string;
+}
+
+/** Longest subject; mail clients show far less, and long headers get folded. */
+const MAX_SUBJECT = 200;
+/** Longest single value in the body (a reason, an app name). */
+const MAX_VALUE = 1000;
+
+/** Builds the email for a notification. Pure. */
+export function renderEmail(n: Notification, options: EmailRenderOptions): EmailMessage {
+  return n.type === 'notice' ? renderNotice(n, options) : renderAlerts(n, options);
+}
+
+function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
+  const h = describeHeadline(n);
+  const word = TONES[h.tone].word;
+  // The subject is built from our own words and numbers; the only API text in it (the scope,
+  // e.g. "production") goes through oneLine, which turns CR, LF and every control character into a space.
+  const scope = h.scope.length > 0 ? ` (${h.scope.map((s) => oneLine(s, 40)).join(', ')})` : '';
+  const subject = oneLine(`${o.subjectPrefix} ${word} ${h.count} ${h.what}${scope}`, MAX_SUBJECT);
+  const title = `${word}: ${h.count} ${h.what}${scope}`;
+  const events = n.events.map((e) => describeEvent(e, o.now));
+  const omitted = Math.max(0, n.omitted);
+
+  const text: string[] = [oneLine(title, MAX_SUBJECT), ''];
+  for (const d of events) text.push(...eventText(d), '');
+  if (omitted > 0) text.push(`…and ${omitted} more not shown.`, '');
+  text.push('-- ', `deploy-watchdog · ${oneLine(o.channelName, 100)}`);
+
+  const html = page(
+    escapeHtml(title, MAX_SUBJECT),
+    [
+      `<h2 style="margin:0 0 12px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
+      ...events.map(eventHtml),
+      omitted > 0 ? `<p>…and ${omitted} more not shown.</p>` : '',
+      footer(o.channelName),
+    ].join('\n'),
+  );
+  return { subject, text: text.join('\n'), html };
+}
+
+/** Fact rows of an event: app (with its link), labels, details, since. All API text, unescaped. */
+function eventRows(d: EventDescription): { label: string; value: string; href?: string | null }[] {
+  const rows: { label: string; value: string; href?: string | null }[] = [];
+  const href = safeHttpUrl(d.url);
+  if (d.app) rows.push({ label: 'App', value: d.app, href });
+  else if (href) rows.push({ label: 'Link', value: href, href });
+  rows.push(...d.facts);
+  rows.push({ label: 'Since', value: d.since.ago ? `${d.since.iso} (${d.since.ago})` : d.since.iso });
+  return rows;
+}
+
+function eventText(d: EventDescription): string[] {
+  const lines = [`${d.status} · ${oneLine(d.summary, MAX_VALUE)}`];
+  for (const r of eventRows(d)) {
+    const link = r.href && r.href !== r.value ? `  <${r.href}>` : '';
+    lines.push(`  ${`${oneLine(r.label, 40)}:`.padEnd(14)}${oneLine(r.value, MAX_VALUE)}${link}`);
+  }
+  return lines;
+}
+
+function eventHtml(d: EventDescription): string {
+  const rows = eventRows(d)
+    .map((r) => {
+      const value = escapeHtml(oneLine(r.value, MAX_VALUE));
+      const cell = r.href ? `<a href="${escapeHtml(r.href)}">${value}</a>` : value;
+      return `<tr><th align="left" style="padding:2px 12px 2px 0;color:#555;font-weight:normal">${escapeHtml(r.label, 40)}</th><td style="padding:2px 0">${cell}</td></tr>`;
+    })
+    .join('');
+  return [
+    `<p style="margin:16px 0 4px"><b>${TONES[d.tone].emoji} ${escapeHtml(d.status)}</b> · ${escapeHtml(oneLine(d.summary, MAX_VALUE))}</p>`,
+    `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">${rows}</table>`,
+  ].join('\n');
+}
+
+function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessage {
+  const word = n.severity ? `${TONES[n.severity].word} ` : '';
+  const subject = oneLine(`${o.subjectPrefix} ${word}${oneLine(n.title, 150)}`, MAX_SUBJECT);
+  const title = `${word}${oneLine(n.title, MAX_SUBJECT)}`;
+  const href = safeHttpUrl(n.url);
+  const fields = n.fields ?? [];
+  const lines = n.lines ?? [];
+
+  const text: string[] = [title, ''];
+  for (const f of fields) text.push(`${`${oneLine(f.label, 40)}:`.padEnd(14)}${oneLine(f.value, MAX_VALUE)}`);
+  if (fields.length > 0) text.push('');
+  for (const l of lines) text.push(oneLine(l, MAX_VALUE));
+  if (href) text.push('', href);
+  text.push('', '-- ', `deploy-watchdog · ${oneLine(o.channelName, 100)} · ${oneLine(n.topic, 60)}`);
+
+  const rows = fields
+    .map((f) => `<tr><th align="left" style="padding:2px 12px 2px 0;color:#555;font-weight:normal">${escapeHtml(oneLine(f.label, 40))}</th><td>${escapeHtml(oneLine(f.value, MAX_VALUE))}</td></tr>`)
+    .join('');
+  const html = page(
+    escapeHtml(title),
+    [
+      `<h2 style="margin:0 0 12px">${n.severity ? `${TONES[n.severity].emoji} ` : ''}${escapeHtml(title)}</h2>`,
+      rows ? `<table cellspacing="0" cellpadding="0">${rows}</table>` : '',
+      ...lines.map((l) => `<p style="margin:4px 0">${escapeHtml(oneLine(l, MAX_VALUE))}</p>`),
+      href ? `<p><a href="${escapeHtml(href)}">${escapeHtml(href)}</a></p>` : '',
+      footer(o.channelName, n.topic),
+    ].join('\n'),
+  );
+  return { subject, text: text.join('\n'), html };
+}
+
+function footer(channelName: string, topic?: string): string {
+  const parts = ['deploy-watchdog', channelName, ...(topic ? [topic] : [])].map((p) => escapeHtml(oneLine(p, 100)));
+  return `<p style="margin-top:24px;color:#888;font-size:12px">${parts.join(' · ')}</p>`;
+}
+
+/** A minimal HTML document; the title is already escaped. */
+function page(title: string, body: string): string {
+  return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body style="font-family:sans-serif;font-size:14px">\n${body}\n</body></html>\n`;
+}
+
+/** What a nodemailer error carries. */
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+}
+
+/** Error codes that mean the message or the setup is wrong: sending again will not help. */
+const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ECONFIG', 'EREQUIRETLS']);
+
+/**
+ * Classifies a nodemailer failure. An SMTP reply code decides first: 4xx retryable, 5xx permanent.
+ * Without one, an authentication or envelope problem is permanent; connection trouble, timeouts and
+ * anything unknown are retryable, so nothing is dropped on a guess. The reason quotes the server's
+ * reply, never nodemailer's message (which can echo what was sent).
+ */
+export function classifySmtpError(err: unknown): SendResult {
+  const e = (err ?? {}) as SmtpError;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const reply = typeof e.response === 'string' ? `: ${oneLine(e.response, 200)}` : '';
+  const at = typeof e.command === 'string' ? ` at ${oneLine(e.command, 20)}` : '';
+  const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
+    return { outcome: 'retryable', reason: `SMTP ${responseCode}${at} (temporary)${reply}` };
+  }
+  if (responseCode !== undefined && responseCode >= 500) {
+    return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}` };
+  }
+  if (code && PERMANENT_CODES.has(code)) {
+    return { outcome: 'permanent', reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}` };
+  }
+  if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
+  return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
+}
+
+/** The email channel kind: SMTP through nodemailer, one connection per message (no pool). */
+export const emailChannel = {
+  kind: 'email',
+  configSchema: emailConfigSchema,
+  create(config: EmailConfig, deps: ChannelDeps): Channel<EmailMessage> {
+    const { smtp } = config;
+    const pass = smtp.auth?.pass;
+    // Second belt for reasons and logs: the password, and the base64 forms AUTH LOGIN/PLAIN send.
+    const secrets = pass
+      ? [
+          pass,
+          new Secret(Buffer.from(pass.reveal()).toString('base64')),
+          new Secret(Buffer.from(`\u0000${smtp.auth?.user ?? ''}\u0000${pass.reveal()}`).toString('base64')),
+        ]
+      : [];
+    const transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure === 'tls',
+      requireTLS: smtp.secure === 'starttls',
+      // 'none' is for a local sink only: do not even try STARTTLS.
+      ignoreTLS: smtp.secure === 'none',
+      ...(smtp.auth ? { auth: { user: smtp.auth.user, pass: smtp.auth.pass.reveal() } } : {}),
+      // No `pool`: one connection per message, so a broken connection never outlives its message.
+      connectionTimeout: smtp.timeout,
+      greetingTimeout: smtp.timeout,
+      socketTimeout: smtp.timeout,
+      dnsTimeout: smtp.timeout,
+      tls: { rejectUnauthorized: smtp.tls_reject_unauthorized },
+      logger: false,
+      debug: false,
+      // The message never reads local files or fetches URLs, whatever ends up in it.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+    const log = deps.logger.child({ channel: config.name, kind: 'email' });
+    return {
+      name: config.name,
+      kind: 'email',
+      render: (n) => renderEmail(n, { now: deps.clock.now(), channelName: config.name, subjectPrefix: config.subject_prefix }),
+      async send(message, signal): Promise<SendResult> {
+        if (signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
+        let result: SendResult;
+        try {
+          const info = await raceAbort(
+            transport.sendMail({ from: config.from, to: config.to, subject: message.subject, text: message.text, html: message.html }),
+            signal,
+          );
+          if (info === ABORTED) {
+            result = { outcome: 'retryable', reason: 'aborted before the SMTP server answered' };
+          } else {
+            // Some recipients refused, others took it: sending again would duplicate it for the
+            // others, so the delivery counts and the refusals are logged for a person to fix.
+            if (info.rejected.length > 0) {
+              log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
+            }
+            result = { outcome: 'ok' };
+          }
+        } catch (err) {
+          result = classifySmtpError(err);
+        }
+        if (result.outcome !== 'ok') {
+          result = { ...result, reason: Secret.scrub(result.reason, secrets) };
+          log.debug({ outcome: result.outcome, reason: result.reason }, 'email delivery failed');
+        }
+        return result;
+      },
+      async close() {
+        transport.close();
+      },
+    };
+  },
+} satisfies ChannelKind<EmailConfig, EmailMessage>;
