@@ -1,4 +1,4 @@
-import type { CheckName, Labels, Severity } from '../detectors/finding.js';
+import type { CheckName, Labels, Severity, Subject } from '../detectors/finding.js';
 
 /**
  * Why an event was written: the lifecycle's decision, named (Alertmanager-style), so logs and
@@ -36,4 +36,16 @@ export interface AlertEvent {
   endsAt: string | null;
   /** When this event was written (ISO 8601). */
   at: string;
+  /**
+   * The lifecycle's named reason for this event ("first sighting", "seen for 3 cycles",
+   * "repeat interval elapsed", "severity rose warning→critical", "absent from complete snapshot"),
+   * for logs and message footers. Optional so hand-built events (tests, notify-test) need not invent one.
+   */
+  reason?: string;
+  /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
+  job?: string;
+  /** The record the alert is about, so remediation knows what to act on. */
+  subject?: Subject;
+  /** When the problem began according to the source (ISO 8601), where the source says. */
+  since?: string | null;
 }

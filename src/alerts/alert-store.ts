@@ -1,0 +1,260 @@
+/**
+ * The alert lifecycle's SQL, prepared once per open {@link Store}: the composition root builds one
+ * `AlertStore` and hands it to every cycle, so a cycle runs prepared statements only. Row ⇄ object
+ * mapping (JSON columns, INTEGER ms times) lives here and nowhere else.
+ */
+import type Database from 'better-sqlite3';
+import type { CheckName, Labels, Severity, Subject } from '../detectors/finding.js';
+import { SEVERITY_RANK } from '../detectors/finding.js';
+import type { Store } from '../state/store.js';
+import type { AlertEvent, AlertEventKind } from './alert-event.js';
+
+/** Where an alert is in its life. */
+export type AlertStatus = 'pending' | 'firing' | 'resolved';
+
+/** One row of the `alerts` table, as the code sees it (times in ms since the epoch). */
+export interface AlertRow {
+  fingerprint: string;
+  /** The job whose complete snapshots decide this alert; only that job's snapshots resolve it. */
+  job: string;
+  check: CheckName;
+  status: AlertStatus;
+  severity: Severity;
+  summary: string;
+  details: Record<string, string>;
+  labels: Labels;
+  url: string | null;
+  since: string | null;
+  subject: Subject | null;
+  /** First sighting of this life of the alert. */
+  firstSeenAt: number;
+  lastSeenAt: number;
+  /** Consecutive complete snapshots this life has been seen in. */
+  seenCount: number;
+  firedAt: number | null;
+  /** When a firing, repeat or escalated event was last written. */
+  lastNotifiedAt: number | null;
+  resolvedAt: number | null;
+}
+
+/** The column order `fromRow` reads. */
+const COLUMNS =
+  'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, ' +
+  'first_seen_at, last_seen_at, seen_count, fired_at, last_notified_at, resolved_at';
+
+const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
+
+/** The prepared statements of the `alerts` and `events` tables for one open store. */
+export class AlertStore {
+  readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
+  readonly #selectOpen: Database.Statement<[], unknown[]>;
+  readonly #selectOne: Database.Statement<[string], unknown[]>;
+  readonly #startLife: Database.Statement<unknown[]>;
+  readonly #updateOpen: Database.Statement<unknown[]>;
+  readonly #resolve: Database.Statement<[number, string]>;
+  readonly #drop: Database.Statement<[string]>;
+  readonly #touch: Database.Statement<[number, string]>;
+  readonly #insertEvent: Database.Statement<[string, string, number, string]>;
+
+  constructor(readonly store: Store) {
+    const db = store.db;
+    // Raw (array) rows: better-sqlite3 building 17-key objects is the largest cost of a
+    // 10,000-alert cycle, and `fromRow` maps the columns by position anyway.
+    this.#selectOpenByJob = db
+      .prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
+      .raw(true);
+    this.#selectOpen = db.prepare<[], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE status <> 'resolved'`).raw(true);
+    this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
+    // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
+    // open row belongs to the job that opened it, and another job's snapshot must not take it over.
+    this.#startLife = db.prepare(
+      `INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
+       ON CONFLICT (fingerprint) DO UPDATE SET
+         job = excluded.job, check_name = excluded.check_name, status = excluded.status,
+         severity = excluded.severity, summary = excluded.summary, details = excluded.details,
+         labels = excluded.labels, url = excluded.url, since = excluded.since, subject = excluded.subject,
+         first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
+         seen_count = excluded.seen_count, fired_at = excluded.fired_at,
+         last_notified_at = excluded.last_notified_at, resolved_at = excluded.resolved_at
+       WHERE alerts.status = 'resolved'`,
+    );
+    this.#updateOpen = db.prepare(
+      `UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
+         since = ?, subject = ?, last_seen_at = ?, seen_count = ?, fired_at = ?, last_notified_at = ?
+       WHERE fingerprint = ?`,
+    );
+    this.#resolve = db.prepare(`UPDATE alerts SET status = 'resolved', resolved_at = ? WHERE fingerprint = ?`);
+    this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
+    // One statement for every alert that was merely seen again, however many there are.
+    this.#touch = db.prepare(
+      `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
+       WHERE fingerprint IN (SELECT value FROM json_each(?))`,
+    );
+    this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
+  }
+
+  /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */
+  openByJob(job: string): Map<string, AlertRow> {
+    const out = new Map<string, AlertRow>();
+    for (const values of this.#selectOpenByJob.iterate(job)) {
+      const row = fromRow(values);
+      out.set(row.fingerprint, row);
+    }
+    return out;
+  }
+
+  /** Records one more sighting of open alerts whose content did not change. */
+  touch(fingerprints: readonly string[], at: number): void {
+    if (fingerprints.length > 0) this.#touch.run(at, JSON.stringify(fingerprints));
+  }
+
+  /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
+  open(): AlertRow[] {
+    return this.#selectOpen.all().map(fromRow).sort(byImportance);
+  }
+
+  /** One alert by fingerprint, in whatever status. */
+  get(fingerprint: string): AlertRow | undefined {
+    const row = this.#selectOne.get(fingerprint);
+    return row ? fromRow(row) : undefined;
+  }
+
+  /**
+   * Writes a new life of an alert. Returns false, writing nothing, when the fingerprint is open
+   * under another job.
+   */
+  startLife(row: AlertRow): boolean {
+    return (
+      this.#startLife.run(
+        row.fingerprint,
+        row.job,
+        row.check,
+        row.status,
+        row.severity,
+        row.summary,
+        JSON.stringify(row.details),
+        JSON.stringify(row.labels),
+        row.url,
+        row.since,
+        row.subject ? JSON.stringify(row.subject) : null,
+        row.firstSeenAt,
+        row.lastSeenAt,
+        row.seenCount,
+        row.firedAt,
+        row.lastNotifiedAt,
+        row.resolvedAt,
+      ).changes > 0
+    );
+  }
+
+  /** Rewrites the changing fields of an open alert that was seen again. */
+  updateOpen(row: AlertRow): void {
+    this.#updateOpen.run(
+      row.status,
+      row.severity,
+      row.summary,
+      JSON.stringify(row.details),
+      JSON.stringify(row.labels),
+      row.url,
+      row.since,
+      row.subject ? JSON.stringify(row.subject) : null,
+      row.lastSeenAt,
+      row.seenCount,
+      row.firedAt,
+      row.lastNotifiedAt,
+      row.fingerprint,
+    );
+  }
+
+  /** Marks a firing alert resolved; the row stays until retention. */
+  resolve(fingerprint: string, at: number): void {
+    this.#resolve.run(at, fingerprint);
+  }
+
+  /** Forgets a pending alert that never fired. */
+  drop(fingerprint: string): void {
+    this.#drop.run(fingerprint);
+  }
+
+  /** Writes one event and returns it with its row id. */
+  insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
+    const info = this.#insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
+    return { id: Number(info.lastInsertRowid), ...event };
+  }
+}
+
+/** Builds the event of `kind` from an alert's state at that moment. */
+export function eventOf(
+  row: AlertRow,
+  kind: AlertEventKind,
+  at: number,
+  reason: string,
+): Omit<AlertEvent, 'id'> {
+  return {
+    kind,
+    fingerprint: row.fingerprint,
+    check: row.check,
+    severity: row.severity,
+    summary: row.summary,
+    details: row.details,
+    labels: row.labels,
+    url: row.url,
+    startsAt: new Date(row.firedAt ?? row.firstSeenAt).toISOString(),
+    endsAt: kind === 'resolved' ? new Date(row.resolvedAt ?? at).toISOString() : null,
+    at: new Date(at).toISOString(),
+    reason,
+    job: row.job,
+    ...(row.subject ? { subject: row.subject } : {}),
+    since: row.since,
+  };
+}
+
+/** Pending and firing alerts (labels, since, severity…), most important first. */
+export function openAlerts(store: Store | AlertStore): AlertRow[] {
+  return alertStoreOf(store).open();
+}
+
+/** One alert by fingerprint (any status, resolved rows until retention prunes them). */
+export function getAlert(store: Store | AlertStore, fingerprint: string): AlertRow | undefined {
+  return alertStoreOf(store).get(fingerprint);
+}
+
+/** The given AlertStore, or a fresh one over the Store (statements prepared on the spot). */
+export function alertStoreOf(store: Store | AlertStore): AlertStore {
+  return store instanceof AlertStore ? store : new AlertStore(store);
+}
+
+/** Maps a raw row in {@link COLUMNS} order. */
+function fromRow(v: unknown[]): AlertRow {
+  const subject = v[10] as string | null;
+  return {
+    fingerprint: v[0] as string,
+    job: v[1] as string,
+    check: v[2] as CheckName,
+    status: v[3] as AlertStatus,
+    severity: v[4] as Severity,
+    summary: v[5] as string,
+    details: JSON.parse(v[6] as string) as Record<string, string>,
+    labels: JSON.parse(v[7] as string) as Labels,
+    url: v[8] as string | null,
+    since: v[9] as string | null,
+    subject: subject === null ? null : (JSON.parse(subject) as Subject),
+    firstSeenAt: v[11] as number,
+    lastSeenAt: v[12] as number,
+    seenCount: v[13] as number,
+    firedAt: v[14] as number | null,
+    lastNotifiedAt: v[15] as number | null,
+    resolvedAt: v[16] as number | null,
+  };
+}
+
+const STATUS_ORDER: Record<AlertStatus, number> = { firing: 0, pending: 1, resolved: 2 };
+
+function byImportance(a: AlertRow, b: AlertRow): number {
+  return (
+    STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+    SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+    a.firstSeenAt - b.firstSeenAt ||
+    a.fingerprint.localeCompare(b.fingerprint)
+  );
+}

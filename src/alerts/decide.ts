@@ -1,0 +1,132 @@
+/**
+ * The lifecycle's rules as one pure function: given what is stored about a fingerprint and what
+ * the latest complete snapshot says, what happens now, and why. Keeping it pure lets the rules be
+ * read (and tested) as a table; `applyFindings` only carries the decisions out.
+ */
+import type { Finding, Severity } from '../detectors/finding.js';
+import { SEVERITY_RANK } from '../detectors/finding.js';
+import type { AlertRow } from './alert-store.js';
+
+/** The rules' knobs, from `alerts.*` in the config. */
+export interface LifecycleOptions {
+  /** Consecutive complete snapshots a finding must appear in before it fires; 1 fires at once. */
+  forCycles: number;
+  /** How long a firing alert stays quiet before it is announced again; Infinity never repeats. */
+  repeatIntervalMs: number;
+}
+
+/** What to do with one fingerprint this cycle. */
+export type DecisionAction =
+  /** Nothing to announce (the row is still refreshed when the finding is present). */
+  | 'none'
+  /** Keep (or start) waiting: seen, but not yet for long enough. */
+  | 'pend'
+  /** Start firing: write a `firing` event. */
+  | 'fire'
+  /** Still firing and quiet for `repeatIntervalMs`: write a `repeat` event. */
+  | 'repeat'
+  /** Still firing and worse than before: write an `escalated` event. */
+  | 'escalate'
+  /** Firing and gone from a complete snapshot: write a `resolved` event. */
+  | 'resolve'
+  /** Pending and gone: forget it without a word (flap damping). */
+  | 'drop';
+
+/** Why; shown in logs and carried by the event (Alertmanager's dedup style). */
+export type DecisionReason =
+  | 'first sighting'
+  | `seen for ${number} cycles`
+  | `seen ${number} of ${number} cycles`
+  | `held for ${string}`
+  | `held ${string} of ${string}`
+  | 'still firing'
+  | 'repeat interval elapsed'
+  | `severity rose ${Severity}→${Severity}`
+  | `severity fell ${Severity}→${Severity}`
+  | 'absent from complete snapshot'
+  | 'gone before it fired'
+  | 'not open';
+
+/** One decision with its named reason. */
+export interface Decision {
+  action: DecisionAction;
+  reason: DecisionReason;
+}
+
+/**
+ * Decides one fingerprint's fate this cycle. `previous` is its stored row (undefined if never seen,
+ * or a resolved row: both start a new life); `finding` is its finding in this complete snapshot
+ * (undefined: absent).
+ */
+export function decide(
+  previous: AlertRow | undefined,
+  finding: Finding | undefined,
+  now: number,
+  options: LifecycleOptions,
+): Decision {
+  const open = previous && previous.status !== 'resolved' ? previous : undefined;
+
+  if (!finding) {
+    if (open?.status === 'firing') return { action: 'resolve', reason: 'absent from complete snapshot' };
+    if (open?.status === 'pending') return { action: 'drop', reason: 'gone before it fired' };
+    return { action: 'none', reason: 'not open' };
+  }
+
+  if (open?.status === 'firing') {
+    if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[open.severity]) {
+      return { action: 'escalate', reason: `severity rose ${open.severity}→${finding.severity}` };
+    }
+    if (now - (open.lastNotifiedAt ?? open.firedAt ?? open.firstSeenAt) >= options.repeatIntervalMs) {
+      return { action: 'repeat', reason: 'repeat interval elapsed' };
+    }
+    if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[open.severity]) {
+      return { action: 'none', reason: `severity fell ${open.severity}→${finding.severity}` };
+    }
+    return { action: 'none', reason: 'still firing' };
+  }
+
+  // New (or pending): count this sighting and see whether both waits are over. `holdForMs` is
+  // measured from the first sighting of this life; a pending finding that vanished was dropped,
+  // so "since first sighting" is "continuously".
+  const seen = open ? open.seenCount + 1 : 1;
+  const held = open ? now - open.firstSeenAt : 0;
+  const hold = finding.holdForMs ?? 0;
+  const cyclesDone = seen >= options.forCycles;
+  const holdDone = held >= hold;
+  if (cyclesDone && holdDone) {
+    if (hold > 0) return { action: 'fire', reason: `held for ${formatMs(held)}` };
+    if (seen > 1) return { action: 'fire', reason: `seen for ${seen} cycles` };
+    return { action: 'fire', reason: 'first sighting' };
+  }
+  if (!cyclesDone) return { action: 'pend', reason: `seen ${seen} of ${options.forCycles} cycles` };
+  return { action: 'pend', reason: `held ${formatMs(held)} of ${formatMs(hold)}` };
+}
+
+/** Throws a RangeError naming the bad knob; the config schema should already prevent these. */
+export function checkLifecycleOptions(options: LifecycleOptions): void {
+  if (!Number.isInteger(options.forCycles) || options.forCycles < 1) {
+    throw new RangeError(`alerts.for must be a whole number of cycles >= 1, got ${options.forCycles}`);
+  }
+  if (!(options.repeatIntervalMs > 0)) {
+    throw new RangeError(`alerts.repeat_interval must be > 0 ms, got ${options.repeatIntervalMs}`);
+  }
+}
+
+/** Short human duration for reasons: 90000 → "1m30s", 0 → "0s". */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return 'forever';
+  let rest = Math.max(0, Math.round(ms / 1000));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+  ] as const) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    }
+  }
+  if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
+  return parts.join('');
+}

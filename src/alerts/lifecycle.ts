@@ -1,0 +1,168 @@
+/**
+ * The alert lifecycle: "hear about a problem once when it starts, again only when it matters, and
+ * once when it is over". Each cycle diffs one job's complete snapshot of findings against the
+ * alert state in SQLite and writes the resulting events.
+ *
+ * Silences do not touch this state: a silenced alert is still tracked (pending → firing →
+ * resolved) so that, when the silence ends, nothing is re-announced that was already known and
+ * nothing is forgotten. Muting delivery is the notify router's job (`activeSilenceFor`).
+ */
+import type { Logger } from '../app/logger.js';
+import type { Store } from '../state/store.js';
+import type { AlertEvent, AlertEventKind } from './alert-event.js';
+import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
+import type { Finding } from '../detectors/finding.js';
+import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
+
+export type { LifecycleOptions, Decision } from './decide.js';
+export { openAlerts, getAlert, AlertStore, type AlertRow, type AlertStatus } from './alert-store.js';
+
+/** One job's complete snapshot of findings at one moment. */
+export interface LifecycleInput {
+  /** The job whose snapshot this is; only its own alerts can be resolved by it. */
+  job: string;
+  /** Every finding of a COMPLETE snapshot. A snapshot that failed to read must not get here. */
+  findings: readonly Finding[];
+  now: number;
+}
+
+const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
+  fire: 'firing',
+  repeat: 'repeat',
+  escalate: 'escalated',
+  resolve: 'resolved',
+};
+
+/**
+ * Applies one complete snapshot and returns the events written (with their row ids), in order.
+ *
+ * Must be called inside a transaction the caller opened, so the alert state, these events and
+ * their outbox rows commit together or not at all:
+ * `store.transaction(() => outbox.enqueue(applyFindings(store, input, options)))`.
+ * Called outside one it throws rather than risk announcing an event that was never stored.
+ *
+ * Pass an {@link AlertStore} (built once by the composition root) to reuse its prepared
+ * statements; a bare {@link Store} works too and prepares them for this call.
+ */
+export function applyFindings(
+  store: Store | AlertStore,
+  input: LifecycleInput,
+  options: LifecycleOptions & { logger?: Logger },
+): AlertEvent[] {
+  const alerts = alertStoreOf(store);
+  if (!alerts.store.db.inTransaction) {
+    throw new Error(
+      'applyFindings must run inside store.transaction(...) so alert state, events and outbox rows commit together',
+    );
+  }
+  checkLifecycleOptions(options);
+  const { job, now } = input;
+  const open = alerts.openByJob(job);
+  const events: AlertEvent[] = [];
+  const seen = new Set<string>();
+  // Firing alerts seen again unchanged: the common case, written in one statement at the end.
+  const unchanged: string[] = [];
+
+  for (const finding of input.findings) {
+    if (seen.has(finding.fingerprint)) {
+      // A detector bug; keeping the first keeps the cycle deterministic.
+      options.logger?.warn({ job, fingerprint: finding.fingerprint }, 'duplicate fingerprint in one snapshot; kept the first');
+      continue;
+    }
+    seen.add(finding.fingerprint);
+    const previous = open.get(finding.fingerprint);
+    const decision = decide(previous, finding, now, options);
+    if (previous && decision.action === 'none' && sameContent(previous, finding)) {
+      unchanged.push(finding.fingerprint);
+      continue;
+    }
+    const row = nextRow(previous, finding, decision, job, now);
+    if (previous) {
+      alerts.updateOpen(row);
+    } else if (!alerts.startLife(row)) {
+      options.logger?.warn(
+        { job, fingerprint: finding.fingerprint },
+        'fingerprint is open under another job; ignored in this snapshot',
+      );
+      continue;
+    }
+    const kind = EVENT_OF[decision.action];
+    if (kind) events.push(alerts.insertEvent(eventOf(row, kind, now, decision.reason), now));
+  }
+
+  alerts.touch(unchanged, now);
+
+  for (const previous of open.values()) {
+    if (seen.has(previous.fingerprint)) continue;
+    const decision = decide(previous, undefined, now, options);
+    if (decision.action === 'resolve') {
+      alerts.resolve(previous.fingerprint, now);
+      const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
+      events.push(alerts.insertEvent(eventOf(row, 'resolved', now, decision.reason), now));
+    } else if (decision.action === 'drop') {
+      alerts.drop(previous.fingerprint);
+    }
+  }
+  return events;
+}
+
+/** The alert row after a present finding's decision. */
+function nextRow(
+  previous: AlertRow | undefined,
+  finding: Finding,
+  decision: Decision,
+  job: string,
+  now: number,
+): AlertRow {
+  const announced = decision.action === 'fire' || decision.action === 'repeat' || decision.action === 'escalate';
+  const base = previous ?? {
+    firstSeenAt: now,
+    seenCount: 0,
+    firedAt: null,
+    lastNotifiedAt: null,
+    resolvedAt: null,
+  };
+  return {
+    fingerprint: finding.fingerprint,
+    job: previous?.job ?? job,
+    check: finding.check,
+    status: decision.action === 'pend' ? 'pending' : 'firing',
+    severity: finding.severity,
+    summary: finding.summary,
+    details: finding.details,
+    labels: finding.labels,
+    url: finding.url ?? null,
+    since: finding.since ?? null,
+    subject: finding.subject ?? null,
+    firstSeenAt: base.firstSeenAt,
+    lastSeenAt: now,
+    seenCount: base.seenCount + 1,
+    firedAt: decision.action === 'fire' ? now : base.firedAt,
+    lastNotifiedAt: announced ? now : base.lastNotifiedAt,
+    resolvedAt: null,
+  };
+}
+
+/** True when a firing alert's stored content already says what the finding says. */
+function sameContent(row: AlertRow, finding: Finding): boolean {
+  return (
+    row.severity === finding.severity &&
+    row.summary === finding.summary &&
+    row.url === (finding.url ?? null) &&
+    row.since === (finding.since ?? null) &&
+    row.subject?.type === finding.subject?.type &&
+    row.subject?.id === finding.subject?.id &&
+    sameRecord(row.details, finding.details) &&
+    sameRecord(row.labels, finding.labels)
+  );
+}
+
+/**
+ * Flat string maps equal, in the same key order (order is what messages show). Keys whose value is
+ * undefined do not count: JSON storage drops them.
+ */
+function sameRecord(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}

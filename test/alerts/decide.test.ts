@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { AlertRow, AlertStatus } from '../../src/alerts/alert-store.js';
+import { checkLifecycleOptions, decide, formatMs, type Decision } from '../../src/alerts/decide.js';
+import type { Severity } from '../../src/detectors/finding.js';
+import { finding, HOUR, MINUTE } from './fixtures.js';
+
+const T0 = Date.UTC(2026, 10, 1, 12);
+
+function row(status: AlertStatus, over: Partial<AlertRow> = {}): AlertRow {
+  return {
+    fingerprint: 'fp',
+    job: 'runs',
+    check: 'failed_runs',
+    status,
+    severity: 'warning',
+    summary: 's',
+    details: {},
+    labels: { check: 'failed_runs' },
+    url: null,
+    since: null,
+    subject: null,
+    firstSeenAt: T0,
+    lastSeenAt: T0,
+    seenCount: 1,
+    firedAt: status === 'pending' ? null : T0,
+    lastNotifiedAt: status === 'pending' ? null : T0,
+    resolvedAt: status === 'resolved' ? T0 : null,
+    ...over,
+  };
+}
+
+const present = (severity: Severity = 'warning', holdForMs?: number) =>
+  finding('fp', holdForMs === undefined ? { severity } : { severity, holdForMs });
+
+describe('decide', () => {
+  it.each<[string, AlertRow | undefined, ReturnType<typeof present> | undefined, number, { forCycles: number; repeatIntervalMs: number }, Decision]>([
+    ['new finding, for 1', undefined, present(), T0, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'fire', reason: 'first sighting' }],
+    ['new finding, for 3', undefined, present(), T0, { forCycles: 3, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'seen 1 of 3 cycles' }],
+    ['pending, second sighting of 3', row('pending', { seenCount: 1 }), present(), T0 + MINUTE, { forCycles: 3, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'seen 2 of 3 cycles' }],
+    ['pending, third sighting of 3', row('pending', { seenCount: 2 }), present(), T0 + 2 * MINUTE, { forCycles: 3, repeatIntervalMs: 4 * HOUR }, { action: 'fire', reason: 'seen for 3 cycles' }],
+    ['new finding with a hold', undefined, present('warning', 30 * MINUTE), T0, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'held 0s of 30m' }],
+    ['pending, hold not over', row('pending', { seenCount: 5 }), present('warning', 30 * MINUTE), T0 + 29 * MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'held 29m of 30m' }],
+    ['pending, hold over', row('pending', { seenCount: 5 }), present('warning', 30 * MINUTE), T0 + 30 * MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'fire', reason: 'held for 30m' }],
+    ['pending, hold over but cycles not', row('pending', { seenCount: 1 }), present('warning', MINUTE), T0 + 5 * MINUTE, { forCycles: 3, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'seen 2 of 3 cycles' }],
+    ['pending gone', row('pending'), undefined, T0 + MINUTE, { forCycles: 3, repeatIntervalMs: 4 * HOUR }, { action: 'drop', reason: 'gone before it fired' }],
+    ['firing, unchanged', row('firing'), present(), T0 + MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'still firing' }],
+    ['firing, severity rose', row('firing'), present('critical'), T0 + MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'escalate', reason: 'severity rose warning→critical' }],
+    ['firing, severity rose and repeat due: escalation wins', row('firing'), present('critical'), T0 + 5 * HOUR, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'escalate', reason: 'severity rose warning→critical' }],
+    ['firing, severity fell', row('firing', { severity: 'critical' }), present('warning'), T0 + MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'severity fell critical→warning' }],
+    ['firing, repeat not yet due', row('firing'), present(), T0 + 4 * HOUR - 1, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'still firing' }],
+    ['firing, repeat due', row('firing'), present(), T0 + 4 * HOUR, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'repeat', reason: 'repeat interval elapsed' }],
+    ['firing, repeat measured from the last announcement', row('firing', { lastNotifiedAt: T0 + 2 * HOUR }), present(), T0 + 5 * HOUR, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'still firing' }],
+    ['firing, repeat disabled', row('firing'), present(), T0 + 1000 * HOUR, { forCycles: 1, repeatIntervalMs: Infinity }, { action: 'none', reason: 'still firing' }],
+    ['firing gone', row('firing'), undefined, T0 + MINUTE, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'resolve', reason: 'absent from complete snapshot' }],
+    ['resolved and back: a new life', row('resolved', { seenCount: 9 }), present(), T0 + HOUR, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'fire', reason: 'first sighting' }],
+    ['resolved and back, for 2: pends again', row('resolved', { seenCount: 9 }), present(), T0 + HOUR, { forCycles: 2, repeatIntervalMs: 4 * HOUR }, { action: 'pend', reason: 'seen 1 of 2 cycles' }],
+    ['resolved and still absent', row('resolved'), undefined, T0 + HOUR, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'not open' }],
+    ['never seen and absent', undefined, undefined, T0, { forCycles: 1, repeatIntervalMs: 4 * HOUR }, { action: 'none', reason: 'not open' }],
+  ])('%s', (_name, previous, current, now, options, expected) => {
+    expect(decide(previous, current, now, options)).toEqual(expected);
+  });
+});
+
+describe('checkLifecycleOptions', () => {
+  it.each([
+    [{ forCycles: 0, repeatIntervalMs: HOUR }, /alerts\.for must be a whole number of cycles >= 1, got 0/],
+    [{ forCycles: 1.5, repeatIntervalMs: HOUR }, /alerts\.for/],
+    [{ forCycles: 1, repeatIntervalMs: 0 }, /alerts\.repeat_interval must be > 0 ms, got 0/],
+    [{ forCycles: 1, repeatIntervalMs: Number.NaN }, /alerts\.repeat_interval/],
+  ])('rejects %j', (options, message) => {
+    expect(() => checkLifecycleOptions(options)).toThrow(message);
+  });
+
+  it('accepts Infinity as "never repeat"', () => {
+    expect(() => checkLifecycleOptions({ forCycles: 2, repeatIntervalMs: Infinity })).not.toThrow();
+  });
+});
+
+describe('formatMs', () => {
+  it.each([
+    [0, '0s'],
+    [1500, '2s'],
+    [90_000, '1m30s'],
+    [HOUR, '1h'],
+    [26 * HOUR + 5 * MINUTE, '1d2h5m'],
+    [Infinity, 'forever'],
+  ])('%d → %s', (ms, text) => {
+    expect(formatMs(ms)).toBe(text);
+  });
+});
