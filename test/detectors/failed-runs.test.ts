@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import type { Run, RunListItem } from '../../src/api/schemas.js';
+import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
+import { ACTIVE_RUN_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
+
+const options: FailedRunsOptions = {
+  failedStates: FAILED_RUN_STATES,
+  activeStates: ACTIVE_RUN_STATES,
+  retryingGraceMs: 30 * MINUTE,
+};
+const { error, done, running } = VOCABULARY.run;
+
+/** A run of shop-prod that failed at install_modules. */
+function failedUpdate(o: Partial<Run> = {}): Run {
+  return run({
+    state: error,
+    steps: [
+      step({ name: 'pull_code' }),
+      step({ name: 'install_modules', state: VOCABULARY.step.error, reason: 'timeout after 600s' }),
+      step({ name: 'restart', state: VOCABULARY.step.pending, started_at: null, updated_at: null }),
+    ],
+    ...o,
+  });
+}
+
+describe('judgeRun', () => {
+  it.each<[string, RunListItem, Run | undefined, RunVerdict]>([
+    ['failed state', runListItem({ state: error }), undefined, { kind: 'failed', reason: 'failed_state' }],
+    ['done', runListItem({ state: done }), undefined, { kind: 'settled', reason: 'not_failed' }],
+    ['running', runListItem({ state: running }), undefined, { kind: 'pending', reason: 'active_state' }],
+    [
+      'retrying within grace',
+      runListItem({ state: error, retrying: true, updated_at: ago(29 * MINUTE) }),
+      undefined,
+      { kind: 'pending', reason: 'retrying_within_grace' },
+    ],
+    [
+      'retrying exactly at the grace',
+      runListItem({ state: error, retrying: true, updated_at: ago(30 * MINUTE) }),
+      undefined,
+      { kind: 'failed', reason: 'retrying_past_grace' },
+    ],
+    [
+      'retrying after grace',
+      runListItem({ state: error, retrying: true, updated_at: ago(45 * MINUTE) }),
+      undefined,
+      { kind: 'failed', reason: 'retrying_past_grace' },
+    ],
+    [
+      'retrying with no known time',
+      runListItem({ state: error, retrying: true, created_at: null, updated_at: null }),
+      undefined,
+      { kind: 'pending', reason: 'retrying_within_grace' },
+    ],
+    ...(['failed', 'timeout', 'stopped'] as const).map(
+      (w): [string, RunListItem, Run, RunVerdict] => [
+        `watcher ${w} while the run says running`,
+        runListItem({ state: running }),
+        run({ state: running, watcher: { state: w, progress: null, reason: 'x' } }),
+        { kind: 'failed', reason: 'watcher_failed' },
+      ],
+    ),
+    [
+      'watcher waiting while the run says error',
+      runListItem({ state: error }),
+      run({ state: error, watcher: { state: 'waiting', progress: 'dumping database', reason: null } }),
+      { kind: 'pending', reason: 'watcher_waiting' },
+    ],
+    [
+      'watcher completed, run done',
+      runListItem({ state: done }),
+      run({ state: done, watcher: { state: 'completed', progress: null, reason: null } }),
+      { kind: 'settled', reason: 'not_failed' },
+    ],
+  ])('%s', (_name, item, detail, verdict) => {
+    expect(judgeRun(item, detail, options, NOW)).toEqual(verdict);
+  });
+});
+
+describe('failedRuns', () => {
+  it('reports a failed run with action, app, environment, step and reason', () => {
+    const findings = failedRuns(runsSnapshot([failedUpdate()]), options, NOW);
+    expectWellFormed(findings);
+    expect(findings).toEqual([
+      {
+        fingerprint: 'failed_runs/run/100',
+        check: 'failed_runs',
+        severity: 'critical',
+        summary: 'Update of shop-prod (production) failed at step install_modules: timeout after 600s',
+        details: {
+          run: '#100',
+          workflow: 'app_update',
+          action: 'update',
+          state: error,
+          step: 'install_modules',
+          reason: 'timeout after 600s',
+          since: ago(10 * MINUTE),
+        },
+        labels: {
+          check: 'failed_runs',
+          namespace: 'acme',
+          project: 'shop',
+          environment_type: 'production',
+          app: 'shop-prod',
+          server: 'web-01',
+          workflow: 'app_update',
+          action: 'update',
+          step: 'install_modules',
+        },
+        url: 'https://shop.example.com',
+        since: ago(10 * MINUTE),
+        subject: { type: 'run', id: 100 },
+      },
+    ]);
+  });
+
+  it.each<[string, (RunListItem | Run)[], string[]]>([
+    ['a run that succeeded', [run({ state: done })], []],
+    ['a run still going', [run({ state: running })], []],
+    ['failed, then a newer success of the same app and action', [failedUpdate({ id: 100 }), run({ id: 101, state: done, created_at: ago(5 * MINUTE) })], []],
+    [
+      'failed twice: only the newest is reported',
+      [failedUpdate({ id: 100 }), failedUpdate({ id: 101, created_at: ago(5 * MINUTE) })],
+      ['failed_runs/run/101'],
+    ],
+    [
+      'failed, a newer run still going: the failure stands',
+      [failedUpdate({ id: 100 }), run({ id: 101, state: running, created_at: ago(5 * MINUTE) })],
+      ['failed_runs/run/100'],
+    ],
+    [
+      'failed, a newer run retrying within grace: the failure stands',
+      [failedUpdate({ id: 100 }), run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) })],
+      ['failed_runs/run/100'],
+    ],
+    [
+      'a success of another action does not supersede',
+      [failedUpdate({ id: 100 }), run({ id: 101, action: 'restart', workflow: 'app_restart', state: done, created_at: ago(5 * MINUTE) })],
+      ['failed_runs/run/100'],
+    ],
+    [
+      'a success of another app does not supersede',
+      [failedUpdate({ id: 100 }), run({ id: 101, app_id: 2, record: 'shop-staging', state: done, created_at: ago(5 * MINUTE) })],
+      ['failed_runs/run/100'],
+    ],
+    [
+      'list order does not matter: superseding goes by creation time',
+      [run({ id: 99, state: done, created_at: ago(5 * MINUTE) }), failedUpdate({ id: 100, created_at: ago(60 * MINUTE) })],
+      [],
+    ],
+    ['retrying within grace', [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })], []],
+    ['retrying past grace', [failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })], ['failed_runs/run/100']],
+    [
+      'watcher waiting is running, not failed',
+      [run({ workflow: 'app_backup', action: 'backup', state: error, watcher: { state: 'waiting', progress: 'dumping database', reason: null } })],
+      [],
+    ],
+  ])('%s', (_name, runs, fingerprints) => {
+    const findings = failedRuns(runsSnapshot(runs), options, NOW);
+    expectWellFormed(findings);
+    expect(findings.map((f) => f.fingerprint)).toEqual(fingerprints);
+  });
+
+  it.each(['failed', 'timeout', 'stopped'] as const)('a watcher %s is a failure with its reason', (state) => {
+    const backupRun = run({
+      workflow: 'app_backup',
+      action: 'backup',
+      state: running,
+      steps: [step({ name: 'prepare' }), step({ name: 'launch_backup' })],
+      watcher: { state, progress: null, reason: 'archive upload refused' },
+    });
+    const [finding] = failedRuns(runsSnapshot([backupRun]), options, NOW);
+    expect(finding?.summary).toBe(`Backup of shop-prod (production) failed on the server (watcher ${state}): archive upload refused`);
+    expect(finding?.details).toMatchObject({ watcher: state, reason: 'archive upload refused' });
+    expect(finding?.severity).toBe('critical');
+  });
+
+  it('says how long a run past its grace has been retrying', () => {
+    const [finding] = failedRuns(runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(45 * MINUTE) })]), options, NOW);
+    expect(finding?.summary).toBe(
+      'Update of shop-prod (production) failed at step install_modules: timeout after 600s (still retrying after 45m)',
+    );
+    expect(finding?.details.retrying).toBe('yes');
+  });
+
+  it('is a warning outside production, and the severity table is an option', () => {
+    const staging = appListItem({ id: 2, name: 'shop-staging', environment_type: 'staging' });
+    const snap = runsSnapshot([failedUpdate({ app_id: 2, record: 'shop-staging', environment_type: 'staging' })], [staging]);
+    expect(failedRuns(snap, options, NOW)[0]?.severity).toBe('warning');
+    expect(failedRuns(snap, { ...options, severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe('critical');
+  });
+
+  it('names a run on no app by its record and leaves app labels out', () => {
+    const patch = run({
+      id: 7,
+      workflow: 'server_patch',
+      action: 'patch',
+      state: error,
+      app_id: null,
+      record: 'web-01',
+      record_type: 'server',
+      project: null,
+      environment_type: null,
+      steps: [step({ name: 'reboot', state: VOCABULARY.step.error, reason: 'host did not come back' })],
+    });
+    const [finding] = failedRuns(runsSnapshot([patch]), options, NOW);
+    expectWellFormed([finding!]);
+    expect(finding?.summary).toBe('Patch of web-01 failed at step reboot: host did not come back');
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.labels).toEqual({
+      check: 'failed_runs',
+      namespace: 'acme',
+      record: 'web-01',
+      record_type: 'server',
+      workflow: 'server_patch',
+      action: 'patch',
+      step: 'reboot',
+    });
+    expect(finding?.url).toBeNull();
+  });
+
+  it('reports a failed run without detail from its list item alone', () => {
+    const [finding] = failedRuns(runsSnapshot([runListItem({ state: error })]), options, NOW);
+    expect(finding?.summary).toBe('Update of shop-prod (production) failed');
+    expect(finding?.labels.step).toBeUndefined();
+  });
+
+  it('folds a multi-line reason onto one line', () => {
+    const r = failedUpdate({
+      steps: [step({ name: 'install_modules', state: VOCABULARY.step.error, reason: 'Traceback:\n  File "x"\n  boom' })],
+    });
+    expect(failedRuns(runsSnapshot([r]), options, NOW)[0]?.summary).toBe(
+      'Update of shop-prod (production) failed at step install_modules: Traceback: File "x" boom',
+    );
+  });
+
+  it('gives the same fingerprint for the same run whatever else changed', () => {
+    const before = failedRuns(runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })]), options, NOW);
+    const after = failedRuns(runsSnapshot([failedUpdate()]), options, NOW + 60 * MINUTE);
+    expect(before.map((f) => f.fingerprint)).toEqual(after.map((f) => f.fingerprint));
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * Builders of hand-made snapshots for detector tests. Every record is parsed by the API's own zod
+ * schema, so a fixture that drifts from the contract fails loudly instead of testing a shape the
+ * service never sends.
+ */
+import { expect } from 'vitest';
+import {
+  appListItemSchema,
+  appSchema,
+  attentionSummarySchema,
+  backupSchema,
+  offsiteCopySchema,
+  runListItemSchema,
+  runSchema,
+  runStepSchema,
+  urlRecordSchema,
+  type App,
+  type AppListItem,
+  type AttentionSection,
+  type Backup,
+  type OffsiteCopy,
+  type Run,
+  type RunListItem,
+  type RunStep,
+  type UrlRecord,
+} from '../../src/api/schemas.js';
+import type {
+  AttentionSnapshot,
+  BackupsSnapshot,
+  MaintenanceSnapshot,
+  RunsSnapshot,
+  UrlsSnapshot,
+} from '../../src/collectors/snapshot.js';
+import type { Finding } from '../../src/detectors/finding.js';
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+/** The tests' "now". */
+export const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
+
+/** An ISO timestamp `ms` before NOW (negative: after). */
+export function ago(ms: number): string {
+  return new Date(NOW - ms).toISOString();
+}
+
+/** An `apps.list` item. */
+export function appListItem(o: Partial<AppListItem> = {}): AppListItem {
+  return appListItemSchema.parse({
+    id: 1,
+    name: 'shop-prod',
+    namespace: 'acme',
+    project: 'shop',
+    environment: 'Production',
+    environment_type: 'production',
+    version: '19.0',
+    edition: 'enterprise',
+    state: 'running',
+    url: 'https://shop.example.com',
+    server: 'web-01',
+    deployed_at: ago(30 * DAY),
+    updated_at: ago(DAY),
+    backup_health: 'healthy',
+    last_backup_at: ago(2 * HOUR),
+    ...o,
+  });
+}
+
+/** A full `apps.get` App. */
+export function app(o: Partial<App> = {}): App {
+  const { urls, repositories, upgrade, maintenance, ...rest } = o;
+  return appSchema.parse({
+    ...appListItem(rest),
+    urls: urls ?? [],
+    repositories: repositories ?? [],
+    upgrade: upgrade ?? null,
+    maintenance: maintenance ?? false,
+  });
+}
+
+/** A `runs.list` item. */
+export function runListItem(o: Partial<RunListItem> = {}): RunListItem {
+  return runListItemSchema.parse({
+    id: 100,
+    workflow: 'app_update',
+    action: 'update',
+    state: 'done',
+    retrying: false,
+    namespace: 'acme',
+    record: 'shop-prod',
+    record_type: 'app',
+    app_id: 1,
+    project: 'shop',
+    environment_type: 'production',
+    created_at: ago(20 * MINUTE),
+    updated_at: ago(10 * MINUTE),
+    ...o,
+  });
+}
+
+/** A run step. */
+export function step(o: Partial<RunStep> = {}): RunStep {
+  return runStepSchema.parse({
+    name: 'pull_code',
+    state: 'done',
+    started_at: ago(20 * MINUTE),
+    updated_at: ago(19 * MINUTE),
+    reason: null,
+    ...o,
+  });
+}
+
+/** A `runs.get` Run. */
+export function run(o: Partial<Run> = {}): Run {
+  const { steps, watcher, ...rest } = o;
+  return runSchema.parse({ ...runListItem(rest), steps: steps ?? [], watcher: watcher ?? null });
+}
+
+/** A `urls.list` record. */
+export function urlRecord(o: Partial<UrlRecord> = {}): UrlRecord {
+  return urlRecordSchema.parse({
+    id: 10,
+    url: 'https://shop.example.com',
+    namespace: 'acme',
+    app_id: 1,
+    app: 'shop-prod',
+    project: 'shop',
+    environment_type: 'production',
+    primary: true,
+    state: 'active',
+    ssl_status: 'valid',
+    ssl_expires_at: new Date(NOW + 90 * DAY).toISOString(),
+    public_check: 'passed',
+    public_check_code: null,
+    public_checked_at: ago(HOUR),
+    ...o,
+  });
+}
+
+/** An off-site copy of a backup. */
+export function offsiteCopy(o: Partial<OffsiteCopy> = {}): OffsiteCopy {
+  return offsiteCopySchema.parse({
+    storage: 's3-eu',
+    type: 's3',
+    on_storage: true,
+    state: 'uploaded',
+    uploaded_at: ago(HOUR),
+    error: null,
+    ...o,
+  });
+}
+
+/** A backup. */
+export function backup(o: Partial<Backup> = {}): Backup {
+  return backupSchema.parse({
+    id: 500,
+    name: 'shop-prod-2026-11-01',
+    namespace: 'acme',
+    app_id: 1,
+    app: 'shop-prod',
+    project: 'shop',
+    environment_type: 'production',
+    format: 'zip',
+    size_mb: 120,
+    taken_at: ago(2 * HOUR),
+    automated: true,
+    state: 'done',
+    storage: 'local',
+    on_server: true,
+    verified: true,
+    offsite: [offsiteCopy()],
+    ...o,
+  });
+}
+
+/** An attention section (items as given; the schema keeps them open). */
+export function section(o: Partial<AttentionSection> = {}): AttentionSection {
+  const items = o.items ?? [];
+  return {
+    rule: 'backup_failed',
+    severity: 'danger',
+    label: 'Failed backups',
+    kind: 'app',
+    count: items.length,
+    items,
+    ...o,
+  };
+}
+
+/** Runs snapshot: full Runs also go into `details`; apps are keyed by id. */
+export function runsSnapshot(runs: (RunListItem | Run)[], apps: AppListItem[] = [appListItem()]): RunsSnapshot {
+  const details = new Map<number, Run>();
+  for (const r of runs) if ('steps' in r) details.set(r.id, runSchema.parse(r));
+  return {
+    job: 'runs',
+    takenAt: NOW,
+    runs: runs.map((r) => runListItemSchema.parse(r)),
+    details,
+    apps: new Map(apps.map((a) => [a.id, a])),
+  };
+}
+
+/** URLs snapshot. */
+export function urlsSnapshot(urls: UrlRecord[], apps: AppListItem[] = [appListItem()]): UrlsSnapshot {
+  return { job: 'urls', takenAt: NOW, urls, apps: new Map(apps.map((a) => [a.id, a])) };
+}
+
+/** Backups snapshot: the first backup given per app is its newest. */
+export function backupsSnapshot(apps: AppListItem[], backups: Backup[]): BackupsSnapshot {
+  const newest = new Map<number, Backup>();
+  for (const b of backups) if (b.app_id !== null && !newest.has(b.app_id)) newest.set(b.app_id, b);
+  return { job: 'backups', takenAt: NOW, apps, newestBackups: newest };
+}
+
+/** Attention snapshot; `total` is the sum of counts, as the service gives it. */
+export function attentionSnapshot(sections: AttentionSection[]): AttentionSnapshot {
+  const summary = attentionSummarySchema.parse({ sections, total: sections.reduce((n, s) => n + s.count, 0) });
+  return { job: 'attention', takenAt: NOW, summary };
+}
+
+/** Maintenance snapshot. */
+export function maintenanceSnapshot(apps: App[]): MaintenanceSnapshot {
+  return { job: 'maintenance', takenAt: NOW, apps };
+}
+
+/**
+ * What every finding must satisfy whatever the detector: unique fingerprints, labels with known
+ * values only, a one-line summary, string details.
+ */
+export function expectWellFormed(findings: Finding[]): void {
+  const fingerprints = findings.map((f) => f.fingerprint);
+  expect(new Set(fingerprints).size).toBe(fingerprints.length);
+  for (const f of findings) {
+    expect(f.fingerprint.startsWith(`${f.check}/`)).toBe(true);
+    expect(f.labels.check).toBe(f.check);
+    for (const [key, value] of Object.entries(f.labels)) {
+      expect(typeof value, `label ${key} of ${f.fingerprint}`).toBe('string');
+      expect(value, `label ${key} of ${f.fingerprint}`).not.toMatch(/^(null|undefined|)$/);
+    }
+    expect(f.summary).not.toMatch(/[\r\n]/);
+    expect(f.summary).not.toMatch(/\b(undefined|null|NaN)\b/);
+    for (const value of Object.values(f.details)) expect(typeof value).toBe('string');
+  }
+}
