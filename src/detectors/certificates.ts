@@ -14,6 +14,7 @@ import { buildLabels } from './build-labels.js';
 import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from './format-duration.js';
+import { formatTime } from './format-time.js';
 import { oneLine } from './one-line.js';
 import { parseTime } from './parse-time.js';
 import { urlContext } from './url-context.js';
@@ -94,15 +95,16 @@ export function certificates(snapshot: UrlsSnapshot, options: CertificatesOption
     const expiresIso = expires === null ? null : new Date(expires).toISOString();
     // Only date verdicts read `left`, and they exist only when the date is known.
     const left = expires === null ? 0 : expires - now;
-    const subject = `Certificate of ${record.url} (${ctx.appName})`;
+    const subject = `Certificate of ${record.url} for ${ctx.appName}`;
+    const expiresText = expires === null ? null : formatTime(expires);
     let summary: string;
     switch (lead.reason) {
       case 'expired':
-        summary = `${subject} expired ${span(-left)} ago (${expiresIso})`;
+        summary = `${subject} expired ${span(-left)} ago (${expiresText})`;
         break;
       case 'within_critical_days':
       case 'within_warn_days':
-        summary = `${subject} expires in ${span(left)} (${expiresIso})`;
+        summary = `${subject} expires in ${span(left)} (${expiresText})`;
         break;
       case 'status_expired':
         summary = `${subject} is reported expired by the service`;
@@ -114,7 +116,7 @@ export function certificates(snapshot: UrlsSnapshot, options: CertificatesOption
         summary = `${subject} is in error`;
         break;
     }
-    if (lead === status && expiresIso) summary += ` (expiry date ${expiresIso})`;
+    if (lead === status && expiresText) summary += ` (expiry date ${expiresText})`;
 
     const details: Record<string, string> = {
       url: record.url,
