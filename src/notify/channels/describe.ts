@@ -89,7 +89,7 @@ export interface EventDescription {
   app: string | null;
   url: string | null;
   facts: Fact[];
-  /** When the alert started: absolute (ISO, UTC) and how long ago, or the raw text if unparseable. */
+  /** Since when (the source's `since`, else `startsAt`): absolute (UTC) and how long ago, or the raw text if unparseable. */
   since: { iso: string; epochSeconds: number | null; ago: string | null };
 }
 
@@ -106,7 +106,9 @@ export function describeEvent(e: AlertEvent, now: number): EventDescription {
   const word = TONES[e.severity].word;
   let tone: Tone = e.severity;
   let status: string;
-  const started = Date.parse(e.startsAt);
+  // Since when the problem exists: the source's own time where it says, else when the alert fired.
+  const startedText = e.since ?? e.startsAt;
+  const started = Date.parse(startedText);
   switch (e.kind) {
     case 'resolved': {
       tone = 'resolved';
@@ -144,7 +146,7 @@ export function describeEvent(e: AlertEvent, now: number): EventDescription {
           epochSeconds: Math.floor(started / 1000),
           ago: `${formatDuration(now - started)} ago`,
         }
-      : { iso: e.startsAt, epochSeconds: null, ago: null },
+      : { iso: startedText, epochSeconds: null, ago: null },
   };
 }
 

@@ -43,7 +43,9 @@ export function renderLog(notification: Notification): LogMessage {
       labels: e.labels,
       details: e.details,
       url: e.url ?? undefined,
+      reason: e.reason,
       startsAt: e.startsAt,
+      since: e.since ?? undefined,
       endsAt: e.endsAt ?? undefined,
     },
   }));
