@@ -56,3 +56,23 @@ export const secretSchema = z
   .string()
   .min(1, 'must not be empty')
   .transform((value) => new Secret(value));
+
+/**
+ * Config schema of a URL that is itself a credential (a webhook, a heartbeat ping URL): checked
+ * to be an http(s) URL before it becomes a {@link Secret}, with a message that never shows it.
+ */
+export const secretUrlSchema = z
+  .string({ error: 'must be a string (an http(s) URL)' })
+  .min(1, 'must not be empty')
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http(s) URL (value not shown: it is a secret)', abort: true },
+  )
+  .pipe(secretSchema);

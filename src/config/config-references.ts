@@ -1,0 +1,92 @@
+import type { KeyPath } from './yaml-lines.js';
+
+/** A problem found by {@link checkReferences}, located by key path. */
+export interface ReferenceProblem {
+  path: KeyPath;
+  message: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const get = (v: unknown, key: string): unknown => (isObj(v) ? v[key] : undefined);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
+ * windows, policies), routes and the digest name existing channels and mute windows, and
+ * remediation that is on has something to do. It reads the raw (substituted) document, skipping
+ * what is malformed, so its problems are reported together with the schema's.
+ *
+ * `remediation.enabled: true` with no policy is refused: it can only be a mistake (the operator
+ * believes something will be remediated). Touching production is not checked here: a policy acts
+ * on production only when its `match` names production, which remediation enforces at run time.
+ */
+export function checkReferences(raw: unknown): ReferenceProblem[] {
+  const problems: ReferenceProblem[] = [];
+  const notify = get(raw, 'notify');
+
+  const channelNames = uniqueNames(list(get(notify, 'channels')), ['notify', 'channels'], 'channel', problems);
+  const windowNames = uniqueNames(list(get(notify, 'mute_windows')), ['notify', 'mute_windows'], 'mute window', problems);
+  uniqueNames(list(get(notify, 'routes')), ['notify', 'routes'], 'route', problems);
+
+  const known = (names: Set<string>, what: string) =>
+    names.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...names].join(', ')}`;
+
+  list(get(notify, 'routes')).forEach((route, r) => {
+    list(get(route, 'channels')).forEach((name, c) => {
+      if (typeof name === 'string' && !channelNames.has(name)) {
+        problems.push({
+          path: ['notify', 'routes', r, 'channels', c],
+          message: `unknown channel "${name}" (${known(channelNames, 'channel')})`,
+        });
+      }
+    });
+    list(get(route, 'mute_windows')).forEach((name, w) => {
+      if (typeof name === 'string' && !windowNames.has(name)) {
+        problems.push({
+          path: ['notify', 'routes', r, 'mute_windows', w],
+          message: `unknown mute window "${name}" (${known(windowNames, 'mute window')})`,
+        });
+      }
+    });
+  });
+
+  list(get(get(notify, 'digest'), 'channels')).forEach((name, c) => {
+    if (typeof name === 'string' && !channelNames.has(name)) {
+      problems.push({
+        path: ['notify', 'digest', 'channels', c],
+        message: `unknown channel "${name}" (${known(channelNames, 'channel')})`,
+      });
+    }
+  });
+
+  const remediation = get(raw, 'remediation');
+  const policies = list(get(remediation, 'policies'));
+  uniqueNames(policies, ['remediation', 'policies'], 'policy', problems);
+  if (get(remediation, 'enabled') === true && policies.length === 0) {
+    problems.push({
+      path: ['remediation', 'enabled'],
+      message: 'is true but remediation.policies is empty, so nothing would ever be done: add a policy or set enabled: false',
+    });
+  }
+  return problems;
+}
+
+/** Collects the `name` of each entry, reporting the second and later use of a name. */
+function uniqueNames(entries: unknown[], at: KeyPath, what: string, problems: ReferenceProblem[]): Set<string> {
+  const first = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    const name = get(entry, 'name');
+    if (typeof name !== 'string') return;
+    const seen = first.get(name);
+    if (seen === undefined) {
+      first.set(name, i);
+    } else {
+      problems.push({
+        path: [...at, i, 'name'],
+        message: `duplicate ${what} name "${name}" (first used at index ${seen})`,
+      });
+    }
+  });
+  return new Set(first.keys());
+}

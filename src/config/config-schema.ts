@@ -1,0 +1,456 @@
+/**
+ * The configuration file's schema. Every object is strict (an unknown key is a typo until proven
+ * otherwise), every default lives here, and the `Config` type is inferred from it: durations come
+ * out in milliseconds, `off` as `null`, secrets as {@link Secret}.
+ *
+ * Cross-references between sections (a route naming a channel, unique names) are checked in
+ * `config-references.ts`, on the raw document, so they are reported alongside every other problem.
+ */
+import { z } from 'zod';
+import { environmentTypeSchema } from '../api/schemas.js';
+import { channelConfigSchema } from '../notify/channels/registry.js';
+import {
+  ACTIVE_RUN_STATES,
+  BAD_SERVER_STATES,
+  FAILED_RUN_STATES,
+} from '../simulator/vocabulary.js';
+import { CRON_HINT, cronSchema } from './cron.js';
+import { DURATION_HINT, durationSchema, offOr, offOrDurationSchema } from './duration.js';
+import { secretSchema, secretUrlSchema } from './secret.js';
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+// ---------------------------------------------------------------------------------------------
+
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A label name, as routes, policies and `group_by` use them. */
+const labelNameSchema = z
+  .string()
+  .regex(LABEL_NAME, 'is not a label name (letters, digits and _, not starting with a digit)');
+
+/** A name other parts of the config refer to (channels, routes, mute windows, policies). */
+const nameSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-", starting with a letter or digit');
+
+/**
+ * A regular expression as routes and policies use it: anchored (`^(?:re)$`) like the matchers in
+ * `src/alerts/matchers.ts`, so it is compiled here the same way to catch a bad one at load.
+ */
+const regexSchema = z.string().superRefine((source, ctx) => {
+  try {
+    new RegExp(source, 's');
+    new RegExp(`^(?:${source})$`, 's');
+  } catch (err) {
+    // V8 says `Invalid regular expression: /src/s: why`; keep only the why.
+    const why = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${why})` });
+  }
+});
+
+/** One value or a list of values (any of them). */
+const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
+  error: 'must be a string or a non-empty list of strings',
+});
+
+/** An IANA time zone name that this Node's Intl knows. */
+const timeZoneSchema = z
+  .string({ error: 'must be an IANA time zone name such as Europe/Paris or UTC' })
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'is not a known IANA time zone (examples: UTC, Europe/Paris, America/New_York)');
+
+/** A local time of day, `HH:MM` (24-hour). */
+const timeOfDaySchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM (00:00 to 23:59)');
+
+/** An end time of day: like {@link timeOfDaySchema}, plus `24:00` for "until midnight". */
+const endTimeOfDaySchema = z
+  .string()
+  .regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be a time of day HH:MM (00:00 to 24:00)');
+
+const WEEKDAY = '(?:mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
+/** A weekday (`mon`, `monday`) or an inclusive range (`mon:fri`). */
+const weekdaySchema = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(
+    z
+      .string()
+      .regex(
+        new RegExp(`^${WEEKDAY}(?::${WEEKDAY})?$`),
+        'must be a weekday (mon … sun, or monday … sunday) or a range such as mon:fri',
+      ),
+  );
+
+/** Alert severities, lowest first. */
+const severitySchema = z.enum(['info', 'warning', 'critical']);
+
+const stateListSchema = (defaults: readonly string[]) =>
+  z.array(z.string().min(1, 'must not be empty')).min(1, 'must list at least one state').default([...defaults]);
+
+const enabledSchema = z.boolean().default(true).describe('Run this check.');
+
+/** `host:port`, `[v6]:port` or `:port` (every interface). */
+const listenSchema = z
+  .string()
+  .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/, 'must be HOST:PORT (e.g. 127.0.0.1:9464), :PORT, or "off"')
+  .transform((text, ctx) => {
+    const at = text.lastIndexOf(':');
+    const host = text.slice(0, at).replace(/^\[|\]$/g, '');
+    const port = Number(text.slice(at + 1));
+    if (port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: 'port must be between 1 and 65535' });
+      return z.NEVER;
+    }
+    return { host: host || '0.0.0.0', port };
+  });
+
+/**
+ * How often a still-firing alert is re-sent: a duration, or `off` for never, which parses to
+ * Infinity (not null) so the notify stage compares it like any other interval.
+ */
+const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), durationSchema], {
+  error: `must be "off" or ${DURATION_HINT}`,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+// ---------------------------------------------------------------------------------------------
+
+const apiSchema = z
+  .object({
+    base_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://manage.example.com' })
+      .refine((u) => !/\/api\/v1\/?$/.test(u), 'must be the service root, without /api/v1 (it is added)')
+      .transform((u) => u.replace(/\/+$/, ''))
+      .describe('Root of the Deployment Management Service; the API is {base_url}/api/v1.'),
+    token: secretSchema.optional().describe('API token (use ${VAR}); exactly one of token and token_file.'),
+    token_file: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('File holding the API token, read at load and trimmed; relative to the config file.'),
+    namespaces: z
+      .array(z.string().min(1, 'must not be empty'))
+      .default([])
+      .describe('Namespace codes to watch; empty: every namespace the token reaches.'),
+    requests_per_second: z.number().positive().max(1000).default(10).describe('Client-side rate limit.'),
+    timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
+    max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
+    page_size: z.number().int().min(1).max(1000).default(500).describe('`limit` of list calls.'),
+    concurrency: z.number().int().min(1).max(32).default(4).describe('Requests in flight at once.'),
+  })
+  .strict()
+  .superRefine((api, ctx) => {
+    const given = Number(api.token !== undefined) + Number(api.token_file !== undefined);
+    if (given === 0) {
+      ctx.addIssue({ code: 'custom', path: ['token'], message: 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file' });
+    } else if (given === 2) {
+      ctx.addIssue({ code: 'custom', path: ['token_file'], message: 'give token or token_file, not both' });
+    }
+  });
+
+const stateSchema = z
+  .object({
+    path: z
+      .string()
+      .min(1, 'must not be empty')
+      .default('./deploy-watchdog.db')
+      .describe('SQLite file (created with mode 0600); relative to the config file.'),
+    retention: durationSchema.prefault('30d').describe('Resolved alerts, events, sent notifications and audit rows older than this are deleted.'),
+  })
+  .strict();
+
+const jobSchema = (fallback: string) =>
+  offOr(cronSchema, CRON_HINT).prefault(fallback).describe(`Cron schedule, or "off". Default "${fallback}".`);
+
+const jobsSchema = z
+  .object({
+    runs: jobSchema('*/1 * * * *'),
+    attention: jobSchema('*/5 * * * *'),
+    urls: jobSchema('*/15 * * * *'),
+    backups: jobSchema('0 * * * *'),
+    maintenance: jobSchema('*/30 * * * *'),
+    jitter: durationSchema.prefault('5s').describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
+  })
+  .strict();
+
+const checksSchema = z
+  .object({
+    failed_runs: z
+      .object({
+        enabled: enabledSchema,
+        failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
+        retrying_grace: durationSchema.prefault('30m').describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+        lookback: durationSchema.prefault('7d').describe('Only runs that ended within this window.'),
+      })
+      .strict()
+      .prefault({}),
+    stuck_runs: z
+      .object({
+        enabled: enabledSchema,
+        active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
+        max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
+      })
+      .strict()
+      .prefault({}),
+    certificates: z
+      .object({
+        enabled: enabledSchema,
+        warn_days: z.number().int().min(1).max(365).default(14),
+        critical_days: z.number().int().min(0).max(365).default(3),
+      })
+      .strict()
+      .refine((c) => c.critical_days < c.warn_days, {
+        path: ['critical_days'],
+        message: 'must be less than warn_days',
+      })
+      .prefault({}),
+    url_checks: z.object({ enabled: enabledSchema }).strict().prefault({}),
+    backups: z
+      .object({
+        enabled: enabledSchema,
+        max_age: z
+          .partialRecord(environmentTypeSchema, offOrDurationSchema)
+          .prefault({})
+          // Environment types left out keep their default, so `{ production: 12h }` changes one.
+          .transform((given) => ({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null, ...given }))
+          .describe(`Per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`),
+        require_verified: z.boolean().default(true).describe('A backup counts only once verified.'),
+        offsite: z.boolean().default(true).describe('Alert when the off-site copy of the last backup failed.'),
+      })
+      .strict()
+      .prefault({}),
+    attention: z
+      .object({
+        enabled: enabledSchema,
+        min_severity: z.enum(['info', 'warning', 'danger']).default('warning').describe('Lowest attention item severity reported.'),
+      })
+      .strict()
+      .prefault({}),
+    maintenance: z
+      .object({
+        enabled: enabledSchema,
+        max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
+      })
+      .strict()
+      .prefault({}),
+    sources: z
+      .object({
+        failure_threshold: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .default(3)
+          .describe('Consecutive failed cycles of a source before a "cannot read" alert.'),
+      })
+      .strict()
+      .prefault({}),
+    servers: z
+      .object({
+        bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+const alertsSchema = z
+  .object({
+    repeat_interval: repeatIntervalSchema.prefault('4h').describe('Re-notify a still-firing alert this often; "off": never.'),
+    send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
+    for: z.number().int().min(1).max(100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
+  })
+  .strict();
+
+const routeSchema = z
+  .object({
+    name: nameSchema.optional(),
+    match: z.record(labelNameSchema, matchValueSchema).optional().describe('Label equals the value (a list: any of them).'),
+    match_re: z.record(labelNameSchema, regexSchema).optional().describe('Label matches the anchored regular expression.'),
+    min_severity: severitySchema.optional(),
+    channels: z.array(z.string().min(1)).min(1, 'must name at least one channel'),
+    continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
+    repeat_interval: repeatIntervalSchema.optional().describe('Overrides alerts.repeat_interval for this route.'),
+    send_resolved: z.boolean().optional(),
+    mute_windows: z.array(z.string().min(1)).optional(),
+    group_by: z.array(labelNameSchema).optional(),
+  })
+  .strict();
+
+const muteWindowSchema = z
+  .object({
+    name: nameSchema,
+    time_zone: timeZoneSchema.default('UTC'),
+    weekdays: z.array(weekdaySchema).min(1, 'must list at least one day (or leave it out for every day)').optional(),
+    times: z
+      .array(
+        z
+          .object({ start: timeOfDaySchema, end: endTimeOfDaySchema })
+          .strict()
+          .refine((t) => t.start !== t.end, { path: ['end'], message: 'must differ from start' }),
+      )
+      .min(1, 'must list at least one time range'),
+  })
+  .strict();
+
+const notifySchema = z
+  .object({
+    channels: z.array(channelConfigSchema).default([]),
+    routes: z.array(routeSchema).default([]).describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
+    group_by: z.array(labelNameSchema).default(['check', 'environment_type']),
+    max_items_per_message: z.number().int().min(1).max(100).default(10),
+    mute_windows: z.array(muteWindowSchema).default([]),
+    delivery: z
+      .object({
+        max_age: durationSchema.prefault('24h').describe('A notification not delivered this long after it was due is given up.'),
+        initial_backoff: durationSchema.prefault('10s'),
+        max_backoff: durationSchema.prefault('10m'),
+        timeout: durationSchema.prefault('15s').describe('Time limit of one send.'),
+        interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
+      })
+      .strict()
+      .refine((d) => d.initial_backoff <= d.max_backoff, {
+        path: ['initial_backoff'],
+        message: 'must not be longer than max_backoff',
+      })
+      .prefault({}),
+    digest: z
+      .object({
+        enabled: z.boolean().default(false),
+        at: timeOfDaySchema.default('09:00'),
+        time_zone: timeZoneSchema.default('UTC'),
+        channels: z.array(z.string().min(1)).default([]).describe('Channels that get the digest; empty: every channel.'),
+      })
+      .strict()
+      .prefault({}),
+    heartbeat: z
+      .object({
+        url: secretUrlSchema.describe('Ping URL (a healthchecks-style check); a secret.'),
+        every: durationSchema.prefault('5m'),
+      })
+      .strict()
+      .optional(),
+    inhibit: z
+      .object({
+        api_unreadable: z.boolean().default(true).describe('While the API cannot be read, hold alerts it would make stale.'),
+        bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+/** The labels a remediation policy may match on. */
+export const POLICY_LABELS = [
+  'check',
+  'namespace',
+  'project',
+  'environment_type',
+  'app',
+  'server',
+  'workflow',
+  'action',
+  'step',
+  'reason',
+] as const;
+
+const policyMatchSchema = z
+  .object(Object.fromEntries(POLICY_LABELS.map((l) => [l, matchValueSchema.optional()])) as Record<
+    (typeof POLICY_LABELS)[number],
+    z.ZodOptional<typeof matchValueSchema>
+  >)
+  .strict();
+
+const policyMatchReSchema = z
+  .object(Object.fromEntries(POLICY_LABELS.map((l) => [l, regexSchema.optional()])) as Record<
+    (typeof POLICY_LABELS)[number],
+    z.ZodOptional<typeof regexSchema>
+  >)
+  .strict();
+
+const policyCommon = {
+  name: nameSchema,
+  match: policyMatchSchema.default({}).describe('Labels of the alert; production is acted on only when named here explicitly.'),
+  match_re: policyMatchReSchema.default({}),
+  dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
+};
+
+const retryPolicySchema = z
+  .object({
+    ...policyCommon,
+    action: z.literal('runs.retry'),
+    max_attempts: z.number().int().min(1).max(10).default(1),
+    backoff: durationSchema.prefault('10m').describe('Wait between attempts on the same alert.'),
+    now: z.boolean().default(false).describe('Retry at once instead of waiting for the service’s own retry.'),
+  })
+  .strict();
+
+const backupPolicySchema = z
+  .object({
+    ...policyCommon,
+    action: z.literal('apps.backup'),
+    max_attempts: z.number().int().min(1).max(10).default(1),
+    backoff: durationSchema.prefault('1h'),
+    format: z.enum(['zip', 'dump']).default('zip'),
+  })
+  .strict();
+
+const remediationSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
+    max_actions_per_hour: z.number().int().min(0).max(1000).default(10),
+    follow_timeout: durationSchema.prefault('2h').describe('How long a started run is followed before its outcome is reported unknown.'),
+    policies: z.array(z.discriminatedUnion('action', [retryPolicySchema, backupPolicySchema])).default([]),
+  })
+  .strict();
+
+const serverSchema = z
+  .object({
+    listen: offOr(listenSchema, 'HOST:PORT')
+      .prefault('127.0.0.1:9464')
+      .describe('Where /healthz, /readyz and /metrics listen; "off" for none.'),
+  })
+  .strict();
+
+const logSchema = z
+  .object({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    format: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: pretty on a terminal, JSON otherwise.'),
+  })
+  .strict();
+
+/** The whole configuration file. */
+export const configSchema = z
+  .object({
+    api: apiSchema,
+    state: stateSchema.prefault({}),
+    jobs: jobsSchema.prefault({}),
+    checks: checksSchema.prefault({}),
+    alerts: alertsSchema.prefault({}),
+    notify: notifySchema.prefault({}),
+    remediation: remediationSchema.prefault({}),
+    server: serverSchema.prefault({}),
+    log: logSchema.prefault({}),
+  })
+  .strict();
+
+/** What {@link configSchema} parses to, before `token_file` is read and paths are resolved. */
+export type ParsedConfig = z.output<typeof configSchema>;
+
+/** One remediation policy (discriminated on `action`). */
+export type PolicyConfig = ParsedConfig['remediation']['policies'][number];
+/** One notification route. */
+export type RouteConfig = ParsedConfig['notify']['routes'][number];
+/** One mute window. */
+export type MuteWindowConfig = ParsedConfig['notify']['mute_windows'][number];

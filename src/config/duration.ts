@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+type Unit = keyof typeof UNIT_MS;
+
+/** One or more `<integer><unit>` parts, Go/Prometheus style: `30s`, `15m`, `1h30m`, `8d`, `500ms`. */
+const DURATION_RE = /^(?:\d+(?:ms|s|m|h|d|w))+$/;
+const PART_RE = /(\d+)(ms|s|m|h|d|w)/g;
+
+/** What a duration looks like, for error messages. */
+export const DURATION_HINT = 'a duration such as 500ms, 30s, 15m, 26h, 8d, 2w or 1h30m';
+
+/**
+ * Parses a duration (`500ms`, `30s`, `15m`, `26h`, `8d`, `2w`, or combined like `1h30m`) into
+ * milliseconds. Throws a RangeError naming the text when it is not one.
+ */
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  if (!DURATION_RE.test(trimmed)) {
+    throw new RangeError(`${JSON.stringify(text)} is not ${DURATION_HINT}`);
+  }
+  let ms = 0;
+  for (const [, amount, unit] of trimmed.matchAll(PART_RE)) {
+    ms += Number(amount) * UNIT_MS[unit as Unit];
+  }
+  if (!Number.isSafeInteger(ms)) throw new RangeError(`${JSON.stringify(text)} is too long a duration`);
+  return ms;
+}
+
+/** Renders milliseconds in the largest whole units (`90000` → `1m30s`), for logs and summaries. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  let rest = ms;
+  let out = '';
+  for (const unit of ['d', 'h', 'm', 's', 'ms'] as const) {
+    const size = UNIT_MS[unit];
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return out;
+}
+
+/**
+ * Config schema of a duration: a string like `30s` in the file, milliseconds once parsed. Plain
+ * numbers are refused on purpose: `timeout: 30` could mean seconds or milliseconds.
+ */
+export const durationSchema = z
+  .string({ error: `must be ${DURATION_HINT} (a string with a unit)` })
+  .regex(DURATION_RE, `must be ${DURATION_HINT}`)
+  .transform((text) => parseDuration(text));
+
+/**
+ * A schema that also accepts the word `off`, which parses to `null` ("disabled"). Wraps any
+ * string schema: `offOr(durationSchema)`, `offOr(cronSchema)`.
+ */
+export function offOr<S extends z.ZodType>(schema: S, what = 'a value') {
+  return z.union([z.literal('off').transform(() => null), schema], {
+    error: `must be "off" or ${what}`,
+  });
+}
+
+/** `offOr(durationSchema)` with a message that says what a duration looks like. */
+export const offOrDurationSchema = offOr(durationSchema, DURATION_HINT);

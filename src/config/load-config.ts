@@ -1,0 +1,290 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, type ConfigProblem } from './config-error.js';
+import { configJsonSchema } from './config-json-schema.js';
+import { checkReferences } from './config-references.js';
+import { configSchema, type ParsedConfig } from './config-schema.js';
+import { substituteEnv } from './env-substitution.js';
+import { Secret } from './secret.js';
+import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
+
+/**
+ * The loaded configuration: every default filled, durations in ms, `off` as null, secrets as
+ * {@link Secret}, `api.token` read from `token_file` when that was given, `state.path` absolute.
+ */
+export type Config = Omit<ParsedConfig, 'api'> & {
+  api: Omit<ParsedConfig['api'], 'token'> & { token: Secret };
+};
+
+/** Options of {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /** Relative `api.token_file` and `state.path` are resolved against this; the current directory by default. */
+  baseDir?: string;
+}
+
+/**
+ * Reads and parses the configuration file at `file`. Relative paths inside it are taken relative
+ * to the file's directory (as Prometheus does), so the daemon behaves the same from any directory.
+ * Throws {@link ConfigError} listing every problem.
+ */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new ConfigError(file, [{ path: '', message: `cannot read the configuration file: ${why}` }]);
+  }
+  return parseConfig(text, env, file, { baseDir: path.dirname(path.resolve(file)) });
+}
+
+/**
+ * Parses configuration text: YAML, then `${VAR}` substitution in string values, then the schema
+ * and the checks between sections. Throws {@link ConfigError} listing every problem with its key
+ * path and line; `sourceName` is the file name shown in messages.
+ */
+export function parseConfig(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  sourceName: string,
+  options: ParseConfigOptions = {},
+): Config {
+  const baseDir = options.baseDir ?? process.cwd();
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      sourceName,
+      doc.errors.map((e) => ({
+        path: '',
+        line: e.linePos?.[0].line,
+        // Only the first line: the rest is a snippet of the source, which may hold a secret.
+        message: `YAML syntax error: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?\s*$/, '')}`,
+      })),
+    );
+  }
+
+  const problems: ConfigProblem[] = [];
+  const at = (p: KeyPath, message: string) => problems.push({ path: formatKeyPath(p), line: lineOfPath(doc, lines, p), message });
+
+  // A value whose substitution failed is reported once, not again by the schema for its `${…}`.
+  const unsubstituted = new Set<string>();
+  substituteDocument(doc, env, (p, message) => {
+    unsubstituted.add(formatKeyPath(p));
+    at(p, message);
+  });
+  const raw: unknown = doc.toJS() ?? {};
+
+  const parsed = configSchema.safeParse(raw, { error: friendlyMessage });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (unsubstituted.has(formatKeyPath(issue.path))) continue;
+      for (const p of issueProblems(issue, raw)) at(p.path, p.message);
+    }
+  }
+  for (const p of checkReferences(raw)) at(p.path, p.message);
+
+  const tokenFile = readTokenFile(raw, baseDir, at);
+
+  if (problems.length > 0 || !parsed.success) {
+    problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    throw new ConfigError(sourceName, problems);
+  }
+  const config = parsed.data;
+  const token = config.api.token ?? tokenFile;
+  if (!token) throw new ConfigError(sourceName, [{ path: 'api.token', message: 'is required' }]);
+  return {
+    ...config,
+    api: { ...config.api, token },
+    state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
+  };
+}
+
+/**
+ * Substitutes `${VAR}` in every string value of the document (never in keys), on the parsed
+ * nodes rather than the raw text so a variable's value cannot inject YAML. A plain (unquoted)
+ * value that is one whole reference takes the type its value reads as (`port: ${SMTP_PORT}` is a
+ * number); quote it to keep a string.
+ */
+function substituteDocument(doc: Document, env: NodeJS.ProcessEnv, at: (p: KeyPath, m: string) => void): void {
+  const walk = (node: unknown, p: PropertyKey[]): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        walk(pair.value, [...p, key]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => walk(item, [...p, i]));
+    } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
+      const result = substituteEnv(node.value, env);
+      if (!result.ok) {
+        at(p, result.message);
+        return;
+      }
+      node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+    }
+  };
+  walk(doc.contents, []);
+}
+
+/** Reads a plain scalar's text as YAML would, limited to numbers and booleans. */
+function scalarOf(text: string): string | number | boolean {
+  if (/^[-+]?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+  return text;
+}
+
+function readTokenFile(raw: unknown, baseDir: string, at: (p: KeyPath, m: string) => void): Secret | undefined {
+  const api = (raw as { api?: unknown }).api;
+  const file = typeof api === 'object' && api !== null ? (api as { token_file?: unknown }).token_file : undefined;
+  if (typeof file !== 'string' || file === '') return undefined;
+  const resolved = path.resolve(baseDir, file);
+  let content: string;
+  try {
+    content = fs.readFileSync(resolved, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? 'error'})`;
+    at(['api', 'token_file'], `${resolved} ${why}`);
+    return undefined;
+  }
+  const token = content.trim();
+  if (token === '') {
+    at(['api', 'token_file'], `${resolved} is empty`);
+    return undefined;
+  }
+  return new Secret(token);
+}
+
+/** Turns one zod issue into located problems (one per unknown key). */
+function issueProblems(issue: z.core.$ZodIssue, raw: unknown): { path: KeyPath; message: string }[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      path: [...issue.path, key],
+      message: `unknown key "${key}"${suggestion(key, knownKeysAt(issue.path, raw))}`,
+    }));
+  }
+  if (issue.code === 'invalid_key') {
+    const inner = issue.issues[0]?.message ?? issue.message;
+    return [{ path: issue.path, message: `is not an accepted key: ${inner}` }];
+  }
+  return [{ path: issue.path, message: issue.message }];
+}
+
+/** Default messages in the operator's words; messages set in the schema take precedence. */
+function friendlyMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined
+        ? 'is required'
+        : `must be ${article(String(issue.expected))}, not ${describe(issue.input)}`;
+    case 'invalid_value': {
+      const values = issue.values.map((v) => JSON.stringify(v));
+      return values.length === 1 ? `must be ${values[0]}` : `must be one of ${values.join(', ')}`;
+    }
+    case 'too_small': {
+      const n = Number(issue.minimum);
+      if (issue.origin === 'array') return `must have at least ${n} item${n === 1 ? '' : 's'}`;
+      if (issue.origin === 'string') return n === 1 ? 'must not be empty' : `must be at least ${n} characters`;
+      return issue.inclusive ? `must be at least ${n}` : `must be greater than ${n}`;
+    }
+    case 'too_big': {
+      const n = Number(issue.maximum);
+      if (issue.origin === 'array') return `must have at most ${n} items`;
+      if (issue.origin === 'string') return `must be at most ${n} characters`;
+      return issue.inclusive ? `must be at most ${n}` : `must be less than ${n}`;
+    }
+    case 'invalid_union':
+      if ('note' in issue && issue.note === 'No matching discriminator') {
+        const options = ((issue as { options?: unknown[] }).options ?? []).map((o) => JSON.stringify(o));
+        return `must be one of ${options.join(', ')}`;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function article(type: string): string {
+  if (type === 'array') return 'a list';
+  if (type === 'object') return 'a mapping (key: value)';
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** The kind of a value, never the value itself (it may be a secret). */
+function describe(value: unknown): string {
+  if (value === null) return 'null (an empty value)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return article(typeof value);
+}
+
+/** The keys the schema accepts at `path`, read from the JSON Schema (for "did you mean"). */
+function knownKeysAt(at: KeyPath, raw: unknown): string[] {
+  let nodes: Record<string, unknown>[] = [configJsonSchema()];
+  let value: unknown = raw;
+  for (const seg of at) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[String(seg)] : undefined;
+    nodes = nodes.flatMap((n) => branches(n)).flatMap((n) => {
+      if (typeof seg === 'number') return n.items ? [n.items as Record<string, unknown>] : [];
+      const child = (n.properties as Record<string, unknown> | undefined)?.[String(seg)];
+      return child ? [child as Record<string, unknown>] : [];
+    });
+  }
+  const keys = new Set<string>();
+  for (const n of nodes.flatMap((x) => branches(x))) {
+    const props = n.properties as Record<string, { const?: unknown }> | undefined;
+    if (!props) continue;
+    // A discriminated union: only the branch whose discriminator the value names.
+    const discriminator = Object.entries(props).find(([, s]) => s && 'const' in s);
+    if (discriminator && typeof value === 'object' && value !== null) {
+      const given = (value as Record<string, unknown>)[discriminator[0]];
+      if (given !== undefined && given !== discriminator[1].const) continue;
+    }
+    for (const k of Object.keys(props)) keys.add(k);
+  }
+  return [...keys];
+}
+
+function branches(node: Record<string, unknown>): Record<string, unknown>[] {
+  const alts = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
+  return alts ? alts.flatMap((a) => branches(a)) : [node];
+}
+
+/** ` (did you mean "x"?)` for the closest known key within a small edit distance. */
+function suggestion(key: string, known: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const k of known) {
+    const d = editDistance(key.toLowerCase(), k.toLowerCase());
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  const allowed = Math.max(1, Math.floor(key.length / 3));
+  return best !== undefined && bestDistance <= allowed ? ` (did you mean "${best}"?)` : '';
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let prevPrev = prev;
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      // A swap of two neighbours (`prot` for `port`) counts as one edit.
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] ?? 0, (prevPrev[j - 2] ?? 0) + 1);
+      }
+    }
+    prevPrev = prev;
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}
