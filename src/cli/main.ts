@@ -7,6 +7,8 @@ import { EXIT } from './command.js';
 
 /** Every command, loaded on demand so `validate` does not pay for the simulator. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  validate: () => import('./validate.js'),
+  schema: () => import('./schema.js'),
 };
 
 function help(): string {

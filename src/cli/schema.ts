@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { configJsonSchema } from '../config/config-json-schema.js';
+import { EXIT, type Command } from './command.js';
+
+const usage = `usage: deploy-watchdog schema [--out FILE]
+
+Prints the JSON Schema of the configuration file (for editors: put
+"# yaml-language-server: $schema=./config.schema.json" on a config's first line), or writes it to FILE.`;
+
+/** The schema as the text written to `config.schema.json`. */
+export function configJsonSchemaText(): string {
+  return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+}
+
+/** `deploy-watchdog schema [--out FILE]`. */
+const schema: Command = {
+  name: 'schema',
+  summary: 'print the JSON Schema of the configuration file',
+  usage,
+  async run(argv, io) {
+    let out: string | undefined;
+    try {
+      const { values } = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' } }, strict: true });
+      out = values.out;
+    } catch (err) {
+      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
+      return EXIT.usage;
+    }
+    const text = configJsonSchemaText();
+    if (!out) {
+      io.stdout.write(text);
+      return EXIT.ok;
+    }
+    // Written beside and renamed into place, so an editor never reads half a schema.
+    const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.tmp`);
+    try {
+      fs.writeFileSync(tmp, text);
+      fs.renameSync(tmp, out);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      io.stderr.write(`cannot write ${out}: ${(err as Error).message}\n`);
+      return EXIT.incomplete;
+    }
+    io.stderr.write(`wrote ${out}\n`);
+    return EXIT.ok;
+  },
+};
+
+export default schema;
