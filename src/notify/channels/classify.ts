@@ -26,6 +26,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   if (value == null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
+  // An HTTP date has a weekday and a month name; without letters Date.parse would read '-5' as a year.
+  if (!/[a-z]/i.test(text)) return undefined;
   const at = Date.parse(text);
   if (!Number.isFinite(at)) return undefined;
   return Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);

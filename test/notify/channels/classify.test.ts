@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { classifyHttpAnswer, classifyNetworkError, parseRetryAfter } from '../../../src/notify/channels/classify.js';
+import { NOW } from './fixtures.js';
+
+describe('classifyHttpAnswer', () => {
+  it.each([
+    [200, null, 'ok', 'ok'],
+    [204, null, 'ok', 'ok'],
+    [429, null, 'retryable', 'rate limited (HTTP 429)'],
+    [500, 'internal_error', 'retryable', 'server error (HTTP 500): internal_error'],
+    [503, null, 'retryable', 'server error (HTTP 503)'],
+    [408, null, 'retryable', 'request timeout (HTTP 408)'],
+    [400, 'invalid_payload', 'permanent', 'rejected (HTTP 400): invalid_payload'],
+    [403, 'action_prohibited', 'permanent', 'rejected (HTTP 403): action_prohibited'],
+    [404, 'no_service', 'permanent', 'rejected (HTTP 404): no_service'],
+    [410, 'channel_is_archived', 'permanent', 'rejected (HTTP 410): channel_is_archived'],
+  ])('HTTP %i (%s) → %s', (status, body, outcome, reason) => {
+    const result = classifyHttpAnswer({ status, body }, NOW);
+    expect(result.outcome).toBe(outcome);
+    if (result.outcome !== 'ok') expect(result.reason).toBe(reason);
+  });
+
+  it('carries Retry-After of a 429 as retryAfterMs', () => {
+    expect(classifyHttpAnswer({ status: 429, retryAfter: '30' }, NOW)).toEqual({
+      outcome: 'retryable',
+      reason: 'rate limited (HTTP 429)',
+      retryAfterMs: 30_000,
+    });
+  });
+
+  it('puts a body with line breaks on one line', () => {
+    const result = classifyHttpAnswer({ status: 400, body: 'bad\r\nthing' }, NOW);
+    expect(result).toEqual({ outcome: 'permanent', reason: 'rejected (HTTP 400): bad thing' });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['0', 0],
+    ['7', 7000],
+    [' 12 ', 12_000],
+    ['999999', 3_600_000],
+    [new Date(NOW + 90_000).toUTCString(), 90_000],
+    [new Date(NOW - 90_000).toUTCString(), 0],
+    ['soon', undefined],
+    ['-5', undefined],
+    [null, undefined],
+  ])('%s → %s', (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+});
+
+describe('classifyNetworkError', () => {
+  it.each([
+    ['ECONNREFUSED', undefined, 'network error (ECONNREFUSED)'],
+    ['ECONNRESET', undefined, 'network error (ECONNRESET)'],
+    ['ECONNABORTED', 250, 'timed out after 250 ms'],
+    ['ETIMEDOUT', undefined, 'timed out (ETIMEDOUT)'],
+    [undefined, undefined, 'network error (no answer)'],
+  ])('%s → retryable: %s', (code, timeout, reason) => {
+    expect(classifyNetworkError(code, timeout)).toEqual({ outcome: 'retryable', reason });
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { cutText, escapeHtml, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from '../../../src/notify/channels/escape.js';
+
+describe('escapeMrkdwn', () => {
+  it.each([
+    ['<!channel>', '&lt;!channel&gt;'],
+    ['<!here>', '&lt;!here&gt;'],
+    ['<@U123>', '&lt;@U123&gt;'],
+    ['<https://evil|click>', '&lt;https://evil|click&gt;'],
+    ['&amp;', '&amp;amp;'],
+    ['a & b', 'a &amp; b'],
+    ['*bold* _it_ `code`', '*bold* _it_ `code`'],
+  ])('%s → %s', (input, expected) => {
+    expect(escapeMrkdwn(input)).toBe(expected);
+  });
+
+  it('cuts after escaping without splitting an entity', () => {
+    const out = escapeMrkdwn('&&&&&&', 12);
+    expect(out).toBe('&amp;&amp;…');
+    expect(out.length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('cutText', () => {
+  it.each([
+    ['short', 10, 'short'],
+    ['exactly10!', 10, 'exactly10!'],
+    ['eleven char', 10, 'eleven ch…'],
+  ])('%s cut to %i → %s', (input, max, expected) => {
+    expect(cutText(input, max)).toBe(expected);
+  });
+
+  it('never splits an emoji (surrogate pair)', () => {
+    const out = cutText('🔴🔴🔴🔴', 5);
+    expect(out).toBe('🔴🔴…');
+    expect(out.isWellFormed()).toBe(true);
+  });
+});
+
+describe('oneLine', () => {
+  it.each([
+    ['shop\r\nBcc: victim@evil.example', 'shop Bcc: victim@evil.example'],
+    ['a\nb', 'a b'],
+    ['tab\there', 'tab here'],
+    ['nul\u0000x', 'nul x'],
+    ['nel\u0085x', 'nel x'],
+    ['ls\u2028x', 'ls x'],
+    ['  trimmed \r\n', 'trimmed'],
+  ])('%j → %j', (input, expected) => {
+    expect(oneLine(input)).toBe(expected);
+  });
+});
+
+describe('safeHttpUrl', () => {
+  it.each([
+    ['https://shop.example.com/', 'https://shop.example.com/'],
+    ['http://shop.example.com/a b', 'http://shop.example.com/a%20b'],
+    ['https://shop.example.com/a|b', 'https://shop.example.com/a%7Cb'],
+    ['https://shop.example.com/<!channel>', 'https://shop.example.com/%3C!channel%3E'],
+    ['javascript:alert(1)', null],
+    ['mailto:x@example.com', null],
+    ['/relative', null],
+    ['https://evil|click', null],
+    ['https://user:pw@shop.example.com/', null],
+    [null, null],
+  ])('%s → %s', (input, expected) => {
+    expect(safeHttpUrl(input)).toBe(expected);
+  });
+});
+
+describe('mrkdwnLink', () => {
+  it('links a safe URL with an escaped label', () => {
+    expect(mrkdwnLink('https://shop.example.com/?a=1&b=2', '<!here>')).toBe('<https://shop.example.com/?a=1&amp;b=2|&lt;!here&gt;>');
+  });
+  it('shows only the escaped label when the URL is unsafe', () => {
+    expect(mrkdwnLink('javascript:alert(1)', 'shop')).toBe('shop');
+  });
+});
+
+describe('escapeHtml', () => {
+  it('escapes the five HTML characters', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  });
+});
