@@ -9,9 +9,11 @@ export function parseTime(value: string | null | undefined): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** An API timestamp normalised to ISO 8601 (UTC), or the raw text when it cannot be read. */
+/**
+ * An API timestamp normalised to ISO 8601 (UTC), or null when it cannot be read: a finding's
+ * `since` and the times in its details promise ISO 8601, so an unreadable one is left out.
+ */
 export function toIso(value: string | null | undefined): string | null {
   const ms = parseTime(value);
-  if (ms !== null) return new Date(ms).toISOString();
-  return value === undefined || value === '' ? null : value;
+  return ms === null ? null : new Date(ms).toISOString();
 }

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { AttentionItem } from '../../src/api/schemas.js';
+import { attention } from '../../src/detectors/attention.js';
+import type { Severity } from '../../src/detectors/finding.js';
+import { contentHash } from '../../src/detectors/fingerprint.js';
+import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js';
+
+const shop = { id: 1, name: 'shop-prod', namespace: 'acme', project: 'shop', environment_type: 'production', server: 'web-01' };
+
+describe('attention', () => {
+  it('makes one finding per item, fingerprinted by rule, kind and id', () => {
+    const findings = attention(
+      attentionSnapshot([section({ items: [shop, { ...shop, id: 2, name: 'crm-prod' }] })]),
+      { minSeverity: 'info' },
+      NOW,
+    );
+    expectWellFormed(findings);
+    expect(findings.map((f) => f.fingerprint)).toEqual([
+      'attention/backup_failed/app/id/1',
+      'attention/backup_failed/app/id/2',
+    ]);
+    expect(findings[0]).toMatchObject({
+      check: 'attention',
+      severity: 'critical',
+      summary: 'Failed backups: shop-prod (production)',
+      labels: {
+        check: 'attention',
+        rule: 'backup_failed',
+        kind: 'app',
+        namespace: 'acme',
+        project: 'shop',
+        environment_type: 'production',
+        app: 'shop-prod',
+        server: 'web-01',
+      },
+      details: { section: 'Failed backups', rule: 'backup_failed', id: '1', name: 'shop-prod' },
+      subject: { type: 'attention', id: 1 },
+    });
+  });
+
+  it.each<[Severity, string[]]>([
+    ['info', ['danger', 'warning', 'info']],
+    ['warning', ['danger', 'warning']],
+    ['critical', ['danger']],
+  ])('minSeverity %s keeps the sections %j', (minSeverity, kept) => {
+    const snap = attentionSnapshot(
+      (['danger', 'warning', 'info'] as const).map((severity) =>
+        section({ rule: `r_${severity}`, severity, items: [{ id: 1 }] }),
+      ),
+    );
+    const findings = attention(snap, { minSeverity }, NOW);
+    expect(findings.map((f) => f.labels.rule)).toEqual(kept.map((s) => `r_${s}`));
+    expect(findings.map((f) => f.severity)).toEqual(
+      kept.map((s) => ({ danger: 'critical', warning: 'warning', info: 'info' })[s]),
+    );
+  });
+
+  it('fingerprints an item without id by its content, whatever the key order', () => {
+    const a: AttentionItem = { app: 'shop-prod', workflow: 'app_update', reason: 'timeout', at: '2026-11-01T10:00:00Z' };
+    const b: AttentionItem = { at: '2026-11-01T10:00:00Z', reason: 'timeout', workflow: 'app_update', app: 'shop-prod' };
+    const run = (item: AttentionItem) =>
+      attention(attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]), { minSeverity: 'info' }, NOW);
+    const [fa] = run(a);
+    const [fb] = run(b);
+    expect(fa?.fingerprint).toBe(`attention/failed_runs/failure/hash/${contentHash(a)}`);
+    expect(fb?.fingerprint).toBe(fa?.fingerprint);
+    expect(fa?.summary).toBe('Failed backups: shop-prod: timeout');
+    expect(fa?.labels).toMatchObject({ kind: 'failure', app: 'shop-prod', workflow: 'app_update' });
+    // A different item gets a different fingerprint.
+    expect(run({ ...a, reason: 'disk full' })[0]?.fingerprint).not.toBe(fa?.fingerprint);
+  });
+
+  it('reports the same item listed twice once', () => {
+    const findings = attention(attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]), { minSeverity: 'info' }, NOW);
+    expect(findings).toHaveLength(1);
+  });
+
+  it('adds one finding for a section with more items than listed, and the total to each item', () => {
+    const items = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `app-${i + 1}` }));
+    const findings = attention(attentionSnapshot([section({ count: 57, items })]), { minSeverity: 'info' }, NOW);
+    expectWellFormed(findings);
+    expect(findings).toHaveLength(21);
+    const more = findings.find((f) => f.fingerprint === 'attention/backup_failed/more');
+    expect(more).toMatchObject({
+      severity: 'critical',
+      summary: 'Failed backups: 57 in all, only 20 listed',
+      details: { count: '57', listed: '20' },
+      labels: { check: 'attention', rule: 'backup_failed', kind: 'app' },
+    });
+    expect(findings[0]?.details.section_total).toBe('57 in all, 20 listed');
+  });
+
+  it('adds no section finding when every item is listed', () => {
+    const findings = attention(attentionSnapshot([section({ items: [shop] })]), { minSeverity: 'info' }, NOW);
+    expect(findings.map((f) => f.fingerprint)).toEqual(['attention/backup_failed/app/id/1']);
+    expect(findings[0]?.details.section_total).toBeUndefined();
+  });
+
+  it('keeps labels to known text values and links only web URLs', () => {
+    const item = { id: 'u-7', url: 'https://shop.example.com', app: null, namespace: 3, extra: { nested: true } };
+    const [finding] = attention(
+      attentionSnapshot([section({ rule: 'cert', kind: 'url', severity: 'warning', items: [item] })]),
+      { minSeverity: 'info' },
+      NOW,
+    );
+    expectWellFormed([finding!]);
+    expect(finding?.labels).toEqual({ check: 'attention', rule: 'cert', kind: 'url', namespace: '3' });
+    expect(finding?.url).toBe('https://shop.example.com');
+    expect(finding?.details.extra).toBe('{"nested":true}');
+    expect(finding?.subject).toEqual({ type: 'attention' });
+    expect(finding?.fingerprint).toBe('attention/cert/url/id/u-7');
+  });
+
+  it('gives the same fingerprints for the same summary every time', () => {
+    const snap = () => attentionSnapshot([section({ count: 30, items: [shop, { reason: 'x' }] })]);
+    const a = attention(snap(), { minSeverity: 'info' }, NOW).map((f) => f.fingerprint);
+    const b = attention(snap(), { minSeverity: 'info' }, NOW + 1000).map((f) => f.fingerprint);
+    expect(b).toEqual(a);
+  });
+});

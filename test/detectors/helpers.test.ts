@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { buildLabels } from '../../src/detectors/build-labels.js';
+import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
+import { formatDuration } from '../../src/detectors/format-duration.js';
+import { formatTime } from '../../src/detectors/format-time.js';
+import { parseTime, toIso } from '../../src/detectors/parse-time.js';
+import { DAY, HOUR, MINUTE, NOW } from './fixtures.js';
+
+describe('fingerprint', () => {
+  it.each<[(string | number)[], string]>([
+    [['failed_runs', 'run', 123], 'failed_runs/run/123'],
+    [['backups', 'app', 1, 'offsite', 's3/eu'], 'backups/app/1/offsite/s3%2Feu'],
+    [['a', '50%'], 'a/50%25'],
+  ])('%j → %s', (parts, expected) => {
+    expect(fingerprint(...parts)).toBe(expected);
+  });
+
+  it('keeps distinct part lists distinct', () => {
+    expect(fingerprint('a/b', 'c')).not.toBe(fingerprint('a', 'b/c'));
+  });
+});
+
+describe('contentHash', () => {
+  it('ignores key order at every depth', () => {
+    expect(contentHash({ a: 1, b: { c: [1, { d: 2, e: 3 }] } })).toBe(contentHash({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }));
+    expect(stableJson({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
+  });
+
+  it('tells different content apart, and is short hex', () => {
+    expect(contentHash({ a: 1 })).not.toBe(contentHash({ a: 2 }));
+    expect(contentHash([1, 2])).not.toBe(contentHash([2, 1]));
+    expect(contentHash({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('buildLabels', () => {
+  it('leaves out null, undefined and empty values and stringifies numbers', () => {
+    expect(buildLabels('backups', { app: 'shop', server: null, project: undefined, env: '', id: 7, check: 'x' })).toEqual({
+      check: 'backups',
+      app: 'shop',
+      id: '7',
+    });
+  });
+});
+
+describe('formatDuration', () => {
+  it.each<[number, string]>([
+    [0, '0s'],
+    [-5000, '0s'],
+    [45_000, '45s'],
+    [5 * MINUTE + 3000, '5m 3s'],
+    [2 * HOUR, '2h'],
+    [2 * HOUR + 5 * MINUTE + 59_000, '2h 5m'],
+    [DAY + 2 * HOUR, '1d 2h'],
+    [3 * DAY + 30 * MINUTE, '3d'],
+  ])('%d ms → %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe('time', () => {
+  it.each<[string | null, number | null, string | null]>([
+    ['2026-11-01T12:00:00Z', NOW, '2026-11-01T12:00:00.000Z'],
+    ['2026-11-01T13:00:00+01:00', NOW, '2026-11-01T12:00:00.000Z'],
+    ['not a time', null, null],
+    [null, null, null],
+    ['', null, null],
+  ])('%s', (raw, ms, iso) => {
+    expect(parseTime(raw)).toBe(ms);
+    expect(toIso(raw)).toBe(iso);
+  });
+
+  it('formats a time for summaries', () => {
+    expect(formatTime(NOW)).toBe('2026-11-01 12:00 UTC');
+  });
+});

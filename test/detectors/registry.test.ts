@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { Snapshot, SnapshotJob } from '../../src/collectors/snapshot.js';
+import { CHECK_NAMES } from '../../src/detectors/finding.js';
+import { detectorsFor, runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
+import {
+  ACTIVE_RUN_STATES,
+  FAILED_OFFSITE_STATES,
+  FAILED_RUN_STATES,
+} from '../../src/simulator/vocabulary.js';
+import {
+  ago,
+  app,
+  appListItem,
+  attentionSnapshot,
+  backupsSnapshot,
+  DAY,
+  expectWellFormed,
+  HOUR,
+  maintenanceSnapshot,
+  MINUTE,
+  NOW,
+  run,
+  runsSnapshot,
+  section,
+  urlRecord,
+  urlsSnapshot,
+} from './fixtures.js';
+
+const all: Required<DetectorOptions> = {
+  failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
+  stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
+  certificates: { warnDays: 14, criticalDays: 3 },
+  url_checks: {},
+  backups: { maxAgeMs: { production: 26 * HOUR }, requireVerified: true, offsite: { failedStates: FAILED_OFFSITE_STATES } },
+  attention: { minSeverity: 'info' },
+  maintenance: { maxDurationMs: HOUR },
+};
+
+/** One snapshot per job, each with something for every detector of that job to find. */
+const snapshots: Record<SnapshotJob, Snapshot> = {
+  runs: runsSnapshot([
+    run({ id: 1, state: FAILED_RUN_STATES[0]! }),
+    run({ id: 2, action: 'restart', state: ACTIVE_RUN_STATES[0]!, created_at: ago(3 * HOUR) }),
+  ]),
+  urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
+  backups: backupsSnapshot([appListItem({ last_backup_at: null })], []),
+  attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
+  maintenance: maintenanceSnapshot([app({ maintenance: true })]),
+};
+
+describe('registry', () => {
+  it('registers every check but watchdog exactly once', () => {
+    const jobs = Object.keys(snapshots) as SnapshotJob[];
+    const checks = jobs.flatMap((job) => detectorsFor(job).map((d) => d.check));
+    expect([...checks].sort()).toEqual(CHECK_NAMES.filter((c) => c !== 'watchdog').sort());
+  });
+
+  it.each<[SnapshotJob, string[]]>([
+    ['runs', ['failed_runs', 'stuck_runs']],
+    ['urls', ['certificates', 'url_checks']],
+    ['backups', ['backups']],
+    ['attention', ['attention']],
+    ['maintenance', ['maintenance']],
+  ])('the %s job runs %j', (job, checks) => {
+    expect(detectorsFor(job).map((d) => d.check)).toEqual(checks);
+    const findings = runDetectors(snapshots[job], all, NOW);
+    expectWellFormed(findings);
+    expect([...new Set(findings.map((f) => f.check))]).toEqual(checks);
+  });
+
+  it('skips a check whose options are absent (disabled)', () => {
+    const { stuck_runs: _off, ...rest } = all;
+    const findings = runDetectors(snapshots.runs, rest, NOW);
+    expect(findings.map((f) => f.check)).toEqual(['failed_runs']);
+    expect(runDetectors(snapshots.urls, {}, NOW)).toEqual([]);
+  });
+
+  it('is pure: the same input gives the same findings', () => {
+    for (const snapshot of Object.values(snapshots)) {
+      expect(runDetectors(snapshot, all, NOW)).toEqual(runDetectors(snapshot, all, NOW));
+    }
+  });
+
+  it('never finds anything in another job\'s snapshot', () => {
+    const detector = detectorsFor('urls')[0]!;
+    expect(detector.run(snapshots.backups, all, NOW + DAY)).toEqual([]);
+  });
+});
