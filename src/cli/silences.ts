@@ -1,0 +1,99 @@
+/**
+ * `deploy-watchdog silences`: lists silences in force (or all, with --all), each with how many
+ * open alerts it covers right now.
+ */
+import { openAlerts } from '../alerts/alert-store.js';
+import { compileMatchers, formatMatcher } from '../alerts/matchers.js';
+import { describeMatchers, listSilences, silenceState, type Silence } from '../alerts/silences.js';
+import { systemClock } from '../lib/clock.js';
+import { EXIT, type Command } from './command.js';
+import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+
+const usage = `usage: deploy-watchdog silences --config FILE [--json] [--all]
+
+Lists the silences in force or not yet over: id, matchers, until, reason, author, and how many
+open alerts each covers now.
+
+  --config FILE   the configuration file (its state.path is the database)
+  --json          one JSON array instead of a table
+  --all           include silences that are over (ended, or expired by hand)`;
+
+const silences: Command = {
+  name: 'silences',
+  summary: 'List silences',
+  usage,
+  async run(argv, io) {
+    let values: { config?: string; json?: boolean; all?: boolean };
+    try {
+      ({ values } = parseCommandArgs(argv, {
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        all: { type: 'boolean' },
+      }));
+    } catch (err) {
+      return reportFailure(io, usage, err);
+    }
+    return withStateStore(io, usage, values.config, (store) => {
+      const now = systemClock.now();
+      const list = listSilences(store, { now, includeExpired: values.all === true });
+      const open = openAlerts(store);
+      const rows = list.map((s) => ({
+        silence: s,
+        state: silenceState(s, now),
+        alerts: countMatching(s, open.map((a) => a.labels)),
+      }));
+      if (values.json) {
+        const out = rows.map(({ silence: s, state, alerts }) => ({
+          id: s.id,
+          state,
+          matchers: s.matchers.map(formatMatcher),
+          startsAt: iso(s.startsAt),
+          endsAt: iso(s.endsAt),
+          expiredAt: s.expiredAt === null ? null : iso(s.expiredAt),
+          reason: s.reason,
+          createdBy: s.createdBy,
+          createdAt: iso(s.createdAt),
+          openAlerts: alerts,
+        }));
+        io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      if (rows.length === 0) {
+        io.stdout.write(values.all ? 'no silences\n' : 'no silences in force\n');
+        return EXIT.ok;
+      }
+      const header = ['ID', ...(values.all ? ['STATE'] : []), 'MATCHERS', 'UNTIL', 'ALERTS', 'AUTHOR', 'REASON'];
+      const body = rows.map(({ silence: s, state, alerts }) => [
+        s.id,
+        ...(values.all ? [state] : []),
+        describeMatchers(s.matchers),
+        iso(s.expiredAt !== null && s.expiredAt < s.endsAt ? s.expiredAt : s.endsAt),
+        String(alerts),
+        s.createdBy,
+        s.reason,
+      ]);
+      io.stdout.write(table([header, ...body]));
+      return EXIT.ok;
+    });
+  },
+};
+
+function countMatching(silence: Silence, labelSets: readonly Readonly<Record<string, string | undefined>>[]): number {
+  const matches = compileMatchers(silence.matchers);
+  return labelSets.filter((labels) => matches(labels)).length;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n')
+    .concat('\n');
+}
+
+export default silences;

@@ -1,0 +1,165 @@
+/** `silence`, `silences` and `unsilence`, run in-process through `main` against a real state file. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
+import { getSilence } from '../../src/alerts/silences.js';
+import { main } from '../../src/cli/main.js';
+import { Store } from '../../src/state/store.js';
+import { finding, HOUR, tempState, type TempState } from './fixtures.js';
+
+const TOKEN = 'tok-silence-commands-0123456789';
+let state: TempState;
+let configFile: string;
+
+beforeEach(() => {
+  state = tempState();
+  configFile = path.join(state.dir, 'watchdog.yaml');
+  fs.writeFileSync(
+    configFile,
+    ['api:', '  base_url: http://127.0.0.1:9', '  token: ${DMS_API_TOKEN}', 'state:', '  path: ./state.db', ''].join('\n'),
+  );
+});
+afterEach(() => state.cleanup());
+
+/** Runs one command line, capturing both streams. */
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await main(argv, {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: { DMS_API_TOKEN: TOKEN, USER: 'ops-alice' },
+    signal: new AbortController().signal,
+  });
+  expect(stdout + stderr).not.toContain(TOKEN);
+  return { code, stdout, stderr };
+}
+
+/** Puts firing alerts in the state file, as a daemon cycle would. */
+function fireAlerts(): void {
+  const store = Store.open(path.join(state.dir, 'state.db'));
+  try {
+    store.transaction(() =>
+      applyFindings(
+        store,
+        {
+          job: 'urls',
+          findings: [
+            finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
+            finding('cert/crm', { check: 'certificates', labels: { check: 'certificates', app: 'crm' } }),
+            finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),
+          ],
+          now: Date.now(),
+        },
+        { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      ),
+    );
+  } finally {
+    store.close();
+  }
+}
+
+describe('silence', () => {
+  it('creates a silence, prints its id, and lists it with the open alerts it covers', async () => {
+    fireAlerts();
+    const made = await run('silence', '--config', configFile, '--match', 'app=shop', '--match', 'check=~cert.*', '--for', '2h', '--reason', 'rotating the certificate');
+    expect(made.code).toBe(0);
+    const id = made.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    expect(made.stderr).toMatch(/silenced app=shop, check=~cert\.\* for 2h, until \d{4}-/);
+
+    const listed = await run('silences', '--config', configFile);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+MATCHERS\s+UNTIL\s+ALERTS\s+AUTHOR\s+REASON$/);
+    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+app=shop, check=~cert\\.\\*\\s+\\S+Z\\s+1\\s+ops-alice\\s+rotating the certificate$`));
+
+    const json = await run('silences', '--config', configFile, '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject([
+      { id, state: 'active', matchers: ['app=shop', 'check=~cert.*'], reason: 'rotating the certificate', createdBy: 'ops-alice', openAlerts: 1, expiredAt: null },
+    ]);
+  });
+
+  it('takes --author over $USER', async () => {
+    const made = await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '30m', '--reason', 'x', '--author', 'bob');
+    expect(made.code).toBe(0);
+    const store = Store.open(path.join(state.dir, 'state.db'));
+    try {
+      expect(getSilence(store, made.stdout.trim())?.createdBy).toBe('bob');
+    } finally {
+      store.close();
+    }
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['no --match', ['--for', '2h', '--reason', 'x'], /at least one --match is required/],
+    ['no --for', ['--match', 'app=shop', '--reason', 'x'], /--for DURATION is required/],
+    ['a zero --for', ['--match', 'app=shop', '--for', '0s', '--reason', 'x'], /--for must be more than zero/],
+    ['a bad --for', ['--match', 'app=shop', '--for', 'two hours', '--reason', 'x'], /--for: "two hours" is not a duration/],
+    ['no --reason', ['--match', 'app=shop', '--for', '2h'], /--reason TEXT is required/],
+    ['a bad --match', ['--match', 'app', '--for', '2h', '--reason', 'x'], /--match: invalid matcher "app"/],
+    ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a valid regular expression/],
+    ['an unknown option', ['--match', 'app=shop', '--for', '2h', '--reason', 'x', '--forever'], /Unknown option '--forever'/],
+  ])('refuses %s with exit 2 and the usage, storing nothing', async (_name, args, message) => {
+    const result = await run('silence', '--config', configFile, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('usage: deploy-watchdog silence');
+    expect(result.stdout).toBe('');
+    expect(fs.existsSync(path.join(state.dir, 'state.db'))).toBe(false);
+  });
+
+  it('needs --config, and exits 2 on a config that does not load', async () => {
+    const none = await run('silence', '--match', 'app=shop', '--for', '2h', '--reason', 'x');
+    expect(none).toMatchObject({ code: 2 });
+    expect(none.stderr).toMatch(/--config FILE is required/);
+
+    const missing = await run('silences', '--config', path.join(state.dir, 'nope.yaml'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.yaml.*file not found/);
+  });
+});
+
+describe('silences', () => {
+  it('says so when there are none', async () => {
+    expect(await run('silences', '--config', configFile)).toMatchObject({ code: 0, stdout: 'no silences in force\n' });
+    expect(await run('silences', '--config', configFile, '--json')).toMatchObject({ code: 0, stdout: '[]\n' });
+  });
+});
+
+describe('unsilence', () => {
+  it('ends a silence; --all still shows it, as expired', async () => {
+    fireAlerts();
+    const id = (await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '1d', '--reason', 'maintenance')).stdout.trim();
+    const ended = await run('unsilence', '--config', configFile, id);
+    expect(ended).toMatchObject({ code: 0 });
+    expect(ended.stdout).toBe(`ended silence ${id} (app=shop)\n`);
+
+    expect((await run('silences', '--config', configFile)).stdout).toBe('no silences in force\n');
+    const all = await run('silences', '--config', configFile, '--all');
+    expect(all.stdout.split('\n')[0]).toMatch(/^ID\s+STATE\s+MATCHERS/);
+    expect(all.stdout).toMatch(new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'));
+
+    const again = await run('unsilence', '--config', configFile, id);
+    expect(again).toMatchObject({ code: 0, stdout: `silence ${id} (app=shop) was already over\n` });
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['an unknown id', ['0123456789ab'], /no silence with id "0123456789ab"/],
+    ['no id', [], /give exactly one silence ID/],
+    ['two ids', ['a', 'b'], /give exactly one silence ID/],
+  ])('exits 2 on %s', async (_name, args, message) => {
+    const result = await run('unsilence', '--config', configFile, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});
