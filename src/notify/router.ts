@@ -94,6 +94,11 @@ export class Router {
     return out;
   }
 
+  /** The route of that name (the default route is `default`); undefined when the config lost it. */
+  named(name: string): ResolvedRoute | undefined {
+    return this.all().find((r) => r.name === name);
+  }
+
   /** Every route, the default last (for the smallest repeat interval and listings). */
   all(): ResolvedRoute[] {
     return [...this.routes, this.defaultRoute];

@@ -68,7 +68,6 @@ const notify: Migration = {
     CREATE TABLE notify_digest_log (
       channel    TEXT    NOT NULL,
       day        TEXT    NOT NULL,
-      outbox_id  INTEGER,
       created_at INTEGER NOT NULL,
       PRIMARY KEY (channel, day)
     ) STRICT;

@@ -1,0 +1,127 @@
+/**
+ * What happens to one event on one channel, decided by a short pipeline of stages that all have
+ * the same signature (Alertmanager's `Stage.Exec`): each looks at the facts and either answers with
+ * a named decision or passes. The first answer wins; when every stage passes, the event is
+ * delivered. The decision is stored on the outbox row, so the audit says why a message was or
+ * was not sent.
+ */
+import type { AlertEventKind } from '../alerts/alert-event.js';
+import type { Labels } from '../detectors/finding.js';
+import type { InhibitionCause } from './inhibition.js';
+import type { ResolvedRoute } from './router.js';
+
+/** Every decision, named. */
+export type NotifyDecision =
+  /** Send it. */
+  | 'deliver'
+  /** An operator's silence matches the alert: tracked, not sent. */
+  | 'silenced'
+  /** The route is in one of its mute windows: held until the window ends. */
+  | 'muted_window'
+  /** A cause (a bad server, the API unreadable) fires: held until it clears, summarised under it. */
+  | 'inhibited'
+  /** The route has `send_resolved: false`. */
+  | 'resolved_not_sent'
+  /** A repeat, but this route's own repeat interval has not passed on this channel yet. */
+  | 'repeat_not_due'
+  /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
+  | 'resolved_quietly'
+  /** A held row made obsolete by a newer event of the same alert on the same channel. */
+  | 'superseded';
+
+/** What the outbox row becomes for each decision. */
+export const STATUS_OF_DECISION: Record<NotifyDecision, 'pending' | 'held' | 'suppressed'> = {
+  deliver: 'pending',
+  muted_window: 'held',
+  inhibited: 'held',
+  silenced: 'suppressed',
+  resolved_not_sent: 'suppressed',
+  repeat_not_due: 'suppressed',
+  resolved_quietly: 'suppressed',
+  superseded: 'suppressed',
+};
+
+/** What a channel was last told about one alert (a `notification_log` row). */
+export interface NotificationLogEntry {
+  lastKind: AlertEventKind;
+  /** When the last event was decided `deliver` for this channel. */
+  announcedAt: number;
+}
+
+/** Everything the stages look at, gathered by the outbox. */
+export interface DecisionFacts {
+  event: { kind: AlertEventKind; fingerprint: string; labels: Labels };
+  route: ResolvedRoute;
+  now: number;
+  /** The id of a silence in force that matches the alert. */
+  silenceId: string | undefined;
+  cause: InhibitionCause | undefined;
+  log: NotificationLogEntry | undefined;
+}
+
+/** A decision with the detail that explains it (a silence id, a window name, a cause). */
+export interface Decided {
+  decision: NotifyDecision;
+  detail?: string;
+  cause?: InhibitionCause;
+}
+
+/** One stage: answers a decision or passes (undefined). */
+export type DecisionStage = (facts: DecisionFacts) => Decided | undefined;
+
+/** True when the channel was told the alert fires and not yet that it is over. */
+export function announced(log: NotificationLogEntry | undefined): boolean {
+  return log !== undefined && log.lastKind !== 'resolved';
+}
+
+const resolvedQuietly: DecisionStage = ({ event, log }) =>
+  event.kind === 'resolved' && !announced(log)
+    ? { decision: 'resolved_quietly', detail: 'the firing was never sent to this channel' }
+    : undefined;
+
+const silenced: DecisionStage = ({ silenceId }) =>
+  silenceId ? { decision: 'silenced', detail: `silence ${silenceId}` } : undefined;
+
+const resolvedNotSent: DecisionStage = ({ event, route }) =>
+  event.kind === 'resolved' && !route.sendResolved
+    ? { decision: 'resolved_not_sent', detail: `route ${route.name} has send_resolved: false` }
+    : undefined;
+
+const mutedWindow: DecisionStage = ({ route, now }) => {
+  const window = route.muteWindows.find((w) => w.isActive(now));
+  return window ? { decision: 'muted_window', detail: `mute window ${window.name}` } : undefined;
+};
+
+const inhibited: DecisionStage = ({ cause }) =>
+  cause ? { decision: 'inhibited', detail: `${cause.rule}: ${cause.summary}`, cause } : undefined;
+
+const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
+  // A repeat of an alert this channel never heard of (silenced until now) is its first announcement.
+  if (event.kind !== 'repeat' || !announced(log) || !log) return undefined;
+  const dueAt = log.announcedAt + route.repeatIntervalMs;
+  return now < dueAt
+    ? { decision: 'repeat_not_due', detail: `route ${route.name} repeats after ${route.repeatIntervalMs} ms` }
+    : undefined;
+};
+
+/**
+ * The stages in order: a resolve nobody heard the start of is dropped first; silences beat
+ * everything else; a muted route holds before inhibition is looked at (the window's end re-decides).
+ */
+export const DECISION_STAGES: readonly DecisionStage[] = [
+  resolvedQuietly,
+  silenced,
+  resolvedNotSent,
+  mutedWindow,
+  inhibited,
+  repeatNotDue,
+];
+
+/** Runs the stages; `deliver` when none of them objects. */
+export function decideDelivery(facts: DecisionFacts, stages: readonly DecisionStage[] = DECISION_STAGES): Decided {
+  for (const stage of stages) {
+    const decided = stage(facts);
+    if (decided) return decided;
+  }
+  return { decision: 'deliver' };
+}

@@ -1,0 +1,312 @@
+/**
+ * The delivery loop: claims due outbox rows per channel, groups them into messages, sends each
+ * through its channel with a time limit, and marks the rows sent in a transaction afterwards.
+ *
+ * Guarantees, and how:
+ * - Nothing lost: a row leaves `pending` only when its message was accepted, or after `max_age`
+ *   (expired, logged and counted). A permanent error (a bad webhook) keeps the row and retries it at
+ *   `max_backoff`, so a fixed config still delivers it.
+ * - At most one repeat per crash: rows are marked right after the send; a crash in between leaves
+ *   them pending and the next start sends that message again, once.
+ * - Never blocks polling, and one slow channel never stalls another: each channel has its own
+ *   async loop, every send has a time limit, and nothing here runs inside a cycle.
+ * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
+ *   says, else exponential backoff with jitter), persisted so a restart honours it.
+ */
+import type { Logger } from '../app/logger.js';
+import { silentLogger } from '../app/logger.js';
+import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Channel, SendResult } from './channels/channel.js';
+import { backoff } from './backoff.js';
+import { groupDue, type OutgoingMessage } from './grouping.js';
+import type { NotifySettings } from './notify-settings.js';
+import type { OutboxStore } from './outbox-store.js';
+
+/** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
+const ROWS_PER_ROUND = 5_000;
+
+/** What the delivery loop needs. */
+export interface DeliveryOptions {
+  rows: OutboxStore;
+  channels: ReadonlyMap<string, Channel>;
+  settings: Pick<NotifySettings, 'delivery' | 'max_items_per_message'>;
+  clock: Clock;
+  logger?: Logger;
+  metrics?: Metrics;
+  /** Jitter source; tests pass a constant. */
+  random?: () => number;
+  /** Runs at the start of every round before rows are claimed (release held rows, queue the digest). */
+  housekeeping?: (now: number) => void;
+}
+
+/** What one round (or a flush) did, in messages and rows. */
+export interface DeliveryReport {
+  /** Messages accepted by their channel. */
+  sent: number;
+  /** Outbox rows those messages delivered. */
+  rowsSent: number;
+  /** Messages that failed and will be retried (channel paused). */
+  retried: number;
+  /** Messages rejected permanently this round (kept, retried at max_backoff until max_age). */
+  failed: number;
+  /** Rows given up at max_age this round. */
+  expired: number;
+  /** Rows pending or held after the round, all channels. */
+  waiting: number;
+}
+
+/** What {@link Delivery.flush} answers. */
+export interface FlushReport extends DeliveryReport {
+  /** True when the deadline cut the flush short. */
+  timedOut: boolean;
+}
+
+const emptyReport = (): DeliveryReport => ({ sent: 0, rowsSent: 0, retried: 0, failed: 0, expired: 0, waiting: 0 });
+
+/** The outbox's delivery loop. */
+export class Delivery {
+  readonly #log: Logger;
+  readonly #random: () => number;
+  /** Per channel, the round in progress: a second caller waits for it instead of sending twice. */
+  readonly #busy = new Map<string, Promise<DeliveryReport>>();
+  #loop: { sleep: AbortController; hard: AbortController; done: Promise<unknown> } | undefined;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.#log = (options.logger ?? silentLogger).child({ stage: 'delivery' });
+    this.#random = options.random ?? Math.random;
+  }
+
+  /**
+   * One round for every channel at `now`: housekeeping (held rows, digest), expiry, then each
+   * channel's due messages, channels in parallel. Callable directly (tests, `check`).
+   */
+  async deliverDue(now: number = this.options.clock.now(), signal?: AbortSignal): Promise<DeliveryReport> {
+    const report = this.#housekeeping(now);
+    const rounds = await Promise.all([...this.options.channels.keys()].map((name) => this.#channelRound(name, now, signal)));
+    for (const r of rounds) addInto(report, r);
+    report.waiting = this.#updateWaiting();
+    return report;
+  }
+
+  /** Starts the loops: one for housekeeping, one per channel, each every `delivery.interval`. */
+  start(): void {
+    if (this.#loop) return;
+    const sleep = new AbortController();
+    const hard = new AbortController();
+    const { clock } = this.options;
+    const every = this.options.settings.delivery.interval;
+    const loop = async (what: string, work: () => unknown): Promise<void> => {
+      while (!sleep.signal.aborted) {
+        try {
+          await work();
+        } catch (err) {
+          // A storage fault must not end the loop: the next round tries again.
+          this.#log.error({ err: errorText(err), loop: what }, 'delivery round failed');
+        }
+        try {
+          await clock.sleep(every, sleep.signal);
+        } catch {
+          break;
+        }
+      }
+    };
+    const tasks = [
+      loop('housekeeping', () => {
+        this.#housekeeping(clock.now());
+        this.#updateWaiting();
+      }),
+      ...[...this.options.channels.keys()].map((name) => loop(name, () => this.#channelRound(name, clock.now(), hard.signal))),
+    ];
+    this.#loop = { sleep, hard, done: Promise.all(tasks) };
+  }
+
+  /** Stops the loops after the rounds in progress finish (each send is time-limited). */
+  async stop(): Promise<void> {
+    const loop = this.#loop;
+    if (!loop) return;
+    this.#loop = undefined;
+    loop.sleep.abort();
+    await loop.done;
+  }
+
+  /**
+   * For shutdown: stops the loops and sends what is due until `deadlineMs` has passed on the
+   * clock; a send still waiting then is abandoned (its rows stay pending for the next start).
+   */
+  async flush(deadlineMs: number): Promise<FlushReport> {
+    const { clock } = this.options;
+    const deadline = new AbortController();
+    const cancelTimer = new AbortController();
+    clock.sleep(deadlineMs, cancelTimer.signal).then(
+      () => deadline.abort(new Error('shutdown deadline reached')),
+      () => undefined,
+    );
+    const loop = this.#loop;
+    deadline.signal.addEventListener('abort', () => loop?.hard.abort(), { once: true });
+    const report: FlushReport = { ...emptyReport(), timedOut: false };
+    try {
+      await this.stop();
+      // Several passes only when a channel had more rows than one round takes.
+      for (let pass = 0; pass < 10 && !deadline.signal.aborted; pass++) {
+        const round = await this.deliverDue(clock.now(), deadline.signal);
+        addInto(report, round);
+        report.waiting = round.waiting;
+        if (round.sent === 0) break;
+      }
+    } finally {
+      cancelTimer.abort();
+    }
+    report.timedOut = deadline.signal.aborted;
+    report.waiting = this.#updateWaiting();
+    this.#log.info({ sent: report.sent, waiting: report.waiting, timedOut: report.timedOut }, 'flushed the outbox');
+    return report;
+  }
+
+  /** Releases held rows, runs the extra housekeeping and expires what is too old, in one transaction. */
+  #housekeeping(now: number): DeliveryReport {
+    const report = emptyReport();
+    const { rows, settings, metrics } = this.options;
+    rows.store.transaction(() => {
+      this.options.housekeeping?.(now);
+      for (const row of rows.expirable(now, settings.delivery.max_age)) {
+        rows.expire(row.id, now);
+        report.expired++;
+        metrics?.notifications.inc({ channel: row.channel, outcome: 'expired' });
+        this.#log.error(
+          { channel: row.channel, outbox: row.id, kind: row.kind, fingerprint: row.fingerprint, attempts: row.attempts, lastError: row.lastError },
+          'notification not delivered within max_age; given up',
+        );
+      }
+    });
+    return report;
+  }
+
+  /** One channel's round, never two at once for the same channel. */
+  #channelRound(name: string, now: number, signal?: AbortSignal): Promise<DeliveryReport> {
+    const running = this.#busy.get(name);
+    if (running) return running;
+    const round = this.#deliverChannel(name, now, signal).finally(() => this.#busy.delete(name));
+    this.#busy.set(name, round);
+    return round;
+  }
+
+  async #deliverChannel(name: string, now: number, signal?: AbortSignal): Promise<DeliveryReport> {
+    const report = emptyReport();
+    const { rows, clock, settings, metrics } = this.options;
+    const channel = this.options.channels.get(name);
+    if (!channel) return report;
+    const state = rows.channelState(name);
+    if (state.pausedUntil !== null && state.pausedUntil > now) return report;
+    const messages = groupDue(rows.due(name, now, ROWS_PER_ROUND), settings.max_items_per_message);
+    const log = this.#log.child({ channel: name });
+    for (const message of messages) {
+      if (signal?.aborted) break;
+      const result = await this.#send(channel, message, signal);
+      const at = clock.now();
+      if (result.outcome === 'ok') {
+        rows.store.transaction(() => {
+          rows.markSent(message.rows, at);
+          if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
+            state.consecutiveFailures = 0;
+            state.pausedUntil = null;
+            rows.setChannelState(name, state, null);
+          }
+        });
+        report.sent++;
+        report.rowsSent += message.rows.length;
+        metrics?.notifications.inc({ channel: name, outcome: 'sent' });
+        log.debug({ rows: message.rows.length, kind: message.notification.type }, 'notification sent');
+        continue;
+      }
+      if (result.outcome === 'retryable') {
+        state.consecutiveFailures++;
+        const wait =
+          result.retryAfterMs ??
+          backoff(state.consecutiveFailures, settings.delivery.initial_backoff, settings.delivery.max_backoff, this.#random);
+        state.pausedUntil = at + wait;
+        rows.store.transaction(() => {
+          rows.markFailed(message.rows, at + wait, result.reason, at);
+          rows.setChannelState(name, state, result.reason);
+        });
+        report.retried++;
+        metrics?.notifications.inc({ channel: name, outcome: 'retry' });
+        log.warn(
+          { reason: result.reason, retryInMs: wait, retryAfter: result.retryAfterMs !== undefined, failures: state.consecutiveFailures },
+          'delivery failed; channel paused before the next try',
+        );
+        // The channel is paused: the rest of this round waits with it.
+        break;
+      }
+      const retryAt = at + settings.delivery.max_backoff;
+      rows.store.transaction(() => rows.markFailed(message.rows, retryAt, result.reason, at));
+      report.failed++;
+      metrics?.notifications.inc({ channel: name, outcome: 'failed' });
+      log.error(
+        { reason: result.reason, rows: message.rows.length, retryInMs: settings.delivery.max_backoff },
+        'delivery rejected permanently; kept and retried slowly until max_age (fix the channel config)',
+      );
+    }
+    return report;
+  }
+
+  /**
+   * Renders and sends one message within `delivery.timeout`. Never throws: a render bug is
+   * permanent, a throw from the channel or no answer in time is retryable.
+   */
+  async #send(channel: Channel, message: OutgoingMessage, outer?: AbortSignal): Promise<SendResult> {
+    let rendered: unknown;
+    try {
+      rendered = channel.render(message.notification);
+    } catch (err) {
+      return { outcome: 'permanent', reason: `cannot render the message (${errorName(err)})` };
+    }
+    const timeoutMs = this.options.settings.delivery.timeout;
+    const ac = new AbortController();
+    const onOuter = () => ac.abort(outer?.reason);
+    outer?.addEventListener('abort', onOuter, { once: true });
+    try {
+      return await new Promise<SendResult>((resolve) => {
+        channel.send(rendered, ac.signal).then(resolve, (err: unknown) =>
+          // The channel's own error text may carry its URL (a secret): only the error's name is kept.
+          resolve({ outcome: 'retryable', reason: `send failed (${errorName(err)})` }),
+        );
+        this.options.clock.sleep(timeoutMs, ac.signal).then(
+          () => resolve({ outcome: 'retryable', reason: `no answer within ${timeoutMs} ms` }),
+          () => resolve({ outcome: 'retryable', reason: 'stopped before an answer came' }),
+        );
+      });
+    } finally {
+      outer?.removeEventListener('abort', onOuter);
+      ac.abort();
+    }
+  }
+
+  #updateWaiting(): number {
+    const waiting = this.options.rows.waitingByChannel();
+    let total = 0;
+    for (const n of waiting.values()) total += n;
+    for (const name of this.options.channels.keys()) {
+      this.options.metrics?.outboxWaiting.set({ channel: name }, waiting.get(name) ?? 0);
+    }
+    return total;
+  }
+}
+
+function addInto(into: DeliveryReport, r: DeliveryReport): void {
+  into.sent += r.sent;
+  into.rowsSent += r.rowsSent;
+  into.retried += r.retried;
+  into.failed += r.failed;
+  into.expired += r.expired;
+}
+
+function errorName(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return err instanceof Error ? err.name : typeof err;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}

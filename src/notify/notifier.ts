@@ -1,0 +1,134 @@
+/**
+ * The notification pipeline behind one facade for the composition root: events and notices go
+ * into the outbox in the caller's transaction; a delivery loop of its own sends them; the digest
+ * and the heartbeat ride along. Built once from config; nothing here is global.
+ */
+import type { AlertEvent } from '../alerts/alert-event.js';
+import { activeSilenceFor, listSilences } from '../alerts/silences.js';
+import type { Logger } from '../app/logger.js';
+import { silentLogger } from '../app/logger.js';
+import type { Clock } from '../lib/clock.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Store } from '../state/store.js';
+import type { Dispatcher } from 'undici';
+import type { Channel, NoticeNotification } from './channels/channel.js';
+import { Delivery, type DeliveryReport, type FlushReport } from './delivery.js';
+import { Digest } from './digest.js';
+import { Heartbeat, type BeatDecision } from './heartbeat.js';
+import type { AlertDefaults, NotifySettings } from './notify-settings.js';
+import { Outbox, type OutboxPass, type SilenceLookup } from './outbox.js';
+import { OutboxStore } from './outbox-store.js';
+import { Router } from './router.js';
+
+/** What {@link createNotifier} needs. */
+export interface NotifierOptions {
+  store: Store;
+  /** `config.notify` (channels are passed built, below). */
+  notify: NotifySettings;
+  /** `config.alerts`: the routes' defaults. */
+  alerts: AlertDefaults;
+  /** The built channels by name (see `buildChannels`). */
+  channels: ReadonlyMap<string, Channel>;
+  clock: Clock;
+  logger?: Logger;
+  metrics?: Metrics;
+  /** Backoff jitter source; tests pass a constant. */
+  random?: () => number;
+  /** undici dispatcher for the heartbeat. */
+  dispatcher?: Dispatcher;
+  /** The silences in force; by default read from the store's `silences` table once per pass. */
+  silencesAt?: (now: number) => SilenceLookup;
+}
+
+/** The notification pipeline as the rest of the daemon uses it. */
+export interface Notifier {
+  readonly router: Router;
+  /**
+   * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
+   * Routes with a longer one drop the repeats they do not want yet (per channel).
+   */
+  readonly lifecycleRepeatIntervalMs: number;
+  /** Routes, decides and queues events; call inside the transaction that wrote them. */
+  enqueue(events: readonly AlertEvent[], now: number): OutboxPass;
+  /**
+   * Queues a notice (a remediation outcome, say) for the given channels, every channel by
+   * default; call inside the transaction of the change it reports, or alone (it opens one).
+   */
+  notice(notification: NoticeNotification, channels?: readonly string[], now?: number): number[];
+  /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
+  heartbeat(): BeatDecision | 'off';
+  /** Starts the delivery loop. */
+  start(): void;
+  /** Stops the delivery loop after the sends in progress. */
+  stop(): Promise<void>;
+  /** Stops the loop and sends what is due within `deadlineMs` (SIGTERM). */
+  flush(deadlineMs: number): Promise<FlushReport>;
+  /** One delivery round now (tests, `check`). */
+  deliverDue(now?: number): Promise<DeliveryReport>;
+}
+
+/** Builds the notification pipeline. Throws `RouteError` / `MuteWindowError` for unusable config. */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const { store, notify, alerts, channels, clock } = options;
+  const logger = (options.logger ?? silentLogger).child({ stage: 'notify' });
+  const names = [...channels.keys()];
+  const router = Router.fromSettings(notify, alerts, names);
+  const rows = new OutboxStore(store);
+  const silencesAt =
+    options.silencesAt ??
+    ((now: number): SilenceLookup => {
+      const list = listSilences(store, { now });
+      return (labels) => activeSilenceFor(list, labels, now)?.id;
+    });
+  const outbox = new Outbox(rows, {
+    router,
+    inhibit: notify.inhibit,
+    maxItemsPerMessage: notify.max_items_per_message,
+    silencesAt,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  const digest = new Digest({
+    settings: notify.digest,
+    outbox,
+    router,
+    channels: names,
+    maxItems: notify.max_items_per_message,
+    logger,
+  });
+  const delivery = new Delivery({
+    rows,
+    channels,
+    settings: notify,
+    clock,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    housekeeping: (now) => {
+      outbox.release(now);
+      digest.enqueueDue(now);
+    },
+  });
+  const heartbeat = notify.heartbeat
+    ? new Heartbeat({ settings: notify.heartbeat, clock, logger, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) })
+    : undefined;
+
+  return {
+    router,
+    lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
+    enqueue: (events, now) => outbox.enqueue(events, now),
+    notice: (notification, to = names, now = clock.now()) => store.transaction(() => outbox.notice(notification, to, now)),
+    heartbeat: () => heartbeat?.beat() ?? 'off',
+    start: () => delivery.start(),
+    stop: async () => {
+      await delivery.stop();
+      await heartbeat?.settle();
+    },
+    flush: async (deadlineMs) => {
+      const report = await delivery.flush(deadlineMs);
+      await heartbeat?.settle();
+      return report;
+    },
+    deliverDue: (now) => delivery.deliverDue(now),
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * The notification tables' SQL (migration 003), prepared once per open {@link Store}: the outbox,
+ * the per-(fingerprint, channel) notification log, channel pauses and the digest log. Row ⇄ object
+ * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
+ */
+import type Database from 'better-sqlite3';
+import type { AlertEventKind } from '../alerts/alert-event.js';
+import type { Store } from '../state/store.js';
+import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
+
+/** Where an outbox row is. */
+export type OutboxStatus = 'pending' | 'held' | 'sent' | 'suppressed' | 'expired';
+
+/** One outbox row as the code sees it (times in ms since the epoch). */
+export interface OutboxRow {
+  id: number;
+  channel: string;
+  route: string;
+  source: 'event' | 'notice';
+  eventId: number | null;
+  fingerprint: string | null;
+  /** The event kind, or the notice topic. */
+  kind: string;
+  /** The AlertEvent or NoticeNotification as JSON. */
+  payload: string;
+  /** JSON of the group labels; rows with the same channel and key share a message. */
+  groupKey: string;
+  status: OutboxStatus;
+  decision: NotifyDecision;
+  detail: string | null;
+  /** Fingerprint of the cause of an inhibited row. */
+  heldBy: string | null;
+  attempts: number;
+  createdAt: number;
+  /** When the row became pending; `max_age` counts from here. */
+  dueSince: number | null;
+  nextAttemptAt: number | null;
+  sentAt: number | null;
+  lastError: string | null;
+}
+
+/** A new row, before it has an id. */
+export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'sentAt' | 'lastError'>;
+
+/** A channel's delivery state: a pause asked for by the receiver, and its failure streak. */
+export interface ChannelState {
+  pausedUntil: number | null;
+  consecutiveFailures: number;
+}
+
+interface DbRow {
+  id: number;
+  channel: string;
+  route: string;
+  source: string;
+  event_id: number | null;
+  fingerprint: string | null;
+  kind: string;
+  payload: string;
+  group_key: string;
+  status: string;
+  decision: string;
+  detail: string | null;
+  held_by: string | null;
+  attempts: number;
+  created_at: number;
+  due_since: number | null;
+  next_attempt_at: number | null;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
+/** The prepared statements of the notification tables for one open store. */
+export class OutboxStore {
+  readonly db: Database.Database;
+  readonly #insert: Database.Statement;
+  readonly #held: Database.Statement<[], DbRow>;
+  readonly #heldFor: Database.Statement<[string, string], DbRow>;
+  readonly #due: Database.Statement<[string, number, number], DbRow>;
+  readonly #redecide: Database.Statement;
+  readonly #markSent: Database.Statement<[number, number]>;
+  readonly #markFailed: Database.Statement<[number, number, string, number]>;
+  readonly #expirable: Database.Statement<[number, number], DbRow>;
+  readonly #expire: Database.Statement<[number, number]>;
+  readonly #waiting: Database.Statement<[], { channel: string; n: number }>;
+  readonly #logGet: Database.Statement<[string, string], { last_kind: string; announced_at: number }>;
+  readonly #logPut: Database.Statement<[string, string, string, number]>;
+  readonly #logClose: Database.Statement<[string, string]>;
+  readonly #logSent: Database.Statement<[number, string, string]>;
+  readonly #channelGet: Database.Statement<[string], { paused_until: number | null; consecutive_failures: number }>;
+  readonly #channelPut: Database.Statement<[string, number | null, number, string | null]>;
+  readonly #digestInsert: Database.Statement<[string, string, number]>;
+
+  constructor(readonly store: Store) {
+    const db = (this.db = store.db);
+    this.#insert = db.prepare(
+      `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, group_key, status,
+         decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
+       VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, @payload, @groupKey, @status,
+         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)`,
+    );
+    this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
+    this.#heldFor = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND fingerprint = ? AND channel = ? ORDER BY id`);
+    this.#due = db.prepare(
+      `SELECT * FROM outbox WHERE status = 'pending' AND channel = ? AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
+    );
+    this.#redecide = db.prepare(
+      `UPDATE outbox SET status = @status, decision = @decision, detail = @detail, held_by = @heldBy,
+         due_since = @dueSince, next_attempt_at = @nextAttemptAt, updated_at = @now WHERE id = @id`,
+    );
+    this.#markSent = db.prepare(
+      `UPDATE outbox SET status = 'sent', sent_at = ?1, attempts = attempts + 1, updated_at = ?1
+       WHERE id = ?2 AND status = 'pending'`,
+    );
+    this.#markFailed = db.prepare(
+      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3, updated_at = ?4
+       WHERE id = ?1 AND status = 'pending'`,
+    );
+    this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ?1 - ?2 ORDER BY id`);
+    this.#expire = db.prepare(`UPDATE outbox SET status = 'expired', updated_at = ?2 WHERE id = ?1 AND status = 'pending'`);
+    this.#waiting = db.prepare(
+      `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
+    );
+    this.#logGet = db.prepare('SELECT last_kind, announced_at FROM notification_log WHERE fingerprint = ? AND channel = ?');
+    this.#logPut = db.prepare(
+      `INSERT INTO notification_log (fingerprint, channel, last_kind, announced_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (fingerprint, channel) DO UPDATE SET last_kind = excluded.last_kind, announced_at = excluded.announced_at`,
+    );
+    this.#logClose = db.prepare(
+      `UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ? AND channel = ?`,
+    );
+    this.#logSent = db.prepare('UPDATE notification_log SET last_sent_at = ? WHERE fingerprint = ? AND channel = ?');
+    this.#channelGet = db.prepare('SELECT paused_until, consecutive_failures FROM notify_channel_state WHERE channel = ?');
+    this.#channelPut = db.prepare(
+      `INSERT INTO notify_channel_state (channel, paused_until, consecutive_failures, last_error) VALUES (?, ?, ?, ?)
+       ON CONFLICT (channel) DO UPDATE SET paused_until = excluded.paused_until,
+         consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
+    );
+    this.#digestInsert = db.prepare(
+      'INSERT OR IGNORE INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?)',
+    );
+  }
+
+  /** Writes one row; returns its id. */
+  insert(row: NewOutboxRow): number {
+    return Number(this.#insert.run(row).lastInsertRowid);
+  }
+
+  /** Every held row, oldest first. */
+  held(): OutboxRow[] {
+    return this.#held.all().map(fromDb);
+  }
+
+  /** The held rows of one alert on one channel. */
+  heldFor(fingerprint: string, channel: string): OutboxRow[] {
+    return this.#heldFor.all(fingerprint, channel).map(fromDb);
+  }
+
+  /** A channel's pending rows due by `now`, oldest first. */
+  due(channel: string, now: number, limit: number): OutboxRow[] {
+    return this.#due.all(channel, now, limit).map(fromDb);
+  }
+
+  /** Rewrites a row's decision (a held row decided again, or superseded). */
+  redecide(
+    id: number,
+    change: { status: OutboxStatus; decision: NotifyDecision; detail: string | null; heldBy: string | null; dueSince: number | null; nextAttemptAt: number | null },
+    now: number,
+  ): void {
+    this.#redecide.run({ id, now, ...change });
+  }
+
+  /** Marks delivered rows sent (still-pending ones only: a row is sent once). */
+  markSent(rows: readonly OutboxRow[], now: number): void {
+    for (const r of rows) {
+      this.#markSent.run(now, r.id);
+      if (r.fingerprint) this.#logSent.run(now, r.fingerprint, r.channel);
+    }
+  }
+
+  /** Records a failed attempt and when to try again. */
+  markFailed(rows: readonly OutboxRow[], nextAttemptAt: number, error: string, now: number): void {
+    for (const r of rows) this.#markFailed.run(r.id, nextAttemptAt, error, now);
+  }
+
+  /** Pending rows that became due `maxAgeMs` or longer ago. */
+  expirable(now: number, maxAgeMs: number): OutboxRow[] {
+    return this.#expirable.all(now, maxAgeMs).map(fromDb);
+  }
+
+  /** Gives a pending row up. */
+  expire(id: number, now: number): void {
+    this.#expire.run(id, now);
+  }
+
+  /** Rows pending or held, per channel. */
+  waitingByChannel(): Map<string, number> {
+    return new Map(this.#waiting.all().map((r) => [r.channel, r.n]));
+  }
+
+  /** What a channel was last told about an alert. */
+  logEntry(fingerprint: string, channel: string): NotificationLogEntry | undefined {
+    const row = this.#logGet.get(fingerprint, channel);
+    return row ? { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at } : undefined;
+  }
+
+  /** Records that an event was decided `deliver` for a channel. */
+  logAnnounced(fingerprint: string, channel: string, kind: AlertEventKind, now: number): void {
+    this.#logPut.run(fingerprint, channel, kind, now);
+  }
+
+  /** Records that the alert is over for the channel, whether or not the resolve was sent. */
+  logClosed(fingerprint: string, channel: string): void {
+    this.#logClose.run(fingerprint, channel);
+  }
+
+  /** A channel's pause and failure streak. */
+  channelState(channel: string): ChannelState {
+    const row = this.#channelGet.get(channel);
+    return { pausedUntil: row?.paused_until ?? null, consecutiveFailures: row?.consecutive_failures ?? 0 };
+  }
+
+  /** Stores a channel's pause and failure streak. */
+  setChannelState(channel: string, state: ChannelState, lastError: string | null): void {
+    this.#channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
+  }
+
+  /** Claims the digest of (channel, local day); false when it was already queued. */
+  claimDigest(channel: string, day: string, now: number): boolean {
+    return this.#digestInsert.run(channel, day, now).changes > 0;
+  }
+
+  /** True when a table exists (the remediation audit is written by a later migration). */
+  hasTable(name: string): boolean {
+    return Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name));
+  }
+}
+
+function fromDb(row: DbRow): OutboxRow {
+  return {
+    id: row.id,
+    channel: row.channel,
+    route: row.route,
+    source: row.source as OutboxRow['source'],
+    eventId: row.event_id,
+    fingerprint: row.fingerprint,
+    kind: row.kind,
+    payload: row.payload,
+    groupKey: row.group_key,
+    status: row.status as OutboxStatus,
+    decision: row.decision as NotifyDecision,
+    detail: row.detail,
+    heldBy: row.held_by,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    dueSince: row.due_since,
+    nextAttemptAt: row.next_attempt_at,
+    sentAt: row.sent_at,
+    lastError: row.last_error,
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * The transactional outbox: every notification is written to SQLite in the same transaction as
+ * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
+ * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
+ * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (inhibited, in
+ * a mute window) are decided again every round, and every other decision is kept for the audit.
+ */
+import type { AlertEvent } from '../alerts/alert-event.js';
+import { openAlerts, type AlertRow } from '../alerts/lifecycle.js';
+import type { Logger } from '../app/logger.js';
+import { silentLogger } from '../app/logger.js';
+import type { Labels } from '../detectors/finding.js';
+import type { Metrics } from '../server/metrics.js';
+import type { NoticeNotification } from './channels/channel.js';
+import {
+  announced,
+  decideDelivery,
+  STATUS_OF_DECISION,
+  type Decided,
+  type NotifyDecision,
+} from './delivery-decision.js';
+import { Inhibitor, type InhibitionCause } from './inhibition.js';
+import type { InhibitSettings } from './notify-settings.js';
+import type { OutboxStore } from './outbox-store.js';
+import type { ResolvedRoute, Router } from './router.js';
+
+/** Answers the id of a silence in force matching the labels, or undefined. */
+export type SilenceLookup = (labels: Labels) => string | undefined;
+
+/** What the outbox needs besides its tables. */
+export interface OutboxOptions {
+  router: Router;
+  inhibit: InhibitSettings;
+  /** Items listed in an inhibition summary before "and N more". */
+  maxItemsPerMessage: number;
+  /** The silences in force at `now`, read once per pass. */
+  silencesAt: (now: number) => SilenceLookup;
+  logger?: Logger;
+  metrics?: Metrics;
+}
+
+/** What one pass wrote: rows by decision. */
+export interface OutboxPass {
+  decisions: Partial<Record<NotifyDecision, number>>;
+  /** Inhibition summaries queued (one per channel and cause). */
+  summaries: number;
+}
+
+/** The channel a notice goes to; notices skip routing and go out as they are. */
+const NOTICE_ROUTE = 'notice';
+
+/** Held alerts collected during one pass, per channel and cause, for the summaries. */
+type HeldByCause = Map<string, Map<string, { cause: InhibitionCause; events: AlertEvent[] }>>;
+
+/** Writes outbox rows and re-decides held ones. */
+export class Outbox {
+  readonly #log: Logger;
+
+  constructor(
+    readonly rows: OutboxStore,
+    private readonly options: OutboxOptions,
+  ) {
+    this.#log = options.logger ?? silentLogger;
+  }
+
+  /**
+   * Routes and decides each event for each of its channels and writes the rows. Must run inside
+   * the caller's transaction, the one that wrote the events, so both commit or neither does.
+   */
+  enqueue(events: readonly AlertEvent[], now: number): OutboxPass {
+    this.#requireTransaction('enqueue');
+    const pass: OutboxPass = { decisions: {}, summaries: 0 };
+    if (events.length === 0) return pass;
+    const facts = this.#factsAt(now);
+    const held: HeldByCause = new Map();
+    for (const event of events) {
+      const cause = facts.inhibitor.causeFor(event);
+      const silenceId = facts.silenceOf(event.labels);
+      for (const { channel, route } of this.options.router.route(event.labels, event.severity)) {
+        const log = this.rows.logEntry(event.fingerprint, channel);
+        // A newer event of the same alert makes what was held for this channel obsolete.
+        for (const old of this.rows.heldFor(event.fingerprint, channel)) {
+          const quiet = event.kind === 'resolved' && !announced(log);
+          const decision: NotifyDecision = quiet ? 'resolved_quietly' : 'superseded';
+          this.rows.redecide(
+            old.id,
+            { status: 'suppressed', decision, detail: `by event ${event.id}`, heldBy: null, dueSince: null, nextAttemptAt: null },
+            now,
+          );
+          this.#count(pass, channel, decision);
+        }
+        const decided = decideDelivery({ event, route, now, silenceId, cause, log });
+        const status = STATUS_OF_DECISION[decided.decision];
+        this.rows.insert({
+          channel,
+          route: route.name,
+          source: 'event',
+          eventId: event.id,
+          fingerprint: event.fingerprint,
+          kind: event.kind,
+          payload: JSON.stringify(event),
+          groupKey: groupKeyOf(event.labels, route),
+          status,
+          decision: decided.decision,
+          detail: decided.detail ?? null,
+          heldBy: decided.cause?.fingerprint ?? null,
+          createdAt: now,
+          dueSince: status === 'pending' ? now : null,
+          nextAttemptAt: status === 'pending' ? now : null,
+        });
+        this.#recordLog(event, channel, decided, now);
+        this.#count(pass, channel, decided.decision);
+        if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause, event);
+      }
+    }
+    pass.summaries = this.#summaries(held, facts, now);
+    this.#logPass('queued notifications', events.length, pass);
+    return pass;
+  }
+
+  /**
+   * Queues a notice (a remediation outcome, a test, the digest) for the given channels, in the
+   * caller's transaction. Notices are not routed, grouped or muted: each is one message.
+   */
+  notice(notification: NoticeNotification, channels: readonly string[], now: number): number[] {
+    this.#requireTransaction('notice');
+    return channels.map((channel) =>
+      this.rows.insert({
+        channel,
+        route: NOTICE_ROUTE,
+        source: 'notice',
+        eventId: null,
+        fingerprint: null,
+        kind: notification.topic,
+        payload: JSON.stringify(notification),
+        groupKey: '',
+        status: 'pending',
+        decision: 'deliver',
+        detail: null,
+        heldBy: null,
+        createdAt: now,
+        dueSince: now,
+        nextAttemptAt: now,
+      }),
+    );
+  }
+
+  /**
+   * Decides every held row again: when its mute window has ended or its cause has cleared, a row
+   * whose alert still fires becomes pending; one whose alert is over resolves quietly. Runs in its
+   * own transaction (or the caller's).
+   */
+  release(now: number): OutboxPass {
+    const pass: OutboxPass = { decisions: {}, summaries: 0 };
+    this.rows.store.transaction(() => {
+      const rows = this.rows.held();
+      if (rows.length === 0) return;
+      const facts = this.#factsAt(now);
+      const held: HeldByCause = new Map();
+      for (const row of rows) {
+        const event = JSON.parse(row.payload) as AlertEvent;
+        const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
+        const log = this.rows.logEntry(event.fingerprint, row.channel);
+        let decided: Decided;
+        if (event.kind !== 'resolved' && facts.open.get(event.fingerprint)?.status !== 'firing') {
+          // Over without a resolve reaching this channel (routed elsewhere by changed labels).
+          decided = announced(log)
+            ? { decision: 'superseded', detail: 'the alert is no longer firing' }
+            : { decision: 'resolved_quietly', detail: 'the alert ended while held' };
+        } else {
+          decided = decideDelivery({
+            event,
+            route,
+            now,
+            silenceId: facts.silenceOf(event.labels),
+            cause: facts.inhibitor.causeFor(event),
+            log,
+          });
+        }
+        if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
+        const status = STATUS_OF_DECISION[decided.decision];
+        this.rows.redecide(
+          row.id,
+          {
+            status,
+            decision: decided.decision,
+            detail: decided.detail ?? null,
+            heldBy: decided.cause?.fingerprint ?? null,
+            dueSince: status === 'pending' ? now : null,
+            nextAttemptAt: status === 'pending' ? now : null,
+          },
+          now,
+        );
+        this.#recordLog(event, row.channel, decided, now);
+        this.#count(pass, row.channel, decided.decision);
+        if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause, event);
+      }
+      pass.summaries = this.#summaries(held, facts, now);
+    });
+    this.#logPass('re-decided held notifications', undefined, pass);
+    return pass;
+  }
+
+  #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {
+    const open = openAlerts(this.rows.store);
+    return {
+      inhibitor: new Inhibitor(this.options.inhibit, open),
+      silenceOf: this.options.silencesAt(now),
+      open: new Map(open.map((a) => [a.fingerprint, a])),
+    };
+  }
+
+  /** Keeps the notification log in step with what each channel is (or will be) told. */
+  #recordLog(event: AlertEvent, channel: string, decided: Decided, now: number): void {
+    const status = STATUS_OF_DECISION[decided.decision];
+    if (status === 'pending') this.rows.logAnnounced(event.fingerprint, channel, event.kind, now);
+    // A resolve decided any other final way still closes the alert's life on that channel.
+    else if (status === 'suppressed' && event.kind === 'resolved') this.rows.logClosed(event.fingerprint, channel);
+  }
+
+  /**
+   * One notice per (channel, cause) for the alerts newly held in this pass: the page goes out
+   * once, under the cause, instead of once per app. None when the cause itself is silenced.
+   */
+  #summaries(held: HeldByCause, facts: { silenceOf: SilenceLookup; open: Map<string, AlertRow> }, now: number): number {
+    let n = 0;
+    for (const [channel, causes] of held) {
+      for (const { cause, events } of causes.values()) {
+        const causeAlert = facts.open.get(cause.fingerprint);
+        if (causeAlert && facts.silenceOf(causeAlert.labels)) continue;
+        this.notice(inhibitionSummary(cause, events, this.options.maxItemsPerMessage), [channel], now);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  #count(pass: OutboxPass, channel: string, decision: NotifyDecision): void {
+    pass.decisions[decision] = (pass.decisions[decision] ?? 0) + 1;
+    if (decision !== 'deliver') this.options.metrics?.notifications.inc({ channel, outcome: decision });
+  }
+
+  #logPass(msg: string, events: number | undefined, pass: OutboxPass): void {
+    if (Object.keys(pass.decisions).length === 0) return;
+    this.#log.debug({ events, decisions: pass.decisions, summaries: pass.summaries }, msg);
+  }
+
+  #requireTransaction(what: string): void {
+    if (!this.rows.db.inTransaction) {
+      throw new Error(`outbox.${what} must run inside store.transaction(...) so the change and its notifications commit together`);
+    }
+  }
+}
+
+/** The group an event's message belongs to on a route: the values of its `group_by` labels. */
+export function groupLabelsOf(labels: Labels, groupBy: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of groupBy) {
+    const value = labels[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+function groupKeyOf(labels: Labels, route: ResolvedRoute): string {
+  return JSON.stringify(groupLabelsOf(labels, route.groupBy));
+}
+
+function collect(held: HeldByCause, channel: string, cause: InhibitionCause, event: AlertEvent): void {
+  let causes = held.get(channel);
+  if (!causes) held.set(channel, (causes = new Map()));
+  let entry = causes.get(cause.fingerprint);
+  if (!entry) causes.set(cause.fingerprint, (entry = { cause, events: [] }));
+  entry.events.push(event);
+}
+
+/** The notice that stands for the alerts one cause holds back on one channel. */
+export function inhibitionSummary(cause: InhibitionCause, events: readonly AlertEvent[], maxItems: number): NoticeNotification {
+  const shown = events.slice(0, maxItems);
+  const lines = shown.map((e) => `${e.kind === 'resolved' ? 'resolved' : e.severity}: ${e.summary}`);
+  if (events.length > shown.length) lines.push(`and ${events.length - shown.length} more`);
+  const what = cause.rule === 'bad_servers' ? 'the server is in a bad state' : 'the API cannot be read';
+  return {
+    type: 'notice',
+    topic: 'inhibition',
+    title: `${events.length} alert${events.length === 1 ? '' : 's'} held back: ${cause.summary}`,
+    severity: 'warning',
+    fields: [
+      { label: 'Cause', value: cause.summary },
+      { label: 'Why held', value: `${what} (${cause.rule})` },
+      { label: 'Held', value: String(events.length) },
+    ],
+    lines: [
+      ...lines,
+      'They are announced if still firing when the cause clears, and resolve quietly if not.',
+    ],
+  };
+}
