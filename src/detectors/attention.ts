@@ -39,8 +39,11 @@ const LABEL_FIELDS = ['namespace', 'project', 'environment_type', 'app', 'server
 /** Item fields that can name an item in a summary, best first. */
 const NAME_FIELDS = ['name', 'app', 'url', 'record', 'title'] as const;
 
-/** Item fields that say what is wrong with it. */
-const REASON_FIELDS = ['reason', 'message', 'error', 'state'] as const;
+/**
+ * Item fields that say what is wrong with it. Not `state`: an app item's state ("running") would
+ * read as the problem.
+ */
+const REASON_FIELDS = ['reason', 'message', 'error'] as const;
 
 /** A field of an item as label or summary text: strings and finite numbers only. */
 function text(item: AttentionItem, key: string): string | null {

@@ -6,7 +6,7 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
-import type { AppListItem, Run, RunListItem } from '../api/schemas.js';
+import type { AppListItem, Run, RunListItem, WatcherState } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import {
@@ -34,7 +34,7 @@ export interface FailedRunsOptions {
 }
 
 /** Watcher states of the reference (§3) that mean the run failed whatever its own state says. */
-const WATCHER_FAILURES: ReadonlySet<string> = new Set(['failed', 'timeout', 'stopped']);
+const WATCHER_FAILURES: ReadonlySet<WatcherState> = new Set<WatcherState>(['failed', 'timeout', 'stopped']);
 
 /**
  * How one run stands, with a named reason: `failed` can be a finding, `pending` is still going

@@ -29,7 +29,7 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _no
     if (record.public_check !== 'failed') continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
-    const details: Record<string, string> = { url: record.url, app: ctx.appName, check: 'failed' };
+    const details: Record<string, string> = { url: record.url, app: ctx.appName, public_check: 'failed' };
     if (code) details.code = code;
     const checked = toIso(record.public_checked_at);
     if (checked) details.checked_at = checked;

@@ -5,7 +5,7 @@ import type { Severity } from '../../src/detectors/finding.js';
 import { contentHash } from '../../src/detectors/fingerprint.js';
 import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js';
 
-const shop = { id: 1, name: 'shop-prod', namespace: 'acme', project: 'shop', environment_type: 'production', server: 'web-01' };
+const shop = { id: 1, name: 'shop-prod', namespace: 'acme', project: 'shop', environment_type: 'production', server: 'web-01', state: 'running' };
 
 describe('attention', () => {
   it('makes one finding per item, fingerprinted by rule, kind and id', () => {

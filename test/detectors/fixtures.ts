@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import {
   appListItemSchema,
   appSchema,
+  attentionSectionSchema,
   attentionSummarySchema,
   backupSchema,
   offsiteCopySchema,
@@ -176,7 +177,7 @@ export function backup(o: Partial<Backup> = {}): Backup {
 /** An attention section (items as given; the schema keeps them open). */
 export function section(o: Partial<AttentionSection> = {}): AttentionSection {
   const items = o.items ?? [];
-  return {
+  return attentionSectionSchema.parse({
     rule: 'backup_failed',
     severity: 'danger',
     label: 'Failed backups',
@@ -184,7 +185,7 @@ export function section(o: Partial<AttentionSection> = {}): AttentionSection {
     count: items.length,
     items,
     ...o,
-  };
+  });
 }
 
 /** Runs snapshot: full Runs also go into `details`; apps are keyed by id. */
