@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { renderEmail } from '../../../src/notify/channels/email.js';
+import { alertEvent, alerts, NOW } from './fixtures.js';
+
+const options = { now: NOW, channelName: 'ops-mail', subjectPrefix: '[deploy-watchdog]' };
+
+describe('renderEmail', () => {
+  it('builds the subject from severity, count, what and where', () => {
+    const m = renderEmail(alerts([alertEvent(), alertEvent({ id: 2 }), alertEvent({ id: 3 })]), options);
+    expect(m.subject).toBe('[deploy-watchdog] CRITICAL 3 failed runs (production)');
+  });
+
+  it.each([
+    ['a warning', [alertEvent({ severity: 'warning' })], 0, '[deploy-watchdog] WARNING 1 failed run (production)'],
+    ['a resolved alert', [alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })], 0, '[deploy-watchdog] RESOLVED 1 failed run (production)'],
+    ['one shown, four omitted', [alertEvent()], 4, '[deploy-watchdog] CRITICAL 5 failed runs (production)'],
+  ])('subject of %s is %s', (_name, events, omitted, subject) => {
+    expect(renderEmail(alerts(events, omitted), options).subject).toBe(subject);
+  });
+
+  it('has the same facts in the text and HTML bodies', () => {
+    const m = renderEmail(alerts([alertEvent()], 2), options);
+    expect(m.text).toContain('CRITICAL · Update of shop (production) failed at step install');
+    expect(m.html).toContain('<b>🔴 CRITICAL</b> · Update of shop (production) failed at step install');
+    for (const fact of ['production', 'webshop', 'acme', 'install', 'exit code 1', '2026-11-01 10:00 UTC (2h ago)', '…and 2 more not shown.']) {
+      expect(m.text).toContain(fact);
+      expect(m.html).toContain(fact);
+    }
+    expect(m.text).toMatch(/\n  App: +shop  <https:\/\/shop\.example\.com\/>\n/);
+    expect(m.html).toContain('<a href="https://shop.example.com/">shop</a>');
+  });
+
+  it('says RESOLVED with how long it lasted', () => {
+    const m = renderEmail(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T10:30:00Z' })]), options);
+    expect(m.text).toContain('RESOLVED after 30m · Update of shop');
+  });
+
+  it('escapes API text in the HTML body and refuses unsafe links', () => {
+    const m = renderEmail(
+      alerts([
+        alertEvent({
+          summary: '<script>alert(1)</script>',
+          labels: { check: 'failed_runs', app: '<img src=x onerror=alert(1)>', environment_type: 'production' },
+          details: { reason: '"quoted" & \'single\'' },
+          url: 'javascript:alert(1)',
+        }),
+      ]),
+      options,
+    );
+    expect(m.html).not.toMatch(/<script|<img|javascript:/);
+    expect(m.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(m.html).toContain('&quot;quoted&quot; &amp; &#39;single&#39;');
+  });
+
+  it.each(['production\r\nBcc: victim@evil.example', 'prod\nX-Injected: 1', 'prod\u2028X: 1', 'prod\u0000\u001b[31m'])(
+    'keeps the subject on one line when the scope is %j',
+    (env) => {
+      const m = renderEmail({ type: 'alerts', group: { check: 'failed_runs', environment_type: env }, events: [alertEvent()], omitted: 0 }, options);
+      expect(m.subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+      expect(m.subject.startsWith('[deploy-watchdog] CRITICAL 1 failed run (')).toBe(true);
+    },
+  );
+
+  it('cuts a long scope in the subject', () => {
+    const m = renderEmail({ type: 'alerts', group: { environment_type: 'e'.repeat(500) }, events: [alertEvent()], omitted: 0 }, options);
+    expect(m.subject.length).toBeLessThanOrEqual(200);
+    expect(m.subject).toContain('…');
+  });
+
+  it('renders a notice with fields, lines and link', () => {
+    const m = renderEmail(
+      {
+        type: 'notice',
+        topic: 'test',
+        title: 'Test message\r\nBcc: x@evil.example',
+        severity: 'ok',
+        fields: [{ label: 'Channel', value: 'ops-mail' }],
+        lines: ['If you can read this, the channel works.'],
+        url: 'https://manage.example.com/',
+      },
+      options,
+    );
+    expect(m.subject).toBe('[deploy-watchdog] OK Test message Bcc: x@evil.example');
+    expect(m.text).toMatch(/\nChannel: +ops-mail\n/);
+    expect(m.text).toContain('If you can read this, the channel works.');
+    expect(m.text).toContain('https://manage.example.com/');
+    expect(m.html).toContain('<a href="https://manage.example.com/">');
+    expect(m.text).toContain('deploy-watchdog · ops-mail · test');
+  });
+});
