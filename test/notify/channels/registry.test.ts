@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { Secret } from '../../../src/config/secret.js';
+import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
+
+const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
+
+describe('channel config schemas', () => {
+  it('lists every kind once, under its own type', () => {
+    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack']);
+    for (const [type, kind] of Object.entries(CHANNEL_KINDS)) expect(kind.kind).toBe(type);
+  });
+
+  it('parses a slack channel, the webhook URL becoming a Secret', () => {
+    const parsed = channelConfigSchema.parse({ name: 'ops-slack', type: 'slack', webhook_url: HOOK, mention: { critical: '<!here>' } });
+    expect(parsed.type === 'slack' && parsed.webhook_url).toBeInstanceOf(Secret);
+    expect(parsed.type === 'slack' && parsed.webhook_url.reveal()).toBe(HOOK);
+    expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
+    expect(parsed).toMatchObject({ timeout: 10_000, mention: { critical: '<!here>' } });
+  });
+
+  it('fills email defaults', () => {
+    const parsed = channelConfigSchema.parse({
+      name: 'ops-mail',
+      type: 'email',
+      smtp: { host: 'smtp.example.com', auth: { user: 'u', pass: 'p@ss' } },
+      from: 'watchdog@example.com',
+      to: ['ops@example.com'],
+    });
+    expect(parsed).toMatchObject({
+      smtp: { port: 587, secure: 'starttls', timeout: 15_000, tls_reject_unauthorized: true },
+      subject_prefix: '[deploy-watchdog]',
+    });
+    expect(JSON.stringify(parsed)).not.toContain('p@ss');
+  });
+
+  it.each([
+    ['a webhook that is not http(s)', { name: 'a', type: 'slack', webhook_url: 'ftp://hooks.example.com/XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
+    ['a webhook that is not a URL', { name: 'a', type: 'slack', webhook_url: 'XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
+    ['an empty webhook', { name: 'a', type: 'slack', webhook_url: '' }, 'webhook_url', 'must not be empty'],
+    ['an unknown slack key', { name: 'a', type: 'slack', webhook_url: HOOK, channel: '#ops' }, '', 'channel'],
+    ['max_items above 20', { name: 'a', type: 'slack', webhook_url: HOOK, max_items: 50 }, 'max_items', ''],
+    ['no recipients', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: [] }, 'to', 'at least one recipient'],
+    ['a bad recipient', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: ['ops'] }, 'to.0', 'must be an email address'],
+    ['a bad secure mode', { name: 'm', type: 'email', smtp: { host: 'h', secure: 'ssl' }, from: 'w@example.com', to: ['o@example.com'] }, 'smtp.secure', ''],
+    ['a prefix with a line break', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: ['o@example.com'], subject_prefix: 'x\r\nBcc: y' }, 'subject_prefix', 'control characters'],
+    ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
+  ])('refuses %s, naming %s', (_name, input, path, message) => {
+    const result = channelConfigSchema.safeParse(input);
+    expect(result.success).toBe(false);
+    const issues = result.error?.issues ?? [];
+    const issue = issues.find((i) => i.path.join('.') === path);
+    expect(issue, JSON.stringify(issues)).toBeDefined();
+    expect(issue?.message).toContain(message);
+    // The webhook URL is a secret even when wrong: no error repeats it.
+    expect(JSON.stringify(issues)).not.toContain('XXXXsecretXXXX');
+  });
+});
