@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   unsilence: () => import('./unsilence.js'),
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
+  'notify-test': () => import('./notify-test.js'),
 };
 
 function help(): string {

@@ -17,11 +17,12 @@ import type { Logger } from '../app/logger.js';
 import { silentLogger } from '../app/logger.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
-import type { Channel, SendResult } from './channels/channel.js';
+import type { Channel } from './channels/channel.js';
 import { backoff } from './backoff.js';
-import { groupDue, type OutgoingMessage } from './grouping.js';
+import { groupDue } from './grouping.js';
 import type { NotifySettings } from './notify-settings.js';
 import type { OutboxStore } from './outbox-store.js';
+import { sendWithTimeout } from './send-with-timeout.js';
 
 /** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
 const ROWS_PER_ROUND = 5_000;
@@ -202,7 +203,7 @@ export class Delivery {
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
       if (signal?.aborted) break;
-      const result = await this.#send(channel, message, signal);
+      const result = await sendWithTimeout(channel, message.notification, { clock, timeoutMs: settings.delivery.timeout, signal });
       const at = clock.now();
       if (result.outcome === 'ok') {
         rows.store.transaction(() => {
@@ -250,38 +251,6 @@ export class Delivery {
     return report;
   }
 
-  /**
-   * Renders and sends one message within `delivery.timeout`. Never throws: a render bug is
-   * permanent, a throw from the channel or no answer in time is retryable.
-   */
-  async #send(channel: Channel, message: OutgoingMessage, outer?: AbortSignal): Promise<SendResult> {
-    let rendered: unknown;
-    try {
-      rendered = channel.render(message.notification);
-    } catch (err) {
-      return { outcome: 'permanent', reason: `cannot render the message (${errorName(err)})` };
-    }
-    const timeoutMs = this.options.settings.delivery.timeout;
-    const ac = new AbortController();
-    const onOuter = () => ac.abort(outer?.reason);
-    outer?.addEventListener('abort', onOuter, { once: true });
-    try {
-      return await new Promise<SendResult>((resolve) => {
-        channel.send(rendered, ac.signal).then(resolve, (err: unknown) =>
-          // The channel's own error text may carry its URL (a secret): only the error's name is kept.
-          resolve({ outcome: 'retryable', reason: `send failed (${errorName(err)})` }),
-        );
-        this.options.clock.sleep(timeoutMs, ac.signal).then(
-          () => resolve({ outcome: 'retryable', reason: `no answer within ${timeoutMs} ms` }),
-          () => resolve({ outcome: 'retryable', reason: 'stopped before an answer came' }),
-        );
-      });
-    } finally {
-      outer?.removeEventListener('abort', onOuter);
-      ac.abort();
-    }
-  }
-
   #updateWaiting(): number {
     const waiting = this.options.rows.waitingByChannel();
     let total = 0;
@@ -299,12 +268,6 @@ function addInto(into: DeliveryReport, r: DeliveryReport): void {
   into.retried += r.retried;
   into.failed += r.failed;
   into.expired += r.expired;
-}
-
-function errorName(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  return err instanceof Error ? err.name : typeof err;
 }
 
 function errorText(err: unknown): string {

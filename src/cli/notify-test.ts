@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+import { silentLogger } from '../app/logger.js';
+import { ConfigError } from '../config/config-error.js';
+import { loadConfig } from '../config/load-config.js';
+import { Secret } from '../config/secret.js';
+import { systemClock } from '../lib/clock.js';
+import { buildChannels, closeChannels } from '../notify/build-channels.js';
+import type { NoticeNotification } from '../notify/channels/channel.js';
+import { sendWithTimeout } from '../notify/send-with-timeout.js';
+import { EXIT, type Command } from './command.js';
+
+const usage = `usage: deploy-watchdog notify-test --config FILE [--channel NAME]
+
+Sends a test message to every channel of notify.channels (or only to NAME) and prints one line
+per channel: "ok" or "failed: reason". Exit 0 when every channel took it, 1 when any failed,
+2 for a bad config or usage.`;
+
+/** Every Secret inside a channel's config, so a reason can be scrubbed of all of them. */
+function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
+  if (value instanceof Secret) out.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) secretsIn(v, out);
+  return out;
+}
+
+/** `deploy-watchdog notify-test --config FILE [--channel NAME]`. */
+const notifyTest: Command = {
+  name: 'notify-test',
+  summary: 'send a test message to each notification channel and report each result',
+  usage,
+  async run(argv, io) {
+    let file: string | undefined;
+    let only: string | undefined;
+    try {
+      const { values } = parseArgs({
+        args: argv,
+        options: { config: { type: 'string', short: 'c' }, channel: { type: 'string' } },
+        strict: true,
+      });
+      file = values.config;
+      only = values.channel;
+    } catch (err) {
+      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
+      return EXIT.usage;
+    }
+    if (!file) {
+      io.stderr.write(`missing --config FILE\n${usage}\n`);
+      return EXIT.usage;
+    }
+    let config;
+    try {
+      config = loadConfig(file, io.env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      io.stderr.write(`${err.message}\n`);
+      return EXIT.usage;
+    }
+    const configs = config.notify.channels.filter((c) => only === undefined || c.name === only);
+    if (configs.length === 0) {
+      const known = config.notify.channels.map((c) => c.name).join(', ') || 'none';
+      io.stderr.write(
+        only === undefined
+          ? `${file}: notify.channels is empty; nothing to test\n`
+          : `${file}: no channel named ${JSON.stringify(only)} in notify.channels (known: ${known})\n`,
+      );
+      return EXIT.usage;
+    }
+    const channels = buildChannels(configs, { logger: silentLogger, clock: systemClock });
+    const notice: NoticeNotification = {
+      type: 'notice',
+      topic: 'test',
+      title: 'deploy-watchdog test message',
+      severity: 'ok',
+      fields: [{ label: 'Sent', value: new Date(systemClock.now()).toISOString() }],
+      lines: ['If you can read this, deploy-watchdog can reach this channel.'],
+    };
+    let failed = 0;
+    try {
+      // One at a time, in config order, so the output reads like the config.
+      for (const c of configs) {
+        const channel = channels.get(c.name);
+        if (!channel) continue;
+        const result = await sendWithTimeout(channel, notice, {
+          clock: systemClock,
+          timeoutMs: config.notify.delivery.timeout,
+          signal: io.signal,
+        });
+        if (result.outcome === 'ok') {
+          io.stdout.write(`${c.name} (${c.type}): ok\n`);
+        } else {
+          failed++;
+          const reason = Secret.scrub(result.reason, secretsIn(c));
+          io.stdout.write(`${c.name} (${c.type}): failed: ${reason}${result.outcome === 'retryable' ? ' (temporary)' : ''}\n`);
+        }
+      }
+    } finally {
+      await closeChannels(channels.values());
+    }
+    return failed === 0 ? EXIT.ok : EXIT.incomplete;
+  },
+};
+
+export default notifyTest;
