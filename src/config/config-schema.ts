@@ -128,7 +128,10 @@ const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity)
 const apiSchema = z
   .object({
     base_url: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://manage.example.com' })
+      .url({
+        protocol: /^https?$/,
+        error: (iss) => (iss.input === undefined ? 'is required' : 'must be an http(s) URL such as https://manage.example.com'),
+      })
       .refine((u) => !/\/api\/v1\/?$/.test(u), 'must be the service root, without /api/v1 (it is added)')
       .transform((u) => u.replace(/\/+$/, ''))
       .describe('Root of the Deployment Management Service; the API is {base_url}/api/v1.'),

@@ -57,15 +57,16 @@ export function parseConfig(
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
 
   if (doc.errors.length > 0) {
-    throw new ConfigError(
-      sourceName,
-      doc.errors.map((e) => ({
+    // The first error only: the parser's later ones are mostly echoes of it.
+    const first = doc.errors[0]!;
+    const more = doc.errors.length - 1;
+    throw new ConfigError(sourceName, [
+      {
         path: '',
-        line: e.linePos?.[0].line,
-        // Only the first line: the rest is a snippet of the source, which may hold a secret.
-        message: `YAML syntax error: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?\s*$/, '')}`,
-      })),
-    );
+        line: lines.linePos(first.pos[0]).line,
+        message: `YAML syntax error: ${yamlErrorText(first.message)}${more > 0 ? ` (and ${more} more after it, likely caused by it)` : ''}`,
+      },
+    ]);
   }
 
   const problems: ConfigProblem[] = [];
@@ -102,6 +103,16 @@ export function parseConfig(
     api: { ...config.api, token },
     state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
   };
+}
+
+/**
+ * The parser's message without any quoted source text (`Unexpected scalar token in YAML stream:
+ * "…"`) or position suffix: the line is reported apart, and the source may hold a secret.
+ */
+function yamlErrorText(message: string): string {
+  return (message.split('\n')[0] ?? '')
+    .replace(/ at line \d+, column \d+:?\s*$/, '')
+    .replace(/:\s*".*$/s, '');
 }
 
 /**

@@ -62,7 +62,7 @@ export const secretSchema = z
  * to be an http(s) URL before it becomes a {@link Secret}, with a message that never shows it.
  */
 export const secretUrlSchema = z
-  .string({ error: 'must be a string (an http(s) URL)' })
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string (an http(s) URL)') })
   .min(1, 'must not be empty')
   .refine(
     (value) => {

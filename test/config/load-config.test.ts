@@ -1,0 +1,554 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { Secret } from '../../src/config/secret.js';
+
+const TOKEN = 'dms-token-6f1c2a9e';
+const WEBHOOK = 'https://hooks.slack.example/services/T000/B000/s3cr3tW3bh00k';
+const SMTP_PASS = 'smtp-pass-77ab';
+const ENV = { DMS_API_TOKEN: TOKEN, SLACK_WEBHOOK_URL: WEBHOOK, SMTP_PASSWORD: SMTP_PASS };
+
+const MINIMAL = `api:
+  base_url: https://manage.example.com
+  token: \${DMS_API_TOKEN}
+`;
+
+function errorOf(text: string, env: NodeJS.ProcessEnv = ENV): ConfigError {
+  try {
+    parseConfig(text, env, 'x.yaml');
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-config-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('parseConfig: bad configurations name the key path and the line', () => {
+  // Each case: the YAML, the path and line the problem must name, and what the message says.
+  it.each([
+    {
+      name: 'unknown key, with a suggestion',
+      yaml: `${MINIMAL}checks:\n  failed_runs:\n    retrying_grase: 30m\n`,
+      path: 'checks.failed_runs.retrying_grase',
+      line: 6,
+      message: /unknown key "retrying_grase" \(did you mean "retrying_grace"\?\)/,
+    },
+    {
+      name: 'unknown top-level section',
+      yaml: `${MINIMAL}notifications: {}\n`,
+      path: 'notifications',
+      line: 4,
+      message: /unknown key "notifications"/,
+    },
+    {
+      name: 'wrong type',
+      yaml: `${MINIMAL}api_extra: 1\n`.replace('api_extra: 1\n', 'alerts:\n  send_resolved: "yes"\n'),
+      path: 'alerts.send_resolved',
+      line: 5,
+      message: /must be a boolean, not a string/,
+    },
+    {
+      name: 'number out of range',
+      yaml: `${MINIMAL}  page_size: 0\n`,
+      path: 'api.page_size',
+      line: 4,
+      message: /must be at least 1/,
+    },
+    {
+      name: 'bad duration',
+      yaml: `${MINIMAL}state:\n  retention: 30 days\n`,
+      path: 'state.retention',
+      line: 5,
+      message: /must be a duration such as 500ms, 30s/,
+    },
+    {
+      name: 'bare number for a duration',
+      yaml: `${MINIMAL}  timeout: 30\n`,
+      path: 'api.timeout',
+      line: 4,
+      message: /a string with a unit/,
+    },
+    {
+      name: 'bad cron',
+      yaml: `${MINIMAL}jobs:\n  urls: "*/15 * *"\n`,
+      path: 'jobs.urls',
+      line: 5,
+      message: /must be a cron expression of 5 fields \(minute hour day month weekday\) or 6/,
+    },
+    {
+      name: 'cron with a value out of range',
+      yaml: `${MINIMAL}jobs:\n  runs: "61 * * * *"\n`,
+      path: 'jobs.runs',
+      line: 5,
+      message: /cron expression/,
+    },
+    {
+      name: 'missing base_url',
+      yaml: `api:\n  token: abcdefgh\n`,
+      path: 'api.base_url',
+      line: 1,
+      message: /is required/,
+    },
+    {
+      name: 'base_url not http(s)',
+      yaml: MINIMAL.replace('https://manage.example.com', 'ftp://manage.example.com'),
+      path: 'api.base_url',
+      line: 2,
+      message: /must be an http\(s\) URL/,
+    },
+    {
+      name: 'base_url with the API prefix',
+      yaml: MINIMAL.replace('https://manage.example.com', 'https://manage.example.com/api/v1'),
+      path: 'api.base_url',
+      line: 2,
+      message: /without \/api\/v1/,
+    },
+    {
+      name: 'missing token',
+      yaml: `api:\n  base_url: https://manage.example.com\n`,
+      path: 'api.token',
+      line: 1,
+      message: /is required: give token .* or token_file/,
+    },
+    {
+      name: 'token and token_file both',
+      yaml: `${MINIMAL}  token_file: /nonexistent/token\n`,
+      path: 'api.token_file',
+      line: 4,
+      message: /give token or token_file, not both/,
+    },
+    {
+      name: 'missing api section',
+      yaml: `state:\n  retention: 30d\n`,
+      path: 'api',
+      line: 1,
+      message: /is required/,
+    },
+    {
+      name: 'unset ${VAR}',
+      yaml: MINIMAL,
+      env: {},
+      path: 'api.token',
+      line: 3,
+      message: /environment variable DMS_API_TOKEN is not set/,
+    },
+    {
+      name: 'route to an unknown channel',
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: console, type: log }\n  routes:\n    - channels: [console]\n    - channels: [console, pager]\n`,
+      path: 'notify.routes[1].channels[1]',
+      line: 9,
+      message: /unknown channel "pager" \(known channels: console\)/,
+    },
+    {
+      name: 'route to an unknown mute window',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: console, type: log }]\n  routes:\n    - { channels: [console], mute_windows: [weekend] }\n`,
+      path: 'notify.routes[0].mute_windows[0]',
+      line: 7,
+      message: /unknown mute window "weekend" \(no mute windows are defined\)/,
+    },
+    {
+      name: 'duplicate channel name',
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: ops, type: log }\n    - { name: ops, type: log }\n`,
+      path: 'notify.channels[1].name',
+      line: 7,
+      message: /duplicate channel name "ops"/,
+    },
+    {
+      name: 'unknown channel type',
+      yaml: `${MINIMAL}notify:\n  channels:\n    - name: ops\n      type: teams\n`,
+      path: 'notify.channels[0].type',
+      line: 7,
+      message: /must be one of "slack", "email", "log"/,
+    },
+    {
+      name: 'bad regex',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match_re:\n        app: "shop(-[a-z]+"\n`,
+      path: 'notify.routes[0].match_re.app',
+      line: 9,
+      message: /is not a valid regular expression \(Unterminated group\)/,
+    },
+    {
+      name: 'bad label name in match',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match: { "env-type": production }\n`,
+      path: 'notify.routes[0].match["env-type"]',
+      line: 8,
+      message: /is not an accepted key: is not a label name/,
+    },
+    {
+      name: 'bad time zone',
+      yaml: `${MINIMAL}notify:\n  mute_windows:\n    - name: nights\n      time_zone: Europe/Atlantis\n      times: [{ start: "22:00", end: "06:00" }]\n`,
+      path: 'notify.mute_windows[0].time_zone',
+      line: 7,
+      message: /is not a known IANA time zone/,
+    },
+    {
+      name: 'bad time of day',
+      yaml: `${MINIMAL}notify:\n  digest:\n    at: "9am"\n`,
+      path: 'notify.digest.at',
+      line: 6,
+      message: /must be a time of day HH:MM/,
+    },
+    {
+      name: 'critical_days not below warn_days',
+      yaml: `${MINIMAL}checks:\n  certificates: { warn_days: 7, critical_days: 7 }\n`,
+      path: 'checks.certificates.critical_days',
+      line: 5,
+      message: /must be less than warn_days/,
+    },
+    {
+      name: 'unknown environment type in backups.max_age',
+      yaml: `${MINIMAL}checks:\n  backups:\n    max_age:\n      prod: 26h\n`,
+      path: 'checks.backups.max_age.prod',
+      line: 7,
+      message: /unknown key "prod"/,
+    },
+    {
+      name: 'unknown policy action',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.restart }\n`,
+      path: 'remediation.policies[0].action',
+      line: 6,
+      message: /must be one of "runs.retry", "apps.backup"/,
+    },
+    {
+      name: 'policy key of the other action',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - name: p\n      action: runs.retry\n      format: zip\n`,
+      path: 'remediation.policies[0].format',
+      line: 8,
+      message: /unknown key "format"/,
+    },
+    {
+      name: 'duplicate policy name',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: runs.retry }\n    - { name: p, action: apps.backup }\n`,
+      path: 'remediation.policies[1].name',
+      line: 7,
+      message: /duplicate policy name "p"/,
+    },
+    {
+      name: 'remediation enabled without policies',
+      yaml: `${MINIMAL}remediation:\n  enabled: true\n`,
+      path: 'remediation.enabled',
+      line: 5,
+      message: /remediation.policies is empty/,
+    },
+    {
+      name: 'listen address',
+      yaml: `${MINIMAL}server:\n  listen: localhost\n`,
+      path: 'server.listen',
+      line: 5,
+      message: /must be "off" or HOST:PORT/,
+    },
+    {
+      name: 'duplicate key',
+      yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
+      path: '',
+      line: 6,
+      message: /YAML syntax error: Map keys must be unique/,
+    },
+  ])('$name', ({ yaml, env, path: keyPath, line, message }) => {
+    const err = errorOf(yaml, env ?? ENV);
+    const problem = err.problems.find((p) => p.path === keyPath && message.test(p.message));
+    expect(problem, err.message).toBeDefined();
+    expect(problem?.line).toBe(line);
+    const printed = keyPath ? `x.yaml:${line} ${keyPath}: ` : `x.yaml:${line}: `;
+    expect(err.message.split('\n').some((l) => l.startsWith(printed) && message.test(l)), err.message).toBe(true);
+  });
+
+  it.each([
+    [`api:\n  base_url: https://manage.example.com\n  token: "${TOKEN}\n  x: [1, 2\n`, 5, /Missing closing "quote/],
+    [`api:\n  base_url: https://manage.example.com\n  token: ${TOKEN}\n   oops ${TOKEN}: [\n`, 3, /Nested mappings are not allowed .*\(and 2 more after it/],
+    [`api: { base_url: https://manage.example.com, token: ${TOKEN} }\n}\n${TOKEN}\n`, 2, /Unexpected flow-map-end token in YAML stream/],
+  ])('reports a YAML syntax error with its line, never quoting the source (%#)', (yaml, line, message) => {
+    const err = errorOf(yaml);
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toMatchObject({ path: '', line });
+    expect(err.message).toMatch(new RegExp(`^x\\.yaml:${line}: YAML syntax error: `));
+    expect(err.message).toMatch(message);
+    expect(err.message).not.toContain(TOKEN);
+  });
+
+  it('lists every problem at once, in line order', () => {
+    const err = errorOf(`api:
+  base_url: nope
+  token: \${UNSET_ONE}
+state:
+  retention: forever
+jobs:
+  runs: "bad"
+bogus: 1
+`);
+    expect(err.problems.map((p) => [p.line, p.path])).toEqual([
+      [2, 'api.base_url'],
+      [3, 'api.token'],
+      [5, 'state.retention'],
+      [7, 'jobs.runs'],
+      [8, 'bogus'],
+    ]);
+    expect(err.message.split('\n')).toHaveLength(5);
+  });
+
+  it('reports an empty file as a missing api section', () => {
+    const err = errorOf('');
+    expect(err.problems).toEqual([expect.objectContaining({ path: 'api', message: 'is required' })]);
+  });
+
+  it('refuses a file that is not a mapping', () => {
+    const err = errorOf('- just\n- a list\n');
+    expect(err.problems[0]).toMatchObject({ path: '', line: 1, message: 'must be a mapping (key: value), not a list' });
+  });
+});
+
+describe('parseConfig: defaults and values', () => {
+  it('fills every default from a minimal file', () => {
+    const config = parseConfig(MINIMAL, ENV, 'x.yaml', { baseDir: '/etc/dw' });
+    expect(config.api).toMatchObject({
+      base_url: 'https://manage.example.com',
+      namespaces: [],
+      requests_per_second: 10,
+      timeout: 30_000,
+      max_retries: 3,
+      page_size: 500,
+      concurrency: 4,
+    });
+    expect(config.state).toEqual({ path: '/etc/dw/deploy-watchdog.db', retention: 30 * 86_400_000 });
+    expect(config.jobs).toEqual({
+      runs: '*/1 * * * *',
+      attention: '*/5 * * * *',
+      urls: '*/15 * * * *',
+      backups: '0 * * * *',
+      maintenance: '*/30 * * * *',
+      jitter: 5_000,
+    });
+    expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], retrying_grace: 1_800_000, lookback: 604_800_000 });
+    expect(config.checks.stuck_runs).toEqual({ enabled: true, active_states: ['queued', 'running'], max_duration: 7_200_000 });
+    expect(config.checks.certificates).toEqual({ enabled: true, warn_days: 14, critical_days: 3 });
+    expect(config.checks.backups).toEqual({
+      enabled: true,
+      max_age: { production: 93_600_000, staging: 691_200_000, development: null },
+      require_verified: true,
+      offsite: true,
+    });
+    expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning' });
+    expect(config.checks.sources).toEqual({ failure_threshold: 3 });
+    expect(config.checks.servers).toEqual({ bad_states: ['error', 'unreachable', 'stopped'] });
+    expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1 });
+    expect(config.notify).toMatchObject({
+      channels: [],
+      routes: [],
+      group_by: ['check', 'environment_type'],
+      max_items_per_message: 10,
+      mute_windows: [],
+      delivery: { max_age: 86_400_000, initial_backoff: 10_000, max_backoff: 600_000, timeout: 15_000, interval: 5_000 },
+      digest: { enabled: false, at: '09:00', time_zone: 'UTC', channels: [] },
+      inhibit: { api_unreadable: true, bad_servers: true },
+    });
+    expect(config.notify.heartbeat).toBeUndefined();
+    expect(config.remediation).toEqual({ enabled: false, dry_run: true, max_actions_per_hour: 10, follow_timeout: 7_200_000, policies: [] });
+    expect(config.server).toEqual({ listen: { host: '127.0.0.1', port: 9464 } });
+    expect(config.log).toEqual({ level: 'info', format: 'auto' });
+  });
+
+  it('reads "off" as null for jobs, max ages and the listener, and as Infinity for repeat intervals', () => {
+    const config = parseConfig(
+      `${MINIMAL}jobs: { attention: "off", urls: "*/10 * * * * *" }
+checks: { backups: { max_age: { staging: "off", production: 12h } } }
+alerts: { repeat_interval: "off" }
+server: { listen: "off" }
+`,
+      ENV,
+      'x.yaml',
+    );
+    expect(config.jobs.attention).toBeNull();
+    expect(config.jobs.urls).toBe('*/10 * * * * *');
+    // Environment types left out keep their default.
+    expect(config.checks.backups.max_age).toEqual({ production: 43_200_000, staging: null, development: null });
+    expect(config.alerts.repeat_interval).toBe(Infinity);
+    expect(config.server.listen).toBeNull();
+  });
+
+  it('parses policies of both actions with their defaults', () => {
+    const config = parseConfig(
+      `${MINIMAL}remediation:
+  enabled: true
+  policies:
+    - { name: retry, action: runs.retry, match: { environment_type: [staging, development] }, match_re: { reason: "timed out.*" } }
+    - { name: backup, action: apps.backup, match: { environment_type: production }, dry_run: false }
+`,
+      ENV,
+      'x.yaml',
+    );
+    expect(config.remediation.policies).toEqual([
+      {
+        name: 'retry',
+        action: 'runs.retry',
+        match: { environment_type: ['staging', 'development'] },
+        match_re: { reason: 'timed out.*' },
+        max_attempts: 1,
+        backoff: 600_000,
+        now: false,
+      },
+      {
+        name: 'backup',
+        action: 'apps.backup',
+        match: { environment_type: 'production' },
+        match_re: {},
+        dry_run: false,
+        max_attempts: 1,
+        backoff: 3_600_000,
+        format: 'zip',
+      },
+    ]);
+  });
+});
+
+describe('parseConfig: ${VAR} substitution', () => {
+  it('substitutes values, uses defaults, keeps $${ literal, and types a whole plain reference', () => {
+    const config = parseConfig(
+      `api:
+  base_url: https://\${DMS_HOST:-manage.example.com}
+  token: \${DMS_API_TOKEN}
+  page_size: \${PAGE_SIZE}
+  namespaces: ["\${NS}", "lit-$\${NS}"]
+notify:
+  channels:
+    - name: mail
+      type: email
+      smtp:
+        host: smtp.example.com
+        port: \${SMTP_PORT:-25}
+        secure: none
+      from: watchdog@example.com
+      to: [ops@example.com]
+      subject_prefix: "\${PREFIX:-[dw]}"
+`,
+      { ...ENV, PAGE_SIZE: '200', NS: 'acme' },
+      'x.yaml',
+    );
+    expect(config.api.base_url).toBe('https://manage.example.com');
+    expect(config.api.token.reveal()).toBe(TOKEN);
+    expect(config.api.page_size).toBe(200);
+    expect(config.api.namespaces).toEqual(['acme', 'lit-${NS}']);
+    const mail = config.notify.channels[0];
+    expect(mail?.type === 'email' && mail.smtp.port).toBe(25);
+    expect(mail?.type === 'email' && mail.subject_prefix).toBe('[dw]');
+  });
+
+  it('keeps a quoted whole reference a string', () => {
+    const err = errorOf(`${MINIMAL}  page_size: "\${PAGE_SIZE}"\n`, { ...ENV, PAGE_SIZE: '200' });
+    expect(err.problems).toEqual([expect.objectContaining({ path: 'api.page_size', message: 'must be a number, not a string' })]);
+  });
+
+  it('cannot inject YAML through a variable', () => {
+    const config = parseConfig(
+      `${MINIMAL}state:\n  path: \${STATE_PATH}\n`,
+      { ...ENV, STATE_PATH: 'x.db\nretention: 1s\nbogus: [1' },
+      'x.yaml',
+      { baseDir: '/srv' },
+    );
+    expect(config.state.retention).toBe(30 * 86_400_000);
+    expect(config.state.path).toBe('/srv/x.db\nretention: 1s\nbogus: [1');
+  });
+
+  it('does not substitute in keys', () => {
+    const err = errorOf(`${MINIMAL}\${SECTION}: {}\n`, { ...ENV, SECTION: 'state' });
+    expect(err.problems[0]).toMatchObject({ path: '["${SECTION}"]', message: 'unknown key "${SECTION}"' });
+  });
+});
+
+describe('loadConfig', () => {
+  it('reads token_file relative to the config file, trimmed, as a Secret', () => {
+    fs.mkdirSync(path.join(dir, 'secrets'));
+    fs.writeFileSync(path.join(dir, 'secrets', 'token'), `  ${TOKEN}\n`);
+    const file = path.join(dir, 'config.yaml');
+    fs.writeFileSync(file, 'api:\n  base_url: https://manage.example.com\n  token_file: secrets/token\nstate: { path: data/state.db }\n');
+    const config = loadConfig(file, {});
+    expect(config.api.token).toBeInstanceOf(Secret);
+    expect(config.api.token.reveal()).toBe(TOKEN);
+    expect(config.api.token_file).toBe('secrets/token');
+    expect(config.state.path).toBe(path.join(dir, 'data', 'state.db'));
+  });
+
+  it.each([
+    ['missing', undefined, /secrets\/absent does not exist/],
+    ['empty', '  \n', /is empty/],
+  ])('reports a %s token_file with its line', (_what, content, message) => {
+    const tokenPath = path.join(dir, 'secrets', 'absent');
+    if (content !== undefined) {
+      fs.mkdirSync(path.dirname(tokenPath), { recursive: true });
+      fs.writeFileSync(tokenPath, content);
+    }
+    const file = path.join(dir, 'config.yaml');
+    fs.writeFileSync(file, 'api:\n  base_url: https://manage.example.com\n  token_file: secrets/absent\n');
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    try {
+      loadConfig(file, {});
+    } catch (err) {
+      const problem = (err as ConfigError).problems[0];
+      expect(problem).toMatchObject({ path: 'api.token_file', line: 3 });
+      expect(problem?.message).toMatch(message);
+    }
+  });
+
+  it('reports a missing config file', () => {
+    const file = path.join(dir, 'nope.yaml');
+    expect(() => loadConfig(file, {})).toThrow(`${file}: cannot read the configuration file: file not found`);
+  });
+
+  it("parses DESIGN.md's example config", () => {
+    const file = path.join(import.meta.dirname, 'fixtures', 'design-example.yaml');
+    const config = loadConfig(file, ENV);
+    expect(config.api.base_url).toBe('https://manage.example.com');
+    expect(config.state.path).toBe('/data/state.db');
+    expect(config.checks.failed_runs.retrying_grace).toBe(30 * 60_000);
+    expect(config.checks.backups.max_age).toEqual({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null });
+    expect(config.notify.channels.map((c) => c.name)).toEqual(['ops-slack', 'ops-mail']);
+    expect(config.notify.routes).toHaveLength(2);
+    expect(config.remediation.policies[0]).toMatchObject({ name: 'retry-nonprod', action: 'runs.retry', max_attempts: 2, backoff: 600_000 });
+  });
+});
+
+describe('secrets stay secret', () => {
+  const FULL = `api:
+  base_url: https://manage.example.com
+  token: \${DMS_API_TOKEN}
+notify:
+  channels:
+    - { name: s, type: slack, webhook_url: "\${SLACK_WEBHOOK_URL}" }
+    - name: m
+      type: email
+      smtp: { host: smtp.example.com, auth: { user: u, pass: "\${SMTP_PASSWORD}" } }
+      from: a@example.com
+      to: [b@example.com]
+  heartbeat: { url: "https://hc.example/ping/\${DMS_API_TOKEN}" }
+`;
+
+  it('the loaded config renders no secret through JSON, inspect or String', () => {
+    const config = parseConfig(FULL, ENV, 'x.yaml');
+    for (const rendered of [JSON.stringify(config), inspect(config, { depth: 10 }), String(config.api.token)]) {
+      for (const secret of [TOKEN, WEBHOOK, SMTP_PASS]) expect(rendered).not.toContain(secret);
+    }
+    expect(config.notify.heartbeat?.url.reveal()).toBe(`https://hc.example/ping/${TOKEN}`);
+  });
+
+  it.each([
+    ['an invalid webhook URL', { SLACK_WEBHOOK_URL: 'not-a-url-but-secret-9f8e' }, 'not-a-url-but-secret-9f8e'],
+    ['a token next to a bad key', { DMS_API_TOKEN: 'tok-abcdef-1234' }, 'tok-abcdef-1234'],
+    ['an empty password beside a bad one', { SMTP_PASSWORD: '' }, TOKEN],
+  ])('no ConfigError message shows a secret: %s', (_what, override, secret) => {
+    const text = `${FULL}  bogus_key: \${DMS_API_TOKEN}\n`;
+    const err = errorOf(text, { ...ENV, ...override });
+    expect(err.message).not.toContain(secret);
+    expect(JSON.stringify(err.problems)).not.toContain(secret);
+  });
+});
