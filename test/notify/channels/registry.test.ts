@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/config/secret.js';
-import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
+import { silentLogger } from '../../../src/app/logger.js';
+import { ManualClock } from '../../../src/lib/clock.js';
+import { CHANNEL_KINDS, channelConfigSchema, createChannel } from '../../../src/notify/channels/registry.js';
 
 const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
@@ -53,5 +55,17 @@ describe('channel config schemas', () => {
     expect(issue?.message).toContain(message);
     // The webhook URL is a secret even when wrong: no error repeats it.
     expect(JSON.stringify(issues)).not.toContain('XXXXsecretXXXX');
+  });
+});
+
+describe('createChannel', () => {
+  it.each([
+    [{ name: 's', type: 'slack', webhook_url: HOOK }, 'slack'],
+    [{ name: 'm', type: 'email', smtp: { host: 'smtp.example.com' }, from: 'w@example.com', to: ['o@example.com'] }, 'email'],
+    [{ name: 'l', type: 'log' }, 'log'],
+  ])('builds %j as a %s channel', async (input, kind) => {
+    const channel = createChannel(channelConfigSchema.parse(input), { logger: silentLogger, clock: new ManualClock() });
+    expect(channel).toMatchObject({ name: input.name, kind });
+    await channel.close?.();
   });
 });
