@@ -38,3 +38,53 @@ export const SUCCEEDED_RUN_STATES: readonly string[] = [VOCABULARY.run.done];
 export const BAD_SERVER_STATES: readonly string[] = [VOCABULARY.server.error, VOCABULARY.server.unreachable, VOCABULARY.server.stopped];
 /** Off-site copy states meaning the last transfer failed. */
 export const FAILED_OFFSITE_STATES: readonly string[] = [VOCABULARY.offsite.failed];
+
+/**
+ * The workflows the simulator runs: the action each one performs, its step names in order, and
+ * whether a watcher follows it on the server after the steps (backup, restore, version upgrade).
+ */
+export const WORKFLOWS = {
+  app_deploy: { action: 'deploy', steps: ['provision', 'pull_code', 'build_image', 'install_modules', 'start', 'check'], watcher: false },
+  app_update: { action: 'update', steps: ['pull_code', 'build_image', 'update_modules', 'restart', 'check'], watcher: false },
+  app_update_modules: { action: 'update_modules', steps: ['update_modules', 'restart', 'check'], watcher: false },
+  app_backup: { action: 'backup', steps: ['prepare', 'launch_backup'], watcher: true },
+  app_restart: { action: 'restart', steps: ['restart', 'check'], watcher: false },
+  app_maintenance: { action: 'maintenance', steps: ['switch_page'], watcher: false },
+  app_restore: { action: 'restore', steps: ['prepare', 'launch_restore'], watcher: true },
+  app_upgrade: { action: 'upgrade', steps: ['prepare', 'copy_database', 'launch_upgrade'], watcher: true },
+  server_patch: { action: 'patch', steps: ['drain', 'patch_packages', 'reboot', 'check'], watcher: false },
+} as const satisfies Record<string, { action: string; steps: readonly string[]; watcher: boolean }>;
+/** Name of a simulated workflow. */
+export type WorkflowName = keyof typeof WORKFLOWS;
+
+/** What a watcher reports while it waits, in order. */
+export const WATCHER_PROGRESS = ['queued on server', 'dumping database', 'archiving filestore', 'uploading off-site', 'verifying archive'] as const;
+
+/** Why a simulated step fails (the `reason` of a step in error). */
+export const STEP_FAILURE_REASONS = [
+  'pip install failed: no matching distribution for lxml==4.6.1',
+  'module update failed: column "x_partner_ref" does not exist',
+  'health check timed out after 120 s',
+  'git pull failed: remote branch not found',
+  'disk full on /var/lib/docker',
+  'database connection refused',
+  'image build failed: exit code 137 (out of memory)',
+] as const;
+
+/** Project plans; `starter` has no log access (logs.tail answers plan_required). */
+export const PLANS = { starter: 'starter', business: 'business', enterprise: 'enterprise' } as const;
+/** Plans that include reading application logs. */
+export const PLANS_WITH_LOGS: readonly string[] = [PLANS.business, PLANS.enterprise];
+
+/** Log sources of logs.tail, in the order lines of the same second are listed. */
+export const LOG_SOURCES = ['main', 'setup', 'transfer', 'restore', 'backup', 'upgrade', 'script'] as const;
+/** A log source of logs.tail. */
+export type LogSource = (typeof LOG_SOURCES)[number];
+
+/** What an outside check of a URL can find when it fails (`public_check_code`). */
+export const PUBLIC_CHECK_FAILURES = ['http_502', 'http_404', 'wrong_app', 'dns_nxdomain', 'timeout', 'tls_handshake_failed'] as const;
+/** `public_check_code` of a passed check. */
+export const PUBLIC_CHECK_PASSED = 'http_200';
+
+/** Why an off-site upload fails. */
+export const OFFSITE_FAILURES = ['upload failed: 403 AccessDenied', 'upload failed: connection reset', 'quota exceeded on storage'] as const;

@@ -1,0 +1,101 @@
+/**
+ * The fake Deployment Management Service: `startSimulator()` seeds a realistic service and serves
+ * it over HTTP on loopback, with a control interface for time, faults and scenarios.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { silentLogger } from '../app/logger.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { HttpHandler } from './http-handler.js';
+import { SimulatorControl } from './simulator-control.js';
+import { SimulatorCore } from './simulator-core.js';
+import type { SimTokenSpec } from './token-grants.js';
+
+export type { SimTokenSpec } from './token-grants.js';
+export type { FaultSpec, FaultTarget } from './fault-injector.js';
+export type { SimProblem, ProblemKind } from './problem-finder.js';
+export type { FailDirective } from './run-engine.js';
+export { SimulatorControl } from './simulator-control.js';
+export type { RequestRecord, AddRunOptions, RunStatePatch, AddBackupOptions, SimStats } from './simulator-control.js';
+export { VOCABULARY } from './vocabulary.js';
+
+/** How to start a simulator. */
+export interface SimulatorOptions {
+  /** Number of apps; default 20; 1 to 10,000. */
+  apps?: number;
+  /** Default 1; the same seed and app count (and start time) give the same data. */
+  seed?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (ephemeral). */
+  port?: number;
+  /** Default the system clock; simulator time is clock.now() plus what advance() added. */
+  clock?: Clock;
+  /** Default 'sim-admin-token': every permission, namespace and environment. */
+  adminToken?: string;
+  /** Extra tokens. */
+  tokens?: SimTokenSpec[];
+  /** Largest accepted `limit`; default 1000 (above: invalid_parameter). */
+  maxLimit?: number;
+  logger?: Logger;
+}
+
+/** A simulator serving on loopback. */
+export interface RunningSimulator {
+  /** e.g. http://127.0.0.1:41234; the API root is baseUrl + '/api/v1'. */
+  baseUrl: string;
+  adminToken: string;
+  control: SimulatorControl;
+  /** Closes the server and every open connection, hanging ones included. */
+  close(): Promise<void>;
+}
+
+/** The admin token when none is given. */
+export const DEFAULT_ADMIN_TOKEN = 'sim-admin-token';
+
+/** Seeds a simulator and starts serving it. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const apps = options.apps ?? 20;
+  if (!Number.isInteger(apps) || apps < 1 || apps > 10_000) throw new Error(`apps must be an integer from 1 to 10000, got ${String(apps)}`);
+  const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
+  const logger = options.logger ?? silentLogger;
+  const core = new SimulatorCore({
+    apps,
+    seed: options.seed ?? 1,
+    clock: options.clock ?? systemClock,
+    adminToken,
+    tokens: options.tokens ?? [],
+    maxLimit: options.maxLimit ?? 1000,
+    logger,
+  });
+  const control = new SimulatorControl(core);
+  const handler = new HttpHandler(core, control);
+  const server = createServer(handler.listener);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${host}:${address.port}`;
+  logger.info({ baseUrl, apps }, 'simulator listening');
+  let closing: Promise<void> | null = null;
+  return {
+    baseUrl,
+    adminToken,
+    control,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        handler.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

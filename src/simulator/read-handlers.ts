@@ -1,0 +1,164 @@
+/**
+ * The read functions of the API, one method each, named after the catalogue. Lists honour the
+ * catalogue's filters, the token's namespaces and limit/offset; reads by id outside the token's
+ * namespaces are not_found.
+ */
+import type { FunctionName } from '../api/functions.js';
+import type { Identity } from '../api/schemas.js';
+import { allOf, findInScope, namespaceScope, pageOf, type CallContext } from './call-context.js';
+import type { LogTail } from './log-tail.js';
+import type { ProblemFinder } from './problem-finder.js';
+import { SimError } from './sim-error.js';
+import type { AppRec, BackupRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
+import { BAD_SERVER_STATES, PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
+import { isGone, type Views } from './views.js';
+
+type ReadName = Exclude<FunctionName, 'apps.backup' | 'apps.maintenance' | 'apps.restart' | 'apps.update' | 'apps.update_modules' | 'runs.retry'>;
+
+/** Answers read functions from the simulator's state. */
+export class ReadHandlers {
+  constructor(
+    private readonly state: SimState,
+    private readonly views: Views,
+    private readonly problems: ProblemFinder,
+    private readonly logs: LogTail,
+    private readonly seed: number,
+    private readonly maxLimit: number,
+  ) {}
+
+  /** Answers one read function. */
+  handle(name: ReadName, ctx: CallContext): unknown {
+    return this.table[name](ctx);
+  }
+
+  private readonly table: Record<ReadName, (ctx: CallContext) => unknown> = {
+    'apps.get': (ctx) => this.views.app(findInScope(this.state.apps, ctx.id, ctx.grant, 'app'), ctx.now),
+    'apps.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const search = (q.search as string | undefined)?.toLowerCase();
+      const project = (q.project as string | undefined)?.toLowerCase();
+      const keep = allOf<AppRec>([
+        !scope.everything && ((a) => scope.nsIds.has(a.nsId)),
+        q.include_deleted !== true && ((a) => !isGone(a.state)),
+        search !== undefined && ((a) => a.name.toLowerCase().includes(search)),
+        q.environment_type !== undefined && ((a) => a.envType === q.environment_type),
+        q.server_id !== undefined && ((a) => a.serverId === q.server_id),
+        q.version !== undefined && ((a) => a.version === q.version),
+        q.edition !== undefined && ((a) => a.edition === q.edition),
+        q.state !== undefined && ((a) => a.state === q.state),
+        project !== undefined &&
+          ((a) => {
+            const p = this.state.projectOf(a);
+            return p.name.toLowerCase().includes(project) || p.code.toLowerCase().includes(project);
+          }),
+      ]);
+      return pageOf([...this.state.apps.values()], keep, q, (a) => this.views.appListItem(a, ctx.now));
+    },
+    'attention.list': (ctx) => this.problems.attention(ctx.now, namespaceScope(this.state, ctx.grant, ctx.query.namespace).nsIds),
+    'backups.get': (ctx) => this.views.backup(findInScope(this.state.backups, ctx.id, ctx.grant, 'backup'), ctx.now),
+    'backups.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const index = this.state.backupIndex;
+      let source: readonly BackupRec[] = index.all;
+      let inScope: ((b: BackupRec) => boolean) | null = scope.everything ? null : (b) => scope.nsIds.has(b.nsId);
+      if (q.app_id !== undefined) {
+        source = index.byApp(q.app_id as number);
+      } else if (scope.single !== null) {
+        source = index.byNamespace(scope.single);
+        inScope = null;
+      }
+      return pageOf(source, allOf([inScope]), q, (b) => this.views.backup(b, ctx.now));
+    },
+    'installers.get': (ctx) => this.views.installer(findInScope(this.state.installers, ctx.id, ctx.grant, 'installer')),
+    'installers.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const keep = allOf<InstallerRec>([
+        !scope.everything && ((i) => scope.nsIds.has(i.nsId)),
+        q.include_deleted !== true && ((i) => i.state !== VOCABULARY.installer.deleted),
+        q.server_id !== undefined && ((i) => i.serverId === q.server_id),
+        q.state !== undefined && ((i) => i.state === q.state),
+      ]);
+      return pageOf([...this.state.installers.values()], keep, q, (i) => this.views.installer(i));
+    },
+    'logs.tail': (ctx) => {
+      const app = findInScope(this.state.apps, ctx.id, ctx.grant, 'app');
+      const plan = this.state.projectOf(app).plan;
+      if (!PLANS_WITH_LOGS.includes(plan)) throw new SimError('plan_required', `the ${plan} plan of this app's project has no log access; it needs ${PLANS_WITH_LOGS.join(' or ')}`);
+      const server = app.serverId === null ? undefined : this.state.servers.get(app.serverId);
+      if (!server || BAD_SERVER_STATES.includes(server.state) || isGone(app.state) || app.deployedAt === null) {
+        throw new SimError('unavailable', `logs of app ${app.id} cannot be read now (server ${server?.name ?? 'none'} is ${server?.state ?? 'missing'}, app is ${app.state})`);
+      }
+      return this.logs.tail(app, ctx.query, ctx.now, this.seed, Math.max(this.maxLimit, 200));
+    },
+    'projects.get': (ctx) => this.views.project(findInScope(this.state.projects, ctx.id, ctx.grant, 'project'), this.views.appCounts().byEnv),
+    'projects.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const search = (q.search as string | undefined)?.toLowerCase();
+      const keep = allOf<ProjectRec>([
+        !scope.everything && ((p) => scope.nsIds.has(p.nsId)),
+        q.include_deleted !== true && ((p) => !p.deleted),
+        search !== undefined && ((p) => p.name.toLowerCase().includes(search) || p.code.toLowerCase().includes(search)),
+      ]);
+      const { byEnv } = this.views.appCounts();
+      return pageOf([...this.state.projects.values()], keep, q, (p) => this.views.project(p, byEnv));
+    },
+    'restore_points.list': (ctx) => {
+      const app = findInScope(this.state.apps, ctx.id, ctx.grant, 'app');
+      return pageOf(this.state.restorePointIndex.byApp(app.id), null, ctx.query, (p) => this.views.restorePoint(p));
+    },
+    'runs.get': (ctx) => this.views.run(findInScope(this.state.runs, ctx.id, ctx.grant, 'run')),
+    'runs.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const index = this.state.runIndex;
+      let source: readonly RunRec[] = index.all;
+      let inScope: ((r: RunRec) => boolean) | null = scope.everything ? null : (r) => scope.nsIds.has(r.nsId);
+      if (q.app_id !== undefined) {
+        source = index.byApp(q.app_id as number);
+      } else if (scope.single !== null) {
+        source = index.byNamespace(scope.single);
+        inScope = null;
+      }
+      const keep = allOf<RunRec>([inScope, q.state !== undefined && ((r) => r.state === q.state)]);
+      return pageOf(source, keep, q, (r) => this.views.runListItem(r));
+    },
+    'servers.get': (ctx) => this.views.server(findInScope(this.state.servers, ctx.id, ctx.grant, 'server'), this.views.appCounts().byServer),
+    'servers.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const keep = allOf<ServerRec>([
+        !scope.everything && ((s) => scope.nsIds.has(s.nsId)),
+        q.include_deleted !== true && ((s) => s.state !== VOCABULARY.server.deleted),
+        q.state !== undefined && ((s) => s.state === q.state),
+      ]);
+      const { byServer } = this.views.appCounts();
+      return pageOf([...this.state.servers.values()], keep, q, (s) => this.views.server(s, byServer));
+    },
+    'urls.list': (ctx) => {
+      const q = ctx.query;
+      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
+      const keep = allOf<UrlRec>([
+        !scope.everything && ((u) => scope.nsIds.has(u.nsId)),
+        q.app_id !== undefined && ((u) => u.appId === q.app_id),
+        q.ssl_status !== undefined && ((u) => this.views.sslStatus(u, ctx.now) === q.ssl_status),
+      ]);
+      return pageOf([...this.state.urls.values()], keep, q, (u) => this.views.url(u, ctx.now));
+    },
+    whoami: (ctx): Identity => {
+      const scope = namespaceScope(this.state, ctx.grant, ctx.query.namespace);
+      const nsIds = ctx.grant.nsList.filter((id) => scope.nsIds.has(id));
+      return {
+        login: ctx.grant.login,
+        name: ctx.grant.name,
+        namespaces: nsIds.map((id) => {
+          const ns = this.state.namespace(id);
+          return { id: ns.id, name: ns.name, code: ns.code, level: ctx.grant.level };
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The simulated service's data: plain records with numeric times, indexed by id, by app and by
+ * namespace. Everything hangs off one SimState instance (no module-level state), so several
+ * simulators can run in one process.
+ */
+import type { EnvironmentType, SslStatus, WatcherState } from '../api/schemas.js';
+import { NewestFirstIndex } from './newest-first-index.js';
+import type { WorkflowName } from './vocabulary.js';
+
+export interface NamespaceRec {
+  id: number;
+  code: string;
+  name: string;
+  /** Off-site storage of this namespace's backups. */
+  storage: string;
+}
+
+export interface EnvironmentRec {
+  id: number;
+  name: string;
+  type: EnvironmentType;
+  projectId: number;
+}
+
+export interface ProjectRec {
+  id: number;
+  name: string;
+  code: string;
+  nsId: number;
+  plan: string;
+  disabled: boolean;
+  deleted: boolean;
+  envIds: number[];
+}
+
+export interface ServerRec {
+  id: number;
+  name: string;
+  nsId: number;
+  state: string;
+  provider: string;
+  size: string;
+  region: string;
+  image: string;
+  lbEngine: string;
+  publicIp: string;
+}
+
+export interface RepositoryRec {
+  repository: string;
+  repositoryUrl: string | null;
+  branch: string;
+  main: boolean;
+  deployedSha: string | null;
+  headSha: string | null;
+  deployedMessage: string | null;
+  checkedAt: number | null;
+  deletedUpstream: boolean;
+}
+
+export interface UpgradeRec {
+  id: number;
+  fromVersion: string;
+  toVersion: string;
+  purpose: 'test' | 'production';
+  state: string;
+  sourceAppId: number;
+  newAppId: number | null;
+}
+
+export interface AppRec {
+  id: number;
+  name: string;
+  nsId: number;
+  projectId: number;
+  envId: number | null;
+  environment: string;
+  envType: EnvironmentType | null;
+  version: string;
+  edition: 'community' | 'enterprise';
+  state: string;
+  serverId: number | null;
+  deployedAt: number | null;
+  updatedAt: number | null;
+  urlIds: number[];
+  repositories: RepositoryRec[];
+  upgrade: UpgradeRec | null;
+  maintenance: boolean;
+  locked: boolean;
+}
+
+export interface UrlRec {
+  id: number;
+  url: string;
+  appId: number;
+  nsId: number;
+  primary: boolean;
+  state: string;
+  /** `error` and `unknown` are kept as set; otherwise the status follows `sslExpiresAt` and the time. */
+  sslFixed: Extract<SslStatus, 'error' | 'unknown'> | null;
+  sslExpiresAt: number | null;
+  publicCheck: 'passed' | 'failed' | null;
+  publicCheckCode: string | null;
+  publicCheckedAt: number | null;
+}
+
+export interface InstallerRec {
+  id: number;
+  name: string;
+  nsId: number;
+  type: string;
+  appId: number | null;
+  state: string;
+  serverId: number | null;
+  url: string | null;
+  platformLogin: boolean;
+}
+
+export interface OffsiteRec {
+  storage: string;
+  type: string | null;
+  onStorage: boolean;
+  state: string | null;
+  uploadedAt: number | null;
+  error: string | null;
+}
+
+export interface BackupRec {
+  id: number;
+  appId: number;
+  nsId: number;
+  takenAt: number;
+  format: 'zip' | 'dump';
+  sizeMb: number;
+  automated: boolean;
+  state: string;
+  verified: boolean;
+  /** null: the usual single off-site copy, derived from the record (saves memory on big seeds). */
+  offsite: OffsiteRec[] | null;
+}
+
+export interface RestorePointRec {
+  id: number;
+  appId: number;
+  nsId: number;
+  at: number;
+  action: string;
+  outcome: 'running' | 'applied' | 'failed' | 'kept';
+  runId: number | null;
+  commits: { repository: string; before: string | null; after: string | null }[];
+  modules: string[];
+  backupId: number | null;
+  rollbackOfId: number | null;
+  held: boolean;
+  instantUndo: boolean;
+  keptUntil: number | null;
+}
+
+export interface StepRec {
+  name: string;
+  state: string;
+  startedAt: number | null;
+  updatedAt: number | null;
+  reason: string | null;
+  durationMs: number;
+}
+
+export interface WatcherRec {
+  state: WatcherState;
+  progress: string | null;
+  reason: string | null;
+  startedAt: number;
+  /** How long it waits before reporting `outcome`; null: it waits until a scenario says otherwise. */
+  durationMs: number | null;
+  outcome: Exclude<WatcherState, 'waiting'>;
+  outcomeReason: string | null;
+}
+
+/** What a finished run does to the records it is about. */
+export type RunEffect =
+  | { kind: 'none' }
+  | { kind: 'backup'; backupId: number }
+  | { kind: 'maintenance'; on: boolean }
+  | { kind: 'restart' }
+  | { kind: 'deploy' }
+  | { kind: 'update'; restorePointId: number | null };
+
+export interface RunRec {
+  id: number;
+  appId: number | null;
+  nsId: number;
+  workflow: WorkflowName;
+  action: string;
+  record: string | null;
+  recordType: string | null;
+  createdAt: number;
+  updatedAt: number;
+  state: string;
+  retrying: boolean;
+  /** null for seeded history: derived from the run's id when read (see run-engine stepsOf). */
+  steps: StepRec[] | null;
+  /** Seeded history only: index of the failed step and why. */
+  seedFailedStep: number | null;
+  seedReason: string | null;
+  watcher: WatcherRec | null;
+  /** Step index at which the current attempt will fail, and why; null: it succeeds. */
+  failAt: { step: number; reason: string } | null;
+  /** When a `retrying` run restarts its failed step by itself. */
+  autoRetryAt: number | null;
+  /** The backup run this run waits for (apps.update / update_modules with backup). */
+  backupRunId: number | null;
+  /** The backup record this run makes (or its backup run makes). */
+  backupId: number | null;
+  effect: RunEffect;
+}
+
+/** The whole simulated service. */
+export class SimState {
+  readonly namespaces = new Map<number, NamespaceRec>();
+  readonly projects = new Map<number, ProjectRec>();
+  readonly environments = new Map<number, EnvironmentRec>();
+  readonly servers = new Map<number, ServerRec>();
+  readonly apps = new Map<number, AppRec>();
+  readonly urls = new Map<number, UrlRec>();
+  readonly installers = new Map<number, InstallerRec>();
+  readonly runs = new Map<number, RunRec>();
+  readonly backups = new Map<number, BackupRec>();
+  readonly restorePoints = new Map<number, RestorePointRec>();
+  /** Runs newest first (created_at). */
+  readonly runIndex = new NewestFirstIndex<RunRec>((r) => r.createdAt);
+  /** Backups newest first (taken_at). */
+  readonly backupIndex = new NewestFirstIndex<BackupRec>((b) => b.takenAt);
+  /** Restore points newest first (at). */
+  readonly restorePointIndex = new NewestFirstIndex<RestorePointRec>((p) => p.at);
+  /** Runs whose state still moves with time: queued, running, or in error with an automatic retry due. */
+  readonly activeRuns = new Set<number>();
+  /** Every change answers writes_disabled while set. */
+  writesDisabled = false;
+  /** The time the seed was generated for. */
+  seededAt = 0;
+  private readonly nextIds = new Map<string, number>();
+
+  /** A fresh id for a kind of record (ids grow; a new record's id is above every seeded one). */
+  nextId(kind: string): number {
+    const id = this.nextIds.get(kind) ?? 1;
+    this.nextIds.set(kind, id + 1);
+    return id;
+  }
+
+  /** The project of an app. */
+  projectOf(app: AppRec): ProjectRec {
+    return this.projects.get(app.projectId) as ProjectRec;
+  }
+
+  /** The namespace with this id. */
+  namespace(id: number): NamespaceRec {
+    return this.namespaces.get(id) as NamespaceRec;
+  }
+}
