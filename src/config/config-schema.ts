@@ -98,28 +98,18 @@ const stateListSchema = (defaults: readonly string[]) =>
 
 const enabledSchema = z.boolean().default(true).describe('Run this check.');
 
-/** `host:port`, `[v6]:port` or `:port` (every interface). */
+/**
+ * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
+ * (`src/server/health-server.ts` `parseListen`) takes this string.
+ */
 const listenSchema = z
   .string()
+  .trim()
   .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/, 'must be HOST:PORT (e.g. 127.0.0.1:9464), :PORT, or "off"')
-  .transform((text, ctx) => {
-    const at = text.lastIndexOf(':');
-    const host = text.slice(0, at).replace(/^\[|\]$/g, '');
-    const port = Number(text.slice(at + 1));
-    if (port < 1 || port > 65535) {
-      ctx.addIssue({ code: 'custom', message: 'port must be between 1 and 65535' });
-      return z.NEVER;
-    }
-    return { host: host || '0.0.0.0', port };
-  });
-
-/**
- * How often a still-firing alert is re-sent: a duration, or `off` for never, which parses to
- * Infinity (not null) so the notify stage compares it like any other interval.
- */
-const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), durationSchema], {
-  error: `must be "off" or ${DURATION_HINT}`,
-});
+  .refine((text) => {
+    const port = Number(text.slice(text.lastIndexOf(':') + 1));
+    return port >= 1 && port <= 65_535;
+  }, 'port must be between 1 and 65535');
 
 // ---------------------------------------------------------------------------------------------
 // Sections

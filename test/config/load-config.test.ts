@@ -355,7 +355,7 @@ describe('parseConfig: defaults and values', () => {
     });
     expect(config.notify.heartbeat).toBeUndefined();
     expect(config.remediation).toEqual({ enabled: false, dry_run: true, max_actions_per_hour: 10, follow_timeout: 7_200_000, policies: [] });
-    expect(config.server).toEqual({ listen: { host: '127.0.0.1', port: 9464 } });
+    expect(config.server).toEqual({ listen: '127.0.0.1:9464' });
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
   });
 
