@@ -78,9 +78,9 @@ export class OutboxStore {
   readonly #heldFor: Database.Statement<[string, string], DbRow>;
   readonly #due: Database.Statement<[string, number, number], DbRow>;
   readonly #redecide: Database.Statement;
-  readonly #markSent: Database.Statement<[number, number]>;
-  readonly #markFailed: Database.Statement<[number, number, string, number]>;
-  readonly #expirable: Database.Statement<[number, number], DbRow>;
+  readonly #markSent: Database.Statement<[{ now: number; id: number }]>;
+  readonly #markFailed: Database.Statement<[{ id: number; next: number; error: string; now: number }]>;
+  readonly #expirable: Database.Statement<[number], DbRow>;
   readonly #expire: Database.Statement<[number, number]>;
   readonly #waiting: Database.Statement<[], { channel: string; n: number }>;
   readonly #logGet: Database.Statement<[string, string], { last_kind: string; announced_at: number }>;
@@ -109,15 +109,15 @@ export class OutboxStore {
          due_since = @dueSince, next_attempt_at = @nextAttemptAt, updated_at = @now WHERE id = @id`,
     );
     this.#markSent = db.prepare(
-      `UPDATE outbox SET status = 'sent', sent_at = ?1, attempts = attempts + 1, updated_at = ?1
-       WHERE id = ?2 AND status = 'pending'`,
+      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, updated_at = @now
+       WHERE id = @id AND status = 'pending'`,
     );
     this.#markFailed = db.prepare(
-      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3, updated_at = ?4
-       WHERE id = ?1 AND status = 'pending'`,
+      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, updated_at = @now
+       WHERE id = @id AND status = 'pending'`,
     );
-    this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ?1 - ?2 ORDER BY id`);
-    this.#expire = db.prepare(`UPDATE outbox SET status = 'expired', updated_at = ?2 WHERE id = ?1 AND status = 'pending'`);
+    this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ? ORDER BY id`);
+    this.#expire = db.prepare(`UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`);
     this.#waiting = db.prepare(
       `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
     );
@@ -173,24 +173,24 @@ export class OutboxStore {
   /** Marks delivered rows sent (still-pending ones only: a row is sent once). */
   markSent(rows: readonly OutboxRow[], now: number): void {
     for (const r of rows) {
-      this.#markSent.run(now, r.id);
+      this.#markSent.run({ now, id: r.id });
       if (r.fingerprint) this.#logSent.run(now, r.fingerprint, r.channel);
     }
   }
 
   /** Records a failed attempt and when to try again. */
   markFailed(rows: readonly OutboxRow[], nextAttemptAt: number, error: string, now: number): void {
-    for (const r of rows) this.#markFailed.run(r.id, nextAttemptAt, error, now);
+    for (const r of rows) this.#markFailed.run({ id: r.id, next: nextAttemptAt, error, now });
   }
 
   /** Pending rows that became due `maxAgeMs` or longer ago. */
   expirable(now: number, maxAgeMs: number): OutboxRow[] {
-    return this.#expirable.all(now, maxAgeMs).map(fromDb);
+    return this.#expirable.all(now - maxAgeMs).map(fromDb);
   }
 
   /** Gives a pending row up. */
   expire(id: number, now: number): void {
-    this.#expire.run(id, now);
+    this.#expire.run(now, id);
   }
 
   /** Rows pending or held, per channel. */

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { compileMuteWindow, MuteWindowError } from '../../src/notify/mute-windows.js';
+import type { MuteWindowSettings } from '../../src/notify/notify-settings.js';
+
+const night: MuteWindowSettings = { name: 'night', time_zone: 'Europe/Berlin', times: [{ start: '22:00', end: '06:00' }] };
+const fridayNight: MuteWindowSettings = { ...night, name: 'friday-night', weekdays: ['friday'] };
+const officeHours: MuteWindowSettings = { name: 'office', time_zone: 'America/New_York', weekdays: ['mon:fri'], times: [{ start: '09:00', end: '17:00' }] };
+const weekend: MuteWindowSettings = { name: 'weekend', time_zone: 'UTC', weekdays: ['saturday:sunday'], times: [{ start: '00:00', end: '24:00' }] };
+
+describe('compileMuteWindow', () => {
+  // November 2026: Berlin is UTC+1, New York UTC-5. 6 Nov 2026 is a Friday.
+  it.each<[string, MuteWindowSettings, string, boolean]>([
+    ['night: 23:30 Berlin is inside', night, '2026-11-03T22:30:00Z', true],
+    ['night: 05:59 Berlin (after midnight) is inside', night, '2026-11-04T04:59:00Z', true],
+    ['night: 06:00 Berlin is outside (end excluded)', night, '2026-11-04T05:00:00Z', false],
+    ['night: 21:59 Berlin is outside', night, '2026-11-03T20:59:00Z', false],
+    ['night: 22:00 UTC is 23:00 Berlin, inside (zone applied)', night, '2026-11-03T22:00:00Z', true],
+    ['night: 21:30 UTC is 22:30 Berlin, inside', night, '2026-11-03T21:30:00Z', true],
+    ['friday night: Saturday 03:00 Berlin belongs to Friday', fridayNight, '2026-11-07T02:00:00Z', true],
+    ['friday night: Friday 03:00 Berlin belongs to Thursday', fridayNight, '2026-11-06T02:00:00Z', false],
+    ['friday night: Friday 23:00 Berlin', fridayNight, '2026-11-06T22:00:00Z', true],
+    ['office: Friday 16:59 New York', officeHours, '2026-11-06T21:59:00Z', true],
+    ['office: Friday 17:00 New York', officeHours, '2026-11-06T22:00:00Z', false],
+    ['office: Saturday 12:00 New York', officeHours, '2026-11-07T17:00:00Z', false],
+    ['office: Monday 09:00 New York is Monday 14:00 UTC', officeHours, '2026-11-02T14:00:00Z', true],
+    ['weekend: Sunday 23:59 UTC', weekend, '2026-11-08T23:59:00Z', true],
+    ['weekend: Monday 00:00 UTC', weekend, '2026-11-09T00:00:00Z', false],
+  ])('%s', (_name, settings, at, expected) => {
+    expect(compileMuteWindow(settings).isActive(Date.parse(at))).toBe(expected);
+  });
+
+  it('follows daylight saving time: 22:30 Berlin is 20:30 UTC in summer', () => {
+    expect(compileMuteWindow(night).isActive(Date.parse('2026-07-01T20:30:00Z'))).toBe(true);
+    expect(compileMuteWindow(night).isActive(Date.parse('2026-07-01T19:30:00Z'))).toBe(false);
+  });
+
+  it.each<[string, MuteWindowSettings, RegExp]>([
+    ['unknown time zone', { ...night, time_zone: 'Mars/Olympus' }, /unknown time zone "Mars\/Olympus"/],
+    ['bad weekday', { ...night, weekdays: ['funday'] }, /"funday" is not a weekday/],
+    ['bad time', { ...night, times: [{ start: '25:00', end: '06:00' }] }, /"25:00" is not a time of day/],
+    ['equal start and end', { ...night, times: [{ start: '06:00', end: '06:00' }] }, /start and end are equal/],
+  ])('rejects %s', (_name, settings, message) => {
+    expect(() => compileMuteWindow(settings)).toThrow(MuteWindowError);
+    expect(() => compileMuteWindow(settings)).toThrow(message);
+  });
+});

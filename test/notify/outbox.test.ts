@@ -1,0 +1,256 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSilence, expireSilence } from '../../src/alerts/silences.js';
+import type { CheckName, Finding } from '../../src/detectors/finding.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { finding, Harness, HOUR, MINUTE, payloadText, slackTo, T0 } from './notify-fixture.js';
+
+let receiver: WebhookReceiver;
+let other: WebhookReceiver;
+let h: Harness | undefined;
+
+beforeEach(async () => {
+  receiver = await startWebhookReceiver();
+  other = await startWebhookReceiver();
+});
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await receiver.close();
+  await other.close();
+});
+
+describe('grouping a storm', () => {
+  it('500 new alerts in one cycle become one message per check and environment, with "and N more"', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    const storm = [
+      ...Array.from({ length: 300 }, (_, i) => finding(`prod-${i}`, { environment_type: 'production' })),
+      ...Array.from({ length: 150 }, (_, i) => finding(`stg-${i}`, { environment_type: 'staging' })),
+      ...Array.from({ length: 50 }, (_, i) => finding(`cert-${i}`, { check: 'certificates', environment_type: 'production' })),
+    ];
+    const pass = h.cycle('runs', storm);
+    expect(pass.decisions).toEqual({ deliver: 500 });
+
+    const report = await h.notifier.deliverDue();
+
+    expect(receiver.received).toHaveLength(3);
+    expect(report).toMatchObject({ sent: 3, rowsSent: 500, waiting: 0 });
+    const texts = receiver.received.map(payloadText);
+    expect(texts.some((t) => t.includes('and 290 more'))).toBe(true);
+    expect(texts.some((t) => t.includes('and 140 more'))).toBe(true);
+    expect(texts.some((t) => t.includes('and 40 more'))).toBe(true);
+    expect(h.rows("status <> 'sent'")).toEqual([]);
+
+    // Delivered once: another round sends nothing.
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(3);
+  });
+});
+
+describe('silences', () => {
+  it('a silenced alert is not sent, a later repeat after the silence is, and its resolve is sent', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], alerts: { repeat_interval: HOUR } });
+    const silence = createSilence(h.store, {
+      matchers: [{ name: 'app', op: '=', value: 'shop' }],
+      durationMs: 30 * MINUTE,
+      reason: 'deploying',
+      createdBy: 'test',
+      now: h.clock.now(),
+    });
+    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ silenced: 1, deliver: 1 });
+    await h.notifier.deliverDue();
+    expect(receiver.received.map(payloadText).join()).not.toContain('Problem shop');
+    expect(receiver.received.map(payloadText).join()).toContain('Problem crm');
+
+    h.clock.advance(HOUR);
+    expect(expireSilence(h.store, silence.id, h.clock.now()).outcome).toBe('already-over');
+    // The lifecycle repeats both; crm's repeat is due, shop's is its first announcement.
+    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ deliver: 2 });
+    await h.notifier.deliverDue();
+    expect(receiver.received.at(-1) && payloadText(receiver.received.at(-1))).toContain('Problem shop');
+
+    h.clock.advance(MINUTE);
+    expect(h.cycle('runs', []).decisions).toEqual({ deliver: 2 });
+  });
+
+  it('a silenced alert that ends under its silence resolves quietly', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    createSilence(h.store, { matchers: [{ name: 'app', op: '=', value: 'shop' }], durationMs: HOUR, reason: 'r', createdBy: 't', now: h.clock.now() });
+    h.cycle('runs', [finding('shop')]);
+    h.clock.advance(MINUTE);
+    expect(h.cycle('runs', []).decisions).toEqual({ resolved_quietly: 1 });
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(0);
+    expect(h.rows().map((r) => `${r.kind}:${r.status}:${r.decision}`)).toEqual(['firing:suppressed:silenced', 'resolved:suppressed:resolved_quietly']);
+  });
+});
+
+describe('per-route repeat interval and send_resolved', () => {
+  it('each channel repeats at its own route interval (notification log per fingerprint and channel)', async () => {
+    h = Harness.open({
+      channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
+      notify: {
+        routes: [
+          { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
+          { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR },
+        ],
+      },
+    });
+    expect(h.notifier.lifecycleRepeatIntervalMs).toBe(HOUR);
+    const decisions: string[] = [];
+    for (let hour = 0; hour <= 3; hour++) {
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      decisions.push(
+        h.rows(`id > (SELECT COALESCE(MAX(id), 0) - 2 FROM outbox)`).map((r) => `${r.channel}:${r.kind}:${r.decision}`).join(' '),
+      );
+      h.clock.advance(HOUR);
+    }
+    expect(decisions).toEqual([
+      'fast:firing:deliver slow:firing:deliver',
+      'fast:repeat:deliver slow:repeat:repeat_not_due',
+      'fast:repeat:deliver slow:repeat:repeat_not_due',
+      'fast:repeat:deliver slow:repeat:deliver',
+    ]);
+    expect(receiver.received).toHaveLength(4);
+    expect(other.received).toHaveLength(2);
+  });
+
+  it('send_resolved: false on a route sends the firing but not the resolve', async () => {
+    h = Harness.open({
+      channels: [slackTo('quiet', receiver.url), slackTo('full', other.url)],
+      notify: { routes: [{ channels: ['quiet'], send_resolved: false, continue: true }, { channels: ['full'] }] },
+    });
+    h.cycle('runs', [finding('shop')]);
+    h.clock.advance(MINUTE);
+    expect(h.cycle('runs', []).decisions).toEqual({ resolved_not_sent: 1, deliver: 1 });
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    expect(other.received).toHaveLength(1);
+    expect(payloadText(other.received[0])).toContain('Problem shop');
+  });
+});
+
+describe('mute windows', () => {
+  const night = { name: 'night', time_zone: 'Europe/Berlin', times: [{ start: '22:00', end: '06:00' }] };
+
+  it('holds a route during its window and delivers what still fires when it ends; what ended meanwhile stays quiet', async () => {
+    h = Harness.open({
+      channels: [slackTo('ops', receiver.url)],
+      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'] }] },
+    });
+    // 23:30 in Berlin.
+    h.clock.set('2026-11-02T22:30:00Z');
+    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ muted_window: 2 });
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(0);
+
+    h.clock.set('2026-11-03T02:00:00Z');
+    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ resolved_quietly: 2 });
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(0);
+
+    // 06:01 in Berlin: the window is over.
+    h.clock.set('2026-11-03T05:01:00Z');
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    const text = payloadText(receiver.received[0]);
+    expect(text).toContain('Problem shop');
+    expect(text).not.toContain('Problem crm');
+  });
+
+  it('outside the window the same route delivers at once', async () => {
+    h = Harness.open({
+      channels: [slackTo('ops', receiver.url)],
+      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'] }] },
+    });
+    // T0 is 13:00 in Berlin.
+    expect(h.clock.now()).toBe(T0);
+    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1 });
+  });
+});
+
+describe('inhibition', () => {
+  const server = (name: string): Finding => ({
+    ...finding(`server-${name}`, { check: 'servers' as CheckName, server: name, app: undefined }, 'critical'),
+    summary: `Server ${name} is in state error`,
+  });
+  const appsOn = (serverName: string, n: number) =>
+    Array.from({ length: n }, (_, i) => finding(`app-${i}`, { server: serverName, check: 'url_checks' }));
+
+  it('a server in error holds its apps and sends one summary; when it clears, the still-firing apps are delivered and the resolved ones stay quiet', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    h.cycle('servers', [server('s1')]);
+    const pass = h.cycle('urls', [...appsOn('s1', 50), finding('elsewhere', { server: 's2', check: 'url_checks' })]);
+    expect(pass).toEqual({ decisions: { inhibited: 50, deliver: 1 }, summaries: 1 });
+
+    await h.notifier.deliverDue();
+    // The server alert, the one app on another server, and the summary: not 50 pages.
+    const texts = receiver.received.map(payloadText);
+    expect(texts).toHaveLength(3);
+    expect(texts.filter((t) => t.includes('50 alerts held back: Server s1 is in state error'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(1);
+
+    // Ten apps recover while the server is still bad: nothing is said about them.
+    h.clock.advance(MINUTE);
+    expect(h.cycle('urls', [...appsOn('s1', 40), finding('elsewhere', { server: 's2', check: 'url_checks' })]).decisions).toEqual({
+      resolved_quietly: 20,
+    });
+
+    // The server recovers: its resolve goes out, and the 40 apps still failing are announced.
+    h.clock.advance(MINUTE);
+    h.cycle('servers', []);
+    receiver.received.length = 0;
+    await h.notifier.deliverDue();
+    const after = receiver.received.map(payloadText);
+    expect(after).toHaveLength(2);
+    const apps = after.find((t) => t.includes('Problem app-'));
+    expect(apps).toContain('and 30 more');
+    expect(after.join()).not.toMatch(/Problem app-4\d/);
+    expect(h.rows(`decision = 'deliver' AND fingerprint LIKE 'url_checks/app-%'`)).toHaveLength(40);
+    expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
+  });
+
+  it('an API outage reported by several jobs is one message: later "cannot read" alerts are held under the first', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    const cannotRead = (source: string): Finding => ({
+      ...finding(`source-${source}`, { check: 'watchdog', source, app: undefined }, 'critical'),
+      summary: `cannot read ${source}: HTTP 503`,
+    });
+    h.cycle('runs', [cannotRead('runs')]);
+    h.clock.advance(MINUTE);
+    expect(h.cycle('urls', [cannotRead('urls')])).toEqual({ decisions: { inhibited: 1 }, summaries: 1 });
+    h.clock.advance(MINUTE);
+    expect(h.cycle('backups', [cannotRead('backups')])).toEqual({ decisions: { inhibited: 1 }, summaries: 1 });
+    await h.notifier.deliverDue();
+    const texts = receiver.received.map(payloadText);
+    expect(texts.filter((t) => t.includes('cannot read runs') && !t.includes('held back'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('held back: cannot read runs'))).toHaveLength(2);
+
+    // The API is back for everyone: the held ones resolve quietly, the cause's resolve is sent.
+    h.clock.advance(MINUTE);
+    h.cycle('urls', []);
+    h.cycle('backups', []);
+    h.cycle('runs', []);
+    receiver.received.length = 0;
+    await h.notifier.deliverDue();
+    expect(receiver.received.map(payloadText)).toHaveLength(1);
+    expect(payloadText(receiver.received[0])).toContain('cannot read runs');
+  });
+});
+
+describe('notices', () => {
+  it('go through the outbox to every channel, one message each', async () => {
+    h = Harness.open({ channels: [slackTo('a', receiver.url), slackTo('b', other.url)] });
+    const ids = h.notifier.notice({ type: 'notice', topic: 'remediation', title: 'Retried run #12 of shop', severity: 'ok' });
+    expect(ids).toHaveLength(2);
+    await h.notifier.deliverDue();
+    expect(payloadText(receiver.received[0])).toContain('Retried run #12 of shop');
+    expect(other.received).toHaveLength(1);
+  });
+
+  it('refuses to enqueue outside a transaction', () => {
+    h = Harness.open({ channels: [slackTo('a', receiver.url)] });
+    expect(() => h?.notifier.enqueue([], T0)).toThrow(/must run inside store\.transaction/);
+  });
+});
