@@ -111,6 +111,14 @@ const listenSchema = z
     return port >= 1 && port <= 65_535;
   }, 'port must be between 1 and 65535');
 
+/**
+ * How often a still-firing alert is re-sent: a duration, or `off` for never, which parses to
+ * Infinity (not null) so the notify stage compares it like any other interval.
+ */
+const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), durationSchema], {
+  error: `must be "off" or ${DURATION_HINT}`,
+});
+
 // ---------------------------------------------------------------------------------------------
 // Sections
 // ---------------------------------------------------------------------------------------------

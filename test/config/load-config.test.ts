@@ -247,7 +247,14 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}server:\n  listen: localhost\n`,
       path: 'server.listen',
       line: 5,
-      message: /must be "off" or HOST:PORT/,
+      message: /must be HOST:PORT \(e\.g\. 127\.0\.0\.1:9464\), :PORT, or "off"/,
+    },
+    {
+      name: 'listen port out of range',
+      yaml: `${MINIMAL}server:\n  listen: "127.0.0.1:70000"\n`,
+      path: 'server.listen',
+      line: 5,
+      message: /port must be between 1 and 65535|must be "off" or HOST:PORT/,
     },
     {
       name: 'duplicate key',
