@@ -132,7 +132,7 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
 
   // ---- open upgrades, maintenance ----
   for (const app of pickApps(sprinkle(0.02))) app.upgrade = makeUpgrade(state, app, 'testing');
-  const standby = pickApps(sprinkle(0.002)).filter((a) => !a.upgrade);
+  const standby = pickApps(sprinkle(0.002), liveApps.filter((a) => !a.upgrade));
   for (const app of standby) app.upgrade = makeUpgrade(state, app, VOCABULARY.upgrade.standby);
   for (const app of pickApps(sprinkle(0.005))) app.maintenance = true;
 
