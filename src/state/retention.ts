@@ -18,8 +18,20 @@ const PRUNE_RULES: readonly PruneRule[] = [
   {
     table: 'outbox',
     columns: ['status', 'created_at'],
-    where: `status IN ('sent', 'expired', 'failed') AND created_at < @cutoff`,
-    why: 'finished deliveries only; a pending row is never dropped, however old',
+    where: `status IN ('sent', 'suppressed', 'expired') AND created_at < @cutoff`,
+    why: 'finished rows only; a pending or held row is never dropped, however old',
+  },
+  {
+    table: 'notification_log',
+    columns: ['last_kind', 'announced_at', 'last_sent_at'],
+    where: `last_kind = 'resolved' AND COALESCE(last_sent_at, announced_at) < @cutoff`,
+    why: 'what a channel was told of alerts long resolved; a firing one must stay, or its resolve would be lost',
+  },
+  {
+    table: 'notify_digest_log',
+    columns: ['created_at'],
+    where: 'created_at < @cutoff',
+    why: 'which days got a digest; only today matters for "never twice"',
   },
   {
     table: 'events',

@@ -43,6 +43,8 @@ describe('pruneState', () => {
       alerts: 'table does not exist',
       events: 'table does not exist',
       outbox: 'table does not exist',
+      notification_log: 'table does not exist',
+      notify_digest_log: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
     });
@@ -63,18 +65,18 @@ describe('pruneState', () => {
     db.exec(`
       INSERT INTO alerts VALUES (1, 'resolved', ${old}), (2, 'resolved', ${recent}), (3, 'firing', NULL);
       INSERT INTO events VALUES (10, 1, ${old}), (11, 2, ${recent}), (12, 3, ${old});
-      INSERT INTO outbox VALUES (20, 10, 'sent', ${old}), (21, 11, 'sent', ${recent}), (22, NULL, 'pending', ${old}), (23, NULL, 'expired', ${old});
+      INSERT INTO outbox VALUES (20, 10, 'sent', ${old}), (21, 11, 'sent', ${recent}), (22, NULL, 'pending', ${old}), (23, NULL, 'expired', ${old}), (24, NULL, 'held', ${old}), (25, NULL, 'suppressed', ${old});
       INSERT INTO remediation_audit VALUES (30, ${old}), (31, ${recent});
       INSERT INTO silences VALUES (40, ${old}, NULL), (41, ${NOW + DAY}, ${old}), (42, ${NOW + DAY}, NULL), (43, ${recent}, NULL);
     `);
     // Events go by age alone (event 12 of the firing alert too); the alert row itself stays.
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
-    expect(result.deleted).toEqual({ outbox: 2, events: 2, alerts: 1, silences: 2, remediation_audit: 1 });
-    expect(result.skipped).toEqual({});
+    expect(result.deleted).toEqual({ outbox: 3, events: 2, alerts: 1, silences: 2, remediation_audit: 1 });
+    expect(result.skipped).toEqual({ notification_log: 'table does not exist', notify_digest_log: 'table does not exist' });
     const ids = (table: string) => db.prepare(`SELECT id FROM ${table} ORDER BY id`).all().map((r) => (r as { id: number }).id);
     expect(ids('alerts')).toEqual([2, 3]);
     expect(ids('events')).toEqual([11]);
-    expect(ids('outbox')).toEqual([21, 22]);
+    expect(ids('outbox')).toEqual([21, 22, 24]);
     expect(ids('remediation_audit')).toEqual([31]);
     expect(ids('silences')).toEqual([42, 43]);
   });
