@@ -204,6 +204,9 @@ export class Delivery {
     for (const message of messages) {
       if (signal?.aborted) break;
       const result = await sendWithTimeout(channel, message.notification, { clock, timeoutMs: settings.delivery.timeout, signal });
+      // Stopped mid-send (shutdown deadline): the answer is unknown and not the receiver's fault,
+      // so the rows stay due as they were; the next start sends them (at most once more).
+      if (result.outcome !== 'ok' && signal?.aborted) break;
       const at = clock.now();
       if (result.outcome === 'ok') {
         rows.store.transaction(() => {

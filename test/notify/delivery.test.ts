@@ -1,0 +1,191 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Metrics } from '../../src/server/metrics.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { finding, Harness, MINUTE, SECOND, slackTo } from './notify-fixture.js';
+
+let receiver: WebhookReceiver;
+let other: WebhookReceiver;
+let h: Harness | undefined;
+
+beforeEach(async () => {
+  receiver = await startWebhookReceiver({ retryAfterSeconds: 120 });
+  other = await startWebhookReceiver();
+});
+
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await receiver.close();
+  await other.close();
+});
+
+const delivery = { max_age: 60 * MINUTE, initial_backoff: 10 * SECOND, max_backoff: 5 * MINUTE, timeout: 5 * SECOND, interval: 5 * SECOND };
+
+async function counter(metrics: Metrics, channel: string, outcome: string): Promise<number> {
+  const metric = await metrics.notifications.get();
+  return metric.values.find((v) => v.labels.channel === channel && v.labels.outcome === outcome)?.value ?? 0;
+}
+
+describe('retries', () => {
+  it('a receiver down for several rounds gets the message exactly once when it is back', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery }, metrics });
+    receiver.setMode('fail500');
+    h.cycle('runs', [finding('shop')]);
+
+    // Backoff doubles: 10 s, 20 s, 40 s (random() = 1: no jitter taken off).
+    for (const wait of [0, 10 * SECOND, 20 * SECOND, 40 * SECOND]) {
+      h.clock.advance(wait);
+      expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, retried: 1, waiting: 1 });
+    }
+    expect(receiver.requests).toBe(4);
+
+    // Before the 80 s backoff is over, nothing is tried.
+    h.clock.advance(79 * SECOND);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(4);
+
+    receiver.setMode('ok');
+    h.clock.advance(SECOND);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    h.clock.advance(10 * MINUTE);
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    expect(h.rows()).toMatchObject([{ status: 'sent', attempts: 5 }]);
+    expect(await counter(metrics, 'ops', 'retry')).toBe(4);
+    expect(await counter(metrics, 'ops', 'sent')).toBe(1);
+  });
+
+  it('honours Slack 429 Retry-After: no send before it, for the whole channel', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery } });
+    receiver.setMode('rateLimit');
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(1);
+
+    // A new alert meanwhile waits with the paused channel, though its own backoff is zero.
+    h.clock.advance(30 * SECOND);
+    h.cycle('urls', [finding('crm', { check: 'url_checks' })]);
+    await h.notifier.deliverDue();
+    h.clock.advance(89 * SECOND);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(1);
+
+    receiver.setMode('ok');
+    h.clock.advance(SECOND);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 2 });
+    expect(receiver.requests).toBe(3);
+  });
+
+  it('a permanent 404 is logged, counted, kept and retried at max_backoff until max_age, then expired', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery }, metrics });
+    receiver.setMode('notFound');
+    h.cycle('runs', [finding('shop')]);
+    expect(await h.notifier.deliverDue()).toMatchObject({ failed: 1, waiting: 1 });
+    expect(h.rows()).toMatchObject([{ status: 'pending', attempts: 1, last_error: 'rejected (HTTP 404): no_service' }]);
+
+    h.clock.advance(5 * MINUTE - SECOND);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(1);
+    h.clock.advance(SECOND);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(2);
+
+    for (let i = 0; i < 11; i++) {
+      h.clock.advance(5 * MINUTE);
+      await h.notifier.deliverDue();
+    }
+    expect(h.rows()).toMatchObject([{ status: 'expired', attempts: 12 }]);
+    expect(await counter(metrics, 'ops', 'failed')).toBe(12);
+    expect(await counter(metrics, 'ops', 'expired')).toBe(1);
+    expect(h.log.text()).toContain('notification not delivered within max_age; given up');
+    expect(h.log.text()).not.toContain(new URL(receiver.url).pathname);
+  });
+
+  it('a permanently refused message is delivered once the channel is fixed, before max_age', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery } });
+    receiver.setMode('notFound');
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    receiver.setMode('ok');
+    h.clock.advance(5 * MINUTE);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('an SMTP temporary error (451) is retried, a permanent one (550) kept as failed', async () => {
+    const sink: SmtpSink = await startSmtpSink();
+    try {
+      h = Harness.open({
+        channels: [{ name: 'mail', type: 'email', smtp: { host: sink.host, port: sink.port, secure: 'none', timeout: 5000 }, from: 'dw@example.com', to: ['ops@example.com'] }],
+        notify: { delivery },
+      });
+      sink.setMode('tempfail-rcpt');
+      h.cycle('runs', [finding('shop')]);
+      expect(await h.notifier.deliverDue()).toMatchObject({ retried: 1 });
+      sink.setMode('reject-data');
+      h.clock.advance(10 * SECOND);
+      expect(await h.notifier.deliverDue()).toMatchObject({ failed: 1 });
+      sink.setMode('ok');
+      h.clock.advance(5 * MINUTE);
+      expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1 });
+      expect(sink.messages).toHaveLength(1);
+      expect(sink.messages[0]?.text).toContain('Problem shop');
+    } finally {
+      await h?.close();
+      h = undefined;
+      await sink.close();
+    }
+  });
+});
+
+describe('never blocks', () => {
+  it('one hanging channel does not stall another; the hanging send times out on the clock', async () => {
+    h = Harness.open({ channels: [slackTo('slow', receiver.url), slackTo('fast', other.url)], notify: { delivery } });
+    receiver.setMode('hang');
+    h.cycle('runs', [finding('shop')]);
+    h.notifier.start();
+    await vi.waitFor(() => expect(other.received).toHaveLength(1));
+    await vi.waitFor(() => expect(receiver.requests).toBe(1));
+
+    // Another cycle while "slow" still hangs: "fast" delivers it on its next round.
+    h.cycle('urls', [finding('crm', { check: 'url_checks' })]);
+    h.clock.advance(delivery.interval);
+    await vi.waitFor(() => expect(other.received).toHaveLength(2));
+
+    // The hanging send hits its time limit (5 s on the clock), and stop() returns.
+    h.clock.advance(delivery.timeout);
+    await h.notifier.stop();
+    expect(h.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 5000 ms', null]);
+  });
+});
+
+describe('flush', () => {
+  it('sends what is due before the deadline', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery } });
+    h.notifier.start();
+    h.cycle('runs', [finding('shop')]);
+    h.cycle('urls', [finding('crm', { check: 'url_checks' })]);
+    const report = await h.notifier.flush(10 * SECOND);
+    expect(report).toMatchObject({ sent: 2, waiting: 0, timedOut: false });
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('gives up at the deadline and leaves the rest pending for the next start', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery: { ...delivery, timeout: MINUTE } } });
+    receiver.setMode('hang');
+    h.cycle('runs', [finding('shop')]);
+    const flushing = h.notifier.flush(3 * SECOND);
+    await vi.waitFor(() => expect(receiver.requests).toBe(1));
+    h.clock.advance(3 * SECOND);
+    expect(await flushing).toMatchObject({ sent: 0, waiting: 1, timedOut: true });
+    expect(h.rows()).toMatchObject([{ status: 'pending' }]);
+
+    // Next start: delivered.
+    receiver.setMode('ok');
+    h = await h.restart();
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1 });
+  });
+});
