@@ -193,6 +193,15 @@ function migrate(
         'it was written by a newer version: upgrade deploy-watchdog or point state.path at another file',
     );
   }
+  // A recorded name that differs from the code's means the file was migrated by a diverging build
+  // (a renumbered migration): worth a loud line, though the schema may well be fine.
+  const byVersion = new Map(migrations.map((m) => [m.version, m.name]));
+  for (const row of db.prepare('SELECT version, name FROM schema_migrations').all() as { version: number; name: string }[]) {
+    const expected = byVersion.get(row.version);
+    if (expected !== undefined && expected !== row.name) {
+      logger.warn({ version: row.version, recorded: row.name, expected }, 'state migration recorded under another name');
+    }
+  }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const m of migrations) {

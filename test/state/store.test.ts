@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import core from '../../src/state/migrations/001-core.js';
@@ -116,6 +117,17 @@ describe('Store.open', () => {
     const store = open(file, { migrations: [core] });
     expect(store.db.prepare(`SELECT name FROM sqlite_master WHERE name = 'half'`).get()).toBeUndefined();
     expect(store.schemaVersion()).toBe(1);
+  });
+
+  it('warns when a recorded migration has another name than the code', () => {
+    const file = path.join(dir, 'state.db');
+    open(file, { migrations: [core, extra] }).close();
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    open(file, { migrations: [core, { ...extra, name: 'renamed' }], logger });
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ msg: 'state migration recorded under another name', version: 99, recorded: 'extra', expected: 'renamed' }),
+    ]);
   });
 
   it('refuses a migration list out of order', () => {
