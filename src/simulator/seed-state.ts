@@ -7,6 +7,7 @@
 import type { EnvironmentType } from '../api/schemas.js';
 import { Prng } from './prng.js';
 import { AUTO_RETRY_DELAY_MS, RunEngine, seededRunLengthMs, startBackupRun } from './run-engine.js';
+import { BACKUP_AGE_LIMITS } from './views.js';
 import type { AppRec, BackupRec, EnvironmentRec, ProjectRec, RepositoryRec, RestorePointRec, RunRec, ServerRec, SimState, StepRec, UrlRec } from './sim-state.js';
 import {
   OFFSITE_FAILURES,
@@ -189,7 +190,8 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   const backups: BackupRec[] = [];
   for (const app of apps) {
     if (app.deployedAt === null) continue;
-    const shift = stale.has(app.id) ? rng.int(30, 80) * HOUR : 0;
+    // A stale app's newest backup is past its environment's warning age (and sometimes critical).
+    const shift = stale.has(app.id) ? BACKUP_AGE_LIMITS[app.envType ?? 'none'].warning + rng.int(2, 50) * HOUR : 0;
     const baseSize = rng.int(200, 20_000);
     let newest: BackupRec | null = null;
     for (let k = 29; k >= 0; k -= 1) {

@@ -1,7 +1,7 @@
 /**
  * Test fixture: a simulator on loopback for the current test file, closed after its tests.
  *
- *   const sim = await useSimulator({ apps: 30 });   // at the top of a test file (or a describe)
+ *   const sim = await useSimulator({ apps: 30 });   // at the top of a test file, or in an async describe
  *   const { status, body } = await apiGet(sim, '/apps?limit=5');
  */
 import { randomUUID } from 'node:crypto';
