@@ -30,15 +30,17 @@ export interface DigestOptions {
   logger?: Logger;
 }
 
-/** One remediation audit row, as far as the digest reads it. */
-interface AuditRow {
-  at: number;
+/** One remediation audit line for the digest. */
+interface AuditLine {
   policy: string;
   action: string;
   record: string;
   outcome: string;
   reason: string | null;
 }
+
+/** Audit decisions that say what remediation did; skips are left out (they are most rows). */
+const DONE_DECISIONS = new Set(['acted', 'dry_run', 'outcome', 'suspended']);
 
 /** Queues the daily digests that are due. */
 export class Digest {
@@ -116,14 +118,24 @@ export class Digest {
     };
   }
 
-  /** Remediation done since `since`, when the remediation audit table exists; none otherwise. */
-  #audit(since: number): AuditRow[] {
+  /**
+   * What remediation did since `since`, when the remediation audit table exists; none otherwise.
+   * Read column by name, so the digest does not break when the audit grows columns.
+   */
+  #audit(since: number): AuditLine[] {
     const { rows } = this.options.outbox;
     if (!rows.hasTable('remediation_audit')) return [];
     try {
-      return rows.db
-        .prepare('SELECT at, policy, action, record, outcome, reason FROM remediation_audit WHERE at > ? ORDER BY at')
-        .all(since) as AuditRow[];
+      const found = rows.db.prepare('SELECT * FROM remediation_audit WHERE at > ? ORDER BY at').all(since) as Record<string, unknown>[];
+      return found
+        .filter((r) => typeof r.decision !== 'string' || DONE_DECISIONS.has(r.decision))
+        .map((r) => ({
+          policy: String(r.policy ?? ''),
+          action: String(r.action ?? ''),
+          record: r.record != null ? String(r.record) : r.record_type != null ? `${String(r.record_type)} #${String(r.record_id)}` : '',
+          outcome: String(r.outcome ?? r.decision ?? ''),
+          reason: r.reason != null && r.reason !== '' ? String(r.reason) : null,
+        }));
     } catch (err) {
       // A different audit layout must not cost the day's digest; the alerts part still goes out.
       this.#log.warn({ err: (err as Error).message }, 'cannot read the remediation audit for the digest');

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Secret } from '../../src/config/secret.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { Heartbeat } from '../../src/notify/heartbeat.js';
+import { Harness, LogCapture, MINUTE, T0 } from './notify-fixture.js';
+
+let server: Server;
+let base: string;
+let hits: string[];
+let status: number;
+const token = randomUUID();
+
+beforeEach(async () => {
+  hits = [];
+  status = 200;
+  server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(status).end('OK');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe('heartbeat', () => {
+  it('pings after healthy cycles, at most once per `every`', async () => {
+    const h = Harness.open({ channels: [], notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: 5 * MINUTE } } });
+    try {
+      expect(h.notifier.heartbeat()).toBe('pinged');
+      await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
+      h.clock.advance(4 * MINUTE);
+      expect(h.notifier.heartbeat()).toBe('not_due');
+      h.clock.advance(MINUTE);
+      expect(h.notifier.heartbeat()).toBe('pinged');
+      await vi.waitFor(() => expect(hits).toHaveLength(2));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('is off without notify.heartbeat', async () => {
+    const h = Harness.open({ channels: [] });
+    expect(h.notifier.heartbeat()).toBe('off');
+    await h.close();
+  });
+
+  it.each([
+    ['a refused ping', () => `${base}/ping/${token}`, 503, 'heartbeat ping refused'],
+    ['an unreachable endpoint', () => `http://127.0.0.1:1/ping/${token}`, 200, 'heartbeat ping failed'],
+  ])('logs %s without the URL and never throws', async (_name, url, answer, message) => {
+    status = answer;
+    const log = new LogCapture();
+    const beat = new Heartbeat({ settings: { url: new Secret(url()), every: MINUTE }, clock: new ManualClock(T0), logger: log.logger });
+    expect(beat.beat()).toBe('pinged');
+    await beat.settle();
+    expect(log.text()).toContain(message);
+    expect(log.text()).not.toContain(token);
+    expect(log.text()).not.toContain('/ping/');
+  });
+});
