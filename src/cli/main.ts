@@ -7,6 +7,7 @@ import { EXIT } from './command.js';
 
 /** Every command, loaded on demand so `validate` does not pay for the simulator. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  simulator: () => import('./simulator.js'),
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),
   unsilence: () => import('./unsilence.js'),
