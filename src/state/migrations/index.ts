@@ -7,6 +7,7 @@ import type { Migration } from '../migration.js';
 import core from './001-core.js';
 import alerts from './002-alerts.js';
 import notify from './003-notify.js';
+import remediation from './004-remediation.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
-export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts, notify];
+export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts, notify, remediation];

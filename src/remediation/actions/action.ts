@@ -1,0 +1,68 @@
+/**
+ * The one small interface every remediation action implements: which open alerts it can act on,
+ * what it must not touch, the body it sends, how it sends it, and how it finds the run an earlier
+ * request started. Adding an action (apps.restart, say) is one new file here and one line in
+ * `registry.ts`; the remediator does the rest (keys, audit, answers, following, notices).
+ */
+import type { AlertRow } from '../../alerts/alert-store.js';
+import type { ApiClient, ChangeOptions } from '../../api/client.js';
+import type { ChangeResult } from '../../api/schemas.js';
+import type { PolicyConfig } from '../../config/config-schema.js';
+
+/** The kind of record an action changes; part of the idempotency key and the audit. */
+export type RecordType = 'run' | 'app';
+
+/** A record an action could change, found in an open alert. */
+export interface ActionTarget {
+  recordType: RecordType;
+  recordId: number;
+}
+
+/** An action-specific reason not to act now, read from what the alert says. */
+export type ActionSkipReason = 'run_retrying';
+
+/** The attempt facts an action may use to verify an earlier request. */
+export interface AttemptFacts {
+  recordId: number;
+  /** When the first request of this key was sent (ms, our clock), if known. */
+  firstSentAt: number | null;
+  plannedAt: number;
+}
+
+/** The words of an action's notices. */
+export interface ActionWords {
+  /** The change was made: "Retried automatically". */
+  done: string;
+  /** It worked: "Retried automatically: succeeded". */
+  succeeded: string;
+  /** It did not: "Retried automatically: failed" (then " at step X: reason"). */
+  failed: string;
+  /** The change as a noun: "Automatic retry". */
+  noun: string;
+}
+
+/** One change the remediator can make. */
+export interface RemediationAction<P extends PolicyConfig = PolicyConfig> {
+  /** The catalogue name of the change, as policies name it. */
+  readonly name: P['action'];
+  /** The record it changes. */
+  readonly recordType: RecordType;
+  /**
+   * The record of an open alert this action can fix, or null when the alert is not its kind
+   * (another check, another sub-problem, no subject id).
+   */
+  target(alert: AlertRow): ActionTarget | null;
+  /** A reason not to act on this alert under this policy now, or null. Pure. */
+  precheck(alert: AlertRow, policy: P): ActionSkipReason | null;
+  /** The change body. Stored with the attempt, so a re-send sends exactly this. */
+  body(policy: P): Record<string, unknown>;
+  /** Sends the change once. Never retried by the client (changes are not). */
+  send(client: ApiClient, recordId: number, body: Record<string, unknown>, options: ChangeOptions): Promise<ChangeResult>;
+  /**
+   * After `idempotency_key_reused` (the earlier request with this key was taken): the id of the
+   * run that request started, found with reads only, or null when it cannot be told.
+   */
+  findStartedRun(client: ApiClient, facts: AttemptFacts, signal?: AbortSignal): Promise<number | null>;
+  /** How people read what was done, in notices. */
+  readonly words: ActionWords;
+}

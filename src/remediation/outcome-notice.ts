@@ -1,0 +1,123 @@
+/**
+ * What people are told about an attempt: the notice sent to the alert's channels when an attempt
+ * ends (pure, so its wording is unit-tested), and the one alert raised when a policy is suspended.
+ */
+import type { WatcherState } from '../api/schemas.js';
+import { formatDuration } from '../config/duration.js';
+import type { Finding } from '../detectors/finding.js';
+import { fingerprint } from '../detectors/fingerprint.js';
+import type { NoticeNotification } from '../notify/channels/channel.js';
+import type { ActionWords } from './actions/action.js';
+import type { AttemptRow, Suspension } from './remediation-store.js';
+
+/** How an attempt ended. */
+export type AttemptOutcome =
+  /** The run the change started finished well. */
+  | { kind: 'succeeded' }
+  /** The run failed (at a step, or on the server's watcher). */
+  | { kind: 'run_failed'; step: string | null; reason: string | null; watcher: WatcherState | null }
+  /** The run ended in a state that is neither success nor failure (cancelled…). */
+  | { kind: 'run_ended'; state: string }
+  /** The service said this record cannot be changed this way: stop on it. */
+  | { kind: 'stopped'; code: string; message: string }
+  /** The run was still going when `follow_timeout` ran out. */
+  | { kind: 'follow_timeout'; afterMs: number }
+  /** No readable answer came within `follow_timeout`: taken or not, nobody can say. */
+  | { kind: 'unanswered'; afterMs: number }
+  /** The key was taken earlier, but the run it started could not be found. */
+  | { kind: 'unverified' }
+  /** The change was taken without a run to follow. */
+  | { kind: 'no_run' }
+  /** The service refused the request as malformed. */
+  | { kind: 'failed_request'; code: string; message: string };
+
+/** The short outcome word stored in the attempt and the audit. */
+export function outcomeWord(outcome: AttemptOutcome): string {
+  return outcome.kind === 'stopped' ? outcome.code : outcome.kind;
+}
+
+/** One line: "Retried automatically: failed at step install: pip failed". */
+export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): string {
+  switch (outcome.kind) {
+    case 'succeeded':
+      return words.succeeded;
+    case 'run_failed': {
+      const where = outcome.step
+        ? ` at step ${outcome.step}`
+        : outcome.watcher
+          ? ` on the server (watcher ${outcome.watcher})`
+          : '';
+      return `${words.failed}${where}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+    }
+    case 'run_ended':
+      return `${words.done}: the run ended ${outcome.state}`;
+    case 'stopped':
+      return `${sentence(outcome.code)}: stopped`;
+    case 'follow_timeout':
+      return `${words.done}: outcome unknown, still running after ${formatDuration(outcome.afterMs)}`;
+    case 'unanswered':
+      return `${words.noun}: no answer from the service in ${formatDuration(outcome.afterMs)}; it may or may not have been made`;
+    case 'unverified':
+      return `${words.noun}: the service had taken this request before, but its run could not be found`;
+    case 'no_run':
+      return `${words.done}: accepted, no run to follow`;
+    case 'failed_request':
+      return `${words.noun} refused: ${outcome.code}`;
+  }
+}
+
+/** The notice for the alert's channels when an attempt ends. */
+export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: AttemptOutcome): NoticeNotification {
+  const labels = attempt.labels;
+  const fields: { label: string; value: string }[] = [];
+  const where = [labels.app, labels.environment_type && `(${labels.environment_type})`].filter(Boolean).join(' ');
+  if (where) fields.push({ label: 'App', value: where });
+  fields.push({ label: 'Record', value: `${attempt.recordType} #${attempt.recordId}` });
+  if (attempt.runId !== null) fields.push({ label: 'Run', value: `#${attempt.runId}` });
+  fields.push({ label: 'Policy', value: `${attempt.policy} (${attempt.action}, attempt ${attempt.attempt})` });
+  fields.push({ label: 'Idempotency key', value: attempt.key });
+  const lines = [`Alert: ${attempt.summary}`];
+  if (outcome.kind === 'stopped' || outcome.kind === 'failed_request') {
+    lines.push(`The service said: ${outcome.message}`);
+  }
+  if (outcome.kind === 'stopped') lines.push('deploy-watchdog will not act on this record again while the alert lasts.');
+  return {
+    type: 'notice',
+    topic: 'remediation',
+    title: outcomeTitle(words, outcome),
+    severity: outcome.kind === 'succeeded' ? 'ok' : outcome.kind === 'no_run' ? 'info' : attempt.severity,
+    fields,
+    lines,
+    url: attempt.url,
+  };
+}
+
+/**
+ * The alert of a suspended policy: check `watchdog`, one per policy, so it is routed, silenced,
+ * repeated and resolved like any other alert.
+ */
+export function suspensionFinding(s: Suspension): Finding {
+  return {
+    fingerprint: fingerprint('watchdog', 'remediation', s.policy),
+    check: 'watchdog',
+    severity: 'warning',
+    summary: `Remediation policy ${s.policy} suspended: the service refused ${s.action} with ${s.code}`,
+    details: {
+      policy: s.policy,
+      action: s.action,
+      code: s.code,
+      message: s.message,
+      suspended_at: new Date(s.at).toISOString(),
+      lifted: 'when deploy-watchdog restarts or reloads its config',
+    },
+    labels: { check: 'watchdog', source: 'remediation', policy: s.policy },
+    since: new Date(s.at).toISOString(),
+    subject: { type: 'source' },
+  };
+}
+
+/** "not_retryable" → "Not retryable". */
+function sentence(code: string): string {
+  const words = code.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -1,0 +1,138 @@
+/**
+ * Policy evaluation: which open alerts a policy covers, and, for one alert, whether to act now,
+ * with a named reason when not. Pure: the remediator gathers the facts (history of attempts,
+ * suspensions, the hourly count) and carries the decision out.
+ */
+import type { AlertRow } from '../alerts/alert-store.js';
+import { compileMatchers, matchersFromConfig, type CompiledMatchers } from '../alerts/matchers.js';
+import type { PolicyConfig } from '../config/config-schema.js';
+import type { ActionSkipReason, ActionTarget, RemediationAction } from './actions/action.js';
+import { actionOf } from './actions/registry.js';
+
+/** The `remediation` section of the config, as far as evaluation needs it. */
+export interface RemediationSettings {
+  enabled: boolean;
+  dry_run: boolean;
+  max_actions_per_hour: number;
+  follow_timeout: number;
+  policies: readonly PolicyConfig[];
+}
+
+/** A policy ready to evaluate: its matchers compiled once. */
+export interface CompiledPolicy {
+  config: PolicyConfig;
+  action: RemediationAction;
+  matches: CompiledMatchers;
+  /** `match.environment_type` names production (a string or a list containing it). */
+  namesProduction: boolean;
+  /** The policy's own dry_run, else the section's. */
+  dryRun: boolean;
+}
+
+/** Why a policy does not act on an alert now. */
+export type SkipReason =
+  /** `remediation.enabled` is false. */
+  | 'disabled'
+  /** A refusal only a person can fix suspended the policy. */
+  | 'policy_suspended'
+  /** The alert is about production and the policy does not name production explicitly. */
+  | 'production_not_named'
+  /** The service said this record cannot be changed this way (not_retryable, not_found), this alert life. */
+  | 'stopped'
+  /** An attempt on this record is being sent or followed. */
+  | 'attempt_in_progress'
+  /** The policy's `max_attempts` on this record are used up. */
+  | 'max_attempts_reached'
+  /** The last attempt on this record was less than `backoff` ago. */
+  | 'backoff_pending'
+  /** `remediation.max_actions_per_hour` reached. */
+  | 'hourly_limit'
+  | ActionSkipReason;
+
+/** One policy's decision about one alert. */
+export type PolicyDecision =
+  | { kind: 'act'; attempt: number }
+  | { kind: 'dry_run'; attempt: number }
+  | { kind: 'skip'; reason: SkipReason };
+
+/** What is known about a policy's earlier attempts on a record. */
+export interface RecordHistory {
+  /** Highest attempt number so far (0: none); the next attempt is this + 1. */
+  lastAttempt: number;
+  /** Attempts whose change was taken or may have been: what max_attempts counts. */
+  counted: number;
+  /** An attempt is planned or followed right now. */
+  inFlight: boolean;
+  /** Earliest time of the next attempt (the last one's end plus backoff); null: no wait. */
+  nextAllowedAt: number | null;
+  /** The service said stop (not_retryable…) in this alert life. */
+  stopped: boolean;
+}
+
+/** The facts of one evaluation besides the alert and its history. */
+export interface DecisionContext {
+  enabled: boolean;
+  suspended: boolean;
+  /** Non-dry-run attempts planned in the last hour, this cycle's included. */
+  actionsLastHour: number;
+  maxActionsPerHour: number;
+  now: number;
+}
+
+/** A policy that cannot be used; the message names it. */
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+}
+
+/** Compiles the configured policies (matchers, production guard, dry run). Throws {@link PolicyError}. */
+export function compilePolicies(settings: Pick<RemediationSettings, 'dry_run' | 'policies'>): CompiledPolicy[] {
+  return settings.policies.map((config) => {
+    let matches: CompiledMatchers;
+    try {
+      matches = compileMatchers(matchersFromConfig({ match: config.match, match_re: config.match_re }));
+    } catch (err) {
+      throw new PolicyError(`remediation policy ${config.name}: ${(err as Error).message}`);
+    }
+    const env = config.match.environment_type;
+    const namesProduction = env === 'production' || (Array.isArray(env) && env.includes('production'));
+    return { config, action: actionOf(config), matches, namesProduction, dryRun: config.dry_run ?? settings.dry_run };
+  });
+}
+
+/**
+ * The record a policy would act on for this alert, or null when the policy does not cover it:
+ * not firing, not the action's kind of alert, or its labels do not match. The failed step's
+ * `reason` (from the alert's details) is matched like a label, so `match_re: { reason: "disk full.*" }` works.
+ */
+export function policyTarget(policy: CompiledPolicy, alert: AlertRow): ActionTarget | null {
+  if (alert.status !== 'firing') return null;
+  const target = policy.action.target(alert);
+  if (!target) return null;
+  const labels = { ...alert.labels, reason: alert.details.reason ?? alert.labels.reason };
+  return policy.matches(labels) ? target : null;
+}
+
+/** Decides one covered alert. Checks run in a fixed order, so the reason named is the first that holds. */
+export function decidePolicy(
+  policy: CompiledPolicy,
+  alert: AlertRow,
+  history: RecordHistory,
+  ctx: DecisionContext,
+): PolicyDecision {
+  const skip = (reason: SkipReason): PolicyDecision => ({ kind: 'skip', reason });
+  if (!ctx.enabled) return skip('disabled');
+  if (ctx.suspended) return skip('policy_suspended');
+  // The guard is on the alert's labels, not on the matchers: a catch-all policy, or a regex that
+  // happens to match "production", never reaches production.
+  if (alert.labels.environment_type === 'production' && !policy.namesProduction) return skip('production_not_named');
+  if (history.stopped) return skip('stopped');
+  if (history.inFlight) return skip('attempt_in_progress');
+  if (history.counted >= policy.config.max_attempts) return skip('max_attempts_reached');
+  if (history.nextAllowedAt !== null && ctx.now < history.nextAllowedAt) return skip('backoff_pending');
+  const own = policy.action.precheck(alert, policy.config);
+  if (own) return skip(own);
+  const attempt = history.lastAttempt + 1;
+  if (policy.dryRun) return { kind: 'dry_run', attempt };
+  if (ctx.actionsLastHour >= ctx.maxActionsPerHour) return skip('hourly_limit');
+  return { kind: 'act', attempt };
+}

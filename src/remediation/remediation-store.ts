@@ -1,0 +1,347 @@
+/**
+ * The remediation tables' SQL (migration 004), prepared once per open {@link Store}. Row ⇄ object
+ * mapping lives here and nowhere else. Every write runs inside a transaction the caller holds.
+ */
+import type Database from 'better-sqlite3';
+import type { Labels, Severity } from '../detectors/finding.js';
+import type { Store } from '../state/store.js';
+import type { RecordType } from './actions/action.js';
+import type { RecordHistory } from './policy.js';
+
+/** Where an attempt is. */
+export type AttemptStatus = 'planned' | 'following' | 'finished';
+
+/** One row of `remediation_attempts`. */
+export interface AttemptRow {
+  id: number;
+  policy: string;
+  action: string;
+  recordType: RecordType;
+  recordId: number;
+  attempt: number;
+  key: string;
+  body: Record<string, unknown>;
+  fingerprint: string;
+  labels: Labels;
+  severity: Severity;
+  summary: string;
+  url: string | null;
+  life: number;
+  status: AttemptStatus;
+  counted: boolean;
+  plannedAt: number;
+  firstSentAt: number | null;
+  lastSentAt: number | null;
+  sendCount: number;
+  /** planned: when to send (again); following: when to poll; finished: earliest next attempt. */
+  nextAt: number | null;
+  answer: string | null;
+  runId: number | null;
+  followUntil: number | null;
+  outcome: string | null;
+  outcomeDetail: string | null;
+  finishedAt: number | null;
+}
+
+/** What the audit says one decision, answer or outcome was. */
+export type AuditDecision =
+  /** A change was decided and its attempt (key) recorded, before sending. */
+  | 'acted'
+  /** Not acted on; `reason` says why. */
+  | 'skipped'
+  /** Would have acted; nothing was sent. */
+  | 'dry_run'
+  /** The service's answer to a request. */
+  | 'answered'
+  /** How the attempt ended. */
+  | 'outcome'
+  /** The policy was suspended, or its suspension cleared. */
+  | 'suspended'
+  | 'resumed';
+
+/** One row of `remediation_audit`. */
+export interface AuditRow {
+  id: number;
+  at: number;
+  policy: string;
+  action: string;
+  recordType: string | null;
+  recordId: number | null;
+  fingerprint: string | null;
+  decision: AuditDecision;
+  reason: string;
+  key: string | null;
+  answer: string | null;
+  outcome: string | null;
+  runId: number | null;
+  detail: string | null;
+}
+
+/** A suspended policy. */
+export interface Suspension {
+  policy: string;
+  action: string;
+  code: string;
+  message: string;
+  at: number;
+}
+
+/** A new attempt, as planned. */
+export type NewAttempt = Pick<
+  AttemptRow,
+  'policy' | 'action' | 'recordType' | 'recordId' | 'attempt' | 'key' | 'body' | 'fingerprint' | 'labels' | 'severity' | 'summary' | 'url' | 'life' | 'plannedAt'
+>;
+
+/** Changes to an attempt after an answer or a poll (fields left out stay). */
+export type AttemptUpdate = Partial<
+  Pick<AttemptRow, 'status' | 'counted' | 'firstSentAt' | 'lastSentAt' | 'sendCount' | 'nextAt' | 'answer' | 'runId' | 'followUntil' | 'outcome' | 'outcomeDetail' | 'finishedAt'>
+>;
+
+const ATTEMPT_COLUMNS: Record<keyof AttemptUpdate, string> = {
+  status: 'status',
+  counted: 'counted',
+  firstSentAt: 'first_sent_at',
+  lastSentAt: 'last_sent_at',
+  sendCount: 'send_count',
+  nextAt: 'next_at',
+  answer: 'answer',
+  runId: 'run_id',
+  followUntil: 'follow_until',
+  outcome: 'outcome',
+  outcomeDetail: 'outcome_detail',
+  finishedAt: 'finished_at',
+};
+
+/** Outcomes that stop a policy on a record for the rest of the alert's life. */
+export const STOP_OUTCOMES = ['not_retryable', 'not_found'] as const;
+
+/** The prepared statements of the remediation tables. */
+export class RemediationStore {
+  readonly #insertAttempt: Database.Statement;
+  readonly #history: Database.Statement;
+  readonly #latest: Database.Statement;
+  readonly #openOnRecord: Database.Statement;
+  readonly #nextDue: Database.Statement;
+  readonly #due: Database.Statement;
+  readonly #one: Database.Statement;
+  readonly #recentActions: Database.Statement;
+  readonly #insertAudit: Database.Statement;
+  readonly #skipState: Database.Statement;
+  readonly #setSkipState: Database.Statement;
+  readonly #clearSkipState: Database.Statement;
+  readonly #suspensions: Database.Statement;
+  readonly #suspend: Database.Statement;
+  readonly #clearSuspensions: Database.Statement;
+
+  constructor(readonly store: Store) {
+    const db = store.db;
+    this.#insertAttempt = db.prepare(
+      `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
+         fingerprint, labels, severity, summary, url, life, status, planned_at, next_at)
+       VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
+         @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)`,
+    );
+    this.#history = db.prepare(
+      `SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
+       FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`,
+    );
+    // Any policy's open attempt on the same record and action: two policies matching one alert
+    // must not both change it.
+    this.#openOnRecord = db.prepare(
+      `SELECT COUNT(*) AS n FROM remediation_attempts
+       WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`,
+    );
+    this.#nextDue = db.prepare(`SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`);
+    this.#latest = db.prepare(
+      `SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
+       ORDER BY attempt DESC LIMIT 1`,
+    );
+    this.#due = db.prepare(
+      `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
+    );
+    this.#one = db.prepare('SELECT * FROM remediation_attempts WHERE id = ?');
+    this.#recentActions = db.prepare('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?');
+    this.#insertAudit = db.prepare(
+      `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, decision, reason,
+         idempotency_key, answer, outcome, run_id, detail)
+       VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @decision, @reason,
+         @key, @answer, @outcome, @runId, @detail)`,
+    );
+    this.#skipState = db.prepare(
+      'SELECT life, reason FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+    );
+    this.#setSkipState = db.prepare(
+      `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (policy, record_type, record_id) DO UPDATE SET life = excluded.life, reason = excluded.reason, at = excluded.at`,
+    );
+    this.#clearSkipState = db.prepare(
+      'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+    );
+    this.#suspensions = db.prepare('SELECT * FROM remediation_suspensions ORDER BY policy');
+    this.#suspend = db.prepare(
+      `INSERT INTO remediation_suspensions (policy, action, code, message, at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (policy) DO NOTHING`,
+    );
+    this.#clearSuspensions = db.prepare('DELETE FROM remediation_suspensions');
+  }
+
+  /** Records a planned attempt (its key) and returns it. */
+  insertAttempt(a: NewAttempt): AttemptRow {
+    const info = this.#insertAttempt.run({
+      ...a,
+      body: JSON.stringify(a.body),
+      labels: JSON.stringify(a.labels),
+    });
+    return this.attempt(Number(info.lastInsertRowid))!;
+  }
+
+  /** One attempt by row id. */
+  attempt(id: number): AttemptRow | undefined {
+    const row = this.#one.get(id) as Record<string, unknown> | undefined;
+    return row ? attemptOf(row) : undefined;
+  }
+
+  /** Applies an update to an attempt. */
+  updateAttempt(id: number, update: AttemptUpdate): void {
+    const entries = Object.entries(update).filter(([, v]) => v !== undefined) as [keyof AttemptUpdate, unknown][];
+    if (entries.length === 0) return;
+    const sets = entries.map(([k]) => `${ATTEMPT_COLUMNS[k]} = ?`).join(', ');
+    const values = entries.map(([k, v]) => (k === 'counted' ? (v ? 1 : 0) : v));
+    this.store.db.prepare(`UPDATE remediation_attempts SET ${sets} WHERE id = ?`).run(...values, id);
+  }
+
+  /** Attempts to send or poll now: planned or followed, due at `now`. */
+  due(now: number): AttemptRow[] {
+    return (this.#due.all(now) as Record<string, unknown>[]).map(attemptOf);
+  }
+
+  /** When the next planned or followed attempt is due; null when none. */
+  nextDue(): number | null {
+    return (this.#nextDue.get() as { t: number | null }).t;
+  }
+
+  /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
+  history(policy: string, action: string, recordType: RecordType, recordId: number, life: number): RecordHistory {
+    const h = this.#history.get(policy, recordType, recordId) as { last: number; counted: number };
+    const open = (this.#openOnRecord.get(action, recordType, recordId) as { n: number }).n;
+    const latestRow = this.#latest.get(policy, recordType, recordId) as Record<string, unknown> | undefined;
+    const latest = latestRow ? attemptOf(latestRow) : undefined;
+    return {
+      lastAttempt: h.last,
+      counted: h.counted,
+      inFlight: open > 0,
+      nextAllowedAt: latest?.status === 'finished' ? latest.nextAt : null,
+      stopped:
+        latest !== undefined &&
+        latest.life === life &&
+        (STOP_OUTCOMES as readonly string[]).includes(latest.outcome ?? ''),
+    };
+  }
+
+  /** Attempts planned after `since` (each sends at least one change request). */
+  actionsSince(since: number): number {
+    return (this.#recentActions.get(since) as { n: number }).n;
+  }
+
+  /** Appends one audit row. */
+  audit(row: Omit<AuditRow, 'id'>): void {
+    this.#insertAudit.run(row);
+  }
+
+  /** The last skip reason recorded for a record, with the alert life it was recorded in. */
+  lastSkip(policy: string, recordType: RecordType, recordId: number): { life: number; reason: string } | undefined {
+    return this.#skipState.get(policy, recordType, recordId) as { life: number; reason: string } | undefined;
+  }
+
+  /** Remembers the skip reason just recorded. */
+  setLastSkip(policy: string, recordType: RecordType, recordId: number, life: number, reason: string, at: number): void {
+    this.#setSkipState.run(policy, recordType, recordId, life, reason, at);
+  }
+
+  /** Forgets the last skip reason (after acting, the next skip is news again). */
+  clearLastSkip(policy: string, recordType: RecordType, recordId: number): void {
+    this.#clearSkipState.run(policy, recordType, recordId);
+  }
+
+  /** Every suspended policy. */
+  suspensions(): Suspension[] {
+    return this.#suspensions.all() as Suspension[];
+  }
+
+  /** Suspends a policy; true when it was not suspended already. */
+  suspend(s: Suspension): boolean {
+    return this.#suspend.run(s.policy, s.action, s.code, s.message, s.at).changes > 0;
+  }
+
+  /** Lifts every suspension and returns the ones lifted. */
+  clearSuspensions(): Suspension[] {
+    const lifted = this.suspensions();
+    this.#clearSuspensions.run();
+    return lifted;
+  }
+}
+
+/** The audit, oldest first; the newest `limit` rows when given. */
+export function listAudit(store: Store, options: { limit?: number; policy?: string } = {}): AuditRow[] {
+  const where = options.policy === undefined ? '' : 'WHERE policy = @policy';
+  const limit = options.limit === undefined ? '' : 'LIMIT @limit';
+  const rows = store.db
+    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) ORDER BY id`)
+    .all({ ...(options.policy === undefined ? {} : { policy: options.policy }), ...(options.limit === undefined ? {} : { limit: options.limit }) }) as Record<
+    string,
+    unknown
+  >[];
+  return rows.map((r) => ({
+    id: r.id as number,
+    at: r.at as number,
+    policy: r.policy as string,
+    action: r.action as string,
+    recordType: r.record_type as string | null,
+    recordId: r.record_id as number | null,
+    fingerprint: r.fingerprint as string | null,
+    decision: r.decision as AuditDecision,
+    reason: r.reason as string,
+    key: r.idempotency_key as string | null,
+    answer: r.answer as string | null,
+    outcome: r.outcome as string | null,
+    runId: r.run_id as number | null,
+    detail: r.detail as string | null,
+  }));
+}
+
+/** Every attempt, oldest first (tests and tooling). */
+export function listAttempts(store: Store): AttemptRow[] {
+  return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(attemptOf);
+}
+
+function attemptOf(r: Record<string, unknown>): AttemptRow {
+  return {
+    id: r.id as number,
+    policy: r.policy as string,
+    action: r.action as string,
+    recordType: r.record_type as RecordType,
+    recordId: r.record_id as number,
+    attempt: r.attempt as number,
+    key: r.idempotency_key as string,
+    body: JSON.parse(r.body as string) as Record<string, unknown>,
+    fingerprint: r.fingerprint as string,
+    labels: JSON.parse(r.labels as string) as Labels,
+    severity: r.severity as Severity,
+    summary: r.summary as string,
+    url: r.url as string | null,
+    life: r.life as number,
+    status: r.status as AttemptStatus,
+    counted: r.counted === 1,
+    plannedAt: r.planned_at as number,
+    firstSentAt: r.first_sent_at as number | null,
+    lastSentAt: r.last_sent_at as number | null,
+    sendCount: r.send_count as number,
+    nextAt: r.next_at as number | null,
+    answer: r.answer as string | null,
+    runId: r.run_id as number | null,
+    followUntil: r.follow_until as number | null,
+    outcome: r.outcome as string | null,
+    outcomeDetail: r.outcome_detail as string | null,
+    finishedAt: r.finished_at as number | null,
+  };
+}
