@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { payloadText } from './notify-fixture.js';
+
+let slack: WebhookReceiver;
+let revoked: WebhookReceiver;
+let sink: SmtpSink;
+let dir: string;
+
+beforeEach(async () => {
+  slack = await startWebhookReceiver();
+  revoked = await startWebhookReceiver();
+  revoked.setMode('notFound');
+  sink = await startSmtpSink();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-notify-test-'));
+});
+
+afterEach(async () => {
+  await slack.close();
+  await revoked.close();
+  await sink.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(channels: string[]): string {
+  const file = path.join(dir, 'config.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'api: { base_url: "http://127.0.0.1:1", token: "${DMS_API_TOKEN}" }',
+      `state: { path: ${JSON.stringify(path.join(dir, 'state.db'))} }`,
+      'notify:',
+      '  delivery: { timeout: 5s }',
+      channels.length === 0 ? '  channels: []' : '  channels:',
+      ...channels.map((c) => `    - ${c}`),
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const env = { DMS_API_TOKEN: 'tok', SLACK_URL: slack.url, REVOKED_URL: revoked.url };
+  const code = await main(argv, { stdout, stderr, env, signal: new AbortController().signal });
+  return { code, stdout: out, stderr: err };
+}
+
+const SLACK = '{ name: ops-slack, type: slack, webhook_url: "${SLACK_URL}" }';
+const REVOKED = '{ name: old-slack, type: slack, webhook_url: "${REVOKED_URL}" }';
+const mail = () =>
+  `{ name: ops-mail, type: email, smtp: { host: 127.0.0.1, port: ${sink.port}, secure: none }, from: dw@example.com, to: [ops@example.com] }`;
+
+describe('notify-test', () => {
+  it('sends a test message to every channel and exits 0 when all took it', async () => {
+    const file = writeConfig([SLACK, mail()]);
+    const r = await run(['notify-test', '--config', file]);
+    expect(r).toMatchObject({ code: 0, stdout: 'ops-slack (slack): ok\nops-mail (email): ok\n' });
+    expect(payloadText(slack.received[0])).toContain('deploy-watchdog test message');
+    expect(sink.messages[0]?.subject).toContain('deploy-watchdog test message');
+  });
+
+  it('exits 1 and names the reason, never the URL, when a channel refuses', async () => {
+    const file = writeConfig([SLACK, REVOKED]);
+    const r = await run(['notify-test', '--config', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('ops-slack (slack): ok\nold-slack (slack): failed: rejected (HTTP 404): no_service\n');
+    expect(r.stdout + r.stderr).not.toContain(new URL(revoked.url).pathname);
+  });
+
+  it('--channel NAME tests only that channel', async () => {
+    const file = writeConfig([SLACK, REVOKED]);
+    const r = await run(['notify-test', '--config', file, '--channel', 'ops-slack']);
+    expect(r).toMatchObject({ code: 0, stdout: 'ops-slack (slack): ok\n' });
+    expect(revoked.requests).toBe(0);
+  });
+
+  it.each([
+    ['no --config', () => ['notify-test'], /missing --config FILE/],
+    ['an unknown option', () => ['notify-test', '--bogus'], /bogus/],
+    ['an unknown channel', () => ['notify-test', '--config', writeConfig([SLACK]), '--channel', 'nope'], /no channel named "nope".*known: ops-slack/],
+    ['no channels', () => ['notify-test', '--config', writeConfig([])], /notify\.channels is empty/],
+    ['a bad config', () => ['notify-test', '--config', writeConfig(['{ name: x, type: pigeon }'])], /notify\.channels\[0\]/],
+  ])('exits 2 for %s', async (_name, argv, message) => {
+    const r = await run(argv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(slack.requests).toBe(0);
+  });
+});
