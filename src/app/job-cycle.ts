@@ -1,0 +1,185 @@
+/**
+ * One cycle of one job: collect → detect → one transaction { lifecycle, source health, outbox,
+ * remediation } → metrics and logs. A failed read writes only the source-health change: an
+ * incomplete snapshot never resolves, repeats or opens anything.
+ */
+import { performance } from 'node:perf_hooks';
+import type { AlertEvent } from '../alerts/alert-event.js';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { applyFindings, type LifecycleOptions } from '../alerts/lifecycle.js';
+import type { ApiClient } from '../api/client.js';
+import type { CollectorContext } from '../collectors/collector-context.js';
+import { COLLECTORS } from '../collectors/collectors.js';
+import { NamespaceError, type NamespaceScope } from '../collectors/resolve-namespaces.js';
+import type { SnapshotJob } from '../collectors/snapshot.js';
+import type { Config } from '../config/load-config.js';
+import type { Finding } from '../detectors/finding.js';
+import { runDetectors, type DetectorOptions } from '../detectors/registry.js';
+import type { Clock } from '../lib/clock.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { Metrics } from '../server/metrics.js';
+import { describeError, permissionDenial } from './describe-error.js';
+import type { Logger } from './logger.js';
+import type { RemediationHook } from './remediation-hook.js';
+import { cannotReadFinding, checkDisabledFinding, sourceJobKey, type SourceHealth } from './source-health.js';
+
+/** How a cycle ended. */
+export type JobOutcome =
+  /** A complete snapshot was read and applied. */
+  | 'ok'
+  /** The source could not be read completely; nothing but source health was written. */
+  | 'failed'
+  /** The token lacks a permission the job needs; the job is off until restart or reload. */
+  | 'disabled'
+  /** Shutdown cut the cycle short; nothing was written. */
+  | 'aborted';
+
+/** What one cycle did, for `check`, logs and tests. */
+export interface JobReport {
+  job: SnapshotJob;
+  outcome: JobOutcome;
+  /** Why it did not complete. */
+  reason?: string;
+  /** True when the reason is the configuration (a namespace the token does not reach). */
+  configProblem?: boolean;
+  /** Findings of the snapshot (0 unless ok). */
+  findings: number;
+  /** Alert events written (firing, repeat, escalated, resolved), source alerts included. */
+  events: number;
+  durationMs: number;
+}
+
+/** Everything one cycle needs, built once per running configuration. */
+export interface CycleDeps {
+  config: Config;
+  client: ApiClient;
+  alerts: AlertStore;
+  health: SourceHealth;
+  notifier: Notifier;
+  metrics: Metrics;
+  clock: Clock;
+  logger: Logger;
+  detectorOptions: DetectorOptions;
+  lifecycle: LifecycleOptions;
+  namespaces: () => Promise<NamespaceScope>;
+  /** Jobs switched off for lack of a permission, with the reason. */
+  disabled: Map<string, string>;
+  remediation?: RemediationHook | undefined;
+}
+
+/** Source alerts need no `for` damping of their own: the failure threshold already is one. */
+const SOURCE_FOR_CYCLES = 1;
+
+/** Runs one cycle of `job`; never throws for a source failure (it reports it). */
+export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: AbortSignal): Promise<JobReport> {
+  const { clock, metrics } = deps;
+  const log = deps.logger.child({ job });
+  const started = performance.now();
+  const now = clock.now();
+  const report = (outcome: JobOutcome, extra: Partial<JobReport> = {}): JobReport => {
+    const durationMs = Math.round(performance.now() - started);
+    metrics.cycles.inc({ job, outcome });
+    if (outcome !== 'disabled') metrics.cycleDuration.observe({ job }, durationMs / 1000);
+    return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
+  };
+
+  const disabledReason = deps.disabled.get(job);
+  if (disabledReason !== undefined) return report('disabled', { reason: disabledReason });
+
+  let findings: Finding[];
+  try {
+    const scope = await deps.namespaces();
+    const ctx: CollectorContext = {
+      client: deps.client,
+      namespaces: scope.namespaces,
+      checks: deps.config.checks,
+      now,
+      signal,
+      concurrency: deps.config.api.concurrency,
+      logger: log,
+    };
+    const snapshot = await COLLECTORS[job](ctx);
+    findings = runDetectors(snapshot, deps.detectorOptions, now);
+  } catch (err) {
+    if (signal?.aborted) {
+      log.info('cycle cut short by shutdown; nothing written');
+      return report('aborted', { reason: 'shutdown' });
+    }
+    return readFailed(deps, job, err, now, log, report);
+  }
+
+  const events = deps.alerts.store.transaction(() => {
+    const own = applyFindings(deps.alerts, { job, findings, now }, { ...deps.lifecycle, logger: log });
+    // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
+    const source = applyFindings(deps.alerts, { job: sourceJobKey(job), findings: [], now }, { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log });
+    deps.health.recordSuccess(job, now);
+    const all = [...own, ...source];
+    deps.notifier.enqueue(all, now);
+    deps.remediation?.onCycle({ job, events: all, now });
+    return all;
+  });
+  metrics.lastSuccess.set({ job }, now / 1000);
+  updateOpenAlerts(deps);
+  deps.notifier.heartbeat();
+  logEvents(log, events);
+  log.info({ findings: findings.length, events: events.length }, 'cycle complete');
+  return report('ok', { findings: findings.length, events: events.length });
+}
+
+/** A read failed: count it, disable the job on a missing permission, alert past the threshold. */
+function readFailed(
+  deps: CycleDeps,
+  job: SnapshotJob,
+  err: unknown,
+  now: number,
+  log: Logger,
+  report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
+): JobReport {
+  const reason = describeError(err);
+  const denial = permissionDenial(err);
+  const key = sourceJobKey(job);
+  const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
+  if (denial) {
+    const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
+    deps.disabled.set(job, disabled);
+    const events = deps.alerts.store.transaction(() => {
+      deps.health.disable(job, disabled, now);
+      const written = applyFindings(deps.alerts, { job: key, findings: [checkDisabledFinding(job, denial)], now }, sourceLifecycle);
+      deps.notifier.enqueue(written, now);
+      deps.remediation?.onCycle({ job: key, events: written, now });
+      return written;
+    });
+    updateOpenAlerts(deps);
+    log.error({ permission: denial.permission, fn: denial.fn, code: denial.code }, `${job} check disabled until restart or reload: the token lacks ${denial.permission}`);
+    return report('disabled', { reason: disabled, events: events.length });
+  }
+
+  const threshold = deps.config.checks.sources.failure_threshold;
+  const events = deps.alerts.store.transaction(() => {
+    const row = deps.health.recordFailure(job, reason, now);
+    if (row.consecutiveFailures < threshold) return [];
+    const written = applyFindings(deps.alerts, { job: key, findings: [cannotReadFinding(job, row)], now }, sourceLifecycle);
+    deps.notifier.enqueue(written, now);
+    deps.remediation?.onCycle({ job: key, events: written, now });
+    return written;
+  });
+  if (events.length > 0) updateOpenAlerts(deps);
+  log.warn({ err, job }, `cannot read ${job}`);
+  logEvents(log, events);
+  return report('failed', { reason, events: events.length, ...(err instanceof NamespaceError ? { configProblem: true } : {}) });
+}
+
+function logEvents(log: Logger, events: readonly AlertEvent[]): void {
+  for (const e of events) {
+    log.info({ event: e.kind, fingerprint: e.fingerprint, severity: e.severity, reason: e.reason }, e.summary);
+  }
+}
+
+/** Sets the open-alerts gauge from the store: firing alerts by check and severity. */
+export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
+  const rows = deps.alerts.store.db
+    .prepare(`SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`)
+    .all() as { check: string; severity: string; n: number }[];
+  deps.metrics.openAlerts.reset();
+  for (const r of rows) deps.metrics.openAlerts.set({ check: r.check, severity: r.severity }, r.n);
+}

@@ -1,0 +1,40 @@
+import type { AlertEvent } from '../alerts/alert-event.js';
+import type { ApiClient } from '../api/client.js';
+import type { Config } from '../config/load-config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Store } from '../state/store.js';
+import type { Logger } from './logger.js';
+
+/**
+ * The seam remediation plugs into: the watchdog calls `onCycle` inside every completed cycle's
+ * transaction with the events that cycle wrote (so a decision to act commits with the alert state,
+ * or not at all), and starts and stops it with the daemon. Acting (sending `runs.retry`, following
+ * the run) belongs in its own loop started by `start`, never inside the transaction.
+ */
+export interface RemediationHook {
+  /** Synchronous: runs inside the SQLite transaction of the cycle. A throw rolls the cycle back. */
+  onCycle(cycle: { job: string; events: readonly AlertEvent[]; now: number }): void;
+  /** Starts whatever runs in the background (the action loop). */
+  start(): void;
+  /** Stops it, finishing or abandoning work within `deadlineMs`. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+/** What a remediation is built from: one running configuration's parts. */
+export interface RemediationDeps {
+  config: Config;
+  client: ApiClient;
+  store: Store;
+  notifier: Notifier;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * Builds the remediation for a configuration, or undefined when it is off. Called at start and at
+ * every reload (the old one is stopped first).
+ */
+export type RemediationFactory = (deps: RemediationDeps) => RemediationHook | undefined;

@@ -1,0 +1,133 @@
+/**
+ * Whether each job can read its source, in the `source_health` table (migration 001), and the
+ * watchdog's own findings about it: "cannot read runs: …" after `checks.sources.failure_threshold`
+ * consecutive failed cycles, and "runs check disabled: the token lacks …" when a permission is
+ * missing. Both are applied through the alert lifecycle under the job key `source:<job>`, so they
+ * fire, repeat and resolve like any other alert, and survive restarts the same way.
+ */
+import type Database from 'better-sqlite3';
+import type { Finding } from '../detectors/finding.js';
+import type { Store } from '../state/store.js';
+import type { PermissionDenial } from './describe-error.js';
+
+/** One row of `source_health`. */
+export interface SourceHealthRow {
+  job: string;
+  consecutiveFailures: number;
+  lastError: string | null;
+  lastAttemptAt: number | null;
+  lastSuccessAt: number | null;
+  disabledReason: string | null;
+}
+
+/** The lifecycle job key of a job's own source alerts. */
+export function sourceJobKey(job: string): string {
+  return `source:${job}`;
+}
+
+/** The `source_health` table, statements prepared once per store. */
+export class SourceHealth {
+  readonly #success: Database.Statement<[string, number, number]>;
+  readonly #failure: Database.Statement<[string, string, number]>;
+  readonly #disable: Database.Statement<[string, string, number]>;
+  readonly #enableAll: Database.Statement<[]>;
+  readonly #get: Database.Statement<[string], Record<string, unknown>>;
+
+  constructor(readonly store: Store) {
+    const db = store.db;
+    this.#success = db.prepare(
+      `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at, last_success_at, disabled_reason)
+       VALUES (?, 0, NULL, ?, ?, NULL)
+       ON CONFLICT (job) DO UPDATE SET consecutive_failures = 0, last_error = NULL,
+         last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at, disabled_reason = NULL`,
+    );
+    this.#failure = db.prepare(
+      `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at)
+       VALUES (?, 1, ?, ?)
+       ON CONFLICT (job) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+         last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`,
+    );
+    this.#disable = db.prepare(
+      `INSERT INTO source_health (job, disabled_reason, last_attempt_at) VALUES (?, ?, ?)
+       ON CONFLICT (job) DO UPDATE SET disabled_reason = excluded.disabled_reason, last_attempt_at = excluded.last_attempt_at`,
+    );
+    this.#enableAll = db.prepare('UPDATE source_health SET disabled_reason = NULL WHERE disabled_reason IS NOT NULL');
+    this.#get = db.prepare<[string], Record<string, unknown>>('SELECT * FROM source_health WHERE job = ?');
+  }
+
+  /** A complete snapshot was read: the failure count starts again from zero. */
+  recordSuccess(job: string, now: number): void {
+    this.#success.run(job, now, now);
+  }
+
+  /** A cycle failed; returns the row after it (with the consecutive failure count). */
+  recordFailure(job: string, reason: string, now: number): SourceHealthRow {
+    this.#failure.run(job, reason, now);
+    return this.get(job)!;
+  }
+
+  /** The job stops running until the next start or reload. */
+  disable(job: string, reason: string, now: number): void {
+    this.#disable.run(job, reason, now);
+  }
+
+  /** A start or reload gives every disabled job another chance (the token may have been fixed). */
+  enableAll(): void {
+    this.#enableAll.run();
+  }
+
+  /** The job's row, if it ever ran. */
+  get(job: string): SourceHealthRow | undefined {
+    const r = this.#get.get(job);
+    if (!r) return undefined;
+    return {
+      job: r.job as string,
+      consecutiveFailures: r.consecutive_failures as number,
+      lastError: (r.last_error as string | null) ?? null,
+      lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
+      lastSuccessAt: (r.last_success_at as number | null) ?? null,
+      disabledReason: (r.disabled_reason as string | null) ?? null,
+    };
+  }
+}
+
+/** "cannot read runs: …", once a job has failed `threshold` cycles in a row. */
+export function cannotReadFinding(job: string, row: SourceHealthRow): Finding {
+  const reason = row.lastError ?? 'unknown error';
+  return {
+    fingerprint: `watchdog/source/${job}`,
+    check: 'watchdog',
+    severity: 'critical',
+    summary: `cannot read ${job}: ${reason}`,
+    details: {
+      job,
+      error: reason,
+      failed_cycles: String(row.consecutiveFailures),
+      last_success: row.lastSuccessAt === null ? 'never' : new Date(row.lastSuccessAt).toISOString(),
+    },
+    // `source` marks it as an "API unreadable" cause for notify's inhibition.
+    labels: { check: 'watchdog', source: job },
+    subject: { type: 'source' },
+  };
+}
+
+/**
+ * "runs check disabled: the token lacks deployment_workflow: read", once, when a permission is
+ * missing. No `source` label: a missing permission is not an outage and must not hold other alerts.
+ */
+export function checkDisabledFinding(job: string, denial: PermissionDenial): Finding {
+  return {
+    fingerprint: `watchdog/disabled/${job}`,
+    check: 'watchdog',
+    severity: 'warning',
+    summary: `${job} check disabled: the token lacks ${denial.permission}`,
+    details: {
+      job,
+      permission: denial.permission,
+      refused: `${denial.fn} answered ${denial.code}`,
+      until: 'the token is given the permission and the watchdog restarted or reloaded (SIGHUP)',
+    },
+    labels: { check: 'watchdog', job },
+    subject: { type: 'source' },
+  };
+}

@@ -1,0 +1,495 @@
+/**
+ * The composition root: builds every stage from one `Config` and runs them. One `Watchdog` owns
+ * one open state file for its whole life; everything else (API client, channels, notifier,
+ * scheduler, remediation) is a "runtime" built from the config, rebuilt on reload.
+ *
+ *   start()     whoami, the health listener, the delivery loop, the scheduler, a first cycle of every job
+ *   runOnce()   one cycle of every enabled job (or the named ones), for `check` and tests
+ *   reload()    a new runtime from a new config; the store and the health listener stay
+ *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
+ */
+import type { Dispatcher } from 'undici';
+import { AlertStore } from '../alerts/alert-store.js';
+import { applyFindings, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { createApiClient, type ApiClient, type ApiObserver, type ApiClientOptions } from '../api/client.js';
+import { JOB_NAMES } from '../collectors/collectors.js';
+import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
+import type { SnapshotJob } from '../collectors/snapshot.js';
+import type { Config } from '../config/load-config.js';
+import { detectorsFor, type DetectorOptions } from '../detectors/registry.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { buildChannels, closeChannels } from '../notify/build-channels.js';
+import type { Channel } from '../notify/channels/channel.js';
+import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
+import { startHealthServer, type HealthServer, type ReadinessCheck } from '../server/health-server.js';
+import { Metrics } from '../server/metrics.js';
+import { pruneState } from '../state/retention.js';
+import { Store } from '../state/store.js';
+import { detectorOptionsFromConfig } from './detector-options.js';
+import { describeError } from './describe-error.js';
+import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
+import type { Logger } from './logger.js';
+import type { RemediationFactory, RemediationHook } from './remediation-hook.js';
+import { Scheduler } from './scheduler.js';
+import { SourceHealth, sourceJobKey } from './source-health.js';
+
+export type { JobReport, JobOutcome } from './job-cycle.js';
+
+/** Options of {@link Watchdog.open}. */
+export interface WatchdogOptions {
+  config: Config;
+  logger: Logger;
+  /** Default the system clock; tests share a ManualClock with the simulator. */
+  clock?: Clock;
+  /** undici dispatcher for the API client; by default the client owns a keep-alive Agent. */
+  dispatcher?: Dispatcher;
+  /** Default: a new registry with process metrics. */
+  metrics?: Metrics;
+  /** Backoff tunables of the API client (its delays run on the clock). */
+  apiRetry?: ApiClientOptions['retry'];
+  /** The remediation seam: built from each running configuration; absent: no remediation. */
+  remediation?: RemediationFactory;
+}
+
+/** What {@link Watchdog.runOnce} did. */
+export interface CycleReport {
+  jobs: JobReport[];
+  /** Every job read its source completely (disabled jobs count as not complete). */
+  complete: boolean;
+  /** Some job failed because of the configuration (a namespace the token does not reach). */
+  configProblem: boolean;
+  /** Alert events written, all jobs. */
+  events: number;
+}
+
+/** What {@link Watchdog.stop} did. */
+export interface StopReport {
+  /** The cycles in progress finished before the deadline (else they were aborted, writing nothing). */
+  cyclesFinished: boolean;
+  flush: FlushReport | undefined;
+}
+
+/** The parts built from one configuration. */
+interface Runtime {
+  config: Config;
+  client: ApiClient;
+  channels: Map<string, Channel>;
+  notifier: Notifier;
+  scheduler: Scheduler;
+  remediation: RemediationHook | undefined;
+  deps: CycleDeps;
+  /** Enabled jobs with their cron expression. */
+  jobs: Map<SnapshotJob, string>;
+}
+
+/** Retention runs once a day at a quiet minute, and once at start. */
+const RETENTION_CRON = '17 3 * * *';
+const RETENTION_JOB = 'retention';
+
+/** The running daemon (or, for `check`, the parts of it that run one cycle). */
+export class Watchdog {
+  readonly metrics: Metrics;
+  readonly store: Store;
+  readonly #alerts: AlertStore;
+  readonly #health: SourceHealth;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #options: WatchdogOptions;
+  #runtime: Runtime;
+  #healthServer: HealthServer | undefined;
+  #healthListen: string | null = null;
+  readonly #inFlight = new Map<SnapshotJob, Promise<JobReport>>();
+  /** Aborted when shutdown's deadline passes with a cycle still running. */
+  readonly #hardStop = new AbortController();
+  #started = false;
+  #stopping: Promise<StopReport> | undefined;
+
+  private constructor(options: WatchdogOptions, store: Store) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.logger;
+    this.metrics = options.metrics ?? new Metrics();
+    this.store = store;
+    this.#alerts = new AlertStore(store);
+    this.#health = new SourceHealth(store);
+    this.#runtime = this.#build(options.config);
+  }
+
+  /**
+   * Opens the state file and builds every stage from the config. Throws `StoreError` when the
+   * state file cannot be used, and the notifier's errors for unusable routes.
+   */
+  static open(options: WatchdogOptions): Watchdog {
+    const store = Store.open(options.config.state.path, { logger: options.logger, clock: options.clock });
+    try {
+      return new Watchdog(options, store);
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
+
+  /** The configuration in force. */
+  get config(): Config {
+    return this.#runtime.config;
+  }
+
+  /** The enabled jobs, in run order. */
+  get jobs(): SnapshotJob[] {
+    return [...this.#runtime.jobs.keys()];
+  }
+
+  /** The address the health listener bound, when it runs. */
+  get healthAddress(): { host: string; port: number } | undefined {
+    return this.#healthServer?.address;
+  }
+
+  /**
+   * Starts the daemon: asks whoami which namespaces to read (a configured namespace the token does
+   * not reach throws `NamespaceError`; an unreachable API does not stop the start, the cycles retry),
+   * prunes old state, starts the health listener, the delivery loop and the scheduler, and runs a
+   * first cycle of every job at once so alerts and readiness do not wait for the first tick.
+   */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    await this.#checkNamespaces(this.#runtime);
+    this.#started = true;
+    this.#health.enableAll();
+    this.#prune();
+    this.#resolveOffJobs(this.#runtime);
+    updateOpenAlerts(this.#runtime.deps);
+    await this.#syncHealthServer(this.#runtime.config);
+    this.#startRuntime(this.#runtime);
+    this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
+  }
+
+  /**
+   * One cycle of each named job (default: every enabled job), in parallel, then the reports in
+   * job order. A job already running is not started twice: its cycle's report is returned.
+   * Throws a RangeError naming an unknown job.
+   */
+  async runOnce(jobs?: readonly string[]): Promise<CycleReport> {
+    const names = jobs ?? this.jobs;
+    for (const name of names) {
+      if (!(JOB_NAMES as string[]).includes(name)) {
+        throw new RangeError(`unknown job "${name}" (jobs: ${JOB_NAMES.join(', ')})`);
+      }
+    }
+    const reports = await Promise.all(names.map((job) => this.#cycle(job as SnapshotJob)));
+    return {
+      jobs: reports,
+      complete: reports.every((r) => r.outcome === 'ok'),
+      configProblem: reports.some((r) => r.configProblem === true),
+      events: reports.reduce((sum, r) => sum + r.events, 0),
+    };
+  }
+
+  /** One delivery round now (`check`, tests). */
+  deliverDue(): Promise<DeliveryReport> {
+    return this.#runtime.notifier.deliverDue(this.#clock.now());
+  }
+
+  /**
+   * Applies a new configuration: builds the new runtime first (a failure keeps the old one running
+   * and throws), then stops the old one after its cycles in progress, and starts the new one with
+   * every disabled check enabled again. The state file stays open: `state.path` changes need a restart.
+   */
+  async reload(next: Config): Promise<void> {
+    if (this.#stopping) return;
+    let config = next;
+    if (next.state.path !== this.#runtime.config.state.path) {
+      this.#log.warn({ kept: this.#runtime.config.state.path }, 'state.path changed: it takes effect at the next restart');
+      config = { ...next, state: { ...next.state, path: this.#runtime.config.state.path } };
+    }
+    const fresh = this.#build(config);
+    try {
+      await this.#checkNamespaces(fresh);
+    } catch (err) {
+      await this.#closeRuntime(fresh);
+      throw err;
+    }
+    const old = this.#runtime;
+    await old.scheduler.stop();
+    await Promise.all(this.#inFlight.values());
+    await old.notifier.stop();
+    await old.remediation?.stop(0);
+    await this.#closeRuntime(old);
+    this.#runtime = fresh;
+    this.#log.level = config.log.level;
+    this.#health.enableAll();
+    this.#resolveOffJobs(fresh);
+    if (this.#started) {
+      await this.#syncHealthServer(config);
+      this.#startRuntime(fresh);
+    }
+    this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');
+  }
+
+  /**
+   * Stops: no new cycles; the cycles in progress get until `deadlineMs` (after which they are
+   * aborted and write nothing); what is due in the outbox is sent with the time left; then the
+   * listener, the API client and the channels close, and the database is checkpointed and closed.
+   * Calling it again returns the same promise.
+   */
+  stop(deadlineMs: number): Promise<StopReport> {
+    this.#stopping ??= this.#stop(deadlineMs);
+    return this.#stopping;
+  }
+
+  async #stop(deadlineMs: number): Promise<StopReport> {
+    const rt = this.#runtime;
+    const startedAt = this.#clock.now();
+    const cancel = new AbortController();
+    const deadline = this.#clock.sleep(deadlineMs, cancel.signal).then(
+      () => 'deadline' as const,
+      () => 'cancelled' as const,
+    );
+    let cyclesFinished = true;
+    let flush: FlushReport | undefined;
+    try {
+      await rt.scheduler.stop();
+      const cycles = Promise.all(this.#inFlight.values()).then(() => 'done' as const);
+      if ((await Promise.race([cycles, deadline])) !== 'done') {
+        cyclesFinished = false;
+        this.#log.warn({ jobs: [...this.#inFlight.keys()] }, 'shutdown deadline reached during a cycle; aborting it (nothing of it is written)');
+        this.#hardStop.abort(new Error('shutdown deadline reached'));
+        await cycles;
+      }
+      const left = () => Math.max(0, deadlineMs - (this.#clock.now() - startedAt));
+      flush = await rt.notifier.flush(left());
+      await rt.remediation?.stop(left());
+    } finally {
+      cancel.abort();
+      await this.#healthServer?.close();
+      this.#healthServer = undefined;
+      await this.#closeRuntime(rt);
+      try {
+        // Fold the WAL back into the file so the database is one self-contained file at rest.
+        this.store.db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch (err) {
+        this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
+      }
+      this.store.close();
+      this.#log.info({ cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0 }, 'deploy-watchdog stopped');
+    }
+    return { cyclesFinished, flush };
+  }
+
+  #cycle(job: SnapshotJob): Promise<JobReport> {
+    const running = this.#inFlight.get(job);
+    if (running) return running;
+    const cycle = runJobCycle(this.#runtime.deps, job, this.#hardStop.signal)
+      .catch((err: unknown): JobReport => {
+        // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
+        this.#log.error({ err, job }, 'cycle failed to write its result');
+        this.metrics.cycles.inc({ job, outcome: 'failed' });
+        return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0, durationMs: 0 };
+      })
+      .finally(() => this.#inFlight.delete(job));
+    this.#inFlight.set(job, cycle);
+    return cycle;
+  }
+
+  /** Builds a runtime (nothing started, nothing sent). */
+  #build(config: Config): Runtime {
+    const clock = this.#clock;
+    const logger = this.#log;
+    const metrics = this.metrics;
+    const observer: ApiObserver = (a) => {
+      metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
+      metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
+      if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
+    };
+    const client = createApiClient({
+      baseUrl: config.api.base_url,
+      token: config.api.token,
+      requestsPerSecond: config.api.requests_per_second,
+      timeoutMs: config.api.timeout,
+      maxRetries: config.api.max_retries,
+      pageSize: config.api.page_size,
+      clock,
+      logger: logger.child({ stage: 'api' }),
+      observer,
+      ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+      ...(this.#options.apiRetry ? { retry: this.#options.apiRetry } : {}),
+    });
+    let channels: Map<string, Channel> | undefined;
+    try {
+      channels = buildChannels(config.notify.channels, { logger: logger.child({ stage: 'channel' }), clock });
+      const notifier = createNotifier({
+        store: this.store,
+        notify: config.notify,
+        alerts: config.alerts,
+        channels,
+        clock,
+        logger,
+        metrics,
+      });
+      const detectorOptions = detectorOptionsFromConfig(config.checks);
+      const jobs = enabledJobs(config, detectorOptions);
+      const remediation = this.#options.remediation?.({ config, client, store: this.store, notifier, clock, logger, metrics });
+      const lifecycle: LifecycleOptions = {
+        forCycles: config.alerts.for,
+        // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
+        // at least as often as the most eager route.
+        repeatIntervalMs: Math.min(config.alerts.repeat_interval, notifier.lifecycleRepeatIntervalMs),
+      };
+      let scope: Promise<NamespaceScope> | undefined;
+      const namespaces = (): Promise<NamespaceScope> => {
+        scope ??= resolveNamespaces(client, config.api.namespaces, this.#hardStop.signal).catch((err: unknown) => {
+          scope = undefined; // asked again next cycle
+          throw err;
+        });
+        return scope;
+      };
+      const deps: CycleDeps = {
+        config,
+        client,
+        alerts: this.#alerts,
+        health: this.#health,
+        notifier,
+        metrics,
+        clock,
+        logger,
+        detectorOptions,
+        lifecycle,
+        namespaces,
+        disabled: new Map(),
+        remediation,
+      };
+      const scheduler = new Scheduler({
+        jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
+        jitterMs: config.jobs.jitter,
+        run: async (job) => {
+          if (job === RETENTION_JOB) this.#prune();
+          else await this.#cycle(job as SnapshotJob);
+        },
+        logger,
+      });
+      return { config, client, channels, notifier, scheduler, remediation, deps, jobs };
+    } catch (err) {
+      void client.close();
+      if (channels) void closeChannels(channels.values());
+      throw err;
+    }
+  }
+
+  #startRuntime(rt: Runtime): void {
+    rt.notifier.start();
+    rt.remediation?.start();
+    rt.scheduler.start();
+    for (const job of rt.jobs.keys()) void this.#cycle(job);
+  }
+
+  async #closeRuntime(rt: Runtime): Promise<void> {
+    await rt.client.close().catch(() => undefined);
+    await closeChannels(rt.channels.values());
+  }
+
+  /** Fails early on a configured namespace the token does not reach; an unreachable API is left to the cycles. */
+  async #checkNamespaces(rt: Runtime): Promise<void> {
+    try {
+      await rt.deps.namespaces();
+    } catch (err) {
+      if (err instanceof Error && err.name === 'NamespaceError') throw err;
+      this.#log.warn({ err }, 'cannot ask whoami now; every cycle will try again');
+    }
+  }
+
+  /** A job switched off has nothing left to say about its source: its source alert resolves. */
+  #resolveOffJobs(rt: Runtime): void {
+    const now = this.#clock.now();
+    const off = JOB_NAMES.filter((job) => !rt.jobs.has(job));
+    if (off.length === 0) return;
+    const events = this.store.transaction(() => {
+      const written = off.flatMap((job) =>
+        applyFindings(this.#alerts, { job: sourceJobKey(job), findings: [], now }, { ...rt.deps.lifecycle, forCycles: 1 }),
+      );
+      rt.notifier.enqueue(written, now);
+      return written;
+    });
+    if (events.length > 0) this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
+  }
+
+  #prune(): void {
+    try {
+      const result = pruneState(this.store, { now: this.#clock.now(), retentionMs: this.#runtime.config.state.retention });
+      this.#log.debug({ deleted: result.deleted, freedPages: result.freedPages }, 'old state pruned');
+    } catch (err) {
+      this.#log.error({ err }, 'cannot prune old state');
+    }
+  }
+
+  /** Starts, moves or stops the health listener to match `server.listen`. */
+  async #syncHealthServer(config: Config): Promise<void> {
+    const listen = config.server.listen === null ? null : formatListen(config.server.listen);
+    if (listen === this.#healthListen && (this.#healthServer !== undefined) === (listen !== null)) return;
+    await this.#healthServer?.close();
+    this.#healthServer = undefined;
+    this.#healthListen = listen;
+    if (listen === null) return;
+    this.#healthServer = await startHealthServer({
+      listen,
+      metrics: this.metrics,
+      logger: this.#log.child({ stage: 'health' }),
+      source: { alive: () => this.#runtime.scheduler.running, readiness: () => this.#readiness() },
+    });
+  }
+
+  /** Every enabled job completed a cycle within twice its interval, and the state file takes writes. */
+  #readiness(): ReadinessCheck[] {
+    const rt = this.#runtime;
+    const now = this.#clock.now();
+    const checks: ReadinessCheck[] = [];
+    for (const job of rt.jobs.keys()) {
+      const disabled = rt.deps.disabled.get(job);
+      if (disabled !== undefined) {
+        // A missing permission is alerted on; restarting the daemon would not fix it.
+        checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
+        continue;
+      }
+      const allowed = 2 * (rt.scheduler.intervalMs(job) ?? 0);
+      const last = this.#health.get(job)?.lastSuccessAt ?? null;
+      if (last === null) {
+        checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
+      } else {
+        const age = now - last;
+        checks.push({
+          check: `job:${job}`,
+          ok: age <= allowed,
+          detail: `last complete cycle ${Math.round(age / 1000)}s ago (allowed ${Math.round(allowed / 1000)}s)`,
+        });
+      }
+    }
+    try {
+      this.store.transaction(() => {
+        this.store.db
+          .prepare(`INSERT INTO meta (key, value) VALUES ('ready_probe_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+          .run(String(now));
+      });
+      checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });
+    } catch (err) {
+      checks.push({ check: 'state', ok: false, detail: describeError(err) });
+    }
+    return checks;
+  }
+}
+
+/** Jobs with a schedule and at least one enabled check, in run order, with their cron expression. */
+function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob, string> {
+  const out = new Map<SnapshotJob, string>();
+  for (const job of JOB_NAMES) {
+    const cron = config.jobs[job];
+    if (cron === null) continue;
+    if (!detectorsFor(job).some((d) => options[d.check] !== undefined)) continue;
+    out.set(job, cron);
+  }
+  return out;
+}
+
+/** `server.listen` as the health listener takes it (HOST:PORT), whichever form the config gives. */
+function formatListen(listen: string | { host: string; port: number }): string {
+  if (typeof listen === 'string') return listen;
+  return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
+}

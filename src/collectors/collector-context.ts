@@ -1,0 +1,26 @@
+/**
+ * What every collector is handed for one read of its source. Built per cycle by the job runner,
+ * so a collector holds nothing between cycles and reads the same way in `run` and in `check`.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { Logger } from '../app/logger.js';
+import type { Config } from '../config/load-config.js';
+
+/** The inputs of one collection. */
+export interface CollectorContext {
+  client: ApiClient;
+  /**
+   * Namespace codes to read, one list call each, merged; `null` reads without the `namespace`
+   * parameter (every namespace the token reaches, in one walk).
+   */
+  namespaces: readonly string[] | null;
+  /** `config.checks`: state words, look-back and which checks are on. */
+  checks: Config['checks'];
+  /** When the read starts (ms since the epoch, from the injected clock). */
+  now: number;
+  /** Aborts every request of the read (shutdown past its deadline). */
+  signal?: AbortSignal;
+  /** Requests in flight at once for per-record reads (`api.concurrency`). */
+  concurrency: number;
+  logger: Logger;
+}

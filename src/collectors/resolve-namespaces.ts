@@ -1,0 +1,50 @@
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+
+/** A configured namespace the token does not reach: a configuration problem, not an outage. */
+export class NamespaceError extends Error {
+  override readonly name = 'NamespaceError';
+
+  constructor(
+    readonly missing: readonly string[],
+    readonly reached: readonly string[],
+  ) {
+    super(
+      `api.namespaces: the token does not reach ${missing.map((m) => `"${m}"`).join(', ')}` +
+        ` (it reaches: ${reached.length > 0 ? reached.join(', ') : 'none'})`,
+    );
+  }
+}
+
+/** Which namespaces the collectors read. */
+export interface NamespaceScope {
+  /** Codes to read one by one, or `null`: read without the parameter (all the token reaches). */
+  namespaces: string[] | null;
+  /** What `whoami` said the token reaches (codes), or null when whoami could not tell. */
+  reached: string[] | null;
+}
+
+/**
+ * Asks `whoami` which namespaces the token reaches. With `api.namespaces` set, every one of them
+ * must be reached (by code, name or id), else {@link NamespaceError} names the missing ones; with it
+ * empty, lists are read without the parameter. A token without `workspace: read` cannot ask: the
+ * configured namespaces are then used as given (a wrong one fails its list with namespace_not_found).
+ */
+export async function resolveNamespaces(client: ApiClient, configured: readonly string[], signal?: AbortSignal): Promise<NamespaceScope> {
+  let identity;
+  try {
+    identity = await client.whoami({}, { signal });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'function_not_allowed') {
+      return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
+    }
+    throw err;
+  }
+  const reached = identity.namespaces.map((n) => n.code);
+  if (configured.length === 0) return { namespaces: null, reached };
+  const missing = configured.filter(
+    (want) => !identity.namespaces.some((n) => n.code === want || n.name === want || String(n.id) === want),
+  );
+  if (missing.length > 0) throw new NamespaceError(missing, reached);
+  return { namespaces: [...configured], reached };
+}
