@@ -225,6 +225,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       error.attempts = attempt;
       if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline')) throw error;
+      const pause = policy.pauseAfter(error);
+      if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
       const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
       if (!decision.retry) {
         if (attempt > 1 || decision.reason === 'change_not_retried') {
@@ -232,7 +234,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw error;
       }
-      if (decision.reason === 'rate_limited' && decision.delayMs > 0) limiter.pauseUntil(clock.now() + decision.delayMs);
       logger.warn(
         { fn: spec.name, attempt, reason: decision.reason, delayMs: decision.delayMs, error: error.message },
         'api read failed; retrying',

@@ -86,6 +86,17 @@ export class RetryPolicy {
     if (ctx.deadline !== undefined && ctx.now + delayMs >= ctx.deadline) return { retry: false, reason: 'past_deadline' };
     return { retry: true, reason, delayMs };
   }
+
+  /**
+   * How long every request of the client should hold back after this failure: the `Retry-After` of
+   * a 429 (capped at `maxRetryAfterMs`, so a wild header cannot stall the daemon), whether or not
+   * the failed call itself is retried: the service's wish is about the token, not one request.
+   */
+  pauseAfter(error: ApiCallError): number | undefined {
+    if (!(error instanceof ApiError || error instanceof ApiResponseError) || error.status !== 429) return undefined;
+    const wait = error.retryAfterMs;
+    return wait === undefined || wait <= 0 ? undefined : Math.min(wait, this.#maxRetryAfter);
+  }
 }
 
 function retryableReason(error: ApiCallError): RetryReason | undefined {
