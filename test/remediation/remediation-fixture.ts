@@ -1,0 +1,258 @@
+/**
+ * The remediation stage on a real SQLite file in a temp dir, fed by the real failed_runs and
+ * backups detectors and the real alert lifecycle, acting on the simulator over loopback. The
+ * simulator and the remediator share one ManualClock, so "ten minutes later" is `advance(10 * MINUTE)`.
+ *
+ * A cycle here is what the daemon's cycle is: read the records, detect, and in ONE transaction
+ * apply the lifecycle, queue the events and let remediation decide; then, after commit, send.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AlertStore, type AlertRow } from '../../src/alerts/alert-store.js';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import type { AppListItem, Backup, Run } from '../../src/api/schemas.js';
+import { silentLogger } from '../../src/app/logger.js';
+import { parseConfig, type Config } from '../../src/config/load-config.js';
+import { Secret } from '../../src/config/secret.js';
+import { backups } from '../../src/detectors/backups.js';
+import { failedRuns } from '../../src/detectors/failed-runs.js';
+import type { Finding } from '../../src/detectors/finding.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { buildChannels } from '../../src/notify/build-channels.js';
+import type { NoticeNotification } from '../../src/notify/channels/channel.js';
+import { createNotifier, type Notifier } from '../../src/notify/notifier.js';
+import { createRemediation } from '../../src/remediation/create-remediation.js';
+import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../src/remediation/remediation-store.js';
+import type { CycleReport, PassReport, Remediator } from '../../src/remediation/remediator.js';
+import { Metrics } from '../../src/server/metrics.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { Store } from '../../src/state/store.js';
+import { JumpingClock } from '../api/jumping-clock.js';
+
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const T0 = '2026-11-01T12:00:00Z';
+
+/** The config around the remediation section: two log channels, production routed apart. */
+export function configText(remediation: string, extra = ''): string {
+  return `
+api: { base_url: "http://127.0.0.1:9", token: test-token }
+checks:
+  failed_runs: { retrying_grace: 1m }
+notify:
+  channels:
+    - { name: ops-log, type: log }
+    - { name: prod-log, type: log }
+  routes:
+    - { match: { environment_type: production }, channels: [prod-log] }
+    - { channels: [ops-log] }
+remediation:
+${remediation
+  .trim()
+  .split('\n')
+  .map((l) => `  ${l}`)
+  .join('\n')}
+${extra}`;
+}
+
+/** A started simulator and a clock shared with it. */
+export interface SimWithClock {
+  sim: RunningSimulator;
+  clock: ManualClock;
+}
+
+/** Starts a simulator on a ManualClock (six apps: production, staging and development). */
+export async function startSim(): Promise<SimWithClock> {
+  const clock = new ManualClock(T0);
+  const sim = await startSimulator({ clock, apps: 6, seed: 1 });
+  return { sim, clock };
+}
+
+/** The first app of an environment type with no run under way. */
+export function appOf(sim: RunningSimulator, envType: 'production' | 'staging' | 'development', skip = 0): number {
+  const state = sim.control.state;
+  const busy = new Set([...state.activeRuns].map((id) => state.runs.get(id)?.appId));
+  const apps = [...state.apps.values()].filter((a) => a.envType === envType && !busy.has(a.id) && !a.upgrade);
+  const app = apps[skip];
+  if (!app) throw new Error(`no free ${envType} app #${skip}`);
+  return app.id;
+}
+
+/** One remediation stage over one state file. */
+export class Harness {
+  readonly store: Store;
+  readonly client: ApiClient;
+  readonly notifier: Notifier;
+  readonly remediator: Remediator;
+  readonly metrics = new Metrics({ processMetrics: false });
+  readonly alertStore: AlertStore;
+
+  private constructor(
+    readonly dir: string,
+    readonly config: Config,
+    readonly sim: RunningSimulator,
+    readonly clock: ManualClock,
+  ) {
+    this.store = Store.open(path.join(dir, 'state.db'));
+    this.alertStore = new AlertStore(this.store);
+    // The client's own clock only paces its rate limiter and retries; a jumping clock makes those
+    // waits instant. Remediation and the simulator share the ManualClock.
+    this.client = createApiClient({
+      baseUrl: sim.baseUrl,
+      token: new Secret(sim.adminToken),
+      clock: new JumpingClock(),
+      maxRetries: 0,
+      timeoutMs: 5_000,
+    });
+    const channels = buildChannels(this.config.notify.channels, { logger: silentLogger, clock });
+    this.notifier = createNotifier({ store: this.store, notify: config.notify, alerts: config.alerts, channels, clock });
+    const remediator = createRemediation({
+      config,
+      client: this.client,
+      store: this.store,
+      notifier: this.notifier,
+      clock,
+      logger: silentLogger,
+      metrics: this.metrics,
+    });
+    if (!remediator) throw new Error('no remediator for this config');
+    this.remediator = remediator;
+  }
+
+  /** A harness for the remediation section given (YAML, indented under `remediation:`). */
+  static open(s: SimWithClock, remediation: string, options: { dir?: string; extra?: string } = {}): Harness {
+    const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-remediation-'));
+    const config = parseConfig(configText(remediation, options.extra), {}, 'test.yaml', { baseDir: dir });
+    return new Harness(dir, config, s.sim, s.clock);
+  }
+
+  /** A harness on a simulator of its own (closed with it), so each test starts from the seed. */
+  static async start(remediation: string, options: { extra?: string } = {}): Promise<Harness> {
+    const s = await startSim();
+    const h = Harness.open(s, remediation, options);
+    h.#ownSim = true;
+    return h;
+  }
+
+  /** The same state file and simulator, as a restarted process would find them. */
+  restart(remediation: string): Harness {
+    const h = Harness.open({ sim: this.sim, clock: this.clock }, remediation, { dir: this.dir });
+    h.#ownSim = this.#ownSim;
+    return h;
+  }
+
+  #ownSim = false;
+
+  /**
+   * One cycle of the `runs` job over the given runs (its complete snapshot) and, when given, of
+   * the `backups` job over the given apps: read, detect, then lifecycle + outbox + remediation in
+   * one transaction. Returns the remediation's report.
+   */
+  async cycle(records: { runs?: number[]; backupApps?: number[] }): Promise<CycleReport> {
+    const now = this.clock.now();
+    const runFindings = records.runs ? await this.#runFindings(records.runs, now) : undefined;
+    const backupFindings = records.backupApps ? await this.#backupFindings(records.backupApps, now) : undefined;
+    return this.store.transaction(() => {
+      const events = [];
+      if (runFindings) events.push(...applyFindings(this.alertStore, { job: 'runs', findings: runFindings, now }, this.#lifecycle()));
+      if (backupFindings) events.push(...applyFindings(this.alertStore, { job: 'backups', findings: backupFindings, now }, this.#lifecycle()));
+      this.notifier.enqueue(events, now);
+      return this.remediator.inCycle(now);
+    });
+  }
+
+  /** The send-and-follow pass that runs after a cycle commits. */
+  pass(): Promise<PassReport> {
+    return this.remediator.executePending();
+  }
+
+  /** A cycle, then its pass. */
+  async cycleAndPass(records: { runs?: number[]; backupApps?: number[] }): Promise<{ cycle: CycleReport; pass: PassReport }> {
+    const cycle = await this.cycle(records);
+    return { cycle, pass: await this.pass() };
+  }
+
+  /** Open alerts (firing and pending). */
+  openAlerts(): AlertRow[] {
+    return this.alertStore.open();
+  }
+
+  audit(): AuditRow[] {
+    return listAudit(this.store);
+  }
+
+  attempts(): AttemptRow[] {
+    return listAttempts(this.store);
+  }
+
+  /** Remediation notices queued in the outbox: channel and notice. */
+  notices(): { channel: string; notice: NoticeNotification }[] {
+    const rows = this.store.db
+      .prepare(`SELECT channel, payload FROM outbox WHERE source = 'notice' AND kind = 'remediation' ORDER BY id`)
+      .all() as { channel: string; payload: string }[];
+    return rows.map((r) => ({ channel: r.channel, notice: JSON.parse(r.payload) as NoticeNotification }));
+  }
+
+  /** The change requests the simulator answered for one function, oldest first. */
+  changes(fn: 'runs.retry' | 'apps.backup'): { key: string | undefined; status: number }[] {
+    return this.sim.control
+      .requests()
+      .filter((r) => r.fn === fn)
+      .map((r) => ({ key: r.idempotencyKey, status: r.status }));
+  }
+
+  /** The remediation counter's value for one label set. */
+  async metric(labels: { policy: string; action: string; outcome: string }): Promise<number> {
+    const m = await this.metrics.remediation.get();
+    return m.values.find((v) => v.labels.policy === labels.policy && v.labels.action === labels.action && v.labels.outcome === labels.outcome)?.value ?? 0;
+  }
+
+  /** Closes the store and client; with `keepDir` (a restart follows) the state file and simulator stay. */
+  async close(options: { keepDir?: boolean } = {}): Promise<void> {
+    await this.remediator.stop(0);
+    await this.client.close();
+    this.store.close();
+    if (options.keepDir) return;
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    if (this.#ownSim) await this.sim.close();
+  }
+
+  /** Simulator time. */
+  get s(): SimWithClock {
+    return { sim: this.sim, clock: this.clock };
+  }
+
+  #lifecycle() {
+    return { forCycles: 1, repeatIntervalMs: this.notifier.lifecycleRepeatIntervalMs };
+  }
+
+  async #runFindings(ids: number[], now: number): Promise<Finding[]> {
+    const runs: Run[] = await Promise.all(ids.map((id) => this.client.runs.get(id)));
+    const apps = new Map<number, AppListItem>();
+    for (const run of runs) if (run.app_id !== null && !apps.has(run.app_id)) apps.set(run.app_id, await this.client.apps.get(run.app_id));
+    const checks = this.config.checks;
+    return failedRuns(
+      { job: 'runs', takenAt: now, runs, details: new Map(runs.map((r) => [r.id, r])), apps },
+      { failedStates: checks.failed_runs.failed_states, activeStates: checks.stuck_runs.active_states, retryingGraceMs: checks.failed_runs.retrying_grace },
+      now,
+    );
+  }
+
+  async #backupFindings(appIds: number[], now: number): Promise<Finding[]> {
+    const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
+    const newest = new Map<number, Backup>();
+    for (const app of apps) {
+      const page = await this.client.backups.list({ app_id: app.id, limit: 1 });
+      if (page.items[0]) newest.set(app.id, page.items[0]);
+    }
+    const b = this.config.checks.backups;
+    return backups(
+      { job: 'backups', takenAt: now, apps, newestBackups: newest },
+      { maxAgeMs: b.max_age, requireVerified: false },
+      now,
+    ).filter((f) => f.labels.problem === 'stale');
+  }
+}
