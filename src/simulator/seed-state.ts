@@ -106,6 +106,8 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       makeApp(state, rng, project, env, `${project.code}-${ENV_SHORT[type]}${suffix}`, serversByNs.get(project.nsId) ?? [], now);
     }
   }
+  // A deleted project (no apps left), for include_deleted.
+  makeProject(state, rng, projectIndex, comboOffset, nsIds[0] as number).deleted = true;
   const apps = [...state.apps.values()];
   const liveApps = apps.filter((a) => a.state === VOCABULARY.app.running || a.state === VOCABULARY.app.stopped);
   /** How many records get a problem: a rate of the apps, at least `min` once there are 10 apps. */

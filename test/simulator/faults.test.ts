@@ -74,6 +74,15 @@ describe('faults', () => {
     expect((await apiGet(sim, '/whoami')).status).toBe(200);
   });
 
+  it('close() ends hanging requests', async () => {
+    const own = await startSimulator({ apps: 2, clock });
+    own.control.setFault('*', { hang: true });
+    const pending = fetch(`${own.baseUrl}/api/v1/whoami`, { headers: { authorization: `Bearer ${own.adminToken}` } }).catch((e: unknown) => e);
+    while (own.control.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    await own.close();
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
   it('hits a seeded share of requests when rate < 1: the same on a twin simulator', async () => {
     const pattern = async (target: RunningSimulator) => {
       const statuses: number[] = [];

@@ -150,6 +150,12 @@ describe('filters', () => {
     expect([...taken].sort().reverse()).toEqual(taken);
   });
 
+  it('leaves deleted projects out unless include_deleted', async () => {
+    const all = (await apiGet(sim, '/projects?limit=1000&include_deleted=true')).body.data.total;
+    expect(all).toBe(state.projects.size);
+    expect((await apiGet(sim, '/projects?limit=1000')).body.data.total).toBe(all - 1);
+  });
+
   it('filters URLs by certificate status', async () => {
     const res = await apiGet(sim, '/urls?ssl_status=valid&limit=1000');
     expect(res.body.data.total).toBeGreaterThan(0);
