@@ -1,0 +1,185 @@
+/**
+ * List walks against the simulator over loopback: more than 1,000 items, lists that shift while
+ * they are paged (a run or backup appearing between two pages, made to happen at an exact point
+ * through the client's observer hook), the early stop for newest-first lists, and page streams.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiAttempt, type ApiClientOptions } from '../../src/api/client.js';
+import { ApiPaginationError } from '../../src/api/errors.js';
+import { Secret } from '../../src/config/secret.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { useSimulator } from '../helpers/simulator.js';
+import { JumpingClock } from './jumping-clock.js';
+import { captureLogs } from './log-capture.js';
+
+const sim = await useSimulator({ apps: 50, seed: 4, clock: new ManualClock('2026-11-01T12:00:00Z') });
+const anyAppId = [...sim.control.state.apps.keys()][0]!;
+
+const closers: (() => Promise<void>)[] = [];
+afterAll(() => Promise.all(closers.map((c) => c())));
+
+/** A client; `observer` runs after every HTTP attempt, which is where tests change the list. */
+function client(over: Partial<ApiClientOptions> = {}) {
+  const logs = captureLogs();
+  const c = createApiClient({
+    baseUrl: sim.baseUrl,
+    token: new Secret(sim.adminToken),
+    clock: new JumpingClock(),
+    requestsPerSecond: Infinity,
+    logger: logs.logger,
+    ...over,
+  });
+  closers.push(() => c.close());
+  return { c, logs };
+}
+
+/** Runs `act` and counts the requests of `fn` the simulator answered meanwhile (one per page). */
+async function pagesRead<T>(fn: string, act: () => Promise<T>): Promise<{ result: T; pages: number }> {
+  sim.control.resetRequests();
+  const result = await act();
+  return { result, pages: sim.control.requests().filter((r) => r.fn === fn && r.status === 200).length };
+}
+
+const unique = (ids: number[]) => new Set(ids).size === ids.length;
+
+describe('listAll over more than 1,000 items', () => {
+  it('reads every backup once, in pages of pageSize, and the count is the total', async () => {
+    const { c } = client();
+    const { total } = await c.backups.list({ limit: 1 });
+    expect(total).toBeGreaterThan(1_000);
+    const { result, pages } = await pagesRead('backups.list', () => c.backups.listAll());
+    expect(result).toHaveLength(total);
+    expect(unique(result.map((b) => b.id))).toBe(true);
+    expect(pages).toBe(Math.ceil(total / 200));
+    // Newest first, as the reference says.
+    const taken = result.map((b) => b.taken_at!);
+    expect([...taken].sort().reverse()).toEqual(taken);
+  });
+
+  it.each([100, 500, 1_000])('gives the same list with pageSize %i', async (pageSize) => {
+    const { c } = client({ pageSize });
+    const all = await client().c.backups.listAll();
+    const { result, pages } = await pagesRead('backups.list', () => c.backups.listAll());
+    expect(result.map((b) => b.id)).toEqual(all.map((b) => b.id));
+    expect(pages).toBe(Math.ceil(all.length / pageSize));
+  });
+
+  it('keeps the query of a filtered walk on every page', async () => {
+    const { c } = client({ pageSize: 7 });
+    const { total } = await c.apps.list({ environment_type: 'production', limit: 1 });
+    const prod = await c.apps.listAll({ environment_type: 'production' });
+    expect(prod).toHaveLength(total);
+    expect(new Set(prod.map((a) => a.environment_type))).toEqual(new Set(['production']));
+  });
+
+  it('walks the restore points of one app', async () => {
+    const appId = sim.control.state.restorePoints.values().next().value!.appId;
+    const { c } = client({ pageSize: 2 });
+    const { total } = await c.restorePoints.list(appId);
+    const all = await c.restorePoints.listAll(appId);
+    expect(all).toHaveLength(total);
+    expect(new Set(all.map((p) => p.app_id))).toEqual(new Set([appId]));
+  });
+
+  it('streams the pages of one walk with pages()', async () => {
+    const { c } = client({ pageSize: 300 });
+    const sizes: number[] = [];
+    for await (const page of c.backups.pages()) sizes.push(page.length);
+    const { total } = await c.backups.list({ limit: 1 });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(sizes.slice(0, -1).every((s) => s === 300)).toBe(true);
+  });
+});
+
+describe('a list that shifts while it is paged', () => {
+  /** An observer that runs `change` after the listed attempts of `fn` (1-based, counted per client). */
+  const changeAfter = (fn: string, when: (n: number) => boolean, change: () => void) => {
+    let n = 0;
+    return (a: ApiAttempt) => {
+      if (a.fn !== fn) return;
+      n += 1;
+      if (when(n)) change();
+    };
+  };
+
+  it('reads the runs again when a new run appears after page 1, and returns the consistent second walk', async () => {
+    let added: number | undefined;
+    const { c, logs } = client({
+      pageSize: 100,
+      observer: changeAfter('runs.list', (n) => n === 1, () => (added = sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 }).id)),
+    });
+    const runs = await c.runs.listAll();
+    const { total } = await c.runs.list({ limit: 1 });
+    expect(runs).toHaveLength(total);
+    expect(unique(runs.map((r) => r.id))).toBe(true);
+    expect(runs.map((r) => r.id)).toContain(added);
+    expect(logs.records().filter((r) => r.msg === 'list shifted while paged; reading it again')).toMatchObject([
+      { level: 40, fn: 'runs.list', walk: 1, shift: 'total_changed' },
+    ]);
+  });
+
+  it('reads the backups again when churn adds backups between pages', async () => {
+    const { c, logs } = client({
+      pageSize: 250,
+      observer: changeAfter('backups.list', (n) => n === 2, () => sim.control.churn(0.5)),
+    });
+    const backups = await c.backups.listAll();
+    const { total } = await c.backups.list({ limit: 1 });
+    expect(backups).toHaveLength(total);
+    expect(unique(backups.map((b) => b.id))).toBe(true);
+    expect(logs.records().some((r) => r.shift === 'total_changed')).toBe(true);
+  });
+
+  it('throws ApiPaginationError after 3 walks when the list changes on every page', async () => {
+    const { c } = client({
+      pageSize: 200,
+      observer: changeAfter('runs.list', () => true, () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 })),
+    });
+    const err = await c.runs.listAll().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiPaginationError);
+    expect(err).toMatchObject({ fn: 'runs.list', walks: 3, shift: 'total_changed' });
+    expect((err as Error).message).toMatch(/^runs\.list: list kept changing while paged \(3 walk\(s\)\)/);
+  });
+
+  it('ends pages() with ApiPaginationError at the shift (pages already handed out cannot be taken back)', async () => {
+    const { c } = client({
+      pageSize: 200,
+      observer: changeAfter('runs.list', (n) => n === 1, () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 })),
+    });
+    const seen: number[] = [];
+    const err = await (async () => {
+      for await (const page of c.runs.pages()) seen.push(page.length);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([200]);
+    expect(err).toMatchObject({ name: 'ApiPaginationError', walks: 1 });
+  });
+});
+
+describe('early stop for newest-first lists', () => {
+  it('reads only the runs newer than a cutoff, and only the pages it needs', async () => {
+    const { c } = client({ pageSize: 100 });
+    const all = await c.runs.listAll();
+    const cutoff = all[250]!.created_at!;
+    const stop = all.findIndex((r) => r.created_at! < cutoff);
+    const { result, pages } = await pagesRead('runs.list', () => c.runs.listAll({}, { until: (r) => r.created_at! < cutoff }));
+    expect(result.map((r) => r.id)).toEqual(all.slice(0, stop).map((r) => r.id));
+    expect(pages).toBe(Math.floor(stop / 100) + 1);
+    expect(pages).toBeLessThan(Math.ceil(all.length / 100));
+  });
+
+  it('still restarts when the part read shifts', async () => {
+    let n = 0;
+    const { c } = client({
+      pageSize: 50,
+      observer: (a) => {
+        if (a.fn === 'runs.list' && ++n === 1) sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 });
+      },
+    });
+    const all = await client().c.runs.listAll();
+    const cutoff = all[120]!.created_at!;
+    const recent = await c.runs.listAll({}, { until: (r) => r.created_at! < cutoff });
+    expect(unique(recent.map((r) => r.id))).toBe(true);
+    expect(recent.every((r) => r.created_at! >= cutoff)).toBe(true);
+    expect(recent[0]!.id).not.toBe(all[0]!.id); // the run added during the first walk is at the top
+  });
+});
