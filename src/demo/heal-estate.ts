@@ -1,0 +1,66 @@
+/**
+ * Puts a freshly seeded simulator into a healthy state before the demo's daemon first looks at it.
+ *
+ * The seed sprinkles a few problems over any estate (an expired certificate, a failed update, a
+ * stale backup…) so the attention summary and soak tests have content. In the demo they would all
+ * fire in the first seconds, before anything was staged, and bury the story. Silencing them would
+ * still print "silenced" noise and leave them open; fixing them through the control interface, the
+ * way an ops team would, lets the demo start from "all green" so each notification that follows
+ * belongs to one staged problem.
+ */
+import type { SimProblem, SimulatorControl } from '../simulator/index.js';
+
+/** What {@link healEstate} fixed and what it could not. */
+export interface HealReport {
+  /** The problems the seed came with, as the simulator described them. */
+  fixed: SimProblem[];
+  /** Runs that were under way and were finished. */
+  finishedRuns: number;
+  /** Problems still there afterwards (none expected; shown so a surprise is not hidden). */
+  remaining: SimProblem[];
+}
+
+/** Fixes every problem the simulator knows about, one move per kind, and reports what it did. */
+export function healEstate(control: SimulatorControl): HealReport {
+  const found = control.problems();
+  const freshBackupFor = new Set<number>();
+  for (const problem of found) {
+    switch (problem.kind) {
+      case 'failed_run':
+        // The run is the newest of its app and action: finishing it is "the fix was deployed".
+        control.setRunState(problem.id, { state: 'done' });
+        break;
+      case 'certificate_expired':
+      case 'certificate_expiring':
+        control.renewCertificate(problem.id);
+        break;
+      case 'public_check_failed':
+        control.passPublicCheck(problem.id);
+        break;
+      case 'backup_stale':
+      case 'backup_critical':
+      case 'offsite_failed':
+        // One fresh, verified, uploaded backup fixes every backup problem of an app at once.
+        freshBackupFor.add(problem.appId);
+        break;
+      case 'backup_unverified':
+        control.setVerified(problem.id, true);
+        break;
+      case 'maintenance':
+        control.setMaintenance(problem.appId, false);
+        break;
+      case 'retrying_run':
+        // Not a problem yet (problems() leaves these out); the service retries it by itself.
+        break;
+    }
+  }
+  for (const appId of freshBackupFor) control.addBackup(appId, { automated: true });
+  // Runs under way (a backup whose archive is still unverified, a deploy, a run about to retry by
+  // itself) would settle during the show and raise problems nobody staged: let them finish now.
+  let finished = 0;
+  for (const runId of [...control.state.activeRuns]) {
+    control.setRunState(runId, { state: 'done' });
+    finished += 1;
+  }
+  return { fixed: found, finishedRuns: finished, remaining: control.problems() };
+}
