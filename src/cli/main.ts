@@ -7,9 +7,6 @@ import { EXIT } from './command.js';
 
 /** Every command, loaded on demand so `validate` does not pay for the simulator. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
-  run: () => import('./run.js'),
-  check: () => import('./check.js'),
-  alerts: () => import('./alerts.js'),
   simulator: () => import('./simulator.js'),
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),
