@@ -7,6 +7,9 @@ import { EXIT } from './command.js';
 
 /** Every command, loaded on demand so `validate` does not pay for the simulator. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  run: () => import('./run.js'),
+  check: () => import('./check.js'),
+  alerts: () => import('./alerts.js'),
   simulator: () => import('./simulator.js'),
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),
@@ -14,7 +17,6 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
   'notify-test': () => import('./notify-test.js'),
-  demo: () => import('./demo.js'),
 };
 
 function help(): string {

@@ -1,0 +1,101 @@
+/**
+ * `deploy-watchdog alerts`: the open alerts (pending and firing) of the state file, with since,
+ * severity, check, summary, labels and the silence muting each one, if any.
+ */
+import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { activeSilenceFor, listSilences } from '../alerts/silences.js';
+import { SEVERITY_RANK } from '../detectors/finding.js';
+import { systemClock } from '../lib/clock.js';
+import { EXIT, type Command } from './command.js';
+import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+
+const usage = `usage: deploy-watchdog alerts --config FILE [--json]
+
+Lists the open alerts: firing ones, and pending ones waiting for alerts.for cycles or a hold.
+Worst first, then oldest. Each shows since when, severity, check, summary, labels, and the id of
+the silence that mutes its notifications, if one does.
+
+  --config FILE   the configuration file (its state.path is the database)
+  --json          one JSON array instead of a table`;
+
+const alerts: Command = {
+  name: 'alerts',
+  summary: 'List open alerts',
+  usage,
+  async run(argv, io) {
+    let values: { config?: string; json?: boolean };
+    try {
+      ({ values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } }));
+    } catch (err) {
+      return reportFailure(io, usage, err);
+    }
+    return withStateStore(io, usage, values.config, (store) => {
+      const now = systemClock.now();
+      const silences = listSilences(store, { now });
+      const rows = openAlerts(store)
+        .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || sinceOf(a) - sinceOf(b))
+        .map((alert) => ({ alert, silence: activeSilenceFor(silences, alert.labels, now)?.id ?? null }));
+      if (values.json) {
+        const out = rows.map(({ alert: a, silence }) => ({
+          fingerprint: a.fingerprint,
+          status: a.status,
+          since: iso(sinceOf(a)),
+          severity: a.severity,
+          check: a.check,
+          summary: a.summary,
+          labels: a.labels,
+          details: a.details,
+          url: a.url,
+          sourceSince: a.since,
+          firstSeenAt: iso(a.firstSeenAt),
+          lastSeenAt: iso(a.lastSeenAt),
+          job: a.job,
+          silence,
+        }));
+        io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      if (rows.length === 0) {
+        io.stdout.write('no open alerts\n');
+        return EXIT.ok;
+      }
+      const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
+      const body = rows.map(({ alert: a, silence }) => [
+        iso(sinceOf(a)),
+        a.status,
+        a.severity,
+        a.check,
+        silence ?? '-',
+        a.summary,
+        Object.entries(a.labels)
+          .filter(([k, v]) => k !== 'check' && v !== undefined)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' '),
+      ]);
+      io.stdout.write(table([header, ...body]));
+      const firing = rows.filter((r) => r.alert.status === 'firing').length;
+      io.stdout.write(`${rows.length} open (${firing} firing, ${rows.length - firing} pending)\n`);
+      return EXIT.ok;
+    });
+  },
+};
+
+/** Since when the alert has been firing, or seen when still pending. */
+function sinceOf(a: AlertRow): number {
+  return a.firedAt ?? a.firstSeenAt;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n')
+    .concat('\n');
+}
+
+export default alerts;

@@ -1,0 +1,126 @@
+/**
+ * `deploy-watchdog run`: the long-lived daemon. SIGTERM or SIGINT (the CLI's stop signal) finishes
+ * the cycle in progress within a deadline, delivers what is due, closes the database and exits 0.
+ * SIGHUP reloads the configuration file: an invalid file is refused with every problem logged, and
+ * the running configuration is kept.
+ */
+import { NamespaceError } from '../collectors/resolve-namespaces.js';
+import { Watchdog } from '../app/watchdog.js';
+import type { Logger } from '../app/logger.js';
+import { ConfigError } from '../config/config-error.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
+import { loadConfig, type Config } from '../config/load-config.js';
+import { StoreError } from '../state/store.js';
+import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { daemonLogger } from './daemon-logger.js';
+import { parseCommandArgs } from './silence.js';
+
+const usage = `usage: deploy-watchdog run --config FILE [--stop-timeout DURATION]
+
+Runs the watchdog until SIGTERM or SIGINT. Logs go to standard output (JSON, or readable on a
+terminal; see log.format). SIGHUP reloads FILE; an invalid file is refused and the running
+configuration kept.
+
+  --config FILE            the configuration file
+  --stop-timeout DURATION  how long a stop may take to finish the cycle in progress and deliver
+                           what is due (default 10s)`;
+
+const DEFAULT_STOP_MS = 10_000;
+
+const run: Command = {
+  name: 'run',
+  summary: 'Run the watchdog daemon',
+  usage,
+  async run(argv, io) {
+    let file: string;
+    let stopMs = DEFAULT_STOP_MS;
+    let config: Config;
+    try {
+      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } });
+      if (!values.config) throw new UsageError('--config FILE is required');
+      if (values['stop-timeout'] !== undefined) {
+        try {
+          stopMs = parseDuration(values['stop-timeout']);
+        } catch (err) {
+          throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
+        }
+      }
+      file = values.config;
+      config = loadConfig(file, io.env);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
+        return EXIT.usage;
+      }
+      if (err instanceof ConfigError) {
+        io.stderr.write(`configuration is not valid:\n${err.message}\n`);
+        return EXIT.usage;
+      }
+      throw err;
+    }
+
+    const logger = daemonLogger(config, io.stdout);
+    let watchdog: Watchdog;
+    try {
+      watchdog = Watchdog.open({ config, logger });
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      logger.fatal({ err: err.message }, 'cannot open the state file');
+      return EXIT.incomplete;
+    }
+    try {
+      await watchdog.start();
+    } catch (err) {
+      await watchdog.stop(stopMs);
+      if (err instanceof NamespaceError) {
+        logger.fatal({ err: err.message }, 'configuration does not fit the token');
+        return EXIT.usage;
+      }
+      throw err;
+    }
+
+    // Reloads run one at a time, and a stop waits for the one in progress.
+    let reloading: Promise<void> = Promise.resolve();
+    const onHangup = () => {
+      reloading = reloading.then(() => reload(file, io, watchdog, logger));
+    };
+    process.on('SIGHUP', onHangup);
+    try {
+      await stopped(io.signal);
+      logger.info({ reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) }, 'stopping');
+      await reloading;
+      await watchdog.stop(stopMs);
+    } finally {
+      process.off('SIGHUP', onHangup);
+    }
+    return EXIT.ok;
+  },
+};
+
+/** Loads the file again; every problem of an invalid one is logged and the running config kept. */
+async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logger): Promise<void> {
+  logger.info({ file }, 'SIGHUP: reloading the configuration');
+  let next: Config;
+  try {
+    next = loadConfig(file, io.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const p of err.problems) {
+      logger.error({ file, key: p.path || undefined, line: p.line, problem: p.message }, 'configuration problem');
+    }
+    logger.error({ file, problems: err.problems.length }, 'configuration refused; the running configuration is kept');
+    return;
+  }
+  try {
+    await watchdog.reload(next);
+  } catch (err) {
+    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the running configuration is kept');
+  }
+}
+
+function stopped(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+export default run;
