@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
   'notify-test': () => import('./notify-test.js'),
+  demo: () => import('./demo.js'),
 };
 
 function help(): string {
