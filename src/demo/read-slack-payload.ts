@@ -77,7 +77,9 @@ export function readSlackPayload(payload: SlackLikePayload, nouns: Map<string, C
 
   for (const block of blocks) {
     if (block.type === 'section' && typeof block.text?.text === 'string') {
-      const text = mrkdwnToPlain(block.text.text);
+      // A section that is only a link (a notice's "Open") shows where it goes.
+      const link = /^<(https?:[^|>]+)\|([^>]*)>$/.exec(block.text.text);
+      const text = link ? `${mrkdwnToPlain(link[2] as string)}: ${link[1] as string}` : mrkdwnToPlain(block.text.text);
       const [first = '', ...rest] = text.split('\n');
       lines.push(...[first, ...rest.map((l) => `  ${l}`)]);
       // An event section starts "🔴 CRITICAL · summary" (the status was bold in mrkdwn).
