@@ -10,6 +10,7 @@ import type { Logger } from '../app/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { loadConfig, type Config } from '../config/load-config.js';
+import { createRemediation } from '../remediation/create-remediation.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
@@ -62,7 +63,7 @@ const run: Command = {
     const logger = daemonLogger(config, io.stdout);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger });
+      watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       logger.fatal({ err: err.message }, 'cannot open the state file');

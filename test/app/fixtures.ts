@@ -1,0 +1,80 @@
+/** Shared set-up of the engine tests: a simulator on loopback, a temp state dir, a config, captured logs. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '../../src/app/logger.js';
+import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
+import { parseConfig, type Config } from '../../src/config/load-config.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+export const MINUTE = 60_000;
+
+/** A temp directory removed by `cleanup`. */
+export function tempDir(): { dir: string; cleanup(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-engine-'));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A simulator driven by a ManualClock that the engine shares. */
+export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
+  const clock = new ManualClock();
+  const sim = await startSimulator({ apps: 20, ...options, clock });
+  return { sim, clock };
+}
+
+/**
+ * The engine's test config: the simulator, a state file in `dir`, no retries (a retry would wait on
+ * the manual clock), a generous rate limit, a log channel, no listener. `extra` is YAML appended
+ * (top-level sections not already present).
+ */
+export function engineConfig(sim: RunningSimulator, dir: string, extra = '', token = sim.adminToken): Config {
+  const text = [
+    'api:',
+    '  base_url: ${SIM_URL}',
+    '  token: ${DMS_API_TOKEN}',
+    '  requests_per_second: 1000',
+    '  max_retries: 0',
+    '  timeout: 5s',
+    '  page_size: 50',
+    'state:',
+    '  path: ./state.db',
+    'notify:',
+    '  channels: [{ name: console, type: log }]',
+    '  routes: [{ channels: [console] }]',
+    'server:',
+    '  listen: "off"',
+    extra,
+  ].join('\n');
+  return parseConfig(text, { SIM_URL: sim.baseUrl, DMS_API_TOKEN: token }, 'test.yaml', { baseDir: dir });
+}
+
+/** A logger writing JSON lines into memory. */
+export function captureLogger(level = 'debug'): { logger: Logger; text(): string; lines(): Record<string, unknown>[] } {
+  let out = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out += chunk.toString();
+      done();
+    },
+  });
+  const logger = createLogger({ level, format: 'json', destination: stream });
+  return {
+    logger,
+    text: () => out,
+    lines: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+/** Opens a Watchdog on the test config. */
+export function openWatchdog(config: Config, clock: ManualClock, extra: Partial<WatchdogOptions> = {}): Watchdog {
+  return Watchdog.open({ config, clock, logger: captureLogger('silent').logger, metrics: undefined, ...extra });
+}
+
+/** The alert events written for fingerprints starting with `prefix`, oldest first. */
+export function eventsOf(wd: Watchdog, prefix: string): { kind: string; fingerprint: string }[] {
+  return wd.store.db
+    .prepare(`SELECT kind, fingerprint FROM events WHERE fingerprint LIKE ? || '%' ORDER BY id`)
+    .all(prefix) as { kind: string; fingerprint: string }[];
+}
