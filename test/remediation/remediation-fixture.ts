@@ -64,10 +64,13 @@ export interface SimWithClock {
   clock: ManualClock;
 }
 
+/** A second token with every right, as after a token rotation. */
+export const ROTATED_TOKEN = 'rotated-admin-token';
+
 /** Starts a simulator on a ManualClock (six apps: production, staging and development). */
 export async function startSim(): Promise<SimWithClock> {
   const clock = new ManualClock(T0);
-  const sim = await startSimulator({ clock, apps: 6, seed: 1 });
+  const sim = await startSimulator({ clock, apps: 6, seed: 1, tokens: [{ token: ROTATED_TOKEN, namespaces: '*', permissions: '*' }] });
   return { sim, clock };
 }
 
@@ -95,6 +98,7 @@ export class Harness {
     readonly config: Config,
     readonly sim: RunningSimulator,
     readonly clock: ManualClock,
+    token: string,
   ) {
     this.store = Store.open(path.join(dir, 'state.db'));
     this.alertStore = new AlertStore(this.store);
@@ -102,7 +106,7 @@ export class Harness {
     // waits instant. Remediation and the simulator share the ManualClock.
     this.client = createApiClient({
       baseUrl: sim.baseUrl,
-      token: new Secret(sim.adminToken),
+      token: new Secret(token),
       clock: new JumpingClock(),
       maxRetries: 0,
       timeoutMs: 5_000,
@@ -123,10 +127,10 @@ export class Harness {
   }
 
   /** A harness for the remediation section given (YAML, indented under `remediation:`). */
-  static open(s: SimWithClock, remediation: string, options: { dir?: string; extra?: string } = {}): Harness {
+  static open(s: SimWithClock, remediation: string, options: { dir?: string; extra?: string; token?: string } = {}): Harness {
     const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-remediation-'));
     const config = parseConfig(configText(remediation, options.extra), {}, 'test.yaml', { baseDir: dir });
-    return new Harness(dir, config, s.sim, s.clock);
+    return new Harness(dir, config, s.sim, s.clock, options.token ?? s.sim.adminToken);
   }
 
   /** A harness on a simulator of its own (closed with it), so each test starts from the seed. */
@@ -138,8 +142,8 @@ export class Harness {
   }
 
   /** The same state file and simulator, as a restarted process would find them. */
-  restart(remediation: string): Harness {
-    const h = Harness.open({ sim: this.sim, clock: this.clock }, remediation, { dir: this.dir });
+  restart(remediation: string, options: { token?: string } = {}): Harness {
+    const h = Harness.open({ sim: this.sim, clock: this.clock }, remediation, { dir: this.dir, ...options });
     h.#ownSim = this.#ownSim;
     return h;
   }
@@ -152,6 +156,15 @@ export class Harness {
    * one transaction. Returns the remediation's report.
    */
   async cycle(records: { runs?: number[]; backupApps?: number[] }): Promise<CycleReport> {
+    return (await this.#cycle(records, true))!;
+  }
+
+  /** A cycle without remediation: only the alerts are brought up to date (another process decides). */
+  async observe(records: { runs?: number[]; backupApps?: number[] }): Promise<void> {
+    await this.#cycle(records, false);
+  }
+
+  async #cycle(records: { runs?: number[]; backupApps?: number[] }, remediate: boolean): Promise<CycleReport | undefined> {
     const now = this.clock.now();
     const runFindings = records.runs ? await this.#runFindings(records.runs, now) : undefined;
     const backupFindings = records.backupApps ? await this.#backupFindings(records.backupApps, now) : undefined;
@@ -160,7 +173,7 @@ export class Harness {
       if (runFindings) events.push(...applyFindings(this.alertStore, { job: 'runs', findings: runFindings, now }, this.#lifecycle()));
       if (backupFindings) events.push(...applyFindings(this.alertStore, { job: 'backups', findings: backupFindings, now }, this.#lifecycle()));
       this.notifier.enqueue(events, now);
-      return this.remediator.inCycle(now);
+      return remediate ? this.remediator.inCycle(now) : undefined;
     });
   }
 
