@@ -29,7 +29,13 @@ export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: 
  * the manual clock), a generous rate limit, a log channel, no listener. `extra` is YAML appended
  * (top-level sections not already present).
  */
-export function engineConfig(sim: RunningSimulator, dir: string, extra = '', token = sim.adminToken): Config {
+export function engineConfig(
+  sim: RunningSimulator,
+  dir: string,
+  extra = '',
+  token = sim.adminToken,
+  notify = ['notify:', '  channels: [{ name: console, type: log }]', '  routes: [{ channels: [console] }]'].join('\n'),
+): Config {
   const text = [
     'api:',
     '  base_url: ${SIM_URL}',
@@ -40,9 +46,7 @@ export function engineConfig(sim: RunningSimulator, dir: string, extra = '', tok
     '  page_size: 50',
     'state:',
     '  path: ./state.db',
-    'notify:',
-    '  channels: [{ name: console, type: log }]',
-    '  routes: [{ channels: [console] }]',
+    notify,
     'server:',
     '  listen: "off"',
     extra,

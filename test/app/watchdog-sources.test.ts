@@ -1,0 +1,111 @@
+/** Permissions, metrics and secrets of the engine, against the simulator. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getAlert } from '../../src/alerts/alert-store.js';
+import { Watchdog } from '../../src/app/watchdog.js';
+import type { ManualClock } from '../../src/lib/clock.js';
+import { Metrics } from '../../src/server/metrics.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { captureLogger, engineConfig, eventsOf, manualSim, MINUTE, tempDir } from './fixtures.js';
+
+const VIEWER = 'viewer-token-without-workflow-read';
+let sim: RunningSimulator;
+let clock: ManualClock;
+let tmp: ReturnType<typeof tempDir>;
+let wd: Watchdog | undefined;
+
+beforeEach(async () => {
+  ({ sim, clock } = await manualSim({
+    tokens: [{ token: VIEWER, namespaces: '*', permissions: ['deployment_app: read', 'deployment_project: read', 'deployment_backup: read', 'workspace: read'] }],
+  }));
+  tmp = tempDir();
+});
+afterEach(async () => {
+  await wd?.stop(1_000);
+  wd = undefined;
+  await sim.close();
+  tmp.cleanup();
+});
+
+describe('a check the token lacks the permission for', () => {
+  it('raises one "disabled" alert, stops calling that function, and the other jobs keep working', async () => {
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off" }', VIEWER), clock, logger: captureLogger('silent').logger });
+    const first = await wd.runOnce();
+    const runs = first.jobs.find((j) => j.job === 'runs')!;
+    expect(runs.outcome).toBe('disabled');
+    expect(runs.reason).toBe('the token lacks deployment_workflow: read (runs.list answered function_not_allowed)');
+    expect(first.jobs.filter((j) => j.job !== 'runs').map((j) => j.outcome)).toEqual(['ok', 'ok', 'ok']);
+    const alert = getAlert(wd.store, 'watchdog/disabled/runs')!;
+    expect(alert.summary).toBe('runs check disabled: the token lacks deployment_workflow: read');
+    expect(alert.labels.source).toBeUndefined();
+
+    sim.control.resetRequests();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(MINUTE);
+      const again = await wd.runOnce();
+      expect(again.jobs.find((j) => j.job === 'runs')!.outcome).toBe('disabled');
+    }
+    expect(sim.control.requests().filter((r) => r.fn.startsWith('runs.'))).toEqual([]);
+    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual(['firing watchdog/disabled/runs']);
+  });
+});
+
+describe('metrics', () => {
+  it('counts cycles by outcome, API requests by function and status, errors by code, and open alerts', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger, metrics });
+    sim.control.addRun({ appId: 2, state: 'error' });
+    await wd.runOnce(['runs']);
+    sim.control.setFault('urls.list', { errorCode: 'internal_error' });
+    await wd.runOnce(['urls']);
+    const text = await metrics.render();
+    expect(text).toMatch(/deploy_watchdog_cycles_total\{job="runs",outcome="ok"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_cycles_total\{job="urls",outcome="failed"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_api_requests_total\{function="runs\.list",status="200"\} \d+/);
+    expect(text).toMatch(/deploy_watchdog_api_requests_total\{function="urls\.list",status="500"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_api_errors_total\{function="urls\.list",code="internal_error"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_open_alerts\{check="failed_runs",severity="\w+"\} [1-9]/);
+    expect(text).toMatch(/deploy_watchdog_cycle_duration_seconds_count\{job="runs"\} 1/);
+  });
+});
+
+describe('secrets in logs', () => {
+  let receiver: WebhookReceiver;
+  beforeEach(async () => {
+    receiver = await startWebhookReceiver();
+    receiver.setMode('fail500');
+  });
+  afterEach(() => receiver.close());
+
+  it('never logs the API token or the webhook URL, through API failures and failed deliveries', async () => {
+    const capture = captureLogger('trace');
+    const extra = [
+      'checks:',
+      '  sources: { failure_threshold: 1 }',
+    ].join('\n');
+    const notify = [
+      'notify:',
+      '  channels:',
+      '    - { name: console, type: log }',
+      `    - { name: slack, type: slack, webhook_url: "${receiver.url}" }`,
+      '  routes: [{ channels: [console, slack] }]',
+    ].join('\n');
+    const config = engineConfig(sim, tmp.dir, extra, sim.adminToken, notify);
+    wd = Watchdog.open({ config, clock, logger: capture.logger });
+    sim.control.addRun({ appId: 2, state: 'error' });
+    await wd.runOnce(['runs']);
+    sim.control.setFault('*', { errorCode: 'invalid_token' });
+    clock.advance(MINUTE);
+    await wd.runOnce(['runs', 'urls']);
+    await wd.deliverDue();
+    await wd.stop(1_000);
+    wd = undefined;
+    expect(receiver.requests).toBeGreaterThan(0);
+    const logs = capture.text();
+    expect(logs).toMatch(/cannot read runs/);
+    expect(logs).toMatch(/delivery failed/);
+    expect(logs).not.toContain(sim.adminToken);
+    expect(logs).not.toContain(receiver.url);
+    expect(logs).not.toContain(new URL(receiver.url).pathname);
+  });
+});
