@@ -147,7 +147,8 @@ describe('never blocks', () => {
     receiver.setMode('hang');
     h.cycle('runs', [finding('shop')]);
     h.notifier.start();
-    await vi.waitFor(() => expect(other.received).toHaveLength(1));
+    // Marked sent: the "fast" loop is asleep until the next interval.
+    await vi.waitFor(() => expect(h?.rows(`channel = 'fast' AND status = 'sent'`)).toHaveLength(1));
     await vi.waitFor(() => expect(receiver.requests).toBe(1));
 
     // Another cycle while "slow" still hangs: "fast" delivers it on its next round.
