@@ -1,0 +1,129 @@
+/** Each collector against the simulator: complete snapshots, early stops, and failing whole. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { ApiError, ApiResponseError } from '../../src/api/errors.js';
+import { silentLogger } from '../../src/app/logger.js';
+import { collectAttention } from '../../src/collectors/collect-attention.js';
+import { collectBackups } from '../../src/collectors/collect-backups.js';
+import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';
+import { collectRuns } from '../../src/collectors/collect-runs.js';
+import { collectUrls } from '../../src/collectors/collect-urls.js';
+import type { CollectorContext } from '../../src/collectors/collector-context.js';
+import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { Secret } from '../../src/config/secret.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+const DAY = 86_400_000;
+let sim: RunningSimulator;
+let client: ApiClient;
+
+beforeAll(async () => {
+  sim = await startSimulator({ apps: 30, seed: 7 });
+  client = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), requestsPerSecond: 1000, maxRetries: 0, pageSize: 7 });
+});
+afterAll(async () => {
+  await client.close();
+  await sim.close();
+});
+beforeEach(() => {
+  sim.control.clearFaults();
+  sim.control.resetRequests();
+});
+
+function ctx(checksYaml = '', namespaces: string[] | null = null): CollectorContext {
+  const config = parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${checksYaml}`, {}, 'test.yaml');
+  return { client, namespaces, checks: config.checks, now: sim.control.now(), concurrency: 4, logger: silentLogger };
+}
+
+const calls = (fn: string) => sim.control.requests().filter((r) => r.fn === fn).length;
+
+describe('collectUrls', () => {
+  it('reads every URL record over many pages and the apps they belong to', async () => {
+    const snapshot = await collectUrls(ctx());
+    const total = (await client.urls.list({ limit: 1 })).total;
+    expect(snapshot.urls).toHaveLength(total);
+    expect(new Set(snapshot.urls.map((u) => u.id)).size).toBe(total);
+    expect(snapshot.apps.size).toBe((await client.apps.list({ limit: 1 })).total);
+    expect(calls('urls.list')).toBeGreaterThan(3);
+  });
+
+  it.each([
+    ['a refused page of its second list', 'apps.list', { errorCode: 'internal_error' as const }, ApiError],
+    ['an answer of the wrong type', 'urls.list', { wrongType: true }, ApiResponseError],
+  ])('fails whole on %s', async (_what, fn, fault, type) => {
+    sim.control.setFault(fn as 'apps.list', fault);
+    await expect(collectUrls(ctx())).rejects.toBeInstanceOf(type);
+  });
+});
+
+describe('collectRuns', () => {
+  it('stops paging at the look-back, keeps every run inside it, and adds old runs still active', async () => {
+    const now = sim.control.now();
+    const old = sim.control.addRun({ appId: 4, state: 'running', startedAgoMs: 3 * DAY });
+    sim.control.resetRequests();
+    const snapshot = await collectRuns(ctx('checks: { failed_runs: { lookback: 1d } }'));
+    const pagesRead = calls('runs.list');
+    const all = await client.runs.listAll();
+    const recent = all.filter((r) => Date.parse(r.created_at!) >= now - DAY).map((r) => r.id);
+    const ids = snapshot.runs.map((r) => r.id);
+    expect(ids.slice(0, recent.length).sort()).toEqual([...recent].sort());
+    expect(ids).toContain(old.id);
+    // Fewer pages than the whole list: the walk stopped early.
+    expect(pagesRead).toBeLessThan(Math.ceil(all.length / 7) / 2);
+    for (const run of snapshot.runs.filter((r) => ['error', 'running', 'queued'].includes(r.state))) {
+      expect(snapshot.details.get(run.id)?.steps.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('fails whole when one run detail cannot be read', async () => {
+    sim.control.addRun({ appId: 5, state: 'error' });
+    sim.control.setFault('runs.get', { errorCode: 'internal_error', times: 1 });
+    await expect(collectRuns(ctx())).rejects.toMatchObject({ code: 'internal_error', fn: 'runs.get' });
+  });
+});
+
+describe('collectBackups', () => {
+  it('finds the newest backup of every app from a few pages of the newest-first list', async () => {
+    const snapshot = await collectBackups(ctx());
+    const backupPages = calls('backups.list');
+    const totalBackups = (await client.backups.list({ limit: 1 })).total;
+    expect(backupPages).toBeLessThan(Math.ceil(totalBackups / 7) / 2);
+    for (const app of snapshot.apps) {
+      const newest = (await client.backups.list({ app_id: app.id, limit: 1 })).items[0];
+      if (app.last_backup_at !== null) expect(snapshot.newestBackups.get(app.id)?.id).toBe(newest?.id);
+    }
+  });
+});
+
+describe('collectAttention', () => {
+  it('merges the answers of several namespaces into the summary of all of them', async () => {
+    const scope = await resolveNamespaces(client, []);
+    const all = await client.attention.list();
+    const merged = await collectAttention(ctx('', scope.reached));
+    expect(merged.summary.total).toBe(all.total);
+    expect(merged.summary.sections.map((s) => s.rule).sort()).toEqual(all.sections.map((s) => s.rule).sort());
+    expect(calls('attention.list')).toBe(1 + scope.reached!.length);
+  });
+});
+
+describe('collectMaintenance', () => {
+  it('reads every app in full, with its maintenance flag', async () => {
+    sim.control.setMaintenance(6, true);
+    const snapshot = await collectMaintenance(ctx());
+    expect(snapshot.apps).toHaveLength((await client.apps.list({ limit: 1 })).total);
+    expect(snapshot.apps.find((a) => a.id === 6)?.maintenance).toBe(true);
+    sim.control.setMaintenance(6, false);
+  });
+});
+
+describe('resolveNamespaces', () => {
+  it('reads without the parameter when none is configured, and names a configured one the token does not reach', async () => {
+    const scope = await resolveNamespaces(client, []);
+    expect(scope.namespaces).toBeNull();
+    expect(scope.reached!.length).toBeGreaterThan(0);
+    const error = await resolveNamespaces(client, [scope.reached![0]!, 'nowhere']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NamespaceError);
+    expect((error as Error).message).toMatch(/does not reach "nowhere"/);
+  });
+});
