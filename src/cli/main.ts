@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   run: () => import('./run.js'),
   check: () => import('./check.js'),
   alerts: () => import('./alerts.js'),
+  actions: () => import('./actions.js'),
   simulator: () => import('./simulator.js'),
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),

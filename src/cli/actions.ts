@@ -1,0 +1,113 @@
+/**
+ * `deploy-watchdog actions`: the remediation audit trail. Every decision (acted, skipped and why,
+ * dry run), every answer of the service and every outcome, oldest first, with its policy, record,
+ * idempotency key and run.
+ */
+import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
+import { EXIT, UsageError, type Command } from './command.js';
+import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+
+const usage = `usage: deploy-watchdog actions --config FILE [--json] [--limit N] [--policy NAME]
+
+Lists what remediation decided and did, oldest first: time, policy, action, record, decision,
+reason, answer and outcome, idempotency key, run.
+
+  --config FILE   the configuration file (its state.path is the database)
+  --json          one JSON array instead of a table
+  --limit N       only the newest N rows (default 200; 0 for all)
+  --policy NAME   only this policy's rows`;
+
+const DEFAULT_LIMIT = 200;
+
+const actions: Command = {
+  name: 'actions',
+  summary: 'List the remediation audit trail',
+  usage,
+  async run(argv, io) {
+    let values: { config?: string; json?: boolean; limit?: string; policy?: string };
+    let limit: number | undefined;
+    try {
+      ({ values } = parseCommandArgs(argv, {
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        limit: { type: 'string' },
+        policy: { type: 'string' },
+      }));
+      limit = parseLimit(values.limit);
+    } catch (err) {
+      return reportFailure(io, usage, err);
+    }
+    return withStateStore(io, usage, values.config, (store) => {
+      const rows = listAudit(store, {
+        ...(limit === undefined ? {} : { limit }),
+        ...(values.policy === undefined ? {} : { policy: values.policy }),
+      });
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify(rows.map(toJson), null, 2)}\n`);
+        return EXIT.ok;
+      }
+      if (rows.length === 0) {
+        io.stdout.write('no remediation decisions recorded\n');
+        return EXIT.ok;
+      }
+      const header = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
+      const body = rows.map((r) => [
+        iso(r.at),
+        r.policy,
+        r.action,
+        record(r),
+        r.decision,
+        r.answer ?? '-',
+        r.outcome ?? '-',
+        r.key ?? '-',
+        r.runId === null ? '-' : `#${r.runId}`,
+        r.reason,
+      ]);
+      io.stdout.write(table([header, ...body]));
+      return EXIT.ok;
+    });
+  },
+};
+
+function parseLimit(text: string | undefined): number | undefined {
+  if (text === undefined) return DEFAULT_LIMIT;
+  if (!/^\d+$/.test(text)) throw new UsageError(`--limit must be a whole number, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  return n === 0 ? undefined : n;
+}
+
+function toJson(r: AuditRow) {
+  return {
+    at: iso(r.at),
+    policy: r.policy,
+    action: r.action,
+    record: r.recordType === null ? null : { type: r.recordType, id: r.recordId },
+    fingerprint: r.fingerprint,
+    decision: r.decision,
+    reason: r.reason,
+    answer: r.answer,
+    outcome: r.outcome,
+    idempotencyKey: r.key,
+    runId: r.runId,
+    detail: r.detail,
+  };
+}
+
+function record(r: AuditRow): string {
+  return r.recordType === null ? '-' : `${r.recordType} #${r.recordId}`;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n')
+    .concat('\n');
+}
+
+export default actions;

@@ -1,0 +1,122 @@
+/** `deploy-watchdog actions`, run in-process through `main` against a state file the remediator wrote. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { appOf, configText, Harness, MINUTE } from './remediation-fixture.js';
+
+const SECTION = `
+enabled: true
+dry_run: false
+policies:
+  - { name: retry-check, action: runs.retry, match: { step: check } }
+`;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Runs one command line, capturing both streams. */
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await main(argv, {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: {},
+    signal: new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
+/** A state file with one retried run (acted, answered, succeeded) and one production skip. */
+async function withHistory(): Promise<{ file: string; runId: number; prodRunId: number }> {
+  h = await Harness.start(SECTION);
+  const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+  const prod = h.sim.control.addRun({ appId: appOf(h.sim, 'production'), action: 'update', state: 'error', failedStep: 'check' });
+  await h.cycleAndPass({ runs: [run.id, prod.id] });
+  h.clock.advance(10 * MINUTE);
+  await h.pass();
+  const file = path.join(h.dir, 'watchdog.yaml');
+  fs.writeFileSync(file, configText(SECTION, 'state: { path: ./state.db }'));
+  return { file, runId: run.id, prodRunId: prod.id };
+}
+
+describe('actions', () => {
+  it('lists the audit as a table', async () => {
+    const { file, runId, prodRunId } = await withHistory();
+    const { code, stdout } = await run('actions', '--config', file);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^TIME\s+POLICY\s+ACTION\s+RECORD\s+DECISION\s+ANSWER\s+OUTCOME\s+KEY\s+RUN\s+REASON$/);
+    expect(lines).toHaveLength(5);
+    expect(stdout).toContain(`run #${prodRunId}`);
+    expect(stdout).toMatch(new RegExp(`skipped .*production_not_named`));
+    expect(stdout).toMatch(new RegExp(`acted .*dw-retry-check-run${runId}-a1`));
+    expect(stdout).toMatch(new RegExp(`outcome .*succeeded .*dw-retry-check-run${runId}-a1 +#${runId} +Retried automatically: succeeded`));
+  });
+
+  it('--json gives every field', async () => {
+    const { file, runId } = await withHistory();
+    const { code, stdout } = await run('actions', '--config', file, '--json', '--policy', 'retry-check');
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as Record<string, unknown>[];
+    expect(rows.map((r) => r.decision)).toEqual(['skipped', 'acted', 'answered', 'outcome']);
+    expect(rows[3]).toMatchObject({
+      policy: 'retry-check',
+      action: 'runs.retry',
+      record: { type: 'run', id: runId },
+      outcome: 'succeeded',
+      idempotencyKey: `dw-retry-check-run${runId}-a1`,
+      runId,
+      at: '2026-11-01T12:10:00Z',
+    });
+  });
+
+  it('--limit keeps the newest rows', async () => {
+    const { file } = await withHistory();
+    const { stdout } = await run('actions', '--config', file, '--json', '--limit', '1');
+    expect((JSON.parse(stdout) as { decision: string }[]).map((r) => r.decision)).toEqual(['outcome']);
+  });
+
+  it.each([
+    ['no --config', [], '--config FILE is required'],
+    ['a bad --limit', ['--limit', 'ten'], '--limit must be a whole number'],
+    ['an unknown option', ['--verbose'], "Unknown option '--verbose'"],
+  ])('%s: exit 2 with the usage', async (_what, args, message) => {
+    const { file } = await withHistory();
+    const argv = args.length === 0 ? ['actions'] : ['actions', '--config', file, ...args];
+    const { code, stderr } = await run(...argv);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain('usage: deploy-watchdog actions');
+  });
+
+  it('a bad config: exit 2 naming the problem', async () => {
+    const { file } = await withHistory();
+    fs.writeFileSync(file, 'api: { base_url: nope }\nremediation: { enabled: maybe }\n');
+    const { code, stderr } = await run('actions', '--config', file);
+    expect(code).toBe(2);
+    expect(stderr).toContain('configuration is not valid');
+    expect(stderr).toContain('remediation.enabled');
+  });
+
+  it('an empty audit says so', async () => {
+    h = await Harness.start(SECTION);
+    const file = path.join(h.dir, 'watchdog.yaml');
+    fs.writeFileSync(file, configText(SECTION, 'state: { path: ./state.db }'));
+    const { code, stdout } = await run('actions', '--config', file);
+    expect(code).toBe(0);
+    expect(stdout).toBe('no remediation decisions recorded\n');
+  });
+});
