@@ -1,0 +1,131 @@
+/** `check` exit codes and `alerts`, run in-process through `main` against the simulator. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+let sim: RunningSimulator;
+let dir: string;
+let configFile: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ apps: 12, seed: 3 });
+});
+afterAll(() => sim.close());
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-check-'));
+  configFile = writeConfig('config.yaml');
+});
+afterEach(() => {
+  sim.control.clearFaults();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(name: string, extra = '', apiExtra = ''): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(
+    file,
+    [
+      'api:',
+      `  base_url: ${sim.baseUrl}`,
+      '  token: ${DMS_API_TOKEN}',
+      '  requests_per_second: 1000',
+      '  max_retries: 0',
+      apiExtra,
+      'state: { path: ./state.db }',
+      'jobs: { maintenance: "off" }',
+      'notify:',
+      '  channels: [{ name: console, type: log }]',
+      '  routes: [{ channels: [console] }]',
+      'log: { level: warn }',
+      extra,
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await main(argv, {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink((s) => (stderr += s)),
+    env: { DMS_API_TOKEN: sim.adminToken, USER: 'ops-bob' },
+    signal: new AbortController().signal,
+  });
+  expect(stdout + stderr).not.toContain(sim.adminToken);
+  return { code, stdout, stderr };
+}
+
+describe('check', () => {
+  it('exits 0 after one complete cycle of every enabled job, with one line per job', async () => {
+    const { code, stdout } = await run('check', '--config', configFile);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^runs\s+ok: \d+ findings?, \d+ events?$/m);
+    expect(stdout).toMatch(/^backups\s+ok:/m);
+    expect(stdout).not.toMatch(/^maintenance/m);
+    expect(stdout).toMatch(/4 of 4 jobs complete; \d+ events? written; \d+ notifications? sent/);
+  });
+
+  it('exits 1 when a source cannot be read completely, naming why', async () => {
+    sim.control.setFault('urls.list', { errorCode: 'internal_error' });
+    const { code, stdout } = await run('check', '--config', configFile, '--job', 'urls');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^urls\s+failed: urls\.list: internal_error \(HTTP 500\)/m);
+  });
+
+  it.each([
+    ['no --config', () => ['check'], /--config FILE is required/],
+    ['an unknown job', () => ['check', '--config', configFile, '--job', 'nightly'], /unknown job "nightly"/],
+    ['an invalid config, naming the key', () => ['check', '--config', writeConfig('bad.yaml', 'alerts: { repeat_interval: soon }')], /alerts\.repeat_interval/],
+  ])('exits 2 for %s', async (_what, argv, message) => {
+    const { code, stderr } = await run(...argv());
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it('exits 2 for a configured namespace the token does not reach, naming it', async () => {
+    const file = writeConfig('ns.yaml', '', '  namespaces: [atlantis]');
+    const { code, stdout } = await run('check', '--config', file, '--job', 'attention');
+    expect(code).toBe(2);
+    expect(stdout).toMatch(/^attention\s+failed: api\.namespaces: the token does not reach "atlantis"/m);
+  });
+});
+
+describe('alerts', () => {
+  it('lists open alerts with since, severity, check, labels and the silence that mutes one', async () => {
+    const failed = sim.control.addRun({ appId: 2, state: 'error', reason: 'disk full on /var/lib/docker' });
+    expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
+    const made = await run('silence', '--config', configFile, '--match', 'check=failed_runs', '--for', '1h', '--reason', 'known');
+    const silenceId = made.stdout.trim();
+
+    const table = await run('alerts', '--config', configFile);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^SINCE\s+STATUS\s+SEVERITY\s+CHECK\s+SILENCE\s+SUMMARY\s+LABELS$/m);
+    const line = table.stdout.split('\n').find((l) => l.includes('disk full'))!;
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+\s+firing\s+(warning|critical)\s+failed_runs\s+/);
+    expect(line).toContain(silenceId);
+
+    const json = await run('alerts', '--config', configFile, '--json');
+    const rows = JSON.parse(json.stdout) as { fingerprint: string; silence: string | null; labels: Record<string, string> }[];
+    const row = rows.find((r) => r.fingerprint === `failed_runs/run/${failed.id}`)!;
+    expect(row.silence).toBe(silenceId);
+    expect(row.labels.check).toBe('failed_runs');
+  });
+
+  it('says so when nothing is open', async () => {
+    const { code, stdout } = await run('alerts', '--config', configFile);
+    expect(code).toBe(0);
+    expect(stdout).toBe('no open alerts\n');
+  });
+});
