@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
+import { parseConfig } from '../../src/config/load-config.js';
+
+const checksOf = (yaml: string) => parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+
+describe('detectorOptionsFromConfig', () => {
+  it('maps the defaults onto every check, with the state words and durations in ms', () => {
+    const options = detectorOptionsFromConfig(checksOf(''));
+    expect(Object.keys(options).sort()).toEqual(['attention', 'backups', 'certificates', 'failed_runs', 'maintenance', 'stuck_runs', 'url_checks']);
+    expect(options.failed_runs).toEqual({ failedStates: ['error'], activeStates: ['queued', 'running'], retryingGraceMs: 30 * 60_000 });
+    expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
+    expect(options.backups).toMatchObject({ maxAgeMs: { production: 26 * 3_600_000, development: null }, requireVerified: true, offsite: { failedStates: ['failed'] } });
+    expect(options.attention).toEqual({ minSeverity: 'warning' });
+  });
+
+  it.each([
+    ['failed_runs', 'checks: { failed_runs: { enabled: false } }'],
+    ['certificates', 'checks: { certificates: { enabled: false } }'],
+    ['maintenance', 'checks: { maintenance: { enabled: false } }'],
+  ] as const)('leaves out %s when it is disabled', (check, yaml) => {
+    const options = detectorOptionsFromConfig(checksOf(yaml));
+    expect(options[check]).toBeUndefined();
+    expect(Object.keys(options)).toHaveLength(6);
+  });
+
+  it.each([
+    ['danger', 'critical'],
+    ['warning', 'warning'],
+    ['info', 'info'],
+  ] as const)('reads attention.min_severity %s as %s', (word, severity) => {
+    expect(detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention).toEqual({ minSeverity: severity });
+  });
+
+  it('takes the operator’s own state words and leaves off-site checks out when off', () => {
+    const options = detectorOptionsFromConfig(checksOf('checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false }'));
+    expect(options.failed_runs).toMatchObject({ failedStates: ['failed', 'crashed'], activeStates: ['busy'] });
+    expect(options.backups?.offsite).toBeUndefined();
+  });
+});
