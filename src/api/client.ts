@@ -163,7 +163,7 @@ export interface ApiClient {
   whoami(query?: QueryOf<'whoami'>, opts?: CallOptions): Promise<AnswerOf<'whoami'>>;
   /** Calls any function by its dotted name; every method above goes through here. */
   call<N extends FunctionName>(name: N, args?: CallArgs<N>, opts?: CallOptions): Promise<AnswerOf<N>>;
-  /** Closes the dispatcher if the client created it. */
+  /** Closes the dispatcher if the client created it; later calls throw ApiUsageError. */
   close(): Promise<void>;
 }
 
@@ -185,6 +185,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, burst: options.burst, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
   const scrub = (text: string) => Secret.scrub(text, [token]);
+  let closed = false;
 
   function observe(event: ApiAttempt): void {
     if (!options.observer) return;
@@ -198,6 +199,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function call<N extends FunctionName>(name: N, args: CallArgs<N> = {}, opts: CallOptions = {}): Promise<AnswerOf<N>> {
     const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
     if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
+    if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
     const path = buildPath(spec, args);
     const search = encodeParams(spec, 'query', args.query);
     const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
@@ -443,6 +445,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     whoami: (query, opts) => call('whoami', { query }, opts),
     call,
     close: async () => {
+      if (closed) return;
+      closed = true;
       if (ownsDispatcher) await dispatcher.close();
     },
   };

@@ -12,8 +12,9 @@ export abstract class ApiCallError extends Error {
   /** Dotted function name, e.g. `runs.list`. */
   readonly fn: string;
   /**
-   * How many HTTP attempts the call made before giving up; set by the client when it throws
-   * (the error of the last attempt is the one thrown), 0 when nothing was sent.
+   * How many attempts the call started before giving up, set by the client when it throws (the
+   * error of the last attempt is the one thrown). An attempt that ended before sending (the
+   * deadline had passed, the rate limit would have held it too long) counts; 0 for usage errors.
    */
   attempts = 0;
 
