@@ -187,7 +187,8 @@ describe('answers that are not what the function promises', () => {
 
 describe('no answer in time', () => {
   it('times a hanging request out, retries it, and succeeds when the next one answers', async () => {
-    const { c } = client({ timeoutMs: 100 });
+    // 300 ms: the hanging first attempt times out; the second, answered at once, has ample time.
+    const { c } = client({ timeoutMs: 300 });
     sim.control.setFault('servers.list', { hang: true, times: 1 });
     const o = await observed(() => c.servers.list());
     expect(o.error).toBeUndefined();
