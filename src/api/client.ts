@@ -270,6 +270,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     opts: CallOptions,
   ): Promise<unknown> {
     const { spec } = target;
+    // The signal may have fired while we waited for the rate limit; its event will not fire again.
+    if (opts.signal?.aborted) throw new ApiTransportError(spec.name, 'aborted', 'aborted by the caller');
+    // The deadline is clock time; while one request is on the wire it is held as real milliseconds
+    // from now, since the request itself is real I/O (a ManualClock does not move during it).
     const perRequest = opts.timeoutMs ?? timeoutMs;
     const remaining = opts.deadline === undefined ? Infinity : opts.deadline - clock.now();
     const limitMs = Math.max(0, Math.min(perRequest, remaining));
