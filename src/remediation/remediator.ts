@@ -348,6 +348,12 @@ class RemediatorImpl implements Remediator {
       }
       try {
         if (attempt.status === 'planned') {
+          const withdrawn = this.#withdrawal(attempt);
+          if (withdrawn) {
+            this.#withdraw(attempt, withdrawn);
+            report.finished += 1;
+            continue;
+          }
           report.sent += 1;
           if (await this.#send(attempt, action, signal)) report.finished += 1;
         } else {
@@ -360,6 +366,32 @@ class RemediatorImpl implements Remediator {
       }
     }
     return report;
+  }
+
+  /**
+   * Why a planned attempt that was NEVER sent should not be sent any more: the configuration
+   * changed since it was decided (policy removed, remediation switched off, dry run switched on) or
+   * the policy was suspended meanwhile. An attempt sent at least once is always sent again with its
+   * key, whatever the config says now: it may have been taken, and only its key can find out.
+   */
+  #withdrawal(attempt: AttemptRow): string | null {
+    if (attempt.sendCount > 0) return null;
+    const policy = this.#policies.find((p) => p.config.name === attempt.policy);
+    if (!policy) return 'policy_removed';
+    if (!this.#o.settings.enabled) return 'disabled';
+    if (policy.dryRun) return 'dry_run';
+    if (this.#rs.suspensions().some((x) => x.policy === attempt.policy)) return 'policy_suspended';
+    return null;
+  }
+
+  /** Ends a never-sent attempt without sending it; it does not count. */
+  #withdraw(attempt: AttemptRow, reason: string): void {
+    const now = this.#o.clock.now();
+    this.#o.store.transaction(() =>
+      this.#close(attempt, now, { outcome: 'withdrawn', detail: `never sent: ${reason}`, counted: false, nextAllowedAt: null, reason }),
+    );
+    this.#count(attempt.policy, attempt.action, 'skipped');
+    this.#log.info({ policy: attempt.policy, key: attempt.key, reason }, 'planned attempt withdrawn before sending');
   }
 
   /** Sends one planned attempt with its stored key and body; true when it reached an outcome. */

@@ -361,4 +361,63 @@ policies:
     expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
     expect(h.changes('runs.retry')).toHaveLength(1);
   });
+
+  it('no readable answer for follow_timeout: the same key until then, then "may or may not have been made"', async () => {
+    h = await Harness.start(`
+enabled: true
+dry_run: false
+follow_timeout: 5m
+policies:
+  - { name: retry-staging, action: runs.retry, match: { environment_type: staging } }
+`);
+    const run = failedRun(appOf(h.sim, 'staging'));
+    h.sim.control.setFault('runs.retry', { html502: true });
+    await h.cycleAndPass({ runs: [run.id] });
+    h.clock.advance(2 * MINUTE);
+    await h.pass();
+    h.clock.advance(4 * MINUTE);
+    await h.pass();
+    const key = `dw-retry-staging-run${run.id}-a1`;
+    expect(h.changes('runs.retry')).toEqual([
+      { key, status: 502 },
+      { key, status: 502 },
+    ]);
+    expect(h.attempts()).toMatchObject([{ outcome: 'unanswered', counted: true }]);
+    expect(h.notices().map((n) => n.notice.title)).toEqual([
+      'Automatic retry: no answer from the service in 6m; it may or may not have been made',
+    ]);
+  });
+});
+
+describe('a configuration change between deciding and sending', () => {
+  const LIVE = RETRY_NONPROD;
+  const DRY = RETRY_NONPROD.replace('dry_run: false', 'dry_run: true');
+
+  it('withdraws an attempt that was never sent', async () => {
+    h = await Harness.start(LIVE);
+    const run = failedRun(appOf(h.sim, 'staging'));
+    await h.cycle({ runs: [run.id] });
+    await h.close({ keepDir: true });
+    h = h.restart(DRY);
+    await h.pass();
+    expect(h.changes('runs.retry')).toEqual([]);
+    expect(h.attempts()).toMatchObject([{ outcome: 'withdrawn', counted: false, sendCount: 0 }]);
+    expect(h.audit().at(-1)).toMatchObject({ decision: 'outcome', reason: 'dry_run', outcome: 'withdrawn' });
+  });
+
+  it('still sends again, with its key, an attempt that was sent once', async () => {
+    h = await Harness.start(LIVE);
+    const run = failedRun(appOf(h.sim, 'staging'));
+    h.sim.control.setFault('runs.retry', { errorCode: 'internal_error', times: 1 });
+    await h.cycleAndPass({ runs: [run.id] });
+    await h.close({ keepDir: true });
+    h = h.restart(DRY);
+    h.clock.advance(2 * MINUTE);
+    await h.pass();
+    const key = `dw-retry-nonprod-run${run.id}-a1`;
+    expect(h.changes('runs.retry')).toEqual([
+      { key, status: 500 },
+      { key, status: 200 },
+    ]);
+  });
 });
