@@ -1,0 +1,133 @@
+/**
+ * `npm run bench`: one full `check` cycle of every job against the simulator at 1,000 and 10,000
+ * apps, steady state and after 1% churn, beside the bare-fetch lower bound of the same requests.
+ *
+ *   npm run bench                         # sizes 1000,10000
+ *   npm run bench -- --sizes 1000 --markdown docs/benchmarks-latest.md
+ *
+ * Each size runs the simulator in one child process and the watchdog in another (bundled to plain
+ * JavaScript first when esbuild is available, so the TypeScript loader's memory is not counted),
+ * so CPU time and peak RSS are the watchdog's own. Standard output: one JSON line per size
+ * (`apps`, `cycle_ms`, `bare_fetch_ms`, `ratio`, `requests`, `cpu_ms`, `peak_rss_mb`, … for the
+ * steady-state cycle; `churn` and `first` hold the other cycles). Standard error: a markdown table.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { CycleFigures, WorkerResult } from './cycle-worker.js';
+import { spawnSimChild } from './lib/sim-child.js';
+import { round } from './lib/measure.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const WORKER_TS = path.join(ROOT, 'bench', 'cycle-worker.ts');
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000' },
+    seed: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '4' },
+    'page-size': { type: 'string', default: '1000' },
+    /** Client-side rate limit of the watchdog (`api.requests_per_second`; the config allows at most 1000). */
+    rps: { type: 'string', default: '1000' },
+    markdown: { type: 'string' },
+    /** Run the worker under tsx instead of a bundle (adds the loader's ~35 MB to RSS). */
+    'no-bundle': { type: 'boolean', default: false },
+  },
+});
+const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
+
+/** The worker as one JavaScript file next to node_modules (so its packages resolve), or null. */
+function bundleWorker(): string | null {
+  if (values['no-bundle']) return null;
+  const esbuild = path.join(ROOT, 'node_modules', '.bin', 'esbuild');
+  if (!fs.existsSync(esbuild)) return null;
+  const outDir = path.join(ROOT, 'node_modules', '.cache', 'deploy-watchdog-bench');
+  fs.mkdirSync(outDir, { recursive: true });
+  const out = path.join(outDir, 'cycle-worker.mjs');
+  const r = spawnSync(esbuild, [WORKER_TS, '--bundle', '--platform=node', '--format=esm', '--packages=external', '--target=node20', `--outfile=${out}`, '--log-level=error'], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`bench: bundling failed, running under tsx instead:\n${r.stderr}\n`);
+    return null;
+  }
+  return out;
+}
+
+function runWorker(entry: string | null, args: string[]): Promise<WorkerResult> {
+  const argv = entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line) return reject(new Error(`cycle worker exited with ${String(code)}: ${out.slice(-500)}`));
+      resolve(JSON.parse(line) as WorkerResult);
+    });
+  });
+}
+
+function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
+  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} |`;
+}
+
+const entry = bundleWorker();
+const results: WorkerResult[] = [];
+for (const apps of sizes) {
+  const sim = await spawnSimChild({ apps, seed: Number(values.seed), maxLimit: 1000 });
+  process.stderr.write(`bench: ${apps} apps seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`);
+  try {
+    const r = await runWorker(entry, ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', values.rps]);
+    results.push(r);
+    const s = r.steady;
+    const line = {
+      apps,
+      cycle_ms: s.cycle_ms,
+      bare_fetch_ms: s.bare_fetch_ms,
+      ratio: s.ratio,
+      requests: s.requests,
+      bytes: s.bytes,
+      cpu_ms: s.cpu_ms,
+      sqlite_ms: s.sqlite_ms,
+      peak_rss_mb: r.peak_rss_mb,
+      diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k,
+      records: r.records,
+      churn: { ...r.churn, diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k_churn },
+      first: r.first,
+      db_bytes: r.db_bytes,
+      open_alerts: r.open_alerts,
+      bundled: entry !== null,
+      node: process.version,
+      cpus: os.cpus().length,
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } finally {
+    await sim.close();
+  }
+}
+
+const table = [
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}, requests_per_second ${values.rps}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}.`,
+  '',
+  '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...results.flatMap((r) => [
+    row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),
+    row('1% churn', r.apps, r.churn, r, r.diff_state_cpu_ms_per_1k_churn),
+  ]),
+];
+if (results.length >= 2) {
+  const a = results[0]!;
+  const b = results.at(-1)!;
+  const scale = b.apps / a.apps;
+  const growth = (x: number, y: number) => round(y / x / scale, 2);
+  table.push(
+    '',
+    `Growth from ${a.apps} to ${b.apps} apps, per app (1.0 = linear): cycle time ${growth(a.steady.cycle_ms, b.steady.cycle_ms)}, CPU ${growth(a.steady.cpu_ms, b.steady.cpu_ms)}, requests ${growth(a.steady.requests, b.steady.requests)}, bytes ${growth(a.steady.bytes, b.steady.bytes)}.`,
+  );
+}
+const markdown = `${table.join('\n')}\n`;
+process.stderr.write(`\n${markdown}`);
+if (values.markdown) fs.writeFileSync(values.markdown, markdown);

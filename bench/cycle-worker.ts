@@ -1,0 +1,255 @@
+/**
+ * One benchmark size, in a process of its own so peak RSS and CPU time are the watchdog's alone:
+ * a Watchdog built from a config against the simulator child, then
+ *   1. a first cycle of every job (the alert table fills: what a daemon does at its first start),
+ *   2. a steady-state cycle (nothing changed), then the bare-fetch bound of the same requests,
+ *   3. `churn(0.01)` in the simulator, a churn cycle, and its bare-fetch bound,
+ *   4. the diff work measured apart: each job's snapshot read once more and its detectors timed.
+ * Prints one JSON line (a {@link WorkerResult}) on stdout. Run by `bench/cycle-bench.ts`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
+import { createApiClient } from '../src/api/client.js';
+import { silentLogger } from '../src/app/logger.js';
+import { detectorOptionsFromConfig } from '../src/app/detector-options.js';
+import { Watchdog, type CycleReport } from '../src/app/watchdog.js';
+import { COLLECTORS, JOB_NAMES } from '../src/collectors/collectors.js';
+import { resolveNamespaces } from '../src/collectors/resolve-namespaces.js';
+import type { Snapshot } from '../src/collectors/snapshot.js';
+import { parseConfig } from '../src/config/load-config.js';
+import { runDetectors } from '../src/detectors/registry.js';
+import { bareFetch } from './lib/bare-fetch.js';
+import { createCountingDispatcher, type SeenRequest } from './lib/counting-dispatcher.js';
+import { cpuMs, peakRssMb, round, sampleRss, timeSyncMethod } from './lib/measure.js';
+
+/** Figures of one measured cycle. */
+export interface CycleFigures {
+  cycle_ms: number;
+  /** Bare undici loop over the same GETs at the cycle's concurrency. */
+  bare_fetch_ms: number;
+  /** The same, one request at a time (how a list walk pages). */
+  bare_fetch_serial_ms: number;
+  ratio: number;
+  requests: number;
+  bytes: number;
+  cpu_ms: number;
+  /** Time inside the cycles' SQLite transactions (lifecycle, source health, outbox). */
+  sqlite_ms: number;
+  sqlite_cpu_ms: number;
+  /** Highest RSS sampled during the cycle. */
+  rss_mb: number;
+  events: number;
+  complete: boolean;
+}
+
+/** What the worker prints. */
+export interface WorkerResult {
+  apps: number;
+  first: CycleFigures;
+  steady: CycleFigures;
+  churn: CycleFigures & { changed: Record<string, number> };
+  /** Records in the snapshots of one cycle (runs, run details, URLs, apps, backups, attention items). */
+  records: number;
+  /** CPU of the detectors over one cycle's snapshots (pure; measured apart). */
+  detect_cpu_ms: number;
+  /** (detectors + steady-state SQLite CPU) per 1,000 records. */
+  diff_state_cpu_ms_per_1k: number;
+  /** Same with the churn cycle's SQLite CPU. */
+  diff_state_cpu_ms_per_1k_churn: number;
+  /** RSS after the Watchdog was built, before any cycle. */
+  rss_start_mb: number;
+  /** Process high-water mark (kernel maxRSS) at the end. */
+  peak_rss_mb: number;
+  heap_used_mb: number;
+  db_bytes: number;
+  open_alerts: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    'base-url': { type: 'string' },
+    token: { type: 'string' },
+    apps: { type: 'string' },
+    concurrency: { type: 'string', default: '4' },
+    'page-size': { type: 'string', default: '1000' },
+    /** Client-side rate limit; above the config schema's maximum (1000) only as a diagnostic. */
+    rps: { type: 'string', default: '1000' },
+  },
+});
+const baseUrl = values['base-url'] ?? fail('--base-url is required');
+const token = values.token ?? fail('--token is required');
+const apps = Number(values.apps ?? fail('--apps is required'));
+const concurrency = Number(values.concurrency);
+const pageSize = Number(values['page-size']);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-bench-'));
+const config = parseConfig(
+  `
+api:
+  base_url: ${baseUrl}
+  token: \${BENCH_TOKEN}
+  requests_per_second: 1000
+  page_size: ${pageSize}
+  concurrency: ${concurrency}
+state:
+  path: ${path.join(dir, 'state.db')}
+jobs:
+  jitter: 0s
+notify:
+  channels:
+    - { name: ops-slack, type: slack, webhook_url: "http://127.0.0.1:9/hook" }
+    - { name: ops-mail, type: email, smtp: { host: 127.0.0.1, port: 9 }, from: watchdog@example.com, to: [ops@example.com] }
+  routes:
+    - { match: { environment_type: production }, channels: [ops-slack, ops-mail] }
+    - { channels: [ops-slack] }
+server:
+  listen: "off"
+`,
+  { BENCH_TOKEN: token },
+  'bench.yaml',
+);
+
+// Set after parsing so a diagnostic run can go past the schema's maximum and show what the limit costs.
+config.api.requests_per_second = Number(values.rps);
+
+const counting = createCountingDispatcher();
+const watchdog = Watchdog.open({ config, logger: silentLogger, dispatcher: counting.dispatcher });
+const sqlite = timeSyncMethod(watchdog.store, 'transaction');
+const rssStart = round(process.memoryUsage().rss / 1_048_576);
+
+/** One cycle's figures before its bound, with the requests it made. */
+type Measured = Omit<CycleFigures, 'bare_fetch_ms' | 'bare_fetch_serial_ms' | 'ratio'> & { report: CycleReport; seen: SeenRequest[] };
+
+async function measureCycle(): Promise<Measured> {
+  counting.reset();
+  sqlite.reset();
+  const rss = sampleRss(10);
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  const report = await watchdog.runOnce();
+  const wall = performance.now() - t0;
+  const cpu = cpuMs() - c0;
+  const seen = [...counting.seen()];
+  return {
+    report,
+    seen,
+    cycle_ms: round(wall),
+    requests: seen.length,
+    bytes: seen.reduce((s, r) => s + r.bytes, 0),
+    cpu_ms: round(cpu),
+    sqlite_ms: round(sqlite.wallMs),
+    sqlite_cpu_ms: round(sqlite.cpuMs),
+    rss_mb: round(rss.stop()),
+    events: report.events,
+    complete: report.complete,
+  };
+}
+
+/** Repetitions of each bare-fetch bound; the fastest counts (the bound is what the service allows at best). */
+const BARE_RUNS = 3;
+
+async function withBound(m: Measured): Promise<CycleFigures> {
+  const seen = m.seen;
+  let bare = Infinity;
+  let serial = Infinity;
+  for (let i = 0; i < BARE_RUNS; i++) {
+    bare = Math.min(bare, (await bareFetch(seen, { origin: baseUrl, token, concurrency })).ms);
+    serial = Math.min(serial, (await bareFetch(seen, { origin: baseUrl, token, concurrency: 1 })).ms);
+  }
+  const { report: _report, seen: _seen, ...figures } = m;
+  return { ...figures, bare_fetch_ms: round(bare), bare_fetch_serial_ms: round(serial), ratio: round(m.cycle_ms / bare, 2) };
+}
+
+/** The median (by wall time) of `n` cycles over unchanged data; RSS is the highest seen. */
+async function medianCycle(n: number): Promise<Measured> {
+  const runs: Measured[] = [];
+  for (let i = 0; i < n; i++) runs.push(await measureCycle());
+  const rss = Math.max(...runs.map((r) => r.rss_mb));
+  runs.sort((a, b) => a.cycle_ms - b.cycle_ms);
+  return { ...runs[Math.floor(n / 2)]!, rss_mb: rss };
+}
+
+async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
+  const res = await request(`${baseUrl}/_sim/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`simulator control ${method}: ${res.statusCode} ${text.slice(0, 200)}`);
+  return (JSON.parse(text) as { data: T }).data;
+}
+
+/** Reads every job's snapshot once more (outside any measured cycle) and times the detectors alone. */
+async function detectorWork(): Promise<{ records: number; cpuMs: number }> {
+  const client = createApiClient({ baseUrl, token: config.api.token, requestsPerSecond: 1000, pageSize, dispatcher: counting.dispatcher });
+  const scope = await resolveNamespaces(client, config.api.namespaces);
+  const options = detectorOptionsFromConfig(config.checks);
+  let records = 0;
+  let cpu = 0;
+  for (const job of JOB_NAMES) {
+    const now = Date.now();
+    const snapshot = await COLLECTORS[job]({ client, namespaces: scope.namespaces, checks: config.checks, now, concurrency, logger: silentLogger });
+    records += recordsOf(snapshot);
+    // Several rounds: one run of a small job is below the CPU clock's resolution.
+    const rounds = 5;
+    const c0 = cpuMs();
+    for (let i = 0; i < rounds; i++) runDetectors(snapshot, options, now);
+    cpu += (cpuMs() - c0) / rounds;
+  }
+  return { records, cpuMs: cpu };
+}
+
+function recordsOf(s: Snapshot): number {
+  switch (s.job) {
+    case 'runs':
+      return s.runs.length + s.details.size + s.apps.size;
+    case 'urls':
+      return s.urls.length + s.apps.size;
+    case 'backups':
+      return s.apps.length + s.newestBackups.size;
+    case 'attention':
+      return s.summary.sections.reduce((n, sec) => n + sec.items.length, 0);
+    case 'maintenance':
+      return s.apps.length;
+  }
+}
+
+function fail(message: string): never {
+  process.stderr.write(`cycle-worker: ${message}\n`);
+  process.exit(2);
+}
+
+try {
+  const first = await withBound(await measureCycle());
+  const steady = await withBound(await medianCycle(3));
+  const changed = await simControl<Record<string, number>>('churn', 0.01);
+  const churn = { ...(await withBound(await measureCycle())), changed };
+  const detect = await detectorWork();
+  const perK = (sqliteCpu: number) => round(((detect.cpuMs + sqliteCpu) / detect.records) * 1000, 2);
+  const openAlerts = (watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }).n;
+  const result: WorkerResult = {
+    apps,
+    first,
+    steady,
+    churn,
+    records: detect.records,
+    detect_cpu_ms: round(detect.cpuMs),
+    diff_state_cpu_ms_per_1k: perK(steady.sqlite_cpu_ms),
+    diff_state_cpu_ms_per_1k_churn: perK(churn.sqlite_cpu_ms),
+    rss_start_mb: rssStart,
+    peak_rss_mb: round(peakRssMb()),
+    heap_used_mb: round(process.memoryUsage().heapUsed / 1_048_576),
+    db_bytes: fs.statSync(config.state.path).size + (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
+    open_alerts: openAlerts,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} finally {
+  await watchdog.stop(1_000);
+  await counting.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,70 @@
+/**
+ * A keep-alive undici Agent with a counting interceptor: every request the watchdog makes is
+ * recorded (method, path with query, status, body bytes), so the benchmark knows the requests and
+ * bytes of a cycle and can replay the same pages with a bare loop. Bench-only: production code
+ * has no such hook.
+ */
+import { Agent, type Dispatcher } from 'undici';
+
+/** One request seen by the interceptor. */
+export interface SeenRequest {
+  method: string;
+  /** Path and query, exactly as sent (e.g. `/api/v1/runs?limit=500&offset=0`). */
+  path: string;
+  status: number;
+  bytes: number;
+}
+
+/** A dispatcher to hand to the watchdog, and what went through it. */
+export interface CountingDispatcher {
+  dispatcher: Dispatcher;
+  /** Requests completed since the last {@link CountingDispatcher.reset}, in completion order. */
+  seen(): readonly SeenRequest[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createCountingDispatcher}. */
+export interface CountingDispatcherOptions {
+  /** Connections per origin; default 8 (the client's own default Agent). */
+  connections?: number;
+}
+
+/** Builds the counting dispatcher. */
+export function createCountingDispatcher(options: CountingDispatcherOptions = {}): CountingDispatcher {
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: options.connections ?? 8 });
+  let log: SeenRequest[] = [];
+  const counting: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+    const entry: SeenRequest = { method: String(opts.method), path: String(opts.path), status: 0, bytes: 0 };
+    const wrapped: Dispatcher.DispatchHandler = {
+      onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
+      onRequestUpgrade: (c, s, h, socket) => handler.onRequestUpgrade?.(c, s, h, socket),
+      onResponseStart: (c, status, headers, message) => {
+        entry.status = status;
+        handler.onResponseStart?.(c, status, headers, message);
+      },
+      onResponseData: (c, chunk) => {
+        entry.bytes += chunk.length;
+        handler.onResponseData?.(c, chunk);
+      },
+      onResponseEnd: (c, trailers) => {
+        log.push(entry);
+        handler.onResponseEnd?.(c, trailers);
+      },
+      onResponseError: (c, err) => {
+        log.push(entry);
+        handler.onResponseError?.(c, err);
+      },
+    };
+    return dispatch(opts, wrapped);
+  };
+  const composed = agent.compose(counting);
+  return {
+    dispatcher: composed,
+    seen: () => log,
+    reset: () => {
+      log = [];
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Process measurements for the benchmark and the soak: CPU time, peak RSS, RSS sampling and a
+ * wrapper that times synchronous SQLite transactions from outside (the harness wraps the store
+ * instance's `transaction`; production code carries no timing hook).
+ */
+import { performance } from 'node:perf_hooks';
+
+/** CPU time (user + system) of this process so far, in ms. */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** The process's peak resident set size so far, in MB (kernel high-water mark). */
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** Current RSS in MB. */
+export function rssMb(): number {
+  return process.memoryUsage().rss / 1_048_576;
+}
+
+/** Samples RSS every `everyMs` until stopped; the max seen is a peak for a window (maxRSS never goes down). */
+export function sampleRss(everyMs = 20): { stop(): number } {
+  let max = rssMb();
+  const timer = setInterval(() => {
+    max = Math.max(max, rssMb());
+  }, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, rssMb());
+    },
+  };
+}
+
+/** Time and CPU spent in wrapped synchronous calls since the last reset. */
+export interface SyncTimer {
+  wallMs: number;
+  cpuMs: number;
+  calls: number;
+  reset(): void;
+}
+
+/**
+ * Wraps `target[method]` (a synchronous method, e.g. a Store's `transaction`) so each call's wall
+ * and CPU time add up in the returned timer. Nested calls are counted once (the outermost).
+ */
+export function timeSyncMethod<T extends object, K extends keyof T>(target: T, method: K): SyncTimer {
+  const original = target[method] as unknown as (...args: unknown[]) => unknown;
+  const timer: SyncTimer = {
+    wallMs: 0,
+    cpuMs: 0,
+    calls: 0,
+    reset() {
+      timer.wallMs = 0;
+      timer.cpuMs = 0;
+      timer.calls = 0;
+    },
+  };
+  let depth = 0;
+  (target as Record<PropertyKey, unknown>)[method as PropertyKey] = function wrapped(this: unknown, ...args: unknown[]) {
+    if (depth > 0) return original.apply(this, args);
+    depth += 1;
+    const w0 = performance.now();
+    const c0 = process.cpuUsage();
+    try {
+      return original.apply(this, args);
+    } finally {
+      const c = process.cpuUsage(c0);
+      timer.wallMs += performance.now() - w0;
+      timer.cpuMs += (c.user + c.system) / 1000;
+      timer.calls += 1;
+      depth -= 1;
+    }
+  };
+  return timer;
+}
+
+/** Rounds to `digits` decimals, for reports. */
+export function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
