@@ -151,4 +151,26 @@ describe('refusals the simulator makes by itself', () => {
       { key: `dw-retry-staging-run${run.id}-a2`, status: 200 },
     ]);
   });
+
+  it('apps.backup, idempotency_key_reused: finds the backup run the earlier request started and follows it', async () => {
+    h = await Harness.start(`
+enabled: true
+dry_run: false
+policies:
+  - { name: backup-prod, action: apps.backup, match: { environment_type: production } }
+`);
+    const appId = appOf(h.sim, 'production');
+    h.sim.control.ageBackups(appId, { hours: 48 });
+    await h.cycle({ backupApps: [appId] });
+    // The earlier request was taken (its backup run is under way), but its answer was lost.
+    const earlier = await h.client.apps.backup(appId, { format: 'zip' }, { idempotencyKey: 'lost-answer' });
+    h.sim.control.setFault('apps.backup', { errorCode: 'idempotency_key_reused' });
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ answer: 'idempotency_key_reused', runId: earlier.run_id, status: 'following' }]);
+    h.clock.advance(10 * MINUTE);
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
+    expect(h.changes('apps.backup').map((c) => c.key)).toEqual(['lost-answer', `dw-backup-prod-app${appId}-a1`]);
+    expect(h.notices().map((n) => n.notice.title)).toEqual(['Backup taken automatically']);
+  });
 });
