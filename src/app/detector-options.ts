@@ -42,5 +42,6 @@ export function detectorOptionsFromConfig(checks: Config['checks']): DetectorOpt
   }
   if (checks.attention.enabled) out.attention = { minSeverity: ATTENTION_SEVERITY[checks.attention.min_severity] };
   if (checks.maintenance.enabled) out.maintenance = { maxDurationMs: checks.maintenance.max_duration };
+  if (checks.servers.enabled) out.servers = { badStates: checks.servers.bad_states };
   return out;
 }

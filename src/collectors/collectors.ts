@@ -7,6 +7,7 @@ import { collectAttention } from './collect-attention.js';
 import { collectBackups } from './collect-backups.js';
 import { collectMaintenance } from './collect-maintenance.js';
 import { collectRuns } from './collect-runs.js';
+import { collectServers } from './collect-servers.js';
 import { collectUrls } from './collect-urls.js';
 import type { Snapshot, SnapshotJob } from './snapshot.js';
 
@@ -20,6 +21,7 @@ export const COLLECTORS: Readonly<Record<SnapshotJob, Collector>> = {
   urls: collectUrls,
   backups: collectBackups,
   maintenance: collectMaintenance,
+  servers: collectServers,
 };
 
 /** The job names, in {@link COLLECTORS} order. */

@@ -16,6 +16,7 @@ import type {
   Backup,
   Run,
   RunListItem,
+  Server,
   UrlRecord,
 } from '../api/schemas.js';
 
@@ -89,10 +90,18 @@ export interface MaintenanceSnapshot extends SnapshotBase {
   apps: App[];
 }
 
+/** The `servers` job: every server and its state. */
+export interface ServersSnapshot extends SnapshotBase {
+  job: 'servers';
+  /** Every record of `servers.list`, all pages (deleted servers left out, as the API does by default). */
+  servers: Server[];
+}
+
 /** Any snapshot; `job` tells which. */
 export type Snapshot =
   | RunsSnapshot
   | UrlsSnapshot
   | BackupsSnapshot
   | AttentionSnapshot
-  | MaintenanceSnapshot;
+  | MaintenanceSnapshot
+  | ServersSnapshot;

@@ -180,6 +180,7 @@ const jobsSchema = z
     urls: jobSchema('*/15 * * * *'),
     backups: jobSchema('0 * * * *'),
     maintenance: jobSchema('*/30 * * * *'),
+    servers: jobSchema('*/5 * * * *'),
     jitter: durationSchema.prefault('5s').describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
   })
   .strict();
@@ -258,6 +259,7 @@ const checksSchema = z
       .prefault({}),
     servers: z
       .object({
+        enabled: enabledSchema,
         bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
       })
       .strict()

@@ -18,6 +18,8 @@ export const CHECK_NAMES = [
   'backups',
   'attention',
   'maintenance',
+  /** A server in a bad state; its alerts hold back those of the apps on it (notify inhibition). */
+  'servers',
   /** The watchdog's own trouble: a source that cannot be read, a check disabled for lack of permission. */
   'watchdog',
 ] as const;
@@ -39,7 +41,7 @@ export interface Labels {
 
 /** The record a finding is about, so remediation knows what to act on. */
 export interface Subject {
-  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source';
+  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server';
   id?: number;
 }
 

@@ -12,6 +12,7 @@ import { certificates, type CertificatesOptions } from './certificates.js';
 import { failedRuns, type FailedRunsOptions } from './failed-runs.js';
 import type { CheckName, Finding } from './finding.js';
 import { maintenance, type MaintenanceOptions } from './maintenance.js';
+import { serverState, type ServerStateOptions } from './server-state.js';
 import { stuckRuns, type StuckRunsOptions } from './stuck-runs.js';
 import { urlChecks, type UrlChecksOptions } from './url-checks.js';
 
@@ -24,6 +25,7 @@ export interface DetectorOptions {
   backups?: BackupsOptions;
   attention?: AttentionOptions;
   maintenance?: MaintenanceOptions;
+  servers?: ServerStateOptions;
 }
 
 /** A check that has a detector (every check but `watchdog`, which the daemon reports itself). */
@@ -65,6 +67,7 @@ const DETECTORS: readonly RegisteredDetector[] = [
   define('backups', 'backups', backups),
   define('attention', 'attention', attention),
   define('maintenance', 'maintenance', maintenance),
+  define('servers', 'servers', serverState),
 ];
 
 /** The detectors that read `job`'s snapshot (whether or not their check is enabled). */

@@ -7,21 +7,23 @@ const checksOf = (yaml: string) => parseConfig(`api: { base_url: "http://127.0.0
 describe('detectorOptionsFromConfig', () => {
   it('maps the defaults onto every check, with the state words and durations in ms', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
-    expect(Object.keys(options).sort()).toEqual(['attention', 'backups', 'certificates', 'failed_runs', 'maintenance', 'stuck_runs', 'url_checks']);
+    expect(Object.keys(options).sort()).toEqual(['attention', 'backups', 'certificates', 'failed_runs', 'maintenance', 'servers', 'stuck_runs', 'url_checks']);
     expect(options.failed_runs).toEqual({ failedStates: ['error'], activeStates: ['queued', 'running'], retryingGraceMs: 30 * 60_000 });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
     expect(options.backups).toMatchObject({ maxAgeMs: { production: 26 * 3_600_000, development: null }, requireVerified: true, offsite: { failedStates: ['failed'] } });
     expect(options.attention).toEqual({ minSeverity: 'warning' });
+    expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
   it.each([
     ['failed_runs', 'checks: { failed_runs: { enabled: false } }'],
     ['certificates', 'checks: { certificates: { enabled: false } }'],
     ['maintenance', 'checks: { maintenance: { enabled: false } }'],
+    ['servers', 'checks: { servers: { enabled: false } }'],
   ] as const)('leaves out %s when it is disabled', (check, yaml) => {
     const options = detectorOptionsFromConfig(checksOf(yaml));
     expect(options[check]).toBeUndefined();
-    expect(Object.keys(options)).toHaveLength(6);
+    expect(Object.keys(options)).toHaveLength(7);
   });
 
   it.each([
@@ -33,8 +35,9 @@ describe('detectorOptionsFromConfig', () => {
   });
 
   it('takes the operator’s own state words and leaves off-site checks out when off', () => {
-    const options = detectorOptionsFromConfig(checksOf('checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false }'));
+    const options = detectorOptionsFromConfig(checksOf('checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false }\n  servers: { bad_states: [down] }'));
     expect(options.failed_runs).toMatchObject({ failedStates: ['failed', 'crashed'], activeStates: ['busy'] });
+    expect(options.servers).toEqual({ badStates: ['down'] });
     expect(options.backups?.offsite).toBeUndefined();
   });
 });

@@ -29,7 +29,7 @@ afterEach(async () => {
 
 describe('a check the token lacks the permission for', () => {
   it('raises one "disabled" alert, stops calling that function, and the other jobs keep working', async () => {
-    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off" }', VIEWER), clock, logger: captureLogger('silent').logger });
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off" }', VIEWER), clock, logger: captureLogger('silent').logger });
     const first = await wd.runOnce();
     const runs = first.jobs.find((j) => j.job === 'runs')!;
     expect(runs.outcome).toBe('disabled');

@@ -335,6 +335,7 @@ describe('parseConfig: defaults and values', () => {
       urls: '*/15 * * * *',
       backups: '0 * * * *',
       maintenance: '*/30 * * * *',
+      servers: '*/5 * * * *',
       jitter: 5_000,
     });
     expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], retrying_grace: 1_800_000, lookback: 604_800_000 });
@@ -348,7 +349,7 @@ describe('parseConfig: defaults and values', () => {
     });
     expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning' });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
-    expect(config.checks.servers).toEqual({ bad_states: ['error', 'unreachable', 'stopped'] });
+    expect(config.checks.servers).toEqual({ enabled: true, bad_states: ['error', 'unreachable', 'stopped'] });
     expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1 });
     expect(config.notify).toMatchObject({
       channels: [],

@@ -14,6 +14,7 @@ import {
   runListItemSchema,
   runSchema,
   runStepSchema,
+  serverSchema,
   urlRecordSchema,
   type App,
   type AppListItem,
@@ -23,6 +24,7 @@ import {
   type Run,
   type RunListItem,
   type RunStep,
+  type Server,
   type UrlRecord,
 } from '../../src/api/schemas.js';
 import type {
@@ -30,6 +32,7 @@ import type {
   BackupsSnapshot,
   MaintenanceSnapshot,
   RunsSnapshot,
+  ServersSnapshot,
   UrlsSnapshot,
 } from '../../src/collectors/snapshot.js';
 import type { Finding } from '../../src/detectors/finding.js';
@@ -222,6 +225,29 @@ export function attentionSnapshot(sections: AttentionSection[]): AttentionSnapsh
 /** Maintenance snapshot. */
 export function maintenanceSnapshot(apps: App[]): MaintenanceSnapshot {
   return { job: 'maintenance', takenAt: NOW, apps };
+}
+
+/** A `servers.list` item; its name is the `server` of {@link appListItem}'s default app. */
+export function server(o: Partial<Server> = {}): Server {
+  return serverSchema.parse({
+    id: 7,
+    name: 'web-01',
+    namespace: 'acme',
+    state: 'running',
+    provider: 'hetzner',
+    size: 'cx42',
+    region: 'fsn1',
+    image: 'ubuntu-24.04',
+    lb_engine: 'traefik',
+    public_ip: '203.0.113.7',
+    app_count: 12,
+    ...o,
+  });
+}
+
+/** Servers snapshot. */
+export function serversSnapshot(servers: Server[]): ServersSnapshot {
+  return { job: 'servers', takenAt: NOW, servers };
 }
 
 /**

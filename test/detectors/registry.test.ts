@@ -4,6 +4,7 @@ import { CHECK_NAMES } from '../../src/detectors/finding.js';
 import { detectorsFor, runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
 import {
   ACTIVE_RUN_STATES,
+  BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
 } from '../../src/simulator/vocabulary.js';
@@ -22,6 +23,8 @@ import {
   run,
   runsSnapshot,
   section,
+  server,
+  serversSnapshot,
   urlRecord,
   urlsSnapshot,
 } from './fixtures.js';
@@ -34,6 +37,7 @@ const all: Required<DetectorOptions> = {
   backups: { maxAgeMs: { production: 26 * HOUR }, requireVerified: true, offsite: { failedStates: FAILED_OFFSITE_STATES } },
   attention: { minSeverity: 'info' },
   maintenance: { maxDurationMs: HOUR },
+  servers: { badStates: BAD_SERVER_STATES },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -46,6 +50,7 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
   backups: backupsSnapshot([appListItem({ last_backup_at: null })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
   maintenance: maintenanceSnapshot([app({ maintenance: true })]),
+  servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
 };
 
 describe('registry', () => {
@@ -61,6 +66,7 @@ describe('registry', () => {
     ['backups', ['backups']],
     ['attention', ['attention']],
     ['maintenance', ['maintenance']],
+    ['servers', ['servers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.check)).toEqual(checks);
     const findings = runDetectors(snapshots[job], all, NOW);

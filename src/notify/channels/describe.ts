@@ -30,6 +30,7 @@ const CHECK_NOUNS: Record<CheckName, [string, string]> = {
   backups: ['backup problem', 'backup problems'],
   attention: ['item needing attention', 'items needing attention'],
   maintenance: ['app in maintenance', 'apps in maintenance'],
+  servers: ['server in a bad state', 'servers in a bad state'],
   watchdog: ['watchdog problem', 'watchdog problems'],
 };
 

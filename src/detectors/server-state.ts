@@ -1,0 +1,47 @@
+/**
+ * servers: a server in a bad state (error, unreachable, stopped: `checks.servers.bad_states`).
+ *
+ * Every app on such a server fails its own checks at once (URLs down, runs failing), for one cause.
+ * This finding names the cause; its `server` label is the server's NAME, which is what the other
+ * detectors put in the `server` label of an app's findings (`AppListItem.server`), so the notify
+ * stage's `bad_servers` inhibition holds those app alerts under this one while it fires.
+ *
+ * The API says a server's state, not since when: `since` is left unknown.
+ */
+import type { ServersSnapshot } from '../collectors/snapshot.js';
+import { buildLabels } from './build-labels.js';
+import type { Finding } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+
+/** Options of the servers check (`checks.servers`). */
+export interface ServerStateOptions {
+  /** Server states that mean the server (and every app on it) is in trouble. */
+  badStates: readonly string[];
+}
+
+/** Finds every server whose state is one of `badStates`; critical, since all its apps are affected. */
+export function serverState(snapshot: ServersSnapshot, options: ServerStateOptions, _now: number): Finding[] {
+  const bad = new Set(options.badStates);
+  const findings: Finding[] = [];
+  for (const server of snapshot.servers) {
+    if (!bad.has(server.state)) continue;
+    const apps = `${server.app_count} app${server.app_count === 1 ? '' : 's'}`;
+    const details: Record<string, string> = {};
+    if (server.provider) details.provider = server.provider;
+    if (server.region) details.region = server.region;
+    if (server.public_ip) details.public_ip = server.public_ip;
+    details.app_count = String(server.app_count);
+    findings.push({
+      fingerprint: fingerprint('servers', 'server', server.id),
+      check: 'servers',
+      severity: 'critical',
+      summary: `Server ${server.name} is ${server.state} (${apps} on it)`,
+      details,
+      labels: buildLabels('servers', { namespace: server.namespace, server: server.name }),
+      url: null,
+      since: null,
+      subject: { type: 'server', id: server.id },
+    });
+  }
+  return findings;
+}

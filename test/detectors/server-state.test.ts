@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import type { Snapshot } from '../../src/collectors/snapshot.js';
+import type { Finding } from '../../src/detectors/finding.js';
+import { runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
+import { serverState } from '../../src/detectors/server-state.js';
+import { Inhibitor } from '../../src/notify/inhibition.js';
+import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import {
+  app,
+  appListItem,
+  backupsSnapshot,
+  expectWellFormed,
+  HOUR,
+  maintenanceSnapshot,
+  MINUTE,
+  NOW,
+  run,
+  runsSnapshot,
+  server,
+  serversSnapshot,
+  urlRecord,
+  urlsSnapshot,
+} from './fixtures.js';
+
+const options = { badStates: BAD_SERVER_STATES };
+
+describe('serverState', () => {
+  it.each(Object.values(VOCABULARY.server).map((state) => [state, BAD_SERVER_STATES.includes(state)] as const))(
+    'a server %s is reported: %s',
+    (state, reported) => {
+      const findings = serverState(serversSnapshot([server({ state })]), options, NOW);
+      expectWellFormed(findings);
+      expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['servers/server/7'] : []);
+    },
+  );
+
+  it('takes its state words from the options, not the simulator', () => {
+    const snapshot = serversSnapshot([server({ id: 1, state: 'down' }), server({ id: 2, state: 'error' })]);
+    expect(serverState(snapshot, { badStates: ['down'] }, NOW).map((f) => f.fingerprint)).toEqual(['servers/server/1']);
+    expect(serverState(snapshot, { badStates: [] }, NOW)).toEqual([]);
+  });
+
+  it('names the server, its state and how many apps it carries, critical, labelled by the server name', () => {
+    const [finding] = serverState(serversSnapshot([server({ state: 'unreachable' })]), options, NOW);
+    expect(finding).toEqual({
+      fingerprint: 'servers/server/7',
+      check: 'servers',
+      severity: 'critical',
+      summary: 'Server web-01 is unreachable (12 apps on it)',
+      details: { provider: 'hetzner', region: 'fsn1', public_ip: '203.0.113.7', app_count: '12' },
+      labels: { check: 'servers', namespace: 'acme', server: 'web-01' },
+      url: null,
+      since: null,
+      subject: { type: 'server', id: 7 },
+    });
+  });
+
+  it.each([
+    [0, '0 apps'],
+    [1, '1 app'],
+    [2, '2 apps'],
+  ])('counts %i apps as "%s" and leaves unknown details out', (count, words) => {
+    const bare = server({ state: 'error', app_count: count, provider: null, region: null, public_ip: null });
+    const [finding] = serverState(serversSnapshot([bare]), options, NOW);
+    expect(finding?.summary).toBe(`Server web-01 is error (${words} on it)`);
+    expect(finding?.details).toEqual({ app_count: String(count) });
+  });
+
+  it('keeps one fingerprint while the state changes from one bad word to another', () => {
+    const states = ['error', 'unreachable', 'stopped'];
+    const prints = states.map((state) => serverState(serversSnapshot([server({ state })]), options, NOW)[0]?.fingerprint);
+    expect(new Set(prints)).toEqual(new Set(['servers/server/7']));
+  });
+});
+
+describe('the server label of app findings matches the server finding (bad_servers inhibition)', () => {
+  // Every app detector, each given one problem on an app that runs on server "web-01".
+  const all: DetectorOptions = {
+    failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
+    stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
+    certificates: { warnDays: 14, criticalDays: 3 },
+    url_checks: {},
+    backups: { maxAgeMs: { production: 26 * HOUR }, requireVerified: true },
+    maintenance: { maxDurationMs: HOUR },
+    servers: options,
+  };
+  const appSnapshots: [string, Snapshot][] = [
+    ['runs', runsSnapshot([run({ id: 1, state: FAILED_RUN_STATES[0]! })])],
+    ['urls', urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })])],
+    ['backups', backupsSnapshot([appListItem({ last_backup_at: null })], [])],
+    ['maintenance', maintenanceSnapshot([app({ maintenance: true })])],
+  ];
+  const [cause] = runDetectors(serversSnapshot([server({ state: 'error' })]), all, NOW) as [Finding];
+  const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true }, [{ ...cause, status: 'firing', firedAt: NOW }]);
+
+  it.each(appSnapshots)('every finding of the %s job is held under the server alert', (_job, snapshot) => {
+    const findings = runDetectors(snapshot, all, NOW);
+    expect(findings.length).toBeGreaterThan(0);
+    for (const finding of findings) {
+      expect(finding.labels.server, finding.fingerprint).toBe('web-01');
+      expect(inhibitor.causeFor(finding), finding.fingerprint).toEqual({ rule: 'bad_servers', fingerprint: 'servers/server/7', summary: cause.summary });
+    }
+  });
+
+  it('does not hold the server alert itself', () => {
+    expect(inhibitor.causeFor(cause)).toBeUndefined();
+  });
+});
