@@ -619,7 +619,7 @@ class RemediatorImpl implements Remediator {
       });
       if (channels.length > 0) this.#o.notifier.notice(notice, channels, now);
     });
-    const metric = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'no_run' ? 'acted' : 'failed';
+    const metric = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'no_run' ? 'accepted' : 'failed';
     this.#count(attempt.policy, attempt.action, metric);
     this.#log.info({ policy: attempt.policy, key: attempt.key, runId: attempt.runId, outcome: word }, notice.title);
   }
