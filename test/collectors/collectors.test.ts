@@ -7,6 +7,7 @@ import { collectAttention } from '../../src/collectors/collect-attention.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
 import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';
 import { collectRuns } from '../../src/collectors/collect-runs.js';
+import { collectServers } from '../../src/collectors/collect-servers.js';
 import { collectUrls } from '../../src/collectors/collect-urls.js';
 import type { CollectorContext } from '../../src/collectors/collector-context.js';
 import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
@@ -114,6 +115,49 @@ describe('collectMaintenance', () => {
     expect(snapshot.apps).toHaveLength((await client.apps.list({ limit: 1 })).total);
     expect(snapshot.apps.find((a) => a.id === 6)?.maintenance).toBe(true);
     sim.control.setMaintenance(6, false);
+  });
+});
+
+describe('collectServers', () => {
+  /** The servers the simulator holds that `servers.list` gives (deleted ones left out). */
+  const liveServers = () => [...sim.control.state.servers.values()].filter((s) => s.state !== 'deleted');
+
+  it('reads every live server over pages of one, with its state and app count', async () => {
+    const target = liveServers()[0]!;
+    sim.control.setServerState(target.id, 'error');
+    const small = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), requestsPerSecond: 1000, maxRetries: 0, pageSize: 1 });
+    try {
+      const snapshot = await collectServers({ ...ctx(), client: small });
+      expect(snapshot.job).toBe('servers');
+      expect(snapshot.servers.map((s) => s.id).sort((a, b) => a - b)).toEqual(liveServers().map((s) => s.id).sort((a, b) => a - b));
+      // One server per page: every page was read.
+      expect(calls('servers.list')).toBeGreaterThanOrEqual(liveServers().length);
+      expect(snapshot.servers.find((s) => s.id === target.id)?.state).toBe('error');
+      const apps = await client.apps.listAll();
+      for (const server of snapshot.servers) {
+        expect(server.app_count, server.name).toBe(apps.filter((a) => a.server === server.name).length);
+      }
+    } finally {
+      sim.control.setServerState(target.id, 'running');
+      await small.close();
+    }
+  });
+
+  it('reads each configured namespace once and keeps them all', async () => {
+    const scope = await resolveNamespaces(client, []);
+    sim.control.resetRequests();
+    const snapshot = await collectServers(ctx('', scope.reached));
+    expect(calls('servers.list')).toBe(scope.reached!.length);
+    expect(new Set(snapshot.servers.map((s) => s.namespace))).toEqual(new Set(liveServers().map((s) => sim.control.state.namespace(s.nsId).code)));
+    expect(snapshot.servers).toHaveLength(liveServers().length);
+  });
+
+  it.each([
+    ['a refused page', { errorCode: 'internal_error' as const }, ApiError],
+    ['an answer of the wrong type', { wrongType: true }, ApiResponseError],
+  ])('fails whole on %s', async (_what, fault, type) => {
+    sim.control.setFault('servers.list', fault);
+    await expect(collectServers(ctx())).rejects.toBeInstanceOf(type);
   });
 });
 
