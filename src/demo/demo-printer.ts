@@ -73,12 +73,15 @@ export class DemoPrinter {
     const width = Math.max(...problems.map((p) => p.problem.label.length));
     const appWidth = Math.max(...problems.map((p) => p.problem.app.length));
     const lines = ['', `Summary (${ending}, ${seconds(this.options.now() - this.options.startedAt())})`];
-    lines.push(`  ${problems.length} problems staged, ${told} announced and cleared:`);
+    const staged = problems.filter((p) => p.staged).length;
+    const of = staged === problems.length ? `${staged}` : `${staged} of ${problems.length}`;
+    lines.push(`  ${of} problems staged, ${told} announced and cleared:`);
     for (const p of problems) {
       const ok = p.fired > 0 && p.resolved > 0 && (!p.problem.remediated || p.remediation.length > 0);
       const parts = [`fired ${p.fired > 0 ? '✓' : '✗'}`, `resolved ${p.resolved > 0 ? '✓' : '✗'}`];
       if (p.problem.remediated) parts.push(`remediation: ${p.remediation[0] ?? 'none reported'}`);
-      lines.push(`    ${ok ? '✓' : '✗'} ${p.problem.label.padEnd(width)}  ${p.problem.app.padEnd(appWidth)}  ${parts.join(', ')}`);
+      if (!p.staged) parts.splice(0, parts.length, 'not staged: the demo stopped before');
+      lines.push(`    ${ok ? '✓' : p.staged ? '✗' : '·'} ${p.problem.label.padEnd(width)}  ${p.problem.app.padEnd(appWidth)}  ${parts.join(', ')}`);
     }
     const { slack, email } = tally.delivered;
     const { firing, resolved } = tally.events;

@@ -6,11 +6,13 @@
 import type { RequestRecord } from '../simulator/index.js';
 import type { EmailReading } from './read-email.js';
 import type { SlackReading } from './read-slack-payload.js';
-import type { DemoProblemKind, StagedProblem } from './scenario.js';
+import type { DemoProblemKind, ScenarioStep, StagedProblem } from './scenario.js';
 
 /** How one staged problem went. */
 export interface ProblemScore {
   problem: StagedProblem;
+  /** Its start step has happened (a demo stopped early may not get that far). */
+  staged: boolean;
   /** Firing events about it (Slack, which every route reaches). */
   fired: number;
   resolved: number;
@@ -29,7 +31,7 @@ export class DemoTally {
   private readonly changes: RequestRecord[] = [];
 
   constructor(problems: readonly StagedProblem[]) {
-    for (const problem of problems) this.scores.set(problem.kind, { problem, fired: 0, resolved: 0, remediation: [] });
+    for (const problem of problems) this.scores.set(problem.kind, { problem, staged: false, fired: 0, resolved: 0, remediation: [] });
   }
 
   /** Records a Slack message; events are matched to staged problems by check and app. */
@@ -51,6 +53,12 @@ export class DemoTally {
         if (score.problem.remediated && text.includes(score.problem.app)) score.remediation.push(reading.title);
       }
     }
+  }
+
+  /** Records a scenario step that happened: a start step stages its problem and its consequences. */
+  step(step: Pick<ScenarioStep, 'problem' | 'phase'>): void {
+    if (step.phase !== 'start') return;
+    for (const score of this.scores.values()) if (score.problem.stagedBy === step.problem) score.staged = true;
   }
 
   /** Records an email. */

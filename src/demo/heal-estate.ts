@@ -9,11 +9,14 @@
  * belongs to one staged problem.
  */
 import type { SimProblem, SimulatorControl } from '../simulator/index.js';
+import { BAD_SERVER_STATES, VOCABULARY } from '../simulator/vocabulary.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {
   /** The problems the seed came with, as the simulator described them. */
   fixed: SimProblem[];
+  /** Servers that were in a bad state and were brought back. */
+  restartedServers: number;
   /** Runs that were under way and were finished. */
   finishedRuns: number;
   /** Problems still there afterwards (none expected; shown so a surprise is not hidden). */
@@ -55,6 +58,14 @@ export function healEstate(control: SimulatorControl): HealReport {
     }
   }
   for (const appId of freshBackupFor) control.addBackup(appId, { automated: true });
+  // Servers in a bad state (the seed puts one in error) are not among the simulator's problems
+  // but the servers check reports them: bring them back up too.
+  let restarted = 0;
+  for (const server of control.state.servers.values()) {
+    if (!BAD_SERVER_STATES.includes(server.state)) continue;
+    control.setServerState(server.id, VOCABULARY.server.running);
+    restarted += 1;
+  }
   // Runs under way (a backup whose archive is still unverified, a deploy, a run about to retry by
   // itself) would settle during the show and raise problems nobody staged: let them finish now.
   let finished = 0;
@@ -62,5 +73,5 @@ export function healEstate(control: SimulatorControl): HealReport {
     control.setRunState(runId, { state: 'done' });
     finished += 1;
   }
-  return { fixed: found, finishedRuns: finished, remaining: control.problems() };
+  return { fixed: found, restartedServers: restarted, finishedRuns: finished, remaining: control.problems() };
 }

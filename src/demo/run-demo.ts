@@ -80,8 +80,11 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     const webhook: WebhookReceiver = await startWebhookReceiver({
       onPayload(payload) {
         const reading = readSlack(payload);
-        tallyRef.current?.slack(reading);
+        const tally = tallyRef.current;
+        const before = tally?.complete() ?? true;
+        tally?.slack(reading);
         if (live) printer.message(LABELS.slack, reading.lines);
+        if (live && !before && tally?.complete()) printer.note('✔ every staged problem has been announced and cleared');
       },
     });
     cleanups.push(() => webhook.close());
@@ -124,7 +127,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
       configPath,
       keep: options.keep,
       jobEverySeconds,
-      healed: heal.fixed.length,
+      healed: heal.fixed.length + heal.restartedServers,
       unhealed: heal.remaining.map((p) => `${p.kind} ${p.app}: ${p.detail}`),
     });
     live = true;
@@ -134,7 +137,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     printer.note(`▶ the watchdog is running: ${config.notify.channels.length} channels, remediation on (policy ${DEMO_NAMES.retryPolicy})`);
 
     const runner = new ScenarioRunner(scenario, sim.control, clock, {
-      onStep: (step) => printer.step(step),
+      onStep: (step) => {
+        tally.step(step);
+        printer.step(step);
+      },
       onChange: (request) => {
         tally.change(request);
         printer.note(`🛠  the service received ${request.fn} (${request.method} ${request.path}) → ${request.status}`);

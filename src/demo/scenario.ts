@@ -26,6 +26,8 @@ export interface StagedProblem {
   app: string;
   /** True when a remediation policy is expected to act on it. */
   remediated: boolean;
+  /** The problem whose start step stages this one (itself, except for consequences). */
+  stagedBy: DemoProblemKind;
 }
 
 /** One move of the timeline. */
@@ -71,12 +73,12 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
   const { runApp, certificate, staleApp, offsiteApp, publicCheck } = cast;
 
   const problems: StagedProblem[] = [
-    { kind: 'failed_run', label: 'failed update, retried by policy', check: 'failed_runs', app: runApp.name, remediated: true },
-    { kind: 'certificate', label: 'certificate near expiry', check: 'certificates', app: certificate.app.name, remediated: false },
-    { kind: 'stale_backup', label: 'stale backup', check: 'backups', app: staleApp.name, remediated: false },
-    { kind: 'offsite', label: 'off-site upload failed', check: 'backups', app: offsiteApp.name, remediated: false },
-    { kind: 'url_check', label: 'outside check failing', check: 'url_checks', app: publicCheck.app.name, remediated: false },
-    { kind: 'attention', label: 'attention section', check: 'attention', app: publicCheck.app.name, remediated: false },
+    { kind: 'failed_run', label: 'failed update, retried by policy', check: 'failed_runs', app: runApp.name, remediated: true, stagedBy: 'failed_run' },
+    { kind: 'certificate', label: 'certificate near expiry', check: 'certificates', app: certificate.app.name, remediated: false, stagedBy: 'certificate' },
+    { kind: 'stale_backup', label: 'stale backup', check: 'backups', app: staleApp.name, remediated: false, stagedBy: 'stale_backup' },
+    { kind: 'offsite', label: 'off-site upload failed', check: 'backups', app: offsiteApp.name, remediated: false, stagedBy: 'offsite' },
+    { kind: 'url_check', label: 'outside check failing', check: 'url_checks', app: publicCheck.app.name, remediated: false, stagedBy: 'url_check' },
+    { kind: 'attention', label: 'attention section', check: 'attention', app: publicCheck.app.name, remediated: false, stagedBy: 'url_check' },
   ];
 
   const steps: ScenarioStep[] = [
@@ -140,21 +142,21 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       act: (control) => void control.renewCertificate(certificate.id),
     },
     {
-      at: 0.58,
+      at: 0.6,
       problem: 'stale_backup',
       phase: 'clear',
       says: `A backup of ${staleApp.name} finishes.`,
       act: (control) => void control.addBackup(staleApp.id, { automated: true }),
     },
     {
-      at: 0.66,
+      at: 0.7,
       problem: 'offsite',
       phase: 'clear',
       says: `The next backup of ${offsiteApp.name} is copied off-site without trouble.`,
       act: (control) => void control.addBackup(offsiteApp.id, { automated: true }),
     },
     {
-      at: 0.74,
+      at: 0.8,
       problem: 'url_check',
       phase: 'clear',
       says: `${publicCheck.url} answers again; the attention section empties.`,

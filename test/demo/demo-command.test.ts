@@ -95,6 +95,12 @@ describe('deploy-watchdog demo --duration 20s', () => {
     expect(resolved.length).toBeGreaterThan(0);
   });
 
+  it('starts all green: every alert message is about a staged problem', () => {
+    const alertMessages = messages.filter((m) => !m.header.includes('Retried automatically'));
+    const staged = [/failed runs?\b/, /certificate problems?/, /backup problems?/, /URL checks? failing/, /items? needing attention/];
+    expect(alertMessages.map((m) => m.header).filter((h) => !staged.some((re) => re.test(h)))).toEqual([]);
+  });
+
   it('reports the automatic retry of the failed run and its outcome', () => {
     expect(result.stdout).toMatch(/the service received runs\.retry \(POST \/api\/v1\/runs\/\d+\/retry\) → 200/);
     const notice = messages.find((m) => m.header.includes('Retried automatically: succeeded'));
@@ -135,6 +141,9 @@ describe('deploy-watchdog demo, stopped with Ctrl-C', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('stopping (interrupted)');
     expect(result.stdout).toMatch(/Summary \(interrupted, /);
+    // Stopped early: the summary tells what was never staged rather than calling it a miss.
+    expect(result.stdout).toMatch(/ [0-5] of 6 problems staged/);
+    expect(result.stdout).toContain('not staged: the demo stopped before');
     // --keep keeps the config for a look afterwards.
     const configPath = /config +(\S+deploy-watchdog\.yaml)/.exec(result.stdout)?.[1] as string;
     expect(fs.readFileSync(configPath, 'utf8')).toContain('${SLACK_WEBHOOK_URL}');

@@ -8,7 +8,14 @@ import type { NoticeNotification } from '../../src/notify/channels/channel.js';
 import { renderEmail } from '../../src/notify/channels/email.js';
 import { renderSlack } from '../../src/notify/channels/slack.js';
 import { readEmail } from '../../src/demo/read-email.js';
-import { mrkdwnToPlain, readSlackPayload } from '../../src/demo/read-slack-payload.js';
+import { mrkdwnToPlain, readSlackPayload as readPayload } from '../../src/demo/read-slack-payload.js';
+import type { SlackLikePayload } from '../../src/notify/peers/webhook-receiver.js';
+import type { SlackMessage } from '../../src/notify/channels/slack.js';
+
+/** Reads a rendered message as the stand-in receives it: JSON over the wire. */
+function readSlackPayload(message: SlackMessage) {
+  return readPayload(JSON.parse(JSON.stringify(message)) as SlackLikePayload);
+}
 
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 

@@ -9,6 +9,7 @@ import { healEstate } from '../../src/demo/heal-estate.js';
 import { buildScenario, type DemoProblemKind, type Scenario } from '../../src/demo/scenario.js';
 import { ScenarioRunner } from '../../src/demo/scenario-runner.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { BAD_SERVER_STATES } from '../../src/simulator/vocabulary.js';
 import { startSimulator, type ProblemKind, type RunningSimulator } from '../../src/simulator/index.js';
 
 const started: RunningSimulator[] = [];
@@ -45,6 +46,7 @@ describe('healEstate', () => {
     expect(report.remaining).toEqual([]);
     expect(sim.control.problems()).toEqual([]);
     expect(sim.control.state.activeRuns.size).toBe(0);
+    expect([...sim.control.state.servers.values()].filter((s) => BAD_SERVER_STATES.includes(s.state))).toEqual([]);
   });
 });
 
