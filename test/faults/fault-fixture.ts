@@ -1,0 +1,92 @@
+/**
+ * Shared set-up of the fault suite: a small simulator on loopback driven by a ManualClock the
+ * engine shares, a temp state directory, a config built from YAML, and small helpers to read what
+ * the engine wrote. Everything real: HTTP to the simulator, SQLite in a temp file.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { silentLogger } from '../../src/app/logger.js';
+import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
+import { parseConfig, type Config } from '../../src/config/load-config.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+
+/** A temp directory removed by `cleanup`. */
+export function tempDir(prefix = 'dw-faults-'): { dir: string; cleanup(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A simulator whose time is a ManualClock that the engine shares. */
+export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
+  const clock = new ManualClock();
+  const sim = await startSimulator({ apps: 20, seed: 7, ...options, clock });
+  return { sim, clock };
+}
+
+/**
+ * The suite's config: the simulator, a state file in `dir`, no listener, a short request timeout
+ * (hanging answers end quickly), no retries unless `extra` says so, small pages (lists span
+ * several pages, so a shift can happen between two of them). `extra` is YAML appended at the top
+ * level (sections not already present), `notify` replaces the default log-only notify section.
+ */
+export function faultConfig(sim: RunningSimulator, dir: string, options: { extra?: string; notify?: string; api?: string } = {}): Config {
+  const text = [
+    'api:',
+    '  base_url: ${SIM_URL}',
+    '  token: ${DMS_API_TOKEN}',
+    '  requests_per_second: 1000',
+    '  timeout: 300ms',
+    '  page_size: 10',
+    options.api ?? '  max_retries: 0',
+    'state:',
+    '  path: ./state.db',
+    options.notify ?? ['notify:', '  channels: [{ name: console, type: log }]', '  routes: [{ channels: [console] }]'].join('\n'),
+    'server:',
+    '  listen: "off"',
+    options.extra ?? '',
+  ].join('\n');
+  return parseConfig(text, { SIM_URL: sim.baseUrl, DMS_API_TOKEN: sim.adminToken }, 'faults.yaml', { baseDir: dir });
+}
+
+/** Opens a Watchdog on a config with the shared clock and a silent logger. */
+export function openWatchdog(config: Config, clock: ManualClock, extra: Partial<WatchdogOptions> = {}): Watchdog {
+  return Watchdog.open({ config, clock, logger: silentLogger, ...extra });
+}
+
+/** One alert event row. */
+export interface EventRow {
+  kind: string;
+  fingerprint: string;
+}
+
+/** Every alert event written, oldest first. */
+export function events(wd: Watchdog): EventRow[] {
+  return wd.store.db.prepare('SELECT kind, fingerprint FROM events ORDER BY id').all() as EventRow[];
+}
+
+/** Fingerprints of the firing alerts of a job, sorted. */
+export function firing(wd: Watchdog, job: string): string[] {
+  const rows = wd.store.db.prepare(`SELECT fingerprint FROM alerts WHERE status = 'firing' AND job = ? ORDER BY fingerprint`).all(job) as { fingerprint: string }[];
+  return rows.map((r) => r.fingerprint);
+}
+
+/**
+ * Waits for `work` while moving the manual clock forward in `stepMs` steps, so waits on the clock
+ * (retry backoff, Retry-After) end without sleeping in real time.
+ */
+export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs = 1_000): Promise<T> {
+  let done = false;
+  const result = work.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!done) clock.advance(stepMs);
+  }
+  return result;
+}

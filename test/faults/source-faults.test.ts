@@ -1,0 +1,218 @@
+/**
+ * Every source, every way an answer can go wrong: 500s, 429 bursts, timeouts, proxy HTML pages,
+ * cut-off and mistyped JSON, and lists that shift while paged. Whatever the fault:
+ * - the cycle fails whole and the daemon keeps going (no crash, the next cycle runs);
+ * - nothing the source had open is resolved, repeated or re-fired (an unread source is not "fixed");
+ * - exactly one "cannot read <job>" alert fires, at the `checks.sources.failure_threshold`-th failed
+ *   cycle, and not again while the fault lasts;
+ * - the first complete read resolves it and leaves the source's own alerts as they were.
+ */
+import type { Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Watchdog } from '../../src/app/watchdog.js';
+import type { ManualClock } from '../../src/lib/clock.js';
+import type { FaultSpec, RunningSimulator } from '../../src/simulator/index.js';
+import { advancing, events, faultConfig, firing, manualSim, MINUTE, openWatchdog, tempDir } from './fault-fixture.js';
+
+const THRESHOLD = 3;
+/**
+ * Simulated time between the cycles under test: short, so the service itself does not change in
+ * the meantime (a backup ageing past a threshold would be a true change, not a false resolution).
+ */
+const STEP = 1_000;
+/** Failed cycles run per case: past the threshold, to show the alert does not fire twice. */
+const FAILED_CYCLES = THRESHOLD + 2;
+const EXTRA = `checks:
+  sources: { failure_threshold: ${THRESHOLD} }
+  maintenance: { max_duration: 1m }
+jobs: { jitter: 0s }`;
+
+type Job = 'runs' | 'urls' | 'backups' | 'attention' | 'maintenance';
+
+/** Which function each job's fault is put on. */
+const SOURCES: { job: Job; fn: Parameters<RunningSimulator['control']['setFault']>[0] }[] = [
+  { job: 'runs', fn: 'runs.list' },
+  { job: 'urls', fn: 'urls.list' },
+  { job: 'backups', fn: 'backups.list' },
+  { job: 'attention', fn: 'attention.list' },
+  { job: 'maintenance', fn: 'apps.get' },
+];
+
+const FAULTS: { name: string; fault: FaultSpec; reason: RegExp }[] = [
+  { name: '500 internal_error', fault: { errorCode: 'internal_error' }, reason: /internal_error/ },
+  { name: '503 unavailable', fault: { errorCode: 'unavailable' }, reason: /unavailable/ },
+  { name: 'a 429 burst without Retry-After', fault: { rateLimit: { retryAfter: 'none' } }, reason: /rate_limited/ },
+  { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i },
+  { name: 'a proxy HTML error page', fault: { html502: true }, reason: /502|not JSON|not_json/i },
+  { name: 'JSON cut off in the middle', fault: { malformedJson: true }, reason: /JSON|not_json/i },
+  { name: 'a field of the wrong type', fault: { wrongType: true }, reason: /schema|expected/i },
+];
+
+let sim: RunningSimulator;
+let clock: ManualClock;
+let tmp: ReturnType<typeof tempDir>;
+let wd: Watchdog | undefined;
+let agent: Agent | undefined;
+
+beforeEach(async () => {
+  ({ sim, clock } = await manualSim());
+  tmp = tempDir();
+});
+afterEach(async () => {
+  await wd?.stop(1_000);
+  wd = undefined;
+  await agent?.close();
+  agent = undefined;
+  await sim.close();
+  tmp.cleanup();
+});
+
+/** Gives every source something to report, so "nothing was resolved" means something. */
+function seedProblems(): void {
+  const c = sim.control;
+  const apps = [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0);
+  const [a, b, d] = [apps[0]!, apps[1]!, apps[2]!];
+  c.addRun({ appId: a.id, state: 'error' });
+  c.expireCertificate(a.urlIds[0]!, { inDays: 1 });
+  c.ageBackups(b.id, { hours: 24 * 30 });
+  c.setMaintenance(d.id, true);
+}
+
+/** Two healthy cycles (the maintenance hold is 1m) and the job's firing alerts after them. */
+async function healthy(job: Job): Promise<string[]> {
+  await wd!.runOnce([job]);
+  clock.advance(2 * MINUTE);
+  const report = await wd!.runOnce([job]);
+  expect(report.jobs[0]!.outcome).toBe('ok');
+  const open = firing(wd!, job);
+  expect(open.length, `${job} has something open before the fault`).toBeGreaterThan(0);
+  return open;
+}
+
+/** Runs the failing cycles and checks what they did and did not write. */
+async function failingCycles(job: Job, before: string[], reason?: RegExp): Promise<void> {
+  const startEvent = events(wd!).length;
+  for (let cycle = 1; cycle <= FAILED_CYCLES; cycle++) {
+    clock.advance(STEP);
+    const report = await wd!.runOnce([job]);
+    const r = report.jobs[0]!;
+    expect(r.outcome, `cycle ${cycle}`).toBe('failed');
+    if (reason) expect(r.reason).toMatch(reason);
+    expect(r.reason).not.toContain(sim.adminToken);
+    const sourceEvents = events(wd!).slice(startEvent).filter((e) => e.fingerprint === `watchdog/source/${job}`);
+    // Fires exactly at the threshold, once.
+    expect(sourceEvents.map((e) => e.kind), `cycle ${cycle}`).toEqual(cycle >= THRESHOLD ? ['firing'] : []);
+  }
+  const written = events(wd!).slice(startEvent);
+  expect(written.filter((e) => !e.fingerprint.startsWith('watchdog/'))).toEqual([]);
+  expect(firing(wd!, job)).toEqual(before);
+}
+
+/** The first complete read: the source alert resolves, the job's own alerts stay as they were. */
+async function recovers(job: Job, before: string[]): Promise<void> {
+  const startEvent = events(wd!).length;
+  clock.advance(STEP);
+  const report = await wd!.runOnce([job]);
+  expect(report.jobs[0]!.outcome).toBe('ok');
+  expect(events(wd!).slice(startEvent)).toEqual([{ kind: 'resolved', fingerprint: `watchdog/source/${job}` }]);
+  expect(firing(wd!, job)).toEqual(before);
+  expect(firing(wd!, `source:${job}`)).toEqual([]);
+}
+
+describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
+  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason }) => {
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock);
+    seedProblems();
+    const before = await healthy(job);
+    sim.control.setFault(fn, fault);
+    await failingCycles(job, before, reason);
+    sim.control.clearFaults();
+    await recovers(job, before);
+  });
+
+  it('a failure shorter than the threshold raises nothing, and the count starts again after a good read', async () => {
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock);
+    seedProblems();
+    const before = await healthy(job);
+    const startEvent = events(wd).length;
+    for (let round = 0; round < 2; round++) {
+      sim.control.setFault(fn, { errorCode: 'internal_error' });
+      for (let i = 1; i < THRESHOLD; i++) {
+        clock.advance(STEP);
+        expect((await wd.runOnce([job])).jobs[0]!.outcome).toBe('failed');
+      }
+      sim.control.clearFaults();
+      clock.advance(STEP);
+      expect((await wd.runOnce([job])).jobs[0]!.outcome).toBe('ok');
+    }
+    expect(events(wd).slice(startEvent)).toEqual([]);
+    expect(firing(wd, job)).toEqual(before);
+  });
+});
+
+describe('a 429 burst shorter than the retries', () => {
+  it.each([
+    ['Retry-After in seconds', { rateLimit: { retryAfter: 'seconds', seconds: 2 }, times: 2 }],
+    ['Retry-After as an HTTP date', { rateLimit: { retryAfter: 'date', seconds: 2 }, times: 2 }],
+    ['no Retry-After', { rateLimit: { retryAfter: 'none' }, times: 2 }],
+  ] as [string, FaultSpec][])('%s: the read waits, retries and completes; no failure is counted', async (_name, fault) => {
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, api: '  max_retries: 3' }), clock, {
+      apiRetry: { baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.5 },
+    });
+    seedProblems();
+    const before = await healthy('runs');
+    sim.control.setFault('runs.list', fault);
+    clock.advance(STEP);
+    const report = await advancing(clock, wd.runOnce(['runs']), 500);
+    expect(report.jobs[0]!.outcome).toBe('ok');
+    expect(sim.control.requests().filter((r) => r.fn === 'runs.list' && r.status === 429)).toHaveLength(2);
+    expect(wd.store.db.prepare(`SELECT consecutive_failures AS n FROM source_health WHERE job = 'runs'`).get()).toEqual({ n: 0 });
+    expect(firing(wd, 'runs')).toEqual(before);
+  });
+});
+
+/** The last deployed app: not one `seedProblems` touches. */
+function quietApp(s: RunningSimulator): number {
+  return [...s.control.state.apps.values()].filter((a) => a.deployedAt !== null).at(-1)!.id;
+}
+
+describe('a list that shifts while it is paged', () => {
+  /**
+   * A dispatcher that changes the list at the service before every page after the first: each walk
+   * sees the list move, so no walk is ever consistent while `shifting` is on.
+   */
+  function shiftingDispatcher(path: string, shift: () => void): { dispatcher: Dispatcher; set(on: boolean): void } {
+    agent = new Agent();
+    let on = false;
+    const dispatcher = agent.compose((dispatch) => (opts, handler) => {
+      const p = String(opts.path);
+      if (on && p.startsWith(path) && /[?&]offset=[1-9]/.test(p)) shift();
+      return dispatch(opts, handler);
+    });
+    return { dispatcher, set: (v) => (on = v) };
+  }
+
+  it.each([
+    {
+      job: 'runs' as const,
+      path: '/api/v1/runs?',
+      // A finished restart of an app with nothing open: it moves the list, it does not fix anything.
+      shift: (s: RunningSimulator) => s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
+    },
+    {
+      job: 'backups' as const,
+      path: '/api/v1/backups?',
+      shift: (s: RunningSimulator) => s.control.addBackup(quietApp(s), { hoursAgo: 0 }),
+    },
+  ])('$job: every walk is thrown away, the cycle fails whole, nothing resolves; a steady list reads again', async ({ job, path, shift }) => {
+    const shifting = shiftingDispatcher(path, () => shift(sim));
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock, { dispatcher: shifting.dispatcher });
+    seedProblems();
+    const before = await healthy(job);
+    shifting.set(true);
+    await failingCycles(job, before, /shift|total went|came twice|pagination|walk/i);
+    shifting.set(false);
+    await recovers(job, before);
+  });
+});
