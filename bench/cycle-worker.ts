@@ -216,6 +216,9 @@ function recordsOf(s: Snapshot): number {
       return s.summary.sections.reduce((n, sec) => n + sec.items.length, 0);
     case 'maintenance':
       return s.apps.length;
+    default:
+      // A job added later: counted by its arrays and maps, whatever they hold.
+      return Object.values(s).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : v instanceof Map ? v.size : 0), 0);
   }
 }
 
