@@ -47,6 +47,7 @@ jobs:
   urls: ${every}
   backups: ${every}
   maintenance: ${every}
+  servers: ${every}
   jitter: 0s
 checks:
   certificates: { warn_days: 14, critical_days: 3 }

@@ -11,7 +11,7 @@ import type { ManualClock } from '../../src/lib/clock.js';
 import { BAD_SERVER_STATES } from '../../src/simulator/vocabulary.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from './fixtures.js';
+import { engineConfig, eventsOf, manualSim, MINUTE, openWatchdog, tempDir } from './fixtures.js';
 
 let sim: RunningSimulator;
 let clock: ManualClock;
@@ -19,8 +19,13 @@ let tmp: ReturnType<typeof tempDir>;
 let receiver: WebhookReceiver;
 let wd: Watchdog | undefined;
 
+/** A token that reads apps and runs but not servers. */
+const NO_SERVERS = 'token-without-server-read';
+
 beforeEach(async () => {
-  ({ sim, clock } = await manualSim());
+  ({ sim, clock } = await manualSim({
+    tokens: [{ token: NO_SERVERS, namespaces: '*', permissions: ['deployment_app: read', 'deployment_workflow: read', 'workspace: read'] }],
+  }));
   tmp = tempDir();
   receiver = await startWebhookReceiver();
 });
@@ -122,5 +127,18 @@ describe('a server in a bad state', () => {
     expect(up.join('\n')).not.toContain('held back');
     expect(outboxOf(fpA)).toEqual(['sent/deliver']);
     expect(wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get()).toEqual({ n: 0 });
+  });
+});
+
+describe('a token without deployment_server: read', () => {
+  it('disables the servers job with one alert naming the permission; the runs job goes on', async () => {
+    wd = openWatchdog(engineConfig(sim, tmp.dir, '', NO_SERVERS), clock);
+    const report = await wd.runOnce(['servers', 'runs']);
+    expect(report.jobs.map((j) => `${j.job} ${j.outcome}`)).toEqual(['servers disabled', 'runs ok']);
+    expect(report.jobs[0]!.reason).toBe('the token lacks deployment_server: read (servers.list answered function_not_allowed)');
+    clock.advance(MINUTE);
+    await wd.runOnce(['servers']);
+    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual(['firing watchdog/disabled/servers']);
+    expect(eventsOf(wd, 'servers/')).toEqual([]);
   });
 });

@@ -73,8 +73,10 @@ describe('check', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^runs\s+ok: \d+ findings?, \d+ events?$/m);
     expect(stdout).toMatch(/^backups\s+ok:/m);
+    // The seed leaves one server in error.
+    expect(stdout).toMatch(/^servers\s+ok: 1 finding, 1 event$/m);
     expect(stdout).not.toMatch(/^maintenance/m);
-    expect(stdout).toMatch(/4 of 4 jobs complete; \d+ events? written; \d+ notifications? sent/);
+    expect(stdout).toMatch(/5 of 5 jobs complete; \d+ events? written; \d+ notifications? sent/);
   });
 
   it('exits 1 when a source cannot be read completely, naming why', async () => {
