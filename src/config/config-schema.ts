@@ -180,7 +180,7 @@ const jobsSchema = z
     urls: jobSchema('*/15 * * * *'),
     backups: jobSchema('0 * * * *'),
     maintenance: jobSchema('*/30 * * * *'),
-    servers: jobSchema('*/5 * * * *'),
+    servers: jobSchema('*/1 * * * *'),
     jitter: durationSchema.prefault('5s').describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
   })
   .strict();

@@ -335,7 +335,7 @@ describe('parseConfig: defaults and values', () => {
       urls: '*/15 * * * *',
       backups: '0 * * * *',
       maintenance: '*/30 * * * *',
-      servers: '*/5 * * * *',
+      servers: '*/1 * * * *',
       jitter: 5_000,
     });
     expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], retrying_grace: 1_800_000, lookback: 604_800_000 });
