@@ -39,6 +39,8 @@ export function demoConfigYaml(o: DemoConfigOptions): string {
 api:
   base_url: ${o.baseUrl}
   token: \${${DEMO_ENV.token}}
+  # The simulator is local and jobs run every few seconds; a real service keeps the default (10).
+  requests_per_second: 100
 state:
   path: ./state.db
 jobs:

@@ -73,5 +73,12 @@ export function healEstate(control: SimulatorControl): HealReport {
     control.setRunState(runId, { state: 'done' });
     finished += 1;
   }
+  // An app without any finished backup (deployed lately, or just now by the runs above) is no
+  // problem to the simulator but a "no backup" to the backups check: give it its first one.
+  for (const app of control.state.apps.values()) {
+    if (app.state === VOCABULARY.app.deleted || app.state === VOCABULARY.app.disabled) continue;
+    const hasBackup = control.state.backupIndex.byApp(app.id).some((b) => b.state === VOCABULARY.backup.done);
+    if (!hasBackup) control.addBackup(app.id, { automated: true });
+  }
   return { fixed: found, restartedServers: restarted, finishedRuns: finished, remaining: control.problems() };
 }

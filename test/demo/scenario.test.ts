@@ -38,6 +38,7 @@ describe('healEstate', () => {
     [12, 2],
     [12, 3],
     [40, 7],
+    [200, 5],
   ])('leaves no problem and no run under way (%i apps, seed %i)', async (apps, seed) => {
     const sim = await simulator(apps, seed);
     expect(sim.control.problems().length).toBeGreaterThan(0);
@@ -46,6 +47,10 @@ describe('healEstate', () => {
     expect(report.remaining).toEqual([]);
     expect(sim.control.problems()).toEqual([]);
     expect(sim.control.state.activeRuns.size).toBe(0);
+    const withoutBackup = [...sim.control.state.apps.values()].filter(
+      (a) => a.state !== 'deleted' && a.state !== 'disabled' && !sim.control.state.backupIndex.byApp(a.id).some((b) => b.state === 'done'),
+    );
+    expect(withoutBackup.map((a) => a.name)).toEqual([]);
     expect([...sim.control.state.servers.values()].filter((s) => BAD_SERVER_STATES.includes(s.state))).toEqual([]);
   });
 });
