@@ -77,15 +77,17 @@ export function firing(wd: Watchdog, job: string): string[] {
 
 /**
  * Waits for `work` while moving the manual clock forward in `stepMs` steps, so waits on the clock
- * (retry backoff, Retry-After) end without sleeping in real time.
+ * (retry backoff, Retry-After, send timeouts) end without sleeping long in real time. With
+ * `realMs` > 0 each step also lets that much real time pass, for work that needs real I/O to
+ * finish before its clock-driven timeout (an SMTP conversation).
  */
-export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs = 1_000): Promise<T> {
+export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs = 1_000, realMs = 0): Promise<T> {
   let done = false;
   const result = work.finally(() => {
     done = true;
   });
   while (!done) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => (realMs > 0 ? setTimeout(resolve, realMs) : setImmediate(resolve)));
     if (!done) clock.advance(stepMs);
   }
   return result;
