@@ -33,6 +33,7 @@ export class DemoPrinter {
     private readonly options: { quiet: boolean; startedAt: () => number; now: () => number },
   ) {}
 
+  /** What runs where, before the show. */
   banner(b: DemoBanner): void {
     const lines = [
       `deploy-watchdog demo: ${b.apps} apps (seed ${b.seed}), about ${seconds(b.durationMs)}`,
@@ -55,6 +56,7 @@ export class DemoPrinter {
     this.write([`${this.stamp()}  ${text}`]);
   }
 
+  /** A scenario step, stamped: ⚡ a problem starts, 🔧 it is fixed. */
   step(step: ScenarioStep): void {
     this.write([`${this.stamp()}  ${step.phase === 'start' ? '⚡' : '🔧'} ${step.says}`]);
   }
@@ -67,6 +69,7 @@ export class DemoPrinter {
     this.write(out);
   }
 
+  /** The closing summary: each staged problem's score, deliveries, events, remediation. */
   summary(tally: DemoTally, ending: string): void {
     const problems = tally.problems;
     const told = problems.filter((p) => p.fired > 0 && p.resolved > 0).length;

@@ -73,37 +73,36 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
   const cleanups: (() => Promise<void> | void)[] = [];
   let daemon: DemoDaemon | undefined;
   try {
-    // Printing starts only once the show does: messages before that (none expected) still count.
+    // The estate first: the cast and the story decide what the tally listens for.
+    const sim: RunningSimulator = await startSimulator({ apps: options.apps, seed: options.seed, clock });
+    cleanups.push(() => sim.close());
+    const heal = healEstate(sim.control);
+    const cast = castDemo(sim.control);
+    const scenario = buildScenario(cast, DEMO_NAMES.retryPolicy);
+    const tally = new DemoTally(scenario.problems);
+
+    // Printing starts with the show; anything delivered after the daemon stopped is not printed.
     let live = false;
     const readSlack = slackPayloadReader();
-    const tallyRef: { current?: DemoTally } = {};
     const webhook: WebhookReceiver = await startWebhookReceiver({
       onPayload(payload) {
         const reading = readSlack(payload);
-        const tally = tallyRef.current;
-        const before = tally?.complete() ?? true;
-        tally?.slack(reading);
-        if (live) printer.message(LABELS.slack, reading.lines);
-        if (live && !before && tally?.complete()) printer.note('✔ every staged problem has been announced and cleared');
+        const before = tally.complete();
+        tally.slack(reading);
+        if (!live) return;
+        printer.message(LABELS.slack, reading.lines);
+        if (!before && tally.complete()) printer.note('✔ every staged problem has been announced and cleared');
       },
     });
     cleanups.push(() => webhook.close());
     const smtp: SmtpSink = await startSmtpSink({
       onMessage(message) {
         const reading = readEmail(message);
-        tallyRef.current?.email(reading);
+        tally.email(reading);
         if (live) printer.message(LABELS.email, reading.brief);
       },
     });
     cleanups.push(() => smtp.close());
-    const sim: RunningSimulator = await startSimulator({ apps: options.apps, seed: options.seed, clock });
-    cleanups.push(() => sim.close());
-
-    const heal = healEstate(sim.control);
-    const cast = castDemo(sim.control);
-    const scenario = buildScenario(cast, DEMO_NAMES.retryPolicy);
-    const tally = new DemoTally(scenario.problems);
-    tallyRef.current = tally;
 
     const jobEverySeconds = jobPeriodSeconds(options.durationMs);
     const configPath = path.join(dir, 'deploy-watchdog.yaml');
@@ -160,6 +159,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     daemon = undefined;
     live = false;
     printer.summary(tally, outcome.ending === 'aborted' ? 'interrupted' : outcome.ending === 'completed' ? 'every problem told' : 'time up');
+    if (options.keep) io.stdout.write(`kept ${dir} (the config and the state file)\n`);
     return { tally, ending: outcome.ending, dir };
   } finally {
     if (daemon) await daemon.stop(STOP_DEADLINE_MS).catch(() => undefined);

@@ -8,6 +8,7 @@ import { castDemo } from '../../src/demo/demo-cast.js';
 import { healEstate } from '../../src/demo/heal-estate.js';
 import { buildScenario, type DemoProblemKind, type Scenario } from '../../src/demo/scenario.js';
 import { ScenarioRunner } from '../../src/demo/scenario-runner.js';
+import { jobPeriodSeconds } from '../../src/demo/run-demo.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { BAD_SERVER_STATES } from '../../src/simulator/vocabulary.js';
 import { startSimulator, type ProblemKind, type RunningSimulator } from '../../src/simulator/index.js';
@@ -179,5 +180,19 @@ describe('ScenarioRunner', () => {
     const outcome = await run;
     expect(outcome.ending).toBe('aborted');
     expect(outcome.done.map((s) => s.says)).toEqual(['early']);
+  });
+});
+
+describe('jobPeriodSeconds', () => {
+  it.each([
+    [5_000, 1],
+    [20_000, 1],
+    [45_000, 2],
+    [60_000, 3],
+    [80_000, 4],
+    [120_000, 5],
+    [3_600_000, 5],
+  ])('%i ms of demo → every %i s (a divisor of 60)', (durationMs, seconds) => {
+    expect(jobPeriodSeconds(durationMs)).toBe(seconds);
   });
 });
