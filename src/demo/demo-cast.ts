@@ -49,11 +49,12 @@ export function castDemo(control: SimulatorControl): DemoCast {
     .filter((a) => a.state === VOCABULARY.app.running && a.deployedAt !== null && a.envType !== null)
     .map((a) => ({
       app: { id: a.id, name: a.name, environmentType: a.envType as EnvironmentType },
-      urls: a.urlIds
-        .map((id) => state.urls.get(id))
-        .filter((u) => u !== undefined && u.state === VOCABULARY.url.active && u.publicCheck !== null)
-        .map((u) => ({ id: u!.id, url: u!.url })),
-      hasBackup: (state.backupIndex.byApp(a.id)?.length ?? 0) > 0,
+      urls: a.urlIds.flatMap((id) => {
+        const u = state.urls.get(id);
+        // An active URL the outside check looks at: its certificate and check can both be staged.
+        return u && u.state === VOCABULARY.url.active && u.publicCheck !== null ? [{ id: u.id, url: u.url }] : [];
+      }),
+      hasBackup: state.backupIndex.byApp(a.id).length > 0,
     }));
   const withUrl = live.filter((a) => a.urls.length > 0);
   if (withUrl.length === 0) throw new Error('the seeded estate has no running app with an active URL; try another --seed or more --apps');
