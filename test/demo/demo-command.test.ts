@@ -5,6 +5,7 @@
  * reported, emails went out for production, the summary was printed, and the temp dir is gone.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDemoArgs } from '../../src/cli/demo.js';
@@ -138,16 +139,20 @@ describe('deploy-watchdog demo, stopped with Ctrl-C', () => {
         if (!abort.signal.aborted && stdout.includes('[slack #ops]')) abort.abort(new Error('received SIGINT'));
       },
     });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('stopping (interrupted)');
-    expect(result.stdout).toMatch(/Summary \(interrupted, /);
-    // Stopped early: the summary tells what was never staged rather than calling it a miss.
-    expect(result.stdout).toMatch(/ [0-5] of 6 problems staged/);
-    expect(result.stdout).toContain('not staged: the demo stopped before');
-    // --keep keeps the config for a look afterwards.
-    const configPath = /config +(\S+deploy-watchdog\.yaml)/.exec(result.stdout)?.[1] as string;
-    expect(fs.readFileSync(configPath, 'utf8')).toContain('${SLACK_WEBHOOK_URL}');
-    fs.rmSync(configPath.replace(/\/deploy-watchdog\.yaml$/, ''), { recursive: true, force: true });
+    // --keep keeps the config for a look afterwards; removed here whatever the assertions say.
+    const kept = /kept (\S+) \(the config and the state file\)/.exec(result.stdout)?.[1];
+    try {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('stopping (interrupted)');
+      expect(result.stdout).toMatch(/Summary \(interrupted, /);
+      // Stopped early: the summary tells what was never staged rather than calling it a miss.
+      expect(result.stdout).toMatch(/ [0-5] of 6 problems staged/);
+      expect(result.stdout).toContain('not staged: the demo stopped before');
+      expect(kept).toBeDefined();
+      expect(fs.readFileSync(path.join(kept as string, 'deploy-watchdog.yaml'), 'utf8')).toContain('${SLACK_WEBHOOK_URL}');
+    } finally {
+      if (kept) fs.rmSync(kept, { recursive: true, force: true });
+    }
   }, 30_000);
 });
 
