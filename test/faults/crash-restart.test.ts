@@ -1,0 +1,225 @@
+/**
+ * `deploy-watchdog run` SIGKILLed at random points (a seeded PRNG picks them) across many cycles of
+ * changing data, restarted each time on the same state file. After a final run that is left to
+ * settle and stopped with SIGTERM:
+ * - every alert event written was delivered to Slack (webhook stand-in) and by mail (SMTP sink) at
+ *   least once and at most twice (a kill between "sent" and "recorded as sent" may repeat one);
+ * - no outbox row is left waiting, given up or lost;
+ * - no remediation action was taken twice: one idempotency key per failed run, however many
+ *   restarts sent it (the service answers a repeated key from its store and starts nothing new).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeMrkdwn, oneLine } from '../../src/notify/channels/escape.js';
+import { Prng } from '../../src/simulator/prng.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { tempDir } from './fault-fixture.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'src/cli/bin.ts');
+/** Kills before the final, undisturbed run. */
+const KILLS = 8;
+/** Kill points: this long after the spawn (startup included, so some die before their first cycle). */
+const KILL_AFTER_MS = { min: 300, max: 3_000 };
+const SEED = 20261121;
+
+let sim: RunningSimulator;
+let slack: WebhookReceiver;
+let mail: SmtpSink;
+let tmp: ReturnType<typeof tempDir>;
+let output = '';
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  sim = await startSimulator({ apps: 16, seed: 4 });
+  slack = await startWebhookReceiver();
+  mail = await startSmtpSink();
+  tmp = tempDir('dw-crash-');
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await slack.close();
+  await mail.close();
+  await sim.close();
+  tmp.cleanup();
+});
+
+function writeConfig(): string {
+  const file = path.join(tmp.dir, 'watchdog.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'api:',
+      `  base_url: ${sim.baseUrl}`,
+      '  token: ${DMS_API_TOKEN}',
+      '  requests_per_second: 500',
+      '  page_size: 50',
+      'state: { path: ./state.db }',
+      'jobs: { runs: "* * * * * *", urls: "*/2 * * * * *", backups: "*/2 * * * * *", attention: "off", maintenance: "off", jitter: 0s }',
+      'notify:',
+      '  channels:',
+      '    - { name: slack, type: slack, webhook_url: "${SLACK_URL}" }',
+      `    - { name: mail, type: email, smtp: { host: 127.0.0.1, port: ${mail.port}, secure: none }, from: watchdog@example.com, to: [ops@example.com] }`,
+      '  routes: [{ channels: [slack, mail] }]',
+      '  max_items_per_message: 100',
+      '  delivery: { interval: 200ms, initial_backoff: 1s, max_backoff: 2s, timeout: 2s }',
+      'remediation:',
+      '  enabled: true',
+      '  dry_run: false',
+      '  policies:',
+      '    - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] }, max_attempts: 1, now: true }',
+      'server: { listen: "off" }',
+      'log: { level: info, format: json }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function start(config: string): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--config', config, '--stop-timeout', '5s'], {
+    cwd: ROOT,
+    env: { ...process.env, DMS_API_TOKEN: sim.adminToken, SLACK_URL: slack.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Some new problems each round (remediable and not), some earlier ones fixed, some churn. */
+function changeData(round: number, rng: Prng): void {
+  const c = sim.control;
+  const live = [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running');
+  const nonProd = live.filter((a) => a.envType === 'staging' || a.envType === 'development');
+  const prod = live.filter((a) => a.envType === 'production');
+  c.addRun({ appId: rng.pick(nonProd).id, action: 'update', state: 'error' });
+  c.addRun({ appId: rng.pick(prod).id, action: 'restart', state: 'error' });
+  const withUrls = live.filter((a) => a.urlIds.length > 0);
+  c.expireCertificate(withUrls[round % withUrls.length]!.urlIds[0]!, { inDays: 2 });
+  if (round >= 2) c.renewCertificate(withUrls[(round - 2) % withUrls.length]!.urlIds[0]!);
+  c.churn(0.1);
+}
+
+interface StateDb {
+  pending(): number;
+  lastRunsSuccess(): number;
+  close(): void;
+}
+
+function openState(): StateDb | null {
+  const file = path.join(tmp.dir, 'state.db');
+  if (!fs.existsSync(file)) return null;
+  const db = new Database(file, { readonly: true, timeout: 2_000 });
+  return {
+    pending: () => (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get() as { n: number }).n,
+    lastRunsSuccess: () => (db.prepare(`SELECT last_success_at AS t FROM source_health WHERE job = 'runs'`).get() as { t: number } | undefined)?.t ?? 0,
+    close: () => db.close(),
+  };
+}
+
+describe('SIGKILL of `run` at random points across many cycles', () => {
+  it('delivers every alert at least once and at most twice, leaves nothing waiting, and never acts twice', async () => {
+    const config = writeConfig();
+    const rng = new Prng(SEED);
+    for (let round = 0; round < KILLS; round++) {
+      changeData(round, rng);
+      const { child, exited } = start(config);
+      await sleep(rng.int(KILL_AFTER_MS.min, KILL_AFTER_MS.max));
+      child.kill('SIGKILL');
+      expect((await exited).signal).toBe('SIGKILL');
+    }
+
+    // The last run is left alone until it has completed cycles after its start and sent everything.
+    changeData(KILLS, rng);
+    const finalStart = Date.now();
+    const { child, exited } = start(config);
+    const deadline = Date.now() + 30_000;
+    let settled = 0;
+    while (Date.now() < deadline && settled < 3) {
+      await sleep(250);
+      const db = openState();
+      if (!db) continue;
+      try {
+        settled = db.lastRunsSuccess() > finalStart + 1_000 && db.pending() === 0 ? settled + 1 : 0;
+      } catch {
+        settled = 0; // a table not created yet
+      } finally {
+        db.close();
+      }
+    }
+    child.kill('SIGTERM');
+    expect((await exited).code, output.slice(-3000)).toBe(0);
+    expect(settled, `the final run did not settle:\n${output.slice(-3000)}`).toBe(3);
+
+    const db = new Database(path.join(tmp.dir, 'state.db'), { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          `SELECT e.id, e.kind, e.fingerprint, a.summary, o.channel, o.status, o.decision
+             FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint
+             LEFT JOIN outbox o ON o.event_id = e.id
+            ORDER BY e.id`,
+        )
+        .all() as { id: number; kind: string; fingerprint: string; summary: string; channel: string | null; status: string | null; decision: string | null }[];
+      expect(rows.length).toBeGreaterThan(KILLS);
+      // Nothing lost on the way: every event has its row on both channels, and none is left waiting or given up.
+      const byEvent = new Map<number, typeof rows>();
+      for (const r of rows) byEvent.set(r.id, [...(byEvent.get(r.id) ?? []), r]);
+      for (const [id, own] of byEvent) {
+        expect(own.map((r) => r.channel).sort(), `event ${id}`).toEqual(['mail', 'slack']);
+        for (const r of own) expect(['sent', 'suppressed'], `event ${id} on ${r.channel}: ${r.status} (${r.decision})`).toContain(r.status);
+      }
+
+      // What arrived: one header line per event in each message.
+      const slackLines = slack.received.flatMap((p) =>
+        (p.blocks ?? []).filter((b) => b.type === 'section' && b.text?.text).map((b) => b.text!.text!.split('\n')[0]!),
+      );
+      const mailLines = mail.messages.flatMap((m) => (m.text ?? '').split('\n').filter((l) => /^[A-Z]+( [a-z]+ [^·]+)? · /.test(l) || /^RESOLVED/.test(l)));
+      const expected = new Map<string, { slack: string; mail: string; n: number }>();
+      for (const own of byEvent.values()) {
+        const sent = own.filter((r) => r.status === 'sent');
+        if (sent.length === 0) continue;
+        const e = own[0]!;
+        const resolved = e.kind === 'resolved';
+        const key = `${resolved ? 'resolved' : 'open'} ${e.summary}`;
+        const entry = expected.get(key) ?? { slack: ` · ${escapeMrkdwn(e.summary, 500)}`, mail: ` · ${oneLine(e.summary, 10_000)}`, n: 0 };
+        entry.n += 1;
+        expected.set(key, entry);
+      }
+      expect(expected.size).toBeGreaterThan(0);
+      const delivered = (lines: string[], suffix: string, resolved: boolean) =>
+        lines.filter((l) => l.endsWith(suffix) && /RESOLVED/.test(l.slice(0, l.indexOf(' · '))) === resolved).length;
+      for (const [key, e] of expected) {
+        const resolved = key.startsWith('resolved ');
+        const onSlack = delivered(slackLines, e.slack, resolved);
+        const byMail = delivered(mailLines, e.mail, resolved);
+        expect(onSlack, `slack: ${key}`).toBeGreaterThanOrEqual(e.n);
+        expect(onSlack, `slack: ${key}`).toBeLessThanOrEqual(2 * e.n);
+        expect(byMail, `mail: ${key}`).toBeGreaterThanOrEqual(e.n);
+        expect(byMail, `mail: ${key}`).toBeLessThanOrEqual(2 * e.n);
+      }
+    } finally {
+      db.close();
+    }
+
+    // Remediation: one key per failed run (max_attempts 1), whatever the restarts resent.
+    const retries = sim.control.requests().filter((r) => r.fn === 'runs.retry');
+    const keysByRun = new Map<string, Set<string>>();
+    for (const r of retries) keysByRun.set(r.path, (keysByRun.get(r.path) ?? new Set()).add(r.idempotencyKey ?? ''));
+    expect(keysByRun.size, 'some retries were sent').toBeGreaterThan(0);
+    for (const [run, keys] of keysByRun) expect([...keys], run).toHaveLength(1);
+    expect(output).not.toContain(sim.adminToken);
+  });
+});
