@@ -4,8 +4,8 @@
  *
  * A silence mutes DELIVERY only. The lifecycle still tracks a silenced alert (pending → firing →
  * resolved) exactly as any other; the notify router asks {@link activeSilenceFor} per event and
- * holds back what a silence covers. So when a silence ends, nothing already known is announced as
- * new, and a problem that ended during the silence is not forgotten.
+ * holds back what a silence covers, deciding it again every delivery round. So when a silence ends,
+ * an alert still firing is announced once, and one that ended during the silence stays quiet.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../state/store.js';

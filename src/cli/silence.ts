@@ -15,7 +15,8 @@ import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 const usage = `usage: deploy-watchdog silence --config FILE --match LABEL=VALUE [--match …] --for DURATION --reason TEXT [--author NAME]
 
 Mutes notifications of alerts whose labels match every --match, for DURATION (e.g. 2h, 30m, 1d).
-The alerts are still tracked; when the silence ends, nothing already known is announced again.
+The alerts are still tracked. When the silence ends, an alert still firing is announced once;
+one that ended under the silence stays quiet.
 Prints the silence id (for \`deploy-watchdog unsilence\`).
 
   --config FILE     the configuration file (its state.path is the database)

@@ -1,4 +1,7 @@
-/** `deploy-watchdog unsilence ID`: ends a silence now; its alerts are notified again from the next event. */
+/**
+ * `deploy-watchdog unsilence ID`: ends a silence now; its alerts still firing are announced at the
+ * next delivery round.
+ */
 import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, UsageError, type Command } from './command.js';

@@ -14,7 +14,10 @@ import type { ResolvedRoute } from './router.js';
 export type NotifyDecision =
   /** Send it. */
   | 'deliver'
-  /** An operator's silence matches the alert: tracked, not sent. */
+  /**
+   * An operator's silence matches the alert: held while it lasts and decided again every round,
+   * so an alert still firing when the silence ends (or is lifted) is announced then, once.
+   */
   | 'silenced'
   /** The route is in one of its mute windows: held until the window ends. */
   | 'muted_window'
@@ -34,7 +37,7 @@ export const STATUS_OF_DECISION: Record<NotifyDecision, 'pending' | 'held' | 'su
   deliver: 'pending',
   muted_window: 'held',
   inhibited: 'held',
-  silenced: 'suppressed',
+  silenced: 'held',
   resolved_not_sent: 'suppressed',
   repeat_not_due: 'suppressed',
   resolved_quietly: 'suppressed',

@@ -2,8 +2,9 @@
  * The transactional outbox: every notification is written to SQLite in the same transaction as
  * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
  * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
- * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (inhibited, in
- * a mute window) are decided again every round, and every other decision is kept for the audit.
+ * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (silenced,
+ * inhibited, in a mute window) are decided again every round, and every other decision is kept
+ * for the audit.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts, type AlertRow } from '../alerts/lifecycle.js';
@@ -146,9 +147,9 @@ export class Outbox {
   }
 
   /**
-   * Decides every held row again: when its mute window has ended or its cause has cleared, a row
-   * whose alert still fires becomes pending; one whose alert is over resolves quietly. Runs in its
-   * own transaction (or the caller's).
+   * Decides every held row again: when its silence or mute window has ended or its cause has
+   * cleared, a row whose alert still fires becomes pending; one whose alert is over resolves
+   * quietly. Runs in its own transaction (or the caller's).
    */
   release(now: number): OutboxPass {
     const pass: OutboxPass = { decisions: {}, summaries: 0 };

@@ -48,40 +48,81 @@ describe('grouping a storm', () => {
 });
 
 describe('silences', () => {
-  it('a silenced alert is not sent, a later repeat after the silence is, and its resolve is sent', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)], alerts: { repeat_interval: HOUR } });
-    const silence = createSilence(h.store, {
+  const silenceShop = (h: Harness, durationMs: number) =>
+    createSilence(h.store, {
       matchers: [{ name: 'app', op: '=', value: 'shop' }],
-      durationMs: 30 * MINUTE,
+      durationMs,
       reason: 'deploying',
       createdBy: 'test',
       now: h.clock.now(),
     });
+
+  it('a silenced alert still firing when its 30m silence ends is announced then, once', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    silenceShop(h, 30 * MINUTE);
     expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ silenced: 1, deliver: 1 });
     await h.notifier.deliverDue();
     expect(receiver.received.map(payloadText).join()).not.toContain('Problem shop');
     expect(receiver.received.map(payloadText).join()).toContain('Problem crm');
 
-    h.clock.advance(HOUR);
-    expect(expireSilence(h.store, silence.id, h.clock.now()).outcome).toBe('already-over');
-    // The lifecycle repeats both; crm's repeat is due, shop's is its first announcement.
-    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ deliver: 2 });
+    // Still under the silence: held, re-decided each round, not sent.
+    h.clock.advance(29 * MINUTE);
+    h.cycle('runs', [finding('shop'), finding('crm')]);
     await h.notifier.deliverDue();
-    expect(receiver.received.at(-1) && payloadText(receiver.received.at(-1))).toContain('Problem shop');
+    expect(receiver.received).toHaveLength(1);
 
-    h.clock.advance(MINUTE);
-    expect(h.cycle('runs', []).decisions).toEqual({ deliver: 2 });
+    h.clock.advance(2 * MINUTE);
+    h.cycle('runs', [finding('shop'), finding('crm')]);
+    await h.notifier.deliverDue();
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(2);
+    expect(payloadText(receiver.received[1])).toContain('Problem shop');
+    expect(payloadText(receiver.received[1])).not.toContain('Problem crm');
+    expect(h.rows(`fingerprint = 'failed_runs/shop'`).map((r) => `${r.status}:${r.decision}`)).toEqual(['sent:deliver']);
   });
 
-  it('a silenced alert that ends under its silence resolves quietly', async () => {
+  it('unsilence lifts the hold at the next round', async () => {
     h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    createSilence(h.store, { matchers: [{ name: 'app', op: '=', value: 'shop' }], durationMs: HOUR, reason: 'r', createdBy: 't', now: h.clock.now() });
+    const silence = silenceShop(h, 2 * HOUR);
     h.cycle('runs', [finding('shop')]);
-    h.clock.advance(MINUTE);
-    expect(h.cycle('runs', []).decisions).toEqual({ resolved_quietly: 1 });
     await h.notifier.deliverDue();
     expect(receiver.requests).toBe(0);
-    expect(h.rows().map((r) => `${r.kind}:${r.status}:${r.decision}`)).toEqual(['firing:suppressed:silenced', 'resolved:suppressed:resolved_quietly']);
+    h.clock.advance(MINUTE);
+    expect(expireSilence(h.store, silence.id, h.clock.now()).outcome).toBe('expired');
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    expect(payloadText(receiver.received[0])).toContain('Problem shop');
+  });
+
+  it('a silenced alert that resolves during its silence is never sent, neither firing nor resolved', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    silenceShop(h, 30 * MINUTE);
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(10 * MINUTE);
+    expect(h.cycle('runs', []).decisions).toEqual({ resolved_quietly: 2 });
+    await h.notifier.deliverDue();
+    h.clock.advance(HOUR);
+    await h.notifier.deliverDue();
+    expect(receiver.requests).toBe(0);
+    expect(h.rows().map((r) => `${r.kind}:${r.status}:${r.decision}`)).toEqual([
+      'firing:suppressed:resolved_quietly',
+      'resolved:suppressed:resolved_quietly',
+    ]);
+  });
+
+  it('a later event of a silenced alert replaces its held one: one announcement when the silence ends', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)], alerts: { repeat_interval: HOUR } });
+    silenceShop(h, 90 * MINUTE);
+    h.cycle('runs', [finding('shop')]);
+    h.clock.advance(HOUR);
+    // The lifecycle repeats it under the silence: the held firing is superseded by the held repeat.
+    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ superseded: 1, silenced: 1 });
+    h.clock.advance(31 * MINUTE);
+    await h.notifier.deliverDue();
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    expect(payloadText(receiver.received[0])).toContain('Problem shop');
   });
 });
 
