@@ -221,5 +221,5 @@ describe('SIGKILL of `run` at random points across many cycles', () => {
     expect(keysByRun.size, 'some retries were sent').toBeGreaterThan(0);
     for (const [run, keys] of keysByRun) expect([...keys], run).toHaveLength(1);
     expect(output).not.toContain(sim.adminToken);
-  });
+  }, 120_000);
 });
