@@ -76,6 +76,7 @@ export class OutboxStore {
   readonly #insert: Database.Statement;
   readonly #held: Database.Statement<[], DbRow>;
   readonly #heldFor: Database.Statement<[string, string], DbRow>;
+  readonly #heldBy: Database.Statement<[string, string], DbRow>;
   readonly #due: Database.Statement<[string, number, number], DbRow>;
   readonly #redecide: Database.Statement;
   readonly #markSent: Database.Statement<[{ now: number; id: number }]>;
@@ -86,6 +87,7 @@ export class OutboxStore {
   readonly #logGet: Database.Statement<[string, string], { last_kind: string; announced_at: number }>;
   readonly #logPut: Database.Statement<[string, string, string, number]>;
   readonly #logClose: Database.Statement<[string, string]>;
+  readonly #logCloseAll: Database.Statement<[string]>;
   readonly #logSent: Database.Statement<[number, string, string]>;
   readonly #channelGet: Database.Statement<[string], { paused_until: number | null; consecutive_failures: number }>;
   readonly #channelPut: Database.Statement<[string, number | null, number, string | null]>;
@@ -101,6 +103,7 @@ export class OutboxStore {
     );
     this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
     this.#heldFor = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND fingerprint = ? AND channel = ? ORDER BY id`);
+    this.#heldBy = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND held_by = ? AND channel = ? ORDER BY id`);
     this.#due = db.prepare(
       `SELECT * FROM outbox WHERE status = 'pending' AND channel = ? AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
     );
@@ -129,6 +132,7 @@ export class OutboxStore {
     this.#logClose = db.prepare(
       `UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ? AND channel = ?`,
     );
+    this.#logCloseAll = db.prepare(`UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ?`);
     this.#logSent = db.prepare('UPDATE notification_log SET last_sent_at = ? WHERE fingerprint = ? AND channel = ?');
     this.#channelGet = db.prepare('SELECT paused_until, consecutive_failures FROM notify_channel_state WHERE channel = ?');
     this.#channelPut = db.prepare(
@@ -154,6 +158,11 @@ export class OutboxStore {
   /** The held rows of one alert on one channel. */
   heldFor(fingerprint: string, channel: string): OutboxRow[] {
     return this.#heldFor.all(fingerprint, channel).map(fromDb);
+  }
+
+  /** The rows one cause holds back on one channel, oldest first. */
+  heldBy(causeFingerprint: string, channel: string): OutboxRow[] {
+    return this.#heldBy.all(causeFingerprint, channel).map(fromDb);
   }
 
   /** A channel's pending rows due by `now`, oldest first. */
@@ -212,6 +221,11 @@ export class OutboxStore {
   /** Records that the alert is over for the channel, whether or not the resolve was sent. */
   logClosed(fingerprint: string, channel: string): void {
     this.#logClose.run(fingerprint, channel);
+  }
+
+  /** Closes a log key on every channel (a cause's summaries, when the cause is over). */
+  logClosedEverywhere(fingerprint: string): void {
+    this.#logCloseAll.run(fingerprint);
   }
 
   /** A channel's pause and failure streak. */

@@ -50,8 +50,16 @@ export interface OutboxPass {
 /** The channel a notice goes to; notices skip routing and go out as they are. */
 const NOTICE_ROUTE = 'notice';
 
-/** Held alerts collected during one pass, per channel and cause, for the summaries. */
-type HeldByCause = Map<string, Map<string, { cause: InhibitionCause; events: AlertEvent[] }>>;
+/** The causes that held rows back during one pass, per channel, for the summaries. */
+type HeldByCause = Map<string, Map<string, InhibitionCause>>;
+
+/**
+ * The notification-log key under which a channel's inhibition summary for a cause is recorded:
+ * the summary goes out once per (channel, cause) while the cause fires, not once per pass.
+ */
+export function inhibitLogKey(causeFingerprint: string): string {
+  return `inhibit:${causeFingerprint}`;
+}
 
 /** Writes outbox rows and re-decides held ones. */
 export class Outbox {
@@ -75,6 +83,8 @@ export class Outbox {
     const facts = this.#factsAt(now);
     const held: HeldByCause = new Map();
     for (const event of events) {
+      // A cause that is over closes its summaries: the next time it fires is news again.
+      if (event.kind === 'resolved') this.rows.logClosedEverywhere(inhibitLogKey(event.fingerprint));
       const cause = facts.inhibitor.causeFor(event);
       const silenceId = facts.silenceOf(event.labels);
       for (const { channel, route } of this.options.router.route(event.labels, event.severity)) {
@@ -111,7 +121,7 @@ export class Outbox {
         });
         this.#recordLog(event, channel, decided, now);
         this.#count(pass, channel, decided.decision);
-        if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause, event);
+        if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause);
       }
     }
     pass.summaries = this.#summaries(held, facts, now);
@@ -194,7 +204,7 @@ export class Outbox {
         );
         this.#recordLog(event, row.channel, decided, now);
         this.#count(pass, row.channel, decided.decision);
-        if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause, event);
+        if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause);
       }
       pass.summaries = this.#summaries(held, facts, now);
     });
@@ -220,16 +230,30 @@ export class Outbox {
   }
 
   /**
-   * One notice per (channel, cause) for the alerts newly held in this pass: the page goes out
-   * once, under the cause, instead of once per app. None when the cause itself is silenced.
+   * The inhibition summaries of a pass: one notice per (channel, cause) for the whole time the
+   * cause fires, not one per cycle or job that holds something new. It lists every row the cause
+   * holds on that channel, and is sent again only after the channel heard the cause again (its
+   * repeat or escalation), so the count it gives is fresh when it is said. Recorded in the
+   * notification log under {@link inhibitLogKey}, closed when the cause resolves.
+   *
+   * None for `api_unreadable`: the cause's own message already says the API cannot be read, and
+   * what it holds are the same outage seen by other jobs. None when the cause itself is silenced.
    */
   #summaries(held: HeldByCause, facts: { silenceOf: SilenceLookup; open: Map<string, AlertRow> }, now: number): number {
     let n = 0;
     for (const [channel, causes] of held) {
-      for (const { cause, events } of causes.values()) {
+      for (const cause of causes.values()) {
+        if (cause.rule === 'api_unreadable') continue;
         const causeAlert = facts.open.get(cause.fingerprint);
         if (causeAlert && facts.silenceOf(causeAlert.labels)) continue;
+        const key = inhibitLogKey(cause.fingerprint);
+        const said = this.rows.logEntry(key, channel);
+        const causeTold = this.rows.logEntry(cause.fingerprint, channel);
+        const causeRetold = said !== undefined && causeTold !== undefined && causeTold.announcedAt > said.announcedAt;
+        if (announced(said) && !causeRetold) continue;
+        const events = this.rows.heldBy(cause.fingerprint, channel).map((r) => JSON.parse(r.payload) as AlertEvent);
         this.notice(inhibitionSummary(cause, events, this.options.maxItemsPerMessage), [channel], now);
+        this.rows.logAnnounced(key, channel, 'firing', now);
         n++;
       }
     }
@@ -267,12 +291,10 @@ function groupKeyOf(labels: Labels, route: ResolvedRoute): string {
   return JSON.stringify(groupLabelsOf(labels, route.groupBy));
 }
 
-function collect(held: HeldByCause, channel: string, cause: InhibitionCause, event: AlertEvent): void {
+function collect(held: HeldByCause, channel: string, cause: InhibitionCause): void {
   let causes = held.get(channel);
   if (!causes) held.set(channel, (causes = new Map()));
-  let entry = causes.get(cause.fingerprint);
-  if (!entry) causes.set(cause.fingerprint, (entry = { cause, events: [] }));
-  entry.events.push(event);
+  causes.set(cause.fingerprint, cause);
 }
 
 /** The notice that stands for the alerts one cause holds back on one channel. */

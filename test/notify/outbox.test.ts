@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSilence, expireSilence } from '../../src/alerts/silences.js';
 import type { CheckName, Finding } from '../../src/detectors/finding.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { finding, Harness, HOUR, MINUTE, payloadText, slackTo, T0 } from './notify-fixture.js';
+import { finding, Harness, HOUR, MINUTE, payloadText, SECOND, slackTo, T0 } from './notify-fixture.js';
 
 let receiver: WebhookReceiver;
 let other: WebhookReceiver;
@@ -252,31 +252,80 @@ describe('inhibition', () => {
     expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
   });
 
-  it('an API outage reported by several jobs is one message: later "cannot read" alerts are held under the first', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    const cannotRead = (source: string): Finding => ({
-      ...finding(`source-${source}`, { check: 'watchdog', source, app: undefined }, 'critical'),
-      summary: `cannot read ${source}: HTTP 503`,
-    });
-    h.cycle('runs', [cannotRead('runs')]);
-    h.clock.advance(MINUTE);
-    expect(h.cycle('urls', [cannotRead('urls')])).toEqual({ decisions: { inhibited: 1 }, summaries: 1 });
-    h.clock.advance(MINUTE);
-    expect(h.cycle('backups', [cannotRead('backups')])).toEqual({ decisions: { inhibited: 1 }, summaries: 1 });
-    await h.notifier.deliverDue();
-    const texts = receiver.received.map(payloadText);
-    expect(texts.filter((t) => t.includes('cannot read runs') && !t.includes('held back'))).toHaveLength(1);
-    expect(texts.filter((t) => t.includes('held back: cannot read runs'))).toHaveLength(2);
+  const cannotRead = (source: string): Finding => ({
+    ...finding(`source-${source}`, { check: 'watchdog', source, app: undefined }, 'critical'),
+    summary: `cannot read ${source}: HTTP 401 invalid token`,
+  });
+
+  it('an API outage seen by 4 jobs over 3 cycles is one message per channel: the cause, no summary', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url), slackTo('team', other.url)] });
+    const jobs = ['runs', 'urls', 'backups', 'attention'];
+    const passes = [];
+    for (let cycle = 0; cycle < 3; cycle++) {
+      for (const job of jobs) {
+        passes.push(h.cycle(job, [cannotRead(job)]));
+        await h.notifier.deliverDue();
+        h.clock.advance(15 * SECOND);
+      }
+    }
+    expect(passes.reduce((n, p) => n + p.summaries, 0)).toBe(0);
+    for (const r of [receiver, other]) {
+      expect(r.received.map(payloadText)).toHaveLength(1);
+      expect(payloadText(r.received[0])).toContain('cannot read runs');
+    }
 
     // The API is back for everyone: the held ones resolve quietly, the cause's resolve is sent.
     h.clock.advance(MINUTE);
-    h.cycle('urls', []);
-    h.cycle('backups', []);
-    h.cycle('runs', []);
+    for (const job of ['urls', 'backups', 'attention', 'runs']) h.cycle(job, []);
     receiver.received.length = 0;
     await h.notifier.deliverDue();
     expect(receiver.received.map(payloadText)).toHaveLength(1);
     expect(payloadText(receiver.received[0])).toContain('cannot read runs');
+    expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
+  });
+
+  it('a bad server seen by 4 jobs over 3 cycles: one server message and one summary per channel, again only after the server is re-announced', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url), slackTo('team', other.url)], alerts: { repeat_interval: HOUR } });
+    const checks: Record<string, CheckName> = { runs: 'failed_runs', urls: 'url_checks', backups: 'backups', attention: 'attention' };
+    const appsFor = (job: string, cycle: number) =>
+      Array.from({ length: cycle + 1 }, (_, i) => finding(`${job}-app-${i}`, { server: 's1', check: checks[job] }));
+    let summaries = 0;
+    for (let cycle = 0; cycle < 3; cycle++) {
+      summaries += h.cycle('servers', [server('s1')]).summaries;
+      for (const job of Object.keys(checks)) {
+        summaries += h.cycle(job, appsFor(job, cycle)).summaries;
+        await h.notifier.deliverDue();
+        h.clock.advance(5 * SECOND);
+      }
+    }
+    expect(summaries).toBe(2);
+    for (const r of [receiver, other]) {
+      const texts = r.received.map(payloadText);
+      expect(texts).toHaveLength(2);
+      expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(1);
+      // The summary counts what was held when it was written (the first job's first app).
+      expect(texts.filter((t) => t.includes('1 alert held back: Server s1 is in state error'))).toHaveLength(1);
+    }
+
+    // The server alert repeats (an hour on): the channel hears it again, and the next hold
+    // brings one fresh summary with everything held on that channel.
+    h.clock.advance(HOUR);
+    h.cycle('servers', [server('s1')]);
+    await h.notifier.deliverDue();
+    expect(h.cycle('runs', appsFor('runs', 3)).summaries).toBe(2);
+    expect(h.cycle('urls', appsFor('urls', 3)).summaries).toBe(0);
+    await h.notifier.deliverDue();
+    const latest = receiver.received.map(payloadText).filter((t) => t.includes('held back'));
+    expect(latest).toHaveLength(2);
+    expect(latest[1]).toContain('13 alerts held back: Server s1 is in state error');
+
+    // Over (what it held is announced), then in error again: a new outage is news again.
+    h.clock.advance(MINUTE);
+    h.cycle('servers', []);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    h.cycle('servers', [server('s1')]);
+    expect(h.cycle('runs', [...appsFor('runs', 3), finding('new-app', { server: 's1' })]).summaries).toBe(2);
   });
 });
 
