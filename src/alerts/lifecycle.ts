@@ -23,6 +23,12 @@ export interface LifecycleInput {
   job: string;
   /** Every finding of a COMPLETE snapshot. A snapshot that failed to read must not get here. */
   findings: readonly Finding[];
+  /**
+   * Fingerprint prefixes the detectors could not see whole this cycle (a truncated attention
+   * section, `attention/<rule>/`). An open alert under one of them that is absent from `findings`
+   * is left exactly as it is: neither resolved nor dropped, since it may only not have been listed.
+   */
+  incomplete?: readonly string[];
   now: number;
 }
 
@@ -92,8 +98,14 @@ export function applyFindings(
 
   alerts.touch(unchanged, now);
 
+  const unseen = input.incomplete ?? [];
+  let kept = 0;
   for (const previous of open.values()) {
     if (seen.has(previous.fingerprint)) continue;
+    if (unseen.some((prefix) => previous.fingerprint.startsWith(prefix))) {
+      kept++;
+      continue;
+    }
     const decision = decide(previous, undefined, now, options);
     if (decision.action === 'resolve') {
       alerts.resolve(previous.fingerprint, now);
@@ -103,6 +115,7 @@ export function applyFindings(
       alerts.drop(previous.fingerprint);
     }
   }
+  if (kept > 0) options.logger?.debug({ job, kept, incomplete: unseen }, 'alerts not listed by an incomplete part of the snapshot kept open');
   return events;
 }
 

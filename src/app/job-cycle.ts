@@ -87,6 +87,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   if (disabledReason !== undefined) return report('disabled', { reason: disabledReason });
 
   let findings: Finding[];
+  let incomplete: string[];
   try {
     const scope = await deps.namespaces();
     const ctx: CollectorContext = {
@@ -99,7 +100,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
-    findings = runDetectors(snapshot, deps.detectorOptions, now);
+    ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
   } catch (err) {
     if (signal?.aborted) {
       log.info('cycle cut short by shutdown; nothing written');
@@ -109,7 +110,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   }
 
   const events = deps.alerts.store.transaction(() => {
-    const own = applyFindings(deps.alerts, { job, findings, now }, { ...deps.lifecycle, logger: log });
+    const own = applyFindings(deps.alerts, { job, findings, incomplete, now }, { ...deps.lifecycle, logger: log });
     // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
     const source = applyFindings(deps.alerts, { job: sourceJobKey(job), findings: [], now }, { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log });
     deps.health.recordSuccess(job, now);

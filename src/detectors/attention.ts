@@ -11,10 +11,16 @@
  * person sees "Failed backups: 57 in all, 20 listed" once, instead of the same note on twenty
  * alerts; it resolves by itself when the section fits again. Each item also carries the section's
  * total in its details.
+ *
+ * A truncated section is not a complete view of its rule: an item that drops out of the listed 20
+ * (because newer ones pushed it out) is still a problem. So the detector declares such a section
+ * incomplete (`attention/<rule>/`), and the lifecycle leaves that rule's unlisted alerts as they
+ * are instead of resolving them; they resolve once the section lists every item again.
  */
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
 import type { AttentionSnapshot } from '../collectors/snapshot.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
+import type { DetectorResult } from './detector-result.js';
 import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
 import { contentHash, fingerprint, stableJson } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -75,14 +81,20 @@ function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
-/** Finds every listed item of every section at least as severe as `minSeverity`. */
-export function attention(snapshot: AttentionSnapshot, options: AttentionOptions, _now: number): Finding[] {
+/**
+ * Finds every listed item of every section at least as severe as `minSeverity`, and declares the
+ * sections that list fewer items than they count incomplete.
+ */
+export function attention(snapshot: AttentionSnapshot, options: AttentionOptions, _now: number): DetectorResult {
   const findings: Finding[] = [];
+  const incomplete: string[] = [];
   const seen = new Set<string>();
   for (const section of snapshot.summary.sections) {
     const severity = SEVERITY[section.severity];
     if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
     const truncated = section.count > section.items.length;
+    // The empty part makes the prefix end in `/`, so rule `cert` does not cover rule `cert_x`.
+    if (truncated) incomplete.push(fingerprint('attention', section.rule, ''));
 
     for (const item of section.items) {
       const [by, key] = identity(item);
@@ -140,5 +152,5 @@ export function attention(snapshot: AttentionSnapshot, options: AttentionOptions
       });
     }
   }
-  return findings;
+  return { findings, incomplete };
 }

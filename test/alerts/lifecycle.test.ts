@@ -177,6 +177,31 @@ describe('applyFindings', () => {
     expect(kinds(cycle([], OPTIONS, 'urls'))).toEqual(['resolved cert/1']);
   });
 
+  it('leaves absent alerts under an incomplete prefix as they are: not resolved, not dropped', () => {
+    const incompleteCycle = (findings: Finding[], incomplete: string[], options = OPTIONS) =>
+      store.transaction(() => applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, options));
+    expect(kinds(incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1')], ['att/r/']))).toEqual([
+      'firing att/r/1',
+      'firing att/r/2',
+      'firing att/rx/1',
+    ]);
+    // A pending one too (for: 2), so "not dropped" is checked as well as "not resolved".
+    incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1'), finding('att/r/3')], ['att/r/'], { ...OPTIONS, forCycles: 2 });
+    expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
+    const before = getAlert(store, 'att/r/2');
+
+    clock.advance(MINUTE);
+    // r/2 and r/3 are not listed, rx/1 is gone: only the complete rule resolves.
+    expect(kinds(incompleteCycle([finding('att/r/1')], ['att/r/']))).toEqual(['resolved att/rx/1']);
+    expect(getAlert(store, 'att/r/2')).toEqual(before);
+    expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
+
+    clock.advance(MINUTE);
+    // The section is complete again: what it does not list is over.
+    expect(kinds(incompleteCycle([finding('att/r/1')], []))).toEqual(['resolved att/r/2']);
+    expect(getAlert(store, 'att/r/3')).toBeUndefined();
+  });
+
   it('does not let another job take over an open alert of the same fingerprint', () => {
     cycle([finding('shared')], OPTIONS, 'runs');
     clock.advance(MINUTE);

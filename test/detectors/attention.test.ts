@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem } from '../../src/api/schemas.js';
-import { attention } from '../../src/detectors/attention.js';
+import { attention as detectAttention } from '../../src/detectors/attention.js';
 import type { Severity } from '../../src/detectors/finding.js';
 import { contentHash } from '../../src/detectors/fingerprint.js';
 import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js';
+
+/** The findings alone; the incomplete sections have their own tests below. */
+const attention = (...args: Parameters<typeof detectAttention>) => detectAttention(...args).findings;
 
 const shop = { id: 1, name: 'shop-prod', namespace: 'acme', project: 'shop', environment_type: 'production', server: 'web-01', state: 'running' };
 
@@ -116,5 +119,31 @@ describe('attention', () => {
     const a = attention(snap(), { minSeverity: 'info' }, NOW).map((f) => f.fingerprint);
     const b = attention(snap(), { minSeverity: 'info' }, NOW + 1000).map((f) => f.fingerprint);
     expect(b).toEqual(a);
+  });
+
+  it.each<[string, number, number, string[]]>([
+    ['every item listed', 3, 3, []],
+    ['more counted than listed', 25, 20, ['attention/backup_failed/']],
+    ['an empty section', 0, 0, []],
+  ])('declares a section incomplete only when it lists fewer than it counts: %s', (_, count, listed, incomplete) => {
+    const items = Array.from({ length: listed }, (_x, i) => ({ id: i + 1 }));
+    const result = detectAttention(attentionSnapshot([section({ count, items })]), { minSeverity: 'info' }, NOW);
+    expect(result.incomplete).toEqual(incomplete);
+    // The prefix covers the section's items (and its "more" finding), not another rule's.
+    for (const f of result.findings) expect(f.fingerprint.startsWith('attention/backup_failed/')).toBe(true);
+  });
+
+  it('ends the prefix with "/" so a rule never covers a longer rule name', () => {
+    const result = detectAttention(
+      attentionSnapshot([
+        section({ rule: 'cert', count: 30, items: [{ id: 1 }] }),
+        section({ rule: 'cert_x', count: 1, items: [{ id: 2 }] }),
+      ]),
+      { minSeverity: 'info' },
+      NOW,
+    );
+    expect(result.incomplete).toEqual(['attention/cert/']);
+    expect(result.findings.some((f) => f.fingerprint.startsWith('attention/cert/'))).toBe(true);
+    expect(result.findings.filter((f) => f.fingerprint.startsWith(result.incomplete[0]!)).map((f) => f.labels.rule)).not.toContain('cert_x');
   });
 });

@@ -90,11 +90,11 @@ describe('the server label of app findings matches the server finding (bad_serve
     ['backups', backupsSnapshot([appListItem({ last_backup_at: null })], [])],
     ['maintenance', maintenanceSnapshot([app({ maintenance: true })])],
   ];
-  const [cause] = runDetectors(serversSnapshot([server({ state: 'error' })]), all, NOW) as [Finding];
+  const [cause] = runDetectors(serversSnapshot([server({ state: 'error' })]), all, NOW).findings as [Finding];
   const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true }, [{ ...cause, status: 'firing', firedAt: NOW }]);
 
   it.each(appSnapshots)('every finding of the %s job is held under the server alert', (_job, snapshot) => {
-    const findings = runDetectors(snapshot, all, NOW);
+    const { findings } = runDetectors(snapshot, all, NOW);
     expect(findings.length).toBeGreaterThan(0);
     for (const finding of findings) {
       expect(finding.labels.server, finding.fingerprint).toBe('web-01');
