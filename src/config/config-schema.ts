@@ -318,7 +318,9 @@ const notifySchema = z
         max_age: durationSchema.prefault('24h').describe('A notification not delivered this long after it was due is given up.'),
         initial_backoff: durationSchema.prefault('10s'),
         max_backoff: durationSchema.prefault('10m'),
-        timeout: durationSchema.prefault('15s').describe('Time limit of one send.'),
+        timeout: durationSchema
+          .prefault('15s')
+          .describe("Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice."),
         interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
       })
       .strict()

@@ -46,7 +46,7 @@ export interface DeliverySettings {
   max_age: number;
   initial_backoff: number;
   max_backoff: number;
-  /** Time limit of one send. */
+  /** Time limit of one send; raised per channel to its own limit (see `sendLimitMs`). */
   timeout: number;
   /** How often the delivery loop looks for due notifications. */
   interval: number;

@@ -6,9 +6,23 @@
 import type { Clock } from '../lib/clock.js';
 import type { Channel, Notification, SendResult } from './channels/channel.js';
 
+/** Added to a channel's own limit, so its timeout answers before ours would. */
+export const SEND_MARGIN_MS = 2_000;
+
+/**
+ * The time limit of one send through `channel`: `notify.delivery.timeout`, raised to the
+ * channel's own limit plus {@link SEND_MARGIN_MS} when that is longer. This is the design that
+ * cannot go wrong whatever the config says: the loop never abandons a send the channel's library
+ * is still making, so a slow but successful relay gets each message once, not once per attempt.
+ */
+export function sendLimitMs(channel: Pick<Channel, 'sendTimeoutMs'>, configuredMs: number): number {
+  return channel.sendTimeoutMs > 0 ? Math.max(configuredMs, channel.sendTimeoutMs + SEND_MARGIN_MS) : configuredMs;
+}
+
 /** Options of {@link sendWithTimeout}. */
 export interface SendOptions {
   clock: Clock;
+  /** `notify.delivery.timeout`; the channel's own limit may raise it (see {@link sendLimitMs}). */
   timeoutMs: number;
   /** Aborts the send early (shutdown); answered as retryable. */
   signal?: AbortSignal | undefined;
@@ -22,7 +36,8 @@ export async function sendWithTimeout(channel: Channel, notification: Notificati
   } catch (err) {
     return { outcome: 'permanent', reason: `cannot render the message (${errorName(err)})` };
   }
-  const { clock, timeoutMs, signal: outer } = options;
+  const { clock, signal: outer } = options;
+  const timeoutMs = sendLimitMs(channel, options.timeoutMs);
   const ac = new AbortController();
   const onOuter = () => ac.abort(outer?.reason);
   if (outer?.aborted) onOuter();

@@ -1,4 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { silentLogger } from '../../src/app/logger.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
+import { channelConfigSchema } from '../../src/notify/channels/registry.js';
+import { SEND_MARGIN_MS, sendLimitMs } from '../../src/notify/send-with-timeout.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -141,6 +148,70 @@ describe('retries', () => {
   });
 });
 
+describe('a slow relay', () => {
+  it('taking longer than delivery.timeout, but within its own SMTP timeouts, is waited for: one message, one attempt', async () => {
+    let arrived!: () => void;
+    const inData = new Promise<void>((resolve) => (arrived = resolve));
+    let accept!: () => void;
+    const accepted = new Promise<void>((resolve) => (accept = resolve));
+    let received = 0;
+    const relay = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          arrived();
+          // The relay answers only after the watchdog's own delivery.timeout has passed.
+          void accepted.then(() => {
+            received++;
+            callback();
+          });
+        });
+      },
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
+    const port = (relay.server.address() as AddressInfo).port;
+    try {
+      h = Harness.open({
+        channels: [{ name: 'mail', type: 'email', smtp: { host: '127.0.0.1', port, secure: 'none', timeout: 30_000 }, from: 'dw@example.com', to: ['ops@example.com'] }],
+        notify: { delivery },
+      });
+      expect(sendLimitMs(h.channels.get('mail')!, delivery.timeout)).toBe(30_000 * 13 + SEND_MARGIN_MS);
+      h.cycle('runs', [finding('shop')]);
+      const round = h.notifier.deliverDue();
+      await inData;
+      h.clock.advance(3 * delivery.timeout);
+      accept();
+      expect(await round).toMatchObject({ sent: 1, retried: 0 });
+      expect(h.rows()).toMatchObject([{ status: 'sent', attempts: 1 }]);
+      h.clock.advance(10 * MINUTE);
+      await h.notifier.deliverDue();
+      expect(received).toBe(1);
+    } finally {
+      accept();
+      await h?.close();
+      h = undefined;
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
+  });
+
+  it.each([
+    ['a Slack channel with a shorter timeout keeps delivery.timeout', { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 10_000 }, 15_000],
+    ['a Slack channel with a longer timeout raises it', { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 30_000 }, 32_000],
+    ['an email channel: every SMTP step and recipient', { name: 'm', type: 'email', smtp: { host: 'mx', timeout: 15_000 }, from: 'a@example.com', to: ['b@example.com', 'c@example.com'] }, 15_000 * 14 + 2_000],
+    ['the log channel answers at once', { name: 'l', type: 'log' }, 15_000],
+  ])('%s', async (_name, config, limit) => {
+    const [channel] = buildChannels([channelConfigSchema.parse(config)], { logger: silentLogger, clock: new ManualClock() }).values();
+    try {
+      expect(sendLimitMs(channel!, 15_000)).toBe(limit);
+    } finally {
+      await closeChannels([channel!]);
+    }
+  });
+});
+
 describe('never blocks', () => {
   it('one hanging channel does not stall another; the hanging send times out on the clock', async () => {
     h = Harness.open({ channels: [slackTo('slow', receiver.url), slackTo('fast', other.url)], notify: { delivery } });
@@ -156,10 +227,11 @@ describe('never blocks', () => {
     h.clock.advance(delivery.interval);
     await vi.waitFor(() => expect(other.received).toHaveLength(2));
 
-    // The hanging send hits its time limit (5 s on the clock), and stop() returns.
-    h.clock.advance(delivery.timeout);
+    // The hanging send hits its time limit on the clock (the channel's own 60 s plus the 2 s
+    // margin, longer than delivery.timeout), and stop() returns.
+    h.clock.advance(62 * SECOND);
     await h.notifier.stop();
-    expect(h.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 5000 ms', null]);
+    expect(h.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 62000 ms', null]);
   });
 });
 

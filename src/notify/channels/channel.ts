@@ -57,6 +57,13 @@ export interface ChannelDeps {
 export interface Channel<M = unknown> {
   readonly name: string;
   readonly kind: string;
+  /**
+   * The longest one send can take before the channel answers by itself, by its own library's
+   * timeouts (0: it answers at once). The delivery loop waits at least this long plus a margin
+   * (`sendLimitMs` in `send-with-timeout.ts`): giving up on a send the library is still making would let it arrive
+   * after all and be sent again, a duplicate on every attempt to a slow relay.
+   */
+  readonly sendTimeoutMs: number;
   /** Builds the message for a notification. Pure: no I/O. */
   render(notification: Notification): M;
   /** Sends a rendered message. Never throws for delivery failures: it answers a SendResult. */

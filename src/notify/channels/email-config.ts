@@ -21,7 +21,10 @@ export const emailConfigSchema = z
           .object({ user: z.string().min(1, 'must not be empty'), pass: secretSchema })
           .strict()
           .optional(),
-        /** Connection, greeting and socket timeout, in milliseconds. */
+        /**
+         * Timeout of each SMTP step (connection, greeting, every command), in milliseconds. One
+         * send can take up to (12 + recipients) times this; the delivery loop waits that long.
+         */
         timeout: z.number().int().min(100).max(600_000).default(15_000),
         /** Off only for a relay with a self-signed certificate you trust by other means. */
         tls_reject_unauthorized: z.boolean().default(true),

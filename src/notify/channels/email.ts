@@ -170,6 +170,21 @@ export function classifySmtpError(err: unknown): SendResult {
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
 }
 
+/**
+ * SMTP steps that may each wait up to `smtp.timeout` before nodemailer gives up: DNS, connect,
+ * greeting, EHLO, STARTTLS, EHLO again, AUTH (up to three exchanges), MAIL FROM, DATA and the end
+ * of the message; one RCPT TO per recipient comes on top.
+ */
+const SMTP_STEPS = 12;
+
+/**
+ * How long one send can take at most: nodemailer has no overall limit, only one per step (its
+ * connection, greeting and socket timeouts are all `smtp.timeout`), so the bound is their sum.
+ */
+export function smtpSendLimitMs(timeoutMs: number, recipients: number): number {
+  return timeoutMs * (SMTP_STEPS + recipients);
+}
+
 /** The email channel kind: SMTP through nodemailer, one connection per message (no pool). */
 export const emailChannel = {
   kind: 'email',
@@ -209,6 +224,7 @@ export const emailChannel = {
     return {
       name: config.name,
       kind: 'email',
+      sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) => renderEmail(n, { now: deps.clock.now(), channelName: config.name, subjectPrefix: config.subject_prefix }),
       async send(message, signal): Promise<SendResult> {
         if (signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };

@@ -64,6 +64,7 @@ export const logChannel = {
     return {
       name: config.name,
       kind: 'log',
+      sendTimeoutMs: 0,
       render: renderLog,
       async send(message: LogMessage): Promise<SendResult> {
         for (const line of message) log[line.level](line.fields, line.msg);

@@ -219,6 +219,8 @@ export const slackChannel = {
     return {
       name: config.name,
       kind: 'slack',
+      // The webhook client aborts the request itself after `timeout`.
+      sendTimeoutMs: config.timeout,
       render: (n) =>
         renderSlack(n, {
           now: deps.clock.now(),
