@@ -48,6 +48,7 @@ const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
 export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
   readonly #selectOpen: Database.Statement<[], unknown[]>;
+  readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
   readonly #selectOne: Database.Statement<[string], unknown[]>;
   readonly #startLife: Database.Statement<unknown[]>;
   readonly #updateOpen: Database.Statement<unknown[]>;
@@ -64,6 +65,9 @@ export class AlertStore {
       .prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
       .raw(true);
     this.#selectOpen = db.prepare<[], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE status <> 'resolved'`).raw(true);
+    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
+      `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    );
     this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
     // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
     // open row belongs to the job that opened it, and another job's snapshot must not take it over.
@@ -101,6 +105,13 @@ export class AlertStore {
       out.set(row.fingerprint, row);
     }
     return out;
+  }
+
+  /** What the job's pending and firing alerts are about (the ones that name a record). */
+  openSubjectsByJob(job: string): { check: CheckName; subject: Subject }[] {
+    return this.#selectOpenSubjects
+      .all(job)
+      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
   }
 
   /** Records one more sighting of open alerts whose content did not change. */

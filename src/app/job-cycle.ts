@@ -97,6 +97,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       now,
       signal,
       concurrency: deps.config.api.concurrency,
+      openSubjects: deps.alerts.openSubjectsByJob(job),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);

@@ -1,10 +1,14 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
+import type { CheckName } from '../detectors/finding.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import type { RunsSnapshot } from './snapshot.js';
+
+/** The checks whose open alerts are about a run that must stay in view until it is decided. */
+const FOLLOWED_CHECKS: ReadonlySet<CheckName> = new Set<CheckName>(['failed_runs', 'stuck_runs']);
 
 /**
  * Reads the `runs` job's snapshot:
@@ -12,8 +16,13 @@ import type { RunsSnapshot } from './snapshot.js';
  *   (the list is ordered by creation, so everything after it is older still: a few pages, not all);
  * - plus every run still in an active state, however old, read with the `state` filter: a run stuck
  *   for longer than the look-back must stay in view, or its stuck alert would resolve by ageing out;
- * - `runs.get` of each run in a failed or active state, `api.concurrency` at a time, for steps and
- *   watcher;
+ * - plus, by id (`runs.get`), every run an open failed_runs or stuck_runs alert is about that the
+ *   window left out, and the runs of its app since it (`runs.list?app_id=…`, newest first, down to
+ *   that run): a failure older than the look-back stays failed until the run itself, or a newer
+ *   settled run of the same app and action, says otherwise; it never resolves by ageing out. A run
+ *   that `runs.get` no longer finds is gone, and its alert resolves;
+ * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
+ *   steps and watcher;
  * - `apps.list` for labels and links.
  * Any failed read throws; there is no partial snapshot.
  */
@@ -32,25 +41,69 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     );
     for (const run of active) if (!byId.has(run.id)) byId.set(run.id, run);
   }
+
+  const details = new Map<number, Run>();
+  for (const run of await readFollowed(ctx, byId)) {
+    byId.set(run.id, run);
+    details.set(run.id, run);
+  }
+  for (const run of await readNewerOfApps(ctx, [...details.values()], byId)) byId.set(run.id, run);
   const runs = [...byId.values()].sort(newestFirst);
 
   const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
-  const toDetail = runs.filter((r) => wanted.has(r.state));
-  const detailed = await mapLimit(toDetail, ctx.concurrency, async (run) => {
-    try {
-      return await client.runs.get(run.id, { signal });
-    } catch (err) {
-      // Gone between the list and the read: judged from its list item, as the snapshot allows.
-      if (err instanceof ApiError && err.code === 'not_found') return undefined;
-      throw err;
-    }
-  });
-  const details = new Map<number, Run>();
-  for (const run of detailed) if (run) details.set(run.id, run);
+  const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
+  for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
+    // Gone between the list and the read: judged from its list item, as the snapshot allows.
+    if (run) details.set(run.id, run);
+  }
 
   const apps = await readApps(ctx);
   ctx.logger.debug({ runs: runs.length, details: details.size, apps: apps.size }, 'runs read');
   return { job: 'runs', takenAt: ctx.now, runs, details, apps };
+}
+
+/** `runs.get` of the runs open alerts are about that the lists above did not bring. */
+async function readFollowed(ctx: CollectorContext, listed: ReadonlyMap<number, RunListItem>): Promise<Run[]> {
+  const ids = new Set<number>();
+  for (const { check, subject } of ctx.openSubjects ?? []) {
+    if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined && !listed.has(subject.id)) {
+      ids.add(subject.id);
+    }
+  }
+  const read = await mapLimit([...ids], ctx.concurrency, (id) => getUnlessGone(ctx, id));
+  return read.filter((run): run is Run => run !== undefined);
+}
+
+/**
+ * The runs of each followed run's app created since the oldest followed run of that app, newest
+ * first: the ones that may supersede it (same app and action, settled since). Bounded by that run:
+ * the walk stops at the first run created before it.
+ */
+async function readNewerOfApps(
+  ctx: CollectorContext,
+  followed: readonly Run[],
+  listed: ReadonlyMap<number, RunListItem>,
+): Promise<RunListItem[]> {
+  const oldestByApp = new Map<number, number>();
+  for (const run of followed) {
+    const created = timeOf(run.created_at);
+    if (run.app_id === null || !Number.isFinite(created)) continue;
+    oldestByApp.set(run.app_id, Math.min(created, oldestByApp.get(run.app_id) ?? Infinity));
+  }
+  const lists = await mapLimit([...oldestByApp], ctx.concurrency, ([appId, oldest]) =>
+    ctx.client.runs.listAll({ app_id: appId }, { signal: ctx.signal, until: (run) => createdBefore(run, oldest) }),
+  );
+  return lists.flat().filter((run) => !listed.has(run.id));
+}
+
+/** `runs.get`, or undefined when the run no longer exists. */
+async function getUnlessGone(ctx: CollectorContext, id: number): Promise<Run | undefined> {
+  try {
+    return await ctx.client.runs.get(id, { signal: ctx.signal });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found') return undefined;
+    throw err;
+  }
 }
 
 function createdBefore(run: RunListItem, since: number): boolean {

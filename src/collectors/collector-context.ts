@@ -5,6 +5,13 @@
 import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../app/logger.js';
 import type { Config } from '../config/load-config.js';
+import type { CheckName, Subject } from '../detectors/finding.js';
+
+/** What an open alert of the job is about: the record a collector may need to read again. */
+export interface OpenSubject {
+  check: CheckName;
+  subject: Subject;
+}
 
 /** The inputs of one collection. */
 export interface CollectorContext {
@@ -22,5 +29,12 @@ export interface CollectorContext {
   signal?: AbortSignal;
   /** Requests in flight at once for per-record reads (`api.concurrency`). */
   concurrency: number;
+  /**
+   * The subjects of this job's open (pending and firing) alerts, from the alert state. A collector
+   * whose source it lists only in part (runs, within a look-back) reads these records by id, so an
+   * alert is decided by its record and never resolved by the record leaving the window. Absent:
+   * none open.
+   */
+  openSubjects?: readonly OpenSubject[];
   logger: Logger;
 }

@@ -33,9 +33,10 @@ interface SnapshotBase {
 export interface RunsSnapshot extends SnapshotBase {
   job: 'runs';
   /**
-   * Every run updated within the configured look-back (`checks.failed_runs.lookback`), newest
-   * first, as `runs.list` gives them. Older runs are absent, so a failure older than the look-back
-   * with no newer run resolves by ageing out.
+   * Every run created within the configured look-back (`checks.failed_runs.lookback`), newest
+   * first, plus every run still active however old, plus the runs that open failed_runs and
+   * stuck_runs alerts are about (read by id) with their app's runs since: an alert already open is
+   * decided by its run (or a newer run of the same app and action), never by the look-back.
    */
   runs: RunListItem[];
   /**

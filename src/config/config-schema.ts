@@ -192,7 +192,11 @@ const checksSchema = z
         enabled: enabledSchema,
         failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
         retrying_grace: durationSchema.prefault('30m').describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
-        lookback: durationSchema.prefault('7d').describe('Only runs that ended within this window.'),
+        lookback: durationSchema
+          .prefault('7d')
+          .describe(
+            'How far back runs.list is read for new failures (by creation time). A failed run already alerted is read again by id however old: it resolves only when it (or a newer run of the same app and action) settles, never by ageing out.',
+          ),
       })
       .strict()
       .prefault({}),

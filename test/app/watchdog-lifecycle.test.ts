@@ -123,4 +123,28 @@ describe('a failed run through the lifecycle', () => {
     await second.runOnce(['runs']);
     expect(eventsOf(second, fingerprint).map((e) => e.kind)).toEqual(['firing', 'resolved']);
   });
+
+  it.each([
+    ['inside the look-back', 0],
+    ['itself older than the look-back (found through its app)', 90 * MINUTE],
+  ])('keeps a failure older than the look-back firing while runs.get says it failed; a newer success %s resolves it', async (_where, successAgoMs) => {
+    const wd = watchdog('checks:\n  failed_runs: { lookback: 1h }\n  stuck_runs: { enabled: false }');
+    const { runId, fingerprint } = failRun();
+    await wd.runOnce(['runs']);
+    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
+
+    // Two hours on, the run is far outside runs.list's window but still failed.
+    for (let i = 0; i < 4; i++) {
+      clock.advance(30 * MINUTE);
+      expect((await wd.runOnce(['runs'])).complete).toBe(true);
+    }
+    expect(sim.control.state.runs.get(runId)!.createdAt).toBeLessThan(clock.now() - 60 * MINUTE);
+    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
+    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+
+    sim.control.addRun({ appId: 3, action: 'update', state: 'done', startedAgoMs: successAgoMs });
+    clock.advance(MINUTE);
+    await wd.runOnce(['runs']);
+    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing', 'resolved']);
+  });
 });

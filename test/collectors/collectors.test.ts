@@ -77,6 +77,37 @@ describe('collectRuns', () => {
     }
   });
 
+  it('reads the runs of open alerts outside the look-back by id, with their app\'s runs since, and only those', async () => {
+    const old = sim.control.addRun({ appId: 8, action: 'update', state: 'error', startedAgoMs: 3 * DAY });
+    const newer = sim.control.addRun({ appId: 8, action: 'update', state: 'done', startedAgoMs: 2 * DAY });
+    const unrelated = sim.control.addRun({ appId: 9, action: 'update', state: 'error', startedAgoMs: 3 * DAY });
+    sim.control.resetRequests();
+    const snapshot = await collectRuns({
+      ...ctx('checks: { failed_runs: { lookback: 1d } }'),
+      openSubjects: [
+        { check: 'failed_runs', subject: { type: 'run', id: old.id } },
+        // Not a run alert of the runs checks: not followed.
+        { check: 'attention', subject: { type: 'attention', id: unrelated.id } },
+      ],
+    });
+    const ids = snapshot.runs.map((r) => r.id);
+    expect(ids).toContain(old.id);
+    expect(ids).toContain(newer.id);
+    expect(ids).not.toContain(unrelated.id);
+    expect(snapshot.details.get(old.id)?.state).toBe('error');
+    // `newer` is outside the look-back and settled: only the walk of app 8's runs brings it. The
+    // followed run is read once (its detail is the runs.get answer, not read again).
+    expect(sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/runs/${old.id}`))).toHaveLength(1);
+  });
+
+  it('leaves a followed run out once runs.get no longer finds it', async () => {
+    const snapshot = await collectRuns({
+      ...ctx('checks: { failed_runs: { lookback: 1d } }'),
+      openSubjects: [{ check: 'stuck_runs', subject: { type: 'run', id: 987_654 } }],
+    });
+    expect(snapshot.runs.map((r) => r.id)).not.toContain(987_654);
+  });
+
   it('fails whole when one run detail cannot be read', async () => {
     sim.control.addRun({ appId: 5, state: 'error' });
     sim.control.setFault('runs.get', { errorCode: 'internal_error', times: 1 });
