@@ -122,12 +122,23 @@ export class Delivery {
     this.#loop = { sleep, hard, done: Promise.all(tasks) };
   }
 
-  /** Stops the loops after the rounds in progress finish (each send is time-limited). */
+  /**
+   * Stops the loops now: a send in flight is abandoned, its rows left due as they were, so a
+   * reload never waits on a slow channel (a send may be allowed minutes, see `sendLimitMs`) and
+   * polling resumes at once. As after a crash, an abandoned send that reached the receiver may be
+   * sent once more by whoever delivers next.
+   */
   async stop(): Promise<void> {
+    await this.#halt({ abortSends: true });
+  }
+
+  /** Ends the loops; with `abortSends` false, waits for the rounds in progress (flush has its deadline). */
+  async #halt(options: { abortSends: boolean }): Promise<void> {
     const loop = this.#loop;
     if (!loop) return;
     this.#loop = undefined;
     loop.sleep.abort();
+    if (options.abortSends) loop.hard.abort(new Error('delivery stopped'));
     await loop.done;
   }
 
@@ -147,7 +158,8 @@ export class Delivery {
     deadline.signal.addEventListener('abort', () => loop?.hard.abort(), { once: true });
     const report: FlushReport = { ...emptyReport(), timedOut: false };
     try {
-      await this.stop();
+      // The rounds in progress may finish their sends, within the deadline.
+      await this.#halt({ abortSends: false });
       // Several passes only when a channel had more rows than one round takes.
       for (let pass = 0; pass < 10 && !deadline.signal.aborted; pass++) {
         const round = await this.deliverDue(clock.now(), deadline.signal);

@@ -59,7 +59,7 @@ export interface Notifier {
   heartbeat(): BeatDecision | 'off';
   /** Starts the delivery loop. */
   start(): void;
-  /** Stops the delivery loop after the sends in progress. */
+  /** Stops the delivery loop now, abandoning sends in flight (their rows stay due). */
   stop(): Promise<void>;
   /** Stops the loop and sends what is due within `deadlineMs` (SIGTERM). */
   flush(deadlineMs: number): Promise<FlushReport>;

@@ -228,10 +228,24 @@ describe('never blocks', () => {
     await vi.waitFor(() => expect(other.received).toHaveLength(2));
 
     // The hanging send hits its time limit on the clock (the channel's own 60 s plus the 2 s
-    // margin, longer than delivery.timeout), and stop() returns.
+    // margin, longer than delivery.timeout) and is recorded as a failed attempt.
     h.clock.advance(62 * SECOND);
+    await vi.waitFor(() => expect(h?.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 62000 ms', null]));
     await h.notifier.stop();
-    expect(h.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 62000 ms', null]);
+  });
+
+  it('stop() abandons a send in flight at once: its row stays due as it was, for the next start', async () => {
+    h = Harness.open({ channels: [slackTo('slow', receiver.url)], notify: { delivery } });
+    receiver.setMode('hang');
+    h.cycle('runs', [finding('shop')]);
+    h.notifier.start();
+    await vi.waitFor(() => expect(receiver.requests).toBe(1));
+    // The clock stands still: a stop that waited for the send's time limit would never return.
+    await h.notifier.stop();
+    expect(h.rows()).toMatchObject([{ status: 'pending', attempts: 0, last_error: null }]);
+    receiver.setMode('ok');
+    h = await h.restart();
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1 });
   });
 });
 

@@ -1,0 +1,56 @@
+/**
+ * A reload while Slack hangs: the old runtime's delivery is stopped at once (the send in flight is
+ * abandoned, its row left due), so polling resumes without waiting for the send's time limit, and
+ * the new runtime delivers the row once Slack answers again.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Watchdog } from '../../src/app/watchdog.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { engineConfig, manualSim, openWatchdog, tempDir } from './fixtures.js';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+describe('Watchdog.reload', () => {
+  it('does not wait for a hanging send: the row stays due and the new runtime delivers it once', async () => {
+    const { sim, clock } = await manualSim({ apps: 10, seed: 4 });
+    const tmp = tempDir();
+    const receiver: WebhookReceiver = await startWebhookReceiver();
+    receiver.setMode('hang');
+    const notify = [
+      'notify:',
+      `  channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}", timeout: 60000 }]`,
+      '  routes: [{ channels: [ops] }]',
+      '  delivery: { timeout: 15s, interval: 5s }',
+    ].join('\n');
+    const config = engineConfig(sim, tmp.dir, 'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off" }', sim.adminToken, notify);
+    const wd: Watchdog = openWatchdog(config, clock);
+    cleanup.push(async () => {
+      await wd.stop(0);
+      await receiver.close();
+      await sim.close();
+      tmp.cleanup();
+    });
+    const app = [...sim.control.state.apps.values()].find((a) => a.state === 'running')!;
+    sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'restart', reason: 'reload test' });
+
+    await wd.start();
+    const pending = () => wd.store.db.prepare(`SELECT status, attempts FROM outbox WHERE source = 'event'`).all() as { status: string; attempts: number }[];
+    await vi.waitFor(() => expect(pending().length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    clock.advance(5_000);
+    await vi.waitFor(() => expect(receiver.requests).toBe(1), { timeout: 10_000, interval: 20 });
+
+    // The clock does not move: a reload that waited for the send's time limit would never return.
+    await wd.reload(config);
+    expect(pending().every((r) => r.status === 'pending' && r.attempts === 0)).toBe(true);
+
+    receiver.setMode('ok');
+    clock.advance(5_000);
+    await vi.waitFor(() => expect(pending().every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true), { timeout: 10_000, interval: 20 });
+    // Delivered once: the abandoned send was not counted as a failed attempt, nor sent twice.
+    expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
+  });
+});
