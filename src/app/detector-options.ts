@@ -40,7 +40,12 @@ export function detectorOptionsFromConfig(checks: Config['checks']): DetectorOpt
       ...(checks.backups.offsite ? { offsite: { failedStates: FAILED_OFFSITE_STATES } } : {}),
     };
   }
-  if (checks.attention.enabled) out.attention = { minSeverity: ATTENTION_SEVERITY[checks.attention.min_severity] };
+  if (checks.attention.enabled) {
+    out.attention = {
+      minSeverity: ATTENTION_SEVERITY[checks.attention.min_severity],
+      ignoreRules: checks.attention.ignore_rules,
+    };
+  }
   if (checks.maintenance.enabled) out.maintenance = { maxDurationMs: checks.maintenance.max_duration };
   if (checks.servers.enabled) out.servers = { badStates: checks.servers.bad_states };
   return out;

@@ -239,6 +239,12 @@ const checksSchema = z
       .object({
         enabled: enabledSchema,
         min_severity: z.enum(['info', 'warning', 'danger']).default('warning').describe('Lowest attention item severity reported.'),
+        ignore_rules: z
+          .array(z.string().min(1, 'must not be empty'))
+          .default([])
+          .describe(
+            "Attention sections left out, by the service's rule name (a section's `rule`, the alerts' `rule` label): the rules the watchdog's own checks already report (failed runs, certificates, URL checks, backups, maintenance), so one problem is not alerted twice.",
+          ),
       })
       .strict()
       .prefault({}),

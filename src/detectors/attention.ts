@@ -30,6 +30,11 @@ import { toIso } from './parse-time.js';
 export interface AttentionOptions {
   /** Sections less severe than this are left out. */
   minSeverity: Severity;
+  /**
+   * Rules (a section's `rule`) left out: those that repeat what the watchdog's own checks report, so
+   * a failed run is not one failed_runs alert and one attention alert. Absent: none.
+   */
+  ignoreRules?: readonly string[];
 }
 
 /** The dashboard's severities as ours. */
@@ -82,7 +87,8 @@ function truncate(s: string, max: number): string {
 }
 
 /**
- * Finds every listed item of every section at least as severe as `minSeverity`, and declares the
+ * Finds every listed item of every section at least as severe as `minSeverity` and not of an
+ * ignored rule, and declares the
  * sections that list fewer items than they count incomplete.
  */
 export function attention(snapshot: AttentionSnapshot, options: AttentionOptions, _now: number): DetectorResult {
@@ -92,6 +98,7 @@ export function attention(snapshot: AttentionSnapshot, options: AttentionOptions
   for (const section of snapshot.summary.sections) {
     const severity = SEVERITY[section.severity];
     if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
+    if (options.ignoreRules?.includes(section.rule)) continue;
     const truncated = section.count > section.items.length;
     // The empty part makes the prefix end in `/`, so rule `cert` does not cover rule `cert_x`.
     if (truncated) incomplete.push(fingerprint('attention', section.rule, ''));

@@ -11,7 +11,7 @@ describe('detectorOptionsFromConfig', () => {
     expect(options.failed_runs).toEqual({ failedStates: ['error'], activeStates: ['queued', 'running'], retryingGraceMs: 30 * 60_000 });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
     expect(options.backups).toMatchObject({ maxAgeMs: { production: 26 * 3_600_000, development: null }, requireVerified: true, offsite: { failedStates: ['failed'] } });
-    expect(options.attention).toEqual({ minSeverity: 'warning' });
+    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [] });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
@@ -31,7 +31,12 @@ describe('detectorOptionsFromConfig', () => {
     ['warning', 'warning'],
     ['info', 'info'],
   ] as const)('reads attention.min_severity %s as %s', (word, severity) => {
-    expect(detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention).toEqual({ minSeverity: severity });
+    expect(detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention).toMatchObject({ minSeverity: severity });
+  });
+
+  it('passes attention.ignore_rules on as given', () => {
+    const options = detectorOptionsFromConfig(checksOf('checks: { attention: { ignore_rules: [failed_run, maintenance] } }'));
+    expect(options.attention?.ignoreRules).toEqual(['failed_run', 'maintenance']);
   });
 
   it('takes the operator’s own state words and leaves off-site checks out when off', () => {

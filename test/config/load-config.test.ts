@@ -347,7 +347,7 @@ describe('parseConfig: defaults and values', () => {
       require_verified: true,
       offsite: true,
     });
-    expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning' });
+    expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({ enabled: true, bad_states: ['error', 'unreachable', 'stopped'] });
     expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1 });

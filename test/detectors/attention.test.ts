@@ -58,6 +58,21 @@ describe('attention', () => {
     );
   });
 
+  it.each<[string, string[], string[]]>([
+    ['nothing ignored', [], ['failed_run', 'public_check_failed', 'custom_rule']],
+    ['the rules our checks cover', ['failed_run', 'public_check_failed'], ['custom_rule']],
+    ['a rule the service does not send', ['no_such_rule'], ['failed_run', 'public_check_failed', 'custom_rule']],
+    ['every rule', ['failed_run', 'public_check_failed', 'custom_rule'], []],
+  ])('ignore_rules, %s: reports the sections %j', (_, ignoreRules, kept) => {
+    const snap = attentionSnapshot(
+      ['failed_run', 'public_check_failed', 'custom_rule'].map((rule) => section({ rule, count: 30, items: [{ id: 1 }] })),
+    );
+    const result = detectAttention(snap, { minSeverity: 'info', ignoreRules }, NOW);
+    expect([...new Set(result.findings.map((f) => f.labels.rule))]).toEqual(kept);
+    // An ignored section is not looked at, so it is not declared incomplete either.
+    expect(result.incomplete).toEqual(kept.map((rule) => `attention/${rule}/`));
+  });
+
   it('fingerprints an item without id by its content, whatever the key order', () => {
     const a: AttentionItem = { app: 'shop-prod', workflow: 'app_update', reason: 'timeout', at: '2026-11-01T10:00:00Z' };
     const b: AttentionItem = { at: '2026-11-01T10:00:00Z', reason: 'timeout', workflow: 'app_update', app: 'shop-prod' };
