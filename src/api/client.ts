@@ -42,7 +42,8 @@ import {
   type TransportReason,
 } from './errors.js';
 import { RateLimiter } from './rate-limiter.js';
-import { RetryPolicy, parseRetryAfter, type RetryPolicyOptions } from './retry-policy.js';
+import { parseRetryAfter } from '../lib/retry-after.js';
+import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream } from './paginate.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */

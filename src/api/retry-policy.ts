@@ -116,18 +116,3 @@ function retryAfterOf(error: ApiCallError): number | undefined {
   if (error instanceof ApiError || error instanceof ApiResponseError) return error.retryAfterMs;
   return undefined;
 }
-
-/**
- * Reads a `Retry-After` header: delta-seconds or an HTTP-date (RFC 9110 §10.2.3), as a wait in ms
- * from `now`. Anything else (absent, garbage) is `undefined`, and the caller falls back to backoff.
- */
-export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
-  const v = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!v) return undefined;
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  // An HTTP-date always names a month; Date.parse alone would read "-3" as the year -3.
-  if (!/[A-Za-z]{3}/.test(v)) return undefined;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}

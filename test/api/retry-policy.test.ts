@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RetryPolicy, parseRetryAfter, type RetryContext } from '../../src/api/retry-policy.js';
+import { RetryPolicy, type RetryContext } from '../../src/api/retry-policy.js';
 import { ApiError, ApiResponseError, ApiTransportError, ApiPaginationError, type ApiCallError } from '../../src/api/errors.js';
 
 const now = Date.UTC(2026, 10, 1, 12, 0, 0);
@@ -65,19 +65,5 @@ describe('RetryPolicy.decide', () => {
   it('does not wait for a Retry-After longer than maxRetryAfterMs', () => {
     const p = new RetryPolicy({ maxRetryAfterMs: 1_000 });
     expect(p.decide(ctx(refusal('rate_limited', 429, 120_000)))).toEqual({ retry: false, reason: 'retry_after_too_long' });
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it.each([
-    ['delta-seconds', '3', 3_000],
-    ['zero seconds', '0', 0],
-    ['an HTTP-date 5 s ahead', new Date(now + 5_000).toUTCString(), 5_000],
-    ['an HTTP-date in the past', new Date(now - 5_000).toUTCString(), 0],
-    ['garbage', 'soon', undefined],
-    ['absent', undefined, undefined],
-    ['a negative number', '-3', undefined],
-  ])('%s', (_name, header, expected) => {
-    expect(parseRetryAfter(header, now)).toBe(expected);
   });
 });

@@ -3,6 +3,7 @@
  * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable;
  * every other 4xx permanent, because sending the same thing again will not change the answer.
  */
+import { parseRetryAfter } from '../../lib/retry-after.js';
 import { oneLine } from './escape.js';
 import type { SendResult } from './channel.js';
 
@@ -18,28 +19,14 @@ export interface HttpAnswer {
 /** Longest wait a Retry-After may ask for; a larger value is capped, not trusted blindly. */
 const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
-/**
- * Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from `now`. Answers
- * undefined when it is absent or unreadable, so the caller falls back to its own backoff.
- */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
-  if (value == null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP date has a weekday and a month name; without letters Date.parse would read '-5' as a year.
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (!Number.isFinite(at)) return undefined;
-  return Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_MS);
-}
-
 /** Classifies an HTTP answer. `now` (ms) is needed for a Retry-After given as a date. */
 export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult {
   const { status } = answer;
   const body = answer.body ? `: ${oneLine(answer.body, 120)}` : '';
   if (status >= 200 && status < 300) return { outcome: 'ok' };
   if (status === 429) {
-    const retryAfterMs = parseRetryAfter(answer.retryAfter, now);
+    const asked = parseRetryAfter(answer.retryAfter, now);
+    const retryAfterMs = asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
     const reason = `rate limited (HTTP 429)${body}`;
     return retryAfterMs === undefined ? { outcome: 'retryable', reason } : { outcome: 'retryable', reason, retryAfterMs };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyHttpAnswer, classifyNetworkError, parseRetryAfter } from '../../../src/notify/channels/classify.js';
+import { classifyHttpAnswer, classifyNetworkError } from '../../../src/notify/channels/classify.js';
 import { NOW } from './fixtures.js';
 
 describe('classifyHttpAnswer', () => {
@@ -34,19 +34,19 @@ describe('classifyHttpAnswer', () => {
   });
 });
 
-describe('parseRetryAfter', () => {
+describe('Retry-After of a 429', () => {
   it.each([
     ['0', 0],
     ['7', 7000],
-    [' 12 ', 12_000],
     ['999999', 3_600_000],
     [new Date(NOW + 90_000).toUTCString(), 90_000],
     [new Date(NOW - 90_000).toUTCString(), 0],
     ['soon', undefined],
     ['-5', undefined],
     [null, undefined],
-  ])('%s → %s', (value, expected) => {
-    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  ])('%s → wait %s ms (capped at an hour)', (retryAfter, expected) => {
+    const result = classifyHttpAnswer({ status: 429, retryAfter }, NOW);
+    expect(result.outcome === 'retryable' ? result.retryAfterMs : 'not retryable').toBe(expected);
   });
 });
 
