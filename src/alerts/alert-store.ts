@@ -54,6 +54,7 @@ export class AlertStore {
   readonly #updateOpen: Database.Statement<unknown[]>;
   readonly #resolve: Database.Statement<[number, string]>;
   readonly #drop: Database.Statement<[string]>;
+  readonly #close: Database.Statement<[number, string, string]>;
   readonly #touch: Database.Statement<[number, string]>;
   readonly #insertEvent: Database.Statement<[string, string, number, string]>;
 
@@ -89,6 +90,10 @@ export class AlertStore {
     );
     this.#resolve = db.prepare(`UPDATE alerts SET status = 'resolved', resolved_at = ? WHERE fingerprint = ?`);
     this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
+    this.#close = db.prepare(
+      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = json_set(details, '$.closed', ?)
+       WHERE fingerprint = ? AND status = 'firing'`,
+    );
     // One statement for every alert that was merely seen again, however many there are.
     this.#touch = db.prepare(
       `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
@@ -180,6 +185,14 @@ export class AlertStore {
   /** Marks a firing alert resolved; the row stays until retention. */
   resolve(fingerprint: string, at: number): void {
     this.#resolve.run(at, fingerprint);
+  }
+
+  /**
+   * Ends a firing alert without an event: the row is resolved with the reason in its details
+   * (`closed`), and nothing is announced. For alerts the configuration no longer looks at.
+   */
+  close(fingerprint: string, reason: string, at: number): void {
+    this.#close.run(at, reason, fingerprint);
   }
 
   /** Forgets a pending alert that never fired. */

@@ -10,6 +10,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
+import { closeRetired } from '../alerts/close-retired.js';
 import { applyFindings, type LifecycleOptions } from '../alerts/lifecycle.js';
 import { createApiClient, type ApiClient, type ApiObserver, type ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
@@ -31,6 +32,7 @@ import { describeError } from './describe-error.js';
 import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from './logger.js';
 import type { RemediationFactory, RemediationHook } from './remediation-hook.js';
+import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
 import { SourceHealth, sourceJobKey } from './source-health.js';
 
@@ -158,6 +160,7 @@ export class Watchdog {
     this.#health.enableAll();
     this.#prune();
     this.#resolveOffJobs(this.#runtime);
+    this.#closeRetired(this.#runtime);
     updateOpenAlerts(this.#runtime.deps);
     await this.#syncHealthServer(this.#runtime.config);
     this.#startRuntime(this.#runtime);
@@ -176,6 +179,8 @@ export class Watchdog {
         throw new RangeError(`unknown job "${name}" (jobs: ${JOB_NAMES.join(', ')})`);
       }
     }
+    // `check` never starts the daemon: close here what the configuration stopped looking at.
+    if (!this.#started) this.#closeRetired(this.#runtime);
     const reports = await Promise.all(names.map((job) => this.#cycle(job as SnapshotJob)));
     return {
       jobs: reports,
@@ -219,6 +224,7 @@ export class Watchdog {
     this.#log.level = config.log.level;
     this.#health.enableAll();
     this.#resolveOffJobs(fresh);
+    this.#closeRetired(fresh);
     if (this.#started) {
       await this.#syncHealthServer(config);
       this.#startRuntime(fresh);
@@ -410,6 +416,20 @@ export class Watchdog {
       return written;
     });
     if (events.length > 0) this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
+  }
+
+  /**
+   * Closes, without a notification, the alerts of checks the configuration switched off (see
+   * `src/alerts/close-retired.ts`): nothing will ever resolve them, and a "resolved" would claim a
+   * problem is over that nobody looked at.
+   */
+  #closeRetired(rt: Runtime): void {
+    const closed = this.store.transaction(() => closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()));
+    if (closed.length === 0) return;
+    const byReason: Record<string, number> = {};
+    for (const c of closed) byReason[`${c.check}: ${c.reason}`] = (byReason[`${c.check}: ${c.reason}`] ?? 0) + 1;
+    this.#log.info({ closed: byReason }, 'open alerts of checks switched off closed, without notification');
+    updateOpenAlerts(rt.deps);
   }
 
   #prune(): void {
