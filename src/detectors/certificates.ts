@@ -13,7 +13,7 @@ import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
 import { fingerprint } from './fingerprint.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import { formatTime } from './format-time.js';
 import { oneLine } from './one-line.js';
 import { parseTime } from './parse-time.js';

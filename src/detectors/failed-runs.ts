@@ -17,7 +17,7 @@ import {
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import { parseTime, toIso } from './parse-time.js';
 import { runContext } from './run-context.js';
 

@@ -16,7 +16,7 @@ import {
 } from './environment-severity.js';
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
-import { formatDuration } from './format-duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 
 /** Options of the maintenance check (`checks.maintenance`). */
 export interface MaintenanceOptions {

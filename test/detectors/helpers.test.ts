@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildLabels } from '../../src/detectors/build-labels.js';
 import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
-import { formatDuration } from '../../src/detectors/format-duration.js';
 import { formatTime } from '../../src/detectors/format-time.js';
 import { parseTime, toIso } from '../../src/detectors/parse-time.js';
-import { DAY, HOUR, MINUTE, NOW } from './fixtures.js';
+import { NOW } from './fixtures.js';
 
 describe('fingerprint', () => {
   it.each<[(string | number)[], string]>([
@@ -40,21 +39,6 @@ describe('buildLabels', () => {
       app: 'shop',
       id: '7',
     });
-  });
-});
-
-describe('formatDuration', () => {
-  it.each<[number, string]>([
-    [0, '0s'],
-    [-5000, '0s'],
-    [45_000, '45s'],
-    [5 * MINUTE + 3000, '5m 3s'],
-    [2 * HOUR, '2h'],
-    [2 * HOUR + 5 * MINUTE + 59_000, '2h 5m'],
-    [DAY + 2 * HOUR, '1d 2h'],
-    [3 * DAY + 30 * MINUTE, '3d'],
-  ])('%d ms → %s', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
   });
 });
 

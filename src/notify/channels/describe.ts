@@ -5,6 +5,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { CheckName, Severity } from '../../detectors/finding.js';
+import { formatDuration } from '../../lib/format-duration.js';
 import type { AlertsNotification } from './channel.js';
 
 /** How a message or event looks at a glance. */
@@ -160,21 +161,4 @@ function labelOf(key: string): string {
 /** "2026-11-01 12:00 UTC": a time everyone on the team reads the same way. */
 export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/**
- * A duration as a person reads it: the two largest units, "2h 5m", "3d 4h", "45s". Negative
- * durations (clock skew between the service and us) read as "0s".
- */
-export function formatDuration(ms: number): string {
-  let rest = Math.max(0, Math.floor(ms / 1000));
-  const parts: string[] = [];
-  for (const [name, size] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
-    const n = Math.floor(rest / size);
-    rest -= n * size;
-    if (n > 0) parts.push(`${n}${name}`);
-    else if (parts.length > 0) break; // "2h" rather than "2h 0m"
-    if (parts.length === 2) break;
-  }
-  return parts.length > 0 ? parts.join(' ') : '0s';
 }

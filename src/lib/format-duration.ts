@@ -1,5 +1,5 @@
 /**
- * A duration as a person reads it in a summary: the two largest units, "2h 5m", "3d 4h", "45s".
+ * A duration as a person reads it in a summary or a message: the two largest units, "2h 5m", "3d 4h", "45s".
  * Negative durations (clock skew between the service and us) read as "0s".
  */
 export function formatDuration(ms: number): string {
