@@ -1,35 +1,13 @@
 import { z } from 'zod';
-import { secretSchema } from '../../config/secret.js';
-
-/**
- * True for an absolute http(s) URL. Used before the value becomes a Secret, so the check never
- * needs to print it.
- */
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A webhook URL: validated as an http(s) URL first (the error names the rule, never the value),
- * then wrapped in a Secret, since a Slack webhook URL is itself the credential.
- */
-export const webhookUrlSchema = z
-  .string({ error: 'must be a string (the webhook URL)' })
-  .min(1, 'must not be empty')
-  .refine(isHttpUrl, { message: 'must be an http(s) URL (value not shown: it is a secret)', abort: true })
-  .pipe(secretSchema);
+import { secretUrlSchema } from '../../config/secret.js';
 
 /** Config of a Slack incoming-webhook channel. */
 export const slackConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('slack'),
-    webhook_url: webhookUrlSchema,
+    /** The incoming-webhook URL; a Slack webhook URL is itself the credential, so a Secret. */
+    webhook_url: secretUrlSchema,
     /** Overrides the webhook's display name, where the Slack app allows it. */
     username: z.string().min(1).max(80).optional(),
     /** Overrides the webhook's icon, e.g. `:rotating_light:`. */

@@ -39,6 +39,7 @@ describe('channel config schemas', () => {
     ['a webhook that is not http(s)', { name: 'a', type: 'slack', webhook_url: 'ftp://hooks.example.com/XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
     ['a webhook that is not a URL', { name: 'a', type: 'slack', webhook_url: 'XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
     ['an empty webhook', { name: 'a', type: 'slack', webhook_url: '' }, 'webhook_url', 'must not be empty'],
+    ['a missing webhook', { name: 'a', type: 'slack' }, 'webhook_url', 'is required'],
     ['an unknown slack key', { name: 'a', type: 'slack', webhook_url: HOOK, channel: '#ops' }, '', 'channel'],
     ['max_items above 20', { name: 'a', type: 'slack', webhook_url: HOOK, max_items: 50 }, 'max_items', ''],
     ['no recipients', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: [] }, 'to', 'at least one recipient'],
