@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 /** The executable behind `npx deploy-watchdog`: wires the real process into {@link main}. */
 import { EXIT } from './command.js';
+import { Hangups } from './hangups.js';
 import { main } from './main.js';
+
+// Before anything else: a SIGHUP while `run` is still loading or starting would otherwise kill it
+// (the signal's default action); this keeps it as a reload for when the daemon is up. Only `run`
+// reloads on SIGHUP; the other commands keep the default.
+const hangups = process.argv[2] === 'run' ? Hangups.listen() : undefined;
 
 const controller = new AbortController();
 let signals = 0;
@@ -14,7 +20,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal })
+main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  signal: controller.signal,
+  ...(hangups ? { hangups } : {}),
+})
   .then((code) => {
     process.exitCode = code;
   })

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { Hangups } from './hangups.js';
 
 /** What a command can touch of the process: injected so tests run commands in-process. */
 export interface CliIo {
@@ -7,6 +8,11 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT/SIGTERM; long-running commands stop cleanly when it fires. */
   signal: AbortSignal;
+  /**
+   * The process's SIGHUPs since it started (`run` reloads on them). Absent: a command that wants
+   * them listens itself.
+   */
+  hangups?: Hangups;
 }
 
 /** One command of `deploy-watchdog <command>`. */

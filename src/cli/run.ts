@@ -2,7 +2,8 @@
  * `deploy-watchdog run`: the long-lived daemon. SIGTERM or SIGINT (the CLI's stop signal) finishes
  * the cycle in progress within a deadline, delivers what is due, closes the database and exits 0.
  * SIGHUP reloads the configuration file: an invalid file is refused with every problem logged, and
- * the running configuration is kept.
+ * the running configuration is kept. A SIGHUP that comes while the daemon is still starting is kept
+ * and applied once it has started (see `hangups.ts`), never fatal.
  */
 import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import { Watchdog } from '../app/watchdog.js';
@@ -14,6 +15,7 @@ import { createRemediation } from '../remediation/create-remediation.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
+import { Hangups } from './hangups.js';
 import { parseCommandArgs } from './silence.js';
 
 const usage = `usage: deploy-watchdog run --config FILE [--stop-timeout DURATION]
@@ -33,70 +35,80 @@ const run: Command = {
   summary: 'Run the watchdog daemon',
   usage,
   async run(argv, io) {
-    let file: string;
-    let stopMs = DEFAULT_STOP_MS;
-    let config: Config;
+    // First thing: a SIGHUP from now on is kept as a reload for when the daemon is up, never the
+    // signal's default (exit). bin.ts has been listening since the process started.
+    const hangups = io.hangups ?? Hangups.listen();
     try {
-      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } });
-      if (!values.config) throw new UsageError('--config FILE is required');
-      if (values['stop-timeout'] !== undefined) {
-        try {
-          stopMs = parseDuration(values['stop-timeout']);
-        } catch (err) {
-          throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
-        }
-      }
-      file = values.config;
-      config = loadConfig(file, io.env);
-    } catch (err) {
-      if (err instanceof UsageError) {
-        io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
-        return EXIT.usage;
-      }
-      if (err instanceof ConfigError) {
-        io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-        return EXIT.usage;
-      }
-      throw err;
-    }
-
-    const logger = daemonLogger(config, io.stdout);
-    let watchdog: Watchdog;
-    try {
-      watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
-    } catch (err) {
-      if (!(err instanceof StoreError)) throw err;
-      logger.fatal({ err: err.message }, 'cannot open the state file');
-      return EXIT.incomplete;
-    }
-    try {
-      await watchdog.start();
-    } catch (err) {
-      await watchdog.stop(stopMs);
-      if (err instanceof NamespaceError) {
-        logger.fatal({ err: err.message }, 'configuration does not fit the token');
-        return EXIT.usage;
-      }
-      throw err;
-    }
-
-    // Reloads run one at a time, and a stop waits for the one in progress.
-    let reloading: Promise<void> = Promise.resolve();
-    const onHangup = () => {
-      reloading = reloading.then(() => reload(file, io, watchdog, logger));
-    };
-    process.on('SIGHUP', onHangup);
-    try {
-      await stopped(io.signal);
-      logger.info({ reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) }, 'stopping');
-      await reloading;
-      await watchdog.stop(stopMs);
+      return await runDaemon(argv, io, hangups);
     } finally {
-      process.off('SIGHUP', onHangup);
+      hangups.close();
     }
-    return EXIT.ok;
   },
 };
+
+/** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
+async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<number> {
+  let file: string;
+  let stopMs = DEFAULT_STOP_MS;
+  let config: Config;
+  try {
+    const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } });
+    if (!values.config) throw new UsageError('--config FILE is required');
+    if (values['stop-timeout'] !== undefined) {
+      try {
+        stopMs = parseDuration(values['stop-timeout']);
+      } catch (err) {
+        throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
+      }
+    }
+    file = values.config;
+    config = loadConfig(file, io.env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ConfigError) {
+      io.stderr.write(`configuration is not valid:\n${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+
+  const logger = daemonLogger(config, io.stdout);
+  let watchdog: Watchdog;
+  try {
+    watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+    logger.fatal({ err: err.message }, 'cannot open the state file');
+    return EXIT.incomplete;
+  }
+  try {
+    await watchdog.start();
+  } catch (err) {
+    await watchdog.stop(stopMs);
+    if (err instanceof NamespaceError) {
+      logger.fatal({ err: err.message }, 'configuration does not fit the token');
+      return EXIT.usage;
+    }
+    throw err;
+  }
+
+  // Reloads run one at a time, and a stop waits for the one in progress. A SIGHUP that came
+  // while starting is delivered now.
+  let reloading: Promise<void> = Promise.resolve();
+  hangups.onHangup(() => {
+    reloading = reloading.then(() => reload(file, io, watchdog, logger));
+  });
+  await stopped(io.signal);
+  logger.info({ reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) }, 'stopping');
+  // Still listening, so a SIGHUP while stopping is ignored rather than killing the stop half-way.
+  hangups.onHangup(() => logger.info('SIGHUP while stopping: ignored'));
+  await reloading;
+  await watchdog.stop(stopMs);
+  return EXIT.ok;
+}
 
 /** Loads the file again; every problem of an invalid one is logged and the running config kept. */
 async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logger): Promise<void> {

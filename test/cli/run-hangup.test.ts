@@ -1,0 +1,94 @@
+/**
+ * SIGHUP before `run` is up: kept, not fatal. The process-level part (a listener from the first
+ * instant, several signals delivered as one reload) is tested on `Hangups`; the command part runs
+ * `run` in-process with a hangup that arrives before the daemon has started.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hangups } from '../../src/cli/hangups.js';
+import run from '../../src/cli/run.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+let sim: RunningSimulator;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ apps: 4, seed: 3 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-hup-'));
+});
+afterAll(async () => {
+  await sim.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Hangups', () => {
+  it('keeps the SIGHUPs that come before anyone listens, and delivers them as one', () => {
+    const before = process.listenerCount('SIGHUP');
+    const hangups = Hangups.listen();
+    try {
+      expect(process.listenerCount('SIGHUP')).toBe(before + 1);
+      process.emit('SIGHUP', 'SIGHUP');
+      process.emit('SIGHUP', 'SIGHUP');
+      const heard: number[] = [];
+      hangups.onHangup(() => heard.push(heard.length));
+      expect(heard).toEqual([0]);
+      process.emit('SIGHUP', 'SIGHUP');
+      expect(heard).toEqual([0, 1]);
+    } finally {
+      hangups.close();
+    }
+    expect(process.listenerCount('SIGHUP')).toBe(before);
+  });
+});
+
+describe('run', () => {
+  it('applies a SIGHUP that arrived while it was starting, once it has started', async () => {
+    const configFile = path.join(dir, 'watchdog.yaml');
+    fs.writeFileSync(
+      configFile,
+      [
+        'api:',
+        `  base_url: ${sim.baseUrl}`,
+        '  token: ${DMS_API_TOKEN}',
+        '  requests_per_second: 200',
+        'state: { path: ./state.db }',
+        'jobs: { runs: "0 0 1 1 *", attention: "off", urls: "off", backups: "off", maintenance: "off", servers: "off", jitter: 0s }',
+        'notify:',
+        '  channels: [{ name: console, type: log }]',
+        '  routes: [{ channels: [console] }]',
+        'server: { listen: "off" }',
+        'log: { level: info, format: json }',
+        '',
+      ].join('\n'),
+    );
+    let out = '';
+    const stdout = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const stop = new AbortController();
+    const hangups = Hangups.manual();
+    const exit = run.run(['--config', configFile], {
+      stdout,
+      stderr: stdout,
+      env: { DMS_API_TOKEN: sim.adminToken },
+      signal: stop.signal,
+      hangups,
+    });
+    // Before the daemon is even open.
+    hangups.receive();
+    const messages = () => out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
+    for (let i = 0; i < 400 && !messages().includes('configuration reloaded'); i++) await new Promise((r) => setTimeout(r, 25));
+    stop.abort(new Error('test over'));
+    expect(await exit).toBe(0);
+    const seen = messages();
+    expect(seen.indexOf('deploy-watchdog started')).toBeGreaterThanOrEqual(0);
+    expect(seen.indexOf('SIGHUP: reloading the configuration')).toBeGreaterThan(seen.indexOf('deploy-watchdog started'));
+    expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
+  });
+});
