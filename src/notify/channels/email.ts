@@ -4,7 +4,7 @@ import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notificatio
 import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
-import { ABORTED, raceAbort } from './race-abort.js';
+import { guardedSend } from './guarded-send.js';
 
 /** A rendered email: the subject and the same content as plain text and as HTML. */
 export interface EmailMessage {
@@ -226,33 +226,21 @@ export const emailChannel = {
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) => renderEmail(n, { now: deps.clock.now(), channelName: config.name, subjectPrefix: config.subject_prefix }),
-      async send(message, signal): Promise<SendResult> {
-        if (signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
-        let result: SendResult;
-        try {
-          const info = await raceAbort(
-            transport.sendMail({ from: config.from, to: config.to, subject: message.subject, text: message.text, html: message.html }),
-            signal,
-          );
-          if (info === ABORTED) {
-            result = { outcome: 'retryable', reason: 'aborted before the SMTP server answered' };
-          } else {
+      send: (message, signal) =>
+        guardedSend({
+          start: () => transport.sendMail({ from: config.from, to: config.to, subject: message.subject, text: message.text, html: message.html }),
+          signal,
+          peer: 'the SMTP server',
+          answered: (info) => {
             // Some recipients refused, others took it: sending again would duplicate it for the
             // others, so the delivery counts and the refusals are logged for a person to fix.
-            if (info.rejected.length > 0) {
-              log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
-            }
-            result = { outcome: 'ok' };
-          }
-        } catch (err) {
-          result = classifySmtpError(err);
-        }
-        if (result.outcome !== 'ok') {
-          result = { ...result, reason: Secret.scrub(result.reason, secrets) };
-          log.debug({ outcome: result.outcome, reason: result.reason }, 'email delivery failed');
-        }
-        return result;
-      },
+            if (info.rejected.length > 0) log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
+            return { outcome: 'ok' };
+          },
+          failed: classifySmtpError,
+          secrets,
+          log,
+        }),
       async close() {
         transport.close();
       },

@@ -6,7 +6,7 @@ import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notificatio
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
-import { ABORTED, raceAbort } from './race-abort.js';
+import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
 
 /** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
@@ -228,21 +228,16 @@ export const slackChannel = {
           ...(config.max_items ? { maxItems: config.max_items } : {}),
           ...(config.mention ? { mention: config.mention } : {}),
         }),
-      async send(message, signal): Promise<SendResult> {
-        if (signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
-        let result: SendResult;
-        try {
-          const answer = await raceAbort(webhook.send({ text: message.text, blocks: message.blocks }), signal);
-          result = answer === ABORTED ? { outcome: 'retryable', reason: 'aborted before Slack answered' } : { outcome: 'ok' };
-        } catch (err) {
-          result = classifySlackError(err, config.timeout, deps.clock.now());
-        }
-        if (result.outcome !== 'ok') {
-          result = { ...result, reason: Secret.scrub(result.reason, secrets) };
-          log.debug({ outcome: result.outcome, reason: result.reason }, 'slack delivery failed');
-        }
-        return result;
-      },
+      send: (message, signal) =>
+        guardedSend({
+          start: () => webhook.send({ text: message.text, blocks: message.blocks }),
+          signal,
+          peer: 'Slack',
+          answered: () => ({ outcome: 'ok' }),
+          failed: (err) => classifySlackError(err, config.timeout, deps.clock.now()),
+          secrets,
+          log,
+        }),
       async close() {
         agent.destroy();
       },

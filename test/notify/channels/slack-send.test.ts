@@ -101,7 +101,7 @@ describe('slack channel against a local webhook receiver', () => {
   });
 
   it('logs failures without the URL', () => {
-    const failures = lines.filter((l) => l.includes('slack delivery failed'));
+    const failures = lines.filter((l) => l.includes('delivery failed') && l.includes('"kind":"slack"'));
     expect(failures.length).toBeGreaterThan(0);
     for (const l of failures) expect(JSON.parse(l)).toMatchObject({ channel: expect.any(String), kind: 'slack' });
   });
