@@ -36,8 +36,6 @@ export interface NotifierOptions {
   random?: () => number;
   /** undici dispatcher for the heartbeat. */
   dispatcher?: Dispatcher;
-  /** The silences in force; by default read from the store's `silences` table once per pass. */
-  silencesAt?: (now: number) => SilenceLookup;
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
@@ -74,12 +72,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const names = [...channels.keys()];
   const router = Router.fromSettings(notify, alerts, names);
   const rows = new OutboxStore(store);
-  const silencesAt =
-    options.silencesAt ??
-    ((now: number): SilenceLookup => {
-      const list = listSilences(store, { now });
-      return (labels) => activeSilenceFor(list, labels, now)?.id;
-    });
+  // The silences in force, read from the store once per pass.
+  const silencesAt = (now: number): SilenceLookup => {
+    const list = listSilences(store, { now });
+    return (labels) => activeSilenceFor(list, labels, now)?.id;
+  };
   const outbox = new Outbox(rows, {
     router,
     inhibit: notify.inhibit,

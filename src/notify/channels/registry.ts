@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Channel, ChannelDeps } from './channel.js';
 import { emailConfigSchema } from './email-config.js';
 import { emailChannel } from './email.js';
 import { logConfigSchema } from './log-config.js';
@@ -26,18 +25,3 @@ export const channelConfigSchema = z.discriminatedUnion('type', [
 
 /** A parsed channel config (secrets as Secret objects). */
 export type ChannelConfig = z.infer<typeof channelConfigSchema>;
-
-/**
- * Builds the channel a parsed config describes. The switch lets TypeScript check each kind gets
- * its own config type, so callers need no casts.
- */
-export function createChannel(config: ChannelConfig, deps: ChannelDeps): Channel {
-  switch (config.type) {
-    case 'slack':
-      return CHANNEL_KINDS.slack.create(config, deps) as Channel;
-    case 'email':
-      return CHANNEL_KINDS.email.create(config, deps) as Channel;
-    case 'log':
-      return CHANNEL_KINDS.log.create(config, deps) as Channel;
-  }
-}

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/config/secret.js';
 import { silentLogger } from '../../../src/app/logger.js';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { CHANNEL_KINDS, channelConfigSchema, createChannel } from '../../../src/notify/channels/registry.js';
+import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';
+import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
 
 const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
@@ -59,14 +60,22 @@ describe('channel config schemas', () => {
   });
 });
 
-describe('createChannel', () => {
-  it.each([
-    [{ name: 's', type: 'slack', webhook_url: HOOK }, 'slack'],
-    [{ name: 'm', type: 'email', smtp: { host: 'smtp.example.com' }, from: 'w@example.com', to: ['o@example.com'] }, 'email'],
-    [{ name: 'l', type: 'log' }, 'log'],
-  ])('builds %j as a %s channel', async (input, kind) => {
-    const channel = createChannel(channelConfigSchema.parse(input), { logger: silentLogger, clock: new ManualClock() });
-    expect(channel).toMatchObject({ name: input.name, kind });
-    await channel.close?.();
+describe('buildChannels', () => {
+  it('builds each configured channel by its kind, keyed by name, in config order', async () => {
+    const configs = [
+      { name: 's', type: 'slack', webhook_url: HOOK },
+      { name: 'm', type: 'email', smtp: { host: 'smtp.example.com' }, from: 'w@example.com', to: ['o@example.com'] },
+      { name: 'l', type: 'log' },
+    ].map((c) => channelConfigSchema.parse(c));
+    const channels = buildChannels(configs, { logger: silentLogger, clock: new ManualClock() });
+    try {
+      expect([...channels].map(([name, c]) => [name, c.name, c.kind])).toEqual([
+        ['s', 's', 'slack'],
+        ['m', 'm', 'email'],
+        ['l', 'l', 'log'],
+      ]);
+    } finally {
+      await closeChannels(channels.values());
+    }
   });
 });
