@@ -426,6 +426,10 @@ const remediationSchema = z
     dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
     max_actions_per_hour: z.number().int().min(0).max(1000).default(10),
     follow_timeout: durationSchema.prefault('2h').describe('How long a started run is followed before its outcome is reported unknown.'),
+    poll_interval: durationSchema
+      .refine((ms) => ms >= 1_000, 'must be at least 1s')
+      .prefault('30s')
+      .describe('How often a run started by a change is read again (runs.get) while it is followed.'),
     policies: z.array(z.discriminatedUnion('action', [retryPolicySchema, backupPolicySchema])).default([]),
   })
   .strict();

@@ -84,6 +84,8 @@ notify:
 remediation:
   enabled: true
   dry_run: false
+  # A retried run finishes within seconds here; its outcome shows as soon as it is read again.
+  poll_interval: ${o.jobEverySeconds}s
   policies:
     - name: ${DEMO_NAMES.retryPolicy}
       action: runs.retry

@@ -132,7 +132,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     live = true;
 
     const logger = demoLogger(io.stderr);
-    daemon = await startDemoDaemon(config, { clock, logger, followPollMs: jobEverySeconds * 1000 });
+    daemon = await startDemoDaemon(config, { clock, logger });
     printer.note(`▶ the watchdog is running: ${config.notify.channels.length} channels, remediation on (policy ${DEMO_NAMES.retryPolicy})`);
 
     const runner = new ScenarioRunner(scenario, sim.control, clock, {

@@ -47,6 +47,7 @@ export function createRemediation(parts: RemediationParts): Remediator | undefin
     notifier: parts.notifier,
     clock: parts.clock,
     logger: parts.logger,
+    pollIntervalMs: config.remediation.poll_interval,
     ...(parts.metrics ? { metrics: parts.metrics } : {}),
   });
 }

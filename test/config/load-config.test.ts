@@ -243,6 +243,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /remediation.policies is empty/,
     },
     {
+      name: 'remediation poll interval under a second',
+      yaml: `${MINIMAL}remediation:\n  poll_interval: 500ms\n`,
+      path: 'remediation.poll_interval',
+      line: 5,
+      message: /must be at least 1s/,
+    },
+    {
       name: 'listen address',
       yaml: `${MINIMAL}server:\n  listen: localhost\n`,
       path: 'server.listen',
@@ -362,7 +369,7 @@ describe('parseConfig: defaults and values', () => {
       inhibit: { api_unreadable: true, bad_servers: true },
     });
     expect(config.notify.heartbeat).toBeUndefined();
-    expect(config.remediation).toEqual({ enabled: false, dry_run: true, max_actions_per_hour: 10, follow_timeout: 7_200_000, policies: [] });
+    expect(config.remediation).toEqual({ enabled: false, dry_run: true, max_actions_per_hour: 10, follow_timeout: 7_200_000, poll_interval: 30_000, policies: [] });
     expect(config.server).toEqual({ listen: '127.0.0.1:9464' });
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
   });

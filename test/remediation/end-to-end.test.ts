@@ -81,6 +81,32 @@ describe('remediation in the daemon', () => {
     expect(listAudit(wd.store).map((a) => a.decision)).toEqual(['acted', 'answered', 'outcome']);
   });
 
+  it.each([
+    ['the default', '', 30_000],
+    ['remediation.poll_interval: 5s', '  poll_interval: 5s\n', 5_000],
+  ])('follows a started run every poll interval: %s', async (_what, extra, pollMs) => {
+    const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
+    const tmp = tempDir();
+    let remediator: Remediator | undefined;
+    const config = engineConfig(sim, tmp.dir, REMEDIATION.replace('  dry_run: false\n', `  dry_run: false\n${extra}`));
+    const wd: Watchdog = openWatchdog(config, clock, { remediation: (deps: RemediationDeps) => (remediator = createRemediation(deps)) });
+    cleanup.push(async () => {
+      await wd.stop(0);
+      await sim.close();
+      tmp.cleanup();
+    });
+    sim.control.addRun({ appId: stagingApp(sim), action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
+    await wd.runOnce(['runs']);
+    expect((await remediator!.executePending()).sent).toBe(1);
+    // The first read follows the send at once; the next waits one poll interval.
+    expect((await remediator!.executePending()).polled).toBe(1);
+
+    clock.advance(pollMs - 1);
+    expect((await remediator!.executePending()).polled).toBe(0);
+    clock.advance(1);
+    expect((await remediator!.executePending()).polled).toBe(1);
+  });
+
   it('started daemon: the cycle wakes the remediation loop, which sends and follows on its own', async () => {
     const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
     const tmp = tempDir();
