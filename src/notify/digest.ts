@@ -10,6 +10,7 @@ import { openAlerts } from '../alerts/lifecycle.js';
 import type { Logger } from '../app/logger.js';
 import { silentLogger } from '../app/logger.js';
 import type { Labels, Severity } from '../detectors/finding.js';
+import { listAudit, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';
 import { localTimeReader, minuteOf } from './mute-windows.js';
 import type { DigestSettings } from './notify-settings.js';
@@ -30,17 +31,8 @@ export interface DigestOptions {
   logger?: Logger;
 }
 
-/** One remediation audit line for the digest. */
-interface AuditLine {
-  policy: string;
-  action: string;
-  record: string;
-  outcome: string;
-  reason: string | null;
-}
-
-/** Audit decisions that say what remediation did; skips are left out (they are most rows). */
-const DONE_DECISIONS = new Set(['acted', 'dry_run', 'outcome', 'suspended']);
+/** Audit decisions that say what remediation did; skips and answers are left out (they are most rows). */
+const DONE_DECISIONS: ReadonlySet<AuditDecision> = new Set<AuditDecision>(['acted', 'dry_run', 'outcome', 'suspended']);
 
 /** Queues the daily digests that are due. */
 export class Digest {
@@ -100,7 +92,7 @@ export class Digest {
     section('Open', open, (a) => `${a.severity}: ${a.summary} (since ${new Date(a.firedAt ?? a.firstSeenAt).toISOString()})`);
     section('Opened in the last 24 hours', opened, (e) => `${e.severity}: ${e.summary}`);
     section('Resolved in the last 24 hours', resolved, (e) => e.summary);
-    section('Remediation in the last 24 hours', audit, (r) => `${r.policy} ${r.action} ${r.record}: ${r.outcome}${r.reason ? ` (${r.reason})` : ''}`);
+    section('Remediation in the last 24 hours', audit, auditLine);
     if (lines.length === 0) lines.push('Nothing open, nothing opened or resolved in the last 24 hours.');
 
     return {
@@ -118,28 +110,14 @@ export class Digest {
     };
   }
 
-  /**
-   * What remediation did since `since`, when the remediation audit table exists; none otherwise.
-   * Read column by name, so the digest does not break when the audit grows columns.
-   */
-  #audit(since: number): AuditLine[] {
-    const { rows } = this.options.outbox;
-    if (!rows.hasTable('remediation_audit')) return [];
-    try {
-      const found = rows.db.prepare('SELECT * FROM remediation_audit WHERE at > ? ORDER BY at').all(since) as Record<string, unknown>[];
-      return found
-        .filter((r) => typeof r.decision !== 'string' || DONE_DECISIONS.has(r.decision))
-        .map((r) => ({
-          policy: String(r.policy ?? ''),
-          action: String(r.action ?? ''),
-          record: r.record != null ? String(r.record) : r.record_type != null ? `${String(r.record_type)} #${String(r.record_id)}` : '',
-          outcome: String(r.outcome ?? r.decision ?? ''),
-          reason: r.reason != null && r.reason !== '' ? String(r.reason) : null,
-        }));
-    } catch (err) {
-      // A different audit layout must not cost the day's digest; the alerts part still goes out.
-      this.#log.warn({ err: (err as Error).message }, 'cannot read the remediation audit for the digest');
-      return [];
-    }
+  /** What remediation did since `since`, oldest first. */
+  #audit(since: number): AuditRow[] {
+    return listAudit(this.options.outbox.rows.store).filter((r) => r.at > since && DONE_DECISIONS.has(r.decision));
   }
+}
+
+/** "retry-nonprod runs.retry run #42: succeeded (reason)". */
+function auditLine(r: AuditRow): string {
+  const record = r.recordType === null ? '' : ` ${r.recordType} #${r.recordId ?? '?'}`;
+  return `${r.policy} ${r.action}${record}: ${r.outcome ?? r.decision}${r.reason ? ` (${r.reason})` : ''}`;
 }

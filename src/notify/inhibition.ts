@@ -8,13 +8,14 @@
  * - `api_unreadable`: when the API cannot be read, each job reports its own "cannot read X"
  *   (`{ check: 'watchdog', source: X }`), one cause showing up several times. The first of them to
  *   fire (then the lowest fingerprint) is the cause; the later ones are held under it, so an API
- *   outage is one message, not one per job. Nothing else needs holding: a job that cannot read its
+ *   outage is one message, not one per job (and no summary: the cause's own message says the API
+ *   cannot be read). Nothing else needs holding: a job that cannot read its
  *   source writes no events at all (an incomplete snapshot never resolves or repeats anything).
  *
  * Held rows are decided again every delivery round: when the cause clears, the held alerts still
  * firing are delivered, and those that resolved meanwhile resolve quietly.
  */
-import type { Labels } from '../detectors/finding.js';
+import type { CheckName, Labels } from '../detectors/finding.js';
 import type { InhibitSettings } from './notify-settings.js';
 
 /** The rule that holds an alert back. */
@@ -74,11 +75,8 @@ export class Inhibitor {
   }
 }
 
-/**
- * The check of a server-state finding. Compared as a string: the check list in `finding.ts` gains
- * `servers` with the engine's server detector, and this rule must work before and after.
- */
-const SERVERS_CHECK: string = 'servers';
+/** The check of a server-state finding: its alert is the cause, never held by itself. */
+const SERVERS_CHECK: CheckName = 'servers';
 
 function isCannotRead(alert: { labels: Labels }): boolean {
   return alert.labels.check === 'watchdog' && Boolean(alert.labels.source);

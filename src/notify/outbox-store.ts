@@ -243,11 +243,6 @@ export class OutboxStore {
   claimDigest(channel: string, day: string, now: number): boolean {
     return this.#digestInsert.run(channel, day, now).changes > 0;
   }
-
-  /** True when a table exists (the remediation audit is written by a later migration). */
-  hasTable(name: string): boolean {
-    return Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name));
-  }
 }
 
 function fromDb(row: DbRow): OutboxRow {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { RemediationStore } from '../../src/remediation/remediation-store.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, slackTo } from './notify-fixture.js';
 
@@ -19,18 +20,12 @@ afterEach(async () => {
   await b.close();
 });
 
-/** One remediation that succeeded and one skip, in the audit table of migration 004. */
+/** One remediation that succeeded and one skip, written the way remediation writes its audit. */
 function auditRetry(h: Harness): void {
-  // Migration 004 makes it; created here only when this checkout runs without it.
-  h.store.db.exec(
-    `CREATE TABLE IF NOT EXISTS remediation_audit (id INTEGER PRIMARY KEY, at INTEGER, policy TEXT, action TEXT,
-       record_type TEXT, record_id INTEGER, decision TEXT, reason TEXT, outcome TEXT)`,
-  );
-  const insert = h.store.db.prepare(
-    `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, decision, reason, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  insert.run(h.clock.now(), 'retry-nonprod', 'runs.retry', 'run', 42, 'outcome', '', 'succeeded');
-  insert.run(h.clock.now(), 'retry-nonprod', 'runs.retry', 'run', 43, 'skipped', 'max_attempts', null);
+  const audit = new RemediationStore(h.store);
+  const row = { at: h.clock.now(), policy: 'retry-nonprod', action: 'runs.retry', recordType: 'run', fingerprint: null, key: null, answer: null, runId: null, detail: null };
+  audit.audit({ ...row, recordId: 42, decision: 'outcome', reason: '', outcome: 'succeeded' });
+  audit.audit({ ...row, recordId: 43, decision: 'skipped', reason: 'max_attempts', outcome: null });
 }
 
 const digests = (r: WebhookReceiver) => r.received.map(payloadText).filter((t) => t.includes('Daily digest'));
