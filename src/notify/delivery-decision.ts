@@ -33,7 +33,7 @@ export type NotifyDecision =
   | 'superseded';
 
 /** What the outbox row becomes for each decision. */
-export const STATUS_OF_DECISION: Record<NotifyDecision, 'pending' | 'held' | 'suppressed'> = {
+export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'held' | 'suppressed'>> = {
   deliver: 'pending',
   muted_window: 'held',
   inhibited: 'held',

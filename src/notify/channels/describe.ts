@@ -12,7 +12,7 @@ import type { AlertsNotification } from './channel.js';
 export type Tone = Severity | 'resolved' | 'ok';
 
 /** Emoji and word per tone: the emoji for the eye, the word for screen readers and mail subjects. */
-export const TONES: Record<Tone, { emoji: string; word: string }> = {
+export const TONES: Readonly<Record<Tone, Readonly<{ emoji: string; word: string }>>> = {
   critical: { emoji: '🔴', word: 'CRITICAL' },
   warning: { emoji: '🟠', word: 'WARNING' },
   info: { emoji: '🔵', word: 'INFO' },
