@@ -166,7 +166,7 @@ const stateSchema = z
       .min(1, 'must not be empty')
       .default('./deploy-watchdog.db')
       .describe('SQLite file (created with mode 0600); relative to the config file.'),
-    retention: durationSchema.prefault('30d').describe('Resolved alerts, events, sent notifications and audit rows older than this are deleted.'),
+    retention: durationSchema.prefault('30d').describe('Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.'),
   })
   .strict();
 

@@ -6,6 +6,8 @@ interface PruneRule {
   /** Columns the rule reads; a table without them is skipped rather than failing the prune. */
   columns: readonly string[];
   where: string;
+  /** Other tables the rule's `where` reads, with their columns; missing ones skip the rule too. */
+  reads?: readonly { table: string; columns: readonly string[] }[];
   /** Why these rows, and only these, may go. */
   why: string;
 }
@@ -57,7 +59,40 @@ const PRUNE_RULES: readonly PruneRule[] = [
     where: 'at < @cutoff',
     why: 'the audit trail of remediation attempts',
   },
+  {
+    table: 'remediation_attempts',
+    columns: ['policy', 'record_type', 'record_id', 'fingerprint', 'status', 'planned_at', 'finished_at'],
+    where: `NOT EXISTS (
+        SELECT 1 FROM remediation_attempts AS o
+        WHERE o.policy = remediation_attempts.policy AND o.record_type = remediation_attempts.record_type
+          AND o.record_id = remediation_attempts.record_id
+          AND (o.status <> 'finished' OR COALESCE(o.finished_at, o.planned_at) >= @cutoff))
+      AND NOT EXISTS (
+        SELECT 1 FROM alerts WHERE alerts.fingerprint = remediation_attempts.fingerprint AND alerts.status <> 'resolved')`,
+    reads: [{ table: 'alerts', columns: ['fingerprint', 'status'] }],
+    why:
+      'whole attempt sequences (policy and record) only, once every attempt of it finished before the cutoff and its ' +
+      'alert is no longer open: an unfinished attempt is never dropped (its key must be re-sent as it is), and ' +
+      'max_attempts keeps counting while the problem lasts',
+  },
+  {
+    table: 'remediation_skip_state',
+    columns: ['at'],
+    where: 'at < @cutoff',
+    why: 'the last skip reason written per policy and record; forgetting it costs at most one repeated audit row',
+  },
 ];
+
+/** Why a table cannot serve a rule (missing, or lacking a column), or null when it can. */
+function unusable(store: Store, table: string, wanted: readonly string[], other: boolean): string | null {
+  const db = store.db;
+  const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table);
+  if (!exists) return other ? `table ${table} does not exist` : 'table does not exist';
+  const columns = new Set((db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+  const missing = wanted.filter((c) => !columns.has(c));
+  if (missing.length === 0) return null;
+  return `missing column(s) ${missing.map((c) => (other ? `${table}.${c}` : c)).join(', ')}`;
+}
 
 /** Options of {@link pruneState}. */
 export interface PruneOptions {
@@ -80,7 +115,8 @@ export interface PruneResult {
 /**
  * Deletes rows older than the retention from every table that has a prune rule and exists (so it
  * runs before later migrations are applied), in one transaction; then gives free pages back and
- * truncates the WAL. Never touches a firing alert or an undelivered outbox row.
+ * truncates the WAL. Never touches a firing alert, an undelivered outbox row or an unfinished
+ * remediation attempt.
  */
 export function pruneState(store: Store, options: PruneOptions): PruneResult {
   const cutoff = options.now - options.retentionMs;
@@ -88,19 +124,11 @@ export function pruneState(store: Store, options: PruneOptions): PruneResult {
   const db = store.db;
   store.transaction(() => {
     for (const rule of PRUNE_RULES) {
-      const exists = db
-        .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`)
-        .get(rule.table);
-      if (!exists) {
-        result.skipped[rule.table] = 'table does not exist';
-        continue;
-      }
-      const columns = new Set(
-        (db.pragma(`table_info(${rule.table})`) as { name: string }[]).map((c) => c.name),
-      );
-      const missing = rule.columns.filter((c) => !columns.has(c));
-      if (missing.length > 0) {
-        result.skipped[rule.table] = `missing column(s) ${missing.join(', ')}`;
+      const problem = [{ table: rule.table, columns: rule.columns }, ...(rule.reads ?? [])]
+        .map((read) => unusable(store, read.table, read.columns, read.table !== rule.table))
+        .find((p) => p !== null);
+      if (problem) {
+        result.skipped[rule.table] = problem;
         continue;
       }
       result.deleted[rule.table] = db.prepare(`DELETE FROM ${rule.table} WHERE ${rule.where}`).run({ cutoff }).changes;

@@ -47,6 +47,8 @@ describe('pruneState', () => {
       notify_digest_log: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
+      remediation_attempts: 'table does not exist',
+      remediation_skip_state: 'table does not exist',
     });
   });
 
@@ -72,7 +74,12 @@ describe('pruneState', () => {
     // Events go by age alone (event 12 of the firing alert too); the alert row itself stays.
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({ outbox: 3, events: 2, alerts: 1, silences: 2, remediation_audit: 1 });
-    expect(result.skipped).toEqual({ notification_log: 'table does not exist', notify_digest_log: 'table does not exist' });
+    expect(result.skipped).toEqual({
+      notification_log: 'table does not exist',
+      notify_digest_log: 'table does not exist',
+      remediation_attempts: 'table does not exist',
+      remediation_skip_state: 'table does not exist',
+    });
     const ids = (table: string) => db.prepare(`SELECT id FROM ${table} ORDER BY id`).all().map((r) => (r as { id: number }).id);
     expect(ids('alerts')).toEqual([2, 3]);
     expect(ids('events')).toEqual([11]);
@@ -86,5 +93,73 @@ describe('pruneState', () => {
     store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
+  });
+
+  describe('remediation attempts and skip state (real schema)', () => {
+    const old = NOW - 40 * DAY;
+    const recent = NOW - 2 * DAY;
+    let seq = 0;
+
+    /** One attempt of (policy, run `record`), with its alert `fp`. */
+    function attempt(record: number, n: number, status: 'planned' | 'following' | 'finished', at: number, fp = `failed_runs/run/${record}`): void {
+      seq++;
+      store.db
+        .prepare(
+          `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body, fingerprint,
+             labels, severity, summary, life, status, planned_at, finished_at)
+           VALUES ('p', 'runs.retry', 'run', ?, ?, ?, '{}', ?, '{}', 'warning', 's', 1, ?, ?, ?)`,
+        )
+        .run(record, n, `dw-p-run${record}-a${n}-${seq}`, fp, status, at, status === 'finished' ? at : null);
+    }
+    function alert(fp: string, status: 'firing' | 'resolved', resolvedAt: number | null): void {
+      store.db
+        .prepare(
+          `INSERT INTO alerts (fingerprint, job, check_name, status, severity, summary, details, labels, first_seen_at, last_seen_at, seen_count, resolved_at)
+           VALUES (?, 'runs', 'failed_runs', ?, 'warning', 's', '{}', '{}', 0, 0, 1, ?)`,
+        )
+        .run(fp, status, resolvedAt);
+    }
+    const remaining = () =>
+      (store.db.prepare('SELECT record_id AS r, attempt AS n FROM remediation_attempts ORDER BY record_id, attempt').all() as { r: number; n: number }[]).map(
+        (x) => `${x.r}/${x.n}`,
+      );
+
+    it.each<[string, () => void, string[]]>([
+      ['a sequence finished long ago, its alert resolved', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', old)), []],
+      ['a sequence with no alert row left', () => attempt(1, 1, 'finished', old, 'gone/1'), []],
+      ['an attempt still planned, however old', () => attempt(1, 1, 'planned', old), ['1/1']],
+      ['an attempt still followed, however old', () => attempt(1, 1, 'following', old), ['1/1']],
+      ['an old finished attempt whose sequence goes on', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'following', recent)), ['1/1', '1/2']],
+      ['an old finished attempt whose sequence finished recently', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', recent)), ['1/1', '1/2']],
+      ['an old finished sequence whose alert still fires', () => (alert('failed_runs/run/1', 'firing', null), attempt(1, 1, 'finished', old)), ['1/1']],
+    ])('remediation_attempts: %s', (_what, setUp, kept) => {
+      store = Store.open(path.join(dir, 'state.db'));
+      alert('failed_runs/run/9', 'resolved', recent);
+      setUp();
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(remaining()).toEqual(kept);
+      expect(result.skipped).not.toHaveProperty('remediation_attempts');
+    });
+
+    it('remediation_skip_state: reasons not written again within the retention go', () => {
+      store = Store.open(path.join(dir, 'state.db'));
+      const skip = store.db.prepare(`INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES ('p', 'run', ?, 1, 'dry run', ?)`);
+      skip.run(1, old);
+      skip.run(2, recent);
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(result.deleted.remediation_skip_state).toBe(1);
+      expect(store.db.prepare('SELECT record_id FROM remediation_skip_state').all()).toEqual([{ record_id: 2 }]);
+    });
+
+    it('skips the attempts rule, naming what is missing, when the alerts table lacks a column it reads', () => {
+      const odd: Migration = {
+        version: 50,
+        name: 'odd',
+        up: `CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT);
+             CREATE TABLE remediation_attempts (policy TEXT, record_type TEXT, record_id INTEGER, fingerprint TEXT, status TEXT, planned_at INTEGER, finished_at INTEGER)`,
+      };
+      store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
+      expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe('missing column(s) alerts.fingerprint');
+    });
   });
 });
