@@ -5,7 +5,7 @@
  */
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog actions --config FILE [--json] [--limit N] [--policy NAME]
 
@@ -95,19 +95,6 @@ function toJson(r: AuditRow) {
 
 function record(r: AuditRow): string {
   return r.recordType === null ? '-' : `${r.recordType} #${r.recordId}`;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-}
-
-/** Left-aligned columns two spaces apart; the last column is not padded. */
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
-    .join('\n')
-    .concat('\n');
 }
 
 export default actions;

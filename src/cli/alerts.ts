@@ -7,7 +7,7 @@ import { activeSilenceFor, listSilences } from '../alerts/silences.js';
 import { SEVERITY_RANK } from '../detectors/finding.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog alerts --config FILE [--json]
 
@@ -83,19 +83,6 @@ const alerts: Command = {
 /** Since when the alert has been firing, or seen when still pending. */
 function sinceOf(a: AlertRow): number {
   return a.firedAt ?? a.firstSeenAt;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-}
-
-/** Left-aligned columns two spaces apart; the last column is not padded. */
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
-    .join('\n')
-    .concat('\n');
 }
 
 export default alerts;

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../config/load-config.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { parseCommandArgs } from './silence.js';
+import { parseCommandArgs } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog check --config FILE [--job NAME]
 

@@ -16,7 +16,7 @@ import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';
-import { parseCommandArgs } from './silence.js';
+import { parseCommandArgs } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog run --config FILE [--stop-timeout DURATION]
 

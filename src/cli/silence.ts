@@ -2,15 +2,12 @@
  * `deploy-watchdog silence`: mutes delivery of alerts whose labels match, for a while. The alerts
  * are still tracked; only their notifications are held back while the silence is in force.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MatcherError, parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
-import { createSilence, describeMatchers, SilenceError } from '../alerts/silences.js';
-import { ConfigError } from '../config/config-error.js';
+import { parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
+import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
-import { loadConfig } from '../config/load-config.js';
 import { systemClock } from '../lib/clock.js';
-import { Store, StoreError } from '../state/store.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
+import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog silence --config FILE --match LABEL=VALUE [--match …] --for DURATION --reason TEXT [--author NAME]
 
@@ -25,55 +22,6 @@ Prints the silence id (for \`deploy-watchdog unsilence\`).
   --for DURATION    how long the silence lasts; must be more than zero
   --reason TEXT     why, for whoever sees the silence later
   --author NAME     who; defaults to $USER`;
-
-/**
- * Runs `body` with the loaded config's state store open, turning the failures every state
- * command shares into exit codes: bad usage or config → 2 (with a message), state unusable → 1.
- */
-export async function withStateStore(
-  io: CliIo,
-  commandUsage: string,
-  configPath: string | undefined,
-  body: (store: Store) => number | Promise<number>,
-): Promise<number> {
-  let store: Store | undefined;
-  try {
-    if (!configPath) throw new UsageError('--config FILE is required');
-    const config = loadConfig(configPath, io.env);
-    store = Store.open(config.state.path);
-    return await body(store);
-  } catch (err) {
-    return reportFailure(io, commandUsage, err);
-  } finally {
-    store?.close();
-  }
-}
-
-/** Prints a command failure the way every state command does and returns its exit code. */
-export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
-  if (err instanceof UsageError || err instanceof MatcherError || err instanceof SilenceError) {
-    io.stderr.write(`error: ${err.message}\n\n${commandUsage}\n`);
-    return EXIT.usage;
-  }
-  if (err instanceof ConfigError) {
-    io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-    return EXIT.usage;
-  }
-  if (err instanceof StoreError) {
-    io.stderr.write(`error: ${err.message}\n`);
-    return EXIT.incomplete;
-  }
-  throw err;
-}
-
-/** Parses argv with node:util parseArgs (strict), turning its errors into {@link UsageError}. */
-export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = false) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
 
 const silence: Command = {
   name: 'silence',

@@ -7,7 +7,7 @@ import { compileMatchers, formatMatcher } from '../alerts/matchers.js';
 import { describeMatchers, listSilences, silenceState, type Silence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog silences --config FILE [--json] [--all]
 
@@ -81,19 +81,6 @@ const silences: Command = {
 function countMatching(silence: Silence, labelSets: readonly Readonly<Record<string, string | undefined>>[]): number {
   const matches = compileMatchers(silence.matchers);
   return labelSets.filter((labels) => matches(labels)).length;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-}
-
-/** Left-aligned columns two spaces apart; the last column is not padded. */
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
-    .join('\n')
-    .concat('\n');
 }
 
 export default silences;

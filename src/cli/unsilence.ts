@@ -5,7 +5,7 @@
 import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './silence.js';
+import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog unsilence --config FILE ID
 

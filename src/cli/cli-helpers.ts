@@ -1,0 +1,75 @@
+/**
+ * What the state commands (alerts, silence, silences, unsilence, actions) and the others that parse
+ * arguments share: strict argument parsing, opening the state store from the config, turning
+ * their failures into exit codes, and the plain table and time format of listings.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MatcherError } from '../alerts/matchers.js';
+import { SilenceError } from '../alerts/silences.js';
+import { ConfigError } from '../config/config-error.js';
+import { loadConfig } from '../config/load-config.js';
+import { Store, StoreError } from '../state/store.js';
+import { EXIT, UsageError, type CliIo } from './command.js';
+
+/**
+ * Runs `body` with the loaded config's state store open, turning the failures every state
+ * command shares into exit codes: bad usage or config → 2 (with a message), state unusable → 1.
+ */
+export async function withStateStore(
+  io: CliIo,
+  commandUsage: string,
+  configPath: string | undefined,
+  body: (store: Store) => number | Promise<number>,
+): Promise<number> {
+  let store: Store | undefined;
+  try {
+    if (!configPath) throw new UsageError('--config FILE is required');
+    const config = loadConfig(configPath, io.env);
+    store = Store.open(config.state.path);
+    return await body(store);
+  } catch (err) {
+    return reportFailure(io, commandUsage, err);
+  } finally {
+    store?.close();
+  }
+}
+
+/** Prints a command failure the way every state command does and returns its exit code. */
+export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
+  if (err instanceof UsageError || err instanceof MatcherError || err instanceof SilenceError) {
+    io.stderr.write(`error: ${err.message}\n\n${commandUsage}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof ConfigError) {
+    io.stderr.write(`configuration is not valid:\n${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof StoreError) {
+    io.stderr.write(`error: ${err.message}\n`);
+    return EXIT.incomplete;
+  }
+  throw err;
+}
+
+/** Parses argv with node:util parseArgs (strict), turning its errors into {@link UsageError}. */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** A time in a listing: ISO 8601 UTC, without milliseconds when they are zero. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .join('\n')
+    .concat('\n');
+}
