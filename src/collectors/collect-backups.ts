@@ -1,6 +1,7 @@
 import { ApiPaginationError } from '../api/errors.js';
 import type { AppListItem, Backup } from '../api/schemas.js';
 import type { CollectorContext } from './collector-context.js';
+import { mapLimit } from './map-limit.js';
 import type { BackupsSnapshot } from './snapshot.js';
 
 /** Walks of a shifting backups list before the read fails. */
@@ -12,8 +13,11 @@ const MAX_WALKS = 3;
  *
  * The newest backups come from ONE walk of `backups.list` (newest first, all apps at once), page
  * by page, keeping only the first backup seen per app and stopping as soon as every app that has a
- * `last_backup_at` has been seen. An estate of 10,000 apps with 300,000 backups reads a few pages,
- * and memory holds one backup per app, never the list. An app without `last_backup_at` has never
+ * `last_backup_at` has been seen, or until the apps still missing are fewer than the pages left:
+ * those (apps whose newest backup is old, far down the list) are then read one by one with
+ * `backups.list?app_id=…&limit=1`, never more requests than finishing the walk would take. An
+ * estate of 10,000 apps with 300,000 backups reads a few pages, and memory holds one backup per
+ * app, never the list. An app without `last_backup_at` has never
  * completed a backup: the walk does not wait for it (it still gets its newest backup when the walk
  * passes one on the way). A list that shifts while paged is walked again, up to {@link MAX_WALKS}.
  */
@@ -37,8 +41,13 @@ async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }
   for (let walk = 1; ; walk++) {
     const found = new Map<number, Backup>();
     const missing = new Set(awaited);
+    let read = 0;
+    let pageSize = 0;
+    let total: number | undefined;
     try {
       for await (const page of ctx.client.backups.pages(query, { signal: ctx.signal })) {
+        read += page.length;
+        pageSize ||= page.length;
         for (const backup of page) {
           const appId = backup.app_id;
           if (appId === null || !known.has(appId) || found.has(appId)) continue;
@@ -47,6 +56,17 @@ async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }
         }
         // Breaking out ends the walk: the rest of the list is older backups of apps already seen.
         if (missing.size === 0) break;
+        // The apps still missing have old newest backups, far down the list: once asking for each
+        // of them takes no more requests than the pages left, ask for each (one small answer) instead.
+        total ??= (await ctx.client.backups.list({ ...query, limit: 1 }, { signal: ctx.signal })).total;
+        if (missing.size <= Math.ceil(Math.max(0, total - read) / Math.max(1, pageSize))) break;
+      }
+      if (missing.size > 0) {
+        const tail = await mapLimit([...missing], ctx.concurrency, async (appId) => {
+          const newest = await ctx.client.backups.list({ ...query, app_id: appId, limit: 1 }, { signal: ctx.signal });
+          return newest.items[0];
+        });
+        for (const backup of tail) if (backup?.app_id != null && !found.has(backup.app_id)) found.set(backup.app_id, backup);
       }
       return found;
     } catch (err) {
