@@ -3,9 +3,29 @@
  * of one job at once, with a random delay of up to `jobs.jitter` so many watchdogs do not hit the
  * API in the same second. The cycles themselves (and waiting for them at shutdown) are the
  * watchdog's: this only decides when.
+ *
+ * The tick source is a dependency ({@link ScheduleFn}, node-cron by default), and "never two runs
+ * at once" is the scheduler's own rule (a tick while the job's cycle runs is skipped), so both can
+ * be tested with ticks given by hand instead of waiting on the wall clock.
  */
-import cron, { type ScheduledTask } from 'node-cron';
+import cron from 'node-cron';
 import type { Logger } from './logger.js';
+
+/** A schedule started by a {@link ScheduleFn}. */
+export interface ScheduleHandle {
+  /** No more ticks after this resolves. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Calls `tick` on each time of the cron expression (after up to `jitterMs` of random delay); the
+ * scheduler's clock. The promise `tick` returns is the run in progress.
+ */
+export type ScheduleFn = (
+  expression: string,
+  tick: () => Promise<void>,
+  options: { name: string; jitterMs: number; logger: Logger },
+) => ScheduleHandle;
 
 /** One scheduled job: its name and cron expression. */
 export interface ScheduledJob {
@@ -21,12 +41,16 @@ export interface SchedulerOptions {
   /** Runs one cycle of a job; a throw is logged. */
   run: (job: string) => Promise<unknown>;
   logger: Logger;
+  /** The tick source; default node-cron ({@link cronSchedule}). */
+  schedule?: ScheduleFn;
 }
 
 /** The job scheduler of one running configuration. */
 export class Scheduler {
-  readonly #tasks = new Map<string, ScheduledTask>();
+  readonly #tasks = new Map<string, ScheduleHandle>();
   readonly #intervals = new Map<string, number>();
+  /** Jobs whose cycle is running now: a tick for one of them is skipped, not queued. */
+  readonly #busy = new Set<string>();
   #started = false;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -47,15 +71,12 @@ export class Scheduler {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    const cronLogger = cronLoggerOf(this.options.logger);
+    const schedule = this.options.schedule ?? cronSchedule;
     for (const job of this.options.jobs) {
-      // The callback's promise is the execution node-cron waits for: with noOverlap, a tick that
-      // comes while the previous cycle still runs is skipped, not queued.
-      const task = cron.schedule(job.cron, () => this.#fire(job.name), {
+      const task = schedule(job.cron, () => this.#fire(job.name), {
         name: `deploy-watchdog:${job.name}`,
-        noOverlap: true,
-        maxRandomDelay: this.options.jitterMs,
-        logger: cronLogger,
+        jitterMs: this.options.jitterMs,
+        logger: this.options.logger,
       });
       this.#tasks.set(job.name, task);
     }
@@ -65,20 +86,42 @@ export class Scheduler {
   /** Stops scheduling; cycles in progress are the caller's to wait for. */
   async stop(): Promise<void> {
     this.#started = false;
-    for (const task of this.#tasks.values()) {
-      await task.stop();
-      await task.destroy();
-    }
+    for (const task of this.#tasks.values()) await task.stop();
     this.#tasks.clear();
   }
 
-  #fire(job: string): Promise<void> {
-    return this.options.run(job).then(
-      () => undefined,
-      (err: unknown) => this.options.logger.error({ err, job }, 'job cycle threw'),
-    );
+  async #fire(job: string): Promise<void> {
+    if (!this.#started) return;
+    if (this.#busy.has(job)) {
+      this.options.logger.debug({ job }, 'tick skipped: the previous cycle still runs');
+      return;
+    }
+    this.#busy.add(job);
+    try {
+      await this.options.run(job);
+    } catch (err) {
+      this.options.logger.error({ err, job }, 'job cycle threw');
+    } finally {
+      this.#busy.delete(job);
+    }
   }
 }
+
+/** The default tick source: node-cron, which also skips a tick that comes during a run (noOverlap). */
+export const cronSchedule: ScheduleFn = (expression, tick, options) => {
+  const task = cron.schedule(expression, tick, {
+    name: options.name,
+    noOverlap: true,
+    maxRandomDelay: options.jitterMs,
+    logger: cronLoggerOf(options.logger),
+  });
+  return {
+    async stop() {
+      await task.stop();
+      await task.destroy();
+    },
+  };
+};
 
 /** The longest gap between the next few runs of a cron expression (ms). */
 function longestGapMs(expression: string): number {

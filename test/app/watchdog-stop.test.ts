@@ -1,6 +1,6 @@
-/** Stopping with a cycle in progress, and the scheduler's schedules, on the real clock. */
+/** Stopping with a cycle in progress (real clock), and the scheduler's schedules (ticks given by hand). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Scheduler } from '../../src/app/scheduler.js';
+import { Scheduler, type ScheduleFn } from '../../src/app/scheduler.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { captureLogger, engineConfig, tempDir } from './fixtures.js';
@@ -50,32 +50,79 @@ describe('Scheduler', () => {
     expect(scheduler.intervalMs('x')).toBe(gap);
   });
 
-  it('fires on a seconds schedule and never starts a job again while its cycle runs', async () => {
-    let started = 0;
-    let release!: () => void;
-    const blocked = new Promise<void>((r) => (release = r));
+  /** A tick source driven by hand: `tick(job)` is one time of the job's schedule coming. */
+  function manualTicks() {
+    const ticks = new Map<string, () => Promise<void>>();
+    const stopped: string[] = [];
+    const schedule: ScheduleFn = (expression, tick, options) => {
+      const job = options.name.replace('deploy-watchdog:', '');
+      ticks.set(job, tick);
+      return { stop: async () => void stopped.push(`${job} ${expression}`) };
+    };
+    return { schedule, stopped, tick: (job: string) => ticks.get(job)!() };
+  }
+
+  it('runs a job on each tick, and never starts it again while its cycle runs', async () => {
+    const clock = manualTicks();
+    const started: string[] = [];
+    const releases: (() => void)[] = [];
     const scheduler = new Scheduler({
-      jobs: [{ name: 'runs', cron: '* * * * * *' }],
+      jobs: [
+        { name: 'runs', cron: '* * * * * *' },
+        { name: 'urls', cron: '*/15 * * * *' },
+      ],
       jitterMs: 0,
-      run: async () => {
-        started++;
-        await blocked;
+      run: (job) => {
+        started.push(job);
+        return new Promise<void>((r) => releases.push(r));
       },
       logger: captureLogger('silent').logger,
+      schedule: clock.schedule,
     });
     scheduler.start();
-    try {
-      expect(scheduler.running).toBe(true);
-      const end = Date.now() + 5_000;
-      while (started === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-      expect(started).toBe(1);
-      // Two more ticks pass while the first cycle is still running.
-      await new Promise((r) => setTimeout(r, 2_100));
-      expect(started).toBe(1);
-    } finally {
-      release();
-      await scheduler.stop();
-    }
+    expect(scheduler.running).toBe(true);
+
+    const first = clock.tick('runs');
+    // Two more ticks while the first cycle runs: skipped, not queued. Another job is not held up.
+    await clock.tick('runs');
+    await clock.tick('runs');
+    const other = clock.tick('urls');
+    expect(started).toEqual(['runs', 'urls']);
+
+    releases.forEach((r) => r());
+    await Promise.all([first, other]);
+    const second = clock.tick('runs');
+    expect(started).toEqual(['runs', 'urls', 'runs']);
+    releases[2]!();
+    await second;
+
+    await scheduler.stop();
     expect(scheduler.running).toBe(false);
+    expect(clock.stopped).toEqual(['runs * * * * * *', 'urls */15 * * * *']);
+    // A tick that was already on its way when the scheduler stopped starts nothing.
+    await clock.tick('runs');
+    expect(started).toHaveLength(3);
+  });
+
+  it('logs a cycle that throws and runs the job again on the next tick', async () => {
+    const clock = manualTicks();
+    const log = captureLogger('error');
+    let calls = 0;
+    const scheduler = new Scheduler({
+      jobs: [{ name: 'runs', cron: '*/1 * * * *' }],
+      jitterMs: 0,
+      run: async () => {
+        calls++;
+        if (calls === 1) throw new Error('boom');
+      },
+      logger: log.logger,
+      schedule: clock.schedule,
+    });
+    scheduler.start();
+    await clock.tick('runs');
+    await clock.tick('runs');
+    await scheduler.stop();
+    expect(calls).toBe(2);
+    expect(log.lines()).toMatchObject([{ msg: 'job cycle threw', job: 'runs' }]);
   });
 });
