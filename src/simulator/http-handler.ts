@@ -133,7 +133,11 @@ export class HttpHandler {
     const fault = this.core.faults.take(fn);
     if (fault?.hang) {
       log(fn, 0);
-      return; // never answered; close() ends the connection
+      // Never answered; close() ends the connection. The change was never made, so once the client
+      // gives up (its connection closes) the key is free again, as after any other fault: a retry
+      // with the same key is handled, not refused as "in progress" forever.
+      res.once('close', abandon);
+      return;
     }
     if (fault?.latencyMs) await this.delay(fault.latencyMs);
     const faultAnswer = fault ? this.faultAnswer(fault) : null;
