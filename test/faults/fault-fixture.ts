@@ -34,14 +34,14 @@ export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: 
  * several pages, so a shift can happen between two of them). `extra` is YAML appended at the top
  * level (sections not already present), `notify` replaces the default log-only notify section.
  */
-export function faultConfig(sim: RunningSimulator, dir: string, options: { extra?: string; notify?: string; api?: string } = {}): Config {
+export function faultConfig(sim: RunningSimulator, dir: string, options: { extra?: string; notify?: string; api?: string; pageSize?: number } = {}): Config {
   const text = [
     'api:',
     '  base_url: ${SIM_URL}',
     '  token: ${DMS_API_TOKEN}',
     '  requests_per_second: 1000',
     '  timeout: 300ms',
-    '  page_size: 10',
+    `  page_size: ${options.pageSize ?? 10}`,
     options.api ?? '  max_retries: 0',
     'state:',
     '  path: ./state.db',

@@ -196,23 +196,35 @@ describe('a list that shifts while it is paged', () => {
   it.each([
     {
       job: 'runs' as const,
+      pageSize: 10,
       path: '/api/v1/runs?',
       // A finished restart of an app with nothing open: it moves the list, it does not fix anything.
       shift: (s: RunningSimulator) => s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
     },
     {
+      // Many apps whose newest backup is old, and pages large enough that the first leaves more
+      // apps missing than pages left, so the walk goes on (with few apps missing the collector
+      // reads them one by one instead of walking on).
       job: 'backups' as const,
+      pageSize: 200,
+      prepare: (s: RunningSimulator) => {
+        for (const app of [...s.control.state.apps.values()].filter((a) => a.deployedAt !== null).slice(0, 12)) s.control.ageBackups(app.id, { hours: 24 * 60 });
+      },
       path: '/api/v1/backups?',
       shift: (s: RunningSimulator) => s.control.addBackup(quietApp(s), { hoursAgo: 0 }),
     },
-  ])('$job: every walk is thrown away, the cycle fails whole, nothing resolves; a steady list reads again', async ({ job, path, shift }) => {
-    const shifting = shiftingDispatcher(path, () => shift(sim));
-    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock, { dispatcher: shifting.dispatcher });
-    seedProblems();
-    const before = await healthy(job);
-    shifting.set(true);
-    await failingCycles(job, before, /shift|total went|came twice|pagination|walk/i);
-    shifting.set(false);
-    await recovers(job, before);
-  });
+  ] as { job: Job; pageSize: number; path: string; shift: (s: RunningSimulator) => unknown; prepare?: (s: RunningSimulator) => void }[])(
+    '$job: every walk is thrown away, the cycle fails whole, nothing resolves; a steady list reads again',
+    async ({ job, pageSize, path, shift, prepare }) => {
+      prepare?.(sim);
+      const shifting = shiftingDispatcher(path, () => shift(sim));
+      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, pageSize }), clock, { dispatcher: shifting.dispatcher });
+      seedProblems();
+      const before = await healthy(job);
+      shifting.set(true);
+      await failingCycles(job, before, /shift|total went|came twice|pagination|walk/i);
+      shifting.set(false);
+      await recovers(job, before);
+    },
+  );
 });
