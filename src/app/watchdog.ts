@@ -31,6 +31,7 @@ import { detectorOptionsFromConfig } from './detector-options.js';
 import { describeError } from './describe-error.js';
 import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from './logger.js';
+import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import type { RemediationFactory, RemediationHook } from './remediation-hook.js';
 import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
@@ -164,6 +165,7 @@ export class Watchdog {
     updateOpenAlerts(this.#runtime.deps);
     await this.#syncHealthServer(this.#runtime.config);
     this.#startRuntime(this.#runtime);
+    void this.#warnMaintenanceCost(this.#runtime);
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
   }
 
@@ -228,6 +230,7 @@ export class Watchdog {
     if (this.#started) {
       await this.#syncHealthServer(config);
       this.#startRuntime(fresh);
+      void this.#warnMaintenanceCost(fresh);
     }
     this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');
   }
@@ -430,6 +433,30 @@ export class Watchdog {
     for (const c of closed) byReason[`${c.check}: ${c.reason}`] = (byReason[`${c.check}: ${c.reason}`] ?? 0) + 1;
     this.#log.info({ closed: byReason }, 'open alerts of checks switched off closed, without notification');
     updateOpenAlerts(rt.deps);
+  }
+
+  /**
+   * Counts the apps (one `apps.list?limit=1` per namespace read) and warns when the maintenance
+   * job, which reads each of them, would take more than half the request budget (see
+   * `maintenance-cost.ts`). Never fails the start: an unreadable API leaves it unsaid.
+   */
+  async #warnMaintenanceCost(rt: Runtime): Promise<void> {
+    const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
+    if (intervalMs === undefined) return;
+    try {
+      const scope = await rt.deps.namespaces();
+      let apps = 0;
+      for (const namespace of scope.namespaces ?? [undefined]) {
+        const page = await rt.client.apps.list(namespace === undefined ? { limit: 1 } : { limit: 1, namespace }, { signal: this.#hardStop.signal });
+        apps += page.total;
+      }
+      const cost = maintenanceCost(apps, { pageSize: rt.config.api.page_size, requestsPerSecond: rt.config.api.requests_per_second, intervalMs });
+      const warning = maintenanceCostWarning(cost);
+      if (warning) this.#log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
+      else this.#log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
+    } catch (err) {
+      this.#log.debug({ err }, 'cannot count the apps for the maintenance job cost');
+    }
   }
 
   #prune(): void {

@@ -1,0 +1,62 @@
+/** The maintenance job's cost: worked out from the app count, and said at start when it is high. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { maintenanceCost, maintenanceCostWarning } from '../../src/app/maintenance-cost.js';
+import { Watchdog } from '../../src/app/watchdog.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { captureLogger, engineConfig, manualSim, tempDir } from './fixtures.js';
+
+const MINUTE = 60_000;
+
+describe('maintenanceCost', () => {
+  it.each<[string, number, number, number, number, RegExp | null]>([
+    ['10,000 apps at 10/s every 15 min', 10_000, 10, 15 * MINUTE, 10_020, /longer than the 15 min between its runs, so runs will be skipped/],
+    ['10,000 apps at 10/s every 30 min', 10_000, 10, 30 * MINUTE, 10_020, /^the maintenance job reads every app with apps\.get: 10000 apps are 10020 requests, about 16\.7 min .*, 56% of the 30 min between its runs/],
+    ['10,000 apps at 10/s every 2 h', 10_000, 10, 120 * MINUTE, 10_020, null],
+    ['500 apps at 10/s every 30 min', 500, 10, 30 * MINUTE, 501, null],
+    ['10,000 apps at 10/s every 5 h', 10_000, 10, 300 * MINUTE, 10_020, null],
+    ['2,000 apps at 1/s every 1 h', 2_000, 1, 60 * MINUTE, 2_004, /56% of the 60 min between its runs/],
+  ])('%s', (_what, apps, rps, intervalMs, requests, warning) => {
+    const cost = maintenanceCost(apps, { pageSize: 500, requestsPerSecond: rps, intervalMs });
+    expect(cost.requests).toBe(requests);
+    expect(cost.readMs).toBe(Math.round((requests / rps) * 1000));
+    const said = maintenanceCostWarning(cost);
+    if (warning === null) expect(said).toBeNull();
+    else expect(said).toMatch(warning);
+  });
+});
+
+describe('Watchdog.start', () => {
+  let sim: RunningSimulator | undefined;
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    tmp?.cleanup();
+  });
+
+  it.each([
+    ['warns when the maintenance job takes most of the request budget', '"* * * * * *"', true],
+    ['says nothing when it takes little', '"0 * * * *"', false],
+  ])('%s', async (_what, schedule, warns) => {
+    let clock;
+    ({ sim, clock } = await manualSim({ apps: 600 }));
+    tmp = tempDir();
+    const log = captureLogger('warn');
+    // 600 apps and 12 pages of 50 at 1000 requests/s: about 0.6 s, every second or every hour.
+    const config = engineConfig(sim, tmp.dir, `jobs: { runs: "off", attention: "off", urls: "off", backups: "off", servers: "off", maintenance: ${schedule} }`);
+    const wd = Watchdog.open({ config, clock, logger: log.logger });
+    try {
+      await wd.start();
+      for (let i = 0; i < 200 && !sim.control.requests().some((r) => r.fn === 'apps.get'); i++) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      await wd.stop(0);
+    }
+    const warnings = log.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the maintenance job reads every app'));
+    expect(warnings.length).toBe(warns ? 1 : 0);
+    if (warns) {
+      // The apps apps.list gives (the seed's deleted ones left out), with one list page per 50.
+      const { apps, requests } = warnings[0] as { apps: number; requests: number };
+      expect(apps).toBeGreaterThan(500);
+      expect(requests).toBe(apps + Math.ceil(apps / 50));
+    }
+  });
+});
