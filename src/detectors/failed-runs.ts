@@ -6,7 +6,8 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
-import type { AppListItem, Run, RunListItem, WatcherState } from '../api/schemas.js';
+import type { AppListItem, Run, RunListItem } from '../api/schemas.js';
+import { watcherFailed } from '../api/watcher-failed.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import {
@@ -33,9 +34,6 @@ export interface FailedRunsOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
-/** Watcher states of the reference (§3) that mean the run failed whatever its own state says. */
-const WATCHER_FAILURES: ReadonlySet<WatcherState> = new Set<WatcherState>(['failed', 'timeout', 'stopped']);
-
 /**
  * How one run stands, with a named reason: `failed` can be a finding, `pending` is still going
  * (and does not supersede an older failure), `settled` is over and fine.
@@ -55,7 +53,7 @@ export function judgeRun(
   const watcher = detail?.watcher ?? null;
   // The reference (§3.2): a run with a watcher stays running until the watcher reports back, and a
   // watcher's failure is the run's failure even when the run's own state has not caught up.
-  if (watcher && WATCHER_FAILURES.has(watcher.state)) return { kind: 'failed', reason: 'watcher_failed' };
+  if (watcherFailed(watcher?.state)) return { kind: 'failed', reason: 'watcher_failed' };
   if (watcher?.state === 'waiting') return { kind: 'pending', reason: 'watcher_waiting' };
   if (options.failedStates.includes(run.state)) {
     if (!run.retrying) return { kind: 'failed', reason: 'failed_state' };

@@ -4,6 +4,7 @@
  * state that is neither (cancelled, say). Pure.
  */
 import type { Run, WatcherState } from '../api/schemas.js';
+import { watcherFailed } from '../api/watcher-failed.js';
 
 /** The run state words the judgement needs (`checks.failed_runs.failed_states`, …). */
 export interface RunStates {
@@ -19,13 +20,10 @@ export type RunProgress =
   | { kind: 'failed'; step: string | null; reason: string | null; watcher: WatcherState | null }
   | { kind: 'ended'; state: string };
 
-/** Watcher states of the reference (§3) that mean the run failed whatever its own state says. */
-const WATCHER_FAILURES: ReadonlySet<WatcherState> = new Set<WatcherState>(['failed', 'timeout', 'stopped']);
-
 /** Judges a run read with `runs.get`. */
 export function runProgress(run: Run, states: RunStates): RunProgress {
   const watcher = run.watcher;
-  if (watcher && WATCHER_FAILURES.has(watcher.state)) {
+  if (watcher && watcherFailed(watcher.state)) {
     return { kind: 'failed', step: null, reason: watcher.reason, watcher: watcher.state };
   }
   // §3.2: a run with a watcher stays running until the watcher reports back.
