@@ -1,6 +1,8 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { CheckName } from '../detectors/finding.js';
+import { newestFirst } from '../lib/newest-first.js';
+import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
@@ -86,8 +88,8 @@ async function readNewerOfApps(
 ): Promise<RunListItem[]> {
   const oldestByApp = new Map<number, number>();
   for (const run of followed) {
-    const created = timeOf(run.created_at);
-    if (run.app_id === null || !Number.isFinite(created)) continue;
+    const created = parseTime(run.created_at);
+    if (run.app_id === null || created === null) continue;
     oldestByApp.set(run.app_id, Math.min(created, oldestByApp.get(run.app_id) ?? Infinity));
   }
   const lists = await mapLimit([...oldestByApp], ctx.concurrency, ([appId, oldest]) =>
@@ -106,21 +108,8 @@ async function getUnlessGone(ctx: CollectorContext, id: number): Promise<Run | u
   }
 }
 
+/** Created before `since`; a run whose creation time is unknown is never where a walk stops. */
 function createdBefore(run: RunListItem, since: number): boolean {
-  const created = run.created_at === null ? NaN : Date.parse(run.created_at);
-  return Number.isFinite(created) && created < since;
-}
-
-/** Newest first by creation, then by id, so runs merged from several namespaces read in one order. */
-function newestFirst(a: RunListItem, b: RunListItem): number {
-  const ta = timeOf(a.created_at);
-  const tb = timeOf(b.created_at);
-  if (ta !== tb) return tb > ta ? 1 : -1;
-  return b.id - a.id;
-}
-
-/** A timestamp in ms; an unknown one sorts last. */
-function timeOf(text: string | null): number {
-  const t = text === null ? NaN : Date.parse(text);
-  return Number.isFinite(t) ? t : -Infinity;
+  const created = parseTime(run.created_at);
+  return created !== null && created < since;
 }

@@ -24,7 +24,7 @@ import type { DetectorResult } from './detector-result.js';
 import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
 import { contentHash, fingerprint, stableJson } from './fingerprint.js';
 import { oneLine } from './one-line.js';
-import { toIso } from './parse-time.js';
+import { toIso } from '../lib/parse-time.js';
 
 /** Options of the attention check (`checks.attention`). */
 export interface AttentionOptions {

@@ -25,7 +25,7 @@ import type { Finding, Severity } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
-import { parseTime, toIso } from './parse-time.js';
+import { parseTime, toIso } from '../lib/parse-time.js';
 
 /** Options of the backups check (`checks.backups`). */
 export interface BackupsOptions {

@@ -16,7 +16,7 @@ import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatTime } from './format-time.js';
 import { oneLine } from './one-line.js';
-import { parseTime } from './parse-time.js';
+import { parseTime } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
 /** Options of the certificates check (`checks.certificates`). */

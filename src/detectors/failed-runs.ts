@@ -19,7 +19,8 @@ import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { parseTime, toIso } from './parse-time.js';
+import { newestFirst } from '../lib/newest-first.js';
+import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 
 /** Options of the failed_runs check (`checks.failed_runs`). */
@@ -73,14 +74,6 @@ function groupKey(run: RunListItem): string {
   if (run.app_id !== null) return `app:${run.app_id}:${run.action}`;
   if (run.record !== null) return `record:${run.record_type ?? ''}:${run.record}:${run.action}`;
   return `run:${run.id}`;
-}
-
-/** Newest first: by creation time, then id (ids grow), so the order does not depend on the list's. */
-function newestFirst(a: RunListItem, b: RunListItem): number {
-  const ta = parseTime(a.created_at) ?? parseTime(a.updated_at) ?? -Infinity;
-  const tb = parseTime(b.created_at) ?? parseTime(b.updated_at) ?? -Infinity;
-  if (ta !== tb) return tb - ta;
-  return b.id - a.id;
 }
 
 /** Finds the newest settled run of each (app or record, action) that failed. */

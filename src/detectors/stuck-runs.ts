@@ -19,7 +19,7 @@ import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
-import { parseTime, toIso } from './parse-time.js';
+import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 
 /** Options of the stuck_runs check (`checks.stuck_runs`). */

@@ -13,7 +13,7 @@ import {
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
-import { toIso } from './parse-time.js';
+import { toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
 /** Options of the url_checks check (`checks.url_checks`). */

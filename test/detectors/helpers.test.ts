@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLabels } from '../../src/detectors/build-labels.js';
 import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
 import { formatTime } from '../../src/detectors/format-time.js';
-import { parseTime, toIso } from '../../src/detectors/parse-time.js';
+import { parseTime, toIso } from '../../src/lib/parse-time.js';
 import { NOW } from './fixtures.js';
 
 describe('fingerprint', () => {
