@@ -7,7 +7,7 @@
  */
 import type { WatcherState } from '../api/schemas.js';
 import { hash32 } from './prng.js';
-import type { AppRec, BackupRec, RunEffect, RunRec, SimState, StepRec, WatcherRec } from './sim-state.js';
+import { runRec, type AppRec, type BackupRec, type RunEffect, type RunRec, type SimState, type StepRec, type WatcherRec } from './sim-state.js';
 import { VOCABULARY, WATCHER_PROGRESS, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 
 const RUN = VOCABULARY.run;
@@ -125,28 +125,20 @@ export class RunEngine {
       reason: null,
       durationMs: stepDurationMs(this.seed, id, i),
     }));
-    const run: RunRec = {
+    const run = runRec({
       id,
       appId: app.id,
       nsId: app.nsId,
       workflow,
-      action: WORKFLOWS[workflow].action,
       record: app.name,
       recordType: 'app',
       createdAt: now,
-      updatedAt: now,
       state: RUN.queued,
-      retrying: false,
       steps,
-      seedFailedStep: null,
-      seedReason: null,
-      watcher: null,
-      failAt: null,
-      autoRetryAt: null,
       backupRunId: options.backupRunId ?? null,
       backupId: options.backupId ?? null,
       effect: options.effect,
-    };
+    });
     run.failAt = this.takeFailure(run, 0);
     this.state.runs.set(id, run);
     this.state.runIndex.add(run);

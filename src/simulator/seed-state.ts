@@ -8,7 +8,7 @@ import type { EnvironmentType } from '../api/schemas.js';
 import { Prng } from './prng.js';
 import { AUTO_RETRY_DELAY_MS, RunEngine, seededRunLengthMs, startBackupRun } from './run-engine.js';
 import { BACKUP_AGE_LIMITS } from './views.js';
-import type { AppRec, BackupRec, EnvironmentRec, ProjectRec, RepositoryRec, RestorePointRec, RunRec, ServerRec, SimState, StepRec, UrlRec } from './sim-state.js';
+import { runRec, type AppRec, type BackupRec, type EnvironmentRec, type ProjectRec, type RepositoryRec, type RestorePointRec, type RunRec, type ServerRec, type SimState, type StepRec, type UrlRec } from './sim-state.js';
 import {
   OFFSITE_FAILURES,
   PLANS,
@@ -392,28 +392,7 @@ function makeUpgrade(state: SimState, app: AppRec, upgradeState: string): AppRec
 }
 
 function makeRun(app: AppRec | null, nsId: number, workflow: WorkflowName, createdAt: number, record: string, recordType: string): RunRec {
-  return {
-    id: 0,
-    appId: app?.id ?? null,
-    nsId,
-    workflow,
-    action: WORKFLOWS[workflow].action,
-    record,
-    recordType,
-    createdAt,
-    updatedAt: createdAt,
-    state: VOCABULARY.run.done,
-    retrying: false,
-    steps: null,
-    seedFailedStep: null,
-    seedReason: null,
-    watcher: null,
-    failAt: null,
-    autoRetryAt: null,
-    backupRunId: null,
-    backupId: null,
-    effect: { kind: 'none' },
-  };
+  return runRec({ id: 0, appId: app?.id ?? null, nsId, workflow, record, recordType, createdAt });
 }
 
 function failSeeded(rng: Prng, run: RunRec): void {

@@ -5,7 +5,7 @@
  */
 import type { EnvironmentType, SslStatus, WatcherState } from '../api/schemas.js';
 import { NewestFirstIndex } from './newest-first-index.js';
-import type { WorkflowName } from './vocabulary.js';
+import { VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 
 export interface NamespaceRec {
   id: number;
@@ -212,6 +212,34 @@ export interface RunRec {
   /** The backup record this run makes (or its backup run makes). */
   backupId: number | null;
   effect: RunEffect;
+}
+
+/** What a new run record must be given; everything else has a default (see {@link runRec}). */
+export type RunRecFields = Pick<RunRec, 'id' | 'appId' | 'nsId' | 'workflow' | 'record' | 'recordType' | 'createdAt'> &
+  Partial<Omit<RunRec, 'action'>>;
+
+/**
+ * A run record: the workflow's action, `updatedAt` = `createdAt`, done and not retrying, steps
+ * derived from the id (`null`), no watcher, no failure planned, no effect — unless `fields` says
+ * otherwise. The one place a RunRec is spelled out, for the seed, the engine and the control.
+ */
+export function runRec(fields: RunRecFields): RunRec {
+  return {
+    action: WORKFLOWS[fields.workflow].action,
+    updatedAt: fields.createdAt,
+    state: VOCABULARY.run.done,
+    retrying: false,
+    steps: null,
+    seedFailedStep: null,
+    seedReason: null,
+    watcher: null,
+    failAt: null,
+    autoRetryAt: null,
+    backupRunId: null,
+    backupId: null,
+    effect: { kind: 'none' },
+    ...fields,
+  };
 }
 
 /** The whole simulated service. */

@@ -8,7 +8,7 @@ import type { FaultSpec, FaultTarget } from './fault-injector.js';
 import type { ProblemKind, SimProblem } from './problem-finder.js';
 import { Prng } from './prng.js';
 import { AUTO_RETRY_DELAY_MS, type FailDirective } from './run-engine.js';
-import type { AppRec, BackupRec, RunRec, SimState, StepRec, UrlRec } from './sim-state.js';
+import { runRec, type AppRec, type BackupRec, type RunRec, type SimState, type StepRec, type UrlRec } from './sim-state.js';
 import type { SimulatorCore } from './simulator-core.js';
 import { PUBLIC_CHECK_PASSED, STEP_FAILURE_REASONS, VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 import { isGone } from './views.js';
@@ -435,28 +435,7 @@ export class SimulatorControl {
   /** A run with stored steps laid out one after another from `createdAt` (capped at now), all done; callers adjust. */
   private newRun(app: AppRec, workflow: WorkflowName, createdAt: number, now: number): RunRec {
     const state = this.core.state;
-    const run: RunRec = {
-      id: state.nextId('run'),
-      appId: app.id,
-      nsId: app.nsId,
-      workflow,
-      action: WORKFLOWS[workflow].action,
-      record: app.name,
-      recordType: 'app',
-      createdAt,
-      updatedAt: createdAt,
-      state: VOCABULARY.run.done,
-      retrying: false,
-      steps: null,
-      seedFailedStep: null,
-      seedReason: null,
-      watcher: null,
-      failAt: null,
-      autoRetryAt: null,
-      backupRunId: null,
-      backupId: null,
-      effect: { kind: 'none' },
-    };
+    const run = runRec({ id: state.nextId('run'), appId: app.id, nsId: app.nsId, workflow, record: app.name, recordType: 'app', createdAt });
     const steps = this.core.engine.stepsOf(run);
     for (const s of steps) {
       s.startedAt = s.startedAt === null ? null : Math.min(s.startedAt, now);
