@@ -1,5 +1,6 @@
 import type { AttentionSection, AttentionSummary } from '../api/schemas.js';
 import type { CollectorContext } from './collector-context.js';
+import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { AttentionSnapshot } from './snapshot.js';
 
 const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0, warning: 1, info: 2 };
@@ -9,10 +10,9 @@ const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0
  * with the answers merged (see {@link mergeAttention}).
  */
 export async function collectAttention(ctx: CollectorContext): Promise<AttentionSnapshot> {
-  const answers: AttentionSummary[] = [];
-  for (const namespace of ctx.namespaces ?? [undefined]) {
-    answers.push(await ctx.client.attention.list(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }));
-  }
+  const answers = await readAcrossNamespaces(ctx, async (namespace) => [
+    await ctx.client.attention.list(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
+  ]);
   const summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
   ctx.logger.debug({ sections: summary.sections.length, total: summary.total }, 'attention read');
   return { job: 'attention', takenAt: ctx.now, summary };

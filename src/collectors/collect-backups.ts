@@ -2,6 +2,7 @@ import { ApiPaginationError } from '../api/errors.js';
 import type { AppListItem, Backup } from '../api/schemas.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
+import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { BackupsSnapshot } from './snapshot.js';
 
 /** Walks of a shifting backups list before the read fails. */
@@ -22,14 +23,14 @@ const MAX_WALKS = 3;
  * passes one on the way). A list that shifts while paged is walked again, up to {@link MAX_WALKS}.
  */
 export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnapshot> {
-  const apps: AppListItem[] = [];
-  const newestBackups = new Map<number, Backup>();
-  for (const namespace of ctx.namespaces ?? [undefined]) {
+  // Per namespace: its apps, then the newest backups of those apps from its own backups list.
+  const parts = await readAcrossNamespaces(ctx, async (namespace) => {
     const query = namespace === undefined ? {} : { namespace };
     const own = await ctx.client.apps.listAll(query, { signal: ctx.signal });
-    for (const app of own) apps.push(app);
-    for (const [id, backup] of await newestPerApp(ctx, query, own)) newestBackups.set(id, backup);
-  }
+    return [{ apps: own, newest: await newestPerApp(ctx, query, own) }];
+  });
+  const apps = parts.flatMap((p) => p.apps);
+  const newestBackups = new Map<number, Backup>(parts.flatMap((p) => [...p.newest]));
   ctx.logger.debug({ apps: apps.length, withBackup: newestBackups.size }, 'backups read');
   return { job: 'backups', takenAt: ctx.now, apps, newestBackups };
 }
