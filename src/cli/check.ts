@@ -5,12 +5,10 @@
  */
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { ConfigError } from '../config/config-error.js';
-import { loadConfig, type Config } from '../config/load-config.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { parseCommandArgs } from './cli-helpers.js';
+import { loadCommandConfig } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog check --config FILE [--job NAME]
 
@@ -29,29 +27,14 @@ const check: Command = {
   summary: 'Run one cycle of every job and exit',
   usage,
   async run(argv, io) {
-    let file: string;
-    let job: string | undefined;
-    let config: Config;
-    try {
-      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, job: { type: 'string' } });
-      if (!values.config) throw new UsageError('--config FILE is required');
+    const loaded = loadCommandConfig(argv, io, usage, { job: { type: 'string' } }, (values) => {
       if (values.job !== undefined && !(JOB_NAMES as string[]).includes(values.job)) {
         throw new UsageError(`unknown job "${values.job}" (jobs: ${JOB_NAMES.join(', ')})`);
       }
-      file = values.config;
-      job = values.job;
-      config = loadConfig(file, io.env);
-    } catch (err) {
-      if (err instanceof UsageError) {
-        io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
-        return EXIT.usage;
-      }
-      if (err instanceof ConfigError) {
-        io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-        return EXIT.usage;
-      }
-      throw err;
-    }
+    });
+    if (typeof loaded === 'number') return loaded;
+    const { config } = loaded;
+    const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;

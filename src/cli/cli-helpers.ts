@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig, type Config } from '../config/load-config.js';
 import { Store, StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 
@@ -57,6 +57,41 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
+  }
+}
+
+/** The options every command that reads a config file takes. */
+const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
+
+/** A command line parsed, and the config file it names loaded. */
+export interface CommandConfig<V> {
+  values: V;
+  /** The `--config` path as given (reloads read it again). */
+  file: string;
+  config: Config;
+}
+
+/**
+ * Parses a command line with `--config FILE` (plus `options`), lets `validate` refuse the other
+ * values with a UsageError, and loads the config file. On bad usage or an invalid config, prints
+ * why (as every command does, see {@link reportFailure}) and answers the exit code instead.
+ */
+export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  io: CliIo,
+  commandUsage: string,
+  options: O,
+  validate?: (values: ReturnType<typeof parseCommandArgs<O & typeof CONFIG_OPTION>>['values']) => void,
+): CommandConfig<ReturnType<typeof parseCommandArgs<O & typeof CONFIG_OPTION>>['values']> | number {
+  try {
+    const { values } = parseCommandArgs<O & typeof CONFIG_OPTION>(argv, { ...CONFIG_OPTION, ...options });
+    // `values` is generic here; its `config` is the string option added above.
+    const file = (values as { config?: string }).config;
+    if (typeof file !== 'string' || file === '') throw new UsageError('--config FILE is required');
+    validate?.(values);
+    return { values, file, config: loadConfig(file, io.env) };
+  } catch (err) {
+    return reportFailure(io, commandUsage, err);
   }
 }
 

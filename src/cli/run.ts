@@ -16,7 +16,7 @@ import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';
-import { parseCommandArgs } from './cli-helpers.js';
+import { loadCommandConfig } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog run --config FILE [--stop-timeout DURATION]
 
@@ -48,32 +48,17 @@ const run: Command = {
 
 /** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
 async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<number> {
-  let file: string;
   let stopMs = DEFAULT_STOP_MS;
-  let config: Config;
-  try {
-    const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, 'stop-timeout': { type: 'string' } });
-    if (!values.config) throw new UsageError('--config FILE is required');
-    if (values['stop-timeout'] !== undefined) {
-      try {
-        stopMs = parseDuration(values['stop-timeout']);
-      } catch (err) {
-        throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
-      }
+  const loaded = loadCommandConfig(argv, io, usage, { 'stop-timeout': { type: 'string' } }, (values) => {
+    if (values['stop-timeout'] === undefined) return;
+    try {
+      stopMs = parseDuration(values['stop-timeout']);
+    } catch (err) {
+      throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
     }
-    file = values.config;
-    config = loadConfig(file, io.env);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`error: ${err.message}\n\n${usage}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof ConfigError) {
-      io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+  });
+  if (typeof loaded === 'number') return loaded;
+  const { file, config } = loaded;
 
   const logger = daemonLogger(config, io.stdout);
   let watchdog: Watchdog;
