@@ -12,6 +12,7 @@ import { silentLogger } from '../app/logger.js';
 import type { Labels, Severity } from '../detectors/finding.js';
 import { listAudit, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';
+import { formatUtc } from './channels/describe.js';
 import { localTimeReader, minuteOf } from './mute-windows.js';
 import type { DigestSettings } from './notify-settings.js';
 import type { Outbox } from './outbox.js';
@@ -89,7 +90,7 @@ export class Digest {
       for (const item of items.slice(0, maxItems)) lines.push(`• ${line(item)}`);
       if (items.length > maxItems) lines.push(`and ${items.length - maxItems} more`);
     };
-    section('Open', open, (a) => `${a.severity}: ${a.summary} (since ${new Date(a.firedAt ?? a.firstSeenAt).toISOString()})`);
+    section('Open', open, (a) => `${a.severity}: ${a.summary} (since ${formatUtc(a.firedAt ?? a.firstSeenAt)})`);
     section('Opened in the last 24 hours', opened, (e) => `${e.severity}: ${e.summary}`);
     section('Resolved in the last 24 hours', resolved, (e) => e.summary);
     section('Remediation in the last 24 hours', audit, auditLine);

@@ -43,6 +43,7 @@ export function groupDue(rows: readonly OutboxRow[], maxItems: number): Outgoing
     const events = message.rows.map((r) => JSON.parse(r.payload) as AlertEvent).sort(byImportance);
     message.notification.events = events.slice(0, maxItems);
     message.notification.omitted = events.length - message.notification.events.length;
+    message.notification.omittedResolved = events.slice(maxItems).filter((e) => e.kind === 'resolved').length;
   }
   return out;
 }

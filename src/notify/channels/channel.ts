@@ -17,6 +17,8 @@ export interface AlertsNotification {
   events: AlertEvent[];
   /** Events of the same group left out of this message because of the per-message cap ("and N more"). */
   omitted: number;
+  /** How many of the omitted are resolved (counted in the headline: "2 failed runs · 1 resolved"); 0 when absent. */
+  omittedResolved?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import { Secret } from '../../config/secret.js';
 import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
-import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
+import { describeAlerts, formatUtc, TONES, type EventDescription, type Since } from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
@@ -32,51 +32,99 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 }
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
-  const h = describeHeadline(n);
+  const d = describeAlerts(n, o.now);
+  const h = d.headline;
   const word = TONES[h.tone].word;
   // The subject is built from our own words and numbers; the only API text in it (the scope,
   // e.g. "production") goes through oneLine, which turns CR, LF and every control character into a space.
   const scope = h.scope.length > 0 ? ` (${h.scope.map((s) => oneLine(s, 40)).join(', ')})` : '';
-  const subject = oneLine(`${o.subjectPrefix} ${word} ${h.count} ${h.what}${scope}`, MAX_SUBJECT);
-  const title = `${word}: ${h.count} ${h.what}${scope}`;
-  const events = n.events.map((e) => describeEvent(e, o.now));
-  const omitted = Math.max(0, n.omitted);
+  const counts = h.counts.join(', ');
+  const subject = oneLine(`${o.subjectPrefix} ${word} ${counts}${scope}`, MAX_SUBJECT);
+  const title = `${word}: ${counts}${scope}`;
+  const shared = d.shared.map((f) => `${f.label}: ${oneLine(f.value, 200)}`).join(' · ');
 
-  const text: string[] = [oneLine(title, MAX_SUBJECT), ''];
-  for (const d of events) text.push(...eventText(d), '');
-  if (omitted > 0) text.push(`…and ${omitted} more not shown.`, '');
-  text.push('-- ', `deploy-watchdog · ${oneLine(o.channelName, 100)}`);
+  // The shared labels are rows under the title, like an event's; how to silence is in the
+  // signature, which mail clients set apart from the message.
+  const text: string[] = [oneLine(title, MAX_SUBJECT), ...alignedRows(d.shared, '  '), ''];
+  if (d.compact) text.push(...d.events.map((e) => `- ${compactText(e)}`), '');
+  else for (const e of d.events) text.push(...eventText(e), '');
+  if (d.omitted > 0) text.push(`…and ${d.omitted} more not shown.`, '');
+  text.push('-- ');
+  if (d.silenceCommand) text.push(`To silence: ${oneLine(d.silenceCommand, 600)}`);
+  text.push(`deploy-watchdog · ${oneLine(o.channelName, 100)}`);
 
   const html = page(
     escapeHtml(title, MAX_SUBJECT),
     [
-      `<h2 style="margin:0 0 12px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
-      ...events.map(eventHtml),
-      omitted > 0 ? `<p>…and ${omitted} more not shown.</p>` : '',
+      `<h2 style="margin:0 0 4px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
+      shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
+      d.compact ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>` : d.events.map(eventHtml).join('\n'),
+      d.omitted > 0 ? `<p>…and ${d.omitted} more not shown.</p>` : '',
+      d.silenceCommand ? `<p style="color:#555">To silence: <code>${escapeHtml(oneLine(d.silenceCommand, 600))}</code></p>` : '',
       footer(o.channelName),
     ].join('\n'),
   );
   return { subject, text: text.join('\n'), html };
 }
 
-/** Fact rows of an event: app (with its link), labels, details, since. All API text, unescaped. */
-function eventRows(d: EventDescription): { label: string; value: string; href?: string | null }[] {
-  const rows: { label: string; value: string; href?: string | null }[] = [];
+/** One fact row: label, value, and a link where the value has one. All API text, unescaped. */
+interface Row {
+  label: string;
+  value: string;
+  href?: string | null;
+}
+
+/** Fact rows of an event: app (with its link), where, the check's facts, since; a resolved one only its app. */
+function eventRows(d: EventDescription): Row[] {
+  const rows: Row[] = [];
   const href = safeHttpUrl(d.url);
+  // A resolved event keeps only its app link: one click to see it is back.
   if (d.app) rows.push({ label: 'App', value: d.app, href });
-  else if (href) rows.push({ label: 'Link', value: href, href });
-  rows.push(...d.facts);
-  rows.push({ label: 'Since', value: d.since.ago ? `${d.since.iso} (${d.since.ago})` : d.since.iso });
+  else if (href && d.tone !== 'resolved') rows.push({ label: 'Link', value: href, href });
+  rows.push(...d.where, ...d.facts);
+  if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
   return rows;
 }
 
-function eventText(d: EventDescription): string[] {
-  const lines = [`${d.status} · ${oneLine(d.summary, MAX_VALUE)}`];
-  for (const r of eventRows(d)) {
+function sinceText(since: Since): string {
+  const when = since.at !== null ? formatUtc(since.at) : since.text;
+  return since.ago ? `${when} (${since.ago} ago)` : when;
+}
+
+/** Label-value lines with the values in one column, whatever the longest label. */
+function alignedRows(rows: readonly Row[], indent: string): string[] {
+  const labels = rows.map((r) => `${oneLine(r.label, 40)}:`);
+  const width = Math.max(0, ...labels.map((l) => l.length)) + 1;
+  return rows.map((r, i) => {
     const link = r.href && r.href !== r.value ? `  <${r.href}>` : '';
-    lines.push(`  ${`${oneLine(r.label, 40)}:`.padEnd(14)}${oneLine(r.value, MAX_VALUE)}${link}`);
-  }
-  return lines;
+    return `${indent}${labels[i]!.padEnd(width)}${oneLine(r.value, MAX_VALUE)}${link}`;
+  });
+}
+
+function eventText(d: EventDescription): string[] {
+  return [`${d.status} · ${oneLine(d.summary, MAX_VALUE)}`, ...alignedRows(eventRows(d), '  ')];
+}
+
+/** "CRITICAL  shop · step restart: database connection refused · 47m". */
+function compactParts(d: EventDescription): { app: string | null; rest: string } {
+  const parts: string[] = [];
+  const named = !d.briefIsSummary && d.app !== null;
+  if (!named) parts.push(oneLine(d.summary, MAX_VALUE));
+  if (!d.briefIsSummary) parts.push(oneLine(d.brief, MAX_VALUE));
+  if (d.since?.ago) parts.push(d.since.ago);
+  return { app: named ? d.app : null, rest: parts.join(' · ') };
+}
+
+function compactText(d: EventDescription): string {
+  const { app, rest } = compactParts(d);
+  return `${TONES[d.tone].word}  ${app ? `${oneLine(app, 120)} · ` : ''}${rest}`;
+}
+
+function compactHtml(d: EventDescription): string {
+  const { app, rest } = compactParts(d);
+  const href = safeHttpUrl(d.url);
+  const name = app ? (href ? `<a href="${escapeHtml(href)}">${escapeHtml(oneLine(app, 120))}</a> · ` : `${escapeHtml(oneLine(app, 120))} · `) : '';
+  return `<li>${TONES[d.tone].emoji} <b>${TONES[d.tone].word}</b> ${name}${escapeHtml(rest)}</li>`;
 }
 
 function eventHtml(d: EventDescription): string {
@@ -89,7 +137,7 @@ function eventHtml(d: EventDescription): string {
     .join('');
   return [
     `<p style="margin:16px 0 4px"><b>${TONES[d.tone].emoji} ${escapeHtml(d.status)}</b> · ${escapeHtml(oneLine(d.summary, MAX_VALUE))}</p>`,
-    `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">${rows}</table>`,
+    rows ? `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">${rows}</table>` : '',
   ].join('\n');
 }
 
@@ -102,7 +150,7 @@ function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessag
   const lines = n.lines ?? [];
 
   const text: string[] = [title, ''];
-  for (const f of fields) text.push(`${`${oneLine(f.label, 40)}:`.padEnd(14)}${oneLine(f.value, MAX_VALUE)}`);
+  text.push(...alignedRows(fields, ''));
   if (fields.length > 0) text.push('');
   for (const l of lines) text.push(oneLine(l, MAX_VALUE));
   if (href) text.push('', href);

@@ -16,12 +16,17 @@ export const slackConfigSchema = z
       .regex(/^:[a-z0-9_+-]+:$/, 'must look like :emoji_name:')
       .optional(),
     /**
-     * Mentions added to messages by severity, e.g. `{ critical: '<!here>' }`. The only place a
-     * mention can come from is this config: everything from the API is escaped.
+     * A mention added to messages with a firing critical alert, e.g. `{ critical: '<!here>' }`, in
+     * the environments listed (default production: a critical staging failure pages nobody). The
+     * only place a mention can come from is this config: everything from the API is escaped.
      */
-    mention: z.object({ critical: z.string().min(1).max(200).optional() }).strict().optional(),
-    /** At most this many events per message; the rest are counted as "and N more". */
-    max_items: z.number().int().min(1).max(20).optional(),
+    mention: z
+      .object({
+        critical: z.string().min(1).max(200).optional(),
+        environment_types: z.array(z.string().min(1)).min(1).default(['production']),
+      })
+      .strict()
+      .optional(),
     /** How long to wait for Slack's answer, in milliseconds; no answer in time is retryable. */
     timeout: z.number().int().min(100).max(120_000).default(10_000),
   })

@@ -4,7 +4,7 @@ import { ErrorCode, IncomingWebhook } from '@slack/webhook';
 import { Secret } from '../../config/secret.js';
 import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
-import { describeEvent, describeHeadline, TONES, type EventDescription } from './describe.js';
+import { describeAlerts, formatUtc, TONES, type EventDescription, type Fact, type Since } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
@@ -19,8 +19,6 @@ export const SLACK_LIMITS = {
   contextElements: 10,
 } as const;
 
-/** Events shown per message when the config does not say. */
-const DEFAULT_MAX_ITEMS = 10;
 /** Longest single value (an app name, a reason) before it is cut. */
 const MAX_VALUE = 300;
 
@@ -38,16 +36,28 @@ export interface SlackMessage {
   blocks: SlackBlock[];
 }
 
+/** A mention from config (never from the API) and where it applies. */
+export interface SlackMention {
+  /** E.g. `<!here>`, `<!subteam^S123>`. */
+  critical?: string | undefined;
+  /**
+   * The mention is added only when a firing critical event of the message has one of these
+   * `environment_type`s (default production): a critical staging failure is not worth a page.
+   */
+  environmentTypes?: readonly string[] | undefined;
+}
+
 /** What rendering needs besides the notification; all from config or the clock. */
 export interface SlackRenderOptions {
   /** Now, in ms since the epoch, for "2h ago". */
   now: number;
   /** The channel's name, shown in the footer. */
   channelName: string;
-  maxItems?: number;
-  /** Mentions from config (never from the API), e.g. `{ critical: '<!here>' }`. */
-  mention?: { critical?: string };
+  mention?: SlackMention | undefined;
 }
+
+/** Environments a critical mention applies to when the config does not say. */
+export const DEFAULT_MENTION_ENVIRONMENTS: readonly string[] = ['production'];
 
 /** Builds the Slack message for a notification. Pure. */
 export function renderSlack(n: Notification, options: SlackRenderOptions): SlackMessage {
@@ -55,46 +65,76 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 }
 
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
-  const maxItems = Math.min(o.maxItems ?? DEFAULT_MAX_ITEMS, 20);
-  const shown = n.events.slice(0, maxItems);
-  const omitted = Math.max(0, n.omitted) + (n.events.length - shown.length);
-  const h = describeHeadline(n);
-  const tone = TONES[h.tone];
-  const title = [`${tone.emoji} ${tone.word}`, `${h.count} ${h.what}`, ...h.scope].join(' · ');
-  const mention = h.tone === 'critical' ? o.mention?.critical : undefined;
+  const d = describeAlerts(n, o.now);
+  const tone = TONES[d.headline.tone];
+  const title = [`${tone.emoji} ${tone.word}`, ...d.headline.counts, ...d.headline.scope].join(' · ');
+  const mention = mentionFor(n, o.mention);
 
   const blocks: SlackBlock[] = [header(title)];
   if (mention) blocks.push(section(mention));
-  for (const e of shown) blocks.push(section(eventText(describeEvent(e, o.now))));
-  if (omitted > 0) blocks.push(context(`…and ${omitted} more not shown`));
-  const resolvedNote = h.resolved > 0 && h.tone !== 'resolved' ? ` · ${h.resolved} resolved` : '';
-  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}${resolvedNote}`));
+  if (d.shared.length > 0) blocks.push(context(d.shared.map(factText).join('  ·  ')));
+  if (d.compact) {
+    for (const chunk of chunkLines(d.events.map(compactLine), SLACK_LIMITS.text)) blocks.push(section(chunk));
+  } else {
+    for (const e of d.events) blocks.push(section(eventText(e)));
+  }
+  if (d.omitted > 0) blocks.push(context(`…and ${d.omitted} more not shown`));
+  if (d.silenceCommand) blocks.push(context(`To silence: \`${escapeMrkdwn(d.silenceCommand.replace(/`/g, "'"), 600)}\``));
+  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
-  const first = shown[0] ? ` — ${escapeMrkdwn(shown[0].summary, 300)}` : '';
+  const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
   const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
   return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
 }
 
-/** The mrkdwn of one event: status and summary, where, the details, since when. */
+/** The configured mention, when a firing critical event is in one of its environments. */
+function mentionFor(n: AlertsNotification, mention: SlackMention | undefined): string | undefined {
+  if (!mention?.critical) return undefined;
+  const envs = mention.environmentTypes ?? DEFAULT_MENTION_ENVIRONMENTS;
+  const applies = n.events.some(
+    (e) => e.kind !== 'resolved' && e.severity === 'critical' && envs.includes(e.labels.environment_type ?? ''),
+  );
+  return applies ? mention.critical : undefined;
+}
+
+/** `*Label:* value`, a time as a Slack date token shown in each reader's own time zone. */
+function factText(f: Fact): string {
+  return `*${escapeMrkdwn(f.label, 60)}:* ${f.at !== undefined ? dateToken(f.at) : escapeMrkdwn(f.value, MAX_VALUE)}`;
+}
+
+/** Slack shows <!date^…> in the reader's time zone; the fallback after | is UTC. */
+function dateToken(ms: number): string {
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${formatUtc(ms)}>`;
+}
+
+/** The mrkdwn of one event: status and summary, where, the check's facts, since when. */
 function eventText(d: EventDescription): string {
   const tone = TONES[d.tone];
   const lines = [`${tone.emoji} *${d.status}* · ${escapeMrkdwn(d.summary, 500)}`];
   const where: string[] = [];
+  // A resolved event keeps only its app link: one tap to see it is back.
   if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);
-  else if (d.url) where.push(`*Link:* ${mrkdwnLink(d.url, d.url, MAX_VALUE)}`);
-  const facts = d.facts.map((f) => `*${escapeMrkdwn(f.label, 60)}:* ${escapeMrkdwn(f.value, MAX_VALUE)}`);
-  // Labels first (they say where), on one line; details each on their own.
-  const labelCount = d.facts.filter((f) => ['Environment', 'Project', 'Namespace', 'Server'].includes(f.label)).length;
-  where.push(...facts.slice(0, labelCount));
+  else if (d.url && d.tone !== 'resolved') where.push(`*Link:* ${mrkdwnLink(d.url, d.url, MAX_VALUE)}`);
+  where.push(...d.where.map(factText));
   if (where.length > 0) lines.push(where.join('  ·  '));
-  lines.push(...facts.slice(labelCount));
-  if (d.since.epochSeconds !== null) {
-    // Slack shows <!date^…> in each reader's own time zone; the fallback after | is UTC.
-    lines.push(`*Since:* <!date^${d.since.epochSeconds}^{date_short_pretty} {time}|${d.since.iso}> (${d.since.ago})`);
-  } else {
-    lines.push(`*Since:* ${escapeMrkdwn(d.since.iso, 60)}`);
-  }
+  if (d.facts.length > 0) lines.push(d.facts.map(factText).join('  ·  '));
+  if (d.since) lines.push(`*Since:* ${sinceText(d.since)}`);
   return packLines(lines, SLACK_LIMITS.text);
+}
+
+function sinceText(since: Since): string {
+  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.text, 60);
+  return since.ago ? `${when} (${since.ago} ago)` : when;
+}
+
+/** One event on one line: "🔴 <link|app-3> · step restart: database connection refused · 47m". */
+function compactLine(d: EventDescription): string {
+  const parts: string[] = [];
+  if (d.briefIsSummary || !d.app) parts.push(escapeMrkdwn(d.summary, MAX_VALUE));
+  else parts.push(mrkdwnLink(d.url, d.app, 120));
+  if (!d.briefIsSummary) parts.push(escapeMrkdwn(d.brief, MAX_VALUE));
+  if (d.since?.ago) parts.push(d.since.ago);
+  return `${TONES[d.tone].emoji} ${parts.join(' · ')}`;
 }
 
 function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
@@ -165,7 +205,11 @@ function chunkLines(lines: string[], max: number): string[] {
   return chunks;
 }
 
-/** Keeps a message within Slack's block limit, saying so when blocks were dropped. */
+/**
+ * Keeps a message within Slack's block limit, saying so when blocks were dropped. The number of
+ * events is capped before rendering (`notify.max_items_per_message`); this is Slack's own limit,
+ * enforced here whatever that cap is.
+ */
 function capBlocks(blocks: SlackBlock[]): SlackBlock[] {
   if (blocks.length <= SLACK_LIMITS.blocks) return blocks;
   return [...blocks.slice(0, SLACK_LIMITS.blocks - 1), context('…message shortened to fit Slack')];
@@ -225,8 +269,7 @@ export const slackChannel = {
         renderSlack(n, {
           now: deps.clock.now(),
           channelName: config.name,
-          ...(config.max_items ? { maxItems: config.max_items } : {}),
-          ...(config.mention ? { mention: config.mention } : {}),
+          mention: config.mention && { critical: config.mention.critical, environmentTypes: config.mention.environment_types },
         }),
       send: (message, signal) =>
         guardedSend({

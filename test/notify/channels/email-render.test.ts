@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import { renderEmail } from '../../../src/notify/channels/email.js';
 import { alertEvent, alerts, NOW } from './fixtures.js';
 
@@ -30,9 +31,81 @@ describe('renderEmail', () => {
     expect(m.html).toContain('<a href="https://shop.example.com/">shop</a>');
   });
 
-  it('says RESOLVED with how long it lasted', () => {
+  it('one firing event: the plain text in full, values in one column', () => {
+    const m = renderEmail(alerts([alertEvent({ details: { run: '#123', workflow: 'Update', step: 'install', reason: 'exit code 1' } })]), options);
+    expect(m.text).toBe(
+      [
+        'CRITICAL: 1 failed run (production)',
+        '',
+        'CRITICAL · Update of shop (production) failed at step install',
+        '  App:       shop  <https://shop.example.com/>',
+        '  Project:   webshop',
+        '  Namespace: acme',
+        '  Run:       #123',
+        '  Step:      install',
+        '  Reason:    exit code 1',
+        '  Since:     2026-11-01 10:00 UTC (2h ago)',
+        '',
+        '-- ',
+        "To silence: deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'",
+        'deploy-watchdog · ops-mail',
+      ].join('\n'),
+    );
+  });
+
+  it.each<[string, Record<string, string>, string[]]>([
+    ['short labels', { step: 'install' }, ['  App:       shop  <https://shop.example.com/>', '  Step:      install']],
+    ['a long label', { state: 'running', running_for: '3h', step_running_for: '2h' }, ['  App:              shop  <https://shop.example.com/>', '  Step running for: 2h']],
+  ])('aligns the values whatever the labels: %s', (_name, details, lines) => {
+    const check = 'step_running_for' in details ? 'stuck_runs' : 'failed_runs';
+    const text = renderEmail(alerts([alertEvent({ check, details })]), options).text.split('\n');
+    for (const line of lines) expect(text).toContain(line);
+    const rows = text.filter((l) => /^  \S[^:]*: /.test(l));
+    expect(new Set(rows.map((l) => l.search(/: +\S/) + l.slice(l.search(/: +\S/)).search(/[^: ]/))).size).toBe(1);
+  });
+
+  it('says RESOLVED with how long it lasted, and nothing else', () => {
     const m = renderEmail(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T10:30:00Z' })]), options);
-    expect(m.text).toContain('RESOLVED after 30m · Update of shop');
+    expect(m.text.split('\n').slice(0, 5)).toEqual([
+      'RESOLVED: 1 failed run (production)',
+      '',
+      'RESOLVED after 30m · Update of shop (production) failed at step install',
+      '  App: shop  <https://shop.example.com/>',
+      '',
+    ]);
+    expect(m.text).not.toContain('Reason');
+    expect(m.text).not.toContain('To silence');
+  });
+
+  it.each<[string, AlertEvent[], string]>([
+    ['mixed', [alertEvent(), alertEvent({ id: 2, kind: 'resolved' })], '[deploy-watchdog] CRITICAL 1 failed run, 1 resolved (production)'],
+    ['all resolved', [alertEvent({ kind: 'resolved' }), alertEvent({ id: 2, kind: 'resolved' })], '[deploy-watchdog] RESOLVED 2 failed runs (production)'],
+  ])('subject of a %s group: %s', (_name, events, subject) => {
+    expect(renderEmail(alerts(events), options).subject).toBe(subject);
+  });
+
+  it('more than three events: one line each, shared labels once, no raw ISO times', () => {
+    const events = [1, 2, 3, 4].map((i) =>
+      alertEvent({
+        id: i,
+        labels: { check: 'failed_runs', namespace: 'acme', project: 'webshop', environment_type: 'production', app: `app-${i}` },
+        details: { step: 'restart', reason: 'database connection refused', since: '2026-11-01T11:13:00.000Z' },
+        since: '2026-11-01T11:13:00.000Z',
+      }),
+    );
+    const m = renderEmail(alerts(events), options);
+    expect(m.text.split('\n').slice(0, 8)).toEqual([
+      'CRITICAL: 4 failed runs (production)',
+      '  Project:   webshop',
+      '  Namespace: acme',
+      '',
+      '- CRITICAL  app-1 · step restart: database connection refused · 47m',
+      '- CRITICAL  app-2 · step restart: database connection refused · 47m',
+      '- CRITICAL  app-3 · step restart: database connection refused · 47m',
+      '- CRITICAL  app-4 · step restart: database connection refused · 47m',
+    ]);
+    expect(m.html).toContain('<a href="https://shop.example.com/">app-1</a> · step restart: database connection refused · 47m');
+    expect(m.text + m.html).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 
   it('escapes API text in the HTML body and refuses unsafe links', () => {
@@ -81,7 +154,7 @@ describe('renderEmail', () => {
       options,
     );
     expect(m.subject).toBe('[deploy-watchdog] OK Test message Bcc: x@evil.example');
-    expect(m.text).toMatch(/\nChannel: +ops-mail\n/);
+    expect(m.text).toMatch(/\nChannel: ops-mail\n/);
     expect(m.text).toContain('If you can read this, the channel works.');
     expect(m.text).toContain('https://manage.example.com/');
     expect(m.html).toContain('<a href="https://manage.example.com/">');

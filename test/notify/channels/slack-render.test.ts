@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import type { NoticeNotification } from '../../../src/notify/channels/channel.js';
 import { renderSlack, SLACK_LIMITS, type SlackMessage } from '../../../src/notify/channels/slack.js';
 import { alertEvent, alerts, NOW } from './fixtures.js';
@@ -33,75 +34,163 @@ function foreignTokens(text: string): string[] {
   );
 }
 
+const TWO_HOURS_AGO = Date.parse('2026-11-01T10:00:00Z') / 1000;
+const dateOf = (iso: string) => `<!date^${Date.parse(iso) / 1000}^{date_short_pretty} {time}|${iso.slice(0, 16).replace('T', ' ')} UTC>`;
+const context = (text: string) => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+const sectionTexts = (m: SlackMessage) => m.blocks.flatMap((b) => (b.type === 'section' && 'text' in b ? [b.text.text] : []));
+const shop = (i: number, over: Partial<AlertEvent> = {}) =>
+  alertEvent({ id: i, labels: { check: 'failed_runs', namespace: 'acme', project: 'webshop', environment_type: 'production', app: `app-${i}-prod` }, ...over });
+
 describe('renderSlack: alerts', () => {
-  it('shows severity, count, what and where in the header, and the facts per event', () => {
-    const m = renderSlack(alerts([alertEvent(), alertEvent({ id: 2, severity: 'warning' }), alertEvent({ id: 3 })]), options);
-    expect(headerText(m)).toBe('🔴 CRITICAL · 3 failed runs · production');
-    expect(m.text).toContain('🔴 CRITICAL · 3 failed runs · production');
-    const first = mrkdwnTexts(m)[1] as string;
-    expect(first).toContain('🔴 *CRITICAL* · Update of shop (production) failed at step install');
-    expect(first).toContain('*App:* <https://shop.example.com/|shop>');
-    expect(first).toContain('*Environment:* production');
-    expect(first).toContain('*Project:* webshop');
-    expect(first).toContain('*Namespace:* acme');
-    expect(first).toContain('*Step:* install');
-    expect(first).toContain('*Reason:* exit code 1');
-    expect(first).toContain(`<!date^${Date.parse('2026-11-01T10:00:00Z') / 1000}^{date_short_pretty} {time}|2026-11-01 10:00 UTC> (2h ago)`);
-    expect(m.blocks.at(-1)).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: 'deploy-watchdog · ops-slack' }] });
+  it('one firing event: header, where, the facts of its check, since, how to silence', () => {
+    const m = renderSlack(alerts([alertEvent({ details: { run: '#123', workflow: 'Update', action: 'update', state: 'error', step: 'install', reason: 'exit code 1', since: '2026-11-01T10:00:00.000Z' } })]), options);
+    expect(m.blocks).toEqual([
+      { type: 'header', text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · production', emoji: true } },
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: [
+            '🔴 *CRITICAL* · Update of shop (production) failed at step install',
+            '*App:* <https://shop.example.com/|shop>  ·  *Project:* webshop  ·  *Namespace:* acme',
+            '*Run:* #123  ·  *Step:* install  ·  *Reason:* exit code 1',
+            `*Since:* <!date^${TWO_HOURS_AGO}^{date_short_pretty} {time}|2026-11-01 10:00 UTC> (2h ago)`,
+          ].join('\n'),
+        },
+      },
+      context("To silence: `deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'`"),
+      context('deploy-watchdog · ops-slack'),
+    ]);
+    expect(m.text).toBe('🔴 CRITICAL · 1 failed run · production — Update of shop (production) failed at step install');
   });
 
-  it.each([
-    ['warning', '🟠 WARNING · 1 failed run · production'],
-    ['info', '🔵 INFO · 1 failed run · production'],
-    ['critical', '🔴 CRITICAL · 1 failed run · production'],
-  ] as const)('a single %s event reads %s', (severity, header) => {
-    expect(headerText(renderSlack(alerts([alertEvent({ severity })]), options))).toBe(header);
+  it.each<[string, AlertEvent[], number, number, string]>([
+    ['a single warning', [alertEvent({ severity: 'warning' })], 0, 0, '🟠 WARNING · 1 failed run · production'],
+    ['a single info', [alertEvent({ severity: 'info' })], 0, 0, '🔵 INFO · 1 failed run · production'],
+    ['three critical', [alertEvent(), alertEvent({ id: 2 }), alertEvent({ id: 3 })], 0, 0, '🔴 CRITICAL · 3 failed runs · production'],
+    ['two firing, one resolved', [alertEvent(), alertEvent({ id: 2, severity: 'warning' }), alertEvent({ id: 3, kind: 'resolved' })], 0, 0, '🔴 CRITICAL · 2 failed runs · 1 resolved · production'],
+    ['a warning and a resolved critical', [alertEvent({ severity: 'warning' }), alertEvent({ id: 2, kind: 'resolved' })], 0, 0, '🟠 WARNING · 1 failed run · 1 resolved · production'],
+    ['all resolved', [alertEvent({ kind: 'resolved' }), alertEvent({ id: 2, kind: 'resolved' })], 0, 0, '✅ RESOLVED · 2 failed runs · production'],
+    ['omitted events, some resolved', [alertEvent()], 5, 2, '🔴 CRITICAL · 4 failed runs · 2 resolved · production'],
+  ])('header of %s: %s', (_name, events, omitted, omittedResolved, header) => {
+    expect(headerText(renderSlack({ ...alerts(events, omitted), omittedResolved }, options))).toBe(header);
   });
 
-  it('says RESOLVED with how long it lasted', () => {
+  it.each<[string, AlertEvent['kind'], string]>([
+    ['escalated', 'escalated', '🔴 *ESCALATED to CRITICAL* · Update of shop'],
+    ['repeat', 'repeat', '🔴 *CRITICAL · still firing* · Update of shop'],
+  ])('a %s event starts %s', (_name, kind, start) => {
+    expect(sectionTexts(renderSlack(alerts([alertEvent({ kind })]), options))[0]).toMatch(new RegExp(`^${start.replace(/[*.?()|[\]\\^$]/g, '\\$&')}`));
+  });
+
+  it('a resolved event says RESOLVED after how long, and nothing else; nothing to silence', () => {
     const m = renderSlack(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:42:00Z' })]), options);
     expect(headerText(m)).toBe('✅ RESOLVED · 1 failed run · production');
-    expect(mrkdwnTexts(m)[1]).toContain('✅ *RESOLVED after 1h 42m* · Update of shop');
+    expect(sectionTexts(m)).toEqual(['✅ *RESOLVED after 1h 42m* · Update of shop (production) failed at step install\n*App:* <https://shop.example.com/|shop>']);
+    expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
+    expect(mrkdwnTexts(m).join()).not.toContain('silence');
   });
 
-  it('uses the worst firing severity when resolved and firing events mix, and counts the resolved', () => {
-    const m = renderSlack(
-      alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' }), alertEvent({ id: 2, severity: 'warning' })]),
-      options,
-    );
-    expect(headerText(m)).toBe('🟠 WARNING · 2 failed runs · production');
-    expect(m.blocks.at(-1)).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: 'deploy-watchdog · ops-slack · 1 resolved' }] });
+  it('more than three events: one line each, shared labels once under the header', () => {
+    const events = [0, 1, 2, 3].map((i) => shop(i, { details: { run: `#${i}`, step: 'restart', reason: 'database connection refused' }, startsAt: '2026-11-01T11:13:00Z' }));
+    events.push(shop(4, { kind: 'resolved', startsAt: '2026-11-01T10:00:00Z', endsAt: '2026-11-01T10:42:00Z' }));
+    const m = renderSlack(alerts(events, 3), options);
+    expect(m.blocks).toEqual([
+      { type: 'header', text: { type: 'plain_text', text: '🔴 CRITICAL · 7 failed runs · 1 resolved · production', emoji: true } },
+      context('*Project:* webshop  ·  *Namespace:* acme'),
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: [
+            ...[0, 1, 2, 3].map((i) => `🔴 <https://shop.example.com/|app-${i}-prod> · step restart: database connection refused · 47m`),
+            '✅ <https://shop.example.com/|app-4-prod> · resolved after 42m',
+          ].join('\n'),
+        },
+      },
+      context('…and 3 more not shown'),
+      context("To silence: `deploy-watchdog silence --match check=failed_runs --match environment_type=production --for 2h --reason '…'`"),
+      context('deploy-watchdog · ops-slack'),
+    ]);
   });
 
-  it.each([
-    ['escalated', '🔴 *ESCALATED to CRITICAL*'],
-    ['repeat', '🔴 *CRITICAL · still firing*'],
-  ] as const)('a %s event says %s', (kind, status) => {
-    expect(mrkdwnTexts(renderSlack(alerts([alertEvent({ kind })]), options))[1]).toContain(status);
+  it.each<[string, Partial<AlertEvent>, string]>([
+    [
+      'failed_runs: run, step, reason; not workflow, action, state or since',
+      { details: { run: '#9', workflow: 'Update', action: 'update', state: 'error', step: 'migrate', reason: 'exit 2', retrying: 'yes', since: '2026-11-01T10:00:00.000Z' } },
+      '*Run:* #9  ·  *Step:* migrate  ·  *Reason:* exit 2  ·  *Retrying:* yes',
+    ],
+    [
+      'stuck_runs: how long, the step, the last update as a date',
+      { check: 'stuck_runs', details: { run: '#9', workflow: 'Update', action: 'update', state: 'running', running_for: '3h', step: 'restart', last_update: '2026-11-01T09:00:00.000Z', since: '2026-11-01T09:00:00.000Z' } },
+      `*Run:* #9  ·  *Running for:* 3h  ·  *Step:* restart  ·  *Last update:* ${dateOf('2026-11-01T09:00:00.000Z')}`,
+    ],
+    [
+      'certificates: the URL, the expiry as a date, what is left',
+      { check: 'certificates', details: { url: 'https://shop.example.com', app: 'shop', ssl_status: 'valid', expires_at: '2026-10-22T12:00:00.000Z', left: 'expired', reason: 'expired' } },
+      `*URL:* https://shop.example.com  ·  *Expires:* ${dateOf('2026-10-22T12:00:00.000Z')}  ·  *Left:* expired  ·  *SSL status:* valid`,
+    ],
+    [
+      'url_checks: the URL, its answer, when checked',
+      { check: 'url_checks', details: { url: 'https://shop.example.com', app: 'shop', public_check: 'failed', code: '503', checked_at: '2026-11-01T11:55:00.000Z' } },
+      `*URL:* https://shop.example.com  ·  *Answer:* 503  ·  *Checked:* ${dateOf('2026-11-01T11:55:00.000Z')}`,
+    ],
+    [
+      'backups: age and the limit; not the app again',
+      { check: 'backups', details: { app: 'shop', age: '2d', max_age: '26h', taken_at: '2026-10-30T12:00:00.000Z', backup: 'nightly-7' } },
+      `*Age:* 2d  ·  *Max age:* 26h  ·  *Backup:* nightly-7  ·  *Taken:* ${dateOf('2026-10-30T12:00:00.000Z')}`,
+    ],
+    ['maintenance: the state and what is allowed', { check: 'maintenance', details: { app: 'shop', state: 'maintenance', max_duration: '2h' } }, '*State:* maintenance  ·  *Allowed:* 2h'],
+    ['servers: the apps on it', { check: 'servers', details: { provider: 'hetzner', region: 'fsn1', app_count: '12' } }, '*Apps:* 12  ·  *Provider:* hetzner  ·  *Region:* fsn1'],
+    [
+      'attention: the item without ids, labels and the section again',
+      {
+        check: 'attention',
+        labels: { check: 'attention', namespace: 'acme', project: 'webshop', environment_type: 'production', app: 'shop', rule: 'failed_runs' },
+        details: { section: 'Failed runs', rule: 'failed_runs', id: '77', run_id: '77', app_id: '12', app: 'shop', name: 'shop', namespace: 'acme', project: 'webshop', environment_type: 'production', step: 'restart', updated_at: '2026-11-01T11:00:00Z' },
+      },
+      `*Step:* restart  ·  *Updated at:* ${dateOf('2026-11-01T11:00:00Z')}`,
+    ],
+  ])('facts of %s', (_name, over, facts) => {
+    const m = renderSlack(alerts([alertEvent(over)]), options);
+    const lines = sectionTexts(m)[0]!.split('\n');
+    expect(lines[2]).toBe(facts);
+    // No raw ISO time anywhere a person reads.
+    for (const t of mrkdwnTexts(m)) expect(t.replace(/<!date\^[^>]*>/g, '')).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 
-  it('shows "and N more" for omitted events and for events beyond max_items', () => {
-    const events = Array.from({ length: 5 }, (_, i) => alertEvent({ id: i + 1 }));
-    const m = renderSlack(alerts(events, 4), { ...options, maxItems: 2 });
-    expect(headerText(m)).toBe('🔴 CRITICAL · 9 failed runs · production');
-    expect(m.blocks.filter((b) => b.type === 'section')).toHaveLength(2);
-    expect(mrkdwnTexts(m)).toContain('…and 7 more not shown');
+  it.each<[string, Partial<AlertEvent>, string]>([
+    ['the source says since when', { since: '2026-11-01T11:13:00Z' }, `*Since:* ${dateOf('2026-11-01T11:13:00Z')} (47m ago)`],
+    ['fired just now, the source says nothing', { startsAt: '2026-11-01T12:00:00Z' }, `*Since:* ${dateOf('2026-11-01T12:00:00Z')}`],
+    ['under a minute ago', { startsAt: '2026-11-01T11:59:30Z' }, `*Since:* ${dateOf('2026-11-01T11:59:30Z')}`],
+  ])('since: %s', (_name, over, line) => {
+    expect(sectionTexts(renderSlack(alerts([alertEvent(over)]), options))[0]!.split('\n').at(-1)).toBe(line);
   });
 
-  it('stays within 50 blocks with the largest max_items', () => {
-    const events = Array.from({ length: 60 }, (_, i) => alertEvent({ id: i + 1 }));
-    const m = renderSlack(alerts(events), { ...options, maxItems: 99 });
+  it.each<[string, AlertEvent, { critical: string; environmentTypes?: string[] }, boolean]>([
+    ['critical in production', alertEvent(), { critical: '<!here>' }, true],
+    ['critical in staging', alertEvent({ labels: { check: 'failed_runs', environment_type: 'staging', app: 'shop' } }), { critical: '<!here>' }, false],
+    ['warning in production', alertEvent({ severity: 'warning' }), { critical: '<!here>' }, false],
+    ['critical resolved in production', alertEvent({ kind: 'resolved' }), { critical: '<!here>' }, false],
+    ['critical in staging, staging listed', alertEvent({ labels: { check: 'failed_runs', environment_type: 'staging', app: 'shop' } }), { critical: '<!here>', environmentTypes: ['staging', 'production'] }, true],
+  ])('the configured mention for %s: %s', (_name, event, mention, expected) => {
+    const m = renderSlack(alerts([event]), { ...options, mention });
+    expect(m.text.startsWith('<!here> ')).toBe(expected);
+    expect(m.blocks[1]).toEqual(expected ? { type: 'section', text: { type: 'mrkdwn', text: '<!here>' } } : expect.anything());
+    expect(mrkdwnTexts(m).some((t) => t.includes('<!here>'))).toBe(expected);
+  });
+
+  it('quotes a silence value that is not a plain word', () => {
+    const m = renderSlack(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: "Bob's shop" } })]), options);
+    expect(mrkdwnTexts(m)).toContain("To silence: `deploy-watchdog silence --match check=failed_runs --match 'app=Bob'\\''s shop' --for 2h --reason '…'`");
+  });
+
+  it('stays within 50 blocks and the text limit with 100 events', () => {
+    const events = Array.from({ length: 100 }, (_, i) => shop(i, { summary: `Update of app-${i} failed: ${'y'.repeat(200)}`, details: {} }));
+    const m = renderSlack(alerts(events), options);
     expect(m.blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocks);
-    expect(mrkdwnTexts(m)).toContain('…and 40 more not shown');
-  });
-
-  it('adds the configured mention to critical messages only', () => {
-    const mention = { critical: '<!here>' };
-    const critical = renderSlack(alerts([alertEvent()]), { ...options, mention });
-    expect(critical.text.startsWith('<!here> ')).toBe(true);
-    expect(critical.blocks[1]).toEqual({ type: 'section', text: { type: 'mrkdwn', text: '<!here>' } });
-    const warning = renderSlack(alerts([alertEvent({ severity: 'warning' })]), { ...options, mention });
-    expect(mrkdwnTexts(warning).some((t) => t.includes('<!here>'))).toBe(false);
+    for (const t of mrkdwnTexts(m)) expect(t.length).toBeLessThanOrEqual(SLACK_LIMITS.text);
+    expect(mrkdwnTexts(m).join('\n')).toContain('app-99');
   });
 
   it('cuts long values and the header to Slack limits', () => {
@@ -110,7 +199,7 @@ describe('renderSlack: alerts', () => {
       {
         type: 'alerts',
         group: { check: 'failed_runs', environment_type: long },
-        events: [alertEvent({ summary: long, labels: { check: 'failed_runs', app: long }, details: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`d${i}`, long])) })],
+        events: [alertEvent({ summary: long, labels: { check: 'failed_runs', app: long }, details: { reason: long, step: long, run: long, watcher: long, retrying: long } })],
         omitted: 0,
       },
       options,
@@ -118,7 +207,6 @@ describe('renderSlack: alerts', () => {
     expect(headerText(m).length).toBeLessThanOrEqual(SLACK_LIMITS.header);
     expect(headerText(m).endsWith('…')).toBe(true);
     for (const t of mrkdwnTexts(m)) expect(t.length).toBeLessThanOrEqual(SLACK_LIMITS.text);
-    expect(mrkdwnTexts(m)[1]).toMatch(/\n…$/);
   });
 });
 
