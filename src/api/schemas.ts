@@ -14,12 +14,17 @@ import { z } from 'zod';
 const timestamp = z.string().nullable();
 /** Environment types are stated by the reference. */
 export const environmentTypeSchema = z.enum(['production', 'staging', 'development']);
+/** production, staging or development. */
 export type EnvironmentType = z.infer<typeof environmentTypeSchema>;
 
+/** A URL's certificate status, as the reference states it. */
 export const sslStatusSchema = z.enum(['valid', 'expiring_soon', 'expired', 'error', 'unknown']);
+/** One of {@link sslStatusSchema}'s values. */
 export type SslStatus = z.infer<typeof sslStatusSchema>;
 
+/** An app's backup health as the service judges it (`none`: no backup yet). */
 export const backupHealthSchema = z.enum(['healthy', 'warning', 'critical', 'none']);
+/** One of {@link backupHealthSchema}'s values. */
 export type BackupHealth = z.infer<typeof backupHealthSchema>;
 
 /** A list answer: `{items, total}`. */
@@ -52,8 +57,10 @@ export const appListItemSchema = z.object({
   backup_health: backupHealthSchema,
   last_backup_at: timestamp,
 });
+/** One app as `apps.list` gives it. */
 export type AppListItem = z.infer<typeof appListItemSchema>;
 
+/** One URL of an app in `apps.get`, with its certificate and outside-check state. */
 export const appUrlSchema = z.object({
   url: z.string(),
   primary: z.boolean(),
@@ -65,6 +72,7 @@ export const appUrlSchema = z.object({
   public_checked_at: timestamp,
 });
 
+/** One code repository of an app in `apps.get`. */
 export const appRepositorySchema = z.object({
   repository: z.string(),
   repository_url: z.string().nullable(),
@@ -78,6 +86,7 @@ export const appRepositorySchema = z.object({
   deleted_upstream: z.boolean(),
 });
 
+/** A version upgrade of an app in progress (`apps.get`), or null. */
 export const appUpgradeSchema = z.object({
   id: z.number().int(),
   from_version: z.string(),
@@ -97,6 +106,7 @@ export const appSchema = appListItemSchema.extend({
   upgrade: appUpgradeSchema.nullable(),
   maintenance: z.boolean(),
 });
+/** One app in full, as `apps.get` gives it (the maintenance flag is only here). */
 export type App = z.infer<typeof appSchema>;
 
 // ---- Change result ---------------------------------------------------------------------------
@@ -109,10 +119,12 @@ export const changeResultSchema = z.object({
   backup_id: z.number().int().nullable(),
   backup_run_id: z.number().int().nullable(),
 });
+/** What a change answers: started or already running, and the run it concerns. */
 export type ChangeResult = z.infer<typeof changeResultSchema>;
 
 // ---- Backup ----------------------------------------------------------------------------------
 
+/** One off-site copy of a backup: where it went and whether the transfer worked. */
 export const offsiteCopySchema = z.object({
   storage: z.string(),
   type: z.string().nullable(),
@@ -121,8 +133,10 @@ export const offsiteCopySchema = z.object({
   uploaded_at: timestamp,
   error: z.string().nullable(),
 });
+/** One off-site copy of a backup. */
 export type OffsiteCopy = z.infer<typeof offsiteCopySchema>;
 
+/** One backup (`backups.list`, `backups.get`), with its verification and off-site copies. */
 export const backupSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -141,10 +155,12 @@ export const backupSchema = z.object({
   verified: z.boolean(),
   offsite: z.array(offsiteCopySchema),
 });
+/** One backup. */
 export type Backup = z.infer<typeof backupSchema>;
 
 // ---- Installer -------------------------------------------------------------------------------
 
+/** One installer (`installers.list`). */
 export const installerSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -156,19 +172,23 @@ export const installerSchema = z.object({
   url: z.string().nullable(),
   platform_login: z.boolean(),
 });
+/** One installer. */
 export type Installer = z.infer<typeof installerSchema>;
 
 // ---- Logs ------------------------------------------------------------------------------------
 
+/** `logs.tail`: the last log lines, with the cursor to read on from. */
 export const logTailSchema = z.object({
   items: z.array(z.object({ time: timestamp, line: z.string(), source: z.string() })),
   cursor: z.string(),
   truncated: z.boolean(),
 });
+/** A tail of log lines. */
 export type LogTail = z.infer<typeof logTailSchema>;
 
 // ---- Project ---------------------------------------------------------------------------------
 
+/** One project with its environments (`projects.list`). */
 export const projectSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -185,10 +205,12 @@ export const projectSchema = z.object({
     }),
   ),
 });
+/** One project. */
 export type Project = z.infer<typeof projectSchema>;
 
 // ---- Restore point ---------------------------------------------------------------------------
 
+/** One restore point of an app: what a run changed, and how to undo it. */
 export const restorePointSchema = z.object({
   id: z.number().int(),
   app_id: z.number().int(),
@@ -208,6 +230,7 @@ export const restorePointSchema = z.object({
   instant_undo: z.boolean(),
   kept_until: timestamp,
 });
+/** One restore point. */
 export type RestorePoint = z.infer<typeof restorePointSchema>;
 
 // ---- Run -------------------------------------------------------------------------------------
@@ -228,8 +251,10 @@ export const runListItemSchema = z.object({
   created_at: timestamp,
   updated_at: timestamp,
 });
+/** One run as `runs.list` gives it (no steps, no watcher). */
 export type RunListItem = z.infer<typeof runListItemSchema>;
 
+/** One step of a run; `reason` says why it failed. */
 export const runStepSchema = z.object({
   name: z.string(),
   state: z.string(),
@@ -237,9 +262,12 @@ export const runStepSchema = z.object({
   updated_at: timestamp,
   reason: z.string().nullable(),
 });
+/** One step of a run. */
 export type RunStep = z.infer<typeof runStepSchema>;
 
+/** The states of a run's watcher, as the reference states them (§3). */
 export const watcherStateSchema = z.enum(['waiting', 'completed', 'failed', 'timeout', 'stopped']);
+/** One of {@link watcherStateSchema}'s values. */
 export type WatcherState = z.infer<typeof watcherStateSchema>;
 
 /** `runs.get`: a Run with its steps and watcher (23 fields counting nested ones). */
@@ -253,10 +281,12 @@ export const runSchema = runListItemSchema.extend({
     })
     .nullable(),
 });
+/** One run in full, as `runs.get` gives it. */
 export type Run = z.infer<typeof runSchema>;
 
 // ---- Server ----------------------------------------------------------------------------------
 
+/** One server (`servers.list`, `servers.get`) and how many apps it hosts. */
 export const serverSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -270,10 +300,12 @@ export const serverSchema = z.object({
   public_ip: z.string().nullable(),
   app_count: z.number().int(),
 });
+/** One server. */
 export type Server = z.infer<typeof serverSchema>;
 
 // ---- URL record ------------------------------------------------------------------------------
 
+/** One URL record (`urls.list`): its app, certificate and outside check. */
 export const urlRecordSchema = z.object({
   id: z.number().int(),
   url: z.string(),
@@ -290,10 +322,12 @@ export const urlRecordSchema = z.object({
   public_check_code: z.string().nullable(),
   public_checked_at: timestamp,
 });
+/** One URL record. */
 export type UrlRecord = z.infer<typeof urlRecordSchema>;
 
 // ---- Identity --------------------------------------------------------------------------------
 
+/** `whoami`: who the token is and which namespaces it reaches, at what level. */
 export const identitySchema = z.object({
   login: z.string(),
   name: z.string(),
@@ -301,6 +335,7 @@ export const identitySchema = z.object({
     z.object({ id: z.number().int(), name: z.string(), code: z.string(), level: z.string() }),
   ),
 });
+/** What `whoami` answers. */
 export type Identity = z.infer<typeof identitySchema>;
 
 // ---- Attention summary -----------------------------------------------------------------------
@@ -311,8 +346,10 @@ export type Identity = z.infer<typeof identitySchema>;
  * present and by content otherwise.
  */
 export const attentionItemSchema = z.record(z.string(), z.unknown());
+/** One attention item, an open record (see {@link attentionItemSchema}). */
 export type AttentionItem = z.infer<typeof attentionItemSchema>;
 
+/** One section of the attention summary: a rule, its severity, its count and up to 20 items. */
 export const attentionSectionSchema = z.object({
   rule: z.string(),
   severity: z.enum(['danger', 'warning', 'info']),
@@ -321,12 +358,15 @@ export const attentionSectionSchema = z.object({
   count: z.number().int().nonnegative(),
   items: z.array(attentionItemSchema),
 });
+/** One attention section. */
 export type AttentionSection = z.infer<typeof attentionSectionSchema>;
 
+/** `attention.list`: the sections with something to report, most severe first. */
 export const attentionSummarySchema = z.object({
   sections: z.array(attentionSectionSchema),
   total: z.number().int().nonnegative(),
 });
+/** What `attention.list` answers. */
 export type AttentionSummary = z.infer<typeof attentionSummarySchema>;
 
 // ---- Envelopes -------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ export const CHECK_NAMES = [
   /** The watchdog's own trouble: a source that cannot be read, a check disabled for lack of permission. */
   'watchdog',
 ] as const;
+/** One of {@link CHECK_NAMES}. */
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 /**

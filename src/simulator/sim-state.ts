@@ -7,6 +7,7 @@ import type { EnvironmentType, SslStatus, WatcherState } from '../api/schemas.js
 import { NewestFirstIndex } from './newest-first-index.js';
 import { VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 
+/** A namespace: its code (what `namespace` parameters take) and its off-site storage. */
 export interface NamespaceRec {
   id: number;
   code: string;
@@ -15,6 +16,7 @@ export interface NamespaceRec {
   storage: string;
 }
 
+/** An environment of a project, with its type. */
 export interface EnvironmentRec {
   id: number;
   name: string;
@@ -22,6 +24,7 @@ export interface EnvironmentRec {
   projectId: number;
 }
 
+/** A project of a namespace and its environments. */
 export interface ProjectRec {
   id: number;
   name: string;
@@ -33,6 +36,7 @@ export interface ProjectRec {
   envIds: number[];
 }
 
+/** A server apps are deployed on; its `state` is what the servers check judges. */
 export interface ServerRec {
   id: number;
   name: string;
@@ -46,6 +50,7 @@ export interface ServerRec {
   publicIp: string;
 }
 
+/** A code repository of an app: what is deployed and what its branch head is. */
 export interface RepositoryRec {
   repository: string;
   repositoryUrl: string | null;
@@ -58,6 +63,7 @@ export interface RepositoryRec {
   deletedUpstream: boolean;
 }
 
+/** A version upgrade of an app under way. */
 export interface UpgradeRec {
   id: number;
   fromVersion: string;
@@ -68,6 +74,7 @@ export interface UpgradeRec {
   newAppId: number | null;
 }
 
+/** An app: where it runs, its URLs and repositories, and its maintenance and lock flags. */
 export interface AppRec {
   id: number;
   name: string;
@@ -89,6 +96,7 @@ export interface AppRec {
   locked: boolean;
 }
 
+/** A URL of an app, with its certificate and outside check. */
 export interface UrlRec {
   id: number;
   url: string;
@@ -104,6 +112,7 @@ export interface UrlRec {
   publicCheckedAt: number | null;
 }
 
+/** An installer (`installers.list`). */
 export interface InstallerRec {
   id: number;
   name: string;
@@ -116,6 +125,7 @@ export interface InstallerRec {
   platformLogin: boolean;
 }
 
+/** One off-site copy of a backup. */
 export interface OffsiteRec {
   storage: string;
   type: string | null;
@@ -125,6 +135,7 @@ export interface OffsiteRec {
   error: string | null;
 }
 
+/** A backup of an app, with its verification and off-site copies. */
 export interface BackupRec {
   id: number;
   appId: number;
@@ -139,6 +150,7 @@ export interface BackupRec {
   offsite: OffsiteRec[] | null;
 }
 
+/** A restore point: what a run changed on an app, and how it can be undone. */
 export interface RestorePointRec {
   id: number;
   appId: number;
@@ -156,6 +168,7 @@ export interface RestorePointRec {
   keptUntil: number | null;
 }
 
+/** One step of a run; times are null until it starts. */
 export interface StepRec {
   name: string;
   state: string;
@@ -165,6 +178,7 @@ export interface StepRec {
   durationMs: number;
 }
 
+/** A run's watcher: it waits on the server, then reports `outcome`. */
 export interface WatcherRec {
   state: WatcherState;
   progress: string | null;
@@ -185,6 +199,7 @@ export type RunEffect =
   | { kind: 'deploy' }
   | { kind: 'update'; restorePointId: number | null };
 
+/** A run (deploy, update, backup, patch…) of an app or a server, and how it will go on. */
 export interface RunRec {
   id: number;
   appId: number | null;
