@@ -116,7 +116,7 @@ describe('readEmail', () => {
       'Subject: [deploy-watchdog] CRITICAL 1 certificate problem (production)',
       '  CRITICAL · Certificate of https://shop.example.com for shop-prod (production) expires in 1 day',
     ]);
-    expect(reading.lines.join('\n')).toContain('Environment:');
+    expect(reading.lines.join('\n')).toContain('Namespace:');
     expect(reading.lines.join('\n')).not.toContain('ops-mail');
   });
 });
