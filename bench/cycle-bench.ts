@@ -70,7 +70,7 @@ function runWorker(entry: string | null, args: string[]): Promise<WorkerResult> 
 }
 
 function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
-  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} |`;
+  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) |`;
 }
 
 const entry = bundleWorker();
@@ -92,6 +92,7 @@ for (const apps of sizes) {
       cpu_ms: s.cpu_ms,
       sqlite_ms: s.sqlite_ms,
       peak_rss_mb: r.peak_rss_mb,
+      rss_start_mb: r.rss_start_mb,
       diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k,
       records: r.records,
       churn: { ...r.churn, diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k_churn },
@@ -111,7 +112,7 @@ for (const apps of sizes) {
 const table = [
   `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}, requests_per_second ${values.rps}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}.`,
   '',
-  '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB |',
+  '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) |',
   '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...results.flatMap((r) => [
     row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),
