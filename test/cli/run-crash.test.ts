@@ -5,7 +5,6 @@
  * on the same state file: every message arrives, exactly once except the one that was in flight
  * (which Slack never answered, so it is sent again), and SIGTERM then stops it with exit 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,13 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { daemonConfigYaml, spawnDaemon, until, type Daemon } from './daemon-fixture.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 let sim: RunningSimulator;
 let receiver: WebhookReceiver;
 let dir: string;
-const children: ChildProcess[] = [];
-let output = '';
+const daemons: Daemon[] = [];
+const output = () => daemons.map((d) => d.output()).join('');
 
 beforeAll(async () => {
   sim = await startSimulator({ apps: 8, seed: 7 });
@@ -28,34 +27,16 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-run-crash-'));
 });
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child } of daemons) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await receiver.close();
   await sim.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Polls until `check` holds, in small steps, failing after `ms`. */
-async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}; daemon output:\n${output}`);
-}
-
-/** Starts `deploy-watchdog run` on the config; resolves its exit (code or signal). */
-function startDaemon(configFile: string): { child: ChildProcess; exited: Promise<number | string | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'run', '--config', configFile, '--stop-timeout', '5s'], {
-    cwd: ROOT,
-    env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  return { child, exited };
+function start(configFile: string): Daemon {
+  const daemon = spawnDaemon(sim, configFile);
+  daemons.push(daemon);
+  return daemon;
 }
 
 /** The outbox as another process sees it (read-only; the daemon keeps writing). */
@@ -80,27 +61,21 @@ describe('run, killed mid-delivery', () => {
     const configFile = path.join(dir, 'watchdog.yaml');
     fs.writeFileSync(
       configFile,
-      [
-        'api:',
-        `  base_url: ${sim.baseUrl}`,
-        '  token: ${DMS_API_TOKEN}',
-        '  requests_per_second: 200',
-        'state: { path: ./state.db }',
-        'jobs: { runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-        'notify:',
-        `  channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}", timeout: 60000 }]`,
-        '  routes: [{ channels: [ops] }]',
-        '  max_items_per_message: 100',
-        '  delivery: { timeout: 60s, interval: 1s }',
-        'server: { listen: "off" }',
-        'log: { level: info, format: json }',
-        '',
-      ].join('\n'),
+      daemonConfigYaml(sim, {
+        jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+        notify: [
+          `channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}", timeout: 60000 }]`,
+          'routes: [{ channels: [ops] }]',
+          'max_items_per_message: 100',
+          'delivery: { timeout: 60s, interval: 1s }',
+        ],
+        server: '{ listen: "off" }',
+      }),
     );
 
     receiver.setMode('hang');
-    const first = startDaemon(configFile);
-    await until('a delivery in flight', () => receiver.requests >= 1);
+    const first = start(configFile);
+    await until('a delivery in flight', () => receiver.requests >= 1, output);
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     // One channel sends one message at a time: exactly one was in flight, none answered.
@@ -111,11 +86,15 @@ describe('run, killed mid-delivery', () => {
     expect(queued.every((r) => r.status === 'pending' && r.attempts === 0)).toBe(true);
 
     receiver.setMode('ok');
-    const second = startDaemon(configFile);
-    await until('every notification sent', () => {
-      const rows = outbox();
-      return rows.length > 0 && rows.every((r) => r.status === 'sent' || r.status === 'suppressed');
-    });
+    const second = start(configFile);
+    await until(
+      'every notification sent',
+      () => {
+        const rows = outbox();
+        return rows.length > 0 && rows.every((r) => r.status === 'sent' || r.status === 'suppressed');
+      },
+      output,
+    );
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
 
@@ -131,7 +110,7 @@ describe('run, killed mid-delivery', () => {
       expect(texts.filter((t) => t.includes(needle)), e.summary).toHaveLength(1);
     }
     expect(outbox().every((r) => r.status !== 'sent' || r.attempts === 1)).toBe(true);
-    expect(output).not.toContain(sim.adminToken);
-    expect(output).not.toContain(new URL(receiver.url).pathname);
+    expect(output()).not.toContain(sim.adminToken);
+    expect(output()).not.toContain(new URL(receiver.url).pathname);
   });
 });

@@ -1,0 +1,67 @@
+/**
+ * What the tests of `deploy-watchdog run` as a child process share: the config file they write
+ * (the simulator, a state file beside it, JSON logs) and the way they spawn and wait on the daemon.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** The sections a test changes; the rest is the same for every daemon test. */
+export interface DaemonConfigParts {
+  /** The `jobs:` value, e.g. `{ runs: "*\/30 * * * * *", maintenance: "off", jitter: 0s }`. */
+  jobs: string;
+  /** Lines under `notify:` (indented two spaces). */
+  notify: string[];
+  /** The `server:` value. */
+  server: string;
+}
+
+/** The YAML of a daemon config reading the simulator, with the token from $DMS_API_TOKEN. */
+export function daemonConfigYaml(sim: RunningSimulator, parts: DaemonConfigParts): string {
+  return [
+    'api:',
+    `  base_url: ${sim.baseUrl}`,
+    '  token: ${DMS_API_TOKEN}',
+    '  requests_per_second: 200',
+    'state: { path: ./state.db }',
+    `jobs: ${parts.jobs}`,
+    'notify:',
+    ...parts.notify.map((l) => `  ${l}`),
+    `server: ${parts.server}`,
+    'log: { level: info, format: json }',
+    '',
+  ].join('\n');
+}
+
+/** A running `deploy-watchdog run`: its process, its exit (code, or signal name), its output so far. */
+export interface Daemon {
+  child: ChildProcess;
+  exited: Promise<number | string | null>;
+  output(): string;
+}
+
+/** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token in its environment. */
+export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeout = '5s'): Daemon {
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'run', '--config', configFile, '--stop-timeout', stopTimeout], {
+    cwd: ROOT,
+    env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  return { child, exited, output: () => out };
+}
+
+/** Polls until `check` holds, in small steps, failing after `ms` with `context()` in the message. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, context: () => string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; daemon output:\n${context()}`);
+}
