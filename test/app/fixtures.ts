@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
 import { createLogger, type Logger } from '../../src/app/logger.js';
 import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
@@ -81,4 +82,53 @@ export function eventsOf(wd: Watchdog, prefix: string): { kind: string; fingerpr
   return wd.store.db
     .prepare(`SELECT kind, fingerprint FROM events WHERE fingerprint LIKE ? || '%' ORDER BY id`)
     .all(prefix) as { kind: string; fingerprint: string }[];
+}
+
+/**
+ * The usual engine test set-up, registered with vitest's hooks: before each test a simulator on a
+ * ManualClock and a temp dir; after it, every Watchdog opened with `watchdog()` (and not `closed`
+ * by the test) stopped, the simulator closed and the dir removed. Read the fields inside tests.
+ */
+export function engineHarness(options: SimulatorOptions = {}) {
+  let current: { sim: RunningSimulator; clock: ManualClock; tmp: ReturnType<typeof tempDir> } | undefined;
+  const opened: Watchdog[] = [];
+  const now = () => {
+    if (!current) throw new Error('engineHarness: read it inside a test');
+    return current;
+  };
+  beforeEach(async () => {
+    current = { ...(await manualSim(options)), tmp: tempDir() };
+  });
+  afterEach(async () => {
+    for (const wd of opened.splice(0)) await wd.stop(1_000);
+    await current?.sim.close();
+    current?.tmp.cleanup();
+    current = undefined;
+  });
+  return {
+    get sim(): RunningSimulator {
+      return now().sim;
+    },
+    get clock(): ManualClock {
+      return now().clock;
+    },
+    get dir(): string {
+      return now().tmp.dir;
+    },
+    /** The engine's test config (see {@link engineConfig}) with `extra` YAML. */
+    config(extra = ''): Config {
+      return engineConfig(now().sim, now().tmp.dir, extra);
+    },
+    /** Opens a Watchdog on {@link config}; stopped after the test. */
+    watchdog(extra = '', more: Partial<WatchdogOptions> = {}): Watchdog {
+      const wd = openWatchdog(engineConfig(now().sim, now().tmp.dir, extra), now().clock, more);
+      opened.push(wd);
+      return wd;
+    },
+    /** Stops a Watchdog of {@link watchdog} now (a restart in the test). */
+    async close(wd: Watchdog): Promise<void> {
+      opened.splice(opened.indexOf(wd), 1);
+      await wd.stop(1_000);
+    },
+  };
 }

@@ -3,35 +3,19 @@
  * an item pushed out of the listed window is still a problem, so it must not resolve (no false
  * "resolved"); it resolves once the section lists every item again and it is not among them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
-import { engineConfig, eventsOf, manualSim, MINUTE, openWatchdog, tempDir } from './fixtures.js';
+import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
 
-let sim: RunningSimulator;
-let clock: ManualClock;
-let tmp: ReturnType<typeof tempDir>;
-let wd: Watchdog | undefined;
-
-beforeEach(async () => {
-  ({ sim, clock } = await manualSim({ apps: 60 }));
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await wd?.stop(1_000);
-  wd = undefined;
-  await sim.close();
-  tmp.cleanup();
-});
+const engine = engineHarness({ apps: 60 });
 
 const RULE = 'attention/certificate_expired/';
 
 /** One URL per app, in the order the simulator lists attention items (by app). */
 function urlPerApp(): number[] {
   const byApp = new Map<number, number>();
-  for (const url of [...sim.control.state.urls.values()].sort((a, b) => a.appId - b.appId || a.id - b.id)) {
+  for (const url of [...engine.sim.control.state.urls.values()].sort((a, b) => a.appId - b.appId || a.id - b.id)) {
     if (!byApp.has(url.appId)) byApp.set(url.appId, url.id);
   }
   return [...byApp.values()];
@@ -44,6 +28,7 @@ const firingItems = (w: Watchdog) =>
 
 describe('a truncated attention section', () => {
   it('keeps alerts pushed out of the listed 20 open, and resolves them only once the section fits again', async () => {
+    const { sim, clock } = engine;
     for (const id of sim.control.state.urls.keys()) sim.control.renewCertificate(id);
     const urls = urlPerApp();
     expect(urls.length).toBeGreaterThanOrEqual(40);
@@ -51,7 +36,7 @@ describe('a truncated attention section', () => {
     const early = urls.slice(0, 5);
     for (const id of late) sim.control.expireCertificate(id, { inDays: -1 });
 
-    wd = openWatchdog(engineConfig(sim, tmp.dir, 'checks:\n  attention: { min_severity: info }'), clock);
+    const wd = engine.watchdog('checks:\n  attention: { min_severity: info }');
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     const first = firingItems(wd);
     expect(first).toHaveLength(20);
