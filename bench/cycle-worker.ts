@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { createApiClient } from '../src/api/client.js';
-import { silentLogger } from '../src/app/logger.js';
+import { silentLogger } from '../src/lib/logger.js';
 import { detectorOptionsFromConfig } from '../src/app/detector-options.js';
 import { Watchdog, type CycleReport } from '../src/app/watchdog.js';
 import { COLLECTORS, JOB_NAMES } from '../src/collectors/collectors.js';

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { silentLogger } from '../src/app/logger.js';
+import { silentLogger } from '../src/lib/logger.js';
 import { Watchdog } from '../src/app/watchdog.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';

@@ -7,7 +7,7 @@
  * resolved) so that, when the silence ends, nothing is re-announced that was already known and
  * nothing is forgotten. Muting delivery is the notify router's job (`activeSilenceFor`).
  */
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';

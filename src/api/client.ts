@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import { Secret } from '../config/secret.js';
-import { silentLogger } from '../app/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import {
   FUNCTIONS,
   type AnswerOf,

@@ -19,7 +19,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from './describe-error.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { RemediationHook } from './remediation-hook.js';
 import { cannotReadFinding, checkDisabledFinding, sourceJobKey, type SourceHealth } from './source-health.js';
 

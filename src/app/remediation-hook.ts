@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 
 /**
  * The seam remediation plugs into: the watchdog calls `onCycle` inside every completed cycle's

@@ -9,7 +9,7 @@
  * be tested with ticks given by hand instead of waiting on the wall clock.
  */
 import cron from 'node-cron';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 
 /** A schedule started by a {@link ScheduleFn}. */
 export interface ScheduleHandle {

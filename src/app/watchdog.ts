@@ -30,7 +30,7 @@ import { Store } from '../state/store.js';
 import { detectorOptionsFromConfig } from './detector-options.js';
 import { describeError } from './describe-error.js';
 import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import type { RemediationFactory, RemediationHook } from './remediation-hook.js';
 import { retiredByConfig } from './retired-by-config.js';

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../app/logger.js';
+import { createLogger, type Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 
 /**

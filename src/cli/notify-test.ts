@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { silentLogger } from '../app/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
 import { Secret } from '../config/secret.js';

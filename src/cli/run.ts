@@ -7,7 +7,7 @@
  */
 import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import { Watchdog } from '../app/watchdog.js';
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { loadConfig, type Config } from '../config/load-config.js';

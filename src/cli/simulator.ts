@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../app/logger.js';
+import { createLogger } from '../lib/logger.js';
 import { startSimulator } from '../simulator/index.js';
 import { EXIT, UsageError, type Command } from './command.js';
 

@@ -3,7 +3,7 @@
  * so a collector holds nothing between cycles and reads the same way in `run` and in `check`.
  */
 import type { ApiClient } from '../api/client.js';
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { CheckName, Subject } from '../detectors/finding.js';
 

@@ -5,7 +5,7 @@
  * would start it. Kept in one file so the demo has exactly one place that knows how the daemon is
  * assembled.
  */
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import { Watchdog } from '../app/watchdog.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../app/logger.js';
+import { createLogger, type Logger } from '../lib/logger.js';
 import { parseConfig, type Config } from '../config/load-config.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { startSmtpSink, type SmtpSink } from '../notify/peers/smtp-sink.js';

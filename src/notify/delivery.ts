@@ -13,8 +13,8 @@
  * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
  *   says, else exponential backoff with jitter), persisted so a restart honours it.
  */
-import type { Logger } from '../app/logger.js';
-import { silentLogger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Channel } from './channels/channel.js';

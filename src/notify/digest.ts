@@ -7,8 +7,8 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts } from '../alerts/lifecycle.js';
-import type { Logger } from '../app/logger.js';
-import { silentLogger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import type { Labels, Severity } from '../detectors/finding.js';
 import { listAudit, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';

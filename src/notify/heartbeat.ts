@@ -5,8 +5,8 @@
  * and the URL (it is the credential of the check) never appears in logs.
  */
 import { request, type Dispatcher } from 'undici';
-import type { Logger } from '../app/logger.js';
-import { silentLogger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { HeartbeatSettings } from './notify-settings.js';

@@ -5,8 +5,8 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
-import type { Logger } from '../app/logger.js';
-import { silentLogger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';

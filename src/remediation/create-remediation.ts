@@ -3,7 +3,7 @@
  * at start and at every reload (`RemediationFactory` in `src/app/remediation-hook.ts`).
  */
 import type { ApiClient } from '../api/client.js';
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { Metrics } from './metrics.js';
 
 /** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { silentLogger } from '../app/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { HttpHandler } from './http-handler.js';
 import { SimulatorControl } from './simulator-control.js';

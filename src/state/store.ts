@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Logger } from '../app/logger.js';
-import { silentLogger } from '../app/logger.js';
+import type { Logger } from '../lib/logger.js';
+import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import type { Migration } from './migration.js';

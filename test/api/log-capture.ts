@@ -2,7 +2,7 @@
  * Captures every line a pino logger writes, at debug level, into memory: for tests that assert
  * what is logged (and what never is).
  */
-import { createLogger, type Logger } from '../../src/app/logger.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
 
 /** A debug-level JSON logger writing into `lines`. */
 export function captureLogs(): { logger: Logger; lines: string[]; records: () => Record<string, unknown>[] } {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach } from 'vitest';
-import { createLogger, type Logger } from '../../src/app/logger.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ManualClock } from '../../src/lib/clock.js';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ApiError, ApiResponseError } from '../../src/api/errors.js';
-import { silentLogger } from '../../src/app/logger.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { collectAttention } from '../../src/collectors/collect-attention.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
 import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';

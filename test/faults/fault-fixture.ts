@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { silentLogger } from '../../src/app/logger.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ManualClock } from '../../src/lib/clock.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
-import { createLogger, type Logger } from '../../src/app/logger.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
 import type { CheckName, Finding, Labels, Severity } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';

@@ -13,7 +13,7 @@ import { AlertStore, type AlertRow } from '../../src/alerts/alert-store.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import type { AppListItem, Backup, Run } from '../../src/api/schemas.js';
-import { silentLogger } from '../../src/app/logger.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import { backups } from '../../src/detectors/backups.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { silentLogger } from '../../src/app/logger.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { parseListen, startHealthServer, type HealthServer, type ReadinessCheck } from '../../src/server/health-server.js';
 

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import type { Logger } from '../../app/logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Severity } from '../../detectors/finding.js';
 

@@ -3,7 +3,7 @@
  * stopped, stop waiting when the signal fires, turn the answer or the error into a SendResult,
  * and scrub the channel's secrets from a failure's reason before it is logged or stored.
  */
-import type { Logger } from '../../app/logger.js';
+import type { Logger } from '../../lib/logger.js';
 import { Secret } from '../../config/secret.js';
 import type { SendResult } from './channel.js';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
-import { createLogger, type Logger } from '../../../src/app/logger.js';
+import { createLogger, type Logger } from '../../../src/lib/logger.js';
 import type { AlertsNotification } from '../../../src/notify/channels/channel.js';
 
 /** Now in every channel test: ManualClock's default start, 2026-11-01 12:00 UTC. */

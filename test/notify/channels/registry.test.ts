@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/config/secret.js';
-import { silentLogger } from '../../../src/app/logger.js';
+import { silentLogger } from '../../../src/lib/logger.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';
 import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
