@@ -51,6 +51,17 @@ export function reportFailure(io: CliIo, commandUsage: string, err: unknown): nu
   throw err;
 }
 
+/**
+ * Prints a usage error the short way validate, schema, notify-test, simulator and demo always have
+ * (the message, then the usage; no `error:` prefix as in {@link reportFailure}) and returns exit
+ * code 2. Anything that is not a UsageError is not a usage problem and is thrown on.
+ */
+export function reportUsageError(io: CliIo, commandUsage: string, err: unknown): number {
+  if (!(err instanceof UsageError)) throw err;
+  io.stderr.write(`${err.message}\n${commandUsage}\n`);
+  return EXIT.usage;
+}
+
 /** Parses argv with node:util parseArgs (strict), turning its errors into {@link UsageError}. */
 export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = false) {
   try {

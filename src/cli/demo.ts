@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../config/duration.js';
 import { runDemo, type DemoOptions } from '../demo/run-demo.js';
+import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog demo [--duration 60s] [--apps 12] [--seed 1] [--keep] [--quiet]
@@ -41,23 +41,13 @@ function integerOption(name: string, text: string, min: number, max: number): nu
 
 /** Reads the command line into demo options; throws UsageError naming what was wrong. */
 export function parseDemoArgs(argv: string[]): DemoOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        duration: { type: 'string' },
-        apps: { type: 'string' },
-        seed: { type: 'string' },
-        keep: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const { values } = parseCommandArgs(argv, {
+    duration: { type: 'string' },
+    apps: { type: 'string' },
+    seed: { type: 'string' },
+    keep: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+  });
   let durationMs = 60_000;
   if (values.duration !== undefined) {
     try {
@@ -85,9 +75,7 @@ const demo: Command = {
     try {
       options = parseDemoArgs(argv);
     } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      io.stderr.write(`${err.message}\n${usage}\n`);
-      return EXIT.usage;
+      return reportUsageError(io, usage, err);
     }
     const result = await runDemo(options, { stdout: io.stdout, stderr: io.stderr, signal: io.signal });
     // Ctrl-C is a normal way to end a demo; an uninterrupted demo that left a problem untold did

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { silentLogger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
@@ -7,7 +6,8 @@ import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import { sendWithTimeout } from '../notify/send-with-timeout.js';
-import { EXIT, type Command } from './command.js';
+import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
+import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog notify-test --config FILE [--channel NAME]
 
@@ -28,23 +28,15 @@ const notifyTest: Command = {
   summary: 'send a test message to each notification channel and report each result',
   usage,
   async run(argv, io) {
-    let file: string | undefined;
+    let file: string;
     let only: string | undefined;
     try {
-      const { values } = parseArgs({
-        args: argv,
-        options: { config: { type: 'string', short: 'c' }, channel: { type: 'string' } },
-        strict: true,
-      });
+      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, channel: { type: 'string' } });
+      if (!values.config) throw new UsageError('missing --config FILE');
       file = values.config;
       only = values.channel;
     } catch (err) {
-      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
-      return EXIT.usage;
-    }
-    if (!file) {
-      io.stderr.write(`missing --config FILE\n${usage}\n`);
-      return EXIT.usage;
+      return reportUsageError(io, usage, err);
     }
     let config;
     try {

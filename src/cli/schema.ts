@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { configJsonSchema } from '../config/config-json-schema.js';
+import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog schema [--out FILE]
@@ -22,11 +22,9 @@ const schema: Command = {
   async run(argv, io) {
     let out: string | undefined;
     try {
-      const { values } = parseArgs({ args: argv, options: { out: { type: 'string', short: 'o' } }, strict: true });
-      out = values.out;
+      out = parseCommandArgs(argv, { out: { type: 'string', short: 'o' } }).values.out;
     } catch (err) {
-      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
-      return EXIT.usage;
+      return reportUsageError(io, usage, err);
     }
     const text = configJsonSchemaText();
     if (!out) {

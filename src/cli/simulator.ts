@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { createLogger } from '../lib/logger.js';
 import { startSimulator } from '../simulator/index.js';
+import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog simulator [--port P] [--host H] [--apps N] [--seed S] [--token T]
@@ -32,16 +32,12 @@ const simulator: Command = {
   async run(argv, io) {
     let options: { port: number; host: string; apps: number; seed: number; token: string };
     try {
-      const { values } = parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          port: { type: 'string', short: 'p' },
-          host: { type: 'string' },
-          apps: { type: 'string', short: 'n' },
-          seed: { type: 'string', short: 's' },
-          token: { type: 'string', short: 't' },
-        },
+      const { values } = parseCommandArgs(argv, {
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string' },
+        apps: { type: 'string', short: 'n' },
+        seed: { type: 'string', short: 's' },
+        token: { type: 'string', short: 't' },
       });
       if (values.token !== undefined && !/^\S{8,}$/.test(values.token)) throw new UsageError('--token must be at least 8 characters without spaces');
       options = {
@@ -52,8 +48,7 @@ const simulator: Command = {
         token: values.token ?? `sim-${randomBytes(16).toString('hex')}`,
       };
     } catch (err) {
-      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
-      return EXIT.usage;
+      return reportUsageError(io, usage, err);
     }
     const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
     const sim = await startSimulator({ apps: options.apps, seed: options.seed, host: options.host, port: options.port, adminToken: options.token, logger });

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type Config } from '../config/load-config.js';
-import { EXIT, type Command } from './command.js';
+import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
+import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog validate --config FILE
 
@@ -30,17 +30,13 @@ const validate: Command = {
   summary: 'check a configuration file and list every problem',
   usage,
   async run(argv, io) {
-    let file: string | undefined;
+    let file: string;
     try {
-      const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } }, strict: true });
+      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' } });
+      if (!values.config) throw new UsageError('missing --config FILE');
       file = values.config;
     } catch (err) {
-      io.stderr.write(`${(err as Error).message}\n${usage}\n`);
-      return EXIT.usage;
-    }
-    if (!file) {
-      io.stderr.write(`missing --config FILE\n${usage}\n`);
-      return EXIT.usage;
+      return reportUsageError(io, usage, err);
     }
     try {
       const config = loadConfig(file, io.env);
