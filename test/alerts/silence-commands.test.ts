@@ -1,12 +1,11 @@
 /** `silence`, `silences` and `unsilence`, run in-process through `main` against a real state file. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { getSilence } from '../../src/alerts/silences.js';
-import { main } from '../../src/cli/main.js';
 import { Store } from '../../src/state/store.js';
+import { runCli, writeConfig, type CliResult } from '../helpers/cli-harness.js';
 import { finding, HOUR, tempState, type TempState } from './fixtures.js';
 
 const TOKEN = 'tok-silence-commands-0123456789';
@@ -15,33 +14,19 @@ let configFile: string;
 
 beforeEach(() => {
   state = tempState();
-  configFile = path.join(state.dir, 'watchdog.yaml');
-  fs.writeFileSync(
-    configFile,
-    ['api:', '  base_url: http://127.0.0.1:9', '  token: ${DMS_API_TOKEN}', 'state:', '  path: ./state.db', ''].join('\n'),
+  configFile = writeConfig(
+    state.dir,
+    ['api:', '  base_url: http://127.0.0.1:9', '  token: ${DMS_API_TOKEN}', 'state:', '  path: ./state.db', ''],
+    'watchdog.yaml',
   );
 });
 afterEach(() => state.cleanup());
 
-/** Runs one command line, capturing both streams. */
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(argv, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { DMS_API_TOKEN: TOKEN, USER: 'ops-alice' },
-    signal: new AbortController().signal,
-  });
-  expect(stdout + stderr).not.toContain(TOKEN);
-  return { code, stdout, stderr };
+/** Runs one command line, capturing both streams; the token is never printed. */
+async function run(...argv: string[]): Promise<CliResult> {
+  const result = await runCli(argv, { env: { DMS_API_TOKEN: TOKEN, USER: 'ops-alice' } });
+  expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  return result;
 }
 
 /** Puts firing alerts in the state file, as a daemon cycle would. */

@@ -2,10 +2,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -24,10 +23,10 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** The simulator's config (one log channel, no maintenance job), with `extra` sections and `apiExtra` api keys. */
 function writeConfig(name: string, extra = '', apiExtra = ''): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(
-    file,
+  return writeConfigFile(
+    dir,
     [
       'api:',
       `  base_url: ${sim.baseUrl}`,
@@ -42,29 +41,16 @@ function writeConfig(name: string, extra = '', apiExtra = ''): string {
       '  routes: [{ channels: [console] }]',
       'log: { level: warn }',
       extra,
-    ].join('\n'),
+    ],
+    name,
   );
-  return file;
 }
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(argv, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: { DMS_API_TOKEN: sim.adminToken, USER: 'ops-bob' },
-    signal: new AbortController().signal,
-  });
-  expect(stdout + stderr).not.toContain(sim.adminToken);
-  return { code, stdout, stderr };
+/** Runs one command line, capturing both streams; the token is never printed. */
+async function run(...argv: string[]): Promise<CliResult> {
+  const result = await runCli(argv, { env: { DMS_API_TOKEN: sim.adminToken, USER: 'ops-bob' } });
+  expect(result.stdout + result.stderr).not.toContain(sim.adminToken);
+  return result;
 }
 
 describe('check', () => {

@@ -1,32 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { configJsonSchema } from '../../src/config/config-json-schema.js';
+import { runCli, writeConfig } from '../helpers/cli-harness.js';
 
 const SECRET = 'tok-never-printed-42';
 
 /** Runs a command line in-process, capturing what it writes. */
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const code = await main(argv, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env,
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => runCli(argv, { env });
 
 let dir: string;
 beforeEach(() => {
@@ -36,11 +18,7 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function write(name: string, text: string): string {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, text);
-  return file;
-}
+const write = (name: string, text: string): string => writeConfig(dir, text, name);
 
 describe('deploy-watchdog validate', () => {
   it('exits 0 with a one-line summary for a valid file', async () => {

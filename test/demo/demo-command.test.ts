@@ -6,34 +6,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDemoArgs } from '../../src/cli/demo.js';
 import { UsageError } from '../../src/cli/command.js';
-import { main } from '../../src/cli/main.js';
-
-/** Runs a command line in-process, capturing its output; `onOutput` sees stdout as it grows. */
-async function run(argv: string[], options: { signal?: AbortSignal; onOutput?: (stdout: string) => void } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk, _enc, done) {
-        append(String(chunk));
-        done();
-      },
-    });
-  const code = await main(argv, {
-    stdout: sink((s) => {
-      stdout += s;
-      options.onOutput?.(stdout);
-    }),
-    stderr: sink((s) => (stderr += s)),
-    env: {},
-    signal: options.signal ?? new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
+import { runCli, type CliResult } from '../helpers/cli-harness.js';
 
 /** One printed Slack message: its header and its event status lines. */
 interface Printed {
@@ -75,11 +51,11 @@ const PROBLEMS = [
 ] as const;
 
 describe('deploy-watchdog demo --duration 20s', () => {
-  let result: Awaited<ReturnType<typeof run>>;
+  let result: CliResult;
   let messages: Printed[];
 
   beforeAll(async () => {
-    result = await run(['demo', '--duration', '20s', '--seed', '1']);
+    result = await runCli(['demo', '--duration', '20s', '--seed', '1']);
     messages = slackMessages(result.stdout);
   }, 60_000);
 
@@ -133,7 +109,7 @@ describe('deploy-watchdog demo --duration 20s', () => {
 describe('deploy-watchdog demo, stopped with Ctrl-C', () => {
   it('stops cleanly after the first message: exit 0 and a summary; --keep keeps the config', async () => {
     const abort = new AbortController();
-    const result = await run(['demo', '--duration', '2m', '--keep'], {
+    const result = await runCli(['demo', '--duration', '2m', '--keep'], {
       signal: abort.signal,
       onOutput: (stdout) => {
         if (!abort.signal.aborted && stdout.includes('[slack #ops]')) abort.abort(new Error('received SIGINT'));
@@ -182,7 +158,7 @@ describe('parseDemoArgs', () => {
   });
 
   it('answers a usage error with exit 2 and the usage', async () => {
-    const result = await run(['demo', '--apps', '0']);
+    const result = await runCli(['demo', '--apps', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('usage: deploy-watchdog demo');
   });

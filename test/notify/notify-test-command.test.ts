@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { payloadText } from './notify-fixture.js';
@@ -28,32 +27,21 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A config with these notify.channels entries (flow-style YAML, one a line). */
 function writeConfig(channels: string[]): string {
-  const file = path.join(dir, 'config.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'api: { base_url: "http://127.0.0.1:1", token: "${DMS_API_TOKEN}" }',
-      `state: { path: ${JSON.stringify(path.join(dir, 'state.db'))} }`,
-      'notify:',
-      '  delivery: { timeout: 5s }',
-      channels.length === 0 ? '  channels: []' : '  channels:',
-      ...channels.map((c) => `    - ${c}`),
-    ].join('\n'),
-  );
-  return file;
+  return writeConfigFile(dir, [
+    'api: { base_url: "http://127.0.0.1:1", token: "${DMS_API_TOKEN}" }',
+    `state: { path: ${JSON.stringify(path.join(dir, 'state.db'))} }`,
+    'notify:',
+    '  delivery: { timeout: 5s }',
+    channels.length === 0 ? '  channels: []' : '  channels:',
+    ...channels.map((c) => `    - ${c}`),
+  ]);
 }
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const env = { DMS_API_TOKEN: 'tok', SLACK_URL: slack.url, REVOKED_URL: revoked.url };
-  const code = await main(argv, { stdout, stderr, env, signal: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
+/** Runs one command line with the receivers' URLs in the environment. */
+function run(argv: string[]): Promise<CliResult> {
+  return runCli(argv, { env: { DMS_API_TOKEN: 'tok', SLACK_URL: slack.url, REVOKED_URL: revoked.url } });
 }
 
 const SLACK = '{ name: ops-slack, type: slack, webhook_url: "${SLACK_URL}" }';

@@ -1,9 +1,7 @@
 /** `deploy-watchdog actions`, run in-process through `main` against a state file the remediator wrote. */
 import fs from 'node:fs';
-import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli, writeConfig } from '../helpers/cli-harness.js';
 import { appOf, configText, Harness, MINUTE } from './remediation-fixture.js';
 
 const SECTION = `
@@ -20,24 +18,7 @@ afterEach(async () => {
 });
 
 /** Runs one command line, capturing both streams. */
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await main(argv, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-    env: {},
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 /** A state file with one retried run (acted, answered, succeeded) and one production skip. */
 async function withHistory(): Promise<{ file: string; runId: number; prodRunId: number }> {
@@ -47,8 +28,7 @@ async function withHistory(): Promise<{ file: string; runId: number; prodRunId: 
   await h.cycleAndPass({ runs: [run.id, prod.id] });
   h.clock.advance(10 * MINUTE);
   await h.pass();
-  const file = path.join(h.dir, 'watchdog.yaml');
-  fs.writeFileSync(file, configText(SECTION, 'state: { path: ./state.db }'));
+  const file = writeConfig(h.dir, configText(SECTION, 'state: { path: ./state.db }'), 'watchdog.yaml');
   return { file, runId: run.id, prodRunId: prod.id };
 }
 
@@ -113,8 +93,7 @@ describe('actions', () => {
 
   it('an empty audit says so', async () => {
     h = await Harness.start(SECTION);
-    const file = path.join(h.dir, 'watchdog.yaml');
-    fs.writeFileSync(file, configText(SECTION, 'state: { path: ./state.db }'));
+    const file = writeConfig(h.dir, configText(SECTION, 'state: { path: ./state.db }'), 'watchdog.yaml');
     const { code, stdout } = await run('actions', '--config', file);
     expect(code).toBe(0);
     expect(stdout).toBe('no remediation decisions recorded\n');

@@ -1,0 +1,58 @@
+/**
+ * Runs `deploy-watchdog` command lines in-process through `main`, capturing what they print, and
+ * writes the config files they read: the set-up every command test needs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+
+/** What one command line answered and printed. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for {@link runCli}. */
+export interface RunCliOptions {
+  /** The command's whole environment (`${VAR}` in the config reads from it); empty by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting it is Ctrl-C; never aborted by default. */
+  signal?: AbortSignal;
+  /** Sees everything printed to stdout so far, each time it grows (to act while the command runs). */
+  onOutput?: (stdout: string) => void;
+}
+
+/** A stream that hands each chunk written to it, as text, to `append`. */
+function sink(append: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      append(chunk.toString());
+      done();
+    },
+  });
+}
+
+/** Runs one command line (`argv` without the program name) through `main`, capturing both streams. */
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: sink((s) => {
+      stdout += s;
+      options.onOutput?.(stdout);
+    }),
+    stderr: sink((s) => (stderr += s)),
+    env: options.env ?? {},
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Writes a config file into `dir` (lines are joined with newlines) and answers its path. */
+export function writeConfig(dir: string, yaml: string | readonly string[], name = 'config.yaml'): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, typeof yaml === 'string' ? yaml : yaml.join('\n'));
+  return file;
+}
