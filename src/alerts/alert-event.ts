@@ -1,4 +1,4 @@
-import type { CheckName, Labels, Severity, Subject } from '../detectors/finding.js';
+import type { Finding } from '../detectors/finding.js';
 
 /**
  * Why an event was written: the lifecycle's decision, named (Alertmanager-style), so logs and
@@ -15,20 +15,21 @@ export type AlertEventKind =
   | 'resolved';
 
 /**
+ * What an alert event says about the problem, as its finding said it: the same fields, typed from
+ * {@link Finding} so the two cannot drift apart. (`url` is not among them: an event always carries
+ * one, null where unknown, where a finding may leave it out.)
+ */
+export type AlertFacts = Pick<Finding, 'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels' | 'since' | 'subject'>;
+
+/**
  * One change in an alert's life, as stored with its outbox rows and as handed to channels to render.
  * It carries a copy of the alert as it was at that moment, so a message can be rendered without
  * reading anything else.
  */
-export interface AlertEvent {
+export interface AlertEvent extends AlertFacts {
   /** Row id in the events table. */
   id: number;
   kind: AlertEventKind;
-  fingerprint: string;
-  check: CheckName;
-  severity: Severity;
-  summary: string;
-  details: Record<string, string>;
-  labels: Labels;
   url: string | null;
   /** When the alert started firing (ISO 8601). */
   startsAt: string;
@@ -44,8 +45,4 @@ export interface AlertEvent {
   reason?: string;
   /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
   job?: string;
-  /** The record the alert is about, so remediation knows what to act on. */
-  subject?: Subject;
-  /** When the problem began according to the source (ISO 8601), where the source says. */
-  since?: string | null;
 }
