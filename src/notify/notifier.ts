@@ -68,7 +68,10 @@ export interface Notifier {
 /** Builds the notification pipeline. Throws `RouteError` / `MuteWindowError` for unusable config. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const { store, notify, alerts, channels, clock } = options;
-  const logger = (options.logger ?? silentLogger).child({ stage: 'notify' });
+  const base = options.logger ?? silentLogger;
+  // Delivery and the heartbeat name their own stage; a child of this one would write the `stage`
+  // key twice ({"stage":"notify","stage":"delivery"}), so they get the base logger.
+  const logger = base.child({ stage: 'notify' });
   const names = [...channels.keys()];
   const router = Router.fromSettings(notify, alerts, names);
   const rows = new OutboxStore(store);
@@ -98,7 +101,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     channels,
     settings: notify,
     clock,
-    logger,
+    logger: base,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.random ? { random: options.random } : {}),
     housekeeping: (now) => {
@@ -107,7 +110,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
   });
   const heartbeat = notify.heartbeat
-    ? new Heartbeat({ settings: notify.heartbeat, clock, logger, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) })
+    ? new Heartbeat({ settings: notify.heartbeat, clock, logger: base, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) })
     : undefined;
 
   return {

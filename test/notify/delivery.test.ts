@@ -109,6 +109,10 @@ describe('retries', () => {
     expect(await counter(metrics, 'ops', 'expired')).toBe(1);
     expect(h.log.text()).toContain('notification not delivered within max_age; given up');
     expect(h.log.text()).not.toContain(new URL(receiver.url).pathname);
+    // Named by one `stage` key, not the notifier's and delivery's both.
+    const givenUp = h.log.lines.find((line) => line.includes('given up')) ?? '';
+    expect(givenUp.match(/"stage":/g)).toEqual(['"stage":']);
+    expect(JSON.parse(givenUp)).toMatchObject({ stage: 'delivery', channel: 'ops' });
   });
 
   it('a permanently refused message is delivered once the channel is fixed, before max_age', async () => {
