@@ -166,7 +166,7 @@ function readFailed(
     return written;
   });
   if (events.length > 0) updateOpenAlerts(deps);
-  log.warn({ err, job }, `cannot read ${job}`);
+  log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);
   return report('failed', { reason, events: events.length, ...(err instanceof NamespaceError ? { configProblem: true } : {}) });
 }
