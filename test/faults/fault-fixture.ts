@@ -92,3 +92,26 @@ export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs 
   }
   return result;
 }
+
+/**
+ * How many messages the notifier recorded as delivered on a channel: one per group per delivery
+ * round (every row of a group due in a round goes out in one message and is marked sent with the
+ * same time) plus one per notice. Compared with what the peer accepted, it shows each message
+ * arrived once, whatever the rendering looks like.
+ */
+export function recordedMessages(db: import('better-sqlite3').Database, channel: string): number {
+  const groups = db
+    .prepare(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event')`)
+    .get(channel) as { n: number };
+  const notices = db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'notice'`).get(channel) as { n: number };
+  return groups.n + notices.n;
+}
+
+/** The `app` label (or, for alerts without one, the `server` label) of every event's alert. */
+export function eventSubjects(db: import('better-sqlite3').Database): { id: number; kind: string; subject: string | null }[] {
+  const rows = db.prepare(`SELECT e.id, e.kind, a.labels FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint ORDER BY e.id`).all() as { id: number; kind: string; labels: string }[];
+  return rows.map((r) => {
+    const labels = JSON.parse(r.labels) as Record<string, string>;
+    return { id: r.id, kind: r.kind, subject: labels.app ?? labels.server ?? null };
+  });
+}
