@@ -107,16 +107,7 @@ export class Views {
       ...this.appListItem(app, now),
       urls: app.urlIds.map((id) => {
         const u = this.state.urls.get(id) as UrlRec;
-        return {
-          url: u.url,
-          primary: u.primary,
-          state: u.state,
-          ssl_status: this.sslStatus(u, now),
-          ssl_expires_at: iso(u.sslExpiresAt),
-          public_check: u.publicCheck,
-          public_check_code: u.publicCheckCode,
-          public_checked_at: iso(u.publicCheckedAt),
-        };
+        return { url: u.url, ...this.urlState(u, now) };
       }),
       repositories: app.repositories.map((r) => ({
         repository: r.repository,
@@ -157,6 +148,13 @@ export class Views {
       app: app.name,
       project: this.state.projectOf(app).name,
       environment_type: app.envType,
+      ...this.urlState(u, now),
+    };
+  }
+
+  /** A URL's state, certificate and outside check: the same fields in `apps.get` and `urls.list`. */
+  private urlState(u: UrlRec, now: number): Omit<App['urls'][number], 'url'> {
+    return {
       primary: u.primary,
       state: u.state,
       ssl_status: this.sslStatus(u, now),
