@@ -5,13 +5,30 @@
  */
 import type { FunctionName } from '../api/functions.js';
 import type { Identity } from '../api/schemas.js';
-import { allOf, findInScope, namespaceScope, pageOf, type CallContext } from './call-context.js';
+import { allOf, findInScope, namespaceScope, pageOf, type CallContext, type NamespaceScope } from './call-context.js';
 import type { LogTail } from './log-tail.js';
+import type { Indexed, NewestFirstIndex } from './newest-first-index.js';
 import type { ProblemFinder } from './problem-finder.js';
 import { SimError } from './sim-error.js';
-import type { AppRec, BackupRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
+import type { AppRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
 import { BAD_SERVER_STATES, PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
 import { isGone, type Views } from './views.js';
+
+/**
+ * Where a list of indexed records (runs, backups) reads from: the app's records for `app_id`, the
+ * one namespace's records when the scope is a single namespace (already in scope), else all of
+ * them; `inScope` is the namespace filter still to apply (null: none).
+ */
+function indexedSource<T extends Indexed>(
+  index: NewestFirstIndex<T>,
+  scope: NamespaceScope,
+  appId: unknown,
+): { source: readonly T[]; inScope: ((record: T) => boolean) | null } {
+  const inScope = scope.everything ? null : (record: T) => scope.nsIds.has(record.nsId);
+  if (appId !== undefined) return { source: index.byApp(appId as number), inScope };
+  if (scope.single !== null) return { source: index.byNamespace(scope.single), inScope: null };
+  return { source: index.all, inScope };
+}
 
 type ReadName = Exclude<FunctionName, 'apps.backup' | 'apps.maintenance' | 'apps.restart' | 'apps.update' | 'apps.update_modules' | 'runs.retry'>;
 
@@ -59,16 +76,7 @@ export class ReadHandlers {
     'backups.get': (ctx) => this.views.backup(findInScope(this.state.backups, ctx.id, ctx.grant, 'backup'), ctx.now),
     'backups.list': (ctx) => {
       const q = ctx.query;
-      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
-      const index = this.state.backupIndex;
-      let source: readonly BackupRec[] = index.all;
-      let inScope: ((b: BackupRec) => boolean) | null = scope.everything ? null : (b) => scope.nsIds.has(b.nsId);
-      if (q.app_id !== undefined) {
-        source = index.byApp(q.app_id as number);
-      } else if (scope.single !== null) {
-        source = index.byNamespace(scope.single);
-        inScope = null;
-      }
+      const { source, inScope } = indexedSource(this.state.backupIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
       return pageOf(source, allOf([inScope]), q, (b) => this.views.backup(b, ctx.now));
     },
     'installers.get': (ctx) => this.views.installer(findInScope(this.state.installers, ctx.id, ctx.grant, 'installer')),
@@ -113,16 +121,7 @@ export class ReadHandlers {
     'runs.get': (ctx) => this.views.run(findInScope(this.state.runs, ctx.id, ctx.grant, 'run')),
     'runs.list': (ctx) => {
       const q = ctx.query;
-      const scope = namespaceScope(this.state, ctx.grant, q.namespace);
-      const index = this.state.runIndex;
-      let source: readonly RunRec[] = index.all;
-      let inScope: ((r: RunRec) => boolean) | null = scope.everything ? null : (r) => scope.nsIds.has(r.nsId);
-      if (q.app_id !== undefined) {
-        source = index.byApp(q.app_id as number);
-      } else if (scope.single !== null) {
-        source = index.byNamespace(scope.single);
-        inScope = null;
-      }
+      const { source, inScope } = indexedSource(this.state.runIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
       const keep = allOf<RunRec>([inScope, q.state !== undefined && ((r) => r.state === q.state)]);
       return pageOf(source, keep, q, (r) => this.views.runListItem(r));
     },
