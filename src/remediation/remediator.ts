@@ -245,18 +245,10 @@ class RemediatorImpl implements Remediator {
     });
     this.#rs.clearLastSkip(name, target.recordType, target.recordId);
     this.#rs.audit({
-      at: now,
-      policy: name,
-      action: policy.action.name,
-      recordType: target.recordType,
-      recordId: target.recordId,
-      fingerprint: alert.fingerprint,
+      ...this.#decisionAuditBase(policy, alert, target, now),
       decision: 'acted',
       reason: `attempt ${attempt} of ${policy.config.max_attempts}`,
       key,
-      answer: null,
-      outcome: null,
-      runId: null,
       detail: `${JSON.stringify(body)}; alert: ${alert.summary}`,
     });
     this.#count(name, policy.action.name, 'acted');
@@ -278,18 +270,10 @@ class RemediatorImpl implements Remediator {
     if (last && last.life === life && last.reason === reason) return false;
     this.#rs.setLastSkip(name, target.recordType, target.recordId, life, reason, now);
     this.#rs.audit({
-      at: now,
-      policy: name,
-      action: policy.action.name,
-      recordType: target.recordType,
-      recordId: target.recordId,
-      fingerprint: alert.fingerprint,
+      ...this.#decisionAuditBase(policy, alert, target, now),
       decision: reason === 'dry_run' ? 'dry_run' : 'skipped',
       reason,
       key: extra.key ?? null,
-      answer: null,
-      outcome: null,
-      runId: null,
       detail: extra.detail ?? alert.summary,
     });
     this.#count(name, policy.action.name, reason === 'dry_run' ? 'dry_run' : 'skipped');
@@ -649,6 +633,22 @@ class RemediatorImpl implements Remediator {
     });
   }
 
+  /** The audit row of a policy's decision on an alert's record, before any attempt was sent. */
+  #decisionAuditBase(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number) {
+    return {
+      at: now,
+      policy: policy.config.name,
+      action: policy.action.name,
+      recordType: target.recordType,
+      recordId: target.recordId,
+      fingerprint: alert.fingerprint,
+      answer: null,
+      outcome: null,
+      runId: null,
+    };
+  }
+
+  /** The audit row of an attempt: its policy, record and key. */
   #auditBase(attempt: AttemptRow, now: number) {
     return {
       at: now,
