@@ -68,7 +68,11 @@ export interface ApiClientOptions {
   /** `{base_url}` of the reference; the client appends `/api/v1`. */
   baseUrl: string;
   token: Secret;
-  /** Client-side rate limit; default 10. */
+  /**
+   * Client-side rate limit; default 10. `Infinity` (`api.requests_per_second: off`) turns the token
+   * bucket off: requests go as fast as `concurrency` and the service allow, but a 429's
+   * `Retry-After` still holds every request back.
+   */
   requestsPerSecond?: number;
   /** Token-bucket burst; default `requestsPerSecond`. */
   burst?: number;

@@ -119,6 +119,15 @@ const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity)
   error: `must be "off" or ${DURATION_HINT}`,
 });
 
+/**
+ * The client-side rate limit: requests per second, or `off` for none, which parses to Infinity (not
+ * null) so the client and the maintenance cost estimate use it like any other rate. `off` is for a
+ * local or generously provisioned service, where the limit would only slow the watchdog down.
+ */
+const requestsPerSecondSchema = z.union([z.literal('off').transform(() => Infinity), z.number().positive().max(1000)], {
+  error: 'must be "off" or a number of requests per second above 0 and at most 1000',
+});
+
 // ---------------------------------------------------------------------------------------------
 // Sections
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +152,9 @@ const apiSchema = z
       .array(z.string().min(1, 'must not be empty'))
       .default([])
       .describe('Namespace codes to watch; empty: every namespace the token reaches.'),
-    requests_per_second: z.number().positive().max(1000).default(10).describe('Client-side rate limit.'),
+    requests_per_second: requestsPerSecondSchema
+      .prefault(10)
+      .describe('Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.'),
     timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
     max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
     page_size: z.number().int().min(1).max(1000).default(500).describe('`limit` of list calls.'),

@@ -250,6 +250,20 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /must be at least 1s/,
     },
     {
+      name: 'rate limit above the maximum',
+      yaml: `${MINIMAL}  requests_per_second: 5000\n`,
+      path: 'api.requests_per_second',
+      line: 4,
+      message: /must be at most 1000/,
+    },
+    {
+      name: 'rate limit as another word',
+      yaml: `${MINIMAL}  requests_per_second: none\n`,
+      path: 'api.requests_per_second',
+      line: 4,
+      message: /must be "off" or a number of requests per second/,
+    },
+    {
       name: 'listen address',
       yaml: `${MINIMAL}server:\n  listen: localhost\n`,
       path: 'server.listen',
@@ -390,6 +404,16 @@ server: { listen: "off" }
     expect(config.checks.backups.max_age).toEqual({ production: 43_200_000, staging: null, development: null });
     expect(config.alerts.repeat_interval).toBe(Infinity);
     expect(config.server.listen).toBeNull();
+  });
+
+  it.each([
+    ['"off"', Infinity],
+    ['off', Infinity],
+    ['1000', 1000],
+    ['2.5', 2.5],
+  ])('reads api.requests_per_second: %s as %s requests per second', (value, expected) => {
+    const config = parseConfig(`${MINIMAL}  requests_per_second: ${value}\n`, ENV, 'x.yaml');
+    expect(config.api.requests_per_second).toBe(expected);
   });
 
   it('parses policies of both actions with their defaults', () => {
