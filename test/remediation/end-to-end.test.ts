@@ -123,9 +123,16 @@ describe('remediation in the daemon', () => {
     await vi.waitFor(() => expect(listAttempts(wd.store)).toMatchObject([{ status: 'following', answer: 'started' }]), { timeout: 10_000, interval: 20 });
     expect(retries(sim)).toEqual([{ key: `dw-retry-e2e-run${run.id}-a1`, status: 200 }]);
 
-    // The loop sleeps on the shared clock until the next poll is due.
-    clock.advance(10 * MINUTE);
-    await vi.waitFor(() => expect(listAttempts(wd.store)).toMatchObject([{ outcome: 'succeeded' }]), { timeout: 10_000, interval: 20 });
+    // The loop sleeps on the shared clock until the next poll is due. Time moves on each probe,
+    // not once: under load the loop may register its sleep only after a single advance, and a
+    // ManualClock sleeper registered after the advance would never wake.
+    await vi.waitFor(
+      () => {
+        clock.advance(MINUTE);
+        expect(listAttempts(wd.store)).toMatchObject([{ outcome: 'succeeded' }]);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
   });
 });
 
