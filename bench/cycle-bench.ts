@@ -2,14 +2,16 @@
  * `npm run bench`: one full `check` cycle of every job against the simulator at 1,000 and 10,000
  * apps, steady state and after 1% churn, beside the bare-fetch lower bound of the same requests.
  *
- *   npm run bench                         # sizes 1000,10000
- *   npm run bench -- --sizes 1000 --markdown docs/benchmarks-latest.md
+ *   npm run bench                         # sizes 1000,10000; rate limit off, then 1000 rps
+ *   npm run bench -- --sizes 1000 --rps off --markdown docs/benchmarks-latest.md
  *
- * Each size runs the simulator in one child process and the watchdog in another (bundled to plain
- * JavaScript first when esbuild is available, so the TypeScript loader's memory is not counted),
- * so CPU time and peak RSS are the watchdog's own. Standard output: one JSON line per size
- * (`apps`, `cycle_ms`, `bare_fetch_ms`, `ratio`, `requests`, `cpu_ms`, `peak_rss_mb`, … for the
- * steady-state cycle; `churn` and `first` hold the other cycles). Standard error: a markdown table.
+ * Each size and rate limit runs the simulator in one child process and the watchdog in another
+ * (bundled to plain JavaScript first when esbuild is available, so the TypeScript loader's memory is
+ * not counted), so CPU time and peak RSS are the watchdog's own; the bare-fetch bounds are fetched
+ * here, in the parent, when the worker asks over IPC. Standard output: one JSON line per size and
+ * rate limit (`apps`, `requests_per_second`, `cycle_ms`, `bare_fetch_ms`, `ratio`, `requests`,
+ * `cpu_ms`, `peak_rss_mb`, … for the steady-state cycle; `churn` and `first` hold the other
+ * cycles). Standard error: a markdown table per rate limit.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { CycleFigures, WorkerResult } from './cycle-worker.js';
+import type { BoundAnswer, BoundRequest, CycleFigures, WorkerResult } from './cycle-worker.js';
+import { bareFetch } from './lib/bare-fetch.js';
 import { spawnSimChild } from './lib/sim-child.js';
 import { round } from './lib/measure.js';
 
@@ -30,14 +33,21 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '4' },
     'page-size': { type: 'string', default: '1000' },
-    /** Client-side rate limit of the watchdog (`api.requests_per_second`; the config allows at most 1000). */
-    rps: { type: 'string', default: '1000' },
+    /**
+     * `api.requests_per_second` values to run, comma-separated: `off` (the headline: the watchdog's
+     * own cost) and the config's maximum, 1000 (what the politeness limit adds).
+     */
+    rps: { type: 'string', default: 'off,1000' },
     markdown: { type: 'string' },
     /** Run the worker under tsx instead of a bundle (adds the loader's ~35 MB to RSS). */
     'no-bundle': { type: 'boolean', default: false },
   },
 });
 const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
+const rates = values.rps.split(',').map((s) => s.trim());
+
+/** Repetitions of each bare-fetch bound; the fastest counts (the bound is what the service allows at best). */
+const BARE_RUNS = 3;
 
 /** The worker as one JavaScript file next to node_modules (so its packages resolve), or null. */
 function bundleWorker(): string | null {
@@ -55,12 +65,33 @@ function bundleWorker(): string | null {
   return out;
 }
 
-function runWorker(entry: string | null, args: string[]): Promise<WorkerResult> {
+/** The bare-fetch bound the worker asks for, fetched in this process so it never counts toward the worker's RSS. */
+async function bound(ask: BoundRequest, origin: string, token: string): Promise<BoundAnswer> {
+  let bare = Infinity;
+  let serial = Infinity;
+  for (let i = 0; i < BARE_RUNS; i++) {
+    bare = Math.min(bare, (await bareFetch(ask.requests, { origin, token, concurrency: ask.concurrency })).ms);
+    serial = Math.min(serial, (await bareFetch(ask.requests, { origin, token, concurrency: 1 })).ms);
+  }
+  return { bare_ms: bare, serial_ms: serial };
+}
+
+function runWorker(entry: string | null, args: string[], sim: { baseUrl: string; adminToken: string }): Promise<WorkerResult> {
   const argv = entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
+    child.on('message', (ask: BoundRequest) => {
+      if (ask.type !== 'bound') return;
+      bound(ask, sim.baseUrl, sim.adminToken).then(
+        (answer) => child.send(answer),
+        (err: unknown) => {
+          child.kill();
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.on('exit', (code) => {
       const line = out.trim().split('\n').at(-1) ?? '';
       if (code !== 0 || !line) return reject(new Error(`cycle worker exited with ${String(code)}: ${out.slice(-500)}`));
@@ -74,60 +105,74 @@ function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK
 }
 
 const entry = bundleWorker();
-const results: WorkerResult[] = [];
+/** Results by rate limit, sizes in order. */
+const results = new Map<string, WorkerResult[]>(rates.map((rps) => [rps, []]));
 for (const apps of sizes) {
-  const sim = await spawnSimChild({ apps, seed: Number(values.seed), maxLimit: 1000 });
-  process.stderr.write(`bench: ${apps} apps seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`);
-  try {
-    const r = await runWorker(entry, ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', values.rps]);
-    results.push(r);
-    const s = r.steady;
-    const line = {
-      apps,
-      cycle_ms: s.cycle_ms,
-      bare_fetch_ms: s.bare_fetch_ms,
-      ratio: s.ratio,
-      requests: s.requests,
-      bytes: s.bytes,
-      cpu_ms: s.cpu_ms,
-      sqlite_ms: s.sqlite_ms,
-      peak_rss_mb: r.peak_rss_mb,
-      rss_start_mb: r.rss_start_mb,
-      diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k,
-      records: r.records,
-      churn: { ...r.churn, diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k_churn },
-      first: r.first,
-      db_bytes: r.db_bytes,
-      open_alerts: r.open_alerts,
-      bundled: entry !== null,
-      node: process.version,
-      cpus: os.cpus().length,
-    };
-    process.stdout.write(`${JSON.stringify(line)}\n`);
-  } finally {
-    await sim.close();
+  for (const rps of rates) {
+    // A fresh simulator per run: the churn cycle changes it, and each run starts from the same estate.
+    const sim = await spawnSimChild({ apps, seed: Number(values.seed), maxLimit: 1000 });
+    process.stderr.write(`bench: ${apps} apps, requests_per_second ${rps}, seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`);
+    try {
+      const args = ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', rps];
+      const r = await runWorker(entry, args, sim);
+      results.get(rps)!.push(r);
+      const s = r.steady;
+      const line = {
+        apps,
+        requests_per_second: rps === 'off' ? 'off' : Number(rps),
+        cycle_ms: s.cycle_ms,
+        bare_fetch_ms: s.bare_fetch_ms,
+        ratio: s.ratio,
+        requests: s.requests,
+        bytes: s.bytes,
+        cpu_ms: s.cpu_ms,
+        sqlite_ms: s.sqlite_ms,
+        peak_rss_mb: r.peak_rss_mb,
+        rss_start_mb: r.rss_start_mb,
+        diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k,
+        records: r.records,
+        churn: { ...r.churn, diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k_churn },
+        first: r.first,
+        db_bytes: r.db_bytes,
+        open_alerts: r.open_alerts,
+        bundled: entry !== null,
+        node: process.version,
+        cpus: os.cpus().length,
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } finally {
+      await sim.close();
+    }
   }
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}, requests_per_second ${values.rps}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}.`,
-  '',
-  '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...results.flatMap((r) => [
-    row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),
-    row('1% churn', r.apps, r.churn, r, r.diff_state_cpu_ms_per_1k_churn),
-  ]),
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}.`,
 ];
-if (results.length >= 2) {
-  const a = results[0]!;
-  const b = results.at(-1)!;
-  const scale = b.apps / a.apps;
-  const growth = (x: number, y: number) => round(y / x / scale, 2);
+for (const [rps, rows] of results) {
   table.push(
     '',
-    `Growth from ${a.apps} to ${b.apps} apps, per app (1.0 = linear): cycle time ${growth(a.steady.cycle_ms, b.steady.cycle_ms)}, CPU ${growth(a.steady.cpu_ms, b.steady.cpu_ms)}, requests ${growth(a.steady.requests, b.steady.requests)}, bytes ${growth(a.steady.bytes, b.steady.bytes)}.`,
+    rps === 'off'
+      ? '`requests_per_second: off` (no client-side rate limit: the watchdog\'s own cost):'
+      : `\`requests_per_second: ${rps}\` (the client-side rate limit in force):`,
+    '',
+    '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.flatMap((r) => [
+      row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),
+      row('1% churn', r.apps, r.churn, r, r.diff_state_cpu_ms_per_1k_churn),
+    ]),
   );
+  if (rows.length >= 2) {
+    const a = rows[0]!;
+    const b = rows.at(-1)!;
+    const scale = b.apps / a.apps;
+    const growth = (x: number, y: number) => round(y / x / scale, 2);
+    table.push(
+      '',
+      `Growth from ${a.apps} to ${b.apps} apps, per app (1.0 = linear): cycle time ${growth(a.steady.cycle_ms, b.steady.cycle_ms)}, CPU ${growth(a.steady.cpu_ms, b.steady.cpu_ms)}, requests ${growth(a.steady.requests, b.steady.requests)}, bytes ${growth(a.steady.bytes, b.steady.bytes)}.`,
+    );
+  }
 }
 const markdown = `${table.join('\n')}\n`;
 process.stderr.write(`\n${markdown}`);

@@ -5,6 +5,8 @@
  *   2. a steady-state cycle (nothing changed), then the bare-fetch bound of the same requests,
  *   3. `churn(0.01)` in the simulator, a churn cycle, and its bare-fetch bound,
  *   4. the diff work measured apart: each job's snapshot read once more and its detectors timed.
+ * The bare-fetch bounds are fetched by the parent (asked over the IPC channel with the requests the
+ * cycle made), so their response buffers never count toward this process's RSS.
  * Prints one JSON line (a {@link WorkerResult}) on stdout. Run by `bench/cycle-bench.ts`.
  */
 import fs from 'node:fs';
@@ -22,7 +24,6 @@ import { resolveNamespaces } from '../src/collectors/resolve-namespaces.js';
 import type { Snapshot } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { runDetectors } from '../src/detectors/registry.js';
-import { bareFetch } from './lib/bare-fetch.js';
 import { createCountingDispatcher, type SeenRequest } from './lib/counting-dispatcher.js';
 import { cpuMs, peakRssMb, round, sampleRss, timeSyncMethod } from './lib/measure.js';
 
@@ -76,8 +77,8 @@ const { values } = parseArgs({
     apps: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
     'page-size': { type: 'string', default: '1000' },
-    /** Client-side rate limit; above the config schema's maximum (1000) only as a diagnostic. */
-    rps: { type: 'string', default: '1000' },
+    /** `api.requests_per_second`: a number up to 1000, or `off`. */
+    rps: { type: 'string', default: 'off' },
   },
 });
 const baseUrl = values['base-url'] ?? fail('--base-url is required');
@@ -92,7 +93,7 @@ const config = parseConfig(
 api:
   base_url: ${baseUrl}
   token: \${BENCH_TOKEN}
-  requests_per_second: 1000
+  requests_per_second: ${values.rps}
   page_size: ${pageSize}
   concurrency: ${concurrency}
 state:
@@ -112,9 +113,6 @@ server:
   { BENCH_TOKEN: token },
   'bench.yaml',
 );
-
-// Set after parsing so a diagnostic run can go past the schema's maximum and show what the limit costs.
-config.api.requests_per_second = Number(values.rps);
 
 const counting = createCountingDispatcher();
 const watchdog = Watchdog.open({ config, logger: silentLogger, dispatcher: counting.dispatcher });
@@ -149,19 +147,31 @@ async function measureCycle(): Promise<Measured> {
   };
 }
 
-/** Repetitions of each bare-fetch bound; the fastest counts (the bound is what the service allows at best). */
-const BARE_RUNS = 3;
+/** The parent's answer to a {@link BoundRequest}: the fastest bare loops over those requests. */
+export interface BoundAnswer {
+  bare_ms: number;
+  serial_ms: number;
+}
+
+/** Asked of the parent over IPC: the bare-fetch bound of these requests at this concurrency. */
+export interface BoundRequest {
+  type: 'bound';
+  requests: SeenRequest[];
+  concurrency: number;
+}
+
+function askBound(requests: SeenRequest[]): Promise<BoundAnswer> {
+  if (!process.send) fail('run me from bench/cycle-bench.ts (the bare-fetch bound is fetched by the parent over IPC)');
+  return new Promise((resolve) => {
+    process.once('message', (answer: BoundAnswer) => resolve(answer));
+    process.send!({ type: 'bound', requests, concurrency } satisfies BoundRequest);
+  });
+}
 
 async function withBound(m: Measured): Promise<CycleFigures> {
-  const seen = m.seen;
-  let bare = Infinity;
-  let serial = Infinity;
-  for (let i = 0; i < BARE_RUNS; i++) {
-    bare = Math.min(bare, (await bareFetch(seen, { origin: baseUrl, token, concurrency })).ms);
-    serial = Math.min(serial, (await bareFetch(seen, { origin: baseUrl, token, concurrency: 1 })).ms);
-  }
+  const bound = await askBound(m.seen);
   const { report: _report, seen: _seen, ...figures } = m;
-  return { ...figures, bare_fetch_ms: round(bare), bare_fetch_serial_ms: round(serial), ratio: round(m.cycle_ms / bare, 2) };
+  return { ...figures, bare_fetch_ms: round(bound.bare_ms), bare_fetch_serial_ms: round(bound.serial_ms), ratio: round(m.cycle_ms / bound.bare_ms, 2) };
 }
 
 /** The median (by wall time) of `n` cycles over unchanged data; RSS is the highest seen. */
@@ -186,7 +196,7 @@ async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
 
 /** Reads every job's snapshot once more (outside any measured cycle) and times the detectors alone. */
 async function detectorWork(): Promise<{ records: number; cpuMs: number }> {
-  const client = createApiClient({ baseUrl, token: config.api.token, requestsPerSecond: 1000, pageSize, dispatcher: counting.dispatcher });
+  const client = createApiClient({ baseUrl, token: config.api.token, requestsPerSecond: config.api.requests_per_second, pageSize, dispatcher: counting.dispatcher });
   const scope = await resolveNamespaces(client, config.api.namespaces);
   const options = detectorOptionsFromConfig(config.checks);
   let records = 0;
@@ -229,8 +239,8 @@ function fail(message: string): never {
 
 try {
   const firstMeasured = await measureCycle();
-  // The kernel's high-water mark now is the watchdog's own (start, first cycle): the bare-fetch
-  // loops and the detector timing below are the harness's work and must not count.
+  // The kernel's high-water mark now is the watchdog's own (start, first cycle); later cycles are
+  // sampled, since the detector timing at the end is the harness's work and must not count.
   const peakAfterFirst = peakRssMb();
   const first = await withBound(firstMeasured);
   const steady = await withBound(await medianCycle(3));
@@ -256,6 +266,7 @@ try {
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
+  process.disconnect?.();
   await watchdog.stop(1_000);
   await counting.close();
   fs.rmSync(dir, { recursive: true, force: true });
