@@ -4,8 +4,9 @@
  * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
  * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
- * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), unchanged: the
- * collectors parse, they do not interpret; every judgement is made by a detector.
+ * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), unchanged (the
+ * maintenance job keeps a subset of each app's fields, the values as answered): the collectors
+ * parse, they do not interpret; every judgement is made by a detector.
  *
  * Types only: the collectors that build these live beside this file.
  */
@@ -84,11 +85,18 @@ export interface AttentionSnapshot extends SnapshotBase {
   summary: AttentionSummary;
 }
 
-/** The `maintenance` job: every app in full, for the fields only `apps.get` carries. */
+/**
+ * The fields of an `apps.get` answer the maintenance job keeps: the flag only `apps.get` carries,
+ * and the names and links of a finding. An answer is about 1.7 kB of JSON (URLs, repositories,
+ * upgrade); holding 10,000 of them whole for one cycle cost ~35 MB of heap, these fields ~3 MB.
+ */
+export type MaintenanceApp = Pick<App, 'id' | 'name' | 'namespace' | 'project' | 'environment_type' | 'state' | 'server' | 'url' | 'maintenance'>;
+
+/** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */
 export interface MaintenanceSnapshot extends SnapshotBase {
   job: 'maintenance';
-  /** `apps.get` of every app of `apps.list`. */
-  apps: App[];
+  /** `apps.get` of every app of `apps.list`, each cut to the {@link MaintenanceApp} fields. */
+  apps: MaintenanceApp[];
 }
 
 /** The `servers` job: every server and its state. */

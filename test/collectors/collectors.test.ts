@@ -147,6 +147,22 @@ describe('collectMaintenance', () => {
     expect(snapshot.apps.find((a) => a.id === 6)?.maintenance).toBe(true);
     sim.control.setMaintenance(6, false);
   });
+
+  it('keeps of each apps.get answer the fields a finding uses, as answered, and nothing more', async () => {
+    const snapshot = await collectMaintenance(ctx());
+    const full = await client.apps.get(6);
+    expect(snapshot.apps.find((a) => a.id === 6)).toStrictEqual({
+      id: full.id,
+      name: full.name,
+      namespace: full.namespace,
+      project: full.project,
+      environment_type: full.environment_type,
+      state: full.state,
+      server: full.server,
+      url: full.url,
+      maintenance: full.maintenance,
+    });
+  });
 });
 
 describe('collectServers', () => {
