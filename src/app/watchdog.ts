@@ -4,7 +4,7 @@
  * scheduler, remediation) is a "runtime" built from the config, rebuilt on reload.
  *
  *   start()     whoami, the health listener, the delivery loop, the scheduler, a first cycle of every job
- *   runOnce()   one cycle of every enabled job (or the named ones), for `check` and tests
+ *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
  */
@@ -170,8 +170,12 @@ export class Watchdog {
   }
 
   /**
-   * One cycle of each named job (default: every enabled job), in parallel, then the reports in
-   * job order. A job already running is not started twice: its cycle's report is returned.
+   * One cycle of each named job (default: every enabled job), one job after another, then the
+   * reports in job order. One at a time so that only one job's snapshot is alive at once: the
+   * peak memory of `check` is the largest job's, not the sum of all six (see docs/benchmarks.md).
+   * The requests of a job already run `api.concurrency` at a time, so the cycle takes little
+   * longer. (The daemon's scheduled jobs stay independent: a slow job must not hold back the
+   * others' alerts.) A job already running is not started twice: its cycle's report is returned.
    * Throws a RangeError naming an unknown job.
    */
   async runOnce(jobs?: readonly string[]): Promise<CycleReport> {
@@ -183,7 +187,8 @@ export class Watchdog {
     }
     // `check` never starts the daemon: close here what the configuration stopped looking at.
     if (!this.#started) this.#closeRetired(this.#runtime);
-    const reports = await Promise.all(names.map((job) => this.#cycle(job as SnapshotJob)));
+    const reports: JobReport[] = [];
+    for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
     return {
       jobs: reports,
       complete: reports.every((r) => r.outcome === 'ok'),
