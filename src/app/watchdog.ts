@@ -8,6 +8,7 @@
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
  */
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
 import { closeRetired } from '../alerts/close-retired.js';
@@ -293,7 +294,9 @@ export class Watchdog {
   #cycle(job: SnapshotJob): Promise<JobReport> {
     const running = this.#inFlight.get(job);
     if (running) return running;
-    const cycle = runJobCycle(this.#runtime.deps, job, this.#hardStop.signal)
+    const stop = this.#cycleSignal(this.#runtime.config.api.concurrency);
+    const cycle = runJobCycle(this.#runtime.deps, job, stop.signal)
+      .finally(stop.release)
       .catch((err: unknown): JobReport => {
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
         this.#log.error({ err, job }, 'cycle failed to write its result');
@@ -303,6 +306,23 @@ export class Watchdog {
       .finally(() => this.#inFlight.delete(job));
     this.#inFlight.set(job, cycle);
     return cycle;
+  }
+
+  /**
+   * The stop signal of one job cycle: aborted with the hard stop. Every request in flight and every
+   * wait for a token or a retry listens on the signal it is given, so handing the shared hard-stop
+   * signal to all jobs put up to six jobs × `api.concurrency` listeners on it at once (Node warns
+   * past 10). Derived per cycle, the shared signal carries one listener per running job, and a
+   * cycle's own signal at most one per request in flight (`concurrency`) plus a few.
+   */
+  #cycleSignal(concurrency: number): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    setMaxListeners(concurrency + 10, controller.signal);
+    const hard = this.#hardStop.signal;
+    const onStop = () => controller.abort(hard.reason);
+    if (hard.aborted) onStop();
+    else hard.addEventListener('abort', onStop, { once: true });
+    return { signal: controller.signal, release: () => hard.removeEventListener('abort', onStop) };
   }
 
   /** Builds a runtime (nothing started, nothing sent). */

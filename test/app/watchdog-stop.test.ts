@@ -40,6 +40,35 @@ describe('Watchdog.stop', () => {
   });
 });
 
+describe('Watchdog stop signal', () => {
+  it('gives each job cycle its own stop signal, so many requests in flight raise no MaxListenersExceededWarning', async () => {
+    const big = await startSimulator({ apps: 40 });
+    const dir = tempDir();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === 'MaxListenersExceededWarning') warnings.push(w.message);
+    };
+    process.on('warning', onWarning);
+    const config = engineConfig(big, dir.dir);
+    // 16 apps.get in flight at once: more listeners than Node's default 10 on one signal.
+    config.api.concurrency = 16;
+    const wd = Watchdog.open({ config, logger: captureLogger('silent').logger });
+    try {
+      // Every job at once, as the daemon's first cycles and coinciding schedules run them.
+      const reports = await Promise.all(wd.jobs.map((job) => wd.runOnce([job])));
+      expect(reports.map((r) => r.jobs[0]!.outcome)).toEqual(wd.jobs.map(() => 'ok'));
+      // process warnings are emitted on a later tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await wd.stop(1_000);
+      await big.close();
+      dir.cleanup();
+    }
+  });
+});
+
 describe('Scheduler', () => {
   it.each([
     ['*/1 * * * *', 60_000],
