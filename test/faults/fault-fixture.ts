@@ -29,18 +29,24 @@ export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: 
 }
 
 /**
- * The suite's config: the simulator, a state file in `dir`, no listener, a short request timeout
- * (hanging answers end quickly), no retries unless `extra` says so, small pages (lists span
- * several pages, so a shift can happen between two of them). `extra` is YAML appended at the top
- * level (sections not already present), `notify` replaces the default log-only notify section.
+ * The suite's config: the simulator, a state file in `dir`, no listener, no retries unless `extra`
+ * says so, small pages (lists span several pages, so a shift can happen between two of them).
+ * The request timeout is generous (5s) so a healthy answer never times out on a loaded CI machine;
+ * a case about hanging answers passes a short `timeout` so they end quickly. `extra` is YAML
+ * appended at the top level (sections not already present), `notify` replaces the default
+ * log-only notify section.
  */
-export function faultConfig(sim: RunningSimulator, dir: string, options: { extra?: string; notify?: string; api?: string; pageSize?: number } = {}): Config {
+export function faultConfig(
+  sim: RunningSimulator,
+  dir: string,
+  options: { extra?: string; notify?: string; api?: string; pageSize?: number; timeout?: string } = {},
+): Config {
   const text = [
     'api:',
     '  base_url: ${SIM_URL}',
     '  token: ${DMS_API_TOKEN}',
     '  requests_per_second: 1000',
-    '  timeout: 300ms',
+    `  timeout: ${options.timeout ?? '5s'}`,
     `  page_size: ${options.pageSize ?? 10}`,
     options.api ?? '  max_retries: 0',
     'state:',

@@ -39,11 +39,13 @@ const SOURCES: { job: Job; fn: Parameters<RunningSimulator['control']['setFault'
   { job: 'maintenance', fn: 'apps.get' },
 ];
 
-const FAULTS: { name: string; fault: FaultSpec; reason: RegExp }[] = [
+/** `timeout`: the request timeout of the case (default the fixture's generous 5s). */
+const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string }[] = [
   { name: '500 internal_error', fault: { errorCode: 'internal_error' }, reason: /internal_error/ },
   { name: '503 unavailable', fault: { errorCode: 'unavailable' }, reason: /unavailable/ },
   { name: 'a 429 burst without Retry-After', fault: { rateLimit: { retryAfter: 'none' } }, reason: /rate_limited/ },
-  { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i },
+  // Short, so the hanging answers end quickly; only this case has hanging requests.
+  { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i, timeout: '300ms' },
   { name: 'a proxy HTML error page', fault: { html502: true }, reason: /502|not JSON|not_json/i },
   { name: 'JSON cut off in the middle', fault: { malformedJson: true }, reason: /JSON|not_json/i },
   { name: 'a field of the wrong type', fault: { wrongType: true }, reason: /schema|expected/i },
@@ -121,8 +123,8 @@ async function recovers(job: Job, before: string[]): Promise<void> {
 }
 
 describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
-  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason }) => {
-    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock);
+  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason, timeout }) => {
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);
     seedProblems();
     const before = await healthy(job);
     sim.control.setFault(fn, fault);
