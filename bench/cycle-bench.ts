@@ -101,7 +101,7 @@ function runWorker(entry: string | null, args: string[], sim: { baseUrl: string;
 }
 
 function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
-  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) |`;
+  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.rss_after_gc_mb} |`;
 }
 
 const entry = bundleWorker();
@@ -128,7 +128,11 @@ for (const apps of sizes) {
         cpu_ms: s.cpu_ms,
         sqlite_ms: s.sqlite_ms,
         peak_rss_mb: r.peak_rss_mb,
+        rss_mb: s.rss_mb,
+        peak_rss_first_mb: r.peak_rss_first_mb,
         rss_start_mb: r.rss_start_mb,
+        rss_after_gc_mb: r.rss_after_gc_mb,
+        heap_live_mb: r.heap_live_mb,
         diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k,
         records: r.records,
         churn: { ...r.churn, diff_state_cpu_ms_per_1k: r.diff_state_cpu_ms_per_1k_churn },
@@ -156,8 +160,8 @@ for (const [rps, rows] of results) {
       ? '`requests_per_second: off` (no client-side rate limit: the watchdog\'s own cost):'
       : `\`requests_per_second: ${rps}\` (the client-side rate limit in force):`,
     '',
-    '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | RSS after full GC MB |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.flatMap((r) => [
       row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),
       row('1% churn', r.apps, r.churn, r, r.diff_state_cpu_ms_per_1k_churn),

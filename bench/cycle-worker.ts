@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
 import { createApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/lib/logger.js';
@@ -65,7 +67,12 @@ export interface WorkerResult {
   rss_start_mb: number;
   /** The watchdog's peak: kernel maxRSS after the first cycle, or the highest RSS sampled (every 10 ms) in a later measured cycle. */
   peak_rss_mb: number;
+  /** Kernel maxRSS right after the first cycle (start and first cycle). */
+  peak_rss_first_mb: number;
   heap_used_mb: number;
+  /** After the churn cycle, a full GC: the RSS and V8 heap that are live, not garbage not yet collected. */
+  rss_after_gc_mb: number;
+  heap_live_mb: number;
   db_bytes: number;
   open_alerts: number;
 }
@@ -246,6 +253,10 @@ try {
   const steady = await withBound(await medianCycle(3));
   const changed = await simControl<Record<string, number>>('churn', 0.01);
   const churn = { ...(await withBound(await measureCycle())), changed };
+  // What is live once V8 collects: the peak above also holds garbage V8 had not yet collected.
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const afterGc = process.memoryUsage();
   const detect = await detectorWork();
   const perK = (sqliteCpu: number) => round(((detect.cpuMs + sqliteCpu) / detect.records) * 1000, 2);
   const openAlerts = (watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }).n;
@@ -260,7 +271,10 @@ try {
     diff_state_cpu_ms_per_1k_churn: perK(churn.sqlite_cpu_ms),
     rss_start_mb: rssStart,
     peak_rss_mb: round(Math.max(peakAfterFirst, steady.rss_mb, churn.rss_mb)),
+    peak_rss_first_mb: round(peakAfterFirst),
     heap_used_mb: round(process.memoryUsage().heapUsed / 1_048_576),
+    rss_after_gc_mb: round(afterGc.rss / 1_048_576),
+    heap_live_mb: round(afterGc.heapUsed / 1_048_576),
     db_bytes: fs.statSync(config.state.path).size + (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
     open_alerts: openAlerts,
   };
