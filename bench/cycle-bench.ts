@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BoundAnswer, BoundRequest, CycleFigures, WorkerResult } from './cycle-worker.js';
 import { bareFetch } from './lib/bare-fetch.js';
-import { spawnSimChild } from './lib/sim-child.js';
+import { spawnSimChild, type SimChild } from './lib/sim-child.js';
 import { round } from './lib/measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,24 +65,32 @@ function bundleWorker(): string | null {
   return out;
 }
 
-/** The bare-fetch bound the worker asks for, fetched in this process so it never counts toward the worker's RSS. */
-async function bound(ask: BoundRequest, origin: string, token: string): Promise<BoundAnswer> {
+/**
+ * The bare-fetch bound the worker asks for, fetched in this process so it never counts toward the
+ * worker's RSS. The simulator's request log is emptied before each loop, as the worker does before
+ * each cycle: once full (100,000 entries) it drops its oldest entry on every request, which slowed
+ * whichever phase came later.
+ */
+async function bound(ask: BoundRequest, sim: SimChild): Promise<BoundAnswer> {
+  const options = { origin: sim.baseUrl, token: sim.adminToken };
   let bare = Infinity;
   let serial = Infinity;
   for (let i = 0; i < BARE_RUNS; i++) {
-    bare = Math.min(bare, (await bareFetch(ask.requests, { origin, token, concurrency: ask.concurrency })).ms);
-    serial = Math.min(serial, (await bareFetch(ask.requests, { origin, token, concurrency: 1 })).ms);
+    await sim.control('resetRequests');
+    bare = Math.min(bare, (await bareFetch(ask.requests, { ...options, concurrency: ask.concurrency })).ms);
+    await sim.control('resetRequests');
+    serial = Math.min(serial, (await bareFetch(ask.requests, { ...options, concurrency: 1 })).ms);
   }
   return { bare_ms: bare, serial_ms: serial };
 }
 
-function runWorker(entry: string | null, args: string[], sim: { baseUrl: string; adminToken: string }): Promise<WorkerResult> {
+function runWorker(entry: string | null, args: string[], sim: SimChild): Promise<WorkerResult> {
   const argv = entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
     child.on('message', (ask: BoundRequest) => {
       if (ask.type !== 'bound') return;
-      bound(ask, sim.baseUrl, sim.adminToken).then(
+      bound(ask, sim).then(
         (answer) => child.send(answer),
         (err: unknown) => {
           child.kill();
@@ -101,7 +109,7 @@ function runWorker(entry: string | null, args: string[], sim: { baseUrl: string;
 }
 
 function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
-  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.rss_after_gc_mb} |`;
+  return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.heap_live_mb} |`;
 }
 
 const entry = bundleWorker();
@@ -160,7 +168,7 @@ for (const [rps, rows] of results) {
       ? '`requests_per_second: off` (no client-side rate limit: the watchdog\'s own cost):'
       : `\`requests_per_second: ${rps}\` (the client-side rate limit in force):`,
     '',
-    '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | RSS after full GC MB |',
+    '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | live heap MB after full GC |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.flatMap((r) => [
       row('steady', r.apps, r.steady, r, r.diff_state_cpu_ms_per_1k),

@@ -130,6 +130,8 @@ const rssStart = round(process.memoryUsage().rss / 1_048_576);
 type Measured = Omit<CycleFigures, 'bare_fetch_ms' | 'bare_fetch_serial_ms' | 'ratio'> & { report: CycleReport; seen: SeenRequest[] };
 
 async function measureCycle(): Promise<Measured> {
+  // An empty request log in the simulator before each measured cycle (see `bound` in cycle-bench.ts).
+  await simControl('resetRequests');
   counting.reset();
   sqlite.reset();
   const rss = sampleRss(10);
