@@ -39,6 +39,12 @@ const { values } = parseArgs({
      */
     rps: { type: 'string', default: 'off,1000' },
     markdown: { type: 'string' },
+    /**
+     * Diagnostic: the worker's V8 old-space cap in MB (`--max-old-space-size`), as on a host or
+     * container with little memory, where V8 collects garbage sooner. Default: V8's own sizing
+     * from the machine's memory.
+     */
+    'heap-cap-mb': { type: 'string' },
     /** Run the worker under tsx instead of a bundle (adds the loader's ~35 MB to RSS). */
     'no-bundle': { type: 'boolean', default: false },
   },
@@ -85,7 +91,8 @@ async function bound(ask: BoundRequest, sim: SimChild): Promise<BoundAnswer> {
 }
 
 function runWorker(entry: string | null, args: string[], sim: SimChild): Promise<WorkerResult> {
-  const argv = entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args];
+  const heapCap = values['heap-cap-mb'] ? [`--max-old-space-size=${values['heap-cap-mb']}`] : [];
+  const argv = [...heapCap, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
     child.on('message', (ask: BoundRequest) => {
@@ -148,6 +155,7 @@ for (const apps of sizes) {
         db_bytes: r.db_bytes,
         open_alerts: r.open_alerts,
         bundled: entry !== null,
+        heap_cap_mb: values['heap-cap-mb'] ? Number(values['heap-cap-mb']) : null,
         node: process.version,
         cpus: os.cpus().length,
       };
@@ -159,7 +167,7 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['heap-cap-mb'] ? `; worker run with --max-old-space-size=${values['heap-cap-mb']}` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(
