@@ -145,14 +145,7 @@ export class AlertStore {
         row.fingerprint,
         row.job,
         row.check,
-        row.status,
-        row.severity,
-        row.summary,
-        JSON.stringify(row.details),
-        JSON.stringify(row.labels),
-        row.url,
-        row.since,
-        row.subject ? JSON.stringify(row.subject) : null,
+        ...storedFacts(row),
         row.firstSeenAt,
         row.lastSeenAt,
         row.seenCount,
@@ -166,14 +159,7 @@ export class AlertStore {
   /** Rewrites the changing fields of an open alert that was seen again. */
   updateOpen(row: AlertRow): void {
     this.#updateOpen.run(
-      row.status,
-      row.severity,
-      row.summary,
-      JSON.stringify(row.details),
-      JSON.stringify(row.labels),
-      row.url,
-      row.since,
-      row.subject ? JSON.stringify(row.subject) : null,
+      ...storedFacts(row),
       row.lastSeenAt,
       row.seenCount,
       row.firedAt,
@@ -281,4 +267,22 @@ function byImportance(a: AlertRow, b: AlertRow): number {
     a.firstSeenAt - b.firstSeenAt ||
     a.fingerprint.localeCompare(b.fingerprint)
   );
+}
+
+/**
+ * The alert's facts as both write statements store them, in column order (status, severity,
+ * summary, details, labels, url, since, subject): one encoding, so a new life and an update can't
+ * drift apart.
+ */
+function storedFacts(row: AlertRow): [string, string, string, string, string, string | null, string | null, string | null] {
+  return [
+    row.status,
+    row.severity,
+    row.summary,
+    JSON.stringify(row.details),
+    JSON.stringify(row.labels),
+    row.url,
+    row.since,
+    row.subject ? JSON.stringify(row.subject) : null,
+  ];
 }
