@@ -17,7 +17,7 @@
  * put in an error, and any text the client did not write itself is scrubbed of it.
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
@@ -45,6 +45,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream } from './paginate.js';
+import { startExchange } from './exchange.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
 export interface ApiAttempt {
@@ -178,7 +179,8 @@ const EXCERPT_CHARS = 200;
 /** Builds an {@link ApiClient}. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const baseUrl = new URL(options.baseUrl);
-  const root = `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+  const origin = baseUrl.origin;
+  const root = `${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const token = options.token;
@@ -219,7 +221,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.kind === 'change') headers['idempotency-key'] = opts.idempotencyKey!;
-    const target = { spec, url: `${root}${path}${search}`, logPath: `${API_PREFIX}${path}${search}`, headers, body };
+    const target = { spec, path: `${root}${path}${search}`, logPath: `${API_PREFIX}${path}${search}`, headers, body };
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -270,7 +272,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: { spec: FunctionSpec; url: string; logPath: string; headers: Record<string, string>; body: string | undefined },
+    target: { spec: FunctionSpec; path: string; logPath: string; headers: Record<string, string>; body: string | undefined },
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -283,17 +285,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const remaining = opts.deadline === undefined ? Infinity : opts.deadline - clock.now();
     const limitMs = Math.max(0, Math.min(perRequest, remaining));
     const limitReason: TransportReason = remaining < perRequest ? 'deadline' : 'timeout';
-    // One controller for the attempt, so we know which of timeout, deadline or caller ended it.
-    const controller = new AbortController();
+    // `ended` names who ended the attempt (our timer or the caller); undici's error then says only "aborted".
     let ended: TransportReason | undefined;
-    const timer = setTimeout(() => {
-      ended = limitReason;
-      controller.abort();
-    }, limitMs);
-    const onAbort = () => {
-      ended = 'aborted';
-      controller.abort();
+    const exchange = startExchange(dispatcher, {
+      origin,
+      path: target.path,
+      method: spec.method,
+      headers: target.headers,
+      body: target.body,
+      // undici's own timers as a backstop only; ours below names the reason.
+      backstopMs: limitMs + 1_000,
+    });
+    const end = (reason: TransportReason) => {
+      ended ??= reason;
+      exchange.abort(new Error(`ended: ${reason}`));
     };
+    const timer = setTimeout(() => end(limitReason), limitMs);
+    const onAbort = () => end('aborted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -303,21 +311,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let text: string;
       let retryAfterHeader: string | string[] | undefined;
       try {
-        const res = await request(target.url, {
-          method: spec.method,
-          headers: target.headers,
-          body: target.body,
-          dispatcher,
-          signal: controller.signal,
-          // undici's own timers as a backstop only; ours above names the reason.
-          headersTimeout: limitMs + 1_000,
-          bodyTimeout: limitMs + 1_000,
-        });
-        status = res.statusCode;
-        retryAfterHeader = res.headers['retry-after'];
-        const buf = Buffer.from(await res.body.arrayBuffer());
-        bytes = buf.length;
-        text = buf.toString('utf8');
+        const res = await exchange.answer;
+        status = res.status;
+        retryAfterHeader = res.retryAfter;
+        bytes = res.bytes;
+        text = res.text;
       } catch (err) {
         throw transportError(spec.name, err, ended, limitMs);
       }
