@@ -30,13 +30,21 @@ export interface CountingDispatcherOptions {
   connections?: number;
 }
 
-/** Builds the counting dispatcher. */
-export function createCountingDispatcher(options: CountingDispatcherOptions = {}): CountingDispatcher {
-  const agent = new Agent({ keepAliveTimeout: 30_000, connections: options.connections ?? 8 });
-  let log: SeenRequest[] = [];
-  const counting: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+/**
+ * An Agent that records each request as its answer ends. A subclass rather than an interceptor
+ * (`agent.compose`): the composed dispatcher cost ~20 µs per request (measured on 10,000
+ * `apps.get`), which would have counted as the watchdog's own time in a cycle the bare loop
+ * does not pay.
+ */
+class CountingAgent extends Agent {
+  log: SeenRequest[] = [];
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    // The client speaks undici's handler API (`onRequestStart`…); the deprecated one is not forwarded.
+    if (!handler.onRequestStart) throw new TypeError('counting dispatcher: only the onRequestStart/onResponse* handler API is supported');
     const entry: SeenRequest = { method: String(opts.method), path: String(opts.path), status: 0, bytes: 0 };
-    const wrapped: Dispatcher.DispatchHandler = {
+    const log = () => this.log.push(entry);
+    return super.dispatch(opts, {
       onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
       onRequestUpgrade: (c, s, h, socket) => handler.onRequestUpgrade?.(c, s, h, socket),
       onResponseStart: (c, status, headers, message) => {
@@ -48,22 +56,25 @@ export function createCountingDispatcher(options: CountingDispatcherOptions = {}
         handler.onResponseData?.(c, chunk);
       },
       onResponseEnd: (c, trailers) => {
-        log.push(entry);
+        log();
         handler.onResponseEnd?.(c, trailers);
       },
       onResponseError: (c, err) => {
-        log.push(entry);
+        log();
         handler.onResponseError?.(c, err);
       },
-    };
-    return dispatch(opts, wrapped);
-  };
-  const composed = agent.compose(counting);
+    });
+  }
+}
+
+/** Builds the counting dispatcher. */
+export function createCountingDispatcher(options: CountingDispatcherOptions = {}): CountingDispatcher {
+  const agent = new CountingAgent({ keepAliveTimeout: 30_000, connections: options.connections ?? 8 });
   return {
-    dispatcher: composed,
-    seen: () => log,
+    dispatcher: agent,
+    seen: () => agent.log,
     reset: () => {
-      log = [];
+      agent.log = [];
     },
     close: () => agent.close(),
   };
