@@ -87,6 +87,11 @@ export interface ApiClientOptions {
   pageSize?: number;
   /** Walks of a shifting list before `ApiPaginationError`; default 3. */
   maxWalks?: number;
+  /**
+   * List walks ask for the next page while the current one is on its way (two requests in flight
+   * per walk); default false. See `PaginateOptions.readAhead`.
+   */
+  readAhead?: boolean;
   /** Default: a keep-alive Agent that the client owns and closes. */
   dispatcher?: Dispatcher;
   clock?: Clock;
@@ -414,10 +419,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           fn: name,
           pageSize,
           maxWalks: options.maxWalks,
+          readAhead: options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           logger,
         }),
-      pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, logger }),
+      pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger }),
     };
   }
 

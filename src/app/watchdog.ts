@@ -342,6 +342,8 @@ export class Watchdog {
       timeoutMs: config.api.timeout,
       maxRetries: config.api.max_retries,
       pageSize: config.api.page_size,
+      // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
+      readAhead: config.api.concurrency > 1,
       clock,
       logger: logger.child({ stage: 'api' }),
       observer,

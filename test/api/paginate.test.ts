@@ -86,8 +86,8 @@ describe('paginate', () => {
     },
   ];
 
-  it.each(cases)('gives up with ApiPaginationError ($shift) after 3 walks when $name', async ({ shift, fetch }) => {
-    const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2 }).catch((e: unknown) => e);
+  it.each(cases.flatMap((c) => [{ ...c, readAhead: false }, { ...c, readAhead: true }]))('gives up with ApiPaginationError ($shift) after 3 walks when $name (readAhead $readAhead)', async ({ shift, fetch, readAhead }) => {
+    const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2, readAhead }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiPaginationError);
     expect(err).toMatchObject({ fn: 'runs.list', shift, walks: 3 });
     expect((err as Error).message).toContain('runs.list');
@@ -110,9 +110,68 @@ describe('paginate', () => {
     expect(items.at(-1)!.id).toBe(120);
   });
 
+  it('gives up when a page in the middle is short of the step the first page set (short_page)', async () => {
+    const fetch: PageFetcher<Item> = async (offset) => ({ items: offset === 2 ? [{ id: 3 }] : [{ id: 10 - offset }, { id: 9 - offset }], total: 6 });
+    const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ shift: 'short_page', walks: 3 });
+  });
+
   it('passes errors of the page reads through unchanged', async () => {
     const boom = new Error('refused');
     await expect(paginate(async () => Promise.reject(boom), { fn: 'runs.list', pageSize: 5 })).rejects.toBe(boom);
+  });
+});
+
+/** A list whose pages answer after a few ms, counting how many are asked for and not yet answered. */
+function slowList(count: number) {
+  const m = memoryList(count);
+  const load = { inFlight: 0, max: 0 };
+  const fetch: PageFetcher<Item> = async (offset, limit) => {
+    load.max = Math.max(load.max, ++load.inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    load.inFlight--;
+    return m.fetch(offset, limit);
+  };
+  return { ...m, fetch, load };
+}
+
+describe('paginate with readAhead', () => {
+  it('asks for the next page while the current one is on its way: two in flight, every item once, in order', async () => {
+    const m = slowList(1000);
+    const items = await paginate(m.fetch, { fn: 'apps.list', pageSize: 100, readAhead: true });
+    expect(items.map((i) => i.id)).toEqual(m.list.map((i) => i.id));
+    expect(m.calls.map((c) => c.offset)).toEqual(Array.from({ length: 10 }, (_, i) => i * 100));
+    expect(m.load.max).toBe(2);
+  });
+
+  it('reads one page after another without it', async () => {
+    const m = slowList(500);
+    await paginate(m.fetch, { fn: 'apps.list', pageSize: 100 });
+    expect(m.load.max).toBe(1);
+  });
+
+  it('stops early at `until` having asked for at most one page more, and waits for it before returning', async () => {
+    const m = slowList(1000);
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, readAhead: true, until: (i) => i.id < 880 });
+    expect(items).toHaveLength(121);
+    // Pages 0-2 hold the stop; page 3 was asked for ahead of it; nothing is left running.
+    expect(m.calls.map((c) => c.offset)).toEqual([0, 50, 100, 150]);
+    expect(m.load.inFlight).toBe(0);
+  });
+
+  it('follows a lower maximum limit: the first page sets the step of the pages asked for ahead', async () => {
+    const m = memoryList(250, { maxLimit: 100 });
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 200, readAhead: true });
+    expect(items).toHaveLength(250);
+    expect(m.calls.map((c) => c.offset)).toEqual([0, 100, 200]);
+  });
+
+  it('waits for the page asked ahead when the current one fails, then passes the failure on', async () => {
+    const m = slowList(400);
+    const boom = new Error('refused');
+    const fetch: PageFetcher<Item> = (offset, limit) => (offset === 100 ? Promise.reject(boom) : m.fetch(offset, limit));
+    await expect(paginate(fetch, { fn: 'runs.list', pageSize: 100, readAhead: true })).rejects.toBe(boom);
+    expect(m.load.inFlight).toBe(0);
   });
 });
 
