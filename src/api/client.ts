@@ -198,6 +198,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
   const scrub = (text: string) => Secret.scrub(text, [token]);
   let closed = false;
+  // The same headers on every read (undici copies them; never changed after this): one object, not
+  // one per request. A change adds its content type and idempotency key to a copy.
+  const readHeaders: Record<string, string> = Object.freeze({
+    accept: 'application/json',
+    authorization: `Bearer ${token.reveal()}`,
+    'user-agent': 'deploy-watchdog',
+  }) as Record<string, string>;
 
   function observe(event: ApiAttempt): void {
     if (!options.observer) return;
@@ -219,14 +226,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (spec.kind === 'change' && !opts.idempotencyKey) {
       throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
     }
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${token.reveal()}`,
-      'user-agent': 'deploy-watchdog',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (spec.kind === 'change') headers['idempotency-key'] = opts.idempotencyKey!;
-    const target = { spec, path: `${root}${path}${search}`, logPath: `${API_PREFIX}${path}${search}`, headers, body };
+    let headers = readHeaders;
+    if (body !== undefined || spec.kind === 'change') {
+      headers = { ...readHeaders };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      if (spec.kind === 'change') headers['idempotency-key'] = opts.idempotencyKey!;
+    }
+    const target = { spec, pathAndQuery: `${path}${search}`, headers, body };
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -277,7 +283,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: { spec: FunctionSpec; path: string; logPath: string; headers: Record<string, string>; body: string | undefined },
+    target: { spec: FunctionSpec; pathAndQuery: string; headers: Record<string, string>; body: string | undefined },
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -294,7 +300,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let ended: TransportReason | undefined;
     const exchange = startExchange(dispatcher, {
       origin,
-      path: target.path,
+      path: `${root}${target.pathAndQuery}`,
       method: spec.method,
       headers: target.headers,
       body: target.body,
@@ -325,14 +331,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw transportError(spec.name, err, ended, limitMs);
       }
       const answer = interpret(spec, status, text, retryAfterHeader);
-      logger.debug({ fn: spec.name, method: spec.method, path: target.logPath, status, ms: elapsed(), attempt }, 'api request');
-      observe({ fn: spec.name, status, durationMs: elapsed(), attempt, bytes });
+      const durationMs = elapsed();
+      // Guarded: the log object would otherwise be built for every request with debug off.
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug({ fn: spec.name, method: spec.method, path: `${API_PREFIX}${target.pathAndQuery}`, status, ms: durationMs, attempt }, 'api request');
+      }
+      observe({ fn: spec.name, status, durationMs, attempt, bytes });
       return answer;
     } catch (err) {
       const e = err as ApiCallError;
       const errorCode = e instanceof ApiError ? e.code : e instanceof ApiResponseError ? e.problem : e instanceof ApiTransportError ? e.reason : undefined;
       logger.debug(
-        { fn: spec.name, method: spec.method, path: target.logPath, status, ms: elapsed(), attempt, errorCode },
+        { fn: spec.name, method: spec.method, path: `${API_PREFIX}${target.pathAndQuery}`, status, ms: elapsed(), attempt, errorCode },
         'api request failed',
       );
       observe({ fn: spec.name, status, errorCode, durationMs: elapsed(), attempt, bytes });
