@@ -40,20 +40,16 @@ const { values } = parseArgs({
     rps: { type: 'string', default: 'off,1000' },
     markdown: { type: 'string' },
     /**
-     * Diagnostic: the worker's V8 old-space cap in MB (`--max-old-space-size`), as on a host or
-     * container with little memory, where V8 collects garbage sooner. Default: V8's own sizing
-     * from the machine's memory.
+     * Node options of the worker (the watchdog), e.g. `--node-flags "--max-old-space-size=128"` to
+     * see V8 on a host with little memory. Default: none, V8's own heap sizing from the machine's memory.
      */
-    'heap-cap-mb': { type: 'string' },
+    'node-flags': { type: 'string', default: '' },
     /** Run the worker under tsx instead of a bundle (adds the loader's ~35 MB to RSS). */
     'no-bundle': { type: 'boolean', default: false },
   },
 });
 const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
 const rates = values.rps.split(',').map((s) => s.trim());
-
-/** Repetitions of each bare-fetch bound; the fastest counts (the bound is what the service allows at best). */
-const BARE_RUNS = 3;
 
 /** The worker as one JavaScript file next to node_modules (so its packages resolve), or null. */
 function bundleWorker(): string | null {
@@ -81,18 +77,19 @@ async function bound(ask: BoundRequest, sim: SimChild): Promise<BoundAnswer> {
   const options = { origin: sim.baseUrl, token: sim.adminToken };
   let bare = Infinity;
   let serial = Infinity;
-  for (let i = 0; i < BARE_RUNS; i++) {
+  for (let i = 0; i < ask.runs; i++) {
     await sim.control('resetRequests');
     bare = Math.min(bare, (await bareFetch(ask.requests, { ...options, concurrency: ask.concurrency })).ms);
+    if (!ask.serial) continue;
     await sim.control('resetRequests');
     serial = Math.min(serial, (await bareFetch(ask.requests, { ...options, concurrency: 1 })).ms);
   }
-  return { bare_ms: bare, serial_ms: serial };
+  return { bare_ms: bare, serial_ms: ask.serial ? serial : 0 };
 }
 
 function runWorker(entry: string | null, args: string[], sim: SimChild): Promise<WorkerResult> {
-  const heapCap = values['heap-cap-mb'] ? [`--max-old-space-size=${values['heap-cap-mb']}`] : [];
-  const argv = [...heapCap, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
+  const flags = values['node-flags'].split(/\s+/).filter(Boolean);
+  const argv = [...flags, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
     child.on('message', (ask: BoundRequest) => {
@@ -155,7 +152,7 @@ for (const apps of sizes) {
         db_bytes: r.db_bytes,
         open_alerts: r.open_alerts,
         bundled: entry !== null,
-        heap_cap_mb: values['heap-cap-mb'] ? Number(values['heap-cap-mb']) : null,
+        node_flags: values['node-flags'],
         node: process.version,
         cpus: os.cpus().length,
       };
@@ -167,7 +164,7 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['heap-cap-mb'] ? `; worker run with --max-old-space-size=${values['heap-cap-mb']}` : ''}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['node-flags'] ? `; worker run with \`${values['node-flags']}\`` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(

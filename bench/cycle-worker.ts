@@ -37,6 +37,8 @@ export interface CycleFigures {
   /** The same, one request at a time (how a list walk pages). */
   bare_fetch_serial_ms: number;
   ratio: number;
+  /** Each pair's ratio, in order (paired cycles only). */
+  ratios?: number[];
   requests: number;
   bytes: number;
   cpu_ms: number;
@@ -126,6 +128,11 @@ const watchdog = Watchdog.open({ config, logger: silentLogger, dispatcher: count
 const sqlite = timeSyncMethod(watchdog.store, 'transaction');
 const rssStart = round(process.memoryUsage().rss / 1_048_576);
 
+/** Steady cycles, each paired with its bound. */
+const STEADY_PAIRS = 5;
+/** Churn cycles (each after its own `churn(0.01)`), each paired with its bound. */
+const CHURN_PAIRS = 3;
+
 /** One cycle's figures before its bound, with the requests it made. */
 type Measured = Omit<CycleFigures, 'bare_fetch_ms' | 'bare_fetch_serial_ms' | 'ratio'> & { report: CycleReport; seen: SeenRequest[] };
 
@@ -159,6 +166,7 @@ async function measureCycle(): Promise<Measured> {
 /** The parent's answer to a {@link BoundRequest}: the fastest bare loops over those requests. */
 export interface BoundAnswer {
   bare_ms: number;
+  /** One request at a time; 0 when not asked for. */
   serial_ms: number;
 }
 
@@ -167,29 +175,56 @@ export interface BoundRequest {
   type: 'bound';
   requests: SeenRequest[];
   concurrency: number;
+  /** Bare loops to run (the fastest counts). */
+  runs: number;
+  /** Also the one-at-a-time loop (how a walk without read-ahead would page). */
+  serial: boolean;
 }
 
-function askBound(requests: SeenRequest[]): Promise<BoundAnswer> {
+function askBound(requests: SeenRequest[], runs: number, serial: boolean): Promise<BoundAnswer> {
   if (!process.send) fail('run me from bench/cycle-bench.ts (the bare-fetch bound is fetched by the parent over IPC)');
   return new Promise((resolve) => {
     process.once('message', (answer: BoundAnswer) => resolve(answer));
-    process.send!({ type: 'bound', requests, concurrency } satisfies BoundRequest);
+    process.send!({ type: 'bound', requests, concurrency, runs, serial } satisfies BoundRequest);
   });
 }
 
-async function withBound(m: Measured): Promise<CycleFigures> {
-  const bound = await askBound(m.seen);
-  const { report: _report, seen: _seen, ...figures } = m;
-  return { ...figures, bare_fetch_ms: round(bound.bare_ms), bare_fetch_serial_ms: round(bound.serial_ms), ratio: round(m.cycle_ms / bound.bare_ms, 2) };
+/**
+ * Cycles each followed at once by the bound of its own requests, `pairs` times: the ratio is the
+ * median of the pairs' ratios, so a slow stretch of this shared machine (the simulator and the
+ * watchdog share two cores with whatever else runs) weighs on a cycle and its bound alike, not on
+ * one of them. `prepare` runs before each cycle (e.g. churn). Wall figures are the medians, RSS
+ * the highest; the serial bound is fetched once, for the median cycle's requests.
+ */
+async function pairedCycles(pairs: number, prepare?: () => Promise<void>): Promise<CycleFigures> {
+  const samples: { m: Measured; bare: number }[] = [];
+  for (let i = 0; i < pairs; i++) {
+    await prepare?.();
+    const m = await measureCycle();
+    samples.push({ m, bare: (await askBound(m.seen, 1, false)).bare_ms });
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const mid = [...samples].sort((a, b) => a.m.cycle_ms - b.m.cycle_ms)[Math.floor(pairs / 2)]!;
+  const serial = (await askBound(mid.m.seen, 1, true)).serial_ms;
+  const { report: _report, seen: _seen, ...figures } = mid.m;
+  return {
+    ...figures,
+    cycle_ms: median(samples.map((x) => x.m.cycle_ms)),
+    cpu_ms: median(samples.map((x) => x.m.cpu_ms)),
+    sqlite_ms: median(samples.map((x) => x.m.sqlite_ms)),
+    sqlite_cpu_ms: median(samples.map((x) => x.m.sqlite_cpu_ms)),
+    rss_mb: Math.max(...samples.map((x) => x.m.rss_mb)),
+    bare_fetch_ms: round(median(samples.map((x) => x.bare))),
+    bare_fetch_serial_ms: round(serial),
+    ratio: round(median(samples.map((x) => x.m.cycle_ms / x.bare)), 2),
+    ratios: samples.map((x) => round(x.m.cycle_ms / x.bare, 2)),
+  };
 }
 
-/** The median (by wall time) of `n` cycles over unchanged data; RSS is the highest seen. */
-async function medianCycle(n: number): Promise<Measured> {
-  const runs: Measured[] = [];
-  for (let i = 0; i < n; i++) runs.push(await measureCycle());
-  const rss = Math.max(...runs.map((r) => r.rss_mb));
-  runs.sort((a, b) => a.cycle_ms - b.cycle_ms);
-  return { ...runs[Math.floor(n / 2)]!, rss_mb: rss };
+async function withBound(m: Measured): Promise<CycleFigures> {
+  const bound = await askBound(m.seen, 3, true);
+  const { report: _report, seen: _seen, ...figures } = m;
+  return { ...figures, bare_fetch_ms: round(bound.bare_ms), bare_fetch_serial_ms: round(bound.serial_ms), ratio: round(m.cycle_ms / bound.bare_ms, 2) };
 }
 
 async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
@@ -252,9 +287,14 @@ try {
   // sampled, since the detector timing at the end is the harness's work and must not count.
   const peakAfterFirst = peakRssMb();
   const first = await withBound(firstMeasured);
-  const steady = await withBound(await medianCycle(3));
-  const changed = await simControl<Record<string, number>>('churn', 0.01);
-  const churn = { ...(await withBound(await measureCycle())), changed };
+  const steady = await pairedCycles(STEADY_PAIRS);
+  const changed: Record<string, number> = {};
+  const churn = {
+    ...(await pairedCycles(CHURN_PAIRS, async () => {
+      for (const [kind, n] of Object.entries(await simControl<Record<string, number>>('churn', 0.01))) changed[kind] = (changed[kind] ?? 0) + n;
+    })),
+    changed,
+  };
   // What is live once V8 collects: the peak above also holds garbage V8 had not yet collected.
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
