@@ -1,7 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { CheckName } from '../detectors/finding.js';
-import { newestFirst } from '../lib/newest-first.js';
+import { sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
@@ -50,7 +50,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     details.set(run.id, run);
   }
   for (const run of await readNewerOfApps(ctx, [...details.values()], byId)) byId.set(run.id, run);
-  const runs = [...byId.values()].sort(newestFirst);
+  const runs = sortNewestFirst([...byId.values()]);
 
   const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
   const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));

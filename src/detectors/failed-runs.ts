@@ -19,7 +19,7 @@ import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { newestFirst } from '../lib/newest-first.js';
+import { sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 
@@ -87,7 +87,7 @@ export function failedRuns(snapshot: RunsSnapshot, options: FailedRunsOptions, n
   }
   const findings: Finding[] = [];
   for (const group of groups.values()) {
-    group.sort(newestFirst);
+    sortNewestFirst(group);
     for (const run of group) {
       const detail = snapshot.details.get(run.id);
       const verdict = judgeRun(run, detail, options, now);

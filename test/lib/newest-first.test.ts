@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newestFirst, type TimedRecord } from '../../src/lib/newest-first.js';
+import { newestFirst, sortNewestFirst, type TimedRecord } from '../../src/lib/newest-first.js';
 
 const rec = (id: number, created_at: string | null, updated_at: string | null = null): TimedRecord => ({ id, created_at, updated_at });
 
@@ -13,5 +13,22 @@ describe('newestFirst', () => {
     expect([...records].sort(newestFirst).map((r) => r.id)).toEqual(ids);
     // The list's own order does not matter.
     expect([...records].reverse().sort(newestFirst).map((r) => r.id)).toEqual(ids);
+  });
+});
+
+describe('sortNewestFirst', () => {
+  it('sorts in place in the newestFirst order, records without times last', () => {
+    const records: TimedRecord[] = [
+      { id: 1, created_at: null, updated_at: null },
+      { id: 2, created_at: '2026-11-01T10:00:00Z', updated_at: null },
+      { id: 3, created_at: null, updated_at: '2026-11-01T11:00:00Z' },
+      { id: 4, created_at: '2026-11-01T10:00:00Z', updated_at: null },
+      { id: 5, created_at: 'not a time', updated_at: '2026-11-01T09:00:00Z' },
+    ];
+    const expected = [...records].sort(newestFirst).map((r) => r.id);
+    const sorted = sortNewestFirst(records);
+    expect(sorted).toBe(records);
+    expect(records.map((r) => r.id)).toEqual(expected);
+    expect(expected).toEqual([3, 4, 2, 5, 1]);
   });
 });
