@@ -23,6 +23,7 @@ import type { BoundAnswer, BoundRequest, CycleFigures, WorkerResult } from './cy
 import { bareFetch } from './lib/bare-fetch.js';
 import { spawnSimChild, type SimChild } from './lib/sim-child.js';
 import { round } from './lib/measure.js';
+import { createMemoryCgroup } from './lib/memory-cgroup.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_TS = path.join(ROOT, 'bench', 'cycle-worker.ts');
@@ -44,6 +45,11 @@ const { values } = parseArgs({
      * see V8 on a host with little memory. Default: none, V8's own heap sizing from the machine's memory.
      */
     'node-flags': { type: 'string', default: '' },
+    /**
+     * Run the worker in a cgroup with this much memory, as a container or systemd unit with a
+     * memory limit would (Node then sizes V8's heap from the limit). Needs root and cgroups.
+     */
+    'memory-limit-mb': { type: 'string' },
     /** Run the worker under tsx instead of a bundle (adds the loader's ~35 MB to RSS). */
     'no-bundle': { type: 'boolean', default: false },
   },
@@ -90,8 +96,10 @@ async function bound(ask: BoundRequest, sim: SimChild): Promise<BoundAnswer> {
 function runWorker(entry: string | null, args: string[], sim: SimChild): Promise<WorkerResult> {
   const flags = values['node-flags'].split(/\s+/).filter(Boolean);
   const argv = [...flags, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
+  const cgroup = values['memory-limit-mb'] ? createMemoryCgroup(Number(values['memory-limit-mb'])) : undefined;
+  const { command, args: commandArgs } = cgroup ? cgroup.wrap([process.execPath, ...argv]) : { command: process.execPath, args: argv };
+  return new Promise<WorkerResult>((resolve, reject) => {
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
     child.on('message', (ask: BoundRequest) => {
       if (ask.type !== 'bound') return;
       bound(ask, sim).then(
@@ -109,7 +117,7 @@ function runWorker(entry: string | null, args: string[], sim: SimChild): Promise
       if (code !== 0 || !line) return reject(new Error(`cycle worker exited with ${String(code)}: ${out.slice(-500)}`));
       resolve(JSON.parse(line) as WorkerResult);
     });
-  });
+  }).finally(() => cgroup?.remove());
 }
 
 function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
@@ -153,6 +161,7 @@ for (const apps of sizes) {
         open_alerts: r.open_alerts,
         bundled: entry !== null,
         node_flags: values['node-flags'],
+        memory_limit_mb: values['memory-limit-mb'] ? Number(values['memory-limit-mb']) : null,
         node: process.version,
         cpus: os.cpus().length,
       };
@@ -164,7 +173,7 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['node-flags'] ? `; worker run with \`${values['node-flags']}\`` : ''}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['node-flags'] ? `; worker run with \`${values['node-flags']}\`` : ''}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(
