@@ -107,6 +107,8 @@ export class Watchdog {
   /** Aborted when shutdown's deadline passes with a cycle still running. */
   readonly #hardStop = new AbortController();
   #started = false;
+  /** The runtime whose switched-off checks' alerts were last closed (see {@link Watchdog.runOnce}). */
+  #retiredClosedFor: Runtime | undefined;
   #stopping: Promise<StopReport> | undefined;
 
   private constructor(options: WatchdogOptions, store: Store) {
@@ -187,7 +189,8 @@ export class Watchdog {
       }
     }
     // `check` never starts the daemon: close here what the configuration stopped looking at.
-    if (!this.#started) this.#closeRetired(this.#runtime);
+    // Once per configuration: nothing of a check switched off can open again while it runs.
+    if (!this.#started && this.#retiredClosedFor !== this.#runtime) this.#closeRetired(this.#runtime);
     const reports: JobReport[] = [];
     for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
     return {
@@ -450,6 +453,7 @@ export class Watchdog {
    * problem is over that nobody looked at.
    */
   #closeRetired(rt: Runtime): void {
+    this.#retiredClosedFor = rt;
     const closed = this.store.transaction(() => closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()));
     if (closed.length === 0) return;
     const byReason: Record<string, number> = {};
