@@ -60,6 +60,17 @@ export class ManualClock implements Clock {
     });
   }
 
+  /**
+   * The earliest time a sleeper waits for, or undefined when none sleeps. A test that drives a
+   * background loop waits until the loop is asleep (its wake-up within reach) before moving time:
+   * time moved while the loop was still busy would not wake it.
+   */
+  nextWakeAt(): number | undefined {
+    let next: number | undefined;
+    for (const s of this.sleepers) if (next === undefined || s.until < next) next = s.until;
+    return next;
+  }
+
   /** Moves time forward by `ms` and wakes every sleeper whose deadline has passed. */
   advance(ms: number): void {
     this.set(this.current + ms);

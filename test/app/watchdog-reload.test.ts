@@ -40,6 +40,8 @@ describe('Watchdog.reload', () => {
     await wd.start();
     const pending = () => wd.store.db.prepare(`SELECT status, attempts FROM outbox WHERE source = 'event'`).all() as { status: string; attempts: number }[];
     await vi.waitFor(() => expect(pending().length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    // Moved only once the delivery loop sleeps until its next round: earlier, it would not wake.
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), { timeout: 10_000, interval: 20 });
     clock.advance(5_000);
     await vi.waitFor(() => expect(receiver.requests).toBe(1), { timeout: 10_000, interval: 20 });
 
@@ -48,6 +50,7 @@ describe('Watchdog.reload', () => {
     expect(pending().every((r) => r.status === 'pending' && r.attempts === 0)).toBe(true);
 
     receiver.setMode('ok');
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), { timeout: 10_000, interval: 20 });
     clock.advance(5_000);
     await vi.waitFor(() => expect(pending().every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true), { timeout: 10_000, interval: 20 });
     // Delivered once: the abandoned send was not counted as a failed attempt, nor sent twice.

@@ -226,8 +226,11 @@ describe('never blocks', () => {
     await vi.waitFor(() => expect(h?.rows(`channel = 'fast' AND status = 'sent'`)).toHaveLength(1));
     await vi.waitFor(() => expect(receiver.requests).toBe(1));
 
-    // Another cycle while "slow" still hangs: "fast" delivers it on its next round.
+    // Another cycle while "slow" still hangs: "fast" delivers it on its next round, once it sleeps
+    // until then (time moved before it is asleep would not wake it).
     h.cycle('urls', [finding('crm', { check: 'url_checks' })]);
+    const clock = h.clock;
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + delivery.interval));
     h.clock.advance(delivery.interval);
     await vi.waitFor(() => expect(other.received).toHaveLength(2));
 
