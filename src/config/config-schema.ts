@@ -158,7 +158,7 @@ const apiSchema = z
     timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
     max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
     page_size: z.number().int().min(1).max(1000).default(500).describe('`limit` of list calls.'),
-    concurrency: z.number().int().min(1).max(32).default(4).describe('Requests in flight at once.'),
+    concurrency: z.number().int().min(1).max(32).default(4).describe('Requests in flight at once within one job\'s read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.'),
   })
   .strict()
   .superRefine((api, ctx) => {
