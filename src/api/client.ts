@@ -117,6 +117,11 @@ export type ChangeOptions = CallOptions & { idempotencyKey: string };
 export type ListAllOptions<T> = CallOptions & {
   /** Early stop for newest-first lists: see `PaginateOptions.until`. */
   until?: (item: T) => boolean;
+  /**
+   * Overrides the client's `readAhead` for this walk: false for walks that already run
+   * `api.concurrency` at a time, which would otherwise have twice that in flight.
+   */
+  readAhead?: boolean;
 };
 
 /** The arguments of {@link ApiClient.call}: the path id, query and body of the function. */
@@ -200,11 +205,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let closed = false;
   // The same headers on every read (undici copies them; never changed after this): one object, not
   // one per request. A change adds its content type and idempotency key to a copy.
-  const readHeaders: Record<string, string> = Object.freeze({
+  const readHeaders: Readonly<Record<string, string>> = Object.freeze({
     accept: 'application/json',
     authorization: `Bearer ${token.reveal()}`,
     'user-agent': 'deploy-watchdog',
-  }) as Record<string, string>;
+  });
 
   function observe(event: ApiAttempt): void {
     if (!options.observer) return;
@@ -228,9 +233,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     let headers = readHeaders;
     if (body !== undefined || spec.kind === 'change') {
-      headers = { ...readHeaders };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      if (spec.kind === 'change') headers['idempotency-key'] = opts.idempotencyKey!;
+      const own: Record<string, string> = { ...readHeaders };
+      if (body !== undefined) own['content-type'] = 'application/json';
+      if (spec.kind === 'change') own['idempotency-key'] = opts.idempotencyKey!;
+      headers = own;
     }
     const target = { spec, pathAndQuery: `${path}${search}`, headers, body };
 
@@ -283,7 +289,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: { spec: FunctionSpec; pathAndQuery: string; headers: Record<string, string>; body: string | undefined },
+    target: { spec: FunctionSpec; pathAndQuery: string; headers: Readonly<Record<string, string>>; body: string | undefined },
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -420,8 +426,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       call(name, { id } as CallArgs<N>, opts);
 
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
-    const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number) =>
-      call(name, { id: appId, query: { ...query, offset, limit } as unknown as QueryOf<N> }, opts) as Promise<Page<ItemOf<N> & { id: number }>>;
+    const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number, cancel?: AbortSignal) => {
+      // A page asked ahead can be cancelled by the walk as well as by the caller.
+      const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
+      return call(name, { id: appId, query: { ...query, offset, limit } as unknown as QueryOf<N> }, { ...opts, signal }) as Promise<Page<ItemOf<N> & { id: number }>>;
+    };
     return {
       list: (query, opts) => call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>,
       listAll: (query, opts) =>
@@ -429,7 +438,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           fn: name,
           pageSize,
           maxWalks: options.maxWalks,
-          readAhead: options.readAhead,
+          readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           logger,
         }),

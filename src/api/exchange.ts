@@ -24,7 +24,7 @@ export interface ExchangeRequest {
   /** Path and query. */
   path: string;
   method: 'GET' | 'POST';
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   body: string | undefined;
   /** undici's own header and body timers (a backstop: the caller keeps its own, which names the reason). */
   backstopMs: number;
@@ -89,7 +89,8 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
       handler,
     );
   } catch (err) {
-    // A closed or destroyed dispatcher throws instead of calling onResponseError.
+    // undici's own dispatchers report every failure through onResponseError (a closed Agent too);
+    // a dispatcher of the caller's may throw instead.
     settle.reject(err instanceof Error ? err : new Error(String(err)));
   }
 

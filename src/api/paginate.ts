@@ -15,8 +15,11 @@ import type { Logger } from 'pino';
 import type { Page } from './schemas.js';
 import { ApiPaginationError, type PaginationShift } from './errors.js';
 
-/** Reads one page: the items from `offset`, at most `limit` of them. */
-export type PageFetcher<T> = (offset: number, limit: number) => Promise<Page<T>>;
+/**
+ * Reads one page: the items from `offset`, at most `limit` of them. `signal` ends the read early
+ * (a page asked ahead that the walk no longer needs).
+ */
+export type PageFetcher<T> = (offset: number, limit: number, signal?: AbortSignal) => Promise<Page<T>>;
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions<T> {
@@ -36,7 +39,8 @@ export interface PaginateOptions<T> {
   /**
    * Ask for the next page while the current one is still on its way (default false: one page after
    * another). The service prepares page n+1 while the client parses page n, which nearly halves a
-   * long walk; a walk that stops early (`until`, or a stream left) reads at most that one page more.
+   * long walk; a walk that stops early (`until`, a stream left, a failure) asked for at most that one
+   * page more, and cancels it.
    */
   readAhead?: boolean;
   /** How many walks before giving up; default 3. */
@@ -68,7 +72,7 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
   const step = first.items.length;
   if (step === 0 && total > 0) throw new ShiftSeen('short_page', `no items at offset 0 of ${total}`);
   // Pages asked for and not yet read, in order: the next one, and with `readAhead` the one after.
-  const pending: { offset: number; page: Promise<Page<T>> }[] = [];
+  const pending: { offset: number; page: Promise<Page<T>>; cancel: AbortController }[] = [];
   const depth = options.readAhead ? 2 : 1;
   let nextOffset = step;
   try {
@@ -93,9 +97,10 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
       if (kept.length > 0) yield kept;
       // Asked only now, after this page was handed on: a walk that stops here has read at most the one ahead.
       while (pending.length < depth && nextOffset < total) {
-        const ahead = fetch(nextOffset, options.pageSize);
+        const cancel = new AbortController();
+        const ahead = fetch(nextOffset, options.pageSize, cancel.signal);
         ahead.catch(() => undefined); // awaited below or settled in `finally`: never unhandled
-        pending.push({ offset: nextOffset, page: ahead });
+        pending.push({ offset: nextOffset, page: ahead, cancel });
         nextOffset += step;
       }
       const next = pending.shift();
@@ -103,6 +108,8 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
     }
     if (seen.size !== total) throw new ShiftSeen('count_mismatch', `read ${seen.size} items, total says ${total}`);
   } finally {
+    // Left early: what is still on its way is not needed (and may be waiting out retries).
+    for (const p of pending) p.cancel.abort();
     await Promise.allSettled(pending.map((p) => p.page));
   }
 }

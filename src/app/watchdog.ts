@@ -333,7 +333,11 @@ export class Watchdog {
     const clock = this.#clock;
     const logger = this.#log;
     const metrics = this.metrics;
-    const observer = apiMetricsObserver(metrics);
+    const observer: ApiObserver = (a) => {
+      metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
+      metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
+      if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
+    };
     const client = createApiClient({
       baseUrl: config.api.base_url,
       token: config.api.token,
@@ -453,8 +457,8 @@ export class Watchdog {
    * problem is over that nobody looked at.
    */
   #closeRetired(rt: Runtime): void {
-    this.#retiredClosedFor = rt;
     const closed = this.store.transaction(() => closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()));
+    this.#retiredClosedFor = rt;
     if (closed.length === 0) return;
     const byReason: Record<string, number> = {};
     for (const c of closed) byReason[`${c.check}: ${c.reason}`] = (byReason[`${c.check}: ${c.reason}`] ?? 0) + 1;
@@ -566,25 +570,4 @@ function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob,
 function formatListen(listen: string | { host: string; port: number }): string {
   if (typeof listen === 'string') return listen;
   return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
-}
-
-/**
- * Counts every API attempt in the metrics. The label-bound children are kept per function and
- * status: a 10,000-app cycle makes ~10,000 requests, and prom-client would otherwise hash the label
- * object of each one.
- */
-function apiMetricsObserver(metrics: Metrics): ApiObserver {
-  const requests = new Map<string, { inc(): void }>();
-  const latency = new Map<string, { observe(value: number): void }>();
-  return (a) => {
-    const status = a.status === undefined ? 'error' : String(a.status);
-    const key = `${a.fn} ${status}`;
-    let counter = requests.get(key);
-    if (!counter) requests.set(key, (counter = metrics.apiRequests.labels({ function: a.fn, status })));
-    counter.inc();
-    let histogram = latency.get(a.fn);
-    if (!histogram) latency.set(a.fn, (histogram = metrics.apiLatency.labels({ function: a.fn })));
-    histogram.observe(a.durationMs / 1000);
-    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
-  };
 }

@@ -93,7 +93,8 @@ async function readNewerOfApps(
     oldestByApp.set(run.app_id, Math.min(created, oldestByApp.get(run.app_id) ?? Infinity));
   }
   const lists = await mapLimit([...oldestByApp], ctx.concurrency, ([appId, oldest]) =>
-    ctx.client.runs.listAll({ app_id: appId }, { signal: ctx.signal, until: (run) => createdBefore(run, oldest) }),
+    // Already `concurrency` walks at a time: no page ahead, or twice that would be in flight.
+    ctx.client.runs.listAll({ app_id: appId }, { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false }),
   );
   return lists.flat().filter((run) => !listed.has(run.id));
 }

@@ -159,6 +159,25 @@ describe('paginate with readAhead', () => {
     expect(m.load.inFlight).toBe(0);
   });
 
+  it('cancels the page asked ahead when it stops early, instead of waiting out that page', async () => {
+    const m = memoryList(1000);
+    const cancelled: number[] = [];
+    // Pages after the first two never answer unless cancelled (a page stuck in retries, say).
+    const fetch: PageFetcher<Item> = (offset, limit, signal) =>
+      offset < 100
+        ? m.fetch(offset, limit)
+        : new Promise((_, reject) =>
+            signal?.addEventListener('abort', () => {
+              cancelled.push(offset);
+              reject(new Error('aborted'));
+            }),
+          );
+    // The stop is in the second page (ids 950-901); the third was asked for ahead of it.
+    const items = await paginate(fetch, { fn: 'runs.list', pageSize: 50, readAhead: true, until: (i) => i.id < 930 });
+    expect(items).toHaveLength(71);
+    expect(cancelled).toEqual([100]);
+  });
+
   it('follows a lower maximum limit: the first page sets the step of the pages asked for ahead', async () => {
     const m = memoryList(250, { maxLimit: 100 });
     const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 200, readAhead: true });
