@@ -32,7 +32,8 @@ import {
   type ParamSpec,
   type QueryOf,
 } from './functions.js';
-import { errorEnvelopeSchema, type Page } from './schemas.js';
+import type { z } from 'zod';
+import { errorEnvelopeSchema, pageSchema, type Page } from './schemas.js';
 import {
   ApiCallError,
   ApiError,
@@ -108,6 +109,12 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Required for changes (a change without one throws before sending); ignored for reads. */
   idempotencyKey?: string;
+  /**
+   * A `pick` of the function's answer schema (of its item schema, for a list): only those fields
+   * are checked and kept, the rest of the answer is garbage at once. For a reader that needs a few
+   * fields of many records (`src/collectors/views.ts`); `get` and `listAll` type their answer by it.
+   */
+  view?: z.ZodType;
 }
 
 /** Options of a change: the idempotency key is required. */
@@ -140,6 +147,7 @@ export interface ListMethods<N extends FunctionName> {
   /** One page, as the service answers it. */
   list(query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
   /** The complete list (or the part before `until`), or a throw: never a partial list. */
+  listAll<S extends z.ZodType<{ id: number }>>(query: WalkQuery<N> | undefined, opts: ListAllOptions<z.output<S>> & { view: S }): Promise<z.output<S>[]>;
   listAll(query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
   /** The pages of one walk; a shift ends it with ApiPaginationError. */
   pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
@@ -152,7 +160,10 @@ export interface AppListMethods<N extends FunctionName> {
   pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
 }
 
-type GetMethod<N extends FunctionName> = { get(id: number, opts?: CallOptions): Promise<AnswerOf<N>> };
+type GetMethod<N extends FunctionName> = {
+  get<S extends z.ZodType>(id: number, opts: CallOptions & { view: S }): Promise<z.output<S>>;
+  get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
+};
 
 /** The API client: every function of the catalogue, by resource. */
 export interface ApiClient {
@@ -184,6 +195,14 @@ export interface ApiClient {
 }
 
 const API_PREFIX = '/api/v1';
+
+/** The page schema of each list view, built once. */
+const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
+function pageOf(view: z.ZodType): z.ZodType {
+  let page = PAGE_OF_VIEW.get(view);
+  if (!page) PAGE_OF_VIEW.set(view, (page = pageSchema(view)));
+  return page;
+}
 const EXCERPT_CHARS = 200;
 
 /** Builds an {@link ApiClient}. */
@@ -238,7 +257,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (spec.kind === 'change') own['idempotency-key'] = opts.idempotencyKey!;
       headers = own;
     }
-    const target = { spec, pathAndQuery: `${path}${search}`, headers, body };
+    const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
+    const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body };
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -289,7 +309,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: { spec: FunctionSpec; pathAndQuery: string; headers: Readonly<Record<string, string>>; body: string | undefined },
+    target: { spec: FunctionSpec; answer: z.ZodType; pathAndQuery: string; headers: Readonly<Record<string, string>>; body: string | undefined },
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -336,7 +356,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       } catch (err) {
         throw transportError(spec.name, err, ended, limitMs);
       }
-      const answer = interpret(spec, status, text, retryAfterHeader);
+      const answer = interpret(spec, target.answer, status, text, retryAfterHeader);
       const durationMs = elapsed();
       // Guarded: the log object would otherwise be built for every request with debug off.
       if (logger.isLevelEnabled('debug')) {
@@ -371,7 +391,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return new ApiTransportError(fn, 'connection', scrub(detail));
   }
 
-  function interpret(spec: FunctionSpec, status: number, text: string, retryAfterHeader: string | string[] | undefined): unknown {
+  function interpret(spec: FunctionSpec, schema: z.ZodType, status: number, text: string, retryAfterHeader: string | string[] | undefined): unknown {
     const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
     const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
@@ -401,7 +421,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       throw fail('bad_envelope', `no "data" member: ${excerpt(trimmed)}`);
     }
     const data = (json as { data: unknown }).data;
-    const parsed = spec.answer.safeParse(data);
+    const parsed = schema.safeParse(data);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 5).map((issue) => {
         const where = describePath(issue.path, data);
@@ -420,10 +440,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   // ---- resource groups -----------------------------------------------------------------------
 
-  const get =
-    <N extends FunctionName>(name: N) =>
-    (id: number, opts?: CallOptions) =>
-      call(name, { id } as CallArgs<N>, opts);
+  const get = <N extends FunctionName>(name: N): GetMethod<N>['get'] =>
+    ((id: number, opts?: CallOptions) => call(name, { id } as CallArgs<N>, opts)) as GetMethod<N>['get'];
 
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
     const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number, cancel?: AbortSignal) => {
@@ -433,7 +451,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     };
     return {
       list: (query, opts) => call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>,
-      listAll: (query, opts) =>
+      listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           fn: name,
           pageSize,
@@ -441,7 +459,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           logger,
-        }),
+        })) as ListMethods<N>['listAll'],
       pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger }),
     };
   }

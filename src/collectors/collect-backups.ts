@@ -1,9 +1,10 @@
 import { ApiPaginationError } from '../api/errors.js';
-import type { AppListItem, Backup } from '../api/schemas.js';
+import type { Backup } from '../api/schemas.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { BackupsSnapshot } from './snapshot.js';
+import { appBackupStateView, type AppBackupState } from './views.js';
 
 /** Walks of a shifting backups list before the read fails. */
 const MAX_WALKS = 3;
@@ -26,7 +27,7 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
   // Per namespace: its apps, then the newest backups of those apps from its own backups list.
   const parts = await readAcrossNamespaces(ctx, async (namespace) => {
     const query = namespace === undefined ? {} : { namespace };
-    const own = await ctx.client.apps.listAll(query, { signal: ctx.signal });
+    const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
     return [{ apps: own, newest: await newestPerApp(ctx, query, own) }];
   });
   const apps = parts.flatMap((p) => p.apps);
@@ -35,7 +36,7 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
   return { job: 'backups', takenAt: ctx.now, apps, newestBackups };
 }
 
-async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppListItem[]): Promise<Map<number, Backup>> {
+async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<Map<number, Backup>> {
   const known = new Set(apps.map((a) => a.id));
   const awaited = apps.filter((a) => a.last_backup_at !== null).map((a) => a.id);
   if (awaited.length === 0) return new Map();

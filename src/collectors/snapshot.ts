@@ -4,15 +4,13 @@
  * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
  * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
- * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), unchanged (the
- * maintenance job keeps a subset of each app's fields, the values as answered): the collectors
- * parse, they do not interpret; every judgement is made by a detector.
+ * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
+ * fields of them the detectors read (`views.ts`), the values as answered: the collectors parse,
+ * they do not interpret; every judgement is made by a detector.
  *
  * Types only: the collectors that build these live beside this file.
  */
 import type {
-  App,
-  AppListItem,
   AttentionSummary,
   Backup,
   Run,
@@ -20,6 +18,9 @@ import type {
   Server,
   UrlRecord,
 } from '../api/schemas.js';
+import type { AppBackupState, AppLabels, MaintenanceApp } from './views.js';
+
+export type { AppBackupState, AppLabels, MaintenanceApp } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
 export type SnapshotJob = Snapshot['job'];
@@ -51,7 +52,7 @@ export interface RunsSnapshot extends SnapshotBase {
    * The apps the runs belong to (`apps.list`), keyed by app id: name, server, project and URL for
    * labels and links. An app missing here (deleted since) leaves those labels out.
    */
-  apps: ReadonlyMap<number, AppListItem>;
+  apps: ReadonlyMap<number, AppLabels>;
 }
 
 /** The `urls` job: every URL record with its certificate and outside-check state. */
@@ -60,14 +61,14 @@ export interface UrlsSnapshot extends SnapshotBase {
   /** Every record of `urls.list`, all pages. */
   urls: UrlRecord[];
   /** The apps the URLs belong to (`apps.list`), keyed by app id: server label and app URL. */
-  apps: ReadonlyMap<number, AppListItem>;
+  apps: ReadonlyMap<number, AppLabels>;
 }
 
 /** The `backups` job: every app and its newest backup. */
 export interface BackupsSnapshot extends SnapshotBase {
   job: 'backups';
   /** Every app of `apps.list` (deleted and disabled ones left out, as the API does by default). */
-  apps: AppListItem[];
+  apps: AppBackupState[];
   /**
    * The newest backup of each app (first item of `backups.list?app_id=…`), keyed by app id. An app
    * with no backup at all is absent from this map.
@@ -84,13 +85,6 @@ export interface AttentionSnapshot extends SnapshotBase {
    */
   summary: AttentionSummary;
 }
-
-/**
- * The fields of an `apps.get` answer the maintenance job keeps: the flag only `apps.get` carries,
- * and the names and links of a finding. An answer is about 1.7 kB of JSON (URLs, repositories,
- * upgrade); holding 10,000 of them whole for one cycle cost ~35 MB of heap, these fields ~3 MB.
- */
-export type MaintenanceApp = Pick<App, 'id' | 'name' | 'namespace' | 'project' | 'environment_type' | 'state' | 'server' | 'url' | 'maintenance'>;
 
 /** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */
 export interface MaintenanceSnapshot extends SnapshotBase {

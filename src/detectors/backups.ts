@@ -13,7 +13,8 @@
  * outside any environment (environment_type null) use the `none` entry, absent by default: such apps
  * are scratch and service instances that usually carry no backup policy.
  */
-import type { AppListItem, Backup, EnvironmentType, OffsiteCopy } from '../api/schemas.js';
+import type { Backup, EnvironmentType, OffsiteCopy } from '../api/schemas.js';
+import type { AppBackupState } from '../collectors/views.js';
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import {
@@ -179,19 +180,19 @@ function newestTime(a: number | null, b: number | null): number | null {
 }
 
 /** backup_health as a severity; healthy and none are not findings. */
-function healthSeverity(health: AppListItem['backup_health']): Severity | null {
+function healthSeverity(health: AppBackupState['backup_health']): Severity | null {
   if (health === 'critical') return 'critical';
   if (health === 'warning') return 'warning';
   return null;
 }
 
 /** "shop-prod (production)". */
-function appName(app: AppListItem): string {
+function appName(app: AppBackupState): string {
   return `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
 }
 
 /** The labels every backups finding of an app carries. */
-function appLabels(app: AppListItem): Record<string, LabelValue> {
+function appLabels(app: AppBackupState): Record<string, LabelValue> {
   return {
     namespace: app.namespace,
     project: app.project,

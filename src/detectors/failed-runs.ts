@@ -6,7 +6,8 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
-import type { AppListItem, Run, RunListItem } from '../api/schemas.js';
+import type { Run, RunListItem } from '../api/schemas.js';
+import type { AppLabels } from '../collectors/views.js';
 import { watcherFailed } from '../api/watcher-failed.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
@@ -103,7 +104,7 @@ function toFinding(
   run: RunListItem,
   detail: Run | undefined,
   reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed',
-  apps: ReadonlyMap<number, AppListItem>,
+  apps: ReadonlyMap<number, AppLabels>,
   options: FailedRunsOptions,
   now: number,
 ): Finding {

@@ -1,4 +1,5 @@
-import type { AppListItem, EnvironmentType, Run, RunListItem } from '../api/schemas.js';
+import type { EnvironmentType, Run, RunListItem } from '../api/schemas.js';
+import type { AppLabels } from '../collectors/views.js';
 import type { LabelValue } from './build-labels.js';
 
 /** What the run detectors say about the record a run belongs to. */
@@ -21,7 +22,7 @@ export interface RunContext {
  * Names a run for people: app, environment and action, looked up in the snapshot's apps. The run's
  * own fields win over the app's (they describe the run as it was); the app adds server and URL.
  */
-export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, AppListItem>): RunContext {
+export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, AppLabels>): RunContext {
   const app = run.app_id === null ? undefined : apps.get(run.app_id);
   const environmentType = run.environment_type ?? app?.environment_type ?? null;
   const action = run.action.replace(/_/g, ' ');

@@ -3,7 +3,7 @@
  *
  * Every app on such a server fails its own checks at once (URLs down, runs failing), for one cause.
  * This finding names the cause; its `server` label is the server's NAME, which is what the other
- * detectors put in the `server` label of an app's findings (`AppListItem.server`), so the notify
+ * detectors put in the `server` label of an app's findings (`AppLabels.server`), so the notify
  * stage's `bad_servers` inhibition holds those app alerts under this one while it fires.
  *
  * The API says a server's state, not since when: `since` is left unknown.

@@ -1,4 +1,5 @@
-import type { AppListItem, EnvironmentType, UrlRecord } from '../api/schemas.js';
+import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
+import type { AppLabels } from '../collectors/views.js';
 import type { LabelValue } from './build-labels.js';
 
 /** What the URL detectors say about the app a URL record belongs to. */
@@ -23,7 +24,7 @@ function hostOf(url: string): string {
 }
 
 /** Labels, name and link of a URL record, with server and app URL from the snapshot's apps. */
-export function urlContext(record: UrlRecord, apps: ReadonlyMap<number, AppListItem>): UrlContext {
+export function urlContext(record: UrlRecord, apps: ReadonlyMap<number, AppLabels>): UrlContext {
   const app = apps.get(record.app_id);
   const environmentType = record.environment_type ?? app?.environment_type ?? null;
   return {
