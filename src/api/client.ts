@@ -195,15 +195,15 @@ export interface ApiClient {
 }
 
 const API_PREFIX = '/api/v1';
+const EXCERPT_CHARS = 200;
 
-/** The page schema of each list view, built once. */
+/** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
 function pageOf(view: z.ZodType): z.ZodType {
   let page = PAGE_OF_VIEW.get(view);
   if (!page) PAGE_OF_VIEW.set(view, (page = pageSchema(view)));
   return page;
 }
-const EXCERPT_CHARS = 200;
 
 /** Builds an {@link ApiClient}. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
