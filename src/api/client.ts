@@ -124,6 +124,8 @@ export type ChangeOptions = CallOptions & { idempotencyKey: string };
 export type ListAllOptions<T> = CallOptions & {
   /** Early stop for newest-first lists: see `PaginateOptions.until`. */
   until?: (item: T) => boolean;
+  /** Only the items the caller wants are kept: see `PaginateOptions.keep`. */
+  keep?: (item: T) => boolean;
   /**
    * Overrides the client's `readAhead` for this walk: false for walks that already run
    * `api.concurrency` at a time, which would otherwise have twice that in flight.
@@ -458,6 +460,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           maxWalks: options.maxWalks,
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
+          keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           logger,
         })) as ListMethods<N>['listAll'],
       pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger }),

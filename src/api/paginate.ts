@@ -37,6 +37,11 @@ export interface PaginateOptions<T> {
    */
   until?: (item: T) => boolean;
   /**
+   * Which items the caller wants: the others are still checked (counted, no id twice) but not
+   * kept, so a long list read for a few of its items never holds the rest. Default: every item.
+   */
+  keep?: (item: T) => boolean;
+  /**
    * Ask for the next page while the current one is still on its way (default false: one page after
    * another). The service prepares page n+1 while the client parses page n, which nearly halves a
    * long walk; a walk that stops early (`until`, a stream left, a failure) asked for at most that one
@@ -125,7 +130,11 @@ export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, 
   for (let w = 1; w <= maxWalks; w++) {
     const items: T[] = [];
     try {
-      for await (const page of walk(fetch, options)) items.push(...page);
+      const keep = options.keep;
+      for await (const page of walk(fetch, options)) {
+        if (!keep) items.push(...page);
+        else for (const item of page) if (keep(item)) items.push(item);
+      }
       return items;
     } catch (err) {
       if (!(err instanceof ShiftSeen)) throw err;

@@ -14,7 +14,7 @@ import { NamespaceError, type NamespaceScope } from '../collectors/resolve-names
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
 import type { Finding } from '../detectors/finding.js';
-import { runDetectors, type DetectorOptions } from '../detectors/registry.js';
+import { relevanceFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
@@ -98,6 +98,8 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       signal,
       concurrency: deps.config.api.concurrency,
       openSubjects: deps.alerts.openSubjectsByJob(job),
+      // The detectors below judge by the same `now`, so what is kept is what they could report.
+      relevance: relevanceFor(deps.detectorOptions, now),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);

@@ -25,7 +25,7 @@ const FOLLOWED_CHECKS: ReadonlySet<CheckName> = new Set<CheckName>(['failed_runs
  *   that `runs.get` no longer finds is gone, and its alert resolves;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
- * - `apps.list` for labels and links.
+ * - `apps.list` for the labels and links of the runs that can be findings.
  * Any failed read throws; there is no partial snapshot.
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
@@ -59,7 +59,11 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     if (run) details.set(run.id, run);
   }
 
-  const apps = await readApps(ctx);
+  // Labels only for the runs that can be findings: those in a failed or active state, and those
+  // with a detail (a watcher can fail or wait whatever the run's own state says).
+  const labelled = new Set<number>();
+  for (const run of runs) if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
+  const apps = await readApps(ctx, labelled);
   ctx.logger.debug({ runs: runs.length, details: details.size, apps: apps.size }, 'runs read');
   return { job: 'runs', takenAt: ctx.now, runs, details, apps };
 }

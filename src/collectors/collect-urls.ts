@@ -3,12 +3,15 @@ import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import type { UrlsSnapshot } from './snapshot.js';
 
-/** Reads the `urls` job's snapshot: every record of `urls.list` (all pages) and the apps map. */
+/**
+ * Reads the `urls` job's snapshot: every page of `urls.list`, keeping the records an enabled check
+ * could find a problem in (`ctx.relevance`), and the labels of those records' apps.
+ */
 export async function collectUrls(ctx: CollectorContext): Promise<UrlsSnapshot> {
   const urls = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
+    ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, keep: ctx.relevance?.url }),
   );
-  const apps = await readApps(ctx);
+  const apps = await readApps(ctx, new Set(urls.map((u) => u.app_id)));
   ctx.logger.debug({ urls: urls.length, apps: apps.size }, 'urls read');
   return { job: 'urls', takenAt: ctx.now, urls, apps };
 }

@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { CheckName, Subject } from '../detectors/finding.js';
+import type { Relevance } from '../detectors/registry.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
 export interface OpenSubject {
@@ -36,5 +37,10 @@ export interface CollectorContext {
    * none open.
    */
   openSubjects?: readonly OpenSubject[];
+  /**
+   * Which records of a bulk read an enabled check could find a problem in (`relevanceFor` of the
+   * detector registry); a collector keeps only those, page by page. Absent: keep every record.
+   */
+  relevance?: Relevance;
   logger: Logger;
 }

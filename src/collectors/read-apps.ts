@@ -3,12 +3,18 @@ import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { appLabelsView, type AppLabels } from './views.js';
 
 /**
- * Every app of `apps.list` (all pages, every configured namespace), keyed by id in list order,
- * each kept as its {@link AppLabels}: the labels and links of runs and URLs.
+ * The apps of `apps.list` (all pages, every configured namespace) whose ids are in `only`, keyed by
+ * id in list order, each kept as its {@link AppLabels}: the labels and links of the runs and URLs
+ * that may be findings. The whole list is read (and checked), the other apps dropped page by page.
  */
-export async function readApps(ctx: CollectorContext): Promise<Map<number, AppLabels>> {
+export async function readApps(ctx: CollectorContext, only: ReadonlySet<number>): Promise<Map<number, AppLabels>> {
+  if (only.size === 0) return new Map();
   const list = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, view: appLabelsView }),
+    ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
+      signal: ctx.signal,
+      view: appLabelsView,
+      keep: (app) => only.has(app.id),
+    }),
   );
   return new Map(list.map((app) => [app.id, app]));
 }

@@ -49,8 +49,9 @@ export interface RunsSnapshot extends SnapshotBase {
    */
   details: ReadonlyMap<number, Run>;
   /**
-   * The apps the runs belong to (`apps.list`), keyed by app id: name, server, project and URL for
-   * labels and links. An app missing here (deleted since) leaves those labels out.
+   * The apps of the runs that can be findings (in a failed or active state, or with a detail), from
+   * `apps.list`, keyed by app id: name, server, project and URL for labels and links. An app
+   * missing here (deleted since) leaves those labels out.
    */
   apps: ReadonlyMap<number, AppLabels>;
 }
@@ -58,9 +59,13 @@ export interface RunsSnapshot extends SnapshotBase {
 /** The `urls` job: every URL record with its certificate and outside-check state. */
 export interface UrlsSnapshot extends SnapshotBase {
   job: 'urls';
-  /** Every record of `urls.list`, all pages. */
+  /**
+   * The records of `urls.list` (all pages read) that an enabled URL check could find a problem in
+   * (`CollectorContext.relevance`; every record when none is given). A record left out is one no
+   * check would report: its alert resolves exactly as if it had been read and judged fine.
+   */
   urls: UrlRecord[];
-  /** The apps the URLs belong to (`apps.list`), keyed by app id: server label and app URL. */
+  /** The apps those URLs belong to (`apps.list`), keyed by app id: server label and app URL. */
   apps: ReadonlyMap<number, AppLabels>;
 }
 

@@ -81,6 +81,14 @@ function span(ms: number): string {
   return `${days} day${days === 1 ? '' : 's'}`;
 }
 
+/**
+ * Whether a URL record's certificate is a finding under these options: the test the URLs collector
+ * keeps records by (`relevanceFor` in the registry), the same verdicts the detector reads.
+ */
+export function certificateConcerns(record: UrlRecord, options: CertificatesOptions, now: number): boolean {
+  return worse(byDate(parseTime(record.ssl_expires_at), options, now), byStatus(record)) !== null;
+}
+
 /** Finds URLs whose certificate needs attention; one finding per URL. */
 export function certificates(snapshot: UrlsSnapshot, options: CertificatesOptions, now: number): Finding[] {
   const findings: Finding[] = [];

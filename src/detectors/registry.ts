@@ -8,18 +8,23 @@
  * A detector returns its findings, or a {@link DetectorResult} when it can tell that part of its
  * snapshot is not whole (a truncated attention section); the incomplete parts travel with the
  * findings to the lifecycle, which does not resolve what it could not see.
+ *
+ * A detector of records read in bulk (URLs) also says which records it could find a problem in
+ * ({@link relevanceFor}): its collector keeps only those, so a cycle never holds the thousands of
+ * records that are fine.
  */
+import type { UrlRecord } from '../api/schemas.js';
 import type { Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import { attention, type AttentionOptions } from './attention.js';
 import { backups, type BackupsOptions } from './backups.js';
-import { certificates, type CertificatesOptions } from './certificates.js';
+import { certificateConcerns, certificates, type CertificatesOptions } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRuns, type FailedRunsOptions } from './failed-runs.js';
 import type { CheckName, Finding } from './finding.js';
 import { maintenance, type MaintenanceOptions } from './maintenance.js';
 import { serverState, type ServerStateOptions } from './server-state.js';
 import { stuckRuns, type StuckRunsOptions } from './stuck-runs.js';
-import { urlChecks, type UrlChecksOptions } from './url-checks.js';
+import { urlCheckFailed, urlChecks, type UrlChecksOptions } from './url-checks.js';
 
 /** Options of every check, keyed by check name; an absent check is disabled. */
 export interface DetectorOptions {
@@ -43,6 +48,23 @@ export interface RegisteredDetector {
   job: SnapshotJob;
   /** Its result; nothing found when the snapshot is another job's or its check is disabled. */
   run(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult;
+  /** For a `urls` detector: whether it could find a problem in this record (its check enabled). */
+  relevant?(record: UrlRecord, options: DetectorOptions, now: number): boolean;
+}
+
+/** The records a job reads in bulk, by job: the ones a detector may declare relevant. */
+interface BulkRecords {
+  urls: UrlRecord;
+}
+
+/**
+ * Whether an enabled check could find a problem in a record, per kind of record read in bulk.
+ * Collectors keep only such records: one left out is one no detector would report, exactly as if
+ * it had been read and judged fine.
+ */
+export interface Relevance {
+  /** A `urls.list` record. */
+  url(record: UrlRecord): boolean;
 }
 
 const NOTHING: DetectorResult = { findings: [], incomplete: [] };
@@ -58,10 +80,20 @@ function define<J extends SnapshotJob, C extends DetectorCheck>(
     options: NonNullable<DetectorOptions[C]>,
     now: number,
   ) => Finding[] | DetectorResult,
+  relevant?: J extends keyof BulkRecords
+    ? (record: BulkRecords[J], options: NonNullable<DetectorOptions[C]>, now: number) => boolean
+    : never,
 ): RegisteredDetector {
   return {
     check,
     job,
+    ...(relevant && {
+      relevant: (record: UrlRecord, options: DetectorOptions, now: number) => {
+        const own = options[check];
+        // Safe as in `run`: the options of `check`, and a record of `job`'s bulk kind.
+        return own !== undefined && relevant(record as BulkRecords[J & keyof BulkRecords], own as NonNullable<DetectorOptions[C]>, now);
+      },
+    }),
     run(snapshot, options, now) {
       const own = options[check];
       if (own === undefined || snapshot.job !== job) return NOTHING;
@@ -76,8 +108,8 @@ function define<J extends SnapshotJob, C extends DetectorCheck>(
 const DETECTORS: readonly RegisteredDetector[] = [
   define('runs', 'failed_runs', failedRuns),
   define('runs', 'stuck_runs', stuckRuns),
-  define('urls', 'certificates', certificates),
-  define('urls', 'url_checks', urlChecks),
+  define('urls', 'certificates', certificates, certificateConcerns),
+  define('urls', 'url_checks', urlChecks, urlCheckFailed),
   define('backups', 'backups', backups),
   define('attention', 'attention', attention),
   define('maintenance', 'maintenance', maintenance),
@@ -96,4 +128,14 @@ export function detectorsFor(job: SnapshotJob): readonly RegisteredDetector[] {
 export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult {
   const results = detectorsFor(snapshot.job).map((d) => d.run(snapshot, options, now));
   return { findings: results.flatMap((r) => r.findings), incomplete: results.flatMap((r) => r.incomplete) };
+}
+
+/**
+ * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the
+ * detectors will judge the snapshot by). A `urls` detector that declares no test keeps every record.
+ */
+export function relevanceFor(options: DetectorOptions, now: number): Relevance {
+  const urlDetectors = detectorsFor('urls').filter((d) => options[d.check] !== undefined);
+  if (urlDetectors.some((d) => !d.relevant)) return { url: () => true };
+  return { url: (record) => urlDetectors.some((d) => d.relevant!(record, options, now)) };
 }

@@ -3,6 +3,7 @@
  * (`public_check` `failed`). `null` means "not checked" and is not a failure: a URL the service
  * has not checked yet is no evidence of a problem.
  */
+import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import {
@@ -22,11 +23,16 @@ export interface UrlChecksOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** Whether the service's last outside check of the URL failed: a finding, and a record the URLs collector keeps. */
+export function urlCheckFailed(record: UrlRecord): boolean {
+  return record.public_check === 'failed';
+}
+
 /** Finds URLs whose last outside check failed; one finding per URL. */
 export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _now: number): Finding[] {
   const findings: Finding[] = [];
   for (const record of snapshot.urls) {
-    if (record.public_check !== 'failed') continue;
+    if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
     const details: Record<string, string> = { url: record.url, app: ctx.appName, public_check: 'failed' };

@@ -110,6 +110,28 @@ describe('paginate', () => {
     expect(items.at(-1)!.id).toBe(120);
   });
 
+
+  it('keeps only the items `keep` wants, and still checks every item read for shifts', async () => {
+    const m = memoryList(300);
+    const items = await paginate(m.fetch, { fn: 'urls.list', pageSize: 100, keep: (i) => i.id % 7 === 0 });
+    expect(items.map((i) => i.id)).toEqual(m.list.filter((i) => i.id % 7 === 0).map((i) => i.id));
+
+    // A repeated id among the items NOT kept is still a shift: the walk is read again.
+    let repeated = false;
+    const fetch: PageFetcher<Item> = async (offset, limit) => {
+      const page = m.list.slice(offset, offset + limit);
+      if (offset === 100 && !repeated) {
+        repeated = true;
+        return { items: [{ id: 201 }, ...page.slice(1)], total: 300 }; // 201 (not kept) came on page 1 too
+      }
+      return { items: page, total: 300 };
+    };
+    const again = await paginate(fetch, { fn: 'urls.list', pageSize: 100, keep: (i) => i.id % 7 === 0 });
+    expect(repeated).toBe(true);
+    expect(again.map((i) => i.id)).toEqual(items.map((i) => i.id));
+    // Nothing kept at all is an empty list, not a failure.
+    await expect(paginate(m.fetch, { fn: 'urls.list', pageSize: 100, keep: () => false })).resolves.toEqual([]);
+  });
   it('gives up when a page in the middle is short of the step the first page set (short_page)', async () => {
     const fetch: PageFetcher<Item> = async (offset) => ({ items: offset === 2 ? [{ id: 3 }] : [{ id: 10 - offset }, { id: 9 - offset }], total: 6 });
     const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2 }).catch((e: unknown) => e);

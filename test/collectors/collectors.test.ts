@@ -13,6 +13,8 @@ import type { CollectorContext } from '../../src/collectors/collector-context.js
 import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
+import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
+import { relevanceFor, runDetectors } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
 const DAY = 86_400_000;
@@ -45,8 +47,32 @@ describe('collectUrls', () => {
     const total = (await client.urls.list({ limit: 1 })).total;
     expect(snapshot.urls).toHaveLength(total);
     expect(new Set(snapshot.urls.map((u) => u.id)).size).toBe(total);
-    expect(snapshot.apps.size).toBe((await client.apps.list({ limit: 1 })).total);
+    // Labels for the apps of those records that apps.list has (not a deleted one), and no other app.
+    const listed = new Set((await client.apps.listAll()).map((a) => a.id));
+    expect([...snapshot.apps.keys()].sort()).toEqual([...new Set(snapshot.urls.map((u) => u.app_id))].filter((id) => listed.has(id)).sort());
     expect(calls('urls.list')).toBeGreaterThan(3);
+  });
+
+  it('keeps only the records an enabled check could report, reads every page still, and finds the same', async () => {
+    const [first, second] = (await client.urls.list({ limit: 2 })).items;
+    sim.control.expireCertificate(first!.id, { inDays: 3 });
+    sim.control.failPublicCheck(second!.id, '502');
+    sim.control.resetRequests();
+    const full = ctx();
+    const whole = await collectUrls(full);
+    const pagesWhole = calls('urls.list');
+    sim.control.resetRequests();
+    const options = detectorOptionsFromConfig(full.checks);
+    const kept = await collectUrls({ ...full, relevance: relevanceFor(options, full.now) });
+    expect(calls('urls.list')).toBe(pagesWhole);
+    expect(kept.urls.length).toBeGreaterThan(0);
+    expect(kept.urls.length).toBeLessThan(whole.urls.length);
+    expect([...kept.apps.keys()].every((id) => kept.urls.some((u) => u.app_id === id))).toBe(true);
+    expect(runDetectors(kept, options, full.now)).toEqual(runDetectors(whole, options, full.now));
+    // With a check off, its records are no longer kept.
+    const certificatesOff = { ...options, certificates: undefined };
+    const fewer = await collectUrls({ ...full, relevance: relevanceFor(certificatesOff, full.now) });
+    expect(fewer.urls.every((u) => u.public_check === 'failed')).toBe(true);
   });
 
   it.each([
@@ -75,6 +101,20 @@ describe('collectRuns', () => {
     for (const run of snapshot.runs.filter((r) => ['error', 'running', 'queued'].includes(r.state))) {
       expect(snapshot.details.get(run.id)?.steps.length).toBeGreaterThan(0);
     }
+  });
+
+  it('keeps the labels of the apps whose runs can be findings only, and finds the same as with every app', async () => {
+    sim.control.addRun({ appId: 5, state: 'error', startedAgoMs: DAY / 4 });
+    const c = ctx('checks: { failed_runs: { lookback: 1d } }');
+    const snapshot = await collectRuns(c);
+    const wanted = new Set(['error', 'running', 'queued']);
+    const labelled = new Set(snapshot.runs.filter((r) => r.app_id !== null && (wanted.has(r.state) || snapshot.details.has(r.id))).map((r) => r.app_id));
+    expect([...snapshot.apps.keys()].every((id) => labelled.has(id))).toBe(true);
+    expect(snapshot.apps.has(5)).toBe(true);
+    expect(snapshot.apps.size).toBeLessThan(new Set(snapshot.runs.map((r) => r.app_id)).size);
+    const everyApp = new Map((await client.apps.listAll()).map((a) => [a.id, a]));
+    const options = detectorOptionsFromConfig(c.checks);
+    expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors({ ...snapshot, apps: everyApp }, options, c.now));
   });
 
   it('reads the runs of open alerts outside the look-back by id, with their app\'s runs since, and only those', async () => {
