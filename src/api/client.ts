@@ -112,7 +112,8 @@ export interface CallOptions {
   /**
    * A `pick` of the function's answer schema (of its item schema, for a list): only those fields
    * are checked and kept, the rest of the answer is garbage at once. For a reader that needs a few
-   * fields of many records (`src/collectors/views.ts`); `get` and `listAll` type their answer by it.
+   * fields of many records (`src/collectors/views.ts`); `get`, `list`, `listAll` and `pages` type
+   * their answer by it.
    */
   view?: z.ZodType;
 }
@@ -147,11 +148,13 @@ export type WalkQuery<N extends FunctionName> = Omit<QueryOf<N>, 'limit' | 'offs
 /** `list`, `listAll` and `pages` of a paged function. */
 export interface ListMethods<N extends FunctionName> {
   /** One page, as the service answers it. */
+  list<S extends z.ZodType>(query: QueryOf<N> | undefined, opts: CallOptions & { view: S }): Promise<Page<z.output<S>>>;
   list(query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
   /** The complete list (or the part before `until`), or a throw: never a partial list. */
   listAll<S extends z.ZodType<{ id: number }>>(query: WalkQuery<N> | undefined, opts: ListAllOptions<z.output<S>> & { view: S }): Promise<z.output<S>[]>;
   listAll(query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
   /** The pages of one walk; a shift ends it with ApiPaginationError. */
+  pages<S extends z.ZodType<{ id: number }>>(query: WalkQuery<N> | undefined, opts: CallOptions & { view: S }): AsyncIterable<z.output<S>[]>;
   pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
 }
 
@@ -452,7 +455,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return call(name, { id: appId, query: { ...query, offset, limit } as unknown as QueryOf<N> }, { ...opts, signal }) as Promise<Page<ItemOf<N> & { id: number }>>;
     };
     return {
-      list: (query, opts) => call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>,
+      list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
+        call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           fn: name,
@@ -463,7 +467,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           logger,
         })) as ListMethods<N>['listAll'],
-      pages: (query, opts) => pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger }),
+      pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
+        pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger })) as ListMethods<N>['pages'],
     };
   }
 

@@ -1,10 +1,9 @@
 import { ApiPaginationError } from '../api/errors.js';
-import type { Backup } from '../api/schemas.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { BackupsSnapshot } from './snapshot.js';
-import { appBackupStateView, type AppBackupState } from './views.js';
+import { appBackupStateView, newestBackupView, type AppBackupState, type NewestBackup } from './views.js';
 
 /** Walks of a shifting backups list before the read fails. */
 const MAX_WALKS = 3;
@@ -31,23 +30,23 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
     return [{ apps: own, newest: await newestPerApp(ctx, query, own) }];
   });
   const apps = parts.flatMap((p) => p.apps);
-  const newestBackups = new Map<number, Backup>(parts.flatMap((p) => [...p.newest]));
+  const newestBackups = new Map<number, NewestBackup>(parts.flatMap((p) => [...p.newest]));
   ctx.logger.debug({ apps: apps.length, withBackup: newestBackups.size }, 'backups read');
   return { job: 'backups', takenAt: ctx.now, apps, newestBackups };
 }
 
-async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<Map<number, Backup>> {
+async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<Map<number, NewestBackup>> {
   const known = new Set(apps.map((a) => a.id));
   const awaited = apps.filter((a) => a.last_backup_at !== null).map((a) => a.id);
   if (awaited.length === 0) return new Map();
   for (let walk = 1; ; walk++) {
-    const found = new Map<number, Backup>();
+    const found = new Map<number, NewestBackup>();
     const missing = new Set(awaited);
     let read = 0;
     let pageSize = 0;
     let total: number | undefined;
     try {
-      for await (const page of ctx.client.backups.pages(query, { signal: ctx.signal })) {
+      for await (const page of ctx.client.backups.pages(query, { signal: ctx.signal, view: newestBackupView })) {
         read += page.length;
         pageSize ||= page.length;
         for (const backup of page) {
@@ -65,7 +64,7 @@ async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }
       }
       if (missing.size > 0) {
         const tail = await mapLimit([...missing], ctx.concurrency, async (appId) => {
-          const newest = await ctx.client.backups.list({ ...query, app_id: appId, limit: 1 }, { signal: ctx.signal });
+          const newest = await ctx.client.backups.list({ ...query, app_id: appId, limit: 1 }, { signal: ctx.signal, view: newestBackupView });
           return newest.items[0];
         });
         for (const backup of tail) if (backup?.app_id != null && !found.has(backup.app_id)) found.set(backup.app_id, backup);

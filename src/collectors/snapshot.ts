@@ -12,15 +12,14 @@
  */
 import type {
   AttentionSummary,
-  Backup,
   Run,
   RunListItem,
   Server,
   UrlRecord,
 } from '../api/schemas.js';
-import type { AppBackupState, AppLabels, MaintenanceApp } from './views.js';
+import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
-export type { AppBackupState, AppLabels, MaintenanceApp } from './views.js';
+export type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
 export type SnapshotJob = Snapshot['job'];
@@ -75,10 +74,10 @@ export interface BackupsSnapshot extends SnapshotBase {
   /** Every app of `apps.list` (deleted and disabled ones left out, as the API does by default). */
   apps: AppBackupState[];
   /**
-   * The newest backup of each app (first item of `backups.list?app_id=…`), keyed by app id. An app
-   * with no backup at all is absent from this map.
+   * The newest backup of each app (first item of `backups.list?app_id=…`) as the detector reads it
+   * ({@link NewestBackup}), keyed by app id. An app with no backup at all is absent from this map.
    */
-  newestBackups: ReadonlyMap<number, Backup>;
+  newestBackups: ReadonlyMap<number, NewestBackup>;
 }
 
 /** The `attention` job: the service's own dashboard summary. */
@@ -94,7 +93,10 @@ export interface AttentionSnapshot extends SnapshotBase {
 /** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */
 export interface MaintenanceSnapshot extends SnapshotBase {
   job: 'maintenance';
-  /** `apps.get` of every app of `apps.list`, each cut to the {@link MaintenanceApp} fields. */
+  /**
+   * `apps.get` of every app of `apps.list`, each cut to the {@link MaintenanceApp} fields; only
+   * those an enabled check could report (`CollectorContext.relevance`; every app when none is given).
+   */
   apps: MaintenanceApp[];
 }
 

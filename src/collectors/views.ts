@@ -12,7 +12,7 @@
  * allocates ~370 MB instead of ~435 MB (zod's copies 118 → 63 MB; see docs/benchmarks.md).
  */
 import type { z } from 'zod';
-import { appListItemSchema, appSchema } from '../api/schemas.js';
+import { appListItemSchema, appSchema, backupSchema } from '../api/schemas.js';
 
 /** The fields that name and link an app in a finding: its labels, name and URL. */
 const APP_LABEL_FIELDS = {
@@ -46,3 +46,13 @@ export const appIdView = appListItemSchema.pick({ id: true });
 export const maintenanceAppView = appSchema.pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true });
 /** What the maintenance detector reads of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
+
+/**
+ * What the backups detector reads of an app's newest backup: which one it is, when it was taken,
+ * whether it was verified, and its off-site copies. The app's own names come from its
+ * {@link AppBackupState}, so the backup's copies of them (namespace, app, project, environment)
+ * and its size, format and storage are left out.
+ */
+export const newestBackupView = backupSchema.pick({ id: true, name: true, app_id: true, taken_at: true, verified: true, offsite: true });
+/** An app's newest backup, as the backups detector reads it. */
+export type NewestBackup = z.infer<typeof newestBackupView>;

@@ -13,8 +13,8 @@
  * outside any environment (environment_type null) use the `none` entry, absent by default: such apps
  * are scratch and service instances that usually carry no backup policy.
  */
-import type { Backup, EnvironmentType, OffsiteCopy } from '../api/schemas.js';
-import type { AppBackupState } from '../collectors/views.js';
+import type { EnvironmentType, OffsiteCopy } from '../api/schemas.js';
+import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import {
@@ -202,7 +202,7 @@ function appLabels(app: AppBackupState): Record<string, LabelValue> {
   };
 }
 
-function backupDetails(name: string, backup: Backup): Record<string, string> {
+function backupDetails(name: string, backup: NewestBackup): Record<string, string> {
   const details: Record<string, string> = { app: name, backup: `${backup.name} (#${backup.id})` };
   const taken = toIso(backup.taken_at);
   if (taken) details.taken_at = taken;

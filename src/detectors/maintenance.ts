@@ -7,7 +7,7 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
-import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import {
   environmentSeverity,
@@ -26,11 +26,16 @@ export interface MaintenanceOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
+export function inMaintenance(app: MaintenanceApp): boolean {
+  return app.maintenance;
+}
+
 /** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
 export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions, _now: number): Finding[] {
   const findings: Finding[] = [];
   for (const app of snapshot.apps) {
-    if (!app.maintenance) continue;
+    if (!inMaintenance(app)) continue;
     const name = `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
     const max = formatDuration(options.maxDurationMs);
     findings.push({

@@ -9,19 +9,19 @@
  * snapshot is not whole (a truncated attention section); the incomplete parts travel with the
  * findings to the lifecycle, which does not resolve what it could not see.
  *
- * A detector of records read in bulk (URLs) also says which records it could find a problem in
+ * A detector of records read in bulk (URLs, apps in full) also says which records it could find a problem in
  * ({@link relevanceFor}): its collector keeps only those, so a cycle never holds the thousands of
  * records that are fine.
  */
 import type { UrlRecord } from '../api/schemas.js';
-import type { Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { MaintenanceApp, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import { attention, type AttentionOptions } from './attention.js';
 import { backups, type BackupsOptions } from './backups.js';
 import { certificateConcerns, certificates, type CertificatesOptions } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRuns, type FailedRunsOptions } from './failed-runs.js';
 import type { CheckName, Finding } from './finding.js';
-import { maintenance, type MaintenanceOptions } from './maintenance.js';
+import { inMaintenance, maintenance, type MaintenanceOptions } from './maintenance.js';
 import { serverState, type ServerStateOptions } from './server-state.js';
 import { stuckRuns, type StuckRunsOptions } from './stuck-runs.js';
 import { urlCheckFailed, urlChecks, type UrlChecksOptions } from './url-checks.js';
@@ -48,24 +48,27 @@ export interface RegisteredDetector {
   job: SnapshotJob;
   /** Its result; nothing found when the snapshot is another job's or its check is disabled. */
   run(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult;
-  /** For a `urls` detector: whether it could find a problem in this record (its check enabled). */
-  relevant?(record: UrlRecord, options: DetectorOptions, now: number): boolean;
+  /**
+   * For a detector of a job that reads records in bulk ({@link BulkRecords}): whether it could find
+   * a problem in this record (false when its check is off). The record is of the job's kind.
+   */
+  relevant?(record: unknown, options: DetectorOptions, now: number): boolean;
 }
 
-/** The records a job reads in bulk, by job: the ones a detector may declare relevant. */
-interface BulkRecords {
+/** The records a job reads in bulk, by job: the ones its detectors declare relevant or not. */
+export interface BulkRecords {
+  /** A `urls.list` record. */
   urls: UrlRecord;
+  /** An `apps.get` answer, as the maintenance job keeps it. */
+  maintenance: MaintenanceApp;
 }
 
 /**
- * Whether an enabled check could find a problem in a record, per kind of record read in bulk.
+ * Whether an enabled check could find a problem in a record, per job that reads records in bulk.
  * Collectors keep only such records: one left out is one no detector would report, exactly as if
  * it had been read and judged fine.
  */
-export interface Relevance {
-  /** A `urls.list` record. */
-  url(record: UrlRecord): boolean;
-}
+export type Relevance = { readonly [J in keyof BulkRecords]: (record: BulkRecords[J]) => boolean };
 
 const NOTHING: DetectorResult = { findings: [], incomplete: [] };
 
@@ -88,10 +91,11 @@ function define<J extends SnapshotJob, C extends DetectorCheck>(
     check,
     job,
     ...(relevant && {
-      relevant: (record: UrlRecord, options: DetectorOptions, now: number) => {
+      relevant: (record: unknown, options: DetectorOptions, now: number) => {
         const own = options[check];
-        // Safe as in `run`: the options of `check`, and a record of `job`'s bulk kind.
-        return own !== undefined && relevant(record as BulkRecords[J & keyof BulkRecords], own as NonNullable<DetectorOptions[C]>, now);
+        // Safe as in `run`: the options of `check`, and (collectors pass them) a record of `job`'s kind.
+        const test = relevant as (record: unknown, options: NonNullable<DetectorOptions[C]>, now: number) => boolean;
+        return own !== undefined && test(record, own as NonNullable<DetectorOptions[C]>, now);
       },
     }),
     run(snapshot, options, now) {
@@ -112,7 +116,7 @@ const DETECTORS: readonly RegisteredDetector[] = [
   define('urls', 'url_checks', urlChecks, urlCheckFailed),
   define('backups', 'backups', backups),
   define('attention', 'attention', attention),
-  define('maintenance', 'maintenance', maintenance),
+  define('maintenance', 'maintenance', maintenance, inMaintenance),
   define('servers', 'servers', serverState),
 ];
 
@@ -132,10 +136,14 @@ export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: 
 
 /**
  * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the
- * detectors will judge the snapshot by). A `urls` detector that declares no test keeps every record.
+ * detectors will judge the snapshot by). A detector of such a job that declares no test keeps
+ * every record of its job.
  */
 export function relevanceFor(options: DetectorOptions, now: number): Relevance {
-  const urlDetectors = detectorsFor('urls').filter((d) => options[d.check] !== undefined);
-  if (urlDetectors.some((d) => !d.relevant)) return { url: () => true };
-  return { url: (record) => urlDetectors.some((d) => d.relevant!(record, options, now)) };
+  const test = <J extends keyof BulkRecords>(job: J): ((record: BulkRecords[J]) => boolean) => {
+    const enabled = detectorsFor(job).filter((d) => options[d.check] !== undefined);
+    if (enabled.some((d) => !d.relevant)) return () => true;
+    return (record) => enabled.some((d) => d.relevant!(record, options, now));
+  };
+  return { urls: test('urls'), maintenance: test('maintenance') };
 }

@@ -166,6 +166,13 @@ describe('collectBackups', () => {
       if (app.last_backup_at !== null) expect(snapshot.newestBackups.get(app.id)?.id).toBe(newest?.id);
     }
   });
+
+  it('keeps of each newest backup the fields the detector reads, as answered, and nothing more', async () => {
+    const snapshot = await collectBackups(ctx());
+    const [appId, kept] = [...snapshot.newestBackups][0]!;
+    const full = (await client.backups.list({ app_id: appId, limit: 1 })).items[0]!;
+    expect(kept).toStrictEqual({ id: full.id, name: full.name, app_id: full.app_id, taken_at: full.taken_at, verified: full.verified, offsite: full.offsite });
+  });
 });
 
 describe('collectAttention', () => {
@@ -185,6 +192,21 @@ describe('collectMaintenance', () => {
     const snapshot = await collectMaintenance(ctx());
     expect(snapshot.apps).toHaveLength((await client.apps.list({ limit: 1 })).total);
     expect(snapshot.apps.find((a) => a.id === 6)?.maintenance).toBe(true);
+    sim.control.setMaintenance(6, false);
+  });
+
+  it('keeps only the apps in maintenance when given what the checks can report, after reading every one', async () => {
+    sim.control.setMaintenance(6, true);
+    const c = ctx();
+    const options = detectorOptionsFromConfig(c.checks);
+    sim.control.resetRequests();
+    const snapshot = await collectMaintenance({ ...c, relevance: relevanceFor(options, c.now) });
+    expect(calls('apps.get')).toBe((await client.apps.list({ limit: 1 })).total);
+    const every = await collectMaintenance(c);
+    expect(snapshot.apps.map((a) => a.id)).toContain(6);
+    expect(snapshot.apps).toEqual(every.apps.filter((a) => a.maintenance));
+    expect(snapshot.apps.length).toBeLessThan(every.apps.length);
+    expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors(every, options, c.now));
     sim.control.setMaintenance(6, false);
   });
 
