@@ -38,5 +38,6 @@ EXPOSE 9464
 # the health check itself runs inside it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "dist/cli/bin.js"]
+# A fixed young generation for a daemon that reads in bursts (src/cli/heap-settings.ts).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/cli/bin.js"]
 CMD ["run", "--config", "/config/config.yaml"]

@@ -24,6 +24,7 @@ import { bareFetch } from './lib/bare-fetch.js';
 import { spawnSimChild, type SimChild } from './lib/sim-child.js';
 import { round } from './lib/measure.js';
 import { createMemoryCgroup } from './lib/memory-cgroup.js';
+import { DAEMON_NODE_OPTIONS } from '../src/cli/heap-settings.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_TS = path.join(ROOT, 'bench', 'cycle-worker.ts');
@@ -41,10 +42,13 @@ const { values } = parseArgs({
     rps: { type: 'string', default: 'off,1000' },
     markdown: { type: 'string' },
     /**
-     * Node options of the worker (the watchdog), e.g. `--node-flags "--max-old-space-size=128"` to
-     * see V8 on a host with little memory. Default: none, V8's own heap sizing from the machine's memory.
+     * Node options of the worker (the watchdog), e.g. `--node-flags "--max-semi-space-size=8"`.
+     * Default: the daemon's own (`DAEMON_NODE_OPTIONS`, as the Dockerfile starts it); the worker
+     * then sets V8's old-generation growth as `bin.ts` does, unless these options set it.
      */
-    'node-flags': { type: 'string', default: '' },
+    'node-flags': { type: 'string', default: DAEMON_NODE_OPTIONS.join(' ') },
+    /** V8's own heap sizing from the machine's memory: no node options, no growth setting. */
+    'v8-defaults': { type: 'boolean', default: false },
     /**
      * Run the worker in a cgroup with this much memory, as a container or systemd unit with a
      * memory limit would (Node then sizes V8's heap from the limit). Needs root and cgroups.
@@ -54,6 +58,8 @@ const { values } = parseArgs({
     'no-bundle': { type: 'boolean', default: false },
   },
 });
+/** The worker's node options: the daemon's unless asked otherwise. */
+const nodeFlags = values['v8-defaults'] ? '' : values['node-flags'];
 const sizes = values.sizes.split(',').map((s) => Number(s.trim()));
 const rates = values.rps.split(',').map((s) => s.trim());
 
@@ -94,7 +100,7 @@ async function bound(ask: BoundRequest, sim: SimChild): Promise<BoundAnswer> {
 }
 
 function runWorker(entry: string | null, args: string[], sim: SimChild): Promise<WorkerResult> {
-  const flags = values['node-flags'].split(/\s+/).filter(Boolean);
+  const flags = nodeFlags.split(/\s+/).filter(Boolean);
   const argv = [...flags, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
   const cgroup = values['memory-limit-mb'] ? createMemoryCgroup(Number(values['memory-limit-mb'])) : undefined;
   const { command, args: commandArgs } = cgroup ? cgroup.wrap([process.execPath, ...argv]) : { command: process.execPath, args: argv };
@@ -120,6 +126,12 @@ function runWorker(entry: string | null, args: string[], sim: SimChild): Promise
   }).finally(() => cgroup?.remove());
 }
 
+/** ", old generation collected past +N% of live" when the worker set it (as the daemon does). */
+function r0HeapGrowth(): string {
+  const percent = [...results.values()].flat()[0]?.heap_growing_percent;
+  return percent ? `, old generation collected once it grows ${percent}% past live (as the daemon sets it)` : '';
+}
+
 function row(label: string, apps: number, c: CycleFigures, r: WorkerResult, perK: number): string {
   return `| ${apps.toLocaleString('en')} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.sqlite_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.heap_live_mb} |`;
 }
@@ -133,7 +145,7 @@ for (const apps of sizes) {
     const sim = await spawnSimChild({ apps, seed: Number(values.seed), maxLimit: 1000 });
     process.stderr.write(`bench: ${apps} apps, requests_per_second ${rps}, seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`);
     try {
-      const args = ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', rps];
+      const args = ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', rps, ...(values['v8-defaults'] ? ['--v8-defaults'] : [])];
       const r = await runWorker(entry, args, sim);
       results.get(rps)!.push(r);
       const s = r.steady;
@@ -160,7 +172,8 @@ for (const apps of sizes) {
         db_bytes: r.db_bytes,
         open_alerts: r.open_alerts,
         bundled: entry !== null,
-        node_flags: values['node-flags'],
+        node_flags: nodeFlags,
+        heap_growing_percent: r.heap_growing_percent,
         memory_limit_mb: values['memory-limit-mb'] ? Number(values['memory-limit-mb']) : null,
         node: process.version,
         cpus: os.cpus().length,
@@ -173,7 +186,7 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['node-flags'] ? `; worker run with \`${values['node-flags']}\`` : ''}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${nodeFlags ? `; worker run with \`${nodeFlags}\`` : '; worker with V8\'s default heap sizing'}${r0HeapGrowth()}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(

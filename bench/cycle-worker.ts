@@ -20,6 +20,7 @@ import { request } from 'undici';
 import { createApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/lib/logger.js';
 import { detectorOptionsFromConfig } from '../src/app/detector-options.js';
+import { applyHeapGrowth } from '../src/cli/heap-settings.js';
 import { Watchdog, type CycleReport } from '../src/app/watchdog.js';
 import { COLLECTORS, JOB_NAMES } from '../src/collectors/collectors.js';
 import { resolveNamespaces } from '../src/collectors/resolve-namespaces.js';
@@ -77,6 +78,8 @@ export interface WorkerResult {
   heap_live_mb: number;
   db_bytes: number;
   open_alerts: number;
+  /** The old-generation growth the worker set as the daemon does; null: V8's own (or the node options'). */
+  heap_growing_percent: number | null;
 }
 
 const { values } = parseArgs({
@@ -88,6 +91,8 @@ const { values } = parseArgs({
     'page-size': { type: 'string', default: '1000' },
     /** `api.requests_per_second`: a number up to 1000, or `off`. */
     rps: { type: 'string', default: 'off' },
+    /** V8's own heap sizing: the growth setting of `bin.ts` is not applied. */
+    'v8-defaults': { type: 'boolean', default: false },
   },
 });
 const baseUrl = values['base-url'] ?? fail('--base-url is required');
@@ -95,6 +100,9 @@ const token = values.token ?? fail('--token is required');
 const apps = Number(values.apps ?? fail('--apps is required'));
 const concurrency = Number(values.concurrency);
 const pageSize = Number(values['page-size']);
+
+// As `bin.ts` does for the daemon, unless measuring V8's own heap sizing.
+const heapGrowingPercent = values['v8-defaults'] ? null : applyHeapGrowth();
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-bench-'));
 const config = parseConfig(
@@ -319,6 +327,7 @@ try {
     heap_live_mb: round(afterGc.heapUsed / 1_048_576),
     db_bytes: fs.statSync(config.state.path).size + (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
     open_alerts: openAlerts,
+    heap_growing_percent: heapGrowingPercent,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {

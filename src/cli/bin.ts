@@ -2,12 +2,16 @@
 /** The executable behind `npx deploy-watchdog`: wires the real process into {@link main}. */
 import { EXIT } from './command.js';
 import { Hangups } from './hangups.js';
+import { applyHeapGrowth } from './heap-settings.js';
 import { main } from './main.js';
 
 // Before anything else: a SIGHUP while `run` is still loading or starting would otherwise kill it
 // (the signal's default action); this keeps it as a reload for when the daemon is up. Only `run`
 // reloads on SIGHUP; the other commands keep the default.
 const hangups = process.argv[2] === 'run' ? Hangups.listen() : undefined;
+
+// A heap sized for a daemon that reads in bursts, whatever the host's memory (heap-settings.ts).
+applyHeapGrowth();
 
 const controller = new AbortController();
 let signals = 0;

@@ -5,7 +5,7 @@
  * ENTRYPOINT/CMD would, against the simulator, and ask it /healthz.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -70,8 +70,12 @@ describe('container runtime stage', () => {
         '',
       ].join('\n'),
     );
-    // ENTRYPOINT ["node", "dist/cli/bin.js"] + CMD ["run", "--config", …], NODE_ENV=production.
-    daemon = spawn(process.execPath, ['dist/cli/bin.js', 'run', '--config', configFile], {
+    // The image's ENTRYPOINT (node with its options, the entry point) + CMD ["run", "--config", …],
+    // NODE_ENV=production; `node` is this test's node.
+    const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
+    const [command, configFlag] = dockerfileInstruction('CMD');
+    expect(node).toBe('node');
+    daemon = spawn(process.execPath, [...entrypoint, command!, configFlag!, configFile], {
       cwd: app,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', DMS_API_TOKEN: sim.adminToken },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,6 +94,12 @@ describe('container runtime stage', () => {
     expect(output.join('')).not.toContain(sim.adminToken);
   }, 90_000);
 });
+
+/** The JSON arguments of the Dockerfile's top-level `name` instruction (its last, as Docker takes it). */
+function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD'): string[] {
+  const lines = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith(`${name} [`));
+  return JSON.parse(lines.at(-1)!.slice(name.length)) as string[];
+}
 
 /** A port nobody listens on right now (the config refuses port 0). */
 function freePort(): Promise<number> {
