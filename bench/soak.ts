@@ -4,8 +4,9 @@
  *   npm run soak                                  # 8640 cycles (6 simulated days), 100 apps
  *   npm run soak -- --cycles 6000 --apps 500
  *
- * The simulator runs in a child process (its memory is not ours); the watchdog runs here on a
- * ManualClock kept equal to the simulator's time. Each cycle is one simulated minute: the
+ * The simulator runs in a child process (its memory is not ours); the watchdog runs here, with the
+ * daemon's heap settings (`src/cli/heap-settings.ts`), on a ManualClock kept equal to the
+ * simulator's time. Each cycle is one simulated minute: the
  * simulator churns and advances, the jobs due at that minute run (runs every minute, attention
  * every 5, maintenance every 30, urls every 15, backups every 60, as the default schedules), the
  * outbox is delivered, and once a simulated day retention prunes, as the daemon's daily job does.
@@ -28,6 +29,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { silentLogger } from '../src/lib/logger.js';
 import { Watchdog } from '../src/app/watchdog.js';
+import { applyHeapGrowth } from '../src/cli/heap-settings.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { ManualClock } from '../src/lib/clock.js';
@@ -96,6 +98,9 @@ server:
   { SOAK_TOKEN: sim.adminToken },
   'soak.yaml',
 );
+// The heap as the daemon runs it: `npm run soak` starts node with DAEMON_NODE_OPTIONS, and the
+// old-generation growth is set here as `bin.ts` sets it.
+applyHeapGrowth();
 const wd = Watchdog.open({ config, clock, logger: silentLogger });
 
 interface Sample {

@@ -9,12 +9,14 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
 describe('heap settings', () => {
-  it('are the node options of every documented way to start the daemon', () => {
+  it('are the node options of every documented way to start the daemon, and of the soak', () => {
     const entrypoint = read('Dockerfile').split('\n').find((l) => l.startsWith('ENTRYPOINT ['))!;
     const execStart = read('README.md').split('\n').find((l) => l.startsWith('ExecStart='))!;
+    const soak = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.soak!;
     for (const option of DAEMON_NODE_OPTIONS) {
       expect(JSON.parse(entrypoint.slice('ENTRYPOINT'.length)) as string[]).toContain(option);
       expect(execStart.split(/\s+/)).toContain(option);
+      expect(soak.split(/\s+/)).toContain(option);
     }
   });
 
