@@ -24,7 +24,7 @@ import { bareFetch } from './lib/bare-fetch.js';
 import { spawnSimChild, type SimChild } from './lib/sim-child.js';
 import { round } from './lib/measure.js';
 import { createMemoryCgroup } from './lib/memory-cgroup.js';
-import { DAEMON_NODE_OPTIONS } from '../src/cli/heap-settings.js';
+import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../src/cli/memory-settings.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_TS = path.join(ROOT, 'bench', 'cycle-worker.ts');
@@ -43,11 +43,15 @@ const { values } = parseArgs({
     markdown: { type: 'string' },
     /**
      * Node options of the worker (the watchdog), e.g. `--node-flags "--max-semi-space-size=8"`.
-     * Default: the daemon's own (`DAEMON_NODE_OPTIONS`, as the Dockerfile starts it); the worker
-     * then sets V8's old-generation growth as `bin.ts` does, unless these options set it.
+     * Default: the daemon's own (`DAEMON_NODE_OPTIONS`, as the Dockerfile starts it). The worker
+     * also gets the daemon's environment (`DAEMON_ENV`) and sets V8's old-generation growth as
+     * `bin.ts` does, unless these options set it.
      */
     'node-flags': { type: 'string', default: DAEMON_NODE_OPTIONS.join(' ') },
-    /** V8's own heap sizing from the machine's memory: no node options, no growth setting. */
+    /**
+     * The defaults of V8 and glibc, as before the daemon's memory settings: no node options, no
+     * environment of the daemon's, no growth setting.
+     */
     'v8-defaults': { type: 'boolean', default: false },
     /**
      * Run the worker in a cgroup with this much memory, as a container or systemd unit with a
@@ -105,7 +109,8 @@ function runWorker(entry: string | null, args: string[], sim: SimChild): Promise
   const cgroup = values['memory-limit-mb'] ? createMemoryCgroup(Number(values['memory-limit-mb'])) : undefined;
   const { command, args: commandArgs } = cgroup ? cgroup.wrap([process.execPath, ...argv]) : { command: process.execPath, args: argv };
   return new Promise<WorkerResult>((resolve, reject) => {
-    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT });
+    const env = values['v8-defaults'] ? process.env : { ...process.env, ...DAEMON_ENV };
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT, env });
     child.on('message', (ask: BoundRequest) => {
       if (ask.type !== 'bound') return;
       bound(ask, sim).then(
@@ -173,6 +178,7 @@ for (const apps of sizes) {
         open_alerts: r.open_alerts,
         bundled: entry !== null,
         node_flags: nodeFlags,
+        daemon_env: values['v8-defaults'] ? null : DAEMON_ENV,
         heap_growing_percent: r.heap_growing_percent,
         memory_limit_mb: values['memory-limit-mb'] ? Number(values['memory-limit-mb']) : null,
         node: process.version,
@@ -186,7 +192,7 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${nodeFlags ? `; worker run with \`${nodeFlags}\`` : '; worker with V8\'s default heap sizing'}${r0HeapGrowth()}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['v8-defaults'] ? '; worker with the defaults of V8 and glibc' : `; worker run as the daemon: \`${Object.entries(DAEMON_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} node ${nodeFlags}\``}${r0HeapGrowth()}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(

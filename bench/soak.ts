@@ -5,7 +5,7 @@
  *   npm run soak -- --cycles 6000 --apps 500
  *
  * The simulator runs in a child process (its memory is not ours); the watchdog runs here, with the
- * daemon's heap settings (`src/cli/heap-settings.ts`), on a ManualClock kept equal to the
+ * daemon's heap settings (`src/cli/memory-settings.ts`), on a ManualClock kept equal to the
  * simulator's time. Each cycle is one simulated minute: the
  * simulator churns and advances, the jobs due at that minute run (runs every minute, attention
  * every 5, maintenance every 30, urls every 15, backups every 60, as the default schedules), the
@@ -29,7 +29,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { silentLogger } from '../src/lib/logger.js';
 import { Watchdog } from '../src/app/watchdog.js';
-import { applyHeapGrowth } from '../src/cli/heap-settings.js';
+import { applyHeapGrowth } from '../src/cli/memory-settings.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { ManualClock } from '../src/lib/clock.js';

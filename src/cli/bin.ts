@@ -2,7 +2,7 @@
 /** The executable behind `npx deploy-watchdog`: wires the real process into {@link main}. */
 import { EXIT } from './command.js';
 import { Hangups } from './hangups.js';
-import { applyHeapGrowth } from './heap-settings.js';
+import { applyHeapGrowth } from './memory-settings.js';
 import { main } from './main.js';
 
 // Before anything else: a SIGHUP while `run` is still loading or starting would otherwise kill it
@@ -10,7 +10,7 @@ import { main } from './main.js';
 // reloads on SIGHUP; the other commands keep the default.
 const hangups = process.argv[2] === 'run' ? Hangups.listen() : undefined;
 
-// A heap sized for a daemon that reads in bursts, whatever the host's memory (heap-settings.ts).
+// A heap sized for a daemon that reads in bursts, whatever the host's memory (memory-settings.ts).
 applyHeapGrowth();
 
 const controller = new AbortController();

@@ -70,14 +70,14 @@ describe('container runtime stage', () => {
         '',
       ].join('\n'),
     );
-    // The image's ENTRYPOINT (node with its options, the entry point) + CMD ["run", "--config", …],
-    // NODE_ENV=production; `node` is this test's node.
+    // The image's ENTRYPOINT (node with its options, the entry point) + CMD ["run", "--config", …]
+    // and its ENV (NODE_ENV=production, …); `node` is this test's node.
     const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
     const [command, configFlag] = dockerfileInstruction('CMD');
     expect(node).toBe('node');
     daemon = spawn(process.execPath, [...entrypoint, command!, configFlag!, configFile], {
       cwd: app,
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', DMS_API_TOKEN: sim.adminToken },
+      env: { PATH: process.env.PATH, ...dockerfileEnv(), DMS_API_TOKEN: sim.adminToken },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     daemon.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -99,6 +99,12 @@ describe('container runtime stage', () => {
 function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD'): string[] {
   const lines = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith(`${name} [`));
   return JSON.parse(lines.at(-1)!.slice(name.length)) as string[];
+}
+
+/** The runtime stage's `ENV name=value …` (one line, no quoting: what this Dockerfile uses). */
+function dockerfileEnv(): Record<string, string> {
+  const line = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith('ENV ')).at(-1)!;
+  return Object.fromEntries(line.slice('ENV '.length).trim().split(/\s+/).map((pair) => pair.split('=', 2) as [string, string]));
 }
 
 /** A port nobody listens on right now (the config refuses port 0). */
