@@ -32,8 +32,13 @@ export const DAEMON_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=4'
  */
 export const DAEMON_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };
 
-/** How much the old generation may grow past what was live before V8 collects it (left to V8: up to 300%). */
-export const HEAP_GROWING_PERCENT = 50;
+/**
+ * How much the old generation may grow past what was live before V8 collects it (left to V8: up
+ * to 300%). At 10,000 apps, 50% kept the peak near 141 MB but its extra full collections cost
+ * ~20% more CPU per cycle (ratio to the bare fetch 1.30-1.34x); 100% peaks at 148-151 MB at the
+ * CPU of V8's own sizing (1.17-1.21x). Measured in docs/benchmarks.md.
+ */
+export const HEAP_GROWING_PERCENT = 100;
 
 const GROWING_FLAG = '--heap-growing-percent';
 
