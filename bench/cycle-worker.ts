@@ -202,19 +202,22 @@ function askBound(requests: SeenRequest[], runs: number, serial: boolean): Promi
  * median of the pairs' ratios, so a slow stretch of this shared machine (the simulator and the
  * watchdog share two cores with whatever else runs) weighs on a cycle and its bound alike, not on
  * one of them. `prepare` runs before each cycle (e.g. churn). Wall figures are the medians, RSS
- * the highest; the serial bound is fetched once, for the median cycle's requests.
+ * the highest; the serial bound is fetched once, for the first cycle's requests (the cycles of a
+ * kind make the same requests, give or take churn). A cycle's requests are dropped once its bounds
+ * are fetched: 10,000 records per cycle kept across the pairs raised the watchdog's live heap, and
+ * with it the peak that V8's heap sizing allows, by several MB that were the harness's.
  */
 async function pairedCycles(pairs: number, prepare?: () => Promise<void>): Promise<CycleFigures> {
-  const samples: { m: Measured; bare: number }[] = [];
+  const samples: { m: Omit<Measured, 'seen' | 'report'>; bare: number }[] = [];
+  let serial = 0;
   for (let i = 0; i < pairs; i++) {
     await prepare?.();
-    const m = await measureCycle();
-    samples.push({ m, bare: (await askBound(m.seen, 1, false)).bare_ms });
+    const { seen, report: _report, ...m } = await measureCycle();
+    samples.push({ m, bare: (await askBound(seen, 1, false)).bare_ms });
+    if (i === 0) serial = (await askBound(seen, 1, true)).serial_ms;
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const mid = [...samples].sort((a, b) => a.m.cycle_ms - b.m.cycle_ms)[Math.floor(pairs / 2)]!;
-  const serial = (await askBound(mid.m.seen, 1, true)).serial_ms;
-  const { report: _report, seen: _seen, ...figures } = mid.m;
+  const figures = [...samples].sort((a, b) => a.m.cycle_ms - b.m.cycle_ms)[Math.floor(pairs / 2)]!.m;
   return {
     ...figures,
     cycle_ms: median(samples.map((x) => x.m.cycle_ms)),
@@ -227,6 +230,17 @@ async function pairedCycles(pairs: number, prepare?: () => Promise<void>): Promi
     ratio: round(median(samples.map((x) => x.m.cycle_ms / x.bare)), 2),
     ratios: samples.map((x) => round(x.m.cycle_ms / x.bare, 2)),
   };
+}
+
+/**
+ * The start-up cycle and its bound, and the kernel's high-water mark right after it: that is the
+ * watchdog's own (start, first cycle); later cycles are sampled, since the detector timing at the
+ * end is the harness's work and must not count. Its requests are not kept past the bound.
+ */
+async function firstCycle(): Promise<{ first: CycleFigures; peakAfterFirst: number }> {
+  const m = await measureCycle();
+  const peakAfterFirst = peakRssMb();
+  return { first: await withBound(m), peakAfterFirst };
 }
 
 async function withBound(m: Measured): Promise<CycleFigures> {
@@ -290,11 +304,7 @@ function fail(message: string): never {
 }
 
 try {
-  const firstMeasured = await measureCycle();
-  // The kernel's high-water mark now is the watchdog's own (start, first cycle); later cycles are
-  // sampled, since the detector timing at the end is the harness's work and must not count.
-  const peakAfterFirst = peakRssMb();
-  const first = await withBound(firstMeasured);
+  const { first, peakAfterFirst } = await firstCycle();
   const steady = await pairedCycles(STEADY_PAIRS);
   const changed: Record<string, number> = {};
   const churn = {
