@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { CheckName } from '../detectors/finding.js';
+import { SettledRunSummary } from '../detectors/failed-runs.js';
 import { sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
@@ -16,6 +17,8 @@ const FOLLOWED_CHECKS: ReadonlySet<CheckName> = new Set<CheckName>(['failed_runs
  * Reads the `runs` job's snapshot:
  * - `runs.list`, newest first, stopping at the first run created before `checks.failed_runs.lookback`
  *   (the list is ordered by creation, so everything after it is older still: a few pages, not all);
+ *   with `ctx.relevance`, its settled runs (neither failed nor active, and no open alert's) are
+ *   summarised per app and action as read (`settledNewest`), not kept;
  * - plus every run still in an active state, however old, read with the `state` filter: a run stuck
  *   for longer than the look-back must stay in view, or its stuck alert would resolve by ageing out;
  * - plus, by id (`runs.get`), every run an open failed_runs or stuck_runs alert is about that the
@@ -32,9 +35,21 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const { client, checks, signal } = ctx;
   const since = ctx.now - checks.failed_runs.lookback;
   const activeStates = checks.stuck_runs.active_states;
+  const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
 
+  // Given what the checks can report (`ctx.relevance`), the window's settled runs are summarised
+  // as they are read instead of kept: ~20,000 of 23,500 runs at 10,000 apps.
+  const settled = ctx.relevance ? new SettledRunSummary() : undefined;
+  const followed = followedRunIds(ctx);
+  const keep =
+    settled &&
+    ((run: RunListItem) => {
+      if (wanted.has(run.state) || followed.has(run.id)) return true;
+      settled.add(run);
+      return false;
+    });
   const recent = await readAcrossNamespaces(ctx, (namespace) =>
-    client.runs.listAll(namespace === undefined ? {} : { namespace }, { signal, until: (run) => createdBefore(run, since) }),
+    client.runs.listAll(namespace === undefined ? {} : { namespace }, { signal, until: (run) => createdBefore(run, since), keep }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
   for (const state of activeStates) {
@@ -52,7 +67,6 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   for (const run of await readNewerOfApps(ctx, [...details.values()], byId)) byId.set(run.id, run);
   const runs = sortNewestFirst([...byId.values()]);
 
-  const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
   const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
   for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
     // Gone between the list and the read: judged from its list item, as the snapshot allows.
@@ -64,19 +78,23 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const labelled = new Set<number>();
   for (const run of runs) if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
   const apps = await readApps(ctx, labelled);
-  ctx.logger.debug({ runs: runs.length, details: details.size, apps: apps.size }, 'runs read');
-  return { job: 'runs', takenAt: ctx.now, runs, details, apps };
+  ctx.logger.debug({ runs: runs.length, settledGroups: settled?.newest.size, details: details.size, apps: apps.size }, 'runs read');
+  return { job: 'runs', takenAt: ctx.now, runs, ...(settled && { settledNewest: settled.newest }), details, apps };
+}
+
+/** The runs that open failed_runs and stuck_runs alerts are about. */
+function followedRunIds(ctx: CollectorContext): Set<number> {
+  const ids = new Set<number>();
+  for (const { check, subject } of ctx.openSubjects ?? []) {
+    if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
+  }
+  return ids;
 }
 
 /** `runs.get` of the runs open alerts are about that the lists above did not bring. */
 async function readFollowed(ctx: CollectorContext, listed: ReadonlyMap<number, RunListItem>): Promise<Run[]> {
-  const ids = new Set<number>();
-  for (const { check, subject } of ctx.openSubjects ?? []) {
-    if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined && !listed.has(subject.id)) {
-      ids.add(subject.id);
-    }
-  }
-  const read = await mapLimit([...ids], ctx.concurrency, (id) => getUnlessGone(ctx, id));
+  const ids = [...followedRunIds(ctx)].filter((id) => !listed.has(id));
+  const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id));
   return read.filter((run): run is Run => run !== undefined);
 }
 

@@ -17,6 +17,7 @@ import type {
   Server,
   UrlRecord,
 } from '../api/schemas.js';
+import type { OrderKey } from '../lib/newest-first.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
 export type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
@@ -37,9 +38,18 @@ export interface RunsSnapshot extends SnapshotBase {
    * Every run created within the configured look-back (`checks.failed_runs.lookback`), newest
    * first, plus every run still active however old, plus the runs that open failed_runs and
    * stuck_runs alerts are about (read by id) with their app's runs since: an alert already open is
-   * decided by its run (or a newer run of the same app and action), never by the look-back.
+   * decided by its run (or a newer run of the same app and action), never by the look-back. With
+   * {@link settledNewest}, the window's settled runs are summarised there instead.
    */
   runs: RunListItem[];
+  /**
+   * The settled runs of the look-back window that `runs` leaves out, summarised per group (same
+   * app or record, and action: `groupKey` of the failed_runs detector) as where the newest one
+   * stands in the newest-first order. A settled run (in neither a failed nor an active state) is
+   * not a finding; all it decides is that older failures of its group are over, which this keeps.
+   * Absent: every run read is in `runs`.
+   */
+  settledNewest?: ReadonlyMap<string, OrderKey>;
   /**
    * `runs.get` of each listed run whose state is a failed or an active state (the configured
    * `failed_states` and `active_states`), keyed by run id: steps and watcher. A run listed here

@@ -20,7 +20,7 @@ import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { sortNewestFirst } from '../lib/newest-first.js';
+import { isNewer, orderKey, sortNewestFirst, type OrderKey } from '../lib/newest-first.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 
@@ -71,10 +71,28 @@ export function judgeRun(
 }
 
 /** Runs that supersede each other: the same app (or record, for runs on no app) and action. */
-function groupKey(run: RunListItem): string {
+export function groupKey(run: RunListItem): string {
   if (run.app_id !== null) return `app:${run.app_id}:${run.action}`;
   if (run.record !== null) return `record:${run.record_type ?? ''}:${run.record}:${run.action}`;
   return `run:${run.id}`;
+}
+
+/**
+ * The settled runs a collector leaves out of a runs snapshot, summarised the way failed_runs reads
+ * them. A run in neither a failed nor an active state has no detail (so no watcher) and is judged
+ * `settled`: all it can ever decide is that the older runs of its group are over. So per group only
+ * where the newest such run stands is kept ({@link RunsSnapshot.settledNewest}), not the runs.
+ */
+export class SettledRunSummary {
+  readonly newest = new Map<string, OrderKey>();
+
+  /** Counts `run` (a settled one) in; reading the same run twice (a walk read again) changes nothing. */
+  add(run: RunListItem): void {
+    const key = groupKey(run);
+    const place = orderKey(run);
+    const known = this.newest.get(key);
+    if (!known || isNewer(place, known)) this.newest.set(key, place);
+  }
 }
 
 /** Finds the newest settled run of each (app or record, action) that failed. */
@@ -87,13 +105,17 @@ export function failedRuns(snapshot: RunsSnapshot, options: FailedRunsOptions, n
     else groups.set(key, [run]);
   }
   const findings: Finding[] = [];
-  for (const group of groups.values()) {
+  for (const [key, group] of groups) {
     sortNewestFirst(group);
+    // A settled run left out of the snapshot that is newer than the deciding run would have decided.
+    const settled = snapshot.settledNewest?.get(key);
     for (const run of group) {
       const detail = snapshot.details.get(run.id);
       const verdict = judgeRun(run, detail, options, now);
       if (verdict.kind === 'pending') continue;
-      if (verdict.kind === 'failed') findings.push(toFinding(run, detail, verdict.reason, snapshot.apps, options, now));
+      if (verdict.kind === 'failed' && !(settled && isNewer(settled, orderKey(run)))) {
+        findings.push(toFinding(run, detail, verdict.reason, snapshot.apps, options, now));
+      }
       break;
     }
   }

@@ -12,6 +12,22 @@ function orderTime(record: TimedRecord): number {
   return parseTime(record.created_at) ?? parseTime(record.updated_at) ?? -Infinity;
 }
 
+/** Where a record stands in the {@link newestFirst} order. */
+export interface OrderKey {
+  time: number;
+  id: number;
+}
+
+/** A record's place in the {@link newestFirst} order, for keeping where a record stood without the record. */
+export function orderKey(record: TimedRecord): OrderKey {
+  return { time: orderTime(record), id: record.id };
+}
+
+/** Whether `a` comes before `b` newest first. */
+export function isNewer(a: OrderKey, b: OrderKey): boolean {
+  return compare(a.time, a.id, b.time, b.id) < 0;
+}
+
 function compare(ta: number, idA: number, tb: number, idB: number): number {
   if (ta !== tb) return tb > ta ? 1 : -1;
   return idB - idA;

@@ -117,6 +117,38 @@ describe('collectRuns', () => {
     expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors({ ...snapshot, apps: everyApp }, options, c.now));
   });
 
+  it('given what the checks can report, summarises the window\'s settled runs instead of keeping them, and finds the same', async () => {
+    const failed = sim.control.addRun({ appId: 11, action: 'update', state: 'error', startedAgoMs: DAY / 2 });
+    sim.control.addRun({ appId: 11, action: 'update', state: 'done', startedAgoMs: DAY / 4 }); // supersedes it
+    const stillFailed = sim.control.addRun({ appId: 12, action: 'update', state: 'error', startedAgoMs: DAY / 8 });
+    sim.control.addRun({ appId: 12, action: 'update', state: 'done', startedAgoMs: DAY / 3 }); // older: does not
+    const c = ctx('checks: { failed_runs: { lookback: 1d } }');
+    const options = detectorOptionsFromConfig(c.checks);
+    const whole = await collectRuns(c);
+    sim.control.resetRequests();
+    const summarised = await collectRuns({ ...c, relevance: relevanceFor(options, c.now) });
+    const wanted = new Set(['error', 'running', 'queued']);
+    expect(summarised.runs.every((r) => wanted.has(r.state))).toBe(true);
+    expect(summarised.runs.length).toBeLessThan(whole.runs.length);
+    expect(summarised.settledNewest!.size).toBeGreaterThan(0);
+    // The same runs.list pages read; the details of the same runs.
+    expect([...summarised.details.keys()].sort()).toEqual([...whole.details.keys()].sort());
+    const found = runDetectors(summarised, options, c.now);
+    expect(found).toEqual(runDetectors(whole, options, c.now));
+    const fingerprints = found.findings.map((f) => f.fingerprint);
+    expect(fingerprints).not.toContain(`failed_runs/run/${failed.id}`);
+    expect(fingerprints).toContain(`failed_runs/run/${stillFailed.id}`);
+  });
+
+  it('keeps a settled run an open alert is about, where it was listed, rather than reading it again', async () => {
+    const settled = sim.control.addRun({ appId: 13, action: 'update', state: 'done', startedAgoMs: DAY / 6 });
+    const c = { ...ctx('checks: { failed_runs: { lookback: 1d } }'), openSubjects: [{ check: 'stuck_runs' as const, subject: { type: 'run' as const, id: settled.id } }] };
+    sim.control.resetRequests();
+    const snapshot = await collectRuns({ ...c, relevance: relevanceFor(detectorOptionsFromConfig(c.checks), c.now) });
+    expect(snapshot.runs.map((r) => r.id)).toContain(settled.id);
+    expect(sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/${settled.id}`))).toHaveLength(0);
+  });
+
   it('reads the runs of open alerts outside the look-back by id, with their app\'s runs since, and only those', async () => {
     const old = sim.control.addRun({ appId: 8, action: 'update', state: 'error', startedAgoMs: 3 * DAY });
     const newer = sim.control.addRun({ appId: 8, action: 'update', state: 'done', startedAgoMs: 2 * DAY });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
-import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
+import { failedRuns, judgeRun, SettledRunSummary, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 
@@ -23,6 +23,50 @@ function failedUpdate(o: Partial<Run> = {}): Run {
     ...o,
   });
 }
+
+/** Runs of one snapshot and the failed_runs findings they make: who supersedes whom. */
+const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
+  ['a run that succeeded', [run({ state: done })], []],
+  ['a run still going', [run({ state: running })], []],
+  ['failed, then a newer success of the same app and action', [failedUpdate({ id: 100 }), run({ id: 101, state: done, created_at: ago(5 * MINUTE) })], []],
+  [
+    'failed twice: only the newest is reported',
+    [failedUpdate({ id: 100 }), failedUpdate({ id: 101, created_at: ago(5 * MINUTE) })],
+    ['failed_runs/run/101'],
+  ],
+  [
+    'failed, a newer run still going: the failure stands',
+    [failedUpdate({ id: 100 }), run({ id: 101, state: running, created_at: ago(5 * MINUTE) })],
+    ['failed_runs/run/100'],
+  ],
+  [
+    'failed, a newer run retrying within grace: the failure stands',
+    [failedUpdate({ id: 100 }), run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) })],
+    ['failed_runs/run/100'],
+  ],
+  [
+    'a success of another action does not supersede',
+    [failedUpdate({ id: 100 }), run({ id: 101, action: 'restart', workflow: 'app_restart', state: done, created_at: ago(5 * MINUTE) })],
+    ['failed_runs/run/100'],
+  ],
+  [
+    'a success of another app does not supersede',
+    [failedUpdate({ id: 100 }), run({ id: 101, app_id: 2, record: 'shop-staging', state: done, created_at: ago(5 * MINUTE) })],
+    ['failed_runs/run/100'],
+  ],
+  [
+    'list order does not matter: superseding goes by creation time',
+    [run({ id: 99, state: done, created_at: ago(5 * MINUTE) }), failedUpdate({ id: 100, created_at: ago(60 * MINUTE) })],
+    [],
+  ],
+  ['retrying within grace', [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })], []],
+  ['retrying past grace', [failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })], ['failed_runs/run/100']],
+  [
+    'watcher waiting is running, not failed',
+    [run({ workflow: 'app_backup', action: 'backup', state: error, watcher: { state: 'waiting', progress: 'dumping database', reason: null } })],
+    [],
+  ],
+];
 
 describe('judgeRun', () => {
   it.each<[string, RunListItem, Run | undefined, RunVerdict]>([
@@ -115,51 +159,39 @@ describe('failedRuns', () => {
     ]);
   });
 
-  it.each<[string, (RunListItem | Run)[], string[]]>([
-    ['a run that succeeded', [run({ state: done })], []],
-    ['a run still going', [run({ state: running })], []],
-    ['failed, then a newer success of the same app and action', [failedUpdate({ id: 100 }), run({ id: 101, state: done, created_at: ago(5 * MINUTE) })], []],
-    [
-      'failed twice: only the newest is reported',
-      [failedUpdate({ id: 100 }), failedUpdate({ id: 101, created_at: ago(5 * MINUTE) })],
-      ['failed_runs/run/101'],
-    ],
-    [
-      'failed, a newer run still going: the failure stands',
-      [failedUpdate({ id: 100 }), run({ id: 101, state: running, created_at: ago(5 * MINUTE) })],
-      ['failed_runs/run/100'],
-    ],
-    [
-      'failed, a newer run retrying within grace: the failure stands',
-      [failedUpdate({ id: 100 }), run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) })],
-      ['failed_runs/run/100'],
-    ],
-    [
-      'a success of another action does not supersede',
-      [failedUpdate({ id: 100 }), run({ id: 101, action: 'restart', workflow: 'app_restart', state: done, created_at: ago(5 * MINUTE) })],
-      ['failed_runs/run/100'],
-    ],
-    [
-      'a success of another app does not supersede',
-      [failedUpdate({ id: 100 }), run({ id: 101, app_id: 2, record: 'shop-staging', state: done, created_at: ago(5 * MINUTE) })],
-      ['failed_runs/run/100'],
-    ],
-    [
-      'list order does not matter: superseding goes by creation time',
-      [run({ id: 99, state: done, created_at: ago(5 * MINUTE) }), failedUpdate({ id: 100, created_at: ago(60 * MINUTE) })],
-      [],
-    ],
-    ['retrying within grace', [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })], []],
-    ['retrying past grace', [failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })], ['failed_runs/run/100']],
-    [
-      'watcher waiting is running, not failed',
-      [run({ workflow: 'app_backup', action: 'backup', state: error, watcher: { state: 'waiting', progress: 'dumping database', reason: null } })],
-      [],
-    ],
-  ])('%s', (_name, runs, fingerprints) => {
+  it.each(SUPERSEDING)('%s', (_name, runs, fingerprints) => {
     const findings = failedRuns(runsSnapshot(runs), options, NOW);
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual(fingerprints);
+  });
+
+  // What the runs collector does with the look-back window: settled runs (neither failed nor
+  // active, no watcher) summarised per group, not kept. The verdicts must not change.
+  it.each(SUPERSEDING)('%s, with the settled runs summarised', (_name, runs, fingerprints) => {
+    const summary = new SettledRunSummary();
+    const isSettled = (r: RunListItem | Run) =>
+      !FAILED_RUN_STATES.includes(r.state) && !ACTIVE_RUN_STATES.includes(r.state) && !('watcher' in r && r.watcher !== null);
+    for (const r of runs) if (isSettled(r)) summary.add(r);
+    const kept = runs.filter((r) => !isSettled(r));
+    const snapshot = { ...runsSnapshot(kept), settledNewest: summary.newest };
+    expect(failedRuns(snapshot, options, NOW).map((f) => f.fingerprint)).toEqual(fingerprints);
+  });
+
+  it('a summarised settled run supersedes only the failures older than it', () => {
+    const summary = new SettledRunSummary();
+    summary.add(runListItem({ id: 150, state: done, created_at: ago(30 * MINUTE) }));
+    // Reading the same run again (a walk read again) changes nothing; an older one neither.
+    summary.add(runListItem({ id: 150, state: done, created_at: ago(30 * MINUTE) }));
+    summary.add(runListItem({ id: 120, state: done, created_at: ago(90 * MINUTE) }));
+    const older = failedUpdate({ id: 100, created_at: ago(60 * MINUTE) });
+    const newer = failedUpdate({ id: 200, created_at: ago(10 * MINUTE) });
+    expect(failedRuns({ ...runsSnapshot([older]), settledNewest: summary.newest }, options, NOW)).toEqual([]);
+    expect(failedRuns({ ...runsSnapshot([newer]), settledNewest: summary.newest }, options, NOW).map((f) => f.fingerprint)).toEqual([
+      'failed_runs/run/200',
+    ]);
+    // Same time: the higher id is the newer (ids grow), as the list orders them.
+    const sameTime = failedUpdate({ id: 149, created_at: ago(30 * MINUTE) });
+    expect(failedRuns({ ...runsSnapshot([sameTime]), settledNewest: summary.newest }, options, NOW)).toEqual([]);
   });
 
   it.each(['failed', 'timeout', 'stopped'] as const)('a watcher %s is a failure with its reason', (state) => {
