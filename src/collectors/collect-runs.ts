@@ -60,7 +60,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   }
 
   const details = new Map<number, Run>();
-  for (const run of await readFollowed(ctx, byId)) {
+  for (const run of await readFollowed(ctx, followed, byId)) {
     byId.set(run.id, run);
     details.set(run.id, run);
   }
@@ -91,9 +91,9 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
   return ids;
 }
 
-/** `runs.get` of the runs open alerts are about that the lists above did not bring. */
-async function readFollowed(ctx: CollectorContext, listed: ReadonlyMap<number, RunListItem>): Promise<Run[]> {
-  const ids = [...followedRunIds(ctx)].filter((id) => !listed.has(id));
+/** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */
+async function readFollowed(ctx: CollectorContext, followed: ReadonlySet<number>, listed: ReadonlyMap<number, RunListItem>): Promise<Run[]> {
+  const ids = [...followed].filter((id) => !listed.has(id));
   const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id));
   return read.filter((run): run is Run => run !== undefined);
 }
