@@ -9,9 +9,9 @@
  * snapshot is not whole (a truncated attention section); the incomplete parts travel with the
  * findings to the lifecycle, which does not resolve what it could not see.
  *
- * A detector of records read in bulk (URLs, apps in full) also says which records it could find a problem in
- * ({@link relevanceFor}): its collector keeps only those, so a cycle never holds the thousands of
- * records that are fine.
+ * A detector of records read in bulk (URLs, apps in full) also says which records it could find a
+ * problem in ({@link relevanceFor}): its collector keeps only those, so a cycle never holds the
+ * thousands of records that are fine.
  */
 import type { UrlRecord } from '../api/schemas.js';
 import type { MaintenanceApp, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
