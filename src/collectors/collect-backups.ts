@@ -18,9 +18,11 @@ const MAX_WALKS = 3;
  * those (apps whose newest backup is old, far down the list) are then read one by one with
  * `backups.list?app_id=…&limit=1`, never more requests than finishing the walk would take. An
  * estate of 10,000 apps with 300,000 backups reads a few pages, and memory holds one backup per
- * app, never the list. An app without `last_backup_at` has never
- * completed a backup: the walk does not wait for it (it still gets its newest backup when the walk
- * passes one on the way). A list that shifts while paged is walked again, up to {@link MAX_WALKS}.
+ * app, never the list; with `ctx.relevance`, only the apps the checks could report (judged as each
+ * app's newest backup is met) are kept, with their newest backups. An app without `last_backup_at`
+ * has never completed a backup: the walk does not wait for it (it still gets its newest backup when
+ * the walk passes one on the way). A list that shifts while paged is walked again, up to
+ * {@link MAX_WALKS}.
  */
 export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnapshot> {
   // Per namespace: its apps, then the newest backups of those apps from its own backups list.
@@ -29,18 +31,37 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
     const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
     return [{ apps: own, newest: await newestPerApp(ctx, query, own) }];
   });
-  const apps = parts.flatMap((p) => p.apps);
-  const newestBackups = new Map<number, NewestBackup>(parts.flatMap((p) => [...p.newest]));
+  const keep = ctx.relevance?.backups;
+  const apps: AppBackupState[] = [];
+  const newestBackups = new Map<number, NewestBackup>();
+  for (const part of parts) {
+    for (const app of part.apps) {
+      const newest = part.newest.get(app.id);
+      if (newest === null) continue; // met during the walk, and nothing the checks could report
+      if (newest === undefined && keep && !keep({ app, newest })) continue;
+      apps.push(app);
+      if (newest) newestBackups.set(app.id, newest);
+    }
+  }
   ctx.logger.debug({ apps: apps.length, withBackup: newestBackups.size }, 'backups read');
   return { job: 'backups', takenAt: ctx.now, apps, newestBackups };
 }
 
-async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<Map<number, NewestBackup>> {
-  const known = new Set(apps.map((a) => a.id));
+/**
+ * The newest backup of each app met, by app id; `null` when it was met with `ctx.relevance` and
+ * the checks find nothing in the app with it: neither is kept. An app absent has no backup found.
+ */
+type NewestByApp = Map<number, NewestBackup | null>;
+
+async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<NewestByApp> {
+  const byId = new Map(apps.map((a) => [a.id, a]));
+  const keep = ctx.relevance?.backups;
   const awaited = apps.filter((a) => a.last_backup_at !== null).map((a) => a.id);
   if (awaited.length === 0) return new Map();
   for (let walk = 1; ; walk++) {
-    const found = new Map<number, NewestBackup>();
+    const found: NewestByApp = new Map();
+    // Judged as met, so a fine app's newest backup is garbage at once instead of held to the end.
+    const meet = (app: AppBackupState, newest: NewestBackup) => found.set(app.id, !keep || keep({ app, newest }) ? newest : null);
     const missing = new Set(awaited);
     let read = 0;
     let pageSize = 0;
@@ -50,10 +71,10 @@ async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }
         read += page.length;
         pageSize ||= page.length;
         for (const backup of page) {
-          const appId = backup.app_id;
-          if (appId === null || !known.has(appId) || found.has(appId)) continue;
-          found.set(appId, backup);
-          missing.delete(appId);
+          const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
+          if (!app || found.has(app.id)) continue;
+          meet(app, backup);
+          missing.delete(app.id);
         }
         // Breaking out ends the walk: the rest of the list is older backups of apps already seen.
         if (missing.size === 0) break;
@@ -67,7 +88,10 @@ async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }
           const newest = await ctx.client.backups.list({ ...query, app_id: appId, limit: 1 }, { signal: ctx.signal, view: newestBackupView });
           return newest.items[0];
         });
-        for (const backup of tail) if (backup?.app_id != null && !found.has(backup.app_id)) found.set(backup.app_id, backup);
+        for (const backup of tail) {
+          const app = backup?.app_id == null ? undefined : byId.get(backup.app_id);
+          if (app && !found.has(app.id)) meet(app, backup!);
+        }
       }
       return found;
     } catch (err) {

@@ -81,7 +81,10 @@ export interface UrlsSnapshot extends SnapshotBase {
 /** The `backups` job: every app and its newest backup. */
 export interface BackupsSnapshot extends SnapshotBase {
   job: 'backups';
-  /** Every app of `apps.list` (deleted and disabled ones left out, as the API does by default). */
+  /**
+   * Every app of `apps.list` (deleted and disabled ones left out, as the API does by default); only
+   * those the backups check could report when `CollectorContext.relevance` is given.
+   */
   apps: AppBackupState[];
   /**
    * The newest backup of each app (first item of `backups.list?app_id=…`) as the detector reads it

@@ -63,6 +63,22 @@ export function judgeOffsite(copy: OffsiteCopy, failedStates: readonly string[])
   return null;
 }
 
+/** One app and its newest backup (none: it has none), as the backups collector meets them. */
+export interface AppBackups {
+  app: AppBackupState;
+  newest: NewestBackup | undefined;
+}
+
+/**
+ * Whether the detector finds anything about this app: judged by the detector itself on a snapshot
+ * of the one app (every finding is about one app), so the collector keeps exactly the apps it
+ * would report and drops the others, with their newest backups, as it meets them.
+ */
+export function backupsConcern({ app, newest }: AppBackups, options: BackupsOptions, now: number): boolean {
+  const one: BackupsSnapshot = { job: 'backups', takenAt: now, apps: [app], newestBackups: new Map(newest ? [[app.id, newest]] : []) };
+  return backups(one, options, now).length > 0;
+}
+
 /** Finds backup problems of every watched app. */
 export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now: number): Finding[] {
   const findings: Finding[] = [];

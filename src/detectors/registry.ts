@@ -9,14 +9,14 @@
  * snapshot is not whole (a truncated attention section); the incomplete parts travel with the
  * findings to the lifecycle, which does not resolve what it could not see.
  *
- * A detector of records read in bulk (URLs, apps in full) also says which records it could find a
- * problem in ({@link relevanceFor}): its collector keeps only those, so a cycle never holds the
- * thousands of records that are fine.
+ * A detector of records read in bulk (URLs, apps in full, apps with their newest backup) also says
+ * which records it could find a problem in ({@link relevanceFor}): its collector keeps only those,
+ * so a cycle never holds the thousands of records that are fine.
  */
 import type { UrlRecord } from '../api/schemas.js';
 import type { MaintenanceApp, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import { attention, type AttentionOptions } from './attention.js';
-import { backups, type BackupsOptions } from './backups.js';
+import { backups, backupsConcern, type AppBackups, type BackupsOptions } from './backups.js';
 import { certificateConcerns, certificates, type CertificatesOptions } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRuns, type FailedRunsOptions } from './failed-runs.js';
@@ -61,6 +61,8 @@ export interface BulkRecords {
   urls: UrlRecord;
   /** An `apps.get` answer, as the maintenance job keeps it. */
   maintenance: MaintenanceApp;
+  /** An app of `apps.list` with its newest backup. */
+  backups: AppBackups;
 }
 
 /**
@@ -114,7 +116,7 @@ const DETECTORS: readonly RegisteredDetector[] = [
   define('runs', 'stuck_runs', stuckRuns),
   define('urls', 'certificates', certificates, certificateConcerns),
   define('urls', 'url_checks', urlChecks, urlCheckFailed),
-  define('backups', 'backups', backups),
+  define('backups', 'backups', backups, backupsConcern),
   define('attention', 'attention', attention),
   define('maintenance', 'maintenance', maintenance, inMaintenance),
   define('servers', 'servers', serverState),
@@ -145,5 +147,5 @@ export function relevanceFor(options: DetectorOptions, now: number): Relevance {
     if (enabled.some((d) => !d.relevant)) return () => true;
     return (record) => enabled.some((d) => d.relevant!(record, options, now));
   };
-  return { urls: test('urls'), maintenance: test('maintenance') };
+  return { urls: test('urls'), maintenance: test('maintenance'), backups: test('backups') };
 }

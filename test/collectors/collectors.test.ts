@@ -199,6 +199,24 @@ describe('collectBackups', () => {
     }
   });
 
+  it('keeps only the apps the backups check could report, with their newest backups, and finds the same', async () => {
+    sim.control.ageBackups(3, { hours: 24 * 30 });
+    const c = ctx();
+    const options = detectorOptionsFromConfig(c.checks);
+    const whole = await collectBackups(c);
+    const pagesWhole = calls('backups.list');
+    sim.control.resetRequests();
+    const kept = await collectBackups({ ...c, relevance: relevanceFor(options, c.now) });
+    expect(calls('backups.list')).toBe(pagesWhole);
+    expect(kept.apps.length).toBeGreaterThan(0);
+    expect(kept.apps.length).toBeLessThan(whole.apps.length);
+    expect(kept.apps.map((a) => a.id)).toContain(3);
+    for (const id of kept.newestBackups.keys()) expect(kept.apps.some((a) => a.id === id)).toBe(true);
+    const found = runDetectors(kept, options, c.now);
+    expect(found).toEqual(runDetectors(whole, options, c.now));
+    expect(found.findings.length).toBeGreaterThan(0);
+  });
+
   it('keeps of each newest backup the fields the detector reads, as answered, and nothing more', async () => {
     const snapshot = await collectBackups(ctx());
     const [appId, kept] = [...snapshot.newestBackups][0]!;
