@@ -81,22 +81,27 @@ function span(ms: number): string {
   return `${days} day${days === 1 ? '' : 's'}`;
 }
 
+/** Both verdicts of a record's certificate and the one that leads (null: not a finding). */
+function judge(record: UrlRecord, options: CertificatesOptions, now: number) {
+  const expires = parseTime(record.ssl_expires_at);
+  const date = byDate(expires, options, now);
+  const status = byStatus(record);
+  return { expires, date, status, lead: worse(date, status) };
+}
+
 /**
  * Whether a URL record's certificate is a finding under these options: the test the URLs collector
- * keeps records by (`relevanceFor` in the registry), the same verdicts the detector reads.
+ * keeps records by (`relevanceFor` in the registry), the same judgement the detector makes.
  */
 export function certificateConcerns(record: UrlRecord, options: CertificatesOptions, now: number): boolean {
-  return worse(byDate(parseTime(record.ssl_expires_at), options, now), byStatus(record)) !== null;
+  return judge(record, options, now).lead !== null;
 }
 
 /** Finds URLs whose certificate needs attention; one finding per URL. */
 export function certificates(snapshot: UrlsSnapshot, options: CertificatesOptions, now: number): Finding[] {
   const findings: Finding[] = [];
   for (const record of snapshot.urls) {
-    const expires = parseTime(record.ssl_expires_at);
-    const date = byDate(expires, options, now);
-    const status = byStatus(record);
-    const lead = worse(date, status);
+    const { expires, date, status, lead } = judge(record, options, now);
     if (!lead) continue;
 
     const ctx = urlContext(record, snapshot.apps);
