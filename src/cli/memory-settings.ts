@@ -34,9 +34,9 @@ export const DAEMON_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESH
 
 /**
  * How much the old generation may grow past what was live before V8 collects it (left to V8: up
- * to 300%). At 10,000 apps, 50% kept the peak near 141 MB but its extra full collections cost
- * ~20% more CPU per cycle (ratio to the bare fetch 1.30-1.34x); 100% peaks at 148-151 MB at the
- * CPU of V8's own sizing (1.17-1.21x). Measured in docs/benchmarks.md.
+ * to 300%). At 10,000 apps, 50% kept the peak ~8 MB lower than 100% but its extra full collections
+ * cost ~20% more CPU per cycle (ratio to the bare fetch 1.30-1.34x against 1.17-1.21x, measured
+ * before the runs and backups were summarised). Measured in docs/benchmarks.md.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
