@@ -84,7 +84,10 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
   // while starting is delivered now.
   let reloading: Promise<void> = Promise.resolve();
   hangups.onHangup(() => {
-    reloading = reloading.then(() => reload(file, io, watchdog, logger));
+    // Never rejects: a rejected chain would skip every later reload and end the process.
+    reloading = reloading
+      .then(() => reload(file, io, watchdog, logger))
+      .catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the running configuration is kept'));
   });
   await stopped(io.signal);
   logger.info({ reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) }, 'stopping');
@@ -102,7 +105,10 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   try {
     next = loadConfig(file, io.env);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
+    if (!(err instanceof ConfigError)) {
+      logger.error({ file, err: err instanceof Error ? err.message : String(err) }, 'configuration refused; the running configuration is kept');
+      return;
+    }
     for (const p of err.problems) {
       logger.error({ file, key: p.path || undefined, line: p.line, problem: p.message }, 'configuration problem');
     }

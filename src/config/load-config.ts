@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
@@ -38,7 +38,14 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new ConfigError(file, [{ path: '', message: `cannot read the configuration file: ${why}` }]);
   }
-  return parseConfig(text, env, file, { baseDir: path.dirname(path.resolve(file)) });
+  try {
+    return parseConfig(text, env, file, { baseDir: path.dirname(path.resolve(file)) });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
+    // is a problem of the file, said the same way.
+    throw new ConfigError(file, [{ path: '', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` }]);
+  }
 }
 
 /**
@@ -78,7 +85,7 @@ export function parseConfig(
     unsubstituted.add(formatKeyPath(p));
     at(p, message);
   });
-  const raw: unknown = doc.toJS() ?? {};
+  const raw = documentValue(doc, lines, sourceName);
 
   const parsed = configSchema.safeParse(raw, { error: friendlyMessage });
   if (!parsed.success) {
@@ -103,6 +110,36 @@ export function parseConfig(
     api: { ...config.api, token },
     state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
   };
+}
+
+/**
+ * How far YAML aliases may expand: the number of times an anchored node is repeated, weighted by
+ * the aliases inside it (the `yaml` package's `maxAliasCount`). Its default of 100 refused an
+ * ordinary file with 101 routes sharing `channels: *c`; an alias bomb ("billion laughs") passes
+ * any such figure within a few levels, so a generous bound costs nothing and still stops one.
+ */
+export const MAX_ALIAS_EXPANSION = 10_000;
+
+/**
+ * The document as plain data. The one failure left at this point is an alias bomb (the parser
+ * throws a ReferenceError), reported as a problem of the file at the first alias, like any other.
+ */
+function documentValue(doc: Document, lines: LineCounter, sourceName: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSION }) ?? {};
+  } catch (err) {
+    let line: number | undefined;
+    visit(doc, {
+      Alias(_key, node) {
+        if (node.range) line = lines.linePos(node.range[0]).line;
+        return visit.BREAK;
+      },
+    });
+    const why = err instanceof ReferenceError ? `its aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes` : (err as Error).message;
+    throw new ConfigError(sourceName, [
+      { path: '', line, message: `YAML cannot be read: ${why}; write the repeated parts out, or use fewer aliases of large anchors` },
+    ]);
+  }
 }
 
 /**

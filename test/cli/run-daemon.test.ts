@@ -1,7 +1,8 @@
 /**
  * `deploy-watchdog run` as a real child process against the simulator: it starts and answers
- * /healthz and /readyz, keeps running through a SIGHUP with an invalid file, and on SIGTERM exits 0
- * with the database closed and checkpointed.
+ * /healthz and /readyz, keeps running through a SIGHUP with an invalid file (an alias bomb too),
+ * takes a file heavy with aliases, on SIGTERM exits 0 with the database closed and checkpointed,
+ * and refuses to start on a file it cannot read with exit 2, the file and the line.
  */
 import fs from 'node:fs';
 import { createServer } from 'node:net';
@@ -92,5 +93,56 @@ describe('run', () => {
     } finally {
       db.close();
     }
+  });
+});
+
+/** An alias bomb: nine aliases per level, seven levels (see the parser's `maxAliasCount`). */
+const ALIAS_BOMB = ['x:', ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name, i, all) => `  ${name}: &${name} [${Array(9).fill(i === 0 ? 'lol' : `*${all[i - 1]}`).join(', ')}]`)].join('\n');
+
+describe('run: a configuration never crashes it', () => {
+  it('refuses an alias bomb on SIGHUP and keeps running, then takes 101 routes sharing one alias', async () => {
+    const port = await freePort();
+    const configFile = path.join(dir, 'aliases.yaml');
+    const good = daemonConfigYaml(sim, {
+      jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+      notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: &c [console] }]'],
+      server: `{ listen: "127.0.0.1:${port}" }`,
+    });
+    fs.writeFileSync(configFile, good);
+    daemon = spawnDaemon(sim, configFile);
+    const { output } = daemon;
+    const base = `http://127.0.0.1:${port}`;
+    await until('/healthz', async () => (await status(`${base}/healthz`)) === 200, output);
+
+    fs.writeFileSync(configFile, `${good}${ALIAS_BOMB}\n`);
+    daemon.child.kill('SIGHUP');
+    await until('the reload to be refused', () => output().includes('configuration refused'), output);
+    const problem = JSON.parse(output().split('\n').find((l) => l.includes('"configuration problem"'))!);
+    expect(problem).toMatchObject({ level: 50, file: configFile, problem: expect.stringMatching(/aliases expand/) });
+    expect(problem.line).toBeGreaterThan(0);
+    expect(await status(`${base}/healthz`)).toBe(200);
+
+    const routes = Array.from({ length: 101 }, (_, i) => `    - { match: { app: a${i} }, channels: *c }`);
+    fs.writeFileSync(configFile, good.replace('routes: [{ channels: &c [console] }]', `routes:\n    - { match: { app: x }, channels: &c [console] }\n${routes.join('\n')}`));
+    daemon.child.kill('SIGHUP');
+    await until('the reload', () => output().includes('configuration reloaded'), output);
+    expect(await status(`${base}/healthz`)).toBe(200);
+
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+  });
+
+  it('exits 2 at start on a file it cannot read, naming the file and the line', async () => {
+    const configFile = path.join(dir, 'bomb.yaml');
+    const good = daemonConfigYaml(sim, {
+      jobs: '{ runs: "*/30 * * * * *", jitter: 0s }',
+      notify: ['channels: [{ name: console, type: log }]'],
+      server: 'off',
+    });
+    fs.writeFileSync(configFile, `${good}${ALIAS_BOMB}\n`);
+    const lineOfFirstAlias = `${good}${ALIAS_BOMB}`.split('\n').findIndex((l) => l.includes('*a')) + 1;
+    const started = spawnDaemon(sim, configFile);
+    expect(await started.exited).toBe(2);
+    expect(started.output()).toContain(`${configFile}:${lineOfFirstAlias}: YAML cannot be read`);
   });
 });

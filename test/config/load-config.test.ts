@@ -337,6 +337,29 @@ bogus: 1
   });
 });
 
+/** A config whose `routes` share one channel list by a YAML alias, `uses` times. */
+function aliasedRoutes(uses: number): string {
+  const routes = Array.from({ length: uses }, (_, i) => `    - { match: { app: a${i + 1} }, channels: *c }`);
+  return `${MINIMAL}notify:\n  channels: [{ name: log, type: log }]\n  routes:\n    - { match: { app: a0 }, channels: &c [log] }\n${routes.join('\n')}\n`;
+}
+
+describe('parseConfig: YAML aliases', () => {
+  it.each([101, 500])('accepts one alias used %i times (a shared channel list)', (uses) => {
+    const config = parseConfig(aliasedRoutes(uses), ENV, 'x.yaml');
+    expect(config.notify.routes).toHaveLength(uses + 1);
+    expect(config.notify.routes.at(-1)!.channels).toEqual(['log']);
+  });
+
+  it('refuses an alias bomb as a problem of the file, at the first alias, instead of throwing', () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const bomb = levels.map((name, i) => `  ${name}: &${name} [${Array(9).fill(i === 0 ? 'lol' : `*${levels[i - 1]}`).join(', ')}]`);
+    const err = errorOf(`${MINIMAL}x:\n${bomb.join('\n')}\n`);
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toMatchObject({ path: '', line: 6 });
+    expect(err.message).toMatch(/^x\.yaml:6: YAML cannot be read: its aliases expand to more than 10000 nodes/);
+  });
+});
+
 describe('parseConfig: defaults and values', () => {
   it('fills every default from a minimal file', () => {
     const config = parseConfig(MINIMAL, ENV, 'x.yaml', { baseDir: '/etc/dw' });
