@@ -16,10 +16,26 @@ import type { Logger } from '../lib/logger.js';
 export interface RemediationHook {
   /** Synchronous: runs inside the SQLite transaction of the cycle. A throw rolls the cycle back. */
   onCycle(cycle: { job: string; events: readonly AlertEvent[]; now: number }): void;
+  /**
+   * One pass of the action loop, now: sends the changes the cycles planned (with their stored
+   * keys), records the answers, polls the runs being followed. `check` calls it after its cycle,
+   * where no loop runs, so one `check` does what the daemon's cycle does.
+   */
+  executePending(signal?: AbortSignal): Promise<RemediationPass>;
   /** Starts whatever runs in the background (the action loop). */
   start(): void;
   /** Stops it, finishing or abandoning work within `deadlineMs`. */
   stop(deadlineMs: number): Promise<void>;
+}
+
+/** What one pass of the action loop did. */
+export interface RemediationPass {
+  /** Change requests sent. */
+  sent: number;
+  /** Polls of followed runs. */
+  polled: number;
+  /** Attempts that reached an outcome. */
+  finished: number;
 }
 
 /** What a remediation is built from: one running configuration's parts. */

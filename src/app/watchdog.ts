@@ -33,7 +33,7 @@ import { describeError } from './describe-error.js';
 import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from '../lib/logger.js';
 import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
-import type { RemediationFactory, RemediationHook } from './remediation-hook.js';
+import type { RemediationFactory, RemediationHook, RemediationPass } from './remediation-hook.js';
 import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
 import { SourceHealth, sourceJobKey } from './source-health.js';
@@ -65,6 +65,8 @@ export interface CycleReport {
   configProblem: boolean;
   /** Alert events written, all jobs. */
   events: number;
+  /** What remediation sent and followed after the cycle (`check`; absent when remediation is off). */
+  remediation?: RemediationPass;
 }
 
 /** What {@link Watchdog.stop} did. */
@@ -193,11 +195,16 @@ export class Watchdog {
     if (!this.#started && this.#retiredClosedFor !== this.#runtime) this.#closeRetired(this.#runtime);
     const reports: JobReport[] = [];
     for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
+    // Without the daemon's loop, one pass does what it would: send what the cycles planned, record
+    // the answers, follow the runs started earlier (a `check` from cron follows them run after run).
+    const rt = this.#runtime;
+    const remediation = !this.#started && rt.remediation ? await rt.remediation.executePending(this.#hardStop.signal) : undefined;
     return {
       jobs: reports,
       complete: reports.every((r) => r.outcome === 'ok'),
       configProblem: reports.some((r) => r.configProblem === true),
       events: reports.reduce((sum, r) => sum + r.events, 0),
+      ...(remediation ? { remediation } : {}),
     };
   }
 
@@ -418,7 +425,18 @@ export class Watchdog {
     rt.notifier.start();
     rt.remediation?.start();
     rt.scheduler.start();
-    for (const job of rt.jobs.keys()) void this.#cycle(job);
+    void this.#firstCycles(rt);
+  }
+
+  /**
+   * A first cycle of every job at once, so alerts and readiness do not wait for the first tick;
+   * the servers job before the others (see `COLLECTORS`), so that a bad server's alert is on record
+   * before its apps' alerts are delivered and inhibition can hold them.
+   */
+  async #firstCycles(rt: Runtime): Promise<void> {
+    if (rt.jobs.has('servers')) await this.#cycle('servers');
+    if (this.#runtime !== rt || this.#stopping) return;
+    for (const job of rt.jobs.keys()) if (job !== 'servers') void this.#cycle(job);
   }
 
   async #closeRuntime(rt: Runtime): Promise<void> {

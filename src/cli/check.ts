@@ -1,20 +1,27 @@
 /**
- * `deploy-watchdog check`: one cycle of every enabled job (or one), the notifications it makes
- * delivered, then exit: 0 every source read completely, 1 some source could not be, 2 bad config
- * or usage (a configured namespace the token does not reach counts as bad config).
+ * `deploy-watchdog check`: one cycle of exactly what `run` does, once — every enabled job (or
+ * one) in the daemon's order, remediation included (what the cycle planned is sent, the answers
+ * recorded, runs started by an earlier `check` followed), the notifications delivered — then exit:
+ * 0 every source read completely, 1 some source could not be, 2 bad config or usage (a configured
+ * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
+ * CronJob is a supported way to deploy.
  */
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
+import { createRemediation } from '../remediation/create-remediation.js';
+import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { loadCommandConfig } from './cli-helpers.js';
+import { loadCommandConfig, table } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog check --config FILE [--job NAME]
 
-Runs one cycle of every enabled job (or only --job NAME), delivers the notifications it makes,
-prints one line per job, and exits: 0 when every source was read completely, 1 when one could not
-be, 2 for a bad configuration or usage. Logs go to standard error.
+Runs one cycle of every enabled job (or only --job NAME), exactly as the daemon does: servers
+first, remediation included (changes the policies allow are sent with their idempotency keys, and
+runs started by an earlier check are followed). Delivers the notifications it makes, prints one line
+per job and what remediation did, and exits: 0 when every source was read completely, 1 when one
+could not be, 2 for a bad configuration or usage. Logs go to standard error.
 
   --config FILE   the configuration file
   --job NAME      only this job (${JOB_NAMES.join(', ')})`;
@@ -39,19 +46,23 @@ const check: Command = {
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger });
+      watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       io.stderr.write(`error: ${err.message}\n`);
       return EXIT.incomplete;
     }
     let report: CycleReport | undefined;
+    let audit: AuditRow[] = [];
     try {
+      const before = newestAuditId(watchdog);
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
+      audit = auditSince(watchdog, before);
     } finally {
       // Stopping delivers what the cycle queued (within the deadline) and closes the database.
       const stopped = await watchdog.stop(DELIVER_DEADLINE_MS);
       io.stdout.write(summary(report, stopped.flush?.sent ?? 0, stopped.flush?.waiting ?? 0));
+      if (report) io.stdout.write(remediationSummary(report, audit, config.remediation));
     }
     if (report.configProblem) return EXIT.usage;
     return report.complete ? EXIT.ok : EXIT.incomplete;
@@ -76,6 +87,45 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** Audit rows a check writes at most are listed; more is said as a count (the `actions` command has them all). */
+const AUDIT_ROWS_SHOWN = 50;
+
+function newestAuditId(watchdog: Watchdog): number {
+  return listAudit(watchdog.store, { limit: 1 })[0]?.id ?? 0;
+}
+
+/** The audit rows written after `afterId`, oldest first. */
+function auditSince(watchdog: Watchdog, afterId: number): AuditRow[] {
+  return listAudit(watchdog.store, { limit: AUDIT_ROWS_SHOWN + 1 }).filter((r) => r.id > afterId);
+}
+
+/**
+ * What remediation did in this check: a line of counts, then the audit rows it wrote (decisions,
+ * answers, outcomes), so a check run from cron leaves the same trace in its log as `actions` shows.
+ */
+function remediationSummary(report: CycleReport, rows: readonly AuditRow[], settings: { enabled: boolean; dry_run: boolean; policies: readonly unknown[] }): string {
+  if (!report.remediation && rows.length === 0) {
+    return settings.policies.length === 0 ? '' : 'remediation: no policy applied\n';
+  }
+  const pass = report.remediation ?? { sent: 0, polled: 0, finished: 0 };
+  const mode = !settings.enabled ? ' (remediation.enabled is false: nothing is sent)' : settings.dry_run ? ' (dry run: nothing is sent)' : '';
+  const head = `remediation${mode}: ${pass.sent} change${pass.sent === 1 ? '' : 's'} sent, ${pass.polled} run${pass.polled === 1 ? '' : 's'} followed, ${pass.finished} finished`;
+  if (rows.length === 0) return `${head}\n`;
+  const shown = rows.slice(-AUDIT_ROWS_SHOWN);
+  const body = shown.map((r) => [
+    `  ${r.policy}`,
+    r.action,
+    r.recordType === null ? '-' : `${r.recordType} #${r.recordId}`,
+    r.decision,
+    r.answer ?? r.outcome ?? '-',
+    r.key ?? '-',
+    r.runId === null ? '-' : `run #${r.runId}`,
+    r.reason,
+  ]);
+  const more = rows.length > shown.length ? `  … and more: deploy-watchdog actions --config FILE\n` : '';
+  return `${head}\n${table(body)}${more}`;
 }
 
 export default check;

@@ -14,14 +14,18 @@ import type { Snapshot, SnapshotJob } from './snapshot.js';
 /** Reads one source into a complete snapshot, or throws. */
 export type Collector = (ctx: CollectorContext) => Promise<Snapshot>;
 
-/** Every collector, by job name, in the order jobs are run by `check`. */
+/**
+ * Every collector, by job name, in the order a cycle of every job runs them (`check`, and the
+ * daemon's first cycle). Servers come first: a server's alert must be on record before the alerts
+ * of its apps go out, so that inhibition can hold them under it.
+ */
 export const COLLECTORS: Readonly<Record<SnapshotJob, Collector>> = {
+  servers: collectServers,
   runs: collectRuns,
   attention: collectAttention,
   urls: collectUrls,
   backups: collectBackups,
   maintenance: collectMaintenance,
-  servers: collectServers,
 };
 
 /** The job names, in {@link COLLECTORS} order. */
