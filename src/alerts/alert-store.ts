@@ -44,6 +44,9 @@ const COLUMNS =
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
 
+/** `meta` key prefix of a job's count of consecutive suspect cycles. */
+const SUSPECT_CYCLES_KEY = 'resolve_guard:';
+
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
@@ -57,6 +60,9 @@ export class AlertStore {
   readonly #close: Database.Statement<[number, string, string]>;
   readonly #touch: Database.Statement<[number, string]>;
   readonly #insertEvent: Database.Statement<[string, string, number, string]>;
+  readonly #selectMeta: Database.Statement<[string], { value: string }>;
+  readonly #upsertMeta: Database.Statement<[string, string]>;
+  readonly #deleteMeta: Database.Statement<[string]>;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -100,6 +106,24 @@ export class AlertStore {
        WHERE fingerprint IN (SELECT value FROM json_each(?))`,
     );
     this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
+    this.#selectMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
+    this.#upsertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    this.#deleteMeta = db.prepare('DELETE FROM meta WHERE key = ?');
+  }
+
+  /**
+   * Consecutive cycles of a job whose resolutions the resolve guard held (`resolve-guard.ts`); 0
+   * when its last cycle was plausible. Kept in the state so a restart does not reset the count.
+   */
+  suspectCycles(job: string): number {
+    const row = this.#selectMeta.get(`${SUSPECT_CYCLES_KEY}${job}`);
+    return row ? Number(row.value) || 0 : 0;
+  }
+
+  /** Sets the count of {@link suspectCycles}; 0 forgets it. */
+  setSuspectCycles(job: string, cycles: number): void {
+    if (cycles === 0) this.#deleteMeta.run(`${SUSPECT_CYCLES_KEY}${job}`);
+    else this.#upsertMeta.run(`${SUSPECT_CYCLES_KEY}${job}`, String(cycles));
   }
 
   /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */

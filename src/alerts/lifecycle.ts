@@ -13,6 +13,7 @@ import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
 import type { Finding } from '../detectors/finding.js';
 import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
+import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
 
 export type { LifecycleOptions, Decision } from './decide.js';
 export { openAlerts, getAlert, AlertStore, type AlertRow, type AlertStatus } from './alert-store.js';
@@ -39,6 +40,25 @@ const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
   resolve: 'resolved',
 };
 
+/** Options of {@link applyFindings}: the lifecycle's rules, and who hears about what it did. */
+export interface ApplyOptions extends LifecycleOptions {
+  logger?: Logger;
+  /** The resolve guard (`alerts.resolve_guard`); absent: every resolution goes ahead. */
+  resolveGuard?: ResolveGuardOptions;
+  /** Told what the guard decided, every cycle it is asked (plausible cycles included). */
+  onResolveGuard?: (report: ResolveGuardReport) => void;
+}
+
+/** What the resolve guard decided about one cycle of one job. */
+export interface ResolveGuardReport {
+  job: string;
+  /** Firing alerts of the job before the cycle. */
+  firing: number;
+  /** How many the cycle would resolve (held, or resolved once confirmed). */
+  resolving: number;
+  decision: ResolveGuardDecision;
+}
+
 /**
  * Applies one complete snapshot and returns the events written (with their row ids), in order.
  *
@@ -53,7 +73,7 @@ const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
 export function applyFindings(
   store: Store | AlertStore,
   input: LifecycleInput,
-  options: LifecycleOptions & { logger?: Logger },
+  options: ApplyOptions,
 ): AlertEvent[] {
   const alerts = alertStoreOf(store);
   if (!alerts.store.db.inTransaction) {
@@ -100,6 +120,7 @@ export function applyFindings(
 
   const unseen = input.incomplete ?? [];
   let kept = 0;
+  const resolving: { row: AlertRow; reason: Decision['reason'] }[] = [];
   for (const previous of open.values()) {
     if (seen.has(previous.fingerprint)) continue;
     if (unseen.some((prefix) => previous.fingerprint.startsWith(prefix))) {
@@ -108,15 +129,36 @@ export function applyFindings(
     }
     const decision = decide(previous, undefined, now, options);
     if (decision.action === 'resolve') {
-      alerts.resolve(previous.fingerprint, now);
-      const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
-      events.push(alerts.insertEvent(eventOf(row, 'resolved', now, decision.reason), now));
+      resolving.push({ row: previous, reason: decision.reason });
     } else if (decision.action === 'drop') {
       alerts.drop(previous.fingerprint);
     }
   }
   if (kept > 0) options.logger?.debug({ job, kept, incomplete: unseen }, 'alerts not listed by an incomplete part of the snapshot kept open');
+  if (resolving.length > 0 || options.resolveGuard) {
+    const firing = [...open.values()].filter((a) => a.status === 'firing').length;
+    if (holdResolutions(alerts, job, firing, resolving.length, options)) return events;
+  }
+  for (const { row: previous, reason } of resolving) {
+    alerts.resolve(previous.fingerprint, now);
+    const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
+    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason), now));
+  }
   return events;
+}
+
+/**
+ * Asks the resolve guard about this cycle's resolutions (none without `options.resolveGuard`),
+ * keeps its count of suspect cycles, and tells `onResolveGuard`. True: resolve nothing now.
+ */
+function holdResolutions(alerts: AlertStore, job: string, firing: number, resolving: number, options: ApplyOptions): boolean {
+  const guard = options.resolveGuard;
+  if (!guard) return false;
+  const suspectBefore = alerts.suspectCycles(job);
+  const decision = guardResolutions({ firing, resolving, suspectBefore }, guard);
+  if (decision.suspectCycles !== suspectBefore) alerts.setSuspectCycles(job, decision.suspectCycles);
+  options.onResolveGuard?.({ job, firing, resolving, decision });
+  return decision.hold;
 }
 
 /** The alert row after a present finding's decision. */

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertStore } from '../alerts/alert-store.js';
-import { applyFindings, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
 import type { CollectorContext } from '../collectors/collector-context.js';
 import { COLLECTORS } from '../collectors/collectors.js';
@@ -60,7 +60,8 @@ export interface CycleDeps {
   clock: Clock;
   logger: Logger;
   detectorOptions: DetectorOptions;
-  lifecycle: LifecycleOptions;
+  /** The lifecycle's rules (`alerts.*`), the resolve guard included. */
+  lifecycle: Pick<ApplyOptions, 'forCycles' | 'repeatIntervalMs' | 'resolveGuard'>;
   namespaces: () => Promise<NamespaceScope>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: Map<string, string>;
@@ -113,7 +114,11 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   }
 
   const events = deps.alerts.store.transaction(() => {
-    const own = applyFindings(deps.alerts, { job, findings, incomplete, now }, { ...deps.lifecycle, logger: log });
+    const own = applyFindings(
+      deps.alerts,
+      { job, findings, incomplete, now },
+      { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
+    );
     // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
     const source = applyFindings(deps.alerts, { job: sourceJobKey(job), findings: [], now }, { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log });
     deps.health.recordSuccess(job, now);
@@ -171,6 +176,20 @@ function readFailed(
   log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);
   return report('failed', { reason, events: events.length, ...(err instanceof NamespaceError ? { configProblem: true } : {}) });
+}
+
+/** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
+function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport): void {
+  deps.metrics.resolutionsHeld.set({ job: r.job }, r.decision.hold ? r.resolving : 0);
+  const confirm = deps.lifecycle.resolveGuard?.confirmCycles;
+  if (r.decision.reason === 'too many at once') {
+    log.warn(
+      { resolving: r.resolving, firing: r.firing, suspectCycles: r.decision.suspectCycles, confirmCycles: confirm },
+      `${r.resolving} of ${r.firing} firing alerts would resolve at once: held until ${confirm} consecutive cycles say so (alerts.resolve_guard)`,
+    );
+  } else if (r.decision.reason === 'confirmed') {
+    log.warn({ resolving: r.resolving, firing: r.firing, cycles: r.decision.confirmedAfter }, `${r.resolving} alerts resolve at once, confirmed by ${r.decision.confirmedAfter} consecutive cycles`);
+  }
 }
 
 function logEvents(log: Logger, events: readonly AlertEvent[]): void {

@@ -12,7 +12,7 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
 import { closeRetired } from '../alerts/close-retired.js';
-import { applyFindings, type LifecycleOptions } from '../alerts/lifecycle.js';
+import { applyFindings } from '../alerts/lifecycle.js';
 import { createApiClient, type ApiClient, type ApiObserver, type ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
@@ -65,8 +65,6 @@ export interface CycleReport {
   configProblem: boolean;
   /** Alert events written, all jobs. */
   events: number;
-  /** What remediation sent and followed after the cycle (`check`; absent when remediation is off). */
-  remediation?: RemediationPass;
 }
 
 /** What {@link Watchdog.stop} did. */
@@ -195,17 +193,22 @@ export class Watchdog {
     if (!this.#started && this.#retiredClosedFor !== this.#runtime) this.#closeRetired(this.#runtime);
     const reports: JobReport[] = [];
     for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
-    // Without the daemon's loop, one pass does what it would: send what the cycles planned, record
-    // the answers, follow the runs started earlier (a `check` from cron follows them run after run).
-    const rt = this.#runtime;
-    const remediation = !this.#started && rt.remediation ? await rt.remediation.executePending(this.#hardStop.signal) : undefined;
     return {
       jobs: reports,
       complete: reports.every((r) => r.outcome === 'ok'),
       configProblem: reports.some((r) => r.configProblem === true),
       events: reports.reduce((sum, r) => sum + r.events, 0),
-      ...(remediation ? { remediation } : {}),
     };
+  }
+
+  /**
+   * One pass of remediation's action loop, for `check`, where no loop runs: sends what the cycles
+   * planned, records the answers, follows the runs started earlier (a `check` from cron follows
+   * them run after run). Undefined when remediation is off. Kept apart from {@link runOnce} so a
+   * cycle alone still only plans, as it does in the daemon.
+   */
+  async remediateOnce(): Promise<RemediationPass | undefined> {
+    return this.#runtime.remediation?.executePending(this.#hardStop.signal);
   }
 
   /** One delivery round now (`check`, tests). */
@@ -375,11 +378,16 @@ export class Watchdog {
       const detectorOptions = detectorOptionsFromConfig(config.checks);
       const jobs = enabledJobs(config, detectorOptions);
       const remediation = this.#options.remediation?.({ config, client, store: this.store, notifier, clock, logger, metrics });
-      const lifecycle: LifecycleOptions = {
+      const lifecycle: CycleDeps['lifecycle'] = {
         forCycles: config.alerts.for,
         // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
         // at least as often as the most eager route.
         repeatIntervalMs: Math.min(config.alerts.repeat_interval, notifier.lifecycleRepeatIntervalMs),
+        resolveGuard: {
+          minAlerts: config.alerts.resolve_guard.min_alerts,
+          maxShare: config.alerts.resolve_guard.max_share,
+          confirmCycles: config.alerts.resolve_guard.confirm_cycles,
+        },
       };
       let scope: Promise<NamespaceScope> | undefined;
       const namespaces = (): Promise<NamespaceScope> => {

@@ -6,6 +6,7 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
+import type { RemediationPass } from '../app/remediation-hook.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { createRemediation } from '../remediation/create-remediation.js';
@@ -53,16 +54,18 @@ const check: Command = {
       return EXIT.incomplete;
     }
     let report: CycleReport | undefined;
+    let remediation: RemediationPass | undefined;
     let audit: AuditRow[] = [];
     try {
       const before = newestAuditId(watchdog);
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
+      remediation = await watchdog.remediateOnce();
       audit = auditSince(watchdog, before);
     } finally {
       // Stopping delivers what the cycle queued (within the deadline) and closes the database.
       const stopped = await watchdog.stop(DELIVER_DEADLINE_MS);
       io.stdout.write(summary(report, stopped.flush?.sent ?? 0, stopped.flush?.waiting ?? 0));
-      if (report) io.stdout.write(remediationSummary(report, audit, config.remediation));
+      if (report) io.stdout.write(remediationSummary(remediation, audit, config.remediation));
     }
     if (report.configProblem) return EXIT.usage;
     return report.complete ? EXIT.ok : EXIT.incomplete;
@@ -105,11 +108,15 @@ function auditSince(watchdog: Watchdog, afterId: number): AuditRow[] {
  * What remediation did in this check: a line of counts, then the audit rows it wrote (decisions,
  * answers, outcomes), so a check run from cron leaves the same trace in its log as `actions` shows.
  */
-function remediationSummary(report: CycleReport, rows: readonly AuditRow[], settings: { enabled: boolean; dry_run: boolean; policies: readonly unknown[] }): string {
-  if (!report.remediation && rows.length === 0) {
+function remediationSummary(
+  done: RemediationPass | undefined,
+  rows: readonly AuditRow[],
+  settings: { enabled: boolean; dry_run: boolean; policies: readonly unknown[] },
+): string {
+  if (!done && rows.length === 0) {
     return settings.policies.length === 0 ? '' : 'remediation: no policy applied\n';
   }
-  const pass = report.remediation ?? { sent: 0, polled: 0, finished: 0 };
+  const pass = done ?? { sent: 0, polled: 0, finished: 0 };
   const mode = !settings.enabled ? ' (remediation.enabled is false: nothing is sent)' : settings.dry_run ? ' (dry run: nothing is sent)' : '';
   const head = `remediation${mode}: ${pass.sent} change${pass.sent === 1 ? '' : 's'} sent, ${pass.polled} run${pass.polled === 1 ? '' : 's'} followed, ${pass.finished} finished`;
   if (rows.length === 0) return `${head}\n`;

@@ -293,6 +293,23 @@ const alertsSchema = z
     repeat_interval: repeatIntervalSchema.prefault('4h').describe('Re-notify a still-firing alert this often; "off": never.'),
     send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
     for: z.number().int().min(1).max(100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
+    resolve_guard: z
+      .object({
+        min_alerts: z.number().int().min(1).max(100_000).default(5).describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
+        max_share: z.number().min(0).max(1).default(0.5).describe('…and more than this share of the job\'s firing alerts.'),
+        confirm_cycles: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .default(2)
+          .describe('Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.'),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'A complete answer that suddenly holds far fewer of the problems the last one held (an empty list from a misconfigured token or a broken proxy) resolves nothing until consecutive cycles confirm it.',
+      ),
   })
   .strict();
 

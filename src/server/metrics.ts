@@ -73,6 +73,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Firing alerts whose resolution the resolve guard holds (`alerts.resolve_guard`), by job: a
+   * complete answer that would resolve too many at once, not yet confirmed. 0 when none is held.
+   */
+  readonly resolutionsHeld = new Gauge({
+    name: 'deploy_watchdog_resolutions_held',
+    help: 'Alerts whose resolution is held until an implausible answer is confirmed, by job.',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+
   /** Notifications by channel and outcome (sent, retry, failed, expired, muted). */
   readonly notifications = new Counter({
     name: 'deploy_watchdog_notifications_total',

@@ -6,7 +6,9 @@ import {
   applyFindings,
   getAlert,
   openAlerts,
+  type ApplyOptions,
   type LifecycleOptions,
+  type ResolveGuardReport,
 } from '../../src/alerts/lifecycle.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Store } from '../../src/state/store.js';
@@ -28,7 +30,7 @@ afterEach(() => state.cleanup());
 /** One cycle as the daemon runs it: inside a transaction the caller opened. */
 function cycle(
   findings: Finding[],
-  options: LifecycleOptions = OPTIONS,
+  options: ApplyOptions = OPTIONS,
   job = 'runs',
   on: Store | AlertStore = store,
 ): AlertEvent[] {
@@ -279,5 +281,52 @@ describe('applyFindings', () => {
     expect(storedEvents()).toEqual([]);
     // So the next cycle announces it: nothing was lost.
     expect(kinds(cycle([finding('a')]))).toEqual(['firing a']);
+  });
+});
+
+describe('applyFindings: the resolve guard', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const guarded = (reports: ResolveGuardReport[]): ApplyOptions => ({
+    ...OPTIONS,
+    resolveGuard: { minAlerts: 5, maxShare: 0.5, confirmCycles: 2 },
+    onResolveGuard: (r) => reports.push(r),
+  });
+
+  it('resolves nothing when one answer drops most problems at once, until the next cycle confirms it', () => {
+    const reports: ResolveGuardReport[] = [];
+    cycle(ids.map((id) => finding(id)), guarded(reports));
+    clock.advance(MINUTE);
+    expect(cycle([finding('a')], guarded(reports))).toEqual([]);
+    expect(openAlerts(store).map((a) => a.status)).toEqual(Array(6).fill('firing'));
+    expect(reports.at(-1)).toMatchObject({ job: 'runs', firing: 6, resolving: 5, decision: { hold: true, suspectCycles: 1 } });
+
+    clock.advance(MINUTE);
+    const confirmed = cycle([finding('a')], guarded(reports));
+    expect(kinds(confirmed).sort()).toEqual(['resolved b', 'resolved c', 'resolved d', 'resolved e', 'resolved f']);
+    expect(reports.at(-1)).toMatchObject({ resolving: 5, decision: { hold: false, reason: 'confirmed', confirmedAfter: 2 } });
+  });
+
+  it('forgets a suspect cycle when the problems come back, and counts across a restart', () => {
+    const reports: ResolveGuardReport[] = [];
+    cycle(ids.map((id) => finding(id)), guarded(reports));
+    expect(cycle([], guarded(reports))).toEqual([]);
+    // Back: the empty answer was the service's mistake; nothing was said, nothing is said now.
+    expect(cycle(ids.map((id) => finding(id)), guarded(reports))).toEqual([]);
+    expect(cycle([], guarded(reports))).toEqual([]);
+    expect(reports.at(-1)!.decision).toMatchObject({ hold: true, suspectCycles: 1 });
+
+    // The count of suspect cycles is state: a restart in between does not start it again.
+    const reopened = state.open();
+    const events = reopened.transaction(() => applyFindings(reopened, { job: 'runs', findings: [], now: clock.now() }, guarded(reports)));
+    expect(events.map((e) => e.kind)).toEqual(Array(6).fill('resolved'));
+  });
+
+  it('lets ordinary resolutions through: a few, or a small share', () => {
+    const reports: ResolveGuardReport[] = [];
+    const many = Array.from({ length: 20 }, (_, i) => finding(`x${i}`));
+    cycle(many, guarded(reports));
+    expect(cycle(many.slice(6), guarded(reports))).toHaveLength(6); // 6 of 20: not more than half
+    expect(cycle(many.slice(10), guarded(reports))).toHaveLength(4); // fewer than 5
+    expect(reports.every((r) => r.decision.reason === 'plausible')).toBe(true);
   });
 });

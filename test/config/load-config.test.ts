@@ -394,7 +394,7 @@ describe('parseConfig: defaults and values', () => {
     expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({ enabled: true, bad_states: ['error', 'unreachable', 'stopped'] });
-    expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1 });
+    expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1, resolve_guard: { min_alerts: 5, max_share: 0.5, confirm_cycles: 2 } });
     expect(config.notify).toMatchObject({
       channels: [],
       routes: [],
