@@ -42,11 +42,12 @@ import {
   ApiUsageError,
   type TransportReason,
 } from './errors.js';
+import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream } from './paginate.js';
-import { startExchange } from './exchange.js';
+import { AnswerTooLarge, startExchange } from './exchange.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
 export interface ApiAttempt {
@@ -84,8 +85,21 @@ export interface ApiClientOptions {
   maxRetries?: number;
   /** Backoff tunables (tests pass small delays and a seeded random). */
   retry?: Omit<RetryPolicyOptions, 'maxRetries'>;
-  /** `limit` used by list walks; default 200. */
+  /**
+   * `limit` asked for by list walks; default 200. The reference states no maximum: a service that
+   * refuses it with `invalid_parameter` is asked again with smaller ones down to the reference's own
+   * default of 50, and the size it takes is kept for that function (see {@link PAGE_SIZE_STEPS}).
+   */
   pageSize?: number;
+  /** The largest answer body taken, in bytes; default 16 MiB. Past it: `too_large`. */
+  maxAnswerBytes?: number;
+  /**
+   * The most JSON values (objects, arrays, members) an answer over 1 MiB may hold; default 250,000.
+   * Past it: `too_large` (see `answer-bounds.ts`).
+   */
+  maxAnswerValues?: number;
+  /** The most items one list walk reads; default 200,000. Past it: {@link ApiListTooLongError}. */
+  maxListItems?: number;
   /** Walks of a shifting list before `ApiPaginationError`; default 3. */
   maxWalks?: number;
   /**
@@ -201,6 +215,15 @@ export interface ApiClient {
 
 const API_PREFIX = '/api/v1';
 const EXCERPT_CHARS = 200;
+const MIB = 1024 * 1024;
+/** What a scrubbed secret reads as in an answer. */
+const REDACTED = '<secret>';
+
+/**
+ * The page sizes a list walk steps down through when the service refuses its `limit` with
+ * `invalid_parameter`, ending at the reference's default (50), which every service must take.
+ */
+export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
 
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
@@ -220,12 +243,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const token = options.token;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 200;
+  const maxAnswerBytes = options.maxAnswerBytes ?? 16 * MIB;
+  const maxAnswerValues = options.maxAnswerValues ?? 250_000;
+  const maxListItems = options.maxListItems ?? 200_000;
+  /** The page size each list function was found to take, when smaller than `pageSize`. */
+  const learnedPageSize = new Map<string, number>();
   const ownsDispatcher = options.dispatcher === undefined;
   // Keep-alive: a collector makes many small requests to one origin in a row.
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, burst: options.burst, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
   const scrub = (text: string) => Secret.scrub(text, [token]);
+  const secret = token.reveal();
   let closed = false;
   // The same headers on every read (undici copies them; never changed after this): one object, not
   // one per request. A change adds its content type and idempotency key to a copy.
@@ -278,6 +307,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline')) throw error;
       const pause = policy.pauseAfter(error);
       if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
+      else if (isRateLimited(error)) slowDown(spec.name);
       const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
       if (!decision.retry) {
         if (attempt > 1 || decision.reason === 'change_not_retried') {
@@ -295,6 +325,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw withAttempts(new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry'), attempt);
       }
     }
+  }
+
+  /** Whether the slowing down has been said in the log (once per client; later ones at debug). */
+  let slowedSaid = false;
+
+  /** A 429 without `Retry-After`: every request waits a while, and the rate in force is halved. */
+  function slowDown(fn: string): void {
+    const { pauseMs, requestsPerSecond } = limiter.backOff();
+    const said = { fn, pauseMs, requestsPerSecond: Math.round(requestsPerSecond * 100) / 100 };
+    const message = `the service answered 429 without Retry-After: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
+    if (slowedSaid) logger.debug(said, message);
+    else logger.warn(said, message);
+    slowedSaid = true;
   }
 
   async function waitForToken(fn: string, opts: CallOptions): Promise<void> {
@@ -337,6 +380,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       body: target.body,
       // undici's own timers as a backstop only; ours below names the reason.
       backstopMs: limitMs + 1_000,
+      maxBytes: maxAnswerBytes,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
@@ -359,6 +403,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         bytes = res.bytes;
         text = res.text;
       } catch (err) {
+        if (err instanceof AnswerTooLarge) {
+          throw new ApiResponseError(spec.name, { status: err.status, problem: 'too_large', detail: `more than ${formatBytes(err.maxBytes)} (api.max_answer_size)` });
+        }
         throw transportError(spec.name, err, ended, limitMs);
       }
       const answer = interpret(spec, target.answer, status, text, retryAfterHeader);
@@ -396,16 +443,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return new ApiTransportError(fn, 'connection', scrub(detail));
   }
 
-  function interpret(spec: FunctionSpec, schema: z.ZodType, status: number, text: string, retryAfterHeader: string | string[] | undefined): unknown {
+  function interpret(spec: FunctionSpec, schema: z.ZodType, status: number, received: string, retryAfterHeader: string | string[] | undefined): unknown {
     const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
     const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
+    // The one place service text is scrubbed: from here on, no answer, record, error message or
+    // excerpt can carry the token, whatever the service echoed where.
+    const text = received.includes(secret) ? received.split(secret).join(REDACTED) : received;
+    if (text.length > UNCOUNTED_BYTES && jsonValueBound(text, maxAnswerValues) > maxAnswerValues) {
+      throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
+    }
     const trimmed = text.trim();
     let json: unknown;
     let isJson = false;
     if (trimmed !== '') {
       try {
-        json = JSON.parse(trimmed);
+        // An escape (`\u0073…`) can spell the token where the text does not: only such answers
+        // pay for looking at every string once parsed.
+        json = trimmed.includes('\\') ? JSON.parse(trimmed, scrubString) : JSON.parse(trimmed);
         isJson = true;
       } catch {
         // handled below, by status
@@ -415,7 +470,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const envelope = isJson ? errorEnvelopeSchema.safeParse(json) : undefined;
       if (envelope?.success) {
         const { code, message } = envelope.data.error;
-        throw new ApiError(spec.name, { code, status, message: scrub(message), retryAfterMs });
+        throw new ApiError(spec.name, { code, status, message, retryAfterMs });
       }
       if (trimmed === '') throw fail('empty', 'no body');
       throw fail(isJson ? 'bad_envelope' : 'not_json', excerpt(trimmed));
@@ -430,7 +485,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 5).map((issue) => {
         const where = describePath(issue.path, data);
-        return { where, text: `${where}: ${scrub(issue.message)}` };
+        return { where, text: `${where}: ${issue.message}` };
       });
       const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
       throw fail('schema', issues.map((i) => i.text).join('; ') + more, issues.map((i) => i.where));
@@ -438,8 +493,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return parsed.data;
   }
 
+  /** A `JSON.parse` reviver: every string value scrubbed of the token. */
+  function scrubString(_key: string, value: unknown): unknown {
+    return typeof value === 'string' && value.includes(secret) ? value.split(secret).join(REDACTED) : value;
+  }
+
   function excerpt(text: string): string {
-    const flat = scrub(text).replace(/\s+/g, ' ');
+    const flat = text.replace(/\s+/g, ' ');
     return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
   }
 
@@ -448,27 +508,58 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const get = <N extends FunctionName>(name: N): GetMethod<N>['get'] =>
     ((id: number, opts?: CallOptions) => call(name, { id } as CallArgs<N>, opts)) as GetMethod<N>['get'];
 
+  /** Functions whose stepped-down page size has been said in the log (once each). */
+  const pageSizeSaid = new Set<string>();
+
+  /**
+   * One page of a walk, at the page size the function takes: `limit`, or the smaller size learned
+   * for it. A refusal of the size (`invalid_parameter`) steps down (see {@link PAGE_SIZE_STEPS}) and
+   * asks again; the size that works is kept for the function for the life of the client, and said
+   * once, with what to set.
+   */
+  async function fetchPage<N extends FunctionName>(name: N, args: CallArgs<N>, offset: number, limit: number, opts: CallOptions): Promise<Page<ItemOf<N> & { id: number }>> {
+    let size = Math.min(limit, learnedPageSize.get(name) ?? limit);
+    for (;;) {
+      try {
+        const page = (await call(name, { ...args, query: { ...args.query, offset, limit: size } as unknown as QueryOf<N> }, opts)) as Page<ItemOf<N> & { id: number }>;
+        if (size < pageSize && !pageSizeSaid.has(name)) {
+          pageSizeSaid.add(name);
+          logger.warn(
+            { fn: name, asked: pageSize, taken: size },
+            `the service refused limit=${pageSize} for ${name}; its lists are read ${size} at a time. Set api.page_size: ${size} to skip the refused requests at start`,
+          );
+        }
+        return page;
+      } catch (err) {
+        const smaller = err instanceof ApiError && err.code === 'invalid_parameter' ? smallerPageSize(size, err.serviceMessage) : undefined;
+        if (smaller === undefined) throw err;
+        logger.debug({ fn: name, refused: size, next: smaller, error: (err as ApiError).message }, 'page size refused; asking for fewer');
+        learnedPageSize.set(name, Math.min(learnedPageSize.get(name) ?? Infinity, smaller));
+        size = smaller;
+      }
+    }
+  }
+
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
     const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number, cancel?: AbortSignal) => {
       // A page asked ahead can be cancelled by the walk as well as by the caller.
       const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
-      return call(name, { id: appId, query: { ...query, offset, limit } as unknown as QueryOf<N> }, { ...opts, signal }) as Promise<Page<ItemOf<N> & { id: number }>>;
+      return fetchPage(name, { id: appId, query: query as QueryOf<N> }, offset, limit, { ...opts, signal });
     };
+    const walkOptions = () => ({ fn: name, pageSize: learnedPageSize.get(name) ?? pageSize, maxItems: maxListItems, logger });
     return {
       list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
         call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
-          fn: name,
-          pageSize,
+          ...walkOptions(),
           maxWalks: options.maxWalks,
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
-          logger,
         })) as ListMethods<N>['listAll'],
       pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
-        pageStream(fetcher(query, opts), { fn: name, pageSize, readAhead: options.readAhead, logger })) as ListMethods<N>['pages'],
+        pageStream(fetcher(query, opts), { ...walkOptions(), readAhead: options.readAhead })) as ListMethods<N>['pages'],
     };
   }
 
@@ -589,4 +680,29 @@ function describePath(path: readonly PropertyKey[], data: unknown): string {
     }
   }
   return out === '' ? '(answer)' : out;
+}
+
+/** `16 MiB`, `512 KiB`, `900 bytes`. */
+function formatBytes(bytes: number): string {
+  if (bytes >= MIB && bytes % MIB === 0) return `${bytes / MIB} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * The next page size to ask for after `refused` was refused: the size the service's message names,
+ * when it names one between the reference's 50 and `refused` ("limit must be at most 200"), else
+ * the next of {@link PAGE_SIZE_STEPS}; none below 50, which the reference makes every list take
+ * (a refusal of it is about something else, and is the caller's to see).
+ */
+export function smallerPageSize(refused: number, message: string): number | undefined {
+  const floor = PAGE_SIZE_STEPS.at(-1)!;
+  if (refused <= floor) return undefined;
+  const named = [...message.matchAll(/\d+/g)].map((m) => Number(m[0])).find((n) => n >= floor && n < refused);
+  return named ?? PAGE_SIZE_STEPS.find((n) => n < refused);
+}
+
+/** A refusal for going too fast (429), whatever its body. */
+function isRateLimited(error: ApiCallError): boolean {
+  return (error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429;
 }

@@ -60,9 +60,10 @@ export class ApiError extends ApiCallError {
 }
 
 /** What was wrong with an answer that is not what the function promises. */
-export type ResponseProblem = 'not_json' | 'bad_envelope' | 'schema' | 'empty';
+export type ResponseProblem = 'not_json' | 'bad_envelope' | 'schema' | 'empty' | 'too_large';
 
 const PROBLEM_TEXT: Record<ResponseProblem, string> = {
+  too_large: 'answer too large',
   not_json: 'answer is not JSON',
   bad_envelope: 'answer is JSON but not the expected envelope',
   schema: 'answer does not fit the schema',
@@ -151,6 +152,34 @@ export class ApiPaginationError extends ApiCallError {
 
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), shift: this.shift, walks: this.walks };
+  }
+}
+
+/**
+ * A list walk read more items than the client allows (`api.max_list_items`), or a list says it
+ * holds more than that and must be read whole: a service whose lists never end (a `total` of a
+ * billion, fresh ids on every page) would otherwise keep the walk, and its memory, growing.
+ */
+export class ApiListTooLongError extends ApiCallError {
+  override readonly name = 'ApiListTooLongError';
+  /** The bound that was passed. */
+  readonly maxItems: number;
+  /** The list's own `total`. */
+  readonly total: number;
+
+  constructor(fn: string, init: { maxItems: number; total: number; read: number }) {
+    super(
+      fn,
+      init.read > init.maxItems
+        ? `list too long: more than ${init.maxItems} items read in one walk (total says ${init.total}); raise api.max_list_items if the service really holds that many`
+        : `list too long: total says ${init.total}, more than ${init.maxItems}; raise api.max_list_items if the service really holds that many`,
+    );
+    this.maxItems = init.maxItems;
+    this.total = init.total;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), maxItems: this.maxItems, total: this.total };
   }
 }
 

@@ -9,12 +9,29 @@
  */
 import type { Dispatcher } from 'undici';
 
-/** What came back: the status, the `Retry-After` header, and the body as text. */
+/** What came back: the status, the headers the client reads, and the body as text. */
 export interface ExchangeAnswer {
   status: number;
   retryAfter: string | string[] | undefined;
+  /** `Idempotent-Replayed`: the service says it answered a change again from its store. */
+  replayed: string | string[] | undefined;
   text: string;
   bytes: number;
+}
+
+/**
+ * The body grew past `ExchangeRequest.maxBytes`: the exchange is ended there (the connection is
+ * dropped), so an answer of any size, an endless one included, costs at most that much memory.
+ */
+export class AnswerTooLarge extends Error {
+  override readonly name = 'AnswerTooLarge';
+  constructor(
+    readonly maxBytes: number,
+    /** The answer's HTTP status. */
+    readonly status: number,
+  ) {
+    super(`answer too large: more than ${maxBytes} bytes`);
+  }
 }
 
 /** The request of one exchange. */
@@ -28,6 +45,8 @@ export interface ExchangeRequest {
   body: string | undefined;
   /** undici's own header and body timers (a backstop: the caller keeps its own, which names the reason). */
   backstopMs: number;
+  /** The largest body taken; past it the exchange ends with {@link AnswerTooLarge}. */
+  maxBytes: number;
 }
 
 /** An exchange under way: its answer, and a way to end it early. */
@@ -49,8 +68,16 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
   const answer = new Promise<ExchangeAnswer>((resolve, reject) => (settle = { resolve, reject }));
   let status = 0;
   let retryAfter: string | string[] | undefined;
+  let replayed: string | string[] | undefined;
   const chunks: Buffer[] = [];
   let bytes = 0;
+  const end = (reason: Error) => {
+    if (abortReason) return;
+    abortReason = reason;
+    settle.reject(reason);
+    chunks.length = 0; // what was read is no longer needed: let it go now, not when undici is done
+    if (controller) controller.abort(reason);
+  };
 
   const handler: Dispatcher.DispatchHandler = {
     onRequestStart(c) {
@@ -61,14 +88,24 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
     onResponseStart(_c, statusCode, headers) {
       status = statusCode;
       retryAfter = headers['retry-after'];
+      replayed = headers['idempotent-replayed'];
+      // A length announced past the cap is refused before a byte of the body is read.
+      const length = Number(headers['content-length']);
+      if (length > req.maxBytes) end(new AnswerTooLarge(req.maxBytes, status));
     },
     onResponseData(_c, chunk) {
-      chunks.push(chunk);
+      if (abortReason) return;
       bytes += chunk.length;
+      if (bytes > req.maxBytes) {
+        end(new AnswerTooLarge(req.maxBytes, status));
+        return;
+      }
+      chunks.push(chunk);
     },
     onResponseEnd() {
+      if (abortReason) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-      settle.resolve({ status, retryAfter, text: body.toString('utf8'), bytes });
+      settle.resolve({ status, retryAfter, replayed, text: body.toString('utf8'), bytes });
     },
     onResponseError(_c, err) {
       settle.reject(err);
@@ -96,11 +133,6 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
 
   return {
     answer,
-    abort(reason) {
-      if (abortReason) return;
-      abortReason = reason;
-      settle.reject(reason);
-      if (controller) controller.abort(reason);
-    },
+    abort: end,
   };
 }

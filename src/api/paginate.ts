@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { Page } from './schemas.js';
-import { ApiPaginationError, type PaginationShift } from './errors.js';
+import { ApiListTooLongError, ApiPaginationError, type PaginationShift } from './errors.js';
 
 /**
  * Reads one page: the items from `offset`, at most `limit` of them. `signal` ends the read early
@@ -50,6 +50,11 @@ export interface PaginateOptions<T> {
   readAhead?: boolean;
   /** How many walks before giving up; default 3. */
   maxWalks?: number;
+  /**
+   * The most items one walk reads before it fails with {@link ApiListTooLongError}; default no
+   * bound. A list read whole (no `until`) whose `total` is already past it fails on its first page.
+   */
+  maxItems?: number;
   logger?: Logger;
 }
 
@@ -64,18 +69,22 @@ class ShiftSeen extends Error {
 }
 
 /**
- * One walk, page by page. Throws `ShiftSeen` as soon as the list is seen to move. Yields each page's
+ * One walk, page by page; `whole`: the list is read to its end (no early stop). Throws `ShiftSeen`
+ * as soon as the list is seen to move. Yields each page's
  * items (cut at the `until` item, after which it ends). The first page gives `total` and the step;
  * the offsets of the other pages follow from them, so with `readAhead` the next one can be asked
  * for before the current one is answered. A page asked for ahead is always waited for before the
  * walk ends, so no request outlives it.
  */
-async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>): AsyncGenerator<T[]> {
+async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>, whole: boolean): AsyncGenerator<T[]> {
   const seen = new Set<number>();
   const first = await fetch(0, options.pageSize);
   const total = first.total;
   const step = first.items.length;
+  const maxItems = options.maxItems ?? Infinity;
   if (step === 0 && total > 0) throw new ShiftSeen('short_page', `no items at offset 0 of ${total}`);
+  // A list read whole would pass the bound anyway: say so now rather than after reading that much.
+  if (whole && total > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: 0 });
   // Pages asked for and not yet read, in order: the next one, and with `readAhead` the one after.
   const pending: { offset: number; page: Promise<Page<T>>; cancel: AbortController }[] = [];
   const depth = options.readAhead ? 2 : 1;
@@ -93,6 +102,7 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
       for (const item of page.items) {
         if (seen.has(item.id)) throw new ShiftSeen('id_repeated', `id ${item.id} came twice (page at offset ${offset})`);
         seen.add(item.id);
+        if (seen.size > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size });
         if (options.until?.(item)) {
           if (kept.length > 0) yield kept;
           return;
@@ -131,7 +141,7 @@ export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, 
     const items: T[] = [];
     try {
       const keep = options.keep;
-      for await (const page of walk(fetch, options)) {
+      for await (const page of walk(fetch, options, !options.until)) {
         if (!keep) items.push(...page);
         else for (const item of page) if (keep(item)) items.push(item);
       }
@@ -152,7 +162,8 @@ export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, 
  */
 export async function* pageStream<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>): AsyncGenerator<T[]> {
   try {
-    yield* walk(fetch, options);
+    // Its reader may stop early (a newest-first list read until what it needs is seen).
+    yield* walk(fetch, options, false);
   } catch (err) {
     if (err instanceof ShiftSeen) throw new ApiPaginationError(options.fn, { shift: err.shift, walks: 1, detail: err.detail });
     throw err;

@@ -1,6 +1,11 @@
 /**
  * The client-side rate limit: a token bucket, the one place that decides when a request may go.
  * All waits go through the injected Clock, so a ManualClock drives it in tests.
+ *
+ * The reference does not state the service's rate limit, so the bucket also learns it: a 429
+ * without `Retry-After` says "slower" and nothing more, so {@link RateLimiter.backOff} pauses every
+ * request (1 s, doubling with each such 429 in a row, up to a minute) and halves the rate in force;
+ * after a minute without one the rate doubles back, up to the configured one.
  */
 import type { Clock } from '../lib/clock.js';
 
@@ -16,6 +21,25 @@ export interface RateLimiterOptions {
 /** The outcome of {@link RateLimiter.acquire}: a named reason, not a boolean. */
 export type AcquireOutcome = 'acquired' | 'past_deadline';
 
+/** What {@link RateLimiter.backOff} did. */
+export interface BackOff {
+  /** How long every request is held back from now. */
+  pauseMs: number;
+  /** The rate in force from now (requests per second). */
+  requestsPerSecond: number;
+}
+
+/** The rate a limit that was off starts from after its first 429 without `Retry-After`. */
+const UNLIMITED_BACKOFF_START = 10;
+/** The lowest rate backing off goes down to. */
+const MIN_RATE = 0.2;
+/** The first pause after a 429 without `Retry-After`; it doubles with each one in a row. */
+const FIRST_PAUSE_MS = 1_000;
+/** The longest pause. */
+const MAX_PAUSE_MS = 60_000;
+/** How long without a 429 before the rate doubles back toward the configured one. */
+const RECOVERY_MS = 60_000;
+
 /**
  * Token bucket with reservations: each `acquire` takes a token at once (the count may go below
  * zero) and waits until its token would have been refilled. Taking first and waiting after keeps
@@ -23,21 +47,34 @@ export type AcquireOutcome = 'acquired' | 'past_deadline';
  * a time the service named in `Retry-After`, since a 429 is about the token, not one request.
  */
 export class RateLimiter {
-  readonly #rate: number;
+  /** The configured rate, the ceiling of the rate in force. */
+  readonly #configured: number;
   readonly #burst: number;
   readonly #clock: Clock;
+  /** The rate in force: the configured one, or lower after 429s without `Retry-After`. */
+  #rate: number;
   #tokens: number;
   #last: number;
   #pausedUntil = 0;
+  /** 429s without `Retry-After` in a row (reset once the rate has recovered). */
+  #strikes = 0;
+  /** When the rate last moved (a back-off or a step of recovery). */
+  #movedAt = 0;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be > 0');
-    this.#rate = options.requestsPerSecond;
+    this.#configured = options.requestsPerSecond;
+    this.#rate = this.#configured;
     this.#burst = options.burst ?? Math.max(1, Number.isFinite(this.#rate) ? this.#rate : 1);
     if (!(this.#burst >= 1)) throw new RangeError('burst must be >= 1');
     this.#clock = options.clock;
     this.#tokens = this.#burst;
     this.#last = this.#clock.now();
+  }
+
+  /** The rate in force, requests per second (`Infinity`: no limit). */
+  get requestsPerSecond(): number {
+    return this.#rate;
   }
 
   /**
@@ -46,6 +83,7 @@ export class RateLimiter {
    */
   async acquire(signal?: AbortSignal, notAfter?: number): Promise<AcquireOutcome> {
     const now = this.#clock.now();
+    this.#recover(now);
     let wait = Math.max(0, this.#pausedUntil - now);
     if (Number.isFinite(this.#rate)) {
       this.#refill(now);
@@ -72,10 +110,41 @@ export class RateLimiter {
     this.#pausedUntil = Math.max(this.#pausedUntil, time);
   }
 
+  /** A 429 without `Retry-After`: pause every request and halve the rate in force (see the file comment). */
+  backOff(): BackOff {
+    const now = this.#clock.now();
+    this.#refill(now);
+    this.#strikes += 1;
+    const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;
+    this.#rate = Math.max(MIN_RATE, from / 2);
+    // The bucket starts empty at the lower rate: a full one would send a burst into the same wall.
+    this.#tokens = Math.min(this.#tokens, 0);
+    this.#last = now;
+    this.#movedAt = now;
+    const pauseMs = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
+    this.pauseUntil(now + pauseMs);
+    return { pauseMs, requestsPerSecond: this.#rate };
+  }
+
+  /** Doubles the rate back, a step a {@link RECOVERY_MS} without a back-off, up to the configured one. */
+  #recover(now: number): void {
+    if (this.#rate === this.#configured || now - this.#movedAt < RECOVERY_MS) return;
+    this.#refill(now);
+    const next = this.#rate * 2;
+    // An unlimited rate comes back once it is well past where backing off started.
+    const home = next >= this.#configured || (!Number.isFinite(this.#configured) && next >= UNLIMITED_BACKOFF_START * 4);
+    this.#rate = home ? this.#configured : next;
+    this.#movedAt = now;
+    if (this.#rate === this.#configured) this.#strikes = 0;
+  }
+
   #refill(now: number): void {
     const elapsed = Math.max(0, now - this.#last);
-    this.#tokens = Math.min(this.#burst, this.#tokens + (elapsed * this.#rate) / 1000);
     this.#last = now;
+    if (!Number.isFinite(this.#rate)) return;
+    // Slowed down, the bucket holds no more than a second's worth: the service said "fewer at once".
+    const cap = this.#rate < this.#configured ? Math.min(this.#burst, Math.max(1, this.#rate)) : this.#burst;
+    this.#tokens = Math.min(cap, this.#tokens + (elapsed * this.#rate) / 1000);
   }
 
   #giveBack(): void {

@@ -16,6 +16,7 @@ import type { Config } from '../config/load-config.js';
 import type { Finding } from '../detectors/finding.js';
 import { relevanceFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
+import { formatDuration } from '../config/duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from './describe-error.js';
@@ -68,6 +69,20 @@ export interface CycleDeps {
   remediation?: RemediationHook | undefined;
 }
 
+/**
+ * A job's read took longer than its deadline (`jobs.deadline`): it is incomplete, so it counts as a
+ * failed read (nothing resolves), and the other jobs go on.
+ */
+export class CycleDeadlineError extends Error {
+  override readonly name = 'CycleDeadlineError';
+  constructor(
+    readonly job: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs)} (jobs.deadline) and is incomplete`);
+  }
+}
+
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
 const SOURCE_FOR_CYCLES = 1;
 
@@ -106,6 +121,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
   } catch (err) {
+    if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
     if (signal?.aborted) {
       log.info('cycle cut short by shutdown; nothing written');
       return report('aborted', { reason: 'shutdown' });

@@ -30,7 +30,7 @@ import { pruneState } from '../state/retention.js';
 import { Store } from '../state/store.js';
 import { detectorOptionsFromConfig } from './detector-options.js';
 import { describeError } from './describe-error.js';
-import { runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
+import { CycleDeadlineError, runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from '../lib/logger.js';
 import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import type { RemediationFactory, RemediationHook, RemediationPass } from './remediation-hook.js';
@@ -307,7 +307,7 @@ export class Watchdog {
   #cycle(job: SnapshotJob): Promise<JobReport> {
     const running = this.#inFlight.get(job);
     if (running) return running;
-    const stop = this.#cycleSignal(this.#runtime.config.api.concurrency);
+    const stop = this.#cycleSignal(job, this.#runtime);
     const cycle = runJobCycle(this.#runtime.deps, job, stop.signal)
       .finally(stop.release)
       .catch((err: unknown): JobReport => {
@@ -322,20 +322,35 @@ export class Watchdog {
   }
 
   /**
-   * The stop signal of one job cycle: aborted with the hard stop. Every request in flight and every
-   * wait for a token or a retry listens on the signal it is given, so handing the shared hard-stop
-   * signal to all jobs put up to six jobs × `api.concurrency` listeners on it at once (Node warns
-   * past 10). Derived per cycle, the shared signal carries one listener per running job, and a
-   * cycle's own signal at most one per request in flight (`concurrency`) plus a few.
+   * The stop signal of one job cycle: aborted with the hard stop, or with a {@link CycleDeadlineError}
+   * when the job's deadline (`jobs.deadline`) passes first. Every request in flight and every wait
+   * for a token or a retry listens on the signal it is given, so handing the shared hard-stop signal
+   * to all jobs put up to six jobs × `api.concurrency` listeners on it at once (Node warns past 10).
+   * Derived per cycle, the shared signal carries one listener per running job, and a cycle's own
+   * signal at most one per request in flight (`concurrency`) plus a few.
    */
-  #cycleSignal(concurrency: number): { signal: AbortSignal; release: () => void } {
+  #cycleSignal(job: SnapshotJob, rt: Runtime): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
-    setMaxListeners(concurrency + 10, controller.signal);
+    setMaxListeners(rt.config.api.concurrency + 10, controller.signal);
     const hard = this.#hardStop.signal;
     const onStop = () => controller.abort(hard.reason);
     if (hard.aborted) onStop();
     else hard.addEventListener('abort', onStop, { once: true });
-    return { signal: controller.signal, release: () => hard.removeEventListener('abort', onStop) };
+    const deadlineMs = rt.config.jobs.deadline === 'auto' ? rt.scheduler.intervalMs(job) : rt.config.jobs.deadline;
+    const timer = new AbortController();
+    if (deadlineMs !== undefined && deadlineMs > 0) {
+      this.#clock.sleep(deadlineMs, timer.signal).then(
+        () => controller.abort(new CycleDeadlineError(job, deadlineMs)),
+        () => undefined, // released before the deadline
+      );
+    }
+    return {
+      signal: controller.signal,
+      release: () => {
+        hard.removeEventListener('abort', onStop);
+        timer.abort();
+      },
+    };
   }
 
   /** Builds a runtime (nothing started, nothing sent). */
@@ -355,6 +370,9 @@ export class Watchdog {
       timeoutMs: config.api.timeout,
       maxRetries: config.api.max_retries,
       pageSize: config.api.page_size,
+      maxAnswerBytes: config.api.max_answer_size,
+      maxAnswerValues: config.api.max_answer_values,
+      maxListItems: config.api.max_list_items,
       // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
       readAhead: config.api.concurrency > 1,
       clock,

@@ -1,3 +1,4 @@
+import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
@@ -11,8 +12,9 @@ FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the e
 /** One line saying what a valid config will do, with counts an operator can eyeball. */
 export function summarize(file: string, config: Config): string {
   const channels = config.notify.channels.map((c) => `${c.name}:${c.type}`);
-  const jobs = Object.entries(config.jobs).filter(([k, v]) => k !== 'jitter' && v !== null).map(([k]) => k);
-  const off = Object.entries(config.jobs).filter(([k, v]) => k !== 'jitter' && v === null).map(([k]) => k);
+  const schedules = Object.entries(config.jobs).filter(([k]) => (JOB_NAMES as string[]).includes(k));
+  const jobs = schedules.filter(([, v]) => v !== null).map(([k]) => k);
+  const off = schedules.filter(([, v]) => v === null).map(([k]) => k);
   const policies = config.remediation.policies.length;
   const remediation = !config.remediation.enabled ? 'off' : config.remediation.dry_run ? 'dry run' : 'on';
   return [

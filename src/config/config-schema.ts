@@ -14,6 +14,7 @@ import {
   BAD_SERVER_STATES,
   FAILED_RUN_STATES,
 } from '../simulator/vocabulary.js';
+import { byteSizeSchema } from './byte-size.js';
 import { CRON_HINT, cronSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr, offOrDurationSchema } from './duration.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
@@ -157,7 +158,33 @@ const apiSchema = z
       .describe('Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.'),
     timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
     max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
-    page_size: z.number().int().min(1).max(1000).default(500).describe('`limit` of list calls.'),
+    page_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(500)
+      .describe(
+        '`limit` of list calls. The reference states no maximum: a list whose service refuses it is read with smaller pages (down to the reference\'s 50), once per function, with a warning that says what to set here.',
+      ),
+    max_answer_size: byteSizeSchema
+      .refine((n) => n >= 1024 * 1024 && n <= 1024 ** 3, 'must be from 1MiB to 1GiB')
+      .prefault('16MiB')
+      .describe('The largest answer read; a larger one (or an endless one) fails with "answer too large" and costs no more memory than this.'),
+    max_answer_values: z
+      .number()
+      .int()
+      .min(10_000)
+      .max(100_000_000)
+      .default(250_000)
+      .describe('The most JSON values (objects, arrays, members) an answer over 1MiB may hold before it is parsed: what parsing builds, not the bytes, is what costs memory.'),
+    max_list_items: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(100_000_000)
+      .default(200_000)
+      .describe('The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.'),
     concurrency: z.number().int().min(1).max(32).default(4).describe('Requests in flight at once within one job\'s read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.'),
   })
   .strict()
@@ -193,6 +220,12 @@ const jobsSchema = z
     maintenance: jobSchema('*/30 * * * *'),
     servers: jobSchema('*/1 * * * *'),
     jitter: durationSchema.prefault('5s').describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
+    deadline: z
+      .union([z.literal('auto'), durationSchema], { error: `must be "auto" or ${DURATION_HINT}` })
+      .prefault('auto')
+      .describe(
+        'The longest one cycle of a job may read: past it the read is incomplete (a failed read, nothing resolved) and the other jobs go on. "auto": the time between two runs of the job\'s schedule.',
+      ),
   })
   .strict();
 

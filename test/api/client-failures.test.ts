@@ -86,14 +86,40 @@ describe('429 rate_limited', () => {
     expect(o.sleeps[0]).toBeLessThanOrEqual(4_000);
   });
 
-  it('backs off with jitter when there is no Retry-After', async () => {
+  it('backs off when there is no Retry-After: every request waits 1 s, then 2 s, and the retry waits its jitter within that', async () => {
     const { c } = client();
     sim.control.setFault('backups.list', { rateLimit: { retryAfter: 'none' }, times: 2 });
     const o = await observed(() => c.backups.list({ limit: 1 }));
     expect(o.error).toBeUndefined();
     expect(o.requests).toEqual([['backups.list', 429], ['backups.list', 429], ['backups.list', 200]]);
-    // random() = 0.5 of a cap of 100 ms, then 200 ms.
-    expect(o.sleeps).toEqual([50, 100]);
+    // The retry's own jitter (random() = 0.5 of a cap of 100 ms, then 200 ms), then the rest of
+    // the pause every request now keeps: 1 s after the first 429, 2 s after the second.
+    expect(o.sleeps).toEqual([50, 950, 100, 1_900]);
+  });
+
+  it('halves the rate after a 429 without Retry-After, says once what to set, and doubles it back after a quiet minute', async () => {
+    const { c, logs } = client({ requestsPerSecond: 8 });
+    sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'none' }, times: 2 });
+    await observed(() => c.servers.list());
+    const warnings = logs.records().filter((l) => l.level === 40 && String(l.msg).includes('429 without Retry-After'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ fn: 'servers.list', pauseMs: 1_000, requestsPerSecond: 4 });
+    expect(String(warnings[0]!.msg)).toContain('set api.requests_per_second');
+    const waited = async (n: number) => {
+      const o = await observed(async () => {
+        for (let i = 0; i < n; i++) await c.servers.list({ limit: 1 });
+      });
+      expect(o.error).toBeUndefined();
+      return o.sleeps.reduce((a, b) => a + b, 0);
+    };
+    // After the second 429 the rate is 2/s (at the configured 8/s, ten requests wait about 250 ms).
+    expect(await waited(10)).toBeGreaterThanOrEqual(3_500);
+    // A quiet minute later it is up a step (4/s): eight requests wait 6 × 250 ms after the two the
+    // bucket held; a minute after that it is back to the configured 8/s, and they wait less again.
+    await clock.sleep(61_000);
+    expect(await waited(8)).toBe(1_500);
+    await clock.sleep(61_000);
+    expect(await waited(8)).toBeLessThan(1_500);
   });
 
   it('gives up after maxRetries with an ApiError that carries the asked wait', async () => {

@@ -20,6 +20,27 @@ beforeAll(async () => {
       held.push(res);
       return;
     }
+    if (req.url === '/endless') {
+      // A body that never ends: 64 KiB every millisecond until the client goes away.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":"');
+      const chunk = 'x'.repeat(64 * 1024);
+      const timer = setInterval(() => res.write(chunk), 1);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (req.url === '/announced') {
+      // Says its size up front and sends none of it.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
+      res.flushHeaders();
+      held.push(res);
+      return;
+    }
+    if (req.url === '/replayed') {
+      res.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+      res.end('{"data":{}}');
+      return;
+    }
     if (req.url === '/chunks') {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
       res.write('{"error":{"code":"rate_limited",');
@@ -38,7 +59,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const get = (path: string): ExchangeRequest => ({ origin, path, method: 'GET', headers: { accept: 'application/json' }, body: undefined, backstopMs: 10_000 });
+const get = (path: string): ExchangeRequest => ({ origin, path, method: 'GET', headers: { accept: 'application/json' }, body: undefined, backstopMs: 10_000, maxBytes: 1024 * 1024 });
 
 describe('startExchange', () => {
   it('collects an answer that arrives in several chunks, with its status and Retry-After', async () => {
@@ -47,6 +68,7 @@ describe('startExchange', () => {
     expect(answer).toEqual({
       status: 429,
       retryAfter: '7',
+      replayed: undefined,
       text: '{"error":{"code":"rate_limited","message":"slow down"}}',
       bytes: 55,
     });
@@ -79,6 +101,23 @@ describe('startExchange', () => {
     const agent = new Agent();
     const answer = await startExchange(agent, { ...get('/change'), method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).answer;
     expect(JSON.parse(answer.text)).toEqual({ data: { path: '/change', method: 'POST' } });
+    await agent.close();
+  });
+
+  it.each([
+    ['an endless body, once it passes the cap', '/endless'],
+    ['a body whose announced length is past the cap, before reading it', '/announced'],
+  ])('ends %s with AnswerTooLarge, and the agent goes on', async (_what, path) => {
+    const agent = new Agent();
+    await expect(startExchange(agent, get(path)).answer).rejects.toMatchObject({ name: 'AnswerTooLarge', maxBytes: 1024 * 1024, status: 200 });
+    const next = await startExchange(agent, get('/next')).answer;
+    expect(next.status).toBe(200);
+    await agent.close();
+  });
+
+  it('reports the Idempotent-Replayed header', async () => {
+    const agent = new Agent();
+    expect((await startExchange(agent, get('/replayed')).answer).replayed).toBe('true');
     await agent.close();
   });
 });

@@ -371,6 +371,9 @@ describe('parseConfig: defaults and values', () => {
       max_retries: 3,
       page_size: 500,
       concurrency: 4,
+      max_answer_size: 16 * 1024 * 1024,
+      max_answer_values: 250_000,
+      max_list_items: 200_000,
     });
     expect(config.state).toEqual({ path: '/etc/dw/deploy-watchdog.db', retention: 30 * 86_400_000 });
     expect(config.jobs).toEqual({
@@ -381,6 +384,7 @@ describe('parseConfig: defaults and values', () => {
       maintenance: '*/30 * * * *',
       servers: '*/1 * * * *',
       jitter: 5_000,
+      deadline: 'auto',
     });
     expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], retrying_grace: 1_800_000, lookback: 604_800_000 });
     expect(config.checks.stuck_runs).toEqual({ enabled: true, active_states: ['queued', 'running'], max_duration: 7_200_000 });

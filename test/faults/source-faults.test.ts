@@ -40,10 +40,11 @@ const SOURCES: { job: Job; fn: Parameters<RunningSimulator['control']['setFault'
 ];
 
 /** `timeout`: the request timeout of the case (default the fixture's generous 5s). */
-const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string }[] = [
+const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string; waits?: boolean }[] = [
   { name: '500 internal_error', fault: { errorCode: 'internal_error' }, reason: /internal_error/ },
   { name: '503 unavailable', fault: { errorCode: 'unavailable' }, reason: /unavailable/ },
-  { name: 'a 429 burst without Retry-After', fault: { rateLimit: { retryAfter: 'none' } }, reason: /rate_limited/ },
+  // Each such 429 holds every request back (1 s, doubling up to a minute): a cycle waits it out.
+  { name: 'a 429 burst without Retry-After', fault: { rateLimit: { retryAfter: 'none' } }, reason: /rate_limited/, waits: true },
   // Short, so the hanging answers end quickly; only this case has hanging requests.
   { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i, timeout: '300ms' },
   { name: 'a proxy HTML error page', fault: { html502: true }, reason: /502|not JSON|not_json/i },
@@ -93,11 +94,16 @@ async function healthy(job: Job): Promise<string[]> {
 }
 
 /** Runs the failing cycles and checks what they did and did not write. */
-async function failingCycles(job: Job, before: string[], reason?: RegExp): Promise<void> {
+/** One cycle of `job`; with `waits`, the clock moves a second at a time while the cycle waits on it. */
+function cycleOf(job: Job, waits = false) {
+  return waits ? advancing(clock, wd!.runOnce([job]), 1_000) : wd!.runOnce([job]);
+}
+
+async function failingCycles(job: Job, before: string[], reason?: RegExp, waits = false): Promise<void> {
   const startEvent = events(wd!).length;
   for (let cycle = 1; cycle <= FAILED_CYCLES; cycle++) {
     clock.advance(STEP);
-    const report = await wd!.runOnce([job]);
+    const report = await cycleOf(job, waits);
     const r = report.jobs[0]!;
     expect(r.outcome, `cycle ${cycle}`).toBe('failed');
     if (reason) expect(r.reason).toMatch(reason);
@@ -112,10 +118,10 @@ async function failingCycles(job: Job, before: string[], reason?: RegExp): Promi
 }
 
 /** The first complete read: the source alert resolves, the job's own alerts stay as they were. */
-async function recovers(job: Job, before: string[]): Promise<void> {
+async function recovers(job: Job, before: string[], waits = false): Promise<void> {
   const startEvent = events(wd!).length;
   clock.advance(STEP);
-  const report = await wd!.runOnce([job]);
+  const report = await cycleOf(job, waits);
   expect(report.jobs[0]!.outcome).toBe('ok');
   expect(events(wd!).slice(startEvent)).toEqual([{ kind: 'resolved', fingerprint: `watchdog/source/${job}` }]);
   expect(firing(wd!, job)).toEqual(before);
@@ -123,14 +129,14 @@ async function recovers(job: Job, before: string[]): Promise<void> {
 }
 
 describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
-  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason, timeout }) => {
+  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason, timeout, waits }) => {
     wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);
     seedProblems();
     const before = await healthy(job);
     sim.control.setFault(fn, fault);
-    await failingCycles(job, before, reason);
+    await failingCycles(job, before, reason, waits);
     sim.control.clearFaults();
-    await recovers(job, before);
+    await recovers(job, before, waits);
   });
 
   it('a failure shorter than the threshold raises nothing, and the count starts again after a good read', async () => {
