@@ -8,12 +8,19 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../lib/logger.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { HttpHandler } from './http-handler.js';
+import type { RateLimitSpec } from './rate-limiter.js';
+import { checkMaxLimit } from './request-params.js';
 import { SimulatorControl } from './simulator-control.js';
 import { SimulatorCore } from './simulator-core.js';
+import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import type { SimTokenSpec } from './token-grants.js';
 
 export type { SimTokenSpec } from './token-grants.js';
 export type { FaultSpec, FaultTarget } from './fault-injector.js';
+export { ENDLESS_LIST_TOTAL } from './fault-injector.js';
+export { MB } from './fault-streams.js';
+export { RETRY_AFTER_FORMS, type RateLimitSpec } from './rate-limiter.js';
+export { TIME_FORMATS, type TimeFormat } from './time-format.js';
 export type { SimProblem, ProblemKind } from './problem-finder.js';
 export type { FailDirective } from './run-engine.js';
 export { SimulatorControl } from './simulator-control.js';
@@ -34,10 +41,14 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Default 'sim-admin-token': every permission, namespace and environment. */
   adminToken?: string;
-  /** Extra tokens. */
+  /** Extra tokens; each may be limited to namespaces, permissions and the environments it reads and changes. */
   tokens?: SimTokenSpec[];
-  /** Largest accepted `limit`; default 1000 (above: invalid_parameter). */
+  /** Largest accepted `limit`; default 1000 (above: 400 invalid_parameter naming it; logs.tail accepts at least its default 200). */
   maxLimit?: number;
+  /** How timestamps are written; default 'iso' (`2026-11-24T08:00:00.000Z`). See time-format.ts. */
+  timeFormat?: TimeFormat;
+  /** A token bucket per bearer token (429 rate_limited beyond it); default none. */
+  rateLimit?: RateLimitSpec;
   logger?: Logger;
 }
 
@@ -66,7 +77,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clock: options.clock ?? systemClock,
     adminToken,
     tokens: options.tokens ?? [],
-    maxLimit: options.maxLimit ?? 1000,
+    maxLimit: checkMaxLimit(options.maxLimit ?? 1000),
+    timeFormat: checkTimeFormat(options.timeFormat ?? 'iso'),
+    rateLimit: options.rateLimit ?? null,
     logger,
   });
   const control = new SimulatorControl(core);
