@@ -25,6 +25,11 @@ export class FaultStreams {
   private fillerPiece: Buffer | null = null;
   private endlessChunk: Buffer | null = null;
 
+  /** How many bodies are being written now. */
+  get open(): number {
+    return this.live.size;
+  }
+
   /** Stops every body being written (the server closes the connections). */
   close(): void {
     for (const c of this.live) c.abort();

@@ -10,7 +10,7 @@ import { FUNCTION_LIST, type FunctionName, type FunctionSpec } from '../api/func
 import type { ChangeName } from './change-handlers.js';
 import type { FaultSpec } from './fault-injector.js';
 import { rewriteAnswer } from './fault-rewrites.js';
-import { FaultStreams, MB } from './fault-streams.js';
+import { MB } from './fault-streams.js';
 import { LOG_TAIL_DEFAULT_LIMIT } from './log-tail.js';
 import { buildOpenApi } from './openapi.js';
 import { parseBody, parseQuery, type ParamValues } from './request-params.js';
@@ -55,8 +55,6 @@ export class HttpHandler {
   }));
   /** Latency timers still pending, cleared on close so the process can exit. */
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** Huge and endless bodies being written, stopped on close. */
-  private readonly streams = new FaultStreams();
 
   constructor(
     private readonly core: SimulatorCore,
@@ -67,7 +65,7 @@ export class HttpHandler {
   close(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    this.streams.close();
+    this.core.streams.close();
   }
 
   /** The node:http request listener. */
@@ -157,7 +155,7 @@ export class HttpHandler {
       res.once('close', abandon);
       if (fault.hang) return;
       if (fault.latencyMs) await this.delay(fault.latencyMs);
-      return this.streams.endless(res);
+      return this.core.streams.endless(res);
     }
     if (fault?.latencyMs) await this.delay(fault.latencyMs);
     // An endless list gives a full page wherever the client is: its items come from the first page.
@@ -189,7 +187,7 @@ export class HttpHandler {
     }
     answer = rewrite(answer);
     log(fn, answer.status);
-    if (fault?.hugeMb && answer.status === 200) return this.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB));
+    if (fault?.hugeMb && answer.status === 200) return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB));
     send(res, answer);
   }
 

@@ -67,8 +67,8 @@ export interface AddBackupOptions {
   offsiteError?: string;
 }
 
-/** Counts per resource. */
-export type SimStats = Record<'namespaces' | 'projects' | 'servers' | 'apps' | 'urls' | 'installers' | 'runs' | 'activeRuns' | 'backups' | 'restorePoints', number>;
+/** Counts per resource, and `streams`: huge and endless bodies being written now (each ends when its client goes). */
+export type SimStats = Record<'namespaces' | 'projects' | 'servers' | 'apps' | 'urls' | 'installers' | 'runs' | 'activeRuns' | 'backups' | 'restorePoints' | 'streams', number>;
 
 /** Drives a running simulator. Every method first brings runs up to the current simulated time. */
 export class SimulatorControl {
@@ -413,7 +413,7 @@ export class SimulatorControl {
       .filter((p) => p.kind !== ('retrying_run' satisfies ProblemKind));
   }
 
-  /** Counts per resource. */
+  /** Counts per resource, and the hostile bodies being written. */
   stats(): SimStats {
     this.core.tick();
     const s = this.core.state;
@@ -428,6 +428,7 @@ export class SimulatorControl {
       activeRuns: s.activeRuns.size,
       backups: s.backups.size,
       restorePoints: s.restorePoints.size,
+      streams: this.core.streams.open,
     };
   }
 

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { ChangeHandlers } from './change-handlers.js';
 import { FaultInjector } from './fault-injector.js';
+import { FaultStreams } from './fault-streams.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { LogTail } from './log-tail.js';
 import { ProblemFinder } from './problem-finder.js';
@@ -51,6 +52,8 @@ export class SimulatorCore {
   readonly reads: ReadHandlers;
   readonly changes: ChangeHandlers;
   readonly faults: FaultInjector;
+  /** Huge and endless bodies being written. */
+  readonly streams = new FaultStreams();
   readonly idempotency = new IdempotencyStore();
   readonly grants: TokenGrants;
   readonly requestLog: RequestRecord[] = [];
