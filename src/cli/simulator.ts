@@ -5,12 +5,14 @@ import { createLogger } from '../lib/logger.js';
 import {
   RETRY_AFTER_FORMS,
   startSimulator,
+  STATE_WORD_SETS,
   TIME_FORMATS,
   type FaultSpec,
   type FaultTarget,
   type RateLimitSpec,
   type SimTokenSpec,
   type SimulatorOptions,
+  type StateWordSet,
   type TimeFormat,
 } from '../simulator/index.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
@@ -52,7 +54,10 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            huge:MB      200 with a valid JSON body of MB megabytes, streamed
                            endless      200 with a JSON body that never ends (1 MB / 10 ms)
                            echoToken    the caller's token in a record's id and a text field
-                           endlessList  lists answer total 1000000000 and fresh ids on every page`;
+                           endlessList  lists answer total 1000000000 and fresh ids on every page
+  --state-words W        the words of \`state\` fields: default, or alt (another plausible service:
+                         runs pending/in_progress/succeeded/failed, backups in_progress/success/error,
+                         servers up/down/failed/off…; the daemon needs its checks.* state lists set)`;
 
 const ENVIRONMENTS = environmentTypeSchema.options;
 
@@ -150,6 +155,7 @@ function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, Fault
   const lines: string[] = [];
   if (options.maxLimit !== undefined) lines.push(`max limit: ${options.maxLimit}`);
   if (options.timeFormat !== undefined) lines.push(`time format: ${options.timeFormat}`);
+  if (options.stateWords !== undefined) lines.push(`state words: ${options.stateWords}`);
   const rate = options.rateLimit;
   if (rate) lines.push(`rate limit: ${rate.rps}/s per token, burst ${rate.burst ?? Math.max(1, Math.ceil(rate.rps))}, Retry-After ${rate.retryAfter ?? 'seconds'}`);
   for (const t of options.tokens ?? []) {
@@ -182,6 +188,7 @@ const simulator: Command = {
         'retry-after': { type: 'string' },
         'scoped-token': { type: 'string', multiple: true },
         fault: { type: 'string', multiple: true },
+        'state-words': { type: 'string' },
       });
       if (values.token !== undefined && !/^\S{8,}$/.test(values.token)) throw new UsageError('--token must be at least 8 characters without spaces');
       const adminToken = values.token ?? `sim-${randomBytes(16).toString('hex')}`;
@@ -202,6 +209,7 @@ const simulator: Command = {
         ...(values['max-limit'] === undefined ? {} : { maxLimit: integer('max-limit', values['max-limit'], 1000, 1, 1_000_000) }),
         ...(values['time-format'] === undefined ? {} : { timeFormat: oneOf<TimeFormat>('time-format', values['time-format'], TIME_FORMATS) }),
         ...(rateLimit ? { rateLimit } : {}),
+        ...(values['state-words'] === undefined ? {} : { stateWords: oneOf<StateWordSet>('state-words', values['state-words'], STATE_WORD_SETS) }),
         ...(tokens.length > 0 ? { tokens } : {}),
       };
     } catch (err) {

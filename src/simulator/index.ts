@@ -12,6 +12,7 @@ import type { RateLimitSpec } from './rate-limiter.js';
 import { checkMaxLimit } from './request-params.js';
 import { SimulatorControl } from './simulator-control.js';
 import { SimulatorCore } from './simulator-core.js';
+import { STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import type { SimTokenSpec } from './token-grants.js';
 
@@ -21,6 +22,7 @@ export { ENDLESS_LIST_TOTAL } from './fault-injector.js';
 export { MB } from './fault-streams.js';
 export { RETRY_AFTER_FORMS, type RateLimitSpec } from './rate-limiter.js';
 export { TIME_FORMATS, type TimeFormat } from './time-format.js';
+export { ALT_VOCABULARY, STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 export type { SimProblem, ProblemKind } from './problem-finder.js';
 export type { FailDirective } from './run-engine.js';
 export { SimulatorControl } from './simulator-control.js';
@@ -49,6 +51,8 @@ export interface SimulatorOptions {
   timeFormat?: TimeFormat;
   /** A token bucket per bearer token (429 rate_limited beyond it); default none. */
   rateLimit?: RateLimitSpec;
+  /** The words of `state` fields: 'default' (VOCABULARY) or 'alt' (ALT_VOCABULARY); see state-words.ts. */
+  stateWords?: StateWordSet;
   logger?: Logger;
 }
 
@@ -68,6 +72,9 @@ export const DEFAULT_ADMIN_TOKEN = 'sim-admin-token';
 /** Seeds a simulator and starts serving it. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const apps = options.apps ?? 20;
+  if (options.stateWords !== undefined && !STATE_WORD_SETS.includes(options.stateWords)) {
+    throw new Error(`stateWords must be one of ${STATE_WORD_SETS.join(', ')}, got ${JSON.stringify(options.stateWords)}`);
+  }
   if (!Number.isInteger(apps) || apps < 1 || apps > 10_000) throw new Error(`apps must be an integer from 1 to 10000, got ${String(apps)}`);
   const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
   const logger = options.logger ?? silentLogger;
@@ -80,6 +87,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     maxLimit: checkMaxLimit(options.maxLimit ?? 1000),
     timeFormat: checkTimeFormat(options.timeFormat ?? 'iso'),
     rateLimit: options.rateLimit ?? null,
+    stateWords: options.stateWords ?? 'default',
     logger,
   });
   const control = new SimulatorControl(core);

@@ -4,6 +4,7 @@
  * with the daemon's open alerts.
  */
 import type { AttentionSection, AttentionSummary, EnvironmentType } from '../api/schemas.js';
+import type { RunEngine } from './run-engine.js';
 import type { AppRec, RunRec, SimState } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 import { BACKUP_AGE_LIMITS, isGone, iso, type Views } from './views.js';
@@ -54,6 +55,7 @@ export class ProblemFinder {
   constructor(
     private readonly state: SimState,
     private readonly views: Views,
+    private readonly engine: RunEngine,
   ) {}
 
   /**
@@ -77,8 +79,9 @@ export class ProblemFinder {
         seen.add(run.action);
         if (run.state !== VOCABULARY.run.error) continue;
         const kind: ProblemKind = run.retrying ? 'retrying_run' : 'failed_run';
-        const step = this.views.run(run).steps.find((s) => s.state === VOCABULARY.step.error);
-        const reason = step?.reason ?? this.views.run(run).watcher?.reason ?? null;
+        // The records' own words: the answers' may be another vocabulary.
+        const step = this.engine.stepsOf(run).find((s) => s.state === VOCABULARY.step.error);
+        const reason = step?.reason ?? this.engine.watcherOf(run)?.reason ?? null;
         out.push({ problem: { kind, id: run.id, ...base, detail: `${run.action} failed${step ? ` at ${step.name}` : ''}: ${reason ?? 'unknown'}` }, item: this.failureItem(run, app, ns, project, step?.name ?? null, reason) });
       }
       for (const urlId of app.urlIds) {

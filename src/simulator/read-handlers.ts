@@ -11,6 +11,7 @@ import type { Indexed, NewestFirstIndex } from './newest-first-index.js';
 import type { ProblemFinder } from './problem-finder.js';
 import { SimError } from './sim-error.js';
 import type { AppRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
+import type { StateKind, StateWords } from './state-words.js';
 import type { Grant } from './token-grants.js';
 import { BAD_SERVER_STATES, PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
 import { isGone, type Views } from './views.js';
@@ -41,6 +42,7 @@ export class ReadHandlers {
     private readonly problems: ProblemFinder,
     private readonly logs: LogTail,
     private readonly seed: number,
+    private readonly words: StateWords,
   ) {}
 
   /** Answers one read function. */
@@ -64,7 +66,7 @@ export class ReadHandlers {
         q.server_id !== undefined && ((a) => a.serverId === q.server_id),
         q.version !== undefined && ((a) => a.version === q.version),
         q.edition !== undefined && ((a) => a.edition === q.edition),
-        q.state !== undefined && ((a) => a.state === q.state),
+        q.state !== undefined && this.stateIs('app', q.state),
         project !== undefined &&
           ((a) => {
             const p = this.state.projectOf(a);
@@ -89,7 +91,7 @@ export class ReadHandlers {
         !scope.everything && ((i) => scope.nsIds.has(i.nsId)),
         q.include_deleted !== true && ((i) => i.state !== VOCABULARY.installer.deleted),
         q.server_id !== undefined && ((i) => i.serverId === q.server_id),
-        q.state !== undefined && ((i) => i.state === q.state),
+        q.state !== undefined && this.stateIs('installer', q.state),
       ]);
       return pageOf([...this.state.installers.values()], keep, q, (i) => this.views.installer(i));
     },
@@ -127,7 +129,7 @@ export class ReadHandlers {
     'runs.list': (ctx) => {
       const q = ctx.query;
       const { source, inScope } = indexedSource(this.state.runIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
-      const keep = allOf<RunRec>([inScope, this.readableByApp(ctx.grant), q.state !== undefined && ((r) => r.state === q.state)]);
+      const keep = allOf<RunRec>([inScope, this.readableByApp(ctx.grant), q.state !== undefined && this.stateIs('run', q.state)]);
       return pageOf(source, keep, q, (r) => this.views.runListItem(r));
     },
     'servers.get': (ctx) =>
@@ -138,7 +140,7 @@ export class ReadHandlers {
       const keep = allOf<ServerRec>([
         !scope.everything && ((s) => scope.nsIds.has(s.nsId)),
         q.include_deleted !== true && ((s) => s.state !== VOCABULARY.server.deleted),
-        q.state !== undefined && ((s) => s.state === q.state),
+        q.state !== undefined && this.stateIs('server', q.state),
       ]);
       const { byServer } = this.views.appCounts(this.readable(ctx.grant));
       return pageOf([...this.state.servers.values()], keep, q, (s) => this.views.server(s, byServer));
@@ -167,6 +169,12 @@ export class ReadHandlers {
       };
     },
   };
+
+  /** A `state` filter, given in the service's words, against the records' own. */
+  private stateIs(kind: StateKind, asked: unknown): (record: { state: string }) => boolean {
+    const word = this.words.read(kind, String(asked));
+    return (record) => record.state === word;
+  }
 
   /** The app of the path's id, if the token may read it. */
   private readableApp(ctx: CallContext): AppRec {

@@ -1,7 +1,7 @@
 /**
  * One simulator's parts, wired together: the state and its seed, the run engine, the renderers,
  * the handlers, faults, idempotency, the rate limit and the request log, and the service's modes
- * (largest `limit`, time format). The HTTP server and the control interface both work on this;
+ * (largest `limit`, time format, state words). The HTTP server and the control interface both work on this;
  * nothing lives at module level.
  */
 import type { Logger } from 'pino';
@@ -18,6 +18,7 @@ import { RunEngine } from './run-engine.js';
 import { seedState } from './seed-state.js';
 import { SimState } from './sim-state.js';
 import type { RequestRecord } from './simulator-control.js';
+import { StateWords, type StateWordSet } from './state-words.js';
 import { TimeFormatter, type TimeFormat } from './time-format.js';
 import { TokenGrants, type SimTokenSpec } from './token-grants.js';
 import { Views } from './views.js';
@@ -40,6 +41,7 @@ export interface CoreOptions {
   maxLimit: number;
   timeFormat: TimeFormat;
   rateLimit: RateLimitSpec | null;
+  stateWords: StateWordSet;
   logger: Logger;
 }
 
@@ -77,9 +79,10 @@ export class SimulatorCore {
     this.rateLimiter = new RateLimiter(options.rateLimit);
     this.engine = new RunEngine(this.state, options.seed);
     seedState(this.state, this.engine, { apps: options.apps, seed: options.seed, now: this.now() });
-    this.views = new Views(this.state, this.engine, this.times);
-    this.problemFinder = new ProblemFinder(this.state, this.views);
-    this.reads = new ReadHandlers(this.state, this.views, this.problemFinder, new LogTail(this.times), options.seed);
+    const words = new StateWords(options.stateWords);
+    this.views = new Views(this.state, this.engine, this.times, words);
+    this.problemFinder = new ProblemFinder(this.state, this.views, this.engine);
+    this.reads = new ReadHandlers(this.state, this.views, this.problemFinder, new LogTail(this.times), options.seed, words);
     this.changes = new ChangeHandlers(this.state, this.engine);
     this.faults = new FaultInjector(options.seed);
     this.grants = new TokenGrants(this.state, options.adminToken, options.tokens);

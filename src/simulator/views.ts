@@ -20,6 +20,7 @@ import type {
 } from '../api/schemas.js';
 import { hash32 } from './prng.js';
 import type { RunEngine } from './run-engine.js';
+import type { StateWords } from './state-words.js';
 import type { TimeFormatter } from './time-format.js';
 import type { AppRec, BackupRec, InstallerRec, ProjectRec, RestorePointRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
@@ -54,6 +55,7 @@ export class Views {
     private readonly state: SimState,
     private readonly engine: RunEngine,
     private readonly times: TimeFormatter,
+    private readonly words: StateWords,
   ) {}
 
   /** A timestamp field as the service writes it (every one goes through here). */
@@ -96,7 +98,7 @@ export class Views {
       environment_type: app.envType,
       version: app.version,
       edition: app.edition,
-      state: app.state,
+      state: this.words.write('app', app.state),
       url: primary?.url ?? null,
       server: app.serverId === null ? null : (this.state.servers.get(app.serverId)?.name ?? null),
       deployed_at: this.time(app.deployedAt),
@@ -134,7 +136,7 @@ export class Views {
             from_version: upgrade.fromVersion,
             to_version: upgrade.toVersion,
             purpose: upgrade.purpose,
-            state: upgrade.state,
+            state: this.words.write('upgrade', upgrade.state),
             source_app_id: upgrade.sourceAppId,
             source_app: sourceApp?.name ?? app.name,
             new_app_id: upgrade.newAppId,
@@ -163,7 +165,7 @@ export class Views {
   private urlState(u: UrlRec, now: number): Omit<App['urls'][number], 'url'> {
     return {
       primary: u.primary,
-      state: u.state,
+      state: this.words.write('url', u.state),
       ssl_status: this.sslStatus(u, now),
       ssl_expires_at: this.time(u.sslExpiresAt),
       public_check: u.publicCheck,
@@ -192,11 +194,11 @@ export class Views {
       size_mb: b.sizeMb,
       taken_at: this.time(b.takenAt),
       automated: b.automated,
-      state: b.state,
+      state: this.words.write('backup', b.state),
       storage: 'local',
       on_server: done && now - b.takenAt < ON_SERVER_MS,
       verified: b.verified,
-      offsite: offsite.map((o) => ({ storage: o.storage, type: o.type, on_storage: o.onStorage, state: o.state, uploaded_at: this.time(o.uploadedAt), error: o.error })),
+      offsite: offsite.map((o) => ({ storage: o.storage, type: o.type, on_storage: o.onStorage, state: this.words.write('offsite', o.state), uploaded_at: this.time(o.uploadedAt), error: o.error })),
     };
   }
 
@@ -206,7 +208,7 @@ export class Views {
       id: run.id,
       workflow: run.workflow,
       action: run.action,
-      state: run.state,
+      state: this.words.write('run', run.state),
       retrying: run.retrying,
       namespace: this.state.namespace(run.nsId).code,
       record: run.record,
@@ -223,7 +225,7 @@ export class Views {
     const watcher = this.engine.watcherOf(run);
     return {
       ...this.runListItem(run),
-      steps: this.engine.stepsOf(run).map((s) => ({ name: s.name, state: s.state, started_at: this.time(s.startedAt), updated_at: this.time(s.updatedAt), reason: s.reason })),
+      steps: this.engine.stepsOf(run).map((s) => ({ name: s.name, state: this.words.write('step', s.state), started_at: this.time(s.startedAt), updated_at: this.time(s.updatedAt), reason: s.reason })),
       watcher: watcher ? { state: watcher.state, progress: watcher.progress, reason: watcher.reason } : null,
     };
   }
@@ -265,7 +267,7 @@ export class Views {
       id: s.id,
       name: s.name,
       namespace: this.state.namespace(s.nsId).code,
-      state: s.state,
+      state: this.words.write('server', s.state),
       provider: s.provider,
       size: s.size,
       region: s.region,
@@ -283,7 +285,7 @@ export class Views {
       namespace: this.state.namespace(i.nsId).code,
       type: i.type,
       app: i.appId === null ? null : (this.state.apps.get(i.appId)?.name ?? null),
-      state: i.state,
+      state: this.words.write('installer', i.state),
       server: i.serverId === null ? null : (this.state.servers.get(i.serverId)?.name ?? null),
       url: i.url,
       platform_login: i.platformLogin,

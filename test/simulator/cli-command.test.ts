@@ -34,6 +34,7 @@ describe('deploy-watchdog simulator', () => {
         'simulator', '--port', '0', '--apps', '8', '--token', 'cli-test-token',
         '--max-limit', '5',
         '--time-format', 'offset',
+        '--state-words', 'alt',
         '--rate-limit', '0.01', '--rate-burst', '12', '--retry-after', 'date',
         '--scoped-token', 'dev-reader:read=development:change=none',
         '--fault', 'runs.get=echoToken', '--fault', 'runs.get=latency:1', '--fault', 'servers.list=huge:1', '--fault', '*=endlessList',
@@ -48,6 +49,7 @@ describe('deploy-watchdog simulator', () => {
     };
     expect(out).toContain('max limit: 5');
     expect(out).toContain('time format: offset');
+    expect(out).toContain('state words: alt');
     expect(out).toContain('rate limit: 0.01/s per token, burst 12, Retry-After date');
     expect(out).toContain('scoped token dev-reader: reads development, changes none, namespaces all');
     expect(out).toContain('fault on runs.get: {"echoToken":true,"latencyMs":1}');
@@ -56,6 +58,7 @@ describe('deploy-watchdog simulator', () => {
     const apps = JSON.parse((await get('/apps?limit=5', 'dev-reader')).text).data;
     expect(apps.total).toBe(1_000_000_000);
     expect(apps.items.every((a: { environment_type: string }) => a.environment_type === 'development')).toBe(true);
+    expect(new Set(apps.items.map((a: { state: string }) => a.state))).toEqual(new Set(['active']));
     expect(apps.items[0].deployed_at).toMatch(/T\d\d:\d\d:\d\d(\.\d{3})?[+-]\d\d:\d\d$/);
     expect(JSON.parse((await get('/runs/1')).text).data.id).toBe('cli-test-token');
     expect((await get('/servers')).text.length).toBe(1_048_576);
@@ -70,6 +73,7 @@ describe('deploy-watchdog simulator', () => {
 
   it.each([
     [['--max-limit', '0'], /--max-limit must be from 1 to 1000000/],
+    [['--state-words', 'klingon'], /--state-words must be one of default, alt, got "klingon"/],
     [['--time-format', 'rfc2822'], /--time-format must be one of iso, iso-ms, offset, space, mixed, zoneless, got "rfc2822"/],
     [['--rate-limit', 'fast'], /--rate-limit must be a number of requests per second above 0, got "fast"/],
     [['--rate-limit', '0'], /--rate-limit must be a number of requests per second above 0/],
@@ -107,7 +111,7 @@ describe('deploy-watchdog simulator', () => {
     const { stdout, stderr } = await runCli(['simulator', '--help']);
     const help = stdout + stderr;
     for (const word of ['--max-limit', '--time-format', 'iso-ms', 'offset', 'space', 'mixed', 'zoneless', '--rate-limit', '--rate-burst', '--retry-after',
-      '--scoped-token', '--fault', 'huge:MB', 'endless', 'echoToken', 'endlessList']) {
+      '--scoped-token', '--fault', 'huge:MB', 'endless', 'echoToken', 'endlessList', '--state-words']) {
       expect(help).toContain(word);
     }
   });

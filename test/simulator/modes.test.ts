@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { startSimulator, type RunningSimulator, type TimeFormat } from '../../src/simulator/index.js';
+import { ALT_VOCABULARY, startSimulator, type RunningSimulator, type TimeFormat } from '../../src/simulator/index.js';
 import { PLANS_WITH_LOGS } from '../../src/simulator/vocabulary.js';
 import { apiGet, simControl, useSimulator } from '../helpers/simulator.js';
 
@@ -230,5 +230,64 @@ describe('rate limit', () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe('state words', async () => {
+  const twin = { apps: 60, seed: 9, clock };
+  const usual = await useSimulator(twin);
+  const alt = await useSimulator({ ...twin, stateWords: 'alt' });
+  const state = alt.control.state;
+  const upgrading = [...state.apps.values()].find((a) => a.upgrade !== null)!;
+  // The same change on both twins: one server unreachable, which this seed has none of.
+  for (const sim of [usual, alt]) sim.control.setServerState([...state.servers.keys()][0]!, 'unreachable');
+  /** Every `state` of the answers that carry one, by the kind of record it belongs to. */
+  const statesOf = async (sim: RunningSimulator): Promise<Record<keyof typeof ALT_VOCABULARY, string[]>> => {
+    type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw answers
+    const get = async (path: string): Promise<Item> => (await apiGet(sim, path)).body.data;
+    const runs = (await get('/runs?limit=1000')).items;
+    const steps: Item[] = (await Promise.all(runs.slice(0, 150).map((r: Item) => get(`/runs/${r.id}`)))).flatMap((r) => r.steps);
+    const backups = (await get('/backups?limit=1000')).items;
+    return {
+      run: runs.map((r: Item) => r.state),
+      step: steps.map((s: Item) => s.state),
+      app: (await get('/apps?limit=1000&include_deleted=true')).items.map((a: Item) => a.state),
+      backup: backups.map((b: Item) => b.state),
+      offsite: backups.flatMap((b: Item) => b.offsite.map((o: Item) => o.state)),
+      server: (await get('/servers?include_deleted=true')).items.map((s: Item) => s.state),
+      installer: (await get('/installers?include_deleted=true')).items.map((i: Item) => i.state),
+      url: (await get(`/apps/${upgrading.id}`)).urls.map((u: Item) => u.state),
+      upgrade: [(await get(`/apps/${upgrading.id}`)).upgrade.state],
+    };
+  };
+
+  it('writes every state field in the other vocabulary, word for word', async () => {
+    const [before, after] = await Promise.all([statesOf(usual), statesOf(alt)]);
+    for (const kind of Object.keys(ALT_VOCABULARY) as (keyof typeof ALT_VOCABULARY)[]) {
+      const words = ALT_VOCABULARY[kind] as Record<string, string>;
+      expect(after[kind].length, kind).toBeGreaterThan(0);
+      expect(after[kind], kind).toEqual(before[kind].map((w) => words[w] ?? w));
+      expect(after[kind].every((w) => Object.values(words).includes(w)), `${kind}: ${after[kind].join(',')}`).toBe(true);
+    }
+  });
+
+  it.each([
+    ['runs', 'failed', 'error'],
+    ['runs', 'in_progress', 'running'],
+    ['servers', 'down', 'unreachable'],
+    ['apps', 'active', 'running'],
+  ])('filters %s by state in its words (state=%s finds what the default calls %s), and finds nothing by the default word', async (list, word, usualWord) => {
+    const expected = (await apiGet(usual, `/${list}?limit=1000&state=${usualWord}`)).body.data.total;
+    expect(expected).toBeGreaterThan(0);
+    expect((await apiGet(alt, `/${list}?limit=1000&state=${word}`)).body.data.total).toBe(expected);
+    expect((await apiGet(alt, `/${list}?limit=1000&state=${usualWord}`)).body.data.total).toBe(0);
+  });
+
+  it('finds the same problems whatever words it writes (attention reads the records)', async () => {
+    expect((await apiGet(alt, '/attention')).body.data).toEqual((await apiGet(usual, '/attention')).body.data);
+  });
+
+  it('refuses an unknown vocabulary', async () => {
+    await expect(startSimulator({ apps: 1, stateWords: 'klingon' as 'alt' })).rejects.toThrow(/stateWords must be one of default, alt/);
   });
 });
