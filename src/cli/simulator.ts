@@ -45,8 +45,9 @@ Modes: where the API reference leaves a choice open, choose differently (default
   --rate-burst N         requests at once after a quiet spell (default RPS rounded up, at least 1)
   --retry-after FORM     what a 429 says: seconds (default), date (an HTTP date) or none
   --scoped-token SPEC    an extra token, repeatable: TOKEN[:read=ENVS][:change=ENVS][:namespaces=CODES]
-                         ENVS: production,staging,development or none; default all (every
-                         permission and namespace). e.g. ops-token:read=staging,development:change=development
+                         with ENVS from production,staging,development, or none; what is not
+                         limited is all (every permission, namespace and environment), e.g.
+                         ops-token:read=staging,development:change=development
   --fault FN=KIND[:ARG]  a fault on every call of FN (a dotted name such as apps.list, or *),
                          repeatable; faults of one FN combine. KIND is one of:
                            error:CODE  latency:MS  hang  html502  malformedJson  wrongType
@@ -57,7 +58,10 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            endlessList  lists answer total 1000000000 and fresh ids on every page
   --state-words W        the words of \`state\` fields: default, or alt (another plausible service:
                          runs pending/in_progress/succeeded/failed, backups in_progress/success/error,
-                         servers up/down/failed/off…; the daemon needs its checks.* state lists set)`;
+                         servers up/down/failed/off…; the daemon needs its checks.* state lists set)
+
+At run time, the control interface switches modes: POST /_sim/setMaxLimit [N], setTimeFormat ["F"],
+setRateLimit [{"rps":R,"burst":N,"retryAfter":"date"}] or [null], setFault ["FN", {"hugeMb":5}].`;
 
 const ENVIRONMENTS = environmentTypeSchema.options;
 
