@@ -1,8 +1,9 @@
 /**
  * One checked API call as the handlers see it, and the scoping rules every handler shares:
- * which namespaces a call reaches, and "outside your namespaces is not found".
+ * which namespaces a call reaches, "outside your namespaces is not found" and "in an environment
+ * you may not read is access denied".
  */
-import type { Page } from '../api/schemas.js';
+import type { EnvironmentType, Page } from '../api/schemas.js';
 import type { ParamValues } from './request-params.js';
 import { SimError } from './sim-error.js';
 import type { SimState } from './sim-state.js';
@@ -43,6 +44,24 @@ export function namespaceScope(state: SimState, grant: Grant, namespace: unknown
 export function findInScope<T extends { nsId: number }>(map: ReadonlyMap<number, T>, id: number | null, grant: Grant, what: string): T {
   const record = id === null ? undefined : map.get(id);
   if (!record || !grant.nsIds.has(record.nsId)) throw new SimError('not_found', `${what} ${String(id)} not found`);
+  return record;
+}
+
+/**
+ * A record by id that the token may read: not_found outside its namespaces (it does not exist for
+ * the token), access_denied in an environment the token may not read (it exists, the role may not
+ * see it: reference §5.4-5).
+ */
+export function findReadable<T extends { nsId: number }>(
+  map: ReadonlyMap<number, T>,
+  id: number | null,
+  grant: Grant,
+  what: string,
+  environmentOf: (record: T) => EnvironmentType | null,
+): T {
+  const record = findInScope(map, id, grant, what);
+  const environment = environmentOf(record);
+  if (!grant.mayRead(environment)) throw new SimError('access_denied', `this token may not read ${environment ?? 'unassigned'} records (${what} ${String(id)})`);
   return record;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Faults the simulator injects on purpose, per function or for every function: error answers,
- * latency, hanging requests, proxy HTML pages, broken or mistyped JSON, rate limiting. A fault
+ * latency, hanging requests, proxy HTML pages, broken or mistyped JSON, rate limiting, and hostile
+ * answers (huge or endless bodies, the caller's token echoed, a list that never ends). A fault
  * with `rate` below 1 picks its victims with a seeded generator, so a test run repeats exactly.
  */
 import type { FunctionName } from '../api/functions.js';
@@ -25,6 +26,30 @@ export interface FaultSpec {
   wrongType?: boolean;
   /** 429 rate_limited, with Retry-After as seconds, as an HTTP date, or left out. */
   rateLimit?: { retryAfter: 'seconds' | 'date' | 'none'; seconds?: number };
+  /**
+   * Status 200 and a valid JSON answer of this many MB (1 MB = 1,048,576 bytes), streamed
+   * chunked with no Content-Length: the real answer with a long `padding` string beside `data`.
+   * Only a 200 answer is made huge; a refusal is sent as it is.
+   */
+  hugeMb?: number;
+  /**
+   * Status 200 and a body that starts like a list answer and never ends: 1 MB every 10 ms (less
+   * when the client reads slower) until the client disconnects or the simulator closes. The
+   * request is not handled (a change is not made), as with `hang`.
+   */
+  endless?: boolean;
+  /**
+   * The caller's bearer token in the answer: as the first record's `id` (a string) and inside a
+   * free-text field (a step's `reason`, a `name`, a log `line`, a run's `record`…); a refusal's
+   * message quotes it.
+   */
+  echoToken?: boolean;
+  /**
+   * A list answers `total: 1000000000` and a full page (`limit` items, the list's first items
+   * repeated) of ids never given before, whatever the offset, for ever. Only lists are affected;
+   * a list with nothing in it stays empty.
+   */
+  endlessList?: boolean;
   /** Apply to the next N matching requests only. */
   times?: number;
 }
@@ -32,18 +57,33 @@ export interface FaultSpec {
 /** Where a fault applies: one function or all of them. */
 export type FaultTarget = FunctionName | '*';
 
+/** The `total` an endlessList fault answers. */
+export const ENDLESS_LIST_TOTAL = 1_000_000_000;
+/** The first id an endlessList fault gives, above every seeded or created record's. */
+const FIRST_ENDLESS_ID = 900_000_000;
+
 /** Holds the faults set by the control interface and decides which request they hit. */
 export class FaultInjector {
   private readonly faults = new Map<FaultTarget, { spec: FaultSpec; left: number | null }>();
   private readonly rng: Prng;
+  private nextEndlessId = FIRST_ENDLESS_ID;
 
   constructor(seed: number) {
     this.rng = new Prng(seed ^ 0x5eed);
   }
 
-  /** Sets (replaces) the fault of a target. */
+  /** Sets (replaces) the fault of a target; throws on a value it cannot apply. */
   set(target: FaultTarget, spec: FaultSpec): void {
+    if (spec.hugeMb !== undefined && !(typeof spec.hugeMb === 'number' && Number.isFinite(spec.hugeMb) && spec.hugeMb > 0)) {
+      throw new Error(`hugeMb must be a number of MB above 0, got ${String(spec.hugeMb)}`);
+    }
     this.faults.set(target, { spec, left: spec.times ?? null });
+  }
+
+  /** An id no endlessList page has given yet. */
+  freshId(): number {
+    this.nextEndlessId += 1;
+    return this.nextEndlessId;
   }
 
   /** Removes every fault. */

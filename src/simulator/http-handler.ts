@@ -1,13 +1,17 @@
 /**
  * The simulator's HTTP front: routes `/api/v1/...` requests by the function catalogue, checks the
- * token, parameters, body and idempotency key, applies injected faults, and answers in the
- * `{data}` / `{error:{code,message}}` envelopes. Also serves `GET /api/v1/openapi.json` (no token)
- * and the control interface at `POST /_sim/<method>` (admin token).
+ * token, its rate limit, parameters, body and idempotency key, applies injected faults, and
+ * answers in the `{data}` / `{error:{code,message}}` envelopes. Also serves
+ * `GET /api/v1/openapi.json` (no token) and the control interface at `POST /_sim/<method>` (admin
+ * token); neither is rate limited.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FUNCTION_LIST, type FunctionName, type FunctionSpec } from '../api/functions.js';
 import type { ChangeName } from './change-handlers.js';
 import type { FaultSpec } from './fault-injector.js';
+import { rewriteAnswer } from './fault-rewrites.js';
+import { MB } from './fault-streams.js';
+import { LOG_TAIL_DEFAULT_LIMIT } from './log-tail.js';
 import { buildOpenApi } from './openapi.js';
 import { parseBody, parseQuery, type ParamValues } from './request-params.js';
 import { SimError } from './sim-error.js';
@@ -25,7 +29,11 @@ const CONTROL_METHODS = new Set([
   'now', 'advance', 'setFault', 'clearFaults', 'requests', 'resetRequests', 'addRun', 'failNextRun', 'setRunState',
   'expireCertificate', 'renewCertificate', 'failPublicCheck', 'passPublicCheck', 'ageBackups', 'addBackup', 'failOffsite',
   'setVerified', 'setMaintenance', 'setServerState', 'setWritesDisabled', 'setLocked', 'churn', 'problems', 'stats',
+  'setMaxLimit', 'setTimeFormat', 'setRateLimit',
 ]);
+/** The list size when a call gives no `limit` (reference §8). */
+const DEFAULT_LIMIT = 50;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Route {
   spec: FunctionSpec;
@@ -53,10 +61,11 @@ export class HttpHandler {
     private readonly control: SimulatorControl,
   ) {}
 
-  /** Cancels pending latency timers (the server closes the connections). */
+  /** Cancels pending latency timers and stops streamed bodies (the server closes the connections). */
   close(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.core.streams.close();
   }
 
   /** The node:http request listener. */
@@ -93,9 +102,16 @@ export class HttpHandler {
     const spec = match.route.spec;
     const fn = spec.name as FunctionName;
     let grant: Grant;
+    let token: string;
     let ctx: { id: number | null; query: ParamValues; body: ParamValues };
     try {
-      grant = this.authenticate(req);
+      ({ grant, token } = this.authenticate(req));
+      const refused = this.core.rateLimiter.take(token, this.core.now());
+      if (refused) {
+        const answer = this.rateLimited(refused.retryAfterSeconds, this.core.rateLimiter.current?.retryAfter ?? 'seconds');
+        log(fn, answer.status);
+        return send(res, answer);
+      }
       if (!grant.has(spec.permission)) throw new SimError('function_not_allowed', `this token does not hold ${spec.name} (needs "${spec.permission}")`);
       ctx = this.parse(spec, match.id, url, raw, req);
     } catch (err) {
@@ -116,7 +132,7 @@ export class HttpHandler {
       if (decision.kind !== 'new') {
         const answer =
           decision.kind === 'replay'
-            ? { ...decision.answer, contentType: 'application/json; charset=utf-8', headers: { 'idempotent-replayed': 'true' } }
+            ? { ...decision.answer, contentType: JSON_TYPE, headers: { 'idempotent-replayed': 'true' } }
             : errorAnswer(
                 decision.kind === 'reused'
                   ? new SimError('idempotency_key_reused', 'this Idempotency-Key was used for a different request')
@@ -131,20 +147,29 @@ export class HttpHandler {
     };
 
     const fault = this.core.faults.take(fn);
-    if (fault?.hang) {
-      log(fn, 0);
-      // Never answered; close() ends the connection. The change was never made, so once the client
-      // gives up (its connection closes) the key is free again, as after any other fault: a retry
-      // with the same key is handled, not refused as "in progress" forever.
+    if (fault?.hang || fault?.endless) {
+      log(fn, fault.hang ? 0 : 200);
+      // Never answered (or never finished); close() ends the connection. The change was never
+      // made, so once the client gives up (its connection closes) the key is free again, as after
+      // any other fault: a retry with the same key is handled, not refused as "in progress" forever.
       res.once('close', abandon);
-      return;
+      if (fault.hang) return;
+      if (fault.latencyMs) await this.delay(fault.latencyMs);
+      return this.core.streams.endless(res);
     }
     if (fault?.latencyMs) await this.delay(fault.latencyMs);
+    // An endless list gives a full page wherever the client is: its items come from the first page.
+    if (fault?.endlessList && spec.paged) ctx.query = { ...ctx.query, offset: 0 };
+    const rewrite = (answer: Answer): Answer => {
+      if (!fault || answer.contentType !== JSON_TYPE) return answer;
+      const limit = (ctx.query.limit as number | undefined) ?? DEFAULT_LIMIT;
+      return { ...answer, body: rewriteAnswer(answer.status, answer.body, fault, { token, limit, freshId: () => this.core.faults.freshId() }) };
+    };
     const faultAnswer = fault ? this.faultAnswer(fault) : null;
     if (faultAnswer) {
       abandon();
       log(fn, faultAnswer.status);
-      return send(res, faultAnswer);
+      return send(res, rewrite(faultAnswer));
     }
 
     let answer: Answer;
@@ -160,18 +185,20 @@ export class HttpHandler {
       if (answer.status >= 500) abandon();
       else this.core.idempotency.finish(scope, idempotencyKey, { status: answer.status, body: answer.body });
     }
-    if (fault && answer.status === 200) answer = corrupt(answer, fault);
+    answer = rewrite(answer);
     log(fn, answer.status);
+    if (fault?.hugeMb && answer.status === 200) return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB));
     send(res, answer);
   }
 
-  private authenticate(req: IncomingMessage): Grant {
+  private authenticate(req: IncomingMessage): { grant: Grant; token: string } {
     const header = headerOf(req, 'authorization');
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new SimError('invalid_token', 'send Authorization: Bearer <token>');
-    const grant = this.core.grants.find(m[1] as string);
+    const token = m[1] as string;
+    const grant = this.core.grants.find(token);
     if (!grant) throw new SimError('invalid_token', 'the token is not valid');
-    return grant;
+    return { grant, token };
   }
 
   private parse(spec: FunctionSpec, rawId: string | undefined, url: URL, raw: Buffer, req: IncomingMessage) {
@@ -180,7 +207,9 @@ export class HttpHandler {
       if (!/^\d+$/.test(rawId)) throw new SimError('invalid_parameter', `the id in the path must be an integer, got "${decodeURIComponent(rawId)}"`);
       id = Number.parseInt(rawId, 10);
     }
-    const query = parseQuery(spec.query, url.searchParams, this.core.maxLimit);
+    // logs.tail's own default (200) is never refused, even under a smaller maximum.
+    const maxLimit = spec.name === 'logs.tail' ? Math.max(this.core.maxLimit, LOG_TAIL_DEFAULT_LIMIT) : this.core.maxLimit;
+    const query = parseQuery(spec.query, url.searchParams, maxLimit);
     let body: ParamValues = {};
     if (spec.kind === 'change') {
       let parsed: unknown = {};
@@ -200,20 +229,22 @@ export class HttpHandler {
 
   private faultAnswer(fault: FaultSpec): Answer | null {
     if (fault.html502) return { status: 502, body: PROXY_502_PAGE, contentType: 'text/html' };
-    if (fault.rateLimit) {
-      const seconds = fault.rateLimit.seconds ?? 1;
-      const answer = errorAnswer(new SimError('rate_limited', 'too many requests; slow down'));
-      if (fault.rateLimit.retryAfter === 'seconds') answer.headers = { 'retry-after': String(seconds) };
-      if (fault.rateLimit.retryAfter === 'date') answer.headers = { 'retry-after': new Date(this.core.now() + seconds * 1000).toUTCString() };
-      return answer;
-    }
+    if (fault.rateLimit) return this.rateLimited(fault.rateLimit.seconds ?? 1, fault.rateLimit.retryAfter);
     if (fault.errorCode) return errorAnswer(new SimError(fault.errorCode, `injected fault: ${fault.errorCode}`));
     return null;
   }
 
+  /** 429 rate_limited, saying when to come back in the given form (an HTTP date is in simulator time). */
+  private rateLimited(seconds: number, form: 'seconds' | 'date' | 'none'): Answer {
+    const answer = errorAnswer(new SimError('rate_limited', 'too many requests; slow down'));
+    if (form === 'seconds') answer.headers = { 'retry-after': String(seconds) };
+    if (form === 'date') answer.headers = { 'retry-after': new Date(this.core.now() + seconds * 1000).toUTCString() };
+    return answer;
+  }
+
   private controlCall(req: IncomingMessage, name: string, method: string, raw: Buffer): Answer {
     try {
-      const grant = this.authenticate(req);
+      const { grant } = this.authenticate(req);
       if (!grant.admin) throw new SimError('function_not_allowed', 'the control interface needs the admin token');
       if (method !== 'POST' || !CONTROL_METHODS.has(name)) throw new SimError('not_found', `no control method POST /_sim/${name}`);
       let args: unknown[] = [];
@@ -269,7 +300,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function json(status: number, value: unknown): Answer {
-  return { status, body: JSON.stringify(value), contentType: 'application/json; charset=utf-8' };
+  return { status, body: JSON.stringify(value), contentType: JSON_TYPE };
 }
 
 function errorAnswer(err: SimError): Answer {
@@ -294,22 +325,4 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-}
-
-/** Applies the malformedJson / wrongType faults to a successful answer. */
-function corrupt(answer: Answer, fault: FaultSpec): Answer {
-  if (fault.malformedJson) return { ...answer, body: answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2))) };
-  if (fault.wrongType) {
-    const envelope = JSON.parse(answer.body) as { data: Record<string, unknown> };
-    const data = envelope.data;
-    const items = Array.isArray(data.items) ? (data.items as Record<string, unknown>[]) : null;
-    if (typeof data.total === 'number') data.total = String(data.total);
-    else if (items?.[0] && typeof items[0].id === 'number') items[0].id = String(items[0].id);
-    else if (typeof data.id === 'number') data.id = String(data.id);
-    else if (typeof data.run_id === 'number') data.run_id = String(data.run_id);
-    else if (typeof data.login === 'string') data.login = 42;
-    else if (typeof data.truncated === 'boolean') data.truncated = 'no';
-    return { ...answer, body: JSON.stringify(envelope) };
-  }
-  return answer;
 }

@@ -8,12 +8,21 @@ import type { Logger } from 'pino';
 import { silentLogger } from '../lib/logger.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { HttpHandler } from './http-handler.js';
+import type { RateLimitSpec } from './rate-limiter.js';
+import { checkMaxLimit } from './request-params.js';
 import { SimulatorControl } from './simulator-control.js';
 import { SimulatorCore } from './simulator-core.js';
+import { STATE_WORD_SETS, type StateWordSet } from './state-words.js';
+import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import type { SimTokenSpec } from './token-grants.js';
 
 export type { SimTokenSpec } from './token-grants.js';
 export type { FaultSpec, FaultTarget } from './fault-injector.js';
+export { ENDLESS_LIST_TOTAL } from './fault-injector.js';
+export { MB } from './fault-streams.js';
+export { RETRY_AFTER_FORMS, type RateLimitSpec } from './rate-limiter.js';
+export { TIME_FORMATS, type TimeFormat } from './time-format.js';
+export { ALT_VOCABULARY, STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 export type { SimProblem, ProblemKind } from './problem-finder.js';
 export type { FailDirective } from './run-engine.js';
 export { SimulatorControl } from './simulator-control.js';
@@ -34,10 +43,16 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Default 'sim-admin-token': every permission, namespace and environment. */
   adminToken?: string;
-  /** Extra tokens. */
+  /** Extra tokens; each may be limited to namespaces, permissions and the environments it reads and changes. */
   tokens?: SimTokenSpec[];
-  /** Largest accepted `limit`; default 1000 (above: invalid_parameter). */
+  /** Largest accepted `limit`; default 1000 (above: 400 invalid_parameter naming it; logs.tail accepts at least its default 200). */
   maxLimit?: number;
+  /** How timestamps are written; default 'iso' (`2026-11-24T08:00:00.000Z`). See time-format.ts. */
+  timeFormat?: TimeFormat;
+  /** A token bucket per bearer token (429 rate_limited beyond it); default none. */
+  rateLimit?: RateLimitSpec;
+  /** The words of `state` fields: 'default' (VOCABULARY) or 'alt' (ALT_VOCABULARY); see state-words.ts. */
+  stateWords?: StateWordSet;
   logger?: Logger;
 }
 
@@ -57,6 +72,9 @@ export const DEFAULT_ADMIN_TOKEN = 'sim-admin-token';
 /** Seeds a simulator and starts serving it. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const apps = options.apps ?? 20;
+  if (options.stateWords !== undefined && !STATE_WORD_SETS.includes(options.stateWords)) {
+    throw new Error(`stateWords must be one of ${STATE_WORD_SETS.join(', ')}, got ${JSON.stringify(options.stateWords)}`);
+  }
   if (!Number.isInteger(apps) || apps < 1 || apps > 10_000) throw new Error(`apps must be an integer from 1 to 10000, got ${String(apps)}`);
   const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
   const logger = options.logger ?? silentLogger;
@@ -66,7 +84,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clock: options.clock ?? systemClock,
     adminToken,
     tokens: options.tokens ?? [],
-    maxLimit: options.maxLimit ?? 1000,
+    maxLimit: checkMaxLimit(options.maxLimit ?? 1000),
+    timeFormat: checkTimeFormat(options.timeFormat ?? 'iso'),
+    rateLimit: options.rateLimit ?? null,
+    stateWords: options.stateWords ?? 'default',
     logger,
   });
   const control = new SimulatorControl(core);

@@ -8,8 +8,8 @@ import { hash32 } from './prng.js';
 import type { ParamValues } from './request-params.js';
 import type { AppRec } from './sim-state.js';
 import { SimError } from './sim-error.js';
+import type { TimeFormatter } from './time-format.js';
 import { LOG_SOURCES, type LogSource } from './vocabulary.js';
-import { iso } from './views.js';
 
 const DAY = 86_400_000;
 /** One line every this often, per source. */
@@ -42,15 +42,20 @@ const OTHER_LINES: Record<Exclude<LogSource, 'main'>, string[]> = {
 };
 const SINCE = /^(\d+)(s|m|h)$/;
 
+/** Default `limit` of logs.tail (reference §8); the largest accepted is the service's maximum or this, whichever is more. */
+export const LOG_TAIL_DEFAULT_LIMIT = 200;
+
 /** Generates log lines for an app and answers `logs.tail`. */
 export class LogTail {
-  /** Answers logs.tail for an app at a time; `seed` varies the lines between simulators. */
-  tail(app: AppRec, query: ParamValues, now: number, seed: number, maxLimit: number): LogTailAnswer {
+  constructor(private readonly times: TimeFormatter) {}
+
+  /** Answers logs.tail for an app at a time; `seed` varies the lines between simulators. The maximum `limit` is checked with the query. */
+  tail(app: AppRec, query: ParamValues, now: number, seed: number): LogTailAnswer {
     const sources = parseSources(query.source as string | undefined);
     const since = parseSince(query.since as string | undefined);
     const after = query.after === undefined ? null : parseCursor(query.after as string);
-    const limit = (query.limit as number | undefined) ?? 200;
-    if (limit < 1 || limit > maxLimit) throw new SimError('invalid_parameter', `parameter "limit" must be between 1 and ${maxLimit}, got ${limit}`);
+    const limit = (query.limit as number | undefined) ?? LOG_TAIL_DEFAULT_LIMIT;
+    if (limit < 1) throw new SimError('invalid_parameter', `parameter "limit" must be at least 1, got ${limit}`);
     const grep = (query.grep as string | undefined)?.toLowerCase();
     const from = Math.max(now - since, now - DAY);
     const lines: { t: number; s: number; line: string; source: LogSource }[] = [];
@@ -74,7 +79,7 @@ export class LogTail {
     const last = shown[shown.length - 1];
     const cursor = last ? encodeCursor(last.t, last.s) : after ? encodeCursor(after.t, after.s) : encodeCursor(now, LOG_SOURCES.length);
     return {
-      items: shown.map((l) => ({ time: iso(l.t), line: l.line, source: l.source })),
+      items: shown.map((l) => ({ time: this.times.write(l.t), line: l.line, source: l.source })),
       cursor,
       truncated: lines.length > shown.length,
     };

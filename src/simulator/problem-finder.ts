@@ -4,6 +4,7 @@
  * with the daemon's open alerts.
  */
 import type { AttentionSection, AttentionSummary, EnvironmentType } from '../api/schemas.js';
+import type { RunEngine } from './run-engine.js';
 import type { AppRec, RunRec, SimState } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 import { BACKUP_AGE_LIMITS, isGone, iso, type Views } from './views.js';
@@ -54,18 +55,22 @@ export class ProblemFinder {
   constructor(
     private readonly state: SimState,
     private readonly views: Views,
+    private readonly engine: RunEngine,
   ) {}
 
-  /** Every problem now, in the given namespaces (all when omitted), with the items attention shows. */
-  find(now: number, nsIds?: ReadonlySet<number>): { problem: SimProblem; item: Record<string, unknown> }[] {
+  /**
+   * Every problem now, in the given namespaces (all when omitted) and of the apps `keep` lets
+   * through (the caller's readable environments; all when omitted), with the items attention shows.
+   */
+  find(now: number, nsIds?: ReadonlySet<number>, keep?: (app: AppRec) => boolean): { problem: SimProblem; item: Record<string, unknown> }[] {
     const out: { problem: SimProblem; item: Record<string, unknown> }[] = [];
     for (const app of this.state.apps.values()) {
-      if (isGone(app.state) || (nsIds && !nsIds.has(app.nsId))) continue;
+      if (isGone(app.state) || (nsIds && !nsIds.has(app.nsId)) || (keep && !keep(app))) continue;
       const ns = this.state.namespace(app.nsId).code;
       const project = this.state.projectOf(app).name;
       const base = { appId: app.id, app: app.name, namespace: ns, environmentType: app.envType };
       const appItem = (detail: string, since: number | null, extra: Record<string, unknown> = {}) => ({
-        id: app.id, app_id: app.id, name: app.name, namespace: ns, project, environment_type: app.envType, detail, since: iso(since), ...extra,
+        id: app.id, app_id: app.id, name: app.name, namespace: ns, project, environment_type: app.envType, detail, since: this.views.time(since), ...extra,
       });
       // Runs: the newest run of each action decides.
       const seen = new Set<string>();
@@ -74,15 +79,16 @@ export class ProblemFinder {
         seen.add(run.action);
         if (run.state !== VOCABULARY.run.error) continue;
         const kind: ProblemKind = run.retrying ? 'retrying_run' : 'failed_run';
-        const step = this.views.run(run).steps.find((s) => s.state === VOCABULARY.step.error);
-        const reason = step?.reason ?? this.views.run(run).watcher?.reason ?? null;
+        // The records' own words: the answers' may be another vocabulary.
+        const step = this.engine.stepsOf(run).find((s) => s.state === VOCABULARY.step.error);
+        const reason = step?.reason ?? this.engine.watcherOf(run)?.reason ?? null;
         out.push({ problem: { kind, id: run.id, ...base, detail: `${run.action} failed${step ? ` at ${step.name}` : ''}: ${reason ?? 'unknown'}` }, item: this.failureItem(run, app, ns, project, step?.name ?? null, reason) });
       }
       for (const urlId of app.urlIds) {
         const url = this.state.urls.get(urlId);
         if (!url) continue;
         const status = this.views.sslStatus(url, now);
-        const item = { id: url.id, url: url.url, app_id: app.id, app: app.name, namespace: ns, environment_type: app.envType, ssl_status: status, ssl_expires_at: iso(url.sslExpiresAt), public_check: url.publicCheck, public_check_code: url.publicCheckCode };
+        const item = { id: url.id, url: url.url, app_id: app.id, app: app.name, namespace: ns, environment_type: app.envType, ssl_status: status, ssl_expires_at: this.views.time(url.sslExpiresAt), public_check: url.publicCheck, public_check_code: url.publicCheckCode };
         if (status === 'expired' || status === 'expiring_soon') {
           const kind = status === 'expired' ? 'certificate_expired' : 'certificate_expiring';
           out.push({ problem: { kind, id: url.id, ...base, detail: `${url.url}: certificate ${status === 'expired' ? 'expired' : 'expires'} ${iso(url.sslExpiresAt)}` }, item });
@@ -114,9 +120,9 @@ export class ProblemFinder {
   }
 
   /** The attention summary: non-empty sections, most severe first, first 20 items each. */
-  attention(now: number, nsIds: ReadonlySet<number>): AttentionSummary {
+  attention(now: number, nsIds: ReadonlySet<number>, keep?: (app: AppRec) => boolean): AttentionSummary {
     const byKind = new Map<ProblemKind, Record<string, unknown>[]>();
-    for (const { problem, item } of this.find(now, nsIds)) {
+    for (const { problem, item } of this.find(now, nsIds, keep)) {
       const list = byKind.get(problem.kind) ?? [];
       list.push(item);
       byKind.set(problem.kind, list);
@@ -134,7 +140,7 @@ export class ProblemFinder {
   private failureItem(run: RunRec, app: AppRec, ns: string, project: string, step: string | null, reason: string | null): Record<string, unknown> {
     return {
       id: run.id, run_id: run.id, app_id: app.id, app: app.name, namespace: ns, project, environment_type: app.envType,
-      workflow: run.workflow, action: run.action, step, reason, retrying: run.retrying, at: iso(run.updatedAt),
+      workflow: run.workflow, action: run.action, step, reason, retrying: run.retrying, at: this.views.time(run.updatedAt),
     };
   }
 }

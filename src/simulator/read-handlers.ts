@@ -1,16 +1,18 @@
 /**
  * The read functions of the API, one method each, named after the catalogue. Lists honour the
- * catalogue's filters, the token's namespaces and limit/offset; reads by id outside the token's
- * namespaces are not_found.
+ * catalogue's filters, the token's namespaces and environments and limit/offset; reads by id
+ * outside the token's namespaces are not_found, in an environment it may not read access_denied.
  */
 import type { FunctionName } from '../api/functions.js';
-import type { Identity } from '../api/schemas.js';
-import { allOf, findInScope, namespaceScope, pageOf, type CallContext, type NamespaceScope } from './call-context.js';
+import type { EnvironmentType, Identity } from '../api/schemas.js';
+import { allOf, findInScope, findReadable, namespaceScope, pageOf, type CallContext, type NamespaceScope } from './call-context.js';
 import type { LogTail } from './log-tail.js';
 import type { Indexed, NewestFirstIndex } from './newest-first-index.js';
 import type { ProblemFinder } from './problem-finder.js';
 import { SimError } from './sim-error.js';
 import type { AppRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
+import type { StateKind, StateWords } from './state-words.js';
+import type { Grant } from './token-grants.js';
 import { BAD_SERVER_STATES, PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
 import { isGone, type Views } from './views.js';
 
@@ -40,7 +42,7 @@ export class ReadHandlers {
     private readonly problems: ProblemFinder,
     private readonly logs: LogTail,
     private readonly seed: number,
-    private readonly maxLimit: number,
+    private readonly words: StateWords,
   ) {}
 
   /** Answers one read function. */
@@ -49,7 +51,7 @@ export class ReadHandlers {
   }
 
   private readonly table: Record<ReadName, (ctx: CallContext) => unknown> = {
-    'apps.get': (ctx) => this.views.app(findInScope(this.state.apps, ctx.id, ctx.grant, 'app'), ctx.now),
+    'apps.get': (ctx) => this.views.app(this.readableApp(ctx), ctx.now),
     'apps.list': (ctx) => {
       const q = ctx.query;
       const scope = namespaceScope(this.state, ctx.grant, q.namespace);
@@ -57,13 +59,14 @@ export class ReadHandlers {
       const project = (q.project as string | undefined)?.toLowerCase();
       const keep = allOf<AppRec>([
         !scope.everything && ((a) => scope.nsIds.has(a.nsId)),
+        this.readable(ctx.grant),
         q.include_deleted !== true && ((a) => !isGone(a.state)),
         search !== undefined && ((a) => a.name.toLowerCase().includes(search)),
         q.environment_type !== undefined && ((a) => a.envType === q.environment_type),
         q.server_id !== undefined && ((a) => a.serverId === q.server_id),
         q.version !== undefined && ((a) => a.version === q.version),
         q.edition !== undefined && ((a) => a.edition === q.edition),
-        q.state !== undefined && ((a) => a.state === q.state),
+        q.state !== undefined && this.stateIs('app', q.state),
         project !== undefined &&
           ((a) => {
             const p = this.state.projectOf(a);
@@ -72,12 +75,13 @@ export class ReadHandlers {
       ]);
       return pageOf([...this.state.apps.values()], keep, q, (a) => this.views.appListItem(a, ctx.now));
     },
-    'attention.list': (ctx) => this.problems.attention(ctx.now, namespaceScope(this.state, ctx.grant, ctx.query.namespace).nsIds),
-    'backups.get': (ctx) => this.views.backup(findInScope(this.state.backups, ctx.id, ctx.grant, 'backup'), ctx.now),
+    'attention.list': (ctx) =>
+      this.problems.attention(ctx.now, namespaceScope(this.state, ctx.grant, ctx.query.namespace).nsIds, this.readable(ctx.grant) ?? undefined),
+    'backups.get': (ctx) => this.views.backup(findReadable(this.state.backups, ctx.id, ctx.grant, 'backup', (b) => this.environmentOf(b.appId)), ctx.now),
     'backups.list': (ctx) => {
       const q = ctx.query;
       const { source, inScope } = indexedSource(this.state.backupIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
-      return pageOf(source, allOf([inScope]), q, (b) => this.views.backup(b, ctx.now));
+      return pageOf(source, allOf([inScope, this.readableByApp(ctx.grant)]), q, (b) => this.views.backup(b, ctx.now));
     },
     'installers.get': (ctx) => this.views.installer(findInScope(this.state.installers, ctx.id, ctx.grant, 'installer')),
     'installers.list': (ctx) => {
@@ -87,21 +91,24 @@ export class ReadHandlers {
         !scope.everything && ((i) => scope.nsIds.has(i.nsId)),
         q.include_deleted !== true && ((i) => i.state !== VOCABULARY.installer.deleted),
         q.server_id !== undefined && ((i) => i.serverId === q.server_id),
-        q.state !== undefined && ((i) => i.state === q.state),
+        q.state !== undefined && this.stateIs('installer', q.state),
       ]);
       return pageOf([...this.state.installers.values()], keep, q, (i) => this.views.installer(i));
     },
     'logs.tail': (ctx) => {
-      const app = findInScope(this.state.apps, ctx.id, ctx.grant, 'app');
+      const app = this.readableApp(ctx);
       const plan = this.state.projectOf(app).plan;
       if (!PLANS_WITH_LOGS.includes(plan)) throw new SimError('plan_required', `the ${plan} plan of this app's project has no log access; it needs ${PLANS_WITH_LOGS.join(' or ')}`);
       const server = app.serverId === null ? undefined : this.state.servers.get(app.serverId);
       if (!server || BAD_SERVER_STATES.includes(server.state) || isGone(app.state) || app.deployedAt === null) {
         throw new SimError('unavailable', `logs of app ${app.id} cannot be read now (server ${server?.name ?? 'none'} is ${server?.state ?? 'missing'}, app is ${app.state})`);
       }
-      return this.logs.tail(app, ctx.query, ctx.now, this.seed, Math.max(this.maxLimit, 200));
+      return this.logs.tail(app, ctx.query, ctx.now, this.seed);
     },
-    'projects.get': (ctx) => this.views.project(findInScope(this.state.projects, ctx.id, ctx.grant, 'project'), this.views.appCounts().byEnv),
+    'projects.get': (ctx) => {
+      const project = findInScope(this.state.projects, ctx.id, ctx.grant, 'project');
+      return this.views.project(project, this.views.appCounts(this.readable(ctx.grant)).byEnv, ctx.grant.mayRead);
+    },
     'projects.list': (ctx) => {
       const q = ctx.query;
       const scope = namespaceScope(this.state, ctx.grant, q.namespace);
@@ -111,30 +118,31 @@ export class ReadHandlers {
         q.include_deleted !== true && ((p) => !p.deleted),
         search !== undefined && ((p) => p.name.toLowerCase().includes(search) || p.code.toLowerCase().includes(search)),
       ]);
-      const { byEnv } = this.views.appCounts();
-      return pageOf([...this.state.projects.values()], keep, q, (p) => this.views.project(p, byEnv));
+      const { byEnv } = this.views.appCounts(this.readable(ctx.grant));
+      return pageOf([...this.state.projects.values()], keep, q, (p) => this.views.project(p, byEnv, ctx.grant.mayRead));
     },
     'restore_points.list': (ctx) => {
-      const app = findInScope(this.state.apps, ctx.id, ctx.grant, 'app');
+      const app = this.readableApp(ctx);
       return pageOf(this.state.restorePointIndex.byApp(app.id), null, ctx.query, (p) => this.views.restorePoint(p));
     },
-    'runs.get': (ctx) => this.views.run(findInScope(this.state.runs, ctx.id, ctx.grant, 'run')),
+    'runs.get': (ctx) => this.views.run(findReadable(this.state.runs, ctx.id, ctx.grant, 'run', (r) => this.environmentOf(r.appId))),
     'runs.list': (ctx) => {
       const q = ctx.query;
       const { source, inScope } = indexedSource(this.state.runIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
-      const keep = allOf<RunRec>([inScope, q.state !== undefined && ((r) => r.state === q.state)]);
+      const keep = allOf<RunRec>([inScope, this.readableByApp(ctx.grant), q.state !== undefined && this.stateIs('run', q.state)]);
       return pageOf(source, keep, q, (r) => this.views.runListItem(r));
     },
-    'servers.get': (ctx) => this.views.server(findInScope(this.state.servers, ctx.id, ctx.grant, 'server'), this.views.appCounts().byServer),
+    'servers.get': (ctx) =>
+      this.views.server(findInScope(this.state.servers, ctx.id, ctx.grant, 'server'), this.views.appCounts(this.readable(ctx.grant)).byServer),
     'servers.list': (ctx) => {
       const q = ctx.query;
       const scope = namespaceScope(this.state, ctx.grant, q.namespace);
       const keep = allOf<ServerRec>([
         !scope.everything && ((s) => scope.nsIds.has(s.nsId)),
         q.include_deleted !== true && ((s) => s.state !== VOCABULARY.server.deleted),
-        q.state !== undefined && ((s) => s.state === q.state),
+        q.state !== undefined && this.stateIs('server', q.state),
       ]);
-      const { byServer } = this.views.appCounts();
+      const { byServer } = this.views.appCounts(this.readable(ctx.grant));
       return pageOf([...this.state.servers.values()], keep, q, (s) => this.views.server(s, byServer));
     },
     'urls.list': (ctx) => {
@@ -142,6 +150,7 @@ export class ReadHandlers {
       const scope = namespaceScope(this.state, ctx.grant, q.namespace);
       const keep = allOf<UrlRec>([
         !scope.everything && ((u) => scope.nsIds.has(u.nsId)),
+        this.readableByApp(ctx.grant),
         q.app_id !== undefined && ((u) => u.appId === q.app_id),
         q.ssl_status !== undefined && ((u) => this.views.sslStatus(u, ctx.now) === q.ssl_status),
       ]);
@@ -160,4 +169,30 @@ export class ReadHandlers {
       };
     },
   };
+
+  /** A `state` filter, given in the service's words, against the records' own. */
+  private stateIs(kind: StateKind, asked: unknown): (record: { state: string }) => boolean {
+    const word = this.words.read(kind, String(asked));
+    return (record) => record.state === word;
+  }
+
+  /** The app of the path's id, if the token may read it. */
+  private readableApp(ctx: CallContext): AppRec {
+    return findReadable(this.state.apps, ctx.id, ctx.grant, 'app', (a) => a.envType);
+  }
+
+  /** The environment that grades a record of an app: the app's (null: none, or no app). */
+  private environmentOf(appId: number | null): EnvironmentType | null {
+    return appId === null ? null : (this.state.apps.get(appId)?.envType ?? null);
+  }
+
+  /** Apps the token may read; null when it reads every environment (no filter to apply). */
+  private readable(grant: Grant): ((app: AppRec) => boolean) | null {
+    return grant.readsAll ? null : (app) => grant.mayRead(app.envType);
+  }
+
+  /** Records of apps (URLs, backups, runs) the token may read; null when it reads every environment. */
+  private readableByApp(grant: Grant): ((record: { appId: number | null }) => boolean) | null {
+    return grant.readsAll ? null : (record) => grant.mayRead(this.environmentOf(record.appId));
+  }
 }

@@ -12,7 +12,13 @@ export type ParamValues = Record<string, number | boolean | string>;
 
 const INTEGER = /^-?\d+$/;
 
-/** Parses query parameters (all strings on the wire) against the function's query spec. */
+/** Checks a maximum `limit` for the simulator's options; throws an Error saying what is wrong. */
+export function checkMaxLimit(maxLimit: number): number {
+  if (!Number.isInteger(maxLimit) || maxLimit < 1) throw new Error(`maxLimit must be an integer of at least 1, got ${String(maxLimit)}`);
+  return maxLimit;
+}
+
+/** Parses query parameters (all strings on the wire) against the function's query spec; `limit` above `maxLimit` is refused. */
 export function parseQuery(spec: Record<string, ParamSpec>, search: URLSearchParams, maxLimit: number): ParamValues {
   const out: ParamValues = {};
   for (const name of new Set(search.keys())) {
@@ -46,7 +52,7 @@ export function parseQuery(spec: Record<string, ParamSpec>, search: URLSearchPar
     const value = out[name];
     if (value === undefined) continue;
     if (typeof value !== 'number' || value < 0) throw new SimError('invalid_parameter', `parameter "${name}" must be a non-negative integer, got ${String(value)}`);
-    if (name === 'limit' && value > maxLimit) throw new SimError('invalid_parameter', `parameter "limit" must be at most ${maxLimit}, got ${value}`);
+    if (name === 'limit' && value > maxLimit) throw new SimError('invalid_parameter', `parameter "limit" must be at most ${maxLimit} (the most this service gives at once), got ${value}`);
   }
   return out;
 }

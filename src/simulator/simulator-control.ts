@@ -7,9 +7,12 @@ import type { App, Backup, Run, Server, UrlRecord, WatcherState } from '../api/s
 import type { FaultSpec, FaultTarget } from './fault-injector.js';
 import type { ProblemKind, SimProblem } from './problem-finder.js';
 import { Prng } from './prng.js';
+import type { RateLimitSpec } from './rate-limiter.js';
+import { checkMaxLimit } from './request-params.js';
 import { AUTO_RETRY_DELAY_MS, type FailDirective } from './run-engine.js';
 import { runRec, type AppRec, type BackupRec, type RunRec, type SimState, type StepRec, type UrlRec } from './sim-state.js';
 import type { SimulatorCore } from './simulator-core.js';
+import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import { PUBLIC_CHECK_PASSED, STEP_FAILURE_REASONS, VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 import { isGone } from './views.js';
 
@@ -64,8 +67,8 @@ export interface AddBackupOptions {
   offsiteError?: string;
 }
 
-/** Counts per resource. */
-export type SimStats = Record<'namespaces' | 'projects' | 'servers' | 'apps' | 'urls' | 'installers' | 'runs' | 'activeRuns' | 'backups' | 'restorePoints', number>;
+/** Counts per resource, and `streams`: huge and endless bodies being written now (each ends when its client goes). */
+export type SimStats = Record<'namespaces' | 'projects' | 'servers' | 'apps' | 'urls' | 'installers' | 'runs' | 'activeRuns' | 'backups' | 'restorePoints' | 'streams', number>;
 
 /** Drives a running simulator. Every method first brings runs up to the current simulated time. */
 export class SimulatorControl {
@@ -110,6 +113,25 @@ export class SimulatorControl {
   /** Forgets the request log. */
   resetRequests(): void {
     this.core.requestLog.length = 0;
+  }
+
+  // ---- the service's modes ----
+  /** Sets the largest `limit` a call may give. */
+  setMaxLimit(maxLimit: number): { maxLimit: number } {
+    this.core.maxLimit = checkMaxLimit(maxLimit);
+    return { maxLimit };
+  }
+
+  /** Sets how every answer writes its timestamps from now on. */
+  setTimeFormat(format: TimeFormat): { timeFormat: TimeFormat } {
+    this.core.times.format = checkTimeFormat(format);
+    return { timeFormat: format };
+  }
+
+  /** Sets the rate limit (null: none); every token's bucket starts full. */
+  setRateLimit(spec: RateLimitSpec | null): { rateLimit: Required<RateLimitSpec> | null } {
+    this.core.rateLimiter.set(spec);
+    return { rateLimit: this.core.rateLimiter.current };
   }
 
   // ---- runs ----
@@ -391,7 +413,7 @@ export class SimulatorControl {
       .filter((p) => p.kind !== ('retrying_run' satisfies ProblemKind));
   }
 
-  /** Counts per resource. */
+  /** Counts per resource, and the hostile bodies being written. */
   stats(): SimStats {
     this.core.tick();
     const s = this.core.state;
@@ -406,6 +428,7 @@ export class SimulatorControl {
       activeRuns: s.activeRuns.size,
       backups: s.backups.size,
       restorePoints: s.restorePoints.size,
+      streams: this.core.streams.open,
     };
   }
 

@@ -1,20 +1,25 @@
 /**
  * One simulator's parts, wired together: the state and its seed, the run engine, the renderers,
- * the handlers, faults, idempotency and the request log. The HTTP server and the control
- * interface both work on this; nothing lives at module level.
+ * the handlers, faults, idempotency, the rate limit and the request log, and the service's modes
+ * (largest `limit`, time format, state words). The HTTP server and the control interface both work on this;
+ * nothing lives at module level.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { ChangeHandlers } from './change-handlers.js';
 import { FaultInjector } from './fault-injector.js';
+import { FaultStreams } from './fault-streams.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { LogTail } from './log-tail.js';
 import { ProblemFinder } from './problem-finder.js';
+import { RateLimiter, type RateLimitSpec } from './rate-limiter.js';
 import { ReadHandlers } from './read-handlers.js';
 import { RunEngine } from './run-engine.js';
 import { seedState } from './seed-state.js';
 import { SimState } from './sim-state.js';
 import type { RequestRecord } from './simulator-control.js';
+import { StateWords, type StateWordSet } from './state-words.js';
+import { TimeFormatter, type TimeFormat } from './time-format.js';
 import { TokenGrants, type SimTokenSpec } from './token-grants.js';
 import { Views } from './views.js';
 
@@ -34,6 +39,9 @@ export interface CoreOptions {
   adminToken: string;
   tokens: readonly SimTokenSpec[];
   maxLimit: number;
+  timeFormat: TimeFormat;
+  rateLimit: RateLimitSpec | null;
+  stateWords: StateWordSet;
   logger: Logger;
 }
 
@@ -46,11 +54,17 @@ export class SimulatorCore {
   readonly reads: ReadHandlers;
   readonly changes: ChangeHandlers;
   readonly faults: FaultInjector;
+  /** Huge and endless bodies being written. */
+  readonly streams = new FaultStreams();
   readonly idempotency = new IdempotencyStore();
   readonly grants: TokenGrants;
   readonly requestLog: RequestRecord[] = [];
   readonly seed: number;
-  readonly maxLimit: number;
+  /** Largest `limit` a call may give (switchable at run time). */
+  maxLimit: number;
+  /** Writes every timestamp of every answer; its format is switchable at run time. */
+  readonly times: TimeFormatter;
+  readonly rateLimiter: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Added to the clock's time by `advance`. */
@@ -61,11 +75,14 @@ export class SimulatorCore {
     this.maxLimit = options.maxLimit;
     this.clock = options.clock;
     this.logger = options.logger;
+    this.times = new TimeFormatter(options.timeFormat, options.seed);
+    this.rateLimiter = new RateLimiter(options.rateLimit);
     this.engine = new RunEngine(this.state, options.seed);
     seedState(this.state, this.engine, { apps: options.apps, seed: options.seed, now: this.now() });
-    this.views = new Views(this.state, this.engine);
-    this.problemFinder = new ProblemFinder(this.state, this.views);
-    this.reads = new ReadHandlers(this.state, this.views, this.problemFinder, new LogTail(), options.seed, options.maxLimit);
+    const words = new StateWords(options.stateWords);
+    this.views = new Views(this.state, this.engine, this.times, words);
+    this.problemFinder = new ProblemFinder(this.state, this.views, this.engine);
+    this.reads = new ReadHandlers(this.state, this.views, this.problemFinder, new LogTail(this.times), options.seed, words);
     this.changes = new ChangeHandlers(this.state, this.engine);
     this.faults = new FaultInjector(options.seed);
     this.grants = new TokenGrants(this.state, options.adminToken, options.tokens);

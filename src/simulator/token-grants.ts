@@ -1,6 +1,12 @@
 /**
  * The tokens the simulator accepts and what each may do: namespaces it reaches, permissions it
- * holds, environments where it may change. The admin token holds everything.
+ * holds, environments it may read and change. The admin token holds everything.
+ *
+ * Environments grade records as the reference says (§5.4): changes by the environment of the app,
+ * reads by the environment of the record asked for (an app, or the app a URL, backup, run, restore
+ * point or log belongs to). A token limited to some environments reaches no record outside every
+ * environment (an app without one, a server's own runs). Projects, servers and installers are not
+ * graded: they stay readable, their environments and app counts cover only what the token reads.
  */
 import type { Permission } from '../api/functions.js';
 import type { EnvironmentType } from '../api/schemas.js';
@@ -15,6 +21,8 @@ export interface SimTokenSpec {
   permissions: Permission[] | '*';
   /** Environments where this token may change; default all. */
   changeEnvironments?: EnvironmentType[];
+  /** Environments whose records this token may read; default all. */
+  readEnvironments?: EnvironmentType[];
 }
 
 /** What one token may do. */
@@ -30,8 +38,11 @@ export interface Grant {
   level: string;
   /** The admin token: also drives the control interface. */
   admin: boolean;
+  /** The token reads every environment (lists need no environment filter). */
+  readsAll: boolean;
   has(permission: Permission): boolean;
   mayChange(environment: EnvironmentType | null): boolean;
+  mayRead(environment: EnvironmentType | null): boolean;
 }
 
 /** Looks tokens up; built once from the options. */
@@ -56,7 +67,8 @@ export class TokenGrants {
     const reached = spec.namespaces === '*' ? all : all.filter((n) => (spec.namespaces as string[]).includes(n.code));
     const nsIds = new Set(reached.map((n) => n.id));
     const permissions = spec.permissions === '*' ? null : new Set<string>(spec.permissions);
-    const envs = spec.changeEnvironments ? new Set<string>(spec.changeEnvironments) : null;
+    const changes = spec.changeEnvironments ? new Set<string>(spec.changeEnvironments) : null;
+    const reads = spec.readEnvironments ? new Set<string>(spec.readEnvironments) : null;
     const login = spec.login ?? (spec.namespaces === '*' && spec.permissions === '*' ? 'sim-admin' : 'sim-user');
     return {
       login,
@@ -66,8 +78,10 @@ export class TokenGrants {
       allNamespaces: nsIds.size === all.length,
       level,
       admin: level === 'admin',
+      readsAll: reads === null,
       has: (p) => permissions === null || permissions.has(p),
-      mayChange: (env) => envs === null || (env !== null && envs.has(env)),
+      mayChange: (env) => changes === null || (env !== null && changes.has(env)),
+      mayRead: (env) => reads === null || (env !== null && reads.has(env)),
     };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Turns simulator records into the API's answer shapes (`src/api/schemas.ts`): numeric times to
- * ISO strings, ids to names, and the fields that follow from the time (certificate status, backup
- * health, whether a backup is still on the server).
+ * strings in the simulator's time format, ids to names, and the fields that follow from the time
+ * (certificate status, backup health, whether a backup is still on the server).
  */
 import type {
   App,
@@ -20,6 +20,8 @@ import type {
 } from '../api/schemas.js';
 import { hash32 } from './prng.js';
 import type { RunEngine } from './run-engine.js';
+import type { StateWords } from './state-words.js';
+import type { TimeFormatter } from './time-format.js';
 import type { AppRec, BackupRec, InstallerRec, ProjectRec, RestorePointRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 
@@ -37,7 +39,7 @@ export const BACKUP_AGE_LIMITS: Record<EnvironmentType | 'none', { warning: numb
   none: { warning: 30 * DAY, critical: 60 * DAY },
 };
 
-/** A time as the API writes it. */
+/** A time in UTC ISO form, whatever the time format: for names built from a time (a backup's file name), not for timestamp fields. */
 export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
@@ -52,7 +54,14 @@ export class Views {
   constructor(
     private readonly state: SimState,
     private readonly engine: RunEngine,
+    private readonly times: TimeFormatter,
+    private readonly words: StateWords,
   ) {}
+
+  /** A timestamp field as the service writes it (every one goes through here). */
+  time(ms: number | null): string | null {
+    return this.times.write(ms);
+  }
 
   /** Certificate status, following the expiry date and the time. */
   sslStatus(url: UrlRec, now: number): SslStatus {
@@ -89,13 +98,13 @@ export class Views {
       environment_type: app.envType,
       version: app.version,
       edition: app.edition,
-      state: app.state,
+      state: this.words.write('app', app.state),
       url: primary?.url ?? null,
       server: app.serverId === null ? null : (this.state.servers.get(app.serverId)?.name ?? null),
-      deployed_at: iso(app.deployedAt),
-      updated_at: iso(app.updatedAt),
+      deployed_at: this.time(app.deployedAt),
+      updated_at: this.time(app.updatedAt),
       backup_health: this.backupHealth(app, now),
-      last_backup_at: iso(newest?.takenAt ?? null),
+      last_backup_at: this.time(newest?.takenAt ?? null),
     };
   }
 
@@ -118,7 +127,7 @@ export class Views {
         head_sha: r.headSha,
         deployed_message: r.deployedMessage,
         up_to_date: r.deployedSha === null || r.headSha === null ? null : r.deployedSha === r.headSha,
-        checked_at: iso(r.checkedAt),
+        checked_at: this.time(r.checkedAt),
         deleted_upstream: r.deletedUpstream,
       })),
       upgrade: upgrade
@@ -127,7 +136,7 @@ export class Views {
             from_version: upgrade.fromVersion,
             to_version: upgrade.toVersion,
             purpose: upgrade.purpose,
-            state: upgrade.state,
+            state: this.words.write('upgrade', upgrade.state),
             source_app_id: upgrade.sourceAppId,
             source_app: sourceApp?.name ?? app.name,
             new_app_id: upgrade.newAppId,
@@ -156,12 +165,12 @@ export class Views {
   private urlState(u: UrlRec, now: number): Omit<App['urls'][number], 'url'> {
     return {
       primary: u.primary,
-      state: u.state,
+      state: this.words.write('url', u.state),
       ssl_status: this.sslStatus(u, now),
-      ssl_expires_at: iso(u.sslExpiresAt),
+      ssl_expires_at: this.time(u.sslExpiresAt),
       public_check: u.publicCheck,
       public_check_code: u.publicCheckCode,
-      public_checked_at: iso(u.publicCheckedAt),
+      public_checked_at: this.time(u.publicCheckedAt),
     };
   }
 
@@ -183,13 +192,13 @@ export class Views {
       environment_type: app.envType,
       format: b.format,
       size_mb: b.sizeMb,
-      taken_at: iso(b.takenAt),
+      taken_at: this.time(b.takenAt),
       automated: b.automated,
-      state: b.state,
+      state: this.words.write('backup', b.state),
       storage: 'local',
       on_server: done && now - b.takenAt < ON_SERVER_MS,
       verified: b.verified,
-      offsite: offsite.map((o) => ({ storage: o.storage, type: o.type, on_storage: o.onStorage, state: o.state, uploaded_at: iso(o.uploadedAt), error: o.error })),
+      offsite: offsite.map((o) => ({ storage: o.storage, type: o.type, on_storage: o.onStorage, state: this.words.write('offsite', o.state), uploaded_at: this.time(o.uploadedAt), error: o.error })),
     };
   }
 
@@ -199,7 +208,7 @@ export class Views {
       id: run.id,
       workflow: run.workflow,
       action: run.action,
-      state: run.state,
+      state: this.words.write('run', run.state),
       retrying: run.retrying,
       namespace: this.state.namespace(run.nsId).code,
       record: run.record,
@@ -207,8 +216,8 @@ export class Views {
       app_id: run.appId,
       project: app ? this.state.projectOf(app).name : null,
       environment_type: app?.envType ?? null,
-      created_at: iso(run.createdAt),
-      updated_at: iso(run.updatedAt),
+      created_at: this.time(run.createdAt),
+      updated_at: this.time(run.updatedAt),
     };
   }
 
@@ -216,24 +225,28 @@ export class Views {
     const watcher = this.engine.watcherOf(run);
     return {
       ...this.runListItem(run),
-      steps: this.engine.stepsOf(run).map((s) => ({ name: s.name, state: s.state, started_at: iso(s.startedAt), updated_at: iso(s.updatedAt), reason: s.reason })),
+      steps: this.engine.stepsOf(run).map((s) => ({ name: s.name, state: this.words.write('step', s.state), started_at: this.time(s.startedAt), updated_at: this.time(s.updatedAt), reason: s.reason })),
       watcher: watcher ? { state: watcher.state, progress: watcher.progress, reason: watcher.reason } : null,
     };
   }
 
-  /** App counts per environment and per server: the apps `apps.list` gives (not deleted or disabled). */
-  appCounts(): { byEnv: Map<number, number>; byServer: Map<number, number> } {
+  /**
+   * App counts per environment and per server: the apps `apps.list` gives (not deleted or
+   * disabled), of those `keep` lets through (the token's readable environments; null: all).
+   */
+  appCounts(keep: ((app: AppRec) => boolean) | null = null): { byEnv: Map<number, number>; byServer: Map<number, number> } {
     const byEnv = new Map<number, number>();
     const byServer = new Map<number, number>();
     for (const app of this.state.apps.values()) {
-      if (isGone(app.state)) continue;
+      if (isGone(app.state) || (keep && !keep(app))) continue;
       if (app.envId !== null) byEnv.set(app.envId, (byEnv.get(app.envId) ?? 0) + 1);
       if (app.serverId !== null) byServer.set(app.serverId, (byServer.get(app.serverId) ?? 0) + 1);
     }
     return { byEnv, byServer };
   }
 
-  project(p: ProjectRec, byEnv: Map<number, number>): Project {
+  /** A project, with the environments whose type `sees` (the caller's role sees them; default all). */
+  project(p: ProjectRec, byEnv: Map<number, number>, sees: (type: EnvironmentType) => boolean = () => true): Project {
     return {
       id: p.id,
       name: p.name,
@@ -241,9 +254,10 @@ export class Views {
       namespace: this.state.namespace(p.nsId).code,
       plan: p.plan,
       disabled: p.disabled,
-      environments: p.envIds.map((id) => {
+      environments: p.envIds.flatMap((id) => {
         const env = this.state.environments.get(id);
-        return { id, name: env?.name ?? '', type: env?.type ?? 'development', app_count: byEnv.get(id) ?? 0 };
+        const type = env?.type ?? 'development';
+        return sees(type) ? [{ id, name: env?.name ?? '', type, app_count: byEnv.get(id) ?? 0 }] : [];
       }),
     };
   }
@@ -253,7 +267,7 @@ export class Views {
       id: s.id,
       name: s.name,
       namespace: this.state.namespace(s.nsId).code,
-      state: s.state,
+      state: this.words.write('server', s.state),
       provider: s.provider,
       size: s.size,
       region: s.region,
@@ -271,7 +285,7 @@ export class Views {
       namespace: this.state.namespace(i.nsId).code,
       type: i.type,
       app: i.appId === null ? null : (this.state.apps.get(i.appId)?.name ?? null),
-      state: i.state,
+      state: this.words.write('installer', i.state),
       server: i.serverId === null ? null : (this.state.servers.get(i.serverId)?.name ?? null),
       url: i.url,
       platform_login: i.platformLogin,
@@ -284,7 +298,7 @@ export class Views {
     return {
       id: p.id,
       app_id: p.appId,
-      at: iso(p.at),
+      at: this.time(p.at),
       action: p.action,
       outcome: p.outcome,
       run_id: p.runId,
@@ -296,7 +310,7 @@ export class Views {
       rollback_of_id: p.rollbackOfId,
       held: p.held,
       instant_undo: p.instantUndo,
-      kept_until: iso(p.keptUntil),
+      kept_until: this.time(p.keptUntil),
     };
   }
 }

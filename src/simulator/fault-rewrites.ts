@@ -1,0 +1,99 @@
+/**
+ * The faults that alter an answer already made: a list that never ends, the caller's token echoed,
+ * a field of the wrong type, JSON cut off. Each works on one answer (a page at most), so it costs
+ * no more than the answer itself.
+ */
+import { ENDLESS_LIST_TOTAL, type FaultSpec } from './fault-injector.js';
+
+/** What the rewrites need beyond the answer. */
+export interface RewriteContext {
+  /** The caller's bearer token (echoToken). */
+  token: string;
+  /** The list call's page size (endlessList). */
+  limit: number;
+  /** An id never given before (endlessList). */
+  freshId: () => number;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Free-text fields the token is written into, in order of preference: the first of these found
+ * anywhere in the answer (depth first) takes it.
+ */
+const FREE_TEXT = ['reason', 'name', 'line', 'detail', 'record', 'progress', 'message'] as const;
+
+/** The body of an answer with the fault's rewrites applied (the body as it was when none applies). */
+export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ctx: RewriteContext): string {
+  const ok = status === 200;
+  if (!fault.echoToken && !(ok && (fault.endlessList || fault.wrongType || fault.malformedJson))) return body;
+  let out = body;
+  if (fault.echoToken || (ok && (fault.endlessList || fault.wrongType))) {
+    const envelope = JSON.parse(body) as { data?: unknown; error?: { message: string } };
+    if (ok && fault.endlessList) endlessPage(envelope.data, ctx);
+    if (fault.echoToken) {
+      if (envelope.error) envelope.error.message = `${envelope.error.message} (token ${ctx.token})`;
+      else echoToken(envelope.data, ctx.token);
+    }
+    if (ok && fault.wrongType && isObject(envelope.data)) wrongType(envelope.data);
+    out = JSON.stringify(envelope);
+  }
+  if (ok && fault.malformedJson) out = out.slice(0, Math.max(1, Math.floor(out.length / 2)));
+  return out;
+}
+
+/** A full page of fresh ids and a total of a billion: the list's first items, repeated. */
+function endlessPage(data: unknown, ctx: RewriteContext): void {
+  if (!isObject(data) || !Array.isArray(data.items) || typeof data.total !== 'number') return;
+  const source = data.items as Json[];
+  const items: Json[] = [];
+  for (let i = 0; i < ctx.limit && source.length > 0; i += 1) items.push({ ...source[i % source.length], id: ctx.freshId() });
+  data.items = items;
+  data.total = ENDLESS_LIST_TOTAL;
+}
+
+/** The token as the first record's id and inside the first free-text field found. */
+function echoToken(data: unknown, token: string): void {
+  const withId = firstObject(data, (o) => 'id' in o);
+  if (withId) withId.id = token;
+  for (const key of FREE_TEXT) {
+    const holder = firstObject(data, (o) => typeof o[key] === 'string' || (key in o && o[key] === null));
+    if (!holder) continue;
+    const text = holder[key];
+    holder[key] = typeof text === 'string' && text !== '' ? `${text} (token ${token})` : `token ${token} refused`;
+    return;
+  }
+}
+
+/** One field of the wrong type: total as a string, else an item's or the record's id, else another. */
+function wrongType(data: Json): void {
+  const items = Array.isArray(data.items) ? (data.items as Json[]) : null;
+  if (typeof data.total === 'number') data.total = String(data.total);
+  else if (items?.[0] && typeof items[0].id === 'number') items[0].id = String(items[0].id);
+  else if (typeof data.id === 'number') data.id = String(data.id);
+  else if (typeof data.run_id === 'number') data.run_id = String(data.run_id);
+  else if (typeof data.login === 'string') data.login = 42;
+  else if (typeof data.truncated === 'boolean') data.truncated = 'no';
+}
+
+/** The first object, depth first from `value` itself, that `test` accepts. */
+function firstObject(value: unknown, test: (o: Json) => boolean): Json | null {
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = firstObject(v, test);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (!isObject(value)) return null;
+  if (test(value)) return value;
+  for (const v of Object.values(value)) {
+    const found = firstObject(v, test);
+    if (found) return found;
+  }
+  return null;
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
