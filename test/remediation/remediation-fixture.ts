@@ -92,6 +92,8 @@ export class Harness {
   readonly remediator: Remediator;
   readonly metrics = new Metrics({ processMetrics: false });
   readonly alertStore: AlertStore;
+  /** The state file's installation id (migration 005), the head of every key: `dw-<it>.<n>-…`. */
+  readonly installation: string;
 
   private constructor(
     readonly dir: string,
@@ -102,6 +104,7 @@ export class Harness {
   ) {
     this.store = Store.open(path.join(dir, 'state.db'));
     this.alertStore = new AlertStore(this.store);
+    this.installation = installationOf(this.store);
     // The client's own clock only paces its rate limiter and retries; a jumping clock makes those
     // waits instant. Remediation and the simulator share the ManualClock.
     this.client = createApiClient({
@@ -268,4 +271,9 @@ export class Harness {
       now,
     ).filter((f) => f.labels.problem === 'stale');
   }
+}
+
+/** The installation id a state file's keys carry (`meta.installation_id`). */
+export function installationOf(store: Store): string {
+  return (store.db.prepare(`SELECT value FROM meta WHERE key = 'installation_id'`).get() as { value: string }).value;
 }
