@@ -66,11 +66,21 @@ export interface SimWithClock {
 
 /** A second token with every right, as after a token rotation. */
 export const ROTATED_TOKEN = 'rotated-admin-token';
+/** A token with every permission that may change staging apps only (reference §5.4): access_denied elsewhere. */
+export const STAGING_ONLY_TOKEN = 'staging-only-token';
 
 /** Starts a simulator on a ManualClock (six apps: production, staging and development). */
 export async function startSim(): Promise<SimWithClock> {
   const clock = new ManualClock(T0);
-  const sim = await startSimulator({ clock, apps: 6, seed: 1, tokens: [{ token: ROTATED_TOKEN, namespaces: '*', permissions: '*' }] });
+  const sim = await startSimulator({
+    clock,
+    apps: 6,
+    seed: 1,
+    tokens: [
+      { token: ROTATED_TOKEN, namespaces: '*', permissions: '*' },
+      { token: STAGING_ONLY_TOKEN, namespaces: '*', permissions: '*', changeEnvironments: ['staging'] },
+    ],
+  });
   return { sim, clock };
 }
 
@@ -137,7 +147,7 @@ export class Harness {
   }
 
   /** A harness on a simulator of its own (closed with it), so each test starts from the seed. */
-  static async start(remediation: string, options: { extra?: string } = {}): Promise<Harness> {
+  static async start(remediation: string, options: { extra?: string; token?: string } = {}): Promise<Harness> {
     const s = await startSim();
     const h = Harness.open(s, remediation, options);
     h.#ownSim = true;
