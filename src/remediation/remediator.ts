@@ -48,7 +48,7 @@ import {
 } from './policy.js';
 import { RemediationStore, type AttemptRow, type AttemptUpdate } from './remediation-store.js';
 import { runProgress, type RunStates } from './run-progress.js';
-import { environmentOf, scopeOf, scopeText, suspensionCovering, type Suspension } from './suspension.js';
+import { environmentOf, scopeOf, scopeText, suspensionCovering, suspensionText, type Suspension } from './suspension.js';
 
 /** The job name under which suspension alerts live in the alert lifecycle. */
 export const REMEDIATION_JOB = 'remediation';
@@ -363,8 +363,9 @@ class RemediatorImpl implements Remediator {
   /**
    * Why a planned attempt that was NEVER sent should not be sent any more: the configuration
    * changed since it was decided (policy removed, remediation switched off, dry run switched on) or
-   * the policy was suspended meanwhile, in every environment or in the attempt's. An attempt sent at least once is always sent again with its
-   * key, whatever the config says now: it may have been taken, and only its key can find out.
+   * the policy was suspended meanwhile, in every environment or in the attempt's. An attempt sent
+   * at least once is always sent again with its key, whatever the config says now: it may have
+   * been taken, and only its key can find out.
    */
   #withdrawal(attempt: AttemptRow): string | null {
     if (attempt.sendCount > 0) return null;
@@ -527,7 +528,7 @@ class RemediatorImpl implements Remediator {
             this.#rs.audit({
               ...this.#auditBase(attempt, now),
               decision: 'suspended',
-              reason: `${handling.code}: ${suspensionWords(suspension)}`,
+              reason: `${handling.code}: ${suspensionText(suspension.scope)}`,
               answer: handling.code,
               detail: said,
             });
@@ -716,7 +717,7 @@ class RemediatorImpl implements Remediator {
           fingerprint: null,
           environment: s.scope.kind === 'environment' ? s.scope.environment : null,
           decision: 'resumed',
-          reason: `lifted at start (restart or config reload): ${suspensionWords(s)}`,
+          reason: `lifted at start (restart or config reload): ${suspensionText(s.scope)}`,
           key: null,
           answer: s.code,
           outcome: null,
@@ -779,11 +780,6 @@ class RemediatorImpl implements Remediator {
     await deadline;
     this.#loop = undefined;
   }
-}
-
-/** What a suspension stops, for the audit: "paused for development", "suspended in every environment". */
-function suspensionWords(s: Suspension): string {
-  return s.scope.kind === 'policy' ? 'suspended in every environment' : `paused for ${scopeText(s.scope)}`;
 }
 
 /** A short text of a failed call for the audit: `code: message`, never a header or the token. */

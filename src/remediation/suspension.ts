@@ -47,3 +47,8 @@ export function scopeText(scope: SuspensionScope): string {
   if (scope.kind === 'policy') return 'every environment';
   return scope.environment ?? 'apps outside any environment';
 }
+
+/** What a suspension stops, for the audit: "paused for development", "suspended in every environment". */
+export function suspensionText(scope: SuspensionScope): string {
+  return scope.kind === 'policy' ? 'suspended in every environment' : `paused for ${scopeText(scope)}`;
+}
