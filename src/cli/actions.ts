@@ -1,7 +1,7 @@
 /**
  * `deploy-watchdog actions`: the remediation audit trail. Every decision (acted, skipped and why,
  * dry run), every answer of the service and every outcome, oldest first, with its policy, record,
- * idempotency key and run.
+ * the record's environment, idempotency key and run.
  */
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError, type Command } from './command.js';
@@ -9,8 +9,9 @@ import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './c
 
 const usage = `usage: deploy-watchdog actions --config FILE [--json] [--limit N] [--policy NAME]
 
-Lists what remediation decided and did, oldest first: time, policy, action, record, decision,
-reason, answer and outcome, idempotency key, run.
+Lists what remediation decided and did, oldest first: time, policy, action, record, environment
+(of the record's app; "-" outside any, or for a row about no record), decision, reason, answer and
+outcome, idempotency key, run.
 
   --config FILE   the configuration file (its state.path is the database)
   --json          one JSON array instead of a table
@@ -50,12 +51,13 @@ const actions: Command = {
         io.stdout.write('no remediation decisions recorded\n');
         return EXIT.ok;
       }
-      const header = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
+      const header = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'ENV', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
       const body = rows.map((r) => [
         iso(r.at),
         r.policy,
         r.action,
         record(r),
+        r.environment ?? '-',
         r.decision,
         r.answer ?? '-',
         r.outcome ?? '-',
@@ -82,6 +84,7 @@ function toJson(r: AuditRow) {
     policy: r.policy,
     action: r.action,
     record: r.recordType === null ? null : { type: r.recordType, id: r.recordId },
+    environment: r.environment,
     fingerprint: r.fingerprint,
     decision: r.decision,
     reason: r.reason,

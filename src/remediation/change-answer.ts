@@ -25,23 +25,37 @@ export type ChangeHandling =
   | { kind: 'wait_auto_retry'; code: 'retry_coming' }
   /** This record cannot be changed this way (`not_retryable`, `not_found`): stop on it and say so. */
   | { kind: 'stop'; code: string }
-  /** Refused for a reason only a person can fix: suspend the policy and raise one alert. */
-  | { kind: 'suspend'; code: string }
+  /** Refused for a reason only a person can fix: suspend the policy (or its environment) and raise one alert. */
+  | { kind: 'suspend'; code: string; reach: SuspendReach }
   /** Refused as a bad request (a bug or a service that changed): close; a later attempt may follow. */
   | { kind: 'failed'; code: string };
 
 /** Why the same key is sent again. */
 export type ResendReason = 'request_in_progress' | 'no_answer' | 'server_error' | 'unreadable_answer';
 
-/** Refusals that only a person can lift: the policy is suspended and one alert raised. */
-export const SUSPEND_CODES: ReadonlySet<string> = new Set([
-  'writes_disabled',
-  'plan_required',
-  'function_not_allowed',
-  'access_denied',
-  // Base set B: a token that is not valid or an API that is off will not fix itself either.
-  'invalid_token',
-  'api_not_available',
+/** How far a refusal that only a person can fix reaches: the whole policy, or its app's environment. */
+export type SuspendReach = 'policy' | 'environment';
+
+/**
+ * Refusals that only a person can lift, and how far each reaches (reference §4, §5, §7). The
+ * policy is suspended there and one alert raised. Only `access_denied` is graded by environment:
+ * nothing in the reference narrows the others below the token or the account.
+ */
+export const SUSPEND_REACH: ReadonlyMap<string, SuspendReach> = new Map<string, SuspendReach>([
+  // §5.4: "a token holds a change function only for the environments that its user's role may
+  // change", and §5.5 answers such a denial with access_denied. The same token may well change the
+  // policy's other environments: pause this one only.
+  ['access_denied', 'environment'],
+  // §5.5: the token does not hold the function at all, in any environment.
+  ['function_not_allowed', 'policy'],
+  // Change set W: writes are off for the token's account, whatever the environment.
+  ['writes_disabled', 'policy'],
+  // Change set W: the plan lacks the function; a plan is the account's, not an environment's.
+  ['plan_required', 'policy'],
+  // Base set B, §5.5: a missing or bad token fails every call; it will not fix itself.
+  ['invalid_token', 'policy'],
+  // Base set B: the API is off for the account.
+  ['api_not_available', 'policy'],
 ]);
 
 /** Refusals that say "not now": nothing was changed, trying again later is right. */
@@ -64,7 +78,8 @@ export function handleFailure(err: unknown): ChangeHandling {
     // The first request of this key is still being handled: its answer will be replayed.
     if (code === 'request_in_progress') return { kind: 'resend', reason: 'request_in_progress', ...after };
     if (code === 'retry_coming') return { kind: 'wait_auto_retry', code };
-    if (SUSPEND_CODES.has(code)) return { kind: 'suspend', code };
+    const reach = SUSPEND_REACH.get(code);
+    if (reach) return { kind: 'suspend', code, reach };
     if (STOP_CODES.has(code)) return { kind: 'stop', code };
     if (LATER_CODES.has(code)) return { kind: 'refused_later', code, ...after };
     // A 5xx answer is not a refusal: the service may or may not have applied the change.

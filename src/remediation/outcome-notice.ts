@@ -1,6 +1,6 @@
 /**
  * What people are told about an attempt: the notice sent to the alert's channels when an attempt
- * ends (pure, so its wording is unit-tested), and the one alert raised when a policy is suspended.
+ * ends (pure, so its wording is unit-tested), and the one alert raised per suspension.
  */
 import type { WatcherState } from '../api/schemas.js';
 import { formatDuration } from '../config/duration.js';
@@ -8,7 +8,8 @@ import type { Finding } from '../detectors/finding.js';
 import { fingerprint } from '../detectors/fingerprint.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import type { ActionWords } from './actions/action.js';
-import type { AttemptRow, Suspension } from './remediation-store.js';
+import type { AttemptRow } from './remediation-store.js';
+import { scopeText, type Suspension } from './suspension.js';
 
 /** How an attempt ended. */
 export type AttemptOutcome =
@@ -93,24 +94,40 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
 }
 
 /**
- * The alert of a suspended policy: check `watchdog`, one per policy, so it is routed, silenced,
- * repeated and resolved like any other alert.
+ * The alert of a suspension: check `watchdog`, one per suspended policy, or per policy and
+ * environment, so it is routed, silenced, repeated and resolved like any other alert. A whole
+ * policy's keeps the fingerprint and labels it always had (a firing one carries on across the
+ * upgrade). An environment's pause names the environment in an `environment` label, NOT in
+ * `environment_type`: routes written for that environment's apps must not take it, since the fix
+ * (the token's rights) is whoever runs deploy-watchdog's, as for every other watchdog alert.
  */
 export function suspensionFinding(s: Suspension): Finding {
+  const scope = s.scope;
+  const common = { policy: s.policy, action: s.action, code: s.code, message: s.message };
+  const at = { suspended_at: new Date(s.at).toISOString(), lifted: 'when deploy-watchdog restarts or reloads its config' };
+  if (scope.kind === 'policy') {
+    return {
+      fingerprint: fingerprint('watchdog', 'remediation', s.policy),
+      check: 'watchdog',
+      severity: 'warning',
+      summary: `Remediation policy ${s.policy} suspended: the service refused ${s.action} with ${s.code}`,
+      details: { ...common, ...at },
+      labels: { check: 'watchdog', source: 'remediation', policy: s.policy },
+      since: new Date(s.at).toISOString(),
+      subject: { type: 'source' },
+    };
+  }
+  const where = scopeText(scope);
   return {
-    fingerprint: fingerprint('watchdog', 'remediation', s.policy),
+    fingerprint:
+      scope.environment === null
+        ? fingerprint('watchdog', 'remediation', s.policy, 'no-environment')
+        : fingerprint('watchdog', 'remediation', s.policy, 'environment', scope.environment),
     check: 'watchdog',
     severity: 'warning',
-    summary: `Remediation policy ${s.policy} suspended: the service refused ${s.action} with ${s.code}`,
-    details: {
-      policy: s.policy,
-      action: s.action,
-      code: s.code,
-      message: s.message,
-      suspended_at: new Date(s.at).toISOString(),
-      lifted: 'when deploy-watchdog restarts or reloads its config',
-    },
-    labels: { check: 'watchdog', source: 'remediation', policy: s.policy },
+    summary: `Remediation policy ${s.policy} paused for ${where}: the service refused ${s.action} with ${s.code}`,
+    details: { ...common, environment: where, ...at },
+    labels: { check: 'watchdog', source: 'remediation', policy: s.policy, environment: scope.environment ?? 'none' },
     since: new Date(s.at).toISOString(),
     subject: { type: 'source' },
   };

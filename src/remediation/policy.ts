@@ -8,6 +8,7 @@ import { compileMatchers, matchersFromConfig, type CompiledMatchers } from '../a
 import type { PolicyConfig } from '../config/config-schema.js';
 import type { ActionSkipReason, ActionTarget, RemediationAction } from './actions/action.js';
 import { actionOf } from './actions/registry.js';
+import type { SuspensionScope } from './suspension.js';
 
 /** The `remediation` section of the config, as far as evaluation needs it. */
 export interface RemediationSettings {
@@ -33,8 +34,10 @@ export interface CompiledPolicy {
 export type SkipReason =
   /** `remediation.enabled` is false. */
   | 'disabled'
-  /** A refusal only a person can fix suspended the policy. */
+  /** A refusal only a person can fix suspended the policy, in every environment. */
   | 'policy_suspended'
+  /** `access_denied` paused the policy for the environment of this alert's app. */
+  | 'environment_paused'
   /** The alert is about production and the policy does not name production explicitly. */
   | 'production_not_named'
   /** The service said this record cannot be changed this way (not_retryable, not_found), this alert life. */
@@ -72,7 +75,8 @@ export interface RecordHistory {
 /** The facts of one evaluation besides the alert and its history. */
 export interface DecisionContext {
   enabled: boolean;
-  suspended: boolean;
+  /** The suspension that holds for this alert: the whole policy's, its environment's, or none. */
+  suspended: SuspensionScope['kind'] | null;
   /** Non-dry-run attempts planned in the last hour, this cycle's included. */
   actionsLastHour: number;
   maxActionsPerHour: number;
@@ -121,7 +125,8 @@ export function decidePolicy(
 ): PolicyDecision {
   const skip = (reason: SkipReason): PolicyDecision => ({ kind: 'skip', reason });
   if (!ctx.enabled) return skip('disabled');
-  if (ctx.suspended) return skip('policy_suspended');
+  if (ctx.suspended === 'policy') return skip('policy_suspended');
+  if (ctx.suspended === 'environment') return skip('environment_paused');
   // The guard is on the alert's labels, not on the matchers: a catch-all policy, or a regex that
   // happens to match "production", never reaches production.
   if (alert.labels.environment_type === 'production' && !policy.namesProduction) return skip('production_not_named');

@@ -6,7 +6,9 @@ import type Database from 'better-sqlite3';
 import type { Labels, Severity } from '../detectors/finding.js';
 import type { Store } from '../state/store.js';
 import type { RecordType } from './actions/action.js';
+import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
+import type { Suspension, SuspensionScope } from './suspension.js';
 
 /** Where an attempt is. */
 export type AttemptStatus = 'planned' | 'following' | 'finished';
@@ -68,6 +70,8 @@ export interface AuditRow {
   recordType: string | null;
   recordId: number | null;
   fingerprint: string | null;
+  /** The environment of the app the row is about, from the alert's labels; null: outside any, or no record. */
+  environment: string | null;
   decision: AuditDecision;
   reason: string;
   key: string | null;
@@ -75,15 +79,6 @@ export interface AuditRow {
   outcome: string | null;
   runId: number | null;
   detail: string | null;
-}
-
-/** A suspended policy. */
-export interface Suspension {
-  policy: string;
-  action: string;
-  code: string;
-  message: string;
-  at: number;
 }
 
 /** A new attempt, as planned. */
@@ -115,6 +110,16 @@ const ATTEMPT_COLUMNS: Record<keyof AttemptUpdate, string> = {
 /** Outcomes that stop a policy on a record for the rest of the alert's life. */
 export const STOP_OUTCOMES = ['not_retryable', 'not_found'] as const;
 
+/**
+ * `remediation_suspensions.environment` (migration 005): `*` for a whole policy, `none` for apps
+ * outside any environment (never an environment type the reference states), else the type.
+ */
+const WHOLE_POLICY = '*';
+const NO_ENVIRONMENT = 'none';
+
+/** The `meta` row counting the keys given out (see {@link RemediationStore.takeKeyNumber}). */
+const KEY_NUMBER = 'remediation_key_number';
+
 /** The prepared statements of the remediation tables. */
 export class RemediationStore {
   readonly #insertAttempt: Database.Statement;
@@ -132,6 +137,9 @@ export class RemediationStore {
   readonly #suspensions: Database.Statement;
   readonly #suspend: Database.Statement;
   readonly #clearSuspensions: Database.Statement;
+  readonly #installation: Database.Statement;
+  readonly #keyNumber: Database.Statement;
+  readonly #takeKeyNumber: Database.Statement;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -162,9 +170,9 @@ export class RemediationStore {
     this.#one = db.prepare('SELECT * FROM remediation_attempts WHERE id = ?');
     this.#recentActions = db.prepare('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?');
     this.#insertAudit = db.prepare(
-      `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, decision, reason,
+      `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
          idempotency_key, answer, outcome, run_id, detail)
-       VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @decision, @reason,
+       VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @environment, @decision, @reason,
          @key, @answer, @outcome, @runId, @detail)`,
     );
     this.#skipState = db.prepare(
@@ -177,12 +185,47 @@ export class RemediationStore {
     this.#clearSkipState = db.prepare(
       'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
     );
-    this.#suspensions = db.prepare('SELECT * FROM remediation_suspensions ORDER BY policy');
+    this.#suspensions = db.prepare('SELECT * FROM remediation_suspensions ORDER BY policy, environment');
     this.#suspend = db.prepare(
-      `INSERT INTO remediation_suspensions (policy, action, code, message, at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (policy) DO NOTHING`,
+      `INSERT INTO remediation_suspensions (policy, environment, action, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (policy, environment) DO NOTHING`,
     );
     this.#clearSuspensions = db.prepare('DELETE FROM remediation_suspensions');
+    this.#installation = db.prepare(`SELECT value FROM meta WHERE key = 'installation_id'`);
+    this.#keyNumber = db.prepare(`SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`);
+    this.#takeKeyNumber = db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
+       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+       RETURNING CAST(value AS INTEGER) AS n`,
+    );
+  }
+
+  /**
+   * This state file's installation id (`meta.installation_id`, drawn by migration 005), which
+   * every idempotency key carries. Throws when it is missing or not what migration 005 writes.
+   */
+  installation(): string {
+    const row = this.#installation.get() as { value: string } | undefined;
+    if (!row) throw new Error(`state file ${this.store.path} has no installation id (meta.installation_id, written by state migration 5)`);
+    if (!INSTALLATION_ID.test(row.value)) {
+      throw new Error(`state file ${this.store.path}: meta.installation_id ${JSON.stringify(row.value)} is not 8-16 lowercase letters or digits`);
+    }
+    return row.value;
+  }
+
+  /**
+   * Gives out the next key number (1, 2, …) inside the caller's transaction: a rollback gives it
+   * back, a commit keeps it given. Never the same number twice in one state file, whatever
+   * retention deletes.
+   */
+  takeKeyNumber(): number {
+    return (this.#takeKeyNumber.get() as { n: number }).n;
+  }
+
+  /** The number {@link takeKeyNumber} would give out now, without taking it (a dry run's key). */
+  peekKeyNumber(): number {
+    const row = this.#keyNumber.get() as { n: number } | undefined;
+    return (row?.n ?? 0) + 1;
   }
 
   /** Records a planned attempt (its key) and returns it. */
@@ -243,9 +286,9 @@ export class RemediationStore {
     return (this.#recentActions.get(since) as { n: number }).n;
   }
 
-  /** Appends one audit row. */
-  audit(row: Omit<AuditRow, 'id'>): void {
-    this.#insertAudit.run(row);
+  /** Appends one audit row; `environment` left out is null (a row about no app). */
+  audit(row: Omit<AuditRow, 'id' | 'environment'> & { environment?: string | null }): void {
+    this.#insertAudit.run({ environment: null, ...row });
   }
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
@@ -263,14 +306,14 @@ export class RemediationStore {
     this.#clearSkipState.run(policy, recordType, recordId);
   }
 
-  /** Every suspended policy. */
+  /** Every suspension: whole policies and policies in one environment. */
   suspensions(): Suspension[] {
-    return this.#suspensions.all() as Suspension[];
+    return (this.#suspensions.all() as Record<string, unknown>[]).map(suspensionOf);
   }
 
-  /** Suspends a policy; true when it was not suspended already. */
+  /** Suspends a policy in a scope; true when that scope was not suspended already. */
   suspend(s: Suspension): boolean {
-    return this.#suspend.run(s.policy, s.action, s.code, s.message, s.at).changes > 0;
+    return this.#suspend.run(s.policy, environmentColumn(s.scope), s.action, s.code, s.message, s.at).changes > 0;
   }
 
   /** Lifts every suspension and returns the ones lifted. */
@@ -299,6 +342,7 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
     recordType: r.record_type as string | null,
     recordId: r.record_id as number | null,
     fingerprint: r.fingerprint as string | null,
+    environment: r.environment as string | null,
     decision: r.decision as AuditDecision,
     reason: r.reason as string,
     key: r.idempotency_key as string | null,
@@ -312,6 +356,26 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
 /** Every attempt, oldest first (tests and tooling). */
 export function listAttempts(store: Store): AttemptRow[] {
   return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(attemptOf);
+}
+
+function environmentColumn(scope: SuspensionScope): string {
+  if (scope.kind === 'policy') return WHOLE_POLICY;
+  return scope.environment ?? NO_ENVIRONMENT;
+}
+
+function suspensionOf(r: Record<string, unknown>): Suspension {
+  const environment = r.environment as string;
+  return {
+    policy: r.policy as string,
+    action: r.action as string,
+    code: r.code as string,
+    message: r.message as string,
+    at: r.at as number,
+    scope:
+      environment === WHOLE_POLICY
+        ? { kind: 'policy' }
+        : { kind: 'environment', environment: environment === NO_ENVIRONMENT ? null : environment },
+  };
 }
 
 function attemptOf(r: Record<string, unknown>): AttemptRow {

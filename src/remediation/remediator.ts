@@ -12,15 +12,15 @@
  *    next start sends it again with the same key, so the service applies it at most once.
  * 3. The answer decides what follows (`change-answer.ts`): follow the run, verify a reused key
  *    with reads, send the same key again, close a refused attempt, stop on the record, or suspend
- *    the policy and raise one alert.
+ *    the policy (`access_denied`: in the app's environment only) and raise one alert.
  * 4. Followed runs are polled with `runs.get` until they finish or `follow_timeout` passes; the
  *    outcome goes to the audit and, as a notice, to the channels the alert's labels route to.
  *
- * Everything lives in SQLite (migration 004): a restart resumes sending and following.
- * Suspensions are lifted by `start()`, i.e. when the daemon starts or reloads its config: their
- * causes (token rights, plan, writes disabled) are fixed outside deploy-watchdog, and a restart or
- * reload is how an operator says "fixed". A crash-restart thus tries once more; the worst it can
- * cost is one more refused request, never a change.
+ * Everything lives in SQLite (migrations 004 and 005): a restart resumes sending and following.
+ * Suspensions, whole-policy and per-environment alike, are lifted by `start()`, i.e. when the
+ * daemon starts or reloads its config: their causes (token rights, plan, writes disabled) are fixed
+ * outside deploy-watchdog, and a restart or reload is how an operator says "fixed". A crash-restart
+ * thus tries once more; the worst it can cost is one more refused request per scope, never a change.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { AlertStore, type AlertRow } from '../alerts/alert-store.js';
@@ -48,6 +48,7 @@ import {
 } from './policy.js';
 import { RemediationStore, type AttemptRow, type AttemptUpdate } from './remediation-store.js';
 import { runProgress, type RunStates } from './run-progress.js';
+import { environmentOf, scopeOf, scopeText, suspensionCovering, suspensionText, type Suspension } from './suspension.js';
 
 /** The job name under which suspension alerts live in the alert lifecycle. */
 export const REMEDIATION_JOB = 'remediation';
@@ -142,6 +143,8 @@ class RemediatorImpl implements Remediator {
   readonly #rs: RemediationStore;
   readonly #alerts: AlertStore;
   readonly #policies: CompiledPolicy[];
+  /** This state file's installation id, in every key (`idempotency-key.ts`). */
+  readonly #installation: string;
   readonly #pollMs: number;
   readonly #resendMs: number;
   readonly #maxResendMs: number;
@@ -158,6 +161,7 @@ class RemediatorImpl implements Remediator {
     this.#rs = new RemediationStore(options.store);
     this.#alerts = options.alertStore ?? new AlertStore(options.store);
     this.#policies = compilePolicies(options.settings);
+    this.#installation = this.#rs.installation();
     this.#pollMs = options.pollIntervalMs ?? 30_000;
     this.#resendMs = options.resendDelayMs ?? 60_000;
     this.#maxResendMs = options.maxResendDelayMs ?? 15 * 60_000;
@@ -172,7 +176,7 @@ class RemediatorImpl implements Remediator {
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
     const settings = this.#o.settings;
     const alerts = (openAlerts ?? this.#alerts.open()).filter((a) => a.status === 'firing');
-    const suspended = new Set(this.#rs.suspensions().map((s) => s.policy));
+    const suspensions = this.#rs.suspensions();
     let actionsLastHour = this.#rs.actionsSince(now - HOUR_MS);
 
     for (const policy of this.#policies) {
@@ -181,9 +185,10 @@ class RemediatorImpl implements Remediator {
         if (!target) continue;
         const life = alert.firedAt ?? alert.firstSeenAt;
         const history = this.#rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+        const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
         const decision = decidePolicy(policy, alert, history, {
           enabled: settings.enabled,
-          suspended: suspended.has(policy.config.name),
+          suspended: suspension?.scope.kind ?? null,
           actionsLastHour,
           maxActionsPerHour: settings.max_actions_per_hour,
           now,
@@ -193,14 +198,17 @@ class RemediatorImpl implements Remediator {
           if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(policy, alert, target, life, decision.reason, now);
           continue;
         }
-        const key = idempotencyKey(policy.config.name, target.recordType, target.recordId, decision.attempt);
+        const keyOf = (number: number) =>
+          idempotencyKey({ installation: this.#installation, number, policy: policy.config.name, ...target, attempt: decision.attempt });
         const body = policy.action.body(policy.config);
         if (decision.kind === 'dry_run') {
+          // The key it would send if it acted now; the number is not taken.
+          const key = keyOf(this.#rs.peekKeyNumber());
           const detail = `would send ${policy.action.name} on ${target.recordType} #${target.recordId} with ${JSON.stringify(body)}`;
           if (this.#recordSkip(policy, alert, target, life, 'dry_run', now, { key, detail })) report.dryRun += 1;
           continue;
         }
-        this.#plan(policy, alert, target, life, decision.attempt, key, body, now);
+        this.#plan(policy, alert, target, life, decision.attempt, keyOf(this.#rs.takeKeyNumber()), body, now);
         actionsLastHour += 1;
         report.planned += 1;
       }
@@ -355,8 +363,9 @@ class RemediatorImpl implements Remediator {
   /**
    * Why a planned attempt that was NEVER sent should not be sent any more: the configuration
    * changed since it was decided (policy removed, remediation switched off, dry run switched on) or
-   * the policy was suspended meanwhile. An attempt sent at least once is always sent again with its
-   * key, whatever the config says now: it may have been taken, and only its key can find out.
+   * the policy was suspended meanwhile, in every environment or in the attempt's. An attempt sent
+   * at least once is always sent again with its key, whatever the config says now: it may have
+   * been taken, and only its key can find out.
    */
   #withdrawal(attempt: AttemptRow): string | null {
     if (attempt.sendCount > 0) return null;
@@ -364,7 +373,8 @@ class RemediatorImpl implements Remediator {
     if (!policy) return 'policy_removed';
     if (!this.#o.settings.enabled) return 'disabled';
     if (policy.dryRun) return 'dry_run';
-    if (this.#rs.suspensions().some((x) => x.policy === attempt.policy)) return 'policy_suspended';
+    const suspension = suspensionCovering(this.#rs.suspensions(), attempt.policy, environmentOf(attempt.labels));
+    if (suspension) return suspension.scope.kind === 'policy' ? 'policy_suspended' : 'environment_paused';
     return null;
   }
 
@@ -501,19 +511,34 @@ class RemediatorImpl implements Remediator {
         this.#o.store.transaction(() => audit('this record cannot be changed this way'));
         this.#finish(attempt, action, { kind: 'stopped', code: handling.code, message: said }, { counted: false, nextAllowedAt: null });
         return true;
-      case 'suspend':
+      case 'suspend': {
+        // How far it reaches is the answer table's to say (`SUSPEND_REACH`), not this switch's.
+        const suspension: Suspension = {
+          policy: attempt.policy,
+          action: attempt.action,
+          code: handling.code,
+          message: said,
+          at: now,
+          scope: scopeOf(handling.reach, attempt.labels),
+        };
         this.#o.store.transaction(() => {
           audit('refused for a reason only a person can fix');
           this.#close(attempt, now, { outcome: 'suspended', detail: said, counted: false, nextAllowedAt: now + backoff, reason: handling.code });
-          const fresh = this.#rs.suspend({ policy: attempt.policy, action: attempt.action, code: handling.code, message: said, at: now });
-          if (fresh) {
-            this.#rs.audit({ ...this.#auditBase(attempt, now), decision: 'suspended', reason: handling.code, answer: handling.code, detail: said });
+          if (this.#rs.suspend(suspension)) {
+            this.#rs.audit({
+              ...this.#auditBase(attempt, now),
+              decision: 'suspended',
+              reason: `${handling.code}: ${suspensionText(suspension.scope)}`,
+              answer: handling.code,
+              detail: said,
+            });
             this.#applySuspensionAlerts(now);
           }
         });
         this.#count(attempt.policy, attempt.action, 'failed');
-        this.#log.warn({ policy: attempt.policy, code: handling.code }, 'remediation policy suspended');
+        this.#log.warn({ policy: attempt.policy, code: handling.code, scope: scopeText(suspension.scope) }, 'remediation policy suspended');
         return true;
+      }
       case 'failed':
         this.#o.store.transaction(() => audit('refused as a bad request'));
         this.#finish(attempt, action, { kind: 'failed_request', code: handling.code, message: said }, { counted: false });
@@ -642,6 +667,7 @@ class RemediatorImpl implements Remediator {
       recordType: target.recordType,
       recordId: target.recordId,
       fingerprint: alert.fingerprint,
+      environment: environmentOf(alert.labels),
       answer: null,
       outcome: null,
       runId: null,
@@ -657,6 +683,7 @@ class RemediatorImpl implements Remediator {
       recordType: attempt.recordType,
       recordId: attempt.recordId,
       fingerprint: attempt.fingerprint,
+      environment: environmentOf(attempt.labels),
       key: attempt.key,
       answer: null,
       outcome: null,
@@ -688,15 +715,16 @@ class RemediatorImpl implements Remediator {
           recordType: null,
           recordId: null,
           fingerprint: null,
+          environment: s.scope.kind === 'environment' ? s.scope.environment : null,
           decision: 'resumed',
-          reason: 'suspension lifted at start (restart or config reload)',
+          reason: `lifted at start (restart or config reload): ${suspensionText(s.scope)}`,
           key: null,
           answer: s.code,
           outcome: null,
           runId: null,
           detail: `suspended since ${new Date(s.at).toISOString()}: ${s.message}`,
         });
-        this.#log.info({ policy: s.policy, code: s.code }, 'remediation policy suspension lifted');
+        this.#log.info({ policy: s.policy, code: s.code, scope: scopeText(s.scope) }, 'remediation policy suspension lifted');
       }
       this.#applySuspensionAlerts(now);
     });

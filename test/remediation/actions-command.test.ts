@@ -21,7 +21,7 @@ afterEach(async () => {
 const run = (...argv: string[]) => runCli(argv);
 
 /** A state file with one retried run (acted, answered, succeeded) and one production skip. */
-async function withHistory(): Promise<{ file: string; runId: number; prodRunId: number }> {
+async function withHistory(): Promise<{ file: string; runId: number; prodRunId: number; key: string }> {
   h = await Harness.start(SECTION);
   const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
   const prod = h.sim.control.addRun({ appId: appOf(h.sim, 'production'), action: 'update', state: 'error', failedStep: 'check' });
@@ -29,25 +29,24 @@ async function withHistory(): Promise<{ file: string; runId: number; prodRunId: 
   h.clock.advance(10 * MINUTE);
   await h.pass();
   const file = writeConfig(h.dir, configText(SECTION, 'state: { path: ./state.db }'), 'watchdog.yaml');
-  return { file, runId: run.id, prodRunId: prod.id };
+  return { file, runId: run.id, prodRunId: prod.id, key: `dw-${h.installation}.1-retry-check-run${run.id}-a1` };
 }
 
 describe('actions', () => {
   it('lists the audit as a table', async () => {
-    const { file, runId, prodRunId } = await withHistory();
+    const { file, runId, prodRunId, key } = await withHistory();
     const { code, stdout } = await run('actions', '--config', file);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^TIME\s+POLICY\s+ACTION\s+RECORD\s+DECISION\s+ANSWER\s+OUTCOME\s+KEY\s+RUN\s+REASON$/);
+    expect(lines[0]).toMatch(/^TIME\s+POLICY\s+ACTION\s+RECORD\s+ENV\s+DECISION\s+ANSWER\s+OUTCOME\s+KEY\s+RUN\s+REASON$/);
     expect(lines).toHaveLength(5);
-    expect(stdout).toContain(`run #${prodRunId}`);
-    expect(stdout).toMatch(new RegExp(`skipped .*production_not_named`));
-    expect(stdout).toMatch(new RegExp(`acted .*dw-retry-check-run${runId}-a1`));
-    expect(stdout).toMatch(new RegExp(`outcome .*succeeded .*dw-retry-check-run${runId}-a1 +#${runId} +Retried automatically: succeeded`));
+    expect(stdout).toMatch(new RegExp(`run #${prodRunId} +production +skipped .*production_not_named`));
+    expect(stdout).toMatch(new RegExp(`run #${runId} +staging +acted .*${key.replace('.', '\\.')}`));
+    expect(stdout).toMatch(new RegExp(`outcome .*succeeded .*${key.replace('.', '\\.')} +#${runId} +Retried automatically: succeeded`));
   });
 
   it('--json gives every field', async () => {
-    const { file, runId } = await withHistory();
+    const { file, runId, key } = await withHistory();
     const { code, stdout } = await run('actions', '--config', file, '--json', '--policy', 'retry-check');
     expect(code).toBe(0);
     const rows = JSON.parse(stdout) as Record<string, unknown>[];
@@ -56,8 +55,9 @@ describe('actions', () => {
       policy: 'retry-check',
       action: 'runs.retry',
       record: { type: 'run', id: runId },
+      environment: 'staging',
       outcome: 'succeeded',
-      idempotencyKey: `dw-retry-check-run${runId}-a1`,
+      idempotencyKey: key,
       runId,
       at: '2026-11-01T12:10:00Z',
     });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '../../src/api/errors.js';
 import { ERROR_STATUS, type ErrorCode } from '../../src/api/schemas.js';
-import { handleFailure, handleResult } from '../../src/remediation/change-answer.js';
+import { handleFailure, handleResult, SUSPEND_REACH } from '../../src/remediation/change-answer.js';
 
 const refusal = (code: ErrorCode, retryAfterMs?: number) =>
   new ApiError('runs.retry', { code, status: ERROR_STATUS[code], message: 'no', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
@@ -17,12 +17,12 @@ describe('handleFailure', () => {
     ['in_progress', { kind: 'refused_later', code: 'in_progress' }],
     ['locked', { kind: 'refused_later', code: 'locked' }],
     ['rate_limited', { kind: 'refused_later', code: 'rate_limited' }],
-    ['writes_disabled', { kind: 'suspend', code: 'writes_disabled' }],
-    ['plan_required', { kind: 'suspend', code: 'plan_required' }],
-    ['function_not_allowed', { kind: 'suspend', code: 'function_not_allowed' }],
-    ['access_denied', { kind: 'suspend', code: 'access_denied' }],
-    ['invalid_token', { kind: 'suspend', code: 'invalid_token' }],
-    ['api_not_available', { kind: 'suspend', code: 'api_not_available' }],
+    ['writes_disabled', { kind: 'suspend', code: 'writes_disabled', reach: 'policy' }],
+    ['plan_required', { kind: 'suspend', code: 'plan_required', reach: 'policy' }],
+    ['function_not_allowed', { kind: 'suspend', code: 'function_not_allowed', reach: 'policy' }],
+    ['access_denied', { kind: 'suspend', code: 'access_denied', reach: 'environment' }],
+    ['invalid_token', { kind: 'suspend', code: 'invalid_token', reach: 'policy' }],
+    ['api_not_available', { kind: 'suspend', code: 'api_not_available', reach: 'policy' }],
     ['internal_error', { kind: 'resend', reason: 'server_error' }],
     ['unavailable', { kind: 'resend', reason: 'server_error' }],
     ['invalid_parameter', { kind: 'failed', code: 'invalid_parameter' }],
@@ -30,6 +30,17 @@ describe('handleFailure', () => {
     ['idempotency_key_required', { kind: 'failed', code: 'idempotency_key_required' }],
   ] as const)('%s', (code, expected) => {
     expect(handleFailure(refusal(code))).toEqual(expected);
+  });
+
+  it('suspends the whole policy for every refusal only a person can fix, except access_denied: its environment only (§5.4)', () => {
+    expect(Object.fromEntries(SUSPEND_REACH)).toEqual({
+      access_denied: 'environment',
+      function_not_allowed: 'policy',
+      writes_disabled: 'policy',
+      plan_required: 'policy',
+      invalid_token: 'policy',
+      api_not_available: 'policy',
+    });
   });
 
   it('keeps the Retry-After of a rate limit', () => {

@@ -27,7 +27,8 @@ interface Row {
   first: { status: 'planned' | 'finished'; outcome?: string | null; counted?: boolean };
   next: Next;
   notice?: string;
-  suspended?: boolean;
+  /** Suspended: the whole policy, or (access_denied) the policy in the app's environment. */
+  suspended?: 'policy' | 'environment';
 }
 
 const TABLE: Row[] = [
@@ -45,11 +46,11 @@ const TABLE: Row[] = [
   // No answer we can trust: the same key again.
   { code: 'internal_error', first: { status: 'planned' }, next: 'same key again' },
   { code: 'unavailable', first: { status: 'planned' }, next: 'same key again' },
-  // Only a person can fix these: suspend the policy, raise one alert.
-  { code: 'writes_disabled', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: true },
-  { code: 'plan_required', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: true },
-  { code: 'function_not_allowed', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: true },
-  { code: 'access_denied', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: true },
+  // Only a person can fix these: suspend the policy (access_denied: in the app's environment), raise one alert.
+  { code: 'writes_disabled', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
+  { code: 'plan_required', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
+  { code: 'function_not_allowed', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
+  { code: 'access_denied', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'environment' },
   // A malformed request: said, closed, and a later attempt may follow.
   { code: 'invalid_parameter', first: { status: 'finished', outcome: 'failed_request', counted: false }, next: 'new key', notice: 'Automatic retry refused: invalid_parameter' },
 ];
@@ -58,7 +59,7 @@ describe('every change error', () => {
   it.each(TABLE)('$code → $next', async (row) => {
     h = await Harness.start(SECTION);
     const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
-    const key = (n: number) => `dw-retry-staging-run${run.id}-a${n}`;
+    const key = (n: number) => `dw-${h.installation}.${n}-retry-staging-run${run.id}-a${n}`;
     h.sim.control.setFault('runs.retry', { errorCode: row.code, times: 1 });
 
     await h.cycleAndPass({ runs: [run.id] });
@@ -75,13 +76,14 @@ describe('every change error', () => {
 
     expect(h.notices().map((n) => n.notice.title)).toEqual(row.notice ? [row.notice] : []);
     if (row.suspended) {
-      expect(cycle.skipped).toEqual({ policy_suspended: 1 });
+      const whole = row.suspended === 'policy';
+      expect(cycle.skipped).toEqual(whole ? { policy_suspended: 1 } : { environment_paused: 1 });
       const alerts = h.openAlerts().filter((a) => a.check === 'watchdog');
       expect(alerts).toMatchObject([
         {
-          fingerprint: 'watchdog/remediation/retry-staging',
+          fingerprint: whole ? 'watchdog/remediation/retry-staging' : 'watchdog/remediation/retry-staging/environment/staging',
           status: 'firing',
-          labels: { check: 'watchdog', source: 'remediation', policy: 'retry-staging' },
+          labels: { check: 'watchdog', source: 'remediation', policy: 'retry-staging', ...(whole ? {} : { environment: 'staging' }) },
           details: { code: row.code },
         },
       ]);
@@ -111,7 +113,7 @@ describe('refusals the simulator makes by itself', () => {
     const a = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
     h.sim.control.setWritesDisabled(true);
     await h.cycleAndPass({ runs: [a.id] });
-    expect(h.audit().filter((r) => r.decision === 'suspended')).toMatchObject([{ reason: 'writes_disabled' }]);
+    expect(h.audit().filter((r) => r.decision === 'suspended')).toMatchObject([{ reason: 'writes_disabled: suspended in every environment', environment: 'staging' }]);
 
     // Another failure of the same policy: skipped, no second alert, no request.
     const b = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update_modules', state: 'error', failedStep: 'check' });
@@ -147,8 +149,8 @@ describe('refusals the simulator makes by itself', () => {
     h.clock.advance(11 * MINUTE);
     await h.cycleAndPass({ runs: [run.id] });
     expect(h.changes('runs.retry')).toEqual([
-      { key: `dw-retry-staging-run${run.id}-a1`, status: 423 },
-      { key: `dw-retry-staging-run${run.id}-a2`, status: 200 },
+      { key: `dw-${h.installation}.1-retry-staging-run${run.id}-a1`, status: 423 },
+      { key: `dw-${h.installation}.2-retry-staging-run${run.id}-a2`, status: 200 },
     ]);
   });
 
@@ -170,7 +172,7 @@ policies:
     h.clock.advance(10 * MINUTE);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
-    expect(h.changes('apps.backup').map((c) => c.key)).toEqual(['lost-answer', `dw-backup-prod-app${appId}-a1`]);
+    expect(h.changes('apps.backup').map((c) => c.key)).toEqual(['lost-answer', `dw-${h.installation}.1-backup-prod-app${appId}-a1`]);
     expect(h.notices().map((n) => n.notice.title)).toEqual(['Backup taken automatically']);
   });
 });

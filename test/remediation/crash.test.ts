@@ -62,7 +62,7 @@ async function crashMidSend(): Promise<{ runId: number; key: string; first: Harn
   expect(output).not.toContain('answer recorded');
   // The service took the request and stored its answer; the dead process never saw it.
   await vi.waitFor(() => expect(p.answered).toEqual([200]), { timeout: 5_000, interval: 20 });
-  return { runId: run.id, key: `dw-retry-staging-run${run.id}-a1`, first };
+  return { runId: run.id, key: `dw-${first.installation}.1-retry-staging-run${run.id}-a1`, first };
 }
 
 describe('a crash between sending a change and recording its answer', () => {

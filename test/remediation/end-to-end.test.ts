@@ -11,6 +11,7 @@ import { listAttempts, listAudit } from '../../src/remediation/remediation-store
 import type { Remediator } from '../../src/remediation/remediator.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
+import { installationOf } from './remediation-fixture.js';
 
 const HOUR = 60 * MINUTE;
 const REASON = 'e2e: the health check timed out';
@@ -46,7 +47,7 @@ describe('remediation in the daemon', () => {
 
     const appId = stagingApp(sim);
     const run = sim.control.addRun({ appId, action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
-    const key = `dw-retry-e2e-run${run.id}-a1`;
+    const key = `dw-${installationOf(wd.store)}.1-retry-e2e-run${run.id}-a1`;
 
     await wd.runOnce(['runs']);
     // Decided and recorded inside the cycle's transaction; nothing sent yet.
@@ -121,7 +122,7 @@ describe('remediation in the daemon', () => {
     // start() runs a first cycle of every job; the runs cycle plans the retry and wakes the loop.
     await wd.start();
     await vi.waitFor(() => expect(listAttempts(wd.store)).toMatchObject([{ status: 'following', answer: 'started' }]), { timeout: 10_000, interval: 20 });
-    expect(retries(sim)).toEqual([{ key: `dw-retry-e2e-run${run.id}-a1`, status: 200 }]);
+    expect(retries(sim)).toEqual([{ key: `dw-${installationOf(wd.store)}.1-retry-e2e-run${run.id}-a1`, status: 200 }]);
 
     // The loop sleeps on the shared clock until the next poll is due. Time moves on each probe,
     // not once: under load the loop may register its sleep only after a single advance, and a

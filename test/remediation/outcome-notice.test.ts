@@ -51,13 +51,40 @@ describe('outcomeNotice', () => {
 });
 
 describe('suspensionFinding', () => {
-  it('is one watchdog alert per policy', () => {
-    const f = suspensionFinding({ policy: 'retry-staging', action: 'runs.retry', code: 'access_denied', message: 'no', at: 0 });
-    expect(f).toMatchObject({
-      fingerprint: 'watchdog/remediation/retry-staging',
-      check: 'watchdog',
-      labels: { check: 'watchdog', source: 'remediation', policy: 'retry-staging' },
-      summary: 'Remediation policy retry-staging suspended: the service refused runs.retry with access_denied',
-    });
+  const base = { policy: 'retry-nonprod', action: 'runs.retry', message: 'no', at: 0 };
+  it.each([
+    [
+      'a whole policy: the fingerprint and labels it always had',
+      { ...base, code: 'writes_disabled', scope: { kind: 'policy' } },
+      {
+        fingerprint: 'watchdog/remediation/retry-nonprod',
+        labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod' },
+        summary: 'Remediation policy retry-nonprod suspended: the service refused runs.retry with writes_disabled',
+      },
+    ],
+    [
+      'one environment: named in the summary and an `environment` label (not environment_type: routed as a watchdog alert)',
+      { ...base, code: 'access_denied', scope: { kind: 'environment', environment: 'development' } },
+      {
+        fingerprint: 'watchdog/remediation/retry-nonprod/environment/development',
+        labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod', environment: 'development' },
+        details: { environment: 'development', code: 'access_denied' },
+        summary: 'Remediation policy retry-nonprod paused for development: the service refused runs.retry with access_denied',
+      },
+    ],
+    [
+      'apps outside any environment: a scope of their own',
+      { ...base, code: 'access_denied', scope: { kind: 'environment', environment: null } },
+      {
+        fingerprint: 'watchdog/remediation/retry-nonprod/no-environment',
+        labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod', environment: 'none' },
+        summary: 'Remediation policy retry-nonprod paused for apps outside any environment: the service refused runs.retry with access_denied',
+      },
+    ],
+  ] as const)('%s', (_what, suspension, expected) => {
+    const f = suspensionFinding(suspension);
+    expect(f).toMatchObject({ check: 'watchdog', severity: 'warning', ...expected });
+    expect(f.labels).toEqual(expected.labels);
+    expect(f.labels.environment_type).toBeUndefined();
   });
 });

@@ -35,7 +35,7 @@ function retryPolicy(over: Partial<Extract<PolicyConfig, { action: 'runs.retry' 
 
 const compile = (p: PolicyConfig, dryRun = false) => compilePolicies({ dry_run: dryRun, policies: [p] })[0]!;
 const fresh: RecordHistory = { lastAttempt: 0, counted: 0, inFlight: false, nextAllowedAt: null, stopped: false };
-const ctx: DecisionContext = { enabled: true, suspended: false, actionsLastHour: 0, maxActionsPerHour: 10, now: NOW };
+const ctx: DecisionContext = { enabled: true, suspended: null, actionsLastHour: 0, maxActionsPerHour: 10, now: NOW };
 
 describe('policyTarget', () => {
   it.each([
@@ -65,7 +65,8 @@ describe('decidePolicy', () => {
   it.each([
     ['acts on a fresh record', alert(), retryPolicy(), fresh, ctx, { kind: 'act', attempt: 1 }],
     ['disabled', alert(), retryPolicy(), fresh, { ...ctx, enabled: false }, { kind: 'skip', reason: 'disabled' }],
-    ['suspended', alert(), retryPolicy(), fresh, { ...ctx, suspended: true }, { kind: 'skip', reason: 'policy_suspended' }],
+    ['suspended', alert(), retryPolicy(), fresh, { ...ctx, suspended: 'policy' }, { kind: 'skip', reason: 'policy_suspended' }],
+    ['paused in its environment', alert(), retryPolicy(), fresh, { ...ctx, suspended: 'environment' }, { kind: 'skip', reason: 'environment_paused' }],
     ['production not named', prod, retryPolicy(), fresh, ctx, { kind: 'skip', reason: 'production_not_named' }],
     ['production named in a list', prod, retryPolicy({ match: { environment_type: ['staging', 'production'] } }), fresh, ctx, { kind: 'act', attempt: 1 }],
     ['production matched by a regex only', prod, retryPolicy({ match_re: { environment_type: 'prod.*' } }), fresh, ctx, { kind: 'skip', reason: 'production_not_named' }],

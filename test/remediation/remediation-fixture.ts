@@ -66,11 +66,21 @@ export interface SimWithClock {
 
 /** A second token with every right, as after a token rotation. */
 export const ROTATED_TOKEN = 'rotated-admin-token';
+/** A token with every permission that may change staging apps only (reference §5.4): access_denied elsewhere. */
+export const STAGING_ONLY_TOKEN = 'staging-only-token';
 
 /** Starts a simulator on a ManualClock (six apps: production, staging and development). */
 export async function startSim(): Promise<SimWithClock> {
   const clock = new ManualClock(T0);
-  const sim = await startSimulator({ clock, apps: 6, seed: 1, tokens: [{ token: ROTATED_TOKEN, namespaces: '*', permissions: '*' }] });
+  const sim = await startSimulator({
+    clock,
+    apps: 6,
+    seed: 1,
+    tokens: [
+      { token: ROTATED_TOKEN, namespaces: '*', permissions: '*' },
+      { token: STAGING_ONLY_TOKEN, namespaces: '*', permissions: '*', changeEnvironments: ['staging'] },
+    ],
+  });
   return { sim, clock };
 }
 
@@ -92,6 +102,8 @@ export class Harness {
   readonly remediator: Remediator;
   readonly metrics = new Metrics({ processMetrics: false });
   readonly alertStore: AlertStore;
+  /** The state file's installation id (migration 005), the head of every key: `dw-<it>.<n>-…`. */
+  readonly installation: string;
 
   private constructor(
     readonly dir: string,
@@ -102,6 +114,7 @@ export class Harness {
   ) {
     this.store = Store.open(path.join(dir, 'state.db'));
     this.alertStore = new AlertStore(this.store);
+    this.installation = installationOf(this.store);
     // The client's own clock only paces its rate limiter and retries; a jumping clock makes those
     // waits instant. Remediation and the simulator share the ManualClock.
     this.client = createApiClient({
@@ -134,7 +147,7 @@ export class Harness {
   }
 
   /** A harness on a simulator of its own (closed with it), so each test starts from the seed. */
-  static async start(remediation: string, options: { extra?: string } = {}): Promise<Harness> {
+  static async start(remediation: string, options: { extra?: string; token?: string } = {}): Promise<Harness> {
     const s = await startSim();
     const h = Harness.open(s, remediation, options);
     h.#ownSim = true;
@@ -268,4 +281,9 @@ export class Harness {
       now,
     ).filter((f) => f.labels.problem === 'stale');
   }
+}
+
+/** The installation id a state file's keys carry (`meta.installation_id`). */
+export function installationOf(store: Store): string {
+  return (store.db.prepare(`SELECT value FROM meta WHERE key = 'installation_id'`).get() as { value: string }).value;
 }

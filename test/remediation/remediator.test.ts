@@ -30,11 +30,11 @@ describe('a failed staging run', () => {
     const first = await h.cycle({ runs: [run.id] });
     expect(first.planned).toBe(1);
     // The key is recorded before anything is sent.
-    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 0, key: `dw-retry-nonprod-run${run.id}-a1`, body: { now: false } }]);
+    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 0, key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, body: { now: false } }]);
     expect(h.changes('runs.retry')).toEqual([]);
 
     await h.pass();
-    expect(h.changes('runs.retry')).toEqual([{ key: `dw-retry-nonprod-run${run.id}-a1`, status: 200 }]);
+    expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, status: 200 }]);
     expect(h.attempts()).toMatchObject([{ status: 'following', runId: run.id, answer: 'started', counted: true }]);
 
     h.clock.advance(10 * MINUTE);
@@ -106,7 +106,7 @@ policies:
     );
     const run = failedRun(appOf(h.sim, 'production'));
     await h.cycleAndPass({ runs: [run.id] });
-    expect(h.changes('runs.retry')).toEqual([{ key: `dw-retry-prod-run${run.id}-a1`, status: 200 }]);
+    expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-prod-run${run.id}-a1`, status: 200 }]);
     h.clock.advance(10 * MINUTE);
     await h.pass();
     // The outcome goes where the alert went: production's route.
@@ -160,7 +160,7 @@ policies:
     );
     const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check', retrying: true });
     await h.cycleAndPass({ runs: [run.id] });
-    expect(h.changes('runs.retry')).toEqual([{ key: `dw-retry-now-run${run.id}-a1`, status: 200 }]);
+    expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-now-run${run.id}-a1`, status: 200 }]);
     expect(h.attempts()).toMatchObject([{ body: { now: true }, answer: 'started' }]);
   });
 });
@@ -194,7 +194,7 @@ describe('repeated failures', () => {
     h.clock.advance(HOUR);
     const after = await h.cycleAndPass({ runs: [run.id] });
     expect(after.cycle).toMatchObject({ planned: 0, skipped: { max_attempts_reached: 1 } });
-    expect(h.changes('runs.retry').map((c) => c.key)).toEqual([`dw-retry-nonprod-run${run.id}-a1`, `dw-retry-nonprod-run${run.id}-a2`]);
+    expect(h.changes('runs.retry').map((c) => c.key)).toEqual([`dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, `dw-${h.installation}.2-retry-nonprod-run${run.id}-a2`]);
     expect(h.audit().filter((a) => a.decision === 'skipped').map((a) => a.reason)).toEqual(['backoff_pending', 'max_attempts_reached']);
   });
 });
@@ -219,7 +219,7 @@ policies:
       {
         decision: 'dry_run',
         reason: 'dry_run',
-        key: `dw-retry-staging-run${run.id}-a1`,
+        key: `dw-${h.installation}.1-retry-staging-run${run.id}-a1`,
         detail: `would send runs.retry on run #${run.id} with {"now":false}`,
       },
     ]);
@@ -300,7 +300,7 @@ policies:
     h.sim.control.ageBackups(appId, { hours: 48 });
     const { cycle } = await h.cycleAndPass({ backupApps: [appId] });
     expect(cycle.planned).toBe(1);
-    expect(h.changes('apps.backup')).toEqual([{ key: `dw-backup-prod-app${appId}-a1`, status: 200 }]);
+    expect(h.changes('apps.backup')).toEqual([{ key: `dw-${h.installation}.1-backup-prod-app${appId}-a1`, status: 200 }]);
     expect(h.attempts()).toMatchObject([{ body: { format: 'dump' }, status: 'following' }]);
 
     h.clock.advance(10 * MINUTE);
@@ -377,7 +377,7 @@ policies:
     await h.pass();
     h.clock.advance(4 * MINUTE);
     await h.pass();
-    const key = `dw-retry-staging-run${run.id}-a1`;
+    const key = `dw-${h.installation}.1-retry-staging-run${run.id}-a1`;
     expect(h.changes('runs.retry')).toEqual([
       { key, status: 502 },
       { key, status: 502 },
@@ -414,7 +414,7 @@ describe('a configuration change between deciding and sending', () => {
     h = h.restart(DRY);
     h.clock.advance(2 * MINUTE);
     await h.pass();
-    const key = `dw-retry-nonprod-run${run.id}-a1`;
+    const key = `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`;
     expect(h.changes('runs.retry')).toEqual([
       { key, status: 500 },
       { key, status: 200 },

@@ -197,8 +197,11 @@ describe('Store.open', () => {
 });
 
 describe('Store.transaction', () => {
+  // meta and source_health alone: later migrations write rows of their own (meta.installation_id).
+  const CORE_ONLY = { migrations: [core] };
+
   it('commits and returns the result', () => {
-    const store = open(path.join(dir, 'state.db'));
+    const store = open(path.join(dir, 'state.db'), CORE_ONLY);
     const n = store.transaction(() => {
       store.db.prepare(`INSERT INTO meta (key, value) VALUES ('a', '1')`).run();
       return 42;
@@ -208,7 +211,7 @@ describe('Store.transaction', () => {
   });
 
   it('rolls back everything on a throw and rethrows the caller error unchanged', () => {
-    const store = open(path.join(dir, 'state.db'));
+    const store = open(path.join(dir, 'state.db'), CORE_ONLY);
     const boom = new Error('boom');
     const err = catchError(() =>
       store.transaction(() => {
@@ -223,7 +226,7 @@ describe('Store.transaction', () => {
   });
 
   it('reports a full disk as a StoreError and keeps what was committed before', () => {
-    const store = open(path.join(dir, 'state.db'));
+    const store = open(path.join(dir, 'state.db'), CORE_ONLY);
     store.db.prepare(`INSERT INTO meta (key, value) VALUES ('before', 'x')`).run();
     // A page cap stands in for a full disk: SQLite answers SQLITE_FULL exactly as it would.
     const pages = store.db.pragma('page_count', { simple: true }) as number;

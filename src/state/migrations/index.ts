@@ -8,6 +8,7 @@ import core from './001-core.js';
 import alerts from './002-alerts.js';
 import notify from './003-notify.js';
 import remediation from './004-remediation.js';
+import remediationEdge from './005-remediation-edge.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
-export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts, notify, remediation];
+export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts, notify, remediation, remediationEdge];
