@@ -9,14 +9,16 @@ import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { loadCommandConfig } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
-const usage = `usage: deploy-watchdog check --config FILE [--job NAME]
+const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
 
 Runs one cycle of every enabled job (or only --job NAME), delivers the notifications it makes,
 prints one line per job, and exits: 0 when every source was read completely, 1 when one could not
 be, 2 for a bad configuration or usage. Logs go to standard error.
 
   --config FILE   the configuration file
+                  (${CONFIG_FILE_DEFAULTS})
   --job NAME      only this job (${JOB_NAMES.join(', ')})`;
 
 /** Time given to delivering what the cycle queued before exiting. */
@@ -33,13 +35,13 @@ const check: Command = {
       }
     });
     if (typeof loaded === 'number') return loaded;
-    const { config } = loaded;
+    const { config, commandConfigFile } = loaded;
     const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger });
+      watchdog = Watchdog.open({ config, logger, commandConfigFile });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       io.stderr.write(`error: ${err.message}\n`);
