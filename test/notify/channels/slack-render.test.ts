@@ -187,6 +187,20 @@ describe('renderSlack: alerts', () => {
     expect(mrkdwnTexts(m)).toContain(`To silence: \`deploy-watchdog silence --match check=failed_runs --match 'app="Bob'\\''s shop"' --for 2h --reason '…'\``);
   });
 
+  it('names the daemon config when it is given, quoted for the shell, escaped for Slack after', () => {
+    const m = renderSlack(alerts([alertEvent()]), { ...options, commandConfigFile: '/srv/ops & co/watchdog.yaml' });
+    expect(m.blocks.at(-2)).toEqual(
+      silenceContext("deploy-watchdog silence --config '/srv/ops &amp; co/watchdog.yaml' --match check=failed_runs --match app=shop --for 2h --reason '…'"),
+    );
+  });
+
+  it('leaves out the silence line, and only it, when the command holds a backtick (no code span can show one)', () => {
+    const m = renderSlack(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 's`;touch /tmp/x;`v' } })]), options);
+    expect(mrkdwnTexts(m).join('\n')).not.toContain('To silence');
+    expect(mrkdwnTexts(m).join('\n')).toContain('s`;touch /tmp/x;`v');
+    expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
+  });
+
   it('stays within 50 blocks and the text limit with 100 events', () => {
     const events = Array.from({ length: 100 }, (_, i) => shop(i, { summary: `Update of app-${i} failed: ${'y'.repeat(200)}`, details: {} }));
     const m = renderSlack(alerts(events), options);
