@@ -62,6 +62,7 @@ const HOSTILE: readonly (readonly [name: string, shown: Shown, value: string])[]
   ['a regex that would match every app', 'everywhere', '~.*'],
   ['history !!', 'everywhere', '!!'],
   ['history !-1', 'everywhere', 'x!-1'],
+  ['history !! after a quote', 'everywhere', "x'!!'!-1"],
   ["ANSI-C quoting $'…'", 'everywhere', "$'x'"],
   ['variables', 'everywhere', '$HOME${PATH}'],
   ['a comment', 'everywhere', 'x #touch M'],
