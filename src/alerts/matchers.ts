@@ -54,9 +54,12 @@ export function parseMatcher(text: string): LabelMatcher {
   return matcher;
 }
 
-/** Renders a matcher back to the text {@link parseMatcher} reads (quoting when needed). */
+/**
+ * Renders a matcher back to the text {@link parseMatcher} reads (quoting when needed). A value
+ * starting with `~` is quoted too: `app=` followed by `~shop` would read back as the regex `app=~shop`.
+ */
 export function formatMatcher(matcher: LabelMatcher): string {
-  const plain = /^[^\s"]*$/.test(matcher.value) && matcher.value.length > 0;
+  const plain = /^[^\s"~][^\s"]*$/.test(matcher.value);
   return `${matcher.name}${matcher.op}${plain ? matcher.value : JSON.stringify(matcher.value)}`;
 }
 

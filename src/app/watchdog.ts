@@ -54,6 +54,8 @@ export interface WatchdogOptions {
   apiRetry?: ApiClientOptions['retry'];
   /** The remediation seam: built from each running configuration; absent: no remediation. */
   remediation?: RemediationFactory;
+  /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
+  commandConfigFile?: string | undefined;
 }
 
 /** What {@link Watchdog.runOnce} did. */
@@ -383,7 +385,11 @@ export class Watchdog {
     });
     let channels: Map<string, Channel> | undefined;
     try {
-      channels = buildChannels(config.notify.channels, { logger: logger.child({ stage: 'channel' }), clock });
+      channels = buildChannels(config.notify.channels, {
+        logger: logger.child({ stage: 'channel' }),
+        clock,
+        commandConfigFile: this.#options.commandConfigFile,
+      });
       const notifier = createNotifier({
         store: this.store,
         notify: config.notify,

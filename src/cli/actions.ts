@@ -5,15 +5,17 @@
  */
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
-const usage = `usage: deploy-watchdog actions --config FILE [--json] [--limit N] [--policy NAME]
+const usage = `usage: deploy-watchdog actions [--config FILE] [--json] [--limit N] [--policy NAME]
 
 Lists what remediation decided and did, oldest first: time, policy, action, record, environment
 (of the record's app; "-" outside any, or for a row about no record), decision, reason, answer and
 outcome, idempotency key, run.
 
   --config FILE   the configuration file (its state.path is the database)
+                  (${CONFIG_FILE_DEFAULTS})
   --json          one JSON array instead of a table
   --limit N       only the newest N rows (default 200; 0 for all)
   --policy NAME   only this policy's rows`;

@@ -7,15 +7,17 @@ import { activeSilenceFor, listSilences } from '../alerts/silences.js';
 import { SEVERITY_RANK } from '../detectors/finding.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
-const usage = `usage: deploy-watchdog alerts --config FILE [--json]
+const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
 
 Lists the open alerts: firing ones, and pending ones waiting for alerts.for cycles or a hold.
 Worst first, then oldest. Each shows since when, severity, check, summary, labels, and the id of
 the silence that mutes its notifications, if one does.
 
   --config FILE   the configuration file (its state.path is the database)
+                  (${CONFIG_FILE_DEFAULTS})
   --json          one JSON array instead of a table`;
 
 const alerts: Command = {

@@ -15,8 +15,9 @@ import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { loadCommandConfig, table } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
-const usage = `usage: deploy-watchdog check --config FILE [--job NAME]
+const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
 
 Runs one cycle of every enabled job (or only --job NAME), exactly as the daemon does: servers
 first, remediation included (changes the policies allow are sent with their idempotency keys, and
@@ -25,6 +26,7 @@ per job and what remediation did, and exits: 0 when every source was read comple
 could not be, 2 for a bad configuration or usage. Logs go to standard error.
 
   --config FILE   the configuration file
+                  (${CONFIG_FILE_DEFAULTS})
   --job NAME      only this job (${JOB_NAMES.join(', ')})`;
 
 /** Time given to delivering what the cycle queued before exiting. */
@@ -41,13 +43,13 @@ const check: Command = {
       }
     });
     if (typeof loaded === 'number') return loaded;
-    const { config } = loaded;
+    const { config, commandConfigFile } = loaded;
     const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
+      watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation });
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
       io.stderr.write(`error: ${err.message}\n`);
@@ -131,7 +133,7 @@ function remediationSummary(
     r.runId === null ? '-' : `run #${r.runId}`,
     r.reason,
   ]);
-  const more = rows.length > shown.length ? `  … and more: deploy-watchdog actions --config FILE\n` : '';
+  const more = rows.length > shown.length ? `  … and more: deploy-watchdog actions\n` : '';
   return `${head}\n${table(body)}${more}`;
 }
 

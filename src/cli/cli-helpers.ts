@@ -10,10 +10,12 @@ import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { Store, StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
+import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
  * Runs `body` with the loaded config's state store open, turning the failures every state
  * command shares into exit codes: bad usage or config → 2 (with a message), state unusable → 1.
+ * `configPath` is the `--config` given, if any (see `resolveConfigFile`).
  */
 export async function withStateStore(
   io: CliIo,
@@ -23,8 +25,7 @@ export async function withStateStore(
 ): Promise<number> {
   let store: Store | undefined;
   try {
-    if (!configPath) throw new UsageError('--config FILE is required');
-    const config = loadConfig(configPath, io.env);
+    const config = loadConfig(resolveConfigFile(configPath, io), io.env);
     store = Store.open(config.state.path);
     return await body(store);
   } catch (err) {
@@ -77,15 +78,18 @@ const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
 /** A command line parsed, and the config file it names loaded. */
 export interface CommandConfig<V> {
   values: V;
-  /** The `--config` path as given (reloads read it again). */
+  /** The config file: the `--config` path as given, or the one found without it (reloads read it again). */
   file: string;
   config: Config;
+  /** The `--config` the commands the daemon prints must give (see `commandConfigFile`). */
+  commandConfigFile: string | undefined;
 }
 
 /**
- * Parses a command line with `--config FILE` (plus `options`), lets `validate` refuse the other
- * values with a UsageError, and loads the config file. On bad usage or an invalid config, prints
- * why (as every command does, see {@link reportFailure}) and answers the exit code instead.
+ * Parses a command line with `[--config FILE]` (plus `options`), lets `validate` refuse the other
+ * values with a UsageError, finds the config file (`resolveConfigFile`) and loads it. On bad
+ * usage or an invalid config, prints why (as every command does, see {@link reportFailure}) and
+ * answers the exit code instead.
  */
 export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
@@ -97,10 +101,10 @@ export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['o
   try {
     const { values } = parseCommandArgs<O & typeof CONFIG_OPTION>(argv, { ...CONFIG_OPTION, ...options });
     // `values` is generic here; its `config` is the string option added above.
-    const file = (values as { config?: string }).config;
-    if (typeof file !== 'string' || file === '') throw new UsageError('--config FILE is required');
+    const given = (values as { config?: string }).config;
     validate?.(values);
-    return { values, file, config: loadConfig(file, io.env) };
+    const file = resolveConfigFile(given, io);
+    return { values, file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
   } catch (err) {
     return reportFailure(io, commandUsage, err);
   }

@@ -13,6 +13,12 @@ export interface CliIo {
    * them listens itself.
    */
   hangups?: Hangups;
+  /**
+   * The configuration file read when neither `--config` nor `$DEPLOY_WATCHDOG_CONFIG` names one.
+   * Absent: `DEFAULT_CONFIG_FILE` (`config-file.ts`). Whoever runs commands in-process (the test
+   * harness) points it into its own directory, so that a host's configuration is never read.
+   */
+  defaultConfigFile?: string;
 }
 
 /** One command of `deploy-watchdog <command>`. */

@@ -7,13 +7,17 @@ import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import { sendWithTimeout } from '../notify/send-with-timeout.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
-const usage = `usage: deploy-watchdog notify-test --config FILE [--channel NAME]
+const usage = `usage: deploy-watchdog notify-test [--config FILE] [--channel NAME]
 
 Sends a test message to every channel of notify.channels (or only to NAME) and prints one line
 per channel: "ok" or "failed: reason". Exit 0 when every channel took it, 1 when any failed,
-2 for a bad config or usage.`;
+2 for a bad config or usage.
+
+  --config FILE    the configuration file (${CONFIG_FILE_DEFAULTS})
+  --channel NAME   only this channel`;
 
 /** Every Secret inside a channel's config, so a reason can be scrubbed of all of them. */
 function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
@@ -22,7 +26,7 @@ function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
   return out;
 }
 
-/** `deploy-watchdog notify-test --config FILE [--channel NAME]`. */
+/** `deploy-watchdog notify-test [--config FILE] [--channel NAME]`. */
 const notifyTest: Command = {
   name: 'notify-test',
   summary: 'send a test message to each notification channel and report each result',
@@ -32,8 +36,7 @@ const notifyTest: Command = {
     let only: string | undefined;
     try {
       const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, channel: { type: 'string' } });
-      if (!values.config) throw new UsageError('missing --config FILE');
-      file = values.config;
+      file = resolveConfigFile(values.config, io);
       only = values.channel;
     } catch (err) {
       return reportUsageError(io, usage, err);

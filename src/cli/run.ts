@@ -17,14 +17,16 @@ import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';
 import { loadCommandConfig } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
-const usage = `usage: deploy-watchdog run --config FILE [--stop-timeout DURATION]
+const usage = `usage: deploy-watchdog run [--config FILE] [--stop-timeout DURATION]
 
 Runs the watchdog until SIGTERM or SIGINT. Logs go to standard output (JSON, or readable on a
 terminal; see log.format). SIGHUP reloads FILE; an invalid file is refused and the running
 configuration kept.
 
   --config FILE            the configuration file
+                           (${CONFIG_FILE_DEFAULTS})
   --stop-timeout DURATION  how long a stop may take to finish the cycle in progress and deliver
                            what is due (default 10s)`;
 
@@ -58,12 +60,12 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
     }
   });
   if (typeof loaded === 'number') return loaded;
-  const { file, config } = loaded;
+  const { file, config, commandConfigFile } = loaded;
 
   const logger = daemonLogger(config, io.stdout);
   let watchdog: Watchdog;
   try {
-    watchdog = Watchdog.open({ config, logger, remediation: createRemediation });
+    watchdog = Watchdog.open({ config, logger, remediation: createRemediation, commandConfigFile });
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;
     logger.fatal({ err: err.message }, 'cannot open the state file');

@@ -8,8 +8,9 @@ import { formatDuration, parseDuration } from '../config/duration.js';
 import { systemClock } from '../lib/clock.js';
 import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
-const usage = `usage: deploy-watchdog silence --config FILE --match LABEL=VALUE [--match …] --for DURATION --reason TEXT [--author NAME]
+const usage = `usage: deploy-watchdog silence [--config FILE] --match LABEL=VALUE [--match …] --for DURATION --reason TEXT [--author NAME]
 
 Mutes notifications of alerts whose labels match every --match, for DURATION (e.g. 2h, 30m, 1d).
 The alerts are still tracked. When the silence ends, an alert still firing is announced once;
@@ -17,6 +18,7 @@ one that ended under the silence stays quiet.
 Prints the silence id (for \`deploy-watchdog unsilence\`).
 
   --config FILE     the configuration file (its state.path is the database)
+                    (${CONFIG_FILE_DEFAULTS})
   --match M         LABEL=VALUE, LABEL!=VALUE, LABEL=~REGEX or LABEL!~REGEX; repeat to narrow
                     (labels: check, namespace, project, environment_type, app, server, …)
   --for DURATION    how long the silence lasts; must be more than zero

@@ -7,14 +7,16 @@ import { compileMatchers, formatMatcher } from '../alerts/matchers.js';
 import { describeMatchers, listSilences, silenceState, type Silence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
 
-const usage = `usage: deploy-watchdog silences --config FILE [--json] [--all]
+const usage = `usage: deploy-watchdog silences [--config FILE] [--json] [--all]
 
 Lists the silences in force or not yet over: id, matchers, until, reason, author, and how many
 open alerts each covers now.
 
   --config FILE   the configuration file (its state.path is the database)
+                  (${CONFIG_FILE_DEFAULTS})
   --json          one JSON array instead of a table
   --all           include silences that are over (ended, or expired by hand)`;
 

@@ -5,13 +5,15 @@
 import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, UsageError, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
 
-const usage = `usage: deploy-watchdog unsilence --config FILE ID
+const usage = `usage: deploy-watchdog unsilence [--config FILE] ID
 
 Ends the silence ID (as printed by \`deploy-watchdog silence\` and listed by \`silences\`) now.
 
-  --config FILE   the configuration file (its state.path is the database)`;
+  --config FILE   the configuration file (its state.path is the database)
+                  (${CONFIG_FILE_DEFAULTS})`;
 
 const unsilence: Command = {
   name: 'unsilence',

@@ -2,12 +2,15 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, type Command } from './command.js';
+import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
-const usage = `usage: deploy-watchdog validate --config FILE
+const usage = `usage: deploy-watchdog validate [--config FILE]
 
 Checks a configuration file and prints a one-line summary (exit 0), or every problem as
-FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the environment.`;
+FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the environment.
+
+  --config FILE   the configuration file (${CONFIG_FILE_DEFAULTS})`;
 
 /** One line saying what a valid config will do, with counts an operator can eyeball. */
 export function summarize(file: string, config: Config): string {
@@ -26,7 +29,7 @@ export function summarize(file: string, config: Config): string {
   ].join(', ');
 }
 
-/** `deploy-watchdog validate --config FILE`. */
+/** `deploy-watchdog validate [--config FILE]`. */
 const validate: Command = {
   name: 'validate',
   summary: 'check a configuration file and list every problem',
@@ -35,8 +38,7 @@ const validate: Command = {
     let file: string;
     try {
       const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' } });
-      if (!values.config) throw new UsageError('missing --config FILE');
-      file = values.config;
+      file = resolveConfigFile(values.config, io);
     } catch (err) {
       return reportUsageError(io, usage, err);
     }

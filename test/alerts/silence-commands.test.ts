@@ -103,10 +103,10 @@ describe('silence', () => {
     expect(fs.existsSync(path.join(state.dir, 'state.db'))).toBe(false);
   });
 
-  it('needs --config, and exits 2 on a config that does not load', async () => {
+  it('needs a config file, and exits 2 on a config that does not load', async () => {
     const none = await run('silence', '--match', 'app=shop', '--for', '2h', '--reason', 'x');
     expect(none).toMatchObject({ code: 2 });
-    expect(none.stderr).toMatch(/--config FILE is required/);
+    expect(none.stderr).toMatch(/no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//);
 
     const missing = await run('silences', '--config', path.join(state.dir, 'nope.yaml'));
     expect(missing.code).toBe(2);

@@ -73,7 +73,7 @@ describe('check', () => {
   });
 
   it.each([
-    ['no --config', () => ['check'], /--config FILE is required/],
+    ['no config file', () => ['check'], /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//],
     ['an unknown job', () => ['check', '--config', configFile, '--job', 'nightly'], /unknown job "nightly"/],
     ['an invalid config, naming the key', () => ['check', '--config', writeConfig('bad.yaml', 'alerts: { repeat_interval: soon }')], /alerts\.repeat_interval/],
   ])('exits 2 for %s', async (_what, argv, message) => {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import check from '../../src/cli/check.js';
 import type { Command } from '../../src/cli/command.js';
 import run from '../../src/cli/run.js';
+import { NO_DEFAULT_CONFIG } from '../helpers/cli-harness.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-cmdcfg-'));
 const invalid = path.join(dir, 'invalid.yaml');
@@ -23,7 +24,7 @@ async function exec(command: Command, argv: string[]): Promise<{ code: number; s
       done();
     },
   });
-  const code = await command.run(argv, { stdout: sink, stderr: sink, env: {}, signal: new AbortController().signal });
+  const code = await command.run(argv, { stdout: sink, stderr: sink, env: {}, signal: new AbortController().signal, defaultConfigFile: NO_DEFAULT_CONFIG });
   return { code, stderr };
 }
 
@@ -32,8 +33,8 @@ describe.each([
   ['check', check],
 ] as const)('%s', (_name, command) => {
   it.each<[string, string[], RegExp]>([
-    ['no --config', [], /^error: --config FILE is required\n\nusage: deploy-watchdog /],
-    ['an empty --config', ['--config', ''], /^error: --config FILE is required/],
+    ['no config file anywhere', [], /^error: no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\/\S+\n\nusage: deploy-watchdog /],
+    ['an empty --config', ['--config', ''], /^error: --config needs a file name/],
     ['an unknown option', ['--config', valid, '--nope'], /^error: Unknown option '--nope'/],
     ['an invalid config', ['--config', invalid], /^configuration is not valid:\n.*invalid\.yaml:2 api\.base_url: /],
   ])('exits 2 on %s, saying why', async (_what, argv, message) => {

@@ -63,13 +63,13 @@ notify:
   });
 
   it.each([
-    [['validate'], /missing --config FILE/],
+    [['validate'], /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//],
     [['validate', '--conf', 'x.yaml'], /Unknown option '--conf'/],
   ])('exits 2 on a usage error: %j', async (argv, message) => {
     const { code, stderr } = await run(argv);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
-    expect(stderr).toContain('usage: deploy-watchdog validate --config FILE');
+    expect(stderr).toContain('usage: deploy-watchdog validate [--config FILE]');
   });
 
   it('exits 2 when the file cannot be read', async () => {

@@ -22,7 +22,16 @@ export interface RunCliOptions {
   signal?: AbortSignal;
   /** Sees everything printed to stdout so far, each time it grows (to act while the command runs). */
   onOutput?: (stdout: string) => void;
+  /** The configuration read when neither --config nor $DEPLOY_WATCHDOG_CONFIG names one; none by default. */
+  defaultConfigFile?: string;
 }
+
+/**
+ * The default configuration file of every command run here unless a test gives one: a path below
+ * /dev/null (a file, not a folder), so it can never exist and a host's own
+ * /etc/deploy-watchdog/config.yaml is never read by a test.
+ */
+export const NO_DEFAULT_CONFIG = '/dev/null/deploy-watchdog/config.yaml';
 
 /** A stream that hands each chunk written to it, as text, to `append`. */
 function sink(append: (text: string) => void): Writable {
@@ -46,6 +55,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     stderr: sink((s) => (stderr += s)),
     env: options.env ?? {},
     signal: options.signal ?? new AbortController().signal,
+    defaultConfigFile: options.defaultConfigFile ?? NO_DEFAULT_CONFIG,
   });
   return { code, stdout, stderr };
 }

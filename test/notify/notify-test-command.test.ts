@@ -74,7 +74,7 @@ describe('notify-test', () => {
   });
 
   it.each([
-    ['no --config', () => ['notify-test'], /missing --config FILE/],
+    ['no config file', () => ['notify-test'], /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//],
     ['an unknown option', () => ['notify-test', '--bogus'], /bogus/],
     ['an unknown channel', () => ['notify-test', '--config', writeConfig([SLACK]), '--channel', 'nope'], /no channel named "nope".*known: ops-slack/],
     ['no channels', () => ['notify-test', '--config', writeConfig([])], /notify\.channels is empty/],

@@ -70,7 +70,7 @@ describe('actions', () => {
   });
 
   it.each([
-    ['no --config', [], '--config FILE is required'],
+    ['no config file', [], 'no configuration file: give --config FILE, set $DEPLOY_WATCHDOG_CONFIG, or create /dev/null/'],
     ['a bad --limit', ['--limit', 'ten'], '--limit must be a whole number'],
     ['an unknown option', ['--verbose'], "Unknown option '--verbose'"],
   ])('%s: exit 2 with the usage', async (_what, args, message) => {

@@ -53,6 +53,12 @@ export type SendResult =
 export interface ChannelDeps {
   logger: Logger;
   clock: Clock;
+  /**
+   * The `--config` the commands a message prints ("To silence: …") must give so that they work as
+   * printed: the daemon's config file, absolute. Absent when they need none, because the default
+   * resolution finds that same file (see `src/cli/config-file.ts`), or when no daemon runs.
+   */
+  commandConfigFile?: string | undefined;
 }
 
 /** A configured channel, ready to render and send. */

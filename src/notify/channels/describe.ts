@@ -10,9 +10,11 @@
  * "RESOLVED after 42m" and nothing else; more than {@link COMPACT_OVER} events become one line each.
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
+import { formatMatcher } from '../../alerts/matchers.js';
 import type { CheckName, Severity } from '../../detectors/finding.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import type { AlertsNotification } from './channel.js';
+import { commandLine } from './shell-line.js';
 
 /** How a message or event looks at a glance. */
 export type Tone = Severity | 'resolved' | 'ok';
@@ -101,8 +103,21 @@ export interface AlertsDescription {
   compact: boolean;
   events: EventDescription[];
   omitted: number;
-  /** The `deploy-watchdog silence …` command that mutes what this message is about; null when all resolved. */
+  /**
+   * The `deploy-watchdog silence …` line that mutes what this message is about, quoted for a POSIX
+   * shell and not yet escaped for any medium; null when all resolved or when it cannot be shown
+   * safely (see `commandLine`).
+   */
   silenceCommand: string | null;
+}
+
+/** What describing needs besides the notification and the time. */
+export interface DescribeOptions {
+  /**
+   * The `--config` the commands a message prints must give: the daemon's config file, absolute.
+   * Absent: they need none (the default resolution finds the daemon's file).
+   */
+  commandConfigFile?: string | undefined;
 }
 
 /** Labels that say where, in this order, with their display names. */
@@ -149,7 +164,7 @@ const CHECK_FACTS: Readonly<Record<Exclude<CheckName, 'attention'>, readonly Fac
 const GENERIC_DROP = /^(id|.*_id|app|name|namespace|project|environment|environment_type|server|url|since|section|rule|kind|section_total)$/;
 
 /** Describes an alerts notification for a reader, with times relative to `now` (ms since the epoch). */
-export function describeAlerts(n: AlertsNotification, now: number): AlertsDescription {
+export function describeAlerts(n: AlertsNotification, now: number, options: DescribeOptions = {}): AlertsDescription {
   const headline = describeHeadline(n);
   const shared = sharedLabels(n.events, headline.scope);
   // Said once for the message: the shared labels, and those the headline's scope already names.
@@ -162,7 +177,7 @@ export function describeAlerts(n: AlertsNotification, now: number): AlertsDescri
     compact: n.events.length > COMPACT_OVER,
     events,
     omitted: Math.max(0, n.omitted),
-    silenceCommand: silenceCommand(n),
+    silenceCommand: silenceCommand(n, options.commandConfigFile),
   };
 }
 
@@ -284,10 +299,12 @@ const SILENCE_KEYS: readonly string[] = ['app', 'server', 'source', 'job'];
 
 /**
  * The command that mutes what a message is about: one event → its check and app (or server,
- * source, job); several → the message's group labels. API text, unescaped; values that are not
- * plain words are single-quoted for the shell.
+ * source, job); several → the message's group labels. Built as words, each matcher written so
+ * that `silence` reads back exactly `label=value` (formatMatcher), then made one shell line; null
+ * when that line cannot be shown safely. The reason `…` is a placeholder to replace, and a
+ * harmless word as it stands.
  */
-function silenceCommand(n: AlertsNotification): string | null {
+function silenceCommand(n: AlertsNotification, configFile: string | undefined): string | null {
   const firing = n.events.filter((e) => e.kind !== 'resolved');
   if (firing.length === 0) return null;
   const one = firing.length === 1 && n.omitted === 0 ? firing[0] : undefined;
@@ -299,12 +316,17 @@ function silenceCommand(n: AlertsNotification): string | null {
     matchers = Object.entries(n.group).filter(([, v]) => v !== '');
     if (matchers.length === 0) return null;
   }
-  const args = matchers.map(([k, v]) => `--match ${shellWord(`${k}=${v}`)}`).join(' ');
-  return `deploy-watchdog silence ${args} --for 2h --reason '…'`;
-}
-
-function shellWord(text: string): string {
-  return /^[\w.,:@%+=/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  const argv = [
+    'deploy-watchdog',
+    'silence',
+    ...(configFile === undefined ? [] : ['--config', configFile]),
+    ...matchers.flatMap(([name, value]) => ['--match', formatMatcher({ name, op: '=', value })]),
+    '--for',
+    '2h',
+    '--reason',
+    '…',
+  ];
+  return commandLine(argv).line;
 }
 
 /** `retrying_grace` → `Retrying grace`. */

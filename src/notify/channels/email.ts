@@ -19,6 +19,8 @@ export interface EmailRenderOptions {
   now: number;
   channelName: string;
   subjectPrefix: string;
+  /** See `ChannelDeps.commandConfigFile`. */
+  commandConfigFile?: string | undefined;
 }
 
 /** Longest subject; mail clients show far less, and long headers get folded. */
@@ -32,7 +34,7 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 }
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
-  const d = describeAlerts(n, o.now);
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile });
   const h = d.headline;
   const word = TONES[h.tone].word;
   // The subject is built from our own words and numbers; the only API text in it (the scope,
@@ -50,7 +52,9 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   else for (const e of d.events) text.push(...eventText(e), '');
   if (d.omitted > 0) text.push(`…and ${d.omitted} more not shown.`, '');
   text.push('-- ');
-  if (d.silenceCommand) text.push(`To silence: ${oneLine(d.silenceCommand, 600)}`);
+  // The command line as it is: it was built to be shown whole (no control character, no
+  // newline, not too long), and cutting or changing it would run something else.
+  if (d.silenceCommand) text.push(`To silence: ${d.silenceCommand}`);
   text.push(`deploy-watchdog · ${oneLine(o.channelName, 100)}`);
 
   const html = page(
@@ -60,11 +64,19 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
       d.compact ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>` : d.events.map(eventHtml).join('\n'),
       d.omitted > 0 ? `<p>…and ${d.omitted} more not shown.</p>` : '',
-      d.silenceCommand ? `<p style="color:#555">To silence: <code>${escapeHtml(oneLine(d.silenceCommand, 600))}</code></p>` : '',
+      d.silenceCommand ? `<p style="color:#555">To silence: ${codeHtml(d.silenceCommand)}</p>` : '',
       footer(o.channelName),
     ].join('\n'),
   );
   return { subject, text: text.join('\n'), html };
+}
+
+/**
+ * A shell line as an HTML code element whose text is exactly that line: escaped, never cut, and
+ * with its spaces kept (`pre-wrap`), so what the reader sees and copies is the line itself.
+ */
+function codeHtml(line: string): string {
+  return `<code style="white-space:pre-wrap">${escapeHtml(line, Number.POSITIVE_INFINITY)}</code>`;
 }
 
 /** One fact row: label, value, and a link where the value has one. All API text, unescaped. */
@@ -273,7 +285,13 @@ export const emailChannel = {
       name: config.name,
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
-      render: (n) => renderEmail(n, { now: deps.clock.now(), channelName: config.name, subjectPrefix: config.subject_prefix }),
+      render: (n) =>
+        renderEmail(n, {
+          now: deps.clock.now(),
+          channelName: config.name,
+          subjectPrefix: config.subject_prefix,
+          commandConfigFile: deps.commandConfigFile,
+        }),
       send: (message, signal) =>
         guardedSend({
           start: () => transport.sendMail({ from: config.from, to: config.to, subject: message.subject, text: message.text, html: message.html }),

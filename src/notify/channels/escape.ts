@@ -5,8 +5,12 @@
  * with them gone no `<!channel>`, `<!here>`, `<@U123>` or `<https://evil|click>` can be formed from
  * API text. Formatting characters (`*`, `_`, `~`, `` ` ``) are left alone on purpose: at worst they
  * change emphasis, they cannot mention anyone or hide a link, and rewriting them would garble app
- * names people copy from the message. Our own formatting never wraps API text in backticks, so a
- * backtick in a name cannot break out of anything.
+ * names people copy from the message. Our own formatting wraps API text in backticks only in the
+ * commands it prints, and a command holding a backtick is not shown there (`commandSpan` in
+ * slack.ts), so a backtick in a name cannot break out of anything.
+ *
+ * Commands for a shell are quoted first (`shell-line.ts`) and escaped here second, so that the
+ * escaping, which the medium undoes, leaves exactly the quoted line for a person to copy.
  */
 
 const ELLIPSIS = '…';

@@ -27,7 +27,7 @@ export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
   | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
-  | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
   | { type: 'divider' };
 
 /** A rendered Slack message: `text` is the notification fallback, `blocks` what people see. */
@@ -54,6 +54,8 @@ export interface SlackRenderOptions {
   /** The channel's name, shown in the footer. */
   channelName: string;
   mention?: SlackMention | undefined;
+  /** See `ChannelDeps.commandConfigFile`. */
+  commandConfigFile?: string | undefined;
 }
 
 /** Environments a critical mention applies to when the config does not say. */
@@ -65,7 +67,7 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 }
 
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
-  const d = describeAlerts(n, o.now);
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile });
   const tone = TONES[d.headline.tone];
   const title = [`${tone.emoji} ${tone.word}`, ...d.headline.counts, ...d.headline.scope].join(' · ');
   const mention = mentionFor(n, o.mention);
@@ -79,12 +81,24 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
     for (const e of d.events) blocks.push(section(eventText(e)));
   }
   if (d.omitted > 0) blocks.push(context(`…and ${d.omitted} more not shown`));
-  if (d.silenceCommand) blocks.push(context(`To silence: \`${escapeMrkdwn(d.silenceCommand.replace(/`/g, "'"), 600)}\``));
+  const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
+  if (silence) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `To silence: ${silence}`, verbatim: true }] });
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
   const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
   const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
   return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+}
+
+/**
+ * A shell line as a code span that shows, and copies as, exactly that line: Slack undoes the
+ * `&amp;`, `&lt;` and `&gt;` escaping and formats nothing inside the backticks. Null when the line
+ * holds a backtick, which would end the span (mrkdwn has no escape for it); the line is never
+ * changed into something else. The block carrying it is `verbatim`, so Slack does not turn a
+ * name or an address in it into a link or a mention either.
+ */
+function commandSpan(line: string): string | null {
+  return line.includes('`') ? null : `\`${escapeMrkdwn(line, Number.POSITIVE_INFINITY)}\``;
 }
 
 /** The configured mention, when a firing critical event is in one of its environments. */
@@ -270,6 +284,7 @@ export const slackChannel = {
           now: deps.clock.now(),
           channelName: config.name,
           mention: config.mention && { critical: config.mention.critical, environmentTypes: config.mention.environment_types },
+          commandConfigFile: deps.commandConfigFile,
         }),
       send: (message, signal) =>
         guardedSend({

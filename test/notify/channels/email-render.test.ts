@@ -53,6 +53,23 @@ describe('renderEmail', () => {
     );
   });
 
+  it('shows the silence line as it is: the same in the text and, escaped, in a code element keeping its spaces', () => {
+    const event = alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 's`<b>  &' } });
+    const m = renderEmail(alerts([event]), { ...options, commandConfigFile: '/srv/ops/watchdog.yaml' });
+    const line = `deploy-watchdog silence --config /srv/ops/watchdog.yaml --match check=failed_runs --match 'app="s\`<b>  &"' --for 2h --reason '…'`;
+    expect(m.text.split('\n')).toContain(`To silence: ${line}`);
+    expect(m.html).toContain(
+      'To silence: <code style="white-space:pre-wrap">deploy-watchdog silence --config /srv/ops/watchdog.yaml --match check=failed_runs ' +
+        "--match &#39;app=&quot;s`&lt;b&gt;  &amp;&quot;&#39; --for 2h --reason &#39;…&#39;</code>",
+    );
+  });
+
+  it('leaves out the silence line when it cannot be shown whole, never cutting or changing it', () => {
+    const m = renderEmail(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 'x'.repeat(600) } })]), options);
+    expect(m.text).not.toContain('To silence');
+    expect(m.html).not.toContain('To silence');
+  });
+
   it.each<[string, Record<string, string>, string[]]>([
     ['short labels', { step: 'install' }, ['  App:       shop  <https://shop.example.com/>', '  Step:      install']],
     ['a long label', { state: 'running', running_for: '3h', step_running_for: '2h' }, ['  App:              shop  <https://shop.example.com/>', '  Step running for: 2h']],

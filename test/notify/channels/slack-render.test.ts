@@ -37,6 +37,8 @@ function foreignTokens(text: string): string[] {
 const TWO_HOURS_AGO = Date.parse('2026-11-01T10:00:00Z') / 1000;
 const dateOf = (iso: string) => `<!date^${Date.parse(iso) / 1000}^{date_short_pretty} {time}|${iso.slice(0, 16).replace('T', ' ')} UTC>`;
 const context = (text: string) => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+/** The "To silence" line: verbatim, so Slack links and mentions nothing in the command. */
+const silenceContext = (line: string) => ({ type: 'context', elements: [{ type: 'mrkdwn', text: `To silence: \`${line}\``, verbatim: true }] });
 const sectionTexts = (m: SlackMessage) => m.blocks.flatMap((b) => (b.type === 'section' && 'text' in b ? [b.text.text] : []));
 const shop = (i: number, over: Partial<AlertEvent> = {}) =>
   alertEvent({ id: i, labels: { check: 'failed_runs', namespace: 'acme', project: 'webshop', environment_type: 'production', app: `app-${i}-prod` }, ...over });
@@ -58,7 +60,7 @@ describe('renderSlack: alerts', () => {
           ].join('\n'),
         },
       },
-      context("To silence: `deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'`"),
+      silenceContext("deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'"),
       context('deploy-watchdog · ops-slack'),
     ]);
     expect(m.text).toBe('🔴 CRITICAL · 1 failed run · production — Update of shop (production) failed at step install');
@@ -109,7 +111,7 @@ describe('renderSlack: alerts', () => {
         },
       },
       context('…and 3 more not shown'),
-      context("To silence: `deploy-watchdog silence --match check=failed_runs --match environment_type=production --for 2h --reason '…'`"),
+      silenceContext("deploy-watchdog silence --match check=failed_runs --match environment_type=production --for 2h --reason '…'"),
       context('deploy-watchdog · ops-slack'),
     ]);
   });
@@ -180,9 +182,23 @@ describe('renderSlack: alerts', () => {
     expect(mrkdwnTexts(m).some((t) => t.includes('<!here>'))).toBe(expected);
   });
 
-  it('quotes a silence value that is not a plain word', () => {
+  it('quotes a silence value that is not a plain word, for silence (JSON-style) and then for the shell', () => {
     const m = renderSlack(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: "Bob's shop" } })]), options);
-    expect(mrkdwnTexts(m)).toContain("To silence: `deploy-watchdog silence --match check=failed_runs --match 'app=Bob'\\''s shop' --for 2h --reason '…'`");
+    expect(mrkdwnTexts(m)).toContain(`To silence: \`deploy-watchdog silence --match check=failed_runs --match 'app="Bob'\\''s shop"' --for 2h --reason '…'\``);
+  });
+
+  it('names the daemon config when it is given, quoted for the shell, escaped for Slack after', () => {
+    const m = renderSlack(alerts([alertEvent()]), { ...options, commandConfigFile: '/srv/ops & co/watchdog.yaml' });
+    expect(m.blocks.at(-2)).toEqual(
+      silenceContext("deploy-watchdog silence --config '/srv/ops &amp; co/watchdog.yaml' --match check=failed_runs --match app=shop --for 2h --reason '…'"),
+    );
+  });
+
+  it('leaves out the silence line, and only it, when the command holds a backtick (no code span can show one)', () => {
+    const m = renderSlack(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 's`;touch /tmp/x;`v' } })]), options);
+    expect(mrkdwnTexts(m).join('\n')).not.toContain('To silence');
+    expect(mrkdwnTexts(m).join('\n')).toContain('s`;touch /tmp/x;`v');
+    expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
   });
 
   it('stays within 50 blocks and the text limit with 100 events', () => {
