@@ -53,6 +53,7 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            error:CODE  latency:MS  hang  html502  malformedJson  wrongType
                            rateLimit:seconds|date|none
                            huge:MB      200 with a valid JSON body of MB megabytes, streamed
+                           hugeDense:MB the same, padded with an array of zeros (many tiny values)
                            endless      200 with a JSON body that never ends (1 MB / 10 ms)
                            echoToken    the caller's token in a record's id and a text field
                            endlessList  lists answer total 1000000000 and fresh ids on every page
@@ -136,6 +137,7 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   wrongType: { arg: null, spec: () => ({ wrongType: true }) },
   rateLimit: { arg: 'seconds|date|none', spec: (arg) => ({ rateLimit: { retryAfter: oneOf('fault rateLimit', arg, RETRY_AFTER_FORMS) } }) },
   huge: { arg: 'MB', spec: (arg) => ({ hugeMb: integer('fault huge', arg, 1, 1, 100_000) }) },
+  hugeDense: { arg: 'MB', spec: (arg) => ({ hugeMb: integer('fault hugeDense', arg, 1, 1, 100_000), hugeDense: true }) },
   endless: { arg: null, spec: () => ({ endless: true }) },
   echoToken: { arg: null, spec: () => ({ echoToken: true }) },
   endlessList: { arg: null, spec: () => ({ endlessList: true }) },

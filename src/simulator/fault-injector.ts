@@ -33,6 +33,12 @@ export interface FaultSpec {
    */
   hugeMb?: number;
   /**
+   * With `hugeMb`: the padding is an array of tiny values (`[0,0,0,…]`) instead of one string, the
+   * shape whose parse builds the most per byte (a client that parsed 16 MB of it would build
+   * millions of values).
+   */
+  hugeDense?: boolean;
+  /**
    * Status 200 and a body that starts like a list answer and never ends: 1 MB every 10 ms (less
    * when the client reads slower) until the client disconnects or the simulator closes. The
    * request is not handled (a change is not made), as with `hang`.

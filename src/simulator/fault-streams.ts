@@ -23,6 +23,7 @@ export class FaultStreams {
   /** One controller per body being written: aborted by its client's disconnect or by close(). */
   private readonly live = new Set<AbortController>();
   private fillerPiece: Buffer | null = null;
+  private densePiece: Buffer | null = null;
   private endlessChunk: Buffer | null = null;
 
   /** How many bodies are being written now. */
@@ -38,14 +39,15 @@ export class FaultStreams {
 
   /**
    * Status 200 and `answer` (a `{"data":…}` JSON object) grown to `bytes` bytes with a `padding`
-   * string beside `data`: still valid JSON, sent chunked without a length.
+   * string beside `data` (`dense`: an array of zeros): still valid JSON, sent chunked without a length.
    */
-  async huge(res: ServerResponse, answer: string, bytes: number): Promise<void> {
-    const head = `${answer.slice(0, -1)},"padding":"`;
-    const tail = '"}';
+  async huge(res: ServerResponse, answer: string, bytes: number, dense = false): Promise<void> {
+    const head = `${answer.slice(0, -1)},"padding":${dense ? '[' : '"'}`;
+    const tail = dense ? '0]}' : '"}';
+    // A dense piece is whole `0,` pairs, so the array stays valid wherever a piece is cut short.
     let left = Math.max(0, bytes - Buffer.byteLength(head) - tail.length);
-    this.fillerPiece ??= Buffer.alloc(HUGE_PIECE, 'x');
-    const piece = this.fillerPiece;
+    if (dense) left -= left % 2;
+    const piece = dense ? (this.densePiece ??= Buffer.alloc(HUGE_PIECE, '0,')) : (this.fillerPiece ??= Buffer.alloc(HUGE_PIECE, 'x'));
     await this.stream(res, head, async (signal) => {
       while (left > 0 && !signal.aborted) {
         const n = Math.min(left, piece.length);

@@ -88,7 +88,7 @@ export class HttpHandler {
 
     const idempotencyKey = headerOf(req, 'idempotency-key');
     const log = (fn: string, status: number) =>
-      this.core.record({ fn, method, path: url.pathname, status, ...(idempotencyKey ? { idempotencyKey } : {}), at: this.core.now() });
+      this.core.record({ fn, method, path: url.pathname, query: url.search, status, ...(idempotencyKey ? { idempotencyKey } : {}), at: this.core.now() });
     let match: { route: Route; id: string | undefined } | undefined;
     for (const route of this.routes) {
       const m = route.pattern.exec(url.pathname);
@@ -187,7 +187,7 @@ export class HttpHandler {
     }
     answer = rewrite(answer);
     log(fn, answer.status);
-    if (fault?.hugeMb && answer.status === 200) return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB));
+    if (fault?.hugeMb && answer.status === 200) return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB), fault.hugeDense === true);
     send(res, answer);
   }
 

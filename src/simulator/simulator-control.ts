@@ -25,6 +25,8 @@ export interface RequestRecord {
   fn: string;
   method: string;
   path: string;
+  /** The query string as sent (`?limit=50&offset=0`), or ''. */
+  query: string;
   status: number;
   idempotencyKey?: string;
   /** Simulator time. */

@@ -8,6 +8,8 @@ import { appListItem, DAY, expectWellFormed, HOUR, NOW, urlRecord, urlsSnapshot 
 const options: CertificatesOptions = { warnDays: 14, criticalDays: 3 };
 const expiresIn = (ms: number) => new Date(NOW + ms).toISOString();
 const shown = (ms: number) => formatTime(NOW + ms);
+/** The instant `ms` as a service in UTC-03:00 writes it, with a space and no milliseconds. */
+const offsetTime = (ms: number) => `${new Date(ms - 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')}-03:00`;
 
 describe('certificates', () => {
   it.each<[string, SslStatus, string | null, Severity | null, string]>([
@@ -26,7 +28,9 @@ describe('certificates', () => {
     ['status error, no date', 'error', null, 'warning', 'status_error'],
     ['status unknown, no date', 'unknown', null, null, ''],
     ['status unknown, date within warn_days', 'unknown', expiresIn(5 * DAY), 'warning', 'within_warn_days'],
-    ['unreadable date', 'valid', 'next tuesday', null, ''],
+    // An unreadable date never gets here: the client refuses the record (test/api/client-timestamps).
+    ['date written with an offset, within warn_days', 'valid', offsetTime(NOW + 5 * DAY), 'warning', 'within_warn_days'],
+    ['date written with an offset, beyond warn_days', 'valid', offsetTime(NOW + 20 * DAY), null, ''],
   ])('%s', (_name, ssl_status, ssl_expires_at, severity, reason) => {
     const findings = certificates(urlsSnapshot([urlRecord({ ssl_status, ssl_expires_at })]), options, NOW);
     expectWellFormed(findings);

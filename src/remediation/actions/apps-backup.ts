@@ -3,6 +3,7 @@
  * `backups` alerts of the `stale` sub-problem about an app (the other backup problems, health,
  * verification and off-site copies, are not fixed by one more backup).
  */
+import { parseTime } from '../../lib/parse-time.js';
 import type { AlertRow } from '../../alerts/alert-store.js';
 import type { PolicyConfig } from '../../config/config-schema.js';
 import type { RemediationAction } from './action.js';
@@ -40,7 +41,7 @@ export const appsBackup: RemediationAction<BackupPolicy> = {
     const since = (facts.firstSentAt ?? facts.plannedAt) - CLOCK_SLACK_MS;
     const page = await client.runs.list({ app_id: facts.recordId, limit: 20 }, signal ? { signal } : {});
     const run = page.items.find((r) => {
-      const created = r.created_at === null ? NaN : Date.parse(r.created_at);
+      const created = parseTime(r.created_at) ?? NaN;
       return /backup/i.test(`${r.action} ${r.workflow}`) && !(created < since);
     });
     return run?.id ?? null;
