@@ -1,0 +1,57 @@
+/**
+ * The daemon left on its defaults against a service that follows the reference but differs from
+ * our simulator's defaults wherever the reference is silent: a maximum `limit` of 50, timestamps
+ * written with offsets, a space and microseconds, and a real rate limit below the daemon's own that
+ * answers 429 without Retry-After. One `check` against it finds exactly what the same estate shows
+ * on the simulator's defaults.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { runCli, writeConfig } from '../helpers/cli-harness.js';
+
+const SEED = 21;
+let dir: string;
+const sims: RunningSimulator[] = [];
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-other-service-'));
+});
+afterAll(async () => {
+  await Promise.all(sims.map((s) => s.close()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** One `check` on the defaults (but for the maintenance job, whose minutes of reads this estate does not need) against a simulator in `modes`. */
+async function checkAgainst(name: string, modes: SimulatorOptions): Promise<{ code: number; stdout: string; stderr: string; alerts: { fingerprint: string; severity: string }[] }> {
+  const sim = await startSimulator({ apps: 60, seed: SEED, ...modes });
+  sims.push(sim);
+  const file = writeConfig(
+    dir,
+    ['api:', `  base_url: ${sim.baseUrl}`, '  token: ${DMS_API_TOKEN}', `state: { path: ./${name}.db }`, 'jobs: { maintenance: "off", jitter: 0s }', 'notify:', '  channels: [{ name: console, type: log }]', 'log: { level: warn }'],
+    `${name}.yaml`,
+  );
+  const env = { DMS_API_TOKEN: sim.adminToken };
+  const checked = await runCli(['check', '--config', file], { env });
+  const listed = await runCli(['alerts', '--config', file, '--json'], { env });
+  const alerts = (JSON.parse(listed.stdout) as { fingerprint: string; severity: string }[]).map((a) => ({ fingerprint: a.fingerprint, severity: a.severity }));
+  return { ...checked, alerts: alerts.sort((a, b) => a.fingerprint.localeCompare(b.fingerprint)) };
+}
+
+describe('a service that differs wherever the reference is silent', () => {
+  it('is read completely on the defaults, with the same findings as the simulator on its own', async () => {
+    const ours = await checkAgainst('ours', {});
+    expect(ours.code, ours.stdout + ours.stderr).toBe(0);
+    expect(ours.alerts.length).toBeGreaterThan(5);
+
+    const theirs = await checkAgainst('theirs', { maxLimit: 50, timeFormat: 'mixed', rateLimit: { rps: 6, burst: 6, retryAfter: 'none' } });
+    expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
+    expect(theirs.stdout).toMatch(/5 of 5 jobs complete/);
+    expect(theirs.alerts).toEqual(ours.alerts);
+    // What it learned, said once each with what to set.
+    expect(theirs.stderr).toMatch(/its lists are read 50 at a time\. Set api\.page_size: 50/);
+    expect(theirs.stderr).toMatch(/429 without Retry-After.*set api\.requests_per_second/);
+  });
+});
