@@ -124,6 +124,12 @@ export interface CallOptions {
   /** Required for changes (a change without one throws before sending); ignored for reads. */
   idempotencyKey?: string;
   /**
+   * Told about the answer that is returned: its status, and whether the service marked it as a
+   * replay (`Idempotent-Replayed: true`: an answer to an earlier request with the same idempotency
+   * key, given again, so the change was made once, then).
+   */
+  onAnswer?: (answer: { status: number; replayed: boolean }) => void;
+  /**
    * A `pick` of the function's answer schema (of its item schema, for a list): only those fields
    * are checked and kept, the rest of the answer is garbage at once. For a reader that needs a few
    * fields of many records (`src/collectors/views.ts`); `get`, `list`, `listAll` and `pages` type
@@ -396,12 +402,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       let text: string;
       let retryAfterHeader: string | string[] | undefined;
+      let replayed = false;
       try {
         const res = await exchange.answer;
         status = res.status;
         retryAfterHeader = res.retryAfter;
         bytes = res.bytes;
         text = res.text;
+        replayed = String(res.replayed ?? '').toLowerCase() === 'true';
       } catch (err) {
         if (err instanceof AnswerTooLarge) {
           throw new ApiResponseError(spec.name, { status: err.status, problem: 'too_large', detail: `more than ${formatBytes(err.maxBytes)} (api.max_answer_size)` });
@@ -415,6 +423,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         logger.debug({ fn: spec.name, method: spec.method, path: `${API_PREFIX}${target.pathAndQuery}`, status, ms: durationMs, attempt }, 'api request');
       }
       observe({ fn: spec.name, status, durationMs, attempt, bytes });
+      opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
       const e = err as ApiCallError;

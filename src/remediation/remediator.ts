@@ -414,12 +414,16 @@ class RemediatorImpl implements Remediator {
     let handling: ChangeHandling;
     let said: string;
     try {
+      let replayed = false;
       const result = await action.send(this.#o.client, attempt.recordId, attempt.body, {
         idempotencyKey: attempt.key,
+        onAnswer: (a) => (replayed = a.replayed),
         ...(signal ? { signal } : {}),
       });
       handling = handleResult(result);
-      said = result.state;
+      // The service's own mark: this answer was given to an earlier send of the same key, which
+      // is the one that made the change (a crash kept the watchdog from recording it).
+      said = replayed ? `${result.state}: replayed, the answer to an earlier send of this key` : result.state;
     } catch (err) {
       handling = handleFailure(err);
       said = describeError(err);

@@ -166,3 +166,19 @@ describe('the token echoed back', () => {
     expect((refusal as Error).message).not.toContain(sim.adminToken);
   });
 });
+
+describe('a replayed change', () => {
+  it('is reported as the service marks it (Idempotent-Replayed), and only then', async () => {
+    const { c } = client();
+    const app = (await c.apps.list({ limit: 50 })).items.find((a) => a.environment_type === 'staging' && a.state === 'running')!;
+    const seen: { status: number; replayed: boolean }[] = [];
+    const key = `edge-replay-${app.id}`;
+    const first = await c.apps.backup(app.id, { format: 'zip' }, { idempotencyKey: key, onAnswer: (a) => seen.push(a) });
+    const again = await c.apps.backup(app.id, { format: 'zip' }, { idempotencyKey: key, onAnswer: (a) => seen.push(a) });
+    expect(again).toEqual(first);
+    expect(seen).toEqual([
+      { status: 200, replayed: false },
+      { status: 200, replayed: true },
+    ]);
+  });
+});

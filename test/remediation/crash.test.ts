@@ -80,6 +80,11 @@ describe('a crash between sending a change and recording its answer', () => {
       { key, status: 200 },
     ]);
     expect(h.attempts()).toMatchObject([{ key, status: 'following', answer: 'started', runId, sendCount: 2 }]);
+    // The service marked its answer as a replay (Idempotent-Replayed): the audit says so.
+    expect(h.audit().find((a) => a.decision === 'answered')).toMatchObject({
+      answer: 'started',
+      detail: 'started: replayed, the answer to an earlier send of this key',
+    });
 
     h.clock.advance(10 * MINUTE);
     await h.pass();
