@@ -7,14 +7,15 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
-import { loadConfig, type Config } from '../config/load-config.js';
+import { loadConfig, loadStateConfig, type Config } from '../config/load-config.js';
 import { Store, StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
- * Runs `body` with the loaded config's state store open, turning the failures every state
- * command shares into exit codes: bad usage or config → 2 (with a message), state unusable → 1.
+ * Runs `body` with the config's state store open, turning the failures every state command shares
+ * into exit codes: bad usage or config → 2 (with a message), state missing or unusable → 1. The
+ * config's secrets need not be set, and the state file must exist already: the daemon creates it.
  * `configPath` is the `--config` given, if any (see `resolveConfigFile`).
  */
 export async function withStateStore(
@@ -25,8 +26,9 @@ export async function withStateStore(
 ): Promise<number> {
   let store: Store | undefined;
   try {
-    const config = loadConfig(resolveConfigFile(configPath, io), io.env);
-    store = Store.open(config.state.path);
+    // No API token or channel secret needed (see loadStateConfig); the daemon creates the file.
+    const state = loadStateConfig(resolveConfigFile(configPath, io), io.env);
+    store = Store.open(state.path, { mustExist: true });
     return await body(store);
   } catch (err) {
     return reportFailure(io, commandUsage, err);

@@ -5,6 +5,8 @@ export interface ConfigProblem {
   /** 1-based line in the file, where one could be found. */
   line?: number;
   message: string;
+  /** The environment variable whose absence is the problem, when that is all it is. */
+  unsetVariable?: string;
 }
 
 /**

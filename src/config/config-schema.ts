@@ -197,7 +197,8 @@ const apiSchema = z
     }
   });
 
-const stateSchema = z
+/** The `state` section alone: what the commands that only use the state file read. */
+export const stateSchema = z
   .object({
     path: z
       .string()

@@ -8,7 +8,12 @@ export type Substitution =
       /** The variables read (set or defaulted), for logs and tests. */
       variables: string[];
     }
-  | { ok: false; message: string };
+  | {
+      ok: false;
+      message: string;
+      /** The variable that is not set, when that is what failed (not a malformed reference). */
+      unset?: string;
+    };
 
 const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
@@ -55,7 +60,7 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitutio
     } else if (fallback !== undefined) {
       out += fallback;
     } else {
-      return { ok: false, message: `environment variable ${name} is not set (and no default is given with \${${name}:-…})` };
+      return { ok: false, message: `environment variable ${name} is not set (and no default is given with \${${name}:-…})`, unset: name };
     }
     variables.push(name);
     references += 1;

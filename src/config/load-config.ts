@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
-import { configSchema, type ParsedConfig } from './config-schema.js';
+import { configSchema, stateSchema, type ParsedConfig } from './config-schema.js';
 import { substituteEnv } from './env-substitution.js';
 import { Secret } from './secret.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
@@ -48,21 +48,36 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
   }
 }
 
+/** The `state` section of a configuration, with `path` absolute. */
+export type StateConfig = Config['state'];
+
 /**
- * Parses configuration text: YAML, then `${VAR}` substitution in string values, then the schema
- * and the checks between sections. Throws {@link ConfigError} listing every problem with its key
- * path and line; `sourceName` is the file name shown in messages.
+ * The configuration as the commands that work on the state file alone (alerts, silence, silences,
+ * unsilence, actions) need it: the whole file is checked as `loadConfig` checks it, except that
+ * environment variables outside `state` may be unset. Those commands never use the API token or a
+ * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
+ * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
  */
-export function parseConfig(
-  text: string,
-  env: NodeJS.ProcessEnv,
-  sourceName: string,
-  options: ParseConfigOptions = {},
-): Config {
-  const baseDir = options.baseDir ?? process.cwd();
+export function loadStateConfig(file: string, env: NodeJS.ProcessEnv): StateConfig {
+  try {
+    return loadConfig(file, env).state;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const blocking = err.problems.filter((p) => p.unsetVariable === undefined || p.path === 'state' || p.path.startsWith('state.'));
+    if (blocking.length > 0) throw new ConfigError(file, blocking);
+  }
+  // Nothing is wrong but secrets this command does not use: read the state section alone.
+  const { doc, lines } = parseYaml(fs.readFileSync(file, 'utf8'), file);
+  substituteNode(doc.get('state', true), ['state'], env, () => undefined);
+  const raw = (documentValue(doc, lines, file) as { state?: unknown }).state ?? {};
+  const state = stateSchema.parse(raw);
+  return { ...state, path: path.resolve(path.dirname(path.resolve(file)), state.path) };
+}
+
+/** The YAML document of configuration text, or a {@link ConfigError} for its first syntax error. */
+function parseYaml(text: string, sourceName: string): { doc: Document; lines: LineCounter } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-
   if (doc.errors.length > 0) {
     // The first error only: the parser's later ones are mostly echoes of it.
     const first = doc.errors[0]!;
@@ -75,15 +90,32 @@ export function parseConfig(
       },
     ]);
   }
+  return { doc, lines };
+}
+
+/**
+ * Parses configuration text: YAML, then `${VAR}` substitution in string values, then the schema
+ * and the checks between sections. Throws {@link ConfigError} listing every problem with its key
+ * path and line; `sourceName` is the file name shown in messages.
+ */
+export function parseConfig(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  sourceName: string,
+  options: ParseConfigOptions = {},
+): Config {
+  const baseDir = options.baseDir ?? process.cwd();
+  const { doc, lines } = parseYaml(text, sourceName);
 
   const problems: ConfigProblem[] = [];
-  const at = (p: KeyPath, message: string) => problems.push({ path: formatKeyPath(p), line: lineOfPath(doc, lines, p), message });
+  const at = (p: KeyPath, message: string, unsetVariable?: string) =>
+    problems.push({ path: formatKeyPath(p), line: lineOfPath(doc, lines, p), message, ...(unsetVariable ? { unsetVariable } : {}) });
 
   // A value whose substitution failed is reported once, not again by the schema for its `${…}`.
   const unsubstituted = new Set<string>();
-  substituteDocument(doc, env, (p, message) => {
+  substituteNode(doc.contents, [], env, (p, message, unset) => {
     unsubstituted.add(formatKeyPath(p));
-    at(p, message);
+    at(p, message, unset);
   });
   const raw = documentValue(doc, lines, sourceName);
 
@@ -153,12 +185,13 @@ function yamlErrorText(message: string): string {
 }
 
 /**
- * Substitutes `${VAR}` in every string value of the document (never in keys), on the parsed
- * nodes rather than the raw text so a variable's value cannot inject YAML. A plain (unquoted)
- * value that is one whole reference takes the type its value reads as (`port: ${SMTP_PORT}` is a
- * number); quote it to keep a string.
+ * Substitutes `${VAR}` in every string value below `from` (whose key path is `fromPath`; never in
+ * keys), on the parsed nodes rather than the raw text so a variable's value cannot inject YAML. A
+ * plain (unquoted) value that is one whole reference takes the type its value reads as (`port:
+ * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
+ * substituted, with the unset variable when that is why.
  */
-function substituteDocument(doc: Document, env: NodeJS.ProcessEnv, at: (p: KeyPath, m: string) => void): void {
+function substituteNode(from: unknown, fromPath: PropertyKey[], env: NodeJS.ProcessEnv, at: (p: KeyPath, m: string, unset?: string) => void): void {
   const walk = (node: unknown, p: PropertyKey[]): void => {
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -170,13 +203,13 @@ function substituteDocument(doc: Document, env: NodeJS.ProcessEnv, at: (p: KeyPa
     } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
       const result = substituteEnv(node.value, env);
       if (!result.ok) {
-        at(p, result.message);
+        at(p, result.message, result.unset);
         return;
       }
       node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
     }
   };
-  walk(doc.contents, []);
+  walk(from, fromPath);
 }
 
 /** Reads a plain scalar's text as YAML would, limited to numbers and booleans. */

@@ -1,5 +1,6 @@
 /** Why the state database could not be used; one word a caller (or a test) can switch on. */
 export type StoreErrorCause =
+  | 'missing' // the file does not exist and the caller only reads an existing state
   | 'directory' // the parent directory is missing and could not be created
   | 'unwritable' // the file cannot be created or written (permissions, read-only file system)
   | 'disk-full' // SQLITE_FULL or ENOSPC

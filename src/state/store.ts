@@ -21,6 +21,11 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** Stamps `schema_migrations.applied_at`. */
   clock?: Clock;
+  /**
+   * Refuse to create the file: for the commands that only read or annotate a state the daemon
+   * made, where a mistyped `state.path` must not open a new empty database and report "no alerts".
+   */
+  mustExist?: boolean;
 }
 
 const FILE_MODE = 0o600;
@@ -55,6 +60,9 @@ export class Store {
 
     const inMemory = file === ':memory:';
     const resolved = inMemory ? file : path.resolve(file);
+    if (!inMemory && options.mustExist && !fs.existsSync(resolved)) {
+      throw new StoreError(resolved, 'missing', 'does not exist; is state.path right? (the daemon creates the file when it first starts)');
+    }
     if (!inMemory) prepareFile(resolved);
 
     let db: Database.Database;

@@ -19,6 +19,8 @@ beforeEach(() => {
     ['api:', '  base_url: http://127.0.0.1:9', '  token: ${DMS_API_TOKEN}', 'state:', '  path: ./state.db', ''],
     'watchdog.yaml',
   );
+  // The daemon creates the state file; these commands only open one that exists.
+  Store.open(path.join(state.dir, 'state.db')).close();
 });
 afterEach(() => state.cleanup());
 
@@ -100,7 +102,8 @@ describe('silence', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('usage: deploy-watchdog silence');
     expect(result.stdout).toBe('');
-    expect(fs.existsSync(path.join(state.dir, 'state.db'))).toBe(false);
+    const store = state.open();
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM silences').get()).toEqual({ n: 0 });
   });
 
   it('needs a config file, and exits 2 on a config that does not load', async () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 
 let sim: RunningSimulator;
@@ -112,6 +113,7 @@ describe('alerts', () => {
   });
 
   it('says so when nothing is open', async () => {
+    Store.open(path.join(dir, 'state.db')).close();
     const { code, stdout } = await run('alerts', '--config', configFile);
     expect(code).toBe(0);
     expect(stdout).toBe('no open alerts\n');

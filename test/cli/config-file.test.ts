@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/command.js';
 import { commandConfigFile, CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, resolveConfigFile } from '../../src/cli/config-file.js';
+import { Store } from '../../src/state/store.js';
 import { NO_DEFAULT_CONFIG, runCli, writeConfig } from '../helpers/cli-harness.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-config-file-'));
@@ -14,6 +15,8 @@ const CONFIG = 'api: { base_url: "http://127.0.0.1:9", token: t }\nstate: { path
 const given = writeConfig(dir, CONFIG, 'given.yaml');
 const fromEnv = writeConfig(dir, CONFIG, 'from-env.yaml');
 const byDefault = writeConfig(dir, CONFIG, 'default.yaml');
+// The state file the daemon would have made: state commands open it, never create it.
+Store.open(path.join(dir, 'state.db')).close();
 const missing = path.join(dir, 'missing.yaml');
 
 describe('resolveConfigFile', () => {

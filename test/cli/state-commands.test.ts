@@ -1,0 +1,72 @@
+/**
+ * The commands that work on the state file alone (alerts, silence, silences, unsilence, actions)
+ * run without the daemon's secrets, as an operator's shell has them, and refuse a state file that
+ * does not exist instead of creating an empty one and reporting "no open alerts".
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Store } from '../../src/state/store.js';
+import { runCli, writeConfig } from '../helpers/cli-harness.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-state-cmds-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** A config whose secrets all come from variables the shell does not set. */
+function config(statePath = './state.db', extra: string[] = []): string {
+  return writeConfig(dir, [
+    'api:',
+    '  base_url: https://manage.example.com',
+    '  token: ${DMS_API_TOKEN}',
+    `state: { path: "${statePath}" }`,
+    'notify:',
+    '  channels:',
+    '    - { name: ops, type: slack, webhook_url: "${SLACK_WEBHOOK_URL}" }',
+    ...extra,
+  ]);
+}
+
+describe('state commands', () => {
+  it.each([
+    ['alerts', [], 'no open alerts\n'],
+    ['silences', [], 'no silences in force\n'],
+    ['actions', [], 'no remediation decisions recorded\n'],
+  ])('%s runs with the API token and the webhook unset', async (command, args, said) => {
+    const file = config();
+    Store.open(path.join(dir, 'state.db')).close();
+    const result = await runCli([command, '--config', file, ...args], { env: {} });
+    expect(result).toMatchObject({ code: 0, stdout: said, stderr: '' });
+  });
+
+  it('silence and unsilence run with the secrets unset', async () => {
+    const file = config();
+    Store.open(path.join(dir, 'state.db')).close();
+    const made = await runCli(['silence', '--config', file, '--match', 'app=shop', '--for', '1h', '--reason', 'deploy'], { env: { USER: 'ops-bob' } });
+    expect(made.code, made.stderr).toBe(0);
+    const id = made.stdout.trim().split(/\s+/).find((w) => /^[0-9a-f]{12}$/.test(w))!;
+    expect((await runCli(['unsilence', '--config', file, id], { env: {} })).code).toBe(0);
+  });
+
+  it.each(['alerts', 'silences', 'actions'])('%s refuses a state file that does not exist, and creates none', async (command) => {
+    const file = config('./stat.db');
+    const result = await runCli([command, '--config', file], { env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: state database ${path.join(dir, 'stat.db')}: does not exist; is state.path right? (the daemon creates the file when it first starts)\n`);
+    expect(fs.existsSync(path.join(dir, 'stat.db'))).toBe(false);
+  });
+
+  it('still needs the variables the state section uses, and still reports every other problem', async () => {
+    const unset = await runCli(['alerts', '--config', config('${STATE_DIR}/state.db')], { env: {} });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toMatch(/state\.path: environment variable STATE_DIR is not set/);
+    expect(unset.stderr).not.toMatch(/DMS_API_TOKEN|SLACK_WEBHOOK_URL/);
+
+    const broken = await runCli(['alerts', '--config', config('./state.db', ['alerts: { repeat_interval: soon }'])], { env: {} });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/alerts\.repeat_interval/);
+  });
+});
