@@ -25,11 +25,11 @@ const PER_APP_PAGES = 4;
  * has a `last_backup_at` is settled, or once the apps still unsettled are fewer than the pages left:
  * those (apps whose good backup is old, far down the list) are then read one by one with
  * `backups.list?app_id=…&limit=5`, paging on while nothing settles them, at most 4 pages (a bound
- * that cuts the read leaves the app's judgements unknown: `stopped: 'bound'`). Usually each takes
- * one request, so never more requests than finishing the walk would take. An estate of 10,000 apps
- * with 300,000 backups reads a few pages, and memory holds at most three backups per app, never the
- * list; with `ctx.relevance`, only the apps the checks could report (judged as each app settles)
- * are kept, with their backups.
+ * that cuts the read leaves the app's judgements unknown: `stopped: 'bound'`). Each usually takes
+ * one request (the newest backup is good), so about no more requests than finishing the walk
+ * would take. An estate of 10,000 apps with 300,000 backups reads a few pages, and memory holds at
+ * most three backups per app, never the list; with `ctx.relevance`, only the apps the checks could
+ * report (judged as each app settles) are kept, with their backups.
  *
  * `last_backup_at` is only a hint here, never evidence of a good backup: an app without one has
  * never completed a backup as far as the service says, so the walk does not wait for it (it still
