@@ -287,7 +287,7 @@ function recordsOf(s: Snapshot): number {
     case 'urls':
       return s.urls.length + s.apps.size;
     case 'backups':
-      return s.apps.length + s.newestBackups.size;
+      return s.apps.length + s.backups.size;
     case 'attention':
       return s.summary.sections.reduce((n, sec) => n + sec.items.length, 0);
     case 'maintenance':

@@ -35,6 +35,11 @@ export function detectorOptionsFromConfig(checks: Config['checks']): DetectorOpt
   if (checks.backups.enabled) {
     out.backups = {
       maxAgeMs: { ...checks.backups.max_age },
+      states: {
+        succeeded: checks.backups.succeeded_states,
+        running: checks.backups.running_states,
+        failed: checks.backups.failed_states,
+      },
       requireVerified: checks.backups.require_verified,
       // The config names no off-site state words yet; the service's default vocabulary applies.
       ...(checks.backups.offsite ? { offsite: { failedStates: FAILED_OFFSITE_STATES } } : {}),

@@ -1,102 +1,169 @@
 import { ApiPaginationError } from '../api/errors.js';
+import { seeBackup, settledBy, type BackupStates } from '../detectors/backups.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
-import type { BackupsSnapshot } from './snapshot.js';
+import type { BackupsSeen, BackupsSnapshot } from './snapshot.js';
 import { appBackupStateView, newestBackupView, type AppBackupState, type NewestBackup } from './views.js';
 
 /** Walks of a shifting backups list before the read fails. */
 const MAX_WALKS = 3;
+/** `limit` of a per-app read: the newest backup is usually good, and the next few cover a retry or two. */
+const PER_APP_LIMIT = 5;
+/** Pages of a per-app read at most: 20 backups, more than a day of hourly ones, all failed or running. */
+const PER_APP_PAGES = 4;
 
 /**
  * Reads the `backups` job's snapshot: every app of `apps.list` (its `backup_health` and
- * `last_backup_at`) and the newest backup of each app.
+ * `last_backup_at`) and, per watched app, what the backups check judges ({@link BackupsSeen}): its
+ * newest backup, its newest finished one and its newest good one (state words from
+ * `checks.backups`).
  *
- * The newest backups come from ONE walk of `backups.list` (newest first, all apps at once), page
- * by page, keeping only the first backup seen per app and stopping as soon as every app that has a
- * `last_backup_at` has been seen, or until the apps still missing are fewer than the pages left:
- * those (apps whose newest backup is old, far down the list) are then read one by one with
- * `backups.list?app_id=…&limit=1`, never more requests than finishing the walk would take. An
- * estate of 10,000 apps with 300,000 backups reads a few pages, and memory holds one backup per
- * app, never the list; with `ctx.relevance`, only the apps the checks could report (judged as each
- * app's newest backup is met) are kept, with their newest backups. An app without `last_backup_at`
- * has never completed a backup: the walk does not wait for it (it still gets its newest backup when
- * the walk passes one on the way). A list that shifts while paged is walked again, up to
- * {@link MAX_WALKS}.
+ * They come from ONE walk of `backups.list` (newest first, all apps at once), page by page, each
+ * app's backups met in order until the app is settled (`settledBy`: its good backup met, or its
+ * finished one met and its backups older than its `max_age`), stopping as soon as every app that
+ * has a `last_backup_at` is settled, or once the apps still unsettled are fewer than the pages left:
+ * those (apps whose good backup is old, far down the list) are then read one by one with
+ * `backups.list?app_id=…&limit=5`, paging on while nothing settles them, at most 4 pages (a bound
+ * that cuts the read leaves the app's judgements unknown: `stopped: 'bound'`). Each usually takes
+ * one request (the newest backup is good), so about no more requests than finishing the walk
+ * would take. An estate of 10,000 apps with 300,000 backups reads a few pages, and memory holds at
+ * most three backups per app, never the list; with `ctx.relevance`, only the apps the checks could
+ * report (judged as each app settles) are kept, with their backups.
+ *
+ * `last_backup_at` is only a hint here, never evidence of a good backup: an app without one has
+ * never completed a backup as far as the service says, so the walk does not wait for it (it still
+ * gets the backups the walk passes on the way). Apps of environments whose backups are not watched
+ * (no `max_age`) get none. A list that shifts while paged is walked again, up to {@link MAX_WALKS}.
  */
 export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnapshot> {
-  // Per namespace: its apps, then the newest backups of those apps from its own backups list.
+  // Per namespace: its apps, then what is read of their backups from its own backups list.
   const parts = await readAcrossNamespaces(ctx, async (namespace) => {
     const query = namespace === undefined ? {} : { namespace };
     const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
-    return [{ apps: own, newest: await newestPerApp(ctx, query, own) }];
+    return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
   });
   const keep = ctx.relevance?.backups;
   const apps: AppBackupState[] = [];
-  const newestBackups = new Map<number, NewestBackup>();
+  const backups = new Map<number, BackupsSeen>();
   for (const part of parts) {
     for (const app of part.apps) {
-      const newest = part.newest.get(app.id);
-      if (newest === null) continue; // met during the walk, and nothing the checks could report
-      if (newest === undefined && keep && !keep({ app, newest })) continue;
+      const seen = part.seen.get(app.id);
+      if (seen === null) continue; // settled during the read, and nothing the checks could report
+      if (seen === undefined && keep && !keep({ app, seen })) continue;
       apps.push(app);
-      if (newest) newestBackups.set(app.id, newest);
+      if (seen) backups.set(app.id, seen);
     }
   }
-  ctx.logger.debug({ apps: apps.length, withBackup: newestBackups.size }, 'backups read');
-  return { job: 'backups', takenAt: ctx.now, apps, newestBackups };
+  ctx.logger.debug({ apps: apps.length, withBackup: backups.size }, 'backups read');
+  return { job: 'backups', takenAt: ctx.now, apps, backups };
 }
 
 /**
- * The newest backup of each app met, by app id; `null` when it was met with `ctx.relevance` and
- * the checks find nothing in the app with it: neither is kept. An app absent has no backup found.
+ * What was read of each app's backups, by app id; `null` when it was judged with `ctx.relevance`
+ * and the checks find nothing in the app with it: neither is kept. An app absent has no backup read.
  */
-type NewestByApp = Map<number, NewestBackup | null>;
+type SeenByApp = Map<number, BackupsSeen | null>;
 
-async function newestPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<NewestByApp> {
-  const byId = new Map(apps.map((a) => [a.id, a]));
+async function backupsPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<SeenByApp> {
+  const config = ctx.checks.backups;
+  const states: BackupStates = { succeeded: config.succeeded_states, running: config.running_states, failed: config.failed_states };
+  // Per watched app, the oldest time a good backup may have (now − max_age).
+  const horizons = new Map<number, number>();
+  for (const app of apps) {
+    const maxAge = app.environment_type === null ? undefined : config.max_age[app.environment_type];
+    if (maxAge !== null && maxAge !== undefined) horizons.set(app.id, ctx.now - maxAge);
+  }
+  const byId = new Map(apps.filter((a) => horizons.has(a.id)).map((a) => [a.id, a]));
   const keep = ctx.relevance?.backups;
-  const awaited = apps.filter((a) => a.last_backup_at !== null).map((a) => a.id);
+  const awaited = [...byId.values()].filter((a) => a.last_backup_at !== null).map((a) => a.id);
   if (awaited.length === 0) return new Map();
   for (let walk = 1; ; walk++) {
-    const found: NewestByApp = new Map();
-    // Judged as met, so a fine app's newest backup is garbage at once instead of held to the end.
-    const meet = (app: AppBackupState, newest: NewestBackup) => found.set(app.id, !keep || keep({ app, newest }) ? newest : null);
+    // Settled apps (judged as they settle, so a fine app's backups are garbage at once instead of
+    // held to the end) and the apps still being read, with what was read of them so far.
+    const settled: SeenByApp = new Map();
+    const open = new Map<number, BackupsSeen>();
     const missing = new Set(awaited);
+    const settle = (app: AppBackupState, seen: BackupsSeen | undefined) => {
+      open.delete(app.id);
+      missing.delete(app.id);
+      if (seen) settled.set(app.id, !keep || keep({ app, seen }) ? seen : null);
+    };
+    const meet = (backup: NewestBackup) => {
+      const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
+      if (!app || settled.has(app.id)) return;
+      const seen = seeBackup(open.get(app.id), backup, states);
+      const why = settledBy(seen, backup, horizons.get(app.id)!);
+      if (why === null) return void open.set(app.id, seen);
+      if (why === 'max_age') seen.stopped = 'max_age';
+      settle(app, seen);
+    };
     let read = 0;
     let pageSize = 0;
     let total: number | undefined;
+    let walkedToEnd = true;
     try {
       for await (const page of ctx.client.backups.pages(query, { signal: ctx.signal, view: newestBackupView })) {
         read += page.length;
         pageSize ||= page.length;
-        for (const backup of page) {
-          const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
-          if (!app || found.has(app.id)) continue;
-          meet(app, backup);
-          missing.delete(app.id);
+        for (const backup of page) meet(backup);
+        // Breaking out ends the walk: the rest of the list is older backups of apps already settled.
+        if (missing.size === 0) {
+          walkedToEnd = false;
+          break;
         }
-        // Breaking out ends the walk: the rest of the list is older backups of apps already seen.
-        if (missing.size === 0) break;
-        // The apps still missing have old newest backups, far down the list: once asking for each
-        // of them takes no more requests than the pages left, ask for each (one small answer) instead.
+        // The apps still missing have old good backups, far down the list: once asking for each of
+        // them takes no more requests than the pages left, ask for each (one small answer) instead.
         total ??= (await ctx.client.backups.list({ ...query, limit: 1 }, { signal: ctx.signal })).total;
-        if (missing.size <= Math.ceil(Math.max(0, total - read) / Math.max(1, pageSize))) break;
-      }
-      if (missing.size > 0) {
-        const tail = await mapLimit([...missing], ctx.concurrency, async (appId) => {
-          const newest = await ctx.client.backups.list({ ...query, app_id: appId, limit: 1 }, { signal: ctx.signal, view: newestBackupView });
-          return newest.items[0];
-        });
-        for (const backup of tail) {
-          const app = backup?.app_id == null ? undefined : byId.get(backup.app_id);
-          if (app && !found.has(app.id)) meet(app, backup!);
+        if (missing.size <= Math.ceil(Math.max(0, total - read) / Math.max(1, pageSize))) {
+          walkedToEnd = false;
+          break;
         }
       }
-      return found;
+      // Walked to the end, every app's backups were all met: what is open is all there is.
+      const unread = walkedToEnd ? [] : [...missing];
+      const tail = await mapLimit(unread, ctx.concurrency, (appId) => readOneApp(ctx, query, appId, states, horizons.get(appId)!));
+      unread.forEach((appId, i) => settle(byId.get(appId)!, tail[i]));
+      // Apps not waited for (no last_backup_at), with what the walk passed of them.
+      for (const [appId, seen] of open) settle(byId.get(appId)!, seen);
+      return settled;
     } catch (err) {
       if (!(err instanceof ApiPaginationError) || walk >= MAX_WALKS) throw err;
       ctx.logger.warn({ walk, shift: err.shift }, 'backups list shifted while paged; walking it again');
     }
   }
+}
+
+/**
+ * One app's backups, newest first, a few at a time until they settle it (see `settledBy`), the
+ * list ends, or {@link PER_APP_PAGES} pages were read: then `stopped: 'bound'`, as when the app's
+ * list moved between two pages (`total` changed: a backup may have been skipped).
+ */
+async function readOneApp(
+  ctx: CollectorContext,
+  query: { namespace?: string },
+  appId: number,
+  states: BackupStates,
+  horizon: number,
+): Promise<BackupsSeen | undefined> {
+  let seen: BackupsSeen | undefined;
+  let total: number | undefined;
+  for (let page = 0; page < PER_APP_PAGES; page++) {
+    const offset = page * PER_APP_LIMIT;
+    const answer = await ctx.client.backups.list(
+      { ...query, app_id: appId, limit: PER_APP_LIMIT, offset },
+      { signal: ctx.signal, view: newestBackupView },
+    );
+    if (total !== undefined && answer.total !== total) return seen && { ...seen, stopped: 'bound' };
+    total = answer.total;
+    for (const backup of answer.items) {
+      if (backup.app_id !== appId) continue;
+      seen = seeBackup(seen, backup, states);
+      const why = settledBy(seen, backup, horizon);
+      if (why === 'max_age') seen.stopped = 'max_age';
+      if (why !== null) return seen;
+    }
+    if (answer.items.length < PER_APP_LIMIT || offset + answer.items.length >= total) return seen;
+  }
+  return seen && { ...seen, stopped: 'bound' };
 }

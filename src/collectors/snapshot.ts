@@ -78,7 +78,30 @@ export interface UrlsSnapshot extends SnapshotBase {
   apps: ReadonlyMap<number, AppLabels>;
 }
 
-/** The `backups` job: every app and its newest backup. */
+/**
+ * What was read of one app's backups, newest first (`backups.list`): the three the backups check
+ * judges, each possibly the same record, kept as met (see `seeBackup` in
+ * `src/detectors/backups.ts`), so a walk over thousands of backups holds three references per app.
+ */
+export interface BackupsSeen {
+  /** The newest backup, whatever its state (running, failed, unknown, or the good one). */
+  newest: NewestBackup;
+  /** The newest backup that finished, well or not (its state in the succeeded or failed words). */
+  finished?: NewestBackup;
+  /** The newest backup that finished well (a succeeded state and a time): the one staleness, verification and off-site copies judge. */
+  good?: NewestBackup;
+  /**
+   * Why the read of the app's backups ended before it met `good`, when it did not reach the app's
+   * oldest backup. `max_age`: `finished` was known and the backups had grown older than the app's
+   * max_age, so a good one further down is stale anyway (what it would say of verification and
+   * off-site copies is unknown). `bound`: the per-app read's bound, or the app's list moved while
+   * paged: whether a good backup (and a finished one, when `finished` is absent) is newer than
+   * max_age is unknown. Absent: `good` is the newest good backup, or the app has none.
+   */
+  stopped?: 'max_age' | 'bound';
+}
+
+/** The `backups` job: every app and what was read of its backups. */
 export interface BackupsSnapshot extends SnapshotBase {
   job: 'backups';
   /**
@@ -87,10 +110,11 @@ export interface BackupsSnapshot extends SnapshotBase {
    */
   apps: AppBackupState[];
   /**
-   * The newest backup of each app (first item of `backups.list?app_id=…`) as the detector reads it
-   * ({@link NewestBackup}), keyed by app id. An app with no backup at all is absent from this map.
+   * What was read of each app's backups ({@link BackupsSeen}), keyed by app id. An app of which no
+   * backup was read (it has none, or it is in an environment whose backups are not watched) is
+   * absent.
    */
-  newestBackups: ReadonlyMap<number, NewestBackup>;
+  backups: ReadonlyMap<number, BackupsSeen>;
 }
 
 /** The `attention` job: the service's own dashboard summary. */

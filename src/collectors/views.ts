@@ -48,11 +48,12 @@ export const maintenanceAppView = appSchema.pick({ ...APP_LABEL_FIELDS, state: t
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
 
 /**
- * What the backups detector reads of an app's newest backup: which one it is, when it was taken,
- * whether it was verified, and its off-site copies. The app's own names come from its
- * {@link AppBackupState}, so the backup's copies of them (namespace, app, project, environment)
- * and its size, format and storage are left out.
+ * What the backups detector reads of an app's backups (the newest one, the newest that finished
+ * and the newest that finished well): which one it is, when it was taken, its state, whether it was
+ * verified, and its off-site copies. The app's own names come from its {@link AppBackupState}, so
+ * the backup's copies of them (namespace, app, project, environment) and its size, format and
+ * storage are left out.
  */
-export const newestBackupView = backupSchema.pick({ id: true, name: true, app_id: true, taken_at: true, verified: true, offsite: true });
-/** An app's newest backup, as the backups detector reads it. */
+export const newestBackupView = backupSchema.pick({ id: true, name: true, app_id: true, taken_at: true, state: true, verified: true, offsite: true });
+/** One of an app's newest backups, as the backups detector reads it. */
 export type NewestBackup = z.infer<typeof newestBackupView>;

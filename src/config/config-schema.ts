@@ -12,7 +12,10 @@ import { channelConfigSchema } from '../notify/channels/registry.js';
 import {
   ACTIVE_RUN_STATES,
   BAD_SERVER_STATES,
+  FAILED_BACKUP_STATES,
   FAILED_RUN_STATES,
+  RUNNING_BACKUP_STATES,
+  SUCCEEDED_BACKUP_STATES,
 } from '../simulator/vocabulary.js';
 import { byteSizeSchema } from './byte-size.js';
 import { CRON_HINT, cronSchema } from './cron.js';
@@ -274,11 +277,26 @@ const checksSchema = z
           .prefault({})
           // Environment types left out keep their default, so `{ production: 12h }` changes one.
           .transform((given) => ({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null, ...given }))
-          .describe(`Per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`),
-        require_verified: z.boolean().default(true).describe('A backup counts only once verified.'),
-        offsite: z.boolean().default(true).describe('Alert when the off-site copy of the last backup failed.'),
+          .describe(`Oldest acceptable successful backup per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`),
+        succeeded_states: stateListSchema(SUCCEEDED_BACKUP_STATES).describe(
+          'Backup states that mean the backup finished well: only such a backup (with a time) counts as taken. A backup whose state is null or in none of the three lists counts as neither taken nor failed.',
+        ),
+        running_states: stateListSchema(RUNNING_BACKUP_STATES).describe('Backup states that mean the backup is still being made.'),
+        failed_states: stateListSchema(FAILED_BACKUP_STATES).describe('Backup states that mean the backup failed.'),
+        require_verified: z.boolean().default(true).describe('A backup counts only once verified (judged on the newest successful backup).'),
+        offsite: z.boolean().default(true).describe('Alert when the off-site copy of the newest successful backup failed.'),
       })
       .strict()
+      .superRefine((b, ctx) => {
+        // One word in two lists would make a backup both taken and failed (or still running).
+        const lists = ['succeeded_states', 'running_states', 'failed_states'] as const;
+        for (const [i, list] of lists.entries()) {
+          for (const other of lists.slice(i + 1)) {
+            const both = b[list].filter((state) => b[other].includes(state));
+            if (both.length > 0) ctx.addIssue({ code: 'custom', path: [other], message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only` });
+          }
+        }
+      })
       .prefault({}),
     attention: z
       .object({

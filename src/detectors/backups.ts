@@ -1,22 +1,35 @@
 /**
- * backups: per app, four independent problems, each with its own fingerprint so each resolves on
+ * backups: per app, five independent problems, each with its own fingerprint so each resolves on
  * its own:
- * - `stale`:      no backup at all, or the newest is older than `max_age` for the app's environment
+ * - `stale`:      no backup that finished well, or the newest such is older than `max_age` for the
+ *   app's environment
+ * - `failed`:     the newest backup that finished (newest not running) failed
  * - `health`:     the service's own `backup_health` is warning or critical
- * - `unverified`: the newest backup was not checked after it was made (with `require_verified`)
- * - `offsite/<storage>`: an off-site copy of the newest backup whose last transfer failed, or that
- *   is no longer on its storage
+ * - `unverified`: the newest backup that finished well was not checked after it was made (with
+ *   `require_verified`)
+ * - `offsite/<storage>`: an off-site copy of the newest backup that finished well whose last
+ *   transfer failed, or that is no longer on its storage
+ *
+ * Only a backup whose `state` is one of the succeeded words counts as taken: a running backup (the
+ * one our own `apps.backup` remediation starts), a failed one or one in an unknown state neither
+ * clears a stale alert nor is judged for verification. The app's `last_backup_at` is not evidence
+ * of a good backup either: the reference does not say which backups set it (the collector uses it
+ * only as a hint of which apps have any backup to wait for).
  *
  * `max_age` also decides whether an app's backups are watched at all: `off` (null) or an absent
- * environment type means "backups there are not watched", and none of the four is reported — an
+ * environment type means "backups there are not watched", and none of the problems is reported — an
  * operator who writes `development: off` does not want development's backup health either. Apps
  * outside any environment (environment_type null) use the `none` entry, absent by default: such apps
  * are scratch and service instances that usually carry no backup policy.
+ *
+ * When the collector could not tell a judgement ({@link BackupsSeen} `stopped`), the problems it is
+ * about are declared incomplete: their alerts stay as they are, neither raised nor resolved.
  */
 import type { EnvironmentType, OffsiteCopy } from '../api/schemas.js';
 import type { AppBackupState, NewestBackup } from '../collectors/views.js';
-import type { BackupsSnapshot } from '../collectors/snapshot.js';
+import type { BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
+import type { DetectorResult } from './detector-result.js';
 import {
   environmentSeverity,
   PRODUCTION_CRITICAL,
@@ -28,26 +41,87 @@ import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 
+/** The backup state words of the service (`checks.backups.*_states`); no word is in two lists. */
+export interface BackupStates {
+  /** Finished well: the only backups that count as taken. */
+  succeeded: readonly string[];
+  /** Still being made. */
+  running: readonly string[];
+  failed: readonly string[];
+}
+
 /** Options of the backups check (`checks.backups`). */
 export interface BackupsOptions {
   /**
-   * Largest allowed age of the newest backup per environment type; `none` applies to apps outside
-   * any environment. null or absent: that environment's backups are not watched at all.
+   * Largest allowed age of the newest good backup per environment type; `none` applies to apps
+   * outside any environment. null or absent: that environment's backups are not watched at all.
    */
   maxAgeMs: Partial<Record<EnvironmentType | 'none', number | null>>;
-  /** Report a newest backup that was not verified. */
+  /** What a backup's `state` says. */
+  states: BackupStates;
+  /** Report a newest good backup that was not verified. */
   requireVerified: boolean;
-  /** Check the newest backup's off-site copies; absent: not checked. */
+  /** Check the newest good backup's off-site copies; absent: not checked. */
   offsite?: {
     /** Off-site copy states meaning the last transfer failed (default: the simulator's `failed`). */
     failedStates: readonly string[];
   };
-  /** Severity of a missing or stale backup per environment type; default critical in production. */
+  /**
+   * Severity of a missing, stale or failed backup per environment type; default critical in
+   * production.
+   */
   severity?: Partial<EnvironmentSeverity>;
 }
 
 /** Which of an app's backup problems a finding is. */
-export type BackupProblem = 'stale' | 'health' | 'unverified' | 'offsite';
+export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite';
+
+/** What a backup's `state` says of it. */
+export type BackupOutcome = 'good' | 'running' | 'failed' | 'unknown';
+
+/**
+ * What a backup's `state` says, by the configured words. A null state (the reference allows it) or
+ * a word in no list is `unknown`: neither taken nor failed. Counting a null state as finished well
+ * would be the unsafe reading: a service that fills the state in only at the end would have every
+ * backup it starts clear the stale alert, the false resolution this check must not make; the cost
+ * of the safe reading is a loud one (every app stale, its newest backup shown "(no state)"), never a
+ * silent one. A backup in a succeeded state without a time cannot show that anything is recent: it
+ * is `unknown` too.
+ */
+export function backupOutcome(backup: Pick<NewestBackup, 'state' | 'taken_at'>, states: BackupStates): BackupOutcome {
+  const state = backup.state;
+  if (state === null) return 'unknown';
+  if (states.running.includes(state)) return 'running';
+  if (states.failed.includes(state)) return 'failed';
+  if (states.succeeded.includes(state)) return parseTime(backup.taken_at) === null ? 'unknown' : 'good';
+  return 'unknown';
+}
+
+/**
+ * `seen` with the app's next backup added, the backups coming newest first (`backups.list`): the
+ * first is the newest, the first good or failed one the newest finished, the first good one the
+ * newest good. Starts the record when `seen` is absent, else changes it in place.
+ */
+export function seeBackup(seen: BackupsSeen | undefined, backup: NewestBackup, states: BackupStates): BackupsSeen {
+  const out = seen ?? { newest: backup };
+  const outcome = backupOutcome(backup, states);
+  if (outcome === 'good' || outcome === 'failed') out.finished ??= backup;
+  if (outcome === 'good') out.good ??= backup;
+  return out;
+}
+
+/**
+ * Why nothing older than `last`, the app's backup just seen, can change what the check reports:
+ * `good` once the newest good backup is known; `max_age` once the newest finished one is known and
+ * `last` is older than `horizon` (now − the app's max_age), since a good backup further down is
+ * stale anyway. null: read on. Judged backup by backup, so a walk of all apps and a read of one
+ * app stop at the same backup of that app.
+ */
+export function settledBy(seen: BackupsSeen, last: NewestBackup, horizon: number): 'good' | 'max_age' | null {
+  if (seen.good) return 'good';
+  const at = parseTime(last.taken_at);
+  return seen.finished !== undefined && at !== null && at < horizon ? 'max_age' : null;
+}
 
 /** Why an off-site copy is a finding. */
 export type OffsiteReason = 'transfer_failed' | 'not_on_storage';
@@ -63,39 +137,42 @@ export function judgeOffsite(copy: OffsiteCopy, failedStates: readonly string[])
   return null;
 }
 
-/** One app and its newest backup (none: it has none), as the backups collector meets them. */
+/** One app and what was read of its backups (none: no backup read), as the backups collector meets them. */
 export interface AppBackups {
   app: AppBackupState;
-  newest: NewestBackup | undefined;
+  seen: BackupsSeen | undefined;
 }
 
 /**
- * Whether the detector finds anything about this app: judged by the detector itself on a snapshot
- * of the one app (every finding is about one app), so the collector keeps exactly the apps it
- * would report and drops the others, with their newest backups, as it meets them.
+ * Whether the detector finds anything about this app, or cannot tell: judged by the detector
+ * itself on a snapshot of the one app (every finding is about one app), so the collector keeps
+ * exactly the apps it would report and drops the others, with their backups, as it settles them.
  */
-export function backupsConcern({ app, newest }: AppBackups, options: BackupsOptions, now: number): boolean {
-  const one: BackupsSnapshot = { job: 'backups', takenAt: now, apps: [app], newestBackups: new Map(newest ? [[app.id, newest]] : []) };
-  return backups(one, options, now).length > 0;
+export function backupsConcern({ app, seen }: AppBackups, options: BackupsOptions, now: number): boolean {
+  const one: BackupsSnapshot = { job: 'backups', takenAt: now, apps: [app], backups: new Map(seen ? [[app.id, seen]] : []) };
+  const result = backups(one, options, now);
+  return result.findings.length > 0 || result.incomplete.length > 0;
 }
 
 /** Finds backup problems of every watched app. */
-export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now: number): Finding[] {
+export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now: number): DetectorResult {
   const findings: Finding[] = [];
+  const incomplete: string[] = [];
   for (const app of snapshot.apps) {
     const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
     if (maxAge === null || maxAge === undefined) continue;
-    const newest = snapshot.newestBackups.get(app.id);
-    // Every finding of this app: same labels and link; the fingerprint names the sub-problem.
+    const seen = snapshot.backups.get(app.id);
+    // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
+    // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
+    // starts with another's), and `offsite/` every storage's.
+    const fp = (problem: BackupProblem, storage: string | null = null) =>
+      storage === null ? fingerprint('backups', 'app', app.id, problem) : fingerprint('backups', 'app', app.id, problem, storage);
     const make = (
       problem: BackupProblem,
       storage: string | null,
       f: Omit<Finding, 'fingerprint' | 'check' | 'labels' | 'url'>,
     ): Finding => ({
-      fingerprint:
-        storage === null
-          ? fingerprint('backups', 'app', app.id, problem)
-          : fingerprint('backups', 'app', app.id, problem, storage),
+      fingerprint: fp(problem, storage),
       check: 'backups',
       ...f,
       summary: oneLine(f.summary),
@@ -103,38 +180,36 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
       url: app.url,
     });
     const name = appName(app);
+    // A failed backup shares the stale table: in production it means the next stale alert is
+    // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
+    const severity = environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity });
+    const good = seen?.good;
 
-    // stale / missing. The newest time the source gives: the newest backup's, or the app's
-    // last_backup_at when that is newer (or the backup record has no time yet: still running).
-    const taken = newestTime(parseTime(newest?.taken_at), parseTime(app.last_backup_at));
-    const staleSeverity = environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity });
-    if (taken === null) {
+    // stale / missing: judged on the newest good backup only.
+    if (good === undefined && seen?.stopped === 'bound') {
+      incomplete.push(fp('stale'));
+    } else {
+      const stale = staleFinding(name, seen, maxAge, now);
+      if (stale) findings.push(make('stale', null, { severity, ...stale, subject: { type: 'app', id: app.id } }));
+    }
+
+    // failed: the newest finished backup failed; a running one on top of it changes nothing, and
+    // only a newer good one resolves it.
+    const finished = seen?.finished;
+    if (finished && backupOutcome(finished, options.states) === 'failed') {
+      const details: Record<string, string> = { ...backupDetails(name, finished), backup_state: finished.state ?? 'none' };
+      if (good) details.newest_successful_backup = `${good.name} (#${good.id}), taken ${ago(good, now)}`;
       findings.push(
-        make('stale', null, {
-          severity: staleSeverity,
-          summary: `${name} has no backup`,
-          details: { app: name, max_age: formatDuration(maxAge), newest_backup: newest ? `${newest.name} (no time)` : 'none' },
-          since: null,
-          subject: { type: 'app', id: app.id },
-        }),
-      );
-    } else if (now - taken > maxAge) {
-      const details: Record<string, string> = {
-        app: name,
-        age: formatDuration(now - taken),
-        max_age: formatDuration(maxAge),
-        taken_at: new Date(taken).toISOString(),
-      };
-      if (newest) details.backup = newest.name;
-      findings.push(
-        make('stale', null, {
-          severity: staleSeverity,
-          summary: `Newest backup of ${name} is ${formatDuration(now - taken)} old (max ${formatDuration(maxAge)})`,
+        make('failed', null, {
+          severity,
+          summary: `Newest finished backup of ${name} failed: ${finished.name} (#${finished.id}, ${finished.state}, taken ${ago(finished, now)})`,
           details,
-          since: new Date(taken + maxAge).toISOString(),
-          subject: { type: 'app', id: app.id },
+          since: toIso(finished.taken_at),
+          subject: { type: 'backup', id: finished.id },
         }),
       );
+    } else if (finished === undefined && seen?.stopped === 'bound') {
+      incomplete.push(fp('failed'));
     }
 
     // health: the service's own judgement.
@@ -151,48 +226,90 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
       );
     }
 
-    if (!newest) continue;
+    // Verification and off-site copies: of the newest good backup. When the read stopped before
+    // finding it, what it would say is unknown.
+    if (!good) {
+      if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''));
+      continue;
+    }
 
-    if (options.requireVerified && !newest.verified) {
+    if (options.requireVerified && !good.verified) {
       findings.push(
         make('unverified', null, {
           severity: 'warning',
-          summary: `Newest backup of ${name} is not verified (${newest.name})`,
-          details: backupDetails(name, newest),
-          since: toIso(newest.taken_at),
-          subject: { type: 'backup', id: newest.id },
+          summary: `Newest successful backup of ${name} is not verified (${good.name})`,
+          details: backupDetails(name, good),
+          since: toIso(good.taken_at),
+          subject: { type: 'backup', id: good.id },
         }),
       );
     }
 
     if (!options.offsite) continue;
-    for (const copy of newest.offsite) {
+    for (const copy of good.offsite) {
       const reason = judgeOffsite(copy, options.offsite.failedStates);
       if (!reason) continue;
-      const details = { ...backupDetails(name, newest), storage: copy.storage, ...copyDetails(copy), reason };
+      const details = { ...backupDetails(name, good), storage: copy.storage, ...copyDetails(copy), reason };
       const summary =
         reason === 'transfer_failed'
-          ? `Off-site copy of the newest backup of ${name} on ${copy.storage} failed${copy.error ? `: ${copy.error}` : ''}`
-          : `Off-site copy of the newest backup of ${name} is no longer on ${copy.storage}`;
+          ? `Off-site copy of the newest successful backup of ${name} on ${copy.storage} failed${copy.error ? `: ${copy.error}` : ''}`
+          : `Off-site copy of the newest successful backup of ${name} is no longer on ${copy.storage}`;
       findings.push(
         make('offsite', copy.storage, {
           severity: 'warning',
           summary,
           details,
           since: null,
-          subject: { type: 'backup', id: newest.id },
+          subject: { type: 'backup', id: good.id },
         }),
       );
     }
   }
-  return findings;
+  return { findings, incomplete };
 }
 
-/** The later of two times, either possibly unknown. */
-function newestTime(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return Math.max(a, b);
+/**
+ * The stale finding's text, or null when the newest good backup is young enough. It says what is
+ * known: the newest good backup's age, or that there is none (within max_age, when the read
+ * stopped there), and the newest backup when that is another one (failed, running, unknown).
+ */
+function staleFinding(
+  name: string,
+  seen: BackupsSeen | undefined,
+  maxAge: number,
+  now: number,
+): Pick<Finding, 'summary' | 'details' | 'since'> | null {
+  const max = formatDuration(maxAge);
+  if (!seen) return { summary: `${name} has no backup`, details: { app: name, max_age: max, newest_backup: 'none' }, since: null };
+  const { good, newest } = seen;
+  const details: Record<string, string> = { app: name, max_age: max };
+  let summary: string;
+  let since: string | null = null;
+  if (good) {
+    // A good backup always has a time (`backupOutcome`).
+    const taken = parseTime(good.taken_at)!;
+    if (now - taken <= maxAge) return null;
+    Object.assign(details, { age: formatDuration(now - taken), taken_at: new Date(taken).toISOString(), backup: `${good.name} (#${good.id})` });
+    summary = `No successful backup of ${name} for ${formatDuration(now - taken)} (max ${max})`;
+    since = new Date(taken + maxAge).toISOString();
+  } else if (seen.stopped === 'max_age') {
+    details.backup = `none within ${max}`;
+    summary = `No successful backup of ${name} within ${max}`;
+  } else {
+    details.backup = 'none';
+    summary = `${name} has no successful backup`;
+  }
+  if (newest !== good) {
+    details.newest_backup = `${newest.name} (#${newest.id}): ${newest.state ?? '(no state)'}, taken ${ago(newest, now)}`;
+    summary += `; newest: #${newest.id} ${newest.state ?? '(no state)'} ${ago(newest, now)}`;
+  }
+  return { summary, details, since };
+}
+
+/** "3h ago", or "at an unknown time". */
+function ago(backup: NewestBackup, now: number): string {
+  const at = parseTime(backup.taken_at);
+  return at === null ? 'at an unknown time' : `${formatDuration(now - at)} ago`;
 }
 
 /** backup_health as a severity; healthy and none are not findings. */

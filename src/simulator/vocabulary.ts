@@ -36,6 +36,12 @@ export const ACTIVE_RUN_STATES: readonly string[] = [VOCABULARY.run.queued, VOCA
 export const SUCCEEDED_RUN_STATES: readonly string[] = [VOCABULARY.run.done];
 /** Server states that make every app on the server unreliable to judge (inhibition sources). */
 export const BAD_SERVER_STATES: readonly string[] = [VOCABULARY.server.error, VOCABULARY.server.unreachable, VOCABULARY.server.stopped];
+/** Backup states in which a backup finished well: the only backups that count as taken. */
+export const SUCCEEDED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.done];
+/** Backup states in which a backup is still being made. */
+export const RUNNING_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.running];
+/** Backup states in which a backup failed. */
+export const FAILED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.failed];
 /** Off-site copy states meaning the last transfer failed. */
 export const FAILED_OFFSITE_STATES: readonly string[] = [VOCABULARY.offsite.failed];
 

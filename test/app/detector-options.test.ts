@@ -10,7 +10,12 @@ describe('detectorOptionsFromConfig', () => {
     expect(Object.keys(options).sort()).toEqual(['attention', 'backups', 'certificates', 'failed_runs', 'maintenance', 'servers', 'stuck_runs', 'url_checks']);
     expect(options.failed_runs).toEqual({ failedStates: ['error'], activeStates: ['queued', 'running'], retryingGraceMs: 30 * 60_000 });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
-    expect(options.backups).toMatchObject({ maxAgeMs: { production: 26 * 3_600_000, development: null }, requireVerified: true, offsite: { failedStates: ['failed'] } });
+    expect(options.backups).toMatchObject({
+      maxAgeMs: { production: 26 * 3_600_000, development: null },
+      states: { succeeded: ['done'], running: ['running'], failed: ['failed'] },
+      requireVerified: true,
+      offsite: { failedStates: ['failed'] },
+    });
     expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [] });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
@@ -40,9 +45,14 @@ describe('detectorOptionsFromConfig', () => {
   });
 
   it('takes the operator’s own state words and leaves off-site checks out when off', () => {
-    const options = detectorOptionsFromConfig(checksOf('checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false }\n  servers: { bad_states: [down] }'));
+    const options = detectorOptionsFromConfig(
+      checksOf(
+        'checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false, succeeded_states: [completed, verified], running_states: [in_progress], failed_states: [error] }\n  servers: { bad_states: [down] }',
+      ),
+    );
     expect(options.failed_runs).toMatchObject({ failedStates: ['failed', 'crashed'], activeStates: ['busy'] });
     expect(options.servers).toEqual({ badStates: ['down'] });
     expect(options.backups?.offsite).toBeUndefined();
+    expect(options.backups?.states).toEqual({ succeeded: ['completed', 'verified'], running: ['in_progress'], failed: ['error'] });
   });
 });

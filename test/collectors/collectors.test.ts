@@ -1,6 +1,6 @@
 /** Each collector against the simulator: complete snapshots, early stops, and failing whole. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient, type ApiClient, type CallOptions } from '../../src/api/client.js';
 import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { collectAttention } from '../../src/collectors/collect-attention.js';
@@ -10,10 +10,13 @@ import { collectRuns } from '../../src/collectors/collect-runs.js';
 import { collectServers } from '../../src/collectors/collect-servers.js';
 import { collectUrls } from '../../src/collectors/collect-urls.js';
 import type { CollectorContext } from '../../src/collectors/collector-context.js';
+import type { BackupsSeen } from '../../src/collectors/snapshot.js';
+import { newestBackupView, type AppBackupState } from '../../src/collectors/views.js';
 import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
+import { seeBackup, settledBy } from '../../src/detectors/backups.js';
 import { relevanceFor, runDetectors } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
@@ -188,18 +191,45 @@ describe('collectRuns', () => {
 });
 
 describe('collectBackups', () => {
-  it('finds the newest backup of every app from a few pages of the newest-first list', async () => {
-    const snapshot = await collectBackups(ctx());
+  /** Ground truth for one app: its backups newest first, met as the check meets them until settled. */
+  async function truthOf(appId: number, c: CollectorContext): Promise<BackupsSeen | undefined> {
+    const b = c.checks.backups;
+    const states = { succeeded: b.succeeded_states, running: b.running_states, failed: b.failed_states };
+    const app = (await client.apps.get(appId)) as AppBackupState;
+    const horizon = c.now - (b.max_age[app.environment_type!] as number);
+    let seen: BackupsSeen | undefined;
+    for (const one of (await client.backups.list({ app_id: appId, limit: 100 }, { view: newestBackupView })).items) {
+      seen = seeBackup(seen, one, states);
+      const why = settledBy(seen, one, horizon);
+      if (why === 'max_age') seen.stopped = 'max_age';
+      if (why) break;
+    }
+    return seen;
+  }
+  /** The client, with every `backups.list` call's query written down (the calls still go over HTTP). */
+  function listing(): { client: ApiClient; queries: Record<string, unknown>[] } {
+    const queries: Record<string, unknown>[] = [];
+    const list = ((query: Parameters<ApiClient['backups']['list']>[0], opts: CallOptions) => {
+      queries.push({ ...query });
+      return client.backups.list(query, opts);
+    }) as ApiClient['backups']['list'];
+    return { client: { ...client, backups: { ...client.backups, list } }, queries };
+  }
+
+  it('finds the newest, newest finished and newest good backup of every watched app from a few pages of the newest-first list', async () => {
+    const c = ctx();
+    const snapshot = await collectBackups(c);
     const backupPages = calls('backups.list');
     const totalBackups = (await client.backups.list({ limit: 1 })).total;
     expect(backupPages).toBeLessThan(Math.ceil(totalBackups / 7) / 2);
     for (const app of snapshot.apps) {
-      const newest = (await client.backups.list({ app_id: app.id, limit: 1 })).items[0];
-      if (app.last_backup_at !== null) expect(snapshot.newestBackups.get(app.id)?.id).toBe(newest?.id);
+      const watched = app.environment_type !== null && c.checks.backups.max_age[app.environment_type] !== null;
+      if (!watched) expect(snapshot.backups.has(app.id)).toBe(false);
+      else if (app.last_backup_at !== null) expect(snapshot.backups.get(app.id), `app ${app.id}`).toEqual(await truthOf(app.id, c));
     }
   });
 
-  it('keeps only the apps the backups check could report, with their newest backups, and finds the same', async () => {
+  it('keeps only the apps the backups check could report, with their backups, and finds the same', async () => {
     sim.control.ageBackups(3, { hours: 24 * 30 });
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
@@ -211,17 +241,88 @@ describe('collectBackups', () => {
     expect(kept.apps.length).toBeGreaterThan(0);
     expect(kept.apps.length).toBeLessThan(whole.apps.length);
     expect(kept.apps.map((a) => a.id)).toContain(3);
-    for (const id of kept.newestBackups.keys()) expect(kept.apps.some((a) => a.id === id)).toBe(true);
+    for (const id of kept.backups.keys()) expect(kept.apps.some((a) => a.id === id)).toBe(true);
     const found = runDetectors(kept, options, c.now);
     expect(found).toEqual(runDetectors(whole, options, c.now));
     expect(found.findings.length).toBeGreaterThan(0);
   });
 
-  it('keeps of each newest backup the fields the detector reads, as answered, and nothing more', async () => {
+  it('keeps of each backup the fields the detector reads, as answered, and nothing more', async () => {
     const snapshot = await collectBackups(ctx());
-    const [appId, kept] = [...snapshot.newestBackups][0]!;
+    const [appId, kept] = [...snapshot.backups][0]!;
     const full = (await client.backups.list({ app_id: appId, limit: 1 })).items[0]!;
-    expect(kept).toStrictEqual({ id: full.id, name: full.name, app_id: full.app_id, taken_at: full.taken_at, verified: full.verified, offsite: full.offsite });
+    expect(kept.newest).toStrictEqual({
+      id: full.id,
+      name: full.name,
+      app_id: full.app_id,
+      taken_at: full.taken_at,
+      state: full.state,
+      verified: full.verified,
+      offsite: full.offsite,
+    });
+  });
+
+  it('judges staleness on the newest good backup: a failed or running newest keeps the app stale, and the same apps are kept', async () => {
+    // 11: a failed backup on top of a two-day-old good one; 15: one running on top; 19: one running on a fresh good one.
+    sim.control.ageBackups(11, { hours: 48 });
+    const failedOne = sim.control.addBackup(11, { state: 'failed', hoursAgo: 3, verified: false });
+    sim.control.ageBackups(15, { hours: 48 });
+    sim.control.addBackup(15, { state: 'running', verified: false });
+    sim.control.addBackup(19, { state: 'running', verified: false });
+    const c = ctx();
+    const options = detectorOptionsFromConfig(c.checks);
+    const whole = await collectBackups(c);
+    const kept = await collectBackups({ ...c, relevance: relevanceFor(options, c.now) });
+    const found = runDetectors(kept, options, c.now);
+    expect(found).toEqual(runDetectors(whole, options, c.now));
+    // The service's own backup_health follows the ages too; these tests are about the others.
+    const about = (appId: number) =>
+      found.findings.filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health').map((f) => f.labels.problem);
+    expect([about(11), about(15), about(19)]).toEqual([['stale', 'failed'], ['stale'], []]);
+    expect(found.findings.find((f) => f.fingerprint === 'backups/app/11/failed')?.subject).toEqual({ type: 'backup', id: failedOne.id });
+    expect(kept.apps.map((a) => a.id)).not.toContain(19);
+    expect(whole.backups.get(15)?.newest.state).toBe('running');
+    expect(whole.backups.get(15)?.good?.state).toBe('done');
+  });
+
+  it('reads an app on, a few backups a page, until one settles it; at most four pages, then it cannot tell', async () => {
+    // 27: six failed backups over a good one 40h old (two pages); 22: failed ones, the second past
+    // max_age (one page, the good one below it unread); 29: 25 failed within a day over a good one
+    // 30h old (the bound).
+    sim.control.ageBackups(27, { hours: 40 });
+    for (let h = 1; h <= 6; h++) sim.control.addBackup(27, { state: 'failed', hoursAgo: h });
+    sim.control.ageBackups(22, { hours: 24 * 5 });
+    for (const h of [1, 30]) sim.control.addBackup(22, { state: 'failed', hoursAgo: h });
+    sim.control.ageBackups(29, { hours: 30 });
+    for (let i = 1; i <= 25; i++) sim.control.addBackup(29, { state: 'failed', hoursAgo: i / 2 });
+    const { client: watched, queries } = listing();
+    const c = { ...ctx(), client: watched };
+    const snapshot = await collectBackups(c);
+    const perApp = (appId: number) => queries.filter((q) => q.app_id === appId).map((q) => [q.offset, q.limit]);
+    expect([perApp(27), perApp(22), perApp(29)]).toEqual([
+      [[0, 5], [5, 5]],
+      [[0, 5]],
+      [[0, 5], [5, 5], [10, 5], [15, 5]],
+    ]);
+    expect(snapshot.backups.get(27)).toEqual(await truthOf(27, c));
+    expect(snapshot.backups.get(27)?.good?.state).toBe('done');
+    expect(snapshot.backups.get(22)).toMatchObject({ stopped: 'max_age', finished: { state: 'failed' } });
+    expect(snapshot.backups.get(22)?.good).toBeUndefined();
+    expect(snapshot.backups.get(29)).toMatchObject({ stopped: 'bound', finished: { state: 'failed' } });
+    const found = runDetectors(snapshot, detectorOptionsFromConfig(c.checks), c.now);
+    // The service's own backup_health follows the ages too; these tests are about the others.
+    const about = (appId: number) =>
+      found.findings.filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health').map((f) => f.labels.problem);
+    expect([about(27), about(22), about(29)]).toEqual([['stale', 'failed'], ['stale', 'failed'], ['failed']]);
+    expect(found.findings.find((f) => f.fingerprint === 'backups/app/22/stale')?.summary).toMatch(/^No successful backup of \S+ \(production\) within 1d 2h; newest: #\d+ failed 1h ago$/);
+    // What the unread good backups would say stays unknown: those alerts are neither raised nor resolved.
+    expect(found.incomplete).toEqual([
+      'backups/app/22/unverified',
+      'backups/app/22/offsite/',
+      'backups/app/29/stale',
+      'backups/app/29/unverified',
+      'backups/app/29/offsite/',
+    ]);
   });
 });
 

@@ -215,6 +215,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown key "prod"/,
     },
     {
+      name: 'a backup state word in two lists',
+      yaml: `${MINIMAL}checks:\n  backups:\n    succeeded_states: [done, ok]\n    failed_states: [failed, ok]\n`,
+      path: 'checks.backups.failed_states',
+      line: 7,
+      message: /"ok" is also in succeeded_states: a state can be in one list only/,
+    },
+    {
       name: 'unknown policy action',
       yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.restart }\n`,
       path: 'remediation.policies[0].action',
@@ -392,6 +399,9 @@ describe('parseConfig: defaults and values', () => {
     expect(config.checks.backups).toEqual({
       enabled: true,
       max_age: { production: 93_600_000, staging: 691_200_000, development: null },
+      succeeded_states: ['done'],
+      running_states: ['running'],
+      failed_states: ['failed'],
       require_verified: true,
       offsite: true,
     });

@@ -44,8 +44,8 @@ function slackMessages(stdout: string): Printed[] {
 const PROBLEMS = [
   ['failed update', /failed run/, /Update of \S+ \(staging\) failed at step check/],
   ['certificate near expiry', /certificate problem/, /Certificate of \S+ for \S+ \(production\) expires/],
-  ['stale backup', /backup problem/, /Newest backup of \S+ \(production\) is .+ old/],
-  ['off-site upload failure', /backup problem/, /Off-site copy of the newest backup of \S+ \(production\)/],
+  ['stale backup', /backup problem/, /No successful backup of \S+ \(production\) for .+ \(max .+\)/],
+  ['off-site upload failure', /backup problem/, /Off-site copy of the newest successful backup of \S+ \(production\)/],
   ['outside check failure', /URL checks? failing/, /does not answer as \S+ \(production\)/],
   ['attention section', /items? needing attention/, /URLs that do not answer as their app/],
 ] as const;

@@ -1,20 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import type { AppListItem, Backup, OffsiteCopy } from '../../src/api/schemas.js';
-import { backups, judgeOffsite, type BackupsOptions, type OffsiteReason } from '../../src/detectors/backups.js';
+import type { BackupsSeen } from '../../src/collectors/snapshot.js';
+import {
+  backupOutcome,
+  backups,
+  judgeOffsite,
+  seeBackup,
+  settledBy,
+  type BackupOutcome,
+  type BackupsOptions,
+  type OffsiteReason,
+} from '../../src/detectors/backups.js';
 import { FAILED_OFFSITE_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { ago, appListItem, backup, backupsSnapshot, DAY, expectWellFormed, HOUR, NOW, offsiteCopy } from './fixtures.js';
+import { ago, appListItem, BACKUP_STATES, backup, backupsSnapshot, DAY, expectWellFormed, HOUR, NOW, offsiteCopy } from './fixtures.js';
 
 const options: BackupsOptions = {
   maxAgeMs: { production: 26 * HOUR, staging: 8 * DAY, development: null },
+  states: BACKUP_STATES,
   requireVerified: true,
   offsite: { failedStates: FAILED_OFFSITE_STATES },
 };
+const { done, running, failed } = VOCABULARY.backup;
 const prod = (o: Partial<AppListItem> = {}) => appListItem(o);
-const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options) => {
-  const findings = backups(backupsSnapshot(apps, bs), opts, NOW);
-  expectWellFormed(findings);
-  return findings.map((f) => f.fingerprint);
+/** Backup #id of app 1 in `state`, taken `age` ago; verified and copied off-site unless said. */
+const b = (id: number, state: string | null, age: number, o: Partial<Backup> = {}) => backup({ id, state, taken_at: ago(age), ...o });
+const run = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options, stopped: Record<number, BackupsSeen['stopped']> = {}) => {
+  const result = backups(backupsSnapshot(apps, bs, stopped), opts, NOW);
+  expectWellFormed(result.findings);
+  return result;
 };
+const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options) => run(apps, bs, opts).findings.map((f) => f.fingerprint);
 
 describe('judgeOffsite', () => {
   it.each<[string, Partial<OffsiteCopy>, OffsiteReason | null]>([
@@ -28,6 +43,68 @@ describe('judgeOffsite', () => {
   });
 });
 
+describe('backupOutcome', () => {
+  it.each<[string, string | null, string | null, BackupOutcome]>([
+    ['a succeeded state with a time', done, ago(HOUR), 'good'],
+    ['a succeeded state without a time: nothing shows it is recent', done, null, 'unknown'],
+    ['a running state', running, ago(HOUR), 'running'],
+    ['a failed state, with or without a time', failed, null, 'failed'],
+    ['a state in no list', 'queued', ago(HOUR), 'unknown'],
+    ['a null state: not evidence of a good backup', null, ago(HOUR), 'unknown'],
+  ])('%s', (_name, state, takenAt, outcome) => {
+    expect(backupOutcome({ state, taken_at: takenAt }, BACKUP_STATES)).toBe(outcome);
+  });
+
+  it('reads the configured words, not the simulator\'s', () => {
+    const states = { succeeded: ['completed'], running: ['in_progress'], failed: ['error'] };
+    expect([done, 'completed', 'in_progress', 'error'].map((state) => backupOutcome({ state, taken_at: ago(HOUR) }, states))).toEqual([
+      'unknown',
+      'good',
+      'running',
+      'failed',
+    ]);
+  });
+});
+
+describe('seeBackup and settledBy', () => {
+  const horizon = NOW - 26 * HOUR;
+  /** Meets the backups in order until settled: the ids met, why it settled, and the three kept. */
+  const walk = (bs: Backup[]) => {
+    let seen: BackupsSeen | undefined;
+    let why: ReturnType<typeof settledBy> = null;
+    const met: number[] = [];
+    for (const one of bs) {
+      seen = seeBackup(seen, one, BACKUP_STATES);
+      met.push(one.id);
+      why = settledBy(seen, one, horizon);
+      if (why) break;
+    }
+    return { met, why, newest: seen?.newest.id, finished: seen?.finished?.id, good: seen?.good?.id };
+  };
+
+  it.each<[string, Backup[], ReturnType<typeof walk>]>([
+    ['a good newest settles at once', [b(3, done, HOUR), b(2, done, DAY)], { met: [3], why: 'good', newest: 3, finished: 3, good: 3 }],
+    [
+      'running and failed ones are passed until the good one',
+      [b(4, running, 0), b(3, failed, HOUR), b(2, done, DAY), b(1, done, 2 * DAY)],
+      { met: [4, 3, 2], why: 'good', newest: 4, finished: 3, good: 2 },
+    ],
+    [
+      'past max_age with a finished one known: a good one further down is stale anyway',
+      [b(4, failed, HOUR), b(3, failed, 30 * HOUR), b(2, done, 3 * DAY)],
+      { met: [4, 3], why: 'max_age', newest: 4, finished: 4, good: undefined },
+    ],
+    [
+      'past max_age with nothing finished yet: reads on to the finished one, so a failed alert is judged on its backup',
+      [b(4, running, 27 * HOUR), b(3, 'queued', 28 * HOUR), b(2, failed, 29 * HOUR), b(1, done, 3 * DAY)],
+      { met: [4, 3, 2], why: 'max_age', newest: 4, finished: 2, good: undefined },
+    ],
+    ['unknown states are neither finished nor good', [b(3, null, HOUR), b(2, 'queued', 2 * HOUR)], { met: [3, 2], why: null, newest: 3, finished: undefined, good: undefined }],
+  ])('%s', (_name, bs, expected) => {
+    expect(walk(bs)).toEqual(expected);
+  });
+});
+
 describe('backups', () => {
   it.each<[string, AppListItem[], Backup[], string[]]>([
     ['fresh, verified, healthy, off-site fine', [prod()], [backup()], []],
@@ -35,17 +112,17 @@ describe('backups', () => {
     ['exactly max_age old is not stale', [prod({ last_backup_at: ago(26 * HOUR) })], [backup({ taken_at: ago(26 * HOUR) })], []],
     ['no backup at all', [prod({ last_backup_at: null })], [], ['backups/app/1/stale']],
     [
-      'app last_backup_at newer than the backup record (still running) counts',
+      "the app's last_backup_at is no evidence of a good backup (it may be any backup's time)",
       [prod({ last_backup_at: ago(HOUR) })],
-      [backup({ taken_at: null })],
-      [],
+      [b(501, failed, HOUR), b(500, done, 3 * DAY)],
+      ['backups/app/1/stale', 'backups/app/1/failed'],
     ],
     ['backup_health warning', [prod({ backup_health: 'warning' })], [backup()], ['backups/app/1/health']],
     ['backup_health critical', [prod({ backup_health: 'critical' })], [backup()], ['backups/app/1/health']],
     ['backup_health none is not a finding', [prod({ backup_health: 'none' })], [backup()], []],
     ['newest not verified', [prod()], [backup({ verified: false })], ['backups/app/1/unverified']],
     [
-      'only the newest backup counts',
+      'only the newest good backup counts',
       [prod()],
       [backup({ id: 501 }), backup({ id: 400, verified: false, taken_at: ago(DAY) })],
       [],
@@ -65,13 +142,13 @@ describe('backups', () => {
     [
       'every problem at once: one fingerprint each',
       [prod({ backup_health: 'critical', last_backup_at: ago(3 * DAY) })],
-      [backup({ taken_at: ago(3 * DAY), verified: false, offsite: [offsiteCopy({ error: 'timeout' })] })],
-      ['backups/app/1/stale', 'backups/app/1/health', 'backups/app/1/unverified', 'backups/app/1/offsite/s3-eu'],
+      [b(501, failed, HOUR), backup({ taken_at: ago(3 * DAY), verified: false, offsite: [offsiteCopy({ error: 'timeout' })] })],
+      ['backups/app/1/stale', 'backups/app/1/failed', 'backups/app/1/health', 'backups/app/1/unverified', 'backups/app/1/offsite/s3-eu'],
     ],
     [
       'max_age off: the environment is not watched at all',
       [prod({ id: 3, name: 'shop-dev', environment_type: 'development', backup_health: 'critical', last_backup_at: null })],
-      [],
+      [b(9, failed, HOUR, { app_id: 3 })],
       [],
     ],
     [
@@ -90,25 +167,88 @@ describe('backups', () => {
     expect(fps(apps, bs)).toEqual(expected);
   });
 
+  // Each case: the app's backups newest first, and what the check reports of them.
+  it.each<[string, Backup[], string[]]>([
+    ['newest good and fresh', [b(502, done, HOUR), b(501, failed, 2 * HOUR)], []],
+    ['newest failed after an old good one: stale stays, failed fires', [b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)], ['stale', 'failed']],
+    [
+      'newest running after an old good one: stale stays, nothing unverified',
+      [b(502, running, 5 * 60_000, { verified: false, offsite: [] }), b(501, done, 3 * DAY)],
+      ['stale'],
+    ],
+    [
+      'running after a fresh good unverified one: judged on the good one',
+      [b(502, running, 5 * 60_000, { verified: false, offsite: [] }), b(501, done, 2 * HOUR, { verified: false })],
+      ['unverified'],
+    ],
+    [
+      'running after a fresh good verified one: nothing (the running one is not "not verified")',
+      [b(502, running, 5 * 60_000, { verified: false, offsite: [] }), b(501, done, 2 * HOUR)],
+      [],
+    ],
+    ['failed, then a newer good one: failed and stale both resolve', [b(503, done, HOUR), b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)], []],
+    ['a running retry on top of a failed one: still failed', [b(503, running, 60_000, { verified: false }), b(502, failed, HOUR), b(501, done, 2 * HOUR)], ['failed']],
+    ['only failed backups', [b(502, failed, HOUR), b(501, failed, DAY)], ['stale', 'failed']],
+    ['an unknown state is neither good nor failed', [b(502, 'queued', HOUR), b(501, done, 3 * DAY)], ['stale']],
+    ['an unknown state does not resolve a failed one', [b(503, 'queued', HOUR), b(502, failed, 2 * HOUR), b(501, done, 3 * HOUR)], ['failed']],
+    ['a null state does not count as taken (the safe reading)', [b(502, null, HOUR), b(501, done, 3 * DAY)], ['stale']],
+    [
+      'off-site judged on the good one: a failed copy of the good one below a running backup',
+      [b(502, running, 60_000, { verified: false, offsite: [] }), b(501, done, 2 * HOUR, { offsite: [offsiteCopy({ storage: 'b2', error: 'timeout' })] })],
+      ['offsite/b2'],
+    ],
+    [
+      "off-site judged on the good one: a newer failed backup's copies are not",
+      [b(502, failed, HOUR, { offsite: [offsiteCopy({ storage: 'b2', error: 'timeout' })] }), b(501, done, 2 * HOUR)],
+      ['failed'],
+    ],
+  ])('state: %s', (_name, bs, expected) => {
+    expect(fps([prod()], bs)).toEqual(expected.map((p) => `backups/app/1/${p}`));
+  });
+
+  it.each<[string, 'max_age' | 'bound', Backup[], string[], string[]]>([
+    [
+      'read stopped past max_age: stale known, the good one unread',
+      'max_age',
+      [b(502, failed, HOUR), b(501, failed, 30 * HOUR)],
+      ['stale', 'failed'],
+      ['unverified', 'offsite/'],
+    ],
+    [
+      'read stopped by its bound with a failed one met: failed known, the rest unknown',
+      'bound',
+      [b(502, running, 60_000), b(501, failed, HOUR)],
+      ['failed'],
+      ['stale', 'unverified', 'offsite/'],
+    ],
+    ['read stopped by its bound with nothing finished met', 'bound', [b(502, running, 60_000), b(501, 'queued', HOUR)], [], ['stale', 'failed', 'unverified', 'offsite/']],
+    ['a good one met before the bound: nothing unknown', 'bound', [b(502, failed, HOUR), b(501, done, 2 * HOUR)], ['failed'], []],
+  ])('%s', (_name, stopped, bs, expected, unknown) => {
+    const result = run([prod()], bs, options, { 1: stopped });
+    expect(result.findings.map((f) => f.fingerprint)).toEqual(expected.map((p) => `backups/app/1/${p}`));
+    expect(result.incomplete).toEqual(unknown.map((p) => `backups/app/1/${p}`));
+  });
+
   it('watches apps outside any environment when `none` has a max_age', () => {
     const app = prod({ id: 4, environment_type: null, last_backup_at: null });
     expect(fps([app], [], { ...options, maxAgeMs: { none: DAY } })).toEqual(['backups/app/4/stale']);
   });
 
   it('does not report unverified backups unless asked, nor off-site copies without offsite options', () => {
-    const b = backup({ verified: false, offsite: [offsiteCopy({ on_storage: false })] });
-    expect(fps([prod()], [b], { maxAgeMs: options.maxAgeMs, requireVerified: false })).toEqual([]);
+    const one = backup({ verified: false, offsite: [offsiteCopy({ on_storage: false })] });
+    expect(fps([prod()], [one], { maxAgeMs: options.maxAgeMs, states: BACKUP_STATES, requireVerified: false })).toEqual([]);
   });
 
-  it('says how old the newest backup is and since when that is too old', () => {
-    const [finding] = backups(backupsSnapshot([prod({ last_backup_at: ago(30 * HOUR) })], [backup({ taken_at: ago(30 * HOUR) })]), options, NOW);
+  it('says how old the newest good backup is and since when that is too old', () => {
+    const [finding] = run([prod({ last_backup_at: ago(30 * HOUR) })], [backup({ taken_at: ago(30 * HOUR) })]).findings;
     expect(finding).toMatchObject({
       severity: 'critical',
-      summary: 'Newest backup of shop-prod (production) is 1d 6h old (max 1d 2h)',
+      summary: 'No successful backup of shop-prod (production) for 1d 6h (max 1d 2h)',
       since: ago(4 * HOUR),
       subject: { type: 'app', id: 1 },
       url: 'https://shop.example.com',
     });
+    expect(finding?.details).toEqual({ app: 'shop-prod (production)', max_age: '1d 2h', age: '1d 6h', taken_at: ago(30 * HOUR), backup: 'shop-prod-2026-11-01 (#500)' });
     expect(finding?.labels).toEqual({
       check: 'backups',
       namespace: 'acme',
@@ -120,41 +260,88 @@ describe('backups', () => {
     });
   });
 
-  it.each<[string, Backup[], string]>([
-    ['no backup', [], 'shop-prod (production) has no backup'],
+  it.each<[string, Backup[], BackupsSeen['stopped'] | undefined, string]>([
+    ['no backup', [], undefined, 'shop-prod (production) has no backup'],
+    [
+      'an old good one under a failed one',
+      [b(501, failed, 3 * HOUR, { name: 'shop-prod-b' }), b(500, done, 2 * DAY)],
+      undefined,
+      'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #501 failed 3h ago',
+    ],
+    ['only failed ones, read to the end', [b(501, failed, 3 * HOUR)], undefined, 'shop-prod (production) has no successful backup; newest: #501 failed 3h ago'],
+    [
+      'read stopped past max_age',
+      [b(502, running, 60_000), b(501, failed, 3 * HOUR), b(500, failed, 27 * HOUR)],
+      'max_age',
+      'No successful backup of shop-prod (production) within 1d 2h; newest: #502 running 1m ago',
+    ],
+    ['newest without a state', [b(502, null, HOUR), b(500, done, 2 * DAY)], undefined, 'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #502 (no state) 1h ago'],
     [
       'off-site failed',
       [backup({ offsite: [offsiteCopy({ storage: 'b2', state: 'failed', error: 'auth refused' })] })],
-      'Off-site copy of the newest backup of shop-prod (production) on b2 failed: auth refused',
+      undefined,
+      'Off-site copy of the newest successful backup of shop-prod (production) on b2 failed: auth refused',
     ],
     [
       'off-site gone',
       [backup({ offsite: [offsiteCopy({ storage: 'b2', on_storage: false })] })],
-      'Off-site copy of the newest backup of shop-prod (production) is no longer on b2',
+      undefined,
+      'Off-site copy of the newest successful backup of shop-prod (production) is no longer on b2',
     ],
-    ['unverified', [backup({ verified: false })], 'Newest backup of shop-prod (production) is not verified (shop-prod-2026-11-01)'],
-  ])('summary: %s', (_name, bs, summary) => {
+    ['unverified', [backup({ verified: false })], undefined, 'Newest successful backup of shop-prod (production) is not verified (shop-prod-2026-11-01)'],
+  ])('summary: %s', (_name, bs, stopped, summary) => {
     const app = prod({ last_backup_at: bs.length ? ago(HOUR) : null });
-    expect(backups(backupsSnapshot([app], bs), options, NOW)[0]?.summary).toBe(summary);
+    expect(run([app], bs, options, stopped ? { 1: stopped } : {}).findings[0]?.summary).toBe(summary);
+  });
+
+  it('details of a stale alert carry the newest good backup and, when another, the newest one and its state', () => {
+    const [stale] = run([prod()], [b(501, failed, 3 * HOUR, { name: 'shop-prod-b' }), b(500, done, 2 * DAY)]).findings;
+    expect(stale?.details).toMatchObject({
+      backup: 'shop-prod-2026-11-01 (#500)',
+      taken_at: ago(2 * DAY),
+      newest_backup: 'shop-prod-b (#501): failed, taken 3h ago',
+    });
+  });
+
+  it('names the failed backup, its time and state, and points the finding at it', () => {
+    const findings = run([prod()], [b(501, failed, 3 * HOUR, { name: 'shop-prod-b' }), b(500, done, 2 * HOUR)]).findings;
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({
+      fingerprint: 'backups/app/1/failed',
+      severity: 'critical',
+      summary: 'Newest finished backup of shop-prod (production) failed: shop-prod-b (#501, failed, taken 3h ago)',
+      since: ago(3 * HOUR),
+      subject: { type: 'backup', id: 501 },
+      labels: { check: 'backups', app: 'shop-prod', environment_type: 'production', problem: 'failed' },
+    });
+    expect(findings[0]?.details).toMatchObject({ backup: 'shop-prod-b (#501)', backup_state: 'failed', taken_at: ago(3 * HOUR), newest_successful_backup: 'shop-prod-2026-11-01 (#500), taken 2h ago' });
+  });
+
+  it.each<[string, AppListItem, BackupsOptions['severity'], string]>([
+    ['production', prod(), undefined, 'critical'],
+    ['staging', prod({ id: 2, environment_type: 'staging' }), undefined, 'warning'],
+    ['production, configured down', prod(), { production: 'warning' }, 'warning'],
+  ])('severity of stale and failed in %s: %s', (_name, app, severity, expected) => {
+    const bs = [b(501, failed, HOUR, { app_id: app.id }), b(500, done, 9 * DAY, { app_id: app.id })];
+    const findings = run([app], bs, { ...options, ...(severity ? { severity } : {}) }).findings;
+    expect(findings.map((f) => [f.labels.problem, f.severity])).toEqual([
+      ['stale', expected],
+      ['failed', expected],
+    ]);
   });
 
   it('labels an off-site finding with its storage and points it at the backup', () => {
-    const b = backup({ offsite: [offsiteCopy({ storage: 'b2', on_storage: false })] });
-    const [finding] = backups(backupsSnapshot([prod()], [b]), options, NOW);
+    const one = backup({ offsite: [offsiteCopy({ storage: 'b2', on_storage: false })] });
+    const [finding] = run([prod()], [one]).findings;
     expect(finding?.labels).toMatchObject({ problem: 'offsite', storage: 'b2' });
     expect(finding?.subject).toEqual({ type: 'backup', id: 500 });
     expect(finding?.details).toMatchObject({ storage: 'b2', on_storage: 'no', reason: 'not_on_storage' });
   });
 
   it('keeps the health fingerprint when health goes from warning to critical', () => {
-    const warn = backups(backupsSnapshot([prod({ backup_health: 'warning' })], [backup()]), options, NOW);
-    const crit = backups(backupsSnapshot([prod({ backup_health: 'critical' })], [backup()]), options, NOW);
+    const warn = run([prod({ backup_health: 'warning' })], [backup()]).findings;
+    const crit = run([prod({ backup_health: 'critical' })], [backup()]).findings;
     expect([warn[0]?.severity, crit[0]?.severity]).toEqual(['warning', 'critical']);
     expect(crit[0]?.fingerprint).toBe(warn[0]?.fingerprint);
-  });
-
-  it('is a warning for a stale backup outside production by default', () => {
-    const app = prod({ id: 2, environment_type: 'staging', last_backup_at: ago(10 * DAY) });
-    expect(backups(backupsSnapshot([app], [backup({ app_id: 2, taken_at: ago(10 * DAY) })]), options, NOW)[0]?.severity).toBe('warning');
   });
 });

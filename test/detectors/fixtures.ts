@@ -29,13 +29,16 @@ import {
 } from '../../src/api/schemas.js';
 import type {
   AttentionSnapshot,
+  BackupsSeen,
   BackupsSnapshot,
   MaintenanceSnapshot,
   RunsSnapshot,
   ServersSnapshot,
   UrlsSnapshot,
 } from '../../src/collectors/snapshot.js';
+import { seeBackup, type BackupStates } from '../../src/detectors/backups.js';
 import type { Finding } from '../../src/detectors/finding.js';
+import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/simulator/vocabulary.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -209,11 +212,21 @@ export function urlsSnapshot(urls: UrlRecord[], apps: AppListItem[] = [appListIt
   return { job: 'urls', takenAt: NOW, urls, apps: new Map(apps.map((a) => [a.id, a])) };
 }
 
-/** Backups snapshot: the first backup given per app is its newest. */
-export function backupsSnapshot(apps: AppListItem[], backups: Backup[]): BackupsSnapshot {
-  const newest = new Map<number, Backup>();
-  for (const b of backups) if (b.app_id !== null && !newest.has(b.app_id)) newest.set(b.app_id, b);
-  return { job: 'backups', takenAt: NOW, apps, newestBackups: newest };
+/** The simulator's backup state words, as the config's defaults give them. */
+export const BACKUP_STATES: BackupStates = { succeeded: SUCCEEDED_BACKUP_STATES, running: RUNNING_BACKUP_STATES, failed: FAILED_BACKUP_STATES };
+
+/**
+ * Backups snapshot: each app's backups as given (newest first), every one met, as a read that went
+ * to the end of the app's list; `stopped` marks apps whose read stopped early, by app id.
+ */
+export function backupsSnapshot(apps: AppListItem[], backups: Backup[], stopped: Record<number, BackupsSeen['stopped']> = {}): BackupsSnapshot {
+  const seen = new Map<number, BackupsSeen>();
+  for (const b of backups) if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, BACKUP_STATES));
+  for (const [id, why] of Object.entries(stopped)) {
+    const one = seen.get(Number(id));
+    if (one && why) one.stopped = why;
+  }
+  return { job: 'backups', takenAt: NOW, apps, backups: seen };
 }
 
 /** Attention snapshot; `total` is the sum of counts, as the service gives it. */

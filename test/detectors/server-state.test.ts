@@ -8,6 +8,7 @@ import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES, VOCABULARY } f
 import {
   app,
   appListItem,
+  BACKUP_STATES,
   backupsSnapshot,
   expectWellFormed,
   HOUR,
@@ -80,7 +81,7 @@ describe('the server label of app findings matches the server finding (bad_serve
     stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
     certificates: { warnDays: 14, criticalDays: 3 },
     url_checks: {},
-    backups: { maxAgeMs: { production: 26 * HOUR }, requireVerified: true },
+    backups: { maxAgeMs: { production: 26 * HOUR }, states: BACKUP_STATES, requireVerified: true },
     maintenance: { maxDurationMs: HOUR },
     servers: options,
   };

@@ -12,11 +12,12 @@ import path from 'node:path';
 import { AlertStore, type AlertRow } from '../../src/alerts/alert-store.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import type { AppListItem, Backup, Run } from '../../src/api/schemas.js';
+import type { AppListItem, Run } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
-import { backups } from '../../src/detectors/backups.js';
+import type { BackupsSeen } from '../../src/collectors/snapshot.js';
+import { backups, seeBackup } from '../../src/detectors/backups.js';
 import { failedRuns } from '../../src/detectors/failed-runs.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -269,17 +270,16 @@ export class Harness {
 
   async #backupFindings(appIds: number[], now: number): Promise<Finding[]> {
     const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
-    const newest = new Map<number, Backup>();
-    for (const app of apps) {
-      const page = await this.client.backups.list({ app_id: app.id, limit: 1 });
-      if (page.items[0]) newest.set(app.id, page.items[0]);
-    }
     const b = this.config.checks.backups;
-    return backups(
-      { job: 'backups', takenAt: now, apps, newestBackups: newest },
-      { maxAgeMs: b.max_age, requireVerified: false },
-      now,
-    ).filter((f) => f.labels.problem === 'stale');
+    const states = { succeeded: b.succeeded_states, running: b.running_states, failed: b.failed_states };
+    const seen = new Map<number, BackupsSeen>();
+    for (const app of apps) {
+      // The app's backups newest first, every one met: its newest, newest finished and newest good.
+      for (const backup of (await this.client.backups.list({ app_id: app.id, limit: 50 })).items) seen.set(app.id, seeBackup(seen.get(app.id), backup, states));
+    }
+    return backups({ job: 'backups', takenAt: now, apps, backups: seen }, { maxAgeMs: b.max_age, states, requireVerified: false }, now).findings.filter(
+      (f) => f.labels.problem === 'stale',
+    );
   }
 }
 
