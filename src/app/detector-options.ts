@@ -1,7 +1,6 @@
 import type { Config } from '../config/load-config.js';
 import type { DetectorOptions } from '../detectors/registry.js';
 import type { Severity } from '../detectors/finding.js';
-import { FAILED_OFFSITE_STATES } from '../simulator/vocabulary.js';
 
 /** The dashboard's severity words as the detectors' ones. */
 const ATTENTION_SEVERITY: Record<Config['checks']['attention']['min_severity'], Severity> = {
@@ -41,8 +40,7 @@ export function detectorOptionsFromConfig(checks: Config['checks']): DetectorOpt
         failed: checks.backups.failed_states,
       },
       requireVerified: checks.backups.require_verified,
-      // The config names no off-site state words yet; the service's default vocabulary applies.
-      ...(checks.backups.offsite ? { offsite: { failedStates: FAILED_OFFSITE_STATES } } : {}),
+      ...(checks.backups.offsite ? { offsite: { failedStates: checks.backups.offsite_failed_states } } : {}),
     };
   }
   if (checks.attention.enabled) {

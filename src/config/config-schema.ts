@@ -13,7 +13,9 @@ import {
   ACTIVE_RUN_STATES,
   BAD_SERVER_STATES,
   FAILED_BACKUP_STATES,
+  FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
+  SUCCEEDED_RUN_STATES,
   RUNNING_BACKUP_STATES,
   SUCCEEDED_BACKUP_STATES,
 } from '../simulator/vocabulary.js';
@@ -239,6 +241,9 @@ const checksSchema = z
       .object({
         enabled: enabledSchema,
         failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
+        succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
+          'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
+        ),
         retrying_grace: durationSchema.prefault('30m').describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
         lookback: durationSchema
           .prefault('7d')
@@ -285,6 +290,9 @@ const checksSchema = z
         failed_states: stateListSchema(FAILED_BACKUP_STATES).describe('Backup states that mean the backup failed.'),
         require_verified: z.boolean().default(true).describe('A backup counts only once verified (judged on the newest successful backup).'),
         offsite: z.boolean().default(true).describe('Alert when the off-site copy of the newest successful backup failed.'),
+        offsite_failed_states: stateListSchema(FAILED_OFFSITE_STATES).describe(
+          "Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).",
+        ),
       })
       .strict()
       .superRefine((b, ctx) => {

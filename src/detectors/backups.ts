@@ -189,7 +189,7 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
     if (good === undefined && seen?.stopped === 'bound') {
       incomplete.push(fp('stale'));
     } else {
-      const stale = staleFinding(name, seen, maxAge, now);
+      const stale = staleFinding(name, seen, maxAge, now, options.states);
       if (stale) findings.push(make('stale', null, { severity, ...stale, subject: { type: 'app', id: app.id } }));
     }
 
@@ -278,6 +278,7 @@ function staleFinding(
   seen: BackupsSeen | undefined,
   maxAge: number,
   now: number,
+  states: BackupStates,
 ): Pick<Finding, 'summary' | 'details' | 'since'> | null {
   const max = formatDuration(maxAge);
   if (!seen) return { summary: `${name} has no backup`, details: { app: name, max_age: max, newest_backup: 'none' }, since: null };
@@ -302,6 +303,13 @@ function staleFinding(
   if (newest !== good) {
     details.newest_backup = `${newest.name} (#${newest.id}): ${newest.state ?? '(no state)'}, taken ${ago(newest, now)}`;
     summary += `; newest: #${newest.id} ${newest.state ?? '(no state)'} ${ago(newest, now)}`;
+    // A word the config does not name is most likely the service's own word for "done": say where
+    // it goes, in the alert the operator is reading, rather than only "no successful backup".
+    const word = newest.state;
+    if (word !== null && ![...states.succeeded, ...states.running, ...states.failed].includes(word)) {
+      details.unknown_state = `"${word}" is in none of checks.backups.succeeded_states, running_states or failed_states`;
+      summary += ` (a state checks.backups does not name)`;
+    }
   }
   return { summary, details, since };
 }

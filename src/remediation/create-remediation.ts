@@ -7,7 +7,6 @@ import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
-import { SUCCEEDED_RUN_STATES } from '../simulator/vocabulary.js';
 import type { Store } from '../state/store.js';
 import { createRemediator, type RemediationNotifier, type Remediator } from './remediator.js';
 
@@ -41,8 +40,7 @@ export function createRemediation(parts: RemediationParts): Remediator | undefin
     runStates: {
       failed: config.checks.failed_runs.failed_states,
       active: config.checks.stuck_runs.active_states,
-      // The config has no key for "succeeded" run states; the simulator's word is the default.
-      succeeded: SUCCEEDED_RUN_STATES,
+      succeeded: config.checks.failed_runs.succeeded_states,
     },
     notifier: parts.notifier,
     clock: parts.clock,

@@ -25,12 +25,12 @@ afterAll(async () => {
 });
 
 /** One `check` on the defaults (but for the maintenance job, whose minutes of reads this estate does not need) against a simulator in `modes`. */
-async function checkAgainst(name: string, modes: SimulatorOptions): Promise<{ code: number; stdout: string; stderr: string; alerts: { fingerprint: string; severity: string }[] }> {
+async function checkAgainst(name: string, modes: SimulatorOptions, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string; alerts: { fingerprint: string; severity: string }[] }> {
   const sim = await startSimulator({ apps: 60, seed: SEED, ...modes });
   sims.push(sim);
   const file = writeConfig(
     dir,
-    ['api:', `  base_url: ${sim.baseUrl}`, '  token: ${DMS_API_TOKEN}', `state: { path: ./${name}.db }`, 'jobs: { maintenance: "off", jitter: 0s }', 'notify:', '  channels: [{ name: console, type: log }]', 'log: { level: warn }'],
+    ['api:', `  base_url: ${sim.baseUrl}`, '  token: ${DMS_API_TOKEN}', `state: { path: ./${name}.db }`, 'jobs: { maintenance: "off", jitter: 0s }', 'notify:', '  channels: [{ name: console, type: log }]', 'log: { level: warn }', ...extra],
     `${name}.yaml`,
   );
   const env = { DMS_API_TOKEN: sim.adminToken };
@@ -53,5 +53,19 @@ describe('a service that differs wherever the reference is silent', () => {
     // What it learned, said once each with what to set.
     expect(theirs.stderr).toMatch(/its lists are read 50 at a time\. Set api\.page_size: 50/);
     expect(theirs.stderr).toMatch(/429 without Retry-After.*set api\.requests_per_second/);
+  });
+
+  it('with other state words, is read the same once checks.* names them', async () => {
+    const ours = await checkAgainst('ours-words', {});
+    const words = [
+      'checks:',
+      '  failed_runs: { failed_states: [failed], succeeded_states: [succeeded] }',
+      '  stuck_runs: { active_states: [pending, in_progress] }',
+      '  backups: { succeeded_states: [success], running_states: [in_progress], failed_states: [error], offsite_failed_states: [error] }',
+      '  servers: { bad_states: [failed, down, "off"] }',
+    ];
+    const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);
+    expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
+    expect(theirs.alerts).toEqual(ours.alerts);
   });
 });

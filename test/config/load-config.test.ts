@@ -393,7 +393,7 @@ describe('parseConfig: defaults and values', () => {
       jitter: 5_000,
       deadline: 'auto',
     });
-    expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], retrying_grace: 1_800_000, lookback: 604_800_000 });
+    expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], succeeded_states: ['done'], retrying_grace: 1_800_000, lookback: 604_800_000 });
     expect(config.checks.stuck_runs).toEqual({ enabled: true, active_states: ['queued', 'running'], max_duration: 7_200_000 });
     expect(config.checks.certificates).toEqual({ enabled: true, warn_days: 14, critical_days: 3 });
     expect(config.checks.backups).toEqual({
@@ -404,6 +404,7 @@ describe('parseConfig: defaults and values', () => {
       failed_states: ['failed'],
       require_verified: true,
       offsite: true,
+      offsite_failed_states: ['failed'],
     });
     expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });

@@ -229,6 +229,14 @@ describe('backups', () => {
     expect(result.incomplete).toEqual(unknown.map((p) => `backups/app/1/${p}`));
   });
 
+  it('says in the stale alert when the newest backup is in a state the config does not name, and where it goes', () => {
+    const [stale] = run([prod()], [b(502, 'success', HOUR), b(501, done, 3 * DAY)]).findings;
+    expect(stale!.summary).toMatch(/; newest: #502 success 1h ago \(a state checks\.backups does not name\)$/);
+    expect(stale!.details.unknown_state).toBe('"success" is in none of checks.backups.succeeded_states, running_states or failed_states');
+    const [known] = run([prod()], [b(502, failed, HOUR), b(501, done, 3 * DAY)]).findings;
+    expect(known!.details.unknown_state).toBeUndefined();
+  });
+
   it('watches apps outside any environment when `none` has a max_age', () => {
     const app = prod({ id: 4, environment_type: null, last_backup_at: null });
     expect(fps([app], [], { ...options, maxAgeMs: { none: DAY } })).toEqual(['backups/app/4/stale']);
