@@ -182,3 +182,20 @@ describe('a replayed change', () => {
     ]);
   });
 });
+
+describe('the token echoed back in escaped form', () => {
+  it('is scrubbed when JSON escapes spell it (a token with a quote comes back as \\")', async () => {
+    const token = 'tok"en-5c1d-with-a-quote';
+    const own = await useSimulator({ apps: 5, seed: 3, adminToken: token });
+    const logs = captureLogs();
+    const c = createApiClient({ baseUrl: own.baseUrl, token: new Secret(token), clock, requestsPerSecond: Infinity, maxRetries: 0, logger: logs.logger });
+    closers.push(() => c.close());
+    own.control.setFault('apps.get', { echoToken: true, errorCode: 'internal_error' });
+    const refusal = await c.apps.get(1).catch((e: unknown) => e);
+    expect((refusal as Error).message).toContain('<secret>');
+    expect(JSON.stringify(refusal)).not.toMatch(/tok\\?"en/);
+    own.control.setFault('runs.list', { echoToken: true });
+    const err = await c.runs.list({ limit: 3 }).catch((e: unknown) => e);
+    expect(`${(err as Error).message} ${JSON.stringify(err)} ${logs.lines.join('')}`).not.toMatch(/tok\\?"en/);
+  });
+});

@@ -52,3 +52,16 @@ describe('parseTime', () => {
     }
   });
 });
+
+describe('parseTime on the canonical form', () => {
+  it('reads every day of four centuries to the instant Date.parse gives, milliseconds included', () => {
+    let checked = 0;
+    for (let day = Date.UTC(1900, 0, 1); day < Date.UTC(2300, 0, 1); day += 86_400_000 + 3_601_001) {
+      const iso = new Date(day).toISOString();
+      expect(parseTime(iso)).toBe(Date.parse(iso));
+      expect(parseTime(iso.replace(/\.\d{3}Z$/, 'Z'))).toBe(Date.parse(iso.replace(/\.\d{3}Z$/, 'Z')));
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(100_000);
+  });
+});
