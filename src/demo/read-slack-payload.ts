@@ -84,7 +84,7 @@ export function readSlackPayload(payload: SlackLikePayload, nouns: Map<string, C
       lines.push(...[first, ...rest.map((l) => `  ${l}`)]);
       // An event section starts "🔴 CRITICAL · summary" (the status was bold in mrkdwn).
       const event = /^\S+ (.+?) · (.*)$/.exec(first);
-      const appLine = rest.map((l) => /(?:^|\s)App: (.+?)(?:  ·  |$)/.exec(l)?.[1]).find((a) => a !== undefined);
+      const appLine = rest.map((l) => /(?:^|\s)App: (.+?)(?: {2}· {2}|$)/.exec(l)?.[1]).find((a) => a !== undefined);
       if (check !== null && event && /^(CRITICAL|WARNING|INFO|RESOLVED|ESCALATED)/.test(event[1] ?? '')) {
         const status = event[1] as string;
         events.push({ status, resolved: status.startsWith('RESOLVED'), summary: event[2] as string, app: appLine ?? null });

@@ -1,5 +1,4 @@
 /** `silence`, `silences` and `unsilence`, run in-process through `main` against a real state file. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyFindings } from '../../src/alerts/lifecycle.js';

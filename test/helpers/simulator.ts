@@ -21,7 +21,7 @@ export async function useSimulator(opts: SimulatorOptions = {}): Promise<Running
 /** A raw answer: status, parsed JSON body (or the text when not JSON), headers. */
 export interface RawAnswer {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary answers
+  body: any; // tests inspect arbitrary answers
   text: string;
   headers: Headers;
 }

@@ -24,7 +24,7 @@ policies:
 `;
 
 let open: Harness[] = [];
-let sims: SimWithClock[] = [];
+const sims: SimWithClock[] = [];
 afterEach(async () => {
   for (const h of open.splice(0)) await h.close();
   for (const s of sims.splice(0)) await s.sim.close();

@@ -243,7 +243,7 @@ describe('state words', async () => {
   for (const sim of [usual, alt]) sim.control.setServerState([...state.servers.keys()][0]!, 'unreachable');
   /** Every `state` of the answers that carry one, by the kind of record it belongs to. */
   const statesOf = async (sim: RunningSimulator): Promise<Record<keyof typeof ALT_VOCABULARY, string[]>> => {
-    type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- raw answers
+    type Item = Record<string, any>;  
     const get = async (path: string): Promise<Item> => (await apiGet(sim, path)).body.data;
     const runs = (await get('/runs?limit=1000')).items;
     const steps: Item[] = (await Promise.all(runs.slice(0, 150).map((r: Item) => get(`/runs/${r.id}`)))).flatMap((r) => r.steps);

@@ -15,7 +15,6 @@ const sim = await useSimulator({
   ],
 });
 const state = sim.control.state;
-const acme = [...state.namespaces.values()].find((n) => n.code === 'acme')!;
 const other = [...state.namespaces.values()].find((n) => n.code !== 'acme')!;
 const appOutsideAcme = [...state.apps.values()].find((a) => a.nsId === other.id)!;
 

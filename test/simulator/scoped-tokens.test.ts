@@ -20,7 +20,7 @@ const appOf = (env: AppRec['envType'], extra: (a: AppRec) => boolean = () => tru
 const production = appOf('production', (a) => state.runIndex.byApp(a.id).length > 0 && state.backupIndex.byApp(a.id).length > 0);
 const staging = appOf('staging');
 /** A record of a raw answer. */
-type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect raw answers
+type Item = Record<string, any>;  
 /** Every item of a list, page after page. */
 const all = async (path: string, token = SCOPED) => {
   const items: Item[] = [];

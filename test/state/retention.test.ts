@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import core from '../../src/state/migrations/001-core.js';
-import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { pruneState } from '../../src/state/retention.js';
 import { Store, type Migration } from '../../src/state/store.js';
 

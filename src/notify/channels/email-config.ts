@@ -36,6 +36,7 @@ export const emailConfigSchema = z
       .string()
       .max(60)
       // The prefix goes into a header: a line break in it would start a new header.
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
       .refine((s) => !/[\r\n\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
       .default('[deploy-watchdog]'),
   })

@@ -30,6 +30,7 @@ const HTML_ENTITIES: Record<string, string> = {
  * Control characters that could end a header line or confuse a reader: C0 (CR, LF, TAB, NUL…),
  * DEL, C1 (NEL among them) and the Unicode line and paragraph separators.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /**

@@ -27,7 +27,7 @@ describe('renderEmail', () => {
       expect(m.text).toContain(fact);
       expect(m.html).toContain(fact);
     }
-    expect(m.text).toMatch(/\n  App: +shop  <https:\/\/shop\.example\.com\/>\n/);
+    expect(m.text).toMatch(/\n {2}App: +shop {2}<https:\/\/shop\.example\.com\/>\n/);
     expect(m.html).toContain('<a href="https://shop.example.com/">shop</a>');
   });
 
@@ -77,7 +77,7 @@ describe('renderEmail', () => {
     const check = 'step_running_for' in details ? 'stuck_runs' : 'failed_runs';
     const text = renderEmail(alerts([alertEvent({ check, details })]), options).text.split('\n');
     for (const line of lines) expect(text).toContain(line);
-    const rows = text.filter((l) => /^  \S[^:]*: /.test(l));
+    const rows = text.filter((l) => /^ {2}\S[^:]*: /.test(l));
     expect(new Set(rows.map((l) => l.search(/: +\S/) + l.slice(l.search(/: +\S/)).search(/[^: ]/))).size).toBe(1);
   });
 
@@ -146,6 +146,7 @@ describe('renderEmail', () => {
     'keeps the subject on one line when the scope is %j',
     (env) => {
       const m = renderEmail({ type: 'alerts', group: { check: 'failed_runs', environment_type: env }, events: [alertEvent()], omitted: 0 }, options);
+      // eslint-disable-next-line no-control-regex -- no control character may reach a header
       expect(m.subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
       expect(m.subject.startsWith('[deploy-watchdog] CRITICAL 1 failed run (')).toBe(true);
     },
