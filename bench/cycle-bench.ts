@@ -75,7 +75,20 @@ function bundleWorker(): string | null {
   const outDir = path.join(ROOT, 'node_modules', '.cache', 'deploy-watchdog-bench');
   fs.mkdirSync(outDir, { recursive: true });
   const out = path.join(outDir, 'cycle-worker.mjs');
-  const r = spawnSync(esbuild, [WORKER_TS, '--bundle', '--platform=node', '--format=esm', '--packages=external', '--target=node20', `--outfile=${out}`, '--log-level=error'], { encoding: 'utf8' });
+  const r = spawnSync(
+    esbuild,
+    [
+      WORKER_TS,
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      '--packages=external',
+      '--target=node20',
+      `--outfile=${out}`,
+      '--log-level=error',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) {
     process.stderr.write(`bench: bundling failed, running under tsx instead:\n${r.stderr}\n`);
     return null;
@@ -107,7 +120,9 @@ function runWorker(entry: string | null, args: string[], sim: SimChild): Promise
   const flags = nodeFlags.split(/\s+/).filter(Boolean);
   const argv = [...flags, ...(entry ? [entry, ...args] : ['--import', 'tsx', WORKER_TS, ...args])];
   const cgroup = values['memory-limit-mb'] ? createMemoryCgroup(Number(values['memory-limit-mb'])) : undefined;
-  const { command, args: commandArgs } = cgroup ? cgroup.wrap([process.execPath, ...argv]) : { command: process.execPath, args: argv };
+  const { command, args: commandArgs } = cgroup
+    ? cgroup.wrap([process.execPath, ...argv])
+    : { command: process.execPath, args: argv };
   return new Promise<WorkerResult>((resolve, reject) => {
     const env = values['v8-defaults'] ? process.env : { ...process.env, ...DAEMON_ENV };
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT, env });
@@ -148,9 +163,25 @@ for (const apps of sizes) {
   for (const rps of rates) {
     // A fresh simulator per run: the churn cycle changes it, and each run starts from the same estate.
     const sim = await spawnSimChild({ apps, seed: Number(values.seed), maxLimit: 1000 });
-    process.stderr.write(`bench: ${apps} apps, requests_per_second ${rps}, seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`);
+    process.stderr.write(
+      `bench: ${apps} apps, requests_per_second ${rps}, seeded in ${sim.seedMs} ms (${JSON.stringify(sim.stats)})\n`,
+    );
     try {
-      const args = ['--base-url', sim.baseUrl, '--token', sim.adminToken, '--apps', String(apps), '--concurrency', values.concurrency, '--page-size', values['page-size'], '--rps', rps, ...(values['v8-defaults'] ? ['--v8-defaults'] : [])];
+      const args = [
+        '--base-url',
+        sim.baseUrl,
+        '--token',
+        sim.adminToken,
+        '--apps',
+        String(apps),
+        '--concurrency',
+        values.concurrency,
+        '--page-size',
+        values['page-size'],
+        '--rps',
+        rps,
+        ...(values['v8-defaults'] ? ['--v8-defaults'] : []),
+      ];
       const r = await runWorker(entry, args, sim);
       results.get(rps)!.push(r);
       const s = r.steady;
@@ -192,13 +223,19 @@ for (const apps of sizes) {
 }
 
 const table = [
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${values['v8-defaults'] ? '; worker with the defaults of V8 and glibc' : `; worker run as the daemon: \`${Object.entries(DAEMON_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} node ${nodeFlags}\``}${r0HeapGrowth()}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; page_size ${values['page-size']}, concurrency ${values.concurrency}${entry ? '' : ' (worker under tsx: +~35 MB RSS)'}${
+    values['v8-defaults']
+      ? '; worker with the defaults of V8 and glibc'
+      : `; worker run as the daemon: \`${Object.entries(DAEMON_ENV)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')} node ${nodeFlags}\``
+  }${r0HeapGrowth()}${values['memory-limit-mb'] ? `; worker in a cgroup limited to ${values['memory-limit-mb']} MB` : ''}.`,
 ];
 for (const [rps, rows] of results) {
   table.push(
     '',
     rps === 'off'
-      ? '`requests_per_second: off` (no client-side rate limit: the watchdog\'s own cost):'
+      ? "`requests_per_second: off` (no client-side rate limit: the watchdog's own cost):"
       : `\`requests_per_second: ${rps}\` (the client-side rate limit in force):`,
     '',
     '| apps | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | SQLite ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | live heap MB after full GC |',

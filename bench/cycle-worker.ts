@@ -142,7 +142,10 @@ const STEADY_PAIRS = 5;
 const CHURN_PAIRS = 3;
 
 /** One cycle's figures before its bound, with the requests it made. */
-type Measured = Omit<CycleFigures, 'bare_fetch_ms' | 'bare_fetch_serial_ms' | 'ratio'> & { report: CycleReport; seen: SeenRequest[] };
+type Measured = Omit<CycleFigures, 'bare_fetch_ms' | 'bare_fetch_serial_ms' | 'ratio'> & {
+  report: CycleReport;
+  seen: SeenRequest[];
+};
 
 async function measureCycle(): Promise<Measured> {
   // An empty request log in the simulator before each measured cycle (see `bound` in cycle-bench.ts).
@@ -246,7 +249,12 @@ async function firstCycle(): Promise<{ first: CycleFigures; peakAfterFirst: numb
 async function withBound(m: Measured): Promise<CycleFigures> {
   const bound = await askBound(m.seen, 3, true);
   const { report: _report, seen: _seen, ...figures } = m;
-  return { ...figures, bare_fetch_ms: round(bound.bare_ms), bare_fetch_serial_ms: round(bound.serial_ms), ratio: round(m.cycle_ms / bound.bare_ms, 2) };
+  return {
+    ...figures,
+    bare_fetch_ms: round(bound.bare_ms),
+    bare_fetch_serial_ms: round(bound.serial_ms),
+    ratio: round(m.cycle_ms / bound.bare_ms, 2),
+  };
 }
 
 async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
@@ -262,14 +270,27 @@ async function simControl<T>(method: string, ...args: unknown[]): Promise<T> {
 
 /** Reads every job's snapshot once more (outside any measured cycle) and times the detectors alone. */
 async function detectorWork(): Promise<{ records: number; cpuMs: number }> {
-  const client = createApiClient({ baseUrl, token: config.api.token, requestsPerSecond: config.api.requests_per_second, pageSize, dispatcher: counting.dispatcher });
+  const client = createApiClient({
+    baseUrl,
+    token: config.api.token,
+    requestsPerSecond: config.api.requests_per_second,
+    pageSize,
+    dispatcher: counting.dispatcher,
+  });
   const scope = await resolveNamespaces(client, config.api.namespaces);
   const options = detectorOptionsFromConfig(config.checks);
   let records = 0;
   let cpu = 0;
   for (const job of JOB_NAMES) {
     const now = Date.now();
-    const snapshot = await COLLECTORS[job]({ client, namespaces: scope.namespaces, checks: config.checks, now, concurrency, logger: silentLogger });
+    const snapshot = await COLLECTORS[job]({
+      client,
+      namespaces: scope.namespaces,
+      checks: config.checks,
+      now,
+      concurrency,
+      logger: silentLogger,
+    });
     records += recordsOf(snapshot);
     // Several rounds: one run of a small job is below the CPU clock's resolution.
     const rounds = 5;
@@ -294,7 +315,10 @@ function recordsOf(s: Snapshot): number {
       return s.apps.length;
     default:
       // A job added later: counted by its arrays and maps, whatever they hold.
-      return Object.values(s).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : v instanceof Map ? v.size : 0), 0);
+      return Object.values(s).reduce<number>(
+        (n, v) => n + (Array.isArray(v) ? v.length : v instanceof Map ? v.size : 0),
+        0,
+      );
   }
 }
 
@@ -309,7 +333,8 @@ try {
   const changed: Record<string, number> = {};
   const churn = {
     ...(await pairedCycles(CHURN_PAIRS, async () => {
-      for (const [kind, n] of Object.entries(await simControl<Record<string, number>>('churn', 0.01))) changed[kind] = (changed[kind] ?? 0) + n;
+      for (const [kind, n] of Object.entries(await simControl<Record<string, number>>('churn', 0.01)))
+        changed[kind] = (changed[kind] ?? 0) + n;
     })),
     changed,
   };
@@ -319,7 +344,9 @@ try {
   const afterGc = process.memoryUsage();
   const detect = await detectorWork();
   const perK = (sqliteCpu: number) => round(((detect.cpuMs + sqliteCpu) / detect.records) * 1000, 2);
-  const openAlerts = (watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }).n;
+  const openAlerts = (
+    watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }
+  ).n;
   const result: WorkerResult = {
     apps,
     first,
@@ -335,7 +362,9 @@ try {
     heap_used_mb: round(process.memoryUsage().heapUsed / 1_048_576),
     rss_after_gc_mb: round(afterGc.rss / 1_048_576),
     heap_live_mb: round(afterGc.heapUsed / 1_048_576),
-    db_bytes: fs.statSync(config.state.path).size + (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
+    db_bytes:
+      fs.statSync(config.state.path).size +
+      (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
     open_alerts: openAlerts,
     heap_growing_percent: heapGrowingPercent,
   };

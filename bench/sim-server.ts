@@ -25,7 +25,9 @@ const sim = await startSimulator({
   maxLimit: Number(values['max-limit']),
 });
 const seedMs = Math.round(performance.now() - started);
-process.stdout.write(`${JSON.stringify({ ready: true, baseUrl: sim.baseUrl, adminToken: sim.adminToken, stats: sim.control.stats(), seedMs })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, baseUrl: sim.baseUrl, adminToken: sim.adminToken, stats: sim.control.stats(), seedMs })}\n`,
+);
 
 let stopping = false;
 const stop = () => {

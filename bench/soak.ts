@@ -63,7 +63,14 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 /** Minutes between runs of each job: the default cron schedules. */
-const EVERY: Record<SnapshotJob, number> = { runs: 1, attention: 5, urls: 15, maintenance: 30, backups: 60, servers: 5 };
+const EVERY: Record<SnapshotJob, number> = {
+  runs: 1,
+  attention: 5,
+  urls: 15,
+  maintenance: 30,
+  backups: 60,
+  servers: 5,
+};
 
 const sim = await spawnSimChild({ apps, seed: Number(values.seed) });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-soak-'));
@@ -132,7 +139,10 @@ function resources(): Record<string, number> {
 }
 
 function openAlerts(): { fingerprint: string; check: string }[] {
-  return wd.store.db.prepare(`SELECT fingerprint, check_name AS "check" FROM alerts WHERE status = 'firing'`).all() as { fingerprint: string; check: string }[];
+  return wd.store.db.prepare(`SELECT fingerprint, check_name AS "check" FROM alerts WHERE status = 'firing'`).all() as {
+    fingerprint: string;
+    check: string;
+  }[];
 }
 
 const samples: Sample[] = [];
@@ -162,7 +172,9 @@ for (let cycle = 1; cycle <= cycles; cycle++) {
     const before = Math.round(dbBytes() / 1024);
     const pruned = pruneState(wd.store, { now: clock.now(), retentionMs: config.state.retention });
     afterPrune.push({ cycle, kb: Math.round(dbBytes() / 1024) });
-    process.stderr.write(`${JSON.stringify({ cycle, prune: pruned.deleted, freed_pages: pruned.freedPages, db_kb_before: before, db_kb_after: afterPrune.at(-1)!.kb, open_alerts: openAlerts().length })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ cycle, prune: pruned.deleted, freed_pages: pruned.freedPages, db_kb_before: before, db_kb_after: afterPrune.at(-1)!.kb, open_alerts: openAlerts().length })}\n`,
+    );
   }
   if (cycle % sampleEvery === 0 || cycle === warmup) {
     gc();
@@ -225,7 +237,8 @@ clock.set(await sim.control<number>('advance', MINUTE));
 const final = await wd.runOnce();
 const problems = await sim.control<SimProblem[]>('problems');
 const open = openAlerts();
-const openBy = (prefix: string) => new Set(open.filter((a) => a.fingerprint.startsWith(prefix)).map((a) => a.fingerprint));
+const openBy = (prefix: string) =>
+  new Set(open.filter((a) => a.fingerprint.startsWith(prefix)).map((a) => a.fingerprint));
 const comparisons: { kind: string; expected: Set<string>; actual: Set<string> }[] = [
   {
     kind: 'failed runs',
@@ -234,7 +247,11 @@ const comparisons: { kind: string; expected: Set<string>; actual: Set<string> }[
   },
   {
     kind: 'certificates',
-    expected: new Set(problems.filter((p) => p.kind === 'certificate_expired' || p.kind === 'certificate_expiring').map((p) => `certificates/url/${p.id}`)),
+    expected: new Set(
+      problems
+        .filter((p) => p.kind === 'certificate_expired' || p.kind === 'certificate_expiring')
+        .map((p) => `certificates/url/${p.id}`),
+    ),
     actual: openBy('certificates/'),
   },
   {
@@ -244,7 +261,11 @@ const comparisons: { kind: string; expected: Set<string>; actual: Set<string> }[
   },
   {
     kind: 'backups (apps with any backup problem)',
-    expected: new Set(problems.filter((p) => ['backup_critical', 'backup_stale', 'backup_unverified', 'offsite_failed'].includes(p.kind)).map((p) => `app ${p.appId}`)),
+    expected: new Set(
+      problems
+        .filter((p) => ['backup_critical', 'backup_stale', 'backup_unverified', 'offsite_failed'].includes(p.kind))
+        .map((p) => `app ${p.appId}`),
+    ),
     actual: new Set([...openBy('backups/')].map((f) => `app ${f.split('/')[2]} (${f.split('/').slice(3).join('/')})`)),
   },
   {
@@ -261,7 +282,8 @@ const comparisons: { kind: string; expected: Set<string>; actual: Set<string> }[
  */
 async function explained(kind: string, fingerprintOrKey: string): Promise<string | null> {
   const headers = { authorization: `Bearer ${sim.adminToken}` };
-  const get = async (p: string) => ((await (await fetch(`${sim.baseUrl}/api/v1${p}`, { headers })).json()) as { data: Record<string, unknown> }).data;
+  const get = async (p: string) =>
+    ((await (await fetch(`${sim.baseUrl}/api/v1${p}`, { headers })).json()) as { data: Record<string, unknown> }).data;
   if (kind === 'failed runs') {
     const run = await get(`/runs/${fingerprintOrKey.split('/')[2]}`);
     const created = Date.parse(String(run.created_at));
@@ -296,10 +318,16 @@ for (const c of comparisons) {
     pass: missing.length === 0 && extra.length === 0,
     detail:
       `simulator ${expectedKeys.size}, open ${actualKeys.size}; not alerted ${JSON.stringify(missing.slice(0, 5))}; alerted but not wrong ${JSON.stringify(extra.slice(0, 5))}` +
-      (reasons.length > 0 ? `; explained: ${reasons.slice(0, 5).join('; ')}${reasons.length > 5 ? ` (+${reasons.length - 5})` : ''}` : ''),
+      (reasons.length > 0
+        ? `; explained: ${reasons.slice(0, 5).join('; ')}${reasons.length > 5 ? ` (+${reasons.length - 5})` : ''}`
+        : ''),
   });
 }
-results.push({ check: 'every job read its source in the final cycle', pass: final.complete, detail: JSON.stringify(final.jobs.map((j) => [j.job, j.outcome])) });
+results.push({
+  check: 'every job read its source in the final cycle',
+  pass: final.complete,
+  detail: JSON.stringify(final.jobs.map((j) => [j.job, j.outcome])),
+});
 
 for (const r of results) process.stderr.write(`${r.pass ? 'PASS' : 'FAIL'}  ${r.check}: ${r.detail}\n`);
 const summary = {

@@ -41,7 +41,8 @@ class CountingAgent extends Agent {
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     // The client speaks undici's handler API (`onRequestStart`…); the deprecated one is not forwarded.
-    if (!handler.onRequestStart) throw new TypeError('counting dispatcher: only the onRequestStart/onResponse* handler API is supported');
+    if (!handler.onRequestStart)
+      throw new TypeError('counting dispatcher: only the onRequestStart/onResponse* handler API is supported');
     const entry: SeenRequest = { method: String(opts.method), path: String(opts.path), status: 0, bytes: 0 };
     const log = () => this.log.push(entry);
     return super.dispatch(opts, {

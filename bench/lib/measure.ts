@@ -64,7 +64,10 @@ export function timeSyncMethod<T extends object, K extends keyof T>(target: T, m
     },
   };
   let depth = 0;
-  (target as Record<PropertyKey, unknown>)[method as PropertyKey] = function wrapped(this: unknown, ...args: unknown[]) {
+  (target as Record<PropertyKey, unknown>)[method as PropertyKey] = function wrapped(
+    this: unknown,
+    ...args: unknown[]
+  ) {
     if (depth > 0) return original.apply(this, args);
     depth += 1;
     const w0 = performance.now();

@@ -26,12 +26,18 @@ export function createMemoryCgroup(limitMb: number): MemoryCgroup {
   if (controllers(path.join(V2, 'cgroup.subtree_control')).includes('memory')) {
     dir = path.join(V2, name);
     fs.mkdirSync(dir);
-    limit(dir, [['memory.max', bytes], ['memory.swap.max', '0']]);
+    limit(dir, [
+      ['memory.max', bytes],
+      ['memory.swap.max', '0'],
+    ]);
   } else if (fs.existsSync(path.join(V1, 'memory.limit_in_bytes'))) {
     dir = path.join(V1, name);
     fs.mkdirSync(dir);
     // memsw (memory + swap) equal to the limit: no swap, so RSS is not made small by swapping out.
-    limit(dir, [['memory.limit_in_bytes', bytes], ['memory.memsw.limit_in_bytes', bytes]]);
+    limit(dir, [
+      ['memory.limit_in_bytes', bytes],
+      ['memory.memsw.limit_in_bytes', bytes],
+    ]);
   } else {
     throw new Error('--memory-limit-mb needs a cgroup file system with the memory controller enabled (/sys/fs/cgroup)');
   }

@@ -54,7 +54,8 @@ export async function spawnSimChild(options: SimChildOptions): Promise<SimChild>
         body: JSON.stringify(args),
       });
       const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`simulator control ${method} answered ${res.statusCode}: ${text.slice(0, 300)}`);
+      if (res.statusCode !== 200)
+        throw new Error(`simulator control ${method} answered ${res.statusCode}: ${text.slice(0, 300)}`);
       return (JSON.parse(text) as { data: T }).data;
     },
     close() {

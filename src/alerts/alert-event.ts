@@ -19,7 +19,10 @@ export type AlertEventKind =
  * {@link Finding} so the two cannot drift apart. (`url` is not among them: an event always carries
  * one, null where unknown, where a finding may leave it out.)
  */
-export type AlertFacts = Pick<Finding, 'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels' | 'since' | 'subject'>;
+export type AlertFacts = Pick<
+  Finding,
+  'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels' | 'since' | 'subject'
+>;
 
 /**
  * One change in an alert's life, as stored with its outbox rows and as handed to channels to render.

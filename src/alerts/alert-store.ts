@@ -107,7 +107,9 @@ export class AlertStore {
     );
     this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
     this.#selectMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-    this.#upsertMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    this.#upsertMeta = db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
     this.#deleteMeta = db.prepare('DELETE FROM meta WHERE key = ?');
   }
 
@@ -218,12 +220,7 @@ export class AlertStore {
 }
 
 /** Builds the event of `kind` from an alert's state at that moment. */
-export function eventOf(
-  row: AlertRow,
-  kind: AlertEventKind,
-  at: number,
-  reason: string,
-): Omit<AlertEvent, 'id'> {
+export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason: string): Omit<AlertEvent, 'id'> {
   return {
     kind,
     fingerprint: row.fingerprint,
@@ -298,7 +295,9 @@ function byImportance(a: AlertRow, b: AlertRow): number {
  * summary, details, labels, url, since, subject): one encoding, so a new life and an update can't
  * drift apart.
  */
-function storedFacts(row: AlertRow): [string, string, string, string, string, string | null, string | null, string | null] {
+function storedFacts(
+  row: AlertRow,
+): [string, string, string, string, string, string | null, string | null, string | null] {
   return [
     row.status,
     row.severity,

@@ -11,9 +11,7 @@ import type { AlertRow, AlertStore } from './alert-store.js';
 
 /** Why an alert was closed without a word. */
 export type CloseReason =
-  | 'check disabled by configuration'
-  | 'job switched off by configuration'
-  | 'attention rule ignored by configuration';
+  'check disabled by configuration' | 'job switched off by configuration' | 'attention rule ignored by configuration';
 
 /** One alert closed, and why. */
 export interface ClosedAlert {

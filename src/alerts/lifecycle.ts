@@ -70,11 +70,7 @@ export interface ResolveGuardReport {
  * Pass an {@link AlertStore} (built once by the composition root) to reuse its prepared
  * statements; a bare {@link Store} works too and prepares them for this call.
  */
-export function applyFindings(
-  store: Store | AlertStore,
-  input: LifecycleInput,
-  options: ApplyOptions,
-): AlertEvent[] {
+export function applyFindings(store: Store | AlertStore, input: LifecycleInput, options: ApplyOptions): AlertEvent[] {
   const alerts = alertStoreOf(store);
   if (!alerts.store.db.inTransaction) {
     throw new Error(
@@ -92,7 +88,10 @@ export function applyFindings(
   for (const finding of input.findings) {
     if (seen.has(finding.fingerprint)) {
       // A detector bug; keeping the first keeps the cycle deterministic.
-      options.logger?.warn({ job, fingerprint: finding.fingerprint }, 'duplicate fingerprint in one snapshot; kept the first');
+      options.logger?.warn(
+        { job, fingerprint: finding.fingerprint },
+        'duplicate fingerprint in one snapshot; kept the first',
+      );
       continue;
     }
     seen.add(finding.fingerprint);
@@ -134,7 +133,11 @@ export function applyFindings(
       alerts.drop(previous.fingerprint);
     }
   }
-  if (kept > 0) options.logger?.debug({ job, kept, incomplete: unseen }, 'alerts not listed by an incomplete part of the snapshot kept open');
+  if (kept > 0)
+    options.logger?.debug(
+      { job, kept, incomplete: unseen },
+      'alerts not listed by an incomplete part of the snapshot kept open',
+    );
   if (resolving.length > 0 || options.resolveGuard) {
     const firing = [...open.values()].filter((a) => a.status === 'firing').length;
     if (holdResolutions(alerts, job, firing, resolving.length, options)) return events;
@@ -151,7 +154,13 @@ export function applyFindings(
  * Asks the resolve guard about this cycle's resolutions (none without `options.resolveGuard`),
  * keeps its count of suspect cycles, and tells `onResolveGuard`. True: resolve nothing now.
  */
-function holdResolutions(alerts: AlertStore, job: string, firing: number, resolving: number, options: ApplyOptions): boolean {
+function holdResolutions(
+  alerts: AlertStore,
+  job: string,
+  firing: number,
+  resolving: number,
+  options: ApplyOptions,
+): boolean {
   const guard = options.resolveGuard;
   if (!guard) return false;
   const suspectBefore = alerts.suspectCycles(job);

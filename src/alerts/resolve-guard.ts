@@ -43,6 +43,7 @@ export function guardResolutions(input: ResolveGuardInput, options: ResolveGuard
   const suspect = input.resolving >= options.minAlerts && input.resolving > options.maxShare * input.firing;
   if (!suspect) return { hold: false, suspectCycles: 0, reason: 'plausible' };
   const cycles = input.suspectBefore + 1;
-  if (cycles >= options.confirmCycles) return { hold: false, suspectCycles: 0, reason: 'confirmed', confirmedAfter: cycles };
+  if (cycles >= options.confirmCycles)
+    return { hold: false, suspectCycles: 0, reason: 'confirmed', confirmedAfter: cycles };
   return { hold: true, suspectCycles: cycles, reason: 'too many at once' };
 }

@@ -111,16 +111,13 @@ export function listSilences(store: Store, options: { now: number; includeExpire
 /** One silence by id (case-insensitive), in whatever state. */
 export function getSilence(store: Store, id: string): Silence | undefined {
   const row = store.db.prepare(`SELECT ${COLUMNS} FROM silences WHERE id = ?`).get(id.trim().toLowerCase()) as
-    | DbSilence
-    | undefined;
+    DbSilence | undefined;
   return row ? fromDb(row) : undefined;
 }
 
 /** What {@link expireSilence} did, named. */
 export type ExpireResult =
-  | { outcome: 'expired'; silence: Silence }
-  | { outcome: 'already-over'; silence: Silence }
-  | { outcome: 'unknown-id' };
+  { outcome: 'expired'; silence: Silence } | { outcome: 'already-over'; silence: Silence } | { outcome: 'unknown-id' };
 
 /** Ends a silence by hand at `now`. A silence already over is left as it is. */
 export function expireSilence(store: Store, id: string, now: number): ExpireResult {

@@ -172,10 +172,16 @@ export interface ListMethods<N extends FunctionName> {
   list<S extends z.ZodType>(query: QueryOf<N> | undefined, opts: CallOptions & { view: S }): Promise<Page<z.output<S>>>;
   list(query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
   /** The complete list (or the part before `until`), or a throw: never a partial list. */
-  listAll<S extends z.ZodType<{ id: number }>>(query: WalkQuery<N> | undefined, opts: ListAllOptions<z.output<S>> & { view: S }): Promise<z.output<S>[]>;
+  listAll<S extends z.ZodType<{ id: number }>>(
+    query: WalkQuery<N> | undefined,
+    opts: ListAllOptions<z.output<S>> & { view: S },
+  ): Promise<z.output<S>[]>;
   listAll(query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
   /** The pages of one walk; a shift ends it with ApiPaginationError. */
-  pages<S extends z.ZodType<{ id: number }>>(query: WalkQuery<N> | undefined, opts: CallOptions & { view: S }): AsyncIterable<z.output<S>[]>;
+  pages<S extends z.ZodType<{ id: number }>>(
+    query: WalkQuery<N> | undefined,
+    opts: CallOptions & { view: S },
+  ): AsyncIterable<z.output<S>[]>;
   pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
 }
 
@@ -196,10 +202,18 @@ export interface ApiClient {
   apps: GetMethod<'apps.get'> &
     ListMethods<'apps.list'> & {
       backup(id: number, body: BodyOf<'apps.backup'>, opts: ChangeOptions): Promise<AnswerOf<'apps.backup'>>;
-      maintenance(id: number, body: BodyOf<'apps.maintenance'>, opts: ChangeOptions): Promise<AnswerOf<'apps.maintenance'>>;
+      maintenance(
+        id: number,
+        body: BodyOf<'apps.maintenance'>,
+        opts: ChangeOptions,
+      ): Promise<AnswerOf<'apps.maintenance'>>;
       restart(id: number, opts: ChangeOptions): Promise<AnswerOf<'apps.restart'>>;
       update(id: number, body: BodyOf<'apps.update'>, opts: ChangeOptions): Promise<AnswerOf<'apps.update'>>;
-      updateModules(id: number, body: BodyOf<'apps.update_modules'>, opts: ChangeOptions): Promise<AnswerOf<'apps.update_modules'>>;
+      updateModules(
+        id: number,
+        body: BodyOf<'apps.update_modules'>,
+        opts: ChangeOptions,
+      ): Promise<AnswerOf<'apps.update_modules'>>;
     };
   runs: GetMethod<'runs.get'> &
     ListMethods<'runs.list'> & {
@@ -283,7 +297,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  async function call<N extends FunctionName>(name: N, args: CallArgs<N> = {}, opts: CallOptions = {}): Promise<AnswerOf<N>> {
+  async function call<N extends FunctionName>(
+    name: N,
+    args: CallArgs<N> = {},
+    opts: CallOptions = {},
+  ): Promise<AnswerOf<N>> {
     const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
     if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
     if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
@@ -314,7 +332,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         error = err;
       }
       error.attempts = attempt;
-      if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline')) throw error;
+      if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline'))
+        throw error;
       const pause = policy.pauseAfter(error);
       if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
       else if (isRateLimited(error)) slowDown(spec.name);
@@ -332,7 +351,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       try {
         await clock.sleep(decision.delayMs, opts.signal);
       } catch {
-        throw withAttempts(new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry'), attempt);
+        throw withAttempts(
+          new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry'),
+          attempt,
+        );
       }
     }
   }
@@ -367,7 +389,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: { spec: FunctionSpec; answer: z.ZodType; pathAndQuery: string; headers: Readonly<Record<string, string>>; body: string | undefined },
+    target: {
+      spec: FunctionSpec;
+      answer: z.ZodType;
+      pathAndQuery: string;
+      headers: Readonly<Record<string, string>>;
+      body: string | undefined;
+    },
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -416,7 +444,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         replayed = String(res.replayed ?? '').toLowerCase() === 'true';
       } catch (err) {
         if (err instanceof AnswerTooLarge) {
-          throw new ApiResponseError(spec.name, { status: err.status, problem: 'too_large', detail: `more than ${formatBytes(err.maxBytes)} (api.max_answer_size)` });
+          throw new ApiResponseError(spec.name, {
+            status: err.status,
+            problem: 'too_large',
+            detail: `more than ${formatBytes(err.maxBytes)} (api.max_answer_size)`,
+          });
         }
         throw transportError(spec.name, err, ended, limitMs);
       }
@@ -424,16 +456,41 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const durationMs = elapsed();
       // Guarded: the log object would otherwise be built for every request with debug off.
       if (logger.isLevelEnabled('debug')) {
-        logger.debug({ fn: spec.name, method: spec.method, path: `${API_PREFIX}${target.pathAndQuery}`, status, ms: durationMs, attempt }, 'api request');
+        logger.debug(
+          {
+            fn: spec.name,
+            method: spec.method,
+            path: `${API_PREFIX}${target.pathAndQuery}`,
+            status,
+            ms: durationMs,
+            attempt,
+          },
+          'api request',
+        );
       }
       observe({ fn: spec.name, status, durationMs, attempt, bytes });
       opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
       const e = err as ApiCallError;
-      const errorCode = e instanceof ApiError ? e.code : e instanceof ApiResponseError ? e.problem : e instanceof ApiTransportError ? e.reason : undefined;
+      const errorCode =
+        e instanceof ApiError
+          ? e.code
+          : e instanceof ApiResponseError
+            ? e.problem
+            : e instanceof ApiTransportError
+              ? e.reason
+              : undefined;
       logger.debug(
-        { fn: spec.name, method: spec.method, path: `${API_PREFIX}${target.pathAndQuery}`, status, ms: elapsed(), attempt, errorCode },
+        {
+          fn: spec.name,
+          method: spec.method,
+          path: `${API_PREFIX}${target.pathAndQuery}`,
+          status,
+          ms: elapsed(),
+          attempt,
+          errorCode,
+        },
         'api request failed',
       );
       observe({ fn: spec.name, status, errorCode, durationMs: elapsed(), attempt, bytes });
@@ -444,9 +501,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  function transportError(fn: string, err: unknown, ended: TransportReason | undefined, limitMs: number): ApiTransportError {
+  function transportError(
+    fn: string,
+    err: unknown,
+    ended: TransportReason | undefined,
+    limitMs: number,
+  ): ApiTransportError {
     if (ended === 'timeout') return new ApiTransportError(fn, 'timeout', `no complete answer within ${limitMs} ms`);
-    if (ended === 'deadline') return new ApiTransportError(fn, 'deadline', `the deadline of the call passed during the request`);
+    if (ended === 'deadline')
+      return new ApiTransportError(fn, 'deadline', `the deadline of the call passed during the request`);
     if (ended === 'aborted') return new ApiTransportError(fn, 'aborted', 'aborted by the caller');
     const code = (err as { code?: string }).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -456,7 +519,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return new ApiTransportError(fn, 'connection', scrub(detail));
   }
 
-  function interpret(spec: FunctionSpec, schema: z.ZodType, status: number, received: string, retryAfterHeader: string | string[] | undefined): unknown {
+  function interpret(
+    spec: FunctionSpec,
+    schema: z.ZodType,
+    status: number,
+    received: string,
+    retryAfterHeader: string | string[] | undefined,
+  ): unknown {
     const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
     const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
@@ -473,7 +542,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       try {
         // An escape (`\u0073…`) can spell the token where the text does not: only answers with
         // such an escape pay for looking at every string once parsed (a reviver costs ~3× the parse).
-        json = escapesOfSecret.some((e) => trimmed.includes(e)) ? JSON.parse(trimmed, scrubString) : JSON.parse(trimmed);
+        json = escapesOfSecret.some((e) => trimmed.includes(e))
+          ? JSON.parse(trimmed, scrubString)
+          : JSON.parse(trimmed);
         isJson = true;
       } catch {
         // handled below, by status
@@ -507,7 +578,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return { where, text: `${where}: ${issue.message}` };
       });
       const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
-      throw fail('schema', issues.map((i) => i.text).join('; ') + more, issues.map((i) => i.where));
+      throw fail(
+        'schema',
+        issues.map((i) => i.text).join('; ') + more,
+        issues.map((i) => i.where),
+      );
     }
     return parsed.data;
   }
@@ -536,11 +611,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
    * asks again; the size that works is kept for the function for the life of the client, and said
    * once, with what to set.
    */
-  async function fetchPage<N extends FunctionName>(name: N, args: CallArgs<N>, offset: number, limit: number, opts: CallOptions): Promise<Page<ItemOf<N> & { id: number }>> {
+  async function fetchPage<N extends FunctionName>(
+    name: N,
+    args: CallArgs<N>,
+    offset: number,
+    limit: number,
+    opts: CallOptions,
+  ): Promise<Page<ItemOf<N> & { id: number }>> {
     let size = Math.min(limit, learnedPageSize.get(name) ?? limit);
     for (;;) {
       try {
-        const page = (await call(name, { ...args, query: { ...args.query, offset, limit: size } as unknown as QueryOf<N> }, opts)) as Page<ItemOf<N> & { id: number }>;
+        const page = (await call(
+          name,
+          { ...args, query: { ...args.query, offset, limit: size } as unknown as QueryOf<N> },
+          opts,
+        )) as Page<ItemOf<N> & { id: number }>;
         if (size < pageSize && !pageSizeSaid.has(name)) {
           pageSizeSaid.add(name);
           logger.warn(
@@ -550,9 +635,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         return page;
       } catch (err) {
-        const smaller = err instanceof ApiError && err.code === 'invalid_parameter' ? smallerPageSize(size, err.serviceMessage) : undefined;
+        const smaller =
+          err instanceof ApiError && err.code === 'invalid_parameter'
+            ? smallerPageSize(size, err.serviceMessage)
+            : undefined;
         if (smaller === undefined) throw err;
-        logger.debug({ fn: name, refused: size, next: smaller, error: (err as ApiError).message }, 'page size refused; asking for fewer');
+        logger.debug(
+          { fn: name, refused: size, next: smaller, error: (err as ApiError).message },
+          'page size refused; asking for fewer',
+        );
         learnedPageSize.set(name, Math.min(learnedPageSize.get(name) ?? Infinity, smaller));
         size = smaller;
       }
@@ -560,12 +651,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
-    const fetcher = (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) => (offset: number, limit: number, cancel?: AbortSignal) => {
-      // A page asked ahead can be cancelled by the walk as well as by the caller.
-      const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
-      return fetchPage(name, { id: appId, query: query as QueryOf<N> }, offset, limit, { ...opts, signal });
-    };
-    const walkOptions = () => ({ fn: name, pageSize: learnedPageSize.get(name) ?? pageSize, maxItems: maxListItems, logger });
+    const fetcher =
+      (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
+      (offset: number, limit: number, cancel?: AbortSignal) => {
+        // A page asked ahead can be cancelled by the walk as well as by the caller.
+        const signal = cancel && opts?.signal ? AbortSignal.any([opts.signal, cancel]) : (cancel ?? opts?.signal);
+        return fetchPage(name, { id: appId, query: query as QueryOf<N> }, offset, limit, { ...opts, signal });
+      };
+    const walkOptions = () => ({
+      fn: name,
+      pageSize: learnedPageSize.get(name) ?? pageSize,
+      maxItems: maxListItems,
+      logger,
+    });
     return {
       list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
         call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>) as ListMethods<N>['list'],
@@ -578,7 +676,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
         })) as ListMethods<N>['listAll'],
       pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
-        pageStream(fetcher(query, opts), { ...walkOptions(), readAhead: options.readAhead })) as ListMethods<N>['pages'],
+        pageStream(fetcher(query, opts), {
+          ...walkOptions(),
+          readAhead: options.readAhead,
+        })) as ListMethods<N>['pages'],
     };
   }
 
@@ -649,13 +750,18 @@ function checkParams(spec: FunctionSpec, where: 'query' | 'body', params: object
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
     const p: ParamSpec | undefined = specs[key];
-    if (!p) throw new ApiUsageError(spec.name, `unknown ${where} parameter "${key}" (known: ${Object.keys(specs).join(', ') || 'none'})`);
+    if (!p)
+      throw new ApiUsageError(
+        spec.name,
+        `unknown ${where} parameter "${key}" (known: ${Object.keys(specs).join(', ') || 'none'})`,
+      );
     const problem = typeProblem(p, value);
     if (problem) throw new ApiUsageError(spec.name, `${where} parameter "${key}" ${problem}`);
     out[key] = value;
   }
   for (const [key, p] of Object.entries(specs)) {
-    if (p.required && out[key] === undefined) throw new ApiUsageError(spec.name, `${where} parameter "${key}" is required`);
+    if (p.required && out[key] === undefined)
+      throw new ApiUsageError(spec.name, `${where} parameter "${key}" is required`);
   }
   return out;
 }

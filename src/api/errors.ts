@@ -88,7 +88,13 @@ export class ApiResponseError extends ApiCallError {
 
   constructor(
     fn: string,
-    init: { status: number; problem: ResponseProblem; detail: string; issuePaths?: readonly string[]; retryAfterMs?: number },
+    init: {
+      status: number;
+      problem: ResponseProblem;
+      detail: string;
+      issuePaths?: readonly string[];
+      retryAfterMs?: number;
+    },
   ) {
     super(fn, `${PROBLEM_TEXT[init.problem]} (HTTP ${init.status}): ${init.detail}`);
     this.status = init.status;

@@ -76,7 +76,11 @@ class ShiftSeen extends Error {
  * for before the current one is answered. A page asked for ahead is always waited for before the
  * walk ends, so no request outlives it.
  */
-async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>, whole: boolean): AsyncGenerator<T[]> {
+async function* walk<T extends { id: number }>(
+  fetch: PageFetcher<T>,
+  options: PaginateOptions<T>,
+  whole: boolean,
+): AsyncGenerator<T[]> {
   const seen = new Set<number>();
   const first = await fetch(0, options.pageSize);
   const total = first.total;
@@ -93,14 +97,19 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
     let current: { offset: number; page: Page<T> } | undefined = { offset: 0, page: first };
     while (current) {
       const { offset, page } = current;
-      if (page.total !== total) throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
+      if (page.total !== total)
+        throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
       const expected = Math.min(step, total - offset);
       if (page.items.length < expected) {
-        throw new ShiftSeen('short_page', `${page.items.length} items at offset ${offset} of ${total}, expected ${expected}`);
+        throw new ShiftSeen(
+          'short_page',
+          `${page.items.length} items at offset ${offset} of ${total}, expected ${expected}`,
+        );
       }
       const kept: T[] = [];
       for (const item of page.items) {
-        if (seen.has(item.id)) throw new ShiftSeen('id_repeated', `id ${item.id} came twice (page at offset ${offset})`);
+        if (seen.has(item.id))
+          throw new ShiftSeen('id_repeated', `id ${item.id} came twice (page at offset ${offset})`);
         seen.add(item.id);
         if (seen.size > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size });
         if (options.until?.(item)) {
@@ -134,7 +143,10 @@ async function* walk<T extends { id: number }>(fetch: PageFetcher<T>, options: P
  * up to `maxWalks` walks; then throws {@link ApiPaginationError}. Errors of the page reads
  * themselves (refusals, timeouts) pass through unchanged.
  */
-export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>): Promise<T[]> {
+export async function paginate<T extends { id: number }>(
+  fetch: PageFetcher<T>,
+  options: PaginateOptions<T>,
+): Promise<T[]> {
   const maxWalks = options.maxWalks ?? 3;
   let last: ShiftSeen | undefined;
   for (let w = 1; w <= maxWalks; w++) {
@@ -149,7 +161,10 @@ export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, 
     } catch (err) {
       if (!(err instanceof ShiftSeen)) throw err;
       last = err;
-      options.logger?.warn({ fn: options.fn, walk: w, shift: err.shift, detail: err.detail }, 'list shifted while paged; reading it again');
+      options.logger?.warn(
+        { fn: options.fn, walk: w, shift: err.shift, detail: err.detail },
+        'list shifted while paged; reading it again',
+      );
     }
   }
   throw new ApiPaginationError(options.fn, { shift: last!.shift, walks: maxWalks, detail: last!.detail });
@@ -160,12 +175,16 @@ export async function paginate<T extends { id: number }>(fetch: PageFetcher<T>, 
  * Pages already handed out cannot be taken back, so a shift is not retried here: it ends the
  * iteration with an {@link ApiPaginationError} (walks: 1), and the caller discards what it got.
  */
-export async function* pageStream<T extends { id: number }>(fetch: PageFetcher<T>, options: PaginateOptions<T>): AsyncGenerator<T[]> {
+export async function* pageStream<T extends { id: number }>(
+  fetch: PageFetcher<T>,
+  options: PaginateOptions<T>,
+): AsyncGenerator<T[]> {
   try {
     // Its reader may stop early (a newest-first list read until what it needs is seen).
     yield* walk(fetch, options, false);
   } catch (err) {
-    if (err instanceof ShiftSeen) throw new ApiPaginationError(options.fn, { shift: err.shift, walks: 1, detail: err.detail });
+    if (err instanceof ShiftSeen)
+      throw new ApiPaginationError(options.fn, { shift: err.shift, walks: 1, detail: err.detail });
     throw err;
   }
 }

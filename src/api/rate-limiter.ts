@@ -132,7 +132,8 @@ export class RateLimiter {
     this.#refill(now);
     const next = this.#rate * 2;
     // An unlimited rate comes back once it is well past where backing off started.
-    const home = next >= this.#configured || (!Number.isFinite(this.#configured) && next >= UNLIMITED_BACKOFF_START * 4);
+    const home =
+      next >= this.#configured || (!Number.isFinite(this.#configured) && next >= UNLIMITED_BACKOFF_START * 4);
     this.#rate = home ? this.#configured : next;
     this.#movedAt = now;
     if (this.#rate === this.#configured) this.#strikes = 0;

@@ -23,16 +23,11 @@ export interface RetryPolicyOptions {
 export type RetryReason = 'rate_limited' | 'server_error' | 'timeout' | 'connection';
 /** Why a failed attempt is final. */
 export type GiveUpReason =
-  | 'change_not_retried'
-  | 'not_retryable'
-  | 'attempts_exhausted'
-  | 'past_deadline'
-  | 'retry_after_too_long';
+  'change_not_retried' | 'not_retryable' | 'attempts_exhausted' | 'past_deadline' | 'retry_after_too_long';
 
 /** The decision on one failed attempt. */
 export type RetryDecision =
-  | { retry: true; reason: RetryReason; delayMs: number }
-  | { retry: false; reason: GiveUpReason };
+  { retry: true; reason: RetryReason; delayMs: number } | { retry: false; reason: GiveUpReason };
 
 /** What the policy needs to know about the failed attempt. */
 export interface RetryContext {
@@ -83,7 +78,8 @@ export class RetryPolicy {
       const cap = Math.min(this.#max, this.#base * 2 ** (ctx.attempt - 1));
       delayMs = Math.floor(this.#random() * cap);
     }
-    if (ctx.deadline !== undefined && ctx.now + delayMs >= ctx.deadline) return { retry: false, reason: 'past_deadline' };
+    if (ctx.deadline !== undefined && ctx.now + delayMs >= ctx.deadline)
+      return { retry: false, reason: 'past_deadline' };
     return { retry: true, reason, delayMs };
   }
 

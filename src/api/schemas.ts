@@ -224,9 +224,7 @@ export const restorePointSchema = z.object({
   action: z.string().nullable(),
   outcome: z.enum(['running', 'applied', 'failed', 'kept']),
   run_id: z.number().int().nullable(),
-  commits: z.array(
-    z.object({ repository: z.string(), before: z.string().nullable(), after: z.string().nullable() }),
-  ),
+  commits: z.array(z.object({ repository: z.string(), before: z.string().nullable(), after: z.string().nullable() })),
   modules: z.array(z.string()),
   backup_id: z.number().int().nullable(),
   backup: z.string().nullable(),
@@ -337,9 +335,7 @@ export type UrlRecord = z.infer<typeof urlRecordSchema>;
 export const identitySchema = z.object({
   login: z.string(),
   name: z.string(),
-  namespaces: z.array(
-    z.object({ id: z.number().int(), name: z.string(), code: z.string(), level: z.string() }),
-  ),
+  namespaces: z.array(z.object({ id: z.number().int(), name: z.string(), code: z.string(), level: z.string() })),
 });
 /** What `whoami` answers. */
 export type Identity = z.infer<typeof identitySchema>;

@@ -32,6 +32,7 @@ export function permissionDenial(err: unknown): PermissionDenial | undefined {
   const spec = (FUNCTIONS as Record<string, FunctionSpec>)[err.fn];
   if (!spec) return undefined;
   if (err.code === 'function_not_allowed') return { fn: err.fn, code: err.code, permission: spec.permission };
-  if (err.code === 'access_denied' && !spec.path.includes('{id}')) return { fn: err.fn, code: err.code, permission: spec.permission };
+  if (err.code === 'access_denied' && !spec.path.includes('{id}'))
+    return { fn: err.fn, code: err.code, permission: spec.permission };
   return undefined;
 }

@@ -79,7 +79,9 @@ export class CycleDeadlineError extends Error {
     readonly job: string,
     readonly deadlineMs: number,
   ) {
-    super(`the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs)} (jobs.deadline) and is incomplete`);
+    super(
+      `the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs)} (jobs.deadline) and is incomplete`,
+    );
   }
 }
 
@@ -136,7 +138,11 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
     );
     // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
-    const source = applyFindings(deps.alerts, { job: sourceJobKey(job), findings: [], now }, { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log });
+    const source = applyFindings(
+      deps.alerts,
+      { job: sourceJobKey(job), findings: [], now },
+      { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+    );
     deps.health.recordSuccess(job, now);
     const all = [...own, ...source];
     deps.notifier.enqueue(all, now);
@@ -169,13 +175,20 @@ function readFailed(
     deps.disabled.set(job, disabled);
     const events = deps.alerts.store.transaction(() => {
       deps.health.disable(job, disabled, now);
-      const written = applyFindings(deps.alerts, { job: key, findings: [checkDisabledFinding(job, denial)], now }, sourceLifecycle);
+      const written = applyFindings(
+        deps.alerts,
+        { job: key, findings: [checkDisabledFinding(job, denial)], now },
+        sourceLifecycle,
+      );
       deps.notifier.enqueue(written, now);
       deps.remediation?.onCycle({ job: key, events: written, now });
       return written;
     });
     updateOpenAlerts(deps);
-    log.error({ permission: denial.permission, fn: denial.fn, code: denial.code }, `${job} check disabled until restart or reload: the token lacks ${denial.permission}`);
+    log.error(
+      { permission: denial.permission, fn: denial.fn, code: denial.code },
+      `${job} check disabled until restart or reload: the token lacks ${denial.permission}`,
+    );
     return report('disabled', { reason: disabled, events: events.length });
   }
 
@@ -183,7 +196,11 @@ function readFailed(
   const events = deps.alerts.store.transaction(() => {
     const row = deps.health.recordFailure(job, reason, now);
     if (row.consecutiveFailures < threshold) return [];
-    const written = applyFindings(deps.alerts, { job: key, findings: [cannotReadFinding(job, row)], now }, sourceLifecycle);
+    const written = applyFindings(
+      deps.alerts,
+      { job: key, findings: [cannotReadFinding(job, row)], now },
+      sourceLifecycle,
+    );
     deps.notifier.enqueue(written, now);
     deps.remediation?.onCycle({ job: key, events: written, now });
     return written;
@@ -191,7 +208,11 @@ function readFailed(
   if (events.length > 0) updateOpenAlerts(deps);
   log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);
-  return report('failed', { reason, events: events.length, ...(err instanceof NamespaceError ? { configProblem: true } : {}) });
+  return report('failed', {
+    reason,
+    events: events.length,
+    ...(err instanceof NamespaceError ? { configProblem: true } : {}),
+  });
 }
 
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
@@ -204,7 +225,10 @@ function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport)
       `${r.resolving} of ${r.firing} firing alerts would resolve at once: held until ${confirm} consecutive cycles say so (alerts.resolve_guard)`,
     );
   } else if (r.decision.reason === 'confirmed') {
-    log.warn({ resolving: r.resolving, firing: r.firing, cycles: r.decision.confirmedAfter }, `${r.resolving} alerts resolve at once, confirmed by ${r.decision.confirmedAfter} consecutive cycles`);
+    log.warn(
+      { resolving: r.resolving, firing: r.firing, cycles: r.decision.confirmedAfter },
+      `${r.resolving} alerts resolve at once, confirmed by ${r.decision.confirmedAfter} consecutive cycles`,
+    );
   }
 }
 
@@ -217,7 +241,9 @@ function logEvents(log: Logger, events: readonly AlertEvent[]): void {
 /** Sets the open-alerts gauge from the store: firing alerts by check and severity. */
 export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
   const rows = deps.alerts.store.db
-    .prepare(`SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`)
+    .prepare(
+      `SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
+    )
     .all() as { check: string; severity: string; n: number }[];
   deps.metrics.openAlerts.reset();
   for (const r of rows) deps.metrics.openAlerts.set({ check: r.check, severity: r.severity }, r.n);

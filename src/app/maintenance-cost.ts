@@ -24,10 +24,19 @@ export interface MaintenanceCost {
 export const MAINTENANCE_SHARE_WARNING = 0.5;
 
 /** The cost of one maintenance cycle over `apps` apps. */
-export function maintenanceCost(apps: number, options: { pageSize: number; requestsPerSecond: number; intervalMs: number }): MaintenanceCost {
+export function maintenanceCost(
+  apps: number,
+  options: { pageSize: number; requestsPerSecond: number; intervalMs: number },
+): MaintenanceCost {
   const requests = Math.max(1, Math.ceil(apps / options.pageSize)) + apps;
   const readMs = Math.round((requests / options.requestsPerSecond) * 1000);
-  return { apps, requests, readMs, intervalMs: options.intervalMs, share: options.intervalMs > 0 ? readMs / options.intervalMs : Infinity };
+  return {
+    apps,
+    requests,
+    readMs,
+    intervalMs: options.intervalMs,
+    share: options.intervalMs > 0 ? readMs / options.intervalMs : Infinity,
+  };
 }
 
 /** The warning to log for a cost, or null when it is acceptable. */

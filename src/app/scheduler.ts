@@ -80,7 +80,10 @@ export class Scheduler {
       });
       this.#tasks.set(job.name, task);
     }
-    this.options.logger.info({ jobs: Object.fromEntries(this.options.jobs.map((j) => [j.name, j.cron])) }, 'scheduler started');
+    this.options.logger.info(
+      { jobs: Object.fromEntries(this.options.jobs.map((j) => [j.name, j.cron])) },
+      'scheduler started',
+    );
   }
 
   /** Stops scheduling; cycles in progress are the caller's to wait for. */

@@ -227,7 +227,10 @@ export class Watchdog {
     if (this.#stopping) return;
     let config = next;
     if (next.state.path !== this.#runtime.config.state.path) {
-      this.#log.warn({ kept: this.#runtime.config.state.path }, 'state.path changed: it takes effect at the next restart');
+      this.#log.warn(
+        { kept: this.#runtime.config.state.path },
+        'state.path changed: it takes effect at the next restart',
+      );
       config = { ...next, state: { ...next.state, path: this.#runtime.config.state.path } };
     }
     const fresh = this.#build(config);
@@ -282,7 +285,10 @@ export class Watchdog {
       const cycles = Promise.all(this.#inFlight.values()).then(() => 'done' as const);
       if ((await Promise.race([cycles, deadline])) !== 'done') {
         cyclesFinished = false;
-        this.#log.warn({ jobs: [...this.#inFlight.keys()] }, 'shutdown deadline reached during a cycle; aborting it (nothing of it is written)');
+        this.#log.warn(
+          { jobs: [...this.#inFlight.keys()] },
+          'shutdown deadline reached during a cycle; aborting it (nothing of it is written)',
+        );
         this.#hardStop.abort(new Error('shutdown deadline reached'));
         await cycles;
       }
@@ -301,7 +307,10 @@ export class Watchdog {
         this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
       }
       this.store.close();
-      this.#log.info({ cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0 }, 'deploy-watchdog stopped');
+      this.#log.info(
+        { cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0 },
+        'deploy-watchdog stopped',
+      );
     }
     return { cyclesFinished, flush };
   }
@@ -401,7 +410,15 @@ export class Watchdog {
       });
       const detectorOptions = detectorOptionsFromConfig(config.checks);
       const jobs = enabledJobs(config, detectorOptions);
-      const remediation = this.#options.remediation?.({ config, client, store: this.store, notifier, clock, logger, metrics });
+      const remediation = this.#options.remediation?.({
+        config,
+        client,
+        store: this.store,
+        notifier,
+        clock,
+        logger,
+        metrics,
+      });
       const lifecycle: CycleDeps['lifecycle'] = {
         forCycles: config.alerts.for,
         // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
@@ -493,12 +510,17 @@ export class Watchdog {
     if (off.length === 0) return;
     const events = this.store.transaction(() => {
       const written = off.flatMap((job) =>
-        applyFindings(this.#alerts, { job: sourceJobKey(job), findings: [], now }, { ...rt.deps.lifecycle, forCycles: 1 }),
+        applyFindings(
+          this.#alerts,
+          { job: sourceJobKey(job), findings: [], now },
+          { ...rt.deps.lifecycle, forCycles: 1 },
+        ),
       );
       rt.notifier.enqueue(written, now);
       return written;
     });
-    if (events.length > 0) this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
+    if (events.length > 0)
+      this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
   }
 
   /**
@@ -507,7 +529,9 @@ export class Watchdog {
    * problem is over that nobody looked at.
    */
   #closeRetired(rt: Runtime): void {
-    const closed = this.store.transaction(() => closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()));
+    const closed = this.store.transaction(() =>
+      closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()),
+    );
     this.#retiredClosedFor = rt;
     if (closed.length === 0) return;
     const byReason: Record<string, number> = {};
@@ -528,12 +552,19 @@ export class Watchdog {
       const scope = await rt.deps.namespaces();
       let apps = 0;
       for (const namespace of scope.namespaces ?? [undefined]) {
-        const page = await rt.client.apps.list(namespace === undefined ? { limit: 1 } : { limit: 1, namespace }, { signal: this.#hardStop.signal });
+        const page = await rt.client.apps.list(namespace === undefined ? { limit: 1 } : { limit: 1, namespace }, {
+          signal: this.#hardStop.signal,
+        });
         apps += page.total;
       }
-      const cost = maintenanceCost(apps, { pageSize: rt.config.api.page_size, requestsPerSecond: rt.config.api.requests_per_second, intervalMs });
+      const cost = maintenanceCost(apps, {
+        pageSize: rt.config.api.page_size,
+        requestsPerSecond: rt.config.api.requests_per_second,
+        intervalMs,
+      });
       const warning = maintenanceCostWarning(cost);
-      if (warning) this.#log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
+      if (warning)
+        this.#log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
       else this.#log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
     } catch (err) {
       this.#log.debug({ err }, 'cannot count the apps for the maintenance job cost');
@@ -542,7 +573,10 @@ export class Watchdog {
 
   #prune(): void {
     try {
-      const result = pruneState(this.store, { now: this.#clock.now(), retentionMs: this.#runtime.config.state.retention });
+      const result = pruneState(this.store, {
+        now: this.#clock.now(),
+        retentionMs: this.#runtime.config.state.retention,
+      });
       this.#log.debug({ deleted: result.deleted, freedPages: result.freedPages }, 'old state pruned');
     } catch (err) {
       this.#log.error({ err }, 'cannot prune old state');
@@ -593,7 +627,9 @@ export class Watchdog {
     try {
       this.store.transaction(() => {
         this.store.db
-          .prepare(`INSERT INTO meta (key, value) VALUES ('ready_probe_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+          .prepare(
+            `INSERT INTO meta (key, value) VALUES ('ready_probe_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          )
           .run(String(now));
       });
       checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });

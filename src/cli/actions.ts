@@ -53,7 +53,19 @@ const actions: Command = {
         io.stdout.write('no remediation decisions recorded\n');
         return EXIT.ok;
       }
-      const header = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'ENV', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
+      const header = [
+        'TIME',
+        'POLICY',
+        'ACTION',
+        'RECORD',
+        'ENV',
+        'DECISION',
+        'ANSWER',
+        'OUTCOME',
+        'KEY',
+        'RUN',
+        'REASON',
+      ];
       const body = rows.map((r) => [
         iso(r.at),
         r.policy,

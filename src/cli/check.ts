@@ -119,7 +119,11 @@ function remediationSummary(
     return settings.policies.length === 0 ? '' : 'remediation: no policy applied\n';
   }
   const pass = done ?? { sent: 0, polled: 0, finished: 0 };
-  const mode = !settings.enabled ? ' (remediation.enabled is false: nothing is sent)' : settings.dry_run ? ' (dry run: nothing is sent)' : '';
+  const mode = !settings.enabled
+    ? ' (remediation.enabled is false: nothing is sent)'
+    : settings.dry_run
+      ? ' (dry run: nothing is sent)'
+      : '';
   const head = `remediation${mode}: ${pass.sent} change${pass.sent === 1 ? '' : 's'} sent, ${pass.polled} run${pass.polled === 1 ? '' : 's'} followed, ${pass.finished} finished`;
   if (rows.length === 0) return `${head}\n`;
   const shown = rows.slice(-AUDIT_ROWS_SHOWN);

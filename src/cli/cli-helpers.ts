@@ -66,7 +66,11 @@ export function reportUsageError(io: CliIo, commandUsage: string, err: unknown):
 }
 
 /** Parses argv with node:util parseArgs (strict), turning its errors into {@link UsageError}. */
-export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = false) {
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+  allowPositionals = false,
+) {
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (err) {

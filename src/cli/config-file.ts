@@ -27,14 +27,18 @@ export type ConfigPlaces = Pick<CliIo, 'env' | 'defaultConfigFile'>;
  * silent fall back to the default file would run on another configuration. Throws a UsageError
  * naming all three places when none gives a file.
  */
-export function resolveConfigFile(given: string | undefined, { env, defaultConfigFile: defaultFile = DEFAULT_CONFIG_FILE }: ConfigPlaces): string {
+export function resolveConfigFile(
+  given: string | undefined,
+  { env, defaultConfigFile: defaultFile = DEFAULT_CONFIG_FILE }: ConfigPlaces,
+): string {
   if (given !== undefined) {
     if (given === '') throw new UsageError('--config needs a file name');
     return given;
   }
   const named = env[CONFIG_FILE_ENV];
   if (named) {
-    if (!fs.existsSync(named)) throw new UsageError(`$${CONFIG_FILE_ENV} names ${JSON.stringify(named)}, which does not exist`);
+    if (!fs.existsSync(named))
+      throw new UsageError(`$${CONFIG_FILE_ENV} names ${JSON.stringify(named)}, which does not exist`);
     return named;
   }
   if (fs.existsSync(defaultFile)) return defaultFile;
@@ -49,7 +53,10 @@ export function resolveConfigFile(given: string | undefined, { env, defaultConfi
  * may be set for the daemon only (a systemd `Environment=`), leaving a person's shell to read
  * another file or none.
  */
-export function commandConfigFile(file: string, { env, defaultConfigFile: defaultFile = DEFAULT_CONFIG_FILE }: ConfigPlaces): string | undefined {
+export function commandConfigFile(
+  file: string,
+  { env, defaultConfigFile: defaultFile = DEFAULT_CONFIG_FILE }: ConfigPlaces,
+): string | undefined {
   const absolute = path.resolve(file);
   return !env[CONFIG_FILE_ENV] && absolute === path.resolve(defaultFile) ? undefined : absolute;
 }

@@ -35,7 +35,10 @@ const notifyTest: Command = {
     let file: string;
     let only: string | undefined;
     try {
-      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, channel: { type: 'string' } });
+      const { values } = parseCommandArgs(argv, {
+        config: { type: 'string', short: 'c' },
+        channel: { type: 'string' },
+      });
       file = resolveConfigFile(values.config, io);
       only = values.channel;
     } catch (err) {
@@ -84,7 +87,9 @@ const notifyTest: Command = {
         } else {
           failed++;
           const reason = Secret.scrub(result.reason, secretsIn(c));
-          io.stdout.write(`${c.name} (${c.type}): failed: ${reason}${result.outcome === 'retryable' ? ' (temporary)' : ''}\n`);
+          io.stdout.write(
+            `${c.name} (${c.type}): failed: ${reason}${result.outcome === 'retryable' ? ' (temporary)' : ''}\n`,
+          );
         }
       }
     } finally {

@@ -89,10 +89,18 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
     // Never rejects: a rejected chain would skip every later reload and end the process.
     reloading = reloading
       .then(() => reload(file, io, watchdog, logger))
-      .catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the running configuration is kept'));
+      .catch((err: unknown) =>
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err) },
+          'reload failed; the running configuration is kept',
+        ),
+      );
   });
   await stopped(io.signal);
-  logger.info({ reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) }, 'stopping');
+  logger.info(
+    { reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) },
+    'stopping',
+  );
   // Still listening, so a SIGHUP while stopping is ignored rather than killing the stop half-way.
   hangups.onHangup(() => logger.info('SIGHUP while stopping: ignored'));
   await reloading;
@@ -108,7 +116,10 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
     next = loadConfig(file, io.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) {
-      logger.error({ file, err: err instanceof Error ? err.message : String(err) }, 'configuration refused; the running configuration is kept');
+      logger.error(
+        { file, err: err instanceof Error ? err.message : String(err) },
+        'configuration refused; the running configuration is kept',
+      );
       return;
     }
     for (const p of err.problems) {
@@ -120,7 +131,10 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   try {
     await watchdog.reload(next);
   } catch (err) {
-    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'reload failed; the running configuration is kept');
+    logger.error(
+      { err: err instanceof Error ? err.message : String(err) },
+      'reload failed; the running configuration is kept',
+    );
   }
 }
 

@@ -42,7 +42,10 @@ const silences: Command = {
       const rows = list.map((s) => ({
         silence: s,
         state: silenceState(s, now),
-        alerts: countMatching(s, open.map((a) => a.labels)),
+        alerts: countMatching(
+          s,
+          open.map((a) => a.labels),
+        ),
       }));
       if (values.json) {
         const out = rows.map(({ silence: s, state, alerts }) => ({

@@ -75,15 +75,21 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
 }
 
 function oneOf<const T extends string>(name: string, raw: string, values: readonly T[]): T {
-  if (!(values as readonly string[]).includes(raw)) throw new UsageError(`--${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  if (!(values as readonly string[]).includes(raw))
+    throw new UsageError(`--${name} must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
 }
 
 /** --rate-limit, --rate-burst and --retry-after as one spec; the last two need the first. */
-function rateLimitOf(values: { 'rate-limit'?: string; 'rate-burst'?: string; 'retry-after'?: string }): RateLimitSpec | undefined {
+function rateLimitOf(values: {
+  'rate-limit'?: string;
+  'rate-burst'?: string;
+  'retry-after'?: string;
+}): RateLimitSpec | undefined {
   const raw = values['rate-limit'];
   if (raw === undefined) {
-    const orphan = values['rate-burst'] !== undefined ? 'rate-burst' : values['retry-after'] !== undefined ? 'retry-after' : null;
+    const orphan =
+      values['rate-burst'] !== undefined ? 'rate-burst' : values['retry-after'] !== undefined ? 'retry-after' : null;
     if (orphan) throw new UsageError(`--${orphan} needs --rate-limit`);
     return undefined;
   }
@@ -91,7 +97,9 @@ function rateLimitOf(values: { 'rate-limit'?: string; 'rate-burst'?: string; 're
   if (!(rps > 0)) throw new UsageError(`--rate-limit must be a number of requests per second above 0, got "${raw}"`);
   return {
     rps,
-    ...(values['rate-burst'] === undefined ? {} : { burst: integer('rate-burst', values['rate-burst'], 1, 1, 1_000_000) }),
+    ...(values['rate-burst'] === undefined
+      ? {}
+      : { burst: integer('rate-burst', values['rate-burst'], 1, 1, 1_000_000) }),
     retryAfter: oneOf('retry-after', values['retry-after'] ?? 'seconds', RETRY_AFTER_FORMS),
   };
 }
@@ -99,23 +107,31 @@ function rateLimitOf(values: { 'rate-limit'?: string; 'rate-burst'?: string; 're
 /** `TOKEN[:read=ENVS][:change=ENVS][:namespaces=CODES]`: every permission, limited as it says. */
 function scopedToken(raw: string): SimTokenSpec {
   const [token = '', ...parts] = raw.split(':');
-  if (!/^\S{8,}$/.test(token)) throw new UsageError(`--scoped-token: the token must be at least 8 characters without spaces or colons, got "${raw}"`);
+  if (!/^\S{8,}$/.test(token))
+    throw new UsageError(
+      `--scoped-token: the token must be at least 8 characters without spaces or colons, got "${raw}"`,
+    );
   const spec: SimTokenSpec = { token, namespaces: '*', permissions: '*' };
   const seen = new Set<string>();
   for (const part of parts) {
     const m = /^(read|change|namespaces)=(.+)$/.exec(part);
-    if (!m) throw new UsageError(`--scoped-token: "${part}" is not read=ENVS, change=ENVS or namespaces=CODES (in "${raw}")`);
+    if (!m)
+      throw new UsageError(`--scoped-token: "${part}" is not read=ENVS, change=ENVS or namespaces=CODES (in "${raw}")`);
     const [, key, list] = m as unknown as [string, 'read' | 'change' | 'namespaces', string];
     if (seen.has(key)) throw new UsageError(`--scoped-token: ${key}= is given twice in "${raw}"`);
     seen.add(key);
     const items = list === 'none' ? [] : list.split(',');
     if (key === 'namespaces') {
-      if (items.length === 0 || items.some((c) => c === '')) throw new UsageError(`--scoped-token: namespaces= needs namespace codes, comma-separated (in "${raw}")`);
+      if (items.length === 0 || items.some((c) => c === ''))
+        throw new UsageError(`--scoped-token: namespaces= needs namespace codes, comma-separated (in "${raw}")`);
       spec.namespaces = items;
       continue;
     }
     const bad = items.find((e) => !(ENVIRONMENTS as readonly string[]).includes(e));
-    if (bad !== undefined) throw new UsageError(`--scoped-token: ${key}= takes ${ENVIRONMENTS.join(', ')} (comma-separated) or none, got "${bad}"`);
+    if (bad !== undefined)
+      throw new UsageError(
+        `--scoped-token: ${key}= takes ${ENVIRONMENTS.join(', ')} (comma-separated) or none, got "${bad}"`,
+      );
     spec[key === 'read' ? 'readEnvironments' : 'changeEnvironments'] = items as EnvironmentType[];
   }
   return spec;
@@ -126,7 +142,10 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   error: {
     arg: 'CODE',
     spec: (arg, raw) => {
-      if (!Object.hasOwn(ERROR_STATUS, arg)) throw new UsageError(`--fault: "${arg}" is not an error code of the API (in "${raw}"); e.g. internal_error, unavailable`);
+      if (!Object.hasOwn(ERROR_STATUS, arg))
+        throw new UsageError(
+          `--fault: "${arg}" is not an error code of the API (in "${raw}"); e.g. internal_error, unavailable`,
+        );
       return { errorCode: arg as ErrorCode };
     },
   },
@@ -135,9 +154,15 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   html502: { arg: null, spec: () => ({ html502: true }) },
   malformedJson: { arg: null, spec: () => ({ malformedJson: true }) },
   wrongType: { arg: null, spec: () => ({ wrongType: true }) },
-  rateLimit: { arg: 'seconds|date|none', spec: (arg) => ({ rateLimit: { retryAfter: oneOf('fault rateLimit', arg, RETRY_AFTER_FORMS) } }) },
+  rateLimit: {
+    arg: 'seconds|date|none',
+    spec: (arg) => ({ rateLimit: { retryAfter: oneOf('fault rateLimit', arg, RETRY_AFTER_FORMS) } }),
+  },
   huge: { arg: 'MB', spec: (arg) => ({ hugeMb: integer('fault huge', arg, 1, 1, 100_000) }) },
-  hugeDense: { arg: 'MB', spec: (arg) => ({ hugeMb: integer('fault hugeDense', arg, 1, 1, 100_000), hugeDense: true }) },
+  hugeDense: {
+    arg: 'MB',
+    spec: (arg) => ({ hugeMb: integer('fault hugeDense', arg, 1, 1, 100_000), hugeDense: true }),
+  },
   endless: { arg: null, spec: () => ({ endless: true }) },
   echoToken: { arg: null, spec: () => ({ echoToken: true }) },
   endlessList: { arg: null, spec: () => ({ endlessList: true }) },
@@ -148,10 +173,14 @@ function fault(raw: string): [FaultTarget, FaultSpec] {
   const m = /^([^=]+)=([A-Za-z0-9]+)(?::(.+))?$/.exec(raw);
   if (!m) throw new UsageError(`--fault must be FUNCTION=KIND[:ARG], got "${raw}"`);
   const [, target, kind, arg] = m as unknown as [string, string, string, string | undefined];
-  if (target !== '*' && !Object.hasOwn(FUNCTIONS, target)) throw new UsageError(`--fault: "${target}" is not a function; give a dotted name such as apps.list, or * (in "${raw}")`);
+  if (target !== '*' && !Object.hasOwn(FUNCTIONS, target))
+    throw new UsageError(
+      `--fault: "${target}" is not a function; give a dotted name such as apps.list, or * (in "${raw}")`,
+    );
   const known = Object.hasOwn(FAULT_KINDS, kind) ? FAULT_KINDS[kind] : undefined;
   if (!known) throw new UsageError(`--fault: unknown kind "${kind}"; kinds: ${Object.keys(FAULT_KINDS).join(', ')}`);
-  if (known.arg !== null && arg === undefined) throw new UsageError(`--fault: ${kind} needs :${known.arg} (in "${raw}")`);
+  if (known.arg !== null && arg === undefined)
+    throw new UsageError(`--fault: ${kind} needs :${known.arg} (in "${raw}")`);
   if (known.arg === null && arg !== undefined) throw new UsageError(`--fault: ${kind} takes no argument (in "${raw}")`);
   return [target as FaultTarget, known.spec(arg ?? '', raw)];
 }
@@ -163,10 +192,16 @@ function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, Fault
   if (options.timeFormat !== undefined) lines.push(`time format: ${options.timeFormat}`);
   if (options.stateWords !== undefined) lines.push(`state words: ${options.stateWords}`);
   const rate = options.rateLimit;
-  if (rate) lines.push(`rate limit: ${rate.rps}/s per token, burst ${rate.burst ?? Math.max(1, Math.ceil(rate.rps))}, Retry-After ${rate.retryAfter ?? 'seconds'}`);
+  if (rate)
+    lines.push(
+      `rate limit: ${rate.rps}/s per token, burst ${rate.burst ?? Math.max(1, Math.ceil(rate.rps))}, Retry-After ${rate.retryAfter ?? 'seconds'}`,
+    );
   for (const t of options.tokens ?? []) {
-    const envs = (list: string[] | undefined) => (list === undefined ? 'all' : list.length === 0 ? 'none' : list.join(','));
-    lines.push(`scoped token ${t.token}: reads ${envs(t.readEnvironments)}, changes ${envs(t.changeEnvironments)}, namespaces ${t.namespaces === '*' ? 'all' : t.namespaces.join(',')}`);
+    const envs = (list: string[] | undefined) =>
+      list === undefined ? 'all' : list.length === 0 ? 'none' : list.join(',');
+    lines.push(
+      `scoped token ${t.token}: reads ${envs(t.readEnvironments)}, changes ${envs(t.changeEnvironments)}, namespaces ${t.namespaces === '*' ? 'all' : t.namespaces.join(',')}`,
+    );
   }
   for (const [target, spec] of faults) lines.push(`fault on ${target}: ${JSON.stringify(spec)}`);
   return lines;
@@ -196,15 +231,18 @@ const simulator: Command = {
         fault: { type: 'string', multiple: true },
         'state-words': { type: 'string' },
       });
-      if (values.token !== undefined && !/^\S{8,}$/.test(values.token)) throw new UsageError('--token must be at least 8 characters without spaces');
+      if (values.token !== undefined && !/^\S{8,}$/.test(values.token))
+        throw new UsageError('--token must be at least 8 characters without spaces');
       const adminToken = values.token ?? `sim-${randomBytes(16).toString('hex')}`;
       const tokens = (values['scoped-token'] ?? []).map(scopedToken);
       const taken = new Set([adminToken]);
       for (const t of tokens) {
-        if (taken.has(t.token)) throw new UsageError(`--scoped-token: the token "${t.token}" is given twice (or is the admin token)`);
+        if (taken.has(t.token))
+          throw new UsageError(`--scoped-token: the token "${t.token}" is given twice (or is the admin token)`);
         taken.add(t.token);
       }
-      for (const [target, spec] of (values.fault ?? []).map(fault)) faults.set(target, { ...faults.get(target), ...spec });
+      for (const [target, spec] of (values.fault ?? []).map(fault))
+        faults.set(target, { ...faults.get(target), ...spec });
       const rateLimit = rateLimitOf(values);
       options = {
         port: integer('port', values.port, 4010, 0, 65_535),
@@ -212,10 +250,16 @@ const simulator: Command = {
         apps: integer('apps', values.apps, 50, 1, 10_000),
         seed: integer('seed', values.seed, 1, 0, 2 ** 31 - 1),
         adminToken,
-        ...(values['max-limit'] === undefined ? {} : { maxLimit: integer('max-limit', values['max-limit'], 1000, 1, 1_000_000) }),
-        ...(values['time-format'] === undefined ? {} : { timeFormat: oneOf<TimeFormat>('time-format', values['time-format'], TIME_FORMATS) }),
+        ...(values['max-limit'] === undefined
+          ? {}
+          : { maxLimit: integer('max-limit', values['max-limit'], 1000, 1, 1_000_000) }),
+        ...(values['time-format'] === undefined
+          ? {}
+          : { timeFormat: oneOf<TimeFormat>('time-format', values['time-format'], TIME_FORMATS) }),
         ...(rateLimit ? { rateLimit } : {}),
-        ...(values['state-words'] === undefined ? {} : { stateWords: oneOf<StateWordSet>('state-words', values['state-words'], STATE_WORD_SETS) }),
+        ...(values['state-words'] === undefined
+          ? {}
+          : { stateWords: oneOf<StateWordSet>('state-words', values['state-words'], STATE_WORD_SETS) }),
         ...(tokens.length > 0 ? { tokens } : {}),
       };
     } catch (err) {
@@ -225,10 +269,18 @@ const simulator: Command = {
     const sim = await startSimulator({ ...options, logger });
     // Namespace codes come from the seed, so they can only be checked once it is made.
     const codes = [...sim.control.state.namespaces.values()].map((n) => n.code);
-    const unknown = (options.tokens ?? []).flatMap((t) => (t.namespaces === '*' ? [] : t.namespaces.filter((c) => !codes.includes(c))));
+    const unknown = (options.tokens ?? []).flatMap((t) =>
+      t.namespaces === '*' ? [] : t.namespaces.filter((c) => !codes.includes(c)),
+    );
     if (unknown.length > 0) {
       await sim.close();
-      return reportUsageError(io, usage, new UsageError(`--scoped-token: no namespace ${unknown.map((c) => `"${c}"`).join(', ')} in this seed; its namespaces are ${codes.join(', ')}`));
+      return reportUsageError(
+        io,
+        usage,
+        new UsageError(
+          `--scoped-token: no namespace ${unknown.map((c) => `"${c}"`).join(', ')} in this seed; its namespaces are ${codes.join(', ')}`,
+        ),
+      );
     }
     for (const [target, spec] of faults) sim.control.setFault(target, spec);
     io.stdout.write(
@@ -240,7 +292,8 @@ const simulator: Command = {
         '',
       ].join('\n'),
     );
-    if (!io.signal.aborted) await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
+    if (!io.signal.aborted)
+      await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
     await sim.close();
     io.stdout.write('simulator stopped\n');
     return EXIT.ok;

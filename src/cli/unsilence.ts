@@ -37,7 +37,9 @@ const unsilence: Command = {
           io.stderr.write(`error: no silence with id ${JSON.stringify(id)} (see \`deploy-watchdog silences --all\`)\n`);
           return EXIT.usage;
         case 'already-over':
-          io.stdout.write(`silence ${result.silence.id} (${describeMatchers(result.silence.matchers)}) was already over\n`);
+          io.stdout.write(
+            `silence ${result.silence.id} (${describeMatchers(result.silence.matchers)}) was already over\n`,
+          );
           return EXIT.ok;
         case 'expired':
           io.stdout.write(`ended silence ${result.silence.id} (${describeMatchers(result.silence.matchers)})\n`);

@@ -65,9 +65,17 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
  */
 type SeenByApp = Map<number, BackupsSeen | null>;
 
-async function backupsPerApp(ctx: CollectorContext, query: { namespace?: string }, apps: readonly AppBackupState[]): Promise<SeenByApp> {
+async function backupsPerApp(
+  ctx: CollectorContext,
+  query: { namespace?: string },
+  apps: readonly AppBackupState[],
+): Promise<SeenByApp> {
   const config = ctx.checks.backups;
-  const states: BackupStates = { succeeded: config.succeeded_states, running: config.running_states, failed: config.failed_states };
+  const states: BackupStates = {
+    succeeded: config.succeeded_states,
+    running: config.running_states,
+    failed: config.failed_states,
+  };
   // Per watched app, the oldest time a good backup may have (now − max_age).
   const horizons = new Map<number, number>();
   for (const app of apps) {
@@ -122,7 +130,9 @@ async function backupsPerApp(ctx: CollectorContext, query: { namespace?: string 
       }
       // Walked to the end, every app's backups were all met: what is open is all there is.
       const unread = walkedToEnd ? [] : [...missing];
-      const tail = await mapLimit(unread, ctx.concurrency, (appId) => readOneApp(ctx, query, appId, states, horizons.get(appId)!));
+      const tail = await mapLimit(unread, ctx.concurrency, (appId) =>
+        readOneApp(ctx, query, appId, states, horizons.get(appId)!),
+      );
       unread.forEach((appId, i) => settle(byId.get(appId)!, tail[i]));
       // Apps not waited for (no last_backup_at), with what the walk passed of them.
       for (const [appId, seen] of open) settle(byId.get(appId)!, seen);

@@ -49,7 +49,11 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
       return false;
     });
   const recent = await readAcrossNamespaces(ctx, (namespace) =>
-    client.runs.listAll(namespace === undefined ? {} : { namespace }, { signal, until: (run) => createdBefore(run, since), keep }),
+    client.runs.listAll(namespace === undefined ? {} : { namespace }, {
+      signal,
+      until: (run) => createdBefore(run, since),
+      keep,
+    }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
   for (const state of activeStates) {
@@ -76,9 +80,13 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   // Labels only for the runs that can be findings: those in a failed or active state, and those
   // with a detail (a watcher can fail or wait whatever the run's own state says).
   const labelled = new Set<number>();
-  for (const run of runs) if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
+  for (const run of runs)
+    if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
   const apps = await readApps(ctx, labelled);
-  ctx.logger.debug({ runs: runs.length, settledGroups: settled?.newest.size, details: details.size, apps: apps.size }, 'runs read');
+  ctx.logger.debug(
+    { runs: runs.length, settledGroups: settled?.newest.size, details: details.size, apps: apps.size },
+    'runs read',
+  );
   return { job: 'runs', takenAt: ctx.now, runs, ...(settled && { settledNewest: settled.newest }), details, apps };
 }
 
@@ -92,7 +100,11 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
 }
 
 /** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */
-async function readFollowed(ctx: CollectorContext, followed: ReadonlySet<number>, listed: ReadonlyMap<number, RunListItem>): Promise<Run[]> {
+async function readFollowed(
+  ctx: CollectorContext,
+  followed: ReadonlySet<number>,
+  listed: ReadonlyMap<number, RunListItem>,
+): Promise<Run[]> {
   const ids = [...followed].filter((id) => !listed.has(id));
   const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id));
   return read.filter((run): run is Run => run !== undefined);
@@ -116,7 +128,10 @@ async function readNewerOfApps(
   }
   const lists = await mapLimit([...oldestByApp], ctx.concurrency, ([appId, oldest]) =>
     // Already `concurrency` walks at a time: no page ahead, or twice that would be in flight.
-    ctx.client.runs.listAll({ app_id: appId }, { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false }),
+    ctx.client.runs.listAll(
+      { app_id: appId },
+      { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false },
+    ),
   );
   return lists.flat().filter((run) => !listed.has(run.id));
 }

@@ -9,7 +9,10 @@ import type { UrlsSnapshot } from './snapshot.js';
  */
 export async function collectUrls(ctx: CollectorContext): Promise<UrlsSnapshot> {
   const urls = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, keep: ctx.relevance?.urls }),
+    ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, {
+      signal: ctx.signal,
+      keep: ctx.relevance?.urls,
+    }),
   );
   const apps = await readApps(ctx, new Set(urls.map((u) => u.app_id)));
   ctx.logger.debug({ urls: urls.length, apps: apps.size }, 'urls read');

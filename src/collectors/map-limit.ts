@@ -3,7 +3,11 @@
  * rejection stops new calls from starting and is thrown once the calls already started settle, so
  * a failed read never leaves requests running behind the caller's back.
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { err: unknown } | undefined;

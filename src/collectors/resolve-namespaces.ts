@@ -30,7 +30,11 @@ export interface NamespaceScope {
  * empty, lists are read without the parameter. A token without `workspace: read` cannot ask: the
  * configured namespaces are then used as given (a wrong one fails its list with namespace_not_found).
  */
-export async function resolveNamespaces(client: ApiClient, configured: readonly string[], signal?: AbortSignal): Promise<NamespaceScope> {
+export async function resolveNamespaces(
+  client: ApiClient,
+  configured: readonly string[],
+  signal?: AbortSignal,
+): Promise<NamespaceScope> {
   let identity;
   try {
     identity = await client.whoami({}, { signal });

@@ -10,13 +10,7 @@
  *
  * Types only: the collectors that build these live beside this file.
  */
-import type {
-  AttentionSummary,
-  Run,
-  RunListItem,
-  Server,
-  UrlRecord,
-} from '../api/schemas.js';
+import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
 import type { OrderKey } from '../lib/newest-first.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
@@ -146,9 +140,4 @@ export interface ServersSnapshot extends SnapshotBase {
 
 /** Any snapshot; `job` tells which. */
 export type Snapshot =
-  | RunsSnapshot
-  | UrlsSnapshot
-  | BackupsSnapshot
-  | AttentionSnapshot
-  | MaintenanceSnapshot
-  | ServersSnapshot;
+  RunsSnapshot | UrlsSnapshot | BackupsSnapshot | AttentionSnapshot | MaintenanceSnapshot | ServersSnapshot;

@@ -31,7 +31,11 @@ export const appLabelsView = appListItemSchema.pick(APP_LABEL_FIELDS);
 export type AppLabels = z.infer<typeof appLabelsView>;
 
 /** An app's labels and its backup state as the service judges it: what the backups detector reads. */
-export const appBackupStateView = appListItemSchema.pick({ ...APP_LABEL_FIELDS, backup_health: true, last_backup_at: true });
+export const appBackupStateView = appListItemSchema.pick({
+  ...APP_LABEL_FIELDS,
+  backup_health: true,
+  last_backup_at: true,
+});
 /** What the backups detector reads of an app. */
 export type AppBackupState = z.infer<typeof appBackupStateView>;
 
@@ -54,6 +58,14 @@ export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
  * the backup's copies of them (namespace, app, project, environment) and its size, format and
  * storage are left out.
  */
-export const newestBackupView = backupSchema.pick({ id: true, name: true, app_id: true, taken_at: true, state: true, verified: true, offsite: true });
+export const newestBackupView = backupSchema.pick({
+  id: true,
+  name: true,
+  app_id: true,
+  taken_at: true,
+  state: true,
+  verified: true,
+  offsite: true,
+});
 /** One of an app's newest backups, as the backups detector reads it. */
 export type NewestBackup = z.infer<typeof newestBackupView>;

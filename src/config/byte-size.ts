@@ -1,7 +1,16 @@
 import { z } from 'zod';
 
 /** Units of a size: binary (KiB, MiB) as written, and kB/MB read the same way, as ops tools mostly do. */
-const UNIT_BYTES = { B: 1, KiB: 1024, kB: 1024, KB: 1024, MiB: 1024 ** 2, MB: 1024 ** 2, GiB: 1024 ** 3, GB: 1024 ** 3 } as const;
+const UNIT_BYTES = {
+  B: 1,
+  KiB: 1024,
+  kB: 1024,
+  KB: 1024,
+  MiB: 1024 ** 2,
+  MB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  GB: 1024 ** 3,
+} as const;
 const SIZE_RE = /^(\d+)\s*(B|KiB|kB|KB|MiB|MB|GiB|GB)$/;
 
 /** What a size looks like, for error messages. */

@@ -26,7 +26,12 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const notify = get(raw, 'notify');
 
   const channelNames = uniqueNames(list(get(notify, 'channels')), ['notify', 'channels'], 'channel', problems);
-  const windowNames = uniqueNames(list(get(notify, 'mute_windows')), ['notify', 'mute_windows'], 'mute window', problems);
+  const windowNames = uniqueNames(
+    list(get(notify, 'mute_windows')),
+    ['notify', 'mute_windows'],
+    'mute window',
+    problems,
+  );
   uniqueNames(list(get(notify, 'routes')), ['notify', 'routes'], 'route', problems);
 
   const known = (names: Set<string>, what: string) =>
@@ -66,7 +71,8 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   if (get(remediation, 'enabled') === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],
-      message: 'is true but remediation.policies is empty, so nothing would ever be done: add a policy or set enabled: false',
+      message:
+        'is true but remediation.policies is empty, so nothing would ever be done: add a policy or set enabled: false',
     });
   }
   return problems;

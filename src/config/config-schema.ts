@@ -100,7 +100,10 @@ const weekdaySchema = z
 const severitySchema = z.enum(['info', 'warning', 'critical']);
 
 const stateListSchema = (defaults: readonly string[]) =>
-  z.array(z.string().min(1, 'must not be empty')).min(1, 'must list at least one state').default([...defaults]);
+  z
+    .array(z.string().min(1, 'must not be empty'))
+    .min(1, 'must list at least one state')
+    .default([...defaults]);
 
 const enabledSchema = z.boolean().default(true).describe('Run this check.');
 
@@ -143,7 +146,8 @@ const apiSchema = z
     base_url: z
       .url({
         protocol: /^https?$/,
-        error: (iss) => (iss.input === undefined ? 'is required' : 'must be an http(s) URL such as https://manage.example.com'),
+        error: (iss) =>
+          iss.input === undefined ? 'is required' : 'must be an http(s) URL such as https://manage.example.com',
       })
       .refine((u) => !/\/api\/v1\/?$/.test(u), 'must be the service root, without /api/v1 (it is added)')
       .transform((u) => u.replace(/\/+$/, ''))
@@ -160,7 +164,9 @@ const apiSchema = z
       .describe('Namespace codes to watch; empty: every namespace the token reaches.'),
     requests_per_second: requestsPerSecondSchema
       .prefault(10)
-      .describe('Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.'),
+      .describe(
+        'Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.',
+      ),
     timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
     max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
     page_size: z
@@ -170,33 +176,51 @@ const apiSchema = z
       .max(1000)
       .default(500)
       .describe(
-        '`limit` of list calls. The reference states no maximum: a list whose service refuses it is read with smaller pages (down to the reference\'s 50), once per function, with a warning that says what to set here.',
+        "`limit` of list calls. The reference states no maximum: a list whose service refuses it is read with smaller pages (down to the reference's 50), once per function, with a warning that says what to set here.",
       ),
     max_answer_size: byteSizeSchema
       .refine((n) => n >= 1024 * 1024 && n <= 1024 ** 3, 'must be from 1MiB to 1GiB')
       .prefault('16MiB')
-      .describe('The largest answer read; a larger one (or an endless one) fails with "answer too large" and costs no more memory than this.'),
+      .describe(
+        'The largest answer read; a larger one (or an endless one) fails with "answer too large" and costs no more memory than this.',
+      ),
     max_answer_values: z
       .number()
       .int()
       .min(10_000)
       .max(100_000_000)
       .default(250_000)
-      .describe('The most JSON values (objects, arrays, members) an answer over 1MiB may hold before it is parsed: what parsing builds, not the bytes, is what costs memory.'),
+      .describe(
+        'The most JSON values (objects, arrays, members) an answer over 1MiB may hold before it is parsed: what parsing builds, not the bytes, is what costs memory.',
+      ),
     max_list_items: z
       .number()
       .int()
       .min(1_000)
       .max(100_000_000)
       .default(200_000)
-      .describe('The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.'),
-    concurrency: z.number().int().min(1).max(32).default(4).describe('Requests in flight at once within one job\'s read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.'),
+      .describe(
+        'The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.',
+      ),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(32)
+      .default(4)
+      .describe(
+        "Requests in flight at once within one job's read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.",
+      ),
   })
   .strict()
   .superRefine((api, ctx) => {
     const given = Number(api.token !== undefined) + Number(api.token_file !== undefined);
     if (given === 0) {
-      ctx.addIssue({ code: 'custom', path: ['token'], message: 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token'],
+        message: 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file',
+      });
     } else if (given === 2) {
       ctx.addIssue({ code: 'custom', path: ['token_file'], message: 'give token or token_file, not both' });
     }
@@ -210,7 +234,11 @@ export const stateSchema = z
       .min(1, 'must not be empty')
       .default('./deploy-watchdog.db')
       .describe('SQLite file (created with mode 0600); relative to the config file.'),
-    retention: durationSchema.prefault('30d').describe('Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.'),
+    retention: durationSchema
+      .prefault('30d')
+      .describe(
+        'Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.',
+      ),
   })
   .strict();
 
@@ -225,7 +253,9 @@ const jobsSchema = z
     backups: jobSchema('0 * * * *'),
     maintenance: jobSchema('*/30 * * * *'),
     servers: jobSchema('*/1 * * * *'),
-    jitter: durationSchema.prefault('5s').describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
+    jitter: durationSchema
+      .prefault('5s')
+      .describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
     deadline: z
       .union([z.literal('auto'), durationSchema], { error: `must be "auto" or ${DURATION_HINT}` })
       .prefault('auto')
@@ -244,7 +274,9 @@ const checksSchema = z
         succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
           'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
         ),
-        retrying_grace: durationSchema.prefault('30m').describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+        retrying_grace: durationSchema
+          .prefault('30m')
+          .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
         lookback: durationSchema
           .prefault('7d')
           .describe(
@@ -282,16 +314,26 @@ const checksSchema = z
           .prefault({})
           // Environment types left out keep their default, so `{ production: 12h }` changes one.
           .transform((given) => ({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null, ...given }))
-          .describe(`Oldest acceptable successful backup per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`),
+          .describe(
+            `Oldest acceptable successful backup per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`,
+          ),
         succeeded_states: stateListSchema(SUCCEEDED_BACKUP_STATES).describe(
           'Backup states that mean the backup finished well: only such a backup (with a time) counts as taken. A backup whose state is null or in none of the three lists counts as neither taken nor failed.',
         ),
-        running_states: stateListSchema(RUNNING_BACKUP_STATES).describe('Backup states that mean the backup is still being made.'),
+        running_states: stateListSchema(RUNNING_BACKUP_STATES).describe(
+          'Backup states that mean the backup is still being made.',
+        ),
         failed_states: stateListSchema(FAILED_BACKUP_STATES).describe('Backup states that mean the backup failed.'),
-        require_verified: z.boolean().default(true).describe('A backup counts only once verified (judged on the newest successful backup).'),
-        offsite: z.boolean().default(true).describe('Alert when the off-site copy of the newest successful backup failed.'),
+        require_verified: z
+          .boolean()
+          .default(true)
+          .describe('A backup counts only once verified (judged on the newest successful backup).'),
+        offsite: z
+          .boolean()
+          .default(true)
+          .describe('Alert when the off-site copy of the newest successful backup failed.'),
         offsite_failed_states: stateListSchema(FAILED_OFFSITE_STATES).describe(
-          "Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).",
+          'Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).',
         ),
       })
       .strict()
@@ -301,7 +343,12 @@ const checksSchema = z
         for (const [i, list] of lists.entries()) {
           for (const other of lists.slice(i + 1)) {
             const both = b[list].filter((state) => b[other].includes(state));
-            if (both.length > 0) ctx.addIssue({ code: 'custom', path: [other], message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only` });
+            if (both.length > 0)
+              ctx.addIssue({
+                code: 'custom',
+                path: [other],
+                message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only`,
+              });
           }
         }
       })
@@ -309,7 +356,10 @@ const checksSchema = z
     attention: z
       .object({
         enabled: enabledSchema,
-        min_severity: z.enum(['info', 'warning', 'danger']).default('warning').describe('Lowest attention item severity reported.'),
+        min_severity: z
+          .enum(['info', 'warning', 'danger'])
+          .default('warning')
+          .describe('Lowest attention item severity reported.'),
         ignore_rules: z
           .array(z.string().min(1, 'must not be empty'))
           .default([])
@@ -341,7 +391,9 @@ const checksSchema = z
     servers: z
       .object({
         enabled: enabledSchema,
-        bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
+        bad_states: stateListSchema(BAD_SERVER_STATES).describe(
+          'Server states that make its apps impossible to judge.',
+        ),
       })
       .strict()
       .prefault({}),
@@ -350,20 +402,41 @@ const checksSchema = z
 
 const alertsSchema = z
   .object({
-    repeat_interval: repeatIntervalSchema.prefault('4h').describe('Re-notify a still-firing alert this often; "off": never.'),
+    repeat_interval: repeatIntervalSchema
+      .prefault('4h')
+      .describe('Re-notify a still-firing alert this often; "off": never.'),
     send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
-    for: z.number().int().min(1).max(100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
+    for: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(1)
+      .describe('Consecutive cycles a problem must be seen before it fires.'),
     resolve_guard: z
       .object({
-        min_alerts: z.number().int().min(1).max(100_000).default(5).describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
-        max_share: z.number().min(0).max(1).default(0.5).describe('…and more than this share of the job\'s firing alerts.'),
+        min_alerts: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(5)
+          .describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
+        max_share: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe("…and more than this share of the job's firing alerts."),
         confirm_cycles: z
           .number()
           .int()
           .min(1)
           .max(100)
           .default(2)
-          .describe('Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.'),
+          .describe(
+            'Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.',
+          ),
       })
       .strict()
       .prefault({})
@@ -376,8 +449,14 @@ const alertsSchema = z
 const routeSchema = z
   .object({
     name: nameSchema.optional(),
-    match: z.record(labelNameSchema, matchValueSchema).optional().describe('Label equals the value (a list: any of them).'),
-    match_re: z.record(labelNameSchema, regexSchema).optional().describe('Label matches the anchored regular expression.'),
+    match: z
+      .record(labelNameSchema, matchValueSchema)
+      .optional()
+      .describe('Label equals the value (a list: any of them).'),
+    match_re: z
+      .record(labelNameSchema, regexSchema)
+      .optional()
+      .describe('Label matches the anchored regular expression.'),
     min_severity: severitySchema.optional(),
     channels: z.array(z.string().min(1)).min(1, 'must name at least one channel'),
     continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
@@ -407,18 +486,25 @@ const muteWindowSchema = z
 const notifySchema = z
   .object({
     channels: z.array(channelConfigSchema).default([]),
-    routes: z.array(routeSchema).default([]).describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
+    routes: z
+      .array(routeSchema)
+      .default([])
+      .describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
     group_by: z.array(labelNameSchema).default(['check', 'environment_type']),
     max_items_per_message: z.number().int().min(1).max(100).default(10),
     mute_windows: z.array(muteWindowSchema).default([]),
     delivery: z
       .object({
-        max_age: durationSchema.prefault('24h').describe('A notification not delivered this long after it was due is given up.'),
+        max_age: durationSchema
+          .prefault('24h')
+          .describe('A notification not delivered this long after it was due is given up.'),
         initial_backoff: durationSchema.prefault('10s'),
         max_backoff: durationSchema.prefault('10m'),
         timeout: durationSchema
           .prefault('15s')
-          .describe("Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice."),
+          .describe(
+            "Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice.",
+          ),
         interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
       })
       .strict()
@@ -432,7 +518,10 @@ const notifySchema = z
         enabled: z.boolean().default(false),
         at: timeOfDaySchema.default('09:00'),
         time_zone: timeZoneSchema.default('UTC'),
-        channels: z.array(z.string().min(1)).default([]).describe('Channels that get the digest; empty: every channel.'),
+        channels: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Channels that get the digest; empty: every channel.'),
       })
       .strict()
       .prefault({}),
@@ -445,7 +534,10 @@ const notifySchema = z
       .optional(),
     inhibit: z
       .object({
-        api_unreadable: z.boolean().default(true).describe('While the API cannot be read, hold alerts it would make stale.'),
+        api_unreadable: z
+          .boolean()
+          .default(true)
+          .describe('While the API cannot be read, hold alerts it would make stale.'),
         bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
       })
       .strict()
@@ -468,22 +560,28 @@ export const POLICY_LABELS = [
 ] as const;
 
 const policyMatchSchema = z
-  .object(Object.fromEntries(POLICY_LABELS.map((l) => [l, matchValueSchema.optional()])) as Record<
-    (typeof POLICY_LABELS)[number],
-    z.ZodOptional<typeof matchValueSchema>
-  >)
+  .object(
+    Object.fromEntries(POLICY_LABELS.map((l) => [l, matchValueSchema.optional()])) as Record<
+      (typeof POLICY_LABELS)[number],
+      z.ZodOptional<typeof matchValueSchema>
+    >,
+  )
   .strict();
 
 const policyMatchReSchema = z
-  .object(Object.fromEntries(POLICY_LABELS.map((l) => [l, regexSchema.optional()])) as Record<
-    (typeof POLICY_LABELS)[number],
-    z.ZodOptional<typeof regexSchema>
-  >)
+  .object(
+    Object.fromEntries(POLICY_LABELS.map((l) => [l, regexSchema.optional()])) as Record<
+      (typeof POLICY_LABELS)[number],
+      z.ZodOptional<typeof regexSchema>
+    >,
+  )
   .strict();
 
 const policyCommon = {
   name: nameSchema,
-  match: policyMatchSchema.default({}).describe('Labels of the alert; production is acted on only when named here explicitly.'),
+  match: policyMatchSchema
+    .default({})
+    .describe('Labels of the alert; production is acted on only when named here explicitly.'),
   match_re: policyMatchReSchema.default({}),
   dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
 };
@@ -513,7 +611,9 @@ const remediationSchema = z
     enabled: z.boolean().default(false),
     dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
     max_actions_per_hour: z.number().int().min(0).max(1000).default(10),
-    follow_timeout: durationSchema.prefault('2h').describe('How long a started run is followed before its outcome is reported unknown.'),
+    follow_timeout: durationSchema
+      .prefault('2h')
+      .describe('How long a started run is followed before its outcome is reported unknown.'),
     poll_interval: durationSchema
       .refine((ms) => ms >= 1_000, 'must be at least 1s')
       .prefault('30s')

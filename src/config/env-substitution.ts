@@ -60,7 +60,11 @@ export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitutio
     } else if (fallback !== undefined) {
       out += fallback;
     } else {
-      return { ok: false, message: `environment variable ${name} is not set (and no default is given with \${${name}:-…})`, unset: name };
+      return {
+        ok: false,
+        message: `environment variable ${name} is not set (and no default is given with \${${name}:-…})`,
+        unset: name,
+      };
     }
     variables.push(name);
     references += 1;

@@ -44,7 +44,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
     if (err instanceof ConfigError) throw err;
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
-    throw new ConfigError(file, [{ path: '', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` }]);
+    throw new ConfigError(file, [
+      { path: '', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` },
+    ]);
   }
 }
 
@@ -63,7 +65,9 @@ export function loadStateConfig(file: string, env: NodeJS.ProcessEnv): StateConf
     return loadConfig(file, env).state;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    const blocking = err.problems.filter((p) => p.unsetVariable === undefined || p.path === 'state' || p.path.startsWith('state.'));
+    const blocking = err.problems.filter(
+      (p) => p.unsetVariable === undefined || p.path === 'state' || p.path.startsWith('state.'),
+    );
     if (blocking.length > 0) throw new ConfigError(file, blocking);
   }
   // Nothing is wrong but secrets this command does not use: read the state section alone.
@@ -109,7 +113,12 @@ export function parseConfig(
 
   const problems: ConfigProblem[] = [];
   const at = (p: KeyPath, message: string, unsetVariable?: string) =>
-    problems.push({ path: formatKeyPath(p), line: lineOfPath(doc, lines, p), message, ...(unsetVariable ? { unsetVariable } : {}) });
+    problems.push({
+      path: formatKeyPath(p),
+      line: lineOfPath(doc, lines, p),
+      message,
+      ...(unsetVariable ? { unsetVariable } : {}),
+    });
 
   // A value whose substitution failed is reported once, not again by the schema for its `${…}`.
   const unsubstituted = new Set<string>();
@@ -167,9 +176,16 @@ function documentValue(doc: Document, lines: LineCounter, sourceName: string): u
         return visit.BREAK;
       },
     });
-    const why = err instanceof ReferenceError ? `its aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes` : (err as Error).message;
+    const why =
+      err instanceof ReferenceError
+        ? `its aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes`
+        : (err as Error).message;
     throw new ConfigError(sourceName, [
-      { path: '', line, message: `YAML cannot be read: ${why}; write the repeated parts out, or use fewer aliases of large anchors` },
+      {
+        path: '',
+        line,
+        message: `YAML cannot be read: ${why}; write the repeated parts out, or use fewer aliases of large anchors`,
+      },
     ]);
   }
 }
@@ -179,9 +195,7 @@ function documentValue(doc: Document, lines: LineCounter, sourceName: string): u
  * "…"`) or position suffix: the line is reported apart, and the source may hold a secret.
  */
 function yamlErrorText(message: string): string {
-  return (message.split('\n')[0] ?? '')
-    .replace(/ at line \d+, column \d+:?\s*$/, '')
-    .replace(/:\s*".*$/s, '');
+  return (message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?\s*$/, '').replace(/:\s*".*$/s, '');
 }
 
 /**
@@ -191,7 +205,12 @@ function yamlErrorText(message: string): string {
  * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
  * substituted, with the unset variable when that is why.
  */
-function substituteNode(from: unknown, fromPath: PropertyKey[], env: NodeJS.ProcessEnv, at: (p: KeyPath, m: string, unset?: string) => void): void {
+function substituteNode(
+  from: unknown,
+  fromPath: PropertyKey[],
+  env: NodeJS.ProcessEnv,
+  at: (p: KeyPath, m: string, unset?: string) => void,
+): void {
   const walk = (node: unknown, p: PropertyKey[]): void => {
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -229,7 +248,12 @@ function readTokenFile(raw: unknown, baseDir: string, at: (p: KeyPath, m: string
     content = fs.readFileSync(resolved, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${code ?? 'error'})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'cannot be read (permission denied)'
+          : `cannot be read (${code ?? 'error'})`;
     at(['api', 'token_file'], `${resolved} ${why}`);
     return undefined;
   }
@@ -310,11 +334,13 @@ function knownKeysAt(at: KeyPath, raw: unknown): string[] {
   let value: unknown = raw;
   for (const seg of at) {
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[String(seg)] : undefined;
-    nodes = nodes.flatMap((n) => branches(n)).flatMap((n) => {
-      if (typeof seg === 'number') return n.items ? [n.items as Record<string, unknown>] : [];
-      const child = (n.properties as Record<string, unknown> | undefined)?.[String(seg)];
-      return child ? [child as Record<string, unknown>] : [];
-    });
+    nodes = nodes
+      .flatMap((n) => branches(n))
+      .flatMap((n) => {
+        if (typeof seg === 'number') return n.items ? [n.items as Record<string, unknown>] : [];
+        const child = (n.properties as Record<string, unknown> | undefined)?.[String(seg)];
+        return child ? [child as Record<string, unknown>] : [];
+      });
   }
   const keys = new Set<string>();
   for (const n of nodes.flatMap((x) => branches(x))) {
@@ -358,7 +384,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i += 1) {
     const row = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
       // A swap of two neighbours (`prot` for `port`) counts as one edit.
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
         row[j] = Math.min(row[j] ?? 0, (prevPrev[j - 2] ?? 0) + 1);

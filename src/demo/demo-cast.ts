@@ -57,19 +57,22 @@ export function castDemo(control: SimulatorControl): DemoCast {
       hasBackup: state.backupIndex.byApp(a.id).length > 0,
     }));
   const withUrl = live.filter((a) => a.urls.length > 0);
-  if (withUrl.length === 0) throw new Error('the seeded estate has no running app with an active URL; try another --seed or more --apps');
+  if (withUrl.length === 0)
+    throw new Error('the seeded estate has no running app with an active URL; try another --seed or more --apps');
 
   const production = withUrl.filter((a) => a.app.environmentType === 'production');
   const pool = production.length > 0 ? production : withUrl;
   // Round-robin over the pool: distinct apps while there are enough, shared otherwise.
   const nth = (i: number) => pool[i % pool.length] as (typeof pool)[number];
   const backedUp = pool.filter((a) => a.hasBackup);
-  const nthBackedUp = (i: number) => (backedUp.length > 0 ? (backedUp[i % backedUp.length] as (typeof pool)[number]) : nth(i));
+  const nthBackedUp = (i: number) =>
+    backedUp.length > 0 ? (backedUp[i % backedUp.length] as (typeof pool)[number]) : nth(i);
 
   const certificateApp = nth(0);
   const publicApp = nth(3);
   const runApp =
-    RUN_PREFERENCE.map((env) => live.find((a) => a.app.environmentType === env)).find((a) => a !== undefined) ?? certificateApp;
+    RUN_PREFERENCE.map((env) => live.find((a) => a.app.environmentType === env)).find((a) => a !== undefined) ??
+    certificateApp;
   const urlOf = (entry: (typeof pool)[number], index: number): CastUrl => {
     const url = entry.urls[index % entry.urls.length] as { id: number; url: string };
     return { ...url, app: entry.app };

@@ -84,7 +84,9 @@ export class DemoPrinter {
       const parts = [`fired ${p.fired > 0 ? '✓' : '✗'}`, `resolved ${p.resolved > 0 ? '✓' : '✗'}`];
       if (p.problem.remediated) parts.push(`remediation: ${p.remediation[0] ?? 'none reported'}`);
       if (!p.staged) parts.splice(0, parts.length, 'not staged: the demo stopped before');
-      lines.push(`    ${ok ? '✓' : p.staged ? '✗' : '·'} ${p.problem.label.padEnd(width)}  ${p.problem.app.padEnd(appWidth)}  ${parts.join(', ')}`);
+      lines.push(
+        `    ${ok ? '✓' : p.staged ? '✗' : '·'} ${p.problem.label.padEnd(width)}  ${p.problem.app.padEnd(appWidth)}  ${parts.join(', ')}`,
+      );
     }
     const { slack, email } = tally.delivered;
     const { firing, resolved } = tally.events;
@@ -92,7 +94,9 @@ export class DemoPrinter {
     lines.push(`  notifications delivered: ${slack} to ${this.labels.slack}, ${email} to ${this.labels.email}`);
     lines.push(`  alert events in them: ${firing} firing, ${resolved} resolved`);
     const changeText = changes.map((c) => `${c.fn} ${c.path} → ${c.status}`).join('; ') || 'none';
-    lines.push(`  remediation: ${changes.length} change${changes.length === 1 ? '' : 's'} made (${changeText}); ${notices.length} notice${notices.length === 1 ? '' : 's'}`);
+    lines.push(
+      `  remediation: ${changes.length} change${changes.length === 1 ? '' : 's'} made (${changeText}); ${notices.length} notice${notices.length === 1 ? '' : 's'}`,
+    );
     lines.push('');
     this.write(lines);
   }

@@ -31,7 +31,8 @@ export class DemoTally {
   private readonly changes: RequestRecord[] = [];
 
   constructor(problems: readonly StagedProblem[]) {
-    for (const problem of problems) this.scores.set(problem.kind, { problem, staged: false, fired: 0, resolved: 0, remediation: [] });
+    for (const problem of problems)
+      this.scores.set(problem.kind, { problem, staged: false, fired: 0, resolved: 0, remediation: [] });
   }
 
   /** Records a Slack message; events are matched to staged problems by check and app. */
@@ -93,6 +94,8 @@ export class DemoTally {
 
   /** True once every staged problem has fired and resolved, and remediation has reported back where expected. */
   complete(): boolean {
-    return this.problems.every((s) => s.fired > 0 && s.resolved > 0 && (!s.problem.remediated || s.remediation.length > 0));
+    return this.problems.every(
+      (s) => s.fired > 0 && s.resolved > 0 && (!s.problem.remediated || s.remediation.length > 0),
+    );
   }
 }

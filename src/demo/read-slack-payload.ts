@@ -64,7 +64,10 @@ export function mrkdwnToPlain(text: string): string {
 }
 
 /** Reads one payload the Slack stand-in accepted. */
-export function readSlackPayload(payload: SlackLikePayload, nouns: Map<string, CheckName> = checkNouns()): SlackReading {
+export function readSlackPayload(
+  payload: SlackLikePayload,
+  nouns: Map<string, CheckName> = checkNouns(),
+): SlackReading {
   const blocks = payload.blocks ?? [];
   const header = blocks.find((b) => b.type === 'header')?.text?.text ?? payload.text ?? '';
   const lines: string[] = [header];
@@ -87,7 +90,12 @@ export function readSlackPayload(payload: SlackLikePayload, nouns: Map<string, C
       const appLine = rest.map((l) => /(?:^|\s)App: (.+?)(?: {2}· {2}|$)/.exec(l)?.[1]).find((a) => a !== undefined);
       if (check !== null && event && /^(CRITICAL|WARNING|INFO|RESOLVED|ESCALATED)/.test(event[1] ?? '')) {
         const status = event[1] as string;
-        events.push({ status, resolved: status.startsWith('RESOLVED'), summary: event[2] as string, app: appLine ?? null });
+        events.push({
+          status,
+          resolved: status.startsWith('RESOLVED'),
+          summary: event[2] as string,
+          app: appLine ?? null,
+        });
       }
     } else if (block.type === 'section' && block.fields) {
       for (const f of block.fields) lines.push(mrkdwnToPlain(f.text ?? '').replace(/\n/g, ': '));

@@ -68,7 +68,11 @@ export function jobPeriodSeconds(durationMs: number): number {
 export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoResult> {
   const clock = io.clock ?? systemClock;
   const startedAt = clock.now();
-  const printer = new DemoPrinter(io.stdout, LABELS, { quiet: options.quiet, startedAt: () => startedAt, now: () => clock.now() });
+  const printer = new DemoPrinter(io.stdout, LABELS, {
+    quiet: options.quiet,
+    startedAt: () => startedAt,
+    now: () => clock.now(),
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-watchdog-demo-'));
   const cleanups: (() => Promise<void> | void)[] = [];
   let daemon: DemoDaemon | undefined;
@@ -133,7 +137,9 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
 
     const logger = demoLogger(io.stderr);
     daemon = await startDemoDaemon(config, { clock, logger });
-    printer.note(`▶ the watchdog is running: ${config.notify.channels.length} channels, remediation on (policy ${DEMO_NAMES.retryPolicy})`);
+    printer.note(
+      `▶ the watchdog is running: ${config.notify.channels.length} channels, remediation on (policy ${DEMO_NAMES.retryPolicy})`,
+    );
 
     const runner = new ScenarioRunner(scenario, sim.control, clock, {
       onStep: (step) => {
@@ -158,7 +164,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     await daemon.stop(STOP_DEADLINE_MS);
     daemon = undefined;
     live = false;
-    printer.summary(tally, outcome.ending === 'aborted' ? 'interrupted' : outcome.ending === 'completed' ? 'every problem told' : 'time up');
+    printer.summary(
+      tally,
+      outcome.ending === 'aborted' ? 'interrupted' : outcome.ending === 'completed' ? 'every problem told' : 'time up',
+    );
     if (options.keep) io.stdout.write(`kept ${dir} (the config and the state file)\n`);
     return { tally, ending: outcome.ending, dir };
   } finally {

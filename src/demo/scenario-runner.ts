@@ -8,7 +8,14 @@ import type { RequestRecord, SimulatorControl } from '../simulator/index.js';
 import type { Scenario, ScenarioStep } from './scenario.js';
 
 /** Catalogue functions that change something: what remediation does, as the service saw it. */
-const CHANGE_FUNCTIONS = new Set(['runs.retry', 'apps.backup', 'apps.restart', 'apps.update', 'apps.update_modules', 'apps.maintenance']);
+const CHANGE_FUNCTIONS = new Set([
+  'runs.retry',
+  'apps.backup',
+  'apps.restart',
+  'apps.update',
+  'apps.update_modules',
+  'apps.maintenance',
+]);
 
 /** Options of {@link ScenarioRunner.run}. */
 export interface ScenarioRunOptions {
@@ -117,6 +124,7 @@ export class ScenarioRunner {
   private readChanges(elapsed: number): void {
     const requests = this.control.requests();
     this.control.resetRequests();
-    for (const r of requests) if (CHANGE_FUNCTIONS.has(r.fn) && r.method === 'POST') this.listener.onChange?.(r, elapsed);
+    for (const r of requests)
+      if (CHANGE_FUNCTIONS.has(r.fn) && r.method === 'POST') this.listener.onChange?.(r, elapsed);
   }
 }

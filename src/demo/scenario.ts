@@ -69,16 +69,59 @@ function newestDoneBackupId(control: SimulatorControl, appId: number): number | 
 export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
   // The failed run's id, known once the run exists; kept in this closure, per scenario.
   let runId: number | null = null;
-  const runState = (control: SimulatorControl) => (runId === null ? null : (control.state.runs.get(runId)?.state ?? null));
+  const runState = (control: SimulatorControl) =>
+    runId === null ? null : (control.state.runs.get(runId)?.state ?? null);
   const { runApp, certificate, staleApp, offsiteApp, publicCheck } = cast;
 
   const problems: StagedProblem[] = [
-    { kind: 'failed_run', label: 'failed update, retried by policy', check: 'failed_runs', app: runApp.name, remediated: true, stagedBy: 'failed_run' },
-    { kind: 'certificate', label: 'certificate near expiry', check: 'certificates', app: certificate.app.name, remediated: false, stagedBy: 'certificate' },
-    { kind: 'stale_backup', label: 'stale backup', check: 'backups', app: staleApp.name, remediated: false, stagedBy: 'stale_backup' },
-    { kind: 'offsite', label: 'off-site upload failed', check: 'backups', app: offsiteApp.name, remediated: false, stagedBy: 'offsite' },
-    { kind: 'url_check', label: 'outside check failing', check: 'url_checks', app: publicCheck.app.name, remediated: false, stagedBy: 'url_check' },
-    { kind: 'attention', label: 'attention section', check: 'attention', app: publicCheck.app.name, remediated: false, stagedBy: 'url_check' },
+    {
+      kind: 'failed_run',
+      label: 'failed update, retried by policy',
+      check: 'failed_runs',
+      app: runApp.name,
+      remediated: true,
+      stagedBy: 'failed_run',
+    },
+    {
+      kind: 'certificate',
+      label: 'certificate near expiry',
+      check: 'certificates',
+      app: certificate.app.name,
+      remediated: false,
+      stagedBy: 'certificate',
+    },
+    {
+      kind: 'stale_backup',
+      label: 'stale backup',
+      check: 'backups',
+      app: staleApp.name,
+      remediated: false,
+      stagedBy: 'stale_backup',
+    },
+    {
+      kind: 'offsite',
+      label: 'off-site upload failed',
+      check: 'backups',
+      app: offsiteApp.name,
+      remediated: false,
+      stagedBy: 'offsite',
+    },
+    {
+      kind: 'url_check',
+      label: 'outside check failing',
+      check: 'url_checks',
+      app: publicCheck.app.name,
+      remediated: false,
+      stagedBy: 'url_check',
+    },
+    {
+      kind: 'attention',
+      label: 'attention section',
+      check: 'attention',
+      app: publicCheck.app.name,
+      remediated: false,
+      stagedBy: 'url_check',
+    },
   ];
 
   const steps: ScenarioStep[] = [
@@ -88,7 +131,14 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       phase: 'start',
       says: `An update of ${runApp.name} (${runApp.environmentType}) fails at step ${FAILED_STEP}: ${FAILED_REASON}. Policy ${retryPolicy} may retry it.`,
       act(control) {
-        runId = control.addRun({ appId: runApp.id, action: 'update', state: 'error', failedStep: FAILED_STEP, reason: FAILED_REASON, startedAgoMs: 3 * 60_000 }).id;
+        runId = control.addRun({
+          appId: runApp.id,
+          action: 'update',
+          state: 'error',
+          failedStep: FAILED_STEP,
+          reason: FAILED_REASON,
+          startedAgoMs: 3 * 60_000,
+        }).id;
       },
     },
     {
@@ -100,7 +150,8 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       when: (control) => runState(control) === VOCABULARY.run.running,
       holdFor: 0.04,
       act(control) {
-        if (runId !== null && runState(control) === VOCABULARY.run.running) control.setRunState(runId, { state: 'done' });
+        if (runId !== null && runState(control) === VOCABULARY.run.running)
+          control.setRunState(runId, { state: 'done' });
       },
     },
     {
@@ -123,7 +174,8 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       phase: 'start',
       says: `The off-site copy of ${offsiteApp.name}'s newest backup fails to upload: ${OFFSITE_ERROR}.`,
       act(control) {
-        const backupId = newestDoneBackupId(control, offsiteApp.id) ?? control.addBackup(offsiteApp.id, { automated: true }).id;
+        const backupId =
+          newestDoneBackupId(control, offsiteApp.id) ?? control.addBackup(offsiteApp.id, { automated: true }).id;
         control.failOffsite(backupId, OFFSITE_ERROR);
       },
     },

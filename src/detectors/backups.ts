@@ -30,11 +30,7 @@ import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import type { DetectorResult } from './detector-result.js';
-import {
-  environmentSeverity,
-  PRODUCTION_CRITICAL,
-  type EnvironmentSeverity,
-} from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding, Severity } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -149,7 +145,12 @@ export interface AppBackups {
  * exactly the apps it would report and drops the others, with their backups, as it settles them.
  */
 export function backupsConcern({ app, seen }: AppBackups, options: BackupsOptions, now: number): boolean {
-  const one: BackupsSnapshot = { job: 'backups', takenAt: now, apps: [app], backups: new Map(seen ? [[app.id, seen]] : []) };
+  const one: BackupsSnapshot = {
+    job: 'backups',
+    takenAt: now,
+    apps: [app],
+    backups: new Map(seen ? [[app.id, seen]] : []),
+  };
   const result = backups(one, options, now);
   return result.findings.length > 0 || result.incomplete.length > 0;
 }
@@ -166,7 +167,9 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
     const fp = (problem: BackupProblem, storage: string | null = null) =>
-      storage === null ? fingerprint('backups', 'app', app.id, problem) : fingerprint('backups', 'app', app.id, problem, storage);
+      storage === null
+        ? fingerprint('backups', 'app', app.id, problem)
+        : fingerprint('backups', 'app', app.id, problem, storage);
     const make = (
       problem: BackupProblem,
       storage: string | null,
@@ -197,7 +200,10 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
     // only a newer good one resolves it.
     const finished = seen?.finished;
     if (finished && backupOutcome(finished, options.states) === 'failed') {
-      const details: Record<string, string> = { ...backupDetails(name, finished), backup_state: finished.state ?? 'none' };
+      const details: Record<string, string> = {
+        ...backupDetails(name, finished),
+        backup_state: finished.state ?? 'none',
+      };
       if (good) details.newest_successful_backup = `${good.name} (#${good.id}), taken ${ago(good, now)}`;
       findings.push(
         make('failed', null, {
@@ -281,7 +287,12 @@ function staleFinding(
   states: BackupStates,
 ): Pick<Finding, 'summary' | 'details' | 'since'> | null {
   const max = formatDuration(maxAge);
-  if (!seen) return { summary: `${name} has no backup`, details: { app: name, max_age: max, newest_backup: 'none' }, since: null };
+  if (!seen)
+    return {
+      summary: `${name} has no backup`,
+      details: { app: name, max_age: max, newest_backup: 'none' },
+      since: null,
+    };
   const { good, newest } = seen;
   const details: Record<string, string> = { app: name, max_age: max };
   let summary: string;
@@ -290,7 +301,11 @@ function staleFinding(
     // A good backup always has a time (`backupOutcome`).
     const taken = parseTime(good.taken_at)!;
     if (now - taken <= maxAge) return null;
-    Object.assign(details, { age: formatDuration(now - taken), taken_at: new Date(taken).toISOString(), backup: `${good.name} (#${good.id})` });
+    Object.assign(details, {
+      age: formatDuration(now - taken),
+      taken_at: new Date(taken).toISOString(),
+      backup: `${good.name} (#${good.id})`,
+    });
     summary = `No successful backup of ${name} for ${formatDuration(now - taken)} (max ${max})`;
     since = new Date(taken + maxAge).toISOString();
   } else if (seen.stopped === 'max_age') {

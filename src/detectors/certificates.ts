@@ -31,12 +31,7 @@ const DAY_MS = 86_400_000;
 
 /** Why a certificate is a finding: the rule that fired, named. */
 export type CertificateReason =
-  | 'expired'
-  | 'within_critical_days'
-  | 'within_warn_days'
-  | 'status_expired'
-  | 'status_expiring_soon'
-  | 'status_error';
+  'expired' | 'within_critical_days' | 'within_warn_days' | 'status_expired' | 'status_expiring_soon' | 'status_error';
 
 interface Verdict {
   severity: Severity;

@@ -11,11 +11,7 @@ import type { AppLabels } from '../collectors/views.js';
 import { watcherFailed } from '../api/watcher-failed.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
-import {
-  environmentSeverity,
-  PRODUCTION_CRITICAL,
-  type EnvironmentSeverity,
-} from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -148,7 +144,12 @@ function toFinding(
   }
 
   const since = toIso(run.updated_at) ?? toIso(run.created_at);
-  const details: Record<string, string> = { run: `#${run.id}`, workflow: run.workflow, action: run.action, state: run.state };
+  const details: Record<string, string> = {
+    run: `#${run.id}`,
+    workflow: run.workflow,
+    action: run.action,
+    state: run.state,
+  };
   if (step) details.step = step.name;
   if (why) details.reason = why;
   if (watcher) details.watcher = watcher.state;

@@ -9,11 +9,7 @@
  */
 import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
-import {
-  environmentSeverity,
-  WARNING_EVERYWHERE,
-  type EnvironmentSeverity,
-} from './environment-severity.js';
+import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';

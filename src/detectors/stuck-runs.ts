@@ -10,11 +10,7 @@
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
-import {
-  environmentSeverity,
-  WARNING_EVERYWHERE,
-  type EnvironmentSeverity,
-} from './environment-severity.js';
+import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -64,7 +60,8 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     const runningFor = formatDuration(now - start);
 
     let summary = `${ctx.title} of ${ctx.name}${ctx.environmentSuffix} has been running for ${runningFor}`;
-    if (waiting) summary += watcher.progress ? `, waiting on the server: ${watcher.progress}` : ', waiting on the server';
+    if (waiting)
+      summary += watcher.progress ? `, waiting on the server: ${watcher.progress}` : ', waiting on the server';
     else if (step) summary += ` (step ${step.name})`;
 
     const since = new Date(start).toISOString();

@@ -6,11 +6,7 @@
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
-import {
-  environmentSeverity,
-  PRODUCTION_CRITICAL,
-  type EnvironmentSeverity,
-} from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';

@@ -9,7 +9,8 @@
  * record), so past the client every timestamp a detector reads is one this reads.
  */
 
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)? ?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Offsets of the digits of `2026-11-24T08:00:00`, the part every canonical timestamp starts with. */
@@ -32,7 +33,8 @@ export function parseTime(value: string | null | undefined): number | null {
   const hour = Number(h);
   const minute = Number(mi);
   const second = s === undefined ? 0 : Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || hour > 23 || minute > 59 || second > 60) return null;
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || hour > 23 || minute > 59 || second > 60)
+    return null;
   if (month === 2 && day === 29 && !isLeapYear(year)) return null;
   let offsetMinutes = 0;
   if (!zulu) {
@@ -58,14 +60,29 @@ function canonicalForm(value: string): 'valid' | 'invalid' | 'other' {
   const n = value.length;
   if (n !== 20 && n !== 24) return 'other';
   if (value.charCodeAt(n - 1) !== 90 /* Z */ || value.charCodeAt(10) !== 84 /* T */) return 'other';
-  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return 'other';
-  if (n === 24 && (value.charCodeAt(19) !== 46 || !isDigit(value, 20) || !isDigit(value, 21) || !isDigit(value, 22))) return 'other';
+  if (
+    value.charCodeAt(4) !== 45 ||
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(13) !== 58 ||
+    value.charCodeAt(16) !== 58
+  )
+    return 'other';
+  if (n === 24 && (value.charCodeAt(19) !== 46 || !isDigit(value, 20) || !isDigit(value, 21) || !isDigit(value, 22)))
+    return 'other';
   for (const at of CANONICAL_DIGITS) if (!isDigit(value, at)) return 'other';
   const month = twoDigits(value, 5);
   const day = twoDigits(value, 8);
   // A leap second (:60) is left to the general parser, which reads it.
   if (twoDigits(value, 17) > 59) return 'other';
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || twoDigits(value, 11) > 23 || twoDigits(value, 14) > 59) return 'invalid';
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > DAYS_IN_MONTH[month - 1]! ||
+    twoDigits(value, 11) > 23 ||
+    twoDigits(value, 14) > 59
+  )
+    return 'invalid';
   if (month === 2 && day === 29 && !isLeapYear(Number(value.slice(0, 4)))) return 'invalid';
   return 'valid';
 }

@@ -84,7 +84,9 @@ export class Delivery {
    */
   async deliverDue(now: number = this.options.clock.now(), signal?: AbortSignal): Promise<DeliveryReport> {
     const report = this.#housekeeping(now);
-    const rounds = await Promise.all([...this.options.channels.keys()].map((name) => this.#channelRound(name, now, signal)));
+    const rounds = await Promise.all(
+      [...this.options.channels.keys()].map((name) => this.#channelRound(name, now, signal)),
+    );
     for (const r of rounds) addInto(report, r);
     report.waiting = this.#updateWaiting();
     return report;
@@ -117,7 +119,9 @@ export class Delivery {
         this.#housekeeping(clock.now());
         this.#updateWaiting();
       }),
-      ...[...this.options.channels.keys()].map((name) => loop(name, () => this.#channelRound(name, clock.now(), hard.signal))),
+      ...[...this.options.channels.keys()].map((name) =>
+        loop(name, () => this.#channelRound(name, clock.now(), hard.signal)),
+      ),
     ];
     this.#loop = { sleep, hard, done: Promise.all(tasks) };
   }
@@ -187,7 +191,14 @@ export class Delivery {
         report.expired++;
         metrics?.notifications.inc({ channel: row.channel, outcome: 'expired' });
         this.#log.error(
-          { channel: row.channel, outbox: row.id, kind: row.kind, fingerprint: row.fingerprint, attempts: row.attempts, lastError: row.lastError },
+          {
+            channel: row.channel,
+            outbox: row.id,
+            kind: row.kind,
+            fingerprint: row.fingerprint,
+            attempts: row.attempts,
+            lastError: row.lastError,
+          },
           'notification not delivered within max_age; given up',
         );
       }
@@ -215,7 +226,11 @@ export class Delivery {
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
       if (signal?.aborted) break;
-      const result = await sendWithTimeout(channel, message.notification, { clock, timeoutMs: settings.delivery.timeout, signal });
+      const result = await sendWithTimeout(channel, message.notification, {
+        clock,
+        timeoutMs: settings.delivery.timeout,
+        signal,
+      });
       // Stopped mid-send (shutdown deadline): the answer is unknown and not the receiver's fault,
       // so the rows stay due as they were; the next start sends them (at most once more).
       if (result.outcome !== 'ok' && signal?.aborted) break;
@@ -239,7 +254,12 @@ export class Delivery {
         state.consecutiveFailures++;
         const wait =
           result.retryAfterMs ??
-          backoff(state.consecutiveFailures, settings.delivery.initial_backoff, settings.delivery.max_backoff, this.#random);
+          backoff(
+            state.consecutiveFailures,
+            settings.delivery.initial_backoff,
+            settings.delivery.max_backoff,
+            this.#random,
+          );
         state.pausedUntil = at + wait;
         rows.store.transaction(() => {
           rows.markFailed(message.rows, at + wait, result.reason, at);
@@ -248,7 +268,12 @@ export class Delivery {
         report.retried++;
         metrics?.notifications.inc({ channel: name, outcome: 'retry' });
         log.warn(
-          { reason: result.reason, retryInMs: wait, retryAfter: result.retryAfterMs !== undefined, failures: state.consecutiveFailures },
+          {
+            reason: result.reason,
+            retryInMs: wait,
+            retryAfter: result.retryAfterMs !== undefined,
+            failures: state.consecutiveFailures,
+          },
           'delivery failed; channel paused before the next try',
         );
         // The channel is paused: the rest of this round waits with it.

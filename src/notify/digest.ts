@@ -70,12 +70,15 @@ export class Digest {
   /** The digest notice for one channel at `now` (`day` is the local date shown in the title). */
   build(channel: string, now: number, day: string): NoticeNotification {
     const { router, maxItems, outbox } = this.options;
-    const mine = (a: { labels: Labels; severity: Severity }) => router.route(a.labels, a.severity).some((t) => t.channel === channel);
+    const mine = (a: { labels: Labels; severity: Severity }) =>
+      router.route(a.labels, a.severity).some((t) => t.channel === channel);
     const open = openAlerts(outbox.rows.store).filter((a) => a.status === 'firing' && mine(a));
     const since = now - DAY_MS;
-    const recent = (outbox.rows.db
-      .prepare(`SELECT payload FROM events WHERE at > ? AND kind IN ('firing', 'resolved') ORDER BY id`)
-      .all(since) as { payload: string }[])
+    const recent = (
+      outbox.rows.db
+        .prepare(`SELECT payload FROM events WHERE at > ? AND kind IN ('firing', 'resolved') ORDER BY id`)
+        .all(since) as { payload: string }[]
+    )
       .map((r) => JSON.parse(r.payload) as Omit<AlertEvent, 'id'>)
       .filter(mine);
     const opened = recent.filter((e) => e.kind === 'firing');

@@ -33,7 +33,12 @@ export function groupDue(rows: readonly OutboxRow[], maxItems: number): Outgoing
       group = [];
       groups.set(row.groupKey, group);
       // Pushed now so the message keeps the place of its oldest row; its events are filled in below.
-      const notification = { type: 'alerts' as const, group: JSON.parse(row.groupKey) as Record<string, string>, events: [], omitted: 0 };
+      const notification = {
+        type: 'alerts' as const,
+        group: JSON.parse(row.groupKey) as Record<string, string>,
+        events: [],
+        omitted: 0,
+      };
       out.push({ notification, rows: group });
     }
     group.push(row);

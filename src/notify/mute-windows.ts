@@ -87,7 +87,9 @@ export function localTimeReader(timeZone: string, where: string): (now: number) 
       minute: '2-digit',
     });
   } catch {
-    throw new MuteWindowError(`${where}: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name such as Europe/Berlin)`);
+    throw new MuteWindowError(
+      `${where}: unknown time zone ${JSON.stringify(timeZone)} (use an IANA name such as Europe/Berlin)`,
+    );
   }
   return (now) => {
     const parts = Object.fromEntries(format.formatToParts(new Date(now)).map((p) => [p.type, p.value]));
@@ -130,7 +132,9 @@ function dayOf(text: string, where: string): number {
   const t = text.trim().toLowerCase();
   const i = DAYS.findIndex((d) => d === t || (t.length === 3 && d.startsWith(t)));
   if (i < 0) {
-    throw new MuteWindowError(`${where}: ${JSON.stringify(text)} is not a weekday (monday … sunday, mon … sun, or a range monday:friday)`);
+    throw new MuteWindowError(
+      `${where}: ${JSON.stringify(text)} is not a weekday (monday … sunday, mon … sun, or a range monday:friday)`,
+    );
   }
   return i;
 }

@@ -110,14 +110,20 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
   });
   const heartbeat = notify.heartbeat
-    ? new Heartbeat({ settings: notify.heartbeat, clock, logger: base, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) })
+    ? new Heartbeat({
+        settings: notify.heartbeat,
+        clock,
+        logger: base,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      })
     : undefined;
 
   return {
     router,
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
     enqueue: (events, now) => outbox.enqueue(events, now),
-    notice: (notification, to = names, now = clock.now()) => store.transaction(() => outbox.notice(notification, to, now)),
+    notice: (notification, to = names, now = clock.now()) =>
+      store.transaction(() => outbox.notice(notification, to, now)),
     heartbeat: () => heartbeat?.beat() ?? 'off',
     start: () => delivery.start(),
     stop: async () => {

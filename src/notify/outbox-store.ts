@@ -102,7 +102,9 @@ export class OutboxStore {
          @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)`,
     );
     this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
-    this.#heldFor = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND fingerprint = ? AND channel = ? ORDER BY id`);
+    this.#heldFor = db.prepare(
+      `SELECT * FROM outbox WHERE status = 'held' AND fingerprint = ? AND channel = ? ORDER BY id`,
+    );
     this.#heldBy = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND held_by = ? AND channel = ? ORDER BY id`);
     this.#due = db.prepare(
       `SELECT * FROM outbox WHERE status = 'pending' AND channel = ? AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
@@ -120,11 +122,15 @@ export class OutboxStore {
        WHERE id = @id AND status = 'pending'`,
     );
     this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ? ORDER BY id`);
-    this.#expire = db.prepare(`UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`);
+    this.#expire = db.prepare(
+      `UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`,
+    );
     this.#waiting = db.prepare(
       `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
     );
-    this.#logGet = db.prepare('SELECT last_kind, announced_at FROM notification_log WHERE fingerprint = ? AND channel = ?');
+    this.#logGet = db.prepare(
+      'SELECT last_kind, announced_at FROM notification_log WHERE fingerprint = ? AND channel = ?',
+    );
     this.#logPut = db.prepare(
       `INSERT INTO notification_log (fingerprint, channel, last_kind, announced_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (fingerprint, channel) DO UPDATE SET last_kind = excluded.last_kind, announced_at = excluded.announced_at`,
@@ -134,7 +140,9 @@ export class OutboxStore {
     );
     this.#logCloseAll = db.prepare(`UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ?`);
     this.#logSent = db.prepare('UPDATE notification_log SET last_sent_at = ? WHERE fingerprint = ? AND channel = ?');
-    this.#channelGet = db.prepare('SELECT paused_until, consecutive_failures FROM notify_channel_state WHERE channel = ?');
+    this.#channelGet = db.prepare(
+      'SELECT paused_until, consecutive_failures FROM notify_channel_state WHERE channel = ?',
+    );
     this.#channelPut = db.prepare(
       `INSERT INTO notify_channel_state (channel, paused_until, consecutive_failures, last_error) VALUES (?, ?, ?, ?)
        ON CONFLICT (channel) DO UPDATE SET paused_until = excluded.paused_until,
@@ -173,7 +181,14 @@ export class OutboxStore {
   /** Rewrites a row's decision (a held row decided again, or superseded). */
   redecide(
     id: number,
-    change: { status: OutboxStatus; decision: NotifyDecision; detail: string | null; heldBy: string | null; dueSince: number | null; nextAttemptAt: number | null },
+    change: {
+      status: OutboxStatus;
+      decision: NotifyDecision;
+      detail: string | null;
+      heldBy: string | null;
+      dueSince: number | null;
+      nextAttemptAt: number | null;
+    },
     now: number,
   ): void {
     this.#redecide.run({ id, now, ...change });

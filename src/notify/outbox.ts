@@ -95,7 +95,14 @@ export class Outbox {
           const decision: NotifyDecision = quiet ? 'resolved_quietly' : 'superseded';
           this.rows.redecide(
             old.id,
-            { status: 'suppressed', decision, detail: `by event ${event.id}`, heldBy: null, dueSince: null, nextAttemptAt: null },
+            {
+              status: 'suppressed',
+              decision,
+              detail: `by event ${event.id}`,
+              heldBy: null,
+              dueSince: null,
+              nextAttemptAt: null,
+            },
             now,
           );
           this.#count(pass, channel, decision);
@@ -272,7 +279,9 @@ export class Outbox {
 
   #requireTransaction(what: string): void {
     if (!this.rows.db.inTransaction) {
-      throw new Error(`outbox.${what} must run inside store.transaction(...) so the change and its notifications commit together`);
+      throw new Error(
+        `outbox.${what} must run inside store.transaction(...) so the change and its notifications commit together`,
+      );
     }
   }
 }
@@ -298,7 +307,11 @@ function collect(held: HeldByCause, channel: string, cause: InhibitionCause): vo
 }
 
 /** The notice that stands for the alerts one cause holds back on one channel. */
-export function inhibitionSummary(cause: InhibitionCause, events: readonly AlertEvent[], maxItems: number): NoticeNotification {
+export function inhibitionSummary(
+  cause: InhibitionCause,
+  events: readonly AlertEvent[],
+  maxItems: number,
+): NoticeNotification {
   const shown = events.slice(0, maxItems);
   const lines = shown.map((e) => `${e.kind === 'resolved' ? 'resolved' : e.severity}: ${e.summary}`);
   if (events.length > shown.length) lines.push(`and ${events.length - shown.length} more`);
@@ -313,9 +326,6 @@ export function inhibitionSummary(cause: InhibitionCause, events: readonly Alert
       { label: 'Why held', value: `${what} (${cause.rule})` },
       { label: 'Held', value: String(events.length) },
     ],
-    lines: [
-      ...lines,
-      'They are announced if still firing when the cause clears, and resolve quietly if not.',
-    ],
+    lines: [...lines, 'They are announced if still firing when the cause clears, and resolve quietly if not.'],
   };
 }

@@ -4,7 +4,14 @@
  * match wins unless it says `continue`; an alert no route matches takes the default route, which
  * names every channel, so a gap in the routes never loses an alert.
  */
-import { compileMatchers, matchersFromConfig, MatcherError, atLeast, type CompiledMatchers, type MatchableLabels } from '../alerts/matchers.js';
+import {
+  compileMatchers,
+  matchersFromConfig,
+  MatcherError,
+  atLeast,
+  type CompiledMatchers,
+  type MatchableLabels,
+} from '../alerts/matchers.js';
 import type { Severity } from '../detectors/finding.js';
 import { compileMuteWindows, type MuteWindow } from './mute-windows.js';
 import type { AlertDefaults, NotifySettings, RouteSettings } from './notify-settings.js';
@@ -130,7 +137,9 @@ function compileRoute(
   if (r.channels.length === 0) throw new RouteError(`${where}: channels must name at least one channel`);
   for (const c of r.channels) {
     if (!ctx.known.has(c)) {
-      throw new RouteError(`${where}: channel ${JSON.stringify(c)} is not defined in notify.channels (known: ${[...ctx.known].join(', ') || 'none'})`);
+      throw new RouteError(
+        `${where}: channel ${JSON.stringify(c)} is not defined in notify.channels (known: ${[...ctx.known].join(', ') || 'none'})`,
+      );
     }
   }
   const muteWindows = (r.mute_windows ?? []).map((w) => {

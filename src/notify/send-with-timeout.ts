@@ -29,7 +29,11 @@ export interface SendOptions {
 }
 
 /** Renders and sends one notification; answers the channel's SendResult or a timeout. */
-export async function sendWithTimeout(channel: Channel, notification: Notification, options: SendOptions): Promise<SendResult> {
+export async function sendWithTimeout(
+  channel: Channel,
+  notification: Notification,
+  options: SendOptions,
+): Promise<SendResult> {
   let rendered: unknown;
   try {
     rendered = channel.render(notification);

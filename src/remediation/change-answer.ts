@@ -59,7 +59,13 @@ export const SUSPEND_REACH: ReadonlyMap<string, SuspendReach> = new Map<string, 
 ]);
 
 /** Refusals that say "not now": nothing was changed, trying again later is right. */
-const LATER_CODES: ReadonlySet<string> = new Set(['in_progress', 'locked', 'rate_limited', 'not_deployed', 'upgrade_standby']);
+const LATER_CODES: ReadonlySet<string> = new Set([
+  'in_progress',
+  'locked',
+  'rate_limited',
+  'not_deployed',
+  'upgrade_standby',
+]);
 
 /** Refusals that say "never, for this record". */
 const STOP_CODES: ReadonlySet<string> = new Set(['not_retryable', 'not_found']);
@@ -90,7 +96,11 @@ export function handleFailure(err: unknown): ChangeHandling {
   if (err instanceof ApiResponseError) {
     // An answer we could not read: on a 2xx the change may well have been made; on an error
     // status (a proxy page) we cannot tell either. The same key finds out.
-    return { kind: 'resend', reason: err.status >= 200 && err.status < 300 ? 'unreadable_answer' : 'server_error', ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }) };
+    return {
+      kind: 'resend',
+      reason: err.status >= 200 && err.status < 300 ? 'unreadable_answer' : 'server_error',
+      ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }),
+    };
   }
   if (err instanceof ApiUsageError) return { kind: 'failed', code: 'usage_error' };
   throw err;

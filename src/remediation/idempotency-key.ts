@@ -42,9 +42,17 @@ export interface KeyParts {
 /** The key of one attempt; throws RangeError for parts that cannot make a valid key. */
 export function idempotencyKey(parts: KeyParts): string {
   const { installation, number, policy, recordType, recordId, attempt } = parts;
-  if (!INSTALLATION_ID.test(installation)) throw new RangeError(`installation id must be 8-16 lowercase letters or digits, got ${JSON.stringify(installation)}`);
-  for (const [name, value] of [['key number', number], ['record id', recordId], ['attempt', attempt]] as const) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!INSTALLATION_ID.test(installation))
+    throw new RangeError(
+      `installation id must be 8-16 lowercase letters or digits, got ${JSON.stringify(installation)}`,
+    );
+  for (const [name, value] of [
+    ['key number', number],
+    ['record id', recordId],
+    ['attempt', attempt],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
   const head = `dw-${installation}.${number}-`;
   const tail = `-${recordType}${recordId}-a${attempt}`;

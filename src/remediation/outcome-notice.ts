@@ -81,7 +81,8 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
   if (outcome.kind === 'stopped' || outcome.kind === 'failed_request') {
     lines.push(`The service said: ${outcome.message}`);
   }
-  if (outcome.kind === 'stopped') lines.push('deploy-watchdog will not act on this record again while the alert lasts.');
+  if (outcome.kind === 'stopped')
+    lines.push('deploy-watchdog will not act on this record again while the alert lasts.');
   return {
     type: 'notice',
     topic: 'remediation',
@@ -104,7 +105,10 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
 export function suspensionFinding(s: Suspension): Finding {
   const scope = s.scope;
   const common = { policy: s.policy, action: s.action, code: s.code, message: s.message };
-  const at = { suspended_at: new Date(s.at).toISOString(), lifted: 'when deploy-watchdog restarts or reloads its config' };
+  const at = {
+    suspended_at: new Date(s.at).toISOString(),
+    lifted: 'when deploy-watchdog restarts or reloads its config',
+  };
   if (scope.kind === 'policy') {
     return {
       fingerprint: fingerprint('watchdog', 'remediation', s.policy),

@@ -54,9 +54,7 @@ export type SkipReason =
 
 /** One policy's decision about one alert. */
 export type PolicyDecision =
-  | { kind: 'act'; attempt: number }
-  | { kind: 'dry_run'; attempt: number }
-  | { kind: 'skip'; reason: SkipReason };
+  { kind: 'act'; attempt: number } | { kind: 'dry_run'; attempt: number } | { kind: 'skip'; reason: SkipReason };
 
 /** What is known about a policy's earlier attempts on a record. */
 export interface RecordHistory {

@@ -84,12 +84,39 @@ export interface AuditRow {
 /** A new attempt, as planned. */
 export type NewAttempt = Pick<
   AttemptRow,
-  'policy' | 'action' | 'recordType' | 'recordId' | 'attempt' | 'key' | 'body' | 'fingerprint' | 'labels' | 'severity' | 'summary' | 'url' | 'life' | 'plannedAt'
+  | 'policy'
+  | 'action'
+  | 'recordType'
+  | 'recordId'
+  | 'attempt'
+  | 'key'
+  | 'body'
+  | 'fingerprint'
+  | 'labels'
+  | 'severity'
+  | 'summary'
+  | 'url'
+  | 'life'
+  | 'plannedAt'
 >;
 
 /** Changes to an attempt after an answer or a poll (fields left out stay). */
 export type AttemptUpdate = Partial<
-  Pick<AttemptRow, 'status' | 'counted' | 'firstSentAt' | 'lastSentAt' | 'sendCount' | 'nextAt' | 'answer' | 'runId' | 'followUntil' | 'outcome' | 'outcomeDetail' | 'finishedAt'>
+  Pick<
+    AttemptRow,
+    | 'status'
+    | 'counted'
+    | 'firstSentAt'
+    | 'lastSentAt'
+    | 'sendCount'
+    | 'nextAt'
+    | 'answer'
+    | 'runId'
+    | 'followUntil'
+    | 'outcome'
+    | 'outcomeDetail'
+    | 'finishedAt'
+  >
 >;
 
 const ATTEMPT_COLUMNS: Record<keyof AttemptUpdate, string> = {
@@ -159,7 +186,9 @@ export class RemediationStore {
       `SELECT COUNT(*) AS n FROM remediation_attempts
        WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`,
     );
-    this.#nextDue = db.prepare(`SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`);
+    this.#nextDue = db.prepare(
+      `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
+    );
     this.#latest = db.prepare(
       `SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
        ORDER BY attempt DESC LIMIT 1`,
@@ -206,9 +235,14 @@ export class RemediationStore {
    */
   installation(): string {
     const row = this.#installation.get() as { value: string } | undefined;
-    if (!row) throw new Error(`state file ${this.store.path} has no installation id (meta.installation_id, written by state migration 5)`);
+    if (!row)
+      throw new Error(
+        `state file ${this.store.path} has no installation id (meta.installation_id, written by state migration 5)`,
+      );
     if (!INSTALLATION_ID.test(row.value)) {
-      throw new Error(`state file ${this.store.path}: meta.installation_id ${JSON.stringify(row.value)} is not 8-16 lowercase letters or digits`);
+      throw new Error(
+        `state file ${this.store.path}: meta.installation_id ${JSON.stringify(row.value)} is not 8-16 lowercase letters or digits`,
+      );
     }
     return row.value;
   }
@@ -297,7 +331,14 @@ export class RemediationStore {
   }
 
   /** Remembers the skip reason just recorded. */
-  setLastSkip(policy: string, recordType: RecordType, recordId: number, life: number, reason: string, at: number): void {
+  setLastSkip(
+    policy: string,
+    recordType: RecordType,
+    recordId: number,
+    life: number,
+    reason: string,
+    at: number,
+  ): void {
     this.#setSkipState.run(policy, recordType, recordId, life, reason, at);
   }
 
@@ -330,10 +371,10 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
   const limit = options.limit === undefined ? '' : 'LIMIT @limit';
   const rows = store.db
     .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) ORDER BY id`)
-    .all({ ...(options.policy === undefined ? {} : { policy: options.policy }), ...(options.limit === undefined ? {} : { limit: options.limit }) }) as Record<
-    string,
-    unknown
-  >[];
+    .all({
+      ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+    }) as Record<string, unknown>[];
   return rows.map((r) => ({
     id: r.id as number,
     at: r.at as number,
@@ -355,7 +396,9 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
 
 /** Every attempt, oldest first (tests and tooling). */
 export function listAttempts(store: Store): AttemptRow[] {
-  return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(attemptOf);
+  return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(
+    attemptOf,
+  );
 }
 
 function environmentColumn(scope: SuspensionScope): string {

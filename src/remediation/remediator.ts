@@ -48,7 +48,14 @@ import {
 } from './policy.js';
 import { RemediationStore, type AttemptRow, type AttemptUpdate } from './remediation-store.js';
 import { runProgress, type RunStates } from './run-progress.js';
-import { environmentOf, scopeOf, scopeText, suspensionCovering, suspensionText, type Suspension } from './suspension.js';
+import {
+  environmentOf,
+  scopeOf,
+  scopeText,
+  suspensionCovering,
+  suspensionText,
+  type Suspension,
+} from './suspension.js';
 
 /** The job name under which suspension alerts live in the alert lifecycle. */
 export const REMEDIATION_JOB = 'remediation';
@@ -171,7 +178,9 @@ class RemediatorImpl implements Remediator {
 
   inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
     if (!this.#o.store.db.inTransaction) {
-      throw new Error('Remediator.inCycle must run inside the cycle transaction, so planned keys commit with the decision');
+      throw new Error(
+        'Remediator.inCycle must run inside the cycle transaction, so planned keys commit with the decision',
+      );
     }
     const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
     const settings = this.#o.settings;
@@ -184,7 +193,13 @@ class RemediatorImpl implements Remediator {
         const target = policyTarget(policy, alert);
         if (!target) continue;
         const life = alert.firedAt ?? alert.firstSeenAt;
-        const history = this.#rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+        const history = this.#rs.history(
+          policy.config.name,
+          policy.action.name,
+          target.recordType,
+          target.recordId,
+          life,
+        );
         const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
         const decision = decidePolicy(policy, alert, history, {
           enabled: settings.enabled,
@@ -199,7 +214,13 @@ class RemediatorImpl implements Remediator {
           continue;
         }
         const keyOf = (number: number) =>
-          idempotencyKey({ installation: this.#installation, number, policy: policy.config.name, ...target, attempt: decision.attempt });
+          idempotencyKey({
+            installation: this.#installation,
+            number,
+            policy: policy.config.name,
+            ...target,
+            attempt: decision.attempt,
+          });
         const body = policy.action.body(policy.config);
         if (decision.kind === 'dry_run') {
           // The key it would send if it acted now; the number is not taken.
@@ -260,7 +281,10 @@ class RemediatorImpl implements Remediator {
       detail: `${JSON.stringify(body)}; alert: ${alert.summary}`,
     });
     this.#count(name, policy.action.name, 'acted');
-    this.#log.info({ policy: name, action: policy.action.name, record: `${target.recordType}#${target.recordId}`, key, attempt }, 'remediation planned');
+    this.#log.info(
+      { policy: name, action: policy.action.name, record: `${target.recordType}#${target.recordId}`, key, attempt },
+      'remediation planned',
+    );
   }
 
   /** Writes a skip (or dry-run) audit row when its reason or the alert life changed; true when written. */
@@ -285,7 +309,10 @@ class RemediatorImpl implements Remediator {
       detail: extra.detail ?? alert.summary,
     });
     this.#count(name, policy.action.name, reason === 'dry_run' ? 'dry_run' : 'skipped');
-    this.#log.info({ policy: name, record: `${target.recordType}#${target.recordId}`, reason }, reason === 'dry_run' ? 'remediation dry run' : 'remediation skipped');
+    this.#log.info(
+      { policy: name, record: `${target.recordType}#${target.recordId}`, reason },
+      reason === 'dry_run' ? 'remediation dry run' : 'remediation skipped',
+    );
     return true;
   }
 
@@ -382,7 +409,13 @@ class RemediatorImpl implements Remediator {
   #withdraw(attempt: AttemptRow, reason: string): void {
     const now = this.#o.clock.now();
     this.#o.store.transaction(() =>
-      this.#close(attempt, now, { outcome: 'withdrawn', detail: `never sent: ${reason}`, counted: false, nextAllowedAt: null, reason }),
+      this.#close(attempt, now, {
+        outcome: 'withdrawn',
+        detail: `never sent: ${reason}`,
+        counted: false,
+        nextAllowedAt: null,
+        reason,
+      }),
     );
     this.#count(attempt.policy, attempt.action, 'skipped');
     this.#log.info({ policy: attempt.policy, key: attempt.key, reason }, 'planned attempt withdrawn before sending');
@@ -406,9 +439,20 @@ class RemediatorImpl implements Remediator {
         lastSentAt: started,
       }),
     );
-    const sent: AttemptRow = { ...attempt, sendCount: attempt.sendCount + 1, firstSentAt: attempt.firstSentAt ?? started, lastSentAt: started };
+    const sent: AttemptRow = {
+      ...attempt,
+      sendCount: attempt.sendCount + 1,
+      firstSentAt: attempt.firstSentAt ?? started,
+      lastSentAt: started,
+    };
     this.#log.info(
-      { policy: attempt.policy, action: attempt.action, record: `${attempt.recordType}#${attempt.recordId}`, key: attempt.key, send: sent.sendCount },
+      {
+        policy: attempt.policy,
+        action: attempt.action,
+        record: `${attempt.recordType}#${attempt.recordId}`,
+        key: attempt.key,
+        send: sent.sendCount,
+      },
       'sending change',
     );
     let handling: ChangeHandling;
@@ -503,17 +547,29 @@ class RemediatorImpl implements Remediator {
       case 'wait_auto_retry': {
         // Refused: nothing changed under this key. A later attempt (a new key) may come after the backoff.
         const wait = Math.max(backoff, handling.kind === 'refused_later' ? (handling.retryAfterMs ?? 0) : 0);
-        const reason = handling.kind === 'wait_auto_retry' ? 'the service will retry by itself' : 'refused for now; try again later';
+        const reason =
+          handling.kind === 'wait_auto_retry' ? 'the service will retry by itself' : 'refused for now; try again later';
         this.#o.store.transaction(() => {
           audit(reason);
-          this.#close(attempt, now, { outcome: handling.code, detail: said, counted: false, nextAllowedAt: now + wait, reason });
+          this.#close(attempt, now, {
+            outcome: handling.code,
+            detail: said,
+            counted: false,
+            nextAllowedAt: now + wait,
+            reason,
+          });
         });
         this.#count(attempt.policy, attempt.action, 'refused');
         return true;
       }
       case 'stop':
         this.#o.store.transaction(() => audit('this record cannot be changed this way'));
-        this.#finish(attempt, action, { kind: 'stopped', code: handling.code, message: said }, { counted: false, nextAllowedAt: null });
+        this.#finish(
+          attempt,
+          action,
+          { kind: 'stopped', code: handling.code, message: said },
+          { counted: false, nextAllowedAt: null },
+        );
         return true;
       case 'suspend': {
         // How far it reaches is the answer table's to say (`SUSPEND_REACH`), not this switch's.
@@ -527,7 +583,13 @@ class RemediatorImpl implements Remediator {
         };
         this.#o.store.transaction(() => {
           audit('refused for a reason only a person can fix');
-          this.#close(attempt, now, { outcome: 'suspended', detail: said, counted: false, nextAllowedAt: now + backoff, reason: handling.code });
+          this.#close(attempt, now, {
+            outcome: 'suspended',
+            detail: said,
+            counted: false,
+            nextAllowedAt: now + backoff,
+            reason: handling.code,
+          });
           if (this.#rs.suspend(suspension)) {
             this.#rs.audit({
               ...this.#auditBase(attempt, now),
@@ -540,12 +602,20 @@ class RemediatorImpl implements Remediator {
           }
         });
         this.#count(attempt.policy, attempt.action, 'failed');
-        this.#log.warn({ policy: attempt.policy, code: handling.code, scope: scopeText(suspension.scope) }, 'remediation policy suspended');
+        this.#log.warn(
+          { policy: attempt.policy, code: handling.code, scope: scopeText(suspension.scope) },
+          'remediation policy suspended',
+        );
         return true;
       }
       case 'failed':
         this.#o.store.transaction(() => audit('refused as a bad request'));
-        this.#finish(attempt, action, { kind: 'failed_request', code: handling.code, message: said }, { counted: false });
+        this.#finish(
+          attempt,
+          action,
+          { kind: 'failed_request', code: handling.code, message: said },
+          { counted: false },
+        );
         return true;
     }
   }
@@ -576,7 +646,12 @@ class RemediatorImpl implements Remediator {
       switch (progress.kind) {
         case 'going':
           if (attempt.followUntil !== null && now >= attempt.followUntil) {
-            this.#finish(attempt, action, { kind: 'follow_timeout', afterMs: now - (attempt.firstSentAt ?? attempt.plannedAt) }, { counted: true });
+            this.#finish(
+              attempt,
+              action,
+              { kind: 'follow_timeout', afterMs: now - (attempt.firstSentAt ?? attempt.plannedAt) },
+              { counted: true },
+            );
             return true;
           }
           this.#o.store.transaction(() => this.#rs.updateAttempt(attempt.id, { nextAt: now + this.#pollMs }));
@@ -585,7 +660,12 @@ class RemediatorImpl implements Remediator {
           this.#finish(attempt, action, { kind: 'succeeded' }, { counted: true });
           return true;
         case 'failed':
-          this.#finish(attempt, action, { kind: 'run_failed', step: progress.step, reason: progress.reason, watcher: progress.watcher }, { counted: true });
+          this.#finish(
+            attempt,
+            action,
+            { kind: 'run_failed', step: progress.step, reason: progress.reason, watcher: progress.watcher },
+            { counted: true },
+          );
           return true;
         case 'ended':
           this.#finish(attempt, action, { kind: 'run_ended', state: progress.state }, { counted: true });
@@ -598,11 +678,19 @@ class RemediatorImpl implements Remediator {
         return true;
       }
       if (attempt.followUntil !== null && now >= attempt.followUntil) {
-        this.#finish(attempt, action, { kind: 'follow_timeout', afterMs: now - (attempt.firstSentAt ?? attempt.plannedAt) }, { counted: true });
+        this.#finish(
+          attempt,
+          action,
+          { kind: 'follow_timeout', afterMs: now - (attempt.firstSentAt ?? attempt.plannedAt) },
+          { counted: true },
+        );
         return true;
       }
       // A read that failed: the run is not forgotten, only read again later.
-      this.#log.warn({ key: attempt.key, runId, error: describeError(err) }, 'cannot read the followed run; will try again');
+      this.#log.warn(
+        { key: attempt.key, runId, error: describeError(err) },
+        'cannot read the followed run; will try again',
+      );
       this.#o.store.transaction(() => this.#rs.updateAttempt(attempt.id, { nextAt: now + this.#pollMs }));
       return false;
     }
@@ -728,7 +816,10 @@ class RemediatorImpl implements Remediator {
           runId: null,
           detail: `suspended since ${new Date(s.at).toISOString()}: ${s.message}`,
         });
-        this.#log.info({ policy: s.policy, code: s.code, scope: scopeText(s.scope) }, 'remediation policy suspension lifted');
+        this.#log.info(
+          { policy: s.policy, code: s.code, scope: scopeText(s.scope) },
+          'remediation policy suspension lifted',
+        );
       }
       this.#applySuspensionAlerts(now);
     });

@@ -34,7 +34,11 @@ export function scopeOf(reach: SuspendReach, labels: Pick<Labels, 'environment_t
  * The suspension that stops a policy on an app of `environment`, or undefined: the whole
  * policy's when there is one (it says more), else that environment's.
  */
-export function suspensionCovering(suspensions: readonly Suspension[], policy: string, environment: string | null): Suspension | undefined {
+export function suspensionCovering(
+  suspensions: readonly Suspension[],
+  policy: string,
+  environment: string | null,
+): Suspension | undefined {
   const own = suspensions.filter((s) => s.policy === policy);
   return (
     own.find((s) => s.scope.kind === 'policy') ??

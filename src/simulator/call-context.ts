@@ -36,12 +36,18 @@ export function namespaceScope(state: SimState, grant: Grant, namespace: unknown
   }
   const raw = String(namespace);
   const ns = [...state.namespaces.values()].find((n) => n.code === raw || String(n.id) === raw);
-  if (!ns || !grant.nsIds.has(ns.id)) throw new SimError('namespace_not_found', `namespace "${raw}" does not exist or this token does not reach it`);
+  if (!ns || !grant.nsIds.has(ns.id))
+    throw new SimError('namespace_not_found', `namespace "${raw}" does not exist or this token does not reach it`);
   return { nsIds: new Set([ns.id]), single: ns.id, everything: state.namespaces.size === 1 };
 }
 
 /** A record by id that the token may see, or not_found (records outside its namespaces do not exist for it). */
-export function findInScope<T extends { nsId: number }>(map: ReadonlyMap<number, T>, id: number | null, grant: Grant, what: string): T {
+export function findInScope<T extends { nsId: number }>(
+  map: ReadonlyMap<number, T>,
+  id: number | null,
+  grant: Grant,
+  what: string,
+): T {
   const record = id === null ? undefined : map.get(id);
   if (!record || !grant.nsIds.has(record.nsId)) throw new SimError('not_found', `${what} ${String(id)} not found`);
   return record;
@@ -61,7 +67,11 @@ export function findReadable<T extends { nsId: number }>(
 ): T {
   const record = findInScope(map, id, grant, what);
   const environment = environmentOf(record);
-  if (!grant.mayRead(environment)) throw new SimError('access_denied', `this token may not read ${environment ?? 'unassigned'} records (${what} ${String(id)})`);
+  if (!grant.mayRead(environment))
+    throw new SimError(
+      'access_denied',
+      `this token may not read ${environment ?? 'unassigned'} records (${what} ${String(id)})`,
+    );
   return record;
 }
 
@@ -69,7 +79,12 @@ export function findReadable<T extends { nsId: number }>(
  * One page of a list. Without a filter it is a slice of the pre-sorted list; with one it is a
  * single pass that counts the total and renders only the page's items.
  */
-export function pageOf<T, R>(source: readonly T[], keep: ((t: T) => boolean) | null, query: ParamValues, render: (t: T) => R): Page<R> {
+export function pageOf<T, R>(
+  source: readonly T[],
+  keep: ((t: T) => boolean) | null,
+  query: ParamValues,
+  render: (t: T) => R,
+): Page<R> {
   const limit = (query.limit as number | undefined) ?? 50;
   const offset = (query.offset as number | undefined) ?? 0;
   if (!keep) return { items: source.slice(offset, offset + limit).map(render), total: source.length };

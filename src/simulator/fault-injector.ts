@@ -80,7 +80,10 @@ export class FaultInjector {
 
   /** Sets (replaces) the fault of a target; throws on a value it cannot apply. */
   set(target: FaultTarget, spec: FaultSpec): void {
-    if (spec.hugeMb !== undefined && !(typeof spec.hugeMb === 'number' && Number.isFinite(spec.hugeMb) && spec.hugeMb > 0)) {
+    if (
+      spec.hugeMb !== undefined &&
+      !(typeof spec.hugeMb === 'number' && Number.isFinite(spec.hugeMb) && spec.hugeMb > 0)
+    ) {
       throw new Error(`hugeMb must be a number of MB above 0, got ${String(spec.hugeMb)}`);
     }
     this.faults.set(target, { spec, left: spec.times ?? null });

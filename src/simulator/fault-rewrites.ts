@@ -47,7 +47,8 @@ function endlessPage(data: unknown, ctx: RewriteContext): void {
   if (!isObject(data) || !Array.isArray(data.items) || typeof data.total !== 'number') return;
   const source = data.items as Json[];
   const items: Json[] = [];
-  for (let i = 0; i < ctx.limit && source.length > 0; i += 1) items.push({ ...source[i % source.length], id: ctx.freshId() });
+  for (let i = 0; i < ctx.limit && source.length > 0; i += 1)
+    items.push({ ...source[i % source.length], id: ctx.freshId() });
   data.items = items;
   data.total = ENDLESS_LIST_TOTAL;
 }

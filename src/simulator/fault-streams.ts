@@ -47,7 +47,9 @@ export class FaultStreams {
     // A dense piece is whole `0,` pairs, so the array stays valid wherever a piece is cut short.
     let left = Math.max(0, bytes - Buffer.byteLength(head) - tail.length);
     if (dense) left -= left % 2;
-    const piece = dense ? (this.densePiece ??= Buffer.alloc(HUGE_PIECE, '0,')) : (this.fillerPiece ??= Buffer.alloc(HUGE_PIECE, 'x'));
+    const piece = dense
+      ? (this.densePiece ??= Buffer.alloc(HUGE_PIECE, '0,'))
+      : (this.fillerPiece ??= Buffer.alloc(HUGE_PIECE, 'x'));
     await this.stream(res, head, async (signal) => {
       while (left > 0 && !signal.aborted) {
         const n = Math.min(left, piece.length);

@@ -23,13 +23,37 @@ const API_PREFIX = '/api/v1';
 const CONTROL_PREFIX = '/_sim/';
 /** Bodies above this size are refused: nothing legitimate comes close. */
 const MAX_BODY_BYTES = 1_000_000;
-const PROXY_502_PAGE = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
+const PROXY_502_PAGE =
+  '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
 /** Control methods reachable over HTTP (everything public on SimulatorControl except `state`). */
 const CONTROL_METHODS = new Set([
-  'now', 'advance', 'setFault', 'clearFaults', 'requests', 'resetRequests', 'addRun', 'failNextRun', 'setRunState',
-  'expireCertificate', 'renewCertificate', 'failPublicCheck', 'passPublicCheck', 'ageBackups', 'addBackup', 'failOffsite',
-  'setVerified', 'setMaintenance', 'setServerState', 'setWritesDisabled', 'setLocked', 'churn', 'problems', 'stats',
-  'setMaxLimit', 'setTimeFormat', 'setRateLimit',
+  'now',
+  'advance',
+  'setFault',
+  'clearFaults',
+  'requests',
+  'resetRequests',
+  'addRun',
+  'failNextRun',
+  'setRunState',
+  'expireCertificate',
+  'renewCertificate',
+  'failPublicCheck',
+  'passPublicCheck',
+  'ageBackups',
+  'addBackup',
+  'failOffsite',
+  'setVerified',
+  'setMaintenance',
+  'setServerState',
+  'setWritesDisabled',
+  'setLocked',
+  'churn',
+  'problems',
+  'stats',
+  'setMaxLimit',
+  'setTimeFormat',
+  'setRateLimit',
 ]);
 /** The list size when a call gives no `limit` (reference §8). */
 const DEFAULT_LIMIT = 50;
@@ -72,7 +96,8 @@ export class HttpHandler {
   readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
     this.handle(req, res).catch((err: unknown) => {
       this.core.logger.error({ err }, 'simulator: request failed');
-      if (!res.headersSent) send(res, errorAnswer(new SimError('internal_error', 'the simulator failed on this request')));
+      if (!res.headersSent)
+        send(res, errorAnswer(new SimError('internal_error', 'the simulator failed on this request')));
     });
   };
 
@@ -84,11 +109,20 @@ export class HttpHandler {
       const host = req.headers.host ?? 'localhost';
       return send(res, json(200, buildOpenApi(`http://${host}${API_PREFIX}`)));
     }
-    if (url.pathname.startsWith(CONTROL_PREFIX)) return send(res, this.controlCall(req, url.pathname.slice(CONTROL_PREFIX.length), method, raw));
+    if (url.pathname.startsWith(CONTROL_PREFIX))
+      return send(res, this.controlCall(req, url.pathname.slice(CONTROL_PREFIX.length), method, raw));
 
     const idempotencyKey = headerOf(req, 'idempotency-key');
     const log = (fn: string, status: number) =>
-      this.core.record({ fn, method, path: url.pathname, query: url.search, status, ...(idempotencyKey ? { idempotencyKey } : {}), at: this.core.now() });
+      this.core.record({
+        fn,
+        method,
+        path: url.pathname,
+        query: url.search,
+        status,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
+        at: this.core.now(),
+      });
     let match: { route: Route; id: string | undefined } | undefined;
     for (const route of this.routes) {
       const m = route.pattern.exec(url.pathname);
@@ -108,11 +142,18 @@ export class HttpHandler {
       ({ grant, token } = this.authenticate(req));
       const refused = this.core.rateLimiter.take(token, this.core.now());
       if (refused) {
-        const answer = this.rateLimited(refused.retryAfterSeconds, this.core.rateLimiter.current?.retryAfter ?? 'seconds');
+        const answer = this.rateLimited(
+          refused.retryAfterSeconds,
+          this.core.rateLimiter.current?.retryAfter ?? 'seconds',
+        );
         log(fn, answer.status);
         return send(res, answer);
       }
-      if (!grant.has(spec.permission)) throw new SimError('function_not_allowed', `this token does not hold ${spec.name} (needs "${spec.permission}")`);
+      if (!grant.has(spec.permission))
+        throw new SimError(
+          'function_not_allowed',
+          `this token does not hold ${spec.name} (needs "${spec.permission}")`,
+        );
       ctx = this.parse(spec, match.id, url, raw, req);
     } catch (err) {
       const answer = errorAnswer(asSimError(err, this.core));
@@ -124,11 +165,17 @@ export class HttpHandler {
     const scope = `${headerOf(req, 'authorization')}`;
     if (spec.kind === 'change') {
       if (!idempotencyKey) {
-        const answer = errorAnswer(new SimError('idempotency_key_required', 'a change needs an Idempotency-Key header'));
+        const answer = errorAnswer(
+          new SimError('idempotency_key_required', 'a change needs an Idempotency-Key header'),
+        );
         log(fn, answer.status);
         return send(res, answer);
       }
-      const decision = this.core.idempotency.begin(scope, idempotencyKey, `${spec.name} ${String(ctx.id)} ${canonical(ctx.body)}`);
+      const decision = this.core.idempotency.begin(
+        scope,
+        idempotencyKey,
+        `${spec.name} ${String(ctx.id)} ${canonical(ctx.body)}`,
+      );
       if (decision.kind !== 'new') {
         const answer =
           decision.kind === 'replay'
@@ -163,7 +210,14 @@ export class HttpHandler {
     const rewrite = (answer: Answer): Answer => {
       if (!fault || answer.contentType !== JSON_TYPE) return answer;
       const limit = (ctx.query.limit as number | undefined) ?? DEFAULT_LIMIT;
-      return { ...answer, body: rewriteAnswer(answer.status, answer.body, fault, { token, limit, freshId: () => this.core.faults.freshId() }) };
+      return {
+        ...answer,
+        body: rewriteAnswer(answer.status, answer.body, fault, {
+          token,
+          limit,
+          freshId: () => this.core.faults.freshId(),
+        }),
+      };
     };
     const faultAnswer = fault ? this.faultAnswer(fault) : null;
     if (faultAnswer) {
@@ -176,7 +230,10 @@ export class HttpHandler {
     try {
       const now = this.core.tick();
       const call = { grant, ...ctx, now };
-      const data = spec.kind === 'change' ? this.core.changes.handle(fn as ChangeName, call) : this.core.reads.handle(fn as Exclude<FunctionName, ChangeName>, call);
+      const data =
+        spec.kind === 'change'
+          ? this.core.changes.handle(fn as ChangeName, call)
+          : this.core.reads.handle(fn as Exclude<FunctionName, ChangeName>, call);
       answer = json(200, { data });
     } catch (err) {
       answer = errorAnswer(asSimError(err, this.core));
@@ -187,7 +244,8 @@ export class HttpHandler {
     }
     answer = rewrite(answer);
     log(fn, answer.status);
-    if (fault?.hugeMb && answer.status === 200) return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB), fault.hugeDense === true);
+    if (fault?.hugeMb && answer.status === 200)
+      return this.core.streams.huge(res, answer.body, Math.round(fault.hugeMb * MB), fault.hugeDense === true);
     send(res, answer);
   }
 
@@ -204,18 +262,27 @@ export class HttpHandler {
   private parse(spec: FunctionSpec, rawId: string | undefined, url: URL, raw: Buffer, req: IncomingMessage) {
     let id: number | null = null;
     if (rawId !== undefined) {
-      if (!/^\d+$/.test(rawId)) throw new SimError('invalid_parameter', `the id in the path must be an integer, got "${decodeURIComponent(rawId)}"`);
+      if (!/^\d+$/.test(rawId))
+        throw new SimError(
+          'invalid_parameter',
+          `the id in the path must be an integer, got "${decodeURIComponent(rawId)}"`,
+        );
       id = Number.parseInt(rawId, 10);
     }
     // logs.tail's own default (200) is never refused, even under a smaller maximum.
-    const maxLimit = spec.name === 'logs.tail' ? Math.max(this.core.maxLimit, LOG_TAIL_DEFAULT_LIMIT) : this.core.maxLimit;
+    const maxLimit =
+      spec.name === 'logs.tail' ? Math.max(this.core.maxLimit, LOG_TAIL_DEFAULT_LIMIT) : this.core.maxLimit;
     const query = parseQuery(spec.query, url.searchParams, maxLimit);
     let body: ParamValues = {};
     if (spec.kind === 'change') {
       let parsed: unknown = {};
       if (raw.length > 0) {
         const type = headerOf(req, 'content-type') ?? '';
-        if (!type.toLowerCase().includes('application/json')) throw new SimError('invalid_request', `send the body as Content-Type: application/json (got "${type || 'none'}")`);
+        if (!type.toLowerCase().includes('application/json'))
+          throw new SimError(
+            'invalid_request',
+            `send the body as Content-Type: application/json (got "${type || 'none'}")`,
+          );
         try {
           parsed = JSON.parse(raw.toString('utf8'));
         } catch {
@@ -246,7 +313,8 @@ export class HttpHandler {
     try {
       const { grant } = this.authenticate(req);
       if (!grant.admin) throw new SimError('function_not_allowed', 'the control interface needs the admin token');
-      if (method !== 'POST' || !CONTROL_METHODS.has(name)) throw new SimError('not_found', `no control method POST /_sim/${name}`);
+      if (method !== 'POST' || !CONTROL_METHODS.has(name))
+        throw new SimError('not_found', `no control method POST /_sim/${name}`);
       let args: unknown[] = [];
       if (raw.length > 0) {
         let parsed: unknown;
@@ -257,7 +325,9 @@ export class HttpHandler {
         }
         args = Array.isArray(parsed) ? parsed : [parsed];
       }
-      const fn = (this.control as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (...a: unknown[]) => unknown;
+      const fn = (this.control as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (
+        ...a: unknown[]
+      ) => unknown;
       let result: unknown;
       try {
         result = fn.apply(this.control, args);
@@ -315,7 +385,11 @@ function asSimError(err: unknown, core: SimulatorCore): SimError {
 
 function send(res: ServerResponse, answer: Answer): void {
   if (res.destroyed) return;
-  res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body), ...answer.headers });
+  res.writeHead(answer.status, {
+    'content-type': answer.contentType,
+    'content-length': Buffer.byteLength(answer.body),
+    ...answer.headers,
+  });
   res.end(answer.body);
 }
 

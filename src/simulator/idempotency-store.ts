@@ -14,10 +14,7 @@ export interface StoredAnswer {
 
 /** What the store says about an incoming change. */
 export type IdempotencyDecision =
-  | { kind: 'new' }
-  | { kind: 'replay'; answer: StoredAnswer }
-  | { kind: 'reused' }
-  | { kind: 'in_flight' };
+  { kind: 'new' } | { kind: 'replay'; answer: StoredAnswer } | { kind: 'reused' } | { kind: 'in_flight' };
 
 interface Entry {
   fingerprint: string;

@@ -73,9 +73,12 @@ export const DEFAULT_ADMIN_TOKEN = 'sim-admin-token';
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const apps = options.apps ?? 20;
   if (options.stateWords !== undefined && !STATE_WORD_SETS.includes(options.stateWords)) {
-    throw new Error(`stateWords must be one of ${STATE_WORD_SETS.join(', ')}, got ${JSON.stringify(options.stateWords)}`);
+    throw new Error(
+      `stateWords must be one of ${STATE_WORD_SETS.join(', ')}, got ${JSON.stringify(options.stateWords)}`,
+    );
   }
-  if (!Number.isInteger(apps) || apps < 1 || apps > 10_000) throw new Error(`apps must be an integer from 1 to 10000, got ${String(apps)}`);
+  if (!Number.isInteger(apps) || apps < 1 || apps > 10_000)
+    throw new Error(`apps must be an integer from 1 to 10000, got ${String(apps)}`);
   const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
   const logger = options.logger ?? silentLogger;
   const core = new SimulatorCore({

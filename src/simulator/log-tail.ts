@@ -77,7 +77,11 @@ export class LogTail {
     lines.sort((a, b) => a.t - b.t || a.s - b.s);
     const shown = lines.slice(Math.max(0, lines.length - limit));
     const last = shown[shown.length - 1];
-    const cursor = last ? encodeCursor(last.t, last.s) : after ? encodeCursor(after.t, after.s) : encodeCursor(now, LOG_SOURCES.length);
+    const cursor = last
+      ? encodeCursor(last.t, last.s)
+      : after
+        ? encodeCursor(after.t, after.s)
+        : encodeCursor(now, LOG_SOURCES.length);
     return {
       items: shown.map((l) => ({ time: this.times.write(l.t), line: l.line, source: l.source })),
       cursor,
@@ -91,7 +95,11 @@ function parseSources(raw: string | undefined): LogSource[] {
   if (raw === 'all') return [...LOG_SOURCES];
   const names = raw.split(',').map((s) => s.trim());
   for (const name of names) {
-    if (!(LOG_SOURCES as readonly string[]).includes(name)) throw new SimError('invalid_parameter', `parameter "source" takes ${LOG_SOURCES.join(', ')} or all, comma-separated; got "${name}"`);
+    if (!(LOG_SOURCES as readonly string[]).includes(name))
+      throw new SimError(
+        'invalid_parameter',
+        `parameter "source" takes ${LOG_SOURCES.join(', ')} or all, comma-separated; got "${name}"`,
+      );
   }
   return [...new Set(names)] as LogSource[];
 }
@@ -100,7 +108,8 @@ function parseSince(raw: string | undefined): number {
   if (raw === undefined) return 3_600_000;
   const m = SINCE.exec(raw);
   const ms = m ? Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 3_600_000) : NaN;
-  if (!(ms > 0) || ms > DAY) throw new SimError('invalid_parameter', `parameter "since" must be like 30s, 15m or 1h, at most 24h; got "${raw}"`);
+  if (!(ms > 0) || ms > DAY)
+    throw new SimError('invalid_parameter', `parameter "since" must be like 30s, 15m or 1h, at most 24h; got "${raw}"`);
   return ms;
 }
 

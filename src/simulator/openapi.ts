@@ -22,17 +22,25 @@ export function buildOpenApi(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of FUNCTION_LIST) {
     const parameters: Record<string, unknown>[] = [];
-    if (spec.path.includes('{id}')) parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'integer' } });
-    for (const [name, p] of Object.entries(spec.query)) parameters.push({ name, in: 'query', required: p.required === true, schema: paramSchema(p) });
-    if (spec.kind === 'change') parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } });
+    if (spec.path.includes('{id}'))
+      parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'integer' } });
+    for (const [name, p] of Object.entries(spec.query))
+      parameters.push({ name, in: 'query', required: p.required === true, schema: paramSchema(p) });
+    if (spec.kind === 'change')
+      parameters.push({ name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } });
     const responses: Record<string, unknown> = {
       '200': {
         description: 'Success',
-        content: { 'application/json': { schema: { type: 'object', properties: { data: jsonSchema(spec.answer) }, required: ['data'] } } },
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { data: jsonSchema(spec.answer) }, required: ['data'] },
+          },
+        },
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const code of errorsOf(spec)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+    for (const code of errorsOf(spec))
+      byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
       responses[String(status)] = {
         description: `Error: ${codes.join(', ')}`,
@@ -50,10 +58,14 @@ export function buildOpenApi(serverUrl: string): Record<string, unknown> {
     };
     if (spec.kind === 'change') {
       const properties = Object.fromEntries(Object.entries(spec.body).map(([name, p]) => [name, paramSchema(p)]));
-      const required = Object.entries(spec.body).filter(([, p]) => p.required).map(([name]) => name);
+      const required = Object.entries(spec.body)
+        .filter(([, p]) => p.required)
+        .map(([name]) => name);
       operation.requestBody = {
         required: required.length > 0,
-        content: { 'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } } },
+        content: {
+          'application/json': { schema: { type: 'object', properties, required, additionalProperties: false } },
+        },
       };
     }
     const path = `/api/v1${spec.path}`;
@@ -61,7 +73,11 @@ export function buildOpenApi(serverUrl: string): Record<string, unknown> {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Deployment Management Service API', version: 'v1', description: 'Served by the deploy-watchdog simulator.' },
+    info: {
+      title: 'Deployment Management Service API',
+      version: 'v1',
+      description: 'Served by the deploy-watchdog simulator.',
+    },
     servers: [{ url: serverUrl.replace(/\/api\/v1$/, '') }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     security: [{ bearer: [] }],

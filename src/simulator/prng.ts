@@ -52,7 +52,10 @@ export class Prng {
   /** `n` lowercase hex digits (commit SHAs). */
   hex(n: number): string {
     let out = '';
-    while (out.length < n) out += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+    while (out.length < n)
+      out += Math.floor(this.next() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return out.slice(0, n);
   }
 }

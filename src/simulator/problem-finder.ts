@@ -34,7 +34,10 @@ export interface SimProblem {
 }
 
 /** Each rule's attention section: severity, label and item kind. Order breaks severity ties. */
-const RULES: Record<ProblemKind, { severity: AttentionSection['severity']; label: string; kind: AttentionSection['kind'] }> = {
+const RULES: Record<
+  ProblemKind,
+  { severity: AttentionSection['severity']; label: string; kind: AttentionSection['kind'] }
+> = {
   failed_run: { severity: 'danger', label: 'Failed runs', kind: 'failure' },
   certificate_expired: { severity: 'danger', label: 'Expired certificates', kind: 'url' },
   public_check_failed: { severity: 'danger', label: 'URLs that do not answer as their app', kind: 'url' },
@@ -62,7 +65,11 @@ export class ProblemFinder {
    * Every problem now, in the given namespaces (all when omitted) and of the apps `keep` lets
    * through (the caller's readable environments; all when omitted), with the items attention shows.
    */
-  find(now: number, nsIds?: ReadonlySet<number>, keep?: (app: AppRec) => boolean): { problem: SimProblem; item: Record<string, unknown> }[] {
+  find(
+    now: number,
+    nsIds?: ReadonlySet<number>,
+    keep?: (app: AppRec) => boolean,
+  ): { problem: SimProblem; item: Record<string, unknown> }[] {
     const out: { problem: SimProblem; item: Record<string, unknown> }[] = [];
     for (const app of this.state.apps.values()) {
       if (isGone(app.state) || (nsIds && !nsIds.has(app.nsId)) || (keep && !keep(app))) continue;
@@ -70,7 +77,15 @@ export class ProblemFinder {
       const project = this.state.projectOf(app).name;
       const base = { appId: app.id, app: app.name, namespace: ns, environmentType: app.envType };
       const appItem = (detail: string, since: number | null, extra: Record<string, unknown> = {}) => ({
-        id: app.id, app_id: app.id, name: app.name, namespace: ns, project, environment_type: app.envType, detail, since: this.views.time(since), ...extra,
+        id: app.id,
+        app_id: app.id,
+        name: app.name,
+        namespace: ns,
+        project,
+        environment_type: app.envType,
+        detail,
+        since: this.views.time(since),
+        ...extra,
       });
       // Runs: the newest run of each action decides.
       const seen = new Set<string>();
@@ -82,19 +97,54 @@ export class ProblemFinder {
         // The records' own words: the answers' may be another vocabulary.
         const step = this.engine.stepsOf(run).find((s) => s.state === VOCABULARY.step.error);
         const reason = step?.reason ?? this.engine.watcherOf(run)?.reason ?? null;
-        out.push({ problem: { kind, id: run.id, ...base, detail: `${run.action} failed${step ? ` at ${step.name}` : ''}: ${reason ?? 'unknown'}` }, item: this.failureItem(run, app, ns, project, step?.name ?? null, reason) });
+        out.push({
+          problem: {
+            kind,
+            id: run.id,
+            ...base,
+            detail: `${run.action} failed${step ? ` at ${step.name}` : ''}: ${reason ?? 'unknown'}`,
+          },
+          item: this.failureItem(run, app, ns, project, step?.name ?? null, reason),
+        });
       }
       for (const urlId of app.urlIds) {
         const url = this.state.urls.get(urlId);
         if (!url) continue;
         const status = this.views.sslStatus(url, now);
-        const item = { id: url.id, url: url.url, app_id: app.id, app: app.name, namespace: ns, environment_type: app.envType, ssl_status: status, ssl_expires_at: this.views.time(url.sslExpiresAt), public_check: url.publicCheck, public_check_code: url.publicCheckCode };
+        const item = {
+          id: url.id,
+          url: url.url,
+          app_id: app.id,
+          app: app.name,
+          namespace: ns,
+          environment_type: app.envType,
+          ssl_status: status,
+          ssl_expires_at: this.views.time(url.sslExpiresAt),
+          public_check: url.publicCheck,
+          public_check_code: url.publicCheckCode,
+        };
         if (status === 'expired' || status === 'expiring_soon') {
           const kind = status === 'expired' ? 'certificate_expired' : 'certificate_expiring';
-          out.push({ problem: { kind, id: url.id, ...base, detail: `${url.url}: certificate ${status === 'expired' ? 'expired' : 'expires'} ${iso(url.sslExpiresAt)}` }, item });
+          out.push({
+            problem: {
+              kind,
+              id: url.id,
+              ...base,
+              detail: `${url.url}: certificate ${status === 'expired' ? 'expired' : 'expires'} ${iso(url.sslExpiresAt)}`,
+            },
+            item,
+          });
         }
         if (url.publicCheck === 'failed') {
-          out.push({ problem: { kind: 'public_check_failed', id: url.id, ...base, detail: `${url.url}: outside check failed (${url.publicCheckCode ?? 'unknown'})` }, item });
+          out.push({
+            problem: {
+              kind: 'public_check_failed',
+              id: url.id,
+              ...base,
+              detail: `${url.url}: outside check failed (${url.publicCheckCode ?? 'unknown'})`,
+            },
+            item,
+          });
         }
       }
       const newest = this.views.newestDoneBackup(app.id);
@@ -104,17 +154,37 @@ export class ProblemFinder {
         const hours = Math.floor(age / 3_600_000);
         if (age >= limits.warning) {
           const kind = age >= limits.critical ? 'backup_critical' : 'backup_stale';
-          out.push({ problem: { kind, id: app.id, ...base, detail: `newest backup is ${hours} h old` }, item: appItem(`newest backup is ${hours} h old`, newest.takenAt, { backup_id: newest.id }) });
+          out.push({
+            problem: { kind, id: app.id, ...base, detail: `newest backup is ${hours} h old` },
+            item: appItem(`newest backup is ${hours} h old`, newest.takenAt, { backup_id: newest.id }),
+          });
         }
         if (!newest.verified) {
-          out.push({ problem: { kind: 'backup_unverified', id: newest.id, ...base, detail: `backup ${newest.id} not verified` }, item: appItem(`backup ${newest.id} not verified`, newest.takenAt, { backup_id: newest.id }) });
+          out.push({
+            problem: { kind: 'backup_unverified', id: newest.id, ...base, detail: `backup ${newest.id} not verified` },
+            item: appItem(`backup ${newest.id} not verified`, newest.takenAt, { backup_id: newest.id }),
+          });
         }
         const failed = (newest.offsite ?? []).find((o) => o.state === VOCABULARY.offsite.failed);
         if (failed) {
-          out.push({ problem: { kind: 'offsite_failed', id: newest.id, ...base, detail: `off-site copy to ${failed.storage} failed: ${failed.error ?? 'unknown'}` }, item: appItem(`off-site copy to ${failed.storage} failed: ${failed.error ?? 'unknown'}`, newest.takenAt, { backup_id: newest.id }) });
+          out.push({
+            problem: {
+              kind: 'offsite_failed',
+              id: newest.id,
+              ...base,
+              detail: `off-site copy to ${failed.storage} failed: ${failed.error ?? 'unknown'}`,
+            },
+            item: appItem(`off-site copy to ${failed.storage} failed: ${failed.error ?? 'unknown'}`, newest.takenAt, {
+              backup_id: newest.id,
+            }),
+          });
         }
       }
-      if (app.maintenance) out.push({ problem: { kind: 'maintenance', id: app.id, ...base, detail: 'in maintenance' }, item: appItem('in maintenance', app.updatedAt) });
+      if (app.maintenance)
+        out.push({
+          problem: { kind: 'maintenance', id: app.id, ...base, detail: 'in maintenance' },
+          item: appItem('in maintenance', app.updatedAt),
+        });
     }
     return out;
   }
@@ -137,10 +207,28 @@ export class ProblemFinder {
     return { sections, total: sections.reduce((sum, s) => sum + s.count, 0) };
   }
 
-  private failureItem(run: RunRec, app: AppRec, ns: string, project: string, step: string | null, reason: string | null): Record<string, unknown> {
+  private failureItem(
+    run: RunRec,
+    app: AppRec,
+    ns: string,
+    project: string,
+    step: string | null,
+    reason: string | null,
+  ): Record<string, unknown> {
     return {
-      id: run.id, run_id: run.id, app_id: app.id, app: app.name, namespace: ns, project, environment_type: app.envType,
-      workflow: run.workflow, action: run.action, step, reason, retrying: run.retrying, at: this.views.time(run.updatedAt),
+      id: run.id,
+      run_id: run.id,
+      app_id: app.id,
+      app: app.name,
+      namespace: ns,
+      project,
+      environment_type: app.envType,
+      workflow: run.workflow,
+      action: run.action,
+      step,
+      reason,
+      retrying: run.retrying,
+      at: this.views.time(run.updatedAt),
     };
   }
 }

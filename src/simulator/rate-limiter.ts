@@ -29,11 +29,16 @@ export const RETRY_AFTER_FORMS = ['seconds', 'date', 'none'] as const;
 
 /** Checks a rate limit spec; throws an Error naming the bad field. */
 export function checkRateLimit(spec: RateLimitSpec): Required<RateLimitSpec> {
-  if (!(typeof spec.rps === 'number' && Number.isFinite(spec.rps) && spec.rps > 0)) throw new Error(`rateLimit.rps must be a number above 0, got ${String(spec.rps)}`);
+  if (!(typeof spec.rps === 'number' && Number.isFinite(spec.rps) && spec.rps > 0))
+    throw new Error(`rateLimit.rps must be a number above 0, got ${String(spec.rps)}`);
   const burst = spec.burst ?? Math.max(1, Math.ceil(spec.rps));
-  if (!Number.isInteger(burst) || burst < 1) throw new Error(`rateLimit.burst must be an integer of at least 1, got ${String(spec.burst)}`);
+  if (!Number.isInteger(burst) || burst < 1)
+    throw new Error(`rateLimit.burst must be an integer of at least 1, got ${String(spec.burst)}`);
   const retryAfter = spec.retryAfter ?? 'seconds';
-  if (!RETRY_AFTER_FORMS.includes(retryAfter)) throw new Error(`rateLimit.retryAfter must be one of ${RETRY_AFTER_FORMS.join(', ')}, got ${String(spec.retryAfter)}`);
+  if (!RETRY_AFTER_FORMS.includes(retryAfter))
+    throw new Error(
+      `rateLimit.retryAfter must be one of ${RETRY_AFTER_FORMS.join(', ')}, got ${String(spec.retryAfter)}`,
+    );
   return { rps: spec.rps, burst, retryAfter };
 }
 

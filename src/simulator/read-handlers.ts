@@ -5,7 +5,15 @@
  */
 import type { FunctionName } from '../api/functions.js';
 import type { EnvironmentType, Identity } from '../api/schemas.js';
-import { allOf, findInScope, findReadable, namespaceScope, pageOf, type CallContext, type NamespaceScope } from './call-context.js';
+import {
+  allOf,
+  findInScope,
+  findReadable,
+  namespaceScope,
+  pageOf,
+  type CallContext,
+  type NamespaceScope,
+} from './call-context.js';
 import type { LogTail } from './log-tail.js';
 import type { Indexed, NewestFirstIndex } from './newest-first-index.js';
 import type { ProblemFinder } from './problem-finder.js';
@@ -32,7 +40,10 @@ function indexedSource<T extends Indexed>(
   return { source: index.all, inScope };
 }
 
-type ReadName = Exclude<FunctionName, 'apps.backup' | 'apps.maintenance' | 'apps.restart' | 'apps.update' | 'apps.update_modules' | 'runs.retry'>;
+type ReadName = Exclude<
+  FunctionName,
+  'apps.backup' | 'apps.maintenance' | 'apps.restart' | 'apps.update' | 'apps.update_modules' | 'runs.retry'
+>;
 
 /** Answers read functions from the simulator's state. */
 export class ReadHandlers {
@@ -76,11 +87,23 @@ export class ReadHandlers {
       return pageOf([...this.state.apps.values()], keep, q, (a) => this.views.appListItem(a, ctx.now));
     },
     'attention.list': (ctx) =>
-      this.problems.attention(ctx.now, namespaceScope(this.state, ctx.grant, ctx.query.namespace).nsIds, this.readable(ctx.grant) ?? undefined),
-    'backups.get': (ctx) => this.views.backup(findReadable(this.state.backups, ctx.id, ctx.grant, 'backup', (b) => this.environmentOf(b.appId)), ctx.now),
+      this.problems.attention(
+        ctx.now,
+        namespaceScope(this.state, ctx.grant, ctx.query.namespace).nsIds,
+        this.readable(ctx.grant) ?? undefined,
+      ),
+    'backups.get': (ctx) =>
+      this.views.backup(
+        findReadable(this.state.backups, ctx.id, ctx.grant, 'backup', (b) => this.environmentOf(b.appId)),
+        ctx.now,
+      ),
     'backups.list': (ctx) => {
       const q = ctx.query;
-      const { source, inScope } = indexedSource(this.state.backupIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
+      const { source, inScope } = indexedSource(
+        this.state.backupIndex,
+        namespaceScope(this.state, ctx.grant, q.namespace),
+        q.app_id,
+      );
       return pageOf(source, allOf([inScope, this.readableByApp(ctx.grant)]), q, (b) => this.views.backup(b, ctx.now));
     },
     'installers.get': (ctx) => this.views.installer(findInScope(this.state.installers, ctx.id, ctx.grant, 'installer')),
@@ -98,10 +121,17 @@ export class ReadHandlers {
     'logs.tail': (ctx) => {
       const app = this.readableApp(ctx);
       const plan = this.state.projectOf(app).plan;
-      if (!PLANS_WITH_LOGS.includes(plan)) throw new SimError('plan_required', `the ${plan} plan of this app's project has no log access; it needs ${PLANS_WITH_LOGS.join(' or ')}`);
+      if (!PLANS_WITH_LOGS.includes(plan))
+        throw new SimError(
+          'plan_required',
+          `the ${plan} plan of this app's project has no log access; it needs ${PLANS_WITH_LOGS.join(' or ')}`,
+        );
       const server = app.serverId === null ? undefined : this.state.servers.get(app.serverId);
       if (!server || BAD_SERVER_STATES.includes(server.state) || isGone(app.state) || app.deployedAt === null) {
-        throw new SimError('unavailable', `logs of app ${app.id} cannot be read now (server ${server?.name ?? 'none'} is ${server?.state ?? 'missing'}, app is ${app.state})`);
+        throw new SimError(
+          'unavailable',
+          `logs of app ${app.id} cannot be read now (server ${server?.name ?? 'none'} is ${server?.state ?? 'missing'}, app is ${app.state})`,
+        );
       }
       return this.logs.tail(app, ctx.query, ctx.now, this.seed);
     },
@@ -125,15 +155,27 @@ export class ReadHandlers {
       const app = this.readableApp(ctx);
       return pageOf(this.state.restorePointIndex.byApp(app.id), null, ctx.query, (p) => this.views.restorePoint(p));
     },
-    'runs.get': (ctx) => this.views.run(findReadable(this.state.runs, ctx.id, ctx.grant, 'run', (r) => this.environmentOf(r.appId))),
+    'runs.get': (ctx) =>
+      this.views.run(findReadable(this.state.runs, ctx.id, ctx.grant, 'run', (r) => this.environmentOf(r.appId))),
     'runs.list': (ctx) => {
       const q = ctx.query;
-      const { source, inScope } = indexedSource(this.state.runIndex, namespaceScope(this.state, ctx.grant, q.namespace), q.app_id);
-      const keep = allOf<RunRec>([inScope, this.readableByApp(ctx.grant), q.state !== undefined && this.stateIs('run', q.state)]);
+      const { source, inScope } = indexedSource(
+        this.state.runIndex,
+        namespaceScope(this.state, ctx.grant, q.namespace),
+        q.app_id,
+      );
+      const keep = allOf<RunRec>([
+        inScope,
+        this.readableByApp(ctx.grant),
+        q.state !== undefined && this.stateIs('run', q.state),
+      ]);
       return pageOf(source, keep, q, (r) => this.views.runListItem(r));
     },
     'servers.get': (ctx) =>
-      this.views.server(findInScope(this.state.servers, ctx.id, ctx.grant, 'server'), this.views.appCounts(this.readable(ctx.grant)).byServer),
+      this.views.server(
+        findInScope(this.state.servers, ctx.id, ctx.grant, 'server'),
+        this.views.appCounts(this.readable(ctx.grant)).byServer,
+      ),
     'servers.list': (ctx) => {
       const q = ctx.query;
       const scope = namespaceScope(this.state, ctx.grant, q.namespace);

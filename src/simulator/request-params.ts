@@ -14,7 +14,8 @@ const INTEGER = /^-?\d+$/;
 
 /** Checks a maximum `limit` for the simulator's options; throws an Error saying what is wrong. */
 export function checkMaxLimit(maxLimit: number): number {
-  if (!Number.isInteger(maxLimit) || maxLimit < 1) throw new Error(`maxLimit must be an integer of at least 1, got ${String(maxLimit)}`);
+  if (!Number.isInteger(maxLimit) || maxLimit < 1)
+    throw new Error(`maxLimit must be an integer of at least 1, got ${String(maxLimit)}`);
   return maxLimit;
 }
 
@@ -23,23 +24,34 @@ export function parseQuery(spec: Record<string, ParamSpec>, search: URLSearchPar
   const out: ParamValues = {};
   for (const name of new Set(search.keys())) {
     const param = spec[name];
-    if (!param) throw new SimError('unknown_parameter', `unknown parameter "${name}"; this function takes: ${Object.keys(spec).join(', ') || 'no parameters'}`);
+    if (!param)
+      throw new SimError(
+        'unknown_parameter',
+        `unknown parameter "${name}"; this function takes: ${Object.keys(spec).join(', ') || 'no parameters'}`,
+      );
     const values = search.getAll(name);
-    if (values.length > 1) throw new SimError('invalid_parameter', `parameter "${name}" is given ${values.length} times; give it once`);
+    if (values.length > 1)
+      throw new SimError('invalid_parameter', `parameter "${name}" is given ${values.length} times; give it once`);
     const raw = values[0] as string;
     switch (param.type) {
       case 'integer': {
-        if (!INTEGER.test(raw)) throw new SimError('invalid_parameter', `parameter "${name}" must be an integer, got "${raw}"`);
+        if (!INTEGER.test(raw))
+          throw new SimError('invalid_parameter', `parameter "${name}" must be an integer, got "${raw}"`);
         out[name] = Number.parseInt(raw, 10);
         break;
       }
       case 'boolean': {
-        if (raw !== 'true' && raw !== 'false') throw new SimError('invalid_parameter', `parameter "${name}" must be true or false, got "${raw}"`);
+        if (raw !== 'true' && raw !== 'false')
+          throw new SimError('invalid_parameter', `parameter "${name}" must be true or false, got "${raw}"`);
         out[name] = raw === 'true';
         break;
       }
       case 'enum': {
-        if (!param.values.includes(raw)) throw new SimError('invalid_parameter', `parameter "${name}" must be one of ${param.values.join(', ')}, got "${raw}"`);
+        if (!param.values.includes(raw))
+          throw new SimError(
+            'invalid_parameter',
+            `parameter "${name}" must be one of ${param.values.join(', ')}, got "${raw}"`,
+          );
         out[name] = raw;
         break;
       }
@@ -51,19 +63,32 @@ export function parseQuery(spec: Record<string, ParamSpec>, search: URLSearchPar
   for (const name of ['limit', 'offset'] as const) {
     const value = out[name];
     if (value === undefined) continue;
-    if (typeof value !== 'number' || value < 0) throw new SimError('invalid_parameter', `parameter "${name}" must be a non-negative integer, got ${String(value)}`);
-    if (name === 'limit' && value > maxLimit) throw new SimError('invalid_parameter', `parameter "limit" must be at most ${maxLimit} (the most this service gives at once), got ${value}`);
+    if (typeof value !== 'number' || value < 0)
+      throw new SimError(
+        'invalid_parameter',
+        `parameter "${name}" must be a non-negative integer, got ${String(value)}`,
+      );
+    if (name === 'limit' && value > maxLimit)
+      throw new SimError(
+        'invalid_parameter',
+        `parameter "limit" must be at most ${maxLimit} (the most this service gives at once), got ${value}`,
+      );
   }
   return out;
 }
 
 /** Checks a JSON body (already parsed) against the function's body spec. */
 export function parseBody(spec: Record<string, ParamSpec>, body: unknown): ParamValues {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new SimError('invalid_request', 'the body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new SimError('invalid_request', 'the body must be a JSON object');
   const out: ParamValues = {};
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     const param = spec[name];
-    if (!param) throw new SimError('unknown_parameter', `unknown parameter "${name}"; this function takes: ${Object.keys(spec).join(', ') || 'no parameters'}`);
+    if (!param)
+      throw new SimError(
+        'unknown_parameter',
+        `unknown parameter "${name}"; this function takes: ${Object.keys(spec).join(', ') || 'no parameters'}`,
+      );
     const ok =
       param.type === 'integer'
         ? Number.isInteger(value)
@@ -79,7 +104,8 @@ export function parseBody(spec: Record<string, ParamSpec>, body: unknown): Param
     out[name] = value as number | boolean | string;
   }
   for (const [name, param] of Object.entries(spec)) {
-    if (param.required && out[name] === undefined) throw new SimError('missing_parameter', `parameter "${name}" is required`);
+    if (param.required && out[name] === undefined)
+      throw new SimError('missing_parameter', `parameter "${name}" is required`);
   }
   return out;
 }

@@ -7,7 +7,16 @@
  */
 import type { WatcherState } from '../api/schemas.js';
 import { hash32 } from './prng.js';
-import { runRec, type AppRec, type BackupRec, type RunEffect, type RunRec, type SimState, type StepRec, type WatcherRec } from './sim-state.js';
+import {
+  runRec,
+  type AppRec,
+  type BackupRec,
+  type RunEffect,
+  type RunRec,
+  type SimState,
+  type StepRec,
+  type WatcherRec,
+} from './sim-state.js';
 import { VOCABULARY, WATCHER_PROGRESS, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 
 const RUN = VOCABULARY.run;
@@ -49,7 +58,12 @@ export function watcherDurationMs(seed: number, runId: number): number {
 }
 
 /** Total time of a seeded run's successful story (steps, then any watcher). */
-export function seededRunLengthMs(seed: number, runId: number, workflow: WorkflowName, failedStep: number | null): number {
+export function seededRunLengthMs(
+  seed: number,
+  runId: number,
+  workflow: WorkflowName,
+  failedStep: number | null,
+): number {
   const spec = WORKFLOWS[workflow];
   const last = failedStep ?? spec.steps.length - 1;
   let total = 0;
@@ -94,7 +108,15 @@ export class RunEngine {
   watcherOf(run: RunRec): WatcherRec | null {
     if (run.watcher || run.steps) return run.watcher;
     if (!WORKFLOWS[run.workflow].watcher || run.seedFailedStep !== null || run.state !== RUN.done) return null;
-    return { state: 'completed', progress: null, reason: null, startedAt: run.updatedAt, durationMs: 0, outcome: 'completed', outcomeReason: null };
+    return {
+      state: 'completed',
+      progress: null,
+      reason: null,
+      startedAt: run.updatedAt,
+      durationMs: 0,
+      outcome: 'completed',
+      outcomeReason: null,
+    };
   }
 
   /** Gives a seeded run stored steps, so it can be changed. */
@@ -151,7 +173,11 @@ export class RunEngine {
   restartFromFailure(run: RunRec, at: number): void {
     const steps = this.materialize(run);
     let from = steps.findIndex((s) => s.state === STEP.error);
-    if (from < 0) from = Math.max(0, steps.findIndex((s) => s.state !== STEP.done));
+    if (from < 0)
+      from = Math.max(
+        0,
+        steps.findIndex((s) => s.state !== STEP.done),
+      );
     if (from < 0 || run.watcher) {
       // The watcher failed (or no step is marked): launch the last step again.
       if (run.watcher) from = steps.length - 1;
@@ -196,7 +222,10 @@ export class RunEngine {
         }
       }
     } else {
-      const current = steps.find((s) => s.state === STEP.running) ?? steps.find((s) => s.state !== STEP.done) ?? steps[steps.length - 1];
+      const current =
+        steps.find((s) => s.state === STEP.running) ??
+        steps.find((s) => s.state !== STEP.done) ??
+        steps[steps.length - 1];
       if (current && !run.watcher) {
         current.state = STEP.error;
         current.startedAt ??= at;
@@ -218,7 +247,13 @@ export class RunEngine {
           if (backupRun && this.isActive(backupRun)) return;
           if (backupRun && backupRun.state === RUN.error) {
             const first = steps[0];
-            if (first) Object.assign(first, { state: STEP.error, startedAt: backupRun.updatedAt, updatedAt: backupRun.updatedAt, reason: `backup run ${backupRun.id} failed` });
+            if (first)
+              Object.assign(first, {
+                state: STEP.error,
+                startedAt: backupRun.updatedAt,
+                updatedAt: backupRun.updatedAt,
+                reason: `backup run ${backupRun.id} failed`,
+              });
             this.end(run, Math.max(run.createdAt, backupRun.updatedAt), RUN.error);
             return;
           }
@@ -286,7 +321,8 @@ export class RunEngine {
     const end = w.startedAt + w.durationMs;
     if (end > now) {
       const fraction = (now - w.startedAt) / Math.max(1, w.durationMs);
-      w.progress = WATCHER_PROGRESS[Math.min(WATCHER_PROGRESS.length - 1, Math.floor(fraction * WATCHER_PROGRESS.length))] ?? null;
+      w.progress =
+        WATCHER_PROGRESS[Math.min(WATCHER_PROGRESS.length - 1, Math.floor(fraction * WATCHER_PROGRESS.length))] ?? null;
       return false;
     }
     this.reportWatcher(run, w.outcome, w.outcomeReason, end);
@@ -368,7 +404,16 @@ export class RunEngine {
     if (state === VOCABULARY.backup.done && at !== undefined) {
       backup.verified = true;
       const ns = this.state.namespace(backup.nsId);
-      backup.offsite = [{ storage: ns.storage, type: 's3', onStorage: true, state: VOCABULARY.offsite.uploaded, uploadedAt: at, error: null }];
+      backup.offsite = [
+        {
+          storage: ns.storage,
+          type: 's3',
+          onStorage: true,
+          state: VOCABULARY.offsite.uploaded,
+          uploadedAt: at,
+          error: null,
+        },
+      ];
     } else if (state === VOCABULARY.backup.running) {
       backup.offsite = [];
     }
@@ -376,7 +421,9 @@ export class RunEngine {
 
   /** Takes the first fail directive matching the run, as a step index at or after `from`. */
   private takeFailure(run: RunRec, from: number): { step: number; reason: string } | null {
-    const i = this.failNext.findIndex((d) => (d.appId === undefined || d.appId === run.appId) && (d.action === undefined || d.action === run.action));
+    const i = this.failNext.findIndex(
+      (d) => (d.appId === undefined || d.appId === run.appId) && (d.action === undefined || d.action === run.action),
+    );
     if (i < 0) return null;
     const directive = this.failNext[i] as FailDirective;
     this.failNext.splice(i, 1);
@@ -393,7 +440,14 @@ export class RunEngine {
 }
 
 /** Starts a backup of an app: a backup record (running) and the run that makes it. */
-export function startBackupRun(state: SimState, engine: RunEngine, app: AppRec, format: 'zip' | 'dump', now: number, automated = false): { run: RunRec; backup: BackupRec } {
+export function startBackupRun(
+  state: SimState,
+  engine: RunEngine,
+  app: AppRec,
+  format: 'zip' | 'dump',
+  now: number,
+  automated = false,
+): { run: RunRec; backup: BackupRec } {
   const newest = state.backupIndex.byApp(app.id)[0];
   const backup: BackupRec = {
     id: state.nextId('backup'),
@@ -409,6 +463,12 @@ export function startBackupRun(state: SimState, engine: RunEngine, app: AppRec, 
   };
   state.backups.set(backup.id, backup);
   state.backupIndex.add(backup);
-  const run = engine.start({ app, workflow: 'app_backup', now, effect: { kind: 'backup', backupId: backup.id }, backupId: backup.id });
+  const run = engine.start({
+    app,
+    workflow: 'app_backup',
+    now,
+    effect: { kind: 'backup', backupId: backup.id },
+    backupId: backup.id,
+  });
   return { run, backup };
 }

@@ -8,7 +8,20 @@ import type { EnvironmentType } from '../api/schemas.js';
 import { Prng } from './prng.js';
 import { AUTO_RETRY_DELAY_MS, RunEngine, seededRunLengthMs, startBackupRun } from './run-engine.js';
 import { BACKUP_AGE_LIMITS } from './views.js';
-import { runRec, type AppRec, type BackupRec, type EnvironmentRec, type ProjectRec, type RepositoryRec, type RestorePointRec, type RunRec, type ServerRec, type SimState, type StepRec, type UrlRec } from './sim-state.js';
+import {
+  runRec,
+  type AppRec,
+  type BackupRec,
+  type EnvironmentRec,
+  type ProjectRec,
+  type RepositoryRec,
+  type RestorePointRec,
+  type RunRec,
+  type ServerRec,
+  type SimState,
+  type StepRec,
+  type UrlRec,
+} from './sim-state.js';
 import {
   OFFSITE_FAILURES,
   PLANS,
@@ -33,14 +46,62 @@ const NAMESPACES = [
   ['hooli', 'Hooli Media'],
   ['soylent', 'Soylent Foods'],
 ] as const;
-const PREFIXES = ['north', 'blue', 'silver', 'green', 'iron', 'bright', 'rapid', 'clear', 'nova', 'alpine', 'coastal', 'urban', 'prime', 'summit', 'delta', 'vertex', 'harbor', 'maple', 'cedar', 'orbit'];
-const PRODUCTS = ['erp', 'shop', 'crm', 'portal', 'hr', 'books', 'stock', 'pos', 'field', 'rental', 'clinic', 'school', 'events', 'fleet', 'dms', 'helpdesk', 'mrp', 'payroll', 'b2b', 'wholesale'];
+const PREFIXES = [
+  'north',
+  'blue',
+  'silver',
+  'green',
+  'iron',
+  'bright',
+  'rapid',
+  'clear',
+  'nova',
+  'alpine',
+  'coastal',
+  'urban',
+  'prime',
+  'summit',
+  'delta',
+  'vertex',
+  'harbor',
+  'maple',
+  'cedar',
+  'orbit',
+];
+const PRODUCTS = [
+  'erp',
+  'shop',
+  'crm',
+  'portal',
+  'hr',
+  'books',
+  'stock',
+  'pos',
+  'field',
+  'rental',
+  'clinic',
+  'school',
+  'events',
+  'fleet',
+  'dms',
+  'helpdesk',
+  'mrp',
+  'payroll',
+  'b2b',
+  'wholesale',
+];
 const REGIONS = ['eu-west', 'eu-central', 'us-east', 'us-west', 'ap-south'];
 const PROVIDERS = ['hetzner', 'aws', 'ovh', 'scaleway'];
 const SIZES = ['cx31', 'cx41', 'cx51', 'm5.large', 'm5.xlarge'];
 const VERSIONS = ['16.0', '17.0', '17.0', '18.0', '18.0', '18.0', '19.0'];
 const INSTALLER_TYPES = ['postgres', 'redis', 'n8n', 'metabase', 'mailpit', 'minio'];
-const COMMIT_MESSAGES = ['fix: rounding of invoice totals', 'feat: partner portal export', 'chore: bump dependencies', 'fix: stock move report', 'feat: new payroll rules 2026'];
+const COMMIT_MESSAGES = [
+  'fix: rounding of invoice totals',
+  'feat: partner portal export',
+  'chore: bump dependencies',
+  'fix: stock move report',
+  'feat: new payroll rules 2026',
+];
 const ENV_SHORT: Record<EnvironmentType, string> = { production: 'prod', staging: 'staging', development: 'dev' };
 /** Weighted actions of seeded run history (deploy comes first, once). */
 const HISTORY_WORKFLOWS: WorkflowName[] = [
@@ -100,10 +161,20 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
     let devIndex = 0;
     for (const type of layout) {
       if (state.apps.size >= appCount) break;
-      const env = project.envIds.map((id) => state.environments.get(id) as EnvironmentRec).find((e) => e.type === type) as EnvironmentRec;
+      const env = project.envIds
+        .map((id) => state.environments.get(id) as EnvironmentRec)
+        .find((e) => e.type === type) as EnvironmentRec;
       devIndex += type === 'development' ? 1 : 0;
       const suffix = type === 'development' && devIndex > 1 ? `-${devIndex}` : '';
-      makeApp(state, rng, project, env, `${project.code}-${ENV_SHORT[type]}${suffix}`, serversByNs.get(project.nsId) ?? [], now);
+      makeApp(
+        state,
+        rng,
+        project,
+        env,
+        `${project.code}-${ENV_SHORT[type]}${suffix}`,
+        serversByNs.get(project.nsId) ?? [],
+        now,
+      );
     }
   }
   // A deleted project (no apps left), for include_deleted.
@@ -111,7 +182,8 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   const apps = [...state.apps.values()];
   const liveApps = apps.filter((a) => a.state === VOCABULARY.app.running || a.state === VOCABULARY.app.stopped);
   /** How many records get a problem: a rate of the apps, at least `min` once there are 10 apps. */
-  const sprinkle = (rate: number, min = 1) => (appCount >= 10 ? Math.max(min, Math.round(appCount * rate)) : rng.chance(rate * 10) ? 1 : 0);
+  const sprinkle = (rate: number, min = 1) =>
+    appCount >= 10 ? Math.max(min, Math.round(appCount * rate)) : rng.chance(rate * 10) ? 1 : 0;
   const pickApps = (n: number, from: AppRec[] = liveApps) => {
     const chosen = new Set<AppRec>();
     while (chosen.size < Math.min(n, from.length)) chosen.add(rng.pick(from));
@@ -120,7 +192,9 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
 
   // ---- URLs ----
   for (const app of apps) makeUrls(state, rng, app, now);
-  const activeUrls = liveApps.flatMap((a) => a.urlIds.map((id) => state.urls.get(id) as UrlRec)).filter((u) => u.state === VOCABULARY.url.active);
+  const activeUrls = liveApps
+    .flatMap((a) => a.urlIds.map((id) => state.urls.get(id) as UrlRec))
+    .filter((u) => u.state === VOCABULARY.url.active);
   const pickUrls = (n: number) => {
     const chosen = new Set<UrlRec>();
     while (activeUrls.length > 0 && chosen.size < Math.min(n, activeUrls.length)) chosen.add(rng.pick(activeUrls));
@@ -135,7 +209,10 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
 
   // ---- open upgrades, maintenance ----
   for (const app of pickApps(sprinkle(0.02))) app.upgrade = makeUpgrade(state, app, 'testing');
-  const standby = pickApps(sprinkle(0.002), liveApps.filter((a) => !a.upgrade));
+  const standby = pickApps(
+    sprinkle(0.002),
+    liveApps.filter((a) => !a.upgrade),
+  );
   for (const app of standby) app.upgrade = makeUpgrade(state, app, VOCABULARY.upgrade.standby);
   for (const app of pickApps(sprinkle(0.005))) app.maintenance = true;
 
@@ -144,11 +221,23 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   for (const app of apps) if (app.deployedAt !== null) history.push(...makeHistory(rng, app, now));
   for (const server of state.servers.values()) {
     if (server.state === VOCABULARY.server.deleted) continue;
-    for (let k = 0; k < 2; k += 1) history.push(makeRun(null, server.nsId, 'server_patch', now - rng.int(1, 59) * DAY - rng.int(0, 23) * HOUR, server.name, 'server'));
+    for (let k = 0; k < 2; k += 1)
+      history.push(
+        makeRun(
+          null,
+          server.nsId,
+          'server_patch',
+          now - rng.int(1, 59) * DAY - rng.int(0, 23) * HOUR,
+          server.name,
+          'server',
+        ),
+      );
   }
   // Every sprinkled app's newest update fails for good: failed runs that stay problems.
   for (const app of pickApps(sprinkle(0.006))) {
-    const newest = history.filter((r) => r.appId === app.id && r.workflow === 'app_update').sort((a, b) => b.createdAt - a.createdAt)[0];
+    const newest = history
+      .filter((r) => r.appId === app.id && r.workflow === 'app_update')
+      .sort((a, b) => b.createdAt - a.createdAt)[0];
     if (newest) failSeeded(rng, newest);
   }
   history.sort((a, b) => a.createdAt - b.createdAt);
@@ -162,7 +251,12 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   // ---- restore points of updates in the last 30 days ----
   const points: RestorePointRec[] = [];
   for (const run of history) {
-    if (run.appId === null || (run.action !== 'update' && run.action !== 'update_modules') || run.createdAt < now - 30 * DAY) continue;
+    if (
+      run.appId === null ||
+      (run.action !== 'update' && run.action !== 'update_modules') ||
+      run.createdAt < now - 30 * DAY
+    )
+      continue;
     const app = state.apps.get(run.appId) as AppRec;
     const ok = run.state === VOCABULARY.run.done;
     points.push({
@@ -173,7 +267,10 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       action: run.action,
       outcome: ok ? 'applied' : 'kept',
       runId: run.id,
-      commits: run.action === 'update' ? app.repositories.map((r) => ({ repository: r.repository, before: rng.hex(40), after: r.deployedSha })) : [],
+      commits:
+        run.action === 'update'
+          ? app.repositories.map((r) => ({ repository: r.repository, before: rng.hex(40), after: r.deployedSha }))
+          : [],
       modules: run.action === 'update_modules' ? ['sale', 'stock'] : [],
       backupId: null,
       rollbackOfId: null,
@@ -221,7 +318,16 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       if (unverified.has(app.id)) newest.verified = false;
       if (offsiteFailed.has(app.id)) {
         const ns = state.namespace(app.nsId);
-        newest.offsite = [{ storage: ns.storage, type: 's3', onStorage: false, state: VOCABULARY.offsite.failed, uploadedAt: null, error: rng.pick(OFFSITE_FAILURES) }];
+        newest.offsite = [
+          {
+            storage: ns.storage,
+            type: 's3',
+            onStorage: false,
+            state: VOCABULARY.offsite.failed,
+            uploadedAt: null,
+            error: rng.pick(OFFSITE_FAILURES),
+          },
+        ];
       }
     }
   }
@@ -233,10 +339,12 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   for (let i = backups.length - 1; i >= 0; i -= 1) state.backupIndex.appendSorted(backups[i] as BackupRec);
 
   // ---- runs under way now: backups running, runs in error with an automatic retry due ----
-  for (const app of pickApps(sprinkle(0.005))) startBackupRun(state, engine, app, 'zip', now - rng.int(5, 40) * 1000, true);
+  for (const app of pickApps(sprinkle(0.005)))
+    startBackupRun(state, engine, app, 'zip', now - rng.int(5, 40) * 1000, true);
   for (const app of pickApps(sprinkle(0.003))) addRetryingRun(state, engine, rng, app, now);
   for (const app of apps) {
-    if (app.state === VOCABULARY.app.deploying) engine.start({ app, workflow: 'app_deploy', now: now - rng.int(10, 60) * 1000, effect: { kind: 'deploy' } });
+    if (app.state === VOCABULARY.app.deploying)
+      engine.start({ app, workflow: 'app_deploy', now: now - rng.int(10, 60) * 1000, effect: { kind: 'deploy' } });
   }
 
   // ---- installers ----
@@ -256,7 +364,14 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       nsId,
       type,
       appId: app?.id ?? null,
-      state: r < 0.02 ? VOCABULARY.installer.deleted : r < 0.04 ? VOCABULARY.installer.error : r < 0.07 ? VOCABULARY.installer.stopped : VOCABULARY.installer.running,
+      state:
+        r < 0.02
+          ? VOCABULARY.installer.deleted
+          : r < 0.04
+            ? VOCABULARY.installer.error
+            : r < 0.07
+              ? VOCABULARY.installer.stopped
+              : VOCABULARY.installer.running,
       serverId: servers.length > 0 ? rng.pick(servers).id : null,
       url: rng.chance(0.6) ? `https://${type}-${id}.${ns.code}.svc.example.com` : null,
       platformLogin: rng.chance(0.5),
@@ -302,18 +417,39 @@ function makeProject(state: SimState, rng: Prng, index: number, offset: number, 
   };
   for (const type of ['production', 'staging', 'development'] as const) {
     const envId = state.nextId('environment');
-    state.environments.set(envId, { id: envId, name: type === 'production' ? 'Production' : type === 'staging' ? 'Staging' : 'Development', type, projectId: id });
+    state.environments.set(envId, {
+      id: envId,
+      name: type === 'production' ? 'Production' : type === 'staging' ? 'Staging' : 'Development',
+      type,
+      projectId: id,
+    });
     project.envIds.push(envId);
   }
   state.projects.set(id, project);
   return project;
 }
 
-function makeApp(state: SimState, rng: Prng, project: ProjectRec, env: EnvironmentRec, name: string, servers: ServerRec[], now: number): AppRec {
+function makeApp(
+  state: SimState,
+  rng: Prng,
+  project: ProjectRec,
+  env: EnvironmentRec,
+  name: string,
+  servers: ServerRec[],
+  now: number,
+): AppRec {
   const id = state.nextId('app');
   const r = rng.next();
   const appState =
-    r < 0.01 ? VOCABULARY.app.deleted : r < 0.015 ? VOCABULARY.app.disabled : r < 0.035 ? VOCABULARY.app.stopped : r < 0.04 ? VOCABULARY.app.deploying : VOCABULARY.app.running;
+    r < 0.01
+      ? VOCABULARY.app.deleted
+      : r < 0.015
+        ? VOCABULARY.app.disabled
+        : r < 0.035
+          ? VOCABULARY.app.stopped
+          : r < 0.04
+            ? VOCABULARY.app.deploying
+            : VOCABULARY.app.running;
   const fresh = appState === VOCABULARY.app.deploying;
   const deployedAt = fresh ? null : now - rng.int(61, 900) * DAY;
   const edition = rng.chance(0.4) ? 'enterprise' : 'community';
@@ -345,7 +481,14 @@ function makeApp(state: SimState, rng: Prng, project: ProjectRec, env: Environme
   return app;
 }
 
-function makeRepo(rng: Prng, repository: string, org: string, envType: EnvironmentType, main: boolean, now: number): RepositoryRec {
+function makeRepo(
+  rng: Prng,
+  repository: string,
+  org: string,
+  envType: EnvironmentType,
+  main: boolean,
+  now: number,
+): RepositoryRec {
   const head = rng.hex(40);
   const behind = rng.chance(0.1);
   return {
@@ -364,7 +507,10 @@ function makeRepo(rng: Prng, repository: string, org: string, envType: Environme
 function makeUrls(state: SimState, rng: Prng, app: AppRec, now: number): void {
   const ns = state.namespace(app.nsId);
   const hosts = [`https://${app.name}.${ns.code}.dms.example.com`];
-  if (rng.chance(0.85)) hosts.push(`https://${app.envType === 'production' ? 'www' : (app.envType ?? 'app')}.${app.name.replace(/-(prod|staging|dev)(-\d+)?$/, '')}.example.${rng.pick(['com', 'net', 'org'])}`);
+  if (rng.chance(0.85))
+    hosts.push(
+      `https://${app.envType === 'production' ? 'www' : (app.envType ?? 'app')}.${app.name.replace(/-(prod|staging|dev)(-\d+)?$/, '')}.example.${rng.pick(['com', 'net', 'org'])}`,
+    );
   hosts.forEach((host, i) => {
     const id = state.nextId('url');
     const pending = app.deployedAt === null || rng.chance(0.02);
@@ -388,10 +534,25 @@ function makeUrls(state: SimState, rng: Prng, app: AppRec, now: number): void {
 
 function makeUpgrade(state: SimState, app: AppRec, upgradeState: string): AppRec['upgrade'] {
   const major = Number.parseInt(app.version, 10);
-  return { id: state.nextId('upgrade'), fromVersion: app.version, toVersion: `${major + 1}.0`, purpose: 'test', state: upgradeState, sourceAppId: app.id, newAppId: null };
+  return {
+    id: state.nextId('upgrade'),
+    fromVersion: app.version,
+    toVersion: `${major + 1}.0`,
+    purpose: 'test',
+    state: upgradeState,
+    sourceAppId: app.id,
+    newAppId: null,
+  };
 }
 
-function makeRun(app: AppRec | null, nsId: number, workflow: WorkflowName, createdAt: number, record: string, recordType: string): RunRec {
+function makeRun(
+  app: AppRec | null,
+  nsId: number,
+  workflow: WorkflowName,
+  createdAt: number,
+  record: string,
+  recordType: string,
+): RunRec {
   return runRec({ id: 0, appId: app?.id ?? null, nsId, workflow, record, recordType, createdAt });
 }
 
@@ -408,7 +569,10 @@ function makeHistory(rng: Prng, app: AppRec, now: number): RunRec[] {
   const start = now - span;
   const runs: RunRec[] = [];
   for (let k = 0; k < count; k += 1) {
-    const createdAt = Math.min(start + Math.floor(((k + rng.next()) * span) / count), now - HOUR - rng.int(0, 59) * 60_000);
+    const createdAt = Math.min(
+      start + Math.floor(((k + rng.next()) * span) / count),
+      now - HOUR - rng.int(0, 59) * 60_000,
+    );
     const workflow = k === 0 && span < 60 * DAY ? 'app_deploy' : rng.pick(HISTORY_WORKFLOWS);
     const run = makeRun(app, app.nsId, workflow, createdAt, app.name, 'app');
     if (rng.chance(0.002)) failSeeded(rng, run);

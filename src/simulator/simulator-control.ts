@@ -10,7 +10,15 @@ import { Prng } from './prng.js';
 import type { RateLimitSpec } from './rate-limiter.js';
 import { checkMaxLimit } from './request-params.js';
 import { AUTO_RETRY_DELAY_MS, type FailDirective } from './run-engine.js';
-import { runRec, type AppRec, type BackupRec, type RunRec, type SimState, type StepRec, type UrlRec } from './sim-state.js';
+import {
+  runRec,
+  type AppRec,
+  type BackupRec,
+  type RunRec,
+  type SimState,
+  type StepRec,
+  type UrlRec,
+} from './sim-state.js';
 import type { SimulatorCore } from './simulator-core.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import { PUBLIC_CHECK_PASSED, STEP_FAILURE_REASONS, VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
@@ -70,7 +78,20 @@ export interface AddBackupOptions {
 }
 
 /** Counts per resource, and `streams`: huge and endless bodies being written now (each ends when its client goes). */
-export type SimStats = Record<'namespaces' | 'projects' | 'servers' | 'apps' | 'urls' | 'installers' | 'runs' | 'activeRuns' | 'backups' | 'restorePoints' | 'streams', number>;
+export type SimStats = Record<
+  | 'namespaces'
+  | 'projects'
+  | 'servers'
+  | 'apps'
+  | 'urls'
+  | 'installers'
+  | 'runs'
+  | 'activeRuns'
+  | 'backups'
+  | 'restorePoints'
+  | 'streams',
+  number
+>;
 
 /** Drives a running simulator. Every method first brings runs up to the current simulated time. */
 export class SimulatorControl {
@@ -158,7 +179,13 @@ export class SimulatorControl {
         else if (i === upTo) Object.assign(s, { state: VOCABULARY.step.error, reason });
         else Object.assign(s, { state: VOCABULARY.step.pending, startedAt: null, updatedAt: null });
       });
-      if (options.watcher) run.watcher = watcherRec(options.watcher.state, options.watcher.progress ?? null, options.watcher.reason ?? reason, run.updatedAt);
+      if (options.watcher)
+        run.watcher = watcherRec(
+          options.watcher.state,
+          options.watcher.progress ?? null,
+          options.watcher.reason ?? reason,
+          run.updatedAt,
+        );
       run.state = VOCABULARY.run.error;
       run.updatedAt = steps[Math.min(upTo, steps.length - 1)]?.updatedAt ?? run.updatedAt;
       if (options.retrying) {
@@ -173,7 +200,16 @@ export class SimulatorControl {
         else if (i === upTo) Object.assign(s, { state: VOCABULARY.step.running, updatedAt: s.startedAt });
         else Object.assign(s, { state: VOCABULARY.step.pending, startedAt: null, updatedAt: null });
       });
-      if (options.watcher) run.watcher = { ...watcherRec(options.watcher.state, options.watcher.progress ?? null, options.watcher.reason ?? null, run.updatedAt), durationMs: null };
+      if (options.watcher)
+        run.watcher = {
+          ...watcherRec(
+            options.watcher.state,
+            options.watcher.progress ?? null,
+            options.watcher.reason ?? null,
+            run.updatedAt,
+          ),
+          durationMs: null,
+        };
       run.state = VOCABULARY.run.running;
       run.updatedAt = steps[Math.min(upTo, steps.length - 1)]?.startedAt ?? run.updatedAt;
     } else {
@@ -199,7 +235,9 @@ export class SimulatorControl {
     if (patch.watcher) {
       if (patch.watcher.state === 'waiting') {
         run.watcher = { ...watcherRec('waiting', patch.watcher.progress ?? null, null, now), durationMs: null };
-        for (const s of steps) if (s.state !== VOCABULARY.step.done) Object.assign(s, { state: VOCABULARY.step.done, startedAt: s.startedAt ?? now, updatedAt: now });
+        for (const s of steps)
+          if (s.state !== VOCABULARY.step.done)
+            Object.assign(s, { state: VOCABULARY.step.done, startedAt: s.startedAt ?? now, updatedAt: now });
         run.state = VOCABULARY.run.running;
       } else {
         run.watcher ??= watcherRec('waiting', null, null, now);
@@ -209,11 +247,22 @@ export class SimulatorControl {
     if (patch.state === 'done') engine.finish(run, now, 'done');
     if (patch.state === 'error') {
       if (patch.failedStep !== undefined) {
-        const at = stepIndexOf(steps.map((s) => s.name), patch.failedStep, steps.length - 1);
+        const at = stepIndexOf(
+          steps.map((s) => s.name),
+          patch.failedStep,
+          steps.length - 1,
+        );
         steps.forEach((s, i) => {
-          if (i < at) Object.assign(s, { state: VOCABULARY.step.done, startedAt: s.startedAt ?? now, updatedAt: s.updatedAt ?? now });
-          if (i === at) Object.assign(s, { state: VOCABULARY.step.running, startedAt: s.startedAt ?? now, reason: null });
-          if (i > at) Object.assign(s, { state: VOCABULARY.step.pending, startedAt: null, updatedAt: null, reason: null });
+          if (i < at)
+            Object.assign(s, {
+              state: VOCABULARY.step.done,
+              startedAt: s.startedAt ?? now,
+              updatedAt: s.updatedAt ?? now,
+            });
+          if (i === at)
+            Object.assign(s, { state: VOCABULARY.step.running, startedAt: s.startedAt ?? now, reason: null });
+          if (i > at)
+            Object.assign(s, { state: VOCABULARY.step.pending, startedAt: null, updatedAt: null, reason: null });
         });
         run.watcher = null;
       }
@@ -393,7 +442,11 @@ export class SimulatorControl {
         const url = state.urls.get(rng.pick(app.urlIds));
         if (url && url.publicCheck !== null) {
           const fail = url.publicCheck === 'passed';
-          Object.assign(url, { publicCheck: fail ? 'failed' : 'passed', publicCheckCode: fail ? 'http_502' : PUBLIC_CHECK_PASSED, publicCheckedAt: now });
+          Object.assign(url, {
+            publicCheck: fail ? 'failed' : 'passed',
+            publicCheckCode: fail ? 'http_502' : PUBLIC_CHECK_PASSED,
+            publicCheckedAt: now,
+          });
           counts.urls += 1;
         }
       }
@@ -454,13 +507,28 @@ export class SimulatorControl {
   }
 
   private failedCopy(backup: BackupRec, error: string) {
-    return { storage: this.core.state.namespace(backup.nsId).storage, type: 's3', onStorage: false, state: VOCABULARY.offsite.failed, uploadedAt: null, error };
+    return {
+      storage: this.core.state.namespace(backup.nsId).storage,
+      type: 's3',
+      onStorage: false,
+      state: VOCABULARY.offsite.failed,
+      uploadedAt: null,
+      error,
+    };
   }
 
   /** A run with stored steps laid out one after another from `createdAt` (capped at now), all done; callers adjust. */
   private newRun(app: AppRec, workflow: WorkflowName, createdAt: number, now: number): RunRec {
     const state = this.core.state;
-    const run = runRec({ id: state.nextId('run'), appId: app.id, nsId: app.nsId, workflow, record: app.name, recordType: 'app', createdAt });
+    const run = runRec({
+      id: state.nextId('run'),
+      appId: app.id,
+      nsId: app.nsId,
+      workflow,
+      record: app.name,
+      recordType: 'app',
+      createdAt,
+    });
     const steps = this.core.engine.stepsOf(run);
     for (const s of steps) {
       s.startedAt = s.startedAt === null ? null : Math.min(s.startedAt, now);
@@ -477,7 +545,12 @@ export class SimulatorControl {
 function workflowOf(action: string | undefined): WorkflowName {
   if (action === undefined) return 'app_update';
   const found = (Object.keys(WORKFLOWS) as WorkflowName[]).find((w) => WORKFLOWS[w].action === action);
-  if (!found) throw new Error(`unknown action "${action}"; known: ${Object.values(WORKFLOWS).map((w) => w.action).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `unknown action "${action}"; known: ${Object.values(WORKFLOWS)
+        .map((w) => w.action)
+        .join(', ')}`,
+    );
   return found;
 }
 
@@ -490,5 +563,13 @@ function stepIndexOf(names: readonly string[], step: string | number | undefined
 }
 
 function watcherRec(state: WatcherState, progress: string | null, reason: string | null, startedAt: number) {
-  return { state, progress, reason: state === 'waiting' || state === 'completed' ? null : reason, startedAt, durationMs: null, outcome: 'completed' as const, outcomeReason: null };
+  return {
+    state,
+    progress,
+    reason: state === 'waiting' || state === 'completed' ? null : reason,
+    startedAt,
+    durationMs: null,
+    outcome: 'completed' as const,
+    outcomeReason: null,
+  };
 }

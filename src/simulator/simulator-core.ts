@@ -82,7 +82,14 @@ export class SimulatorCore {
     const words = new StateWords(options.stateWords);
     this.views = new Views(this.state, this.engine, this.times, words);
     this.problemFinder = new ProblemFinder(this.state, this.views, this.engine);
-    this.reads = new ReadHandlers(this.state, this.views, this.problemFinder, new LogTail(this.times), options.seed, words);
+    this.reads = new ReadHandlers(
+      this.state,
+      this.views,
+      this.problemFinder,
+      new LogTail(this.times),
+      options.seed,
+      words,
+    );
     this.changes = new ChangeHandlers(this.state, this.engine);
     this.faults = new FaultInjector(options.seed);
     this.grants = new TokenGrants(this.state, options.adminToken, options.tokens);

@@ -21,10 +21,24 @@ export type StateKind = keyof typeof VOCABULARY;
 export const ALT_VOCABULARY = {
   run: { queued: 'pending', running: 'in_progress', done: 'succeeded', error: 'failed', cancelled: 'canceled' },
   step: { pending: 'waiting', running: 'in_progress', done: 'succeeded', error: 'failed', skipped: 'not_run' },
-  app: { running: 'active', stopped: 'inactive', deploying: 'provisioning', error: 'failed', deleted: 'removed', disabled: 'suspended' },
+  app: {
+    running: 'active',
+    stopped: 'inactive',
+    deploying: 'provisioning',
+    error: 'failed',
+    deleted: 'removed',
+    disabled: 'suspended',
+  },
   backup: { running: 'in_progress', done: 'success', failed: 'error' },
   offsite: { uploaded: 'stored', uploading: 'transferring', failed: 'error', deleted: 'removed' },
-  server: { running: 'up', provisioning: 'building', stopped: 'off', error: 'failed', unreachable: 'down', deleted: 'destroyed' },
+  server: {
+    running: 'up',
+    provisioning: 'building',
+    stopped: 'off',
+    error: 'failed',
+    unreachable: 'down',
+    deleted: 'destroyed',
+  },
   installer: { running: 'active', stopped: 'inactive', error: 'failed', deleted: 'removed' },
   url: { active: 'live', pending: 'waiting', error: 'failed' },
   upgrade: { requested: 'open', testing: 'in_test', standby: 'on_hold', done: 'finished', failed: 'error' },
@@ -43,7 +57,9 @@ export class StateWords {
     }
     const kinds = Object.keys(ALT_VOCABULARY) as StateKind[];
     this.out = new Map(kinds.map((k) => [k, new Map(Object.entries(ALT_VOCABULARY[k]))]));
-    this.back = new Map(kinds.map((k) => [k, new Map(Object.entries(ALT_VOCABULARY[k]).map(([from, to]) => [to, from]))]));
+    this.back = new Map(
+      kinds.map((k) => [k, new Map(Object.entries(ALT_VOCABULARY[k]).map(([from, to]) => [to, from]))]),
+    );
   }
 
   /** A record's word as the answer writes it (a word outside the vocabulary is written as it is). */

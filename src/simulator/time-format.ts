@@ -16,7 +16,8 @@ export type TimeFormat = (typeof TIME_FORMATS)[number];
 
 /** Checks a time format for the simulator's options; throws an Error naming the formats. */
 export function checkTimeFormat(format: string): TimeFormat {
-  if (!(TIME_FORMATS as readonly string[]).includes(format)) throw new Error(`timeFormat must be one of ${TIME_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  if (!(TIME_FORMATS as readonly string[]).includes(format))
+    throw new Error(`timeFormat must be one of ${TIME_FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
   return format as TimeFormat;
 }
 
@@ -40,7 +41,10 @@ export class TimeFormatter {
   /** An instant as the service writes it; null stays null. */
   write(ms: number | null): string | null {
     if (ms === null) return null;
-    const format = this.format === 'mixed' ? (MIXED[hash32(this.seed, ms, 1) % MIXED.length] as (typeof MIXED)[number]) : this.format;
+    const format =
+      this.format === 'mixed'
+        ? (MIXED[hash32(this.seed, ms, 1) % MIXED.length] as (typeof MIXED)[number])
+        : this.format;
     switch (format) {
       case 'iso':
         return new Date(ms).toISOString();

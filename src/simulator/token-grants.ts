@@ -50,9 +50,13 @@ export class TokenGrants {
   private readonly grants = new Map<string, Grant>();
 
   constructor(state: SimState, adminToken: string, tokens: readonly SimTokenSpec[]) {
-    this.grants.set(adminToken, this.build(state, { token: adminToken, login: 'sim-admin', namespaces: '*', permissions: '*' }, 'admin'));
+    this.grants.set(
+      adminToken,
+      this.build(state, { token: adminToken, login: 'sim-admin', namespaces: '*', permissions: '*' }, 'admin'),
+    );
     for (const spec of tokens) {
-      const writes = spec.permissions === '*' || spec.permissions.some((p) => p.includes('update') || p.includes('create'));
+      const writes =
+        spec.permissions === '*' || spec.permissions.some((p) => p.includes('update') || p.includes('create'));
       this.grants.set(spec.token, this.build(state, spec, writes ? 'operator' : 'viewer'));
     }
   }

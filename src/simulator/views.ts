@@ -22,7 +22,17 @@ import { hash32 } from './prng.js';
 import type { RunEngine } from './run-engine.js';
 import type { StateWords } from './state-words.js';
 import type { TimeFormatter } from './time-format.js';
-import type { AppRec, BackupRec, InstallerRec, ProjectRec, RestorePointRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
+import type {
+  AppRec,
+  BackupRec,
+  InstallerRec,
+  ProjectRec,
+  RestorePointRec,
+  RunRec,
+  ServerRec,
+  SimState,
+  UrlRec,
+} from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 
 const HOUR = 3_600_000;
@@ -181,7 +191,18 @@ export class Views {
     const stamp = iso(b.takenAt)?.slice(0, 16).replace(/[-:]/g, '').replace('T', '-') ?? '';
     const offsite =
       b.offsite ??
-      (done ? [{ storage: ns.storage, type: 's3', onStorage: true, state: VOCABULARY.offsite.uploaded, uploadedAt: b.takenAt + (3 + (hash32(b.id) % 20)) * 60_000, error: null }] : []);
+      (done
+        ? [
+            {
+              storage: ns.storage,
+              type: 's3',
+              onStorage: true,
+              state: VOCABULARY.offsite.uploaded,
+              uploadedAt: b.takenAt + (3 + (hash32(b.id) % 20)) * 60_000,
+              error: null,
+            },
+          ]
+        : []);
     return {
       id: b.id,
       name: `${app.name}-${stamp}.${b.format}`,
@@ -198,7 +219,14 @@ export class Views {
       storage: 'local',
       on_server: done && now - b.takenAt < ON_SERVER_MS,
       verified: b.verified,
-      offsite: offsite.map((o) => ({ storage: o.storage, type: o.type, on_storage: o.onStorage, state: this.words.write('offsite', o.state), uploaded_at: this.time(o.uploadedAt), error: o.error })),
+      offsite: offsite.map((o) => ({
+        storage: o.storage,
+        type: o.type,
+        on_storage: o.onStorage,
+        state: this.words.write('offsite', o.state),
+        uploaded_at: this.time(o.uploadedAt),
+        error: o.error,
+      })),
     };
   }
 
@@ -225,7 +253,13 @@ export class Views {
     const watcher = this.engine.watcherOf(run);
     return {
       ...this.runListItem(run),
-      steps: this.engine.stepsOf(run).map((s) => ({ name: s.name, state: this.words.write('step', s.state), started_at: this.time(s.startedAt), updated_at: this.time(s.updatedAt), reason: s.reason })),
+      steps: this.engine.stepsOf(run).map((s) => ({
+        name: s.name,
+        state: this.words.write('step', s.state),
+        started_at: this.time(s.startedAt),
+        updated_at: this.time(s.updatedAt),
+        reason: s.reason,
+      })),
       watcher: watcher ? { state: watcher.state, progress: watcher.progress, reason: watcher.reason } : null,
     };
   }
@@ -234,7 +268,10 @@ export class Views {
    * App counts per environment and per server: the apps `apps.list` gives (not deleted or
    * disabled), of those `keep` lets through (the token's readable environments; null: all).
    */
-  appCounts(keep: ((app: AppRec) => boolean) | null = null): { byEnv: Map<number, number>; byServer: Map<number, number> } {
+  appCounts(keep: ((app: AppRec) => boolean) | null = null): {
+    byEnv: Map<number, number>;
+    byServer: Map<number, number>;
+  } {
     const byEnv = new Map<number, number>();
     const byServer = new Map<number, number>();
     for (const app of this.state.apps.values()) {
@@ -305,7 +342,10 @@ export class Views {
       commits: p.commits,
       modules: p.modules,
       backup_id: p.backupId,
-      backup: backup && app ? `${app.name}-${iso(backup.takenAt)?.slice(0, 16).replace(/[-:]/g, '').replace('T', '-')}.${backup.format}` : null,
+      backup:
+        backup && app
+          ? `${app.name}-${iso(backup.takenAt)?.slice(0, 16).replace(/[-:]/g, '').replace('T', '-')}.${backup.format}`
+          : null,
       backup_verified: backup?.verified ?? false,
       rollback_of_id: p.rollbackOfId,
       held: p.held,

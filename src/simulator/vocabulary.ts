@@ -19,10 +19,24 @@ export const VOCABULARY = {
     cancelled: 'cancelled',
   },
   step: { pending: 'pending', running: 'running', done: 'done', error: 'error', skipped: 'skipped' },
-  app: { running: 'running', stopped: 'stopped', deploying: 'deploying', error: 'error', deleted: 'deleted', disabled: 'disabled' },
+  app: {
+    running: 'running',
+    stopped: 'stopped',
+    deploying: 'deploying',
+    error: 'error',
+    deleted: 'deleted',
+    disabled: 'disabled',
+  },
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { uploaded: 'uploaded', uploading: 'uploading', failed: 'failed', deleted: 'deleted' },
-  server: { running: 'running', provisioning: 'provisioning', stopped: 'stopped', error: 'error', unreachable: 'unreachable', deleted: 'deleted' },
+  server: {
+    running: 'running',
+    provisioning: 'provisioning',
+    stopped: 'stopped',
+    error: 'error',
+    unreachable: 'unreachable',
+    deleted: 'deleted',
+  },
   installer: { running: 'running', stopped: 'stopped', error: 'error', deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
   upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
@@ -35,7 +49,11 @@ export const ACTIVE_RUN_STATES: readonly string[] = [VOCABULARY.run.queued, VOCA
 /** Run states in which a run is over and fine. */
 export const SUCCEEDED_RUN_STATES: readonly string[] = [VOCABULARY.run.done];
 /** Server states that make every app on the server unreliable to judge (inhibition sources). */
-export const BAD_SERVER_STATES: readonly string[] = [VOCABULARY.server.error, VOCABULARY.server.unreachable, VOCABULARY.server.stopped];
+export const BAD_SERVER_STATES: readonly string[] = [
+  VOCABULARY.server.error,
+  VOCABULARY.server.unreachable,
+  VOCABULARY.server.stopped,
+];
 /** Backup states in which a backup finished well: the only backups that count as taken. */
 export const SUCCEEDED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.done];
 /** Backup states in which a backup is still being made. */
@@ -50,8 +68,16 @@ export const FAILED_OFFSITE_STATES: readonly string[] = [VOCABULARY.offsite.fail
  * whether a watcher follows it on the server after the steps (backup, restore, version upgrade).
  */
 export const WORKFLOWS = {
-  app_deploy: { action: 'deploy', steps: ['provision', 'pull_code', 'build_image', 'install_modules', 'start', 'check'], watcher: false },
-  app_update: { action: 'update', steps: ['pull_code', 'build_image', 'update_modules', 'restart', 'check'], watcher: false },
+  app_deploy: {
+    action: 'deploy',
+    steps: ['provision', 'pull_code', 'build_image', 'install_modules', 'start', 'check'],
+    watcher: false,
+  },
+  app_update: {
+    action: 'update',
+    steps: ['pull_code', 'build_image', 'update_modules', 'restart', 'check'],
+    watcher: false,
+  },
   app_update_modules: { action: 'update_modules', steps: ['update_modules', 'restart', 'check'], watcher: false },
   app_backup: { action: 'backup', steps: ['prepare', 'launch_backup'], watcher: true },
   app_restart: { action: 'restart', steps: ['restart', 'check'], watcher: false },
@@ -64,7 +90,13 @@ export const WORKFLOWS = {
 export type WorkflowName = keyof typeof WORKFLOWS;
 
 /** What a watcher reports while it waits, in order. */
-export const WATCHER_PROGRESS = ['queued on server', 'dumping database', 'archiving filestore', 'uploading off-site', 'verifying archive'] as const;
+export const WATCHER_PROGRESS = [
+  'queued on server',
+  'dumping database',
+  'archiving filestore',
+  'uploading off-site',
+  'verifying archive',
+] as const;
 
 /** Why a simulated step fails (the `reason` of a step in error). */
 export const STEP_FAILURE_REASONS = [
@@ -88,9 +120,20 @@ export const LOG_SOURCES = ['main', 'setup', 'transfer', 'restore', 'backup', 'u
 export type LogSource = (typeof LOG_SOURCES)[number];
 
 /** What an outside check of a URL can find when it fails (`public_check_code`). */
-export const PUBLIC_CHECK_FAILURES = ['http_502', 'http_404', 'wrong_app', 'dns_nxdomain', 'timeout', 'tls_handshake_failed'] as const;
+export const PUBLIC_CHECK_FAILURES = [
+  'http_502',
+  'http_404',
+  'wrong_app',
+  'dns_nxdomain',
+  'timeout',
+  'tls_handshake_failed',
+] as const;
 /** `public_check_code` of a passed check. */
 export const PUBLIC_CHECK_PASSED = 'http_200';
 
 /** Why an off-site upload fails. */
-export const OFFSITE_FAILURES = ['upload failed: 403 AccessDenied', 'upload failed: connection reset', 'quota exceeded on storage'] as const;
+export const OFFSITE_FAILURES = [
+  'upload failed: 403 AccessDenied',
+  'upload failed: connection reset',
+  'quota exceeded on storage',
+] as const;

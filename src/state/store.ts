@@ -61,7 +61,11 @@ export class Store {
     const inMemory = file === ':memory:';
     const resolved = inMemory ? file : path.resolve(file);
     if (!inMemory && options.mustExist && !fs.existsSync(resolved)) {
-      throw new StoreError(resolved, 'missing', 'does not exist; is state.path right? (the daemon creates the file when it first starts)');
+      throw new StoreError(
+        resolved,
+        'missing',
+        'does not exist; is state.path right? (the daemon creates the file when it first starts)',
+      );
     }
     if (!inMemory) prepareFile(resolved);
 
@@ -135,12 +139,9 @@ function prepareFile(file: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new StoreError(
-      file,
-      'directory',
-      `directory ${dir} is missing and cannot be created (${errnoText(err)})`,
-      { cause: err },
-    );
+    throw new StoreError(file, 'directory', `directory ${dir} is missing and cannot be created (${errnoText(err)})`, {
+      cause: err,
+    });
   }
   try {
     fs.closeSync(fs.openSync(file, 'a', FILE_MODE));
@@ -204,10 +205,16 @@ function migrate(
   // A recorded name that differs from the code's means the file was migrated by a diverging build
   // (a renumbered migration): worth a loud line, though the schema may well be fine.
   const byVersion = new Map(migrations.map((m) => [m.version, m.name]));
-  for (const row of db.prepare('SELECT version, name FROM schema_migrations').all() as { version: number; name: string }[]) {
+  for (const row of db.prepare('SELECT version, name FROM schema_migrations').all() as {
+    version: number;
+    name: string;
+  }[]) {
     const expected = byVersion.get(row.version);
     if (expected !== undefined && expected !== row.name) {
-      logger.warn({ version: row.version, recorded: row.name, expected }, 'state migration recorded under another name');
+      logger.warn(
+        { version: row.version, recorded: row.name, expected },
+        'state migration recorded under another name',
+      );
     }
   }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');

@@ -34,10 +34,7 @@ export function tempState(): TempState {
 }
 
 /** A finding for fingerprint `id` with sensible defaults. */
-export function finding(
-  id: string,
-  overrides: Partial<Finding> = {},
-): Finding {
+export function finding(id: string, overrides: Partial<Finding> = {}): Finding {
   return {
     fingerprint: id,
     check: 'failed_runs',

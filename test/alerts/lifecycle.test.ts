@@ -41,9 +41,13 @@ function cycle(
 const kinds = (events: AlertEvent[]) => events.map((e) => `${e.kind} ${e.fingerprint}`);
 
 function storedEvents(s: Store = store): { fingerprint: string; kind: string; payload: Omit<AlertEvent, 'id'> }[] {
-  return (s.db.prepare('SELECT fingerprint, kind, payload FROM events ORDER BY id').all() as { fingerprint: string; kind: string; payload: string }[]).map(
-    (r) => ({ ...r, payload: JSON.parse(r.payload) as Omit<AlertEvent, 'id'> }),
-  );
+  return (
+    s.db.prepare('SELECT fingerprint, kind, payload FROM events ORDER BY id').all() as {
+      fingerprint: string;
+      kind: string;
+      payload: string;
+    }[]
+  ).map((r) => ({ ...r, payload: JSON.parse(r.payload) as Omit<AlertEvent, 'id'> }));
 }
 
 describe('applyFindings', () => {
@@ -72,21 +76,43 @@ describe('applyFindings', () => {
 
     clock.advance(MINUTE);
     expect(cycle([finding('a')])).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'firing', seenCount: 2, lastSeenAt: clock.now(), firedAt: start });
+    expect(getAlert(store, 'a')).toMatchObject({
+      status: 'firing',
+      seenCount: 2,
+      lastSeenAt: clock.now(),
+      firedAt: start,
+    });
 
     clock.advance(MINUTE);
-    expect(cycle([finding('a', { summary: 'Problem a, still', labels: { check: 'failed_runs', app: 'shop', server: undefined } })])).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({ summary: 'Problem a, still', labels: { check: 'failed_runs', app: 'shop' }, seenCount: 3 });
+    expect(
+      cycle([
+        finding('a', { summary: 'Problem a, still', labels: { check: 'failed_runs', app: 'shop', server: undefined } }),
+      ]),
+    ).toEqual([]);
+    expect(getAlert(store, 'a')).toMatchObject({
+      summary: 'Problem a, still',
+      labels: { check: 'failed_runs', app: 'shop' },
+      seenCount: 3,
+    });
 
     clock.advance(MINUTE);
     const escalated = cycle([finding('a', { severity: 'critical' })]);
-    expect(escalated).toMatchObject([{ kind: 'escalated', severity: 'critical', reason: 'severity rose warning→critical', startsAt: new Date(start).toISOString() }]);
+    expect(escalated).toMatchObject([
+      {
+        kind: 'escalated',
+        severity: 'critical',
+        reason: 'severity rose warning→critical',
+        startsAt: new Date(start).toISOString(),
+      },
+    ]);
 
     // The escalation restarted the repeat clock.
     clock.advance(4 * HOUR - MINUTE);
     expect(cycle([finding('a', { severity: 'critical' })])).toEqual([]);
     clock.advance(MINUTE);
-    expect(cycle([finding('a', { severity: 'critical' })])).toMatchObject([{ kind: 'repeat', reason: 'repeat interval elapsed' }]);
+    expect(cycle([finding('a', { severity: 'critical' })])).toMatchObject([
+      { kind: 'repeat', reason: 'repeat interval elapsed' },
+    ]);
 
     // Severity falling is recorded silently; the next repeat carries it.
     clock.advance(MINUTE);
@@ -98,7 +124,13 @@ describe('applyFindings', () => {
     clock.advance(MINUTE);
     const resolved = cycle([]);
     expect(resolved).toMatchObject([
-      { kind: 'resolved', fingerprint: 'a', reason: 'absent from complete snapshot', endsAt: new Date(clock.now()).toISOString(), startsAt: new Date(start).toISOString() },
+      {
+        kind: 'resolved',
+        fingerprint: 'a',
+        reason: 'absent from complete snapshot',
+        endsAt: new Date(clock.now()).toISOString(),
+        startsAt: new Date(start).toISOString(),
+      },
     ]);
     expect(getAlert(store, 'a')).toMatchObject({ status: 'resolved', resolvedAt: clock.now() });
     expect(openAlerts(store)).toEqual([]);
@@ -165,11 +197,18 @@ describe('applyFindings', () => {
     cycle([]);
     clock.advance(MINUTE);
     const again = cycle([finding('a')]);
-    expect(again).toMatchObject([{ kind: 'firing', reason: 'first sighting', startsAt: new Date(clock.now()).toISOString() }]);
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'firing', seenCount: 1, resolvedAt: null, firstSeenAt: clock.now() });
+    expect(again).toMatchObject([
+      { kind: 'firing', reason: 'first sighting', startsAt: new Date(clock.now()).toISOString() },
+    ]);
+    expect(getAlert(store, 'a')).toMatchObject({
+      status: 'firing',
+      seenCount: 1,
+      resolvedAt: null,
+      firstSeenAt: clock.now(),
+    });
   });
 
-  it('scopes alerts by job: one job never resolves another job\'s alerts', () => {
+  it("scopes alerts by job: one job never resolves another job's alerts", () => {
     expect(kinds(cycle([finding('run/1')], OPTIONS, 'runs'))).toEqual(['firing run/1']);
     expect(kinds(cycle([finding('cert/1', { check: 'certificates' })], OPTIONS, 'urls'))).toEqual(['firing cert/1']);
     clock.advance(MINUTE);
@@ -181,14 +220,19 @@ describe('applyFindings', () => {
 
   it('leaves absent alerts under an incomplete prefix as they are: not resolved, not dropped', () => {
     const incompleteCycle = (findings: Finding[], incomplete: string[], options = OPTIONS) =>
-      store.transaction(() => applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, options));
+      store.transaction(() =>
+        applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, options),
+      );
     expect(kinds(incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1')], ['att/r/']))).toEqual([
       'firing att/r/1',
       'firing att/r/2',
       'firing att/rx/1',
     ]);
     // A pending one too (for: 2), so "not dropped" is checked as well as "not resolved".
-    incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1'), finding('att/r/3')], ['att/r/'], { ...OPTIONS, forCycles: 2 });
+    incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1'), finding('att/r/3')], ['att/r/'], {
+      ...OPTIONS,
+      forCycles: 2,
+    });
     expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
     const before = getAlert(store, 'att/r/2');
 
@@ -239,7 +283,9 @@ describe('applyFindings', () => {
 
   it('handles 10,000 findings in one cycle, with a prepared AlertStore reused across cycles', () => {
     const alerts = new AlertStore(store);
-    const many = Array.from({ length: 10_000 }, (_, i) => finding(`f/${i}`, { severity: i % 10 === 0 ? 'critical' : 'warning' }));
+    const many = Array.from({ length: 10_000 }, (_, i) =>
+      finding(`f/${i}`, { severity: i % 10 === 0 ? 'critical' : 'warning' }),
+    );
     const fired = cycle(many, OPTIONS, 'runs', alerts);
     expect(fired).toHaveLength(10_000);
     expect(new Set(fired.map((e) => e.id)).size).toBe(10_000);
@@ -270,7 +316,7 @@ describe('applyFindings', () => {
     expect(getAlert(store, 'a')).toBeUndefined();
   });
 
-  it('writes nothing when the caller\'s transaction rolls back', () => {
+  it("writes nothing when the caller's transaction rolls back", () => {
     expect(() =>
       store.transaction(() => {
         applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS);
@@ -294,30 +340,51 @@ describe('applyFindings: the resolve guard', () => {
 
   it('resolves nothing when one answer drops most problems at once, until the next cycle confirms it', () => {
     const reports: ResolveGuardReport[] = [];
-    cycle(ids.map((id) => finding(id)), guarded(reports));
+    cycle(
+      ids.map((id) => finding(id)),
+      guarded(reports),
+    );
     clock.advance(MINUTE);
     expect(cycle([finding('a')], guarded(reports))).toEqual([]);
     expect(openAlerts(store).map((a) => a.status)).toEqual(Array(6).fill('firing'));
-    expect(reports.at(-1)).toMatchObject({ job: 'runs', firing: 6, resolving: 5, decision: { hold: true, suspectCycles: 1 } });
+    expect(reports.at(-1)).toMatchObject({
+      job: 'runs',
+      firing: 6,
+      resolving: 5,
+      decision: { hold: true, suspectCycles: 1 },
+    });
 
     clock.advance(MINUTE);
     const confirmed = cycle([finding('a')], guarded(reports));
     expect(kinds(confirmed).sort()).toEqual(['resolved b', 'resolved c', 'resolved d', 'resolved e', 'resolved f']);
-    expect(reports.at(-1)).toMatchObject({ resolving: 5, decision: { hold: false, reason: 'confirmed', confirmedAfter: 2 } });
+    expect(reports.at(-1)).toMatchObject({
+      resolving: 5,
+      decision: { hold: false, reason: 'confirmed', confirmedAfter: 2 },
+    });
   });
 
   it('forgets a suspect cycle when the problems come back, and counts across a restart', () => {
     const reports: ResolveGuardReport[] = [];
-    cycle(ids.map((id) => finding(id)), guarded(reports));
+    cycle(
+      ids.map((id) => finding(id)),
+      guarded(reports),
+    );
     expect(cycle([], guarded(reports))).toEqual([]);
     // Back: the empty answer was the service's mistake; nothing was said, nothing is said now.
-    expect(cycle(ids.map((id) => finding(id)), guarded(reports))).toEqual([]);
+    expect(
+      cycle(
+        ids.map((id) => finding(id)),
+        guarded(reports),
+      ),
+    ).toEqual([]);
     expect(cycle([], guarded(reports))).toEqual([]);
     expect(reports.at(-1)!.decision).toMatchObject({ hold: true, suspectCycles: 1 });
 
     // The count of suspect cycles is state: a restart in between does not start it again.
     const reopened = state.open();
-    const events = reopened.transaction(() => applyFindings(reopened, { job: 'runs', findings: [], now: clock.now() }, guarded(reports)));
+    const events = reopened.transaction(() =>
+      applyFindings(reopened, { job: 'runs', findings: [], now: clock.now() }, guarded(reports)),
+    );
     expect(events.map((e) => e.kind)).toEqual(Array(6).fill('resolved'));
   });
 

@@ -41,12 +41,18 @@ describe('parseMatcher', () => {
     expect(() => parseMatcher(text)).toThrow(message);
   });
 
-  it.each(['app=shop', 'app!=shop', 'app=~sh.*', 'check!~cert.*', 'app=""', 'reason="disk full"', 'app="~sh.*"', 'app!="~"'])(
-    'formatMatcher round-trips %s',
-    (text) => {
-      expect(parseMatcher(formatMatcher(parseMatcher(text)))).toEqual(parseMatcher(text));
-    },
-  );
+  it.each([
+    'app=shop',
+    'app!=shop',
+    'app=~sh.*',
+    'check!~cert.*',
+    'app=""',
+    'reason="disk full"',
+    'app="~sh.*"',
+    'app!="~"',
+  ])('formatMatcher round-trips %s', (text) => {
+    expect(parseMatcher(formatMatcher(parseMatcher(text)))).toEqual(parseMatcher(text));
+  });
 });
 
 describe('matchesAll', () => {

@@ -19,8 +19,11 @@ describe('guardResolutions', () => {
     [10, 10, 1, { ...DEFAULTS, confirmCycles: 3 }, true, 2, 'too many at once'],
     [10, 10, 2, { ...DEFAULTS, confirmCycles: 3 }, false, 0, 'confirmed'],
     [3, 3, 0, { ...DEFAULTS, minAlerts: 2 }, true, 1, 'too many at once'],
-  ] as const)('firing %i, resolving %i, %i suspect before → hold %s', (firing, resolving, suspectBefore, options, hold, after, reason) => {
-    const decision = guardResolutions({ firing, resolving, suspectBefore }, options);
-    expect(decision).toMatchObject({ hold, suspectCycles: after, reason });
-  });
+  ] as const)(
+    'firing %i, resolving %i, %i suspect before → hold %s',
+    (firing, resolving, suspectBefore, options, hold, after, reason) => {
+      const decision = guardResolutions({ firing, resolving, suspectBefore }, options);
+      expect(decision).toMatchObject({ hold, suspectCycles: after, reason });
+    },
+  );
 });

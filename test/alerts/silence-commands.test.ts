@@ -57,7 +57,19 @@ function fireAlerts(): void {
 describe('silence', () => {
   it('creates a silence, prints its id, and lists it with the open alerts it covers', async () => {
     fireAlerts();
-    const made = await run('silence', '--config', configFile, '--match', 'app=shop', '--match', 'check=~cert.*', '--for', '2h', '--reason', 'rotating the certificate');
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'app=shop',
+      '--match',
+      'check=~cert.*',
+      '--for',
+      '2h',
+      '--reason',
+      'rotating the certificate',
+    );
     expect(made.code).toBe(0);
     const id = made.stdout.trim();
     expect(id).toMatch(/^[0-9a-f]{12}$/);
@@ -67,16 +79,38 @@ describe('silence', () => {
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+MATCHERS\s+UNTIL\s+ALERTS\s+AUTHOR\s+REASON$/);
-    expect(lines[1]).toMatch(new RegExp(`^${id}\\s+app=shop, check=~cert\\.\\*\\s+\\S+Z\\s+1\\s+ops-alice\\s+rotating the certificate$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^${id}\\s+app=shop, check=~cert\\.\\*\\s+\\S+Z\\s+1\\s+ops-alice\\s+rotating the certificate$`),
+    );
 
     const json = await run('silences', '--config', configFile, '--json');
     expect(JSON.parse(json.stdout)).toMatchObject([
-      { id, state: 'active', matchers: ['app=shop', 'check=~cert.*'], reason: 'rotating the certificate', createdBy: 'ops-alice', openAlerts: 1, expiredAt: null },
+      {
+        id,
+        state: 'active',
+        matchers: ['app=shop', 'check=~cert.*'],
+        reason: 'rotating the certificate',
+        createdBy: 'ops-alice',
+        openAlerts: 1,
+        expiredAt: null,
+      },
     ]);
   });
 
   it('takes --author over $USER', async () => {
-    const made = await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '30m', '--reason', 'x', '--author', 'bob');
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'app=shop',
+      '--for',
+      '30m',
+      '--reason',
+      'x',
+      '--author',
+      'bob',
+    );
     expect(made.code).toBe(0);
     const store = Store.open(path.join(state.dir, 'state.db'));
     try {
@@ -90,11 +124,19 @@ describe('silence', () => {
     ['no --match', ['--for', '2h', '--reason', 'x'], /at least one --match is required/],
     ['no --for', ['--match', 'app=shop', '--reason', 'x'], /--for DURATION is required/],
     ['a zero --for', ['--match', 'app=shop', '--for', '0s', '--reason', 'x'], /--for must be more than zero/],
-    ['a bad --for', ['--match', 'app=shop', '--for', 'two hours', '--reason', 'x'], /--for: "two hours" is not a duration/],
+    [
+      'a bad --for',
+      ['--match', 'app=shop', '--for', 'two hours', '--reason', 'x'],
+      /--for: "two hours" is not a duration/,
+    ],
     ['no --reason', ['--match', 'app=shop', '--for', '2h'], /--reason TEXT is required/],
     ['a bad --match', ['--match', 'app', '--for', '2h', '--reason', 'x'], /--match: invalid matcher "app"/],
     ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a valid regular expression/],
-    ['an unknown option', ['--match', 'app=shop', '--for', '2h', '--reason', 'x', '--forever'], /Unknown option '--forever'/],
+    [
+      'an unknown option',
+      ['--match', 'app=shop', '--for', '2h', '--reason', 'x', '--forever'],
+      /Unknown option '--forever'/,
+    ],
   ])('refuses %s with exit 2 and the usage, storing nothing', async (_name, args, message) => {
     const result = await run('silence', '--config', configFile, ...args);
     expect(result.code).toBe(2);
@@ -108,7 +150,9 @@ describe('silence', () => {
   it('needs a config file, and exits 2 on a config that does not load', async () => {
     const none = await run('silence', '--match', 'app=shop', '--for', '2h', '--reason', 'x');
     expect(none).toMatchObject({ code: 2 });
-    expect(none.stderr).toMatch(/no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//);
+    expect(none.stderr).toMatch(
+      /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//,
+    );
 
     const missing = await run('silences', '--config', path.join(state.dir, 'nope.yaml'));
     expect(missing.code).toBe(2);
@@ -126,7 +170,9 @@ describe('silences', () => {
 describe('unsilence', () => {
   it('ends a silence; --all still shows it, as expired', async () => {
     fireAlerts();
-    const id = (await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '1d', '--reason', 'maintenance')).stdout.trim();
+    const id = (
+      await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '1d', '--reason', 'maintenance')
+    ).stdout.trim();
     const ended = await run('unsilence', '--config', configFile, id);
     expect(ended).toMatchObject({ code: 0 });
     expect(ended.stdout).toBe(`ended silence ${id} (app=shop)\n`);
@@ -134,7 +180,9 @@ describe('unsilence', () => {
     expect((await run('silences', '--config', configFile)).stdout).toBe('no silences in force\n');
     const all = await run('silences', '--config', configFile, '--all');
     expect(all.stdout.split('\n')[0]).toMatch(/^ID\s+STATE\s+MATCHERS/);
-    expect(all.stdout).toMatch(new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'));
+    expect(all.stdout).toMatch(
+      new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'),
+    );
 
     const again = await run('unsilence', '--config', configFile, id);
     expect(again).toMatchObject({ code: 0, stdout: `silence ${id} (app=shop) was already over\n` });

@@ -123,9 +123,11 @@ describe('listSilences', () => {
     const ended = silence(['app=wiki'], { durationMs: MINUTE });
 
     expect(listSilences(store, { now: T0 + 2 * MINUTE }).map((s) => s.id)).toEqual([short.id, long.id]);
-    expect(listSilences(store, { now: T0 + 2 * MINUTE, includeExpired: true }).map((s) => s.id).sort()).toEqual(
-      [long.id, short.id, expired.id, ended.id].sort(),
-    );
+    expect(
+      listSilences(store, { now: T0 + 2 * MINUTE, includeExpired: true })
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([long.id, short.id, expired.id, ended.id].sort());
   });
 
   it('survives a restart', () => {
@@ -140,11 +142,15 @@ describe('silences and the lifecycle', () => {
   it('a silenced alert is still tracked: it fires and resolves in the alert state', () => {
     silence(['app=shop']);
     const opts = { forCycles: 1, repeatIntervalMs: 4 * HOUR };
-    const fired = store.transaction(() => applyFindings(store, { job: 'runs', findings: [finding('a')], now: T0 }, opts));
+    const fired = store.transaction(() =>
+      applyFindings(store, { job: 'runs', findings: [finding('a')], now: T0 }, opts),
+    );
     expect(fired).toMatchObject([{ kind: 'firing' }]);
     expect(activeSilenceFor(store, fired[0]!.labels, T0)).toBeDefined();
     expect(getAlert(store, 'a')?.status).toBe('firing');
-    const resolved = store.transaction(() => applyFindings(store, { job: 'runs', findings: [], now: T0 + MINUTE }, opts));
+    const resolved = store.transaction(() =>
+      applyFindings(store, { job: 'runs', findings: [], now: T0 + MINUTE }, opts),
+    );
     expect(resolved).toMatchObject([{ kind: 'resolved' }]);
   });
 });

@@ -49,7 +49,12 @@ describe('connections', () => {
       () => c.backups.listAll(),
       () => c.runs.list({ limit: 3 }),
     ]) {
-      outcomes.push(await act().then(() => 'ok', (e: Error) => e.name));
+      outcomes.push(
+        await act().then(
+          () => 'ok',
+          (e: Error) => e.name,
+        ),
+      );
     }
     for (let i = 0; i < 10; i++) await c.whoami();
     expect(outcomes).toEqual(['ok', 'ApiError', 'ApiResponseError', 'ok', 'ok']);
@@ -63,7 +68,11 @@ describe('connections', () => {
     const c = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), dispatcher: counted.agent });
     await c.close();
     expect(counted.agent.closed).toBe(false);
-    const again = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), dispatcher: counted.agent });
+    const again = createApiClient({
+      baseUrl: sim.baseUrl,
+      token: new Secret(sim.adminToken),
+      dispatcher: counted.agent,
+    });
     await expect(again.whoami()).resolves.toMatchObject({ login: 'sim-admin' });
   });
 

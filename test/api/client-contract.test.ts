@@ -32,7 +32,13 @@ const sim = await useSimulator({
 const clients: ApiClient[] = [];
 /** A client with no retries, so one call is one request and refusals come back as they are. */
 const clientFor = (token: string) => {
-  const c = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(token), clock: new JumpingClock(), maxRetries: 0, timeoutMs: 5_000 });
+  const c = createApiClient({
+    baseUrl: sim.baseUrl,
+    token: new Secret(token),
+    clock: new JumpingClock(),
+    maxRetries: 0,
+    timeoutMs: 5_000,
+  });
   clients.push(c);
   return c;
 };
@@ -48,7 +54,9 @@ afterEach(() => {
 const state = sim.control.state;
 const busyApps = new Set([...state.activeRuns].map((id) => state.runs.get(id)!.appId));
 /** Apps free for a change: running, no upgrade, no run under way. Each test takes its own. */
-const pool = [...state.apps.values()].filter((a) => a.state === VOCABULARY.app.running && !a.upgrade && !busyApps.has(a.id));
+const pool = [...state.apps.values()].filter(
+  (a) => a.state === VOCABULARY.app.running && !a.upgrade && !busyApps.has(a.id),
+);
 const take = (envType?: AppRec['envType']): AppRec => {
   const i = pool.findIndex((a) => envType === undefined || a.envType === envType);
   if (i < 0) throw new Error(`no free ${envType ?? ''} app left in the pool`);
@@ -58,8 +66,12 @@ const first = <T>(m: ReadonlyMap<number, T>, keep: (v: T) => boolean = () => tru
   for (const v of m.values()) if (keep(v)) return v;
   throw new Error('no such record in the seed');
 };
-const serverOk = (serverId: number | null) => serverId !== null && state.servers.get(serverId)!.state === VOCABULARY.server.running;
-const logsApp = first(state.apps, (a) => PLANS_WITH_LOGS.includes(state.projectOf(a).plan) && serverOk(a.serverId) && a.state === 'running');
+const serverOk = (serverId: number | null) =>
+  serverId !== null && state.servers.get(serverId)!.state === VOCABULARY.server.running;
+const logsApp = first(
+  state.apps,
+  (a) => PLANS_WITH_LOGS.includes(state.projectOf(a).plan) && serverOk(a.serverId) && a.state === 'running',
+);
 const starterApp = first(state.apps, (a) => !PLANS_WITH_LOGS.includes(state.projectOf(a).plan));
 const standbyApp = first(state.apps, (a) => a.upgrade?.state === VOCABULARY.upgrade.standby);
 const restorePointApp = first(state.restorePoints).appId;
@@ -151,7 +163,11 @@ describe('every function succeeds through its resource method', () => {
     // The answer is the parsed payload: what the function's schema accepts, unwrapped from `data`.
     expect(spec.answer.safeParse(answer).success).toBe(true);
     if (spec.paged) expect((answer.items as unknown[]).length).toBeGreaterThan(0);
-    if (spec.kind === 'change') expect(answer).toMatchObject({ state: 'started', app_id: spec.name === 'runs.retry' ? expect.any(Number) : t.appId });
+    if (spec.kind === 'change')
+      expect(answer).toMatchObject({
+        state: 'started',
+        app_id: spec.name === 'runs.retry' ? expect.any(Number) : t.appId,
+      });
     const idKey = GET_TARGET[spec.name as FunctionName];
     if (idKey) expect(answer.id).toBe(t[idKey]);
   });
@@ -160,7 +176,9 @@ describe('every function succeeds through its resource method', () => {
     const app = take();
     sim.control.resetRequests();
     await admin.apps.backup(app.id, { format: 'zip' }, { idempotencyKey: 'contract-key-1' });
-    expect(sim.control.requests()).toMatchObject([{ fn: 'apps.backup', method: 'POST', status: 200, idempotencyKey: 'contract-key-1' }]);
+    expect(sim.control.requests()).toMatchObject([
+      { fn: 'apps.backup', method: 'POST', status: 200, idempotencyKey: 'contract-key-1' },
+    ]);
   });
 
   it('gets the stored answer again when a change is re-sent with the same key (the caller re-sends, not the client)', async () => {
@@ -186,10 +204,13 @@ describe('error codes the simulator raises by itself', () => {
   const changes = FUNCTION_LIST.filter((s) => s.kind === 'change');
   const appChanges = changes.filter((s) => s.name.startsWith('apps.'));
 
-  it.each(FUNCTION_LIST.map((s) => s.name))('invalid_token: %s with a token the service does not know', async (name) => {
-    const err = await failure(INVOKE[name as FunctionName](clientFor('tok-unknown'), defaults));
-    expectRefusal(err, name, 'invalid_token');
-  });
+  it.each(FUNCTION_LIST.map((s) => s.name))(
+    'invalid_token: %s with a token the service does not know',
+    async (name) => {
+      const err = await failure(INVOKE[name as FunctionName](clientFor('tok-unknown'), defaults));
+      expectRefusal(err, name, 'invalid_token');
+    },
+  );
 
   it.each(FUNCTION_LIST.filter((s) => s.name !== 'whoami').map((s) => s.name))(
     'function_not_allowed: %s with a token that holds only whoami',
@@ -199,26 +220,39 @@ describe('error codes the simulator raises by itself', () => {
     },
   );
 
-  it.each(changes.map((s) => s.name))('access_denied: %s on a production app with a token that changes development only', async (name) => {
-    const app = take('production');
-    const t = { ...defaults, appId: app.id, runId: sim.control.addRun({ appId: app.id, state: 'error' }).id };
-    const err = await failure(INVOKE[name as FunctionName](clientFor(DEV_CHANGES), t));
-    expectRefusal(err, name, 'access_denied');
-  });
+  it.each(changes.map((s) => s.name))(
+    'access_denied: %s on a production app with a token that changes development only',
+    async (name) => {
+      const app = take('production');
+      const t = { ...defaults, appId: app.id, runId: sim.control.addRun({ appId: app.id, state: 'error' }).id };
+      const err = await failure(INVOKE[name as FunctionName](clientFor(DEV_CHANGES), t));
+      expectRefusal(err, name, 'access_denied');
+    },
+  );
 
-  it.each(FUNCTION_LIST.filter((s) => s.path.includes('{id}')).map((s) => s.name))('not_found: %s with an id nobody has', async (name) => {
-    const missing = 9_999_999;
-    const t: Targets = { appId: missing, runId: missing, backupId: missing, serverId: missing, projectId: missing, installerId: missing };
-    // logs.tail and restore_points.list take their app from fixtures; ask for the missing app instead.
-    const err = await failure(
-      name === 'logs.tail'
-        ? admin.logs.tail(missing)
-        : name === 'restore_points.list'
-          ? admin.restorePoints.list(missing)
-          : INVOKE[name as FunctionName](admin, t),
-    );
-    expectRefusal(err, name, 'not_found');
-  });
+  it.each(FUNCTION_LIST.filter((s) => s.path.includes('{id}')).map((s) => s.name))(
+    'not_found: %s with an id nobody has',
+    async (name) => {
+      const missing = 9_999_999;
+      const t: Targets = {
+        appId: missing,
+        runId: missing,
+        backupId: missing,
+        serverId: missing,
+        projectId: missing,
+        installerId: missing,
+      };
+      // logs.tail and restore_points.list take their app from fixtures; ask for the missing app instead.
+      const err = await failure(
+        name === 'logs.tail'
+          ? admin.logs.tail(missing)
+          : name === 'restore_points.list'
+            ? admin.restorePoints.list(missing)
+            : INVOKE[name as FunctionName](admin, t),
+      );
+      expectRefusal(err, name, 'not_found');
+    },
+  );
 
   it.each(FUNCTION_LIST.filter((s) => 'namespace' in s.query).map((s) => s.name))(
     'namespace_not_found: %s with a namespace the token does not reach',
@@ -228,10 +262,18 @@ describe('error codes the simulator raises by itself', () => {
     },
   );
 
-  it.each(reads.filter((s) => s.paged).map((s) => s.name))('invalid_parameter: %s with a limit above the maximum', async (name) => {
-    const err = await failure(admin.call(name as 'apps.list', { id: name === 'restore_points.list' ? restorePointApp : undefined, query: { limit: 50_000 } }));
-    expectRefusal(err, name, 'invalid_parameter');
-  });
+  it.each(reads.filter((s) => s.paged).map((s) => s.name))(
+    'invalid_parameter: %s with a limit above the maximum',
+    async (name) => {
+      const err = await failure(
+        admin.call(name as 'apps.list', {
+          id: name === 'restore_points.list' ? restorePointApp : undefined,
+          query: { limit: 50_000 },
+        }),
+      );
+      expectRefusal(err, name, 'invalid_parameter');
+    },
+  );
 
   it.each(changes.map((s) => s.name))('writes_disabled: %s while the service refuses changes', async (name) => {
     sim.control.setWritesDisabled(true);
@@ -246,14 +288,17 @@ describe('error codes the simulator raises by itself', () => {
     expectRefusal(err, name, 'locked');
   });
 
-  it.each(appChanges.map((s) => s.name))('in_progress: %s on an app with another kind of run under way', async (name) => {
-    const app = take();
-    // Start a real run of another workflow (simulated time stands still, so it stays under way).
-    if (name === 'apps.backup') await admin.apps.restart(app.id, key());
-    else await admin.apps.backup(app.id, {}, key());
-    const err = await failure(INVOKE[name as FunctionName](admin, { ...defaults, appId: app.id }));
-    expectRefusal(err, name, 'in_progress');
-  });
+  it.each(appChanges.map((s) => s.name))(
+    'in_progress: %s on an app with another kind of run under way',
+    async (name) => {
+      const app = take();
+      // Start a real run of another workflow (simulated time stands still, so it stays under way).
+      if (name === 'apps.backup') await admin.apps.restart(app.id, key());
+      else await admin.apps.backup(app.id, {}, key());
+      const err = await failure(INVOKE[name as FunctionName](admin, { ...defaults, appId: app.id }));
+      expectRefusal(err, name, 'in_progress');
+    },
+  );
 
   it.each(['apps.maintenance', 'apps.restart', 'apps.update', 'apps.update_modules'] as const)(
     'upgrade_standby: %s on an app whose version upgrade is in standby',
@@ -303,15 +348,55 @@ describe('error codes the simulator raises by itself', () => {
 describe('what the client refuses to send', () => {
   const noKey = {} as ChangeOptions;
   it.each([
-    ['a change without an idempotency key', 'apps.restart', () => admin.apps.restart(defaults.appId, noKey), /idempotency key/],
-    ['a change with an empty idempotency key', 'runs.retry', () => admin.runs.retry(defaults.runId, {}, { idempotencyKey: '' }), /idempotency key/],
-    ['an unknown query parameter', 'apps.list', () => admin.call('apps.list', { query: { colour: 'red' } as never }), /unknown query parameter "colour"/],
-    ['an unknown body parameter', 'apps.backup', () => admin.call('apps.backup', { id: 1, body: { size: 1 } as never }, key()), /unknown body parameter "size"/],
-    ['a missing required body parameter', 'apps.maintenance', () => admin.apps.maintenance(defaults.appId, {} as never, key()), /"on" is required/],
-    ['a value of the wrong type', 'apps.list', () => admin.apps.list({ limit: '5' as never }), /"limit" must be an integer/],
-    ['a value outside the enum', 'apps.backup', () => admin.apps.backup(defaults.appId, { format: 'tar' as never }, key()), /"format" must be one of zip, dump/],
+    [
+      'a change without an idempotency key',
+      'apps.restart',
+      () => admin.apps.restart(defaults.appId, noKey),
+      /idempotency key/,
+    ],
+    [
+      'a change with an empty idempotency key',
+      'runs.retry',
+      () => admin.runs.retry(defaults.runId, {}, { idempotencyKey: '' }),
+      /idempotency key/,
+    ],
+    [
+      'an unknown query parameter',
+      'apps.list',
+      () => admin.call('apps.list', { query: { colour: 'red' } as never }),
+      /unknown query parameter "colour"/,
+    ],
+    [
+      'an unknown body parameter',
+      'apps.backup',
+      () => admin.call('apps.backup', { id: 1, body: { size: 1 } as never }, key()),
+      /unknown body parameter "size"/,
+    ],
+    [
+      'a missing required body parameter',
+      'apps.maintenance',
+      () => admin.apps.maintenance(defaults.appId, {} as never, key()),
+      /"on" is required/,
+    ],
+    [
+      'a value of the wrong type',
+      'apps.list',
+      () => admin.apps.list({ limit: '5' as never }),
+      /"limit" must be an integer/,
+    ],
+    [
+      'a value outside the enum',
+      'apps.backup',
+      () => admin.apps.backup(defaults.appId, { format: 'tar' as never }, key()),
+      /"format" must be one of zip, dump/,
+    ],
     ['an id that is not a positive integer', 'apps.get', () => admin.apps.get(0), /id must be a positive integer/],
-    ['a function that is not in the catalogue', 'apps.delete', () => admin.call('apps.delete' as never), /no such function/],
+    [
+      'a function that is not in the catalogue',
+      'apps.delete',
+      () => admin.call('apps.delete' as never),
+      /no such function/,
+    ],
   ])('%s (%s): ApiUsageError, nothing sent', async (_what, fn, act, message) => {
     sim.control.resetRequests();
     const err = await failure(act());

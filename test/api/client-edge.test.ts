@@ -27,7 +27,15 @@ afterEach(() => {
 
 function client(over: Partial<ApiClientOptions> = {}) {
   const logs = captureLogs();
-  const c = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), clock, requestsPerSecond: Infinity, maxRetries: 0, logger: logs.logger, ...over });
+  const c = createApiClient({
+    baseUrl: sim.baseUrl,
+    token: new Secret(sim.adminToken),
+    clock,
+    requestsPerSecond: Infinity,
+    maxRetries: 0,
+    logger: logs.logger,
+    ...over,
+  });
   closers.push(() => c.close());
   return { c, logs };
 }
@@ -36,7 +44,8 @@ function client(over: Partial<ApiClientOptions> = {}) {
 async function instants(c: ReturnType<typeof client>['c']): Promise<Record<string, number | null>> {
   const out: Record<string, number | null> = {};
   for (const app of await c.apps.listAll()) {
-    for (const f of ['deployed_at', 'updated_at', 'last_backup_at'] as const) out[`app ${app.id} ${f}`] = parseTime(app[f]);
+    for (const f of ['deployed_at', 'updated_at', 'last_backup_at'] as const)
+      out[`app ${app.id} ${f}`] = parseTime(app[f]);
   }
   for (const url of await c.urls.listAll()) {
     for (const f of ['ssl_expires_at', 'public_checked_at'] as const) out[`url ${url.id} ${f}`] = parseTime(url[f]);
@@ -52,13 +61,16 @@ async function instants(c: ReturnType<typeof client>['c']): Promise<Record<strin
 }
 
 describe('timestamps the reference leaves open', () => {
-  it.each(['iso-ms', 'offset', 'space', 'mixed'] as const)('reads %s timestamps as the same instants as ISO with Z', async (format) => {
-    const { c } = client();
-    const expected = await instants(c);
-    expect(Object.values(expected).filter((v) => v !== null).length).toBeGreaterThan(200);
-    sim.control.setTimeFormat(format);
-    expect(await instants(c)).toEqual(expected);
-  });
+  it.each(['iso-ms', 'offset', 'space', 'mixed'] as const)(
+    'reads %s timestamps as the same instants as ISO with Z',
+    async (format) => {
+      const { c } = client();
+      const expected = await instants(c);
+      expect(Object.values(expected).filter((v) => v !== null).length).toBeGreaterThan(200);
+      sim.control.setTimeFormat(format);
+      expect(await instants(c)).toEqual(expected);
+    },
+  );
 
   it('refuses a timestamp without a zone, naming the field and the record, rather than guessing one', async () => {
     const { c } = client();
@@ -66,7 +78,9 @@ describe('timestamps the reference leaves open', () => {
     const err = await c.apps.list({ limit: 5 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiResponseError);
     expect(err).toMatchObject({ problem: 'schema' });
-    expect((err as ApiResponseError).detail).toMatch(/^items\[0\]\(id \d+\)\.\w+: timestamp "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?" has no time zone \(Z or ±hh:mm\); it is not guessed/);
+    expect((err as ApiResponseError).detail).toMatch(
+      /^items\[0\]\(id \d+\)\.\w+: timestamp "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?" has no time zone \(Z or ±hh:mm\); it is not guessed/,
+    );
   });
 });
 
@@ -106,7 +120,11 @@ describe('answers too large to hold', () => {
   it.each([
     ['a huge body', { hugeMb: 3 }, /answer too large \(HTTP 200\): more than 2 MiB \(api\.max_answer_size\)/],
     ['an endless body', { endless: true }, /answer too large \(HTTP 200\): more than 2 MiB \(api\.max_answer_size\)/],
-    ['a dense body of tiny values', { hugeMb: 1.5, hugeDense: true }, /answer too large \(HTTP 200\): more than 100000 JSON values \(api\.max_answer_values\)/],
+    [
+      'a dense body of tiny values',
+      { hugeMb: 1.5, hugeDense: true },
+      /answer too large \(HTTP 200\): more than 100000 JSON values \(api\.max_answer_values\)/,
+    ],
   ])('refuses %s with "answer too large", and the next answer reads', async (_what, fault, message) => {
     const { c } = client({ maxAnswerBytes: 2 * 1024 * 1024, maxAnswerValues: 100_000 });
     sim.control.setFault('apps.list', fault);
@@ -131,7 +149,9 @@ describe('lists that never end', () => {
     sim.control.setFault('urls.list', { endlessList: true });
     const err = await c.urls.listAll().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiListTooLongError);
-    expect((err as Error).message).toMatch(/list too long: total says 1000000000, more than 5000; raise api\.max_list_items/);
+    expect((err as Error).message).toMatch(
+      /list too long: total says 1000000000, more than 5000; raise api\.max_list_items/,
+    );
     expect(sim.control.requests()).toHaveLength(1);
   });
 
@@ -146,19 +166,27 @@ describe('lists that never end', () => {
 });
 
 describe('the token echoed back', () => {
-  it.each(['apps.list', 'runs.list', 'urls.list'] as const)('is scrubbed from %s: from the records, the errors and the logs', async (fn) => {
-    const { c, logs } = client();
-    sim.control.setFault(fn, { echoToken: true });
-    const read = fn === 'apps.list' ? c.apps.list({ limit: 5 }) : fn === 'runs.list' ? c.runs.list({ limit: 5 }) : c.urls.list({ limit: 5 });
-    const err = await read.catch((e: unknown) => e);
-    // The token as an id does not fit the schema: the error names the record by it, scrubbed.
-    expect(err).toBeInstanceOf(ApiResponseError);
-    expect((err as ApiResponseError).detail).toContain('items[0](id <secret>)');
-    const everything = `${(err as Error).message} ${JSON.stringify(err)} ${logs.lines.join('')}`;
-    expect(everything).not.toContain(sim.adminToken);
-  });
+  it.each(['apps.list', 'runs.list', 'urls.list'] as const)(
+    'is scrubbed from %s: from the records, the errors and the logs',
+    async (fn) => {
+      const { c, logs } = client();
+      sim.control.setFault(fn, { echoToken: true });
+      const read =
+        fn === 'apps.list'
+          ? c.apps.list({ limit: 5 })
+          : fn === 'runs.list'
+            ? c.runs.list({ limit: 5 })
+            : c.urls.list({ limit: 5 });
+      const err = await read.catch((e: unknown) => e);
+      // The token as an id does not fit the schema: the error names the record by it, scrubbed.
+      expect(err).toBeInstanceOf(ApiResponseError);
+      expect((err as ApiResponseError).detail).toContain('items[0](id <secret>)');
+      const everything = `${(err as Error).message} ${JSON.stringify(err)} ${logs.lines.join('')}`;
+      expect(everything).not.toContain(sim.adminToken);
+    },
+  );
 
-  it('is scrubbed from a refusal\'s message and from free text that reads', async () => {
+  it("is scrubbed from a refusal's message and from free text that reads", async () => {
     const { c } = client();
     sim.control.setFault('apps.get', { echoToken: true, errorCode: 'internal_error' });
     const refusal = await c.apps.get(1).catch((e: unknown) => e);
@@ -170,11 +198,21 @@ describe('the token echoed back', () => {
 describe('a replayed change', () => {
   it('is reported as the service marks it (Idempotent-Replayed), and only then', async () => {
     const { c } = client();
-    const app = (await c.apps.list({ limit: 50 })).items.find((a) => a.environment_type === 'staging' && a.state === 'running')!;
+    const app = (await c.apps.list({ limit: 50 })).items.find(
+      (a) => a.environment_type === 'staging' && a.state === 'running',
+    )!;
     const seen: { status: number; replayed: boolean }[] = [];
     const key = `edge-replay-${app.id}`;
-    const first = await c.apps.backup(app.id, { format: 'zip' }, { idempotencyKey: key, onAnswer: (a) => seen.push(a) });
-    const again = await c.apps.backup(app.id, { format: 'zip' }, { idempotencyKey: key, onAnswer: (a) => seen.push(a) });
+    const first = await c.apps.backup(
+      app.id,
+      { format: 'zip' },
+      { idempotencyKey: key, onAnswer: (a) => seen.push(a) },
+    );
+    const again = await c.apps.backup(
+      app.id,
+      { format: 'zip' },
+      { idempotencyKey: key, onAnswer: (a) => seen.push(a) },
+    );
     expect(again).toEqual(first);
     expect(seen).toEqual([
       { status: 200, replayed: false },
@@ -188,7 +226,14 @@ describe('the token echoed back in escaped form', () => {
     const token = 'tok"en-5c1d-with-a-quote';
     const own = await useSimulator({ apps: 5, seed: 3, adminToken: token });
     const logs = captureLogs();
-    const c = createApiClient({ baseUrl: own.baseUrl, token: new Secret(token), clock, requestsPerSecond: Infinity, maxRetries: 0, logger: logs.logger });
+    const c = createApiClient({
+      baseUrl: own.baseUrl,
+      token: new Secret(token),
+      clock,
+      requestsPerSecond: Infinity,
+      maxRetries: 0,
+      logger: logs.logger,
+    });
     closers.push(() => c.close());
     own.control.setFault('apps.get', { echoToken: true, errorCode: 'internal_error' });
     const refusal = await c.apps.get(1).catch((e: unknown) => e);

@@ -47,7 +47,9 @@ function client(over: Partial<ApiClientOptions> = {}) {
 }
 
 /** Runs `act` with a fresh request log and clock record; returns the requests the simulator saw. */
-async function observed<T>(act: () => Promise<T>): Promise<{ result: T | undefined; error: unknown; requests: [string, number][]; sleeps: number[] }> {
+async function observed<T>(
+  act: () => Promise<T>,
+): Promise<{ result: T | undefined; error: unknown; requests: [string, number][]; sleeps: number[] }> {
   sim.control.resetRequests();
   clock.sleeps.length = 0;
   let result: T | undefined;
@@ -67,7 +69,10 @@ describe('429 rate_limited', () => {
     const o = await observed(() => c.apps.list({ limit: 2 }));
     expect(o.error).toBeUndefined();
     expect(o.result!.items).toHaveLength(2);
-    expect(o.requests).toEqual([['apps.list', 429], ['apps.list', 200]]);
+    expect(o.requests).toEqual([
+      ['apps.list', 429],
+      ['apps.list', 200],
+    ]);
     expect(o.sleeps).toEqual([3_000]);
     expect(logs.records().filter((r) => r.msg === 'api read failed; retrying')).toMatchObject([
       { level: 40, fn: 'apps.list', attempt: 1, reason: 'rate_limited', delayMs: 3_000 },
@@ -79,7 +84,10 @@ describe('429 rate_limited', () => {
     sim.control.setFault('runs.list', { rateLimit: { retryAfter: 'date', seconds: 4 }, times: 1 });
     const o = await observed(() => c.runs.list({ limit: 1 }));
     expect(o.error).toBeUndefined();
-    expect(o.requests).toEqual([['runs.list', 429], ['runs.list', 200]]);
+    expect(o.requests).toEqual([
+      ['runs.list', 429],
+      ['runs.list', 200],
+    ]);
     // An HTTP-date has whole seconds: the wait is up to 1 s shorter than 4 s, never longer.
     expect(o.sleeps).toHaveLength(1);
     expect(o.sleeps[0]).toBeGreaterThan(3_000);
@@ -91,7 +99,11 @@ describe('429 rate_limited', () => {
     sim.control.setFault('backups.list', { rateLimit: { retryAfter: 'none' }, times: 2 });
     const o = await observed(() => c.backups.list({ limit: 1 }));
     expect(o.error).toBeUndefined();
-    expect(o.requests).toEqual([['backups.list', 429], ['backups.list', 429], ['backups.list', 200]]);
+    expect(o.requests).toEqual([
+      ['backups.list', 429],
+      ['backups.list', 429],
+      ['backups.list', 200],
+    ]);
     // The retry's own jitter (random() = 0.5 of a cap of 100 ms, then 200 ms), then the rest of
     // the pause every request now keeps: 1 s after the first 429, 2 s after the second.
     expect(o.sleeps).toEqual([50, 950, 100, 1_900]);
@@ -127,7 +139,13 @@ describe('429 rate_limited', () => {
     sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'seconds', seconds: 1 } });
     const o = await observed(() => c.servers.list());
     expect(o.error).toBeInstanceOf(ApiError);
-    expect(o.error).toMatchObject({ fn: 'servers.list', code: 'rate_limited', status: 429, retryAfterMs: 1_000, attempts: 3 });
+    expect(o.error).toMatchObject({
+      fn: 'servers.list',
+      code: 'rate_limited',
+      status: 429,
+      retryAfterMs: 1_000,
+      attempts: 3,
+    });
     expect(o.requests).toHaveLength(3);
   });
 
@@ -157,7 +175,11 @@ describe('answers that are not what the function promises', () => {
     sim.control.setFault('apps.get', { html502: true, times: 2 });
     const o = await observed(() => c.apps.get(appId));
     expect(o.result).toMatchObject({ id: appId });
-    expect(o.requests).toEqual([['apps.get', 502], ['apps.get', 502], ['apps.get', 200]]);
+    expect(o.requests).toEqual([
+      ['apps.get', 502],
+      ['apps.get', 502],
+      ['apps.get', 200],
+    ]);
     expect(attempts.map((a) => [a.attempt, a.status, a.errorCode])).toEqual([
       [1, 502, 'not_json'],
       [2, 502, 'not_json'],
@@ -218,7 +240,10 @@ describe('no answer in time', () => {
     sim.control.setFault('servers.list', { hang: true, times: 1 });
     const o = await observed(() => c.servers.list());
     expect(o.error).toBeUndefined();
-    expect(o.requests).toEqual([['servers.list', 0], ['servers.list', 200]]);
+    expect(o.requests).toEqual([
+      ['servers.list', 0],
+      ['servers.list', 200],
+    ]);
   });
 
   it('throws ApiTransportError timeout after the retries', async () => {
@@ -292,7 +317,11 @@ describe('changes are never retried by the client', () => {
   it.each([
     ['a 500', { errorCode: 'internal_error' as const }, { code: 'internal_error', status: 500 }],
     ['a 503', { errorCode: 'unavailable' as const }, { code: 'unavailable', status: 503 }],
-    ['a 429 with Retry-After', { rateLimit: { retryAfter: 'seconds' as const, seconds: 1 } }, { code: 'rate_limited', status: 429 }],
+    [
+      'a 429 with Retry-After',
+      { rateLimit: { retryAfter: 'seconds' as const, seconds: 1 } },
+      { code: 'rate_limited', status: 429 },
+    ],
     ['an HTML 502', { html502: true }, { problem: 'not_json', status: 502 }],
   ])('%s on apps.restart throws at once; the simulator saw one request', async (_name, fault, expected) => {
     const { c } = client();
@@ -339,7 +368,10 @@ describe('client-side rate limit', () => {
     const { c } = client({ requestsPerSecond: 1, burst: 1 });
     await c.whoami();
     const o = await observed(() => c.whoami(undefined, { deadline: clock.now() + 100 }));
-    expect(o.error).toMatchObject({ reason: 'deadline', message: 'whoami: deadline: the rate limit would hold the request past the deadline' });
+    expect(o.error).toMatchObject({
+      reason: 'deadline',
+      message: 'whoami: deadline: the rate limit would hold the request past the deadline',
+    });
     expect(o.requests).toEqual([]);
   });
 });

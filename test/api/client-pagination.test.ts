@@ -106,7 +106,11 @@ describe('a list that shifts while it is paged', () => {
     let added: number | undefined;
     const { c, logs } = client({
       pageSize: 100,
-      observer: changeAfter('runs.list', (n) => n === 1, () => (added = sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 }).id)),
+      observer: changeAfter(
+        'runs.list',
+        (n) => n === 1,
+        () => (added = sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 }).id),
+      ),
     });
     const runs = await c.runs.listAll();
     const { total } = await c.runs.list({ limit: 1 });
@@ -121,7 +125,11 @@ describe('a list that shifts while it is paged', () => {
   it('reads the backups again when churn adds backups between pages', async () => {
     const { c, logs } = client({
       pageSize: 250,
-      observer: changeAfter('backups.list', (n) => n === 2, () => sim.control.churn(0.5)),
+      observer: changeAfter(
+        'backups.list',
+        (n) => n === 2,
+        () => sim.control.churn(0.5),
+      ),
     });
     const backups = await c.backups.listAll();
     const { total } = await c.backups.list({ limit: 1 });
@@ -133,7 +141,11 @@ describe('a list that shifts while it is paged', () => {
   it('throws ApiPaginationError after 3 walks when the list changes on every page', async () => {
     const { c } = client({
       pageSize: 200,
-      observer: changeAfter('runs.list', () => true, () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 })),
+      observer: changeAfter(
+        'runs.list',
+        () => true,
+        () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 }),
+      ),
     });
     const err = await c.runs.listAll().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiPaginationError);
@@ -144,7 +156,11 @@ describe('a list that shifts while it is paged', () => {
   it('ends pages() with ApiPaginationError at the shift (pages already handed out cannot be taken back)', async () => {
     const { c } = client({
       pageSize: 200,
-      observer: changeAfter('runs.list', (n) => n === 1, () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 })),
+      observer: changeAfter(
+        'runs.list',
+        (n) => n === 1,
+        () => sim.control.addRun({ appId: anyAppId, state: 'done', startedAgoMs: 0 }),
+      ),
     });
     const seen: number[] = [];
     const err = await (async () => {
@@ -161,7 +177,9 @@ describe('early stop for newest-first lists', () => {
     const all = await c.runs.listAll();
     const cutoff = all[250]!.created_at!;
     const stop = all.findIndex((r) => r.created_at! < cutoff);
-    const { result, pages } = await pagesRead('runs.list', () => c.runs.listAll({}, { until: (r) => r.created_at! < cutoff }));
+    const { result, pages } = await pagesRead('runs.list', () =>
+      c.runs.listAll({}, { until: (r) => r.created_at! < cutoff }),
+    );
     expect(result.map((r) => r.id)).toEqual(all.slice(0, stop).map((r) => r.id));
     expect(pages).toBe(Math.floor(stop / 100) + 1);
     expect(pages).toBeLessThan(Math.ceil(all.length / 100));

@@ -22,9 +22,7 @@ const sim = await useSimulator({
   apps: 10,
   seed: 5,
   clock: new ManualClock('2026-11-01T12:00:00Z'),
-  tokens: [
-    { token: TOKEN, namespaces: '*', permissions: '*' },
-  ],
+  tokens: [{ token: TOKEN, namespaces: '*', permissions: '*' }],
 });
 const deadSim = await startSimulator({ apps: 1 });
 const deadUrl = deadSim.baseUrl;
@@ -57,18 +55,43 @@ describe('the token in logs and errors', () => {
     const failing: [string, () => Promise<unknown>][] = [
       ['invalid token', () => make(UNKNOWN_TOKEN).whoami()],
       ['html 502', () => (sim.control.setFault('apps.list', { html502: true, times: 2 }), c.apps.list())],
-      ['truncated JSON', () => (sim.control.setFault('apps.get', { malformedJson: true, times: 1 }), c.apps.get(appId))],
+      [
+        'truncated JSON',
+        () => (sim.control.setFault('apps.get', { malformedJson: true, times: 1 }), c.apps.get(appId)),
+      ],
       ['wrong type', () => (sim.control.setFault('runs.list', { wrongType: true, times: 1 }), c.runs.list())],
-      ['429', () => (sim.control.setFault('backups.list', { rateLimit: { retryAfter: 'date', seconds: 1 }, times: 2 }), c.backups.list())],
-      ['timeout', () => (sim.control.setFault('servers.list', { hang: true, times: 2 }), c.servers.list(undefined, { timeoutMs: 60 }))],
-      ['500 on a change', () => (sim.control.setFault('apps.restart', { errorCode: 'internal_error', times: 1 }), c.apps.restart(appId, key()))],
+      [
+        '429',
+        () => (
+          sim.control.setFault('backups.list', { rateLimit: { retryAfter: 'date', seconds: 1 }, times: 2 }),
+          c.backups.list()
+        ),
+      ],
+      [
+        'timeout',
+        () => (
+          sim.control.setFault('servers.list', { hang: true, times: 2 }),
+          c.servers.list(undefined, { timeoutMs: 60 })
+        ),
+      ],
+      [
+        '500 on a change',
+        () => (
+          sim.control.setFault('apps.restart', { errorCode: 'internal_error', times: 1 }),
+          c.apps.restart(appId, key())
+        ),
+      ],
       ['not found', () => c.apps.get(9_999_999)],
       ['connection refused', () => make(TOKEN, deadUrl).whoami()],
       ['usage error', () => c.apps.restart(appId, {} as never)],
       ['deadline', () => c.whoami(undefined, { deadline: 0 })],
       [
         'shifting list',
-        () => make(TOKEN, sim.baseUrl, { pageSize: 10, observer: () => void sim.control.addRun({ appId, state: 'done', startedAgoMs: 0 }) }).runs.listAll(),
+        () =>
+          make(TOKEN, sim.baseUrl, {
+            pageSize: 10,
+            observer: () => void sim.control.addRun({ appId, state: 'done', startedAgoMs: 0 }),
+          }).runs.listAll(),
       ],
     ];
     const errors: unknown[] = [];
@@ -87,19 +110,32 @@ describe('the token in logs and errors', () => {
     for (const err of errors) expect(err).toBeInstanceOf(ApiCallError);
     const renderings = errors.flatMap((err) => {
       const e = err as ApiCallError;
-      return [e.message, e.stack ?? '', String(e), JSON.stringify(e), inspect(e), inspect(e, { showHidden: true, depth: 10 })];
+      return [
+        e.message,
+        e.stack ?? '',
+        String(e),
+        JSON.stringify(e),
+        inspect(e),
+        inspect(e, { showHidden: true, depth: 10 }),
+      ];
     });
     const everything = [...logs.lines, ...renderings, inspect(c, { showHidden: true, depth: 10 })].join('\n');
 
     // The run produced what it should have: debug request lines and warnings with reasons.
     const records = logs.records();
-    expect(records.some((r) => r.msg === 'api request' && r.fn === 'apps.list' && r.status === 200 && typeof r.ms === 'number')).toBe(true);
+    expect(
+      records.some(
+        (r) => r.msg === 'api request' && r.fn === 'apps.list' && r.status === 200 && typeof r.ms === 'number',
+      ),
+    ).toBe(true);
     expect(records.some((r) => r.msg === 'api read failed; retrying' && r.reason === 'rate_limited')).toBe(true);
     expect(records.some((r) => r.msg === 'api request failed' && r.errorCode === 'invalid_token')).toBe(true);
     expect(records.every((r) => typeof r.path !== 'string' || r.path.startsWith('/api/v1/'))).toBe(true);
 
     // Checked as booleans, so a failure does not print the token into the test output either.
-    const leaks = Object.entries({ TOKEN, UNKNOWN_TOKEN, marker: 'SECRET' }).filter(([, secret]) => everything.includes(secret));
+    const leaks = Object.entries({ TOKEN, UNKNOWN_TOKEN, marker: 'SECRET' }).filter(([, secret]) =>
+      everything.includes(secret),
+    );
     expect(leaks.map(([name]) => name)).toEqual([]);
   });
 });

@@ -13,7 +13,14 @@ import { JumpingClock } from './jumping-clock.js';
 
 const clock = new JumpingClock();
 const sim = await useSimulator({ apps: 12, seed: 9, clock });
-const c = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), clock, requestsPerSecond: Infinity, maxRetries: 0, pageSize: 5 });
+const c = createApiClient({
+  baseUrl: sim.baseUrl,
+  token: new Secret(sim.adminToken),
+  clock,
+  requestsPerSecond: Infinity,
+  maxRetries: 0,
+  pageSize: 5,
+});
 afterAll(() => c.close());
 
 const anApp = () => [...sim.control.state.apps.values()][0]!;
@@ -44,7 +51,9 @@ describe('views', () => {
       expect(err).toBeInstanceOf(ApiResponseError);
       expect((err as ApiResponseError).detail).toContain('version');
       await expect(c.apps.get(app.id as number, { view: maintenanceAppView })).resolves.toMatchObject({ id: app.id });
-      await expect(c.apps.listAll(undefined, { view: appLabelsView })).resolves.toHaveLength(sim.control.state.apps.size);
+      await expect(c.apps.listAll(undefined, { view: appLabelsView })).resolves.toHaveLength(
+        sim.control.state.apps.size,
+      );
     } finally {
       app.version = saved;
     }

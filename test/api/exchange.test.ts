@@ -59,7 +59,15 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const get = (path: string): ExchangeRequest => ({ origin, path, method: 'GET', headers: { accept: 'application/json' }, body: undefined, backstopMs: 10_000, maxBytes: 1024 * 1024 });
+const get = (path: string): ExchangeRequest => ({
+  origin,
+  path,
+  method: 'GET',
+  headers: { accept: 'application/json' },
+  body: undefined,
+  backstopMs: 10_000,
+  maxBytes: 1024 * 1024,
+});
 
 describe('startExchange', () => {
   it('collects an answer that arrives in several chunks, with its status and Retry-After', async () => {
@@ -99,7 +107,12 @@ describe('startExchange', () => {
 
   it('sends a POST body', async () => {
     const agent = new Agent();
-    const answer = await startExchange(agent, { ...get('/change'), method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).answer;
+    const answer = await startExchange(agent, {
+      ...get('/change'),
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    }).answer;
     expect(JSON.parse(answer.text)).toEqual({ data: { path: '/change', method: 'POST' } });
     await agent.close();
   });
@@ -109,7 +122,11 @@ describe('startExchange', () => {
     ['a body whose announced length is past the cap, before reading it', '/announced'],
   ])('ends %s with AnswerTooLarge, and the agent goes on', async (_what, path) => {
     const agent = new Agent();
-    await expect(startExchange(agent, get(path)).answer).rejects.toMatchObject({ name: 'AnswerTooLarge', maxBytes: 1024 * 1024, status: 200 });
+    await expect(startExchange(agent, get(path)).answer).rejects.toMatchObject({
+      name: 'AnswerTooLarge',
+      maxBytes: 1024 * 1024,
+      status: 200,
+    });
     const next = await startExchange(agent, get('/next')).answer;
     expect(next.status).toBe(200);
     await agent.close();

@@ -11,7 +11,10 @@ interface Item {
 }
 
 /** A newest-first list held in memory, with a hook run before each page is answered. */
-function memoryList(count: number, opts: { maxLimit?: number; beforePage?: (call: number, list: Item[]) => void } = {}) {
+function memoryList(
+  count: number,
+  opts: { maxLimit?: number; beforePage?: (call: number, list: Item[]) => void } = {},
+) {
   const list: Item[] = Array.from({ length: count }, (_, i) => ({ id: count - i }));
   const calls: { offset: number; limit: number }[] = [];
   const fetch: PageFetcher<Item> = async (offset, limit) => {
@@ -65,7 +68,10 @@ describe('paginate', () => {
         let n = 100;
         return async (offset: number, limit: number): Promise<Page<Item>> => {
           n++;
-          return { items: Array.from({ length: Math.min(limit, n - offset) }, (_, i) => ({ id: n - offset - i })), total: n };
+          return {
+            items: Array.from({ length: Math.min(limit, n - offset) }, (_, i) => ({ id: n - offset - i })),
+            total: n,
+          };
         };
       })(),
     },
@@ -86,12 +92,20 @@ describe('paginate', () => {
     },
   ];
 
-  it.each(cases.flatMap((c) => [{ ...c, readAhead: false }, { ...c, readAhead: true }]))('gives up with ApiPaginationError ($shift) after 3 walks when $name (readAhead $readAhead)', async ({ shift, fetch, readAhead }) => {
-    const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2, readAhead }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiPaginationError);
-    expect(err).toMatchObject({ fn: 'runs.list', shift, walks: 3 });
-    expect((err as Error).message).toContain('runs.list');
-  });
+  it.each(
+    cases.flatMap((c) => [
+      { ...c, readAhead: false },
+      { ...c, readAhead: true },
+    ]),
+  )(
+    'gives up with ApiPaginationError ($shift) after 3 walks when $name (readAhead $readAhead)',
+    async ({ shift, fetch, readAhead }) => {
+      const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2, readAhead }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiPaginationError);
+      expect(err).toMatchObject({ fn: 'runs.list', shift, walks: 3 });
+      expect((err as Error).message).toContain('runs.list');
+    },
+  );
 
   it('stops early at the first item that satisfies `until`, leaving it out, and reads no further page', async () => {
     const m = memoryList(1000);
@@ -109,7 +123,6 @@ describe('paginate', () => {
     expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
     expect(items.at(-1)!.id).toBe(120);
   });
-
 
   it('keeps only the items `keep` wants, and still checks every item read for shifts', async () => {
     const m = memoryList(300);
@@ -133,7 +146,10 @@ describe('paginate', () => {
     await expect(paginate(m.fetch, { fn: 'urls.list', pageSize: 100, keep: () => false })).resolves.toEqual([]);
   });
   it('gives up when a page in the middle is short of the step the first page set (short_page)', async () => {
-    const fetch: PageFetcher<Item> = async (offset) => ({ items: offset === 2 ? [{ id: 3 }] : [{ id: 10 - offset }, { id: 9 - offset }], total: 6 });
+    const fetch: PageFetcher<Item> = async (offset) => ({
+      items: offset === 2 ? [{ id: 3 }] : [{ id: 10 - offset }, { id: 9 - offset }],
+      total: 6,
+    });
     const err = await paginate(fetch, { fn: 'runs.list', pageSize: 2 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ shift: 'short_page', walks: 3 });
   });
@@ -210,7 +226,8 @@ describe('paginate with readAhead', () => {
   it('waits for the page asked ahead when the current one fails, then passes the failure on', async () => {
     const m = slowList(400);
     const boom = new Error('refused');
-    const fetch: PageFetcher<Item> = (offset, limit) => (offset === 100 ? Promise.reject(boom) : m.fetch(offset, limit));
+    const fetch: PageFetcher<Item> = (offset, limit) =>
+      offset === 100 ? Promise.reject(boom) : m.fetch(offset, limit);
     await expect(paginate(fetch, { fn: 'runs.list', pageSize: 100, readAhead: true })).rejects.toBe(boom);
     expect(m.load.inFlight).toBe(0);
   });

@@ -1,22 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { RetryPolicy, type RetryContext } from '../../src/api/retry-policy.js';
-import { ApiError, ApiResponseError, ApiTransportError, ApiPaginationError, type ApiCallError } from '../../src/api/errors.js';
+import {
+  ApiError,
+  ApiResponseError,
+  ApiTransportError,
+  ApiPaginationError,
+  type ApiCallError,
+} from '../../src/api/errors.js';
 
 const now = Date.UTC(2026, 10, 1, 12, 0, 0);
 const refusal = (code: string, status: number, retryAfterMs?: number) =>
   new ApiError('apps.list', { code, status, message: 'x', retryAfterMs });
 const html502 = new ApiResponseError('apps.list', { status: 502, problem: 'not_json', detail: '<html>' });
 const badSchema = new ApiResponseError('apps.list', { status: 200, problem: 'schema', detail: 'items[0].id' });
-const transport = (reason: 'timeout' | 'connection' | 'deadline' | 'aborted') => new ApiTransportError('apps.list', reason, 'x');
+const transport = (reason: 'timeout' | 'connection' | 'deadline' | 'aborted') =>
+  new ApiTransportError('apps.list', reason, 'x');
 
 // random() = 0.5: half of each backoff cap, so the expected waits are exact.
 const policy = new RetryPolicy({ maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.5 });
-const ctx = (error: ApiCallError, over: Partial<RetryContext> = {}): RetryContext => ({ kind: 'read', error, attempt: 1, now, ...over });
+const ctx = (error: ApiCallError, over: Partial<RetryContext> = {}): RetryContext => ({
+  kind: 'read',
+  error,
+  attempt: 1,
+  now,
+  ...over,
+});
 
 describe('RetryPolicy.decide', () => {
   it.each([
     ['429 without Retry-After', refusal('rate_limited', 429), { retry: true, reason: 'rate_limited', delayMs: 50 }],
-    ['429 with Retry-After', refusal('rate_limited', 429, 2_000), { retry: true, reason: 'rate_limited', delayMs: 2_000 }],
+    [
+      '429 with Retry-After',
+      refusal('rate_limited', 429, 2_000),
+      { retry: true, reason: 'rate_limited', delayMs: 2_000 },
+    ],
     ['internal_error 500', refusal('internal_error', 500), { retry: true, reason: 'server_error', delayMs: 50 }],
     ['unavailable 503', refusal('unavailable', 503), { retry: true, reason: 'server_error', delayMs: 50 }],
     ['an HTML 502 page', html502, { retry: true, reason: 'server_error', delayMs: 50 }],
@@ -28,7 +45,11 @@ describe('RetryPolicy.decide', () => {
     ['a 200 that does not fit the schema', badSchema, { retry: false, reason: 'not_retryable' }],
     ['a passed deadline', transport('deadline'), { retry: false, reason: 'not_retryable' }],
     ['an abort', transport('aborted'), { retry: false, reason: 'not_retryable' }],
-    ['a shifting list', new ApiPaginationError('runs.list', { shift: 'total_changed', walks: 3, detail: '' }), { retry: false, reason: 'not_retryable' }],
+    [
+      'a shifting list',
+      new ApiPaginationError('runs.list', { shift: 'total_changed', walks: 3, detail: '' }),
+      { retry: false, reason: 'not_retryable' },
+    ],
   ])('a read failing with %s → %o', (_name, error, expected) => {
     expect(policy.decide(ctx(error))).toEqual(expected);
   });
@@ -64,6 +85,9 @@ describe('RetryPolicy.decide', () => {
 
   it('does not wait for a Retry-After longer than maxRetryAfterMs', () => {
     const p = new RetryPolicy({ maxRetryAfterMs: 1_000 });
-    expect(p.decide(ctx(refusal('rate_limited', 429, 120_000)))).toEqual({ retry: false, reason: 'retry_after_too_long' });
+    expect(p.decide(ctx(refusal('rate_limited', 429, 120_000)))).toEqual({
+      retry: false,
+      reason: 'retry_after_too_long',
+    });
   });
 });

@@ -2,13 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
 import { parseConfig } from '../../src/config/load-config.js';
 
-const checksOf = (yaml: string) => parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+const checksOf = (yaml: string) =>
+  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
 
 describe('detectorOptionsFromConfig', () => {
   it('maps the defaults onto every check, with the state words and durations in ms', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
-    expect(Object.keys(options).sort()).toEqual(['attention', 'backups', 'certificates', 'failed_runs', 'maintenance', 'servers', 'stuck_runs', 'url_checks']);
-    expect(options.failed_runs).toEqual({ failedStates: ['error'], activeStates: ['queued', 'running'], retryingGraceMs: 30 * 60_000 });
+    expect(Object.keys(options).sort()).toEqual([
+      'attention',
+      'backups',
+      'certificates',
+      'failed_runs',
+      'maintenance',
+      'servers',
+      'stuck_runs',
+      'url_checks',
+    ]);
+    expect(options.failed_runs).toEqual({
+      failedStates: ['error'],
+      activeStates: ['queued', 'running'],
+      retryingGraceMs: 30 * 60_000,
+    });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
     expect(options.backups).toMatchObject({
       maxAgeMs: { production: 26 * 3_600_000, development: null },
@@ -36,11 +50,15 @@ describe('detectorOptionsFromConfig', () => {
     ['warning', 'warning'],
     ['info', 'info'],
   ] as const)('reads attention.min_severity %s as %s', (word, severity) => {
-    expect(detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention).toMatchObject({ minSeverity: severity });
+    expect(
+      detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention,
+    ).toMatchObject({ minSeverity: severity });
   });
 
   it('passes attention.ignore_rules on as given', () => {
-    const options = detectorOptionsFromConfig(checksOf('checks: { attention: { ignore_rules: [failed_run, maintenance] } }'));
+    const options = detectorOptionsFromConfig(
+      checksOf('checks: { attention: { ignore_rules: [failed_run, maintenance] } }'),
+    );
     expect(options.attention?.ignoreRules).toEqual(['failed_run', 'maintenance']);
   });
 
@@ -53,6 +71,10 @@ describe('detectorOptionsFromConfig', () => {
     expect(options.failed_runs).toMatchObject({ failedStates: ['failed', 'crashed'], activeStates: ['busy'] });
     expect(options.servers).toEqual({ badStates: ['down'] });
     expect(options.backups?.offsite).toBeUndefined();
-    expect(options.backups?.states).toEqual({ succeeded: ['completed', 'verified'], running: ['in_progress'], failed: ['error'] });
+    expect(options.backups?.states).toEqual({
+      succeeded: ['completed', 'verified'],
+      running: ['in_progress'],
+      failed: ['error'],
+    });
   });
 });

@@ -19,7 +19,9 @@ export function tempDir(): { dir: string; cleanup(): void } {
 }
 
 /** A simulator driven by a ManualClock that the engine shares. */
-export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
+export async function manualSim(
+  options: SimulatorOptions = {},
+): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
   const clock = new ManualClock();
   const sim = await startSimulator({ apps: 20, ...options, clock });
   return { sim, clock };
@@ -68,7 +70,11 @@ export function captureLogger(level = 'debug'): { logger: Logger; text(): string
   return {
     logger,
     text: () => out,
-    lines: () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 

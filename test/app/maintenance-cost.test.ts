@@ -9,8 +9,22 @@ const MINUTE = 60_000;
 
 describe('maintenanceCost', () => {
   it.each<[string, number, number, number, number, RegExp | null]>([
-    ['10,000 apps at 10/s every 15 min', 10_000, 10, 15 * MINUTE, 10_020, /longer than the 15 min between its runs, so runs will be skipped/],
-    ['10,000 apps at 10/s every 30 min', 10_000, 10, 30 * MINUTE, 10_020, /^the maintenance job reads every app with apps\.get: 10000 apps are 10020 requests, about 16\.7 min .*, 56% of the 30 min between its runs/],
+    [
+      '10,000 apps at 10/s every 15 min',
+      10_000,
+      10,
+      15 * MINUTE,
+      10_020,
+      /longer than the 15 min between its runs, so runs will be skipped/,
+    ],
+    [
+      '10,000 apps at 10/s every 30 min',
+      10_000,
+      10,
+      30 * MINUTE,
+      10_020,
+      /^the maintenance job reads every app with apps\.get: 10000 apps are 10020 requests, about 16\.7 min .*, 56% of the 30 min between its runs/,
+    ],
     ['10,000 apps at 10/s every 2 h', 10_000, 10, 120 * MINUTE, 10_020, null],
     ['500 apps at 10/s every 30 min', 500, 10, 30 * MINUTE, 501, null],
     ['10,000 apps at 10/s every 5 h', 10_000, 10, 300 * MINUTE, 10_020, null],
@@ -42,15 +56,22 @@ describe('Watchdog.start', () => {
     tmp = tempDir();
     const log = captureLogger('warn');
     // 600 apps and 12 pages of 50 at 1000 requests/s: about 0.6 s, every second or every hour.
-    const config = engineConfig(sim, tmp.dir, `jobs: { runs: "off", attention: "off", urls: "off", backups: "off", servers: "off", maintenance: ${schedule} }`);
+    const config = engineConfig(
+      sim,
+      tmp.dir,
+      `jobs: { runs: "off", attention: "off", urls: "off", backups: "off", servers: "off", maintenance: ${schedule} }`,
+    );
     const wd = Watchdog.open({ config, clock, logger: log.logger });
     try {
       await wd.start();
-      for (let i = 0; i < 200 && !sim.control.requests().some((r) => r.fn === 'apps.get'); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && !sim.control.requests().some((r) => r.fn === 'apps.get'); i++)
+        await new Promise((r) => setTimeout(r, 10));
     } finally {
       await wd.stop(0);
     }
-    const warnings = log.lines().filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the maintenance job reads every app'));
+    const warnings = log
+      .lines()
+      .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the maintenance job reads every app'));
     expect(warnings.length).toBe(warns ? 1 : 0);
     if (warns) {
       // The apps apps.list gives (the seed's deleted ones left out), with one list page per 50.

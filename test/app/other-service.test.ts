@@ -25,18 +25,36 @@ afterAll(async () => {
 });
 
 /** One `check` on the defaults (but for the maintenance job, whose minutes of reads this estate does not need) against a simulator in `modes`. */
-async function checkAgainst(name: string, modes: SimulatorOptions, extra: string[] = [], token?: string): Promise<{ code: number; stdout: string; stderr: string; alerts: { fingerprint: string; severity: string }[] }> {
+async function checkAgainst(
+  name: string,
+  modes: SimulatorOptions,
+  extra: string[] = [],
+  token?: string,
+): Promise<{ code: number; stdout: string; stderr: string; alerts: { fingerprint: string; severity: string }[] }> {
   const sim = await startSimulator({ apps: 60, seed: SEED, ...modes });
   sims.push(sim);
   const file = writeConfig(
     dir,
-    ['api:', `  base_url: ${sim.baseUrl}`, '  token: ${DMS_API_TOKEN}', `state: { path: ./${name}.db }`, 'jobs: { maintenance: "off", jitter: 0s }', 'notify:', '  channels: [{ name: console, type: log }]', 'log: { level: warn }', ...extra],
+    [
+      'api:',
+      `  base_url: ${sim.baseUrl}`,
+      '  token: ${DMS_API_TOKEN}',
+      `state: { path: ./${name}.db }`,
+      'jobs: { maintenance: "off", jitter: 0s }',
+      'notify:',
+      '  channels: [{ name: console, type: log }]',
+      'log: { level: warn }',
+      ...extra,
+    ],
     `${name}.yaml`,
   );
   const env = { DMS_API_TOKEN: token ?? sim.adminToken };
   const checked = await runCli(['check', '--config', file], { env });
   const listed = await runCli(['alerts', '--config', file, '--json'], { env });
-  const alerts = (JSON.parse(listed.stdout) as { fingerprint: string; severity: string }[]).map((a) => ({ fingerprint: a.fingerprint, severity: a.severity }));
+  const alerts = (JSON.parse(listed.stdout) as { fingerprint: string; severity: string }[]).map((a) => ({
+    fingerprint: a.fingerprint,
+    severity: a.severity,
+  }));
   return { ...checked, alerts: alerts.sort((a, b) => a.fingerprint.localeCompare(b.fingerprint)) };
 }
 
@@ -46,7 +64,11 @@ describe('a service that differs wherever the reference is silent', () => {
     expect(ours.code, ours.stdout + ours.stderr).toBe(0);
     expect(ours.alerts.length).toBeGreaterThan(5);
 
-    const theirs = await checkAgainst('theirs', { maxLimit: 50, timeFormat: 'mixed', rateLimit: { rps: 6, burst: 6, retryAfter: 'none' } });
+    const theirs = await checkAgainst('theirs', {
+      maxLimit: 50,
+      timeFormat: 'mixed',
+      rateLimit: { rps: 6, burst: 6, retryAfter: 'none' },
+    });
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
     expect(theirs.stdout).toMatch(/5 of 5 jobs complete/);
     expect(theirs.alerts).toEqual(ours.alerts);
@@ -72,11 +94,18 @@ describe('a service that differs wherever the reference is silent', () => {
   it('with a token that may read staging and development only, reads what it may, completely, and only that', async () => {
     const ours = await checkAgainst('ours-scoped', {});
     const scoped = 'scoped-read-token-5e2a';
-    const theirs = await checkAgainst('theirs-scoped', { tokens: [{ token: scoped, namespaces: '*', permissions: '*', readEnvironments: ['staging', 'development'] }] }, [], scoped);
+    const theirs = await checkAgainst(
+      'theirs-scoped',
+      { tokens: [{ token: scoped, namespaces: '*', permissions: '*', readEnvironments: ['staging', 'development'] }] },
+      [],
+      scoped,
+    );
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
     expect(theirs.alerts.length).toBeGreaterThan(0);
     const listed = await runCli(['alerts', '--config', path.join(dir, 'theirs-scoped.yaml'), '--json'], { env: {} });
-    const environments = new Set((JSON.parse(listed.stdout) as { labels: Record<string, string> }[]).map((a) => a.labels.environment_type));
+    const environments = new Set(
+      (JSON.parse(listed.stdout) as { labels: Record<string, string> }[]).map((a) => a.labels.environment_type),
+    );
     expect(environments.has('production')).toBe(false);
     // Every alert it raised is one the admin token's read raises too.
     const all = new Set(ours.alerts.map((a) => a.fingerprint));

@@ -56,7 +56,9 @@ describe('a truncated attention section', () => {
     for (const id of renewed) sim.control.renewCertificate(id);
     clock.advance(MINUTE);
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
-    const resolved = eventsOf(wd, RULE).filter((e) => e.kind === 'resolved').map((e) => e.fingerprint);
+    const resolved = eventsOf(wd, RULE)
+      .filter((e) => e.kind === 'resolved')
+      .map((e) => e.fingerprint);
     expect(resolved.sort()).toEqual([...renewed.map((id) => `${RULE}url/id/${id}`), `${RULE}more`].sort());
     const still = firingItems(wd);
     expect(still).toHaveLength(20);

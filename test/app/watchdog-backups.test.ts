@@ -18,7 +18,9 @@ const BACKUPS_ONLY = 'jobs: { runs: "off", attention: "off", urls: "off", mainte
 function staleProductionApp(sim: RunningSimulator): number {
   const state = sim.control.state;
   const busy = new Set([...state.activeRuns].map((id) => state.runs.get(id)?.appId));
-  const app = [...state.apps.values()].find((a) => a.envType === 'production' && !busy.has(a.id) && state.backupIndex.byApp(a.id).length > 0);
+  const app = [...state.apps.values()].find(
+    (a) => a.envType === 'production' && !busy.has(a.id) && state.backupIndex.byApp(a.id).length > 0,
+  );
   if (!app) throw new Error('no production app with backups');
   sim.control.ageBackups(app.id, { hours: 48 });
   return app.id;
@@ -42,7 +44,9 @@ describe('backups judged by state through the lifecycle', () => {
     h.clock.advance(MINUTE);
     await wd.runOnce(['backups']);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing', 'failed firing']);
-    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(/^No successful backup of \S+ \(production\) for 2d \(max 1d 2h\); newest: #\d+ failed 1m ago$/);
+    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(
+      /^No successful backup of \S+ \(production\) for 2d \(max 1d 2h\); newest: #\d+ failed 1m ago$/,
+    );
 
     // A retry running on top: the failed one is still the newest finished; nothing unverified.
     h.sim.control.addBackup(appId, { state: 'running', verified: false });
@@ -58,7 +62,7 @@ describe('backups judged by state through the lifecycle', () => {
     expect(events.slice(2).sort()).toEqual(['failed resolved', 'stale resolved']);
   });
 
-  it('a backup started by apps.backup (the remediation\'s own change) does not resolve the stale alert while it runs, and does once it finished well', async () => {
+  it("a backup started by apps.backup (the remediation's own change) does not resolve the stale alert while it runs, and does once it finished well", async () => {
     const wd = h.watchdog(BACKUPS_ONLY);
     const appId = staleProductionApp(h.sim);
     await wd.runOnce(['backups']);
@@ -74,7 +78,9 @@ describe('backups judged by state through the lifecycle', () => {
       expect((await apiGet(h.sim, `/backups/${backupId}`)).body.data.state).toBe('running');
     }
     expect(eventsAbout(wd, appId)).toEqual(['stale firing']);
-    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(new RegExp(`; newest: #${backupId} running \\d+s ago$`));
+    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(
+      new RegExp(`; newest: #${backupId} running \\d+s ago$`),
+    );
 
     h.clock.advance(10 * MINUTE);
     expect((await apiGet(h.sim, `/backups/${backupId}`)).body.data.state).toBe('done');

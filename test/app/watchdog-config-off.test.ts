@@ -11,12 +11,16 @@ import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
 const engine = engineHarness();
 
 /** The kinds of the events written for exactly this fingerprint. */
-const kindsOf = (wd: Watchdog, fingerprint: string) => eventsOf(wd, fingerprint).filter((e) => e.fingerprint === fingerprint).map((e) => e.kind);
+const kindsOf = (wd: Watchdog, fingerprint: string) =>
+  eventsOf(wd, fingerprint)
+    .filter((e) => e.fingerprint === fingerprint)
+    .map((e) => e.kind);
 
 /** Stages one problem and answers the fingerprint of its alert. */
 type Stage = () => string;
 
-const failedRun: Stage = () => `failed_runs/run/${engine.sim.control.addRun({ appId: 3, action: 'update', state: 'error', reason: 'x' }).id}`;
+const failedRun: Stage = () =>
+  `failed_runs/run/${engine.sim.control.addRun({ appId: 3, action: 'update', state: 'error', reason: 'x' }).id}`;
 const publicCheck: Stage = () => {
   const url = [...engine.sim.control.state.urls.values()][0]!;
   engine.sim.control.failPublicCheck(url.id, 'http_502');
@@ -24,9 +28,21 @@ const publicCheck: Stage = () => {
 };
 
 const cases: [string, 'runs' | 'attention', Stage, string, string][] = [
-  ['a check disabled in a job still on', 'runs', failedRun, 'checks: { failed_runs: { enabled: false } }', 'check disabled by configuration'],
+  [
+    'a check disabled in a job still on',
+    'runs',
+    failedRun,
+    'checks: { failed_runs: { enabled: false } }',
+    'check disabled by configuration',
+  ],
   ['a job set "off"', 'runs', failedRun, 'jobs: { runs: "off" }', 'job switched off by configuration'],
-  ['an attention rule ignored', 'attention', publicCheck, 'checks: { attention: { ignore_rules: [public_check_failed] } }', 'attention rule ignored by configuration'],
+  [
+    'an attention rule ignored',
+    'attention',
+    publicCheck,
+    'checks: { attention: { ignore_rules: [public_check_failed] } }',
+    'attention rule ignored by configuration',
+  ],
 ];
 
 describe('alerts of a check switched off by configuration', () => {
@@ -44,7 +60,9 @@ describe('alerts of a check switched off by configuration', () => {
     expect(alert).toMatchObject({ status: 'resolved', resolvedAt: engine.clock.now() });
     expect(alert?.details.closed).toBe(reason);
     expect(kindsOf(second, fingerprint)).toEqual(['firing']);
-    const queued = second.store.db.prepare('SELECT COUNT(*) AS n FROM outbox WHERE fingerprint = ?').get(fingerprint) as { n: number };
+    const queued = second.store.db
+      .prepare('SELECT COUNT(*) AS n FROM outbox WHERE fingerprint = ?')
+      .get(fingerprint) as { n: number };
     expect(queued.n).toBe(1);
   });
 
@@ -68,7 +86,11 @@ describe('alerts of a check switched off by configuration', () => {
     const pending = `failed_runs/run/${engine.sim.control.addRun({ appId: 5, action: 'update', state: 'error', reason: 'y' }).id}`;
     engine.clock.advance(MINUTE);
     await wd.runOnce(['runs']);
-    expect([fired, stuck, pending].map((fp) => getAlert(wd.store, fp)?.status)).toEqual(['firing', 'firing', 'pending']);
+    expect([fired, stuck, pending].map((fp) => getAlert(wd.store, fp)?.status)).toEqual([
+      'firing',
+      'firing',
+      'pending',
+    ]);
 
     await wd.reload(engine.config('alerts: { for: 2 }\nchecks: { failed_runs: { enabled: false } }'));
     expect(getAlert(wd.store, fired)?.details.closed).toBe('check disabled by configuration');

@@ -21,10 +21,14 @@ describe('job deadline', () => {
     const report = await advancing(h.clock, wd.runOnce(['urls', 'servers']), 2_000, 10);
     const [urls, servers] = report.jobs;
     expect(urls).toMatchObject({ job: 'urls', outcome: 'failed' });
-    expect(urls!.reason).toBe(`the read of urls took longer than its deadline of ${shown} (jobs.deadline) and is incomplete`);
+    expect(urls!.reason).toBe(
+      `the read of urls took longer than its deadline of ${shown} (jobs.deadline) and is incomplete`,
+    );
     expect(servers).toMatchObject({ job: 'servers', outcome: 'ok' });
     expect(eventsOf(wd, 'certificates/').length + eventsOf(wd, 'url_checks/').length).toBe(before);
-    const health = wd.store.db.prepare(`SELECT consecutive_failures AS n, last_error AS e FROM source_health WHERE job = 'urls'`).get() as { n: number; e: string };
+    const health = wd.store.db
+      .prepare(`SELECT consecutive_failures AS n, last_error AS e FROM source_health WHERE job = 'urls'`)
+      .get() as { n: number; e: string };
     expect(health.n).toBe(1);
     expect(health.e).toMatch(/deadline/);
   });

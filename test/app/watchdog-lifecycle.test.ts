@@ -32,7 +32,13 @@ function watchdog(extra = ''): Watchdog {
 
 /** A failed update on an app of the simulator; returns its fingerprint. */
 function failRun(appId = 3): { runId: number; fingerprint: string } {
-  const run = sim.control.addRun({ appId, action: 'update', state: 'error', failedStep: 'build_image', reason: 'pip install failed' });
+  const run = sim.control.addRun({
+    appId,
+    action: 'update',
+    state: 'error',
+    failedStep: 'build_image',
+    reason: 'pip install failed',
+  });
   return { runId: run.id, fingerprint: `failed_runs/run/${run.id}` };
 }
 
@@ -55,7 +61,9 @@ describe('a failed run through the lifecycle', () => {
     await wd.runOnce(['runs']);
     expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing', 'resolved']);
     // The outbox got both, for the log channel.
-    const queued = wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE fingerprint = ?`).get(fingerprint) as { n: number };
+    const queued = wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE fingerprint = ?`).get(fingerprint) as {
+      n: number;
+    };
     expect(queued.n).toBe(2);
   });
 
@@ -99,7 +107,11 @@ describe('a failed run through the lifecycle', () => {
 
     const report = await wd.runOnce(['runs']);
     expect(report.complete).toBe(true);
-    const fired = new Set(eventsOf(wd, 'failed_runs/').filter((e) => e.kind === 'firing').map((e) => e.fingerprint));
+    const fired = new Set(
+      eventsOf(wd, 'failed_runs/')
+        .filter((e) => e.kind === 'firing')
+        .map((e) => e.fingerprint),
+    );
     expect([...added].filter((f) => !fired.has(f))).toEqual([]);
     // page_size 50: the recent runs alone take several pages.
     const listPages = sim.control.requests().filter((r) => r.fn === 'runs.list').length;
@@ -127,24 +139,27 @@ describe('a failed run through the lifecycle', () => {
   it.each([
     ['inside the look-back', 0],
     ['itself older than the look-back (found through its app)', 90 * MINUTE],
-  ])('keeps a failure older than the look-back firing while runs.get says it failed; a newer success %s resolves it', async (_where, successAgoMs) => {
-    const wd = watchdog('checks:\n  failed_runs: { lookback: 1h }\n  stuck_runs: { enabled: false }');
-    const { runId, fingerprint } = failRun();
-    await wd.runOnce(['runs']);
-    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
+  ])(
+    'keeps a failure older than the look-back firing while runs.get says it failed; a newer success %s resolves it',
+    async (_where, successAgoMs) => {
+      const wd = watchdog('checks:\n  failed_runs: { lookback: 1h }\n  stuck_runs: { enabled: false }');
+      const { runId, fingerprint } = failRun();
+      await wd.runOnce(['runs']);
+      expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
 
-    // Two hours on, the run is far outside runs.list's window but still failed.
-    for (let i = 0; i < 4; i++) {
-      clock.advance(30 * MINUTE);
-      expect((await wd.runOnce(['runs'])).complete).toBe(true);
-    }
-    expect(sim.control.state.runs.get(runId)!.createdAt).toBeLessThan(clock.now() - 60 * MINUTE);
-    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
-    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+      // Two hours on, the run is far outside runs.list's window but still failed.
+      for (let i = 0; i < 4; i++) {
+        clock.advance(30 * MINUTE);
+        expect((await wd.runOnce(['runs'])).complete).toBe(true);
+      }
+      expect(sim.control.state.runs.get(runId)!.createdAt).toBeLessThan(clock.now() - 60 * MINUTE);
+      expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
+      expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
 
-    sim.control.addRun({ appId: 3, action: 'update', state: 'done', startedAgoMs: successAgoMs });
-    clock.advance(MINUTE);
-    await wd.runOnce(['runs']);
-    expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing', 'resolved']);
-  });
+      sim.control.addRun({ appId: 3, action: 'update', state: 'done', startedAgoMs: successAgoMs });
+      clock.advance(MINUTE);
+      await wd.runOnce(['runs']);
+      expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing', 'resolved']);
+    },
+  );
 });

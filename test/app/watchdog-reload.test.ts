@@ -26,7 +26,13 @@ describe('Watchdog.reload', () => {
       '  routes: [{ channels: [ops] }]',
       '  delivery: { timeout: 15s, interval: 5s }',
     ].join('\n');
-    const config = engineConfig(sim, tmp.dir, 'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off" }', sim.adminToken, notify);
+    const config = engineConfig(
+      sim,
+      tmp.dir,
+      'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off" }',
+      sim.adminToken,
+      notify,
+    );
     const wd: Watchdog = openWatchdog(config, clock);
     cleanup.push(async () => {
       await wd.stop(0);
@@ -35,13 +41,26 @@ describe('Watchdog.reload', () => {
       tmp.cleanup();
     });
     const app = [...sim.control.state.apps.values()].find((a) => a.state === 'running')!;
-    sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'restart', reason: 'reload test' });
+    sim.control.addRun({
+      appId: app.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: 'reload test',
+    });
 
     await wd.start();
-    const pending = () => wd.store.db.prepare(`SELECT status, attempts FROM outbox WHERE source = 'event'`).all() as { status: string; attempts: number }[];
+    const pending = () =>
+      wd.store.db.prepare(`SELECT status, attempts FROM outbox WHERE source = 'event'`).all() as {
+        status: string;
+        attempts: number;
+      }[];
     await vi.waitFor(() => expect(pending().length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
     // Moved only once the delivery loop sleeps until its next round: earlier, it would not wake.
-    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), {
+      timeout: 10_000,
+      interval: 20,
+    });
     clock.advance(5_000);
     await vi.waitFor(() => expect(receiver.requests).toBe(1), { timeout: 10_000, interval: 20 });
 
@@ -50,9 +69,15 @@ describe('Watchdog.reload', () => {
     expect(pending().every((r) => r.status === 'pending' && r.attempts === 0)).toBe(true);
 
     receiver.setMode('ok');
-    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + 5_000), {
+      timeout: 10_000,
+      interval: 20,
+    });
     clock.advance(5_000);
-    await vi.waitFor(() => expect(pending().every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(pending().every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true), {
+      timeout: 10_000,
+      interval: 20,
+    });
     // Delivered once: the abandoned send was not counted as a failed attempt, nor sent twice.
     expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
   });

@@ -41,7 +41,8 @@ describe('resolve guard', () => {
   it('holds the resolution of every failed run when an answer suddenly has none of them, then resolves on confirmation', async () => {
     const metrics = new Metrics({ processMetrics: false });
     const apps = [...first.control.state.apps.values()].filter((a) => a.state === 'running').slice(0, 6);
-    for (const app of apps) first.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'guard: failed' });
+    for (const app of apps)
+      first.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'guard: failed' });
     const before = open(first, metrics);
     await before.wd.runOnce();
     const firing = eventsOf(before.wd, 'failed_runs/').filter((e) => e.kind === 'firing');
@@ -57,7 +58,9 @@ describe('resolve guard', () => {
     expect(eventsOf(after.wd, 'failed_runs/').filter((e) => e.kind === 'resolved')).toEqual([]);
     const warning = after.log.lines().find((l) => String(l.msg).includes('would resolve at once'));
     expect(warning).toMatchObject({ level: 40, job: 'runs', suspectCycles: 1, confirmCycles: 2 });
-    expect(await metrics.render()).toMatch(new RegExp(`deploy_watchdog_resolutions_held\\{job="runs"\\} ${warning!.resolving}`));
+    expect(await metrics.render()).toMatch(
+      new RegExp(`deploy_watchdog_resolutions_held\\{job="runs"\\} ${warning!.resolving}`),
+    );
 
     clock.advance(MINUTE);
     await after.wd.runOnce();

@@ -24,7 +24,13 @@ const NO_SERVERS = 'token-without-server-read';
 
 beforeEach(async () => {
   ({ sim, clock } = await manualSim({
-    tokens: [{ token: NO_SERVERS, namespaces: '*', permissions: ['deployment_app: read', 'deployment_workflow: read', 'workspace: read'] }],
+    tokens: [
+      {
+        token: NO_SERVERS,
+        namespaces: '*',
+        permissions: ['deployment_app: read', 'deployment_workflow: read', 'workspace: read'],
+      },
+    ],
   }));
   tmp = tempDir();
   receiver = await startWebhookReceiver();
@@ -46,12 +52,14 @@ function drain(): string[] {
 
 /** Outbox rows of one fingerprint: status and decision, oldest first. */
 function outboxOf(fingerprint: string): string[] {
-  const rows = wd!.store.db.prepare(`SELECT status, decision FROM outbox WHERE fingerprint = ? ORDER BY id`).all(fingerprint) as { status: string; decision: string }[];
+  const rows = wd!.store.db
+    .prepare(`SELECT status, decision FROM outbox WHERE fingerprint = ? ORDER BY id`)
+    .all(fingerprint) as { status: string; decision: string }[];
   return rows.map((r) => `${r.status}/${r.decision}`);
 }
 
 describe('a server in a bad state', () => {
-  it('fires one server alert, holds its apps\' alerts under it, and delivers the ones still firing when it recovers', async () => {
+  it("fires one server alert, holds its apps' alerts under it, and delivers the ones still firing when it recovers", async () => {
     const notify = [
       'notify:',
       `  channels: [{ name: ops, type: slack, webhook_url: "${receiver.url}" }]`,
@@ -80,16 +88,42 @@ describe('a server in a bad state', () => {
     // The server goes down; an update fails on two of its apps and on an app elsewhere.
     clock.advance(MINUTE);
     const server = sim.control.setServerState(first.serverId!, 'error');
-    const runA = sim.control.addRun({ appId: a!.id, action: 'update', state: 'error', failedStep: 'restart', reason: 'database connection refused' });
-    const runB = sim.control.addRun({ appId: b!.id, action: 'update', state: 'error', failedStep: 'restart', reason: 'database connection refused' });
-    const runOther = sim.control.addRun({ appId: other.id, action: 'update', state: 'error', failedStep: 'build_image', reason: 'pip install failed' });
+    const runA = sim.control.addRun({
+      appId: a!.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: 'database connection refused',
+    });
+    const runB = sim.control.addRun({
+      appId: b!.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: 'database connection refused',
+    });
+    const runOther = sim.control.addRun({
+      appId: other.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'build_image',
+      reason: 'pip install failed',
+    });
     const serverFp = `servers/server/${server.id}`;
-    const [fpA, fpB, fpOther] = [runA, runB, runOther].map((r) => `failed_runs/run/${r.id}`) as [string, string, string];
+    const [fpA, fpB, fpOther] = [runA, runB, runOther].map((r) => `failed_runs/run/${r.id}`) as [
+      string,
+      string,
+      string,
+    ];
 
     // The servers job first: a cause holds only what fires after it (as with Alertmanager).
     expect((await wd.runOnce(['servers'])).complete).toBe(true);
     expect((await wd.runOnce(['runs'])).complete).toBe(true);
-    expect(getAlert(wd.store, serverFp)).toMatchObject({ status: 'firing', severity: 'critical', labels: { check: 'servers', server: server.name } });
+    expect(getAlert(wd.store, serverFp)).toMatchObject({
+      status: 'firing',
+      severity: 'critical',
+      labels: { check: 'servers', server: server.name },
+    });
     expect(getAlert(wd.store, fpA)?.labels.server).toBe(server.name);
     await wd.deliverDue();
 
@@ -126,7 +160,9 @@ describe('a server in a bad state', () => {
     expect(up.join('\n')).not.toContain(b!.name);
     expect(up.join('\n')).not.toContain('held back');
     expect(outboxOf(fpA)).toEqual(['sent/deliver']);
-    expect(wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get()).toEqual({ n: 0 });
+    expect(wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get()).toEqual({
+      n: 0,
+    });
   });
 });
 
@@ -135,10 +171,14 @@ describe('a token without deployment_server: read', () => {
     wd = openWatchdog(engineConfig(sim, tmp.dir, '', NO_SERVERS), clock);
     const report = await wd.runOnce(['servers', 'runs']);
     expect(report.jobs.map((j) => `${j.job} ${j.outcome}`)).toEqual(['servers disabled', 'runs ok']);
-    expect(report.jobs[0]!.reason).toBe('the token lacks deployment_server: read (servers.list answered function_not_allowed)');
+    expect(report.jobs[0]!.reason).toBe(
+      'the token lacks deployment_server: read (servers.list answered function_not_allowed)',
+    );
     clock.advance(MINUTE);
     await wd.runOnce(['servers']);
-    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual(['firing watchdog/disabled/servers']);
+    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual([
+      'firing watchdog/disabled/servers',
+    ]);
     expect(eventsOf(wd, 'servers/')).toEqual([]);
   });
 });

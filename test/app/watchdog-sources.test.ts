@@ -16,7 +16,13 @@ let wd: Watchdog | undefined;
 
 beforeEach(async () => {
   ({ sim, clock } = await manualSim({
-    tokens: [{ token: VIEWER, namespaces: '*', permissions: ['deployment_app: read', 'deployment_project: read', 'deployment_backup: read', 'workspace: read'] }],
+    tokens: [
+      {
+        token: VIEWER,
+        namespaces: '*',
+        permissions: ['deployment_app: read', 'deployment_project: read', 'deployment_backup: read', 'workspace: read'],
+      },
+    ],
   }));
   tmp = tempDir();
 });
@@ -29,7 +35,11 @@ afterEach(async () => {
 
 describe('a check the token lacks the permission for', () => {
   it('raises one "disabled" alert, stops calling that function, and the other jobs keep working', async () => {
-    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off" }', VIEWER), clock, logger: captureLogger('silent').logger });
+    wd = Watchdog.open({
+      config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off" }', VIEWER),
+      clock,
+      logger: captureLogger('silent').logger,
+    });
     const first = await wd.runOnce();
     const runs = first.jobs.find((j) => j.job === 'runs')!;
     expect(runs.outcome).toBe('disabled');
@@ -46,7 +56,9 @@ describe('a check the token lacks the permission for', () => {
       expect(again.jobs.find((j) => j.job === 'runs')!.outcome).toBe('disabled');
     }
     expect(sim.control.requests().filter((r) => r.fn.startsWith('runs.'))).toEqual([]);
-    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual(['firing watchdog/disabled/runs']);
+    expect(eventsOf(wd, 'watchdog/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual([
+      'firing watchdog/disabled/runs',
+    ]);
   });
 });
 
@@ -79,10 +91,7 @@ describe('secrets in logs', () => {
 
   it('never logs the API token or the webhook URL, through API failures and failed deliveries', async () => {
     const capture = captureLogger('trace');
-    const extra = [
-      'checks:',
-      '  sources: { failure_threshold: 1 }',
-    ].join('\n');
+    const extra = ['checks:', '  sources: { failure_threshold: 1 }'].join('\n');
     const notify = [
       'notify:',
       '  channels:',

@@ -75,7 +75,12 @@ describe('Scheduler', () => {
     ['*/15 * * * * *', 15_000],
     ['0 * * * *', 3_600_000],
   ])('knows the longest gap of %s', (cron, gap) => {
-    const scheduler = new Scheduler({ jobs: [{ name: 'x', cron }], jitterMs: 0, run: async () => undefined, logger: captureLogger('silent').logger });
+    const scheduler = new Scheduler({
+      jobs: [{ name: 'x', cron }],
+      jitterMs: 0,
+      run: async () => undefined,
+      logger: captureLogger('silent').logger,
+    });
     expect(scheduler.intervalMs('x')).toBe(gap);
   });
 

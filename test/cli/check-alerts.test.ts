@@ -74,9 +74,17 @@ describe('check', () => {
   });
 
   it.each([
-    ['no config file', () => ['check'], /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//],
+    [
+      'no config file',
+      () => ['check'],
+      /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//,
+    ],
     ['an unknown job', () => ['check', '--config', configFile, '--job', 'nightly'], /unknown job "nightly"/],
-    ['an invalid config, naming the key', () => ['check', '--config', writeConfig('bad.yaml', 'alerts: { repeat_interval: soon }')], /alerts\.repeat_interval/],
+    [
+      'an invalid config, naming the key',
+      () => ['check', '--config', writeConfig('bad.yaml', 'alerts: { repeat_interval: soon }')],
+      /alerts\.repeat_interval/,
+    ],
   ])('exits 2 for %s', async (_what, argv, message) => {
     const { code, stderr } = await run(...argv());
     expect(code).toBe(2);
@@ -95,7 +103,17 @@ describe('alerts', () => {
   it('lists open alerts with since, severity, check, labels and the silence that mutes one', async () => {
     const failed = sim.control.addRun({ appId: 2, state: 'error', reason: 'disk full on /var/lib/docker' });
     expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
-    const made = await run('silence', '--config', configFile, '--match', 'check=failed_runs', '--for', '1h', '--reason', 'known');
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'check=failed_runs',
+      '--for',
+      '1h',
+      '--reason',
+      'known',
+    );
     const silenceId = made.stdout.trim();
 
     const table = await run('alerts', '--config', configFile);
@@ -106,7 +124,11 @@ describe('alerts', () => {
     expect(line).toContain(silenceId);
 
     const json = await run('alerts', '--config', configFile, '--json');
-    const rows = JSON.parse(json.stdout) as { fingerprint: string; silence: string | null; labels: Record<string, string> }[];
+    const rows = JSON.parse(json.stdout) as {
+      fingerprint: string;
+      silence: string | null;
+      labels: Record<string, string>;
+    }[];
     const row = rows.find((r) => r.fingerprint === `failed_runs/run/${failed.id}`)!;
     expect(row.silence).toBe(silenceId);
     expect(row.labels.check).toBe('failed_runs');

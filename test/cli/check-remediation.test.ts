@@ -56,7 +56,9 @@ async function run(...argv: string[]): Promise<CliResult> {
 function stagingApp(): number {
   const state = sim.control.state;
   const busy = new Set([...state.activeRuns].map((id) => state.runs.get(id)?.appId));
-  const app = [...state.apps.values()].find((a) => a.envType === 'staging' && !busy.has(a.id) && !a.upgrade && a.state === 'running');
+  const app = [...state.apps.values()].find(
+    (a) => a.envType === 'staging' && !busy.has(a.id) && !a.upgrade && a.state === 'running',
+  );
   if (!app) throw new Error('no free staging app');
   return app.id;
 }
@@ -71,7 +73,13 @@ function retriesSent(): { key: string | undefined; status: number }[] {
 describe('check with remediation on', () => {
   it('sends the retry the cycle planned, prints it, and follows the run on the next check', async () => {
     const file = config({ enabled: true, dryRun: false });
-    const failed = sim.control.addRun({ appId: stagingApp(), action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
+    const failed = sim.control.addRun({
+      appId: stagingApp(),
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: REASON,
+    });
 
     const first = await run('check', '--config', file, '--job', 'runs');
     expect(first.code).toBe(0);
@@ -80,8 +88,15 @@ describe('check with remediation on', () => {
     expect(sent[0]!.status).toBe(200);
     expect(sent[0]!.key).toMatch(new RegExp(`^dw-.*run${failed.id}-a1$`));
     expect(first.stdout).toMatch(/^remediation: 1 change sent, 0 runs followed, 0 finished$/m);
-    expect(first.stdout).toMatch(new RegExp(`^\\s+retry-staging\\s+runs\\.retry\\s+run #${failed.id}\\s+acted\\b`, 'm'));
-    expect(first.stdout).toMatch(new RegExp(`^\\s+retry-staging\\s+runs\\.retry\\s+run #${failed.id}\\s+answered\\s+started\\s+${sent[0]!.key}`, 'm'));
+    expect(first.stdout).toMatch(
+      new RegExp(`^\\s+retry-staging\\s+runs\\.retry\\s+run #${failed.id}\\s+acted\\b`, 'm'),
+    );
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^\\s+retry-staging\\s+runs\\.retry\\s+run #${failed.id}\\s+answered\\s+started\\s+${sent[0]!.key}`,
+        'm',
+      ),
+    );
 
     const actions = await run('actions', '--config', file);
     expect(actions.stdout).not.toContain('no remediation decisions recorded');
@@ -98,11 +113,27 @@ describe('check with remediation on', () => {
   });
 
   it.each([
-    ['dry run', { enabled: true, dryRun: true }, /^remediation \(dry run: nothing is sent\): 0 changes sent/m, /\bdry_run\b/],
-    ['disabled', { enabled: false, dryRun: false }, /^remediation \(remediation\.enabled is false: nothing is sent\): 0 changes sent/m, /\bskipped\b.*disabled/],
+    [
+      'dry run',
+      { enabled: true, dryRun: true },
+      /^remediation \(dry run: nothing is sent\): 0 changes sent/m,
+      /\bdry_run\b/,
+    ],
+    [
+      'disabled',
+      { enabled: false, dryRun: false },
+      /^remediation \(remediation\.enabled is false: nothing is sent\): 0 changes sent/m,
+      /\bskipped\b.*disabled/,
+    ],
   ])('says so and sends nothing when remediation is a %s', async (_what, settings, head, row) => {
     const file = config(settings);
-    sim.control.addRun({ appId: stagingApp(), action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
+    sim.control.addRun({
+      appId: stagingApp(),
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: REASON,
+    });
     const { code, stdout } = await run('check', '--config', file, '--job', 'runs');
     expect(code).toBe(0);
     expect(stdout).toMatch(head);

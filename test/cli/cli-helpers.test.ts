@@ -12,9 +12,13 @@ describe('listing helpers', () => {
   });
 
   it('aligns columns two spaces apart and leaves the last one unpadded', () => {
-    expect(table([['ID', 'STATE', 'REASON'], ['a1', 'active', 'deploy'], ['b', 'expired', 'x']])).toBe(
-      ['ID  STATE    REASON', 'a1  active   deploy', 'b   expired  x', ''].join('\n'),
-    );
+    expect(
+      table([
+        ['ID', 'STATE', 'REASON'],
+        ['a1', 'active', 'deploy'],
+        ['b', 'expired', 'x'],
+      ]),
+    ).toBe(['ID  STATE    REASON', 'a1  active   deploy', 'b   expired  x', ''].join('\n'));
   });
 });
 

@@ -24,7 +24,13 @@ async function exec(command: Command, argv: string[]): Promise<{ code: number; s
       done();
     },
   });
-  const code = await command.run(argv, { stdout: sink, stderr: sink, env: {}, signal: new AbortController().signal, defaultConfigFile: NO_DEFAULT_CONFIG });
+  const code = await command.run(argv, {
+    stdout: sink,
+    stderr: sink,
+    env: {},
+    signal: new AbortController().signal,
+    defaultConfigFile: NO_DEFAULT_CONFIG,
+  });
   return { code, stderr };
 }
 
@@ -33,7 +39,11 @@ describe.each([
   ['check', check],
 ] as const)('%s', (_name, command) => {
   it.each<[string, string[], RegExp]>([
-    ['no config file anywhere', [], /^error: no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\/\S+\n\nusage: deploy-watchdog /],
+    [
+      'no config file anywhere',
+      [],
+      /^error: no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\/\S+\n\nusage: deploy-watchdog /,
+    ],
     ['an empty --config', ['--config', ''], /^error: --config needs a file name/],
     ['an unknown option', ['--config', valid, '--nope'], /^error: Unknown option '--nope'/],
     ['an invalid config', ['--config', invalid], /^configuration is not valid:\n.*invalid\.yaml:2 api\.base_url: /],

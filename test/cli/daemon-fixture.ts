@@ -45,19 +45,39 @@ export interface Daemon {
 /** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token in its environment. */
 export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeout = '5s'): Daemon {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'run', '--config', configFile, '--stop-timeout', stopTimeout], {
-    cwd: ROOT,
-    env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'src/cli/bin.ts'),
+      'run',
+      '--config',
+      configFile,
+      '--stop-timeout',
+      stopTimeout,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
   return { child, exited, output: () => out };
 }
 
 /** Polls until `check` holds, in small steps, failing after `ms` with `context()` in the message. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, context: () => string, ms = 30_000): Promise<void> {
+export async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  context: () => string,
+  ms = 30_000,
+): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;

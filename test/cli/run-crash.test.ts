@@ -56,7 +56,13 @@ function outbox(): { status: string; attempts: number; source: string; payload: 
 describe('run, killed mid-delivery', () => {
   it('SIGKILL while Slack hangs, restart: every message delivered, only the one in flight twice; then SIGTERM exits 0', async () => {
     for (const app of [...sim.control.state.apps.values()].filter((a) => a.state === 'running').slice(0, 2)) {
-      sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'restart', reason: `crash test ${app.name}` });
+      sim.control.addRun({
+        appId: app.id,
+        action: 'update',
+        state: 'error',
+        failedStep: 'restart',
+        reason: `crash test ${app.name}`,
+      });
     }
     const configFile = path.join(dir, 'watchdog.yaml');
     fs.writeFileSync(
@@ -106,8 +112,15 @@ describe('run, killed mid-delivery', () => {
       .map((r) => JSON.parse(r.payload) as AlertEvent);
     expect(events.map((e) => e.summary).join('\n')).toMatch(/crash test/);
     for (const e of events) {
-      const needle = JSON.stringify(e.summary).slice(1, -1).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      expect(texts.filter((t) => t.includes(needle)), e.summary).toHaveLength(1);
+      const needle = JSON.stringify(e.summary)
+        .slice(1, -1)
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;');
+      expect(
+        texts.filter((t) => t.includes(needle)),
+        e.summary,
+      ).toHaveLength(1);
     }
     expect(outbox().every((r) => r.status !== 'sent' || r.attempts === 1)).toBe(true);
     expect(output()).not.toContain(sim.adminToken);

@@ -61,12 +61,16 @@ describe('run', () => {
     const base = `http://127.0.0.1:${port}`;
     await until('/healthz', async () => (await status(`${base}/healthz`)) === 200, output);
     await until('/readyz', async () => (await status(`${base}/readyz`)) === 200, output);
-    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/deploy_watchdog_cycles_total\{job="runs",outcome="ok"\}/);
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
+      /deploy_watchdog_cycles_total\{job="runs",outcome="ok"\}/,
+    );
 
     fs.writeFileSync(configFile, good.replace('requests_per_second: 200', 'requests_per_second: fast'));
     daemon.child.kill('SIGHUP');
     await until('the reload to be refused', () => output().includes('configuration refused'), output);
-    const problem = output().split('\n').find((l) => l.includes('"configuration problem"'))!;
+    const problem = output()
+      .split('\n')
+      .find((l) => l.includes('"configuration problem"'))!;
     expect(JSON.parse(problem)).toMatchObject({ level: 50, key: 'api.requests_per_second' });
     expect(await status(`${base}/healthz`)).toBe(200);
 
@@ -87,7 +91,9 @@ describe('run', () => {
     const db = new Database(path.join(dir, 'state.db'), { timeout: 0 });
     try {
       db.exec('BEGIN IMMEDIATE; COMMIT;');
-      const runs = db.prepare(`SELECT consecutive_failures AS f, last_success_at AS s FROM source_health WHERE job = 'runs'`).get() as { f: number; s: number };
+      const runs = db
+        .prepare(`SELECT consecutive_failures AS f, last_success_at AS s FROM source_health WHERE job = 'runs'`)
+        .get() as { f: number; s: number };
       expect(runs.f).toBe(0);
       expect(runs.s).toBeGreaterThan(0);
     } finally {
@@ -97,7 +103,15 @@ describe('run', () => {
 });
 
 /** An alias bomb: nine aliases per level, seven levels (see the parser's `maxAliasCount`). */
-const ALIAS_BOMB = ['x:', ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name, i, all) => `  ${name}: &${name} [${Array(9).fill(i === 0 ? 'lol' : `*${all[i - 1]}`).join(', ')}]`)].join('\n');
+const ALIAS_BOMB = [
+  'x:',
+  ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map(
+    (name, i, all) =>
+      `  ${name}: &${name} [${Array(9)
+        .fill(i === 0 ? 'lol' : `*${all[i - 1]}`)
+        .join(', ')}]`,
+  ),
+].join('\n');
 
 describe('run: a configuration never crashes it', () => {
   it('refuses an alias bomb on SIGHUP and keeps running, then takes 101 routes sharing one alias', async () => {
@@ -117,13 +131,23 @@ describe('run: a configuration never crashes it', () => {
     fs.writeFileSync(configFile, `${good}${ALIAS_BOMB}\n`);
     daemon.child.kill('SIGHUP');
     await until('the reload to be refused', () => output().includes('configuration refused'), output);
-    const problem = JSON.parse(output().split('\n').find((l) => l.includes('"configuration problem"'))!);
+    const problem = JSON.parse(
+      output()
+        .split('\n')
+        .find((l) => l.includes('"configuration problem"'))!,
+    );
     expect(problem).toMatchObject({ level: 50, file: configFile, problem: expect.stringMatching(/aliases expand/) });
     expect(problem.line).toBeGreaterThan(0);
     expect(await status(`${base}/healthz`)).toBe(200);
 
     const routes = Array.from({ length: 101 }, (_, i) => `    - { match: { app: a${i} }, channels: *c }`);
-    fs.writeFileSync(configFile, good.replace('routes: [{ channels: &c [console] }]', `routes:\n    - { match: { app: x }, channels: &c [console] }\n${routes.join('\n')}`));
+    fs.writeFileSync(
+      configFile,
+      good.replace(
+        'routes: [{ channels: &c [console] }]',
+        `routes:\n    - { match: { app: x }, channels: &c [console] }\n${routes.join('\n')}`,
+      ),
+    );
     daemon.child.kill('SIGHUP');
     await until('the reload', () => output().includes('configuration reloaded'), output);
     expect(await status(`${base}/healthz`)).toBe(200);

@@ -82,13 +82,20 @@ describe('run', () => {
     });
     // Before the daemon is even open.
     hangups.receive();
-    const messages = () => out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
-    for (let i = 0; i < 400 && !messages().includes('configuration reloaded'); i++) await new Promise((r) => setTimeout(r, 25));
+    const messages = () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    for (let i = 0; i < 400 && !messages().includes('configuration reloaded'); i++)
+      await new Promise((r) => setTimeout(r, 25));
     stop.abort(new Error('test over'));
     expect(await exit).toBe(0);
     const seen = messages();
     expect(seen.indexOf('deploy-watchdog started')).toBeGreaterThanOrEqual(0);
-    expect(seen.indexOf('SIGHUP: reloading the configuration')).toBeGreaterThan(seen.indexOf('deploy-watchdog started'));
+    expect(seen.indexOf('SIGHUP: reloading the configuration')).toBeGreaterThan(
+      seen.indexOf('deploy-watchdog started'),
+    );
     expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
   });
 });

@@ -75,7 +75,13 @@ describe('the To silence line of a message from check', () => {
   it.each<[string, Setup]>([
     [
       'the config elsewhere than the default: the line names it',
-      { option: ['--config', '<config>'], daemonEnv: {}, personEnv: {}, defaultConfigFile: () => NO_DEFAULT_CONFIG, namesConfig: true },
+      {
+        option: ['--config', '<config>'],
+        daemonEnv: {},
+        personEnv: {},
+        defaultConfigFile: () => NO_DEFAULT_CONFIG,
+        namesConfig: true,
+      },
     ],
     [
       'the config at the default location: the line is shorter and still works',
@@ -84,15 +90,27 @@ describe('the To silence line of a message from check', () => {
     [
       // The variable may be the daemon's only (a systemd unit): the person's shell does not have it.
       'the config found by $DEPLOY_WATCHDOG_CONFIG: the line names it',
-      { option: [], daemonEnv: { [CONFIG_FILE_ENV]: '<config>' }, personEnv: {}, defaultConfigFile: () => NO_DEFAULT_CONFIG, namesConfig: true },
+      {
+        option: [],
+        daemonEnv: { [CONFIG_FILE_ENV]: '<config>' },
+        personEnv: {},
+        defaultConfigFile: () => NO_DEFAULT_CONFIG,
+        namesConfig: true,
+      },
     ],
   ])('%s', async (_name, setup) => {
     const fill = (v: string) => v.replace('<config>', configFile);
     const failed = sim.control.addRun({ appId: 2, state: 'error', reason: 'disk full' });
     const slackBefore = receiver.received.length;
     const mailBefore = sink.messages.length;
-    const daemonEnv = { ...TOKEN(), ...Object.fromEntries(Object.entries(setup.daemonEnv).map(([k, v]) => [k, fill(v!)])) };
-    const checked = await runCli(['check', ...setup.option.map(fill), '--job', 'runs'], { env: daemonEnv, defaultConfigFile: setup.defaultConfigFile() });
+    const daemonEnv = {
+      ...TOKEN(),
+      ...Object.fromEntries(Object.entries(setup.daemonEnv).map(([k, v]) => [k, fill(v!)])),
+    };
+    const checked = await runCli(['check', ...setup.option.map(fill), '--job', 'runs'], {
+      env: daemonEnv,
+      defaultConfigFile: setup.defaultConfigFile(),
+    });
     expect(checked.code).toBe(0);
 
     // The message about the failed run, in Slack and by email; the same line in each.

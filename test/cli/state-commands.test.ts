@@ -45,19 +45,30 @@ describe('state commands', () => {
   it('silence and unsilence run with the secrets unset', async () => {
     const file = config();
     Store.open(path.join(dir, 'state.db')).close();
-    const made = await runCli(['silence', '--config', file, '--match', 'app=shop', '--for', '1h', '--reason', 'deploy'], { env: { USER: 'ops-bob' } });
+    const made = await runCli(
+      ['silence', '--config', file, '--match', 'app=shop', '--for', '1h', '--reason', 'deploy'],
+      { env: { USER: 'ops-bob' } },
+    );
     expect(made.code, made.stderr).toBe(0);
-    const id = made.stdout.trim().split(/\s+/).find((w) => /^[0-9a-f]{12}$/.test(w))!;
+    const id = made.stdout
+      .trim()
+      .split(/\s+/)
+      .find((w) => /^[0-9a-f]{12}$/.test(w))!;
     expect((await runCli(['unsilence', '--config', file, id], { env: {} })).code).toBe(0);
   });
 
-  it.each(['alerts', 'silences', 'actions'])('%s refuses a state file that does not exist, and creates none', async (command) => {
-    const file = config('./stat.db');
-    const result = await runCli([command, '--config', file], { env: {} });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`error: state database ${path.join(dir, 'stat.db')}: does not exist; is state.path right? (the daemon creates the file when it first starts)\n`);
-    expect(fs.existsSync(path.join(dir, 'stat.db'))).toBe(false);
-  });
+  it.each(['alerts', 'silences', 'actions'])(
+    '%s refuses a state file that does not exist, and creates none',
+    async (command) => {
+      const file = config('./stat.db');
+      const result = await runCli([command, '--config', file], { env: {} });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `error: state database ${path.join(dir, 'stat.db')}: does not exist; is state.path right? (the daemon creates the file when it first starts)\n`,
+      );
+      expect(fs.existsSync(path.join(dir, 'stat.db'))).toBe(false);
+    },
+  );
 
   it('still needs the variables the state section uses, and still reports every other problem', async () => {
     const unset = await runCli(['alerts', '--config', config('${STATE_DIR}/state.db')], { env: {} });
@@ -65,7 +76,9 @@ describe('state commands', () => {
     expect(unset.stderr).toMatch(/state\.path: environment variable STATE_DIR is not set/);
     expect(unset.stderr).not.toMatch(/DMS_API_TOKEN|SLACK_WEBHOOK_URL/);
 
-    const broken = await runCli(['alerts', '--config', config('./state.db', ['alerts: { repeat_interval: soon }'])], { env: {} });
+    const broken = await runCli(['alerts', '--config', config('./state.db', ['alerts: { repeat_interval: soon }'])], {
+      env: {},
+    });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/alerts\.repeat_interval/);
   });

@@ -26,7 +26,13 @@ let client: ApiClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ apps: 30, seed: 7 });
-  client = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), requestsPerSecond: 1000, maxRetries: 0, pageSize: 7 });
+  client = createApiClient({
+    baseUrl: sim.baseUrl,
+    token: new Secret(sim.adminToken),
+    requestsPerSecond: 1000,
+    maxRetries: 0,
+    pageSize: 7,
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -52,7 +58,9 @@ describe('collectUrls', () => {
     expect(new Set(snapshot.urls.map((u) => u.id)).size).toBe(total);
     // Labels for the apps of those records that apps.list has (not a deleted one), and no other app.
     const listed = new Set((await client.apps.listAll()).map((a) => a.id));
-    expect([...snapshot.apps.keys()].sort()).toEqual([...new Set(snapshot.urls.map((u) => u.app_id))].filter((id) => listed.has(id)).sort());
+    expect([...snapshot.apps.keys()].sort()).toEqual(
+      [...new Set(snapshot.urls.map((u) => u.app_id))].filter((id) => listed.has(id)).sort(),
+    );
     expect(calls('urls.list')).toBeGreaterThan(3);
   });
 
@@ -111,16 +119,22 @@ describe('collectRuns', () => {
     const c = ctx('checks: { failed_runs: { lookback: 1d } }');
     const snapshot = await collectRuns(c);
     const wanted = new Set(['error', 'running', 'queued']);
-    const labelled = new Set(snapshot.runs.filter((r) => r.app_id !== null && (wanted.has(r.state) || snapshot.details.has(r.id))).map((r) => r.app_id));
+    const labelled = new Set(
+      snapshot.runs
+        .filter((r) => r.app_id !== null && (wanted.has(r.state) || snapshot.details.has(r.id)))
+        .map((r) => r.app_id),
+    );
     expect([...snapshot.apps.keys()].every((id) => labelled.has(id))).toBe(true);
     expect(snapshot.apps.has(5)).toBe(true);
     expect(snapshot.apps.size).toBeLessThan(new Set(snapshot.runs.map((r) => r.app_id)).size);
     const everyApp = new Map((await client.apps.listAll()).map((a) => [a.id, a]));
     const options = detectorOptionsFromConfig(c.checks);
-    expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors({ ...snapshot, apps: everyApp }, options, c.now));
+    expect(runDetectors(snapshot, options, c.now)).toEqual(
+      runDetectors({ ...snapshot, apps: everyApp }, options, c.now),
+    );
   });
 
-  it('given what the checks can report, summarises the window\'s settled runs instead of keeping them, and finds the same', async () => {
+  it("given what the checks can report, summarises the window's settled runs instead of keeping them, and finds the same", async () => {
     const failed = sim.control.addRun({ appId: 11, action: 'update', state: 'error', startedAgoMs: DAY / 2 });
     sim.control.addRun({ appId: 11, action: 'update', state: 'done', startedAgoMs: DAY / 4 }); // supersedes it
     const stillFailed = sim.control.addRun({ appId: 12, action: 'update', state: 'error', startedAgoMs: DAY / 8 });
@@ -145,14 +159,19 @@ describe('collectRuns', () => {
 
   it('keeps a settled run an open alert is about, where it was listed, rather than reading it again', async () => {
     const settled = sim.control.addRun({ appId: 13, action: 'update', state: 'done', startedAgoMs: DAY / 6 });
-    const c = { ...ctx('checks: { failed_runs: { lookback: 1d } }'), openSubjects: [{ check: 'stuck_runs' as const, subject: { type: 'run' as const, id: settled.id } }] };
+    const c = {
+      ...ctx('checks: { failed_runs: { lookback: 1d } }'),
+      openSubjects: [{ check: 'stuck_runs' as const, subject: { type: 'run' as const, id: settled.id } }],
+    };
     sim.control.resetRequests();
     const snapshot = await collectRuns({ ...c, relevance: relevanceFor(detectorOptionsFromConfig(c.checks), c.now) });
     expect(snapshot.runs.map((r) => r.id)).toContain(settled.id);
-    expect(sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/${settled.id}`))).toHaveLength(0);
+    expect(sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/${settled.id}`))).toHaveLength(
+      0,
+    );
   });
 
-  it('reads the runs of open alerts outside the look-back by id, with their app\'s runs since, and only those', async () => {
+  it("reads the runs of open alerts outside the look-back by id, with their app's runs since, and only those", async () => {
     const old = sim.control.addRun({ appId: 8, action: 'update', state: 'error', startedAgoMs: 3 * DAY });
     const newer = sim.control.addRun({ appId: 8, action: 'update', state: 'done', startedAgoMs: 2 * DAY });
     const unrelated = sim.control.addRun({ appId: 9, action: 'update', state: 'error', startedAgoMs: 3 * DAY });
@@ -172,7 +191,9 @@ describe('collectRuns', () => {
     expect(snapshot.details.get(old.id)?.state).toBe('error');
     // `newer` is outside the look-back and settled: only the walk of app 8's runs brings it. The
     // followed run is read once (its detail is the runs.get answer, not read again).
-    expect(sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/runs/${old.id}`))).toHaveLength(1);
+    expect(
+      sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/runs/${old.id}`)),
+    ).toHaveLength(1);
   });
 
   it('leaves a followed run out once runs.get no longer finds it', async () => {
@@ -225,7 +246,8 @@ describe('collectBackups', () => {
     for (const app of snapshot.apps) {
       const watched = app.environment_type !== null && c.checks.backups.max_age[app.environment_type] !== null;
       if (!watched) expect(snapshot.backups.has(app.id)).toBe(false);
-      else if (app.last_backup_at !== null) expect(snapshot.backups.get(app.id), `app ${app.id}`).toEqual(await truthOf(app.id, c));
+      else if (app.last_backup_at !== null)
+        expect(snapshot.backups.get(app.id), `app ${app.id}`).toEqual(await truthOf(app.id, c));
     }
   });
 
@@ -277,9 +299,14 @@ describe('collectBackups', () => {
     expect(found).toEqual(runDetectors(whole, options, c.now));
     // The service's own backup_health follows the ages too; these tests are about the others.
     const about = (appId: number) =>
-      found.findings.filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health').map((f) => f.labels.problem);
+      found.findings
+        .filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health')
+        .map((f) => f.labels.problem);
     expect([about(11), about(15), about(19)]).toEqual([['stale', 'failed'], ['stale'], []]);
-    expect(found.findings.find((f) => f.fingerprint === 'backups/app/11/failed')?.subject).toEqual({ type: 'backup', id: failedOne.id });
+    expect(found.findings.find((f) => f.fingerprint === 'backups/app/11/failed')?.subject).toEqual({
+      type: 'backup',
+      id: failedOne.id,
+    });
     expect(kept.apps.map((a) => a.id)).not.toContain(19);
     expect(whole.backups.get(15)?.newest.state).toBe('running');
     expect(whole.backups.get(15)?.good?.state).toBe('done');
@@ -300,9 +327,17 @@ describe('collectBackups', () => {
     const snapshot = await collectBackups(c);
     const perApp = (appId: number) => queries.filter((q) => q.app_id === appId).map((q) => [q.offset, q.limit]);
     expect([perApp(27), perApp(22), perApp(29)]).toEqual([
-      [[0, 5], [5, 5]],
+      [
+        [0, 5],
+        [5, 5],
+      ],
       [[0, 5]],
-      [[0, 5], [5, 5], [10, 5], [15, 5]],
+      [
+        [0, 5],
+        [5, 5],
+        [10, 5],
+        [15, 5],
+      ],
     ]);
     expect(snapshot.backups.get(27)).toEqual(await truthOf(27, c));
     expect(snapshot.backups.get(27)?.good?.state).toBe('done');
@@ -312,9 +347,13 @@ describe('collectBackups', () => {
     const found = runDetectors(snapshot, detectorOptionsFromConfig(c.checks), c.now);
     // The service's own backup_health follows the ages too; these tests are about the others.
     const about = (appId: number) =>
-      found.findings.filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health').map((f) => f.labels.problem);
+      found.findings
+        .filter((f) => f.fingerprint.startsWith(`backups/app/${appId}/`) && f.labels.problem !== 'health')
+        .map((f) => f.labels.problem);
     expect([about(27), about(22), about(29)]).toEqual([['stale', 'failed'], ['stale', 'failed'], ['failed']]);
-    expect(found.findings.find((f) => f.fingerprint === 'backups/app/22/stale')?.summary).toMatch(/^No successful backup of \S+ \(production\) within 1d 2h; newest: #\d+ failed 1h ago$/);
+    expect(found.findings.find((f) => f.fingerprint === 'backups/app/22/stale')?.summary).toMatch(
+      /^No successful backup of \S+ \(production\) within 1d 2h; newest: #\d+ failed 1h ago$/,
+    );
     // What the unread good backups would say stays unknown: those alerts are neither raised nor resolved.
     expect(found.incomplete).toEqual([
       'backups/app/22/unverified',
@@ -385,11 +424,21 @@ describe('collectServers', () => {
   it('reads every live server over pages of one, with its state and app count', async () => {
     const target = liveServers()[0]!;
     sim.control.setServerState(target.id, 'error');
-    const small = createApiClient({ baseUrl: sim.baseUrl, token: new Secret(sim.adminToken), requestsPerSecond: 1000, maxRetries: 0, pageSize: 1 });
+    const small = createApiClient({
+      baseUrl: sim.baseUrl,
+      token: new Secret(sim.adminToken),
+      requestsPerSecond: 1000,
+      maxRetries: 0,
+      pageSize: 1,
+    });
     try {
       const snapshot = await collectServers({ ...ctx(), client: small });
       expect(snapshot.job).toBe('servers');
-      expect(snapshot.servers.map((s) => s.id).sort((a, b) => a - b)).toEqual(liveServers().map((s) => s.id).sort((a, b) => a - b));
+      expect(snapshot.servers.map((s) => s.id).sort((a, b) => a - b)).toEqual(
+        liveServers()
+          .map((s) => s.id)
+          .sort((a, b) => a - b),
+      );
       // One server per page: every page was read.
       expect(calls('servers.list')).toBeGreaterThanOrEqual(liveServers().length);
       expect(snapshot.servers.find((s) => s.id === target.id)?.state).toBe('error');
@@ -408,7 +457,9 @@ describe('collectServers', () => {
     sim.control.resetRequests();
     const snapshot = await collectServers(ctx('', scope.reached));
     expect(calls('servers.list')).toBe(scope.reached!.length);
-    expect(new Set(snapshot.servers.map((s) => s.namespace))).toEqual(new Set(liveServers().map((s) => sim.control.state.namespace(s.nsId).code)));
+    expect(new Set(snapshot.servers.map((s) => s.namespace))).toEqual(
+      new Set(liveServers().map((s) => sim.control.state.namespace(s.nsId).code)),
+    );
     expect(snapshot.servers).toHaveLength(liveServers().length);
   });
 

@@ -17,7 +17,9 @@ describe('parseDuration', () => {
   });
 
   it.each(['', '30', 's', '1.5h', '-1s', '30 s', '1y', 'off', '30sec'])('refuses %j, naming it', (text) => {
-    expect(() => parseDuration(text)).toThrow(new RegExp(`^${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a duration`));
+    expect(() => parseDuration(text)).toThrow(
+      new RegExp(`^${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a duration`),
+    );
   });
 });
 

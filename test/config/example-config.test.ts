@@ -24,7 +24,9 @@ function propertyPaths(node: Record<string, unknown>, at = ''): string[] {
 
 describe('config.example.yaml', () => {
   it('starts with the schema line for editors', () => {
-    expect(fs.readFileSync(EXAMPLE, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=./config.schema.json');
+    expect(fs.readFileSync(EXAMPLE, 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=./config.schema.json',
+    );
   });
 
   it('is a valid configuration once its variables are set', () => {

@@ -297,13 +297,24 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
     expect(problem, err.message).toBeDefined();
     expect(problem?.line).toBe(line);
     const printed = keyPath ? `x.yaml:${line} ${keyPath}: ` : `x.yaml:${line}: `;
-    expect(err.message.split('\n').some((l) => l.startsWith(printed) && message.test(l)), err.message).toBe(true);
+    expect(
+      err.message.split('\n').some((l) => l.startsWith(printed) && message.test(l)),
+      err.message,
+    ).toBe(true);
   });
 
   it.each([
     [`api:\n  base_url: https://manage.example.com\n  token: "${TOKEN}\n  x: [1, 2\n`, 5, /Missing closing "quote/],
-    [`api:\n  base_url: https://manage.example.com\n  token: ${TOKEN}\n   oops ${TOKEN}: [\n`, 3, /Nested mappings are not allowed .*\(and 2 more after it/],
-    [`api: { base_url: https://manage.example.com, token: ${TOKEN} }\n}\n${TOKEN}\n`, 2, /Unexpected flow-map-end token in YAML stream/],
+    [
+      `api:\n  base_url: https://manage.example.com\n  token: ${TOKEN}\n   oops ${TOKEN}: [\n`,
+      3,
+      /Nested mappings are not allowed .*\(and 2 more after it/,
+    ],
+    [
+      `api: { base_url: https://manage.example.com, token: ${TOKEN} }\n}\n${TOKEN}\n`,
+      2,
+      /Unexpected flow-map-end token in YAML stream/,
+    ],
   ])('reports a YAML syntax error with its line, never quoting the source (%#)', (yaml, line, message) => {
     const err = errorOf(yaml);
     expect(err.problems).toHaveLength(1);
@@ -359,7 +370,12 @@ describe('parseConfig: YAML aliases', () => {
 
   it('refuses an alias bomb as a problem of the file, at the first alias, instead of throwing', () => {
     const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
-    const bomb = levels.map((name, i) => `  ${name}: &${name} [${Array(9).fill(i === 0 ? 'lol' : `*${levels[i - 1]}`).join(', ')}]`);
+    const bomb = levels.map(
+      (name, i) =>
+        `  ${name}: &${name} [${Array(9)
+          .fill(i === 0 ? 'lol' : `*${levels[i - 1]}`)
+          .join(', ')}]`,
+    );
     const err = errorOf(`${MINIMAL}x:\n${bomb.join('\n')}\n`);
     expect(err.problems).toHaveLength(1);
     expect(err.problems[0]).toMatchObject({ path: '', line: 6 });
@@ -393,8 +409,18 @@ describe('parseConfig: defaults and values', () => {
       jitter: 5_000,
       deadline: 'auto',
     });
-    expect(config.checks.failed_runs).toEqual({ enabled: true, failed_states: ['error'], succeeded_states: ['done'], retrying_grace: 1_800_000, lookback: 604_800_000 });
-    expect(config.checks.stuck_runs).toEqual({ enabled: true, active_states: ['queued', 'running'], max_duration: 7_200_000 });
+    expect(config.checks.failed_runs).toEqual({
+      enabled: true,
+      failed_states: ['error'],
+      succeeded_states: ['done'],
+      retrying_grace: 1_800_000,
+      lookback: 604_800_000,
+    });
+    expect(config.checks.stuck_runs).toEqual({
+      enabled: true,
+      active_states: ['queued', 'running'],
+      max_duration: 7_200_000,
+    });
     expect(config.checks.certificates).toEqual({ enabled: true, warn_days: 14, critical_days: 3 });
     expect(config.checks.backups).toEqual({
       enabled: true,
@@ -409,19 +435,37 @@ describe('parseConfig: defaults and values', () => {
     expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({ enabled: true, bad_states: ['error', 'unreachable', 'stopped'] });
-    expect(config.alerts).toEqual({ repeat_interval: 14_400_000, send_resolved: true, for: 1, resolve_guard: { min_alerts: 5, max_share: 0.5, confirm_cycles: 2 } });
+    expect(config.alerts).toEqual({
+      repeat_interval: 14_400_000,
+      send_resolved: true,
+      for: 1,
+      resolve_guard: { min_alerts: 5, max_share: 0.5, confirm_cycles: 2 },
+    });
     expect(config.notify).toMatchObject({
       channels: [],
       routes: [],
       group_by: ['check', 'environment_type'],
       max_items_per_message: 10,
       mute_windows: [],
-      delivery: { max_age: 86_400_000, initial_backoff: 10_000, max_backoff: 600_000, timeout: 15_000, interval: 5_000 },
+      delivery: {
+        max_age: 86_400_000,
+        initial_backoff: 10_000,
+        max_backoff: 600_000,
+        timeout: 15_000,
+        interval: 5_000,
+      },
       digest: { enabled: false, at: '09:00', time_zone: 'UTC', channels: [] },
       inhibit: { api_unreadable: true, bad_servers: true },
     });
     expect(config.notify.heartbeat).toBeUndefined();
-    expect(config.remediation).toEqual({ enabled: false, dry_run: true, max_actions_per_hour: 10, follow_timeout: 7_200_000, poll_interval: 30_000, policies: [] });
+    expect(config.remediation).toEqual({
+      enabled: false,
+      dry_run: true,
+      max_actions_per_hour: 10,
+      follow_timeout: 7_200_000,
+      poll_interval: 30_000,
+      policies: [],
+    });
     expect(config.server).toEqual({ listen: '127.0.0.1:9464' });
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
   });
@@ -523,7 +567,9 @@ notify:
 
   it('keeps a quoted whole reference a string', () => {
     const err = errorOf(`${MINIMAL}  page_size: "\${PAGE_SIZE}"\n`, { ...ENV, PAGE_SIZE: '200' });
-    expect(err.problems).toEqual([expect.objectContaining({ path: 'api.page_size', message: 'must be a number, not a string' })]);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ path: 'api.page_size', message: 'must be a number, not a string' }),
+    ]);
   });
 
   it('cannot inject YAML through a variable', () => {
@@ -548,7 +594,10 @@ describe('loadConfig', () => {
     fs.mkdirSync(path.join(dir, 'secrets'));
     fs.writeFileSync(path.join(dir, 'secrets', 'token'), `  ${TOKEN}\n`);
     const file = path.join(dir, 'config.yaml');
-    fs.writeFileSync(file, 'api:\n  base_url: https://manage.example.com\n  token_file: secrets/token\nstate: { path: data/state.db }\n');
+    fs.writeFileSync(
+      file,
+      'api:\n  base_url: https://manage.example.com\n  token_file: secrets/token\nstate: { path: data/state.db }\n',
+    );
     const config = loadConfig(file, {});
     expect(config.api.token).toBeInstanceOf(Secret);
     expect(config.api.token.reveal()).toBe(TOKEN);
@@ -588,10 +637,19 @@ describe('loadConfig', () => {
     expect(config.api.base_url).toBe('https://manage.example.com');
     expect(config.state.path).toBe('/data/state.db');
     expect(config.checks.failed_runs.retrying_grace).toBe(30 * 60_000);
-    expect(config.checks.backups.max_age).toEqual({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null });
+    expect(config.checks.backups.max_age).toEqual({
+      production: 26 * 3_600_000,
+      staging: 8 * 86_400_000,
+      development: null,
+    });
     expect(config.notify.channels.map((c) => c.name)).toEqual(['ops-slack', 'ops-mail']);
     expect(config.notify.routes).toHaveLength(2);
-    expect(config.remediation.policies[0]).toMatchObject({ name: 'retry-nonprod', action: 'runs.retry', max_attempts: 2, backoff: 600_000 });
+    expect(config.remediation.policies[0]).toMatchObject({
+      name: 'retry-nonprod',
+      action: 'runs.retry',
+      max_attempts: 2,
+      backoff: 600_000,
+    });
   });
 });
 

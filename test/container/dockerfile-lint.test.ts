@@ -37,7 +37,10 @@ describe('Dockerfile', () => {
     ['runs as a non-root user', /^USER node$/],
     ['keeps state on the /data volume', /^VOLUME \["\/data"\]$/],
     ['checks health on /healthz', /^HEALTHCHECK .*\/healthz/],
-    ['enters through the compiled CLI, with the daemon\'s node options', /^ENTRYPOINT \["node", (?:"--[a-z-]+=\w+", )+"dist\/cli\/bin\.js"\]$/],
+    [
+      "enters through the compiled CLI, with the daemon's node options",
+      /^ENTRYPOINT \["node", (?:"--[a-z-]+=\w+", )+"dist\/cli\/bin\.js"\]$/,
+    ],
     ['runs the daemon with /config/config.yaml', /^CMD \["run", "--config", "\/config\/config\.yaml"\]$/],
     ['copies only production dependencies and compiled output', /^COPY --from=build .*\/app\/dist/],
   ])('runtime stage %s', (_what, pattern) => {

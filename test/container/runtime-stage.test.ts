@@ -26,9 +26,18 @@ describe('container runtime stage', () => {
   beforeAll(async () => {
     app = mkdtempSync(path.join(tmpdir(), 'dw-image-'));
     // Build stage: the sources compiled with the project's build config, and its node_modules.
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', path.join(app, 'dist')]);
+    await run(process.execPath, [
+      path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      path.join(ROOT, 'tsconfig.build.json'),
+      '--outDir',
+      path.join(app, 'dist'),
+    ]);
     for (const file of ['package.json', 'package-lock.json']) cpSync(path.join(ROOT, file), path.join(app, file));
-    cpSync(path.join(ROOT, 'node_modules'), path.join(app, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    cpSync(path.join(ROOT, 'node_modules'), path.join(app, 'node_modules'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     // `npm prune --omit=dev`, as the build stage ends: what the runtime stage copies.
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app });
     sim = await startSimulator({ apps: 10, seed: 3 });
@@ -97,14 +106,25 @@ describe('container runtime stage', () => {
 
 /** The JSON arguments of the Dockerfile's top-level `name` instruction (its last, as Docker takes it). */
 function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD'): string[] {
-  const lines = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith(`${name} [`));
+  const lines = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(`${name} [`));
   return JSON.parse(lines.at(-1)!.slice(name.length)) as string[];
 }
 
 /** The runtime stage's `ENV name=value …` (one line, no quoting: what this Dockerfile uses). */
 function dockerfileEnv(): Record<string, string> {
-  const line = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith('ENV ')).at(-1)!;
-  return Object.fromEntries(line.slice('ENV '.length).trim().split(/\s+/).map((pair) => pair.split('=', 2) as [string, string]));
+  const line = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('ENV '))
+    .at(-1)!;
+  return Object.fromEntries(
+    line
+      .slice('ENV '.length)
+      .trim()
+      .split(/\s+/)
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
 }
 
 /** A port nobody listens on right now (the config refuses port 0). */

@@ -74,14 +74,22 @@ describe('deploy-watchdog demo --duration 20s', () => {
 
   it('starts all green: every alert message is about a staged problem', () => {
     const alertMessages = messages.filter((m) => !m.header.includes('Retried automatically'));
-    const staged = [/failed runs?\b/, /certificate problems?/, /backup problems?/, /URL checks? failing/, /items? needing attention/];
+    const staged = [
+      /failed runs?\b/,
+      /certificate problems?/,
+      /backup problems?/,
+      /URL checks? failing/,
+      /items? needing attention/,
+    ];
     expect(alertMessages.map((m) => m.header).filter((h) => !staged.some((re) => re.test(h)))).toEqual([]);
   });
 
   it('reports the automatic retry of the failed run and its outcome', () => {
     expect(result.stdout).toMatch(/the service received runs\.retry \(POST \/api\/v1\/runs\/\d+\/retry\) → 200/);
     const notice = messages.find((m) => m.header.includes('Retried automatically: succeeded'));
-    expect(notice?.lines).toEqual(expect.arrayContaining([expect.stringMatching(/^Policy: retry-failed-updates \(runs\.retry, attempt 1\)$/)]));
+    expect(notice?.lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Policy: retry-failed-updates \(runs\.retry, attempt 1\)$/)]),
+    );
   });
 
   it('emails production problems, firing and resolved', () => {
@@ -93,7 +101,9 @@ describe('deploy-watchdog demo --duration 20s', () => {
 
   it('prints a closing summary with every problem told', () => {
     expect(result.stdout).toContain('6 problems staged, 6 announced and cleared:');
-    expect(result.stdout).toMatch(/✓ failed update, retried by policy +\S+ +fired ✓, resolved ✓, remediation: .*Retried automatically: succeeded/);
+    expect(result.stdout).toMatch(
+      /✓ failed update, retried by policy +\S+ +fired ✓, resolved ✓, remediation: .*Retried automatically: succeeded/,
+    );
     expect(result.stdout).toMatch(/remediation: 1 change made \(runs\.retry /);
   });
 
@@ -125,7 +135,9 @@ describe('deploy-watchdog demo, stopped with Ctrl-C', () => {
       expect(result.stdout).toMatch(/ [0-5] of 6 problems staged/);
       expect(result.stdout).toContain('not staged: the demo stopped before');
       expect(kept).toBeDefined();
-      expect(fs.readFileSync(path.join(kept as string, 'deploy-watchdog.yaml'), 'utf8')).toContain('${SLACK_WEBHOOK_URL}');
+      expect(fs.readFileSync(path.join(kept as string, 'deploy-watchdog.yaml'), 'utf8')).toContain(
+        '${SLACK_WEBHOOK_URL}',
+      );
     } finally {
       if (kept) fs.rmSync(kept, { recursive: true, force: true });
     }

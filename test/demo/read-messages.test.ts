@@ -47,7 +47,15 @@ describe('readSlackPayload', () => {
     ['url_checks', 'URL check failing'],
     ['attention', 'item needing attention'],
   ] as const)('reads the check %s from the header noun "%s"', (check, noun) => {
-    const message = renderSlack({ type: 'alerts', group: { check, environment_type: 'production' }, events: [event({ check, labels: { check, app: 'shop-prod' } })], omitted: 0 }, slackOptions);
+    const message = renderSlack(
+      {
+        type: 'alerts',
+        group: { check, environment_type: 'production' },
+        events: [event({ check, labels: { check, app: 'shop-prod' } })],
+        omitted: 0,
+      },
+      slackOptions,
+    );
     const reading = readSlackPayload(message);
     expect(reading.title).toContain(noun);
     expect(reading.check).toBe(check);
@@ -59,7 +67,15 @@ describe('readSlackPayload', () => {
       {
         type: 'alerts',
         group: { check: 'certificates', environment_type: 'production' },
-        events: [event(), event({ id: 2, kind: 'resolved', endsAt: '2026-11-01T11:30:00.000Z', labels: { check: 'certificates', app: 'books-prod' } })],
+        events: [
+          event(),
+          event({
+            id: 2,
+            kind: 'resolved',
+            endsAt: '2026-11-01T11:30:00.000Z',
+            labels: { check: 'certificates', app: 'books-prod' },
+          }),
+        ],
         omitted: 0,
       },
       slackOptions,
@@ -88,7 +104,13 @@ describe('readSlackPayload', () => {
     const reading = readSlackPayload(renderSlack(notice, slackOptions));
     expect(reading).toMatchObject({ check: null, topic: 'remediation', events: [] });
     expect(reading.title).toBe('✅ OK · Retried automatically: succeeded');
-    expect(reading.lines).toEqual(expect.arrayContaining(['App: shop-staging (staging)', 'Alert: Update of shop-staging failed', 'Open: https://shop-staging.example.com/']));
+    expect(reading.lines).toEqual(
+      expect.arrayContaining([
+        'App: shop-staging (staging)',
+        'Alert: Update of shop-staging failed',
+        'Open: https://shop-staging.example.com/',
+      ]),
+    );
   });
 });
 
@@ -107,7 +129,12 @@ describe('mrkdwnToPlain', () => {
 describe('readEmail', () => {
   it('keeps the subject and the event lines, leaves out fact rows and the signature', () => {
     const message = renderEmail(
-      { type: 'alerts', group: { check: 'certificates', environment_type: 'production' }, events: [event()], omitted: 0 },
+      {
+        type: 'alerts',
+        group: { check: 'certificates', environment_type: 'production' },
+        events: [event()],
+        omitted: 0,
+      },
       { now: NOW, channelName: 'ops-mail', subjectPrefix: '[deploy-watchdog]' },
     );
     const reading = readEmail(message);

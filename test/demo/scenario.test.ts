@@ -49,7 +49,10 @@ describe('healEstate', () => {
     expect(sim.control.problems()).toEqual([]);
     expect(sim.control.state.activeRuns.size).toBe(0);
     const withoutBackup = [...sim.control.state.apps.values()].filter(
-      (a) => a.state !== 'deleted' && a.state !== 'disabled' && !sim.control.state.backupIndex.byApp(a.id).some((b) => b.state === 'done'),
+      (a) =>
+        a.state !== 'deleted' &&
+        a.state !== 'disabled' &&
+        !sim.control.state.backupIndex.byApp(a.id).some((b) => b.state === 'done'),
     );
     expect(withoutBackup.map((a) => a.name)).toEqual([]);
     expect([...sim.control.state.servers.values()].filter((s) => BAD_SERVER_STATES.includes(s.state))).toEqual([]);

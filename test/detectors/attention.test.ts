@@ -8,7 +8,15 @@ import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js
 /** The findings alone; the incomplete sections have their own tests below. */
 const attention = (...args: Parameters<typeof detectAttention>) => detectAttention(...args).findings;
 
-const shop = { id: 1, name: 'shop-prod', namespace: 'acme', project: 'shop', environment_type: 'production', server: 'web-01', state: 'running' };
+const shop = {
+  id: 1,
+  name: 'shop-prod',
+  namespace: 'acme',
+  project: 'shop',
+  environment_type: 'production',
+  server: 'web-01',
+  state: 'running',
+};
 
 describe('attention', () => {
   it('makes one finding per item, fingerprinted by rule, kind and id', () => {
@@ -65,7 +73,9 @@ describe('attention', () => {
     ['every rule', ['failed_run', 'public_check_failed', 'custom_rule'], []],
   ])('ignore_rules, %s: reports the sections %j', (_, ignoreRules, kept) => {
     const snap = attentionSnapshot(
-      ['failed_run', 'public_check_failed', 'custom_rule'].map((rule) => section({ rule, count: 30, items: [{ id: 1 }] })),
+      ['failed_run', 'public_check_failed', 'custom_rule'].map((rule) =>
+        section({ rule, count: 30, items: [{ id: 1 }] }),
+      ),
     );
     const result = detectAttention(snap, { minSeverity: 'info', ignoreRules }, NOW);
     expect([...new Set(result.findings.map((f) => f.labels.rule))]).toEqual(kept);
@@ -74,10 +84,24 @@ describe('attention', () => {
   });
 
   it('fingerprints an item without id by its content, whatever the key order', () => {
-    const a: AttentionItem = { app: 'shop-prod', workflow: 'app_update', reason: 'timeout', at: '2026-11-01T10:00:00Z' };
-    const b: AttentionItem = { at: '2026-11-01T10:00:00Z', reason: 'timeout', workflow: 'app_update', app: 'shop-prod' };
+    const a: AttentionItem = {
+      app: 'shop-prod',
+      workflow: 'app_update',
+      reason: 'timeout',
+      at: '2026-11-01T10:00:00Z',
+    };
+    const b: AttentionItem = {
+      at: '2026-11-01T10:00:00Z',
+      reason: 'timeout',
+      workflow: 'app_update',
+      app: 'shop-prod',
+    };
     const run = (item: AttentionItem) =>
-      attention(attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]), { minSeverity: 'info' }, NOW);
+      attention(
+        attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]),
+        { minSeverity: 'info' },
+        NOW,
+      );
     const [fa] = run(a);
     const [fb] = run(b);
     expect(fa?.fingerprint).toBe(`attention/failed_runs/failure/hash/${contentHash(a)}`);
@@ -89,7 +113,11 @@ describe('attention', () => {
   });
 
   it('reports the same item listed twice once', () => {
-    const findings = attention(attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]), { minSeverity: 'info' }, NOW);
+    const findings = attention(
+      attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]),
+      { minSeverity: 'info' },
+      NOW,
+    );
     expect(findings).toHaveLength(1);
   });
 
@@ -159,6 +187,8 @@ describe('attention', () => {
     );
     expect(result.incomplete).toEqual(['attention/cert/']);
     expect(result.findings.some((f) => f.fingerprint.startsWith('attention/cert/'))).toBe(true);
-    expect(result.findings.filter((f) => f.fingerprint.startsWith(result.incomplete[0]!)).map((f) => f.labels.rule)).not.toContain('cert_x');
+    expect(
+      result.findings.filter((f) => f.fingerprint.startsWith(result.incomplete[0]!)).map((f) => f.labels.rule),
+    ).not.toContain('cert_x');
   });
 });

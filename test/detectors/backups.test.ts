@@ -12,7 +12,18 @@ import {
   type OffsiteReason,
 } from '../../src/detectors/backups.js';
 import { FAILED_OFFSITE_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { ago, appListItem, BACKUP_STATES, backup, backupsSnapshot, DAY, expectWellFormed, HOUR, NOW, offsiteCopy } from './fixtures.js';
+import {
+  ago,
+  appListItem,
+  BACKUP_STATES,
+  backup,
+  backupsSnapshot,
+  DAY,
+  expectWellFormed,
+  HOUR,
+  NOW,
+  offsiteCopy,
+} from './fixtures.js';
 
 const options: BackupsOptions = {
   maxAgeMs: { production: 26 * HOUR, staging: 8 * DAY, development: null },
@@ -23,21 +34,36 @@ const options: BackupsOptions = {
 const { done, running, failed } = VOCABULARY.backup;
 const prod = (o: Partial<AppListItem> = {}) => appListItem(o);
 /** Backup #id of app 1 in `state`, taken `age` ago; verified and copied off-site unless said. */
-const b = (id: number, state: string | null, age: number, o: Partial<Backup> = {}) => backup({ id, state, taken_at: ago(age), ...o });
-const run = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options, stopped: Record<number, BackupsSeen['stopped']> = {}) => {
+const b = (id: number, state: string | null, age: number, o: Partial<Backup> = {}) =>
+  backup({ id, state, taken_at: ago(age), ...o });
+const run = (
+  apps: AppListItem[],
+  bs: Backup[],
+  opts: BackupsOptions = options,
+  stopped: Record<number, BackupsSeen['stopped']> = {},
+) => {
   const result = backups(backupsSnapshot(apps, bs, stopped), opts, NOW);
   expectWellFormed(result.findings);
   return result;
 };
-const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options) => run(apps, bs, opts).findings.map((f) => f.fingerprint);
+const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options) =>
+  run(apps, bs, opts).findings.map((f) => f.fingerprint);
 
 describe('judgeOffsite', () => {
   it.each<[string, Partial<OffsiteCopy>, OffsiteReason | null]>([
     ['uploaded and there', {}, null],
     ['failed state', { state: VOCABULARY.offsite.failed, on_storage: false }, 'transfer_failed'],
-    ['error set whatever the state', { state: VOCABULARY.offsite.uploaded, error: 'quota exceeded' }, 'transfer_failed'],
+    [
+      'error set whatever the state',
+      { state: VOCABULARY.offsite.uploaded, error: 'quota exceeded' },
+      'transfer_failed',
+    ],
     ['no longer on its storage', { on_storage: false, state: VOCABULARY.offsite.deleted }, 'not_on_storage'],
-    ['never uploaded yet (upload under way)', { on_storage: false, state: VOCABULARY.offsite.uploading, uploaded_at: null }, null],
+    [
+      'never uploaded yet (upload under way)',
+      { on_storage: false, state: VOCABULARY.offsite.uploading, uploaded_at: null },
+      null,
+    ],
   ])('%s', (_name, o, reason) => {
     expect(judgeOffsite(offsiteCopy(o), FAILED_OFFSITE_STATES)).toBe(reason);
   });
@@ -55,14 +81,11 @@ describe('backupOutcome', () => {
     expect(backupOutcome({ state, taken_at: takenAt }, BACKUP_STATES)).toBe(outcome);
   });
 
-  it('reads the configured words, not the simulator\'s', () => {
+  it("reads the configured words, not the simulator's", () => {
     const states = { succeeded: ['completed'], running: ['in_progress'], failed: ['error'] };
-    expect([done, 'completed', 'in_progress', 'error'].map((state) => backupOutcome({ state, taken_at: ago(HOUR) }, states))).toEqual([
-      'unknown',
-      'good',
-      'running',
-      'failed',
-    ]);
+    expect(
+      [done, 'completed', 'in_progress', 'error'].map((state) => backupOutcome({ state, taken_at: ago(HOUR) }, states)),
+    ).toEqual(['unknown', 'good', 'running', 'failed']);
   });
 });
 
@@ -83,7 +106,11 @@ describe('seeBackup and settledBy', () => {
   };
 
   it.each<[string, Backup[], ReturnType<typeof walk>]>([
-    ['a good newest settles at once', [b(3, done, HOUR), b(2, done, DAY)], { met: [3], why: 'good', newest: 3, finished: 3, good: 3 }],
+    [
+      'a good newest settles at once',
+      [b(3, done, HOUR), b(2, done, DAY)],
+      { met: [3], why: 'good', newest: 3, finished: 3, good: 3 },
+    ],
     [
       'running and failed ones are passed until the good one',
       [b(4, running, 0), b(3, failed, HOUR), b(2, done, DAY), b(1, done, 2 * DAY)],
@@ -99,7 +126,11 @@ describe('seeBackup and settledBy', () => {
       [b(4, running, 27 * HOUR), b(3, 'queued', 28 * HOUR), b(2, failed, 29 * HOUR), b(1, done, 3 * DAY)],
       { met: [4, 3, 2], why: 'max_age', newest: 4, finished: 2, good: undefined },
     ],
-    ['unknown states are neither finished nor good', [b(3, null, HOUR), b(2, 'queued', 2 * HOUR)], { met: [3, 2], why: null, newest: 3, finished: undefined, good: undefined }],
+    [
+      'unknown states are neither finished nor good',
+      [b(3, null, HOUR), b(2, 'queued', 2 * HOUR)],
+      { met: [3, 2], why: null, newest: 3, finished: undefined, good: undefined },
+    ],
   ])('%s', (_name, bs, expected) => {
     expect(walk(bs)).toEqual(expected);
   });
@@ -108,8 +139,18 @@ describe('seeBackup and settledBy', () => {
 describe('backups', () => {
   it.each<[string, AppListItem[], Backup[], string[]]>([
     ['fresh, verified, healthy, off-site fine', [prod()], [backup()], []],
-    ['older than max_age', [prod({ last_backup_at: ago(30 * HOUR) })], [backup({ taken_at: ago(30 * HOUR) })], ['backups/app/1/stale']],
-    ['exactly max_age old is not stale', [prod({ last_backup_at: ago(26 * HOUR) })], [backup({ taken_at: ago(26 * HOUR) })], []],
+    [
+      'older than max_age',
+      [prod({ last_backup_at: ago(30 * HOUR) })],
+      [backup({ taken_at: ago(30 * HOUR) })],
+      ['backups/app/1/stale'],
+    ],
+    [
+      'exactly max_age old is not stale',
+      [prod({ last_backup_at: ago(26 * HOUR) })],
+      [backup({ taken_at: ago(26 * HOUR) })],
+      [],
+    ],
     ['no backup at all', [prod({ last_backup_at: null })], [], ['backups/app/1/stale']],
     [
       "the app's last_backup_at is no evidence of a good backup (it may be any backup's time)",
@@ -130,7 +171,14 @@ describe('backups', () => {
     [
       'off-site copy failed on one storage, fine on another',
       [prod()],
-      [backup({ offsite: [offsiteCopy({ storage: 'b2', state: 'failed', error: 'auth refused' }), offsiteCopy({ storage: 's3-eu' })] })],
+      [
+        backup({
+          offsite: [
+            offsiteCopy({ storage: 'b2', state: 'failed', error: 'auth refused' }),
+            offsiteCopy({ storage: 's3-eu' }),
+          ],
+        }),
+      ],
       ['backups/app/1/offsite/b2'],
     ],
     [
@@ -142,12 +190,29 @@ describe('backups', () => {
     [
       'every problem at once: one fingerprint each',
       [prod({ backup_health: 'critical', last_backup_at: ago(3 * DAY) })],
-      [b(501, failed, HOUR), backup({ taken_at: ago(3 * DAY), verified: false, offsite: [offsiteCopy({ error: 'timeout' })] })],
-      ['backups/app/1/stale', 'backups/app/1/failed', 'backups/app/1/health', 'backups/app/1/unverified', 'backups/app/1/offsite/s3-eu'],
+      [
+        b(501, failed, HOUR),
+        backup({ taken_at: ago(3 * DAY), verified: false, offsite: [offsiteCopy({ error: 'timeout' })] }),
+      ],
+      [
+        'backups/app/1/stale',
+        'backups/app/1/failed',
+        'backups/app/1/health',
+        'backups/app/1/unverified',
+        'backups/app/1/offsite/s3-eu',
+      ],
     ],
     [
       'max_age off: the environment is not watched at all',
-      [prod({ id: 3, name: 'shop-dev', environment_type: 'development', backup_health: 'critical', last_backup_at: null })],
+      [
+        prod({
+          id: 3,
+          name: 'shop-dev',
+          environment_type: 'development',
+          backup_health: 'critical',
+          last_backup_at: null,
+        }),
+      ],
       [b(9, failed, HOUR, { app_id: 3 })],
       [],
     ],
@@ -170,7 +235,11 @@ describe('backups', () => {
   // Each case: the app's backups newest first, and what the check reports of them.
   it.each<[string, Backup[], string[]]>([
     ['newest good and fresh', [b(502, done, HOUR), b(501, failed, 2 * HOUR)], []],
-    ['newest failed after an old good one: stale stays, failed fires', [b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)], ['stale', 'failed']],
+    [
+      'newest failed after an old good one: stale stays, failed fires',
+      [b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)],
+      ['stale', 'failed'],
+    ],
     [
       'newest running after an old good one: stale stays, nothing unverified',
       [b(502, running, 5 * 60_000, { verified: false, offsite: [] }), b(501, done, 3 * DAY)],
@@ -186,15 +255,30 @@ describe('backups', () => {
       [b(502, running, 5 * 60_000, { verified: false, offsite: [] }), b(501, done, 2 * HOUR)],
       [],
     ],
-    ['failed, then a newer good one: failed and stale both resolve', [b(503, done, HOUR), b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)], []],
-    ['a running retry on top of a failed one: still failed', [b(503, running, 60_000, { verified: false }), b(502, failed, HOUR), b(501, done, 2 * HOUR)], ['failed']],
+    [
+      'failed, then a newer good one: failed and stale both resolve',
+      [b(503, done, HOUR), b(502, failed, 3 * HOUR), b(501, done, 3 * DAY)],
+      [],
+    ],
+    [
+      'a running retry on top of a failed one: still failed',
+      [b(503, running, 60_000, { verified: false }), b(502, failed, HOUR), b(501, done, 2 * HOUR)],
+      ['failed'],
+    ],
     ['only failed backups', [b(502, failed, HOUR), b(501, failed, DAY)], ['stale', 'failed']],
     ['an unknown state is neither good nor failed', [b(502, 'queued', HOUR), b(501, done, 3 * DAY)], ['stale']],
-    ['an unknown state does not resolve a failed one', [b(503, 'queued', HOUR), b(502, failed, 2 * HOUR), b(501, done, 3 * HOUR)], ['failed']],
+    [
+      'an unknown state does not resolve a failed one',
+      [b(503, 'queued', HOUR), b(502, failed, 2 * HOUR), b(501, done, 3 * HOUR)],
+      ['failed'],
+    ],
     ['a null state does not count as taken (the safe reading)', [b(502, null, HOUR), b(501, done, 3 * DAY)], ['stale']],
     [
       'off-site judged on the good one: a failed copy of the good one below a running backup',
-      [b(502, running, 60_000, { verified: false, offsite: [] }), b(501, done, 2 * HOUR, { offsite: [offsiteCopy({ storage: 'b2', error: 'timeout' })] })],
+      [
+        b(502, running, 60_000, { verified: false, offsite: [] }),
+        b(501, done, 2 * HOUR, { offsite: [offsiteCopy({ storage: 'b2', error: 'timeout' })] }),
+      ],
       ['offsite/b2'],
     ],
     [
@@ -221,8 +305,20 @@ describe('backups', () => {
       ['failed'],
       ['stale', 'unverified', 'offsite/'],
     ],
-    ['read stopped by its bound with nothing finished met', 'bound', [b(502, running, 60_000), b(501, 'queued', HOUR)], [], ['stale', 'failed', 'unverified', 'offsite/']],
-    ['a good one met before the bound: nothing unknown', 'bound', [b(502, failed, HOUR), b(501, done, 2 * HOUR)], ['failed'], []],
+    [
+      'read stopped by its bound with nothing finished met',
+      'bound',
+      [b(502, running, 60_000), b(501, 'queued', HOUR)],
+      [],
+      ['stale', 'failed', 'unverified', 'offsite/'],
+    ],
+    [
+      'a good one met before the bound: nothing unknown',
+      'bound',
+      [b(502, failed, HOUR), b(501, done, 2 * HOUR)],
+      ['failed'],
+      [],
+    ],
   ])('%s', (_name, stopped, bs, expected, unknown) => {
     const result = run([prod()], bs, options, { 1: stopped });
     expect(result.findings.map((f) => f.fingerprint)).toEqual(expected.map((p) => `backups/app/1/${p}`));
@@ -232,7 +328,9 @@ describe('backups', () => {
   it('says in the stale alert when the newest backup is in a state the config does not name, and where it goes', () => {
     const [stale] = run([prod()], [b(502, 'success', HOUR), b(501, done, 3 * DAY)]).findings;
     expect(stale!.summary).toMatch(/; newest: #502 success 1h ago \(a state checks\.backups does not name\)$/);
-    expect(stale!.details.unknown_state).toBe('"success" is in none of checks.backups.succeeded_states, running_states or failed_states');
+    expect(stale!.details.unknown_state).toBe(
+      '"success" is in none of checks.backups.succeeded_states, running_states or failed_states',
+    );
     const [known] = run([prod()], [b(502, failed, HOUR), b(501, done, 3 * DAY)]).findings;
     expect(known!.details.unknown_state).toBeUndefined();
   });
@@ -244,7 +342,9 @@ describe('backups', () => {
 
   it('does not report unverified backups unless asked, nor off-site copies without offsite options', () => {
     const one = backup({ verified: false, offsite: [offsiteCopy({ on_storage: false })] });
-    expect(fps([prod()], [one], { maxAgeMs: options.maxAgeMs, states: BACKUP_STATES, requireVerified: false })).toEqual([]);
+    expect(fps([prod()], [one], { maxAgeMs: options.maxAgeMs, states: BACKUP_STATES, requireVerified: false })).toEqual(
+      [],
+    );
   });
 
   it('says how old the newest good backup is and since when that is too old', () => {
@@ -256,7 +356,13 @@ describe('backups', () => {
       subject: { type: 'app', id: 1 },
       url: 'https://shop.example.com',
     });
-    expect(finding?.details).toEqual({ app: 'shop-prod (production)', max_age: '1d 2h', age: '1d 6h', taken_at: ago(30 * HOUR), backup: 'shop-prod-2026-11-01 (#500)' });
+    expect(finding?.details).toEqual({
+      app: 'shop-prod (production)',
+      max_age: '1d 2h',
+      age: '1d 6h',
+      taken_at: ago(30 * HOUR),
+      backup: 'shop-prod-2026-11-01 (#500)',
+    });
     expect(finding?.labels).toEqual({
       check: 'backups',
       namespace: 'acme',
@@ -276,14 +382,24 @@ describe('backups', () => {
       undefined,
       'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #501 failed 3h ago',
     ],
-    ['only failed ones, read to the end', [b(501, failed, 3 * HOUR)], undefined, 'shop-prod (production) has no successful backup; newest: #501 failed 3h ago'],
+    [
+      'only failed ones, read to the end',
+      [b(501, failed, 3 * HOUR)],
+      undefined,
+      'shop-prod (production) has no successful backup; newest: #501 failed 3h ago',
+    ],
     [
       'read stopped past max_age',
       [b(502, running, 60_000), b(501, failed, 3 * HOUR), b(500, failed, 27 * HOUR)],
       'max_age',
       'No successful backup of shop-prod (production) within 1d 2h; newest: #502 running 1m ago',
     ],
-    ['newest without a state', [b(502, null, HOUR), b(500, done, 2 * DAY)], undefined, 'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #502 (no state) 1h ago'],
+    [
+      'newest without a state',
+      [b(502, null, HOUR), b(500, done, 2 * DAY)],
+      undefined,
+      'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #502 (no state) 1h ago',
+    ],
     [
       'off-site failed',
       [backup({ offsite: [offsiteCopy({ storage: 'b2', state: 'failed', error: 'auth refused' })] })],
@@ -296,7 +412,12 @@ describe('backups', () => {
       undefined,
       'Off-site copy of the newest successful backup of shop-prod (production) is no longer on b2',
     ],
-    ['unverified', [backup({ verified: false })], undefined, 'Newest successful backup of shop-prod (production) is not verified (shop-prod-2026-11-01)'],
+    [
+      'unverified',
+      [backup({ verified: false })],
+      undefined,
+      'Newest successful backup of shop-prod (production) is not verified (shop-prod-2026-11-01)',
+    ],
   ])('summary: %s', (_name, bs, stopped, summary) => {
     const app = prod({ last_backup_at: bs.length ? ago(HOUR) : null });
     expect(run([app], bs, options, stopped ? { 1: stopped } : {}).findings[0]?.summary).toBe(summary);
@@ -312,7 +433,10 @@ describe('backups', () => {
   });
 
   it('names the failed backup, its time and state, and points the finding at it', () => {
-    const findings = run([prod()], [b(501, failed, 3 * HOUR, { name: 'shop-prod-b' }), b(500, done, 2 * HOUR)]).findings;
+    const findings = run(
+      [prod()],
+      [b(501, failed, 3 * HOUR, { name: 'shop-prod-b' }), b(500, done, 2 * HOUR)],
+    ).findings;
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatchObject({
       fingerprint: 'backups/app/1/failed',
@@ -322,7 +446,12 @@ describe('backups', () => {
       subject: { type: 'backup', id: 501 },
       labels: { check: 'backups', app: 'shop-prod', environment_type: 'production', problem: 'failed' },
     });
-    expect(findings[0]?.details).toMatchObject({ backup: 'shop-prod-b (#501)', backup_state: 'failed', taken_at: ago(3 * HOUR), newest_successful_backup: 'shop-prod-2026-11-01 (#500), taken 2h ago' });
+    expect(findings[0]?.details).toMatchObject({
+      backup: 'shop-prod-b (#501)',
+      backup_state: 'failed',
+      taken_at: ago(3 * HOUR),
+      newest_successful_backup: 'shop-prod-2026-11-01 (#500), taken 2h ago',
+    });
   });
 
   it.each<[string, AppListItem, BackupsOptions['severity'], string]>([

@@ -21,30 +21,72 @@ describe('certificates', () => {
     ['exactly critical_days left', 'valid', expiresIn(3 * DAY), 'critical', 'within_critical_days'],
     ['expiring this very moment', 'valid', expiresIn(0), 'critical', 'expired'],
     ['expired', 'expired', expiresIn(-2 * DAY), 'critical', 'expired, status_expired'],
-    ['status expiring_soon, date far (status wins: at least warning)', 'expiring_soon', expiresIn(60 * DAY), 'warning', 'status_expiring_soon'],
-    ['status expiring_soon, date critical (date wins)', 'expiring_soon', expiresIn(DAY), 'critical', 'within_critical_days, status_expiring_soon'],
+    [
+      'status expiring_soon, date far (status wins: at least warning)',
+      'expiring_soon',
+      expiresIn(60 * DAY),
+      'warning',
+      'status_expiring_soon',
+    ],
+    [
+      'status expiring_soon, date critical (date wins)',
+      'expiring_soon',
+      expiresIn(DAY),
+      'critical',
+      'within_critical_days, status_expiring_soon',
+    ],
     ['status expired, date far (status wins)', 'expired', expiresIn(60 * DAY), 'critical', 'status_expired'],
     ['status valid, date expired (date wins)', 'valid', expiresIn(-DAY), 'critical', 'expired'],
     ['status error, no date', 'error', null, 'warning', 'status_error'],
     ['status unknown, no date', 'unknown', null, null, ''],
     ['status unknown, date within warn_days', 'unknown', expiresIn(5 * DAY), 'warning', 'within_warn_days'],
     // An unreadable date never gets here: the client refuses the record (test/api/client-timestamps).
-    ['date written with an offset, within warn_days', 'valid', offsetTime(NOW + 5 * DAY), 'warning', 'within_warn_days'],
+    [
+      'date written with an offset, within warn_days',
+      'valid',
+      offsetTime(NOW + 5 * DAY),
+      'warning',
+      'within_warn_days',
+    ],
     ['date written with an offset, beyond warn_days', 'valid', offsetTime(NOW + 20 * DAY), null, ''],
   ])('%s', (_name, ssl_status, ssl_expires_at, severity, reason) => {
     const findings = certificates(urlsSnapshot([urlRecord({ ssl_status, ssl_expires_at })]), options, NOW);
     expectWellFormed(findings);
     if (severity === null) return expect(findings).toEqual([]);
     expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ fingerprint: 'certificates/url/10', severity, subject: { type: 'url', id: 10 } });
+    expect(findings[0]).toMatchObject({
+      fingerprint: 'certificates/url/10',
+      severity,
+      subject: { type: 'url', id: 10 },
+    });
     expect(findings[0]?.details.reason).toBe(reason);
   });
 
   it.each<[string, string | null, SslStatus, string]>([
-    ['expires in days', expiresIn(2 * DAY + HOUR), 'valid', `Certificate of https://shop.example.com for shop-prod (production) expires in 2 days (2026-11-03 13:00 UTC)`],
-    ['expires within the day', expiresIn(5 * HOUR), 'valid', `Certificate of https://shop.example.com for shop-prod (production) expires in 5h (${shown(5 * HOUR)})`],
-    ['expired', expiresIn(-DAY), 'expired', `Certificate of https://shop.example.com for shop-prod (production) expired 1 day ago (${shown(-DAY)})`],
-    ['reported expired, date says fine', expiresIn(60 * DAY), 'expired', `Certificate of https://shop.example.com for shop-prod (production) is reported expired by the service (expiry date ${shown(60 * DAY)})`],
+    [
+      'expires in days',
+      expiresIn(2 * DAY + HOUR),
+      'valid',
+      `Certificate of https://shop.example.com for shop-prod (production) expires in 2 days (2026-11-03 13:00 UTC)`,
+    ],
+    [
+      'expires within the day',
+      expiresIn(5 * HOUR),
+      'valid',
+      `Certificate of https://shop.example.com for shop-prod (production) expires in 5h (${shown(5 * HOUR)})`,
+    ],
+    [
+      'expired',
+      expiresIn(-DAY),
+      'expired',
+      `Certificate of https://shop.example.com for shop-prod (production) expired 1 day ago (${shown(-DAY)})`,
+    ],
+    [
+      'reported expired, date says fine',
+      expiresIn(60 * DAY),
+      'expired',
+      `Certificate of https://shop.example.com for shop-prod (production) is reported expired by the service (expiry date ${shown(60 * DAY)})`,
+    ],
     ['in error', null, 'error', 'Certificate of https://shop.example.com for shop-prod (production) is in error'],
   ])('summary: %s', (_name, ssl_expires_at, ssl_status, summary) => {
     const [finding] = certificates(urlsSnapshot([urlRecord({ ssl_status, ssl_expires_at })]), options, NOW);
@@ -52,7 +94,11 @@ describe('certificates', () => {
   });
 
   it('carries labels of the URL and its app, and the expiry as since once expired', () => {
-    const [finding] = certificates(urlsSnapshot([urlRecord({ ssl_status: 'expired', ssl_expires_at: expiresIn(-DAY) })]), options, NOW);
+    const [finding] = certificates(
+      urlsSnapshot([urlRecord({ ssl_status: 'expired', ssl_expires_at: expiresIn(-DAY) })]),
+      options,
+      NOW,
+    );
     expect(finding?.labels).toEqual({
       check: 'certificates',
       namespace: 'acme',
@@ -76,7 +122,11 @@ describe('certificates', () => {
 
   it('keeps one fingerprint per URL as the severity rises', () => {
     const warn = certificates(urlsSnapshot([urlRecord({ ssl_expires_at: expiresIn(10 * DAY) })]), options, NOW);
-    const crit = certificates(urlsSnapshot([urlRecord({ ssl_expires_at: expiresIn(10 * DAY) })]), options, NOW + 8 * DAY);
+    const crit = certificates(
+      urlsSnapshot([urlRecord({ ssl_expires_at: expiresIn(10 * DAY) })]),
+      options,
+      NOW + 8 * DAY,
+    );
     expect(warn[0]?.severity).toBe('warning');
     expect(crit[0]?.severity).toBe('critical');
     expect(crit[0]?.fingerprint).toBe(warn[0]?.fingerprint);

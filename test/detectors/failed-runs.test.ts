@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
-import { failedRuns, judgeRun, SettledRunSummary, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
+import {
+  failedRuns,
+  judgeRun,
+  SettledRunSummary,
+  type FailedRunsOptions,
+  type RunVerdict,
+} from '../../src/detectors/failed-runs.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 
@@ -28,7 +34,11 @@ function failedUpdate(o: Partial<Run> = {}): Run {
 const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
   ['a run that succeeded', [run({ state: done })], []],
   ['a run still going', [run({ state: running })], []],
-  ['failed, then a newer success of the same app and action', [failedUpdate({ id: 100 }), run({ id: 101, state: done, created_at: ago(5 * MINUTE) })], []],
+  [
+    'failed, then a newer success of the same app and action',
+    [failedUpdate({ id: 100 }), run({ id: 101, state: done, created_at: ago(5 * MINUTE) })],
+    [],
+  ],
   [
     'failed twice: only the newest is reported',
     [failedUpdate({ id: 100 }), failedUpdate({ id: 101, created_at: ago(5 * MINUTE) })],
@@ -41,29 +51,48 @@ const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
   ],
   [
     'failed, a newer run retrying within grace: the failure stands',
-    [failedUpdate({ id: 100 }), run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) })],
+    [
+      failedUpdate({ id: 100 }),
+      run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) }),
+    ],
     ['failed_runs/run/100'],
   ],
   [
     'a success of another action does not supersede',
-    [failedUpdate({ id: 100 }), run({ id: 101, action: 'restart', workflow: 'app_restart', state: done, created_at: ago(5 * MINUTE) })],
+    [
+      failedUpdate({ id: 100 }),
+      run({ id: 101, action: 'restart', workflow: 'app_restart', state: done, created_at: ago(5 * MINUTE) }),
+    ],
     ['failed_runs/run/100'],
   ],
   [
     'a success of another app does not supersede',
-    [failedUpdate({ id: 100 }), run({ id: 101, app_id: 2, record: 'shop-staging', state: done, created_at: ago(5 * MINUTE) })],
+    [
+      failedUpdate({ id: 100 }),
+      run({ id: 101, app_id: 2, record: 'shop-staging', state: done, created_at: ago(5 * MINUTE) }),
+    ],
     ['failed_runs/run/100'],
   ],
   [
     'list order does not matter: superseding goes by creation time',
-    [run({ id: 99, state: done, created_at: ago(5 * MINUTE) }), failedUpdate({ id: 100, created_at: ago(60 * MINUTE) })],
+    [
+      run({ id: 99, state: done, created_at: ago(5 * MINUTE) }),
+      failedUpdate({ id: 100, created_at: ago(60 * MINUTE) }),
+    ],
     [],
   ],
   ['retrying within grace', [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })], []],
   ['retrying past grace', [failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })], ['failed_runs/run/100']],
   [
     'watcher waiting is running, not failed',
-    [run({ workflow: 'app_backup', action: 'backup', state: error, watcher: { state: 'waiting', progress: 'dumping database', reason: null } })],
+    [
+      run({
+        workflow: 'app_backup',
+        action: 'backup',
+        state: error,
+        watcher: { state: 'waiting', progress: 'dumping database', reason: null },
+      }),
+    ],
     [],
   ],
 ];
@@ -97,14 +126,12 @@ describe('judgeRun', () => {
       undefined,
       { kind: 'pending', reason: 'retrying_within_grace' },
     ],
-    ...(['failed', 'timeout', 'stopped'] as const).map(
-      (w): [string, RunListItem, Run, RunVerdict] => [
-        `watcher ${w} while the run says running`,
-        runListItem({ state: running }),
-        run({ state: running, watcher: { state: w, progress: null, reason: 'x' } }),
-        { kind: 'failed', reason: 'watcher_failed' },
-      ],
-    ),
+    ...(['failed', 'timeout', 'stopped'] as const).map((w): [string, RunListItem, Run, RunVerdict] => [
+      `watcher ${w} while the run says running`,
+      runListItem({ state: running }),
+      run({ state: running, watcher: { state: w, progress: null, reason: 'x' } }),
+      { kind: 'failed', reason: 'watcher_failed' },
+    ]),
     [
       'watcher waiting while the run says error',
       runListItem({ state: error }),
@@ -170,7 +197,9 @@ describe('failedRuns', () => {
   it.each(SUPERSEDING)('%s, with the settled runs summarised', (_name, runs, fingerprints) => {
     const summary = new SettledRunSummary();
     const isSettled = (r: RunListItem | Run) =>
-      !FAILED_RUN_STATES.includes(r.state) && !ACTIVE_RUN_STATES.includes(r.state) && !('watcher' in r && r.watcher !== null);
+      !FAILED_RUN_STATES.includes(r.state) &&
+      !ACTIVE_RUN_STATES.includes(r.state) &&
+      !('watcher' in r && r.watcher !== null);
     for (const r of runs) if (isSettled(r)) summary.add(r);
     const kept = runs.filter((r) => !isSettled(r));
     const snapshot = { ...runsSnapshot(kept), settledNewest: summary.newest };
@@ -186,9 +215,9 @@ describe('failedRuns', () => {
     const older = failedUpdate({ id: 100, created_at: ago(60 * MINUTE) });
     const newer = failedUpdate({ id: 200, created_at: ago(10 * MINUTE) });
     expect(failedRuns({ ...runsSnapshot([older]), settledNewest: summary.newest }, options, NOW)).toEqual([]);
-    expect(failedRuns({ ...runsSnapshot([newer]), settledNewest: summary.newest }, options, NOW).map((f) => f.fingerprint)).toEqual([
-      'failed_runs/run/200',
-    ]);
+    expect(
+      failedRuns({ ...runsSnapshot([newer]), settledNewest: summary.newest }, options, NOW).map((f) => f.fingerprint),
+    ).toEqual(['failed_runs/run/200']);
     // Same time: the higher id is the newer (ids grow), as the list orders them.
     const sameTime = failedUpdate({ id: 149, created_at: ago(30 * MINUTE) });
     expect(failedRuns({ ...runsSnapshot([sameTime]), settledNewest: summary.newest }, options, NOW)).toEqual([]);
@@ -203,13 +232,19 @@ describe('failedRuns', () => {
       watcher: { state, progress: null, reason: 'archive upload refused' },
     });
     const [finding] = failedRuns(runsSnapshot([backupRun]), options, NOW);
-    expect(finding?.summary).toBe(`Backup of shop-prod (production) failed on the server (watcher ${state}): archive upload refused`);
+    expect(finding?.summary).toBe(
+      `Backup of shop-prod (production) failed on the server (watcher ${state}): archive upload refused`,
+    );
     expect(finding?.details).toMatchObject({ watcher: state, reason: 'archive upload refused' });
     expect(finding?.severity).toBe('critical');
   });
 
   it('says how long a run past its grace has been retrying', () => {
-    const [finding] = failedRuns(runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(45 * MINUTE) })]), options, NOW);
+    const [finding] = failedRuns(
+      runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(45 * MINUTE) })]),
+      options,
+      NOW,
+    );
     expect(finding?.summary).toBe(
       'Update of shop-prod (production) failed at step install_modules: timeout after 600s (still retrying after 45m)',
     );
@@ -218,7 +253,10 @@ describe('failedRuns', () => {
 
   it('is a warning outside production, and the severity table is an option', () => {
     const staging = appListItem({ id: 2, name: 'shop-staging', environment_type: 'staging' });
-    const snap = runsSnapshot([failedUpdate({ app_id: 2, record: 'shop-staging', environment_type: 'staging' })], [staging]);
+    const snap = runsSnapshot(
+      [failedUpdate({ app_id: 2, record: 'shop-staging', environment_type: 'staging' })],
+      [staging],
+    );
     expect(failedRuns(snap, options, NOW)[0]?.severity).toBe('warning');
     expect(failedRuns(snap, { ...options, severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe('critical');
   });
@@ -260,7 +298,9 @@ describe('failedRuns', () => {
 
   it('folds a multi-line reason onto one line', () => {
     const r = failedUpdate({
-      steps: [step({ name: 'install_modules', state: VOCABULARY.step.error, reason: 'Traceback:\n  File "x"\n  boom' })],
+      steps: [
+        step({ name: 'install_modules', state: VOCABULARY.step.error, reason: 'Traceback:\n  File "x"\n  boom' }),
+      ],
     });
     expect(failedRuns(runsSnapshot([r]), options, NOW)[0]?.summary).toBe(
       'Update of shop-prod (production) failed at step install_modules: Traceback: File "x" boom',
@@ -268,7 +308,11 @@ describe('failedRuns', () => {
   });
 
   it('gives the same fingerprint for the same run whatever else changed', () => {
-    const before = failedRuns(runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })]), options, NOW);
+    const before = failedRuns(
+      runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })]),
+      options,
+      NOW,
+    );
     const after = failedRuns(runsSnapshot([failedUpdate()]), options, NOW + 60 * MINUTE);
     expect(before.map((f) => f.fingerprint)).toEqual(after.map((f) => f.fingerprint));
   });

@@ -38,7 +38,11 @@ import type {
 } from '../../src/collectors/snapshot.js';
 import { seeBackup, type BackupStates } from '../../src/detectors/backups.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/simulator/vocabulary.js';
+import {
+  FAILED_BACKUP_STATES,
+  RUNNING_BACKUP_STATES,
+  SUCCEEDED_BACKUP_STATES,
+} from '../../src/simulator/vocabulary.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -213,13 +217,21 @@ export function urlsSnapshot(urls: UrlRecord[], apps: AppListItem[] = [appListIt
 }
 
 /** The simulator's backup state words, as the config's defaults give them. */
-export const BACKUP_STATES: BackupStates = { succeeded: SUCCEEDED_BACKUP_STATES, running: RUNNING_BACKUP_STATES, failed: FAILED_BACKUP_STATES };
+export const BACKUP_STATES: BackupStates = {
+  succeeded: SUCCEEDED_BACKUP_STATES,
+  running: RUNNING_BACKUP_STATES,
+  failed: FAILED_BACKUP_STATES,
+};
 
 /**
  * Backups snapshot: each app's backups as given (newest first), every one met, as a read that went
  * to the end of the app's list; `stopped` marks apps whose read stopped early, by app id.
  */
-export function backupsSnapshot(apps: AppListItem[], backups: Backup[], stopped: Record<number, BackupsSeen['stopped']> = {}): BackupsSnapshot {
+export function backupsSnapshot(
+  apps: AppListItem[],
+  backups: Backup[],
+  stopped: Record<number, BackupsSeen['stopped']> = {},
+): BackupsSnapshot {
   const seen = new Map<number, BackupsSeen>();
   for (const b of backups) if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, BACKUP_STATES));
   for (const [id, why] of Object.entries(stopped)) {

@@ -21,7 +21,9 @@ describe('fingerprint', () => {
 
 describe('contentHash', () => {
   it('ignores key order at every depth', () => {
-    expect(contentHash({ a: 1, b: { c: [1, { d: 2, e: 3 }] } })).toBe(contentHash({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }));
+    expect(contentHash({ a: 1, b: { c: [1, { d: 2, e: 3 }] } })).toBe(
+      contentHash({ b: { c: [1, { e: 3, d: 2 }] }, a: 1 }),
+    );
     expect(stableJson({ b: 1, a: 2 })).toBe('{"a":2,"b":1}');
   });
 
@@ -34,7 +36,9 @@ describe('contentHash', () => {
 
 describe('buildLabels', () => {
   it('leaves out null, undefined and empty values and stringifies numbers', () => {
-    expect(buildLabels('backups', { app: 'shop', server: null, project: undefined, env: '', id: 7, check: 'x' })).toEqual({
+    expect(
+      buildLabels('backups', { app: 'shop', server: null, project: undefined, env: '', id: 7, check: 'x' }),
+    ).toEqual({
       check: 'backups',
       app: 'shop',
       id: '7',

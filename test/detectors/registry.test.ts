@@ -35,7 +35,12 @@ const all: Required<DetectorOptions> = {
   stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
   certificates: { warnDays: 14, criticalDays: 3 },
   url_checks: {},
-  backups: { maxAgeMs: { production: 26 * HOUR }, states: BACKUP_STATES, requireVerified: true, offsite: { failedStates: FAILED_OFFSITE_STATES } },
+  backups: {
+    maxAgeMs: { production: 26 * HOUR },
+    states: BACKUP_STATES,
+    requireVerified: true,
+    offsite: { failedStates: FAILED_OFFSITE_STATES },
+  },
   attention: { minSeverity: 'info' },
   maintenance: { maxDurationMs: HOUR },
   servers: { badStates: BAD_SERVER_STATES },
@@ -88,7 +93,7 @@ describe('registry', () => {
     }
   });
 
-  it('never finds anything in another job\'s snapshot', () => {
+  it("never finds anything in another job's snapshot", () => {
     const detector = detectorsFor('urls')[0]!;
     expect(detector.run(snapshots.backups, all, NOW + DAY)).toEqual({ findings: [], incomplete: [] });
   });

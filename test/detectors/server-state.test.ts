@@ -69,7 +69,9 @@ describe('serverState', () => {
 
   it('keeps one fingerprint while the state changes from one bad word to another', () => {
     const states = ['error', 'unreachable', 'stopped'];
-    const prints = states.map((state) => serverState(serversSnapshot([server({ state })]), options, NOW)[0]?.fingerprint);
+    const prints = states.map(
+      (state) => serverState(serversSnapshot([server({ state })]), options, NOW)[0]?.fingerprint,
+    );
     expect(new Set(prints)).toEqual(new Set(['servers/server/7']));
   });
 });
@@ -92,14 +94,20 @@ describe('the server label of app findings matches the server finding (bad_serve
     ['maintenance', maintenanceSnapshot([app({ maintenance: true })])],
   ];
   const [cause] = runDetectors(serversSnapshot([server({ state: 'error' })]), all, NOW).findings as [Finding];
-  const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true }, [{ ...cause, status: 'firing', firedAt: NOW }]);
+  const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true }, [
+    { ...cause, status: 'firing', firedAt: NOW },
+  ]);
 
   it.each(appSnapshots)('every finding of the %s job is held under the server alert', (_job, snapshot) => {
     const { findings } = runDetectors(snapshot, all, NOW);
     expect(findings.length).toBeGreaterThan(0);
     for (const finding of findings) {
       expect(finding.labels.server, finding.fingerprint).toBe('web-01');
-      expect(inhibitor.causeFor(finding), finding.fingerprint).toEqual({ rule: 'bad_servers', fingerprint: 'servers/server/7', summary: cause.summary });
+      expect(inhibitor.causeFor(finding), finding.fingerprint).toEqual({
+        rule: 'bad_servers',
+        fingerprint: 'servers/server/7',
+        summary: cause.summary,
+      });
     }
   });
 

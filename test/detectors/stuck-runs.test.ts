@@ -17,15 +17,27 @@ describe('stuckRuns', () => {
     ['failed long ago (failed_runs reports it)', runListItem({ state: error, created_at: ago(3 * HOUR) }), false],
     [
       'watcher waiting, whatever the run state says',
-      run({ state: error, created_at: ago(3 * HOUR), watcher: { state: 'waiting', progress: 'uploading off-site', reason: null } }),
+      run({
+        state: error,
+        created_at: ago(3 * HOUR),
+        watcher: { state: 'waiting', progress: 'uploading off-site', reason: null },
+      }),
       true,
     ],
     [
       'watcher timed out (failed, not stuck)',
-      run({ state: running, created_at: ago(3 * HOUR), watcher: { state: 'timeout', progress: null, reason: 'no report in 6h' } }),
+      run({
+        state: running,
+        created_at: ago(3 * HOUR),
+        watcher: { state: 'timeout', progress: null, reason: 'no report in 6h' },
+      }),
       false,
     ],
-    ['no created_at: first step start stands in', run({ state: running, created_at: null, steps: [step({ started_at: ago(3 * HOUR) })] }), true],
+    [
+      'no created_at: first step start stands in',
+      run({ state: running, created_at: null, steps: [step({ started_at: ago(3 * HOUR) })] }),
+      true,
+    ],
     ['no time known at all: not judged', run({ state: running, created_at: null, steps: [] }), false],
   ])('%s', (_name, r, stuck) => {
     const findings = stuckRuns(runsSnapshot([r]), options, NOW);
@@ -39,7 +51,12 @@ describe('stuckRuns', () => {
       created_at: ago(3 * HOUR),
       steps: [
         step({ name: 'pull_code', started_at: ago(3 * HOUR) }),
-        step({ name: 'update_modules', state: VOCABULARY.step.running, started_at: ago(150 * MINUTE), updated_at: ago(MINUTE) }),
+        step({
+          name: 'update_modules',
+          state: VOCABULARY.step.running,
+          started_at: ago(150 * MINUTE),
+          updated_at: ago(MINUTE),
+        }),
         step({ name: 'restart', state: VOCABULARY.step.pending, started_at: null, updated_at: null }),
       ],
     });
@@ -47,7 +64,13 @@ describe('stuckRuns', () => {
     expect(finding).toMatchObject({
       severity: 'warning',
       summary: 'Update of shop-prod (production) has been running for 3h (step update_modules)',
-      details: { run: '#100', running_for: '3h', step: 'update_modules', step_running_for: '2h 30m', since: ago(3 * HOUR) },
+      details: {
+        run: '#100',
+        running_for: '3h',
+        step: 'update_modules',
+        step_running_for: '2h 30m',
+        since: ago(3 * HOUR),
+      },
       since: ago(3 * HOUR),
       subject: { type: 'run', id: 100 },
     });
@@ -63,12 +86,15 @@ describe('stuckRuns', () => {
       watcher: { state: 'waiting', progress: 'archiving filestore', reason: null },
     });
     const [finding] = stuckRuns(runsSnapshot([r]), options, NOW);
-    expect(finding?.summary).toBe('Backup of shop-prod (production) has been running for 5h, waiting on the server: archiving filestore');
+    expect(finding?.summary).toBe(
+      'Backup of shop-prod (production) has been running for 5h, waiting on the server: archiving filestore',
+    );
     expect(finding?.details).toMatchObject({ watcher: 'waiting', progress: 'archiving filestore' });
   });
 
   it('keeps its fingerprint as the run moves from step to step', () => {
-    const at = (name: string) => run({ state: running, created_at: ago(3 * HOUR), steps: [step({ name, started_at: ago(HOUR) })] });
+    const at = (name: string) =>
+      run({ state: running, created_at: ago(3 * HOUR), steps: [step({ name, started_at: ago(HOUR) })] });
     const a = stuckRuns(runsSnapshot([at('pull_code')]), options, NOW);
     const b = stuckRuns(runsSnapshot([at('restart')]), options, NOW + HOUR);
     expect(a.map((f) => f.fingerprint)).toEqual(b.map((f) => f.fingerprint));
@@ -77,6 +103,8 @@ describe('stuckRuns', () => {
 
   it('takes a severity table', () => {
     const r = runListItem({ state: running, created_at: ago(3 * HOUR) });
-    expect(stuckRuns(runsSnapshot([r]), { ...options, severity: { production: 'critical' } }, NOW)[0]?.severity).toBe('critical');
+    expect(stuckRuns(runsSnapshot([r]), { ...options, severity: { production: 'critical' } }, NOW)[0]?.severity).toBe(
+      'critical',
+    );
   });
 });

@@ -16,13 +16,23 @@ describe('urlChecks', () => {
   });
 
   it('names the URL, the app and what the check found', () => {
-    const [finding] = urlChecks(urlsSnapshot([urlRecord({ public_check: 'failed', public_check_code: 'dns_mismatch' })]), {}, NOW);
+    const [finding] = urlChecks(
+      urlsSnapshot([urlRecord({ public_check: 'failed', public_check_code: 'dns_mismatch' })]),
+      {},
+      NOW,
+    );
     expect(finding).toMatchObject({
       check: 'url_checks',
       severity: 'critical',
       summary: 'https://shop.example.com does not answer as shop-prod (production): dns_mismatch',
       details: { url: 'https://shop.example.com', code: 'dns_mismatch' },
-      labels: { check: 'url_checks', app: 'shop-prod', server: 'web-01', host: 'shop.example.com', environment_type: 'production' },
+      labels: {
+        check: 'url_checks',
+        app: 'shop-prod',
+        server: 'web-01',
+        host: 'shop.example.com',
+        environment_type: 'production',
+      },
       url: 'https://shop.example.com',
       subject: { type: 'url', id: 10 },
     });
@@ -38,6 +48,8 @@ describe('urlChecks', () => {
     // The app has no URL of its own: the record's URL is the link.
     expect(finding?.url).toBe('https://shop.example.com');
     expect(finding?.labels.server).toBeUndefined();
-    expect(urlChecks(urlsSnapshot([record], [staging]), { severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe('critical');
+    expect(urlChecks(urlsSnapshot([record], [staging]), { severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe(
+      'critical',
+    );
   });
 });

@@ -12,7 +12,16 @@ import type { ManualClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { startSmtpSink, type SmtpSink, type SmtpSinkMode } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookMode, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { advancing, eventSubjects, faultConfig, manualSim, MINUTE, openWatchdog, recordedMessages, tempDir } from './fault-fixture.js';
+import {
+  advancing,
+  eventSubjects,
+  faultConfig,
+  manualSim,
+  MINUTE,
+  openWatchdog,
+  recordedMessages,
+  tempDir,
+} from './fault-fixture.js';
 
 /** Cycles run while the channels are down. */
 const OUTAGE_CYCLES = 4;
@@ -37,7 +46,10 @@ afterEach(async () => {
 async function peers(): Promise<Peers> {
   const slack = await startWebhookReceiver({ retryAfterSeconds: 30 });
   const mail = await startSmtpSink();
-  cleanups.push(() => slack.close(), () => mail.close());
+  cleanups.push(
+    () => slack.close(),
+    () => mail.close(),
+  );
   return { slack, mail };
 }
 
@@ -50,7 +62,10 @@ function watchdogFor(p: Peers): Watchdog {
   routes: [{ channels: [slack, mail] }]
   max_items_per_message: 100
   delivery: { initial_backoff: 10s, max_backoff: 1m, timeout: 2s }`;
-  const wd = openWatchdog(faultConfig(sim, tmp.dir, { notify, extra: 'jobs: { jitter: 0s, maintenance: "off" }' }), clock);
+  const wd = openWatchdog(
+    faultConfig(sim, tmp.dir, { notify, extra: 'jobs: { jitter: 0s, maintenance: "off" }' }),
+    clock,
+  );
   cleanups.push(async () => {
     await wd.stop(500);
     tmp.cleanup();
@@ -61,7 +76,9 @@ function watchdogFor(p: Peers): Watchdog {
 /** A few changes per cycle: new failures and expiring certificates, and announced ones fixed. */
 function change(cycle: number): void {
   const c = sim.control;
-  const apps = [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0);
+  const apps = [...c.state.apps.values()].filter(
+    (a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0,
+  );
   const app = apps[cycle % apps.length]!;
   c.addRun({ appId: app.id, action: 'restart', state: 'error' });
   c.expireCertificate(app.urlIds[0]!, { inDays: 2 });
@@ -101,7 +118,8 @@ describe.each([
     expect(down.slack.received.length).toBe(acceptedBefore.slack);
     expect(down.mail.messages.length).toBe(acceptedBefore.mail);
     expect(down.slack.requests).toBeGreaterThan(acceptedBefore.slack);
-    const waiting = () => (wdDown.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending'`).get() as { n: number }).n;
+    const waiting = () =>
+      (wdDown.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending'`).get() as { n: number }).n;
     expect(waiting()).toBeGreaterThan(0);
 
     down.slack.setMode('ok');
@@ -111,9 +129,9 @@ describe.each([
       await advancing(clock, wdDown.deliverDue(), 100, 10);
     }
     expect(waiting()).toBe(0);
-    expect(wdDown.store.db.prepare(`SELECT status, COUNT(*) AS n FROM outbox GROUP BY status ORDER BY status`).all()).toEqual(
-      wdUp.store.db.prepare(`SELECT status, COUNT(*) AS n FROM outbox GROUP BY status ORDER BY status`).all(),
-    );
+    expect(
+      wdDown.store.db.prepare(`SELECT status, COUNT(*) AS n FROM outbox GROUP BY status ORDER BY status`).all(),
+    ).toEqual(wdUp.store.db.prepare(`SELECT status, COUNT(*) AS n FROM outbox GROUP BY status ORDER BY status`).all());
 
     // Once each: the peers accepted exactly the messages the notifier recorded as delivered (a
     // message sent again would be one more than recorded), no fewer (none recorded but lost).

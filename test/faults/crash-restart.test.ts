@@ -81,7 +81,10 @@ function writeConfig(): string {
   return file;
 }
 
-function start(config: string): { child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+function start(config: string): {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--config', config, '--stop-timeout', '5s'], {
     cwd: ROOT,
     env: { ...process.env, DMS_API_TOKEN: sim.adminToken, SLACK_URL: slack.url },
@@ -123,8 +126,13 @@ function openState(): StateDb | null {
   if (!fs.existsSync(file)) return null;
   const db = new Database(file, { readonly: true, timeout: 2_000 });
   return {
-    pending: () => (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get() as { n: number }).n,
-    lastRunsSuccess: () => (db.prepare(`SELECT last_success_at AS t FROM source_health WHERE job = 'runs'`).get() as { t: number } | undefined)?.t ?? 0,
+    pending: () =>
+      (db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get() as { n: number }).n,
+    lastRunsSuccess: () =>
+      (
+        db.prepare(`SELECT last_success_at AS t FROM source_health WHERE job = 'runs'`).get() as
+          { t: number } | undefined
+      )?.t ?? 0,
     close: () => db.close(),
   };
 }
@@ -172,20 +180,34 @@ describe('SIGKILL of `run` at random points across many cycles', () => {
              LEFT JOIN outbox o ON o.event_id = e.id
             ORDER BY e.id`,
         )
-        .all() as { id: number; kind: string; fingerprint: string; summary: string; channel: string | null; status: string | null; decision: string | null }[];
+        .all() as {
+        id: number;
+        kind: string;
+        fingerprint: string;
+        summary: string;
+        channel: string | null;
+        status: string | null;
+        decision: string | null;
+      }[];
       expect(rows.length).toBeGreaterThan(KILLS);
       // Nothing lost on the way: every event has its row on both channels, and none is left waiting or given up.
       const byEvent = new Map<number, typeof rows>();
       for (const r of rows) byEvent.set(r.id, [...(byEvent.get(r.id) ?? []), r]);
       for (const [id, own] of byEvent) {
         expect(own.map((r) => r.channel).sort(), `event ${id}`).toEqual(['mail', 'slack']);
-        for (const r of own) expect(['sent', 'suppressed'], `event ${id} on ${r.channel}: ${r.status} (${r.decision})`).toContain(r.status);
+        for (const r of own)
+          expect(['sent', 'suppressed'], `event ${id} on ${r.channel}: ${r.status} (${r.decision})`).toContain(
+            r.status,
+          );
       }
 
       // What arrived: every message the notifier recorded as delivered, plus at most one more per
       // kill and channel (a kill between the peer's answer and "recorded as sent" makes the next
       // start send that message again; a channel sends one message at a time).
-      for (const [channel, accepted] of [['slack', slack.received.length], ['mail', mail.messages.length]] as const) {
+      for (const [channel, accepted] of [
+        ['slack', slack.received.length],
+        ['mail', mail.messages.length],
+      ] as const) {
         const recorded = recordedMessages(db, channel);
         expect(accepted, `${channel}: accepted vs recorded ${recorded}`).toBeGreaterThanOrEqual(recorded);
         expect(accepted, `${channel}: accepted vs recorded ${recorded}`).toBeLessThanOrEqual(recorded + KILLS);

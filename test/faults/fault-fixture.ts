@@ -22,7 +22,9 @@ export function tempDir(prefix = 'dw-faults-'): { dir: string; cleanup(): void }
 }
 
 /** A simulator whose time is a ManualClock that the engine shares. */
-export async function manualSim(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
+export async function manualSim(
+  options: SimulatorOptions = {},
+): Promise<{ sim: RunningSimulator; clock: ManualClock }> {
   const clock = new ManualClock();
   const sim = await startSimulator({ apps: 20, seed: 7, ...options, clock });
   return { sim, clock };
@@ -51,7 +53,8 @@ export function faultConfig(
     options.api ?? '  max_retries: 0',
     'state:',
     '  path: ./state.db',
-    options.notify ?? ['notify:', '  channels: [{ name: console, type: log }]', '  routes: [{ channels: [console] }]'].join('\n'),
+    options.notify ??
+      ['notify:', '  channels: [{ name: console, type: log }]', '  routes: [{ channels: [console] }]'].join('\n'),
     'server:',
     '  listen: "off"',
     options.extra ?? '',
@@ -77,7 +80,9 @@ export function events(wd: Watchdog): EventRow[] {
 
 /** Fingerprints of the firing alerts of a job, sorted. */
 export function firing(wd: Watchdog, job: string): string[] {
-  const rows = wd.store.db.prepare(`SELECT fingerprint FROM alerts WHERE status = 'firing' AND job = ? ORDER BY fingerprint`).all(job) as { fingerprint: string }[];
+  const rows = wd.store.db
+    .prepare(`SELECT fingerprint FROM alerts WHERE status = 'firing' AND job = ? ORDER BY fingerprint`)
+    .all(job) as { fingerprint: string }[];
   return rows.map((r) => r.fingerprint);
 }
 
@@ -107,15 +112,23 @@ export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs 
  */
 export function recordedMessages(db: import('better-sqlite3').Database, channel: string): number {
   const groups = db
-    .prepare(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event')`)
+    .prepare(
+      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event')`,
+    )
     .get(channel) as { n: number };
-  const notices = db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'notice'`).get(channel) as { n: number };
+  const notices = db
+    .prepare(`SELECT COUNT(*) AS n FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'notice'`)
+    .get(channel) as { n: number };
   return groups.n + notices.n;
 }
 
 /** The `app` label (or, for alerts without one, the `server` label) of every event's alert. */
-export function eventSubjects(db: import('better-sqlite3').Database): { id: number; kind: string; subject: string | null }[] {
-  const rows = db.prepare(`SELECT e.id, e.kind, a.labels FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint ORDER BY e.id`).all() as { id: number; kind: string; labels: string }[];
+export function eventSubjects(
+  db: import('better-sqlite3').Database,
+): { id: number; kind: string; subject: string | null }[] {
+  const rows = db
+    .prepare(`SELECT e.id, e.kind, a.labels FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint ORDER BY e.id`)
+    .all() as { id: number; kind: string; labels: string }[];
   return rows.map((r) => {
     const labels = JSON.parse(r.labels) as Record<string, string>;
     return { id: r.id, kind: r.kind, subject: labels.app ?? labels.server ?? null };

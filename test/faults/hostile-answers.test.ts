@@ -62,11 +62,23 @@ function peakRss(pid: number): number {
 /** Runs `check` once as a child, as the daemon runs (node options and environment), watching its peak RSS. */
 async function checkOnce(): Promise<{ code: number | null; output: string; peak: number }> {
   for (const f of fs.readdirSync(dir)) if (f.startsWith('state.db')) fs.rmSync(path.join(dir, f));
-  const child = spawn(process.execPath, [...DAEMON_NODE_OPTIONS, '--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'check', '--config', path.join(dir, 'config.yaml')], {
-    cwd: ROOT,
-    env: { ...process.env, ...DAEMON_ENV, DMS_API_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...DAEMON_NODE_OPTIONS,
+      '--import',
+      'tsx',
+      path.join(ROOT, 'src/cli/bin.ts'),
+      'check',
+      '--config',
+      path.join(dir, 'config.yaml'),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...DAEMON_ENV, DMS_API_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -79,24 +91,52 @@ async function checkOnce(): Promise<{ code: number | null; output: string; peak:
 
 describe('check against hostile answers', () => {
   it.each<[string, FaultTarget, FaultSpec, RegExp]>([
-    ['a 500 MB answer', 'apps.list', { hugeMb: 500 }, /^runs\s+failed: apps\.list: answer too large \(HTTP 200\): more than 16 MiB \(api\.max_answer_size\)$/m],
-    ['an endless answer', 'runs.list', { endless: true }, /^runs\s+failed: runs\.list: answer too large \(HTTP 200\): more than 16 MiB/m],
-    ['15 MB of tiny JSON values', 'urls.list', { hugeMb: 15, hugeDense: true }, /^urls\s+failed: urls\.list: answer too large \(HTTP 200\): more than 250000 JSON values \(api\.max_answer_values\)$/m],
-    ['lists of a billion items with fresh ids on every page', '*', { endlessList: true }, /^urls\s+failed: urls\.list: list too long: total says 1000000000, more than 200000; raise api\.max_list_items/m],
-    ['the token echoed into every answer', '*', { echoToken: true }, /^servers\s+failed: whoami: answer does not fit the schema \(HTTP 200\): namespaces\[0\]\(id <secret>\)\.id/m],
-  ])('%s: check returns 1, names why, stays well under 256 MB, and writes the token nowhere', async (_what, target, fault, reason) => {
-    sim.control.clearFaults();
-    sim.control.setFault(target, fault);
-    const { code, output, peak } = await checkOnce();
-    expect(code, output).toBe(1);
-    expect(output).toMatch(reason);
-    expect(peak).toBeGreaterThan(0);
-    expect(peak, `peak RSS ${Math.round(peak / MB)} MB`).toBeLessThan(256 * MB);
-    expect(output).toMatch(/"channel":"console"[^\n]*"fingerprint":"watchdog\/source\//);
-    expect(output).not.toContain(TOKEN);
-    for (const f of fs.readdirSync(dir).filter((n) => n.startsWith('state.db'))) {
-      expect(fs.readFileSync(path.join(dir, f)).includes(TOKEN), f).toBe(false);
-    }
-    expect(sim.control.stats().streams).toBe(0);
-  });
+    [
+      'a 500 MB answer',
+      'apps.list',
+      { hugeMb: 500 },
+      /^runs\s+failed: apps\.list: answer too large \(HTTP 200\): more than 16 MiB \(api\.max_answer_size\)$/m,
+    ],
+    [
+      'an endless answer',
+      'runs.list',
+      { endless: true },
+      /^runs\s+failed: runs\.list: answer too large \(HTTP 200\): more than 16 MiB/m,
+    ],
+    [
+      '15 MB of tiny JSON values',
+      'urls.list',
+      { hugeMb: 15, hugeDense: true },
+      /^urls\s+failed: urls\.list: answer too large \(HTTP 200\): more than 250000 JSON values \(api\.max_answer_values\)$/m,
+    ],
+    [
+      'lists of a billion items with fresh ids on every page',
+      '*',
+      { endlessList: true },
+      /^urls\s+failed: urls\.list: list too long: total says 1000000000, more than 200000; raise api\.max_list_items/m,
+    ],
+    [
+      'the token echoed into every answer',
+      '*',
+      { echoToken: true },
+      /^servers\s+failed: whoami: answer does not fit the schema \(HTTP 200\): namespaces\[0\]\(id <secret>\)\.id/m,
+    ],
+  ])(
+    '%s: check returns 1, names why, stays well under 256 MB, and writes the token nowhere',
+    async (_what, target, fault, reason) => {
+      sim.control.clearFaults();
+      sim.control.setFault(target, fault);
+      const { code, output, peak } = await checkOnce();
+      expect(code, output).toBe(1);
+      expect(output).toMatch(reason);
+      expect(peak).toBeGreaterThan(0);
+      expect(peak, `peak RSS ${Math.round(peak / MB)} MB`).toBeLessThan(256 * MB);
+      expect(output).toMatch(/"channel":"console"[^\n]*"fingerprint":"watchdog\/source\//);
+      expect(output).not.toContain(TOKEN);
+      for (const f of fs.readdirSync(dir).filter((n) => n.startsWith('state.db'))) {
+        expect(fs.readFileSync(path.join(dir, f)).includes(TOKEN), f).toBe(false);
+      }
+      expect(sim.control.stats().streams).toBe(0);
+    },
+  );
 });

@@ -44,7 +44,12 @@ const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string
   { name: '500 internal_error', fault: { errorCode: 'internal_error' }, reason: /internal_error/ },
   { name: '503 unavailable', fault: { errorCode: 'unavailable' }, reason: /unavailable/ },
   // Each such 429 holds every request back (1 s, doubling up to a minute): a cycle waits it out.
-  { name: 'a 429 burst without Retry-After', fault: { rateLimit: { retryAfter: 'none' } }, reason: /rate_limited/, waits: true },
+  {
+    name: 'a 429 burst without Retry-After',
+    fault: { rateLimit: { retryAfter: 'none' } },
+    reason: /rate_limited/,
+    waits: true,
+  },
   // Short, so the hanging answers end quickly; only this case has hanging requests.
   { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i, timeout: '300ms' },
   { name: 'a proxy HTML error page', fault: { html502: true }, reason: /502|not JSON|not_json/i },
@@ -74,7 +79,9 @@ afterEach(async () => {
 /** Gives every source something to report, so "nothing was resolved" means something. */
 function seedProblems(): void {
   const c = sim.control;
-  const apps = [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0);
+  const apps = [...c.state.apps.values()].filter(
+    (a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0,
+  );
   const [a, b, d] = [apps[0]!, apps[1]!, apps[2]!];
   c.addRun({ appId: a.id, state: 'error' });
   c.expireCertificate(a.urlIds[0]!, { inDays: 1 });
@@ -108,9 +115,14 @@ async function failingCycles(job: Job, before: string[], reason?: RegExp, waits 
     expect(r.outcome, `cycle ${cycle}`).toBe('failed');
     if (reason) expect(r.reason).toMatch(reason);
     expect(r.reason).not.toContain(sim.adminToken);
-    const sourceEvents = events(wd!).slice(startEvent).filter((e) => e.fingerprint === `watchdog/source/${job}`);
+    const sourceEvents = events(wd!)
+      .slice(startEvent)
+      .filter((e) => e.fingerprint === `watchdog/source/${job}`);
     // Fires exactly at the threshold, once.
-    expect(sourceEvents.map((e) => e.kind), `cycle ${cycle}`).toEqual(cycle >= THRESHOLD ? ['firing'] : []);
+    expect(
+      sourceEvents.map((e) => e.kind),
+      `cycle ${cycle}`,
+    ).toEqual(cycle >= THRESHOLD ? ['firing'] : []);
   }
   const written = events(wd!).slice(startEvent);
   expect(written.filter((e) => !e.fingerprint.startsWith('watchdog/'))).toEqual([]);
@@ -129,15 +141,18 @@ async function recovers(job: Job, before: string[], waits = false): Promise<void
 }
 
 describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
-  it.each(FAULTS)('$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it', async ({ fault, reason, timeout, waits }) => {
-    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);
-    seedProblems();
-    const before = await healthy(job);
-    sim.control.setFault(fn, fault);
-    await failingCycles(job, before, reason, waits);
-    sim.control.clearFaults();
-    await recovers(job, before, waits);
-  });
+  it.each(FAULTS)(
+    '$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it',
+    async ({ fault, reason, timeout, waits }) => {
+      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);
+      seedProblems();
+      const before = await healthy(job);
+      sim.control.setFault(fn, fault);
+      await failingCycles(job, before, reason, waits);
+      sim.control.clearFaults();
+      await recovers(job, before, waits);
+    },
+  );
 
   it('a failure shorter than the threshold raises nothing, and the count starts again after a good read', async () => {
     wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA }), clock);
@@ -164,20 +179,25 @@ describe('a 429 burst shorter than the retries', () => {
     ['Retry-After in seconds', { rateLimit: { retryAfter: 'seconds', seconds: 2 }, times: 2 }],
     ['Retry-After as an HTTP date', { rateLimit: { retryAfter: 'date', seconds: 2 }, times: 2 }],
     ['no Retry-After', { rateLimit: { retryAfter: 'none' }, times: 2 }],
-  ] as [string, FaultSpec][])('%s: the read waits, retries and completes; no failure is counted', async (_name, fault) => {
-    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, api: '  max_retries: 3' }), clock, {
-      apiRetry: { baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.5 },
-    });
-    seedProblems();
-    const before = await healthy('runs');
-    sim.control.setFault('runs.list', fault);
-    clock.advance(STEP);
-    const report = await advancing(clock, wd.runOnce(['runs']), 500);
-    expect(report.jobs[0]!.outcome).toBe('ok');
-    expect(sim.control.requests().filter((r) => r.fn === 'runs.list' && r.status === 429)).toHaveLength(2);
-    expect(wd.store.db.prepare(`SELECT consecutive_failures AS n FROM source_health WHERE job = 'runs'`).get()).toEqual({ n: 0 });
-    expect(firing(wd, 'runs')).toEqual(before);
-  });
+  ] as [string, FaultSpec][])(
+    '%s: the read waits, retries and completes; no failure is counted',
+    async (_name, fault) => {
+      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, api: '  max_retries: 3' }), clock, {
+        apiRetry: { baseDelayMs: 100, maxDelayMs: 1_000, random: () => 0.5 },
+      });
+      seedProblems();
+      const before = await healthy('runs');
+      sim.control.setFault('runs.list', fault);
+      clock.advance(STEP);
+      const report = await advancing(clock, wd.runOnce(['runs']), 500);
+      expect(report.jobs[0]!.outcome).toBe('ok');
+      expect(sim.control.requests().filter((r) => r.fn === 'runs.list' && r.status === 429)).toHaveLength(2);
+      expect(
+        wd.store.db.prepare(`SELECT consecutive_failures AS n FROM source_health WHERE job = 'runs'`).get(),
+      ).toEqual({ n: 0 });
+      expect(firing(wd, 'runs')).toEqual(before);
+    },
+  );
 });
 
 /** The last deployed app: not one `seedProblems` touches. */
@@ -207,7 +227,8 @@ describe('a list that shifts while it is paged', () => {
       pageSize: 10,
       path: '/api/v1/runs?',
       // A finished restart of an app with nothing open: it moves the list, it does not fix anything.
-      shift: (s: RunningSimulator) => s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
+      shift: (s: RunningSimulator) =>
+        s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
     },
     {
       // Many apps whose newest backup is old, and pages large enough that the first leaves more
@@ -216,17 +237,26 @@ describe('a list that shifts while it is paged', () => {
       job: 'backups' as const,
       pageSize: 200,
       prepare: (s: RunningSimulator) => {
-        for (const app of [...s.control.state.apps.values()].filter((a) => a.deployedAt !== null).slice(0, 12)) s.control.ageBackups(app.id, { hours: 24 * 60 });
+        for (const app of [...s.control.state.apps.values()].filter((a) => a.deployedAt !== null).slice(0, 12))
+          s.control.ageBackups(app.id, { hours: 24 * 60 });
       },
       path: '/api/v1/backups?',
       shift: (s: RunningSimulator) => s.control.addBackup(quietApp(s), { hoursAgo: 0 }),
     },
-  ] as { job: Job; pageSize: number; path: string; shift: (s: RunningSimulator) => unknown; prepare?: (s: RunningSimulator) => void }[])(
+  ] as {
+    job: Job;
+    pageSize: number;
+    path: string;
+    shift: (s: RunningSimulator) => unknown;
+    prepare?: (s: RunningSimulator) => void;
+  }[])(
     '$job: every walk is thrown away, the cycle fails whole, nothing resolves; a steady list reads again',
     async ({ job, pageSize, path, shift, prepare }) => {
       prepare?.(sim);
       const shifting = shiftingDispatcher(path, () => shift(sim));
-      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, pageSize }), clock, { dispatcher: shifting.dispatcher });
+      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, pageSize }), clock, {
+        dispatcher: shifting.dispatcher,
+      });
       seedProblems();
       const before = await healthy(job);
       shifting.set(true);

@@ -23,7 +23,12 @@ import { events, faultConfig, manualSim, openWatchdog, tempDir } from './fault-f
 /** What the tables hold: compared before and after a failed write. */
 function contents(db: Database.Database): Record<string, number> {
   const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return { alerts: count('alerts'), events: count('events'), outbox: count('outbox'), source_health: count('source_health') };
+  return {
+    alerts: count('alerts'),
+    events: count('events'),
+    outbox: count('outbox'),
+    source_health: count('source_health'),
+  };
 }
 
 function integrity(db: Database.Database): string {
@@ -159,17 +164,20 @@ describe('the state file cannot be written, under `check` and `run`', () => {
   }
   const env = () => ({ DMS_API_TOKEN: sim.adminToken });
 
-  it.each([['check'], ['run']])('%s: a file where the state directory should be: exit 1, the path and the cause named', async (command) => {
-    const dir = fs.mkdtempSync(path.join(tmp.dir, 'notadir-'));
-    fs.writeFileSync(path.join(dir, 'data'), 'a file, not a directory');
-    const statePath = path.join(dir, 'data', 'state.db');
-    const { code, out } = await cli([command, '--config', configAt(dir, statePath)], env());
-    expect(code).toBe(1);
-    expect(out).toContain(statePath);
-    expect(out).toMatch(/cannot be created|ENOTDIR|not a directory/);
-    expect(out).not.toContain(sim.adminToken);
-    expect(fs.readFileSync(path.join(dir, 'data'), 'utf8')).toBe('a file, not a directory');
-  });
+  it.each([['check'], ['run']])(
+    '%s: a file where the state directory should be: exit 1, the path and the cause named',
+    async (command) => {
+      const dir = fs.mkdtempSync(path.join(tmp.dir, 'notadir-'));
+      fs.writeFileSync(path.join(dir, 'data'), 'a file, not a directory');
+      const statePath = path.join(dir, 'data', 'state.db');
+      const { code, out } = await cli([command, '--config', configAt(dir, statePath)], env());
+      expect(code).toBe(1);
+      expect(out).toContain(statePath);
+      expect(out).toMatch(/cannot be created|ENOTDIR|not a directory/);
+      expect(out).not.toContain(sim.adminToken);
+      expect(fs.readFileSync(path.join(dir, 'data'), 'utf8')).toBe('a file, not a directory');
+    },
+  );
 
   it('check: the state file on a read-only mount: exit 1, the cause named, the file unchanged', async (ctx) => {
     if (!canMount) return ctx.skip();

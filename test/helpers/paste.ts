@@ -19,7 +19,9 @@ const PREFIX = 'To silence: ';
  * `&lt;`). Null when the message has no "To silence" line.
  */
 export function slackCommand(payload: SlackLikePayload): string | null {
-  const lines = (payload.blocks ?? []).flatMap((b) => (b.elements ?? []).map((e) => e.text ?? '')).filter((t) => t.startsWith(PREFIX));
+  const lines = (payload.blocks ?? [])
+    .flatMap((b) => (b.elements ?? []).map((e) => e.text ?? ''))
+    .filter((t) => t.startsWith(PREFIX));
   if (lines.length === 0) return null;
   expect(lines).toHaveLength(1);
   const span = /^To silence: `([^`]*)`$/.exec(lines[0]!);
@@ -64,7 +66,8 @@ print(json.dumps(parser.texts))
 `;
 
 /** The python3 interpreter itself, found once: a version manager's shim would start slowly each time. */
-const PYTHON = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim() || 'python3';
+const PYTHON =
+  spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim() || 'python3';
 
 /** The command of an HTML email: the text content of its one `<code>` element; null when none. */
 export function htmlCommand(html: string): string | null {
@@ -113,7 +116,11 @@ export function pasteBench(): PasteBench {
   // A file an unquoted `app=*` glob would expand to.
   fs.writeFileSync(path.join(cwd, 'app=globbed'), '');
   const standIn = path.join(bin, 'deploy-watchdog');
-  fs.writeFileSync(standIn, `#!/bin/sh\n# Records its words, NUL-separated, one file per run.\nprintf '%s\\0' "$@" > '${calls}'/$$\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    standIn,
+    `#!/bin/sh\n# Records its words, NUL-separated, one file per run.\nprintf '%s\\0' "$@" > '${calls}'/$$\n`,
+    { mode: 0o755 },
+  );
   const marker = path.join(dir, 'pwned');
   return {
     dir,
@@ -125,10 +132,26 @@ export function pasteBench(): PasteBench {
       const result =
         shell === 'bash -i'
           ? // A line in the history first, so an expanded `!!` or `!-1` would change the words.
-            spawnSync('bash', ['--norc', '--noprofile', '--noediting', '-i'], { cwd, env, input: `echo earlier >/dev/null\n${line}\n`, encoding: 'utf8' })
+            spawnSync('bash', ['--norc', '--noprofile', '--noediting', '-i'], {
+              cwd,
+              env,
+              input: `echo earlier >/dev/null\n${line}\n`,
+              encoding: 'utf8',
+            })
           : // Standard input is not a socket: bash would take itself for a remote shell and read an rc file.
-            spawnSync(shell.split(' ')[0]!, ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-      const stderr = shell === 'bash -i' ? result.stderr.split('\n').filter((l) => l !== '' && !INTERACTIVE_NOISE.test(l)).join('\n') : result.stderr;
+            spawnSync(shell.split(' ')[0]!, ['-c', line], {
+              cwd,
+              env,
+              stdio: ['ignore', 'pipe', 'pipe'],
+              encoding: 'utf8',
+            });
+      const stderr =
+        shell === 'bash -i'
+          ? result.stderr
+              .split('\n')
+              .filter((l) => l !== '' && !INTERACTIVE_NOISE.test(l))
+              .join('\n')
+          : result.stderr;
       return {
         calls: fs.readdirSync(calls).map((f) => fs.readFileSync(path.join(calls, f), 'utf8').split('\0').slice(0, -1)),
         status: result.status,

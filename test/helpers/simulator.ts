@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { DEFAULT_ADMIN_TOKEN, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import {
+  DEFAULT_ADMIN_TOKEN,
+  startSimulator,
+  type RunningSimulator,
+  type SimulatorOptions,
+} from '../../src/simulator/index.js';
 
 /** The admin token of a simulator started without `adminToken`. */
 export const adminToken = DEFAULT_ADMIN_TOKEN;
@@ -38,7 +43,11 @@ async function toAnswer(res: Response): Promise<RawAnswer> {
 }
 
 /** GET `{baseUrl}/api/v1{path}` with a token (default the admin token). */
-export async function apiGet(sim: RunningSimulator, path: string, token: string | null = sim.adminToken): Promise<RawAnswer> {
+export async function apiGet(
+  sim: RunningSimulator,
+  path: string,
+  token: string | null = sim.adminToken,
+): Promise<RawAnswer> {
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
   return toAnswer(await fetch(`${sim.baseUrl}/api/v1${path}`, { headers }));
 }
@@ -50,14 +59,28 @@ export async function apiPost(
   body: unknown,
   options: { key?: string | null; token?: string } = {},
 ): Promise<RawAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? sim.adminToken}`, 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.token ?? sim.adminToken}`,
+    'content-type': 'application/json',
+  };
   const key = options.key === undefined ? randomUUID() : options.key;
   if (key !== null) headers['idempotency-key'] = key;
-  return toAnswer(await fetch(`${sim.baseUrl}/api/v1${path}`, { method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  return toAnswer(
+    await fetch(`${sim.baseUrl}/api/v1${path}`, {
+      method: 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
 }
 
 /** Calls a control method over HTTP (`POST /_sim/<method>`), as an out-of-process test would. */
-export async function simControl(sim: RunningSimulator, method: string, args: unknown[] = [], token = sim.adminToken): Promise<RawAnswer> {
+export async function simControl(
+  sim: RunningSimulator,
+  method: string,
+  args: unknown[] = [],
+  token = sim.adminToken,
+): Promise<RawAnswer> {
   return toAnswer(
     await fetch(`${sim.baseUrl}/_sim/${method}`, {
       method: 'POST',

@@ -1,18 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { newestFirst, sortNewestFirst, type TimedRecord } from '../../src/lib/newest-first.js';
 
-const rec = (id: number, created_at: string | null, updated_at: string | null = null): TimedRecord => ({ id, created_at, updated_at });
+const rec = (id: number, created_at: string | null, updated_at: string | null = null): TimedRecord => ({
+  id,
+  created_at,
+  updated_at,
+});
 
 describe('newestFirst', () => {
   it.each<[string, TimedRecord[], number[]]>([
-    ['by creation time', [rec(1, '2026-11-01T10:00:00Z'), rec(2, '2026-11-01T12:00:00Z'), rec(3, '2026-11-01T11:00:00Z')], [2, 3, 1]],
+    [
+      'by creation time',
+      [rec(1, '2026-11-01T10:00:00Z'), rec(2, '2026-11-01T12:00:00Z'), rec(3, '2026-11-01T11:00:00Z')],
+      [2, 3, 1],
+    ],
     ['the same time: the higher id first', [rec(4, '2026-11-01T10:00:00Z'), rec(9, '2026-11-01T10:00:00Z')], [9, 4]],
-    ['no creation time: the update time stands in', [rec(1, null, '2026-11-01T12:00:00Z'), rec(2, '2026-11-01T11:00:00Z')], [1, 2]],
-    ['no time at all, or an unreadable one: last, by id', [rec(1, null), rec(2, 'garbage'), rec(3, '2026-11-01T11:00:00Z')], [3, 2, 1]],
+    [
+      'no creation time: the update time stands in',
+      [rec(1, null, '2026-11-01T12:00:00Z'), rec(2, '2026-11-01T11:00:00Z')],
+      [1, 2],
+    ],
+    [
+      'no time at all, or an unreadable one: last, by id',
+      [rec(1, null), rec(2, 'garbage'), rec(3, '2026-11-01T11:00:00Z')],
+      [3, 2, 1],
+    ],
   ])('%s', (_what, records, ids) => {
     expect([...records].sort(newestFirst).map((r) => r.id)).toEqual(ids);
     // The list's own order does not matter.
-    expect([...records].reverse().sort(newestFirst).map((r) => r.id)).toEqual(ids);
+    expect(
+      [...records]
+        .reverse()
+        .sort(newestFirst)
+        .map((r) => r.id),
+    ).toEqual(ids);
   });
 });
 

@@ -25,10 +25,14 @@ describe('a crash between sending and marking', () => {
     receiver = await startWebhookReceiver();
     receiver.setMode('hang');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-crash-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, receiver.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, receiver.url], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? code)),
+    );
 
     // The request reached the receiver: the child is between send and mark.
     await vi.waitFor(() => expect(receiver?.requests, stderr).toBe(1), { timeout: 20_000, interval: 50 });

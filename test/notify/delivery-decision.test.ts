@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertEventKind } from '../../src/alerts/alert-event.js';
 import { backoff } from '../../src/notify/backoff.js';
-import { decideDelivery, type DecisionFacts, type NotificationLogEntry, type NotifyDecision } from '../../src/notify/delivery-decision.js';
+import {
+  decideDelivery,
+  type DecisionFacts,
+  type NotificationLogEntry,
+  type NotifyDecision,
+} from '../../src/notify/delivery-decision.js';
 import type { ResolvedRoute } from '../../src/notify/router.js';
 
 const HOUR = 3600_000;
@@ -15,12 +20,23 @@ const route = (over: Partial<ResolvedRoute> = {}): ResolvedRoute => ({
   groupBy: ['check'],
   ...over,
 });
-const told = (lastKind: AlertEventKind, hoursAgo: number): NotificationLogEntry => ({ lastKind, announcedAt: NOW - hoursAgo * HOUR });
+const told = (lastKind: AlertEventKind, hoursAgo: number): NotificationLogEntry => ({
+  lastKind,
+  announcedAt: NOW - hoursAgo * HOUR,
+});
 const muted = { name: 'night', isActive: () => true };
 const cause = { rule: 'bad_servers' as const, fingerprint: 'servers/s1', summary: 'Server s1 is in state error' };
 
 function facts(kind: AlertEventKind, over: Partial<DecisionFacts> = {}): DecisionFacts {
-  return { event: { kind, fingerprint: 'f', labels: { check: 'failed_runs' } }, route: route(), now: NOW, silenceId: undefined, cause: undefined, log: undefined, ...over };
+  return {
+    event: { kind, fingerprint: 'f', labels: { check: 'failed_runs' } },
+    route: route(),
+    now: NOW,
+    silenceId: undefined,
+    cause: undefined,
+    log: undefined,
+    ...over,
+  };
 }
 
 describe('decideDelivery', () => {
@@ -29,7 +45,11 @@ describe('decideDelivery', () => {
     ['a silenced firing', facts('firing', { silenceId: 'abc' }), 'silenced'],
     ['a firing in a mute window', facts('firing', { route: route({ muteWindows: [muted] }) }), 'muted_window'],
     ['a firing under a bad server', facts('firing', { cause }), 'inhibited'],
-    ['silence beats mute window and inhibition', facts('firing', { silenceId: 'abc', cause, route: route({ muteWindows: [muted] }) }), 'silenced'],
+    [
+      'silence beats mute window and inhibition',
+      facts('firing', { silenceId: 'abc', cause, route: route({ muteWindows: [muted] }) }),
+      'silenced',
+    ],
     ['a repeat before the route interval', facts('repeat', { log: told('firing', 1) }), 'repeat_not_due'],
     ['a repeat after the route interval', facts('repeat', { log: told('firing', 4) }), 'deliver'],
     ['a repeat the channel never heard the firing of', facts('repeat', { log: undefined }), 'deliver'],
@@ -37,7 +57,11 @@ describe('decideDelivery', () => {
     ['a resolve of an announced alert', facts('resolved', { log: told('firing', 1) }), 'deliver'],
     ['a resolve never announced', facts('resolved', { log: undefined }), 'resolved_quietly'],
     ['a resolve after a resolve', facts('resolved', { log: told('resolved', 1) }), 'resolved_quietly'],
-    ['a resolve with send_resolved false', facts('resolved', { log: told('firing', 1), route: route({ sendResolved: false }) }), 'resolved_not_sent'],
+    [
+      'a resolve with send_resolved false',
+      facts('resolved', { log: told('firing', 1), route: route({ sendResolved: false }) }),
+      'resolved_not_sent',
+    ],
     ['a resolve held by its cause', facts('resolved', { log: told('firing', 1), cause }), 'inhibited'],
   ])('%s → %s', (_name, f, expected) => {
     expect(decideDelivery(f).decision).toBe(expected);
@@ -45,7 +69,9 @@ describe('decideDelivery', () => {
 
   it('names the detail: the silence, the window, the cause', () => {
     expect(decideDelivery(facts('firing', { silenceId: 'abc' })).detail).toBe('silence abc');
-    expect(decideDelivery(facts('firing', { route: route({ muteWindows: [muted] }) })).detail).toBe('mute window night');
+    expect(decideDelivery(facts('firing', { route: route({ muteWindows: [muted] }) })).detail).toBe(
+      'mute window night',
+    );
     expect(decideDelivery(facts('firing', { cause })).detail).toBe('bad_servers: Server s1 is in state error');
   });
 });

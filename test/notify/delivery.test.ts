@@ -27,7 +27,13 @@ afterEach(async () => {
   await other.close();
 });
 
-const delivery = { max_age: 60 * MINUTE, initial_backoff: 10 * SECOND, max_backoff: 5 * MINUTE, timeout: 5 * SECOND, interval: 5 * SECOND };
+const delivery = {
+  max_age: 60 * MINUTE,
+  initial_backoff: 10 * SECOND,
+  max_backoff: 5 * MINUTE,
+  timeout: 5 * SECOND,
+  interval: 5 * SECOND,
+};
 
 async function counter(metrics: Metrics, channel: string, outcome: string): Promise<number> {
   const metric = await metrics.notifications.get();
@@ -130,7 +136,15 @@ describe('retries', () => {
     const sink: SmtpSink = await startSmtpSink();
     try {
       h = Harness.open({
-        channels: [{ name: 'mail', type: 'email', smtp: { host: sink.host, port: sink.port, secure: 'none', timeout: 5000 }, from: 'dw@example.com', to: ['ops@example.com'] }],
+        channels: [
+          {
+            name: 'mail',
+            type: 'email',
+            smtp: { host: sink.host, port: sink.port, secure: 'none', timeout: 5000 },
+            from: 'dw@example.com',
+            to: ['ops@example.com'],
+          },
+        ],
         notify: { delivery },
       });
       sink.setMode('tempfail-rcpt');
@@ -179,7 +193,15 @@ describe('a slow relay', () => {
     const port = (relay.server.address() as AddressInfo).port;
     try {
       h = Harness.open({
-        channels: [{ name: 'mail', type: 'email', smtp: { host: '127.0.0.1', port, secure: 'none', timeout: 30_000 }, from: 'dw@example.com', to: ['ops@example.com'] }],
+        channels: [
+          {
+            name: 'mail',
+            type: 'email',
+            smtp: { host: '127.0.0.1', port, secure: 'none', timeout: 30_000 },
+            from: 'dw@example.com',
+            to: ['ops@example.com'],
+          },
+        ],
         notify: { delivery },
       });
       expect(sendLimitMs(h.channels.get('mail')!, delivery.timeout)).toBe(30_000 * 13 + SEND_MARGIN_MS);
@@ -202,12 +224,33 @@ describe('a slow relay', () => {
   });
 
   it.each([
-    ['a Slack channel with a shorter timeout keeps delivery.timeout', { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 10_000 }, 15_000],
-    ['a Slack channel with a longer timeout raises it', { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 30_000 }, 32_000],
-    ['an email channel: every SMTP step and recipient', { name: 'm', type: 'email', smtp: { host: 'mx', timeout: 15_000 }, from: 'a@example.com', to: ['b@example.com', 'c@example.com'] }, 15_000 * 14 + 2_000],
+    [
+      'a Slack channel with a shorter timeout keeps delivery.timeout',
+      { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 10_000 },
+      15_000,
+    ],
+    [
+      'a Slack channel with a longer timeout raises it',
+      { name: 's', type: 'slack', webhook_url: 'https://hooks.example.com/x', timeout: 30_000 },
+      32_000,
+    ],
+    [
+      'an email channel: every SMTP step and recipient',
+      {
+        name: 'm',
+        type: 'email',
+        smtp: { host: 'mx', timeout: 15_000 },
+        from: 'a@example.com',
+        to: ['b@example.com', 'c@example.com'],
+      },
+      15_000 * 14 + 2_000,
+    ],
     ['the log channel answers at once', { name: 'l', type: 'log' }, 15_000],
   ])('%s', async (_name, config, limit) => {
-    const [channel] = buildChannels([channelConfigSchema.parse(config)], { logger: silentLogger, clock: new ManualClock() }).values();
+    const [channel] = buildChannels([channelConfigSchema.parse(config)], {
+      logger: silentLogger,
+      clock: new ManualClock(),
+    }).values();
     try {
       expect(sendLimitMs(channel!, 15_000)).toBe(limit);
     } finally {
@@ -237,7 +280,9 @@ describe('never blocks', () => {
     // The hanging send hits its time limit on the clock (the channel's own 60 s plus the 2 s
     // margin, longer than delivery.timeout) and is recorded as a failed attempt.
     h.clock.advance(62 * SECOND);
-    await vi.waitFor(() => expect(h?.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 62000 ms', null]));
+    await vi.waitFor(() =>
+      expect(h?.rows(`channel = 'slow'`).map((r) => r.last_error)).toEqual(['no answer within 62000 ms', null]),
+    );
     await h.notifier.stop();
   });
 
@@ -268,7 +313,10 @@ describe('flush', () => {
   });
 
   it('gives up at the deadline and leaves the rest pending for the next start', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery: { ...delivery, timeout: MINUTE } } });
+    h = Harness.open({
+      channels: [slackTo('ops', receiver.url)],
+      notify: { delivery: { ...delivery, timeout: MINUTE } },
+    });
     receiver.setMode('hang');
     h.cycle('runs', [finding('shop')]);
     const flushing = h.notifier.flush(3 * SECOND);

@@ -23,7 +23,17 @@ afterEach(async () => {
 /** One remediation that succeeded and one skip, written the way remediation writes its audit. */
 function auditRetry(h: Harness): void {
   const audit = new RemediationStore(h.store);
-  const row = { at: h.clock.now(), policy: 'retry-nonprod', action: 'runs.retry', recordType: 'run', fingerprint: null, key: null, answer: null, runId: null, detail: null };
+  const row = {
+    at: h.clock.now(),
+    policy: 'retry-nonprod',
+    action: 'runs.retry',
+    recordType: 'run',
+    fingerprint: null,
+    key: null,
+    answer: null,
+    runId: null,
+    detail: null,
+  };
   audit.audit({ ...row, recordId: 42, decision: 'outcome', reason: '', outcome: 'succeeded' });
   audit.audit({ ...row, recordId: 43, decision: 'skipped', reason: 'max_attempts', outcome: null });
 }

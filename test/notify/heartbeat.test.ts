@@ -47,7 +47,10 @@ describe('heartbeat', () => {
   });
 
   it('is wired into the notifier from notify.heartbeat', async () => {
-    const h = Harness.open({ channels: [], notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: 5 * MINUTE } } });
+    const h = Harness.open({
+      channels: [],
+      notify: { heartbeat: { url: new Secret(`${base}/ping/${token}`), every: 5 * MINUTE } },
+    });
     try {
       expect(h.notifier.heartbeat()).toBe('pinged');
       await vi.waitFor(() => expect(hits).toEqual([`GET /ping/${token}`]));
@@ -68,7 +71,11 @@ describe('heartbeat', () => {
   ])('logs %s without the URL and never throws', async (_name, url, answer, message) => {
     status = answer;
     const log = new LogCapture();
-    const beat = new Heartbeat({ settings: { url: new Secret(url()), every: MINUTE }, clock: new ManualClock(T0), logger: log.logger });
+    const beat = new Heartbeat({
+      settings: { url: new Secret(url()), every: MINUTE },
+      clock: new ManualClock(T0),
+      logger: log.logger,
+    });
     expect(beat.beat()).toBe('pinged');
     await beat.settle();
     expect(log.text()).toContain(message);

@@ -2,10 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { compileMuteWindow, MuteWindowError } from '../../src/notify/mute-windows.js';
 import type { MuteWindowSettings } from '../../src/notify/notify-settings.js';
 
-const night: MuteWindowSettings = { name: 'night', time_zone: 'Europe/Berlin', times: [{ start: '22:00', end: '06:00' }] };
+const night: MuteWindowSettings = {
+  name: 'night',
+  time_zone: 'Europe/Berlin',
+  times: [{ start: '22:00', end: '06:00' }],
+};
 const fridayNight: MuteWindowSettings = { ...night, name: 'friday-night', weekdays: ['friday'] };
-const officeHours: MuteWindowSettings = { name: 'office', time_zone: 'America/New_York', weekdays: ['mon:fri'], times: [{ start: '09:00', end: '17:00' }] };
-const weekend: MuteWindowSettings = { name: 'weekend', time_zone: 'UTC', weekdays: ['saturday:sunday'], times: [{ start: '00:00', end: '24:00' }] };
+const officeHours: MuteWindowSettings = {
+  name: 'office',
+  time_zone: 'America/New_York',
+  weekdays: ['mon:fri'],
+  times: [{ start: '09:00', end: '17:00' }],
+};
+const weekend: MuteWindowSettings = {
+  name: 'weekend',
+  time_zone: 'UTC',
+  weekdays: ['saturday:sunday'],
+  times: [{ start: '00:00', end: '24:00' }],
+};
 
 describe('compileMuteWindow', () => {
   // November 2026: Berlin is UTC+1, New York UTC-5. 6 Nov 2026 is a Friday.

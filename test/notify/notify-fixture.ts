@@ -33,7 +33,13 @@ export function notifySettings(over: Partial<NotifySettings> = {}): NotifySettin
     group_by: ['check', 'environment_type'],
     max_items_per_message: 10,
     mute_windows: [],
-    delivery: { max_age: 24 * HOUR, initial_backoff: 10 * SECOND, max_backoff: 10 * MINUTE, timeout: 5 * SECOND, interval: 5 * SECOND },
+    delivery: {
+      max_age: 24 * HOUR,
+      initial_backoff: 10 * SECOND,
+      max_backoff: 10 * MINUTE,
+      timeout: 5 * SECOND,
+      interval: 5 * SECOND,
+    },
     digest: { enabled: false, at: '09:00', time_zone: 'UTC', channels: [] },
     inhibit: { api_unreadable: true, bad_servers: true },
     ...over,
@@ -129,16 +135,32 @@ export class Harness {
     const now = this.clock.now();
     return this.store.transaction(() =>
       this.notifier.enqueue(
-        applyFindings(this.store, { job, findings, now }, { forCycles: 1, repeatIntervalMs: this.notifier.lifecycleRepeatIntervalMs }),
+        applyFindings(
+          this.store,
+          { job, findings, now },
+          { forCycles: 1, repeatIntervalMs: this.notifier.lifecycleRepeatIntervalMs },
+        ),
         now,
       ),
     );
   }
 
   /** Outbox rows for assertions, oldest first. */
-  rows(where = '1 = 1'): { id: number; channel: string; kind: string; fingerprint: string | null; status: string; decision: string; attempts: number; last_error: string | null; source: string }[] {
+  rows(where = '1 = 1'): {
+    id: number;
+    channel: string;
+    kind: string;
+    fingerprint: string | null;
+    status: string;
+    decision: string;
+    attempts: number;
+    last_error: string | null;
+    source: string;
+  }[] {
     return this.store.db
-      .prepare(`SELECT id, channel, kind, fingerprint, status, decision, attempts, last_error, source FROM outbox WHERE ${where} ORDER BY id`)
+      .prepare(
+        `SELECT id, channel, kind, fingerprint, status, decision, attempts, last_error, source FROM outbox WHERE ${where} ORDER BY id`,
+      )
       .all() as never;
   }
 

@@ -74,11 +74,23 @@ describe('notify-test', () => {
   });
 
   it.each([
-    ['no config file', () => ['notify-test'], /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//],
+    [
+      'no config file',
+      () => ['notify-test'],
+      /no configuration file: give --config FILE, set \$DEPLOY_WATCHDOG_CONFIG, or create \/dev\/null\//,
+    ],
     ['an unknown option', () => ['notify-test', '--bogus'], /bogus/],
-    ['an unknown channel', () => ['notify-test', '--config', writeConfig([SLACK]), '--channel', 'nope'], /no channel named "nope".*known: ops-slack/],
+    [
+      'an unknown channel',
+      () => ['notify-test', '--config', writeConfig([SLACK]), '--channel', 'nope'],
+      /no channel named "nope".*known: ops-slack/,
+    ],
     ['no channels', () => ['notify-test', '--config', writeConfig([])], /notify\.channels is empty/],
-    ['a bad config', () => ['notify-test', '--config', writeConfig(['{ name: x, type: pigeon }'])], /notify\.channels\[0\]/],
+    [
+      'a bad config',
+      () => ['notify-test', '--config', writeConfig(['{ name: x, type: pigeon }'])],
+      /notify\.channels\[0\]/,
+    ],
   ])('exits 2 for %s', async (_name, argv, message) => {
     const r = await run(argv());
     expect(r.code).toBe(2);

@@ -26,7 +26,9 @@ describe('grouping a storm', () => {
     const storm = [
       ...Array.from({ length: 300 }, (_, i) => finding(`prod-${i}`, { environment_type: 'production' })),
       ...Array.from({ length: 150 }, (_, i) => finding(`stg-${i}`, { environment_type: 'staging' })),
-      ...Array.from({ length: 50 }, (_, i) => finding(`cert-${i}`, { check: 'certificates', environment_type: 'production' })),
+      ...Array.from({ length: 50 }, (_, i) =>
+        finding(`cert-${i}`, { check: 'certificates', environment_type: 'production' }),
+      ),
     ];
     const pass = h.cycle('runs', storm);
     expect(pass.decisions).toEqual({ deliver: 500 });
@@ -78,7 +80,9 @@ describe('silences', () => {
     expect(receiver.received).toHaveLength(2);
     expect(payloadText(receiver.received[1])).toContain('Problem shop');
     expect(payloadText(receiver.received[1])).not.toContain('Problem crm');
-    expect(h.rows(`fingerprint = 'failed_runs/shop'`).map((r) => `${r.status}:${r.decision}`)).toEqual(['sent:deliver']);
+    expect(h.rows(`fingerprint = 'failed_runs/shop'`).map((r) => `${r.status}:${r.decision}`)).toEqual([
+      'sent:deliver',
+    ]);
   });
 
   it('unsilence lifts the hold at the next round', async () => {
@@ -143,7 +147,10 @@ describe('per-route repeat interval and send_resolved', () => {
       h.cycle('runs', [finding('shop')]);
       await h.notifier.deliverDue();
       decisions.push(
-        h.rows(`id > (SELECT COALESCE(MAX(id), 0) - 2 FROM outbox)`).map((r) => `${r.channel}:${r.kind}:${r.decision}`).join(' '),
+        h
+          .rows(`id > (SELECT COALESCE(MAX(id), 0) - 2 FROM outbox)`)
+          .map((r) => `${r.channel}:${r.kind}:${r.decision}`)
+          .join(' '),
       );
       h.clock.advance(HOUR);
     }
@@ -234,7 +241,9 @@ describe('inhibition', () => {
 
     // Ten apps recover while the server is still bad: nothing is said about them.
     h.clock.advance(MINUTE);
-    expect(h.cycle('urls', [...appsOn('s1', 40), finding('elsewhere', { server: 's2', check: 'url_checks' })]).decisions).toEqual({
+    expect(
+      h.cycle('urls', [...appsOn('s1', 40), finding('elsewhere', { server: 's2', check: 'url_checks' })]).decisions,
+    ).toEqual({
       resolved_quietly: 20,
     });
 
@@ -285,8 +294,16 @@ describe('inhibition', () => {
   });
 
   it('a bad server seen by 4 jobs over 3 cycles: one server message and one summary per channel, again only after the server is re-announced', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url), slackTo('team', other.url)], alerts: { repeat_interval: HOUR } });
-    const checks: Record<string, CheckName> = { runs: 'failed_runs', urls: 'url_checks', backups: 'backups', attention: 'attention' };
+    h = Harness.open({
+      channels: [slackTo('ops', receiver.url), slackTo('team', other.url)],
+      alerts: { repeat_interval: HOUR },
+    });
+    const checks: Record<string, CheckName> = {
+      runs: 'failed_runs',
+      urls: 'url_checks',
+      backups: 'backups',
+      attention: 'attention',
+    };
     const appsFor = (job: string, cycle: number) =>
       Array.from({ length: cycle + 1 }, (_, i) => finding(`${job}-app-${i}`, { server: 's1', check: checks[job] }));
     let summaries = 0;
@@ -302,7 +319,9 @@ describe('inhibition', () => {
     for (const r of [receiver, other]) {
       const texts = r.received.map(payloadText);
       expect(texts).toHaveLength(2);
-      expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(1);
+      expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(
+        1,
+      );
       // The summary counts what was held when it was written (the first job's first app).
       expect(texts.filter((t) => t.includes('1 alert held back: Server s1 is in state error'))).toHaveLength(1);
     }
@@ -332,7 +351,12 @@ describe('inhibition', () => {
 describe('notices', () => {
   it('go through the outbox to every channel, one message each', async () => {
     h = Harness.open({ channels: [slackTo('a', receiver.url), slackTo('b', other.url)] });
-    const ids = h.notifier.notice({ type: 'notice', topic: 'remediation', title: 'Retried run #12 of shop', severity: 'ok' });
+    const ids = h.notifier.notice({
+      type: 'notice',
+      topic: 'remediation',
+      title: 'Retried run #12 of shop',
+      severity: 'ok',
+    });
     expect(ids).toHaveLength(2);
     await h.notifier.deliverDue();
     expect(payloadText(receiver.received[0])).toContain('Retried run #12 of shop');

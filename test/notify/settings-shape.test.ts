@@ -5,7 +5,9 @@ import type { AlertDefaults, NotifySettings } from '../../src/notify/notify-sett
 describe('NotifySettings', () => {
   it('is what config.notify and config.alerts parse to', () => {
     const config: Config = parseConfig(
-      ['api: { base_url: "http://127.0.0.1:1", token: t }', 'notify:', '  channels: [{ name: l, type: log }]'].join('\n'),
+      ['api: { base_url: "http://127.0.0.1:1", token: t }', 'notify:', '  channels: [{ name: l, type: log }]'].join(
+        '\n',
+      ),
       {},
       'inline',
     );

@@ -23,8 +23,18 @@ const run = (...argv: string[]) => runCli(argv);
 /** A state file with one retried run (acted, answered, succeeded) and one production skip. */
 async function withHistory(): Promise<{ file: string; runId: number; prodRunId: number; key: string }> {
   h = await Harness.start(SECTION);
-  const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
-  const prod = h.sim.control.addRun({ appId: appOf(h.sim, 'production'), action: 'update', state: 'error', failedStep: 'check' });
+  const run = h.sim.control.addRun({
+    appId: appOf(h.sim, 'staging'),
+    action: 'update',
+    state: 'error',
+    failedStep: 'check',
+  });
+  const prod = h.sim.control.addRun({
+    appId: appOf(h.sim, 'production'),
+    action: 'update',
+    state: 'error',
+    failedStep: 'check',
+  });
   await h.cycleAndPass({ runs: [run.id, prod.id] });
   h.clock.advance(10 * MINUTE);
   await h.pass();
@@ -38,11 +48,15 @@ describe('actions', () => {
     const { code, stdout } = await run('actions', '--config', file);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^TIME\s+POLICY\s+ACTION\s+RECORD\s+ENV\s+DECISION\s+ANSWER\s+OUTCOME\s+KEY\s+RUN\s+REASON$/);
+    expect(lines[0]).toMatch(
+      /^TIME\s+POLICY\s+ACTION\s+RECORD\s+ENV\s+DECISION\s+ANSWER\s+OUTCOME\s+KEY\s+RUN\s+REASON$/,
+    );
     expect(lines).toHaveLength(5);
     expect(stdout).toMatch(new RegExp(`run #${prodRunId} +production +skipped .*production_not_named`));
     expect(stdout).toMatch(new RegExp(`run #${runId} +staging +acted .*${key.replace('.', '\\.')}`));
-    expect(stdout).toMatch(new RegExp(`outcome .*succeeded .*${key.replace('.', '\\.')} +#${runId} +Retried automatically: succeeded`));
+    expect(stdout).toMatch(
+      new RegExp(`outcome .*succeeded .*${key.replace('.', '\\.')} +#${runId} +Retried automatically: succeeded`),
+    );
   });
 
   it('--json gives every field', async () => {
@@ -70,7 +84,11 @@ describe('actions', () => {
   });
 
   it.each([
-    ['no config file', [], 'no configuration file: give --config FILE, set $DEPLOY_WATCHDOG_CONFIG, or create /dev/null/'],
+    [
+      'no config file',
+      [],
+      'no configuration file: give --config FILE, set $DEPLOY_WATCHDOG_CONFIG, or create /dev/null/',
+    ],
     ['a bad --limit', ['--limit', 'ten'], '--limit must be a whole number'],
     ['an unknown option', ['--verbose'], "Unknown option '--verbose'"],
   ])('%s: exit 2 with the usage', async (_what, args, message) => {

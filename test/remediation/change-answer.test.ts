@@ -5,7 +5,12 @@ import { ERROR_STATUS, type ErrorCode } from '../../src/api/schemas.js';
 import { handleFailure, handleResult, SUSPEND_REACH } from '../../src/remediation/change-answer.js';
 
 const refusal = (code: ErrorCode, retryAfterMs?: number) =>
-  new ApiError('runs.retry', { code, status: ERROR_STATUS[code], message: 'no', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  new ApiError('runs.retry', {
+    code,
+    status: ERROR_STATUS[code],
+    message: 'no',
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
 
 describe('handleFailure', () => {
   it.each([
@@ -44,14 +49,34 @@ describe('handleFailure', () => {
   });
 
   it('keeps the Retry-After of a rate limit', () => {
-    expect(handleFailure(refusal('rate_limited', 30_000))).toEqual({ kind: 'refused_later', code: 'rate_limited', retryAfterMs: 30_000 });
+    expect(handleFailure(refusal('rate_limited', 30_000))).toEqual({
+      kind: 'refused_later',
+      code: 'rate_limited',
+      retryAfterMs: 30_000,
+    });
   });
 
   it.each([
-    ['no answer (timeout)', new ApiTransportError('runs.retry', 'timeout', 'x'), { kind: 'resend', reason: 'no_answer' }],
-    ['no answer (aborted at shutdown)', new ApiTransportError('runs.retry', 'aborted', 'x'), { kind: 'resend', reason: 'no_answer' }],
-    ['an unreadable 200', new ApiResponseError('runs.retry', { status: 200, problem: 'not_json', detail: 'x' }), { kind: 'resend', reason: 'unreadable_answer' }],
-    ['a proxy page', new ApiResponseError('runs.retry', { status: 502, problem: 'not_json', detail: 'x' }), { kind: 'resend', reason: 'server_error' }],
+    [
+      'no answer (timeout)',
+      new ApiTransportError('runs.retry', 'timeout', 'x'),
+      { kind: 'resend', reason: 'no_answer' },
+    ],
+    [
+      'no answer (aborted at shutdown)',
+      new ApiTransportError('runs.retry', 'aborted', 'x'),
+      { kind: 'resend', reason: 'no_answer' },
+    ],
+    [
+      'an unreadable 200',
+      new ApiResponseError('runs.retry', { status: 200, problem: 'not_json', detail: 'x' }),
+      { kind: 'resend', reason: 'unreadable_answer' },
+    ],
+    [
+      'a proxy page',
+      new ApiResponseError('runs.retry', { status: 502, problem: 'not_json', detail: 'x' }),
+      { kind: 'resend', reason: 'server_error' },
+    ],
     ['a usage error', new ApiUsageError('runs.retry', 'x'), { kind: 'failed', code: 'usage_error' }],
   ])('%s', (_what, err, expected) => {
     expect(handleFailure(err)).toEqual(expected);
@@ -64,6 +89,10 @@ describe('handleFailure', () => {
 
 describe('handleResult', () => {
   it.each(['started', 'already_running'] as const)('%s: follow the run', (state) => {
-    expect(handleResult({ state, run_id: 5, app_id: 1, backup_id: null, backup_run_id: null })).toEqual({ kind: 'follow', answer: state, runId: 5 });
+    expect(handleResult({ state, run_id: 5, app_id: 1, backup_id: null, backup_run_id: null })).toEqual({
+      kind: 'follow',
+      answer: state,
+      runId: 5,
+    });
   });
 });

@@ -35,8 +35,18 @@ const TABLE: Row[] = [
   // The service will retry by itself: wait for it.
   { code: 'retry_coming', first: { status: 'finished', outcome: 'retry_coming', counted: false }, next: 'new key' },
   // Stop, and say so in the alert's channels.
-  { code: 'not_retryable', first: { status: 'finished', outcome: 'not_retryable', counted: false }, next: 'nothing', notice: 'Not retryable: stopped' },
-  { code: 'not_found', first: { status: 'finished', outcome: 'not_found', counted: false }, next: 'nothing', notice: 'Not found: stopped' },
+  {
+    code: 'not_retryable',
+    first: { status: 'finished', outcome: 'not_retryable', counted: false },
+    next: 'nothing',
+    notice: 'Not retryable: stopped',
+  },
+  {
+    code: 'not_found',
+    first: { status: 'finished', outcome: 'not_found', counted: false },
+    next: 'nothing',
+    notice: 'Not found: stopped',
+  },
   // Try again later: refused, nothing changed, a later attempt with a new key.
   { code: 'in_progress', first: { status: 'finished', outcome: 'in_progress', counted: false }, next: 'new key' },
   { code: 'locked', first: { status: 'finished', outcome: 'locked', counted: false }, next: 'new key' },
@@ -47,18 +57,48 @@ const TABLE: Row[] = [
   { code: 'internal_error', first: { status: 'planned' }, next: 'same key again' },
   { code: 'unavailable', first: { status: 'planned' }, next: 'same key again' },
   // Only a person can fix these: suspend the policy (access_denied: in the app's environment), raise one alert.
-  { code: 'writes_disabled', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
-  { code: 'plan_required', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
-  { code: 'function_not_allowed', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'policy' },
-  { code: 'access_denied', first: { status: 'finished', outcome: 'suspended', counted: false }, next: 'nothing', suspended: 'environment' },
+  {
+    code: 'writes_disabled',
+    first: { status: 'finished', outcome: 'suspended', counted: false },
+    next: 'nothing',
+    suspended: 'policy',
+  },
+  {
+    code: 'plan_required',
+    first: { status: 'finished', outcome: 'suspended', counted: false },
+    next: 'nothing',
+    suspended: 'policy',
+  },
+  {
+    code: 'function_not_allowed',
+    first: { status: 'finished', outcome: 'suspended', counted: false },
+    next: 'nothing',
+    suspended: 'policy',
+  },
+  {
+    code: 'access_denied',
+    first: { status: 'finished', outcome: 'suspended', counted: false },
+    next: 'nothing',
+    suspended: 'environment',
+  },
   // A malformed request: said, closed, and a later attempt may follow.
-  { code: 'invalid_parameter', first: { status: 'finished', outcome: 'failed_request', counted: false }, next: 'new key', notice: 'Automatic retry refused: invalid_parameter' },
+  {
+    code: 'invalid_parameter',
+    first: { status: 'finished', outcome: 'failed_request', counted: false },
+    next: 'new key',
+    notice: 'Automatic retry refused: invalid_parameter',
+  },
 ];
 
 describe('every change error', () => {
   it.each(TABLE)('$code → $next', async (row) => {
     h = await Harness.start(SECTION);
-    const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const run = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     const key = (n: number) => `dw-${h.installation}.${n}-retry-staging-run${run.id}-a${n}`;
     h.sim.control.setFault('runs.retry', { errorCode: row.code, times: 1 });
 
@@ -81,9 +121,16 @@ describe('every change error', () => {
       const alerts = h.openAlerts().filter((a) => a.check === 'watchdog');
       expect(alerts).toMatchObject([
         {
-          fingerprint: whole ? 'watchdog/remediation/retry-staging' : 'watchdog/remediation/retry-staging/environment/staging',
+          fingerprint: whole
+            ? 'watchdog/remediation/retry-staging'
+            : 'watchdog/remediation/retry-staging/environment/staging',
           status: 'firing',
-          labels: { check: 'watchdog', source: 'remediation', policy: 'retry-staging', ...(whole ? {} : { environment: 'staging' }) },
+          labels: {
+            check: 'watchdog',
+            source: 'remediation',
+            policy: 'retry-staging',
+            ...(whole ? {} : { environment: 'staging' }),
+          },
           details: { code: row.code },
         },
       ]);
@@ -98,31 +145,58 @@ describe('every change error', () => {
 describe('refusals the simulator makes by itself', () => {
   it('not_retryable: the run was retried by hand meanwhile; stop and say so', async () => {
     h = await Harness.start(SECTION);
-    const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const run = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     await h.cycle({ runs: [run.id] });
     await h.client.runs.retry(run.id, {}, { idempotencyKey: 'by-hand' });
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'not_retryable' }]);
     expect(h.notices()).toMatchObject([
-      { channel: 'ops-log', notice: { title: 'Not retryable: stopped', lines: [expect.stringContaining('Alert:'), expect.stringContaining('not in error'), expect.any(String)] } },
+      {
+        channel: 'ops-log',
+        notice: {
+          title: 'Not retryable: stopped',
+          lines: [expect.stringContaining('Alert:'), expect.stringContaining('not in error'), expect.any(String)],
+        },
+      },
     ]);
   });
 
   it('writes_disabled: one alert for the policy however many records, resolved when the remediator starts again', async () => {
     h = await Harness.start(SECTION);
-    const a = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const a = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     h.sim.control.setWritesDisabled(true);
     await h.cycleAndPass({ runs: [a.id] });
-    expect(h.audit().filter((r) => r.decision === 'suspended')).toMatchObject([{ reason: 'writes_disabled: suspended in every environment', environment: 'staging' }]);
+    expect(h.audit().filter((r) => r.decision === 'suspended')).toMatchObject([
+      { reason: 'writes_disabled: suspended in every environment', environment: 'staging' },
+    ]);
 
     // Another failure of the same policy: skipped, no second alert, no request.
-    const b = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update_modules', state: 'error', failedStep: 'check' });
+    const b = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update_modules',
+      state: 'error',
+      failedStep: 'check',
+    });
     const { cycle } = await h.cycleAndPass({ runs: [a.id, b.id] });
     expect(cycle.skipped).toEqual({ policy_suspended: 2 });
     expect(h.changes('runs.retry')).toHaveLength(1);
     const watchdog = () => h.openAlerts().filter((x) => x.check === 'watchdog');
     expect(watchdog()).toHaveLength(1);
-    const firing = h.store.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE fingerprint = 'watchdog/remediation/retry-staging' AND kind = 'firing'`).get() as { n: number };
+    const firing = h.store.db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM events WHERE fingerprint = 'watchdog/remediation/retry-staging' AND kind = 'firing'`,
+      )
+      .get() as { n: number };
     expect(firing.n).toBe(1);
 
     // A restart (or reload) lifts the suspension: the alert resolves and the policy acts again.
@@ -168,11 +242,16 @@ policies:
     const earlier = await h.client.apps.backup(appId, { format: 'zip' }, { idempotencyKey: 'lost-answer' });
     h.sim.control.setFault('apps.backup', { errorCode: 'idempotency_key_reused' });
     await h.pass();
-    expect(h.attempts()).toMatchObject([{ answer: 'idempotency_key_reused', runId: earlier.run_id, status: 'following' }]);
+    expect(h.attempts()).toMatchObject([
+      { answer: 'idempotency_key_reused', runId: earlier.run_id, status: 'following' },
+    ]);
     h.clock.advance(10 * MINUTE);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
-    expect(h.changes('apps.backup').map((c) => c.key)).toEqual(['lost-answer', `dw-${h.installation}.1-backup-prod-app${appId}-a1`]);
+    expect(h.changes('apps.backup').map((c) => c.key)).toEqual([
+      'lost-answer',
+      `dw-${h.installation}.1-backup-prod-app${appId}-a1`,
+    ]);
     expect(h.notices().map((n) => n.notice.title)).toEqual(['Backup taken automatically']);
   });
 });

@@ -37,7 +37,12 @@ afterEach(async () => {
 async function crashMidSend(): Promise<{ runId: number; key: string; first: Harness }> {
   const first = await Harness.start(SECTION);
   h = first;
-  const run = first.sim.control.addRun({ appId: appOf(first.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+  const run = first.sim.control.addRun({
+    appId: appOf(first.sim, 'staging'),
+    action: 'update',
+    state: 'error',
+    failedStep: 'check',
+  });
   await first.observe({ runs: [run.id] });
   await first.close({ keepDir: true });
 
@@ -46,13 +51,26 @@ async function crashMidSend(): Promise<{ runId: number; key: string; first: Harn
   first.sim.control.setFault('runs.retry', { latencyMs: 300, times: 1 });
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', CHILD, JSON.stringify({ dir: first.dir, baseUrl: proxy.url, token: first.sim.adminToken, now: first.clock.now(), section: SECTION })],
+    [
+      '--import',
+      'tsx',
+      CHILD,
+      JSON.stringify({
+        dir: first.dir,
+        baseUrl: proxy.url,
+        token: first.sim.adminToken,
+        now: first.clock.now(),
+        section: SECTION,
+      }),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
 
   const p = proxy;
   await vi.waitFor(() => expect(p.arrived, output).toBe(1), { timeout: 20_000, interval: 20 });
@@ -109,7 +127,9 @@ describe('a crash between sending a change and recording its answer', () => {
     ]);
     const reads = h.sim.control.requests().filter((r) => r.fn === 'runs.get' && r.path.endsWith(`/runs/${runId}`));
     expect(reads.length).toBeGreaterThanOrEqual(1);
-    expect(h.attempts()).toMatchObject([{ key, status: 'following', answer: 'idempotency_key_reused', runId, counted: true }]);
+    expect(h.attempts()).toMatchObject([
+      { key, status: 'following', answer: 'idempotency_key_reused', runId, counted: true },
+    ]);
 
     h.clock.advance(10 * MINUTE);
     await h.pass();

@@ -68,7 +68,9 @@ describe('remediation in the daemon', () => {
     await wd.runOnce(['runs']);
     await remediator!.executePending();
     expect(retries(sim)).toHaveLength(1);
-    const events = wd.store.db.prepare(`SELECT kind FROM events WHERE fingerprint = ? ORDER BY id`).all(`failed_runs/run/${run.id}`) as { kind: string }[];
+    const events = wd.store.db
+      .prepare(`SELECT kind FROM events WHERE fingerprint = ? ORDER BY id`)
+      .all(`failed_runs/run/${run.id}`) as { kind: string }[];
     expect(events.map((e) => e.kind)).toEqual(['firing', 'resolved']);
 
     // The outcome went through the outbox to the alert's channel.
@@ -90,13 +92,21 @@ describe('remediation in the daemon', () => {
     const tmp = tempDir();
     let remediator: Remediator | undefined;
     const config = engineConfig(sim, tmp.dir, REMEDIATION.replace('  dry_run: false\n', `  dry_run: false\n${extra}`));
-    const wd: Watchdog = openWatchdog(config, clock, { remediation: (deps: RemediationDeps) => (remediator = createRemediation(deps)) });
+    const wd: Watchdog = openWatchdog(config, clock, {
+      remediation: (deps: RemediationDeps) => (remediator = createRemediation(deps)),
+    });
     cleanup.push(async () => {
       await wd.stop(0);
       await sim.close();
       tmp.cleanup();
     });
-    sim.control.addRun({ appId: stagingApp(sim), action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
+    sim.control.addRun({
+      appId: stagingApp(sim),
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: REASON,
+    });
     await wd.runOnce(['runs']);
     expect((await remediator!.executePending()).sent).toBe(1);
     // The first read follows the send at once; the next waits one poll interval.
@@ -111,17 +121,28 @@ describe('remediation in the daemon', () => {
   it('started daemon: the cycle wakes the remediation loop, which sends and follows on its own', async () => {
     const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
     const tmp = tempDir();
-    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, { remediation: createRemediation });
+    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, {
+      remediation: createRemediation,
+    });
     cleanup.push(async () => {
       await wd.stop(0);
       await sim.close();
       tmp.cleanup();
     });
-    const run = sim.control.addRun({ appId: stagingApp(sim), action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
+    const run = sim.control.addRun({
+      appId: stagingApp(sim),
+      action: 'update',
+      state: 'error',
+      failedStep: 'restart',
+      reason: REASON,
+    });
 
     // start() runs a first cycle of every job; the runs cycle plans the retry and wakes the loop.
     await wd.start();
-    await vi.waitFor(() => expect(listAttempts(wd.store)).toMatchObject([{ status: 'following', answer: 'started' }]), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(listAttempts(wd.store)).toMatchObject([{ status: 'following', answer: 'started' }]), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(retries(sim)).toEqual([{ key: `dw-${installationOf(wd.store)}.1-retry-e2e-run${run.id}-a1`, status: 200 }]);
 
     // The loop sleeps on the shared clock until the next poll is due. Time moves on each probe,
@@ -140,7 +161,9 @@ describe('remediation in the daemon', () => {
 function stagingApp(sim: RunningSimulator): number {
   const state = sim.control.state;
   const busy = new Set([...state.activeRuns].map((id) => state.runs.get(id)?.appId));
-  const app = [...state.apps.values()].find((a) => a.envType === 'staging' && !busy.has(a.id) && !a.upgrade && a.state === 'running');
+  const app = [...state.apps.values()].find(
+    (a) => a.envType === 'staging' && !busy.has(a.id) && !a.upgrade && a.state === 'running',
+  );
   if (!app) throw new Error('no free staging app');
   return app.id;
 }

@@ -15,7 +15,8 @@ dry_run: false
 policies:
   - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] }, max_attempts: 2, backoff: 10m }
 `;
-const PAUSED = 'Remediation policy retry-nonprod paused for development: the service refused runs.retry with access_denied';
+const PAUSED =
+  'Remediation policy retry-nonprod paused for development: the service refused runs.retry with access_denied';
 
 /** A failed run; a second one of the same app needs another action (one alert per app and action). */
 function failedRun(appId: number, action: 'update' | 'update_modules' = 'update') {
@@ -50,7 +51,9 @@ describe('access_denied in one environment', () => {
     ]);
     // Routed like every watchdog alert (not by environment_type): the catch-all route's channel.
     const queued = h.store.db
-      .prepare(`SELECT channel FROM outbox WHERE fingerprint = 'watchdog/remediation/retry-nonprod/environment/development'`)
+      .prepare(
+        `SELECT channel FROM outbox WHERE fingerprint = 'watchdog/remediation/retry-nonprod/environment/development'`,
+      )
       .all() as { channel: string }[];
     expect(queued).toEqual([{ channel: 'ops-log' }]);
 
@@ -59,7 +62,9 @@ describe('access_denied in one environment', () => {
     const dev2 = failedRun(appOf(h.sim, 'development'), 'update_modules');
     const { cycle } = await h.cycleAndPass({ runs: [dev.id, staging.id, dev2.id] });
     expect(cycle).toMatchObject({ planned: 1, skipped: { environment_paused: 2 } });
-    expect(retriesOf(staging.id)).toEqual([{ key: `dw-${h.installation}.2-retry-nonprod-run${staging.id}-a1`, status: 200 }]);
+    expect(retriesOf(staging.id)).toEqual([
+      { key: `dw-${h.installation}.2-retry-nonprod-run${staging.id}-a1`, status: 200 },
+    ]);
     expect(retriesOf(dev2.id)).toEqual([]);
     h.clock.advance(10 * MINUTE);
     await h.pass();
@@ -67,18 +72,28 @@ describe('access_denied in one environment', () => {
 
     // Still one alert, fired once.
     expect(watchdogAlerts()).toHaveLength(1);
-    const firings = h.store.db.prepare(`SELECT COUNT(*) AS n FROM events WHERE fingerprint LIKE 'watchdog/%' AND kind = 'firing'`).get() as { n: number };
+    const firings = h.store.db
+      .prepare(`SELECT COUNT(*) AS n FROM events WHERE fingerprint LIKE 'watchdog/%' AND kind = 'firing'`)
+      .get() as { n: number };
     expect(firings.n).toBe(1);
 
     // The audit names the environment of every row, and what the suspension covers.
     expect(h.audit().filter((a) => a.decision === 'suspended')).toMatchObject([
-      { policy: 'retry-nonprod', recordId: dev.id, environment: 'development', reason: 'access_denied: paused for development', answer: 'access_denied' },
+      {
+        policy: 'retry-nonprod',
+        recordId: dev.id,
+        environment: 'development',
+        reason: 'access_denied: paused for development',
+        answer: 'access_denied',
+      },
     ]);
     expect(h.audit().filter((a) => a.decision === 'skipped')).toMatchObject([
       { recordId: dev.id, environment: 'development', reason: 'environment_paused' },
       { recordId: dev2.id, environment: 'development', reason: 'environment_paused' },
     ]);
-    expect(h.audit().find((a) => a.decision === 'acted' && a.recordId === staging.id)).toMatchObject({ environment: 'staging' });
+    expect(h.audit().find((a) => a.decision === 'acted' && a.recordId === staging.id)).toMatchObject({
+      environment: 'staging',
+    });
   });
 
   it('holds across cycles, is lifted when the remediator starts again (restart or reload), and comes back if the token still may not', async () => {
@@ -126,7 +141,10 @@ describe('access_denied in one environment', () => {
     // Whichever development attempt went first was refused; the other was never sent.
     const devAttempts = h.attempts().filter((x) => x.recordId !== staging.id);
     expect(devAttempts.map((x) => x.outcome).sort()).toEqual(['suspended', 'withdrawn']);
-    expect(devAttempts.find((x) => x.outcome === 'withdrawn')).toMatchObject({ sendCount: 0, outcomeDetail: 'never sent: environment_paused' });
+    expect(devAttempts.find((x) => x.outcome === 'withdrawn')).toMatchObject({
+      sendCount: 0,
+      outcomeDetail: 'never sent: environment_paused',
+    });
     expect([...retriesOf(a.id), ...retriesOf(b.id)]).toMatchObject([{ status: 403 }]);
     expect(retriesOf(staging.id)).toMatchObject([{ status: 200 }]);
   });
@@ -149,7 +167,8 @@ policies:
     expect(watchdogAlerts()).toMatchObject([
       {
         fingerprint: 'watchdog/remediation/retry-any/no-environment',
-        summary: 'Remediation policy retry-any paused for apps outside any environment: the service refused runs.retry with access_denied',
+        summary:
+          'Remediation policy retry-any paused for apps outside any environment: the service refused runs.retry with access_denied',
         labels: { environment: 'none' },
       },
     ]);
@@ -161,7 +180,11 @@ policies:
     expect(cycle).toMatchObject({ planned: 2, skipped: { environment_paused: 1 } });
     expect(retriesOf(dev.id)).toMatchObject([{ status: 403 }]);
     expect(retriesOf(staging.id)).toMatchObject([{ status: 200 }]);
-    expect(watchdogAlerts().map((x) => x.fingerprint).sort()).toEqual([
+    expect(
+      watchdogAlerts()
+        .map((x) => x.fingerprint)
+        .sort(),
+    ).toEqual([
       'watchdog/remediation/retry-any/environment/development',
       'watchdog/remediation/retry-any/no-environment',
     ]);
@@ -169,23 +192,29 @@ policies:
 });
 
 describe('refusals that reach the whole policy', () => {
-  it.each(['function_not_allowed', 'writes_disabled', 'plan_required'] as const)('%s in staging suspends development too', async (code) => {
-    h = await Harness.start(SECTION);
-    const staging = failedRun(appOf(h.sim, 'staging'));
-    h.sim.control.setFault('runs.retry', { errorCode: code, times: 1 });
-    await h.cycleAndPass({ runs: [staging.id] });
+  it.each(['function_not_allowed', 'writes_disabled', 'plan_required'] as const)(
+    '%s in staging suspends development too',
+    async (code) => {
+      h = await Harness.start(SECTION);
+      const staging = failedRun(appOf(h.sim, 'staging'));
+      h.sim.control.setFault('runs.retry', { errorCode: code, times: 1 });
+      await h.cycleAndPass({ runs: [staging.id] });
 
-    const dev = failedRun(appOf(h.sim, 'development'));
-    const { cycle } = await h.cycleAndPass({ runs: [staging.id, dev.id] });
-    expect(cycle.skipped).toEqual({ policy_suspended: 2 });
-    expect(retriesOf(dev.id)).toEqual([]);
-    expect(watchdogAlerts()).toMatchObject([
-      {
-        fingerprint: 'watchdog/remediation/retry-nonprod',
-        summary: `Remediation policy retry-nonprod suspended: the service refused runs.retry with ${code}`,
-        labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod' },
-      },
-    ]);
-    expect(h.audit().find((a) => a.decision === 'suspended')).toMatchObject({ environment: 'staging', reason: `${code}: suspended in every environment` });
-  });
+      const dev = failedRun(appOf(h.sim, 'development'));
+      const { cycle } = await h.cycleAndPass({ runs: [staging.id, dev.id] });
+      expect(cycle.skipped).toEqual({ policy_suspended: 2 });
+      expect(retriesOf(dev.id)).toEqual([]);
+      expect(watchdogAlerts()).toMatchObject([
+        {
+          fingerprint: 'watchdog/remediation/retry-nonprod',
+          summary: `Remediation policy retry-nonprod suspended: the service refused runs.retry with ${code}`,
+          labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod' },
+        },
+      ]);
+      expect(h.audit().find((a) => a.decision === 'suspended')).toMatchObject({
+        environment: 'staging',
+        reason: `${code}: suspended in every environment`,
+      });
+    },
+  );
 });

@@ -50,7 +50,10 @@ async function stop(h: Harness): Promise<void> {
 }
 
 const keyNumber = (h: Harness) =>
-  (h.store.db.prepare(`SELECT value FROM meta WHERE key = 'remediation_key_number'`).get() as { value: string } | undefined)?.value;
+  (
+    h.store.db.prepare(`SELECT value FROM meta WHERE key = 'remediation_key_number'`).get() as
+      { value: string } | undefined
+  )?.value;
 
 describe('installation ids', () => {
   it('two fresh state files draw different ids (ten hex digits); a restart reads the same one', async () => {
@@ -67,13 +70,20 @@ describe('installation ids', () => {
 
   it.each([
     ['missing', `DELETE FROM meta WHERE key = 'installation_id'`, /state file .*state\.db has no installation id/],
-    ['not what migration 005 writes', `UPDATE meta SET value = 'x-1' WHERE key = 'installation_id'`, /meta\.installation_id "x-1" is not 8-16 lowercase letters or digits/],
-  ])('a state file whose id is %s (edited by hand) is refused with a message naming the file', async (_what, edit, message) => {
-    const s = await sim();
-    const h = harness(s);
-    h.store.db.prepare(edit).run();
-    expect(() => new RemediationStore(h.store).installation()).toThrow(message);
-  });
+    [
+      'not what migration 005 writes',
+      `UPDATE meta SET value = 'x-1' WHERE key = 'installation_id'`,
+      /meta\.installation_id "x-1" is not 8-16 lowercase letters or digits/,
+    ],
+  ])(
+    'a state file whose id is %s (edited by hand) is refused with a message naming the file',
+    async (_what, edit, message) => {
+      const s = await sim();
+      const h = harness(s);
+      h.store.db.prepare(edit).run();
+      expect(() => new RemediationStore(h.store).installation()).toThrow(message);
+    },
+  );
 });
 
 describe('a new state file', () => {
@@ -113,7 +123,12 @@ describe('the same state file', () => {
   it('sends an attempt written before a crash with its stored key, and takes no new number for it', async () => {
     const s = await sim();
     const first = harness(s);
-    const run = s.sim.control.addRun({ appId: appOf(s.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const run = s.sim.control.addRun({
+      appId: appOf(s.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     await first.cycle({ runs: [run.id] });
     const key = `dw-${first.installation}.1-retry-staging-run${run.id}-a1`;
     expect(first.attempts()).toMatchObject([{ key, status: 'planned', sendCount: 0 }]);
@@ -130,22 +145,38 @@ describe('the same state file', () => {
   it('a dry run shows the key it would send without taking its number', async () => {
     const s = await sim();
     const dry = harness(s, SECTION.replace('dry_run: false', 'dry_run: true'));
-    const run = s.sim.control.addRun({ appId: appOf(s.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const run = s.sim.control.addRun({
+      appId: appOf(s.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     await dry.cycle({ runs: [run.id] });
-    expect(dry.audit()).toMatchObject([{ decision: 'dry_run', key: `dw-${dry.installation}.1-retry-staging-run${run.id}-a1` }]);
+    expect(dry.audit()).toMatchObject([
+      { decision: 'dry_run', key: `dw-${dry.installation}.1-retry-staging-run${run.id}-a1` },
+    ]);
     expect(keyNumber(dry)).toBeUndefined();
   });
 
   it('never gives a key number out twice, even after retention pruned the attempts that used it', async () => {
     const s = await sim();
     const h = harness(s);
-    const run = s.sim.control.addRun({ appId: appOf(s.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+    const run = s.sim.control.addRun({
+      appId: appOf(s.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     await h.cycleAndPass({ runs: [run.id] });
     s.clock.advance(10 * MINUTE);
     await h.pass();
     await h.cycle({ runs: [run.id] }); // the run is done: the alert resolves
     const first = h.attempts()[0]!;
-    expect(first).toMatchObject({ attempt: 1, outcome: 'succeeded', key: `dw-${h.installation}.1-retry-staging-run${run.id}-a1` });
+    expect(first).toMatchObject({
+      attempt: 1,
+      outcome: 'succeeded',
+      key: `dw-${h.installation}.1-retry-staging-run${run.id}-a1`,
+    });
 
     s.clock.advance(31 * DAY);
     const pruned = pruneState(h.store, { now: s.clock.now(), retentionMs: 30 * DAY });
@@ -166,8 +197,18 @@ describe('a state file from before migration 005', () => {
   it('gets an installation id; its attempts keep their stored keys; its suspensions stay whole-policy', async () => {
     const s = await sim();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-remediation-'));
-    const staging = s.sim.control.addRun({ appId: appOf(s.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
-    const dev = s.sim.control.addRun({ appId: appOf(s.sim, 'development'), action: 'update', state: 'error', failedStep: 'check' });
+    const staging = s.sim.control.addRun({
+      appId: appOf(s.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
+    const dev = s.sim.control.addRun({
+      appId: appOf(s.sim, 'development'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+    });
     const oldKey = `dw-retry-staging-run${staging.id}-a1`;
 
     // What the previous version left: an attempt written (its key derived the old way) and not yet
@@ -183,7 +224,9 @@ describe('a state file from before migration 005', () => {
       )
       .run(staging.id, oldKey, `failed_runs/run/${staging.id}`, s.clock.now(), s.clock.now(), s.clock.now());
     old.db
-      .prepare(`INSERT INTO remediation_suspensions (policy, action, code, message, at) VALUES ('retry-dev', 'runs.retry', 'access_denied', 'no', ?)`)
+      .prepare(
+        `INSERT INTO remediation_suspensions (policy, action, code, message, at) VALUES ('retry-dev', 'runs.retry', 'access_denied', 'no', ?)`,
+      )
       .run(s.clock.now());
     old.close();
 
@@ -205,17 +248,33 @@ describe('a state file from before migration 005', () => {
 
     // The old suspension still covers the whole policy, development and staging alike, under the
     // alert it always had. A new attempt (of the other policy) gets a key of the new form.
-    const another = s.sim.control.addRun({ appId: appOf(s.sim, 'staging'), action: 'update_modules', state: 'error', failedStep: 'check' });
+    const another = s.sim.control.addRun({
+      appId: appOf(s.sim, 'staging'),
+      action: 'update_modules',
+      state: 'error',
+      failedStep: 'check',
+    });
     const { cycle } = await h.cycleAndPass({ runs: [dev.id, another.id] });
     expect(cycle).toMatchObject({ planned: 1, skipped: { policy_suspended: 2 } });
-    expect(h.audit().filter((a) => a.reason === 'policy_suspended').map((a) => [a.policy, a.environment])).toEqual([
+    expect(
+      h
+        .audit()
+        .filter((a) => a.reason === 'policy_suspended')
+        .map((a) => [a.policy, a.environment]),
+    ).toEqual([
       ['retry-dev', 'development'],
       ['retry-dev', 'staging'],
     ]);
     expect(h.openAlerts().filter((a) => a.check === 'watchdog')).toMatchObject([
-      { fingerprint: 'watchdog/remediation/retry-dev', summary: 'Remediation policy retry-dev suspended: the service refused runs.retry with access_denied' },
+      {
+        fingerprint: 'watchdog/remediation/retry-dev',
+        summary: 'Remediation policy retry-dev suspended: the service refused runs.retry with access_denied',
+      },
     ]);
-    expect(h.changes('runs.retry').at(-1)).toEqual({ key: `dw-${h.installation}.1-retry-staging-run${another.id}-a1`, status: 200 });
+    expect(h.changes('runs.retry').at(-1)).toEqual({
+      key: `dw-${h.installation}.1-retry-staging-run${another.id}-a1`,
+      status: 200,
+    });
     expect(installationOf(h.store)).toBe(h.installation);
   });
 });

@@ -2,35 +2,64 @@
 import { describe, expect, it } from 'vitest';
 import { appsBackup } from '../../src/remediation/actions/apps-backup.js';
 import { runsRetry } from '../../src/remediation/actions/runs-retry.js';
-import { outcomeNotice, outcomeTitle, suspensionFinding, type AttemptOutcome } from '../../src/remediation/outcome-notice.js';
+import {
+  outcomeNotice,
+  outcomeTitle,
+  suspensionFinding,
+  type AttemptOutcome,
+} from '../../src/remediation/outcome-notice.js';
 import type { AttemptRow } from '../../src/remediation/remediation-store.js';
 
 describe('outcomeTitle', () => {
   it.each<[string, AttemptOutcome, string]>([
     ['retry succeeded', { kind: 'succeeded' }, 'Retried automatically: succeeded'],
-    ['retry failed at a step', { kind: 'run_failed', step: 'install', reason: 'pip failed', watcher: null }, 'Retried automatically: failed at step install: pip failed'],
-    ['retry failed on the watcher', { kind: 'run_failed', step: null, reason: 'no report', watcher: 'timeout' }, 'Retried automatically: failed on the server (watcher timeout): no report'],
+    [
+      'retry failed at a step',
+      { kind: 'run_failed', step: 'install', reason: 'pip failed', watcher: null },
+      'Retried automatically: failed at step install: pip failed',
+    ],
+    [
+      'retry failed on the watcher',
+      { kind: 'run_failed', step: null, reason: 'no report', watcher: 'timeout' },
+      'Retried automatically: failed on the server (watcher timeout): no report',
+    ],
     ['not retryable', { kind: 'stopped', code: 'not_retryable', message: 'x' }, 'Not retryable: stopped'],
-    ['follow timeout', { kind: 'follow_timeout', afterMs: 7_200_000 }, 'Retried automatically: outcome unknown, still running after 2h'],
-    ['refused as malformed', { kind: 'failed_request', code: 'invalid_parameter', message: 'x' }, 'Automatic retry refused: invalid_parameter'],
+    [
+      'follow timeout',
+      { kind: 'follow_timeout', afterMs: 7_200_000 },
+      'Retried automatically: outcome unknown, still running after 2h',
+    ],
+    [
+      'refused as malformed',
+      { kind: 'failed_request', code: 'invalid_parameter', message: 'x' },
+      'Automatic retry refused: invalid_parameter',
+    ],
   ])('%s', (_what, outcome, title) => {
     expect(outcomeTitle(runsRetry.words, outcome)).toBe(title);
   });
 
   it('speaks of backups for apps.backup', () => {
     expect(outcomeTitle(appsBackup.words, { kind: 'succeeded' })).toBe('Backup taken automatically');
-    expect(outcomeTitle(appsBackup.words, { kind: 'run_failed', step: null, reason: 'disk full', watcher: 'failed' })).toBe(
-      'Automatic backup failed on the server (watcher failed): disk full',
-    );
+    expect(
+      outcomeTitle(appsBackup.words, { kind: 'run_failed', step: null, reason: 'disk full', watcher: 'failed' }),
+    ).toBe('Automatic backup failed on the server (watcher failed): disk full');
   });
 });
 
 describe('outcomeNotice', () => {
   it('names the app, record, run, policy and key, and links the alert', () => {
     const attempt = {
-      policy: 'retry-staging', action: 'runs.retry', recordType: 'run', recordId: 9, attempt: 1, key: 'dw-retry-staging-run9-a1',
-      labels: { check: 'failed_runs', app: 'shop', environment_type: 'staging' }, severity: 'warning', summary: 'Update of shop failed',
-      url: 'https://shop.example.com', runId: 9,
+      policy: 'retry-staging',
+      action: 'runs.retry',
+      recordType: 'run',
+      recordId: 9,
+      attempt: 1,
+      key: 'dw-retry-staging-run9-a1',
+      labels: { check: 'failed_runs', app: 'shop', environment_type: 'staging' },
+      severity: 'warning',
+      summary: 'Update of shop failed',
+      url: 'https://shop.example.com',
+      runId: 9,
     } as AttemptRow;
     expect(outcomeNotice(attempt, runsRetry.words, { kind: 'succeeded' })).toEqual({
       type: 'notice',
@@ -69,7 +98,8 @@ describe('suspensionFinding', () => {
         fingerprint: 'watchdog/remediation/retry-nonprod/environment/development',
         labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod', environment: 'development' },
         details: { environment: 'development', code: 'access_denied' },
-        summary: 'Remediation policy retry-nonprod paused for development: the service refused runs.retry with access_denied',
+        summary:
+          'Remediation policy retry-nonprod paused for development: the service refused runs.retry with access_denied',
       },
     ],
     [
@@ -78,7 +108,8 @@ describe('suspensionFinding', () => {
       {
         fingerprint: 'watchdog/remediation/retry-nonprod/no-environment',
         labels: { check: 'watchdog', source: 'remediation', policy: 'retry-nonprod', environment: 'none' },
-        summary: 'Remediation policy retry-nonprod paused for apps outside any environment: the service refused runs.retry with access_denied',
+        summary:
+          'Remediation policy retry-nonprod paused for apps outside any environment: the service refused runs.retry with access_denied',
       },
     ],
   ] as const)('%s', (_what, suspension, expected) => {

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRow } from '../../src/alerts/alert-store.js';
 import type { PolicyConfig } from '../../src/config/config-schema.js';
-import { compilePolicies, decidePolicy, policyTarget, type DecisionContext, type RecordHistory } from '../../src/remediation/policy.js';
+import {
+  compilePolicies,
+  decidePolicy,
+  policyTarget,
+  type DecisionContext,
+  type RecordHistory,
+} from '../../src/remediation/policy.js';
 
 const NOW = Date.parse('2026-11-01T12:00:00Z');
 
@@ -15,7 +21,15 @@ function alert(over: Partial<AlertRow> = {}): AlertRow {
     severity: 'warning',
     summary: 'Update of shop (staging) failed at step check: boom',
     details: { run: '#7', step: 'check', reason: 'boom' },
-    labels: { check: 'failed_runs', namespace: 'acme', environment_type: 'staging', app: 'shop', workflow: 'app_update', action: 'update', step: 'check' },
+    labels: {
+      check: 'failed_runs',
+      namespace: 'acme',
+      environment_type: 'staging',
+      app: 'shop',
+      workflow: 'app_update',
+      action: 'update',
+      step: 'check',
+    },
     url: null,
     since: null,
     subject: { type: 'run', id: 7 },
@@ -30,7 +44,16 @@ function alert(over: Partial<AlertRow> = {}): AlertRow {
 }
 
 function retryPolicy(over: Partial<Extract<PolicyConfig, { action: 'runs.retry' }>> = {}): PolicyConfig {
-  return { name: 'p', action: 'runs.retry', match: {}, match_re: {}, max_attempts: 2, backoff: 600_000, now: false, ...over };
+  return {
+    name: 'p',
+    action: 'runs.retry',
+    match: {},
+    match_re: {},
+    max_attempts: 2,
+    backoff: 600_000,
+    now: false,
+    ...over,
+  };
 }
 
 const compile = (p: PolicyConfig, dryRun = false) => compilePolicies({ dry_run: dryRun, policies: [p] })[0]!;
@@ -44,16 +67,38 @@ describe('policyTarget', () => {
     ['another check', alert({ check: 'stuck_runs', labels: { check: 'stuck_runs' } }), retryPolicy(), null],
     ['no subject id', alert({ subject: { type: 'run' } }), retryPolicy(), null],
     ['labels that do not match', alert(), retryPolicy({ match: { app: 'crm' } }), null],
-    ['the reason, as a regex', alert(), retryPolicy({ match_re: { reason: 'bo+m' } }), { recordType: 'run', recordId: 7 }],
+    [
+      'the reason, as a regex',
+      alert(),
+      retryPolicy({ match_re: { reason: 'bo+m' } }),
+      { recordType: 'run', recordId: 7 },
+    ],
     ['a reason regex is anchored', alert(), retryPolicy({ match_re: { reason: 'bo' } }), null],
-    ['a list of environments', alert(), retryPolicy({ match: { environment_type: ['development', 'staging'] } }), { recordType: 'run', recordId: 7 }],
+    [
+      'a list of environments',
+      alert(),
+      retryPolicy({ match: { environment_type: ['development', 'staging'] } }),
+      { recordType: 'run', recordId: 7 },
+    ],
   ])('%s', (_what, a, p, expected) => {
     expect(policyTarget(compile(p), a)).toEqual(expected);
   });
 
   it('apps.backup covers stale backups of an app, not the other backup problems', () => {
-    const p = compile({ name: 'b', action: 'apps.backup', match: {}, match_re: {}, max_attempts: 1, backoff: 3_600_000, format: 'zip' });
-    const stale = alert({ check: 'backups', labels: { check: 'backups', problem: 'stale' }, subject: { type: 'app', id: 3 } });
+    const p = compile({
+      name: 'b',
+      action: 'apps.backup',
+      match: {},
+      match_re: {},
+      max_attempts: 1,
+      backoff: 3_600_000,
+      format: 'zip',
+    });
+    const stale = alert({
+      check: 'backups',
+      labels: { check: 'backups', problem: 'stale' },
+      subject: { type: 'app', id: 3 },
+    });
     expect(policyTarget(p, stale)).toEqual({ recordType: 'app', recordId: 3 });
     expect(policyTarget(p, { ...stale, labels: { check: 'backups', problem: 'unverified' } })).toBeNull();
     expect(policyTarget(p, alert())).toBeNull();
@@ -65,20 +110,111 @@ describe('decidePolicy', () => {
   it.each([
     ['acts on a fresh record', alert(), retryPolicy(), fresh, ctx, { kind: 'act', attempt: 1 }],
     ['disabled', alert(), retryPolicy(), fresh, { ...ctx, enabled: false }, { kind: 'skip', reason: 'disabled' }],
-    ['suspended', alert(), retryPolicy(), fresh, { ...ctx, suspended: 'policy' }, { kind: 'skip', reason: 'policy_suspended' }],
-    ['paused in its environment', alert(), retryPolicy(), fresh, { ...ctx, suspended: 'environment' }, { kind: 'skip', reason: 'environment_paused' }],
+    [
+      'suspended',
+      alert(),
+      retryPolicy(),
+      fresh,
+      { ...ctx, suspended: 'policy' },
+      { kind: 'skip', reason: 'policy_suspended' },
+    ],
+    [
+      'paused in its environment',
+      alert(),
+      retryPolicy(),
+      fresh,
+      { ...ctx, suspended: 'environment' },
+      { kind: 'skip', reason: 'environment_paused' },
+    ],
     ['production not named', prod, retryPolicy(), fresh, ctx, { kind: 'skip', reason: 'production_not_named' }],
-    ['production named in a list', prod, retryPolicy({ match: { environment_type: ['staging', 'production'] } }), fresh, ctx, { kind: 'act', attempt: 1 }],
-    ['production matched by a regex only', prod, retryPolicy({ match_re: { environment_type: 'prod.*' } }), fresh, ctx, { kind: 'skip', reason: 'production_not_named' }],
-    ['stopped by the service', alert(), retryPolicy(), { ...fresh, stopped: true, lastAttempt: 1 }, ctx, { kind: 'skip', reason: 'stopped' }],
-    ['an attempt in flight', alert(), retryPolicy(), { ...fresh, inFlight: true, lastAttempt: 1 }, ctx, { kind: 'skip', reason: 'attempt_in_progress' }],
-    ['max attempts used', alert(), retryPolicy(), { ...fresh, lastAttempt: 3, counted: 2 }, ctx, { kind: 'skip', reason: 'max_attempts_reached' }],
-    ['refusals do not count', alert(), retryPolicy(), { ...fresh, lastAttempt: 3, counted: 1 }, ctx, { kind: 'act', attempt: 4 }],
-    ['within the backoff', alert(), retryPolicy(), { ...fresh, lastAttempt: 1, counted: 1, nextAllowedAt: NOW + 1 }, ctx, { kind: 'skip', reason: 'backoff_pending' }],
-    ['backoff over', alert(), retryPolicy(), { ...fresh, lastAttempt: 1, counted: 1, nextAllowedAt: NOW }, ctx, { kind: 'act', attempt: 2 }],
-    ['retrying run', alert({ details: { retrying: 'yes' } }), retryPolicy(), fresh, ctx, { kind: 'skip', reason: 'run_retrying' }],
-    ['retrying run, now: true', alert({ details: { retrying: 'yes' } }), retryPolicy({ now: true }), fresh, ctx, { kind: 'act', attempt: 1 }],
-    ['hourly limit', alert(), retryPolicy(), fresh, { ...ctx, actionsLastHour: 10 }, { kind: 'skip', reason: 'hourly_limit' }],
+    [
+      'production named in a list',
+      prod,
+      retryPolicy({ match: { environment_type: ['staging', 'production'] } }),
+      fresh,
+      ctx,
+      { kind: 'act', attempt: 1 },
+    ],
+    [
+      'production matched by a regex only',
+      prod,
+      retryPolicy({ match_re: { environment_type: 'prod.*' } }),
+      fresh,
+      ctx,
+      { kind: 'skip', reason: 'production_not_named' },
+    ],
+    [
+      'stopped by the service',
+      alert(),
+      retryPolicy(),
+      { ...fresh, stopped: true, lastAttempt: 1 },
+      ctx,
+      { kind: 'skip', reason: 'stopped' },
+    ],
+    [
+      'an attempt in flight',
+      alert(),
+      retryPolicy(),
+      { ...fresh, inFlight: true, lastAttempt: 1 },
+      ctx,
+      { kind: 'skip', reason: 'attempt_in_progress' },
+    ],
+    [
+      'max attempts used',
+      alert(),
+      retryPolicy(),
+      { ...fresh, lastAttempt: 3, counted: 2 },
+      ctx,
+      { kind: 'skip', reason: 'max_attempts_reached' },
+    ],
+    [
+      'refusals do not count',
+      alert(),
+      retryPolicy(),
+      { ...fresh, lastAttempt: 3, counted: 1 },
+      ctx,
+      { kind: 'act', attempt: 4 },
+    ],
+    [
+      'within the backoff',
+      alert(),
+      retryPolicy(),
+      { ...fresh, lastAttempt: 1, counted: 1, nextAllowedAt: NOW + 1 },
+      ctx,
+      { kind: 'skip', reason: 'backoff_pending' },
+    ],
+    [
+      'backoff over',
+      alert(),
+      retryPolicy(),
+      { ...fresh, lastAttempt: 1, counted: 1, nextAllowedAt: NOW },
+      ctx,
+      { kind: 'act', attempt: 2 },
+    ],
+    [
+      'retrying run',
+      alert({ details: { retrying: 'yes' } }),
+      retryPolicy(),
+      fresh,
+      ctx,
+      { kind: 'skip', reason: 'run_retrying' },
+    ],
+    [
+      'retrying run, now: true',
+      alert({ details: { retrying: 'yes' } }),
+      retryPolicy({ now: true }),
+      fresh,
+      ctx,
+      { kind: 'act', attempt: 1 },
+    ],
+    [
+      'hourly limit',
+      alert(),
+      retryPolicy(),
+      fresh,
+      { ...ctx, actionsLastHour: 10 },
+      { kind: 'skip', reason: 'hourly_limit' },
+    ],
     ['policy dry run', alert(), retryPolicy({ dry_run: true }), fresh, ctx, { kind: 'dry_run', attempt: 1 }],
   ] as const)('%s', (_what, a, p, history, c, expected) => {
     expect(decidePolicy(compile(p), a, history, c)).toEqual(expected);
@@ -86,6 +222,9 @@ describe('decidePolicy', () => {
 
   it('the section dry_run applies unless the policy says otherwise', () => {
     expect(decidePolicy(compile(retryPolicy(), true), alert(), fresh, ctx)).toEqual({ kind: 'dry_run', attempt: 1 });
-    expect(decidePolicy(compile(retryPolicy({ dry_run: false }), true), alert(), fresh, ctx)).toEqual({ kind: 'act', attempt: 1 });
+    expect(decidePolicy(compile(retryPolicy({ dry_run: false }), true), alert(), fresh, ctx)).toEqual({
+      kind: 'act',
+      attempt: 1,
+    });
   });
 });

@@ -126,7 +126,13 @@ export class Harness {
       timeoutMs: 5_000,
     });
     const channels = buildChannels(this.config.notify.channels, { logger: silentLogger, clock });
-    this.notifier = createNotifier({ store: this.store, notify: config.notify, alerts: config.alerts, channels, clock });
+    this.notifier = createNotifier({
+      store: this.store,
+      notify: config.notify,
+      alerts: config.alerts,
+      channels,
+      clock,
+    });
     const remediator = createRemediation({
       config,
       client: this.client,
@@ -141,7 +147,11 @@ export class Harness {
   }
 
   /** A harness for the remediation section given (YAML, indented under `remediation:`). */
-  static open(s: SimWithClock, remediation: string, options: { dir?: string; extra?: string; token?: string } = {}): Harness {
+  static open(
+    s: SimWithClock,
+    remediation: string,
+    options: { dir?: string; extra?: string; token?: string } = {},
+  ): Harness {
     const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-remediation-'));
     const config = parseConfig(configText(remediation, options.extra), {}, 'test.yaml', { baseDir: dir });
     return new Harness(dir, config, s.sim, s.clock, options.token ?? s.sim.adminToken);
@@ -178,14 +188,21 @@ export class Harness {
     await this.#cycle(records, false);
   }
 
-  async #cycle(records: { runs?: number[]; backupApps?: number[] }, remediate: boolean): Promise<CycleReport | undefined> {
+  async #cycle(
+    records: { runs?: number[]; backupApps?: number[] },
+    remediate: boolean,
+  ): Promise<CycleReport | undefined> {
     const now = this.clock.now();
     const runFindings = records.runs ? await this.#runFindings(records.runs, now) : undefined;
     const backupFindings = records.backupApps ? await this.#backupFindings(records.backupApps, now) : undefined;
     return this.store.transaction(() => {
       const events = [];
-      if (runFindings) events.push(...applyFindings(this.alertStore, { job: 'runs', findings: runFindings, now }, this.#lifecycle()));
-      if (backupFindings) events.push(...applyFindings(this.alertStore, { job: 'backups', findings: backupFindings, now }, this.#lifecycle()));
+      if (runFindings)
+        events.push(...applyFindings(this.alertStore, { job: 'runs', findings: runFindings, now }, this.#lifecycle()));
+      if (backupFindings)
+        events.push(
+          ...applyFindings(this.alertStore, { job: 'backups', findings: backupFindings, now }, this.#lifecycle()),
+        );
       this.notifier.enqueue(events, now);
       return remediate ? this.remediator.inCycle(now) : undefined;
     });
@@ -197,7 +214,10 @@ export class Harness {
   }
 
   /** A cycle, then its pass. */
-  async cycleAndPass(records: { runs?: number[]; backupApps?: number[] }): Promise<{ cycle: CycleReport; pass: PassReport }> {
+  async cycleAndPass(records: {
+    runs?: number[];
+    backupApps?: number[];
+  }): Promise<{ cycle: CycleReport; pass: PassReport }> {
     const cycle = await this.cycle(records);
     return { cycle, pass: await this.pass() };
   }
@@ -234,7 +254,12 @@ export class Harness {
   /** The remediation counter's value for one label set. */
   async metric(labels: { policy: string; action: string; outcome: string }): Promise<number> {
     const m = await this.metrics.remediation.get();
-    return m.values.find((v) => v.labels.policy === labels.policy && v.labels.action === labels.action && v.labels.outcome === labels.outcome)?.value ?? 0;
+    return (
+      m.values.find(
+        (v) =>
+          v.labels.policy === labels.policy && v.labels.action === labels.action && v.labels.outcome === labels.outcome,
+      )?.value ?? 0
+    );
   }
 
   /** Closes the store and client; with `keepDir` (a restart follows) the state file and simulator stay. */
@@ -259,11 +284,16 @@ export class Harness {
   async #runFindings(ids: number[], now: number): Promise<Finding[]> {
     const runs: Run[] = await Promise.all(ids.map((id) => this.client.runs.get(id)));
     const apps = new Map<number, AppListItem>();
-    for (const run of runs) if (run.app_id !== null && !apps.has(run.app_id)) apps.set(run.app_id, await this.client.apps.get(run.app_id));
+    for (const run of runs)
+      if (run.app_id !== null && !apps.has(run.app_id)) apps.set(run.app_id, await this.client.apps.get(run.app_id));
     const checks = this.config.checks;
     return failedRuns(
       { job: 'runs', takenAt: now, runs, details: new Map(runs.map((r) => [r.id, r])), apps },
-      { failedStates: checks.failed_runs.failed_states, activeStates: checks.stuck_runs.active_states, retryingGraceMs: checks.failed_runs.retrying_grace },
+      {
+        failedStates: checks.failed_runs.failed_states,
+        activeStates: checks.stuck_runs.active_states,
+        retryingGraceMs: checks.failed_runs.retrying_grace,
+      },
       now,
     );
   }
@@ -275,11 +305,14 @@ export class Harness {
     const seen = new Map<number, BackupsSeen>();
     for (const app of apps) {
       // The app's backups newest first, every one met: its newest, newest finished and newest good.
-      for (const backup of (await this.client.backups.list({ app_id: app.id, limit: 50 })).items) seen.set(app.id, seeBackup(seen.get(app.id), backup, states));
+      for (const backup of (await this.client.backups.list({ app_id: app.id, limit: 50 })).items)
+        seen.set(app.id, seeBackup(seen.get(app.id), backup, states));
     }
-    return backups({ job: 'backups', takenAt: now, apps, backups: seen }, { maxAgeMs: b.max_age, states, requireVerified: false }, now).findings.filter(
-      (f) => f.labels.problem === 'stale',
-    );
+    return backups(
+      { job: 'backups', takenAt: now, apps, backups: seen },
+      { maxAgeMs: b.max_age, states, requireVerified: false },
+      now,
+    ).findings.filter((f) => f.labels.problem === 'stale');
   }
 }
 

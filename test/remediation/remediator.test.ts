@@ -30,18 +30,30 @@ describe('a failed staging run', () => {
     const first = await h.cycle({ runs: [run.id] });
     expect(first.planned).toBe(1);
     // The key is recorded before anything is sent.
-    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 0, key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, body: { now: false } }]);
+    expect(h.attempts()).toMatchObject([
+      {
+        status: 'planned',
+        sendCount: 0,
+        key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`,
+        body: { now: false },
+      },
+    ]);
     expect(h.changes('runs.retry')).toEqual([]);
 
     await h.pass();
-    expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, status: 200 }]);
+    expect(h.changes('runs.retry')).toEqual([
+      { key: `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, status: 200 },
+    ]);
     expect(h.attempts()).toMatchObject([{ status: 'following', runId: run.id, answer: 'started', counted: true }]);
 
     h.clock.advance(10 * MINUTE);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ status: 'finished', outcome: 'succeeded' }]);
     expect(h.notices()).toMatchObject([
-      { channel: 'ops-log', notice: { topic: 'remediation', title: 'Retried automatically: succeeded', severity: 'ok' } },
+      {
+        channel: 'ops-log',
+        notice: { topic: 'remediation', title: 'Retried automatically: succeeded', severity: 'ok' },
+      },
     ]);
     expect(h.audit().map((a) => [a.decision, a.answer, a.outcome])).toEqual([
       ['acted', null, null],
@@ -106,7 +118,9 @@ policies:
     );
     const run = failedRun(appOf(h.sim, 'production'));
     await h.cycleAndPass({ runs: [run.id] });
-    expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-prod-run${run.id}-a1`, status: 200 }]);
+    expect(h.changes('runs.retry')).toEqual([
+      { key: `dw-${h.installation}.1-retry-prod-run${run.id}-a1`, status: 200 },
+    ]);
     h.clock.advance(10 * MINUTE);
     await h.pass();
     // The outcome goes where the alert went: production's route.
@@ -158,7 +172,13 @@ policies:
   - { name: retry-now, action: runs.retry, match: { environment_type: staging }, now: true }
 `,
     );
-    const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check', retrying: true });
+    const run = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'check',
+      retrying: true,
+    });
     await h.cycleAndPass({ runs: [run.id] });
     expect(h.changes('runs.retry')).toEqual([{ key: `dw-${h.installation}.1-retry-now-run${run.id}-a1`, status: 200 }]);
     expect(h.attempts()).toMatchObject([{ body: { now: true }, answer: 'started' }]);
@@ -194,8 +214,16 @@ describe('repeated failures', () => {
     h.clock.advance(HOUR);
     const after = await h.cycleAndPass({ runs: [run.id] });
     expect(after.cycle).toMatchObject({ planned: 0, skipped: { max_attempts_reached: 1 } });
-    expect(h.changes('runs.retry').map((c) => c.key)).toEqual([`dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`, `dw-${h.installation}.2-retry-nonprod-run${run.id}-a2`]);
-    expect(h.audit().filter((a) => a.decision === 'skipped').map((a) => a.reason)).toEqual(['backoff_pending', 'max_attempts_reached']);
+    expect(h.changes('runs.retry').map((c) => c.key)).toEqual([
+      `dw-${h.installation}.1-retry-nonprod-run${run.id}-a1`,
+      `dw-${h.installation}.2-retry-nonprod-run${run.id}-a2`,
+    ]);
+    expect(
+      h
+        .audit()
+        .filter((a) => a.decision === 'skipped')
+        .map((a) => a.reason),
+    ).toEqual(['backoff_pending', 'max_attempts_reached']);
   });
 });
 
@@ -300,7 +328,9 @@ policies:
     h.sim.control.ageBackups(appId, { hours: 48 });
     const { cycle } = await h.cycleAndPass({ backupApps: [appId] });
     expect(cycle.planned).toBe(1);
-    expect(h.changes('apps.backup')).toEqual([{ key: `dw-${h.installation}.1-backup-prod-app${appId}-a1`, status: 200 }]);
+    expect(h.changes('apps.backup')).toEqual([
+      { key: `dw-${h.installation}.1-backup-prod-app${appId}-a1`, status: 200 },
+    ]);
     expect(h.attempts()).toMatchObject([{ body: { format: 'dump' }, status: 'following' }]);
 
     h.clock.advance(10 * MINUTE);
@@ -324,7 +354,10 @@ policies:
     h.clock.advance(10 * MINUTE);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
-    expect(h.audit().find((a) => a.decision === 'answered')).toMatchObject({ answer: 'already_running', reason: 'joined the run under way' });
+    expect(h.audit().find((a) => a.decision === 'answered')).toMatchObject({
+      answer: 'already_running',
+      reason: 'joined the run under way',
+    });
   });
 });
 
@@ -340,12 +373,19 @@ policies:
 `,
     );
     // Failed at the first step: the retried run has every step still to do (minutes).
-    const run = h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'pull_code' });
+    const run = h.sim.control.addRun({
+      appId: appOf(h.sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'pull_code',
+    });
     await h.cycleAndPass({ runs: [run.id] });
     h.clock.advance(40_000);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'follow_timeout' }]);
-    expect(h.notices().map((n) => n.notice.title)).toEqual(['Retried automatically: outcome unknown, still running after 40s']);
+    expect(h.notices().map((n) => n.notice.title)).toEqual([
+      'Retried automatically: outcome unknown, still running after 40s',
+    ]);
   });
 
   it('survives a restart: the new process polls the run it did not start', async () => {

@@ -7,8 +7,19 @@ const STATES: RunStates = { failed: ['error'], active: ['queued', 'running'], su
 
 function run(over: Partial<Run> = {}): Run {
   return {
-    id: 1, workflow: 'app_update', action: 'update', state: 'running', retrying: false, namespace: 'acme', record: 'shop',
-    record_type: 'app', app_id: 1, project: 'Shop', environment_type: 'staging', created_at: null, updated_at: null,
+    id: 1,
+    workflow: 'app_update',
+    action: 'update',
+    state: 'running',
+    retrying: false,
+    namespace: 'acme',
+    record: 'shop',
+    record_type: 'app',
+    app_id: 1,
+    project: 'Shop',
+    environment_type: 'staging',
+    created_at: null,
+    updated_at: null,
     steps: [
       { name: 'pull_code', state: 'done', started_at: null, updated_at: null, reason: null },
       { name: 'restart', state: 'error', started_at: null, updated_at: null, reason: 'health check timed out' },
@@ -24,18 +35,39 @@ describe('runProgress', () => {
     ['running', run(), { kind: 'going', why: 'active_state' }],
     ['queued', run({ state: 'queued' }), { kind: 'going', why: 'active_state' }],
     ['done', run({ state: 'done' }), { kind: 'succeeded' }],
-    ['error: the step with a reason', run({ state: 'error' }), { kind: 'failed', step: 'restart', reason: 'health check timed out', watcher: null }],
+    [
+      'error: the step with a reason',
+      run({ state: 'error' }),
+      { kind: 'failed', step: 'restart', reason: 'health check timed out', watcher: null },
+    ],
     ['error but retrying', run({ state: 'error', retrying: true }), { kind: 'going', why: 'retrying' }],
-    ['watcher waiting', run({ state: 'running', watcher: { state: 'waiting', progress: 'dumping', reason: null } }), { kind: 'going', why: 'watcher_waiting' }],
-    ['watcher timeout', run({ state: 'running', watcher: { state: 'timeout', progress: null, reason: 'no report in 2 h' } }), { kind: 'failed', step: null, reason: 'no report in 2 h', watcher: 'timeout' }],
-    ['watcher completed, run done', run({ state: 'done', watcher: { state: 'completed', progress: null, reason: null } }), { kind: 'succeeded' }],
+    [
+      'watcher waiting',
+      run({ state: 'running', watcher: { state: 'waiting', progress: 'dumping', reason: null } }),
+      { kind: 'going', why: 'watcher_waiting' },
+    ],
+    [
+      'watcher timeout',
+      run({ state: 'running', watcher: { state: 'timeout', progress: null, reason: 'no report in 2 h' } }),
+      { kind: 'failed', step: null, reason: 'no report in 2 h', watcher: 'timeout' },
+    ],
+    [
+      'watcher completed, run done',
+      run({ state: 'done', watcher: { state: 'completed', progress: null, reason: null } }),
+      { kind: 'succeeded' },
+    ],
     ['a state in no list', run({ state: 'cancelled' }), { kind: 'ended', state: 'cancelled' }],
   ])('%s', (_what, r, expected) => {
     expect(runProgress(r, STATES)).toEqual(expected);
   });
 
   it('uses the configured words, not the simulator’s', () => {
-    expect(runProgress(run({ state: 'FAILED' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toMatchObject({ kind: 'failed' });
-    expect(runProgress(run({ state: 'error' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toEqual({ kind: 'ended', state: 'error' });
+    expect(runProgress(run({ state: 'FAILED' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toMatchObject({
+      kind: 'failed',
+    });
+    expect(runProgress(run({ state: 'error' }), { failed: ['FAILED'], active: [], succeeded: ['OK'] })).toEqual({
+      kind: 'ended',
+      state: 'error',
+    });
   });
 });

@@ -1,12 +1,28 @@
 /** Which suspension stops a policy on an app of an environment, and how a refusal's reach becomes a scope. */
 import { describe, expect, it } from 'vitest';
-import { scopeOf, suspensionCovering, suspensionText, type Suspension, type SuspensionScope } from '../../src/remediation/suspension.js';
+import {
+  scopeOf,
+  suspensionCovering,
+  suspensionText,
+  type Suspension,
+  type SuspensionScope,
+} from '../../src/remediation/suspension.js';
 
-const at = (policy: string, scope: SuspensionScope): Suspension => ({ policy, action: 'runs.retry', code: 'access_denied', message: 'no', at: 0, scope });
+const at = (policy: string, scope: SuspensionScope): Suspension => ({
+  policy,
+  action: 'runs.retry',
+  code: 'access_denied',
+  message: 'no',
+  at: 0,
+  scope,
+});
 const DEV = at('retry-nonprod', { kind: 'environment', environment: 'development' });
 const NONE = at('retry-nonprod', { kind: 'environment', environment: null });
 const WHOLE = at('backup', { kind: 'policy' });
-const WHOLE_AND_DEV = [at('retry-nonprod', { kind: 'environment', environment: 'development' }), at('retry-nonprod', { kind: 'policy' })];
+const WHOLE_AND_DEV = [
+  at('retry-nonprod', { kind: 'environment', environment: 'development' }),
+  at('retry-nonprod', { kind: 'policy' }),
+];
 
 describe('suspensionCovering', () => {
   it.each<[string, Suspension[], string, string | null, Suspension | undefined]>([
@@ -25,9 +41,24 @@ describe('suspensionCovering', () => {
 
 describe('scopeOf', () => {
   it.each<[string, Parameters<typeof scopeOf>, SuspensionScope, string]>([
-    ['environment reach: the app’s environment', ['environment', { environment_type: 'development' }], { kind: 'environment', environment: 'development' }, 'paused for development'],
-    ['environment reach, no environment', ['environment', {}], { kind: 'environment', environment: null }, 'paused for apps outside any environment'],
-    ['policy reach: whatever the environment', ['policy', { environment_type: 'staging' }], { kind: 'policy' }, 'suspended in every environment'],
+    [
+      'environment reach: the app’s environment',
+      ['environment', { environment_type: 'development' }],
+      { kind: 'environment', environment: 'development' },
+      'paused for development',
+    ],
+    [
+      'environment reach, no environment',
+      ['environment', {}],
+      { kind: 'environment', environment: null },
+      'paused for apps outside any environment',
+    ],
+    [
+      'policy reach: whatever the environment',
+      ['policy', { environment_type: 'staging' }],
+      { kind: 'policy' },
+      'suspended in every environment',
+    ],
   ])('%s', (_what, args, scope, text) => {
     expect(scopeOf(...args)).toEqual(scope);
     expect(suspensionText(scope)).toBe(text);

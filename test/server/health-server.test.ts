@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/server/metrics.js';
-import { parseListen, startHealthServer, type HealthServer, type ReadinessCheck } from '../../src/server/health-server.js';
+import {
+  parseListen,
+  startHealthServer,
+  type HealthServer,
+  type ReadinessCheck,
+} from '../../src/server/health-server.js';
 
 describe('parseListen', () => {
   it.each([
@@ -49,7 +54,10 @@ describe('health server', () => {
     state.checks.push({ check: 'state', ok: false, detail: 'state store not writable' });
     res = await request(`${base}/readyz`);
     expect(res.statusCode).toBe(503);
-    expect(await res.body.json()).toMatchObject({ status: 'not ready', checks: expect.arrayContaining([expect.objectContaining({ ok: false })]) });
+    expect(await res.body.json()).toMatchObject({
+      status: 'not ready',
+      checks: expect.arrayContaining([expect.objectContaining({ ok: false })]),
+    });
 
     state.alive = false;
     res = await request(`${base}/healthz`);

@@ -22,7 +22,11 @@ const take = (envType: AppRec['envType']) => {
 };
 const getRun = async (id: number) => runSchema.parse((await apiGet(sim, `/runs/${id}`)).body.data);
 /** Advances simulated time in 10 s steps until the run satisfies `done`, at most `maxMs`. */
-const advanceUntil = async (runId: number, done: (run: ReturnType<typeof runSchema.parse>) => boolean, maxMs = 30 * 60_000) => {
+const advanceUntil = async (
+  runId: number,
+  done: (run: ReturnType<typeof runSchema.parse>) => boolean,
+  maxMs = 30 * 60_000,
+) => {
   for (let t = 0; t <= maxMs; t += 10_000) {
     const run = await getRun(runId);
     if (done(run)) return run;
@@ -73,12 +77,17 @@ describe('idempotency', () => {
     const abort = new AbortController();
     const hanging = fetch(`${sim.baseUrl}/api/v1/apps/${app.id}/restart`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${sim.adminToken}`, 'content-type': 'application/json', 'idempotency-key': 'k-flight' },
+      headers: {
+        authorization: `Bearer ${sim.adminToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'k-flight',
+      },
       body: '{}',
       signal: abort.signal,
     }).catch((err: unknown) => err);
     // Wait until the simulator has the first request (it logs a hanging request with status 0).
-    while (!sim.control.requests().some((r) => r.idempotencyKey === 'k-flight')) await new Promise((r) => setTimeout(r, 5));
+    while (!sim.control.requests().some((r) => r.idempotencyKey === 'k-flight'))
+      await new Promise((r) => setTimeout(r, 5));
     const res = await apiPost(sim, `/apps/${app.id}/restart`, {}, { key: 'k-flight' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('request_in_progress');
@@ -234,7 +243,10 @@ describe('runs over simulated time', () => {
     expect(dev.body.data.backup_run_id).toBeNull();
     const run = await getRun(dev.body.data.run_id);
     expect(run.steps.map((s) => s.name)).toEqual(['pull_code', 'restart', 'check']);
-    const asked = await apiPost(sim, `/apps/${take('development').id}/update-modules`, { modules: 'sale,stock', backup: true });
+    const asked = await apiPost(sim, `/apps/${take('development').id}/update-modules`, {
+      modules: 'sale,stock',
+      backup: true,
+    });
     expect(asked.body.data.backup_run_id).toEqual(expect.any(Number));
   });
 
@@ -277,7 +289,13 @@ describe('runs.retry', () => {
 
   it('answers retry_coming for a retrying run, and retries it with now: true', async () => {
     const app = take('development');
-    const run = sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'update_modules', retrying: true });
+    const run = sim.control.addRun({
+      appId: app.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'update_modules',
+      retrying: true,
+    });
     const res = await apiPost(sim, `/runs/${run.id}/retry`, {});
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('retry_coming');

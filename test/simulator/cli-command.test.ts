@@ -5,7 +5,10 @@ describe('deploy-watchdog simulator', () => {
   it('serves until the signal aborts, printing the base URL and token', async () => {
     const stop = new AbortController();
     let out = '';
-    const exit = runCli(['simulator', '--port', '0', '--apps', '5', '--seed', '2', '--token', 'cli-test-token'], { signal: stop.signal, onOutput: (s) => (out = s) });
+    const exit = runCli(['simulator', '--port', '0', '--apps', '5', '--seed', '2', '--token', 'cli-test-token'], {
+      signal: stop.signal,
+      onOutput: (s) => (out = s),
+    });
     while (!out.includes('token:')) await new Promise((r) => setTimeout(r, 5));
     const baseUrl = /listening on (http:\/\/\S+)/.exec(out)![1]!;
     expect(out).toContain('token: cli-test-token');
@@ -19,7 +22,10 @@ describe('deploy-watchdog simulator', () => {
   it('makes up a token when none is given', async () => {
     const stop = new AbortController();
     let out = '';
-    const exit = runCli(['simulator', '--port', '0', '--apps', '1'], { signal: stop.signal, onOutput: (s) => (out = s) });
+    const exit = runCli(['simulator', '--port', '0', '--apps', '1'], {
+      signal: stop.signal,
+      onOutput: (s) => (out = s),
+    });
     while (!out.includes('token:')) await new Promise((r) => setTimeout(r, 5));
     expect(out).toMatch(/token: sim-[0-9a-f]{32}/);
     stop.abort();
@@ -31,13 +37,35 @@ describe('deploy-watchdog simulator', () => {
     let out = '';
     const exit = runCli(
       [
-        'simulator', '--port', '0', '--apps', '8', '--token', 'cli-test-token',
-        '--max-limit', '5',
-        '--time-format', 'offset',
-        '--state-words', 'alt',
-        '--rate-limit', '0.01', '--rate-burst', '12', '--retry-after', 'date',
-        '--scoped-token', 'dev-reader:read=development:change=none',
-        '--fault', 'runs.get=echoToken', '--fault', 'runs.get=latency:1', '--fault', 'servers.list=huge:1', '--fault', '*=endlessList',
+        'simulator',
+        '--port',
+        '0',
+        '--apps',
+        '8',
+        '--token',
+        'cli-test-token',
+        '--max-limit',
+        '5',
+        '--time-format',
+        'offset',
+        '--state-words',
+        'alt',
+        '--rate-limit',
+        '0.01',
+        '--rate-burst',
+        '12',
+        '--retry-after',
+        'date',
+        '--scoped-token',
+        'dev-reader:read=development:change=none',
+        '--fault',
+        'runs.get=echoToken',
+        '--fault',
+        'runs.get=latency:1',
+        '--fault',
+        'servers.list=huge:1',
+        '--fault',
+        '*=endlessList',
       ],
       { signal: stop.signal, onOutput: (s) => (out = s) },
     );
@@ -74,7 +102,10 @@ describe('deploy-watchdog simulator', () => {
   it.each([
     [['--max-limit', '0'], /--max-limit must be from 1 to 1000000/],
     [['--state-words', 'klingon'], /--state-words must be one of default, alt, got "klingon"/],
-    [['--time-format', 'rfc2822'], /--time-format must be one of iso, iso-ms, offset, space, mixed, zoneless, got "rfc2822"/],
+    [
+      ['--time-format', 'rfc2822'],
+      /--time-format must be one of iso, iso-ms, offset, space, mixed, zoneless, got "rfc2822"/,
+    ],
     [['--rate-limit', 'fast'], /--rate-limit must be a number of requests per second above 0, got "fast"/],
     [['--rate-limit', '0'], /--rate-limit must be a number of requests per second above 0/],
     [['--rate-limit', '5', '--rate-burst', '0'], /--rate-burst must be from 1 to 1000000/],
@@ -82,13 +113,28 @@ describe('deploy-watchdog simulator', () => {
     [['--rate-burst', '3'], /--rate-burst needs --rate-limit/],
     [['--retry-after', 'none'], /--retry-after needs --rate-limit/],
     [['--scoped-token', 'short:read=staging'], /--scoped-token: the token must be at least 8 characters/],
-    [['--scoped-token', 'ops-token:read=prod'], /--scoped-token: read= takes production, staging, development \(comma-separated\) or none, got "prod"/],
-    [['--scoped-token', 'ops-token:write=staging'], /--scoped-token: "write=staging" is not read=ENVS, change=ENVS or namespaces=CODES/],
+    [
+      ['--scoped-token', 'ops-token:read=prod'],
+      /--scoped-token: read= takes production, staging, development \(comma-separated\) or none, got "prod"/,
+    ],
+    [
+      ['--scoped-token', 'ops-token:write=staging'],
+      /--scoped-token: "write=staging" is not read=ENVS, change=ENVS or namespaces=CODES/,
+    ],
     [['--scoped-token', 'ops-token:read=staging:read=development'], /--scoped-token: read= is given twice/],
-    [['--scoped-token', 'ops-token', '--scoped-token', 'ops-token'], /--scoped-token: the token "ops-token" is given twice/],
-    [['--scoped-token', 'ops-token:namespaces=atlantis'], /--scoped-token: no namespace "atlantis" in this seed; its namespaces are /],
+    [
+      ['--scoped-token', 'ops-token', '--scoped-token', 'ops-token'],
+      /--scoped-token: the token "ops-token" is given twice/,
+    ],
+    [
+      ['--scoped-token', 'ops-token:namespaces=atlantis'],
+      /--scoped-token: no namespace "atlantis" in this seed; its namespaces are /,
+    ],
     [['--fault', 'apps.list'], /--fault must be FUNCTION=KIND\[:ARG\], got "apps.list"/],
-    [['--fault', 'apps.lost=hang'], /--fault: "apps.lost" is not a function; give a dotted name such as apps.list, or \*/],
+    [
+      ['--fault', 'apps.lost=hang'],
+      /--fault: "apps.lost" is not a function; give a dotted name such as apps.list, or \*/,
+    ],
     [['--fault', 'apps.list=explode'], /--fault: unknown kind "explode"; kinds: error, latency, hang/],
     [['--fault', 'apps.list=error:oops'], /--fault: "oops" is not an error code of the API/],
     [['--fault', 'apps.list=huge'], /--fault: huge needs :MB/],
@@ -110,8 +156,25 @@ describe('deploy-watchdog simulator', () => {
   it('documents every mode in its usage', async () => {
     const { stdout, stderr } = await runCli(['simulator', '--help']);
     const help = stdout + stderr;
-    for (const word of ['--max-limit', '--time-format', 'iso-ms', 'offset', 'space', 'mixed', 'zoneless', '--rate-limit', '--rate-burst', '--retry-after',
-      '--scoped-token', '--fault', 'huge:MB', 'endless', 'echoToken', 'endlessList', '--state-words']) {
+    for (const word of [
+      '--max-limit',
+      '--time-format',
+      'iso-ms',
+      'offset',
+      'space',
+      'mixed',
+      'zoneless',
+      '--rate-limit',
+      '--rate-burst',
+      '--retry-after',
+      '--scoped-token',
+      '--fault',
+      'huge:MB',
+      'endless',
+      'echoToken',
+      'endlessList',
+      '--state-words',
+    ]) {
       expect(help).toContain(word);
     }
   });

@@ -61,7 +61,10 @@ describe('faults', () => {
 
   it('delays an answer by latencyMs (a client with a shorter timeout gives up)', async () => {
     sim.control.setFault('whoami', { latencyMs: 2_000, times: 1 });
-    const err = await request(`${sim.baseUrl}/api/v1/whoami`, { headers: { authorization: `Bearer ${sim.adminToken}` }, headersTimeout: 50 }).catch((e: unknown) => e);
+    const err = await request(`${sim.baseUrl}/api/v1/whoami`, {
+      headers: { authorization: `Bearer ${sim.adminToken}` },
+      headersTimeout: 50,
+    }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('HeadersTimeoutError');
     sim.control.setFault('whoami', { latencyMs: 20, times: 1 });
     expect((await apiGet(sim, '/whoami')).status).toBe(200);
@@ -69,7 +72,10 @@ describe('faults', () => {
 
   it('hangs until the client gives up', async () => {
     sim.control.setFault('whoami', { hang: true, times: 1 });
-    const err = await request(`${sim.baseUrl}/api/v1/whoami`, { headers: { authorization: `Bearer ${sim.adminToken}` }, headersTimeout: 100 }).catch((e: unknown) => e);
+    const err = await request(`${sim.baseUrl}/api/v1/whoami`, {
+      headers: { authorization: `Bearer ${sim.adminToken}` },
+      headersTimeout: 100,
+    }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('HeadersTimeoutError');
     expect((await apiGet(sim, '/whoami')).status).toBe(200);
   });
@@ -77,7 +83,9 @@ describe('faults', () => {
   it('close() ends hanging requests', async () => {
     const own = await startSimulator({ apps: 2, clock });
     own.control.setFault('*', { hang: true });
-    const pending = fetch(`${own.baseUrl}/api/v1/whoami`, { headers: { authorization: `Bearer ${own.adminToken}` } }).catch((e: unknown) => e);
+    const pending = fetch(`${own.baseUrl}/api/v1/whoami`, {
+      headers: { authorization: `Bearer ${own.adminToken}` },
+    }).catch((e: unknown) => e);
     while (own.control.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
     await own.close();
     expect(await pending).toBeInstanceOf(Error);

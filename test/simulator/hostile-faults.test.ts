@@ -12,10 +12,17 @@ const state = sim.control.state;
 
 /** Opens a GET as a stream (nothing buffered by the client). */
 const open = (target: RunningSimulator, path: string, signal?: AbortSignal) =>
-  request(`${target.baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${target.adminToken}` }, ...(signal ? { signal } : {}) });
+  request(`${target.baseUrl}/api/v1${path}`, {
+    headers: { authorization: `Bearer ${target.adminToken}` },
+    ...(signal ? { signal } : {}),
+  });
 
 /** Reads a body until `enough` bytes have come (then aborts) or it ends; answers the count and the first bytes. */
-async function readUpTo(body: AsyncIterable<Buffer>, enough: number, abort: () => void): Promise<{ bytes: number; head: string }> {
+async function readUpTo(
+  body: AsyncIterable<Buffer>,
+  enough: number,
+  abort: () => void,
+): Promise<{ bytes: number; head: string }> {
   let bytes = 0;
   let head = '';
   try {
@@ -32,7 +39,8 @@ async function readUpTo(body: AsyncIterable<Buffer>, enough: number, abort: () =
 
 /** The bodies the simulator is writing, once it has seen what the client did (a bounded number of turns). */
 async function openStreams(target: RunningSimulator, expected: number): Promise<number> {
-  for (let i = 0; i < 500 && target.control.stats().streams !== expected; i += 1) await new Promise((r) => setTimeout(r, 2));
+  for (let i = 0; i < 500 && target.control.stats().streams !== expected; i += 1)
+    await new Promise((r) => setTimeout(r, 2));
   return target.control.stats().streams;
 }
 
@@ -92,13 +100,19 @@ describe('endless', () => {
   });
 
   it('does not make a change, so its idempotency key is free again once the client gives up', async () => {
-    const app = [...state.apps.values()].find((a) => a.state === 'running' && a.envType === 'development' && !a.upgrade)!;
+    const app = [...state.apps.values()].find(
+      (a) => a.state === 'running' && a.envType === 'development' && !a.upgrade,
+    )!;
     const runs = state.runs.size;
     sim.control.setFault('apps.restart', { endless: true, times: 1 });
     const abort = new AbortController();
     const res = await request(`${sim.baseUrl}/api/v1/apps/${app.id}/restart`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${sim.adminToken}`, 'content-type': 'application/json', 'idempotency-key': 'k-endless' },
+      headers: {
+        authorization: `Bearer ${sim.adminToken}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'k-endless',
+      },
       body: '{}',
       signal: abort.signal,
     });
@@ -106,7 +120,8 @@ describe('endless', () => {
     expect(state.runs.size).toBe(runs);
     let again = await apiPost(sim, `/apps/${app.id}/restart`, {}, { key: 'k-endless' });
     // The simulator sees the disconnect a moment after the client makes it.
-    for (let i = 0; i < 50 && again.status === 409; i += 1) again = await apiPost(sim, `/apps/${app.id}/restart`, {}, { key: 'k-endless' });
+    for (let i = 0; i < 50 && again.status === 409; i += 1)
+      again = await apiPost(sim, `/apps/${app.id}/restart`, {}, { key: 'k-endless' });
     expect(again.status).toBe(200);
     expect(state.runs.size).toBe(runs + 1);
   });
@@ -153,7 +168,9 @@ describe('echoToken', () => {
   });
 
   it('puts it in a log line', async () => {
-    const app = [...state.apps.values()].find((a) => a.state === 'running' && PLANS_WITH_LOGS.includes(state.projectOf(a).plan))!;
+    const app = [...state.apps.values()].find(
+      (a) => a.state === 'running' && PLANS_WITH_LOGS.includes(state.projectOf(a).plan),
+    )!;
     sim.control.setFault('logs.tail', { echoToken: true, times: 1 });
     expect((await apiGet(sim, `/apps/${app.id}/logs`, ECHOED)).body.data.items[0].line).toContain(ECHOED);
   });

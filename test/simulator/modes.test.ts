@@ -9,7 +9,9 @@ const clock = new ManualClock('2026-11-24T08:00:00.250Z');
 
 describe('maximum limit', async () => {
   const sim = await useSimulator({ apps: 20, clock, maxLimit: 100 });
-  const logApp = [...sim.control.state.apps.values()].find((a) => a.state === 'running' && PLANS_WITH_LOGS.includes(sim.control.state.projectOf(a).plan))!;
+  const logApp = [...sim.control.state.apps.values()].find(
+    (a) => a.state === 'running' && PLANS_WITH_LOGS.includes(sim.control.state.projectOf(a).plan),
+  )!;
 
   it.each([
     ['apps.list', '/apps?limit=101', 100],
@@ -69,7 +71,9 @@ function stamps(value: unknown, path = ''): [string, string][] {
   if (Array.isArray(value)) return value.flatMap((v, i) => stamps(v, `${path}[${i}]`));
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([k, v]): [string, string][] =>
-    typeof v === 'string' && /(^|_)at$|_until$|^time$|^since$/.test(k) ? [[`${path}.${k}`, v]] : stamps(v, `${path}.${k}`),
+    typeof v === 'string' && /(^|_)at$|_until$|^time$|^since$/.test(k)
+      ? [[`${path}.${k}`, v]]
+      : stamps(v, `${path}.${k}`),
   );
 }
 
@@ -80,13 +84,16 @@ const FORMAT_SHAPES: Record<Exclude<TimeFormat, 'mixed'>, RegExp> = {
   space: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})?(Z|[+-]\d\d:\d\d)$/,
   zoneless: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?$/,
 };
-const shapeOf = (stamp: string) => (Object.keys(FORMAT_SHAPES) as (keyof typeof FORMAT_SHAPES)[]).find((f) => FORMAT_SHAPES[f].test(stamp));
+const shapeOf = (stamp: string) =>
+  (Object.keys(FORMAT_SHAPES) as (keyof typeof FORMAT_SHAPES)[]).find((f) => FORMAT_SHAPES[f].test(stamp));
 
 describe('time formats', async () => {
   const sim = await useSimulator({ apps: 30, seed: 4, clock });
   const state = sim.control.state;
   const upgrading = [...state.apps.values()].find((a) => a.upgrade !== null)!;
-  const logApp = [...state.apps.values()].find((a) => a.state === 'running' && PLANS_WITH_LOGS.includes(state.projectOf(a).plan))!;
+  const logApp = [...state.apps.values()].find(
+    (a) => a.state === 'running' && PLANS_WITH_LOGS.includes(state.projectOf(a).plan),
+  )!;
   const failedRun = [...state.runs.values()].find((r) => r.state === 'error')!;
   const updated = [...state.restorePoints.values()].find((p) => p.keptUntil !== null)!;
   /** Every function with a timestamp in its answer. */
@@ -112,21 +119,42 @@ describe('time formats', async () => {
 
   it('reads timestamps from every kind of answer (the comparison below covers them all)', () => {
     const fields = new Set(reference.map(([path]) => path.replace(/\[\d+\]/g, '[]').replace(/^\/[^.]*/, '')));
-    for (const field of ['.items[].deployed_at', '.last_backup_at', '.urls[].ssl_expires_at', '.repositories[].checked_at', '.items[].taken_at',
-      '.offsite[].uploaded_at', '.items[].created_at', '.steps[].started_at', '.items[].at', '.items[].kept_until', '.items[].time', '.sections[].items[].since']) {
-      expect([...fields].some((f) => f.endsWith(field)), field).toBe(true);
+    for (const field of [
+      '.items[].deployed_at',
+      '.last_backup_at',
+      '.urls[].ssl_expires_at',
+      '.repositories[].checked_at',
+      '.items[].taken_at',
+      '.offsite[].uploaded_at',
+      '.items[].created_at',
+      '.steps[].started_at',
+      '.items[].at',
+      '.items[].kept_until',
+      '.items[].time',
+      '.sections[].items[].since',
+    ]) {
+      expect(
+        [...fields].some((f) => f.endsWith(field)),
+        field,
+      ).toBe(true);
     }
-    expect(reference.some(([, s]) => !s.endsWith('.000Z')), 'some instants carry milliseconds').toBe(true);
+    expect(
+      reference.some(([, s]) => !s.endsWith('.000Z')),
+      'some instants carry milliseconds',
+    ).toBe(true);
   });
 
-  it.each(Object.keys(FORMAT_SHAPES) as (keyof typeof FORMAT_SHAPES)[])('writes every timestamp as %s, each the same instant as iso', async (format) => {
-    const written = await read(format);
-    expect(written.map(([path]) => path)).toEqual(reference.map(([path]) => path));
-    written.forEach(([path, stamp], i) => {
-      expect(stamp, path).toMatch(FORMAT_SHAPES[format]);
-      expect(instantOf(stamp), `${path}: ${stamp}`).toBe(Date.parse(reference[i]![1]));
-    });
-  });
+  it.each(Object.keys(FORMAT_SHAPES) as (keyof typeof FORMAT_SHAPES)[])(
+    'writes every timestamp as %s, each the same instant as iso',
+    async (format) => {
+      const written = await read(format);
+      expect(written.map(([path]) => path)).toEqual(reference.map(([path]) => path));
+      written.forEach(([path, stamp], i) => {
+        expect(stamp, path).toMatch(FORMAT_SHAPES[format]);
+        expect(instantOf(stamp), `${path}: ${stamp}`).toBe(Date.parse(reference[i]![1]));
+      });
+    },
+  );
 
   it.each([
     ['offset', /[+-]\d\d:\d\d$/],
@@ -159,19 +187,27 @@ describe('time formats', async () => {
     } finally {
       await own.close();
     }
-    await expect(startSimulator({ apps: 1, timeFormat: 'rfc2822' as TimeFormat })).rejects.toThrow(/timeFormat must be one of iso, iso-ms, offset, space, mixed, zoneless/);
+    await expect(startSimulator({ apps: 1, timeFormat: 'rfc2822' as TimeFormat })).rejects.toThrow(
+      /timeFormat must be one of iso, iso-ms, offset, space, mixed, zoneless/,
+    );
     expect((await simControl(sim, 'setTimeFormat', ['local'])).body.error.message).toMatch(/timeFormat must be one of/);
   });
 });
 
 describe('rate limit', () => {
   /** Fires `n` requests at once with a token; answers their responses. */
-  const burst = (sim: RunningSimulator, n: number, token = sim.adminToken) => Promise.all(Array.from({ length: n }, () => apiGet(sim, '/whoami', token)));
+  const burst = (sim: RunningSimulator, n: number, token = sim.adminToken) =>
+    Promise.all(Array.from({ length: n }, () => apiGet(sim, '/whoami', token)));
   const statuses = (answers: { status: number }[]) => answers.map((a) => a.status).sort();
 
   describe('with a ManualClock: buckets refill only as simulated time moves', async () => {
     const manual = new ManualClock('2026-11-24T08:00:00Z');
-    const sim = await useSimulator({ apps: 5, clock: manual, rateLimit: { rps: 2, burst: 3 }, tokens: [{ token: 'second-token', namespaces: '*', permissions: '*' }] });
+    const sim = await useSimulator({
+      apps: 5,
+      clock: manual,
+      rateLimit: { rps: 2, burst: 3 },
+      tokens: [{ token: 'second-token', namespaces: '*', permissions: '*' }],
+    });
 
     it('lets a burst through and refuses the rest with 429 rate_limited and Retry-After in seconds', async () => {
       const answers = await burst(sim, 10);
@@ -195,14 +231,20 @@ describe('rate limit', () => {
     it('logs refusals and leaves the control interface and the OpenAPI document unlimited', async () => {
       sim.control.resetRequests();
       await burst(sim, 2);
-      expect(sim.control.requests().map((r) => [r.fn, r.status])).toEqual([['whoami', 429], ['whoami', 429]]);
+      expect(sim.control.requests().map((r) => [r.fn, r.status])).toEqual([
+        ['whoami', 429],
+        ['whoami', 429],
+      ]);
       expect((await simControl(sim, 'stats')).status).toBe(200);
       expect((await fetch(`${sim.baseUrl}/api/v1/openapi.json`)).status).toBe(200);
     });
 
     it.each([
       ['seconds', (h: string | null) => expect(h).toBe('5')],
-      ['date', (h: string | null) => expect(Date.parse(h!)).toBe(Math.floor((sim.control.now() + 5_000) / 1000) * 1000)],
+      [
+        'date',
+        (h: string | null) => expect(Date.parse(h!)).toBe(Math.floor((sim.control.now() + 5_000) / 1000) * 1000),
+      ],
       ['none', (h: string | null) => expect(h).toBeNull()],
     ] as const)('says when to come back as %s (set at run time)', async (retryAfter, check) => {
       expect((await simControl(sim, 'setRateLimit', [{ rps: 0.2, burst: 1, retryAfter }])).status).toBe(200);
@@ -243,10 +285,12 @@ describe('state words', async () => {
   for (const sim of [usual, alt]) sim.control.setServerState([...state.servers.keys()][0]!, 'unreachable');
   /** Every `state` of the answers that carry one, by the kind of record it belongs to. */
   const statesOf = async (sim: RunningSimulator): Promise<Record<keyof typeof ALT_VOCABULARY, string[]>> => {
-    type Item = Record<string, any>;  
+    type Item = Record<string, any>;
     const get = async (path: string): Promise<Item> => (await apiGet(sim, path)).body.data;
     const runs = (await get('/runs?limit=1000')).items;
-    const steps: Item[] = (await Promise.all(runs.slice(0, 150).map((r: Item) => get(`/runs/${r.id}`)))).flatMap((r) => r.steps);
+    const steps: Item[] = (await Promise.all(runs.slice(0, 150).map((r: Item) => get(`/runs/${r.id}`)))).flatMap(
+      (r) => r.steps,
+    );
     const backups = (await get('/backups?limit=1000')).items;
     return {
       run: runs.map((r: Item) => r.state),
@@ -267,7 +311,10 @@ describe('state words', async () => {
       const words = ALT_VOCABULARY[kind] as Record<string, string>;
       expect(after[kind].length, kind).toBeGreaterThan(0);
       expect(after[kind], kind).toEqual(before[kind].map((w) => words[w] ?? w));
-      expect(after[kind].every((w) => Object.values(words).includes(w)), `${kind}: ${after[kind].join(',')}`).toBe(true);
+      expect(
+        after[kind].every((w) => Object.values(words).includes(w)),
+        `${kind}: ${after[kind].join(',')}`,
+      ).toBe(true);
     }
   });
 
@@ -276,18 +323,23 @@ describe('state words', async () => {
     ['runs', 'in_progress', 'running'],
     ['servers', 'down', 'unreachable'],
     ['apps', 'active', 'running'],
-  ])('filters %s by state in its words (state=%s finds what the default calls %s), and finds nothing by the default word', async (list, word, usualWord) => {
-    const expected = (await apiGet(usual, `/${list}?limit=1000&state=${usualWord}`)).body.data.total;
-    expect(expected).toBeGreaterThan(0);
-    expect((await apiGet(alt, `/${list}?limit=1000&state=${word}`)).body.data.total).toBe(expected);
-    expect((await apiGet(alt, `/${list}?limit=1000&state=${usualWord}`)).body.data.total).toBe(0);
-  });
+  ])(
+    'filters %s by state in its words (state=%s finds what the default calls %s), and finds nothing by the default word',
+    async (list, word, usualWord) => {
+      const expected = (await apiGet(usual, `/${list}?limit=1000&state=${usualWord}`)).body.data.total;
+      expect(expected).toBeGreaterThan(0);
+      expect((await apiGet(alt, `/${list}?limit=1000&state=${word}`)).body.data.total).toBe(expected);
+      expect((await apiGet(alt, `/${list}?limit=1000&state=${usualWord}`)).body.data.total).toBe(0);
+    },
+  );
 
   it('finds the same problems whatever words it writes (attention reads the records)', async () => {
     expect((await apiGet(alt, '/attention')).body.data).toEqual((await apiGet(usual, '/attention')).body.data);
   });
 
   it('refuses an unknown vocabulary', async () => {
-    await expect(startSimulator({ apps: 1, stateWords: 'klingon' as 'alt' })).rejects.toThrow(/stateWords must be one of default, alt/);
+    await expect(startSimulator({ apps: 1, stateWords: 'klingon' as 'alt' })).rejects.toThrow(
+      /stateWords must be one of default, alt/,
+    );
   });
 });

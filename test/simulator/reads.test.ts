@@ -10,7 +10,12 @@ const sim = await useSimulator({
   seed: 7,
   clock,
   tokens: [
-    { token: 'acme-reader', login: 'reader', namespaces: ['acme'], permissions: ['deployment_app: read', 'deployment_workflow: read', 'workspace: read'] },
+    {
+      token: 'acme-reader',
+      login: 'reader',
+      namespaces: ['acme'],
+      permissions: ['deployment_app: read', 'deployment_workflow: read', 'workspace: read'],
+    },
     { token: 'no-perms', namespaces: '*', permissions: [] },
   ],
 });
@@ -49,7 +54,9 @@ describe('namespaces', () => {
     ['by id', () => String(other.id)],
   ])('narrows with namespace %s', async (_how, value) => {
     const res = await apiGet(sim, `/apps?limit=1000&namespace=${value()}`);
-    const expected = [...state.apps.values()].filter((a) => a.nsId === other.id && a.state !== 'deleted' && a.state !== 'disabled').length;
+    const expected = [...state.apps.values()].filter(
+      (a) => a.nsId === other.id && a.state !== 'deleted' && a.state !== 'disabled',
+    ).length;
     expect(res.body.data.total).toBe(expected);
     expect(res.body.data.items.every((a: { namespace: string }) => a.namespace === other.code)).toBe(true);
   });
@@ -163,7 +170,12 @@ describe('filters', () => {
 });
 
 describe('every read answers what its zod schema says', () => {
-  const app = [...state.apps.values()].find((a) => a.state === 'running' && state.projects.get(a.projectId)!.plan !== 'starter' && state.servers.get(a.serverId!)!.state === 'running')!;
+  const app = [...state.apps.values()].find(
+    (a) =>
+      a.state === 'running' &&
+      state.projects.get(a.projectId)!.plan !== 'starter' &&
+      state.servers.get(a.serverId!)!.state === 'running',
+  )!;
   const run = state.runIndex.all[0]!;
   const reads: [FunctionName, string][] = [
     ['apps.get', `/apps/${app.id}`],
@@ -186,7 +198,10 @@ describe('every read answers what its zod schema says', () => {
   ];
 
   it('covers every read function of the catalogue', () => {
-    const readNames = Object.values(FUNCTIONS).filter((f) => f.kind === 'read').map((f) => f.name).sort();
+    const readNames = Object.values(FUNCTIONS)
+      .filter((f) => f.kind === 'read')
+      .map((f) => f.name)
+      .sort();
     expect(reads.map(([name]) => name).sort()).toEqual(readNames);
   });
 

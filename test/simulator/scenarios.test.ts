@@ -14,7 +14,11 @@ const sim = await useSimulator({
 });
 const state = sim.control.state;
 const pool = [...state.apps.values()].filter((a) => a.state === 'running' && !a.maintenance);
-const take = (envType: string) => pool.splice(pool.findIndex((a) => a.envType === envType), 1)[0]!;
+const take = (envType: string) =>
+  pool.splice(
+    pool.findIndex((a) => a.envType === envType),
+    1,
+  )[0]!;
 const problemsOf = (kind: string) => sim.control.problems().filter((p) => p.kind === kind);
 
 describe('certificates and outside checks', () => {
@@ -24,7 +28,9 @@ describe('certificates and outside checks', () => {
   ])('a certificate ending in %i days is %s and a problem', async (inDays, status, kind) => {
     const url = state.urls.get(take('production').urlIds[0]!)!;
     expect(sim.control.expireCertificate(url.id, { inDays })).toMatchObject({ ssl_status: status });
-    const listed = (await apiGet(sim, `/urls?app_id=${url.appId}`)).body.data.items.find((u: { id: number }) => u.id === url.id);
+    const listed = (await apiGet(sim, `/urls?app_id=${url.appId}`)).body.data.items.find(
+      (u: { id: number }) => u.id === url.id,
+    );
     expect(listed.ssl_status).toBe(status);
     expect(problemsOf(kind).map((p) => p.id)).toContain(url.id);
     sim.control.renewCertificate(url.id);
@@ -42,7 +48,10 @@ describe('certificates and outside checks', () => {
 
   it('fails and passes an outside check', () => {
     const url = state.urls.get(take('production').urlIds[0]!)!;
-    expect(sim.control.failPublicCheck(url.id, 'wrong_app')).toMatchObject({ public_check: 'failed', public_check_code: 'wrong_app' });
+    expect(sim.control.failPublicCheck(url.id, 'wrong_app')).toMatchObject({
+      public_check: 'failed',
+      public_check_code: 'wrong_app',
+    });
     expect(problemsOf('public_check_failed').map((p) => p.id)).toContain(url.id);
     expect(sim.control.passPublicCheck(url.id)).toMatchObject({ public_check: 'passed' });
     expect(problemsOf('public_check_failed').map((p) => p.id)).not.toContain(url.id);
@@ -71,7 +80,11 @@ describe('backups', () => {
     const backup = sim.control.addBackup(app.id, { hoursAgo: 1 });
     sim.control.setVerified(backup.id, false);
     const failed = sim.control.failOffsite(backup.id, 'upload failed: 403 AccessDenied');
-    expect(failed.offsite[0]).toMatchObject({ state: 'failed', on_storage: false, error: 'upload failed: 403 AccessDenied' });
+    expect(failed.offsite[0]).toMatchObject({
+      state: 'failed',
+      on_storage: false,
+      error: 'upload failed: 403 AccessDenied',
+    });
     expect(problemsOf('backup_unverified').map((p) => p.id)).toContain(backup.id);
     expect(problemsOf('offsite_failed').map((p) => p.id)).toContain(backup.id);
   });
@@ -80,7 +93,13 @@ describe('backups', () => {
 describe('runs, apps and servers', () => {
   it('a failed run is a problem until a newer run of the same action succeeds', () => {
     const app = take('development');
-    const failed = sim.control.addRun({ appId: app.id, action: 'update', state: 'error', failedStep: 'build_image', reason: 'disk full' });
+    const failed = sim.control.addRun({
+      appId: app.id,
+      action: 'update',
+      state: 'error',
+      failedStep: 'build_image',
+      reason: 'disk full',
+    });
     expect(failed.steps.find((s) => s.state === 'error')).toMatchObject({ name: 'build_image', reason: 'disk full' });
     expect(problemsOf('failed_run').map((p) => p.id)).toContain(failed.id);
     sim.control.advance(1000);
@@ -90,12 +109,22 @@ describe('runs, apps and servers', () => {
 
   it('a waiting watcher keeps a run running until setRunState makes it report', () => {
     const app = take('development');
-    const run = sim.control.addRun({ appId: app.id, action: 'backup', state: 'running', watcher: { state: 'waiting', progress: 'dumping database' } });
+    const run = sim.control.addRun({
+      appId: app.id,
+      action: 'backup',
+      state: 'running',
+      watcher: { state: 'waiting', progress: 'dumping database' },
+    });
     expect(run).toMatchObject({ state: 'running', watcher: { state: 'waiting', progress: 'dumping database' } });
     sim.control.advance(6 * HOUR);
     expect(sim.control.setRunState(run.id, {}).state).toBe('running');
-    const failed = sim.control.setRunState(run.id, { watcher: { state: 'timeout', reason: 'no answer from the server for 6 h' } });
-    expect(failed).toMatchObject({ state: 'error', watcher: { state: 'timeout', reason: 'no answer from the server for 6 h' } });
+    const failed = sim.control.setRunState(run.id, {
+      watcher: { state: 'timeout', reason: 'no answer from the server for 6 h' },
+    });
+    expect(failed).toMatchObject({
+      state: 'error',
+      watcher: { state: 'timeout', reason: 'no answer from the server for 6 h' },
+    });
   });
 
   it('maintenance shows in problems and attention', async () => {
@@ -110,7 +139,12 @@ describe('runs, apps and servers', () => {
   });
 
   it('a server in error makes its apps logs unavailable', async () => {
-    const app = [...state.apps.values()].find((a) => a.state === 'running' && state.projects.get(a.projectId)!.plan !== 'starter' && state.servers.get(a.serverId!)!.state === 'running')!;
+    const app = [...state.apps.values()].find(
+      (a) =>
+        a.state === 'running' &&
+        state.projects.get(a.projectId)!.plan !== 'starter' &&
+        state.servers.get(a.serverId!)!.state === 'running',
+    )!;
     expect((await apiGet(sim, `/apps/${app.id}/logs`)).status).toBe(200);
     expect(sim.control.setServerState(app.serverId!, 'error').state).toBe('error');
     const res = await apiGet(sim, `/apps/${app.id}/logs`);
@@ -142,7 +176,12 @@ describe('attention summary', () => {
 });
 
 describe('logs.tail', () => {
-  const app = [...state.apps.values()].find((a) => a.state === 'running' && state.projects.get(a.projectId)!.plan !== 'starter' && state.servers.get(a.serverId!)!.state === 'running')!;
+  const app = [...state.apps.values()].find(
+    (a) =>
+      a.state === 'running' &&
+      state.projects.get(a.projectId)!.plan !== 'starter' &&
+      state.servers.get(a.serverId!)!.state === 'running',
+  )!;
 
   it('gives the last hour of the main log, newest last, and only newer lines after a cursor', async () => {
     const first = logTailSchema.parse((await apiGet(sim, `/apps/${app.id}/logs`)).body.data);
@@ -159,13 +198,17 @@ describe('logs.tail', () => {
   });
 
   it('filters with grep, sources and limit', async () => {
-    const grep = logTailSchema.parse((await apiGet(sim, `/apps/${app.id}/logs?since=24h&grep=ERROR&limit=1000`)).body.data);
+    const grep = logTailSchema.parse(
+      (await apiGet(sim, `/apps/${app.id}/logs?since=24h&grep=ERROR&limit=1000`)).body.data,
+    );
     expect(grep.items.length).toBeGreaterThan(0);
     expect(grep.items.every((l) => l.line.includes('ERROR'))).toBe(true);
     const limited = logTailSchema.parse((await apiGet(sim, `/apps/${app.id}/logs?limit=5`)).body.data);
     expect(limited.items).toHaveLength(5);
     expect(limited.truncated).toBe(true);
-    const all = logTailSchema.parse((await apiGet(sim, `/apps/${app.id}/logs?source=all&since=24h&limit=1000`)).body.data);
+    const all = logTailSchema.parse(
+      (await apiGet(sim, `/apps/${app.id}/logs?source=all&since=24h&limit=1000`)).body.data,
+    );
     expect(new Set(all.items.map((l) => l.source)).size).toBeGreaterThan(3);
   });
 

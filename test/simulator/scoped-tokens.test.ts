@@ -10,17 +10,28 @@ const sim = await useSimulator({
   apps: 80,
   seed: 5,
   clock,
-  tokens: [{ token: SCOPED, namespaces: '*', permissions: '*', readEnvironments: ['staging', 'development'], changeEnvironments: ['development'] }],
+  tokens: [
+    {
+      token: SCOPED,
+      namespaces: '*',
+      permissions: '*',
+      readEnvironments: ['staging', 'development'],
+      changeEnvironments: ['development'],
+    },
+  ],
 });
 const state = sim.control.state;
 const READABLE = new Set(['staging', 'development']);
 const live = (a: AppRec) => a.state !== 'deleted' && a.state !== 'disabled';
 const appOf = (env: AppRec['envType'], extra: (a: AppRec) => boolean = () => true) =>
   [...state.apps.values()].find((a) => a.envType === env && a.state === 'running' && !a.upgrade && extra(a))!;
-const production = appOf('production', (a) => state.runIndex.byApp(a.id).length > 0 && state.backupIndex.byApp(a.id).length > 0);
+const production = appOf(
+  'production',
+  (a) => state.runIndex.byApp(a.id).length > 0 && state.backupIndex.byApp(a.id).length > 0,
+);
 const staging = appOf('staging');
 /** A record of a raw answer. */
-type Item = Record<string, any>;  
+type Item = Record<string, any>;
 /** Every item of a list, page after page. */
 const all = async (path: string, token = SCOPED) => {
   const items: Item[] = [];
@@ -85,33 +96,41 @@ describe('lists leave out what the token may not read', () => {
   it('attention.list leaves out production records', async () => {
     const admin = (await apiGet(sim, '/attention')).body.data;
     const scoped = (await apiGet(sim, '/attention', SCOPED)).body.data;
-    const envs = (summary: Item) => new Set(summary.sections.flatMap((s: Item) => s.items.map((i: Item) => i.environment_type)));
+    const envs = (summary: Item) =>
+      new Set(summary.sections.flatMap((s: Item) => s.items.map((i: Item) => i.environment_type)));
     expect(envs(admin).has('production')).toBe(true);
     expect(envs(scoped).has('production')).toBe(false);
     expect(scoped.total).toBeLessThan(admin.total);
   });
 
-  it("projects show only the readable environments, each app_count what apps.list gives the token", async () => {
+  it('projects show only the readable environments, each app_count what apps.list gives the token', async () => {
     const apps = (await all('/apps')).items;
     const projects = (await all('/projects')).items;
     expect(projects.length).toBe((await all('/projects', sim.adminToken)).items.length);
     for (const p of projects) {
       for (const env of p.environments) {
         expect(READABLE.has(env.type), `${p.name} ${env.name}`).toBe(true);
-        expect(env.app_count, `${p.name} ${env.name}`).toBe(apps.filter((a) => a.project === p.name && a.environment === env.name).length);
+        expect(env.app_count, `${p.name} ${env.name}`).toBe(
+          apps.filter((a) => a.project === p.name && a.environment === env.name).length,
+        );
       }
     }
-    const counted = projects.reduce((sum: number, p: Item) => sum + p.environments.reduce((s: number, e: Item) => s + e.app_count, 0), 0);
+    const counted = projects.reduce(
+      (sum: number, p: Item) => sum + p.environments.reduce((s: number, e: Item) => s + e.app_count, 0),
+      0,
+    );
     expect(counted).toBe(apps.length);
     const one = projects.find((p: Item) => p.environments.length > 0)!;
     expect((await apiGet(sim, `/projects/${one.id}`, SCOPED)).body.data).toEqual(one);
   });
 
-  it("servers count only the apps on them that apps.list gives the token", async () => {
+  it('servers count only the apps on them that apps.list gives the token', async () => {
     const apps = (await all('/apps')).items;
     const servers = (await all('/servers')).items;
     for (const s of servers) expect(s.app_count, s.name).toBe(apps.filter((a) => a.server === s.name).length);
-    expect(servers.reduce((sum: number, s: Item) => sum + s.app_count, 0)).toBe(apps.filter((a) => a.server !== null).length);
+    expect(servers.reduce((sum: number, s: Item) => sum + s.app_count, 0)).toBe(
+      apps.filter((a) => a.server !== null).length,
+    );
     const server = state.servers.get(production.serverId!)!;
     const scoped = (await apiGet(sim, `/servers/${server.id}`, SCOPED)).body.data;
     expect(scoped).toEqual(servers.find((s) => s.id === server.id));

@@ -14,7 +14,14 @@ describe('seed', () => {
       startSimulator({ apps: 40, seed: 5, clock: new ManualClock(START) }),
     ]);
     try {
-      for (const path of ['/apps?limit=1000&include_deleted=true', '/runs?limit=1000', '/backups?limit=1000', '/urls?limit=1000', '/attention', `/runs/${a.control.state.runIndex.all[5]!.id}`]) {
+      for (const path of [
+        '/apps?limit=1000&include_deleted=true',
+        '/runs?limit=1000',
+        '/backups?limit=1000',
+        '/urls?limit=1000',
+        '/attention',
+        `/runs/${a.control.state.runIndex.all[5]!.id}`,
+      ]) {
         expect((await apiGet(a, path)).text).toBe((await apiGet(b, path)).text);
       }
     } finally {
@@ -52,7 +59,16 @@ describe('seed', () => {
     const sim = await startSimulator({ apps: 200, clock: new ManualClock(START) });
     try {
       const kinds = new Set(sim.control.problems().map((p) => p.kind));
-      for (const kind of ['failed_run', 'certificate_expiring', 'certificate_expired', 'public_check_failed', 'backup_stale', 'backup_unverified', 'offsite_failed', 'maintenance']) {
+      for (const kind of [
+        'failed_run',
+        'certificate_expiring',
+        'certificate_expired',
+        'public_check_failed',
+        'backup_stale',
+        'backup_unverified',
+        'offsite_failed',
+        'maintenance',
+      ]) {
         expect([...kinds]).toContain(kind);
       }
       const servers = (await apiGet(sim, '/servers?state=error')).body.data;
@@ -99,7 +115,9 @@ describe('openapi.json', async () => {
       for (const q of Object.keys(spec.query)) expect(names).toContain(q);
       if (spec.kind === 'change') {
         expect(names).toContain('Idempotency-Key');
-        expect(Object.keys(op.requestBody.content['application/json'].schema.properties)).toEqual(Object.keys(spec.body));
+        expect(Object.keys(op.requestBody.content['application/json'].schema.properties)).toEqual(
+          Object.keys(spec.body),
+        );
       }
     }
   });

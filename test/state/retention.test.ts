@@ -79,7 +79,11 @@ describe('pruneState', () => {
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
     });
-    const ids = (table: string) => db.prepare(`SELECT id FROM ${table} ORDER BY id`).all().map((r) => (r as { id: number }).id);
+    const ids = (table: string) =>
+      db
+        .prepare(`SELECT id FROM ${table} ORDER BY id`)
+        .all()
+        .map((r) => (r as { id: number }).id);
     expect(ids('alerts')).toEqual([2, 3]);
     expect(ids('events')).toEqual([11]);
     expect(ids('outbox')).toEqual([21, 22, 24]);
@@ -88,7 +92,11 @@ describe('pruneState', () => {
   });
 
   it('skips a table whose columns differ instead of failing the whole prune', () => {
-    const odd: Migration = { version: 50, name: 'odd', up: 'CREATE TABLE events (id INTEGER PRIMARY KEY, happened INTEGER)' };
+    const odd: Migration = {
+      version: 50,
+      name: 'odd',
+      up: 'CREATE TABLE events (id INTEGER PRIMARY KEY, happened INTEGER)',
+    };
     store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
@@ -100,7 +108,13 @@ describe('pruneState', () => {
     let seq = 0;
 
     /** One attempt of (policy, run `record`), with its alert `fp`. */
-    function attempt(record: number, n: number, status: 'planned' | 'following' | 'finished', at: number, fp = `failed_runs/run/${record}`): void {
+    function attempt(
+      record: number,
+      n: number,
+      status: 'planned' | 'following' | 'finished',
+      at: number,
+      fp = `failed_runs/run/${record}`,
+    ): void {
       seq++;
       store.db
         .prepare(
@@ -119,18 +133,36 @@ describe('pruneState', () => {
         .run(fp, status, resolvedAt);
     }
     const remaining = () =>
-      (store.db.prepare('SELECT record_id AS r, attempt AS n FROM remediation_attempts ORDER BY record_id, attempt').all() as { r: number; n: number }[]).map(
-        (x) => `${x.r}/${x.n}`,
-      );
+      (
+        store.db
+          .prepare('SELECT record_id AS r, attempt AS n FROM remediation_attempts ORDER BY record_id, attempt')
+          .all() as { r: number; n: number }[]
+      ).map((x) => `${x.r}/${x.n}`);
 
     it.each<[string, () => void, string[]]>([
-      ['a sequence finished long ago, its alert resolved', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', old)), []],
+      [
+        'a sequence finished long ago, its alert resolved',
+        () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', old)),
+        [],
+      ],
       ['a sequence with no alert row left', () => attempt(1, 1, 'finished', old, 'gone/1'), []],
       ['an attempt still planned, however old', () => attempt(1, 1, 'planned', old), ['1/1']],
       ['an attempt still followed, however old', () => attempt(1, 1, 'following', old), ['1/1']],
-      ['an old finished attempt whose sequence goes on', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'following', recent)), ['1/1', '1/2']],
-      ['an old finished attempt whose sequence finished recently', () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', recent)), ['1/1', '1/2']],
-      ['an old finished sequence whose alert still fires', () => (alert('failed_runs/run/1', 'firing', null), attempt(1, 1, 'finished', old)), ['1/1']],
+      [
+        'an old finished attempt whose sequence goes on',
+        () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'following', recent)),
+        ['1/1', '1/2'],
+      ],
+      [
+        'an old finished attempt whose sequence finished recently',
+        () => (attempt(1, 1, 'finished', old), attempt(1, 2, 'finished', recent)),
+        ['1/1', '1/2'],
+      ],
+      [
+        'an old finished sequence whose alert still fires',
+        () => (alert('failed_runs/run/1', 'firing', null), attempt(1, 1, 'finished', old)),
+        ['1/1'],
+      ],
     ])('remediation_attempts: %s', (_what, setUp, kept) => {
       store = Store.open(path.join(dir, 'state.db'));
       alert('failed_runs/run/9', 'resolved', recent);
@@ -142,7 +174,9 @@ describe('pruneState', () => {
 
     it('remediation_skip_state: reasons not written again within the retention go', () => {
       store = Store.open(path.join(dir, 'state.db'));
-      const skip = store.db.prepare(`INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES ('p', 'run', ?, 1, 'dry run', ?)`);
+      const skip = store.db.prepare(
+        `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES ('p', 'run', ?, 1, 'dry run', ?)`,
+      );
       skip.run(1, old);
       skip.run(2, recent);
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
@@ -158,7 +192,9 @@ describe('pruneState', () => {
              CREATE TABLE remediation_attempts (policy TEXT, record_type TEXT, record_id INTEGER, fingerprint TEXT, status TEXT, planned_at INTEGER, finished_at INTEGER)`,
       };
       store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
-      expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe('missing column(s) alerts.fingerprint');
+      expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe(
+        'missing column(s) alerts.fingerprint',
+      );
     });
   });
 });

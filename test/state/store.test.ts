@@ -113,7 +113,9 @@ describe('Store.open', () => {
     const err = catchError(() => open(file, { migrations: [core, broken] }));
     expect(err).toBeInstanceOf(StoreError);
     expect((err as StoreError).reason).toBe('migration');
-    expect((err as StoreError).message).toMatch(/migration 2 \(broken\) failed and was rolled back: no such table: nowhere/);
+    expect((err as StoreError).message).toMatch(
+      /migration 2 \(broken\) failed and was rolled back: no such table: nowhere/,
+    );
     const store = open(file, { migrations: [core] });
     expect(store.db.prepare(`SELECT name FROM sqlite_master WHERE name = 'half'`).get()).toBeUndefined();
     expect(store.schemaVersion()).toBe(1);
@@ -126,7 +128,12 @@ describe('Store.open', () => {
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
     open(file, { migrations: [core, { ...extra, name: 'renamed' }], logger });
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ msg: 'state migration recorded under another name', version: 99, recorded: 'extra', expected: 'renamed' }),
+      expect.objectContaining({
+        msg: 'state migration recorded under another name',
+        version: 99,
+        recorded: 'extra',
+        expected: 'renamed',
+      }),
     ]);
   });
 

@@ -28,7 +28,9 @@ export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult 
     const asked = parseRetryAfter(answer.retryAfter, now);
     const retryAfterMs = asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
     const reason = `rate limited (HTTP 429)${body}`;
-    return retryAfterMs === undefined ? { outcome: 'retryable', reason } : { outcome: 'retryable', reason, retryAfterMs };
+    return retryAfterMs === undefined
+      ? { outcome: 'retryable', reason }
+      : { outcome: 'retryable', reason, retryAfterMs };
   }
   if (status >= 500) return { outcome: 'retryable', reason: `server error (HTTP ${status})${body}` };
   // A 408 (request timeout) is the server saying "try again": treated like a network timeout.
@@ -37,7 +39,14 @@ export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult 
 }
 
 /** Network error codes worth naming in a reason; all of them are retryable. */
-const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES = new Set([
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
 
 /**
  * Classifies a failure where no answer came back (refused, reset, DNS, timeout): always retryable,

@@ -137,10 +137,32 @@ type FactSpec = readonly [key: string, label: string, kind?: 'time'];
  * ({@link genericFacts}).
  */
 const CHECK_FACTS: Readonly<Record<Exclude<CheckName, 'attention'>, readonly FactSpec[]>> = {
-  failed_runs: [['run', 'Run'], ['step', 'Step'], ['reason', 'Reason'], ['watcher', 'Watcher'], ['retrying', 'Retrying']],
-  stuck_runs: [['run', 'Run'], ['running_for', 'Running for'], ['step', 'Step'], ['step_running_for', 'Step running for'], ['progress', 'Progress'], ['last_update', 'Last update', 'time']],
-  certificates: [['url', 'URL'], ['expires_at', 'Expires', 'time'], ['left', 'Left'], ['ssl_status', 'SSL status']],
-  url_checks: [['url', 'URL'], ['code', 'Answer'], ['checked_at', 'Checked', 'time']],
+  failed_runs: [
+    ['run', 'Run'],
+    ['step', 'Step'],
+    ['reason', 'Reason'],
+    ['watcher', 'Watcher'],
+    ['retrying', 'Retrying'],
+  ],
+  stuck_runs: [
+    ['run', 'Run'],
+    ['running_for', 'Running for'],
+    ['step', 'Step'],
+    ['step_running_for', 'Step running for'],
+    ['progress', 'Progress'],
+    ['last_update', 'Last update', 'time'],
+  ],
+  certificates: [
+    ['url', 'URL'],
+    ['expires_at', 'Expires', 'time'],
+    ['left', 'Left'],
+    ['ssl_status', 'SSL status'],
+  ],
+  url_checks: [
+    ['url', 'URL'],
+    ['code', 'Answer'],
+    ['checked_at', 'Checked', 'time'],
+  ],
   backups: [
     ['age', 'Age'],
     ['max_age', 'Max age'],
@@ -155,13 +177,29 @@ const CHECK_FACTS: Readonly<Record<Exclude<CheckName, 'attention'>, readonly Fac
     ['error', 'Error'],
     ['uploaded_at', 'Uploaded', 'time'],
   ],
-  maintenance: [['state', 'State'], ['max_duration', 'Allowed']],
-  servers: [['app_count', 'Apps'], ['provider', 'Provider'], ['region', 'Region'], ['public_ip', 'IP']],
-  watchdog: [['error', 'Error'], ['failed_cycles', 'Failed cycles'], ['last_success', 'Last success', 'time'], ['permission', 'Permission'], ['refused', 'Refused'], ['until', 'Until']],
+  maintenance: [
+    ['state', 'State'],
+    ['max_duration', 'Allowed'],
+  ],
+  servers: [
+    ['app_count', 'Apps'],
+    ['provider', 'Provider'],
+    ['region', 'Region'],
+    ['public_ip', 'IP'],
+  ],
+  watchdog: [
+    ['error', 'Error'],
+    ['failed_cycles', 'Failed cycles'],
+    ['last_success', 'Last success', 'time'],
+    ['permission', 'Permission'],
+    ['refused', 'Refused'],
+    ['until', 'Until'],
+  ],
 };
 
 /** Attention details never shown: ids, what the labels and the link already say, the section's own words. */
-const GENERIC_DROP = /^(id|.*_id|app|name|namespace|project|environment|environment_type|server|url|since|section|rule|kind|section_total)$/;
+const GENERIC_DROP =
+  /^(id|.*_id|app|name|namespace|project|environment|environment_type|server|url|since|section|rule|kind|section_total)$/;
 
 /** Describes an alerts notification for a reader, with times relative to `now` (ms since the epoch). */
 export function describeAlerts(n: AlertsNotification, now: number, options: DescribeOptions = {}): AlertsDescription {
@@ -189,7 +227,10 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const resolved = n.events.length - firingEvents.length + omittedResolved;
   let tone: Tone = 'resolved';
   if (firing > 0 || n.events.length === 0) {
-    tone = SEVERITY_ORDER.reduce<Severity>((worst, s) => (firingEvents.some((e) => e.severity === s) ? s : worst), 'info');
+    tone = SEVERITY_ORDER.reduce<Severity>(
+      (worst, s) => (firingEvents.some((e) => e.severity === s) ? s : worst),
+      'info',
+    );
     // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
   }
   const checks = new Set(n.events.map((e) => e.check));
@@ -220,9 +261,19 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
     const ended = e.endsAt ? Date.parse(e.endsAt) : NaN;
     const lasted = Number.isFinite(ended) && Number.isFinite(started) ? formatDuration(ended - started) : null;
     const status = lasted ? `RESOLVED after ${lasted}` : 'RESOLVED';
-    return { ...base, tone: 'resolved', status, where: [], facts: [], since: null, brief: lasted ? `resolved after ${lasted}` : 'resolved', briefIsSummary: false };
+    return {
+      ...base,
+      tone: 'resolved',
+      status,
+      where: [],
+      facts: [],
+      since: null,
+      brief: lasted ? `resolved after ${lasted}` : 'resolved',
+      briefIsSummary: false,
+    };
   }
-  const status = e.kind === 'escalated' ? `ESCALATED to ${word}` : e.kind === 'repeat' ? `${word} · still firing` : word;
+  const status =
+    e.kind === 'escalated' ? `ESCALATED to ${word}` : e.kind === 'repeat' ? `${word} · still firing` : word;
   const where: Fact[] = [];
   for (const [key, label] of WHERE_LABELS) {
     const v = e.labels[key];
@@ -232,7 +283,16 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
   const since: Since = { at: Number.isFinite(started) ? started : null, text: startedText, ago };
   const brief = briefOf(e);
-  return { ...base, tone: e.severity, status, where, facts, since, brief: brief ?? e.summary, briefIsSummary: brief === null };
+  return {
+    ...base,
+    tone: e.severity,
+    status,
+    where,
+    facts,
+    since,
+    brief: brief ?? e.summary,
+    briefIsSummary: brief === null,
+  };
 }
 
 function specFacts(details: Readonly<Record<string, string>>, spec: readonly FactSpec[]): Fact[] {

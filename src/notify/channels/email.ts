@@ -1,6 +1,14 @@
 import nodemailer from 'nodemailer';
 import { Secret } from '../../config/secret.js';
-import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import type {
+  AlertsNotification,
+  Channel,
+  ChannelDeps,
+  ChannelKind,
+  Notification,
+  NoticeNotification,
+  SendResult,
+} from './channel.js';
 import { describeAlerts, formatUtc, TONES, type EventDescription, type Since } from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
@@ -62,7 +70,9 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
     [
       `<h2 style="margin:0 0 4px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
-      d.compact ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>` : d.events.map(eventHtml).join('\n'),
+      d.compact
+        ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>`
+        : d.events.map(eventHtml).join('\n'),
       d.omitted > 0 ? `<p>…and ${d.omitted} more not shown.</p>` : '',
       d.silenceCommand ? `<p style="color:#555">To silence: ${codeHtml(d.silenceCommand)}</p>` : '',
       footer(o.channelName),
@@ -135,7 +145,11 @@ function compactText(d: EventDescription): string {
 function compactHtml(d: EventDescription): string {
   const { app, rest } = compactParts(d);
   const href = safeHttpUrl(d.url);
-  const name = app ? (href ? `<a href="${escapeHtml(href)}">${escapeHtml(oneLine(app, 120))}</a> · ` : `${escapeHtml(oneLine(app, 120))} · `) : '';
+  const name = app
+    ? href
+      ? `<a href="${escapeHtml(href)}">${escapeHtml(oneLine(app, 120))}</a> · `
+      : `${escapeHtml(oneLine(app, 120))} · `
+    : '';
   return `<li>${TONES[d.tone].emoji} <b>${TONES[d.tone].word}</b> ${name}${escapeHtml(rest)}</li>`;
 }
 
@@ -169,7 +183,10 @@ function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessag
   text.push('', '-- ', `deploy-watchdog · ${oneLine(o.channelName, 100)} · ${oneLine(n.topic, 60)}`);
 
   const rows = fields
-    .map((f) => `<tr><th align="left" style="padding:2px 12px 2px 0;color:#555;font-weight:normal">${escapeHtml(oneLine(f.label, 40))}</th><td>${escapeHtml(oneLine(f.value, MAX_VALUE))}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><th align="left" style="padding:2px 12px 2px 0;color:#555;font-weight:normal">${escapeHtml(oneLine(f.label, 40))}</th><td>${escapeHtml(oneLine(f.value, MAX_VALUE))}</td></tr>`,
+    )
     .join('');
   const html = page(
     escapeHtml(title),
@@ -224,7 +241,10 @@ export function classifySmtpError(err: unknown): SendResult {
     return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}` };
   }
   if (code && PERMANENT_CODES.has(code)) {
-    return { outcome: 'permanent', reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}` };
+    return {
+      outcome: 'permanent',
+      reason: `SMTP ${code === 'EAUTH' ? 'authentication failed' : 'refused the message'} (${code})${at}${reply}`,
+    };
   }
   if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
@@ -294,13 +314,21 @@ export const emailChannel = {
         }),
       send: (message, signal) =>
         guardedSend({
-          start: () => transport.sendMail({ from: config.from, to: config.to, subject: message.subject, text: message.text, html: message.html }),
+          start: () =>
+            transport.sendMail({
+              from: config.from,
+              to: config.to,
+              subject: message.subject,
+              text: message.text,
+              html: message.html,
+            }),
           signal,
           peer: 'the SMTP server',
           answered: (info) => {
             // Some recipients refused, others took it: sending again would duplicate it for the
             // others, so the delivery counts and the refusals are logged for a person to fix.
-            if (info.rejected.length > 0) log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
+            if (info.rejected.length > 0)
+              log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
             return { outcome: 'ok' };
           },
           failed: classifySmtpError,

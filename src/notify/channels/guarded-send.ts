@@ -33,7 +33,8 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
   let result: SendResult;
   try {
     const value = await raceAbort(g.start(), g.signal);
-    result = value === ABORTED ? { outcome: 'retryable', reason: `aborted before ${g.peer} answered` } : g.answered(value);
+    result =
+      value === ABORTED ? { outcome: 'retryable', reason: `aborted before ${g.peer} answered` } : g.answered(value);
   } catch (err) {
     result = g.failed(err);
   }

@@ -50,7 +50,11 @@ export function renderLog(notification: Notification): LogMessage {
     },
   }));
   if (notification.omitted > 0) {
-    lines.push({ level: 'info', msg: `and ${notification.omitted} more`, fields: { group: notification.group, omitted: notification.omitted } });
+    lines.push({
+      level: 'info',
+      msg: `and ${notification.omitted} more`,
+      fields: { group: notification.group, omitted: notification.omitted },
+    });
   }
   return lines;
 }

@@ -2,7 +2,15 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { ErrorCode, IncomingWebhook } from '@slack/webhook';
 import { Secret } from '../../config/secret.js';
-import type { AlertsNotification, Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import type {
+  AlertsNotification,
+  Channel,
+  ChannelDeps,
+  ChannelKind,
+  Notification,
+  NoticeNotification,
+  SendResult,
+} from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { describeAlerts, formatUtc, TONES, type EventDescription, type Fact, type Since } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
@@ -82,7 +90,8 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   }
   if (d.omitted > 0) blocks.push(context(`…and ${d.omitted} more not shown`));
   const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
-  if (silence) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `To silence: ${silence}`, verbatim: true }] });
+  if (silence)
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `To silence: ${silence}`, verbatim: true }] });
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
   const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
@@ -162,7 +171,10 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   for (let i = 0; i < fields.length; i += SLACK_LIMITS.fieldsPerSection) {
     blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
   }
-  for (const chunk of chunkLines((n.lines ?? []).map((l) => escapeMrkdwn(l, 1000)), SLACK_LIMITS.text)) {
+  for (const chunk of chunkLines(
+    (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000)),
+    SLACK_LIMITS.text,
+  )) {
     blocks.push(section(chunk));
   }
   if (n.url) {
@@ -257,7 +269,6 @@ export function classifySlackError(err: unknown, timeoutMs: number, now: number)
   return { outcome: 'permanent', reason: `could not send the request (${e.code ?? e.name ?? 'unknown error'})` };
 }
 
-
 /** The Slack incoming-webhook channel kind. */
 export const slackChannel = {
   kind: 'slack',
@@ -283,7 +294,10 @@ export const slackChannel = {
         renderSlack(n, {
           now: deps.clock.now(),
           channelName: config.name,
-          mention: config.mention && { critical: config.mention.critical, environmentTypes: config.mention.environment_types },
+          mention: config.mention && {
+            critical: config.mention.critical,
+            environmentTypes: config.mention.environment_types,
+          },
           commandConfigFile: deps.commandConfigFile,
         }),
       send: (message, signal) =>

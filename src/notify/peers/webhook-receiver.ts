@@ -55,7 +55,8 @@ function slackRefusal(payload: SlackLikePayload): string | null {
     const text = b.text?.text;
     if (b.type === 'header' && (typeof text !== 'string' || text.length > LIMITS.header)) return 'invalid_blocks';
     if (typeof text === 'string' && text.length > LIMITS.text) return 'invalid_blocks';
-    if (b.fields && (b.fields.length > LIMITS.fields || b.fields.some((f) => (f.text ?? '').length > LIMITS.field))) return 'invalid_blocks';
+    if (b.fields && (b.fields.length > LIMITS.fields || b.fields.some((f) => (f.text ?? '').length > LIMITS.field)))
+      return 'invalid_blocks';
     if (b.elements?.some((e) => (e.text ?? '').length > LIMITS.text)) return 'invalid_blocks';
   }
   return null;

@@ -57,7 +57,12 @@ export interface RemediationAction<P extends PolicyConfig = PolicyConfig> {
   /** The change body. Stored with the attempt, so a re-send sends exactly this. */
   body(policy: P): Record<string, unknown>;
   /** Sends the change once. Never retried by the client (changes are not). */
-  send(client: ApiClient, recordId: number, body: Record<string, unknown>, options: ChangeOptions): Promise<ChangeResult>;
+  send(
+    client: ApiClient,
+    recordId: number,
+    body: Record<string, unknown>,
+    options: ChangeOptions,
+  ): Promise<ChangeResult>;
   /**
    * After `idempotency_key_reused` (the earlier request with this key was taken): the id of the
    * run that request started, found with reads only, or null when it cannot be told.

@@ -7,7 +7,9 @@ import { appsBackup } from './apps-backup.js';
 import { runsRetry } from './runs-retry.js';
 
 /** The actions, keyed by policy `action`. */
-export const ACTIONS: { readonly [A in PolicyConfig['action']]: RemediationAction<Extract<PolicyConfig, { action: A }>> } = {
+export const ACTIONS: {
+  readonly [A in PolicyConfig['action']]: RemediationAction<Extract<PolicyConfig, { action: A }>>;
+} = {
   'runs.retry': runsRetry,
   'apps.backup': appsBackup,
 };

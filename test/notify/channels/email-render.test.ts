@@ -13,7 +13,12 @@ describe('renderEmail', () => {
 
   it.each([
     ['a warning', [alertEvent({ severity: 'warning' })], 0, '[deploy-watchdog] WARNING 1 failed run (production)'],
-    ['a resolved alert', [alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })], 0, '[deploy-watchdog] RESOLVED 1 failed run (production)'],
+    [
+      'a resolved alert',
+      [alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })],
+      0,
+      '[deploy-watchdog] RESOLVED 1 failed run (production)',
+    ],
     ['one shown, four omitted', [alertEvent()], 4, '[deploy-watchdog] CRITICAL 5 failed runs (production)'],
   ])('subject of %s is %s', (_name, events, omitted, subject) => {
     expect(renderEmail(alerts(events, omitted), options).subject).toBe(subject);
@@ -23,7 +28,15 @@ describe('renderEmail', () => {
     const m = renderEmail(alerts([alertEvent()], 2), options);
     expect(m.text).toContain('CRITICAL · Update of shop (production) failed at step install');
     expect(m.html).toContain('<b>🔴 CRITICAL</b> · Update of shop (production) failed at step install');
-    for (const fact of ['production', 'webshop', 'acme', 'install', 'exit code 1', '2026-11-01 10:00 UTC (2h ago)', '…and 2 more not shown.']) {
+    for (const fact of [
+      'production',
+      'webshop',
+      'acme',
+      'install',
+      'exit code 1',
+      '2026-11-01 10:00 UTC (2h ago)',
+      '…and 2 more not shown.',
+    ]) {
       expect(m.text).toContain(fact);
       expect(m.html).toContain(fact);
     }
@@ -32,7 +45,10 @@ describe('renderEmail', () => {
   });
 
   it('one firing event: the plain text in full, values in one column', () => {
-    const m = renderEmail(alerts([alertEvent({ details: { run: '#123', workflow: 'Update', step: 'install', reason: 'exit code 1' } })]), options);
+    const m = renderEmail(
+      alerts([alertEvent({ details: { run: '#123', workflow: 'Update', step: 'install', reason: 'exit code 1' } })]),
+      options,
+    );
     expect(m.text).toBe(
       [
         'CRITICAL: 1 failed run (production)',
@@ -60,19 +76,26 @@ describe('renderEmail', () => {
     expect(m.text.split('\n')).toContain(`To silence: ${line}`);
     expect(m.html).toContain(
       'To silence: <code style="white-space:pre-wrap">deploy-watchdog silence --config /srv/ops/watchdog.yaml --match check=failed_runs ' +
-        "--match &#39;app=&quot;s`&lt;b&gt;  &amp;&quot;&#39; --for 2h --reason &#39;…&#39;</code>",
+        '--match &#39;app=&quot;s`&lt;b&gt;  &amp;&quot;&#39; --for 2h --reason &#39;…&#39;</code>',
     );
   });
 
   it('leaves out the silence line when it cannot be shown whole, never cutting or changing it', () => {
-    const m = renderEmail(alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 'x'.repeat(600) } })]), options);
+    const m = renderEmail(
+      alerts([alertEvent({ labels: { check: 'failed_runs', environment_type: 'production', app: 'x'.repeat(600) } })]),
+      options,
+    );
     expect(m.text).not.toContain('To silence');
     expect(m.html).not.toContain('To silence');
   });
 
   it.each<[string, Record<string, string>, string[]]>([
     ['short labels', { step: 'install' }, ['  App:       shop  <https://shop.example.com/>', '  Step:      install']],
-    ['a long label', { state: 'running', running_for: '3h', step_running_for: '2h' }, ['  App:              shop  <https://shop.example.com/>', '  Step running for: 2h']],
+    [
+      'a long label',
+      { state: 'running', running_for: '3h', step_running_for: '2h' },
+      ['  App:              shop  <https://shop.example.com/>', '  Step running for: 2h'],
+    ],
   ])('aligns the values whatever the labels: %s', (_name, details, lines) => {
     const check = 'step_running_for' in details ? 'stuck_runs' : 'failed_runs';
     const text = renderEmail(alerts([alertEvent({ check, details })]), options).text.split('\n');
@@ -95,8 +118,16 @@ describe('renderEmail', () => {
   });
 
   it.each<[string, AlertEvent[], string]>([
-    ['mixed', [alertEvent(), alertEvent({ id: 2, kind: 'resolved' })], '[deploy-watchdog] CRITICAL 1 failed run, 1 resolved (production)'],
-    ['all resolved', [alertEvent({ kind: 'resolved' }), alertEvent({ id: 2, kind: 'resolved' })], '[deploy-watchdog] RESOLVED 2 failed runs (production)'],
+    [
+      'mixed',
+      [alertEvent(), alertEvent({ id: 2, kind: 'resolved' })],
+      '[deploy-watchdog] CRITICAL 1 failed run, 1 resolved (production)',
+    ],
+    [
+      'all resolved',
+      [alertEvent({ kind: 'resolved' }), alertEvent({ id: 2, kind: 'resolved' })],
+      '[deploy-watchdog] RESOLVED 2 failed runs (production)',
+    ],
   ])('subject of a %s group: %s', (_name, events, subject) => {
     expect(renderEmail(alerts(events), options).subject).toBe(subject);
   });
@@ -105,7 +136,13 @@ describe('renderEmail', () => {
     const events = [1, 2, 3, 4].map((i) =>
       alertEvent({
         id: i,
-        labels: { check: 'failed_runs', namespace: 'acme', project: 'webshop', environment_type: 'production', app: `app-${i}` },
+        labels: {
+          check: 'failed_runs',
+          namespace: 'acme',
+          project: 'webshop',
+          environment_type: 'production',
+          app: `app-${i}`,
+        },
         details: { step: 'restart', reason: 'database connection refused', since: '2026-11-01T11:13:00.000Z' },
         since: '2026-11-01T11:13:00.000Z',
       }),
@@ -121,7 +158,9 @@ describe('renderEmail', () => {
       '- CRITICAL  app-3 · step restart: database connection refused · 47m',
       '- CRITICAL  app-4 · step restart: database connection refused · 47m',
     ]);
-    expect(m.html).toContain('<a href="https://shop.example.com/">app-1</a> · step restart: database connection refused · 47m');
+    expect(m.html).toContain(
+      '<a href="https://shop.example.com/">app-1</a> · step restart: database connection refused · 47m',
+    );
     expect(m.text + m.html).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 
@@ -145,7 +184,10 @@ describe('renderEmail', () => {
   it.each(['production\r\nBcc: victim@evil.example', 'prod\nX-Injected: 1', 'prod\u2028X: 1', 'prod\u0000\u001b[31m'])(
     'keeps the subject on one line when the scope is %j',
     (env) => {
-      const m = renderEmail({ type: 'alerts', group: { check: 'failed_runs', environment_type: env }, events: [alertEvent()], omitted: 0 }, options);
+      const m = renderEmail(
+        { type: 'alerts', group: { check: 'failed_runs', environment_type: env }, events: [alertEvent()], omitted: 0 },
+        options,
+      );
       // eslint-disable-next-line no-control-regex -- no control character may reach a header
       expect(m.subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
       expect(m.subject.startsWith('[deploy-watchdog] CRITICAL 1 failed run (')).toBe(true);
@@ -153,7 +195,10 @@ describe('renderEmail', () => {
   );
 
   it('cuts a long scope in the subject', () => {
-    const m = renderEmail({ type: 'alerts', group: { environment_type: 'e'.repeat(500) }, events: [alertEvent()], omitted: 0 }, options);
+    const m = renderEmail(
+      { type: 'alerts', group: { environment_type: 'e'.repeat(500) }, events: [alertEvent()], omitted: 0 },
+      options,
+    );
     expect(m.subject.length).toBeLessThanOrEqual(200);
     expect(m.subject).toContain('…');
   });

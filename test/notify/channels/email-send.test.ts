@@ -29,7 +29,13 @@ describe('email channel against a local SMTP sink', () => {
     const config = emailConfigSchema.parse({
       name: 'ops-mail',
       type: 'email',
-      smtp: { host: '127.0.0.1', port: over.port ?? sink.port, secure: 'none', auth: { user: USER, pass: over.pass ?? PASSWORD }, timeout: 2000 },
+      smtp: {
+        host: '127.0.0.1',
+        port: over.port ?? sink.port,
+        secure: 'none',
+        auth: { user: USER, pass: over.pass ?? PASSWORD },
+        timeout: 2000,
+      },
       from: 'watchdog@example.com',
       to: ['ops@example.com', 'oncall@example.com'],
     });
@@ -54,7 +60,11 @@ describe('email channel against a local SMTP sink', () => {
     for (const c of channels) await c.close?.();
     await sink.close();
     // The password, and its base64 forms as AUTH sends them, appear in no result and no log line.
-    const forms = [PASSWORD, Buffer.from(PASSWORD).toString('base64'), Buffer.from(`\u0000${USER}\u0000${PASSWORD}`).toString('base64')];
+    const forms = [
+      PASSWORD,
+      Buffer.from(PASSWORD).toString('base64'),
+      Buffer.from(`\u0000${USER}\u0000${PASSWORD}`).toString('base64'),
+    ];
     for (const text of [...results.map((r) => JSON.stringify(r)), ...lines]) {
       for (const form of forms) expect(text).not.toContain(form);
     }
@@ -63,7 +73,15 @@ describe('email channel against a local SMTP sink', () => {
 
   it('delivers subject, text and HTML to every recipient', async () => {
     const before = sink.messages.length;
-    expect(await send(channel(), alerts([alertEvent(), alertEvent({ id: 2, labels: { check: 'failed_runs', app: 'crm', environment_type: 'production' } })]))).toEqual({
+    expect(
+      await send(
+        channel(),
+        alerts([
+          alertEvent(),
+          alertEvent({ id: 2, labels: { check: 'failed_runs', app: 'crm', environment_type: 'production' } }),
+        ]),
+      ),
+    ).toEqual({
       outcome: 'ok',
     });
     const m = sink.messages[before];
@@ -109,7 +127,9 @@ describe('email channel against a local SMTP sink', () => {
       const n = {
         type: 'alerts' as const,
         group: { check: 'failed_runs', environment_type: attack },
-        events: [alertEvent({ summary: attack, labels: { check: 'failed_runs', app: attack, environment_type: attack } })],
+        events: [
+          alertEvent({ summary: attack, labels: { check: 'failed_runs', app: attack, environment_type: attack } }),
+        ],
         omitted: 0,
       };
       expect(await send(channel(), n)).toEqual({ outcome: 'ok' });

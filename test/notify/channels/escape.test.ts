@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cutText, escapeHtml, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from '../../../src/notify/channels/escape.js';
+import {
+  cutText,
+  escapeHtml,
+  escapeMrkdwn,
+  mrkdwnLink,
+  oneLine,
+  safeHttpUrl,
+} from '../../../src/notify/channels/escape.js';
 
 describe('escapeMrkdwn', () => {
   it.each([
@@ -70,7 +77,9 @@ describe('safeHttpUrl', () => {
 
 describe('mrkdwnLink', () => {
   it('links a safe URL with an escaped label', () => {
-    expect(mrkdwnLink('https://shop.example.com/?a=1&b=2', '<!here>')).toBe('<https://shop.example.com/?a=1&amp;b=2|&lt;!here&gt;>');
+    expect(mrkdwnLink('https://shop.example.com/?a=1&b=2', '<!here>')).toBe(
+      '<https://shop.example.com/?a=1&amp;b=2|&lt;!here&gt;>',
+    );
   });
   it('shows only the escaped label when the URL is unsafe', () => {
     expect(mrkdwnLink('javascript:alert(1)', 'shop')).toBe('shop');
@@ -79,6 +88,8 @@ describe('mrkdwnLink', () => {
 
 describe('escapeHtml', () => {
   it('escapes the five HTML characters', () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 });

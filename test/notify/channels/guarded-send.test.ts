@@ -12,7 +12,8 @@ function run(start: () => Promise<string>, signal?: AbortSignal) {
     start,
     signal,
     peer: 'the peer',
-    answered: (v): SendResult => (v === 'ok' ? { outcome: 'ok' } : { outcome: 'permanent', reason: `answered ${v} hunter2-secret` }),
+    answered: (v): SendResult =>
+      v === 'ok' ? { outcome: 'ok' } : { outcome: 'permanent', reason: `answered ${v} hunter2-secret` },
     failed: (err): SendResult => ({ outcome: 'retryable', reason: `failed: ${(err as Error).message}` }),
     secrets: [SECRET],
     log: logger,
@@ -24,9 +25,27 @@ describe('guardedSend', () => {
   const stopped = AbortSignal.abort();
   it.each<[string, () => Promise<string>, AbortSignal | undefined, SendResult, boolean]>([
     ['an answer', () => Promise.resolve('ok'), undefined, { outcome: 'ok' }, false],
-    ['an answer read as a refusal, scrubbed', () => Promise.resolve('no'), undefined, { outcome: 'permanent', reason: 'answered no <secret>' }, true],
-    ['a throw, scrubbed', () => Promise.reject(new Error('POST https://x/hunter2-secret refused')), undefined, { outcome: 'retryable', reason: 'failed: POST https://x/<secret> refused' }, true],
-    ['a signal fired before the start', () => Promise.resolve('ok'), stopped, { outcome: 'retryable', reason: 'aborted before sending' }, false],
+    [
+      'an answer read as a refusal, scrubbed',
+      () => Promise.resolve('no'),
+      undefined,
+      { outcome: 'permanent', reason: 'answered no <secret>' },
+      true,
+    ],
+    [
+      'a throw, scrubbed',
+      () => Promise.reject(new Error('POST https://x/hunter2-secret refused')),
+      undefined,
+      { outcome: 'retryable', reason: 'failed: POST https://x/<secret> refused' },
+      true,
+    ],
+    [
+      'a signal fired before the start',
+      () => Promise.resolve('ok'),
+      stopped,
+      { outcome: 'retryable', reason: 'aborted before sending' },
+      false,
+    ],
   ])('%s', async (_name, start, signal, expected, logged) => {
     const { result, lines } = run(start, signal);
     expect(await result).toEqual(expected);

@@ -8,7 +8,16 @@ describe('log channel', () => {
     const { logger, lines } = captureLogger();
     const channel = logChannel.create({ name: 'audit-log', type: 'log' }, { logger, clock: new ManualClock() });
     const result = await channel.send(
-      channel.render(alerts([alertEvent(), alertEvent({ id: 2, severity: 'warning' }), alertEvent({ id: 3, kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })], 2)),
+      channel.render(
+        alerts(
+          [
+            alertEvent(),
+            alertEvent({ id: 2, severity: 'warning' }),
+            alertEvent({ id: 3, kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' }),
+          ],
+          2,
+        ),
+      ),
     );
     expect(result).toEqual({ outcome: 'ok' });
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -32,8 +41,21 @@ describe('log channel', () => {
   it('writes a notice as one line', async () => {
     const { logger, lines } = captureLogger();
     const channel = logChannel.create({ name: 'audit-log', type: 'log' }, { logger, clock: new ManualClock() });
-    await channel.send(channel.render({ type: 'notice', topic: 'test', title: 'Test message', severity: 'ok', fields: [{ label: 'Channel', value: 'audit-log' }] }));
+    await channel.send(
+      channel.render({
+        type: 'notice',
+        topic: 'test',
+        title: 'Test message',
+        severity: 'ok',
+        fields: [{ label: 'Channel', value: 'audit-log' }],
+      }),
+    );
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 30, msg: 'Test message', topic: 'test', fields: { Channel: 'audit-log' } });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      level: 30,
+      msg: 'Test message',
+      topic: 'test',
+      fields: { Channel: 'audit-log' },
+    });
   });
 });

@@ -19,7 +19,14 @@ import { slackConfigSchema } from '../../../src/notify/channels/slack-config.js'
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { alertEvent, captureLogger } from './fixtures.js';
-import { htmlCommand, pasteBench, PASTE_SHELLS, slackCommand, textCommand, type PasteBench } from '../../helpers/paste.js';
+import {
+  htmlCommand,
+  pasteBench,
+  PASTE_SHELLS,
+  slackCommand,
+  textCommand,
+  type PasteBench,
+} from '../../helpers/paste.js';
 
 /** Where a command is shown: in every medium, in email only (Slack cannot), nowhere. */
 type Shown = 'everywhere' | 'email only' | 'nowhere';
@@ -89,7 +96,10 @@ describe('the To silence command, pasted from real messages into real shells', (
     receiver = await startWebhookReceiver();
     sink = await startSmtpSink();
     const deps = { logger: captureLogger().logger, clock: new ManualClock(), commandConfigFile: configFile };
-    slack = slackChannel.create(slackConfigSchema.parse({ name: 'ops-slack', type: 'slack', webhook_url: receiver.url }), deps);
+    slack = slackChannel.create(
+      slackConfigSchema.parse({ name: 'ops-slack', type: 'slack', webhook_url: receiver.url }),
+      deps,
+    );
     email = emailChannel.create(
       emailConfigSchema.parse({
         name: 'ops-mail',
@@ -111,7 +121,9 @@ describe('the To silence command, pasted from real messages into real shells', (
   });
 
   /** Sends `n` through both channels; the command as copied from Slack, the text email and the HTML email. */
-  async function pasted(n: AlertsNotification): Promise<{ slack: string | null; text: string | null; html: string | null }> {
+  async function pasted(
+    n: AlertsNotification,
+  ): Promise<{ slack: string | null; text: string | null; html: string | null }> {
     const slackBefore = receiver.received.length;
     const mailBefore = sink.messages.length;
     expect(await slack.send(slack.render(n))).toEqual({ outcome: 'ok' });
@@ -151,7 +163,19 @@ describe('the To silence command, pasted from real messages into real shells', (
 
     for (const line of lines) {
       expectRunsExactly(line, (words) => {
-        expect(words).toEqual(['silence', '--config', configFile, '--match', 'check=failed_runs', '--match', words[6], '--for', '2h', '--reason', '…']);
+        expect(words).toEqual([
+          'silence',
+          '--config',
+          configFile,
+          '--match',
+          'check=failed_runs',
+          '--match',
+          words[6],
+          '--for',
+          '2h',
+          '--reason',
+          '…',
+        ]);
         // The matcher `silence` reads back is exactly app = the hostile value.
         expect(parseMatcher(words[6]!)).toEqual({ name: 'app', op: '=', value });
       });
@@ -160,12 +184,31 @@ describe('the To silence command, pasted from real messages into real shells', (
 
   it('several events: the group labels, hostile ones too, are matched as they are', async () => {
     const env = 'prod$(touch M)`x`'.replace(/M/g, bench.marker);
-    const events: AlertEvent[] = [1, 2].map((id) => alertEvent({ id, labels: { check: 'failed_runs', environment_type: env, app: `app-${id}` } }));
-    const commands = await pasted({ type: 'alerts', group: { check: 'failed_runs', environment_type: env }, events, omitted: 0 });
+    const events: AlertEvent[] = [1, 2].map((id) =>
+      alertEvent({ id, labels: { check: 'failed_runs', environment_type: env, app: `app-${id}` } }),
+    );
+    const commands = await pasted({
+      type: 'alerts',
+      group: { check: 'failed_runs', environment_type: env },
+      events,
+      omitted: 0,
+    });
     expect(commands.slack).toBeNull();
     expect(commands.text).toBe(commands.html);
     expectRunsExactly(commands.text!, (words) => {
-      expect(words).toEqual(['silence', '--config', configFile, '--match', 'check=failed_runs', '--match', words[6], '--for', '2h', '--reason', '…']);
+      expect(words).toEqual([
+        'silence',
+        '--config',
+        configFile,
+        '--match',
+        'check=failed_runs',
+        '--match',
+        words[6],
+        '--for',
+        '2h',
+        '--reason',
+        '…',
+      ]);
       expect(parseMatcher(words[6]!)).toEqual({ name: 'environment_type', op: '=', value: env });
     });
   });

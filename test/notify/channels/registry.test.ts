@@ -14,7 +14,12 @@ describe('channel config schemas', () => {
   });
 
   it('parses a slack channel, the webhook URL becoming a Secret', () => {
-    const parsed = channelConfigSchema.parse({ name: 'ops-slack', type: 'slack', webhook_url: HOOK, mention: { critical: '<!here>' } });
+    const parsed = channelConfigSchema.parse({
+      name: 'ops-slack',
+      type: 'slack',
+      webhook_url: HOOK,
+      mention: { critical: '<!here>' },
+    });
     expect(parsed.type === 'slack' && parsed.webhook_url).toBeInstanceOf(Secret);
     expect(parsed.type === 'slack' && parsed.webhook_url.reveal()).toBe(HOOK);
     expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
@@ -37,16 +42,58 @@ describe('channel config schemas', () => {
   });
 
   it.each([
-    ['a webhook that is not http(s)', { name: 'a', type: 'slack', webhook_url: 'ftp://hooks.example.com/XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
-    ['a webhook that is not a URL', { name: 'a', type: 'slack', webhook_url: 'XXXXsecretXXXX' }, 'webhook_url', 'must be an http(s) URL'],
+    [
+      'a webhook that is not http(s)',
+      { name: 'a', type: 'slack', webhook_url: 'ftp://hooks.example.com/XXXXsecretXXXX' },
+      'webhook_url',
+      'must be an http(s) URL',
+    ],
+    [
+      'a webhook that is not a URL',
+      { name: 'a', type: 'slack', webhook_url: 'XXXXsecretXXXX' },
+      'webhook_url',
+      'must be an http(s) URL',
+    ],
     ['an empty webhook', { name: 'a', type: 'slack', webhook_url: '' }, 'webhook_url', 'must not be empty'],
     ['a missing webhook', { name: 'a', type: 'slack' }, 'webhook_url', 'is required'],
     ['an unknown slack key', { name: 'a', type: 'slack', webhook_url: HOOK, channel: '#ops' }, '', 'channel'],
-    ['a per-channel max_items (the one cap is notify.max_items_per_message)', { name: 'a', type: 'slack', webhook_url: HOOK, max_items: 5 }, '', 'max_items'],
-    ['no recipients', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: [] }, 'to', 'at least one recipient'],
-    ['a bad recipient', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: ['ops'] }, 'to.0', 'must be an email address'],
-    ['a bad secure mode', { name: 'm', type: 'email', smtp: { host: 'h', secure: 'ssl' }, from: 'w@example.com', to: ['o@example.com'] }, 'smtp.secure', ''],
-    ['a prefix with a line break', { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: ['o@example.com'], subject_prefix: 'x\r\nBcc: y' }, 'subject_prefix', 'control characters'],
+    [
+      'a per-channel max_items (the one cap is notify.max_items_per_message)',
+      { name: 'a', type: 'slack', webhook_url: HOOK, max_items: 5 },
+      '',
+      'max_items',
+    ],
+    [
+      'no recipients',
+      { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: [] },
+      'to',
+      'at least one recipient',
+    ],
+    [
+      'a bad recipient',
+      { name: 'm', type: 'email', smtp: { host: 'h' }, from: 'w@example.com', to: ['ops'] },
+      'to.0',
+      'must be an email address',
+    ],
+    [
+      'a bad secure mode',
+      { name: 'm', type: 'email', smtp: { host: 'h', secure: 'ssl' }, from: 'w@example.com', to: ['o@example.com'] },
+      'smtp.secure',
+      '',
+    ],
+    [
+      'a prefix with a line break',
+      {
+        name: 'm',
+        type: 'email',
+        smtp: { host: 'h' },
+        from: 'w@example.com',
+        to: ['o@example.com'],
+        subject_prefix: 'x\r\nBcc: y',
+      },
+      'subject_prefix',
+      'control characters',
+    ],
     ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
   ])('refuses %s, naming %s', (_name, input, path, message) => {
     const result = channelConfigSchema.safeParse(input);

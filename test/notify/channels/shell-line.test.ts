@@ -1,13 +1,23 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { commandLine, MAX_COMMAND_LINE, shellLine, shellWord, type UnshowableReason } from '../../../src/notify/channels/shell-line.js';
+import {
+  commandLine,
+  MAX_COMMAND_LINE,
+  shellLine,
+  shellWord,
+  type UnshowableReason,
+} from '../../../src/notify/channels/shell-line.js';
 
 /**
  * The words a POSIX shell makes of `line`, as `printf '%s\0'` prints them. Standard input is not a
  * socket, so bash reads no rc file (it does for a socket, taking it for a remote shell).
  */
 function wordsOf(shell: 'bash' | 'dash', line: string): string[] {
-  const result = spawnSync(shell, ['-c', `printf '%s\\0' ${line}`], { env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const result = spawnSync(shell, ['-c', `printf '%s\\0' ${line}`], {
+    env: { PATH: '/usr/bin:/bin' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
   expect(result.stderr).toBe('');
   return result.stdout.split('\0').slice(0, -1);
 }
@@ -66,7 +76,9 @@ describe('commandLine', () => {
   const base = ['deploy-watchdog', 'silence', '--match'];
 
   it('answers the shell line of words it can show', () => {
-    expect(commandLine([...base, 'app=shop', '--reason', '…'])).toEqual({ line: "deploy-watchdog silence --match app=shop --reason '…'" });
+    expect(commandLine([...base, 'app=shop', '--reason', '…'])).toEqual({
+      line: "deploy-watchdog silence --match app=shop --reason '…'",
+    });
   });
 
   it.each<[string, string, UnshowableReason]>([
@@ -106,6 +118,8 @@ describe('commandLine', () => {
   });
 
   it('shows letters of every script, emoji and typographic quotes: they are plain text', () => {
-    expect(commandLine([...base, 'app=café-日本-🚀-„x“']).line).toBe("deploy-watchdog silence --match 'app=café-日本-🚀-„x“'");
+    expect(commandLine([...base, 'app=café-日本-🚀-„x“']).line).toBe(
+      "deploy-watchdog silence --match 'app=café-日本-🚀-„x“'",
+    );
   });
 });

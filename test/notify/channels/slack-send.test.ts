@@ -53,15 +53,25 @@ describe('slack channel against a local webhook receiver', () => {
     const payload = receiver.received[before];
     expect(payload?.username).toBe('watchdog');
     expect(payload?.text).toContain('🔴 CRITICAL · 1 failed run · production');
-    expect(payload?.blocks?.[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · production', emoji: true } });
+    expect(payload?.blocks?.[0]).toEqual({
+      type: 'header',
+      text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · production', emoji: true },
+    });
   });
 
   it('delivers a message at the limits (the receiver refuses what Slack would)', async () => {
     const long = 'z'.repeat(4000);
     const events = Array.from({ length: 30 }, (_, i) =>
-      alertEvent({ id: i, summary: long, labels: { check: 'failed_runs', app: long, environment_type: long }, details: { reason: long } }),
+      alertEvent({
+        id: i,
+        summary: long,
+        labels: { check: 'failed_runs', app: long, environment_type: long },
+        details: { reason: long },
+      }),
     );
-    const result = await channel.send(channel.render({ type: 'alerts', group: { environment_type: long }, events, omitted: 3 }));
+    const result = await channel.send(
+      channel.render({ type: 'alerts', group: { environment_type: long }, events, omitted: 3 }),
+    );
     results.push(result);
     expect(result).toEqual({ outcome: 'ok' });
   });
