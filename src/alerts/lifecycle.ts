@@ -8,6 +8,7 @@
  * nothing is forgotten. Muting delivery is the notify router's job (`activeSilenceFor`).
  */
 import type { Logger } from '../lib/logger.js';
+import type { JobKey } from './commit-findings.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
@@ -21,7 +22,7 @@ export { openAlerts, getAlert, AlertStore, type AlertRow, type AlertStatus } fro
 /** One job's complete snapshot of findings at one moment. */
 export interface LifecycleInput {
   /** The job whose snapshot this is; only its own alerts can be resolved by it. */
-  job: string;
+  job: JobKey;
   /** Every finding of a COMPLETE snapshot. A snapshot that failed to read must not get here. */
   findings: readonly Finding[];
   /**
@@ -63,9 +64,8 @@ export interface ResolveGuardReport {
  * Applies one complete snapshot and returns the events written (with their row ids), in order.
  *
  * Must be called inside a transaction the caller opened, so the alert state, these events and
- * their outbox rows commit together or not at all:
- * `store.transaction(() => outbox.enqueue(applyFindings(store, input, options)))`.
- * Called outside one it throws rather than risk announcing an event that was never stored.
+ * their outbox rows commit together or not at all: `commitFindings` (the daemon's one sink) does
+ * that. Called outside one it throws rather than risk announcing an event that was never stored.
  *
  * Pass an {@link AlertStore} (built once by the composition root) to reuse its prepared
  * statements; a bare {@link Store} works too and prepares them for this call.

@@ -1,12 +1,13 @@
 /**
- * One cycle of one job: collect → detect → one transaction { lifecycle, source health, outbox,
- * remediation } → metrics and logs. A failed read writes only the source-health change: an
+ * One cycle of one job: collect → detect → `commitFindings` (one transaction: source health, the
+ * lifecycle, then its stages, the outbox and remediation) → metrics and logs. A failed read writes only the source-health change: an
  * incomplete snapshot never resolves, repeats or opens anything.
  */
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertStore } from '../alerts/alert-store.js';
-import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../alerts/lifecycle.js';
+import { commitFindings, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import type { ApplyOptions, ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
 import type { CollectorContext } from '../collectors/collector-context.js';
 import { COLLECTORS } from '../collectors/collectors.js';
@@ -21,8 +22,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from './describe-error.js';
 import type { Logger } from '../lib/logger.js';
-import type { RemediationHook } from './remediation-hook.js';
-import { cannotReadFinding, checkDisabledFinding, sourceJobKey, type SourceHealth } from './source-health.js';
+import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from './source-health.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -66,7 +66,8 @@ export interface CycleDeps {
   namespaces: () => Promise<NamespaceScope>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: Map<string, string>;
-  remediation?: RemediationHook | undefined;
+  /** What takes a cycle's events in its transaction, in order: the outbox, then remediation. */
+  stages: readonly CycleStage[];
 }
 
 /**
@@ -131,24 +132,31 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     return readFailed(deps, job, err, now, log, report);
   }
 
-  const events = deps.alerts.store.transaction(() => {
-    const own = applyFindings(
-      deps.alerts,
-      { job, findings, incomplete, now },
-      { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
-    );
-    // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
-    const source = applyFindings(
-      deps.alerts,
-      { job: sourceJobKey(job), findings: [], now },
-      { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
-    );
-    deps.health.recordSuccess(job, now);
-    const all = [...own, ...source];
-    deps.notifier.enqueue(all, now);
-    deps.remediation?.onCycle({ job, events: all, now });
-    return all;
-  });
+  const events = commitFindings(
+    deps.alerts,
+    {
+      job,
+      now,
+      write: () => {
+        deps.health.recordSuccess(job, now);
+        return [
+          {
+            job,
+            findings,
+            incomplete,
+            options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
+          },
+          // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
+          {
+            job: sourceJobKey(job),
+            findings: [],
+            options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+          },
+        ];
+      },
+    },
+    deps.stages,
+  );
   metrics.lastSuccess.set({ job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
@@ -173,17 +181,18 @@ function readFailed(
   if (denial) {
     const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
     deps.disabled.set(job, disabled);
-    const events = deps.alerts.store.transaction(() => {
-      deps.health.disable(job, disabled, now);
-      const written = applyFindings(
-        deps.alerts,
-        { job: key, findings: [checkDisabledFinding(job, denial)], now },
-        sourceLifecycle,
-      );
-      deps.notifier.enqueue(written, now);
-      deps.remediation?.onCycle({ job: key, events: written, now });
-      return written;
-    });
+    const events = commitFindings(
+      deps.alerts,
+      {
+        job: key,
+        now,
+        write: () => {
+          deps.health.disable(job, disabled, now);
+          return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
+        },
+      },
+      deps.stages,
+    );
     updateOpenAlerts(deps);
     log.error(
       { permission: denial.permission, fn: denial.fn, code: denial.code },
@@ -193,18 +202,21 @@ function readFailed(
   }
 
   const threshold = deps.config.checks.sources.failure_threshold;
-  const events = deps.alerts.store.transaction(() => {
-    const row = deps.health.recordFailure(job, reason, now);
-    if (row.consecutiveFailures < threshold) return [];
-    const written = applyFindings(
-      deps.alerts,
-      { job: key, findings: [cannotReadFinding(job, row)], now },
-      sourceLifecycle,
-    );
-    deps.notifier.enqueue(written, now);
-    deps.remediation?.onCycle({ job: key, events: written, now });
-    return written;
-  });
+  const events = commitFindings(
+    deps.alerts,
+    {
+      job: key,
+      now,
+      write: () => {
+        const row = deps.health.recordFailure(job, reason, now);
+        // Below the threshold a failure is only counted: no alert, nothing for the stages.
+        return row.consecutiveFailures < threshold
+          ? []
+          : [{ job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
+      },
+    },
+    deps.stages,
+  );
   if (events.length > 0) updateOpenAlerts(deps);
   log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);

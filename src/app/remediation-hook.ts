@@ -1,4 +1,4 @@
-import type { AlertEvent } from '../alerts/alert-event.js';
+import type { CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
@@ -8,14 +8,11 @@ import type { Store } from '../state/store.js';
 import type { Logger } from '../lib/logger.js';
 
 /**
- * The seam remediation plugs into: the watchdog calls `onCycle` inside every completed cycle's
- * transaction with the events that cycle wrote (so a decision to act commits with the alert state,
- * or not at all), and starts and stops it with the daemon. Acting (sending `runs.retry`, following
+ * The seam remediation plugs into: a stage of `commitFindings` (`take`, inside every completed
+ * cycle's transaction, so a decision to act commits with the alert state or not at all), and starts and stops it with the daemon. Acting (sending `runs.retry`, following
  * the run) belongs in its own loop started by `start`, never inside the transaction.
  */
-export interface RemediationHook {
-  /** Synchronous: runs inside the SQLite transaction of the cycle. A throw rolls the cycle back. */
-  onCycle(cycle: { job: string; events: readonly AlertEvent[]; now: number }): void;
+export interface RemediationHook extends CycleStage {
   /**
    * One pass of the action loop, now: sends the changes the cycles planned (with their stored
    * keys), records the answers, polls the runs being followed. `check` calls it after its cycle,

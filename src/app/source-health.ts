@@ -20,11 +20,6 @@ export interface SourceHealthRow {
   disabledReason: string | null;
 }
 
-/** The lifecycle job key of a job's own source alerts. */
-export function sourceJobKey(job: string): string {
-  return `source:${job}`;
-}
-
 /** The `source_health` table, statements prepared once per store. */
 export class SourceHealth {
   readonly #success: Database.Statement<[string, number, number]>;

@@ -12,7 +12,7 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
 import { closeRetired } from '../alerts/close-retired.js';
-import { applyFindings } from '../alerts/lifecycle.js';
+import { commitFindings, sourceJobKey } from '../alerts/commit-findings.js';
 import { createApiClient, type ApiClient, type ApiObserver, type ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
@@ -36,7 +36,7 @@ import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import type { RemediationFactory, RemediationHook, RemediationPass } from './remediation-hook.js';
 import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
-import { SourceHealth, sourceJobKey } from './source-health.js';
+import { SourceHealth } from './source-health.js';
 
 export type { JobReport, JobOutcome } from './job-cycle.js';
 
@@ -451,7 +451,7 @@ export class Watchdog {
         lifecycle,
         namespaces,
         disabled: new Map(),
-        remediation,
+        stages: remediation ? [notifier, remediation] : [notifier],
       };
       const scheduler = new Scheduler({
         jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
@@ -508,17 +508,14 @@ export class Watchdog {
     const now = this.#clock.now();
     const off = JOB_NAMES.filter((job) => !rt.jobs.has(job));
     if (off.length === 0) return;
-    const events = this.store.transaction(() => {
-      const written = off.flatMap((job) =>
-        applyFindings(
-          this.#alerts,
-          { job: sourceJobKey(job), findings: [], now },
-          { ...rt.deps.lifecycle, forCycles: 1 },
-        ),
-      );
-      rt.notifier.enqueue(written, now);
-      return written;
-    });
+    // Only the outbox takes these: remediation decides on a cycle's reads, and none ran here.
+    const events = this.store.transaction(() =>
+      off.flatMap((job) => {
+        const key = sourceJobKey(job);
+        const write = () => [{ job: key, findings: [], options: { ...rt.deps.lifecycle, forCycles: 1 } }];
+        return commitFindings(this.#alerts, { job: key, now, write }, [rt.notifier]);
+      }),
+    );
     if (events.length > 0)
       this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
   }

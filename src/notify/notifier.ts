@@ -3,6 +3,7 @@
  * into the outbox in the caller's transaction; a delivery loop of its own sends them; the digest
  * and the heartbeat ride along. Built once from config; nothing here is global.
  */
+import type { CycleStage } from '../alerts/commit-findings.js';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
@@ -39,7 +40,7 @@ export interface NotifierOptions {
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
-export interface Notifier {
+export interface Notifier extends CycleStage {
   readonly router: Router;
   /**
    * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
@@ -122,6 +123,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
     router,
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
     enqueue: (events, now) => outbox.enqueue(events, now),
+    take: (cycle) => {
+      if (cycle.events.length > 0) outbox.enqueue(cycle.events, cycle.now);
+    },
     notice: (notification, to = names, now = clock.now()) =>
       store.transaction(() => outbox.notice(notification, to, now)),
     heartbeat: () => heartbeat?.beat() ?? 'off',

@@ -24,7 +24,7 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { AlertStore, type AlertRow } from '../alerts/alert-store.js';
-import { applyFindings } from '../alerts/lifecycle.js';
+import { commitFindings, type CommittedCycle } from '../alerts/commit-findings.js';
 import { ApiError, ApiResponseError, ApiTransportError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
@@ -58,14 +58,14 @@ import {
 } from './suspension.js';
 
 /** The job name under which suspension alerts live in the alert lifecycle. */
-export const REMEDIATION_JOB = 'remediation';
+export const REMEDIATION_JOB = 'remediation' as const;
 
 const HOUR_MS = 3_600_000;
 /** Skips that are the same decision still in progress, not news: not written to the audit. */
 const QUIET_SKIPS: ReadonlySet<SkipReason> = new Set<SkipReason>(['attempt_in_progress']);
 
 /** The parts of the notification pipeline remediation uses. */
-export type RemediationNotifier = Pick<Notifier, 'enqueue' | 'notice' | 'router' | 'lifecycleRepeatIntervalMs'>;
+export type RemediationNotifier = Pick<Notifier, 'take' | 'notice' | 'router' | 'lifecycleRepeatIntervalMs'>;
 
 /** What {@link createRemediator} needs. */
 export interface RemediatorOptions {
@@ -120,11 +120,11 @@ export interface Remediator {
    */
   inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport;
   /**
-   * The composition root's seam (`RemediationHook.onCycle`): {@link inCycle} inside the cycle's
+   * The stage of `commitFindings` (`RemediationHook`): {@link inCycle} inside the cycle's
    * transaction, then a wake-up of the send loop. The loop runs only after this synchronous
    * transaction has committed (or rolled back, leaving nothing to send).
    */
-  onCycle(cycle: { job: string; events: readonly AlertEvent[]; now: number }): void;
+  take(cycle: CommittedCycle): void;
   /**
    * Sends due planned attempts with their stored keys, handles the answers, polls followed runs
    * and queues outcome notices. Call after the cycle commits; `start()` also runs it on a loop.
@@ -238,7 +238,7 @@ class RemediatorImpl implements Remediator {
     return report;
   }
 
-  onCycle(cycle: { job: string; events: readonly AlertEvent[]; now: number }): void {
+  take(cycle: CommittedCycle): void {
     const report = this.inCycle(cycle.now);
     if (report.planned > 0 || report.dryRun > 0) this.#log.debug({ job: cycle.job, ...report }, 'remediation decided');
     // Woken now, the loop resumes on a later tick: after this synchronous transaction ends.
@@ -322,13 +322,9 @@ class RemediatorImpl implements Remediator {
    */
   #applySuspensionAlerts(now: number): AlertEvent[] {
     const findings = this.#rs.suspensions().map(suspensionFinding);
-    const events = applyFindings(
-      this.#alerts,
-      { job: REMEDIATION_JOB, findings, now },
-      { forCycles: 1, repeatIntervalMs: this.#o.notifier.lifecycleRepeatIntervalMs, logger: this.#log },
-    );
-    if (events.length > 0) this.#o.notifier.enqueue(events, now);
-    return events;
+    const options = { forCycles: 1, repeatIntervalMs: this.#o.notifier.lifecycleRepeatIntervalMs, logger: this.#log };
+    const write = () => [{ job: REMEDIATION_JOB, findings, options }];
+    return commitFindings(this.#alerts, { job: REMEDIATION_JOB, now, write }, [this.#o.notifier]);
   }
 
   // ---- after commit: send, answer, follow ------------------------------------------------------

@@ -10,6 +10,7 @@ import {
   type LifecycleOptions,
   type ResolveGuardReport,
 } from '../../src/alerts/lifecycle.js';
+import type { JobKey } from '../../src/alerts/commit-findings.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';
@@ -31,7 +32,7 @@ afterEach(() => state.cleanup());
 function cycle(
   findings: Finding[],
   options: ApplyOptions = OPTIONS,
-  job = 'runs',
+  job: JobKey = 'runs',
   on: Store | AlertStore = store,
 ): AlertEvent[] {
   const db = on instanceof AlertStore ? on.store : on;

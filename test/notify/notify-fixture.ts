@@ -2,11 +2,12 @@
  * A notification pipeline on a real SQLite file in a temp dir, fed by the real alert lifecycle,
  * delivering to real channels (the Slack stand-in, the SMTP sink) on a ManualClock.
  */
+import { commitFindings, type CycleStage, type JobKey } from '../../src/alerts/commit-findings.js';
+import { AlertStore } from '../../src/alerts/alert-store.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import type { CheckName, Finding, Labels, Severity } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -131,18 +132,14 @@ export class Harness {
   }
 
   /** One job's complete snapshot through the lifecycle and into the outbox, in one transaction. */
-  cycle(job: string, findings: readonly Finding[]): OutboxPass {
+  cycle(job: JobKey, findings: readonly Finding[]): OutboxPass {
     const now = this.clock.now();
-    return this.store.transaction(() =>
-      this.notifier.enqueue(
-        applyFindings(
-          this.store,
-          { job, findings, now },
-          { forCycles: 1, repeatIntervalMs: this.notifier.lifecycleRepeatIntervalMs },
-        ),
-        now,
-      ),
-    );
+    let pass: OutboxPass | undefined;
+    // The daemon's sink, with the outbox as its stage: the pass it made is what the test reads.
+    const outbox: CycleStage = { take: (c) => (pass = this.notifier.enqueue(c.events, c.now)) };
+    const options = { forCycles: 1, repeatIntervalMs: this.notifier.lifecycleRepeatIntervalMs };
+    commitFindings(new AlertStore(this.store), { job, now, write: () => [{ job, findings, options }] }, [outbox]);
+    return pass ?? this.notifier.enqueue([], now);
   }
 
   /** Outbox rows for assertions, oldest first. */

@@ -268,7 +268,7 @@ describe('inhibition', () => {
 
   it('an API outage seen by 4 jobs over 3 cycles is one message per channel: the cause, no summary', async () => {
     h = Harness.open({ channels: [slackTo('ops', receiver.url), slackTo('team', other.url)] });
-    const jobs = ['runs', 'urls', 'backups', 'attention'];
+    const jobs = ['runs', 'urls', 'backups', 'attention'] as const;
     const passes = [];
     for (let cycle = 0; cycle < 3; cycle++) {
       for (const job of jobs) {
@@ -285,7 +285,7 @@ describe('inhibition', () => {
 
     // The API is back for everyone: the held ones resolve quietly, the cause's resolve is sent.
     h.clock.advance(MINUTE);
-    for (const job of ['urls', 'backups', 'attention', 'runs']) h.cycle(job, []);
+    for (const job of ['urls', 'backups', 'attention', 'runs'] as const) h.cycle(job, []);
     receiver.received.length = 0;
     await h.notifier.deliverDue();
     expect(receiver.received.map(payloadText)).toHaveLength(1);
@@ -298,18 +298,18 @@ describe('inhibition', () => {
       channels: [slackTo('ops', receiver.url), slackTo('team', other.url)],
       alerts: { repeat_interval: HOUR },
     });
-    const checks: Record<string, CheckName> = {
+    const checks: Record<'runs' | 'urls' | 'backups' | 'attention', CheckName> = {
       runs: 'failed_runs',
       urls: 'url_checks',
       backups: 'backups',
       attention: 'attention',
     };
-    const appsFor = (job: string, cycle: number) =>
+    const appsFor = (job: keyof typeof checks, cycle: number) =>
       Array.from({ length: cycle + 1 }, (_, i) => finding(`${job}-app-${i}`, { server: 's1', check: checks[job] }));
     let summaries = 0;
     for (let cycle = 0; cycle < 3; cycle++) {
       summaries += h.cycle('servers', [server('s1')]).summaries;
-      for (const job of Object.keys(checks)) {
+      for (const job of Object.keys(checks) as (keyof typeof checks)[]) {
         summaries += h.cycle(job, appsFor(job, cycle)).summaries;
         await h.notifier.deliverDue();
         h.clock.advance(5 * SECOND);
