@@ -63,7 +63,8 @@ export interface CycleDeps {
   detectorOptions: DetectorOptions;
   /** The lifecycle's rules (`alerts.*`), the resolve guard included. */
   lifecycle: Pick<ApplyOptions, 'forCycles' | 'repeatIntervalMs' | 'resolveGuard'>;
-  namespaces: () => Promise<NamespaceScope>;
+  /** The namespaces to read (one whoami for every job); `signal` ends this job's wait for it. */
+  namespaces: (signal?: AbortSignal) => Promise<NamespaceScope>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: Map<string, string>;
   /** What takes a cycle's events in its transaction, in order: the outbox, then remediation. */
@@ -108,7 +109,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   let findings: Finding[];
   let incomplete: string[];
   try {
-    const scope = await deps.namespaces();
+    const scope = await deps.namespaces(signal);
     const ctx: CollectorContext = {
       client: deps.client,
       namespaces: scope.namespaces,

@@ -89,6 +89,9 @@ interface Runtime {
   jobs: Map<SnapshotJob, string>;
 }
 
+/** How long a failed whoami stands for every job before it is asked again. */
+const NAMESPACES_RETRY_MS = 30_000;
+
 /** Retention runs once a day at a quiet minute, and once at start. */
 const RETENTION_CRON = '17 3 * * *';
 const RETENTION_JOB = 'retention';
@@ -257,6 +260,15 @@ export class Watchdog {
       void this.#warnMaintenanceCost(fresh);
     }
     this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');
+  }
+
+  /**
+   * Ends whatever reads now, without waiting: the cycles in progress are aborted (writing nothing)
+   * and so is a start still asking whoami. For a stop asked for before the daemon is up, and for
+   * `check` on SIGTERM (cron and Kubernetes stop a job so), where the outbox keeps what is not sent.
+   */
+  interrupt(reason = 'interrupted'): void {
+    if (!this.#hardStop.signal.aborted) this.#hardStop.abort(new Error(reason));
   }
 
   /**
@@ -430,13 +442,17 @@ export class Watchdog {
           confirmCycles: config.alerts.resolve_guard.confirm_cycles,
         },
       };
+      // One whoami for every job. A failed one is kept for a while: with the API down, six jobs
+      // each waiting out whoami's retries would make `check` take six times as long.
       let scope: Promise<NamespaceScope> | undefined;
-      const namespaces = (): Promise<NamespaceScope> => {
-        scope ??= resolveNamespaces(client, config.api.namespaces, this.#hardStop.signal).catch((err: unknown) => {
-          scope = undefined; // asked again next cycle
-          throw err;
-        });
-        return scope;
+      let askAgainAt = 0;
+      const namespaces = (signal?: AbortSignal): Promise<NamespaceScope> => {
+        if (scope === undefined || (askAgainAt > 0 && clock.now() >= askAgainAt)) {
+          askAgainAt = 0;
+          scope = resolveNamespaces(client, config.api.namespaces, this.#hardStop.signal);
+          scope.catch(() => (askAgainAt = clock.now() + NAMESPACES_RETRY_MS));
+        }
+        return untilAborted(scope, signal);
       };
       const deps: CycleDeps = {
         config,
@@ -499,6 +515,7 @@ export class Watchdog {
       await rt.deps.namespaces();
     } catch (err) {
       if (err instanceof Error && err.name === 'NamespaceError') throw err;
+      if (this.#hardStop.signal.aborted) return; // stopped while asking: nothing to say
       this.#log.warn({ err }, 'cannot ask whoami now; every cycle will try again');
     }
   }
@@ -653,4 +670,27 @@ function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob,
 function formatListen(listen: string | { host: string; port: number }): string {
   if (typeof listen === 'string') return listen;
   return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
+}
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as `signal` aborts: a job's deadline
+ * ends its wait for a result other jobs share, not the shared work itself.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
 }

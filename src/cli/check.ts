@@ -31,6 +31,8 @@ could not be, 2 for a bad configuration or usage. Logs go to standard error.
 
 /** Time given to delivering what the cycle queued before exiting. */
 const DELIVER_DEADLINE_MS = 15_000;
+/** …and when a signal asked it to stop: what is not sent stays in the outbox. */
+const STOPPED_DELIVER_DEADLINE_MS = 1_000;
 
 const check: Command = {
   name: 'check',
@@ -58,14 +60,19 @@ const check: Command = {
     let report: CycleReport | undefined;
     let remediation: RemediationPass | undefined;
     let audit: AuditRow[] = [];
+    // SIGTERM or SIGINT (cron, a Kubernetes CronJob, Ctrl-C): end the reads at once; what the
+    // outbox holds is sent by the next check or the daemon.
+    const onStop = () => watchdog.interrupt('stopped by a signal');
+    io.signal.addEventListener('abort', onStop, { once: true });
     try {
       const before = newestAuditId(watchdog);
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
       remediation = await watchdog.remediateOnce();
       audit = auditSince(watchdog, before);
     } finally {
+      io.signal.removeEventListener('abort', onStop);
       // Stopping delivers what the cycle queued (within the deadline) and closes the database.
-      const stopped = await watchdog.stop(DELIVER_DEADLINE_MS);
+      const stopped = await watchdog.stop(io.signal.aborted ? STOPPED_DELIVER_DEADLINE_MS : DELIVER_DEADLINE_MS);
       io.stdout.write(summary(report, stopped.flush?.sent ?? 0, stopped.flush?.waiting ?? 0));
       if (report) io.stdout.write(remediationSummary(remediation, audit, config.remediation));
     }

@@ -71,6 +71,9 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
     logger.fatal({ err: err.message }, 'cannot open the state file');
     return EXIT.incomplete;
   }
+  // A stop asked for while starting (whoami may be waiting out its retries) ends the start at once.
+  const interruptStart = () => watchdog.interrupt('stopped while starting');
+  io.signal.addEventListener('abort', interruptStart, { once: true });
   try {
     await watchdog.start();
   } catch (err) {
@@ -80,6 +83,8 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
       return EXIT.usage;
     }
     throw err;
+  } finally {
+    io.signal.removeEventListener('abort', interruptStart);
   }
 
   // Reloads run one at a time, and a stop waits for the one in progress. A SIGHUP that came

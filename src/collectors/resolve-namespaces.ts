@@ -27,8 +27,9 @@ export interface NamespaceScope {
 /**
  * Asks `whoami` which namespaces the token reaches. With `api.namespaces` set, every one of them
  * must be reached (by code, name or id), else {@link NamespaceError} names the missing ones; with it
- * empty, lists are read without the parameter. A token without `workspace: read` cannot ask: the
- * configured namespaces are then used as given (a wrong one fails its list with namespace_not_found).
+ * empty, lists are read without the parameter. A token without `workspace: read` cannot ask (it is
+ * refused with function_not_allowed or access_denied): the configured namespaces are then used as
+ * given (a wrong one fails its list with namespace_not_found).
  */
 export async function resolveNamespaces(
   client: ApiClient,
@@ -39,7 +40,9 @@ export async function resolveNamespaces(
   try {
     identity = await client.whoami({}, { signal });
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'function_not_allowed') {
+    // The reference grades denials loosely (§5.5): a token without `workspace: read` may hear
+    // function_not_allowed or access_denied. Either way whoami is optional, never a reason to stop.
+    if (err instanceof ApiError && (err.code === 'function_not_allowed' || err.code === 'access_denied')) {
       return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
     }
     throw err;

@@ -9,23 +9,36 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The wall clock. */
+/**
+ * The longest delay one Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires after
+ * 1 ms instead, with only a warning. A monthly job's deadline is longer.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
+      const until = Date.now() + Math.max(0, ms);
+      let timer: ReturnType<typeof setTimeout>;
+      const arm = (left: number) => {
+        timer = setTimeout(
+          () => {
+            const rest = until - Date.now();
+            if (rest > 0) return arm(rest);
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          Math.min(Math.max(0, left), MAX_TIMER_MS),
+        );
+      };
       const onAbort = () => {
         clearTimeout(timer);
         reject(signal?.reason);
       };
+      arm(until - Date.now());
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -62,6 +62,28 @@ describe('a check the token lacks the permission for', () => {
   });
 });
 
+describe('a token that may not ask whoami', () => {
+  it.each(['function_not_allowed', 'access_denied'] as const)(
+    'is answered %s: whoami is optional, every job still runs',
+    async (code) => {
+      sim.control.setFault('whoami', { errorCode: code });
+      wd = Watchdog.open({
+        config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off" }'),
+        clock,
+        logger: captureLogger('silent').logger,
+      });
+      const report = await wd.runOnce();
+      expect(report.jobs.map((j) => `${j.job} ${j.outcome}`)).toEqual([
+        'servers ok',
+        'runs ok',
+        'attention ok',
+        'urls ok',
+        'backups ok',
+      ]);
+    },
+  );
+});
+
 describe('metrics', () => {
   it('counts cycles by outcome, API requests by function and status, errors by code, and open alerts', async () => {
     const metrics = new Metrics({ processMetrics: false });

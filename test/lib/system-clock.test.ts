@@ -1,0 +1,36 @@
+/** The wall clock's sleep, on vitest's fake timers: long sleeps are waited out whole. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_TIMER_MS, systemClock } from '../../src/lib/clock.js';
+
+afterEach(() => vi.useRealTimers());
+
+const DAY = 86_400_000;
+
+describe('systemClock.sleep', () => {
+  it.each([
+    ['a month (past one timer’s 24.8 days)', 31 * DAY],
+    ['a year', 366 * DAY],
+    ['an hour', 3_600_000],
+  ])('sleeps %s, not a millisecond less', async (_what, ms) => {
+    vi.useFakeTimers();
+    let woke = false;
+    const sleeping = systemClock.sleep(ms).then(() => (woke = true));
+    await vi.advanceTimersByTimeAsync(Math.min(ms, MAX_TIMER_MS) - 1);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(ms - (Math.min(ms, MAX_TIMER_MS) - 1) - 1);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await sleeping;
+    expect(woke).toBe(true);
+  });
+
+  it('is ended by its signal, also past the first timer', async () => {
+    vi.useFakeTimers();
+    const stop = new AbortController();
+    const sleeping = systemClock.sleep(40 * DAY, stop.signal);
+    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 10);
+    stop.abort(new Error('stopped'));
+    await expect(sleeping).rejects.toThrow('stopped');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
