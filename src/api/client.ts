@@ -49,6 +49,7 @@ import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream } from './paginate.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
+import { LargeAnswerGate } from './large-answer-gate.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
 export interface ApiAttempt {
@@ -92,7 +93,7 @@ export interface ApiClientOptions {
    * default of 50, and the size it takes is kept for that function (see {@link PAGE_SIZE_STEPS}).
    */
   pageSize?: number;
-  /** The largest answer body taken, in bytes; default 16 MiB. Past it: `too_large`. */
+  /** The largest answer body taken, in bytes; default 8 MiB. Past it: `too_large`. */
   maxAnswerBytes?: number;
   /**
    * The most JSON values (objects, arrays, members) an answer over 1 MiB may hold; default 250,000.
@@ -264,9 +265,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const token = options.token;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 200;
-  const maxAnswerBytes = options.maxAnswerBytes ?? 16 * MIB;
+  const maxAnswerBytes = options.maxAnswerBytes ?? 8 * MIB;
   const maxAnswerValues = options.maxAnswerValues ?? 250_000;
   const maxListItems = options.maxListItems ?? 200_000;
+  /** One large answer read and parsed at a time (see `large-answer-gate.ts`). */
+  const largeAnswers = new LargeAnswerGate();
   /** The page size each list function was found to take, when smaller than `pageSize`. */
   const learnedPageSize = new Map<string, number>();
   const ownsDispatcher = options.dispatcher === undefined;
@@ -419,6 +422,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       // undici's own timers as a backstop only; ours below names the reason.
       backstopMs: limitMs + 1_000,
       maxBytes: maxAnswerBytes,
+      largeAnswers,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
@@ -498,6 +502,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
+      // Parsed (or failed): a large answer's turn at the gate is over.
+      exchange.release();
     }
   }
 

@@ -8,6 +8,7 @@
  * of CPU per request, this 33–36 µs. The body is collected as the chunks arrive and joined once.
  */
 import type { Dispatcher } from 'undici';
+import { LARGE_ANSWER_BYTES, type LargeAnswerGate } from './large-answer-gate.js';
 
 /** What came back: the status, the headers the client reads, and the body as text. */
 export interface ExchangeAnswer {
@@ -47,6 +48,8 @@ export interface ExchangeRequest {
   backstopMs: number;
   /** The largest body taken; past it the exchange ends with {@link AnswerTooLarge}. */
   maxBytes: number;
+  /** The client's gate for answers past {@link LARGE_ANSWER_BYTES}: one read and parsed at a time. */
+  largeAnswers?: LargeAnswerGate;
 }
 
 /** An exchange under way: its answer, and a way to end it early. */
@@ -58,6 +61,11 @@ export interface Exchange {
    * as soon as undici takes it from its queue when every connection was busy.
    */
   abort(reason: Error): void;
+  /**
+   * Gives up its place at {@link ExchangeRequest.largeAnswers}: call once the answer is parsed (a
+   * failed or aborted exchange gives it up by itself). Idempotent.
+   */
+  release(): void;
 }
 
 /** Starts one exchange through `dispatcher`. */
@@ -71,9 +79,13 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
   let replayed: string | string[] | undefined;
   const chunks: Buffer[] = [];
   let bytes = 0;
+  /** This exchange, as the large-answer gate knows it. */
+  const self = {};
+  const release = () => req.largeAnswers?.leave(self);
   const end = (reason: Error) => {
     if (abortReason) return;
     abortReason = reason;
+    release();
     settle.reject(reason);
     chunks.length = 0; // what was read is no longer needed: let it go now, not when undici is done
     if (controller) controller.abort(reason);
@@ -93,7 +105,7 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
       const length = Number(headers['content-length']);
       if (length > req.maxBytes) end(new AnswerTooLarge(req.maxBytes, status));
     },
-    onResponseData(_c, chunk) {
+    onResponseData(c, chunk) {
       if (abortReason) return;
       bytes += chunk.length;
       if (bytes > req.maxBytes) {
@@ -101,13 +113,17 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
         return;
       }
       chunks.push(chunk);
+      // Large: read on only holding the gate; else pause until it is this exchange's turn.
+      if (bytes > LARGE_ANSWER_BYTES && req.largeAnswers && !req.largeAnswers.enter(self, () => c.resume())) c.pause();
     },
     onResponseEnd() {
       if (abortReason) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+      chunks.length = 0;
       settle.resolve({ status, retryAfter, replayed, text: body.toString('utf8'), bytes });
     },
     onResponseError(_c, err) {
+      release();
       settle.reject(err);
     },
   };
@@ -131,8 +147,5 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
     settle.reject(err instanceof Error ? err : new Error(String(err)));
   }
 
-  return {
-    answer,
-    abort: end,
-  };
+  return { answer, abort: end, release };
 }

@@ -180,9 +180,9 @@ const apiSchema = z
       ),
     max_answer_size: byteSizeSchema
       .refine((n) => n >= 1024 * 1024 && n <= 1024 ** 3, 'must be from 1MiB to 1GiB')
-      .prefault('16MiB')
+      .prefault('8MiB')
       .describe(
-        'The largest answer read; a larger one (or an endless one) fails with "answer too large" and costs no more memory than this.',
+        'The largest answer read; a larger one (or an endless one) fails with "answer too large". A page of 1,000 records is under 1MiB; answers past 1MiB are read and parsed one at a time, and one of 8MiB costs the daemon about 50MB while it is parsed (16MiB: ~110MB, too near a 256MB container).',
       ),
     max_answer_values: z
       .number()

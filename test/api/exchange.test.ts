@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { startExchange, type ExchangeRequest } from '../../src/api/exchange.js';
+import { LargeAnswerGate } from '../../src/api/large-answer-gate.js';
 
 let server: http.Server;
 let origin: string;
@@ -34,6 +35,15 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(64 * 1024 * 1024) });
       res.flushHeaders();
       held.push(res);
+      return;
+    }
+    if (req.url === '/big') {
+      // 3 MiB of valid JSON, in 64 KiB writes.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":"');
+      const piece = 'y'.repeat(64 * 1024);
+      for (let i = 0; i < 48; i++) res.write(piece);
+      res.end('"}');
       return;
     }
     if (req.url === '/replayed') {
@@ -136,5 +146,46 @@ describe('startExchange', () => {
     const agent = new Agent();
     expect((await startExchange(agent, get('/replayed')).answer).replayed).toBe('true');
     await agent.close();
+  });
+
+  it('reads one large answer at a time through the gate: the second waits until the first is released', async () => {
+    const agent = new Agent();
+    const largeAnswers = new LargeAnswerGate();
+    const both = [0, 1].map(() => startExchange(agent, { ...get('/big'), maxBytes: 8 * 1024 * 1024, largeAnswers }));
+    const settled = [false, false];
+    both.forEach((e, i) => void e.answer.then(() => (settled[i] = true)));
+    // Whichever crossed its first MiB first holds the gate and finishes; the other is paused.
+    const first = await Promise.race(both.map((e, i) => e.answer.then((a) => ({ a, i }))));
+    expect(first.a.bytes).toBe(48 * 64 * 1024 + 11);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(settled[1 - first.i]).toBe(false);
+    both[first.i]!.release();
+    expect((await both[1 - first.i]!.answer).bytes).toBe(first.a.bytes);
+    both[1 - first.i]!.release();
+    // A small answer never meets the gate, even while a large one holds it.
+    const holder = startExchange(agent, { ...get('/big'), maxBytes: 8 * 1024 * 1024, largeAnswers });
+    await holder.answer;
+    expect((await startExchange(agent, { ...get('/small'), largeAnswers }).answer).status).toBe(200);
+    holder.release();
+    await agent.close();
+  });
+});
+
+describe('LargeAnswerGate', () => {
+  it('lets one owner through, queues the others in order, and passes on when the holder leaves (or a queued one gives up)', () => {
+    const gate = new LargeAnswerGate();
+    const [a, b, c] = [{}, {}, {}];
+    const went: string[] = [];
+    expect(gate.enter(a, () => went.push('a'))).toBe(true);
+    expect(gate.enter(a, () => went.push('a again'))).toBe(true);
+    expect(gate.enter(b, () => went.push('b'))).toBe(false);
+    expect(gate.enter(c, () => went.push('c'))).toBe(false);
+    gate.leave(b); // b gave up while queued (aborted): it is not woken later
+    gate.leave(a);
+    expect(went).toEqual(['c']);
+    expect(gate.enter(b, () => went.push('b'))).toBe(false);
+    gate.leave(c);
+    gate.leave(c); // idempotent
+    expect(went).toEqual(['c', 'b']);
   });
 });

@@ -394,7 +394,7 @@ describe('parseConfig: defaults and values', () => {
       max_retries: 3,
       page_size: 500,
       concurrency: 4,
-      max_answer_size: 16 * 1024 * 1024,
+      max_answer_size: 8 * 1024 * 1024,
       max_answer_values: 250_000,
       max_list_items: 200_000,
     });

@@ -60,19 +60,13 @@ function peakRss(pid: number): number {
 }
 
 /** Runs `check` once as a child, as the daemon runs (node options and environment), watching its peak RSS. */
-async function checkOnce(): Promise<{ code: number | null; output: string; peak: number }> {
+async function checkOnce(
+  configFile = path.join(dir, 'config.yaml'),
+): Promise<{ code: number | null; output: string; peak: number }> {
   for (const f of fs.readdirSync(dir)) if (f.startsWith('state.db')) fs.rmSync(path.join(dir, f));
   const child = spawn(
     process.execPath,
-    [
-      ...DAEMON_NODE_OPTIONS,
-      '--import',
-      'tsx',
-      path.join(ROOT, 'src/cli/bin.ts'),
-      'check',
-      '--config',
-      path.join(dir, 'config.yaml'),
-    ],
+    [...DAEMON_NODE_OPTIONS, '--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'check', '--config', configFile],
     {
       cwd: ROOT,
       env: { ...process.env, ...DAEMON_ENV, DMS_API_TOKEN: TOKEN },
@@ -95,18 +89,18 @@ describe('check against hostile answers', () => {
       'a 500 MB answer',
       'apps.list',
       { hugeMb: 500 },
-      /^runs\s+failed: apps\.list: answer too large \(HTTP 200\): more than 16 MiB \(api\.max_answer_size\)$/m,
+      /^runs\s+failed: apps\.list: answer too large \(HTTP 200\): more than 8 MiB \(api\.max_answer_size\)$/m,
     ],
     [
       'an endless answer',
       'runs.list',
       { endless: true },
-      /^runs\s+failed: runs\.list: answer too large \(HTTP 200\): more than 16 MiB/m,
+      /^runs\s+failed: runs\.list: answer too large \(HTTP 200\): more than 8 MiB/m,
     ],
     [
-      '15 MB of tiny JSON values',
+      '7.5 MB of tiny JSON values (under the size cap)',
       'urls.list',
-      { hugeMb: 15, hugeDense: true },
+      { hugeMb: 7.5, hugeDense: true },
       /^urls\s+failed: urls\.list: answer too large \(HTTP 200\): more than 250000 JSON values \(api\.max_answer_values\)$/m,
     ],
     [
@@ -139,4 +133,19 @@ describe('check against hostile answers', () => {
       expect(sim.control.stats().streams).toBe(0);
     },
   );
+
+  it('many large answers at once (every apps.get just under the 8 MiB cap, read four at a time): read one after another, well under 256 MB', async () => {
+    const few = await startSimulator({ apps: 16, seed: 9, adminToken: TOKEN });
+    const file = path.join(dir, 'few.yaml');
+    fs.writeFileSync(file, fs.readFileSync(path.join(dir, 'config.yaml'), 'utf8').replace(sim.baseUrl, few.baseUrl));
+    try {
+      few.control.setFault('apps.get', { hugeMb: 7.9 });
+      const { code, output, peak } = await checkOnce(file);
+      expect(code, output).toBe(0);
+      expect(output).toMatch(/^maintenance\s+ok:/m);
+      expect(peak, `peak RSS ${Math.round(peak / MB)} MB`).toBeLessThan(256 * MB);
+    } finally {
+      await few.close();
+    }
+  });
 });
