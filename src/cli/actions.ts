@@ -6,7 +6,7 @@
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
+import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog actions [--config FILE] [--json] [--limit N] [--policy NAME]
 
@@ -46,7 +46,7 @@ const actions: Command = {
         ...(values.policy === undefined ? {} : { policy: values.policy }),
       });
       if (values.json) {
-        io.stdout.write(`${JSON.stringify(rows.map(toJson), null, 2)}\n`);
+        io.stdout.write(`${terminalJson(rows.map(toJson))}\n`);
         return EXIT.ok;
       }
       if (rows.length === 0) {

@@ -8,7 +8,7 @@ import { SEVERITY_RANK } from '../detectors/finding.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
+import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
 
@@ -54,7 +54,7 @@ const alerts: Command = {
           job: a.job,
           silence,
         }));
-        io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        io.stdout.write(`${terminalJson(out)}\n`);
         return EXIT.ok;
       }
       if (rows.length === 0) {

@@ -122,10 +122,40 @@ export function iso(ms: number): string {
 }
 
 /** Left-aligned columns two spaces apart; the last column is not padded. */
-export function table(rows: string[][]): string {
+export function table(rawRows: string[][]): string {
+  // Cells hold the service's text (app names, summaries): shown, never obeyed by the terminal.
+  const rows = rawRows.map((r) => r.map(terminalSafe));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
     .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
     .join('\n')
     .concat('\n');
 }
+
+/**
+ * Characters a terminal would act on rather than show: C0 and C1 controls (escape sequences that
+ * recolour, move the cursor or set the title; line breaks that split a row), DEL, and the
+ * invisible formatting characters that reorder or hide text (bidi controls, zero-width ones).
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/** Text from the service as a terminal shows it: every character it would act on written as `\u{1b}`. */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSHOWABLE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
+ * JSON for a terminal: as `JSON.stringify` writes it, with the characters a terminal would act on
+ * that it leaves raw (C1 controls, bidi and zero-width characters) escaped as `\uXXXX`, which JSON
+ * reads back as the same text.
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    RAW_IN_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Of {@link UNSHOWABLE}, what `JSON.stringify` leaves raw: it escapes C0 itself (and lays out with newlines). */
+const RAW_IN_JSON = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;

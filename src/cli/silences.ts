@@ -8,7 +8,7 @@ import { describeMatchers, listSilences, silenceState, type Silence } from '../a
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, withStateStore } from './cli-helpers.js';
+import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog silences [--config FILE] [--json] [--all]
 
@@ -60,7 +60,7 @@ const silences: Command = {
           createdAt: iso(s.createdAt),
           openAlerts: alerts,
         }));
-        io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        io.stdout.write(`${terminalJson(out)}\n`);
         return EXIT.ok;
       }
       if (rows.length === 0) {
