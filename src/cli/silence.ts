@@ -52,6 +52,9 @@ const silence: Command = {
       if (durationMs <= 0) throw new UsageError(`--for must be more than zero, got ${JSON.stringify(forText)}`);
       const reason = (values.reason ?? '').trim();
       if (!reason) throw new UsageError('--reason TEXT is required');
+      // A pasted "To silence" line carries '…' for the reason: say why instead.
+      if (reason === '…' || reason === '...')
+        throw new UsageError(`--reason '…' is the placeholder of a printed command: write why you silence`);
       const author = (values.author ?? io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
       args = {
         config: values.config,

@@ -130,6 +130,11 @@ describe('silence', () => {
       /--for: "two hours" is not a duration/,
     ],
     ['no --reason', ['--match', 'app=shop', '--for', '2h'], /--reason TEXT is required/],
+    [
+      "the printed line's placeholder reason",
+      ['--match', 'app=shop', '--for', '2h', '--reason', '…'],
+      /--reason '…' is the placeholder of a printed command: write why you silence/,
+    ],
     ['a bad --match', ['--match', 'app', '--for', '2h', '--reason', 'x'], /--match: invalid matcher "app"/],
     ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a valid regular expression/],
     [

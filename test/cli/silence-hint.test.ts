@@ -130,10 +130,16 @@ describe('the To silence line of a message from check', () => {
     expect(words.includes('--config')).toBe(setup.namesConfig);
     if (setup.namesConfig) expect(words.slice(1, 3)).toEqual(['--config', configFile]);
 
-    // Those words, as the real command, in the person's environment. The state commands load the
-    // whole configuration, so that environment needs what its `${…}` references name: the token too.
-    const personEnv = { ...TOKEN(), ...setup.personEnv, USER: 'ops-alice' };
-    const made = await runCli(words, { env: personEnv, defaultConfigFile: setup.defaultConfigFile() });
+    // Those words, as the real command, in the person's environment, which needs none of the
+    // daemon's secrets (state commands tolerate them unset). As printed, the reason is a
+    // placeholder, refused; with the person's own reason for `…`, the silence is made.
+    const personEnv = { ...setup.personEnv, USER: 'ops-alice' };
+    expect(words.at(-1)).toBe('…');
+    const asPrinted = await runCli(words, { env: personEnv, defaultConfigFile: setup.defaultConfigFile() });
+    expect(asPrinted.code).toBe(2);
+    expect(asPrinted.stderr).toMatch(/--reason '…' is the placeholder of a printed command/);
+    const withReason = [...words.slice(0, -1), 'fix deploying'];
+    const made = await runCli(withReason, { env: personEnv, defaultConfigFile: setup.defaultConfigFile() });
     expect(made.stderr).toMatch(/^silenced check=failed_runs, /);
     expect(made.code).toBe(0);
     const id = made.stdout.trim();

@@ -364,12 +364,18 @@ const SILENCE_KEYS: readonly string[] = ['app', 'server', 'source', 'job'];
  * when that line cannot be shown safely. The reason `…` is a placeholder to replace, and a
  * harmless word as it stands.
  */
+/** Subjects that belong to one app: their silence line must name the app. */
+const APP_SUBJECTS: ReadonlySet<string> = new Set(['run', 'app', 'url', 'backup']);
+
 function silenceCommand(n: AlertsNotification, configFile: string | undefined): string | null {
   const firing = n.events.filter((e) => e.kind !== 'resolved');
   if (firing.length === 0) return null;
   const one = firing.length === 1 && n.omitted === 0 ? firing[0] : undefined;
   let matchers: [string, string][];
   if (one) {
+    // An alert about an app's run, URL or backup is named by its app. Without an app label (a name
+    // the service left empty) any other label would mute more than this alert: no line, rather.
+    if (one.subject && APP_SUBJECTS.has(one.subject.type) && !one.labels.app) return null;
     const key = SILENCE_KEYS.find((k) => one.labels[k]);
     matchers = [['check', one.check], ...(key ? [[key, one.labels[key]!] as [string, string]] : [])];
   } else {

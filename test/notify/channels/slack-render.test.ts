@@ -381,6 +381,21 @@ describe('renderSlack: alerts', () => {
     expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
   });
 
+  it.each([
+    ['a run of an app whose name the service left empty', { type: 'run' as const, id: 7 }, false],
+    ['a server, named by its server label', { type: 'server' as const, id: 3 }, true],
+  ])('for %s: a line only when it names just that alert', (_what, subject, shown) => {
+    const labels = {
+      check: subject.type === 'run' ? 'failed_runs' : 'servers',
+      environment_type: 'production',
+      server: 'srv-1',
+    } as const;
+    const m = renderSlack(alerts([alertEvent({ labels, subject })]), options);
+    const text = mrkdwnTexts(m).join('\n');
+    if (shown) expect(text).toContain('--match server=srv-1');
+    else expect(text).not.toContain('To silence');
+  });
+
   it('stays within 50 blocks and the text limit with 100 events', () => {
     const events = Array.from({ length: 100 }, (_, i) =>
       shop(i, { summary: `Update of app-${i} failed: ${'y'.repeat(200)}`, details: {} }),
