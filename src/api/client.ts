@@ -608,8 +608,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const get = <N extends FunctionName>(name: N): GetMethod<N>['get'] =>
     ((id: number, opts?: CallOptions) => call(name, { id } as CallArgs<N>, opts)) as GetMethod<N>['get'];
 
-  /** Functions whose stepped-down page size has been said in the log (once each). */
+  /** Functions whose stepped-down page size has been said in the log, and the smallest size said. */
   const pageSizeSaid = new Set<string>();
+  let smallestSaid = Infinity;
 
   /**
    * One page of a walk, at the page size the function takes: `limit`, or the smaller size learned
@@ -634,9 +635,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         )) as Page<ItemOf<N> & { id: number }>;
         if (size < pageSize && !pageSizeSaid.has(name)) {
           pageSizeSaid.add(name);
-          logger.warn(
+          // One warning says what to set; another only when a later list needs a smaller size still.
+          const level = size < smallestSaid ? 'warn' : 'debug';
+          smallestSaid = Math.min(smallestSaid, size);
+          logger[level](
             { fn: name, asked: pageSize, taken: size },
-            `the service refused limit=${pageSize} for ${name}; its lists are read ${size} at a time. Set api.page_size: ${size} to skip the refused requests at start`,
+            `the service refused limit=${pageSize} for ${name}; its lists are read ${size} at a time. Set api.page_size: ${smallestSaid} to skip the refused requests at start`,
           );
         }
         return page;

@@ -354,7 +354,8 @@ export class Watchdog {
    */
   #cycleSignal(job: SnapshotJob, rt: Runtime): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
-    setMaxListeners(rt.config.api.concurrency + 10, controller.signal);
+    // Per request in flight, a page read ahead of each walk, and the waits of the rate limit and whoami.
+    setMaxListeners(2 * rt.config.api.concurrency + 16, controller.signal);
     const hard = this.#hardStop.signal;
     const onStop = () => controller.abort(hard.reason);
     if (hard.aborted) onStop();

@@ -78,10 +78,20 @@ export function loadStateConfig(file: string, env: NodeJS.ProcessEnv): StateConf
   return { ...state, path: path.resolve(path.dirname(path.resolve(file)), state.path) };
 }
 
+/**
+ * The document without its top-level `x-…` keys: the file's own, to hold anchors that the real
+ * sections alias (`x-channels: &slack …`), as Compose files do; nothing reads them.
+ */
+function withoutExtensions(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !key.startsWith('x-')));
+}
+
 /** The YAML document of configuration text, or a {@link ConfigError} for its first syntax error. */
 function parseYaml(text: string, sourceName: string): { doc: Document; lines: LineCounter } {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // `merge`: YAML 1.1 merge keys (`<<: *defaults`), which Compose-style files use with anchors.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   if (doc.errors.length > 0) {
     // The first error only: the parser's later ones are mostly echoes of it.
     const first = doc.errors[0]!;
@@ -126,7 +136,7 @@ export function parseConfig(
     unsubstituted.add(formatKeyPath(p));
     at(p, message, unset);
   });
-  const raw = documentValue(doc, lines, sourceName);
+  const raw = withoutExtensions(documentValue(doc, lines, sourceName));
 
   const parsed = configSchema.safeParse(raw, { error: friendlyMessage });
   if (!parsed.success) {

@@ -383,6 +383,29 @@ describe('parseConfig: YAML aliases', () => {
   });
 });
 
+describe('parseConfig: Compose-style anchors', () => {
+  it('takes merge keys, and top-level x- blocks that only hold anchors', () => {
+    const text = `x-slack: &slack
+  type: slack
+  webhook_url: \${SLACK_WEBHOOK_URL}
+${MINIMAL}notify:
+  channels:
+    - { <<: *slack, name: ops }
+    - <<: *slack
+      name: team
+`;
+    const config = parseConfig(text, ENV, 'x.yaml');
+    expect(config.notify.channels.map((c) => [c.name, c.type])).toEqual([
+      ['ops', 'slack'],
+      ['team', 'slack'],
+    ]);
+  });
+
+  it('still refuses an unknown top-level key that is not x-', () => {
+    expect(errorOf(`${MINIMAL}y-slack: {}\n`).message).toMatch(/unknown key "y-slack"/);
+  });
+});
+
 describe('parseConfig: defaults and values', () => {
   it('fills every default from a minimal file', () => {
     const config = parseConfig(MINIMAL, ENV, 'x.yaml', { baseDir: '/etc/dw' });

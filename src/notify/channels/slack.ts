@@ -284,6 +284,10 @@ export const slackChannel = {
       ...(config.username ? { username: config.username } : {}),
       ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
     });
+    // The library merges its options into every payload, and clears `agent` and `retryConfig` from
+    // them itself, but not `timeout` (already given to its HTTP client): clear it the same way, so
+    // no payload carries `"timeout": 10000` to Slack.
+    (webhook as unknown as { defaults: { timeout?: number } }).defaults.timeout = undefined;
     const log = deps.logger.child({ channel: config.name, kind: 'slack' });
     return {
       name: config.name,

@@ -52,6 +52,9 @@ describe('slack channel against a local webhook receiver', () => {
     expect(await send()).toEqual({ outcome: 'ok' });
     const payload = receiver.received[before];
     expect(payload?.username).toBe('watchdog');
+    // None of the library's own options in the body.
+    expect(payload).not.toHaveProperty('timeout');
+    expect(payload).not.toHaveProperty('agent');
     expect(payload?.text).toContain('🔴 CRITICAL · 1 failed run · production');
     expect(payload?.blocks?.[0]).toEqual({
       type: 'header',
