@@ -27,6 +27,7 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
+import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
 import { Store } from '../state/store.js';
 import { detectorOptionsFromConfig } from './detector-options.js';
 import { describeError } from './describe-error.js';
@@ -56,6 +57,11 @@ export interface WatchdogOptions {
   remediation?: RemediationFactory;
   /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
   commandConfigFile?: string | undefined;
+  /**
+   * Claim the state file for this command (`state/runner-lease.ts`): `run` and `check` do, so two
+   * processes never deliver the same outbox. Absent (tests, in-process tools): no claim.
+   */
+  lease?: 'run' | 'check';
 }
 
 /** What {@link Watchdog.runOnce} did. */
@@ -115,6 +121,8 @@ export class Watchdog {
   /** The runtime whose switched-off checks' alerts were last closed (see {@link Watchdog.runOnce}). */
   #retiredClosedFor: Runtime | undefined;
   #stopping: Promise<StopReport> | undefined;
+  /** Gives up the state file's lease, when this process holds one. */
+  #releaseLease: (() => void) | undefined;
 
   private constructor(options: WatchdogOptions, store: Store) {
     this.#options = options;
@@ -133,12 +141,33 @@ export class Watchdog {
    */
   static open(options: WatchdogOptions): Watchdog {
     const store = Store.open(options.config.state.path, { logger: options.logger, clock: options.clock });
+    let lease: RunnerLease | undefined;
     try {
-      return new Watchdog(options, store);
+      if (options.lease) lease = claimLease(store, options.lease);
+      const watchdog = new Watchdog(options, store);
+      if (lease) watchdog.#holdLease(lease);
+      return watchdog;
     } catch (err) {
+      lease?.release();
       store.close();
       throw err;
     }
+  }
+
+  /** Renews the state file's lease while this process works on it (a real timer: the lease is between processes). */
+  #holdLease(lease: RunnerLease): void {
+    const timer = setInterval(() => {
+      try {
+        lease.renew();
+      } catch (err) {
+        this.#log.warn({ err }, 'cannot renew the lease on the state file; another run or check may start');
+      }
+    }, LEASE_TTL_MS / 3);
+    timer.unref();
+    this.#releaseLease = () => {
+      clearInterval(timer);
+      lease.release();
+    };
   }
 
   /** The configuration in force. */
@@ -317,6 +346,11 @@ export class Watchdog {
         this.store.db.pragma('wal_checkpoint(TRUNCATE)');
       } catch (err) {
         this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
+      }
+      try {
+        this.#releaseLease?.();
+      } catch (err) {
+        this.#log.warn({ err }, 'cannot release the lease on the state file; it expires by itself');
       }
       this.store.close();
       this.#log.info(

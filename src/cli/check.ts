@@ -11,6 +11,7 @@ import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
+import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
@@ -51,8 +52,12 @@ const check: Command = {
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation });
+      watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation, lease: 'check' });
     } catch (err) {
+      if (err instanceof LeaseHeldError) {
+        io.stderr.write(`error: ${err.message}\n`);
+        return EXIT.usage;
+      }
       if (!(err instanceof StoreError)) throw err;
       io.stderr.write(`error: ${err.message}\n`);
       return EXIT.incomplete;

@@ -12,6 +12,7 @@ import { ConfigError } from '../config/config-error.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { createRemediation } from '../remediation/create-remediation.js';
+import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
@@ -65,8 +66,12 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
   const logger = daemonLogger(config, io.stdout);
   let watchdog: Watchdog;
   try {
-    watchdog = Watchdog.open({ config, logger, remediation: createRemediation, commandConfigFile });
+    watchdog = Watchdog.open({ config, logger, remediation: createRemediation, commandConfigFile, lease: 'run' });
   } catch (err) {
+    if (err instanceof LeaseHeldError) {
+      logger.fatal({ holder: err.holder }, err.message);
+      return EXIT.usage;
+    }
     if (!(err instanceof StoreError)) throw err;
     logger.fatal({ err: err.message }, 'cannot open the state file');
     return EXIT.incomplete;

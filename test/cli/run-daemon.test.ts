@@ -11,6 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli-harness.js';
 import { daemonConfigYaml, spawnDaemon, until, type Daemon } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
@@ -168,5 +169,36 @@ describe('run: a configuration never crashes it', () => {
     const started = spawnDaemon(sim, configFile);
     expect(await started.exited).toBe(2);
     expect(started.output()).toContain(`${configFile}:${lineOfFirstAlias}: YAML cannot be read`);
+  });
+});
+
+describe('run and check on one state file', () => {
+  it('refuses a check while the daemon works on the file, and takes it at once after the daemon is killed', async () => {
+    const configFile = path.join(dir, 'lease.yaml');
+    fs.writeFileSync(
+      configFile,
+      daemonConfigYaml(sim, {
+        jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+        notify: ['channels: [{ name: console, type: log }]'],
+        server: '{ listen: "off" }',
+      }).replace('./state.db', './lease.db'),
+    );
+    daemon = spawnDaemon(sim, configFile);
+    await until('the first cycle', () => daemon!.output().includes('cycle complete'), daemon.output, 8_000);
+    const env = { DMS_API_TOKEN: sim.adminToken };
+    const refused = await runCli(['check', '--config', configFile], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^error: deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/,
+    );
+    expect(refused.stdout).toBe('');
+    const second = spawnDaemon(sim, configFile);
+    expect(await second.exited).toBe(2);
+    expect(second.output()).toContain('a second daemon would send every message twice');
+
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    const taken = await runCli(['check', '--config', configFile], { env });
+    expect(taken.code, taken.stderr).toBe(0);
   });
 });

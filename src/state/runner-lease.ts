@@ -1,0 +1,96 @@
+/**
+ * Who runs on a state file now: one `run` or one `check` at a time.
+ *
+ * Two processes working one state file each deliver what the outbox holds, so the same message
+ * goes out twice (a `check` started beside the daemon sent it three times in a trial). The one that
+ * holds this lease (a row of `meta`) works; another is refused with words that say who holds it.
+ * The holder renews it while it runs and gives it up when it stops; one killed leaves it to expire
+ * after {@link LEASE_TTL_MS}, or at once to its own restart on the same host (its pid no longer
+ * alive; or, in a container where the daemon is pid 1 again, the same pid with another start time). Wall-clock time: the lease is between processes, not inside one's test clock.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { Store } from './store.js';
+
+/** How long a lease lasts unless renewed; the holder renews it three times as often. */
+export const LEASE_TTL_MS = 30_000;
+
+const KEY = 'runner_lease';
+
+/** The holder of a lease. */
+export interface LeaseHolder {
+  /** Random, per process: tells a lease of one's own from another's. */
+  id: string;
+  command: 'run' | 'check';
+  pid: number;
+  host: string;
+  /** When its process started (epoch ms): a pid of this host is the same process only with the same start. */
+  started: number;
+  /** Epoch ms it lasts until. */
+  until: number;
+}
+
+/** Another process holds the state file. */
+export class LeaseHeldError extends Error {
+  override readonly name = 'LeaseHeldError';
+  constructor(
+    readonly holder: LeaseHolder,
+    wanted: LeaseHolder['command'],
+  ) {
+    super(
+      `deploy-watchdog ${holder.command} (pid ${holder.pid} on ${holder.host}) is working on this state file; ` +
+        (wanted === 'check'
+          ? 'a check now would send what it sends twice. See what it found with `alerts`, or stop it first'
+          : 'a second daemon would send every message twice. Stop it first, or give this one its own state.path'),
+    );
+  }
+}
+
+/** A lease held by this process: renew it while working, release it when done. */
+export interface RunnerLease {
+  renew(): void;
+  release(): void;
+}
+
+/** Claims the state file for `command`, or throws {@link LeaseHeldError} naming who holds it. */
+export function claimLease(store: Store, command: LeaseHolder['command'], now: () => number = Date.now): RunnerLease {
+  const mine: LeaseHolder = {
+    id: randomBytes(8).toString('hex'),
+    command,
+    pid: process.pid,
+    host: os.hostname(),
+    started: Math.round(performance.timeOrigin),
+    until: 0,
+  };
+  const read = store.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
+  const write = store.db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  );
+  const remove = store.db.prepare("DELETE FROM meta WHERE key = ? AND json_extract(value, '$.id') = ?");
+  store.transaction(() => {
+    const row = read.get(KEY);
+    const held = row ? (JSON.parse(row.value) as LeaseHolder) : undefined;
+    if (held && held.id !== mine.id && held.until > now() && !gone(held)) throw new LeaseHeldError(held, command);
+    write.run(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }));
+  });
+  return {
+    renew: () => store.transaction(() => write.run(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }))),
+    release: () => remove.run(KEY, mine.id),
+  };
+}
+
+/**
+ * The holder no longer runs: a process of this host whose pid is now this one's but that started
+ * at another time (an earlier run of a restarted container), or no process at all.
+ */
+function gone(held: LeaseHolder): boolean {
+  if (held.host !== os.hostname()) return false;
+  if (held.pid === process.pid) return held.started !== Math.round(performance.timeOrigin);
+  try {
+    process.kill(held.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -1,0 +1,94 @@
+/** The state file's runner lease: one run or check at a time, and no wait after a crash on this host. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimLease, LEASE_TTL_MS, LeaseHeldError, type LeaseHolder } from '../../src/state/runner-lease.js';
+import { Store } from '../../src/state/store.js';
+
+let dir: string;
+let stores: Store[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-lease-'));
+});
+afterEach(() => {
+  for (const s of stores) s.close();
+  stores = [];
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Another connection to the same file, as another process would have. */
+function open(): Store {
+  const store = Store.open(path.join(dir, 'state.db'));
+  stores.push(store);
+  return store;
+}
+
+/** Writes a lease as another holder would have left it. */
+function leftBy(holder: Partial<LeaseHolder>): void {
+  const value: LeaseHolder = {
+    id: 'other',
+    command: 'run',
+    pid: 1,
+    host: 'elsewhere',
+    started: 0,
+    until: Date.now() + LEASE_TTL_MS,
+    ...holder,
+  };
+  open()
+    .db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('runner_lease', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    )
+    .run(JSON.stringify(value));
+}
+
+/** A process of this host that is alive for the test. */
+async function livingPid(): Promise<{ pid: number; kill(): void }> {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  await new Promise((r) => child.once('spawn', r));
+  return { pid: child.pid!, kill: () => child.kill('SIGKILL') };
+}
+
+describe('runner lease', () => {
+  it('refuses a second holder while the first holds it, naming it, and lets one in once it is released', () => {
+    const first = claimLease(open(), 'run');
+    expect(() => claimLease(open(), 'check')).toThrow(LeaseHeldError);
+    expect(() => claimLease(open(), 'check')).toThrow(
+      /deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/,
+    );
+    first.release();
+    claimLease(open(), 'check').release();
+  });
+
+  it.each([
+    ['expired', { until: Date.now() - 1 }],
+    ['left by a process of this host that is no longer alive', { host: os.hostname(), pid: 2 ** 22 + 12_345 }],
+    ['left by an earlier run with this very pid (a container restarted)', { host: os.hostname(), pid: process.pid }],
+  ])('takes over a lease %s', (_what, holder) => {
+    leftBy(holder);
+    claimLease(open(), 'run').release();
+  });
+
+  it('waits out a live holder of this host, and one of another host until it expires', async () => {
+    const other = await livingPid();
+    try {
+      leftBy({ host: os.hostname(), pid: other.pid });
+      expect(() => claimLease(open(), 'run')).toThrow(LeaseHeldError);
+    } finally {
+      other.kill();
+    }
+    leftBy({ host: 'elsewhere', pid: process.pid });
+    expect(() => claimLease(open(), 'run')).toThrow(/a second daemon would send every message twice/);
+    expect(() => claimLease(open(), 'run', () => Date.now() + LEASE_TTL_MS + 1)).not.toThrow();
+  });
+
+  it('is renewed: still held after its first term, while renewed', () => {
+    let now = Date.now();
+    const lease = claimLease(open(), 'run', () => now);
+    now += LEASE_TTL_MS - 1;
+    lease.renew();
+    now += LEASE_TTL_MS - 1;
+    expect(() => claimLease(open(), 'check', () => now)).toThrow(LeaseHeldError);
+  });
+});
