@@ -31,7 +31,11 @@ COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 # /data holds the SQLite state (mount a volume); /config holds config.yaml (mount read-only).
-RUN mkdir -p /data /config && chown node:node /data
+# The command is on PATH, so a pasted "To silence" line runs in the container as printed
+# (`docker exec <container> deploy-watchdog silence …`); the commands find the config by the variable.
+ENV DEPLOY_WATCHDOG_CONFIG=/config/config.yaml
+RUN mkdir -p /data /config && chown node:node /data \
+ && ln -s /app/dist/cli/bin.js /usr/local/bin/deploy-watchdog
 USER node
 VOLUME ["/data"]
 EXPOSE 9464

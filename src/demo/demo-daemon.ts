@@ -21,11 +21,19 @@ export interface DemoDaemon {
 export interface DemoDaemonDeps {
   clock: Clock;
   logger: Logger;
+  /** The demo's config file: the commands its messages print name it (it is in a temp folder). */
+  configFile: string;
 }
 
 /** Builds the daemon from the config and starts it (first cycle of every job included). */
 export async function startDemoDaemon(config: Config, deps: DemoDaemonDeps): Promise<DemoDaemon> {
-  const watchdog = Watchdog.open({ config, logger: deps.logger, clock: deps.clock, remediation: createRemediation });
+  const watchdog = Watchdog.open({
+    config,
+    logger: deps.logger,
+    clock: deps.clock,
+    remediation: createRemediation,
+    commandConfigFile: deps.configFile,
+  });
   try {
     await watchdog.start();
   } catch (err) {

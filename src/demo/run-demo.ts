@@ -136,7 +136,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
     live = true;
 
     const logger = demoLogger(io.stderr);
-    daemon = await startDemoDaemon(config, { clock, logger });
+    daemon = await startDemoDaemon(config, { clock, logger, configFile: configPath });
     printer.note(
       `▶ the watchdog is running: ${config.notify.channels.length} channels, remediation on (policy ${DEMO_NAMES.retryPolicy})`,
     );

@@ -367,7 +367,7 @@ const SILENCE_KEYS: readonly string[] = ['app', 'server', 'source', 'job'];
 /** Subjects that belong to one app: their silence line must name the app. */
 const APP_SUBJECTS: ReadonlySet<string> = new Set(['run', 'app', 'url', 'backup']);
 
-function silenceCommand(n: AlertsNotification, configFile: string | undefined): string | null {
+export function silenceCommand(n: AlertsNotification, configFile: string | undefined): string | null {
   const firing = n.events.filter((e) => e.kind !== 'resolved');
   if (firing.length === 0) return null;
   const one = firing.length === 1 && n.omitted === 0 ? firing[0] : undefined;

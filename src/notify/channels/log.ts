@@ -1,4 +1,5 @@
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
+import { silenceCommand } from './describe.js';
 import { logConfigSchema, type LogConfig } from './log-config.js';
 
 /** One structured log line: the level, the message and its fields. */
@@ -13,8 +14,8 @@ export type LogMessage = LogLine[];
 
 const LEVEL_BY_SEVERITY = { info: 'info', warning: 'warn', critical: 'error', resolved: 'info', ok: 'info' } as const;
 
-/** Builds the log lines for a notification. Pure. */
-export function renderLog(notification: Notification): LogMessage {
+/** Builds the log lines for a notification. Pure. `commandConfigFile`: see `ChannelDeps`. */
+export function renderLog(notification: Notification, commandConfigFile?: string): LogMessage {
   if (notification.type === 'notice') {
     return [
       {
@@ -47,6 +48,11 @@ export function renderLog(notification: Notification): LogMessage {
       startsAt: e.startsAt,
       since: e.since ?? undefined,
       endsAt: e.endsAt ?? undefined,
+      // How to mute just this alert, as the other channels print it (none once resolved).
+      silence:
+        e.kind === 'resolved'
+          ? undefined
+          : (silenceCommand({ ...notification, events: [e], omitted: 0 }, commandConfigFile) ?? undefined),
     },
   }));
   if (notification.omitted > 0) {
@@ -69,7 +75,7 @@ export const logChannel = {
       name: config.name,
       kind: 'log',
       sendTimeoutMs: 0,
-      render: renderLog,
+      render: (notification) => renderLog(notification, deps.commandConfigFile),
       async send(message: LogMessage): Promise<SendResult> {
         for (const line of message) log[line.level](line.fields, line.msg);
         return { outcome: 'ok' };

@@ -58,4 +58,20 @@ describe('log channel', () => {
       fields: { Channel: 'audit-log' },
     });
   });
+
+  it('gives each firing line the command that mutes just that alert, as the other channels print it; none when resolved', async () => {
+    const { logger, lines } = captureLogger();
+    const channel = logChannel.create(
+      { name: 'console', type: 'log' },
+      { logger, clock: new ManualClock(), commandConfigFile: '/srv/dw/config.yaml' },
+    );
+    await channel.send(
+      channel.render(alerts([alertEvent(), alertEvent({ id: 3, kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })])),
+    );
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records[0]!.silence).toBe(
+      "deploy-watchdog silence --config /srv/dw/config.yaml --match check=failed_runs --match app=shop --for 2h --reason '…'",
+    );
+    expect(records[1]).not.toHaveProperty('silence');
+  });
 });
