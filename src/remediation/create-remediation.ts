@@ -8,6 +8,7 @@ import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
+import { unfinishedAttempts } from './remediation-store.js';
 import { createRemediator, type RemediationNotifier, type Remediator } from './remediator.js';
 
 /** What {@link createRemediation} is built from (the composition root's `RemediationDeps`). */
@@ -29,10 +30,7 @@ export interface RemediationParts {
  */
 export function createRemediation(parts: RemediationParts): Remediator | undefined {
   const { config, store } = parts;
-  const unfinished = store.db
-    .prepare(`SELECT COUNT(*) AS n FROM remediation_attempts WHERE status <> 'finished'`)
-    .get() as { n: number };
-  if (config.remediation.policies.length === 0 && unfinished.n === 0) return undefined;
+  if (config.remediation.policies.length === 0 && unfinishedAttempts(store) === 0) return undefined;
   return createRemediator({
     store,
     client: parts.client,
