@@ -24,6 +24,8 @@ import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
+import type { createRemediation } from '../remediation/create-remediation.js';
+import type { PassReport, Remediator } from '../remediation/remediator.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
@@ -34,7 +36,6 @@ import { describeError } from './describe-error.js';
 import { CycleDeadlineError, runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from '../lib/logger.js';
 import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
-import type { RemediationFactory, RemediationHook, RemediationPass } from './remediation-hook.js';
 import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
 import { SourceHealth } from './source-health.js';
@@ -53,8 +54,8 @@ export interface WatchdogOptions {
   metrics?: Metrics;
   /** Backoff tunables of the API client (its delays run on the clock). */
   apiRetry?: ApiClientOptions['retry'];
-  /** The remediation seam: built from each running configuration; absent: no remediation. */
-  remediation?: RemediationFactory;
+  /** Builds remediation from each running configuration (`createRemediation`); absent: no remediation. */
+  remediation?: typeof createRemediation;
   /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
   commandConfigFile?: string | undefined;
   /**
@@ -89,7 +90,7 @@ interface Runtime {
   channels: Map<string, Channel>;
   notifier: Notifier;
   scheduler: Scheduler;
-  remediation: RemediationHook | undefined;
+  remediation: Remediator | undefined;
   deps: CycleDeps;
   /** Enabled jobs with their cron expression. */
   jobs: Map<SnapshotJob, string>;
@@ -241,7 +242,7 @@ export class Watchdog {
    * them run after run). Undefined when remediation is off. Kept apart from {@link runOnce} so a
    * cycle alone still only plans, as it does in the daemon.
    */
-  async remediateOnce(): Promise<RemediationPass | undefined> {
+  async remediateOnce(): Promise<PassReport | undefined> {
     return this.#runtime.remediation?.executePending(this.#hardStop.signal);
   }
 

@@ -6,10 +6,10 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
-import type { RemediationPass } from '../app/remediation-hook.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { createRemediation } from '../remediation/create-remediation.js';
+import type { PassReport } from '../remediation/remediator.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store.js';
@@ -63,7 +63,7 @@ const check: Command = {
       return EXIT.incomplete;
     }
     let report: CycleReport | undefined;
-    let remediation: RemediationPass | undefined;
+    let remediation: PassReport | undefined;
     let audit: AuditRow[] = [];
     // SIGTERM or SIGINT (cron, a Kubernetes CronJob, Ctrl-C): end the reads at once; what the
     // outbox holds is sent by the next check or the daemon.
@@ -123,7 +123,7 @@ function auditSince(watchdog: Watchdog, afterId: number): AuditRow[] {
  * answers, outcomes), so a check run from cron leaves the same trace in its log as `actions` shows.
  */
 function remediationSummary(
-  done: RemediationPass | undefined,
+  done: PassReport | undefined,
   rows: readonly AuditRow[],
   settings: { enabled: boolean; dry_run: boolean; policies: readonly unknown[] },
 ): string {

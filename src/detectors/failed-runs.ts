@@ -6,9 +6,9 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
+import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
-import { watcherFailed } from '../api/watcher-failed.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
@@ -48,22 +48,24 @@ export function judgeRun(
   options: FailedRunsOptions,
   now: number,
 ): RunVerdict {
-  const watcher = detail?.watcher ?? null;
-  // The reference (§3.2): a run with a watcher stays running until the watcher reports back, and a
-  // watcher's failure is the run's failure even when the run's own state has not caught up.
-  if (watcherFailed(watcher?.state)) return { kind: 'failed', reason: 'watcher_failed' };
-  if (watcher?.state === 'waiting') return { kind: 'pending', reason: 'watcher_waiting' };
-  if (options.failedStates.includes(run.state)) {
-    if (!run.retrying) return { kind: 'failed', reason: 'failed_state' };
-    // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace.
-    const since = parseTime(run.updated_at) ?? parseTime(run.created_at);
-    if (since !== null && now - since >= options.retryingGraceMs) {
-      return { kind: 'failed', reason: 'retrying_past_grace' };
+  const standing = runStanding(run, detail?.watcher, { failed: options.failedStates, active: options.activeStates });
+  switch (standing.kind) {
+    case 'failed':
+      return { kind: 'failed', reason: standing.why };
+    case 'active':
+      return { kind: 'pending', reason: standing.why };
+    case 'retrying': {
+      // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace.
+      const since = parseTime(run.updated_at) ?? parseTime(run.created_at);
+      if (since !== null && now - since >= options.retryingGraceMs) {
+        return { kind: 'failed', reason: 'retrying_past_grace' };
+      }
+      return { kind: 'pending', reason: 'retrying_within_grace' };
     }
-    return { kind: 'pending', reason: 'retrying_within_grace' };
+    case 'succeeded':
+    case 'other':
+      return { kind: 'settled', reason: 'not_failed' };
   }
-  if (options.activeStates.includes(run.state)) return { kind: 'pending', reason: 'active_state' };
-  return { kind: 'settled', reason: 'not_failed' };
 }
 
 /** Runs that supersede each other: the same app (or record, for runs on no app) and action. */

@@ -7,6 +7,7 @@
  * step's `started_at` stands in. A run with neither cannot be judged and is skipped (never guessed).
  * The running step and how long it has been running, and the watcher's progress, go in the details.
  */
+import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { buildLabels } from './build-labels.js';
@@ -45,10 +46,10 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
   for (const run of snapshot.runs) {
     const detail = snapshot.details.get(run.id);
     const watcher = detail?.watcher ?? null;
-    const waiting = watcher?.state === 'waiting';
-    // A watcher that has reported failure makes the run failed (failed_runs), not stuck.
-    const watcherDone = watcher !== null && !waiting;
-    if (watcherDone || !(waiting || options.activeStates.includes(run.state))) continue;
+    // Only a run still going can be stuck: a watcher that reported failure makes it failed (failed_runs).
+    const standing = runStanding(run, watcher, { active: options.activeStates });
+    if (standing.kind !== 'active') continue;
+    const waiting = standing.why === 'watcher_waiting';
     const start = runStart(run, detail);
     if (start === null || now - start <= options.maxDurationMs) continue;
 
@@ -61,7 +62,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
 
     let summary = `${ctx.title} of ${ctx.name}${ctx.environmentSuffix} has been running for ${runningFor}`;
     if (waiting)
-      summary += watcher.progress ? `, waiting on the server: ${watcher.progress}` : ', waiting on the server';
+      summary += watcher?.progress ? `, waiting on the server: ${watcher.progress}` : ', waiting on the server';
     else if (step) summary += ` (step ${step.name})`;
 
     const since = new Date(start).toISOString();

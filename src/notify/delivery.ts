@@ -13,6 +13,7 @@
  * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
  *   says, else exponential backoff with jitter), persisted so a restart honours it.
  */
+import { BackgroundLoop } from '../lib/background-loop.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
@@ -71,7 +72,8 @@ export class Delivery {
   readonly #random: () => number;
   /** Per channel, the round in progress: a second caller waits for it instead of sending twice. */
   readonly #busy = new Map<string, Promise<DeliveryReport>>();
-  #loop: { sleep: AbortController; hard: AbortController; done: Promise<unknown> } | undefined;
+  /** The housekeeping loop and one loop per channel, while started. */
+  #loops: BackgroundLoop<unknown>[] | undefined;
 
   constructor(private readonly options: DeliveryOptions) {
     this.#log = (options.logger ?? silentLogger).child({ stage: 'delivery' });
@@ -94,36 +96,27 @@ export class Delivery {
 
   /** Starts the loops: one for housekeeping, one per channel, each every `delivery.interval`. */
   start(): void {
-    if (this.#loop) return;
-    const sleep = new AbortController();
-    const hard = new AbortController();
+    if (this.#loops) return;
     const { clock } = this.options;
     const every = this.options.settings.delivery.interval;
-    const loop = async (what: string, work: () => unknown): Promise<void> => {
-      while (!sleep.signal.aborted) {
-        try {
-          await work();
-        } catch (err) {
-          // A storage fault must not end the loop: the next round tries again.
-          this.#log.error({ err: errorText(err), loop: what }, 'delivery round failed');
-        }
-        try {
-          await clock.sleep(every, sleep.signal);
-        } catch {
-          break;
-        }
-      }
-    };
-    const tasks = [
+    const loop = (what: string, pass: (signal: AbortSignal | undefined) => unknown): BackgroundLoop<unknown> =>
+      new BackgroundLoop({
+        clock,
+        pass,
+        sleepMs: () => every,
+        // A storage fault must not end the loop: the next round tries again.
+        onError: (err) => this.#log.error({ err: errorText(err), loop: what }, 'delivery round failed'),
+      });
+    this.#loops = [
       loop('housekeeping', () => {
         this.#housekeeping(clock.now());
         this.#updateWaiting();
       }),
       ...[...this.options.channels.keys()].map((name) =>
-        loop(name, () => this.#channelRound(name, clock.now(), hard.signal)),
+        loop(name, (signal) => this.#channelRound(name, clock.now(), signal)),
       ),
     ];
-    this.#loop = { sleep, hard, done: Promise.all(tasks) };
+    for (const l of this.#loops) l.start();
   }
 
   /**
@@ -133,17 +126,15 @@ export class Delivery {
    * sent once more by whoever delivers next.
    */
   async stop(): Promise<void> {
-    await this.#halt({ abortSends: true });
+    await this.#halt(0);
   }
 
-  /** Ends the loops; with `abortSends` false, waits for the rounds in progress (flush has its deadline). */
-  async #halt(options: { abortSends: boolean }): Promise<void> {
-    const loop = this.#loop;
-    if (!loop) return;
-    this.#loop = undefined;
-    loop.sleep.abort();
-    if (options.abortSends) loop.hard.abort(new Error('delivery stopped'));
-    await loop.done;
+  /** Ends the loops; the rounds in progress may finish their sends for up to `deadlineMs`. */
+  async #halt(deadlineMs: number): Promise<void> {
+    const loops = this.#loops;
+    if (!loops) return;
+    this.#loops = undefined;
+    await Promise.all(loops.map((l) => l.stop(deadlineMs)));
   }
 
   /**
@@ -158,12 +149,10 @@ export class Delivery {
       () => deadline.abort(new Error('shutdown deadline reached')),
       () => undefined,
     );
-    const loop = this.#loop;
-    deadline.signal.addEventListener('abort', () => loop?.hard.abort(), { once: true });
     const report: FlushReport = { ...emptyReport(), timedOut: false };
     try {
       // The rounds in progress may finish their sends, within the deadline.
-      await this.#halt({ abortSends: false });
+      await this.#halt(deadlineMs);
       // Several passes only when a channel had more rows than one round takes.
       for (let pass = 0; pass < 10 && !deadline.signal.aborted; pass++) {
         const round = await this.deliverDue(clock.now(), deadline.signal);

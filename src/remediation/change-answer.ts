@@ -1,6 +1,9 @@
 /**
- * What to do with the answer to a change, as one pure function with named handlings, so the
- * answer table of the reference (§7) reads as a table and is tested as one.
+ * What to do with the answer to a change, in two pure steps, so the answer table of the reference
+ * (§7) reads as a table and is tested as one: {@link handleResult} / {@link handleFailure} name the
+ * handling of an answer, and {@link answerStep} says what that handling writes (the attempt's
+ * update, the audit row, how the attempt ends and what the channels are told, a suspension, what
+ * follows). The sender only carries the step out.
  *
  * The rule behind it: a NEW key is only ever used when the service has said no change was made
  * under the old one (a refusal). When the answer is unknown (no answer, a 5xx, an answer we could
@@ -10,6 +13,8 @@
  */
 import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '../api/errors.js';
 import type { ChangeResult } from '../api/schemas.js';
+import type { AttemptOutcome } from './outcome-notice.js';
+import type { AttemptUpdate } from './remediation-store.js';
 
 /** How one answer is handled. */
 export type ChangeHandling =
@@ -104,4 +109,129 @@ export function handleFailure(err: unknown): ChangeHandling {
   }
   if (err instanceof ApiUsageError) return { kind: 'failed', code: 'usage_error' };
   throw err;
+}
+
+/** First wait before the same key is sent again after an unknown answer; doubles per send. */
+export const RESEND_DELAY_MS = 60_000;
+/** Longest wait between two sends of the same key. */
+export const MAX_RESEND_DELAY_MS = 15 * 60_000;
+
+/** The facts an answer is carried out with, besides its handling. */
+export interface AnswerFacts {
+  now: number;
+  /** What the service said (`started`, `locked: app is locked`), as the audit and notices quote it. */
+  said: string;
+  /** Sends of the attempt's key so far, this one included. */
+  sendCount: number;
+  /** `remediation.follow_timeout`. */
+  followTimeoutMs: number;
+  /** The policy's `backoff`: how long after an attempt ends the next may come. */
+  backoffMs: number;
+}
+
+/** How an attempt ends on an answer. */
+export type AnswerEnd =
+  /**
+   * Closed without a notice: refused with nothing changed (a later attempt may follow), or
+   * suspended (the suspension raises its own alert). Counted in the metrics as `metric`.
+   */
+  | { kind: 'closed'; outcome: string; reason: string; nextAllowedAt: number; metric: 'refused' | 'failed' }
+  /** Closed, and the alert's channels are told the outcome. */
+  | { kind: 'told'; outcome: AttemptOutcome; counted: boolean; nextAllowedAt: number | null };
+
+/** What carrying out one answer writes, in one transaction, and what follows it. */
+export interface AnswerStep {
+  /** The `answered` audit row: why, and the run it names. */
+  audit: { reason: string; runId: number | null };
+  /** Changes to the attempt (none: `{}`). */
+  update: AttemptUpdate;
+  /** How the attempt ends now; null: it goes on (followed, or sent again later). */
+  end: AnswerEnd | null;
+  /** A suspension of the policy besides: the refusal's code and how far it reaches. */
+  suspend: { code: string; reach: SuspendReach } | null;
+  /** Read the run at once: the earlier request of this key was taken, and its run must be found. */
+  pollNow: boolean;
+}
+
+type Handling<K extends ChangeHandling['kind']> = Extract<ChangeHandling, { kind: K }>;
+
+/** The answer table: each handling's step. */
+const ANSWER_STEPS: { readonly [K in ChangeHandling['kind']]: (h: Handling<K>, f: AnswerFacts) => AnswerStep } = {
+  follow: (h, f) =>
+    step(h.answer === 'already_running' ? 'joined the run under way' : 'change taken', {
+      runId: h.runId,
+      update: following(f, h.answer, h.runId),
+      // Taken without a run to follow: the change is all there is.
+      end: h.runId === null ? told(f, { kind: 'no_run' }, true) : null,
+    }),
+  // The earlier request with this key was taken. Never a fresh key: find its run and follow it.
+  verify_reused: (_h, f) =>
+    step('earlier request with this key was taken; verifying with reads', {
+      update: following(f, 'idempotency_key_reused', null),
+      pollNow: true,
+    }),
+  resend: (h, f) => {
+    const doubled = Math.min(MAX_RESEND_DELAY_MS, RESEND_DELAY_MS * 2 ** Math.max(0, f.sendCount - 1));
+    return step(`${h.reason}: the same key will be sent again`, {
+      update: { nextAt: f.now + Math.max(h.retryAfterMs ?? 0, doubled) },
+    });
+  },
+  refused_later: (h, f) =>
+    refusedNow(h.code, 'refused for now; try again later', f.now + Math.max(f.backoffMs, h.retryAfterMs ?? 0)),
+  wait_auto_retry: (h, f) => refusedNow(h.code, 'the service will retry by itself', f.now + f.backoffMs),
+  stop: (h, f) =>
+    step('this record cannot be changed this way', {
+      end: told(f, { kind: 'stopped', code: h.code, message: f.said }, false, null),
+    }),
+  // How far it reaches is SUSPEND_REACH's to say, not the step's.
+  suspend: (h, f) =>
+    step('refused for a reason only a person can fix', {
+      end: {
+        kind: 'closed',
+        outcome: 'suspended',
+        reason: h.code,
+        nextAllowedAt: f.now + f.backoffMs,
+        metric: 'failed',
+      },
+      suspend: { code: h.code, reach: h.reach },
+    }),
+  failed: (h, f) =>
+    step('refused as a bad request', {
+      end: told(f, { kind: 'failed_request', code: h.code, message: f.said }, false),
+    }),
+};
+
+/** What carrying out an answer's handling writes and what follows. Pure. */
+export function answerStep(handling: ChangeHandling, facts: AnswerFacts): AnswerStep {
+  const of = ANSWER_STEPS[handling.kind] as (h: ChangeHandling, f: AnswerFacts) => AnswerStep;
+  return of(handling, facts);
+}
+
+/** A step with the `answered` row's reason and only what `o` names: no update, end, suspension or poll. */
+function step(reason: string, o: Partial<Omit<AnswerStep, 'audit'>> & { runId?: number | null } = {}): AnswerStep {
+  const { runId = null, ...rest } = o;
+  return { audit: { reason, runId }, update: {}, end: null, suspend: null, pollNow: false, ...rest };
+}
+
+/** From now on followed: taken (counted), its run polled at once, and until follow_timeout. */
+function following(f: AnswerFacts, answer: string, runId: number | null): AttemptUpdate {
+  return { status: 'following', counted: true, answer, runId, followUntil: f.now + f.followTimeoutMs, nextAt: f.now };
+}
+
+/** An end the channels are told; by default the next attempt may come after the policy's backoff. */
+function told(
+  f: AnswerFacts,
+  outcome: AttemptOutcome,
+  counted: boolean,
+  nextAllowedAt: number | null = f.now + f.backoffMs,
+): AnswerEnd {
+  return { kind: 'told', outcome, counted, nextAllowedAt };
+}
+
+/**
+ * Refused for now: nothing changed under this key, so the attempt closes quietly, not counted
+ * against max_attempts; a later attempt (a new key) may come at `nextAllowedAt`.
+ */
+function refusedNow(code: string, reason: string, nextAllowedAt: number): AnswerStep {
+  return step(reason, { end: { kind: 'closed', outcome: code, reason, nextAllowedAt, metric: 'refused' } });
 }

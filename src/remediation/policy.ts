@@ -5,19 +5,13 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import { compileMatchers, matchersFromConfig, type CompiledMatchers } from '../alerts/matchers.js';
-import type { PolicyConfig } from '../config/config-schema.js';
+import type { ParsedConfig, PolicyConfig } from '../config/config-schema.js';
 import type { ActionSkipReason, ActionTarget, RemediationAction } from './actions/action.js';
 import { actionOf } from './actions/registry.js';
 import type { SuspensionScope } from './suspension.js';
 
-/** The `remediation` section of the config, as far as evaluation needs it. */
-export interface RemediationSettings {
-  enabled: boolean;
-  dry_run: boolean;
-  max_actions_per_hour: number;
-  follow_timeout: number;
-  policies: readonly PolicyConfig[];
-}
+/** The `remediation` section of the config, as its schema parses it. */
+export type RemediationSettings = ParsedConfig['remediation'];
 
 /** A policy ready to evaluate: its matchers compiled once. */
 export interface CompiledPolicy {

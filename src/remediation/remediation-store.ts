@@ -394,6 +394,12 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
   }));
 }
 
+/** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */
+export function unfinishedAttempts(store: Store): number {
+  const row = store.db.prepare(`SELECT COUNT(*) AS n FROM remediation_attempts WHERE status <> 'finished'`).get();
+  return (row as { n: number }).n;
+}
+
 /** Every attempt, oldest first (tests and tooling). */
 export function listAttempts(store: Store): AttemptRow[] {
   return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(

@@ -34,6 +34,22 @@ describe('stuckRuns', () => {
       false,
     ],
     [
+      // Its report ends the watcher's hold (§3.2), not the run: a run still in an active state for
+      // hours after is stuck, and no other check would say so (failed_runs calls it still going).
+      'watcher completed, the run still running long after',
+      run({
+        state: running,
+        created_at: ago(3 * HOUR),
+        watcher: { state: 'completed', progress: null, reason: null },
+      }),
+      true,
+    ],
+    [
+      'watcher completed, the run done',
+      run({ state: done, created_at: ago(3 * HOUR), watcher: { state: 'completed', progress: null, reason: null } }),
+      false,
+    ],
+    [
       'no created_at: first step start stands in',
       run({ state: running, created_at: null, steps: [step({ started_at: ago(3 * HOUR) })] }),
       true,

@@ -4,11 +4,10 @@
  * follows and reports, and the outcome is delivered to the alert's channel.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RemediationDeps } from '../../src/app/remediation-hook.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { createRemediation } from '../../src/remediation/create-remediation.js';
 import { listAttempts, listAudit } from '../../src/remediation/remediation-store.js';
-import type { Remediator } from '../../src/remediation/remediator.js';
+import type { RemediationParts, Remediator } from '../../src/remediation/remediator.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { installationOf } from './remediation-fixture.js';
@@ -36,7 +35,7 @@ describe('remediation in the daemon', () => {
     let remediator: Remediator | undefined;
     const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, {
       // The production factory, kept at hand so the test can run its send-and-follow pass.
-      remediation: (deps: RemediationDeps) => (remediator = createRemediation(deps)),
+      remediation: (deps: RemediationParts) => (remediator = createRemediation(deps)),
     });
     cleanup.push(async () => {
       await wd.stop(0);
@@ -93,7 +92,7 @@ describe('remediation in the daemon', () => {
     let remediator: Remediator | undefined;
     const config = engineConfig(sim, tmp.dir, REMEDIATION.replace('  dry_run: false\n', `  dry_run: false\n${extra}`));
     const wd: Watchdog = openWatchdog(config, clock, {
-      remediation: (deps: RemediationDeps) => (remediator = createRemediation(deps)),
+      remediation: (deps: RemediationParts) => (remediator = createRemediation(deps)),
     });
     cleanup.push(async () => {
       await wd.stop(0);

@@ -5,6 +5,8 @@
  * backups, following to an outcome, and the audit that says all of it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/lib/logger.js';
+import { createRemediation } from '../../src/remediation/create-remediation.js';
 import { appOf, Harness, HOUR, MINUTE } from './remediation-fixture.js';
 
 let h: Harness;
@@ -443,6 +445,27 @@ describe('a configuration change between deciding and sending', () => {
     expect(h.changes('runs.retry')).toEqual([]);
     expect(h.attempts()).toMatchObject([{ outcome: 'withdrawn', counted: false, sendCount: 0 }]);
     expect(h.audit().at(-1)).toMatchObject({ decision: 'outcome', reason: 'dry_run', outcome: 'withdrawn' });
+  });
+
+  it('with every policy removed, a remediator is still built while an attempt is unfinished, and none once it ended', async () => {
+    h = await Harness.start(LIVE);
+    const run = failedRun(appOf(h.sim, 'staging'));
+    await h.cycle({ runs: [run.id] });
+    const none = { ...h.config, remediation: { ...h.config.remediation, policies: [] } };
+    const parts = {
+      config: none,
+      client: h.client,
+      store: h.store,
+      notifier: h.notifier,
+      clock: h.clock,
+      logger: silentLogger,
+    };
+    const carryOn = createRemediation(parts);
+    expect(carryOn).toBeDefined();
+    await carryOn!.executePending();
+    expect(h.attempts()).toMatchObject([{ outcome: 'withdrawn', sendCount: 0 }]);
+    expect(h.audit().at(-1)).toMatchObject({ decision: 'outcome', reason: 'policy_removed', outcome: 'withdrawn' });
+    expect(createRemediation(parts)).toBeUndefined();
   });
 
   it('still sends again, with its key, an attempt that was sent once', async () => {

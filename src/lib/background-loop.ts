@@ -1,0 +1,118 @@
+/**
+ * A pass run over and over in the background, sleeping on the injected Clock in between, until
+ * stopped: the shape of every loop the daemon keeps beside its cycles (the outbox's delivery,
+ * remediation's sending and following). Never two passes at once: a pass asked for while one runs
+ * ({@link BackgroundLoop.runNow}) makes that one go once more when it ends, so whatever the caller
+ * just wrote is seen, and both callers get the same answer.
+ */
+import type { Clock } from './clock.js';
+
+/** What a {@link BackgroundLoop} runs. */
+export interface BackgroundLoopOptions<R> {
+  clock: Clock;
+  /** One pass. `signal` aborts when `stop`'s deadline passes (or the caller's, for `runNow`). */
+  pass: (signal: AbortSignal | undefined) => Promise<R> | R;
+  /** How long to sleep after a pass; asked after every pass. */
+  sleepMs: () => number;
+  /** A pass threw: say so. The loop goes on; the next pass tries again. */
+  onError: (err: unknown) => void;
+  /** Adds the answer of a pass run once more (see `runNow`) to the one before; default: the later. */
+  merge?: (earlier: R, later: R) => R;
+}
+
+/** One background loop: start, wake, stop, and passes on demand that never overlap it. */
+export class BackgroundLoop<R = void> {
+  readonly #o: BackgroundLoopOptions<R>;
+  #running: Promise<R> | undefined;
+  #again = false;
+  #loop: { done: Promise<void>; abort: AbortController } | undefined;
+  #stopping = false;
+  #sleep: AbortController | undefined;
+
+  constructor(options: BackgroundLoopOptions<R>) {
+    this.#o = options;
+  }
+
+  /** True from `start` until `stop` has ended the loop. */
+  get started(): boolean {
+    return this.#loop !== undefined;
+  }
+
+  /**
+   * A pass now, or the one under way: asked for while a pass runs, that pass runs once more when
+   * it ends (until `signal` aborts), and the answer covers both.
+   */
+  runNow(signal?: AbortSignal): Promise<R> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    const { pass, merge = (_earlier: R, later: R) => later } = this.#o;
+    const run = async (): Promise<R> => {
+      this.#again = false;
+      let total: R = await pass(signal);
+      while (this.#again && !signal?.aborted) {
+        this.#again = false;
+        total = merge(total, await pass(signal));
+      }
+      return total;
+    };
+    this.#running = run().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** Starts the loop (a first pass at once); a loop already started is left as it is. */
+  start(): void {
+    if (this.#loop) return;
+    this.#stopping = false;
+    const abort = new AbortController();
+    this.#loop = { abort, done: this.#run(abort.signal) };
+  }
+
+  /** Cuts the loop's sleep short: the next pass starts now, or right after the one under way. */
+  wake(): void {
+    this.#sleep?.abort();
+  }
+
+  /**
+   * Ends the loop: the pass under way may end by itself for up to `deadlineMs` on the clock (0:
+   * not at all), then its signal aborts. Resolves when the loop has ended.
+   */
+  async stop(deadlineMs: number): Promise<void> {
+    const loop = this.#loop;
+    if (!loop) return;
+    this.#stopping = true;
+    this.wake();
+    const timer = new AbortController();
+    const deadline =
+      deadlineMs <= 0
+        ? Promise.resolve(loop.abort.abort())
+        : this.#o.clock.sleep(deadlineMs, timer.signal).then(
+            () => loop.abort.abort(),
+            () => undefined, // the loop ended first
+          );
+    await loop.done;
+    timer.abort();
+    await deadline;
+    if (this.#loop === loop) this.#loop = undefined;
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        await this.runNow(signal);
+      } catch (err) {
+        this.#o.onError(err);
+      }
+      if (this.#stopping) break;
+      this.#sleep = new AbortController();
+      try {
+        await this.#o.clock.sleep(this.#o.sleepMs(), this.#sleep.signal);
+      } catch {
+        // woken early: wake() or stop()
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Planning, inside the cycle's transaction: each policy decides on each open firing alert it
+ * covers (`policy.ts`). To act, it records an attempt with its idempotency key and body, and an
+ * audit row, in that same transaction. Nothing is sent here: a rollback leaves no trace and sends
+ * nothing. A skip is written to the audit when its reason (or the alert's life) changes, not every
+ * cycle.
+ */
+import type { AlertEvent } from '../alerts/alert-event.js';
+import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
+import type { Logger } from '../lib/logger.js';
+import type { Store } from '../state/store.js';
+import type { ActionTarget } from './actions/action.js';
+import { idempotencyKey } from './idempotency-key.js';
+import {
+  decidePolicy,
+  policyTarget,
+  type CompiledPolicy,
+  type RemediationSettings,
+  type SkipReason,
+} from './policy.js';
+import type { RemediationAudit } from './remediation-audit.js';
+import type { RemediationStore } from './remediation-store.js';
+import { environmentOf, suspensionCovering } from './suspension.js';
+
+const HOUR_MS = 3_600_000;
+/** Skips that are the same decision still in progress, not news: not written to the audit. */
+const QUIET_SKIPS: ReadonlySet<SkipReason> = new Set<SkipReason>(['attempt_in_progress']);
+
+/** What one cycle's planning decided. */
+export interface CycleReport {
+  /** Attempts planned (keys recorded), to be sent after commit. */
+  planned: number;
+  /** Dry-run decisions newly recorded. */
+  dryRun: number;
+  /** Skips by reason (every skip this cycle, recorded in the audit or not). */
+  skipped: Partial<Record<SkipReason, number>>;
+  /** Suspension alert events written (and queued) this cycle. */
+  events: number;
+}
+
+/** What the planner works with. */
+export interface PlannerParts {
+  store: Store;
+  rs: RemediationStore;
+  alerts: AlertStore;
+  settings: RemediationSettings;
+  policies: readonly CompiledPolicy[];
+  audit: RemediationAudit;
+  log: Logger;
+  /** Writes the suspensions as alerts (`suspension-alerts.ts`). */
+  alertSuspensions: (now: number) => AlertEvent[];
+}
+
+/** Decides, per policy and open firing alert, inside the cycle's transaction. */
+export class CyclePlanner {
+  /** This state file's installation id, in every key (`idempotency-key.ts`). */
+  readonly #installation: string;
+
+  constructor(private readonly p: PlannerParts) {
+    this.#installation = p.rs.installation();
+  }
+
+  /**
+   * Decides on every open firing alert and records planned attempts (keys before any request)
+   * and audit rows. Call INSIDE the cycle's transaction, after the lifecycle; sends nothing.
+   * Reads the open alerts itself unless given.
+   */
+  inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
+    const { rs, settings } = this.p;
+    if (!this.p.store.db.inTransaction) {
+      throw new Error(
+        'Remediator.inCycle must run inside the cycle transaction, so planned keys commit with the decision',
+      );
+    }
+    const report: CycleReport = { planned: 0, dryRun: 0, skipped: {}, events: 0 };
+    const alerts = (openAlerts ?? this.p.alerts.open()).filter((a) => a.status === 'firing');
+    const suspensions = rs.suspensions();
+    let actionsLastHour = rs.actionsSince(now - HOUR_MS);
+
+    for (const policy of this.p.policies) {
+      for (const alert of alerts) {
+        const target = policyTarget(policy, alert);
+        if (!target) continue;
+        const life = alert.firedAt ?? alert.firstSeenAt;
+        const history = rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+        const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
+        const decision = decidePolicy(policy, alert, history, {
+          enabled: settings.enabled,
+          suspended: suspension?.scope.kind ?? null,
+          actionsLastHour,
+          maxActionsPerHour: settings.max_actions_per_hour,
+          now,
+        });
+        const on = { policy, alert, target, life, now };
+        if (decision.kind === 'skip') {
+          report.skipped[decision.reason] = (report.skipped[decision.reason] ?? 0) + 1;
+          if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(on, { reason: decision.reason });
+          continue;
+        }
+        const keyOf = (number: number) =>
+          idempotencyKey({
+            installation: this.#installation,
+            number,
+            policy: policy.config.name,
+            ...target,
+            attempt: decision.attempt,
+          });
+        const body = policy.action.body(policy.config);
+        if (decision.kind === 'dry_run') {
+          // The key it would send if it acted now; the number is not taken.
+          if (this.#recordSkip(on, { reason: 'dry_run', key: keyOf(rs.peekKeyNumber()), body })) report.dryRun += 1;
+          continue;
+        }
+        this.#plan(on, decision.attempt, keyOf(rs.takeKeyNumber()), body);
+        actionsLastHour += 1;
+        report.planned += 1;
+      }
+    }
+    report.events = this.p.alertSuspensions(now).length;
+    return report;
+  }
+
+  /** Records the attempt (its key and body) and its audit row. */
+  #plan(on: Decided, attempt: number, key: string, body: Record<string, unknown>): void {
+    const { policy, alert, target, life, now } = on;
+    const name = policy.config.name;
+    this.p.rs.insertAttempt({
+      policy: name,
+      action: policy.action.name,
+      recordType: target.recordType,
+      recordId: target.recordId,
+      attempt,
+      key,
+      body,
+      fingerprint: alert.fingerprint,
+      labels: alert.labels,
+      severity: alert.severity,
+      summary: alert.summary,
+      url: alert.url,
+      life,
+      plannedAt: now,
+    });
+    this.p.rs.clearLastSkip(name, target.recordType, target.recordId);
+    this.p.audit.acted(policy, alert, target, now, { attempt, key, body });
+    this.p.audit.count(name, policy.action.name, 'acted');
+    this.p.log.info(
+      { policy: name, action: policy.action.name, record: `${target.recordType}#${target.recordId}`, key, attempt },
+      'remediation planned',
+    );
+  }
+
+  /** Writes a skip (or dry-run) audit row when its reason or the alert life changed; true when written. */
+  #recordSkip(on: Decided, skip: Skip): boolean {
+    const { policy, alert, target, life, now } = on;
+    const reason = skip.reason;
+    const name = policy.config.name;
+    const last = this.p.rs.lastSkip(name, target.recordType, target.recordId);
+    if (last && last.life === life && last.reason === reason) return false;
+    this.p.rs.setLastSkip(name, target.recordType, target.recordId, life, reason, now);
+    if (skip.reason === 'dry_run') this.p.audit.dryRun(policy, alert, target, now, skip);
+    else this.p.audit.skipped(policy, alert, target, now, skip.reason);
+    this.p.audit.count(name, policy.action.name, reason === 'dry_run' ? 'dry_run' : 'skipped');
+    this.p.log.info(
+      { policy: name, record: `${target.recordType}#${target.recordId}`, reason },
+      reason === 'dry_run' ? 'remediation dry run' : 'remediation skipped',
+    );
+    return true;
+  }
+}
+
+/** A decision not to act now: a skip, or a dry run with the key and body it would send. */
+type Skip = { reason: SkipReason } | { reason: 'dry_run'; key: string; body: Record<string, unknown> };
+
+/** One policy's decision on one alert's record, in one cycle. */
+interface Decided {
+  policy: CompiledPolicy;
+  alert: AlertRow;
+  target: ActionTarget;
+  /** The alert's life (when it last fired), which skips and stops are remembered by. */
+  life: number;
+  now: number;
+}

@@ -1,0 +1,158 @@
+/**
+ * The remediation audit (`remediation_audit`, read by `deploy-watchdog actions`): the one place
+ * that words and writes its rows, so a decision, an answer, an outcome or a suspension reads the
+ * same wherever it was taken. Rows are written inside the caller's transaction, with the change
+ * they record. Each decision is also counted in `deploy_watchdog_remediation_actions_total`.
+ */
+import type { AlertRow } from '../alerts/alert-store.js';
+import type { Metrics } from '../server/metrics.js';
+import type { ActionTarget } from './actions/action.js';
+import type { CompiledPolicy, SkipReason } from './policy.js';
+import type { AttemptRow, AuditRow, RemediationStore } from './remediation-store.js';
+import { environmentOf, suspensionText, type Suspension } from './suspension.js';
+
+/** The outcome label of the metric. */
+export type DecisionMetric = 'acted' | 'skipped' | 'dry_run' | 'refused' | 'failed' | 'succeeded' | 'accepted';
+
+/** What a decision row says besides its policy, record and time. */
+type DecisionRow = Pick<AuditRow, 'decision' | 'reason' | 'key' | 'detail'>;
+
+/** Writes and words the audit rows of one state file. */
+export class RemediationAudit {
+  constructor(
+    private readonly rs: RemediationStore,
+    private readonly metrics: Metrics | undefined,
+  ) {}
+
+  /** A policy acted on an alert's record: the attempt planned under `key`, before any request. */
+  acted(
+    policy: CompiledPolicy,
+    alert: AlertRow,
+    target: ActionTarget,
+    now: number,
+    planned: { attempt: number; key: string; body: Record<string, unknown> },
+  ): void {
+    this.#decision(policy, alert, target, now, {
+      decision: 'acted',
+      reason: `attempt ${planned.attempt} of ${policy.config.max_attempts}`,
+      key: planned.key,
+      detail: `${JSON.stringify(planned.body)}; alert: ${alert.summary}`,
+    });
+  }
+
+  /** A policy did not act on an alert's record, and why. */
+  skipped(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number, reason: SkipReason): void {
+    this.#decision(policy, alert, target, now, { decision: 'skipped', reason, key: null, detail: alert.summary });
+  }
+
+  /** A policy in dry run would have acted: the key and body it would send. */
+  dryRun(
+    policy: CompiledPolicy,
+    alert: AlertRow,
+    target: ActionTarget,
+    now: number,
+    would: { key: string; body: Record<string, unknown> },
+  ): void {
+    this.#decision(policy, alert, target, now, {
+      decision: 'dry_run',
+      reason: 'dry_run',
+      key: would.key,
+      detail: `would send ${policy.action.name} on ${target.recordType} #${target.recordId} with ${JSON.stringify(would.body)}`,
+    });
+  }
+
+  /** The service's answer to a send of an attempt; `said` is quoted, its first word is the answer. */
+  answered(attempt: AttemptRow, now: number, reason: string, runId: number | null, said: string): void {
+    this.rs.audit({
+      ...attemptRow(attempt, now),
+      decision: 'answered',
+      reason,
+      answer: said.split(':')[0] ?? said,
+      runId,
+      detail: said,
+    });
+  }
+
+  /** How an attempt ended. */
+  outcome(attempt: AttemptRow, now: number, o: { outcome: string; reason: string; detail: string }): void {
+    this.rs.audit({
+      ...attemptRow(attempt, now),
+      decision: 'outcome',
+      reason: o.reason,
+      answer: attempt.answer,
+      outcome: o.outcome,
+      detail: o.detail,
+    });
+  }
+
+  /** A refusal of an attempt suspended its policy, in every environment or in the attempt's. */
+  suspended(attempt: AttemptRow, now: number, s: Suspension): void {
+    this.rs.audit({
+      ...attemptRow(attempt, now),
+      decision: 'suspended',
+      reason: `${s.code}: ${suspensionText(s.scope)}`,
+      answer: s.code,
+      detail: s.message,
+    });
+  }
+
+  /** A suspension lifted at start. */
+  resumed(s: Suspension, now: number): void {
+    this.rs.audit({
+      at: now,
+      policy: s.policy,
+      action: s.action,
+      recordType: null,
+      recordId: null,
+      fingerprint: null,
+      environment: s.scope.kind === 'environment' ? s.scope.environment : null,
+      decision: 'resumed',
+      reason: `lifted at start (restart or config reload): ${suspensionText(s.scope)}`,
+      key: null,
+      answer: s.code,
+      outcome: null,
+      runId: null,
+      detail: `suspended since ${new Date(s.at).toISOString()}: ${s.message}`,
+    });
+  }
+
+  /** Counts one decision of a policy's action in the metrics. */
+  count(policy: string, action: string, outcome: DecisionMetric): void {
+    this.metrics?.remediation.inc({ policy, action, outcome });
+  }
+
+  /** A row of a policy's decision on an alert's record, before any attempt was sent. */
+  #decision(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number, row: DecisionRow): void {
+    this.rs.audit({
+      at: now,
+      policy: policy.config.name,
+      action: policy.action.name,
+      recordType: target.recordType,
+      recordId: target.recordId,
+      fingerprint: alert.fingerprint,
+      environment: environmentOf(alert.labels),
+      answer: null,
+      outcome: null,
+      runId: null,
+      ...row,
+    });
+  }
+}
+
+/** The part of an attempt's row that says whose it is: its policy, record and key. */
+function attemptRow(attempt: AttemptRow, now: number) {
+  return {
+    at: now,
+    policy: attempt.policy,
+    action: attempt.action,
+    recordType: attempt.recordType,
+    recordId: attempt.recordId,
+    fingerprint: attempt.fingerprint,
+    environment: environmentOf(attempt.labels),
+    key: attempt.key,
+    answer: null,
+    outcome: null,
+    runId: attempt.runId,
+    detail: null,
+  };
+}
