@@ -60,9 +60,7 @@ export class AlertStore {
   readonly #close: Database.Statement<[number, string, string]>;
   readonly #touch: Database.Statement<[number, string]>;
   readonly #insertEvent: Database.Statement<[string, string, number, string]>;
-  readonly #selectMeta: Database.Statement<[string], { value: string }>;
-  readonly #upsertMeta: Database.Statement<[string, string]>;
-  readonly #deleteMeta: Database.Statement<[string]>;
+  #firingCounts: Database.Statement<[], { check: string; severity: string; n: number }> | undefined;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -106,11 +104,14 @@ export class AlertStore {
        WHERE fingerprint IN (SELECT value FROM json_each(?))`,
     );
     this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
-    this.#selectMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-    this.#upsertMeta = db.prepare(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  }
+
+  /** Firing alerts counted by check and severity (the open-alerts gauge). */
+  firingCounts(): { check: string; severity: string; n: number }[] {
+    this.#firingCounts ??= this.store.db.prepare<[], { check: string; severity: string; n: number }>(
+      `SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
     );
-    this.#deleteMeta = db.prepare('DELETE FROM meta WHERE key = ?');
+    return this.#firingCounts.all();
   }
 
   /**
@@ -118,14 +119,12 @@ export class AlertStore {
    * when its last cycle was plausible. Kept in the state so a restart does not reset the count.
    */
   suspectCycles(job: string): number {
-    const row = this.#selectMeta.get(`${SUSPECT_CYCLES_KEY}${job}`);
-    return row ? Number(row.value) || 0 : 0;
+    return Number(this.store.getMeta(`${SUSPECT_CYCLES_KEY}${job}`) ?? 0) || 0;
   }
 
   /** Sets the count of {@link suspectCycles}; 0 forgets it. */
   setSuspectCycles(job: string, cycles: number): void {
-    if (cycles === 0) this.#deleteMeta.run(`${SUSPECT_CYCLES_KEY}${job}`);
-    else this.#upsertMeta.run(`${SUSPECT_CYCLES_KEY}${job}`, String(cycles));
+    this.store.setMeta(`${SUSPECT_CYCLES_KEY}${job}`, cycles === 0 ? undefined : String(cycles));
   }
 
   /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */

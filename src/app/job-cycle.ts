@@ -253,11 +253,7 @@ function logEvents(log: Logger, events: readonly AlertEvent[]): void {
 
 /** Sets the open-alerts gauge from the store: firing alerts by check and severity. */
 export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
-  const rows = deps.alerts.store.db
-    .prepare(
-      `SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
-    )
-    .all() as { check: string; severity: string; n: number }[];
+  const rows = deps.alerts.firingCounts();
   deps.metrics.openAlerts.reset();
   for (const r of rows) deps.metrics.openAlerts.set({ check: r.check, severity: r.severity }, r.n);
 }

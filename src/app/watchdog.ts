@@ -344,7 +344,7 @@ export class Watchdog {
       await this.#closeRuntime(rt);
       try {
         // Fold the WAL back into the file so the database is one self-contained file at rest.
-        this.store.db.pragma('wal_checkpoint(TRUNCATE)');
+        this.store.checkpoint();
       } catch (err) {
         this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
       }
@@ -675,13 +675,7 @@ export class Watchdog {
       }
     }
     try {
-      this.store.transaction(() => {
-        this.store.db
-          .prepare(
-            `INSERT INTO meta (key, value) VALUES ('ready_probe_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-          )
-          .run(String(now));
-      });
+      this.store.transaction(() => this.store.setMeta('ready_probe_at', String(now)));
       checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });
     } catch (err) {
       checks.push({ check: 'state', ok: false, detail: describeError(err) });

@@ -63,20 +63,20 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
     started: Math.round(performance.timeOrigin),
     until: 0,
   };
-  const read = store.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-  const write = store.db.prepare(
-    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-  );
-  const remove = store.db.prepare("DELETE FROM meta WHERE key = ? AND json_extract(value, '$.id') = ?");
+  const held = (): LeaseHolder | undefined => {
+    const value = store.getMeta(KEY);
+    return value === undefined ? undefined : (JSON.parse(value) as LeaseHolder);
+  };
+  const hold = () => store.setMeta(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }));
   store.transaction(() => {
-    const row = read.get(KEY);
-    const held = row ? (JSON.parse(row.value) as LeaseHolder) : undefined;
-    if (held && held.id !== mine.id && held.until > now() && !gone(held)) throw new LeaseHeldError(held, command);
-    write.run(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }));
+    const other = held();
+    if (other && other.id !== mine.id && other.until > now() && !gone(other)) throw new LeaseHeldError(other, command);
+    hold();
   });
   return {
-    renew: () => store.transaction(() => write.run(KEY, JSON.stringify({ ...mine, until: now() + LEASE_TTL_MS }))),
-    release: () => remove.run(KEY, mine.id),
+    renew: () => store.transaction(hold),
+    // Only its own: a lease taken over meanwhile (this one had expired) is the other's to release.
+    release: () => store.transaction(() => held()?.id === mine.id && store.setMeta(KEY, undefined)),
   };
 }
 

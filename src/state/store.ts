@@ -40,11 +40,45 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  */
 export class Store {
   #closed = false;
+  #meta:
+    | {
+        get: Database.Statement<[string], { value: string }>;
+        set: Database.Statement<[string, string]>;
+        remove: Database.Statement<[string]>;
+      }
+    | undefined;
 
   private constructor(
     readonly db: Database.Database,
     readonly path: string,
   ) {}
+
+  /**
+   * A small fact of the `meta` table (migration 001): one value by key, or undefined. The stages
+   * keep their few facts there (a job's suspect cycles, the runner lease, the readiness probe);
+   * this is the one place that reads and writes the table.
+   */
+  getMeta(key: string): string | undefined {
+    return this.#metaStatements().get.get(key)?.value;
+  }
+
+  /** Sets a fact of the `meta` table; undefined deletes it. */
+  setMeta(key: string, value: string | undefined): void {
+    const m = this.#metaStatements();
+    if (value === undefined) m.remove.run(key);
+    else m.set.run(key, value);
+  }
+
+  #metaStatements() {
+    this.#meta ??= {
+      get: this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+      set: this.db.prepare<[string, string]>(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
+      remove: this.db.prepare<[string]>('DELETE FROM meta WHERE key = ?'),
+    };
+    return this.#meta;
+  }
 
   /**
    * Opens (creating if needed) the database at `file` and brings its schema up to date.
@@ -101,6 +135,11 @@ export class Store {
     } catch (err) {
       throw storeErrorOf(this.path, err, 'write failed') ?? err;
     }
+  }
+
+  /** Folds the WAL back into the file, so the database is one self-contained file at rest. */
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** The highest applied schema version. */
