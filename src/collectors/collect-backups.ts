@@ -1,5 +1,5 @@
 import { ApiPaginationError } from '../api/errors.js';
-import { seeBackup, settledBy, type BackupStates } from '../detectors/backups.js';
+import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';

@@ -7,12 +7,17 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
+import { z } from 'zod';
 import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema } from '../config/check-config.js';
+import { durationSchema } from '../config/duration.js';
 import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { factsFrom } from './presentation.js';
 
 /** Options of the maintenance check (`checks.maintenance`). */
 export interface MaintenanceOptions {
@@ -22,14 +27,41 @@ export interface MaintenanceOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** The maintenance check. */
+export const maintenanceCheck = defineCheck({
+  name: 'maintenance',
+  job: 'maintenance',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
+  detect: maintenance,
+  relevant: inMaintenance,
+  presentation: {
+    noun: ['app in maintenance', 'apps in maintenance'],
+    facts: factsFrom([
+      ['state', 'State'],
+      ['max_duration', 'Allowed'],
+    ]),
+  },
+});
+
 /** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
 export function inMaintenance(app: MaintenanceApp): boolean {
   return app.maintenance;
 }
 
 /** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
-export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions, _now: number): Finding[] {
-  const findings: Finding[] = [];
+export function maintenance(
+  snapshot: MaintenanceSnapshot,
+  options: MaintenanceOptions,
+  _now: number,
+): Detection<'maintenance'>[] {
+  const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;
     const name = `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
+import { detectorOptionsFromConfig } from '../../src/detectors/registry.js';
 import { parseConfig } from '../../src/config/load-config.js';
 
 const checksOf = (yaml: string) =>
