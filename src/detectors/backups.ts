@@ -39,7 +39,8 @@ import {
   RUNNING_BACKUP_STATES,
   SUCCEEDED_BACKUP_STATES,
 } from '../simulator/vocabulary.js';
-import { buildLabels, type LabelValue } from './build-labels.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
@@ -199,6 +200,7 @@ export function backups(
     const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
     if (maxAge === null || maxAge === undefined) continue;
     const seen = snapshot.backups.get(app.id);
+    const ctx = appContext(app);
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
@@ -215,10 +217,10 @@ export function backups(
       check: 'backups',
       ...f,
       summary: oneLine(f.summary),
-      labels: buildLabels('backups', { ...appLabels(app), problem, storage }),
+      labels: buildLabels('backups', { ...ctx.labels, problem, storage }),
       url: app.url,
     });
-    const name = appName(app);
+    const name = ctx.name;
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
     const severity = environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity });
@@ -376,22 +378,6 @@ function healthSeverity(health: AppBackupState['backup_health']): Severity | nul
   if (health === 'critical') return 'critical';
   if (health === 'warning') return 'warning';
   return null;
-}
-
-/** "shop-prod (production)". */
-function appName(app: AppBackupState): string {
-  return `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
-}
-
-/** The labels every backups finding of an app carries. */
-function appLabels(app: AppBackupState): Record<string, LabelValue> {
-  return {
-    namespace: app.namespace,
-    project: app.project,
-    environment_type: app.environment_type,
-    app: app.name,
-    server: app.server,
-  };
 }
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {

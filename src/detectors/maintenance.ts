@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
+import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
@@ -64,7 +65,7 @@ export function maintenance(
   const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;
-    const name = `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
+    const { name, labels } = appContext(app);
     const max = formatDuration(options.maxDurationMs);
     findings.push({
       fingerprint: fingerprint('maintenance', 'app', app.id),
@@ -72,13 +73,7 @@ export function maintenance(
       severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
-      labels: buildLabels('maintenance', {
-        namespace: app.namespace,
-        project: app.project,
-        environment_type: app.environment_type,
-        app: app.name,
-        server: app.server,
-      }),
+      labels: buildLabels('maintenance', labels),
       url: app.url,
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.
       since: null,
