@@ -18,6 +18,7 @@
  */
 import type { z } from 'zod';
 import type { Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
 import { certificatesCheck } from './certificates.js';
@@ -41,6 +42,7 @@ export const CHECKS = [
   attentionCheck,
   maintenanceCheck,
   serversCheck,
+  appStateCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

@@ -11,6 +11,7 @@ import {
 } from '../../src/detectors/registry.js';
 import {
   ACTIVE_RUN_STATES,
+  BAD_APP_STATES,
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
@@ -51,6 +52,7 @@ const all: Required<DetectorOptions> = {
   attention: { minSeverity: 'info' },
   maintenance: { maxDurationMs: HOUR },
   servers: { badStates: BAD_SERVER_STATES },
+  app_state: { badStates: BAD_APP_STATES },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -60,7 +62,7 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
     run({ id: 2, action: 'restart', state: ACTIVE_RUN_STATES[0]!, created_at: ago(3 * HOUR) }),
   ]),
   urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
-  backups: backupsSnapshot([appListItem({ last_backup_at: null })], []),
+  backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
   maintenance: maintenanceSnapshot([app({ maintenance: true })]),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
@@ -76,7 +78,7 @@ describe('registry', () => {
   it.each<[SnapshotJob, string[]]>([
     ['runs', ['failed_runs', 'stuck_runs']],
     ['urls', ['certificates', 'url_checks']],
-    ['backups', ['backups']],
+    ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
     ['maintenance', ['maintenance']],
     ['servers', ['servers']],
