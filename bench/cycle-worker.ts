@@ -19,7 +19,7 @@ import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
 import { createApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/lib/logger.js';
-import { detectorOptionsFromConfig } from '../src/app/detector-options.js';
+import { detectorOptionsFromConfig } from '../src/detectors/registry.js';
 import { applyHeapGrowth } from '../src/cli/memory-settings.js';
 import { Watchdog, type CycleReport } from '../src/app/watchdog.js';
 import { COLLECTORS, JOB_NAMES } from '../src/collectors/collectors.js';

@@ -17,12 +17,15 @@ export type AlertEventKind =
 /**
  * What an alert event says about the problem, as its finding said it: the same fields, typed from
  * {@link Finding} so the two cannot drift apart. (`url` is not among them: an event always carries
- * one, null where unknown, where a finding may leave it out.)
+ * one, null where unknown, where a finding may leave it out.) `facts` is absent only from an event of
+ * an alert stored before alerts kept them (state version 6): a renderer then asks the check's
+ * presentation, which shows it as it was shown then.
  */
 export type AlertFacts = Pick<
   Finding,
-  'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels' | 'since' | 'subject'
->;
+  'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels' | 'since' | 'subject' | 'brief'
+> &
+  Partial<Pick<Finding, 'facts'>>;
 
 /**
  * One change in an alert's life, as stored with its outbox rows and as handed to channels to render.

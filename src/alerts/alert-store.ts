@@ -4,8 +4,8 @@
  * mapping (JSON columns, INTEGER ms times) lives here and nowhere else.
  */
 import type Database from 'better-sqlite3';
-import type { CheckName, Labels, Severity, Subject } from '../detectors/finding.js';
-import { SEVERITY_RANK } from '../detectors/finding.js';
+import type { CheckName } from '../detectors/registry.js';
+import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 
@@ -22,10 +22,14 @@ export interface AlertRow {
   severity: Severity;
   summary: string;
   details: Record<string, string>;
-  labels: Labels;
+  labels: Labels<CheckName>;
   url: string | null;
   since: string | null;
   subject: Subject | null;
+  /** What a reader is shown under the summary; null in a row written before alerts kept them (state version 6). */
+  facts: Fact[] | null;
+  /** The one-line form for compact messages; null: the summary. */
+  brief: string | null;
   /** First sighting of this life of the alert. */
   firstSeenAt: number;
   lastSeenAt: number;
@@ -39,7 +43,7 @@ export interface AlertRow {
 
 /** The column order `fromRow` reads. */
 const COLUMNS =
-  'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, ' +
+  'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, facts, brief, ' +
   'first_seen_at, last_seen_at, seen_count, fired_at, last_notified_at, resolved_at';
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
@@ -64,7 +68,7 @@ export class AlertStore {
 
   constructor(readonly store: Store) {
     const db = store.db;
-    // Raw (array) rows: better-sqlite3 building 17-key objects is the largest cost of a
+    // Raw (array) rows: better-sqlite3 building 19-key objects is the largest cost of a
     // 10,000-alert cycle, and `fromRow` maps the columns by position anyway.
     this.#selectOpenByJob = db
       .prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
@@ -82,14 +86,15 @@ export class AlertStore {
          job = excluded.job, check_name = excluded.check_name, status = excluded.status,
          severity = excluded.severity, summary = excluded.summary, details = excluded.details,
          labels = excluded.labels, url = excluded.url, since = excluded.since, subject = excluded.subject,
-         first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
+         facts = excluded.facts, brief = excluded.brief, first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
          seen_count = excluded.seen_count, fired_at = excluded.fired_at,
          last_notified_at = excluded.last_notified_at, resolved_at = excluded.resolved_at
        WHERE alerts.status = 'resolved'`,
     );
     this.#updateOpen = db.prepare(
       `UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
-         since = ?, subject = ?, last_seen_at = ?, seen_count = ?, fired_at = ?, last_notified_at = ?
+         since = ?, subject = ?, facts = ?, brief = ?, last_seen_at = ?, seen_count = ?, fired_at = ?,
+         last_notified_at = ?
        WHERE fingerprint = ?`,
     );
     this.#resolve = db.prepare(`UPDATE alerts SET status = 'resolved', resolved_at = ? WHERE fingerprint = ?`);
@@ -236,6 +241,8 @@ export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason:
     job: row.job,
     ...(row.subject ? { subject: row.subject } : {}),
     since: row.since,
+    ...(row.facts ? { facts: row.facts } : {}),
+    ...(row.brief !== null ? { brief: row.brief } : {}),
   };
 }
 
@@ -257,6 +264,7 @@ export function alertStoreOf(store: Store | AlertStore): AlertStore {
 /** Maps a raw row in {@link COLUMNS} order. */
 function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
+  const facts = v[11] as string | null;
   return {
     fingerprint: v[0] as string,
     job: v[1] as string,
@@ -265,16 +273,18 @@ function fromRow(v: unknown[]): AlertRow {
     severity: v[4] as Severity,
     summary: v[5] as string,
     details: JSON.parse(v[6] as string) as Record<string, string>,
-    labels: JSON.parse(v[7] as string) as Labels,
+    labels: JSON.parse(v[7] as string) as Labels<CheckName>,
     url: v[8] as string | null,
     since: v[9] as string | null,
     subject: subject === null ? null : (JSON.parse(subject) as Subject),
-    firstSeenAt: v[11] as number,
-    lastSeenAt: v[12] as number,
-    seenCount: v[13] as number,
-    firedAt: v[14] as number | null,
-    lastNotifiedAt: v[15] as number | null,
-    resolvedAt: v[16] as number | null,
+    facts: facts === null ? null : (JSON.parse(facts) as Fact[]),
+    brief: v[12] as string | null,
+    firstSeenAt: v[13] as number,
+    lastSeenAt: v[14] as number,
+    seenCount: v[15] as number,
+    firedAt: v[16] as number | null,
+    lastNotifiedAt: v[17] as number | null,
+    resolvedAt: v[18] as number | null,
   };
 }
 
@@ -291,12 +301,12 @@ function byImportance(a: AlertRow, b: AlertRow): number {
 
 /**
  * The alert's facts as both write statements store them, in column order (status, severity,
- * summary, details, labels, url, since, subject): one encoding, so a new life and an update can't
- * drift apart.
+ * summary, details, labels, url, since, subject, facts, brief): one encoding, so a new life and an
+ * update can't drift apart.
  */
 function storedFacts(
   row: AlertRow,
-): [string, string, string, string, string, string | null, string | null, string | null] {
+): [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null] {
   return [
     row.status,
     row.severity,
@@ -306,5 +316,7 @@ function storedFacts(
     row.url,
     row.since,
     row.subject ? JSON.stringify(row.subject) : null,
+    row.facts ? JSON.stringify(row.facts) : null,
+    row.brief,
   ];
 }

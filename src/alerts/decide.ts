@@ -3,8 +3,8 @@
  * the latest complete snapshot says, what happens now, and why. Keeping it pure lets the rules be
  * read (and tested) as a table; `applyFindings` only carries the decisions out.
  */
-import type { Finding, Severity } from '../detectors/finding.js';
-import { SEVERITY_RANK } from '../detectors/finding.js';
+import type { Finding } from '../detectors/finding.js';
+import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import type { AlertRow } from './alert-store.js';
 
 /** The rules' knobs, from `alerts.*` in the config. */

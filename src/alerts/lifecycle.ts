@@ -13,6 +13,7 @@ import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
 import type { Finding } from '../detectors/finding.js';
+import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
 
@@ -198,6 +199,8 @@ function nextRow(
     url: finding.url ?? null,
     since: finding.since ?? null,
     subject: finding.subject ?? null,
+    facts: finding.facts,
+    brief: finding.brief ?? null,
     firstSeenAt: base.firstSeenAt,
     lastSeenAt: now,
     seenCount: base.seenCount + 1,
@@ -216,8 +219,22 @@ function sameContent(row: AlertRow, finding: Finding): boolean {
     row.since === (finding.since ?? null) &&
     row.subject?.type === finding.subject?.type &&
     row.subject?.id === finding.subject?.id &&
+    row.brief === (finding.brief ?? null) &&
     sameRecord(row.details, finding.details) &&
-    sameRecord(row.labels, finding.labels)
+    sameRecord(row.labels, finding.labels) &&
+    sameFacts(row.facts, finding.facts)
+  );
+}
+
+/**
+ * The same facts in the same order. A row without any (stored before alerts kept them) differs, so
+ * the first sighting after the upgrade writes them.
+ */
+function sameFacts(stored: readonly Fact[] | null, facts: readonly Fact[]): boolean {
+  return (
+    stored !== null &&
+    stored.length === facts.length &&
+    stored.every((f, i) => f.label === facts[i]!.label && f.value === facts[i]!.value && f.kind === facts[i]!.kind)
   );
 }
 

@@ -4,7 +4,7 @@
  * Semantics follow Alertmanager: regular expressions are anchored (`^(?:value)$`) and a label
  * that is missing equals the empty string.
  */
-import { SEVERITY_RANK, type Severity } from '../detectors/finding.js';
+import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 
 /** The four comparisons a matcher can make. */
 export type MatchOp = '=' | '!=' | '=~' | '!~';

@@ -14,7 +14,7 @@ import { detectorsFor, type DetectorCheck, type DetectorOptions } from '../detec
  */
 export function retiredByConfig(config: Config, options: DetectorOptions): (alert: AlertRow) => CloseReason | null {
   const jobOf = new Map<string, SnapshotJob>();
-  for (const job of JOB_NAMES) for (const d of detectorsFor(job)) jobOf.set(d.check, job);
+  for (const job of JOB_NAMES) for (const d of detectorsFor(job)) jobOf.set(d.name, job);
   const ignored = config.checks.attention.ignore_rules.map((rule) => fingerprint('attention', rule, ''));
   return (alert) => {
     const job = jobOf.get(alert.check);

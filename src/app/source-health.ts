@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Finding } from '../detectors/finding.js';
+import { presented } from '../detectors/registry.js';
 import type { Store } from '../state/store.js';
 import type { PermissionDenial } from './describe-error.js';
 
@@ -89,7 +90,7 @@ export class SourceHealth {
 /** "cannot read runs: …", once a job has failed `threshold` cycles in a row. */
 export function cannotReadFinding(job: string, row: SourceHealthRow): Finding {
   const reason = row.lastError ?? 'unknown error';
-  return {
+  return presented({
     fingerprint: `watchdog/source/${job}`,
     check: 'watchdog',
     severity: 'critical',
@@ -103,7 +104,7 @@ export function cannotReadFinding(job: string, row: SourceHealthRow): Finding {
     // `source` marks it as an "API unreadable" cause for notify's inhibition.
     labels: { check: 'watchdog', source: job },
     subject: { type: 'source' },
-  };
+  });
 }
 
 /**
@@ -111,7 +112,7 @@ export function cannotReadFinding(job: string, row: SourceHealthRow): Finding {
  * missing. No `source` label: a missing permission is not an outage and must not hold other alerts.
  */
 export function checkDisabledFinding(job: string, denial: PermissionDenial): Finding {
-  return {
+  return presented({
     fingerprint: `watchdog/disabled/${job}`,
     check: 'watchdog',
     severity: 'warning',
@@ -124,5 +125,5 @@ export function checkDisabledFinding(job: string, denial: PermissionDenial): Fin
     },
     labels: { check: 'watchdog', job },
     subject: { type: 'source' },
-  };
+  });
 }

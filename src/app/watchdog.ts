@@ -18,7 +18,7 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
-import { detectorsFor, type DetectorOptions } from '../detectors/registry.js';
+import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
@@ -31,7 +31,6 @@ import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
 import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
 import { Store } from '../state/store.js';
-import { detectorOptionsFromConfig } from './detector-options.js';
 import { describeError } from './describe-error.js';
 import { CycleDeadlineError, runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
 import type { Logger } from '../lib/logger.js';
@@ -690,7 +689,7 @@ function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob,
   for (const job of JOB_NAMES) {
     const cron = config.jobs[job];
     if (cron === null) continue;
-    if (!detectorsFor(job).some((d) => options[d.check] !== undefined)) continue;
+    if (!detectorsFor(job).some((d) => options[d.name] !== undefined)) continue;
     out.set(job, cron);
   }
   return out;

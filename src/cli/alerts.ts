@@ -4,7 +4,7 @@
  */
 import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
-import { SEVERITY_RANK } from '../detectors/finding.js';
+import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';

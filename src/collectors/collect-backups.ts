@@ -1,5 +1,5 @@
 import { ApiPaginationError } from '../api/errors.js';
-import { seeBackup, settledBy, type BackupStates } from '../detectors/backups.js';
+import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
@@ -14,10 +14,10 @@ const PER_APP_LIMIT = 5;
 const PER_APP_PAGES = 4;
 
 /**
- * Reads the `backups` job's snapshot: every app of `apps.list` (its `backup_health` and
+ * Reads the `backups` job's snapshot: every app of `apps.list` (its state, `backup_health` and
  * `last_backup_at`) and, per watched app, what the backups check judges ({@link BackupsSeen}): its
  * newest backup, its newest finished one and its newest good one (state words from
- * `checks.backups`).
+ * `checks.backups`); none when that check is off and the job runs for app_state alone.
  *
  * They come from ONE walk of `backups.list` (newest first, all apps at once), page by page, each
  * app's backups met in order until the app is settled (`settledBy`: its good backup met, or its
@@ -71,6 +71,8 @@ async function backupsPerApp(
   apps: readonly AppBackupState[],
 ): Promise<SeenByApp> {
   const config = ctx.checks.backups;
+  // The job runs for its other checks alone (app_state, which reads the apps): no backup is judged.
+  if (!config.enabled) return new Map();
   const states: BackupStates = {
     succeeded: config.succeeded_states,
     running: config.running_states,

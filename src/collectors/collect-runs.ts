@@ -1,17 +1,16 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
-import type { CheckName } from '../detectors/finding.js';
-import { SettledRunSummary } from '../detectors/failed-runs.js';
 import { sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
+import { SettledRunSummary } from './settled-runs.js';
 import type { RunsSnapshot } from './snapshot.js';
 
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
-const FOLLOWED_CHECKS: ReadonlySet<CheckName> = new Set<CheckName>(['failed_runs', 'stuck_runs']);
+const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs']);
 
 /**
  * Reads the `runs` job's snapshot:

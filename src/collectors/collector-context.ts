@@ -5,12 +5,13 @@
 import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
-import type { CheckName, Subject } from '../detectors/finding.js';
-import type { Relevance } from '../detectors/registry.js';
+import type { Subject } from '../lib/alert-vocabulary.js';
+import type { Relevance } from './snapshot.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
 export interface OpenSubject {
-  check: CheckName;
+  /** The alert's check (`failed_runs`, …): a collector re-reads the subjects of the checks it follows. */
+  check: string;
   subject: Subject;
 }
 

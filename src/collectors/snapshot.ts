@@ -38,7 +38,7 @@ export interface RunsSnapshot extends SnapshotBase {
   runs: RunListItem[];
   /**
    * The settled runs of the look-back window that `runs` leaves out, summarised per group (same
-   * app or record, and action: `groupKey` of the failed_runs detector) as where the newest one
+   * app or record, and action: `groupKey` in `settled-runs.ts`) as where the newest one
    * stands in the newest-first order. A settled run (in neither a failed nor an active state) is
    * not a finding; all it decides is that older failures of its group are over, which this keeps.
    * Absent: every run read is in `runs`.
@@ -75,7 +75,7 @@ export interface UrlsSnapshot extends SnapshotBase {
 /**
  * What was read of one app's backups, newest first (`backups.list`): the three the backups check
  * judges, each possibly the same record, kept as met (see `seeBackup` in
- * `src/detectors/backups.ts`), so a walk over thousands of backups holds three references per app.
+ * `backups-seen.ts`), so a walk over thousands of backups holds three references per app.
  */
 export interface BackupsSeen {
   /** The newest backup, whatever its state (running, failed, unknown, or the good one). */
@@ -141,3 +141,33 @@ export interface ServersSnapshot extends SnapshotBase {
 /** Any snapshot; `job` tells which. */
 export type Snapshot =
   RunsSnapshot | UrlsSnapshot | BackupsSnapshot | AttentionSnapshot | MaintenanceSnapshot | ServersSnapshot;
+
+/** One app and what was read of its backups (none: no backup read), as the backups collector meets them. */
+export interface AppBackups {
+  app: AppBackupState;
+  seen: BackupsSeen | undefined;
+}
+
+/**
+ * The records a job reads in bulk, by job: a collector meets them one at a time (a page, an answer)
+ * and keeps only those its checks declare relevant ({@link Relevance}).
+ */
+export interface BulkRecords {
+  /** A `urls.list` record. */
+  urls: UrlsSnapshot['urls'][number];
+  /** An `apps.get` answer, as the maintenance job keeps it. */
+  maintenance: MaintenanceSnapshot['apps'][number];
+  /** An app of `apps.list` with what was read of its backups. */
+  backups: AppBackups;
+}
+
+/** A job that reads records in bulk. */
+export type BulkJob = keyof BulkRecords;
+
+/**
+ * Whether an enabled check could find a problem in a record, per job that reads records in bulk
+ * (built from the checks by `relevanceFor` in the detector registry). Collectors keep only such
+ * records: one left out is one no check would report, exactly as if it had been read and judged
+ * fine. A job absent here keeps every record.
+ */
+export type Relevance = { readonly [J in BulkJob]?: (record: BulkRecords[J]) => boolean };

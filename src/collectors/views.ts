@@ -30,13 +30,17 @@ export const appLabelsView = appListItemSchema.pick(APP_LABEL_FIELDS);
 /** What the run and URL detectors read of an app. */
 export type AppLabels = z.infer<typeof appLabelsView>;
 
-/** An app's labels and its backup state as the service judges it: what the backups detector reads. */
+/**
+ * An app's labels, its state, and its backup state as the service judges it: what the detectors of
+ * the backups job (backups, app_state) read of every app.
+ */
 export const appBackupStateView = appListItemSchema.pick({
   ...APP_LABEL_FIELDS,
+  state: true,
   backup_health: true,
   last_backup_at: true,
 });
-/** What the backups detector reads of an app. */
+/** What the detectors of the backups job read of an app. */
 export type AppBackupState = z.infer<typeof appBackupStateView>;
 
 /** Only the id: the maintenance job lists apps to read each one in full. */

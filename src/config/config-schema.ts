@@ -7,21 +7,11 @@
  * `config-references.ts`, on the raw document, so they are reported alongside every other problem.
  */
 import { z } from 'zod';
-import { environmentTypeSchema } from '../api/schemas.js';
+import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
-import {
-  ACTIVE_RUN_STATES,
-  BAD_SERVER_STATES,
-  FAILED_BACKUP_STATES,
-  FAILED_OFFSITE_STATES,
-  FAILED_RUN_STATES,
-  SUCCEEDED_RUN_STATES,
-  RUNNING_BACKUP_STATES,
-  SUCCEEDED_BACKUP_STATES,
-} from '../simulator/vocabulary.js';
 import { byteSizeSchema } from './byte-size.js';
 import { CRON_HINT, cronSchema } from './cron.js';
-import { DURATION_HINT, durationSchema, offOr, offOrDurationSchema } from './duration.js';
+import { DURATION_HINT, durationSchema, offOr } from './duration.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -98,14 +88,6 @@ const weekdaySchema = z
 
 /** Alert severities, lowest first. */
 const severitySchema = z.enum(['info', 'warning', 'critical']);
-
-const stateListSchema = (defaults: readonly string[]) =>
-  z
-    .array(z.string().min(1, 'must not be empty'))
-    .min(1, 'must list at least one state')
-    .default([...defaults]);
-
-const enabledSchema = z.boolean().default(true).describe('Run this check.');
 
 /**
  * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
@@ -265,117 +247,10 @@ const jobsSchema = z
   })
   .strict();
 
+/** Each check's section (its schema lives in its module, `src/detectors/<check>.ts`), and `sources`. */
 const checksSchema = z
   .object({
-    failed_runs: z
-      .object({
-        enabled: enabledSchema,
-        failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
-        succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
-          'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
-        ),
-        retrying_grace: durationSchema
-          .prefault('30m')
-          .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
-        lookback: durationSchema
-          .prefault('7d')
-          .describe(
-            'How far back runs.list is read for new failures (by creation time). A failed run already alerted is read again by id however old: it resolves only when it (or a newer run of the same app and action) settles, never by ageing out.',
-          ),
-      })
-      .strict()
-      .prefault({}),
-    stuck_runs: z
-      .object({
-        enabled: enabledSchema,
-        active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
-        max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
-      })
-      .strict()
-      .prefault({}),
-    certificates: z
-      .object({
-        enabled: enabledSchema,
-        warn_days: z.number().int().min(1).max(365).default(14),
-        critical_days: z.number().int().min(0).max(365).default(3),
-      })
-      .strict()
-      .refine((c) => c.critical_days < c.warn_days, {
-        path: ['critical_days'],
-        message: 'must be less than warn_days',
-      })
-      .prefault({}),
-    url_checks: z.object({ enabled: enabledSchema }).strict().prefault({}),
-    backups: z
-      .object({
-        enabled: enabledSchema,
-        max_age: z
-          .partialRecord(environmentTypeSchema, offOrDurationSchema)
-          .prefault({})
-          // Environment types left out keep their default, so `{ production: 12h }` changes one.
-          .transform((given) => ({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null, ...given }))
-          .describe(
-            `Oldest acceptable successful backup per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`,
-          ),
-        succeeded_states: stateListSchema(SUCCEEDED_BACKUP_STATES).describe(
-          'Backup states that mean the backup finished well: only such a backup (with a time) counts as taken. A backup whose state is null or in none of the three lists counts as neither taken nor failed.',
-        ),
-        running_states: stateListSchema(RUNNING_BACKUP_STATES).describe(
-          'Backup states that mean the backup is still being made.',
-        ),
-        failed_states: stateListSchema(FAILED_BACKUP_STATES).describe('Backup states that mean the backup failed.'),
-        require_verified: z
-          .boolean()
-          .default(true)
-          .describe('A backup counts only once verified (judged on the newest successful backup).'),
-        offsite: z
-          .boolean()
-          .default(true)
-          .describe('Alert when the off-site copy of the newest successful backup failed.'),
-        offsite_failed_states: stateListSchema(FAILED_OFFSITE_STATES).describe(
-          'Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).',
-        ),
-      })
-      .strict()
-      .superRefine((b, ctx) => {
-        // One word in two lists would make a backup both taken and failed (or still running).
-        const lists = ['succeeded_states', 'running_states', 'failed_states'] as const;
-        for (const [i, list] of lists.entries()) {
-          for (const other of lists.slice(i + 1)) {
-            const both = b[list].filter((state) => b[other].includes(state));
-            if (both.length > 0)
-              ctx.addIssue({
-                code: 'custom',
-                path: [other],
-                message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only`,
-              });
-          }
-        }
-      })
-      .prefault({}),
-    attention: z
-      .object({
-        enabled: enabledSchema,
-        min_severity: z
-          .enum(['info', 'warning', 'danger'])
-          .default('warning')
-          .describe('Lowest attention item severity reported.'),
-        ignore_rules: z
-          .array(z.string().min(1, 'must not be empty'))
-          .default([])
-          .describe(
-            "Attention sections left out, by the service's rule name (a section's `rule`, the alerts' `rule` label): the rules the watchdog's own checks already report (failed runs, certificates, URL checks, backups, maintenance), so one problem is not alerted twice.",
-          ),
-      })
-      .strict()
-      .prefault({}),
-    maintenance: z
-      .object({
-        enabled: enabledSchema,
-        max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
-      })
-      .strict()
-      .prefault({}),
+    ...CHECK_CONFIGS,
     sources: z
       .object({
         failure_threshold: z
@@ -385,15 +260,6 @@ const checksSchema = z
           .max(1000)
           .default(3)
           .describe('Consecutive failed cycles of a source before a "cannot read" alert.'),
-      })
-      .strict()
-      .prefault({}),
-    servers: z
-      .object({
-        enabled: enabledSchema,
-        bad_states: stateListSchema(BAD_SERVER_STATES).describe(
-          'Server states that make its apps impossible to judge.',
-        ),
       })
       .strict()
       .prefault({}),

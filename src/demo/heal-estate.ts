@@ -9,7 +9,7 @@
  * belongs to one staged problem.
  */
 import type { SimProblem, SimulatorControl } from '../simulator/index.js';
-import { BAD_SERVER_STATES, VOCABULARY } from '../simulator/vocabulary.js';
+import { BAD_APP_STATES, BAD_SERVER_STATES, VOCABULARY } from '../simulator/vocabulary.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {
@@ -17,6 +17,8 @@ export interface HealReport {
   fixed: SimProblem[];
   /** Servers that were in a bad state and were brought back. */
   restartedServers: number;
+  /** Apps that were in a bad state (stopped) and were started. */
+  startedApps: number;
   /** Runs that were under way and were finished. */
   finishedRuns: number;
   /** Problems still there afterwards (none expected; shown so a surprise is not hidden). */
@@ -66,6 +68,14 @@ export function healEstate(control: SimulatorControl): HealReport {
     control.setServerState(server.id, VOCABULARY.server.running);
     restarted += 1;
   }
+  // Apps in a bad state (the seed stops a few) are no problem to the simulator either, but the
+  // app_state check reports them: start them.
+  let started = 0;
+  for (const app of control.state.apps.values()) {
+    if (!BAD_APP_STATES.includes(app.state)) continue;
+    control.setAppState(app.id, VOCABULARY.app.running);
+    started += 1;
+  }
   // Runs under way (a backup whose archive is still unverified, a deploy, a run about to retry by
   // itself) would settle during the show and raise problems nobody staged: let them finish now.
   let finished = 0;
@@ -80,5 +90,11 @@ export function healEstate(control: SimulatorControl): HealReport {
     const hasBackup = control.state.backupIndex.byApp(app.id).some((b) => b.state === VOCABULARY.backup.done);
     if (!hasBackup) control.addBackup(app.id, { automated: true });
   }
-  return { fixed: found, restartedServers: restarted, finishedRuns: finished, remaining: control.problems() };
+  return {
+    fixed: found,
+    restartedServers: restarted,
+    startedApps: started,
+    finishedRuns: finished,
+    remaining: control.problems(),
+  };
 }

@@ -4,8 +4,8 @@
  * It reads only what the stand-in received: the demo shows the real message, not a copy built
  * beside it.
  */
-import type { CheckName } from '../detectors/finding.js';
-import { CHECK_NAMES } from '../detectors/finding.js';
+import type { CheckName } from '../detectors/registry.js';
+import { CHECK_NAMES } from '../detectors/registry.js';
 import { describeHeadline } from '../notify/channels/describe.js';
 import type { SlackLikePayload } from '../notify/peers/webhook-receiver.js';
 

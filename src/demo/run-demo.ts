@@ -130,7 +130,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
       configPath,
       keep: options.keep,
       jobEverySeconds,
-      healed: heal.fixed.length + heal.restartedServers,
+      healed: heal.fixed.length + heal.restartedServers + heal.startedApps,
       unhealed: heal.remaining.map((p) => `${p.kind} ${p.app}: ${p.detail}`),
     });
     live = true;

@@ -7,7 +7,7 @@
  * the end of the failed run: the scenario lets the retried run finish only once the remediation
  * policy has actually retried it (the run is running again), so "retried automatically" is earned.
  */
-import type { CheckName } from '../detectors/finding.js';
+import type { CheckName } from '../detectors/registry.js';
 import type { SimulatorControl } from '../simulator/index.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
 import type { DemoCast } from './demo-cast.js';

@@ -17,13 +17,18 @@
  * incomplete (`attention/<rule>/`), and the lifecycle leaves that rule's unlisted alerts as they
  * are instead of resolving them; they resolve once the section lists every item again.
  */
+import { z } from 'zod';
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
 import type { AttentionSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema } from '../config/check-config.js';
+import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
+import type { Detection } from './finding.js';
 import { contentHash, fingerprint, stableJson } from './fingerprint.js';
 import { oneLine } from './one-line.js';
+import type { Presentable } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 
 /** Options of the attention check (`checks.attention`). */
@@ -43,6 +48,32 @@ const SEVERITY: Record<AttentionSection['severity'], Severity> = {
   warning: 'warning',
   info: 'info',
 };
+
+/** The attention check. */
+export const attentionCheck = defineCheck({
+  name: 'attention',
+  job: 'attention',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      min_severity: z
+        .enum(['info', 'warning', 'danger'])
+        .default('warning')
+        .describe('Lowest attention item severity reported.'),
+      ignore_rules: z
+        .array(z.string().min(1, 'must not be empty'))
+        .default([])
+        .describe(
+          "Attention sections left out, by the service's rule name (a section's `rule`, the alerts' `rule` label): the rules the watchdog's own checks already report (failed runs, certificates, URL checks, backups, maintenance), so one problem is not alerted twice.",
+        ),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): AttentionOptions | undefined =>
+    own.enabled ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules } : undefined,
+  detect: attention,
+  presentation: { noun: ['item needing attention', 'items needing attention'], facts: itemFacts },
+});
 
 /** Item fields copied to labels when present (as text). */
 const LABEL_FIELDS = ['namespace', 'project', 'environment_type', 'app', 'server', 'workflow', 'action'] as const;
@@ -91,8 +122,12 @@ function truncate(s: string, max: number): string {
  * ignored rule, and declares the
  * sections that list fewer items than they count incomplete.
  */
-export function attention(snapshot: AttentionSnapshot, options: AttentionOptions, _now: number): DetectorResult {
-  const findings: Finding[] = [];
+export function attention(
+  snapshot: AttentionSnapshot,
+  options: AttentionOptions,
+  _now: number,
+): DetectorResult<Detection<'attention'>> {
+  const findings: Detection<'attention'>[] = [];
   const incomplete: string[] = [];
   const seen = new Set<string>();
   for (const section of snapshot.summary.sections) {
@@ -160,4 +195,34 @@ export function attention(snapshot: AttentionSnapshot, options: AttentionOptions
     }
   }
   return { findings, incomplete };
+}
+
+/**
+ * Details never shown: ids, what the labels and the link already say, the section's own words
+ * (the summary starts with the section's label).
+ */
+const NOT_SHOWN =
+  /^(id|.*_id|app|name|namespace|project|environment|environment_type|server|url|since|section|rule|kind|section_total)$/;
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+/**
+ * An item's facts: whatever the service listed (item shapes are the service's own), without ids,
+ * labels, the link, and any value the labels or the summary already say; a value that reads as an
+ * ISO 8601 time is shown as a time.
+ */
+function itemFacts({ summary, details, labels }: Presentable): Fact[] {
+  const said = new Set([summary, ...Object.values(labels).filter((v): v is string => Boolean(v))]);
+  const out: Fact[] = [];
+  for (const [key, value] of Object.entries(details)) {
+    if (value === '' || NOT_SHOWN.test(key) || said.has(value)) continue;
+    out.push(ISO_TIME.test(value) ? { label: labelOf(key), value, kind: 'time' } : { label: labelOf(key), value });
+  }
+  return out;
+}
+
+/** `retrying_grace` → `Retrying grace`. */
+function labelOf(key: string): string {
+  const words = key.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -25,26 +25,31 @@
  * When the collector could not tell a judgement ({@link BackupsSeen} `stopped`), the problems it is
  * about are declared incomplete: their alerts stay as they are, neither raised nor resolved.
  */
-import type { EnvironmentType, OffsiteCopy } from '../api/schemas.js';
+import { z } from 'zod';
+import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
+import { backupOutcome, type BackupStates } from '../collectors/backups-seen.js';
 import type { AppBackupState, NewestBackup } from '../collectors/views.js';
-import type { BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
-import { buildLabels, type LabelValue } from './build-labels.js';
+import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { DURATION_HINT, offOrDurationSchema } from '../config/duration.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
+import {
+  FAILED_BACKUP_STATES,
+  FAILED_OFFSITE_STATES,
+  RUNNING_BACKUP_STATES,
+  SUCCEEDED_BACKUP_STATES,
+} from '../simulator/vocabulary.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding, Severity } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
+import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
-
-/** The backup state words of the service (`checks.backups.*_states`); no word is in two lists. */
-export interface BackupStates {
-  /** Finished well: the only backups that count as taken. */
-  succeeded: readonly string[];
-  /** Still being made. */
-  running: readonly string[];
-  failed: readonly string[];
-}
 
 /** Options of the backups check (`checks.backups`). */
 export interface BackupsOptions {
@@ -69,55 +74,89 @@ export interface BackupsOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** `checks.backups`. */
+const backupsConfig = z
+  .object({
+    enabled: enabledSchema,
+    max_age: z
+      .partialRecord(environmentTypeSchema, offOrDurationSchema)
+      .prefault({})
+      // Environment types left out keep their default, so `{ production: 12h }` changes one.
+      .transform((given) => ({ production: 26 * 3_600_000, staging: 8 * 86_400_000, development: null, ...given }))
+      .describe(
+        `Oldest acceptable successful backup per environment type: ${DURATION_HINT}, or "off". Defaults: production 26h, staging 8d, development off.`,
+      ),
+    succeeded_states: stateListSchema(SUCCEEDED_BACKUP_STATES).describe(
+      'Backup states that mean the backup finished well: only such a backup (with a time) counts as taken. A backup whose state is null or in none of the three lists counts as neither taken nor failed.',
+    ),
+    running_states: stateListSchema(RUNNING_BACKUP_STATES).describe(
+      'Backup states that mean the backup is still being made.',
+    ),
+    failed_states: stateListSchema(FAILED_BACKUP_STATES).describe('Backup states that mean the backup failed.'),
+    require_verified: z
+      .boolean()
+      .default(true)
+      .describe('A backup counts only once verified (judged on the newest successful backup).'),
+    offsite: z.boolean().default(true).describe('Alert when the off-site copy of the newest successful backup failed.'),
+    offsite_failed_states: stateListSchema(FAILED_OFFSITE_STATES).describe(
+      'Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).',
+    ),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    // One word in two lists would make a backup both taken and failed (or still running).
+    const lists = ['succeeded_states', 'running_states', 'failed_states'] as const;
+    for (const [i, list] of lists.entries()) {
+      for (const other of lists.slice(i + 1)) {
+        const both = b[list].filter((state) => b[other].includes(state));
+        if (both.length > 0)
+          ctx.addIssue({
+            code: 'custom',
+            path: [other],
+            message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only`,
+          });
+      }
+    }
+  })
+  .prefault({});
+
+/** The backups check. */
+export const backupsCheck = defineCheck({
+  name: 'backups',
+  job: 'backups',
+  config: backupsConfig,
+  options: (own): BackupsOptions | undefined =>
+    own.enabled
+      ? {
+          maxAgeMs: { ...own.max_age },
+          states: { succeeded: own.succeeded_states, running: own.running_states, failed: own.failed_states },
+          requireVerified: own.require_verified,
+          ...(own.offsite ? { offsite: { failedStates: own.offsite_failed_states } } : {}),
+        }
+      : undefined,
+  detect: backups,
+  relevant: backupsConcern,
+  presentation: {
+    noun: ['backup problem', 'backup problems'],
+    facts: factsFrom([
+      ['age', 'Age'],
+      ['max_age', 'Max age'],
+      ['newest_backup', 'Newest backup'],
+      ['backup', 'Backup'],
+      ['backup_health', 'Health'],
+      ['last_backup_at', 'Last backup', 'time'],
+      ['taken_at', 'Taken', 'time'],
+      ['verified', 'Verified'],
+      ['storage', 'Storage'],
+      ['state', 'Copy state'],
+      ['error', 'Error'],
+      ['uploaded_at', 'Uploaded', 'time'],
+    ]),
+  },
+});
+
 /** Which of an app's backup problems a finding is. */
 export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite';
-
-/** What a backup's `state` says of it. */
-export type BackupOutcome = 'good' | 'running' | 'failed' | 'unknown';
-
-/**
- * What a backup's `state` says, by the configured words. A null state (the reference allows it) or
- * a word in no list is `unknown`: neither taken nor failed. Counting a null state as finished well
- * would be the unsafe reading: a service that fills the state in only at the end would have every
- * backup it starts clear the stale alert, the false resolution this check must not make; the cost
- * of the safe reading is a loud one (every app stale, its newest backup shown "(no state)"), never a
- * silent one. A backup in a succeeded state without a time cannot show that anything is recent: it
- * is `unknown` too.
- */
-export function backupOutcome(backup: Pick<NewestBackup, 'state' | 'taken_at'>, states: BackupStates): BackupOutcome {
-  const state = backup.state;
-  if (state === null) return 'unknown';
-  if (states.running.includes(state)) return 'running';
-  if (states.failed.includes(state)) return 'failed';
-  if (states.succeeded.includes(state)) return parseTime(backup.taken_at) === null ? 'unknown' : 'good';
-  return 'unknown';
-}
-
-/**
- * `seen` with the app's next backup added, the backups coming newest first (`backups.list`): the
- * first is the newest, the first good or failed one the newest finished, the first good one the
- * newest good. Starts the record when `seen` is absent, else changes it in place.
- */
-export function seeBackup(seen: BackupsSeen | undefined, backup: NewestBackup, states: BackupStates): BackupsSeen {
-  const out = seen ?? { newest: backup };
-  const outcome = backupOutcome(backup, states);
-  if (outcome === 'good' || outcome === 'failed') out.finished ??= backup;
-  if (outcome === 'good') out.good ??= backup;
-  return out;
-}
-
-/**
- * Why nothing older than `last`, the app's backup just seen, can change what the check reports:
- * `good` once the newest good backup is known; `max_age` once the newest finished one is known and
- * `last` is older than `horizon` (now − the app's max_age), since a good backup further down is
- * stale anyway. null: read on. Judged backup by backup, so a walk of all apps and a read of one
- * app stop at the same backup of that app.
- */
-export function settledBy(seen: BackupsSeen, last: NewestBackup, horizon: number): 'good' | 'max_age' | null {
-  if (seen.good) return 'good';
-  const at = parseTime(last.taken_at);
-  return seen.finished !== undefined && at !== null && at < horizon ? 'max_age' : null;
-}
 
 /** Why an off-site copy is a finding. */
 export type OffsiteReason = 'transfer_failed' | 'not_on_storage';
@@ -131,12 +170,6 @@ export function judgeOffsite(copy: OffsiteCopy, failedStates: readonly string[])
   if (copy.error !== null || (copy.state !== null && failedStates.includes(copy.state))) return 'transfer_failed';
   if (!copy.on_storage && copy.uploaded_at !== null) return 'not_on_storage';
   return null;
-}
-
-/** One app and what was read of its backups (none: no backup read), as the backups collector meets them. */
-export interface AppBackups {
-  app: AppBackupState;
-  seen: BackupsSeen | undefined;
 }
 
 /**
@@ -156,13 +189,18 @@ export function backupsConcern({ app, seen }: AppBackups, options: BackupsOption
 }
 
 /** Finds backup problems of every watched app. */
-export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now: number): DetectorResult {
-  const findings: Finding[] = [];
+export function backups(
+  snapshot: BackupsSnapshot,
+  options: BackupsOptions,
+  now: number,
+): DetectorResult<Detection<'backups'>> {
+  const findings: Detection<'backups'>[] = [];
   const incomplete: string[] = [];
   for (const app of snapshot.apps) {
     const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
     if (maxAge === null || maxAge === undefined) continue;
     const seen = snapshot.backups.get(app.id);
+    const ctx = appContext(app);
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
@@ -173,16 +211,16 @@ export function backups(snapshot: BackupsSnapshot, options: BackupsOptions, now:
     const make = (
       problem: BackupProblem,
       storage: string | null,
-      f: Omit<Finding, 'fingerprint' | 'check' | 'labels' | 'url'>,
-    ): Finding => ({
+      f: Omit<Detection<'backups'>, 'fingerprint' | 'check' | 'labels' | 'url'>,
+    ): Detection<'backups'> => ({
       fingerprint: fp(problem, storage),
       check: 'backups',
       ...f,
       summary: oneLine(f.summary),
-      labels: buildLabels('backups', { ...appLabels(app), problem, storage }),
+      labels: buildLabels('backups', { ...ctx.labels, problem, storage }),
       url: app.url,
     });
-    const name = appName(app);
+    const name = ctx.name;
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
     const severity = environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity });
@@ -285,7 +323,7 @@ function staleFinding(
   maxAge: number,
   now: number,
   states: BackupStates,
-): Pick<Finding, 'summary' | 'details' | 'since'> | null {
+): Pick<Detection<'backups'>, 'summary' | 'details' | 'since'> | null {
   const max = formatDuration(maxAge);
   if (!seen)
     return {
@@ -340,22 +378,6 @@ function healthSeverity(health: AppBackupState['backup_health']): Severity | nul
   if (health === 'critical') return 'critical';
   if (health === 'warning') return 'warning';
   return null;
-}
-
-/** "shop-prod (production)". */
-function appName(app: AppBackupState): string {
-  return `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
-}
-
-/** The labels every backups finding of an app carries. */
-function appLabels(app: AppBackupState): Record<string, LabelValue> {
-  return {
-    namespace: app.namespace,
-    project: app.project,
-    environment_type: app.environment_type,
-    app: app.name,
-    server: app.server,
-  };
 }
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {

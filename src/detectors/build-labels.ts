@@ -1,4 +1,4 @@
-import type { CheckName, Labels } from './finding.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 
 /** A label value as a detector has it: unknown values may be null or undefined. */
 export type LabelValue = string | number | null | undefined;
@@ -8,8 +8,8 @@ export type LabelValue = string | number | null | undefined;
  * empty values are left out rather than written as "null", so a route or silence that matches on a
  * label never matches a placeholder. Numbers become strings (labels are strings).
  */
-export function buildLabels(check: CheckName, values: Record<string, LabelValue>): Labels {
-  const labels: Labels = { check };
+export function buildLabels<C extends string>(check: C, values: Record<string, LabelValue>): Labels<C> {
+  const labels: Labels<C> = { check };
   for (const [key, value] of Object.entries(values)) {
     if (key === 'check' || value === null || value === undefined) continue;
     const text = String(value);

@@ -8,14 +8,19 @@
  * One finding per URL, fingerprinted by the URL record, so a rise from warning to critical is an
  * escalation of the same alert and a renewal resolves it.
  */
+import { z } from 'zod';
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema } from '../config/check-config.js';
+import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
-import { SEVERITY_RANK, type Finding, type Severity } from './finding.js';
+import { defineCheck } from './define-check.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatTime } from './format-time.js';
 import { oneLine } from './one-line.js';
+import { factsFrom } from './presentation.js';
 import { parseTime } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
@@ -28,6 +33,41 @@ export interface CertificatesOptions {
 }
 
 const DAY_MS = 86_400_000;
+
+/** The certificates check. */
+export const certificatesCheck = defineCheck({
+  name: 'certificates',
+  job: 'urls',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      warn_days: z.number().int().min(1).max(365).default(14),
+      critical_days: z.number().int().min(0).max(365).default(3),
+    })
+    .strict()
+    .refine((c) => c.critical_days < c.warn_days, {
+      path: ['critical_days'],
+      message: 'must be less than warn_days',
+    })
+    .prefault({}),
+  options: (own): CertificatesOptions | undefined =>
+    own.enabled ? { warnDays: own.warn_days, criticalDays: own.critical_days } : undefined,
+  detect: certificates,
+  relevant: certificateConcerns,
+  presentation: {
+    noun: ['certificate problem', 'certificate problems'],
+    facts: factsFrom([
+      ['url', 'URL'],
+      ['expires_at', 'Expires', 'time'],
+      ['left', 'Left'],
+      ['ssl_status', 'SSL status'],
+    ]),
+    brief: (d) => {
+      if (d.left === 'expired') return 'certificate expired';
+      return d.left ? `certificate expires in ${d.left}` : null;
+    },
+  },
+});
 
 /** Why a certificate is a finding: the rule that fired, named. */
 export type CertificateReason =
@@ -93,8 +133,12 @@ export function certificateConcerns(record: UrlRecord, options: CertificatesOpti
 }
 
 /** Finds URLs whose certificate needs attention; one finding per URL. */
-export function certificates(snapshot: UrlsSnapshot, options: CertificatesOptions, now: number): Finding[] {
-  const findings: Finding[] = [];
+export function certificates(
+  snapshot: UrlsSnapshot,
+  options: CertificatesOptions,
+  now: number,
+): Detection<'certificates'>[] {
+  const findings: Detection<'certificates'>[] = [];
   for (const record of snapshot.urls) {
     const { expires, date, status, lead } = judge(record, options, now);
     if (!lead) continue;

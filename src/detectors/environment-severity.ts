@@ -1,5 +1,5 @@
 import type { EnvironmentType } from '../api/schemas.js';
-import type { Severity } from './finding.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
 
 /**
  * Severity per environment type; `none` is for records outside any environment (environment_type

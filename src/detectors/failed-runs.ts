@@ -6,19 +6,27 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
+import { z } from 'zod';
 import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
+import { groupKey } from '../collectors/settled-runs.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { durationSchema } from '../config/duration.js';
+import { FAILED_RUN_STATES, SUCCEEDED_RUN_STATES } from '../simulator/vocabulary.js';
 import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
+import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { isNewer, orderKey, sortNewestFirst, type OrderKey } from '../lib/newest-first.js';
+import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
+import type { StuckRunsConfig } from './stuck-runs.js';
 
 /** Options of the failed_runs check (`checks.failed_runs`). */
 export interface FailedRunsOptions {
@@ -68,33 +76,62 @@ export function judgeRun(
   }
 }
 
-/** Runs that supersede each other: the same app (or record, for runs on no app) and action. */
-export function groupKey(run: RunListItem): string {
-  if (run.app_id !== null) return `app:${run.app_id}:${run.action}`;
-  if (run.record !== null) return `record:${run.record_type ?? ''}:${run.record}:${run.action}`;
-  return `run:${run.id}`;
-}
+/** `checks.failed_runs`. */
+const failedRunsConfig = z
+  .object({
+    enabled: enabledSchema,
+    failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
+    succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
+      'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
+    ),
+    retrying_grace: durationSchema
+      .prefault('30m')
+      .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+    lookback: durationSchema
+      .prefault('7d')
+      .describe(
+        'How far back runs.list is read for new failures (by creation time). A failed run already alerted is read again by id however old: it resolves only when it (or a newer run of the same app and action) settles, never by ageing out.',
+      ),
+  })
+  .strict()
+  .prefault({});
 
-/**
- * The settled runs a collector leaves out of a runs snapshot, summarised the way failed_runs reads
- * them. A run in neither a failed nor an active state has no detail (so no watcher) and is judged
- * `settled`: all it can ever decide is that the older runs of its group are over. So per group only
- * where the newest such run stands is kept ({@link RunsSnapshot.settledNewest}), not the runs.
- */
-export class SettledRunSummary {
-  readonly newest = new Map<string, OrderKey>();
-
-  /** Counts `run` (a settled one) in; reading the same run twice (a walk read again) changes nothing. */
-  add(run: RunListItem): void {
-    const key = groupKey(run);
-    const place = orderKey(run);
-    const known = this.newest.get(key);
-    if (!known || isNewer(place, known)) this.newest.set(key, place);
-  }
-}
+/** The failed_runs check: a run's active states are stuck_runs' (`checks.stuck_runs.active_states`). */
+export const failedRunsCheck = defineCheck({
+  name: 'failed_runs',
+  job: 'runs',
+  config: failedRunsConfig,
+  options: (own, checks: { stuck_runs: StuckRunsConfig }): FailedRunsOptions | undefined =>
+    own.enabled
+      ? {
+          failedStates: own.failed_states,
+          activeStates: checks.stuck_runs.active_states,
+          retryingGraceMs: own.retrying_grace,
+        }
+      : undefined,
+  detect: failedRuns,
+  presentation: {
+    noun: ['failed run', 'failed runs'],
+    facts: factsFrom([
+      ['run', 'Run'],
+      ['step', 'Step'],
+      ['reason', 'Reason'],
+      ['watcher', 'Watcher'],
+      ['retrying', 'Retrying'],
+    ]),
+    brief: (d) => {
+      if (d.step && d.reason) return `step ${d.step}: ${d.reason}`;
+      return d.reason ?? (d.step ? `step ${d.step}` : null);
+    },
+  },
+});
 
 /** Finds the newest settled run of each (app or record, action) that failed. */
-export function failedRuns(snapshot: RunsSnapshot, options: FailedRunsOptions, now: number): Finding[] {
+export function failedRuns(
+  snapshot: RunsSnapshot,
+  options: FailedRunsOptions,
+  now: number,
+): Detection<'failed_runs'>[] {
   const groups = new Map<string, RunListItem[]>();
   for (const run of snapshot.runs) {
     const key = groupKey(run);
@@ -102,7 +139,7 @@ export function failedRuns(snapshot: RunsSnapshot, options: FailedRunsOptions, n
     if (group) group.push(run);
     else groups.set(key, [run]);
   }
-  const findings: Finding[] = [];
+  const findings: Detection<'failed_runs'>[] = [];
   for (const [key, group] of groups) {
     sortNewestFirst(group);
     // A settled run left out of the snapshot that is newer than the deciding run would have decided.
@@ -127,7 +164,7 @@ function toFinding(
   apps: ReadonlyMap<number, AppLabels>,
   options: FailedRunsOptions,
   now: number,
-): Finding {
+): Detection<'failed_runs'> {
   const ctx = runContext(run, apps);
   // The failed step: the reference gives `reason` only as "why a step failed", so the last step
   // carrying one is the failed step — found without assuming any step state word.

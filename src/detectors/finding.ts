@@ -2,61 +2,24 @@
  * What a detector reports: one problem, with a fingerprint that stays the same for as long as the
  * problem lasts, so the alert lifecycle can tell "new", "still there" and "gone".
  */
-
-/** How bad a finding is; ordered, so a rise can be detected. */
-export type Severity = 'info' | 'warning' | 'critical';
-
-/** Severity order: a higher number is worse. */
-export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
-
-/** The checks deploy-watchdog runs; every finding belongs to one. */
-export const CHECK_NAMES = [
-  'failed_runs',
-  'stuck_runs',
-  'certificates',
-  'url_checks',
-  'backups',
-  'attention',
-  'maintenance',
-  /** A server in a bad state; its alerts hold back those of the apps on it (notify inhibition). */
-  'servers',
-  /** The watchdog's own trouble: a source that cannot be read, a check disabled for lack of permission. */
-  'watchdog',
-] as const;
-/** One of {@link CHECK_NAMES}. */
-export type CheckName = (typeof CHECK_NAMES)[number];
+import type { Fact, Labels, Severity, Subject } from '../lib/alert-vocabulary.js';
+import type { CheckName } from './registry.js';
 
 /**
- * Labels route, group and silence alerts. The well-known keys are listed; detectors may add more
- * (workflow, action, step, rule…). Values are strings; an unknown value is left out, not "null".
+ * One problem as a detector sees it, before its check's presentation adds what a reader is shown
+ * ({@link Finding}). `C` is the check: a detector names its own, so its type does not depend on the
+ * registry that lists it.
  */
-export interface Labels {
-  check: CheckName;
-  namespace?: string;
-  project?: string;
-  environment_type?: string;
-  app?: string;
-  server?: string;
-  [key: string]: string | undefined;
-}
-
-/** The record a finding is about, so remediation knows what to act on. */
-export interface Subject {
-  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server';
-  id?: number;
-}
-
-/** One problem found in one complete snapshot. */
-export interface Finding {
+export interface Detection<C extends string = CheckName> {
   /** Stable for the life of the problem, e.g. `failed_runs/run/123`. */
   fingerprint: string;
-  check: CheckName;
+  check: C;
   severity: Severity;
   /** One line a person understands without context: "Update of shop (staging) failed at step install". */
   summary: string;
-  /** Ordered facts shown under the summary: { run: '#123', step: 'install', reason: '…' }. */
+  /** Everything known about the problem: { run: '#123', step: 'install', reason: '…' }. */
   details: Record<string, string>;
-  labels: Labels;
+  labels: Labels<C>;
   /** Link to the app (its URL) where known. */
   url?: string | null;
   /** When the problem began according to the source (ISO 8601), where the source says. */
@@ -69,4 +32,16 @@ export interface Finding {
    * lifecycle hold the alert back. Absent: fire at once.
    */
   holdForMs?: number;
+}
+
+/**
+ * One problem found in one complete snapshot, with what a reader is shown of it: chosen by its
+ * check (`presentation` in its module), stored with the alert and carried on its events, so a
+ * renderer shows it without knowing any check.
+ */
+export interface Finding<C extends string = CheckName> extends Detection<C> {
+  /** The details that matter to a reader, in order, named for people; the rest repeat the summary or labels. */
+  facts: Fact[];
+  /** The one-line form for compact messages ("step install: exit code 1"); absent: the summary says it best. */
+  brief?: string;
 }

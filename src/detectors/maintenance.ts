@@ -7,12 +7,18 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
+import { z } from 'zod';
 import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema } from '../config/check-config.js';
+import { durationSchema } from '../config/duration.js';
+import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { factsFrom } from './presentation.js';
 
 /** Options of the maintenance check (`checks.maintenance`). */
 export interface MaintenanceOptions {
@@ -22,17 +28,44 @@ export interface MaintenanceOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** The maintenance check. */
+export const maintenanceCheck = defineCheck({
+  name: 'maintenance',
+  job: 'maintenance',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
+  detect: maintenance,
+  relevant: inMaintenance,
+  presentation: {
+    noun: ['app in maintenance', 'apps in maintenance'],
+    facts: factsFrom([
+      ['state', 'State'],
+      ['max_duration', 'Allowed'],
+    ]),
+  },
+});
+
 /** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
 export function inMaintenance(app: MaintenanceApp): boolean {
   return app.maintenance;
 }
 
 /** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
-export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions, _now: number): Finding[] {
-  const findings: Finding[] = [];
+export function maintenance(
+  snapshot: MaintenanceSnapshot,
+  options: MaintenanceOptions,
+  _now: number,
+): Detection<'maintenance'>[] {
+  const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;
-    const name = `${app.name}${app.environment_type ? ` (${app.environment_type})` : ''}`;
+    const { name, labels } = appContext(app);
     const max = formatDuration(options.maxDurationMs);
     findings.push({
       fingerprint: fingerprint('maintenance', 'app', app.id),
@@ -40,13 +73,7 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceO
       severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
-      labels: buildLabels('maintenance', {
-        namespace: app.namespace,
-        project: app.project,
-        environment_type: app.environment_type,
-        app: app.name,
-        server: app.server,
-      }),
+      labels: buildLabels('maintenance', labels),
       url: app.url,
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.
       since: null,

@@ -1,151 +1,154 @@
 /**
- * Which detectors read which job's snapshot, one line each, and running them.
+ * Every check, one line each ({@link CHECKS}), and what the rest of the daemon derives from them:
+ * the check names, the detectors' options, the `checks.<name>` sections of the config schema, which
+ * records a bulk read keeps, and how each check's findings are shown. Adding a check is one new
+ * module (`defineCheck`, see `define-check.ts`) and one line here.
  *
- * A check runs only when its options are given: the composition root maps `checks.*` of the config
- * onto `DetectorOptions` and leaves out the checks that are disabled (or that the token lacks the
- * permission for). Adding a check is one new file and one `define(…)` line here.
+ * A check runs only when its options are given: {@link detectorOptionsFromConfig} asks each check
+ * for its options from `checks.*` of the config and leaves out the checks that are switched off;
+ * the composition root also leaves out those the token lacks the permission for.
  *
- * A detector returns its findings, or a {@link DetectorResult} when it can tell that part of its
- * snapshot is not whole (a truncated attention section); the incomplete parts travel with the
- * findings to the lifecycle, which does not resolve what it could not see.
+ * A detector returns its findings, or a `DetectorResult` when it can tell that part of its snapshot
+ * is not whole (a truncated attention section); the incomplete parts travel with the findings to the
+ * lifecycle, which does not resolve what it could not see.
  *
- * A detector of records read in bulk (URLs, apps in full, apps with their newest backup) also says
+ * A check of records read in bulk (URLs, apps in full, apps with their newest backup) also says
  * which records it could find a problem in ({@link relevanceFor}): its collector keeps only those,
  * so a cycle never holds the thousands of records that are fine.
  */
-import type { UrlRecord } from '../api/schemas.js';
-import type { MaintenanceApp, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
-import { attention, type AttentionOptions } from './attention.js';
-import { backups, backupsConcern, type AppBackups, type BackupsOptions } from './backups.js';
-import { certificateConcerns, certificates, type CertificatesOptions } from './certificates.js';
+import type { z } from 'zod';
+import type { Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import { appStateCheck } from './app-state.js';
+import { attentionCheck } from './attention.js';
+import { backupsCheck } from './backups.js';
+import { certificatesCheck } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
-import { failedRuns, type FailedRunsOptions } from './failed-runs.js';
-import type { CheckName, Finding } from './finding.js';
-import { inMaintenance, maintenance, type MaintenanceOptions } from './maintenance.js';
-import { serverState, type ServerStateOptions } from './server-state.js';
-import { stuckRuns, type StuckRunsOptions } from './stuck-runs.js';
-import { urlCheckFailed, urlChecks, type UrlChecksOptions } from './url-checks.js';
+import { failedRunsCheck } from './failed-runs.js';
+import type { Detection, Finding } from './finding.js';
+import { maintenanceCheck } from './maintenance.js';
+import { present, type Presentation } from './presentation.js';
+import { serversCheck } from './server-state.js';
+import { stuckRunsCheck } from './stuck-runs.js';
+import { urlChecksCheck } from './url-checks.js';
+import { WATCHDOG, watchdogPresentation } from './watchdog.js';
 
-/** Options of every check, keyed by check name; an absent check is disabled. */
-export interface DetectorOptions {
-  failed_runs?: FailedRunsOptions;
-  stuck_runs?: StuckRunsOptions;
-  certificates?: CertificatesOptions;
-  url_checks?: UrlChecksOptions;
-  backups?: BackupsOptions;
-  attention?: AttentionOptions;
-  maintenance?: MaintenanceOptions;
-  servers?: ServerStateOptions;
-}
+/** Every check, in the order of the config's `checks` section. */
+export const CHECKS = [
+  failedRunsCheck,
+  stuckRunsCheck,
+  certificatesCheck,
+  urlChecksCheck,
+  backupsCheck,
+  attentionCheck,
+  maintenanceCheck,
+  serversCheck,
+  appStateCheck,
+] as const;
+
+/** One of {@link CHECKS}. */
+export type AnyCheck = (typeof CHECKS)[number];
 
 /** A check that has a detector (every check but `watchdog`, which the daemon reports itself). */
-export type DetectorCheck = keyof DetectorOptions;
+export type DetectorCheck = AnyCheck['name'];
 
-/** One registered detector, with its types erased so detectors of every job fit in one list. */
-export interface RegisteredDetector {
-  check: DetectorCheck & CheckName;
-  /** The job whose snapshot it reads. */
-  job: SnapshotJob;
-  /** Its result; nothing found when the snapshot is another job's or its check is disabled. */
-  run(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult;
-  /**
-   * For a detector of a job that reads records in bulk ({@link BulkRecords}): whether it could find
-   * a problem in this record (false when its check is off). The record is of the job's kind.
-   */
-  relevant?(record: unknown, options: DetectorOptions, now: number): boolean;
-}
+/** The checks deploy-watchdog runs, and `watchdog` (its own trouble): every finding belongs to one. */
+export type CheckName = DetectorCheck | typeof WATCHDOG;
 
-/** The records a job reads in bulk, by job: the ones its detectors declare relevant or not. */
-export interface BulkRecords {
-  /** A `urls.list` record. */
-  urls: UrlRecord;
-  /** An `apps.get` answer, as the maintenance job keeps it. */
-  maintenance: MaintenanceApp;
-  /** An app of `apps.list` with its newest backup. */
-  backups: AppBackups;
-}
+/** Every {@link CheckName}: the checks in registry order, then `watchdog`. */
+export const CHECK_NAMES: readonly CheckName[] = [...CHECKS.map((c) => c.name), WATCHDOG];
+
+/** Options of every check, keyed by check name; an absent check is disabled. */
+export type DetectorOptions = { [C in AnyCheck as C['name']]?: NonNullable<ReturnType<C['options']>> };
+
+/** The schema of each check's `checks.<name>` section, keyed by name, in registry order. */
+export const CHECK_CONFIGS = Object.fromEntries(CHECKS.map((c) => [c.name, c.config])) as {
+  [C in AnyCheck as C['name']]: C['config'];
+};
+
+/** Each check's `checks.<name>` section as parsed, keyed by name. */
+export type ChecksConfig = { [C in AnyCheck as C['name']]: z.output<C['config']> };
+
+/** What one check's `options` reads of the whole `checks` section besides its own section. */
+type ReadsOf<C> = C extends { options: (own: never, checks: infer A) => unknown } ? A : never;
 
 /**
- * Whether an enabled check could find a problem in a record, per job that reads records in bulk.
- * Collectors keep only such records: one left out is one no detector would report, exactly as if
- * it had been read and judged fine.
+ * What every check's `options` reads of the whole section (failed_runs: stuck_runs' words), all of
+ * it at once: taken check by check, so one that reads nothing (`unknown`) does not swallow the rest.
  */
-export type Relevance = { readonly [J in keyof BulkRecords]: (record: BulkRecords[J]) => boolean };
+type OptionsReads = (
+  AnyCheck extends infer C ? (C extends unknown ? (reads: ReadsOf<C>) => void : never) : never
+) extends (reads: infer I) => void
+  ? I
+  : never;
 
-const NOTHING: DetectorResult = { findings: [], incomplete: [] };
-
-export type { DetectorResult } from './detector-result.js';
-
-/** Binds a detector to its job and its options key, checked by the compiler. */
-function define<J extends SnapshotJob, C extends DetectorCheck>(
-  job: J,
-  check: C,
-  detect: (
-    snapshot: Extract<Snapshot, { job: J }>,
-    options: NonNullable<DetectorOptions[C]>,
-    now: number,
-  ) => Finding[] | DetectorResult,
-  relevant?: J extends keyof BulkRecords
-    ? (record: BulkRecords[J], options: NonNullable<DetectorOptions[C]>, now: number) => boolean
-    : never,
-): RegisteredDetector {
-  return {
-    check,
-    job,
-    ...(relevant && {
-      relevant: (record: unknown, options: DetectorOptions, now: number) => {
-        const own = options[check];
-        // Safe as in `run`: the options of `check`, and (collectors pass them) a record of `job`'s kind.
-        const test = relevant as (record: unknown, options: NonNullable<DetectorOptions[C]>, now: number) => boolean;
-        return own !== undefined && test(record, own as NonNullable<DetectorOptions[C]>, now);
-      },
-    }),
-    run(snapshot, options, now) {
-      const own = options[check];
-      if (own === undefined || snapshot.job !== job) return NOTHING;
-      // Safe: `job` matched, and `own` is the options of `check`; TypeScript cannot correlate them.
-      const out = detect(snapshot as Extract<Snapshot, { job: J }>, own as NonNullable<DetectorOptions[C]>, now);
-      return Array.isArray(out) ? { findings: out, incomplete: [] } : out;
-    },
-  };
+/**
+ * Asks every check for its detector's options from `checks.*` of the config: state words, durations
+ * in ms. A check switched off (`enabled: false`) is left out, which is how the registry knows not to
+ * run it. Pure: the same config always gives the same options.
+ */
+export function detectorOptionsFromConfig(checks: ChecksConfig): DetectorOptions {
+  // Checked here by the compiler: the section holds what any check reads of another's.
+  const reads: OptionsReads = checks;
+  const out: Partial<Record<DetectorCheck, unknown>> = {};
+  for (const check of CHECKS) {
+    // Safe: `checks[check.name]` is the section of `check`; TypeScript cannot correlate the two.
+    const read = check.options as (own: unknown, checks: OptionsReads) => unknown;
+    const options = read(checks[check.name], reads);
+    if (options !== undefined) out[check.name] = options;
+  }
+  return out as DetectorOptions;
 }
 
-/** Every detector. */
-const DETECTORS: readonly RegisteredDetector[] = [
-  define('runs', 'failed_runs', failedRuns),
-  define('runs', 'stuck_runs', stuckRuns),
-  define('urls', 'certificates', certificates, certificateConcerns),
-  define('urls', 'url_checks', urlChecks, urlCheckFailed),
-  define('backups', 'backups', backups, backupsConcern),
-  define('attention', 'attention', attention),
-  define('maintenance', 'maintenance', maintenance, inMaintenance),
-  define('servers', 'servers', serverState),
-];
-
-/** The detectors that read `job`'s snapshot (whether or not their check is enabled). */
-export function detectorsFor(job: SnapshotJob): readonly RegisteredDetector[] {
-  return DETECTORS.filter((d) => d.job === job);
+/** The checks that read `job`'s snapshot (whether or not they are enabled). */
+export function detectorsFor(job: SnapshotJob): readonly AnyCheck[] {
+  return CHECKS.filter((c) => c.job === job);
 }
 
 /**
  * Runs every enabled detector of the snapshot's job; pure, like the detectors themselves. Answers
- * all their findings and every part of the snapshot one of them declared incomplete.
+ * all their findings, each presented by its check, and every part of the snapshot one of them
+ * declared incomplete.
  */
 export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult {
-  const results = detectorsFor(snapshot.job).map((d) => d.run(snapshot, options, now));
+  const results: DetectorResult[] = detectorsFor(snapshot.job).map((c) => c.run(snapshot, options, now));
   return { findings: results.flatMap((r) => r.findings), incomplete: results.flatMap((r) => r.incomplete) };
 }
 
+/** The jobs one of whose checks declares which records of a bulk read it could find a problem in. */
+const BULK_JOBS: readonly SnapshotJob[] = [...new Set(CHECKS.filter((c) => c.relevant).map((c) => c.job))];
+
 /**
  * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the
- * detectors will judge the snapshot by). A detector of such a job that declares no test keeps
- * every record of its job.
+ * detectors will judge the snapshot by), for every job whose checks declare such a test. A check of
+ * such a job that declares no test keeps every record of its job.
  */
 export function relevanceFor(options: DetectorOptions, now: number): Relevance {
-  const test = <J extends keyof BulkRecords>(job: J): ((record: BulkRecords[J]) => boolean) => {
-    const enabled = detectorsFor(job).filter((d) => options[d.check] !== undefined);
-    if (enabled.some((d) => !d.relevant)) return () => true;
-    return (record) => enabled.some((d) => d.relevant!(record, options, now));
-  };
-  return { urls: test('urls'), maintenance: test('maintenance'), backups: test('backups') };
+  const out: Partial<Record<SnapshotJob, (record: unknown) => boolean>> = {};
+  for (const job of BULK_JOBS) {
+    const enabled = detectorsFor(job).filter((c) => options[c.name] !== undefined);
+    out[job] = enabled.some((c) => !c.relevant)
+      ? () => true
+      : (record) => enabled.some((c) => c.relevant!(record, options, now));
+  }
+  // Safe: each test is handed records of its job's kind by that job's collector.
+  return out as Relevance;
+}
+
+/** How each check's findings are shown, the watchdog's own included. */
+const PRESENTATIONS: ReadonlyMap<string, Presentation> = new Map<string, Presentation>([
+  ...CHECKS.map((c) => [c.name, c.presentation] as const),
+  [WATCHDOG, watchdogPresentation],
+]);
+
+/** How a check's findings are shown, by its name (a `check` label); undefined for a name no check has. */
+export function presentationOf(check: string): Presentation | undefined {
+  return PRESENTATIONS.get(check);
+}
+
+/**
+ * A detection with what its check shows of it: for findings made outside a detector (the
+ * watchdog's own), or by a detector called directly; `runDetectors` presents its own.
+ */
+export function presented<C extends CheckName>(detection: Detection<C>): Finding<C> {
+  return present(PRESENTATIONS.get(detection.check)!, detection);
 }

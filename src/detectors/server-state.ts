@@ -8,10 +8,15 @@
  *
  * The API says a server's state, not since when: `since` is left unknown.
  */
+import { z } from 'zod';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_SERVER_STATES } from '../simulator/vocabulary.js';
 import { buildLabels } from './build-labels.js';
-import type { Finding } from './finding.js';
+import { defineCheck } from './define-check.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
+import { factsFrom } from './presentation.js';
 
 /** Options of the servers check (`checks.servers`). */
 export interface ServerStateOptions {
@@ -19,10 +24,38 @@ export interface ServerStateOptions {
   badStates: readonly string[];
 }
 
+/** The servers check. */
+export const serversCheck = defineCheck({
+  name: 'servers',
+  job: 'servers',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
+  detect: serverState,
+  presentation: {
+    noun: ['server in a bad state', 'servers in a bad state'],
+    facts: factsFrom([
+      ['app_count', 'Apps'],
+      ['provider', 'Provider'],
+      ['region', 'Region'],
+      ['public_ip', 'IP'],
+    ]),
+  },
+});
+
 /** Finds every server whose state is one of `badStates`; critical, since all its apps are affected. */
-export function serverState(snapshot: ServersSnapshot, options: ServerStateOptions, _now: number): Finding[] {
+export function serverState(
+  snapshot: ServersSnapshot,
+  options: ServerStateOptions,
+  _now: number,
+): Detection<'servers'>[] {
   const bad = new Set(options.badStates);
-  const findings: Finding[] = [];
+  const findings: Detection<'servers'>[] = [];
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;
     const apps = `${server.app_count} app${server.app_count === 1 ? '' : 's'}`;

@@ -7,15 +7,21 @@
  * step's `started_at` stands in. A run with neither cannot be judged and is skipped (never guessed).
  * The running step and how long it has been running, and the watcher's progress, go in the details.
  */
+import { z } from 'zod';
 import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { durationSchema } from '../config/duration.js';
+import { ACTIVE_RUN_STATES } from '../simulator/vocabulary.js';
 import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
+import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 
@@ -29,6 +35,41 @@ export interface StuckRunsOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** `checks.stuck_runs`. */
+export const stuckRunsConfig = z
+  .object({
+    enabled: enabledSchema,
+    active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
+    max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
+  })
+  .strict()
+  .prefault({});
+
+/** `checks.stuck_runs` as parsed: failed_runs reads its active states too. */
+export type StuckRunsConfig = z.output<typeof stuckRunsConfig>;
+
+/** The stuck_runs check. */
+export const stuckRunsCheck = defineCheck({
+  name: 'stuck_runs',
+  job: 'runs',
+  config: stuckRunsConfig,
+  options: (own): StuckRunsOptions | undefined =>
+    own.enabled ? { activeStates: own.active_states, maxDurationMs: own.max_duration } : undefined,
+  detect: stuckRuns,
+  presentation: {
+    noun: ['stuck run', 'stuck runs'],
+    facts: factsFrom([
+      ['run', 'Run'],
+      ['running_for', 'Running for'],
+      ['step', 'Step'],
+      ['step_running_for', 'Step running for'],
+      ['progress', 'Progress'],
+      ['last_update', 'Last update', 'time'],
+    ]),
+    brief: (d) => (d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null),
+  },
+});
+
 /** When the run began: `created_at`, else its first step's `started_at`; null when unknown. */
 function runStart(run: RunListItem, detail: Run | undefined): number | null {
   const created = parseTime(run.created_at);
@@ -41,8 +82,8 @@ function runStart(run: RunListItem, detail: Run | undefined): number | null {
 }
 
 /** Finds runs that have been going for longer than `maxDurationMs`. */
-export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now: number): Finding[] {
-  const findings: Finding[] = [];
+export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now: number): Detection<'stuck_runs'>[] {
+  const findings: Detection<'stuck_runs'>[] = [];
   for (const run of snapshot.runs) {
     const detail = snapshot.details.get(run.id);
     const watcher = detail?.watcher ?? null;

@@ -3,13 +3,17 @@
  * (`public_check` `failed`). `null` means "not checked" and is not a failure: a URL the service
  * has not checked yet is no evidence of a problem.
  */
+import { z } from 'zod';
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema } from '../config/check-config.js';
 import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
-import type { Finding } from './finding.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
+import { factsFrom } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
@@ -19,14 +23,33 @@ export interface UrlChecksOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** The url_checks check (`checks.url_checks`: only `enabled`). */
+export const urlChecksCheck = defineCheck({
+  name: 'url_checks',
+  job: 'urls',
+  config: z.object({ enabled: enabledSchema }).strict().prefault({}),
+  options: (own): UrlChecksOptions | undefined => (own.enabled ? {} : undefined),
+  detect: urlChecks,
+  relevant: urlCheckFailed,
+  presentation: {
+    noun: ['URL check failing', 'URL checks failing'],
+    facts: factsFrom([
+      ['url', 'URL'],
+      ['code', 'Answer'],
+      ['checked_at', 'Checked', 'time'],
+    ]),
+    brief: (d) => (d.url ? `${d.url} failing${d.code ? `: ${d.code}` : ''}` : null),
+  },
+});
+
 /** Whether the service's last outside check of the URL failed: a finding, and a record the URLs collector keeps. */
 export function urlCheckFailed(record: UrlRecord): boolean {
   return record.public_check === 'failed';
 }
 
 /** Finds URLs whose last outside check failed; one finding per URL. */
-export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _now: number): Finding[] {
-  const findings: Finding[] = [];
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _now: number): Detection<'url_checks'>[] {
+  const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);

@@ -6,7 +6,7 @@
  * was not sent.
  */
 import type { AlertEventKind } from '../alerts/alert-event.js';
-import type { Labels } from '../detectors/finding.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
 

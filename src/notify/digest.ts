@@ -9,7 +9,7 @@ import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts } from '../alerts/lifecycle.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import type { Labels, Severity } from '../detectors/finding.js';
+import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import { listAudit, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';
 import { formatUtc } from './channels/describe.js';

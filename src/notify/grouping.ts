@@ -5,7 +5,7 @@
  * every row of the group is marked sent with that message. A notice is always a message of its own.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { SEVERITY_RANK } from '../detectors/finding.js';
+import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
 import type { Notification, NoticeNotification } from './channels/channel.js';
 import type { OutboxRow } from './outbox-store.js';
 

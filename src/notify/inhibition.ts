@@ -15,7 +15,8 @@
  * Held rows are decided again every delivery round: when the cause clears, the held alerts still
  * firing are delivered, and those that resolved meanwhile resolve quietly.
  */
-import type { CheckName, Labels } from '../detectors/finding.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
+import type { CheckName } from '../detectors/registry.js';
 import type { InhibitSettings } from './notify-settings.js';
 
 /** The rule that holds an alert back. */

@@ -4,7 +4,7 @@
  * on the whole config: `config.notify` and `config.alerts` fit these types as they are.
  */
 import type { Secret } from '../config/secret.js';
-import type { Severity } from '../detectors/finding.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
 
 /** One entry of `notify.routes`: label matchers naming channels, Alertmanager-style. */
 export interface RouteSettings {

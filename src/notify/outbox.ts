@@ -10,7 +10,7 @@ import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts, type AlertRow } from '../alerts/lifecycle.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import type { Labels } from '../detectors/finding.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 import type { Metrics } from '../server/metrics.js';
 import type { NoticeNotification } from './channels/channel.js';
 import {

@@ -12,7 +12,7 @@ import {
   type CompiledMatchers,
   type MatchableLabels,
 } from '../alerts/matchers.js';
-import type { Severity } from '../detectors/finding.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
 import { compileMuteWindows, type MuteWindow } from './mute-windows.js';
 import type { AlertDefaults, NotifySettings, RouteSettings } from './notify-settings.js';
 

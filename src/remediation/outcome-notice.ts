@@ -5,6 +5,7 @@
 import type { WatcherState } from '../api/schemas.js';
 import { formatDuration } from '../config/duration.js';
 import type { Finding } from '../detectors/finding.js';
+import { presented } from '../detectors/registry.js';
 import { fingerprint } from '../detectors/fingerprint.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import type { ActionWords } from './actions/action.js';
@@ -110,7 +111,7 @@ export function suspensionFinding(s: Suspension): Finding {
     lifted: 'when deploy-watchdog restarts or reloads its config',
   };
   if (scope.kind === 'policy') {
-    return {
+    return presented({
       fingerprint: fingerprint('watchdog', 'remediation', s.policy),
       check: 'watchdog',
       severity: 'warning',
@@ -119,10 +120,10 @@ export function suspensionFinding(s: Suspension): Finding {
       labels: { check: 'watchdog', source: 'remediation', policy: s.policy },
       since: new Date(s.at).toISOString(),
       subject: { type: 'source' },
-    };
+    });
   }
   const where = scopeText(scope);
-  return {
+  return presented({
     fingerprint:
       scope.environment === null
         ? fingerprint('watchdog', 'remediation', s.policy, 'no-environment')
@@ -134,7 +135,7 @@ export function suspensionFinding(s: Suspension): Finding {
     labels: { check: 'watchdog', source: 'remediation', policy: s.policy, environment: scope.environment ?? 'none' },
     since: new Date(s.at).toISOString(),
     subject: { type: 'source' },
-  };
+  });
 }
 
 /** "not_retryable" → "Not retryable". */

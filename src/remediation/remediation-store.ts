@@ -3,7 +3,7 @@
  * mapping lives here and nowhere else. Every write runs inside a transaction the caller holds.
  */
 import type Database from 'better-sqlite3';
-import type { Labels, Severity } from '../detectors/finding.js';
+import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';

@@ -4,7 +4,7 @@
  * change pauses its policy for development only, while staging goes on. Pure, so planning,
  * withdrawal, the alert and the audit all read a suspension the same way.
  */
-import type { Labels } from '../detectors/finding.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 import type { SuspendReach } from './change-answer.js';
 
 /** What a suspension covers. `environment` null: apps outside any environment, a scope of its own. */

@@ -45,6 +45,7 @@ const CONTROL_METHODS = new Set([
   'failOffsite',
   'setVerified',
   'setMaintenance',
+  'setAppState',
   'setServerState',
   'setWritesDisabled',
   'setLocked',

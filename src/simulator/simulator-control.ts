@@ -380,6 +380,14 @@ export class SimulatorControl {
     return this.core.views.app(app, now);
   }
 
+  /** Sets an app's state (e.g. error, stopped), in the simulator's own words. */
+  setAppState(appId: number, state: string): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    app.state = state;
+    return this.core.views.app(app, now);
+  }
+
   /** Sets a server's state (e.g. error, unreachable). */
   setServerState(serverId: number, state: string): Server {
     this.core.tick();

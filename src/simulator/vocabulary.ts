@@ -54,6 +54,8 @@ export const BAD_SERVER_STATES: readonly string[] = [
   VOCABULARY.server.unreachable,
   VOCABULARY.server.stopped,
 ];
+/** App states in which an app is not serving as it should (its URLs down until someone acts). */
+export const BAD_APP_STATES: readonly string[] = [VOCABULARY.app.error, VOCABULARY.app.stopped];
 /** Backup states in which a backup finished well: the only backups that count as taken. */
 export const SUCCEEDED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.done];
 /** Backup states in which a backup is still being made. */

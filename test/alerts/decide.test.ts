@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRow, AlertStatus } from '../../src/alerts/alert-store.js';
 import { checkLifecycleOptions, decide, formatMs, type Decision } from '../../src/alerts/decide.js';
-import type { Severity } from '../../src/detectors/finding.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { finding, HOUR, MINUTE } from './fixtures.js';
 
 const T0 = Date.UTC(2026, 10, 1, 12);
@@ -19,6 +19,8 @@ function row(status: AlertStatus, over: Partial<AlertRow> = {}): AlertRow {
     url: null,
     since: null,
     subject: null,
+    facts: [],
+    brief: null,
     firstSeenAt: T0,
     lastSeenAt: T0,
     seenCount: 1,

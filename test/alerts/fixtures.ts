@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Finding } from '../../src/detectors/finding.js';
+import type { Detection, Finding } from '../../src/detectors/finding.js';
+import { presented } from '../../src/detectors/registry.js';
 import { Store } from '../../src/state/store.js';
 
 /** A temp directory holding a state file; `cleanup` removes it. */
@@ -33,9 +34,10 @@ export function tempState(): TempState {
   };
 }
 
-/** A finding for fingerprint `id` with sensible defaults. */
+/** A finding for fingerprint `id` with sensible defaults, presented by its check unless `overrides` gives facts. */
 export function finding(id: string, overrides: Partial<Finding> = {}): Finding {
-  return {
+  const { facts, ...rest } = overrides;
+  const detection: Detection = {
     fingerprint: id,
     check: 'failed_runs',
     severity: 'warning',
@@ -45,8 +47,9 @@ export function finding(id: string, overrides: Partial<Finding> = {}): Finding {
     url: 'https://shop.example.com',
     since: '2026-11-01T11:00:00Z',
     subject: { type: 'run', id: 1 },
-    ...overrides,
+    ...rest,
   };
+  return facts ? { ...detection, facts } : presented(detection);
 }
 
 export const MINUTE = 60_000;

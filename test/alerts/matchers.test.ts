@@ -9,7 +9,7 @@ import {
   parseMatcher,
   type LabelMatcher,
 } from '../../src/alerts/matchers.js';
-import type { Severity } from '../../src/detectors/finding.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
 
 describe('parseMatcher', () => {
   it.each<[string, LabelMatcher]>([

@@ -85,6 +85,7 @@ describe('a service that differs wherever the reference is silent', () => {
       '  stuck_runs: { active_states: [pending, in_progress] }',
       '  backups: { succeeded_states: [success], running_states: [in_progress], failed_states: [error], offsite_failed_states: [error] }',
       '  servers: { bad_states: [failed, down, "off"] }',
+      '  app_state: { bad_states: [failed, inactive] }',
     ];
     const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);

@@ -15,9 +15,8 @@ import { newestBackupView, type AppBackupState } from '../../src/collectors/view
 import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
-import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
-import { seeBackup, settledBy } from '../../src/detectors/backups.js';
-import { relevanceFor, runDetectors } from '../../src/detectors/registry.js';
+import { seeBackup, settledBy } from '../../src/collectors/backups-seen.js';
+import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
 const DAY = 86_400_000;

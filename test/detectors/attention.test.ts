@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem } from '../../src/api/schemas.js';
 import { attention as detectAttention } from '../../src/detectors/attention.js';
-import type { Severity } from '../../src/detectors/finding.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { contentHash } from '../../src/detectors/fingerprint.js';
 import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js';
 

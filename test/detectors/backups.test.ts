@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppListItem, Backup, OffsiteCopy } from '../../src/api/schemas.js';
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
-import {
-  backupOutcome,
-  backups,
-  judgeOffsite,
-  seeBackup,
-  settledBy,
-  type BackupOutcome,
-  type BackupsOptions,
-  type OffsiteReason,
-} from '../../src/detectors/backups.js';
+import { backupOutcome, seeBackup, settledBy, type BackupOutcome } from '../../src/collectors/backups-seen.js';
+import { backups, judgeOffsite, type BackupsOptions, type OffsiteReason } from '../../src/detectors/backups.js';
 import { FAILED_OFFSITE_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
 import {
   ago,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SslStatus } from '../../src/api/schemas.js';
 import { certificates, type CertificatesOptions } from '../../src/detectors/certificates.js';
-import type { Severity } from '../../src/detectors/finding.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { formatTime } from '../../src/detectors/format-time.js';
 import { appListItem, DAY, expectWellFormed, HOUR, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
-import {
-  failedRuns,
-  judgeRun,
-  SettledRunSummary,
-  type FailedRunsOptions,
-  type RunVerdict,
-} from '../../src/detectors/failed-runs.js';
+import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
+import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 

@@ -36,8 +36,8 @@ import type {
   ServersSnapshot,
   UrlsSnapshot,
 } from '../../src/collectors/snapshot.js';
-import { seeBackup, type BackupStates } from '../../src/detectors/backups.js';
-import type { Finding } from '../../src/detectors/finding.js';
+import { seeBackup, type BackupStates } from '../../src/collectors/backups-seen.js';
+import type { Detection } from '../../src/detectors/finding.js';
 import {
   FAILED_BACKUP_STATES,
   RUNNING_BACKUP_STATES,
@@ -279,7 +279,7 @@ export function serversSnapshot(servers: Server[]): ServersSnapshot {
  * What every finding must satisfy whatever the detector: unique fingerprints, labels with known
  * values only, a one-line summary, string details.
  */
-export function expectWellFormed(findings: Finding[]): void {
+export function expectWellFormed(findings: readonly Detection<string>[]): void {
   const fingerprints = findings.map((f) => f.fingerprint);
   expect(new Set(fingerprints).size).toBe(fingerprints.length);
   for (const f of findings) {

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Snapshot, SnapshotJob } from '../../src/collectors/snapshot.js';
-import { CHECK_NAMES } from '../../src/detectors/finding.js';
-import { detectorsFor, runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
+import { configSchema } from '../../src/config/config-schema.js';
+import {
+  CHECK_NAMES,
+  detectorsFor,
+  presentationOf,
+  relevanceFor,
+  runDetectors,
+  type DetectorOptions,
+} from '../../src/detectors/registry.js';
 import {
   ACTIVE_RUN_STATES,
+  BAD_APP_STATES,
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
@@ -44,6 +52,7 @@ const all: Required<DetectorOptions> = {
   attention: { minSeverity: 'info' },
   maintenance: { maxDurationMs: HOUR },
   servers: { badStates: BAD_SERVER_STATES },
+  app_state: { badStates: BAD_APP_STATES },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -53,7 +62,7 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
     run({ id: 2, action: 'restart', state: ACTIVE_RUN_STATES[0]!, created_at: ago(3 * HOUR) }),
   ]),
   urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
-  backups: backupsSnapshot([appListItem({ last_backup_at: null })], []),
+  backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
   maintenance: maintenanceSnapshot([app({ maintenance: true })]),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
@@ -62,19 +71,19 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
 describe('registry', () => {
   it('registers every check but watchdog exactly once', () => {
     const jobs = Object.keys(snapshots) as SnapshotJob[];
-    const checks = jobs.flatMap((job) => detectorsFor(job).map((d) => d.check));
+    const checks = jobs.flatMap((job) => detectorsFor(job).map((d) => d.name));
     expect([...checks].sort()).toEqual(CHECK_NAMES.filter((c) => c !== 'watchdog').sort());
   });
 
   it.each<[SnapshotJob, string[]]>([
     ['runs', ['failed_runs', 'stuck_runs']],
     ['urls', ['certificates', 'url_checks']],
-    ['backups', ['backups']],
+    ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
     ['maintenance', ['maintenance']],
     ['servers', ['servers']],
   ])('the %s job runs %j', (job, checks) => {
-    expect(detectorsFor(job).map((d) => d.check)).toEqual(checks);
+    expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);
     const { findings } = runDetectors(snapshots[job], all, NOW);
     expectWellFormed(findings);
     expect([...new Set(findings.map((f) => f.check))]).toEqual(checks);
@@ -96,5 +105,24 @@ describe('registry', () => {
   it("never finds anything in another job's snapshot", () => {
     const detector = detectorsFor('urls')[0]!;
     expect(detector.run(snapshots.backups, all, NOW + DAY)).toEqual({ findings: [], incomplete: [] });
+  });
+
+  it('hands on every finding presented by its check: its facts and brief', () => {
+    for (const snapshot of Object.values(snapshots)) {
+      for (const f of runDetectors(snapshot, all, NOW).findings) {
+        const presentation = presentationOf(f.check)!;
+        expect(f.facts, f.fingerprint).toEqual(presentation.facts(f));
+        expect(f.brief, f.fingerprint).toBe(presentation.brief?.(f.details) ?? undefined);
+      }
+    }
+  });
+
+  it('tests the records of the jobs whose checks declare what they keep of a bulk read', () => {
+    expect(Object.keys(relevanceFor(all, NOW)).sort()).toEqual(['backups', 'maintenance', 'urls']);
+  });
+
+  it("gives the config's checks section one key per check, and sources", () => {
+    const checks = configSchema.shape.checks.unwrap().shape;
+    expect(Object.keys(checks)).toEqual([...CHECK_NAMES.filter((c) => c !== 'watchdog'), 'sources']);
   });
 });

@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
-import type { CheckName, Finding, Labels, Severity } from '../../src/detectors/finding.js';
+import type { Labels, Severity } from '../../src/lib/alert-vocabulary.js';
+import type { CheckName } from '../../src/detectors/registry.js';
+import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
 import type { Channel } from '../../src/notify/channels/channel.js';
@@ -57,6 +59,7 @@ export function finding(id: string, labels: Partial<Labels> = {}, severity: Seve
     summary: `Problem ${id}`,
     details: {},
     labels: { environment_type: 'production', app: id, ...labels, check },
+    facts: [],
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSilence, expireSilence } from '../../src/alerts/silences.js';
-import type { CheckName, Finding } from '../../src/detectors/finding.js';
+import type { CheckName } from '../../src/detectors/registry.js';
+import type { Finding } from '../../src/detectors/finding.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, SECOND, slackTo, T0 } from './notify-fixture.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Labels, Severity } from '../../src/detectors/finding.js';
+import type { Labels, Severity } from '../../src/lib/alert-vocabulary.js';
 import type { RouteSettings } from '../../src/notify/notify-settings.js';
 import { RouteError, Router } from '../../src/notify/router.js';
 

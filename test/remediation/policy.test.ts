@@ -33,6 +33,8 @@ function alert(over: Partial<AlertRow> = {}): AlertRow {
     url: null,
     since: null,
     subject: { type: 'run', id: 7 },
+    facts: [],
+    brief: null,
     firstSeenAt: NOW - 60_000,
     lastSeenAt: NOW,
     seenCount: 2,

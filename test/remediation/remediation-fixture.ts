@@ -17,9 +17,11 @@ import { silentLogger } from '../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
-import { backups, seeBackup } from '../../src/detectors/backups.js';
+import { seeBackup } from '../../src/collectors/backups-seen.js';
+import { backups } from '../../src/detectors/backups.js';
 import { failedRuns } from '../../src/detectors/failed-runs.js';
 import type { Finding } from '../../src/detectors/finding.js';
+import { presented } from '../../src/detectors/registry.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { buildChannels } from '../../src/notify/build-channels.js';
 import type { NoticeNotification } from '../../src/notify/channels/channel.js';
@@ -295,7 +297,7 @@ export class Harness {
         retryingGraceMs: checks.failed_runs.retrying_grace,
       },
       now,
-    );
+    ).map(presented);
   }
 
   async #backupFindings(appIds: number[], now: number): Promise<Finding[]> {
@@ -312,7 +314,9 @@ export class Harness {
       { job: 'backups', takenAt: now, apps, backups: seen },
       { maxAgeMs: b.max_age, states, requireVerified: false },
       now,
-    ).findings.filter((f) => f.labels.problem === 'stale');
+    )
+      .findings.filter((f) => f.labels.problem === 'stale')
+      .map(presented);
   }
 }
 

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Severity } from '../../detectors/finding.js';
+import type { Severity } from '../../lib/alert-vocabulary.js';
 
 /** A batch of alert events for one channel, grouped (by check and environment, say). */
 export interface AlertsNotification {

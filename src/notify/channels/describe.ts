@@ -1,7 +1,8 @@
 /**
  * What a message says, worked out once for every channel kind: the headline (severity, counts,
- * what, where), the facts shared by every event, and per event only the facts that matter for its
- * check, as plain unescaped text with times kept as times. Each renderer escapes for its own
+ * what, where), the facts shared by every event, and per event the facts its check chose when it
+ * found the problem (carried on the event; the noun of a check is asked of the detector registry,
+ * so nothing here knows any check), as plain unescaped text with times kept as times. Each renderer escapes for its own
  * medium (mrkdwn, HTML, a mail header) and formats times its own way (a Slack date token, UTC),
  * so escaping cannot be forgotten in one of them and no raw ISO string reaches a reader.
  *
@@ -11,7 +12,8 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
-import type { CheckName, Severity } from '../../detectors/finding.js';
+import { presentationOf } from '../../detectors/registry.js';
+import type { Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import type { AlertsNotification } from './channel.js';
 import { commandLine } from './shell-line.js';
@@ -33,20 +35,7 @@ export const COMPACT_OVER = 3;
 
 const SEVERITY_ORDER: readonly Severity[] = ['info', 'warning', 'critical'];
 
-/** Singular and plural noun of each check, for "3 failed runs". */
-const CHECK_NOUNS: Readonly<Record<CheckName, readonly [string, string]>> = {
-  failed_runs: ['failed run', 'failed runs'],
-  stuck_runs: ['stuck run', 'stuck runs'],
-  certificates: ['certificate problem', 'certificate problems'],
-  url_checks: ['URL check failing', 'URL checks failing'],
-  backups: ['backup problem', 'backup problems'],
-  attention: ['item needing attention', 'items needing attention'],
-  maintenance: ['app in maintenance', 'apps in maintenance'],
-  servers: ['server in a bad state', 'servers in a bad state'],
-  watchdog: ['watchdog problem', 'watchdog problems'],
-};
-
-/** One fact, e.g. { label: 'Step', value: 'install' }; `at` when the value is a time (ms). */
+/** One fact as shown, e.g. { label: 'Step', value: 'install' }; `at` when the value is a time (ms). */
 export interface Fact {
   label: string;
   value: string;
@@ -128,79 +117,6 @@ const WHERE_LABELS: readonly (readonly [string, string])[] = [
   ['server', 'Server'],
 ];
 
-/** A detail shown for a check: its key, display name, and whether the value is a time. */
-type FactSpec = readonly [key: string, label: string, kind?: 'time'];
-
-/**
- * The details that matter per check, in order; the rest repeat the summary or the labels. The
- * attention check's details are whatever the service listed, so they are filtered instead
- * ({@link genericFacts}).
- */
-const CHECK_FACTS: Readonly<Record<Exclude<CheckName, 'attention'>, readonly FactSpec[]>> = {
-  failed_runs: [
-    ['run', 'Run'],
-    ['step', 'Step'],
-    ['reason', 'Reason'],
-    ['watcher', 'Watcher'],
-    ['retrying', 'Retrying'],
-  ],
-  stuck_runs: [
-    ['run', 'Run'],
-    ['running_for', 'Running for'],
-    ['step', 'Step'],
-    ['step_running_for', 'Step running for'],
-    ['progress', 'Progress'],
-    ['last_update', 'Last update', 'time'],
-  ],
-  certificates: [
-    ['url', 'URL'],
-    ['expires_at', 'Expires', 'time'],
-    ['left', 'Left'],
-    ['ssl_status', 'SSL status'],
-  ],
-  url_checks: [
-    ['url', 'URL'],
-    ['code', 'Answer'],
-    ['checked_at', 'Checked', 'time'],
-  ],
-  backups: [
-    ['age', 'Age'],
-    ['max_age', 'Max age'],
-    ['newest_backup', 'Newest backup'],
-    ['backup', 'Backup'],
-    ['backup_health', 'Health'],
-    ['last_backup_at', 'Last backup', 'time'],
-    ['taken_at', 'Taken', 'time'],
-    ['verified', 'Verified'],
-    ['storage', 'Storage'],
-    ['state', 'Copy state'],
-    ['error', 'Error'],
-    ['uploaded_at', 'Uploaded', 'time'],
-  ],
-  maintenance: [
-    ['state', 'State'],
-    ['max_duration', 'Allowed'],
-  ],
-  servers: [
-    ['app_count', 'Apps'],
-    ['provider', 'Provider'],
-    ['region', 'Region'],
-    ['public_ip', 'IP'],
-  ],
-  watchdog: [
-    ['error', 'Error'],
-    ['failed_cycles', 'Failed cycles'],
-    ['last_success', 'Last success', 'time'],
-    ['permission', 'Permission'],
-    ['refused', 'Refused'],
-    ['until', 'Until'],
-  ],
-};
-
-/** Attention details never shown: ids, what the labels and the link already say, the section's own words. */
-const GENERIC_DROP =
-  /^(id|.*_id|app|name|namespace|project|environment|environment_type|server|url|since|section|rule|kind|section_total)$/;
-
 /** Describes an alerts notification for a reader, with times relative to `now` (ms since the epoch). */
 export function describeAlerts(n: AlertsNotification, now: number, options: DescribeOptions = {}): AlertsDescription {
   const headline = describeHeadline(n);
@@ -234,8 +150,8 @@ export function describeHeadline(n: AlertsNotification): Headline {
     // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
   }
   const checks = new Set(n.events.map((e) => e.check));
-  const check = (n.group.check ?? (checks.size === 1 ? [...checks][0] : undefined)) as CheckName | undefined;
-  const nouns = (check && CHECK_NOUNS[check]) || (['alert', 'alerts'] as const);
+  const check = n.group.check ?? (checks.size === 1 ? [...checks][0] : undefined);
+  const nouns = (check && presentationOf(check)?.noun) || (['alert', 'alerts'] as const);
   const main = firing > 0 ? firing : resolved;
   const what = main === 1 ? nouns[0] : nouns[1];
   const counts = [`${main} ${what}`, ...(firing > 0 && resolved > 0 ? [`${resolved} resolved`] : [])];
@@ -279,67 +195,41 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
     const v = e.labels[key];
     if (v && !shared.has(label)) where.push({ label, value: v });
   }
-  const facts = e.check === 'attention' ? genericFacts(e) : specFacts(e.details, CHECK_FACTS[e.check]);
+  const shown = shownOf(e);
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
   const since: Since = { at: Number.isFinite(started) ? started : null, text: startedText, ago };
-  const brief = briefOf(e);
   return {
     ...base,
     tone: e.severity,
     status,
     where,
-    facts,
+    facts: shown.facts.map((f) =>
+      f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value },
+    ),
     since,
-    brief: brief ?? e.summary,
-    briefIsSummary: brief === null,
+    brief: shown.brief ?? e.summary,
+    briefIsSummary: shown.brief === null,
   };
 }
 
-function specFacts(details: Readonly<Record<string, string>>, spec: readonly FactSpec[]): Fact[] {
-  const out: Fact[] = [];
-  for (const [key, label, kind] of spec) {
-    const value = details[key];
-    if (value === undefined || value === '') continue;
-    out.push(kind === 'time' ? timeFact(label, value) : { label, value });
-  }
-  return out;
-}
-
-/** An attention item's details without ids, labels, the link, and anything repeating the labels or summary. */
-function genericFacts(e: AlertEvent): Fact[] {
-  const said = new Set([e.summary, ...Object.values(e.labels).filter((v): v is string => Boolean(v))]);
-  const out: Fact[] = [];
-  for (const [key, value] of Object.entries(e.details)) {
-    if (value === '' || GENERIC_DROP.test(key) || said.has(value)) continue;
-    out.push(ISO_TIME.test(value) ? timeFact(labelOf(key), value) : { label: labelOf(key), value });
-  }
-  return out;
+/**
+ * The facts and one-line form an event shows: as its check chose them when it found the problem.
+ * An event of an alert stored before alerts kept them (state version 6) has none: its check's
+ * presentation makes them from its details, as they were shown then; a check no longer known shows
+ * none.
+ */
+function shownOf(e: AlertEvent): { facts: readonly ShownFact[]; brief: string | null } {
+  if (e.facts) return { facts: e.facts, brief: e.brief ?? null };
+  const presentation = presentationOf(e.check);
+  return { facts: presentation?.facts(e) ?? [], brief: presentation?.brief?.(e.details) ?? null };
 }
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
+/** A time fact in UTC, with the time kept for renderers that format their own; as given when unreadable. */
 function timeFact(label: string, value: string): Fact {
   const at = ISO_TIME.test(value) ? Date.parse(value) : NaN;
   return Number.isFinite(at) ? { label, value: formatUtc(at), at } : { label, value };
-}
-
-/** The one-line form of an event for compact messages; null: the summary says it best. */
-function briefOf(e: AlertEvent): string | null {
-  const d = e.details;
-  switch (e.check) {
-    case 'failed_runs':
-      if (d.step && d.reason) return `step ${d.step}: ${d.reason}`;
-      return d.reason ?? (d.step ? `step ${d.step}` : null);
-    case 'stuck_runs':
-      return d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null;
-    case 'certificates':
-      if (d.left === 'expired') return 'certificate expired';
-      return d.left ? `certificate expires in ${d.left}` : null;
-    case 'url_checks':
-      return d.url ? `${d.url} failing${d.code ? `: ${d.code}` : ''}` : null;
-    default:
-      return null;
-  }
 }
 
 /** Labels every event carries with the same value, except those already in the scope. */
@@ -393,12 +283,6 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
     '…',
   ];
   return commandLine(argv).line;
-}
-
-/** `retrying_grace` → `Retrying grace`. */
-function labelOf(key: string): string {
-  const words = key.replace(/[_-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** "2026-11-01 12:00 UTC": a time everyone on the team reads the same way. */

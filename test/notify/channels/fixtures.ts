@@ -1,14 +1,19 @@
 import { Writable } from 'node:stream';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
+import { presented } from '../../../src/detectors/registry.js';
 import { createLogger, type Logger } from '../../../src/lib/logger.js';
 import type { AlertsNotification } from '../../../src/notify/channels/channel.js';
 
 /** Now in every channel test: ManualClock's default start, 2026-11-01 12:00 UTC. */
 export const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);
 
-/** A failed-run alert event in production, two hours old; override what a test is about. */
+/**
+ * A failed-run alert event in production, two hours old; override what a test is about. Its facts
+ * and brief are its check's presentation of its details, as the lifecycle stores them, unless
+ * `over` gives facts.
+ */
 export function alertEvent(over: Partial<AlertEvent> = {}): AlertEvent {
-  return {
+  const event: AlertEvent = {
     id: 1,
     kind: 'firing',
     fingerprint: 'failed_runs/run/123',
@@ -29,6 +34,9 @@ export function alertEvent(over: Partial<AlertEvent> = {}): AlertEvent {
     at: '2026-11-01T12:00:00.000Z',
     ...over,
   };
+  if (over.facts) return event;
+  const { facts, brief } = presented(event);
+  return { ...event, facts, ...(brief === undefined ? {} : { brief }) };
 }
 
 /** A notification of the given events, grouped by check and environment. */

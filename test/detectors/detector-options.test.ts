@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectorOptionsFromConfig } from '../../src/app/detector-options.js';
+import { CHECKS, detectorOptionsFromConfig } from '../../src/detectors/registry.js';
 import { parseConfig } from '../../src/config/load-config.js';
 
 const checksOf = (yaml: string) =>
@@ -9,6 +9,7 @@ describe('detectorOptionsFromConfig', () => {
   it('maps the defaults onto every check, with the state words and durations in ms', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
     expect(Object.keys(options).sort()).toEqual([
+      'app_state',
       'attention',
       'backups',
       'certificates',
@@ -42,7 +43,7 @@ describe('detectorOptionsFromConfig', () => {
   ] as const)('leaves out %s when it is disabled', (check, yaml) => {
     const options = detectorOptionsFromConfig(checksOf(yaml));
     expect(options[check]).toBeUndefined();
-    expect(Object.keys(options)).toHaveLength(7);
+    expect(Object.keys(options)).toHaveLength(CHECKS.length - 1);
   });
 
   it.each([

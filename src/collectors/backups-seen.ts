@@ -1,0 +1,64 @@
+/**
+ * What a backup's state says and how far an app's backups must be read: shared by the backups
+ * collector, which stops reading an app once nothing older can change the judgement, and the
+ * backups detector, which judges what was read. Here, on the collectors' side, because data flows
+ * from collectors to detectors: a detector may import this, a collector never imports a detector.
+ */
+import { parseTime } from '../lib/parse-time.js';
+import type { BackupsSeen, NewestBackup } from './snapshot.js';
+
+/** The backup state words of the service (`checks.backups.*_states`); no word is in two lists. */
+export interface BackupStates {
+  /** Finished well: the only backups that count as taken. */
+  succeeded: readonly string[];
+  /** Still being made. */
+  running: readonly string[];
+  failed: readonly string[];
+}
+
+/** What a backup's `state` says of it. */
+export type BackupOutcome = 'good' | 'running' | 'failed' | 'unknown';
+
+/**
+ * What a backup's `state` says, by the configured words. A null state (the reference allows it) or
+ * a word in no list is `unknown`: neither taken nor failed. Counting a null state as finished well
+ * would be the unsafe reading: a service that fills the state in only at the end would have every
+ * backup it starts clear the stale alert, the false resolution this check must not make; the cost
+ * of the safe reading is a loud one (every app stale, its newest backup shown "(no state)"), never a
+ * silent one. A backup in a succeeded state without a time cannot show that anything is recent: it
+ * is `unknown` too.
+ */
+export function backupOutcome(backup: Pick<NewestBackup, 'state' | 'taken_at'>, states: BackupStates): BackupOutcome {
+  const state = backup.state;
+  if (state === null) return 'unknown';
+  if (states.running.includes(state)) return 'running';
+  if (states.failed.includes(state)) return 'failed';
+  if (states.succeeded.includes(state)) return parseTime(backup.taken_at) === null ? 'unknown' : 'good';
+  return 'unknown';
+}
+
+/**
+ * `seen` with the app's next backup added, the backups coming newest first (`backups.list`): the
+ * first is the newest, the first good or failed one the newest finished, the first good one the
+ * newest good. Starts the record when `seen` is absent, else changes it in place.
+ */
+export function seeBackup(seen: BackupsSeen | undefined, backup: NewestBackup, states: BackupStates): BackupsSeen {
+  const out = seen ?? { newest: backup };
+  const outcome = backupOutcome(backup, states);
+  if (outcome === 'good' || outcome === 'failed') out.finished ??= backup;
+  if (outcome === 'good') out.good ??= backup;
+  return out;
+}
+
+/**
+ * Why nothing older than `last`, the app's backup just seen, can change what the check reports:
+ * `good` once the newest good backup is known; `max_age` once the newest finished one is known and
+ * `last` is older than `horizon` (now − the app's max_age), since a good backup further down is
+ * stale anyway. null: read on. Judged backup by backup, so a walk of all apps and a read of one
+ * app stop at the same backup of that app.
+ */
+export function settledBy(seen: BackupsSeen, last: NewestBackup, horizon: number): 'good' | 'max_age' | null {
+  if (seen.good) return 'good';
+  const at = parseTime(last.taken_at);
+  return seen.finished !== undefined && at !== null && at < horizon ? 'max_age' : null;
+}

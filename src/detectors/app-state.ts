@@ -1,0 +1,74 @@
+/**
+ * app_state: an app in a state the config calls bad (`checks.app_state.bad_states`; by default the
+ * simulator's `error` and `stopped`): its users are not being served until someone acts.
+ *
+ * Read from the backups job's snapshot, which already holds every app of `apps.list` with its
+ * state: no request of its own. (The maintenance job holds the state too, but reads every app with
+ * `apps.get`; tying a cheap check to the costliest job would keep that job running for it.) One
+ * finding per app, for as long as its state is bad, whichever bad word it moves through; the app
+ * back in a good state resolves it.
+ *
+ * The API says an app's state, not since when: `since` is left unknown. Its `server` label lets the
+ * notify stage's `bad_servers` inhibition hold it under the alert of a server in a bad state.
+ */
+import { z } from 'zod';
+import type { BackupsSnapshot } from '../collectors/snapshot.js';
+import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_APP_STATES } from '../simulator/vocabulary.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import type { Detection } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { factsFrom } from './presentation.js';
+
+/** Options of the app_state check (`checks.app_state`). */
+export interface AppStateOptions {
+  /** App states that mean the app is in trouble. */
+  badStates: readonly string[];
+  /** Severity per environment type; default critical in production, warning elsewhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** The app_state check. */
+export const appStateCheck = defineCheck({
+  name: 'app_state',
+  job: 'backups',
+  config: z
+    .object({
+      enabled: enabledSchema,
+      bad_states: stateListSchema(BAD_APP_STATES).describe('App states that mean the app is not serving its users.'),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
+  detect: appState,
+  relevant: ({ app }, options) => options.badStates.includes(app.state),
+  presentation: {
+    noun: ['app in a bad state', 'apps in a bad state'],
+    facts: factsFrom([['state', 'State']]),
+    brief: (d) => (d.state ? `state ${d.state}` : null),
+  },
+});
+
+/** Finds every app whose state is one of `badStates`. */
+export function appState(snapshot: BackupsSnapshot, options: AppStateOptions, _now: number): Detection<'app_state'>[] {
+  const findings: Detection<'app_state'>[] = [];
+  for (const app of snapshot.apps) {
+    if (!options.badStates.includes(app.state)) continue;
+    const { name, labels } = appContext(app);
+    findings.push({
+      fingerprint: fingerprint('app_state', 'app', app.id),
+      check: 'app_state',
+      severity: environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      summary: `App ${name} is ${app.state}`,
+      details: { app: name, state: app.state },
+      labels: buildLabels('app_state', labels),
+      url: app.url,
+      since: null,
+      subject: { type: 'app', id: app.id },
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,44 @@
+/**
+ * How a check's findings are shown to a reader: the noun of its headline, and per finding the facts
+ * under the summary and the one-line form of compact messages. Each check says it beside its
+ * detector; the facts travel on the finding (and its alert and events), so renderers show them
+ * without knowing any check.
+ */
+import type { Fact } from '../lib/alert-vocabulary.js';
+import type { Detection, Finding } from './finding.js';
+
+/** What a presentation reads of a finding. */
+export type Presentable = Pick<Detection<string>, 'summary' | 'details' | 'labels'>;
+
+/** How one check's findings are shown. */
+export interface Presentation {
+  /** Singular and plural noun, for "1 failed run", "3 failed runs". */
+  noun: readonly [singular: string, plural: string];
+  /** The facts that matter to a reader, in order; the rest of the details repeat the summary or the labels. */
+  facts(finding: Presentable): Fact[];
+  /** The one-line form for compact messages; null (or absent): the summary says it best. */
+  brief?(details: Readonly<Record<string, string>>): string | null;
+}
+
+/** A detail a check shows: its key, the label a reader sees, and whether the value is a time. */
+export type FactSpec = readonly [key: string, label: string, kind?: 'time'];
+
+/** Facts picked from a finding's details by `spec`, in its order; absent and empty values left out. */
+export function factsFrom(spec: readonly FactSpec[]): (finding: Presentable) => Fact[] {
+  return ({ details }) => {
+    const out: Fact[] = [];
+    for (const [key, label, kind] of spec) {
+      const value = details[key];
+      if (value === undefined || value === '') continue;
+      out.push(kind ? { label, value, kind } : { label, value });
+    }
+    return out;
+  };
+}
+
+/** A detection with what `presentation` shows of it. */
+export function present<C extends string>(presentation: Presentation, detection: Detection<C>): Finding<C> {
+  const facts = presentation.facts(detection);
+  const brief = presentation.brief?.(detection.details) ?? null;
+  return brief === null ? { ...detection, facts } : { ...detection, facts, brief };
+}

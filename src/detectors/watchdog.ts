@@ -1,0 +1,23 @@
+/**
+ * The watchdog's own trouble (check `watchdog`): a source it cannot read, a check disabled for lack
+ * of permission, a remediation policy suspended. No detector finds it: the daemon and the
+ * remediation make these findings themselves (`app/source-health.ts`, `remediation/outcome-notice.ts`).
+ * What is here is how they are shown, listed in the registry beside the checks' own.
+ */
+import { factsFrom, type Presentation } from './presentation.js';
+
+/** The name of the watchdog's own findings: their `check` and `check` label. */
+export const WATCHDOG = 'watchdog';
+
+/** How the watchdog's own findings are shown. */
+export const watchdogPresentation: Presentation = {
+  noun: ['watchdog problem', 'watchdog problems'],
+  facts: factsFrom([
+    ['error', 'Error'],
+    ['failed_cycles', 'Failed cycles'],
+    ['last_success', 'Last success', 'time'],
+    ['permission', 'Permission'],
+    ['refused', 'Refused'],
+    ['until', 'Until'],
+  ]),
+};

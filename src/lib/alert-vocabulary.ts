@@ -1,0 +1,44 @@
+/**
+ * The words every stage speaks about an alert: how bad it is, its labels, the record it is about and
+ * the facts a reader is shown. Outside any stage, so detectors, the lifecycle, notify and
+ * remediation share them without one stage importing another's module for its vocabulary. Which
+ * checks exist is not said here: `CheckName` is derived from the detector registry.
+ */
+
+/** How bad a finding is; ordered, so a rise can be detected. */
+export type Severity = 'info' | 'warning' | 'critical';
+
+/** Severity order: a higher number is worse. */
+export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
+
+/**
+ * Labels route, group and silence alerts. The well-known keys are listed; detectors may add more
+ * (workflow, action, step, rule…). Values are strings; an unknown value is left out, not "null".
+ * `C` narrows `check` where the check is known (a detector's own findings).
+ */
+export interface Labels<C extends string = string> {
+  check: C;
+  namespace?: string;
+  project?: string;
+  environment_type?: string;
+  app?: string;
+  server?: string;
+  [key: string]: string | undefined;
+}
+
+/** The record a finding is about, so remediation knows what to act on. */
+export interface Subject {
+  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server';
+  id?: number;
+}
+
+/**
+ * One fact shown under an alert's summary, as its check chose it: "Step: install". `kind: 'time'`
+ * marks an ISO 8601 value each renderer shows its own way (a Slack date token, UTC in a mail).
+ * Plain API text: renderers escape it for their medium.
+ */
+export interface Fact {
+  label: string;
+  value: string;
+  kind?: 'time';
+}

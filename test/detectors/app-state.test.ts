@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { AppBackups } from '../../src/collectors/snapshot.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { appState } from '../../src/detectors/app-state.js';
+import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
+import { BAD_APP_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { appListItem, backupsSnapshot, expectWellFormed, NOW } from './fixtures.js';
+
+const options = { badStates: BAD_APP_STATES };
+
+const checksOf = (yaml: string) =>
+  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+
+describe('appState', () => {
+  it.each(Object.values(VOCABULARY.app).map((state) => [state, BAD_APP_STATES.includes(state)] as const))(
+    'an app %s is reported: %s',
+    (state, reported) => {
+      const findings = appState(backupsSnapshot([appListItem({ id: 4, state })], []), options, NOW);
+      expectWellFormed(findings);
+      expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['app_state/app/4'] : []);
+    },
+  );
+
+  it.each([
+    ['production', 'critical'],
+    ['staging', 'warning'],
+    ['development', 'warning'],
+    [null, 'warning'],
+  ] as const)('an app in %s is %s', (environment_type, severity) => {
+    const [finding] = appState(backupsSnapshot([appListItem({ state: 'error', environment_type })], []), options, NOW);
+    expect(finding?.severity).toBe(severity);
+  });
+
+  it('names the app and its state, labelled and linked like the other app checks', () => {
+    const [finding] = appState(backupsSnapshot([appListItem({ state: 'stopped' })], []), options, NOW);
+    expect(finding).toEqual({
+      fingerprint: 'app_state/app/1',
+      check: 'app_state',
+      severity: 'critical',
+      summary: 'App shop-prod (production) is stopped',
+      details: { app: 'shop-prod (production)', state: 'stopped' },
+      labels: {
+        check: 'app_state',
+        namespace: 'acme',
+        project: 'shop',
+        environment_type: 'production',
+        app: 'shop-prod',
+        server: 'web-01',
+      },
+      url: 'https://shop.example.com',
+      since: null,
+      subject: { type: 'app', id: 1 },
+    });
+  });
+
+  it('keeps one fingerprint while the state moves from one bad word to another', () => {
+    const prints = ['error', 'stopped'].map(
+      (state) => appState(backupsSnapshot([appListItem({ state })], []), options, NOW)[0]?.fingerprint,
+    );
+    expect(new Set(prints)).toEqual(new Set(['app_state/app/1']));
+  });
+
+  it('is presented with its state and a brief', () => {
+    const { findings } = runDetectors(
+      backupsSnapshot([appListItem({ state: 'error', last_backup_at: null })], []),
+      { app_state: options },
+      NOW,
+    );
+    expect(findings).toMatchObject([{ facts: [{ label: 'State', value: 'error' }], brief: 'state error' }]);
+  });
+});
+
+describe('checks.app_state', () => {
+  it.each([
+    ['', { badStates: ['error', 'stopped'] }],
+    ['checks: { app_state: { bad_states: [failed, inactive] } }', { badStates: ['failed', 'inactive'] }],
+    ['checks: { app_state: { enabled: false } }', undefined],
+  ] as const)('%j gives the options %j', (yaml, expected) => {
+    expect(detectorOptionsFromConfig(checksOf(yaml)).app_state).toEqual(expected);
+  });
+
+  it.each([
+    ['checks: { app_state: { bad_states: [] } }', 'must list at least one state'],
+    ['checks: { app_state: { bad_state: [error] } }', 'bad_state'],
+  ])('refuses %s', (yaml, message) => {
+    expect(() => checksOf(yaml)).toThrow(message);
+  });
+});
+
+describe('what the backups job keeps for app_state', () => {
+  /** Apps as the backups job meets them, none with a backup read. */
+  const records: Record<string, AppBackups> = {
+    // Development backups are not watched: only app_state can report this one.
+    'error in development': { app: appListItem({ state: 'error', environment_type: 'development' }), seen: undefined },
+    // A production app without a backup: only the backups check can report it.
+    'running in production, no backup': { app: appListItem({ state: 'running' }), seen: undefined },
+    'running in development': {
+      app: appListItem({ state: 'running', environment_type: 'development' }),
+      seen: undefined,
+    },
+  };
+
+  it.each([
+    ['both checks on', '', ['error in development', 'running in production, no backup']],
+    ['backups off', 'checks: { backups: { enabled: false } }', ['error in development']],
+    ['app_state off', 'checks: { app_state: { enabled: false } }', ['running in production, no backup']],
+  ])('%s: keeps the apps a check could report', (_name, yaml, kept) => {
+    const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW).backups!;
+    expect(Object.keys(records).filter((name) => keep(records[name]!))).toEqual(kept);
+  });
+});
