@@ -18,7 +18,7 @@ import {
   SUCCEEDED_RUN_STATES,
   RUNNING_BACKUP_STATES,
   SUCCEEDED_BACKUP_STATES,
-} from '../simulator/vocabulary.js';
+} from './state-words.js';
 import { byteSizeSchema } from './byte-size.js';
 import { CRON_HINT, cronSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr, offOrDurationSchema } from './duration.js';

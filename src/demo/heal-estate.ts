@@ -9,7 +9,8 @@
  * belongs to one staged problem.
  */
 import type { SimProblem, SimulatorControl } from '../simulator/index.js';
-import { BAD_SERVER_STATES, VOCABULARY } from '../simulator/vocabulary.js';
+import { VOCABULARY } from '../simulator/vocabulary.js';
+import { BAD_SERVER_STATES } from '../config/state-words.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {

@@ -10,7 +10,7 @@ import { buildScenario, type DemoProblemKind, type Scenario } from '../../src/de
 import { ScenarioRunner } from '../../src/demo/scenario-runner.js';
 import { jobPeriodSeconds } from '../../src/demo/run-demo.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { BAD_SERVER_STATES } from '../../src/simulator/vocabulary.js';
+import { BAD_SERVER_STATES } from '../../src/config/state-words.js';
 import { startSimulator, type ProblemKind, type RunningSimulator } from '../../src/simulator/index.js';
 
 const started: RunningSimulator[] = [];

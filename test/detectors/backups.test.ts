@@ -11,7 +11,8 @@ import {
   type BackupsOptions,
   type OffsiteReason,
 } from '../../src/detectors/backups.js';
-import { FAILED_OFFSITE_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { FAILED_OFFSITE_STATES } from '../../src/config/state-words.js';
 import {
   ago,
   appListItem,
