@@ -9,7 +9,8 @@ import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import { Watchdog } from '../app/watchdog.js';
 import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
-import { formatDuration, parseDuration } from '../config/duration.js';
+import { parseDuration } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { StoreError } from '../state/store.js';
@@ -98,7 +99,10 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
   });
   await stopped(io.signal);
   logger.info(
-    { reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) },
+    {
+      reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'),
+      deadline: formatDuration(stopMs, 'exact'),
+    },
     'stopping',
   );
   // Still listening, so a SIGHUP while stopping is ignored rather than killing the stop half-way.
