@@ -116,11 +116,6 @@ export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['o
   }
 }
 
-/** A time in a listing: ISO 8601 UTC, without milliseconds when they are zero. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-}
-
 /** Left-aligned columns two spaces apart; the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));

@@ -13,6 +13,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import type { CheckName, Severity } from '../../detectors/finding.js';
 import { formatDuration } from '../../lib/format-duration.js';
+import { formatUtc } from '../../lib/format-utc.js';
 import type { AlertsNotification } from './channel.js';
 import { commandLine } from './shell-line.js';
 
@@ -393,9 +394,4 @@ function silenceCommand(n: AlertsNotification, configFile: string | undefined): 
 function labelOf(key: string): string {
   const words = key.replace(/[_-]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** "2026-11-01 12:00 UTC": a time everyone on the team reads the same way. */
-export function formatUtc(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
