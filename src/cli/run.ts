@@ -11,6 +11,7 @@ import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { StoreError } from '../state/store.js';
@@ -91,10 +92,7 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
     reloading = reloading
       .then(() => reload(file, io, watchdog, logger))
       .catch((err: unknown) =>
-        logger.error(
-          { err: err instanceof Error ? err.message : String(err) },
-          'reload failed; the running configuration is kept',
-        ),
+        logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
       );
   });
   await stopped(io.signal);
@@ -120,10 +118,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
     next = loadConfig(file, io.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) {
-      logger.error(
-        { file, err: err instanceof Error ? err.message : String(err) },
-        'configuration refused; the running configuration is kept',
-      );
+      logger.error({ file, err: errorText(err) }, 'configuration refused; the running configuration is kept');
       return;
     }
     for (const p of err.problems) {
@@ -135,10 +130,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   try {
     await watchdog.reload(next);
   } catch (err) {
-    logger.error(
-      { err: err instanceof Error ? err.message : String(err) },
-      'reload failed; the running configuration is kept',
-    );
+    logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');
   }
 }
 

@@ -16,6 +16,7 @@
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
+import { errorText } from '../lib/error-text.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Channel } from './channels/channel.js';
 import { backoff } from './backoff.js';
@@ -105,7 +106,7 @@ export class Delivery {
           await work();
         } catch (err) {
           // A storage fault must not end the loop: the next round tries again.
-          this.#log.error({ err: errorText(err), loop: what }, 'delivery round failed');
+          this.#log.error({ err: errorText(err, { named: true }), loop: what }, 'delivery round failed');
         }
         try {
           await clock.sleep(every, sleep.signal);
@@ -308,8 +309,4 @@ function addInto(into: DeliveryReport, r: DeliveryReport): void {
   into.retried += r.retried;
   into.failed += r.failed;
   into.expired += r.expired;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -30,6 +30,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
+import { errorText } from '../lib/error-text.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
@@ -878,5 +879,5 @@ function describeError(err: unknown): string {
   if (err instanceof ApiError) return `${err.code}: ${err.serviceMessage}`;
   if (err instanceof ApiTransportError) return `${err.reason}: no answer`;
   if (err instanceof ApiResponseError) return `${err.problem}: ${err.detail}`;
-  return err instanceof Error ? err.message : String(err);
+  return errorText(err);
 }
