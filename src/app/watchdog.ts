@@ -38,8 +38,6 @@ import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
 import { SourceHealth } from './source-health.js';
 
-export type { JobReport, JobOutcome } from './job-cycle.js';
-
 /** Options of {@link Watchdog.open}. */
 export interface WatchdogOptions {
   config: Config;

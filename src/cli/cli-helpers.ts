@@ -8,7 +8,8 @@ import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, loadStateConfig, type Config } from '../config/load-config.js';
-import { Store, StoreError } from '../state/store.js';
+import { Store } from '../state/store.js';
+import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 

@@ -14,7 +14,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { createRemediation } from '../remediation/create-remediation.js';
-import { StoreError } from '../state/store.js';
+import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';

@@ -8,7 +8,8 @@
  * way an ops team would, lets the demo start from "all green" so each notification that follows
  * belongs to one staged problem.
  */
-import type { SimProblem, SimulatorControl } from '../simulator/index.js';
+import type { SimProblem } from '../simulator/problem-finder.js';
+import type { SimulatorControl } from '../simulator/simulator-control.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
 import { BAD_SERVER_STATES } from '../config/state-words.js';
 

@@ -7,7 +7,8 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
-import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceApp } from '../collectors/views.js';
 import { buildLabels } from './build-labels.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Finding } from './finding.js';

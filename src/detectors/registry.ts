@@ -14,7 +14,8 @@
  * so a cycle never holds the thousands of records that are fine.
  */
 import type { UrlRecord } from '../api/schemas.js';
-import type { MaintenanceApp, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { MaintenanceApp } from '../collectors/views.js';
 import { attention, type AttentionOptions } from './attention.js';
 import { backups, backupsConcern, type AppBackups, type BackupsOptions } from './backups.js';
 import { certificateConcerns, certificates, type CertificatesOptions } from './certificates.js';
@@ -73,8 +74,6 @@ export interface BulkRecords {
 export type Relevance = { readonly [J in keyof BulkRecords]: (record: BulkRecords[J]) => boolean };
 
 const NOTHING: DetectorResult = { findings: [], incomplete: [] };
-
-export type { DetectorResult } from './detector-result.js';
 
 /** Binds a detector to its job and its options key, checked by the compiler. */
 function define<J extends SnapshotJob, C extends DetectorCheck>(

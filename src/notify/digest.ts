@@ -6,7 +6,7 @@
  * a daemon that was down at the set time sends that day's digest once when it comes back.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { openAlerts } from '../alerts/lifecycle.js';
+import { openAlerts } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { formatUtc } from '../lib/format-utc.js';

@@ -10,9 +10,6 @@ import type { Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
 import { StoreError, type StoreErrorCause } from './store-error.js';
 
-export type { Migration } from './migration.js';
-export { StoreError, type StoreErrorCause } from './store-error.js';
-
 /** Options of {@link Store.open}. */
 export interface StoreOptions {
   logger?: Logger;
