@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
+import { formatDuration } from '../lib/format-duration.js';
 import type { AlertRow } from './alert-store.js';
 
 /** The rules' knobs, from `alerts.*` in the config. */
@@ -94,12 +95,12 @@ export function decide(
   const cyclesDone = seen >= options.forCycles;
   const holdDone = held >= hold;
   if (cyclesDone && holdDone) {
-    if (hold > 0) return { action: 'fire', reason: `held for ${formatMs(held)}` };
+    if (hold > 0) return { action: 'fire', reason: `held for ${formatDuration(held, 'seconds')}` };
     if (seen > 1) return { action: 'fire', reason: `seen for ${seen} cycles` };
     return { action: 'fire', reason: 'first sighting' };
   }
   if (!cyclesDone) return { action: 'pend', reason: `seen ${seen} of ${options.forCycles} cycles` };
-  return { action: 'pend', reason: `held ${formatMs(held)} of ${formatMs(hold)}` };
+  return { action: 'pend', reason: `held ${formatDuration(held, 'seconds')} of ${formatDuration(hold, 'seconds')}` };
 }
 
 /** Throws a RangeError naming the bad knob; the config schema should already prevent these. */
@@ -110,23 +111,4 @@ export function checkLifecycleOptions(options: LifecycleOptions): void {
   if (!(options.repeatIntervalMs > 0)) {
     throw new RangeError(`alerts.repeat_interval must be > 0 ms, got ${options.repeatIntervalMs}`);
   }
-}
-
-/** Short human duration for reasons: 90000 → "1m30s", 0 → "0s". */
-export function formatMs(ms: number): string {
-  if (!Number.isFinite(ms)) return 'forever';
-  let rest = Math.max(0, Math.round(ms / 1000));
-  const parts: string[] = [];
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-  ] as const) {
-    if (rest >= size) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-  }
-  if (rest > 0 || parts.length === 0) parts.push(`${rest}s`);
-  return parts.join('');
 }

@@ -17,9 +17,6 @@ import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
 
-export type { LifecycleOptions, Decision } from './decide.js';
-export { openAlerts, getAlert, AlertStore, type AlertRow, type AlertStatus } from './alert-store.js';
-
 /** One job's complete snapshot of findings at one moment. */
 export interface LifecycleInput {
   /** The job whose snapshot this is; only its own alerts can be resolved by it. */

@@ -1,5 +1,6 @@
-import { ApiCallError, ApiError } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
 import { FUNCTIONS, type FunctionSpec, type Permission } from '../api/functions.js';
+import { errorText } from '../lib/error-text.js';
 
 /**
  * One line saying why a source could not be read, for alerts and the `check` summary. The API
@@ -10,9 +11,7 @@ export function describeError(err: unknown): string {
   if (err instanceof ApiError && err.code === 'invalid_token') {
     return `the API refused the token (invalid_token, HTTP ${err.status} on ${err.fn})`;
   }
-  if (err instanceof ApiCallError) return err.message;
-  if (err instanceof Error) return err.message;
-  return String(err);
+  return errorText(err);
 }
 
 /** A refusal that will not go away by itself: the token lacks what the job needs. */

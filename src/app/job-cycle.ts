@@ -17,7 +17,7 @@ import type { Config } from '../config/load-config.js';
 import type { Finding } from '../detectors/finding.js';
 import { relevanceFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from './describe-error.js';
@@ -82,7 +82,7 @@ export class CycleDeadlineError extends Error {
     readonly deadlineMs: number,
   ) {
     super(
-      `the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs)} (jobs.deadline) and is incomplete`,
+      `the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs, 'exact')} (jobs.deadline) and is incomplete`,
     );
   }
 }

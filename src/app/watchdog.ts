@@ -25,7 +25,8 @@ import type { Channel } from '../notify/channels/channel.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { createRemediation } from '../remediation/create-remediation.js';
-import type { PassReport, Remediator } from '../remediation/remediator.js';
+import type { Remediator } from '../remediation/remediator.js';
+import type { PassReport } from '../remediation/send-and-follow.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
@@ -38,8 +39,6 @@ import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
 import { retiredByConfig } from './retired-by-config.js';
 import { Scheduler } from './scheduler.js';
 import { SourceHealth } from './source-health.js';
-
-export type { JobReport, JobOutcome } from './job-cycle.js';
 
 /** Options of {@link Watchdog.open}. */
 export interface WatchdogOptions {

@@ -6,7 +6,8 @@
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog actions [--config FILE] [--json] [--limit N] [--policy NAME]
 
@@ -67,7 +68,7 @@ const actions: Command = {
         'REASON',
       ];
       const body = rows.map((r) => [
-        iso(r.at),
+        formatUtc(r.at, 'iso'),
         r.policy,
         r.action,
         record(r),
@@ -94,7 +95,7 @@ function parseLimit(text: string | undefined): number | undefined {
 
 function toJson(r: AuditRow) {
   return {
-    at: iso(r.at),
+    at: formatUtc(r.at, 'iso'),
     policy: r.policy,
     action: r.action,
     record: r.recordType === null ? null : { type: r.recordType, id: r.recordId },

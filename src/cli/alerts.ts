@@ -8,7 +8,8 @@ import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
 
@@ -41,7 +42,7 @@ const alerts: Command = {
         const out = rows.map(({ alert: a, silence }) => ({
           fingerprint: a.fingerprint,
           status: a.status,
-          since: iso(sinceOf(a)),
+          since: formatUtc(sinceOf(a), 'iso'),
           severity: a.severity,
           check: a.check,
           summary: a.summary,
@@ -49,8 +50,8 @@ const alerts: Command = {
           details: a.details,
           url: a.url,
           sourceSince: a.since,
-          firstSeenAt: iso(a.firstSeenAt),
-          lastSeenAt: iso(a.lastSeenAt),
+          firstSeenAt: formatUtc(a.firstSeenAt, 'iso'),
+          lastSeenAt: formatUtc(a.lastSeenAt, 'iso'),
           job: a.job,
           silence,
         }));
@@ -63,7 +64,7 @@ const alerts: Command = {
       }
       const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
       const body = rows.map(({ alert: a, silence }) => [
-        iso(sinceOf(a)),
+        formatUtc(sinceOf(a), 'iso'),
         a.status,
         a.severity,
         a.check,

@@ -4,6 +4,7 @@ import { EXIT } from './command.js';
 import { Hangups } from './hangups.js';
 import { applyHeapGrowth } from './memory-settings.js';
 import { main } from './main.js';
+import { errorText } from '../lib/error-text.js';
 
 // Before anything else: a SIGHUP while `run` is still loading or starting would otherwise kill it
 // (the signal's default action); this keeps it as a reload for when the daemon is up. Only `run`
@@ -35,6 +36,6 @@ main(process.argv.slice(2), {
     process.exitCode = code;
   })
   .catch((err: unknown) => {
-    process.stderr.write(`deploy-watchdog: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`deploy-watchdog: ${errorText(err)}\n`);
     process.exitCode = EXIT.incomplete;
   });

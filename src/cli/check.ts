@@ -9,10 +9,10 @@
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { createRemediation } from '../remediation/create-remediation.js';
-import type { PassReport } from '../remediation/remediator.js';
+import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
-import { StoreError } from '../state/store.js';
+import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { loadCommandConfig, table } from './cli-helpers.js';

@@ -8,7 +8,8 @@ import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, loadStateConfig, type Config } from '../config/load-config.js';
-import { Store, StoreError } from '../state/store.js';
+import { Store } from '../state/store.js';
+import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
@@ -114,11 +115,6 @@ export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['o
   } catch (err) {
     return reportFailure(io, commandUsage, err);
   }
-}
-
-/** A time in a listing: ISO 8601 UTC, without milliseconds when they are zero. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 }
 
 /** Left-aligned columns two spaces apart; the last column is not padded. */

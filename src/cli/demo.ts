@@ -1,5 +1,5 @@
 import { parseDuration } from '../config/duration.js';
-import { runDemo, type DemoOptions } from '../demo/run-demo.js';
+import type { DemoOptions } from '../demo/run-demo.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 
@@ -65,6 +65,15 @@ export function parseDemoArgs(argv: string[]): DemoOptions {
   };
 }
 
+/**
+ * The package whose absence made an import fail, when that is why it failed: the demo's stand-ins
+ * need development dependencies (smtp-server, mailparser) that a production install leaves out.
+ */
+function missingPackage(err: unknown): string | undefined {
+  if ((err as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return /Cannot find package '([^']+)'/.exec((err as Error).message)?.[1];
+}
+
 /** `deploy-watchdog demo`. */
 const demo: Command = {
   name: 'demo',
@@ -77,7 +86,20 @@ const demo: Command = {
     } catch (err) {
       return reportUsageError(io, usage, err);
     }
-    const result = await runDemo(options, { stdout: io.stdout, stderr: io.stderr, signal: io.signal });
+    // Loaded here, not at the top: `run` and `check` never load the stand-ins, and a production
+    // install (`npm ci --omit=dev`, the container image) has the daemon without them.
+    let demoModule: typeof import('../demo/run-demo.js');
+    try {
+      demoModule = await import('../demo/run-demo.js');
+    } catch (err) {
+      const missing = missingPackage(err);
+      if (missing === undefined) throw err;
+      io.stderr.write(
+        `the demo needs the development dependencies, and ${missing} is not installed: run it in a clone of the project after \`npm ci\` (a production install, \`npm ci --omit=dev\` or the container image, leaves them out)\n`,
+      );
+      return EXIT.usage;
+    }
+    const result = await demoModule.runDemo(options, { stdout: io.stdout, stderr: io.stderr, signal: io.signal });
     // Ctrl-C is a normal way to end a demo; an uninterrupted demo that left a problem untold did
     // not show what it promised.
     if (result.ending === 'aborted' || result.tally.complete()) return EXIT.ok;

@@ -9,11 +9,13 @@ import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import { Watchdog } from '../app/watchdog.js';
 import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
-import { formatDuration, parseDuration } from '../config/duration.js';
+import { parseDuration } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
+import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
-import { StoreError } from '../state/store.js';
+import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';
@@ -100,15 +102,15 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
     reloading = reloading
       .then(() => reload(file, io, watchdog, logger))
       .catch((err: unknown) =>
-        logger.error(
-          { err: err instanceof Error ? err.message : String(err) },
-          'reload failed; the running configuration is kept',
-        ),
+        logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
       );
   });
   await stopped(io.signal);
   logger.info(
-    { reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'), deadline: formatDuration(stopMs) },
+    {
+      reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'),
+      deadline: formatDuration(stopMs, 'exact'),
+    },
     'stopping',
   );
   // Still listening, so a SIGHUP while stopping is ignored rather than killing the stop half-way.
@@ -126,10 +128,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
     next = loadConfig(file, io.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) {
-      logger.error(
-        { file, err: err instanceof Error ? err.message : String(err) },
-        'configuration refused; the running configuration is kept',
-      );
+      logger.error({ file, err: errorText(err) }, 'configuration refused; the running configuration is kept');
       return;
     }
     for (const p of err.problems) {
@@ -141,10 +140,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   try {
     await watchdog.reload(next);
   } catch (err) {
-    logger.error(
-      { err: err instanceof Error ? err.message : String(err) },
-      'reload failed; the running configuration is kept',
-    );
+    logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');
   }
 }
 

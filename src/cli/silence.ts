@@ -4,7 +4,8 @@
  */
 import { parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
 import { createSilence, describeMatchers } from '../alerts/silences.js';
-import { formatDuration, parseDuration } from '../config/duration.js';
+import { parseDuration } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import { systemClock } from '../lib/clock.js';
 import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
@@ -83,7 +84,7 @@ const silence: Command = {
       });
       io.stdout.write(`${created.id}\n`);
       io.stderr.write(
-        `silenced ${describeMatchers(created.matchers)} for ${formatDuration(args.durationMs)}, ` +
+        `silenced ${describeMatchers(created.matchers)} for ${formatDuration(args.durationMs, 'exact')}, ` +
           `until ${new Date(created.endsAt).toISOString()}\n`,
       );
       return EXIT.ok;

@@ -8,7 +8,8 @@ import { describeMatchers, listSilences, silenceState, type Silence } from '../a
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { iso, parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog silences [--config FILE] [--json] [--all]
 
@@ -52,12 +53,12 @@ const silences: Command = {
           id: s.id,
           state,
           matchers: s.matchers.map(formatMatcher),
-          startsAt: iso(s.startsAt),
-          endsAt: iso(s.endsAt),
-          expiredAt: s.expiredAt === null ? null : iso(s.expiredAt),
+          startsAt: formatUtc(s.startsAt, 'iso'),
+          endsAt: formatUtc(s.endsAt, 'iso'),
+          expiredAt: s.expiredAt === null ? null : formatUtc(s.expiredAt, 'iso'),
           reason: s.reason,
           createdBy: s.createdBy,
-          createdAt: iso(s.createdAt),
+          createdAt: formatUtc(s.createdAt, 'iso'),
           openAlerts: alerts,
         }));
         io.stdout.write(`${terminalJson(out)}\n`);
@@ -72,7 +73,7 @@ const silences: Command = {
         s.id,
         ...(values.all ? [state] : []),
         describeMatchers(s.matchers),
-        iso(s.expiredAt !== null && s.expiredAt < s.endsAt ? s.expiredAt : s.endsAt),
+        formatUtc(s.expiredAt !== null && s.expiredAt < s.endsAt ? s.expiredAt : s.endsAt, 'iso'),
         String(alerts),
         s.createdBy,
         s.reason,

@@ -2,19 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { FUNCTIONS } from '../api/functions.js';
 import { environmentTypeSchema, ERROR_STATUS, type EnvironmentType, type ErrorCode } from '../api/schemas.js';
 import { createLogger } from '../lib/logger.js';
-import {
-  RETRY_AFTER_FORMS,
-  startSimulator,
-  STATE_WORD_SETS,
-  TIME_FORMATS,
-  type FaultSpec,
-  type FaultTarget,
-  type RateLimitSpec,
-  type SimTokenSpec,
-  type SimulatorOptions,
-  type StateWordSet,
-  type TimeFormat,
-} from '../simulator/index.js';
+import { startSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { RETRY_AFTER_FORMS, type RateLimitSpec } from '../simulator/rate-limiter.js';
+import { STATE_WORD_SETS, type StateWordSet } from '../simulator/state-words.js';
+import { TIME_FORMATS, type TimeFormat } from '../simulator/time-format.js';
+import type { FaultSpec, FaultTarget } from '../simulator/fault-injector.js';
+import type { SimTokenSpec } from '../simulator/token-grants.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 

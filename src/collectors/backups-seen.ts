@@ -5,7 +5,8 @@
  * from collectors to detectors: a detector may import this, a collector never imports a detector.
  */
 import { parseTime } from '../lib/parse-time.js';
-import type { BackupsSeen, NewestBackup } from './snapshot.js';
+import type { BackupsSeen } from './snapshot.js';
+import type { NewestBackup } from './views.js';
 
 /** The backup state words of the service (`checks.backups.*_states`); no word is in two lists. */
 export interface BackupStates {

@@ -14,8 +14,6 @@ import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../a
 import type { OrderKey } from '../lib/newest-first.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
-export type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
-
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
 export type SnapshotJob = Snapshot['job'];
 

@@ -523,7 +523,3 @@ export type ParsedConfig = z.output<typeof configSchema>;
 
 /** One remediation policy (discriminated on `action`). */
 export type PolicyConfig = ParsedConfig['remediation']['policies'][number];
-/** One notification route. */
-export type RouteConfig = ParsedConfig['notify']['routes'][number];
-/** One mute window. */
-export type MuteWindowConfig = ParsedConfig['notify']['mute_windows'][number];

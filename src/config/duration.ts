@@ -27,21 +27,6 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-/** Renders milliseconds in the largest whole units (`90000` → `1m30s`), for logs and summaries. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  let rest = ms;
-  let out = '';
-  for (const unit of ['d', 'h', 'm', 's', 'ms'] as const) {
-    const size = UNIT_MS[unit];
-    if (rest >= size) {
-      out += `${Math.floor(rest / size)}${unit}`;
-      rest %= size;
-    }
-  }
-  return out;
-}
-
 /**
  * Config schema of a duration: a string like `30s` in the file, milliseconds once parsed. Plain
  * numbers are refused on purpose: `timeout: 30` could mean seconds or milliseconds.

@@ -9,6 +9,7 @@ import { configSchema, stateSchema, type ParsedConfig } from './config-schema.js
 import { substituteEnv } from './env-substitution.js';
 import { Secret } from './secret.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
+import { errorText } from '../lib/error-text.js';
 
 /**
  * The loaded configuration: every default filled, durations in ms, `off` as null, secrets as
@@ -44,9 +45,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
     if (err instanceof ConfigError) throw err;
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
-    throw new ConfigError(file, [
-      { path: '', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` },
-    ]);
+    throw new ConfigError(file, [{ path: '', message: `cannot be read: ${errorText(err)}` }]);
   }
 }
 

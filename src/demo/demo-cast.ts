@@ -4,7 +4,7 @@
  * to Slack and email); the failing run goes to a staging app, where the retry policy may act.
  */
 import type { EnvironmentType } from '../api/schemas.js';
-import type { SimulatorControl } from '../simulator/index.js';
+import type { SimulatorControl } from '../simulator/simulator-control.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
 
 /** An app as the demo names it. */

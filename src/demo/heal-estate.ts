@@ -8,8 +8,10 @@
  * way an ops team would, lets the demo start from "all green" so each notification that follows
  * belongs to one staged problem.
  */
-import type { SimProblem, SimulatorControl } from '../simulator/index.js';
-import { BAD_APP_STATES, BAD_SERVER_STATES, VOCABULARY } from '../simulator/vocabulary.js';
+import type { SimProblem } from '../simulator/problem-finder.js';
+import type { SimulatorControl } from '../simulator/simulator-control.js';
+import { VOCABULARY } from '../simulator/vocabulary.js';
+import { BAD_APP_STATES, BAD_SERVER_STATES } from '../config/state-words.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {

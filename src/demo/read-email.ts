@@ -2,7 +2,7 @@
  * An email the local SMTP sink accepted, as terminal lines: the subject, then the plain-text body
  * the watchdog wrote (its signature left out: it only repeats the channel name).
  */
-import type { SinkMessage } from '../notify/peers/smtp-sink.js';
+import type { SinkMessage } from './peers/smtp-sink.js';
 
 /** What the demo prints of one email. */
 export interface EmailReading {

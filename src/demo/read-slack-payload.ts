@@ -7,7 +7,7 @@
 import type { CheckName } from '../detectors/registry.js';
 import { CHECK_NAMES } from '../detectors/registry.js';
 import { describeHeadline } from '../notify/channels/describe.js';
-import type { SlackLikePayload } from '../notify/peers/webhook-receiver.js';
+import type { SlackLikePayload } from './peers/webhook-receiver.js';
 
 /** One alert event of a message, as shown. */
 export interface ReadEvent {

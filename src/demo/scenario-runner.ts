@@ -4,7 +4,7 @@
  * the service's request log on every tick so the demo can tell which changes the daemon made.
  */
 import type { Clock } from '../lib/clock.js';
-import type { RequestRecord, SimulatorControl } from '../simulator/index.js';
+import type { RequestRecord, SimulatorControl } from '../simulator/simulator-control.js';
 import type { Scenario, ScenarioStep } from './scenario.js';
 
 /** Catalogue functions that change something: what remediation does, as the service saw it. */

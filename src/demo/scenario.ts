@@ -8,7 +8,7 @@
  * policy has actually retried it (the run is running again), so "retried automatically" is earned.
  */
 import type { CheckName } from '../detectors/registry.js';
-import type { SimulatorControl } from '../simulator/index.js';
+import type { SimulatorControl } from '../simulator/simulator-control.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
 import type { DemoCast } from './demo-cast.js';
 

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_APP_STATES } from '../simulator/vocabulary.js';
+import { BAD_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';

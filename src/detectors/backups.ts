@@ -38,7 +38,7 @@ import {
   FAILED_OFFSITE_STATES,
   RUNNING_BACKUP_STATES,
   SUCCEEDED_BACKUP_STATES,
-} from '../simulator/vocabulary.js';
+} from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';

@@ -18,7 +18,7 @@ import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { formatTime } from './format-time.js';
+import { formatUtc } from '../lib/format-utc.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -148,7 +148,7 @@ export function certificates(
     // Only date verdicts read `left`, and they exist only when the date is known.
     const left = expires === null ? 0 : expires - now;
     const subject = `Certificate of ${record.url} for ${ctx.appName}`;
-    const expiresText = expires === null ? null : formatTime(expires);
+    const expiresText = expires === null ? null : formatUtc(expires);
     let summary: string;
     switch (lead.reason) {
       case 'expired':

@@ -14,7 +14,7 @@ import { groupKey } from '../collectors/settled-runs.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
-import { FAILED_RUN_STATES, SUCCEEDED_RUN_STATES } from '../simulator/vocabulary.js';
+import { FAILED_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';

@@ -8,7 +8,8 @@
  * never fired, forgets it silently).
  */
 import { z } from 'zod';
-import type { MaintenanceApp, MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceApp } from '../collectors/views.js';
 import { enabledSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_SERVER_STATES } from '../simulator/vocabulary.js';
+import { BAD_SERVER_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';

@@ -13,7 +13,7 @@ import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
-import { ACTIVE_RUN_STATES } from '../simulator/vocabulary.js';
+import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';

@@ -17,6 +17,7 @@ import { BackgroundLoop } from '../lib/background-loop.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
+import { errorText } from '../lib/error-text.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Channel } from './channels/channel.js';
 import { backoff } from './backoff.js';
@@ -105,7 +106,8 @@ export class Delivery {
         pass,
         sleepMs: () => every,
         // A storage fault must not end the loop: the next round tries again.
-        onError: (err) => this.#log.error({ err: errorText(err), loop: what }, 'delivery round failed'),
+        onError: (err) =>
+          this.#log.error({ err: errorText(err, { named: true }), loop: what }, 'delivery round failed'),
       });
     this.#loops = [
       loop('housekeeping', () => {
@@ -297,8 +299,4 @@ function addInto(into: DeliveryReport, r: DeliveryReport): void {
   into.retried += r.retried;
   into.failed += r.failed;
   into.expired += r.expired;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

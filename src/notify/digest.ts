@@ -6,13 +6,13 @@
  * a daemon that was down at the set time sends that day's digest once when it comes back.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { openAlerts } from '../alerts/lifecycle.js';
+import { openAlerts } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
-import { listAudit, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
+import { formatUtc } from '../lib/format-utc.js';
+import { auditSince, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';
-import { formatUtc } from './channels/describe.js';
 import { localTimeReader, minuteOf } from './mute-windows.js';
 import type { DigestSettings } from './notify-settings.js';
 import type { Outbox } from './outbox.js';
@@ -33,7 +33,7 @@ export interface DigestOptions {
 }
 
 /** Audit decisions that say what remediation did; skips and answers are left out (they are most rows). */
-const DONE_DECISIONS: ReadonlySet<AuditDecision> = new Set<AuditDecision>(['acted', 'dry_run', 'outcome', 'suspended']);
+const DONE_DECISIONS: readonly AuditDecision[] = ['acted', 'dry_run', 'outcome', 'suspended'];
 
 /** Queues the daily digests that are due. */
 export class Digest {
@@ -83,7 +83,7 @@ export class Digest {
       .filter(mine);
     const opened = recent.filter((e) => e.kind === 'firing');
     const resolved = recent.filter((e) => e.kind === 'resolved');
-    const audit = this.#audit(since);
+    const audit = auditSince(outbox.rows.store, since, DONE_DECISIONS);
     const worst = open.some((a) => a.severity === 'critical') ? 'critical' : open.length > 0 ? 'warning' : 'ok';
 
     const lines: string[] = [];
@@ -112,11 +112,6 @@ export class Digest {
       ],
       lines,
     };
-  }
-
-  /** What remediation did since `since`, oldest first. */
-  #audit(since: number): AuditRow[] {
-    return listAudit(this.options.outbox.rows.store).filter((r) => r.at > since && DONE_DECISIONS.has(r.decision));
   }
 }
 

@@ -7,7 +7,7 @@
  * for the audit.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { openAlerts, type AlertRow } from '../alerts/lifecycle.js';
+import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels } from '../lib/alert-vocabulary.js';

@@ -3,7 +3,7 @@
  * ends (pure, so its wording is unit-tested), and the one alert raised per suspension.
  */
 import type { WatcherState } from '../api/schemas.js';
-import { formatDuration } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import { fingerprint } from '../detectors/fingerprint.js';
@@ -56,9 +56,9 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
     case 'stopped':
       return `${sentence(outcome.code)}: stopped`;
     case 'follow_timeout':
-      return `${words.done}: outcome unknown, still running after ${formatDuration(outcome.afterMs)}`;
+      return `${words.done}: outcome unknown, still running after ${formatDuration(outcome.afterMs, 'exact')}`;
     case 'unanswered':
-      return `${words.noun}: no answer from the service in ${formatDuration(outcome.afterMs)}; it may or may not have been made`;
+      return `${words.noun}: no answer from the service in ${formatDuration(outcome.afterMs, 'exact')}; it may or may not have been made`;
     case 'unverified':
       return `${words.noun}: the service had taken this request before, but its run could not be found`;
     case 'no_run':

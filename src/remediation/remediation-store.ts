@@ -365,6 +365,16 @@ export class RemediationStore {
   }
 }
 
+/** The audit rows written after `since` with one of `decisions`, oldest first (the daily digest's section). */
+export function auditSince(store: Store, since: number, decisions: readonly AuditDecision[]): AuditRow[] {
+  const rows = store.db
+    .prepare(
+      `SELECT * FROM remediation_audit WHERE at > ? AND decision IN (${decisions.map(() => '?').join(', ')}) ORDER BY id`,
+    )
+    .all(since, ...decisions) as Record<string, unknown>[];
+  return rows.map(auditOf);
+}
+
 /** The audit, oldest first; the newest `limit` rows when given. */
 export function listAudit(store: Store, options: { limit?: number; policy?: string } = {}): AuditRow[] {
   const where = options.policy === undefined ? '' : 'WHERE policy = @policy';
@@ -375,23 +385,7 @@ export function listAudit(store: Store, options: { limit?: number; policy?: stri
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     }) as Record<string, unknown>[];
-  return rows.map((r) => ({
-    id: r.id as number,
-    at: r.at as number,
-    policy: r.policy as string,
-    action: r.action as string,
-    recordType: r.record_type as string | null,
-    recordId: r.record_id as number | null,
-    fingerprint: r.fingerprint as string | null,
-    environment: r.environment as string | null,
-    decision: r.decision as AuditDecision,
-    reason: r.reason as string,
-    key: r.idempotency_key as string | null,
-    answer: r.answer as string | null,
-    outcome: r.outcome as string | null,
-    runId: r.run_id as number | null,
-    detail: r.detail as string | null,
-  }));
+  return rows.map(auditOf);
 }
 
 /** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */
@@ -424,6 +418,26 @@ function suspensionOf(r: Record<string, unknown>): Suspension {
       environment === WHOLE_POLICY
         ? { kind: 'policy' }
         : { kind: 'environment', environment: environment === NO_ENVIRONMENT ? null : environment },
+  };
+}
+
+function auditOf(r: Record<string, unknown>): AuditRow {
+  return {
+    id: r.id as number,
+    at: r.at as number,
+    policy: r.policy as string,
+    action: r.action as string,
+    recordType: r.record_type as string | null,
+    recordId: r.record_id as number | null,
+    fingerprint: r.fingerprint as string | null,
+    environment: r.environment as string | null,
+    decision: r.decision as AuditDecision,
+    reason: r.reason as string,
+    key: r.idempotency_key as string | null,
+    answer: r.answer as string | null,
+    outcome: r.outcome as string | null,
+    runId: r.run_id as number | null,
+    detail: r.detail as string | null,
   };
 }
 

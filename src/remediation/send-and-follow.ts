@@ -17,6 +17,7 @@ import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
 import { answerStep, handleFailure, handleResult, type AnswerEnd, type ChangeHandling } from './change-answer.js';
 import { outcomeNotice, outcomeWord, type AttemptOutcome } from './outcome-notice.js';
+import { errorText } from '../lib/error-text.js';
 import type { CompiledPolicy, RemediationSettings } from './policy.js';
 import type { RemediationAudit } from './remediation-audit.js';
 import type { AttemptRow, RemediationStore } from './remediation-store.js';
@@ -398,5 +399,5 @@ function describeError(err: unknown): string {
   if (err instanceof ApiError) return `${err.code}: ${err.serviceMessage}`;
   if (err instanceof ApiTransportError) return `${err.reason}: no answer`;
   if (err instanceof ApiResponseError) return `${err.problem}: ${err.detail}`;
-  return err instanceof Error ? err.message : String(err);
+  return errorText(err);
 }

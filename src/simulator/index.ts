@@ -16,19 +16,6 @@ import { STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import type { SimTokenSpec } from './token-grants.js';
 
-export type { SimTokenSpec } from './token-grants.js';
-export type { FaultSpec, FaultTarget } from './fault-injector.js';
-export { ENDLESS_LIST_TOTAL } from './fault-injector.js';
-export { MB } from './fault-streams.js';
-export { RETRY_AFTER_FORMS, type RateLimitSpec } from './rate-limiter.js';
-export { TIME_FORMATS, type TimeFormat } from './time-format.js';
-export { ALT_VOCABULARY, STATE_WORD_SETS, type StateWordSet } from './state-words.js';
-export type { SimProblem, ProblemKind } from './problem-finder.js';
-export type { FailDirective } from './run-engine.js';
-export { SimulatorControl } from './simulator-control.js';
-export type { RequestRecord, AddRunOptions, RunStatePatch, AddBackupOptions, SimStats } from './simulator-control.js';
-export { VOCABULARY } from './vocabulary.js';
-
 /** How to start a simulator. */
 export interface SimulatorOptions {
   /** Number of apps; default 20; 1 to 10,000. */

@@ -21,7 +21,8 @@ import { SimError } from './sim-error.js';
 import type { AppRec, InstallerRec, ProjectRec, RunRec, ServerRec, SimState, UrlRec } from './sim-state.js';
 import type { StateKind, StateWords } from './state-words.js';
 import type { Grant } from './token-grants.js';
-import { BAD_SERVER_STATES, PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
+import { PLANS_WITH_LOGS, VOCABULARY } from './vocabulary.js';
+import { BAD_SERVER_STATES } from '../config/state-words.js';
 import { isGone, type Views } from './views.js';
 
 /**

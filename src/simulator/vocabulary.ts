@@ -4,66 +4,49 @@
  * The reference leaves the values of app, run, step, backup, server, installer, URL and upgrade
  * `state` strings open ("not shown"). The simulator uses the plausible values below. The API client
  * makes no assumption about them; the watch engine takes the ones it needs from configuration
- * (`checks.*`), whose defaults are these, so pointing the daemon at a service with other words is a
- * configuration change, not a code change.
+ * (`checks.*`), so pointing the daemon at a service with other words is a configuration change,
+ * not a code change. The words those settings default to (`src/config/state-words.ts`) are taken
+ * from there, so the simulator speaks the daemon's defaults by construction.
  */
+import { STATE_WORDS } from '../config/state-words.js';
+
+const { run, server, app, backup, offsite } = STATE_WORDS;
+
+/** Every kind of record's state words, by meaning: the daemon's defaults and the simulator's own. */
 export const VOCABULARY = {
   run: {
     /** Waiting for a worker. */
-    queued: 'queued',
-    running: 'running',
+    queued: run.queued,
+    running: run.running,
     /** Finished successfully. */
-    done: 'done',
+    done: run.done,
     /** Failed; `retrying` true means an automatic retry of the failed step is due (not failed yet). */
-    error: 'error',
+    error: run.error,
     cancelled: 'cancelled',
   },
   step: { pending: 'pending', running: 'running', done: 'done', error: 'error', skipped: 'skipped' },
   app: {
     running: 'running',
-    stopped: 'stopped',
+    stopped: app.stopped,
     deploying: 'deploying',
-    error: 'error',
+    error: app.error,
     deleted: 'deleted',
     disabled: 'disabled',
   },
-  backup: { running: 'running', done: 'done', failed: 'failed' },
-  offsite: { uploaded: 'uploaded', uploading: 'uploading', failed: 'failed', deleted: 'deleted' },
+  backup: { running: backup.running, done: backup.done, failed: backup.failed },
+  offsite: { uploaded: 'uploaded', uploading: 'uploading', failed: offsite.failed, deleted: 'deleted' },
   server: {
     running: 'running',
     provisioning: 'provisioning',
-    stopped: 'stopped',
-    error: 'error',
-    unreachable: 'unreachable',
+    stopped: server.stopped,
+    error: server.error,
+    unreachable: server.unreachable,
     deleted: 'deleted',
   },
   installer: { running: 'running', stopped: 'stopped', error: 'error', deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
   upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
 } as const;
-
-/** Run states in which a run has failed (unless `retrying` is true). */
-export const FAILED_RUN_STATES: readonly string[] = [VOCABULARY.run.error];
-/** Run states in which a run is still going. */
-export const ACTIVE_RUN_STATES: readonly string[] = [VOCABULARY.run.queued, VOCABULARY.run.running];
-/** Run states in which a run is over and fine. */
-export const SUCCEEDED_RUN_STATES: readonly string[] = [VOCABULARY.run.done];
-/** Server states that make every app on the server unreliable to judge (inhibition sources). */
-export const BAD_SERVER_STATES: readonly string[] = [
-  VOCABULARY.server.error,
-  VOCABULARY.server.unreachable,
-  VOCABULARY.server.stopped,
-];
-/** App states in which an app is not serving as it should (its URLs down until someone acts). */
-export const BAD_APP_STATES: readonly string[] = [VOCABULARY.app.error, VOCABULARY.app.stopped];
-/** Backup states in which a backup finished well: the only backups that count as taken. */
-export const SUCCEEDED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.done];
-/** Backup states in which a backup is still being made. */
-export const RUNNING_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.running];
-/** Backup states in which a backup failed. */
-export const FAILED_BACKUP_STATES: readonly string[] = [VOCABULARY.backup.failed];
-/** Off-site copy states meaning the last transfer failed. */
-export const FAILED_OFFSITE_STATES: readonly string[] = [VOCABULARY.offsite.failed];
 
 /**
  * The workflows the simulator runs: the action each one performs, its step names in order, and

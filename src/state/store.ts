@@ -5,12 +5,10 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
+import { errorText } from '../lib/error-text.js';
 import type { Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
 import { StoreError, type StoreErrorCause } from './store-error.js';
-
-export type { Migration } from './migration.js';
-export { StoreError, type StoreErrorCause } from './store-error.js';
 
 /** Options of {@link Store.open}. */
 export interface StoreOptions {
@@ -320,6 +318,6 @@ function errnoCode(err: unknown): string | undefined {
 
 function errnoText(err: unknown): string {
   const code = errnoCode(err);
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorText(err);
   return code ? `${code}: ${msg.replace(/^[A-Z]+: /, '')}` : msg;
 }

@@ -4,8 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
-import { eventOf } from '../../src/alerts/alert-store.js';
-import { applyFindings, getAlert, type LifecycleOptions } from '../../src/alerts/lifecycle.js';
+import { eventOf, getAlert } from '../../src/alerts/alert-store.js';
+import type { LifecycleOptions } from '../../src/alerts/decide.js';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { describeEvent } from '../../src/notify/channels/describe.js';

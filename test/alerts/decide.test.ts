@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRow, AlertStatus } from '../../src/alerts/alert-store.js';
-import { checkLifecycleOptions, decide, formatMs, type Decision } from '../../src/alerts/decide.js';
+import { checkLifecycleOptions, decide, type Decision } from '../../src/alerts/decide.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { finding, HOUR, MINUTE } from './fixtures.js';
 
@@ -92,6 +92,14 @@ describe('decide', () => {
       T0 + 29 * MINUTE,
       { forCycles: 1, repeatIntervalMs: 4 * HOUR },
       { action: 'pend', reason: 'held 29m of 30m' },
+    ],
+    [
+      'pending, hold not over by less than a second (the time held is never rounded up to the hold)',
+      row('pending', { seenCount: 5 }),
+      present('warning', 30 * MINUTE),
+      T0 + 30 * MINUTE - 400,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'pend', reason: 'held 29m59s of 30m' },
     ],
     [
       'pending, hold over',
@@ -238,18 +246,5 @@ describe('checkLifecycleOptions', () => {
 
   it('accepts Infinity as "never repeat"', () => {
     expect(() => checkLifecycleOptions({ forCycles: 2, repeatIntervalMs: Infinity })).not.toThrow();
-  });
-});
-
-describe('formatMs', () => {
-  it.each([
-    [0, '0s'],
-    [1500, '2s'],
-    [90_000, '1m30s'],
-    [HOUR, '1h'],
-    [26 * HOUR + 5 * MINUTE, '1d2h5m'],
-    [Infinity, 'forever'],
-  ])('%d → %s', (ms, text) => {
-    expect(formatMs(ms)).toBe(text);
   });
 });

@@ -1,15 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import {
-  AlertStore,
-  applyFindings,
-  getAlert,
-  openAlerts,
-  type ApplyOptions,
-  type LifecycleOptions,
-  type ResolveGuardReport,
-} from '../../src/alerts/lifecycle.js';
+import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../../src/alerts/lifecycle.js';
+import { AlertStore, getAlert, openAlerts } from '../../src/alerts/alert-store.js';
+import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import type { JobKey } from '../../src/alerts/commit-findings.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Store } from '../../src/state/store.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyFindings, getAlert } from '../../src/alerts/lifecycle.js';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
+import { getAlert } from '../../src/alerts/alert-store.js';
 import { MatcherError, parseMatcher } from '../../src/alerts/matchers.js';
 import {
   activeSilenceFor,

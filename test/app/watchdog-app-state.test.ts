@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
-import { BAD_APP_STATES } from '../../src/simulator/vocabulary.js';
+import { BAD_APP_STATES } from '../../src/config/state-words.js';
 import { simControl } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
 

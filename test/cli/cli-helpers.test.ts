@@ -1,16 +1,9 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { iso, reportUsageError, table } from '../../src/cli/cli-helpers.js';
+import { reportUsageError, table } from '../../src/cli/cli-helpers.js';
 import { UsageError } from '../../src/cli/command.js';
 
 describe('listing helpers', () => {
-  it.each([
-    [Date.UTC(2026, 10, 1, 12, 0, 0), '2026-11-01T12:00:00Z'],
-    [Date.UTC(2026, 10, 1, 12, 0, 0, 250), '2026-11-01T12:00:00.250Z'],
-  ])('iso(%d) → %s', (ms, text) => {
-    expect(iso(ms)).toBe(text);
-  });
-
   it('aligns columns two spaces apart and leaves the last one unpadded', () => {
     expect(
       table([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationSchema, formatDuration, offOrDurationSchema, parseDuration } from '../../src/config/duration.js';
+import { durationSchema, offOrDurationSchema, parseDuration } from '../../src/config/duration.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -20,17 +20,6 @@ describe('parseDuration', () => {
     expect(() => parseDuration(text)).toThrow(
       new RegExp(`^${JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a duration`),
     );
-  });
-});
-
-describe('formatDuration', () => {
-  it.each([
-    [0, '0s'],
-    [500, '500ms'],
-    [90_000, '1m30s'],
-    [93_600_000, '1d2h'],
-  ])('%d ms reads %s', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
   });
 });
 

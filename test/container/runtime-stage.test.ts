@@ -50,12 +50,28 @@ describe('container runtime stage', () => {
   });
 
   it('keeps production dependencies only', () => {
-    for (const dev of ['typescript', 'vitest', 'tsx', 'dockerfile-utils']) {
+    for (const dev of ['typescript', 'vitest', 'tsx', 'dockerfile-utils', 'smtp-server', 'mailparser']) {
       expect(existsSync(path.join(app, 'node_modules', dev)), `${dev} should be pruned`).toBe(false);
     }
     for (const prod of ['better-sqlite3', 'undici', 'pino', 'zod', 'node-cron']) {
       expect(existsSync(path.join(app, 'node_modules', prod)), `${prod} should be kept`).toBe(true);
     }
+  });
+
+  it('refuses the demo, whose stand-ins are development dependencies, saying so', async () => {
+    const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
+    expect(node).toBe('node');
+    const demo = await run(process.execPath, [...entrypoint, 'demo', '--duration', '5s'], {
+      cwd: app,
+      env: { PATH: process.env.PATH, ...dockerfileEnv() },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(demo.code).toBe(2);
+    expect(demo.stderr).toMatch(
+      /^the demo needs the development dependencies, and (smtp-server|mailparser) is not installed: .*npm ci/,
+    );
   });
 
   it('starts the compiled entry point as the image does and answers /healthz, then stops on SIGTERM', async () => {

@@ -9,7 +9,7 @@ import { renderEmail } from '../../src/notify/channels/email.js';
 import { renderSlack } from '../../src/notify/channels/slack.js';
 import { readEmail } from '../../src/demo/read-email.js';
 import { mrkdwnToPlain, readSlackPayload as readPayload } from '../../src/demo/read-slack-payload.js';
-import type { SlackLikePayload } from '../../src/notify/peers/webhook-receiver.js';
+import type { SlackLikePayload } from '../../src/demo/peers/webhook-receiver.js';
 import type { SlackMessage } from '../../src/notify/channels/slack.js';
 
 /** Reads a rendered message as the stand-in receives it: JSON over the wire. */

@@ -10,8 +10,9 @@ import { buildScenario, type DemoProblemKind, type Scenario } from '../../src/de
 import { ScenarioRunner } from '../../src/demo/scenario-runner.js';
 import { jobPeriodSeconds } from '../../src/demo/run-demo.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { BAD_SERVER_STATES } from '../../src/simulator/vocabulary.js';
-import { startSimulator, type ProblemKind, type RunningSimulator } from '../../src/simulator/index.js';
+import { BAD_SERVER_STATES } from '../../src/config/state-words.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import type { ProblemKind } from '../../src/simulator/problem-finder.js';
 
 const started: RunningSimulator[] = [];
 afterEach(async () => {

@@ -3,7 +3,8 @@ import type { AppBackups } from '../../src/collectors/snapshot.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { appState } from '../../src/detectors/app-state.js';
 import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
-import { BAD_APP_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { BAD_APP_STATES } from '../../src/config/state-words.js';
+import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { appListItem, backupsSnapshot, expectWellFormed, NOW } from './fixtures.js';
 
 const options = { badStates: BAD_APP_STATES };

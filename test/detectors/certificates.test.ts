@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { SslStatus } from '../../src/api/schemas.js';
 import { certificates, type CertificatesOptions } from '../../src/detectors/certificates.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
-import { formatTime } from '../../src/detectors/format-time.js';
+import { formatUtc } from '../../src/lib/format-utc.js';
 import { appListItem, DAY, expectWellFormed, HOUR, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
 
 const options: CertificatesOptions = { warnDays: 14, criticalDays: 3 };
 const expiresIn = (ms: number) => new Date(NOW + ms).toISOString();
-const shown = (ms: number) => formatTime(NOW + ms);
+const shown = (ms: number) => formatUtc(NOW + ms);
 /** The instant `ms` as a service in UTC-03:00 writes it, with a space and no milliseconds. */
 const offsetTime = (ms: number) => `${new Date(ms - 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')}-03:00`;
 

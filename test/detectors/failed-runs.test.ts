@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
 import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
 import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
-import { ACTIVE_RUN_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 
 const options: FailedRunsOptions = {

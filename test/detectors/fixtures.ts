@@ -38,11 +38,7 @@ import type {
 } from '../../src/collectors/snapshot.js';
 import { seeBackup, type BackupStates } from '../../src/collectors/backups-seen.js';
 import type { Detection } from '../../src/detectors/finding.js';
-import {
-  FAILED_BACKUP_STATES,
-  RUNNING_BACKUP_STATES,
-  SUCCEEDED_BACKUP_STATES,
-} from '../../src/simulator/vocabulary.js';
+import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/config/state-words.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

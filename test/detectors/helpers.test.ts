@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildLabels } from '../../src/detectors/build-labels.js';
 import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
-import { formatTime } from '../../src/detectors/format-time.js';
 import { parseTime, toIso } from '../../src/lib/parse-time.js';
 import { NOW } from './fixtures.js';
 
@@ -56,9 +55,5 @@ describe('time', () => {
   ])('%s', (raw, ms, iso) => {
     expect(parseTime(raw)).toBe(ms);
     expect(toIso(raw)).toBe(iso);
-  });
-
-  it('formats a time for summaries', () => {
-    expect(formatTime(NOW)).toBe('2026-11-01 12:00 UTC');
   });
 });

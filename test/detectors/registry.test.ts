@@ -15,7 +15,7 @@ import {
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
-} from '../../src/simulator/vocabulary.js';
+} from '../../src/config/state-words.js';
 import {
   ago,
   app,

@@ -4,7 +4,8 @@ import type { Finding } from '../../src/detectors/finding.js';
 import { runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
 import { serverState } from '../../src/detectors/server-state.js';
 import { Inhibitor } from '../../src/notify/inhibition.js';
-import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES, VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import {
   app,
   appListItem,

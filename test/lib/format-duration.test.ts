@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../../src/lib/format-duration.js';
+import { parseDuration } from '../../src/config/duration.js';
+import { formatDuration, type DurationStyle } from '../../src/lib/format-duration.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -19,4 +20,33 @@ describe('formatDuration', () => {
   ])('%d ms → %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
   });
+
+  it.each<[number, DurationStyle, string]>([
+    [0, 'exact', '0s'],
+    [500, 'exact', '500ms'],
+    [90_000, 'exact', '1m30s'],
+    [93_600_000, 'exact', '1d2h'],
+    [DAY + 2 * HOUR + 5 * MINUTE + 1500, 'exact', '1d2h5m1s500ms'],
+    [0, 'seconds', '0s'],
+    [1500, 'seconds', '1s'],
+    [90_000, 'seconds', '1m30s'],
+    [HOUR, 'seconds', '1h'],
+    [26 * HOUR + 5 * MINUTE, 'seconds', '1d2h5m'],
+    [30 * MINUTE - 400, 'seconds', '29m59s'],
+    [500, 'brief', '0s'],
+  ])('%d ms in %s → %s', (ms, style, text) => {
+    expect(formatDuration(ms, style)).toBe(text);
+  });
+
+  it.each<DurationStyle>(['brief', 'exact', 'seconds'])('in %s, Infinity reads forever and a negative 0s', (style) => {
+    expect(formatDuration(Infinity, style)).toBe('forever');
+    expect(formatDuration(-1500, style)).toBe('0s');
+  });
+
+  it.each([1, 500, 30_000, 90_000, 93_600_000, 8 * DAY + 1, 2 * DAY + 3 * HOUR + 4 * MINUTE + 5_006])(
+    'exact is read back by parseDuration: %d ms',
+    (ms) => {
+      expect(parseDuration(formatDuration(ms, 'exact'))).toBe(ms);
+    },
+  );
 });

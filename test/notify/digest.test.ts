@@ -77,6 +77,8 @@ describe('daily digest', () => {
     await h.notifier.deliverDue();
     expect(digests(a)).toHaveLength(2);
     expect(digests(a)[1]).toContain('Daily digest 2026-11-03: 1 open, 0 opened, 0 resolved');
+    // Yesterday's remediation is more than 24 hours old now.
+    expect(digests(a)[1]).not.toContain('retry-nonprod');
   });
 
   it('is off by default', async () => {

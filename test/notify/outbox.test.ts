@@ -138,7 +138,7 @@ describe('per-route repeat interval and send_resolved', () => {
       notify: {
         routes: [
           { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
-          { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR },
+          { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR, continue: false },
         ],
       },
     });
@@ -168,7 +168,12 @@ describe('per-route repeat interval and send_resolved', () => {
   it('send_resolved: false on a route sends the firing but not the resolve', async () => {
     h = Harness.open({
       channels: [slackTo('quiet', receiver.url), slackTo('full', other.url)],
-      notify: { routes: [{ channels: ['quiet'], send_resolved: false, continue: true }, { channels: ['full'] }] },
+      notify: {
+        routes: [
+          { channels: ['quiet'], send_resolved: false, continue: true },
+          { channels: ['full'], continue: false },
+        ],
+      },
     });
     h.cycle('runs', [finding('shop')]);
     h.clock.advance(MINUTE);
@@ -186,7 +191,7 @@ describe('mute windows', () => {
   it('holds a route during its window and delivers what still fires when it ends; what ended meanwhile stays quiet', async () => {
     h = Harness.open({
       channels: [slackTo('ops', receiver.url)],
-      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'] }] },
+      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
     });
     // 23:30 in Berlin.
     h.clock.set('2026-11-02T22:30:00Z');
@@ -211,7 +216,7 @@ describe('mute windows', () => {
   it('outside the window the same route delivers at once', async () => {
     h = Harness.open({
       channels: [slackTo('ops', receiver.url)],
-      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'] }] },
+      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
     });
     // T0 is 13:00 in Berlin.
     expect(h.clock.now()).toBe(T0);

@@ -15,15 +15,21 @@ const ROUTES: RouteSettings[] = [
     channels: ['pager'],
     continue: true,
   },
-  { name: 'prod', match: { environment_type: 'production' }, channels: ['slack', 'mail'] },
+  { name: 'prod', match: { environment_type: 'production' }, channels: ['slack', 'mail'], continue: false },
   {
     name: 'shop-projects',
     match_re: { project: 'shop-.*' },
     channels: ['mail'],
+    continue: false,
     send_resolved: false,
     repeat_interval: 3600_000,
   },
-  { name: 'certs', match: { check: 'certificates', namespace: ['acme', 'globex'] }, channels: ['slack'] },
+  {
+    name: 'certs',
+    match: { check: 'certificates', namespace: ['acme', 'globex'] },
+    channels: ['slack'],
+    continue: false,
+  },
 ];
 
 const router = Router.fromSettings(
@@ -95,7 +101,10 @@ describe('Router.route', () => {
   it('a catch-all route (no match) takes everything the earlier routes left', () => {
     const r = Router.fromSettings(
       {
-        routes: [{ match: { environment_type: 'production' }, channels: ['pager'] }, { channels: ['log'] }],
+        routes: [
+          { match: { environment_type: 'production' }, channels: ['pager'], continue: false },
+          { channels: ['log'], continue: false },
+        ],
         group_by: [],
         mute_windows: [],
       },
@@ -111,9 +120,17 @@ describe('Router.route', () => {
   });
 
   it.each<[string, RouteSettings, RegExp]>([
-    ['unknown channel', { channels: ['nope'] }, /notify\.routes\[0\] \(route-1\): channel "nope" is not defined/],
-    ['unknown mute window', { channels: ['log'], mute_windows: ['night'] }, /mute window "night" is not defined/],
-    ['bad regex', { channels: ['log'], match_re: { app: '(' } }, /not a valid regular expression/],
+    [
+      'unknown channel',
+      { channels: ['nope'], continue: false },
+      /notify\.routes\[0\] \(route-1\): channel "nope" is not defined/,
+    ],
+    [
+      'unknown mute window',
+      { channels: ['log'], mute_windows: ['night'], continue: false },
+      /mute window "night" is not defined/,
+    ],
+    ['bad regex', { channels: ['log'], match_re: { app: '(' }, continue: false }, /not a valid regular expression/],
   ])('rejects a route with an %s', (_name, route, message) => {
     expect(() => Router.fromSettings({ routes: [route], group_by: [], mute_windows: [] }, ALERTS, CHANNELS)).toThrow(
       RouteError,

@@ -1,7 +1,9 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ENDLESS_LIST_TOTAL, MB, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { ENDLESS_LIST_TOTAL } from '../../src/simulator/fault-injector.js';
+import { MB } from '../../src/simulator/fault-streams.js';
 import { PLANS_WITH_LOGS } from '../../src/simulator/vocabulary.js';
 import { apiGet, apiPost, simControl, useSimulator } from '../helpers/simulator.js';
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ALT_VOCABULARY, startSimulator, type RunningSimulator, type TimeFormat } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { ALT_VOCABULARY } from '../../src/simulator/state-words.js';
+import type { TimeFormat } from '../../src/simulator/time-format.js';
 import { PLANS_WITH_LOGS } from '../../src/simulator/vocabulary.js';
 import { apiGet, simControl, useSimulator } from '../helpers/simulator.js';
 

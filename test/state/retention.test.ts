@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import core from '../../src/state/migrations/001-core.js';
 import { pruneState } from '../../src/state/retention.js';
-import { Store, type Migration } from '../../src/state/store.js';
+import { Store } from '../../src/state/store.js';
+import type { Migration } from '../../src/state/migration.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 1);

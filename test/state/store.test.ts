@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import core from '../../src/state/migrations/001-core.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
-import { Store, StoreError, type Migration } from '../../src/state/store.js';
+import { Store } from '../../src/state/store.js';
+import { StoreError } from '../../src/state/store-error.js';
+import type { Migration } from '../../src/state/migration.js';
 
 let dir: string;
 const opened: Store[] = [];

@@ -15,6 +15,7 @@ import { formatMatcher } from '../../alerts/matchers.js';
 import { presentationOf } from '../../detectors/registry.js';
 import type { Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
 import { formatDuration } from '../../lib/format-duration.js';
+import { formatUtc } from '../../lib/format-utc.js';
 import type { AlertsNotification } from './channel.js';
 import { commandLine } from './shell-line.js';
 
@@ -283,9 +284,4 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
     '…',
   ];
   return commandLine(argv).line;
-}
-
-/** "2026-11-01 12:00 UTC": a time everyone on the team reads the same way. */
-export function formatUtc(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -9,7 +9,8 @@ import type {
   NoticeNotification,
   SendResult,
 } from './channel.js';
-import { describeAlerts, formatUtc, TONES, type EventDescription, type Since } from './describe.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import { describeAlerts, TONES, type EventDescription, type Since } from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';

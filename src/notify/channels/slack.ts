@@ -12,7 +12,8 @@ import type {
   SendResult,
 } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
-import { describeAlerts, formatUtc, TONES, type EventDescription, type Fact, type Since } from './describe.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import { describeAlerts, TONES, type EventDescription, type Fact, type Since } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';

@@ -1,6 +1,10 @@
+/**
+ * The demo's mail relay and the tests' real SMTP peer. It needs smtp-server and mailparser, which
+ * are development dependencies: only the `demo` command (by a dynamic import) and the tests load it.
+ */
 import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { parseMail, type ParsedMail } from './parse-mail.js';
 
 /**
  * How the sink answers: `ok` takes every message; `tempfail-*` answers 451 (try again later) and
@@ -23,8 +27,16 @@ export interface SmtpSinkOptions {
   maxKept?: number;
 }
 
-/** A message the sink accepted. */
-export interface SinkMessage extends ParsedMail {
+/** A message the sink accepted, read back by mailparser. */
+export interface SinkMessage {
+  /** Header lines in order, as sent: [name, value], the value unfolded (encoded words left as they are). */
+  headers: [string, string][];
+  /** Decoded. */
+  subject: string;
+  /** The text/plain part, decoded; null when there is none. */
+  text: string | null;
+  /** The text/html part, decoded; null when there is none. */
+  html: string | null;
   /** Envelope sender and recipients (MAIL FROM / RCPT TO). */
   from: string;
   to: string[];
@@ -40,6 +52,28 @@ export interface SmtpSink {
   readonly messages: SinkMessage[];
   setMode(mode: SmtpSinkMode): void;
   close(): Promise<void>;
+}
+
+/** mailparser reads the parts as sent and makes nothing up: no text from HTML, no links or inlined images. */
+const READ_ONLY = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true } as const;
+
+/** What the sink keeps of a parsed message. */
+function readBack(parsed: ParsedMail): Pick<SinkMessage, 'headers' | 'subject' | 'text' | 'html'> {
+  return {
+    headers: parsed.headerLines.map(({ line }) => {
+      const colon = line.indexOf(':');
+      return [
+        line.slice(0, colon).trim(),
+        line
+          .slice(colon + 1)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      ];
+    }),
+    subject: parsed.subject ?? '',
+    text: parsed.text ?? null,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+  };
 }
 
 /** An error smtp-server turns into an SMTP reply with this code. */
@@ -86,16 +120,22 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         if (mode === 'reject-data') return callback(reply(550, '5.7.1 Message refused'));
         const raw = Buffer.concat(chunks).toString('utf8');
         const envelope = session.envelope;
-        const message: SinkMessage = {
-          ...parseMail(raw),
-          from: envelope.mailFrom ? envelope.mailFrom.address : '',
-          to: envelope.rcptTo.map((r) => r.address),
-          raw,
-        };
-        messages.push(message);
-        if (messages.length > maxKept) messages.shift();
-        options.onMessage?.(message);
-        return callback();
+        // Accepted only once read, so a sender that got its 250 finds the message in `messages`.
+        simpleParser(raw, READ_ONLY).then(
+          (parsed) => {
+            const message: SinkMessage = {
+              ...readBack(parsed),
+              from: envelope.mailFrom ? envelope.mailFrom.address : '',
+              to: envelope.rcptTo.map((r) => r.address),
+              raw,
+            };
+            messages.push(message);
+            if (messages.length > maxKept) messages.shift();
+            options.onMessage?.(message);
+            callback();
+          },
+          () => callback(reply(554, '5.6.0 Message could not be read')),
+        );
       });
     },
   });

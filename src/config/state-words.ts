@@ -1,0 +1,40 @@
+/**
+ * The `state` words the watch engine assumes unless the configuration says otherwise: the defaults
+ * of the `checks.*` state lists. The reference leaves the values of `state` fields open ("not
+ * shown", §3), so these are only the words of the service the daemon was built against; pointing
+ * it at a service that speaks others is a configuration change, not a code change. The simulator
+ * speaks these words by default (its `VOCABULARY` takes them from here) and adds the ones no check
+ * reads.
+ */
+
+/** The words the lists below are made of, by kind of record and by what they mean. */
+export const STATE_WORDS = {
+  run: { queued: 'queued', running: 'running', done: 'done', error: 'error' },
+  server: { stopped: 'stopped', error: 'error', unreachable: 'unreachable' },
+  app: { stopped: 'stopped', error: 'error' },
+  backup: { running: 'running', done: 'done', failed: 'failed' },
+  offsite: { failed: 'failed' },
+} as const;
+
+/** Run states in which a run has failed (unless `retrying` is true). */
+export const FAILED_RUN_STATES: readonly string[] = [STATE_WORDS.run.error];
+/** Run states in which a run is still going. */
+export const ACTIVE_RUN_STATES: readonly string[] = [STATE_WORDS.run.queued, STATE_WORDS.run.running];
+/** Run states in which a run is over and fine. */
+export const SUCCEEDED_RUN_STATES: readonly string[] = [STATE_WORDS.run.done];
+/** Server states that make every app on the server unreliable to judge (inhibition sources). */
+export const BAD_SERVER_STATES: readonly string[] = [
+  STATE_WORDS.server.error,
+  STATE_WORDS.server.unreachable,
+  STATE_WORDS.server.stopped,
+];
+/** App states in which an app is not serving as it should (its URLs down until someone acts). */
+export const BAD_APP_STATES: readonly string[] = [STATE_WORDS.app.error, STATE_WORDS.app.stopped];
+/** Backup states in which a backup finished well: the only backups that count as taken. */
+export const SUCCEEDED_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.done];
+/** Backup states in which a backup is still being made. */
+export const RUNNING_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.running];
+/** Backup states in which a backup failed. */
+export const FAILED_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.failed];
+/** Off-site copy states meaning the last transfer failed. */
+export const FAILED_OFFSITE_STATES: readonly string[] = [STATE_WORDS.offsite.failed];
