@@ -6,6 +6,7 @@
  * the apps that changed" could miss one. The daemon therefore works the cost out at start and says
  * so when the job would take a large share of the request budget.
  */
+import type { Runtime } from './runtime.js';
 
 /** One maintenance cycle's requests and time, against the gap between its runs. */
 export interface MaintenanceCost {
@@ -53,4 +54,33 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
     `for the same rate limit. Run jobs.maintenance less often, raise api.requests_per_second if the service allows, ` +
     `or set checks.maintenance.enabled: false`
   );
+}
+
+/**
+ * Counts the apps (one `apps.list?limit=1` per namespace read) and warns when the maintenance
+ * job, which reads each of them, would take more than half the request budget. Never fails the
+ * start: an unreadable API leaves it unsaid.
+ */
+export async function warnMaintenanceCost(rt: Runtime, signal: AbortSignal): Promise<void> {
+  const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
+  if (intervalMs === undefined) return;
+  const log = rt.deps.logger;
+  try {
+    const scope = await rt.deps.namespaces();
+    let apps = 0;
+    for (const namespace of scope.namespaces ?? [undefined]) {
+      const query = namespace === undefined ? { limit: 1 } : { limit: 1, namespace };
+      apps += (await rt.client.apps.list(query, { signal })).total;
+    }
+    const cost = maintenanceCost(apps, {
+      pageSize: rt.config.api.page_size,
+      requestsPerSecond: rt.config.api.requests_per_second,
+      intervalMs,
+    });
+    const warning = maintenanceCostWarning(cost);
+    if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
+    else log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
+  } catch (err) {
+    log.debug({ err }, 'cannot count the apps for the maintenance job cost');
+  }
 }

@@ -1,43 +1,39 @@
 /**
- * The composition root: builds every stage from one `Config` and runs them. One `Watchdog` owns
- * one open state file for its whole life; everything else (API client, channels, notifier,
- * scheduler, remediation) is a "runtime" built from the config, rebuilt on reload.
+ * The daemon's lifecycle: one `Watchdog` owns one open state file for its whole life; everything
+ * else (API client, channels, notifier, scheduler, remediation) is a runtime built from the config
+ * (`runtime.ts`) and rebuilt on reload. What it is made of lives beside it: the cycle of one job
+ * (`job-cycle.ts`) and its stop signal (`cycle-signal.ts`), readiness (`readiness.ts`), the health
+ * listener (`health-listener.ts`), and what a new config stopped looking at (`retired-by-config.ts`).
  *
  *   start()     whoami, the health listener, the delivery loop, the scheduler, a first cycle of every job
  *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
  */
-import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
-import { closeRetired } from '../alerts/close-retired.js';
-import { commitFindings, sourceJobKey } from '../alerts/commit-findings.js';
-import { createApiClient, type ApiClient, type ApiObserver, type ApiClientOptions } from '../api/client.js';
+import type { ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
-import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { buildChannels, closeChannels } from '../notify/build-channels.js';
-import type { Channel } from '../notify/channels/channel.js';
+import type { Logger } from '../lib/logger.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
-import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { createRemediation } from '../remediation/create-remediation.js';
-import type { Remediator } from '../remediation/remediator.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
-import { startHealthServer, type HealthServer, type ReadinessCheck } from '../server/health-server.js';
+import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
 import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
 import { Store } from '../state/store.js';
+import { cycleSignal } from './cycle-signal.js';
 import { describeError } from './describe-error.js';
-import { CycleDeadlineError, runJobCycle, updateOpenAlerts, type CycleDeps, type JobReport } from './job-cycle.js';
-import type { Logger } from '../lib/logger.js';
-import { maintenanceCost, maintenanceCostWarning } from './maintenance-cost.js';
-import { retiredByConfig } from './retired-by-config.js';
-import { Scheduler } from './scheduler.js';
+import { HealthListener } from './health-listener.js';
+import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
+import { warnMaintenanceCost } from './maintenance-cost.js';
+import { readinessChecks } from './readiness.js';
+import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
+import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime } from './runtime.js';
 import { SourceHealth } from './source-health.js';
 
 /** Options of {@link Watchdog.open}. */
@@ -81,26 +77,6 @@ export interface StopReport {
   flush: FlushReport | undefined;
 }
 
-/** The parts built from one configuration. */
-interface Runtime {
-  config: Config;
-  client: ApiClient;
-  channels: Map<string, Channel>;
-  notifier: Notifier;
-  scheduler: Scheduler;
-  remediation: Remediator | undefined;
-  deps: CycleDeps;
-  /** Enabled jobs with their cron expression. */
-  jobs: Map<SnapshotJob, string>;
-}
-
-/** How long a failed whoami stands for every job before it is asked again. */
-const NAMESPACES_RETRY_MS = 30_000;
-
-/** Retention runs once a day at a quiet minute, and once at start. */
-const RETENTION_CRON = '17 3 * * *';
-const RETENTION_JOB = 'retention';
-
 /** The running daemon (or, for `check`, the parts of it that run one cycle). */
 export class Watchdog {
   readonly metrics: Metrics;
@@ -111,8 +87,7 @@ export class Watchdog {
   readonly #log: Logger;
   readonly #options: WatchdogOptions;
   #runtime: Runtime;
-  #healthServer: HealthServer | undefined;
-  #healthListen: string | null = null;
+  readonly #healthListener: HealthListener;
   readonly #inFlight = new Map<SnapshotJob, Promise<JobReport>>();
   /** Aborted when shutdown's deadline passes with a cycle still running. */
   readonly #hardStop = new AbortController();
@@ -131,6 +106,11 @@ export class Watchdog {
     this.store = store;
     this.#alerts = new AlertStore(store);
     this.#health = new SourceHealth(store);
+    this.#healthListener = new HealthListener({
+      metrics: this.metrics,
+      logger: this.#log,
+      source: { alive: () => this.#runtime.scheduler.running, readiness: () => this.#readiness() },
+    });
     this.#runtime = this.#build(options.config);
   }
 
@@ -181,7 +161,7 @@ export class Watchdog {
 
   /** The address the health listener bound, when it runs. */
   get healthAddress(): { host: string; port: number } | undefined {
-    return this.#healthServer?.address;
+    return this.#healthListener.address;
   }
 
   /**
@@ -196,12 +176,10 @@ export class Watchdog {
     this.#started = true;
     this.#health.enableAll();
     this.#prune();
-    this.#resolveOffJobs(this.#runtime);
-    this.#closeRetired(this.#runtime);
+    this.#letGoOfRetired(this.#runtime);
     updateOpenAlerts(this.#runtime.deps);
-    await this.#syncHealthServer(this.#runtime.config);
+    await this.#healthListener.sync(this.#runtime.config.server.listen);
     this.#startRuntime(this.#runtime);
-    void this.#warnMaintenanceCost(this.#runtime);
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
   }
 
@@ -223,7 +201,10 @@ export class Watchdog {
     }
     // `check` never starts the daemon: close here what the configuration stopped looking at.
     // Once per configuration: nothing of a check switched off can open again while it runs.
-    if (!this.#started && this.#retiredClosedFor !== this.#runtime) this.#closeRetired(this.#runtime);
+    if (!this.#started && this.#retiredClosedFor !== this.#runtime) {
+      closeRetiredAlerts(this.store, this.#runtime.deps);
+      this.#retiredClosedFor = this.#runtime;
+    }
     const reports: JobReport[] = [];
     for (const job of names) reports.push(await this.#cycle(job as SnapshotJob));
     return {
@@ -268,7 +249,7 @@ export class Watchdog {
     try {
       await this.#checkNamespaces(fresh);
     } catch (err) {
-      await this.#closeRuntime(fresh);
+      await closeRuntime(fresh);
       throw err;
     }
     const old = this.#runtime;
@@ -276,16 +257,14 @@ export class Watchdog {
     await Promise.all(this.#inFlight.values());
     await old.notifier.stop();
     await old.remediation?.stop(0);
-    await this.#closeRuntime(old);
+    await closeRuntime(old);
     this.#runtime = fresh;
     this.#log.level = config.log.level;
     this.#health.enableAll();
-    this.#resolveOffJobs(fresh);
-    this.#closeRetired(fresh);
+    this.#letGoOfRetired(fresh);
     if (this.#started) {
-      await this.#syncHealthServer(config);
+      await this.#healthListener.sync(config.server.listen);
       this.#startRuntime(fresh);
-      void this.#warnMaintenanceCost(fresh);
     }
     this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');
   }
@@ -337,9 +316,8 @@ export class Watchdog {
       await rt.remediation?.stop(left());
     } finally {
       cancel.abort();
-      await this.#healthServer?.close();
-      this.#healthServer = undefined;
-      await this.#closeRuntime(rt);
+      await this.#healthListener.close();
+      await closeRuntime(rt);
       try {
         // Fold the WAL back into the file so the database is one self-contained file at rest.
         this.store.checkpoint();
@@ -363,8 +341,15 @@ export class Watchdog {
   #cycle(job: SnapshotJob): Promise<JobReport> {
     const running = this.#inFlight.get(job);
     if (running) return running;
-    const stop = this.#cycleSignal(job, this.#runtime);
-    const cycle = runJobCycle(this.#runtime.deps, job, stop.signal)
+    const rt = this.#runtime;
+    const stop = cycleSignal({
+      job,
+      hardStop: this.#hardStop.signal,
+      clock: this.#clock,
+      concurrency: rt.config.api.concurrency,
+      deadlineMs: rt.config.jobs.deadline === 'auto' ? rt.scheduler.intervalMs(job) : rt.config.jobs.deadline,
+    });
+    const cycle = runJobCycle(rt.deps, job, stop.signal)
       .finally(stop.release)
       .catch((err: unknown): JobReport => {
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
@@ -377,147 +362,25 @@ export class Watchdog {
     return cycle;
   }
 
-  /**
-   * The stop signal of one job cycle: aborted with the hard stop, or with a {@link CycleDeadlineError}
-   * when the job's deadline (`jobs.deadline`) passes first. Every request in flight and every wait
-   * for a token or a retry listens on the signal it is given, so handing the shared hard-stop signal
-   * to all jobs put up to six jobs × `api.concurrency` listeners on it at once (Node warns past 10).
-   * Derived per cycle, the shared signal carries one listener per running job, and a cycle's own
-   * signal at most one per request in flight (`concurrency`) plus a few.
-   */
-  #cycleSignal(job: SnapshotJob, rt: Runtime): { signal: AbortSignal; release: () => void } {
-    const controller = new AbortController();
-    // Per request in flight, a page read ahead of each walk, and the waits of the rate limit and whoami.
-    setMaxListeners(2 * rt.config.api.concurrency + 16, controller.signal);
-    const hard = this.#hardStop.signal;
-    const onStop = () => controller.abort(hard.reason);
-    if (hard.aborted) onStop();
-    else hard.addEventListener('abort', onStop, { once: true });
-    const deadlineMs = rt.config.jobs.deadline === 'auto' ? rt.scheduler.intervalMs(job) : rt.config.jobs.deadline;
-    const timer = new AbortController();
-    if (deadlineMs !== undefined && deadlineMs > 0) {
-      this.#clock.sleep(deadlineMs, timer.signal).then(
-        () => controller.abort(new CycleDeadlineError(job, deadlineMs)),
-        () => undefined, // released before the deadline
-      );
-    }
-    return {
-      signal: controller.signal,
-      release: () => {
-        hard.removeEventListener('abort', onStop);
-        timer.abort();
-      },
-    };
-  }
-
-  /** Builds a runtime (nothing started, nothing sent). */
+  /** Builds a runtime on what this watchdog holds (nothing started, nothing sent). */
   #build(config: Config): Runtime {
-    const clock = this.#clock;
-    const logger = this.#log;
-    const metrics = this.metrics;
-    const observer: ApiObserver = (a) => {
-      metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
-      metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
-      if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
-    };
-    const client = createApiClient({
-      baseUrl: config.api.base_url,
-      token: config.api.token,
-      requestsPerSecond: config.api.requests_per_second,
-      timeoutMs: config.api.timeout,
-      maxRetries: config.api.max_retries,
-      pageSize: config.api.page_size,
-      maxAnswerBytes: config.api.max_answer_size,
-      maxAnswerValues: config.api.max_answer_values,
-      maxListItems: config.api.max_list_items,
-      // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
-      readAhead: config.api.concurrency > 1,
-      clock,
-      logger: logger.child({ stage: 'api' }),
-      observer,
-      ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
-      ...(this.#options.apiRetry ? { retry: this.#options.apiRetry } : {}),
+    return buildRuntime(config, {
+      store: this.store,
+      alerts: this.#alerts,
+      health: this.#health,
+      clock: this.#clock,
+      logger: this.#log,
+      metrics: this.metrics,
+      hardStop: this.#hardStop.signal,
+      dispatcher: this.#options.dispatcher,
+      apiRetry: this.#options.apiRetry,
+      remediation: this.#options.remediation,
+      commandConfigFile: this.#options.commandConfigFile,
+      runScheduled: async (job) => {
+        if (job === RETENTION_JOB) this.#prune();
+        else await this.#cycle(job as SnapshotJob);
+      },
     });
-    let channels: Map<string, Channel> | undefined;
-    try {
-      channels = buildChannels(config.notify.channels, {
-        logger: logger.child({ stage: 'channel' }),
-        clock,
-        commandConfigFile: this.#options.commandConfigFile,
-      });
-      const notifier = createNotifier({
-        store: this.store,
-        notify: config.notify,
-        alerts: config.alerts,
-        channels,
-        clock,
-        logger,
-        metrics,
-      });
-      const detectorOptions = detectorOptionsFromConfig(config.checks);
-      const jobs = enabledJobs(config, detectorOptions);
-      const remediation = this.#options.remediation?.({
-        config,
-        client,
-        store: this.store,
-        notifier,
-        clock,
-        logger,
-        metrics,
-      });
-      const lifecycle: CycleDeps['lifecycle'] = {
-        forCycles: config.alerts.for,
-        // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
-        // at least as often as the most eager route.
-        repeatIntervalMs: Math.min(config.alerts.repeat_interval, notifier.lifecycleRepeatIntervalMs),
-        resolveGuard: {
-          minAlerts: config.alerts.resolve_guard.min_alerts,
-          maxShare: config.alerts.resolve_guard.max_share,
-          confirmCycles: config.alerts.resolve_guard.confirm_cycles,
-        },
-      };
-      // One whoami for every job. A failed one is kept for a while: with the API down, six jobs
-      // each waiting out whoami's retries would make `check` take six times as long.
-      let scope: Promise<NamespaceScope> | undefined;
-      let askAgainAt = 0;
-      const namespaces = (signal?: AbortSignal): Promise<NamespaceScope> => {
-        if (scope === undefined || (askAgainAt > 0 && clock.now() >= askAgainAt)) {
-          askAgainAt = 0;
-          scope = resolveNamespaces(client, config.api.namespaces, this.#hardStop.signal);
-          scope.catch(() => (askAgainAt = clock.now() + NAMESPACES_RETRY_MS));
-        }
-        return untilAborted(scope, signal);
-      };
-      const deps: CycleDeps = {
-        config,
-        client,
-        alerts: this.#alerts,
-        health: this.#health,
-        notifier,
-        metrics,
-        clock,
-        logger,
-        detectorOptions,
-        lifecycle,
-        namespaces,
-        disabled: new Map(),
-        stages: remediation ? [notifier, remediation] : [notifier],
-      };
-      const scheduler = new Scheduler({
-        jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
-        jitterMs: config.jobs.jitter,
-        run: async (job) => {
-          if (job === RETENTION_JOB) this.#prune();
-          else await this.#cycle(job as SnapshotJob);
-        },
-        logger,
-      });
-      return { config, client, channels, notifier, scheduler, remediation, deps, jobs };
-    } catch (err) {
-      void client.close();
-      if (channels) void closeChannels(channels.values());
-      throw err;
-    }
   }
 
   #startRuntime(rt: Runtime): void {
@@ -525,6 +388,27 @@ export class Watchdog {
     rt.remediation?.start();
     rt.scheduler.start();
     void this.#firstCycles(rt);
+    void warnMaintenanceCost(rt, this.#hardStop.signal);
+  }
+
+  /** What a new configuration stopped looking at: source alerts of jobs off resolve, retired checks' alerts close. */
+  #letGoOfRetired(rt: Runtime): void {
+    resolveSwitchedOffJobs(this.store, rt.deps, rt.jobs);
+    closeRetiredAlerts(this.store, rt.deps);
+    this.#retiredClosedFor = rt;
+  }
+
+  /** What `/readyz` answers (see `readiness.ts`). */
+  #readiness(): ReadinessCheck[] {
+    const rt = this.#runtime;
+    return readinessChecks({
+      jobs: rt.jobs.keys(),
+      disabled: rt.deps.disabled,
+      intervalMs: (job) => rt.scheduler.intervalMs(job),
+      health: this.#health,
+      store: this.store,
+      now: this.#clock.now(),
+    });
   }
 
   /**
@@ -538,11 +422,6 @@ export class Watchdog {
     for (const job of rt.jobs.keys()) if (job !== 'servers') void this.#cycle(job);
   }
 
-  async #closeRuntime(rt: Runtime): Promise<void> {
-    await rt.client.close().catch(() => undefined);
-    await closeChannels(rt.channels.values());
-  }
-
   /** Fails early on a configured namespace the token does not reach; an unreachable API is left to the cycles. */
   async #checkNamespaces(rt: Runtime): Promise<void> {
     try {
@@ -551,71 +430,6 @@ export class Watchdog {
       if (err instanceof Error && err.name === 'NamespaceError') throw err;
       if (this.#hardStop.signal.aborted) return; // stopped while asking: nothing to say
       this.#log.warn({ err }, 'cannot ask whoami now; every cycle will try again');
-    }
-  }
-
-  /** A job switched off has nothing left to say about its source: its source alert resolves. */
-  #resolveOffJobs(rt: Runtime): void {
-    const now = this.#clock.now();
-    const off = JOB_NAMES.filter((job) => !rt.jobs.has(job));
-    if (off.length === 0) return;
-    // Only the outbox takes these: remediation decides on a cycle's reads, and none ran here.
-    const events = this.store.transaction(() =>
-      off.flatMap((job) => {
-        const key = sourceJobKey(job);
-        const write = () => [{ job: key, findings: [], options: { ...rt.deps.lifecycle, forCycles: 1 } }];
-        return commitFindings(this.#alerts, { job: key, now, write }, [rt.notifier]);
-      }),
-    );
-    if (events.length > 0)
-      this.#log.info({ jobs: off, events: events.length }, 'source alerts of jobs switched off resolved');
-  }
-
-  /**
-   * Closes, without a notification, the alerts of checks the configuration switched off (see
-   * `src/alerts/close-retired.ts`): nothing will ever resolve them, and a "resolved" would claim a
-   * problem is over that nobody looked at.
-   */
-  #closeRetired(rt: Runtime): void {
-    const closed = this.store.transaction(() =>
-      closeRetired(this.#alerts, retiredByConfig(rt.config, rt.deps.detectorOptions), this.#clock.now()),
-    );
-    this.#retiredClosedFor = rt;
-    if (closed.length === 0) return;
-    const byReason: Record<string, number> = {};
-    for (const c of closed) byReason[`${c.check}: ${c.reason}`] = (byReason[`${c.check}: ${c.reason}`] ?? 0) + 1;
-    this.#log.info({ closed: byReason }, 'open alerts of checks switched off closed, without notification');
-    updateOpenAlerts(rt.deps);
-  }
-
-  /**
-   * Counts the apps (one `apps.list?limit=1` per namespace read) and warns when the maintenance
-   * job, which reads each of them, would take more than half the request budget (see
-   * `maintenance-cost.ts`). Never fails the start: an unreadable API leaves it unsaid.
-   */
-  async #warnMaintenanceCost(rt: Runtime): Promise<void> {
-    const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
-    if (intervalMs === undefined) return;
-    try {
-      const scope = await rt.deps.namespaces();
-      let apps = 0;
-      for (const namespace of scope.namespaces ?? [undefined]) {
-        const page = await rt.client.apps.list(namespace === undefined ? { limit: 1 } : { limit: 1, namespace }, {
-          signal: this.#hardStop.signal,
-        });
-        apps += page.total;
-      }
-      const cost = maintenanceCost(apps, {
-        pageSize: rt.config.api.page_size,
-        requestsPerSecond: rt.config.api.requests_per_second,
-        intervalMs,
-      });
-      const warning = maintenanceCostWarning(cost);
-      if (warning)
-        this.#log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
-      else this.#log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
-    } catch (err) {
-      this.#log.debug({ err }, 'cannot count the apps for the maintenance job cost');
     }
   }
 
@@ -630,95 +444,4 @@ export class Watchdog {
       this.#log.error({ err }, 'cannot prune old state');
     }
   }
-
-  /** Starts, moves or stops the health listener to match `server.listen`. */
-  async #syncHealthServer(config: Config): Promise<void> {
-    const listen = config.server.listen === null ? null : formatListen(config.server.listen);
-    if (listen === this.#healthListen && (this.#healthServer !== undefined) === (listen !== null)) return;
-    await this.#healthServer?.close();
-    this.#healthServer = undefined;
-    this.#healthListen = listen;
-    if (listen === null) return;
-    this.#healthServer = await startHealthServer({
-      listen,
-      metrics: this.metrics,
-      logger: this.#log.child({ stage: 'health' }),
-      source: { alive: () => this.#runtime.scheduler.running, readiness: () => this.#readiness() },
-    });
-  }
-
-  /** Every enabled job completed a cycle within twice its interval, and the state file takes writes. */
-  #readiness(): ReadinessCheck[] {
-    const rt = this.#runtime;
-    const now = this.#clock.now();
-    const checks: ReadinessCheck[] = [];
-    for (const job of rt.jobs.keys()) {
-      const disabled = rt.deps.disabled.get(job);
-      if (disabled !== undefined) {
-        // A missing permission is alerted on; restarting the daemon would not fix it.
-        checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
-        continue;
-      }
-      const allowed = 2 * (rt.scheduler.intervalMs(job) ?? 0);
-      const last = this.#health.get(job)?.lastSuccessAt ?? null;
-      if (last === null) {
-        checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
-      } else {
-        const age = now - last;
-        checks.push({
-          check: `job:${job}`,
-          ok: age <= allowed,
-          detail: `last complete cycle ${Math.round(age / 1000)}s ago (allowed ${Math.round(allowed / 1000)}s)`,
-        });
-      }
-    }
-    try {
-      this.store.transaction(() => this.store.setMeta('ready_probe_at', String(now)));
-      checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });
-    } catch (err) {
-      checks.push({ check: 'state', ok: false, detail: describeError(err) });
-    }
-    return checks;
-  }
-}
-
-/** Jobs with a schedule and at least one enabled check, in run order, with their cron expression. */
-function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob, string> {
-  const out = new Map<SnapshotJob, string>();
-  for (const job of JOB_NAMES) {
-    const cron = config.jobs[job];
-    if (cron === null) continue;
-    if (!detectorsFor(job).some((d) => options[d.name] !== undefined)) continue;
-    out.set(job, cron);
-  }
-  return out;
-}
-
-/** `server.listen` as the health listener takes it (HOST:PORT), whichever form the config gives. */
-function formatListen(listen: string | { host: string; port: number }): string {
-  if (typeof listen === 'string') return listen;
-  return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
-}
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as `signal` aborts: a job's deadline
- * ends its wait for a result other jobs share, not the shared work itself.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }

@@ -1,0 +1,49 @@
+/**
+ * The health listener as the configuration wants it: started, moved or stopped to match
+ * `server.listen`, and kept across reloads that leave it alone.
+ */
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../lib/logger.js';
+import { startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
+import type { Metrics } from '../server/metrics.js';
+
+/** The daemon's `/healthz`, `/readyz` and `/metrics` listener. */
+export class HealthListener {
+  #server: HealthServer | undefined;
+  #listen: string | null = null;
+
+  constructor(private readonly deps: { metrics: Metrics; logger: Logger; source: HealthSource }) {}
+
+  /** The address it bound, when it runs. */
+  get address(): { host: string; port: number } | undefined {
+    return this.#server?.address;
+  }
+
+  /** Starts, moves or stops the listener to match `server.listen`. */
+  async sync(listenConfig: Config['server']['listen']): Promise<void> {
+    const listen = listenConfig === null ? null : formatListen(listenConfig);
+    if (listen === this.#listen && (this.#server !== undefined) === (listen !== null)) return;
+    await this.close();
+    this.#listen = listen;
+    if (listen === null) return;
+    this.#server = await startHealthServer({
+      listen,
+      metrics: this.deps.metrics,
+      logger: this.deps.logger.child({ stage: 'health' }),
+      source: this.deps.source,
+    });
+  }
+
+  /** Stops listening. */
+  async close(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    await server?.close();
+  }
+}
+
+/** `server.listen` as the health listener takes it (HOST:PORT), whichever form the config gives. */
+function formatListen(listen: string | { host: string; port: number }): string {
+  if (typeof listen === 'string') return listen;
+  return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
+}

@@ -1,0 +1,55 @@
+/**
+ * What `/readyz` answers: every enabled job completed a cycle within twice its interval (a job off
+ * for lack of a permission counts as ready: it is alerted on, and a restart would not fix it), and
+ * the state file takes writes.
+ */
+import type { SnapshotJob } from '../collectors/snapshot.js';
+import type { ReadinessCheck } from '../server/health-server.js';
+import type { Store } from '../state/store.js';
+import { describeError } from './describe-error.js';
+import type { SourceHealth } from './source-health.js';
+
+/** What readiness is judged on. */
+export interface ReadinessInputs {
+  /** The enabled jobs. */
+  jobs: Iterable<SnapshotJob>;
+  /** Jobs switched off for lack of a permission, with the reason. */
+  disabled: ReadonlyMap<string, string>;
+  /** The longest gap between two runs of a job (ms). */
+  intervalMs: (job: SnapshotJob) => number | undefined;
+  health: SourceHealth;
+  store: Store;
+  now: number;
+}
+
+/** One check per enabled job and one for the state file. */
+export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
+  const { now } = inputs;
+  const checks: ReadinessCheck[] = [];
+  for (const job of inputs.jobs) {
+    const disabled = inputs.disabled.get(job);
+    if (disabled !== undefined) {
+      checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
+      continue;
+    }
+    const allowed = 2 * (inputs.intervalMs(job) ?? 0);
+    const last = inputs.health.get(job)?.lastSuccessAt ?? null;
+    if (last === null) {
+      checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
+    } else {
+      const age = now - last;
+      checks.push({
+        check: `job:${job}`,
+        ok: age <= allowed,
+        detail: `last complete cycle ${Math.round(age / 1000)}s ago (allowed ${Math.round(allowed / 1000)}s)`,
+      });
+    }
+  }
+  try {
+    inputs.store.transaction(() => inputs.store.setMeta('ready_probe_at', String(now)));
+    checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });
+  } catch (err) {
+    checks.push({ check: 'state', ok: false, detail: describeError(err) });
+  }
+  return checks;
+}

@@ -1,0 +1,221 @@
+/**
+ * The parts of the daemon built from one configuration: the API client, the channels, the
+ * notifier, remediation, the scheduler, and what a job cycle needs (`CycleDeps`). Built whole or
+ * not at all, started by the watchdog, and rebuilt from scratch on reload; the state file, the
+ * alert store and the health listener outlive it.
+ */
+import type { Dispatcher } from 'undici';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { createApiClient, type ApiClient, type ApiClientOptions, type ApiObserver } from '../api/client.js';
+import { JOB_NAMES } from '../collectors/collectors.js';
+import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
+import type { SnapshotJob } from '../collectors/snapshot.js';
+import type { Config } from '../config/load-config.js';
+import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { buildChannels, closeChannels } from '../notify/build-channels.js';
+import type { Channel } from '../notify/channels/channel.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
+import type { createRemediation } from '../remediation/create-remediation.js';
+import type { Remediator } from '../remediation/remediator.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Store } from '../state/store.js';
+import type { CycleDeps } from './job-cycle.js';
+import { Scheduler } from './scheduler.js';
+import type { SourceHealth } from './source-health.js';
+
+/** The parts built from one configuration. */
+export interface Runtime {
+  config: Config;
+  client: ApiClient;
+  channels: Map<string, Channel>;
+  notifier: Notifier;
+  scheduler: Scheduler;
+  remediation: Remediator | undefined;
+  deps: CycleDeps;
+  /** Enabled jobs with their cron expression. */
+  jobs: Map<SnapshotJob, string>;
+}
+
+/** What outlives a runtime and every runtime is built on. */
+export interface RuntimeFoundation {
+  store: Store;
+  alerts: AlertStore;
+  health: SourceHealth;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Aborted when the daemon stops for good: ends the shared whoami. */
+  hardStop: AbortSignal;
+  /** undici dispatcher for the API client; by default the client owns a keep-alive Agent. */
+  dispatcher?: Dispatcher | undefined;
+  /** Backoff tunables of the API client. */
+  apiRetry?: ApiClientOptions['retry'] | undefined;
+  /** Builds remediation from the configuration; absent: no remediation. */
+  remediation?: typeof createRemediation | undefined;
+  /** The `--config` the commands in messages must give. */
+  commandConfigFile?: string | undefined;
+  /** What the scheduler runs at each tick of a job (a job cycle, or retention). */
+  runScheduled: (job: string) => Promise<void>;
+}
+
+/** The scheduler's name for the daily retention run, beside the jobs. */
+export const RETENTION_JOB = 'retention';
+/** Retention runs once a day at a quiet minute (and once at start). */
+const RETENTION_CRON = '17 3 * * *';
+
+/** How long a failed whoami stands for every job before it is asked again. */
+const NAMESPACES_RETRY_MS = 30_000;
+
+/** Builds a runtime (nothing started, nothing sent); on failure closes what it opened and throws. */
+export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
+  const { clock, logger, metrics } = base;
+  const client = createApiClient({
+    baseUrl: config.api.base_url,
+    token: config.api.token,
+    requestsPerSecond: config.api.requests_per_second,
+    timeoutMs: config.api.timeout,
+    maxRetries: config.api.max_retries,
+    pageSize: config.api.page_size,
+    maxAnswerBytes: config.api.max_answer_size,
+    maxAnswerValues: config.api.max_answer_values,
+    maxListItems: config.api.max_list_items,
+    // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
+    readAhead: config.api.concurrency > 1,
+    clock,
+    logger: logger.child({ stage: 'api' }),
+    observer: apiObserver(metrics),
+    ...(base.dispatcher ? { dispatcher: base.dispatcher } : {}),
+    ...(base.apiRetry ? { retry: base.apiRetry } : {}),
+  });
+  let channels: Map<string, Channel> | undefined;
+  try {
+    channels = buildChannels(config.notify.channels, {
+      logger: logger.child({ stage: 'channel' }),
+      clock,
+      commandConfigFile: base.commandConfigFile,
+    });
+    const notifier = createNotifier({
+      store: base.store,
+      notify: config.notify,
+      alerts: config.alerts,
+      channels,
+      clock,
+      logger,
+      metrics,
+    });
+    const detectorOptions = detectorOptionsFromConfig(config.checks);
+    const jobs = enabledJobs(config, detectorOptions);
+    const remediation = base.remediation?.({ config, client, store: base.store, notifier, clock, logger, metrics });
+    const deps: CycleDeps = {
+      config,
+      client,
+      alerts: base.alerts,
+      health: base.health,
+      notifier,
+      metrics,
+      clock,
+      logger,
+      detectorOptions,
+      lifecycle: {
+        forCycles: config.alerts.for,
+        // The notify router drops the repeats a route does not want yet; the lifecycle must repeat
+        // at least as often as the most eager route.
+        repeatIntervalMs: Math.min(config.alerts.repeat_interval, notifier.lifecycleRepeatIntervalMs),
+        resolveGuard: {
+          minAlerts: config.alerts.resolve_guard.min_alerts,
+          maxShare: config.alerts.resolve_guard.max_share,
+          confirmCycles: config.alerts.resolve_guard.confirm_cycles,
+        },
+      },
+      namespaces: sharedNamespaces(client, config, clock, base.hardStop),
+      disabled: new Map(),
+      stages: remediation ? [notifier, remediation] : [notifier],
+    };
+    const scheduler = new Scheduler({
+      jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
+      jitterMs: config.jobs.jitter,
+      run: base.runScheduled,
+      logger,
+    });
+    return { config, client, channels, notifier, scheduler, remediation, deps, jobs };
+  } catch (err) {
+    void client.close();
+    if (channels) void closeChannels(channels.values());
+    throw err;
+  }
+}
+
+/** Closes what a runtime holds open: the API client's connections and the channels. */
+export async function closeRuntime(rt: Runtime): Promise<void> {
+  await rt.client.close().catch(() => undefined);
+  await closeChannels(rt.channels.values());
+}
+
+/** Jobs with a schedule and at least one enabled check, in run order, with their cron expression. */
+export function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob, string> {
+  const out = new Map<SnapshotJob, string>();
+  for (const job of JOB_NAMES) {
+    const cron = config.jobs[job];
+    if (cron === null) continue;
+    if (!detectorsFor(job).some((d) => options[d.name] !== undefined)) continue;
+    out.set(job, cron);
+  }
+  return out;
+}
+
+/** Every API call counted and timed in the metrics, by function. */
+function apiObserver(metrics: Metrics): ApiObserver {
+  return (a) => {
+    metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
+    metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
+    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
+  };
+}
+
+/**
+ * One whoami for every job of a runtime. A failed one is kept for a while: with the API down, six
+ * jobs each waiting out whoami's retries would make `check` take six times as long. The shared
+ * question ends only with the daemon (`hardStop`); `signal` ends one job's wait for the answer.
+ */
+function sharedNamespaces(
+  client: ApiClient,
+  config: Config,
+  clock: Clock,
+  hardStop: AbortSignal,
+): (signal?: AbortSignal) => Promise<NamespaceScope> {
+  let scope: Promise<NamespaceScope> | undefined;
+  let askAgainAt = 0;
+  return (signal) => {
+    if (scope === undefined || (askAgainAt > 0 && clock.now() >= askAgainAt)) {
+      askAgainAt = 0;
+      scope = resolveNamespaces(client, config.api.namespaces, hardStop);
+      scope.catch(() => (askAgainAt = clock.now() + NAMESPACES_RETRY_MS));
+    }
+    return untilAborted(scope, signal);
+  };
+}
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as `signal` aborts: a job's deadline
+ * ends its wait for a result other jobs share, not the shared work itself.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}
