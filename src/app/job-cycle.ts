@@ -20,9 +20,9 @@ import type { Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
-import { describeError, permissionDenial } from './describe-error.js';
+import { describeError, permissionDenial } from '../api/describe-error.js';
 import type { Logger } from '../lib/logger.js';
-import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from './source-health.js';
+import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
 
 /** How a cycle ended. */
 export type JobOutcome =

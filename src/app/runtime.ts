@@ -17,13 +17,13 @@ import type { Logger } from '../lib/logger.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
-import type { createRemediation } from '../remediation/create-remediation.js';
+import { createRemediation } from '../remediation/create-remediation.js';
 import type { Remediator } from '../remediation/remediator.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
 import { Scheduler } from './scheduler.js';
-import type { SourceHealth } from './source-health.js';
+import type { SourceHealth } from '../alerts/source-health.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -52,8 +52,6 @@ export interface RuntimeFoundation {
   dispatcher?: Dispatcher | undefined;
   /** Backoff tunables of the API client. */
   apiRetry?: ApiClientOptions['retry'] | undefined;
-  /** Builds remediation from the configuration; absent: no remediation. */
-  remediation?: typeof createRemediation | undefined;
   /** The `--config` the commands in messages must give. */
   commandConfigFile?: string | undefined;
   /** What the scheduler runs at each tick of a job (a job cycle, or retention). */
@@ -107,7 +105,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     });
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
-    const remediation = base.remediation?.({ config, client, store: base.store, notifier, clock, logger, metrics });
+    const remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
     const deps: CycleDeps = {
       config,
       client,

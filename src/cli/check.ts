@@ -8,7 +8,6 @@
  */
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { createRemediation } from '../remediation/create-remediation.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
@@ -52,7 +51,7 @@ const check: Command = {
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation, lease: 'check' });
+      watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'check' });
     } catch (err) {
       if (err instanceof LeaseHeldError) {
         io.stderr.write(`error: ${err.message}\n`);
