@@ -14,6 +14,7 @@ import type { Config } from '../config/load-config.js';
 import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { raceAbort } from '../lib/race-abort.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
@@ -191,29 +192,9 @@ function sharedNamespaces(
       scope = resolveNamespaces(client, config.api.namespaces, hardStop);
       scope.catch(() => (askAgainAt = clock.now() + NAMESPACES_RETRY_MS));
     }
-    return untilAborted(scope, signal);
+    // A job's deadline ends its wait for the answer every job shares, not the shared question.
+    return raceAbort(scope, signal, (reason) => {
+      throw reason;
+    });
   };
-}
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as `signal` aborts: a job's deadline
- * ends its wait for a result other jobs share, not the shared work itself.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }

@@ -24,30 +24,21 @@ export const POLICY_LABELS = [
 
 type PolicyLabel = (typeof POLICY_LABELS)[number];
 
-const policyMatchSchema = z
-  .object(
-    Object.fromEntries(POLICY_LABELS.map((l) => [l, matchValueSchema.optional()])) as Record<
-      PolicyLabel,
-      z.ZodOptional<typeof matchValueSchema>
-    >,
-  )
-  .strict();
-
-const policyMatchReSchema = z
-  .object(
-    Object.fromEntries(POLICY_LABELS.map((l) => [l, regexSchema.optional()])) as Record<
-      PolicyLabel,
-      z.ZodOptional<typeof regexSchema>
-    >,
-  )
-  .strict();
+/** One optional field per policy label, each of schema `value`. */
+function perLabel<S extends z.ZodType>(value: S) {
+  return z
+    .object(
+      Object.fromEntries(POLICY_LABELS.map((l) => [l, value.optional()])) as Record<PolicyLabel, z.ZodOptional<S>>,
+    )
+    .strict();
+}
 
 const policyCommon = {
   name: nameSchema,
-  match: policyMatchSchema
+  match: perLabel(matchValueSchema)
     .default({})
     .describe('Labels of the alert; production is acted on only when named here explicitly.'),
-  match_re: policyMatchReSchema.default({}),
+  match_re: perLabel(regexSchema).default({}),
   dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
   max_attempts: z.number().int().min(1).max(10).default(1),
 };
