@@ -11,7 +11,12 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
-import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
+import {
+  detectorOptionsFromConfig,
+  detectorsFor,
+  stateListsFromConfig,
+  type DetectorOptions,
+} from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { raceAbort } from '../lib/race-abort.js';
@@ -131,6 +136,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),
       stages: remediation ? [notifier, remediation] : [notifier],
+      stateLists: stateListsFromConfig(config.checks),
+      warnedStateWords: new Set(),
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],

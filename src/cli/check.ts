@@ -6,6 +6,7 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
+import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
@@ -14,7 +15,7 @@ import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { loadCommandConfig, table } from './cli-helpers.js';
+import { loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
@@ -93,7 +94,8 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
   const lines = report.jobs.map((j) => {
     const what =
       j.outcome === 'ok'
-        ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}`
+        ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
+          unknownStatesNote(j.unknownStates)
         : `${j.outcome}: ${j.reason ?? 'unknown'}`;
     return `${j.job.padEnd(width)}  ${what}`;
   });
@@ -103,6 +105,13 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The state words no `checks.*` list names, as the service wrote them (the log says which lists). */
+function unknownStatesNote(unknown: UnknownStateWord[] | undefined): string {
+  if (!unknown || unknown.length === 0) return '';
+  const words = unknown.map((u) => `${terminalSafe(JSON.stringify(u.word))} ×${u.count}`).join(', ');
+  return `; ${unknown[0]!.record} states no checks.* list names: ${words}`;
 }
 
 /** Audit rows a check writes at most are listed; more is said as a count (the `actions` command has them all). */
