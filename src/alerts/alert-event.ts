@@ -49,6 +49,11 @@ export interface AlertEvent extends AlertFacts {
    * for logs and message footers. Optional so hand-built events (tests, notify-test) need not invent one.
    */
   reason?: string;
+  /**
+   * Why the problem is over, as its check read it in the snapshot that resolved it ("run #5981
+   * succeeded", "certificate renewed: valid until …"); `resolved` events only, when it could tell.
+   */
+  resolution?: string;
   /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
   job?: string;
 }

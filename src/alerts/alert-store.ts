@@ -240,7 +240,13 @@ export function eventsSince(store: Store | AlertStore, since: number, kinds: rea
 }
 
 /** Builds the event of `kind` from an alert's state at that moment. */
-export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason: string): Omit<AlertEvent, 'id'> {
+export function eventOf(
+  row: AlertRow,
+  kind: AlertEventKind,
+  at: number,
+  reason: string,
+  resolution: string | null = null,
+): Omit<AlertEvent, 'id'> {
   return {
     kind,
     fingerprint: row.fingerprint,
@@ -259,6 +265,7 @@ export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason:
     since: row.since,
     ...(row.facts ? { facts: row.facts } : {}),
     ...(row.brief !== null ? { brief: row.brief } : {}),
+    ...(resolution !== null ? { resolution } : {}),
   };
 }
 

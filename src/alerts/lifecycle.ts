@@ -30,6 +30,8 @@ export interface LifecycleInput {
    */
   incomplete?: readonly string[];
   now: number;
+  /** Why an alert this snapshot resolves is over, when its check can tell (`AlertEvent.resolution`). */
+  explain?: (alert: AlertRow) => string | null;
 }
 
 const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
@@ -143,7 +145,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   for (const { row: previous, reason } of resolving) {
     alerts.resolve(previous.fingerprint, now);
     const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
-    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason), now));
+    const resolution = input.explain?.(previous) ?? null;
+    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason, resolution), now));
   }
   return events;
 }

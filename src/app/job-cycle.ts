@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
-import type { AlertStore } from '../alerts/alert-store.js';
+import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { commitFindings, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
 import type { ApplyOptions, ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
@@ -16,7 +16,13 @@ import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
 import type { Finding } from '../detectors/finding.js';
 import type { StateRecord, StateWordTally } from '../collectors/state-word-tally.js';
-import { relevanceFor, runDetectors, type DetectorOptions, type NamedStateList } from '../detectors/registry.js';
+import {
+  explainerFor,
+  relevanceFor,
+  runDetectors,
+  type DetectorOptions,
+  type NamedStateList,
+} from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -117,8 +123,10 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   let findings: Finding[];
   let incomplete: string[];
   let stateWords: StateWordTally | undefined;
+  let explain: ((alert: AlertRow) => string | null) | undefined;
   try {
     const scope = await deps.namespaces(signal);
+    const openSubjects = deps.alerts.openSubjectsByJob(job);
     const ctx: CollectorContext = {
       client: deps.client,
       namespaces: scope.namespaces,
@@ -126,14 +134,16 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       now,
       signal,
       concurrency: deps.config.api.concurrency,
-      openSubjects: deps.alerts.openSubjectsByJob(job),
-      // The detectors below judge by the same `now`, so what is kept is what they could report.
-      relevance: relevanceFor(deps.detectorOptions, now),
+      openSubjects,
+      // The detectors below judge by the same `now`, so what is kept is what they could report,
+      // and the records open alerts are about, so a resolved one can say why it is over.
+      relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
+    explain = explainerFor(snapshot, deps.detectorOptions);
   } catch (err) {
     if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
     if (signal?.aborted) {
@@ -155,6 +165,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
             job,
             findings,
             incomplete,
+            explain,
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.

@@ -12,7 +12,7 @@
  */
 import type { StateWordTally } from './state-word-tally.js';
 import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
-import type { OrderKey } from '../lib/newest-first.js';
+import type { SettledRun } from './settled-runs.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
@@ -47,7 +47,7 @@ export interface RunsSnapshot extends SnapshotBase {
    * not a finding; all it decides is that older failures of its group are over, which this keeps.
    * Absent: every run read is in `runs`.
    */
-  settledNewest?: ReadonlyMap<string, OrderKey>;
+  settledNewest?: ReadonlyMap<string, SettledRun>;
   /**
    * `runs.get` of each listed run whose state is a failed or an active state (the configured
    * `failed_states` and `active_states`), keyed by run id: steps and watcher. A run listed here

@@ -46,6 +46,10 @@ export const appStateCheck = defineCheck({
   options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    return app ? `the app is ${app.state} now` : 'the app is gone from the service';
+  },
   stateLists: (own) => [
     { record: 'app', field: 'bad_states', words: own.bad_states },
     { record: 'app', field: 'other_states', words: own.other_states },

@@ -72,6 +72,7 @@ export const attentionCheck = defineCheck({
   options: (own): AttentionOptions | undefined =>
     own.enabled ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules } : undefined,
   detect: attention,
+  resolution: () => 'the service no longer lists it among the things needing attention',
   presentation: { noun: ['item needing attention', 'items needing attention'], facts: itemFacts },
 });
 

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { BulkJob, BulkRecords, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
+import type { Labels, Subject } from '../lib/alert-vocabulary.js';
 import type { DetectorResult } from './detector-result.js';
 import type { Detection, Finding } from './finding.js';
 import { present, type Presentation } from './presentation.js';
@@ -45,6 +46,19 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
    * a word the service says that no check's list names is warned about (the check would miss it).
    */
   stateLists?: (own: z.output<S>) => StateList[];
+  /**
+   * Why an open alert of this check that the snapshot resolves is over, read in that snapshot
+   * ("run #5981 succeeded", "certificate renewed: valid until …"); null when it cannot tell. Pure.
+   * The records of open alerts are kept by bulk reads (see `relevanceFor`), so they are there to read.
+   */
+  resolution?: (alert: ResolvedAlert, snapshot: Extract<Snapshot, { job: J }>, options: O) => string | null;
+}
+
+/** What a check reads of an alert it is asked to explain the end of. */
+export interface ResolvedAlert {
+  subject: Subject | null;
+  labels: Labels;
+  details: Record<string, string>;
 }
 
 /** One list of `state` words of a check's section, and the kind of record whose state it judges. */
@@ -63,6 +77,8 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
   readonly options: (own: z.output<S>, checks: A) => O | undefined;
   readonly presentation: Presentation;
   readonly stateLists?: ((own: z.output<S>) => StateList[]) | undefined;
+  /** Why an alert of this check is over, read in the snapshot that resolved it; null: cannot tell. */
+  explain(alert: ResolvedAlert, snapshot: Snapshot, options: OptionsByCheck): string | null;
   /** Its findings, presented; nothing when the snapshot is another job's or its check is disabled. */
   run(snapshot: Snapshot, options: OptionsByCheck, now: number): DetectorResult<Finding<N>>;
   /** For a check that declares one: its relevance test of a record of its job (false when it is off). */
@@ -85,6 +101,12 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
     options: spec.options,
     presentation,
     stateLists: spec.stateLists,
+    explain(alert, snapshot, options) {
+      const mine = own(options);
+      if (!spec.resolution || mine === undefined || snapshot.job !== job) return null;
+      // Safe: `job` matched, as in `run`.
+      return spec.resolution(alert, snapshot as Extract<Snapshot, { job: J }>, mine);
+    },
     ...(relevant && {
       relevant: (record: unknown, options: OptionsByCheck, now: number) => {
         const mine = own(options);

@@ -23,6 +23,7 @@ describe('detectorOptionsFromConfig', () => {
       failedStates: ['error'],
       activeStates: ['queued', 'running'],
       retryingGraceMs: 30 * 60_000,
+      succeededStates: ['done'],
     });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
     expect(options.backups).toMatchObject({

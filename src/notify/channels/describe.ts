@@ -183,9 +183,10 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
       tone: 'resolved',
       status,
       where: [],
-      facts: [],
+      // Why it is over, as its check read it ("run #5981 succeeded"), when it could tell.
+      facts: e.resolution ? [{ label: 'Over because', value: e.resolution }] : [],
       since: null,
-      brief: lasted ? `resolved after ${lasted}` : 'resolved',
+      brief: `${lasted ? `resolved after ${lasted}` : 'resolved'}${e.resolution ? `: ${e.resolution}` : ''}`,
       briefIsSummary: false,
     };
   }
