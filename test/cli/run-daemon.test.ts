@@ -63,7 +63,7 @@ describe('run', () => {
     await until('/healthz', async () => (await status(`${base}/healthz`)) === 200, output);
     await until('/readyz', async () => (await status(`${base}/readyz`)) === 200, output);
     expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
-      /deploy_watchdog_cycles_total\{job="runs",outcome="ok"\}/,
+      /deploy_watchdog_cycles_total\{source="runs",outcome="ok"\}/,
     );
 
     fs.writeFileSync(configFile, good.replace('requests_per_second: 200', 'requests_per_second: fast'));
