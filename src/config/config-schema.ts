@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { byteSizeSchema } from './byte-size.js';
-import { CRON_HINT, cronSchema } from './cron.js';
+import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
 
@@ -225,7 +225,9 @@ export const stateSchema = z
   .strict();
 
 const jobSchema = (fallback: string) =>
-  offOr(cronSchema, CRON_HINT).prefault(fallback).describe(`Cron schedule, or "off". Default "${fallback}".`);
+  scheduleSchema
+    .prefault(fallback)
+    .describe(`Cron schedule (5 fields, 6 with seconds, or @hourly … @yearly), or "off". Default "${fallback}".`);
 
 const jobsSchema = z
   .object({

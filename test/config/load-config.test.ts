@@ -85,14 +85,14 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}jobs:\n  urls: "*/15 * *"\n`,
       path: 'jobs.urls',
       line: 5,
-      message: /must be a cron expression of 5 fields \(minute hour day month weekday\) or 6/,
+      message: /has 3 fields; must be a cron expression of 5 fields \(minute hour day month weekday\) or 6/,
     },
     {
       name: 'cron with a value out of range',
       yaml: `${MINIMAL}jobs:\n  runs: "61 * * * *"\n`,
       path: 'jobs.runs',
       line: 5,
-      message: /cron expression/,
+      message: /the minute field is "61", and minute takes 0-59/,
     },
     {
       name: 'missing base_url',
