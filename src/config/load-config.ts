@@ -366,9 +366,17 @@ function knownKeysAt(at: KeyPath, raw: unknown): string[] {
   return [...keys];
 }
 
+/**
+ * The schemas a node stands for: each of its `anyOf`/`oneOf` alternatives, or itself and the kind
+ * of each of its `if`/`then` pairs (a channel's or a policy's kinds, see `config-json-schema.ts`).
+ */
 function branches(node: Record<string, unknown>): Record<string, unknown>[] {
   const alts = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
-  return alts ? alts.flatMap((a) => branches(a)) : [node];
+  if (alts) return alts.flatMap((a) => branches(a));
+  const kinds = ((node.allOf ?? []) as { then?: Record<string, unknown> }[]).flatMap((a) =>
+    a.then ? branches(a.then) : [],
+  );
+  return [node, ...kinds];
 }
 
 /** ` (did you mean "x"?)` for the closest known key within a small edit distance. */
