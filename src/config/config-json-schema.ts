@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { configSchema } from './config-schema.js';
-
-/** A node of a JSON Schema. */
-type SchemaNode = Record<string, unknown>;
+import { isNode, type SchemaNode } from './schema-nodes.js';
 
 /**
  * A `${VAR}` reference somewhere in a string, as `substituteEnv` reads one: `$${` is a literal
  * `${`, so a reference is a `${` that no `$` comes before.
  */
-const REFERENCE_INSIDE = '(?:^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
+export const REFERENCE_INSIDE = '(?:^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
 
 /**
  * A value that is one whole `${VAR}` reference: what a plain YAML scalar must be for its value to
@@ -65,10 +63,6 @@ function mapSchema(node: SchemaNode, change: (node: SchemaNode) => SchemaNode): 
     }
   }
   return change(out);
-}
-
-function isNode(value: unknown): value is SchemaNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

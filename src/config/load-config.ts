@@ -8,6 +8,7 @@ import { checkReferences } from './config-references.js';
 import { configSchema, stateSchema, type ParsedConfig } from './config-schema.js';
 import { substituteEnv } from './env-substitution.js';
 import { Secret } from './secret.js';
+import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 
@@ -339,44 +340,8 @@ function describe(value: unknown): string {
 
 /** The keys the schema accepts at `path`, read from the JSON Schema (for "did you mean"). */
 function knownKeysAt(at: KeyPath, raw: unknown): string[] {
-  let nodes: Record<string, unknown>[] = [configJsonSchema()];
-  let value: unknown = raw;
-  for (const seg of at) {
-    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[String(seg)] : undefined;
-    nodes = nodes
-      .flatMap((n) => branches(n))
-      .flatMap((n) => {
-        if (typeof seg === 'number') return n.items ? [n.items as Record<string, unknown>] : [];
-        const child = (n.properties as Record<string, unknown> | undefined)?.[String(seg)];
-        return child ? [child as Record<string, unknown>] : [];
-      });
-  }
-  const keys = new Set<string>();
-  for (const n of nodes.flatMap((x) => branches(x))) {
-    const props = n.properties as Record<string, { const?: unknown }> | undefined;
-    if (!props) continue;
-    // A discriminated union: only the branch whose discriminator the value names.
-    const discriminator = Object.entries(props).find(([, s]) => s && 'const' in s);
-    if (discriminator && typeof value === 'object' && value !== null) {
-      const given = (value as Record<string, unknown>)[discriminator[0]];
-      if (given !== undefined && given !== discriminator[1].const) continue;
-    }
-    for (const k of Object.keys(props)) keys.add(k);
-  }
-  return [...keys];
-}
-
-/**
- * The schemas a node stands for: each of its `anyOf`/`oneOf` alternatives, or itself and the kind
- * of each of its `if`/`then` pairs (a channel's or a policy's kinds, see `config-json-schema.ts`).
- */
-function branches(node: Record<string, unknown>): Record<string, unknown>[] {
-  const alts = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
-  if (alts) return alts.flatMap((a) => branches(a));
-  const kinds = ((node.allOf ?? []) as { then?: Record<string, unknown> }[]).flatMap((a) =>
-    a.then ? branches(a.then) : [],
-  );
-  return [node, ...kinds];
+  const nodes = schemaNodesAt(configJsonSchema(), at, raw);
+  return [...new Set(nodes.flatMap((n) => (isNode(n.properties) ? Object.keys(n.properties) : [])))];
 }
 
 /** ` (did you mean "x"?)` for the closest known key within a small edit distance. */

@@ -46,6 +46,20 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown key "retrying_grase" \(did you mean "retrying_grace"\?\)/,
     },
     {
+      name: "unknown key of a channel, suggested from that channel's kind",
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: s, type: slack, webhok_url: "https://h.example/x" }\n`,
+      path: 'notify.channels[0].webhok_url',
+      line: 6,
+      message: /unknown key "webhok_url" \(did you mean "webhook_url"\?\)/,
+    },
+    {
+      name: 'unknown key of a channel, never suggested from another kind',
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: l, type: log, smtpp: x }\n`,
+      path: 'notify.channels[0].smtpp',
+      line: 6,
+      message: /unknown key "smtpp"$/,
+    },
+    {
       name: 'unknown top-level section',
       yaml: `${MINIMAL}notifications: {}\n`,
       path: 'notifications',
