@@ -8,6 +8,7 @@
  */
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
+import { configWarnings } from '../config/config-warnings.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
@@ -50,6 +51,7 @@ const check: Command = {
     const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
+    for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
     let watchdog: Watchdog;
     try {
       watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation, lease: 'check' });

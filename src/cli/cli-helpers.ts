@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
-import { loadConfig, loadStateConfig, type Config } from '../config/load-config.js';
+import { loadConfig, loadConfigSection, type Config } from '../config/load-config.js';
 import { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
@@ -27,8 +27,8 @@ export async function withStateStore(
 ): Promise<number> {
   let store: Store | undefined;
   try {
-    // No API token or channel secret needed (see loadStateConfig); the daemon creates the file.
-    const state = loadStateConfig(resolveConfigFile(configPath, io), io.env);
+    // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
+    const state = loadConfigSection(resolveConfigFile(configPath, io), io.env, 'state');
     store = Store.open(state.path, { mustExist: true });
     return await body(store);
   } catch (err) {

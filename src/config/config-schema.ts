@@ -208,8 +208,8 @@ const apiSchema = z
     }
   });
 
-/** The `state` section alone: what the commands that only use the state file read. */
-export const stateSchema = z
+/** The `state` section. */
+const stateSchema = z
   .object({
     path: z
       .string()
