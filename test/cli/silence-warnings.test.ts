@@ -5,10 +5,9 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { listSilences } from '../../src/alerts/silences.js';
 import { Store } from '../../src/state/store.js';
-import { finding, HOUR, tempState, type TempState } from '../alerts/fixtures.js';
+import { finding, fireFindings, tempState, type TempState } from '../alerts/fixtures.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
 
 let state: TempState;
@@ -20,30 +19,12 @@ beforeEach(() => {
     'api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }',
     'state: { path: ./state.db }',
   ]);
-  const store = Store.open(path.join(state.dir, 'state.db'));
-  try {
-    store.transaction(() =>
-      applyFindings(
-        store,
-        {
-          job: 'urls',
-          findings: [
-            finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
-            finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),
-            // An app name from the service that holds a terminal escape (set the window title).
-            finding('url/evil', {
-              check: 'url_checks',
-              labels: { check: 'url_checks', app: 'evil\u001b]0;pwned\u0007' },
-            }),
-          ],
-          now: Date.now(),
-        },
-        { forCycles: 1, repeatIntervalMs: 4 * HOUR },
-      ),
-    );
-  } finally {
-    store.close();
-  }
+  fireFindings(path.join(state.dir, 'state.db'), 'urls', [
+    finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
+    finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),
+    // An app name from the service that holds a terminal escape (set the window title).
+    finding('url/evil', { check: 'url_checks', labels: { check: 'url_checks', app: 'evil\u001b]0;pwned\u0007' } }),
+  ]);
 });
 afterEach(() => state.cleanup());
 
