@@ -24,6 +24,8 @@ export interface RunCliOptions {
   onOutput?: (stdout: string) => void;
   /** The configuration read when neither --config nor $DEPLOY_WATCHDOG_CONFIG names one; none by default. */
   defaultConfigFile?: string;
+  /** Standard output is a terminal this many columns wide; by default it is no terminal (a pipe). */
+  columns?: number;
 }
 
 /**
@@ -47,11 +49,14 @@ function sink(append: (text: string) => void): Writable {
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  const out = sink((s) => {
+    stdout += s;
+    options.onOutput?.(stdout);
+  });
+  // What a terminal stream has that a pipe has not (see `terminalWidth`).
+  if (options.columns !== undefined) Object.assign(out, { isTTY: true, columns: options.columns });
   const code = await main(argv, {
-    stdout: sink((s) => {
-      stdout += s;
-      options.onOutput?.(stdout);
-    }),
+    stdout: out,
     stderr: sink((s) => (stderr += s)),
     env: options.env ?? {},
     signal: options.signal ?? new AbortController().signal,
