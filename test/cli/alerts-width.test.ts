@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finding, fireFindings, tempState, type TempState } from '../alerts/fixtures.js';
-import { runCli, writeConfig } from '../helpers/cli-harness.js';
+import { runCli, writeStateCommandConfig } from '../helpers/cli-harness.js';
 
 const LONG_SUMMARY =
   'Update of shop-production failed at step update_modules: the module installer timed out after 900 seconds \u001b[31mred\u001b[0m';
@@ -23,10 +23,7 @@ let configFile: string;
 
 beforeEach(() => {
   state = tempState();
-  configFile = writeConfig(state.dir, [
-    'api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }',
-    'state: { path: ./state.db }',
-  ]);
+  configFile = writeStateCommandConfig(state.dir);
   fireFindings(path.join(state.dir, 'state.db'), 'runs', [
     finding('run/1', { severity: 'critical', summary: LONG_SUMMARY, labels: LABELS }),
     finding('run/2', { summary: 'Short one', labels: { check: 'failed_runs', app: 'blog' } }),

@@ -8,17 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listSilences } from '../../src/alerts/silences.js';
 import { Store } from '../../src/state/store.js';
 import { finding, fireFindings, tempState, type TempState } from '../alerts/fixtures.js';
-import { runCli, writeConfig } from '../helpers/cli-harness.js';
+import { runCli, writeStateCommandConfig } from '../helpers/cli-harness.js';
 
 let state: TempState;
 let configFile: string;
 
 beforeEach(() => {
   state = tempState();
-  configFile = writeConfig(state.dir, [
-    'api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }',
-    'state: { path: ./state.db }',
-  ]);
+  configFile = writeStateCommandConfig(state.dir);
   fireFindings(path.join(state.dir, 'state.db'), 'urls', [
     finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
     finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),

@@ -71,3 +71,15 @@ export function writeConfig(dir: string, yaml: string | readonly string[], name 
   fs.writeFileSync(file, typeof yaml === 'string' ? yaml : yaml.join('\n'));
   return file;
 }
+
+/**
+ * Writes the config the state commands (alerts, silence, silences, unsilence, actions) need into
+ * `dir`: an API nobody answers and a token from a variable they leave unset, the state file
+ * `dir/state.db`. Answers its path.
+ */
+export function writeStateCommandConfig(dir: string): string {
+  return writeConfig(dir, [
+    'api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }',
+    'state: { path: ./state.db }',
+  ]);
+}
