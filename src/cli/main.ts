@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   unsilence: () => import('./unsilence.js'),
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
+  healthcheck: () => import('./healthcheck.js'),
   'notify-test': () => import('./notify-test.js'),
   demo: () => import('./demo.js'),
 };

@@ -125,6 +125,7 @@ describe('every command that reads a config finds it the same three ways', () =>
     ['unsilence', ['0123456789ab']],
     ['actions', []],
     ['notify-test', []],
+    ['healthcheck', []],
   ])(
     '%s names all three places when none gives a file, and its usage shows the option as optional',
     async (command, args) => {
