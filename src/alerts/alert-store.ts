@@ -159,6 +159,25 @@ export class AlertStore {
     return this.#selectOpen.all().map(fromRow).sort(byImportance);
   }
 
+  /**
+   * Every label name with the values the state file's alerts give it: open ones, and resolved ones
+   * until retention prunes them. Read once per `silence`, not per cycle, so prepared on the spot.
+   */
+  labelValues(): Map<string, Set<string>> {
+    const rows = this.store.db
+      .prepare<[], { name: string; value: string }>(
+        `SELECT DISTINCT l.key AS name, l.value AS value FROM alerts, json_each(alerts.labels) AS l WHERE l.type = 'text'`,
+      )
+      .all();
+    const out = new Map<string, Set<string>>();
+    for (const { name, value } of rows) {
+      const values = out.get(name) ?? new Set<string>();
+      values.add(value);
+      out.set(name, values);
+    }
+    return out;
+  }
+
   /** One alert by fingerprint, in whatever status. */
   get(fingerprint: string): AlertRow | undefined {
     const row = this.#selectOne.get(fingerprint);
@@ -272,6 +291,11 @@ export function eventOf(
 /** Pending and firing alerts (labels, since, severity…), most important first. */
 export function openAlerts(store: Store | AlertStore): AlertRow[] {
   return alertStoreOf(store).open();
+}
+
+/** Every label name with its values among the state file's alerts (see `AlertStore.labelValues`). */
+export function knownLabelValues(store: Store | AlertStore): Map<string, Set<string>> {
+  return alertStoreOf(store).labelValues();
 }
 
 /** One alert by fingerprint (any status, resolved rows until retention prunes them). */

@@ -112,8 +112,8 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   const now = clock.now();
   const report = (outcome: JobOutcome, extra: Partial<JobReport> = {}): JobReport => {
     const durationMs = Math.round(performance.now() - started);
-    metrics.cycles.inc({ job, outcome });
-    if (outcome !== 'disabled') metrics.cycleDuration.observe({ job }, durationMs / 1000);
+    metrics.cycles.inc({ source: job, outcome });
+    if (outcome !== 'disabled') metrics.cycleDuration.observe({ source: job }, durationMs / 1000);
     return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
   };
 
@@ -179,7 +179,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     },
     deps.stages,
   );
-  metrics.lastSuccess.set({ job }, now / 1000);
+  metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
   logEvents(log, events);
@@ -268,7 +268,7 @@ function readFailed(
 
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
 function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport): void {
-  deps.metrics.resolutionsHeld.set({ job: r.job }, r.decision.hold ? r.resolving : 0);
+  deps.metrics.resolutionsHeld.set({ source: r.job }, r.decision.hold ? r.resolving : 0);
   const confirm = deps.lifecycle.resolveGuard?.confirmCycles;
   if (r.decision.reason === 'too many at once') {
     log.warn(

@@ -11,7 +11,7 @@ import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
-import { CRON_HINT, cronSchema } from './cron.js';
+import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
@@ -176,8 +176,8 @@ const apiSchema = z
     }
   });
 
-/** The `state` section alone: what the commands that only use the state file read. */
-export const stateSchema = z
+/** The `state` section. */
+const stateSchema = z
   .object({
     path: z
       .string()
@@ -193,7 +193,9 @@ export const stateSchema = z
   .strict();
 
 const jobSchema = (fallback: string) =>
-  offOr(cronSchema, CRON_HINT).prefault(fallback).describe(`Cron schedule, or "off". Default "${fallback}".`);
+  scheduleSchema
+    .prefault(fallback)
+    .describe(`Cron schedule (5 fields, 6 with seconds, or @hourly … @yearly), or "off". Default "${fallback}".`);
 
 const jobsSchema = z
   .object({
