@@ -14,6 +14,7 @@ import { COLLECTORS } from '../collectors/collectors.js';
 import { NamespaceError, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import type { Finding } from '../detectors/finding.js';
 import { relevanceFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
@@ -108,6 +109,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
 
   let findings: Finding[];
   let incomplete: string[];
+  let folded: readonly FoldedFinding[] | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const ctx: CollectorContext = {
@@ -118,12 +120,13 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       signal,
       concurrency: deps.config.api.concurrency,
       openSubjects: deps.alerts.openSubjectsByJob(job),
+      reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
       // The detectors below judge by the same `now`, so what is kept is what they could report.
       relevance: relevanceFor(deps.detectorOptions, now),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
-    ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
+    ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
   } catch (err) {
     if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
     if (signal?.aborted) {
@@ -162,6 +165,8 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
   logEvents(log, events);
+  for (const f of folded ?? [])
+    log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   log.info({ findings: findings.length, events: events.length }, 'cycle complete');
   return report('ok', { findings: findings.length, events: events.length });
 }

@@ -82,8 +82,8 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
       if (mine === undefined || snapshot.job !== job) return NOTHING;
       // Safe: `job` matched; TypeScript cannot narrow a union by a generic tag.
       const out = detect(snapshot as Extract<Snapshot, { job: J }>, mine, now);
-      const { findings, incomplete } = Array.isArray(out) ? { findings: out, incomplete: [] } : out;
-      return { findings: findings.map((d) => present(presentation, d)), incomplete };
+      const result: DetectorResult<Detection<N>> = Array.isArray(out) ? { findings: out, incomplete: [] } : out;
+      return { ...result, findings: result.findings.map((d) => present(presentation, d)) };
     },
   };
 }
