@@ -51,4 +51,10 @@ export interface AlertEvent extends AlertFacts {
   reason?: string;
   /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
   job?: string;
+  /**
+   * Why it is over, as the source says it ("run #5981 succeeded", "certificate renewed: valid until
+   * …"), on a resolved event where that is known: shown under "RESOLVED". Absent: the message says
+   * only that it is over, never the failure as if it were still true.
+   */
+  resolution?: string | null;
 }

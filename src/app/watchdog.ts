@@ -21,6 +21,7 @@ import type { Config } from '../config/load-config.js';
 import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
+import { messageLinks } from '../notify/message-links.js';
 import type { Channel } from '../notify/channels/channel.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
@@ -444,6 +445,7 @@ export class Watchdog {
         logger: logger.child({ stage: 'channel' }),
         clock,
         commandConfigFile: this.#options.commandConfigFile,
+        links: messageLinks(config),
       });
       const notifier = createNotifier({
         store: this.store,

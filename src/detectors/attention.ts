@@ -103,7 +103,11 @@ export const attentionCheck = defineCheck({
       ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules, foldWaitMs: own.fold_wait }
       : undefined,
   detect: attention,
-  presentation: { noun: ['item needing attention', 'items needing attention'], facts: itemFacts },
+  presentation: {
+    noun: ['item needing attention', 'items needing attention'],
+    facts: itemFacts,
+    nextStep: () => "Open the item in the platform's attention summary: it says what the service wants done.",
+  },
 });
 
 /** Item fields copied to labels when present (as text). */

@@ -66,6 +66,8 @@ export const certificatesCheck = defineCheck({
       if (d.left === 'expired') return 'certificate expired';
       return d.left ? `certificate expires in ${d.left}` : null;
     },
+    nextStep: () =>
+      "Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
   },
 });
 
