@@ -56,6 +56,7 @@ export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
   readonly #selectOpen: Database.Statement<[], unknown[]>;
   readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string }>;
   readonly #selectOne: Database.Statement<[string], unknown[]>;
   readonly #startLife: Database.Statement<unknown[]>;
   readonly #updateOpen: Database.Statement<unknown[]>;
@@ -76,6 +77,9 @@ export class AlertStore {
     this.#selectOpen = db.prepare<[], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE status <> 'resolved'`).raw(true);
     this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
       `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    );
+    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string }>(
+      `SELECT check_name AS "check", subject FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
     this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
     // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
@@ -145,6 +149,16 @@ export class AlertStore {
   /** What the job's pending and firing alerts are about (the ones that name a record). */
   openSubjectsByJob(job: string): { check: CheckName; subject: Subject }[] {
     return this.#selectOpenSubjects
+      .all(job)
+      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  }
+
+  /**
+   * What the pending and firing alerts of every other job are about (the ones that name a record):
+   * what the rest of the daemon reports, which the attention check folds its items into.
+   */
+  openSubjectsOutside(job: string): { check: CheckName; subject: Subject }[] {
+    return this.#selectOtherSubjects
       .all(job)
       .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
   }

@@ -14,6 +14,7 @@ import { COLLECTORS } from '../collectors/collectors.js';
 import { NamespaceError, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import type { Finding } from '../detectors/finding.js';
 import type { StateRecord, StateWordTally } from '../collectors/state-word-tally.js';
 import {
@@ -124,6 +125,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   let incomplete: string[];
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
+  let folded: readonly FoldedFinding[] | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -135,13 +137,14 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       signal,
       concurrency: deps.config.api.concurrency,
       openSubjects,
+      reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
-    ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
+    ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
     explain = explainerFor(snapshot, deps.detectorOptions);
   } catch (err) {
@@ -183,6 +186,8 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
   logEvents(log, events);
+  for (const f of folded ?? [])
+    log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
   log.info({ findings: findings.length, events: events.length }, 'cycle complete');
   return report('ok', {

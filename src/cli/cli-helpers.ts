@@ -11,6 +11,7 @@ import { ConfigError } from '../config/config-error.js';
 import { loadConfig, loadConfigSection, type Config } from '../config/load-config.js';
 import { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
+import { visibleText } from '../lib/visible-text.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
@@ -162,16 +163,13 @@ export function terminalWidth(stream: Writable): number | undefined {
 }
 
 /**
- * Characters a terminal would act on rather than show: C0 and C1 controls (escape sequences that
- * recolour, move the cursor or set the title; line breaks that split a row), DEL, and the
- * invisible formatting characters that reorder or hide text (bidi controls, zero-width ones).
+ * Text from the service as a terminal shows it: every character it would act on rather than show
+ * (C0 and C1 controls: escape sequences that recolour, move the cursor or set the title, line
+ * breaks that split a row; DEL; the bidi and zero-width characters that reorder or hide text)
+ * written as `\u{1b}`.
  */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
-
-/** Text from the service as a terminal shows it: every character it would act on written as `\u{1b}`. */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSHOWABLE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return visibleText(text, { controls: true });
 }
 
 /**
@@ -186,5 +184,5 @@ export function terminalJson(value: unknown): string {
   );
 }
 
-/** Of {@link UNSHOWABLE}, what `JSON.stringify` leaves raw: it escapes C0 itself (and lays out with newlines). */
-const RAW_IN_JSON = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+/** Of what {@link terminalSafe} writes out, what `JSON.stringify` leaves raw: it escapes C0 itself (and lays out with newlines). */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;

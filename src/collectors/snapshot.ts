@@ -13,6 +13,7 @@
 import type { StateWordTally } from './state-word-tally.js';
 import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
 import type { SettledRun } from './settled-runs.js';
+import type { OpenSubject } from './collector-context.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
@@ -123,6 +124,12 @@ export interface AttentionSnapshot extends SnapshotBase {
    * per-namespace answers: sections of the same rule are concatenated (items and counts added).
    */
   summary: AttentionSummary;
+  /**
+   * What the daemon's own checks report as the read ended: the records the open alerts of the other
+   * jobs are about. The attention check folds an item about one of them into that alert instead of
+   * alerting on it again. Absent: nothing reported.
+   */
+  reported?: readonly OpenSubject[];
 }
 
 /** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */

@@ -14,6 +14,7 @@ import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
+import { pageTemplateSchema, runbookUrlSchema } from './link-schema.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -300,8 +301,26 @@ const routeSchema = z
     send_resolved: z.boolean().optional(),
     mute_windows: z.array(z.string().min(1)).optional(),
     group_by: z.array(labelNameSchema).optional(),
+    runbook_url: runbookUrlSchema
+      .optional()
+      .describe(
+        "The runbook of this route's alerts (a team's on-call page, say), linked in every message it sends, beside each check's own (checks.<name>.runbook_url).",
+      ),
   })
   .strict();
+
+/** `notify.links`: the platform's own pages, by the kind of record an alert is about. */
+const linksSchema = z
+  .object({
+    app: pageTemplateSchema.optional().describe("An app's page, e.g. https://manage.example.com/apps/{id}."),
+    run: pageTemplateSchema.optional().describe("A run's page, e.g. https://manage.example.com/runs/{id}."),
+    backup: pageTemplateSchema.optional().describe("A backup's page, e.g. https://manage.example.com/backups/{id}."),
+  })
+  .strict()
+  .prefault({})
+  .describe(
+    "The platform's own pages, linked from each alert about such a record (a button in Slack, a link in email): URL templates with {id}, filled with the record's id, URL-encoded. Absent: no such link.",
+  );
 
 const muteWindowSchema = z
   .object({
@@ -322,6 +341,7 @@ const muteWindowSchema = z
 const notifySchema = z
   .object({
     channels: z.array(channelConfigSchema).default([]),
+    links: linksSchema,
     routes: z
       .array(routeSchema)
       .default([])

@@ -58,6 +58,7 @@ export const appStateCheck = defineCheck({
     noun: ['app in a bad state', 'apps in a bad state'],
     facts: factsFrom([['state', 'State']]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
+    nextStep: () => 'Open the app: read its log for why it stopped, then start it again.',
   },
 });
 

@@ -154,11 +154,22 @@ export const backupsCheck = defineCheck({
       ['error', 'Error'],
       ['uploaded_at', 'Uploaded', 'time'],
     ]),
+    nextStep: ({ labels }) => NEXT_STEPS[labels.problem as BackupProblem] ?? null,
   },
 });
 
 /** Which of an app's backup problems a finding is. */
 export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite';
+
+/** What to do next about each problem (the `problem` label of a finding). */
+const NEXT_STEPS: Record<BackupProblem, string> = {
+  stale: "Take a backup now, then find why the scheduled one did not succeed (the backup run's log).",
+  failed: "Read the failed backup's log, fix the cause, then take a backup now.",
+  health:
+    "See the app's backups on the platform for why the service rates them so; a successful backup usually clears it.",
+  unverified: 'Verify the newest backup: restore it somewhere other than production.',
+  offsite: "Upload the copy again, and check the off-site storage's credentials and free space.",
+};
 
 /** Why an off-site copy is a finding. */
 export type OffsiteReason = 'transfer_failed' | 'not_on_storage';

@@ -135,6 +135,10 @@ export const failedRunsCheck = defineCheck({
       if (d.step && d.reason) return `step ${d.step}: ${d.reason}`;
       return d.reason ?? (d.step ? `step ${d.step}` : null);
     },
+    nextStep: ({ details }) =>
+      details.watcher
+        ? 'Find on the server why its watcher failed, fix that, then retry the run.'
+        : "Read the failed step's log, fix the cause, then retry the run.",
   },
 });
 

@@ -53,6 +53,7 @@ export const maintenanceCheck = defineCheck({
       ['state', 'State'],
       ['max_duration', 'Allowed'],
     ]),
+    nextStep: () => 'If the work on the app is done, take it out of maintenance mode.',
   },
 });
 

@@ -146,11 +146,16 @@ export function detectorsFor(job: SnapshotJob): readonly AnyCheck[] {
 /**
  * Runs every enabled detector of the snapshot's job; pure, like the detectors themselves. Answers
  * all their findings, each presented by its check, and every part of the snapshot one of them
- * declared incomplete.
+ * declared incomplete, and what they folded into other alerts.
  */
 export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult {
   const results: DetectorResult[] = detectorsFor(snapshot.job).map((c) => c.run(snapshot, options, now));
-  return { findings: results.flatMap((r) => r.findings), incomplete: results.flatMap((r) => r.incomplete) };
+  const folded = results.flatMap((r) => r.folded ?? []);
+  return {
+    findings: results.flatMap((r) => r.findings),
+    incomplete: results.flatMap((r) => r.incomplete),
+    ...(folded.length > 0 ? { folded } : {}),
+  };
 }
 
 /** The jobs one of whose checks declares which records of a bulk read it could find a problem in. */

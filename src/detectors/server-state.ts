@@ -54,6 +54,8 @@ export const serversCheck = defineCheck({
       ['region', 'Region'],
       ['public_ip', 'IP'],
     ]),
+    nextStep: () =>
+      "Check the server on the platform (power, network, disk): its apps' alerts are held until it is back.",
   },
 });
 

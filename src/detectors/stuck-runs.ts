@@ -72,6 +72,8 @@ export const stuckRunsCheck = defineCheck({
       ['last_update', 'Last update', 'time'],
     ]),
     brief: (d) => (d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null),
+    nextStep: () =>
+      "Open the run: if its step has stopped moving, read that step's log, then stop the run and start it again.",
   },
 });
 

@@ -51,6 +51,7 @@ export const urlChecksCheck = defineCheck({
       ['checked_at', 'Checked', 'time'],
     ]),
     brief: (d) => (d.url ? `${d.url} failing${d.code ? `: ${d.code}` : ''}` : null),
+    nextStep: () => 'Open the URL from outside: check that the app answers and that its domain and proxy point at it.',
   },
 });
 

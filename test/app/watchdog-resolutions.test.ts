@@ -44,10 +44,10 @@ describe('a resolved alert says why it is over', () => {
     await wd.runOnce(['runs']);
     const resolved = resolvedOf(wd, `failed_runs/run/${run.id}`);
     expect(resolved.resolution).toBe(`run #${run.id} succeeded`);
-    // Shown in every channel's words: the one-line form and a fact.
+    // Shown in every channel's words: the one-line form of grouped lines and the "Why" of a full one.
     const shown = describeEvent(resolved, clock.now());
     expect(shown.brief).toMatch(new RegExp(`^resolved after .*: run #${run.id} succeeded$`));
-    expect(shown.facts).toEqual([{ label: 'Over because', value: `run #${run.id} succeeded` }]);
+    expect(shown.resolution).toBe(`run #${run.id} succeeded`);
   });
 
   it('a failed run superseded by a newer one of the same app and action: "a newer update (run #M) succeeded"', async () => {

@@ -470,7 +470,12 @@ describe('parseConfig: defaults and values', () => {
       offsite: true,
       offsite_failed_states: ['failed'],
     });
-    expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
+    expect(config.checks.attention).toEqual({
+      enabled: true,
+      min_severity: 'warning',
+      ignore_rules: [],
+      fold_wait: 20 * 60_000,
+    });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({
       enabled: true,

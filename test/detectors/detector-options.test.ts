@@ -32,7 +32,7 @@ describe('detectorOptionsFromConfig', () => {
       requireVerified: true,
       offsite: { failedStates: ['failed'] },
     });
-    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [] });
+    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [], foldWaitMs: 20 * 60_000 });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
