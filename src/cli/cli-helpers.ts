@@ -12,7 +12,7 @@ import { loadConfig, loadConfigSection, type Config } from '../config/load-confi
 import { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
 import { visibleText } from '../lib/visible-text.js';
-import { EXIT, UsageError, type CliIo } from './command.js';
+import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
@@ -66,6 +66,44 @@ export function reportUsageError(io: CliIo, commandUsage: string, err: unknown):
   if (!(err instanceof UsageError)) throw err;
   io.stderr.write(`${err.message}\n${commandUsage}\n`);
   return EXIT.usage;
+}
+
+/** The options a command takes, as node:util parseArgs reads them. */
+type ArgOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** A command line parsed by {@link parseCommandArgs}. */
+type ParsedArgs<O extends ArgOptions> = ReturnType<typeof parseCommandArgs<O>>;
+
+/**
+ * A command whose command line is read before it runs, in one place: `options` parsed strictly,
+ * then `parse` turns them into what `run` needs. A bad option or value (`parse` throws a
+ * UsageError) is printed with the usage, exit code 2, and `run` never starts.
+ */
+export function defineCommand<const O extends ArgOptions, P>(spec: {
+  name: string;
+  /** One line for `--help`. */
+  summary: string;
+  usage: string;
+  options: O;
+  /** Whether the command takes positional arguments. */
+  positionals?: boolean;
+  parse: (args: ParsedArgs<O>, io: CliIo) => P;
+  run: (parsed: P, io: CliIo) => Promise<number>;
+}): Command {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    usage: spec.usage,
+    async run(argv, io) {
+      let parsed: P;
+      try {
+        parsed = spec.parse(parseCommandArgs(argv, spec.options, spec.positionals), io);
+      } catch (err) {
+        return reportUsageError(io, spec.usage, err);
+      }
+      return spec.run(parsed, io);
+    },
+  };
 }
 
 /** Parses argv with node:util parseArgs (strict), turning its errors into {@link UsageError}. */

@@ -1,7 +1,7 @@
 import { parseDuration } from '../config/duration.js';
 import type { DemoOptions } from '../demo/run-demo.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { defineCommand, parseCommandArgs } from './cli-helpers.js';
+import { EXIT, UsageError } from './command.js';
 
 const usage = `usage: deploy-watchdog demo [--duration 60s] [--apps 12] [--seed 1] [--keep] [--quiet]
 
@@ -39,15 +39,22 @@ function integerOption(name: string, text: string, min: number, max: number): nu
   return n;
 }
 
+/** The demo's options on the command line. */
+const DEMO_OPTIONS = {
+  duration: { type: 'string' },
+  apps: { type: 'string' },
+  seed: { type: 'string' },
+  keep: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+} as const;
+
 /** Reads the command line into demo options; throws UsageError naming what was wrong. */
 export function parseDemoArgs(argv: string[]): DemoOptions {
-  const { values } = parseCommandArgs(argv, {
-    duration: { type: 'string' },
-    apps: { type: 'string' },
-    seed: { type: 'string' },
-    keep: { type: 'boolean' },
-    quiet: { type: 'boolean' },
-  });
+  return demoOptionsOf(parseCommandArgs(argv, DEMO_OPTIONS));
+}
+
+/** The demo options of a parsed command line; throws UsageError naming a bad value. */
+function demoOptionsOf({ values }: ReturnType<typeof parseCommandArgs<typeof DEMO_OPTIONS>>): DemoOptions {
   let durationMs = 60_000;
   if (values.duration !== undefined) {
     try {
@@ -75,17 +82,13 @@ function missingPackage(err: unknown): string | undefined {
 }
 
 /** `deploy-watchdog demo`. */
-const demo: Command = {
+const demo = defineCommand({
   name: 'demo',
   summary: 'watch a simulated estate for a minute: problems happen, alerts and fixes are printed',
   usage,
-  async run(argv, io) {
-    let options: DemoOptions;
-    try {
-      options = parseDemoArgs(argv);
-    } catch (err) {
-      return reportUsageError(io, usage, err);
-    }
+  options: DEMO_OPTIONS,
+  parse: demoOptionsOf,
+  async run(options, io) {
     // Loaded here, not at the top: `run` and `check` never load the stand-ins, and a production
     // install (`npm ci --omit=dev`, the container image) has the daemon without them.
     let demoModule: typeof import('../demo/run-demo.js');
@@ -106,6 +109,6 @@ const demo: Command = {
     io.stderr.write('the demo ended before every staged problem was announced and cleared; see the summary\n');
     return EXIT.incomplete;
   },
-};
+});
 
 export default demo;

@@ -8,8 +8,8 @@ import { ConfigError } from '../config/config-error.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
 import { parseListen } from '../server/health-server.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { defineCommand } from './cli-helpers.js';
+import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
 const usage = `usage: deploy-watchdog healthcheck [--config FILE] [--timeout SECONDS]
@@ -32,27 +32,19 @@ export function healthzUrl(listen: string): string {
 }
 
 /** `deploy-watchdog healthcheck [--config FILE] [--timeout SECONDS]`. */
-const healthcheck: Command = {
+const healthcheck = defineCommand({
   name: 'healthcheck',
   summary: "ask the running daemon's /healthz on its configured port",
   usage,
-  async run(argv, io) {
-    let file: string;
-    let timeoutMs: number;
-    try {
-      const { values } = parseCommandArgs(argv, {
-        config: { type: 'string', short: 'c' },
-        timeout: { type: 'string' },
-      });
-      const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
-      if (!(seconds > 0 && seconds <= 300)) {
-        throw new UsageError(`--timeout must be a number of seconds above 0 and at most 300, got ${values.timeout}`);
-      }
-      timeoutMs = seconds * 1000;
-      file = resolveConfigFile(values.config, io);
-    } catch (err) {
-      return reportUsageError(io, usage, err);
+  options: { config: { type: 'string', short: 'c' }, timeout: { type: 'string' } },
+  parse: ({ values }, io) => {
+    const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
+    if (!(seconds > 0 && seconds <= 300)) {
+      throw new UsageError(`--timeout must be a number of seconds above 0 and at most 300, got ${values.timeout}`);
     }
+    return { timeoutMs: seconds * 1000, file: resolveConfigFile(values.config, io) };
+  },
+  async run({ timeoutMs, file }, io) {
     let listen: string | null;
     try {
       listen = loadConfigSection(file, io.env, 'server').listen;
@@ -84,6 +76,6 @@ const healthcheck: Command = {
       return EXIT.incomplete;
     }
   },
-};
+});
 
 export default healthcheck;

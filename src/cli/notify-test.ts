@@ -6,8 +6,8 @@ import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import { sendWithTimeout } from '../notify/send-with-timeout.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, type Command } from './command.js';
+import { defineCommand } from './cli-helpers.js';
+import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
 const usage = `usage: deploy-watchdog notify-test [--config FILE] [--channel NAME]
@@ -27,23 +27,13 @@ function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
 }
 
 /** `deploy-watchdog notify-test [--config FILE] [--channel NAME]`. */
-const notifyTest: Command = {
+const notifyTest = defineCommand({
   name: 'notify-test',
   summary: 'send a test message to each notification channel and report each result',
   usage,
-  async run(argv, io) {
-    let file: string;
-    let only: string | undefined;
-    try {
-      const { values } = parseCommandArgs(argv, {
-        config: { type: 'string', short: 'c' },
-        channel: { type: 'string' },
-      });
-      file = resolveConfigFile(values.config, io);
-      only = values.channel;
-    } catch (err) {
-      return reportUsageError(io, usage, err);
-    }
+  options: { config: { type: 'string', short: 'c' }, channel: { type: 'string' } },
+  parse: ({ values }, io) => ({ file: resolveConfigFile(values.config, io), only: values.channel }),
+  async run({ file, only }, io) {
     let config;
     try {
       config = loadConfig(file, io.env);
@@ -97,6 +87,6 @@ const notifyTest: Command = {
     }
     return failed === 0 ? EXIT.ok : EXIT.incomplete;
   },
-};
+});
 
 export default notifyTest;

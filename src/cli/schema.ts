@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { configJsonSchema } from '../config/config-json-schema.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, type Command } from './command.js';
+import { defineCommand } from './cli-helpers.js';
+import { EXIT } from './command.js';
 
 const usage = `usage: deploy-watchdog schema [--out FILE]
 
@@ -15,17 +15,13 @@ export function configJsonSchemaText(): string {
 }
 
 /** `deploy-watchdog schema [--out FILE]`. */
-const schema: Command = {
+const schema = defineCommand({
   name: 'schema',
   summary: 'print the JSON Schema of the configuration file',
   usage,
-  async run(argv, io) {
-    let out: string | undefined;
-    try {
-      out = parseCommandArgs(argv, { out: { type: 'string', short: 'o' } }).values.out;
-    } catch (err) {
-      return reportUsageError(io, usage, err);
-    }
+  options: { out: { type: 'string', short: 'o' } },
+  parse: ({ values }) => values.out,
+  async run(out, io) {
     const text = configJsonSchemaText();
     if (!out) {
       io.stdout.write(text);
@@ -44,6 +40,6 @@ const schema: Command = {
     io.stderr.write(`wrote ${out}\n`);
     return EXIT.ok;
   },
-};
+});
 
 export default schema;

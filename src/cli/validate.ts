@@ -10,8 +10,8 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError, formatProblem, type ConfigProblem } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
 import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
-import { EXIT, type Command } from './command.js';
+import { defineCommand } from './cli-helpers.js';
+import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
 const usage = `usage: deploy-watchdog validate [--config FILE] [--require-env]
@@ -46,23 +46,16 @@ export function summarize(file: string, config: Config, unset: readonly ConfigPr
 }
 
 /** `deploy-watchdog validate [--config FILE] [--require-env]`. */
-const validate: Command = {
+const validate = defineCommand({
   name: 'validate',
   summary: 'check a configuration file and list every problem',
   usage,
-  async run(argv, io) {
-    let file: string;
-    let requireEnv: boolean;
-    try {
-      const { values } = parseCommandArgs(argv, {
-        config: { type: 'string', short: 'c' },
-        'require-env': { type: 'boolean' },
-      });
-      file = resolveConfigFile(values.config, io);
-      requireEnv = values['require-env'] === true;
-    } catch (err) {
-      return reportUsageError(io, usage, err);
-    }
+  options: { config: { type: 'string', short: 'c' }, 'require-env': { type: 'boolean' } },
+  parse: ({ values }, io) => ({
+    file: resolveConfigFile(values.config, io),
+    requireEnv: values['require-env'] === true,
+  }),
+  async run({ file, requireEnv }, io) {
     let loaded: ConfigWithUnset;
     try {
       loaded = requireEnv ? { config: loadConfig(file, io.env), unset: [] } : loadConfigWithUnset(file, io.env);
@@ -87,7 +80,7 @@ const validate: Command = {
     for (const w of warnings) io.stderr.write(`${formatProblem(file, { ...w, message: `warning: ${w.message}` })}\n`);
     return EXIT.ok;
   },
-};
+});
 
 /**
  * Why the daemon, run as this user on this machine, could not open or create the state file, if
