@@ -7,6 +7,17 @@ import { z } from 'zod';
 /** `enabled`, on unless switched off. */
 export const enabledSchema = z.boolean().default(true).describe('Run this check.');
 
+/**
+ * A check's `checks.<name>` section: `enabled` and the check's own keys, strict (a typo is an
+ * error), with every default filled when the section is left out.
+ */
+export const checkConfig = <F extends z.ZodRawShape>(fields: F) =>
+  z
+    .object({ enabled: enabledSchema, ...fields })
+    .strict()
+    // An empty section takes every default: a check's keys all have one (else loading says which is missing).
+    .prefault({} as never);
+
 /** A list of the service's state words, at least one, defaulting to `defaults`. */
 export const stateListSchema = (defaults: readonly string[]) =>
   z

@@ -11,9 +11,8 @@
  * The API says an app's state, not since when: `since` is left unknown. Its `server` label lets the
  * notify stage's `bad_servers` inhibition hold it under the alert of a server in a bad state.
  */
-import { z } from 'zod';
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_APP_STATES, OTHER_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
@@ -35,14 +34,10 @@ export interface AppStateOptions {
 export const appStateCheck = defineCheck({
   name: 'app_state',
   job: 'backups',
-  config: z
-    .object({
-      enabled: enabledSchema,
-      bad_states: stateListSchema(BAD_APP_STATES).describe('App states that mean the app is not serving its users.'),
-      other_states: otherStatesSchema(OTHER_APP_STATES, 'App'),
-    })
-    .strict()
-    .prefault({}),
+  config: checkConfig({
+    bad_states: stateListSchema(BAD_APP_STATES).describe('App states that mean the app is not serving its users.'),
+    other_states: otherStatesSchema(OTHER_APP_STATES, 'App'),
+  }),
   options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
@@ -50,10 +45,7 @@ export const appStateCheck = defineCheck({
     const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
     return app ? `the app is ${app.state} now` : 'the app is gone from the service';
   },
-  stateLists: (own) => [
-    { record: 'app', field: 'bad_states', words: own.bad_states },
-    { record: 'app', field: 'other_states', words: own.other_states },
-  ],
+  stateLists: { record: 'app', fields: ['bad_states', 'other_states'] },
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],
     facts: factsFrom([['state', 'State']]),

@@ -37,7 +37,7 @@
 import { z } from 'zod';
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
 import type { AttentionSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema } from '../config/check-config.js';
+import { checkConfig } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -77,27 +77,23 @@ const SEVERITY: Record<AttentionSection['severity'], Severity> = {
 export const attentionCheck = defineCheck({
   name: 'attention',
   job: 'attention',
-  config: z
-    .object({
-      enabled: enabledSchema,
-      min_severity: z
-        .enum(['info', 'warning', 'danger'])
-        .default('warning')
-        .describe('Lowest attention item severity reported.'),
-      ignore_rules: z
-        .array(z.string().min(1, 'must not be empty'))
-        .default([])
-        .describe(
-          "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
-        ),
-      fold_wait: durationSchema
-        .prefault('20m')
-        .describe(
-          "How long an item naming a run, URL, app or backup waits for one of the watchdog's own checks to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once.",
-        ),
-    })
-    .strict()
-    .prefault({}),
+  config: checkConfig({
+    min_severity: z
+      .enum(['info', 'warning', 'danger'])
+      .default('warning')
+      .describe('Lowest attention item severity reported.'),
+    ignore_rules: z
+      .array(z.string().min(1, 'must not be empty'))
+      .default([])
+      .describe(
+        "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
+      ),
+    fold_wait: durationSchema
+      .prefault('20m')
+      .describe(
+        "How long an item naming a run, URL, app or backup waits for one of the watchdog's own checks to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once.",
+      ),
+  }),
   options: (own): AttentionOptions | undefined =>
     own.enabled
       ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules, foldWaitMs: own.fold_wait }

@@ -15,6 +15,7 @@ import { enabledSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { urlResolution } from './url-resolution.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -54,16 +55,13 @@ export const certificatesCheck = defineCheck({
     own.enabled ? { warnDays: own.warn_days, criticalDays: own.critical_days } : undefined,
   detect: certificates,
   relevant: certificateConcerns,
-  resolution: (alert, snapshot) => {
-    const id = alert.subject?.type === 'url' ? alert.subject.id : undefined;
-    if (id === undefined) return null;
-    const record = snapshot.urls.find((u) => u.id === id);
-    if (!record) return 'the URL is gone from the service';
-    const expires = parseTime(record.ssl_expires_at);
-    return expires === null
-      ? `certificate ${record.ssl_status}`
-      : `certificate renewed: valid until ${formatUtc(expires, 'reading')}`;
-  },
+  resolution: (alert, snapshot) =>
+    urlResolution(alert, snapshot, (record) => {
+      const expires = parseTime(record.ssl_expires_at);
+      return expires === null
+        ? `certificate ${record.ssl_status}`
+        : `certificate renewed: valid until ${formatUtc(expires, 'reading')}`;
+    }),
   presentation: {
     noun: ['certificate problem', 'certificate problems'],
     facts: factsFrom([

@@ -44,10 +44,10 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
   /** How its findings are shown. */
   presentation: Presentation;
   /**
-   * The lists of `state` words in its section (`bad_states`, …), by the kind of record they judge:
+   * The lists of `state` words in its section (`bad_states`, …) and the kind of record they judge:
    * a word the service says that no check's list names is warned about (the check would miss it).
    */
-  stateLists?: (own: z.output<S>) => StateList[];
+  stateLists?: StateLists<z.output<S>>;
   /**
    * Why an open alert of this check that the snapshot resolves is over, read in that snapshot
    * ("run #5981 succeeded", "certificate renewed: valid until …"); null when it cannot tell. Pure.
@@ -63,12 +63,12 @@ export interface ResolvedAlert {
   details: Record<string, string>;
 }
 
-/** One list of `state` words of a check's section, and the kind of record whose state it judges. */
-export interface StateList {
+/** Which keys of a check's section list `state` words, and the kind of record whose state they judge. */
+export interface StateLists<C = Record<string, unknown>> {
+  /** The kind of record whose `state` they judge. */
   record: StateRecord;
-  /** The key in the check's section: `failed_states`. */
-  field: string;
-  words: readonly string[];
+  /** Their keys in the check's section, each a list of words: `failed_states`. */
+  fields: readonly { [K in keyof C]: C[K] extends readonly string[] ? K : never }[keyof C][];
 }
 
 /**
@@ -99,7 +99,7 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
   readonly config: CheckConfigSchema<S>;
   readonly options: (own: z.output<S>, checks: A) => O | undefined;
   readonly presentation: Presentation;
-  readonly stateLists?: ((own: z.output<S>) => StateList[]) | undefined;
+  readonly stateLists?: StateLists<z.output<S>> | undefined;
   /** Why an alert of this check is over, read in the snapshot that resolved it; null: cannot tell. */
   explain(alert: ResolvedAlert, snapshot: Snapshot, options: OptionsByCheck): string | null;
   /** Its findings, presented; nothing when the snapshot is another job's or its check is disabled. */

@@ -6,13 +6,12 @@
  * still going does NOT supersede an older failure: the failure stands until that run settles,
  * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
  */
-import { z } from 'zod';
 import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
 import { groupKey } from '../collectors/settled-runs.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
@@ -80,25 +79,21 @@ export function judgeRun(
 }
 
 /** `checks.failed_runs`. */
-const failedRunsConfig = z
-  .object({
-    enabled: enabledSchema,
-    failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
-    succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
-      'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
+const failedRunsConfig = checkConfig({
+  failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
+  succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
+    'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
+  ),
+  other_states: otherStatesSchema(OTHER_RUN_STATES, 'Run'),
+  retrying_grace: durationSchema
+    .prefault('30m')
+    .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+  lookback: durationSchema
+    .prefault('7d')
+    .describe(
+      'How far back runs.list is read for new failures (by creation time). A failed run already alerted is read again by id however old: it resolves only when it (or a newer run of the same app and action) settles, never by ageing out.',
     ),
-    other_states: otherStatesSchema(OTHER_RUN_STATES, 'Run'),
-    retrying_grace: durationSchema
-      .prefault('30m')
-      .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
-    lookback: durationSchema
-      .prefault('7d')
-      .describe(
-        'How far back runs.list is read for new failures (by creation time). A failed run already alerted is read again by id however old: it resolves only when it (or a newer run of the same app and action) settles, never by ageing out.',
-      ),
-  })
-  .strict()
-  .prefault({});
+});
 
 /** The failed_runs check: a run's active states are stuck_runs' (`checks.stuck_runs.active_states`). */
 export const failedRunsCheck = defineCheck({
@@ -117,11 +112,7 @@ export const failedRunsCheck = defineCheck({
   detect: failedRuns,
   resolution: (alert, snapshot, options) =>
     runResolution(alert, snapshot, { succeeded: options.succeededStates ?? [], stillOpen: options.failedStates }),
-  stateLists: (own) => [
-    { record: 'run', field: 'failed_states', words: own.failed_states },
-    { record: 'run', field: 'succeeded_states', words: own.succeeded_states },
-    { record: 'run', field: 'other_states', words: own.other_states },
-  ],
+  stateLists: { record: 'run', fields: ['failed_states', 'succeeded_states', 'other_states'] },
   presentation: {
     noun: ['failed run', 'failed runs'],
     facts: factsFrom([

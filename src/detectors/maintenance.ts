@@ -7,10 +7,9 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
-import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
-import { enabledSchema } from '../config/check-config.js';
+import { checkConfig } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
@@ -33,13 +32,9 @@ export interface MaintenanceOptions {
 export const maintenanceCheck = defineCheck({
   name: 'maintenance',
   job: 'maintenance',
-  config: z
-    .object({
-      enabled: enabledSchema,
-      max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
-    })
-    .strict()
-    .prefault({}),
+  config: checkConfig({
+    max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
+  }),
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
   relevant: inMaintenance,

@@ -19,7 +19,7 @@
 import type { z } from 'zod';
 import type { BulkJob, BulkRecords, Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
-import type { ResolvedAlert, StateList } from './define-check.js';
+import type { ResolvedAlert, StateLists } from './define-check.js';
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
@@ -115,13 +115,13 @@ export interface NamedStateList {
 export function stateListsFromConfig(checks: ChecksConfig): Map<StateRecord, NamedStateList[]> {
   const out = new Map<StateRecord, NamedStateList[]>();
   for (const check of CHECKS) {
-    // Safe: `checks[check.name]` is the section of `check`; TypeScript cannot correlate the two.
-    const lists = (check.stateLists as ((own: unknown) => StateList[]) | undefined)?.(checks[check.name]) ?? [];
-    for (const list of lists) {
-      const named = out.get(list.record) ?? [];
-      named.push({ key: `checks.${check.name}.${list.field}`, words: list.words });
-      out.set(list.record, named);
-    }
+    const lists = check.stateLists as StateLists | undefined;
+    if (!lists) continue;
+    // Safe: `checks[check.name]` is the section of `check`, and each field one of its word lists.
+    const section = checks[check.name] as unknown as Record<string, readonly string[]>;
+    const named = out.get(lists.record) ?? [];
+    for (const field of lists.fields) named.push({ key: `checks.${check.name}.${field}`, words: section[field]! });
+    out.set(lists.record, named);
   }
   return out;
 }

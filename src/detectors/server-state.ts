@@ -8,9 +8,8 @@
  *
  * The API says a server's state, not since when: `since` is left unknown.
  */
-import { z } from 'zod';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -28,24 +27,17 @@ export interface ServerStateOptions {
 export const serversCheck = defineCheck({
   name: 'servers',
   job: 'servers',
-  config: z
-    .object({
-      enabled: enabledSchema,
-      bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
-      other_states: otherStatesSchema(OTHER_SERVER_STATES, 'Server'),
-    })
-    .strict()
-    .prefault({}),
+  config: checkConfig({
+    bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
+    other_states: otherStatesSchema(OTHER_SERVER_STATES, 'Server'),
+  }),
   options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: serverState,
   resolution: (alert, snapshot) => {
     const server = snapshot.servers.find((s) => alert.subject?.type === 'server' && s.id === alert.subject.id);
     return server ? `server ${server.name} is ${server.state} now` : 'the server is gone from the service';
   },
-  stateLists: (own) => [
-    { record: 'server', field: 'bad_states', words: own.bad_states },
-    { record: 'server', field: 'other_states', words: own.other_states },
-  ],
+  stateLists: { record: 'server', fields: ['bad_states', 'other_states'] },
   presentation: {
     noun: ['server in a bad state', 'servers in a bad state'],
     facts: factsFrom([

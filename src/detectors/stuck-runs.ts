@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { checkConfig, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
@@ -37,14 +37,10 @@ export interface StuckRunsOptions {
 }
 
 /** `checks.stuck_runs`. */
-export const stuckRunsConfig = z
-  .object({
-    enabled: enabledSchema,
-    active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
-    max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
-  })
-  .strict()
-  .prefault({});
+export const stuckRunsConfig = checkConfig({
+  active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
+  max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
+});
 
 /** `checks.stuck_runs` as parsed: failed_runs reads its active states too. */
 export type StuckRunsConfig = z.output<typeof stuckRunsConfig>;
@@ -60,7 +56,7 @@ export const stuckRunsCheck = defineCheck({
   // The run's own state now ("is done now"): which words mean success is failed_runs' to say.
   resolution: (alert, snapshot, options) =>
     runResolution(alert, snapshot, { succeeded: [], stillOpen: options.activeStates }),
-  stateLists: (own) => [{ record: 'run', field: 'active_states', words: own.active_states }],
+  stateLists: { record: 'run', fields: ['active_states'] },
   presentation: {
     noun: ['stuck run', 'stuck runs'],
     facts: factsFrom([

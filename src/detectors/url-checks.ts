@@ -3,12 +3,12 @@
  * (`public_check` `failed`). `null` means "not checked" and is not a failure: a URL the service
  * has not checked yet is no evidence of a problem.
  */
-import { z } from 'zod';
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema } from '../config/check-config.js';
+import { checkConfig } from '../config/check-config.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { urlResolution } from './url-resolution.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -28,21 +28,19 @@ export interface UrlChecksOptions {
 export const urlChecksCheck = defineCheck({
   name: 'url_checks',
   job: 'urls',
-  config: z.object({ enabled: enabledSchema }).strict().prefault({}),
+  config: checkConfig({}),
   options: (own): UrlChecksOptions | undefined => (own.enabled ? {} : undefined),
   detect: urlChecks,
   relevant: urlCheckFailed,
-  resolution: (alert, snapshot) => {
-    const id = alert.subject?.type === 'url' ? alert.subject.id : undefined;
-    if (id === undefined) return null;
-    const record = snapshot.urls.find((u) => u.id === id);
-    if (!record) return 'the URL is gone from the service';
-    const at = parseTime(record.public_checked_at);
-    const when = at === null ? '' : ` at ${formatUtc(at, 'reading')}`;
-    return record.public_check === null
-      ? 'the outside check no longer reports it'
-      : `outside check ${record.public_check}${when}`;
-  },
+  resolution: (alert, snapshot) =>
+    urlResolution(alert, snapshot, (record) => {
+      const at = parseTime(record.public_checked_at);
+      const when = at === null ? '' : ` at ${formatUtc(at, 'reading')}`;
+      return record.public_check === null
+        ? 'the outside check no longer reports it'
+        : `outside check ${record.public_check}${when}`;
+    }),
+
   presentation: {
     noun: ['URL check failing', 'URL checks failing'],
     facts: factsFrom([
