@@ -14,10 +14,10 @@ import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
-import { CONFIG_FILE_DEFAULTS } from './config-file.js';
+import { CONFIG_OPTION, defineCommand, loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
 const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
 
@@ -36,19 +36,21 @@ const DELIVER_DEADLINE_MS = 15_000;
 /** …and when a signal asked it to stop: what is not sent stays in the outbox. */
 const STOPPED_DELIVER_DEADLINE_MS = 1_000;
 
-const check: Command = {
+const check = defineCommand({
   name: 'check',
   summary: 'Run one cycle of every job and exit',
   usage,
-  async run(argv, io) {
-    const loaded = loadCommandConfig(argv, io, usage, { job: { type: 'string' } }, (values) => {
-      if (values.job !== undefined && !(JOB_NAMES as string[]).includes(values.job)) {
-        throw new UsageError(`unknown job "${values.job}" (jobs: ${JOB_NAMES.join(', ')})`);
-      }
-    });
+  options: { ...CONFIG_OPTION, job: { type: 'string' } },
+  parse: ({ values }, io) => {
+    if (values.job !== undefined && !(JOB_NAMES as string[]).includes(values.job)) {
+      throw new UsageError(`unknown job "${values.job}" (jobs: ${JOB_NAMES.join(', ')})`);
+    }
+    return { job: values.job, file: resolveConfigFile(values.config, io) };
+  },
+  async run({ job, file }, io) {
+    const loaded = loadCommandConfig(file, io, usage);
     if (typeof loaded === 'number') return loaded;
     const { config, commandConfigFile } = loaded;
-    const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
     for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
@@ -86,7 +88,7 @@ const check: Command = {
     if (report.configProblem) return EXIT.usage;
     return report.complete ? EXIT.ok : EXIT.incomplete;
   },
-};
+});
 
 /** One line per job, then a total. */
 function summary(report: CycleReport | undefined, sent: number, waiting: number): string {

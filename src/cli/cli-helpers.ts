@@ -57,17 +57,6 @@ export function reportFailure(io: CliIo, commandUsage: string, err: unknown): nu
   throw err;
 }
 
-/**
- * Prints a usage error the short way validate, schema, notify-test, simulator and demo always have
- * (the message, then the usage; no `error:` prefix as in {@link reportFailure}) and returns exit
- * code 2. Anything that is not a UsageError is not a usage problem and is thrown on.
- */
-export function reportUsageError(io: CliIo, commandUsage: string, err: unknown): number {
-  if (!(err instanceof UsageError)) throw err;
-  io.stderr.write(`${err.message}\n${commandUsage}\n`);
-  return EXIT.usage;
-}
-
 /** The options a command takes, as node:util parseArgs reads them. */
 type ArgOptions = NonNullable<ParseArgsConfig['options']>;
 
@@ -77,7 +66,7 @@ type ParsedArgs<O extends ArgOptions> = ReturnType<typeof parseCommandArgs<O>>;
 /**
  * A command whose command line is read before it runs, in one place: `options` parsed strictly,
  * then `parse` turns them into what `run` needs. A bad option or value (`parse` throws a
- * UsageError) is printed with the usage, exit code 2, and `run` never starts.
+ * UsageError) is printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
  */
 export function defineCommand<const O extends ArgOptions, P>(spec: {
   name: string;
@@ -99,7 +88,7 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
       try {
         parsed = spec.parse(parseCommandArgs(argv, spec.options, spec.positionals), io);
       } catch (err) {
-        return reportUsageError(io, spec.usage, err);
+        return reportFailure(io, spec.usage, err);
       }
       return spec.run(parsed, io);
     },
@@ -119,12 +108,11 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
   }
 }
 
-/** The options every command that reads a config file takes. */
-const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
+/** The option every command that reads a config file takes. */
+export const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
 
-/** A command line parsed, and the config file it names loaded. */
-export interface CommandConfig<V> {
-  values: V;
+/** The config file a command line names, loaded. */
+export interface CommandConfig {
   /** The config file: the `--config` path as given, or the one found without it (reloads read it again). */
   file: string;
   config: Config;
@@ -133,25 +121,13 @@ export interface CommandConfig<V> {
 }
 
 /**
- * Parses a command line with `[--config FILE]` (plus `options`), lets `validate` refuse the other
- * values with a UsageError, finds the config file (`resolveConfigFile`) and loads it. On bad
- * usage or an invalid config, prints why (as every command does, see {@link reportFailure}) and
- * answers the exit code instead.
+ * Loads the config file a command line named (`resolveConfigFile` found it). On an invalid config
+ * (or a usage problem found on the way), prints why as every command does ({@link reportFailure})
+ * and answers the exit code instead.
  */
-export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['options']>>(
-  argv: string[],
-  io: CliIo,
-  commandUsage: string,
-  options: O,
-  validate?: (values: ReturnType<typeof parseCommandArgs<O & typeof CONFIG_OPTION>>['values']) => void,
-): CommandConfig<ReturnType<typeof parseCommandArgs<O & typeof CONFIG_OPTION>>['values']> | number {
+export function loadCommandConfig(file: string, io: CliIo, commandUsage: string): CommandConfig | number {
   try {
-    const { values } = parseCommandArgs<O & typeof CONFIG_OPTION>(argv, { ...CONFIG_OPTION, ...options });
-    // `values` is generic here; its `config` is the string option added above.
-    const given = (values as { config?: string }).config;
-    validate?.(values);
-    const file = resolveConfigFile(given, io);
-    return { values, file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
+    return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
   } catch (err) {
     return reportFailure(io, commandUsage, err);
   }

@@ -16,11 +16,11 @@ import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { EXIT, UsageError, type CliIo } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { Hangups } from './hangups.js';
-import { loadCommandConfig } from './cli-helpers.js';
-import { CONFIG_FILE_DEFAULTS } from './config-file.js';
+import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
 const usage = `usage: deploy-watchdog run [--config FILE] [--stop-timeout DURATION]
 
@@ -35,33 +35,38 @@ configuration kept.
 
 const DEFAULT_STOP_MS = 10_000;
 
-const run: Command = {
+const run = defineCommand({
   name: 'run',
   summary: 'Run the watchdog daemon',
   usage,
-  async run(argv, io) {
-    // First thing: a SIGHUP from now on is kept as a reload for when the daemon is up, never the
-    // signal's default (exit). bin.ts has been listening since the process started.
+  options: { ...CONFIG_OPTION, 'stop-timeout': { type: 'string' } },
+  parse: ({ values }, io) => {
+    let stopMs = DEFAULT_STOP_MS;
+    if (values['stop-timeout'] !== undefined) {
+      try {
+        stopMs = parseDuration(values['stop-timeout']);
+      } catch (err) {
+        throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
+      }
+    }
+    return { stopMs, file: resolveConfigFile(values.config, io) };
+  },
+  async run({ stopMs, file }, io) {
+    // A SIGHUP from now on is kept as a reload for when the daemon is up, never the signal's
+    // default (exit). bin.ts has been listening since the process started (so while the command
+    // line was read, too).
     const hangups = io.hangups ?? Hangups.listen();
     try {
-      return await runDaemon(argv, io, hangups);
+      return await runDaemon(file, stopMs, io, hangups);
     } finally {
       hangups.close();
     }
   },
-};
+});
 
 /** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
-async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<number> {
-  let stopMs = DEFAULT_STOP_MS;
-  const loaded = loadCommandConfig(argv, io, usage, { 'stop-timeout': { type: 'string' } }, (values) => {
-    if (values['stop-timeout'] === undefined) return;
-    try {
-      stopMs = parseDuration(values['stop-timeout']);
-    } catch (err) {
-      throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
-    }
-  });
+async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups: Hangups): Promise<number> {
+  const loaded = loadCommandConfig(configFile, io, usage);
   if (typeof loaded === 'number') return loaded;
   const { file, config, commandConfigFile } = loaded;
 

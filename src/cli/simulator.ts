@@ -8,7 +8,7 @@ import { STATE_WORD_SETS, type StateWordSet } from '../simulator/state-words.js'
 import { TIME_FORMATS, type TimeFormat } from '../simulator/time-format.js';
 import type { FaultSpec, FaultTarget } from '../simulator/fault-injector.js';
 import type { SimTokenSpec } from '../simulator/token-grants.js';
-import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 
 const usage = `usage: deploy-watchdog simulator [--port P] [--host H] [--apps N] [--seed S] [--token T] [MODES]
@@ -256,7 +256,7 @@ const simulator: Command = {
         ...(tokens.length > 0 ? { tokens } : {}),
       };
     } catch (err) {
-      return reportUsageError(io, usage, err);
+      return reportFailure(io, usage, err);
     }
     const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
     const sim = await startSimulator({ ...options, logger });
@@ -267,7 +267,7 @@ const simulator: Command = {
     );
     if (unknown.length > 0) {
       await sim.close();
-      return reportUsageError(
+      return reportFailure(
         io,
         usage,
         new UsageError(

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { reportUsageError, table } from '../../src/cli/cli-helpers.js';
+import { reportFailure, table } from '../../src/cli/cli-helpers.js';
 import { UsageError } from '../../src/cli/command.js';
 
 describe('listing helpers', () => {
@@ -15,7 +15,7 @@ describe('listing helpers', () => {
   });
 });
 
-describe('reportUsageError', () => {
+describe('reportFailure (how every command reports a bad command line)', () => {
   const io = () => {
     let stderr = '';
     const sink = new Writable({
@@ -29,13 +29,13 @@ describe('reportUsageError', () => {
 
   it('prints the message, then the usage, and answers exit code 2', () => {
     const t = io();
-    expect(reportUsageError(t.io, 'usage: deploy-watchdog x', new UsageError('missing --config FILE'))).toBe(2);
-    expect(t.stderr()).toBe('missing --config FILE\nusage: deploy-watchdog x\n');
+    expect(reportFailure(t.io, 'usage: deploy-watchdog x', new UsageError('missing --config FILE'))).toBe(2);
+    expect(t.stderr()).toBe('error: missing --config FILE\n\nusage: deploy-watchdog x\n');
   });
 
   it('throws on what is not a usage error, printing nothing', () => {
     const t = io();
-    expect(() => reportUsageError(t.io, 'usage', new Error('disk on fire'))).toThrow('disk on fire');
+    expect(() => reportFailure(t.io, 'usage', new Error('disk on fire'))).toThrow('disk on fire');
     expect(t.stderr()).toBe('');
   });
 });
