@@ -92,6 +92,9 @@ export const appRepositorySchema = z.object({
   deleted_upstream: z.boolean(),
 });
 
+/** One code repository of an app. */
+export type AppRepository = z.infer<typeof appRepositorySchema>;
+
 /** A version upgrade of an app in progress (`apps.get`), or null. */
 export const appUpgradeSchema = z.object({
   id: z.number().int(),

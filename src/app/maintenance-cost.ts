@@ -6,6 +6,7 @@
  * the apps that changed" could miss one. The daemon therefore works the cost out at start and says
  * so when the job would take a large share of the request budget.
  */
+import { detectorsFor } from '../detectors/registry.js';
 import type { Runtime } from './runtime.js';
 
 /** One maintenance cycle's requests and time, against the gap between its runs. */
@@ -52,7 +53,9 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
     `the maintenance job reads every app with apps.get: ${cost.apps} apps are ${cost.requests} requests, ` +
     `about ${minutes(cost.readMs)} at api.requests_per_second, ${what}, and the other jobs wait behind it ` +
     `for the same rate limit. Run jobs.maintenance less often, raise api.requests_per_second if the service allows, ` +
-    `or set checks.maintenance.enabled: false`
+    `or switch off the checks it runs for (${detectorsFor('maintenance')
+      .map((c) => `checks.${c.name}`)
+      .join(', ')}: enabled: false)`
   );
 }
 

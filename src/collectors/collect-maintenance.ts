@@ -7,10 +7,11 @@ import { appIdView, maintenanceAppView, type MaintenanceApp } from './views.js';
 
 /**
  * Reads the `maintenance` job's snapshot: `apps.get` of every app of `apps.list`, `api.concurrency`
- * at a time (only the full app carries the maintenance flag), each answer read through the
- * {@link MaintenanceApp} view so the rest of it is garbage at once, and kept only when an enabled
- * check could report it (`ctx.relevance`: in maintenance). An app deleted between the list and its
- * read is left out; any other failed read fails the snapshot.
+ * at a time (only the full app carries the maintenance flag and the repositories), each answer read
+ * through the {@link MaintenanceApp} view so the rest of it is garbage at once, and kept only when
+ * an enabled check could report it (`ctx.relevance`: in maintenance, a branch deleted upstream or
+ * behind). An app deleted between the list and its read is left out; any other failed read fails
+ * the snapshot.
  */
 export async function collectMaintenance(ctx: CollectorContext): Promise<MaintenanceSnapshot> {
   const listed = await readAcrossNamespaces(ctx, (namespace) =>

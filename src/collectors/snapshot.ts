@@ -119,7 +119,7 @@ export interface AttentionSnapshot extends SnapshotBase {
   summary: AttentionSummary;
 }
 
-/** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */
+/** The `maintenance` job: what only `apps.get` carries of every app (maintenance flag, repositories). */
 export interface MaintenanceSnapshot extends SnapshotBase {
   job: 'maintenance';
   /**

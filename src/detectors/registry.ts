@@ -21,6 +21,7 @@ import type { Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
+import { branchesCheck } from './branches.js';
 import { certificatesCheck } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRunsCheck } from './failed-runs.js';
@@ -43,6 +44,7 @@ export const CHECKS = [
   maintenanceCheck,
   serversCheck,
   appStateCheck,
+  branchesCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

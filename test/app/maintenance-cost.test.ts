@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { maintenanceCost, maintenanceCostWarning } from '../../src/app/maintenance-cost.js';
 import { Watchdog } from '../../src/app/watchdog.js';
+import { detectorsFor } from '../../src/detectors/registry.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { captureLogger, engineConfig, manualSim, tempDir } from './fixtures.js';
 
@@ -36,6 +37,13 @@ describe('maintenanceCost', () => {
     const said = maintenanceCostWarning(cost);
     if (warning === null) expect(said).toBeNull();
     else expect(said).toMatch(warning);
+  });
+
+  it('names every check the job runs for as a way to stop it', () => {
+    const said = maintenanceCostWarning(
+      maintenanceCost(10_000, { pageSize: 500, requestsPerSecond: 10, intervalMs: MINUTE }),
+    );
+    for (const check of detectorsFor('maintenance')) expect(said).toContain(`checks.${check.name}`);
   });
 });
 

@@ -384,7 +384,7 @@ describe('collectMaintenance', () => {
     sim.control.setMaintenance(6, false);
   });
 
-  it('keeps only the apps in maintenance when given what the checks can report, after reading every one', async () => {
+  it('keeps only the apps in maintenance or off their branch when given what the checks can report, after reading every one', async () => {
     sim.control.setMaintenance(6, true);
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
@@ -393,7 +393,15 @@ describe('collectMaintenance', () => {
     expect(calls('apps.get')).toBe((await client.apps.list({ limit: 1 })).total);
     const every = await collectMaintenance(c);
     expect(snapshot.apps.map((a) => a.id)).toContain(6);
-    expect(snapshot.apps).toEqual(every.apps.filter((a) => a.maintenance));
+    expect(snapshot.apps).toEqual(
+      every.apps.filter(
+        (a) =>
+          a.maintenance ||
+          a.repositories.some(
+            (r) => r.deleted_upstream || (a.environment_type === 'production' && r.up_to_date === false),
+          ),
+      ),
+    );
     expect(snapshot.apps.length).toBeLessThan(every.apps.length);
     expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors(every, options, c.now));
     sim.control.setMaintenance(6, false);
@@ -412,6 +420,14 @@ describe('collectMaintenance', () => {
       server: full.server,
       url: full.url,
       maintenance: full.maintenance,
+      repositories: full.repositories.map((r) => ({
+        repository: r.repository,
+        branch: r.branch,
+        deployed_sha: r.deployed_sha,
+        head_sha: r.head_sha,
+        up_to_date: r.up_to_date,
+        deleted_upstream: r.deleted_upstream,
+      })),
     });
   });
 });

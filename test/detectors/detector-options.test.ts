@@ -12,6 +12,7 @@ describe('detectorOptionsFromConfig', () => {
       'app_state',
       'attention',
       'backups',
+      'branches',
       'certificates',
       'failed_runs',
       'maintenance',

@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import {
   appListItemSchema,
+  appRepositorySchema,
   appSchema,
   attentionSectionSchema,
   attentionSummarySchema,
@@ -18,6 +19,7 @@ import {
   urlRecordSchema,
   type App,
   type AppListItem,
+  type AppRepository,
   type AttentionSection,
   type Backup,
   type OffsiteCopy,
@@ -82,6 +84,23 @@ export function app(o: Partial<App> = {}): App {
     repositories: repositories ?? [],
     upgrade: upgrade ?? null,
     maintenance: maintenance ?? false,
+  });
+}
+
+/** A repository of a full App: deployed from its branch's head, the branch still upstream. */
+export function repository(o: Partial<AppRepository> = {}): AppRepository {
+  return appRepositorySchema.parse({
+    repository: 'shop',
+    repository_url: 'https://github.com/acme/shop',
+    branch: 'main',
+    main: true,
+    deployed_sha: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d',
+    head_sha: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d',
+    deployed_message: 'fix: rounding of invoice totals',
+    up_to_date: true,
+    checked_at: ago(HOUR),
+    deleted_upstream: false,
+    ...o,
   });
 }
 

@@ -29,6 +29,7 @@ import {
   maintenanceSnapshot,
   MINUTE,
   NOW,
+  repository,
   run,
   runsSnapshot,
   section,
@@ -53,6 +54,7 @@ const all: Required<DetectorOptions> = {
   maintenance: { maxDurationMs: HOUR },
   servers: { badStates: BAD_SERVER_STATES },
   app_state: { badStates: BAD_APP_STATES },
+  branches: { behindEnvironments: ['production'] },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -64,7 +66,9 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
   urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
   backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
-  maintenance: maintenanceSnapshot([app({ maintenance: true })]),
+  maintenance: maintenanceSnapshot([
+    app({ maintenance: true, repositories: [repository({ deleted_upstream: true })] }),
+  ]),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
 };
 
@@ -80,7 +84,7 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance']],
+    ['maintenance', ['maintenance', 'branches']],
     ['servers', ['servers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);
