@@ -108,6 +108,9 @@ export const appUpgradeSchema = z.object({
   new_app: z.string().nullable(),
 });
 
+/** An open version upgrade of an app. */
+export type AppUpgrade = z.infer<typeof appUpgradeSchema>;
+
 /** `apps.get`: the full App (46 fields counting nested ones). */
 export const appSchema = appListItemSchema.extend({
   urls: z.array(appUrlSchema),

@@ -61,12 +61,12 @@ const repositoryView = appRepositorySchema.pick({
 
 /**
  * The fields of an `apps.get` answer the maintenance job keeps for its checks: the flag only
- * `apps.get` carries (maintenance), the repositories' branch state (branches), and the names and
- * links of a finding. An answer is about 1.7 kB of JSON; the URLs and the repositories' URLs and
- * commit messages, which no detector reads, are left out.
+ * `apps.get` carries (maintenance), the repositories' branch state (branches), the open version
+ * upgrade (upgrades), and the names and links of a finding. An answer is about 1.7 kB of JSON; the
+ * URLs and the repositories' URLs and commit messages, which no detector reads, are left out.
  */
 export const maintenanceAppView = appSchema
-  .pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true })
+  .pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true, upgrade: true })
   .extend({ repositories: z.array(repositoryView) });
 /** What the detectors of the maintenance job read of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;

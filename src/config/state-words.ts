@@ -14,6 +14,7 @@ export const STATE_WORDS = {
   app: { stopped: 'stopped', error: 'error' },
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { failed: 'failed' },
+  upgrade: { standby: 'standby', failed: 'failed' },
 } as const;
 
 /** Run states in which a run has failed (unless `retrying` is true). */
@@ -38,3 +39,7 @@ export const RUNNING_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.runn
 export const FAILED_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.failed];
 /** Off-site copy states meaning the last transfer failed. */
 export const FAILED_OFFSITE_STATES: readonly string[] = [STATE_WORDS.offsite.failed];
+/** Upgrade states in which a version upgrade failed. */
+export const FAILED_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.failed];
+/** Upgrade states in which a version upgrade waits in standby (the app's restarts and updates are refused). */
+export const STANDBY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.standby];

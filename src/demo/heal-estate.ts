@@ -11,7 +11,12 @@
 import type { SimProblem } from '../simulator/problem-finder.js';
 import type { SimulatorControl } from '../simulator/simulator-control.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
-import { BAD_APP_STATES, BAD_SERVER_STATES } from '../config/state-words.js';
+import {
+  BAD_APP_STATES,
+  BAD_SERVER_STATES,
+  FAILED_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
+} from '../config/state-words.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {
@@ -89,7 +94,7 @@ export function healEstate(control: SimulatorControl): HealReport {
       control.setRepository(app.id, { repository: repo.repository, deletedUpstream: false });
       mended += 1;
     }
-    if (app.upgrade && [VOCABULARY.upgrade.failed, VOCABULARY.upgrade.standby].some((w) => w === app.upgrade?.state)) {
+    if (app.upgrade && [...FAILED_UPGRADE_STATES, ...STANDBY_UPGRADE_STATES].includes(app.upgrade.state)) {
       control.setUpgrade(app.id, null);
       mended += 1;
     }

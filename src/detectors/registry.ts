@@ -30,6 +30,7 @@ import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
+import { upgradesCheck } from './upgrades.js';
 import { urlChecksCheck } from './url-checks.js';
 import { WATCHDOG, watchdogPresentation } from './watchdog.js';
 
@@ -45,6 +46,7 @@ export const CHECKS = [
   serversCheck,
   appStateCheck,
   branchesCheck,
+  upgradesCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

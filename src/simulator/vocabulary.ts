@@ -10,7 +10,7 @@
  */
 import { STATE_WORDS } from '../config/state-words.js';
 
-const { run, server, app, backup, offsite } = STATE_WORDS;
+const { run, server, app, backup, offsite, upgrade } = STATE_WORDS;
 
 /** Every kind of record's state words, by meaning: the daemon's defaults and the simulator's own. */
 export const VOCABULARY = {
@@ -45,7 +45,13 @@ export const VOCABULARY = {
   },
   installer: { running: 'running', stopped: 'stopped', error: 'error', deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
-  upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
+  upgrade: {
+    requested: 'requested',
+    testing: 'testing',
+    standby: upgrade.standby,
+    done: 'done',
+    failed: upgrade.failed,
+  },
 } as const;
 
 /**

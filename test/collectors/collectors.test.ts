@@ -384,7 +384,7 @@ describe('collectMaintenance', () => {
     sim.control.setMaintenance(6, false);
   });
 
-  it('keeps only the apps in maintenance or off their branch when given what the checks can report, after reading every one', async () => {
+  it('keeps only the apps in maintenance, off their branch or with an upgrade in trouble when given what the checks can report, after reading every one', async () => {
     sim.control.setMaintenance(6, true);
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
@@ -397,6 +397,7 @@ describe('collectMaintenance', () => {
       every.apps.filter(
         (a) =>
           a.maintenance ||
+          ['failed', 'standby'].includes(a.upgrade?.state ?? '') ||
           a.repositories.some(
             (r) => r.deleted_upstream || (a.environment_type === 'production' && r.up_to_date === false),
           ),
@@ -420,6 +421,7 @@ describe('collectMaintenance', () => {
       server: full.server,
       url: full.url,
       maintenance: full.maintenance,
+      upgrade: full.upgrade,
       repositories: full.repositories.map((r) => ({
         repository: r.repository,
         branch: r.branch,

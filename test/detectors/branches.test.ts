@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AppRepository, EnvironmentType } from '../../src/api/schemas.js';
-import { parseConfig } from '../../src/config/load-config.js';
 import { branches, type BranchesOptions } from '../../src/detectors/branches.js';
-import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
-import { app, expectWellFormed, maintenanceSnapshot, NOW, repository } from './fixtures.js';
+import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
+import { app, checksOf, expectWellFormed, keptBy, maintenanceSnapshot, NOW, repository } from './fixtures.js';
 
 const options: BranchesOptions = { behindEnvironments: ['production'] };
 const HEAD = 'ffffffffffffffffffffffffffffffffffffffff';
 const BEHIND: Partial<AppRepository> = { up_to_date: false, head_sha: HEAD };
-
-const checksOf = (yaml: string) =>
-  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
 
 const findingsOf = (
   repos: Partial<AppRepository>[],
@@ -155,11 +151,6 @@ describe('what the maintenance job keeps for branches', () => {
     ],
     ['branches off', 'checks: { branches: { enabled: false } }', ['in maintenance']],
   ])('%s: keeps the apps a check could report', (_name, yaml, kept) => {
-    const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW).maintenance!;
-    expect(
-      Object.entries(records)
-        .filter(([, a]) => keep(a))
-        .map(([name]) => name),
-    ).toEqual(kept);
+    expect(keptBy('maintenance', yaml, records)).toEqual(kept);
   });
 });

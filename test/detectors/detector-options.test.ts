@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS, detectorOptionsFromConfig } from '../../src/detectors/registry.js';
-import { parseConfig } from '../../src/config/load-config.js';
-
-const checksOf = (yaml: string) =>
-  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+import { checksOf } from './fixtures.js';
 
 describe('detectorOptionsFromConfig', () => {
   it('maps the defaults onto every check, with the state words and durations in ms', () => {
@@ -18,6 +15,7 @@ describe('detectorOptionsFromConfig', () => {
       'maintenance',
       'servers',
       'stuck_runs',
+      'upgrades',
       'url_checks',
     ]);
     expect(options.failed_runs).toEqual({

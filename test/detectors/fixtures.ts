@@ -8,6 +8,7 @@ import {
   appListItemSchema,
   appRepositorySchema,
   appSchema,
+  appUpgradeSchema,
   attentionSectionSchema,
   attentionSummarySchema,
   backupSchema,
@@ -20,6 +21,7 @@ import {
   type App,
   type AppListItem,
   type AppRepository,
+  type AppUpgrade,
   type AttentionSection,
   type Backup,
   type OffsiteCopy,
@@ -31,6 +33,8 @@ import {
 } from '../../src/api/schemas.js';
 import type {
   AttentionSnapshot,
+  BulkJob,
+  BulkRecords,
   BackupsSeen,
   BackupsSnapshot,
   MaintenanceSnapshot,
@@ -40,6 +44,8 @@ import type {
 } from '../../src/collectors/snapshot.js';
 import { seeBackup, type BackupStates } from '../../src/collectors/backups-seen.js';
 import type { Detection } from '../../src/detectors/finding.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { detectorOptionsFromConfig, relevanceFor } from '../../src/detectors/registry.js';
 import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/config/state-words.js';
 
 export const MINUTE = 60_000;
@@ -100,6 +106,22 @@ export function repository(o: Partial<AppRepository> = {}): AppRepository {
     up_to_date: true,
     checked_at: ago(HOUR),
     deleted_upstream: false,
+    ...o,
+  });
+}
+
+/** An open version upgrade of {@link app}'s default app (id 1), in test, waiting in standby. */
+export function upgrade(o: Partial<AppUpgrade> = {}): AppUpgrade {
+  return appUpgradeSchema.parse({
+    id: 30,
+    from_version: '18.0',
+    to_version: '19.0',
+    purpose: 'test',
+    state: 'standby',
+    source_app_id: 1,
+    source_app: 'shop-prod',
+    new_app_id: null,
+    new_app: null,
     ...o,
   });
 }
@@ -308,4 +330,20 @@ export function expectWellFormed(findings: readonly Detection<string>[]): void {
     expect(f.summary).not.toMatch(/\b(undefined|null|NaN)\b/);
     for (const value of Object.values(f.details)) expect(typeof value).toBe('string');
   }
+}
+
+/** The `checks` section of a config made of `yaml` (and a placeholder api section). */
+export function checksOf(yaml: string) {
+  return parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+}
+
+/**
+ * The names of the records a bulk job keeps with the checks of config `yaml`: those an enabled
+ * check of the job could find a problem in (`relevanceFor`).
+ */
+export function keptBy<J extends BulkJob>(job: J, yaml: string, records: Record<string, BulkRecords[J]>): string[] {
+  const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW)[job]!;
+  return Object.entries(records)
+    .filter(([, record]) => keep(record))
+    .map(([name]) => name);
 }

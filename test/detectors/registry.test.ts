@@ -15,6 +15,8 @@ import {
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
+  FAILED_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
 } from '../../src/config/state-words.js';
 import {
   ago,
@@ -35,6 +37,7 @@ import {
   section,
   server,
   serversSnapshot,
+  upgrade,
   urlRecord,
   urlsSnapshot,
 } from './fixtures.js';
@@ -55,6 +58,7 @@ const all: Required<DetectorOptions> = {
   servers: { badStates: BAD_SERVER_STATES },
   app_state: { badStates: BAD_APP_STATES },
   branches: { behindEnvironments: ['production'] },
+  upgrades: { failedStates: FAILED_UPGRADE_STATES, standbyStates: STANDBY_UPGRADE_STATES, standbyMaxMs: DAY },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -67,7 +71,11 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
   backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
   maintenance: maintenanceSnapshot([
-    app({ maintenance: true, repositories: [repository({ deleted_upstream: true })] }),
+    app({
+      maintenance: true,
+      repositories: [repository({ deleted_upstream: true })],
+      upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
+    }),
   ]),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
 };
@@ -84,7 +92,7 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance', 'branches']],
+    ['maintenance', ['maintenance', 'branches', 'upgrades']],
     ['servers', ['servers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);
