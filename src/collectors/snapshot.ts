@@ -12,7 +12,7 @@
  */
 import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
 import type { OrderKey } from '../lib/newest-first.js';
-import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
+import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
 export type SnapshotJob = Snapshot['job'];
@@ -119,7 +119,10 @@ export interface AttentionSnapshot extends SnapshotBase {
   summary: AttentionSummary;
 }
 
-/** The `maintenance` job: what only `apps.get` carries of every app (maintenance flag, repositories). */
+/**
+ * The `maintenance` job: what only `apps.get` carries of every app (maintenance flag, repositories,
+ * open upgrade), and, when the restore_points check is on, each app's newest restore points.
+ */
 export interface MaintenanceSnapshot extends SnapshotBase {
   job: 'maintenance';
   /**
@@ -127,6 +130,11 @@ export interface MaintenanceSnapshot extends SnapshotBase {
    * those an enabled check could report (`CollectorContext.relevance`; every app when none is given).
    */
   apps: MaintenanceApp[];
+  /**
+   * The newest restore points (`restore_points.list`, one page) of each app of {@link apps}, keyed
+   * by app id, newest first; empty when the restore_points check is off (none read).
+   */
+  restorePoints: ReadonlyMap<number, readonly NewestRestorePoint[]>;
 }
 
 /** The `servers` job: every server and its state. */
@@ -146,6 +154,12 @@ export interface AppBackups {
   seen: BackupsSeen | undefined;
 }
 
+/** One app read in full, and its newest restore points (none read: the restore_points check is off). */
+export interface AppInFull {
+  app: MaintenanceApp;
+  restorePoints: readonly NewestRestorePoint[] | undefined;
+}
+
 /**
  * The records a job reads in bulk, by job: a collector meets them one at a time (a page, an answer)
  * and keeps only those its checks declare relevant ({@link Relevance}).
@@ -153,8 +167,8 @@ export interface AppBackups {
 export interface BulkRecords {
   /** A `urls.list` record. */
   urls: UrlsSnapshot['urls'][number];
-  /** An `apps.get` answer, as the maintenance job keeps it. */
-  maintenance: MaintenanceSnapshot['apps'][number];
+  /** An `apps.get` answer, as the maintenance job keeps it, with its newest restore points. */
+  maintenance: AppInFull;
   /** An app of `apps.list` with what was read of its backups. */
   backups: AppBackups;
 }

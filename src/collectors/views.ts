@@ -12,7 +12,7 @@
  * allocates ~370 MB instead of ~435 MB (zod's copies 118 → 63 MB; see docs/benchmarks.md).
  */
 import { z } from 'zod';
-import { appListItemSchema, appRepositorySchema, appSchema, backupSchema } from '../api/schemas.js';
+import { appListItemSchema, appRepositorySchema, appSchema, backupSchema, restorePointSchema } from '../api/schemas.js';
 
 /** The fields that name and link an app in a finding: its labels, name and URL. */
 const APP_LABEL_FIELDS = {
@@ -70,6 +70,22 @@ export const maintenanceAppView = appSchema
   .extend({ repositories: z.array(repositoryView) });
 /** What the detectors of the maintenance job read of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
+
+/**
+ * What the restore_points check reads of an app's newest restore points (`restore_points.list`):
+ * which point it is, the change that made it and when, how it went, and whether the app is held at
+ * it; the commits, modules and backup are left out.
+ */
+export const restorePointView = restorePointSchema.pick({
+  id: true,
+  at: true,
+  action: true,
+  outcome: true,
+  run_id: true,
+  held: true,
+});
+/** One of an app's newest restore points, as the restore_points check reads it. */
+export type NewestRestorePoint = z.infer<typeof restorePointView>;
 
 /**
  * What the backups detector reads of an app's backups (the newest one, the newest that finished

@@ -55,7 +55,7 @@ export const branchesCheck = defineCheck({
   options: (own): BranchesOptions | undefined =>
     own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
   detect: branches,
-  relevant: (app, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
+  relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
   presentation: {
     noun: ['branch problem', 'branch problems'],
     facts: factsFrom([

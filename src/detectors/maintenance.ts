@@ -42,7 +42,7 @@ export const maintenanceCheck = defineCheck({
     .prefault({}),
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
-  relevant: inMaintenance,
+  relevant: ({ app }) => inMaintenance(app),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
     facts: factsFrom([

@@ -28,6 +28,7 @@ import { failedRunsCheck } from './failed-runs.js';
 import type { Detection, Finding } from './finding.js';
 import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
+import { restorePointsCheck } from './restore-points.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
 import { upgradesCheck } from './upgrades.js';
@@ -47,6 +48,7 @@ export const CHECKS = [
   appStateCheck,
   branchesCheck,
   upgradesCheck,
+  restorePointsCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

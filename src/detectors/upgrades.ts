@@ -63,7 +63,7 @@ export const upgradesCheck = defineCheck({
       ? { failedStates: own.failed_states, standbyStates: own.standby_states, standbyMaxMs: own.standby_max_duration }
       : undefined,
   detect: upgrades,
-  relevant: (app, options) => kindOf(app, options) !== null,
+  relevant: ({ app }, options) => kindOf(app, options) !== null,
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],
     facts: factsFrom([

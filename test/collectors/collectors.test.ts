@@ -5,7 +5,7 @@ import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { collectAttention } from '../../src/collectors/collect-attention.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
-import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';
+import { collectMaintenance, RESTORE_POINTS_PER_APP } from '../../src/collectors/collect-maintenance.js';
 import { collectRuns } from '../../src/collectors/collect-runs.js';
 import { collectServers } from '../../src/collectors/collect-servers.js';
 import { collectUrls } from '../../src/collectors/collect-urls.js';
@@ -431,6 +431,41 @@ describe('collectMaintenance', () => {
         deleted_upstream: r.deleted_upstream,
       })),
     });
+  });
+});
+
+describe('collectMaintenance with the restore_points check', () => {
+  it.each([
+    ['off (the default)', '', 0],
+    ['on', 'checks: { restore_points: { enabled: true } }', 1],
+  ])('%s: reads %i page of restore points per app', async (_name, yaml, perApp) => {
+    const apps = (await client.apps.list({ limit: 1 })).total;
+    sim.control.resetRequests();
+    const snapshot = await collectMaintenance(ctx(yaml));
+    expect(calls('restore_points.list')).toBe(perApp * apps);
+    expect(snapshot.restorePoints.size).toBe(perApp * apps);
+    const queries = sim.control.requests().filter((r) => r.fn === 'restore_points.list');
+    expect(queries.every((r) => r.query.includes(`limit=${RESTORE_POINTS_PER_APP}`))).toBe(true);
+  });
+
+  it('keeps the apps held at a restore point, with their newest points as answered', async () => {
+    const held = sim.control.addRestorePoint(9, { held: true });
+    const c = ctx('checks: { restore_points: { enabled: true } }');
+    const snapshot = await collectMaintenance({
+      ...c,
+      relevance: relevanceFor(detectorOptionsFromConfig(c.checks), c.now),
+    });
+    expect(snapshot.apps.map((a) => a.id)).toContain(9);
+    const [newest] = snapshot.restorePoints.get(9)!;
+    expect(newest).toStrictEqual({
+      id: held.id,
+      at: held.at,
+      action: held.action,
+      outcome: held.outcome,
+      run_id: held.run_id,
+      held: true,
+    });
+    sim.control.setRestorePointHeld(held.id, false);
   });
 });
 

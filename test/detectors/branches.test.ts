@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppRepository, EnvironmentType } from '../../src/api/schemas.js';
 import { branches, type BranchesOptions } from '../../src/detectors/branches.js';
 import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
-import { app, checksOf, expectWellFormed, keptBy, maintenanceSnapshot, NOW, repository } from './fixtures.js';
+import { app, checksOf, expectWellFormed, inFull, keptBy, maintenanceSnapshot, NOW, repository } from './fixtures.js';
 
 const options: BranchesOptions = { behindEnvironments: ['production'] };
 const HEAD = 'ffffffffffffffffffffffffffffffffffffffff';
@@ -132,14 +132,16 @@ describe('checks.branches', () => {
 
 describe('what the maintenance job keeps for branches', () => {
   const records = {
-    'deleted upstream in development': app({
-      environment_type: 'development',
-      repositories: [repository({ deleted_upstream: true })],
-    }),
-    'behind in production': app({ repositories: [repository(BEHIND)] }),
-    'behind in staging': app({ environment_type: 'staging', repositories: [repository(BEHIND)] }),
-    'up to date in production': app({ repositories: [repository()] }),
-    'in maintenance': app({ maintenance: true }),
+    'deleted upstream in development': inFull(
+      app({
+        environment_type: 'development',
+        repositories: [repository({ deleted_upstream: true })],
+      }),
+    ),
+    'behind in production': inFull(app({ repositories: [repository(BEHIND)] })),
+    'behind in staging': inFull(app({ environment_type: 'staging', repositories: [repository(BEHIND)] })),
+    'up to date in production': inFull(app({ repositories: [repository()] })),
+    'in maintenance': inFull(app({ maintenance: true })),
   };
 
   it.each([

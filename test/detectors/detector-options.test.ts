@@ -34,6 +34,14 @@ describe('detectorOptionsFromConfig', () => {
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
+  it('runs every check by default but restore_points, which costs a request per app and is asked for', () => {
+    const options = detectorOptionsFromConfig(checksOf(''));
+    expect(CHECKS.map((c) => c.name).filter((name) => !(name in options))).toEqual(['restore_points']);
+    expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
+      {},
+    );
+  });
+
   it.each([
     ['failed_runs', 'checks: { failed_runs: { enabled: false } }'],
     ['certificates', 'checks: { certificates: { enabled: false } }'],
@@ -42,7 +50,7 @@ describe('detectorOptionsFromConfig', () => {
   ] as const)('leaves out %s when it is disabled', (check, yaml) => {
     const options = detectorOptionsFromConfig(checksOf(yaml));
     expect(options[check]).toBeUndefined();
-    expect(Object.keys(options)).toHaveLength(CHECKS.length - 1);
+    expect(Object.keys(options)).toHaveLength(Object.keys(detectorOptionsFromConfig(checksOf(''))).length - 1);
   });
 
   it.each([

@@ -9,6 +9,7 @@ import {
   appRepositorySchema,
   appSchema,
   appUpgradeSchema,
+  restorePointSchema,
   attentionSectionSchema,
   attentionSummarySchema,
   backupSchema,
@@ -25,6 +26,7 @@ import {
   type AttentionSection,
   type Backup,
   type OffsiteCopy,
+  type RestorePoint,
   type Run,
   type RunListItem,
   type RunStep,
@@ -32,6 +34,7 @@ import {
   type UrlRecord,
 } from '../../src/api/schemas.js';
 import type {
+  AppInFull,
   AttentionSnapshot,
   BulkJob,
   BulkRecords,
@@ -284,9 +287,39 @@ export function attentionSnapshot(sections: AttentionSection[]): AttentionSnapsh
   return { job: 'attention', takenAt: NOW, summary };
 }
 
+/** A restore point of {@link app}'s default app (id 1): an update applied an hour ago, not held. */
+export function restorePoint(o: Partial<RestorePoint> = {}): RestorePoint {
+  return restorePointSchema.parse({
+    id: 80,
+    app_id: 1,
+    at: ago(HOUR),
+    action: 'update',
+    outcome: 'applied',
+    run_id: 100,
+    commits: [],
+    modules: [],
+    backup_id: 500,
+    backup: 'shop-prod-20261101-1100.zip',
+    backup_verified: true,
+    rollback_of_id: null,
+    held: false,
+    instant_undo: true,
+    kept_until: ago(-7 * DAY),
+    ...o,
+  });
+}
+
+/** An app as the maintenance job meets it: read in full, with the restore points read of it (none: not read). */
+export function inFull(full: App, restorePoints?: readonly RestorePoint[]): AppInFull {
+  return { app: full, restorePoints };
+}
+
 /** Maintenance snapshot. */
-export function maintenanceSnapshot(apps: App[]): MaintenanceSnapshot {
-  return { job: 'maintenance', takenAt: NOW, apps };
+export function maintenanceSnapshot(
+  apps: App[],
+  restorePoints: ReadonlyMap<number, readonly RestorePoint[]> = new Map(),
+): MaintenanceSnapshot {
+  return { job: 'maintenance', takenAt: NOW, apps, restorePoints };
 }
 
 /** A `servers.list` item; its name is the `server` of {@link appListItem}'s default app. */

@@ -32,6 +32,7 @@ import {
   MINUTE,
   NOW,
   repository,
+  restorePoint,
   run,
   runsSnapshot,
   section,
@@ -59,6 +60,7 @@ const all: Required<DetectorOptions> = {
   app_state: { badStates: BAD_APP_STATES },
   branches: { behindEnvironments: ['production'] },
   upgrades: { failedStates: FAILED_UPGRADE_STATES, standbyStates: STANDBY_UPGRADE_STATES, standbyMaxMs: DAY },
+  restore_points: {},
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -70,13 +72,16 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
   urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
   backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
-  maintenance: maintenanceSnapshot([
-    app({
-      maintenance: true,
-      repositories: [repository({ deleted_upstream: true })],
-      upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
-    }),
-  ]),
+  maintenance: maintenanceSnapshot(
+    [
+      app({
+        maintenance: true,
+        repositories: [repository({ deleted_upstream: true })],
+        upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
+      }),
+    ],
+    new Map([[1, [restorePoint({ held: true })]]]),
+  ),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
 };
 
@@ -92,7 +97,7 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance', 'branches', 'upgrades']],
+    ['maintenance', ['maintenance', 'branches', 'upgrades', 'restore_points']],
     ['servers', ['servers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);

@@ -4,7 +4,18 @@ import { FAILED_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../../src/config/
 import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
 import { upgrades, type UpgradesOptions } from '../../src/detectors/upgrades.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { app, checksOf, DAY, expectWellFormed, HOUR, keptBy, maintenanceSnapshot, NOW, upgrade } from './fixtures.js';
+import {
+  app,
+  checksOf,
+  DAY,
+  expectWellFormed,
+  HOUR,
+  inFull,
+  keptBy,
+  maintenanceSnapshot,
+  NOW,
+  upgrade,
+} from './fixtures.js';
 
 const options: UpgradesOptions = {
   failedStates: FAILED_UPGRADE_STATES,
@@ -165,10 +176,10 @@ describe('checks.upgrades', () => {
 
 describe('what the maintenance job keeps for upgrades', () => {
   const records = {
-    failed: app({ upgrade: upgrade({ state: 'failed' }) }),
-    standby: app({ upgrade: upgrade() }),
-    testing: app({ upgrade: upgrade({ state: 'testing' }) }),
-    none: app(),
+    failed: inFull(app({ upgrade: upgrade({ state: 'failed' }) })),
+    standby: inFull(app({ upgrade: upgrade() })),
+    testing: inFull(app({ upgrade: upgrade({ state: 'testing' }) })),
+    none: inFull(app()),
   };
 
   it.each([
