@@ -10,7 +10,7 @@
  *
  * Types only: the collectors that build these live beside this file.
  */
-import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
+import type { AttentionSummary, Installer, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
 import type { OrderKey } from '../lib/newest-first.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
@@ -144,9 +144,22 @@ export interface ServersSnapshot extends SnapshotBase {
   servers: Server[];
 }
 
+/** The `installers` job: every marketplace service (installer) and its state. */
+export interface InstallersSnapshot extends SnapshotBase {
+  job: 'installers';
+  /** Every record of `installers.list`, all pages (deleted ones left out, as the API does by default). */
+  installers: Installer[];
+}
+
 /** Any snapshot; `job` tells which. */
 export type Snapshot =
-  RunsSnapshot | UrlsSnapshot | BackupsSnapshot | AttentionSnapshot | MaintenanceSnapshot | ServersSnapshot;
+  | RunsSnapshot
+  | UrlsSnapshot
+  | BackupsSnapshot
+  | AttentionSnapshot
+  | MaintenanceSnapshot
+  | ServersSnapshot
+  | InstallersSnapshot;
 
 /** One app and what was read of its backups (none: no backup read), as the backups collector meets them. */
 export interface AppBackups {

@@ -15,6 +15,7 @@ export const STATE_WORDS = {
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { failed: 'failed' },
   upgrade: { standby: 'standby', failed: 'failed' },
+  installer: { error: 'error' },
 } as const;
 
 /** Run states in which a run has failed (unless `retrying` is true). */
@@ -43,3 +44,5 @@ export const FAILED_OFFSITE_STATES: readonly string[] = [STATE_WORDS.offsite.fai
 export const FAILED_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.failed];
 /** Upgrade states in which a version upgrade waits in standby (the app's restarts and updates are refused). */
 export const STANDBY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.standby];
+/** Marketplace service (installer) states in which a service is in trouble. */
+export const BAD_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.error];

@@ -26,6 +26,7 @@ import { certificatesCheck } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRunsCheck } from './failed-runs.js';
 import type { Detection, Finding } from './finding.js';
+import { installersCheck } from './installers.js';
 import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
 import { restorePointsCheck } from './restore-points.js';
@@ -49,6 +50,7 @@ export const CHECKS = [
   branchesCheck,
   upgradesCheck,
   restorePointsCheck,
+  installersCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */

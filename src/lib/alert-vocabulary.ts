@@ -28,7 +28,7 @@ export interface Labels<C extends string = string> {
 
 /** The record a finding is about, so remediation knows what to act on. */
 export interface Subject {
-  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server';
+  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server' | 'installer';
   id?: number;
 }
 

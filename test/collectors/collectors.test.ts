@@ -5,6 +5,7 @@ import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { collectAttention } from '../../src/collectors/collect-attention.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
+import { collectInstallers } from '../../src/collectors/collect-installers.js';
 import { collectMaintenance, RESTORE_POINTS_PER_APP } from '../../src/collectors/collect-maintenance.js';
 import { collectRuns } from '../../src/collectors/collect-runs.js';
 import { collectServers } from '../../src/collectors/collect-servers.js';
@@ -466,6 +467,25 @@ describe('collectMaintenance with the restore_points check', () => {
       held: true,
     });
     sim.control.setRestorePointHeld(held.id, false);
+  });
+});
+
+describe('collectInstallers', () => {
+  it('reads every live marketplace service, page by page, with its state', async () => {
+    const live = [...sim.control.state.installers.values()].filter((i) => i.state !== 'deleted');
+    const target = live.find((i) => i.state === 'running')!;
+    sim.control.setInstallerState(target.id, 'error');
+    try {
+      const snapshot = await collectInstallers(ctx());
+      expect(snapshot.job).toBe('installers');
+      expect(snapshot.installers.map((i) => i.id).sort((a, b) => a - b)).toEqual(
+        live.map((i) => i.id).sort((a, b) => a - b),
+      );
+      expect(calls('installers.list')).toBe(Math.ceil(live.length / 7));
+      expect(snapshot.installers.find((i) => i.id === target.id)?.state).toBe('error');
+    } finally {
+      sim.control.setInstallerState(target.id, 'running');
+    }
   });
 });
 

@@ -12,6 +12,7 @@ describe('detectorOptionsFromConfig', () => {
       'branches',
       'certificates',
       'failed_runs',
+      'installers',
       'maintenance',
       'servers',
       'stuck_runs',

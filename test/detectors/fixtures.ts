@@ -12,6 +12,7 @@ import {
   restorePointSchema,
   attentionSectionSchema,
   attentionSummarySchema,
+  installerSchema,
   backupSchema,
   offsiteCopySchema,
   runListItemSchema,
@@ -25,6 +26,7 @@ import {
   type AppUpgrade,
   type AttentionSection,
   type Backup,
+  type Installer,
   type OffsiteCopy,
   type RestorePoint,
   type Run,
@@ -38,6 +40,7 @@ import type {
   AttentionSnapshot,
   BulkJob,
   BulkRecords,
+  InstallersSnapshot,
   BackupsSeen,
   BackupsSnapshot,
   MaintenanceSnapshot,
@@ -379,4 +382,25 @@ export function keptBy<J extends BulkJob>(job: J, yaml: string, records: Record<
   return Object.entries(records)
     .filter(([, record]) => keep(record))
     .map(([name]) => name);
+}
+
+/** An `installers.list` item: a service of {@link app}'s default app, on its server, running. */
+export function installer(o: Partial<Installer> = {}): Installer {
+  return installerSchema.parse({
+    id: 60,
+    name: 'postgres-60',
+    namespace: 'acme',
+    type: 'postgres',
+    app: 'shop-prod',
+    state: 'running',
+    server: 'web-01',
+    url: 'https://postgres-60.acme.svc.example.com',
+    platform_login: true,
+    ...o,
+  });
+}
+
+/** Installers snapshot. */
+export function installersSnapshot(installers: Installer[]): InstallersSnapshot {
+  return { job: 'installers', takenAt: NOW, installers };
 }

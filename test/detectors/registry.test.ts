@@ -12,6 +12,7 @@ import {
 import {
   ACTIVE_RUN_STATES,
   BAD_APP_STATES,
+  BAD_INSTALLER_STATES,
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
@@ -28,6 +29,8 @@ import {
   DAY,
   expectWellFormed,
   HOUR,
+  installer,
+  installersSnapshot,
   maintenanceSnapshot,
   MINUTE,
   NOW,
@@ -61,6 +64,7 @@ const all: Required<DetectorOptions> = {
   branches: { behindEnvironments: ['production'] },
   upgrades: { failedStates: FAILED_UPGRADE_STATES, standbyStates: STANDBY_UPGRADE_STATES, standbyMaxMs: DAY },
   restore_points: {},
+  installers: { badStates: BAD_INSTALLER_STATES },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -83,6 +87,7 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
     new Map([[1, [restorePoint({ held: true })]]]),
   ),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
+  installers: installersSnapshot([installer({ state: BAD_INSTALLER_STATES[0]! })]),
 };
 
 describe('registry', () => {
@@ -99,6 +104,7 @@ describe('registry', () => {
     ['attention', ['attention']],
     ['maintenance', ['maintenance', 'branches', 'upgrades', 'restore_points']],
     ['servers', ['servers']],
+    ['installers', ['installers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);
     const { findings } = runDetectors(snapshots[job], all, NOW);
