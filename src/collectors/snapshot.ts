@@ -10,7 +10,15 @@
  *
  * Types only: the collectors that build these live beside this file.
  */
-import type { AttentionSummary, Installer, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
+import type {
+  AttentionSummary,
+  EnvironmentType,
+  Installer,
+  Run,
+  RunListItem,
+  Server,
+  UrlRecord,
+} from '../api/schemas.js';
 import type { OrderKey } from '../lib/newest-first.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
@@ -137,11 +145,20 @@ export interface MaintenanceSnapshot extends SnapshotBase {
   restorePoints: ReadonlyMap<number, readonly NewestRestorePoint[]>;
 }
 
-/** The `servers` job: every server and its state. */
+/** The `servers` job: every server and its state, and the environments of the apps on a bad one. */
 export interface ServersSnapshot extends SnapshotBase {
   job: 'servers';
   /** Every record of `servers.list`, all pages (deleted servers left out, as the API does by default). */
   servers: Server[];
+  /**
+   * For each server in a bad state (`checks.servers.bad_states`) with apps on it, keyed by server
+   * id, the environment type of each of its apps (`apps.list?server_id=…`, all pages), so its alert
+   * pages like them. A server absent has no app, or its apps could not be listed (see
+   * {@link appsUnread}).
+   */
+  appEnvironments: ReadonlyMap<number, readonly (EnvironmentType | null)[]>;
+  /** Why the apps on the bad servers could not be listed (the token may not list apps); absent: they were. */
+  appsUnread?: string;
 }
 
 /** The `installers` job: every marketplace service (installer) and its state. */

@@ -43,6 +43,9 @@ export const appBackupStateView = appListItemSchema.pick({
 /** What the detectors of the backups job read of an app. */
 export type AppBackupState = z.infer<typeof appBackupStateView>;
 
+/** An app's environment type: what the servers check reads of the apps on a server in a bad state. */
+export const appEnvironmentView = appListItemSchema.pick({ id: true, environment_type: true });
+
 /** Only the id: the maintenance job lists apps to read each one in full. */
 export const appIdView = appListItemSchema.pick({ id: true });
 

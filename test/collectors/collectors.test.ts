@@ -542,6 +542,60 @@ describe('collectServers', () => {
     sim.control.setFault('servers.list', fault);
     await expect(collectServers(ctx())).rejects.toBeInstanceOf(type);
   });
+
+  /** A running server with apps on it. */
+  const withApps = () =>
+    liveServers().find(
+      (s) => s.state === 'running' && [...sim.control.state.apps.values()].some((a) => a.serverId === s.id),
+    )!;
+
+  it('lists the apps of a bad server with apps, their environments as answered, and none while every server is fine', async () => {
+    const target = withApps();
+    const fine = await collectServers(ctx());
+    expect(calls('apps.list')).toBe(0);
+    expect([...fine.appEnvironments.keys()]).toEqual([]);
+    sim.control.setServerState(target.id, 'unreachable');
+    try {
+      sim.control.resetRequests();
+      const snapshot = await collectServers(ctx());
+      const listed = sim.control.requests().filter((r) => r.fn === 'apps.list');
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed.every((r) => r.query.includes(`server_id=${target.id}`))).toBe(true);
+      const apps = (await client.apps.listAll()).filter((a) => a.server === target.name);
+      expect(snapshot.appEnvironments.get(target.id)).toEqual(apps.map((a) => a.environment_type));
+      expect(snapshot.appsUnread).toBeUndefined();
+    } finally {
+      sim.control.setServerState(target.id, 'running');
+    }
+  });
+
+  it.each(['function_not_allowed', 'access_denied'] as const)(
+    'reads the servers on when apps.list answers %s, saying the apps are unread',
+    async (code) => {
+      const target = withApps();
+      sim.control.setServerState(target.id, 'error');
+      sim.control.setFault('apps.list', { errorCode: code });
+      try {
+        const snapshot = await collectServers(ctx());
+        expect(snapshot.servers.find((s) => s.id === target.id)?.state).toBe('error');
+        expect(snapshot.appEnvironments.size).toBe(0);
+        expect(snapshot.appsUnread).toBe(`apps.list answered ${code}`);
+      } finally {
+        sim.control.setServerState(target.id, 'running');
+      }
+    },
+  );
+
+  it('fails whole when the apps of a bad server cannot be read for another reason', async () => {
+    const target = withApps();
+    sim.control.setServerState(target.id, 'error');
+    sim.control.setFault('apps.list', { errorCode: 'internal_error' });
+    try {
+      await expect(collectServers(ctx())).rejects.toBeInstanceOf(ApiError);
+    } finally {
+      sim.control.setServerState(target.id, 'running');
+    }
+  });
 });
 
 describe('resolveNamespaces', () => {

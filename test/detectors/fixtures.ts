@@ -344,8 +344,12 @@ export function server(o: Partial<Server> = {}): Server {
 }
 
 /** Servers snapshot. */
-export function serversSnapshot(servers: Server[]): ServersSnapshot {
-  return { job: 'servers', takenAt: NOW, servers };
+export function serversSnapshot(
+  servers: Server[],
+  appEnvironments: ServersSnapshot['appEnvironments'] = new Map(),
+  appsUnread?: string,
+): ServersSnapshot {
+  return { job: 'servers', takenAt: NOW, servers, appEnvironments, ...(appsUnread && { appsUnread }) };
 }
 
 /**
