@@ -221,6 +221,22 @@ export class AlertStore {
     const info = this.#insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
     return { id: Number(info.lastInsertRowid), ...event };
   }
+
+  /** The events of the given kinds written after `since`, oldest first (the digest's day). */
+  eventsSince(since: number, kinds: readonly AlertEventKind[]): AlertEvent[] {
+    if (kinds.length === 0) return [];
+    const rows = this.store.db
+      .prepare(
+        `SELECT id, payload FROM events WHERE at > ? AND kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`,
+      )
+      .all(since, ...kinds) as { id: number; payload: string }[];
+    return rows.map((r) => ({ id: r.id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) }));
+  }
+}
+
+/** Events of the given kinds after `since`, oldest first (see {@link AlertStore.eventsSince}). */
+export function eventsSince(store: Store | AlertStore, since: number, kinds: readonly AlertEventKind[]): AlertEvent[] {
+  return alertStoreOf(store).eventsSince(since, kinds);
 }
 
 /** Builds the event of `kind` from an alert's state at that moment. */

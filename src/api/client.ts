@@ -203,28 +203,20 @@ type GetMethod<N extends FunctionName> = {
   get(id: number, opts?: CallOptions): Promise<AnswerOf<N>>;
 };
 
+/** A change with a body: sent once, with its idempotency key (`ChangeOptions`). */
+type ChangeMethod<N extends FunctionName> = (id: number, body: BodyOf<N>, opts: ChangeOptions) => Promise<AnswerOf<N>>;
+
 /** The API client: every function of the catalogue, by resource. */
 export interface ApiClient {
   apps: GetMethod<'apps.get'> &
     ListMethods<'apps.list'> & {
-      backup(id: number, body: BodyOf<'apps.backup'>, opts: ChangeOptions): Promise<AnswerOf<'apps.backup'>>;
-      maintenance(
-        id: number,
-        body: BodyOf<'apps.maintenance'>,
-        opts: ChangeOptions,
-      ): Promise<AnswerOf<'apps.maintenance'>>;
+      backup: ChangeMethod<'apps.backup'>;
+      maintenance: ChangeMethod<'apps.maintenance'>;
       restart(id: number, opts: ChangeOptions): Promise<AnswerOf<'apps.restart'>>;
-      update(id: number, body: BodyOf<'apps.update'>, opts: ChangeOptions): Promise<AnswerOf<'apps.update'>>;
-      updateModules(
-        id: number,
-        body: BodyOf<'apps.update_modules'>,
-        opts: ChangeOptions,
-      ): Promise<AnswerOf<'apps.update_modules'>>;
+      update: ChangeMethod<'apps.update'>;
+      updateModules: ChangeMethod<'apps.update_modules'>;
     };
-  runs: GetMethod<'runs.get'> &
-    ListMethods<'runs.list'> & {
-      retry(id: number, body: BodyOf<'runs.retry'>, opts: ChangeOptions): Promise<AnswerOf<'runs.retry'>>;
-    };
+  runs: GetMethod<'runs.get'> & ListMethods<'runs.list'> & { retry: ChangeMethod<'runs.retry'> };
   backups: GetMethod<'backups.get'> & ListMethods<'backups.list'>;
   urls: ListMethods<'urls.list'>;
   servers: GetMethod<'servers.get'> & ListMethods<'servers.list'>;

@@ -15,14 +15,16 @@ import { NamespaceError, type NamespaceScope } from '../collectors/resolve-names
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
 import type { Finding } from '../detectors/finding.js';
-import { relevanceFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
+import type { StateRecord, StateWordTally } from '../collectors/state-word-tally.js';
+import { relevanceFor, runDetectors, type DetectorOptions, type NamedStateList } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
-import { describeError, permissionDenial } from './describe-error.js';
+import { describeError, permissionDenial } from '../api/describe-error.js';
 import type { Logger } from '../lib/logger.js';
-import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from './source-health.js';
+import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
+import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -47,6 +49,8 @@ export interface JobReport {
   findings: number;
   /** Alert events written (firing, repeat, escalated, resolved), source alerts included. */
   events: number;
+  /** State words the read met that no `checks.*` list names (see `unknown-state-words.ts`). */
+  unknownStates?: UnknownStateWord[];
   durationMs: number;
 }
 
@@ -69,6 +73,10 @@ export interface CycleDeps {
   disabled: Map<string, string>;
   /** What takes a cycle's events in its transaction, in order: the outbox, then remediation. */
   stages: readonly CycleStage[];
+  /** The config's lists of state words, by the kind of record they judge. */
+  stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
+  /** The unknown state words already warned about under this configuration (`record:word`). */
+  warnedStateWords: Set<string>;
 }
 
 /**
@@ -108,6 +116,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
 
   let findings: Finding[];
   let incomplete: string[];
+  let stateWords: StateWordTally | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const ctx: CollectorContext = {
@@ -124,6 +133,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
+    stateWords = snapshot.stateWords;
   } catch (err) {
     if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
     if (signal?.aborted) {
@@ -162,8 +172,25 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
   logEvents(log, events);
+  const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
   log.info({ findings: findings.length, events: events.length }, 'cycle complete');
-  return report('ok', { findings: findings.length, events: events.length });
+  return report('ok', {
+    findings: findings.length,
+    events: events.length,
+    ...(unknownStates.length > 0 && { unknownStates }),
+  });
+}
+
+/** Warns once per word and configuration of each state word no list names; answers them all. */
+function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTally): UnknownStateWord[] {
+  const unknown = unknownStateWords(tally, deps.stateLists);
+  for (const u of unknown) {
+    const key = `${u.record}:${u.word}`;
+    if (deps.warnedStateWords.has(key)) continue;
+    deps.warnedStateWords.add(key);
+    log.warn({ record: u.record, state: u.word, count: u.count }, unknownStateWordWarning(u, deps.stateLists));
+  }
+  return unknown;
 }
 
 /** A read failed: count it, disable the job on a missing permission, alert past the threshold. */

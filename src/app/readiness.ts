@@ -6,8 +6,8 @@
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import type { Store } from '../state/store.js';
-import { describeError } from './describe-error.js';
-import type { SourceHealth } from './source-health.js';
+import { describeError } from '../api/describe-error.js';
+import type { SourceHealth } from '../alerts/source-health.js';
 
 /** What readiness is judged on. */
 export interface ReadinessInputs {

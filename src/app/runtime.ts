@@ -11,19 +11,25 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
-import { detectorOptionsFromConfig, detectorsFor, type DetectorOptions } from '../detectors/registry.js';
+import {
+  detectorOptionsFromConfig,
+  detectorsFor,
+  stateListsFromConfig,
+  type DetectorOptions,
+} from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { raceAbort } from '../lib/race-abort.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
-import type { createRemediation } from '../remediation/create-remediation.js';
+import { createRemediation } from '../remediation/create-remediation.js';
 import type { Remediator } from '../remediation/remediator.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
 import { Scheduler } from './scheduler.js';
-import type { SourceHealth } from './source-health.js';
+import type { SourceHealth } from '../alerts/source-health.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -52,8 +58,6 @@ export interface RuntimeFoundation {
   dispatcher?: Dispatcher | undefined;
   /** Backoff tunables of the API client. */
   apiRetry?: ApiClientOptions['retry'] | undefined;
-  /** Builds remediation from the configuration; absent: no remediation. */
-  remediation?: typeof createRemediation | undefined;
   /** The `--config` the commands in messages must give. */
   commandConfigFile?: string | undefined;
   /** What the scheduler runs at each tick of a job (a job cycle, or retention). */
@@ -107,7 +111,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     });
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
-    const remediation = base.remediation?.({ config, client, store: base.store, notifier, clock, logger, metrics });
+    const remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
     const deps: CycleDeps = {
       config,
       client,
@@ -132,6 +136,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),
       stages: remediation ? [notifier, remediation] : [notifier],
+      stateLists: stateListsFromConfig(config.checks),
+      warnedStateWords: new Set(),
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
@@ -193,29 +199,9 @@ function sharedNamespaces(
       scope = resolveNamespaces(client, config.api.namespaces, hardStop);
       scope.catch(() => (askAgainAt = clock.now() + NAMESPACES_RETRY_MS));
     }
-    return untilAborted(scope, signal);
+    // A job's deadline ends its wait for the answer every job shares, not the shared question.
+    return raceAbort(scope, signal, (reason) => {
+      throw reason;
+    });
   };
-}
-
-/**
- * `promise`, or a rejection with the signal's reason as soon as `signal` aborts: a job's deadline
- * ends its wait for a result other jobs share, not the shared work itself.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }

@@ -19,7 +19,6 @@ import type { Config } from '../config/load-config.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
-import type { createRemediation } from '../remediation/create-remediation.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
@@ -27,14 +26,14 @@ import { pruneState } from '../state/retention.js';
 import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
 import { Store } from '../state/store.js';
 import { cycleSignal } from './cycle-signal.js';
-import { describeError } from './describe-error.js';
+import { describeError } from '../api/describe-error.js';
 import { HealthListener } from './health-listener.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
 import { readinessChecks } from './readiness.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime } from './runtime.js';
-import { SourceHealth } from './source-health.js';
+import { SourceHealth } from '../alerts/source-health.js';
 
 /** Options of {@link Watchdog.open}. */
 export interface WatchdogOptions {
@@ -48,8 +47,6 @@ export interface WatchdogOptions {
   metrics?: Metrics;
   /** Backoff tunables of the API client (its delays run on the clock). */
   apiRetry?: ApiClientOptions['retry'];
-  /** Builds remediation from each running configuration (`createRemediation`); absent: no remediation. */
-  remediation?: typeof createRemediation;
   /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
   commandConfigFile?: string | undefined;
   /**
@@ -374,7 +371,6 @@ export class Watchdog {
       hardStop: this.#hardStop.signal,
       dispatcher: this.#options.dispatcher,
       apiRetry: this.#options.apiRetry,
-      remediation: this.#options.remediation,
       commandConfigFile: this.#options.commandConfigFile,
       runScheduled: async (job) => {
         if (job === RETENTION_JOB) this.#prune();

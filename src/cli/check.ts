@@ -6,16 +6,16 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
+import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { createRemediation } from '../remediation/create-remediation.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
-import { loadCommandConfig, table } from './cli-helpers.js';
+import { loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
@@ -52,7 +52,7 @@ const check: Command = {
     const logger = daemonLogger(config, io.stderr);
     let watchdog: Watchdog;
     try {
-      watchdog = Watchdog.open({ config, logger, commandConfigFile, remediation: createRemediation, lease: 'check' });
+      watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'check' });
     } catch (err) {
       if (err instanceof LeaseHeldError) {
         io.stderr.write(`error: ${err.message}\n`);
@@ -94,7 +94,8 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
   const lines = report.jobs.map((j) => {
     const what =
       j.outcome === 'ok'
-        ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}`
+        ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
+          unknownStatesNote(j.unknownStates)
         : `${j.outcome}: ${j.reason ?? 'unknown'}`;
     return `${j.job.padEnd(width)}  ${what}`;
   });
@@ -104,6 +105,13 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The state words no `checks.*` list names, as the service wrote them (the log says which lists). */
+function unknownStatesNote(unknown: UnknownStateWord[] | undefined): string {
+  if (!unknown || unknown.length === 0) return '';
+  const words = unknown.map((u) => `${terminalSafe(JSON.stringify(u.word))} ×${u.count}`).join(', ');
+  return `; ${unknown[0]!.record} states no checks.* list names: ${words}`;
 }
 
 /** Audit rows a check writes at most are listed; more is said as a count (the `actions` command has them all). */

@@ -13,7 +13,6 @@ import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
-import { createRemediation } from '../remediation/create-remediation.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
@@ -68,7 +67,7 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
   const logger = daemonLogger(config, io.stdout);
   let watchdog: Watchdog;
   try {
-    watchdog = Watchdog.open({ config, logger, remediation: createRemediation, commandConfigFile, lease: 'run' });
+    watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'run' });
   } catch (err) {
     if (err instanceof LeaseHeldError) {
       logger.fatal({ holder: err.holder }, err.message);

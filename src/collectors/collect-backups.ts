@@ -1,3 +1,4 @@
+import { StateWordTally } from './state-word-tally.js';
 import { ApiPaginationError } from '../api/errors.js';
 import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
@@ -46,8 +47,10 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
   const keep = ctx.relevance?.backups;
   const apps: AppBackupState[] = [];
   const backups = new Map<number, BackupsSeen>();
+  const stateWords = new StateWordTally('app');
   for (const part of parts) {
     for (const app of part.apps) {
+      stateWords.see(app.state);
       const seen = part.seen.get(app.id);
       if (seen === null) continue; // settled during the read, and nothing the checks could report
       if (seen === undefined && keep && !keep({ app, seen })) continue;
@@ -56,7 +59,7 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
     }
   }
   ctx.logger.debug({ apps: apps.length, withBackup: backups.size }, 'backups read');
-  return { job: 'backups', takenAt: ctx.now, apps, backups };
+  return { job: 'backups', takenAt: ctx.now, stateWords, apps, backups };
 }
 
 /**

@@ -7,6 +7,7 @@ import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import { SettledRunSummary } from './settled-runs.js';
+import { StateWordTally } from './state-word-tally.js';
 import type { RunsSnapshot } from './snapshot.js';
 
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
@@ -40,13 +41,13 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   // as they are read instead of kept: ~20,000 of 23,500 runs at 10,000 apps.
   const settled = ctx.relevance ? new SettledRunSummary() : undefined;
   const followed = followedRunIds(ctx);
-  const keep =
-    settled &&
-    ((run: RunListItem) => {
-      if (wanted.has(run.state) || followed.has(run.id)) return true;
-      settled.add(run);
-      return false;
-    });
+  const stateWords = new StateWordTally('run');
+  const keep = (run: RunListItem) => {
+    stateWords.see(run.state);
+    if (!settled || wanted.has(run.state) || followed.has(run.id)) return true;
+    settled.add(run);
+    return false;
+  };
   const recent = await readAcrossNamespaces(ctx, (namespace) =>
     client.runs.listAll(namespace === undefined ? {} : { namespace }, {
       signal,
@@ -86,7 +87,15 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     { runs: runs.length, settledGroups: settled?.newest.size, details: details.size, apps: apps.size },
     'runs read',
   );
-  return { job: 'runs', takenAt: ctx.now, runs, ...(settled && { settledNewest: settled.newest }), details, apps };
+  return {
+    job: 'runs',
+    takenAt: ctx.now,
+    stateWords,
+    runs,
+    ...(settled && { settledNewest: settled.newest }),
+    details,
+    apps,
+  };
 }
 
 /** The runs that open failed_runs and stuck_runs alerts are about. */

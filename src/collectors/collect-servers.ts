@@ -4,6 +4,7 @@ import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { ServersSnapshot } from './snapshot.js';
+import { StateWordTally } from './state-word-tally.js';
 import { appEnvironmentView } from './views.js';
 
 /** Refusals that say the token may not list apps, which the servers job does not otherwise need. */
@@ -49,6 +50,15 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
       'cannot list the apps on servers in a bad state (deployment_app: read): their alerts stay critical, without an environment',
     );
   }
+  const stateWords = new StateWordTally('server');
+  for (const server of servers) stateWords.see(server.state);
   ctx.logger.debug({ servers: servers.length, bad: bad.length }, 'servers read');
-  return { job: 'servers', takenAt: ctx.now, servers, appEnvironments, ...(appsUnread && { appsUnread }) };
+  return {
+    job: 'servers',
+    takenAt: ctx.now,
+    stateWords,
+    servers,
+    appEnvironments,
+    ...(appsUnread && { appsUnread }),
+  };
 }

@@ -10,6 +10,7 @@
  *
  * Types only: the collectors that build these live beside this file.
  */
+import type { StateWordTally } from './state-word-tally.js';
 import type {
   AttentionSummary,
   EnvironmentType,
@@ -29,6 +30,11 @@ export type SnapshotJob = Snapshot['job'];
 interface SnapshotBase {
   /** When the read started (ms since the epoch, from the collector's clock). */
   takenAt: number;
+  /**
+   * The `state` words of every record of the kind the job's checks judge by state, counted as read
+   * (kept or not): runs, servers, apps. Absent for the other jobs.
+   */
+  stateWords?: StateWordTally;
 }
 
 /** The `runs` job: recent runs, with the detail the run detectors need. */

@@ -9,48 +9,16 @@
 import { z } from 'zod';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
+import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { CRON_HINT, cronSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
+import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 // ---------------------------------------------------------------------------------------------
-
-const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** A label name, as routes, policies and `group_by` use them. */
-const labelNameSchema = z
-  .string()
-  .regex(LABEL_NAME, 'is not a label name (letters, digits and _, not starting with a digit)');
-
-/** A name other parts of the config refer to (channels, routes, mute windows, policies). */
-const nameSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-", starting with a letter or digit');
-
-/**
- * A regular expression as routes and policies use it: anchored (`^(?:re)$`) like the matchers in
- * `src/alerts/matchers.ts`, so it is compiled here the same way to catch a bad one at load.
- */
-const regexSchema = z.string().superRefine((source, ctx) => {
-  try {
-    new RegExp(source, 's');
-    new RegExp(`^(?:${source})$`, 's');
-  } catch (err) {
-    // V8 says `Invalid regular expression: /src/s: why`; keep only the why.
-    const why = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${why})` });
-  }
-});
-
-/** One value or a list of values (any of them). */
-const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
-  error: 'must be a string or a non-empty list of strings',
-});
 
 /** An IANA time zone name that this Node's Intl knows. */
 const timeZoneSchema = z
@@ -412,67 +380,6 @@ const notifySchema = z
   })
   .strict();
 
-/** The labels a remediation policy may match on. */
-export const POLICY_LABELS = [
-  'check',
-  'namespace',
-  'project',
-  'environment_type',
-  'app',
-  'server',
-  'workflow',
-  'action',
-  'step',
-  'reason',
-] as const;
-
-const policyMatchSchema = z
-  .object(
-    Object.fromEntries(POLICY_LABELS.map((l) => [l, matchValueSchema.optional()])) as Record<
-      (typeof POLICY_LABELS)[number],
-      z.ZodOptional<typeof matchValueSchema>
-    >,
-  )
-  .strict();
-
-const policyMatchReSchema = z
-  .object(
-    Object.fromEntries(POLICY_LABELS.map((l) => [l, regexSchema.optional()])) as Record<
-      (typeof POLICY_LABELS)[number],
-      z.ZodOptional<typeof regexSchema>
-    >,
-  )
-  .strict();
-
-const policyCommon = {
-  name: nameSchema,
-  match: policyMatchSchema
-    .default({})
-    .describe('Labels of the alert; production is acted on only when named here explicitly.'),
-  match_re: policyMatchReSchema.default({}),
-  dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
-};
-
-const retryPolicySchema = z
-  .object({
-    ...policyCommon,
-    action: z.literal('runs.retry'),
-    max_attempts: z.number().int().min(1).max(10).default(1),
-    backoff: durationSchema.prefault('10m').describe('Wait between attempts on the same alert.'),
-    now: z.boolean().default(false).describe('Retry at once instead of waiting for the service’s own retry.'),
-  })
-  .strict();
-
-const backupPolicySchema = z
-  .object({
-    ...policyCommon,
-    action: z.literal('apps.backup'),
-    max_attempts: z.number().int().min(1).max(10).default(1),
-    backoff: durationSchema.prefault('1h'),
-    format: z.enum(['zip', 'dump']).default('zip'),
-  })
-  .strict();
-
 const remediationSchema = z
   .object({
     enabled: z.boolean().default(false),
@@ -485,7 +392,7 @@ const remediationSchema = z
       .refine((ms) => ms >= 1_000, 'must be at least 1s')
       .prefault('30s')
       .describe('How often a run started by a change is read again (runs.get) while it is followed.'),
-    policies: z.array(z.discriminatedUnion('action', [retryPolicySchema, backupPolicySchema])).default([]),
+    policies: z.array(policyConfigSchema).default([]),
   })
   .strict();
 

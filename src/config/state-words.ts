@@ -9,9 +9,15 @@
 
 /** The words the lists below are made of, by kind of record and by what they mean. */
 export const STATE_WORDS = {
-  run: { queued: 'queued', running: 'running', done: 'done', error: 'error' },
-  server: { stopped: 'stopped', error: 'error', unreachable: 'unreachable' },
-  app: { stopped: 'stopped', error: 'error' },
+  run: { queued: 'queued', running: 'running', done: 'done', error: 'error', cancelled: 'cancelled' },
+  server: {
+    running: 'running',
+    provisioning: 'provisioning',
+    stopped: 'stopped',
+    error: 'error',
+    unreachable: 'unreachable',
+  },
+  app: { running: 'running', deploying: 'deploying', stopped: 'stopped', error: 'error' },
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { failed: 'failed' },
   upgrade: { standby: 'standby', failed: 'failed' },
@@ -24,14 +30,20 @@ export const FAILED_RUN_STATES: readonly string[] = [STATE_WORDS.run.error];
 export const ACTIVE_RUN_STATES: readonly string[] = [STATE_WORDS.run.queued, STATE_WORDS.run.running];
 /** Run states in which a run is over and fine. */
 export const SUCCEEDED_RUN_STATES: readonly string[] = [STATE_WORDS.run.done];
+/** Run states that end a run neither well nor in failure: known, and never alerted. */
+export const OTHER_RUN_STATES: readonly string[] = [STATE_WORDS.run.cancelled];
 /** Server states that make every app on the server unreliable to judge (inhibition sources). */
 export const BAD_SERVER_STATES: readonly string[] = [
   STATE_WORDS.server.error,
   STATE_WORDS.server.unreachable,
   STATE_WORDS.server.stopped,
 ];
+/** Server states that are fine: known, and never alerted. */
+export const OTHER_SERVER_STATES: readonly string[] = [STATE_WORDS.server.running, STATE_WORDS.server.provisioning];
 /** App states in which an app is not serving as it should (its URLs down until someone acts). */
 export const BAD_APP_STATES: readonly string[] = [STATE_WORDS.app.error, STATE_WORDS.app.stopped];
+/** App states that are fine: known, and never alerted. */
+export const OTHER_APP_STATES: readonly string[] = [STATE_WORDS.app.running, STATE_WORDS.app.deploying];
 /** Backup states in which a backup finished well: the only backups that count as taken. */
 export const SUCCEEDED_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.done];
 /** Backup states in which a backup is still being made. */

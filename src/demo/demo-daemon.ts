@@ -1,15 +1,13 @@
 /**
- * The demo's daemon: the real composition root (`Watchdog`) built from the demo config, with the
- * real remediation stage plugged in (`createRemediation`, as `run` does; the demo config's
- * `remediation.poll_interval` makes it read a retried run again within seconds), started as `run`
- * would start it. Kept in one file so the demo has exactly one place that knows how the daemon is
+ * The demo's daemon: the real daemon (`Watchdog`) built from the demo config, remediation
+ * included (the demo config's `remediation.poll_interval` makes it read a retried run again within
+ * seconds), started as `run` would start it. Kept in one file so the demo has exactly one place that knows how the daemon is
  * assembled.
  */
 import type { Logger } from '../lib/logger.js';
 import { Watchdog } from '../app/watchdog.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
-import { createRemediation } from '../remediation/create-remediation.js';
 
 /** A started daemon. */
 export interface DemoDaemon {
@@ -31,7 +29,6 @@ export async function startDemoDaemon(config: Config, deps: DemoDaemonDeps): Pro
     config,
     logger: deps.logger,
     clock: deps.clock,
-    remediation: createRemediation,
     commandConfigFile: deps.configFile,
   });
   try {

@@ -13,8 +13,8 @@
  */
 import { z } from 'zod';
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_APP_STATES } from '../config/state-words.js';
+import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_APP_STATES, OTHER_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -39,12 +39,17 @@ export const appStateCheck = defineCheck({
     .object({
       enabled: enabledSchema,
       bad_states: stateListSchema(BAD_APP_STATES).describe('App states that mean the app is not serving its users.'),
+      other_states: otherStatesSchema(OTHER_APP_STATES, 'App'),
     })
     .strict()
     .prefault({}),
   options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
+  stateLists: (own) => [
+    { record: 'app', field: 'bad_states', words: own.bad_states },
+    { record: 'app', field: 'other_states', words: own.other_states },
+  ],
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],
     facts: factsFrom([['state', 'State']]),

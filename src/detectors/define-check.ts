@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { BulkJob, BulkRecords, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { StateRecord } from '../collectors/state-word-tally.js';
 import type { DetectorResult } from './detector-result.js';
 import type { Detection, Finding } from './finding.js';
 import { present, type Presentation } from './presentation.js';
@@ -39,6 +40,19 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
   relevant?: J extends BulkJob ? (record: BulkRecords[J], options: O, now: number) => boolean : never;
   /** How its findings are shown. */
   presentation: Presentation;
+  /**
+   * The lists of `state` words in its section (`bad_states`, …), by the kind of record they judge:
+   * a word the service says that no check's list names is warned about (the check would miss it).
+   */
+  stateLists?: (own: z.output<S>) => StateList[];
+}
+
+/** One list of `state` words of a check's section, and the kind of record whose state it judges. */
+export interface StateList {
+  record: StateRecord;
+  /** The key in the check's section: `failed_states`. */
+  field: string;
+  words: readonly string[];
 }
 
 /** One check as the registry holds it: its parts, and the detector with its types erased to fit one list. */
@@ -48,6 +62,7 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
   readonly config: S;
   readonly options: (own: z.output<S>, checks: A) => O | undefined;
   readonly presentation: Presentation;
+  readonly stateLists?: ((own: z.output<S>) => StateList[]) | undefined;
   /** Its findings, presented; nothing when the snapshot is another job's or its check is disabled. */
   run(snapshot: Snapshot, options: OptionsByCheck, now: number): DetectorResult<Finding<N>>;
   /** For a check that declares one: its relevance test of a record of its job (false when it is off). */
@@ -69,6 +84,7 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
     config: spec.config,
     options: spec.options,
     presentation,
+    stateLists: spec.stateLists,
     ...(relevant && {
       relevant: (record: unknown, options: OptionsByCheck, now: number) => {
         const mine = own(options);

@@ -12,9 +12,9 @@ import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
 import { groupKey } from '../collectors/settled-runs.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
-import { FAILED_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
+import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
@@ -84,6 +84,7 @@ const failedRunsConfig = z
     succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
       'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
     ),
+    other_states: otherStatesSchema(OTHER_RUN_STATES, 'Run'),
     retrying_grace: durationSchema
       .prefault('30m')
       .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
@@ -110,6 +111,11 @@ export const failedRunsCheck = defineCheck({
         }
       : undefined,
   detect: failedRuns,
+  stateLists: (own) => [
+    { record: 'run', field: 'failed_states', words: own.failed_states },
+    { record: 'run', field: 'succeeded_states', words: own.succeeded_states },
+    { record: 'run', field: 'other_states', words: own.other_states },
+  ],
   presentation: {
     noun: ['failed run', 'failed runs'],
     facts: factsFrom([

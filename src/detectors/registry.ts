@@ -18,6 +18,8 @@
  */
 import type { z } from 'zod';
 import type { Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { StateRecord } from '../collectors/state-word-tally.js';
+import type { StateList } from './define-check.js';
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
@@ -105,6 +107,31 @@ export function detectorOptionsFromConfig(checks: ChecksConfig): DetectorOptions
     if (options !== undefined) out[check.name] = options;
   }
   return out as DetectorOptions;
+}
+
+/** A list of `state` words of the config, named by its key (`checks.failed_runs.failed_states`). */
+export interface NamedStateList {
+  key: string;
+  words: readonly string[];
+}
+
+/**
+ * Every list of `state` words the `checks` section holds, by the kind of record it judges, whether
+ * or not its check is enabled: a word in one of them is known to the daemon (the lists have
+ * defaults, and a check switched off still says what its words mean).
+ */
+export function stateListsFromConfig(checks: ChecksConfig): Map<StateRecord, NamedStateList[]> {
+  const out = new Map<StateRecord, NamedStateList[]>();
+  for (const check of CHECKS) {
+    // Safe: `checks[check.name]` is the section of `check`; TypeScript cannot correlate the two.
+    const lists = (check.stateLists as ((own: unknown) => StateList[]) | undefined)?.(checks[check.name]) ?? [];
+    for (const list of lists) {
+      const named = out.get(list.record) ?? [];
+      named.push({ key: `checks.${check.name}.${list.field}`, words: list.words });
+      out.set(list.record, named);
+    }
+  }
+  return out;
 }
 
 /** The checks that read `job`'s snapshot (whether or not they are enabled). */

@@ -18,8 +18,8 @@
 import { z } from 'zod';
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_SERVER_STATES } from '../config/state-words.js';
+import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -44,11 +44,16 @@ export const serversCheck = defineCheck({
     .object({
       enabled: enabledSchema,
       bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
+      other_states: otherStatesSchema(OTHER_SERVER_STATES, 'Server'),
     })
     .strict()
     .prefault({}),
   options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: serverState,
+  stateLists: (own) => [
+    { record: 'server', field: 'bad_states', words: own.bad_states },
+    { record: 'server', field: 'other_states', words: own.other_states },
+  ],
   presentation: {
     noun: ['server in a bad state', 'servers in a bad state'],
     facts: factsFrom([

@@ -56,6 +56,7 @@ export const stuckRunsCheck = defineCheck({
   options: (own): StuckRunsOptions | undefined =>
     own.enabled ? { activeStates: own.active_states, maxDurationMs: own.max_duration } : undefined,
   detect: stuckRuns,
+  stateLists: (own) => [{ record: 'run', field: 'active_states', words: own.active_states }],
   presentation: {
     noun: ['stuck run', 'stuck runs'],
     facts: factsFrom([

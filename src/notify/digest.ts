@@ -5,8 +5,7 @@
  * SQLite in the same transaction as the outbox row, so a restart never sends a day's digest twice;
  * a daemon that was down at the set time sends that day's digest once when it comes back.
  */
-import type { AlertEvent } from '../alerts/alert-event.js';
-import { openAlerts } from '../alerts/alert-store.js';
+import { eventsSince, openAlerts } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
@@ -74,13 +73,7 @@ export class Digest {
       router.route(a.labels, a.severity).some((t) => t.channel === channel);
     const open = openAlerts(outbox.rows.store).filter((a) => a.status === 'firing' && mine(a));
     const since = now - DAY_MS;
-    const recent = (
-      outbox.rows.db
-        .prepare(`SELECT payload FROM events WHERE at > ? AND kind IN ('firing', 'resolved') ORDER BY id`)
-        .all(since) as { payload: string }[]
-    )
-      .map((r) => JSON.parse(r.payload) as Omit<AlertEvent, 'id'>)
-      .filter(mine);
+    const recent = eventsSince(outbox.rows.store, since, ['firing', 'resolved']).filter(mine);
     const opened = recent.filter((e) => e.kind === 'firing');
     const resolved = recent.filter((e) => e.kind === 'resolved');
     const audit = auditSince(outbox.rows.store, since, DONE_DECISIONS);

@@ -62,7 +62,7 @@ export class SendAndFollow {
     const report: PassReport = { sent: 0, polled: 0, finished: 0 };
     for (const attempt of this.p.rs.due(this.p.clock.now())) {
       if (signal?.aborted) break;
-      const action = ACTIONS[attempt.action as keyof typeof ACTIONS] as RemediationAction | undefined;
+      const action = ACTIONS.find((a) => a.name === attempt.action) as RemediationAction | undefined;
       if (!action) {
         // A row written by a newer version, or an action since removed: leave it, say so.
         this.p.log.warn({ key: attempt.key, action: attempt.action }, 'attempt of an unknown action; left as it is');

@@ -22,13 +22,13 @@ export const VOCABULARY = {
     done: run.done,
     /** Failed; `retrying` true means an automatic retry of the failed step is due (not failed yet). */
     error: run.error,
-    cancelled: 'cancelled',
+    cancelled: run.cancelled,
   },
   step: { pending: 'pending', running: 'running', done: 'done', error: 'error', skipped: 'skipped' },
   app: {
-    running: 'running',
+    running: app.running,
     stopped: app.stopped,
-    deploying: 'deploying',
+    deploying: app.deploying,
     error: app.error,
     deleted: 'deleted',
     disabled: 'disabled',
@@ -36,8 +36,8 @@ export const VOCABULARY = {
   backup: { running: backup.running, done: backup.done, failed: backup.failed },
   offsite: { uploaded: 'uploaded', uploading: 'uploading', failed: offsite.failed, deleted: 'deleted' },
   server: {
-    running: 'running',
-    provisioning: 'provisioning',
+    running: server.running,
+    provisioning: server.provisioning,
     stopped: server.stopped,
     error: server.error,
     unreachable: server.unreachable,

@@ -63,6 +63,9 @@ describe('a service that differs wherever the reference is silent', () => {
     const ours = await checkAgainst('ours', {});
     expect(ours.code, ours.stdout + ours.stderr).toBe(0);
     expect(ours.alerts.length).toBeGreaterThan(5);
+    // The default lists name every word the simulator speaks.
+    expect(ours.stdout).not.toMatch(/no checks\.\* list names/);
+    expect(ours.stderr).not.toMatch(/which no list of checks\.\* names/);
 
     const theirs = await checkAgainst('theirs', {
       maxLimit: 50,
@@ -92,6 +95,33 @@ describe('a service that differs wherever the reference is silent', () => {
     const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
     expect(theirs.alerts).toEqual(ours.alerts);
+    // Words known but in no "other" list yet (up, active, canceled…) are said, and nothing else changes.
+    expect(theirs.stdout).toMatch(/server states no checks\.\* list names: "up" ×\d+/);
+    const quiet = [
+      ...words,
+      '  failed_runs: { failed_states: [failed], succeeded_states: [succeeded], other_states: [canceled] }',
+      '  servers: { bad_states: [failed, down, "off"], other_states: [up, building] }',
+      '  app_state: { bad_states: [failed, inactive], other_states: [active, provisioning] }',
+    ].filter((line, i, all) => !all.slice(i + 1).some((later) => later.split(':')[0] === line.split(':')[0]));
+    const named = await checkAgainst('theirs-words-named', { stateWords: 'alt' }, quiet);
+    expect(named.code, named.stdout + named.stderr).toBe(0);
+    expect(named.alerts).toEqual(ours.alerts);
+    expect(named.stdout).not.toMatch(/no checks\.\* list names/);
+    expect(named.stderr).not.toMatch(/which no list of checks\.\* names/);
+  });
+
+  it('with other state words and the defaults, says once per word which lists it could belong in', async () => {
+    const theirs = await checkAgainst('theirs-words-defaults', { stateWords: 'alt' });
+    // Every run the service calls "failed" would be judged by no check: said in check's summary…
+    expect(theirs.stdout).toMatch(/runs +ok: .*run states no checks\.\* list names: .*"failed" ×\d+/);
+    expect(theirs.stdout).toMatch(/servers +ok: .*server states no checks\.\* list names: .*"failed"/);
+    expect(theirs.stdout).toMatch(/backups +ok: .*app states no checks\.\* list names: .*"active"/);
+    // …and once in the log, naming every list it could go in with what they hold now.
+    const warnings = theirs.stderr.split('\n').filter((l) => l.includes('run state \\"failed\\"'));
+    expect(warnings, theirs.stderr).toHaveLength(1);
+    expect(warnings[0]).toContain('checks.failed_runs.failed_states: error');
+    expect(warnings[0]).toContain('checks.stuck_runs.active_states: queued, running');
+    expect(warnings[0]).toContain('checks.failed_runs.other_states: cancelled');
   });
 
   it('with a token that may read staging and development only, reads what it may, completely, and only that', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchemaText } from '../../src/cli/schema.js';
 import { configJsonSchema } from '../../src/config/config-json-schema.js';
-import { POLICY_LABELS } from '../../src/config/config-schema.js';
+import { POLICY_LABELS } from '../../src/config/policy-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -437,6 +437,7 @@ describe('parseConfig: defaults and values', () => {
       enabled: true,
       failed_states: ['error'],
       succeeded_states: ['done'],
+      other_states: ['cancelled'],
       retrying_grace: 1_800_000,
       lookback: 604_800_000,
     });
@@ -458,7 +459,11 @@ describe('parseConfig: defaults and values', () => {
     });
     expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
-    expect(config.checks.servers).toEqual({ enabled: true, bad_states: ['error', 'unreachable', 'stopped'] });
+    expect(config.checks.servers).toEqual({
+      enabled: true,
+      bad_states: ['error', 'unreachable', 'stopped'],
+      other_states: ['running', 'provisioning'],
+    });
     expect(config.alerts).toEqual({
       repeat_interval: 14_400_000,
       send_resolved: true,

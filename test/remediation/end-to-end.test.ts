@@ -5,9 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { createRemediation } from '../../src/remediation/create-remediation.js';
 import { listAttempts, listAudit } from '../../src/remediation/remediation-store.js';
-import type { RemediationParts, Remediator } from '../../src/remediation/remediator.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { installationOf } from './remediation-fixture.js';
@@ -32,17 +30,12 @@ describe('remediation in the daemon', () => {
   it('a failed staging run: retried once by the real cycle, followed, reported, never again', async () => {
     const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
     const tmp = tempDir();
-    let remediator: Remediator | undefined;
-    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, {
-      // The production factory, kept at hand so the test can run its send-and-follow pass.
-      remediation: (deps: RemediationParts) => (remediator = createRemediation(deps)),
-    });
+    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock);
     cleanup.push(async () => {
       await wd.stop(0);
       await sim.close();
       tmp.cleanup();
     });
-    expect(remediator).toBeDefined();
 
     const appId = stagingApp(sim);
     const run = sim.control.addRun({ appId, action: 'update', state: 'error', failedStep: 'restart', reason: REASON });
@@ -53,19 +46,19 @@ describe('remediation in the daemon', () => {
     expect(listAttempts(wd.store)).toMatchObject([{ key, status: 'planned' }]);
     expect(retries(sim)).toEqual([]);
 
-    await remediator!.executePending();
+    await wd.remediateOnce();
     expect(retries(sim)).toEqual([{ key, status: 200 }]);
 
     clock.advance(10 * MINUTE);
-    await remediator!.executePending();
+    await wd.remediateOnce();
     expect(listAttempts(wd.store)).toMatchObject([{ outcome: 'succeeded' }]);
 
     // The next cycles see the run done: the alert resolves; nothing is retried again.
     await wd.runOnce(['runs']);
-    await remediator!.executePending();
+    await wd.remediateOnce();
     clock.advance(HOUR);
     await wd.runOnce(['runs']);
-    await remediator!.executePending();
+    await wd.remediateOnce();
     expect(retries(sim)).toHaveLength(1);
     const events = wd.store.db
       .prepare(`SELECT kind FROM events WHERE fingerprint = ? ORDER BY id`)
@@ -89,11 +82,8 @@ describe('remediation in the daemon', () => {
   ])('follows a started run every poll interval: %s', async (_what, extra, pollMs) => {
     const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
     const tmp = tempDir();
-    let remediator: Remediator | undefined;
     const config = engineConfig(sim, tmp.dir, REMEDIATION.replace('  dry_run: false\n', `  dry_run: false\n${extra}`));
-    const wd: Watchdog = openWatchdog(config, clock, {
-      remediation: (deps: RemediationParts) => (remediator = createRemediation(deps)),
-    });
+    const wd: Watchdog = openWatchdog(config, clock);
     cleanup.push(async () => {
       await wd.stop(0);
       await sim.close();
@@ -107,22 +97,20 @@ describe('remediation in the daemon', () => {
       reason: REASON,
     });
     await wd.runOnce(['runs']);
-    expect((await remediator!.executePending()).sent).toBe(1);
+    expect((await wd.remediateOnce())!.sent).toBe(1);
     // The first read follows the send at once; the next waits one poll interval.
-    expect((await remediator!.executePending()).polled).toBe(1);
+    expect((await wd.remediateOnce())!.polled).toBe(1);
 
     clock.advance(pollMs - 1);
-    expect((await remediator!.executePending()).polled).toBe(0);
+    expect((await wd.remediateOnce())!.polled).toBe(0);
     clock.advance(1);
-    expect((await remediator!.executePending()).polled).toBe(1);
+    expect((await wd.remediateOnce())!.polled).toBe(1);
   });
 
   it('started daemon: the cycle wakes the remediation loop, which sends and follows on its own', async () => {
     const { sim, clock } = await manualSim({ apps: 20, seed: 3 });
     const tmp = tempDir();
-    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, {
-      remediation: createRemediation,
-    });
+    const wd: Watchdog = openWatchdog(engineConfig(sim, tmp.dir, REMEDIATION), clock, {});
     cleanup.push(async () => {
       await wd.stop(0);
       await sim.close();

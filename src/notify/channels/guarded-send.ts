@@ -6,8 +6,9 @@
 import type { Logger } from '../../lib/logger.js';
 import { Secret } from '../../config/secret.js';
 import type { SendResult } from './channel.js';
+import { raceAbort } from '../../lib/race-abort.js';
 
-/** What {@link raceAbort} answers when the signal fired first. */
+/** What {@link untilStopped} answers when the signal fired first. */
 const ABORTED = Symbol('aborted');
 
 /** One library call, and how its outcome reads. */
@@ -32,7 +33,7 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
   if (g.signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
   let result: SendResult;
   try {
-    const value = await raceAbort(g.start(), g.signal);
+    const value = await untilStopped(g.start(), g.signal);
     result =
       value === ABORTED ? { outcome: 'retryable', reason: `aborted before ${g.peer} answered` } : g.answered(value);
   } catch (err) {
@@ -49,28 +50,6 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
  * does not wait on a slow Slack or SMTP server. The work itself runs on until its own timeout:
  * neither @slack/webhook nor nodemailer takes a signal.
  */
-function raceAbort<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    // The work was already started by the caller; keep its late failure from being unhandled.
-    work.catch(() => undefined);
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => undefined);
-      resolve(ABORTED);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
+function untilStopped<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
+  return raceAbort(work, signal, () => ABORTED);
 }

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { emailConfigSchema } from './email-config.js';
+import type { ChannelKind } from './channel.js';
 import { emailChannel } from './email.js';
-import { logConfigSchema } from './log-config.js';
 import { logChannel } from './log.js';
-import { slackConfigSchema } from './slack-config.js';
 import { slackChannel } from './slack.js';
 
 /**
- * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder,
- * one line here and one in {@link channelConfigSchema}.
+ * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
+ * (its config schema may sit beside it in `<kind>-config.ts`) and one line here; the config's
+ * `notify.channels` schema follows.
  */
 export const CHANNEL_KINDS = {
   slack: slackChannel,
@@ -16,12 +15,18 @@ export const CHANNEL_KINDS = {
   log: logChannel,
 } as const;
 
+/** The config schema of each kind, in {@link CHANNEL_KINDS} order. */
+type ConfigSchemas<T> = { [K in keyof T]: T[K] extends ChannelKind<infer C> ? z.ZodType<C> : never }[keyof T];
+
 /** The config of one channel in `notify.channels`: one strict schema per kind, chosen by `type`. */
-export const channelConfigSchema = z.discriminatedUnion('type', [
-  slackConfigSchema,
-  emailConfigSchema,
-  logConfigSchema,
-]);
+export const channelConfigSchema = z.discriminatedUnion(
+  'type',
+  // Safe: every kind's configSchema is a strict object schema with a literal `type`.
+  Object.values(CHANNEL_KINDS).map((k) => k.configSchema) as unknown as [
+    ConfigSchemas<typeof CHANNEL_KINDS> & z.ZodObject,
+    ...(ConfigSchemas<typeof CHANNEL_KINDS> & z.ZodObject)[],
+  ],
+);
 
 /** A parsed channel config (secrets as Secret objects). */
 export type ChannelConfig = z.infer<typeof channelConfigSchema>;

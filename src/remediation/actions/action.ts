@@ -1,13 +1,15 @@
 /**
  * The one small interface every remediation action implements: which open alerts it can act on,
  * what it must not touch, the body it sends, how it sends it, and how it finds the run an earlier
- * request started. Adding an action (apps.restart, say) is one new file here and one line in
- * `registry.ts`; the remediator does the rest (keys, audit, answers, following, notices).
+ * request started, and the schema of its policies. Adding an action (apps.restart, say) is one new
+ * file here and one line in `registry.ts`; the config's `remediation.policies` and the remediator
+ * (keys, audit, answers, following, notices) follow from them.
  */
 import type { AlertRow } from '../../alerts/alert-store.js';
 import type { ApiClient, ChangeOptions } from '../../api/client.js';
 import type { ChangeResult } from '../../api/schemas.js';
-import type { PolicyConfig } from '../../config/config-schema.js';
+import type { z } from 'zod';
+import type { PolicyBase } from '../../config/policy-schema.js';
 
 /** The kind of record an action changes; part of the idempotency key and the audit. */
 export type RecordType = 'run' | 'app';
@@ -42,9 +44,11 @@ export interface ActionWords {
 }
 
 /** One change the remediator can make. */
-export interface RemediationAction<P extends PolicyConfig = PolicyConfig> {
+export interface RemediationAction<P extends PolicyBase = PolicyBase> {
   /** The catalogue name of the change, as policies name it. */
   readonly name: P['action'];
+  /** The schema of its policies (`policySchema(name, backoff, { its own fields })`). */
+  readonly policy: z.ZodType<P>;
   /** The record it changes. */
   readonly recordType: RecordType;
   /**

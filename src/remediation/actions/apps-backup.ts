@@ -4,11 +4,17 @@
  * verification and off-site copies, are not fixed by one more backup).
  */
 import { parseTime } from '../../lib/parse-time.js';
+import { z } from 'zod';
 import type { AlertRow } from '../../alerts/alert-store.js';
-import type { PolicyConfig } from '../../config/config-schema.js';
+import { policySchema } from '../../config/policy-schema.js';
 import type { RemediationAction } from './action.js';
 
-type BackupPolicy = Extract<PolicyConfig, { action: 'apps.backup' }>;
+/** An `apps.backup` policy. */
+const backupPolicySchema = policySchema('apps.backup', '1h', {
+  format: z.enum(['zip', 'dump']).default('zip'),
+});
+
+type BackupPolicy = z.output<typeof backupPolicySchema>;
 
 /**
  * How far before our first send a run may have been created and still be the one it started:
@@ -19,6 +25,7 @@ const CLOCK_SLACK_MS = 2 * 60_000;
 /** The apps.backup action. */
 export const appsBackup: RemediationAction<BackupPolicy> = {
   name: 'apps.backup',
+  policy: backupPolicySchema,
   recordType: 'app',
   target(alert: AlertRow) {
     if (alert.check !== 'backups' || alert.labels.problem !== 'stale') return null;

@@ -3,15 +3,22 @@
  * about a run. A run the service will retry by itself (`retrying`, reference §3.1) is left alone
  * unless the policy says `now: true`; the service would answer `retry_coming` anyway.
  */
+import { z } from 'zod';
 import type { AlertRow } from '../../alerts/alert-store.js';
-import type { PolicyConfig } from '../../config/config-schema.js';
+import { policySchema } from '../../config/policy-schema.js';
 import type { RemediationAction } from './action.js';
 
-type RetryPolicy = Extract<PolicyConfig, { action: 'runs.retry' }>;
+/** A `runs.retry` policy. */
+const retryPolicySchema = policySchema('runs.retry', '10m', {
+  now: z.boolean().default(false).describe('Retry at once instead of waiting for the service’s own retry.'),
+});
+
+type RetryPolicy = z.output<typeof retryPolicySchema>;
 
 /** The runs.retry action. */
 export const runsRetry: RemediationAction<RetryPolicy> = {
   name: 'runs.retry',
+  policy: retryPolicySchema,
   recordType: 'run',
   target(alert: AlertRow) {
     if (alert.check !== 'failed_runs' || alert.subject?.type !== 'run' || alert.subject.id === undefined) return null;

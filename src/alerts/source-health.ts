@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import type { Store } from '../state/store.js';
-import type { PermissionDenial } from './describe-error.js';
+import type { PermissionDenial } from '../api/describe-error.js';
 
 /** One row of `source_health`. */
 export interface SourceHealthRow {

@@ -1,0 +1,39 @@
+/**
+ * The small schemas several sections of the config are built of: names, label names, regular
+ * expressions and match values, so routes, silences and remediation policies read them alike.
+ */
+import { z } from 'zod';
+
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A label name, as routes, policies and `group_by` use them. */
+export const labelNameSchema = z
+  .string()
+  .regex(LABEL_NAME, 'is not a label name (letters, digits and _, not starting with a digit)');
+
+/** A name other parts of the config refer to (channels, routes, mute windows, policies). */
+export const nameSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-", starting with a letter or digit');
+
+/**
+ * A regular expression as routes and policies use it: anchored (`^(?:re)$`) like the matchers in
+ * `src/alerts/matchers.ts`, so it is compiled here the same way to catch a bad one at load.
+ */
+export const regexSchema = z.string().superRefine((source, ctx) => {
+  try {
+    new RegExp(source, 's');
+    new RegExp(`^(?:${source})$`, 's');
+  } catch (err) {
+    // V8 says `Invalid regular expression: /src/s: why`; keep only the why.
+    const why = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${why})` });
+  }
+});
+
+/** One value or a list of values (any of them). */
+export const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
+  error: 'must be a string or a non-empty list of strings',
+});
