@@ -1,6 +1,7 @@
 import type { CollectorContext } from './collector-context.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { InstallersSnapshot } from './snapshot.js';
+import { StateWordTally } from './state-word-tally.js';
 
 /**
  * Reads the `installers` job's snapshot: every record of `installers.list` (all pages, every
@@ -12,6 +13,8 @@ export async function collectInstallers(ctx: CollectorContext): Promise<Installe
   const installers = await readAcrossNamespaces(ctx, (namespace) =>
     ctx.client.installers.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
   );
+  const stateWords = new StateWordTally('installer');
+  for (const installer of installers) stateWords.see(installer.state);
   ctx.logger.debug({ installers: installers.length }, 'marketplace services read');
-  return { job: 'installers', takenAt: ctx.now, installers };
+  return { job: 'installers', takenAt: ctx.now, stateWords, installers };
 }

@@ -21,7 +21,7 @@ export const STATE_WORDS = {
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { failed: 'failed' },
   upgrade: { standby: 'standby', failed: 'failed' },
-  installer: { error: 'error' },
+  installer: { running: 'running', stopped: 'stopped', error: 'error' },
 } as const;
 
 /** Run states in which a run has failed (unless `retrying` is true). */
@@ -58,3 +58,5 @@ export const FAILED_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.fai
 export const STANDBY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.standby];
 /** Marketplace service (installer) states in which a service is in trouble. */
 export const BAD_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.error];
+/** Marketplace service states that need no alert (a service stopped on purpose among them): known, and never alerted. */
+export const OTHER_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.running, STATE_WORDS.installer.stopped];

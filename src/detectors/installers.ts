@@ -12,8 +12,8 @@
  */
 import { z } from 'zod';
 import type { InstallersSnapshot } from '../collectors/snapshot.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_INSTALLER_STATES } from '../config/state-words.js';
+import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';
@@ -36,11 +36,16 @@ export const installersCheck = defineCheck({
       bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
         'Marketplace service (installer) states that mean the service is in trouble.',
       ),
+      other_states: otherStatesSchema(OTHER_INSTALLER_STATES, 'Marketplace service'),
     })
     .strict()
     .prefault({}),
   options: (own): InstallersOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: installers,
+  stateLists: (own) => [
+    { record: 'installer', field: 'bad_states', words: own.bad_states },
+    { record: 'installer', field: 'other_states', words: own.other_states },
+  ],
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],
     facts: factsFrom([

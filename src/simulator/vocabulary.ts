@@ -43,7 +43,7 @@ export const VOCABULARY = {
     unreachable: server.unreachable,
     deleted: 'deleted',
   },
-  installer: { running: 'running', stopped: 'stopped', error: installer.error, deleted: 'deleted' },
+  installer: { running: installer.running, stopped: installer.stopped, error: installer.error, deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
   upgrade: {
     requested: 'requested',

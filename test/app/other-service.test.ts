@@ -90,7 +90,7 @@ describe('a service that differs wherever the reference is silent', () => {
       '  servers: { bad_states: [failed, down, "off"] }',
       '  app_state: { bad_states: [failed, inactive] }',
       '  upgrades: { failed_states: [error], standby_states: [on_hold] }',
-      '  installers: { bad_states: [failed] }',
+      '  installers: { bad_states: [failed], other_states: [active, inactive] }',
     ];
     const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { simControl } from '../helpers/simulator.js';
-import { engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
+import { captureLogger, engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
 
 /** A token that reads everything but marketplace services. */
 const NO_INSTALLERS = 'token-without-installer-read';
@@ -74,6 +74,19 @@ describe('a marketplace service in a bad state', () => {
     await setInstallerState(service.id, 'stopped');
     await wd.runOnce(['installers']);
     expect(eventsOf(wd, `installers/installer/${service.id}`)).toHaveLength(1);
+  });
+
+  it('says a service state no list names, once, with the lists it could go in', async () => {
+    const capture = captureLogger('warn');
+    const wd = h.watchdog('', { logger: capture.logger });
+    await setInstallerState(runningService().id, 'degraded');
+    await wd.runOnce(['installers']);
+    await wd.runOnce(['installers']);
+    const said = capture.lines().filter((l) => String(l.msg).includes('"degraded"'));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.msg).toMatch(
+      /^installers\.list reports the installer state "degraded" \(1 installer\).*checks\.installers\.bad_states: error; checks\.installers\.other_states: running, stopped\)$/,
+    );
   });
 
   it('is switched off with one alert when the token cannot read services; the servers job reads on', async () => {
