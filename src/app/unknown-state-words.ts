@@ -19,6 +19,7 @@ const READ_BY: Readonly<Record<StateRecord, string>> = {
   run: 'runs.list',
   server: 'servers.list',
   app: 'apps.list',
+  upgrade: 'apps.get',
   installer: 'installers.list',
 };
 

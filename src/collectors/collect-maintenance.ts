@@ -3,6 +3,7 @@ import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { AppInFull, MaintenanceSnapshot } from './snapshot.js';
+import { StateWordTally } from './state-word-tally.js';
 import { appIdView, maintenanceAppView, restorePointView, type NewestRestorePoint } from './views.js';
 
 /**
@@ -28,9 +29,12 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   );
   const keep = ctx.relevance?.maintenance;
   const withPoints = ctx.checks.restore_points.enabled;
+  // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
+  const stateWords = new StateWordTally('upgrade');
   const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {
     try {
       const app = await ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView });
+      if (app.upgrade) stateWords.see(app.upgrade.state);
       const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;
       const record = { app, restorePoints };
       return !keep || keep(record) ? record : undefined;
@@ -43,7 +47,7 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   const restorePoints = new Map<number, readonly NewestRestorePoint[]>();
   for (const { app, restorePoints: points } of kept) if (points) restorePoints.set(app.id, points);
   ctx.logger.debug({ apps: kept.length, withRestorePoints: restorePoints.size }, 'apps read in full');
-  return { job: 'maintenance', takenAt: ctx.now, apps: kept.map((r) => r.app), restorePoints };
+  return { job: 'maintenance', takenAt: ctx.now, stateWords, apps: kept.map((r) => r.app), restorePoints };
 }
 
 /** The app's newest restore points, one page of {@link RESTORE_POINTS_PER_APP}, newest first. */

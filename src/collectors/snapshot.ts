@@ -32,7 +32,7 @@ interface SnapshotBase {
   takenAt: number;
   /**
    * The `state` words of every record of the kind the job's checks judge by state, counted as read
-   * (kept or not): runs, servers, apps, marketplace services. Absent for the other jobs.
+   * (kept or not): runs, servers, apps, open upgrades, marketplace services. Absent for the other jobs.
    */
   stateWords?: StateWordTally;
 }

@@ -18,9 +18,9 @@
 import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
-import { enabledSchema, stateListSchema } from '../config/check-config.js';
+import { enabledSchema, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
-import { FAILED_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../config/state-words.js';
+import { FAILED_UPGRADE_STATES, OTHER_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../config/state-words.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
@@ -52,6 +52,7 @@ export const upgradesCheck = defineCheck({
       standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
         "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
       ),
+      other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
       standby_max_duration: durationSchema
         .prefault('1d')
         .describe('An upgrade waiting in standby longer than this is alerted.'),
@@ -63,6 +64,11 @@ export const upgradesCheck = defineCheck({
       ? { failedStates: own.failed_states, standbyStates: own.standby_states, standbyMaxMs: own.standby_max_duration }
       : undefined,
   detect: upgrades,
+  stateLists: (own) => [
+    { record: 'upgrade', field: 'failed_states', words: own.failed_states },
+    { record: 'upgrade', field: 'standby_states', words: own.standby_states },
+    { record: 'upgrade', field: 'other_states', words: own.other_states },
+  ],
   relevant: ({ app }, options) => kindOf(app, options) !== null,
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],

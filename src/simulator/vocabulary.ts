@@ -46,10 +46,10 @@ export const VOCABULARY = {
   installer: { running: installer.running, stopped: installer.stopped, error: installer.error, deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
   upgrade: {
-    requested: 'requested',
-    testing: 'testing',
+    requested: upgrade.requested,
+    testing: upgrade.testing,
     standby: upgrade.standby,
-    done: 'done',
+    done: upgrade.done,
     failed: upgrade.failed,
   },
 } as const;

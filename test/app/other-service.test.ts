@@ -89,7 +89,7 @@ describe('a service that differs wherever the reference is silent', () => {
       '  backups: { succeeded_states: [success], running_states: [in_progress], failed_states: [error], offsite_failed_states: [error] }',
       '  servers: { bad_states: [failed, down, "off"] }',
       '  app_state: { bad_states: [failed, inactive] }',
-      '  upgrades: { failed_states: [error], standby_states: [on_hold] }',
+      '  upgrades: { failed_states: [error], standby_states: [on_hold], other_states: [open, in_test, finished] }',
       '  installers: { bad_states: [failed], other_states: [active, inactive] }',
     ];
     const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);

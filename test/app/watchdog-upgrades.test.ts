@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
-import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
+import { captureLogger, engineHarness, eventsOf, MINUTE } from './fixtures.js';
 
 const h = engineHarness();
 const HOUR = 60 * MINUTE;
@@ -83,6 +83,18 @@ describe('an upgrade in standby', () => {
     expect(eventsOf(wd, fp)).toEqual([
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
+    ]);
+  });
+
+  it('says an upgrade state no list names, once, read from apps.get', async () => {
+    const capture = captureLogger('warn');
+    const wd = h.watchdog('', { logger: capture.logger });
+    await setUpgrade(productionApp().id, 'paused');
+    await wd.runOnce(['maintenance']);
+    await wd.runOnce(['maintenance']);
+    const said = capture.lines().filter((l) => String(l.msg).includes('"paused"'));
+    expect(said.map((l) => l.msg)).toEqual([
+      expect.stringMatching(/^apps\.get reports the upgrade state "paused" \(1 upgrade\)/),
     ]);
   });
 
