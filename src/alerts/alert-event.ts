@@ -49,6 +49,13 @@ export interface AlertEvent extends AlertFacts {
    * for logs and message footers. Optional so hand-built events (tests, notify-test) need not invent one.
    */
   reason?: string;
+  /**
+   * Why the problem is over, as its check read it in the snapshot that resolved it ("run #5981
+   * succeeded", "certificate renewed: valid until …"), on resolved events where it could tell: shown
+   * under "RESOLVED". Absent: the message says only that it is over, never the failure as if it
+   * were still true.
+   */
+  resolution?: string;
   /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
   job?: string;
 }

@@ -56,6 +56,7 @@ export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
   readonly #selectOpen: Database.Statement<[], unknown[]>;
   readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string }>;
   readonly #selectOne: Database.Statement<[string], unknown[]>;
   readonly #startLife: Database.Statement<unknown[]>;
   readonly #updateOpen: Database.Statement<unknown[]>;
@@ -76,6 +77,9 @@ export class AlertStore {
     this.#selectOpen = db.prepare<[], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE status <> 'resolved'`).raw(true);
     this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
       `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    );
+    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string }>(
+      `SELECT check_name AS "check", subject FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
     this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
     // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
@@ -149,6 +153,16 @@ export class AlertStore {
       .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
   }
 
+  /**
+   * What the pending and firing alerts of every other job are about (the ones that name a record):
+   * what the rest of the daemon reports, which the attention check folds its items into.
+   */
+  openSubjectsOutside(job: string): { check: CheckName; subject: Subject }[] {
+    return this.#selectOtherSubjects
+      .all(job)
+      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  }
+
   /** Records one more sighting of open alerts whose content did not change. */
   touch(fingerprints: readonly string[], at: number): void {
     if (fingerprints.length > 0) this.#touch.run(at, JSON.stringify(fingerprints));
@@ -157,6 +171,25 @@ export class AlertStore {
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
   open(): AlertRow[] {
     return this.#selectOpen.all().map(fromRow).sort(byImportance);
+  }
+
+  /**
+   * Every label name with the values the state file's alerts give it: open ones, and resolved ones
+   * until retention prunes them. Read once per `silence`, not per cycle, so prepared on the spot.
+   */
+  labelValues(): Map<string, Set<string>> {
+    const rows = this.store.db
+      .prepare<[], { name: string; value: string }>(
+        `SELECT DISTINCT l.key AS name, l.value AS value FROM alerts, json_each(alerts.labels) AS l WHERE l.type = 'text'`,
+      )
+      .all();
+    const out = new Map<string, Set<string>>();
+    for (const { name, value } of rows) {
+      const values = out.get(name) ?? new Set<string>();
+      values.add(value);
+      out.set(name, values);
+    }
+    return out;
   }
 
   /** One alert by fingerprint, in whatever status. */
@@ -240,7 +273,13 @@ export function eventsSince(store: Store | AlertStore, since: number, kinds: rea
 }
 
 /** Builds the event of `kind` from an alert's state at that moment. */
-export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason: string): Omit<AlertEvent, 'id'> {
+export function eventOf(
+  row: AlertRow,
+  kind: AlertEventKind,
+  at: number,
+  reason: string,
+  resolution: string | null = null,
+): Omit<AlertEvent, 'id'> {
   return {
     kind,
     fingerprint: row.fingerprint,
@@ -259,12 +298,18 @@ export function eventOf(row: AlertRow, kind: AlertEventKind, at: number, reason:
     since: row.since,
     ...(row.facts ? { facts: row.facts } : {}),
     ...(row.brief !== null ? { brief: row.brief } : {}),
+    ...(resolution !== null ? { resolution } : {}),
   };
 }
 
 /** Pending and firing alerts (labels, since, severity…), most important first. */
 export function openAlerts(store: Store | AlertStore): AlertRow[] {
   return alertStoreOf(store).open();
+}
+
+/** Every label name with its values among the state file's alerts (see `AlertStore.labelValues`). */
+export function knownLabelValues(store: Store | AlertStore): Map<string, Set<string>> {
+  return alertStoreOf(store).labelValues();
 }
 
 /** One alert by fingerprint (any status, resolved rows until retention prunes them). */

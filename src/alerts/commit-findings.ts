@@ -8,7 +8,7 @@
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import type { AlertEvent } from './alert-event.js';
-import type { AlertStore } from './alert-store.js';
+import type { AlertRow, AlertStore } from './alert-store.js';
 import { applyFindings, type ApplyOptions } from './lifecycle.js';
 
 /**
@@ -50,6 +50,8 @@ export interface FindingsPart {
   findings: readonly Finding[];
   /** Fingerprint prefixes not seen whole (see `LifecycleInput.incomplete`). */
   incomplete?: readonly string[];
+  /** Why an alert it resolves is over (see `LifecycleInput.explain`). */
+  explain?: (alert: AlertRow) => string | null;
   options: ApplyOptions;
 }
 
@@ -69,7 +71,11 @@ export function commitFindings(
     const parts = cycle.write();
     if (parts.length === 0) return [];
     const events = parts.flatMap((p) =>
-      applyFindings(alerts, { job: p.job, findings: p.findings, incomplete: p.incomplete, now: cycle.now }, p.options),
+      applyFindings(
+        alerts,
+        { job: p.job, findings: p.findings, incomplete: p.incomplete, explain: p.explain, now: cycle.now },
+        p.options,
+      ),
     );
     const committed: CommittedCycle = { job: cycle.job, events, now: cycle.now };
     for (const stage of stages) stage.take(committed);

@@ -24,12 +24,15 @@ export interface LifecycleInput {
   /** Every finding of a COMPLETE snapshot. A snapshot that failed to read must not get here. */
   findings: readonly Finding[];
   /**
-   * Fingerprint prefixes the detectors could not see whole this cycle (a truncated attention
-   * section, `attention/<rule>/`). An open alert under one of them that is absent from `findings`
-   * is left exactly as it is: neither resolved nor dropped, since it may only not have been listed.
+   * What the detectors could not see whole this cycle: a prefix ending in `/` (a truncated
+   * attention section, `attention/<rule>/`) or one whole fingerprint (an attention item folded into
+   * another check's alert). An open alert it covers that is absent from `findings` is left exactly
+   * as it is: neither resolved nor dropped, since it may only not have been listed.
    */
   incomplete?: readonly string[];
   now: number;
+  /** Why an alert this snapshot resolves is over, when its check can tell (`AlertEvent.resolution`). */
+  explain?: (alert: AlertRow) => string | null;
 }
 
 const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
@@ -120,7 +123,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   const resolving: { row: AlertRow; reason: Decision['reason'] }[] = [];
   for (const previous of open.values()) {
     if (seen.has(previous.fingerprint)) continue;
-    if (unseen.some((prefix) => previous.fingerprint.startsWith(prefix))) {
+    if (unseen.some((part) => covers(part, previous.fingerprint))) {
       kept++;
       continue;
     }
@@ -143,7 +146,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   for (const { row: previous, reason } of resolving) {
     alerts.resolve(previous.fingerprint, now);
     const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
-    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason), now));
+    const resolution = input.explain?.(previous) ?? null;
+    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason, resolution), now));
   }
   return events;
 }
@@ -243,4 +247,12 @@ function sameRecord(a: Readonly<Record<string, unknown>>, b: Readonly<Record<str
   const ka = Object.keys(a).filter((k) => a[k] !== undefined);
   const kb = Object.keys(b).filter((k) => b[k] !== undefined);
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+/**
+ * Whether an entry of `incomplete` covers a fingerprint: a prefix ending in `/` covers all below
+ * it; anything else only itself (`attention/r/url/id/5` must not cover `attention/r/url/id/55`).
+ */
+function covers(part: string, fingerprint: string): boolean {
+  return part.endsWith('/') ? fingerprint.startsWith(part) : fingerprint === part;
 }

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
-import type { AlertStore } from '../alerts/alert-store.js';
+import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { commitFindings, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
 import type { ApplyOptions, ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
@@ -14,9 +14,16 @@ import { COLLECTORS } from '../collectors/collectors.js';
 import { NamespaceError, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import type { Finding } from '../detectors/finding.js';
 import type { StateRecord, StateWordTally } from '../collectors/state-word-tally.js';
-import { relevanceFor, runDetectors, type DetectorOptions, type NamedStateList } from '../detectors/registry.js';
+import {
+  explainerFor,
+  relevanceFor,
+  runDetectors,
+  type DetectorOptions,
+  type NamedStateList,
+} from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -106,8 +113,8 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   const now = clock.now();
   const report = (outcome: JobOutcome, extra: Partial<JobReport> = {}): JobReport => {
     const durationMs = Math.round(performance.now() - started);
-    metrics.cycles.inc({ job, outcome });
-    if (outcome !== 'disabled') metrics.cycleDuration.observe({ job }, durationMs / 1000);
+    metrics.cycles.inc({ source: job, outcome });
+    if (outcome !== 'disabled') metrics.cycleDuration.observe({ source: job }, durationMs / 1000);
     return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
   };
 
@@ -117,8 +124,11 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
   let findings: Finding[];
   let incomplete: string[];
   let stateWords: StateWordTally | undefined;
+  let explain: ((alert: AlertRow) => string | null) | undefined;
+  let folded: readonly FoldedFinding[] | undefined;
   try {
     const scope = await deps.namespaces(signal);
+    const openSubjects = deps.alerts.openSubjectsByJob(job);
     const ctx: CollectorContext = {
       client: deps.client,
       namespaces: scope.namespaces,
@@ -126,14 +136,17 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       now,
       signal,
       concurrency: deps.config.api.concurrency,
-      openSubjects: deps.alerts.openSubjectsByJob(job),
-      // The detectors below judge by the same `now`, so what is kept is what they could report.
-      relevance: relevanceFor(deps.detectorOptions, now),
+      openSubjects,
+      reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
+      // The detectors below judge by the same `now`, so what is kept is what they could report,
+      // and the records open alerts are about, so a resolved one can say why it is over.
+      relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
-    ({ findings, incomplete } = runDetectors(snapshot, deps.detectorOptions, now));
+    ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
+    explain = explainerFor(snapshot, deps.detectorOptions);
   } catch (err) {
     if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
     if (signal?.aborted) {
@@ -155,6 +168,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
             job,
             findings,
             incomplete,
+            explain,
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
@@ -168,10 +182,12 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     },
     deps.stages,
   );
-  metrics.lastSuccess.set({ job }, now / 1000);
+  metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
   logEvents(log, events);
+  for (const f of folded ?? [])
+    log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
   log.info({ findings: findings.length, events: events.length }, 'cycle complete');
   return report('ok', {
@@ -257,7 +273,7 @@ function readFailed(
 
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */
 function reportResolveGuard(deps: CycleDeps, log: Logger, r: ResolveGuardReport): void {
-  deps.metrics.resolutionsHeld.set({ job: r.job }, r.decision.hold ? r.resolving : 0);
+  deps.metrics.resolutionsHeld.set({ source: r.job }, r.decision.hold ? r.resolving : 0);
   const confirm = deps.lifecycle.resolveGuard?.confirmCycles;
   if (r.decision.reason === 'too many at once') {
     log.warn(

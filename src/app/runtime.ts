@@ -21,6 +21,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { raceAbort } from '../lib/race-abort.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
+import { messageLinks } from '../notify/message-links.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { createRemediation } from '../remediation/create-remediation.js';
@@ -99,6 +100,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       logger: logger.child({ stage: 'channel' }),
       clock,
       commandConfigFile: base.commandConfigFile,
+      links: messageLinks(config),
     });
     const notifier = createNotifier({
       store: base.store,

@@ -351,7 +351,7 @@ export class Watchdog {
       .catch((err: unknown): JobReport => {
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
         this.#log.error({ err, job }, 'cycle failed to write its result');
-        this.metrics.cycles.inc({ job, outcome: 'failed' });
+        this.metrics.cycles.inc({ source: job, outcome: 'failed' });
         return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0, durationMs: 0 };
       })
       .finally(() => this.#inFlight.delete(job));

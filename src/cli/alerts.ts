@@ -8,18 +8,31 @@ import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
 
 Lists the open alerts: firing ones, and pending ones waiting for alerts.for cycles or a hold.
 Worst first, then oldest. Each shows since when, severity, check, summary, labels, and the id of
-the silence that mutes its notifications, if one does.
+the silence that mutes its notifications, if one does. On a terminal the table fits its width (a
+long summary, then long labels, are cut with …); piped, or with --json, nothing is cut.
 
   --config FILE   the configuration file (its state.path is the database)
                   (${CONFIG_FILE_DEFAULTS})
   --json          one JSON array instead of a table`;
+
+/**
+ * On a terminal, what gives way, in order: SUMMARY (column 5) down to 30 characters, LABELS (6)
+ * down to 16, then the summary to 10 and the labels to their header, so that 80 columns hold a row
+ * (one without a silence).
+ */
+const FIT_SHRINK = [
+  { column: 5, min: 30 },
+  { column: 6, min: 16 },
+  { column: 5, min: 10 },
+  { column: 6, min: 0 },
+];
 
 const alerts: Command = {
   name: 'alerts',
@@ -64,7 +77,8 @@ const alerts: Command = {
       }
       const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
       const body = rows.map(({ alert: a, silence }) => [
-        formatUtc(sinceOf(a), 'iso'),
+        // To the second: milliseconds only take width from the summary (--json keeps them).
+        formatUtc(Math.floor(sinceOf(a) / 1000) * 1000, 'iso'),
         a.status,
         a.severity,
         a.check,
@@ -75,7 +89,10 @@ const alerts: Command = {
           .map(([k, v]) => `${k}=${v}`)
           .join(' '),
       ]);
-      io.stdout.write(table([header, ...body]));
+      // On a terminal, one line per alert: the summary gives way first, then the labels.
+      const width = terminalWidth(io.stdout);
+      const fit = width === undefined ? undefined : { width, shrink: FIT_SHRINK };
+      io.stdout.write(table([header, ...body], fit));
       const firing = rows.filter((r) => r.alert.status === 'firing').length;
       io.stdout.write(`${rows.length} open (${firing} firing, ${rows.length - firing} pending)\n`);
       return EXIT.ok;

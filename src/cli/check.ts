@@ -9,6 +9,7 @@
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
+import { configWarnings } from '../config/config-warnings.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
@@ -50,6 +51,7 @@ const check: Command = {
     const job = loaded.values.job;
 
     const logger = daemonLogger(config, io.stderr);
+    for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
     let watchdog: Watchdog;
     try {
       watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'check' });

@@ -3,13 +3,15 @@
  * arguments share: strict argument parsing, opening the state store from the config, turning
  * their failures into exit codes, and the plain table and time format of listings.
  */
+import type { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
-import { loadConfig, loadStateConfig, type Config } from '../config/load-config.js';
+import { loadConfig, loadConfigSection, type Config } from '../config/load-config.js';
 import { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
+import { visibleText } from '../lib/visible-text.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
@@ -27,8 +29,8 @@ export async function withStateStore(
 ): Promise<number> {
   let store: Store | undefined;
   try {
-    // No API token or channel secret needed (see loadStateConfig); the daemon creates the file.
-    const state = loadStateConfig(resolveConfigFile(configPath, io), io.env);
+    // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
+    const state = loadConfigSection(resolveConfigFile(configPath, io), io.env, 'state');
     store = Store.open(state.path, { mustExist: true });
     return await body(store);
   } catch (err) {
@@ -117,28 +119,57 @@ export function loadCommandConfig<const O extends NonNullable<ParseArgsConfig['o
   }
 }
 
-/** Left-aligned columns two spaces apart; the last column is not padded. */
-export function table(rawRows: string[][]): string {
+/** How {@link table} fits a terminal. */
+export interface TableFit {
+  /** The terminal's width in columns. */
+  width: number;
+  /**
+   * The columns that may be cut (with …) to fit it, by index, the first cut first; each keeps `min`
+   * characters, and its header whole. A column may come again with a lower `min`, to be cut further
+   * once the others have given way.
+   */
+  shrink: readonly { column: number; min: number }[];
+}
+
+/**
+ * Left-aligned columns two spaces apart; the last column is not padded. With `fit`, the columns
+ * it names are cut, a cut cell ending in …, until a row fits the width (as far as their minimums
+ * allow); without it nothing is cut (a pipe, a file, --json: every character kept).
+ */
+export function table(rawRows: string[][], fit?: TableFit): string {
   // Cells hold the service's text (app names, summaries): shown, never obeyed by the terminal.
   const rows = rawRows.map((r) => r.map(terminalSafe));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  if (fit) {
+    let excess = widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1) - fit.width;
+    for (const { column, min } of fit.shrink) {
+      if (excess <= 0) break;
+      const cut = Math.min(excess, Math.max(0, widths[column]! - Math.max(min, rows[0]![column]!.length)));
+      widths[column]! -= cut;
+      excess -= cut;
+    }
+  }
+  const cell = (text: string, i: number) => (text.length > widths[i]! ? `${text.slice(0, widths[i]! - 1)}…` : text);
   return rows
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+    .map((r) => r.map((text, i) => (i === r.length - 1 ? cell(text, i) : cell(text, i).padEnd(widths[i]!))).join('  '))
     .join('\n')
     .concat('\n');
 }
 
-/**
- * Characters a terminal would act on rather than show: C0 and C1 controls (escape sequences that
- * recolour, move the cursor or set the title; line breaks that split a row), DEL, and the
- * invisible formatting characters that reorder or hide text (bidi controls, zero-width ones).
- */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+/** The width of the terminal `stream` writes to; undefined when it is no terminal (a pipe, a file). */
+export function terminalWidth(stream: Writable): number | undefined {
+  const tty = stream as Partial<NodeJS.WriteStream>;
+  return tty.isTTY === true && typeof tty.columns === 'number' && tty.columns > 0 ? tty.columns : undefined;
+}
 
-/** Text from the service as a terminal shows it: every character it would act on written as `\u{1b}`. */
+/**
+ * Text from the service as a terminal shows it: every character it would act on rather than show
+ * (C0 and C1 controls: escape sequences that recolour, move the cursor or set the title, line
+ * breaks that split a row; DEL; the bidi and zero-width characters that reorder or hide text)
+ * written as `\u{1b}`.
+ */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSHOWABLE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return visibleText(text, { controls: true });
 }
 
 /**
@@ -153,5 +184,5 @@ export function terminalJson(value: unknown): string {
   );
 }
 
-/** Of {@link UNSHOWABLE}, what `JSON.stringify` leaves raw: it escapes C0 itself (and lays out with newlines). */
-const RAW_IN_JSON = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+/** Of what {@link terminalSafe} writes out, what `JSON.stringify` leaves raw: it escapes C0 itself (and lays out with newlines). */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;

@@ -4,6 +4,7 @@
  */
 import type { Command, CliIo } from './command.js';
 import { EXIT } from './command.js';
+import { packageVersion } from '../lib/package-version.js';
 
 /** Every command, loaded on demand so `validate` does not pay for the simulator. */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   unsilence: () => import('./unsilence.js'),
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
+  healthcheck: () => import('./healthcheck.js'),
   'notify-test': () => import('./notify-test.js'),
   demo: () => import('./demo.js'),
 };
@@ -26,7 +28,8 @@ function help(): string {
     'usage: deploy-watchdog <command> [options]',
     '',
     `commands: ${Object.keys(COMMANDS).join(', ')}`,
-    'Run `deploy-watchdog <command> --help` for the options of one command.',
+    'Run `deploy-watchdog <command> --help` for the options of one command,',
+    '`deploy-watchdog --version` for the version.',
     '',
   ].join('\n');
 }
@@ -37,6 +40,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(help());
     return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`deploy-watchdog ${packageVersion()}\n`);
+    return EXIT.ok;
   }
   const load = COMMANDS[name];
   if (!load) {

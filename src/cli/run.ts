@@ -9,6 +9,7 @@ import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import { Watchdog } from '../app/watchdog.js';
 import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
+import { configWarnings } from '../config/config-warnings.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { errorText } from '../lib/error-text.js';
@@ -65,6 +66,7 @@ async function runDaemon(argv: string[], io: CliIo, hangups: Hangups): Promise<n
   const { file, config, commandConfigFile } = loaded;
 
   const logger = daemonLogger(config, io.stdout);
+  for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
   let watchdog: Watchdog;
   try {
     watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'run' });
@@ -136,6 +138,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
     logger.error({ file, problems: err.problems.length }, 'configuration refused; the running configuration is kept');
     return;
   }
+  for (const w of configWarnings(next)) logger.warn({ file, key: w.path }, w.message);
   try {
     await watchdog.reload(next);
   } catch (err) {

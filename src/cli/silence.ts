@@ -2,12 +2,14 @@
  * `deploy-watchdog silence`: mutes delivery of alerts whose labels match, for a while. The alerts
  * are still tracked; only their notifications are held back while the silence is in force.
  */
-import { parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
+import { knownLabelValues, openAlerts } from '../alerts/alert-store.js';
+import { compileMatchers, parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
+import { silenceWarnings } from '../alerts/silence-warnings.js';
 import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { systemClock } from '../lib/clock.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
+import { parseCommandArgs, reportFailure, terminalSafe, withStateStore } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -16,7 +18,9 @@ const usage = `usage: deploy-watchdog silence [--config FILE] --match LABEL=VALU
 Mutes notifications of alerts whose labels match every --match, for DURATION (e.g. 2h, 30m, 1d).
 The alerts are still tracked. When the silence ends, an alert still firing is announced once;
 one that ended under the silence stays quiet.
-Prints the silence id (for \`deploy-watchdog unsilence\`).
+Prints the silence id (for \`deploy-watchdog unsilence\`), how many open alerts it matches now, and
+a warning for a --match that names a label no alert has, or a value no alert so far has (a typo,
+most likely; the silence is made all the same, for an alert still to come).
 
   --config FILE     the configuration file (its state.path is the database)
                     (${CONFIG_FILE_DEFAULTS})
@@ -83,10 +87,16 @@ const silence: Command = {
         now: systemClock.now(),
       });
       io.stdout.write(`${created.id}\n`);
+      const matches = compileMatchers(created.matchers);
+      const open = openAlerts(store).filter((a) => matches(a.labels)).length;
       io.stderr.write(
         `silenced ${describeMatchers(created.matchers)} for ${formatDuration(args.durationMs, 'exact')}, ` +
-          `until ${new Date(created.endsAt).toISOString()}\n`,
+          `until ${new Date(created.endsAt).toISOString()}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`,
       );
+      // Label values are the service's text: shown, never obeyed by the terminal.
+      for (const w of silenceWarnings(created.matchers, knownLabelValues(store))) {
+        io.stderr.write(`warning: ${terminalSafe(w)}\n`);
+      }
       return EXIT.ok;
     });
   },

@@ -1,27 +1,43 @@
+/**
+ * `deploy-watchdog validate`: checks a configuration file and says what it will do, or lists every
+ * problem. A `${VAR}` that is not set is no problem by default: validate runs where the daemon's
+ * secrets are not (CI, a laptop), so it names each such variable and checks everything else with a
+ * stand-in value; `--require-env` counts them as problems, for the daemon's own environment.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { ConfigError } from '../config/config-error.js';
-import { loadConfig, type Config } from '../config/load-config.js';
+import { ConfigError, formatProblem, type ConfigProblem } from '../config/config-error.js';
+import { configWarnings } from '../config/config-warnings.js';
+import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
 import { parseCommandArgs, reportUsageError } from './cli-helpers.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
-const usage = `usage: deploy-watchdog validate [--config FILE]
+const usage = `usage: deploy-watchdog validate [--config FILE] [--require-env]
 
 Checks a configuration file and prints a one-line summary (exit 0), or every problem as
-FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the environment.
+FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the environment; one
+whose variable is not set here is named (FILE:LINE key.path) and its value checked with a stand-in,
+so a file can be checked where the daemon's secrets are not (CI). Warnings (no channel, a state
+file this user could not create) are printed too; they do not fail the check.
 
-  --config FILE   the configuration file (${CONFIG_FILE_DEFAULTS})`;
+  --config FILE    the configuration file (${CONFIG_FILE_DEFAULTS})
+  --require-env    an unset variable is a problem (exit 2): check the daemon's own environment`;
 
 /** One line saying what a valid config will do, with counts an operator can eyeball. */
-export function summarize(file: string, config: Config): string {
+export function summarize(file: string, config: Config, unset: readonly ConfigProblem[] = []): string {
   const channels = config.notify.channels.map((c) => `${c.name}:${c.type}`);
   const schedules = Object.entries(config.jobs).filter(([k]) => (JOB_NAMES as string[]).includes(k));
   const jobs = schedules.filter(([, v]) => v !== null).map(([k]) => k);
   const off = schedules.filter(([, v]) => v === null).map(([k]) => k);
   const policies = config.remediation.policies.length;
   const remediation = !config.remediation.enabled ? 'off' : config.remediation.dry_run ? 'dry run' : 'on';
+  const variables = [...new Set(unset.map((p) => p.unsetVariable))];
   return [
-    `${file}: OK`,
+    variables.length === 0
+      ? `${file}: OK`
+      : `${file}: OK but for ${variables.length} variable${variables.length === 1 ? '' : 's'} not set here (${variables.join(', ')})`,
     `${channels.length} channel${channels.length === 1 ? '' : 's'}${channels.length ? ` (${channels.join(', ')})` : ''}`,
     `${config.notify.routes.length} route${config.notify.routes.length === 1 ? '' : 's'}`,
     `${jobs.length} job${jobs.length === 1 ? '' : 's'} (${jobs.join(', ')}${off.length ? `; off: ${off.join(', ')}` : ''})`,
@@ -29,30 +45,77 @@ export function summarize(file: string, config: Config): string {
   ].join(', ');
 }
 
-/** `deploy-watchdog validate [--config FILE]`. */
+/** `deploy-watchdog validate [--config FILE] [--require-env]`. */
 const validate: Command = {
   name: 'validate',
   summary: 'check a configuration file and list every problem',
   usage,
   async run(argv, io) {
     let file: string;
+    let requireEnv: boolean;
     try {
-      const { values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' } });
+      const { values } = parseCommandArgs(argv, {
+        config: { type: 'string', short: 'c' },
+        'require-env': { type: 'boolean' },
+      });
       file = resolveConfigFile(values.config, io);
+      requireEnv = values['require-env'] === true;
     } catch (err) {
       return reportUsageError(io, usage, err);
     }
+    let loaded: ConfigWithUnset;
     try {
-      const config = loadConfig(file, io.env);
-      io.stdout.write(`${summarize(file, config)}\n`);
-      return EXIT.ok;
+      loaded = requireEnv ? { config: loadConfig(file, io.env), unset: [] } : loadConfigWithUnset(file, io.env);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       const n = err.problems.length;
       io.stderr.write(`${err.message}\n${file}: ${n} problem${n === 1 ? '' : 's'}\n`);
       return EXIT.usage;
     }
+    const { config, unset } = loaded;
+    io.stdout.write(`${summarize(file, config, unset)}\n`);
+    for (const p of unset) {
+      io.stderr.write(
+        `${formatProblem(file, { ...p, message: `\${${p.unsetVariable}} is not set here; checked with a stand-in (the daemon needs it set)` })}\n`,
+      );
+    }
+    const stateWarning = unset.some((p) => p.path === 'state.path') ? undefined : stateFileWarning(config.state.path);
+    const warnings = [
+      ...configWarnings(config),
+      ...(stateWarning ? [{ path: 'state.path', message: stateWarning }] : []),
+    ];
+    for (const w of warnings) io.stderr.write(`${formatProblem(file, { ...w, message: `warning: ${w.message}` })}\n`);
+    return EXIT.ok;
   },
 };
+
+/**
+ * Why the daemon, run as this user on this machine, could not open or create the state file, if
+ * it could not: the directory missing or not writable, or the file not writable. A warning, not a
+ * problem: validate may run elsewhere than the daemon (CI), or as another user.
+ */
+function stateFileWarning(file: string): string | undefined {
+  const uid = process.getuid?.();
+  const who = uid === undefined ? 'this user' : `this user (uid ${uid})`;
+  if (fs.existsSync(file)) {
+    return writable(file) ? undefined : `${file} is not writable by ${who}; the daemon needs to write it`;
+  }
+  const dir = path.dirname(file);
+  if (!fs.existsSync(dir)) {
+    return `${dir} does not exist here, so the daemon cannot create ${path.basename(file)} in it (create the directory, or set another state.path)`;
+  }
+  return writable(dir)
+    ? undefined
+    : `${dir} is not writable by ${who}, so the daemon run as this user cannot create ${path.basename(file)} in it`;
+}
+
+function writable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export default validate;

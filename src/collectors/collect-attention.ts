@@ -7,7 +7,8 @@ const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0
 
 /**
  * Reads the `attention` job's snapshot: `attention.list`, once, or once per configured namespace
- * with the answers merged (see {@link mergeAttention}).
+ * with the answers merged (see {@link mergeAttention}), and then what the daemon's other jobs
+ * report (`reportedElsewhere`), as late as possible so an alert opened during the read counts.
  */
 export async function collectAttention(ctx: CollectorContext): Promise<AttentionSnapshot> {
   const answers = await readAcrossNamespaces(ctx, async (namespace) => [
@@ -15,7 +16,7 @@ export async function collectAttention(ctx: CollectorContext): Promise<Attention
   ]);
   const summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
   ctx.logger.debug({ sections: summary.sections.length, total: summary.total }, 'attention read');
-  return { job: 'attention', takenAt: ctx.now, summary };
+  return { job: 'attention', takenAt: ctx.now, summary, reported: ctx.reportedElsewhere?.() ?? [] };
 }
 
 /**

@@ -39,6 +39,12 @@ export interface CollectorContext {
    */
   openSubjects?: readonly OpenSubject[];
   /**
+   * What the open (pending and firing) alerts of every other job are about, read from the alert
+   * state when called: the attention collector asks, after its read, so its check can fold the
+   * dashboard items the daemon's own checks already report into their alerts. Absent: none.
+   */
+  reportedElsewhere?: () => readonly OpenSubject[];
+  /**
    * Which records of a bulk read an enabled check could find a problem in (`relevanceFor` of the
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */

@@ -19,13 +19,16 @@ export function groupKey(run: RunListItem): string {
  * where the newest such run stands is kept (`RunsSnapshot.settledNewest`), not the runs.
  */
 export class SettledRunSummary {
-  readonly newest = new Map<string, OrderKey>();
+  readonly newest = new Map<string, SettledRun>();
 
   /** Counts `run` (a settled one) in; reading the same run twice (a walk read again) changes nothing. */
   add(run: RunListItem): void {
     const key = groupKey(run);
     const place = orderKey(run);
     const known = this.newest.get(key);
-    if (!known || isNewer(place, known)) this.newest.set(key, place);
+    if (!known || isNewer(place, known)) this.newest.set(key, { ...place, state: run.state });
   }
 }
+
+/** Where the newest settled run of a group stands (its id among them), and its state: what a resolution says of it. */
+export type SettledRun = OrderKey & { state: string };

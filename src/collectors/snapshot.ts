@@ -20,7 +20,8 @@ import type {
   Server,
   UrlRecord,
 } from '../api/schemas.js';
-import type { OrderKey } from '../lib/newest-first.js';
+import type { SettledRun } from './settled-runs.js';
+import type { OpenSubject } from './collector-context.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
@@ -55,7 +56,7 @@ export interface RunsSnapshot extends SnapshotBase {
    * not a finding; all it decides is that older failures of its group are over, which this keeps.
    * Absent: every run read is in `runs`.
    */
-  settledNewest?: ReadonlyMap<string, OrderKey>;
+  settledNewest?: ReadonlyMap<string, SettledRun>;
   /**
    * `runs.get` of each listed run whose state is a failed or an active state (the configured
    * `failed_states` and `active_states`), keyed by run id: steps and watcher. A run listed here
@@ -131,6 +132,12 @@ export interface AttentionSnapshot extends SnapshotBase {
    * per-namespace answers: sections of the same rule are concatenated (items and counts added).
    */
   summary: AttentionSummary;
+  /**
+   * What the daemon's own checks report as the read ended: the records the open alerts of the other
+   * jobs are about. The attention check folds an item about one of them into that alert instead of
+   * alerting on it again. Absent: nothing reported.
+   */
+  reported?: readonly OpenSubject[];
 }
 
 /**

@@ -1,14 +1,38 @@
 import { z } from 'zod';
 import { configSchema } from './config-schema.js';
+import { isNode, type SchemaNode } from './schema-nodes.js';
+
+/**
+ * A `${VAR}` reference somewhere in a string, as `substituteEnv` reads one: `$${` is a literal
+ * `${`, so a reference is a `${` that no `$` comes before.
+ */
+export const REFERENCE_INSIDE = '(?:^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
+
+/**
+ * A value that is one whole `${VAR}` reference: what a plain YAML scalar must be for its value to
+ * be read as a number or a boolean (`port: ${SMTP_PORT}`, see `load-config.ts`).
+ */
+const REFERENCE_WHOLE = '^\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}$';
+
+/** The keywords whose value is one subschema. */
+const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'if', 'then', 'else', 'not'] as const;
+/** The keywords whose value is a list of subschemas. */
+const LIST_OF_SUBSCHEMAS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+/** The keywords whose value maps names to subschemas. */
+const MAP_OF_SUBSCHEMAS = ['properties', 'patternProperties', '$defs'] as const;
 
 /**
  * The JSON Schema of the configuration file as written (the input side: durations as strings,
  * secrets as strings, defaults shown), for editors (`# yaml-language-server: $schema=…`) and
- * `deploy-watchdog schema`. Rules that span keys (token or token_file, references between
- * sections) are checked by `validate`, not expressed here.
+ * `deploy-watchdog schema`. It accepts a `${VAR}` reference wherever `validate` does (a number,
+ * a boolean, a URL: the value is only known once substituted), and tells the kinds of a channel
+ * or a policy apart by their `type` or `action`, so that one mistake in one gives one error rather
+ * than one per kind. Rules that span keys (token or token_file, references between sections) are
+ * checked by `validate`, not expressed here.
  */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  const generated = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  const schema = mapSchema(generated, (node) => acceptReferences(discriminate(node)));
   return {
     $schema: schema.$schema,
     title: 'deploy-watchdog configuration',
@@ -17,4 +41,89 @@ export function configJsonSchema(): Record<string, unknown> {
     // Top-level `x-…` keys are the file's own (anchors for YAML aliases, as in Compose files).
     patternProperties: { '^x-': {} },
   };
+}
+
+/**
+ * `node` with `change` applied to each of its subschemas, deepest first, then to itself. Key
+ * names (`propertyNames`) are left alone: `${VAR}` is substituted in values only.
+ */
+function mapSchema(node: SchemaNode, change: (node: SchemaNode) => SchemaNode): SchemaNode {
+  const out: SchemaNode = { ...node };
+  for (const key of ONE_SUBSCHEMA) {
+    if (isNode(out[key])) out[key] = mapSchema(out[key], change);
+  }
+  for (const key of LIST_OF_SUBSCHEMAS) {
+    if (Array.isArray(out[key])) out[key] = (out[key] as SchemaNode[]).map((n) => mapSchema(n, change));
+  }
+  for (const key of MAP_OF_SUBSCHEMAS) {
+    if (isNode(out[key])) {
+      out[key] = Object.fromEntries(
+        Object.entries(out[key]).map(([name, n]) => [name, isNode(n) ? mapSchema(n, change) : n]),
+      );
+    }
+  }
+  return change(out);
+}
+
+/**
+ * A `oneOf` of objects that each fix one property to a constant (a channel's `type`, a policy's
+ * `action`) as `if`/`then` pairs: the value's own kind is checked, and only it. As a `oneOf`, a
+ * channel with one wrong key failed every kind, and validators reported each.
+ */
+function discriminate(node: SchemaNode): SchemaNode {
+  const { oneOf, ...rest } = node;
+  if (!Array.isArray(oneOf)) return node;
+  const branches = oneOf as SchemaNode[];
+  const key = discriminatorOf(branches);
+  if (key === undefined) return node;
+  const constOf = (b: SchemaNode) => ((b.properties as Record<string, SchemaNode>)[key]!.const as string) ?? '';
+  return {
+    ...rest,
+    type: 'object',
+    properties: { [key]: { type: 'string', enum: branches.map(constOf) } },
+    required: [key],
+    allOf: branches.map((b) => ({ if: { properties: { [key]: { const: constOf(b) } }, required: [key] }, then: b })),
+  };
+}
+
+/** The property every branch requires and fixes to a constant of its own, if there is one. */
+function discriminatorOf(branches: readonly SchemaNode[]): string | undefined {
+  const first = branches[0];
+  if (!first || !isNode(first.properties)) return undefined;
+  return Object.keys(first.properties).find((key) =>
+    branches.every((b) => {
+      const property = isNode(b.properties) ? b.properties[key] : undefined;
+      return isNode(property) && 'const' in property && Array.isArray(b.required) && b.required.includes(key);
+    }),
+  );
+}
+
+/**
+ * A leaf that a `${VAR}` reference could stand for, widened to take one, as `validate` does (it
+ * substitutes first, then checks the value):
+ * - a number or a boolean also takes a string that is one whole reference (only a whole plain
+ *   reference is read as a number or boolean); the string's `pattern` and the number's bounds
+ *   apply each to its own type, so one node says it and a wrong value gets one error;
+ * - a string with a `pattern` also takes one that holds a reference;
+ * - a string with a `format` or an `enum` is offered as it is, or any string that holds a reference.
+ * Constants are kept: they tell kinds apart (`type: slack`) or name a word (`off`).
+ */
+function acceptReferences(node: SchemaNode): SchemaNode {
+  const type = node.type;
+  if (type === 'number' || type === 'integer' || type === 'boolean') {
+    return { ...node, type: [type, 'string'], pattern: REFERENCE_WHOLE };
+  }
+  if (type !== 'string' || 'const' in node) return node;
+  if ('format' in node || 'enum' in node) {
+    const { description, default: fallback, ...value } = node;
+    return {
+      ...(description === undefined ? {} : { description }),
+      ...(fallback === undefined ? {} : { default: fallback }),
+      anyOf: [value, { type: 'string', pattern: REFERENCE_INSIDE }],
+    };
+  }
+  if (typeof node.pattern === 'string') {
+    return { ...node, pattern: `(?:${node.pattern})|(?:${REFERENCE_INSIDE})` };
+  }
+  return node;
 }

@@ -11,9 +11,10 @@ import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
-import { CRON_HINT, cronSchema } from './cron.js';
+import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
+import { pageTemplateSchema, runbookUrlSchema } from './link-schema.js';
 import { secretSchema, secretUrlSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -176,8 +177,8 @@ const apiSchema = z
     }
   });
 
-/** The `state` section alone: what the commands that only use the state file read. */
-export const stateSchema = z
+/** The `state` section. */
+const stateSchema = z
   .object({
     path: z
       .string()
@@ -193,7 +194,9 @@ export const stateSchema = z
   .strict();
 
 const jobSchema = (fallback: string) =>
-  offOr(cronSchema, CRON_HINT).prefault(fallback).describe(`Cron schedule, or "off". Default "${fallback}".`);
+  scheduleSchema
+    .prefault(fallback)
+    .describe(`Cron schedule (5 fields, 6 with seconds, or @hourly … @yearly), or "off". Default "${fallback}".`);
 
 const jobsSchema = z
   .object({
@@ -299,8 +302,26 @@ const routeSchema = z
     send_resolved: z.boolean().optional(),
     mute_windows: z.array(z.string().min(1)).optional(),
     group_by: z.array(labelNameSchema).optional(),
+    runbook_url: runbookUrlSchema
+      .optional()
+      .describe(
+        "The runbook of this route's alerts (a team's on-call page, say), linked in every message it sends, beside each check's own (checks.<name>.runbook_url).",
+      ),
   })
   .strict();
+
+/** `notify.links`: the platform's own pages, by the kind of record an alert is about. */
+const linksSchema = z
+  .object({
+    app: pageTemplateSchema.optional().describe("An app's page, e.g. https://manage.example.com/apps/{id}."),
+    run: pageTemplateSchema.optional().describe("A run's page, e.g. https://manage.example.com/runs/{id}."),
+    backup: pageTemplateSchema.optional().describe("A backup's page, e.g. https://manage.example.com/backups/{id}."),
+  })
+  .strict()
+  .prefault({})
+  .describe(
+    "The platform's own pages, linked from each alert about such a record (a button in Slack, a link in email): URL templates with {id}, filled with the record's id, URL-encoded. Absent: no such link.",
+  );
 
 const muteWindowSchema = z
   .object({
@@ -321,6 +342,7 @@ const muteWindowSchema = z
 const notifySchema = z
   .object({
     channels: z.array(channelConfigSchema).default([]),
+    links: linksSchema,
     routes: z
       .array(routeSchema)
       .default([])

@@ -38,7 +38,7 @@ export const durationSchema = z
 
 /**
  * A schema that also accepts the word `off`, which parses to `null` ("disabled"). Wraps any
- * string schema: `offOr(durationSchema)`, `offOr(cronSchema)`.
+ * string schema: `offOr(durationSchema)`, `offOr(listenSchema)`.
  */
 export function offOr<S extends z.ZodType>(schema: S, what = 'a value') {
   return z.union([z.literal('off').transform(() => null), schema], {

@@ -5,9 +5,11 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
-import { configSchema, stateSchema, type ParsedConfig } from './config-schema.js';
+import { configSchema, type ParsedConfig } from './config-schema.js';
 import { substituteEnv } from './env-substitution.js';
 import { Secret } from './secret.js';
+import { isNode, schemaNodesAt } from './schema-nodes.js';
+import { unsetStandIn } from './unset-stand-in.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 
@@ -26,11 +28,55 @@ export interface ParseConfigOptions {
 }
 
 /**
+ * A configuration read with a stand-in for each value whose `${VAR}` is not set (see
+ * {@link loadConfigWithUnset}), and those values: where, and which variable.
+ */
+export interface ConfigWithUnset {
+  config: Config;
+  /** One per value whose variable is not set, as a problem (path, line, `unsetVariable`); in line order. */
+  unset: ConfigProblem[];
+}
+
+/**
  * Reads and parses the configuration file at `file`. Relative paths inside it are taken relative
  * to the file's directory (as Prometheus does), so the daemon behaves the same from any directory.
  * Throws {@link ConfigError} listing every problem.
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
+  return readConfigFile(file, env, false).config;
+}
+
+/**
+ * Reads the configuration file at `file` as {@link loadConfig} does, except that a `${VAR}` that is
+ * not set is no problem: the value is checked with a stand-in of its type (`unset-stand-in.ts`)
+ * and listed in `unset`, so everything else in the file is checked as it would be with the
+ * variable set. For `validate` where the daemon's secrets are not (CI), and for the commands that
+ * use none of them. Throws {@link ConfigError} for every other problem.
+ */
+export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv): ConfigWithUnset {
+  return readConfigFile(file, env, true);
+}
+
+/**
+ * One section of the configuration, as the commands that use that section alone need it: the
+ * state commands (alerts, silence, silences, unsilence, actions) the `state` section, the health
+ * check the `server` section. The whole file is checked as {@link loadConfig} checks it, but only
+ * the variables the section uses must be set: those commands never use the API token or a
+ * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
+ * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
+ */
+export function loadConfigSection<K extends 'state' | 'server'>(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  section: K,
+): Config[K] {
+  const { config, unset } = loadConfigWithUnset(file, env);
+  const needed = unset.filter((p) => p.path === section || p.path.startsWith(`${section}.`));
+  if (needed.length > 0) throw new ConfigError(file, needed);
+  return config[section];
+}
+
+function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean): ConfigWithUnset {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -40,41 +86,13 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(file, [{ path: '', message: `cannot read the configuration file: ${why}` }]);
   }
   try {
-    return parseConfig(text, env, file, { baseDir: path.dirname(path.resolve(file)) });
+    return readConfig(text, env, file, path.dirname(path.resolve(file)), standIns);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
     throw new ConfigError(file, [{ path: '', message: `cannot be read: ${errorText(err)}` }]);
   }
-}
-
-/** The `state` section of a configuration, with `path` absolute. */
-export type StateConfig = Config['state'];
-
-/**
- * The configuration as the commands that work on the state file alone (alerts, silence, silences,
- * unsilence, actions) need it: the whole file is checked as `loadConfig` checks it, except that
- * environment variables outside `state` may be unset. Those commands never use the API token or a
- * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
- * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
- */
-export function loadStateConfig(file: string, env: NodeJS.ProcessEnv): StateConfig {
-  try {
-    return loadConfig(file, env).state;
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    const blocking = err.problems.filter(
-      (p) => p.unsetVariable === undefined || p.path === 'state' || p.path.startsWith('state.'),
-    );
-    if (blocking.length > 0) throw new ConfigError(file, blocking);
-  }
-  // Nothing is wrong but secrets this command does not use: read the state section alone.
-  const { doc, lines } = parseYaml(fs.readFileSync(file, 'utf8'), file);
-  substituteNode(doc.get('state', true), ['state'], env, () => undefined);
-  const raw = (documentValue(doc, lines, file) as { state?: unknown }).state ?? {};
-  const state = stateSchema.parse(raw);
-  return { ...state, path: path.resolve(path.dirname(path.resolve(file)), state.path) };
 }
 
 /**
@@ -117,25 +135,43 @@ export function parseConfig(
   sourceName: string,
   options: ParseConfigOptions = {},
 ): Config {
-  const baseDir = options.baseDir ?? process.cwd();
+  return readConfig(text, env, sourceName, options.baseDir ?? process.cwd(), false).config;
+}
+
+/**
+ * {@link parseConfig}, and with `standIns` a value whose variable is not set is listed in `unset`
+ * and checked with a stand-in, instead of being a problem.
+ */
+function readConfig(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  sourceName: string,
+  baseDir: string,
+  standIns: boolean,
+): ConfigWithUnset {
   const { doc, lines } = parseYaml(text, sourceName);
 
+  const problemAt = (p: KeyPath, message: string, unsetVariable?: string): ConfigProblem => ({
+    path: formatKeyPath(p),
+    line: lineOfPath(doc, lines, p),
+    message,
+    ...(unsetVariable ? { unsetVariable } : {}),
+  });
   const problems: ConfigProblem[] = [];
   const at = (p: KeyPath, message: string, unsetVariable?: string) =>
-    problems.push({
-      path: formatKeyPath(p),
-      line: lineOfPath(doc, lines, p),
-      message,
-      ...(unsetVariable ? { unsetVariable } : {}),
-    });
+    problems.push(problemAt(p, message, unsetVariable));
 
-  // A value whose substitution failed is reported once, not again by the schema for its `${…}`.
+  // A value whose substitution failed is reported once, not again by the schema (or the checks
+  // between sections) for its `${…}`.
   const unsubstituted = new Set<string>();
-  substituteNode(doc.contents, [], env, (p, message, unset) => {
+  const unset: { path: KeyPath; problem: ConfigProblem }[] = [];
+  substituteNode(doc.contents, [], env, (p, message, variable) => {
     unsubstituted.add(formatKeyPath(p));
-    at(p, message, unset);
+    if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
+    else at(p, message, variable);
   });
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
+  for (const { path: p } of unset) setValueAt(raw, p, unsetStandIn(p, raw, String(valueAt(raw, p))));
 
   const parsed = configSchema.safeParse(raw, { error: friendlyMessage });
   if (!parsed.success) {
@@ -144,22 +180,47 @@ export function parseConfig(
       for (const p of issueProblems(issue, raw)) at(p.path, p.message);
     }
   }
-  for (const p of checkReferences(raw)) at(p.path, p.message);
-
-  const tokenFile = readTokenFile(raw, baseDir, at);
-
-  if (problems.length > 0 || !parsed.success) {
-    problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-    throw new ConfigError(sourceName, problems);
+  for (const p of checkReferences(raw)) {
+    if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
   }
+
+  const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
+
+  const unsetProblems = unset.map((u) => u.problem).sort(byLine);
+  if (problems.length > 0) throw new ConfigError(sourceName, problems.sort(byLine));
+  // Every issue left is a stand-in's: the file cannot be checked further without those variables.
+  if (!parsed.success) throw new ConfigError(sourceName, unsetProblems);
   const config = parsed.data;
   const token = config.api.token ?? tokenFile;
   if (!token) throw new ConfigError(sourceName, [{ path: 'api.token', message: 'is required' }]);
   return {
-    ...config,
-    api: { ...config.api, token },
-    state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
+    config: {
+      ...config,
+      api: { ...config.api, token },
+      state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
+    },
+    unset: unsetProblems,
   };
+}
+
+function byLine(a: ConfigProblem, b: ConfigProblem): number {
+  return (a.line ?? 0) - (b.line ?? 0);
+}
+
+/** The value at `at` in plain data, if there is one. */
+function valueAt(raw: unknown, at: KeyPath): unknown {
+  let value = raw;
+  for (const seg of at)
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[seg] : undefined;
+  return value;
+}
+
+/** Sets the value at `at` in plain data, where the path leads to one. */
+function setValueAt(raw: unknown, at: KeyPath, value: unknown): void {
+  const parent = valueAt(raw, at.slice(0, -1));
+  if (typeof parent === 'object' && parent !== null && at.length > 0) {
+    (parent as Record<PropertyKey, unknown>)[at[at.length - 1]!] = value;
+  }
 }
 
 /**
@@ -247,10 +308,20 @@ function scalarOf(text: string): string | number | boolean {
   return text;
 }
 
-function readTokenFile(raw: unknown, baseDir: string, at: (p: KeyPath, m: string) => void): Secret | undefined {
+/**
+ * The token in `api.token_file`, read. `unsubstituted`: its name is a variable that is not set, so
+ * there is no file to read (that is reported already); its stand-in is the token.
+ */
+function readTokenFile(
+  raw: unknown,
+  baseDir: string,
+  at: (p: KeyPath, m: string) => void,
+  unsubstituted: boolean,
+): Secret | undefined {
   const api = (raw as { api?: unknown }).api;
   const file = typeof api === 'object' && api !== null ? (api as { token_file?: unknown }).token_file : undefined;
   if (typeof file !== 'string' || file === '') return undefined;
+  if (unsubstituted) return new Secret(file);
   const resolved = path.resolve(baseDir, file);
   let content: string;
   try {
@@ -339,36 +410,8 @@ function describe(value: unknown): string {
 
 /** The keys the schema accepts at `path`, read from the JSON Schema (for "did you mean"). */
 function knownKeysAt(at: KeyPath, raw: unknown): string[] {
-  let nodes: Record<string, unknown>[] = [configJsonSchema()];
-  let value: unknown = raw;
-  for (const seg of at) {
-    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[String(seg)] : undefined;
-    nodes = nodes
-      .flatMap((n) => branches(n))
-      .flatMap((n) => {
-        if (typeof seg === 'number') return n.items ? [n.items as Record<string, unknown>] : [];
-        const child = (n.properties as Record<string, unknown> | undefined)?.[String(seg)];
-        return child ? [child as Record<string, unknown>] : [];
-      });
-  }
-  const keys = new Set<string>();
-  for (const n of nodes.flatMap((x) => branches(x))) {
-    const props = n.properties as Record<string, { const?: unknown }> | undefined;
-    if (!props) continue;
-    // A discriminated union: only the branch whose discriminator the value names.
-    const discriminator = Object.entries(props).find(([, s]) => s && 'const' in s);
-    if (discriminator && typeof value === 'object' && value !== null) {
-      const given = (value as Record<string, unknown>)[discriminator[0]];
-      if (given !== undefined && given !== discriminator[1].const) continue;
-    }
-    for (const k of Object.keys(props)) keys.add(k);
-  }
-  return [...keys];
-}
-
-function branches(node: Record<string, unknown>): Record<string, unknown>[] {
-  const alts = (node.anyOf ?? node.oneOf) as Record<string, unknown>[] | undefined;
-  return alts ? alts.flatMap((a) => branches(a)) : [node];
+  const nodes = schemaNodesAt(configJsonSchema(), at, raw);
+  return [...new Set(nodes.flatMap((n) => (isNode(n.properties) ? Object.keys(n.properties) : [])))];
 }
 
 /** ` (did you mean "x"?)` for the closest known key within a small edit distance. */

@@ -13,7 +13,7 @@ import { VOCABULARY } from '../simulator/vocabulary.js';
 import type { DemoCast } from './demo-cast.js';
 
 /** The kinds of problem the demo stages. */
-export type DemoProblemKind = 'failed_run' | 'certificate' | 'stale_backup' | 'offsite' | 'url_check' | 'attention';
+export type DemoProblemKind = 'failed_run' | 'certificate' | 'stale_backup' | 'offsite' | 'url_check';
 
 /** One staged problem: what it is called, and which check's messages about which app show it. */
 export interface StagedProblem {
@@ -114,14 +114,6 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       remediated: false,
       stagedBy: 'url_check',
     },
-    {
-      kind: 'attention',
-      label: 'attention section',
-      check: 'attention',
-      app: publicCheck.app.name,
-      remediated: false,
-      stagedBy: 'url_check',
-    },
   ];
 
   const steps: ScenarioStep[] = [
@@ -183,7 +175,7 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       at: 0.36,
       problem: 'url_check',
       phase: 'start',
-      says: `${publicCheck.url} (${publicCheck.app.name}) stops answering from outside (${PUBLIC_CHECK_CODE}); the service's attention summary gets a red section for it.`,
+      says: `${publicCheck.url} (${publicCheck.app.name}) stops answering from outside (${PUBLIC_CHECK_CODE}); the service's attention summary lists it too, folded into the url_checks alert: one problem, one alert.`,
       act: (control) => void control.failPublicCheck(publicCheck.id, PUBLIC_CHECK_CODE),
     },
     {

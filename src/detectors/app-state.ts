@@ -46,6 +46,10 @@ export const appStateCheck = defineCheck({
   options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    return app ? `the app is ${app.state} now` : 'the app is gone from the service';
+  },
   stateLists: (own) => [
     { record: 'app', field: 'bad_states', words: own.bad_states },
     { record: 'app', field: 'other_states', words: own.other_states },
@@ -54,6 +58,7 @@ export const appStateCheck = defineCheck({
     noun: ['app in a bad state', 'apps in a bad state'],
     facts: factsFrom([['state', 'State']]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
+    nextStep: () => 'Open the app: read its log for why it stopped, then start it again.',
   },
 });
 

@@ -16,6 +16,23 @@
  * (because newer ones pushed it out) is still a problem. So the detector declares such a section
  * incomplete (`attention/<rule>/`), and the lifecycle leaves that rule's unlisted alerts as they
  * are instead of resolving them; they resolve once the section lists every item again.
+ *
+ * One problem, one alert: the dashboard lists many problems the daemon's own checks report too (a
+ * failed run is a `failed_runs` alert and an item of the service's failed-runs section). An item
+ * that names a record (by its section's kind: a failure its run, a URL item its URL, an app item
+ * its app and the backup it names) that an open alert of another check is about is folded into that
+ * alert: no finding of its own, with the reason named for the cycle's log ({@link FoldedFinding}).
+ * The other alert already says it, in our words and with our severity for its environment; adding
+ * the item's text to it would make the attention job rewrite another job's alert (and re-announce
+ * it whenever the dashboard's wording changed), so the item is left out instead. Its own alert, if
+ * it had already fired before ours opened, is kept as it is (declared incomplete, one whole
+ * fingerprint), never falsely resolved: it resolves when the dashboard stops listing the item.
+ *
+ * Our checks run on their own schedules (runs every minute, URLs every quarter hour), so the
+ * dashboard can list a problem before they report it. An item that names a record none of our
+ * alerts is about yet waits `fold_wait` (held by the lifecycle, `holdForMs`) before it fires on its
+ * own, which gives them the time to; an item that names no record (nothing to match it by) fires
+ * at once, as does one that waited and still is reported by none of our checks.
  */
 import { z } from 'zod';
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
@@ -24,7 +41,9 @@ import { enabledSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import type { DetectorResult } from './detector-result.js';
+import type { OpenSubject } from '../collectors/collector-context.js';
+import { durationSchema } from '../config/duration.js';
+import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
 import { contentHash, fingerprint, stableJson } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -36,10 +55,15 @@ export interface AttentionOptions {
   /** Sections less severe than this are left out. */
   minSeverity: Severity;
   /**
-   * Rules (a section's `rule`) left out: those that repeat what the watchdog's own checks report, so
-   * a failed run is not one failed_runs alert and one attention alert. Absent: none.
+   * Rules (a section's `rule`) left out entirely, whatever their items. Absent: none. Not needed
+   * against duplicates: items our checks report are folded into their alerts.
    */
   ignoreRules?: readonly string[];
+  /**
+   * How long an item that names a record waits for one of our checks to report that record before
+   * it fires on its own (ms). Absent or 0: it fires at once.
+   */
+  foldWaitMs?: number;
 }
 
 /** The dashboard's severities as ours. */
@@ -64,15 +88,27 @@ export const attentionCheck = defineCheck({
         .array(z.string().min(1, 'must not be empty'))
         .default([])
         .describe(
-          "Attention sections left out, by the service's rule name (a section's `rule`, the alerts' `rule` label): the rules the watchdog's own checks already report (failed runs, certificates, URL checks, backups, maintenance), so one problem is not alerted twice.",
+          "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
+        ),
+      fold_wait: durationSchema
+        .prefault('20m')
+        .describe(
+          "How long an item naming a run, URL, app or backup waits for one of the watchdog's own checks to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once.",
         ),
     })
     .strict()
     .prefault({}),
   options: (own): AttentionOptions | undefined =>
-    own.enabled ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules } : undefined,
+    own.enabled
+      ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules, foldWaitMs: own.fold_wait }
+      : undefined,
   detect: attention,
-  presentation: { noun: ['item needing attention', 'items needing attention'], facts: itemFacts },
+  resolution: () => 'the service no longer lists it among the things needing attention',
+  presentation: {
+    noun: ['item needing attention', 'items needing attention'],
+    facts: itemFacts,
+    nextStep: () => "Open the item in the platform's attention summary: it says what the service wants done.",
+  },
 });
 
 /** Item fields copied to labels when present (as text). */
@@ -101,6 +137,38 @@ function identity(item: AttentionItem): ['id' | 'hash', string] {
   return id !== null ? ['id', id] : ['hash', contentHash(item)];
 }
 
+/**
+ * The records an item names, as `type:id` keys of alert subjects, by its section's kind (the
+ * reference says only that the kind decides the shape): a failure its run, a URL item its URL, an
+ * app item its app and the backup it names. The `…_id` field wins over `id`, which is the record's
+ * own id in the simulator's shapes and may be another's in a service's. None: nothing to match by.
+ */
+function recordsOf(kind: AttentionSection['kind'], item: AttentionItem): string[] {
+  const keyed = (type: string, ...fields: string[]) => {
+    const id = fields.map((f) => text(item, f)).find((v) => v !== null);
+    return id === undefined ? [] : [`${type}:${id}`];
+  };
+  switch (kind) {
+    case 'failure':
+      return keyed('run', 'run_id', 'id');
+    case 'url':
+      return keyed('url', 'url_id', 'id');
+    case 'app':
+      return [...keyed('app', 'app_id', 'id'), ...keyed('backup', 'backup_id')];
+  }
+}
+
+/** The records our other checks' open alerts are about, by `type:id`, with who reports each. */
+function reportedRecords(reported: readonly OpenSubject[] | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { check, subject } of reported ?? []) {
+    if (subject.id === undefined || check === 'attention') continue;
+    const key = `${subject.type}:${subject.id}`;
+    if (!out.has(key)) out.set(key, `${check} (${subject.type} ${subject.id})`);
+  }
+  return out;
+}
+
 /** A short description of an item for the summary line. */
 function describe(item: AttentionItem): string {
   const name = NAME_FIELDS.map((k) => text(item, k)).find((v) => v !== null);
@@ -119,8 +187,8 @@ function truncate(s: string, max: number): string {
 
 /**
  * Finds every listed item of every section at least as severe as `minSeverity` and not of an
- * ignored rule, and declares the
- * sections that list fewer items than they count incomplete.
+ * ignored rule, but the items our other checks' open alerts report (folded into them), and declares
+ * the sections that list fewer items than they count incomplete.
  */
 export function attention(
   snapshot: AttentionSnapshot,
@@ -129,7 +197,9 @@ export function attention(
 ): DetectorResult<Detection<'attention'>> {
   const findings: Detection<'attention'>[] = [];
   const incomplete: string[] = [];
+  const folded: FoldedFinding[] = [];
   const seen = new Set<string>();
+  const reported = reportedRecords(snapshot.reported);
   for (const section of snapshot.summary.sections) {
     const severity = SEVERITY[section.severity];
     if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
@@ -144,6 +214,14 @@ export function attention(
       // The same item listed twice (or two items with identical content) is one problem.
       if (seen.has(fp)) continue;
       seen.add(fp);
+
+      const records = recordsOf(section.kind, item);
+      const reporter = records.map((r) => reported.get(r)).find((who) => who !== undefined);
+      if (reporter !== undefined) {
+        folded.push({ fingerprint: fp, reason: `reported by ${reporter}` });
+        incomplete.push(fp);
+        continue;
+      }
 
       const labelValues: Record<string, LabelValue> = { rule: section.rule, kind: section.kind };
       for (const field of LABEL_FIELDS) labelValues[field] = text(item, field);
@@ -169,6 +247,8 @@ export function attention(
         url: url && /^https?:\/\//.test(url) ? url : null,
         since: since ? toIso(since) : null,
         subject: typeof item.id === 'number' ? { type: 'attention', id: item.id } : { type: 'attention' },
+        // Named records wait for our checks to report them; an item naming none cannot be folded.
+        ...(records.length > 0 && options.foldWaitMs ? { holdForMs: options.foldWaitMs } : {}),
       });
     }
 
@@ -194,7 +274,7 @@ export function attention(
       });
     }
   }
-  return { findings, incomplete };
+  return folded.length > 0 ? { findings, incomplete, folded } : { findings, incomplete };
 }
 
 /**

@@ -41,12 +41,13 @@ import {
 } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
-import { defineCheck } from './define-check.js';
+import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { formatUtc } from '../lib/format-utc.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
@@ -136,6 +137,7 @@ export const backupsCheck = defineCheck({
       : undefined,
   detect: backups,
   relevant: backupsConcern,
+  resolution: backupsResolution,
   presentation: {
     noun: ['backup problem', 'backup problems'],
     facts: factsFrom([
@@ -152,11 +154,22 @@ export const backupsCheck = defineCheck({
       ['error', 'Error'],
       ['uploaded_at', 'Uploaded', 'time'],
     ]),
+    nextStep: ({ labels }) => NEXT_STEPS[labels.problem as BackupProblem] ?? null,
   },
 });
 
 /** Which of an app's backup problems a finding is. */
 export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite';
+
+/** What to do next about each problem (the `problem` label of a finding). */
+const NEXT_STEPS: Record<BackupProblem, string> = {
+  stale: "Take a backup now, then find why the scheduled one did not succeed (the backup run's log).",
+  failed: "Read the failed backup's log, fix the cause, then take a backup now.",
+  health:
+    "See the app's backups on the platform for why the service rates them so; a successful backup usually clears it.",
+  unverified: 'Verify the newest backup: restore it somewhere other than production.',
+  offsite: "Upload the copy again, and check the off-site storage's credentials and free space.",
+};
 
 /** Why an off-site copy is a finding. */
 export type OffsiteReason = 'transfer_failed' | 'not_on_storage';
@@ -186,6 +199,33 @@ export function backupsConcern({ app, seen }: AppBackups, options: BackupsOption
   };
   const result = backups(one, options, now);
   return result.findings.length > 0 || result.incomplete.length > 0;
+}
+
+/**
+ * Why a backup problem is over, read in the snapshot that resolved it: the backup that now stands
+ * ("backup shop-20261124.zip taken 2026-11-24 08:00 UTC, verified"), or the app's health now.
+ */
+function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): string | null {
+  const { subject } = alert;
+  if (subject?.id === undefined) return null;
+  let seen: BackupsSeen | undefined;
+  if (subject.type === 'app') seen = snapshot.backups.get(subject.id);
+  else if (subject.type === 'backup') {
+    // An unverified or off-site alert names the backup it judged; a newer good one may stand now.
+    for (const s of snapshot.backups.values()) if (s.good?.id === subject.id || s.finished?.id === subject.id) seen = s;
+  }
+  const problem = alert.labels.problem as BackupProblem | undefined;
+  if (problem === 'health' && subject.type === 'app') {
+    const app = snapshot.apps.find((a) => a.id === subject.id);
+    return app ? `backup health is ${app.backup_health} now` : 'the app is gone from the service';
+  }
+  const good = seen?.good;
+  if (!good) return null;
+  const taken = parseTime(good.taken_at);
+  const when = taken === null ? '' : ` taken ${formatUtc(taken, 'reading')}`;
+  const verified = good.verified ? ', verified' : '';
+  if (problem === 'offsite') return `backup ${good.name}${when}: off-site copies stored`;
+  return `backup ${good.name}${when}${verified}`;
 }
 
 /** Finds backup problems of every watched app. */

@@ -54,6 +54,16 @@ export const certificatesCheck = defineCheck({
     own.enabled ? { warnDays: own.warn_days, criticalDays: own.critical_days } : undefined,
   detect: certificates,
   relevant: certificateConcerns,
+  resolution: (alert, snapshot) => {
+    const id = alert.subject?.type === 'url' ? alert.subject.id : undefined;
+    if (id === undefined) return null;
+    const record = snapshot.urls.find((u) => u.id === id);
+    if (!record) return 'the URL is gone from the service';
+    const expires = parseTime(record.ssl_expires_at);
+    return expires === null
+      ? `certificate ${record.ssl_status}`
+      : `certificate renewed: valid until ${formatUtc(expires, 'reading')}`;
+  },
   presentation: {
     noun: ['certificate problem', 'certificate problems'],
     facts: factsFrom([
@@ -66,6 +76,8 @@ export const certificatesCheck = defineCheck({
       if (d.left === 'expired') return 'certificate expired';
       return d.left ? `certificate expires in ${d.left}` : null;
     },
+    nextStep: () =>
+      "Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
   },
 });
 
@@ -109,13 +121,6 @@ function worse(date: Verdict | null, status: Verdict | null): Verdict | null {
   return SEVERITY_RANK[date.severity] >= SEVERITY_RANK[status.severity] ? date : status;
 }
 
-/** "3 days", or hours and minutes under a day. */
-function span(ms: number): string {
-  if (ms < DAY_MS) return formatDuration(ms);
-  const days = Math.floor(ms / DAY_MS);
-  return `${days} day${days === 1 ? '' : 's'}`;
-}
-
 /** Both verdicts of a record's certificate and the one that leads (null: not a finding). */
 function judge(record: UrlRecord, options: CertificatesOptions, now: number) {
   const expires = parseTime(record.ssl_expires_at);
@@ -152,11 +157,11 @@ export function certificates(
     let summary: string;
     switch (lead.reason) {
       case 'expired':
-        summary = `${subject} expired ${span(-left)} ago (${expiresText})`;
+        summary = `${subject} expired ${formatDuration(-left, 'days')} ago (${expiresText})`;
         break;
       case 'within_critical_days':
       case 'within_warn_days':
-        summary = `${subject} expires in ${span(left)} (${expiresText})`;
+        summary = `${subject} expires in ${formatDuration(left, 'days')} (${expiresText})`;
         break;
       case 'status_expired':
         summary = `${subject} is reported expired by the service`;
@@ -176,7 +181,7 @@ export function certificates(
       ssl_status: record.ssl_status,
       expires_at: expiresIso ?? record.ssl_expires_at ?? 'unknown',
     };
-    if (expires !== null) details.left = expires > now ? span(expires - now) : 'expired';
+    if (expires !== null) details.left = expires > now ? formatDuration(expires - now, 'days') : 'expired';
     details.reason = [date?.reason, status?.reason].filter((r) => r !== undefined).join(', ');
 
     findings.push({

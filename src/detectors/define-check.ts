@@ -2,11 +2,14 @@
  * A check is one module: its name, the job whose snapshot it reads, the schema of its
  * `checks.<name>` section, the detector's options from that section, the detector, what it keeps
  * from a bulk read, and how its findings are shown. {@link defineCheck} binds them, checked by the
- * compiler, into one {@link Check}; one line of `registry.ts` adds it to the daemon.
+ * compiler, into one {@link Check}; one line of `registry.ts` adds it to the daemon. What every
+ * check's section takes whatever the check (`runbook_url`) is added here, once.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
+import { runbookUrlSchema } from '../config/link-schema.js';
 import type { BulkJob, BulkRecords, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
+import type { Labels, Subject } from '../lib/alert-vocabulary.js';
 import type { DetectorResult } from './detector-result.js';
 import type { Detection, Finding } from './finding.js';
 import { present, type Presentation } from './presentation.js';
@@ -45,6 +48,19 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
    * a word the service says that no check's list names is warned about (the check would miss it).
    */
   stateLists?: (own: z.output<S>) => StateList[];
+  /**
+   * Why an open alert of this check that the snapshot resolves is over, read in that snapshot
+   * ("run #5981 succeeded", "certificate renewed: valid until …"); null when it cannot tell. Pure.
+   * The records of open alerts are kept by bulk reads (see `relevanceFor`), so they are there to read.
+   */
+  resolution?: (alert: ResolvedAlert, snapshot: Extract<Snapshot, { job: J }>, options: O) => string | null;
+}
+
+/** What a check reads of an alert it is asked to explain the end of. */
+export interface ResolvedAlert {
+  subject: Subject | null;
+  labels: Labels;
+  details: Record<string, string>;
 }
 
 /** One list of `state` words of a check's section, and the kind of record whose state it judges. */
@@ -55,14 +71,37 @@ export interface StateList {
   words: readonly string[];
 }
 
+/**
+ * The keys every check's section takes besides its own: `runbook_url`, where a reader of the
+ * check's alerts finds what to do, linked in every message about them.
+ */
+type CommonKeys = { runbook_url: z.ZodOptional<typeof runbookUrlSchema> };
+
+/**
+ * A check's section schema with the keys every check takes ({@link CommonKeys}): the same
+ * object (behind the same `prefault`), so the config's `checks` section still knows a left-out
+ * section is optional.
+ */
+export type CheckConfigSchema<S extends z.ZodType> =
+  S extends z.ZodPrefault<infer T>
+    ? T extends z.ZodObject<infer Shape, infer Config>
+      ? z.ZodPrefault<z.ZodObject<Shape & CommonKeys, Config>>
+      : never
+    : S extends z.ZodObject<infer Shape, infer Config>
+      ? z.ZodObject<Shape & CommonKeys, Config>
+      : never;
+
 /** One check as the registry holds it: its parts, and the detector with its types erased to fit one list. */
 export interface Check<N extends string = string, S extends z.ZodType = z.ZodType, O = unknown, A = unknown> {
   readonly name: N;
   readonly job: SnapshotJob;
-  readonly config: S;
+  /** The schema of `checks.<name>`: the check's own, with `runbook_url` added. */
+  readonly config: CheckConfigSchema<S>;
   readonly options: (own: z.output<S>, checks: A) => O | undefined;
   readonly presentation: Presentation;
   readonly stateLists?: ((own: z.output<S>) => StateList[]) | undefined;
+  /** Why an alert of this check is over, read in the snapshot that resolved it; null: cannot tell. */
+  explain(alert: ResolvedAlert, snapshot: Snapshot, options: OptionsByCheck): string | null;
   /** Its findings, presented; nothing when the snapshot is another job's or its check is disabled. */
   run(snapshot: Snapshot, options: OptionsByCheck, now: number): DetectorResult<Finding<N>>;
   /** For a check that declares one: its relevance test of a record of its job (false when it is off). */
@@ -70,6 +109,21 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
 }
 
 const NOTHING: DetectorResult<never> = { findings: [], incomplete: [] };
+
+/**
+ * The check's own section schema with `runbook_url` added: an object schema (strict, with its
+ * refinements kept), possibly behind `prefault({})` (the section may be left out), as every check
+ * writes it. Thrown at load otherwise, naming the check: a new check is written the same way.
+ */
+function withCommonKeys<S extends z.ZodType>(name: string, schema: S): CheckConfigSchema<S> {
+  const inner = schema instanceof z.ZodPrefault ? schema.unwrap() : schema;
+  if (!(inner instanceof z.ZodObject)) {
+    throw new TypeError(`check ${name}: its config must be a z.object(…), optionally .prefault({})`);
+  }
+  const extended = inner.safeExtend({ runbook_url: runbookUrlSchema.optional() });
+  // Safe: the same object with one optional key more, behind the same prefault when there was one.
+  return (schema instanceof z.ZodPrefault ? extended.prefault({}) : extended) as unknown as CheckConfigSchema<S>;
+}
 
 /** Binds a check's parts, checked by the compiler: the detector reads its job's snapshot with its options. */
 export function defineCheck<N extends string, J extends SnapshotJob, S extends z.ZodType, O, A = unknown>(
@@ -81,10 +135,16 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
   return {
     name,
     job,
-    config: spec.config,
+    config: withCommonKeys(name, spec.config),
     options: spec.options,
     presentation,
     stateLists: spec.stateLists,
+    explain(alert, snapshot, options) {
+      const mine = own(options);
+      if (!spec.resolution || mine === undefined || snapshot.job !== job) return null;
+      // Safe: `job` matched, as in `run`.
+      return spec.resolution(alert, snapshot as Extract<Snapshot, { job: J }>, mine);
+    },
     ...(relevant && {
       relevant: (record: unknown, options: OptionsByCheck, now: number) => {
         const mine = own(options);
@@ -98,8 +158,8 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
       if (mine === undefined || snapshot.job !== job) return NOTHING;
       // Safe: `job` matched; TypeScript cannot narrow a union by a generic tag.
       const out = detect(snapshot as Extract<Snapshot, { job: J }>, mine, now);
-      const { findings, incomplete } = Array.isArray(out) ? { findings: out, incomplete: [] } : out;
-      return { findings: findings.map((d) => present(presentation, d)), incomplete };
+      const result: DetectorResult<Detection<N>> = Array.isArray(out) ? { findings: out, incomplete: [] } : out;
+      return { ...result, findings: result.findings.map((d) => present(presentation, d)) };
     },
   };
 }

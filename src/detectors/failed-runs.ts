@@ -26,6 +26,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
+import { runResolution } from './run-resolution.js';
 import type { StuckRunsConfig } from './stuck-runs.js';
 
 /** Options of the failed_runs check (`checks.failed_runs`). */
@@ -36,6 +37,8 @@ export interface FailedRunsOptions {
   activeStates: readonly string[];
   /** How long a run may stay `retrying` (from its `updated_at`) before it counts as failed. */
   retryingGraceMs: number;
+  /** Run states meaning finished well: what a resolution says ("succeeded"). Default: none named. */
+  succeededStates?: readonly string[];
   /** Severity per environment type; default critical in production, warning elsewhere. */
   severity?: Partial<EnvironmentSeverity>;
 }
@@ -108,9 +111,12 @@ export const failedRunsCheck = defineCheck({
           failedStates: own.failed_states,
           activeStates: checks.stuck_runs.active_states,
           retryingGraceMs: own.retrying_grace,
+          succeededStates: own.succeeded_states,
         }
       : undefined,
   detect: failedRuns,
+  resolution: (alert, snapshot, options) =>
+    runResolution(alert, snapshot, { succeeded: options.succeededStates ?? [], stillOpen: options.failedStates }),
   stateLists: (own) => [
     { record: 'run', field: 'failed_states', words: own.failed_states },
     { record: 'run', field: 'succeeded_states', words: own.succeeded_states },
@@ -129,6 +135,10 @@ export const failedRunsCheck = defineCheck({
       if (d.step && d.reason) return `step ${d.step}: ${d.reason}`;
       return d.reason ?? (d.step ? `step ${d.step}` : null);
     },
+    nextStep: ({ details }) =>
+      details.watcher
+        ? 'Find on the server why its watcher failed, fix that, then retry the run.'
+        : "Read the failed step's log, fix the cause, then retry the run.",
   },
 });
 

@@ -43,12 +43,17 @@ export const maintenanceCheck = defineCheck({
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
   relevant: ({ app }) => inMaintenance(app),
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    return app ? 'maintenance mode switched off' : 'the app is gone from the service';
+  },
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
     facts: factsFrom([
       ['state', 'State'],
       ['max_duration', 'Allowed'],
     ]),
+    nextStep: () => 'If the work on the app is done, take it out of maintenance mode.',
   },
 });
 

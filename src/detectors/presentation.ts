@@ -18,6 +18,12 @@ export interface Presentation {
   facts(finding: Presentable): Fact[];
   /** The one-line form for compact messages; null (or absent): the summary says it best. */
   brief?(details: Readonly<Record<string, string>>): string | null;
+  /**
+   * What the reader of a firing alert does next, in one sentence of our own words (no API text):
+   * "Read the failed step's log, fix the cause, then retry the run." Asked when a message is
+   * rendered, never stored. Null (or absent): nothing to say beyond the silence command.
+   */
+  nextStep?(finding: Presentable): string | null;
 }
 
 /** A detail a check shows: its key, the label a reader sees, and whether the value is a time. */

@@ -17,9 +17,9 @@
  * so a cycle never holds the thousands of records that are fine.
  */
 import type { z } from 'zod';
-import type { Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { BulkJob, BulkRecords, Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
-import type { StateList } from './define-check.js';
+import type { ResolvedAlert, StateList } from './define-check.js';
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
@@ -134,6 +134,18 @@ export function stateListsFromConfig(checks: ChecksConfig): Map<StateRecord, Nam
   return out;
 }
 
+/**
+ * Why an open alert that `snapshot` resolves is over, asked of the alert's check: its
+ * `resolution`, read in the same snapshot and options; null when the check cannot tell.
+ */
+export function explainerFor(
+  snapshot: Snapshot,
+  options: DetectorOptions,
+): (alert: ResolvedAlert & { check: string }) => string | null {
+  const byName = new Map<string, AnyCheck>(detectorsFor(snapshot.job).map((c) => [c.name, c]));
+  return (alert) => byName.get(alert.check)?.explain(alert, snapshot, options) ?? null;
+}
+
 /** The checks that read `job`'s snapshot (whether or not they are enabled). */
 export function detectorsFor(job: SnapshotJob): readonly AnyCheck[] {
   return CHECKS.filter((c) => c.job === job);
@@ -142,28 +154,47 @@ export function detectorsFor(job: SnapshotJob): readonly AnyCheck[] {
 /**
  * Runs every enabled detector of the snapshot's job; pure, like the detectors themselves. Answers
  * all their findings, each presented by its check, and every part of the snapshot one of them
- * declared incomplete.
+ * declared incomplete, and what they folded into other alerts.
  */
 export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: number): DetectorResult {
   const results: DetectorResult[] = detectorsFor(snapshot.job).map((c) => c.run(snapshot, options, now));
-  return { findings: results.flatMap((r) => r.findings), incomplete: results.flatMap((r) => r.incomplete) };
+  const folded = results.flatMap((r) => r.folded ?? []);
+  return {
+    findings: results.flatMap((r) => r.findings),
+    incomplete: results.flatMap((r) => r.incomplete),
+    ...(folded.length > 0 ? { folded } : {}),
+  };
 }
 
 /** The jobs one of whose checks declares which records of a bulk read it could find a problem in. */
 const BULK_JOBS: readonly SnapshotJob[] = [...new Set(CHECKS.filter((c) => c.relevant).map((c) => c.job))];
 
+/** The subject id of a record of each bulk read: what an open alert about it names. */
+const BULK_SUBJECT_ID: { readonly [J in BulkJob]: (record: BulkRecords[J]) => number } = {
+  urls: (url) => url.id,
+  maintenance: ({ app }) => app.id,
+  backups: ({ app }) => app.id,
+};
+
 /**
  * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the
  * detectors will judge the snapshot by), for every job whose checks declare such a test. A check of
- * such a job that declares no test keeps every record of its job.
+ * such a job that declares no test keeps every record of its job. The records open alerts are about
+ * (`openSubjectIds`) are kept too, so the check that resolves one can say why it is over.
  */
-export function relevanceFor(options: DetectorOptions, now: number): Relevance {
+export function relevanceFor(
+  options: DetectorOptions,
+  now: number,
+  openSubjectIds: ReadonlySet<number> = new Set(),
+): Relevance {
   const out: Partial<Record<SnapshotJob, (record: unknown) => boolean>> = {};
   for (const job of BULK_JOBS) {
     const enabled = detectorsFor(job).filter((c) => options[c.name] !== undefined);
+    // Safe: each job's collector hands its test records of that job's kind.
+    const idOf = BULK_SUBJECT_ID[job as BulkJob] as (record: unknown) => number;
     out[job] = enabled.some((c) => !c.relevant)
       ? () => true
-      : (record) => enabled.some((c) => c.relevant!(record, options, now));
+      : (record) => openSubjectIds.has(idOf(record)) || enabled.some((c) => c.relevant!(record, options, now));
   }
   // Safe: each test is handed records of its job's kind by that job's collector.
   return out as Relevance;

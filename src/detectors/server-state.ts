@@ -50,6 +50,10 @@ export const serversCheck = defineCheck({
     .prefault({}),
   options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: serverState,
+  resolution: (alert, snapshot) => {
+    const server = snapshot.servers.find((s) => alert.subject?.type === 'server' && s.id === alert.subject.id);
+    return server ? `server ${server.name} is ${server.state} now` : 'the server is gone from the service';
+  },
   stateLists: (own) => [
     { record: 'server', field: 'bad_states', words: own.bad_states },
     { record: 'server', field: 'other_states', words: own.other_states },
@@ -63,6 +67,8 @@ export const serversCheck = defineCheck({
       ['region', 'Region'],
       ['public_ip', 'IP'],
     ]),
+    nextStep: () =>
+      "Check the server on the platform (power, network, disk): its apps' alerts are held until it is back.",
   },
 });
 

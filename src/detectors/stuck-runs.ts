@@ -21,6 +21,7 @@ import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
+import { runResolution } from './run-resolution.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
@@ -56,6 +57,9 @@ export const stuckRunsCheck = defineCheck({
   options: (own): StuckRunsOptions | undefined =>
     own.enabled ? { activeStates: own.active_states, maxDurationMs: own.max_duration } : undefined,
   detect: stuckRuns,
+  // The run's own state now ("is done now"): which words mean success is failed_runs' to say.
+  resolution: (alert, snapshot, options) =>
+    runResolution(alert, snapshot, { succeeded: [], stillOpen: options.activeStates }),
   stateLists: (own) => [{ record: 'run', field: 'active_states', words: own.active_states }],
   presentation: {
     noun: ['stuck run', 'stuck runs'],
@@ -68,6 +72,8 @@ export const stuckRunsCheck = defineCheck({
       ['last_update', 'Last update', 'time'],
     ]),
     brief: (d) => (d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null),
+    nextStep: () =>
+      "Open the run: if its step has stopped moving, read that step's log, then stop the run and start it again.",
   },
 });
 

@@ -14,7 +14,8 @@ import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
-import { toIso } from '../lib/parse-time.js';
+import { formatUtc } from '../lib/format-utc.js';
+import { parseTime, toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
 /** Options of the url_checks check (`checks.url_checks`). */
@@ -31,6 +32,17 @@ export const urlChecksCheck = defineCheck({
   options: (own): UrlChecksOptions | undefined => (own.enabled ? {} : undefined),
   detect: urlChecks,
   relevant: urlCheckFailed,
+  resolution: (alert, snapshot) => {
+    const id = alert.subject?.type === 'url' ? alert.subject.id : undefined;
+    if (id === undefined) return null;
+    const record = snapshot.urls.find((u) => u.id === id);
+    if (!record) return 'the URL is gone from the service';
+    const at = parseTime(record.public_checked_at);
+    const when = at === null ? '' : ` at ${formatUtc(at, 'reading')}`;
+    return record.public_check === null
+      ? 'the outside check no longer reports it'
+      : `outside check ${record.public_check}${when}`;
+  },
   presentation: {
     noun: ['URL check failing', 'URL checks failing'],
     facts: factsFrom([
@@ -39,6 +51,7 @@ export const urlChecksCheck = defineCheck({
       ['checked_at', 'Checked', 'time'],
     ]),
     brief: (d) => (d.url ? `${d.url} failing${d.code ? `: ${d.code}` : ''}` : null),
+    nextStep: () => 'Open the URL from outside: check that the app answers and that its domain and proxy point at it.',
   },
 });
 

@@ -20,4 +20,10 @@ export const watchdogPresentation: Presentation = {
     ['refused', 'Refused'],
     ['until', 'Until'],
   ]),
+  nextStep: ({ details }) => {
+    if (details.permission) return 'Give the token the permission named, then reload the daemon (SIGHUP).';
+    if (details.error)
+      return "Run deploy-watchdog check to see the read fail as the daemon does; check the token, api.base_url and the service's status.";
+    return null;
+  },
 };

@@ -6,8 +6,12 @@
  *   duration ("1h30m", "500ms"): for a configured duration said back, which `parseDuration` reads.
  * - `seconds`: every unit down to the whole second, run together ("1d2h5m30s"): for a measured
  *   span said next to a configured one ("held 29m59s of 30m"), never more than was measured.
+ * - `days`: a time left or gone by as people read it in a sentence ("expires in 3 days"): from two
+ *   days on, whole days rounded to the nearest ("2 days" for 2d 11h, "3 days" for 2d 12h); under
+ *   two days, hours and minutes ("47h 59m"), since "1 day" for 47h 59m would be a day short. Said
+ *   beside the exact date, which the rounding never replaces.
  */
-export type DurationStyle = 'brief' | 'exact' | 'seconds';
+export type DurationStyle = 'brief' | 'exact' | 'seconds' | 'days';
 
 const UNITS = [
   ['d', 86_400_000],
@@ -19,11 +23,21 @@ const UNITS = [
 
 type Unit = (typeof UNITS)[number][0];
 
-/** Per style: how many unit places from the largest one shown, the smallest unit, and what joins them. */
-const STYLES: Record<DurationStyle, { places: number; smallest: Unit; separator: string }> = {
-  brief: { places: 2, smallest: 's', separator: ' ' },
-  exact: { places: Infinity, smallest: 'ms', separator: '' },
-  seconds: { places: Infinity, smallest: 's', separator: '' },
+const DAY_MS = 86_400_000;
+
+/** From this long on, the `days` style says whole days. */
+const WHOLE_DAYS_FROM = 2 * DAY_MS;
+
+/**
+ * Per style: how many unit places from the largest one shown, the largest and smallest units, and
+ * what joins them.
+ */
+const STYLES: Record<DurationStyle, { places: number; largest: Unit; smallest: Unit; separator: string }> = {
+  brief: { places: 2, largest: 'd', smallest: 's', separator: ' ' },
+  exact: { places: Infinity, largest: 'd', smallest: 'ms', separator: '' },
+  seconds: { places: Infinity, largest: 'd', smallest: 's', separator: '' },
+  // Under two days (past that it is whole days): "47h 59m", not "1d 23h".
+  days: { places: 2, largest: 'h', smallest: 's', separator: ' ' },
 };
 
 /**
@@ -34,12 +48,13 @@ const STYLES: Record<DurationStyle, { places: number; smallest: Unit; separator:
  */
 export function formatDuration(ms: number, style: DurationStyle = 'brief'): string {
   if (ms === Infinity) return 'forever';
-  const { places, smallest, separator } = STYLES[style];
+  if (style === 'days' && ms >= WHOLE_DAYS_FROM) return `${Math.round(ms / DAY_MS)} days`;
+  const { places, largest, smallest, separator } = STYLES[style];
   const parts: string[] = [];
   let rest = ms > 0 ? ms : 0;
   // Places count from the largest unit that is not zero: "3d" in brief, not "3d 30m".
   let place = 0;
-  for (const [unit, size] of UNITS) {
+  for (const [unit, size] of UNITS.slice(UNITS.findIndex(([u]) => u === largest))) {
     if (place === places) break;
     const n = Math.floor(rest / size);
     rest -= n * size;

@@ -49,6 +49,7 @@ export function groupDue(rows: readonly OutboxRow[], maxItems: number): Outgoing
     message.notification.events = events.slice(0, maxItems);
     message.notification.omitted = events.length - message.notification.events.length;
     message.notification.omittedResolved = events.slice(maxItems).filter((e) => e.kind === 'resolved').length;
+    message.notification.routes = [...new Set(message.rows.map((r) => r.route))];
   }
   return out;
 }

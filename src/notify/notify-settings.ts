@@ -26,8 +26,11 @@ export type HeartbeatSettings = NonNullable<NotifySection['heartbeat']>;
 /** `notify.inhibit`: which inhibition rules are on. */
 export type InhibitSettings = NotifySection['inhibit'];
 
-/** `notify` as the pipeline reads it (channels are built elsewhere and passed in by name). */
-export type NotifySettings = Omit<NotifySection, 'channels'>;
+/** `notify` as the pipeline reads it (channels are built elsewhere and passed in by name, with the links they show). */
+export type NotifySettings = Omit<NotifySection, 'channels' | 'links'>;
+
+/** `notify.links`: the platform's page templates by record type. */
+export type PageLinkSettings = NotifySection['links'];
 
 /** `alerts` defaults the routes fall back to. */
 export type AlertDefaults = Pick<ParsedConfig['alerts'], 'repeat_interval' | 'send_resolved'>;

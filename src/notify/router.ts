@@ -120,12 +120,17 @@ export class Router {
   }
 }
 
+/** A route's name: its own, else `route-N` by its place in `notify.routes` (from 1). */
+export function routeName(r: Pick<RouteSettings, 'name'>, index: number): string {
+  return r.name ?? `route-${index + 1}`;
+}
+
 function compileRoute(
   r: RouteSettings,
   index: number,
   ctx: { windows: Map<string, MuteWindow>; known: Set<string>; groupBy: readonly string[]; alerts: AlertDefaults },
 ): CompiledRoute {
-  const name = r.name ?? `route-${index + 1}`;
+  const name = routeName(r, index);
   const where = `notify.routes[${index}] (${name})`;
   let matches: CompiledMatchers;
   try {

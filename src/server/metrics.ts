@@ -2,8 +2,22 @@
  * Every Prometheus metric deploy-watchdog exports, in one place. The composition root builds one
  * `Metrics` (with its own prom-client Registry: no global state) and hands it to the stages that
  * record into it; `/metrics` renders its registry.
+ *
+ * Names follow Prometheus' conventions so that `promtool check metrics` passes and the usual
+ * dashboards find what they look for: our own metrics start with `deploy_watchdog_`; Node's and the
+ * process's keep the standard names prom-client gives them (`process_cpu_seconds_total`,
+ * `nodejs_heap_size_used_bytes`), without our prefix. The job a metric is about is the label
+ * `source`: `job` is Prometheus' own target label, and a scrape would rename ours `exported_job`.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { packageVersion } from '../lib/package-version.js';
+
+/**
+ * prom-client's default gauges whose names end in `_total`, which Prometheus keeps for counters
+ * (`promtool check metrics` refuses them). Each is the sum of a gauge kept beside it, by type:
+ * `sum(nodejs_active_handles)` is `nodejs_active_handles_total`.
+ */
+const TOTAL_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 /** Options for {@link Metrics}. */
 export interface MetricsOptions {
@@ -15,19 +29,27 @@ export interface MetricsOptions {
 export class Metrics {
   readonly registry = new Registry();
 
-  /** Job cycles by job and outcome (ok, failed, disabled). */
+  /** Version of the running build, as an info metric (always 1) to join other metrics on. */
+  readonly buildInfo = new Gauge({
+    name: 'deploy_watchdog_build_info',
+    help: 'The running deploy-watchdog build; always 1, its version in the label.',
+    labelNames: ['version'] as const,
+    registers: [this.registry],
+  });
+
+  /** Job cycles by job (the `source` label) and outcome (ok, failed, disabled). */
   readonly cycles = new Counter({
     name: 'deploy_watchdog_cycles_total',
-    help: 'Job cycles run, by job and outcome.',
-    labelNames: ['job', 'outcome'] as const,
+    help: 'Job cycles run, by source (the job) and outcome.',
+    labelNames: ['source', 'outcome'] as const,
     registers: [this.registry],
   });
 
   /** How long a job cycle took, read to commit. */
   readonly cycleDuration = new Histogram({
     name: 'deploy_watchdog_cycle_duration_seconds',
-    help: 'Duration of a job cycle, from the first read to the committed state.',
-    labelNames: ['job'] as const,
+    help: 'Duration of a job cycle, from the first read to the committed state, by source (the job).',
+    labelNames: ['source'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
@@ -35,8 +57,8 @@ export class Metrics {
   /** Unix time of the last cycle of a job that completed. */
   readonly lastSuccess = new Gauge({
     name: 'deploy_watchdog_last_success_timestamp_seconds',
-    help: 'Unix time of the last cycle of a job that completed.',
-    labelNames: ['job'] as const,
+    help: 'Unix time of the last cycle of a job that completed, by source (the job).',
+    labelNames: ['source'] as const,
     registers: [this.registry],
   });
 
@@ -79,8 +101,8 @@ export class Metrics {
    */
   readonly resolutionsHeld = new Gauge({
     name: 'deploy_watchdog_resolutions_held',
-    help: 'Alerts whose resolution is held until an implausible answer is confirmed, by job.',
-    labelNames: ['job'] as const,
+    help: 'Alerts whose resolution is held until an implausible answer is confirmed, by source (the job).',
+    labelNames: ['source'] as const,
     registers: [this.registry],
   });
 
@@ -109,8 +131,10 @@ export class Metrics {
   });
 
   constructor(options: MetricsOptions = {}) {
+    this.buildInfo.set({ version: packageVersion() }, 1);
     if (options.processMetrics ?? true) {
-      collectDefaultMetrics({ register: this.registry, prefix: 'deploy_watchdog_' });
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of TOTAL_GAUGES) this.registry.removeSingleMetric(name);
     }
   }
 

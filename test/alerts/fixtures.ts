@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { JobKey } from '../../src/alerts/commit-findings.js';
+import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Detection, Finding } from '../../src/detectors/finding.js';
 import { presented } from '../../src/detectors/registry.js';
 import { Store } from '../../src/state/store.js';
@@ -54,3 +56,18 @@ export function finding(id: string, overrides: Partial<Finding> = {}): Finding {
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
+
+/**
+ * Puts `findings` in the state file `file` as firing alerts of `job`, as one daemon cycle would
+ * (for: 1), for the commands that read the state file.
+ */
+export function fireFindings(file: string, job: JobKey, findings: Finding[]): void {
+  const store = Store.open(file);
+  try {
+    store.transaction(() =>
+      applyFindings(store, { job, findings, now: Date.now() }, { forCycles: 1, repeatIntervalMs: 4 * HOUR }),
+    );
+  } finally {
+    store.close();
+  }
+}

@@ -243,6 +243,18 @@ describe('applyFindings', () => {
     expect(getAlert(store, 'att/r/3')).toBeUndefined();
   });
 
+  it('leaves an absent alert named whole by incomplete as it is, and only that one', () => {
+    const incompleteCycle = (findings: Finding[], incomplete: string[]) =>
+      store.transaction(() =>
+        applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, OPTIONS),
+      );
+    incompleteCycle([finding('att/r/id/5'), finding('att/r/id/55')], []);
+    clock.advance(MINUTE);
+    // Without a trailing `/` it is one fingerprint, not a prefix: id/55 is not covered by id/5.
+    expect(kinds(incompleteCycle([], ['att/r/id/5']))).toEqual(['resolved att/r/id/55']);
+    expect(getAlert(store, 'att/r/id/5')?.status).toBe('firing');
+  });
+
   it('does not let another job take over an open alert of the same fingerprint', () => {
     cycle([finding('shared')], OPTIONS, 'runs');
     clock.advance(MINUTE);

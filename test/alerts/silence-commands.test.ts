@@ -1,11 +1,10 @@
 /** `silence`, `silences` and `unsilence`, run in-process through `main` against a real state file. */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { getSilence } from '../../src/alerts/silences.js';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig, type CliResult } from '../helpers/cli-harness.js';
-import { finding, HOUR, tempState, type TempState } from './fixtures.js';
+import { finding, fireFindings, tempState, type TempState } from './fixtures.js';
 
 const TOKEN = 'tok-silence-commands-0123456789';
 let state: TempState;
@@ -32,26 +31,11 @@ async function run(...argv: string[]): Promise<CliResult> {
 
 /** Puts firing alerts in the state file, as a daemon cycle would. */
 function fireAlerts(): void {
-  const store = Store.open(path.join(state.dir, 'state.db'));
-  try {
-    store.transaction(() =>
-      applyFindings(
-        store,
-        {
-          job: 'urls',
-          findings: [
-            finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
-            finding('cert/crm', { check: 'certificates', labels: { check: 'certificates', app: 'crm' } }),
-            finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),
-          ],
-          now: Date.now(),
-        },
-        { forCycles: 1, repeatIntervalMs: 4 * HOUR },
-      ),
-    );
-  } finally {
-    store.close();
-  }
+  fireFindings(path.join(state.dir, 'state.db'), 'urls', [
+    finding('cert/shop', { check: 'certificates', labels: { check: 'certificates', app: 'shop' } }),
+    finding('cert/crm', { check: 'certificates', labels: { check: 'certificates', app: 'crm' } }),
+    finding('url/shop', { check: 'url_checks', labels: { check: 'url_checks', app: 'shop' } }),
+  ]);
 }
 
 describe('silence', () => {

@@ -1,7 +1,8 @@
 /**
  * The attention job against the simulator, where the service lists at most 20 items per section:
  * an item pushed out of the listed window is still a problem, so it must not resolve (no false
- * "resolved"); it resolves once the section lists every item again and it is not among them.
+ * "resolved"); it resolves once the section lists every item again and it is not among them. And
+ * one problem, one alert: a failed run is one failed_runs alert, not that and an attention item.
  */
 import { describe, expect, it } from 'vitest';
 import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
@@ -36,7 +37,7 @@ describe('a truncated attention section', () => {
     const early = urls.slice(0, 5);
     for (const id of late) sim.control.expireCertificate(id, { inDays: -1 });
 
-    const wd = engine.watchdog('checks:\n  attention: { min_severity: info }');
+    const wd = engine.watchdog('checks:\n  attention: { min_severity: info, fold_wait: 0s }');
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     const first = firingItems(wd);
     expect(first).toHaveLength(20);
@@ -64,5 +65,80 @@ describe('a truncated attention section', () => {
     expect(still).toHaveLength(20);
     // The ones that had left the window are listed again and were never resolved nor re-announced.
     for (const fp of still) expect(eventsOf(wd, fp).map((e) => e.kind)).toEqual(['firing']);
+  });
+});
+
+/** A failed update on the first staging app: failed_runs says warning, the dashboard danger. */
+function failStagingRun(): { run: string; item: string } {
+  const app = [...engine.sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
+  const run = engine.sim.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'pip failed' });
+  return { run: `failed_runs/run/${run.id}`, item: `attention/failed_run/failure/id/${run.id}` };
+}
+
+const kinds = (w: Watchdog, prefix: string) => eventsOf(w, prefix).map((e) => e.kind);
+
+describe('an attention item our own check reports', () => {
+  it('a failed run is one alert, even when the dashboard lists it before the runs job reports it', async () => {
+    const { sim, clock } = engine;
+    const wd = engine.watchdog();
+    const { run, item } = failStagingRun();
+
+    // The dashboard first (as at a start, when every job runs at once): the item waits.
+    expect((await wd.runOnce(['attention'])).complete).toBe(true);
+    expect(getAlert(wd.store, item)?.status).toBe('pending');
+    expect((await wd.runOnce(['runs'])).complete).toBe(true);
+    expect(getAlert(wd.store, run)).toMatchObject({ status: 'firing', severity: 'warning' });
+
+    // Folded from then on, past fold_wait too: the dashboard's critical never goes out.
+    for (let i = 0; i < 6; i++) {
+      clock.advance(5 * MINUTE);
+      await wd.runOnce(['runs', 'attention']);
+    }
+    expect(kinds(wd, run)).toEqual(['firing']);
+    expect(kinds(wd, item)).toEqual([]);
+    const queued = wd.store.db.prepare(
+      `SELECT fingerprint FROM outbox WHERE fingerprint LIKE 'attention/failed_run/%'`,
+    );
+    expect(queued.all()).toEqual([]);
+
+    // Over: ours resolves, and the dashboard's item, never announced, goes quietly.
+    sim.control.setRunState(Number(run.split('/').pop()), { state: 'done' });
+    clock.advance(5 * MINUTE);
+    await wd.runOnce(['runs', 'attention']);
+    expect(kinds(wd, run)).toEqual(['firing', 'resolved']);
+    expect(kinds(wd, item)).toEqual([]);
+    expect(getAlert(wd.store, item)).toBeUndefined();
+  });
+
+  it('with the runs check off, nothing of ours reports it: the item alerts on its own once fold_wait is over', async () => {
+    const { clock } = engine;
+    const wd = engine.watchdog('checks:\n  failed_runs: { enabled: false }\n  attention: { fold_wait: 10m }');
+    const { item } = failStagingRun();
+    await wd.runOnce(['runs', 'attention']);
+    expect(getAlert(wd.store, item)?.status).toBe('pending');
+    clock.advance(10 * MINUTE);
+    await wd.runOnce(['runs', 'attention']);
+    expect(getAlert(wd.store, item)).toMatchObject({ status: 'firing', severity: 'critical' });
+  });
+
+  it('an item alerted before ours opened is kept as it is, never falsely resolved, and resolves when it is over', async () => {
+    const { sim, clock } = engine;
+    const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');
+    const { run, item } = failStagingRun();
+    await wd.runOnce(['attention']);
+    expect(kinds(wd, item)).toEqual(['firing']);
+    await wd.runOnce(['runs']);
+    for (let i = 0; i < 3; i++) {
+      clock.advance(5 * MINUTE);
+      await wd.runOnce(['runs', 'attention']);
+    }
+    expect(kinds(wd, item)).toEqual(['firing']);
+    expect(getAlert(wd.store, item)?.status).toBe('firing');
+
+    sim.control.setRunState(Number(run.split('/').pop()), { state: 'done' });
+    clock.advance(5 * MINUTE);
+    await wd.runOnce(['runs', 'attention']);
+    expect(kinds(wd, item)).toEqual(['firing', 'resolved']);
+    expect(kinds(wd, run)).toEqual(['firing', 'resolved']);
   });
 });

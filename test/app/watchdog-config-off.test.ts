@@ -27,7 +27,8 @@ const publicCheck: Stage = () => {
   return `attention/public_check_failed/url/id/${url.id}`;
 };
 
-const cases: [string, 'runs' | 'attention', Stage, string, string][] = [
+/** What the case is, its job, how it is staged, the config that switches it off, the reason, the config before. */
+const cases: [string, 'runs' | 'attention', Stage, string, string, string?][] = [
   [
     'a check disabled in a job still on',
     'runs',
@@ -42,12 +43,14 @@ const cases: [string, 'runs' | 'attention', Stage, string, string][] = [
     publicCheck,
     'checks: { attention: { ignore_rules: [public_check_failed] } }',
     'attention rule ignored by configuration',
+    // Fired at once, not after waiting for url_checks to report the same URL (which never runs here).
+    'checks: { attention: { fold_wait: 0s } }',
   ],
 ];
 
 describe('alerts of a check switched off by configuration', () => {
-  it.each(cases)('%s: closed at the next start, without an event', async (_what, job, stage, off, reason) => {
-    const first = engine.watchdog();
+  it.each(cases)('%s: closed at the next start, without an event', async (_what, job, stage, off, reason, on) => {
+    const first = engine.watchdog(on);
     const fingerprint = stage();
     await first.runOnce([job]);
     expect(getAlert(first.store, fingerprint)?.status).toBe('firing');
@@ -66,8 +69,8 @@ describe('alerts of a check switched off by configuration', () => {
     expect(queued.n).toBe(1);
   });
 
-  it.each(cases)('%s: closed on reload, without an event', async (_what, job, stage, off, reason) => {
-    const wd = engine.watchdog();
+  it.each(cases)('%s: closed on reload, without an event', async (_what, job, stage, off, reason, on) => {
+    const wd = engine.watchdog(on);
     const fingerprint = stage();
     await wd.runOnce([job]);
     engine.clock.advance(MINUTE);

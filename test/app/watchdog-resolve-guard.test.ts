@@ -59,7 +59,7 @@ describe('resolve guard', () => {
     const warning = after.log.lines().find((l) => String(l.msg).includes('would resolve at once'));
     expect(warning).toMatchObject({ level: 40, job: 'runs', suspectCycles: 1, confirmCycles: 2 });
     expect(await metrics.render()).toMatch(
-      new RegExp(`deploy_watchdog_resolutions_held\\{job="runs"\\} ${warning!.resolving}`),
+      new RegExp(`deploy_watchdog_resolutions_held\\{source="runs"\\} ${warning!.resolving}`),
     );
 
     clock.advance(MINUTE);
@@ -67,6 +67,6 @@ describe('resolve guard', () => {
     const resolved = eventsOf(after.wd, 'failed_runs/').filter((e) => e.kind === 'resolved');
     expect(resolved.map((e) => e.fingerprint).sort()).toEqual(firing.map((e) => e.fingerprint).sort());
     expect(after.log.text()).toContain('confirmed by 2 consecutive cycles');
-    expect(await metrics.render()).toMatch(/deploy_watchdog_resolutions_held\{job="runs"\} 0/);
+    expect(await metrics.render()).toMatch(/deploy_watchdog_resolutions_held\{source="runs"\} 0/);
   });
 });

@@ -94,13 +94,13 @@ describe('metrics', () => {
     sim.control.setFault('urls.list', { errorCode: 'internal_error' });
     await wd.runOnce(['urls']);
     const text = await metrics.render();
-    expect(text).toMatch(/deploy_watchdog_cycles_total\{job="runs",outcome="ok"\} 1/);
-    expect(text).toMatch(/deploy_watchdog_cycles_total\{job="urls",outcome="failed"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_cycles_total\{source="runs",outcome="ok"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_cycles_total\{source="urls",outcome="failed"\} 1/);
     expect(text).toMatch(/deploy_watchdog_api_requests_total\{function="runs\.list",status="200"\} \d+/);
     expect(text).toMatch(/deploy_watchdog_api_requests_total\{function="urls\.list",status="500"\} 1/);
     expect(text).toMatch(/deploy_watchdog_api_errors_total\{function="urls\.list",code="internal_error"\} 1/);
     expect(text).toMatch(/deploy_watchdog_open_alerts\{check="failed_runs",severity="\w+"\} [1-9]/);
-    expect(text).toMatch(/deploy_watchdog_cycle_duration_seconds_count\{job="runs"\} 1/);
+    expect(text).toMatch(/deploy_watchdog_cycle_duration_seconds_count\{source="runs"\} 1/);
   });
 });
 

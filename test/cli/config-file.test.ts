@@ -16,7 +16,8 @@ import { NO_DEFAULT_CONFIG, runCli, writeConfig } from '../helpers/cli-harness.j
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-config-file-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const CONFIG = 'api: { base_url: "http://127.0.0.1:9", token: t }\nstate: { path: ./state.db }\n';
+const CONFIG =
+  'api: { base_url: "http://127.0.0.1:9", token: t }\nstate: { path: ./state.db }\nnotify: { channels: [{ name: c, type: log }] }\n';
 const given = writeConfig(dir, CONFIG, 'given.yaml');
 const fromEnv = writeConfig(dir, CONFIG, 'from-env.yaml');
 const byDefault = writeConfig(dir, CONFIG, 'default.yaml');
@@ -124,6 +125,7 @@ describe('every command that reads a config finds it the same three ways', () =>
     ['unsilence', ['0123456789ab']],
     ['actions', []],
     ['notify-test', []],
+    ['healthcheck', []],
   ])(
     '%s names all three places when none gives a file, and its usage shows the option as optional',
     async (command, args) => {

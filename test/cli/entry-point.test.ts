@@ -19,5 +19,8 @@ describe('compiled entry point', () => {
     expect(statSync(BIN).mode & 0o111).toBe(0o111);
     const { stdout } = await run(BIN, ['--help'], { cwd: ROOT });
     expect(stdout).toContain('usage: deploy-watchdog <command>');
+    // The build reads package.json from dist/ as the sources do from src/.
+    const version = await run(BIN, ['--version'], { cwd: ROOT });
+    expect(version.stdout).toMatch(/^deploy-watchdog \d+\.\d+\.\d+\n$/);
   }, 120_000);
 });

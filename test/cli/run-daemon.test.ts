@@ -5,13 +5,13 @@
  * and refuses to start on a file it cannot read with exit 2, the file and the line.
  */
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { freePort } from '../helpers/free-port.js';
 import { daemonConfigYaml, spawnDaemon, until, type Daemon } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
@@ -27,15 +27,6 @@ afterAll(async () => {
   await sim.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port free right now (the daemon's config needs a fixed one). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function status(url: string): Promise<number> {
   try {
@@ -63,7 +54,7 @@ describe('run', () => {
     await until('/healthz', async () => (await status(`${base}/healthz`)) === 200, output);
     await until('/readyz', async () => (await status(`${base}/readyz`)) === 200, output);
     expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
-      /deploy_watchdog_cycles_total\{job="runs",outcome="ok"\}/,
+      /deploy_watchdog_cycles_total\{source="runs",outcome="ok"\}/,
     );
 
     fs.writeFileSync(configFile, good.replace('requests_per_second: 200', 'requests_per_second: fast'));

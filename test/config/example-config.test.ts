@@ -5,6 +5,7 @@ import { configJsonSchemaText } from '../../src/cli/schema.js';
 import { configJsonSchema } from '../../src/config/config-json-schema.js';
 import { POLICY_LABELS } from '../../src/config/policy-schema.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { parse } from 'yaml';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const EXAMPLE = path.join(ROOT, 'config.example.yaml');
@@ -14,6 +15,9 @@ const ENV = { DMS_API_TOKEN: 'tok-example', SLACK_WEBHOOK_URL: 'https://hooks.ex
 function propertyPaths(node: Record<string, unknown>, at = ''): string[] {
   const out: string[] = [];
   for (const alt of (node.anyOf ?? node.oneOf ?? []) as Record<string, unknown>[]) out.push(...propertyPaths(alt, at));
+  for (const kind of (node.allOf ?? []) as { then?: Record<string, unknown> }[]) {
+    if (kind.then) out.push(...propertyPaths(kind.then, at));
+  }
   if (node.items) out.push(...propertyPaths(node.items as Record<string, unknown>, `${at}[]`));
   for (const [key, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
     const here = at ? `${at}.${key}` : key;
@@ -46,6 +50,37 @@ describe('config.example.yaml', () => {
       return !new RegExp(`(^|[\\s{,#])${key}:`, 'm').test(text);
     });
     expect(missing).toEqual([]);
+  });
+});
+
+/** The YAML files the project ships, and the YAML blocks of the README, by where they are. */
+function shippedYaml(): [string, string][] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^( *)```yaml\n([\s\S]*?)^\1```$/gm)].map((m, i): [string, string] => [
+    `README.md yaml block ${i + 1}`,
+    m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), ''),
+  ]);
+  return [
+    ['config.example.yaml', fs.readFileSync(EXAMPLE, 'utf8')],
+    ['examples/simulator.yaml', fs.readFileSync(path.join(ROOT, 'examples', 'simulator.yaml'), 'utf8')],
+    ...blocks,
+  ];
+}
+
+describe('YAML 1.1 tools (yamllint, PyYAML, Ansible)', () => {
+  it.each(shippedYaml())(
+    'read %s as deploy-watchdog does (a bare off, on, yes or no would be a boolean)',
+    (_where, text) => {
+      expect(parse(text, { version: '1.1' })).toEqual(parse(text, { merge: true }));
+    },
+  );
+
+  it('would read a bare off differently (so the comparison can fail)', () => {
+    expect(parse('development: off', { version: '1.1' })).not.toEqual(parse('development: off'));
+  });
+
+  it('finds the README blocks it compares', () => {
+    expect(shippedYaml().filter(([where]) => where.startsWith('README')).length).toBeGreaterThanOrEqual(2);
   });
 });
 

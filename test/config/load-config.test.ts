@@ -46,6 +46,20 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown key "retrying_grase" \(did you mean "retrying_grace"\?\)/,
     },
     {
+      name: "unknown key of a channel, suggested from that channel's kind",
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: s, type: slack, webhok_url: "https://h.example/x" }\n`,
+      path: 'notify.channels[0].webhok_url',
+      line: 6,
+      message: /unknown key "webhok_url" \(did you mean "webhook_url"\?\)/,
+    },
+    {
+      name: 'unknown key of a channel, never suggested from another kind',
+      yaml: `${MINIMAL}notify:\n  channels:\n    - { name: l, type: log, smtpp: x }\n`,
+      path: 'notify.channels[0].smtpp',
+      line: 6,
+      message: /unknown key "smtpp"$/,
+    },
+    {
       name: 'unknown top-level section',
       yaml: `${MINIMAL}notifications: {}\n`,
       path: 'notifications',
@@ -85,14 +99,14 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}jobs:\n  urls: "*/15 * *"\n`,
       path: 'jobs.urls',
       line: 5,
-      message: /must be a cron expression of 5 fields \(minute hour day month weekday\) or 6/,
+      message: /has 3 fields; must be a cron expression of 5 fields \(minute hour day month weekday\) or 6/,
     },
     {
       name: 'cron with a value out of range',
       yaml: `${MINIMAL}jobs:\n  runs: "61 * * * *"\n`,
       path: 'jobs.runs',
       line: 5,
-      message: /cron expression/,
+      message: /the minute field is "61", and minute takes 0-59/,
     },
     {
       name: 'missing base_url',
@@ -457,7 +471,12 @@ describe('parseConfig: defaults and values', () => {
       offsite: true,
       offsite_failed_states: ['failed'],
     });
-    expect(config.checks.attention).toEqual({ enabled: true, min_severity: 'warning', ignore_rules: [] });
+    expect(config.checks.attention).toEqual({
+      enabled: true,
+      min_severity: 'warning',
+      ignore_rules: [],
+      fold_wait: 20 * 60_000,
+    });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({
       enabled: true,

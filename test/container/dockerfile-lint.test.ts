@@ -35,20 +35,32 @@ describe('Dockerfile', () => {
 
   it.each([
     ['runs as a non-root user', /^USER node$/],
-    ['keeps state on the /data volume', /^VOLUME \["\/data"\]$/],
-    ['checks health on /healthz', /^HEALTHCHECK .*\/healthz/],
+    ['keeps config and state on the /data volume', /^VOLUME \["\/data"\]$/],
+    ['reads the config from /data', /^ENV DEPLOY_WATCHDOG_CONFIG=\/data\/config\.yaml$/],
+    ['lets the non-root user write /data', /^RUN mkdir -p \/data && chown node:node \/data /],
+    ['puts the command on PATH', /ln -s \/app\/dist\/cli\/bin\.js \/usr\/local\/bin\/deploy-watchdog/],
+    // The health check reads the port from the config, so a config on another port is still checked.
+    ['checks health with the healthcheck command', /^HEALTHCHECK .*CMD \["deploy-watchdog", "healthcheck"\]$/],
     [
       "enters through the compiled CLI, with the daemon's node options",
       /^ENTRYPOINT \["node", (?:"--[a-z-]+=\w+", )+"dist\/cli\/bin\.js"\]$/,
     ],
-    ['runs the daemon with /config/config.yaml', /^CMD \["run", "--config", "\/config\/config\.yaml"\]$/],
+    ['runs the daemon with the config $DEPLOY_WATCHDOG_CONFIG names', /^CMD \["run"\]$/],
     ['copies only production dependencies and compiled output', /^COPY --from=build .*\/app\/dist/],
   ])('runtime stage %s', (_what, pattern) => {
     expect(stage('runtime').some((l) => pattern.test(l))).toBe(true);
   });
 
-  it('prunes dev dependencies before the runtime stage copies node_modules', () => {
-    expect(stage('build').some((l) => /npm prune --omit=dev/.test(l))).toBe(true);
+  it('hard-codes no port in the health check', () => {
+    expect(stage('runtime').filter((l) => /^HEALTHCHECK /.test(l) && /\d{4,5}/.test(l.replace(/--\S+/g, '')))).toEqual(
+      [],
+    );
+  });
+
+  it('prunes dev dependencies, and the compiler, before the runtime stage copies node_modules', () => {
+    expect(stage('build').some((l) => /npm prune --omit=dev\s+&&\s+rm -rf node_modules\/typescript /.test(l))).toBe(
+      true,
+    );
     expect(stage('runtime').some((l) => /^RUN npm (ci|install)/.test(l))).toBe(false);
   });
 

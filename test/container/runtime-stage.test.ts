@@ -1,55 +1,111 @@
 /**
  * The Dockerfile's runtime stage, performed on the host (no Docker engine on the build machines):
  * compile as the build stage does, keep production dependencies only (`npm prune --omit=dev` on the
- * build stage's node_modules), then start the compiled entry point exactly as the image's
- * ENTRYPOINT/CMD would, against the simulator, and ask it /healthz.
+ * build stage's node_modules, then the compiler removed), then start the compiled entry point
+ * exactly as the image's ENTRYPOINT/CMD would, with the image's environment, as a user other than
+ * root (`nobody` where the test runs as root, as the image's `node` user is), with the README's
+ * minimal config in a directory standing for the image's /data volume, against the simulator; and
+ * ask it the image's HEALTHCHECK.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { freePort } from '../helpers/free-port.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/** Root runs the image's commands as `nobody`; anyone else is already not root. */
+const AS_ROOT = process.getuid?.() === 0;
+const NOBODY = { uid: 65534, gid: 65534 };
+/** The command line that runs `argv` as the image's non-root user (setpriv keeps the environment as given). */
+const asImageUser = (argv: string[]): string[] =>
+  AS_ROOT ? ['setpriv', `--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', ...argv] : argv;
+
 describe('container runtime stage', () => {
   let app: string;
+  let data: string;
   let sim: RunningSimulator;
+  let hook: WebhookReceiver;
   let daemon: ChildProcess | undefined;
-  const output: string[] = [];
 
   beforeAll(async () => {
     app = mkdtempSync(path.join(tmpdir(), 'dw-image-'));
-    // Build stage: the sources compiled with the project's build config, and its node_modules.
+    // Readable by the non-root user, as the image's /app is (root-owned, world-readable).
+    chmodSync(app, 0o755);
+    // Build stage: the sources compiled as the package's build script does, and its node_modules.
     await run(process.execPath, [
       path.join(ROOT, 'node_modules/typescript/bin/tsc'),
       '-p',
       path.join(ROOT, 'tsconfig.build.json'),
+      '--noCheck',
       '--outDir',
       path.join(app, 'dist'),
     ]);
     for (const file of ['package.json', 'package-lock.json']) cpSync(path.join(ROOT, file), path.join(app, file));
-    cpSync(path.join(ROOT, 'node_modules'), path.join(app, 'node_modules'), {
+    // The real folder, never a link to it: the prune below must not reach the checkout's own.
+    cpSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'), {
       recursive: true,
       verbatimSymlinks: true,
     });
-    // `npm prune --omit=dev`, as the build stage ends: what the runtime stage copies.
+    // `npm prune --omit=dev`, then the compiler removed, as the build stage ends: what the runtime
+    // stage copies.
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app });
+    for (const tool of ['node_modules/typescript', 'node_modules/.bin/tsc', 'node_modules/.bin/tsserver']) {
+      rmSync(path.join(app, tool), { recursive: true, force: true });
+    }
+    // `RUN mkdir -p /data && chown node:node /data`.
+    data = path.join(app, 'data');
+    mkdirSync(data);
+    if (AS_ROOT) chownSync(data, NOBODY.uid, NOBODY.gid);
     sim = await startSimulator({ apps: 10, seed: 3 });
+    hook = await startWebhookReceiver();
   }, 180_000);
 
   afterAll(async () => {
     if (daemon && daemon.exitCode === null) daemon.kill('SIGKILL');
     await sim?.close();
+    await hook?.close();
     if (app) rmSync(app, { recursive: true, force: true });
   });
 
-  it('keeps production dependencies only', () => {
+  /** The image's environment, its /data standing for the test's data directory, plus `extra`. */
+  function imageEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    const env = Object.fromEntries(
+      Object.entries(dockerfileEnv()).map(([k, v]) => [k, v.replace(/^\/data\//, `${data}/`)]),
+    );
+    return { PATH: process.env.PATH, ...env, ...extra };
+  }
+
+  /** Runs one command of the image's CLI as its user, as `docker exec <container> deploy-watchdog …` does. */
+  async function imageCommand(args: string[], env: NodeJS.ProcessEnv) {
+    const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
+    expect(node).toBe('node');
+    const [command, ...rest] = asImageUser([process.execPath, ...entrypoint, ...args]);
+    return run(command!, rest, { cwd: app, env }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+  }
+
+  it('keeps production dependencies only, without the compiler', () => {
     for (const dev of ['typescript', 'vitest', 'tsx', 'dockerfile-utils', 'smtp-server', 'mailparser']) {
       expect(existsSync(path.join(app, 'node_modules', dev)), `${dev} should be pruned`).toBe(false);
     }
@@ -59,107 +115,123 @@ describe('container runtime stage', () => {
   });
 
   it('refuses the demo, whose stand-ins are development dependencies, saying so', async () => {
-    const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
-    expect(node).toBe('node');
-    const demo = await run(process.execPath, [...entrypoint, 'demo', '--duration', '5s'], {
-      cwd: app,
-      env: { PATH: process.env.PATH, ...dockerfileEnv() },
-    }).then(
-      () => ({ code: 0, stderr: '' }),
-      (err: { code: number; stderr: string }) => err,
-    );
+    const demo = await imageCommand(['demo', '--duration', '5s'], imageEnv());
     expect(demo.code).toBe(2);
     expect(demo.stderr).toMatch(
       /^the demo needs the development dependencies, and (smtp-server|mailparser) is not installed: .*npm ci/,
     );
   });
 
-  it('starts the compiled entry point as the image does and answers /healthz, then stops on SIGTERM', async () => {
-    mkdirSync(path.join(app, 'data'));
+  it("runs the README's minimal config from /data as a non-root user: state beside it, health checked on its port, SIGTERM stops it", async () => {
     const port = await freePort();
-    const configFile = path.join(app, 'config.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'api:',
-        `  base_url: ${sim.baseUrl}`,
-        '  token: ${DMS_API_TOKEN}',
-        'state:',
-        `  path: ${path.join(app, 'data', 'state.db')}`,
-        'notify:',
-        '  channels: [{ name: console, type: log }]',
-        'server:',
-        `  listen: 127.0.0.1:${port}`,
-        'log:',
-        '  format: json',
-        '',
-      ].join('\n'),
-    );
-    // The image's ENTRYPOINT (node with its options, the entry point) + CMD ["run", "--config", …]
-    // and its ENV (NODE_ENV=production, …); `node` is this test's node.
+    // The README's minimal config as written, pointed at the simulator, plus the server line its
+    // container section adds, on a port of its own: the health check must follow the config.
+    const config = `${readmeMinimalConfig().replace('https://manage.example.com', sim.baseUrl)}server:\n  listen: 127.0.0.1:${port}\n`;
+    writeFileSync(path.join(data, 'config.yaml'), config, { mode: 0o644 });
+    const env = imageEnv({ DMS_API_TOKEN: sim.adminToken, SLACK_WEBHOOK_URL: hook.url });
+
+    // validate, as the image's user, says OK and warns of nothing (the state file can be made).
+    const validated = await imageCommand(['validate'], env);
+    expect(validated).toMatchObject({ code: 0, stderr: '' });
+    expect(validated.stdout).toMatch(new RegExp(`^${data}/config\\.yaml: OK, 1 channel \\(ops-slack:slack\\)`));
+
+    // ENTRYPOINT + CMD, with the image's ENV.
     const [node, ...entrypoint] = dockerfileInstruction('ENTRYPOINT');
-    const [command, configFlag] = dockerfileInstruction('CMD');
     expect(node).toBe('node');
-    daemon = spawn(process.execPath, [...entrypoint, command!, configFlag!, configFile], {
-      cwd: app,
-      env: { PATH: process.env.PATH, ...dockerfileEnv(), DMS_API_TOKEN: sim.adminToken },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const [command, ...args] = asImageUser([process.execPath, ...entrypoint, ...dockerfileInstruction('CMD')]);
+    const output: string[] = [];
+    daemon = spawn(command!, args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
     daemon.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     daemon.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     const exited = new Promise<number | null>((resolve) => daemon?.once('exit', (code) => resolve(code)));
+    await waitFor(() => output.join('').includes('listener started') || daemon?.exitCode !== null, 60_000);
+    expect(output.join('')).toContain('listener started');
 
-    await waitFor(() => output.join('').includes('listener started'), 60_000);
-    const res = await request(`http://127.0.0.1:${port}/healthz`);
-    expect(res.statusCode).toBe(200);
-    expect(await res.body.json()).toEqual({ status: 'ok' });
+    // The HEALTHCHECK, as Docker runs it inside the container.
+    const [healthcheck, ...checkArgs] = dockerfileInstruction('HEALTHCHECK');
+    expect(healthcheck).toBe('deploy-watchdog');
+    const checked = await imageCommand(checkArgs, env);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain(`http://127.0.0.1:${port}/healthz: 200`);
+
+    // The state file, made by the image's user beside the config: the default state.path.
+    const state = statSync(path.join(data, 'deploy-watchdog.db'));
+    expect(state.mode & 0o777).toBe(0o600);
+    if (AS_ROOT) expect(state.uid).toBe(NOBODY.uid);
+
+    // A printed "To silence" line's neighbours run in the container without the secrets.
+    const listed = await imageCommand(['alerts'], imageEnv());
+    expect(listed.code, listed.stderr).toBe(0);
 
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output.join('')).not.toContain(sim.adminToken);
+    expect(output.join('')).not.toContain(hook.url);
   }, 90_000);
+
+  it.skipIf(!AS_ROOT)(
+    'with a state.path the image user cannot write, validate warns and run stops with a clear error',
+    async () => {
+      // The README's config before: a state path outside /data, which the image's user cannot create.
+      const blocked = path.join(app, 'root-only');
+      mkdirSync(blocked, { mode: 0o755 });
+      const file = path.join(data, 'elsewhere.yaml');
+      const config = `${readmeMinimalConfig().replace('https://manage.example.com', sim.baseUrl)}state:\n  path: ${blocked}/state.db\nserver:\n  listen: "off"\n`;
+      writeFileSync(file, config);
+      const env = imageEnv({
+        DEPLOY_WATCHDOG_CONFIG: file,
+        DMS_API_TOKEN: sim.adminToken,
+        SLACK_WEBHOOK_URL: hook.url,
+      });
+      const validated = await imageCommand(['validate'], env);
+      expect(validated.code).toBe(0);
+      expect(validated.stderr).toBe(
+        `${file} state.path: warning: ${blocked} is not writable by this user (uid ${NOBODY.uid}), so the daemon run as this user cannot create state.db in it\n`,
+      );
+      const started = await imageCommand(dockerfileInstruction('CMD'), env);
+      expect(started.code).toBe(1);
+      expect(started.stdout).toContain('cannot open the state file');
+      expect(started.stdout).toContain(`${blocked}/state.db`);
+    },
+    60_000,
+  );
 });
 
-/** The JSON arguments of the Dockerfile's top-level `name` instruction (its last, as Docker takes it). */
-function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD'): string[] {
-  const lines = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith(`${name} [`));
-  return JSON.parse(lines.at(-1)!.slice(name.length)) as string[];
+/** The YAML of the README's "smallest useful" config, as the README shows it. */
+function readmeMinimalConfig(): string {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const m = /The smallest useful one:\n\n( *)```yaml\n([\s\S]*?)\n\1```/.exec(readme);
+  if (!m) throw new Error("README.md has no block after 'The smallest useful one:'");
+  return `${m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), '')}\n`;
 }
 
-/** The runtime stage's `ENV name=value …` (one line, no quoting: what this Dockerfile uses). */
+/**
+ * The JSON arguments of the Dockerfile's instruction `name` (its last, as Docker takes it): the
+ * command of ENTRYPOINT or CMD, the command after HEALTHCHECK's options.
+ */
+function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD' | 'HEALTHCHECK'): string[] {
+  const text = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const lines = text.split('\n').filter((l) => l.startsWith(`${name} `));
+  const json = name === 'HEALTHCHECK' ? lines.at(-1)!.replace(/^.* CMD /, '') : lines.at(-1)!.slice(name.length);
+  return JSON.parse(json) as string[];
+}
+
+/** The runtime stage's `ENV name=value …` lines together (no quoting: what this Dockerfile uses). */
 function dockerfileEnv(): Record<string, string> {
-  const line = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('ENV '))
-    .at(-1)!;
+  const text = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const runtime = text.slice(text.lastIndexOf('\nFROM '));
   return Object.fromEntries(
-    line
-      .slice('ENV '.length)
-      .trim()
-      .split(/\s+/)
+    runtime
+      .split('\n')
+      .filter((l) => l.startsWith('ENV '))
+      .flatMap((l) => l.slice('ENV '.length).trim().split(/\s+/))
       .map((pair) => pair.split('=', 2) as [string, string]),
   );
 }
 
-/** A port nobody listens on right now (the config refuses port 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor<T>(probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
+async function waitFor(probe: () => boolean, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
+  while (!probe()) {
     if (Date.now() > until) throw new Error('timed out waiting for the daemon');
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -138,10 +138,11 @@ describe('readEmail', () => {
       { now: NOW, channelName: 'ops-mail', subjectPrefix: '[deploy-watchdog]' },
     );
     const reading = readEmail(message);
-    expect(reading.subject).toBe('[deploy-watchdog] CRITICAL 1 certificate problem (production)');
+    expect(reading.subject).toBe('[deploy-watchdog] CRITICAL 1 certificate problem · shop-prod (production)');
     expect(reading.brief).toEqual([
-      'Subject: [deploy-watchdog] CRITICAL 1 certificate problem (production)',
+      'Subject: [deploy-watchdog] CRITICAL 1 certificate problem · shop-prod (production)',
       '  CRITICAL · Certificate of https://shop.example.com for shop-prod (production) expires in 1 day',
+      "  Next step: Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
     ]);
     expect(reading.lines.join('\n')).toContain('Namespace:');
     expect(reading.lines.join('\n')).not.toContain('ops-mail');

@@ -26,7 +26,7 @@ async function simulator(apps: number, seed: number, clock = new ManualClock()):
 }
 
 /** The simulator's own problem kinds each staged problem shows up as. */
-const SHOWS_AS: Record<Exclude<DemoProblemKind, 'attention'>, ProblemKind[]> = {
+const SHOWS_AS: Record<DemoProblemKind, ProblemKind[]> = {
   failed_run: ['failed_run'],
   certificate: ['certificate_expiring'],
   stale_backup: ['backup_stale'],
@@ -107,7 +107,7 @@ describe('buildScenario', () => {
     expect(sim.control.problems()).toEqual([]);
   });
 
-  it('names six problems, one remediated, each with its app', async () => {
+  it('names five problems, one remediated, each with its app', async () => {
     const sim = await simulator(12, 1);
     const cast = castDemo(sim.control);
     const { problems } = buildScenario(cast, 'retry-policy');
@@ -117,7 +117,6 @@ describe('buildScenario', () => {
       ['stale_backup', 'backups', false],
       ['offsite', 'backups', false],
       ['url_check', 'url_checks', false],
-      ['attention', 'attention', false],
     ]);
     expect(problems[0]?.app).toBe(cast.runApp.name);
   });

@@ -3,7 +3,7 @@ import type { SslStatus } from '../../src/api/schemas.js';
 import { certificates, type CertificatesOptions } from '../../src/detectors/certificates.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { formatUtc } from '../../src/lib/format-utc.js';
-import { appListItem, DAY, expectWellFormed, HOUR, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
+import { appListItem, DAY, expectWellFormed, HOUR, MINUTE, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
 
 const options: CertificatesOptions = { warnDays: 14, criticalDays: 3 };
 const expiresIn = (ms: number) => new Date(NOW + ms).toISOString();
@@ -79,7 +79,19 @@ describe('certificates', () => {
       'expired',
       expiresIn(-DAY),
       'expired',
-      `Certificate of https://shop.example.com for shop-prod (production) expired 1 day ago (${shown(-DAY)})`,
+      `Certificate of https://shop.example.com for shop-prod (production) expired 24h ago (${shown(-DAY)})`,
+    ],
+    [
+      'expires in a minute under two days: hours, never "1 day"',
+      expiresIn(2 * DAY - MINUTE),
+      'valid',
+      `Certificate of https://shop.example.com for shop-prod (production) expires in 47h 59m (${shown(2 * DAY - MINUTE)})`,
+    ],
+    [
+      'expires in two and a half days: the nearest whole day',
+      expiresIn(2 * DAY + 12 * HOUR),
+      'valid',
+      `Certificate of https://shop.example.com for shop-prod (production) expires in 3 days (${shown(2 * DAY + 12 * HOUR)})`,
     ],
     [
       'reported expired, date says fine',

@@ -23,6 +23,7 @@ describe('detectorOptionsFromConfig', () => {
       failedStates: ['error'],
       activeStates: ['queued', 'running'],
       retryingGraceMs: 30 * 60_000,
+      succeededStates: ['done'],
     });
     expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
     expect(options.backups).toMatchObject({
@@ -31,7 +32,7 @@ describe('detectorOptionsFromConfig', () => {
       requireVerified: true,
       offsite: { failedStates: ['failed'] },
     });
-    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [] });
+    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [], foldWaitMs: 20 * 60_000 });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 

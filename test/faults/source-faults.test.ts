@@ -27,6 +27,7 @@ const FAILED_CYCLES = THRESHOLD + 2;
 const EXTRA = `checks:
   sources: { failure_threshold: ${THRESHOLD} }
   maintenance: { max_duration: 1m }
+  attention: { fold_wait: 0s }
 jobs: { jitter: 0s }`;
 
 type Job = 'runs' | 'urls' | 'backups' | 'attention' | 'maintenance';

@@ -24,6 +24,8 @@ export interface RunCliOptions {
   onOutput?: (stdout: string) => void;
   /** The configuration read when neither --config nor $DEPLOY_WATCHDOG_CONFIG names one; none by default. */
   defaultConfigFile?: string;
+  /** Standard output is a terminal this many columns wide; by default it is no terminal (a pipe). */
+  columns?: number;
 }
 
 /**
@@ -47,11 +49,14 @@ function sink(append: (text: string) => void): Writable {
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  const out = sink((s) => {
+    stdout += s;
+    options.onOutput?.(stdout);
+  });
+  // What a terminal stream has that a pipe has not (see `terminalWidth`).
+  if (options.columns !== undefined) Object.assign(out, { isTTY: true, columns: options.columns });
   const code = await main(argv, {
-    stdout: sink((s) => {
-      stdout += s;
-      options.onOutput?.(stdout);
-    }),
+    stdout: out,
     stderr: sink((s) => (stderr += s)),
     env: options.env ?? {},
     signal: options.signal ?? new AbortController().signal,
@@ -65,4 +70,16 @@ export function writeConfig(dir: string, yaml: string | readonly string[], name 
   const file = path.join(dir, name);
   fs.writeFileSync(file, typeof yaml === 'string' ? yaml : yaml.join('\n'));
   return file;
+}
+
+/**
+ * Writes the config the state commands (alerts, silence, silences, unsilence, actions) need into
+ * `dir`: an API nobody answers and a token from a variable they leave unset, the state file
+ * `dir/state.db`. Answers its path.
+ */
+export function writeStateCommandConfig(dir: string): string {
+  return writeConfig(dir, [
+    'api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }',
+    'state: { path: ./state.db }',
+  ]);
 }

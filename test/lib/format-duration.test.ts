@@ -38,10 +38,33 @@ describe('formatDuration', () => {
     expect(formatDuration(ms, style)).toBe(text);
   });
 
-  it.each<DurationStyle>(['brief', 'exact', 'seconds'])('in %s, Infinity reads forever and a negative 0s', (style) => {
-    expect(formatDuration(Infinity, style)).toBe('forever');
-    expect(formatDuration(-1500, style)).toBe('0s');
+  // A time left or gone by, as a sentence says it ("expires in …"): never a day short.
+  it.each<[string, number, string]>([
+    ['nothing', 0, '0s'],
+    ['clock skew', -5000, '0s'],
+    ['under a minute', 45_000, '45s'],
+    ['under an hour', HOUR - 1000, '59m 59s'],
+    ['hours and minutes', 5 * HOUR + 30 * MINUTE, '5h 30m'],
+    ['a second short of a day', DAY - 1000, '23h 59m'],
+    ['one day, in hours', DAY, '24h'],
+    ['a day and a half', 36 * HOUR, '36h'],
+    ['a minute short of two days: not "1 day"', 2 * DAY - MINUTE, '47h 59m'],
+    ['two days', 2 * DAY, '2 days'],
+    ['just under two and a half days: rounded down', 2 * DAY + 12 * HOUR - 1000, '2 days'],
+    ['two and a half days: rounded up', 2 * DAY + 12 * HOUR, '3 days'],
+    ['a day short of a week', 6 * DAY + 23 * HOUR, '7 days'],
+    ['two weeks', 14 * DAY, '14 days'],
+  ])('days: %s (%d ms) → %s', (_what, ms, text) => {
+    expect(formatDuration(ms, 'days')).toBe(text);
   });
+
+  it.each<DurationStyle>(['brief', 'exact', 'seconds', 'days'])(
+    'in %s, Infinity reads forever and a negative 0s',
+    (style) => {
+      expect(formatDuration(Infinity, style)).toBe('forever');
+      expect(formatDuration(-1500, style)).toBe('0s');
+    },
+  );
 
   it.each([1, 500, 30_000, 90_000, 93_600_000, 8 * DAY + 1, 2 * DAY + 3 * HOUR + 4 * MINUTE + 5_006])(
     'exact is read back by parseDuration: %d ms',

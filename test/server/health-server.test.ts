@@ -30,7 +30,7 @@ describe('health server', () => {
 
   async function start(state: { alive: boolean; checks: ReadinessCheck[] }) {
     const metrics = new Metrics({ processMetrics: false });
-    metrics.cycles.inc({ job: 'runs', outcome: 'ok' });
+    metrics.cycles.inc({ source: 'runs', outcome: 'ok' });
     server = await startHealthServer({
       listen: '127.0.0.1:0',
       metrics,
@@ -66,7 +66,7 @@ describe('health server', () => {
 
     res = await request(`${base}/metrics`);
     expect(res.statusCode).toBe(200);
-    expect(await res.body.text()).toContain('deploy_watchdog_cycles_total{job="runs",outcome="ok"} 1');
+    expect(await res.body.text()).toContain('deploy_watchdog_cycles_total{source="runs",outcome="ok"} 1');
 
     res = await request(`${base}/nope`);
     expect(res.statusCode).toBe(404);

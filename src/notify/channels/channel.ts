@@ -8,6 +8,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
+import type { MessageLinks } from '../message-links.js';
 
 /** A batch of alert events for one channel, grouped (by check and environment, say). */
 export interface AlertsNotification {
@@ -19,6 +20,8 @@ export interface AlertsNotification {
   omitted: number;
   /** How many of the omitted are resolved (counted in the headline: "2 failed runs · 1 resolved"); 0 when absent. */
   omittedResolved?: number;
+  /** The routes that sent its events to this channel, by name: their runbooks are linked. Absent: none. */
+  routes?: string[];
 }
 
 /**
@@ -59,6 +62,8 @@ export interface ChannelDeps {
    * resolution finds that same file (see `src/cli/config-file.ts`), or when no daemon runs.
    */
   commandConfigFile?: string | undefined;
+  /** The platform's pages and the runbooks a message links to (`messageLinks` of the config). Absent: none. */
+  links?: MessageLinks | undefined;
 }
 
 /** A configured channel, ready to render and send. */

@@ -7,8 +7,12 @@
  * so escaping cannot be forgotten in one of them and no raw ISO string reaches a reader.
  *
  * Written for an on-call engineer reading on a phone: a firing event shows where (the labels not
- * shared by the whole message), its check's key facts and since when; a resolved one says
- * "RESOLVED after 42m" and nothing else; more than {@link COMPACT_OVER} events become one line each.
+ * shared by the whole message), its check's key facts (not those its summary already says) and
+ * since when, with the platform's page of its record; a resolved one says "RESOLVED after 42m",
+ * what was wrong as something that *was*, and why it is over where that is known; more than
+ * {@link COMPACT_OVER} events become one line each, their durations labelled ("for 47m"). A
+ * message says what to do next (its checks' next steps, their runbooks, the silence command) and,
+ * when events were left out, where to see them all.
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
@@ -16,6 +20,8 @@ import { presentationOf } from '../../detectors/registry.js';
 import type { Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import { formatUtc } from '../../lib/format-utc.js';
+import { fillPage } from '../../config/link-schema.js';
+import { NO_LINKS, pageTypeOf, type MessageLinks } from '../message-links.js';
 import type { AlertsNotification } from './channel.js';
 import { commandLine } from './shell-line.js';
 
@@ -36,6 +42,15 @@ export const COMPACT_OVER = 3;
 
 const SEVERITY_ORDER: readonly Severity[] = ['info', 'warning', 'critical'];
 
+/** Next steps and runbooks a message lists at most: one per check is the rule, and a message rarely mixes more. */
+export const MAX_NEXT_STEPS = 3;
+
+/** A link of our own making: its label (our words) and an http(s) URL from config, filled with an id. */
+export interface Link {
+  label: string;
+  url: string;
+}
+
 /** One fact as shown, e.g. { label: 'Step', value: 'install' }; `at` when the value is a time (ms). */
 export interface Fact {
   label: string;
@@ -52,6 +67,11 @@ export interface Headline {
   what: string;
   /** Where: the group's values other than the check ("production"); API text, unescaped. */
   scope: string[];
+  /**
+   * What the message is about when it is about one alert: its app (else its server), so a mail
+   * subject or a Slack header names it ("1 failed run: shop"). Null for several, or none named.
+   */
+  about: string | null;
 }
 
 /** Since when a problem exists. */
@@ -68,6 +88,7 @@ export interface EventDescription {
   tone: Tone;
   /** "CRITICAL", "CRITICAL · still firing", "ESCALATED to CRITICAL", "RESOLVED after 42m". */
   status: string;
+  /** What is wrong; once resolved, what was ("was: Update of shop failed at step install"). */
   summary: string;
   /** The app name, shown as the link to `url`. */
   app: string | null;
@@ -82,6 +103,12 @@ export interface EventDescription {
   brief: string;
   /** True when `brief` is the summary (which names the app itself). */
   briefIsSummary: boolean;
+  /** How long it has been going on, labelled for a one-line form: "for 47m"; null under a minute or resolved. */
+  age: string | null;
+  /** The platform's page of the record it is about ("Run page"), where `notify.links` has one. */
+  page: Link | null;
+  /** Resolved: why it is over, as the source says it (`AlertEvent.resolution`); null when unknown. */
+  resolution: string | null;
 }
 
 /** What an alerts message says. */
@@ -93,6 +120,16 @@ export interface AlertsDescription {
   compact: boolean;
   events: EventDescription[];
   omitted: number;
+  /**
+   * Where the events left out are listed (when some are): `deploy-watchdog alerts` as a shell
+   * line, with the daemon's `--config` when it needs one; null when none are left out or it cannot
+   * be shown safely.
+   */
+  omittedCommand: string | null;
+  /** What to do next: the next step of each check with firing events, once each, at most {@link MAX_NEXT_STEPS}. */
+  nextSteps: string[];
+  /** The runbooks of its routes and of its firing events' checks, once each, at most {@link MAX_NEXT_STEPS}. */
+  runbooks: Link[];
   /**
    * The `deploy-watchdog silence …` line that mutes what this message is about, quoted for a POSIX
    * shell and not yet escaped for any medium; null when all resolved or when it cannot be shown
@@ -108,6 +145,8 @@ export interface DescribeOptions {
    * Absent: they need none (the default resolution finds the daemon's file).
    */
   commandConfigFile?: string | undefined;
+  /** The platform's pages and the runbooks to link (`ChannelDeps.links`); absent: none. */
+  links?: MessageLinks | undefined;
 }
 
 /** Labels that say where, in this order, with their display names. */
@@ -120,20 +159,62 @@ const WHERE_LABELS: readonly (readonly [string, string])[] = [
 
 /** Describes an alerts notification for a reader, with times relative to `now` (ms since the epoch). */
 export function describeAlerts(n: AlertsNotification, now: number, options: DescribeOptions = {}): AlertsDescription {
+  const links = options.links ?? NO_LINKS;
   const headline = describeHeadline(n);
   const shared = sharedLabels(n.events, headline.scope);
   // Said once for the message: the shared labels, and those the headline's scope already names.
   const sharedKeys = new Set(shared.map((f) => f.label));
   for (const [key, label] of WHERE_LABELS) if (n.group[key]) sharedKeys.add(label);
-  const events = n.events.map((e) => describeEvent(e, now, sharedKeys));
+  const events = n.events.map((e) => describeEvent(e, now, sharedKeys, links));
+  const omitted = Math.max(0, n.omitted);
   return {
     headline,
     shared,
     compact: n.events.length > COMPACT_OVER,
     events,
-    omitted: Math.max(0, n.omitted),
+    omitted,
+    omittedCommand: omitted > 0 ? commandLine(configured(['alerts'], options.commandConfigFile)).line : null,
+    nextSteps: nextSteps(n),
+    runbooks: runbooks(n, links),
     silenceCommand: silenceCommand(n, options.commandConfigFile),
   };
+}
+
+/** A `deploy-watchdog` command's words, with the daemon's `--config` when it needs one. */
+function configured(args: readonly string[], configFile: string | undefined): string[] {
+  return ['deploy-watchdog', args[0]!, ...(configFile === undefined ? [] : ['--config', configFile]), ...args.slice(1)];
+}
+
+/** The next step of each check with a firing event, in the order they come, each sentence once. */
+function nextSteps(n: AlertsNotification): string[] {
+  const out = new Set<string>();
+  for (const e of n.events) {
+    if (e.kind === 'resolved') continue;
+    const step = presentationOf(e.check)?.nextStep?.(e);
+    if (step) out.add(step);
+  }
+  return [...out].slice(0, MAX_NEXT_STEPS);
+}
+
+/**
+ * The runbooks of a message: its routes' (a team's page) first, then its firing events' checks',
+ * each URL once. Labelled "Runbook" when there is one, else by what each is for. None when all
+ * are resolved: there is nothing left to do.
+ */
+function runbooks(n: AlertsNotification, links: MessageLinks): Link[] {
+  const firing = n.events.filter((e) => e.kind !== 'resolved');
+  if (firing.length === 0) return [];
+  const found: { label: string; url: string }[] = [];
+  for (const route of n.routes ?? []) {
+    const url = links.routeRunbooks[route];
+    if (url) found.push({ label: `Runbook: ${route}`, url });
+  }
+  for (const check of new Set(firing.map((e) => e.check))) {
+    const url = links.checkRunbooks[check];
+    if (url) found.push({ label: `Runbook: ${presentationOf(check)?.noun[1] ?? check}`, url });
+  }
+  const unique = found.filter((r, i) => found.findIndex((o) => o.url === r.url) === i).slice(0, MAX_NEXT_STEPS);
+  return unique.length === 1 ? [{ label: 'Runbook', url: unique[0]!.url }] : unique;
 }
 
 /** Works out the headline: worst firing severity (or resolved), the counts, the scope. */
@@ -164,16 +245,27 @@ export function describeHeadline(n: AlertsNotification): Headline {
     const env = envs.size === 1 ? [...envs][0] : undefined;
     if (env) scope = [env];
   }
-  return { tone, counts, what, scope };
+  const one = n.events.length === 1 && Math.max(0, n.omitted) === 0 ? n.events[0] : undefined;
+  const about = one?.labels.app || one?.labels.server || null;
+  // A group by app already says it in the scope.
+  return { tone, counts, what, scope, about: about && !scope.includes(about) ? about : null };
 }
 
-/** Describes one event. `shared`: labels (by display name) the message states once for all events. */
-export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<string> = new Set()): EventDescription {
+/**
+ * Describes one event. `shared`: labels (by display name) the message states once for all events;
+ * `links`: the platform's pages, for the link to the record the event is about.
+ */
+export function describeEvent(
+  e: AlertEvent,
+  now: number,
+  shared: ReadonlySet<string> = new Set(),
+  links: MessageLinks = NO_LINKS,
+): EventDescription {
   const word = TONES[e.severity].word;
   // Since when the problem exists: the source's own time where it says, else when the alert fired.
   const startedText = e.since ?? e.startsAt;
   const started = Date.parse(startedText);
-  const base = { summary: e.summary, app: e.labels.app ?? null, url: e.url };
+  const base = { app: e.labels.app ?? null, url: e.url, page: pageOf(e, links) };
   if (e.kind === 'resolved') {
     const ended = e.endsAt ? Date.parse(e.endsAt) : NaN;
     const lasted = Number.isFinite(ended) && Number.isFinite(started) ? formatDuration(ended - started) : null;
@@ -182,11 +274,16 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
       ...base,
       tone: 'resolved',
       status,
+      // What was wrong, said as over: the failure text alone would read as still true.
+      summary: `was: ${e.summary}`,
       where: [],
       facts: [],
       since: null,
-      brief: lasted ? `resolved after ${lasted}` : 'resolved',
+      // The one-line form (grouped lines) says why too; the full form has it as `resolution`.
+      brief: `${lasted ? `resolved after ${lasted}` : 'resolved'}${e.resolution ? `: ${e.resolution}` : ''}`,
       briefIsSummary: false,
+      age: null,
+      resolution: e.resolution || null,
     };
   }
   const status =
@@ -203,14 +300,49 @@ export function describeEvent(e: AlertEvent, now: number, shared: ReadonlySet<st
     ...base,
     tone: e.severity,
     status,
+    summary: e.summary,
     where,
-    facts: shown.facts.map((f) =>
-      f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value },
-    ),
+    facts: shown.facts
+      .map((f) => (f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value }))
+      .filter((f) => !saysAlready(e.summary, f.value)),
     since,
     brief: shown.brief ?? e.summary,
     briefIsSummary: shown.brief === null,
+    age: ago ? `for ${ago}` : null,
+    resolution: null,
   };
+}
+
+/** Labels of the platform's pages, by record type. */
+const PAGE_LABELS = { app: 'App page', run: 'Run page', backup: 'Backup page' } as const;
+
+/** The platform's page of the record an event is about, when `notify.links` has a template for its kind. */
+function pageOf(e: AlertEvent, links: MessageLinks): Link | null {
+  const type = pageTypeOf(e.subject);
+  const template = type && links.pages[type];
+  if (!type || !template || e.subject?.id === undefined) return null;
+  return { label: PAGE_LABELS[type], url: fillPage(template, e.subject.id) };
+}
+
+/**
+ * Whether the summary already says a fact's value, as a whole phrase ("for 30h (max 26h)" says
+ * Age 30h and Max age 26h; "is critical" says Health critical; "(2026-11-03 11:59 UTC)" says
+ * Expires, a time shown the way summaries write times): shown again under it, it reads twice. Values under three characters ("no", "1") are always shown: as words they are too common
+ * to tell.
+ */
+function saysAlready(summary: string, value: string): boolean {
+  if (value.length < 3) return false;
+  const at = summary.indexOf(value);
+  for (let i = at; i !== -1; i = summary.indexOf(value, i + 1)) {
+    const before = summary[i - 1];
+    const after = summary[i + value.length];
+    if (!isWordChar(before) && !isWordChar(after)) return true;
+  }
+  return false;
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}_]/u.test(c);
 }
 
 /**
@@ -273,15 +405,13 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
     matchers = Object.entries(n.group).filter(([, v]) => v !== '');
     if (matchers.length === 0) return null;
   }
-  const argv = [
-    'deploy-watchdog',
+  const args = [
     'silence',
-    ...(configFile === undefined ? [] : ['--config', configFile]),
     ...matchers.flatMap(([name, value]) => ['--match', formatMatcher({ name, op: '=', value })]),
     '--for',
     '2h',
     '--reason',
     '…',
   ];
-  return commandLine(argv).line;
+  return commandLine(configured(args, configFile)).line;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLoopbackHost } from '../../config/loopback-host.js';
 import { secretSchema } from '../../config/secret.js';
 
 /**
@@ -6,7 +7,8 @@ import { secretSchema } from '../../config/secret.js';
  *
  * `smtp.secure`: `starttls` (default) upgrades a plain connection and refuses to go on without TLS;
  * `tls` is TLS from the first byte (port 465); `none` sends in clear text and is meant ONLY for a
- * local sink on loopback (the demo, tests), never for a real relay.
+ * local sink on loopback (the demo, tests), never for a real relay: with `auth`, `none` is refused
+ * unless the host is loopback.
  */
 export const emailConfigSchema = z
   .object({
@@ -29,7 +31,18 @@ export const emailConfigSchema = z
         /** Off only for a relay with a self-signed certificate you trust by other means. */
         tls_reject_unauthorized: z.boolean().default(true),
       })
-      .strict(),
+      .strict()
+      .superRefine((smtp, ctx) => {
+        // A password in clear text crosses no network only on loopback. A host still holding
+        // `${…}` is a variable `validate` could not read, so whether it is loopback is unknown.
+        if (smtp.secure !== 'none' || !smtp.auth || smtp.host.includes('${') || isLoopbackHost(smtp.host)) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['secure'],
+          message:
+            'is "none" with smtp.auth: the password would cross the network in clear text to smtp.host, which is not loopback; use starttls or tls (none is for a local sink on 127.0.0.1 or localhost)',
+        });
+      }),
     from: z.email('must be an email address'),
     to: z.array(z.email('must be an email address')).min(1, 'needs at least one recipient'),
     subject_prefix: z

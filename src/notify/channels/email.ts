@@ -10,17 +10,26 @@ import type {
   SendResult,
 } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import { describeAlerts, TONES, type EventDescription, type Since } from './describe.js';
+import { describeAlerts, TONES, type AlertsDescription, type EventDescription, type Since } from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
+import type { MessageLinks } from '../message-links.js';
 
-/** A rendered email: the subject and the same content as plain text and as HTML. */
+/** A rendered email: the subject, its own headers and the same content as plain text and as HTML. */
 export interface EmailMessage {
   subject: string;
+  /** Headers of our own: {@link MACHINE_HEADERS}, on every message. */
+  headers: Readonly<Record<string, string>>;
   text: string;
   html: string;
 }
+
+/**
+ * Every message says it was written by a program (RFC 3834), so vacation responders and
+ * out-of-office replies do not answer it and mail rules can tell it from a person's.
+ */
+export const MACHINE_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated' };
 
 /** What rendering needs besides the notification. */
 export interface EmailRenderOptions {
@@ -30,6 +39,8 @@ export interface EmailRenderOptions {
   subjectPrefix: string;
   /** See `ChannelDeps.commandConfigFile`. */
   commandConfigFile?: string | undefined;
+  /** See `ChannelDeps.links`. */
+  links?: MessageLinks | undefined;
 }
 
 /** Longest subject; mail clients show far less, and long headers get folded. */
@@ -43,15 +54,17 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 }
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile });
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const h = d.headline;
   const word = TONES[h.tone].word;
-  // The subject is built from our own words and numbers; the only API text in it (the scope,
-  // e.g. "production") goes through oneLine, which turns CR, LF and every control character into a space.
+  // The subject is built from our own words and numbers; the only API text in it (the app of a
+  // one-alert message, the scope, e.g. "production") goes through oneLine, which turns CR, LF and
+  // every control character into a space.
   const scope = h.scope.length > 0 ? ` (${h.scope.map((s) => oneLine(s, 40)).join(', ')})` : '';
+  const about = h.about ? ` · ${oneLine(h.about, 80)}` : '';
   const counts = h.counts.join(', ');
-  const subject = oneLine(`${o.subjectPrefix} ${word} ${counts}${scope}`, MAX_SUBJECT);
-  const title = `${word}: ${counts}${scope}`;
+  const subject = oneLine(`${o.subjectPrefix} ${word} ${counts}${about}${scope}`, MAX_SUBJECT);
+  const title = `${word}: ${counts}${about}${scope}`;
   const shared = d.shared.map((f) => `${f.label}: ${oneLine(f.value, 200)}`).join(' · ');
 
   // The shared labels are rows under the title, like an event's; how to silence is in the
@@ -59,7 +72,15 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const text: string[] = [oneLine(title, MAX_SUBJECT), ...alignedRows(d.shared, '  '), ''];
   if (d.compact) text.push(...d.events.map((e) => `- ${compactText(e)}`), '');
   else for (const e of d.events) text.push(...eventText(e), '');
-  if (d.omitted > 0) text.push(`…and ${d.omitted} more not shown.`, '');
+  if (d.omitted > 0) text.push(omittedText(d), '');
+  const todo = [
+    ...d.nextSteps.map((step) => `Next step: ${step}`),
+    ...alignedRows(
+      d.runbooks.map((r) => ({ label: r.label, value: r.url })),
+      '',
+    ),
+  ];
+  if (todo.length > 0) text.push(...todo, '');
   text.push('-- ');
   // The command line as it is: it was built to be shown whole (no control character, no
   // newline, not too long), and cutting or changing it would run something else.
@@ -74,12 +95,33 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
       d.compact
         ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>`
         : d.events.map(eventHtml).join('\n'),
-      d.omitted > 0 ? `<p>…and ${d.omitted} more not shown.</p>` : '',
+      d.omitted > 0 ? `<p>${omittedHtml(d)}</p>` : '',
+      ...d.nextSteps.map((step) => `<p style="margin:12px 0 4px"><b>Next step:</b> ${escapeHtml(step)}</p>`),
+      ...linkHtml(d.runbooks),
       d.silenceCommand ? `<p style="color:#555">To silence: ${codeHtml(d.silenceCommand)}</p>` : '',
       footer(o.channelName),
     ].join('\n'),
   );
-  return { subject, text: text.join('\n'), html };
+  return { subject, headers: MACHINE_HEADERS, text: text.join('\n'), html };
+}
+
+/** "…and 8 more not shown", and where every one is listed when that can be said. */
+function omittedText(d: AlertsDescription): string {
+  const more = `…and ${d.omitted} more not shown.`;
+  return d.omittedCommand ? `${more} Every open alert: ${d.omittedCommand}` : more;
+}
+
+function omittedHtml(d: AlertsDescription): string {
+  const more = `…and ${d.omitted} more not shown.`;
+  return d.omittedCommand ? `${more} Every open alert: ${codeHtml(d.omittedCommand)}` : more;
+}
+
+/** Links of our own (runbooks) as paragraphs, each only when its URL is a safe http(s) address. */
+function linkHtml(links: readonly { label: string; url: string }[]): string[] {
+  return links.flatMap((l) => {
+    const href = safeHttpUrl(l.url);
+    return href ? [`<p style="margin:4px 0"><a href="${escapeHtml(href)}">${escapeHtml(l.label, 120)}</a></p>`] : [];
+  });
 }
 
 /**
@@ -97,15 +139,21 @@ interface Row {
   href?: string | null;
 }
 
-/** Fact rows of an event: app (with its link), where, the check's facts, since; a resolved one only its app. */
+/**
+ * Fact rows of an event: app (with its link), the platform's page of its record, where, the
+ * check's facts, since; a resolved one only its app, its page and why it is over.
+ */
 function eventRows(d: EventDescription): Row[] {
   const rows: Row[] = [];
   const href = safeHttpUrl(d.url);
   // A resolved event keeps only its app link: one click to see it is back.
   if (d.app) rows.push({ label: 'App', value: d.app, href });
   else if (href && d.tone !== 'resolved') rows.push({ label: 'Link', value: href, href });
+  const page = d.page && safeHttpUrl(d.page.url);
+  if (d.page && page) rows.push({ label: d.page.label, value: page, href: page });
   rows.push(...d.where, ...d.facts);
   if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
+  if (d.resolution) rows.push({ label: 'Why', value: d.resolution });
   return rows;
 }
 
@@ -134,13 +182,14 @@ function compactParts(d: EventDescription): { app: string | null; rest: string }
   const named = !d.briefIsSummary && d.app !== null;
   if (!named) parts.push(oneLine(d.summary, MAX_VALUE));
   if (!d.briefIsSummary) parts.push(oneLine(d.brief, MAX_VALUE));
-  if (d.since?.ago) parts.push(d.since.ago);
+  if (d.age) parts.push(d.age);
   return { app: named ? d.app : null, rest: parts.join(' · ') };
 }
 
 function compactText(d: EventDescription): string {
   const { app, rest } = compactParts(d);
-  return `${TONES[d.tone].word}  ${app ? `${oneLine(app, 120)} · ` : ''}${rest}`;
+  const page = d.page && safeHttpUrl(d.page.url);
+  return `${TONES[d.tone].word}  ${app ? `${oneLine(app, 120)} · ` : ''}${rest}${page ? `  <${page}>` : ''}`;
 }
 
 function compactHtml(d: EventDescription): string {
@@ -151,7 +200,9 @@ function compactHtml(d: EventDescription): string {
       ? `<a href="${escapeHtml(href)}">${escapeHtml(oneLine(app, 120))}</a> · `
       : `${escapeHtml(oneLine(app, 120))} · `
     : '';
-  return `<li>${TONES[d.tone].emoji} <b>${TONES[d.tone].word}</b> ${name}${escapeHtml(rest)}</li>`;
+  const page = d.page && safeHttpUrl(d.page.url);
+  const pageLink = d.page && page ? ` · <a href="${escapeHtml(page)}">${escapeHtml(d.page.label)}</a>` : '';
+  return `<li>${TONES[d.tone].emoji} <b>${TONES[d.tone].word}</b> ${name}${escapeHtml(rest)}${pageLink}</li>`;
 }
 
 function eventHtml(d: EventDescription): string {
@@ -199,7 +250,7 @@ function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessag
       footer(o.channelName, n.topic),
     ].join('\n'),
   );
-  return { subject, text: text.join('\n'), html };
+  return { subject, headers: MACHINE_HEADERS, text: text.join('\n'), html };
 }
 
 function footer(channelName: string, topic?: string): string {
@@ -207,9 +258,12 @@ function footer(channelName: string, topic?: string): string {
   return `<p style="margin-top:24px;color:#888;font-size:12px">${parts.join(' · ')}</p>`;
 }
 
-/** A minimal HTML document; the title is already escaped. */
+/**
+ * A minimal HTML document; the title is already escaped. A long word from the service (a path in a
+ * stack trace, an address) may break anywhere, or a phone would scroll the whole message sideways.
+ */
 function page(title: string, body: string): string {
-  return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body style="font-family:sans-serif;font-size:14px">\n${body}\n</body></html>\n`;
+  return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head>\n<body style="font-family:sans-serif;font-size:14px;overflow-wrap:anywhere;word-break:break-word">\n${body}\n</body></html>\n`;
 }
 
 /** What a nodemailer error carries. */
@@ -312,6 +366,7 @@ export const emailChannel = {
           channelName: config.name,
           subjectPrefix: config.subject_prefix,
           commandConfigFile: deps.commandConfigFile,
+          links: deps.links,
         }),
       send: (message, signal) =>
         guardedSend({
@@ -320,6 +375,7 @@ export const emailChannel = {
               from: config.from,
               to: config.to,
               subject: message.subject,
+              headers: { ...message.headers },
               text: message.text,
               html: message.html,
             }),

@@ -11,7 +11,13 @@
  *
  * Commands for a shell are quoted first (`shell-line.ts`) and escaped here second, so that the
  * escaping, which the medium undoes, leaves exactly the quoted line for a person to copy.
+ *
+ * In every medium, and whatever the function: the characters that reorder or hide text (bidi
+ * controls such as U+202E, zero-width ones) are written out as `\u{202e}` (`lib/visible-text.ts`),
+ * so a name cannot display as another; and API text escaped for Slack or HTML is one line (a line
+ * break the service sent becomes a space): every place such text goes is a line of our layout.
  */
+import { visibleText } from '../../lib/visible-text.js';
 
 const ELLIPSIS = '…';
 
@@ -34,16 +40,17 @@ const HTML_ENTITIES: Record<string, string> = {
 const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /**
- * Splits a text into code points and escapes each with `map`, stopping before the result would
- * exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by piece means an entity
- * (`&amp;`) or a surrogate pair (an emoji) is never split in half.
+ * Splits a text into code points and escapes each with `map` (a hidden one written out), stopping
+ * before the result would exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by
+ * piece means an entity (`&amp;`), a written-out `\u{202e}` or a surrogate pair (an emoji) is never
+ * split in half.
  */
 function escapeAndCut(text: string, max: number, map: Record<string, string>): string {
   let out = '';
   const chars = Array.from(text);
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i] as string;
-    const piece = map[c] ?? c;
+    const piece = map[c] ?? visibleText(c);
     const isLast = i === chars.length - 1;
     // Leave room for the ellipsis unless this piece ends the text.
     const room = isLast ? max : max - ELLIPSIS.length;
@@ -53,22 +60,25 @@ function escapeAndCut(text: string, max: number, map: Record<string, string>): s
   return out;
 }
 
-/** Cuts a text to at most `max` UTF-16 units, ending with an ellipsis when cut. No escaping. */
+/**
+ * Cuts a text to at most `max` UTF-16 units, ending with an ellipsis when cut. No escaping but the
+ * hidden characters written out; line breaks are kept (it cuts our own multi-line mrkdwn too).
+ */
 export function cutText(text: string, max: number): string {
   return escapeAndCut(text, max, {});
 }
 
 /**
- * Escapes API text for Slack mrkdwn (`&`, `<`, `>`) and cuts the result to `max` characters
- * (escaped length, which is what Slack counts).
+ * Escapes API text for Slack mrkdwn (`&`, `<`, `>`), on one line, and cuts the result to `max`
+ * characters (escaped length, which is what Slack counts).
  */
 export function escapeMrkdwn(text: string, max = 3000): string {
-  return escapeAndCut(text, max, MRKDWN_ENTITIES);
+  return escapeAndCut(text.replace(CONTROL_RUN, ' '), max, MRKDWN_ENTITIES);
 }
 
-/** Escapes text for HTML element content and attribute values, and cuts it to `max` characters. */
+/** Escapes text for HTML element content and attribute values, on one line, and cuts it to `max` characters. */
 export function escapeHtml(text: string, max = 10_000): string {
-  return escapeAndCut(text, max, HTML_ENTITIES);
+  return escapeAndCut(text.replace(CONTROL_RUN, ' '), max, HTML_ENTITIES);
 }
 
 /**

@@ -13,10 +13,11 @@ import type {
 } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import { describeAlerts, TONES, type EventDescription, type Fact, type Since } from './describe.js';
-import { cutText, escapeMrkdwn, mrkdwnLink } from './escape.js';
+import { describeAlerts, TONES, type EventDescription, type Fact, type Link, type Since } from './describe.js';
+import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
+import type { MessageLinks } from '../message-links.js';
 
 /** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
 export const SLACK_LIMITS = {
@@ -26,6 +27,9 @@ export const SLACK_LIMITS = {
   fieldsPerSection: 10,
   fieldText: 2000,
   contextElements: 10,
+  buttonText: 75,
+  buttonUrl: 3000,
+  actionsElements: 25,
 } as const;
 
 /** Longest single value (an app name, a reason) before it is cut. */
@@ -37,7 +41,16 @@ export type SlackBlock =
   | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
+  | { type: 'actions'; elements: SlackButton[] }
   | { type: 'divider' };
+
+/** A link button: opens its URL, nothing more (no interactivity is needed for that). */
+export interface SlackButton {
+  type: 'button';
+  action_id: string;
+  text: { type: 'plain_text'; text: string; emoji: true };
+  url: string;
+}
 
 /** A rendered Slack message: `text` is the notification fallback, `blocks` what people see. */
 export interface SlackMessage {
@@ -65,6 +78,8 @@ export interface SlackRenderOptions {
   mention?: SlackMention | undefined;
   /** See `ChannelDeps.commandConfigFile`. */
   commandConfigFile?: string | undefined;
+  /** See `ChannelDeps.links`. */
+  links?: MessageLinks | undefined;
 }
 
 /** Environments a critical mention applies to when the config does not say. */
@@ -76,9 +91,10 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 }
 
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile });
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const tone = TONES[d.headline.tone];
-  const title = [`${tone.emoji} ${tone.word}`, ...d.headline.counts, ...d.headline.scope].join(' · ');
+  const h = d.headline;
+  const title = [`${tone.emoji} ${tone.word}`, ...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · ');
   const mention = mentionFor(n, o.mention);
 
   const blocks: SlackBlock[] = [header(title)];
@@ -87,17 +103,54 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   if (d.compact) {
     for (const chunk of chunkLines(d.events.map(compactLine), SLACK_LIMITS.text)) blocks.push(section(chunk));
   } else {
-    for (const e of d.events) blocks.push(section(eventText(e)));
+    for (const e of d.events) {
+      blocks.push(section(eventText(e)));
+      const page = e.page && buttons([e.page], 'page');
+      if (page) blocks.push(page);
+    }
   }
-  if (d.omitted > 0) blocks.push(context(`…and ${d.omitted} more not shown`));
+  if (d.omitted > 0) {
+    const where = d.omittedCommand === null ? null : commandSpan(d.omittedCommand);
+    blocks.push(verbatim(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
+  }
+  for (const step of d.nextSteps) blocks.push(context(`*Next step:* ${escapeMrkdwn(step, 500)}`));
+  const runbooks = buttons(d.runbooks, 'runbook');
+  if (runbooks) blocks.push(runbooks);
   const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
-  if (silence)
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `To silence: ${silence}`, verbatim: true }] });
+  if (silence) blocks.push(verbatim(`To silence: ${silence}`));
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
   const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
   const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
   return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+}
+
+/**
+ * A context line that Slack shows as written (`verbatim`): it does not turn a name or an address
+ * in it into a link or a mention. For lines carrying a command to copy, never cut (a command is at
+ * most `MAX_COMMAND_LINE` long, well within Slack's limit).
+ */
+function verbatim(text: string): SlackBlock {
+  return { type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] };
+}
+
+/**
+ * Link buttons, one per link whose URL is a safe http(s) address (configured, and filled with an
+ * id URL-encoded; checked again here all the same), or null when none is.
+ */
+function buttons(links: readonly Link[], kind: string): SlackBlock | null {
+  const elements: SlackButton[] = [];
+  for (const link of links) {
+    const url = safeHttpUrl(link.url, SLACK_LIMITS.buttonUrl);
+    if (!url || elements.length === SLACK_LIMITS.actionsElements) continue;
+    elements.push({
+      type: 'button',
+      action_id: `${kind}-${elements.length + 1}`,
+      text: { type: 'plain_text', text: oneLine(link.label, SLACK_LIMITS.buttonText), emoji: true },
+      url,
+    });
+  }
+  return elements.length > 0 ? { type: 'actions', elements } : null;
 }
 
 /**
@@ -143,6 +196,7 @@ function eventText(d: EventDescription): string {
   if (where.length > 0) lines.push(where.join('  ·  '));
   if (d.facts.length > 0) lines.push(d.facts.map(factText).join('  ·  '));
   if (d.since) lines.push(`*Since:* ${sinceText(d.since)}`);
+  if (d.resolution) lines.push(`*Why:* ${escapeMrkdwn(d.resolution, MAX_VALUE)}`);
   return packLines(lines, SLACK_LIMITS.text);
 }
 
@@ -151,13 +205,18 @@ function sinceText(since: Since): string {
   return since.ago ? `${when} (${since.ago} ago)` : when;
 }
 
-/** One event on one line: "🔴 <link|app-3> · step restart: database connection refused · 47m". */
+/**
+ * One event on one line: "🔴 <link|app-3> · step restart: database connection refused · for 47m ·
+ * <page|Run page>".
+ */
 function compactLine(d: EventDescription): string {
   const parts: string[] = [];
   if (d.briefIsSummary || !d.app) parts.push(escapeMrkdwn(d.summary, MAX_VALUE));
   else parts.push(mrkdwnLink(d.url, d.app, 120));
   if (!d.briefIsSummary) parts.push(escapeMrkdwn(d.brief, MAX_VALUE));
-  if (d.since?.ago) parts.push(d.since.ago);
+  if (d.age) parts.push(d.age);
+  const page = d.page && safeHttpUrl(d.page.url) ? mrkdwnLink(d.page.url, d.page.label, 40) : null;
+  if (page) parts.push(page);
   return `${TONES[d.tone].emoji} ${parts.join(' · ')}`;
 }
 
@@ -186,9 +245,9 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   return { text: escapeMrkdwn(title, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
 }
 
-/** A header block; plain text needs no entity escaping, only cutting. */
+/** A header block; plain text needs no entity escaping, only one line and cutting. */
 function header(text: string): SlackBlock {
-  return { type: 'header', text: { type: 'plain_text', text: cutText(text, SLACK_LIMITS.header), emoji: true } };
+  return { type: 'header', text: { type: 'plain_text', text: oneLine(text, SLACK_LIMITS.header), emoji: true } };
 }
 
 /** A section with already-escaped mrkdwn. */
@@ -304,6 +363,7 @@ export const slackChannel = {
             environmentTypes: config.mention.environment_types,
           },
           commandConfigFile: deps.commandConfigFile,
+          links: deps.links,
         }),
       send: (message, signal) =>
         guardedSend({

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_NAMES, presentationOf } from '../../../src/detectors/registry.js';
-import { describeEvent, describeHeadline } from '../../../src/notify/channels/describe.js';
+import { describeAlerts, describeEvent, describeHeadline } from '../../../src/notify/channels/describe.js';
 import { alertEvent, NOW } from './fixtures.js';
 
 describe('describeEvent', () => {
@@ -66,5 +66,73 @@ describe('describeHeadline', () => {
     );
     const mixed = [alertEvent(), alertEvent({ id: 2, check: 'stuck_runs', labels: { check: 'stuck_runs' } })];
     expect(describeHeadline({ type: 'alerts', group: {}, events: mixed, omitted: 0 }).what).toBe('alerts');
+  });
+});
+
+describe('saying each thing once', () => {
+  it.each<[string, string, { label: string; value: string; kind?: 'time' }[], string[]]>([
+    [
+      'a stale backup: the summary says the age and the limit',
+      'No successful backup of shop (production) for 30h (max 26h)',
+      [
+        { label: 'Age', value: '30h' },
+        { label: 'Max age', value: '26h' },
+        { label: 'Backup', value: 'nightly (#12)' },
+      ],
+      ['Backup'],
+    ],
+    [
+      "the service's backup health: the summary says the rating",
+      'Backup health of shop (production) is critical',
+      [
+        { label: 'Health', value: 'critical' },
+        { label: 'Last backup', value: '2026-10-31T06:00:00Z', kind: 'time' },
+      ],
+      ['Last backup'],
+    ],
+    [
+      'a time the summary writes the same way',
+      'Certificate of https://shop.example.com expires in 47h 59m (2026-11-03 11:59 UTC)',
+      [{ label: 'Expires', value: '2026-11-03T11:59:00Z', kind: 'time' }],
+      [],
+    ],
+    [
+      'only whole phrases: "install" is not said by "reinstalled"',
+      'Update of shop reinstalled nothing',
+      [{ label: 'Step', value: 'install' }],
+      ['Step'],
+    ],
+    ['values too short to tell', 'No backup: no', [{ label: 'Verified', value: 'no' }], ['Verified']],
+  ])('%s', (_what, summary, facts, shown) => {
+    expect(describeEvent(alertEvent({ summary, facts }), NOW).facts.map((f) => f.label)).toEqual(shown);
+  });
+});
+
+describe('what a message is about, and where to see the rest', () => {
+  const n = (events: ReturnType<typeof alertEvent>[], omitted = 0, group: Record<string, string> = {}) =>
+    ({ type: 'alerts', group, events, omitted }) as const;
+  it.each<[string, ReturnType<typeof n>, string | null]>([
+    ['one alert: its app', n([alertEvent()]), 'shop'],
+    [
+      'one alert without an app: its server',
+      n([alertEvent({ labels: { check: 'servers', server: 'web-01' } })]),
+      'web-01',
+    ],
+    ['two alerts', n([alertEvent(), alertEvent({ id: 2 })]), null],
+    ['one shown, more left out', n([alertEvent()], 3), null],
+    ['grouped by app already', n([alertEvent()], 0, { app: 'shop' }), null],
+  ])('%s → %j', (_what, notification, about) => {
+    expect(describeHeadline(notification).about).toBe(about);
+  });
+
+  it('names the command that lists every open alert, with the config file the daemon runs on', () => {
+    const d = describeAlerts(n([alertEvent()], 4), NOW, { commandConfigFile: '/srv/ops/watch dog.yaml' });
+    expect(d.omittedCommand).toBe("deploy-watchdog alerts --config '/srv/ops/watch dog.yaml'");
+    expect(describeAlerts(n([alertEvent()]), NOW).omittedCommand).toBeNull();
+  });
+
+  it('labels how long a firing alert has lasted, for a one-line form', () => {
+    expect(describeEvent(alertEvent({ since: '2026-11-01T11:13:00Z' }), NOW).age).toBe('for 47m');
+    expect(describeEvent(alertEvent({ since: '2026-11-01T11:59:30Z' }), NOW).age).toBeNull();
   });
 });

@@ -12,12 +12,17 @@ describe('renderEmail', () => {
   });
 
   it.each([
-    ['a warning', [alertEvent({ severity: 'warning' })], 0, '[deploy-watchdog] WARNING 1 failed run (production)'],
+    [
+      'a warning',
+      [alertEvent({ severity: 'warning' })],
+      0,
+      '[deploy-watchdog] WARNING 1 failed run · shop (production)',
+    ],
     [
       'a resolved alert',
       [alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:00:00Z' })],
       0,
-      '[deploy-watchdog] RESOLVED 1 failed run (production)',
+      '[deploy-watchdog] RESOLVED 1 failed run · shop (production)',
     ],
     ['one shown, four omitted', [alertEvent()], 4, '[deploy-watchdog] CRITICAL 5 failed runs (production)'],
   ])('subject of %s is %s', (_name, events, omitted, subject) => {
@@ -51,16 +56,18 @@ describe('renderEmail', () => {
     );
     expect(m.text).toBe(
       [
-        'CRITICAL: 1 failed run (production)',
+        'CRITICAL: 1 failed run · shop (production)',
         '',
         'CRITICAL · Update of shop (production) failed at step install',
         '  App:       shop  <https://shop.example.com/>',
         '  Project:   webshop',
         '  Namespace: acme',
         '  Run:       #123',
-        '  Step:      install',
+        // Not "Step: install": the summary says it already.
         '  Reason:    exit code 1',
         '  Since:     2026-11-01 10:00 UTC (2h ago)',
+        '',
+        "Next step: Read the failed step's log, fix the cause, then retry the run.",
         '',
         '-- ',
         "To silence: deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'",
@@ -90,7 +97,7 @@ describe('renderEmail', () => {
   });
 
   it.each<[string, Record<string, string>, string[]]>([
-    ['short labels', { step: 'install' }, ['  App:       shop  <https://shop.example.com/>', '  Step:      install']],
+    ['short labels', { step: 'migrate' }, ['  App:       shop  <https://shop.example.com/>', '  Step:      migrate']],
     [
       'a long label',
       { state: 'running', running_for: '3h', step_running_for: '2h' },
@@ -104,17 +111,29 @@ describe('renderEmail', () => {
     expect(new Set(rows.map((l) => l.search(/: +\S/) + l.slice(l.search(/: +\S/)).search(/[^: ]/))).size).toBe(1);
   });
 
-  it('says RESOLVED with how long it lasted, and nothing else', () => {
+  it('says RESOLVED with how long it lasted, what was wrong as over, and nothing else', () => {
     const m = renderEmail(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T10:30:00Z' })]), options);
     expect(m.text.split('\n').slice(0, 5)).toEqual([
-      'RESOLVED: 1 failed run (production)',
+      'RESOLVED: 1 failed run · shop (production)',
       '',
-      'RESOLVED after 30m · Update of shop (production) failed at step install',
+      'RESOLVED after 30m · was: Update of shop (production) failed at step install',
       '  App: shop  <https://shop.example.com/>',
       '',
     ]);
     expect(m.text).not.toContain('Reason');
     expect(m.text).not.toContain('To silence');
+    expect(m.text).not.toContain('Next step');
+  });
+
+  it('says why a resolved alert is over, where the event says', () => {
+    const m = renderEmail(
+      alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T10:30:00Z', resolution: 'run #5981 succeeded' })]),
+      options,
+    );
+    expect(m.text).toContain('  Why: run #5981 succeeded');
+    expect(m.html).toContain(
+      '<th align="left" style="padding:2px 12px 2px 0;color:#555;font-weight:normal">Why</th><td style="padding:2px 0">run #5981 succeeded</td>',
+    );
   });
 
   it.each<[string, AlertEvent[], string]>([
@@ -153,13 +172,13 @@ describe('renderEmail', () => {
       '  Project:   webshop',
       '  Namespace: acme',
       '',
-      '- CRITICAL  app-1 · step restart: database connection refused · 47m',
-      '- CRITICAL  app-2 · step restart: database connection refused · 47m',
-      '- CRITICAL  app-3 · step restart: database connection refused · 47m',
-      '- CRITICAL  app-4 · step restart: database connection refused · 47m',
+      '- CRITICAL  app-1 · step restart: database connection refused · for 47m',
+      '- CRITICAL  app-2 · step restart: database connection refused · for 47m',
+      '- CRITICAL  app-3 · step restart: database connection refused · for 47m',
+      '- CRITICAL  app-4 · step restart: database connection refused · for 47m',
     ]);
     expect(m.html).toContain(
-      '<a href="https://shop.example.com/">app-1</a> · step restart: database connection refused · 47m',
+      '<a href="https://shop.example.com/">app-1</a> · step restart: database connection refused · for 47m',
     );
     expect(m.text + m.html).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
@@ -190,7 +209,7 @@ describe('renderEmail', () => {
       );
       // eslint-disable-next-line no-control-regex -- no control character may reach a header
       expect(m.subject).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
-      expect(m.subject.startsWith('[deploy-watchdog] CRITICAL 1 failed run (')).toBe(true);
+      expect(m.subject.startsWith('[deploy-watchdog] CRITICAL 1 failed run · shop (')).toBe(true);
     },
   );
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
-import type { Channel, SendResult } from '../../../src/notify/channels/channel.js';
+import type { Channel, Notification, SendResult } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';
 import { startSmtpSink, type SmtpSink, type SmtpSinkMode } from '../../helpers/smtp-sink.js';
@@ -44,7 +44,7 @@ describe('email channel against a local SMTP sink', () => {
     return c;
   }
 
-  async function send(c: Channel<EmailMessage>, n = alerts([alertEvent()])): Promise<SendResult> {
+  async function send(c: Channel<EmailMessage>, n: Notification = alerts([alertEvent()])): Promise<SendResult> {
     const result = await c.send(c.render(n));
     results.push(result);
     return result;
@@ -92,6 +92,17 @@ describe('email channel against a local SMTP sink', () => {
     expect(m?.text).toMatch(/App: +crm/);
     expect(m?.html).toContain('<a href="https://shop.example.com/">shop</a>');
     expect(m?.html).toContain('exit code 1');
+    // Said to be written by a program, so out-of-office replies and vacation responders stay quiet.
+    expect(m?.headers).toContainEqual(['Auto-Submitted', 'auto-generated']);
+  });
+
+  it('names the app of a one-alert message in the subject, and marks a notice auto-generated too', async () => {
+    const before = sink.messages.length;
+    await send(channel());
+    await send(channel(), { type: 'notice', topic: 'test', title: 'deploy-watchdog test message', severity: 'ok' });
+    const [alert, notice] = sink.messages.slice(before);
+    expect(alert?.subject).toBe('[deploy-watchdog] CRITICAL 1 failed run · shop (production)');
+    expect(notice?.headers).toContainEqual(['Auto-Submitted', 'auto-generated']);
   });
 
   it.each<[SmtpSinkMode, SendResult['outcome'], RegExp]>([
@@ -139,6 +150,7 @@ describe('email channel against a local SMTP sink', () => {
       expect(headerNames).not.toContain('bcc');
       expect(headerNames).not.toContain('x-injected');
       expect(headerNames.filter((h) => h === 'subject')).toHaveLength(1);
+      // The app is the scope here too, so it is named once.
       expect(m?.subject).toMatch(/^\[deploy-watchdog\] CRITICAL 1 failed run \(shop/);
       // The raw header block: every line is a header or a folded continuation.
       const rawHead = (m?.raw ?? '').split(/\r?\n\r?\n/)[0] ?? '';

@@ -93,3 +93,41 @@ describe('escapeHtml', () => {
     );
   });
 });
+
+describe('text that reorders, hides or breaks lines, in every medium', () => {
+  const rlo = 'shop\u202Egnp.exe';
+  const zwsp = 'sh\u200Bop';
+  it.each<[string, (text: string) => string]>([
+    ['escapeMrkdwn', (t) => escapeMrkdwn(t)],
+    ['escapeHtml', (t) => escapeHtml(t)],
+    ['oneLine', (t) => oneLine(t)],
+    ['cutText', (t) => cutText(t, 100)],
+    ['mrkdwnLink (its label)', (t) => mrkdwnLink('https://shop.example.com/', t)],
+  ])('%s writes out bidi and zero-width characters instead of obeying them', (_name, escape) => {
+    expect(escape(rlo)).toContain('shop\\u{202e}gnp.exe');
+    expect(escape(zwsp)).toContain('sh\\u{200b}op');
+    expect(escape(`${rlo} ${zwsp} a\u2066b\u2069 \uFEFF`)).not.toMatch(
+      /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\ufeff]/,
+    );
+  });
+
+  it.each([
+    ['a newline', 'Update failed\nBcc: x', 'Update failed Bcc: x'],
+    ['CR LF twice', 'a\r\n\r\nb', 'a b'],
+    ['a line separator', 'a\u2028b', 'a b'],
+    ['a tab and NUL', 'a\t\u0000b', 'a b'],
+  ])('escapeMrkdwn and escapeHtml keep %s out of a one-line layout', (_name, input, line) => {
+    expect(escapeMrkdwn(input)).toBe(line);
+    expect(escapeHtml(input)).toBe(line);
+  });
+
+  it('never cuts a written-out character in half', () => {
+    const out = escapeMrkdwn('ab\u202Ecd', 8);
+    expect(out).toBe('ab…');
+    expect(escapeMrkdwn('ab\u202Ecd', 11)).toBe('ab\\u{202e}…');
+  });
+
+  it('cutText keeps our own line breaks (it cuts multi-line mrkdwn built from escaped lines)', () => {
+    expect(cutText('line one\nline two', 100)).toBe('line one\nline two');
+  });
+});

@@ -78,7 +78,10 @@ describe('renderSlack: alerts', () => {
       options,
     );
     expect(m.blocks).toEqual([
-      { type: 'header', text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · production', emoji: true } },
+      {
+        type: 'header',
+        text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · shop · production', emoji: true },
+      },
       {
         type: 'section',
         text: {
@@ -86,20 +89,24 @@ describe('renderSlack: alerts', () => {
           text: [
             '🔴 *CRITICAL* · Update of shop (production) failed at step install',
             '*App:* <https://shop.example.com/|shop>  ·  *Project:* webshop  ·  *Namespace:* acme',
-            '*Run:* #123  ·  *Step:* install  ·  *Reason:* exit code 1',
+            // Not the step: the summary says it already.
+            '*Run:* #123  ·  *Reason:* exit code 1',
             `*Since:* <!date^${TWO_HOURS_AGO}^{date_short_pretty} {time}|2026-11-01 10:00 UTC> (2h ago)`,
           ].join('\n'),
         },
       },
+      context("*Next step:* Read the failed step's log, fix the cause, then retry the run."),
       silenceContext("deploy-watchdog silence --match check=failed_runs --match app=shop --for 2h --reason '…'"),
       context('deploy-watchdog · ops-slack'),
     ]);
-    expect(m.text).toBe('🔴 CRITICAL · 1 failed run · production — Update of shop (production) failed at step install');
+    expect(m.text).toBe(
+      '🔴 CRITICAL · 1 failed run · shop · production — Update of shop (production) failed at step install',
+    );
   });
 
   it.each<[string, AlertEvent[], number, number, string]>([
-    ['a single warning', [alertEvent({ severity: 'warning' })], 0, 0, '🟠 WARNING · 1 failed run · production'],
-    ['a single info', [alertEvent({ severity: 'info' })], 0, 0, '🔵 INFO · 1 failed run · production'],
+    ['a single warning', [alertEvent({ severity: 'warning' })], 0, 0, '🟠 WARNING · 1 failed run · shop · production'],
+    ['a single info', [alertEvent({ severity: 'info' })], 0, 0, '🔵 INFO · 1 failed run · shop · production'],
     [
       'three critical',
       [alertEvent(), alertEvent({ id: 2 }), alertEvent({ id: 3 })],
@@ -142,14 +149,23 @@ describe('renderSlack: alerts', () => {
     );
   });
 
-  it('a resolved event says RESOLVED after how long, and nothing else; nothing to silence', () => {
+  it('a resolved event says RESOLVED after how long and what was wrong as over; nothing to do, nothing to silence', () => {
     const m = renderSlack(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:42:00Z' })]), options);
-    expect(headerText(m)).toBe('✅ RESOLVED · 1 failed run · production');
+    expect(headerText(m)).toBe('✅ RESOLVED · 1 failed run · shop · production');
     expect(sectionTexts(m)).toEqual([
-      '✅ *RESOLVED after 1h 42m* · Update of shop (production) failed at step install\n*App:* <https://shop.example.com/|shop>',
+      '✅ *RESOLVED after 1h 42m* · was: Update of shop (production) failed at step install\n*App:* <https://shop.example.com/|shop>',
     ]);
     expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
     expect(mrkdwnTexts(m).join()).not.toContain('silence');
+    expect(mrkdwnTexts(m).join()).not.toContain('Next step');
+  });
+
+  it('a resolved event says why it is over where the event says', () => {
+    const m = renderSlack(
+      alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T11:42:00Z', resolution: 'run #5981 <succeeded>' })]),
+      options,
+    );
+    expect(sectionTexts(m)[0]!.split('\n').at(-1)).toBe('*Why:* run #5981 &lt;succeeded&gt;');
   });
 
   it('more than three events: one line each, shared labels once under the header', () => {
@@ -173,13 +189,24 @@ describe('renderSlack: alerts', () => {
           type: 'mrkdwn',
           text: [
             ...[0, 1, 2, 3].map(
-              (i) => `🔴 <https://shop.example.com/|app-${i}-prod> · step restart: database connection refused · 47m`,
+              (i) =>
+                `🔴 <https://shop.example.com/|app-${i}-prod> · step restart: database connection refused · for 47m`,
             ),
             '✅ <https://shop.example.com/|app-4-prod> · resolved after 42m',
           ].join('\n'),
         },
       },
-      context('…and 3 more not shown'),
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: '…and 3 more not shown: `deploy-watchdog alerts` lists every open alert',
+            verbatim: true,
+          },
+        ],
+      },
+      context("*Next step:* Read the failed step's log, fix the cause, then retry the run."),
       silenceContext(
         "deploy-watchdog silence --match check=failed_runs --match environment_type=production --for 2h --reason '…'",
       ),

@@ -55,10 +55,10 @@ describe('slack channel against a local webhook receiver', () => {
     // None of the library's own options in the body.
     expect(payload).not.toHaveProperty('timeout');
     expect(payload).not.toHaveProperty('agent');
-    expect(payload?.text).toContain('🔴 CRITICAL · 1 failed run · production');
+    expect(payload?.text).toContain('🔴 CRITICAL · 1 failed run · shop · production');
     expect(payload?.blocks?.[0]).toEqual({
       type: 'header',
-      text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · production', emoji: true },
+      text: { type: 'plain_text', text: '🔴 CRITICAL · 1 failed run · shop · production', emoji: true },
     });
   });
 

@@ -1,0 +1,46 @@
+/**
+ * Why an alert about a run is over, read in the runs snapshot that resolved it: shared by
+ * failed_runs and stuck_runs, whose alerts are both about one run (their subject).
+ */
+import type { RunListItem } from '../api/schemas.js';
+import { groupKey } from '../collectors/settled-runs.js';
+import type { RunsSnapshot } from '../collectors/snapshot.js';
+import { isNewer, orderKey } from '../lib/newest-first.js';
+import type { ResolvedAlert } from './define-check.js';
+
+/** The words for a run's state now: "succeeded" for a word of `succeeded`, else "is <state> now". */
+function stateNow(run: RunListItem, succeeded: readonly string[]): string {
+  if (run.retrying) return 'is being retried by the service';
+  return succeeded.includes(run.state) ? 'succeeded' : `is ${run.state} now`;
+}
+
+/**
+ * "run #5981 succeeded", "a newer update (run #6001) succeeded", "run #5981 is gone from the
+ * service"; null when the alert names no run or the snapshot does not say.
+ */
+export function runResolution(
+  alert: ResolvedAlert,
+  snapshot: RunsSnapshot,
+  states: { succeeded: readonly string[]; stillOpen: readonly string[] },
+): string | null {
+  const id = alert.subject?.type === 'run' ? alert.subject.id : undefined;
+  if (id === undefined) return null;
+  const run = snapshot.runs.find((r) => r.id === id);
+  if (!run) return `run #${id} is gone from the service`;
+  const place = orderKey(run);
+  const key = groupKey(run);
+  let newer: RunListItem | undefined;
+  for (const r of snapshot.runs) {
+    if (r.id === id || groupKey(r) !== key || !isNewer(orderKey(r), place)) continue;
+    if (states.stillOpen.includes(r.state)) continue;
+    if (!newer || isNewer(orderKey(r), orderKey(newer))) newer = r;
+  }
+  if (newer) return `a newer ${newer.action} (run #${newer.id}) ${stateNow(newer, states.succeeded)}`;
+  if (!states.stillOpen.includes(run.state) || run.retrying) return `run #${id} ${stateNow(run, states.succeeded)}`;
+  const settled = snapshot.settledNewest?.get(key);
+  if (settled && isNewer(settled, place)) {
+    const how = states.succeeded.includes(settled.state) ? 'succeeded' : `is ${settled.state} now`;
+    return `a newer ${run.action} (run #${settled.id}) ${how}`;
+  }
+  return null;
+}
