@@ -56,6 +56,17 @@ export const branchesCheck = defineCheck({
     own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    const repo = app.repositories.find((r) => r.repository === alert.labels.repository);
+    if (!repo) return `${alert.labels.repository ?? 'the repository'} is no longer deployed on the app`;
+    if (alert.labels.problem === 'behind')
+      return repo.up_to_date ? `${repo.repository} runs its branch head now` : null;
+    return repo.branch === alert.labels.branch
+      ? `branch ${repo.branch} is upstream again`
+      : `deployed from branch ${repo.branch} now`;
+  },
   presentation: {
     noun: ['branch problem', 'branch problems'],
     facts: factsFrom([
@@ -65,6 +76,10 @@ export const branchesCheck = defineCheck({
       ['head', 'Branch head'],
     ]),
     brief: (d) => (d.repository && d.branch ? `${d.repository} ${d.branch}` : null),
+    nextStep: ({ labels }) =>
+      labels.problem === 'behind'
+        ? 'Update the app when it suits: its branch has commits it does not run yet.'
+        : 'Restore the branch upstream, or deploy the app from a branch that exists, before its next update.',
   },
 });
 
@@ -89,7 +104,7 @@ export function branches(
       const kind = judge(app, repo, options);
       if (kind === null) continue;
       const { name, labels } = appContext(app);
-      const where = { ...labels, repository: repo.repository, branch: repo.branch };
+      const where = { ...labels, repository: repo.repository, branch: repo.branch, problem: kind };
       const details: Record<string, string> = { app: name, repository: repo.repository, branch: repo.branch };
       if (repo.deployed_sha) details.deployed = shortSha(repo.deployed_sha);
       if (kind === 'behind' && repo.head_sha) details.head = shortSha(repo.head_sha);

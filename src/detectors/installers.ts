@@ -42,6 +42,10 @@ export const installersCheck = defineCheck({
     .prefault({}),
   options: (own): InstallersOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: installers,
+  resolution: (alert, snapshot) => {
+    const found = snapshot.installers.find((i) => alert.subject?.type === 'installer' && i.id === alert.subject.id);
+    return found ? `the service is ${found.state} now` : 'the service is gone from the platform';
+  },
   stateLists: (own) => [
     { record: 'installer', field: 'bad_states', words: own.bad_states },
     { record: 'installer', field: 'other_states', words: own.other_states },
@@ -55,6 +59,7 @@ export const installersCheck = defineCheck({
       ['server', 'Server'],
     ]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
+    nextStep: () => 'Open the service on the platform for why it is in error, and restart it once that is fixed.',
   },
 });
 

@@ -47,6 +47,13 @@ export const restorePointsCheck = defineCheck({
   options: (own): RestorePointsOptions | undefined => (own.enabled ? {} : undefined),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    const point = snapshot.restorePoints.get(app.id)?.find((p) => `#${p.id}` === alert.details.restore_point);
+    if (!point) return `restore point ${alert.details.restore_point ?? ''} is no longer among the app's newest`.trim();
+    return point.held ? null : `restore point #${point.id} was let go`;
+  },
   presentation: {
     noun: ['app held at a restore point', 'apps held at a restore point'],
     facts: factsFrom([
@@ -57,6 +64,8 @@ export const restorePointsCheck = defineCheck({
       ['run', 'Run'],
     ]),
     brief: (d) => (d.restore_point ? `held at restore point ${d.restore_point}` : null),
+    nextStep: () =>
+      'Once what made the rollback necessary is fixed, let the restore point go on the platform so the app is updated again.',
   },
 });
 

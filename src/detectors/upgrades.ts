@@ -70,6 +70,11 @@ export const upgradesCheck = defineCheck({
     { record: 'upgrade', field: 'other_states', words: own.other_states },
   ],
   relevant: ({ app }, options) => kindOf(app, options) !== null,
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    return app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed';
+  },
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],
     facts: factsFrom([
@@ -81,6 +86,10 @@ export const upgradesCheck = defineCheck({
       ['max_duration', 'Allowed in standby'],
     ]),
     brief: (d) => (d.from && d.to && d.state ? `${d.from} → ${d.to} ${d.state}` : null),
+    nextStep: ({ labels }) =>
+      labels.problem === 'standby'
+        ? 'Finish or cancel the upgrade on the platform: the app cannot be restarted or updated meanwhile.'
+        : "Read the app's upgrade log for why it failed, then retry or cancel the upgrade on the platform.",
   },
 });
 
@@ -135,7 +144,7 @@ export function upgrades(
           ? `${what} (${upgrade.purpose}) failed`
           : `${what} has waited in standby for more than ${max}: the app's restarts and updates are refused until it moves on`,
       details,
-      labels: buildLabels('upgrades', { ...labels, purpose: upgrade.purpose }),
+      labels: buildLabels('upgrades', { ...labels, purpose: upgrade.purpose, problem: kind }),
       url: app.url,
       // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
       since: null,

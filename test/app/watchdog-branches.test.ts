@@ -10,7 +10,7 @@ import { getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { simControl } from '../helpers/simulator.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
+import { engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog, resolutionOf } from './fixtures.js';
 
 const h = engineHarness();
 let receiver: WebhookReceiver;
@@ -85,6 +85,7 @@ describe('a branch deleted upstream', () => {
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
     ]);
+    expect(resolutionOf(w, fp)).toMatch(/^branch \S+ is upstream again$/);
   });
 
   it('is not looked for with the check off', async () => {

@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { simControl } from '../helpers/simulator.js';
-import { captureLogger, engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
+import {
+  captureLogger,
+  engineConfig,
+  engineHarness,
+  eventsOf,
+  MINUTE,
+  openWatchdog,
+  resolutionOf,
+} from './fixtures.js';
 
 /** A token that reads everything but marketplace services. */
 const NO_INSTALLERS = 'token-without-installer-read';
@@ -63,6 +71,7 @@ describe('a marketplace service in a bad state', () => {
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
     ]);
+    expect(resolutionOf(wd, fp)).toBe('the service is running now');
   });
 
   it('takes its bad states from the config', async () => {

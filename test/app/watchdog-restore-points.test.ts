@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
-import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
+import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
 const h = engineHarness();
 const ON = 'checks: { restore_points: { enabled: true } }';
@@ -60,6 +60,7 @@ describe('an app held at a restore point', () => {
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
     ]);
+    expect(resolutionOf(wd, fp)).toBe(`restore point #${point.id} was let go`);
   });
 
   it('is not looked for by default: no restore point is read', async () => {

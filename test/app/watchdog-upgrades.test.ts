@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
-import { captureLogger, engineHarness, eventsOf, MINUTE } from './fixtures.js';
+import { captureLogger, engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
 const h = engineHarness();
 const HOUR = 60 * MINUTE;
@@ -56,6 +56,7 @@ describe('an upgrade that failed', () => {
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
     ]);
+    expect(resolutionOf(wd, fp)).toBe('the upgrade is closed');
   });
 });
 
@@ -84,6 +85,7 @@ describe('an upgrade in standby', () => {
       { kind: 'firing', fingerprint: fp },
       { kind: 'resolved', fingerprint: fp },
     ]);
+    expect(resolutionOf(wd, fp)).toBe('the upgrade is testing now');
   });
 
   it('says an upgrade state no list names, once, read from apps.get', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppRepository, EnvironmentType } from '../../src/api/schemas.js';
 import { branches, type BranchesOptions } from '../../src/detectors/branches.js';
-import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { app, checksOf, expectWellFormed, inFull, keptBy, maintenanceSnapshot, NOW, repository } from './fixtures.js';
 
 const options: BranchesOptions = { behindEnvironments: ['production'] };
@@ -64,6 +64,7 @@ describe('branches', () => {
         server: 'web-01',
         repository: 'shop',
         branch: 'main',
+        problem: 'deleted',
       },
       url: 'https://shop.example.com',
       since: null,
@@ -106,6 +107,16 @@ describe('branches', () => {
         brief: 'shop main',
       },
     ]);
+  });
+});
+
+describe('the next step', () => {
+  it.each<[string, Partial<AppRepository>, RegExp]>([
+    ['deleted upstream', { deleted_upstream: true }, /^Restore the branch upstream/],
+    ['behind', BEHIND, /^Update the app when it suits/],
+  ])('of a branch %s', (_name, repo, step) => {
+    const [finding] = findingsOf([repo]);
+    expect(presentationOf('branches')!.nextStep!(finding!)).toMatch(step);
   });
 });
 

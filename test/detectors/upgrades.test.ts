@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { App, AppUpgrade, EnvironmentType } from '../../src/api/schemas.js';
 import { FAILED_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../../src/config/state-words.js';
-import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { upgrades, type UpgradesOptions } from '../../src/detectors/upgrades.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import {
@@ -81,6 +81,7 @@ describe('upgrades', () => {
           app: 'shop-prod',
           server: 'web-01',
           purpose: 'production',
+          problem: 'failed',
         },
         url: 'https://shop.example.com',
         since: null,
@@ -150,6 +151,16 @@ describe('upgrades', () => {
         brief: '18.0 → 19.0 failed',
       },
     ]);
+  });
+});
+
+describe('the next step', () => {
+  it.each([
+    ['failed', /^Read the app's upgrade log/],
+    ['standby', /^Finish or cancel the upgrade/],
+  ])('of an upgrade %s', (state, step) => {
+    const [finding] = findingsOf([app({ upgrade: upgrade({ state }) })]);
+    expect(presentationOf('upgrades')!.nextStep!(finding!)).toMatch(step);
   });
 });
 
