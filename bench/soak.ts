@@ -70,6 +70,7 @@ const EVERY: Record<SnapshotJob, number> = {
   maintenance: 30,
   backups: 60,
   servers: 5,
+  installers: 5,
 };
 
 const sim = await spawnSimChild({ apps, seed: Number(values.seed) });

@@ -188,6 +188,11 @@ export interface ListMethods<N extends FunctionName> {
 
 /** `list`, `listAll` and `pages` of a paged function below one app (`restore_points.list`). */
 export interface AppListMethods<N extends FunctionName> {
+  list<S extends z.ZodType>(
+    appId: number,
+    query: QueryOf<N> | undefined,
+    opts: CallOptions & { view: S },
+  ): Promise<Page<z.output<S>>>;
   list(appId: number, query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
   listAll(appId: number, query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
   pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
@@ -707,7 +712,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     projects: { get: get('projects.get'), ...listMethods('projects.list') },
     installers: { get: get('installers.get'), ...listMethods('installers.list') },
     restorePoints: {
-      list: (appId, query, opts) => listMethods('restore_points.list', appId).list(query, opts),
+      list: ((appId: number, query: QueryOf<'restore_points.list'> | undefined, opts: CallOptions | undefined) =>
+        listMethods('restore_points.list', appId).list(query, opts)) as AppListMethods<'restore_points.list'>['list'],
       listAll: (appId, query, opts) => listMethods('restore_points.list', appId).listAll(query, opts),
       pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
     },

@@ -92,6 +92,9 @@ export const appRepositorySchema = z.object({
   deleted_upstream: z.boolean(),
 });
 
+/** One code repository of an app. */
+export type AppRepository = z.infer<typeof appRepositorySchema>;
+
 /** A version upgrade of an app in progress (`apps.get`), or null. */
 export const appUpgradeSchema = z.object({
   id: z.number().int(),
@@ -104,6 +107,9 @@ export const appUpgradeSchema = z.object({
   new_app_id: z.number().int().nullable(),
   new_app: z.string().nullable(),
 });
+
+/** An open version upgrade of an app. */
+export type AppUpgrade = z.infer<typeof appUpgradeSchema>;
 
 /** `apps.get`: the full App (46 fields counting nested ones). */
 export const appSchema = appListItemSchema.extend({

@@ -1,17 +1,18 @@
 /**
- * What the maintenance job costs. Only `apps.get` carries an app's maintenance flag, so each cycle
- * reads every app one by one: 10,000 apps at the default 10 requests/s take about 17 minutes, under
+ * What the maintenance job costs. Only `apps.get` carries an app's maintenance flag (and only
+ * `restore_points.list` its restore points), so each cycle reads every app one by one: 10,000 apps at the default 10 requests/s take about 17 minutes, under
  * the same rate limit every other job shares. Nothing cheaper is correct: the list's `updated_at`
  * is not promised to change when maintenance is switched (the simulator's does not), so "read only
  * the apps that changed" could miss one. The daemon therefore works the cost out at start and says
  * so when the job would take a large share of the request budget.
  */
+import { detectorsFor } from '../detectors/registry.js';
 import type { Runtime } from './runtime.js';
 
 /** One maintenance cycle's requests and time, against the gap between its runs. */
 export interface MaintenanceCost {
   apps: number;
-  /** `apps.list` pages plus one `apps.get` per app. */
+  /** `apps.list` pages plus one `apps.get` per app (and one `restore_points.list`, with that check on). */
   requests: number;
   /** How long those take at the rate limit alone (ms). */
   readMs: number;
@@ -24,12 +25,15 @@ export interface MaintenanceCost {
 /** Above this share of the request budget, the job is worth a warning. */
 export const MAINTENANCE_SHARE_WARNING = 0.5;
 
-/** The cost of one maintenance cycle over `apps` apps. */
+/**
+ * The cost of one maintenance cycle over `apps` apps; `readsPerApp`: `apps.get`, and
+ * `restore_points.list` when the restore_points check is on (default 1).
+ */
 export function maintenanceCost(
   apps: number,
-  options: { pageSize: number; requestsPerSecond: number; intervalMs: number },
+  options: { pageSize: number; requestsPerSecond: number; intervalMs: number; readsPerApp?: number },
 ): MaintenanceCost {
-  const requests = Math.max(1, Math.ceil(apps / options.pageSize)) + apps;
+  const requests = Math.max(1, Math.ceil(apps / options.pageSize)) + apps * (options.readsPerApp ?? 1);
   const readMs = Math.round((requests / options.requestsPerSecond) * 1000);
   return {
     apps,
@@ -49,10 +53,12 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
       ? `longer than the ${minutes(cost.intervalMs)} between its runs, so runs will be skipped`
       : `${Math.round(cost.share * 100)}% of the ${minutes(cost.intervalMs)} between its runs`;
   return (
-    `the maintenance job reads every app with apps.get: ${cost.apps} apps are ${cost.requests} requests, ` +
+    `the maintenance job reads every app one by one: ${cost.apps} apps are ${cost.requests} requests, ` +
     `about ${minutes(cost.readMs)} at api.requests_per_second, ${what}, and the other jobs wait behind it ` +
     `for the same rate limit. Run jobs.maintenance less often, raise api.requests_per_second if the service allows, ` +
-    `or set checks.maintenance.enabled: false`
+    `or switch off the checks it runs for (${detectorsFor('maintenance')
+      .map((c) => `checks.${c.name}`)
+      .join(', ')}: enabled: false)`
   );
 }
 
@@ -76,6 +82,7 @@ export async function warnMaintenanceCost(rt: Runtime, signal: AbortSignal): Pro
       pageSize: rt.config.api.page_size,
       requestsPerSecond: rt.config.api.requests_per_second,
       intervalMs,
+      readsPerApp: rt.config.checks.restore_points.enabled ? 2 : 1,
     });
     const warning = maintenanceCostWarning(cost);
     if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);

@@ -15,7 +15,13 @@ export interface UnknownStateWord {
 }
 
 /** The list function each kind of record is read with. */
-const READ_BY: Readonly<Record<StateRecord, string>> = { run: 'runs.list', server: 'servers.list', app: 'apps.list' };
+const READ_BY: Readonly<Record<StateRecord, string>> = {
+  run: 'runs.list',
+  server: 'servers.list',
+  app: 'apps.list',
+  upgrade: 'apps.get',
+  installer: 'installers.list',
+};
 
 /** The words of `tally` in none of the lists of its kind of record, most frequent first. */
 export function unknownStateWords(

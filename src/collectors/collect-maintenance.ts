@@ -2,31 +2,60 @@ import { ApiError } from '../api/errors.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
-import type { MaintenanceSnapshot } from './snapshot.js';
-import { appIdView, maintenanceAppView, type MaintenanceApp } from './views.js';
+import type { AppInFull, MaintenanceSnapshot } from './snapshot.js';
+import { StateWordTally } from './state-word-tally.js';
+import { appIdView, maintenanceAppView, restorePointView, type NewestRestorePoint } from './views.js';
+
+/**
+ * Restore points read per app: one small page of the newest. The point an app is held at is the
+ * one it was rolled back to, and its auto-updates wait while it is held, so few changes come after
+ * it; a point held further down than this is not seen.
+ */
+export const RESTORE_POINTS_PER_APP = 5;
 
 /**
  * Reads the `maintenance` job's snapshot: `apps.get` of every app of `apps.list`, `api.concurrency`
- * at a time (only the full app carries the maintenance flag), each answer read through the
- * {@link MaintenanceApp} view so the rest of it is garbage at once, and kept only when an enabled
- * check could report it (`ctx.relevance`: in maintenance). An app deleted between the list and its
- * read is left out; any other failed read fails the snapshot.
+ * at a time (only the full app carries the maintenance flag, the repositories and the open
+ * upgrade), each answer read through the `MaintenanceApp` view so the rest of it is garbage
+ * at once. With the restore_points check on, each app's newest restore points too
+ * (`restore_points.list?limit=5`, one more request per app: no other answer carries them). An app
+ * is kept only when an enabled check could report it (`ctx.relevance`: in maintenance, a branch
+ * deleted upstream or behind, an upgrade failed or in standby, a restore point held). An app
+ * deleted between the list and its reads is left out; any other failed read fails the snapshot.
  */
 export async function collectMaintenance(ctx: CollectorContext): Promise<MaintenanceSnapshot> {
   const listed = await readAcrossNamespaces(ctx, (namespace) =>
     ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, view: appIdView }),
   );
   const keep = ctx.relevance?.maintenance;
-  const read = await mapLimit(listed, ctx.concurrency, async ({ id }) => {
+  const withPoints = ctx.checks.restore_points.enabled;
+  // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
+  const stateWords = new StateWordTally('upgrade');
+  const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {
     try {
       const app = await ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView });
-      return !keep || keep(app) ? app : undefined;
+      if (app.upgrade) stateWords.see(app.upgrade.state);
+      const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;
+      const record = { app, restorePoints };
+      return !keep || keep(record) ? record : undefined;
     } catch (err) {
       if (err instanceof ApiError && err.code === 'not_found') return undefined;
       throw err;
     }
   });
-  const apps = read.filter((a): a is MaintenanceApp => a !== undefined);
-  ctx.logger.debug({ apps: apps.length }, 'apps read in full');
-  return { job: 'maintenance', takenAt: ctx.now, apps };
+  const kept = read.filter((r): r is AppInFull => r !== undefined);
+  const restorePoints = new Map<number, readonly NewestRestorePoint[]>();
+  for (const { app, restorePoints: points } of kept) if (points) restorePoints.set(app.id, points);
+  ctx.logger.debug({ apps: kept.length, withRestorePoints: restorePoints.size }, 'apps read in full');
+  return { job: 'maintenance', takenAt: ctx.now, stateWords, apps: kept.map((r) => r.app), restorePoints };
+}
+
+/** The app's newest restore points, one page of {@link RESTORE_POINTS_PER_APP}, newest first. */
+async function newestRestorePoints(ctx: CollectorContext, appId: number): Promise<NewestRestorePoint[]> {
+  const page = await ctx.client.restorePoints.list(
+    appId,
+    { limit: RESTORE_POINTS_PER_APP },
+    { signal: ctx.signal, view: restorePointView },
+  );
+  return page.items;
 }

@@ -1,18 +1,64 @@
+import type { EnvironmentType } from '../api/schemas.js';
+import { ApiError } from '../api/errors.js';
 import type { CollectorContext } from './collector-context.js';
+import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { ServersSnapshot } from './snapshot.js';
 import { StateWordTally } from './state-word-tally.js';
+import { appEnvironmentView } from './views.js';
+
+/** Refusals that say the token may not list apps, which the servers job does not otherwise need. */
+const NOT_ALLOWED: ReadonlySet<string> = new Set(['function_not_allowed', 'access_denied']);
 
 /**
  * Reads the `servers` job's snapshot: every record of `servers.list` (all pages, every configured
- * namespace). A server carries its own `app_count`, so no apps are read.
+ * namespace); a server carries its own `app_count`. For each server in a bad state with apps on it
+ * (rare: usually none), the environment types of those apps, `apps.list?server_id=…` (a page or
+ * two each, `api.concurrency` at a time), so a server's alert can page like its apps: nothing is
+ * read while every server is fine. A token that may not list apps leaves them unread
+ * (`appsUnread`) rather than fail the job: the server's own alert matters most when its apps
+ * cannot be judged. Any other failed read fails the snapshot.
  */
 export async function collectServers(ctx: CollectorContext): Promise<ServersSnapshot> {
   const servers = await readAcrossNamespaces(ctx, (namespace) =>
     ctx.client.servers.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
   );
+  const config = ctx.checks.servers;
+  const bad = config.enabled ? servers.filter((s) => config.bad_states.includes(s.state) && s.app_count > 0) : [];
+  const appEnvironments = new Map<number, readonly (EnvironmentType | null)[]>();
+  let appsUnread: string | undefined;
+  try {
+    const read = await mapLimit(bad, ctx.concurrency, (server) =>
+      ctx.client.apps.listAll(
+        // Within the configured namespaces, as every other read: the server's own.
+        ctx.namespaces === null ? { server_id: server.id } : { server_id: server.id, namespace: server.namespace },
+        { signal: ctx.signal, view: appEnvironmentView, readAhead: false },
+      ),
+    );
+    bad.forEach((server, i) =>
+      appEnvironments.set(
+        server.id,
+        read[i]!.map((app) => app.environment_type),
+      ),
+    );
+  } catch (err) {
+    if (!(err instanceof ApiError && NOT_ALLOWED.has(err.code))) throw err;
+    appsUnread = `apps.list answered ${err.code}`;
+    appEnvironments.clear();
+    ctx.logger.warn(
+      { code: err.code },
+      'cannot list the apps on servers in a bad state (deployment_app: read): their alerts stay critical, without an environment',
+    );
+  }
   const stateWords = new StateWordTally('server');
   for (const server of servers) stateWords.see(server.state);
-  ctx.logger.debug({ servers: servers.length }, 'servers read');
-  return { job: 'servers', takenAt: ctx.now, stateWords, servers };
+  ctx.logger.debug({ servers: servers.length, bad: bad.length }, 'servers read');
+  return {
+    job: 'servers',
+    takenAt: ctx.now,
+    stateWords,
+    servers,
+    appEnvironments,
+    ...(appsUnread && { appsUnread }),
+  };
 }

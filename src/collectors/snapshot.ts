@@ -11,10 +11,18 @@
  * Types only: the collectors that build these live beside this file.
  */
 import type { StateWordTally } from './state-word-tally.js';
-import type { AttentionSummary, Run, RunListItem, Server, UrlRecord } from '../api/schemas.js';
+import type {
+  AttentionSummary,
+  EnvironmentType,
+  Installer,
+  Run,
+  RunListItem,
+  Server,
+  UrlRecord,
+} from '../api/schemas.js';
 import type { SettledRun } from './settled-runs.js';
 import type { OpenSubject } from './collector-context.js';
-import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup } from './views.js';
+import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */
 export type SnapshotJob = Snapshot['job'];
@@ -25,7 +33,7 @@ interface SnapshotBase {
   takenAt: number;
   /**
    * The `state` words of every record of the kind the job's checks judge by state, counted as read
-   * (kept or not): runs, servers, apps. Absent for the other jobs.
+   * (kept or not): runs, servers, apps, open upgrades, marketplace services. Absent for the other jobs.
    */
   stateWords?: StateWordTally;
 }
@@ -132,7 +140,10 @@ export interface AttentionSnapshot extends SnapshotBase {
   reported?: readonly OpenSubject[];
 }
 
-/** The `maintenance` job: every app's maintenance flag, which only `apps.get` carries. */
+/**
+ * The `maintenance` job: what only `apps.get` carries of every app (maintenance flag, repositories,
+ * open upgrade), and, when the restore_points check is on, each app's newest restore points.
+ */
 export interface MaintenanceSnapshot extends SnapshotBase {
   job: 'maintenance';
   /**
@@ -140,23 +151,56 @@ export interface MaintenanceSnapshot extends SnapshotBase {
    * those an enabled check could report (`CollectorContext.relevance`; every app when none is given).
    */
   apps: MaintenanceApp[];
+  /**
+   * The newest restore points (`restore_points.list`, one page) of each app of {@link apps}, keyed
+   * by app id, newest first; empty when the restore_points check is off (none read).
+   */
+  restorePoints: ReadonlyMap<number, readonly NewestRestorePoint[]>;
 }
 
-/** The `servers` job: every server and its state. */
+/** The `servers` job: every server and its state, and the environments of the apps on a bad one. */
 export interface ServersSnapshot extends SnapshotBase {
   job: 'servers';
   /** Every record of `servers.list`, all pages (deleted servers left out, as the API does by default). */
   servers: Server[];
+  /**
+   * For each server in a bad state (`checks.servers.bad_states`) with apps on it, keyed by server
+   * id, the environment type of each of its apps (`apps.list?server_id=…`, all pages), so its alert
+   * pages like them. A server absent has no app, or its apps could not be listed (see
+   * {@link appsUnread}).
+   */
+  appEnvironments: ReadonlyMap<number, readonly (EnvironmentType | null)[]>;
+  /** Why the apps on the bad servers could not be listed (the token may not list apps); absent: they were. */
+  appsUnread?: string;
+}
+
+/** The `installers` job: every marketplace service (installer) and its state. */
+export interface InstallersSnapshot extends SnapshotBase {
+  job: 'installers';
+  /** Every record of `installers.list`, all pages (deleted ones left out, as the API does by default). */
+  installers: Installer[];
 }
 
 /** Any snapshot; `job` tells which. */
 export type Snapshot =
-  RunsSnapshot | UrlsSnapshot | BackupsSnapshot | AttentionSnapshot | MaintenanceSnapshot | ServersSnapshot;
+  | RunsSnapshot
+  | UrlsSnapshot
+  | BackupsSnapshot
+  | AttentionSnapshot
+  | MaintenanceSnapshot
+  | ServersSnapshot
+  | InstallersSnapshot;
 
 /** One app and what was read of its backups (none: no backup read), as the backups collector meets them. */
 export interface AppBackups {
   app: AppBackupState;
   seen: BackupsSeen | undefined;
+}
+
+/** One app read in full, and its newest restore points (none read: the restore_points check is off). */
+export interface AppInFull {
+  app: MaintenanceApp;
+  restorePoints: readonly NewestRestorePoint[] | undefined;
 }
 
 /**
@@ -166,8 +210,8 @@ export interface AppBackups {
 export interface BulkRecords {
   /** A `urls.list` record. */
   urls: UrlsSnapshot['urls'][number];
-  /** An `apps.get` answer, as the maintenance job keeps it. */
-  maintenance: MaintenanceSnapshot['apps'][number];
+  /** An `apps.get` answer, as the maintenance job keeps it, with its newest restore points. */
+  maintenance: AppInFull;
   /** An app of `apps.list` with what was read of its backups. */
   backups: AppBackups;
 }

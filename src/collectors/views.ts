@@ -11,8 +11,8 @@
  * every field made zod's copies about a third of what a cycle allocates; with these views a cycle
  * allocates ~370 MB instead of ~435 MB (zod's copies 118 → 63 MB; see docs/benchmarks.md).
  */
-import type { z } from 'zod';
-import { appListItemSchema, appSchema, backupSchema } from '../api/schemas.js';
+import { z } from 'zod';
+import { appListItemSchema, appRepositorySchema, appSchema, backupSchema, restorePointSchema } from '../api/schemas.js';
 
 /** The fields that name and link an app in a finding: its labels, name and URL. */
 const APP_LABEL_FIELDS = {
@@ -43,17 +43,52 @@ export const appBackupStateView = appListItemSchema.pick({
 /** What the detectors of the backups job read of an app. */
 export type AppBackupState = z.infer<typeof appBackupStateView>;
 
+/** An app's environment type: what the servers check reads of the apps on a server in a bad state. */
+export const appEnvironmentView = appListItemSchema.pick({ id: true, environment_type: true });
+
 /** Only the id: the maintenance job lists apps to read each one in full. */
 export const appIdView = appListItemSchema.pick({ id: true });
 
 /**
- * The fields of an `apps.get` answer the maintenance job keeps: the flag only `apps.get` carries,
- * and the names and links of a finding. An answer is about 1.7 kB of JSON (URLs, repositories,
- * upgrade), none of which the detector reads.
+ * What the branches check reads of each repository of an app in `apps.get`: which branch is
+ * deployed, whether it is still upstream, and whether the deployed commit is its head.
  */
-export const maintenanceAppView = appSchema.pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true });
-/** What the maintenance detector reads of an app. */
+const repositoryView = appRepositorySchema.pick({
+  repository: true,
+  branch: true,
+  deployed_sha: true,
+  head_sha: true,
+  up_to_date: true,
+  deleted_upstream: true,
+});
+
+/**
+ * The fields of an `apps.get` answer the maintenance job keeps for its checks: the flag only
+ * `apps.get` carries (maintenance), the repositories' branch state (branches), the open version
+ * upgrade (upgrades), and the names and links of a finding. An answer is about 1.7 kB of JSON; the
+ * URLs and the repositories' URLs and commit messages, which no detector reads, are left out.
+ */
+export const maintenanceAppView = appSchema
+  .pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true, upgrade: true })
+  .extend({ repositories: z.array(repositoryView) });
+/** What the detectors of the maintenance job read of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
+
+/**
+ * What the restore_points check reads of an app's newest restore points (`restore_points.list`):
+ * which point it is, the change that made it and when, how it went, and whether the app is held at
+ * it; the commits, modules and backup are left out.
+ */
+export const restorePointView = restorePointSchema.pick({
+  id: true,
+  at: true,
+  action: true,
+  outcome: true,
+  run_id: true,
+  held: true,
+});
+/** One of an app's newest restore points, as the restore_points check reads it. */
+export type NewestRestorePoint = z.infer<typeof restorePointView>;
 
 /**
  * What the backups detector reads of an app's backups (the newest one, the newest that finished

@@ -206,6 +206,7 @@ const jobsSchema = z
     backups: jobSchema('0 * * * *'),
     maintenance: jobSchema('*/30 * * * *'),
     servers: jobSchema('*/1 * * * *'),
+    installers: jobSchema('*/5 * * * *'),
     jitter: durationSchema
       .prefault('5s')
       .describe('Random delay before each job, so many watchdogs do not hit the API at once.'),

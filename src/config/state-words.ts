@@ -20,6 +20,8 @@ export const STATE_WORDS = {
   app: { running: 'running', deploying: 'deploying', stopped: 'stopped', error: 'error' },
   backup: { running: 'running', done: 'done', failed: 'failed' },
   offsite: { failed: 'failed' },
+  upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
+  installer: { running: 'running', stopped: 'stopped', error: 'error' },
 } as const;
 
 /** Run states in which a run has failed (unless `retrying` is true). */
@@ -50,3 +52,17 @@ export const RUNNING_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.runn
 export const FAILED_BACKUP_STATES: readonly string[] = [STATE_WORDS.backup.failed];
 /** Off-site copy states meaning the last transfer failed. */
 export const FAILED_OFFSITE_STATES: readonly string[] = [STATE_WORDS.offsite.failed];
+/** Upgrade states in which a version upgrade failed. */
+export const FAILED_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.failed];
+/** Upgrade states in which a version upgrade waits in standby (the app's restarts and updates are refused). */
+export const STANDBY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.standby];
+/** Upgrade states of an upgrade under way or over and fine: known, and never alerted. */
+export const OTHER_UPGRADE_STATES: readonly string[] = [
+  STATE_WORDS.upgrade.requested,
+  STATE_WORDS.upgrade.testing,
+  STATE_WORDS.upgrade.done,
+];
+/** Marketplace service (installer) states in which a service is in trouble. */
+export const BAD_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.error];
+/** Marketplace service states that need no alert (a service stopped on purpose among them): known, and never alerted. */
+export const OTHER_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.running, STATE_WORDS.installer.stopped];

@@ -50,6 +50,7 @@ jobs:
   backups: ${every}
   maintenance: ${every}
   servers: ${every}
+  installers: ${every}
   jitter: 0s
 checks:
   certificates: { warn_days: 14, critical_days: 3 }

@@ -11,7 +11,12 @@
 import type { SimProblem } from '../simulator/problem-finder.js';
 import type { SimulatorControl } from '../simulator/simulator-control.js';
 import { VOCABULARY } from '../simulator/vocabulary.js';
-import { BAD_APP_STATES, BAD_SERVER_STATES } from '../config/state-words.js';
+import {
+  BAD_APP_STATES,
+  BAD_SERVER_STATES,
+  FAILED_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
+} from '../config/state-words.js';
 
 /** What {@link healEstate} fixed and what it could not. */
 export interface HealReport {
@@ -23,6 +28,8 @@ export interface HealReport {
   startedApps: number;
   /** Runs that were under way and were finished. */
   finishedRuns: number;
+  /** Branches restored upstream, upgrades closed, restore points let go and services started. */
+  mended: number;
   /** Problems still there afterwards (none expected; shown so a surprise is not hidden). */
   remaining: SimProblem[];
 }
@@ -78,6 +85,30 @@ export function healEstate(control: SimulatorControl): HealReport {
     control.setAppState(app.id, VOCABULARY.app.running);
     started += 1;
   }
+  // Branches deleted upstream, failed or standby upgrades, held restore points and services in
+  // error are no problem to the simulator either, but the branches, upgrades, restore_points and
+  // installers checks report them: mend them as a team would.
+  let mended = 0;
+  for (const app of control.state.apps.values()) {
+    for (const repo of app.repositories.filter((r) => r.deletedUpstream)) {
+      control.setRepository(app.id, { repository: repo.repository, deletedUpstream: false });
+      mended += 1;
+    }
+    if (app.upgrade && [...FAILED_UPGRADE_STATES, ...STANDBY_UPGRADE_STATES].includes(app.upgrade.state)) {
+      control.setUpgrade(app.id, null);
+      mended += 1;
+    }
+  }
+  for (const point of control.state.restorePoints.values()) {
+    if (!point.held) continue;
+    control.setRestorePointHeld(point.id, false);
+    mended += 1;
+  }
+  for (const installer of control.state.installers.values()) {
+    if (installer.state !== VOCABULARY.installer.error) continue;
+    control.setInstallerState(installer.id, VOCABULARY.installer.running);
+    mended += 1;
+  }
   // Runs under way (a backup whose archive is still unverified, a deploy, a run about to retry by
   // itself) would settle during the show and raise problems nobody staged: let them finish now.
   let finished = 0;
@@ -97,6 +128,7 @@ export function healEstate(control: SimulatorControl): HealReport {
     restartedServers: restarted,
     startedApps: started,
     finishedRuns: finished,
+    mended,
     remaining: control.problems(),
   };
 }

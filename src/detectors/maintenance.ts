@@ -37,7 +37,7 @@ export const maintenanceCheck = defineCheck({
   }),
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
-  relevant: inMaintenance,
+  relevant: ({ app }) => inMaintenance(app),
   resolution: (alert, snapshot) => {
     const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
     return app ? 'maintenance mode switched off' : 'the app is gone from the service';

@@ -23,14 +23,18 @@ import type { ResolvedAlert, StateLists } from './define-check.js';
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
 import { backupsCheck } from './backups.js';
+import { branchesCheck } from './branches.js';
 import { certificatesCheck } from './certificates.js';
 import type { DetectorResult } from './detector-result.js';
 import { failedRunsCheck } from './failed-runs.js';
 import type { Detection, Finding } from './finding.js';
+import { installersCheck } from './installers.js';
 import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
+import { restorePointsCheck } from './restore-points.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
+import { upgradesCheck } from './upgrades.js';
 import { urlChecksCheck } from './url-checks.js';
 import { WATCHDOG, watchdogPresentation } from './watchdog.js';
 
@@ -45,6 +49,10 @@ export const CHECKS = [
   maintenanceCheck,
   serversCheck,
   appStateCheck,
+  branchesCheck,
+  upgradesCheck,
+  restorePointsCheck,
+  installersCheck,
 ] as const;
 
 /** One of {@link CHECKS}. */
@@ -164,7 +172,7 @@ const BULK_JOBS: readonly SnapshotJob[] = [...new Set(CHECKS.filter((c) => c.rel
 /** The subject id of a record of each bulk read: what an open alert about it names. */
 const BULK_SUBJECT_ID: { readonly [J in BulkJob]: (record: BulkRecords[J]) => number } = {
   urls: (url) => url.id,
-  maintenance: (app) => app.id,
+  maintenance: ({ app }) => app.id,
   backups: ({ app }) => app.id,
 };
 

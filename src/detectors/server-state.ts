@@ -6,13 +6,23 @@
  * detectors put in the `server` label of an app's findings (`AppLabels.server`), so the notify
  * stage's `bad_servers` inhibition holds those app alerts under this one while it fires.
  *
+ * It pages like its apps: it carries the most severe environment type of the apps on it (its
+ * `environment_type` label: production over staging over development), so a route or mention for
+ * production takes it, and the severity an app down there has (app_state's: critical in
+ * production, warning elsewhere; a warning with no app on it). When the apps on it could not be
+ * listed (the token may not), it stays critical, with no environment: better to page too many than
+ * to hold a production outage under a warning.
+ *
  * The API says a server's state, not since when: `since` is left unknown.
  */
+import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
+import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
@@ -21,6 +31,8 @@ import { factsFrom } from './presentation.js';
 export interface ServerStateOptions {
   /** Server states that mean the server (and every app on it) is in trouble. */
   badStates: readonly string[];
+  /** Severity per environment type of the apps on it; default critical in production, warning elsewhere. */
+  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** The servers check. */
@@ -42,6 +54,7 @@ export const serversCheck = defineCheck({
     noun: ['server in a bad state', 'servers in a bad state'],
     facts: factsFrom([
       ['app_count', 'Apps'],
+      ['environments', 'Apps by environment'],
       ['provider', 'Provider'],
       ['region', 'Region'],
       ['public_ip', 'IP'],
@@ -51,13 +64,17 @@ export const serversCheck = defineCheck({
   },
 });
 
-/** Finds every server whose state is one of `badStates`; critical, since all its apps are affected. */
+/** Environment types, most severe first: the one a server's alert carries is the first its apps have. */
+const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
+
+/** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
 export function serverState(
   snapshot: ServersSnapshot,
   options: ServerStateOptions,
   _now: number,
 ): Detection<'servers'>[] {
   const bad = new Set(options.badStates);
+  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const findings: Detection<'servers'>[] = [];
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;
@@ -67,17 +84,52 @@ export function serverState(
     if (server.region) details.region = server.region;
     if (server.public_ip) details.public_ip = server.public_ip;
     details.app_count = String(server.app_count);
+    // The apps on it: their environments, none (no app), or unknown (not listed).
+    const environments = snapshot.appEnvironments.get(server.id) ?? (server.app_count === 0 ? [] : undefined);
+    let severity: Severity = 'critical';
+    let environment: EnvironmentType | undefined;
+    let inProduction = '';
+    if (environments) {
+      environment = ENVIRONMENTS_BY_WEIGHT.find((type) => environments.includes(type));
+      severity =
+        environments.length === 0 ? 'warning' : worst(environments.map((type) => environmentSeverity(type, table)));
+      const counts = countBy(environments);
+      if (counts.length > 0) details.environments = counts.map(([type, n]) => `${type} ${n}`).join(', ');
+      const production = environments.filter((type) => type === 'production').length;
+      if (production > 0) inProduction = `, ${production} in production`;
+    } else if (snapshot.appsUnread) {
+      details.environments = `unknown (${snapshot.appsUnread})`;
+    }
     findings.push({
       fingerprint: fingerprint('servers', 'server', server.id),
       check: 'servers',
-      severity: 'critical',
-      summary: `Server ${server.name} is ${server.state} (${apps} on it)`,
+      severity,
+      summary: `Server ${server.name} is ${server.state} (${apps} on it${inProduction})`,
       details,
-      labels: buildLabels('servers', { namespace: server.namespace, server: server.name }),
+      labels: buildLabels('servers', {
+        namespace: server.namespace,
+        server: server.name,
+        environment_type: environment,
+      }),
       url: null,
       since: null,
       subject: { type: 'server', id: server.id },
     });
   }
   return findings;
+}
+
+/** The most severe of `severities` (at least one). */
+function worst(severities: readonly Severity[]): Severity {
+  return severities.reduce((a, b) => (SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a));
+}
+
+/** How many apps per environment type, most severe first; apps outside any environment as `none`. */
+function countBy(environments: readonly (EnvironmentType | null)[]): [string, number][] {
+  const out: [string, number][] = [];
+  for (const type of [...ENVIRONMENTS_BY_WEIGHT, null]) {
+    const n = environments.filter((e) => e === type).length;
+    if (n > 0) out.push([type ?? 'none', n]);
+  }
+  return out;
 }

@@ -28,7 +28,7 @@ export interface Labels<C extends string = string> {
 
 /** The record a finding is about, so remediation knows what to act on. */
 export interface Subject {
-  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server';
+  type: 'run' | 'app' | 'url' | 'backup' | 'attention' | 'source' | 'server' | 'installer';
   id?: number;
 }
 
@@ -41,4 +41,16 @@ export interface Fact {
   label: string;
   value: string;
   kind?: 'time';
+}
+
+/**
+ * The label of a finding meant for the daily digest alone (`delivery: digest`): it is tracked, and
+ * listed in each digest (`notify.digest`) while open, like any alert, but never sent as a message
+ * of its own. For what is worth knowing and not worth a page (a production app behind its branch).
+ */
+export const DIGEST_ONLY_LABEL = { delivery: 'digest' } as const;
+
+/** Whether an alert with these labels goes to the daily digest alone ({@link DIGEST_ONLY_LABEL}). */
+export function isDigestOnly(labels: Labels): boolean {
+  return labels.delivery === DIGEST_ONLY_LABEL.delivery;
 }

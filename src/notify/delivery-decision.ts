@@ -6,7 +6,7 @@
  * was not sent.
  */
 import type { AlertEventKind } from '../alerts/alert-event.js';
-import type { Labels } from '../lib/alert-vocabulary.js';
+import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
 
@@ -30,7 +30,9 @@ export type NotifyDecision =
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
   | 'resolved_quietly'
   /** A held row made obsolete by a newer event of the same alert on the same channel. */
-  | 'superseded';
+  | 'superseded'
+  /** The alert is for the daily digest alone (label `delivery: digest`): listed there, never sent on its own. */
+  | 'digest_only';
 
 /** What the outbox row becomes for each decision. */
 export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'held' | 'suppressed'>> = {
@@ -42,6 +44,7 @@ export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'he
   repeat_not_due: 'suppressed',
   resolved_quietly: 'suppressed',
   superseded: 'suppressed',
+  digest_only: 'suppressed',
 };
 
 /** What a channel was last told about one alert (a `notification_log` row). */
@@ -77,6 +80,11 @@ export function announced(log: NotificationLogEntry | undefined): boolean {
   return log !== undefined && log.lastKind !== 'resolved';
 }
 
+const digestOnly: DecisionStage = ({ event }) =>
+  isDigestOnly(event.labels)
+    ? { decision: 'digest_only', detail: 'listed in the daily digest (notify.digest), never sent on its own' }
+    : undefined;
+
 const resolvedQuietly: DecisionStage = ({ event, log }) =>
   event.kind === 'resolved' && !announced(log)
     ? { decision: 'resolved_quietly', detail: 'the firing was never sent to this channel' }
@@ -108,10 +116,12 @@ const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
 };
 
 /**
- * The stages in order: a resolve nobody heard the start of is dropped first; silences beat
- * everything else; a muted route holds before inhibition is looked at (the window's end re-decides).
+ * The stages in order: an alert for the digest alone is never sent, whatever else holds; a resolve
+ * nobody heard the start of is dropped next; silences beat everything else; a muted route holds
+ * before inhibition is looked at (the window's end re-decides).
  */
 export const DECISION_STAGES: readonly DecisionStage[] = [
+  digestOnly,
   resolvedQuietly,
   silenced,
   resolvedNotSent,

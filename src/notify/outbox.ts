@@ -10,7 +10,7 @@ import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import type { Labels } from '../lib/alert-vocabulary.js';
+import { SEVERITY_RANK, type Labels, type Severity } from '../lib/alert-vocabulary.js';
 import type { Metrics } from '../server/metrics.js';
 import type { NoticeNotification } from './channels/channel.js';
 import {
@@ -306,7 +306,11 @@ function collect(held: HeldByCause, channel: string, cause: InhibitionCause): vo
   causes.set(cause.fingerprint, cause);
 }
 
-/** The notice that stands for the alerts one cause holds back on one channel. */
+/**
+ * The notice that stands for the alerts one cause holds back on one channel: as severe as the
+ * worst of them still firing (a critical held under a server is not announced as a warning), `info`
+ * when none is.
+ */
 export function inhibitionSummary(
   cause: InhibitionCause,
   events: readonly AlertEvent[],
@@ -320,7 +324,7 @@ export function inhibitionSummary(
     type: 'notice',
     topic: 'inhibition',
     title: `${events.length} alert${events.length === 1 ? '' : 's'} held back: ${cause.summary}`,
-    severity: 'warning',
+    severity: worstFiring(events),
     fields: [
       { label: 'Cause', value: cause.summary },
       { label: 'Why held', value: `${what} (${cause.rule})` },
@@ -328,4 +332,12 @@ export function inhibitionSummary(
     ],
     lines: [...lines, 'They are announced if still firing when the cause clears, and resolve quietly if not.'],
   };
+}
+
+/** The severity of the worst of `events` that is not a resolve; `info` when every one is. */
+function worstFiring(events: readonly AlertEvent[]): Severity {
+  let worst: Severity = 'info';
+  for (const e of events)
+    if (e.kind !== 'resolved' && SEVERITY_RANK[e.severity] > SEVERITY_RANK[worst]) worst = e.severity;
+  return worst;
 }

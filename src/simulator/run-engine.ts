@@ -385,7 +385,12 @@ export class RunEngine {
         }
         const point = effect.restorePointId === null ? undefined : this.state.restorePoints.get(effect.restorePointId);
         if (point) {
-          point.outcome = ok ? 'applied' : 'kept';
+          const failedAt = run.steps?.findIndex((s) => s.state === STEP.error) ?? -1;
+          point.outcome = ok
+            ? 'applied'
+            : leftAsBefore(run.workflow, failedAt < 0 ? null : failedAt)
+              ? 'kept'
+              : 'failed';
           point.instantUndo = ok;
           point.keptUntil = ok ? at + INSTANT_UNDO_MS : null;
         }
@@ -471,4 +476,14 @@ export function startBackupRun(
     backupId: backup.id,
   });
   return { run, backup };
+}
+
+/**
+ * Whether an update that failed at step `failedStep` left the app as it was (restore point `kept`):
+ * it failed before its modules were migrated. Failed at the migration or after it, the app may be
+ * half-updated (`failed`).
+ */
+export function leftAsBefore(workflow: WorkflowName, failedStep: number | null): boolean {
+  const migration = (WORKFLOWS[workflow].steps as readonly string[]).indexOf('update_modules');
+  return failedStep === null || migration < 0 || failedStep < migration;
 }

@@ -6,10 +6,11 @@
  */
 import type { EnvironmentType } from '../api/schemas.js';
 import { Prng } from './prng.js';
-import { AUTO_RETRY_DELAY_MS, RunEngine, seededRunLengthMs, startBackupRun } from './run-engine.js';
+import { AUTO_RETRY_DELAY_MS, leftAsBefore, RunEngine, seededRunLengthMs, startBackupRun } from './run-engine.js';
 import { BACKUP_AGE_LIMITS } from './views.js';
 import {
   runRec,
+  upgradeRec,
   type AppRec,
   type BackupRec,
   type EnvironmentRec,
@@ -208,12 +209,12 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
   }
 
   // ---- open upgrades, maintenance ----
-  for (const app of pickApps(sprinkle(0.02))) app.upgrade = makeUpgrade(state, app, 'testing');
+  for (const app of pickApps(sprinkle(0.02))) app.upgrade = upgradeRec(state, app, VOCABULARY.upgrade.testing);
   const standby = pickApps(
     sprinkle(0.002),
     liveApps.filter((a) => !a.upgrade),
   );
-  for (const app of standby) app.upgrade = makeUpgrade(state, app, VOCABULARY.upgrade.standby);
+  for (const app of standby) app.upgrade = upgradeRec(state, app, VOCABULARY.upgrade.standby);
   for (const app of pickApps(sprinkle(0.005))) app.maintenance = true;
 
   // ---- run history ----
@@ -265,7 +266,7 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       nsId: app.nsId,
       at: run.createdAt,
       action: run.action,
-      outcome: ok ? 'applied' : 'kept',
+      outcome: ok ? 'applied' : leftAsBefore(run.workflow, run.seedFailedStep) ? 'kept' : 'failed',
       runId: run.id,
       commits:
         run.action === 'update'
@@ -377,6 +378,30 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
       platformLogin: rng.chance(0.5),
     });
   }
+
+  // ---- failed upgrades, branches deleted upstream, held restore points, services in error ----
+  // Last, so the records above come out as they always did for a seed; these make sure an estate
+  // of 10 apps or more has at least one of each, which makeRepo's and the installers' chances may not.
+  const openUpgrade = liveApps.filter((a) => !a.upgrade);
+  for (const app of pickApps(sprinkle(0.002), openUpgrade))
+    app.upgrade = upgradeRec(state, app, VOCABULARY.upgrade.failed);
+  for (const app of pickApps(sprinkle(0.003))) (app.repositories[0] as RepositoryRec).deletedUpstream = true;
+  // Held: the app was rolled back to this point, and its auto-updates wait.
+  for (const point of pickSome(
+    rng,
+    sprinkle(0.002),
+    points.filter((p) => p.outcome === 'applied'),
+  ))
+    point.held = true;
+  const running = [...state.installers.values()].filter((i) => i.state === VOCABULARY.installer.running);
+  for (const installer of pickSome(rng, sprinkle(0.002), running)) installer.state = VOCABULARY.installer.error;
+}
+
+/** `n` distinct records of `from` (fewer when it has fewer). */
+function pickSome<T>(rng: Prng, n: number, from: readonly T[]): T[] {
+  const chosen = new Set<T>();
+  while (chosen.size < Math.min(n, from.length)) chosen.add(rng.pick(from));
+  return [...chosen];
 }
 
 function makeServer(state: SimState, rng: Prng, nsId: number, serverState: string): ServerRec {
@@ -530,19 +555,6 @@ function makeUrls(state: SimState, rng: Prng, app: AppRec, now: number): void {
     state.urls.set(id, url);
     app.urlIds.push(id);
   });
-}
-
-function makeUpgrade(state: SimState, app: AppRec, upgradeState: string): AppRec['upgrade'] {
-  const major = Number.parseInt(app.version, 10);
-  return {
-    id: state.nextId('upgrade'),
-    fromVersion: app.version,
-    toVersion: `${major + 1}.0`,
-    purpose: 'test',
-    state: upgradeState,
-    sourceAppId: app.id,
-    newAppId: null,
-  };
 }
 
 function makeRun(

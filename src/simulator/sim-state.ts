@@ -257,6 +257,28 @@ export function runRec(fields: RunRecFields): RunRec {
   };
 }
 
+/**
+ * An open version upgrade of `app` in `upgradeState`, from its version to the next major one, with
+ * no new app yet: for the seed and the control interface.
+ */
+export function upgradeRec(
+  state: SimState,
+  app: AppRec,
+  upgradeState: string,
+  purpose: UpgradeRec['purpose'] = 'test',
+): UpgradeRec {
+  const major = Number.parseInt(app.version, 10);
+  return {
+    id: state.nextId('upgrade'),
+    fromVersion: app.version,
+    toVersion: `${major + 1}.0`,
+    purpose,
+    state: upgradeState,
+    sourceAppId: app.id,
+    newAppId: null,
+  };
+}
+
 /** The whole simulated service. */
 export class SimState {
   readonly namespaces = new Map<number, NamespaceRec>();

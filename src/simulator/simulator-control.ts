@@ -3,7 +3,7 @@
  * helpers that put the service into a chosen state. Tests call it in-process; out-of-process
  * tests and the standalone command reach it as `POST {baseUrl}/_sim/<method>` with the admin token.
  */
-import type { App, Backup, Run, Server, UrlRecord, WatcherState } from '../api/schemas.js';
+import type { App, Backup, Installer, RestorePoint, Run, Server, UrlRecord, WatcherState } from '../api/schemas.js';
 import type { FaultSpec, FaultTarget } from './fault-injector.js';
 import type { ProblemKind, SimProblem } from './problem-finder.js';
 import { Prng } from './prng.js';
@@ -12,8 +12,10 @@ import { checkMaxLimit } from './request-params.js';
 import { AUTO_RETRY_DELAY_MS, type FailDirective } from './run-engine.js';
 import {
   runRec,
+  upgradeRec,
   type AppRec,
   type BackupRec,
+  type RestorePointRec,
   type RunRec,
   type SimState,
   type StepRec,
@@ -75,6 +77,22 @@ export interface AddBackupOptions {
   format?: 'zip' | 'dump';
   automated?: boolean;
   offsiteError?: string;
+}
+
+/** Changes of {@link SimulatorControl.setRepository}. */
+export interface RepositoryPatch {
+  /** The repository's name; default the app's main repository. */
+  repository?: string;
+  deletedUpstream?: boolean;
+  behind?: boolean;
+}
+
+/** Options of {@link SimulatorControl.addRestorePoint}. */
+export interface AddRestorePointOptions {
+  outcome?: RestorePointRec['outcome'];
+  held?: boolean;
+  action?: 'update' | 'update_modules';
+  hoursAgo?: number;
 }
 
 /** Counts per resource, and `streams`: huge and endless bodies being written now (each ends when its client goes). */
@@ -388,6 +406,74 @@ export class SimulatorControl {
     return this.core.views.app(app, now);
   }
 
+  /**
+   * Changes one repository of an app (by name; default its main one): `deletedUpstream` marks its
+   * branch deleted upstream (the next update cannot pull), `behind` true pushes a new commit to the
+   * branch so the deployed one is behind, false deploys the branch head.
+   */
+  setRepository(appId: number, patch: RepositoryPatch): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    const repo = patch.repository
+      ? app.repositories.find((r) => r.repository === patch.repository)
+      : (app.repositories.find((r) => r.main) ?? app.repositories[0]);
+    if (!repo) throw new Error(`setRepository: app ${appId} has no repository ${patch.repository ?? '(main)'}`);
+    if (patch.deletedUpstream !== undefined) repo.deletedUpstream = patch.deletedUpstream;
+    if (patch.behind === true) repo.headSha = new Prng(this.core.seed * 1000 + appId + now).hex(40);
+    if (patch.behind === false) repo.deployedSha = repo.headSha;
+    repo.checkedAt = now;
+    return this.core.views.app(app, now);
+  }
+
+  /**
+   * Gives an app an open version upgrade in `state` (e.g. testing, standby, failed), from its
+   * version to the next major one, or takes it away (`null`). An open upgrade keeps its id and
+   * versions when only its state changes.
+   */
+  setUpgrade(appId: number, state: string | null, options: { purpose?: 'test' | 'production' } = {}): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    if (state === null) app.upgrade = null;
+    else if (app.upgrade) Object.assign(app.upgrade, { state, purpose: options.purpose ?? app.upgrade.purpose });
+    else app.upgrade = upgradeRec(this.core.state, app, state, options.purpose ?? 'test');
+    return this.core.views.app(app, now);
+  }
+
+  /**
+   * Adds a restore point to an app, as a change of `action` (default update) would leave it:
+   * `outcome` applied (default), kept (the change failed, the app left as before), failed (the
+   * change failed part-way) or running; `held` when the app was rolled back to it (auto-updates wait).
+   */
+  addRestorePoint(appId: number, options: AddRestorePointOptions = {}): RestorePoint {
+    const now = this.core.tick();
+    const outcome = options.outcome ?? 'applied';
+    const point = this.newRestorePoint(this.app(appId), now - (options.hoursAgo ?? 0) * HOUR, options.action, null);
+    Object.assign(point, {
+      outcome,
+      held: options.held ?? false,
+      instantUndo: outcome === 'applied',
+      keptUntil: outcome === 'running' ? null : point.at + 7 * DAY,
+    });
+    return this.core.views.restorePoint(point);
+  }
+  /** Holds a restore point (the app was rolled back to it; auto-updates wait) or lets it go. */
+  setRestorePointHeld(pointId: number, held: boolean): RestorePoint {
+    this.core.tick();
+    const point = this.core.state.restorePoints.get(pointId);
+    if (!point) throw new Error(`setRestorePointHeld: restore point ${pointId} not found`);
+    point.held = held;
+    return this.core.views.restorePoint(point);
+  }
+
+  /** Sets a marketplace service's (installer's) state (e.g. error, stopped), in the simulator's own words. */
+  setInstallerState(installerId: number, state: string): Installer {
+    this.core.tick();
+    const installer = this.core.state.installers.get(installerId);
+    if (!installer) throw new Error(`setInstallerState: installer ${installerId} not found`);
+    installer.state = state;
+    return this.core.views.installer(installer);
+  }
+
   /** Sets a server's state (e.g. error, unreachable). */
   setServerState(serverId: number, state: string): Server {
     this.core.tick();
@@ -413,7 +499,8 @@ export class SimulatorControl {
 
   /**
    * Changes about `fraction` of the apps, deterministically (seed and call count): new finished
-   * backups and updates, some failed updates, renewed certificates, flipped outside checks.
+   * backups and updates (each with its restore point), some failed updates, renewed certificates,
+   * flipped outside checks.
    */
   churn(fraction: number): { apps: number; runs: number; backups: number; urls: number } {
     const now = this.core.tick();
@@ -437,6 +524,8 @@ export class SimulatorControl {
       } else if (r < 0.85) {
         const failed = r >= 0.75;
         const run = this.newRun(app, 'app_update', now - 4 * 60_000, now);
+        // As a real update does: a restore point the run settles (applied, or failed at its check).
+        run.effect = { kind: 'update', restorePointId: this.newRestorePoint(app, run.createdAt, 'update', run.id).id };
         this.core.engine.finish(run, now, failed ? 'error' : 'done', failed ? rng.pick(STEP_FAILURE_REASONS) : null);
         counts.runs += 1;
       } else if (r < 0.95) {
@@ -523,6 +612,38 @@ export class SimulatorControl {
       uploadedAt: null,
       error,
     };
+  }
+
+  /** A restore point of a change of `action` (default update) at `at`, still running, stored; callers settle it. */
+  private newRestorePoint(
+    app: AppRec,
+    at: number,
+    action: AddRestorePointOptions['action'] = 'update',
+    runId: number | null,
+  ): RestorePointRec {
+    const state = this.core.state;
+    const point: RestorePointRec = {
+      id: state.nextId('restore_point'),
+      appId: app.id,
+      nsId: app.nsId,
+      at,
+      action,
+      outcome: 'running',
+      runId,
+      commits:
+        action === 'update'
+          ? app.repositories.map((r) => ({ repository: r.repository, before: r.deployedSha, after: r.headSha }))
+          : [],
+      modules: action === 'update_modules' ? ['sale', 'stock'] : [],
+      backupId: state.backupIndex.byApp(app.id)[0]?.id ?? null,
+      rollbackOfId: null,
+      held: false,
+      instantUndo: false,
+      keptUntil: null,
+    };
+    state.restorePoints.set(point.id, point);
+    state.restorePointIndex.add(point);
+    return point;
   }
 
   /** A run with stored steps laid out one after another from `createdAt` (capped at now), all done; callers adjust. */

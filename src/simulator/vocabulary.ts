@@ -10,7 +10,7 @@
  */
 import { STATE_WORDS } from '../config/state-words.js';
 
-const { run, server, app, backup, offsite } = STATE_WORDS;
+const { run, server, app, backup, offsite, upgrade, installer } = STATE_WORDS;
 
 /** Every kind of record's state words, by meaning: the daemon's defaults and the simulator's own. */
 export const VOCABULARY = {
@@ -43,9 +43,15 @@ export const VOCABULARY = {
     unreachable: server.unreachable,
     deleted: 'deleted',
   },
-  installer: { running: 'running', stopped: 'stopped', error: 'error', deleted: 'deleted' },
+  installer: { running: installer.running, stopped: installer.stopped, error: installer.error, deleted: 'deleted' },
   url: { active: 'active', pending: 'pending', error: 'error' },
-  upgrade: { requested: 'requested', testing: 'testing', standby: 'standby', done: 'done', failed: 'failed' },
+  upgrade: {
+    requested: upgrade.requested,
+    testing: upgrade.testing,
+    standby: upgrade.standby,
+    done: upgrade.done,
+    failed: upgrade.failed,
+  },
 } as const;
 
 /**

@@ -138,3 +138,11 @@ export function engineHarness(options: SimulatorOptions = {}) {
     },
   };
 }
+
+/** Why the alert `fingerprint` is over, as its newest resolved event says (undefined: none, or no reason). */
+export function resolutionOf(wd: Watchdog, fingerprint: string): string | undefined {
+  const row = wd.store.db
+    .prepare(`SELECT payload FROM events WHERE fingerprint = ? AND kind = 'resolved' ORDER BY id DESC`)
+    .get(fingerprint) as { payload: string } | undefined;
+  return row ? ((JSON.parse(row.payload) as { resolution?: string }).resolution ?? undefined) : undefined;
+}

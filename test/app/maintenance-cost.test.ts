@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { maintenanceCost, maintenanceCostWarning } from '../../src/app/maintenance-cost.js';
 import { Watchdog } from '../../src/app/watchdog.js';
+import { detectorsFor } from '../../src/detectors/registry.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { captureLogger, engineConfig, manualSim, tempDir } from './fixtures.js';
 
@@ -23,7 +24,7 @@ describe('maintenanceCost', () => {
       10,
       30 * MINUTE,
       10_020,
-      /^the maintenance job reads every app with apps\.get: 10000 apps are 10020 requests, about 16\.7 min .*, 56% of the 30 min between its runs/,
+      /^the maintenance job reads every app one by one: 10000 apps are 10020 requests, about 16\.7 min .*, 56% of the 30 min between its runs/,
     ],
     ['10,000 apps at 10/s every 2 h', 10_000, 10, 120 * MINUTE, 10_020, null],
     ['500 apps at 10/s every 30 min', 500, 10, 30 * MINUTE, 501, null],
@@ -36,6 +37,24 @@ describe('maintenanceCost', () => {
     const said = maintenanceCostWarning(cost);
     if (warning === null) expect(said).toBeNull();
     else expect(said).toMatch(warning);
+  });
+
+  it('counts a second read per app with the restore_points check on', () => {
+    const cost = maintenanceCost(10_000, {
+      pageSize: 500,
+      requestsPerSecond: 10,
+      intervalMs: 60 * MINUTE,
+      readsPerApp: 2,
+    });
+    expect(cost.requests).toBe(20_020);
+    expect(maintenanceCostWarning(cost)).toMatch(/20020 requests, about 33\.4 min/);
+  });
+
+  it('names every check the job runs for as a way to stop it', () => {
+    const said = maintenanceCostWarning(
+      maintenanceCost(10_000, { pageSize: 500, requestsPerSecond: 10, intervalMs: MINUTE }),
+    );
+    for (const check of detectorsFor('maintenance')) expect(said).toContain(`checks.${check.name}`);
   });
 });
 

@@ -73,7 +73,7 @@ describe('a service that differs wherever the reference is silent', () => {
       rateLimit: { rps: 6, burst: 6, retryAfter: 'none' },
     });
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);
-    expect(theirs.stdout).toMatch(/5 of 5 jobs complete/);
+    expect(theirs.stdout).toMatch(/6 of 6 jobs complete/);
     expect(theirs.alerts).toEqual(ours.alerts);
     // What it learned, said once each with what to set.
     expect(theirs.stderr).toMatch(/its lists are read 50 at a time\. Set api\.page_size: 50/);
@@ -89,6 +89,8 @@ describe('a service that differs wherever the reference is silent', () => {
       '  backups: { succeeded_states: [success], running_states: [in_progress], failed_states: [error], offsite_failed_states: [error] }',
       '  servers: { bad_states: [failed, down, "off"] }',
       '  app_state: { bad_states: [failed, inactive] }',
+      '  upgrades: { failed_states: [error], standby_states: [on_hold], other_states: [open, in_test, finished] }',
+      '  installers: { bad_states: [failed], other_states: [active, inactive] }',
     ];
     const theirs = await checkAgainst('theirs-words', { stateWords: 'alt' }, words);
     expect(theirs.code, theirs.stdout + theirs.stderr).toBe(0);

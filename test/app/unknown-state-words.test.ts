@@ -21,6 +21,10 @@ describe('state words no checks.* list names', () => {
     ['server', ['up', 'running'], 'up ×1'],
     ['app', ['running', 'deploying', 'stopped', 'error'], ''],
     ['app', ['active', 'active', 'suspended'], 'active ×2, suspended ×1'],
+    ['upgrade', ['requested', 'testing', 'standby', 'done', 'failed'], ''],
+    ['upgrade', ['on_hold'], 'on_hold ×1'],
+    ['installer', ['running', 'stopped', 'error'], ''],
+    ['installer', ['failed', 'active'], 'active ×1, failed ×1'],
   ] as const)('%s states %j: unknown %j', (record, words, expected) => {
     const unknown = unknownStateWords(tally(record, [...words]), lists());
     expect(unknown.map((u) => `${u.word} ×${u.count}`).join(', ')).toBe(expected);

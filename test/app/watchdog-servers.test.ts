@@ -128,7 +128,8 @@ describe('a server in a bad state', () => {
     await wd.deliverDue();
 
     const down = drain();
-    const serverSummary = `Server ${server.name} is error (${server.app_count} app${server.app_count === 1 ? '' : 's'} on it)`;
+    const serverSummary = getAlert(wd.store, serverFp)!.summary;
+    expect(serverSummary).toMatch(new RegExp(`^Server ${server.name} is error \\(${server.app_count} apps? on it`));
     expect(down.filter((t) => t.includes(serverSummary) && !t.includes('held back'))).toHaveLength(1);
     const summaries = down.filter((t) => t.includes(`2 alerts held back: ${serverSummary}`));
     expect(summaries).toHaveLength(1);
@@ -163,6 +164,67 @@ describe('a server in a bad state', () => {
     expect(wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held')`).get()).toEqual({
       n: 0,
     });
+  });
+});
+
+describe('a server outage pages like its apps', () => {
+  it('carries the most severe environment and severity of its apps to the production route and its mention; each summary is as severe as the worst alert it holds', async () => {
+    const oncall = await startWebhookReceiver();
+    try {
+      const notify = [
+        'notify:',
+        '  channels:',
+        `    - { name: oncall, type: slack, webhook_url: "${oncall.url}", mention: { critical: "<!here>" } }`,
+        `    - { name: ops, type: slack, webhook_url: "${receiver.url}" }`,
+        '  routes:',
+        '    - { match: { environment_type: production }, channels: [oncall] }',
+        '    - { channels: [ops] }',
+      ].join('\n');
+      wd = openWatchdog(engineConfig(sim, tmp.dir, '', sim.adminToken, notify), clock);
+      for (const s of sim.control.state.servers.values()) {
+        if (BAD_SERVER_STATES.includes(s.state)) sim.control.setServerState(s.id, 'running');
+      }
+      // A server with a running production app and a running staging app.
+      const running = [...sim.control.state.apps.values()].filter((a) => a.state === 'running' && a.serverId !== null);
+      const prod = running.find(
+        (p) => p.envType === 'production' && running.some((a) => a.serverId === p.serverId && a.envType === 'staging'),
+      );
+      expect(prod, 'a server with a production and a staging app').toBeDefined();
+      const staging = running.find((a) => a.serverId === prod!.serverId && a.envType === 'staging')!;
+      await wd.runOnce(['servers']);
+      await wd.runOnce(['runs']);
+      await wd.deliverDue();
+      drain();
+      oncall.received.length = 0;
+
+      clock.advance(MINUTE);
+      const server = sim.control.setServerState(prod!.serverId!, 'error');
+      for (const app of [prod!, staging])
+        sim.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'database connection refused' });
+      await wd.runOnce(['servers']);
+      await wd.runOnce(['runs']);
+      const alert = getAlert(wd.store, `servers/server/${server.id}`)!;
+      expect(alert).toMatchObject({
+        severity: 'critical',
+        labels: { check: 'servers', server: server.name, environment_type: 'production' },
+      });
+      expect(alert.summary).toMatch(/in production\)$/);
+      await wd.deliverDue();
+
+      const paged = oncall.received.map((p) => JSON.stringify(p));
+      const serverMessage = paged.filter((t) => t.includes(alert.summary) && !t.includes('held back'));
+      expect(serverMessage).toHaveLength(1);
+      expect(serverMessage[0]).toContain('<!here>');
+      // Held under it: the production run's critical alert on oncall, the staging run's warning on ops.
+      const held = (texts: string[]) => texts.filter((t) => t.includes('held back'));
+      expect(held(paged)).toHaveLength(1);
+      expect(held(paged)[0]).toContain('CRITICAL · 1 alert held back');
+      const ops = drain();
+      expect(held(ops)).toHaveLength(1);
+      expect(held(ops)[0]).toContain('WARNING · 1 alert held back');
+    } finally {
+      await oncall.close();
+    }
   });
 });
 

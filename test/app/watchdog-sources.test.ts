@@ -36,7 +36,7 @@ afterEach(async () => {
 describe('a check the token lacks the permission for', () => {
   it('raises one "disabled" alert, stops calling that function, and the other jobs keep working', async () => {
     wd = Watchdog.open({
-      config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off" }', VIEWER),
+      config: engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off", installers: "off" }', VIEWER),
       clock,
       logger: captureLogger('silent').logger,
     });
@@ -75,6 +75,7 @@ describe('a token that may not ask whoami', () => {
       const report = await wd.runOnce();
       expect(report.jobs.map((j) => `${j.job} ${j.outcome}`)).toEqual([
         'servers ok',
+        'installers ok',
         'runs ok',
         'attention ok',
         'urls ok',

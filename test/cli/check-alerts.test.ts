@@ -63,7 +63,7 @@ describe('check', () => {
     // The seed leaves one server in error.
     expect(stdout).toMatch(/^servers\s+ok: 1 finding, 1 event$/m);
     expect(stdout).not.toMatch(/^maintenance/m);
-    expect(stdout).toMatch(/5 of 5 jobs complete; \d+ events? written; \d+ notifications? sent/);
+    expect(stdout).toMatch(/6 of 6 jobs complete; \d+ events? written; \d+ notifications? sent/);
   });
 
   it('exits 1 when a source cannot be read completely, naming why', async () => {

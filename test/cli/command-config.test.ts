@@ -56,7 +56,7 @@ describe.each([
 
 it.each<[Command, string[], RegExp]>([
   [run, ['--config', valid, '--stop-timeout', 'soon'], /^error: --stop-timeout: .*soon/],
-  [check, ['--config', valid, '--job', 'nope'], /^error: unknown job "nope" \(jobs: servers, runs, /],
+  [check, ['--config', valid, '--job', 'nope'], /^error: unknown job "nope" \(jobs: servers, installers, runs, /],
 ])('%# refuses its own option with a usage error before reading the config', async (command, argv, message) => {
   const { code, stderr } = await exec(command, argv);
   expect(code).toBe(2);

@@ -47,13 +47,13 @@ function config(api: string[] = []): string {
 const whoamis = () => sim.control.requests().filter((r) => r.fn === 'whoami').length;
 
 describe('a service that does not answer', () => {
-  it('costs one whoami (with its retries) for all six jobs of a check, not one per job', async () => {
+  it('costs one whoami (with its retries) for all seven jobs of a check, not one per job', async () => {
     sim.control.setFault('whoami', { errorCode: 'unavailable' });
     const { code, stdout } = await runCli(['check', '--config', config(['  max_retries: 2'])], {
       env: { DMS_API_TOKEN: sim.adminToken },
     });
     expect(code).toBe(1);
-    expect(stdout.match(/failed: whoami: unavailable/g)).toHaveLength(6);
+    expect(stdout.match(/failed: whoami: unavailable/g)).toHaveLength(7);
     expect(whoamis()).toBe(3);
   });
 
@@ -73,7 +73,7 @@ describe('a service that does not answer', () => {
     const { code, stdout } = await checked;
     expect(code).toBe(1);
     expect(stdout).toMatch(/^servers\s+aborted: shutdown$/m);
-    expect(stdout).toMatch(/0 of 6 jobs complete/);
+    expect(stdout).toMatch(/0 of 7 jobs complete/);
   });
 
   it('lets run stop while it is still starting (whoami hanging), exit 0', async () => {

@@ -49,7 +49,7 @@ describe('validate without the secrets', () => {
     const { code, stdout, stderr } = await runCli(['validate', '--config', file]);
     expect(code).toBe(0);
     expect(stdout).toBe(
-      `${file}: OK but for 8 variables not set here (${ALL_UNSET}), 2 channels (ops-slack:slack, ops-mail:email), 0 routes, 6 jobs (runs, attention, urls, backups, maintenance, servers), remediation off with 0 policies\n`,
+      `${file}: OK but for 8 variables not set here (${ALL_UNSET}), 2 channels (ops-slack:slack, ops-mail:email), 0 routes, 7 jobs (runs, attention, urls, backups, maintenance, servers, installers), remediation off with 0 policies\n`,
     );
     expect(stderr.split('\n')).toEqual([
       `${file}:2 api.base_url: \${DMS_BASE_URL} is not set here; checked with a stand-in (the daemon needs it set)`,

@@ -5,7 +5,8 @@ import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { collectAttention } from '../../src/collectors/collect-attention.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
-import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';
+import { collectInstallers } from '../../src/collectors/collect-installers.js';
+import { collectMaintenance, RESTORE_POINTS_PER_APP } from '../../src/collectors/collect-maintenance.js';
 import { collectRuns } from '../../src/collectors/collect-runs.js';
 import { collectServers } from '../../src/collectors/collect-servers.js';
 import { collectUrls } from '../../src/collectors/collect-urls.js';
@@ -384,7 +385,7 @@ describe('collectMaintenance', () => {
     sim.control.setMaintenance(6, false);
   });
 
-  it('keeps only the apps in maintenance when given what the checks can report, after reading every one', async () => {
+  it('keeps only the apps in maintenance, off their branch or with an upgrade in trouble when given what the checks can report, after reading every one', async () => {
     sim.control.setMaintenance(6, true);
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
@@ -393,7 +394,16 @@ describe('collectMaintenance', () => {
     expect(calls('apps.get')).toBe((await client.apps.list({ limit: 1 })).total);
     const every = await collectMaintenance(c);
     expect(snapshot.apps.map((a) => a.id)).toContain(6);
-    expect(snapshot.apps).toEqual(every.apps.filter((a) => a.maintenance));
+    expect(snapshot.apps).toEqual(
+      every.apps.filter(
+        (a) =>
+          a.maintenance ||
+          ['failed', 'standby'].includes(a.upgrade?.state ?? '') ||
+          a.repositories.some(
+            (r) => r.deleted_upstream || (a.environment_type === 'production' && r.up_to_date === false),
+          ),
+      ),
+    );
     expect(snapshot.apps.length).toBeLessThan(every.apps.length);
     expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors(every, options, c.now));
     sim.control.setMaintenance(6, false);
@@ -412,7 +422,70 @@ describe('collectMaintenance', () => {
       server: full.server,
       url: full.url,
       maintenance: full.maintenance,
+      upgrade: full.upgrade,
+      repositories: full.repositories.map((r) => ({
+        repository: r.repository,
+        branch: r.branch,
+        deployed_sha: r.deployed_sha,
+        head_sha: r.head_sha,
+        up_to_date: r.up_to_date,
+        deleted_upstream: r.deleted_upstream,
+      })),
     });
+  });
+});
+
+describe('collectMaintenance with the restore_points check', () => {
+  it.each([
+    ['off (the default)', '', 0],
+    ['on', 'checks: { restore_points: { enabled: true } }', 1],
+  ])('%s: reads %i page of restore points per app', async (_name, yaml, perApp) => {
+    const apps = (await client.apps.list({ limit: 1 })).total;
+    sim.control.resetRequests();
+    const snapshot = await collectMaintenance(ctx(yaml));
+    expect(calls('restore_points.list')).toBe(perApp * apps);
+    expect(snapshot.restorePoints.size).toBe(perApp * apps);
+    const queries = sim.control.requests().filter((r) => r.fn === 'restore_points.list');
+    expect(queries.every((r) => r.query.includes(`limit=${RESTORE_POINTS_PER_APP}`))).toBe(true);
+  });
+
+  it('keeps the apps held at a restore point, with their newest points as answered', async () => {
+    const held = sim.control.addRestorePoint(9, { held: true });
+    const c = ctx('checks: { restore_points: { enabled: true } }');
+    const snapshot = await collectMaintenance({
+      ...c,
+      relevance: relevanceFor(detectorOptionsFromConfig(c.checks), c.now),
+    });
+    expect(snapshot.apps.map((a) => a.id)).toContain(9);
+    const [newest] = snapshot.restorePoints.get(9)!;
+    expect(newest).toStrictEqual({
+      id: held.id,
+      at: held.at,
+      action: held.action,
+      outcome: held.outcome,
+      run_id: held.run_id,
+      held: true,
+    });
+    sim.control.setRestorePointHeld(held.id, false);
+  });
+});
+
+describe('collectInstallers', () => {
+  it('reads every live marketplace service, page by page, with its state', async () => {
+    const live = [...sim.control.state.installers.values()].filter((i) => i.state !== 'deleted');
+    const target = live.find((i) => i.state === 'running')!;
+    sim.control.setInstallerState(target.id, 'error');
+    try {
+      const snapshot = await collectInstallers(ctx());
+      expect(snapshot.job).toBe('installers');
+      expect(snapshot.installers.map((i) => i.id).sort((a, b) => a - b)).toEqual(
+        live.map((i) => i.id).sort((a, b) => a - b),
+      );
+      expect(calls('installers.list')).toBe(Math.ceil(live.length / 7));
+      expect(snapshot.installers.find((i) => i.id === target.id)?.state).toBe('error');
+    } finally {
+      sim.control.setInstallerState(target.id, 'running');
+    }
   });
 });
 
@@ -468,6 +541,60 @@ describe('collectServers', () => {
   ])('fails whole on %s', async (_what, fault, type) => {
     sim.control.setFault('servers.list', fault);
     await expect(collectServers(ctx())).rejects.toBeInstanceOf(type);
+  });
+
+  /** A running server with apps on it. */
+  const withApps = () =>
+    liveServers().find(
+      (s) => s.state === 'running' && [...sim.control.state.apps.values()].some((a) => a.serverId === s.id),
+    )!;
+
+  it('lists the apps of a bad server with apps, their environments as answered, and none while every server is fine', async () => {
+    const target = withApps();
+    const fine = await collectServers(ctx());
+    expect(calls('apps.list')).toBe(0);
+    expect([...fine.appEnvironments.keys()]).toEqual([]);
+    sim.control.setServerState(target.id, 'unreachable');
+    try {
+      sim.control.resetRequests();
+      const snapshot = await collectServers(ctx());
+      const listed = sim.control.requests().filter((r) => r.fn === 'apps.list');
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed.every((r) => r.query.includes(`server_id=${target.id}`))).toBe(true);
+      const apps = (await client.apps.listAll()).filter((a) => a.server === target.name);
+      expect(snapshot.appEnvironments.get(target.id)).toEqual(apps.map((a) => a.environment_type));
+      expect(snapshot.appsUnread).toBeUndefined();
+    } finally {
+      sim.control.setServerState(target.id, 'running');
+    }
+  });
+
+  it.each(['function_not_allowed', 'access_denied'] as const)(
+    'reads the servers on when apps.list answers %s, saying the apps are unread',
+    async (code) => {
+      const target = withApps();
+      sim.control.setServerState(target.id, 'error');
+      sim.control.setFault('apps.list', { errorCode: code });
+      try {
+        const snapshot = await collectServers(ctx());
+        expect(snapshot.servers.find((s) => s.id === target.id)?.state).toBe('error');
+        expect(snapshot.appEnvironments.size).toBe(0);
+        expect(snapshot.appsUnread).toBe(`apps.list answered ${code}`);
+      } finally {
+        sim.control.setServerState(target.id, 'running');
+      }
+    },
+  );
+
+  it('fails whole when the apps of a bad server cannot be read for another reason', async () => {
+    const target = withApps();
+    sim.control.setServerState(target.id, 'error');
+    sim.control.setFault('apps.list', { errorCode: 'internal_error' });
+    try {
+      await expect(collectServers(ctx())).rejects.toBeInstanceOf(ApiError);
+    } finally {
+      sim.control.setServerState(target.id, 'running');
+    }
   });
 });
 

@@ -35,7 +35,7 @@ notify:
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toBe(
-      `${file}: OK, 1 channel (console:log), 1 route, 5 jobs (runs, attention, urls, backups, servers; off: maintenance), remediation off with 0 policies\n`,
+      `${file}: OK, 1 channel (console:log), 1 route, 6 jobs (runs, attention, urls, backups, servers, installers; off: maintenance), remediation off with 0 policies\n`,
     );
   });
 

@@ -443,6 +443,7 @@ describe('parseConfig: defaults and values', () => {
       backups: '0 * * * *',
       maintenance: '*/30 * * * *',
       servers: '*/1 * * * *',
+      installers: '*/5 * * * *',
       jitter: 5_000,
       deadline: 'auto',
     });

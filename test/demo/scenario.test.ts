@@ -57,6 +57,13 @@ describe('healEstate', () => {
     );
     expect(withoutBackup.map((a) => a.name)).toEqual([]);
     expect([...sim.control.state.servers.values()].filter((s) => BAD_SERVER_STATES.includes(s.state))).toEqual([]);
+    const live = [...sim.control.state.apps.values()];
+    expect({
+      deletedUpstream: live.filter((a) => a.repositories.some((r) => r.deletedUpstream)).length,
+      upgrades: live.filter((a) => a.upgrade && a.upgrade.state !== 'testing').length,
+      held: [...sim.control.state.restorePoints.values()].filter((p) => p.held).length,
+      installers: [...sim.control.state.installers.values()].filter((i) => i.state === 'error').length,
+    }).toEqual({ deletedUpstream: 0, upgrades: 0, held: 0, installers: 0 });
   });
 });
 

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AppBackups } from '../../src/collectors/snapshot.js';
-import { parseConfig } from '../../src/config/load-config.js';
 import { appState } from '../../src/detectors/app-state.js';
-import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
 import { BAD_APP_STATES } from '../../src/config/state-words.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { appListItem, backupsSnapshot, expectWellFormed, NOW } from './fixtures.js';
+import { appListItem, backupsSnapshot, checksOf, expectWellFormed, keptBy, NOW } from './fixtures.js';
 
 const options = { badStates: BAD_APP_STATES };
-
-const checksOf = (yaml: string) =>
-  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
 
 describe('appState', () => {
   it.each(Object.values(VOCABULARY.app).map((state) => [state, BAD_APP_STATES.includes(state)] as const))(
@@ -106,7 +102,6 @@ describe('what the backups job keeps for app_state', () => {
     ['backups off', 'checks: { backups: { enabled: false } }', ['error in development']],
     ['app_state off', 'checks: { app_state: { enabled: false } }', ['running in production, no backup']],
   ])('%s: keeps the apps a check could report', (_name, yaml, kept) => {
-    const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW).backups!;
-    expect(Object.keys(records).filter((name) => keep(records[name]!))).toEqual(kept);
+    expect(keptBy('backups', yaml, records)).toEqual(kept);
   });
 });

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS, detectorOptionsFromConfig } from '../../src/detectors/registry.js';
-import { parseConfig } from '../../src/config/load-config.js';
-
-const checksOf = (yaml: string) =>
-  parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+import { checksOf } from './fixtures.js';
 
 describe('detectorOptionsFromConfig', () => {
   it('maps the defaults onto every check, with the state words and durations in ms', () => {
@@ -12,11 +9,14 @@ describe('detectorOptionsFromConfig', () => {
       'app_state',
       'attention',
       'backups',
+      'branches',
       'certificates',
       'failed_runs',
+      'installers',
       'maintenance',
       'servers',
       'stuck_runs',
+      'upgrades',
       'url_checks',
     ]);
     expect(options.failed_runs).toEqual({
@@ -36,6 +36,14 @@ describe('detectorOptionsFromConfig', () => {
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
+  it('runs every check by default but restore_points, which costs a request per app and is asked for', () => {
+    const options = detectorOptionsFromConfig(checksOf(''));
+    expect(CHECKS.map((c) => c.name).filter((name) => !(name in options))).toEqual(['restore_points']);
+    expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
+      {},
+    );
+  });
+
   it.each([
     ['failed_runs', 'checks: { failed_runs: { enabled: false } }'],
     ['certificates', 'checks: { certificates: { enabled: false } }'],
@@ -44,7 +52,7 @@ describe('detectorOptionsFromConfig', () => {
   ] as const)('leaves out %s when it is disabled', (check, yaml) => {
     const options = detectorOptionsFromConfig(checksOf(yaml));
     expect(options[check]).toBeUndefined();
-    expect(Object.keys(options)).toHaveLength(CHECKS.length - 1);
+    expect(Object.keys(options)).toHaveLength(Object.keys(detectorOptionsFromConfig(checksOf(''))).length - 1);
   });
 
   it.each([

@@ -6,9 +6,13 @@
 import { expect } from 'vitest';
 import {
   appListItemSchema,
+  appRepositorySchema,
   appSchema,
+  appUpgradeSchema,
+  restorePointSchema,
   attentionSectionSchema,
   attentionSummarySchema,
+  installerSchema,
   backupSchema,
   offsiteCopySchema,
   runListItemSchema,
@@ -18,9 +22,13 @@ import {
   urlRecordSchema,
   type App,
   type AppListItem,
+  type AppRepository,
+  type AppUpgrade,
   type AttentionSection,
   type Backup,
+  type Installer,
   type OffsiteCopy,
+  type RestorePoint,
   type Run,
   type RunListItem,
   type RunStep,
@@ -28,7 +36,11 @@ import {
   type UrlRecord,
 } from '../../src/api/schemas.js';
 import type {
+  AppInFull,
   AttentionSnapshot,
+  BulkJob,
+  BulkRecords,
+  InstallersSnapshot,
   BackupsSeen,
   BackupsSnapshot,
   MaintenanceSnapshot,
@@ -38,6 +50,8 @@ import type {
 } from '../../src/collectors/snapshot.js';
 import { seeBackup, type BackupStates } from '../../src/collectors/backups-seen.js';
 import type { Detection } from '../../src/detectors/finding.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import { detectorOptionsFromConfig, relevanceFor } from '../../src/detectors/registry.js';
 import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/config/state-words.js';
 
 export const MINUTE = 60_000;
@@ -82,6 +96,39 @@ export function app(o: Partial<App> = {}): App {
     repositories: repositories ?? [],
     upgrade: upgrade ?? null,
     maintenance: maintenance ?? false,
+  });
+}
+
+/** A repository of a full App: deployed from its branch's head, the branch still upstream. */
+export function repository(o: Partial<AppRepository> = {}): AppRepository {
+  return appRepositorySchema.parse({
+    repository: 'shop',
+    repository_url: 'https://github.com/acme/shop',
+    branch: 'main',
+    main: true,
+    deployed_sha: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d',
+    head_sha: '1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d',
+    deployed_message: 'fix: rounding of invoice totals',
+    up_to_date: true,
+    checked_at: ago(HOUR),
+    deleted_upstream: false,
+    ...o,
+  });
+}
+
+/** An open version upgrade of {@link app}'s default app (id 1), in test, waiting in standby. */
+export function upgrade(o: Partial<AppUpgrade> = {}): AppUpgrade {
+  return appUpgradeSchema.parse({
+    id: 30,
+    from_version: '18.0',
+    to_version: '19.0',
+    purpose: 'test',
+    state: 'standby',
+    source_app_id: 1,
+    source_app: 'shop-prod',
+    new_app_id: null,
+    new_app: null,
+    ...o,
   });
 }
 
@@ -243,9 +290,39 @@ export function attentionSnapshot(sections: AttentionSection[]): AttentionSnapsh
   return { job: 'attention', takenAt: NOW, summary };
 }
 
+/** A restore point of {@link app}'s default app (id 1): an update applied an hour ago, not held. */
+export function restorePoint(o: Partial<RestorePoint> = {}): RestorePoint {
+  return restorePointSchema.parse({
+    id: 80,
+    app_id: 1,
+    at: ago(HOUR),
+    action: 'update',
+    outcome: 'applied',
+    run_id: 100,
+    commits: [],
+    modules: [],
+    backup_id: 500,
+    backup: 'shop-prod-20261101-1100.zip',
+    backup_verified: true,
+    rollback_of_id: null,
+    held: false,
+    instant_undo: true,
+    kept_until: ago(-7 * DAY),
+    ...o,
+  });
+}
+
+/** An app as the maintenance job meets it: read in full, with the restore points read of it (none: not read). */
+export function inFull(full: App, restorePoints?: readonly RestorePoint[]): AppInFull {
+  return { app: full, restorePoints };
+}
+
 /** Maintenance snapshot. */
-export function maintenanceSnapshot(apps: App[]): MaintenanceSnapshot {
-  return { job: 'maintenance', takenAt: NOW, apps };
+export function maintenanceSnapshot(
+  apps: App[],
+  restorePoints: ReadonlyMap<number, readonly RestorePoint[]> = new Map(),
+): MaintenanceSnapshot {
+  return { job: 'maintenance', takenAt: NOW, apps, restorePoints };
 }
 
 /** A `servers.list` item; its name is the `server` of {@link appListItem}'s default app. */
@@ -267,8 +344,12 @@ export function server(o: Partial<Server> = {}): Server {
 }
 
 /** Servers snapshot. */
-export function serversSnapshot(servers: Server[]): ServersSnapshot {
-  return { job: 'servers', takenAt: NOW, servers };
+export function serversSnapshot(
+  servers: Server[],
+  appEnvironments: ServersSnapshot['appEnvironments'] = new Map(),
+  appsUnread?: string,
+): ServersSnapshot {
+  return { job: 'servers', takenAt: NOW, servers, appEnvironments, ...(appsUnread && { appsUnread }) };
 }
 
 /**
@@ -289,4 +370,41 @@ export function expectWellFormed(findings: readonly Detection<string>[]): void {
     expect(f.summary).not.toMatch(/\b(undefined|null|NaN)\b/);
     for (const value of Object.values(f.details)) expect(typeof value).toBe('string');
   }
+}
+
+/** The `checks` section of a config made of `yaml` (and a placeholder api section). */
+export function checksOf(yaml: string) {
+  return parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
+}
+
+/**
+ * The names of the records a bulk job keeps with the checks of config `yaml`: those an enabled
+ * check of the job could find a problem in (`relevanceFor`).
+ */
+export function keptBy<J extends BulkJob>(job: J, yaml: string, records: Record<string, BulkRecords[J]>): string[] {
+  const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW)[job]!;
+  return Object.entries(records)
+    .filter(([, record]) => keep(record))
+    .map(([name]) => name);
+}
+
+/** An `installers.list` item: a service of {@link app}'s default app, on its server, running. */
+export function installer(o: Partial<Installer> = {}): Installer {
+  return installerSchema.parse({
+    id: 60,
+    name: 'postgres-60',
+    namespace: 'acme',
+    type: 'postgres',
+    app: 'shop-prod',
+    state: 'running',
+    server: 'web-01',
+    url: 'https://postgres-60.acme.svc.example.com',
+    platform_login: true,
+    ...o,
+  });
+}
+
+/** Installers snapshot. */
+export function installersSnapshot(installers: Installer[]): InstallersSnapshot {
+  return { job: 'installers', takenAt: NOW, installers };
 }

@@ -12,9 +12,12 @@ import {
 import {
   ACTIVE_RUN_STATES,
   BAD_APP_STATES,
+  BAD_INSTALLER_STATES,
   BAD_SERVER_STATES,
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
+  FAILED_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
 } from '../../src/config/state-words.js';
 import {
   ago,
@@ -26,14 +29,19 @@ import {
   DAY,
   expectWellFormed,
   HOUR,
+  installer,
+  installersSnapshot,
   maintenanceSnapshot,
   MINUTE,
   NOW,
+  repository,
+  restorePoint,
   run,
   runsSnapshot,
   section,
   server,
   serversSnapshot,
+  upgrade,
   urlRecord,
   urlsSnapshot,
 } from './fixtures.js';
@@ -53,6 +61,10 @@ const all: Required<DetectorOptions> = {
   maintenance: { maxDurationMs: HOUR },
   servers: { badStates: BAD_SERVER_STATES },
   app_state: { badStates: BAD_APP_STATES },
+  branches: { behindEnvironments: ['production'] },
+  upgrades: { failedStates: FAILED_UPGRADE_STATES, standbyStates: STANDBY_UPGRADE_STATES, standbyMaxMs: DAY },
+  restore_points: {},
+  installers: { badStates: BAD_INSTALLER_STATES },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */
@@ -64,8 +76,18 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
   urls: urlsSnapshot([urlRecord({ ssl_status: 'expired', public_check: 'failed' })]),
   backups: backupsSnapshot([appListItem({ last_backup_at: null, state: BAD_APP_STATES[0]! })], []),
   attention: attentionSnapshot([section({ items: [{ id: 1 }] })]),
-  maintenance: maintenanceSnapshot([app({ maintenance: true })]),
+  maintenance: maintenanceSnapshot(
+    [
+      app({
+        maintenance: true,
+        repositories: [repository({ deleted_upstream: true })],
+        upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
+      }),
+    ],
+    new Map([[1, [restorePoint({ held: true })]]]),
+  ),
   servers: serversSnapshot([server({ state: BAD_SERVER_STATES[0]! })]),
+  installers: installersSnapshot([installer({ state: BAD_INSTALLER_STATES[0]! })]),
 };
 
 describe('registry', () => {
@@ -80,8 +102,9 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance']],
+    ['maintenance', ['maintenance', 'branches', 'upgrades', 'restore_points']],
     ['servers', ['servers']],
+    ['installers', ['installers']],
   ])('the %s job runs %j', (job, checks) => {
     expect(detectorsFor(job).map((d) => d.name)).toEqual(checks);
     const { findings } = runDetectors(snapshots[job], all, NOW);

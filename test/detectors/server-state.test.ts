@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { EnvironmentType } from '../../src/api/schemas.js';
 import type { Snapshot } from '../../src/collectors/snapshot.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
 import { serverState } from '../../src/detectors/server-state.js';
@@ -74,6 +76,60 @@ describe('serverState', () => {
       (state) => serverState(serversSnapshot([server({ state })]), options, NOW)[0]?.fingerprint,
     );
     expect(new Set(prints)).toEqual(new Set(['servers/server/7']));
+  });
+});
+
+describe('a server pages like the apps on it', () => {
+  type Envs = (EnvironmentType | null)[] | undefined;
+  it.each<[string, number, Envs, string | undefined, Severity, string, string | undefined]>([
+    ['development apps', 2, ['development', 'development'], undefined, 'warning', '(2 apps on it)', 'development'],
+    [
+      'a production app among others',
+      3,
+      ['staging', 'production', 'development'],
+      undefined,
+      'critical',
+      '(3 apps on it, 1 in production)',
+      'production',
+    ],
+    [
+      'staging and apps outside any environment',
+      2,
+      [null, 'staging'],
+      undefined,
+      'warning',
+      '(2 apps on it)',
+      'staging',
+    ],
+    ['apps outside any environment alone', 1, [null], undefined, 'warning', '(1 app on it)', undefined],
+    ['no app', 0, undefined, undefined, 'warning', '(0 apps on it)', undefined],
+    ['apps not listed', 12, undefined, undefined, 'critical', '(12 apps on it)', undefined],
+    [
+      'apps the token may not list',
+      12,
+      undefined,
+      'apps.list answered function_not_allowed',
+      'critical',
+      '(12 apps on it)',
+      undefined,
+    ],
+  ])('%s: %s… is %s', (_name, count, envs, unread, severity, words, environment) => {
+    const bad = server({ state: 'error', app_count: count });
+    const snapshot = serversSnapshot([bad], new Map(envs ? [[bad.id, envs]] : []), unread);
+    const [finding] = serverState(snapshot, options, NOW);
+    expect(finding?.severity).toBe(severity);
+    expect(finding?.summary).toBe(`Server web-01 is error ${words}`);
+    expect(finding?.labels.environment_type).toBe(environment);
+  });
+
+  it('says how many apps of each environment it carries, or why that is unknown', () => {
+    const bad = server({ state: 'error', app_count: 4 });
+    const envs: (EnvironmentType | null)[] = ['staging', 'production', null, 'production'];
+    const [known] = runDetectors(serversSnapshot([bad], new Map([[bad.id, envs]])), { servers: options }, NOW).findings;
+    expect(known?.details.environments).toBe('production 2, staging 1, none 1');
+    expect(known?.facts).toContainEqual({ label: 'Apps by environment', value: 'production 2, staging 1, none 1' });
+    const [unknown] = serverState(serversSnapshot([bad], new Map(), 'apps.list answered access_denied'), options, NOW);
+    expect(unknown?.details.environments).toBe('unknown (apps.list answered access_denied)');
   });
 });
 

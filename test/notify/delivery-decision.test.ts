@@ -63,6 +63,15 @@ describe('decideDelivery', () => {
       'resolved_not_sent',
     ],
     ['a resolve held by its cause', facts('resolved', { log: told('firing', 1), cause }), 'inhibited'],
+    ...(['firing', 'repeat', 'escalated', 'resolved'] as const).map((kind): [string, DecisionFacts, NotifyDecision] => [
+      `a ${kind} of an alert for the digest alone, even silenced or held`,
+      facts(kind, {
+        event: { kind, fingerprint: 'f', labels: { check: 'branches', delivery: 'digest' } },
+        silenceId: 'abc',
+        cause,
+      }),
+      'digest_only',
+    ]),
   ])('%s → %s', (_name, f, expected) => {
     expect(decideDelivery(f).decision).toBe(expected);
   });

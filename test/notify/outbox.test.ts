@@ -3,6 +3,10 @@ import { createSilence, expireSilence } from '../../src/alerts/silences.js';
 import type { CheckName } from '../../src/detectors/registry.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import type { AlertEvent } from '../../src/alerts/alert-event.js';
+import type { Severity } from '../../src/lib/alert-vocabulary.js';
+import { inhibitionSummary } from '../../src/notify/outbox.js';
+import { alertEvent } from './channels/fixtures.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, SECOND, slackTo, T0 } from './notify-fixture.js';
 
 let receiver: WebhookReceiver;
@@ -372,5 +376,40 @@ describe('notices', () => {
   it('refuses to enqueue outside a transaction', () => {
     h = Harness.open({ channels: [slackTo('a', receiver.url)] });
     expect(() => h?.notifier.enqueue([], T0)).toThrow(/must run inside store\.transaction/);
+  });
+});
+
+describe('the inhibition summary', () => {
+  const cause = { rule: 'bad_servers' as const, fingerprint: 'servers/server/1', summary: 'Server s1 is error' };
+  it.each<[string, [AlertEvent['kind'], Severity][], string]>([
+    [
+      'a critical among warnings',
+      [
+        ['firing', 'warning'],
+        ['firing', 'critical'],
+        ['repeat', 'warning'],
+      ],
+      'critical',
+    ],
+    [
+      'warnings only',
+      [
+        ['firing', 'warning'],
+        ['escalated', 'warning'],
+      ],
+      'warning',
+    ],
+    [
+      'a critical that resolved meanwhile, and a warning',
+      [
+        ['resolved', 'critical'],
+        ['firing', 'warning'],
+      ],
+      'warning',
+    ],
+    ['only resolves', [['resolved', 'critical']], 'info'],
+  ])('holding %s is %s', (_name, held, severity) => {
+    const events = held.map(([kind, s], i) => alertEvent({ id: i + 1, kind, severity: s, fingerprint: `f${i}` }));
+    expect(inhibitionSummary(cause, events, 10).severity).toBe(severity);
   });
 });

@@ -1,0 +1,134 @@
+/**
+ * branches: the branch an app is deployed from, as `apps.get` tells it per repository.
+ *
+ * - **Deleted upstream** (`repositories[].deleted_upstream`): the app still runs, but its next
+ *   update cannot pull its code. Nothing is down yet, so it is a warning wherever the app runs;
+ *   it lasts until the branch is back upstream or the app is deployed from another.
+ * - **Behind its branch** (`up_to_date` false: the deployed commit is not the branch head), in the
+ *   environments of `behind_environments` (default production): worth knowing, not worth a page.
+ *   It goes to the daily digest alone (`info`, label `delivery: digest`: tracked and listed in
+ *   `notify.digest`, never sent as a message of its own). `up_to_date` null (a commit unknown)
+ *   says nothing; a branch deleted upstream is reported as that alone.
+ *
+ * Read by the maintenance job from the `apps.get` it makes of every app anyway: no request of its
+ * own. One finding per app and repository, for as long as the repository is in that state; the API
+ * says neither since when, so `since` is left unknown.
+ */
+import { z } from 'zod';
+import { environmentTypeSchema, type EnvironmentType } from '../api/schemas.js';
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceApp } from '../collectors/views.js';
+import { checkConfig } from '../config/check-config.js';
+import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
+import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import type { Detection } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { factsFrom } from './presentation.js';
+
+/** Options of the branches check (`checks.branches`). */
+export interface BranchesOptions {
+  /** Environment types whose apps running a commit behind their branch are listed in the digest. */
+  behindEnvironments: readonly EnvironmentType[];
+  /** Severity per environment type of a branch deleted upstream; default warning everywhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** The branches check. */
+export const branchesCheck = defineCheck({
+  name: 'branches',
+  job: 'maintenance',
+  config: checkConfig({
+    behind_environments: z
+      .array(environmentTypeSchema)
+      .default(['production'])
+      .describe(
+        'Environment types whose apps running a commit behind their branch are listed in the daily digest (notify.digest), never sent on their own; [] for none.',
+      ),
+  }),
+  options: (own): BranchesOptions | undefined =>
+    own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
+  detect: branches,
+  relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    const repo = app.repositories.find((r) => r.repository === alert.labels.repository);
+    if (!repo) return `${alert.labels.repository ?? 'the repository'} is no longer deployed on the app`;
+    if (alert.labels.problem === 'behind')
+      return repo.up_to_date ? `${repo.repository} runs its branch head now` : null;
+    return repo.branch === alert.labels.branch
+      ? `branch ${repo.branch} is upstream again`
+      : `deployed from branch ${repo.branch} now`;
+  },
+  presentation: {
+    noun: ['branch problem', 'branch problems'],
+    facts: factsFrom([
+      ['repository', 'Repository'],
+      ['branch', 'Branch'],
+      ['deployed', 'Deployed commit'],
+      ['head', 'Branch head'],
+    ]),
+    brief: (d) => (d.repository && d.branch ? `${d.repository} ${d.branch}` : null),
+    nextStep: ({ labels }) =>
+      labels.problem === 'behind'
+        ? 'Update the app when it suits: its branch has commits it does not run yet.'
+        : 'Restore the branch upstream, or deploy the app from a branch that exists, before its next update.',
+  },
+});
+
+type Repository = MaintenanceApp['repositories'][number];
+
+/** What is wrong with one repository of an app, if anything. */
+function judge(app: MaintenanceApp, repo: Repository, options: BranchesOptions): 'deleted' | 'behind' | null {
+  if (repo.deleted_upstream) return 'deleted';
+  const watched = app.environment_type !== null && options.behindEnvironments.includes(app.environment_type);
+  return watched && repo.up_to_date === false ? 'behind' : null;
+}
+
+/** Finds repositories deployed from a branch deleted upstream, and watched ones behind their branch. */
+export function branches(
+  snapshot: MaintenanceSnapshot,
+  options: BranchesOptions,
+  _now: number,
+): Detection<'branches'>[] {
+  const findings: Detection<'branches'>[] = [];
+  for (const app of snapshot.apps) {
+    for (const repo of app.repositories) {
+      const kind = judge(app, repo, options);
+      if (kind === null) continue;
+      const { name, labels } = appContext(app);
+      const where = { ...labels, repository: repo.repository, branch: repo.branch, problem: kind };
+      const details: Record<string, string> = { app: name, repository: repo.repository, branch: repo.branch };
+      if (repo.deployed_sha) details.deployed = shortSha(repo.deployed_sha);
+      if (kind === 'behind' && repo.head_sha) details.head = shortSha(repo.head_sha);
+      findings.push({
+        fingerprint: fingerprint('branches', kind, app.id, repo.repository),
+        check: 'branches',
+        ...(kind === 'deleted'
+          ? {
+              severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
+              summary: `Branch ${repo.branch} of ${repo.repository}, deployed on ${name}, was deleted upstream: its next update cannot pull`,
+              labels: buildLabels('branches', where),
+            }
+          : {
+              severity: 'info' as const,
+              summary: `${name} runs ${repo.repository} behind its branch ${repo.branch}`,
+              labels: buildLabels('branches', { ...where, ...DIGEST_ONLY_LABEL }),
+            }),
+        details,
+        url: app.url,
+        since: null,
+        subject: { type: 'app', id: app.id },
+      });
+    }
+  }
+  return findings;
+}
+
+/** A commit as people quote it: its first 7 hex digits. */
+function shortSha(sha: string): string {
+  return sha.slice(0, 7);
+}

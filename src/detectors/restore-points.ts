@@ -1,0 +1,102 @@
+/**
+ * restore_points: an app held at a restore point (`held`: it was rolled back to that point, and its
+ * auto-updates wait). Nothing is down, but the app gets no update (nor the fixes in one) until
+ * someone lets the point go: a warning wherever the app runs, for as long as the point is held.
+ *
+ * Only `restore_points.list` says it: no answer the other checks read carries restore points, so
+ * with this check on the maintenance job reads one more small page per app each cycle (its newest
+ * points, `RESTORE_POINTS_PER_APP`). That doubles the job's requests, so the check is off unless
+ * `checks.restore_points.enabled` says so. A point that failed or was kept (the change failed) is
+ * the failed run's story, which failed_runs tells; this check says only what outlasts the run.
+ *
+ * One finding per held point; the API says when the point was made, not since when it is held, so
+ * `since` is left unknown.
+ */
+import { z } from 'zod';
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import { toIso } from '../lib/parse-time.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
+import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import type { Detection } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { factsFrom } from './presentation.js';
+
+/** Options of the restore_points check (`checks.restore_points`). */
+export interface RestorePointsOptions {
+  /** Severity per environment type; default warning everywhere. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
+/** The restore_points check. */
+export const restorePointsCheck = defineCheck({
+  name: 'restore_points',
+  job: 'maintenance',
+  config: z
+    .object({
+      enabled: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Run this check. Off by default: it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
+        ),
+    })
+    .strict()
+    .prefault({}),
+  options: (own): RestorePointsOptions | undefined => (own.enabled ? {} : undefined),
+  detect: restorePoints,
+  relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    const point = snapshot.restorePoints.get(app.id)?.find((p) => `#${p.id}` === alert.details.restore_point);
+    if (!point) return `restore point ${alert.details.restore_point ?? ''} is no longer among the app's newest`.trim();
+    return point.held ? null : `restore point #${point.id} was let go`;
+  },
+  presentation: {
+    noun: ['app held at a restore point', 'apps held at a restore point'],
+    facts: factsFrom([
+      ['restore_point', 'Restore point'],
+      ['action', 'Change'],
+      ['at', 'Made at', 'time'],
+      ['outcome', 'Outcome'],
+      ['run', 'Run'],
+    ]),
+    brief: (d) => (d.restore_point ? `held at restore point ${d.restore_point}` : null),
+    nextStep: () =>
+      'Once what made the rollback necessary is fixed, let the restore point go on the platform so the app is updated again.',
+  },
+});
+
+/** Finds every restore point an app is held at. */
+export function restorePoints(
+  snapshot: MaintenanceSnapshot,
+  options: RestorePointsOptions,
+  _now: number,
+): Detection<'restore_points'>[] {
+  const findings: Detection<'restore_points'>[] = [];
+  for (const app of snapshot.apps) {
+    for (const point of snapshot.restorePoints.get(app.id) ?? []) {
+      if (!point.held) continue;
+      const { name, labels } = appContext(app);
+      const details: Record<string, string> = { app: name, restore_point: `#${point.id}`, outcome: point.outcome };
+      if (point.action) details.action = point.action;
+      const at = toIso(point.at);
+      if (at) details.at = at;
+      if (point.run_id !== null) details.run = `#${point.run_id}`;
+      findings.push({
+        fingerprint: fingerprint('restore_points', 'held', point.id),
+        check: 'restore_points',
+        severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
+        summary: `${name} was rolled back to restore point #${point.id}${point.action ? ` (from before its ${point.action})` : ''} and is held there: its auto-updates wait until the point is let go`,
+        details,
+        labels: buildLabels('restore_points', labels),
+        url: app.url,
+        since: null,
+        subject: { type: 'app', id: app.id },
+      });
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,147 @@
+/**
+ * upgrades: an app's open version upgrade (`apps.get` `upgrade`) that failed, or that has waited in
+ * standby longer than `standby_max_duration`.
+ *
+ * - **Failed** (a state of `failed_states`, default the simulator's `failed`): fires at once;
+ *   critical for a production upgrade of a production app, warning for a test upgrade or elsewhere.
+ * - **Standby** (a state of `standby_states`, default `standby`): while an upgrade waits there, the
+ *   app's restarts and updates are refused (`upgrade_standby`). The API says the state, not since
+ *   when, so the detector reports it at once with `holdForMs` = `standby_max_duration` and the
+ *   lifecycle fires it only once it has seen it that long (as maintenance does); a warning.
+ *
+ * Both the old app and the new one show the same upgrade, so there is one finding per upgrade (by
+ * its id), labelled with the app it upgrades (`source_app_id`) when that app was read, else with
+ * the new app that shows it. Read by the
+ * maintenance job from the `apps.get` it makes of every app anyway: no request of its own. An
+ * upgrade that moves on, or is gone, resolves it.
+ */
+import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import type { MaintenanceApp } from '../collectors/views.js';
+import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { durationSchema } from '../config/duration.js';
+import { FAILED_UPGRADE_STATES, OTHER_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../config/state-words.js';
+import { formatDuration } from '../lib/format-duration.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
+import { appContext } from './app-context.js';
+import { buildLabels } from './build-labels.js';
+import { defineCheck } from './define-check.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import type { Detection } from './finding.js';
+import { fingerprint } from './fingerprint.js';
+import { factsFrom } from './presentation.js';
+
+/** Options of the upgrades check (`checks.upgrades`). */
+export interface UpgradesOptions {
+  /** Upgrade states in which an upgrade failed. */
+  failedStates: readonly string[];
+  /** Upgrade states in which an upgrade waits in standby. */
+  standbyStates: readonly string[];
+  /** How long an upgrade may wait in standby before it is reported. */
+  standbyMaxMs: number;
+}
+
+/** The upgrades check. */
+export const upgradesCheck = defineCheck({
+  name: 'upgrades',
+  job: 'maintenance',
+  config: checkConfig({
+    failed_states: stateListSchema(FAILED_UPGRADE_STATES).describe('Upgrade states in which an upgrade failed.'),
+    standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
+      "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
+    ),
+    other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
+    standby_max_duration: durationSchema
+      .prefault('1d')
+      .describe('An upgrade waiting in standby longer than this is alerted.'),
+  }),
+  options: (own): UpgradesOptions | undefined =>
+    own.enabled
+      ? { failedStates: own.failed_states, standbyStates: own.standby_states, standbyMaxMs: own.standby_max_duration }
+      : undefined,
+  detect: upgrades,
+  stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'other_states'] },
+  relevant: ({ app }, options) => kindOf(app, options) !== null,
+  resolution: (alert, snapshot) => {
+    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
+    if (!app) return 'the app is gone from the service';
+    return app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed';
+  },
+  presentation: {
+    noun: ['upgrade in trouble', 'upgrades in trouble'],
+    facts: factsFrom([
+      ['state', 'State'],
+      ['from', 'From version'],
+      ['to', 'To version'],
+      ['purpose', 'Purpose'],
+      ['new_app', 'New app'],
+      ['max_duration', 'Allowed in standby'],
+    ]),
+    brief: (d) => (d.from && d.to && d.state ? `${d.from} → ${d.to} ${d.state}` : null),
+    nextStep: ({ labels }) =>
+      labels.problem === 'standby'
+        ? 'Finish or cancel the upgrade on the platform: the app cannot be restarted or updated meanwhile.'
+        : "Read the app's upgrade log for why it failed, then retry or cancel the upgrade on the platform.",
+  },
+});
+
+/** Whether the app's open upgrade failed or waits in standby; null when it has none in either. */
+function kindOf(app: MaintenanceApp, options: UpgradesOptions): 'failed' | 'standby' | null {
+  const state = app.upgrade?.state;
+  if (state === undefined) return null;
+  if (options.failedStates.includes(state)) return 'failed';
+  return options.standbyStates.includes(state) ? 'standby' : null;
+}
+
+/** Finds failed upgrades, and upgrades in standby (each held back by the lifecycle for `standbyMaxMs`). */
+export function upgrades(
+  snapshot: MaintenanceSnapshot,
+  options: UpgradesOptions,
+  _now: number,
+): Detection<'upgrades'>[] {
+  // One app per upgrade: the app it upgrades when read, else the first that shows it.
+  const byUpgrade = new Map<number, MaintenanceApp>();
+  for (const app of snapshot.apps) {
+    if (!app.upgrade || kindOf(app, options) === null) continue;
+    const seen = byUpgrade.get(app.upgrade.id);
+    if (!seen || app.id === app.upgrade.source_app_id) byUpgrade.set(app.upgrade.id, app);
+  }
+  const findings: Detection<'upgrades'>[] = [];
+  for (const app of byUpgrade.values()) {
+    const upgrade = app.upgrade!;
+    const kind = kindOf(app, options)!;
+    const source = app.id === upgrade.source_app_id;
+    const { name, labels } = appContext(app);
+    // The app it upgrades, named as every other check names it when this is its record.
+    const what = `Upgrade of ${source ? name : upgrade.source_app} from ${upgrade.from_version} to ${upgrade.to_version}`;
+    const details: Record<string, string> = {
+      app: source ? name : upgrade.source_app,
+      upgrade: `#${upgrade.id}`,
+      state: upgrade.state,
+      from: upgrade.from_version,
+      to: upgrade.to_version,
+      purpose: upgrade.purpose,
+    };
+    if (upgrade.new_app) details.new_app = upgrade.new_app;
+    const max = formatDuration(options.standbyMaxMs);
+    if (kind === 'standby') details.max_duration = max;
+    const failedSeverity: Severity =
+      upgrade.purpose === 'production' ? environmentSeverity(app.environment_type, PRODUCTION_CRITICAL) : 'warning';
+    findings.push({
+      fingerprint: fingerprint('upgrades', kind, upgrade.id),
+      check: 'upgrades',
+      severity: kind === 'failed' ? failedSeverity : 'warning',
+      summary:
+        kind === 'failed'
+          ? `${what} (${upgrade.purpose}) failed`
+          : `${what} has waited in standby for more than ${max}: the app's restarts and updates are refused until it moves on`,
+      details,
+      labels: buildLabels('upgrades', { ...labels, purpose: upgrade.purpose, problem: kind }),
+      url: app.url,
+      // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
+      since: null,
+      subject: { type: 'app', id: app.id },
+      ...(kind === 'standby' && { holdForMs: options.standbyMaxMs }),
+    });
+  }
+  return findings;
+}

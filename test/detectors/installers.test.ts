@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { Installer } from '../../src/api/schemas.js';
+import { BAD_INSTALLER_STATES } from '../../src/config/state-words.js';
+import { installers, type InstallersOptions } from '../../src/detectors/installers.js';
+import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
+import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { checksOf, expectWellFormed, installer, installersSnapshot, NOW } from './fixtures.js';
+
+const options: InstallersOptions = { badStates: BAD_INSTALLER_STATES };
+const findingsOf = (o: Partial<Installer>) => installers(installersSnapshot([installer(o)]), options, NOW);
+
+describe('installers', () => {
+  it.each(Object.values(VOCABULARY.installer).map((state) => [state, BAD_INSTALLER_STATES.includes(state)] as const))(
+    'a service %s is reported: %s',
+    (state, reported) => {
+      const findings = findingsOf({ state });
+      expectWellFormed(findings);
+      expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['installers/installer/60'] : []);
+    },
+  );
+
+  it('names the service, its type and its app, labelled by its server so a bad server holds it', () => {
+    expect(findingsOf({ state: 'error' })).toEqual([
+      {
+        fingerprint: 'installers/installer/60',
+        check: 'installers',
+        severity: 'warning',
+        summary: 'Marketplace service postgres-60 (postgres of shop-prod) is error',
+        details: { state: 'error', type: 'postgres', app: 'shop-prod', server: 'web-01' },
+        labels: {
+          check: 'installers',
+          namespace: 'acme',
+          app: 'shop-prod',
+          server: 'web-01',
+          installer: 'postgres-60',
+          type: 'postgres',
+        },
+        url: 'https://postgres-60.acme.svc.example.com',
+        since: null,
+        subject: { type: 'installer', id: 60 },
+      },
+    ]);
+  });
+
+  it.each<[string, Partial<Installer>, string, Record<string, string>]>([
+    [
+      'without an app or a server',
+      { app: null, server: null, url: null },
+      'Marketplace service postgres-60 (postgres) is error',
+      { state: 'error', type: 'postgres' },
+    ],
+    [
+      'on a server, serving no app',
+      { app: null },
+      'Marketplace service postgres-60 (postgres) is error',
+      { state: 'error', type: 'postgres', server: 'web-01' },
+    ],
+  ])('a service %s says only what it knows', (_name, o, summary, details) => {
+    const [finding] = findingsOf({ state: 'error', ...o });
+    expect(finding).toMatchObject({ summary, details });
+    expect(Object.keys(finding!.details)).toEqual(Object.keys(details));
+  });
+
+  it('is presented with its state, type, app and server, and a brief', () => {
+    const { findings } = runDetectors(
+      installersSnapshot([installer({ state: 'error' })]),
+      { installers: options },
+      NOW,
+    );
+    expect(findings).toMatchObject([
+      {
+        facts: [
+          { label: 'State', value: 'error' },
+          { label: 'Type', value: 'postgres' },
+          { label: 'App', value: 'shop-prod' },
+          { label: 'Server', value: 'web-01' },
+        ],
+        brief: 'state error',
+      },
+    ]);
+  });
+});
+
+describe('checks.installers', () => {
+  it.each([
+    ['', { badStates: ['error'] }],
+    ['checks: { installers: { bad_states: [failed, stopped] } }', { badStates: ['failed', 'stopped'] }],
+    ['checks: { installers: { enabled: false } }', undefined],
+  ] as const)('%j gives the options %j', (yaml, expected) => {
+    expect(detectorOptionsFromConfig(checksOf(yaml)).installers).toEqual(expected);
+  });
+
+  it.each([
+    ['checks: { installers: { bad_states: [] } }', 'must list at least one state'],
+    ['checks: { installers: { states: [error] } }', 'states'],
+  ])('refuses %s', (yaml, message) => {
+    expect(() => checksOf(yaml)).toThrow(message);
+  });
+});
