@@ -55,7 +55,7 @@ export const appStateCheck = defineCheck({
 });
 
 /** Finds every app whose state is one of `badStates`. */
-export function appState(snapshot: BackupsSnapshot, options: AppStateOptions, _now: number): Detection<'app_state'>[] {
+export function appState(snapshot: BackupsSnapshot, options: AppStateOptions): Detection<'app_state'>[] {
   const findings: Detection<'app_state'>[] = [];
   for (const app of snapshot.apps) {
     if (!options.badStates.includes(app.state)) continue;

@@ -189,7 +189,6 @@ function truncate(s: string, max: number): string {
 export function attention(
   snapshot: AttentionSnapshot,
   options: AttentionOptions,
-  _now: number,
 ): DetectorResult<Detection<'attention'>> {
   const findings: Detection<'attention'>[] = [];
   const incomplete: string[] = [];

@@ -89,11 +89,7 @@ function judge(app: MaintenanceApp, repo: Repository, options: BranchesOptions):
 }
 
 /** Finds repositories deployed from a branch deleted upstream, and watched ones behind their branch. */
-export function branches(
-  snapshot: MaintenanceSnapshot,
-  options: BranchesOptions,
-  _now: number,
-): Detection<'branches'>[] {
+export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions): Detection<'branches'>[] {
   const findings: Detection<'branches'>[] = [];
   for (const app of snapshot.apps) {
     for (const repo of app.repositories) {

@@ -56,11 +56,7 @@ export const installersCheck = defineCheck({
 });
 
 /** Finds every marketplace service whose state is one of `badStates`. */
-export function installers(
-  snapshot: InstallersSnapshot,
-  options: InstallersOptions,
-  _now: number,
-): Detection<'installers'>[] {
+export function installers(snapshot: InstallersSnapshot, options: InstallersOptions): Detection<'installers'>[] {
   const findings: Detection<'installers'>[] = [];
   for (const installer of snapshot.installers) {
     if (!options.badStates.includes(installer.state)) continue;

@@ -58,11 +58,7 @@ export function inMaintenance(app: MaintenanceApp): boolean {
 }
 
 /** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
-export function maintenance(
-  snapshot: MaintenanceSnapshot,
-  options: MaintenanceOptions,
-  _now: number,
-): Detection<'maintenance'>[] {
+export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions): Detection<'maintenance'>[] {
   const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;

@@ -73,7 +73,6 @@ export const restorePointsCheck = defineCheck({
 export function restorePoints(
   snapshot: MaintenanceSnapshot,
   options: RestorePointsOptions,
-  _now: number,
 ): Detection<'restore_points'>[] {
   const findings: Detection<'restore_points'>[] = [];
   for (const app of snapshot.apps) {

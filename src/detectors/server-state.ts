@@ -68,11 +68,7 @@ export const serversCheck = defineCheck({
 const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
 
 /** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
-export function serverState(
-  snapshot: ServersSnapshot,
-  options: ServerStateOptions,
-  _now: number,
-): Detection<'servers'>[] {
+export function serverState(snapshot: ServersSnapshot, options: ServerStateOptions): Detection<'servers'>[] {
   const bad = new Set(options.badStates);
   const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const findings: Detection<'servers'>[] = [];

@@ -93,11 +93,7 @@ function kindOf(app: MaintenanceApp, options: UpgradesOptions): 'failed' | 'stan
 }
 
 /** Finds failed upgrades, and upgrades in standby (each held back by the lifecycle for `standbyMaxMs`). */
-export function upgrades(
-  snapshot: MaintenanceSnapshot,
-  options: UpgradesOptions,
-  _now: number,
-): Detection<'upgrades'>[] {
+export function upgrades(snapshot: MaintenanceSnapshot, options: UpgradesOptions): Detection<'upgrades'>[] {
   // One app per upgrade: the app it upgrades when read, else the first that shows it.
   const byUpgrade = new Map<number, MaintenanceApp>();
   for (const app of snapshot.apps) {

@@ -59,7 +59,7 @@ export function urlCheckFailed(record: UrlRecord): boolean {
 }
 
 /** Finds URLs whose last outside check failed; one finding per URL. */
-export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, _now: number): Detection<'url_checks'>[] {
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     if (!urlCheckFailed(record)) continue;

@@ -12,7 +12,7 @@ describe('appState', () => {
   it.each(Object.values(VOCABULARY.app).map((state) => [state, BAD_APP_STATES.includes(state)] as const))(
     'an app %s is reported: %s',
     (state, reported) => {
-      const findings = appState(backupsSnapshot([appListItem({ id: 4, state })], []), options, NOW);
+      const findings = appState(backupsSnapshot([appListItem({ id: 4, state })], []), options);
       expectWellFormed(findings);
       expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['app_state/app/4'] : []);
     },
@@ -24,12 +24,12 @@ describe('appState', () => {
     ['development', 'warning'],
     [null, 'warning'],
   ] as const)('an app in %s is %s', (environment_type, severity) => {
-    const [finding] = appState(backupsSnapshot([appListItem({ state: 'error', environment_type })], []), options, NOW);
+    const [finding] = appState(backupsSnapshot([appListItem({ state: 'error', environment_type })], []), options);
     expect(finding?.severity).toBe(severity);
   });
 
   it('names the app and its state, labelled and linked like the other app checks', () => {
-    const [finding] = appState(backupsSnapshot([appListItem({ state: 'stopped' })], []), options, NOW);
+    const [finding] = appState(backupsSnapshot([appListItem({ state: 'stopped' })], []), options);
     expect(finding).toEqual({
       fingerprint: 'app_state/app/1',
       check: 'app_state',
@@ -52,7 +52,7 @@ describe('appState', () => {
 
   it('keeps one fingerprint while the state moves from one bad word to another', () => {
     const prints = ['error', 'stopped'].map(
-      (state) => appState(backupsSnapshot([appListItem({ state })], []), options, NOW)[0]?.fingerprint,
+      (state) => appState(backupsSnapshot([appListItem({ state })], []), options)[0]?.fingerprint,
     );
     expect(new Set(prints)).toEqual(new Set(['app_state/app/1']));
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttentionItem, AttentionSection } from '../../src/api/schemas.js';
 import type { OpenSubject } from '../../src/collectors/collector-context.js';
 import { attention } from '../../src/detectors/attention.js';
-import { attentionSnapshot, MINUTE, NOW, section } from './fixtures.js';
+import { attentionSnapshot, MINUTE, section } from './fixtures.js';
 
 const WAIT = 20 * MINUTE;
 
@@ -31,7 +31,7 @@ function detect(
   foldWaitMs = WAIT,
 ) {
   const snapshot = { ...attentionSnapshot([section({ ...where, items: [item] })]), reported };
-  return attention(snapshot, { minSeverity: 'info', foldWaitMs }, NOW);
+  return attention(snapshot, { minSeverity: 'info', foldWaitMs });
 }
 
 describe('attention items our checks already report', () => {
@@ -101,7 +101,7 @@ describe('attention items our checks already report', () => {
       ...attentionSnapshot([section({ ...failure, count: 30, items })]),
       reported: [reportedBy('failed_runs', 'run', 5981)],
     };
-    const result = attention(snapshot, { minSeverity: 'info', foldWaitMs: WAIT }, NOW);
+    const result = attention(snapshot, { minSeverity: 'info', foldWaitMs: WAIT });
     expect(result.findings.map((f) => f.fingerprint)).toEqual([
       'attention/failed_run/failure/id/5982',
       'attention/failed_run/more',

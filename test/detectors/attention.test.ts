@@ -3,7 +3,7 @@ import type { AttentionItem } from '../../src/api/schemas.js';
 import { attention as detectAttention } from '../../src/detectors/attention.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { contentHash } from '../../src/detectors/fingerprint.js';
-import { attentionSnapshot, expectWellFormed, NOW, section } from './fixtures.js';
+import { attentionSnapshot, expectWellFormed, section } from './fixtures.js';
 
 /** The findings alone; the incomplete sections have their own tests below. */
 const attention = (...args: Parameters<typeof detectAttention>) => detectAttention(...args).findings;
@@ -20,11 +20,9 @@ const shop = {
 
 describe('attention', () => {
   it('makes one finding per item, fingerprinted by rule, kind and id', () => {
-    const findings = attention(
-      attentionSnapshot([section({ items: [shop, { ...shop, id: 2, name: 'crm-prod' }] })]),
-      { minSeverity: 'info' },
-      NOW,
-    );
+    const findings = attention(attentionSnapshot([section({ items: [shop, { ...shop, id: 2, name: 'crm-prod' }] })]), {
+      minSeverity: 'info',
+    });
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual([
       'attention/backup_failed/app/id/1',
@@ -59,7 +57,7 @@ describe('attention', () => {
         section({ rule: `r_${severity}`, severity, items: [{ id: 1 }] }),
       ),
     );
-    const findings = attention(snap, { minSeverity }, NOW);
+    const findings = attention(snap, { minSeverity });
     expect(findings.map((f) => f.labels.rule)).toEqual(kept.map((s) => `r_${s}`));
     expect(findings.map((f) => f.severity)).toEqual(
       kept.map((s) => ({ danger: 'critical', warning: 'warning', info: 'info' })[s]),
@@ -77,7 +75,7 @@ describe('attention', () => {
         section({ rule, count: 30, items: [{ id: 1 }] }),
       ),
     );
-    const result = detectAttention(snap, { minSeverity: 'info', ignoreRules }, NOW);
+    const result = detectAttention(snap, { minSeverity: 'info', ignoreRules });
     expect([...new Set(result.findings.map((f) => f.labels.rule))]).toEqual(kept);
     // An ignored section is not looked at, so it is not declared incomplete either.
     expect(result.incomplete).toEqual(kept.map((rule) => `attention/${rule}/`));
@@ -97,11 +95,9 @@ describe('attention', () => {
       app: 'shop-prod',
     };
     const run = (item: AttentionItem) =>
-      attention(
-        attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]),
-        { minSeverity: 'info' },
-        NOW,
-      );
+      attention(attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]), {
+        minSeverity: 'info',
+      });
     const [fa] = run(a);
     const [fb] = run(b);
     expect(fa?.fingerprint).toBe(`attention/failed_runs/failure/hash/${contentHash(a)}`);
@@ -113,17 +109,15 @@ describe('attention', () => {
   });
 
   it('reports the same item listed twice once', () => {
-    const findings = attention(
-      attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]),
-      { minSeverity: 'info' },
-      NOW,
-    );
+    const findings = attention(attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]), {
+      minSeverity: 'info',
+    });
     expect(findings).toHaveLength(1);
   });
 
   it('adds one finding for a section with more items than listed, and the total to each item', () => {
     const items = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `app-${i + 1}` }));
-    const findings = attention(attentionSnapshot([section({ count: 57, items })]), { minSeverity: 'info' }, NOW);
+    const findings = attention(attentionSnapshot([section({ count: 57, items })]), { minSeverity: 'info' });
     expectWellFormed(findings);
     expect(findings).toHaveLength(21);
     const more = findings.find((f) => f.fingerprint === 'attention/backup_failed/more');
@@ -137,7 +131,7 @@ describe('attention', () => {
   });
 
   it('adds no section finding when every item is listed', () => {
-    const findings = attention(attentionSnapshot([section({ items: [shop] })]), { minSeverity: 'info' }, NOW);
+    const findings = attention(attentionSnapshot([section({ items: [shop] })]), { minSeverity: 'info' });
     expect(findings.map((f) => f.fingerprint)).toEqual(['attention/backup_failed/app/id/1']);
     expect(findings[0]?.details.section_total).toBeUndefined();
   });
@@ -147,7 +141,6 @@ describe('attention', () => {
     const [finding] = attention(
       attentionSnapshot([section({ rule: 'cert', kind: 'url', severity: 'warning', items: [item] })]),
       { minSeverity: 'info' },
-      NOW,
     );
     expectWellFormed([finding!]);
     expect(finding?.labels).toEqual({ check: 'attention', rule: 'cert', kind: 'url', namespace: '3' });
@@ -159,8 +152,8 @@ describe('attention', () => {
 
   it('gives the same fingerprints for the same summary every time', () => {
     const snap = () => attentionSnapshot([section({ count: 30, items: [shop, { reason: 'x' }] })]);
-    const a = attention(snap(), { minSeverity: 'info' }, NOW).map((f) => f.fingerprint);
-    const b = attention(snap(), { minSeverity: 'info' }, NOW + 1000).map((f) => f.fingerprint);
+    const a = attention(snap(), { minSeverity: 'info' }).map((f) => f.fingerprint);
+    const b = attention(snap(), { minSeverity: 'info' }).map((f) => f.fingerprint);
     expect(b).toEqual(a);
   });
 
@@ -170,7 +163,7 @@ describe('attention', () => {
     ['an empty section', 0, 0, []],
   ])('declares a section incomplete only when it lists fewer than it counts: %s', (_, count, listed, incomplete) => {
     const items = Array.from({ length: listed }, (_x, i) => ({ id: i + 1 }));
-    const result = detectAttention(attentionSnapshot([section({ count, items })]), { minSeverity: 'info' }, NOW);
+    const result = detectAttention(attentionSnapshot([section({ count, items })]), { minSeverity: 'info' });
     expect(result.incomplete).toEqual(incomplete);
     // The prefix covers the section's items (and its "more" finding), not another rule's.
     for (const f of result.findings) expect(f.fingerprint.startsWith('attention/backup_failed/')).toBe(true);
@@ -183,7 +176,6 @@ describe('attention', () => {
         section({ rule: 'cert_x', count: 1, items: [{ id: 2 }] }),
       ]),
       { minSeverity: 'info' },
-      NOW,
     );
     expect(result.incomplete).toEqual(['attention/cert/']);
     expect(result.findings.some((f) => f.fingerprint.startsWith('attention/cert/'))).toBe(true);

@@ -12,7 +12,7 @@ const findingsOf = (
   repos: Partial<AppRepository>[],
   environment_type: EnvironmentType | null = 'production',
   o: BranchesOptions = options,
-) => branches(maintenanceSnapshot([app({ id: 4, environment_type, repositories: repos.map(repository) })]), o, NOW);
+) => branches(maintenanceSnapshot([app({ id: 4, environment_type, repositories: repos.map(repository) })]), o);
 
 describe('branches', () => {
   it.each<[string, Partial<AppRepository>, EnvironmentType | null, string[]]>([

@@ -7,7 +7,7 @@ import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { checksOf, expectWellFormed, installer, installersSnapshot, NOW } from './fixtures.js';
 
 const options: InstallersOptions = { badStates: BAD_INSTALLER_STATES };
-const findingsOf = (o: Partial<Installer>) => installers(installersSnapshot([installer(o)]), options, NOW);
+const findingsOf = (o: Partial<Installer>) => installers(installersSnapshot([installer(o)]), options);
 
 describe('installers', () => {
   it.each(Object.values(VOCABULARY.installer).map((state) => [state, BAD_INSTALLER_STATES.includes(state)] as const))(

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { maintenance } from '../../src/detectors/maintenance.js';
-import { app, expectWellFormed, HOUR, maintenanceSnapshot, NOW } from './fixtures.js';
+import { app, expectWellFormed, HOUR, maintenanceSnapshot } from './fixtures.js';
 
 describe('maintenance', () => {
   it.each([
     ['in maintenance', true, ['maintenance/app/1']],
     ['not in maintenance', false, []],
   ])('%s', (_name, on, expected) => {
-    const findings = maintenance(maintenanceSnapshot([app({ maintenance: on })]), { maxDurationMs: 2 * HOUR }, NOW);
+    const findings = maintenance(maintenanceSnapshot([app({ maintenance: on })]), { maxDurationMs: 2 * HOUR });
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual(expected);
   });
 
   it('asks the lifecycle to hold the alert for max_duration, since the API gives no start', () => {
-    const [finding] = maintenance(maintenanceSnapshot([app({ maintenance: true })]), { maxDurationMs: 2 * HOUR }, NOW);
+    const [finding] = maintenance(maintenanceSnapshot([app({ maintenance: true })]), { maxDurationMs: 2 * HOUR });
     expect(finding).toMatchObject({
       severity: 'warning',
       summary: 'shop-prod (production) has been in maintenance for more than 2h',
@@ -27,7 +27,7 @@ describe('maintenance', () => {
 
   it('leaves out unknown labels and takes a severity table', () => {
     const a = app({ id: 5, name: 'tools', environment_type: null, server: null, url: null, maintenance: true });
-    const [finding] = maintenance(maintenanceSnapshot([a]), { maxDurationMs: HOUR, severity: { none: 'info' } }, NOW);
+    const [finding] = maintenance(maintenanceSnapshot([a]), { maxDurationMs: HOUR, severity: { none: 'info' } });
     expectWellFormed([finding!]);
     expect(finding?.severity).toBe('info');
     expect(finding?.labels).toEqual({ check: 'maintenance', namespace: 'acme', project: 'shop', app: 'tools' });

@@ -32,7 +32,7 @@ describe('serverState', () => {
   it.each(Object.values(VOCABULARY.server).map((state) => [state, BAD_SERVER_STATES.includes(state)] as const))(
     'a server %s is reported: %s',
     (state, reported) => {
-      const findings = serverState(serversSnapshot([server({ state })]), options, NOW);
+      const findings = serverState(serversSnapshot([server({ state })]), options);
       expectWellFormed(findings);
       expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['servers/server/7'] : []);
     },
@@ -40,12 +40,12 @@ describe('serverState', () => {
 
   it('takes its state words from the options, not the simulator', () => {
     const snapshot = serversSnapshot([server({ id: 1, state: 'down' }), server({ id: 2, state: 'error' })]);
-    expect(serverState(snapshot, { badStates: ['down'] }, NOW).map((f) => f.fingerprint)).toEqual(['servers/server/1']);
-    expect(serverState(snapshot, { badStates: [] }, NOW)).toEqual([]);
+    expect(serverState(snapshot, { badStates: ['down'] }).map((f) => f.fingerprint)).toEqual(['servers/server/1']);
+    expect(serverState(snapshot, { badStates: [] })).toEqual([]);
   });
 
   it('names the server, its state and how many apps it carries, critical, labelled by the server name', () => {
-    const [finding] = serverState(serversSnapshot([server({ state: 'unreachable' })]), options, NOW);
+    const [finding] = serverState(serversSnapshot([server({ state: 'unreachable' })]), options);
     expect(finding).toEqual({
       fingerprint: 'servers/server/7',
       check: 'servers',
@@ -65,16 +65,14 @@ describe('serverState', () => {
     [2, '2 apps'],
   ])('counts %i apps as "%s" and leaves unknown details out', (count, words) => {
     const bare = server({ state: 'error', app_count: count, provider: null, region: null, public_ip: null });
-    const [finding] = serverState(serversSnapshot([bare]), options, NOW);
+    const [finding] = serverState(serversSnapshot([bare]), options);
     expect(finding?.summary).toBe(`Server web-01 is error (${words} on it)`);
     expect(finding?.details).toEqual({ app_count: String(count) });
   });
 
   it('keeps one fingerprint while the state changes from one bad word to another', () => {
     const states = ['error', 'unreachable', 'stopped'];
-    const prints = states.map(
-      (state) => serverState(serversSnapshot([server({ state })]), options, NOW)[0]?.fingerprint,
-    );
+    const prints = states.map((state) => serverState(serversSnapshot([server({ state })]), options)[0]?.fingerprint);
     expect(new Set(prints)).toEqual(new Set(['servers/server/7']));
   });
 });
@@ -116,7 +114,7 @@ describe('a server pages like the apps on it', () => {
   ])('%s: %s… is %s', (_name, count, envs, unread, severity, words, environment) => {
     const bad = server({ state: 'error', app_count: count });
     const snapshot = serversSnapshot([bad], new Map(envs ? [[bad.id, envs]] : []), unread);
-    const [finding] = serverState(snapshot, options, NOW);
+    const [finding] = serverState(snapshot, options);
     expect(finding?.severity).toBe(severity);
     expect(finding?.summary).toBe(`Server web-01 is error ${words}`);
     expect(finding?.labels.environment_type).toBe(environment);
@@ -128,7 +126,7 @@ describe('a server pages like the apps on it', () => {
     const [known] = runDetectors(serversSnapshot([bad], new Map([[bad.id, envs]])), { servers: options }, NOW).findings;
     expect(known?.details.environments).toBe('production 2, staging 1, none 1');
     expect(known?.facts).toContainEqual({ label: 'Apps by environment', value: 'production 2, staging 1, none 1' });
-    const [unknown] = serverState(serversSnapshot([bad], new Map(), 'apps.list answered access_denied'), options, NOW);
+    const [unknown] = serverState(serversSnapshot([bad], new Map(), 'apps.list answered access_denied'), options);
     expect(unknown?.details.environments).toBe('unknown (apps.list answered access_denied)');
   });
 });

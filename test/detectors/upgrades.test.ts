@@ -23,7 +23,7 @@ const options: UpgradesOptions = {
   standbyMaxMs: DAY,
 };
 
-const findingsOf = (apps: App[], o: UpgradesOptions = options) => upgrades(maintenanceSnapshot(apps), o, NOW);
+const findingsOf = (apps: App[], o: UpgradesOptions = options) => upgrades(maintenanceSnapshot(apps), o);
 
 describe('upgrades', () => {
   it.each(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UrlRecord } from '../../src/api/schemas.js';
 import { urlChecks } from '../../src/detectors/url-checks.js';
-import { appListItem, expectWellFormed, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
+import { appListItem, expectWellFormed, urlRecord, urlsSnapshot } from './fixtures.js';
 
 describe('urlChecks', () => {
   it.each<[string, Partial<UrlRecord>, boolean]>([
@@ -10,7 +10,7 @@ describe('urlChecks', () => {
     ['failed', { public_check: 'failed', public_check_code: 'wrong_app' }, true],
     ['failed without a code', { public_check: 'failed', public_check_code: null }, true],
   ])('%s', (_name, o, fails) => {
-    const findings = urlChecks(urlsSnapshot([urlRecord(o)]), {}, NOW);
+    const findings = urlChecks(urlsSnapshot([urlRecord(o)]), {});
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual(fails ? ['url_checks/url/10'] : []);
   });
@@ -19,7 +19,6 @@ describe('urlChecks', () => {
     const [finding] = urlChecks(
       urlsSnapshot([urlRecord({ public_check: 'failed', public_check_code: 'dns_mismatch' })]),
       {},
-      NOW,
     );
     expect(finding).toMatchObject({
       check: 'url_checks',
@@ -42,13 +41,13 @@ describe('urlChecks', () => {
   it('is a warning outside production unless the table says otherwise', () => {
     const staging = appListItem({ id: 2, name: 'shop-staging', environment_type: 'staging', url: null, server: null });
     const record = urlRecord({ app_id: 2, app: 'shop-staging', environment_type: 'staging', public_check: 'failed' });
-    const [finding] = urlChecks(urlsSnapshot([record], [staging]), {}, NOW);
+    const [finding] = urlChecks(urlsSnapshot([record], [staging]), {});
     expect(finding?.severity).toBe('warning');
     expect(finding?.summary).toBe('https://shop.example.com does not answer as shop-staging (staging)');
     // The app has no URL of its own: the record's URL is the link.
     expect(finding?.url).toBe('https://shop.example.com');
     expect(finding?.labels.server).toBeUndefined();
-    expect(urlChecks(urlsSnapshot([record], [staging]), { severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe(
+    expect(urlChecks(urlsSnapshot([record], [staging]), { severity: { staging: 'critical' } })[0]?.severity).toBe(
       'critical',
     );
   });
