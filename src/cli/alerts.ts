@@ -2,9 +2,7 @@
  * `deploy-watchdog alerts`: the open alerts (pending and firing) of the state file, with since,
  * severity, check, summary, labels and the silence muting each one, if any.
  */
-import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
-import { activeSilenceFor, listSilences } from '../alerts/silences.js';
-import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
+import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
@@ -33,16 +31,12 @@ const alerts: Command = {
       return reportFailure(io, usage, err);
     }
     return withStateStore(io, usage, values.config, (store) => {
-      const now = systemClock.now();
-      const silences = listSilences(store, { now });
-      const rows = openAlerts(store)
-        .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || sinceOf(a) - sinceOf(b))
-        .map((alert) => ({ alert, silence: activeSilenceFor(silences, alert.labels, now)?.id ?? null }));
+      const rows = openAlertsView(store, systemClock.now()).map((v) => ({ ...v, silence: v.silence?.id ?? null }));
       if (values.json) {
-        const out = rows.map(({ alert: a, silence }) => ({
+        const out = rows.map(({ alert: a, since, silence }) => ({
           fingerprint: a.fingerprint,
           status: a.status,
-          since: formatUtc(sinceOf(a), 'iso'),
+          since: formatUtc(since, 'iso'),
           severity: a.severity,
           check: a.check,
           summary: a.summary,
@@ -63,8 +57,8 @@ const alerts: Command = {
         return EXIT.ok;
       }
       const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
-      const body = rows.map(({ alert: a, silence }) => [
-        formatUtc(sinceOf(a), 'iso'),
+      const body = rows.map(({ alert: a, since, silence }) => [
+        formatUtc(since, 'iso'),
         a.status,
         a.severity,
         a.check,
@@ -82,10 +76,5 @@ const alerts: Command = {
     });
   },
 };
-
-/** Since when the alert has been firing, or seen when still pending. */
-function sinceOf(a: AlertRow): number {
-  return a.firedAt ?? a.firstSeenAt;
-}
 
 export default alerts;
