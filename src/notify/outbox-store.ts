@@ -290,6 +290,32 @@ export function latestDecisions(store: Store): Map<string, OutboxRow[]> {
   return out;
 }
 
+/** What waits in the outbox of one channel: rows due to be sent, rows held back, and the oldest of them. */
+export interface ChannelBacklog {
+  pending: number;
+  held: number;
+  /** When the oldest waiting row was written. */
+  oldest: number | null;
+}
+
+/** The outbox backlog by channel (only channels with something waiting). */
+export function outboxBacklog(store: Store): Map<string, ChannelBacklog> {
+  const rows = store.db
+    .prepare(
+      `SELECT channel, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox
+       WHERE status IN ('pending', 'held') GROUP BY channel, status`,
+    )
+    .all() as { channel: string; status: 'pending' | 'held'; n: number; oldest: number }[];
+  const out = new Map<string, ChannelBacklog>();
+  for (const r of rows) {
+    const b = out.get(r.channel) ?? { pending: 0, held: 0, oldest: null };
+    b[r.status] = r.n;
+    b.oldest = b.oldest === null ? r.oldest : Math.min(b.oldest, r.oldest);
+    out.set(r.channel, b);
+  }
+  return out;
+}
+
 /** Every channel's delivery state (pause and failure streak, with the last error), by channel. */
 export function channelStates(store: Store): Map<string, ChannelState & { lastError: string | null }> {
   const rows = store.db
