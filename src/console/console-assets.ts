@@ -29,7 +29,9 @@ a { color: var(--accent); }
 code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; background: #eef0f3; padding: 1px 4px; border-radius: 3px; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid var(--line); }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
-table.alerts td:nth-child(-n+3), table.alerts th:nth-child(-n+3), time { white-space: nowrap; }
+table.alerts { table-layout: fixed; }
+table.alerts th:nth-child(1) { width: 88px; } table.alerts th:nth-child(2) { width: 76px; } table.alerts th:nth-child(3) { width: 72px; } table.alerts th:nth-child(5) { width: 32%; }
+table.alerts td:nth-child(-n+3), time { white-space: nowrap; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
 .title-row { display: flex; align-items: baseline; gap: 16px; flex-wrap: wrap; }
 .title-row h1 { margin-right: auto; }

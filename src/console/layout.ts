@@ -42,7 +42,7 @@ export function page(options: {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>${title} · deploy-watchdog</title>
         <link rel="stylesheet" href="/static/console.css" />
         <script src="/static/console.js" defer></script>

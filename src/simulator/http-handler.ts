@@ -46,6 +46,7 @@ const CONTROL_METHODS = new Set([
   'setVerified',
   'setMaintenance',
   'setAppState',
+  'renameApp',
   'setServerState',
   'setWritesDisabled',
   'setLocked',

@@ -27,7 +27,10 @@ export interface SilenceDraft {
 /** A draft read: what it asks for, and every problem with it. */
 export interface CheckedDraft {
   matchers: LabelMatcher[];
-  /** The matchers one per line as `formatMatcher` writes them: what a preview showed. */
+  /**
+   * The matchers as `formatMatcher` writes them, as a JSON list: what a preview showed, in one line
+   * (a hidden field's value loses its line breaks).
+   */
   matchersText: string;
   durationMs: number;
   problems: string[];
@@ -71,7 +74,7 @@ export function checkDraft(draft: SilenceDraft, maxMs: number): CheckedDraft {
   } catch (err) {
     problems.push(`duration: ${(err as Error).message}`);
   }
-  return { matchers, matchersText: matchers.map(formatMatcher).join('\n'), durationMs, problems };
+  return { matchers, matchersText: JSON.stringify(matchers.map(formatMatcher)), durationMs, problems };
 }
 
 /**
