@@ -5,7 +5,6 @@
  * (the outbox row's named decision and its detail: `silenced`, `muted_window`, `inhibited`,
  * `repeat_not_due`, sent…). Nothing here decides anything: it reads what the stages decide.
  */
-import type { AlertRow } from '../alerts/alert-store.js';
 import type { OpenAlertView } from '../alerts/open-alerts-view.js';
 import type { Silence } from '../alerts/silences.js';
 import type { Config } from '../config/load-config.js';
@@ -68,14 +67,4 @@ export function decisionText(row: OutboxRow): string {
     case 'expired':
       return `${row.kind} given up after ${row.attempts} attempts${row.lastError ? `: ${row.lastError}` : ''}`;
   }
-}
-
-/** True when an alert is not being told to anyone now: silenced, inhibited, or every channel holding it. */
-export function isQuiet(standing: AlertStanding): boolean {
-  return standing.silence !== undefined || standing.inhibitedBy !== undefined;
-}
-
-/** The alert rows of an inhibition's cause, for a link (undefined when it is not open any more). */
-export function causeAlert(open: readonly OpenAlertView[], cause: InhibitionCause): AlertRow | undefined {
-  return open.find((v) => v.alert.fingerprint === cause.fingerprint)?.alert;
 }

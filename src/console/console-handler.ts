@@ -109,7 +109,7 @@ async function answer(
   if (auth?.token !== undefined && path === '/login') {
     if (method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
     const fields = await readForm(req);
-    if (fields === undefined) return send(res, 413, messagePage('Too large', 'the form is too large'));
+    if (fields === undefined) return tooLarge(res);
     const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
     if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
     if (!access.tokenMatches(fields.get('token') ?? '', auth.token)) {
@@ -143,7 +143,7 @@ async function answer(
   };
   if (method === 'POST') {
     const fields = await readForm(req);
-    if (fields === undefined) return send(res, 413, messagePage('Too large', 'the form is too large'));
+    if (fields === undefined) return tooLarge(res);
     const form = access.checkForm(req.headers, decided.who, fields.get(CSRF_FIELD) ?? undefined);
     if (!form.ok) {
       log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
@@ -193,6 +193,11 @@ async function answer(
     default:
       return send(res, 404, messagePage('Not found', `there is no page ${path}`));
   }
+}
+
+/** A form past {@link MAX_FORM_BYTES}: refused, and the connection closed rather than the rest read. */
+function tooLarge(res: ServerResponse): void {
+  send(res, 413, messagePage('Too large', 'the form is too large'), { connection: 'close' });
 }
 
 function sendOutcome(res: ServerResponse, outcome: FormOutcome): void {

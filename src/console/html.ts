@@ -37,11 +37,6 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   return new SafeHtml(MADE_HERE, out);
 }
 
-/** Text as HTML: escaped, for element content and quoted attribute values alike. */
-export function escapeText(text: string): string {
-  return escapeHtml(text, Infinity);
-}
-
 /**
  * A link to a page outside the console (the platform's own page of a record): only an http(s)
  * URL without credentials (`safeHttpUrl`) becomes a link, opened in a new tab with no referrer
@@ -57,5 +52,6 @@ function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.toString();
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
-  return escapeText(String(value));
+  // Escaped for element content and quoted attribute values alike; never cut.
+  return escapeHtml(String(value), Infinity);
 }

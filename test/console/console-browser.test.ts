@@ -125,6 +125,37 @@ describe('the console in a browser', () => {
     expect(listSilences(daemon.wd.store, { now: daemon.clock.now(), includeExpired: true })).toHaveLength(before);
   });
 
+  it('groups the list by another label: at once with the script, by the form button without it', async () => {
+    const byEnvironment = async (p: Page) => {
+      const groups = await p.locator('section.group h2 .group-label').allTextContents();
+      expect(groups.length).toBeGreaterThan(1);
+      expect(new Set(groups)).toEqual(new Set(['environment_type']));
+    };
+    await page.goto(`${daemon.base}/`);
+    await page.locator('select[name="group"]').selectOption('environment_type');
+    await page.waitForURL(/group=environment_type/);
+    await byEnvironment(page);
+
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const plain = await context.newPage();
+      plain.setDefaultTimeout(5_000);
+      await plain.goto(`${daemon.base}/`);
+      await plain.locator('select[name="group"]').selectOption('environment_type');
+      expect(plain.url()).toBe(`${daemon.base}/`);
+      await plain.getByRole('button', { name: 'Group' }).click();
+      await plain.waitForURL(/group=environment_type/);
+      await byEnvironment(plain);
+      // Silencing needs no script either.
+      await plain.goto(`${daemon.base}/silences/new?matchers=${encodeURIComponent('check=maintenance')}`);
+      await plain.locator('textarea[name="comment"]').fill('no script needed');
+      await plain.getByRole('button', { name: 'Create silence' }).click();
+      await plain.waitForURL(/\/silences\?created=/);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows the remediation audit, the sources and the config pages', async () => {
     await page.goto(`${daemon.base}/actions`);
     expect(await page.locator('h1').textContent()).toBe('Remediation audit');

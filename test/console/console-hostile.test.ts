@@ -46,7 +46,7 @@ afterAll(async () => {
 /** Nothing of the service's text ran on the page now shown. */
 async function expectInert(): Promise<void> {
   expect(dialogs).toEqual([]);
-  expect(await page.evaluate(() => (window as unknown as { pwned?: string }).pwned)).toBeUndefined();
+  expect(await page.evaluate(() => (globalThis as { pwned?: string }).pwned)).toBeUndefined();
   expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
   expect(await page.locator('main script, main img').count()).toBe(0);
 }

@@ -15,10 +15,7 @@ describe('html', () => {
 
   it('keeps nested templates and lists as markup, and drops nothing values', () => {
     const items = ['<b>', 'x'];
-    const out = html`<ul>
-        ${items.map((i) => html`<li>${i}</li>`)}
-      </ul>
-      ${null}${undefined}${false}${0}`;
+    const out = html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>${null}${undefined}${false}${0}`;
     expect(String(out)).toBe('<ul><li>&lt;b&gt;</li><li>x</li></ul>0');
   });
 

@@ -13,7 +13,7 @@ import { age, alertPath, labelChips, page, severityBadge, type PageContext } fro
 import { standingList } from './standing-list.js';
 
 /** The labels the list can be grouped by; the first is the default. */
-export const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
+const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
 
 type GroupLabel = (typeof GROUP_LABELS)[number];
 

@@ -23,7 +23,7 @@ export function configPage(config: Config, ctx: PageContext): SafeHtml {
 }
 
 /** The config as YAML with every secret redacted. */
-export function redactedConfigText(config: Config): string {
+function redactedConfigText(config: Config): string {
   // JSON first: each Secret's toJSON says <secret>; Infinity (a limit that is off) would say null.
   const plain = JSON.parse(JSON.stringify(config, (_key, value: unknown) => (value === Infinity ? 'off' : value)));
   return Secret.scrub(stringify(plain, { lineWidth: 0 }), secretsIn(config));
