@@ -122,3 +122,11 @@ export function alertPath(fingerprint: string): string {
 export function notice(kind: 'ok' | 'error' | 'warn', text: HtmlValue): SafeHtml {
   return html`<p class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 }
+
+/** A table: its class, its column headings, and its rows (each a `<tr>`). */
+export function dataTable(className: string, headings: readonly string[], rows: HtmlValue): SafeHtml {
+  return html`<table class="${className}">
+<thead><tr>${headings.map((h) => html`<th>${h}</th>`)}</tr></thead>
+<tbody>${rows}</tbody>
+</table>`;
+}

@@ -6,7 +6,7 @@
 import { listAudit } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
-import { alertPath, page, time, type PageContext } from '../layout.js';
+import { alertPath, page, time, type PageContext, dataTable } from '../layout.js';
 
 /** How many rows the page shows, as `actions` does by default. */
 const LIMIT = 200;
@@ -28,26 +28,12 @@ export function actionsPage(store: Store, ctx: PageContext, query: URLSearchPara
     ${
       rows.length === 0
         ? html`<p class="empty">No remediation decision recorded.</p>`
-        : html`<table class="audit">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Policy</th>
-                <th>Action</th>
-                <th>Record</th>
-                <th>Env</th>
-                <th>Decision</th>
-                <th>Reason</th>
-                <th>Answer</th>
-                <th>Outcome</th>
-                <th>Key</th>
-                <th>Run</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map(
-                (r) =>
-                  html`<tr class="decision-${r.decision}">
+        : html`${dataTable(
+            'audit',
+            ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'],
+            rows.map(
+              (r) =>
+                html`<tr class="decision-${r.decision}">
                     <td>${time(r.at)}</td>
                     <td>${r.policy}</td>
                     <td>${r.action}</td>
@@ -62,9 +48,8 @@ export function actionsPage(store: Store, ctx: PageContext, query: URLSearchPara
                     <td>${r.key ? html`<code>${r.key}</code>` : '-'}</td>
                     <td>${r.runId === null ? '-' : `#${r.runId}`}</td>
                   </tr>`,
-              )}
-            </tbody>
-          </table>`
+            ),
+          )}`
     }`;
   return page({ title: 'Remediation', current: '/actions', ctx, body });
 }

@@ -16,7 +16,7 @@ import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { AlertStandings, decisionText } from '../alert-standing.js';
 import { html, safeLink, type SafeHtml } from '../html.js';
-import { age, consolePath, labelChips, page, severityBadge, time, type PageContext } from '../layout.js';
+import { age, consolePath, labelChips, page, severityBadge, time, type PageContext, dataTable } from '../layout.js';
 import { standingList } from './standing-list.js';
 
 /** The alert's page, or undefined when no alert has this fingerprint (any more). */
@@ -109,21 +109,12 @@ function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
     ${
       rows.length === 0
         ? html`<div class="muted">no channel routed</div>`
-        : html`<table class="notifications">
-            <thead>
-              <tr>
-                <th>Channel</th>
-                <th>Route</th>
-                <th>Status</th>
-                <th>Decision</th>
-                <th>Attempts</th>
-                <th>Sent</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map(
-                (r) =>
-                  html`<tr class="status-${r.status}">
+        : html`${dataTable(
+            'notifications',
+            ['Channel', 'Route', 'Status', 'Decision', 'Attempts', 'Sent'],
+            rows.map(
+              (r) =>
+                html`<tr class="status-${r.status}">
                     <td>${r.channel}</td>
                     <td>${r.route}</td>
                     <td>${r.status}</td>
@@ -133,9 +124,8 @@ function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
                     <td>${r.attempts}</td>
                     <td>${time(r.sentAt)}</td>
                   </tr>`,
-              )}
-            </tbody>
-          </table>`
+            ),
+          )}`
     }
   </li>`;
 }
@@ -155,25 +145,12 @@ function auditEntry(row: AuditRow): SafeHtml {
 
 function attempts(rows: AttemptRow[]): SafeHtml {
   if (rows.length === 0) return html`<p class="empty">No remediation attempt.</p>`;
-  return html`<table class="attempts">
-    <thead>
-      <tr>
-        <th>Planned</th>
-        <th>Policy</th>
-        <th>Action</th>
-        <th>Record</th>
-        <th>Attempt</th>
-        <th>Idempotency key</th>
-        <th>Status</th>
-        <th>Answer</th>
-        <th>Run</th>
-        <th>Outcome</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (a) =>
-          html`<tr>
+  return html`${dataTable(
+    'attempts',
+    ['Planned', 'Policy', 'Action', 'Record', 'Attempt', 'Idempotency key', 'Status', 'Answer', 'Run', 'Outcome'],
+    rows.map(
+      (a) =>
+        html`<tr>
             <td>${time(a.plannedAt)}</td>
             <td>${a.policy}</td>
             <td>${a.action}</td>
@@ -187,7 +164,6 @@ function attempts(rows: AttemptRow[]): SafeHtml {
               ${a.outcome ?? '-'}${a.outcomeDetail ? html`<br /><span class="muted">${a.outcomeDetail}</span>` : ''}
             </td>
           </tr>`,
-      )}
-    </tbody>
-  </table>`;
+    ),
+  )}`;
 }

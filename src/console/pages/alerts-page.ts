@@ -9,7 +9,7 @@ import { latestDecisions } from '../../notify/outbox-store.js';
 import type { Store } from '../../state/store.js';
 import { AlertStandings } from '../alert-standing.js';
 import { html, type SafeHtml } from '../html.js';
-import { age, alertPath, labelChips, page, severityBadge, type PageContext } from '../layout.js';
+import { age, alertPath, labelChips, page, severityBadge, type PageContext, dataTable } from '../layout.js';
 import { standingList } from './standing-list.js';
 
 /** The labels the list can be grouped by; the first is the default. */
@@ -55,20 +55,11 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
                   <span class="group-label">${group}</span> ${value || html`<em>none</em>`}
                   <span class="count">${views.length}</span>
                 </h2>
-                <table class="alerts">
-                  <thead>
-                    <tr>
-                      <th>Severity</th>
-                      <th>Status</th>
-                      <th>Age</th>
-                      <th>Alert</th>
-                      <th>Notifications</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${views.map((view) => alertRow(view, standings, ctx))}
-                  </tbody>
-                </table>
+                ${dataTable(
+                  'alerts',
+                  ['Severity', 'Status', 'Age', 'Alert', 'Notifications'],
+                  views.map((view) => alertRow(view, standings, ctx)),
+                )}
               </section>`,
           )
     }`;

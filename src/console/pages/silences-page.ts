@@ -7,7 +7,7 @@ import { describeMatchers } from '../../alerts/silences.js';
 import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
 import type { Store } from '../../state/store.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
-import { csrfField, notice, page, time, type PageContext } from '../layout.js';
+import { csrfField, notice, page, time, type PageContext, dataTable } from '../layout.js';
 
 /**
  * The silence list, with a notice on top of what was just done (`?created=ID`, `?expired=ID`, the
@@ -38,24 +38,11 @@ export function silencesPage(store: Store, ctx: PageContext, query: URLSearchPar
     ${
       rows.length === 0
         ? html`<p class="empty">${all ? 'No silences.' : 'No silence in force.'}</p>`
-        : html`<table class="silences">
-            <thead>
-              <tr>
-                <th>Id</th>
-                <th>State</th>
-                <th>Matchers</th>
-                <th>From</th>
-                <th>Until</th>
-                <th>Open alerts</th>
-                <th>Author</th>
-                <th>Reason</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map((row) => silenceRow(row, ctx, row.silence.id === marked))}
-            </tbody>
-          </table>`
+        : html`${dataTable(
+            'silences',
+            ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''],
+            rows.map((row) => silenceRow(row, ctx, row.silence.id === marked)),
+          )}`
     }`;
   return page({ title: 'Silences', current: '/silences', ctx, body });
 }

@@ -13,7 +13,7 @@ import type { ReadinessCheck } from '../../server/health-server.js';
 import type { Metrics } from '../../server/metrics.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
-import { age, page, time, type PageContext } from '../layout.js';
+import { age, page, time, type PageContext, dataTable } from '../layout.js';
 
 /** What the page reads besides the state file. */
 export interface SourcesInputs {
@@ -43,24 +43,14 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
   const body = html` <h1>Sources</h1>
     <section>
       <h2>Jobs</h2>
-      <table class="jobs">
-        <thead>
-          <tr>
-            <th>Job</th>
-            <th>Schedule</th>
-            <th>Last complete cycle</th>
-            <th>Last attempt</th>
-            <th>Failures in a row</th>
-            <th>Last error</th>
-            <th>Ready</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${JOB_NAMES.map((job) => {
-            const row = health.get(job);
-            const check = ready.get(`job:${job}`);
-            const schedule = jobs.get(job);
-            return html`<tr data-job="${job}" class="${check && !check.ok ? 'bad' : ''}">
+      ${dataTable(
+        'jobs',
+        ['Job', 'Schedule', 'Last complete cycle', 'Last attempt', 'Failures in a row', 'Last error', 'Ready'],
+        JOB_NAMES.map((job) => {
+          const row = health.get(job);
+          const check = ready.get(`job:${job}`);
+          const schedule = jobs.get(job);
+          return html`<tr data-job="${job}" class="${check && !check.ok ? 'bad' : ''}">
               <td>${job}</td>
               <td>${schedule === undefined ? html`<span class="muted">off</span>` : html`<code>${schedule}</code>`}</td>
               <td>
@@ -75,9 +65,8 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
                 ${check ? html`<span class="${check.ok ? 'ok' : 'error'}">${check.ok ? 'yes' : 'no'}</span> <span class="muted">${check.detail}</span>` : html`<span class="muted">-</span>`}
               </td>
             </tr>`;
-          })}
-        </tbody>
-      </table>
+        }),
+      )}
       ${readiness
         .filter((c) => !c.check.startsWith('job:'))
         .map(
@@ -97,49 +86,39 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
       ${
         traffic.size === 0
           ? html`<p class="empty">No request yet.</p>`
-          : html`<table class="api">
-              <thead>
-                <tr>
-                  <th>Function</th>
-                  <th>Requests</th>
-                  <th>Rate limited (429)</th>
-                  <th>Errors by code</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${[...traffic].map(
-                  ([fn, t]) =>
-                    html`<tr>
+          : html`${dataTable(
+              'api',
+              ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
+              [...traffic].map(
+                ([fn, t]) =>
+                  html`<tr>
                       <td><code>${fn}</code></td>
                       <td>${t.requests}</td>
                       <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
                       <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
                     </tr>`,
-                )}
-              </tbody>
-            </table>`
+              ),
+            )}`
       }
     </section>
     <section>
       <h2>Outbox</h2>
-      <table class="outbox">
-        <thead>
-          <tr>
-            <th>Channel</th>
-            <th>Kind</th>
-            <th>Waiting to be sent</th>
-            <th>Held</th>
-            <th>Oldest waiting</th>
-            <th>Paused until</th>
-            <th>Failures in a row</th>
-            <th>Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${config.notify.channels.map((c) => {
-            const b = backlog.get(c.name);
-            const s = states.get(c.name);
-            return html`<tr data-channel="${c.name}">
+      ${dataTable(
+        'outbox',
+        [
+          'Channel',
+          'Kind',
+          'Waiting to be sent',
+          'Held',
+          'Oldest waiting',
+          'Paused until',
+          'Failures in a row',
+          'Last error',
+        ],
+        config.notify.channels.map((c) => {
+          const b = backlog.get(c.name);
+          const s = states.get(c.name);
+          return html`<tr data-channel="${c.name}">
               <td>${c.name}</td>
               <td>${c.type}</td>
               <td>${b?.pending ?? 0}</td>
@@ -149,9 +128,8 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
               <td>${s?.consecutiveFailures ?? 0}</td>
               <td>${s?.lastError ?? ''}</td>
             </tr>`;
-          })}
-        </tbody>
-      </table>
+        }),
+      )}
     </section>`;
   return page({ title: 'Sources', current: '/sources', ctx, body });
 }
