@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
+import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { ReadinessCheck } from '../server/health-server.js';
@@ -73,7 +74,11 @@ export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAcce
     const config = deps.config();
     const standing = consoleStanding(config.server.listen, config.server.console);
     if (!standing.serve && standing.reason !== 'needs_auth') return false;
-    answer(deps, access, config, req, res, standing.serve ? undefined : standing.message).catch((err: unknown) => {
+    const request: ConsoleRequest = { deps, access, config, log, req, res };
+    const answered = standing.serve
+      ? answer(request)
+      : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${standing.message}.`)));
+    answered.catch((err: unknown) => {
       log.error({ err, path: req.url }, 'console request failed');
       if (!res.headersSent) send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));
       else res.destroy();
@@ -82,19 +87,23 @@ export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAcce
   };
 }
 
-async function answer(
-  deps: ConsoleDeps,
-  access: ConsoleAccess,
-  config: Config,
-  req: IncomingMessage,
-  res: ServerResponse,
-  off: string | undefined,
-): Promise<void> {
+/** One request and what answering it needs. */
+interface ConsoleRequest {
+  deps: ConsoleDeps;
+  access: ConsoleAccess;
+  /** The configuration in force when the request came. */
+  config: Config;
+  log: Logger;
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/** Static files to anyone; the login page under token auth; every other page to who may see it. */
+async function answer(r: ConsoleRequest): Promise<void> {
+  const { req, res, access, config } = r;
   const url = new URL(req.url ?? '/', 'http://console.invalid');
-  const path = url.pathname;
   const method = req.method ?? 'GET';
-  if (off !== undefined) return send(res, 403, messagePage('Console off', `The console is not served: ${off}.`));
-  const asset = CONSOLE_ASSETS.get(path);
+  const asset = CONSOLE_ASSETS.get(url.pathname);
   if (asset && (method === 'GET' || method === 'HEAD')) {
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'max-age=300' });
     res.end(asset.text);
@@ -105,29 +114,14 @@ async function answer(
     return;
   }
   const auth = config.server.console.auth;
-  const log = deps.logger.child({ stage: 'console' });
-  if (auth?.token !== undefined && path === '/login') {
-    if (method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
-    const fields = await readForm(req);
-    if (fields === undefined) return tooLarge(res);
-    const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
-    if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
-    if (!access.tokenMatches(fields.get('token') ?? '', auth.token)) {
-      log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
-      return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
-    }
-    res.writeHead(303, {
-      ...SECURITY_HEADERS,
-      location: '/',
-      'set-cookie': `${SESSION_COOKIE}=${access.sessionFor(auth.token)}; Path=/; HttpOnly; SameSite=Strict`,
-    });
-    res.end();
-    return;
-  }
+  if (auth?.token !== undefined && url.pathname === '/login') return signIn(r, auth.token);
   const decided = access.decide(req.headers, auth);
   if (!decided.allowed) {
     if (decided.reason !== 'no_credentials') {
-      log.warn({ remote: req.socket.remoteAddress, reason: decided.reason, path }, 'console request refused');
+      r.log.warn(
+        { remote: req.socket.remoteAddress, reason: decided.reason, path: url.pathname },
+        'console request refused',
+      );
     }
     if (auth?.token !== undefined) return send(res, decided.status, loginPage(access.csrfToken(''), decided.message));
     const challenge: Record<string, string> = decided.basicChallenge
@@ -138,74 +132,88 @@ async function answer(
   const ctx: PageContext = {
     who: decided.who,
     csrf: access.csrfToken(decided.who),
-    now: deps.clock.now(),
+    now: r.deps.clock.now(),
     session: auth?.token !== undefined && req.headers.authorization === undefined,
   };
-  if (method === 'POST') {
-    const fields = await readForm(req);
-    if (fields === undefined) return tooLarge(res);
-    const form = access.checkForm(req.headers, decided.who, fields.get(CSRF_FIELD) ?? undefined);
-    if (!form.ok) {
-      log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
-      return send(res, 403, messagePage('Refused', form.message));
-    }
-    const actions = { store: deps.store, config, logger: log };
-    if (path === '/silences') return sendOutcome(res, submitSilence(actions, ctx, fields));
-    if (path === '/silences/expire') return sendOutcome(res, endSilence(actions, ctx, fields));
-    if (path === '/logout') {
-      res.writeHead(303, {
-        ...SECURITY_HEADERS,
-        location: '/login',
-        'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`,
-      });
-      res.end();
-      return;
-    }
-    return send(res, 404, messagePage('Not found', `nothing to post to at ${path}`));
+  if (method === 'POST') return post(r, ctx, url.pathname);
+  const [status, body] = await page(r, ctx, url);
+  send(res, status, body);
+}
+
+/** `GET /login` shows the form; `POST /login` with the token sets the session cookie. */
+async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
+  const { req, res, access } = r;
+  if (req.method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
+  const fields = await readForm(req);
+  if (fields === undefined) return tooLarge(res);
+  const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
+  if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
+  if (!access.tokenMatches(fields.get('token') ?? '', token)) {
+    r.log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
+    return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
   }
+  redirect(res, '/', `${SESSION_COOKIE}=${access.sessionFor(token)}; Path=/; HttpOnly; SameSite=Strict`);
+}
+
+/** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
+async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<void> {
+  const { req, res } = r;
+  const fields = await readForm(req);
+  if (fields === undefined) return tooLarge(res);
+  const form = r.access.checkForm(req.headers, ctx.who, fields.get(CSRF_FIELD) ?? undefined);
+  if (!form.ok) {
+    r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
+    return send(res, 403, messagePage('Refused', form.message));
+  }
+  const deps = { store: r.deps.store, config: r.config, logger: r.log };
+  let outcome: FormOutcome;
+  if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
+  else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
+  else if (path === '/logout') outcome = { redirect: '/login' };
+  else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
+  if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
+  const signOut = path === '/logout' ? `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` : undefined;
+  redirect(res, outcome.redirect, signOut);
+}
+
+/** The page at a GET's path, with its status. */
+async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[number, SafeHtml]> {
+  const { store } = r.deps;
+  const { config } = r;
   const query = url.searchParams;
-  const { store } = deps;
-  switch (path) {
+  switch (url.pathname) {
     case '/':
-      return send(res, 200, alertsPage(store, config, ctx, query));
+      return [200, alertsPage(store, config, ctx, query)];
     case '/alert': {
       const fingerprint = query.get('fp') ?? '';
       const body = alertPage(store, config, ctx, fingerprint);
-      return body ? send(res, 200, body) : send(res, 404, messagePage('Not found', `no alert ${fingerprint}`));
+      return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
     }
     case '/silences':
-      return send(res, 200, silencesPage(store, ctx, query));
+      return [200, silencesPage(store, ctx, query)];
     case '/silences/new':
-      return send(res, 200, newSilencePage(store, config, ctx, draftFrom(query), { preview: query.has('matchers') }));
+      return [200, newSilencePage(store, config, ctx, draftFrom(query), { preview: query.has('matchers') })];
     case '/actions':
-      return send(res, 200, actionsPage(store, ctx, query));
-    case '/sources':
-      return send(
-        res,
-        200,
-        await sourcesPage(
-          { store, config, metrics: deps.metrics, jobs: deps.jobs(), readiness: deps.readiness() },
-          ctx,
-        ),
-      );
+      return [200, actionsPage(store, ctx, query)];
+    case '/sources': {
+      const inputs = { store, config, metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness: r.deps.readiness() };
+      return [200, await sourcesPage(inputs, ctx)];
+    }
     case '/config':
-      return send(res, 200, configPage(config, ctx));
+      return [200, configPage(config, ctx)];
     default:
-      return send(res, 404, messagePage('Not found', `there is no page ${path}`));
+      return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
   }
+}
+
+function redirect(res: ServerResponse, location: string, cookie?: string): void {
+  res.writeHead(303, { ...SECURITY_HEADERS, location, ...(cookie === undefined ? {} : { 'set-cookie': cookie }) });
+  res.end();
 }
 
 /** A form past {@link MAX_FORM_BYTES}: refused, and the connection closed rather than the rest read. */
 function tooLarge(res: ServerResponse): void {
   send(res, 413, messagePage('Too large', 'the form is too large'), { connection: 'close' });
-}
-
-function sendOutcome(res: ServerResponse, outcome: FormOutcome): void {
-  if ('redirect' in outcome) {
-    res.writeHead(303, { ...SECURITY_HEADERS, location: outcome.redirect }).end();
-    return;
-  }
-  send(res, outcome.status, outcome.body);
 }
 
 function send(res: ServerResponse, status: number, body: SafeHtml, headers: Record<string, string> = {}): void {

@@ -183,9 +183,14 @@ describe('a token', () => {
     const cookie = String(right.headers['set-cookie']);
     expect(cookie).toMatch(/^dw_console=[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(cookie).not.toContain(TOKEN);
-    const page = await call(daemon, '/', { headers: { cookie: cookie.split(';')[0]! } });
+    const session = { cookie: cookie.split(';')[0]! };
+    const page = await call(daemon, '/', { headers: session });
     expect(page.status).toBe(200);
     expect(page.text).toContain('Sign out');
+    const out = await call(daemon, '/logout', { form: { csrf: csrfIn(page.text) }, headers: session });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe('/login');
+    expect(String(out.headers['set-cookie'])).toMatch(/^dw_console=; .*Max-Age=0$/);
   });
 
   it('shows the config with every secret as <secret>', async () => {
