@@ -9,8 +9,21 @@ import { latestDecisions } from '../../notify/outbox-store.js';
 import type { Store } from '../../state/store.js';
 import { AlertStandings } from '../alert-standing.js';
 import { html, type SafeHtml } from '../html.js';
-import { age, alertPath, labelChips, page, severityBadge, type PageContext, dataTable } from '../layout.js';
+import {
+  age,
+  alertPath,
+  consolePath,
+  dataTable,
+  labelChips,
+  notice,
+  page,
+  severityBadge,
+  type PageContext,
+} from '../layout.js';
 import { standingList } from './standing-list.js';
+
+/** How many alerts the list shows unless asked for all. */
+const SHOWN = 500;
 
 /** The labels the list can be grouped by; the first is the default. */
 const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
@@ -23,8 +36,11 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
   const standings = new AlertStandings(open, latestDecisions(store), config);
+  const all = query.get('all') === '1';
+  // A page a browser shows at once: the most important first; the rest on asking, or by the CLI.
+  const shown = all ? open : open.slice(0, SHOWN);
   const groups = new Map<string, OpenAlertView[]>();
-  for (const view of open) {
+  for (const view of shown) {
     const key = groupValue(view, group);
     groups.set(key, [...(groups.get(key) ?? []), view]);
   }
@@ -45,6 +61,15 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
         <noscript><button>Group</button></noscript>
       </form>
     </div>
+    ${
+      shown.length < open.length
+        ? notice(
+            'warn',
+            html`Showing the ${shown.length} most important of ${open.length} open alerts.
+              <a href="${consolePath('/', { group, all: '1' })}">Show all</a>`,
+          )
+        : ''
+    }
     ${
       open.length === 0
         ? html`<p class="empty">No open alerts.</p>`
