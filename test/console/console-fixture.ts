@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
+import type { Logger } from '../../src/lib/logger.js';
 import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
 import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
 
@@ -35,6 +36,8 @@ export interface ConsoleDaemonOptions {
   sim?: SimulatorOptions;
   /** Before the first cycle: make the problems the test needs in the simulator. */
   prepare?: (sim: RunningSimulator) => void;
+  /** The daemon's logger (default: silent). */
+  logger?: Logger;
 }
 
 /** Starts a simulator and a daemon serving its console, and runs and delivers one cycle of every job. */
@@ -52,7 +55,7 @@ export async function startConsoleDaemon(options: ConsoleDaemonOptions = {}): Pr
     options.env,
   );
   options.prepare?.(sim);
-  const wd = openWatchdog(config, clock);
+  const wd = openWatchdog(config, clock, options.logger ? { logger: options.logger } : {});
   await wd.start();
   await wd.runOnce();
   await wd.deliverDue();

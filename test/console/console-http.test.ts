@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { listSilences } from '../../src/alerts/silences.js';
+import { captureLogger } from '../app/fixtures.js';
 import { startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
 const TOKEN = 'console-token-5f0c2b7e91aa';
@@ -109,9 +110,10 @@ describe('open on loopback', () => {
 
 describe('a wide listener', () => {
   let daemon: ConsoleDaemon;
+  const log = captureLogger('warn');
   beforeAll(async () => {
     // Bound on every interface (as in a container), asked on loopback only.
-    daemon = await startConsoleDaemon({ server: (port) => `{ listen: "0.0.0.0:${port}" }` });
+    daemon = await startConsoleDaemon({ server: (port) => `{ listen: "0.0.0.0:${port}" }`, logger: log.logger });
   });
   afterAll(() => daemon?.close());
 
@@ -126,6 +128,8 @@ describe('a wide listener', () => {
     expect(silencesIn(daemon)).toEqual([]);
     expect((await call(daemon, '/healthz')).status).toBe(200);
     expect((await call(daemon, '/metrics')).status).toBe(200);
+    // Said once at start, where an operator looks.
+    expect(log.lines().filter((l) => String(l.msg).startsWith('the web console is not served'))).toHaveLength(1);
   });
 });
 

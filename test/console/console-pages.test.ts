@@ -103,4 +103,16 @@ describe('the pages say why', () => {
     expect(audit).toContain(attempt!.key);
     expect(audit).toContain('acted');
   });
+
+  it('shows a job whose read was refused for the rate limit: its error, and the 429 counted by function', async () => {
+    daemon.sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'none' }, times: 1 });
+    expect((await daemon.wd.runOnce(['servers'])).jobs[0]!.outcome).toBe('failed');
+    const page = await fetch(`${daemon.base}/sources`).then((r) => r.text());
+    const job = /<tr data-job="servers"[^]*?<\/tr>/.exec(page)![0];
+    expect(job).toContain('rate_limited');
+    expect(job).toMatch(/<td>1<\/td>/);
+    const api = /<tr>\s*<td><code>servers\.list<\/code><\/td>[^]*?<\/tr>/.exec(page)![0];
+    expect(api).toMatch(/<td class="warn">1<\/td>/);
+    expect(api).toContain('rate_limited: 1');
+  });
 });
