@@ -130,3 +130,14 @@ export function dataTable(className: string, headings: readonly string[], rows: 
 <tbody>${rows}</tbody>
 </table>`;
 }
+
+/** A page that only says something: the console off, a page not found, a refusal. */
+export function messagePage(title: string, message: string): SafeHtml {
+  return page({
+    title,
+    current: '',
+    ctx: undefined,
+    body: html`<h1>${title}</h1>
+      ${notice('error', message)}`,
+  });
+}

@@ -20,14 +20,3 @@ export function loginPage(csrf: string, message: string | undefined): SafeHtml {
     </form>`;
   return page({ title: 'Sign in', current: '', ctx: undefined, body });
 }
-
-/** A page that only says something: the console off, a page not found, a refusal. */
-export function messagePage(title: string, message: string): SafeHtml {
-  return page({
-    title,
-    current: '',
-    ctx: undefined,
-    body: html`<h1>${title}</h1>
-      ${notice('error', message)}`,
-  });
-}
