@@ -267,6 +267,14 @@ export class AlertStore {
   }
 }
 
+/** One alert's events in its stored history (every life until retention prunes them), oldest first. */
+export function eventsOfAlert(store: Store | AlertStore, fingerprint: string): AlertEvent[] {
+  const rows = alertStoreOf(store)
+    .store.db.prepare('SELECT id, payload FROM events WHERE fingerprint = ? ORDER BY id')
+    .all(fingerprint) as { id: number; payload: string }[];
+  return rows.map((r) => ({ id: r.id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) }));
+}
+
 /** Events of the given kinds after `since`, oldest first (see {@link AlertStore.eventsSince}). */
 export function eventsSince(store: Store | AlertStore, since: number, kinds: readonly AlertEventKind[]): AlertEvent[] {
   return alertStoreOf(store).eventsSince(since, kinds);

@@ -22,8 +22,12 @@ export interface Silence {
   createdBy: string;
   reason: string;
   createdAt: number;
-  /** When it was ended by hand (`unsilence`), before `endsAt`; null otherwise. */
+  /** When it was ended by hand (`unsilence`, the console), before `endsAt`; null otherwise. */
   expiredAt: number | null;
+  /** Who ended it by hand; null when it ran its course (or was ended before state version 7). */
+  expiredBy: string | null;
+  /** Why it was ended by hand, when they said. */
+  expireReason: string | null;
 }
 
 /** Where a silence is in its life at a given moment. */
@@ -44,7 +48,8 @@ export interface NewSilence {
 }
 
 const ID_BYTES = 6;
-const COLUMNS = 'id, matchers, starts_at, ends_at, created_by, reason, created_at, expired_at';
+const COLUMNS =
+  'id, matchers, starts_at, ends_at, created_by, reason, created_at, expired_at, expired_by, expire_reason';
 
 /**
  * Stores a silence in force from `now` for `durationMs`. Throws {@link SilenceError} when there is
@@ -73,9 +78,11 @@ export function createSilence(store: Store, input: NewSilence): Silence {
     reason,
     createdAt: input.now,
     expiredAt: null,
+    expiredBy: null,
+    expireReason: null,
   };
   const insert = store.db.prepare(
-    `INSERT INTO silences (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO silences (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) ON CONFLICT (id) DO NOTHING`,
   );
   // A clash of 48 random bits is all but impossible; retrying costs nothing and makes it impossible.
   for (;;) {
@@ -119,13 +126,23 @@ export function getSilence(store: Store, id: string): Silence | undefined {
 export type ExpireResult =
   { outcome: 'expired'; silence: Silence } | { outcome: 'already-over'; silence: Silence } | { outcome: 'unknown-id' };
 
-/** Ends a silence by hand at `now`. A silence already over is left as it is. */
-export function expireSilence(store: Store, id: string, now: number): ExpireResult {
+/** Who ends a silence by hand, and why (the console requires the why; `unsilence` has none to give). */
+export interface ExpiredBy {
+  by: string;
+  reason?: string | undefined;
+}
+
+/** Ends a silence by hand at `now`, recording who and why when told. A silence already over is left as it is. */
+export function expireSilence(store: Store, id: string, now: number, who?: ExpiredBy): ExpireResult {
   const silence = getSilence(store, id);
   if (!silence) return { outcome: 'unknown-id' };
   if (silenceState(silence, now) === 'expired') return { outcome: 'already-over', silence };
-  store.db.prepare('UPDATE silences SET expired_at = ? WHERE id = ?').run(now, silence.id);
-  return { outcome: 'expired', silence: { ...silence, expiredAt: now } };
+  const expiredBy = who?.by.trim() || null;
+  const expireReason = who?.reason?.trim() || null;
+  store.db
+    .prepare('UPDATE silences SET expired_at = ?, expired_by = ?, expire_reason = ? WHERE id = ?')
+    .run(now, expiredBy, expireReason, silence.id);
+  return { outcome: 'expired', silence: { ...silence, expiredAt: now, expiredBy, expireReason } };
 }
 
 /** Whether a silence is in force, not yet started, or over, at `now`. */
@@ -170,6 +187,8 @@ interface DbSilence {
   reason: string;
   created_at: number;
   expired_at: number | null;
+  expired_by: string | null;
+  expire_reason: string | null;
 }
 
 function fromDb(row: DbSilence): Silence {
@@ -182,5 +201,7 @@ function fromDb(row: DbSilence): Silence {
     reason: row.reason,
     createdAt: row.created_at,
     expiredAt: row.expired_at,
+    expiredBy: row.expired_by,
+    expireReason: row.expire_reason,
   };
 }

@@ -1,7 +1,11 @@
 /**
  * The health listener as the configuration wants it: started, moved or stopped to match
- * `server.listen`, and kept across reloads that leave it alone.
+ * `server.listen`, and kept across reloads that leave it alone. The web console rides on it; it
+ * reads the config in force at each request, so a reload that changes `server.console` needs no
+ * restart of the listener.
  */
+import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
+import { consoleStanding } from '../console/console-config.js';
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import { startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
@@ -11,8 +15,11 @@ import type { Metrics } from '../server/metrics.js';
 export class HealthListener {
   #server: HealthServer | undefined;
   #listen: string | null = null;
+  readonly #console: ConsoleRequestHandler;
 
-  constructor(private readonly deps: { metrics: Metrics; logger: Logger; source: HealthSource }) {}
+  constructor(private readonly deps: { metrics: Metrics; logger: Logger; source: HealthSource; console: ConsoleDeps }) {
+    this.#console = createConsoleHandler(deps.console);
+  }
 
   /** The address it bound, when it runs. */
   get address(): { host: string; port: number } | undefined {
@@ -20,7 +27,12 @@ export class HealthListener {
   }
 
   /** Starts, moves or stops the listener to match `server.listen`. */
-  async sync(listenConfig: Config['server']['listen']): Promise<void> {
+  async sync(server: Config['server']): Promise<void> {
+    const listenConfig = server.listen;
+    const standing = consoleStanding(listenConfig, server.console);
+    if (!standing.serve && standing.reason === 'needs_auth') {
+      this.deps.logger.warn(`the web console is not served: ${standing.message}`);
+    }
     const listen = listenConfig === null ? null : formatListen(listenConfig);
     if (listen === this.#listen && (this.#server !== undefined) === (listen !== null)) return;
     await this.close();
@@ -31,6 +43,7 @@ export class HealthListener {
       metrics: this.deps.metrics,
       logger: this.deps.logger.child({ stage: 'health' }),
       source: this.deps.source,
+      console: this.#console,
     });
   }
 

@@ -107,6 +107,15 @@ export class Watchdog {
       metrics: this.metrics,
       logger: this.#log,
       source: { alive: () => this.#runtime.scheduler.running, readiness: () => this.#readiness() },
+      console: {
+        store,
+        clock: this.#clock,
+        logger: this.#log,
+        metrics: this.metrics,
+        config: () => this.#runtime.config,
+        jobs: () => this.#runtime.jobs,
+        readiness: () => this.#readiness(),
+      },
     });
     this.#runtime = this.#build(options.config);
   }
@@ -175,7 +184,7 @@ export class Watchdog {
     this.#prune();
     this.#letGoOfRetired(this.#runtime);
     updateOpenAlerts(this.#runtime.deps);
-    await this.#healthListener.sync(this.#runtime.config.server.listen);
+    await this.#healthListener.sync(this.#runtime.config.server);
     this.#startRuntime(this.#runtime);
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
   }
@@ -260,7 +269,7 @@ export class Watchdog {
     this.#health.enableAll();
     this.#letGoOfRetired(fresh);
     if (this.#started) {
-      await this.#healthListener.sync(config.server.listen);
+      await this.#healthListener.sync(config.server);
       this.#startRuntime(fresh);
     }
     this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');

@@ -2,9 +2,7 @@
  * `deploy-watchdog alerts`: the open alerts (pending and firing) of the state file, with since,
  * severity, check, summary, labels and the silence muting each one, if any.
  */
-import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
-import { activeSilenceFor, listSilences } from '../alerts/silences.js';
-import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
+import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
@@ -46,16 +44,12 @@ const alerts: Command = {
       return reportFailure(io, usage, err);
     }
     return withStateStore(io, usage, values.config, (store) => {
-      const now = systemClock.now();
-      const silences = listSilences(store, { now });
-      const rows = openAlerts(store)
-        .sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || sinceOf(a) - sinceOf(b))
-        .map((alert) => ({ alert, silence: activeSilenceFor(silences, alert.labels, now)?.id ?? null }));
+      const rows = openAlertsView(store, systemClock.now()).map((v) => ({ ...v, silence: v.silence?.id ?? null }));
       if (values.json) {
-        const out = rows.map(({ alert: a, silence }) => ({
+        const out = rows.map(({ alert: a, since, silence }) => ({
           fingerprint: a.fingerprint,
           status: a.status,
-          since: formatUtc(sinceOf(a), 'iso'),
+          since: formatUtc(since, 'iso'),
           severity: a.severity,
           check: a.check,
           summary: a.summary,
@@ -76,9 +70,9 @@ const alerts: Command = {
         return EXIT.ok;
       }
       const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
-      const body = rows.map(({ alert: a, silence }) => [
+      const body = rows.map(({ alert: a, since, silence }) => [
         // To the second: milliseconds only take width from the summary (--json keeps them).
-        formatUtc(Math.floor(sinceOf(a) / 1000) * 1000, 'iso'),
+        formatUtc(Math.floor(since / 1000) * 1000, 'iso'),
         a.status,
         a.severity,
         a.check,
@@ -99,10 +93,5 @@ const alerts: Command = {
     });
   },
 };
-
-/** Since when the alert has been firing, or seen when still pending. */
-function sinceOf(a: AlertRow): number {
-  return a.firedAt ?? a.firstSeenAt;
-}
 
 export default alerts;

@@ -2,9 +2,9 @@
  * `deploy-watchdog silences`: lists silences in force (or all, with --all), each with how many
  * open alerts it covers right now.
  */
-import { openAlerts } from '../alerts/alert-store.js';
-import { compileMatchers, formatMatcher } from '../alerts/matchers.js';
-import { describeMatchers, listSilences, silenceState, type Silence } from '../alerts/silences.js';
+import { formatMatcher } from '../alerts/matchers.js';
+import { silenceListing } from '../alerts/silence-listing.js';
+import { describeMatchers } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
@@ -37,19 +37,9 @@ const silences: Command = {
       return reportFailure(io, usage, err);
     }
     return withStateStore(io, usage, values.config, (store) => {
-      const now = systemClock.now();
-      const list = listSilences(store, { now, includeExpired: values.all === true });
-      const open = openAlerts(store);
-      const rows = list.map((s) => ({
-        silence: s,
-        state: silenceState(s, now),
-        alerts: countMatching(
-          s,
-          open.map((a) => a.labels),
-        ),
-      }));
+      const rows = silenceListing(store, { now: systemClock.now(), includeExpired: values.all === true });
       if (values.json) {
-        const out = rows.map(({ silence: s, state, alerts }) => ({
+        const out = rows.map(({ silence: s, state, openAlerts }) => ({
           id: s.id,
           state,
           matchers: s.matchers.map(formatMatcher),
@@ -59,7 +49,7 @@ const silences: Command = {
           reason: s.reason,
           createdBy: s.createdBy,
           createdAt: formatUtc(s.createdAt, 'iso'),
-          openAlerts: alerts,
+          openAlerts,
         }));
         io.stdout.write(`${terminalJson(out)}\n`);
         return EXIT.ok;
@@ -69,12 +59,12 @@ const silences: Command = {
         return EXIT.ok;
       }
       const header = ['ID', ...(values.all ? ['STATE'] : []), 'MATCHERS', 'UNTIL', 'ALERTS', 'AUTHOR', 'REASON'];
-      const body = rows.map(({ silence: s, state, alerts }) => [
+      const body = rows.map(({ silence: s, state, openAlerts, until }) => [
         s.id,
         ...(values.all ? [state] : []),
         describeMatchers(s.matchers),
-        formatUtc(s.expiredAt !== null && s.expiredAt < s.endsAt ? s.expiredAt : s.endsAt, 'iso'),
-        String(alerts),
+        formatUtc(until, 'iso'),
+        String(openAlerts),
         s.createdBy,
         s.reason,
       ]);
@@ -83,10 +73,5 @@ const silences: Command = {
     });
   },
 };
-
-function countMatching(silence: Silence, labelSets: readonly Readonly<Record<string, string | undefined>>[]): number {
-  const matches = compileMatchers(silence.matchers);
-  return labelSets.filter((labels) => matches(labels)).length;
-}
 
 export default silences;

@@ -31,7 +31,9 @@ const unsilence: Command = {
       return reportFailure(io, usage, err);
     }
     return withStateStore(io, usage, config, (store) => {
-      const result = expireSilence(store, id, systemClock.now());
+      // Who, as `silence` records its author; the console records a why as well.
+      const by = (io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
+      const result = expireSilence(store, id, systemClock.now(), { by });
       switch (result.outcome) {
         case 'unknown-id':
           io.stderr.write(`error: no silence with id ${JSON.stringify(id)} (see \`deploy-watchdog silences --all\`)\n`);

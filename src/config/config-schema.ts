@@ -7,6 +7,7 @@
  * `config-references.ts`, on the raw document, so they are reported alongside every other problem.
  */
 import { z } from 'zod';
+import { consoleConfigSchema, consoleStanding } from '../console/console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
@@ -422,9 +423,17 @@ const serverSchema = z
   .object({
     listen: offOr(listenSchema, 'HOST:PORT')
       .prefault('127.0.0.1:9464')
-      .describe('Where /healthz, /readyz and /metrics listen; "off" for none.'),
+      .describe('Where /healthz, /readyz, /metrics and the console listen; "off" for none.'),
+    console: consoleConfigSchema.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((server, ctx) => {
+    // Asked for in so many words, a console that would be refused is a configuration error.
+    const standing = consoleStanding(server.listen, server.console);
+    if (server.console.enabled === true && !standing.serve) {
+      ctx.addIssue({ code: 'custom', path: ['console', 'enabled'], message: `is true, but ${standing.message}` });
+    }
+  });
 
 const logSchema = z
   .object({

@@ -260,6 +260,80 @@ export class OutboxStore {
   }
 }
 
+/** One alert's notifications: every outbox row of its events, every channel, oldest first. */
+export function notificationsOf(store: Store, fingerprint: string): OutboxRow[] {
+  const rows = store.db
+    .prepare(`SELECT * FROM outbox WHERE fingerprint = ? AND source = 'event' ORDER BY id`)
+    .all(fingerprint) as DbRow[];
+  return rows.map(fromDb);
+}
+
+/**
+ * What was last decided for each open alert on each channel: the newest outbox row per alert and
+ * channel, keyed by fingerprint (a silenced, muted or inhibited row says so, with its detail).
+ */
+export function latestDecisions(store: Store): Map<string, OutboxRow[]> {
+  const rows = store.db
+    .prepare(
+      `SELECT * FROM outbox WHERE id IN (
+         SELECT MAX(id) FROM outbox WHERE source = 'event'
+           AND fingerprint IN (SELECT fingerprint FROM alerts WHERE status <> 'resolved')
+         GROUP BY fingerprint, channel)
+       ORDER BY channel`,
+    )
+    .all() as DbRow[];
+  const out = new Map<string, OutboxRow[]>();
+  for (const row of rows.map(fromDb)) {
+    const key = row.fingerprint ?? '';
+    out.set(key, [...(out.get(key) ?? []), row]);
+  }
+  return out;
+}
+
+/** What waits in the outbox of one channel: rows due to be sent, rows held back, and the oldest of them. */
+export interface ChannelBacklog {
+  pending: number;
+  held: number;
+  /** When the oldest waiting row was written. */
+  oldest: number | null;
+}
+
+/** The outbox backlog by channel (only channels with something waiting). */
+export function outboxBacklog(store: Store): Map<string, ChannelBacklog> {
+  const rows = store.db
+    .prepare(
+      `SELECT channel, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox
+       WHERE status IN ('pending', 'held') GROUP BY channel, status`,
+    )
+    .all() as { channel: string; status: 'pending' | 'held'; n: number; oldest: number }[];
+  const out = new Map<string, ChannelBacklog>();
+  for (const r of rows) {
+    const b = out.get(r.channel) ?? { pending: 0, held: 0, oldest: null };
+    b[r.status] = r.n;
+    b.oldest = b.oldest === null ? r.oldest : Math.min(b.oldest, r.oldest);
+    out.set(r.channel, b);
+  }
+  return out;
+}
+
+/** Every channel's delivery state (pause and failure streak, with the last error), by channel. */
+export function channelStates(store: Store): Map<string, ChannelState & { lastError: string | null }> {
+  const rows = store.db
+    .prepare('SELECT channel, paused_until, consecutive_failures, last_error FROM notify_channel_state')
+    .all() as {
+    channel: string;
+    paused_until: number | null;
+    consecutive_failures: number;
+    last_error: string | null;
+  }[];
+  return new Map(
+    rows.map((r) => [
+      r.channel,
+      { pausedUntil: r.paused_until, consecutiveFailures: r.consecutive_failures, lastError: r.last_error },
+    ]),
+  );
+}
+
 function fromDb(row: DbRow): OutboxRow {
   return {
     id: row.id,

@@ -375,14 +375,22 @@ export function auditSince(store: Store, since: number, decisions: readonly Audi
   return rows.map(auditOf);
 }
 
-/** The audit, oldest first; the newest `limit` rows when given. */
-export function listAudit(store: Store, options: { limit?: number; policy?: string } = {}): AuditRow[] {
-  const where = options.policy === undefined ? '' : 'WHERE policy = @policy';
+/** The audit, oldest first; the newest `limit` rows when given; only one policy's, or one alert's, when told. */
+export function listAudit(
+  store: Store,
+  options: { limit?: number; policy?: string; fingerprint?: string } = {},
+): AuditRow[] {
+  const filters = [
+    ...(options.policy === undefined ? [] : ['policy = @policy']),
+    ...(options.fingerprint === undefined ? [] : ['fingerprint = @fingerprint']),
+  ];
+  const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
   const limit = options.limit === undefined ? '' : 'LIMIT @limit';
   const rows = store.db
     .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) ORDER BY id`)
     .all({
       ...(options.policy === undefined ? {} : { policy: options.policy }),
+      ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     }) as Record<string, unknown>[];
   return rows.map(auditOf);
@@ -394,11 +402,15 @@ export function unfinishedAttempts(store: Store): number {
   return (row as { n: number }).n;
 }
 
-/** Every attempt, oldest first (tests and tooling). */
-export function listAttempts(store: Store): AttemptRow[] {
-  return (store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all() as Record<string, unknown>[]).map(
-    attemptOf,
-  );
+/** Every attempt, oldest first (tests and tooling), or one alert's (its timeline in the console). */
+export function listAttempts(store: Store, options: { fingerprint?: string } = {}): AttemptRow[] {
+  const rows =
+    options.fingerprint === undefined
+      ? store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all()
+      : store.db
+          .prepare('SELECT * FROM remediation_attempts WHERE fingerprint = ? ORDER BY id')
+          .all(options.fingerprint);
+  return (rows as Record<string, unknown>[]).map(attemptOf);
 }
 
 function environmentColumn(scope: SuspensionScope): string {

@@ -1,9 +1,11 @@
 /**
  * The daemon's one small HTTP listener: `/healthz` (alive), `/readyz` (doing its job) and
  * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
+ * Every other path is the web console's, when one is given (`src/console/console-handler.ts`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConsoleRequestHandler } from '../console/console-handler.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -31,6 +33,9 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
+/** The listener's own paths; the console never answers them. */
+const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
 /** A running health listener. */
 export interface HealthServer {
   /** The address actually bound (port 0 resolves to a free port). */
@@ -44,10 +49,13 @@ export async function startHealthServer(options: {
   source: HealthSource;
   metrics: Metrics;
   logger: Logger;
+  /** The web console, answering every other path (it declines when the config switches it off). */
+  console?: ConsoleRequestHandler | undefined;
 }): Promise<HealthServer> {
   const { source, metrics, logger } = options;
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (!HEALTH_PATHS.includes(path) && options.console?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
@@ -71,7 +79,7 @@ export async function startHealthServer(options: {
           res.writeHead(500).end();
         });
     } else {
-      json(404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
+      json(404, { error: 'not found', paths: HEALTH_PATHS });
     }
   });
   const { host, port } = parseListen(options.listen);

@@ -51,6 +51,7 @@ const CONTROL_METHODS = new Set([
   'addRestorePoint',
   'setRestorePointHeld',
   'setInstallerState',
+  'renameApp',
   'setServerState',
   'setWritesDisabled',
   'setLocked',

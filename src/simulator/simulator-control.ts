@@ -474,6 +474,22 @@ export class SimulatorControl {
     return this.core.views.installer(installer);
   }
 
+  /**
+   * Gives an app another name, or its primary URL another address, as a service may hold any text
+   * there (markup, a `javascript:` URL): what readers of the names must show as text.
+   */
+  renameApp(appId: number, patch: { name?: string; url?: string }): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    if (patch.name !== undefined) app.name = patch.name;
+    if (patch.url !== undefined) {
+      const primary = app.urlIds.map((id) => this.url(id)).find((u) => u.primary);
+      if (!primary) throw new Error(`renameApp: app ${appId} has no primary URL`);
+      primary.url = patch.url;
+    }
+    return this.core.views.app(app, now);
+  }
+
   /** Sets a server's state (e.g. error, unreachable). */
   setServerState(serverId: number, state: string): Server {
     this.core.tick();

@@ -165,6 +165,13 @@ describe('unsilence', () => {
     const ended = await run('unsilence', '--config', configFile, id);
     expect(ended).toMatchObject({ code: 0 });
     expect(ended.stdout).toBe(`ended silence ${id} (app=shop)\n`);
+    // Who ended it is recorded, as who made it is.
+    const store = Store.open(path.join(state.dir, 'state.db'));
+    try {
+      expect(getSilence(store, id)).toMatchObject({ expiredBy: 'ops-alice', expireReason: null });
+    } finally {
+      store.close();
+    }
 
     expect((await run('silences', '--config', configFile)).stdout).toBe('no silences in force\n');
     const all = await run('silences', '--config', configFile, '--all');

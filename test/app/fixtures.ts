@@ -29,8 +29,9 @@ export async function manualSim(
 
 /**
  * The engine's test config: the simulator, a state file in `dir`, no retries (a retry would wait on
- * the manual clock), a generous rate limit, a log channel, no listener. `extra` is YAML appended
- * (top-level sections not already present).
+ * the manual clock), a generous rate limit, a log channel, no listener (unless `server`, the
+ * section's YAML in flow style, says otherwise). `extra` is YAML appended (top-level sections not
+ * already present). `env` adds variables for `${VAR}` in `extra` and `server`.
  */
 export function engineConfig(
   sim: RunningSimulator,
@@ -38,6 +39,8 @@ export function engineConfig(
   extra = '',
   token = sim.adminToken,
   notify = ['notify:', '  channels: [{ name: console, type: log }]', '  routes: [{ channels: [console] }]'].join('\n'),
+  server = '{ listen: "off" }',
+  env: Record<string, string> = {},
 ): Config {
   const text = [
     'api:',
@@ -50,11 +53,10 @@ export function engineConfig(
     'state:',
     '  path: ./state.db',
     notify,
-    'server:',
-    '  listen: "off"',
+    `server: ${server}`,
     extra,
   ].join('\n');
-  return parseConfig(text, { SIM_URL: sim.baseUrl, DMS_API_TOKEN: token }, 'test.yaml', { baseDir: dir });
+  return parseConfig(text, { ...env, SIM_URL: sim.baseUrl, DMS_API_TOKEN: token }, 'test.yaml', { baseDir: dir });
 }
 
 /** A logger writing JSON lines into memory. */

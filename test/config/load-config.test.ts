@@ -514,7 +514,10 @@ describe('parseConfig: defaults and values', () => {
       poll_interval: 30_000,
       policies: [],
     });
-    expect(config.server).toEqual({ listen: '127.0.0.1:9464' });
+    expect(config.server).toEqual({
+      listen: '127.0.0.1:9464',
+      console: { enabled: 'auto', max_silence: 7 * 86_400_000 },
+    });
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
   });
 

@@ -16,6 +16,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
+import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import { presentationOf } from '../../detectors/registry.js';
 import type { Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
 import { formatDuration } from '../../lib/format-duration.js';
@@ -377,30 +378,22 @@ function sharedLabels(events: readonly AlertEvent[], scope: readonly string[]): 
   return out;
 }
 
-/** Labels that pick out one alert for a silence, best first (with `check` always). */
-const SILENCE_KEYS: readonly string[] = ['app', 'server', 'source', 'job'];
-
 /**
  * The command that mutes what a message is about: one event → its check and app (or server,
- * source, job); several → the message's group labels. Built as words, each matcher written so
- * that `silence` reads back exactly `label=value` (formatMatcher), then made one shell line; null
- * when that line cannot be shown safely. The reason `…` is a placeholder to replace, and a
- * harmless word as it stands.
+ * source, job; `silenceMatchersFor`); several → the message's group labels. Built as words, each
+ * matcher written so that `silence` reads back exactly `label=value` (formatMatcher), then made one
+ * shell line; null when that line cannot be shown safely. The reason `…` is a placeholder to
+ * replace, and a harmless word as it stands.
  */
-/** Subjects that belong to one app: their silence line must name the app. */
-const APP_SUBJECTS: ReadonlySet<string> = new Set(['run', 'app', 'url', 'backup']);
-
 export function silenceCommand(n: AlertsNotification, configFile: string | undefined): string | null {
   const firing = n.events.filter((e) => e.kind !== 'resolved');
   if (firing.length === 0) return null;
   const one = firing.length === 1 && n.omitted === 0 ? firing[0] : undefined;
   let matchers: [string, string][];
   if (one) {
-    // An alert about an app's run, URL or backup is named by its app. Without an app label (a name
-    // the service left empty) any other label would mute more than this alert: no line, rather.
-    if (one.subject && APP_SUBJECTS.has(one.subject.type) && !one.labels.app) return null;
-    const key = SILENCE_KEYS.find((k) => one.labels[k]);
-    matchers = [['check', one.check], ...(key ? [[key, one.labels[key]!] as [string, string]] : [])];
+    const own = silenceMatchersFor(one);
+    if (own === null) return null;
+    matchers = own.map((m) => [m.name, m.value]);
   } else {
     matchers = Object.entries(n.group).filter(([, v]) => v !== '');
     if (matchers.length === 0) return null;

@@ -81,6 +81,18 @@ export function escapeHtml(text: string, max = 10_000): string {
   return escapeAndCut(text.replace(CONTROL_RUN, ' '), max, HTML_ENTITIES);
 }
 
+/** Control characters but the line feed: what {@link escapeHtmlLines} turns into spaces. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_RUN_BUT_LF = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * HTML text that keeps its line breaks (a form's textarea, a `<pre>`): as {@link escapeHtml}, but a
+ * line feed stays one (CR LF becomes LF), for the places where HTML shows lines as lines.
+ */
+export function escapeHtmlLines(text: string, max = 10_000): string {
+  return escapeAndCut(text.replace(/\r\n?/g, '\n').replace(CONTROL_RUN_BUT_LF, ' '), max, HTML_ENTITIES);
+}
+
 /**
  * Text for a mail header (or any one-line place): every run of control characters, CR and LF
  * among them, becomes one space, so API text can never start a new header; then cut.

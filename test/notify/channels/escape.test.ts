@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cutText,
   escapeHtml,
+  escapeHtmlLines,
   escapeMrkdwn,
   mrkdwnLink,
   oneLine,
@@ -129,5 +130,14 @@ describe('text that reorders, hides or breaks lines, in every medium', () => {
 
   it('cutText keeps our own line breaks (it cuts multi-line mrkdwn built from escaped lines)', () => {
     expect(cutText('line one\nline two', 100)).toBe('line one\nline two');
+  });
+});
+
+describe('escapeHtmlLines (a textarea, a pre: where lines are lines)', () => {
+  it.each([
+    ['keeps line feeds, and turns CR LF into one', 'check=x\r\napp=<b>', 'check=x\napp=&lt;b&gt;'],
+    ['turns every other control run into a space', 'a\u0000\tb\u2028c', 'a b c'],
+  ])('%s', (_what, text, expected) => {
+    expect(escapeHtmlLines(text)).toBe(expected);
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Why an open alert is, or is not, being told to anyone, in the notify stage's own words: the
+ * silence that mutes it now, the cause that inhibits it now (the same `Inhibitor` the delivery
+ * round asks), a pending alert's count of cycles, and what was last decided for it on each channel
+ * (the outbox row's named decision and its detail: `silenced`, `muted_window`, `inhibited`,
+ * `repeat_not_due`, sent…). Nothing here decides anything: it reads what the stages decide.
+ */
+import type { OpenAlertView } from '../alerts/open-alerts-view.js';
+import type { Silence } from '../alerts/silences.js';
+import type { Config } from '../config/load-config.js';
+import { Inhibitor, type InhibitionCause } from '../notify/inhibition.js';
+import type { OutboxRow } from '../notify/outbox-store.js';
+
+/** What is said about one open alert's notifications. */
+export interface AlertStanding {
+  /** The silence in force that matches it. */
+  silence: Silence | undefined;
+  /** The firing alert that holds it back now, and by which rule. */
+  inhibitedBy: InhibitionCause | undefined;
+  /** For a pending alert: cycles seen of the `alerts.for` it needs. */
+  pending: { seen: number; of: number } | undefined;
+  /** The newest decision per channel (the outbox), channel order. */
+  channels: OutboxRow[];
+}
+
+/** Builds the standing of each open alert from one read of the open alerts and the latest decisions. */
+export class AlertStandings {
+  readonly #inhibitor: Inhibitor;
+
+  constructor(
+    open: readonly OpenAlertView[],
+    private readonly decisions: ReadonlyMap<string, OutboxRow[]>,
+    private readonly config: Config,
+  ) {
+    this.#inhibitor = new Inhibitor(
+      config.notify.inhibit,
+      open.map((v) => v.alert),
+    );
+  }
+
+  /** The standing of one open alert (from the same read). */
+  of(view: OpenAlertView): AlertStanding {
+    const { alert } = view;
+    return {
+      silence: view.silence,
+      inhibitedBy: alert.status === 'resolved' ? undefined : this.#inhibitor.causeFor(alert),
+      pending: alert.status === 'pending' ? { seen: alert.seenCount, of: this.config.alerts.for } : undefined,
+      channels: this.decisions.get(alert.fingerprint) ?? [],
+    };
+  }
+}
+
+/** The outbox row's decision as a person reads it: "sent", "held: silenced (silence 1a2b…)". */
+export function decisionText(row: OutboxRow): string {
+  const detail = row.detail ? ` (${row.detail})` : '';
+  switch (row.status) {
+    case 'sent':
+      return `${row.kind} sent`;
+    case 'pending':
+      return row.attempts > 0
+        ? `${row.kind} waiting to be sent: ${row.attempts} failed attempts${row.lastError ? `, last: ${row.lastError}` : ''}`
+        : `${row.kind} waiting to be sent`;
+    case 'held':
+      return `${row.kind} held: ${row.decision}${detail}`;
+    case 'suppressed':
+      return `${row.kind} not sent: ${row.decision}${detail}`;
+    case 'expired':
+      return `${row.kind} given up after ${row.attempts} attempts${row.lastError ? `: ${row.lastError}` : ''}`;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Who may use the console, and whether a form really came from it. Every answer is a named
+ * decision, so a refusal says why (and the tests read as tables):
+ *
+ * - Open on loopback: anyone on this machine, recorded as `console@loopback`. The request's Host
+ *   must be a loopback name too, or a web page could reach the console through DNS rebinding (its
+ *   own name resolving to 127.0.0.1) and read it as same-origin.
+ * - A token (`server.console.auth.token`): as `Authorization: Bearer …`, or once at the login page,
+ *   which sets a session cookie (HttpOnly, SameSite=Strict) derived from this process's key and the
+ *   token, so a restart or a new token ends every session. Recorded as `console@token`.
+ * - Basic auth (`auth.user`, `auth.password`): the browser asks; recorded as the user name.
+ *
+ * Forms (every write, and the login) carry a CSRF token: an HMAC, under a key drawn when the
+ * process starts, of who is signed in; and a POST whose `Sec-Fetch-Site` or `Origin` says it came
+ * from another site is refused before the token is even looked at.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Secret } from '../config/secret.js';
+import type { ConsoleConfig } from './console-config.js';
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'dw_console';
+/** The name of the hidden form field holding the CSRF token. */
+export const CSRF_FIELD = 'csrf';
+/** Who a loopback visitor is, in the audit. */
+export const LOOPBACK_USER = 'console@loopback';
+/** Who a visitor signed in with the token is, in the audit. */
+export const TOKEN_USER = 'console@token';
+
+/** Why a request is not let in. */
+export type AccessRefusal =
+  /** No credentials at all (a browser is sent to the login page, or asked for basic auth). */
+  | 'no_credentials'
+  /** A token, cookie or password that is not the configured one. */
+  | 'wrong_credentials'
+  /** Open on loopback, but the Host header names another host (DNS rebinding). */
+  | 'host_not_loopback';
+
+/** Who is asking, or why they are refused. */
+export type AccessDecision =
+  | { allowed: true; who: string }
+  | { allowed: false; status: 401 | 403; reason: AccessRefusal; message: string; basicChallenge: boolean };
+
+/** Why a form is refused. */
+export type FormRefusal = 'cross_site' | 'cross_origin' | 'csrf_missing' | 'csrf_wrong';
+
+/** Whether a POSTed form may be acted on. */
+export type FormDecision = { ok: true } | { ok: false; reason: FormRefusal; message: string };
+
+/** The access rules of one console, with this process's key. */
+export class ConsoleAccess {
+  readonly #key: Buffer;
+
+  constructor(key: Buffer = randomBytes(32)) {
+    this.#key = key;
+  }
+
+  /** Who the request is from, under the console's auth config. */
+  decide(headers: IncomingHttpHeaders, auth: ConsoleConfig['auth']): AccessDecision {
+    if (auth === undefined) {
+      if (!isLoopbackHost(headers.host)) {
+        return refuse(403, 'host_not_loopback', 'the console is open to loopback only: use http://127.0.0.1', false);
+      }
+      return { allowed: true, who: LOOPBACK_USER };
+    }
+    const given = headers.authorization ?? '';
+    if (auth.token !== undefined) {
+      const bearer = /^Bearer\s+(.+)$/i.exec(given)?.[1]?.trim();
+      if (bearer !== undefined) {
+        return sameText(bearer, auth.token.reveal())
+          ? { allowed: true, who: TOKEN_USER }
+          : refuse(401, 'wrong_credentials', 'wrong token', false);
+      }
+      const session = cookieValue(headers.cookie, SESSION_COOKIE);
+      if (session === undefined) return refuse(401, 'no_credentials', 'sign in with the console token', false);
+      return sameText(session, this.sessionFor(auth.token))
+        ? { allowed: true, who: TOKEN_USER }
+        : refuse(401, 'wrong_credentials', 'the session is over (a restart or a new token): sign in again', false);
+    }
+    const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(given)?.[1];
+    if (basic === undefined) return refuse(401, 'no_credentials', 'sign in with the console user', true);
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const user = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    // Both compared, whatever the first says, so the time taken does not tell which was wrong.
+    const userOk = colon >= 0 && sameText(user, auth.user ?? '');
+    const passwordOk = sameText(password, auth.password?.reveal() ?? '');
+    return userOk && passwordOk
+      ? { allowed: true, who: user }
+      : refuse(401, 'wrong_credentials', 'wrong user or password', true);
+  }
+
+  /** Whether a token given at the login page is the configured one. */
+  tokenMatches(given: string, token: Secret): boolean {
+    return sameText(given.trim(), token.reveal());
+  }
+
+  /** The session cookie's value for this token: this process's key over the token's digest. */
+  sessionFor(token: Secret): string {
+    return this.#mac(`session\0${createHash('sha256').update(token.reveal()).digest('hex')}`);
+  }
+
+  /** The CSRF token of the forms shown to `who` (an anonymous visitor of the login page: ''). */
+  csrfToken(who: string): string {
+    return this.#mac(`csrf\0${who}`);
+  }
+
+  /**
+   * Whether a POSTed form may be acted on: not sent by another site (`Sec-Fetch-Site`, then
+   * `Origin` against `Host`), and carrying the CSRF token of `who`.
+   */
+  checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined): FormDecision {
+    const site = headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      return { ok: false, reason: 'cross_site', message: `a form sent from another site (${site}) is refused` };
+    }
+    const origin = headers.origin;
+    if (origin !== undefined && originHost(origin) !== headers.host) {
+      return { ok: false, reason: 'cross_origin', message: 'a form sent from another origin is refused' };
+    }
+    if (token === undefined || token === '') {
+      return { ok: false, reason: 'csrf_missing', message: 'the form has no CSRF token: reload the page' };
+    }
+    if (!sameText(token, this.csrfToken(who))) {
+      return {
+        ok: false,
+        reason: 'csrf_wrong',
+        message: 'the form is stale (a restart or another user): reload the page',
+      };
+    }
+    return { ok: true };
+  }
+
+  #mac(text: string): string {
+    return createHmac('sha256', this.#key).update(text).digest('base64url');
+  }
+}
+
+function refuse(status: 401 | 403, reason: AccessRefusal, message: string, basicChallenge: boolean): AccessDecision {
+  return { allowed: false, status, reason, message, basicChallenge };
+}
+
+/** Compares two texts in time that does not depend on where they differ. */
+function sameText(a: string, b: string): boolean {
+  // Digests first: equal lengths for timingSafeEqual, and the length of the secret is not told either.
+  const da = createHash('sha256').update(a).digest();
+  const db = createHash('sha256').update(b).digest();
+  return timingSafeEqual(da, db) && a === b;
+}
+
+/** A loopback Host header: `localhost`, `127.x.y.z` or `[::1]`, with any port. */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(host.trim().toLowerCase())?.[1];
+  return name === 'localhost' || name === '[::1]' || (name !== undefined && /^127(\.\d{1,3}){3}$/.test(name));
+}
+
+/** The host:port of an Origin header, or undefined for `null` or a malformed one. */
+function originHost(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One cookie's value from a Cookie header. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

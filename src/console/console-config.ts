@@ -1,0 +1,106 @@
+/**
+ * `server.console`: the web console served on `server.listen` beside `/healthz`, `/readyz` and
+ * `/metrics`, and who may use it. Open on loopback; anywhere else it needs a token or a basic-auth
+ * user. `enabled: auto` (the default) serves it where that holds and, on a wider listener without
+ * auth, answers every console page with a message saying what to set (health and metrics go on as
+ * before, so a config that only exposed /metrics keeps working); `enabled: true` makes the same
+ * situation a configuration error, so the daemon refuses to start.
+ */
+import { z } from 'zod';
+import { durationSchema } from '../config/duration.js';
+import { secretSchema } from '../config/secret.js';
+import { parseListen } from '../server/health-server.js';
+
+/** The shortest console token taken: a network-facing password should not be guessable. */
+const MIN_TOKEN_LENGTH = 16;
+
+/** The `server.console` section. */
+export const consoleConfigSchema = z
+  .object({
+    enabled: z
+      .union([z.literal('auto'), z.boolean()], { error: 'must be auto, true or false' })
+      .default('auto')
+      .describe(
+        'auto: on when server.listen is loopback or auth is set, else every page says what to set; true: the same, but a wider listener without auth is a configuration error; false: off.',
+      ),
+    auth: z
+      .object({
+        token: secretSchema
+          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+          .optional()
+          .describe(
+            'A token (use ${VAR}) given at the login page, or as "Authorization: Bearer …"; writes are recorded as console@token.',
+          ),
+        user: z
+          .string()
+          .regex(/^[^:\s]{1,64}$/, 'must be 1 to 64 characters, without spaces or ":"')
+          .optional()
+          .describe('Basic-auth user name, recorded as the author of every write.'),
+        password: secretSchema
+          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+          .optional()
+          .describe('Basic-auth password (use ${VAR}).'),
+      })
+      .strict()
+      .superRefine((auth, ctx) => {
+        const basic = Number(auth.user !== undefined) + Number(auth.password !== undefined);
+        if (basic === 1) {
+          const missing = auth.user === undefined ? 'user' : 'password';
+          ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with basic auth (user and password)' });
+        }
+        if (auth.token !== undefined && basic > 0) {
+          ctx.addIssue({ code: 'custom', path: ['token'], message: 'give a token or a user and password, not both' });
+        }
+        if (auth.token === undefined && basic === 0) {
+          ctx.addIssue({ code: 'custom', path: [], message: 'give a token, or a user and password' });
+        }
+      })
+      .optional()
+      .describe('Required when server.listen is not a loopback address.'),
+    max_silence: durationSchema
+      .refine((ms) => ms >= 60_000, 'must be at least 1m')
+      .prefault('7d')
+      .describe('The longest silence the console creates.'),
+  })
+  .strict();
+
+/** The parsed `server.console` section. */
+export type ConsoleConfig = z.output<typeof consoleConfigSchema>;
+
+/** Whether a console may be served on this listener with this config, and if not, why (named). */
+export type ConsoleStanding =
+  { serve: true } | { serve: false; reason: 'disabled' | 'listener_off' | 'needs_auth'; message: string };
+
+/**
+ * The listener's host is a loopback address (127.0.0.0/8, ::1, localhost): only this machine
+ * reaches it. An address that does not parse is not (the schema reports it).
+ */
+export function isLoopbackListen(listen: string): boolean {
+  let host: string;
+  try {
+    host = parseListen(listen).host;
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Decides {@link ConsoleStanding}: the console is open on loopback, and anywhere else only with auth. */
+export function consoleStanding(listen: string | null, console: ConsoleConfig): ConsoleStanding {
+  if (console.enabled === false) {
+    return { serve: false, reason: 'disabled', message: 'the console is off (server.console.enabled: false)' };
+  }
+  if (listen === null) {
+    return { serve: false, reason: 'listener_off', message: 'server.listen is off: the console is served there' };
+  }
+  if (console.auth === undefined && !isLoopbackListen(listen)) {
+    return {
+      serve: false,
+      reason: 'needs_auth',
+      message:
+        `server.listen (${listen}) is not a loopback address, so the console needs server.console.auth ` +
+        '(a token, or a user and password); or listen on 127.0.0.1',
+    };
+  }
+  return { serve: true };
+}

@@ -1,0 +1,239 @@
+/**
+ * The web console's requests, on the health listener (everything but `/healthz`, `/readyz` and
+ * `/metrics`): whether the console is served at all (`consoleStanding`), who is asking
+ * (`ConsoleAccess`), then the page. Pages read the state file through the same store functions as
+ * the CLI; the two forms that write (make a silence, end one) are checked for CSRF first. Every
+ * answer forbids framing, sniffing, caching, referrers, and any script or style not served here.
+ *
+ *   GET  /                 open alerts, grouped             GET  /actions   remediation audit
+ *   GET  /alert?fp=…       one alert and its timeline       GET  /sources   jobs, API, outbox
+ *   GET  /silences         silences                         GET  /config    the config, redacted
+ *   GET  /silences/new     the form (and a preview)         GET|POST /login, POST /logout (token auth)
+ *   POST /silences         preview, or create               POST /silences/expire
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config/load-config.js';
+import type { Secret } from '../config/secret.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { ReadinessCheck } from '../server/health-server.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Store } from '../state/store.js';
+import { ConsoleAccess, CSRF_FIELD, SESSION_COOKIE } from './console-access.js';
+import { CONSOLE_ASSETS } from './console-assets.js';
+import { consoleStanding } from './console-config.js';
+import type { SafeHtml } from './html.js';
+import { messagePage, type PageContext } from './layout.js';
+import { actionsPage } from './pages/actions-page.js';
+import { alertPage } from './pages/alert-page.js';
+import { alertsPage } from './pages/alerts-page.js';
+import { configPage } from './pages/config-page.js';
+import { loginPage } from './pages/login-page.js';
+import { draftFrom, newSilencePage } from './pages/new-silence-page.js';
+import { silencesPage } from './pages/silences-page.js';
+import { sourcesPage } from './pages/sources-page.js';
+import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
+
+/** What the console reads: the daemon's state file and what the running daemon knows. */
+export interface ConsoleDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** The configuration in force (a reload replaces it). */
+  config(): Config;
+  /** The enabled jobs with their schedule. */
+  jobs(): ReadonlyMap<string, string>;
+  /** What `/readyz` says now. */
+  readiness(): ReadinessCheck[];
+}
+
+/**
+ * Answers one request if the console is served on this listener (true), or leaves it to the
+ * listener's own 404 (false) when the config switches it off.
+ */
+export type ConsoleRequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** The largest form taken: a silence's matchers and comment are far smaller. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/** Headers of every console answer. */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** Builds the console's request handler; `access` holds this process's key (one per daemon). */
+export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAccess()): ConsoleRequestHandler {
+  const log = deps.logger.child({ stage: 'console' });
+  return (req, res) => {
+    const config = deps.config();
+    const standing = consoleStanding(config.server.listen, config.server.console);
+    if (!standing.serve && standing.reason !== 'needs_auth') return false;
+    const request: ConsoleRequest = { deps, access, config, log, req, res };
+    const answered = standing.serve
+      ? answer(request)
+      : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${standing.message}.`)));
+    answered.catch((err: unknown) => {
+      log.error({ err, path: req.url }, 'console request failed');
+      if (!res.headersSent) send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));
+      else res.destroy();
+    });
+    return true;
+  };
+}
+
+/** One request and what answering it needs. */
+interface ConsoleRequest {
+  deps: ConsoleDeps;
+  access: ConsoleAccess;
+  /** The configuration in force when the request came. */
+  config: Config;
+  log: Logger;
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/** Static files to anyone; the login page under token auth; every other page to who may see it. */
+async function answer(r: ConsoleRequest): Promise<void> {
+  const { req, res, access, config } = r;
+  const url = new URL(req.url ?? '/', 'http://console.invalid');
+  const method = req.method ?? 'GET';
+  const asset = CONSOLE_ASSETS.get(url.pathname);
+  if (asset && (method === 'GET' || method === 'HEAD')) {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'max-age=300' });
+    res.end(asset.text);
+    return;
+  }
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+    res.writeHead(405, { ...SECURITY_HEADERS, allow: 'GET, HEAD, POST' }).end();
+    return;
+  }
+  const auth = config.server.console.auth;
+  if (auth?.token !== undefined && url.pathname === '/login') return signIn(r, auth.token);
+  const decided = access.decide(req.headers, auth);
+  if (!decided.allowed) {
+    if (decided.reason !== 'no_credentials') {
+      r.log.warn(
+        { remote: req.socket.remoteAddress, reason: decided.reason, path: url.pathname },
+        'console request refused',
+      );
+    }
+    if (auth?.token !== undefined) return send(res, decided.status, loginPage(access.csrfToken(''), decided.message));
+    const challenge: Record<string, string> = decided.basicChallenge
+      ? { 'www-authenticate': 'Basic realm="deploy-watchdog console", charset="UTF-8"' }
+      : {};
+    return send(res, decided.status, messagePage('Not allowed', decided.message), challenge);
+  }
+  const ctx: PageContext = {
+    who: decided.who,
+    csrf: access.csrfToken(decided.who),
+    now: r.deps.clock.now(),
+    session: auth?.token !== undefined && req.headers.authorization === undefined,
+  };
+  if (method === 'POST') return post(r, ctx, url.pathname);
+  const [status, body] = await page(r, ctx, url);
+  send(res, status, body);
+}
+
+/** `GET /login` shows the form; `POST /login` with the token sets the session cookie. */
+async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
+  const { req, res, access } = r;
+  if (req.method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
+  const fields = await readForm(req);
+  if (fields === undefined) return tooLarge(res);
+  const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
+  if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
+  if (!access.tokenMatches(fields.get('token') ?? '', token)) {
+    r.log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
+    return send(res, 401, loginPage(access.csrfToken(''), 'Wrong token.'));
+  }
+  redirect(res, '/', `${SESSION_COOKIE}=${access.sessionFor(token)}; Path=/; HttpOnly; SameSite=Strict`);
+}
+
+/** A form: refused unless it carries this visitor's CSRF token from this site, then acted on. */
+async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<void> {
+  const { req, res } = r;
+  const fields = await readForm(req);
+  if (fields === undefined) return tooLarge(res);
+  const form = r.access.checkForm(req.headers, ctx.who, fields.get(CSRF_FIELD) ?? undefined);
+  if (!form.ok) {
+    r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
+    return send(res, 403, messagePage('Refused', form.message));
+  }
+  const deps = { store: r.deps.store, config: r.config, logger: r.log };
+  let outcome: FormOutcome;
+  if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
+  else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
+  else if (path === '/logout') outcome = { redirect: '/login' };
+  else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
+  if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
+  const signOut = path === '/logout' ? `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0` : undefined;
+  redirect(res, outcome.redirect, signOut);
+}
+
+/** The page at a GET's path, with its status. */
+async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[number, SafeHtml]> {
+  const { store } = r.deps;
+  const { config } = r;
+  const query = url.searchParams;
+  switch (url.pathname) {
+    case '/':
+      return [200, alertsPage(store, config, ctx, query)];
+    case '/alert': {
+      const fingerprint = query.get('fp') ?? '';
+      const body = alertPage(store, config, ctx, fingerprint);
+      return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
+    }
+    case '/silences':
+      return [200, silencesPage(store, ctx, query)];
+    case '/silences/new':
+      return [200, newSilencePage(store, config, ctx, draftFrom(query), { preview: query.has('matchers') })];
+    case '/actions':
+      return [200, actionsPage(store, ctx, query)];
+    case '/sources': {
+      const inputs = { store, config, metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness: r.deps.readiness() };
+      return [200, await sourcesPage(inputs, ctx)];
+    }
+    case '/config':
+      return [200, configPage(config, ctx)];
+    default:
+      return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
+  }
+}
+
+function redirect(res: ServerResponse, location: string, cookie?: string): void {
+  res.writeHead(303, { ...SECURITY_HEADERS, location, ...(cookie === undefined ? {} : { 'set-cookie': cookie }) });
+  res.end();
+}
+
+/** A form past {@link MAX_FORM_BYTES}: refused, and the connection closed rather than the rest read. */
+function tooLarge(res: ServerResponse): void {
+  send(res, 413, messagePage('Too large', 'the form is too large'), { connection: 'close' });
+}
+
+function send(res: ServerResponse, status: number, body: SafeHtml, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', ...headers });
+  res.end(String(body));
+}
+
+/**
+ * The fields of an `application/x-www-form-urlencoded` body, or undefined when it is larger than
+ * {@link MAX_FORM_BYTES}. Any other type reads as no fields (and so fails the CSRF check).
+ */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}

@@ -1,0 +1,169 @@
+/**
+ * `/alert?fp=…`: one alert and its timeline. What it is (summary, facts, labels, the platform's
+ * page), why it is or is not being told now, then everything that happened to it, oldest first:
+ * its events (firing, repeat, escalated, resolved, with the lifecycle's reason), under each event
+ * the notification of every channel with its delivery decision and status (the outbox), and the
+ * remediation audit of it; then its remediation attempts with their idempotency keys and outcomes.
+ */
+import { eventsOfAlert, getAlert } from '../../alerts/alert-store.js';
+import { formatMatcher } from '../../alerts/matchers.js';
+import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
+import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
+import type { Config } from '../../config/load-config.js';
+import { latestDecisions, notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
+import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
+import type { Store } from '../../state/store.js';
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import { AlertStandings, decisionText } from '../alert-standing.js';
+import { html, safeLink, type SafeHtml } from '../html.js';
+import { age, consolePath, labelChips, page, severityBadge, time, type PageContext, dataTable } from '../layout.js';
+import { standingList } from './standing-list.js';
+
+/** The alert's page, or undefined when no alert has this fingerprint (any more). */
+export function alertPage(store: Store, config: Config, ctx: PageContext, fingerprint: string): SafeHtml | undefined {
+  const alert = getAlert(store, fingerprint);
+  if (!alert) return undefined;
+  const open = openAlertsView(store, ctx.now);
+  const view = open.find((v) => v.alert.fingerprint === fingerprint);
+  const standing = view ? new AlertStandings(open, latestDecisions(store), config).of(view) : undefined;
+  const matchers = silenceMatchersFor(alert);
+  const silenceHref =
+    matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });
+  const body = html`
+    <p class="crumbs"><a href="/">Alerts</a> ›</p>
+    <h1 class="alert-title">${severityBadge(alert.severity)} ${alert.summary}</h1>
+    <p class="meta">
+      <span class="status status-${alert.status}">${alert.status}</span>
+      ${alert.status === 'resolved' && alert.resolvedAt !== null ? html`resolved ${time(alert.resolvedAt)}` : html`for ${age(sinceOf(alert), ctx.now)}`}
+      · check <code>${alert.check}</code> · job
+      <code>${alert.job}</code> ${alert.url ? html`· ${safeLink(alert.url, 'open on the platform')}` : ''}
+    </p>
+    <p>${labelChips(alert.labels)}</p>
+    ${facts(alert.facts, alert.details)}
+    ${
+      standing
+        ? html`<section>
+            <h2>Notifications now</h2>
+            ${standingList(standing)}
+            ${
+              silenceHref && !standing.silence
+                ? html`<p><a class="button" href="${silenceHref}">Silence…</a></p>`
+                : standing.silence
+                  ? html`<p>
+                      <a class="button" href="${consolePath('/silences', { id: standing.silence.id })}"
+                        >Silence ${standing.silence.id}</a
+                      >
+                    </p>`
+                  : ''
+            }
+          </section>`
+        : ''
+    }
+    <section>
+      <h2>Timeline</h2>
+      ${timeline(eventsOfAlert(store, fingerprint), notificationsOf(store, fingerprint), listAudit(store, { fingerprint }))}
+    </section>
+    <section>
+      <h2>Remediation attempts</h2>
+      ${attempts(listAttempts(store, { fingerprint }))}
+    </section>
+  `;
+  return page({ title: alert.summary, current: '/', ctx, body });
+}
+
+function facts(shown: { label: string; value: string }[] | null, details: Record<string, string>): SafeHtml {
+  const rows = shown ?? Object.entries(details).map(([label, value]) => ({ label, value }));
+  if (rows.length === 0) return html``;
+  return html`<dl class="facts">
+    ${rows.map(
+      (f) =>
+        html`<dt>${f.label}</dt>
+          <dd>${f.value}</dd>`,
+    )}
+  </dl>`;
+}
+
+type Entry = { at: number; event: AlertEvent; audit?: undefined } | { at: number; audit: AuditRow; event?: undefined };
+
+function timeline(events: AlertEvent[], notifications: OutboxRow[], audit: AuditRow[]): SafeHtml {
+  const byEvent = new Map<number, OutboxRow[]>();
+  for (const n of notifications) {
+    if (n.eventId !== null) byEvent.set(n.eventId, [...(byEvent.get(n.eventId) ?? []), n]);
+  }
+  const entries: Entry[] = [
+    ...events.map((event) => ({ at: Date.parse(event.at), event })),
+    ...audit.map((row) => ({ at: row.at, audit: row })),
+  ].sort((a, b) => a.at - b.at);
+  if (entries.length === 0) return html`<p class="empty">Nothing recorded yet (a pending alert has no event).</p>`;
+  return html`<ol class="timeline">
+    ${entries.map((e) => (e.event ? eventEntry(e.event, byEvent.get(e.event.id) ?? []) : auditEntry(e.audit)))}
+  </ol>`;
+}
+
+function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
+  return html`<li class="event event-${event.kind}">
+    <div>
+      ${time(Date.parse(event.at))} <strong class="kind">${event.kind}</strong> ${severityBadge(event.severity)}
+      ${event.reason ? html`<span class="muted">${event.reason}</span>` : ''}
+    </div>
+    ${
+      rows.length === 0
+        ? html`<div class="muted">no channel routed</div>`
+        : html`${dataTable(
+            'notifications',
+            ['Channel', 'Route', 'Status', 'Decision', 'Attempts', 'Sent'],
+            rows.map(
+              (r) =>
+                html`<tr class="status-${r.status}">
+                    <td>${r.channel}</td>
+                    <td>${r.route}</td>
+                    <td>${r.status}</td>
+                    <td title="${decisionText(r)}">
+                      ${r.decision}${r.detail ? html`<br /><span class="muted">${r.detail}</span>` : ''}${r.lastError ? html`<br /><span class="error">${r.lastError}</span>` : ''}
+                    </td>
+                    <td>${r.attempts}</td>
+                    <td>${time(r.sentAt)}</td>
+                  </tr>`,
+            ),
+          )}`
+    }
+  </li>`;
+}
+
+function auditEntry(row: AuditRow): SafeHtml {
+  return html`<li class="remediation decision-${row.decision}">
+    <div>
+      ${time(row.at)} <strong class="kind">remediation ${row.decision}</strong> <code>${row.policy}</code> ${row.action}
+      ${row.reason}
+    </div>
+    <div class="muted">
+      ${row.key ? html`key <code>${row.key}</code>` : ''} ${row.answer ? html`answer ${row.answer}` : ''}
+      ${row.outcome ? html`outcome ${row.outcome}` : ''} ${row.runId !== null ? html`run #${row.runId}` : ''}
+    </div>
+  </li>`;
+}
+
+function attempts(rows: AttemptRow[]): SafeHtml {
+  if (rows.length === 0) return html`<p class="empty">No remediation attempt.</p>`;
+  return html`${dataTable(
+    'attempts',
+    ['Planned', 'Policy', 'Action', 'Record', 'Attempt', 'Idempotency key', 'Status', 'Answer', 'Run', 'Outcome'],
+    rows.map(
+      (a) =>
+        html`<tr>
+            <td>${time(a.plannedAt)}</td>
+            <td>${a.policy}</td>
+            <td>${a.action}</td>
+            <td>${a.recordType} #${a.recordId}</td>
+            <td>${a.attempt}</td>
+            <td><code>${a.key}</code></td>
+            <td>${a.status}</td>
+            <td>${a.answer ?? '-'}</td>
+            <td>${a.runId === null ? '-' : `#${a.runId}`}</td>
+            <td>
+              ${a.outcome ?? '-'}${a.outcomeDetail ? html`<br /><span class="muted">${a.outcomeDetail}</span>` : ''}
+            </td>
+          </tr>`,
+    ),
+  )}`;
+}

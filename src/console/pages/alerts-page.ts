@@ -1,0 +1,113 @@
+/**
+ * `/`: the open alerts, grouped by a label (check unless `?group=` says otherwise), worst first
+ * in each group, with severity, age, labels, and why each one is or is not being told (silence,
+ * inhibition, pending, and each channel's last decision). The same rows as `deploy-watchdog alerts`.
+ */
+import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
+import type { Config } from '../../config/load-config.js';
+import { latestDecisions } from '../../notify/outbox-store.js';
+import type { Store } from '../../state/store.js';
+import { AlertStandings } from '../alert-standing.js';
+import { html, type SafeHtml } from '../html.js';
+import {
+  age,
+  alertPath,
+  consolePath,
+  dataTable,
+  labelChips,
+  notice,
+  page,
+  severityBadge,
+  type PageContext,
+} from '../layout.js';
+import { standingList } from './standing-list.js';
+
+/** How many alerts the list shows unless asked for all. */
+const SHOWN = 500;
+
+/** The labels the list can be grouped by; the first is the default. */
+const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
+
+type GroupLabel = (typeof GROUP_LABELS)[number];
+
+/** The alert list. */
+export function alertsPage(store: Store, config: Config, ctx: PageContext, query: URLSearchParams): SafeHtml {
+  const asked = query.get('group') ?? '';
+  const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
+  const open = openAlertsView(store, ctx.now);
+  const standings = new AlertStandings(open, latestDecisions(store), config);
+  const all = query.get('all') === '1';
+  // A page a browser shows at once: the most important first; the rest on asking, or by the CLI.
+  const shown = all ? open : open.slice(0, SHOWN);
+  const groups = new Map<string, OpenAlertView[]>();
+  for (const view of shown) {
+    const key = groupValue(view, group);
+    groups.set(key, [...(groups.get(key) ?? []), view]);
+  }
+  const firing = open.filter((v) => v.alert.status === 'firing').length;
+  const silenced = open.filter((v) => v.silence !== undefined).length;
+  const body = html` <div class="title-row">
+      <h1>Open alerts</h1>
+      <p class="counts">
+        <strong>${open.length}</strong> open · ${firing} firing · ${open.length - firing} pending · ${silenced} silenced
+      </p>
+      <form method="get" action="/" class="inline">
+        <label
+          >Group by
+          <select name="group" data-autosubmit>
+            ${GROUP_LABELS.map((g) => html`<option value="${g}" ${g === group ? html` selected` : ''}>${g}</option>`)}
+          </select></label
+        >
+        <noscript><button>Group</button></noscript>
+      </form>
+    </div>
+    ${
+      shown.length < open.length
+        ? notice(
+            'warn',
+            html`Showing the ${shown.length} most important of ${open.length} open alerts.
+              <a href="${consolePath('/', { group, all: '1' })}">Show all</a>`,
+          )
+        : ''
+    }
+    ${
+      open.length === 0
+        ? html`<p class="empty">No open alerts.</p>`
+        : [...groups].map(
+            ([value, views]) =>
+              html` <section class="group">
+                <h2>
+                  <span class="group-label">${group}</span> ${value || html`<em>none</em>`}
+                  <span class="count">${views.length}</span>
+                </h2>
+                ${dataTable(
+                  'alerts',
+                  ['Severity', 'Status', 'Age', 'Alert', 'Notifications'],
+                  views.map((view) => alertRow(view, standings, ctx)),
+                )}
+              </section>`,
+          )
+    }`;
+  return page({ title: 'Alerts', current: '/', ctx, body });
+}
+
+function alertRow(view: OpenAlertView, standings: AlertStandings, ctx: PageContext): SafeHtml {
+  const { alert } = view;
+  const standing = standings.of(view);
+  return html`<tr class="alert${view.silence ? ' silenced' : ''}" data-fingerprint="${alert.fingerprint}">
+    <td>${severityBadge(alert.severity)}</td>
+    <td><span class="status status-${alert.status}">${alert.status}</span></td>
+    <td>${age(view.since, ctx.now)}</td>
+    <td>
+      <a class="summary" href="${alertPath(alert.fingerprint)}">${alert.summary}</a
+      ><br />${labelChips(alert.labels, ['check'])}
+    </td>
+    <td>${standingList(standing)}</td>
+  </tr>`;
+}
+
+function groupValue(view: OpenAlertView, group: GroupLabel): string {
+  if (group === 'severity') return view.alert.severity;
+  if (group === 'check') return view.alert.check;
+  return view.alert.labels[group] ?? '';
+}

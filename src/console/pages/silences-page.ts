@@ -1,0 +1,82 @@
+/**
+ * `/silences`: the silences in force (every one with `?all=1`), each with how many open alerts it
+ * covers, who made it and why, and a form to end it (with a comment: who ended it and why are
+ * recorded). The same rows as `deploy-watchdog silences`.
+ */
+import { describeMatchers } from '../../alerts/silences.js';
+import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
+import type { Store } from '../../state/store.js';
+import { html, type HtmlValue, type SafeHtml } from '../html.js';
+import { csrfField, notice, page, time, type PageContext, dataTable } from '../layout.js';
+
+/**
+ * The silence list, with a notice on top of what was just done (`?created=ID`, `?expired=ID`, the
+ * redirect after a form) or of what went wrong with a form (`problem`).
+ */
+export function silencesPage(store: Store, ctx: PageContext, query: URLSearchParams, problem?: string): SafeHtml {
+  const all = query.get('all') === '1';
+  const rows = silenceListing(store, { now: ctx.now, includeExpired: all });
+  const created = query.get('created');
+  const expired = query.get('expired');
+  const marked = query.get('id') ?? created ?? '';
+  const flash: { kind: 'ok' | 'error'; text: HtmlValue } | undefined =
+    problem !== undefined
+      ? { kind: 'error', text: problem }
+      : created !== null
+        ? { kind: 'ok', text: `Silence ${created} created.` }
+        : expired !== null
+          ? { kind: 'ok', text: `Silence ${expired} ended.` }
+          : undefined;
+  const body = html` <div class="title-row">
+      <h1>Silences</h1>
+      <p class="counts">
+        ${all ? html`every silence · <a href="/silences">in force only</a>` : html`in force or starting later · <a href="/silences?all=1">include ended ones</a>`}
+      </p>
+      <a class="button" href="/silences/new">New silence</a>
+    </div>
+    ${flash ? notice(flash.kind, flash.text) : ''}
+    ${
+      rows.length === 0
+        ? html`<p class="empty">${all ? 'No silences.' : 'No silence in force.'}</p>`
+        : html`${dataTable(
+            'silences',
+            ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''],
+            rows.map((row) => silenceRow(row, ctx, row.silence.id === marked)),
+          )}`
+    }`;
+  return page({ title: 'Silences', current: '/silences', ctx, body });
+}
+
+function silenceRow(row: SilenceListing, ctx: PageContext, marked: boolean): SafeHtml {
+  const s = row.silence;
+  return html`<tr
+    id="silence-${s.id}"
+    class="silence state-${row.state}${marked ? ' marked' : ''}"
+    data-silence="${s.id}"
+  >
+    <td><code>${s.id}</code></td>
+    <td>${row.state}</td>
+    <td><code>${describeMatchers(s.matchers)}</code></td>
+    <td>${time(s.startsAt)}</td>
+    <td>${time(row.until)}</td>
+    <td>${row.openAlerts}</td>
+    <td>${s.createdBy}</td>
+    <td>
+      ${s.reason}${s.expiredBy ? html`<br /><span class="muted">ended by ${s.expiredBy}${s.expireReason ? `: ${s.expireReason}` : ''}</span>` : ''}
+    </td>
+    <td>
+      ${
+        row.state === 'expired'
+          ? ''
+          : html`<form method="post" action="/silences/expire" class="expire">
+              ${csrfField(ctx)}<input type="hidden" name="id" value="${s.id}" /><input
+                name="comment"
+                required
+                placeholder="why end it now"
+                aria-label="Why end silence ${s.id}"
+              /><button>Expire</button>
+            </form>`
+      }
+    </td>
+  </tr>`;
+}

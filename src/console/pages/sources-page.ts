@@ -1,0 +1,156 @@
+/**
+ * `/sources`: whether the watchdog can see what it watches and tell what it finds. Per job: its
+ * schedule, its last complete cycle, failures in a row and the last error, a job switched off for
+ * a missing permission, and readiness as `/readyz` says it. The API as the metrics count it:
+ * requests by function, refusals for the rate limit (429), errors by code. The notifications
+ * waiting in the outbox per channel, and a channel's pause or failure streak.
+ */
+import { SourceHealth } from '../../alerts/source-health.js';
+import { JOB_NAMES } from '../../collectors/collectors.js';
+import type { Config } from '../../config/load-config.js';
+import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
+import type { ReadinessCheck } from '../../server/health-server.js';
+import type { Metrics } from '../../server/metrics.js';
+import type { Store } from '../../state/store.js';
+import { html, type SafeHtml } from '../html.js';
+import { age, page, time, type PageContext, dataTable } from '../layout.js';
+
+/** What the page reads besides the state file. */
+export interface SourcesInputs {
+  store: Store;
+  config: Config;
+  metrics: Metrics;
+  /** The enabled jobs with their schedule. */
+  jobs: ReadonlyMap<string, string>;
+  readiness: readonly ReadinessCheck[];
+}
+
+/** One API function's traffic, as the counters have it since the daemon started. */
+interface ApiTraffic {
+  requests: number;
+  rateLimited: number;
+  errors: Map<string, number>;
+}
+
+/** The sources page. */
+export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Promise<SafeHtml> {
+  const { store, config, jobs, readiness } = inputs;
+  const health = new SourceHealth(store);
+  const ready = new Map(readiness.map((c) => [c.check, c]));
+  const traffic = await apiTraffic(inputs.metrics);
+  const backlog = outboxBacklog(store);
+  const states = channelStates(store);
+  const body = html` <h1>Sources</h1>
+    <section>
+      <h2>Jobs</h2>
+      ${dataTable(
+        'jobs',
+        ['Job', 'Schedule', 'Last complete cycle', 'Last attempt', 'Failures in a row', 'Last error', 'Ready'],
+        JOB_NAMES.map((job) => {
+          const row = health.get(job);
+          const check = ready.get(`job:${job}`);
+          const schedule = jobs.get(job);
+          return html`<tr data-job="${job}" class="${check && !check.ok ? 'bad' : ''}">
+              <td>${job}</td>
+              <td>${schedule === undefined ? html`<span class="muted">off</span>` : html`<code>${schedule}</code>`}</td>
+              <td>
+                ${row?.lastSuccessAt ? html`${age(row.lastSuccessAt, ctx.now)} ago` : html`<span class="muted">never</span>`}
+              </td>
+              <td>${time(row?.lastAttemptAt ?? null)}</td>
+              <td>${row?.consecutiveFailures ?? 0}</td>
+              <td>
+                ${row?.disabledReason ? html`<strong>disabled:</strong> ${row.disabledReason}` : (row?.lastError ?? '')}
+              </td>
+              <td>
+                ${check ? html`<span class="${check.ok ? 'ok' : 'error'}">${check.ok ? 'yes' : 'no'}</span> <span class="muted">${check.detail}</span>` : html`<span class="muted">-</span>`}
+              </td>
+            </tr>`;
+        }),
+      )}
+      ${readiness
+        .filter((c) => !c.check.startsWith('job:'))
+        .map(
+          (c) =>
+            html`<p>
+              ${c.check}: <span class="${c.ok ? 'ok' : 'error'}">${c.ok ? 'ok' : 'not ok'}</span> ${c.detail}
+            </p>`,
+        )}
+    </section>
+    <section>
+      <h2>API</h2>
+      <p class="hint">
+        Since the daemon started · client rate limit
+        ${config.api.requests_per_second === Infinity ? 'off' : `${config.api.requests_per_second} requests/s`} ·
+        ${config.api.base_url}
+      </p>
+      ${
+        traffic.size === 0
+          ? html`<p class="empty">No request yet.</p>`
+          : html`${dataTable(
+              'api',
+              ['Function', 'Requests', 'Rate limited (429)', 'Errors by code'],
+              [...traffic].map(
+                ([fn, t]) =>
+                  html`<tr>
+                      <td><code>${fn}</code></td>
+                      <td>${t.requests}</td>
+                      <td class="${t.rateLimited > 0 ? 'warn' : ''}">${t.rateLimited}</td>
+                      <td>${[...t.errors].map(([code, n]) => html`<span class="label">${code}: ${n}</span> `)}</td>
+                    </tr>`,
+              ),
+            )}`
+      }
+    </section>
+    <section>
+      <h2>Outbox</h2>
+      ${dataTable(
+        'outbox',
+        [
+          'Channel',
+          'Kind',
+          'Waiting to be sent',
+          'Held',
+          'Oldest waiting',
+          'Paused until',
+          'Failures in a row',
+          'Last error',
+        ],
+        config.notify.channels.map((c) => {
+          const b = backlog.get(c.name);
+          const s = states.get(c.name);
+          return html`<tr data-channel="${c.name}">
+              <td>${c.name}</td>
+              <td>${c.type}</td>
+              <td>${b?.pending ?? 0}</td>
+              <td>${b?.held ?? 0}</td>
+              <td>${b?.oldest ? html`${age(b.oldest, ctx.now)} ago` : '-'}</td>
+              <td>${time(s?.pausedUntil ?? null)}</td>
+              <td>${s?.consecutiveFailures ?? 0}</td>
+              <td>${s?.lastError ?? ''}</td>
+            </tr>`;
+        }),
+      )}
+    </section>`;
+  return page({ title: 'Sources', current: '/sources', ctx, body });
+}
+
+/** Requests, 429s and errors per API function, from the metrics' counters. */
+async function apiTraffic(metrics: Metrics): Promise<Map<string, ApiTraffic>> {
+  const out = new Map<string, ApiTraffic>();
+  const of = (fn: string): ApiTraffic => {
+    let t = out.get(fn);
+    if (!t) out.set(fn, (t = { requests: 0, rateLimited: 0, errors: new Map() }));
+    return t;
+  };
+  for (const v of (await metrics.apiRequests.get()).values) {
+    const t = of(String(v.labels.function));
+    t.requests += v.value;
+    if (v.labels.status === '429') t.rateLimited += v.value;
+  }
+  for (const v of (await metrics.apiErrors.get()).values) {
+    const t = of(String(v.labels.function));
+    const code = String(v.labels.code);
+    t.errors.set(code, (t.errors.get(code) ?? 0) + v.value);
+  }
+  return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
+}

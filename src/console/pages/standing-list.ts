@@ -1,0 +1,42 @@
+/**
+ * An alert's standing (`alert-standing.ts`) as a short list: silenced by whom until when, held by
+ * which cause, pending for how many cycles, and each channel's last decision. Shown in the alert
+ * list and on an alert's page alike.
+ */
+import { formatUtc } from '../../lib/format-utc.js';
+import { decisionText, type AlertStanding } from '../alert-standing.js';
+import { html, type SafeHtml } from '../html.js';
+import { alertPath, consolePath } from '../layout.js';
+
+/** The standing as a list; "no notification yet" when nothing was decided. */
+export function standingList(standing: AlertStanding): SafeHtml {
+  const { silence, inhibitedBy, pending, channels } = standing;
+  const items: SafeHtml[] = [];
+  if (silence) {
+    items.push(
+      html`<li class="why silenced">
+        silenced by <a href="${consolePath('/silences', { id: silence.id })}">${silence.id}</a> until
+        ${formatUtc(silence.endsAt)} (${silence.createdBy}: ${silence.reason})
+      </li>`,
+    );
+  }
+  if (inhibitedBy) {
+    items.push(
+      html`<li class="why inhibited">
+        inhibited (${inhibitedBy.rule}) by <a href="${alertPath(inhibitedBy.fingerprint)}">${inhibitedBy.summary}</a>
+      </li>`,
+    );
+  }
+  if (pending) {
+    items.push(html`<li class="why pending">pending: seen ${pending.seen} of ${pending.of} cycles (alerts.for)</li>`);
+  }
+  for (const row of channels) {
+    items.push(
+      html`<li class="channel status-${row.status}"><strong>${row.channel}</strong>: ${decisionText(row)}</li>`,
+    );
+  }
+  if (items.length === 0) items.push(html`<li class="muted">no notification yet</li>`);
+  return html`<ul class="standing">
+    ${items}
+  </ul>`;
+}

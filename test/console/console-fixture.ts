@@ -1,0 +1,88 @@
+/**
+ * The console's test set-up: a real daemon (a started Watchdog reading the simulator over HTTP, on
+ * a ManualClock) serving the console on a free loopback port, one cycle of every job run and
+ * delivered, so alerts, events and notifications are on record; and Debian's chromium, driven by
+ * playwright-core. Start both once per file: a browser takes a second to launch.
+ */
+import { createServer } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import type { Watchdog } from '../../src/app/watchdog.js';
+import type { ManualClock } from '../../src/lib/clock.js';
+import type { Logger } from '../../src/lib/logger.js';
+import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
+import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
+
+/** A running daemon with its console. */
+export interface ConsoleDaemon {
+  /** `http://127.0.0.1:PORT`. */
+  base: string;
+  port: number;
+  wd: Watchdog;
+  sim: RunningSimulator;
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/** What {@link startConsoleDaemon} is given. */
+export interface ConsoleDaemonOptions {
+  /** The `server` section in flow style, for the port chosen; default the loopback listener alone. */
+  server?: (port: number) => string;
+  /** Top-level YAML appended to the engine's config. */
+  extra?: string;
+  /** The `notify` section (default: one log channel, one route). */
+  notify?: string;
+  /** Variables for `${VAR}` in `server`, `extra` and `notify`. */
+  env?: Record<string, string>;
+  sim?: SimulatorOptions;
+  /** Before the first cycle: make the problems the test needs in the simulator. */
+  prepare?: (sim: RunningSimulator) => void;
+  /** The daemon's logger (default: silent). */
+  logger?: Logger;
+}
+
+/** Starts a simulator and a daemon serving its console, and runs and delivers one cycle of every job. */
+export async function startConsoleDaemon(options: ConsoleDaemonOptions = {}): Promise<ConsoleDaemon> {
+  const { sim, clock } = await manualSim(options.sim);
+  const tmp = tempDir();
+  const port = await freePort();
+  const config = engineConfig(
+    sim,
+    tmp.dir,
+    options.extra,
+    undefined,
+    options.notify,
+    options.server?.(port) ?? `{ listen: "127.0.0.1:${port}" }`,
+    options.env,
+  );
+  options.prepare?.(sim);
+  const wd = openWatchdog(config, clock, options.logger ? { logger: options.logger } : {});
+  await wd.start();
+  await wd.runOnce();
+  await wd.deliverDue();
+  return {
+    base: `http://127.0.0.1:${port}`,
+    port,
+    wd,
+    sim,
+    clock,
+    close: async () => {
+      await wd.stop(1_000);
+      await sim.close();
+      tmp.cleanup();
+    },
+  };
+}
+
+/** Debian's chromium, headless (CI installs it with `.ci/run`). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+}
+
+/** A loopback port free right now (the listener's config needs a fixed one). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,256 @@
+/**
+ * The console's access rules over HTTP, against real daemons: open on loopback (but not to a
+ * rebound host name), not served on a wide listener without auth (health and metrics go on), a
+ * token (bearer or the login page's session) and basic auth (401 for wrong credentials), and
+ * forms refused without their CSRF token or from another origin, writing nothing. The config page
+ * shows no secret. Browsers' side of it (a form posted from another origin) is in
+ * console-hostile.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { listSilences } from '../../src/alerts/silences.js';
+import { captureLogger } from '../app/fixtures.js';
+import { startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
+
+const TOKEN = 'console-token-5f0c2b7e91aa';
+const PASSWORD = 'console-password-77d1c0ffee';
+// Loopback addresses nothing answers on: a send fails at once and never leaves the machine.
+const WEBHOOK = 'http://127.0.0.1:9/services/T000/B000/secret-webhook-path';
+const SMTP_PASSWORD = 'smtp-password-9a8b7c6d';
+const HEARTBEAT = 'http://127.0.0.1:9/ping/secret-heartbeat-uuid';
+
+/** A request with whatever headers (Host included), its status, headers and text. */
+async function call(
+  daemon: ConsoleDaemon,
+  path: string,
+  options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await request(`${daemon.base}${path}`, {
+    method: options.method ?? (options.form ? 'POST' : 'GET'),
+    headers,
+    body: options.form ? new URLSearchParams(options.form).toString() : null,
+  });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+/** The CSRF token in a page's forms. */
+function csrfIn(page: string): string {
+  const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!token) throw new Error('no CSRF token in the page');
+  return token;
+}
+
+const silenceForm = (csrf: string | undefined, comment = 'planned maintenance') => ({
+  ...(csrf === undefined ? {} : { csrf }),
+  intent: 'create',
+  matchers: 'check=backups',
+  previewed: JSON.stringify(['check=backups']),
+  duration: '1h',
+  comment,
+});
+
+const silencesIn = (daemon: ConsoleDaemon) =>
+  listSilences(daemon.wd.store, { now: daemon.clock.now(), includeExpired: true });
+
+describe('open on loopback', () => {
+  let daemon: ConsoleDaemon;
+  beforeAll(async () => {
+    daemon = await startConsoleDaemon();
+  });
+  afterAll(() => daemon?.close());
+
+  it('serves the pages on loopback, with headers that keep scripts, frames and caches out', async () => {
+    const page = await call(daemon, '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses a request naming another host (DNS rebinding)', async () => {
+    const page = await call(daemon, '/', { headers: { host: `attacker.example:${daemon.port}` } });
+    expect(page.status).toBe(403);
+    expect(page.text).toContain('open to loopback only');
+  });
+
+  it('leaves /healthz, /readyz and /metrics as they are', async () => {
+    expect((await call(daemon, '/healthz')).status).toBe(200);
+    expect((await call(daemon, '/readyz')).status).toBe(200);
+    expect((await call(daemon, '/metrics')).text).toContain('deploy_watchdog_cycles_total');
+    expect((await call(daemon, '/healthz', { method: 'POST' })).status).toBe(405);
+  });
+
+  it.each<[string, (csrf: string) => Record<string, string>, Record<string, string>, string]>([
+    ['without its CSRF token', () => silenceForm(undefined), {}, 'no CSRF token'],
+    ['with a wrong CSRF token', () => silenceForm('forged-token'), {}, 'stale'],
+    ['from another origin', (csrf) => silenceForm(csrf), { origin: 'http://attacker.example' }, 'another origin'],
+    ['from another site', (csrf) => silenceForm(csrf), { 'sec-fetch-site': 'cross-site' }, 'another site'],
+  ])('refuses a form %s (403) and writes nothing', async (_name, form, headers, message) => {
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const before = silencesIn(daemon).length;
+    const res = await call(daemon, '/silences', { form: form(csrf), headers });
+    expect(res.status).toBe(403);
+    expect(res.text).toContain(message);
+    const expire = await call(daemon, '/silences/expire', { form: { id: 'x', comment: 'why' }, headers });
+    expect(expire.status).toBe(403);
+    expect(silencesIn(daemon)).toHaveLength(before);
+  });
+
+  it('acts on a form with its CSRF token, recording console@loopback', async () => {
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const res = await call(daemon, '/silences', { form: silenceForm(csrf) });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toMatch(/^\/silences\?created=[0-9a-f]{12}$/);
+    expect(silencesIn(daemon)[0]).toMatchObject({ createdBy: 'console@loopback', reason: 'planned maintenance' });
+  });
+});
+
+describe('a wide listener', () => {
+  let daemon: ConsoleDaemon;
+  const log = captureLogger('warn');
+  beforeAll(async () => {
+    // Bound on every interface (as in a container), asked on loopback only.
+    daemon = await startConsoleDaemon({ server: (port) => `{ listen: "0.0.0.0:${port}" }`, logger: log.logger });
+  });
+  afterAll(() => daemon?.close());
+
+  it('without auth serves no console page, saying what to set, and health and metrics as before', async () => {
+    for (const path of ['/', '/silences', '/config', '/login']) {
+      const page = await call(daemon, path);
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('needs server.console.auth');
+    }
+    const post = await call(daemon, '/silences', { form: silenceForm('x') });
+    expect(post.status).toBe(403);
+    expect(silencesIn(daemon)).toEqual([]);
+    expect((await call(daemon, '/healthz')).status).toBe(200);
+    expect((await call(daemon, '/metrics')).status).toBe(200);
+    // Said once at start, where an operator looks.
+    expect(log.lines().filter((l) => String(l.msg).startsWith('the web console is not served'))).toHaveLength(1);
+  });
+});
+
+describe('a token', () => {
+  let daemon: ConsoleDaemon;
+  beforeAll(async () => {
+    daemon = await startConsoleDaemon({
+      server: (port) =>
+        `{ listen: "0.0.0.0:${port}", console: { enabled: true, auth: { token: "\${CONSOLE_TOKEN}" } } }`,
+      notify: [
+        'notify:',
+        '  channels:',
+        '    - { name: ops-slack, type: slack, webhook_url: "${WEBHOOK}" }',
+        '    - { name: ops-mail, type: email, smtp: { host: 127.0.0.1, port: 9, secure: none, auth: { user: ops, pass: "${SMTP_PASSWORD}" } }, from: w@example.com, to: [ops@example.com] }',
+        '  routes: [{ channels: [ops-slack] }]',
+        '  heartbeat: { url: "${HEARTBEAT}" }',
+      ].join('\n'),
+      env: { CONSOLE_TOKEN: TOKEN, WEBHOOK, SMTP_PASSWORD, HEARTBEAT },
+    });
+  });
+  afterAll(() => daemon?.close());
+
+  it.each([
+    ['nothing', {}, 'sign in'],
+    ['a wrong bearer token', { authorization: 'Bearer console-token-wrong-00000' }, 'wrong token'],
+    ['a forged session cookie', { cookie: 'dw_console=forged' }, 'sign in again'],
+    ['basic auth', { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` }, 'sign in'],
+  ])('answers %s with 401 and the sign-in form', async (_name, headers, message) => {
+    const page = await call(daemon, '/silences', { headers });
+    expect(page.status).toBe(401);
+    expect(page.text).toContain(message);
+    expect(page.text).toContain('name="token"');
+  });
+
+  it('lets the token in as a bearer, and records writes as console@token', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const page = await call(daemon, '/silences/new', { headers: auth });
+    expect(page.status).toBe(200);
+    const res = await call(daemon, '/silences', { form: silenceForm(csrfIn(page.text)), headers: auth });
+    expect(res.status).toBe(303);
+    expect(silencesIn(daemon)[0]).toMatchObject({ createdBy: 'console@token' });
+  });
+
+  it('signs in at the login page with a session cookie; a wrong token is 401', async () => {
+    const login = await call(daemon, '/login');
+    const csrf = csrfIn(login.text);
+    const wrong = await call(daemon, '/login', { form: { csrf, token: 'console-token-wrong-00000' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('Wrong token');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const noCsrf = await call(daemon, '/login', { form: { token: TOKEN } });
+    expect(noCsrf.status).toBe(403);
+    const right = await call(daemon, '/login', { form: { csrf, token: TOKEN } });
+    expect(right.status).toBe(303);
+    const cookie = String(right.headers['set-cookie']);
+    expect(cookie).toMatch(/^dw_console=[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).not.toContain(TOKEN);
+    const session = { cookie: cookie.split(';')[0]! };
+    const page = await call(daemon, '/', { headers: session });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Sign out');
+    const out = await call(daemon, '/logout', { form: { csrf: csrfIn(page.text) }, headers: session });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe('/login');
+    expect(String(out.headers['set-cookie'])).toMatch(/^dw_console=; .*Max-Age=0$/);
+  });
+
+  it('shows the config with every secret as <secret>', async () => {
+    const page = await call(daemon, '/config', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(page.status).toBe(200);
+    for (const secret of [TOKEN, WEBHOOK, SMTP_PASSWORD, HEARTBEAT, daemon.sim.adminToken]) {
+      expect(page.text).not.toContain(secret);
+    }
+    expect(page.text.match(/&lt;secret&gt;/g)?.length).toBeGreaterThanOrEqual(5);
+    expect(page.text).toContain('webhook_url: &lt;secret&gt;');
+  });
+});
+
+describe('basic auth', () => {
+  let daemon: ConsoleDaemon;
+  beforeAll(async () => {
+    daemon = await startConsoleDaemon({
+      server: (port) => `{ listen: "127.0.0.1:${port}", console: { auth: { user: alice, password: "\${PASSWORD}" } } }`,
+      env: { PASSWORD },
+    });
+  });
+  afterAll(() => daemon?.close());
+
+  const basic = (user: string, password: string) => ({
+    authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+  });
+
+  it.each([
+    ['nothing', {}],
+    ['a wrong password', basic('alice', 'wrong-password-000000')],
+    ['a wrong user', basic('bob', PASSWORD)],
+  ])('answers %s with 401 and a basic-auth challenge', async (_name, headers) => {
+    const page = await call(daemon, '/', { headers });
+    expect(page.status).toBe(401);
+    expect(page.headers['www-authenticate']).toBe('Basic realm="deploy-watchdog console", charset="UTF-8"');
+  });
+
+  it('lets the user in, even on loopback, and records writes and expiries with their name and why', async () => {
+    const auth = basic('alice', PASSWORD);
+    const page = await call(daemon, '/silences/new', { headers: auth });
+    expect(page.status).toBe(200);
+    const csrf = csrfIn(page.text);
+    await call(daemon, '/silences', { form: silenceForm(csrf), headers: auth });
+    const [silence] = silencesIn(daemon);
+    expect(silence).toMatchObject({ createdBy: 'alice' });
+    const missing = await call(daemon, '/silences/expire', {
+      form: { csrf, id: silence!.id, comment: ' ' },
+      headers: auth,
+    });
+    expect(missing.status).toBe(400);
+    expect(silencesIn(daemon)[0]?.expiredAt).toBeNull();
+    const res = await call(daemon, '/silences/expire', {
+      form: { csrf, id: silence!.id, comment: 'maintenance over' },
+      headers: auth,
+    });
+    expect(res.status).toBe(303);
+    expect(silencesIn(daemon)[0]).toMatchObject({ expiredBy: 'alice', expireReason: 'maintenance over' });
+  });
+});
