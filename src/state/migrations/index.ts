@@ -10,6 +10,15 @@ import notify from './003-notify.js';
 import remediation from './004-remediation.js';
 import remediationEdge from './005-remediation-edge.js';
 import alertFacts from './006-alert-facts.js';
+import alertContext from './007-alert-context.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
-export const ALL_MIGRATIONS: readonly Migration[] = [core, alerts, notify, remediation, remediationEdge, alertFacts];
+export const ALL_MIGRATIONS: readonly Migration[] = [
+  core,
+  alerts,
+  notify,
+  remediation,
+  remediationEdge,
+  alertFacts,
+  alertContext,
+];
