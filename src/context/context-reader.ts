@@ -197,7 +197,7 @@ export class ContextReader {
     if (!page) return;
     const point = restorePointOfRun(page.items, ask.runId);
     if (point) context.facts.push(...restorePointFacts(point));
-    else context.notes.push(`no restore point of run #${ask.runId} among the app's newest`);
+    else context.notes.push(`no restore point of run #${ask.runId} among the app's ${RESTORE_POINTS_PAGE} newest`);
   }
 
   /**
