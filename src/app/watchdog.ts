@@ -5,10 +5,12 @@
  * (`job-cycle.ts`) and its stop signal (`cycle-signal.ts`), readiness (`readiness.ts`), the health
  * listener (`health-listener.ts`), and what a new config stopped looking at (`retired-by-config.ts`).
  *
- *   start()     whoami, the health listener, the delivery loop, the scheduler, a first cycle of every job
+ *   start()     whoami, the health listener, the delivery loop, the context reader, the scheduler, a first
+ *               cycle of every job
  *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
- *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
+ *   stop()      finish the cycle in progress within a deadline, leave a context read under way for the
+ *               restart, flush the outbox, close the database
  */
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
