@@ -6,6 +6,7 @@
  * text, however hostile, is shown as data.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ErrorCode } from '../../src/api/schemas.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { healEstate } from '../../src/demo/heal-estate.js';
 import type { ManualClock } from '../../src/lib/clock.js';
@@ -281,17 +282,24 @@ describe('the context of a failed run, delivered', () => {
     );
   });
 
-  it('logs.tail failing (internal_error): the alert goes at once, saying the logs were not read', async () => {
+  it.each<[ErrorCode, RegExp]>([
+    ['unavailable', /\*Note:\* logs not available: the service cannot read them now \(unavailable\)$/m],
+    ['access_denied', /\*Note:\* logs not available: the API token may not read them for this app \(access_denied\)$/m],
+    ['not_found', /\*Note:\* logs not available: the app is gone \(not_found\)$/m],
+    // The API down: said as the client's error, which names the function and never the token.
+    ['internal_error', /\*Note:\* logs not read: logs\.tail: internal_error \(HTTP 500\): .*$/m],
+  ])('logs.tail answering %s: the alert goes at once, saying why it has no log lines', async (code, note) => {
     await setUp();
     const shop = app('production');
     const run = sim.control.addRun({ appId: shop.id, action: 'restart', state: 'error', reason: 'boom' });
-    sim.control.setFault('logs.tail', { errorCode: 'internal_error' });
+    sim.control.setFault('logs.tail', { errorCode: code });
     watchdog();
     await wd!.runOnce(['runs']);
     await wd!.deliverDue();
     const event = sections(delivered(`#${run.id}`).slack[0])[0];
-    expect(event).toMatch(/\*Note:\* logs not read: logs\.tail: internal_error \(HTTP 500\)/);
+    expect(event).toMatch(note);
     expect(decisions(`failed_runs/run/${run.id}`)).toEqual(['slack deliver sent', 'mail deliver sent']);
+    expect(logs.lines().filter((l) => l.level === 40 && l.stage === 'context')).toHaveLength(1);
   });
 
   it('logs.tail hanging (the API down): the alert waits notify.context.wait, then goes without its context', async () => {
