@@ -1,4 +1,5 @@
 import type { Finding } from '../detectors/finding.js';
+import type { AlertContext } from '../lib/alert-vocabulary.js';
 
 /**
  * Why an event was written: the lifecycle's decision, named (Alertmanager-style), so logs and
@@ -58,4 +59,10 @@ export interface AlertEvent extends AlertFacts {
   resolution?: string;
   /** The job whose snapshots decide this alert (`runs`, `urls`, …). */
   job?: string;
+  /**
+   * What the API told about the alert after its cycle (the log around a failed run, its restore
+   * point): never stored with the event, added by delivery when a message is built, where it was
+   * read in time. Absent: none asked, not read (yet), or a resolve (what was is not shown).
+   */
+  context?: AlertContext;
 }

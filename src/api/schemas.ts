@@ -189,6 +189,14 @@ export type Installer = z.infer<typeof installerSchema>;
 
 // ---- Logs ------------------------------------------------------------------------------------
 
+/**
+ * The logs `logs.tail` reads (§4, its `source` parameter): the application log (`main`), the
+ * setup, transfer, restore, backup and upgrade logs, and scripts'.
+ */
+export const LOG_SOURCES = ['main', 'setup', 'transfer', 'restore', 'backup', 'upgrade', 'script'] as const;
+/** One log `logs.tail` reads. */
+export type LogSource = (typeof LOG_SOURCES)[number];
+
 /** `logs.tail`: the last log lines, with the cursor to read on from. */
 export const logTailSchema = z.object({
   items: z.array(z.object({ time: timestamp, line: z.string(), source: z.string() })),

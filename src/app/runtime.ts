@@ -25,6 +25,10 @@ import { messageLinks } from '../notify/message-links.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { createRemediation } from '../remediation/create-remediation.js';
+import { ContextReader } from '../context/context-reader.js';
+import { alertContextSource } from '../context/context-source.js';
+import { ContextStage } from '../context/context-stage.js';
+import { ContextStore } from '../context/context-store.js';
 import type { Remediator } from '../remediation/remediator.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
@@ -40,6 +44,8 @@ export interface Runtime {
   notifier: Notifier;
   scheduler: Scheduler;
   remediation: Remediator | undefined;
+  /** Reads new alerts' context after their cycle (`notify.context`); undefined when it is off. */
+  context: ContextReader | undefined;
   deps: CycleDeps;
   /** Enabled jobs with their cron expression. */
   jobs: Map<SnapshotJob, string>;
@@ -102,6 +108,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       commandConfigFile: base.commandConfigFile,
       links: messageLinks(config),
     });
+    const contextStore = new ContextStore(base.store);
+    const contextOn = config.notify.context.enabled;
     const notifier = createNotifier({
       store: base.store,
       notify: config.notify,
@@ -110,7 +118,21 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       clock,
       logger,
       metrics,
+      // A context asked before this runtime (a restart, a reload) gets its full wait from now.
+      ...(contextOn ? { context: alertContextSource(contextStore, config.notify.context.wait, clock.now()) } : {}),
     });
+    const context = contextOn
+      ? new ContextReader({
+          store: contextStore,
+          alerts: base.alerts,
+          client,
+          settings: config.notify.context,
+          token: config.api.token,
+          clock,
+          logger,
+          onRead: () => notifier.wake(),
+        })
+      : undefined;
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
     const remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
@@ -137,7 +159,12 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       },
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),
-      stages: remediation ? [notifier, remediation] : [notifier],
+      // The context stage first: the outbox decides in the same transaction whether a message waits for it.
+      stages: [
+        ...(context ? [new ContextStage(contextStore, context, logger.child({ stage: 'context' }))] : []),
+        notifier,
+        ...(remediation ? [remediation] : []),
+      ],
       stateLists: stateListsFromConfig(config.checks),
       warnedStateWords: new Set(),
     };
@@ -147,7 +174,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       run: base.runScheduled,
       logger,
     });
-    return { config, client, channels, notifier, scheduler, remediation, deps, jobs };
+    return { config, client, channels, notifier, scheduler, remediation, context, deps, jobs };
   } catch (err) {
     void client.close();
     if (channels) void closeChannels(channels.values());

@@ -5,10 +5,12 @@
  * (`job-cycle.ts`) and its stop signal (`cycle-signal.ts`), readiness (`readiness.ts`), the health
  * listener (`health-listener.ts`), and what a new config stopped looking at (`retired-by-config.ts`).
  *
- *   start()     whoami, the health listener, the delivery loop, the scheduler, a first cycle of every job
+ *   start()     whoami, the health listener, the delivery loop, the context reader, the scheduler, a first
+ *               cycle of every job
  *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
- *   stop()      finish the cycle in progress within a deadline, flush the outbox, close the database
+ *   stop()      finish the cycle in progress within a deadline, leave a context read under way for the
+ *               restart, flush the outbox, close the database
  */
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
@@ -20,6 +22,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
+import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
@@ -231,8 +234,42 @@ export class Watchdog {
     return this.#runtime.remediation?.executePending(this.#hardStop.signal);
   }
 
-  /** One delivery round now (`check`, tests). */
-  deliverDue(): Promise<DeliveryReport> {
+  /**
+   * Reads the context of the alerts that asked for it (their log, their restore point), for `check`
+   * and tests, where no loop runs: passes of the reader until none reads anything more. Bounded by
+   * `notify.context.wait` on the clock (what is not read by then stays pending, as in the daemon).
+   * Undefined when `notify.context` is off.
+   */
+  async readContext(): Promise<ContextPass | undefined> {
+    const reader = this.#runtime.context;
+    if (!reader) return undefined;
+    const wait = new AbortController();
+    const timer = new AbortController();
+    this.#clock.sleep(this.#runtime.config.notify.context.wait, timer.signal).then(
+      () => wait.abort(new Error('notify.context.wait is over')),
+      () => undefined,
+    );
+    const signal = AbortSignal.any([wait.signal, this.#hardStop.signal]);
+    const total: ContextPass = { read: 0, dropped: 0, requests: 0 };
+    try {
+      for (;;) {
+        const pass = await reader.readNow(signal);
+        total.read += pass.read;
+        total.dropped += pass.dropped;
+        total.requests += pass.requests;
+        if (pass.read + pass.dropped === 0 || signal.aborted) return total;
+      }
+    } finally {
+      timer.abort();
+    }
+  }
+
+  /**
+   * One delivery round now (`check`, tests), after the alerts' context is read ({@link readContext}):
+   * where the daemon's delivery waits for a new alert's context, one round reads it first.
+   */
+  async deliverDue(): Promise<DeliveryReport> {
+    await this.readContext();
     return this.#runtime.notifier.deliverDue(this.#clock.now());
   }
 
@@ -263,6 +300,7 @@ export class Watchdog {
     await Promise.all(this.#inFlight.values());
     await old.notifier.stop();
     await old.remediation?.stop(0);
+    await old.context?.stop(0);
     await closeRuntime(old);
     this.#runtime = fresh;
     this.#log.level = config.log.level;
@@ -318,6 +356,8 @@ export class Watchdog {
         await cycles;
       }
       const left = () => Math.max(0, deadlineMs - (this.#clock.now() - startedAt));
+      // A read under way is aborted, its ask left pending: it is read after the restart.
+      await rt.context?.stop(0);
       flush = await rt.notifier.flush(left());
       await rt.remediation?.stop(left());
     } finally {
@@ -390,6 +430,7 @@ export class Watchdog {
 
   #startRuntime(rt: Runtime): void {
     rt.notifier.start();
+    rt.context?.start();
     rt.remediation?.start();
     rt.scheduler.start();
     void this.#firstCycles(rt);

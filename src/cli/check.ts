@@ -1,7 +1,8 @@
 /**
  * `deploy-watchdog check`: one cycle of exactly what `run` does, once — every enabled job (or
  * one) in the daemon's order, remediation included (what the cycle planned is sent, the answers
- * recorded, runs started by an earlier `check` followed), the notifications delivered — then exit:
+ * recorded, runs started by an earlier `check` followed), new alerts' context read (their log, their
+ * restore point), the notifications delivered — then exit:
  * 0 every source read completely, 1 some source could not be, 2 bad config or usage (a configured
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
@@ -78,6 +79,8 @@ const check = defineCommand({
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
       remediation = await watchdog.remediateOnce();
       audit = auditSince(watchdog, before);
+      // The log and restore point of new alerts, read before their messages go (bounded by notify.context.wait).
+      await watchdog.readContext();
     } finally {
       io.signal.removeEventListener('abort', onStop);
       // Stopping delivers what the cycle queued (within the deadline) and closes the database.

@@ -11,6 +11,7 @@ import { consoleConfigSchema, consoleStanding } from '../console/console-config.
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
+import { contextConfigSchema } from '../context/context-config.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
@@ -390,6 +391,7 @@ const notifySchema = z
       })
       .strict()
       .optional(),
+    context: contextConfigSchema,
     inhibit: z
       .object({
         api_unreadable: z

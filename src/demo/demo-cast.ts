@@ -5,7 +5,7 @@
  */
 import type { EnvironmentType } from '../api/schemas.js';
 import type { SimulatorControl } from '../simulator/simulator-control.js';
-import { VOCABULARY } from '../simulator/vocabulary.js';
+import { PLANS_WITH_LOGS, VOCABULARY } from '../simulator/vocabulary.js';
 
 /** An app as the demo names it. */
 export interface CastApp {
@@ -23,7 +23,10 @@ export interface CastUrl {
 
 /** The records each staged problem happens to. */
 export interface DemoCast {
-  /** Its update fails, and the retry policy retries it (staging when there is one). */
+  /**
+   * Its update fails, and the retry policy retries it (staging when there is one, in a project
+   * whose plan has logs, so its alert shows the lines of the failure).
+   */
   runApp: CastApp;
   /** Its certificate nears expiry. */
   certificate: CastUrl;
@@ -55,6 +58,7 @@ export function castDemo(control: SimulatorControl): DemoCast {
         return u && u.state === VOCABULARY.url.active && u.publicCheck !== null ? [{ id: u.id, url: u.url }] : [];
       }),
       hasBackup: state.backupIndex.byApp(a.id).length > 0,
+      hasLogs: PLANS_WITH_LOGS.includes(state.projectOf(a).plan),
     }));
   const withUrl = live.filter((a) => a.urls.length > 0);
   if (withUrl.length === 0)
@@ -70,9 +74,12 @@ export function castDemo(control: SimulatorControl): DemoCast {
 
   const certificateApp = nth(0);
   const publicApp = nth(3);
+  // With logs where there are any: the failed run's alert then shows the lines of its failure.
+  const logged = live.filter((a) => a.hasLogs);
   const runApp =
-    RUN_PREFERENCE.map((env) => live.find((a) => a.app.environmentType === env)).find((a) => a !== undefined) ??
-    certificateApp;
+    [logged, live]
+      .flatMap((apps) => RUN_PREFERENCE.map((env) => apps.find((a) => a.app.environmentType === env)))
+      .find((a) => a !== undefined) ?? certificateApp;
   const urlOf = (entry: (typeof pool)[number], index: number): CastUrl => {
     const url = entry.urls[index % entry.urls.length] as { id: number; url: string };
     return { ...url, app: entry.app };

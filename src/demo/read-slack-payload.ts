@@ -83,7 +83,8 @@ export function readSlackPayload(
       // A section that is only a link (a notice's "Open") shows where it goes.
       const link = /^<(https?:[^|>]+)\|([^>]*)>$/.exec(block.text.text);
       const text = link ? `${mrkdwnToPlain(link[2] as string)}: ${link[1] as string}` : mrkdwnToPlain(block.text.text);
-      const [first = '', ...rest] = text.split('\n');
+      // A code block (a log excerpt) reads as its lines: Slack shows no fences.
+      const [first = '', ...rest] = text.split('\n').filter((l) => l !== '```');
       lines.push(...[first, ...rest.map((l) => `  ${l}`)]);
       // An event section starts "🔴 CRITICAL · summary" (the status was bold in mrkdwn).
       const event = /^\S+ (.+?) · (.*)$/.exec(first);

@@ -13,6 +13,7 @@ import type { Labels, Subject } from '../lib/alert-vocabulary.js';
 import type { DetectorResult } from './detector-result.js';
 import type { Detection, Finding } from './finding.js';
 import { present, type Presentation } from './presentation.js';
+import type { RunContextAsk } from './run-context.js';
 
 /** The detectors' options by check name, as the registry hands them on; an absent check is disabled. */
 export type OptionsByCheck = Readonly<Partial<Record<string, unknown>>>;
@@ -54,6 +55,12 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
    * The records of open alerts are kept by bulk reads (see `relevanceFor`), so they are there to read.
    */
   resolution?: (alert: ResolvedAlert, snapshot: Extract<Snapshot, { job: J }>, options: O) => string | null;
+  /**
+   * What the API can tell about a new alert of this check beyond its snapshot (the log around a
+   * failed run, its restore point): the run to ask about, read after the cycle (`src/context/`),
+   * or null. Pure, from what the alert carries. Absent: its alerts get no context.
+   */
+  context?: (alert: ResolvedAlert) => RunContextAsk | null;
 }
 
 /** What a check reads of an alert it is asked to explain the end of. */
@@ -100,6 +107,8 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
   readonly options: (own: z.output<S>, checks: A) => O | undefined;
   readonly presentation: Presentation;
   readonly stateLists?: StateLists<z.output<S>> | undefined;
+  /** The run the API can say more about for an alert of this check (see `CheckSpec.context`); null: none. */
+  contextAsk(alert: ResolvedAlert): RunContextAsk | null;
   /** Why an alert of this check is over, read in the snapshot that resolved it; null: cannot tell. */
   explain(alert: ResolvedAlert, snapshot: Snapshot, options: OptionsByCheck): string | null;
   /** Its findings, presented; nothing when the snapshot is another job's or its check is disabled. */
@@ -139,6 +148,7 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
     options: spec.options,
     presentation,
     stateLists: spec.stateLists,
+    contextAsk: (alert) => spec.context?.(alert) ?? null,
     explain(alert, snapshot, options) {
       const mine = own(options);
       if (!spec.resolution || mine === undefined || snapshot.job !== job) return null;

@@ -24,7 +24,7 @@ import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
-import { runContext } from './run-context.js';
+import { runContext, runContextAsk } from './run-context.js';
 import { runResolution } from './run-resolution.js';
 import type { StuckRunsConfig } from './stuck-runs.js';
 
@@ -112,6 +112,8 @@ export const failedRunsCheck = defineCheck({
   detect: failedRuns,
   resolution: (alert, snapshot, options) =>
     runResolution(alert, snapshot, { succeeded: options.succeededStates ?? [], stillOpen: options.failedStates }),
+  // The log around the failure and, for an update or upgrade, its restore point.
+  context: runContextAsk,
   stateLists: { record: 'run', fields: ['failed_states', 'succeeded_states', 'other_states'] },
   presentation: {
     noun: ['failed run', 'failed runs'],
@@ -196,6 +198,8 @@ function toFinding(
     action: run.action,
     state: run.state,
   };
+  // Not shown: what the alert's context is read by (the app's log and restore points).
+  if (run.app_id !== null) details.app_id = String(run.app_id);
   if (step) details.step = step.name;
   if (why) details.reason = why;
   if (watcher) details.watcher = watcher.state;

@@ -32,6 +32,7 @@ import { installersCheck } from './installers.js';
 import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
 import { restorePointsCheck } from './restore-points.js';
+import type { RunContextAsk } from './run-context.js';
 import { serversCheck } from './server-state.js';
 import { stuckRunsCheck } from './stuck-runs.js';
 import { upgradesCheck } from './upgrades.js';
@@ -144,6 +145,17 @@ export function explainerFor(
 ): (alert: ResolvedAlert & { check: string }) => string | null {
   const byName = new Map<string, AnyCheck>(detectorsFor(snapshot.job).map((c) => [c.name, c]));
   return (alert) => byName.get(alert.check)?.explain(alert, snapshot, options) ?? null;
+}
+
+/** The checks by name, for what is asked of one alert's check. */
+const BY_NAME: ReadonlyMap<string, AnyCheck> = new Map<string, AnyCheck>(CHECKS.map((c) => [c.name, c]));
+
+/**
+ * The run the API can say more about for an alert (its log, its restore point), asked of the
+ * alert's check (`context` in its module); null when the check asks nothing or the alert does not say.
+ */
+export function contextAskOf(alert: ResolvedAlert & { check: string }): RunContextAsk | null {
+  return BY_NAME.get(alert.check)?.contextAsk(alert) ?? null;
 }
 
 /** The checks that read `job`'s snapshot (whether or not they are enabled). */

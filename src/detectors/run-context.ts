@@ -46,3 +46,33 @@ export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, App
     url: app?.url ?? null,
   };
 }
+
+/**
+ * A run whose alert the API can say more about after the cycle (`src/context/`): the log of its
+ * workflow around the time it failed, and, for an update or upgrade, its restore point. What an
+ * alert about a run carries is enough to ask: no read of the run again.
+ */
+export interface RunContextAsk {
+  runId: number;
+  appId: number;
+  workflow: string;
+  action: string;
+  /** When it failed (ISO 8601), where known: the log is read from a little before. */
+  at: string | null;
+}
+
+/**
+ * The context ask of an alert about an app's run, from its subject and details (`app_id`,
+ * `workflow`, `action`, `since`, as the run detectors write them); null for a run of no app (a
+ * server patch: no app log to read) or an alert that does not say.
+ */
+export function runContextAsk(alert: {
+  subject: { type: string; id?: number } | null;
+  details: Readonly<Record<string, string>>;
+}): RunContextAsk | null {
+  const { subject, details } = alert;
+  if (subject?.type !== 'run' || subject.id === undefined) return null;
+  const appId = Number(details.app_id);
+  if (!Number.isSafeInteger(appId) || details.workflow === undefined || details.action === undefined) return null;
+  return { runId: subject.id, appId, workflow: details.workflow, action: details.action, at: details.since ?? null };
+}

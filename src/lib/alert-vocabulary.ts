@@ -54,3 +54,35 @@ export const DIGEST_ONLY_LABEL = { delivery: 'digest' } as const;
 export function isDigestOnly(labels: Labels): boolean {
   return labels.delivery === DIGEST_ONLY_LABEL.delivery;
 }
+
+/**
+ * One line of an alert's log excerpt, as the service wrote it: cut to the configured width, its
+ * control characters folded to spaces, and the API token scrubbed; still API text, which renderers
+ * escape for their medium. `error`: it reads as an error line (shown first).
+ */
+export interface ContextLogLine {
+  /** When the service logged it (ISO 8601, as the service wrote it), or null. */
+  time: string | null;
+  line: string;
+  error: boolean;
+}
+
+/**
+ * What the API told about an alert after the cycle that raised it (`src/context/`), shown with its
+ * check's own facts: the log around a failed run, the restore point of a failed update, and what
+ * could not be read. Every string is API text or our words about it, unescaped.
+ */
+export interface AlertContext {
+  /** Facts beside the check's own: "Restore point: kept: the app was left as before". */
+  facts: Fact[];
+  /** The lines of the log around the failure, errors first; null when none were read. */
+  log: {
+    /** The log source read (`setup`, `upgrade`, `backup`, `main`…). */
+    source: string;
+    lines: ContextLogLine[];
+    /** How many lines the service gave around the failure, of which `lines` are shown. */
+    matched: number;
+  } | null;
+  /** What could not be read, in a few words each: "logs not available: the project's plan has no log access (plan_required)". */
+  notes: string[];
+}

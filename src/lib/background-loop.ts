@@ -1,7 +1,7 @@
 /**
  * A pass run over and over in the background, sleeping on the injected Clock in between, until
  * stopped: the shape of every loop the daemon keeps beside its cycles (the outbox's delivery,
- * remediation's sending and following). Never two passes at once: a pass asked for while one runs
+ * remediation's sending and following, the reading of alerts' context). Never two passes at once: a pass asked for while one runs
  * ({@link BackgroundLoop.runNow}) makes that one go once more when it ends, so whatever the caller
  * just wrote is seen, and both callers get the same answer.
  */

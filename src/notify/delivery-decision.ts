@@ -32,7 +32,14 @@ export type NotifyDecision =
   /** A held row made obsolete by a newer event of the same alert on the same channel. */
   | 'superseded'
   /** The alert is for the daily digest alone (label `delivery: digest`): listed there, never sent on its own. */
-  | 'digest_only';
+  | 'digest_only'
+  /**
+   * A new alert whose context (its log, its restore point) is being read: held up to
+   * `notify.context.wait`, decided again every round and as soon as it is read.
+   */
+  | 'awaiting_context'
+  /** Its context was not read within `notify.context.wait`: sent without it. */
+  | 'context_wait_over';
 
 /** What the outbox row becomes for each decision. */
 export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'held' | 'suppressed'>> = {
@@ -45,6 +52,8 @@ export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'he
   resolved_quietly: 'suppressed',
   superseded: 'suppressed',
   digest_only: 'suppressed',
+  awaiting_context: 'held',
+  context_wait_over: 'pending',
 };
 
 /** What a channel was last told about one alert (a `notification_log` row). */
@@ -63,6 +72,8 @@ export interface DecisionFacts {
   silenceId: string | undefined;
   cause: InhibitionCause | undefined;
   log: NotificationLogEntry | undefined;
+  /** The alert's context is being read since `since` (ms), and its message waits up to `waitMs`; absent: nothing to wait for. */
+  contextPending?: { since: number; waitMs: number } | undefined;
 }
 
 /** A decision with the detail that explains it (a silence id, a window name, a cause). */
@@ -115,10 +126,21 @@ const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
     : undefined;
 };
 
+/** A new or escalated alert waits for its context, up to the wait; past it, it goes without. */
+const awaitingContext: DecisionStage = ({ event, contextPending, now }) => {
+  if (!contextPending || (event.kind !== 'firing' && event.kind !== 'escalated')) return undefined;
+  const { since, waitMs } = contextPending;
+  return now < since + waitMs
+    ? { decision: 'awaiting_context', detail: `its context is being read (up to ${waitMs} ms)` }
+    : { decision: 'context_wait_over', detail: `its context was not read within ${waitMs} ms` };
+};
+
 /**
  * The stages in order: an alert for the digest alone is never sent, whatever else holds; a resolve
  * nobody heard the start of is dropped next; silences beat everything else; a muted route holds
- * before inhibition is looked at (the window's end re-decides).
+ * before inhibition is looked at (the window's end re-decides); waiting for the context comes
+ * last, so a message held for another reason does not wait on it too (by the time it goes, its
+ * context is read or the wait is over).
  */
 export const DECISION_STAGES: readonly DecisionStage[] = [
   digestOnly,
@@ -128,6 +150,7 @@ export const DECISION_STAGES: readonly DecisionStage[] = [
   mutedWindow,
   inhibited,
   repeatNotDue,
+  awaitingContext,
 ];
 
 /** Runs the stages; `deliver` when none of them objects. */

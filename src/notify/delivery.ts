@@ -13,6 +13,7 @@
  * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
  *   says, else exponential backoff with jitter), persisted so a restart honours it.
  */
+import type { AlertEvent } from '../alerts/alert-event.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
@@ -41,6 +42,8 @@ export interface DeliveryOptions {
   random?: () => number;
   /** Runs at the start of every round before rows are claimed (release held rows, queue the digest). */
   housekeeping?: (now: number) => void;
+  /** Adds to each event what is known of it when its message is built (its alert's context). */
+  attach?: (event: AlertEvent) => AlertEvent;
 }
 
 /** What one round (or a flush) did, in messages and rows. */
@@ -119,6 +122,21 @@ export class Delivery {
       ),
     ];
     for (const l of this.#loops) l.start();
+  }
+
+  /**
+   * Something held may go now (a context was read): housekeeping at once, so what it releases is
+   * due, then every channel's loop wakes to send it. Nothing when the loops are not running.
+   */
+  wake(): void {
+    const loops = this.#loops;
+    if (!loops) return;
+    try {
+      this.#housekeeping(this.options.clock.now());
+    } catch (err) {
+      this.#log.error({ err: errorText(err, { named: true }), loop: 'housekeeping' }, 'delivery round failed');
+    }
+    for (const l of loops) l.wake();
   }
 
   /**
@@ -213,7 +231,7 @@ export class Delivery {
     if (!channel) return report;
     const state = rows.channelState(name);
     if (state.pausedUntil !== null && state.pausedUntil > now) return report;
-    const messages = groupDue(rows.due(name, now, ROWS_PER_ROUND), settings.max_items_per_message);
+    const messages = groupDue(rows.due(name, now, ROWS_PER_ROUND), settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
       if (signal?.aborted) break;

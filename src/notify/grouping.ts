@@ -18,9 +18,14 @@ export interface OutgoingMessage {
 /**
  * Groups one channel's due rows (oldest first) into messages, in the order of each message's
  * oldest row. 500 firing events of one check and environment become one message listing
- * `maxItems` of them and counting the rest.
+ * `maxItems` of them and counting the rest. `attach` adds to each event what is known of it now
+ * (its alert's context); by default events go as they were stored.
  */
-export function groupDue(rows: readonly OutboxRow[], maxItems: number): OutgoingMessage[] {
+export function groupDue(
+  rows: readonly OutboxRow[],
+  maxItems: number,
+  attach: (event: AlertEvent) => AlertEvent = (event) => event,
+): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
   const groups = new Map<string, OutboxRow[]>();
   for (const row of rows) {
@@ -45,7 +50,7 @@ export function groupDue(rows: readonly OutboxRow[], maxItems: number): Outgoing
   }
   for (const message of out) {
     if (message.notification.type !== 'alerts') continue;
-    const events = message.rows.map((r) => JSON.parse(r.payload) as AlertEvent).sort(byImportance);
+    const events = message.rows.map((r) => attach(JSON.parse(r.payload) as AlertEvent)).sort(byImportance);
     message.notification.events = events.slice(0, maxItems);
     message.notification.omitted = events.length - message.notification.events.length;
     message.notification.omittedResolved = events.slice(maxItems).filter((e) => e.kind === 'resolved').length;

@@ -12,6 +12,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { Dispatcher } from 'undici';
+import type { AlertContextSource } from './alert-context-source.js';
 import type { Channel, NoticeNotification } from './channels/channel.js';
 import { Delivery, type DeliveryReport, type FlushReport } from './delivery.js';
 import { Digest } from './digest.js';
@@ -37,6 +38,8 @@ export interface NotifierOptions {
   random?: () => number;
   /** undici dispatcher for the heartbeat. */
   dispatcher?: Dispatcher;
+  /** The alerts' context (`src/context/`): new alerts' messages wait for it and show it. Absent: none. */
+  context?: AlertContextSource;
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
@@ -56,6 +59,8 @@ export interface Notifier extends CycleStage {
   notice(notification: NoticeNotification, channels?: readonly string[], now?: number): number[];
   /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
   heartbeat(): BeatDecision | 'off';
+  /** Something held may go now (an alert's context was read): releases it and wakes the delivery loop. */
+  wake(): void;
   /** Starts the delivery loop. */
   start(): void;
   /** Stops the delivery loop now, abandoning sends in flight (their rows stay due). */
@@ -68,7 +73,7 @@ export interface Notifier extends CycleStage {
 
 /** Builds the notification pipeline. Throws `RouteError` / `MuteWindowError` for unusable config. */
 export function createNotifier(options: NotifierOptions): Notifier {
-  const { store, notify, alerts, channels, clock } = options;
+  const { store, notify, alerts, channels, clock, context } = options;
   const base = options.logger ?? silentLogger;
   // Delivery and the heartbeat name their own stage; a child of this one would write the `stage`
   // key twice ({"stage":"notify","stage":"delivery"}), so they get the base logger.
@@ -88,6 +93,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     silencesAt,
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(context ? { context } : {}),
   });
   const digest = new Digest({
     settings: notify.digest,
@@ -109,6 +115,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       outbox.release(now);
       digest.enqueueDue(now);
     },
+    ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),
   });
   const heartbeat = notify.heartbeat
     ? new Heartbeat({
@@ -129,6 +136,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     notice: (notification, to = names, now = clock.now()) =>
       store.transaction(() => outbox.notice(notification, to, now)),
     heartbeat: () => heartbeat?.beat() ?? 'off',
+    wake: () => delivery.wake(),
     start: () => delivery.start(),
     stop: async () => {
       await delivery.stop();

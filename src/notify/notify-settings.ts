@@ -26,8 +26,11 @@ export type HeartbeatSettings = NonNullable<NotifySection['heartbeat']>;
 /** `notify.inhibit`: which inhibition rules are on. */
 export type InhibitSettings = NotifySection['inhibit'];
 
-/** `notify` as the pipeline reads it (channels are built elsewhere and passed in by name, with the links they show). */
-export type NotifySettings = Omit<NotifySection, 'channels' | 'links'>;
+/**
+ * `notify` as the pipeline reads it (channels are built elsewhere and passed in by name, with the
+ * links they show; an alert's context is read elsewhere and handed in, `NotifierOptions.context`).
+ */
+export type NotifySettings = Omit<NotifySection, 'channels' | 'links' | 'context'>;
 
 /** `notify.links`: the platform's page templates by record type. */
 export type PageLinkSettings = NotifySection['links'];

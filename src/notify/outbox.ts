@@ -3,8 +3,8 @@
  * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
  * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
  * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (silenced,
- * inhibited, in a mute window) are decided again every round, and every other decision is kept
- * for the audit.
+ * inhibited, in a mute window, awaiting their alert's context) are decided again every round, and
+ * every other decision is kept for the audit.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
@@ -12,6 +12,7 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { SEVERITY_RANK, type Labels, type Severity } from '../lib/alert-vocabulary.js';
 import type { Metrics } from '../server/metrics.js';
+import type { AlertContextSource } from './alert-context-source.js';
 import type { NoticeNotification } from './channels/channel.js';
 import {
   announced,
@@ -36,6 +37,8 @@ export interface OutboxOptions {
   maxItemsPerMessage: number;
   /** The silences in force at `now`, read once per pass. */
   silencesAt: (now: number) => SilenceLookup;
+  /** The alerts' context: a new alert's row waits for it (`awaiting_context`). Absent: nothing waits. */
+  context?: AlertContextSource;
   logger?: Logger;
   metrics?: Metrics;
 }
@@ -87,6 +90,7 @@ export class Outbox {
       if (event.kind === 'resolved') this.rows.logClosedEverywhere(inhibitLogKey(event.fingerprint));
       const cause = facts.inhibitor.causeFor(event);
       const silenceId = facts.silenceOf(event.labels);
+      const contextPending = this.#contextPending(event);
       for (const { channel, route } of this.options.router.route(event.labels, event.severity)) {
         const log = this.rows.logEntry(event.fingerprint, channel);
         // A newer event of the same alert makes what was held for this channel obsolete.
@@ -107,7 +111,7 @@ export class Outbox {
           );
           this.#count(pass, channel, decision);
         }
-        const decided = decideDelivery({ event, route, now, silenceId, cause, log });
+        const decided = decideDelivery({ event, route, now, silenceId, cause, log, contextPending });
         const status = STATUS_OF_DECISION[decided.decision];
         this.rows.insert({
           channel,
@@ -193,6 +197,7 @@ export class Outbox {
             silenceId: facts.silenceOf(event.labels),
             cause: facts.inhibitor.causeFor(event),
             log,
+            contextPending: this.#contextPending(event),
           });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
@@ -217,6 +222,13 @@ export class Outbox {
     });
     this.#logPass('re-decided held notifications', undefined, pass);
     return pass;
+  }
+
+  /** Whether the event's message waits for its alert's context, and since when. */
+  #contextPending(event: AlertEvent): { since: number; waitMs: number } | undefined {
+    const context = this.options.context;
+    const since = context?.pendingSince(event);
+    return context && since !== undefined ? { since, waitMs: context.waitMs } : undefined;
   }
 
   #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {

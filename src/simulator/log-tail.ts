@@ -1,15 +1,18 @@
 /**
  * `logs.tail`: application log lines generated from the app, the source and the time (nothing is
  * stored), so any window of the last 24 hours can be read and a cursor picks up exactly where the
- * previous answer stopped.
+ * previous answer stopped. Beside them, the lines of the app's failed runs, in the log of each
+ * run's workflow: the failed step's start, and an ERROR line where it failed (or where its watcher
+ * reported failure), so an alert about a failed run has its error to show.
  */
 import type { LogTail as LogTailAnswer } from '../api/schemas.js';
 import { hash32 } from './prng.js';
 import type { ParamValues } from './request-params.js';
-import type { AppRec } from './sim-state.js';
+import type { RunEngine } from './run-engine.js';
+import type { AppRec, RunRec, SimState } from './sim-state.js';
 import { SimError } from './sim-error.js';
 import type { TimeFormatter } from './time-format.js';
-import { LOG_SOURCES, type LogSource } from './vocabulary.js';
+import { LOG_SOURCES, VOCABULARY, type LogSource, type WorkflowName } from './vocabulary.js';
 
 const DAY = 86_400_000;
 /** One line every this often, per source. */
@@ -42,12 +45,36 @@ const OTHER_LINES: Record<Exclude<LogSource, 'main'>, string[]> = {
 };
 const SINCE = /^(\d+)(s|m|h)$/;
 
+/** The log each workflow writes to (the daemon's `notify.context.logs.sources` defaults, by action). */
+const RUN_LOGS: Record<WorkflowName, LogSource> = {
+  app_deploy: 'setup',
+  app_update: 'setup',
+  app_update_modules: 'setup',
+  app_backup: 'backup',
+  app_restart: 'main',
+  app_maintenance: 'main',
+  app_restore: 'restore',
+  app_upgrade: 'upgrade',
+  server_patch: 'main',
+};
+
+/** One line of a run's story in its log. */
+interface RunLine {
+  t: number;
+  source: LogSource;
+  line: string;
+}
+
 /** Default `limit` of logs.tail (reference §8); the largest accepted is the service's maximum or this, whichever is more. */
 export const LOG_TAIL_DEFAULT_LIMIT = 200;
 
 /** Generates log lines for an app and answers `logs.tail`. */
 export class LogTail {
-  constructor(private readonly times: TimeFormatter) {}
+  constructor(
+    private readonly times: TimeFormatter,
+    private readonly state: SimState,
+    private readonly engine: RunEngine,
+  ) {}
 
   /** Answers logs.tail for an app at a time; `seed` varies the lines between simulators. The maximum `limit` is checked with the query. */
   tail(app: AppRec, query: ParamValues, now: number, seed: number): LogTailAnswer {
@@ -74,6 +101,13 @@ export class LogTail {
         lines.push({ t, s, line, source });
       }
     }
+    for (const l of this.runLines(app, from, now)) {
+      if (!sources.includes(l.source)) continue;
+      const s = LOG_SOURCES.indexOf(l.source);
+      if (after && (l.t < after.t || (l.t === after.t && s <= after.s))) continue;
+      if (grep && !l.line.toLowerCase().includes(grep)) continue;
+      lines.push({ t: l.t, s, line: l.line, source: l.source });
+    }
     lines.sort((a, b) => a.t - b.t || a.s - b.s);
     const shown = lines.slice(Math.max(0, lines.length - limit));
     const last = shown[shown.length - 1];
@@ -87,6 +121,46 @@ export class LogTail {
       cursor,
       truncated: lines.length > shown.length,
     };
+  }
+
+  /**
+   * The lines of the app's failed runs logged in (from, now]: the failed step's start, then an
+   * ERROR line at its end with its reason; for a run whose watcher reported failure, an ERROR line
+   * where it did. Runs are read newest first and no further back than a day before `from`.
+   */
+  private runLines(app: AppRec, from: number, now: number): RunLine[] {
+    const out: RunLine[] = [];
+    for (const run of this.state.runIndex.byApp(app.id)) {
+      if (run.createdAt < from - DAY) break;
+      if (run.state !== VOCABULARY.run.error) continue;
+      for (const l of this.failureOf(run)) if (l.t > from && l.t <= now) out.push(l);
+    }
+    return out;
+  }
+
+  private failureOf(run: RunRec): RunLine[] {
+    const source = RUN_LOGS[run.workflow];
+    const tag = `run ${run.id} (${run.action})`;
+    const watcher = this.engine.watcherOf(run);
+    if (watcher && watcher.state !== 'waiting' && watcher.state !== 'completed') {
+      return [
+        {
+          t: run.updatedAt,
+          source,
+          line: `${source}: ERROR ${tag} watcher ${watcher.state}: ${watcher.reason ?? 'no reason given'}`,
+        },
+      ];
+    }
+    const step = this.engine.stepsOf(run).find((st) => st.state === VOCABULARY.step.error);
+    if (!step) return [];
+    const end = step.updatedAt ?? run.updatedAt;
+    const lines: RunLine[] = [
+      { t: end, source, line: `${source}: ERROR ${tag} step ${step.name} failed: ${step.reason ?? 'failed'}` },
+    ];
+    if (step.startedAt !== null && step.startedAt < end) {
+      lines.unshift({ t: step.startedAt, source, line: `${source}: ${tag} step ${step.name} started` });
+    }
+    return lines;
   }
 }
 

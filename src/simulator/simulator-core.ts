@@ -86,7 +86,7 @@ export class SimulatorCore {
       this.state,
       this.views,
       this.problemFinder,
-      new LogTail(this.times),
+      new LogTail(this.times, this.state, this.engine),
       options.seed,
       words,
     );

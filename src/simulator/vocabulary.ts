@@ -105,10 +105,8 @@ export const PLANS = { starter: 'starter', business: 'business', enterprise: 'en
 /** Plans that include reading application logs. */
 export const PLANS_WITH_LOGS: readonly string[] = [PLANS.business, PLANS.enterprise];
 
-/** Log sources of logs.tail, in the order lines of the same second are listed. */
-export const LOG_SOURCES = ['main', 'setup', 'transfer', 'restore', 'backup', 'upgrade', 'script'] as const;
-/** A log source of logs.tail. */
-export type LogSource = (typeof LOG_SOURCES)[number];
+/** Log sources of logs.tail (the reference's), in the order lines of the same second are listed. */
+export { LOG_SOURCES, type LogSource } from '../api/schemas.js';
 
 /** What an outside check of a URL can find when it fails (`public_check_code`). */
 export const PUBLIC_CHECK_FAILURES = [

@@ -36,6 +36,14 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'which days got a digest; only today matters for "never twice"',
   },
   {
+    table: 'alert_context',
+    columns: ['fingerprint', 'updated_at'],
+    where: `updated_at < @cutoff AND NOT EXISTS (
+        SELECT 1 FROM alerts WHERE alerts.fingerprint = alert_context.fingerprint AND alerts.status <> 'resolved')`,
+    reads: [{ table: 'alerts', columns: ['fingerprint', 'status'] }],
+    why: 'what the API told about alerts no longer open; an open alert keeps its context for its repeats',
+  },
+  {
     table: 'events',
     columns: ['at'],
     where: 'at < @cutoff',

@@ -285,6 +285,20 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /must be "off" or a number of requests per second/,
     },
     {
+      name: 'a log source the reference does not name',
+      yaml: `${MINIMAL}notify:\n  context:\n    logs:\n      sources: { update: build }\n`,
+      path: 'notify.context.logs.sources.update',
+      line: 7,
+      message: /must be one of main, setup, transfer, restore, backup, upgrade, script/,
+    },
+    {
+      name: 'a context wait past 10m',
+      yaml: `${MINIMAL}notify:\n  context: { wait: 1h }\n`,
+      path: 'notify.context.wait',
+      line: 5,
+      message: /must be at most 10m/,
+    },
+    {
       name: 'listen address',
       yaml: `${MINIMAL}server:\n  listen: localhost\n`,
       path: 'server.listen',

@@ -77,6 +77,19 @@ describe('deploy-watchdog demo --duration 20s', () => {
     expect(alertMessages.map((m) => m.header).filter((h) => !staged.some((re) => re.test(h)))).toEqual([]);
   });
 
+  it("shows the failed run's alert with the lines of its log and its next step", () => {
+    const failed = messages.find((m) => /failed run/.test(m.header) && m.events.some((e) => !/ RESOLVED\b/.test(e)));
+    expect(failed?.lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Log \(setup\): \d+ lines? around the failure/),
+        expect.stringMatching(
+          /^\d\d:\d\d:\d\d {2}setup: ERROR run \d+ \(update\) step check failed: health check timed out after 120 s$/,
+        ),
+        "Next step: Read the failed step's log, fix the cause, then retry the run.",
+      ]),
+    );
+  });
+
   it('reports the automatic retry of the failed run and its outcome', () => {
     expect(result.stdout).toMatch(/the service received runs\.retry \(POST \/api\/v1\/runs\/\d+\/retry\) → 200/);
     const notice = messages.find((m) => m.header.includes('Retried automatically: succeeded'));

@@ -160,6 +160,7 @@ describe('failedRuns', () => {
           workflow: 'app_update',
           action: 'update',
           state: error,
+          app_id: '1',
           step: 'install_modules',
           reason: 'timeout after 600s',
           since: ago(10 * MINUTE),

@@ -25,6 +25,8 @@ const told = (lastKind: AlertEventKind, hoursAgo: number): NotificationLogEntry 
   announcedAt: NOW - hoursAgo * HOUR,
 });
 const muted = { name: 'night', isActive: () => true };
+/** A context being read for `seconds` of a 30 s wait. */
+const reading = (seconds: number) => ({ since: NOW - seconds * 1000, waitMs: 30_000 });
 const cause = { rule: 'bad_servers' as const, fingerprint: 'servers/s1', summary: 'Server s1 is in state error' };
 
 function facts(kind: AlertEventKind, over: Partial<DecisionFacts> = {}): DecisionFacts {
@@ -72,6 +74,41 @@ describe('decideDelivery', () => {
       }),
       'digest_only',
     ]),
+    [
+      'a firing whose context is being read, within the wait',
+      facts('firing', { contextPending: reading(29) }),
+      'awaiting_context',
+    ],
+    [
+      'an escalation whose context is being read',
+      facts('escalated', { contextPending: reading(0) }),
+      'awaiting_context',
+    ],
+    [
+      'a firing whose context was not read within the wait',
+      facts('firing', { contextPending: reading(30) }),
+      'context_wait_over',
+    ],
+    [
+      'a repeat never waits for a context',
+      facts('repeat', { log: told('firing', 4), contextPending: reading(0) }),
+      'deliver',
+    ],
+    [
+      'a resolve never waits for a context',
+      facts('resolved', { log: told('firing', 1), contextPending: reading(0) }),
+      'deliver',
+    ],
+    [
+      'a silence holds before the context is waited for',
+      facts('firing', { silenceId: 'abc', contextPending: reading(0) }),
+      'silenced',
+    ],
+    [
+      'inhibition holds before the context is waited for',
+      facts('firing', { cause, contextPending: reading(0) }),
+      'inhibited',
+    ],
   ])('%s → %s', (_name, f, expected) => {
     expect(decideDelivery(f).decision).toBe(expected);
   });
@@ -82,6 +119,9 @@ describe('decideDelivery', () => {
       'mute window night',
     );
     expect(decideDelivery(facts('firing', { cause })).detail).toBe('bad_servers: Server s1 is in state error');
+    expect(decideDelivery(facts('firing', { contextPending: reading(30) })).detail).toBe(
+      'its context was not read within 30000 ms',
+    );
   });
 });
 

@@ -96,6 +96,23 @@ describe('the HTML email in a real browser', () => {
     await page.close();
   });
 
+  it("a failed update's context: its restore point and its log lines, wrapped within a phone's width", async () => {
+    const { page, dialogs, shot } = await open('failed-update-context');
+    const text = await page.innerText('body');
+    expect(text).toMatch(/Restore point\s+#412 kept: the change failed and the app was left as before/);
+    expect(text).toMatch(/Backup first\s+shop-prod-20261101-1108\.zip \(#77\), verified/);
+    expect(text).toContain('Log (setup): 6 lines around the failure, errors first');
+    // Errors first, one line each as logged (wrapped by the screen's width, not broken by us).
+    const log = await page.innerText('pre');
+    expect(log.split('\n')[0]).toBe('11:13:00  ERROR: No matching distribution found for odoo-addon-x');
+    expect(log.split('\n')).toHaveLength(6);
+    expect(await activeContent(page)).toEqual({ elements: 0, handlers: 0, pwned: null });
+    expect(dialogs).toEqual([]);
+    expect(await contentWidth(page)).toBeLessThanOrEqual(WIDTH);
+    expect(fs.statSync(shot).size).toBeGreaterThan(1000);
+    await page.close();
+  });
+
   it('hostile text from the service stays text: no markup, no script, no unsafe link, nothing reordered or hidden', async () => {
     const { page, dialogs, shot } = await open('hostile-text');
     // The app's javascript: URL is no link at all; only our own links remain.
@@ -119,6 +136,10 @@ describe('the HTML email in a real browser', () => {
     expect(text).toContain('shop\\u{202e}gnp.exe');
     expect(text).toContain('sh\\u{200b}op');
     expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b-\u200f]/);
+    // Its log lines too: markup and a mention as characters, the long path wrapped.
+    const log = await page.innerText('pre');
+    expect(log).toContain(`ERROR ${HOSTILE.summary.replace('\n', ' ')}`);
+    expect(log).toContain('Set-Cookie: x=1');
     expect(await contentWidth(page)).toBeLessThanOrEqual(WIDTH);
     expect(fs.statSync(shot).size).toBeGreaterThan(1000);
     await page.close();

@@ -6,6 +6,11 @@
  * hand.
  */
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
+import { restorePointSchema } from '../../src/api/schemas.js';
+import { contextConfigSchema } from '../../src/context/context-config.js';
+import { logExcerpt } from '../../src/context/log-excerpt.js';
+import { restorePointFacts } from '../../src/context/restore-point-facts.js';
+import type { AlertContext } from '../../src/lib/alert-vocabulary.js';
 import {
   detectorOptionsFromConfig,
   runDetectors,
@@ -93,6 +98,43 @@ function failedRun(): Finding {
   return found(runsSnapshot([failed]))[0]!;
 }
 
+/** The context settings a config that says nothing about them gives. */
+const CONTEXT = contextConfigSchema.parse(undefined);
+
+/**
+ * What the API adds to the failed update of run 5981, made by the reader's own functions: the
+ * lines of its setup log around the failure (`lines` as logs.tail answers them, oldest first) and
+ * its restore point (kept, a verified backup taken first).
+ */
+function updateContext(lines: readonly [minutesAgo: number, line: string][], notes: string[] = []): AlertContext {
+  const failedAt = NOW - 47 * MINUTE;
+  const items = lines.map(([m, line]) => ({ time: ago(m * MINUTE), line, source: 'setup' }));
+  const excerpt = logExcerpt(items, {
+    failedAt,
+    lines: CONTEXT.logs.lines,
+    width: CONTEXT.logs.width,
+    errorWords: CONTEXT.logs.error_words,
+  });
+  const point = restorePointSchema.parse({
+    id: 412,
+    app_id: 1,
+    at: ago(52 * MINUTE),
+    action: 'update',
+    outcome: 'kept',
+    run_id: 5981,
+    commits: [{ repository: 'shop', before: '9f1c2e4', after: 'a07b3d9' }],
+    modules: [],
+    backup_id: 77,
+    backup: 'shop-prod-20261101-1108.zip',
+    backup_verified: true,
+    rollback_of_id: null,
+    held: false,
+    instant_undo: false,
+    kept_until: null,
+  });
+  return { facts: restorePointFacts(point), log: { source: 'setup', ...excerpt }, notes };
+}
+
 /** One golden case: its name (the files' stem) and the notification a channel renders. */
 export interface GoldenCase {
   name: string;
@@ -128,6 +170,30 @@ export function goldenCases(): GoldenCase[] {
         type: 'alerts',
         group,
         events: [firing(run, 1, 47 * MINUTE)],
+        omitted: 0,
+        routes: ['prod-oncall'],
+      },
+    },
+    {
+      // What the API adds after the cycle: the setup log around the failure, errors first, and the restore point.
+      name: 'failed-update-context',
+      notification: {
+        type: 'alerts',
+        group,
+        events: [
+          {
+            ...firing(run, 3, 47 * MINUTE),
+            context: updateContext([
+              [52, 'setup: pulling image'],
+              [51, 'setup: building image shop-prod:19.0'],
+              [49, 'setup: installing requirements'],
+              [48, 'Collecting odoo-addon-x==19.0.1.0'],
+              [47, 'ERROR: No matching distribution found for odoo-addon-x'],
+              [47, 'setup: step install failed: pip exited with code 1'],
+              [10, 'setup: something long after the failure'],
+            ]),
+          },
+        ],
         omitted: 0,
         routes: ['prod-oncall'],
       },
@@ -214,5 +280,15 @@ function hostileEvent(): AlertEvent {
       { label: 'File', value: HOSTILE.file },
     ],
     brief: `step ${HOSTILE.step}: ${HOSTILE.reason}`,
+    // Log lines are the service's text too: markup, a mention, a code fence, a reordering, a
+    // terminal's escape sequence and line break, a stack trace's long path.
+    context: updateContext(
+      [
+        [48, `ERROR ${HOSTILE.summary}`],
+        [48, `\u001b[31mERROR\u001b[0m ${HOSTILE.reason} \`\`\`\r\nSet-Cookie: x=1`],
+        [47, `Traceback: ${HOSTILE.file}`],
+      ],
+      [`logs not available: ${HOSTILE.reason}`],
+    ),
   };
 }

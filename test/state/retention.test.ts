@@ -45,6 +45,7 @@ describe('pruneState', () => {
       outbox: 'table does not exist',
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
+      alert_context: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
       remediation_attempts: 'table does not exist',
@@ -77,6 +78,7 @@ describe('pruneState', () => {
     expect(result.skipped).toEqual({
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
+      alert_context: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
     });
@@ -171,6 +173,25 @@ describe('pruneState', () => {
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
       expect(remaining()).toEqual(kept);
       expect(result.skipped).not.toHaveProperty('remediation_attempts');
+    });
+
+    it.each<[string, string, 'firing' | 'resolved' | null, number, boolean]>([
+      ['read long ago, its alert resolved', 'ready', 'resolved', old, false],
+      ['read long ago, no alert row left', 'ready', null, old, false],
+      ['asked long ago, never read, its alert resolved', 'pending', 'resolved', old, false],
+      ['read long ago, its alert still firing (its repeats show it)', 'ready', 'firing', old, true],
+      ['read recently, its alert resolved', 'ready', 'resolved', recent, true],
+    ])('alert_context: %s', (_what, status, alertStatus, at, kept) => {
+      store = Store.open(path.join(dir, 'state.db'));
+      if (alertStatus) alert('failed_runs/run/1', alertStatus, alertStatus === 'resolved' ? old : null);
+      store.db
+        .prepare(
+          `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
+           VALUES ('run/1', 'failed_runs/run/1', '{}', ?, ?, ?)`,
+        )
+        .run(status, at, at);
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(result.deleted.alert_context).toBe(kept ? 0 : 1);
     });
 
     it('remediation_skip_state: reasons not written again within the retention go', () => {

@@ -18,7 +18,8 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import { presentationOf } from '../../detectors/registry.js';
-import type { Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
+import type { AlertContext, Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
+import { parseTime } from '../../lib/parse-time.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { fillPage } from '../../config/link-schema.js';
@@ -110,6 +111,30 @@ export interface EventDescription {
   page: Link | null;
   /** Resolved: why it is over, as the source says it (`AlertEvent.resolution`); null when unknown. */
   resolution: string | null;
+  /** What the API told about it after its cycle (its log, its restore point); null when none was read, or resolved. */
+  context: ContextDescription | null;
+}
+
+/** What is shown of an alert's context (`AlertEvent.context`). All strings are API text, unescaped. */
+export interface ContextDescription {
+  /** Facts beside the check's own (restore point, instant undo, backup taken first), times as times. */
+  facts: Fact[];
+  /** What could not be read, each in a few words ("logs not available: … (plan_required)"). */
+  notes: string[];
+  /** The log around the failure; null when none was read. */
+  log: LogDescription | null;
+}
+
+/** A log excerpt as shown: a title of our words, then its lines, error lines first. */
+export interface LogDescription {
+  /** "Log (setup): 3 of 41 lines around the failure, errors first". */
+  title: string;
+  lines: {
+    /** "12:01:05", the time logged in UTC; null when the service gave none it could read. */
+    stamp: string | null;
+    /** The line as logged (one line, cut to the configured width): API text. */
+    text: string;
+  }[];
 }
 
 /** What an alerts message says. */
@@ -285,6 +310,7 @@ export function describeEvent(
       briefIsSummary: false,
       age: null,
       resolution: e.resolution || null,
+      context: null,
     };
   }
   const status =
@@ -311,6 +337,31 @@ export function describeEvent(
     briefIsSummary: shown.brief === null,
     age: ago ? `for ${ago}` : null,
     resolution: null,
+    context: e.context ? describeContext(e.context) : null,
+  };
+}
+
+/** The context of an alert as shown: its facts (times as times), its notes, its log lines with their UTC times. */
+function describeContext(c: AlertContext): ContextDescription | null {
+  const facts = c.facts.map((f) =>
+    f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value },
+  );
+  const log = c.log && c.log.lines.length > 0 ? describeLog(c.log) : null;
+  if (facts.length === 0 && c.notes.length === 0 && log === null) return null;
+  return { facts, notes: [...c.notes], log };
+}
+
+function describeLog(log: NonNullable<AlertContext['log']>): LogDescription {
+  const shown = log.lines.length;
+  const errors = log.lines.filter((l) => l.error).length;
+  const count = shown < log.matched ? `${shown} of ${log.matched}` : `${shown}`;
+  const order = errors > 0 && errors < shown ? ', errors first' : '';
+  return {
+    title: `Log (${log.source}): ${count} line${log.matched === 1 ? '' : 's'} around the failure${order}`,
+    lines: log.lines.map((l) => {
+      const at = parseTime(l.time);
+      return { stamp: at === null ? null : new Date(at).toISOString().slice(11, 19), text: l.line };
+    }),
   };
 }
 

@@ -10,7 +10,14 @@ import type {
   SendResult,
 } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import { describeAlerts, TONES, type AlertsDescription, type EventDescription, type Since } from './describe.js';
+import {
+  describeAlerts,
+  TONES,
+  type AlertsDescription,
+  type EventDescription,
+  type LogDescription,
+  type Since,
+} from './describe.js';
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
@@ -153,8 +160,35 @@ function eventRows(d: EventDescription): Row[] {
   if (d.page && page) rows.push({ label: d.page.label, value: page, href: page });
   rows.push(...d.where, ...d.facts);
   if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
+  if (d.context) {
+    rows.push(...d.context.facts.map((f) => (f.at !== undefined ? { label: f.label, value: formatUtc(f.at) } : f)));
+    rows.push(...d.context.notes.map((note) => ({ label: 'Note', value: note })));
+  }
   if (d.resolution) rows.push({ label: 'Why', value: d.resolution });
   return rows;
+}
+
+/** Longest log line in the email (the width cut happened when it was read: this is a backstop). */
+const MAX_LOG_LINE = 1000;
+
+/** A log line as text: its UTC time, then the line, on one line. */
+function logLineText(l: LogDescription['lines'][number]): string {
+  const text = oneLine(l.text, MAX_LOG_LINE);
+  return l.stamp ? `${l.stamp}  ${text}` : text;
+}
+
+/** The log excerpt in the plain-text body: its title, then its lines indented. */
+function logText(log: LogDescription | null | undefined): string[] {
+  return log ? [`  ${oneLine(log.title, 200)}`, ...log.lines.map((l) => `    ${logLineText(l)}`)] : [];
+}
+
+/** The log excerpt in HTML: its title, then its lines in a preformatted block that wraps (a phone's width). */
+function logHtml(log: LogDescription): string {
+  const lines = log.lines.map((l) => escapeHtml(logLineText(l))).join('\n');
+  return [
+    `<p style="margin:8px 0 2px;color:#555">${escapeHtml(log.title, 200)}</p>`,
+    `<pre style="margin:0;padding:6px 8px;background:#f6f8fa;font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere">${lines}</pre>`,
+  ].join('\n');
 }
 
 function sinceText(since: Since): string {
@@ -173,7 +207,11 @@ function alignedRows(rows: readonly Row[], indent: string): string[] {
 }
 
 function eventText(d: EventDescription): string[] {
-  return [`${d.status} · ${oneLine(d.summary, MAX_VALUE)}`, ...alignedRows(eventRows(d), '  ')];
+  return [
+    `${d.status} · ${oneLine(d.summary, MAX_VALUE)}`,
+    ...alignedRows(eventRows(d), '  '),
+    ...logText(d.context?.log),
+  ];
 }
 
 /** "CRITICAL  shop · step restart: database connection refused · 47m". */
@@ -216,6 +254,7 @@ function eventHtml(d: EventDescription): string {
   return [
     `<p style="margin:16px 0 4px"><b>${TONES[d.tone].emoji} ${escapeHtml(d.status)}</b> · ${escapeHtml(oneLine(d.summary, MAX_VALUE))}</p>`,
     rows ? `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">${rows}</table>` : '',
+    ...(d.context?.log ? [logHtml(d.context.log)] : []),
   ].join('\n');
 }
 

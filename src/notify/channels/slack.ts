@@ -13,7 +13,15 @@ import type {
 } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import { describeAlerts, TONES, type EventDescription, type Fact, type Link, type Since } from './describe.js';
+import {
+  describeAlerts,
+  TONES,
+  type EventDescription,
+  type Fact,
+  type Link,
+  type LogDescription,
+  type Since,
+} from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
@@ -38,7 +46,7 @@ const MAX_VALUE = 300;
 /** The Block Kit blocks this channel builds. Plain shapes: Slack's own types are a transitive package. */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
+  | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true } }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
   | { type: 'actions'; elements: SlackButton[] }
@@ -105,6 +113,7 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   } else {
     for (const e of d.events) {
       blocks.push(section(eventText(e)));
+      if (e.context?.log) blocks.push(logBlock(e.context.log));
       const page = e.page && buttons([e.page], 'page');
       if (page) blocks.push(page);
     }
@@ -196,8 +205,37 @@ function eventText(d: EventDescription): string {
   if (where.length > 0) lines.push(where.join('  ·  '));
   if (d.facts.length > 0) lines.push(d.facts.map(factText).join('  ·  '));
   if (d.since) lines.push(`*Since:* ${sinceText(d.since)}`);
+  if (d.context && d.context.facts.length > 0) lines.push(d.context.facts.map(factText).join('  ·  '));
+  for (const note of d.context?.notes ?? []) lines.push(`*Note:* ${escapeMrkdwn(note, MAX_VALUE)}`);
   if (d.resolution) lines.push(`*Why:* ${escapeMrkdwn(d.resolution, MAX_VALUE)}`);
   return packLines(lines, SLACK_LIMITS.text);
+}
+
+/** Longest log line in Slack, escaped (the width cut happened when it was read: this is a backstop). */
+const MAX_LOG_LINE = 1000;
+
+/**
+ * A log excerpt as a code block under its title: monospaced, formatted by nothing, shown as written
+ * (`verbatim`: no name or address becomes a link). Each line is escaped like any API text and a
+ * backtick in it becomes ˋ (U+02CB), as a code block has no escape for the backticks that end it.
+ * Whole lines only, as many as fit Slack's limit, "…" for the rest.
+ */
+function logBlock(log: LogDescription): SlackBlock {
+  const head = `*${escapeMrkdwn(log.title, 200)}*\n\`\`\`\n`;
+  const tail = '\n```';
+  const lines: string[] = [];
+  let length = head.length + tail.length;
+  for (const l of log.lines) {
+    const text = escapeMrkdwn(l.text.replace(/`/g, '\u02cb'), MAX_LOG_LINE);
+    const line = l.stamp ? `${l.stamp}  ${text}` : text;
+    if (length + line.length + 2 > SLACK_LIMITS.text) {
+      lines.push('…');
+      break;
+    }
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${lines.join('\n')}${tail}`, verbatim: true } };
 }
 
 function sinceText(since: Since): string {

@@ -11,6 +11,7 @@ import remediation from './004-remediation.js';
 import remediationEdge from './005-remediation-edge.js';
 import alertFacts from './006-alert-facts.js';
 import consoleMigration from './007-console.js';
+import alertContext from './008-alert-context.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -21,4 +22,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   remediationEdge,
   alertFacts,
   consoleMigration,
+  alertContext,
 ];

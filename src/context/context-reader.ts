@@ -1,0 +1,250 @@
+/**
+ * Reading an alert's context, after the cycle that asked for it and never inside one: on its own
+ * loop (`lib/background-loop.ts`), the pending asks oldest first, at most
+ * `notify.context.max_per_pass` per pass and `concurrency` at once, through the API client every
+ * job shares (so its rate limit holds for all of them). Per run, one `logs.tail` of the log of its
+ * workflow around the failure and, for an update or upgrade, one `restore_points.list` of its app;
+ * what was read is stored ready in the state file, and the notifier is told, so the message
+ * waiting for it goes out at once.
+ *
+ * What cannot be read becomes a note in the alert ("logs not available: …"), never an error of the
+ * alert, and is logged once per cause. A refusal that does not go away by itself (the token lacks
+ * `view_logs`, the project's plan has no logs) is remembered for the running configuration, so it
+ * costs no more requests; a reload or restart asks again, as an operator's "fixed". An alert that
+ * is over before its turn is not read at all. A pass stopped part-way (shutdown) leaves the rest
+ * pending: they are read after the restart.
+ */
+import { ApiError, ApiTransportError } from '../api/errors.js';
+import type { ApiClient } from '../api/client.js';
+import { describeError } from '../api/describe-error.js';
+import { FUNCTIONS } from '../api/functions.js';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { mapLimit } from '../collectors/map-limit.js';
+import { Secret } from '../config/secret.js';
+import type { RunContextAsk } from '../detectors/run-context.js';
+import { BackgroundLoop } from '../lib/background-loop.js';
+import type { Clock } from '../lib/clock.js';
+import type { AlertContext } from '../lib/alert-vocabulary.js';
+import type { Logger } from '../lib/logger.js';
+import { parseTime } from '../lib/parse-time.js';
+import type { ContextSettings } from './context-config.js';
+import type { ContextRow, ContextStore } from './context-store.js';
+import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
+import { restorePointFacts, restorePointOfRun } from './restore-point-facts.js';
+
+/** Restore points read to find a run's: the newest ones; a failed run's is among them. */
+const RESTORE_POINTS_PAGE = 20;
+
+/** How often the loop looks for pending asks when nothing woke it (the cycle stage wakes it). */
+const IDLE_MS = 30_000;
+
+/** What one pass did. */
+export interface ContextPass {
+  /** Asks whose context was read and stored. */
+  read: number;
+  /** Asks whose alert was over before their turn: stored without a request. */
+  dropped: number;
+  /** Requests made. */
+  requests: number;
+}
+
+/** What the reader works with. */
+export interface ContextReaderParts {
+  store: ContextStore;
+  alerts: AlertStore;
+  client: ApiClient;
+  settings: ContextSettings;
+  /** The API token, scrubbed from every log line kept (the client does too; this is the second belt). */
+  token: Secret;
+  clock: Clock;
+  logger: Logger;
+  /** Told after a pass stored something: the messages waiting for it can go. */
+  onRead: () => void;
+}
+
+/** The words a refusal of a read is said in, by error code; the rest are said as the error. */
+const REFUSED: Readonly<Record<string, (permission: string) => string>> = {
+  plan_required: () => "the plan of the app's project does not include them",
+  unavailable: () => 'the service cannot read them now',
+  function_not_allowed: (permission) => `the API token lacks ${permission}`,
+  access_denied: () => 'the API token may not read them for this app',
+  not_found: () => 'the app is gone',
+};
+
+/** Refusals that do not go away by themselves: remembered (per app, or for the token) until a reload. */
+const LASTING: ReadonlySet<string> = new Set(['plan_required', 'function_not_allowed', 'access_denied']);
+
+/** What is read, and how it is named in a note. */
+const WHAT = { 'logs.tail': 'logs', 'restore_points.list': 'restore point' } as const;
+type ReadFn = keyof typeof WHAT;
+
+/** Reads the context of pending asks; one per running configuration. */
+export class ContextReader {
+  readonly #p: ContextReaderParts;
+  readonly #log: Logger;
+  readonly #loop: BackgroundLoop<ContextPass>;
+  /** Lasting refusals, by function (the token's) or function and app: the note they give. */
+  readonly #refused = new Map<string, string>();
+  /** Causes already logged (function and code). */
+  readonly #warned = new Set<string>();
+
+  constructor(parts: ContextReaderParts) {
+    this.#p = parts;
+    this.#log = parts.logger.child({ stage: 'context' });
+    this.#loop = new BackgroundLoop<ContextPass>({
+      clock: parts.clock,
+      pass: (signal) => this.#pass(signal),
+      sleepMs: () => IDLE_MS,
+      onError: (err) => this.#log.error({ err }, 'context pass failed; the next pass tries again'),
+      merge: (a, b) => ({ read: a.read + b.read, dropped: a.dropped + b.dropped, requests: a.requests + b.requests }),
+    });
+  }
+
+  /** Starts the loop (a first pass at once: asks left pending by a stop or a crash are read). */
+  start(): void {
+    this.#loop.start();
+  }
+
+  /** Cuts the loop's sleep short: the cycle stage asked for something. */
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  /** One pass now, or the one under way (`check`, tests); concurrent calls share it. */
+  readNow(signal?: AbortSignal): Promise<ContextPass> {
+    return this.#loop.runNow(signal);
+  }
+
+  /** Ends the loop: the pass under way may finish for up to `deadlineMs`, then its reads are aborted (left pending). */
+  stop(deadlineMs = 0): Promise<void> {
+    return this.#loop.stop(deadlineMs);
+  }
+
+  async #pass(signal: AbortSignal | undefined): Promise<ContextPass> {
+    const pass: ContextPass = { read: 0, dropped: 0, requests: 0 };
+    const rows = this.#p.store.pending(this.#p.settings.max_per_pass);
+    if (rows.length === 0) return pass;
+    await mapLimit(rows, this.#p.settings.concurrency, async (row) => {
+      if (signal?.aborted) return;
+      try {
+        await this.#readOne(row, pass, signal);
+      } catch (err) {
+        // A storage fault or a bug: the ask stays pending for the next pass.
+        this.#log.error({ err, subject: row.subject }, 'cannot store the context of an alert; will try again');
+      }
+    });
+    if (pass.read + pass.dropped > 0) {
+      this.#log.debug({ ...pass }, 'context read');
+      this.#p.onRead();
+    }
+    return pass;
+  }
+
+  async #readOne(row: ContextRow, pass: ContextPass, signal: AbortSignal | undefined): Promise<void> {
+    const { store, alerts, clock } = this.#p;
+    if (alerts.get(row.fingerprint)?.status !== 'firing') {
+      // Over (or gone) before its turn: nothing waits for it, so nothing is asked.
+      store.store.transaction(() => store.ready(row.subject, { facts: [], log: null, notes: [] }, clock.now()));
+      pass.dropped += 1;
+      return;
+    }
+    const context: AlertContext = { facts: [], log: null, notes: [] };
+    const { logs, restore_points } = this.#p.settings;
+    if (logs.enabled) await this.#readLogs(row.ask, context, pass, signal);
+    if (restore_points.enabled && restore_points.actions.includes(row.ask.action)) {
+      await this.#readRestorePoint(row.ask, context, pass, signal);
+    }
+    // Stopped part-way: what was read is not the whole answer; read it again after the restart.
+    if (signal?.aborted) return;
+    store.store.transaction(() => store.ready(row.subject, context, clock.now()));
+    pass.read += 1;
+  }
+
+  async #readLogs(
+    ask: RunContextAsk,
+    context: AlertContext,
+    pass: ContextPass,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { settings, client, clock, token } = this.#p;
+    const { lines, width, lead, sources, error_words } = settings.logs;
+    const source = logSourceOf(ask, sources);
+    const failedAt = parseTime(ask.at);
+    const since = logSince(failedAt, clock.now(), lead);
+    const answer = await this.#read('logs.tail', ask, context, pass, () =>
+      client.logs.tail(ask.appId, { source, ...(since ? { since } : {}) }, signal ? { signal } : {}),
+    );
+    if (!answer) return;
+    const scrubbed = answer.items.map((item) => ({ ...item, line: Secret.scrub(item.line, [token]) }));
+    const excerpt = logExcerpt(scrubbed, { failedAt, lines, width, errorWords: error_words });
+    if (excerpt.lines.length === 0) {
+      context.notes.push(`no ${source} log lines around the failure`);
+      return;
+    }
+    context.log = { source, ...excerpt };
+  }
+
+  async #readRestorePoint(
+    ask: RunContextAsk,
+    context: AlertContext,
+    pass: ContextPass,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { client } = this.#p;
+    const page = await this.#read('restore_points.list', ask, context, pass, () =>
+      client.restorePoints.list(ask.appId, { limit: RESTORE_POINTS_PAGE }, signal ? { signal } : {}),
+    );
+    if (!page) return;
+    const point = restorePointOfRun(page.items, ask.runId);
+    if (point) context.facts.push(...restorePointFacts(point));
+    else context.notes.push(`no restore point of run #${ask.runId} among the app's ${RESTORE_POINTS_PAGE} newest`);
+  }
+
+  /**
+   * One read, or the note that says why not: a lasting refusal remembered costs no request; a
+   * new refusal is logged once per cause (and remembered when lasting); any other failure is
+   * noted as it is. Undefined when there is no answer; aborted: nothing noted.
+   */
+  async #read<T>(
+    fn: ReadFn,
+    ask: RunContextAsk,
+    context: AlertContext,
+    pass: ContextPass,
+    call: () => Promise<T>,
+  ): Promise<T | undefined> {
+    const remembered = this.#refused.get(fn) ?? this.#refused.get(`${fn}:${ask.appId}`);
+    if (remembered) {
+      context.notes.push(remembered);
+      return undefined;
+    }
+    pass.requests += 1;
+    try {
+      return await call();
+    } catch (err) {
+      // Stopped by the caller (shutdown): not a failure of the read; it is asked again.
+      if (err instanceof ApiTransportError && err.reason === 'aborted') return undefined;
+      context.notes.push(this.#refusal(fn, ask, err));
+      return undefined;
+    }
+  }
+
+  /** The note of a failed read, logged once per cause and remembered when it lasts. */
+  #refusal(fn: ReadFn, ask: RunContextAsk, err: unknown): string {
+    const what = WHAT[fn];
+    if (!(err instanceof ApiError) || !(err.code in REFUSED)) {
+      const note = `${what} not read: ${describeError(err)}`;
+      this.#warnOnce(`${fn}:${err instanceof ApiError ? err.code : 'failed'}`, { fn, app: ask.appId, err }, note);
+      return note;
+    }
+    const note = `${what} not available: ${REFUSED[err.code]!(FUNCTIONS[fn].permission)} (${err.code})`;
+    if (LASTING.has(err.code)) this.#refused.set(err.code === 'function_not_allowed' ? fn : `${fn}:${ask.appId}`, note);
+    this.#warnOnce(`${fn}:${err.code}`, { fn, app: ask.appId, code: err.code }, `${note}; alerts say so instead`);
+    return note;
+  }
+
+  #warnOnce(cause: string, fields: Record<string, unknown>, msg: string): void {
+    if (this.#warned.has(cause)) return;
+    this.#warned.add(cause);
+    this.#log.warn(fields, msg);
+  }
+}

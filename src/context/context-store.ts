@@ -1,0 +1,98 @@
+/**
+ * The `alert_context` table's SQL (migration 007), prepared once per open {@link Store}: one row
+ * per run asked about, pending until its context is read, then ready. Row ⇄ object mapping lives
+ * here and nowhere else; what to ask is the cycle stage's (`context-stage.ts`), reading the
+ * reader's (`context-reader.ts`).
+ */
+import type Database from 'better-sqlite3';
+import type { RunContextAsk } from '../detectors/run-context.js';
+import type { AlertContext, Subject } from '../lib/alert-vocabulary.js';
+import type { Store } from '../state/store.js';
+
+/** One run asked about, as the code sees it (times in ms since the epoch). */
+export interface ContextRow {
+  /** `run/5981`: what the context is of (see {@link contextKey}). */
+  subject: string;
+  /** The alert that asked first. */
+  fingerprint: string;
+  ask: RunContextAsk;
+  status: 'pending' | 'ready';
+  /** What was read; null while pending. */
+  context: AlertContext | null;
+  requestedAt: number;
+  readAt: number | null;
+}
+
+interface DbRow {
+  subject: string;
+  fingerprint: string;
+  ask: string;
+  status: string;
+  context: string | null;
+  requested_at: number;
+  read_at: number | null;
+}
+
+/** The key of an alert's context: its subject, `run/5981`; null for an alert about no one record. */
+export function contextKey(subject: Subject | null | undefined): string | null {
+  return subject?.id === undefined ? null : `${subject.type}/${subject.id}`;
+}
+
+/** The prepared statements of `alert_context` for one open store. */
+export class ContextStore {
+  readonly store: Store;
+  readonly #insert: Database.Statement<[{ subject: string; fingerprint: string; ask: string; now: number }]>;
+  readonly #get: Database.Statement<[string], DbRow>;
+  readonly #pending: Database.Statement<[number], DbRow>;
+  readonly #ready: Database.Statement<[{ subject: string; now: number; context: string }]>;
+
+  constructor(store: Store) {
+    this.store = store;
+    const db: Database.Database = store.db;
+    this.#insert = db.prepare(
+      `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
+       VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`,
+    );
+    this.#get = db.prepare('SELECT * FROM alert_context WHERE subject = ?');
+    this.#pending = db.prepare(
+      `SELECT * FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
+    );
+    this.#ready = db.prepare(
+      `UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
+       WHERE subject = @subject AND status = 'pending'`,
+    );
+  }
+
+  /** Records an ask for a run that has none yet (pending or read): true when it is new. */
+  ask(subject: string, fingerprint: string, ask: RunContextAsk, now: number): boolean {
+    return this.#insert.run({ subject, fingerprint, ask: JSON.stringify(ask), now }).changes > 0;
+  }
+
+  /** The row of a subject, if one was asked for. */
+  get(subject: string): ContextRow | undefined {
+    const row = this.#get.get(subject);
+    return row && fromDb(row);
+  }
+
+  /** Pending asks, oldest first, at most `limit`. */
+  pending(limit: number): ContextRow[] {
+    return this.#pending.all(limit).map(fromDb);
+  }
+
+  /** Stores what was read for a pending ask; a row already ready is left as it is. */
+  ready(subject: string, context: AlertContext, now: number): void {
+    this.#ready.run({ subject, now, context: JSON.stringify(context) });
+  }
+}
+
+function fromDb(row: DbRow): ContextRow {
+  return {
+    subject: row.subject,
+    fingerprint: row.fingerprint,
+    ask: JSON.parse(row.ask) as RunContextAsk,
+    status: row.status === 'ready' ? 'ready' : 'pending',
+    context: row.context === null ? null : (JSON.parse(row.context) as AlertContext),
+    requestedAt: row.requested_at,
+    readAt: row.read_at,
+  };
+}
