@@ -1,13 +1,14 @@
 /**
  * Which matchers silence one alert and as little else as possible: its check, and the first of its
- * app, server, source or job labels. The "To silence" line of a message and the console's
+ * installer, app, server, source or job labels (a marketplace service names its app and server
+ * too, and silencing those would mute more than the service). The "To silence" line of a message and the console's
  * "Silence…" button offer the same ones.
  */
 import type { Labels, Subject } from '../lib/alert-vocabulary.js';
 import type { LabelMatcher } from './matchers.js';
 
 /** Labels that pick out one alert for a silence, best first (with `check` always). */
-const SILENCE_KEYS: readonly string[] = ['app', 'server', 'source', 'job'];
+const SILENCE_KEYS: readonly string[] = ['installer', 'app', 'server', 'source', 'job'];
 
 /** Subjects that belong to one app: their silence must name the app. */
 const APP_SUBJECTS: ReadonlySet<string> = new Set(['run', 'app', 'url', 'backup']);

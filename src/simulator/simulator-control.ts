@@ -9,7 +9,7 @@ import type { ProblemKind, SimProblem } from './problem-finder.js';
 import { Prng } from './prng.js';
 import type { RateLimitSpec } from './rate-limiter.js';
 import { checkMaxLimit } from './request-params.js';
-import { AUTO_RETRY_DELAY_MS, type FailDirective } from './run-engine.js';
+import { AUTO_RETRY_DELAY_MS, leftAsBefore, type FailDirective } from './run-engine.js';
 import {
   runRec,
   upgradeRec,
@@ -235,7 +235,23 @@ export class SimulatorControl {
       run.state = VOCABULARY.run.queued;
       run.updatedAt = createdAt;
     }
+    this.settleRestorePoint(app, run, options.state === 'error' ? (options.watcher ? null : stepIndex) : undefined);
     return this.core.views.run(run);
+  }
+
+  /**
+   * As a real update leaves one: the restore point of a scenario's update run, applied when it is
+   * done, kept or failed when it failed (by where: before update_modules the app is as before),
+   * running while it runs. `failedAt`: the failed step's index (null: after its steps); undefined
+   * when the run did not fail.
+   */
+  private settleRestorePoint(app: AppRec, run: RunRec, failedAt: number | null | undefined): void {
+    const action = run.action === 'update' || run.action === 'update_modules' ? run.action : null;
+    if (action === null) return;
+    const point = this.newRestorePoint(app, run.createdAt, action, run.id);
+    const done = run.state === VOCABULARY.run.done;
+    if (failedAt !== undefined) point.outcome = leftAsBefore(run.workflow, failedAt) ? 'kept' : 'failed';
+    else if (done) Object.assign(point, { outcome: 'applied', instantUndo: true, keptUntil: run.updatedAt + 7 * DAY });
   }
 
   /** The next run started by a change or retry that matches fails at a step. */
