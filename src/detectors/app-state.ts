@@ -16,6 +16,7 @@ import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check
 import { BAD_APP_STATES, OTHER_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -41,10 +42,14 @@ export const appStateCheck = defineCheck({
   options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
-  resolution: (alert, snapshot) => {
-    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
-    return app ? `the app is ${app.state} now` : 'the app is gone from the service';
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(
+      alert,
+      'app',
+      snapshot.apps,
+      'the app is gone from the service',
+      (app) => `the app is ${app.state} now`,
+    ),
   stateLists: { record: 'app', fields: ['bad_states', 'other_states'] },
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],

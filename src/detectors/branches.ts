@@ -22,6 +22,7 @@ import { checkConfig } from '../config/check-config.js';
 import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -52,17 +53,16 @@ export const branchesCheck = defineCheck({
     own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
-  resolution: (alert, snapshot) => {
-    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
-    if (!app) return 'the app is gone from the service';
-    const repo = app.repositories.find((r) => r.repository === alert.labels.repository);
-    if (!repo) return `${alert.labels.repository ?? 'the repository'} is no longer deployed on the app`;
-    if (alert.labels.problem === 'behind')
-      return repo.up_to_date ? `${repo.repository} runs its branch head now` : null;
-    return repo.branch === alert.labels.branch
-      ? `branch ${repo.branch} is upstream again`
-      : `deployed from branch ${repo.branch} now`;
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) => {
+      const repo = app.repositories.find((r) => r.repository === alert.labels.repository);
+      if (!repo) return `${alert.labels.repository ?? 'the repository'} is no longer deployed on the app`;
+      if (alert.labels.problem === 'behind')
+        return repo.up_to_date ? `${repo.repository} runs its branch head now` : null;
+      return repo.branch === alert.labels.branch
+        ? `branch ${repo.branch} is upstream again`
+        : `deployed from branch ${repo.branch} now`;
+    }),
   presentation: {
     noun: ['branch problem', 'branch problems'],
     facts: factsFrom([

@@ -15,7 +15,7 @@ import { enabledSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import { urlResolution } from './url-resolution.js';
+import { recordResolution } from './record-resolution.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -56,7 +56,7 @@ export const certificatesCheck = defineCheck({
   detect: certificates,
   relevant: certificateConcerns,
   resolution: (alert, snapshot) =>
-    urlResolution(alert, snapshot, (record) => {
+    recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
       const expires = parseTime(record.ssl_expires_at);
       return expires === null
         ? `certificate ${record.ssl_status}`

@@ -14,6 +14,7 @@ import type { InstallersSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -37,10 +38,14 @@ export const installersCheck = defineCheck({
   }),
   options: (own): InstallersOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: installers,
-  resolution: (alert, snapshot) => {
-    const found = snapshot.installers.find((i) => alert.subject?.type === 'installer' && i.id === alert.subject.id);
-    return found ? `the service is ${found.state} now` : 'the service is gone from the platform';
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(
+      alert,
+      'installer',
+      snapshot.installers,
+      'the service is gone from the platform',
+      (found) => `the service is ${found.state} now`,
+    ),
   stateLists: { record: 'installer', fields: ['bad_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],

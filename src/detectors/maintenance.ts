@@ -13,6 +13,7 @@ import { checkConfig } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -38,10 +39,14 @@ export const maintenanceCheck = defineCheck({
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
   relevant: ({ app }) => inMaintenance(app),
-  resolution: (alert, snapshot) => {
-    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
-    return app ? 'maintenance mode switched off' : 'the app is gone from the service';
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(
+      alert,
+      'app',
+      snapshot.apps,
+      'the app is gone from the service',
+      () => 'maintenance mode switched off',
+    ),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
     facts: factsFrom([

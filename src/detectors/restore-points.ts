@@ -17,6 +17,7 @@ import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -47,13 +48,13 @@ export const restorePointsCheck = defineCheck({
   options: (own): RestorePointsOptions | undefined => (own.enabled ? {} : undefined),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
-  resolution: (alert, snapshot) => {
-    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
-    if (!app) return 'the app is gone from the service';
-    const point = snapshot.restorePoints.get(app.id)?.find((p) => `#${p.id}` === alert.details.restore_point);
-    if (!point) return `restore point ${alert.details.restore_point ?? ''} is no longer among the app's newest`.trim();
-    return point.held ? null : `restore point #${point.id} was let go`;
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) => {
+      const point = snapshot.restorePoints.get(app.id)?.find((p) => `#${p.id}` === alert.details.restore_point);
+      if (!point)
+        return `restore point ${alert.details.restore_point ?? ''} is no longer among the app's newest`.trim();
+      return point.held ? null : `restore point #${point.id} was let go`;
+    }),
   presentation: {
     noun: ['app held at a restore point', 'apps held at a restore point'],
     facts: factsFrom([

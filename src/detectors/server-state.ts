@@ -21,6 +21,7 @@ import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check
 import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -45,10 +46,14 @@ export const serversCheck = defineCheck({
   }),
   options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
   detect: serverState,
-  resolution: (alert, snapshot) => {
-    const server = snapshot.servers.find((s) => alert.subject?.type === 'server' && s.id === alert.subject.id);
-    return server ? `server ${server.name} is ${server.state} now` : 'the server is gone from the service';
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(
+      alert,
+      'server',
+      snapshot.servers,
+      'the server is gone from the service',
+      (server) => `server ${server.name} is ${server.state} now`,
+    ),
   stateLists: { record: 'server', fields: ['bad_states', 'other_states'] },
   presentation: {
     noun: ['server in a bad state', 'servers in a bad state'],

@@ -24,6 +24,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -61,11 +62,10 @@ export const upgradesCheck = defineCheck({
   detect: upgrades,
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
-  resolution: (alert, snapshot) => {
-    const app = snapshot.apps.find((a) => alert.subject?.type === 'app' && a.id === alert.subject.id);
-    if (!app) return 'the app is gone from the service';
-    return app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed';
-  },
+  resolution: (alert, snapshot) =>
+    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) =>
+      app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed',
+    ),
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],
     facts: factsFrom([

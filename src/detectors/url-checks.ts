@@ -8,7 +8,7 @@ import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import { urlResolution } from './url-resolution.js';
+import { recordResolution } from './record-resolution.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -33,7 +33,7 @@ export const urlChecksCheck = defineCheck({
   detect: urlChecks,
   relevant: urlCheckFailed,
   resolution: (alert, snapshot) =>
-    urlResolution(alert, snapshot, (record) => {
+    recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
       const at = parseTime(record.public_checked_at);
       const when = at === null ? '' : ` at ${formatUtc(at, 'reading')}`;
       return record.public_check === null
