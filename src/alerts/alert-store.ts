@@ -3,10 +3,10 @@
  * `AlertStore` and hands it to every cycle, so a cycle runs prepared statements only. Row ⇄ object
  * mapping (JSON columns, INTEGER ms times) lives here and nowhere else.
  */
-import type Database from 'better-sqlite3';
 import type { CheckName } from '../detectors/registry.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
+import type { SqlStatement } from '../state/sql-database.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -53,19 +53,19 @@ const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
-  readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
-  readonly #selectOpen: Database.Statement<[], unknown[]>;
-  readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
-  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string }>;
-  readonly #selectOne: Database.Statement<[string], unknown[]>;
-  readonly #startLife: Database.Statement<unknown[]>;
-  readonly #updateOpen: Database.Statement<unknown[]>;
-  readonly #resolve: Database.Statement<[number, string]>;
-  readonly #drop: Database.Statement<[string]>;
-  readonly #close: Database.Statement<[number, string, string]>;
-  readonly #touch: Database.Statement<[number, string]>;
-  readonly #insertEvent: Database.Statement<[string, string, number, string]>;
-  #firingCounts: Database.Statement<[], { check: string; severity: string; n: number }> | undefined;
+  readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
+  readonly #selectOpen: SqlStatement<[], unknown[]>;
+  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOne: SqlStatement<[string], unknown[]>;
+  readonly #startLife: SqlStatement<unknown[]>;
+  readonly #updateOpen: SqlStatement<unknown[]>;
+  readonly #resolve: SqlStatement<[number, string]>;
+  readonly #drop: SqlStatement<[string]>;
+  readonly #close: SqlStatement<[number, string, string]>;
+  readonly #touch: SqlStatement<[number, string]>;
+  readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
+  #firingCounts: SqlStatement<[], { check: string; severity: string; n: number }> | undefined;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -112,7 +112,9 @@ export class AlertStore {
       `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
        WHERE fingerprint IN (SELECT value FROM json_each(?))`,
     );
-    this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
+    this.#insertEvent = db.prepare(
+      'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
+    );
   }
 
   /** Firing alerts counted by check and severity (the open-alerts gauge). */
@@ -251,8 +253,8 @@ export class AlertStore {
 
   /** Writes one event and returns it with its row id. */
   insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
-    const info = this.#insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
-    return { id: Number(info.lastInsertRowid), ...event };
+    const { id } = this.#insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
+    return { id, ...event };
   }
 
   /** The events of the given kinds written after `since`, oldest first (the digest's day). */

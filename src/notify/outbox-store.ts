@@ -3,9 +3,9 @@
  * the per-(fingerprint, channel) notification log, channel pauses and the digest log. Row ⇄ object
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
-import type Database from 'better-sqlite3';
 import type { AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
+import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 
 /** Where an outbox row is. */
@@ -72,26 +72,26 @@ interface DbRow {
 
 /** The prepared statements of the notification tables for one open store. */
 export class OutboxStore {
-  readonly db: Database.Database;
-  readonly #insert: Database.Statement;
-  readonly #held: Database.Statement<[], DbRow>;
-  readonly #heldFor: Database.Statement<[string, string], DbRow>;
-  readonly #heldBy: Database.Statement<[string, string], DbRow>;
-  readonly #due: Database.Statement<[string, number, number], DbRow>;
-  readonly #redecide: Database.Statement;
-  readonly #markSent: Database.Statement<[{ now: number; id: number }]>;
-  readonly #markFailed: Database.Statement<[{ id: number; next: number; error: string; now: number }]>;
-  readonly #expirable: Database.Statement<[number], DbRow>;
-  readonly #expire: Database.Statement<[number, number]>;
-  readonly #waiting: Database.Statement<[], { channel: string; n: number }>;
-  readonly #logGet: Database.Statement<[string, string], { last_kind: string; announced_at: number }>;
-  readonly #logPut: Database.Statement<[string, string, string, number]>;
-  readonly #logClose: Database.Statement<[string, string]>;
-  readonly #logCloseAll: Database.Statement<[string]>;
-  readonly #logSent: Database.Statement<[number, string, string]>;
-  readonly #channelGet: Database.Statement<[string], { paused_until: number | null; consecutive_failures: number }>;
-  readonly #channelPut: Database.Statement<[string, number | null, number, string | null]>;
-  readonly #digestInsert: Database.Statement<[string, string, number]>;
+  readonly db: SqlDatabase;
+  readonly #insert: SqlStatement<[NewOutboxRow], { id: number }>;
+  readonly #held: SqlStatement<[], DbRow>;
+  readonly #heldFor: SqlStatement<[string, string], DbRow>;
+  readonly #heldBy: SqlStatement<[string, string], DbRow>;
+  readonly #due: SqlStatement<[string, number, number], DbRow>;
+  readonly #redecide: SqlStatement;
+  readonly #markSent: SqlStatement<[{ now: number; id: number }]>;
+  readonly #markFailed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
+  readonly #expirable: SqlStatement<[number], DbRow>;
+  readonly #expire: SqlStatement<[number, number]>;
+  readonly #waiting: SqlStatement<[], { channel: string; n: number }>;
+  readonly #logGet: SqlStatement<[string, string], { last_kind: string; announced_at: number }>;
+  readonly #logPut: SqlStatement<[string, string, string, number]>;
+  readonly #logClose: SqlStatement<[string, string]>;
+  readonly #logCloseAll: SqlStatement<[string]>;
+  readonly #logSent: SqlStatement<[number, string, string]>;
+  readonly #channelGet: SqlStatement<[string], { paused_until: number | null; consecutive_failures: number }>;
+  readonly #channelPut: SqlStatement<[string, number | null, number, string | null]>;
+  readonly #digestInsert: SqlStatement<[string, string, number]>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -99,7 +99,8 @@ export class OutboxStore {
       `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, group_key, status,
          decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
        VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, @payload, @groupKey, @status,
-         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)`,
+         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
+       RETURNING id`,
     );
     this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
     this.#heldFor = db.prepare(
@@ -155,7 +156,7 @@ export class OutboxStore {
 
   /** Writes one row; returns its id. */
   insert(row: NewOutboxRow): number {
-    return Number(this.#insert.run(row).lastInsertRowid);
+    return this.#insert.get(row)!.id;
   }
 
   /** Every held row, oldest first. */

@@ -10,6 +10,7 @@ import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store } from '../../src/state/store.js';
 import { StoreError } from '../../src/state/store-error.js';
 import type { Migration } from '../../src/state/migration.js';
+import { sqliteHandle } from '../helpers/state-backends.js';
 
 let dir: string;
 const opened: Store[] = [];
@@ -49,10 +50,10 @@ describe('Store.open', () => {
     const store = open(file);
     expect(store.path).toBe(file);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-    expect(store.db.pragma('auto_vacuum', { simple: true })).toBe(2); // INCREMENTAL
+    expect(sqliteHandle(store).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqliteHandle(store).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqliteHandle(store).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(sqliteHandle(store).pragma('auto_vacuum', { simple: true })).toBe(2); // INCREMENTAL
     store.db.prepare(`INSERT INTO meta (key, value) VALUES ('k', 'v')`).run();
     for (const suffix of ['-wal', '-shm']) {
       if (fs.existsSync(file + suffix)) expect(fs.statSync(file + suffix).mode & 0o777).toBe(0o600);
@@ -238,8 +239,8 @@ describe('Store.transaction', () => {
     const store = open(path.join(dir, 'state.db'), CORE_ONLY);
     store.db.prepare(`INSERT INTO meta (key, value) VALUES ('before', 'x')`).run();
     // A page cap stands in for a full disk: SQLite answers SQLITE_FULL exactly as it would.
-    const pages = store.db.pragma('page_count', { simple: true }) as number;
-    store.db.pragma(`max_page_count = ${pages + 1}`);
+    const pages = sqliteHandle(store).pragma('page_count', { simple: true }) as number;
+    sqliteHandle(store).pragma(`max_page_count = ${pages + 1}`);
     const err = catchError(() =>
       store.transaction(() => {
         const insert = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
