@@ -48,6 +48,9 @@ const COLUMNS =
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
 
+/** Fingerprints per statement of {@link AlertStore.touch}. */
+const TOUCH_BATCH = 500;
+
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
@@ -63,7 +66,7 @@ export class AlertStore {
   readonly #resolve: SqlStatement<[number, string]>;
   readonly #drop: SqlStatement<[string]>;
   readonly #close: SqlStatement<[number, string, string]>;
-  readonly #touch: SqlStatement<[number, string]>;
+  readonly #touch: SqlStatement<[number, ...string[]]>;
   readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
   #firingCounts: SqlStatement<[], { check: string; severity: string; n: number }> | undefined;
 
@@ -104,13 +107,13 @@ export class AlertStore {
     this.#resolve = db.prepare(`UPDATE alerts SET status = 'resolved', resolved_at = ? WHERE fingerprint = ?`);
     this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
     this.#close = db.prepare(
-      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = json_set(details, '$.closed', ?)
-       WHERE fingerprint = ? AND status = 'firing'`,
+      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ? WHERE fingerprint = ? AND status = 'firing'`,
     );
-    // One statement for every alert that was merely seen again, however many there are.
+    // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
+    // however many there are, in SQL both engines take (no JSON array function is common to both).
     this.#touch = db.prepare(
       `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-       WHERE fingerprint IN (SELECT value FROM json_each(?))`,
+       WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`,
     );
     this.#insertEvent = db.prepare(
       'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
@@ -167,7 +170,12 @@ export class AlertStore {
 
   /** Records one more sighting of open alerts whose content did not change. */
   touch(fingerprints: readonly string[], at: number): void {
-    if (fingerprints.length > 0) this.#touch.run(at, JSON.stringify(fingerprints));
+    for (let i = 0; i < fingerprints.length; i += TOUCH_BATCH) {
+      const batch = fingerprints.slice(i, i + TOUCH_BATCH);
+      // The last batch repeats its first fingerprint to fill the statement: IN touches a row once.
+      while (batch.length < TOUCH_BATCH) batch.push(batch[0]!);
+      this.#touch.run(at, ...batch);
+    }
   }
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
@@ -180,16 +188,15 @@ export class AlertStore {
    * until retention prunes them. Read once per `silence`, not per cycle, so prepared on the spot.
    */
   labelValues(): Map<string, Set<string>> {
-    const rows = this.store.db
-      .prepare<[], { name: string; value: string }>(
-        `SELECT DISTINCT l.key AS name, l.value AS value FROM alerts, json_each(alerts.labels) AS l WHERE l.type = 'text'`,
-      )
-      .all();
     const out = new Map<string, Set<string>>();
-    for (const { name, value } of rows) {
-      const values = out.get(name) ?? new Set<string>();
-      values.add(value);
-      out.set(name, values);
+    // Read whole and taken apart here: the engines share no function that lists a JSON object's keys.
+    for (const { labels } of this.store.db.prepare<[], { labels: string }>('SELECT labels FROM alerts').iterate()) {
+      for (const [name, value] of Object.entries(JSON.parse(labels) as Record<string, unknown>)) {
+        if (typeof value !== 'string') continue;
+        const values = out.get(name) ?? new Set<string>();
+        values.add(value);
+        out.set(name, values);
+      }
     }
     return out;
   }
@@ -243,7 +250,9 @@ export class AlertStore {
    * (`closed`), and nothing is announced. For alerts the configuration no longer looks at.
    */
   close(fingerprint: string, reason: string, at: number): void {
-    this.#close.run(at, reason, fingerprint);
+    const row = this.get(fingerprint);
+    if (row?.status !== 'firing') return;
+    this.#close.run(at, JSON.stringify({ ...row.details, closed: reason }), fingerprint);
   }
 
   /** Forgets a pending alert that never fired. */

@@ -150,7 +150,7 @@ export class OutboxStore {
          consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
     );
     this.#digestInsert = db.prepare(
-      'INSERT OR IGNORE INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?)',
+      'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
   }
 

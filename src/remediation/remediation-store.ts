@@ -388,7 +388,7 @@ export function listAudit(
   const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
   const limit = options.limit === undefined ? '' : 'LIMIT @limit';
   const rows = store.db
-    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) ORDER BY id`)
+    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) AS newest ORDER BY id`)
     .all({
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
