@@ -4,25 +4,31 @@ import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import type { Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
+import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
+import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
 import type { SqlDatabase, SqlEngine, SqlStatement } from './sql-database.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { StoreError } from './store-error.js';
 
-/** Options of {@link Store.open}. */
+/** Options of {@link Store.open} and {@link Store.openPostgres}. */
 export interface StoreOptions {
   logger?: Logger;
-  /** The schema steps to apply; every migration of the project by default. */
+  /** The schema steps to apply; every migration of the project (for the engine) by default. */
   migrations?: readonly Migration[];
   /** How long a statement waits for another connection's lock before failing (ms). Default 5000. */
   busyTimeoutMs?: number;
   /** Stamps `schema_migrations.applied_at`. */
   clock?: Clock;
   /**
-   * Refuse to create the file: for the commands that only read or annotate a state the daemon
-   * made, where a mistyped `state.path` must not open a new empty database and report "no alerts".
+   * Refuse to create the file (or, on PostgreSQL, to start on a database without the daemon's
+   * tables): for the commands that only read or annotate a state the daemon made, where a
+   * mistyped `state.path` must not open a new empty database and report "no alerts".
    */
   mustExist?: boolean;
 }
+
+/** Where a PostgreSQL state is and how to reach it (see {@link PostgresOptions}). */
+export type PostgresTarget = Omit<PostgresOptions, 'busyTimeoutMs'>;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
@@ -104,6 +110,33 @@ export class Store {
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       mustExist: options.mustExist,
     });
+    return Store.#migrated(db, migrations, options);
+  }
+
+  /**
+   * Opens the PostgreSQL database `target.url` names and brings its schema up to date (the
+   * PostgreSQL twins of the same migrations). Throws {@link StoreError} naming the URL without its
+   * password and the cause when the server cannot be reached, refuses the login or the TLS
+   * connection, the database does not exist, or it was migrated by a newer version.
+   */
+  static openPostgres(target: PostgresTarget, options: StoreOptions = {}): Store {
+    const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+    checkMigrationList(migrations);
+    const db = PostgresDatabase.open({ ...target, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    if (options.mustExist) {
+      try {
+        if (!db.tableColumns('schema_migrations')) {
+          throw new StoreError(
+            db.path,
+            'missing',
+            'holds no deploy-watchdog state; is state.url right? (the daemon creates its tables when it first starts)',
+          );
+        }
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+    }
     return Store.#migrated(db, migrations, options);
   }
 
