@@ -63,6 +63,9 @@ export class Store {
       }
     | undefined;
 
+  /** Run first in every outermost transaction, while set (see {@link guardWrites}). */
+  #guard: (() => void) | undefined;
+
   private constructor(readonly db: SqlDatabase) {}
 
   /** Where the state is, for messages: the file, or the PostgreSQL URL without its password. */
@@ -161,11 +164,29 @@ export class Store {
    * server) surface as {@link StoreError}; the caller's own errors pass through unchanged.
    */
   transaction<T>(fn: () => T): T {
+    const guard = this.#guard;
+    const guarded =
+      guard && !this.db.inTransaction
+        ? () => {
+            guard();
+            return fn();
+          }
+        : fn;
     try {
-      return this.db.transaction(fn);
+      return this.db.transaction(guarded);
     } catch (err) {
       throw this.db.storeError(err, 'write failed') ?? err;
     }
+  }
+
+  /**
+   * Sets (or, with undefined, removes) the check every outermost {@link transaction} runs first,
+   * inside it: the leader election's fence (`leader-election.ts`), which throws `FencedError` once
+   * this process no longer leads, so nothing of the transaction is written. A write outside a
+   * transaction is not checked: the leader's work writes only in transactions.
+   */
+  guardWrites(guard: (() => void) | undefined): void {
+    this.#guard = guard;
   }
 
   /** Makes the database self-contained at rest (SQLite folds the WAL back into the file). */
