@@ -14,19 +14,20 @@
  * that moment ({@link FencedError}), its term's signal aborts (the cycle in flight writes
  * nothing), its work is stopped, and its lease is released if it still holds it.
  *
- * Fencing is the database's: while this process leads, every outermost transaction of the store
- * first runs the fence (`FENCE_SQL`) on the store's connection, so a write is taken only while this
- * holder's lease of its epoch lasts, and a takeover waits for a fenced transaction to end. The
- * local deadline is also checked there, without asking the server, for a main thread that was
- * blocked past it.
+ * Fencing is the database's: {@link LeaderElection.fence} is the store's write guard
+ * (`StoreOptions.writeGuard`). While this process leads, every outermost transaction of the store
+ * first runs `FENCE_SQL` on the store's connection, so a write is taken only while this holder's
+ * lease of its epoch lasts, and a takeover waits for a fenced transaction to end. The local
+ * deadline is also checked there, without asking the server, for a main thread that was blocked
+ * past it. While it follows, the guard lets every write through (the console's, on any replica);
+ * while it steps down, it refuses them all.
  */
 import { performance } from 'node:perf_hooks';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
 import { FENCE_SQL, type LeaderLease } from './leader-lease.js';
-import type { SqlStatement } from './sql-database.js';
-import type { Store } from './store.js';
+import type { SqlDatabase, SqlStatement } from './sql-database.js';
 
 /** One term of leadership: its epoch, and a signal that aborts the moment it ends. */
 export interface LeaderTerm {
@@ -52,8 +53,6 @@ export interface LeaderElectionOptions {
   lease: LeaderLease;
   /** `state.leader.lease`. */
   leaseMs: number;
-  /** The store whose writes are fenced while this process leads. */
-  store: Store;
   logger: Logger;
   /**
    * This process leads from now: start the leader's work. Steps down wait for it to resolve (a
@@ -85,7 +84,10 @@ export class LeaderElection {
   #transitions: Promise<void> = Promise.resolve();
   #retired = false;
   #closed = false;
-  #fence: SqlStatement<[string, number], { epoch: string }> | undefined;
+  /** What the write guard does now: nothing (following), the fence (leading), refuse (stepping down). */
+  #guard: 'open' | 'fence' | 'refuse' = 'open';
+  #refusal = '';
+  #fence: { db: SqlDatabase; statement: SqlStatement<[string, number], { epoch: string }> } | undefined;
   /** What the last attempt learnt: the leader seen, or the failure. */
   #seen: { holder: string | null; epoch: number | null } = { holder: null, epoch: null };
   #failure: string | undefined;
@@ -149,7 +151,7 @@ export class LeaderElection {
     const term = this.#term;
     if (term && this.#role === 'leader') {
       this.#endTerm();
-      this.#o.store.guardWrites(undefined);
+      this.#guard = 'open';
       let released = false;
       try {
         released = await this.#o.lease.release(term.epoch);
@@ -227,7 +229,7 @@ export class LeaderElection {
     this.#role = 'leader';
     this.#see(this.holder, epoch);
     this.#extend(started);
-    this.#o.store.guardWrites(() => this.#check());
+    this.#guard = 'fence';
     this.#o.onRole?.(true);
     this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
     this.#transitions = this.#transitions.then(() =>
@@ -254,17 +256,21 @@ export class LeaderElection {
     );
   }
 
-  /** The fence every outermost transaction runs first while this process leads (see the file's comment). */
-  #check(): void {
+  /**
+   * The store's write guard (`StoreOptions.writeGuard`), run first in every outermost transaction
+   * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
+   */
+  fence(db: SqlDatabase): void {
+    if (this.#guard === 'open') return;
     const term = this.#term;
-    if (!term || this.#role !== 'leader') throw new FencedError('this replica is stepping down');
+    if (this.#guard === 'refuse' || !term) throw new FencedError(this.#refusal || 'this replica is stepping down');
     if (performance.now() >= this.#deadline) {
       const reason = 'the lease could not be renewed in time';
       this.#stepDown(reason);
       throw new FencedError(reason);
     }
-    this.#fence ??= this.#o.store.db.prepare<[string, number], { epoch: string }>(FENCE_SQL);
-    if (!this.#fence.get(this.holder, term.epoch)) {
+    if (this.#fence?.db !== db) this.#fence = { db, statement: db.prepare(FENCE_SQL) };
+    if (!this.#fence.statement.get(this.holder, term.epoch)) {
       const reason = `the database refused a write: the lease of epoch ${term.epoch} is no longer this replica's`;
       this.#stepDown(reason);
       throw new FencedError(reason);
@@ -281,9 +287,8 @@ export class LeaderElection {
     if (!term || this.#role !== 'leader') return;
     this.#role = 'stepping-down';
     clearTimeout(this.#deadlineTimer);
-    this.#o.store.guardWrites(() => {
-      throw new FencedError(`stepping down: ${reason}`);
-    });
+    this.#guard = 'refuse';
+    this.#refusal = `stepping down: ${reason}`;
     this.#o.onRole?.(false);
     this.#log.info({ epoch: term.epoch, reason }, `stepped down: ${reason}`);
     queueMicrotask(() => term.controller.abort(new FencedError(reason)));
@@ -293,7 +298,7 @@ export class LeaderElection {
       } catch (err) {
         this.#log.error({ err: errorText(err) }, 'stopping the leader work failed');
       }
-      this.#o.store.guardWrites(undefined);
+      this.#guard = 'open';
       this.#term = undefined;
       this.#role = 'follower';
       // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.

@@ -28,9 +28,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A fresh database for each test. */
+/** A fresh database for each test, dropped after it. */
 function freshDatabase(): string {
-  url = cluster.createDatabase();
+  const name = cluster.createDatabase();
+  cleanups.unshift(() => cluster.dropDatabase(name));
+  url = cluster.url(name);
   return url;
 }
 
@@ -46,8 +48,12 @@ function lease(holder: string, leaseMs = 10_000, at = url): LeaderLease {
   return l;
 }
 
-function store(at = url): Store {
-  const s = Store.openPostgres({ url: new Secret(at), connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 });
+/** A store whose writes the election that `fenced` names fences (unfenced when none does). */
+function store(at = url, fenced?: { e?: LeaderElection }): Store {
+  const s = Store.openPostgres(
+    { url: new Secret(at), connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 },
+    { writeGuard: (db) => fenced?.e?.fence(db) },
+  );
   cleanups.push(() => s.close());
   return s;
 }
@@ -149,15 +155,16 @@ describe('leader lease', () => {
   });
 });
 
-/** An election on `s` whose terms and step-downs the test can wait for. */
-function election(s: Store, l: LeaderLease, leaseMs: number) {
+/** A replica: a store at `at` fenced by an election on `l` whose terms and step-downs the test can wait for. */
+function election(l: LeaderLease, leaseMs: number, at = url) {
+  const fenced: { e?: LeaderElection } = {};
+  const s = store(at, fenced);
   const terms: LeaderTerm[] = [];
   const deposed: { reason: string; at: number; wall: number }[] = [];
   const roles: boolean[] = [];
   const e = new LeaderElection({
     lease: l,
     leaseMs,
-    store: s,
     logger: silentLogger,
     onElected: async (term) => {
       terms.push(term);
@@ -167,8 +174,9 @@ function election(s: Store, l: LeaderLease, leaseMs: number) {
     },
     onRole: (leading) => roles.push(leading),
   });
+  fenced.e = e;
   cleanups.push(() => e.close());
-  return { e, terms, deposed, roles };
+  return { e, s, terms, deposed, roles };
 }
 
 async function until(what: () => boolean, ms = 10_000): Promise<void> {
@@ -182,8 +190,7 @@ async function until(what: () => boolean, ms = 10_000): Promise<void> {
 describe('leader election and the fence', () => {
   it('refuses, in the database, a write of a leader whose lease has passed on; the leader steps down', async () => {
     freshDatabase();
-    const s = store();
-    const { e, terms, deposed, roles } = election(s, lease('a', 10_000), 10_000);
+    const { e, s, terms, deposed, roles } = election(lease('a', 10_000), 10_000);
     e.start();
     await until(() => terms.length === 1);
     expect(e.status).toMatchObject({ role: 'leader', epoch: 1 });
@@ -226,10 +233,10 @@ describe('leader election and the fence', () => {
     cleanups.push(() => proxy.close());
     const leaseMs = 2_000;
     const viaProxy = proxy.via(url);
-    const a = election(store(viaProxy), lease('a', leaseMs, viaProxy), leaseMs);
+    const a = election(lease('a', leaseMs, viaProxy), leaseMs, viaProxy);
     a.e.start();
     await until(() => a.terms.length === 1);
-    const b = election(store(), lease('b', leaseMs), leaseMs);
+    const b = election(lease('b', leaseMs), leaseMs);
     b.e.start();
     await until(() => b.e.status.holder === a.e.holder);
 
@@ -258,10 +265,10 @@ describe('leader election and the fence', () => {
   it('releases the lease at close, so a follower takes over at its next attempt', async () => {
     freshDatabase();
     const leaseMs = 8_000;
-    const a = election(store(), lease('a', leaseMs), leaseMs);
+    const a = election(lease('a', leaseMs), leaseMs);
     a.e.start();
     await until(() => a.terms.length === 1);
-    const b = election(store(), lease('b', leaseMs), leaseMs);
+    const b = election(lease('b', leaseMs), leaseMs);
     b.e.start();
     await until(() => b.e.status.holder === a.e.holder);
     await a.e.close();
