@@ -226,6 +226,18 @@ const stateTimeoutSchema = (fallback: string, max: string, maxMs: number, what: 
     .prefault(fallback)
     .describe(what);
 
+/** `state.leader`: the leader election of replicas sharing a PostgreSQL state (`src/state/leader-election.ts`). */
+const stateLeaderSchema = z
+  .object({
+    lease: durationSchema
+      .refine((ms) => ms >= 2_000 && ms <= 300_000, 'must be from 2s to 5m')
+      .prefault('10s')
+      .describe(
+        'With url (PostgreSQL): how long the leader lease lasts unless renewed. The leader renews it every quarter of it and stops acting when it could not for three quarters; another replica takes over once it has expired (after a crash within about 1.25 times it; after a stop at its next try, within a quarter). Default 10s.',
+      ),
+  })
+  .strict();
+
 /** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
   .object({
@@ -253,6 +265,11 @@ const stateSchema = z
       600_000,
       'How long one PostgreSQL statement may take; past it, and past a silent server, the work fails with a clear error and is tried again later.',
     ),
+    leader: stateLeaderSchema
+      .prefault({})
+      .describe(
+        'With url (PostgreSQL): two or more replicas share the state and one of them, the leader, does the work; the others serve the console and their probes, and take over when it is gone.',
+      ),
     retention: durationSchema
       .prefault('30d')
       .describe(

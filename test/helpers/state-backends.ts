@@ -41,7 +41,12 @@ export interface StateBackend {
   fresh(dir?: string): TestState;
 }
 
-const TIMEOUTS = { retention: 30 * 86_400_000, connect_timeout: 10_000, statement_timeout: 30_000 };
+const TIMEOUTS = {
+  retention: 30 * 86_400_000,
+  connect_timeout: 10_000,
+  statement_timeout: 30_000,
+  leader: { lease: 10_000 },
+};
 
 /** Keeps the stores a state opened, to close them all at cleanup. */
 function testState(config: StateConfig, yaml: string, remove: () => void): TestState {
