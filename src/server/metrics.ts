@@ -130,6 +130,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * 1 while this process leads (runs the cycles, delivery, remediation), 0 while it follows. With
+   * a PostgreSQL state one replica leads; with a SQLite file the one process leads while it runs.
+   */
+  readonly leader = new Gauge({
+    name: 'deploy_watchdog_leader',
+    help: 'Whether this replica leads (1: it runs the checks, delivery and remediation) or follows (0).',
+    registers: [this.registry],
+  });
+
   constructor(options: MetricsOptions = {}) {
     this.buildInfo.set({ version: packageVersion() }, 1);
     if (options.processMetrics ?? true) {
