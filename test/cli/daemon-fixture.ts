@@ -42,8 +42,13 @@ export interface Daemon {
   output(): string;
 }
 
-/** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token in its environment. */
-export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeout = '5s'): Daemon {
+/** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token (and `env`) in its environment. */
+export function spawnDaemon(
+  sim: RunningSimulator,
+  configFile: string,
+  stopTimeout = '5s',
+  env: NodeJS.ProcessEnv = {},
+): Daemon {
   let out = '';
   const child = spawn(
     process.execPath,
@@ -59,7 +64,7 @@ export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeo
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
+      env: { ...process.env, DMS_API_TOKEN: sim.adminToken, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,14 +1,14 @@
 /**
  * The state backends the store tests run against, for `describe.each(STATE_BACKENDS)`: SQLite (a
  * file in a temp directory) and PostgreSQL (a database of its own on a real server, started on
- * first use by this test file and stopped after it). PostgreSQL must be installed, as chromium
+ * first use by this test file and stopped after it). No vitest import here: a test's child
+ * process (a crash fixture) loads the fixtures too. PostgreSQL must be installed, as chromium
  * must: `.ci/run` installs both, and a test without it fails saying so.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { StateConfig } from '../../src/config/load-config.js';
 import { openState } from '../../src/state/open-state.js';
@@ -79,15 +79,17 @@ const sqlite: StateBackend = {
 };
 
 let cluster: PostgresCluster | undefined;
-afterAll(() => {
-  cluster?.close();
-  cluster = undefined;
-});
 
-/** This test file's PostgreSQL server, started on first use. */
+/** This test file's PostgreSQL server, started on first use (and closed after the file by `test/helpers/setup.ts`). */
 export function testCluster(): PostgresCluster {
   cluster ??= startPostgres();
   return cluster;
+}
+
+/** Stops this test file's PostgreSQL server, if it was started, and removes its files. */
+export function closeTestCluster(): void {
+  cluster?.close();
+  cluster = undefined;
 }
 
 const postgres: StateBackend = {
