@@ -18,7 +18,13 @@ import { Prng } from '../../src/simulator/prng.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { expectDelivered, expectOneKeyPerRetriedRun, stageProblems, tempDir } from './fault-fixture.js';
+import {
+  churnConfigYaml,
+  expectDelivered,
+  expectOneKeyPerRetriedRun,
+  stageProblems,
+  tempDir,
+} from './fault-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'src/cli/bin.ts');
@@ -51,33 +57,7 @@ afterAll(async () => {
 
 function writeConfig(): string {
   const file = path.join(tmp.dir, 'watchdog.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'api:',
-      `  base_url: ${sim.baseUrl}`,
-      '  token: ${DMS_API_TOKEN}',
-      '  requests_per_second: 500',
-      '  page_size: 50',
-      'state: { path: ./state.db }',
-      'jobs: { runs: "* * * * * *", urls: "*/2 * * * * *", backups: "*/2 * * * * *", attention: "off", maintenance: "off", jitter: 0s }',
-      'notify:',
-      '  channels:',
-      '    - { name: slack, type: slack, webhook_url: "${SLACK_URL}" }',
-      `    - { name: mail, type: email, smtp: { host: 127.0.0.1, port: ${mail.port}, secure: none }, from: watchdog@example.com, to: [ops@example.com] }`,
-      '  routes: [{ channels: [slack, mail] }]',
-      '  max_items_per_message: 100',
-      '  delivery: { interval: 200ms, initial_backoff: 1s, max_backoff: 2s, timeout: 2s }',
-      'remediation:',
-      '  enabled: true',
-      '  dry_run: false',
-      '  policies:',
-      '    - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] }, max_attempts: 1, now: true }',
-      'server: { listen: "off" }',
-      'log: { level: info, format: json }',
-      '',
-    ].join('\n'),
-  );
+  fs.writeFileSync(file, churnConfigYaml(sim, { slack, mail }, '{ path: ./state.db }'));
   return file;
 }
 

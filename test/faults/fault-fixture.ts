@@ -122,7 +122,7 @@ export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs 
 export function recordedMessages(db: Pick<SqlDatabase, 'prepare'>, channel: string): number {
   const groups = db
     .prepare(
-      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event')`,
+      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event') AS m`,
     )
     .get(channel) as { n: number };
   const notices = db
@@ -270,4 +270,40 @@ export async function installFenceAudit(url: string): Promise<void> {
   } finally {
     await db.end();
   }
+}
+
+/**
+ * The config of a churn test's `run` (crash-restart, failover): the runs job every second, URLs and
+ * backups every two, both channels on one route, quick delivery retries, remediation retrying
+ * non-production failures once; `state` is the section's flow-style value.
+ */
+export function churnConfigYaml(
+  sim: RunningSimulator,
+  peers: { slack: WebhookReceiver; mail: SmtpSink },
+  state: string,
+): string {
+  return [
+    'api:',
+    `  base_url: ${sim.baseUrl}`,
+    '  token: ${DMS_API_TOKEN}',
+    '  requests_per_second: 500',
+    '  page_size: 50',
+    `state: ${state}`,
+    'jobs: { runs: "* * * * * *", urls: "*/2 * * * * *", backups: "*/2 * * * * *", attention: "off", maintenance: "off", jitter: 0s }',
+    'notify:',
+    '  channels:',
+    `    - { name: slack, type: slack, webhook_url: "${peers.slack.url}" }`,
+    `    - { name: mail, type: email, smtp: { host: 127.0.0.1, port: ${peers.mail.port}, secure: none }, from: watchdog@example.com, to: [ops@example.com] }`,
+    '  routes: [{ channels: [slack, mail] }]',
+    '  max_items_per_message: 100',
+    '  delivery: { interval: 200ms, initial_backoff: 1s, max_backoff: 2s, timeout: 2s }',
+    'remediation:',
+    '  enabled: true',
+    '  dry_run: false',
+    '  policies:',
+    '    - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] }, max_attempts: 1, now: true }',
+    'server: { listen: "off" }',
+    'log: { level: info, format: json }',
+    '',
+  ].join('\n');
 }
