@@ -272,12 +272,19 @@ export class Watchdog {
     });
   }
 
-  /** Deposed (the term's signal has aborted the cycles in flight): the work stops, and this replica follows. */
+  /**
+   * Deposed (the term's signal has aborted the cycles in flight): the work stops at once, the
+   * loops first (a send in flight is abandoned, its rows left due for the next leader), then the
+   * cycles end, writing nothing; and this replica follows.
+   */
   #follow(): Promise<void> {
     return this.#serial(async () => {
       this.#term = undefined;
       // Stopping: the stop ends the work itself, flush included.
-      if (!this.#stopping) await this.#halt(this.#runtime);
+      if (this.#stopping) return;
+      const rt = this.#runtime;
+      await Promise.all([rt.scheduler.stop(), rt.notifier.stop(), rt.remediation?.stop(0), rt.context?.stop(0)]);
+      await Promise.all(this.#inFlight.values());
     });
   }
 
