@@ -18,6 +18,7 @@
  * (the cycle in flight writes nothing) and follows again. A reload keeps the role; a stop releases
  * the lease after the outbox is flushed, so the next replica takes over at its next try.
  */
+import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
 import type { ApiClientOptions } from '../api/client.js';
@@ -33,9 +34,9 @@ import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
-import { LeaderLease } from '../state/leader-lease.js';
+import { LeaderLease, leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
-import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
+import { claimLease, LEASE_TTL_MS, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
 import { openState, postgresTarget, sameState } from '../state/open-state.js';
 import type { Secret } from '../config/secret.js';
@@ -67,8 +68,10 @@ export interface WatchdogOptions {
   commandConfigFile?: string | undefined;
   /**
    * Claim the state file for this command (`state/runner-lease.ts`): `run` and `check` do, so two
-   * processes never deliver the same outbox. `run` on a PostgreSQL state instead joins the leader
-   * election of its replicas (`state/leader-election.ts`). Absent (tests, in-process tools): no claim.
+   * processes never deliver the same outbox. On a PostgreSQL state the leader lease is the claim
+   * (`state/leader-election.ts`): `run` joins the election of its replicas; `check` takes the lease
+   * at once or is refused (`LeaseHeldError`) while a replica leads. Absent (tests, in-process
+   * tools): no claim.
    */
   lease?: 'run' | 'check';
 }
@@ -154,7 +157,7 @@ export class Watchdog {
    */
   static open(options: WatchdogOptions): Watchdog {
     const { state } = options.config;
-    const replicas = state.url !== undefined && options.lease === 'run';
+    const replicas = state.url !== undefined && options.lease !== undefined;
     // The store's writes are fenced by the election, once there is one (see `#join`).
     const fence: { election?: LeaderElection } = {};
     const store = openState(state, {
@@ -167,7 +170,10 @@ export class Watchdog {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
       if (lease) watchdog.#holdLease(lease);
-      if (replicas) fence.election = watchdog.#join({ ...state, url: state.url });
+      if (replicas) {
+        fence.election = watchdog.#join({ ...state, url: state.url });
+        if (options.lease === 'check') watchdog.#takeLeaseForCheck();
+      }
       return watchdog;
     } catch (err) {
       lease?.release();
@@ -211,6 +217,21 @@ export class Watchdog {
       onRole: (leading) => this.metrics.leader.set(leading ? 1 : 0),
     });
     return this.#election;
+  }
+
+  /**
+   * `check` on a PostgreSQL state: the leader lease, taken now or refused naming the replica that
+   * leads (a check beside it would deliver its outbox twice); held, renewed and released at
+   * `stop()` as a leader's, its writes fenced. Its term ends the check's cycles if it is lost.
+   */
+  #takeLeaseForCheck(): void {
+    const election = this.#election!;
+    const started = performance.now();
+    const taken = takeLeaseNow(this.store.db, election.holder, this.#runtime.config.state.leader.lease);
+    if ('held' in taken) throw new LeaseHeldError(leaseHolderOf(taken.held, Date.now()), 'check');
+    this.#term = election.hold(taken.epoch, started);
+    election.retire();
+    election.start();
   }
 
   /** The configuration in force. */
@@ -577,11 +598,19 @@ export class Watchdog {
       commandConfigFile: this.#options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
-        else if (this.#slots?.covered(job, slot))
-          this.#log.debug({ job, slot }, 'slot already run by the leader before');
+        else if (this.#slotRun(job, slot)) this.#log.debug({ job, slot }, 'slot already run by the leader before');
         else await this.#cycle(job as SnapshotJob, slot);
       },
     });
+  }
+
+  /** A cycle already covered this scheduled slot of `job`; a state that cannot be read says so in the cycle that runs. */
+  #slotRun(job: string, slot: number): boolean {
+    try {
+      return this.#slots?.covered(job, slot) ?? false;
+    } catch {
+      return false;
+    }
   }
 
   /** Starts a runtime's work; `takeover`: a new leader's, whose first cycles are only the jobs its predecessor left behind. */
