@@ -56,7 +56,7 @@ export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
   readonly #selectOpen: Database.Statement<[], unknown[]>;
   readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
-  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOne: Database.Statement<[string], unknown[]>;
   readonly #startLife: Database.Statement<unknown[]>;
   readonly #updateOpen: Database.Statement<unknown[]>;
@@ -78,8 +78,8 @@ export class AlertStore {
     this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
       `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
-    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string }>(
-      `SELECT check_name AS "check", subject FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
+      `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
     this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
     // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
@@ -154,13 +154,16 @@ export class AlertStore {
   }
 
   /**
-   * What the pending and firing alerts of every other job are about (the ones that name a record):
-   * what the rest of the daemon reports, which the attention check folds its items into.
+   * What the pending and firing alerts of every other job are about (the ones that name a record),
+   * with their details: what the rest of the daemon reports, which the attention and upgrades
+   * checks fold their own findings into.
    */
-  openSubjectsOutside(job: string): { check: CheckName; subject: Subject }[] {
-    return this.#selectOtherSubjects
-      .all(job)
-      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  openSubjectsOutside(job: string): { check: CheckName; subject: Subject; details: Record<string, string> }[] {
+    return this.#selectOtherSubjects.all(job).map((r) => ({
+      check: r.check as CheckName,
+      subject: JSON.parse(r.subject) as Subject,
+      details: JSON.parse(r.details) as Record<string, string>,
+    }));
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
