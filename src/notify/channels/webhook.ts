@@ -10,10 +10,11 @@
  * labels).
  *
  * One payload is one deploy-watchdog message: its group (the route's `group_by` values) is the
- * Alertmanager group, each of its events an alert. The labels and annotations are data: sent in
- * JSON, which escapes what it must, and neither HTML- nor mrkdwn-escaped; what hides or reorders
- * text is written out and control characters are folded, as in every other channel, and only safe
- * http(s) links are sent.
+ * Alertmanager group, each of its events an alert. Unlike Alertmanager's, a message holds the
+ * events due, not every alert of its group: its status is its own alerts' (see the README). The
+ * labels and annotations are data: sent in JSON, which escapes what it must, and neither HTML- nor
+ * mrkdwn-escaped; what hides or reorders text is written out and control characters are folded,
+ * as in every other channel, and only safe http(s) links are sent.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { Secret } from '../../config/secret.js';
@@ -138,7 +139,7 @@ function message(
  * the same for every message of a group from its first firing to its resolve, and two channels
  * posting to one receiver never share a group.
  */
-export function groupKey(channel: string, groupLabels: Readonly<Record<string, string>>): string {
+function groupKey(channel: string, groupLabels: Readonly<Record<string, string>>): string {
   return `{}/${labelSet({ channel })}:${labelSet(groupLabels)}`;
 }
 
