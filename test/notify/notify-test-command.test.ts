@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { startAlertmanagerReceiver } from './alertmanager-receiver.js';
 import { payloadText } from './notify-fixture.js';
 
 let slack: WebhookReceiver;
@@ -64,6 +65,23 @@ describe('notify-test', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('ops-slack (slack): ok\nold-slack (slack): failed: rejected (HTTP 404): no_service\n');
     expect(r.stdout + r.stderr).not.toContain(new URL(revoked.url).pathname);
+  });
+
+  it('tests a webhook channel with a payload an Alertmanager receiver takes: one alert already over', async () => {
+    const hook = await startAlertmanagerReceiver();
+    try {
+      const file = writeConfig(['{ name: oncall, type: webhook, url: "${HOOK_URL}" }']);
+      const r = await runCli(['notify-test', '--config', file], { env: { DMS_API_TOKEN: 'tok', HOOK_URL: hook.url } });
+      expect(r).toMatchObject({ code: 0, stdout: 'oncall (webhook): ok\n' });
+      expect(hook.invalid).toEqual([]);
+      expect(hook.received[0]?.payload).toMatchObject({
+        status: 'resolved',
+        groupLabels: { alertname: 'notice', topic: 'test' },
+        alerts: [{ status: 'resolved', annotations: { summary: 'deploy-watchdog test message' } }],
+      });
+    } finally {
+      await hook.close();
+    }
   });
 
   it('--channel NAME tests only that channel', async () => {

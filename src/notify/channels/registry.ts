@@ -3,6 +3,7 @@ import type { ChannelKind } from './channel.js';
 import { emailChannel } from './email.js';
 import { logChannel } from './log.js';
 import { slackChannel } from './slack.js';
+import { webhookChannel } from './webhook.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
@@ -13,6 +14,7 @@ export const CHANNEL_KINDS = {
   slack: slackChannel,
   email: emailChannel,
   log: logChannel,
+  webhook: webhookChannel,
 } as const;
 
 /** The config schema of each kind, in {@link CHANNEL_KINDS} order. */
