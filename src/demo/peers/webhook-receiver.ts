@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 /**
  * How the stand-in answers, to show (in the demo) and prove (in tests) what the watchdog does when
  * Slack misbehaves: `ok` 200 "ok"; `fail500` 500; `rateLimit` 429 with Retry-After; `notFound`
- * 404 "no_service" (a revoked webhook); `hang` never answers.
+ * 404 "no_service" (a revoked webhook); `hang` never answers; `echoPath` 400 with a body that ends
+ * by echoing the webhook's path (its secret part), as a proxy's error page may.
  */
-export type WebhookMode = 'ok' | 'fail500' | 'rateLimit' | 'notFound' | 'hang';
+export type WebhookMode = 'ok' | 'fail500' | 'rateLimit' | 'notFound' | 'hang' | 'echoPath';
 
 /** Options of {@link startWebhookReceiver}. */
 export interface WebhookReceiverOptions {
@@ -94,6 +95,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         return answer(res, 429, 'rate_limited', { 'retry-after': String(options.retryAfterSeconds ?? 1) });
       case 'notFound':
         return answer(res, 404, 'no_service');
+      case 'echoPath':
+        // Long enough before the path that a reason cut at 120 characters would cut the secret in half.
+        return answer(res, 400, `invalid_payload ${'.'.repeat(80)} posted to ${path}`);
       case 'ok':
         break;
     }

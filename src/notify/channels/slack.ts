@@ -349,14 +349,21 @@ interface WebhookError {
 
 /**
  * Classifies a failure of IncomingWebhook.send. Only status, Retry-After, the body and error codes
- * are read: messages and `original.config` contain the webhook URL, which is the credential.
+ * are read: messages and `original.config` contain the webhook URL, which is the credential. The
+ * body is scrubbed of `secrets` before the reason cuts it: a secret cut in half would no longer be
+ * found by the scrub after it.
  */
-export function classifySlackError(err: unknown, timeoutMs: number, now: number): SendResult {
+export function classifySlackError(
+  err: unknown,
+  timeoutMs: number,
+  now: number,
+  secrets: readonly Secret[] = [],
+): SendResult {
   const e = (err ?? {}) as WebhookError;
   const response = e.original?.response ?? e.response;
   if (response && typeof response.status === 'number') {
     const retryAfter = response.headers?.['retry-after'];
-    const body = typeof response.data === 'string' ? response.data : undefined;
+    const body = typeof response.data === 'string' ? Secret.scrub(response.data, secrets) : undefined;
     return classifyHttpAnswer(
       { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body },
       now,
@@ -409,7 +416,7 @@ export const slackChannel = {
           signal,
           peer: 'Slack',
           answered: () => ({ outcome: 'ok' }),
-          failed: (err) => classifySlackError(err, config.timeout, deps.clock.now()),
+          failed: (err) => classifySlackError(err, config.timeout, deps.clock.now(), secrets),
           secrets,
           log,
         }),

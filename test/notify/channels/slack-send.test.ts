@@ -92,6 +92,18 @@ describe('slack channel against a local webhook receiver', () => {
     expect(receiver.requests).toBe(before + 1);
   });
 
+  it('scrubs the webhook path from an answer that echoes it before the reason cuts it', async () => {
+    receiver.setMode('echoPath');
+    const result = await send();
+    const secret = new URL(receiver.url).pathname.split('/').at(-1)!;
+    expect(result).toMatchObject({
+      outcome: 'permanent',
+      reason: expect.stringMatching(/^rejected \(HTTP 400\): invalid_payload/),
+    });
+    // Not even its first half: cut first, the scrub would no longer have found it whole.
+    expect(JSON.stringify(result)).not.toContain(secret.slice(0, 8));
+  });
+
   it('answers retryable, without waiting, when the signal aborts a hanging send', async () => {
     receiver.setMode('hang');
     const controller = new AbortController();
