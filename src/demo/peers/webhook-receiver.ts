@@ -97,7 +97,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         return answer(res, 404, 'no_service');
       case 'echoPath':
         // Long enough before the path that a reason cut at 120 characters would cut the secret in half.
-        return answer(res, 400, `invalid_payload ${'.'.repeat(80)} posted to ${path}`);
+        return answer(res, 400, `invalid_payload ${'.'.repeat(50)} posted to ${path}`);
       case 'ok':
         break;
     }
