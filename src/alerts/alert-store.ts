@@ -72,6 +72,14 @@ const NO_ACKNOWLEDGEMENT =
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
+/** Firing alerts of one check and severity, and how many of them someone acknowledged. */
+export interface FiringCount {
+  check: string;
+  severity: string;
+  n: number;
+  acknowledged: number;
+}
+
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
   readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
@@ -90,7 +98,7 @@ export class AlertStore {
   readonly #setAcknowledgement: Database.Statement<
     [number | null, string | null, string | null, string | null, string]
   >;
-  #firingCounts: Database.Statement<[], { check: string; severity: string; n: number }> | undefined;
+  #firingCounts: Database.Statement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -152,10 +160,11 @@ export class AlertStore {
     );
   }
 
-  /** Firing alerts counted by check and severity (the open-alerts gauge). */
-  firingCounts(): { check: string; severity: string; n: number }[] {
-    this.#firingCounts ??= this.store.db.prepare<[], { check: string; severity: string; n: number }>(
-      `SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
+  /** Firing alerts counted by check and severity, and how many of them are acknowledged (the gauges). */
+  firingCounts(): FiringCount[] {
+    this.#firingCounts ??= this.store.db.prepare<[], FiringCount>(
+      `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
+       FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
     );
     return this.#firingCounts.all();
   }
