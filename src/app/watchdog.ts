@@ -118,6 +118,7 @@ export class Watchdog {
         config: () => this.#runtime.config,
         jobs: () => this.#runtime.jobs,
         readiness: () => this.#readiness(),
+        wake: () => this.#runtime.notifier.wake(),
       },
     });
     this.#runtime = this.#build(options.config);

@@ -59,7 +59,10 @@ export interface Notifier extends CycleStage {
   notice(notification: NoticeNotification, channels?: readonly string[], now?: number): number[];
   /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
   heartbeat(): BeatDecision | 'off';
-  /** Something held may go now (an alert's context was read): releases it and wakes the delivery loop. */
+  /**
+   * Something may go now (an alert's context was read, someone acknowledged an alert): routes what
+   * waits to be routed, releases what is held, and wakes the delivery loop.
+   */
   wake(): void;
   /** Starts the delivery loop. */
   start(): void;
@@ -94,6 +97,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(context ? { context } : {}),
+    showsAcknowledgements: new Set([...channels].filter(([, c]) => c.showsAcknowledgements === true).map(([n]) => n)),
   });
   const digest = new Digest({
     settings: notify.digest,
@@ -112,6 +116,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.random ? { random: options.random } : {}),
     housekeeping: (now) => {
+      outbox.routeQueued(now);
       outbox.release(now);
       digest.enqueueDue(now);
     },

@@ -4,7 +4,7 @@
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
 import type Database from 'better-sqlite3';
-import type { AlertEventKind } from '../alerts/alert-event.js';
+import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 
@@ -92,6 +92,8 @@ export class OutboxStore {
   readonly #channelGet: Database.Statement<[string], { paused_until: number | null; consecutive_failures: number }>;
   readonly #channelPut: Database.Statement<[string, number | null, number, string | null]>;
   readonly #digestInsert: Database.Statement<[string, string, number]>;
+  readonly #unrouted: Database.Statement<[], { event_id: number; payload: string | null }>;
+  readonly #forgetUnrouted: Database.Statement<[string]>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -151,6 +153,11 @@ export class OutboxStore {
     this.#digestInsert = db.prepare(
       'INSERT OR IGNORE INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?)',
     );
+    this.#unrouted = db.prepare(
+      `SELECT u.event_id, e.payload FROM unrouted_events AS u LEFT JOIN events AS e ON e.id = u.event_id
+       ORDER BY u.event_id`,
+    );
+    this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id IN (SELECT value FROM json_each(?))');
   }
 
   /** Writes one row; returns its id. */
@@ -252,6 +259,22 @@ export class OutboxStore {
   /** Stores a channel's pause and failure streak. */
   setChannelState(channel: string, state: ChannelState, lastError: string | null): void {
     this.#channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
+  }
+
+  /**
+   * The events left to route (`AlertStore.queueUnrouted`), oldest first; `event` undefined when
+   * retention pruned it before any daemon routed it.
+   */
+  unrouted(): { eventId: number; event: AlertEvent | undefined }[] {
+    return this.#unrouted.all().map((r) => ({
+      eventId: r.event_id,
+      event: r.payload === null ? undefined : { id: r.event_id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) },
+    }));
+  }
+
+  /** Forgets events once routed. */
+  forgetUnrouted(eventIds: readonly number[]): void {
+    this.#forgetUnrouted.run(JSON.stringify(eventIds));
   }
 
   /** Claims the digest of (channel, local day); false when it was already queued. */

@@ -50,6 +50,13 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'the history of alert changes',
   },
   {
+    table: 'unrouted_events',
+    columns: ['event_id'],
+    where: 'NOT EXISTS (SELECT 1 FROM events WHERE events.id = unrouted_events.event_id)',
+    reads: [{ table: 'events', columns: ['id'] }],
+    why: 'acknowledgements never routed (no daemon ran) whose event is pruned: there is nothing left to say',
+  },
+  {
     table: 'alerts',
     columns: ['status', 'resolved_at'],
     where: `status = 'resolved' AND resolved_at < @cutoff`,

@@ -88,6 +88,8 @@ export class LogCapture {
 export interface HarnessOptions {
   /** Channel configs as written in YAML (`webhook_url` a plain string). */
   channels: Record<string, unknown>[];
+  /** Channels built by the test itself (a kind of its own), beside those of `channels`. */
+  builtChannels?: Channel[];
   notify?: Partial<NotifySettings>;
   alerts?: Partial<AlertDefaults>;
   clock?: ManualClock;
@@ -115,6 +117,7 @@ export class Harness {
     const store = Store.open(path.join(dir, 'state.db'), { logger: log.logger });
     const configs = options.channels.map((c) => channelConfigSchema.parse(c));
     const channels = buildChannels(configs, { logger: log.logger, clock });
+    for (const c of options.builtChannels ?? []) channels.set(c.name, c);
     const notifier = createNotifier({
       store,
       notify: notifySettings(options.notify),

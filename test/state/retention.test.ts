@@ -50,6 +50,7 @@ describe('pruneState', () => {
       remediation_audit: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
   });
 
@@ -81,6 +82,7 @@ describe('pruneState', () => {
       alert_context: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
     const ids = (table: string) =>
       db
@@ -192,6 +194,19 @@ describe('pruneState', () => {
         .run(status, at, at);
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
       expect(result.deleted.alert_context).toBe(kept ? 0 : 1);
+    });
+
+    it.each<[string, number, boolean]>([
+      ['its event pruned (old): the row goes', old, false],
+      ['its event kept (recent): the row stays for the next delivery round', recent, true],
+    ])('unrouted_events: %s', (_what, at, kept) => {
+      store = Store.open(path.join(dir, 'state.db'));
+      const id = store.db
+        .prepare(`INSERT INTO events (fingerprint, kind, at, payload) VALUES ('a', 'acknowledged', ?, '{}')`)
+        .run(at).lastInsertRowid;
+      store.db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)').run(id, at);
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(result.deleted.unrouted_events).toBe(kept ? 0 : 1);
     });
 
     it('remediation_skip_state: reasons not written again within the retention go', () => {

@@ -77,6 +77,13 @@ export interface Channel<M = unknown> {
    * after all and be sent again, a duplicate on every attempt to a slow relay.
    */
   readonly sendTimeoutMs: number;
+  /**
+   * Whether it is told of acknowledgements unless a route says otherwise (`send_acknowledged`):
+   * true for a kind that keeps one message per alert and shows who has it ("Acknowledged by …"),
+   * as PagerDuty's and Grafana OnCall's Slack messages do; absent (false) for a kind that pushes a
+   * new message each time (email, Slack webhooks, the log), where it would be noise.
+   */
+  readonly showsAcknowledgements?: boolean;
   /** Builds the message for a notification. Pure: no I/O. */
   render(notification: Notification): M;
   /** Sends a rendered message. Never throws for delivery failures: it answers a SendResult. */

@@ -178,7 +178,11 @@ function mentionFor(n: AlertsNotification, mention: SlackMention | undefined): s
   if (!mention?.critical) return undefined;
   const envs = mention.environmentTypes ?? DEFAULT_MENTION_ENVIRONMENTS;
   const applies = n.events.some(
-    (e) => e.kind !== 'resolved' && e.severity === 'critical' && envs.includes(e.labels.environment_type ?? ''),
+    // Who has the alert is no reason to call everyone: only news of the problem mentions.
+    (e) =>
+      (e.kind === 'firing' || e.kind === 'repeat' || e.kind === 'escalated') &&
+      e.severity === 'critical' &&
+      envs.includes(e.labels.environment_type ?? ''),
   );
   return applies ? mention.critical : undefined;
 }
