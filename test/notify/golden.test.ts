@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderEmail, type EmailMessage } from '../../src/notify/channels/email.js';
-import { renderSlack } from '../../src/notify/channels/slack.js';
+import { renderSlack } from '../../src/notify/channels/slack-render.js';
 import { NOW } from '../detectors/fixtures.js';
 import { CONFIG_FILE, goldenCases, LINKS } from './golden-cases.js';
 
