@@ -3,6 +3,7 @@ import type { ChannelKind } from './channel.js';
 import { emailChannel } from './email.js';
 import { logChannel } from './log.js';
 import { slackChannel } from './slack.js';
+import { slackAppChannel } from './slack-app.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
@@ -11,6 +12,7 @@ import { slackChannel } from './slack.js';
  */
 export const CHANNEL_KINDS = {
   slack: slackChannel,
+  slack_app: slackAppChannel,
   email: emailChannel,
   log: logChannel,
 } as const;

@@ -3,7 +3,7 @@
  * (`slack.ts`) and the Slack app channel (`slack-app.ts`): pure, every piece of API text escaped
  * for mrkdwn, within Slack's limits.
  */
-import type { AlertsNotification, Notification, NoticeNotification } from './channel.js';
+import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
@@ -78,6 +78,23 @@ export interface SlackRenderOptions {
   commandConfigFile?: string | undefined;
   /** See `ChannelDeps.links`. */
   links?: MessageLinks | undefined;
+}
+
+/** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
+export function slackRenderOptions(
+  config: { name: string; mention?: { critical?: string | undefined; environment_types: string[] } | undefined },
+  deps: Pick<ChannelDeps, 'clock' | 'commandConfigFile' | 'links'>,
+): SlackRenderOptions {
+  return {
+    now: deps.clock.now(),
+    channelName: config.name,
+    mention: config.mention && {
+      critical: config.mention.critical,
+      environmentTypes: config.mention.environment_types,
+    },
+    commandConfigFile: deps.commandConfigFile,
+    links: deps.links,
+  };
 }
 
 /** Environments a critical mention applies to when the config does not say. */

@@ -6,7 +6,7 @@ import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
-import { renderSlack, type SlackMessage } from './slack-render.js';
+import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-render.js';
 
 /** What an error from @slack/webhook carries; its `original` is an axios error. */
 interface WebhookError {
@@ -61,17 +61,7 @@ export const slackChannel = {
       kind: 'slack',
       // The webhook client aborts the request itself after `timeout`.
       sendTimeoutMs: config.timeout,
-      render: (n) =>
-        renderSlack(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          mention: config.mention && {
-            critical: config.mention.critical,
-            environmentTypes: config.mention.environment_types,
-          },
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-        }),
+      render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
       send: (message, signal) =>
         guardedSend({
           start: () => webhook.send({ text: message.text, blocks: message.blocks }),
