@@ -52,6 +52,7 @@ export interface SlackApiMessage {
 /** What the next calls of a method get instead of their answer. */
 type Trouble =
   | { kind: 'error'; error: string; extra: Record<string, unknown> }
+  | { kind: 'raw'; status: number; body: string; headers: Record<string, string> }
   | { kind: 'rateLimit'; seconds: number }
   | { kind: 'hold'; keep: boolean };
 
@@ -70,6 +71,8 @@ export interface SlackApi {
   replies(ts: string, channel?: string): SlackApiMessage[];
   /** The next `times` calls of `method` answer Slack's error word (HTTP 200, `ok: false`), with `extra` fields. */
   failNext(method: string, error: string, options?: { times?: number; extra?: Record<string, unknown> }): void;
+  /** The next call of `method` gets this answer as it stands (a 500, a 429 without Retry-After, a body Slack would not send). */
+  answerNext(method: string, status: number, body: string, headers?: Record<string, string>): void;
   /** The next `times` calls of `method` answer HTTP 429 with `Retry-After: seconds`. */
   rateLimitNext(method: string, seconds: number, times?: number): void;
   /**
@@ -207,6 +210,11 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
       return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(trouble.seconds) });
     }
     if (trouble?.kind === 'error') return reply(200, { ok: false, error: trouble.error, ...trouble.extra });
+    if (trouble?.kind === 'raw') {
+      call.status = trouble.status;
+      res.writeHead(trouble.status, { 'content-type': 'application/json; charset=utf-8', ...trouble.headers });
+      return res.end(trouble.body);
+    }
     if (trouble?.kind === 'hold') {
       call.status = 0;
       if (trouble.keep) methods[method](args);
@@ -237,6 +245,7 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     inChannel: (channel = DEFAULT_CHANNEL) => live(channel).filter((m) => !m.thread_ts || m.reply_broadcast),
     replies: (ts, channel = DEFAULT_CHANNEL) => live(channel).filter((m) => m.thread_ts === ts),
     failNext: (method, error, o = {}) => push(method, { kind: 'error', error, extra: o.extra ?? {} }, o.times ?? 1),
+    answerNext: (method, status, body, headers = {}) => push(method, { kind: 'raw', status, body, headers }, 1),
     rateLimitNext: (method, seconds, times = 1) => push(method, { kind: 'rateLimit', seconds }, times),
     holdNext: (method, o) => {
       heldPromise = new Promise((resolve) => (heldNotify = resolve));

@@ -140,7 +140,9 @@ function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackR
  * (they hold whole requests and answers).
  */
 function libraryLogger(log: Logger, secrets: readonly Secret[]): SlackLogger {
-  const text = (parts: unknown[]) => Secret.scrub(parts.map(String).join(' '), secrets);
+  // Only its words: it logs Slack's warnings with `forEach`, which adds the index and the array.
+  const text = (parts: unknown[]) =>
+    Secret.scrub(parts.filter((p): p is string => typeof p === 'string').join(' '), secrets);
   return {
     debug: () => undefined,
     info: () => undefined,
