@@ -203,8 +203,9 @@ describe('refusals and rate limits, as every channel', () => {
     harness.clock.advance(SECOND);
     expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
     expect(slack.inChannel()).toHaveLength(1);
-    // The intent of the rate-limited post was kept: the retry looked for it, found nothing, posted.
-    expect(slack.callsOf('conversations.history')).toHaveLength(1);
+    // A refused post posted nothing: its intent was dropped, and nothing was looked for.
+    expect(slack.callsOf('conversations.history')).toHaveLength(0);
+    expect(links(harness)).toMatchObject([{ status: 'open' }]);
   });
 
   it('a thread reply rate limited after the update: the retry updates again and replies once', async () => {
@@ -255,6 +256,8 @@ describe('refusals and rate limits, as every channel', () => {
       expect(row).toMatchObject({ status: 'pending', attempts: 1 });
       expect(row?.last_error).toContain(says);
       if (!retried) expect(harness.log.text()).toContain('delivery rejected permanently');
+      // Refused, so nothing was posted: no intent is left for a restart to look for.
+      expect(links(harness)).toEqual([]);
     },
   );
 

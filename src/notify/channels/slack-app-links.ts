@@ -65,6 +65,7 @@ export class SlackAppLinks {
   readonly #clearAlerts: Database.Statement<[number]>;
   readonly #putAlert: Database.Statement<[number, string, string]>;
   readonly #close: Database.Statement<[{ id: number; reason: string; now: number }]>;
+  readonly #forget: Database.Statement<[number]>;
 
   constructor(store: Store) {
     this.#store = store;
@@ -95,6 +96,7 @@ export class SlackAppLinks {
     this.#putAlert = db.prepare(
       'INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, ?, ?)',
     );
+    this.#forget = db.prepare(`DELETE FROM slack_app_messages WHERE id = ? AND status = 'posting'`);
     this.#close = db.prepare(
       `UPDATE slack_app_messages SET status = 'closed', closed_at = @now, closed_reason = @reason, updated_at = @now
        WHERE id = @id AND status <> 'closed'`,
@@ -158,6 +160,11 @@ export class SlackAppLinks {
       this.#clearAlerts.run(id);
       for (const e of shown.alerts) this.#putAlert.run(id, e.fingerprint, JSON.stringify(e));
     });
+  }
+
+  /** Drops an intent whose post Slack refused: no message can exist, so none is to be found after a restart. */
+  forget(id: number): void {
+    this.#forget.run(id);
   }
 
   /** The message lives no more (every alert in it resolved, or it was replaced): the group's next event starts a new one. */

@@ -25,6 +25,7 @@
  *   is marked sends that delivery once more.
  */
 import { randomUUID } from 'node:crypto';
+import { ErrorCode } from '@slack/web-api';
 import { z } from 'zod';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Clock } from '../../lib/clock.js';
@@ -289,10 +290,18 @@ export class LivingMessages {
 
   /** Posts a living message for its intent and keeps where it is. */
   async #postLiving(intent: LivingMessage, message: SlackAppMessage): Promise<LivingMessage> {
-    const answer = await this.#post(message, {
-      metadata: { event_type: LIVING_EVENT_TYPE, event_payload: { token: intent.token, channel: this.o.name } },
-      to: intent.slackChannel,
-    });
+    let answer: z.infer<typeof postAnswer>;
+    try {
+      answer = await this.#post(message, {
+        metadata: { event_type: LIVING_EVENT_TYPE, event_payload: { token: intent.token, channel: this.o.name } },
+        to: intent.slackChannel,
+      });
+    } catch (err) {
+      // Refused (an error word, a rate limit): nothing was posted, so there is nothing to look
+      // for. No answer (a timeout, a reset): it may have been, and the intent stays to find it.
+      if (refused(err)) this.o.links!.forget(intent.id);
+      throw err;
+    }
     this.o.links!.posted(intent.id, answer.channel, answer.ts, this.o.clock.now());
     return { ...intent, status: 'open', slackChannel: answer.channel, ts: answer.ts };
   }
@@ -335,6 +344,12 @@ export class LivingMessages {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** Whether a failed call was refused by Slack, so that it certainly did nothing. */
+function refused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === ErrorCode.PlatformError || code === ErrorCode.RateLimitedError;
 }
 
 /** The parts of a message a post or an update carries. */
