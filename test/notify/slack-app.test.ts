@@ -338,6 +338,12 @@ describe('seams for the interactions', () => {
       groupKey: '{"check":"failed_runs","environment_type":"production"}',
     });
     expect(channel.livingMessageOf('failed_runs/nothing')).toBeUndefined();
+    expect(channel.livingMessageAt(CHANNEL, parent.ts)).toEqual({
+      groupKey: '{"check":"failed_runs","environment_type":"production"}',
+      open: true,
+      fingerprints: ['failed_runs/shop'],
+    });
+    expect(channel.livingMessageAt(CHANNEL, slack.replies(parent.ts)[0]!.ts)).toBeUndefined();
     expect(await channel.refresh('failed_runs/shop', 'Acknowledged by @alice')).toEqual({ outcome: 'ok' });
     expect(shown(parent)).toContain('*Latest:* Acknowledged by @alice');
     expect(await channel.refresh('failed_runs/nothing')).toMatchObject({ outcome: 'permanent' });

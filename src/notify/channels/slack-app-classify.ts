@@ -138,8 +138,12 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
   if (typeof e.message === 'string' && e.message.startsWith('Retry header did not contain a valid timeout')) {
     return classifyHttpAnswer({ status: 429, retryAfter: null, body: 'ratelimited' }, now);
   }
-  // Thrown before anything was sent or read (a malformed answer): sending again will not help.
-  return permanent(`could not call Slack (${typeof e.name === 'string' ? e.name : 'unknown error'})`);
+  // Not Slack's answer: ours (the state file busy or full, a reload's abandoned send racing this
+  // one). As for a channel that throws, the delivery is tried again.
+  return {
+    outcome: 'retryable',
+    reason: `could not complete the send (${typeof e.name === 'string' ? e.name : 'unknown error'})`,
+  };
 }
 
 /** A scope the app lacks, named as Slack names it, with where to add it. */

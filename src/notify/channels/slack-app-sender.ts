@@ -124,6 +124,15 @@ export interface LivingMessageRef {
   groupKey: string;
 }
 
+/** What a living message found by its `ts` is about. */
+export interface LivingMessageView {
+  groupKey: string;
+  /** False once every alert in it resolved (or it was replaced): an action on it comes too late. */
+  open: boolean;
+  /** The alerts it shows. */
+  fingerprints: string[];
+}
+
 /** The living messages of one Slack app channel. */
 export class LivingMessages {
   /** Sends and refreshes one after another, so two never read and write the same message's state at once. */
@@ -142,6 +151,17 @@ export class LivingMessages {
   messageOf(fingerprint: string): LivingMessageRef | undefined {
     const link = this.o.links?.forAlert(this.o.name, fingerprint);
     return link?.ts ? { slackChannel: link.slackChannel, ts: link.ts, groupKey: link.groupKey } : undefined;
+  }
+
+  /** What the message Slack knows as (channel ID, ts) is, if it is one of this channel's living messages. */
+  messageAt(slackChannel: string, ts: string): LivingMessageView | undefined {
+    const link = this.o.links?.byMessage(slackChannel, ts);
+    if (!link || link.channel !== this.o.name) return undefined;
+    return {
+      groupKey: link.groupKey,
+      open: link.status === 'open',
+      fingerprints: link.alerts.map((e) => e.fingerprint),
+    };
   }
 
   /**

@@ -24,6 +24,7 @@ import {
   MAX_CALLS_PER_SEND,
   SlackAnswerError,
   type LivingMessageRef,
+  type LivingMessageView,
   type SlackAppDelivery,
 } from './slack-app-sender.js';
 import { renderSlack, slackRenderOptions, type SlackRenderOptions } from './slack-render.js';
@@ -44,6 +45,8 @@ const authAnswer = z.object({
 export interface SlackAppChannel extends Channel<SlackAppDelivery> {
   /** Where the open living message that shows an alert is in Slack; undefined when none does. */
   livingMessageOf(fingerprint: string): LivingMessageRef | undefined;
+  /** What a message of this channel clicked in Slack (its channel ID and ts) is about; undefined when not one of its living messages. */
+  livingMessageAt(slackChannel: string, ts: string): LivingMessageView | undefined;
   /**
    * Renders an alert's living message again from the state, with `note` (what was just done, by
    * whom) kept on it, and updates it in Slack. Never throws.
@@ -109,6 +112,7 @@ export const slackAppChannel = {
           return { outcome: 'ok' };
         }, signal),
       livingMessageOf: (fingerprint) => living.messageOf(fingerprint),
+      livingMessageAt: (slackChannel, ts) => living.messageAt(slackChannel, ts),
       refresh: (fingerprint, note, signal) => guarded(() => living.refresh(fingerprint, note), signal),
       async close() {
         await agent.destroy();
