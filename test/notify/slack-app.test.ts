@@ -181,6 +181,22 @@ describe('one living message per alert group', () => {
     expect(shown(parent)).toContain('*Latest:* Retried automatically: succeeded');
     expect(shown(slack.replies(parent.ts)[1])).toContain('Retried automatically: succeeded');
 
+    // The alert resolves and its message closes; an outcome that comes after is still said there.
+    harness.clock.advance(MINUTE);
+    harness.cycle('runs', []);
+    await harness.notifier.deliverDue();
+    expect(links(harness)).toMatchObject([{ status: 'closed' }]);
+    harness.notifier.notice(
+      { type: 'notice', topic: 'remediation', title: 'Backup taken automatically', fingerprint: 'failed_runs/shop' },
+      ['ops-app'],
+    );
+    await harness.notifier.deliverDue();
+    expect(parents()).toHaveLength(1);
+    expect(shown(slack.replies(parent.ts).at(-1))).toContain('Backup taken automatically');
+    expect(shown(parent)).toContain('RESOLVED');
+    expect(shown(parent)).toContain('*Latest:* Backup taken automatically');
+    expect(links(harness)).toMatchObject([{ status: 'closed' }]);
+
     // A notice about no alert (a test, the digest) stands alone.
     harness.notifier.notice({ type: 'notice', topic: 'test', title: 'hello' }, ['ops-app']);
     await harness.notifier.deliverDue();
@@ -336,6 +352,7 @@ describe('seams for the interactions', () => {
       slackChannel: CHANNEL,
       ts: parent.ts,
       groupKey: '{"check":"failed_runs","environment_type":"production"}',
+      open: true,
     });
     expect(channel.livingMessageOf('failed_runs/nothing')).toBeUndefined();
     expect(channel.livingMessageAt(CHANNEL, parent.ts)).toEqual({

@@ -75,7 +75,7 @@ export class SlackAppLinks {
     );
     this.#forAlert = db.prepare(
       `SELECT m.* FROM slack_app_messages m JOIN slack_app_message_alerts a ON a.message_id = m.id
-       WHERE m.channel = ? AND a.fingerprint = ? AND m.status = 'open' ORDER BY m.id DESC LIMIT 1`,
+       WHERE m.channel = ? AND a.fingerprint = ? AND m.status <> 'posting' ORDER BY m.id DESC LIMIT 1`,
     );
     this.#byMessage = db.prepare(
       `SELECT * FROM slack_app_messages WHERE slack_channel = ? AND ts = ? ORDER BY id DESC LIMIT 1`,
@@ -108,7 +108,10 @@ export class SlackAppLinks {
     return this.#read(this.#living.get(channel, groupKey));
   }
 
-  /** The open living message on a channel that shows an alert, if any. */
+  /**
+   * The newest message on a channel that shows an alert, open or closed (a remediation's outcome
+   * often comes after the alert resolved: it is said in the thread all the same), if any.
+   */
   forAlert(channel: string, fingerprint: string): LivingMessage | undefined {
     return this.#read(this.#forAlert.get(channel, fingerprint));
   }

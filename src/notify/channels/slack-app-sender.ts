@@ -122,6 +122,8 @@ export interface LivingMessageRef {
   slackChannel: string;
   ts: string;
   groupKey: string;
+  /** False once every alert in it resolved (or it was replaced): an action on it comes too late. */
+  open: boolean;
 }
 
 /** What a living message found by its `ts` is about. */
@@ -147,10 +149,12 @@ export class LivingMessages {
     );
   }
 
-  /** The open living message that shows an alert, if any. */
+  /** The newest living message that shows an alert (open, or closed once all in it resolved), if any. */
   messageOf(fingerprint: string): LivingMessageRef | undefined {
     const link = this.o.links?.forAlert(this.o.name, fingerprint);
-    return link?.ts ? { slackChannel: link.slackChannel, ts: link.ts, groupKey: link.groupKey } : undefined;
+    return link?.ts
+      ? { slackChannel: link.slackChannel, ts: link.ts, groupKey: link.groupKey, open: link.status === 'open' }
+      : undefined;
   }
 
   /** What the message Slack knows as (channel ID, ts) is, if it is one of this channel's living messages. */
@@ -166,15 +170,15 @@ export class LivingMessages {
 
   /**
    * Renders an alert's living message again from the state, with `note` added when given (what was
-   * just done about it, and by whom), and updates it in Slack. Permanent when no open message shows
-   * the alert. Throws the Web API's errors.
+   * just done about it, and by whom), and updates it in Slack. Permanent when no message shows the
+   * alert. Throws the Web API's errors.
    */
   refresh(fingerprint: string, note?: string): Promise<SendResult> {
     return this.#exclusive(async () => {
       const link = this.o.links?.forAlert(this.o.name, fingerprint);
-      if (!link) return { outcome: 'permanent', reason: 'no open living message shows this alert' };
-      await this.#show(link, { ...stateOf(link), notes: note ? [...link.notes, note] : link.notes });
-      return { outcome: 'ok' };
+      if (!link) return { outcome: 'permanent', reason: 'no living message shows this alert' };
+      const shown = await this.#showAgain(link, note);
+      return shown ? { outcome: 'ok' } : { outcome: 'permanent', reason: 'its message is gone from Slack' };
     });
   }
 
@@ -207,14 +211,25 @@ export class LivingMessages {
 
   async #notice(d: NoticeDelivery, signal: AbortSignal | undefined): Promise<SendResult> {
     const link = d.fingerprint === undefined ? undefined : this.o.links?.forAlert(this.o.name, d.fingerprint);
-    if (!link) {
-      await this.#post(d.reply, {});
-      return { outcome: 'ok' };
-    }
-    const shown = await this.#show(link, { ...stateOf(link), notes: [...link.notes, d.note] });
+    const shown = link && (await this.#showAgain(link, d.note));
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
-    await this.#post(d.reply, { thread: shown.link });
+    // About no alert, or its message gone: it stands alone.
+    await this.#post(d.reply, shown ? { thread: shown } : {});
     return { outcome: 'ok' };
+  }
+
+  /**
+   * Shows an alert's message again from the state, with a note kept on it: an open one as any
+   * update (replaced when gone); a closed one updated where it is (nothing to replace: its alerts
+   * are over). Answers where it is, or undefined when a closed one is gone.
+   */
+  async #showAgain(link: LivingMessage, note: string | undefined): Promise<LivingMessage | undefined> {
+    const state = { ...stateOf(link), notes: note === undefined ? link.notes : [...link.notes, note] };
+    if (link.status === 'open') return (await this.#show(link, state)).link;
+    const message = renderLiving(state, this.o.maxItems, this.o.renderOptions());
+    if (!link.ts || (await this.#update(link.slackChannel, link.ts, message))) return undefined;
+    this.o.links!.save(link.id, state, this.o.clock.now());
+    return link;
   }
 
   /**

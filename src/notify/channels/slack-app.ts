@@ -43,7 +43,7 @@ const authAnswer = z.object({
  * message and have it shown again after an action.
  */
 export interface SlackAppChannel extends Channel<SlackAppDelivery> {
-  /** Where the open living message that shows an alert is in Slack; undefined when none does. */
+  /** Where the newest living message that shows an alert is in Slack (and whether it is still open); undefined when none does. */
   livingMessageOf(fingerprint: string): LivingMessageRef | undefined;
   /** What a message of this channel clicked in Slack (its channel ID and ts) is about; undefined when not one of its living messages. */
   livingMessageAt(slackChannel: string, ts: string): LivingMessageView | undefined;
