@@ -131,6 +131,21 @@ export function createNotifier(options: NotifierOptions): Notifier {
       })
     : undefined;
 
+  // Each channel's credentials, checked once at start (a bot token Slack refuses) and said, naming
+  // the channel; nothing waits for it, and a send finds the same answer by itself.
+  let verifying: AbortController | undefined;
+  const verify = (): void => {
+    verifying = new AbortController();
+    for (const [name, channel] of channels) {
+      void channel.verify?.(verifying.signal).then((result) => {
+        if (result.outcome === 'ok' || verifying?.signal.aborted) return;
+        const line = `channel ${name} cannot deliver: ${result.reason}`;
+        if (result.outcome === 'permanent') logger.error({ channel: name, reason: result.reason }, line);
+        else logger.warn({ channel: name, reason: result.reason }, `${line} (temporary)`);
+      });
+    }
+  };
+
   return {
     router,
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
@@ -142,12 +157,17 @@ export function createNotifier(options: NotifierOptions): Notifier {
       store.transaction(() => outbox.notice(notification, to, now)),
     heartbeat: () => heartbeat?.beat() ?? 'off',
     wake: () => delivery.wake(),
-    start: () => delivery.start(),
+    start: () => {
+      delivery.start();
+      verify();
+    },
     stop: async () => {
+      verifying?.abort();
       await delivery.stop();
       await heartbeat?.settle();
     },
     flush: async (deadlineMs) => {
+      verifying?.abort();
       const report = await delivery.flush(deadlineMs);
       await heartbeat?.settle();
       return report;

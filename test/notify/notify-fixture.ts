@@ -116,11 +116,17 @@ export class Harness {
     const log = new LogCapture();
     const store = Store.open(path.join(dir, 'state.db'), { logger: log.logger });
     const configs = options.channels.map((c) => channelConfigSchema.parse(c));
-    const channels = buildChannels(configs, { logger: log.logger, clock });
+    const settings = notifySettings(options.notify);
+    const channels = buildChannels(configs, {
+      logger: log.logger,
+      clock,
+      store,
+      maxItemsPerMessage: settings.max_items_per_message,
+    });
     for (const c of options.builtChannels ?? []) channels.set(c.name, c);
     const notifier = createNotifier({
       store,
-      notify: notifySettings(options.notify),
+      notify: settings,
       alerts: { repeat_interval: 4 * HOUR, send_resolved: true, ...options.alerts },
       channels,
       clock,

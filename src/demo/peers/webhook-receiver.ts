@@ -47,8 +47,11 @@ export interface WebhookReceiver {
 /** Slack's own limits, enforced so a message Slack would refuse is refused here too (400 invalid_blocks). */
 const LIMITS = { blocks: 50, header: 150, text: 3000, fields: 10, field: 2000 };
 
-/** Why Slack would refuse the payload (its error word), or null when it would take it. */
-function slackRefusal(payload: SlackLikePayload): string | null {
+/**
+ * Why Slack would refuse the payload (its error word), or null when it would take it. Also the
+ * tests' fake Slack Web API's check of every message and attachment it is given.
+ */
+export function slackRefusal(payload: SlackLikePayload): string | null {
   if (typeof payload.text !== 'string' && !Array.isArray(payload.blocks)) return 'no_text';
   const blocks = payload.blocks ?? [];
   if (blocks.length > LIMITS.blocks) return 'invalid_blocks';

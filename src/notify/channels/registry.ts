@@ -4,6 +4,7 @@ import { emailChannel } from './email.js';
 import { logChannel } from './log.js';
 import { slackChannel } from './slack.js';
 import { webhookChannel } from './webhook.js';
+import { slackAppChannel } from './slack-app.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
@@ -12,6 +13,7 @@ import { webhookChannel } from './webhook.js';
  */
 export const CHANNEL_KINDS = {
   slack: slackChannel,
+  slack_app: slackAppChannel,
   email: emailChannel,
   log: logChannel,
   webhook: webhookChannel,

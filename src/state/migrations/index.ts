@@ -13,6 +13,7 @@ import alertFacts from './006-alert-facts.js';
 import consoleMigration from './007-console.js';
 import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
+import slackApp from './010-slack-app.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -25,4 +26,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   consoleMigration,
   alertContext,
   acknowledge,
+  slackApp,
 ];

@@ -9,7 +9,7 @@ const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
 describe('channel config schemas', () => {
   it('lists every kind once, under its own type', () => {
-    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack', 'webhook']);
+    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack', 'slack_app', 'webhook']);
     for (const [type, kind] of Object.entries(CHANNEL_KINDS)) expect(kind.kind).toBe(type);
   });
 
@@ -42,6 +42,22 @@ describe('channel config schemas', () => {
     expect(JSON.stringify(parsed)).not.toMatch(/XXXX(secret|key|token)XXXX/);
     expect(parsed).toMatchObject({ max_alerts: 0, timeout: 10_000 });
     expect(parsed).not.toHaveProperty('external_url');
+  });
+
+  it("parses a slack_app channel: the bot token a Secret, Slack's API by default, a new alert and an escalation broadcast", () => {
+    const parsed = channelConfigSchema.parse({
+      name: 'ops-app',
+      type: 'slack_app',
+      bot_token: 'xoxb-XXXXsecretXXXX',
+      channel: 'C0123ABCD',
+    });
+    expect(parsed.type === 'slack_app' && parsed.bot_token).toBeInstanceOf(Secret);
+    expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
+    expect(parsed).toMatchObject({
+      api_url: 'https://slack.com/api/',
+      broadcast: ['firing', 'escalated'],
+      timeout: 10_000,
+    });
   });
 
   it('fills email defaults', () => {
@@ -178,6 +194,19 @@ describe('channel config schemas', () => {
       { name: 'w', type: 'webhook', url: HOOK, external_url: 'javascript:alert(1)' },
       'external_url',
       'must be an http(s) URL',
+    ],
+    [
+      'a channel name where the app needs its ID',
+      { name: 'a', type: 'slack_app', bot_token: 'xoxb-XXXXsecretXXXX', channel: '#ops' },
+      'channel',
+      'must be a channel ID like C0123ABCD',
+    ],
+    ['a missing bot token', { name: 'a', type: 'slack_app', channel: 'C0123ABCD' }, 'bot_token', ''],
+    [
+      'an event kind that is not one',
+      { name: 'a', type: 'slack_app', bot_token: 'xoxb-XXXXsecretXXXX', channel: 'C0123ABCD', broadcast: ['fired'] },
+      'broadcast.0',
+      '',
     ],
     ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
   ])('refuses %s, naming %s', (_name, input, path, message) => {

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import type { Channel, SendResult } from '../../../src/notify/channels/channel.js';
-import { slackChannel, type SlackMessage } from '../../../src/notify/channels/slack.js';
+import { slackChannel } from '../../../src/notify/channels/slack.js';
+import type { SlackMessage } from '../../../src/notify/channels/slack-render.js';
 import { slackConfigSchema } from '../../../src/notify/channels/slack-config.js';
 import { startWebhookReceiver, type WebhookMode, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { alertEvent, alerts, captureLogger } from './fixtures.js';
