@@ -380,3 +380,25 @@ function fromDb(row: DbRow): OutboxRow {
     lastError: row.last_error,
   };
 }
+
+/**
+ * The alerts a channel was told fire and not yet that they are over, and that still fire: the
+ * latest event of each that said so (firing, repeat or escalated). A channel that must send a
+ * group whole (the webhook: Alertmanager's receivers close an incident when a group's payload says
+ * `resolved`) adds them to a message that carries only some of the group's events.
+ */
+export function announcedFiring(store: Store, channel: string): AlertEvent[] {
+  return store.db
+    .prepare<[string], { payload: string }>(
+      `SELECT e.payload AS payload
+         FROM notification_log l
+         JOIN alerts a ON a.fingerprint = l.fingerprint AND a.status = 'firing'
+         JOIN events e ON e.id = (
+           SELECT MAX(id) FROM events
+            WHERE fingerprint = l.fingerprint AND kind IN ('firing', 'repeat', 'escalated'))
+        WHERE l.channel = ? AND l.last_kind <> 'resolved'
+        ORDER BY e.id`,
+    )
+    .all(channel)
+    .map((r) => JSON.parse(r.payload) as AlertEvent);
+}

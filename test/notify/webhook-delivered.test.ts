@@ -73,6 +73,14 @@ function productionApps(n: number) {
   return apps.slice(0, n);
 }
 
+/**
+ * Renews every certificate of the seed, so the certificates group holds only what a test makes (a
+ * payload carries its group's every alert still firing).
+ */
+function renewEveryCertificate(): void {
+  for (const [id, url] of sim.control.state.urls) if (url.sslExpiresAt !== null) sim.control.renewCertificate(id);
+}
+
 /** The payloads of the certificates group in production, oldest first. */
 function certificatePayloads(): AlertmanagerPayload[] {
   return hook.received
@@ -104,6 +112,7 @@ function leaks(): string[] {
 
 describe('the webhook channel, end to end', () => {
   it('posts a certificate expiring, then renewed, as one Alertmanager group from firing to resolved', async () => {
+    renewEveryCertificate();
     const [app] = productionApps(1);
     sim.control.expireCertificate(app!.urlIds[0]!, { inDays: 2 });
     const w = open();
@@ -145,6 +154,42 @@ describe('the webhook channel, end to end', () => {
     expect(hook.invalid).toEqual([]);
     expect(rows().map((r) => r.status)).not.toContain('pending');
     expect(leaks()).toEqual([]);
+  });
+
+  it('sends the group whole: one alert resolving while another fires is a firing payload carrying both', async () => {
+    renewEveryCertificate();
+    const [a, b] = productionApps(2);
+    for (const app of [a!, b!]) sim.control.expireCertificate(app.urlIds[0]!, { inDays: 2 });
+    const w = open();
+    await w.runOnce(['urls']);
+    await w.deliverDue();
+    const fingerprintOf = (name: string) =>
+      certificatePayloads()
+        .flatMap((p) => p.alerts)
+        .find((x) => x.labels.app === name)!.fingerprint;
+    const [fa, fb] = [fingerprintOf(a!.name), fingerprintOf(b!.name)];
+
+    clock.advance(MINUTE);
+    sim.control.renewCertificate(a!.urlIds[0]!);
+    await w.runOnce(['urls']);
+    await w.deliverDue();
+    const partial = certificatePayloads().at(-1)!;
+    // Alertmanager's receivers close the group's incident on `resolved`: b still fires, so it does not.
+    expect(partial.status).toBe('firing');
+    expect(partial.alerts.map((x) => [x.fingerprint, x.status])).toEqual([
+      [fa, 'resolved'],
+      [fb, 'firing'],
+    ]);
+    expect(partial.alerts[1]?.endsAt).toBe(ZERO_TIME);
+
+    clock.advance(MINUTE);
+    sim.control.renewCertificate(b!.urlIds[0]!);
+    await w.runOnce(['urls']);
+    await w.deliverDue();
+    const over = certificatePayloads().at(-1)!;
+    expect(over.status).toBe('resolved');
+    expect(over.alerts.map((x) => [x.fingerprint, x.status])).toEqual([[fb, 'resolved']]);
+    expect(hook.invalid).toEqual([]);
   });
 
   it('cuts a group to max_alerts and counts the rest in truncatedAlerts', async () => {

@@ -10,8 +10,9 @@
  * labels).
  *
  * One payload is one deploy-watchdog message: its group (the route's `group_by` values) is the
- * Alertmanager group, each of its events an alert. Unlike Alertmanager's, a message holds the
- * events due, not every alert of its group: its status is its own alerts' (see the README). The
+ * Alertmanager group, each of its events an alert, and beside them the group's other alerts this
+ * channel was told fire and not yet that they are over (`announcedFiring`): like Alertmanager's,
+ * a payload says the group whole, so it is `resolved` only when the group's last alert is. The
  * labels and annotations are data: sent in JSON, which escapes what it must, and neither HTML- nor
  * mrkdwn-escaped; what hides or reorders text is written out and control characters are folded,
  * as in every other channel, and only safe http(s) links are sent.
@@ -23,6 +24,7 @@ import { presentationOf } from '../../detectors/registry.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { MessageLinks } from '../message-links.js';
+import { announcedFiring } from '../outbox-store.js';
 import { NO_LINKS } from '../message-links.js';
 import type {
   AlertsNotification,
@@ -89,6 +91,14 @@ export interface WebhookRenderOptions {
   commandConfigFile?: string | undefined;
   /** See `ChannelDeps.links`. */
   links?: MessageLinks | undefined;
+  /**
+   * The latest event of each alert this channel was told fires and not yet that it is over
+   * (`announcedFiring`): those of the message's group that it does not carry are sent beside its
+   * events, as Alertmanager sends a group whole. Absent: the message's events alone.
+   */
+  announcedFiring?: readonly AlertEvent[] | undefined;
+  /** `notify.max_items_per_message`: how many alerts a payload carries before it counts the rest. Absent: no cap. */
+  maxItems?: number | undefined;
 }
 
 /** Builds the payload for a notification. Pure. */
@@ -97,16 +107,26 @@ export function renderWebhook(n: Notification, o: WebhookRenderOptions): Alertma
     const alert = noticeAlert(n, o.now);
     return message(o, [alert], { alertname: NOTICE_ALERTNAME, topic: alert.labels.topic! }, 0);
   }
-  const all = n.events.map((e) => eventAlert(e, n, o));
+  // The group's alerts still firing that this message does not carry, so that `status` says the
+  // group (a receiver closes its incident on `resolved`) and `alerts` holds it whole.
+  const carried = new Set([...n.events, ...(n.omittedEvents ?? [])].map((e) => e.fingerprint));
+  const stillFiring = (o.announcedFiring ?? []).filter(
+    (e) => !carried.has(e.fingerprint) && Object.entries(n.group).every(([k, v]) => e.labels[k] === v),
+  );
+  // They fill the message up to notify.max_items_per_message, as its own events do; the rest are counted.
+  const room = Math.max(0, (o.maxItems ?? Infinity) - n.events.length);
+  const all = [...n.events, ...stillFiring.slice(0, room)].map((e) => eventAlert(e, n, o));
   const kept = o.maxAlerts > 0 ? all.slice(0, o.maxAlerts) : all;
-  // Left out: by max_alerts here, and by notify.max_items_per_message before (the message's "and N more").
-  const truncated = all.length - kept.length + Math.max(0, n.omitted);
+  // Left out: by max_alerts here, and by notify.max_items_per_message before (the message's "and N
+  // more") and for the still-firing ones.
+  const unsent = Math.max(0, stillFiring.length - room);
+  const truncated = all.length - kept.length + Math.max(0, n.omitted) + unsent;
   const group = mapValues(n.group, text);
   const msg = message(o, kept, group, truncated);
   // The group fires while any of its alerts does, those left out included (they are sorted after
   // the shown ones, so this only matters when a cut kept none of the firing ones).
   const omittedFiring = Math.max(0, n.omitted) - Math.max(0, n.omittedResolved ?? 0);
-  if (omittedFiring > 0 || all.some((a) => a.status === 'firing')) msg.status = 'firing';
+  if (omittedFiring > 0 || unsent > 0 || all.some((a) => a.status === 'firing')) msg.status = 'firing';
   return msg;
 }
 
@@ -409,6 +429,9 @@ export const webhookChannel = {
           maxAlerts: config.max_alerts,
           commandConfigFile: deps.commandConfigFile,
           links: deps.links,
+          // Read at each render (a retry renders again): the group as it stands when sent.
+          announcedFiring: n.type === 'alerts' && deps.store ? announcedFiring(deps.store, config.name) : undefined,
+          maxItems: deps.maxItemsPerMessage,
         }),
       send: (message, signal) =>
         guardedSend({
