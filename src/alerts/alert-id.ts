@@ -36,9 +36,11 @@ export function findAlert(store: Store | AlertStore, ref: string): FoundAlert {
   const id = text.toLowerCase();
   if (!new RegExp(`^[0-9a-f]{${ID_LENGTH}}$`).test(id)) return { outcome: 'not_found' };
   // Read when a person asks, not per cycle: a scan of the fingerprints is cheap enough for that.
-  const fingerprints = (alerts.store.db.prepare('SELECT fingerprint FROM alerts').pluck().all() as string[]).filter(
-    (fp) => alertId(fp) === id,
-  );
+  const fingerprints = alerts.store.db
+    .prepare<[], { fingerprint: string }>('SELECT fingerprint FROM alerts')
+    .all()
+    .map((r) => r.fingerprint)
+    .filter((fp) => alertId(fp) === id);
   if (fingerprints.length > 1) return { outcome: 'ambiguous', fingerprints: fingerprints.sort() };
   const alert = fingerprints[0] === undefined ? undefined : alerts.get(fingerprints[0]);
   return alert ? { outcome: 'found', alert } : { outcome: 'not_found' };

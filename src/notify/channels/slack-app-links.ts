@@ -58,7 +58,8 @@ export class SlackAppLinks {
   readonly #byMessage: Database.Statement<[string, string], DbRow>;
   readonly #alerts: Database.Statement<[number], { event: string }>;
   readonly #insert: Database.Statement<
-    [{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }]
+    [{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }],
+    { id: number }
   >;
   readonly #posted: Database.Statement<[{ id: number; slackChannel: string; ts: string; now: number }]>;
   readonly #saveMessage: Database.Statement<[{ id: number; notes: string; routes: string; now: number }]>;
@@ -83,7 +84,7 @@ export class SlackAppLinks {
     this.#alerts = db.prepare('SELECT event FROM slack_app_message_alerts WHERE message_id = ? ORDER BY fingerprint');
     this.#insert = db.prepare(
       `INSERT INTO slack_app_messages (channel, group_key, status, token, slack_channel, created_at, updated_at)
-       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now)`,
+       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING id`,
     );
     this.#posted = db.prepare(
       `UPDATE slack_app_messages SET status = 'open', slack_channel = @slackChannel, ts = @ts, updated_at = @now
@@ -126,7 +127,7 @@ export class SlackAppLinks {
    * crash between the post and {@link posted}, it says a message may exist, and its token finds it.
    */
   intend(channel: string, groupKey: string, slackChannel: string, token: string, now: number): LivingMessage {
-    const id = Number(this.#insert.run({ channel, groupKey, token, slackChannel, now }).lastInsertRowid);
+    const id = this.#insert.get({ channel, groupKey, token, slackChannel, now })!.id;
     return {
       id,
       channel,
