@@ -105,6 +105,7 @@ const pageSize = Number(values['page-size']);
 const heapGrowingPercent = values['v8-defaults'] ? null : applyHeapGrowth();
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-bench-'));
+const statePath = path.join(dir, 'state.db');
 const config = parseConfig(
   `
 api:
@@ -114,7 +115,7 @@ api:
   page_size: ${pageSize}
   concurrency: ${concurrency}
 state:
-  path: ${path.join(dir, 'state.db')}
+  path: ${statePath}
 jobs:
   jitter: 0s
 notify:
@@ -363,8 +364,7 @@ try {
     rss_after_gc_mb: round(afterGc.rss / 1_048_576),
     heap_live_mb: round(afterGc.heapUsed / 1_048_576),
     db_bytes:
-      fs.statSync(config.state.path).size +
-      (fs.existsSync(`${config.state.path}-wal`) ? fs.statSync(`${config.state.path}-wal`).size : 0),
+      fs.statSync(statePath).size + (fs.existsSync(`${statePath}-wal`) ? fs.statSync(`${statePath}-wal`).size : 0),
     open_alerts: openAlerts,
     heap_growing_percent: heapGrowingPercent,
   };

@@ -3,10 +3,10 @@
  * `AlertStore` and hands it to every cycle, so a cycle runs prepared statements only. Row ⇄ object
  * mapping (JSON columns, INTEGER ms times) lives here and nowhere else.
  */
-import type Database from 'better-sqlite3';
 import type { CheckName } from '../detectors/registry.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
+import type { SqlStatement } from '../state/sql-database.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -69,6 +69,9 @@ const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged
 const NO_ACKNOWLEDGEMENT =
   'acknowledged_at = NULL, acknowledged_by = NULL, acknowledged_via = NULL, acknowledge_comment = NULL';
 
+/** Fingerprints per statement of {@link AlertStore.touch}. */
+const TOUCH_BATCH = 500;
+
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
@@ -82,23 +85,21 @@ export interface FiringCount {
 
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
-  readonly #selectOpenByJob: Database.Statement<[string], unknown[]>;
-  readonly #selectOpen: Database.Statement<[], unknown[]>;
-  readonly #selectOpenSubjects: Database.Statement<[string], { check: string; subject: string }>;
-  readonly #selectOtherSubjects: Database.Statement<[string], { check: string; subject: string; details: string }>;
-  readonly #selectOne: Database.Statement<[string], unknown[]>;
-  readonly #startLife: Database.Statement<unknown[]>;
-  readonly #updateOpen: Database.Statement<unknown[]>;
-  readonly #resolve: Database.Statement<[number, string]>;
-  readonly #drop: Database.Statement<[string]>;
-  readonly #close: Database.Statement<[number, string, string]>;
-  readonly #touch: Database.Statement<[number, string]>;
-  readonly #insertEvent: Database.Statement<[string, string, number, string]>;
-  readonly #queueUnrouted: Database.Statement<[number, number]>;
-  readonly #setAcknowledgement: Database.Statement<
-    [number | null, string | null, string | null, string | null, string]
-  >;
-  #firingCounts: Database.Statement<[], FiringCount> | undefined;
+  readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
+  readonly #selectOpen: SqlStatement<[], unknown[]>;
+  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
+  readonly #selectOne: SqlStatement<[string], unknown[]>;
+  readonly #startLife: SqlStatement<unknown[]>;
+  readonly #updateOpen: SqlStatement<unknown[]>;
+  readonly #resolve: SqlStatement<[number, string]>;
+  readonly #drop: SqlStatement<[string]>;
+  readonly #close: SqlStatement<[number, string, string]>;
+  readonly #touch: SqlStatement<[number, ...string[]]>;
+  readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
+  readonly #queueUnrouted: SqlStatement<[number, number]>;
+  readonly #setAcknowledgement: SqlStatement<[number | null, string | null, string | null, string | null, string]>;
+  #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -143,16 +144,18 @@ export class AlertStore {
     );
     this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
     this.#close = db.prepare(
-      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = json_set(details, '$.closed', ?),
-         ${NO_ACKNOWLEDGEMENT}
+      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
        WHERE fingerprint = ? AND status = 'firing'`,
     );
-    // One statement for every alert that was merely seen again, however many there are.
+    // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
+    // however many there are, in SQL both engines take (no JSON array function is common to both).
     this.#touch = db.prepare(
       `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-       WHERE fingerprint IN (SELECT value FROM json_each(?))`,
+       WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`,
     );
-    this.#insertEvent = db.prepare('INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?)');
+    this.#insertEvent = db.prepare(
+      'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
+    );
     this.#queueUnrouted = db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)');
     this.#setAcknowledgement = db.prepare(
       `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
@@ -214,7 +217,12 @@ export class AlertStore {
 
   /** Records one more sighting of open alerts whose content did not change. */
   touch(fingerprints: readonly string[], at: number): void {
-    if (fingerprints.length > 0) this.#touch.run(at, JSON.stringify(fingerprints));
+    for (let i = 0; i < fingerprints.length; i += TOUCH_BATCH) {
+      const batch = fingerprints.slice(i, i + TOUCH_BATCH);
+      // The last batch repeats its first fingerprint to fill the statement: IN touches a row once.
+      while (batch.length < TOUCH_BATCH) batch.push(batch[0]!);
+      this.#touch.run(at, ...batch);
+    }
   }
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
@@ -227,16 +235,15 @@ export class AlertStore {
    * until retention prunes them. Read once per `silence`, not per cycle, so prepared on the spot.
    */
   labelValues(): Map<string, Set<string>> {
-    const rows = this.store.db
-      .prepare<[], { name: string; value: string }>(
-        `SELECT DISTINCT l.key AS name, l.value AS value FROM alerts, json_each(alerts.labels) AS l WHERE l.type = 'text'`,
-      )
-      .all();
     const out = new Map<string, Set<string>>();
-    for (const { name, value } of rows) {
-      const values = out.get(name) ?? new Set<string>();
-      values.add(value);
-      out.set(name, values);
+    // Read whole and taken apart here: the engines share no function that lists a JSON object's keys.
+    for (const { labels } of this.store.db.prepare<[], { labels: string }>('SELECT labels FROM alerts').iterate()) {
+      for (const [name, value] of Object.entries(JSON.parse(labels) as Record<string, unknown>)) {
+        if (typeof value !== 'string') continue;
+        const values = out.get(name) ?? new Set<string>();
+        values.add(value);
+        out.set(name, values);
+      }
     }
     return out;
   }
@@ -290,7 +297,9 @@ export class AlertStore {
    * (`closed`), and nothing is announced. For alerts the configuration no longer looks at.
    */
   close(fingerprint: string, reason: string, at: number): void {
-    this.#close.run(at, reason, fingerprint);
+    const row = this.get(fingerprint);
+    if (row?.status !== 'firing') return;
+    this.#close.run(at, JSON.stringify({ ...row.details, closed: reason }), fingerprint);
   }
 
   /**
@@ -313,8 +322,8 @@ export class AlertStore {
 
   /** Writes one event and returns it with its row id. */
   insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
-    const info = this.#insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
-    return { id: Number(info.lastInsertRowid), ...event };
+    const { id } = this.#insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
+    return { id, ...event };
   }
 
   /** The events of the given kinds written after `since`, oldest first (the digest's day). */

@@ -5,10 +5,10 @@
  * missing. Both are applied through the alert lifecycle under the job key `source:<job>`, so they
  * fire, repeat and resolve like any other alert, and survive restarts the same way.
  */
-import type Database from 'better-sqlite3';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';
 import type { Store } from '../state/store.js';
+import type { SqlStatement } from '../state/sql-database.js';
 import type { PermissionDenial } from '../api/describe-error.js';
 
 /** One row of `source_health`. */
@@ -23,11 +23,11 @@ export interface SourceHealthRow {
 
 /** The `source_health` table, statements prepared once per store. */
 export class SourceHealth {
-  readonly #success: Database.Statement<[string, number, number]>;
-  readonly #failure: Database.Statement<[string, string, number]>;
-  readonly #disable: Database.Statement<[string, string, number]>;
-  readonly #enableAll: Database.Statement<[]>;
-  readonly #get: Database.Statement<[string], Record<string, unknown>>;
+  readonly #success: SqlStatement<[string, number, number]>;
+  readonly #failure: SqlStatement<[string, string, number]>;
+  readonly #disable: SqlStatement<[string, string, number]>;
+  readonly #enableAll: SqlStatement<[]>;
+  readonly #get: SqlStatement<[string], Record<string, unknown>>;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -40,7 +40,7 @@ export class SourceHealth {
     this.#failure = db.prepare(
       `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at)
        VALUES (?, 1, ?, ?)
-       ON CONFLICT (job) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+       ON CONFLICT (job) DO UPDATE SET consecutive_failures = source_health.consecutive_failures + 1,
          last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`,
     );
     this.#disable = db.prepare(

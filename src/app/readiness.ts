@@ -33,7 +33,14 @@ export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
       continue;
     }
     const allowed = 2 * (inputs.intervalMs(job) ?? 0);
-    const last = inputs.health.get(job)?.lastSuccessAt ?? null;
+    let last: number | null;
+    try {
+      last = inputs.health.get(job)?.lastSuccessAt ?? null;
+    } catch (err) {
+      // The state cannot be read (its server is down): not ready, said; never a failed request.
+      checks.push({ check: `job:${job}`, ok: false, detail: `cannot read its last cycle: ${describeError(err)}` });
+      continue;
+    }
     if (last === null) {
       checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
     } else {

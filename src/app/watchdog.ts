@@ -27,7 +27,8 @@ import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { pruneState } from '../state/retention.js';
 import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
-import { Store } from '../state/store.js';
+import type { Store } from '../state/store.js';
+import { openState, sameState } from '../state/open-state.js';
 import { cycleSignal } from './cycle-signal.js';
 import { describeError } from '../api/describe-error.js';
 import { HealthListener } from './health-listener.js';
@@ -129,7 +130,7 @@ export class Watchdog {
    * state file cannot be used, and the notifier's errors for unusable routes.
    */
   static open(options: WatchdogOptions): Watchdog {
-    const store = Store.open(options.config.state.path, { logger: options.logger, clock: options.clock });
+    const store = openState(options.config.state, { logger: options.logger, clock: options.clock });
     let lease: RunnerLease | undefined;
     try {
       if (options.lease) lease = claimLease(store, options.lease);
@@ -277,17 +278,16 @@ export class Watchdog {
   /**
    * Applies a new configuration: builds the new runtime first (a failure keeps the old one running
    * and throws), then stops the old one after its cycles in progress, and starts the new one with
-   * every disabled check enabled again. The state file stays open: `state.path` changes need a restart.
+   * every disabled check enabled again. The state stays open: changes of where it is (`state.path`,
+   * `state.url` and how it is reached) need a restart.
    */
   async reload(next: Config): Promise<void> {
     if (this.#stopping) return;
     let config = next;
-    if (next.state.path !== this.#runtime.config.state.path) {
-      this.#log.warn(
-        { kept: this.#runtime.config.state.path },
-        'state.path changed: it takes effect at the next restart',
-      );
-      config = { ...next, state: { ...next.state, path: this.#runtime.config.state.path } };
+    const running = this.#runtime.config.state;
+    if (!sameState(next.state, running)) {
+      this.#log.warn({ kept: this.store.path }, 'state.path or state.url changed: it takes effect at the next restart');
+      config = { ...next, state: { ...running, retention: next.state.retention } };
     }
     const fresh = this.#build(config);
     try {

@@ -10,7 +10,8 @@ import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig, loadConfigSection, type Config } from '../config/load-config.js';
-import { Store } from '../state/store.js';
+import { openState } from '../state/open-state.js';
+import type { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
 import { visibleText } from '../lib/visible-text.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
@@ -19,7 +20,7 @@ import { commandConfigFile, resolveConfigFile } from './config-file.js';
 /**
  * Runs `body` with the config's state store open, turning the failures every state command shares
  * into exit codes: bad usage or config → 2 (with a message), state missing or unusable → 1. The
- * config's secrets need not be set, and the state file must exist already: the daemon creates it.
+ * config's secrets need not be set (but for `state.url`'s), and the state must exist already: the daemon creates it.
  * `configPath` is the `--config` given, if any (see `resolveConfigFile`).
  */
 export async function withStateStore(
@@ -32,7 +33,7 @@ export async function withStateStore(
   try {
     // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
     const state = loadConfigSection(resolveConfigFile(configPath, io), io.env, 'state');
-    store = Store.open(state.path, { mustExist: true });
+    store = openState(state, { mustExist: true });
     return await body(store);
   } catch (err) {
     return reportFailure(io, commandUsage, err);

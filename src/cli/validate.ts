@@ -72,7 +72,10 @@ const validate = defineCommand({
         `${formatProblem(file, { ...p, message: `\${${p.unsetVariable}} is not set here; checked with a stand-in (the daemon needs it set)` })}\n`,
       );
     }
-    const stateWarning = unset.some((p) => p.path === 'state.path') ? undefined : stateFileWarning(config.state.path);
+    const stateWarning =
+      config.state.path === undefined || unset.some((p) => p.path === 'state.path')
+        ? undefined
+        : stateFileWarning(config.state.path);
     const warnings = [
       ...configWarnings(config),
       ...(stateWarning ? [{ path: 'state.path', message: stateWarning }] : []),

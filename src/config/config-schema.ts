@@ -179,21 +179,99 @@ const apiSchema = z
     }
   });
 
-/** The `state` section. */
+/** The SQLite file when `state` names neither a file nor a PostgreSQL URL. */
+export const DEFAULT_STATE_PATH = './deploy-watchdog.db';
+
+/**
+ * `state.url`: a PostgreSQL URL, itself a credential (it holds the password): checked to be a
+ * postgres:// URL before it becomes a {@link Secret}, with messages that never show it. Its
+ * example is also what `validate` checks in its place when its `${VAR}` is not set.
+ */
+const postgresUrlSchema = z
+  .url({
+    protocol: /^postgres(ql)?$/,
+    error: (iss) =>
+      typeof iss.input !== 'string'
+        ? 'must be a string (a postgres:// URL)'
+        : iss.input === ''
+          ? 'must not be empty'
+          : 'must be a postgres:// URL such as postgres://watchdog@db.example.com:5432/watchdog (value not shown: it is a secret)',
+  })
+  .meta({ examples: ['postgres://watchdog@db.example.com:5432/watchdog'] })
+  .pipe(secretSchema);
+
+/** `state.tls`: how the PostgreSQL connection is secured. */
+const stateTlsSchema = z
+  .object({
+    ca_file: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe(
+        "PEM file of the CA(s) to trust for the server's certificate, instead of the system's; relative to the config file.",
+      ),
+    reject_unauthorized: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Refuse a server whose certificate is not trusted or does not name the URL's host. false encrypts without checking who answers: for a test server only.",
+      ),
+  })
+  .strict();
+
+/** A timeout of the PostgreSQL connection, within sane bounds. */
+const stateTimeoutSchema = (fallback: string, max: string, maxMs: number, what: string) =>
+  durationSchema
+    .refine((ms) => ms >= 1_000 && ms <= maxMs, `must be from 1s to ${max}`)
+    .prefault(fallback)
+    .describe(what);
+
+/** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
   .object({
     path: z
       .string()
       .min(1, 'must not be empty')
-      .default('./deploy-watchdog.db')
-      .describe('SQLite file (created with mode 0600); relative to the config file.'),
+      .optional()
+      .describe(
+        `SQLite file (created with mode 0600); relative to the config file. Default ${DEFAULT_STATE_PATH} unless url is given; give path or url, not both.`,
+      ),
+    url: postgresUrlSchema
+      .optional()
+      .describe(
+        'PostgreSQL (13 or newer) instead of a SQLite file: postgres://user:password@host:port/database (use ${VAR}; a secret, never shown). The database must exist; the daemon creates its tables.',
+      ),
+    tls: stateTlsSchema
+      .optional()
+      .describe(
+        "TLS to PostgreSQL, overriding the URL's ssl… parameters; without it, the URL says (sslmode=require, verify-full…).",
+      ),
+    connect_timeout: stateTimeoutSchema('5s', '5m', 300_000, 'How long connecting to PostgreSQL may take.'),
+    statement_timeout: stateTimeoutSchema(
+      '30s',
+      '10m',
+      600_000,
+      'How long one PostgreSQL statement may take; past it, and past a silent server, the work fails with a clear error and is tried again later.',
+    ),
     retention: durationSchema
       .prefault('30d')
       .describe(
         'Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.',
       ),
   })
-  .strict();
+  .strict()
+  .superRefine((state, ctx) => {
+    if (state.path !== undefined && state.url !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: 'give path (a SQLite file) or url (PostgreSQL), not both',
+      });
+    }
+    if (state.tls !== undefined && state.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['tls'], message: 'applies to url (PostgreSQL) only; there is no url' });
+    }
+  });
 
 const jobSchema = (fallback: string) =>
   scheduleSchema

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
-import { configSchema, type ParsedConfig } from './config-schema.js';
+import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
 import { substituteEnv } from './env-substitution.js';
 import { Secret } from './secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
@@ -17,9 +17,17 @@ import { errorText } from '../lib/error-text.js';
  * The loaded configuration: every default filled, durations in ms, `off` as null, secrets as
  * {@link Secret}, `api.token` read from `token_file` when that was given, `state.path` absolute.
  */
-export type Config = Omit<ParsedConfig, 'api'> & {
+export type Config = Omit<ParsedConfig, 'api' | 'state'> & {
   api: Omit<ParsedConfig['api'], 'token'> & { token: Secret };
+  state: StateConfig;
 };
+
+/**
+ * The `state` section once loaded: a SQLite file (`path`, absolute; the default file when the
+ * section names neither) or a PostgreSQL database (`url`), never both; `tls.ca_file` absolute.
+ */
+export type StateConfig = Omit<ParsedConfig['state'], 'path' | 'url'> &
+  ({ path: string; url?: undefined } | { path?: undefined; url: Secret });
 
 /** Options of {@link parseConfig}. */
 export interface ParseConfigOptions {
@@ -185,6 +193,7 @@ function readConfig(
   }
 
   const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
+  if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
   const unsetProblems = unset.map((u) => u.problem).sort(byLine);
   if (problems.length > 0) throw new ConfigError(sourceName, problems.sort(byLine));
@@ -197,10 +206,18 @@ function readConfig(
     config: {
       ...config,
       api: { ...config.api, token },
-      state: { ...config.state, path: path.resolve(baseDir, config.state.path) },
+      state: resolvedState(config.state, baseDir),
     },
     unset: unsetProblems,
   };
+}
+
+/** The state section with its files resolved against the config's directory (see {@link StateConfig}). */
+function resolvedState(state: ParsedConfig['state'], baseDir: string): StateConfig {
+  const { path: file, url, tls, ...rest } = state;
+  const resolvedTls = tls && { ...tls, ...(tls.ca_file ? { ca_file: path.resolve(baseDir, tls.ca_file) } : {}) };
+  if (url) return { ...rest, url, ...(resolvedTls ? { tls: resolvedTls } : {}) };
+  return { ...rest, path: path.resolve(baseDir, file ?? DEFAULT_STATE_PATH) };
 }
 
 function byLine(a: ConfigProblem, b: ConfigProblem): number {
@@ -343,6 +360,22 @@ function readTokenFile(
     return undefined;
   }
   return new Secret(token);
+}
+
+/** `state.tls.ca_file`, when given, must be a file this process can read (the daemon reads it to connect). */
+function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: (p: KeyPath, m: string) => void): void {
+  const file = state.tls?.ca_file;
+  if (file === undefined) return;
+  const resolved = path.resolve(baseDir, file);
+  try {
+    fs.accessSync(resolved, fs.constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    at(
+      ['state', 'tls', 'ca_file'],
+      `${resolved} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`,
+    );
+  }
 }
 
 /** Turns one zod issue into located problems (one per unknown key). */

@@ -4,10 +4,10 @@
  * here and nowhere else; what to ask is the cycle stage's (`context-stage.ts`), reading the
  * reader's (`context-reader.ts`).
  */
-import type Database from 'better-sqlite3';
 import type { RunContextAsk } from '../detectors/run-context.js';
 import type { AlertContext, Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
+import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
 
 /** One run asked about, as the code sees it (times in ms since the epoch). */
 export interface ContextRow {
@@ -41,14 +41,14 @@ export function contextKey(subject: Subject | null | undefined): string | null {
 /** The prepared statements of `alert_context` for one open store. */
 export class ContextStore {
   readonly store: Store;
-  readonly #insert: Database.Statement<[{ subject: string; fingerprint: string; ask: string; now: number }]>;
-  readonly #get: Database.Statement<[string], DbRow>;
-  readonly #pending: Database.Statement<[number], DbRow>;
-  readonly #ready: Database.Statement<[{ subject: string; now: number; context: string }]>;
+  readonly #insert: SqlStatement<[{ subject: string; fingerprint: string; ask: string; now: number }]>;
+  readonly #get: SqlStatement<[string], DbRow>;
+  readonly #pending: SqlStatement<[number], DbRow>;
+  readonly #ready: SqlStatement<[{ subject: string; now: number; context: string }]>;
 
   constructor(store: Store) {
     this.store = store;
-    const db: Database.Database = store.db;
+    const db: SqlDatabase = store.db;
     this.#insert = db.prepare(
       `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
        VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`,

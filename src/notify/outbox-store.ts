@@ -3,9 +3,9 @@
  * the per-(fingerprint, channel) notification log, channel pauses and the digest log. Row ⇄ object
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
-import type Database from 'better-sqlite3';
 import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
+import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 
 /** Where an outbox row is. */
@@ -72,28 +72,28 @@ interface DbRow {
 
 /** The prepared statements of the notification tables for one open store. */
 export class OutboxStore {
-  readonly db: Database.Database;
-  readonly #insert: Database.Statement;
-  readonly #held: Database.Statement<[], DbRow>;
-  readonly #heldFor: Database.Statement<[string, string], DbRow>;
-  readonly #heldBy: Database.Statement<[string, string], DbRow>;
-  readonly #due: Database.Statement<[string, number, number], DbRow>;
-  readonly #redecide: Database.Statement;
-  readonly #markSent: Database.Statement<[{ now: number; id: number }]>;
-  readonly #markFailed: Database.Statement<[{ id: number; next: number; error: string; now: number }]>;
-  readonly #expirable: Database.Statement<[number], DbRow>;
-  readonly #expire: Database.Statement<[number, number]>;
-  readonly #waiting: Database.Statement<[], { channel: string; n: number }>;
-  readonly #logGet: Database.Statement<[string, string], { last_kind: string; announced_at: number }>;
-  readonly #logPut: Database.Statement<[string, string, string, number]>;
-  readonly #logClose: Database.Statement<[string, string]>;
-  readonly #logCloseAll: Database.Statement<[string]>;
-  readonly #logSent: Database.Statement<[number, string, string]>;
-  readonly #channelGet: Database.Statement<[string], { paused_until: number | null; consecutive_failures: number }>;
-  readonly #channelPut: Database.Statement<[string, number | null, number, string | null]>;
-  readonly #digestInsert: Database.Statement<[string, string, number]>;
-  readonly #unrouted: Database.Statement<[], { event_id: number; payload: string | null }>;
-  readonly #forgetUnrouted: Database.Statement<[string]>;
+  readonly db: SqlDatabase;
+  readonly #insert: SqlStatement<[NewOutboxRow], { id: number }>;
+  readonly #held: SqlStatement<[], DbRow>;
+  readonly #heldFor: SqlStatement<[string, string], DbRow>;
+  readonly #heldBy: SqlStatement<[string, string], DbRow>;
+  readonly #due: SqlStatement<[string, number, number], DbRow>;
+  readonly #redecide: SqlStatement;
+  readonly #markSent: SqlStatement<[{ now: number; id: number }]>;
+  readonly #markFailed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
+  readonly #expirable: SqlStatement<[number], DbRow>;
+  readonly #expire: SqlStatement<[number, number]>;
+  readonly #waiting: SqlStatement<[], { channel: string; n: number }>;
+  readonly #logGet: SqlStatement<[string, string], { last_kind: string; announced_at: number }>;
+  readonly #logPut: SqlStatement<[string, string, string, number]>;
+  readonly #logClose: SqlStatement<[string, string]>;
+  readonly #logCloseAll: SqlStatement<[string]>;
+  readonly #logSent: SqlStatement<[number, string, string]>;
+  readonly #channelGet: SqlStatement<[string], { paused_until: number | null; consecutive_failures: number }>;
+  readonly #channelPut: SqlStatement<[string, number | null, number, string | null]>;
+  readonly #digestInsert: SqlStatement<[string, string, number]>;
+  readonly #unrouted: SqlStatement<[], { event_id: number; payload: string | null }>;
+  readonly #forgetUnrouted: SqlStatement<[number]>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -101,7 +101,8 @@ export class OutboxStore {
       `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, group_key, status,
          decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
        VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, @payload, @groupKey, @status,
-         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)`,
+         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
+       RETURNING id`,
     );
     this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
     this.#heldFor = db.prepare(
@@ -151,18 +152,18 @@ export class OutboxStore {
          consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
     );
     this.#digestInsert = db.prepare(
-      'INSERT OR IGNORE INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?)',
+      'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
     this.#unrouted = db.prepare(
       `SELECT u.event_id, e.payload FROM unrouted_events AS u LEFT JOIN events AS e ON e.id = u.event_id
        ORDER BY u.event_id`,
     );
-    this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id IN (SELECT value FROM json_each(?))');
+    this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id = ?');
   }
 
   /** Writes one row; returns its id. */
   insert(row: NewOutboxRow): number {
-    return Number(this.#insert.run(row).lastInsertRowid);
+    return this.#insert.get(row)!.id;
   }
 
   /** Every held row, oldest first. */
@@ -272,9 +273,9 @@ export class OutboxStore {
     }));
   }
 
-  /** Forgets events once routed. */
+  /** Forgets events once routed (one statement each: a person's acknowledgements are few). */
   forgetUnrouted(eventIds: readonly number[]): void {
-    this.#forgetUnrouted.run(JSON.stringify(eventIds));
+    for (const id of eventIds) this.#forgetUnrouted.run(id);
   }
 
   /** Claims the digest of (channel, local day); false when it was already queued. */

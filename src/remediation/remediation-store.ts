@@ -2,9 +2,9 @@
  * The remediation tables' SQL (migration 004), prepared once per open {@link Store}. Row ⇄ object
  * mapping lives here and nowhere else. Every write runs inside a transaction the caller holds.
  */
-import type Database from 'better-sqlite3';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
+import type { SqlStatement } from '../state/sql-database.js';
 import type { RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
@@ -149,24 +149,24 @@ const KEY_NUMBER = 'remediation_key_number';
 
 /** The prepared statements of the remediation tables. */
 export class RemediationStore {
-  readonly #insertAttempt: Database.Statement;
-  readonly #history: Database.Statement;
-  readonly #latest: Database.Statement;
-  readonly #openOnRecord: Database.Statement;
-  readonly #nextDue: Database.Statement;
-  readonly #due: Database.Statement;
-  readonly #one: Database.Statement;
-  readonly #recentActions: Database.Statement;
-  readonly #insertAudit: Database.Statement;
-  readonly #skipState: Database.Statement;
-  readonly #setSkipState: Database.Statement;
-  readonly #clearSkipState: Database.Statement;
-  readonly #suspensions: Database.Statement;
-  readonly #suspend: Database.Statement;
-  readonly #clearSuspensions: Database.Statement;
-  readonly #installation: Database.Statement;
-  readonly #keyNumber: Database.Statement;
-  readonly #takeKeyNumber: Database.Statement;
+  readonly #insertAttempt: SqlStatement;
+  readonly #history: SqlStatement;
+  readonly #latest: SqlStatement;
+  readonly #openOnRecord: SqlStatement;
+  readonly #nextDue: SqlStatement;
+  readonly #due: SqlStatement;
+  readonly #one: SqlStatement;
+  readonly #recentActions: SqlStatement;
+  readonly #insertAudit: SqlStatement;
+  readonly #skipState: SqlStatement;
+  readonly #setSkipState: SqlStatement;
+  readonly #clearSkipState: SqlStatement;
+  readonly #suspensions: SqlStatement;
+  readonly #suspend: SqlStatement;
+  readonly #clearSuspensions: SqlStatement;
+  readonly #installation: SqlStatement;
+  readonly #keyNumber: SqlStatement;
+  readonly #takeKeyNumber: SqlStatement;
 
   constructor(readonly store: Store) {
     const db = store.db;
@@ -174,7 +174,8 @@ export class RemediationStore {
       `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
          fingerprint, labels, severity, summary, url, life, status, planned_at, next_at)
        VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
-         @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)`,
+         @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)
+       RETURNING *`,
     );
     this.#history = db.prepare(
       `SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
@@ -224,8 +225,8 @@ export class RemediationStore {
     this.#keyNumber = db.prepare(`SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`);
     this.#takeKeyNumber = db.prepare(
       `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
-       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
-       RETURNING CAST(value AS INTEGER) AS n`,
+       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)
+       RETURNING CAST(meta.value AS INTEGER) AS n`,
     );
   }
 
@@ -264,12 +265,12 @@ export class RemediationStore {
 
   /** Records a planned attempt (its key) and returns it. */
   insertAttempt(a: NewAttempt): AttemptRow {
-    const info = this.#insertAttempt.run({
+    const row = this.#insertAttempt.get({
       ...a,
       body: JSON.stringify(a.body),
       labels: JSON.stringify(a.labels),
-    });
-    return this.attempt(Number(info.lastInsertRowid))!;
+    }) as Record<string, unknown>;
+    return attemptOf(row);
   }
 
   /** One attempt by row id. */
@@ -387,7 +388,7 @@ export function listAudit(
   const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
   const limit = options.limit === undefined ? '' : 'LIMIT @limit';
   const rows = store.db
-    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) ORDER BY id`)
+    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) AS newest ORDER BY id`)
     .all({
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),

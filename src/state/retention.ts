@@ -115,10 +115,8 @@ const PRUNE_RULES: readonly PruneRule[] = [
 
 /** Why a table cannot serve a rule (missing, or lacking a column), or null when it can. */
 function unusable(store: Store, table: string, wanted: readonly string[], other: boolean): string | null {
-  const db = store.db;
-  const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table);
-  if (!exists) return other ? `table ${table} does not exist` : 'table does not exist';
-  const columns = new Set((db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+  const columns = store.db.tableColumns(table);
+  if (!columns) return other ? `table ${table} does not exist` : 'table does not exist';
   const missing = wanted.filter((c) => !columns.has(c));
   if (missing.length === 0) return null;
   return `missing column(s) ${missing.map((c) => (other ? `${table}.${c}` : c)).join(', ')}`;
@@ -138,14 +136,14 @@ export interface PruneResult {
   deleted: Record<string, number>;
   /** Tables with a rule that were skipped, and why (not created yet, or a column is missing). */
   skipped: Record<string, string>;
-  /** Pages returned to the file system by `PRAGMA incremental_vacuum`. */
+  /** Pages returned to the file system by SQLite's `PRAGMA incremental_vacuum` (0 on PostgreSQL: its autovacuum does that). */
   freedPages: number;
 }
 
 /**
  * Deletes rows older than the retention from every table that has a prune rule and exists (so it
  * runs before later migrations are applied), in one transaction; then gives free pages back and
- * truncates the WAL. Never touches a firing alert, an undelivered outbox row or an unfinished
+ * truncates the WAL (SQLite). Never touches a firing alert, an undelivered outbox row or an unfinished
  * remediation attempt.
  */
 export function pruneState(store: Store, options: PruneOptions): PruneResult {
@@ -164,12 +162,6 @@ export function pruneState(store: Store, options: PruneOptions): PruneResult {
       result.deleted[rule.table] = db.prepare(`DELETE FROM ${rule.table} WHERE ${rule.where}`).run({ cutoff }).changes;
     }
   });
-  const before = db.pragma('freelist_count', { simple: true }) as number;
-  // Only has an effect with auto_vacuum=INCREMENTAL (set on files this code created).
-  db.pragma('incremental_vacuum');
-  const after = db.pragma('freelist_count', { simple: true }) as number;
-  result.freedPages = Math.max(0, before - after);
-  // Retention runs rarely and deletes a lot: fold the WAL back and shrink it to zero.
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  result.freedPages = db.reclaimSpace();
   return result;
 }

@@ -46,7 +46,8 @@ function read<T>(fn: (store: Store) => T): T {
 
 const record = () =>
   read((s) => ({ alert: getAlert(s, FP), events: eventsOfAlert(s, FP).map((e) => e.id), queued: queued(s) }));
-const queued = (s: Store) => s.db.prepare('SELECT COUNT(*) FROM unrouted_events').pluck().get();
+const queued = (s: Store) =>
+  (s.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM unrouted_events').get() as { n: number }).n;
 
 describe('ack', () => {
   it.each<[string, string[], string, string | null]>([

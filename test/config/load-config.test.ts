@@ -4,13 +4,15 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { loadConfig, parseConfig } from '../../src/config/load-config.js';
+import { loadConfig, loadConfigSection, loadConfigWithUnset, parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 
 const TOKEN = 'dms-token-6f1c2a9e';
 const WEBHOOK = 'https://hooks.slack.example/services/T000/B000/s3cr3tW3bh00k';
 const SMTP_PASS = 'smtp-pass-77ab';
-const ENV = { DMS_API_TOKEN: TOKEN, SLACK_WEBHOOK_URL: WEBHOOK, SMTP_PASSWORD: SMTP_PASS };
+const DB_PASSWORD = 'db-pass-51c0ffee';
+const DATABASE_URL = `postgres://watchdog:${DB_PASSWORD}@db.example.com:5432/watchdog`;
+const ENV = { DMS_API_TOKEN: TOKEN, SLACK_WEBHOOK_URL: WEBHOOK, SMTP_PASSWORD: SMTP_PASS, DATABASE_URL };
 
 const MINIMAL = `api:
   base_url: https://manage.example.com
@@ -449,7 +451,12 @@ describe('parseConfig: defaults and values', () => {
       max_answer_values: 250_000,
       max_list_items: 200_000,
     });
-    expect(config.state).toEqual({ path: '/etc/dw/deploy-watchdog.db', retention: 30 * 86_400_000 });
+    expect(config.state).toEqual({
+      path: '/etc/dw/deploy-watchdog.db',
+      retention: 30 * 86_400_000,
+      connect_timeout: 5_000,
+      statement_timeout: 30_000,
+    });
     expect(config.jobs).toEqual({
       runs: '*/1 * * * *',
       attention: '*/5 * * * *',
@@ -750,5 +757,105 @@ notify:
     const err = errorOf(text, { ...ENV, ...override });
     expect(err.message).not.toContain(secret);
     expect(JSON.stringify(err.problems)).not.toContain(secret);
+  });
+});
+
+describe('state: path or url', () => {
+  it('neither: the SQLite file beside the config', () => {
+    const config = parseConfig(MINIMAL, ENV, 'x.yaml', { baseDir: '/etc/dw' });
+    expect(config.state.path).toBe('/etc/dw/deploy-watchdog.db');
+    expect(config.state.url).toBeUndefined();
+  });
+
+  it('url: PostgreSQL, a secret in every rendering, no file', () => {
+    const config = parseConfig(`${MINIMAL}state:\n  url: \${DATABASE_URL}\n  retention: 7d\n`, ENV, 'x.yaml');
+    expect(config.state.path).toBeUndefined();
+    expect(config.state.url?.reveal()).toBe(DATABASE_URL);
+    expect(config.state).toMatchObject({
+      retention: 7 * 86_400_000,
+      connect_timeout: 5_000,
+      statement_timeout: 30_000,
+    });
+    for (const rendered of [JSON.stringify(config), inspect(config, { depth: 10 }), String(config.state.url)]) {
+      expect(rendered).not.toContain(DB_PASSWORD);
+      expect(rendered).not.toContain('db.example.com');
+    }
+  });
+
+  it('tls: ca_file resolved against the config file, reject_unauthorized true by default', () => {
+    fs.writeFileSync(path.join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\n');
+    const file = path.join(dir, 'watchdog.yaml');
+    fs.writeFileSync(
+      file,
+      `${MINIMAL}state:\n  url: \${DATABASE_URL}\n  tls: { ca_file: ca.pem }\n  statement_timeout: 10s\n`,
+    );
+    const config = loadConfig(file, ENV);
+    expect(config.state.tls).toEqual({ ca_file: path.join(dir, 'ca.pem'), reject_unauthorized: true });
+    expect(config.state.statement_timeout).toBe(10_000);
+  });
+
+  it.each([
+    {
+      name: 'both path and url',
+      state: 'path: ./s.db\n  url: ${DATABASE_URL}',
+      path: 'state.url',
+      message: /give path \(a SQLite file\) or url \(PostgreSQL\), not both/,
+    },
+    {
+      name: 'tls without a url',
+      state: 'path: ./s.db\n  tls: { reject_unauthorized: false }',
+      path: 'state.tls',
+      message: /applies to url \(PostgreSQL\) only; there is no url/,
+    },
+    {
+      name: 'a URL that is not postgres://',
+      state: `url: https://watchdog:${DB_PASSWORD}@db.example.com/x`,
+      path: 'state.url',
+      message: /must be a postgres:\/\/ URL .*\(value not shown: it is a secret\)/,
+    },
+    {
+      name: 'a statement timeout out of range',
+      state: 'url: ${DATABASE_URL}\n  statement_timeout: 20m',
+      path: 'state.statement_timeout',
+      message: /must be from 1s to 10m/,
+    },
+    {
+      name: 'an unknown TLS key',
+      state: 'url: ${DATABASE_URL}\n  tls: { ca: x }',
+      path: 'state.tls.ca',
+      message: /unknown key "ca"/,
+    },
+    {
+      name: 'a CA file that is not there',
+      state: 'url: ${DATABASE_URL}\n  tls: { ca_file: /nonexistent/ca.pem }',
+      path: 'state.tls.ca_file',
+      message: /\/nonexistent\/ca\.pem does not exist/,
+    },
+  ])('refuses $name, naming the key and never the URL', ({ state, path: keyPath, message }) => {
+    const err = errorOf(`${MINIMAL}state:\n  ${state}\n`);
+    expect(
+      err.problems.find((p) => p.path === keyPath && message.test(p.message)),
+      err.message,
+    ).toBeDefined();
+    expect(err.message).not.toContain(DB_PASSWORD);
+  });
+});
+
+describe('state.url while ${DATABASE_URL} is not set', () => {
+  const yaml = `${MINIMAL}state:\n  url: \${DATABASE_URL}\n  tls: { reject_unauthorized: true }\n`;
+  const write = () => {
+    const file = path.join(dir, 'watchdog.yaml');
+    fs.writeFileSync(file, yaml);
+    return file;
+  };
+
+  it('validate checks the rest of the file with a stand-in URL, and names the variable', () => {
+    const { config, unset } = loadConfigWithUnset(write(), { DMS_API_TOKEN: TOKEN });
+    expect(unset.map((p) => [p.path, p.unsetVariable])).toEqual([['state.url', 'DATABASE_URL']]);
+    expect(config.state.tls).toEqual({ reject_unauthorized: true });
+  });
+
+  it('a state command needs it: a ConfigError naming it', () => {
+    expect(() => loadConfigSection(write(), { DMS_API_TOKEN: TOKEN }, 'state')).toThrow(/state\.url.*DATABASE_URL/s);
   });
 });

@@ -12,6 +12,7 @@ import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import type { SqlDatabase } from '../../src/state/sql-database.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -111,7 +112,7 @@ export async function advancing<T>(clock: ManualClock, work: Promise<T>, stepMs 
  * same time) plus one per notice. Compared with what the peer accepted, it shows each message
  * arrived once, whatever the rendering looks like.
  */
-export function recordedMessages(db: import('better-sqlite3').Database, channel: string): number {
+export function recordedMessages(db: Pick<SqlDatabase, 'prepare'>, channel: string): number {
   const groups = db
     .prepare(
       `SELECT COUNT(*) AS n FROM (SELECT DISTINCT group_key, sent_at FROM outbox WHERE channel = ? AND status = 'sent' AND source = 'event')`,
@@ -125,7 +126,7 @@ export function recordedMessages(db: import('better-sqlite3').Database, channel:
 
 /** The `app` label (or, for alerts without one, the `server` label) of every event's alert. */
 export function eventSubjects(
-  db: import('better-sqlite3').Database,
+  db: Pick<SqlDatabase, 'prepare'>,
 ): { id: number; kind: string; subject: string | null }[] {
   const rows = db
     .prepare(`SELECT e.id, e.kind, a.labels FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint ORDER BY e.id`)

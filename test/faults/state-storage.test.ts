@@ -18,6 +18,7 @@ import type { Watchdog } from '../../src/app/watchdog.js';
 import { main } from '../../src/cli/main.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { sqliteHandle } from '../helpers/state-backends.js';
 import { events, faultConfig, manualSim, openWatchdog, tempDir } from './fault-fixture.js';
 
 /** What the tables hold: compared before and after a failed write. */
@@ -63,7 +64,7 @@ describe('the disk fills up during a cycle (SQLite max_page_count on the engine 
   it('the cycle fails with "the disk is full", writes nothing, and the next cycle with room writes the events once', async () => {
     wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: 'jobs: { jitter: 0s, maintenance: "off" }' }), clock);
     expect((await wd.runOnce()).complete).toBe(true);
-    const db = wd.store.db;
+    const db = sqliteHandle(wd.store);
     db.pragma('wal_checkpoint(TRUNCATE)');
     const before = contents(db);
     const pages = db.pragma('page_count', { simple: true }) as number;

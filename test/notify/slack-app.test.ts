@@ -327,7 +327,7 @@ describe('the bot token', () => {
     expect(slack.inChannel().length).toBeGreaterThan(0);
 
     const store = harness.store;
-    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    store.checkpoint();
     const texts = [
       harness.log.text(),
       JSON.stringify(harness.rows()),

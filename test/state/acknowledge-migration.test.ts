@@ -54,16 +54,18 @@ describe('migration 009 (acknowledge)', () => {
         { id: 3, kind: 'escalated' },
       ]);
       const id = store.db
-        .prepare(
-          `INSERT INTO events (fingerprint, kind, at, payload) VALUES ('failed_runs/run/1', 'acknowledged', 9, '{}')`,
+        .prepare<[], { id: number }>(
+          `INSERT INTO events (fingerprint, kind, at, payload) VALUES ('failed_runs/run/1', 'acknowledged', 9, '{}') RETURNING id`,
         )
-        .run().lastInsertRowid;
+        .get()?.id;
       expect(id).toBe(6);
       expect(() =>
         store.db.prepare(`INSERT INTO events (fingerprint, kind, at, payload) VALUES ('x', 'snoozed', 9, '{}')`).run(),
       ).toThrow(/CHECK constraint failed/);
       const indexes = store.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'`);
-      expect(indexes.pluck().all()).toEqual(expect.arrayContaining(['events_at', 'events_fingerprint']));
+      expect(indexes.all().map((r) => (r as { name: string }).name)).toEqual(
+        expect.arrayContaining(['events_at', 'events_fingerprint']),
+      );
       expect(getAlert(store, 'failed_runs/run/1')).toMatchObject({ status: 'firing', acknowledgement: null });
     } finally {
       store.close();

@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import core from '../../src/state/migrations/001-core.js';
+import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
+import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
 import { pruneState } from '../../src/state/retention.js';
-import { Store } from '../../src/state/store.js';
+import type { Store } from '../../src/state/store.js';
 import type { Migration } from '../../src/state/migration.js';
+import { STATE_BACKENDS, type StateBackend, type TestState } from '../helpers/state-backends.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 1);
@@ -15,28 +14,28 @@ const laterTables: Migration = {
   version: 50,
   name: 'test-tables',
   up: `
-    CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT NOT NULL, resolved_at INTEGER);
-    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), at INTEGER NOT NULL);
-    CREATE TABLE outbox (id INTEGER PRIMARY KEY, event_id INTEGER REFERENCES events(id), status TEXT NOT NULL, created_at INTEGER NOT NULL);
-    CREATE TABLE remediation_audit (id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
-    CREATE TABLE silences (id INTEGER PRIMARY KEY, ends_at INTEGER NOT NULL, expired_at INTEGER);
+    CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT NOT NULL, resolved_at BIGINT);
+    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), at BIGINT NOT NULL);
+    CREATE TABLE outbox (id INTEGER PRIMARY KEY, event_id INTEGER REFERENCES events(id), status TEXT NOT NULL, created_at BIGINT NOT NULL);
+    CREATE TABLE remediation_audit (id INTEGER PRIMARY KEY, at BIGINT NOT NULL);
+    CREATE TABLE silences (id INTEGER PRIMARY KEY, ends_at BIGINT NOT NULL, expired_at BIGINT);
   `,
 };
 
-let dir: string;
+/** The engine's first migration: `meta` and `source_health` alone. */
+const coreOf = (backend: StateBackend) => (backend.engine === 'sqlite' ? ALL_MIGRATIONS : POSTGRES_MIGRATIONS)[0]!;
+
+let state: TestState;
 let store: Store;
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-retention-'));
-});
-afterEach(() => {
-  store?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
+  beforeEach(() => {
+    state = backend.fresh();
+  });
+  afterEach(() => state.cleanup());
 
-describe('pruneState', () => {
   it('skips tables that do not exist yet', () => {
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core] });
+    store = state.open({ migrations: [coreOf(backend)] });
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({});
     expect(result.skipped).toEqual({
@@ -57,14 +56,14 @@ describe('pruneState', () => {
   });
 
   it('finds every column its rules read in the real schema', () => {
-    store = Store.open(path.join(dir, 'state.db'));
+    store = state.open();
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     for (const reason of Object.values(result.skipped)) expect(reason).toBe('table does not exist');
     expect(Object.values(result.deleted).every((n) => n === 0)).toBe(true);
   });
 
   it('deletes only finished rows older than the retention, children first', () => {
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core, laterTables] });
+    store = state.open({ migrations: [coreOf(backend), laterTables] });
     const old = NOW - 40 * DAY;
     const recent = NOW - 2 * DAY;
     const db = store.db;
@@ -106,13 +105,13 @@ describe('pruneState', () => {
       name: 'odd',
       up: 'CREATE TABLE events (id INTEGER PRIMARY KEY, happened INTEGER)',
     };
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
+    store = state.open({ migrations: [coreOf(backend), odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
   });
 
   it('drops the Slack living messages untouched for the whole retention, with what they showed (real schema)', () => {
-    store = Store.open(path.join(dir, 'state.db'));
+    store = state.open();
     const old = NOW - 40 * DAY;
     const recent = NOW - 2 * DAY;
     const message = store.db.prepare(
@@ -199,7 +198,7 @@ describe('pruneState', () => {
         ['1/1'],
       ],
     ])('remediation_attempts: %s', (_what, setUp, kept) => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       alert('failed_runs/run/9', 'resolved', recent);
       setUp();
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
@@ -214,7 +213,7 @@ describe('pruneState', () => {
       ['read long ago, its alert still firing (its repeats show it)', 'ready', 'firing', old, true],
       ['read recently, its alert resolved', 'ready', 'resolved', recent, true],
     ])('alert_context: %s', (_what, status, alertStatus, at, kept) => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       if (alertStatus) alert('failed_runs/run/1', alertStatus, alertStatus === 'resolved' ? old : null);
       store.db
         .prepare(
@@ -230,17 +229,19 @@ describe('pruneState', () => {
       ['its event pruned (old): the row goes', old, false],
       ['its event kept (recent): the row stays for the next delivery round', recent, true],
     ])('unrouted_events: %s', (_what, at, kept) => {
-      store = Store.open(path.join(dir, 'state.db'));
-      const id = store.db
-        .prepare(`INSERT INTO events (fingerprint, kind, at, payload) VALUES ('a', 'acknowledged', ?, '{}')`)
-        .run(at).lastInsertRowid;
+      store = state.open();
+      const { id } = store.db
+        .prepare<[number], { id: number }>(
+          `INSERT INTO events (fingerprint, kind, at, payload) VALUES ('a', 'acknowledged', ?, '{}') RETURNING id`,
+        )
+        .get(at)!;
       store.db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)').run(id, at);
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
       expect(result.deleted.unrouted_events).toBe(kept ? 0 : 1);
     });
 
     it('remediation_skip_state: reasons not written again within the retention go', () => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       const skip = store.db.prepare(
         `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES ('p', 'run', ?, 1, 'dry run', ?)`,
       );
@@ -258,7 +259,7 @@ describe('pruneState', () => {
         up: `CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT);
              CREATE TABLE remediation_attempts (policy TEXT, record_type TEXT, record_id INTEGER, fingerprint TEXT, status TEXT, planned_at INTEGER, finished_at INTEGER)`,
       };
-      store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
+      store = state.open({ migrations: [coreOf(backend), odd] });
       expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe(
         'missing column(s) alerts.fingerprint',
       );

@@ -4,8 +4,8 @@
  * never loses it and never posts a second one. Row ⇄ object mapping lives here and nowhere else;
  * what to post, update or adopt is decided in `slack-app-sender.ts`.
  */
-import type Database from 'better-sqlite3';
 import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { SqlStatement } from '../../state/sql-database.js';
 import type { Store } from '../../state/store.js';
 
 /** Where a living message is in its life. */
@@ -53,20 +53,20 @@ export const MAX_NOTES = 5;
 /** The prepared statements of the living messages' tables for one open store. */
 export class SlackAppLinks {
   readonly #store: Store;
-  readonly #living: Database.Statement<[string, string], DbRow>;
-  readonly #forAlert: Database.Statement<[string, string], DbRow>;
-  readonly #byMessage: Database.Statement<[string, string], DbRow>;
-  readonly #alerts: Database.Statement<[number], { event: string }>;
-  readonly #insert: Database.Statement<
+  readonly #living: SqlStatement<[string, string], DbRow>;
+  readonly #forAlert: SqlStatement<[string, string], DbRow>;
+  readonly #byMessage: SqlStatement<[string, string], DbRow>;
+  readonly #alerts: SqlStatement<[number], { event: string }>;
+  readonly #insert: SqlStatement<
     [{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }],
     { id: number }
   >;
-  readonly #posted: Database.Statement<[{ id: number; slackChannel: string; ts: string; now: number }]>;
-  readonly #saveMessage: Database.Statement<[{ id: number; notes: string; routes: string; now: number }]>;
-  readonly #clearAlerts: Database.Statement<[number]>;
-  readonly #putAlert: Database.Statement<[number, string, string]>;
-  readonly #close: Database.Statement<[{ id: number; reason: string; now: number }]>;
-  readonly #forget: Database.Statement<[number]>;
+  readonly #posted: SqlStatement<[{ id: number; slackChannel: string; ts: string; now: number }]>;
+  readonly #saveMessage: SqlStatement<[{ id: number; notes: string; routes: string; now: number }]>;
+  readonly #clearAlerts: SqlStatement<[number]>;
+  readonly #putAlert: SqlStatement<[number, string, string]>;
+  readonly #close: SqlStatement<[{ id: number; reason: string; now: number }]>;
+  readonly #forget: SqlStatement<[number]>;
 
   constructor(store: Store) {
     this.#store = store;

@@ -1,0 +1,180 @@
+/**
+ * PostgreSQL, synchronously, from the main thread: a worker thread (`postgres-worker.ts`) holds
+ * the connection; the main thread posts one request on a MessagePort, blocks with `Atomics.wait`
+ * on a shared Int32Array until the worker has answered and woken it, then takes the answer off
+ * the port with `receiveMessageOnPort` (the technique of synckit and make-synchronous). Why
+ * synchronous at all: the engine writes a cycle's lifecycle, outbox and remediation in one
+ * synchronous transaction, and nothing may interleave with it (docs/architecture.md).
+ *
+ * Every wait has a deadline, so a PostgreSQL that stops answering never hangs the daemon: past it
+ * the worker (and with it the connection, and any transaction on it, which the server then rolls
+ * back) is thrown away and a new one started for the next request. After a connection failure,
+ * requests fail at once for a short while that grows while it lasts, so a dead server costs the
+ * daemon's other work (its console, /healthz) one wait now and then, not one per statement.
+ */
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type {
+  PostgresAsk,
+  PostgresConnection,
+  PostgresReply,
+  PostgresRequest,
+  PostgresWireError,
+  PostgresWorkerData,
+} from './postgres-worker.js';
+
+/** Beyond the server's own statement_timeout: time for its "canceled" answer to arrive. */
+const ANSWER_GRACE_MS = 2_000;
+/** How long the first fail-fast spell after a connection failure lasts; it doubles up to the maximum while failures go on. */
+const BACKOFF_MIN_MS = 250;
+const BACKOFF_MAX_MS = 10_000;
+/** How long a goodbye to the server may take at close. */
+const CLOSE_WAIT_MS = 1_000;
+
+/**
+ * The worker, as an ES module URL. From the build it is `postgres-worker.js` beside this file;
+ * from the sources (tsx, the tests) it is the `.ts` file, which the worker loads through tsx's
+ * loader, registered in it first: a worker does not inherit the loader of the thread that starts it.
+ */
+function workerEntry(): { entry: string; loader: string | null } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const entry = new URL(`./postgres-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
+  if (!fromSource) return { entry, loader: null };
+  return { entry, loader: import.meta.resolve('tsx/esm/api') };
+}
+
+/** The signal's value once the worker could not start: it has posted why, as the answer to any request. */
+const WORKER_FAILED = -1;
+
+/**
+ * The worker's first lines (CommonJS, evaluated): register the loader if asked, then import the
+ * entry; if that fails, say why and wake the main thread rather than leave it waiting to its deadline.
+ */
+const BOOT = `
+const { workerData } = require('node:worker_threads');
+const { entry, loader } = workerData.boot;
+(loader ? import(loader).then((m) => m.register()) : Promise.resolve())
+  .then(() => import(entry))
+  .catch((err) => {
+    const message = 'the PostgreSQL worker thread could not start: ' + (err && err.message);
+    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message, code: undefined, connection: true } });
+    Atomics.store(workerData.signal, 0, ${WORKER_FAILED});
+    Atomics.notify(workerData.signal, 0);
+  });
+`;
+
+/** A worker under way: its thread, the main thread's end of its port, and the shared signal. */
+interface RunningWorker {
+  thread: Worker;
+  port: MessagePort;
+  signal: Int32Array;
+}
+
+/** The main thread's end of the worker (see the file's comment). */
+export class PostgresChannel {
+  readonly #connection: PostgresConnection;
+  #worker: RunningWorker | undefined;
+  #seq = 0;
+  #down: { until: number; backoffMs: number; error: PostgresWireError } | undefined;
+
+  constructor(connection: PostgresConnection) {
+    this.#connection = connection;
+  }
+
+  /**
+   * Sends one request and waits for its answer. A wait past the deadline, or a worker that died,
+   * answers as a lost connection; so does every request for a while after one failed to connect.
+   */
+  request(ask: PostgresAsk, inTransaction: boolean): PostgresReply {
+    const seq = ++this.#seq;
+    const down = this.#down;
+    if (down && Date.now() < down.until) return { seq, ok: false, error: down.error };
+    const reply = this.#send({ ...ask, seq, inTransaction });
+    if (!reply.ok && reply.error.connection) {
+      const backoffMs = down ? Math.min(down.backoffMs * 2, BACKOFF_MAX_MS) : BACKOFF_MIN_MS;
+      this.#down = { until: Date.now() + backoffMs, backoffMs, error: reply.error };
+    } else {
+      this.#down = undefined;
+    }
+    return reply;
+  }
+
+  #send(request: PostgresRequest): PostgresReply {
+    const w = this.#started();
+    const { connectTimeoutMs, statementTimeoutMs } = this.#connection;
+    // A request may first have to connect, then run its statement.
+    const deadline = Date.now() + connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS;
+    w.port.postMessage(request);
+    for (;;) {
+      const answered = Atomics.load(w.signal, 0);
+      if (answered === request.seq || answered === WORKER_FAILED) break;
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(w.signal, 0, answered, left) === 'timed-out') {
+        this.#discard();
+        const waited = Math.round((connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS) / 1000);
+        return {
+          seq: request.seq,
+          ok: false,
+          error: { message: `no answer from PostgreSQL within ${waited}s`, code: 'ETIMEDOUT', connection: true },
+        };
+      }
+    }
+    // Answers of earlier requests (none, unless one timed out on this worker) are skipped.
+    for (;;) {
+      const message = receiveMessageOnPort(w.port);
+      if (!message) {
+        this.#discard();
+        return {
+          seq: request.seq,
+          ok: false,
+          error: { message: 'the PostgreSQL worker thread ended', code: undefined, connection: true },
+        };
+      }
+      const reply = message.message as PostgresReply;
+      if (reply.seq === request.seq) return reply;
+      if (reply.seq === WORKER_FAILED) {
+        this.#discard();
+        return { ...reply, seq: request.seq };
+      }
+    }
+  }
+
+  #started(): RunningWorker {
+    if (this.#worker) return this.#worker;
+    const { port1, port2 } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    Atomics.store(signal, 0, this.#seq - 1);
+    const data: PostgresWorkerData & { boot: ReturnType<typeof workerEntry> } = {
+      port: port2,
+      signal,
+      connection: this.#connection,
+      boot: workerEntry(),
+    };
+    const thread = new Worker(BOOT, { eval: true, workerData: data, transferList: [port2] });
+    // Never what keeps the process alive: a command that forgets to close still exits.
+    thread.unref();
+    port1.unref();
+    // An error of the thread is seen as a missing answer; here it must only not go unhandled.
+    thread.on('error', () => undefined);
+    this.#worker = { thread, port: port1, signal };
+    return this.#worker;
+  }
+
+  /** Ends the worker and its connection; the next request starts another. */
+  #discard(): void {
+    const w = this.#worker;
+    this.#worker = undefined;
+    if (!w) return;
+    w.port.close();
+    void w.thread.terminate();
+  }
+
+  /** Says goodbye to the server (briefly) and ends the worker. */
+  close(): void {
+    if (!this.#worker) return;
+    const seq = ++this.#seq;
+    const w = this.#worker;
+    w.port.postMessage({ op: 'close', seq, inTransaction: false } satisfies PostgresRequest);
+    if (Atomics.load(w.signal, 0) !== seq) Atomics.wait(w.signal, 0, Atomics.load(w.signal, 0), CLOSE_WAIT_MS);
+    this.#discard();
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * The PostgreSQL state database (`state.url`): the same interface as SQLite's, reached
+ * synchronously through a worker thread that holds one connection (`postgres-channel.ts`). One
+ * connection, not a pool: the cycle's transaction is one transaction on one connection, and the
+ * daemon runs one statement at a time.
+ *
+ * What SQLite does by itself is done here so the stores see no difference: `?` and `@name`
+ * placeholders become `$n`; a transaction takes a transaction-scoped advisory lock as it begins,
+ * so writers queue as they do on SQLite's write lock (`BEGIN IMMEDIATE`), and wait at most the
+ * busy timeout (`lock_timeout`) for it; BIGINT comes back as a number. Every failure of the server
+ * or the way to it is a {@link StoreError} naming the URL without its password.
+ */
+import type { Secret } from '../config/secret.js';
+import { PostgresChannel } from './postgres-channel.js';
+import { postgresFailure } from './postgres-error.js';
+import { placeholderValues, postgresPlaceholders, type PostgresPlaceholders } from './postgres-placeholders.js';
+import type { PostgresAsk } from './postgres-worker.js';
+import type { SqlDatabase, SqlParameters, SqlRunResult, SqlStatement } from './sql-database.js';
+import { StoreError } from './store-error.js';
+
+/** Options of {@link PostgresDatabase.open}. */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database`; its `ssl…` parameters are dropped when `tls` is given. */
+  url: Secret;
+  /** TLS as `state.tls` says it: a CA to trust (PEM text), whether to check the server's certificate. */
+  tls?: { ca?: string; rejectUnauthorized: boolean };
+  connectTimeoutMs: number;
+  /** The server cancels a statement after this long; the main thread waits a little longer at most. */
+  statementTimeoutMs: number;
+  /** How long a transaction waits for another's write lock (as SQLite's busy timeout). */
+  busyTimeoutMs: number;
+}
+
+/**
+ * The key of the advisory lock every transaction takes as it begins (`pg_advisory_xact_lock`):
+ * "dw-state" in ASCII, a number no other program is likely to pick on the same database.
+ */
+const WRITE_LOCK_KEY = '7239304899918394469';
+
+/** One PostgreSQL database (see the file's comment). */
+export class PostgresDatabase implements SqlDatabase {
+  readonly engine = 'postgres';
+  readonly #channel: PostgresChannel;
+  #open = true;
+  /** 0 outside a transaction, 1 in one, more in its savepoints. */
+  #depth = 0;
+
+  private constructor(
+    channel: PostgresChannel,
+    /** The URL without its password or parameters, for messages. */
+    readonly path: string,
+  ) {
+    this.#channel = channel;
+  }
+
+  /** A database at `options.url`; it connects on the first statement. */
+  static open(options: PostgresOptions): PostgresDatabase {
+    const channel = new PostgresChannel({
+      url: options.tls ? withoutSslParameters(options.url.reveal()) : options.url.reveal(),
+      ssl: options.tls,
+      connectTimeoutMs: options.connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs,
+      lockTimeoutMs: options.busyTimeoutMs,
+    });
+    return new PostgresDatabase(channel, redactedUrl(options.url.reveal()));
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  get inTransaction(): boolean {
+    return this.#depth > 0;
+  }
+
+  prepare<P extends SqlParameters = unknown[], R = unknown>(
+    sql: string,
+  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R> {
+    this.#requireOpen();
+    return new PostgresStatement(this, postgresPlaceholders(sql)) as unknown as P extends unknown[]
+      ? SqlStatement<P, R>
+      : SqlStatement<[P], R>;
+  }
+
+  exec(sql: string): void {
+    this.request({ op: 'exec', text: sql });
+  }
+
+  transaction<T>(fn: () => T): T {
+    this.#requireOpen();
+    if (this.#depth > 0) return this.#savepoint(fn);
+    this.#depth = 1;
+    try {
+      // Not yet "in" it for the worker: a lost connection may be replaced before BEGIN.
+      this.request({ op: 'exec', text: `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})` }, false);
+      const result = notAPromise(fn());
+      this.request({ op: 'exec', text: 'COMMIT' });
+      return result;
+    } catch (err) {
+      this.#rollback('ROLLBACK');
+      throw err;
+    } finally {
+      this.#depth = 0;
+    }
+  }
+
+  #savepoint<T>(fn: () => T): T {
+    const name = `dw_savepoint_${this.#depth}`;
+    this.request({ op: 'exec', text: `SAVEPOINT ${name}` });
+    this.#depth += 1;
+    try {
+      const result = notAPromise(fn());
+      this.request({ op: 'exec', text: `RELEASE SAVEPOINT ${name}` });
+      return result;
+    } catch (err) {
+      this.#rollback(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      throw err;
+    } finally {
+      this.#depth -= 1;
+    }
+  }
+
+  /** Undoes what a failed transaction wrote; the error that failed it is the one worth throwing, not this one's. */
+  #rollback(sql: string): void {
+    try {
+      this.request({ op: 'exec', text: sql });
+    } catch {
+      // A connection already lost has rolled back with it.
+    }
+  }
+
+  tableColumns(table: string): ReadonlySet<string> | undefined {
+    const rows = this.prepare<[string], { name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name = ?`,
+    ).all(table);
+    return rows.length === 0 ? undefined : new Set(rows.map((r) => r.name));
+  }
+
+  /** 0: autovacuum gives the space of deleted rows back for reuse by itself. */
+  reclaimSpace(): number {
+    return 0;
+  }
+
+  /** Nothing to do: every commit is durable on the server. */
+  checkpoint(): void {}
+
+  /** Failures here are StoreErrors already (see {@link postgresFailure}). */
+  storeError(err: unknown): StoreError | undefined {
+    return err instanceof StoreError ? err : undefined;
+  }
+
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#channel.close();
+  }
+
+  /** Runs one request; `inTransaction` tells the worker it must use the connection the transaction began on. */
+  request(ask: PostgresAsk, inTransaction = this.#depth > 0): { rows: unknown[]; rowCount: number } {
+    this.#requireOpen();
+    const reply = this.#channel.request(ask, inTransaction);
+    if (!reply.ok) throw postgresFailure(this.path, reply.error);
+    return reply;
+  }
+
+  #requireOpen(): void {
+    // better-sqlite3's words, so a caller (or a test) sees the same on both engines.
+    if (!this.#open) throw new TypeError('The database connection is not open');
+  }
+}
+
+/** A statement: its PostgreSQL text, run through the database's channel. */
+class PostgresStatement implements SqlStatement {
+  #raw = false;
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly sql: PostgresPlaceholders,
+  ) {}
+
+  run(...params: unknown[]): SqlRunResult {
+    return { changes: this.#query(params).rowCount };
+  }
+
+  get(...params: unknown[]): unknown {
+    return this.#query(params).rows[0];
+  }
+
+  all(...params: unknown[]): unknown[] {
+    return this.#query(params).rows;
+  }
+
+  iterate(...params: unknown[]): IterableIterator<unknown> {
+    return this.#query(params).rows[Symbol.iterator]();
+  }
+
+  raw(toggleState = true): this {
+    this.#raw = toggleState;
+    return this;
+  }
+
+  #query(params: unknown[]): { rows: unknown[]; rowCount: number } {
+    return this.db.request({
+      op: 'query',
+      text: this.sql.text,
+      values: placeholderValues(this.sql, params).map(storable),
+      rowMode: this.#raw ? 'array' : undefined,
+    });
+  }
+}
+
+/**
+ * A value as PostgreSQL takes it. A NUL character, which SQLite stores but PostgreSQL's text
+ * refuses, becomes U+FFFD (the same in every parameter, so lookups still match); undefined is NULL.
+ */
+function storable(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'string' && value.includes('\0')) return value.replaceAll('\0', '\uFFFD');
+  return value;
+}
+
+/** better-sqlite3 refuses a transaction function that returns a promise; so does this. */
+function notAPromise<T>(result: T): T {
+  if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+    throw new TypeError('Transaction function cannot return a promise');
+  }
+  return result;
+}
+
+/** `postgres://user@host:port/database`: where, and as whom, never the password or the parameters. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
+    return `${u.protocol}//${user}${u.host}${u.pathname}`;
+  } catch {
+    return 'postgres://(a URL that cannot be read)';
+  }
+}
+
+/** The URL without the `ssl…` parameters: `state.tls` says how, and the URL's would override it in `pg`. */
+function withoutSslParameters(url: string): string {
+  const u = new URL(url);
+  for (const key of [...u.searchParams.keys()]) if (key.startsWith('ssl')) u.searchParams.delete(key);
+  return u.href;
+}

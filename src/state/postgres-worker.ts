@@ -1,0 +1,169 @@
+/**
+ * The worker thread that holds the PostgreSQL connection (`postgres-channel.ts` starts it). The
+ * main thread posts one request at a time and blocks until this thread has answered it and woken
+ * it through the shared signal; this thread is free to await the network meanwhile. One `pg`
+ * Client, connected on the first request and again after it was lost, but never in the middle of
+ * a transaction: a request sent inside one finds the connection it began on, or fails.
+ */
+import { workerData, type MessagePort } from 'node:worker_threads';
+import pg from 'pg';
+
+/** What the main thread gives the worker when it starts it. */
+export interface PostgresWorkerData {
+  port: MessagePort;
+  /** [0]: the sequence number of the last request answered; the main thread waits on it. */
+  signal: Int32Array;
+  connection: PostgresConnection;
+}
+
+/** How the worker connects (the URL holds the password: never logged, never sent back). */
+export interface PostgresConnection {
+  url: string;
+  /** node:tls options (`ca`, `rejectUnauthorized`); undefined: as the URL's `sslmode` says. */
+  ssl: { ca?: string; rejectUnauthorized: boolean } | undefined;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+}
+
+/** What the main thread asks: a statement with parameters, SQL text without, or goodbye. */
+export type PostgresAsk =
+  | { op: 'query'; text: string; values: unknown[]; rowMode: 'array' | undefined }
+  | { op: 'exec'; text: string }
+  | { op: 'close' };
+
+/** One request. `inTransaction`: sent between BEGIN and its end, so never on a new connection. */
+export type PostgresRequest = PostgresAsk & { seq: number; inTransaction: boolean };
+
+/** The answer to one request. */
+export type PostgresReply = { seq: number } & (
+  { ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PostgresWireError }
+);
+
+/** A failure as it crosses to the main thread. */
+export interface PostgresWireError {
+  message: string;
+  /** The SQLSTATE, or Node's error code (ECONNREFUSED, a TLS code). */
+  code: string | undefined;
+  /** True when the connection is gone (or never came): the request may not have reached the server. */
+  connection: boolean;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * BIGINT (epoch ms, ids, COUNT) and NUMERIC (SUM of BIGINT) as JavaScript numbers, as SQLite
+ * gives them: every value the stores keep is far below 2^53.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const { port, signal, connection } = workerData as PostgresWorkerData;
+let client: pg.Client | undefined;
+/** Statement texts already parsed on this connection, by name (the server keeps the plan). */
+let named = new Map<string, string>();
+
+port.on('message', (request: PostgresRequest) => {
+  void answer(request).then((reply) => {
+    port.postMessage(reply);
+    Atomics.store(signal, 0, request.seq);
+    Atomics.notify(signal, 0);
+  });
+});
+
+async function answer(request: PostgresRequest): Promise<PostgresReply> {
+  try {
+    if (request.op === 'close') {
+      await client?.end().catch(() => undefined);
+      client = undefined;
+      return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
+    }
+    const c = await connected(request.inTransaction);
+    if (request.op === 'exec') {
+      await c.query(request.text);
+      return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
+    }
+    const result = await c.query({
+      name: statementName(request.text),
+      text: request.text,
+      values: request.values,
+      ...(request.rowMode ? { rowMode: request.rowMode } : {}),
+    });
+    return { seq: request.seq, ok: true, rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+  } catch (err) {
+    return { seq: request.seq, ok: false, error: wireError(err) };
+  }
+}
+
+/** The live client; a new one when there is none and no transaction is under way. */
+async function connected(inTransaction: boolean): Promise<pg.Client> {
+  if (client) return client;
+  if (inTransaction) throw new LostConnection('the connection to PostgreSQL was lost during the transaction');
+  const c = new pg.Client({
+    connectionString: connection.url,
+    ...(connection.ssl ? { ssl: connection.ssl } : {}),
+    connectionTimeoutMillis: connection.connectTimeoutMs,
+    statement_timeout: connection.statementTimeoutMs,
+    lock_timeout: connection.lockTimeoutMs,
+    application_name: 'deploy-watchdog',
+    keepAlive: true,
+    types,
+  });
+  // A connection that dies between requests says so here; the next request connects again.
+  const forget = () => {
+    if (client === c) client = undefined;
+  };
+  c.on('error', forget);
+  c.on('end', forget);
+  try {
+    await c.connect();
+  } catch (err) {
+    await c.end().catch(() => undefined);
+    throw err;
+  }
+  client = c;
+  named = new Map();
+  return c;
+}
+
+/** A name per distinct statement text, so the server parses each once per connection. */
+function statementName(text: string): string {
+  let name = named.get(text);
+  if (name === undefined) {
+    name = `dw${named.size + 1}`;
+    named.set(text, name);
+  }
+  return name;
+}
+
+class LostConnection extends Error {}
+
+function wireError(err: unknown): PostgresWireError {
+  const e = err as { message?: unknown; code?: unknown; severity?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  // The server's own errors carry a severity: ERROR ends the statement, FATAL and PANIC the
+  // session (a shutdown, a crash). Anything else failed on the way to the server.
+  const severity = typeof e?.severity === 'string' ? e.severity : undefined;
+  const gone = err instanceof LostConnection || severity === undefined || severity === 'FATAL' || severity === 'PANIC';
+  if (gone && client) {
+    const c = client;
+    client = undefined;
+    void c.end().catch(() => undefined);
+  }
+  return { message: withoutPassword(message), code, connection: gone };
+}
+
+/** The message with the URL's password taken out, should a library ever quote it. */
+function withoutPassword(message: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(connection.url).password);
+  } catch {
+    return message;
+  }
+  return password.length >= 4 ? message.split(password).join('<secret>') : message;
+}

@@ -1,0 +1,206 @@
+/**
+ * The SQLite state database (the default): one file, opened with better-sqlite3. A thin
+ * pass-through: `prepare` hands back better-sqlite3's own statement, so a cycle on SQLite costs
+ * what it cost before the store interface existed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { errorText } from '../lib/error-text.js';
+import type { SqlDatabase, SqlParameters, SqlStatement } from './sql-database.js';
+import { StoreError, type StoreErrorCause } from './store-error.js';
+
+/** Options of {@link SqliteDatabase.open}. */
+export interface SqliteOptions {
+  /** How long a statement waits for another connection's lock before failing (ms). */
+  busyTimeoutMs: number;
+  /** Refuse to create the file (see `StoreOptions.mustExist`). */
+  mustExist?: boolean;
+}
+
+const FILE_MODE = 0o600;
+
+/** One SQLite file (see the file's comment). */
+export class SqliteDatabase implements SqlDatabase {
+  readonly engine = 'sqlite';
+
+  private constructor(
+    /** The better-sqlite3 connection itself, for what only SQLite has (pragmas). */
+    readonly handle: Database.Database,
+    /** The file, absolute (or `:memory:`). */
+    readonly path: string,
+  ) {}
+
+  /**
+   * Opens (creating if needed, with mode 0600) the file at `file` in WAL mode. Throws
+   * {@link StoreError} naming the path and the cause when the directory cannot be created, the
+   * file cannot be written, the disk is full, or the file is not a database.
+   */
+  static open(file: string, options: SqliteOptions): SqliteDatabase {
+    const inMemory = file === ':memory:';
+    const resolved = inMemory ? file : path.resolve(file);
+    if (!inMemory && options.mustExist && !fs.existsSync(resolved)) {
+      throw new StoreError(
+        resolved,
+        'missing',
+        'does not exist; is state.path right? (the daemon creates the file when it first starts)',
+      );
+    }
+    if (!inMemory) prepareFile(resolved);
+    let handle: Database.Database;
+    try {
+      handle = new Database(resolved, { timeout: options.busyTimeoutMs });
+    } catch (err) {
+      throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
+    }
+    try {
+      configure(handle, resolved, inMemory);
+      if (!inMemory) restrictSidecars(resolved);
+    } catch (err) {
+      handle.close();
+      if (err instanceof StoreError) throw err;
+      throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
+    }
+    return new SqliteDatabase(handle, resolved);
+  }
+
+  get open(): boolean {
+    return this.handle.open;
+  }
+
+  get inTransaction(): boolean {
+    return this.handle.inTransaction;
+  }
+
+  prepare<P extends SqlParameters = unknown[], R = unknown>(
+    sql: string,
+  ): P extends unknown[] ? SqlStatement<P, R> : SqlStatement<[P], R> {
+    return this.handle.prepare<P, R>(sql);
+  }
+
+  exec(sql: string): void {
+    this.handle.exec(sql);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.handle.transaction(fn).immediate();
+  }
+
+  tableColumns(table: string): ReadonlySet<string> | undefined {
+    const exists = this.handle.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table);
+    if (!exists) return undefined;
+    const columns = this.handle.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[];
+    return new Set(columns.map((c) => c.name));
+  }
+
+  reclaimSpace(): number {
+    const before = this.handle.pragma('freelist_count', { simple: true }) as number;
+    // Only has an effect with auto_vacuum=INCREMENTAL (set on files this code created).
+    this.handle.pragma('incremental_vacuum');
+    const after = this.handle.pragma('freelist_count', { simple: true }) as number;
+    // Retention runs rarely and deletes a lot: fold the WAL back and shrink it to zero.
+    this.checkpoint();
+    return Math.max(0, before - after);
+  }
+
+  checkpoint(): void {
+    this.handle.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /** Maps a SQLite storage fault to a {@link StoreError}; undefined when `err` is not one. */
+  storeError(err: unknown, action: string): StoreError | undefined {
+    return sqliteStoreError(this.path, err, action);
+  }
+
+  close(): void {
+    if (this.handle.open) this.handle.close();
+  }
+}
+
+/**
+ * Creates the directory and an empty file with mode 0600 before SQLite sees it: SQLite would
+ * create the file with the umask's mode (often world-readable), and it creates -wal/-shm with the
+ * mode of the main file, so getting the main file right covers all three.
+ */
+function prepareFile(file: string): void {
+  const dir = path.dirname(file);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new StoreError(file, 'directory', `directory ${dir} is missing and cannot be created (${errnoText(err)})`, {
+      cause: err,
+    });
+  }
+  try {
+    fs.closeSync(fs.openSync(file, 'a', FILE_MODE));
+    fs.chmodSync(file, FILE_MODE);
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      throw new StoreError(file, 'disk-full', `the disk is full (${errnoText(err)})`, { cause: err });
+    }
+    throw new StoreError(file, 'unwritable', `the file cannot be created or written (${errnoText(err)})`, {
+      cause: err,
+    });
+  }
+}
+
+function configure(db: Database.Database, file: string, inMemory: boolean): void {
+  // Must come before the first table exists; lets retention give pages back with
+  // `PRAGMA incremental_vacuum` instead of a full VACUUM that rewrites the whole file.
+  db.pragma('auto_vacuum = INCREMENTAL');
+  if (!inMemory) {
+    // WAL: readers (the CLI's `alerts` command, /metrics) never block the daemon's writer.
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') {
+      throw new StoreError(file, 'io', `cannot switch to WAL journal mode (got ${String(mode)})`);
+    }
+  }
+  // NORMAL in WAL mode syncs at checkpoints, not at every commit: a commit survives a crash of the
+  // process, and a power loss can at worst lose the last few commits, never corrupt the file. The
+  // daemon re-derives its state from the API every cycle, so that trade is worth the fsyncs saved.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+}
+
+/** Keeps -wal and -shm at 0600 too, in case they pre-existed with a looser mode. */
+function restrictSidecars(file: string): void {
+  for (const suffix of ['-wal', '-shm']) {
+    try {
+      fs.chmodSync(file + suffix, FILE_MODE);
+    } catch (err) {
+      if (errnoCode(err) !== 'ENOENT') throw err;
+    }
+  }
+}
+
+/** Maps a SQLite storage fault to a {@link StoreError}; undefined when `err` is not one. */
+function sqliteStoreError(file: string, err: unknown, action: string): StoreError | undefined {
+  const code = errnoCode(err);
+  if (code === undefined) return undefined;
+  const reasonOf = (): [StoreErrorCause, string] | undefined => {
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC') return ['disk-full', 'the disk is full'];
+    if (code === 'SQLITE_NOTADB') return ['not-a-database', 'the file is not a SQLite database'];
+    if (code.startsWith('SQLITE_CORRUPT')) return ['corrupt', 'the database file is corrupt'];
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+      return ['locked', 'the database is locked by another process (is another deploy-watchdog running on it?)'];
+    if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM')
+      return ['unwritable', 'the file cannot be opened for writing'];
+    if (code.startsWith('SQLITE_IOERR')) return ['io', `an I/O error occurred (${code})`];
+    return undefined;
+  };
+  const r = reasonOf();
+  if (!r) return undefined;
+  return new StoreError(file, r[0], `${action}: ${r[1]} (${(err as Error).message})`, { cause: err });
+}
+
+function errnoCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errnoText(err: unknown): string {
+  const code = errnoCode(err);
+  const msg = errorText(err);
+  return code ? `${code}: ${msg.replace(/^[A-Z]+: /, '')}` : msg;
+}
