@@ -314,9 +314,14 @@ function logEvents(log: Logger, events: readonly AlertEvent[]): void {
   }
 }
 
-/** Sets the open-alerts gauge from the store: firing alerts by check and severity. */
+/** Sets the open-alerts gauges from the store: firing alerts by check and severity, and the acknowledged ones. */
 export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
   const rows = deps.alerts.firingCounts();
-  deps.metrics.openAlerts.reset();
-  for (const r of rows) deps.metrics.openAlerts.set({ check: r.check, severity: r.severity }, r.n);
+  const { openAlerts, acknowledgedAlerts } = deps.metrics;
+  openAlerts.reset();
+  acknowledgedAlerts.reset();
+  for (const r of rows) {
+    openAlerts.set({ check: r.check, severity: r.severity }, r.n);
+    acknowledgedAlerts.set({ check: r.check, severity: r.severity }, r.acknowledged);
+  }
 }

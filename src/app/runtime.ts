@@ -107,6 +107,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       clock,
       commandConfigFile: base.commandConfigFile,
       links: messageLinks(config),
+      store: base.store,
+      maxItemsPerMessage: config.notify.max_items_per_message,
     });
     const contextStore = new ContextStore(base.store);
     const contextOn = config.notify.context.enabled;

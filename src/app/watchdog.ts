@@ -146,6 +146,7 @@ export class Watchdog {
         config: () => this.#runtime.config,
         jobs: () => this.#runtime.jobs,
         readiness: () => this.#readiness(),
+        wake: () => this.#runtime.notifier.wake(),
       },
     });
     this.#runtime = this.#build(options.config);

@@ -397,6 +397,12 @@ const routeSchema = z
     continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
     repeat_interval: repeatIntervalSchema.optional().describe('Overrides alerts.repeat_interval for this route.'),
     send_resolved: z.boolean().optional(),
+    send_acknowledged: z
+      .boolean()
+      .optional()
+      .describe(
+        "Tell this route's channels when someone acknowledges an alert or gives it back. Absent: as each channel's kind does (email, Slack webhooks and the log do not; a channel that keeps one message per alert does).",
+      ),
     mute_windows: z.array(z.string().min(1)).optional(),
     group_by: z.array(labelNameSchema).optional(),
     runbook_url: runbookUrlSchema

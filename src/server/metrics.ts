@@ -95,6 +95,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Of the firing alerts, those someone acknowledged (their repeats stop), by check and severity; set after each cycle. */
+  readonly acknowledgedAlerts = new Gauge({
+    name: 'deploy_watchdog_acknowledged_alerts',
+    help: 'Firing alerts someone acknowledged, by check and severity.',
+    labelNames: ['check', 'severity'] as const,
+    registers: [this.registry],
+  });
+
   /**
    * Firing alerts whose resolution the resolve guard holds (`alerts.resolve_guard`), by job: a
    * complete answer that would resolve too many at once, not yet confirmed. 0 when none is held.

@@ -17,7 +17,7 @@ import { Store } from '../../src/state/store.js';
 import { freePort } from '../helpers/free-port.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { spawnDaemon, until, type Daemon } from './daemon-fixture.js';
+import { daemonConfigYaml, spawnDaemon, status, until, type Daemon } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
 let pg: PostgresCluster;
@@ -38,14 +38,6 @@ afterAll(async () => {
   pg.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function status(url: string): Promise<number> {
-  try {
-    return (await fetch(url)).status;
-  } catch {
-    return 0;
-  }
-}
 
 /** Complete cycles of the runs job so far, from /metrics. */
 async function okCycles(base: string): Promise<number> {
@@ -70,21 +62,15 @@ describe('run on PostgreSQL', () => {
     const configFile = path.join(dir, 'watchdog.yaml');
     fs.writeFileSync(
       configFile,
-      [
-        'api:',
-        `  base_url: ${sim.baseUrl}`,
-        '  token: ${DMS_API_TOKEN}',
-        '  requests_per_second: 200',
-        'state: { url: "${DATABASE_URL}", connect_timeout: 2s, statement_timeout: 5s }',
-        'jobs: { runs: "*/2 * * * * *", attention: "off", urls: "off", backups: "off", maintenance: "off",',
-        '        servers: "off", installers: "off", jitter: 0s }',
-        'notify:',
-        `  channels: [{ name: ops, type: slack, webhook_url: "${slack.url}" }]`,
-        '  routes: [{ channels: [ops] }]',
-        `server: { listen: "127.0.0.1:${port}" }`,
-        'log: { level: info, format: json }',
-        '',
-      ].join('\n'),
+      daemonConfigYaml(sim, {
+        state: '{ url: "${DATABASE_URL}", connect_timeout: 2s, statement_timeout: 5s }',
+        jobs: '{ runs: "*/2 * * * * *", attention: "off", urls: "off", backups: "off", maintenance: "off", servers: "off", installers: "off", jitter: 0s }',
+        notify: [
+          `channels: [{ name: ops, type: slack, webhook_url: "${slack.url}" }]`,
+          'routes: [{ channels: [ops] }]',
+        ],
+        server: `{ listen: "127.0.0.1:${port}" }`,
+      }),
     );
     sim.control.addRun({ appId: deployedApp(0), state: 'error', reason: 'failed before the outage' });
     daemon = spawnDaemon(sim, configFile, '5s', { DATABASE_URL: url });

@@ -186,7 +186,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}notify:\n  channels:\n    - name: ops\n      type: teams\n`,
       path: 'notify.channels[0].type',
       line: 7,
-      message: /must be one of "slack", "email", "log"/,
+      message: /must be one of "slack", "slack_app", "email", "log", "webhook"/,
     },
     {
       name: 'bad regex',

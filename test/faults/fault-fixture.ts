@@ -3,6 +3,7 @@
  * engine shares, a temp state directory, a config built from YAML, and small helpers to read what
  * the engine wrote. Everything real: HTTP to the simulator, SQLite in a temp file.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -306,4 +307,54 @@ export function churnConfigYaml(
     'log: { level: info, format: json }',
     '',
   ].join('\n');
+}
+
+/**
+ * Writes the config file of a `deploy-watchdog run` child: the simulator's API, a state file
+ * beside the config, `lines` (jobs, notify, …), no listener, JSON logs. Answers its path.
+ */
+export function writeRunConfig(dir: string, sim: RunningSimulator, lines: readonly string[]): string {
+  const file = path.join(dir, 'watchdog.yaml');
+  const head = ['api:', `  base_url: ${sim.baseUrl}`, '  token: ${DMS_API_TOKEN}', '  requests_per_second: 500'];
+  const tail = ['server: { listen: "off" }', 'log: { level: info, format: json }', ''];
+  fs.writeFileSync(file, [...head, 'state: { path: ./state.db }', ...lines, ...tail].join('\n'));
+  return file;
+}
+
+/** A `deploy-watchdog run` child and how it ended. */
+export interface RunChild {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
+/** `deploy-watchdog run` children of one test: their output kept together, those still running killed at the end. */
+export class RunChildren {
+  output = '';
+  readonly #children = new Set<ChildProcess>();
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** Starts `run` on a config file, with a 5 s stop timeout. */
+  start(config: string): RunChild {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const bin = path.join(root, 'src/cli/bin.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'run', '--config', config, '--stop-timeout', '5s'], {
+      cwd: root,
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#children.add(child);
+    child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    return { child, exited };
+  }
+
+  /** Kills (SIGKILL) every child still running. */
+  killAll(): void {
+    for (const c of this.#children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    this.#children.clear();
+  }
 }

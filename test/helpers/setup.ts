@@ -1,6 +1,5 @@
-/** Run before every test file (vitest `setupFiles`): what each file's own servers need after it. */
+/** Run before every test file (vitest `setupFiles`): what a file started goes with it. */
 import { afterAll } from 'vitest';
-import { closeTestCluster } from './state-backends.js';
+import { closeFileLeftovers } from './after-file.js';
 
-// The PostgreSQL server a file's store tests started (if any) goes with the file.
-afterAll(() => closeTestCluster());
+afterAll(() => closeFileLeftovers());

@@ -15,6 +15,7 @@ import { openState } from '../../src/state/open-state.js';
 import type { SqlEngine } from '../../src/state/sql-database.js';
 import { SqliteDatabase } from '../../src/state/sqlite-database.js';
 import type { Store, StoreOptions } from '../../src/state/store.js';
+import { closeAfterFile } from './after-file.js';
 import { startPostgres, type PostgresCluster } from './postgres.js';
 
 /** A new, empty state on one backend. */
@@ -80,16 +81,17 @@ const sqlite: StateBackend = {
 
 let cluster: PostgresCluster | undefined;
 
-/** This test file's PostgreSQL server, started on first use (and closed after the file by `test/helpers/setup.ts`). */
+/** This test file's PostgreSQL server, started on first use and closed after the file. */
 export function testCluster(): PostgresCluster {
-  cluster ??= startPostgres();
+  if (!cluster) {
+    const started = startPostgres();
+    cluster = started;
+    closeAfterFile(() => {
+      started.close();
+      cluster = undefined;
+    });
+  }
   return cluster;
-}
-
-/** Stops this test file's PostgreSQL server, if it was started, and removes its files. */
-export function closeTestCluster(): void {
-  cluster?.close();
-  cluster = undefined;
 }
 
 const postgres: StateBackend = {

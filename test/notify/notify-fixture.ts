@@ -90,6 +90,8 @@ export class LogCapture {
 export interface HarnessOptions {
   /** Channel configs as written in YAML (`webhook_url` a plain string). */
   channels: Record<string, unknown>[];
+  /** Channels built by the test itself (a kind of its own), beside those of `channels`. */
+  builtChannels?: Channel[];
   notify?: Partial<NotifySettings>;
   alerts?: Partial<AlertDefaults>;
   clock?: ManualClock;
@@ -122,10 +124,17 @@ export class Harness {
     const state = options.state ?? (options.backend ?? SQLITE_BACKEND).fresh(dir);
     const store = state.open({ logger: log.logger });
     const configs = options.channels.map((c) => channelConfigSchema.parse(c));
-    const channels = buildChannels(configs, { logger: log.logger, clock });
+    const settings = notifySettings(options.notify);
+    const channels = buildChannels(configs, {
+      logger: log.logger,
+      clock,
+      store,
+      maxItemsPerMessage: settings.max_items_per_message,
+    });
+    for (const c of options.builtChannels ?? []) channels.set(c.name, c);
     const notifier = createNotifier({
       store,
-      notify: notifySettings(options.notify),
+      notify: settings,
       alerts: { repeat_interval: 4 * HOUR, send_resolved: true, ...options.alerts },
       channels,
       clock,

@@ -45,10 +45,13 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',
+      slack_app_message_alerts: 'table does not exist',
+      slack_app_messages: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
   });
 
@@ -78,8 +81,11 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',
+      slack_app_message_alerts: 'table does not exist',
+      slack_app_messages: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
     const ids = (table: string) =>
       db
@@ -102,6 +108,32 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
     store = state.open({ migrations: [coreOf(backend), odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
+  });
+
+  it('drops the Slack living messages untouched for the whole retention, with what they showed (real schema)', () => {
+    store = state.open();
+    const old = NOW - 40 * DAY;
+    const recent = NOW - 2 * DAY;
+    const message = store.db.prepare(
+      `INSERT INTO slack_app_messages (id, channel, group_key, status, token, slack_channel, ts, created_at, updated_at, closed_at)
+       VALUES (?, 'ops-app', ?, ?, ?, 'C1', ?, ?, ?, ?)`,
+    );
+    // Closed long ago; open and untouched as long (its alerts ended unseen); closed lately; open and updated lately.
+    message.run(1, 'a', 'closed', 't1', '1.1', old, old, old);
+    message.run(2, 'b', 'open', 't2', '1.2', old, old, null);
+    message.run(3, 'c', 'closed', 't3', '1.3', old, recent, recent);
+    message.run(4, 'd', 'open', 't4', '1.4', old, recent, null);
+    const shown = store.db.prepare(
+      `INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, 'failed_runs/x', '{}')`,
+    );
+    for (const id of [1, 2, 3, 4]) shown.run(id);
+    const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+    expect(result.deleted).toMatchObject({ slack_app_message_alerts: 2, slack_app_messages: 2 });
+    expect(store.db.prepare('SELECT id FROM slack_app_messages ORDER BY id').all()).toEqual([{ id: 3 }, { id: 4 }]);
+    expect(store.db.prepare('SELECT message_id FROM slack_app_message_alerts ORDER BY 1').all()).toEqual([
+      { message_id: 3 },
+      { message_id: 4 },
+    ]);
   });
 
   describe('remediation attempts and skip state (real schema)', () => {
@@ -191,6 +223,21 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
         .run(status, at, at);
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
       expect(result.deleted.alert_context).toBe(kept ? 0 : 1);
+    });
+
+    it.each<[string, number, boolean]>([
+      ['its event pruned (old): the row goes', old, false],
+      ['its event kept (recent): the row stays for the next delivery round', recent, true],
+    ])('unrouted_events: %s', (_what, at, kept) => {
+      store = state.open();
+      const { id } = store.db
+        .prepare<[number], { id: number }>(
+          `INSERT INTO events (fingerprint, kind, at, payload) VALUES ('a', 'acknowledged', ?, '{}') RETURNING id`,
+        )
+        .get(at)!;
+      store.db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)').run(id, at);
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(result.deleted.unrouted_events).toBe(kept ? 0 : 1);
     });
 
     it('remediation_skip_state: reasons not written again within the retention go', () => {
