@@ -220,7 +220,11 @@ export function expectOneKeyPerRetriedRun(sim: RunningSimulator): void {
   for (const [run, keys] of keysByRun) expect([...keys], run).toHaveLength(1);
 }
 
-/** The tables only the leader's work writes (not `meta`, which a follower's probe writes, nor the silences people set). */
+/**
+ * The tables the leader's work writes: all but `meta` (a follower's probe writes it) and what
+ * people write through the console or the CLI (silences; acknowledgements, which these tests make
+ * none of).
+ */
 const LEADER_TABLES = [
   'alerts',
   'events',
@@ -233,6 +237,9 @@ const LEADER_TABLES = [
   'remediation_attempts',
   'remediation_audit',
   'remediation_skip_state',
+  'unrouted_events',
+  'slack_app_messages',
+  'slack_app_message_alerts',
 ];
 
 /**

@@ -127,7 +127,8 @@ export class SlackAppLinks {
    * crash between the post and {@link posted}, it says a message may exist, and its token finds it.
    */
   intend(channel: string, groupKey: string, slackChannel: string, token: string, now: number): LivingMessage {
-    const id = this.#insert.get({ channel, groupKey, token, slackChannel, now })!.id;
+    // Each write in a transaction: among replicas a fenced one, so a deposed leader records no intent (and posts nothing after it).
+    const id = this.#store.transaction(() => this.#insert.get({ channel, groupKey, token, slackChannel, now })!.id);
     return {
       id,
       channel,
@@ -145,7 +146,7 @@ export class SlackAppLinks {
 
   /** The message was posted (or found after a crash): where it is. */
   posted(id: number, slackChannel: string, ts: string, now: number): void {
-    this.#posted.run({ id, slackChannel, ts, now });
+    this.#store.transaction(() => this.#posted.run({ id, slackChannel, ts, now }));
   }
 
   /** What the message now shows: the latest event of each alert, its notes and routes. */
@@ -168,12 +169,12 @@ export class SlackAppLinks {
 
   /** Drops an intent whose post Slack refused: no message can exist, so none is to be found after a restart. */
   forget(id: number): void {
-    this.#forget.run(id);
+    this.#store.transaction(() => this.#forget.run(id));
   }
 
   /** The message lives no more (every alert in it resolved, or it was replaced): the group's next event starts a new one. */
   close(id: number, reason: string, now: number): void {
-    this.#close.run({ id, reason, now });
+    this.#store.transaction(() => this.#close.run({ id, reason, now }));
   }
 
   #read(row: DbRow | undefined): LivingMessage | undefined {
