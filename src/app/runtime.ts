@@ -101,12 +101,16 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     ...(base.apiRetry ? { retry: base.apiRetry } : {}),
   });
   let channels: Map<string, Channel> | undefined;
+  // Built after the channels (it needs the notifier): a living message asks it through this.
+  let remediation: Remediator | undefined;
   try {
     channels = buildChannels(config.notify.channels, {
       logger: logger.child({ stage: 'channel' }),
       clock,
       commandConfigFile: base.commandConfigFile,
       links: messageLinks(config),
+      consoleUrl: config.server.console.public_url,
+      remedyOf: (fingerprint) => remediation?.offer(fingerprint),
       store: base.store,
       maxItemsPerMessage: config.notify.max_items_per_message,
     });
@@ -137,7 +141,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       : undefined;
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
-    const remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
+    remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
     const deps: CycleDeps = {
       config,
       client,

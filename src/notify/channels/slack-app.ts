@@ -16,6 +16,7 @@ import { Secret } from '../../config/secret.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
 import { guardedSend } from './guarded-send.js';
+import { livingControls } from './slack-app-buttons.js';
 import { classifySlackApiError } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
 import { SlackAppLinks } from './slack-app-links.js';
@@ -84,6 +85,12 @@ export const slackAppChannel = {
       log,
       maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
       renderOptions,
+      controls: (alerts) =>
+        livingControls(alerts, {
+          interactions: config.interactions,
+          consoleUrl: deps.consoleUrl,
+          remedy: deps.remedyOf,
+        }),
     });
     const guarded = (start: () => Promise<SendResult>, signal: AbortSignal | undefined): Promise<SendResult> =>
       guardedSend({
