@@ -5,8 +5,8 @@
  * (`job-cycle.ts`) and its stop signal (`cycle-signal.ts`), readiness (`readiness.ts`), the health
  * listener (`health-listener.ts`), and what a new config stopped looking at (`retired-by-config.ts`).
  *
- *   start()     whoami, the health listener, the delivery loop, the context reader, the scheduler, a first
- *               cycle of every job
+ *   start()     whoami, the health listener, the delivery loop, the context reader, the Slack app's
+ *               buttons, the scheduler, a first cycle of every job
  *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, leave a context read under way for the
@@ -120,6 +120,7 @@ export class Watchdog {
         readiness: () => this.#readiness(),
         wake: () => this.#runtime.notifier.wake(),
       },
+      interactions: () => this.#runtime.interactions?.http,
     });
     this.#runtime = this.#build(options.config);
   }
@@ -357,6 +358,8 @@ export class Watchdog {
         await cycles;
       }
       const left = () => Math.max(0, deadlineMs - (this.#clock.now() - startedAt));
+      // No more clicks taken; those being handled finish (they write the state).
+      await rt.interactions?.stop();
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
       flush = await rt.notifier.flush(left());
@@ -431,6 +434,7 @@ export class Watchdog {
 
   #startRuntime(rt: Runtime): void {
     rt.notifier.start();
+    rt.interactions?.start();
     rt.context?.start();
     rt.remediation?.start();
     rt.scheduler.start();
