@@ -3,7 +3,8 @@
  * the message, nobody, or the Slack users and the members of the user groups listed. A user
  * group's members are asked of Slack (`usergroups.users.list`) when a click needs them and kept
  * for `usergroup_cache`, so a burst of clicks asks once and a person taken off the group loses the
- * right within minutes. A lookup that fails refuses the click (and says why): it never allows one.
+ * right within minutes. A group that cannot be read allows nobody: the click is refused (saying
+ * why) unless the person is listed, or in another group that could be read.
  */
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
@@ -36,15 +37,16 @@ export class SlackPermissions {
     if (allow === 'anyone') return { allowed: true, as: 'anyone' };
     if (allow === 'nobody') return { allowed: false, reason: 'nobody', detail: `nobody may ${what} (allow.${what})` };
     if (allow.users.includes(userId)) return { allowed: true, as: 'listed' };
+    let failed: string | undefined;
     for (const usergroup of allow.usergroups) {
-      let members: ReadonlySet<string>;
       try {
-        members = await this.#members(usergroup);
+        if ((await this.#members(usergroup)).has(userId)) return { allowed: true, as: `member of ${usergroup}` };
       } catch (err) {
-        return { allowed: false, reason: 'lookup_failed', detail: errorText(err) };
+        // Another group may still allow it; if none does, the refusal says this one could not be read.
+        failed ??= errorText(err);
       }
-      if (members.has(userId)) return { allowed: true, as: `member of ${usergroup}` };
     }
+    if (failed !== undefined) return { allowed: false, reason: 'lookup_failed', detail: failed };
     return { allowed: false, reason: 'not_listed', detail: `not among the users and user groups of allow.${what}` };
   }
 

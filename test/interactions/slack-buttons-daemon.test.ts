@@ -253,6 +253,12 @@ describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked
       ['U0ALICE', 'acknowledge', 'stale'],
     ]);
     expect(log.text()).toContain('Slack button click refused');
+    // The console's timeline of the alert shows every click, the refused and the late one too.
+    const page = await (await fetch(`http://127.0.0.1:${port}/alert?fp=${encodeURIComponent(fingerprint)}`)).text();
+    const timeline = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(timeline).toContain('slack silence 1h by mallory (U0MALLORY) in ops-app : refused');
+    expect(timeline).toContain('slack remediate by carol (U0CAROL) in ops-app : done');
+    expect(timeline).toContain('slack acknowledge by alice (U0ALICE) in ops-app : stale');
     expectNoSecrets();
   });
 });

@@ -4,6 +4,8 @@ import { silentLogger } from '../../../src/lib/logger.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';
 import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
+import type { AlertmanagerMessage } from '../../../src/notify/channels/webhook.js';
+import { alertEvent, alerts } from './fixtures.js';
 
 const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
@@ -321,6 +323,25 @@ describe('buildChannels', () => {
         ['l', 'l', 'log'],
         ['w', 'w', 'webhook'],
       ]);
+    } finally {
+      await closeChannels(channels.values());
+    }
+  });
+
+  it('gives the webhook channel server.console.public_url as its externalURL unless it sets one', async () => {
+    const configs = [
+      { name: 'w', type: 'webhook', url: HOOK },
+      { name: 'own', type: 'webhook', url: HOOK, external_url: 'https://own.example.com' },
+    ].map((c) => channelConfigSchema.parse(c));
+    const channels = buildChannels(configs, {
+      logger: silentLogger,
+      clock: new ManualClock(),
+      consoleUrl: 'https://watchdog.example.com',
+    });
+    try {
+      const external = (name: string) =>
+        (channels.get(name)!.render(alerts([alertEvent()])) as AlertmanagerMessage).externalURL;
+      expect([external('w'), external('own')]).toEqual(['https://watchdog.example.com', 'https://own.example.com']);
     } finally {
       await closeChannels(channels.values());
     }
