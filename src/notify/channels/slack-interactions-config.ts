@@ -40,6 +40,12 @@ const allowSchema = z.union(
 /** Who may do one action, parsed. */
 export type SlackAllow = z.output<typeof allowSchema>;
 
+/**
+ * A bot, user or legacy token: never what Socket Mode or the signing check take. (Only what a
+ * value must not be is checked: `validate` checks a `${VAR}` that is not set with a stand-in.)
+ */
+const SLACK_TOKEN = /^xox[abpe]-/;
+
 const commonFields = {
   /**
    * Who may do what. The defaults: anyone in the channel may acknowledge (it hides nothing from
@@ -78,8 +84,8 @@ export const slackInteractionsSchema = z.discriminatedUnion(
       .object({
         mode: z.literal('socket'),
         app_token: secretSchema
-          .refine((s) => s.reveal().startsWith('xapp-'), 'must be an app-level token (xapp-…), not a bot token')
-          .describe('The app-level token (use ${VAR}), with the connections:write scope.'),
+          .refine((s) => !SLACK_TOKEN.test(s.reveal()), 'must be an app-level token (xapp-…), not a bot or user token')
+          .describe('The app-level token (xapp-…, use ${VAR}), with the connections:write scope.'),
         ...commonFields,
       })
       .strict(),
@@ -87,7 +93,10 @@ export const slackInteractionsSchema = z.discriminatedUnion(
       .object({
         mode: z.literal('http'),
         signing_secret: secretSchema
-          .refine((s) => s.reveal().length >= 16, 'is too short to be a Slack signing secret (value not shown)')
+          .refine(
+            (s) => !SLACK_TOKEN.test(s.reveal()) && !s.reveal().startsWith('xapp-'),
+            'must be the signing secret (Basic Information, App Credentials), not a token',
+          )
           .describe("The app's signing secret (use ${VAR}): Basic Information, App Credentials."),
         ...commonFields,
       })

@@ -223,16 +223,16 @@ describe('channel config schemas', () => {
       'must be an app-level token (xapp-…)',
     ],
     [
-      'a signing secret too short to be one',
+      'a token where the signing secret goes',
       {
         name: 'a',
         type: 'slack_app',
         bot_token: 'xoxb-XXXXsecretXXXX',
         channel: 'C0123ABCD',
-        interactions: { mode: 'http', signing_secret: 'XXXXsecretXXXX' },
+        interactions: { mode: 'http', signing_secret: 'xapp-XXXXsecretXXXX' },
       },
       'interactions.signing_secret',
-      'too short',
+      'must be the signing secret',
     ],
     [
       'an interactions mode that is not one',
