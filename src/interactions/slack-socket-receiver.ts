@@ -10,7 +10,7 @@
  * on the clock) after a failure; a refused token is said once as an error naming what to fix, and
  * tried again at the longest wait (a token rotated by hand works without a restart).
  */
-import { SocketModeClient } from '@slack/socket-mode';
+import type { SocketModeClient } from '@slack/socket-mode';
 import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
@@ -70,6 +70,8 @@ export class SocketReceiver {
     const signal = this.#stop.signal;
     let failures = 0;
     let told = false;
+    // Loaded here: only a daemon whose Slack app takes clicks over Socket Mode needs the library.
+    const { SocketModeClient } = await import('@slack/socket-mode');
     while (!signal.aborted) {
       const client = new SocketModeClient({
         appToken: this.o.appToken.reveal(),

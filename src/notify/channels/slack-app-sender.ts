@@ -25,7 +25,7 @@
  *   is marked sends that delivery once more.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '@slack/web-api';
+import { SLACK_ERROR } from './slack-web-api-words.js';
 import { z } from 'zod';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Clock } from '../../lib/clock.js';
@@ -394,7 +394,7 @@ export class LivingMessages {
 /** Whether a failed call was refused by Slack, so that it certainly did nothing. */
 function refused(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === ErrorCode.PlatformError || code === ErrorCode.RateLimitedError;
+  return code === SLACK_ERROR.PlatformError || code === SLACK_ERROR.RateLimitedError;
 }
 
 /** The parts of a message a post or an update carries. */

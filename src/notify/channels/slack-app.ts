@@ -9,7 +9,7 @@
  * the token (its debug lines hold whole requests). The token is sent in a header, never logged,
  * stored or shown.
  */
-import { WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
 import { Secret } from '../../config/secret.js';
@@ -73,16 +73,26 @@ export const slackAppChannel = {
     const secrets = [config.bot_token];
     // Its own connections, so that close() ends them.
     const agent = new Agent();
-    const client = new WebClient(config.bot_token.reveal(), {
-      slackApiUrl: config.api_url,
-      logger: slackLibraryLogger(log, secrets, '@slack/web-api'),
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: config.timeout,
-      // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
-      fetch: ((url: string | URL, init?: object) =>
-        undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
-    });
+    // Made at the first call: the library is loaded only by a daemon that has a Slack app channel.
+    let made: Promise<WebClient> | undefined;
+    const client = {
+      apiCall: async (method: string, args: Record<string, unknown>) => {
+        made ??= import('@slack/web-api').then(
+          ({ WebClient }) =>
+            new WebClient(config.bot_token.reveal(), {
+              slackApiUrl: config.api_url,
+              logger: slackLibraryLogger(log, secrets, '@slack/web-api'),
+              retryConfig: { retries: 0 },
+              rejectRateLimitedCalls: true,
+              timeout: config.timeout,
+              // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
+              fetch: ((url: string | URL, init?: object) =>
+                undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
+            }),
+        );
+        return (await made).apiCall(method, args);
+      },
+    };
     const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
     const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({

@@ -1,6 +1,7 @@
-import { LogLevel, type Logger as SlackLogger } from '@slack/web-api';
+import type { Logger as SlackLogger } from '@slack/web-api';
 import { Secret } from '../../config/secret.js';
 import type { Logger } from '../../lib/logger.js';
+import { SLACK_LOG_WARN } from './slack-web-api-words.js';
 
 /**
  * The logger given to Slack's own libraries (`@slack/web-api`, `@slack/socket-mode`): their
@@ -18,7 +19,7 @@ export function slackLibraryLogger(log: Logger, secrets: readonly Secret[], libr
     warn: (...parts: unknown[]) => log.warn({ library }, text(parts)),
     error: (...parts: unknown[]) => log.error({ library }, text(parts)),
     setLevel: () => undefined,
-    getLevel: () => LogLevel.WARN,
+    getLevel: () => SLACK_LOG_WARN,
     setName: () => undefined,
   };
 }
