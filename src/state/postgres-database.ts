@@ -240,7 +240,7 @@ function redactedUrl(url: string): string {
 }
 
 /** The URL without the `ssl…` parameters: `state.tls` says how, and the URL's would override it in `pg`. */
-function withoutSslParameters(url: string): string {
+export function withoutSslParameters(url: string): string {
   const u = new URL(url);
   for (const key of [...u.searchParams.keys()]) if (key.startsWith('ssl')) u.searchParams.delete(key);
   return u.href;

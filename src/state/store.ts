@@ -25,7 +25,19 @@ export interface StoreOptions {
    * mistyped `state.path` must not open a new empty database and report "no alerts".
    */
   mustExist?: boolean;
+  /**
+   * Runs first in every transaction of {@link Store.transaction}, inside it: a throw rolls the
+   * transaction back before anything is written and is rethrown as it is. The seam for a fencing
+   * check on PostgreSQL, where several replicas share one state and only the leader may write:
+   * `SELECT 1 FROM leader_lease WHERE epoch = ? FOR SHARE`, throwing when the epoch is no longer
+   * this replica's, makes a deposed leader's write fail in the same transaction (its lock also
+   * holds off a takeover until the write commits). Migrations do not run it.
+   */
+  writeGuard?: WriteGuard;
 }
+
+/** See {@link StoreOptions.writeGuard}. */
+export type WriteGuard = (db: SqlDatabase) => void;
 
 /** Where a PostgreSQL state is and how to reach it (see {@link PostgresOptions}). */
 export type PostgresTarget = Omit<PostgresOptions, 'busyTimeoutMs'>;
@@ -63,7 +75,14 @@ export class Store {
       }
     | undefined;
 
-  private constructor(readonly db: SqlDatabase) {}
+  readonly #writeGuard: WriteGuard | undefined;
+
+  private constructor(
+    readonly db: SqlDatabase,
+    writeGuard: WriteGuard | undefined,
+  ) {
+    this.#writeGuard = writeGuard;
+  }
 
   /** Where the state is, for messages: the file, or the PostgreSQL URL without its password. */
   get path(): string {
@@ -149,7 +168,7 @@ export class Store {
       if (err instanceof StoreError) throw err;
       throw db.storeError(err, 'cannot open') ?? err;
     }
-    return new Store(db);
+    return new Store(db, options.writeGuard);
   }
 
   /**
@@ -158,11 +177,20 @@ export class Store {
    * half-written. Holding the lock up front makes two writers queue on the busy timeout instead of
    * failing mid-transaction on a lock upgrade. Nested calls become savepoints. `fn` must be
    * synchronous (a promise is refused). Storage faults (disk full, locked, I/O, an unreachable
-   * server) surface as {@link StoreError}; the caller's own errors pass through unchanged.
+   * server) surface as {@link StoreError}; the caller's own errors pass through unchanged. The
+   * write guard, when there is one, runs first (once, in the outermost transaction).
    */
   transaction<T>(fn: () => T): T {
+    const guard = this.db.inTransaction ? undefined : this.#writeGuard;
     try {
-      return this.db.transaction(fn);
+      return this.db.transaction(
+        guard
+          ? () => {
+              guard(this.db);
+              return fn();
+            }
+          : fn,
+      );
     } catch (err) {
       throw this.db.storeError(err, 'write failed') ?? err;
     }

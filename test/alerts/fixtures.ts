@@ -6,31 +6,31 @@ import type { JobKey } from '../../src/alerts/commit-findings.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Detection, Finding } from '../../src/detectors/finding.js';
 import { presented } from '../../src/detectors/registry.js';
-import { Store } from '../../src/state/store.js';
+import { Store, type StoreOptions } from '../../src/state/store.js';
+import { SQLITE_BACKEND, type StateBackend } from '../helpers/state-backends.js';
 
-/** A temp directory holding a state file; `cleanup` removes it. */
+/** A temp directory and a state (the file `state.db` in it on SQLite); `cleanup` removes both. */
 export interface TempState {
   dir: string;
+  /** The SQLite file (on SQLite). */
   file: string;
-  open(): Store;
+  /** The state's `state:` section for a config file. */
+  yaml: string;
+  open(options?: StoreOptions): Store;
   cleanup(): void;
 }
 
-/** Makes a temp dir for a state database; every opened store is closed by `cleanup`. */
-export function tempState(): TempState {
+/** Makes a temp dir and a state on `backend` (SQLite by default); every opened store is closed by `cleanup`. */
+export function tempState(backend: StateBackend = SQLITE_BACKEND): TempState {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-alerts-'));
-  const file = path.join(dir, 'state.db');
-  const opened: Store[] = [];
+  const state = backend.fresh(dir);
   return {
     dir,
-    file,
-    open() {
-      const store = Store.open(file);
-      opened.push(store);
-      return store;
-    },
+    file: path.join(dir, 'state.db'),
+    yaml: state.yaml,
+    open: (options) => state.open(options),
     cleanup() {
-      for (const s of opened) s.close();
+      state.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

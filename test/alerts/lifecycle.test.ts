@@ -8,19 +8,13 @@ import type { JobKey } from '../../src/alerts/commit-findings.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';
+import { STATE_BACKENDS } from '../helpers/state-backends.js';
 
 const OPTIONS: LifecycleOptions = { forCycles: 1, repeatIntervalMs: 4 * HOUR };
 
 let state: TempState;
 let store: Store;
 let clock: ManualClock;
-
-beforeEach(() => {
-  state = tempState();
-  store = state.open();
-  clock = new ManualClock();
-});
-afterEach(() => state.cleanup());
 
 /** One cycle as the daemon runs it: inside a transaction the caller opened. */
 function cycle(
@@ -45,362 +39,372 @@ function storedEvents(s: Store = store): { fingerprint: string; kind: string; pa
   ).map((r) => ({ ...r, payload: JSON.parse(r.payload) as Omit<AlertEvent, 'id'> }));
 }
 
-describe('applyFindings', () => {
-  it('announces a problem once when it starts, on escalation, on repeat, and once when it is over', () => {
-    const start = clock.now();
-    const first = cycle([finding('a')]);
-    expect(first).toHaveLength(1);
-    expect(first[0]).toMatchObject({
-      kind: 'firing',
-      fingerprint: 'a',
-      check: 'failed_runs',
-      severity: 'warning',
-      summary: 'Problem a',
-      details: { run: '#a' },
-      labels: { check: 'failed_runs', app: 'shop', environment_type: 'staging' },
-      url: 'https://shop.example.com',
-      startsAt: new Date(start).toISOString(),
-      endsAt: null,
-      at: new Date(start).toISOString(),
-      reason: 'first sighting',
-      job: 'runs',
-      subject: { type: 'run', id: 1 },
-      since: '2026-11-01T11:00:00Z',
-    });
-    expect(first[0]?.id).toBeGreaterThan(0);
+describe.each(STATE_BACKENDS)('on $name', (backend) => {
+  beforeEach(() => {
+    state = tempState(backend);
+    store = state.open();
+    clock = new ManualClock();
+  });
+  afterEach(() => state.cleanup());
 
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')])).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({
-      status: 'firing',
-      seenCount: 2,
-      lastSeenAt: clock.now(),
-      firedAt: start,
-    });
-
-    clock.advance(MINUTE);
-    expect(
-      cycle([
-        finding('a', { summary: 'Problem a, still', labels: { check: 'failed_runs', app: 'shop', server: undefined } }),
-      ]),
-    ).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({
-      summary: 'Problem a, still',
-      labels: { check: 'failed_runs', app: 'shop' },
-      seenCount: 3,
-    });
-
-    clock.advance(MINUTE);
-    const escalated = cycle([finding('a', { severity: 'critical' })]);
-    expect(escalated).toMatchObject([
-      {
-        kind: 'escalated',
-        severity: 'critical',
-        reason: 'severity rose warning→critical',
-        startsAt: new Date(start).toISOString(),
-      },
-    ]);
-
-    // The escalation restarted the repeat clock.
-    clock.advance(4 * HOUR - MINUTE);
-    expect(cycle([finding('a', { severity: 'critical' })])).toEqual([]);
-    clock.advance(MINUTE);
-    expect(cycle([finding('a', { severity: 'critical' })])).toMatchObject([
-      { kind: 'repeat', reason: 'repeat interval elapsed' },
-    ]);
-
-    // Severity falling is recorded silently; the next repeat carries it.
-    clock.advance(MINUTE);
-    expect(cycle([finding('a', { severity: 'warning' })])).toEqual([]);
-    expect(getAlert(store, 'a')?.severity).toBe('warning');
-    clock.advance(4 * HOUR);
-    expect(cycle([finding('a', { severity: 'warning' })])).toMatchObject([{ kind: 'repeat', severity: 'warning' }]);
-
-    clock.advance(MINUTE);
-    const resolved = cycle([]);
-    expect(resolved).toMatchObject([
-      {
-        kind: 'resolved',
+  describe('applyFindings', () => {
+    it('announces a problem once when it starts, on escalation, on repeat, and once when it is over', () => {
+      const start = clock.now();
+      const first = cycle([finding('a')]);
+      expect(first).toHaveLength(1);
+      expect(first[0]).toMatchObject({
+        kind: 'firing',
         fingerprint: 'a',
-        reason: 'absent from complete snapshot',
-        endsAt: new Date(clock.now()).toISOString(),
+        check: 'failed_runs',
+        severity: 'warning',
+        summary: 'Problem a',
+        details: { run: '#a' },
+        labels: { check: 'failed_runs', app: 'shop', environment_type: 'staging' },
+        url: 'https://shop.example.com',
         startsAt: new Date(start).toISOString(),
-      },
-    ]);
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'resolved', resolvedAt: clock.now() });
-    expect(openAlerts(store)).toEqual([]);
+        endsAt: null,
+        at: new Date(start).toISOString(),
+        reason: 'first sighting',
+        job: 'runs',
+        subject: { type: 'run', id: 1 },
+        since: '2026-11-01T11:00:00Z',
+      });
+      expect(first[0]?.id).toBeGreaterThan(0);
 
-    clock.advance(MINUTE);
-    expect(cycle([])).toEqual([]);
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')])).toEqual([]);
+      expect(getAlert(store, 'a')).toMatchObject({
+        status: 'firing',
+        seenCount: 2,
+        lastSeenAt: clock.now(),
+        firedAt: start,
+      });
 
-    // Every returned event is stored, with the same content, in the same order.
-    const stored = storedEvents();
-    expect(stored.map((e) => e.kind)).toEqual(['firing', 'escalated', 'repeat', 'repeat', 'resolved']);
-    const { id: resolvedId, ...resolvedPayload } = resolved[0]!;
-    expect(resolvedId).toBeGreaterThan(0);
-    expect(stored[4]?.payload).toEqual(resolvedPayload);
-  });
+      clock.advance(MINUTE);
+      expect(
+        cycle([
+          finding('a', {
+            summary: 'Problem a, still',
+            labels: { check: 'failed_runs', app: 'shop', server: undefined },
+          }),
+        ]),
+      ).toEqual([]);
+      expect(getAlert(store, 'a')).toMatchObject({
+        summary: 'Problem a, still',
+        labels: { check: 'failed_runs', app: 'shop' },
+        seenCount: 3,
+      });
 
-  it('damps flaps with for: 3 — a finding gone within 2 cycles produces no events at all', () => {
-    const options = { ...OPTIONS, forCycles: 3 };
-    expect(cycle([finding('a')], options)).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 1 });
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')], options)).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 2 });
-    clock.advance(MINUTE);
-    expect(cycle([], options)).toEqual([]);
-    expect(getAlert(store, 'a')).toBeUndefined();
-    // It came back: the count starts over.
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')], options)).toEqual([]);
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')], options)).toEqual([]);
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')], options)).toMatchObject([{ kind: 'firing', reason: 'seen for 3 cycles' }]);
-    expect(storedEvents().map((e) => e.kind)).toEqual(['firing']);
-  });
+      clock.advance(MINUTE);
+      const escalated = cycle([finding('a', { severity: 'critical' })]);
+      expect(escalated).toMatchObject([
+        {
+          kind: 'escalated',
+          severity: 'critical',
+          reason: 'severity rose warning→critical',
+          startsAt: new Date(start).toISOString(),
+        },
+      ]);
 
-  it('holds a finding with holdForMs until seen continuously that long since first sighting', () => {
-    const held = () => finding('stuck', { check: 'stuck_runs', holdForMs: 30 * MINUTE });
-    const firstSeen = clock.now();
-    for (let minute = 0; minute < 30; minute += 10) {
+      // The escalation restarted the repeat clock.
+      clock.advance(4 * HOUR - MINUTE);
+      expect(cycle([finding('a', { severity: 'critical' })])).toEqual([]);
+      clock.advance(MINUTE);
+      expect(cycle([finding('a', { severity: 'critical' })])).toMatchObject([
+        { kind: 'repeat', reason: 'repeat interval elapsed' },
+      ]);
+
+      // Severity falling is recorded silently; the next repeat carries it.
+      clock.advance(MINUTE);
+      expect(cycle([finding('a', { severity: 'warning' })])).toEqual([]);
+      expect(getAlert(store, 'a')?.severity).toBe('warning');
+      clock.advance(4 * HOUR);
+      expect(cycle([finding('a', { severity: 'warning' })])).toMatchObject([{ kind: 'repeat', severity: 'warning' }]);
+
+      clock.advance(MINUTE);
+      const resolved = cycle([]);
+      expect(resolved).toMatchObject([
+        {
+          kind: 'resolved',
+          fingerprint: 'a',
+          reason: 'absent from complete snapshot',
+          endsAt: new Date(clock.now()).toISOString(),
+          startsAt: new Date(start).toISOString(),
+        },
+      ]);
+      expect(getAlert(store, 'a')).toMatchObject({ status: 'resolved', resolvedAt: clock.now() });
+      expect(openAlerts(store)).toEqual([]);
+
+      clock.advance(MINUTE);
+      expect(cycle([])).toEqual([]);
+
+      // Every returned event is stored, with the same content, in the same order.
+      const stored = storedEvents();
+      expect(stored.map((e) => e.kind)).toEqual(['firing', 'escalated', 'repeat', 'repeat', 'resolved']);
+      const { id: resolvedId, ...resolvedPayload } = resolved[0]!;
+      expect(resolvedId).toBeGreaterThan(0);
+      expect(stored[4]?.payload).toEqual(resolvedPayload);
+    });
+
+    it('damps flaps with for: 3 — a finding gone within 2 cycles produces no events at all', () => {
+      const options = { ...OPTIONS, forCycles: 3 };
+      expect(cycle([finding('a')], options)).toEqual([]);
+      expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 1 });
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')], options)).toEqual([]);
+      expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 2 });
+      clock.advance(MINUTE);
+      expect(cycle([], options)).toEqual([]);
+      expect(getAlert(store, 'a')).toBeUndefined();
+      // It came back: the count starts over.
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')], options)).toEqual([]);
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')], options)).toEqual([]);
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')], options)).toMatchObject([{ kind: 'firing', reason: 'seen for 3 cycles' }]);
+      expect(storedEvents().map((e) => e.kind)).toEqual(['firing']);
+    });
+
+    it('holds a finding with holdForMs until seen continuously that long since first sighting', () => {
+      const held = () => finding('stuck', { check: 'stuck_runs', holdForMs: 30 * MINUTE });
+      const firstSeen = clock.now();
+      for (let minute = 0; minute < 30; minute += 10) {
+        expect(cycle([held()])).toEqual([]);
+        clock.advance(10 * MINUTE);
+      }
+      const fired = cycle([held()]);
+      expect(fired).toMatchObject([{ kind: 'firing', reason: 'held for 30m' }]);
+      expect(getAlert(store, 'stuck')).toMatchObject({ firstSeenAt: firstSeen, firedAt: clock.now(), seenCount: 4 });
+    });
+
+    it('restarts the hold when the finding disappears in between', () => {
+      const held = () => finding('stuck', { holdForMs: 30 * MINUTE });
+      expect(cycle([held()])).toEqual([]);
+      clock.advance(20 * MINUTE);
+      expect(cycle([])).toEqual([]);
+      clock.advance(MINUTE);
+      expect(cycle([held()])).toEqual([]);
+      clock.advance(20 * MINUTE);
       expect(cycle([held()])).toEqual([]);
       clock.advance(10 * MINUTE);
-    }
-    const fired = cycle([held()]);
-    expect(fired).toMatchObject([{ kind: 'firing', reason: 'held for 30m' }]);
-    expect(getAlert(store, 'stuck')).toMatchObject({ firstSeenAt: firstSeen, firedAt: clock.now(), seenCount: 4 });
-  });
+      expect(cycle([held()])).toMatchObject([{ kind: 'firing' }]);
+    });
 
-  it('restarts the hold when the finding disappears in between', () => {
-    const held = () => finding('stuck', { holdForMs: 30 * MINUTE });
-    expect(cycle([held()])).toEqual([]);
-    clock.advance(20 * MINUTE);
-    expect(cycle([])).toEqual([]);
-    clock.advance(MINUTE);
-    expect(cycle([held()])).toEqual([]);
-    clock.advance(20 * MINUTE);
-    expect(cycle([held()])).toEqual([]);
-    clock.advance(10 * MINUTE);
-    expect(cycle([held()])).toMatchObject([{ kind: 'firing' }]);
-  });
+    it('starts a new alert life when a resolved problem comes back', () => {
+      cycle([finding('a')]);
+      clock.advance(MINUTE);
+      cycle([]);
+      clock.advance(MINUTE);
+      const again = cycle([finding('a')]);
+      expect(again).toMatchObject([
+        { kind: 'firing', reason: 'first sighting', startsAt: new Date(clock.now()).toISOString() },
+      ]);
+      expect(getAlert(store, 'a')).toMatchObject({
+        status: 'firing',
+        seenCount: 1,
+        resolvedAt: null,
+        firstSeenAt: clock.now(),
+      });
+    });
 
-  it('starts a new alert life when a resolved problem comes back', () => {
-    cycle([finding('a')]);
-    clock.advance(MINUTE);
-    cycle([]);
-    clock.advance(MINUTE);
-    const again = cycle([finding('a')]);
-    expect(again).toMatchObject([
-      { kind: 'firing', reason: 'first sighting', startsAt: new Date(clock.now()).toISOString() },
-    ]);
-    expect(getAlert(store, 'a')).toMatchObject({
-      status: 'firing',
-      seenCount: 1,
-      resolvedAt: null,
-      firstSeenAt: clock.now(),
+    it("scopes alerts by job: one job never resolves another job's alerts", () => {
+      expect(kinds(cycle([finding('run/1')], OPTIONS, 'runs'))).toEqual(['firing run/1']);
+      expect(kinds(cycle([finding('cert/1', { check: 'certificates' })], OPTIONS, 'urls'))).toEqual(['firing cert/1']);
+      clock.advance(MINUTE);
+      expect(cycle([], OPTIONS, 'runs').map((e) => e.fingerprint)).toEqual(['run/1']);
+      expect(getAlert(store, 'cert/1')?.status).toBe('firing');
+      clock.advance(MINUTE);
+      expect(kinds(cycle([], OPTIONS, 'urls'))).toEqual(['resolved cert/1']);
+    });
+
+    it('leaves absent alerts under an incomplete prefix as they are: not resolved, not dropped', () => {
+      const incompleteCycle = (findings: Finding[], incomplete: string[], options = OPTIONS) =>
+        store.transaction(() =>
+          applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, options),
+        );
+      expect(kinds(incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1')], ['att/r/']))).toEqual(
+        ['firing att/r/1', 'firing att/r/2', 'firing att/rx/1'],
+      );
+      // A pending one too (for: 2), so "not dropped" is checked as well as "not resolved".
+      incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1'), finding('att/r/3')], ['att/r/'], {
+        ...OPTIONS,
+        forCycles: 2,
+      });
+      expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
+      const before = getAlert(store, 'att/r/2');
+
+      clock.advance(MINUTE);
+      // r/2 and r/3 are not listed, rx/1 is gone: only the complete rule resolves.
+      expect(kinds(incompleteCycle([finding('att/r/1')], ['att/r/']))).toEqual(['resolved att/rx/1']);
+      expect(getAlert(store, 'att/r/2')).toEqual(before);
+      expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
+
+      clock.advance(MINUTE);
+      // The section is complete again: what it does not list is over.
+      expect(kinds(incompleteCycle([finding('att/r/1')], []))).toEqual(['resolved att/r/2']);
+      expect(getAlert(store, 'att/r/3')).toBeUndefined();
+    });
+
+    it('leaves an absent alert named whole by incomplete as it is, and only that one', () => {
+      const incompleteCycle = (findings: Finding[], incomplete: string[]) =>
+        store.transaction(() =>
+          applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, OPTIONS),
+        );
+      incompleteCycle([finding('att/r/id/5'), finding('att/r/id/55')], []);
+      clock.advance(MINUTE);
+      // Without a trailing `/` it is one fingerprint, not a prefix: id/55 is not covered by id/5.
+      expect(kinds(incompleteCycle([], ['att/r/id/5']))).toEqual(['resolved att/r/id/55']);
+      expect(getAlert(store, 'att/r/id/5')?.status).toBe('firing');
+    });
+
+    it('does not let another job take over an open alert of the same fingerprint', () => {
+      cycle([finding('shared')], OPTIONS, 'runs');
+      clock.advance(MINUTE);
+      expect(cycle([finding('shared', { severity: 'critical' })], OPTIONS, 'attention')).toEqual([]);
+      expect(getAlert(store, 'shared')).toMatchObject({ job: 'runs', severity: 'warning' });
+    });
+
+    it('survives a restart: nothing known is re-announced and resolution still happens', () => {
+      cycle([finding('a'), finding('b', { severity: 'critical' })]);
+      cycle([finding('p')], { ...OPTIONS, forCycles: 1 }, 'attention');
+      store.close();
+
+      clock.advance(MINUTE);
+      store = state.open();
+      expect(cycle([finding('a'), finding('b', { severity: 'critical' })])).toEqual([]);
+      expect(cycle([finding('p')], OPTIONS, 'attention')).toEqual([]);
+      store.close();
+
+      clock.advance(MINUTE);
+      store = state.open();
+      expect(kinds(cycle([finding('b', { severity: 'critical' })]))).toEqual(['resolved a']);
+      expect(openAlerts(store).map((a) => a.fingerprint)).toEqual(['b', 'p']);
+    });
+
+    it('keeps counting pending sightings across a restart', () => {
+      const options = { ...OPTIONS, forCycles: 2 };
+      expect(cycle([finding('a')], options)).toEqual([]);
+      store.close();
+      store = state.open();
+      clock.advance(MINUTE);
+      expect(kinds(cycle([finding('a')], options))).toEqual(['firing a']);
+    });
+
+    it('handles 10,000 findings in one cycle, with a prepared AlertStore reused across cycles', () => {
+      const alerts = new AlertStore(store);
+      const many = Array.from({ length: 10_000 }, (_, i) =>
+        finding(`f/${i}`, { severity: i % 10 === 0 ? 'critical' : 'warning' }),
+      );
+      const fired = cycle(many, OPTIONS, 'runs', alerts);
+      expect(fired).toHaveLength(10_000);
+      expect(new Set(fired.map((e) => e.id)).size).toBe(10_000);
+      expect(fired.every((e) => e.kind === 'firing')).toBe(true);
+
+      clock.advance(MINUTE);
+      expect(cycle(many, OPTIONS, 'runs', alerts)).toEqual([]);
+
+      clock.advance(MINUTE);
+      const half = many.filter((_, i) => i % 2 === 0);
+      const resolved = cycle(half, OPTIONS, 'runs', alerts);
+      expect(resolved).toHaveLength(5_000);
+      expect(resolved.every((e) => e.kind === 'resolved')).toBe(true);
+      expect(openAlerts(alerts)).toHaveLength(5_000);
+      // Most important first: the criticals lead.
+      expect(openAlerts(alerts)[0]?.severity).toBe('critical');
+    });
+
+    it('keeps the first of duplicate fingerprints in one snapshot', () => {
+      const events = cycle([finding('a', { summary: 'first' }), finding('a', { summary: 'second' })]);
+      expect(events).toMatchObject([{ kind: 'firing', summary: 'first' }]);
+    });
+
+    it('refuses to run outside a transaction', () => {
+      expect(() => applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS)).toThrow(
+        /must run inside store\.transaction/,
+      );
+      expect(getAlert(store, 'a')).toBeUndefined();
+    });
+
+    it("writes nothing when the caller's transaction rolls back", () => {
+      expect(() =>
+        store.transaction(() => {
+          applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS);
+          throw new Error('outbox write failed');
+        }),
+      ).toThrow('outbox write failed');
+      expect(getAlert(store, 'a')).toBeUndefined();
+      expect(storedEvents()).toEqual([]);
+      // So the next cycle announces it: nothing was lost.
+      expect(kinds(cycle([finding('a')]))).toEqual(['firing a']);
     });
   });
 
-  it("scopes alerts by job: one job never resolves another job's alerts", () => {
-    expect(kinds(cycle([finding('run/1')], OPTIONS, 'runs'))).toEqual(['firing run/1']);
-    expect(kinds(cycle([finding('cert/1', { check: 'certificates' })], OPTIONS, 'urls'))).toEqual(['firing cert/1']);
-    clock.advance(MINUTE);
-    expect(cycle([], OPTIONS, 'runs').map((e) => e.fingerprint)).toEqual(['run/1']);
-    expect(getAlert(store, 'cert/1')?.status).toBe('firing');
-    clock.advance(MINUTE);
-    expect(kinds(cycle([], OPTIONS, 'urls'))).toEqual(['resolved cert/1']);
-  });
-
-  it('leaves absent alerts under an incomplete prefix as they are: not resolved, not dropped', () => {
-    const incompleteCycle = (findings: Finding[], incomplete: string[], options = OPTIONS) =>
-      store.transaction(() =>
-        applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, options),
-      );
-    expect(kinds(incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1')], ['att/r/']))).toEqual([
-      'firing att/r/1',
-      'firing att/r/2',
-      'firing att/rx/1',
-    ]);
-    // A pending one too (for: 2), so "not dropped" is checked as well as "not resolved".
-    incompleteCycle([finding('att/r/1'), finding('att/r/2'), finding('att/rx/1'), finding('att/r/3')], ['att/r/'], {
+  describe('applyFindings: the resolve guard', () => {
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const guarded = (reports: ResolveGuardReport[]): ApplyOptions => ({
       ...OPTIONS,
-      forCycles: 2,
-    });
-    expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
-    const before = getAlert(store, 'att/r/2');
-
-    clock.advance(MINUTE);
-    // r/2 and r/3 are not listed, rx/1 is gone: only the complete rule resolves.
-    expect(kinds(incompleteCycle([finding('att/r/1')], ['att/r/']))).toEqual(['resolved att/rx/1']);
-    expect(getAlert(store, 'att/r/2')).toEqual(before);
-    expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
-
-    clock.advance(MINUTE);
-    // The section is complete again: what it does not list is over.
-    expect(kinds(incompleteCycle([finding('att/r/1')], []))).toEqual(['resolved att/r/2']);
-    expect(getAlert(store, 'att/r/3')).toBeUndefined();
-  });
-
-  it('leaves an absent alert named whole by incomplete as it is, and only that one', () => {
-    const incompleteCycle = (findings: Finding[], incomplete: string[]) =>
-      store.transaction(() =>
-        applyFindings(store, { job: 'attention', findings, incomplete, now: clock.now() }, OPTIONS),
-      );
-    incompleteCycle([finding('att/r/id/5'), finding('att/r/id/55')], []);
-    clock.advance(MINUTE);
-    // Without a trailing `/` it is one fingerprint, not a prefix: id/55 is not covered by id/5.
-    expect(kinds(incompleteCycle([], ['att/r/id/5']))).toEqual(['resolved att/r/id/55']);
-    expect(getAlert(store, 'att/r/id/5')?.status).toBe('firing');
-  });
-
-  it('does not let another job take over an open alert of the same fingerprint', () => {
-    cycle([finding('shared')], OPTIONS, 'runs');
-    clock.advance(MINUTE);
-    expect(cycle([finding('shared', { severity: 'critical' })], OPTIONS, 'attention')).toEqual([]);
-    expect(getAlert(store, 'shared')).toMatchObject({ job: 'runs', severity: 'warning' });
-  });
-
-  it('survives a restart: nothing known is re-announced and resolution still happens', () => {
-    cycle([finding('a'), finding('b', { severity: 'critical' })]);
-    cycle([finding('p')], { ...OPTIONS, forCycles: 1 }, 'attention');
-    store.close();
-
-    clock.advance(MINUTE);
-    store = state.open();
-    expect(cycle([finding('a'), finding('b', { severity: 'critical' })])).toEqual([]);
-    expect(cycle([finding('p')], OPTIONS, 'attention')).toEqual([]);
-    store.close();
-
-    clock.advance(MINUTE);
-    store = state.open();
-    expect(kinds(cycle([finding('b', { severity: 'critical' })]))).toEqual(['resolved a']);
-    expect(openAlerts(store).map((a) => a.fingerprint)).toEqual(['b', 'p']);
-  });
-
-  it('keeps counting pending sightings across a restart', () => {
-    const options = { ...OPTIONS, forCycles: 2 };
-    expect(cycle([finding('a')], options)).toEqual([]);
-    store.close();
-    store = state.open();
-    clock.advance(MINUTE);
-    expect(kinds(cycle([finding('a')], options))).toEqual(['firing a']);
-  });
-
-  it('handles 10,000 findings in one cycle, with a prepared AlertStore reused across cycles', () => {
-    const alerts = new AlertStore(store);
-    const many = Array.from({ length: 10_000 }, (_, i) =>
-      finding(`f/${i}`, { severity: i % 10 === 0 ? 'critical' : 'warning' }),
-    );
-    const fired = cycle(many, OPTIONS, 'runs', alerts);
-    expect(fired).toHaveLength(10_000);
-    expect(new Set(fired.map((e) => e.id)).size).toBe(10_000);
-    expect(fired.every((e) => e.kind === 'firing')).toBe(true);
-
-    clock.advance(MINUTE);
-    expect(cycle(many, OPTIONS, 'runs', alerts)).toEqual([]);
-
-    clock.advance(MINUTE);
-    const half = many.filter((_, i) => i % 2 === 0);
-    const resolved = cycle(half, OPTIONS, 'runs', alerts);
-    expect(resolved).toHaveLength(5_000);
-    expect(resolved.every((e) => e.kind === 'resolved')).toBe(true);
-    expect(openAlerts(alerts)).toHaveLength(5_000);
-    // Most important first: the criticals lead.
-    expect(openAlerts(alerts)[0]?.severity).toBe('critical');
-  });
-
-  it('keeps the first of duplicate fingerprints in one snapshot', () => {
-    const events = cycle([finding('a', { summary: 'first' }), finding('a', { summary: 'second' })]);
-    expect(events).toMatchObject([{ kind: 'firing', summary: 'first' }]);
-  });
-
-  it('refuses to run outside a transaction', () => {
-    expect(() => applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS)).toThrow(
-      /must run inside store\.transaction/,
-    );
-    expect(getAlert(store, 'a')).toBeUndefined();
-  });
-
-  it("writes nothing when the caller's transaction rolls back", () => {
-    expect(() =>
-      store.transaction(() => {
-        applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS);
-        throw new Error('outbox write failed');
-      }),
-    ).toThrow('outbox write failed');
-    expect(getAlert(store, 'a')).toBeUndefined();
-    expect(storedEvents()).toEqual([]);
-    // So the next cycle announces it: nothing was lost.
-    expect(kinds(cycle([finding('a')]))).toEqual(['firing a']);
-  });
-});
-
-describe('applyFindings: the resolve guard', () => {
-  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
-  const guarded = (reports: ResolveGuardReport[]): ApplyOptions => ({
-    ...OPTIONS,
-    resolveGuard: { minAlerts: 5, maxShare: 0.5, confirmCycles: 2 },
-    onResolveGuard: (r) => reports.push(r),
-  });
-
-  it('resolves nothing when one answer drops most problems at once, until the next cycle confirms it', () => {
-    const reports: ResolveGuardReport[] = [];
-    cycle(
-      ids.map((id) => finding(id)),
-      guarded(reports),
-    );
-    clock.advance(MINUTE);
-    expect(cycle([finding('a')], guarded(reports))).toEqual([]);
-    expect(openAlerts(store).map((a) => a.status)).toEqual(Array(6).fill('firing'));
-    expect(reports.at(-1)).toMatchObject({
-      job: 'runs',
-      firing: 6,
-      resolving: 5,
-      decision: { hold: true, suspectCycles: 1 },
+      resolveGuard: { minAlerts: 5, maxShare: 0.5, confirmCycles: 2 },
+      onResolveGuard: (r) => reports.push(r),
     });
 
-    clock.advance(MINUTE);
-    const confirmed = cycle([finding('a')], guarded(reports));
-    expect(kinds(confirmed).sort()).toEqual(['resolved b', 'resolved c', 'resolved d', 'resolved e', 'resolved f']);
-    expect(reports.at(-1)).toMatchObject({
-      resolving: 5,
-      decision: { hold: false, reason: 'confirmed', confirmedAfter: 2 },
-    });
-  });
-
-  it('forgets a suspect cycle when the problems come back, and counts across a restart', () => {
-    const reports: ResolveGuardReport[] = [];
-    cycle(
-      ids.map((id) => finding(id)),
-      guarded(reports),
-    );
-    expect(cycle([], guarded(reports))).toEqual([]);
-    // Back: the empty answer was the service's mistake; nothing was said, nothing is said now.
-    expect(
+    it('resolves nothing when one answer drops most problems at once, until the next cycle confirms it', () => {
+      const reports: ResolveGuardReport[] = [];
       cycle(
         ids.map((id) => finding(id)),
         guarded(reports),
-      ),
-    ).toEqual([]);
-    expect(cycle([], guarded(reports))).toEqual([]);
-    expect(reports.at(-1)!.decision).toMatchObject({ hold: true, suspectCycles: 1 });
+      );
+      clock.advance(MINUTE);
+      expect(cycle([finding('a')], guarded(reports))).toEqual([]);
+      expect(openAlerts(store).map((a) => a.status)).toEqual(Array(6).fill('firing'));
+      expect(reports.at(-1)).toMatchObject({
+        job: 'runs',
+        firing: 6,
+        resolving: 5,
+        decision: { hold: true, suspectCycles: 1 },
+      });
 
-    // The count of suspect cycles is state: a restart in between does not start it again.
-    const reopened = state.open();
-    const events = reopened.transaction(() =>
-      applyFindings(reopened, { job: 'runs', findings: [], now: clock.now() }, guarded(reports)),
-    );
-    expect(events.map((e) => e.kind)).toEqual(Array(6).fill('resolved'));
-  });
+      clock.advance(MINUTE);
+      const confirmed = cycle([finding('a')], guarded(reports));
+      expect(kinds(confirmed).sort()).toEqual(['resolved b', 'resolved c', 'resolved d', 'resolved e', 'resolved f']);
+      expect(reports.at(-1)).toMatchObject({
+        resolving: 5,
+        decision: { hold: false, reason: 'confirmed', confirmedAfter: 2 },
+      });
+    });
 
-  it('lets ordinary resolutions through: a few, or a small share', () => {
-    const reports: ResolveGuardReport[] = [];
-    const many = Array.from({ length: 20 }, (_, i) => finding(`x${i}`));
-    cycle(many, guarded(reports));
-    expect(cycle(many.slice(6), guarded(reports))).toHaveLength(6); // 6 of 20: not more than half
-    expect(cycle(many.slice(10), guarded(reports))).toHaveLength(4); // fewer than 5
-    expect(reports.every((r) => r.decision.reason === 'plausible')).toBe(true);
+    it('forgets a suspect cycle when the problems come back, and counts across a restart', () => {
+      const reports: ResolveGuardReport[] = [];
+      cycle(
+        ids.map((id) => finding(id)),
+        guarded(reports),
+      );
+      expect(cycle([], guarded(reports))).toEqual([]);
+      // Back: the empty answer was the service's mistake; nothing was said, nothing is said now.
+      expect(
+        cycle(
+          ids.map((id) => finding(id)),
+          guarded(reports),
+        ),
+      ).toEqual([]);
+      expect(cycle([], guarded(reports))).toEqual([]);
+      expect(reports.at(-1)!.decision).toMatchObject({ hold: true, suspectCycles: 1 });
+
+      // The count of suspect cycles is state: a restart in between does not start it again.
+      const reopened = state.open();
+      const events = reopened.transaction(() =>
+        applyFindings(reopened, { job: 'runs', findings: [], now: clock.now() }, guarded(reports)),
+      );
+      expect(events.map((e) => e.kind)).toEqual(Array(6).fill('resolved'));
+    });
+
+    it('lets ordinary resolutions through: a few, or a small share', () => {
+      const reports: ResolveGuardReport[] = [];
+      const many = Array.from({ length: 20 }, (_, i) => finding(`x${i}`));
+      cycle(many, guarded(reports));
+      expect(cycle(many.slice(6), guarded(reports))).toHaveLength(6); // 6 of 20: not more than half
+      expect(cycle(many.slice(10), guarded(reports))).toHaveLength(4); // fewer than 5
+      expect(reports.every((r) => r.decision.reason === 'plausible')).toBe(true);
+    });
   });
 });

@@ -38,8 +38,10 @@ export interface PostgresCluster {
   readonly password: string;
   /** The URL of `database` (with the user's password). */
   url(database: string): string;
-  /** Creates a new empty database and returns its URL. */
+  /** Creates a new empty database and returns its name. */
   createDatabase(): string;
+  /** Drops a database, whoever is still connected to it. */
+  dropDatabase(name: string): void;
   /** Stops the server (`fast`: sessions told; `immediate`: as a crash would). */
   stop(mode?: 'fast' | 'immediate'): void;
   /** Starts it again on the same port, with the same data. */
@@ -57,7 +59,7 @@ export interface ClusterOptions {
 /** Starts a new cluster (see the file's comment); throws when PostgreSQL is not installed. */
 export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
   const bin = postgresBinaries();
-  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
+  if (!bin) throw new Error('PostgreSQL is not installed here: apt-get install postgresql (.ci/run does)');
   const asRoot = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-pg-'));
   const data = path.join(dir, 'data');
@@ -113,7 +115,18 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
 
   let databases = 0;
   let running = true;
+  let admin: PostgresDatabase | undefined;
   const url = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  /** One connection to the `postgres` database for CREATE and DROP DATABASE, kept: a connection costs a worker thread. */
+  const adminExec = (sql: string) => {
+    admin ??= PostgresDatabase.open({
+      url: new Secret(url('postgres')),
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 60_000,
+      busyTimeoutMs: 5_000,
+    });
+    admin.exec(sql);
+  };
   const stop = (mode: 'fast' | 'immediate' = 'fast') => {
     if (!running) return;
     run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
@@ -134,18 +147,11 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
     url,
     createDatabase() {
       const name = `test_${process.pid}_${++databases}`;
-      const admin = PostgresDatabase.open({
-        url: new Secret(url('postgres')),
-        connectTimeoutMs: 10_000,
-        statementTimeoutMs: 30_000,
-        busyTimeoutMs: 5_000,
-      });
-      try {
-        admin.exec(`CREATE DATABASE ${name}`);
-      } finally {
-        admin.close();
-      }
-      return url(name);
+      adminExec(`CREATE DATABASE ${name}`);
+      return name;
+    },
+    dropDatabase(name) {
+      adminExec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
     stop,
     start() {
@@ -155,6 +161,7 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
     },
     close() {
       process.off('exit', onExit);
+      admin?.close();
       stop('immediate');
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -1,7 +1,108 @@
-/** The state backends the store tests run against, and what only one of them has. */
+/**
+ * The state backends the store tests run against, for `describe.each(STATE_BACKENDS)`: SQLite (a
+ * file in a temp directory) and PostgreSQL (a database of its own on a real server, started on
+ * first use by this test file and stopped after it). PostgreSQL must be installed, as chromium
+ * must: `.ci/run` installs both, and a test without it fails saying so.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
+import { Secret } from '../../src/config/secret.js';
+import type { StateConfig } from '../../src/config/load-config.js';
+import { openState } from '../../src/state/open-state.js';
+import type { SqlEngine } from '../../src/state/sql-database.js';
 import { SqliteDatabase } from '../../src/state/sqlite-database.js';
-import type { Store } from '../../src/state/store.js';
+import type { Store, StoreOptions } from '../../src/state/store.js';
+import { startPostgres, type PostgresCluster } from './postgres.js';
+
+/** A new, empty state on one backend. */
+export interface TestState {
+  /** The config's `state` section naming it (its defaults filled). */
+  config: StateConfig;
+  /** The `state:` section of a config file naming it. */
+  yaml: string;
+  /** Opens a store on it as the daemon does (`openState`); `cleanup` closes it. */
+  open(options?: StoreOptions): Store;
+  /** Closes every store opened by `open` and removes the state. */
+  cleanup(): void;
+}
+
+/** One backend. */
+export interface StateBackend {
+  /** For test names: `SQLite`, `PostgreSQL`. */
+  name: string;
+  engine: SqlEngine;
+  /**
+   * A new, empty state. On SQLite the file `state.db` in `dir` (a new temp directory when not
+   * given; removed at cleanup only then); on PostgreSQL a new database, dropped at cleanup.
+   */
+  fresh(dir?: string): TestState;
+}
+
+const TIMEOUTS = { retention: 30 * 86_400_000, connect_timeout: 10_000, statement_timeout: 30_000 };
+
+/** Keeps the stores a state opened, to close them all at cleanup. */
+function testState(config: StateConfig, yaml: string, remove: () => void): TestState {
+  const opened: Store[] = [];
+  return {
+    config,
+    yaml,
+    open(options) {
+      const store = openState(config, options);
+      opened.push(store);
+      return store;
+    },
+    cleanup() {
+      for (const s of opened.splice(0)) s.close();
+      remove();
+    },
+  };
+}
+
+const sqlite: StateBackend = {
+  name: 'SQLite',
+  engine: 'sqlite',
+  fresh(given) {
+    const dir = given ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-state-'));
+    const file = path.join(dir, 'state.db');
+    return testState({ ...TIMEOUTS, path: file }, `state: { path: ${JSON.stringify(file)} }`, () => {
+      if (!given) fs.rmSync(dir, { recursive: true, force: true });
+    });
+  },
+};
+
+let cluster: PostgresCluster | undefined;
+afterAll(() => {
+  cluster?.close();
+  cluster = undefined;
+});
+
+/** This test file's PostgreSQL server, started on first use. */
+export function testCluster(): PostgresCluster {
+  cluster ??= startPostgres();
+  return cluster;
+}
+
+const postgres: StateBackend = {
+  name: 'PostgreSQL',
+  engine: 'postgres',
+  fresh() {
+    const server = testCluster();
+    const database = server.createDatabase();
+    const url = server.url(database);
+    return testState({ ...TIMEOUTS, url: new Secret(url) }, `state: { url: ${JSON.stringify(url)} }`, () =>
+      server.dropDatabase(database),
+    );
+  },
+};
+
+/** Both backends, SQLite first. */
+export const STATE_BACKENDS: readonly StateBackend[] = [sqlite, postgres];
+
+/** SQLite alone: the backend of the tests that are about something else. */
+export const SQLITE_BACKEND: StateBackend = sqlite;
 
 /** The better-sqlite3 connection of a SQLite store, for what only SQLite has (pragmas); throws for another engine. */
 export function sqliteHandle(store: Store): Database.Database {

@@ -1,0 +1,335 @@
+/**
+ * Which replica leads, over the {@link LeaderLease} of a PostgreSQL state: a follower tries to take
+ * the lease every quarter of it; the leader renews it as often; whoever leads does the work
+ * (cycles, delivery, remediation, context reads, retention), the others serve the console and
+ * their probes. Wall-clock and monotonic time, not the daemon's injected clock: the lease is
+ * between processes, not inside one's test clock.
+ *
+ * A leader stops acting BEFORE its lease can pass to another. It keeps a local deadline on the
+ * monotonic clock: the start of its last successful renewal + lease − margin (a quarter of the
+ * lease). The database's expiry is at least a whole lease after that start (the renewal ran after
+ * it and adds the lease to the server's time then), so the deadline passes a quarter of a lease
+ * before any follower can take over. When it passes, or a renewal says the lease is another's, or
+ * a write is fenced out, the leader steps down at once: every write of its work is refused from
+ * that moment ({@link FencedError}), its term's signal aborts (the cycle in flight writes
+ * nothing), its work is stopped, and its lease is released if it still holds it.
+ *
+ * Fencing is the database's: {@link LeaderElection.fence} is the store's write guard
+ * (`StoreOptions.writeGuard`). While this process leads, every outermost transaction of the store
+ * first runs `FENCE_SQL` on the store's connection, so a write is taken only while this holder's
+ * lease of its epoch lasts, and a takeover waits for a fenced transaction to end. The local
+ * deadline is also checked there, without asking the server, for a main thread that was blocked
+ * past it. While it follows, the guard lets every write through (the console's, on any replica);
+ * while it steps down, it refuses them all.
+ */
+import { performance } from 'node:perf_hooks';
+import { errorText } from '../lib/error-text.js';
+import type { Logger } from '../lib/logger.js';
+import { FencedError } from './fenced-error.js';
+import { FENCE_SQL, type LeaderLease } from './leader-lease.js';
+import type { SqlDatabase, SqlStatement } from './sql-database.js';
+
+/** One term of leadership: its epoch, and a signal that aborts the moment it ends. */
+export interface LeaderTerm {
+  epoch: number;
+  signal: AbortSignal;
+}
+
+/** What {@link LeaderElection.status} says: this process's role and what it knows of the lease. */
+export interface ElectionStatus {
+  role: 'leader' | 'follower';
+  /** The epoch this process leads under, or the one it last saw another lead under (null: none seen). */
+  epoch: number | null;
+  /** Who leads as last seen (this process's holder name when it leads); null when nobody does. */
+  holder: string | null;
+  /** The last statement on the lease reached the database. */
+  reached: boolean;
+  /** In words, for `/readyz`: "leading (epoch 4)", "following epoch 3 of …", "cannot reach the lease: …". */
+  detail: string;
+}
+
+/** Options of {@link LeaderElection}. */
+export interface LeaderElectionOptions {
+  lease: LeaderLease;
+  /** `state.leader.lease`. */
+  leaseMs: number;
+  logger: Logger;
+  /**
+   * This process leads from now: start the leader's work. Steps down wait for it to resolve (a
+   * term never stops before it has started); renewals do not.
+   */
+  onElected: (term: LeaderTerm) => Promise<void>;
+  /** This process no longer leads (the term's signal has aborted): stop the leader's work; resolves once stopped. */
+  onDeposed: (reason: string) => Promise<void>;
+  /** Told at every change of role (the `deploy_watchdog_leader` gauge). */
+  onRole?: (leading: boolean) => void;
+}
+
+/** The time between two attempts (renewals, or a follower's takeovers), as a share of the lease. */
+const ATTEMPTS_PER_LEASE = 4;
+
+/** The leader election of one process (see the file's comment). */
+export class LeaderElection {
+  readonly #o: LeaderElectionOptions;
+  readonly #log: Logger;
+  readonly #intervalMs: number;
+  #role: 'follower' | 'leader' | 'stepping-down' = 'follower';
+  #term: { epoch: number; controller: AbortController } | undefined;
+  /** performance.now() past which the leader stops acting. */
+  #deadline = 0;
+  #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  #tickTimer: ReturnType<typeof setTimeout> | undefined;
+  #tick: Promise<void> | undefined;
+  /** Elections and step-downs, one after the other: a term starts only once the last has stopped. */
+  #transitions: Promise<void> = Promise.resolve();
+  #retired = false;
+  #closed = false;
+  /** What the write guard does now: nothing (following), the fence (leading), refuse (stepping down). */
+  #guard: 'open' | 'fence' | 'refuse' = 'open';
+  #refusal = '';
+  #fence: { db: SqlDatabase; statement: SqlStatement<[string, number], { epoch: string }> } | undefined;
+  /** What the last attempt learnt: the leader seen, or the failure. */
+  #seen: { holder: string | null; epoch: number | null } = { holder: null, epoch: null };
+  #failure: string | undefined;
+
+  constructor(options: LeaderElectionOptions) {
+    this.#o = options;
+    this.#log = options.logger.child({ stage: 'leader' });
+    this.#intervalMs = Math.max(1, Math.floor(options.leaseMs / ATTEMPTS_PER_LEASE));
+  }
+
+  /** This process's holder name in the lease. */
+  get holder(): string {
+    return this.#o.lease.holder;
+  }
+
+  /** True while this process leads (not while it steps down). */
+  get leading(): boolean {
+    return this.#role === 'leader';
+  }
+
+  /** This process's role and what it knows of the lease. */
+  get status(): ElectionStatus {
+    const leading = this.#role === 'leader';
+    const epoch = leading ? this.#term!.epoch : this.#seen.epoch;
+    const holder = leading ? this.holder : this.#seen.holder;
+    const detail =
+      this.#failure !== undefined
+        ? `cannot reach the leader lease: ${this.#failure}`
+        : leading
+          ? `leading (epoch ${epoch})`
+          : holder
+            ? `following ${holder} (epoch ${epoch})`
+            : 'following: no replica leads now';
+    return { role: leading ? 'leader' : 'follower', epoch, holder, reached: this.#failure === undefined, detail };
+  }
+
+  /** Starts following: the first attempt to lead is made at once. */
+  start(): void {
+    if (this.#tickTimer !== undefined || this.#tick !== undefined || this.#closed) return;
+    this.#log.info({ holder: this.holder, leaseMs: this.#o.leaseMs }, 'following; leads when the lease is free');
+    this.#schedule(0);
+  }
+
+  /** No new term from now (the process is stopping); a leader keeps renewing until {@link close}. */
+  retire(): void {
+    this.#retired = true;
+  }
+
+  /**
+   * Ends the election: no more attempts; a term still held is released in the database (so a
+   * follower takes over at its next attempt) once the caller has stopped the leader's work; the
+   * lease's connection closes. Waits for a step-down under way.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#retired = true;
+    this.#closed = true;
+    clearTimeout(this.#tickTimer);
+    await this.#tick;
+    await this.#transitions;
+    const term = this.#term;
+    if (term && this.#role === 'leader') {
+      this.#endTerm();
+      this.#guard = 'open';
+      let released = false;
+      try {
+        released = await this.#o.lease.release(term.epoch);
+      } catch (err) {
+        this.#log.warn({ err: errorText(err) }, 'cannot release the leader lease; it expires by itself');
+      }
+      this.#log.info({ epoch: term.epoch, released }, 'stepped down: stopping');
+    }
+    await this.#o.lease.close();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closed) return;
+    this.#tickTimer = setTimeout(() => {
+      this.#tickTimer = undefined;
+      const started = performance.now();
+      this.#tick = this.#attempt(started).finally(() => {
+        this.#tick = undefined;
+        this.#schedule(Math.max(0, started + this.#intervalMs - performance.now()));
+      });
+    }, delayMs);
+  }
+
+  /** One attempt: a leader renews, a follower tries to take the lease; nothing while stepping down. */
+  async #attempt(started: number): Promise<void> {
+    if (this.#role === 'leader') return this.#renew(started);
+    if (this.#role === 'follower' && !this.#retired) return this.#campaign(started);
+  }
+
+  async #campaign(started: number): Promise<void> {
+    let epoch: number | undefined;
+    try {
+      epoch = await this.#o.lease.acquire();
+      if (epoch === undefined) {
+        const row = await this.#o.lease.current();
+        this.#reached();
+        this.#see(row.leftMs > 0 ? row.holder : null, row.epoch);
+        return;
+      }
+    } catch (err) {
+      this.#unreached(err);
+      return;
+    }
+    this.#reached();
+    // Closed or retired while asking: the lease just taken is given back at once.
+    if (this.#retired) {
+      await this.#o.lease.release(epoch).catch(() => undefined);
+      return;
+    }
+    this.#elect(epoch, started);
+  }
+
+  async #renew(started: number): Promise<void> {
+    const term = this.#term!;
+    let held: boolean;
+    try {
+      held = await this.#o.lease.renew(term.epoch);
+    } catch (err) {
+      // The deadline's timer steps down when it passes; until then the next attempt may succeed.
+      this.#unreached(err);
+      return;
+    }
+    this.#reached();
+    if (this.#term !== term || this.#role !== 'leader') return;
+    if (!held) {
+      this.#stepDown(`the lease of epoch ${term.epoch} is no longer this replica's`);
+      return;
+    }
+    this.#extend(started);
+  }
+
+  #elect(epoch: number, started: number): void {
+    const controller = new AbortController();
+    this.#term = { epoch, controller };
+    this.#role = 'leader';
+    this.#see(this.holder, epoch);
+    this.#extend(started);
+    this.#guard = 'fence';
+    this.#o.onRole?.(true);
+    this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
+    this.#transitions = this.#transitions.then(() =>
+      this.#o.onElected({ epoch, signal: controller.signal }).catch((err: unknown) => {
+        if (err instanceof FencedError || controller.signal.aborted) return;
+        this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
+      }),
+    );
+  }
+
+  /** The local deadline after a renewal (or the takeover) that started at `started`. */
+  #extend(started: number): void {
+    const margin = this.#o.leaseMs / ATTEMPTS_PER_LEASE;
+    this.#deadline = started + this.#o.leaseMs - margin;
+    clearTimeout(this.#deadlineTimer);
+    const term = this.#term!;
+    this.#deadlineTimer = setTimeout(
+      () => {
+        if (this.#term === term && this.#role === 'leader') {
+          this.#stepDown(`the lease could not be renewed within ${Math.round(this.#o.leaseMs - margin)}ms`);
+        }
+      },
+      Math.max(0, this.#deadline - performance.now()),
+    );
+  }
+
+  /**
+   * The store's write guard (`StoreOptions.writeGuard`), run first in every outermost transaction
+   * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
+   */
+  fence(db: SqlDatabase): void {
+    if (this.#guard === 'open') return;
+    const term = this.#term;
+    if (this.#guard === 'refuse' || !term) throw new FencedError(this.#refusal || 'this replica is stepping down');
+    if (performance.now() >= this.#deadline) {
+      const reason = 'the lease could not be renewed in time';
+      this.#stepDown(reason);
+      throw new FencedError(reason);
+    }
+    if (this.#fence?.db !== db) this.#fence = { db, statement: db.prepare(FENCE_SQL) };
+    if (!this.#fence.statement.get(this.holder, term.epoch)) {
+      const reason = `the database refused a write: the lease of epoch ${term.epoch} is no longer this replica's`;
+      this.#stepDown(reason);
+      throw new FencedError(reason);
+    }
+  }
+
+  /**
+   * Stops acting now: writes refused from this moment, the term's signal aborted (after the
+   * current synchronous work, which may be the fenced transaction itself), then the leader's work
+   * stopped and the lease released if still held.
+   */
+  #stepDown(reason: string): void {
+    const term = this.#term;
+    if (!term || this.#role !== 'leader') return;
+    this.#role = 'stepping-down';
+    clearTimeout(this.#deadlineTimer);
+    this.#guard = 'refuse';
+    this.#refusal = `stepping down: ${reason}`;
+    this.#o.onRole?.(false);
+    this.#log.info({ epoch: term.epoch, reason }, `stepped down: ${reason}`);
+    queueMicrotask(() => term.controller.abort(new FencedError(reason)));
+    this.#transitions = this.#transitions.then(async () => {
+      try {
+        await this.#o.onDeposed(reason);
+      } catch (err) {
+        this.#log.error({ err: errorText(err) }, 'stopping the leader work failed');
+      }
+      this.#guard = 'open';
+      this.#term = undefined;
+      this.#role = 'follower';
+      // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.
+      await this.#o.lease.release(term.epoch).catch(() => undefined);
+    });
+  }
+
+  #endTerm(): void {
+    const term = this.#term!;
+    clearTimeout(this.#deadlineTimer);
+    this.#term = undefined;
+    this.#role = 'follower';
+    this.#o.onRole?.(false);
+    term.controller.abort(new FencedError('stopping'));
+  }
+
+  /** A follower saw who leads: said once per change. */
+  #see(holder: string | null, epoch: number): void {
+    if (this.#seen.holder === holder && this.#seen.epoch === epoch) return;
+    this.#seen = { holder, epoch };
+    if (holder !== null && holder !== this.holder) this.#log.info({ leader: holder, epoch }, 'following');
+  }
+
+  #reached(): void {
+    if (this.#failure !== undefined) this.#log.info('the leader lease is reachable again');
+    this.#failure = undefined;
+  }
+
+  #unreached(err: unknown): void {
+    const failure = errorText(err);
+    if (this.#failure === undefined) this.#log.warn({ err: failure }, 'cannot reach the leader lease');
+    this.#failure = failure;
+  }
+}

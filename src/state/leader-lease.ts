@@ -1,0 +1,224 @@
+/**
+ * The leader lease of a PostgreSQL state (`state.url`): one row that says which replica leads,
+ * until when, and under which epoch. Every statement is one `UPDATE … WHERE … RETURNING`, so the
+ * database decides who leads, never two replicas' clocks:
+ *
+ *   acquire   takes the lease when it has expired (database time), with epoch + 1
+ *   renew     pushes the expiry on, only for its holder and epoch, only while it has not expired
+ *   release   ends it now, so a rolling restart fails over at once
+ *
+ * The expiry is `now() + lease` on the server. The holder's own side (when to stop acting) is
+ * `leader-election.ts`; the fence every write of the leader's work checks is {@link FENCE_SQL}.
+ *
+ * Its own asynchronous `pg` connection, not the store's: the store reaches PostgreSQL through a
+ * worker thread that blocks the main thread per statement for up to connect + statement timeout
+ * (seconds), and fails fast for a while after a failure. A renewal must neither wait behind it nor
+ * block the daemon, and it must fail within a quarter of the lease so the next one can try.
+ *
+ * The table is created here rather than by a migration: the versioned migrations are twins on
+ * both engines (same versions, same tables), and this one is PostgreSQL's only. It is not state
+ * either: nothing copies it, prunes it, or reads it but the replicas (and an operator asking who
+ * leads: `SELECT * FROM leader_lease`).
+ */
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { PostgresTarget } from './store.js';
+import { withoutSslParameters } from './postgres-database.js';
+import { postgresFailure } from './postgres-error.js';
+
+/** The lease as the database holds it. */
+export interface LeaseRow {
+  /** Who holds (or last held) it: `<random>@<host>/<pid>`; empty when nobody ever did. */
+  holder: string;
+  epoch: number;
+  /** How long it still lasts by the database's clock (ms); 0 or less: expired, free to take. */
+  leftMs: number;
+}
+
+/** Options of {@link LeaderLease}. */
+export interface LeaderLeaseOptions {
+  /** The state database (its URL, TLS and connect timeout; the statement timeout is {@link timeoutMs}). */
+  target: PostgresTarget;
+  /** The URL without its password, for messages (`Store.path`). */
+  where: string;
+  /** How long a lease lasts unless renewed (`state.leader.lease`). */
+  leaseMs: number;
+  /** How long one statement (with its connection) may take before it counts as failed. */
+  timeoutMs: number;
+  /** This process's name in the lease; random per process by default (see {@link leaseHolder}). */
+  holder?: string;
+}
+
+/**
+ * The key of the advisory lock under which the table is created: two replicas starting at once
+ * would otherwise both try `CREATE TABLE` and one would fail on the catalog's unique key.
+ * "dw-lease" in ASCII.
+ */
+const CREATE_LOCK_KEY = '7239304896315704677';
+
+const CREATE_SQL = `
+  CREATE TABLE IF NOT EXISTS leader_lease (
+    id         INTEGER     PRIMARY KEY CHECK (id = 1),
+    holder     TEXT        NOT NULL,
+    epoch      BIGINT      NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    since      TIMESTAMPTZ NOT NULL
+  );
+  INSERT INTO leader_lease (id, holder, epoch, expires_at, since)
+  VALUES (1, '', 0, to_timestamp(0), to_timestamp(0))
+  ON CONFLICT (id) DO NOTHING`;
+
+/** Takeover: only once the lease has expired on the server's clock; the epoch rises. */
+const ACQUIRE_SQL = `
+  UPDATE leader_lease
+     SET holder = $1, epoch = epoch + 1, expires_at = now() + $2 * interval '1 millisecond', since = now()
+   WHERE id = 1 AND expires_at <= now()
+  RETURNING epoch`;
+
+/** Renewal: its holder and epoch only, and only while it lasts (a lapsed lease is never revived). */
+const RENEW_SQL = `
+  UPDATE leader_lease SET expires_at = now() + $3 * interval '1 millisecond'
+   WHERE id = 1 AND holder = $1 AND epoch = $2 AND expires_at > now()
+  RETURNING epoch`;
+
+/** Release: expired now, so the next replica's attempt takes it. */
+const RELEASE_SQL = `
+  UPDATE leader_lease SET expires_at = now()
+   WHERE id = 1 AND holder = $1 AND epoch = $2 AND expires_at > now()
+  RETURNING epoch`;
+
+const CURRENT_SQL = `
+  SELECT holder, epoch, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS left_ms
+    FROM leader_lease WHERE id = 1`;
+
+/**
+ * The fence, run on the store's own connection first in every transaction of the leader's work
+ * (`?`: holder, epoch): a row only while this holder's lease of this epoch lasts. `FOR SHARE`
+ * holds the row until the transaction ends, so a takeover (an UPDATE of the row) waits for the
+ * transaction to commit or roll back: every write of epoch N is in before epoch N + 1 begins, and
+ * none of epoch N can follow it. The transaction also carries its epoch as the setting
+ * `deploy_watchdog.epoch`, so a trigger or an audit in the database can tell which leader wrote.
+ */
+export const FENCE_SQL = `
+  SELECT set_config('deploy_watchdog.epoch', epoch::text, true) AS epoch
+    FROM leader_lease
+   WHERE id = 1 AND holder = ? AND epoch = ? AND expires_at > statement_timestamp()
+     FOR SHARE`;
+
+/** A holder name for this process: random (a restarted process is another holder), then where it runs. */
+export function leaseHolder(): string {
+  return `${randomBytes(6).toString('hex')}@${os.hostname()}/${process.pid}`;
+}
+
+/** The leader lease (see the file's comment). */
+export class LeaderLease {
+  readonly holder: string;
+  readonly #o: LeaderLeaseOptions;
+  #client: pg.Client | undefined;
+  #created = false;
+  #closed = false;
+
+  constructor(options: LeaderLeaseOptions) {
+    this.#o = options;
+    this.holder = options.holder ?? leaseHolder();
+  }
+
+  /** Takes the lease if it has expired; its new epoch, or undefined when another holds it. */
+  async acquire(): Promise<number | undefined> {
+    const rows = await this.#query<{ epoch: string }>(ACQUIRE_SQL, [this.holder, this.#o.leaseMs]);
+    return rows[0] === undefined ? undefined : Number(rows[0].epoch);
+  }
+
+  /** Pushes the expiry of this holder's lease of `epoch` on; false when it is no longer this holder's. */
+  async renew(epoch: number): Promise<boolean> {
+    return (await this.#query(RENEW_SQL, [this.holder, epoch, this.#o.leaseMs])).length > 0;
+  }
+
+  /** Ends this holder's lease of `epoch` now; false when it was not (or no longer) this holder's. */
+  async release(epoch: number): Promise<boolean> {
+    return (await this.#query(RELEASE_SQL, [this.holder, epoch])).length > 0;
+  }
+
+  /** The lease as the database has it now. */
+  async current(): Promise<LeaseRow> {
+    const rows = await this.#query<{ holder: string; epoch: string; left_ms: number }>(CURRENT_SQL, []);
+    const row = rows[0]!;
+    return { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms };
+  }
+
+  /** Closes the connection; the lease itself is left as it is (see {@link release}). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  /**
+   * One statement on the lease's connection, connecting (and creating the table) first when
+   * needed. A failure is a StoreError naming the URL without its password; the connection is
+   * dropped with it, so the next statement starts on a fresh one.
+   */
+  async #query<R>(text: string, values: unknown[]): Promise<R[]> {
+    if (this.#closed) throw new Error('the leader lease is closed');
+    try {
+      const client = await this.#connected();
+      if (!this.#created) {
+        await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}; COMMIT`);
+        this.#created = true;
+      }
+      return (await client.query(text, values)).rows as R[];
+    } catch (err) {
+      const client = this.#client;
+      this.#client = undefined;
+      void client?.end().catch(() => undefined);
+      throw this.#failure(err);
+    }
+  }
+
+  async #connected(): Promise<pg.Client> {
+    if (this.#client) return this.#client;
+    const { target, timeoutMs } = this.#o;
+    const client = new pg.Client({
+      connectionString: target.tls ? withoutSslParameters(target.url.reveal()) : target.url.reveal(),
+      ...(target.tls ? { ssl: target.tls } : {}),
+      connectionTimeoutMillis: Math.min(target.connectTimeoutMs, timeoutMs),
+      statement_timeout: timeoutMs,
+      query_timeout: timeoutMs,
+      application_name: 'deploy-watchdog leader lease',
+      keepAlive: true,
+    });
+    // A connection that dies between statements says so here; the next statement connects again.
+    client.on('error', () => {
+      if (this.#client === client) this.#client = undefined;
+    });
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    this.#client = client;
+    return client;
+  }
+
+  /** A failure as the store says it (a StoreError naming the URL without its password). */
+  #failure(err: unknown): Error {
+    const e = err as { message?: unknown; code?: unknown; severity?: unknown };
+    const password = passwordOf(this.#o.target.url.reveal());
+    let message = typeof e?.message === 'string' ? e.message : String(err);
+    if (password.length >= 4) message = message.split(password).join('<secret>');
+    const code = typeof e?.code === 'string' ? e.code : undefined;
+    const connection = typeof e?.severity !== 'string' || /^(08|57P0[123])/.test(code ?? '');
+    return postgresFailure(this.#o.where, { message, code, connection });
+  }
+}
+
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * A TCP proxy on loopback between one client and a server (a replica and PostgreSQL), so a test
+ * can cut that client's connections as a network partition would, while every other client still
+ * reaches the server directly. Cut: every connection through it is destroyed and new ones are
+ * refused; restored: it listens again on the same port.
+ *
+ * It forwards on a worker thread of its own: a store in the test's thread reaches PostgreSQL
+ * synchronously (its main thread blocks per statement), and a proxy on that same thread would
+ * never get to forward the statement it waits for.
+ */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+
+/** A running proxy. */
+export interface TcpProxy {
+  /** The loopback port clients connect to. */
+  readonly port: number;
+  /** `url` (a postgres:// URL, say) with its port replaced by the proxy's. */
+  via(url: string): string;
+  /** Destroys every connection through the proxy and refuses new ones. */
+  cut(): Promise<void>;
+  /** Listens again on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The worker: answers each command ('cut', 'restore') with the port it listens on (0: none). */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const net = require('node:net');
+const sockets = new Set();
+let server;
+let port = 0;
+const track = (s) => {
+  sockets.add(s);
+  s.on('close', () => sockets.delete(s));
+  s.on('error', () => s.destroy());
+};
+const listen = () => new Promise((resolve, reject) => {
+  server = net.createServer((client) => {
+    const upstream = net.connect(workerData.target, '127.0.0.1');
+    track(client);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  server.once('error', reject);
+  server.listen(port, '127.0.0.1', () => resolve(server.address().port));
+});
+const cut = () => new Promise((resolve) => {
+  for (const s of sockets) s.destroy();
+  const s = server;
+  server = undefined;
+  if (!s) return resolve();
+  s.close(() => resolve());
+});
+parentPort.on('message', async (command) => {
+  if (command === 'restore' && !server) port = await listen();
+  if (command === 'cut') await cut();
+  parentPort.postMessage(server ? port : 0);
+});
+`;
+
+/** Starts a proxy that forwards to `127.0.0.1:targetPort`. */
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const worker = new Worker(WORKER, { eval: true, workerData: { target: targetPort } });
+  worker.unref();
+  const ask = async (command: 'cut' | 'restore'): Promise<number> => {
+    worker.postMessage(command);
+    const [port] = (await once(worker, 'message')) as [number];
+    return port;
+  };
+  const port = await ask('restore');
+  let closed = false;
+  return {
+    port,
+    via: (url) => {
+      const u = new URL(url);
+      u.port = String(port);
+      return u.href;
+    },
+    cut: async () => {
+      await ask('cut');
+    },
+    restore: async () => {
+      await ask('restore');
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await ask('cut');
+      await worker.terminate();
+    },
+  };
+}

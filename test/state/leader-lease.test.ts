@@ -1,0 +1,282 @@
+/**
+ * The leader lease and the fence, on a real PostgreSQL: takeover only once the lease has expired
+ * on the database's clock, the epoch rising with each takeover, renewal and release by the holder
+ * of the epoch only; and a leader whose lease passed on refused by the database itself (its write
+ * absent), or stepping down on its own before its lease can pass when it cannot renew.
+ */
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Secret } from '../../src/config/secret.js';
+import { silentLogger } from '../../src/lib/logger.js';
+import { FencedError } from '../../src/state/fenced-error.js';
+import { LeaderElection, type LeaderTerm } from '../../src/state/leader-election.js';
+import { LeaderLease } from '../../src/state/leader-lease.js';
+import { Store } from '../../src/state/store.js';
+import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
+
+let cluster: PostgresCluster;
+let url: string;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+beforeAll(() => {
+  cluster = startPostgres();
+});
+afterAll(() => cluster.close());
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A fresh database for each test, dropped after it. */
+function freshDatabase(): string {
+  const name = cluster.createDatabase();
+  cleanups.unshift(() => cluster.dropDatabase(name));
+  url = cluster.url(name);
+  return url;
+}
+
+function lease(holder: string, leaseMs = 10_000, at = url): LeaderLease {
+  const l = new LeaderLease({
+    target: { url: new Secret(at), connectTimeoutMs: 2_000, statementTimeoutMs: 2_000 },
+    where: 'postgres://test',
+    leaseMs,
+    timeoutMs: 2_000,
+    holder,
+  });
+  cleanups.push(() => l.close());
+  return l;
+}
+
+/** A store whose writes the election that `fenced` names fences (unfenced when none does). */
+function store(at = url, fenced?: { e?: LeaderElection }): Store {
+  const s = Store.openPostgres(
+    { url: new Secret(at), connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 },
+    { writeGuard: (db) => fenced?.e?.fence(db) },
+  );
+  cleanups.push(() => s.close());
+  return s;
+}
+
+/** A connection of the test's own, beside the replicas', to look at and change the database. */
+async function admin(): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  cleanups.push(() => c.end());
+  return c;
+}
+
+async function leaseRow(c: pg.Client) {
+  const r = await c.query<{ holder: string; epoch: string; live: boolean; expires_at: Date }>(
+    'SELECT holder, epoch, expires_at > now() AS live, expires_at FROM leader_lease',
+  );
+  return { ...r.rows[0]!, epoch: Number(r.rows[0]!.epoch) };
+}
+
+/** Makes the lease expire now on the database's clock, as the passing of its time would. */
+async function expire(c: pg.Client): Promise<void> {
+  await c.query(`UPDATE leader_lease SET expires_at = now() - interval '1 millisecond'`);
+}
+
+describe('leader lease', () => {
+  it('is taken when free, refused to another while it lasts, taken over only once expired on the database clock, each takeover a new epoch', async () => {
+    freshDatabase();
+    const a = lease('a');
+    const b = lease('b');
+    expect(await a.acquire()).toBe(1);
+    const db = await admin();
+    expect(await leaseRow(db)).toMatchObject({ holder: 'a', epoch: 1, live: true });
+    // The lease lasts 10s from the server's now(): another holder's takeover is refused.
+    expect(await b.acquire()).toBeUndefined();
+    expect(await b.current()).toMatchObject({ holder: 'a', epoch: 1 });
+    expect((await b.current()).leftMs).toBeGreaterThan(9_000);
+    // Still one second left by the database's clock: refused.
+    await db.query(`UPDATE leader_lease SET expires_at = now() + interval '1 second'`);
+    expect(await b.acquire()).toBeUndefined();
+    await expire(db);
+    expect(await b.acquire()).toBe(2);
+    await expire(db);
+    expect(await a.acquire()).toBe(3);
+    expect(await leaseRow(db)).toMatchObject({ holder: 'a', epoch: 3, live: true });
+  });
+
+  it('is renewed and released by its holder of its epoch only; a lapsed lease is never revived', async () => {
+    freshDatabase();
+    const a = lease('a');
+    const b = lease('b');
+    const db = await admin();
+    const epoch = (await a.acquire())!;
+    await db.query(`UPDATE leader_lease SET expires_at = now() + interval '1 second'`);
+    expect(await a.renew(epoch)).toBe(true);
+    expect((await a.current()).leftMs).toBeGreaterThan(9_000);
+    expect(await b.renew(epoch)).toBe(false);
+    expect(await a.renew(epoch + 1)).toBe(false);
+    expect(await b.release(epoch)).toBe(false);
+    expect(await leaseRow(db)).toMatchObject({ holder: 'a', live: true });
+
+    // Expired, not yet taken: the old holder cannot renew it back.
+    await expire(db);
+    expect(await a.renew(epoch)).toBe(false);
+    const next = (await b.acquire())!;
+    expect(next).toBe(epoch + 1);
+    expect(await a.renew(epoch)).toBe(false);
+
+    // Released: the next attempt of another takes it at once.
+    expect(await b.release(next)).toBe(true);
+    expect(await leaseRow(db)).toMatchObject({ holder: 'b', live: false });
+    expect(await a.acquire()).toBe(next + 1);
+  });
+
+  it('creates its table once when replicas start together', async () => {
+    freshDatabase();
+    const leases = ['a', 'b', 'c', 'd'].map((h) => lease(h));
+    const epochs = await Promise.all(leases.map((l) => l.acquire()));
+    expect(epochs.filter((e) => e !== undefined)).toEqual([1]);
+  });
+
+  it('fails with a StoreError naming the URL without its password when the server cannot be reached', async () => {
+    const proxy = await startTcpProxy(cluster.port);
+    cleanups.push(() => proxy.close());
+    await proxy.cut();
+    const l = new LeaderLease({
+      target: {
+        url: new Secret(proxy.via(cluster.url('postgres'))),
+        connectTimeoutMs: 1_000,
+        statementTimeoutMs: 1_000,
+      },
+      where: 'postgres://watchdog@127.0.0.1/postgres',
+      leaseMs: 2_000,
+      timeoutMs: 1_000,
+    });
+    cleanups.push(() => l.close());
+    const err = await l.acquire().catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'StoreError', reason: 'unreachable' });
+    expect(String((err as Error).message)).not.toContain(cluster.password);
+  });
+});
+
+/** A replica: a store at `at` fenced by an election on `l` whose terms and step-downs the test can wait for. */
+function election(l: LeaderLease, leaseMs: number, at = url) {
+  const fenced: { e?: LeaderElection } = {};
+  const s = store(at, fenced);
+  const terms: LeaderTerm[] = [];
+  const deposed: { reason: string; at: number; wall: number }[] = [];
+  const roles: boolean[] = [];
+  const e = new LeaderElection({
+    lease: l,
+    leaseMs,
+    logger: silentLogger,
+    onElected: async (term) => {
+      terms.push(term);
+    },
+    onDeposed: async (reason) => {
+      deposed.push({ reason, at: performance.now(), wall: Date.now() });
+    },
+    onRole: (leading) => roles.push(leading),
+  });
+  fenced.e = e;
+  cleanups.push(() => e.close());
+  return { e, s, terms, deposed, roles };
+}
+
+async function until(what: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('leader election and the fence', () => {
+  it('refuses, in the database, a write of a leader whose lease has passed on; the leader steps down', async () => {
+    freshDatabase();
+    const { e, s, terms, deposed, roles } = election(lease('a', 10_000), 10_000);
+    e.start();
+    await until(() => terms.length === 1);
+    expect(e.status).toMatchObject({ role: 'leader', epoch: 1 });
+    s.transaction(() => s.setMeta('written', 'by epoch 1'));
+    // The transaction carried its epoch for the database to see.
+    expect(
+      s.transaction(
+        () => s.db.prepare<[], { e: string }>(`SELECT current_setting('deploy_watchdog.epoch') AS e`).get()!.e,
+      ),
+    ).toBe('1');
+
+    // Behind its back (it was cut off, its clock stalled), another replica took the lease.
+    const db = await admin();
+    await db.query(`UPDATE leader_lease SET holder = 'b', epoch = 2, expires_at = now() + interval '1 minute'`);
+    const err = (() => {
+      try {
+        s.transaction(() => s.setMeta('stale', 'by epoch 1'));
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(err).toBeInstanceOf(FencedError);
+    expect((err as FencedError).reason).toMatch(/the lease of epoch 1 is no longer this replica's/);
+    const rows = await db.query(`SELECT key, value FROM meta WHERE key IN ('written', 'stale') ORDER BY key`);
+    expect(rows.rows).toEqual([{ key: 'written', value: 'by epoch 1' }]);
+
+    await until(() => terms[0]!.signal.aborted);
+    await until(() => deposed.length === 1);
+    expect(deposed[0]!.reason).toMatch(/database refused a write/);
+    expect(roles).toEqual([true, false]);
+    // A follower again: it writes as any replica's console does, unfenced, and does not take the live lease.
+    await until(() => e.status.role === 'follower' && e.status.holder === 'b');
+    s.transaction(() => s.setMeta('console', 'a follower'));
+    expect(await leaseRow(db)).toMatchObject({ holder: 'b', epoch: 2 });
+  });
+
+  it('cut off from the database, the leader stops acting before its lease expires; the follower takes over after', async () => {
+    freshDatabase();
+    const proxy = await startTcpProxy(cluster.port);
+    cleanups.push(() => proxy.close());
+    const leaseMs = 2_000;
+    const viaProxy = proxy.via(url);
+    const a = election(lease('a', leaseMs, viaProxy), leaseMs, viaProxy);
+    a.e.start();
+    await until(() => a.terms.length === 1);
+    const b = election(lease('b', leaseMs), leaseMs);
+    b.e.start();
+    await until(() => b.e.status.holder === a.e.holder);
+
+    const db = await admin();
+    await proxy.cut();
+    await until(() => a.deposed.length === 1);
+    const steppedDownAt = a.deposed[0]!.wall;
+    expect(a.deposed[0]!.reason).toMatch(/could not be renewed within 1500ms/);
+    // The lease it held was still its own in the database when it stopped acting.
+    const held = await leaseRow(db);
+    expect(held).toMatchObject({ holder: 'a', epoch: 1 });
+    expect(held.expires_at.getTime()).toBeGreaterThan(steppedDownAt);
+
+    await until(() => b.terms.length === 1);
+    expect(b.terms[0]!.epoch).toBe(2);
+    const taken = await leaseRow(db);
+    expect(taken).toMatchObject({ holder: 'b', epoch: 2 });
+
+    // Back on the network, the old leader follows: its writes as a leader would be refused, and it does not take the lease.
+    await proxy.restore();
+    await until(() => a.e.status.reached && a.e.status.holder === b.e.holder);
+    expect(a.e.status).toMatchObject({ role: 'follower', epoch: 2 });
+    expect(a.terms).toHaveLength(1);
+  });
+
+  it('releases the lease at close, so a follower takes over at its next attempt', async () => {
+    freshDatabase();
+    const leaseMs = 8_000;
+    const a = election(lease('a', leaseMs), leaseMs);
+    a.e.start();
+    await until(() => a.terms.length === 1);
+    const b = election(lease('b', leaseMs), leaseMs);
+    b.e.start();
+    await until(() => b.e.status.holder === a.e.holder);
+    await a.e.close();
+    expect(a.terms[0]!.signal.aborted).toBe(true);
+    const db = await admin();
+    expect(await leaseRow(db)).toMatchObject({ holder: 'a', live: false });
+    // Long before the 8s lease would have expired: at the follower's next attempt.
+    await until(() => b.terms.length === 1, leaseMs / 4 + 5_000);
+    expect(b.terms[0]!.epoch).toBe(2);
+  });
+});
