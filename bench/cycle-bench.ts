@@ -252,7 +252,7 @@ try {
             ...(values['v8-defaults'] ? ['--v8-defaults'] : []),
           ];
           // A fresh database per run, as the SQLite runs get a fresh file; its URL by the environment, as a daemon's.
-          const env = state === 'postgres' ? { BENCH_DATABASE_URL: pg!.createDatabase() } : {};
+          const env = state === 'postgres' ? { BENCH_DATABASE_URL: pg!.url(pg!.createDatabase()) } : {};
           const r = await runWorker(entry, args, sim, env);
           results.get(rps)!.push(r);
           process.stdout.write(`${JSON.stringify(jsonLine(r, rps))}\n`);

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfigSection } from '../config/load-config.js';
 import { openState } from '../state/open-state.js';
 import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
-import { copyState, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
+import { copyState, ReplicasRunningError, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
 import { Store } from '../state/store.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { CONFIG_OPTION, defineCommand, reportFailure, table } from './cli-helpers.js';
@@ -23,9 +23,9 @@ const usage = `usage: deploy-watchdog migrate-state [--config FILE] --from FILE 
 
 Copies the SQLite state FILE (a daemon's state.path) into the PostgreSQL database the config's
 state.url names: every table, with its ids, in one transaction (all of it or nothing). Stop every
-daemon on FILE first: one that still holds it is refused. FILE is migrated to this release's schema
-in place (as this release's daemon would) and otherwise left as it was. Prints the rows copied per
-table. Only the variables of state must be set.
+daemon on FILE and every replica on the database first: either still running is refused. FILE is
+migrated to this release's schema in place (as this release's daemon would) and otherwise left as
+it was. Prints the rows copied per table. Only the variables of state must be set.
 
   --config FILE   the configuration file, with state.url
                   (${CONFIG_FILE_DEFAULTS})
@@ -79,9 +79,11 @@ const migrateState = defineCommand({
   },
 });
 
-/** The refusals that need no usage printed: what holds the file, what the target holds, and what to do. */
+/** The refusals that need no usage printed: who holds the file or leads on the target, what it holds, and what to do. */
 function refusal(io: CliIo, err: unknown): number | undefined {
-  if (!(err instanceof LeaseHeldError || err instanceof TargetNotEmptyError)) return undefined;
+  const refused =
+    err instanceof LeaseHeldError || err instanceof ReplicasRunningError || err instanceof TargetNotEmptyError;
+  if (!refused) return undefined;
   io.stderr.write(`error: ${err.message}\n`);
   return EXIT.usage;
 }

@@ -66,11 +66,26 @@ export class TargetNotEmptyError extends Error {
   }
 }
 
+/** Replicas run on the target: a leader holds its lease (`leader-lease.ts`). */
+export class ReplicasRunningError extends Error {
+  override readonly name = 'ReplicasRunningError';
+  constructor(
+    readonly target: string,
+    readonly leader: { holder: string; leftMs: number },
+  ) {
+    super(
+      `deploy-watchdog ${leader.holder} leads on ${target} (its lease lasts ${Math.ceil(leader.leftMs / 1000)} s more); ` +
+        'a copy under running replicas would be mixed with what they write. Stop every replica first ' +
+        '(docker compose stop, kubectl scale deployment deploy-watchdog --replicas=0), then copy once the lease has ended',
+    );
+  }
+}
+
 /**
  * Copies the state `from` (SQLite) holds into `to` (PostgreSQL), both migrated to the same schema
- * version (see the file's comment). Throws {@link TargetNotEmptyError} when `to` holds a state and
- * `options.replace` is not set, a {@link StoreError} for a fault of either database; in every case
- * nothing is written to `to`.
+ * version (see the file's comment). Throws {@link ReplicasRunningError} when a replica leads on
+ * `to`, {@link TargetNotEmptyError} when `to` holds a state and `options.replace` is not set, a
+ * {@link StoreError} for a fault of either database; in every case nothing is written to `to`.
  */
 export function copyState(from: Store, to: Store, options: CopyStateOptions): StateCopy {
   if (from.db.engine !== 'sqlite' || to.db.engine !== 'postgres') {
@@ -90,6 +105,8 @@ export function copyState(from: Store, to: Store, options: CopyStateOptions): St
   // fails (busy) rather than being left out of the copy.
   return from.transaction(() =>
     to.transaction(() => {
+      const leader = liveLeader(to.db);
+      if (leader) throw new ReplicasRunningError(to.path, leader);
       const columns = new Map(tables.map((t) => [t, sameColumns(from.db, to.db, t)]));
       const held = tables
         .filter((t) => t !== 'meta')
@@ -114,6 +131,22 @@ export function copyState(from: Store, to: Store, options: CopyStateOptions): St
 function refused(target: string, table: string, err: unknown): unknown {
   if (!(err instanceof PostgresError)) return err;
   return new StoreError(target, 'io', `refused a row of table ${table} (${err.message})`, { cause: err });
+}
+
+/**
+ * The replica that leads on the target, if one does. The lease row is locked until the copy ends
+ * (`FOR UPDATE`): a replica that starts meanwhile takes the lead only once the copy is in, and
+ * never leads on half of it.
+ */
+function liveLeader(db: SqlDatabase): { holder: string; leftMs: number } | undefined {
+  if (!db.tableColumns('leader_lease')) return undefined;
+  const row = db
+    .prepare<[], { holder: string; left_ms: number }>(
+      `SELECT holder, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS left_ms
+         FROM leader_lease WHERE id = 1 FOR UPDATE`,
+    )
+    .get();
+  return row && row.left_ms > 0 ? { holder: row.holder, leftMs: row.left_ms } : undefined;
 }
 
 /** The state's tables in a SQLite database. */

@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { LeaderLease } from '../../src/state/leader-lease.js';
 import { PostgresDatabase } from '../../src/state/postgres-database.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { claimLease } from '../../src/state/runner-lease.js';
@@ -255,7 +256,7 @@ describe('a SQLite state copied by migrate-state', () => {
   let url: string;
   let copied: CliResult;
   beforeAll(async () => {
-    url = pg.createDatabase();
+    url = pg.url(pg.createDatabase());
     copied = await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile);
   }, 60_000);
 
@@ -309,7 +310,7 @@ describe('a SQLite state copied by migrate-state', () => {
 
 describe('a check on the copy', () => {
   it('delivers what waited, announces nothing again, sends no retry twice, and gives new rows new ids', async () => {
-    const url = pg.createDatabase();
+    const url = pg.url(pg.createDatabase());
     expect((await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile)).code).toBe(0);
     const outboxBefore = sqliteRows('outbox');
     const waiting = pendingIds(outboxBefore);
@@ -347,7 +348,7 @@ describe('a check on the copy', () => {
 
 describe('migrate-state refuses', () => {
   it('a database that already holds a state, saying what to do; --replace puts the copy in its place', async () => {
-    const url = pg.createDatabase();
+    const url = pg.url(pg.createDatabase());
     expect((await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile)).code).toBe(0);
     // The database moves on (a silence made there) before the same copy is asked for again.
     expect(
@@ -373,6 +374,33 @@ describe('migrate-state refuses', () => {
     expectSameAsSqlite(url);
   }, 60_000);
 
+  it('a database a replica leads on, and copies once its lease has ended', async () => {
+    const url = pg.url(pg.createDatabase());
+    const lease = new LeaderLease({
+      target: { url: new Secret(url), connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 },
+      where: 'the test database',
+      leaseMs: 60_000,
+      timeoutMs: 10_000,
+    });
+    try {
+      const epoch = await lease.acquire();
+      expect(epoch).toBe(1);
+      const refused = await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile, '--replace');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^error: deploy-watchdog ${lease.holder.replace(/[./]/g, '\\$&')} leads on postgres://watchdog@127\\.0\\.0\\.1:${pg.port}/test_\\d+_\\d+ \\(its lease lasts (59|60) s more\\); a copy under running replicas would be mixed with what they write\\. Stop every replica first`,
+        ),
+      );
+      withPostgres(url, (s) => expect(rowsOf(s, 'alerts')).toEqual([]));
+      expect(await lease.release(epoch!)).toBe(true);
+    } finally {
+      await lease.close();
+    }
+    const copied = await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile);
+    expect(copied.code, copied.stderr).toBe(0);
+  }, 60_000);
+
   it('while a daemon holds the file, and copies once it has stopped', async () => {
     const own = fs.mkdtempSync(path.join(dir, 'daemon-'));
     fs.copyFileSync(sqliteFile, path.join(own, 'state.db'));
@@ -384,7 +412,7 @@ describe('migrate-state refuses', () => {
         server: '{ listen: "off" }',
       }),
     );
-    const url = pg.createDatabase();
+    const url = pg.url(pg.createDatabase());
     const daemon = spawnDaemon(sim, daemonConfig);
     try {
       await until('the daemon to start', () => daemon.output().includes('deploy-watchdog started'), daemon.output);
@@ -415,7 +443,7 @@ describe('migrate-state refuses', () => {
 
 describe('migrate-state', () => {
   it('leaves nothing half-copied when PostgreSQL refuses a row, and copies all of it when tried again', async () => {
-    const url = pg.createDatabase();
+    const url = pg.url(pg.createDatabase());
     // The last table copied refuses its rows, by a trigger of the database's own.
     const installation = withPostgres(url, (s) => {
       s.db.exec(`
@@ -455,7 +483,7 @@ describe('migrate-state', () => {
       )
       .run();
     old.close();
-    const url = pg.createDatabase();
+    const url = pg.url(pg.createDatabase());
     const copied = await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', file);
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stdout).toContain(`(schema version ${ALL_MIGRATIONS.at(-1)!.version})`);

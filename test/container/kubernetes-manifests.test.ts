@@ -248,7 +248,7 @@ describe('deploy/kubernetes', () => {
       );
       const env = containerEnv({
         'dms-api-token': sim.adminToken,
-        'database-url': pg.createDatabase(),
+        'database-url': pg.url(pg.createDatabase()),
         'slack-webhook-url': hook.url,
         'heartbeat-url': hook.url,
         'console-token': 'console-token-0123456789',
