@@ -101,8 +101,8 @@ export function copyState(from: Store, to: Store, options: CopyStateOptions): St
     );
   }
   const tables = sqliteTables(from.db).filter((t) => !NOT_COPIED_TABLES.has(t));
-  // Under SQLite's write lock: the file as it is at one moment, and a `silence` made meanwhile
-  // fails (busy) rather than being left out of the copy.
+  // Under SQLite's write lock: the file as it is at one moment, every table of the same moment,
+  // whatever else opens it meanwhile.
   return from.transaction(() =>
     to.transaction(() => {
       const leader = liveLeader(to.db);
