@@ -102,8 +102,11 @@ function bundleWorker(): string | null {
   if (values['no-bundle']) return null;
   const esbuild = path.join(ROOT, 'node_modules', '.bin', 'esbuild');
   if (!fs.existsSync(esbuild)) return null;
-  const outDir = path.join(ROOT, 'node_modules', '.cache', 'deploy-watchdog-bench');
-  fs.mkdirSync(outDir, { recursive: true });
+  // A folder of this run's own: checkouts that share node_modules (git worktrees) may bench at once.
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  fs.mkdirSync(cache, { recursive: true });
+  const outDir = fs.mkdtempSync(path.join(cache, 'deploy-watchdog-bench-'));
+  process.once('exit', () => fs.rmSync(outDir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(outDir, 'package.json'), '{ "type": "module" }\n');
   const out = path.join(outDir, 'cycle-worker.mjs');
   for (const [entry, outfile] of [
