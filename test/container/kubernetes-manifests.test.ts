@@ -30,8 +30,8 @@ const CONFIG = path.join(ROOT, 'deploy', 'config.yaml');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** The image's user: `node` of the official Node images, uid and gid 1000 (the Dockerfile's `USER node`). */
 const IMAGE_UID = 1000;
-/** The leader's peak RSS at 10,000 apps, the benchmark's target (docs/benchmarks.md), in MiB. */
-const PEAK_MIB = 150;
+/** The leader's peak RSS at 10,000 apps on PostgreSQL, the highest of the benchmark's runs (docs/benchmarks.md), in MB. */
+const PEAK_MB = 162.3;
 
 /** One manifest, as far as these tests read it. */
 interface Manifest {
@@ -218,7 +218,7 @@ describe('deploy/kubernetes', () => {
   it("asks for memory enough for the leader's peak, and limits it above that", () => {
     const request = mebibytes(container.resources.requests.memory!);
     const limit = mebibytes(container.resources.limits.memory!);
-    expect(request).toBeGreaterThanOrEqual(PEAK_MIB);
+    expect((request * 2 ** 20) / 1e6).toBeGreaterThanOrEqual(PEAK_MB);
     expect(limit).toBeGreaterThan(request);
     expect(container.resources.requests.cpu).toMatch(/^\d+m$/);
   });
