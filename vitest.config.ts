@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: the suite spawns daemons and servers of its own, so keep worker count modest.

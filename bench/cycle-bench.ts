@@ -12,7 +12,7 @@
  * not counted), so CPU time and peak RSS are the watchdog's own; the bare-fetch bounds are fetched
  * here, in the parent, when the worker asks over IPC. PostgreSQL is a throwaway cluster started
  * here as the tests start theirs (test/helpers/postgres.ts), durable as a production server is
- * (fsync and synchronous_commit on), one fresh database per run; its server's CPU and memory are
+ * (fsync and full-page writes on), one fresh database per run; its server's CPU and memory are
  * not the watchdog's and are not counted. Standard output: one JSON line per size, rate limit and
  * state (`apps`, `requests_per_second`, `state`, `cycle_ms`, `bare_fetch_ms`, `ratio`, `requests`,
  * `cpu_ms`, `state_ms`, `peak_rss_mb`, … for the steady-state cycle; `churn` and `first` hold the
@@ -205,7 +205,7 @@ function row(label: string, c: CycleFigures, r: WorkerResult, perK: number): str
 
 /**
  * A throwaway PostgreSQL for the runs on it, or undefined when none are asked for. Durable as a
- * production server (the tests' cluster turns fsync and synchronous_commit off): a commit waits for
+ * production server (the tests' cluster turns fsync and full-page writes off): a commit waits for
  * its WAL to reach the disk, as it would in production.
  */
 function benchPostgres(): PostgresCluster | undefined {
@@ -215,7 +215,7 @@ function benchPostgres(): PostgresCluster | undefined {
       '--states postgres needs PostgreSQL installed (apt-get install postgresql), or give --states sqlite',
     );
   }
-  return startPostgres({ conf: ['fsync = on', 'synchronous_commit = on', 'full_page_writes = on'] });
+  return startPostgres({ durable: true });
 }
 
 /** The state's size per 1,000 apps, in kB. */

@@ -13,7 +13,40 @@ export type AlertEventKind =
   /** Still there and its severity rose. */
   | 'escalated'
   /** Gone from a complete snapshot. */
-  | 'resolved';
+  | 'resolved'
+  /** Someone took it (console, CLI, Slack): its repeats stop until it resolves or escalates. */
+  | 'acknowledged'
+  /** Someone gave an acknowledgement back: its repeats resume. */
+  | 'unacknowledged';
+
+/**
+ * The kinds a person writes (`src/alerts/acknowledge.ts`) rather than the lifecycle: they say who
+ * did what to an alert, not what the alert did, so they never restart a channel's repeat clock.
+ */
+export const ACKNOWLEDGEMENT_KINDS: readonly AlertEventKind[] = ['acknowledged', 'unacknowledged'];
+
+/** Whether an event is one of the {@link ACKNOWLEDGEMENT_KINDS}. */
+export function isAcknowledgementKind(kind: AlertEventKind): boolean {
+  return kind === 'acknowledged' || kind === 'unacknowledged';
+}
+
+/** Where an acknowledgement was given (or given back). */
+export const ACKNOWLEDGE_SURFACES = ['console', 'cli', 'slack'] as const;
+
+/** One of {@link ACKNOWLEDGE_SURFACES}. */
+export type AcknowledgeSurface = (typeof ACKNOWLEDGE_SURFACES)[number];
+
+/**
+ * Who acknowledged an alert (or gave it back), through which surface, when (ISO 8601) and why, as
+ * an event carries it. The person's name and comment are their text: shown, never obeyed.
+ */
+export interface AcknowledgementNote {
+  by: string;
+  via: AcknowledgeSurface;
+  at: string;
+  /** Absent when they gave none. */
+  comment?: string;
+}
 
 /**
  * What an alert event says about the problem, as its finding said it: the same fields, typed from
@@ -65,4 +98,15 @@ export interface AlertEvent extends AlertFacts {
    * read in time. Absent: none asked, not read (yet), or a resolve (what was is not shown).
    */
   context?: AlertContext;
+  /**
+   * On an `acknowledged` event, the acknowledgement made; on an `unacknowledged` one, who gave it
+   * back, where, when and why. A channel that keeps one message per alert shows it ("Acknowledged
+   * by …").
+   */
+  acknowledgement?: AcknowledgementNote;
+  /**
+   * On an `escalated` or `resolved` event of an acknowledged alert: the acknowledgement the event
+   * ended (an escalation is news the person who took it has not seen; a resolve ends the alert).
+   */
+  acknowledgementCleared?: AcknowledgementNote;
 }

@@ -7,10 +7,19 @@ import type { CheckName } from '../detectors/registry.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
-import type { AlertEvent, AlertEventKind } from './alert-event.js';
+import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
 export type AlertStatus = 'pending' | 'firing' | 'resolved';
+
+/** The acknowledgement in force on a firing alert (state version 9): who took it, where, when (ms), why. */
+export interface Acknowledgement {
+  by: string;
+  via: AcknowledgeSurface;
+  at: number;
+  /** Null when they gave none. */
+  comment: string | null;
+}
 
 /** One row of the `alerts` table, as the code sees it (times in ms since the epoch). */
 export interface AlertRow {
@@ -39,14 +48,26 @@ export interface AlertRow {
   /** When a firing, repeat or escalated event was last written. */
   lastNotifiedAt: number | null;
   resolvedAt: number | null;
+  /**
+   * Someone took it: its repeats stop until it resolves or escalates, which end it. Null when
+   * nobody has (and always on a pending or resolved alert).
+   */
+  acknowledgement: Acknowledgement | null;
 }
 
-/** The column order `fromRow` reads. */
+/** The columns a new life writes, in order. */
 const COLUMNS =
   'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, facts, brief, ' +
   'first_seen_at, last_seen_at, seen_count, fired_at, last_notified_at, resolved_at';
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
+
+/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's. */
+const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment`;
+
+/** Sets the acknowledgement columns to none (a resolve, an escalation, a new life). */
+const NO_ACKNOWLEDGEMENT =
+  'acknowledged_at = NULL, acknowledged_by = NULL, acknowledged_via = NULL, acknowledge_comment = NULL';
 
 /** Fingerprints per statement of {@link AlertStore.touch}. */
 const TOUCH_BATCH = 500;
@@ -54,12 +75,20 @@ const TOUCH_BATCH = 500;
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
+/** Firing alerts of one check and severity, and how many of them someone acknowledged. */
+export interface FiringCount {
+  check: string;
+  severity: string;
+  n: number;
+  acknowledged: number;
+}
+
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
   readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
   readonly #selectOpen: SqlStatement<[], unknown[]>;
   readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string }>;
-  readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOne: SqlStatement<[string], unknown[]>;
   readonly #startLife: SqlStatement<unknown[]>;
   readonly #updateOpen: SqlStatement<unknown[]>;
@@ -68,23 +97,29 @@ export class AlertStore {
   readonly #close: SqlStatement<[number, string, string]>;
   readonly #touch: SqlStatement<[number, ...string[]]>;
   readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
-  #firingCounts: SqlStatement<[], { check: string; severity: string; n: number }> | undefined;
+  readonly #queueUnrouted: SqlStatement<[number, number]>;
+  readonly #setAcknowledgement: SqlStatement<[number | null, string | null, string | null, string | null, string]>;
+  #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
     const db = store.db;
     // Raw (array) rows: better-sqlite3 building 19-key objects is the largest cost of a
     // 10,000-alert cycle, and `fromRow` maps the columns by position anyway.
     this.#selectOpenByJob = db
-      .prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
+      .prepare<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
       .raw(true);
-    this.#selectOpen = db.prepare<[], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE status <> 'resolved'`).raw(true);
+    this.#selectOpen = db
+      .prepare<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`)
+      .raw(true);
     this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
       `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
-    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string }>(
-      `SELECT check_name AS "check", subject FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
+      `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
-    this.#selectOne = db.prepare<[string], unknown[]>(`SELECT ${COLUMNS} FROM alerts WHERE fingerprint = ?`).raw(true);
+    this.#selectOne = db
+      .prepare<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`)
+      .raw(true);
     // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
     // open row belongs to the job that opened it, and another job's snapshot must not take it over.
     this.#startLife = db.prepare(
@@ -95,7 +130,7 @@ export class AlertStore {
          labels = excluded.labels, url = excluded.url, since = excluded.since, subject = excluded.subject,
          facts = excluded.facts, brief = excluded.brief, first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
          seen_count = excluded.seen_count, fired_at = excluded.fired_at,
-         last_notified_at = excluded.last_notified_at, resolved_at = excluded.resolved_at
+         last_notified_at = excluded.last_notified_at, resolved_at = excluded.resolved_at, ${NO_ACKNOWLEDGEMENT}
        WHERE alerts.status = 'resolved'`,
     );
     this.#updateOpen = db.prepare(
@@ -104,10 +139,13 @@ export class AlertStore {
          last_notified_at = ?
        WHERE fingerprint = ?`,
     );
-    this.#resolve = db.prepare(`UPDATE alerts SET status = 'resolved', resolved_at = ? WHERE fingerprint = ?`);
+    this.#resolve = db.prepare(
+      `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
+    );
     this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
     this.#close = db.prepare(
-      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ? WHERE fingerprint = ? AND status = 'firing'`,
+      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
+       WHERE fingerprint = ? AND status = 'firing'`,
     );
     // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
     // however many there are, in SQL both engines take (no JSON array function is common to both).
@@ -118,12 +156,18 @@ export class AlertStore {
     this.#insertEvent = db.prepare(
       'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
     );
+    this.#queueUnrouted = db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)');
+    this.#setAcknowledgement = db.prepare(
+      `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
+       WHERE fingerprint = ?`,
+    );
   }
 
-  /** Firing alerts counted by check and severity (the open-alerts gauge). */
-  firingCounts(): { check: string; severity: string; n: number }[] {
-    this.#firingCounts ??= this.store.db.prepare<[], { check: string; severity: string; n: number }>(
-      `SELECT check_name AS "check", severity, COUNT(*) AS n FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
+  /** Firing alerts counted by check and severity, and how many of them are acknowledged (the gauges). */
+  firingCounts(): FiringCount[] {
+    this.#firingCounts ??= this.store.db.prepare<[], FiringCount>(
+      `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
+       FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
     );
     return this.#firingCounts.all();
   }
@@ -159,13 +203,16 @@ export class AlertStore {
   }
 
   /**
-   * What the pending and firing alerts of every other job are about (the ones that name a record):
-   * what the rest of the daemon reports, which the attention check folds its items into.
+   * What the pending and firing alerts of every other job are about (the ones that name a record),
+   * with their details: what the rest of the daemon reports, which the attention and upgrades
+   * checks fold their own findings into.
    */
-  openSubjectsOutside(job: string): { check: CheckName; subject: Subject }[] {
-    return this.#selectOtherSubjects
-      .all(job)
-      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  openSubjectsOutside(job: string): { check: CheckName; subject: Subject; details: Record<string, string> }[] {
+    return this.#selectOtherSubjects.all(job).map((r) => ({
+      check: r.check as CheckName,
+      subject: JSON.parse(r.subject) as Subject,
+      details: JSON.parse(r.details) as Record<string, string>,
+    }));
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
@@ -255,6 +302,19 @@ export class AlertStore {
     this.#close.run(at, JSON.stringify({ ...row.details, closed: reason }), fingerprint);
   }
 
+  /**
+   * Leaves an event written outside a cycle (an acknowledgement) for the daemon's outbox to route
+   * at its next delivery round: call in the transaction that wrote the event.
+   */
+  queueUnrouted(eventId: number, at: number): void {
+    this.#queueUnrouted.run(eventId, at);
+  }
+
+  /** Sets (or, with null, ends) the acknowledgement of an alert's current life. */
+  setAcknowledgement(fingerprint: string, ack: Acknowledgement | null): void {
+    this.#setAcknowledgement.run(ack?.at ?? null, ack?.by ?? null, ack?.via ?? null, ack?.comment ?? null, fingerprint);
+  }
+
   /** Forgets a pending alert that never fired. */
   drop(fingerprint: string): void {
     this.#drop.run(fingerprint);
@@ -341,10 +401,21 @@ export function alertStoreOf(store: Store | AlertStore): AlertStore {
   return store instanceof AlertStore ? store : new AlertStore(store);
 }
 
-/** Maps a raw row in {@link COLUMNS} order. */
+/** An acknowledgement as an event carries it (its time as ISO 8601). */
+export function acknowledgementNote(ack: Acknowledgement): AcknowledgementNote {
+  return {
+    by: ack.by,
+    via: ack.via,
+    at: new Date(ack.at).toISOString(),
+    ...(ack.comment !== null ? { comment: ack.comment } : {}),
+  };
+}
+
+/** Maps a raw row in {@link READ_COLUMNS} order. */
 function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;
+  const acknowledgedAt = v[19] as number | null;
   return {
     fingerprint: v[0] as string,
     job: v[1] as string,
@@ -365,6 +436,15 @@ function fromRow(v: unknown[]): AlertRow {
     firedAt: v[16] as number | null,
     lastNotifiedAt: v[17] as number | null,
     resolvedAt: v[18] as number | null,
+    acknowledgement:
+      acknowledgedAt === null
+        ? null
+        : {
+            at: acknowledgedAt,
+            by: v[20] as string,
+            via: v[21] as AcknowledgeSurface,
+            comment: v[22] as string | null,
+          },
   };
 }
 

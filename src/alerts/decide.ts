@@ -42,6 +42,7 @@ export type DecisionReason =
   | `held ${string} of ${string}`
   | 'still firing'
   | 'repeat interval elapsed'
+  | 'acknowledged'
   | `severity rose ${Severity}→${Severity}`
   | `severity fell ${Severity}→${Severity}`
   | 'absent from complete snapshot'
@@ -78,6 +79,8 @@ export function decide(
       return { action: 'escalate', reason: `severity rose ${open.severity}→${finding.severity}` };
     }
     if (now - (open.lastNotifiedAt ?? open.firedAt ?? open.firstSeenAt) >= options.repeatIntervalMs) {
+      // Someone has it: reminding them is noise. An escalation (above) is news, and still goes.
+      if (open.acknowledgement) return { action: 'none', reason: 'acknowledged' };
       return { action: 'repeat', reason: 'repeat interval elapsed' };
     }
     if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[open.severity]) {

@@ -6,12 +6,15 @@
  * Silences do not touch this state: a silenced alert is still tracked (pending → firing →
  * resolved) so that, when the silence ends, nothing is re-announced that was already known and
  * nothing is forgotten. Muting delivery is the notify router's job (`activeSilenceFor`).
+ *
+ * An acknowledgement (`acknowledge.ts`) does touch it: an acknowledged alert writes no `repeat`,
+ * and an escalation or a resolve ends the acknowledgement, the event saying which one it ended.
  */
 import type { Logger } from '../lib/logger.js';
 import type { JobKey } from './commit-findings.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
-import { alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
+import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
 import type { Finding } from '../detectors/finding.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
@@ -112,8 +115,11 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       );
       continue;
     }
+    // Escalated: news the person who took it has not seen, so theirs is over.
+    const cleared = decision.action === 'escalate' ? previous?.acknowledgement : undefined;
+    if (cleared) alerts.setAcknowledgement(finding.fingerprint, null);
     const kind = EVENT_OF[decision.action];
-    if (kind) events.push(alerts.insertEvent(eventOf(row, kind, now, decision.reason), now));
+    if (kind) events.push(alerts.insertEvent(withCleared(eventOf(row, kind, now, decision.reason), cleared), now));
   }
 
   alerts.touch(unchanged, now);
@@ -147,9 +153,15 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     alerts.resolve(previous.fingerprint, now);
     const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
     const resolution = input.explain?.(previous) ?? null;
-    events.push(alerts.insertEvent(eventOf(row, 'resolved', now, reason, resolution), now));
+    const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
+    events.push(alerts.insertEvent(event, now));
   }
   return events;
+}
+
+/** The event, saying which acknowledgement it ended (its row's already cleared), if one. */
+function withCleared(event: Omit<AlertEvent, 'id'>, cleared: AlertRow['acknowledgement'] | undefined) {
+  return cleared ? { ...event, acknowledgementCleared: acknowledgementNote(cleared) } : event;
 }
 
 /**
@@ -208,6 +220,7 @@ function nextRow(
     firedAt: decision.action === 'fire' ? now : base.firedAt,
     lastNotifiedAt: announced ? now : base.lastNotifiedAt,
     resolvedAt: null,
+    acknowledgement: decision.action === 'escalate' ? null : (previous?.acknowledgement ?? null),
   };
 }
 

@@ -40,7 +40,7 @@ export class SourceHealth {
     this.#failure = db.prepare(
       `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at)
        VALUES (?, 1, ?, ?)
-       ON CONFLICT (job) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+       ON CONFLICT (job) DO UPDATE SET consecutive_failures = source_health.consecutive_failures + 1,
          last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`,
     );
     this.#disable = db.prepare(

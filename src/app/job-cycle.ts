@@ -32,6 +32,7 @@ import { describeError, permissionDenial } from '../api/describe-error.js';
 import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
 import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
+import { FencedError } from '../state/fenced-error.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -105,8 +106,17 @@ export class CycleDeadlineError extends Error {
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
 const SOURCE_FOR_CYCLES = 1;
 
-/** Runs one cycle of `job`; never throws for a source failure (it reports it). */
-export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: AbortSignal): Promise<JobReport> {
+/**
+ * Runs one cycle of `job`; never throws for a source failure (it reports it). `record` is written
+ * in the cycle's transaction, whatever the cycle commits (the job's slot, `job-slots.ts`); a cycle
+ * that commits nothing (aborted) records nothing.
+ */
+export async function runJobCycle(
+  deps: CycleDeps,
+  job: SnapshotJob,
+  signal?: AbortSignal,
+  record?: () => void,
+): Promise<JobReport> {
   const { clock, metrics } = deps;
   const log = deps.logger.child({ job });
   const started = performance.now();
@@ -148,12 +158,18 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
     stateWords = snapshot.stateWords;
     explain = explainerFor(snapshot, deps.detectorOptions);
   } catch (err) {
-    if (signal?.reason instanceof CycleDeadlineError) return readFailed(deps, job, signal.reason, now, log, report);
+    if (signal?.reason instanceof CycleDeadlineError) {
+      return readFailed(deps, job, signal.reason, now, log, report, record);
+    }
+    if (signal?.reason instanceof FencedError) {
+      log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');
+      return report('aborted', { reason: 'no longer the leader' });
+    }
     if (signal?.aborted) {
       log.info('cycle cut short by shutdown; nothing written');
       return report('aborted', { reason: 'shutdown' });
     }
-    return readFailed(deps, job, err, now, log, report);
+    return readFailed(deps, job, err, now, log, report, record);
   }
 
   const events = commitFindings(
@@ -162,6 +178,7 @@ export async function runJobCycle(deps: CycleDeps, job: SnapshotJob, signal?: Ab
       job,
       now,
       write: () => {
+        record?.();
         deps.health.recordSuccess(job, now);
         return [
           {
@@ -217,6 +234,7 @@ function readFailed(
   now: number,
   log: Logger,
   report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
+  record: (() => void) | undefined,
 ): JobReport {
   const reason = describeError(err);
   const denial = permissionDenial(err);
@@ -231,6 +249,7 @@ function readFailed(
         job: key,
         now,
         write: () => {
+          record?.();
           deps.health.disable(job, disabled, now);
           return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
         },
@@ -252,6 +271,7 @@ function readFailed(
       job: key,
       now,
       write: () => {
+        record?.();
         const row = deps.health.recordFailure(job, reason, now);
         // Below the threshold a failure is only counted: no alert, nothing for the stages.
         return row.consecutiveFailures < threshold
@@ -294,9 +314,14 @@ function logEvents(log: Logger, events: readonly AlertEvent[]): void {
   }
 }
 
-/** Sets the open-alerts gauge from the store: firing alerts by check and severity. */
+/** Sets the open-alerts gauges from the store: firing alerts by check and severity, and the acknowledged ones. */
 export function updateOpenAlerts(deps: Pick<CycleDeps, 'alerts' | 'metrics'>): void {
   const rows = deps.alerts.firingCounts();
-  deps.metrics.openAlerts.reset();
-  for (const r of rows) deps.metrics.openAlerts.set({ check: r.check, severity: r.severity }, r.n);
+  const { openAlerts, acknowledgedAlerts } = deps.metrics;
+  openAlerts.reset();
+  acknowledgedAlerts.reset();
+  for (const r of rows) {
+    openAlerts.set({ check: r.check, severity: r.severity }, r.n);
+    acknowledgedAlerts.set({ check: r.check, severity: r.severity }, r.acknowledged);
+  }
 }

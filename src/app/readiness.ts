@@ -1,13 +1,16 @@
 /**
  * What `/readyz` answers: every enabled job completed a cycle within twice its interval (a job off
  * for lack of a permission counts as ready: it is alerted on, and a restart would not fix it), and
- * the state file takes writes.
+ * the state file takes writes. Among replicas (a PostgreSQL state), the leader answers that and
+ * whether it still holds the lease; a follower, which runs no job, whether the state takes writes
+ * (its console's) and it reaches the lease, so it is ready to take over.
  */
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import type { Store } from '../state/store.js';
 import { describeError } from '../api/describe-error.js';
 import type { SourceHealth } from '../alerts/source-health.js';
+import type { ElectionStatus } from '../state/leader-election.js';
 
 /** What readiness is judged on. */
 export interface ReadinessInputs {
@@ -20,20 +23,31 @@ export interface ReadinessInputs {
   health: SourceHealth;
   store: Store;
   now: number;
+  /** The leader election, among replicas; absent for one process (SQLite). */
+  election?: ElectionStatus | undefined;
 }
 
 /** One check per enabled job and one for the state file. */
 export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
   const { now } = inputs;
   const checks: ReadinessCheck[] = [];
-  for (const job of inputs.jobs) {
+  const { election } = inputs;
+  if (election) checks.push({ check: 'leader', ok: election.reached, detail: election.detail });
+  for (const job of election?.role === 'follower' ? [] : inputs.jobs) {
     const disabled = inputs.disabled.get(job);
     if (disabled !== undefined) {
       checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
       continue;
     }
     const allowed = 2 * (inputs.intervalMs(job) ?? 0);
-    const last = inputs.health.get(job)?.lastSuccessAt ?? null;
+    let last: number | null;
+    try {
+      last = inputs.health.get(job)?.lastSuccessAt ?? null;
+    } catch (err) {
+      // The state cannot be read (its server is down): not ready, said; never a failed request.
+      checks.push({ check: `job:${job}`, ok: false, detail: `cannot read its last cycle: ${describeError(err)}` });
+      continue;
+    }
     if (last === null) {
       checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
     } else {

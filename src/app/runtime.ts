@@ -67,8 +67,8 @@ export interface RuntimeFoundation {
   apiRetry?: ApiClientOptions['retry'] | undefined;
   /** The `--config` the commands in messages must give. */
   commandConfigFile?: string | undefined;
-  /** What the scheduler runs at each tick of a job (a job cycle, or retention). */
-  runScheduled: (job: string) => Promise<void>;
+  /** What the scheduler runs at each tick of a job (a job cycle, or retention), for the time of its schedule `slot`. */
+  runScheduled: (job: string, slot: number) => Promise<void>;
 }
 
 /** The scheduler's name for the daily retention run, beside the jobs. */
@@ -107,6 +107,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       clock,
       commandConfigFile: base.commandConfigFile,
       links: messageLinks(config),
+      store: base.store,
+      maxItemsPerMessage: config.notify.max_items_per_message,
     });
     const contextStore = new ContextStore(base.store);
     const contextOn = config.notify.context.enabled;

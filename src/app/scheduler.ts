@@ -19,11 +19,12 @@ export interface ScheduleHandle {
 
 /**
  * Calls `tick` on each time of the cron expression (after up to `jitterMs` of random delay); the
- * scheduler's clock. The promise `tick` returns is the run in progress.
+ * scheduler's clock. The promise `tick` returns is the run in progress. `slot` is the time of the
+ * schedule the tick is for (epoch ms, before the delay); a tick given without one is for now.
  */
 export type ScheduleFn = (
   expression: string,
-  tick: () => Promise<void>,
+  tick: (slot?: number) => Promise<void>,
   options: { name: string; jitterMs: number; logger: Logger },
 ) => ScheduleHandle;
 
@@ -38,8 +39,8 @@ export interface SchedulerOptions {
   jobs: readonly ScheduledJob[];
   /** Largest random delay before a scheduled run (ms); 0 for none. */
   jitterMs: number;
-  /** Runs one cycle of a job; a throw is logged. */
-  run: (job: string) => Promise<unknown>;
+  /** Runs one cycle of a job for the time of its schedule `slot` (epoch ms, wall clock); a throw is logged. */
+  run: (job: string, slot: number) => Promise<unknown>;
   logger: Logger;
   /** The tick source; default node-cron ({@link cronSchedule}). */
   schedule?: ScheduleFn;
@@ -73,7 +74,7 @@ export class Scheduler {
     this.#started = true;
     const schedule = this.options.schedule ?? cronSchedule;
     for (const job of this.options.jobs) {
-      const task = schedule(job.cron, () => this.#fire(job.name), {
+      const task = schedule(job.cron, (slot) => this.#fire(job.name, slot ?? Date.now()), {
         name: `deploy-watchdog:${job.name}`,
         jitterMs: this.options.jitterMs,
         logger: this.options.logger,
@@ -93,7 +94,7 @@ export class Scheduler {
     this.#tasks.clear();
   }
 
-  async #fire(job: string): Promise<void> {
+  async #fire(job: string, slot: number): Promise<void> {
     if (!this.#started) return;
     if (this.#busy.has(job)) {
       this.options.logger.debug({ job }, 'tick skipped: the previous cycle still runs');
@@ -101,7 +102,7 @@ export class Scheduler {
     }
     this.#busy.add(job);
     try {
-      await this.options.run(job);
+      await this.options.run(job, slot);
     } catch (err) {
       this.options.logger.error({ err, job }, 'job cycle threw');
     } finally {
@@ -112,7 +113,7 @@ export class Scheduler {
 
 /** The default tick source: node-cron, which also skips a tick that comes during a run (noOverlap). */
 export const cronSchedule: ScheduleFn = (expression, tick, options) => {
-  const task = cron.schedule(expression, tick, {
+  const task = cron.schedule(expression, (context) => tick(context.date.getTime()), {
     name: options.name,
     noOverlap: true,
     maxRandomDelay: options.jitterMs,

@@ -11,7 +11,14 @@
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, leave a context read under way for the
  *               restart, flush the outbox, close the database
+ *
+ * Replicas (`run` on a PostgreSQL state, `state.url`): `start()` serves the console and the probes and
+ * follows (`state/leader-election.ts`); elected, the process starts the work as a lone daemon does
+ * (the jobs whose predecessor missed a slot at once, `job-slots.ts`); deposed, it stops it at once
+ * (the cycle in flight writes nothing) and follows again. A reload keeps the role; a stop releases
+ * the lease after the outbox is flushed, so the next replica takes over at its next try.
  */
+import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
 import type { ApiClientOptions } from '../api/client.js';
@@ -25,13 +32,19 @@ import type { PassReport } from '../remediation/send-and-follow.js';
 import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
+import { FencedError } from '../state/fenced-error.js';
+import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
+import { LeaderLease, leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
-import { claimLease, LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
+import { claimLease, LEASE_TTL_MS, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
-import { openState, sameState } from '../state/open-state.js';
+import { openState, postgresTarget, sameState } from '../state/open-state.js';
+import type { Secret } from '../config/secret.js';
+import type { StateConfig } from '../config/load-config.js';
 import { cycleSignal } from './cycle-signal.js';
 import { describeError } from '../api/describe-error.js';
 import { HealthListener } from './health-listener.js';
+import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
 import { readinessChecks } from './readiness.js';
@@ -55,7 +68,10 @@ export interface WatchdogOptions {
   commandConfigFile?: string | undefined;
   /**
    * Claim the state file for this command (`state/runner-lease.ts`): `run` and `check` do, so two
-   * processes never deliver the same outbox. Absent (tests, in-process tools): no claim.
+   * processes never deliver the same outbox. On a PostgreSQL state the leader lease is the claim
+   * (`state/leader-election.ts`): `run` joins the election of its replicas; `check` takes the lease
+   * at once or is refused (`LeaseHeldError`) while a replica leads. Absent (tests, in-process
+   * tools): no claim.
    */
   lease?: 'run' | 'check';
 }
@@ -98,6 +114,12 @@ export class Watchdog {
   #stopping: Promise<StopReport> | undefined;
   /** Gives up the state file's lease, when this process holds one. */
   #releaseLease: (() => void) | undefined;
+  /** Among replicas (`run` on PostgreSQL): the election, the jobs' last slots, and the term this process leads in. */
+  #election: LeaderElection | undefined;
+  #slots: JobSlots | undefined;
+  #term: LeaderTerm | undefined;
+  /** Terms starting and ending, and reloads, one at a time (see {@link #serial}). */
+  #roleChange: Promise<void> = Promise.resolve();
 
   private constructor(options: WatchdogOptions, store: Store) {
     this.#options = options;
@@ -110,7 +132,12 @@ export class Watchdog {
     this.#healthListener = new HealthListener({
       metrics: this.metrics,
       logger: this.#log,
-      source: { alive: () => this.#runtime.scheduler.running, readiness: () => this.#readiness() },
+      source: {
+        // A follower is alive without a scheduler: it serves, and waits to lead.
+        alive: () => (this.#election ? this.#started && !this.#stopping : this.#runtime.scheduler.running),
+        readiness: () => this.#readiness(),
+        role: () => this.#election && { role: this.#election.status.role, epoch: this.#election.status.epoch },
+      },
       console: {
         store,
         clock: this.#clock,
@@ -119,6 +146,7 @@ export class Watchdog {
         config: () => this.#runtime.config,
         jobs: () => this.#runtime.jobs,
         readiness: () => this.#readiness(),
+        wake: () => this.#runtime.notifier.wake(),
       },
     });
     this.#runtime = this.#build(options.config);
@@ -129,12 +157,24 @@ export class Watchdog {
    * state file cannot be used, and the notifier's errors for unusable routes.
    */
   static open(options: WatchdogOptions): Watchdog {
-    const store = openState(options.config.state, { logger: options.logger, clock: options.clock });
+    const { state } = options.config;
+    const replicas = state.url !== undefined && options.lease !== undefined;
+    // The store's writes are fenced by the election, once there is one (see `#join`).
+    const fence: { election?: LeaderElection } = {};
+    const store = openState(state, {
+      logger: options.logger,
+      clock: options.clock,
+      ...(replicas ? { writeGuard: (db) => fence.election?.fence(db) } : {}),
+    });
     let lease: RunnerLease | undefined;
     try {
-      if (options.lease) lease = claimLease(store, options.lease);
+      if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
       if (lease) watchdog.#holdLease(lease);
+      if (replicas) {
+        fence.election = watchdog.#join({ ...state, url: state.url });
+        if (options.lease === 'check') watchdog.#takeLeaseForCheck();
+      }
       return watchdog;
     } catch (err) {
       lease?.release();
@@ -157,6 +197,42 @@ export class Watchdog {
       clearInterval(timer);
       lease.release();
     };
+  }
+
+  /** The leader election this replica takes part in; its lease is released at `stop()`. */
+  #join(state: StateConfig & { url: Secret }): LeaderElection {
+    const leaseMs = state.leader.lease;
+    this.#slots = new JobSlots(this.store);
+    this.#election = new LeaderElection({
+      lease: new LeaderLease({
+        target: postgresTarget(state),
+        where: this.store.path,
+        leaseMs,
+        // An attempt must end before the next is due.
+        timeoutMs: Math.floor(leaseMs / 4),
+      }),
+      leaseMs,
+      logger: this.#log,
+      onElected: (term) => this.#lead(term),
+      onDeposed: () => this.#follow(),
+      onRole: (leading) => this.metrics.leader.set(leading ? 1 : 0),
+    });
+    return this.#election;
+  }
+
+  /**
+   * `check` on a PostgreSQL state: the leader lease, taken now or refused naming the replica that
+   * leads (a check beside it would deliver its outbox twice); held, renewed and released at
+   * `stop()` as a leader's, its writes fenced. Its term ends the check's cycles if it is lost.
+   */
+  #takeLeaseForCheck(): void {
+    const election = this.#election!;
+    const started = performance.now();
+    const taken = takeLeaseNow(this.store.db, election.holder, this.#runtime.config.state.leader.lease);
+    if ('held' in taken) throw new LeaseHeldError(leaseHolderOf(taken.held, Date.now()), 'check');
+    this.#term = election.hold(taken.epoch, started);
+    election.retire();
+    election.start();
   }
 
   /** The configuration in force. */
@@ -184,13 +260,70 @@ export class Watchdog {
     if (this.#started) return;
     await this.#checkNamespaces(this.#runtime);
     this.#started = true;
+    if (this.#election) {
+      // A replica: it serves, and the election starts the work when it leads (`#lead`).
+      await this.#healthListener.sync(this.#runtime.config.server);
+      this.#election.start();
+      this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
+      return;
+    }
     this.#health.enableAll();
     this.#prune();
     this.#letGoOfRetired(this.#runtime);
     updateOpenAlerts(this.#runtime.deps);
     await this.#healthListener.sync(this.#runtime.config.server);
     this.#startRuntime(this.#runtime);
+    this.metrics.leader.set(1);
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
+  }
+
+  /**
+   * Elected: the work starts as `start()` starts a lone daemon's, every write of it fenced by the
+   * term. A FencedError (deposed meanwhile) or any other failure rejects, and the election steps down.
+   */
+  #lead(term: LeaderTerm): Promise<void> {
+    return this.#serial(async () => {
+      if (this.#stopping || term.signal.aborted) return;
+      this.#term = term;
+      const rt = this.#runtime;
+      this.store.transaction(() => this.#health.enableAll());
+      this.#prune();
+      this.#letGoOfRetired(rt);
+      updateOpenAlerts(rt.deps);
+      this.#startRuntime(rt, true);
+    });
+  }
+
+  /**
+   * Deposed (the term's signal has aborted the cycles in flight): the work stops at once, the
+   * loops first (a send in flight is abandoned, its rows left due for the next leader), then the
+   * cycles end, writing nothing; and this replica follows.
+   */
+  #follow(): Promise<void> {
+    return this.#serial(async () => {
+      this.#term = undefined;
+      // Stopping: the stop ends the work itself, flush included.
+      if (this.#stopping) return;
+      const rt = this.#runtime;
+      await Promise.all([rt.scheduler.stop(), rt.notifier.stop(), rt.remediation?.stop(0), rt.context?.stop(0)]);
+      await Promise.all(this.#inFlight.values());
+    });
+  }
+
+  /** True while this process does the work: always, alone (SQLite); among replicas, while it leads. */
+  #leads(): boolean {
+    if (!this.#election) return true;
+    return this.#term !== undefined && !this.#term.signal.aborted;
+  }
+
+  /**
+   * Runs `fn` after every term start, term end and reload before it: a term starts only once the
+   * last one's work has stopped, and a reload swaps runtimes between, never across, them.
+   */
+  #serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.#roleChange.then(fn);
+    this.#roleChange = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -287,6 +420,9 @@ export class Watchdog {
     if (!sameState(next.state, running)) {
       this.#log.warn({ kept: this.store.path }, 'state.path or state.url changed: it takes effect at the next restart');
       config = { ...next, state: { ...running, retention: next.state.retention } };
+    } else if (this.#election && next.state.leader.lease !== running.leader.lease) {
+      this.#log.warn('state.leader.lease changed: it takes effect at the next restart');
+      config = { ...next, state: { ...next.state, leader: running.leader } };
     }
     const fresh = this.#build(config);
     try {
@@ -295,22 +431,33 @@ export class Watchdog {
       await closeRuntime(fresh);
       throw err;
     }
-    const old = this.#runtime;
-    await old.scheduler.stop();
-    await Promise.all(this.#inFlight.values());
-    await old.notifier.stop();
-    await old.remediation?.stop(0);
-    await old.context?.stop(0);
-    await closeRuntime(old);
-    this.#runtime = fresh;
-    this.#log.level = config.log.level;
-    this.#health.enableAll();
-    this.#letGoOfRetired(fresh);
-    if (this.#started) {
-      await this.#healthListener.sync(config.server);
-      this.#startRuntime(fresh);
-    }
+    await this.#serial(async () => {
+      const old = this.#runtime;
+      await this.#halt(old);
+      await closeRuntime(old);
+      this.#runtime = fresh;
+      this.#log.level = config.log.level;
+      // The role is kept: a follower leaves the state to the leader, which reloads its own config.
+      const leads = this.#leads();
+      if (leads) {
+        this.store.transaction(() => this.#health.enableAll());
+        this.#letGoOfRetired(fresh);
+      }
+      if (this.#started) {
+        await this.#healthListener.sync(config.server);
+        if (leads) this.#startRuntime(fresh);
+      }
+    });
     this.#log.info({ jobs: Object.fromEntries(fresh.jobs) }, 'configuration reloaded');
+  }
+
+  /** Stops a runtime's work: no more ticks, the cycles in progress awaited, the loops ended at once (sends in flight abandoned, left due). */
+  async #halt(rt: Runtime): Promise<void> {
+    await rt.scheduler.stop();
+    await Promise.all(this.#inFlight.values());
+    await rt.notifier.stop();
+    await rt.remediation?.stop(0);
+    await rt.context?.stop(0);
   }
 
   /**
@@ -334,6 +481,8 @@ export class Watchdog {
   }
 
   async #stop(deadlineMs: number): Promise<StopReport> {
+    // A replica stopping takes no new term; one that leads keeps renewing its lease while it flushes.
+    this.#election?.retire();
     const rt = this.#runtime;
     const startedAt = this.#clock.now();
     const cancel = new AbortController();
@@ -358,7 +507,8 @@ export class Watchdog {
       const left = () => Math.max(0, deadlineMs - (this.#clock.now() - startedAt));
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
-      flush = await rt.notifier.flush(left());
+      if (this.#leads()) flush = await this.#flush(rt, left());
+      else await rt.notifier.stop();
       await rt.remediation?.stop(left());
     } finally {
       cancel.abort();
@@ -375,6 +525,9 @@ export class Watchdog {
       } catch (err) {
         this.#log.warn({ err }, 'cannot release the lease on the state file; it expires by itself');
       }
+      // Released only now, with the work stopped and the outbox flushed: the next leader starts from there.
+      await this.#election?.close();
+      this.metrics.leader.set(0);
       this.store.close();
       this.#log.info(
         { cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0 },
@@ -384,20 +537,43 @@ export class Watchdog {
     return { cyclesFinished, flush };
   }
 
-  #cycle(job: SnapshotJob): Promise<JobReport> {
+  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, it leaves the rest to the next leader. */
+  async #flush(rt: Runtime, deadlineMs: number): Promise<FlushReport | undefined> {
+    try {
+      return await rt.notifier.flush(deadlineMs);
+    } catch (err) {
+      if (!(err instanceof FencedError)) throw err;
+      return undefined;
+    }
+  }
+
+  /**
+   * One cycle of `job`, for the time of its schedule `slot` (wall clock; a cycle at once: now).
+   * Among replicas it runs under the term (its end aborts the cycle) and records its slot.
+   */
+  #cycle(job: SnapshotJob, slot?: number): Promise<JobReport> {
     const running = this.#inFlight.get(job);
     if (running) return running;
     const rt = this.#runtime;
+    const term = this.#term;
     const stop = cycleSignal({
       job,
-      hardStop: this.#hardStop.signal,
+      hardStop: term ? AbortSignal.any([this.#hardStop.signal, term.signal]) : this.#hardStop.signal,
       clock: this.#clock,
       concurrency: rt.config.api.concurrency,
       deadlineMs: rt.config.jobs.deadline === 'auto' ? rt.scheduler.intervalMs(job) : rt.config.jobs.deadline,
     });
-    const cycle = runJobCycle(rt.deps, job, stop.signal)
+    const slots = this.#slots;
+    const at = slot ?? Date.now();
+    const cycle = runJobCycle(rt.deps, job, stop.signal, slots && (() => slots.record(job, at)))
       .finally(stop.release)
       .catch((err: unknown): JobReport => {
+        if (err instanceof FencedError) {
+          // Deposed between the read and the write: nothing was committed; the next leader reads again.
+          this.#log.info({ job, reason: err.reason }, 'cycle not written: this replica no longer leads');
+          this.metrics.cycles.inc({ source: job, outcome: 'aborted' });
+          return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0, durationMs: 0 };
+        }
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
         this.#log.error({ err, job }, 'cycle failed to write its result');
         this.metrics.cycles.inc({ source: job, outcome: 'failed' });
@@ -421,19 +597,30 @@ export class Watchdog {
       dispatcher: this.#options.dispatcher,
       apiRetry: this.#options.apiRetry,
       commandConfigFile: this.#options.commandConfigFile,
-      runScheduled: async (job) => {
+      runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
-        else await this.#cycle(job as SnapshotJob);
+        else if (this.#slotRun(job, slot)) this.#log.debug({ job, slot }, 'slot already run by the leader before');
+        else await this.#cycle(job as SnapshotJob, slot);
       },
     });
   }
 
-  #startRuntime(rt: Runtime): void {
+  /** A cycle already covered this scheduled slot of `job`; a state that cannot be read says so in the cycle that runs. */
+  #slotRun(job: string, slot: number): boolean {
+    try {
+      return this.#slots?.covered(job, slot) ?? false;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Starts a runtime's work; `takeover`: a new leader's, whose first cycles are only the jobs its predecessor left behind. */
+  #startRuntime(rt: Runtime, takeover = false): void {
     rt.notifier.start();
     rt.context?.start();
     rt.remediation?.start();
     rt.scheduler.start();
-    void this.#firstCycles(rt);
+    void this.#firstCycles(rt, takeover);
     void warnMaintenanceCost(rt, this.#hardStop.signal);
   }
 
@@ -454,18 +641,33 @@ export class Watchdog {
       health: this.#health,
       store: this.store,
       now: this.#clock.now(),
+      election: this.#election?.status,
     });
   }
 
   /**
    * A first cycle of every job at once, so alerts and readiness do not wait for the first tick;
    * the servers job before the others (see `COLLECTORS`), so that a bad server's alert is on record
-   * before its apps' alerts are delivered and inhibition can hold them.
+   * before its apps' alerts are delivered and inhibition can hold them. At a takeover, only the
+   * jobs whose last slot is older than one interval (`job-slots.ts`): the others' next tick is due.
    */
-  async #firstCycles(rt: Runtime): Promise<void> {
-    if (rt.jobs.has('servers')) await this.#cycle('servers');
-    if (this.#runtime !== rt || this.#stopping) return;
-    for (const job of rt.jobs.keys()) if (job !== 'servers') void this.#cycle(job);
+  async #firstCycles(rt: Runtime, takeover: boolean): Promise<void> {
+    let jobs = [...rt.jobs.keys()];
+    if (takeover && this.#slots) {
+      const slots = this.#slots;
+      const now = Date.now();
+      try {
+        jobs = jobs.filter((job) => slots.dueAtTakeover(job, now, rt.scheduler.intervalMs(job) ?? 0));
+      } catch (err) {
+        // The state cannot be read now: the ticks run the jobs.
+        this.#log.warn({ err }, "cannot read the jobs' last slots; they run at their next tick");
+        return;
+      }
+      this.#log.info({ jobs }, 'taking over: the jobs whose last slot is older than one interval run now');
+    }
+    if (jobs.includes('servers')) await this.#cycle('servers');
+    if (this.#runtime !== rt || this.#stopping || !this.#leads()) return;
+    for (const job of jobs) if (job !== 'servers') void this.#cycle(job);
   }
 
   /** Fails early on a configured namespace the token does not reach; an unreachable API is left to the cycles. */
@@ -487,6 +689,8 @@ export class Watchdog {
       });
       this.#log.debug({ deleted: result.deleted, freedPages: result.freedPages }, 'old state pruned');
     } catch (err) {
+      // Deposed: the next leader prunes.
+      if (err instanceof FencedError) return;
       this.#log.error({ err }, 'cannot prune old state');
     }
   }

@@ -1,7 +1,9 @@
 /**
- * `deploy-watchdog alerts`: the open alerts (pending and firing) of the state file, with since,
- * severity, check, summary, labels and the silence muting each one, if any.
+ * `deploy-watchdog alerts`: the open alerts (pending and firing) of the state file, with their short
+ * id (for `ack`), since, status (`acked` when someone has it), severity, check, summary, labels and
+ * the silence muting each one, if any.
  */
+import { alertId } from '../alerts/alert-id.js';
 import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, type Command } from './command.js';
@@ -12,24 +14,25 @@ import { formatUtc } from '../lib/format-utc.js';
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
 
 Lists the open alerts: firing ones, and pending ones waiting for alerts.for cycles or a hold.
-Worst first, then oldest. Each shows since when, severity, check, summary, labels, and the id of
-the silence that mutes its notifications, if one does. On a terminal the table fits its width (a
-long summary, then long labels, are cut with …); piped, or with --json, nothing is cut.
+Worst first, then oldest. Each shows its id (for \`deploy-watchdog ack\`), since when, its status
+(acked: firing, and someone acknowledged it; --json says who), severity, check, summary, labels,
+and the id of the silence that mutes its notifications, if one does. On a terminal the table fits
+its width (a long summary, then long labels, are cut with …); piped, or with --json, nothing is cut.
 
   --config FILE   the configuration file (its state.path is the database)
                   (${CONFIG_FILE_DEFAULTS})
   --json          one JSON array instead of a table`;
 
 /**
- * On a terminal, what gives way, in order: SUMMARY (column 5) down to 30 characters, LABELS (6)
- * down to 16, then the summary to 10 and the labels to their header, so that 80 columns hold a row
- * (one without a silence).
+ * On a terminal, what gives way, in order: SUMMARY (column 6) down to 30 characters, LABELS (7)
+ * down to 16, then the summary to 10 and the labels to their header, so that 90 columns hold a row
+ * (one without a silence). The id is never cut: it is what `ack` takes.
  */
 const FIT_SHRINK = [
-  { column: 5, min: 30 },
-  { column: 6, min: 16 },
-  { column: 5, min: 10 },
-  { column: 6, min: 0 },
+  { column: 6, min: 30 },
+  { column: 7, min: 16 },
+  { column: 6, min: 10 },
+  { column: 7, min: 0 },
 ];
 
 const alerts: Command = {
@@ -47,6 +50,7 @@ const alerts: Command = {
       const rows = openAlertsView(store, systemClock.now()).map((v) => ({ ...v, silence: v.silence?.id ?? null }));
       if (values.json) {
         const out = rows.map(({ alert: a, since, silence }) => ({
+          id: alertId(a.fingerprint),
           fingerprint: a.fingerprint,
           status: a.status,
           since: formatUtc(since, 'iso'),
@@ -61,6 +65,12 @@ const alerts: Command = {
           lastSeenAt: formatUtc(a.lastSeenAt, 'iso'),
           job: a.job,
           silence,
+          acknowledgement: a.acknowledgement && {
+            by: a.acknowledgement.by,
+            via: a.acknowledgement.via,
+            at: formatUtc(a.acknowledgement.at, 'iso'),
+            comment: a.acknowledgement.comment,
+          },
         }));
         io.stdout.write(`${terminalJson(out)}\n`);
         return EXIT.ok;
@@ -69,11 +79,12 @@ const alerts: Command = {
         io.stdout.write('no open alerts\n');
         return EXIT.ok;
       }
-      const header = ['SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
+      const header = ['ID', 'SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
       const body = rows.map(({ alert: a, since, silence }) => [
+        alertId(a.fingerprint),
         // To the second: milliseconds only take width from the summary (--json keeps them).
         formatUtc(Math.floor(since / 1000) * 1000, 'iso'),
-        a.status,
+        a.acknowledgement ? 'acked' : a.status,
         a.severity,
         a.check,
         silence ?? '-',
@@ -88,7 +99,9 @@ const alerts: Command = {
       const fit = width === undefined ? undefined : { width, shrink: FIT_SHRINK };
       io.stdout.write(table([header, ...body], fit));
       const firing = rows.filter((r) => r.alert.status === 'firing').length;
-      io.stdout.write(`${rows.length} open (${firing} firing, ${rows.length - firing} pending)\n`);
+      const acked = rows.filter((r) => r.alert.acknowledgement !== null).length;
+      const ackedText = acked > 0 ? `, ${acked} of them acked` : '';
+      io.stdout.write(`${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)\n`);
       return EXIT.ok;
     });
   },

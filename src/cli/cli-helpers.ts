@@ -1,10 +1,11 @@
 /**
- * What the state commands (alerts, silence, silences, unsilence, actions) and the others that parse
+ * What the state commands (alerts, silence, silences, unsilence, ack, unack, actions) and the others that parse
  * arguments share: strict argument parsing, opening the state store from the config, turning
  * their failures into exit codes, and the plain table and time format of listings.
  */
 import type { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { AcknowledgeError } from '../alerts/acknowledge.js';
 import { MatcherError } from '../alerts/matchers.js';
 import { SilenceError } from '../alerts/silences.js';
 import { ConfigError } from '../config/config-error.js';
@@ -43,7 +44,12 @@ export async function withStateStore(
 
 /** Prints a command failure the way every state command does and returns its exit code. */
 export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
-  if (err instanceof UsageError || err instanceof MatcherError || err instanceof SilenceError) {
+  if (
+    err instanceof UsageError ||
+    err instanceof MatcherError ||
+    err instanceof SilenceError ||
+    err instanceof AcknowledgeError
+  ) {
     io.stderr.write(`error: ${err.message}\n\n${commandUsage}\n`);
     return EXIT.usage;
   }

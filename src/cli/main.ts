@@ -16,6 +16,8 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),
   unsilence: () => import('./unsilence.js'),
+  ack: () => import('./ack.js'),
+  unack: () => import('./unack.js'),
   validate: () => import('./validate.js'),
   schema: () => import('./schema.js'),
   healthcheck: () => import('./healthcheck.js'),

@@ -47,7 +47,15 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   const restorePoints = new Map<number, readonly NewestRestorePoint[]>();
   for (const { app, restorePoints: points } of kept) if (points) restorePoints.set(app.id, points);
   ctx.logger.debug({ apps: kept.length, withRestorePoints: restorePoints.size }, 'apps read in full');
-  return { job: 'maintenance', takenAt: ctx.now, stateWords, apps: kept.map((r) => r.app), restorePoints };
+  return {
+    job: 'maintenance',
+    takenAt: ctx.now,
+    stateWords,
+    apps: kept.map((r) => r.app),
+    restorePoints,
+    // As late as possible, so a failed run alerted during the read counts.
+    reported: ctx.reportedElsewhere?.() ?? [],
+  };
 }
 
 /** The app's newest restore points, one page of {@link RESTORE_POINTS_PER_APP}, newest first. */

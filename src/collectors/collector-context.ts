@@ -13,6 +13,8 @@ export interface OpenSubject {
   /** The alert's check (`failed_runs`, …): a collector re-reads the subjects of the checks it follows. */
   check: string;
   subject: Subject;
+  /** The alert's details (`app_id`, `workflow`, …), where the reader needs more than the record. */
+  details?: Readonly<Record<string, string>>;
 }
 
 /** The inputs of one collection. */
@@ -40,8 +42,9 @@ export interface CollectorContext {
   openSubjects?: readonly OpenSubject[];
   /**
    * What the open (pending and firing) alerts of every other job are about, read from the alert
-   * state when called: the attention collector asks, after its read, so its check can fold the
-   * dashboard items the daemon's own checks already report into their alerts. Absent: none.
+   * state when called: the attention and maintenance collectors ask, after their read, so their
+   * checks can fold what the daemon's own checks already report (a dashboard item, a failed
+   * upgrade's failed run) into those alerts. Absent: none.
    */
   reportedElsewhere?: () => readonly OpenSubject[];
   /**

@@ -156,6 +156,12 @@ export interface MaintenanceSnapshot extends SnapshotBase {
    * by app id, newest first; empty when the restore_points check is off (none read).
    */
   restorePoints: ReadonlyMap<number, readonly NewestRestorePoint[]>;
+  /**
+   * What the daemon's other checks report as the read ended (open alerts of the other jobs, with
+   * their details): the upgrades check folds a failed upgrade into the alert of its failed run.
+   * Absent: nothing reported.
+   */
+  reported?: readonly OpenSubject[];
 }
 
 /** The `servers` job: every server and its state, and the environments of the apps on a bad one. */

@@ -226,6 +226,18 @@ const stateTimeoutSchema = (fallback: string, max: string, maxMs: number, what: 
     .prefault(fallback)
     .describe(what);
 
+/** `state.leader`: the leader election of replicas sharing a PostgreSQL state (`src/state/leader-election.ts`). */
+const stateLeaderSchema = z
+  .object({
+    lease: durationSchema
+      .refine((ms) => ms >= 2_000 && ms <= 300_000, 'must be from 2s to 5m')
+      .prefault('10s')
+      .describe(
+        'With url (PostgreSQL): how long the leader lease lasts unless renewed. The leader renews it every quarter of it and stops acting when it could not for three quarters; another replica takes over once it has expired (after a crash within about 1.25 times it; after a stop at its next try, within a quarter). Default 10s.',
+      ),
+  })
+  .strict();
+
 /** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
   .object({
@@ -253,6 +265,11 @@ const stateSchema = z
       600_000,
       'How long one PostgreSQL statement may take; past it, and past a silent server, the work fails with a clear error and is tried again later.',
     ),
+    leader: stateLeaderSchema
+      .prefault({})
+      .describe(
+        'With url (PostgreSQL): two or more replicas share the state and one of them, the leader, does the work; the others serve the console and their probes, and take over when it is gone.',
+      ),
     retention: durationSchema
       .prefault('30d')
       .describe(
@@ -380,6 +397,12 @@ const routeSchema = z
     continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
     repeat_interval: repeatIntervalSchema.optional().describe('Overrides alerts.repeat_interval for this route.'),
     send_resolved: z.boolean().optional(),
+    send_acknowledged: z
+      .boolean()
+      .optional()
+      .describe(
+        "Tell this route's channels when someone acknowledges an alert or gives it back. Absent: as each channel's kind does (email, Slack webhooks and the log do not; a channel that keeps one message per alert does).",
+      ),
     mute_windows: z.array(z.string().min(1)).optional(),
     group_by: z.array(labelNameSchema).optional(),
     runbook_url: runbookUrlSchema

@@ -1,10 +1,11 @@
 /**
- * Why an open alert is, or is not, being told to anyone, in the notify stage's own words: the
- * silence that mutes it now, the cause that inhibits it now (the same `Inhibitor` the delivery
+ * Why an open alert is, or is not, being told to anyone, in the notify stage's own words: who has
+ * acknowledged it (its repeats stop), the silence that mutes it now, the cause that inhibits it now (the same `Inhibitor` the delivery
  * round asks), a pending alert's count of cycles, and what was last decided for it on each channel
  * (the outbox row's named decision and its detail: `silenced`, `muted_window`, `inhibited`,
  * `repeat_not_due`, sent…). Nothing here decides anything: it reads what the stages decide.
  */
+import type { Acknowledgement } from '../alerts/alert-store.js';
 import type { OpenAlertView } from '../alerts/open-alerts-view.js';
 import type { Silence } from '../alerts/silences.js';
 import type { Config } from '../config/load-config.js';
@@ -13,6 +14,8 @@ import type { OutboxRow } from '../notify/outbox-store.js';
 
 /** What is said about one open alert's notifications. */
 export interface AlertStanding {
+  /** Who has it: its repeats stop until it resolves or escalates. */
+  acknowledgement: Acknowledgement | null;
   /** The silence in force that matches it. */
   silence: Silence | undefined;
   /** The firing alert that holds it back now, and by which rule. */
@@ -42,6 +45,7 @@ export class AlertStandings {
   of(view: OpenAlertView): AlertStanding {
     const { alert } = view;
     return {
+      acknowledgement: alert.acknowledgement,
       silence: view.silence,
       inhibitedBy: alert.status === 'resolved' ? undefined : this.#inhibitor.causeFor(alert),
       pending: alert.status === 'pending' ? { seen: alert.seenCount, of: this.config.alerts.for } : undefined,

@@ -48,6 +48,7 @@ th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc
 .summary:hover { text-decoration: underline; }
 tr.silenced td { background: #f4f3ff; }
 ul.standing { list-style: none; margin: 0; padding: 0; font-size: 12px; }
+.why.acknowledged { color: #026aa2; font-weight: 600; } tr.acknowledged td { background: #f0f9ff; }
 .why.silenced { color: #5925dc; font-weight: 600; } .why.inhibited { color: var(--warn); font-weight: 600; } .why.pending { color: var(--warn); }
 .channel.status-held, .channel.status-expired { color: var(--warn); } .channel.status-sent { color: var(--ok); }
 .ok { color: var(--ok); } .error { color: var(--crit); } .warn { color: var(--warn); } tr.bad td { background: #fef3f2; }
@@ -64,6 +65,10 @@ ol.timeline table { margin-top: 4px; }
 .event-firing .kind, .event-escalated .kind { color: var(--crit); } .event-resolved .kind { color: var(--ok); }
 .remediation .kind { color: var(--accent); }
 form.inline { display: inline; }
+form.acknowledge { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 12px 0; } form.acknowledge input { display: block; width: 24em; max-width: 100%; margin-top: 4px; }
+.event-acknowledged .kind, .event-unacknowledged .kind { color: #026aa2; }
+.comment { font-style: italic; }
+form.list-ack { margin-top: 4px; } form.list-ack button { font-size: 12px; padding: 0 6px; } .status.acknowledged { color: #026aa2; }
 form label { display: block; margin: 8px 0; font-weight: 600; }
 form label .hint { font-weight: 400; }
 textarea, input:not([type]), input[type="password"], select { font: 13px ui-monospace, "DejaVu Sans Mono", monospace; padding: 4px 6px; border: 1px solid #cfd4dc; border-radius: 4px; }

@@ -2,7 +2,8 @@
  * The web console's requests, on the health listener (everything but `/healthz`, `/readyz` and
  * `/metrics`): whether the console is served at all (`consoleStanding`), who is asking
  * (`ConsoleAccess`), then the page. Pages read the state file through the same store functions as
- * the CLI; the two forms that write (make a silence, end one) are checked for CSRF first. Every
+ * the CLI; the forms that write (make a silence, end one, acknowledge an alert or give it back)
+ * are checked for CSRF first. Every
  * answer forbids framing, sniffing, caching, referrers, and any script or style not served here.
  *
  *   GET  /                 open alerts, grouped             GET  /actions   remediation audit
@@ -10,6 +11,7 @@
  *   GET  /silences         silences                         GET  /config    the config, redacted
  *   GET  /silences/new     the form (and a preview)         GET|POST /login, POST /logout (token auth)
  *   POST /silences         preview, or create               POST /silences/expire
+ *   POST /alerts/acknowledge, /alerts/unacknowledge           an alert taken, or given back
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
@@ -25,7 +27,7 @@ import { consoleStanding } from './console-config.js';
 import type { SafeHtml } from './html.js';
 import { messagePage, type PageContext } from './layout.js';
 import { actionsPage } from './pages/actions-page.js';
-import { alertPage } from './pages/alert-page.js';
+import { alertPage, type PageNotice } from './pages/alert-page.js';
 import { alertsPage } from './pages/alerts-page.js';
 import { configPage } from './pages/config-page.js';
 import { loginPage } from './pages/login-page.js';
@@ -33,6 +35,7 @@ import { draftFrom, newSilencePage } from './pages/new-silence-page.js';
 import { silencesPage } from './pages/silences-page.js';
 import { sourcesPage } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
+import { submitAcknowledgement } from './acknowledge-actions.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
 export interface ConsoleDeps {
@@ -46,6 +49,8 @@ export interface ConsoleDeps {
   jobs(): ReadonlyMap<string, string>;
   /** What `/readyz` says now. */
   readiness(): ReadinessCheck[];
+  /** Wakes the delivery loop (an acknowledgement to route); absent: it is routed at the next round. */
+  wake?(): void;
 }
 
 /**
@@ -165,10 +170,12 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
     r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
     return send(res, 403, messagePage('Refused', form.message));
   }
-  const deps = { store: r.deps.store, config: r.config, logger: r.log };
+  const deps = { store: r.deps.store, config: r.config, logger: r.log, wake: r.deps.wake?.bind(r.deps) };
   let outcome: FormOutcome;
   if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
   else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
+  else if (path === '/alerts/acknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'acknowledge');
+  else if (path === '/alerts/unacknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'unacknowledge');
   else if (path === '/logout') outcome = { redirect: '/login' };
   else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
@@ -183,10 +190,10 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
   const query = url.searchParams;
   switch (url.pathname) {
     case '/':
-      return [200, alertsPage(store, config, ctx, query)];
+      return [200, alertsPage(store, config, ctx, query, doneNotice(query.get('done')))];
     case '/alert': {
       const fingerprint = query.get('fp') ?? '';
-      const body = alertPage(store, config, ctx, fingerprint);
+      const body = alertPage(store, config, ctx, fingerprint, doneNotice(query.get('done')));
       return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
     }
     case '/silences':
@@ -204,6 +211,15 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
     default:
       return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
   }
+}
+
+/** What a form just did, said on the page it sent the browser back to (`?done=`). */
+function doneNotice(done: string | null): PageNotice | undefined {
+  if (done === 'acknowledged') {
+    return { kind: 'ok', text: 'You acknowledged it: its repeats stop until it resolves or gets worse.' };
+  }
+  if (done === 'unacknowledged') return { kind: 'ok', text: 'You gave the acknowledgement back: its repeats resume.' };
+  return undefined;
 }
 
 function redirect(res: ServerResponse, location: string, cookie?: string): void {

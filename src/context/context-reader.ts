@@ -27,6 +27,7 @@ import type { Clock } from '../lib/clock.js';
 import type { AlertContext } from '../lib/alert-vocabulary.js';
 import type { Logger } from '../lib/logger.js';
 import { parseTime } from '../lib/parse-time.js';
+import { FencedError } from '../state/fenced-error.js';
 import type { ContextSettings } from './context-config.js';
 import type { ContextRow, ContextStore } from './context-store.js';
 import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
@@ -95,7 +96,10 @@ export class ContextReader {
       clock: parts.clock,
       pass: (signal) => this.#pass(signal),
       sleepMs: () => IDLE_MS,
-      onError: (err) => this.#log.error({ err }, 'context pass failed; the next pass tries again'),
+      onError: (err) =>
+        err instanceof FencedError
+          ? this.#log.debug({ reason: err.reason }, 'context pass ended: no longer the leader')
+          : this.#log.error({ err }, 'context pass failed; the next pass tries again'),
       merge: (a, b) => ({ read: a.read + b.read, dropped: a.dropped + b.dropped, requests: a.requests + b.requests }),
     });
   }
@@ -129,6 +133,8 @@ export class ContextReader {
       try {
         await this.#readOne(row, pass, signal);
       } catch (err) {
+        // No longer the leader: the pass ends; the next leader reads what is pending.
+        if (err instanceof FencedError) throw err;
         // A storage fault or a bug: the ask stays pending for the next pass.
         this.#log.error({ err, subject: row.subject }, 'cannot store the context of an alert; will try again');
       }

@@ -9,12 +9,21 @@
  *   when, so the detector reports it at once with `holdForMs` = `standby_max_duration` and the
  *   lifecycle fires it only once it has seen it that long (as maintenance does); a warning.
  *
+ * - **One problem, one alert.** An upgrade is carried out by a run (the simulator's `app_upgrade`,
+ *   action `upgrade`); when that run fails, failed_runs reports it with its step, reason, log lines
+ *   and restore point. A failed upgrade whose app (old or new) has an open failed_runs alert about
+ *   a run of one of `run_words` is folded into that alert (named in the cycle's log). Jobs run on
+ *   their own schedules, so a failed upgrade waits `fold_wait` for its run's alert before it fires
+ *   on its own (a failed upgrade whose run did not fail, or whose run is not read).
+ *
  * Both the old app and the new one show the same upgrade, so there is one finding per upgrade (by
  * its id), labelled with the app it upgrades (`source_app_id`) when that app was read, else with
  * the new app that shows it. Read by the
  * maintenance job from the `apps.get` it makes of every app anyway: no request of its own. An
  * upgrade that moves on, or is gone, resolves it.
  */
+import { z } from 'zod';
+import type { OpenSubject } from '../collectors/collector-context.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
@@ -27,7 +36,9 @@ import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
+import { runContextAsk } from './run-context.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
@@ -39,6 +50,10 @@ export interface UpgradesOptions {
   standbyStates: readonly string[];
   /** How long an upgrade may wait in standby before it is reported. */
   standbyMaxMs: number;
+  /** Workflow or action words of the runs that carry out an upgrade. */
+  runWords: readonly string[];
+  /** How long a failed upgrade waits for its failed run's alert to fold into before it fires. */
+  foldWaitMs: number;
 }
 
 /** The upgrades check. */
@@ -54,10 +69,27 @@ export const upgradesCheck = defineCheck({
     standby_max_duration: durationSchema
       .prefault('1d')
       .describe('An upgrade waiting in standby longer than this is alerted.'),
+    run_words: z
+      .array(z.string().min(1, 'must not be empty'))
+      .default(['upgrade'])
+      .describe(
+        "The runs that carry out a version upgrade, by workflow or action (the simulator's: workflow app_upgrade, action upgrade). A failed upgrade whose app has an open failed_runs alert about such a run is folded into that alert: one problem, one alert.",
+      ),
+    fold_wait: durationSchema
+      .prefault('5m')
+      .describe(
+        "How long a failed upgrade waits for the failed_runs alert of its run (the runs job's schedule is its own) before it alerts on its own; 0s alerts at once.",
+      ),
   }),
   options: (own): UpgradesOptions | undefined =>
     own.enabled
-      ? { failedStates: own.failed_states, standbyStates: own.standby_states, standbyMaxMs: own.standby_max_duration }
+      ? {
+          failedStates: own.failed_states,
+          standbyStates: own.standby_states,
+          standbyMaxMs: own.standby_max_duration,
+          runWords: own.run_words,
+          foldWaitMs: own.fold_wait,
+        }
       : undefined,
   detect: upgrades,
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'other_states'] },
@@ -92,8 +124,32 @@ function kindOf(app: MaintenanceApp, options: UpgradesOptions): 'failed' | 'stan
   return options.standbyStates.includes(state) ? 'standby' : null;
 }
 
-/** Finds failed upgrades, and upgrades in standby (each held back by the lifecycle for `standbyMaxMs`). */
-export function upgrades(snapshot: MaintenanceSnapshot, options: UpgradesOptions): Detection<'upgrades'>[] {
+/**
+ * Who already reports the failed upgrade: the open failed_runs alert about a run of `runWords` on
+ * one of `appIds` (the app upgraded, or its new app), as "failed_runs (run 123)"; else undefined.
+ */
+function failedRunReporting(
+  reported: readonly OpenSubject[] | undefined,
+  appIds: readonly (number | null)[],
+  runWords: readonly string[],
+): string | undefined {
+  for (const open of reported ?? []) {
+    if (open.check !== 'failed_runs' || !open.details) continue;
+    const run = runContextAsk({ subject: open.subject, details: open.details });
+    if (run && appIds.includes(run.appId) && (runWords.includes(run.workflow) || runWords.includes(run.action)))
+      return `failed_runs (run ${run.runId})`;
+  }
+  return undefined;
+}
+
+/**
+ * Finds failed upgrades (each folded into its failed run's alert where one reports it, else held
+ * `foldWaitMs`), and upgrades in standby (each held back by the lifecycle for `standbyMaxMs`).
+ */
+export function upgrades(
+  snapshot: MaintenanceSnapshot,
+  options: UpgradesOptions,
+): DetectorResult<Detection<'upgrades'>> {
   // One app per upgrade: the app it upgrades when read, else the first that shows it.
   const byUpgrade = new Map<number, MaintenanceApp>();
   for (const app of snapshot.apps) {
@@ -102,9 +158,22 @@ export function upgrades(snapshot: MaintenanceSnapshot, options: UpgradesOptions
     if (!seen || app.id === app.upgrade.source_app_id) byUpgrade.set(app.upgrade.id, app);
   }
   const findings: Detection<'upgrades'>[] = [];
+  const incomplete: string[] = [];
+  const folded: FoldedFinding[] = [];
   for (const app of byUpgrade.values()) {
     const upgrade = app.upgrade!;
     const kind = kindOf(app, options)!;
+    const fp = fingerprint('upgrades', kind, upgrade.id);
+    const reporter =
+      kind === 'failed'
+        ? failedRunReporting(snapshot.reported, [upgrade.source_app_id, upgrade.new_app_id], options.runWords)
+        : undefined;
+    if (reporter !== undefined) {
+      // Left as it is when it had fired already: neither resolved nor said again.
+      folded.push({ fingerprint: fp, reason: `reported by ${reporter}` });
+      incomplete.push(fp);
+      continue;
+    }
     const source = app.id === upgrade.source_app_id;
     const { name, labels } = appContext(app);
     // The app it upgrades, named as every other check names it when this is its record.
@@ -123,7 +192,7 @@ export function upgrades(snapshot: MaintenanceSnapshot, options: UpgradesOptions
     const failedSeverity: Severity =
       upgrade.purpose === 'production' ? environmentSeverity(app.environment_type, PRODUCTION_CRITICAL) : 'warning';
     findings.push({
-      fingerprint: fingerprint('upgrades', kind, upgrade.id),
+      fingerprint: fp,
       check: 'upgrades',
       severity: kind === 'failed' ? failedSeverity : 'warning',
       summary:
@@ -137,7 +206,8 @@ export function upgrades(snapshot: MaintenanceSnapshot, options: UpgradesOptions
       since: null,
       subject: { type: 'app', id: app.id },
       ...(kind === 'standby' && { holdForMs: options.standbyMaxMs }),
+      ...(kind === 'failed' && options.foldWaitMs > 0 && { holdForMs: options.foldWaitMs }),
     });
   }
-  return findings;
+  return folded.length > 0 ? { findings, incomplete, folded } : { findings, incomplete };
 }

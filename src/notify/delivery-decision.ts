@@ -5,7 +5,7 @@
  * delivered. The decision is stored on the outbox row, so the audit says why a message was or
  * was not sent.
  */
-import type { AlertEventKind } from '../alerts/alert-event.js';
+import { isAcknowledgementKind, type AlertEventKind } from '../alerts/alert-event.js';
 import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
@@ -25,6 +25,13 @@ export type NotifyDecision =
   | 'inhibited'
   /** The route has `send_resolved: false`. */
   | 'resolved_not_sent'
+  /**
+   * An acknowledgement (or its giving back) the channel is not told of: the route says
+   * `send_acknowledged: false`, or says nothing and the channel's kind does not show them.
+   */
+  | 'acknowledgement_not_sent'
+  /** An acknowledgement of an alert the channel was never told fires (silenced, held): nothing to say. */
+  | 'acknowledged_quietly'
   /** A repeat, but this route's own repeat interval has not passed on this channel yet. */
   | 'repeat_not_due'
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
@@ -48,6 +55,8 @@ export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'he
   inhibited: 'held',
   silenced: 'held',
   resolved_not_sent: 'suppressed',
+  acknowledgement_not_sent: 'suppressed',
+  acknowledged_quietly: 'suppressed',
   repeat_not_due: 'suppressed',
   resolved_quietly: 'suppressed',
   superseded: 'suppressed',
@@ -68,6 +77,8 @@ export interface DecisionFacts {
   event: { kind: AlertEventKind; fingerprint: string; labels: Labels };
   route: ResolvedRoute;
   now: number;
+  /** Whether the channel's kind shows acknowledgements where the route does not say (`Channel.showsAcknowledgements`). */
+  showsAcknowledgements?: boolean | undefined;
   /** The id of a silence in force that matches the alert. */
   silenceId: string | undefined;
   cause: InhibitionCause | undefined;
@@ -94,6 +105,25 @@ export function announced(log: NotificationLogEntry | undefined): boolean {
 const digestOnly: DecisionStage = ({ event }) =>
   isDigestOnly(event.labels)
     ? { decision: 'digest_only', detail: 'listed in the daily digest (notify.digest), never sent on its own' }
+    : undefined;
+
+/** Acknowledgements go only where they are wanted, and only where the alert was announced. */
+const acknowledgementNotSent: DecisionStage = ({ event, route, showsAcknowledgements }) => {
+  if (!isAcknowledgementKind(event.kind) || (route.sendAcknowledged ?? showsAcknowledgements === true)) {
+    return undefined;
+  }
+  return {
+    decision: 'acknowledgement_not_sent',
+    detail:
+      route.sendAcknowledged === false
+        ? `route ${route.name} has send_acknowledged: false`
+        : `the channel does not show acknowledgements unless route ${route.name} has send_acknowledged: true`,
+  };
+};
+
+const acknowledgedQuietly: DecisionStage = ({ event, log }) =>
+  isAcknowledgementKind(event.kind) && !announced(log)
+    ? { decision: 'acknowledged_quietly', detail: 'the firing was never sent to this channel' }
     : undefined;
 
 const resolvedQuietly: DecisionStage = ({ event, log }) =>
@@ -136,14 +166,17 @@ const awaitingContext: DecisionStage = ({ event, contextPending, now }) => {
 };
 
 /**
- * The stages in order: an alert for the digest alone is never sent, whatever else holds; a resolve
- * nobody heard the start of is dropped next; silences beat everything else; a muted route holds
+ * The stages in order: an alert for the digest alone is never sent, whatever else holds; an
+ * acknowledgement the channel does not want, or of an alert it never heard of, is dropped next,
+ * and so is a resolve nobody heard the start of; silences beat everything else; a muted route holds
  * before inhibition is looked at (the window's end re-decides); waiting for the context comes
  * last, so a message held for another reason does not wait on it too (by the time it goes, its
  * context is read or the wait is over).
  */
 export const DECISION_STAGES: readonly DecisionStage[] = [
   digestOnly,
+  acknowledgementNotSent,
+  acknowledgedQuietly,
   resolvedQuietly,
   silenced,
   resolvedNotSent,

@@ -20,6 +20,7 @@ import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Metrics } from '../server/metrics.js';
+import { FencedError } from '../state/fenced-error.js';
 import type { Channel } from './channels/channel.js';
 import { backoff } from './backoff.js';
 import { groupDue } from './grouping.js';
@@ -109,8 +110,7 @@ export class Delivery {
         pass,
         sleepMs: () => every,
         // A storage fault must not end the loop: the next round tries again.
-        onError: (err) =>
-          this.#log.error({ err: errorText(err, { named: true }), loop: what }, 'delivery round failed'),
+        onError: (err) => this.#roundFailed(err, what),
       });
     this.#loops = [
       loop('housekeeping', () => {
@@ -134,9 +134,16 @@ export class Delivery {
     try {
       this.#housekeeping(this.options.clock.now());
     } catch (err) {
-      this.#log.error({ err: errorText(err, { named: true }), loop: 'housekeeping' }, 'delivery round failed');
+      this.#roundFailed(err, 'housekeeping');
     }
     for (const l of loops) l.wake();
+  }
+
+  /** Says why a round failed; one refused because this replica no longer leads is no fault (its loops are being stopped). */
+  #roundFailed(err: unknown, loop: string): void {
+    if (err instanceof FencedError)
+      this.#log.debug({ loop, reason: err.reason }, 'delivery round ended: no longer the leader');
+    else this.#log.error({ err: errorText(err, { named: true }), loop }, 'delivery round failed');
   }
 
   /**
@@ -231,7 +238,10 @@ export class Delivery {
     if (!channel) return report;
     const state = rows.channelState(name);
     if (state.pausedUntil !== null && state.pausedUntil > now) return report;
-    const messages = groupDue(rows.due(name, now, ROWS_PER_ROUND), settings.max_items_per_message, this.options.attach);
+    // Claimed in a transaction: among replicas a fenced one (`state/leader-election.ts`), so a
+    // deposed leader sends nothing it claims after its lease has passed on.
+    const due = rows.store.transaction(() => rows.due(name, now, ROWS_PER_ROUND));
+    const messages = groupDue(due, settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
       if (signal?.aborted) break;

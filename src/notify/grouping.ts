@@ -53,14 +53,17 @@ export function groupDue(
     const events = message.rows.map((r) => attach(JSON.parse(r.payload) as AlertEvent)).sort(byImportance);
     message.notification.events = events.slice(0, maxItems);
     message.notification.omitted = events.length - message.notification.events.length;
-    message.notification.omittedResolved = events.slice(maxItems).filter((e) => e.kind === 'resolved').length;
+    message.notification.omittedEvents = events.slice(maxItems);
+    message.notification.omittedResolved = message.notification.omittedEvents.filter(
+      (e) => e.kind === 'resolved',
+    ).length;
     message.notification.routes = [...new Set(message.rows.map((r) => r.route))];
   }
   return out;
 }
 
-/** News first (firing, escalated, repeat before resolved), then worst severity, then oldest. */
-function byImportance(a: AlertEvent, b: AlertEvent): number {
+/** News first (firing, escalated, repeat before resolved), then worst severity, then oldest: the order a message lists events in. */
+export function byImportance(a: AlertEvent, b: AlertEvent): number {
   return (
     Number(a.kind === 'resolved') - Number(b.kind === 'resolved') ||
     SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||

@@ -59,7 +59,10 @@ export interface Notifier extends CycleStage {
   notice(notification: NoticeNotification, channels?: readonly string[], now?: number): number[];
   /** Pings the heartbeat URL if configured and due; call after a healthy cycle. Never blocks. */
   heartbeat(): BeatDecision | 'off';
-  /** Something held may go now (an alert's context was read): releases it and wakes the delivery loop. */
+  /**
+   * Something may go now (an alert's context was read, someone acknowledged an alert): routes what
+   * waits to be routed, releases what is held, and wakes the delivery loop.
+   */
   wake(): void;
   /** Starts the delivery loop. */
   start(): void;
@@ -94,6 +97,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(context ? { context } : {}),
+    showsAcknowledgements: new Set([...channels].filter(([, c]) => c.showsAcknowledgements === true).map(([n]) => n)),
   });
   const digest = new Digest({
     settings: notify.digest,
@@ -112,6 +116,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.random ? { random: options.random } : {}),
     housekeeping: (now) => {
+      outbox.routeQueued(now);
       outbox.release(now);
       digest.enqueueDue(now);
     },
@@ -126,6 +131,21 @@ export function createNotifier(options: NotifierOptions): Notifier {
       })
     : undefined;
 
+  // Each channel's credentials, checked once at start (a bot token Slack refuses) and said, naming
+  // the channel; nothing waits for it, and a send finds the same answer by itself.
+  let verifying: AbortController | undefined;
+  const verify = (): void => {
+    verifying = new AbortController();
+    for (const [name, channel] of channels) {
+      void channel.verify?.(verifying.signal).then((result) => {
+        if (result.outcome === 'ok' || verifying?.signal.aborted) return;
+        const line = `channel ${name} cannot deliver: ${result.reason}`;
+        if (result.outcome === 'permanent') logger.error({ channel: name, reason: result.reason }, line);
+        else logger.warn({ channel: name, reason: result.reason }, `${line} (temporary)`);
+      });
+    }
+  };
+
   return {
     router,
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
@@ -137,12 +157,17 @@ export function createNotifier(options: NotifierOptions): Notifier {
       store.transaction(() => outbox.notice(notification, to, now)),
     heartbeat: () => heartbeat?.beat() ?? 'off',
     wake: () => delivery.wake(),
-    start: () => delivery.start(),
+    start: () => {
+      delivery.start();
+      verify();
+    },
     stop: async () => {
+      verifying?.abort();
       await delivery.stop();
       await heartbeat?.settle();
     },
     flush: async (deadlineMs) => {
+      verifying?.abort();
       const report = await delivery.flush(deadlineMs);
       await heartbeat?.settle();
       return report;

@@ -3,7 +3,7 @@
  * the per-(fingerprint, channel) notification log, channel pauses and the digest log. Row ⇄ object
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
-import type { AlertEventKind } from '../alerts/alert-event.js';
+import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
 import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
@@ -92,6 +92,8 @@ export class OutboxStore {
   readonly #channelGet: SqlStatement<[string], { paused_until: number | null; consecutive_failures: number }>;
   readonly #channelPut: SqlStatement<[string, number | null, number, string | null]>;
   readonly #digestInsert: SqlStatement<[string, string, number]>;
+  readonly #unrouted: SqlStatement<[], { event_id: number; payload: string | null }>;
+  readonly #forgetUnrouted: SqlStatement<[number]>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -152,6 +154,11 @@ export class OutboxStore {
     this.#digestInsert = db.prepare(
       'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     );
+    this.#unrouted = db.prepare(
+      `SELECT u.event_id, e.payload FROM unrouted_events AS u LEFT JOIN events AS e ON e.id = u.event_id
+       ORDER BY u.event_id`,
+    );
+    this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id = ?');
   }
 
   /** Writes one row; returns its id. */
@@ -253,6 +260,22 @@ export class OutboxStore {
   /** Stores a channel's pause and failure streak. */
   setChannelState(channel: string, state: ChannelState, lastError: string | null): void {
     this.#channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
+  }
+
+  /**
+   * The events left to route (`AlertStore.queueUnrouted`), oldest first; `event` undefined when
+   * retention pruned it before any daemon routed it.
+   */
+  unrouted(): { eventId: number; event: AlertEvent | undefined }[] {
+    return this.#unrouted.all().map((r) => ({
+      eventId: r.event_id,
+      event: r.payload === null ? undefined : { id: r.event_id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) },
+    }));
+  }
+
+  /** Forgets events once routed (one statement each: a person's acknowledgements are few). */
+  forgetUnrouted(eventIds: readonly number[]): void {
+    for (const id of eventIds) this.#forgetUnrouted.run(id);
   }
 
   /** Claims the digest of (channel, local day); false when it was already queued. */
@@ -357,4 +380,26 @@ function fromDb(row: DbRow): OutboxRow {
     sentAt: row.sent_at,
     lastError: row.last_error,
   };
+}
+
+/**
+ * The alerts a channel was told fire and not yet that they are over, and that still fire: the
+ * latest event of each that said so (firing, repeat or escalated). A channel that must send a
+ * group whole (the webhook: Alertmanager's receivers close an incident when a group's payload says
+ * `resolved`) adds them to a message that carries only some of the group's events.
+ */
+export function announcedFiring(store: Store, channel: string): AlertEvent[] {
+  return store.db
+    .prepare<[string], { payload: string }>(
+      `SELECT e.payload AS payload
+         FROM notification_log l
+         JOIN alerts a ON a.fingerprint = l.fingerprint AND a.status = 'firing'
+         JOIN events e ON e.id = (
+           SELECT MAX(id) FROM events
+            WHERE fingerprint = l.fingerprint AND kind IN ('firing', 'repeat', 'escalated'))
+        WHERE l.channel = ? AND l.last_kind <> 'resolved'
+        ORDER BY e.id`,
+    )
+    .all(channel)
+    .map((r) => JSON.parse(r.payload) as AlertEvent);
 }

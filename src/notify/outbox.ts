@@ -6,7 +6,7 @@
  * inhibited, in a mute window, awaiting their alert's context) are decided again every round, and
  * every other decision is kept for the audit.
  */
-import type { AlertEvent } from '../alerts/alert-event.js';
+import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
@@ -37,6 +37,11 @@ export interface OutboxOptions {
   maxItemsPerMessage: number;
   /** The silences in force at `now`, read once per pass. */
   silencesAt: (now: number) => SilenceLookup;
+  /**
+   * The channels whose kind shows acknowledgements unless a route says otherwise
+   * (`Channel.showsAcknowledgements`). Absent: none.
+   */
+  showsAcknowledgements?: ReadonlySet<string>;
   /** The alerts' context: a new alert's row waits for it (`awaiting_context`). Absent: nothing waits. */
   context?: AlertContextSource;
   logger?: Logger;
@@ -91,10 +96,15 @@ export class Outbox {
       const cause = facts.inhibitor.causeFor(event);
       const silenceId = facts.silenceOf(event.labels);
       const contextPending = this.#contextPending(event);
+      const acknowledgement = isAcknowledgementKind(event.kind);
+      // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
+      const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
       for (const { channel, route } of this.options.router.route(event.labels, event.severity)) {
         const log = this.rows.logEntry(event.fingerprint, channel);
-        // A newer event of the same alert makes what was held for this channel obsolete.
+        // A newer event of the same alert makes what was held for this channel obsolete; an
+        // acknowledgement only an older acknowledgement: who has the alert is no news of the alert.
         for (const old of this.rows.heldFor(event.fingerprint, channel)) {
+          if (acknowledgement && !isAcknowledgementKind(old.kind as AlertEvent['kind'])) continue;
           const quiet = event.kind === 'resolved' && !announced(log);
           const decision: NotifyDecision = quiet ? 'resolved_quietly' : 'superseded';
           this.rows.redecide(
@@ -111,7 +121,18 @@ export class Outbox {
           );
           this.#count(pass, channel, decision);
         }
-        const decided = decideDelivery({ event, route, now, silenceId, cause, log, contextPending });
+        const decided: Decided = over
+          ? { decision: 'superseded', detail: 'the alert is no longer firing' }
+          : decideDelivery({
+              event,
+              route,
+              now,
+              silenceId,
+              cause,
+              log,
+              contextPending,
+              showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),
+            });
         const status = STATUS_OF_DECISION[decided.decision];
         this.rows.insert({
           channel,
@@ -198,6 +219,7 @@ export class Outbox {
             cause: facts.inhibitor.causeFor(event),
             log,
             contextPending: this.#contextPending(event),
+            showsAcknowledgements: this.options.showsAcknowledgements?.has(row.channel),
           });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
@@ -224,6 +246,22 @@ export class Outbox {
     return pass;
   }
 
+  /**
+   * Routes the events written outside a cycle (acknowledgements, from the console, the CLI or
+   * Slack: `unrouted_events`) and forgets them, in one transaction (or the caller's), so each is
+   * routed once whichever process wrote it. Runs at the start of every delivery round.
+   */
+  routeQueued(now: number): OutboxPass {
+    return this.rows.store.transaction(() => {
+      const queued = this.rows.unrouted();
+      if (queued.length === 0) return { decisions: {}, summaries: 0 };
+      const events = queued.flatMap((q) => (q.event ? [q.event] : []));
+      const pass = this.enqueue(events, now);
+      this.rows.forgetUnrouted(queued.map((q) => q.eventId));
+      return pass;
+    });
+  }
+
   /** Whether the event's message waits for its alert's context, and since when. */
   #contextPending(event: AlertEvent): { since: number; waitMs: number } | undefined {
     const context = this.options.context;
@@ -240,8 +278,13 @@ export class Outbox {
     };
   }
 
-  /** Keeps the notification log in step with what each channel is (or will be) told. */
+  /**
+   * Keeps the notification log in step with what each channel is (or will be) told of the alert's
+   * life. An acknowledgement is not part of it: it neither restarts a route's repeat interval nor
+   * stands for the alert having been announced.
+   */
   #recordLog(event: AlertEvent, channel: string, decided: Decided, now: number): void {
+    if (isAcknowledgementKind(event.kind)) return;
     const status = STATUS_OF_DECISION[decided.decision];
     if (status === 'pending') this.rows.logAnnounced(event.fingerprint, channel, event.kind, now);
     // A resolve decided any other final way still closes the alert's life on that channel.
@@ -310,6 +353,13 @@ export function groupLabelsOf(labels: Labels, groupBy: readonly string[]): Recor
 
 function groupKeyOf(labels: Labels, route: ResolvedRoute): string {
   return JSON.stringify(groupLabelsOf(labels, route.groupBy));
+}
+
+/** Whether the alert is firing in the life the event was written in. */
+function firingInLife(alert: AlertRow | undefined, event: AlertEvent): boolean {
+  return (
+    alert?.status === 'firing' && alert.firedAt !== null && new Date(alert.firedAt).toISOString() === event.startsAt
+  );
 }
 
 function collect(held: HeldByCause, channel: string, cause: InhibitionCause): void {

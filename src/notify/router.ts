@@ -25,6 +25,11 @@ export interface ResolvedRoute {
   channels: readonly string[];
   repeatIntervalMs: number;
   sendResolved: boolean;
+  /**
+   * Whether its channels are told of acknowledgements (`send_acknowledged`); undefined: as each
+   * channel's kind does by default (`Channel.showsAcknowledgements`).
+   */
+  sendAcknowledged: boolean | undefined;
   muteWindows: readonly MuteWindow[];
   groupBy: readonly string[];
 }
@@ -72,6 +77,7 @@ export class Router {
       channels: [...channelNames],
       repeatIntervalMs: alerts.repeat_interval,
       sendResolved: alerts.send_resolved,
+      sendAcknowledged: undefined,
       muteWindows: [],
       groupBy,
     };
@@ -159,6 +165,7 @@ function compileRoute(
     channels: [...r.channels],
     repeatIntervalMs: r.repeat_interval ?? ctx.alerts.repeat_interval,
     sendResolved: r.send_resolved ?? ctx.alerts.send_resolved,
+    sendAcknowledged: r.send_acknowledged,
     muteWindows,
     groupBy: r.group_by && r.group_by.length > 0 ? r.group_by : ctx.groupBy,
     matches,

@@ -92,6 +92,8 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
     fields,
     lines,
     url: attempt.url,
+    // A channel with a living message per alert group says it there, in the alert's thread.
+    fingerprint: attempt.fingerprint,
   };
 }
 

@@ -225,8 +225,8 @@ export class RemediationStore {
     this.#keyNumber = db.prepare(`SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`);
     this.#takeKeyNumber = db.prepare(
       `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
-       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
-       RETURNING CAST(value AS INTEGER) AS n`,
+       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)
+       RETURNING CAST(meta.value AS INTEGER) AS n`,
     );
   }
 

@@ -34,6 +34,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
+import { FencedError } from '../state/fenced-error.js';
 import type { Store } from '../state/store.js';
 import { CyclePlanner, type CycleReport } from './cycle-planner.js';
 import { compilePolicies } from './policy.js';
@@ -105,7 +106,10 @@ export class Remediator implements CycleStage {
       clock,
       pass: (signal) => sender.pass(signal),
       sleepMs: () => sender.nextWakeIn(),
-      onError: (err) => log.error({ err }, 'remediation pass failed'),
+      onError: (err) =>
+        err instanceof FencedError
+          ? log.debug({ reason: err.reason }, 'remediation pass ended: no longer the leader')
+          : log.error({ err }, 'remediation pass failed'),
       merge: (a, b) => ({ sent: a.sent + b.sent, polled: a.polled + b.polled, finished: a.finished + b.finished }),
     });
     this.#store = store;

@@ -12,6 +12,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
+import { FencedError } from '../state/fenced-error.js';
 import type { Store } from '../state/store.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
@@ -83,6 +84,8 @@ export class SendAndFollow {
           if (await this.#follow(attempt, action, signal)) report.finished += 1;
         }
       } catch (err) {
+        // No longer the leader: the pass ends here; the next leader sends with the stored key.
+        if (err instanceof FencedError) throw err;
         // A storage fault or a bug: the attempt stays as stored and is tried on the next pass.
         this.p.log.error({ err, key: attempt.key }, 'remediation step failed; will try again');
       }

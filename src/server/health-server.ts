@@ -22,6 +22,11 @@ export interface HealthSource {
   alive(): boolean;
   /** Every condition of readiness, passing or not. */
   readiness(): ReadinessCheck[];
+  /**
+   * Which replica this is, when replicas share a PostgreSQL state: `/readyz` says it beside the
+   * checks (a follower is ready too: it serves the console). Absent: one process, no roles.
+   */
+  role?(): { role: 'leader' | 'follower'; epoch: number | null } | undefined;
 }
 
 /** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
@@ -69,7 +74,7 @@ export async function startHealthServer(options: {
     } else if (path === '/readyz') {
       const checks = source.readiness();
       const ready = checks.every((c) => c.ok);
-      json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+      json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...source.role?.(), checks });
     } else if (path === '/metrics') {
       metrics
         .render()

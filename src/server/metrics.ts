@@ -95,6 +95,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Of the firing alerts, those someone acknowledged (their repeats stop), by check and severity; set after each cycle. */
+  readonly acknowledgedAlerts = new Gauge({
+    name: 'deploy_watchdog_acknowledged_alerts',
+    help: 'Firing alerts someone acknowledged, by check and severity.',
+    labelNames: ['check', 'severity'] as const,
+    registers: [this.registry],
+  });
+
   /**
    * Firing alerts whose resolution the resolve guard holds (`alerts.resolve_guard`), by job: a
    * complete answer that would resolve too many at once, not yet confirmed. 0 when none is held.
@@ -127,6 +135,16 @@ export class Metrics {
     name: 'deploy_watchdog_remediation_actions_total',
     help: 'Remediation decisions, by policy, action and outcome.',
     labelNames: ['policy', 'action', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * 1 while this process leads (runs the cycles, delivery, remediation), 0 while it follows. With
+   * a PostgreSQL state one replica leads; with a SQLite file the one process leads while it runs.
+   */
+  readonly leader = new Gauge({
+    name: 'deploy_watchdog_leader',
+    help: 'Whether this replica leads (1: it runs the checks, delivery and remediation) or follows (0).',
     registers: [this.registry],
   });
 

@@ -124,11 +124,25 @@ export class LeaderElection {
     return { role: leading ? 'leader' : 'follower', epoch, holder, reached: this.#failure === undefined, detail };
   }
 
-  /** Starts following: the first attempt to lead is made at once. */
+  /** Starts following (the first attempt to lead is made at once), or renewing a term already held ({@link hold}). */
   start(): void {
     if (this.#tickTimer !== undefined || this.#tick !== undefined || this.#closed) return;
-    this.#log.info({ holder: this.holder, leaseMs: this.#o.leaseMs }, 'following; leads when the lease is free');
-    this.#schedule(0);
+    if (this.#role === 'follower') {
+      this.#log.info({ holder: this.holder, leaseMs: this.#o.leaseMs }, 'following; leads when the lease is free');
+    }
+    this.#schedule(this.#role === 'follower' ? 0 : this.#intervalMs);
+  }
+
+  /**
+   * A term this process took outside the election (`check`, synchronously through the store:
+   * `takeLeaseNow`) at `started` (performance.now() before the statement): from now on it is
+   * fenced, renewed once {@link start}ed, and stepped down from as any term. `onElected` is not
+   * called: the caller has the term.
+   */
+  hold(epoch: number, started: number): LeaderTerm {
+    const controller = new AbortController();
+    this.#enter(epoch, started, controller);
+    return { epoch, signal: controller.signal };
   }
 
   /** No new term from now (the process is stopping); a leader keeps renewing until {@link close}. */
@@ -225,6 +239,17 @@ export class LeaderElection {
 
   #elect(epoch: number, started: number): void {
     const controller = new AbortController();
+    this.#enter(epoch, started, controller);
+    this.#transitions = this.#transitions.then(() =>
+      this.#o.onElected({ epoch, signal: controller.signal }).catch((err: unknown) => {
+        if (err instanceof FencedError || controller.signal.aborted) return;
+        this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
+      }),
+    );
+  }
+
+  /** Leads from now, under `epoch` taken at `started`. */
+  #enter(epoch: number, started: number, controller: AbortController): void {
     this.#term = { epoch, controller };
     this.#role = 'leader';
     this.#see(this.holder, epoch);
@@ -232,12 +257,6 @@ export class LeaderElection {
     this.#guard = 'fence';
     this.#o.onRole?.(true);
     this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
-    this.#transitions = this.#transitions.then(() =>
-      this.#o.onElected({ epoch, signal: controller.signal }).catch((err: unknown) => {
-        if (err instanceof FencedError || controller.signal.aborted) return;
-        this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
-      }),
-    );
   }
 
   /** The local deadline after a renewal (or the takeover) that started at `started`. */

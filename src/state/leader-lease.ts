@@ -9,6 +9,8 @@
  *
  * The expiry is `now() + lease` on the server. The holder's own side (when to stop acting) is
  * `leader-election.ts`; the fence every write of the leader's work checks is {@link FENCE_SQL}.
+ * `check` takes the lease once, synchronously through the store ({@link takeLeaseNow}), so that
+ * it never works beside a leader.
  *
  * Its own asynchronous `pg` connection, not the store's: the store reaches PostgreSQL through a
  * worker thread that blocks the main thread per statement for up to connect + statement timeout
@@ -23,9 +25,12 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { LeaseHolder } from './runner-lease.js';
+import type { SqlDatabase } from './sql-database.js';
 import type { PostgresTarget } from './store.js';
 import { withoutSslParameters } from './postgres-database.js';
 import { postgresFailure } from './postgres-error.js';
+import { placeholderValues, postgresPlaceholders } from './postgres-placeholders.js';
 
 /** The lease as the database holds it. */
 export interface LeaseRow {
@@ -69,23 +74,26 @@ const CREATE_SQL = `
   VALUES (1, '', 0, to_timestamp(0), to_timestamp(0))
   ON CONFLICT (id) DO NOTHING`;
 
-/** Takeover: only once the lease has expired on the server's clock; the epoch rises. */
+/**
+ * Takeover: only once the lease has expired on the server's clock; the epoch rises. The
+ * statements name their parameters (`@holder`), as the stores' do, for the store's path too.
+ */
 const ACQUIRE_SQL = `
   UPDATE leader_lease
-     SET holder = $1, epoch = epoch + 1, expires_at = now() + $2 * interval '1 millisecond', since = now()
+     SET holder = @holder, epoch = epoch + 1, expires_at = now() + @leaseMs * interval '1 millisecond', since = now()
    WHERE id = 1 AND expires_at <= now()
   RETURNING epoch`;
 
 /** Renewal: its holder and epoch only, and only while it lasts (a lapsed lease is never revived). */
 const RENEW_SQL = `
-  UPDATE leader_lease SET expires_at = now() + $3 * interval '1 millisecond'
-   WHERE id = 1 AND holder = $1 AND epoch = $2 AND expires_at > now()
+  UPDATE leader_lease SET expires_at = now() + @leaseMs * interval '1 millisecond'
+   WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now()
   RETURNING epoch`;
 
 /** Release: expired now, so the next replica's attempt takes it. */
 const RELEASE_SQL = `
   UPDATE leader_lease SET expires_at = now()
-   WHERE id = 1 AND holder = $1 AND epoch = $2 AND expires_at > now()
+   WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now()
   RETURNING epoch`;
 
 const CURRENT_SQL = `
@@ -111,6 +119,36 @@ export function leaseHolder(): string {
   return `${randomBytes(6).toString('hex')}@${os.hostname()}/${process.pid}`;
 }
 
+/**
+ * Takes the lease now if it has expired, synchronously on the store's connection (creating the
+ * table first if no replica has): for `check`, which must not work beside a leader. Its epoch, or
+ * the lease as another holds it.
+ */
+export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): { epoch: number } | { held: LeaseRow } {
+  return db.transaction(() => {
+    db.exec(`SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}`);
+    const taken = db
+      .prepare<[{ holder: string; leaseMs: number }], { epoch: number }>(ACQUIRE_SQL)
+      .get({ holder, leaseMs });
+    if (taken) return { epoch: Number(taken.epoch) };
+    const row = db.prepare<[], { holder: string; epoch: number; left_ms: number }>(CURRENT_SQL).get()!;
+    return { held: { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms } };
+  });
+}
+
+/** The holder of a lease in the words of the runner lease's refusal (`LeaseHeldError`): a daemon, its pid and host. */
+export function leaseHolderOf(row: LeaseRow, now: number): LeaseHolder {
+  const m = /^([0-9a-f]+)@(.*)\/(\d+)$/.exec(row.holder);
+  return {
+    id: m?.[1] ?? row.holder,
+    command: 'run',
+    pid: Number(m?.[3] ?? 0),
+    host: m?.[2] ?? '?',
+    started: 0,
+    until: now + row.leftMs,
+  };
+}
+
 /** The leader lease (see the file's comment). */
 export class LeaderLease {
   readonly holder: string;
@@ -126,23 +164,23 @@ export class LeaderLease {
 
   /** Takes the lease if it has expired; its new epoch, or undefined when another holds it. */
   async acquire(): Promise<number | undefined> {
-    const rows = await this.#query<{ epoch: string }>(ACQUIRE_SQL, [this.holder, this.#o.leaseMs]);
+    const rows = await this.#query<{ epoch: string }>(ACQUIRE_SQL, { holder: this.holder, leaseMs: this.#o.leaseMs });
     return rows[0] === undefined ? undefined : Number(rows[0].epoch);
   }
 
   /** Pushes the expiry of this holder's lease of `epoch` on; false when it is no longer this holder's. */
   async renew(epoch: number): Promise<boolean> {
-    return (await this.#query(RENEW_SQL, [this.holder, epoch, this.#o.leaseMs])).length > 0;
+    return (await this.#query(RENEW_SQL, { holder: this.holder, epoch, leaseMs: this.#o.leaseMs })).length > 0;
   }
 
   /** Ends this holder's lease of `epoch` now; false when it was not (or no longer) this holder's. */
   async release(epoch: number): Promise<boolean> {
-    return (await this.#query(RELEASE_SQL, [this.holder, epoch])).length > 0;
+    return (await this.#query(RELEASE_SQL, { holder: this.holder, epoch })).length > 0;
   }
 
   /** The lease as the database has it now. */
   async current(): Promise<LeaseRow> {
-    const rows = await this.#query<{ holder: string; epoch: string; left_ms: number }>(CURRENT_SQL, []);
+    const rows = await this.#query<{ holder: string; epoch: string; left_ms: number }>(CURRENT_SQL, {});
     const row = rows[0]!;
     return { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms };
   }
@@ -160,7 +198,7 @@ export class LeaderLease {
    * needed. A failure is a StoreError naming the URL without its password; the connection is
    * dropped with it, so the next statement starts on a fresh one.
    */
-  async #query<R>(text: string, values: unknown[]): Promise<R[]> {
+  async #query<R>(text: string, params: Record<string, unknown>): Promise<R[]> {
     if (this.#closed) throw new Error('the leader lease is closed');
     try {
       const client = await this.#connected();
@@ -168,7 +206,8 @@ export class LeaderLease {
         await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}; COMMIT`);
         this.#created = true;
       }
-      return (await client.query(text, values)).rows as R[];
+      const sql = postgresPlaceholders(text);
+      return (await client.query(sql.text, placeholderValues(sql, [params]))).rows as R[];
     } catch (err) {
       const client = this.#client;
       this.#client = undefined;

@@ -5,25 +5,28 @@
  */
 import fs from 'node:fs';
 import type { StateConfig } from '../config/load-config.js';
-import { Store, type StoreOptions } from './store.js';
+import type { Secret } from '../config/secret.js';
+import { Store, type PostgresTarget, type StoreOptions } from './store.js';
 import { StoreError } from './store-error.js';
 
 /** Opens the state `state` names (see the file's comment); throws {@link StoreError} as {@link Store.open} does. */
 export function openState(state: StateConfig, options: StoreOptions = {}): Store {
   if (state.url === undefined) return Store.open(state.path, options);
+  return Store.openPostgres(postgresTarget({ ...state, url: state.url }), options);
+}
+
+/** How to reach the PostgreSQL state `state.url` names (its TLS CA read): for the store, and the leader lease beside it. */
+export function postgresTarget(state: StateConfig & { url: Secret }): PostgresTarget {
   const tls = state.tls && {
     rejectUnauthorized: state.tls.reject_unauthorized,
     ...(state.tls.ca_file ? { ca: readCa(state.tls.ca_file) } : {}),
   };
-  return Store.openPostgres(
-    {
-      url: state.url,
-      ...(tls ? { tls } : {}),
-      connectTimeoutMs: state.connect_timeout,
-      statementTimeoutMs: state.statement_timeout,
-    },
-    options,
-  );
+  return {
+    url: state.url,
+    ...(tls ? { tls } : {}),
+    connectTimeoutMs: state.connect_timeout,
+    statementTimeoutMs: state.statement_timeout,
+  };
 }
 
 /**

@@ -42,11 +42,24 @@ function workerEntry(): { entry: string; loader: string | null } {
   return { entry, loader: import.meta.resolve('tsx/esm/api') };
 }
 
-/** The worker's first lines (CommonJS, evaluated): register the loader if asked, then import the entry. */
+/** The signal's value once the worker could not start: it has posted why, as the answer to any request. */
+const WORKER_FAILED = -1;
+
+/**
+ * The worker's first lines (CommonJS, evaluated): register the loader if asked, then import the
+ * entry; if that fails, say why and wake the main thread rather than leave it waiting to its deadline.
+ */
 const BOOT = `
 const { workerData } = require('node:worker_threads');
 const { entry, loader } = workerData.boot;
-(loader ? import(loader).then((m) => m.register()) : Promise.resolve()).then(() => import(entry));
+(loader ? import(loader).then((m) => m.register()) : Promise.resolve())
+  .then(() => import(entry))
+  .catch((err) => {
+    const message = 'the PostgreSQL worker thread could not start: ' + (err && err.message);
+    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message, code: undefined, connection: true } });
+    Atomics.store(workerData.signal, 0, ${WORKER_FAILED});
+    Atomics.notify(workerData.signal, 0);
+  });
 `;
 
 /** A worker under way: its thread, the main thread's end of its port, and the shared signal. */
@@ -93,7 +106,7 @@ export class PostgresChannel {
     w.port.postMessage(request);
     for (;;) {
       const answered = Atomics.load(w.signal, 0);
-      if (answered === request.seq) break;
+      if (answered === request.seq || answered === WORKER_FAILED) break;
       const left = deadline - Date.now();
       if (left <= 0 || Atomics.wait(w.signal, 0, answered, left) === 'timed-out') {
         this.#discard();
@@ -118,6 +131,10 @@ export class PostgresChannel {
       }
       const reply = message.message as PostgresReply;
       if (reply.seq === request.seq) return reply;
+      if (reply.seq === WORKER_FAILED) {
+        this.#discard();
+        return { ...reply, seq: request.seq };
+      }
     }
   }
 

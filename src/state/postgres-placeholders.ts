@@ -45,6 +45,8 @@ export function postgresPlaceholders(sql: string): PostgresPlaceholders {
 
 /** The values of a statement's `$n` parameters from what the caller passed (positional values, or one object of named ones). */
 export function placeholderValues(p: PostgresPlaceholders, params: readonly unknown[]): unknown[] {
+  // An object of named values for a statement that happens to name none (a filter left out): none.
+  if (p.names === null && params.length === 1 && isPlainObject(params[0])) return [];
   if (p.names === null) return [...params];
   const given = params[0];
   if (params.length !== 1 || typeof given !== 'object' || given === null) {
@@ -54,6 +56,10 @@ export function placeholderValues(p: PostgresPlaceholders, params: readonly unkn
     if (!(name in given)) throw new RangeError(`Missing named parameter "${name}"`);
     return (given as Record<string, unknown>)[name];
   });
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Where the quoted string, quoted identifier or comment starting at `i` ends; `i` when none starts there. */

@@ -141,16 +141,14 @@ function statementName(text: string): string {
 
 class LostConnection extends Error {}
 
-/** SQLSTATE classes of a connection that is gone: 08 (connection exception), 57P01-57P03 (the server shut down). */
-const CONNECTION_GONE = /^(08|57P0[123])/;
-
 function wireError(err: unknown): PostgresWireError {
   const e = err as { message?: unknown; code?: unknown; severity?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  // The server's own errors carry a severity; anything else failed on the way to it.
-  const fromServer = typeof e?.severity === 'string';
-  const gone = err instanceof LostConnection || !fromServer || CONNECTION_GONE.test(code ?? '');
+  // The server's own errors carry a severity: ERROR ends the statement, FATAL and PANIC the
+  // session (a shutdown, a crash). Anything else failed on the way to the server.
+  const severity = typeof e?.severity === 'string' ? e.severity : undefined;
+  const gone = err instanceof LostConnection || severity === undefined || severity === 'FATAL' || severity === 'PANIC';
   if (gone && client) {
     const c = client;
     client = undefined;

@@ -44,10 +44,32 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'what the API told about alerts no longer open; an open alert keeps its context for its repeats',
   },
   {
+    table: 'slack_app_message_alerts',
+    columns: ['message_id'],
+    where: `message_id IN (SELECT id FROM slack_app_messages WHERE updated_at < @cutoff)`,
+    reads: [{ table: 'slack_app_messages', columns: ['id', 'updated_at'] }],
+    why: 'what the Slack living messages untouched for the whole retention showed (their own rows go next)',
+  },
+  {
+    table: 'slack_app_messages',
+    columns: ['updated_at'],
+    where: 'updated_at < @cutoff',
+    why:
+      'Slack living messages untouched for the whole retention: closed ones, and open ones no event has reached ' +
+      "since (their alerts ended without a resolve this channel was sent); the group's next event posts a new one",
+  },
+  {
     table: 'events',
     columns: ['at'],
     where: 'at < @cutoff',
     why: 'the history of alert changes',
+  },
+  {
+    table: 'unrouted_events',
+    columns: ['event_id'],
+    where: 'NOT EXISTS (SELECT 1 FROM events WHERE events.id = unrouted_events.event_id)',
+    reads: [{ table: 'events', columns: ['id'] }],
+    why: 'acknowledgements never routed (no daemon ran) whose event is pruned: there is nothing left to say',
   },
   {
     table: 'alerts',

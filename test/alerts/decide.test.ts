@@ -27,9 +27,13 @@ function row(status: AlertStatus, over: Partial<AlertRow> = {}): AlertRow {
     firedAt: status === 'pending' ? null : T0,
     lastNotifiedAt: status === 'pending' ? null : T0,
     resolvedAt: status === 'resolved' ? T0 : null,
+    acknowledgement: null,
     ...over,
   };
 }
+
+/** Taken in the console an hour after it fired. */
+const ACKED = { acknowledgement: { by: 'alice', via: 'console', at: T0 + HOUR, comment: null } } as const;
 
 const present = (severity: Severity = 'warning', holdForMs?: number) =>
   finding('fp', holdForMs === undefined ? { severity } : { severity, holdForMs });
@@ -188,6 +192,46 @@ describe('decide', () => {
       T0 + 1000 * HOUR,
       { forCycles: 1, repeatIntervalMs: Infinity },
       { action: 'none', reason: 'still firing' },
+    ],
+    [
+      'firing, acknowledged, repeat due: no repeat',
+      row('firing', ACKED),
+      present(),
+      T0 + 4 * HOUR,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'none', reason: 'acknowledged' },
+    ],
+    [
+      'firing, acknowledged, long past the repeat interval: still none',
+      row('firing', ACKED),
+      present(),
+      T0 + 100 * HOUR,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'none', reason: 'acknowledged' },
+    ],
+    [
+      'firing, acknowledged, repeat not yet due',
+      row('firing', ACKED),
+      present(),
+      T0 + MINUTE,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'none', reason: 'still firing' },
+    ],
+    [
+      'firing, acknowledged, severity rose: escalates (the lifecycle ends the acknowledgement)',
+      row('firing', ACKED),
+      present('critical'),
+      T0 + 5 * HOUR,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'escalate', reason: 'severity rose warning→critical' },
+    ],
+    [
+      'firing, acknowledged, gone: resolves (the lifecycle ends the acknowledgement)',
+      row('firing', ACKED),
+      undefined,
+      T0 + 5 * HOUR,
+      { forCycles: 1, repeatIntervalMs: 4 * HOUR },
+      { action: 'resolve', reason: 'absent from complete snapshot' },
     ],
     [
       'firing gone',

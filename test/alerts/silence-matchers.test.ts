@@ -23,6 +23,20 @@ describe('the matchers that silence one alert and as little else as possible', (
       { type: 'installer', id: 3 },
       'check=installers installer=redis-7',
     ],
+    [
+      'a marketplace service in a namespace: the service of that namespace (another team may run one of that name)',
+      'installers',
+      { namespace: 'acme', installer: 'redis-7', app: 'shop' },
+      { type: 'installer', id: 3 },
+      'check=installers installer=redis-7 namespace=acme',
+    ],
+    [
+      'an app in a namespace: its app alone, as before',
+      'failed_runs',
+      { namespace: 'acme', app: 'shop' },
+      { type: 'run', id: 5 },
+      'check=failed_runs app=shop',
+    ],
     ['a source: the source', 'watchdog', { source: 'runs' }, { type: 'source' }, 'check=watchdog source=runs'],
     ['an app record without its app label: none', 'backups', { server: 's1' }, { type: 'app', id: 2 }, null],
   ] as const)('%s', (_what, check, labels, subject, expected) => {

@@ -1,6 +1,7 @@
 /**
  * Upgrades, end to end against the simulator: the maintenance job raises an upgrades alert when an
- * app's open upgrade failed (at once) or has waited in standby longer than
+ * app's open upgrade failed (after `fold_wait`, unless its failed run's alert reports it: then it
+ * is folded into that one) or has waited in standby longer than
  * `checks.upgrades.standby_max_duration` (set through the simulator's control interface), from the
  * `apps.get` it makes anyway, and resolves it when the upgrade moves on or is gone.
  */
@@ -29,7 +30,7 @@ async function setUpgrade(appId: number, state: string | null, purpose = 'produc
 }
 
 describe('an upgrade that failed', () => {
-  it('fires at once, critical for a production upgrade in production, from apps.get alone; resolves when it is gone', async () => {
+  it('fires after fold_wait, critical for a production upgrade in production, from apps.get alone; resolves when it is gone', async () => {
     const wd = h.watchdog();
     const app = productionApp();
     const id = await setUpgrade(app.id, 'failed');
@@ -39,6 +40,10 @@ describe('an upgrade that failed', () => {
     // Beside the start-up's whoami, only what the job reads anyway.
     const functions = h.sim.control.requests().map((r) => r.fn);
     expect(new Set(functions.filter((fn) => fn !== 'whoami'))).toEqual(new Set(['apps.list', 'apps.get']));
+    // No failed run reports it: it waits the default fold_wait (5m) for one, then fires.
+    expect(getAlert(wd.store, fp)?.status).toBe('pending');
+    h.clock.advance(5 * MINUTE);
+    await wd.runOnce(['maintenance']);
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
     expect(getAlert(wd.store, fp)).toMatchObject({
       status: 'firing',
@@ -57,6 +62,35 @@ describe('an upgrade that failed', () => {
       { kind: 'resolved', fingerprint: fp },
     ]);
     expect(resolutionOf(wd, fp)).toBe('the upgrade is closed');
+  });
+});
+
+describe('an upgrade whose run failed: one problem, one alert', () => {
+  it("is folded into the failed run's alert, whichever job reads it first", async () => {
+    const capture = captureLogger('debug');
+    const wd = h.watchdog('', { logger: capture.logger });
+    const app = productionApp();
+    const id = await setUpgrade(app.id, 'failed');
+    const fp = `upgrades/failed/${id}`;
+    // The maintenance job reads it first: it waits for the run's alert.
+    await wd.runOnce(['maintenance']);
+    expect(getAlert(wd.store, fp)?.status).toBe('pending');
+
+    const added = await simControl(h.sim, 'addRun', [{ appId: app.id, workflow: 'app_upgrade', state: 'error' }]);
+    expect(added.status, added.text).toBe(200);
+    const runId = (added.body.data ?? added.body).id as number;
+    h.clock.advance(MINUTE);
+    await wd.runOnce(['runs']);
+    expect(getAlert(wd.store, `failed_runs/run/${runId}`)?.status).toBe('firing');
+
+    // Past fold_wait, the upgrade is still failed, and its run's alert says it: no second alert.
+    h.clock.advance(10 * MINUTE);
+    await wd.runOnce(['maintenance']);
+    expect(eventsOf(wd, fp)).toEqual([]);
+    expect(capture.lines()).toContainEqual(
+      expect.objectContaining({ fingerprint: fp, reason: `reported by failed_runs (run ${runId})` }),
+    );
+    expect(wd.store.db.prepare(`SELECT COUNT(*) AS n FROM outbox WHERE fingerprint = ?`).get(fp)).toEqual({ n: 0 });
   });
 });
 
@@ -101,7 +135,7 @@ describe('an upgrade in standby', () => {
   });
 
   it('takes its states from the config', async () => {
-    const wd = h.watchdog('checks: { upgrades: { failed_states: [broken] } }');
+    const wd = h.watchdog('checks: { upgrades: { failed_states: [broken], fold_wait: 0s } }');
     const app = productionApp();
     const id = await setUpgrade(app.id, 'failed');
     await wd.runOnce(['maintenance']);

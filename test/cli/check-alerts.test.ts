@@ -118,9 +118,9 @@ describe('alerts', () => {
 
     const table = await run('alerts', '--config', configFile);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^SINCE\s+STATUS\s+SEVERITY\s+CHECK\s+SILENCE\s+SUMMARY\s+LABELS$/m);
+    expect(table.stdout).toMatch(/^ID\s+SINCE\s+STATUS\s+SEVERITY\s+CHECK\s+SILENCE\s+SUMMARY\s+LABELS$/m);
     const line = table.stdout.split('\n').find((l) => l.includes('disk full'))!;
-    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+\s+firing\s+(warning|critical)\s+failed_runs\s+/);
+    expect(line).toMatch(/^[0-9a-f]{8}\s+\d{4}-\d\d-\d\dT\S+\s+firing\s+(warning|critical)\s+failed_runs\s+/);
     expect(line).toContain(silenceId);
 
     const json = await run('alerts', '--config', configFile, '--json');

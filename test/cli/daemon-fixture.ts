@@ -10,6 +10,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** The sections a test changes; the rest is the same for every daemon test. */
 export interface DaemonConfigParts {
+  /** The `state:` value; `{ path: ./state.db }` (beside the config file) by default. */
+  state?: string;
   /** The `jobs:` value, e.g. `{ runs: "*\/30 * * * * *", maintenance: "off", jitter: 0s }`. */
   jobs: string;
   /** Lines under `notify:` (indented two spaces). */
@@ -25,7 +27,7 @@ export function daemonConfigYaml(sim: RunningSimulator, parts: DaemonConfigParts
     `  base_url: ${sim.baseUrl}`,
     '  token: ${DMS_API_TOKEN}',
     '  requests_per_second: 200',
-    'state: { path: ./state.db }',
+    `state: ${parts.state ?? '{ path: ./state.db }'}`,
     `jobs: ${parts.jobs}`,
     'notify:',
     ...parts.notify.map((l) => `  ${l}`),
@@ -42,8 +44,13 @@ export interface Daemon {
   output(): string;
 }
 
-/** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token in its environment. */
-export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeout = '5s'): Daemon {
+/** Spawns `deploy-watchdog run --config FILE` with the simulator's admin token (and `env`) in its environment. */
+export function spawnDaemon(
+  sim: RunningSimulator,
+  configFile: string,
+  stopTimeout = '5s',
+  env: NodeJS.ProcessEnv = {},
+): Daemon {
   let out = '';
   const child = spawn(
     process.execPath,
@@ -59,7 +66,7 @@ export function spawnDaemon(sim: RunningSimulator, configFile: string, stopTimeo
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, DMS_API_TOKEN: sim.adminToken },
+      env: { ...process.env, DMS_API_TOKEN: sim.adminToken, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -84,4 +91,13 @@ export async function until(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}; daemon output:\n${context()}`);
+}
+
+/** The HTTP status of a GET of `url`; 0 when nothing answers. */
+export async function status(url: string): Promise<number> {
+  try {
+    return (await fetch(url)).status;
+  } catch {
+    return 0;
+  }
 }

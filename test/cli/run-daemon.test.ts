@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { freePort } from '../helpers/free-port.js';
-import { daemonConfigYaml, spawnDaemon, until, type Daemon } from './daemon-fixture.js';
+import { daemonConfigYaml, spawnDaemon, status, until, type Daemon } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -27,14 +27,6 @@ afterAll(async () => {
   await sim.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function status(url: string): Promise<number> {
-  try {
-    return (await fetch(url)).status;
-  } catch {
-    return 0;
-  }
-}
 
 describe('run', () => {
   it('serves health, refuses a bad reload, applies a good one, and stops cleanly on SIGTERM', async () => {

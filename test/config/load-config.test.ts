@@ -186,7 +186,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}notify:\n  channels:\n    - name: ops\n      type: teams\n`,
       path: 'notify.channels[0].type',
       line: 7,
-      message: /must be one of "slack", "email", "log"/,
+      message: /must be one of "slack", "slack_app", "email", "log", "webhook"/,
     },
     {
       name: 'bad regex',
@@ -456,6 +456,7 @@ describe('parseConfig: defaults and values', () => {
       retention: 30 * 86_400_000,
       connect_timeout: 5_000,
       statement_timeout: 30_000,
+      leader: { lease: 10_000 },
     });
     expect(config.jobs).toEqual({
       runs: '*/1 * * * *',
@@ -775,6 +776,7 @@ describe('state: path or url', () => {
       retention: 7 * 86_400_000,
       connect_timeout: 5_000,
       statement_timeout: 30_000,
+      leader: { lease: 10_000 },
     });
     for (const rendered of [JSON.stringify(config), inspect(config, { depth: 10 }), String(config.state.url)]) {
       expect(rendered).not.toContain(DB_PASSWORD);
@@ -818,6 +820,12 @@ describe('state: path or url', () => {
       state: 'url: ${DATABASE_URL}\n  statement_timeout: 20m',
       path: 'state.statement_timeout',
       message: /must be from 1s to 10m/,
+    },
+    {
+      name: 'a leader lease out of range',
+      state: 'url: ${DATABASE_URL}\n  leader: { lease: 1s }',
+      path: 'state.leader.lease',
+      message: /must be from 2s to 5m/,
     },
     {
       name: 'an unknown TLS key',

@@ -1,13 +1,14 @@
 /**
  * The console in a real browser, as an on-call engineer uses it: the alert list, one alert's page,
- * a silence made from the preview, the alert shown as silenced, the silence ended. Against a real
+ * a silence made from the preview, the alert shown as silenced, the silence ended; an alert
+ * acknowledged on its page and given back from the list. Against a real
  * daemon reading the simulator; chromium launched once for the file. With CONSOLE_SCREENSHOT set
  * (`npm run screenshot`), the alert list with the silence in force is written there as a PNG: the
  * README's picture.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { openAlerts } from '../../src/alerts/alert-store.js';
+import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
 import { getSilence, listSilences } from '../../src/alerts/silences.js';
 import { launchChromium, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
@@ -88,6 +89,29 @@ describe('the console in a browser', () => {
     expect(listSilences(daemon.wd.store, { now: daemon.clock.now() })).toEqual([]);
     await page.goto(`${daemon.base}/`);
     expect(await row.getAttribute('class')).not.toContain('silenced');
+  });
+
+  it('acknowledges an alert on its page with a comment, shows who has it, and gives it back from the list', async () => {
+    const target = openAlerts(daemon.wd.store).findLast((a) => a.status === 'firing' && !a.acknowledgement)!;
+    expect(target).toBeDefined();
+    await page.goto(`${daemon.base}/alert?fp=${encodeURIComponent(target.fingerprint)}`);
+    await page.locator('form.acknowledge input[name="comment"]').fill('Alice is rolling it back');
+    await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+    await page.waitForURL(/done=acknowledged/);
+    expect(await page.locator('.notice-ok').textContent()).toContain('You acknowledged it');
+    expect(await page.locator('.why.acknowledged').textContent()).toContain('Alice is rolling it back');
+    expect(await page.locator('.timeline li.event-acknowledged').textContent()).toContain(
+      'acknowledged by console@loopback (console)',
+    );
+
+    await page.goto(`${daemon.base}/`);
+    const row = page.locator(`tr[data-fingerprint="${target.fingerprint}"]`);
+    expect(await row.getAttribute('class')).toContain('acknowledged');
+    await row.getByRole('button', { name: 'Unacknowledge' }).click();
+    await page.waitForURL(/done=unacknowledged/);
+    expect(await page.locator('.notice-ok').textContent()).toContain('You gave the acknowledgement back');
+    expect(await row.getAttribute('class')).not.toContain('acknowledged');
+    expect(getAlert(daemon.wd.store, target.fingerprint)?.acknowledgement).toBeNull();
   });
 
   it('refuses to create what was not previewed: matchers edited after the preview are previewed again', async () => {

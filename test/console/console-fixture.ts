@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { request } from 'undici';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import type { Logger } from '../../src/lib/logger.js';
@@ -85,4 +86,27 @@ export async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** A request with whatever headers (Host included), its status, headers and text. */
+export async function call(
+  daemon: ConsoleDaemon,
+  path: string,
+  options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await request(`${daemon.base}${path}`, {
+    method: options.method ?? (options.form ? 'POST' : 'GET'),
+    headers,
+    body: options.form ? new URLSearchParams(options.form).toString() : null,
+  });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+/** The CSRF token in a page's forms. */
+export function csrfIn(page: string): string {
+  const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!token) throw new Error('no CSRF token in the page');
+  return token;
 }

@@ -7,10 +7,9 @@
  * console-hostile.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { listSilences } from '../../src/alerts/silences.js';
 import { captureLogger } from '../app/fixtures.js';
-import { startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
+import { call, csrfIn, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
 const TOKEN = 'console-token-5f0c2b7e91aa';
 const PASSWORD = 'console-password-77d1c0ffee';
@@ -18,29 +17,6 @@ const PASSWORD = 'console-password-77d1c0ffee';
 const WEBHOOK = 'http://127.0.0.1:9/services/T000/B000/secret-webhook-path';
 const SMTP_PASSWORD = 'smtp-password-9a8b7c6d';
 const HEARTBEAT = 'http://127.0.0.1:9/ping/secret-heartbeat-uuid';
-
-/** A request with whatever headers (Host included), its status, headers and text. */
-async function call(
-  daemon: ConsoleDaemon,
-  path: string,
-  options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; form?: Record<string, string> } = {},
-) {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-  const res = await request(`${daemon.base}${path}`, {
-    method: options.method ?? (options.form ? 'POST' : 'GET'),
-    headers,
-    body: options.form ? new URLSearchParams(options.form).toString() : null,
-  });
-  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
-}
-
-/** The CSRF token in a page's forms. */
-function csrfIn(page: string): string {
-  const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!token) throw new Error('no CSRF token in the page');
-  return token;
-}
 
 const silenceForm = (csrf: string | undefined, comment = 'planned maintenance') => ({
   ...(csrf === undefined ? {} : { csrf }),

@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { NoticeNotification } from '../../src/notify/channels/channel.js';
 import { renderEmail } from '../../src/notify/channels/email.js';
-import { renderSlack } from '../../src/notify/channels/slack.js';
+import { renderSlack } from '../../src/notify/channels/slack-render.js';
 import { readEmail } from '../../src/demo/read-email.js';
 import { mrkdwnToPlain, readSlackPayload as readPayload } from '../../src/demo/read-slack-payload.js';
 import type { SlackLikePayload } from '../../src/demo/peers/webhook-receiver.js';
-import type { SlackMessage } from '../../src/notify/channels/slack.js';
+import type { SlackMessage } from '../../src/notify/channels/slack-render.js';
 
 /** Reads a rendered message as the stand-in receives it: JSON over the wire. */
 function readSlackPayload(message: SlackMessage) {

@@ -62,7 +62,13 @@ const all: Required<DetectorOptions> = {
   servers: { badStates: BAD_SERVER_STATES },
   app_state: { badStates: BAD_APP_STATES },
   branches: { behindEnvironments: ['production'] },
-  upgrades: { failedStates: FAILED_UPGRADE_STATES, standbyStates: STANDBY_UPGRADE_STATES, standbyMaxMs: DAY },
+  upgrades: {
+    failedStates: FAILED_UPGRADE_STATES,
+    standbyStates: STANDBY_UPGRADE_STATES,
+    standbyMaxMs: DAY,
+    runWords: ['upgrade'],
+    foldWaitMs: 0,
+  },
   restore_points: {},
   installers: { badStates: BAD_INSTALLER_STATES },
 };

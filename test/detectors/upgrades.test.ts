@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { App, AppUpgrade, EnvironmentType } from '../../src/api/schemas.js';
+import type { OpenSubject } from '../../src/collectors/collector-context.js';
 import { FAILED_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../../src/config/state-words.js';
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { upgrades, type UpgradesOptions } from '../../src/detectors/upgrades.js';
@@ -13,6 +14,7 @@ import {
   inFull,
   keptBy,
   maintenanceSnapshot,
+  MINUTE,
   NOW,
   upgrade,
 } from './fixtures.js';
@@ -21,9 +23,11 @@ const options: UpgradesOptions = {
   failedStates: FAILED_UPGRADE_STATES,
   standbyStates: STANDBY_UPGRADE_STATES,
   standbyMaxMs: DAY,
+  runWords: ['upgrade'],
+  foldWaitMs: 0,
 };
 
-const findingsOf = (apps: App[], o: UpgradesOptions = options) => upgrades(maintenanceSnapshot(apps), o);
+const findingsOf = (apps: App[], o: UpgradesOptions = options) => upgrades(maintenanceSnapshot(apps), o).findings;
 
 describe('upgrades', () => {
   it.each(
@@ -154,6 +158,58 @@ describe('upgrades', () => {
   });
 });
 
+describe('a failed upgrade whose run failed: one problem, one alert', () => {
+  const WAIT = 5 * MINUTE;
+  const failedRun = (runId: number, appId: number, workflow: string, action: string): OpenSubject => ({
+    check: 'failed_runs',
+    subject: { type: 'run', id: runId },
+    details: { app_id: String(appId), workflow, action },
+  });
+  /** App 1 (shop-prod) upgrades to the new app 9; the upgrade failed. */
+  const detect = (reported: OpenSubject[], o: Partial<UpgradesOptions> = {}) =>
+    upgrades(
+      {
+        ...maintenanceSnapshot([
+          app({ upgrade: upgrade({ state: 'failed', new_app_id: 9, new_app: 'shop-prod-19' }) }),
+        ]),
+        reported,
+      },
+      { ...options, foldWaitMs: WAIT, ...o },
+    );
+
+  it.each<[string, OpenSubject]>([
+    ['the upgraded app', failedRun(5981, 1, 'app_upgrade', 'upgrade')],
+    ['the new app', failedRun(5981, 9, 'app_upgrade', 'upgrade')],
+  ])('is folded into the failed_runs alert of its upgrade run on %s, and kept as it is', (_name, run) => {
+    expect(detect([run])).toEqual({
+      findings: [],
+      incomplete: ['upgrades/failed/30'],
+      folded: [{ fingerprint: 'upgrades/failed/30', reason: 'reported by failed_runs (run 5981)' }],
+    });
+  });
+
+  it('matches the run by its workflow as well as its action (run_words)', () => {
+    expect(detect([failedRun(7, 1, 'app_upgrade', 'migrate')], { runWords: ['app_upgrade'] }).findings).toEqual([]);
+  });
+
+  it.each<[string, OpenSubject]>([
+    ['a failed run of another kind on the app', failedRun(5981, 1, 'app_update', 'update')],
+    ['a failed upgrade run of another app', failedRun(5981, 2, 'app_upgrade', 'upgrade')],
+    ['another check about the same run', { ...failedRun(5981, 1, 'app_upgrade', 'upgrade'), check: 'stuck_runs' }],
+    ['an alert without details', { check: 'failed_runs', subject: { type: 'run', id: 5981 } }],
+  ])('alerts on its own, after fold_wait, beside %s', (_name, reported) => {
+    const { findings, folded } = detect([reported]);
+    expect(folded).toBeUndefined();
+    expect(findings).toMatchObject([{ fingerprint: 'upgrades/failed/30', holdForMs: WAIT }]);
+  });
+
+  it('alerts at once with fold_wait 0s; a standby upgrade never waits on a run', () => {
+    expect(detect([], { foldWaitMs: 0 }).findings[0]).not.toHaveProperty('holdForMs');
+    const standby = upgrades(maintenanceSnapshot([app({ upgrade: upgrade() })]), { ...options, foldWaitMs: WAIT });
+    expect(standby.findings[0]?.holdForMs).toBe(DAY);
+  });
+});
+
 describe('the next step', () => {
   it.each([
     ['failed', /^Read the app's upgrade log/],
@@ -166,10 +222,25 @@ describe('the next step', () => {
 
 describe('checks.upgrades', () => {
   it.each([
-    ['', { failedStates: ['failed'], standbyStates: ['standby'], standbyMaxMs: DAY }],
     [
-      'checks: { upgrades: { failed_states: [error], standby_states: [on_hold], standby_max_duration: 6h } }',
-      { failedStates: ['error'], standbyStates: ['on_hold'], standbyMaxMs: 6 * HOUR },
+      '',
+      {
+        failedStates: ['failed'],
+        standbyStates: ['standby'],
+        standbyMaxMs: DAY,
+        runWords: ['upgrade'],
+        foldWaitMs: 5 * MINUTE,
+      },
+    ],
+    [
+      'checks: { upgrades: { failed_states: [error], standby_states: [on_hold], standby_max_duration: 6h, run_words: [app_upgrade, migrate], fold_wait: 0s } }',
+      {
+        failedStates: ['error'],
+        standbyStates: ['on_hold'],
+        standbyMaxMs: 6 * HOUR,
+        runWords: ['app_upgrade', 'migrate'],
+        foldWaitMs: 0,
+      },
     ],
     ['checks: { upgrades: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {
@@ -180,6 +251,8 @@ describe('checks.upgrades', () => {
     ['checks: { upgrades: { failed_states: [] } }', 'must list at least one state'],
     ['checks: { upgrades: { standby_max_duration: soon } }', 'standby_max_duration'],
     ['checks: { upgrades: { standby: 1d } }', 'standby'],
+    ['checks: { upgrades: { run_words: [""] } }', 'must not be empty'],
+    ['checks: { upgrades: { fold_wait: later } }', 'fold_wait'],
   ])('refuses %s', (yaml, message) => {
     expect(() => checksOf(yaml)).toThrow(message);
   });

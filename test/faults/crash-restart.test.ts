@@ -18,7 +18,13 @@ import { Prng } from '../../src/simulator/prng.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { eventSubjects, recordedMessages, tempDir } from './fault-fixture.js';
+import {
+  churnConfigYaml,
+  expectDelivered,
+  expectOneKeyPerRetriedRun,
+  stageProblems,
+  tempDir,
+} from './fault-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'src/cli/bin.ts');
@@ -51,33 +57,7 @@ afterAll(async () => {
 
 function writeConfig(): string {
   const file = path.join(tmp.dir, 'watchdog.yaml');
-  fs.writeFileSync(
-    file,
-    [
-      'api:',
-      `  base_url: ${sim.baseUrl}`,
-      '  token: ${DMS_API_TOKEN}',
-      '  requests_per_second: 500',
-      '  page_size: 50',
-      'state: { path: ./state.db }',
-      'jobs: { runs: "* * * * * *", urls: "*/2 * * * * *", backups: "*/2 * * * * *", attention: "off", maintenance: "off", jitter: 0s }',
-      'notify:',
-      '  channels:',
-      '    - { name: slack, type: slack, webhook_url: "${SLACK_URL}" }',
-      `    - { name: mail, type: email, smtp: { host: 127.0.0.1, port: ${mail.port}, secure: none }, from: watchdog@example.com, to: [ops@example.com] }`,
-      '  routes: [{ channels: [slack, mail] }]',
-      '  max_items_per_message: 100',
-      '  delivery: { interval: 200ms, initial_backoff: 1s, max_backoff: 2s, timeout: 2s }',
-      'remediation:',
-      '  enabled: true',
-      '  dry_run: false',
-      '  policies:',
-      '    - { name: retry-nonprod, action: runs.retry, match: { environment_type: [staging, development] }, max_attempts: 1, now: true }',
-      'server: { listen: "off" }',
-      'log: { level: info, format: json }',
-      '',
-    ].join('\n'),
-  );
+  fs.writeFileSync(file, churnConfigYaml(sim, { slack, mail }, '{ path: ./state.db }'));
   return file;
 }
 
@@ -100,20 +80,6 @@ function start(config: string): {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Some new problems each round (remediable and not), some earlier ones fixed, some churn. */
-function changeData(round: number, rng: Prng): void {
-  const c = sim.control;
-  const live = [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running');
-  const nonProd = live.filter((a) => a.envType === 'staging' || a.envType === 'development');
-  const prod = live.filter((a) => a.envType === 'production');
-  c.addRun({ appId: rng.pick(nonProd).id, action: 'update', state: 'error' });
-  c.addRun({ appId: rng.pick(prod).id, action: 'restart', state: 'error' });
-  const withUrls = live.filter((a) => a.urlIds.length > 0);
-  c.expireCertificate(withUrls[round % withUrls.length]!.urlIds[0]!, { inDays: 2 });
-  if (round >= 2) c.renewCertificate(withUrls[(round - 2) % withUrls.length]!.urlIds[0]!);
-  c.churn(0.1);
-}
 
 interface StateDb {
   pending(): number;
@@ -142,7 +108,7 @@ describe('SIGKILL of `run` at random points across many cycles', () => {
     const config = writeConfig();
     const rng = new Prng(SEED);
     for (let round = 0; round < KILLS; round++) {
-      changeData(round, rng);
+      stageProblems(sim, round, rng);
       const { child, exited } = start(config);
       await sleep(rng.int(KILL_AFTER_MS.min, KILL_AFTER_MS.max));
       child.kill('SIGKILL');
@@ -150,7 +116,7 @@ describe('SIGKILL of `run` at random points across many cycles', () => {
     }
 
     // The last run is left alone until it has completed cycles after its start and sent everything.
-    changeData(KILLS, rng);
+    stageProblems(sim, KILLS, rng);
     const finalStart = Date.now();
     const { child, exited } = start(config);
     const deadline = Date.now() + 30_000;
@@ -173,64 +139,12 @@ describe('SIGKILL of `run` at random points across many cycles', () => {
 
     const db = new Database(path.join(tmp.dir, 'state.db'), { readonly: true });
     try {
-      const rows = db
-        .prepare(
-          `SELECT e.id, e.kind, e.fingerprint, a.summary, o.channel, o.status, o.decision
-             FROM events e JOIN alerts a ON a.fingerprint = e.fingerprint
-             LEFT JOIN outbox o ON o.event_id = e.id
-            ORDER BY e.id`,
-        )
-        .all() as {
-        id: number;
-        kind: string;
-        fingerprint: string;
-        summary: string;
-        channel: string | null;
-        status: string | null;
-        decision: string | null;
-      }[];
-      expect(rows.length).toBeGreaterThan(KILLS);
-      // Nothing lost on the way: every event has its row on both channels, and none is left waiting or given up.
-      const byEvent = new Map<number, typeof rows>();
-      for (const r of rows) byEvent.set(r.id, [...(byEvent.get(r.id) ?? []), r]);
-      for (const [id, own] of byEvent) {
-        expect(own.map((r) => r.channel).sort(), `event ${id}`).toEqual(['mail', 'slack']);
-        for (const r of own)
-          expect(['sent', 'suppressed'], `event ${id} on ${r.channel}: ${r.status} (${r.decision})`).toContain(
-            r.status,
-          );
-      }
-
-      // What arrived: every message the notifier recorded as delivered, plus at most one more per
-      // kill and channel (a kill between the peer's answer and "recorded as sent" makes the next
-      // start send that message again; a channel sends one message at a time).
-      for (const [channel, accepted] of [
-        ['slack', slack.received.length],
-        ['mail', mail.messages.length],
-      ] as const) {
-        const recorded = recordedMessages(db, channel);
-        expect(accepted, `${channel}: accepted vs recorded ${recorded}`).toBeGreaterThanOrEqual(recorded);
-        expect(accepted, `${channel}: accepted vs recorded ${recorded}`).toBeLessThanOrEqual(recorded + KILLS);
-      }
-      // Every event reached both channels: its app (or server) is named in a message.
-      const slackText = slack.received.map((p) => JSON.stringify(p)).join('\n');
-      const mailText = mail.messages.map((m) => m.text ?? '').join('\n');
-      const subjects = eventSubjects(db).filter((e) => e.subject !== null);
-      expect(subjects.length).toBeGreaterThan(KILLS);
-      for (const e of subjects) {
-        expect(slackText, `event ${e.id} (${e.kind}) of ${e.subject} on Slack`).toContain(e.subject!);
-        expect(mailText, `event ${e.id} (${e.kind}) of ${e.subject} by mail`).toContain(e.subject!);
-      }
+      // A kill between the peer's answer and "recorded as sent" makes the next start send that message again.
+      expectDelivered(db, { slack, mail }, { repeats: KILLS, atLeast: KILLS });
     } finally {
       db.close();
     }
-
-    // Remediation: one key per failed run (max_attempts 1), whatever the restarts resent.
-    const retries = sim.control.requests().filter((r) => r.fn === 'runs.retry');
-    const keysByRun = new Map<string, Set<string>>();
-    for (const r of retries) keysByRun.set(r.path, (keysByRun.get(r.path) ?? new Set()).add(r.idempotencyKey ?? ''));
-    expect(keysByRun.size, 'some retries were sent').toBeGreaterThan(0);
-    for (const [run, keys] of keysByRun) expect([...keys], run).toHaveLength(1);
+    expectOneKeyPerRetriedRun(sim);
     expect(output).not.toContain(sim.adminToken);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 /**
  * A real PostgreSQL for the tests: a throwaway cluster (initdb) in a temp directory, listening on
  * a free loopback port, with a password (so tests see that it never shows), no fsync (nothing
- * here must survive a power cut). Debian's `postgresql` package provides the binaries (`.ci/run`
+ * here must survive a power cut; a crash of the server itself still loses no commit). Debian's `postgresql` package provides the binaries (`.ci/run`
  * installs it). PostgreSQL refuses to run as root, so as root (CI, containers) the cluster runs
  * as the `postgres` system user through `runuser`.
  *
@@ -36,6 +36,8 @@ export interface PostgresCluster {
   readonly port: number;
   /** The password of the cluster's user: what no output may show. */
   readonly password: string;
+  /** With `tls`: the server's self-signed certificate (PEM), the CA to trust. */
+  readonly certificate: string | undefined;
   /** The URL of `database` (with the user's password). */
   url(database: string): string;
   /** Creates a new empty database and returns its name. */
@@ -52,8 +54,10 @@ export interface PostgresCluster {
 
 /** Options of {@link startPostgres}. */
 export interface ClusterOptions {
-  /** Extra `postgresql.conf` lines (TLS settings, say). */
-  conf?: readonly string[];
+  /** Serve TLS with a self-signed certificate for 127.0.0.1 (its file: {@link PostgresCluster.certificate}). */
+  tls?: boolean;
+  /** Durable as a production server (fsync and full-page writes on): for the benchmark, which measures commits. */
+  durable?: boolean;
 }
 
 /** Starts a new cluster (see the file's comment); throws when PostgreSQL is not installed. */
@@ -91,11 +95,9 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
     [
       "listen_addresses = '127.0.0.1'",
       `unix_socket_directories = '${dir}'`,
-      'fsync = off',
-      'synchronous_commit = off',
-      'full_page_writes = off',
+      ...(options.durable ? [] : ['fsync = off', 'full_page_writes = off']),
       'max_connections = 100',
-      ...(options.conf ?? []),
+      ...(options.tls ? tlsSettings(dir, asRoot) : []),
       '',
     ].join('\n'),
   );
@@ -144,6 +146,7 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
   return {
     port,
     password: PASSWORD,
+    certificate: options.tls ? path.join(dir, 'server.crt') : undefined,
     url,
     createDatabase() {
       const name = `test_${process.pid}_${++databases}`;
@@ -166,4 +169,34 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A self-signed certificate for 127.0.0.1 in `dir` (owned by the server's user), and the settings that serve it. */
+function tlsSettings(dir: string, asRoot: boolean): string[] {
+  const crt = path.join(dir, 'server.crt');
+  const key = path.join(dir, 'server.key');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+    ],
+    { stdio: 'ignore' },
+  );
+  fs.chmodSync(key, 0o600);
+  if (asRoot) execFileSync('chown', ['postgres', key, crt]);
+  return ['ssl = on', `ssl_cert_file = '${crt}'`, `ssl_key_file = '${key}'`];
 }

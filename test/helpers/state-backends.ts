@@ -1,20 +1,21 @@
 /**
  * The state backends the store tests run against, for `describe.each(STATE_BACKENDS)`: SQLite (a
  * file in a temp directory) and PostgreSQL (a database of its own on a real server, started on
- * first use by this test file and stopped after it). PostgreSQL must be installed, as chromium
+ * first use by this test file and stopped after it). No vitest import here: a test's child
+ * process (a crash fixture) loads the fixtures too. PostgreSQL must be installed, as chromium
  * must: `.ci/run` installs both, and a test without it fails saying so.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import type { StateConfig } from '../../src/config/load-config.js';
 import { openState } from '../../src/state/open-state.js';
 import type { SqlEngine } from '../../src/state/sql-database.js';
 import { SqliteDatabase } from '../../src/state/sqlite-database.js';
 import type { Store, StoreOptions } from '../../src/state/store.js';
+import { closeAfterFile } from './after-file.js';
 import { startPostgres, type PostgresCluster } from './postgres.js';
 
 /** A new, empty state on one backend. */
@@ -41,7 +42,12 @@ export interface StateBackend {
   fresh(dir?: string): TestState;
 }
 
-const TIMEOUTS = { retention: 30 * 86_400_000, connect_timeout: 10_000, statement_timeout: 30_000 };
+const TIMEOUTS = {
+  retention: 30 * 86_400_000,
+  connect_timeout: 10_000,
+  statement_timeout: 30_000,
+  leader: { lease: 10_000 },
+};
 
 /** Keeps the stores a state opened, to close them all at cleanup. */
 function testState(config: StateConfig, yaml: string, remove: () => void): TestState {
@@ -74,14 +80,17 @@ const sqlite: StateBackend = {
 };
 
 let cluster: PostgresCluster | undefined;
-afterAll(() => {
-  cluster?.close();
-  cluster = undefined;
-});
 
-/** This test file's PostgreSQL server, started on first use. */
+/** This test file's PostgreSQL server, started on first use and closed after the file. */
 export function testCluster(): PostgresCluster {
-  cluster ??= startPostgres();
+  if (!cluster) {
+    const started = startPostgres();
+    cluster = started;
+    closeAfterFile(() => {
+      started.close();
+      cluster = undefined;
+    });
+  }
   return cluster;
 }
 

@@ -21,16 +21,19 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
+  /** Bytes the client side has sent through the proxy so far (its requests, its statements). */
+  sent(): Promise<number>;
   close(): Promise<void>;
 }
 
-/** The worker: answers each command ('cut', 'restore') with the port it listens on (0: none). */
+/** The worker: answers each command ('cut', 'restore', 'stats') with the port it listens on (0: none) and the bytes clients sent. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const net = require('node:net');
 const sockets = new Set();
 let server;
 let port = 0;
+let sent = 0;
 const track = (s) => {
   sockets.add(s);
   s.on('close', () => sockets.delete(s));
@@ -41,6 +44,7 @@ const listen = () => new Promise((resolve, reject) => {
     const upstream = net.connect(workerData.target, '127.0.0.1');
     track(client);
     track(upstream);
+    client.on('data', (chunk) => (sent += chunk.length));
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('close', () => upstream.destroy());
@@ -59,7 +63,7 @@ const cut = () => new Promise((resolve) => {
 parentPort.on('message', async (command) => {
   if (command === 'restore' && !server) port = await listen();
   if (command === 'cut') await cut();
-  parentPort.postMessage(server ? port : 0);
+  parentPort.postMessage({ port: server ? port : 0, sent });
 });
 `;
 
@@ -67,12 +71,12 @@ parentPort.on('message', async (command) => {
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const worker = new Worker(WORKER, { eval: true, workerData: { target: targetPort } });
   worker.unref();
-  const ask = async (command: 'cut' | 'restore'): Promise<number> => {
+  const ask = async (command: 'cut' | 'restore' | 'stats'): Promise<{ port: number; sent: number }> => {
     worker.postMessage(command);
-    const [port] = (await once(worker, 'message')) as [number];
-    return port;
+    const [answer] = (await once(worker, 'message')) as [{ port: number; sent: number }];
+    return answer;
   };
-  const port = await ask('restore');
+  const { port } = await ask('restore');
   let closed = false;
   return {
     port,
@@ -87,6 +91,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     restore: async () => {
       await ask('restore');
     },
+    sent: async () => (await ask('stats')).sent,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -16,6 +16,7 @@ const route = (over: Partial<ResolvedRoute> = {}): ResolvedRoute => ({
   channels: ['ops'],
   repeatIntervalMs: 4 * HOUR,
   sendResolved: true,
+  sendAcknowledged: undefined,
   muteWindows: [],
   groupBy: ['check'],
   ...over,
@@ -74,6 +75,43 @@ describe('decideDelivery', () => {
       }),
       'digest_only',
     ]),
+    ...(['acknowledged', 'unacknowledged'] as const).flatMap((kind): [string, DecisionFacts, NotifyDecision][] => [
+      [
+        `${kind}, on a channel whose kind shows acknowledgements`,
+        facts(kind, { log: told('firing', 1), showsAcknowledgements: true }),
+        'deliver',
+      ],
+      [
+        `${kind}, on a channel (email, webhook, log) that does not`,
+        facts(kind, { log: told('firing', 1) }),
+        'acknowledgement_not_sent',
+      ],
+      [
+        `${kind}, a route with send_acknowledged: true on a channel that does not`,
+        facts(kind, { log: told('firing', 1), route: route({ sendAcknowledged: true }) }),
+        'deliver',
+      ],
+      [
+        `${kind}, a route with send_acknowledged: false on a channel that does`,
+        facts(kind, { log: told('firing', 1), showsAcknowledgements: true, route: route({ sendAcknowledged: false }) }),
+        'acknowledgement_not_sent',
+      ],
+      [
+        `${kind} of an alert the channel was never told of`,
+        facts(kind, { showsAcknowledgements: true }),
+        'acknowledged_quietly',
+      ],
+      [
+        `${kind} of an alert silenced now`,
+        facts(kind, { log: told('firing', 1), showsAcknowledgements: true, silenceId: 'abc' }),
+        'silenced',
+      ],
+      [
+        `${kind} of an alert just repeated: never "not due"`,
+        facts(kind, { log: told('repeat', 0), showsAcknowledgements: true }),
+        'deliver',
+      ],
+    ]),
     [
       'a firing whose context is being read, within the wait',
       facts('firing', { contextPending: reading(29) }),
@@ -111,6 +149,17 @@ describe('decideDelivery', () => {
     ],
   ])('%s → %s', (_name, f, expected) => {
     expect(decideDelivery(f).decision).toBe(expected);
+  });
+
+  it.each<[string, Partial<DecisionFacts>, string]>([
+    ['the route refuses', { route: route({ sendAcknowledged: false }) }, 'route r has send_acknowledged: false'],
+    [
+      'the channel does not show them',
+      {},
+      'the channel does not show acknowledgements unless route r has send_acknowledged: true',
+    ],
+  ])('names why an acknowledgement is not sent: %s', (_name, over, detail) => {
+    expect(decideDelivery(facts('acknowledged', { log: told('firing', 1), ...over })).detail).toBe(detail);
   });
 
   it('names the detail: the silence, the window, the cause', () => {

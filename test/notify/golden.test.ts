@@ -1,7 +1,7 @@
 /**
- * Rendering as golden files: for each case of `golden-cases.ts`, the Slack payload (as JSON) and the
- * email (its subject and own headers with the plain text, and the HTML) are compared with the files
- * in `test/notify/golden/`. A change of wording shows as a diff of those files in review.
+ * Rendering as golden files: for each case of `golden-cases.ts`, the Slack payload (as JSON), the
+ * email (its subject and own headers with the plain text, and the HTML) and the Alertmanager webhook
+ * payload (as JSON) are compared with the files in `test/notify/golden/`. A change of wording shows as a diff of those files in review.
  *
  * To accept a change, write them again and read the diff:
  *
@@ -11,8 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderEmail, type EmailMessage } from '../../src/notify/channels/email.js';
-import { renderSlack } from '../../src/notify/channels/slack.js';
+import { renderWebhook } from '../../src/notify/channels/webhook.js';
+import { renderSlack } from '../../src/notify/channels/slack-render.js';
 import { NOW } from '../detectors/fixtures.js';
+import { v4Problems } from './alertmanager-receiver.js';
 import { CONFIG_FILE, goldenCases, LINKS } from './golden-cases.js';
 
 const DIR = path.join(import.meta.dirname, 'golden');
@@ -40,7 +42,12 @@ function expectGolden(name: string, actual: string): void {
   expect(actual, `${name} differs (UPDATE_GOLDEN=1 to accept, then read the diff)`).toBe(fs.readFileSync(file, 'utf8'));
 }
 
-const filesOf = (name: string) => [`${name}.slack.json`, `${name}.email.txt`, `${name}.email.html`];
+const filesOf = (name: string) => [
+  `${name}.slack.json`,
+  `${name}.email.txt`,
+  `${name}.email.html`,
+  `${name}.webhook.json`,
+];
 
 describe('golden messages', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s: the Slack payload', (name, c) => {
@@ -64,6 +71,20 @@ describe('golden messages', () => {
     });
     expectGolden(`${name}.email.txt`, emailText(m));
     expectGolden(`${name}.email.html`, m.html);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s: the Alertmanager webhook payload', (name, c) => {
+    const m = renderWebhook(c.notification, {
+      now: NOW,
+      channelName: 'oncall',
+      externalUrl: 'https://watchdog.example.com',
+      maxAlerts: 0,
+      commandConfigFile: CONFIG_FILE,
+      links: LINKS,
+    });
+    const json = `${JSON.stringify(m, null, 2)}\n`;
+    expect(v4Problems(JSON.parse(json))).toEqual([]);
+    expectGolden(`${name}.webhook.json`, json);
   });
 
   it.skipIf(UPDATE)('has no golden file that no case writes', () => {

@@ -1,5 +1,6 @@
 /**
- * A notification pipeline on a real SQLite file in a temp dir, fed by the real alert lifecycle,
+ * A notification pipeline on a real state (a SQLite file in a temp dir, or a PostgreSQL database
+ * when the test says so), fed by the real alert lifecycle,
  * delivering to real channels (the Slack stand-in, the SMTP sink) on a ManualClock.
  */
 import { commitFindings, type CycleStage, type JobKey } from '../../src/alerts/commit-findings.js';
@@ -20,7 +21,8 @@ import { createNotifier, type Notifier } from '../../src/notify/notifier.js';
 import type { AlertDefaults, NotifySettings } from '../../src/notify/notify-settings.js';
 import type { OutboxPass } from '../../src/notify/outbox.js';
 import type { Metrics } from '../../src/server/metrics.js';
-import { Store } from '../../src/state/store.js';
+import type { Store } from '../../src/state/store.js';
+import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';
 
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
@@ -88,11 +90,17 @@ export class LogCapture {
 export interface HarnessOptions {
   /** Channel configs as written in YAML (`webhook_url` a plain string). */
   channels: Record<string, unknown>[];
+  /** Channels built by the test itself (a kind of its own), beside those of `channels`. */
+  builtChannels?: Channel[];
   notify?: Partial<NotifySettings>;
   alerts?: Partial<AlertDefaults>;
   clock?: ManualClock;
-  /** Reuse a directory (a restart). */
+  /** The state's backend; SQLite by default. */
+  backend?: StateBackend;
+  /** Reuse a directory (a restart; SQLite: its state.db). */
   dir?: string;
+  /** Reuse a state (a restart). */
+  state?: TestState;
   metrics?: Metrics;
 }
 
@@ -100,6 +108,7 @@ export interface HarnessOptions {
 export class Harness {
   private constructor(
     readonly dir: string,
+    readonly state: TestState,
     readonly store: Store,
     readonly clock: ManualClock,
     readonly notifier: Notifier,
@@ -112,12 +121,20 @@ export class Harness {
     const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-notify-'));
     const clock = options.clock ?? new ManualClock(T0);
     const log = new LogCapture();
-    const store = Store.open(path.join(dir, 'state.db'), { logger: log.logger });
+    const state = options.state ?? (options.backend ?? SQLITE_BACKEND).fresh(dir);
+    const store = state.open({ logger: log.logger });
     const configs = options.channels.map((c) => channelConfigSchema.parse(c));
-    const channels = buildChannels(configs, { logger: log.logger, clock });
+    const settings = notifySettings(options.notify);
+    const channels = buildChannels(configs, {
+      logger: log.logger,
+      clock,
+      store,
+      maxItemsPerMessage: settings.max_items_per_message,
+    });
+    for (const c of options.builtChannels ?? []) channels.set(c.name, c);
     const notifier = createNotifier({
       store,
-      notify: notifySettings(options.notify),
+      notify: settings,
       alerts: { repeat_interval: 4 * HOUR, send_resolved: true, ...options.alerts },
       channels,
       clock,
@@ -125,13 +142,13 @@ export class Harness {
       random: () => 1,
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
-    return new Harness(dir, store, clock, notifier, channels, log, options);
+    return new Harness(dir, state, store, clock, notifier, channels, log, options);
   }
 
   /** Same directory, new process-worth of objects (the old ones closed first). */
   async restart(): Promise<Harness> {
     await this.close({ keepDir: true });
-    return Harness.open({ ...this.options, dir: this.dir, clock: this.clock });
+    return Harness.open({ ...this.options, dir: this.dir, state: this.state, clock: this.clock });
   }
 
   /** One job's complete snapshot through the lifecycle and into the outbox, in one transaction. */
@@ -168,7 +185,9 @@ export class Harness {
     await this.notifier.stop();
     await closeChannels(this.channels.values());
     this.store.close();
-    if (!options.keepDir) fs.rmSync(this.dir, { recursive: true, force: true });
+    if (options.keepDir) return;
+    this.state.cleanup();
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

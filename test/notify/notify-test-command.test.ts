@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startSlackApi } from '../helpers/slack-api.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { startAlertmanagerReceiver } from './alertmanager-receiver.js';
 import { payloadText } from './notify-fixture.js';
 
 let slack: WebhookReceiver;
@@ -64,6 +66,44 @@ describe('notify-test', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('ops-slack (slack): ok\nold-slack (slack): failed: rejected (HTTP 404): no_service\n');
     expect(r.stdout + r.stderr).not.toContain(new URL(revoked.url).pathname);
+  });
+
+  it('tests a webhook channel with a payload an Alertmanager receiver takes: one alert already over', async () => {
+    const hook = await startAlertmanagerReceiver();
+    try {
+      const file = writeConfig(['{ name: oncall, type: webhook, url: "${HOOK_URL}" }']);
+      const r = await runCli(['notify-test', '--config', file], { env: { DMS_API_TOKEN: 'tok', HOOK_URL: hook.url } });
+      expect(r).toMatchObject({ code: 0, stdout: 'oncall (webhook): ok\n' });
+      expect(hook.invalid).toEqual([]);
+      expect(hook.received[0]?.payload).toMatchObject({
+        status: 'resolved',
+        groupLabels: { alertname: 'notice', topic: 'test' },
+        alerts: [{ status: 'resolved', annotations: { summary: 'deploy-watchdog test message' } }],
+      });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a Slack app channel: the test message posted alone (nothing kept); a refused token named, never shown', async () => {
+    const api = await startSlackApi({ token: 'xoxb-good-SECRET' });
+    try {
+      const app = (name: string, token: string) =>
+        `{ name: ${name}, type: slack_app, bot_token: ${token}, channel: C0ALERTS, api_url: "${api.url}" }`;
+      const file = writeConfig([app('ops-app', 'xoxb-good-SECRET'), app('old-app', 'xoxb-revoked-SECRET')]);
+      const r = await run(['notify-test', '--config', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe(
+        'ops-app (slack_app): ok\n' +
+          "old-app (slack_app): failed: Slack refused the bot token (invalid_auth): check bot_token of old-app (the app's xoxb- token)\n",
+      );
+      expect(api.inChannel()).toMatchObject([{ text: expect.stringContaining('deploy-watchdog test message') }]);
+      expect(api.inChannel()[0]?.metadata).toBeUndefined();
+      expect(r.stdout + r.stderr).not.toContain('SECRET');
+      expect(fs.existsSync(path.join(dir, 'state.db'))).toBe(false);
+    } finally {
+      await api.close();
+    }
   });
 
   it('--channel NAME tests only that channel', async () => {

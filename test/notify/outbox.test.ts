@@ -7,6 +7,7 @@ import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { inhibitionSummary } from '../../src/notify/outbox.js';
 import { alertEvent } from './channels/fixtures.js';
+import { STATE_BACKENDS } from '../helpers/state-backends.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, SECOND, slackTo, T0 } from './notify-fixture.js';
 
 let receiver: WebhookReceiver;
@@ -25,357 +26,366 @@ afterEach(async () => {
   await other.close();
 });
 
-describe('grouping a storm', () => {
-  it('500 new alerts in one cycle become one message per check and environment, with "and N more"', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    const storm = [
-      ...Array.from({ length: 300 }, (_, i) => finding(`prod-${i}`, { environment_type: 'production' })),
-      ...Array.from({ length: 150 }, (_, i) => finding(`stg-${i}`, { environment_type: 'staging' })),
-      ...Array.from({ length: 50 }, (_, i) =>
-        finding(`cert-${i}`, { check: 'certificates', environment_type: 'production' }),
-      ),
-    ];
-    const pass = h.cycle('runs', storm);
-    expect(pass.decisions).toEqual({ deliver: 500 });
+describe.each(STATE_BACKENDS)('on $name', (backend) => {
+  describe('grouping a storm', () => {
+    it('500 new alerts in one cycle become one message per check and environment, with "and N more"', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      const storm = [
+        ...Array.from({ length: 300 }, (_, i) => finding(`prod-${i}`, { environment_type: 'production' })),
+        ...Array.from({ length: 150 }, (_, i) => finding(`stg-${i}`, { environment_type: 'staging' })),
+        ...Array.from({ length: 50 }, (_, i) =>
+          finding(`cert-${i}`, { check: 'certificates', environment_type: 'production' }),
+        ),
+      ];
+      const pass = h.cycle('runs', storm);
+      expect(pass.decisions).toEqual({ deliver: 500 });
 
-    const report = await h.notifier.deliverDue();
+      const report = await h.notifier.deliverDue();
 
-    expect(receiver.received).toHaveLength(3);
-    expect(report).toMatchObject({ sent: 3, rowsSent: 500, waiting: 0 });
-    const texts = receiver.received.map(payloadText);
-    expect(texts.some((t) => t.includes('and 290 more'))).toBe(true);
-    expect(texts.some((t) => t.includes('and 140 more'))).toBe(true);
-    expect(texts.some((t) => t.includes('and 40 more'))).toBe(true);
-    expect(h.rows("status <> 'sent'")).toEqual([]);
+      expect(receiver.received).toHaveLength(3);
+      expect(report).toMatchObject({ sent: 3, rowsSent: 500, waiting: 0 });
+      const texts = receiver.received.map(payloadText);
+      expect(texts.some((t) => t.includes('and 290 more'))).toBe(true);
+      expect(texts.some((t) => t.includes('and 140 more'))).toBe(true);
+      expect(texts.some((t) => t.includes('and 40 more'))).toBe(true);
+      expect(h.rows("status <> 'sent'")).toEqual([]);
 
-    // Delivered once: another round sends nothing.
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(3);
+      // Delivered once: another round sends nothing.
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(3);
+    });
   });
-});
 
-describe('silences', () => {
-  const silenceShop = (h: Harness, durationMs: number) =>
-    createSilence(h.store, {
-      matchers: [{ name: 'app', op: '=', value: 'shop' }],
-      durationMs,
-      reason: 'deploying',
-      createdBy: 'test',
-      now: h.clock.now(),
+  describe('silences', () => {
+    const silenceShop = (h: Harness, durationMs: number) =>
+      createSilence(h.store, {
+        matchers: [{ name: 'app', op: '=', value: 'shop' }],
+        durationMs,
+        reason: 'deploying',
+        createdBy: 'test',
+        now: h.clock.now(),
+      });
+
+    it('a silenced alert still firing when its 30m silence ends is announced then, once', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      silenceShop(h, 30 * MINUTE);
+      expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ silenced: 1, deliver: 1 });
+      await h.notifier.deliverDue();
+      expect(receiver.received.map(payloadText).join()).not.toContain('Problem shop');
+      expect(receiver.received.map(payloadText).join()).toContain('Problem crm');
+
+      // Still under the silence: held, re-decided each round, not sent.
+      h.clock.advance(29 * MINUTE);
+      h.cycle('runs', [finding('shop'), finding('crm')]);
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(1);
+
+      h.clock.advance(2 * MINUTE);
+      h.cycle('runs', [finding('shop'), finding('crm')]);
+      await h.notifier.deliverDue();
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(2);
+      expect(payloadText(receiver.received[1])).toContain('Problem shop');
+      expect(payloadText(receiver.received[1])).not.toContain('Problem crm');
+      expect(h.rows(`fingerprint = 'failed_runs/shop'`).map((r) => `${r.status}:${r.decision}`)).toEqual([
+        'sent:deliver',
+      ]);
     });
 
-  it('a silenced alert still firing when its 30m silence ends is announced then, once', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    silenceShop(h, 30 * MINUTE);
-    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ silenced: 1, deliver: 1 });
-    await h.notifier.deliverDue();
-    expect(receiver.received.map(payloadText).join()).not.toContain('Problem shop');
-    expect(receiver.received.map(payloadText).join()).toContain('Problem crm');
-
-    // Still under the silence: held, re-decided each round, not sent.
-    h.clock.advance(29 * MINUTE);
-    h.cycle('runs', [finding('shop'), finding('crm')]);
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(1);
-
-    h.clock.advance(2 * MINUTE);
-    h.cycle('runs', [finding('shop'), finding('crm')]);
-    await h.notifier.deliverDue();
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(2);
-    expect(payloadText(receiver.received[1])).toContain('Problem shop');
-    expect(payloadText(receiver.received[1])).not.toContain('Problem crm');
-    expect(h.rows(`fingerprint = 'failed_runs/shop'`).map((r) => `${r.status}:${r.decision}`)).toEqual([
-      'sent:deliver',
-    ]);
-  });
-
-  it('unsilence lifts the hold at the next round', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    const silence = silenceShop(h, 2 * HOUR);
-    h.cycle('runs', [finding('shop')]);
-    await h.notifier.deliverDue();
-    expect(receiver.requests).toBe(0);
-    h.clock.advance(MINUTE);
-    expect(expireSilence(h.store, silence.id, h.clock.now()).outcome).toBe('expired');
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(1);
-    expect(payloadText(receiver.received[0])).toContain('Problem shop');
-  });
-
-  it('a silenced alert that resolves during its silence is never sent, neither firing nor resolved', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    silenceShop(h, 30 * MINUTE);
-    h.cycle('runs', [finding('shop')]);
-    await h.notifier.deliverDue();
-    h.clock.advance(10 * MINUTE);
-    expect(h.cycle('runs', []).decisions).toEqual({ resolved_quietly: 2 });
-    await h.notifier.deliverDue();
-    h.clock.advance(HOUR);
-    await h.notifier.deliverDue();
-    expect(receiver.requests).toBe(0);
-    expect(h.rows().map((r) => `${r.kind}:${r.status}:${r.decision}`)).toEqual([
-      'firing:suppressed:resolved_quietly',
-      'resolved:suppressed:resolved_quietly',
-    ]);
-  });
-
-  it('a later event of a silenced alert replaces its held one: one announcement when the silence ends', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)], alerts: { repeat_interval: HOUR } });
-    silenceShop(h, 90 * MINUTE);
-    h.cycle('runs', [finding('shop')]);
-    h.clock.advance(HOUR);
-    // The lifecycle repeats it under the silence: the held firing is superseded by the held repeat.
-    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ superseded: 1, silenced: 1 });
-    h.clock.advance(31 * MINUTE);
-    await h.notifier.deliverDue();
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(1);
-    expect(payloadText(receiver.received[0])).toContain('Problem shop');
-  });
-});
-
-describe('per-route repeat interval and send_resolved', () => {
-  it('each channel repeats at its own route interval (notification log per fingerprint and channel)', async () => {
-    h = Harness.open({
-      channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
-      notify: {
-        routes: [
-          { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
-          { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR, continue: false },
-        ],
-      },
-    });
-    expect(h.notifier.lifecycleRepeatIntervalMs).toBe(HOUR);
-    const decisions: string[] = [];
-    for (let hour = 0; hour <= 3; hour++) {
+    it('unsilence lifts the hold at the next round', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      const silence = silenceShop(h, 2 * HOUR);
       h.cycle('runs', [finding('shop')]);
       await h.notifier.deliverDue();
-      decisions.push(
-        h
-          .rows(`id > (SELECT COALESCE(MAX(id), 0) - 2 FROM outbox)`)
-          .map((r) => `${r.channel}:${r.kind}:${r.decision}`)
-          .join(' '),
-      );
+      expect(receiver.requests).toBe(0);
+      h.clock.advance(MINUTE);
+      expect(expireSilence(h.store, silence.id, h.clock.now()).outcome).toBe('expired');
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(1);
+      expect(payloadText(receiver.received[0])).toContain('Problem shop');
+    });
+
+    it('a silenced alert that resolves during its silence is never sent, neither firing nor resolved', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      silenceShop(h, 30 * MINUTE);
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      h.clock.advance(10 * MINUTE);
+      expect(h.cycle('runs', []).decisions).toEqual({ resolved_quietly: 2 });
+      await h.notifier.deliverDue();
       h.clock.advance(HOUR);
-    }
-    expect(decisions).toEqual([
-      'fast:firing:deliver slow:firing:deliver',
-      'fast:repeat:deliver slow:repeat:repeat_not_due',
-      'fast:repeat:deliver slow:repeat:repeat_not_due',
-      'fast:repeat:deliver slow:repeat:deliver',
-    ]);
-    expect(receiver.received).toHaveLength(4);
-    expect(other.received).toHaveLength(2);
-  });
-
-  it('send_resolved: false on a route sends the firing but not the resolve', async () => {
-    h = Harness.open({
-      channels: [slackTo('quiet', receiver.url), slackTo('full', other.url)],
-      notify: {
-        routes: [
-          { channels: ['quiet'], send_resolved: false, continue: true },
-          { channels: ['full'], continue: false },
-        ],
-      },
-    });
-    h.cycle('runs', [finding('shop')]);
-    h.clock.advance(MINUTE);
-    expect(h.cycle('runs', []).decisions).toEqual({ resolved_not_sent: 1, deliver: 1 });
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(1);
-    expect(other.received).toHaveLength(1);
-    expect(payloadText(other.received[0])).toContain('Problem shop');
-  });
-});
-
-describe('mute windows', () => {
-  const night = { name: 'night', time_zone: 'Europe/Berlin', times: [{ start: '22:00', end: '06:00' }] };
-
-  it('holds a route during its window and delivers what still fires when it ends; what ended meanwhile stays quiet', async () => {
-    h = Harness.open({
-      channels: [slackTo('ops', receiver.url)],
-      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
-    });
-    // 23:30 in Berlin.
-    h.clock.set('2026-11-02T22:30:00Z');
-    expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ muted_window: 2 });
-    await h.notifier.deliverDue();
-    expect(receiver.requests).toBe(0);
-
-    h.clock.set('2026-11-03T02:00:00Z');
-    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ resolved_quietly: 2 });
-    await h.notifier.deliverDue();
-    expect(receiver.requests).toBe(0);
-
-    // 06:01 in Berlin: the window is over.
-    h.clock.set('2026-11-03T05:01:00Z');
-    await h.notifier.deliverDue();
-    expect(receiver.received).toHaveLength(1);
-    const text = payloadText(receiver.received[0]);
-    expect(text).toContain('Problem shop');
-    expect(text).not.toContain('Problem crm');
-  });
-
-  it('outside the window the same route delivers at once', async () => {
-    h = Harness.open({
-      channels: [slackTo('ops', receiver.url)],
-      notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
-    });
-    // T0 is 13:00 in Berlin.
-    expect(h.clock.now()).toBe(T0);
-    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1 });
-  });
-});
-
-describe('inhibition', () => {
-  const server = (name: string): Finding => ({
-    ...finding(`server-${name}`, { check: 'servers' as CheckName, server: name, app: undefined }, 'critical'),
-    summary: `Server ${name} is in state error`,
-  });
-  const appsOn = (serverName: string, n: number) =>
-    Array.from({ length: n }, (_, i) => finding(`app-${i}`, { server: serverName, check: 'url_checks' }));
-
-  it('a server in error holds its apps and sends one summary; when it clears, the still-firing apps are delivered and the resolved ones stay quiet', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
-    h.cycle('servers', [server('s1')]);
-    const pass = h.cycle('urls', [...appsOn('s1', 50), finding('elsewhere', { server: 's2', check: 'url_checks' })]);
-    expect(pass).toEqual({ decisions: { inhibited: 50, deliver: 1 }, summaries: 1 });
-
-    await h.notifier.deliverDue();
-    // The server alert, the one app on another server, and the summary: not 50 pages.
-    const texts = receiver.received.map(payloadText);
-    expect(texts).toHaveLength(3);
-    expect(texts.filter((t) => t.includes('50 alerts held back: Server s1 is in state error'))).toHaveLength(1);
-    expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(1);
-
-    // Ten apps recover while the server is still bad: nothing is said about them.
-    h.clock.advance(MINUTE);
-    expect(
-      h.cycle('urls', [...appsOn('s1', 40), finding('elsewhere', { server: 's2', check: 'url_checks' })]).decisions,
-    ).toEqual({
-      resolved_quietly: 20,
+      await h.notifier.deliverDue();
+      expect(receiver.requests).toBe(0);
+      expect(h.rows().map((r) => `${r.kind}:${r.status}:${r.decision}`)).toEqual([
+        'firing:suppressed:resolved_quietly',
+        'resolved:suppressed:resolved_quietly',
+      ]);
     });
 
-    // The server recovers: its resolve goes out, and the 40 apps still failing are announced.
-    h.clock.advance(MINUTE);
-    h.cycle('servers', []);
-    receiver.received.length = 0;
-    await h.notifier.deliverDue();
-    const after = receiver.received.map(payloadText);
-    expect(after).toHaveLength(2);
-    const apps = after.find((t) => t.includes('Problem app-'));
-    expect(apps).toContain('and 30 more');
-    expect(after.join()).not.toMatch(/Problem app-4\d/);
-    expect(h.rows(`decision = 'deliver' AND fingerprint LIKE 'url_checks/app-%'`)).toHaveLength(40);
-    expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
+    it('a later event of a silenced alert replaces its held one: one announcement when the silence ends', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)], alerts: { repeat_interval: HOUR } });
+      silenceShop(h, 90 * MINUTE);
+      h.cycle('runs', [finding('shop')]);
+      h.clock.advance(HOUR);
+      // The lifecycle repeats it under the silence: the held firing is superseded by the held repeat.
+      expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ superseded: 1, silenced: 1 });
+      h.clock.advance(31 * MINUTE);
+      await h.notifier.deliverDue();
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(1);
+      expect(payloadText(receiver.received[0])).toContain('Problem shop');
+    });
   });
 
-  const cannotRead = (source: string): Finding => ({
-    ...finding(`source-${source}`, { check: 'watchdog', source, app: undefined }, 'critical'),
-    summary: `cannot read ${source}: HTTP 401 invalid token`,
-  });
-
-  it('an API outage seen by 4 jobs over 3 cycles is one message per channel: the cause, no summary', async () => {
-    h = Harness.open({ channels: [slackTo('ops', receiver.url), slackTo('team', other.url)] });
-    const jobs = ['runs', 'urls', 'backups', 'attention'] as const;
-    const passes = [];
-    for (let cycle = 0; cycle < 3; cycle++) {
-      for (const job of jobs) {
-        passes.push(h.cycle(job, [cannotRead(job)]));
+  describe('per-route repeat interval and send_resolved', () => {
+    it('each channel repeats at its own route interval (notification log per fingerprint and channel)', async () => {
+      h = Harness.open({
+        backend,
+        channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
+        notify: {
+          routes: [
+            { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
+            { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR, continue: false },
+          ],
+        },
+      });
+      expect(h.notifier.lifecycleRepeatIntervalMs).toBe(HOUR);
+      const decisions: string[] = [];
+      for (let hour = 0; hour <= 3; hour++) {
+        h.cycle('runs', [finding('shop')]);
         await h.notifier.deliverDue();
-        h.clock.advance(15 * SECOND);
+        decisions.push(
+          h
+            .rows(`id > (SELECT COALESCE(MAX(id), 0) - 2 FROM outbox)`)
+            .map((r) => `${r.channel}:${r.kind}:${r.decision}`)
+            .join(' '),
+        );
+        h.clock.advance(HOUR);
       }
-    }
-    expect(passes.reduce((n, p) => n + p.summaries, 0)).toBe(0);
-    for (const r of [receiver, other]) {
-      expect(r.received.map(payloadText)).toHaveLength(1);
-      expect(payloadText(r.received[0])).toContain('cannot read runs');
-    }
+      expect(decisions).toEqual([
+        'fast:firing:deliver slow:firing:deliver',
+        'fast:repeat:deliver slow:repeat:repeat_not_due',
+        'fast:repeat:deliver slow:repeat:repeat_not_due',
+        'fast:repeat:deliver slow:repeat:deliver',
+      ]);
+      expect(receiver.received).toHaveLength(4);
+      expect(other.received).toHaveLength(2);
+    });
 
-    // The API is back for everyone: the held ones resolve quietly, the cause's resolve is sent.
-    h.clock.advance(MINUTE);
-    for (const job of ['urls', 'backups', 'attention', 'runs'] as const) h.cycle(job, []);
-    receiver.received.length = 0;
-    await h.notifier.deliverDue();
-    expect(receiver.received.map(payloadText)).toHaveLength(1);
-    expect(payloadText(receiver.received[0])).toContain('cannot read runs');
-    expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
+    it('send_resolved: false on a route sends the firing but not the resolve', async () => {
+      h = Harness.open({
+        backend,
+        channels: [slackTo('quiet', receiver.url), slackTo('full', other.url)],
+        notify: {
+          routes: [
+            { channels: ['quiet'], send_resolved: false, continue: true },
+            { channels: ['full'], continue: false },
+          ],
+        },
+      });
+      h.cycle('runs', [finding('shop')]);
+      h.clock.advance(MINUTE);
+      expect(h.cycle('runs', []).decisions).toEqual({ resolved_not_sent: 1, deliver: 1 });
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(1);
+      expect(other.received).toHaveLength(1);
+      expect(payloadText(other.received[0])).toContain('Problem shop');
+    });
   });
 
-  it('a bad server seen by 4 jobs over 3 cycles: one server message and one summary per channel, again only after the server is re-announced', async () => {
-    h = Harness.open({
-      channels: [slackTo('ops', receiver.url), slackTo('team', other.url)],
-      alerts: { repeat_interval: HOUR },
+  describe('mute windows', () => {
+    const night = { name: 'night', time_zone: 'Europe/Berlin', times: [{ start: '22:00', end: '06:00' }] };
+
+    it('holds a route during its window and delivers what still fires when it ends; what ended meanwhile stays quiet', async () => {
+      h = Harness.open({
+        backend,
+        channels: [slackTo('ops', receiver.url)],
+        notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
+      });
+      // 23:30 in Berlin.
+      h.clock.set('2026-11-02T22:30:00Z');
+      expect(h.cycle('runs', [finding('shop'), finding('crm')]).decisions).toEqual({ muted_window: 2 });
+      await h.notifier.deliverDue();
+      expect(receiver.requests).toBe(0);
+
+      h.clock.set('2026-11-03T02:00:00Z');
+      expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ resolved_quietly: 2 });
+      await h.notifier.deliverDue();
+      expect(receiver.requests).toBe(0);
+
+      // 06:01 in Berlin: the window is over.
+      h.clock.set('2026-11-03T05:01:00Z');
+      await h.notifier.deliverDue();
+      expect(receiver.received).toHaveLength(1);
+      const text = payloadText(receiver.received[0]);
+      expect(text).toContain('Problem shop');
+      expect(text).not.toContain('Problem crm');
     });
-    const checks: Record<'runs' | 'urls' | 'backups' | 'attention', CheckName> = {
-      runs: 'failed_runs',
-      urls: 'url_checks',
-      backups: 'backups',
-      attention: 'attention',
-    };
-    const appsFor = (job: keyof typeof checks, cycle: number) =>
-      Array.from({ length: cycle + 1 }, (_, i) => finding(`${job}-app-${i}`, { server: 's1', check: checks[job] }));
-    let summaries = 0;
-    for (let cycle = 0; cycle < 3; cycle++) {
-      summaries += h.cycle('servers', [server('s1')]).summaries;
-      for (const job of Object.keys(checks) as (keyof typeof checks)[]) {
-        summaries += h.cycle(job, appsFor(job, cycle)).summaries;
-        await h.notifier.deliverDue();
-        h.clock.advance(5 * SECOND);
-      }
-    }
-    expect(summaries).toBe(2);
-    for (const r of [receiver, other]) {
-      const texts = r.received.map(payloadText);
-      expect(texts).toHaveLength(2);
+
+    it('outside the window the same route delivers at once', async () => {
+      h = Harness.open({
+        backend,
+        channels: [slackTo('ops', receiver.url)],
+        notify: { mute_windows: [night], routes: [{ channels: ['ops'], mute_windows: ['night'], continue: false }] },
+      });
+      // T0 is 13:00 in Berlin.
+      expect(h.clock.now()).toBe(T0);
+      expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1 });
+    });
+  });
+
+  describe('inhibition', () => {
+    const server = (name: string): Finding => ({
+      ...finding(`server-${name}`, { check: 'servers' as CheckName, server: name, app: undefined }, 'critical'),
+      summary: `Server ${name} is in state error`,
+    });
+    const appsOn = (serverName: string, n: number) =>
+      Array.from({ length: n }, (_, i) => finding(`app-${i}`, { server: serverName, check: 'url_checks' }));
+
+    it('a server in error holds its apps and sends one summary; when it clears, the still-firing apps are delivered and the resolved ones stay quiet', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      h.cycle('servers', [server('s1')]);
+      const pass = h.cycle('urls', [...appsOn('s1', 50), finding('elsewhere', { server: 's2', check: 'url_checks' })]);
+      expect(pass).toEqual({ decisions: { inhibited: 50, deliver: 1 }, summaries: 1 });
+
+      await h.notifier.deliverDue();
+      // The server alert, the one app on another server, and the summary: not 50 pages.
+      const texts = receiver.received.map(payloadText);
+      expect(texts).toHaveLength(3);
+      expect(texts.filter((t) => t.includes('50 alerts held back: Server s1 is in state error'))).toHaveLength(1);
       expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(
         1,
       );
-      // The summary counts what was held when it was written (the first job's first app).
-      expect(texts.filter((t) => t.includes('1 alert held back: Server s1 is in state error'))).toHaveLength(1);
-    }
 
-    // The server alert repeats (an hour on): the channel hears it again, and the next hold
-    // brings one fresh summary with everything held on that channel.
-    h.clock.advance(HOUR);
-    h.cycle('servers', [server('s1')]);
-    await h.notifier.deliverDue();
-    expect(h.cycle('runs', appsFor('runs', 3)).summaries).toBe(2);
-    expect(h.cycle('urls', appsFor('urls', 3)).summaries).toBe(0);
-    await h.notifier.deliverDue();
-    const latest = receiver.received.map(payloadText).filter((t) => t.includes('held back'));
-    expect(latest).toHaveLength(2);
-    expect(latest[1]).toContain('13 alerts held back: Server s1 is in state error');
+      // Ten apps recover while the server is still bad: nothing is said about them.
+      h.clock.advance(MINUTE);
+      expect(
+        h.cycle('urls', [...appsOn('s1', 40), finding('elsewhere', { server: 's2', check: 'url_checks' })]).decisions,
+      ).toEqual({
+        resolved_quietly: 20,
+      });
 
-    // Over (what it held is announced), then in error again: a new outage is news again.
-    h.clock.advance(MINUTE);
-    h.cycle('servers', []);
-    await h.notifier.deliverDue();
-    h.clock.advance(MINUTE);
-    h.cycle('servers', [server('s1')]);
-    expect(h.cycle('runs', [...appsFor('runs', 3), finding('new-app', { server: 's1' })]).summaries).toBe(2);
-  });
-});
-
-describe('notices', () => {
-  it('go through the outbox to every channel, one message each', async () => {
-    h = Harness.open({ channels: [slackTo('a', receiver.url), slackTo('b', other.url)] });
-    const ids = h.notifier.notice({
-      type: 'notice',
-      topic: 'remediation',
-      title: 'Retried run #12 of shop',
-      severity: 'ok',
+      // The server recovers: its resolve goes out, and the 40 apps still failing are announced.
+      h.clock.advance(MINUTE);
+      h.cycle('servers', []);
+      receiver.received.length = 0;
+      await h.notifier.deliverDue();
+      const after = receiver.received.map(payloadText);
+      expect(after).toHaveLength(2);
+      const apps = after.find((t) => t.includes('Problem app-'));
+      expect(apps).toContain('and 30 more');
+      expect(after.join()).not.toMatch(/Problem app-4\d/);
+      expect(h.rows(`decision = 'deliver' AND fingerprint LIKE 'url_checks/app-%'`)).toHaveLength(40);
+      expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
     });
-    expect(ids).toHaveLength(2);
-    await h.notifier.deliverDue();
-    expect(payloadText(receiver.received[0])).toContain('Retried run #12 of shop');
-    expect(other.received).toHaveLength(1);
+
+    const cannotRead = (source: string): Finding => ({
+      ...finding(`source-${source}`, { check: 'watchdog', source, app: undefined }, 'critical'),
+      summary: `cannot read ${source}: HTTP 401 invalid token`,
+    });
+
+    it('an API outage seen by 4 jobs over 3 cycles is one message per channel: the cause, no summary', async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url), slackTo('team', other.url)] });
+      const jobs = ['runs', 'urls', 'backups', 'attention'] as const;
+      const passes = [];
+      for (let cycle = 0; cycle < 3; cycle++) {
+        for (const job of jobs) {
+          passes.push(h.cycle(job, [cannotRead(job)]));
+          await h.notifier.deliverDue();
+          h.clock.advance(15 * SECOND);
+        }
+      }
+      expect(passes.reduce((n, p) => n + p.summaries, 0)).toBe(0);
+      for (const r of [receiver, other]) {
+        expect(r.received.map(payloadText)).toHaveLength(1);
+        expect(payloadText(r.received[0])).toContain('cannot read runs');
+      }
+
+      // The API is back for everyone: the held ones resolve quietly, the cause's resolve is sent.
+      h.clock.advance(MINUTE);
+      for (const job of ['urls', 'backups', 'attention', 'runs'] as const) h.cycle(job, []);
+      receiver.received.length = 0;
+      await h.notifier.deliverDue();
+      expect(receiver.received.map(payloadText)).toHaveLength(1);
+      expect(payloadText(receiver.received[0])).toContain('cannot read runs');
+      expect(h.rows(`status IN ('pending', 'held')`)).toEqual([]);
+    });
+
+    it('a bad server seen by 4 jobs over 3 cycles: one server message and one summary per channel, again only after the server is re-announced', async () => {
+      h = Harness.open({
+        backend,
+        channels: [slackTo('ops', receiver.url), slackTo('team', other.url)],
+        alerts: { repeat_interval: HOUR },
+      });
+      const checks: Record<'runs' | 'urls' | 'backups' | 'attention', CheckName> = {
+        runs: 'failed_runs',
+        urls: 'url_checks',
+        backups: 'backups',
+        attention: 'attention',
+      };
+      const appsFor = (job: keyof typeof checks, cycle: number) =>
+        Array.from({ length: cycle + 1 }, (_, i) => finding(`${job}-app-${i}`, { server: 's1', check: checks[job] }));
+      let summaries = 0;
+      for (let cycle = 0; cycle < 3; cycle++) {
+        summaries += h.cycle('servers', [server('s1')]).summaries;
+        for (const job of Object.keys(checks) as (keyof typeof checks)[]) {
+          summaries += h.cycle(job, appsFor(job, cycle)).summaries;
+          await h.notifier.deliverDue();
+          h.clock.advance(5 * SECOND);
+        }
+      }
+      expect(summaries).toBe(2);
+      for (const r of [receiver, other]) {
+        const texts = r.received.map(payloadText);
+        expect(texts).toHaveLength(2);
+        expect(texts.filter((t) => t.includes('Server s1 is in state error') && !t.includes('held back'))).toHaveLength(
+          1,
+        );
+        // The summary counts what was held when it was written (the first job's first app).
+        expect(texts.filter((t) => t.includes('1 alert held back: Server s1 is in state error'))).toHaveLength(1);
+      }
+
+      // The server alert repeats (an hour on): the channel hears it again, and the next hold
+      // brings one fresh summary with everything held on that channel.
+      h.clock.advance(HOUR);
+      h.cycle('servers', [server('s1')]);
+      await h.notifier.deliverDue();
+      expect(h.cycle('runs', appsFor('runs', 3)).summaries).toBe(2);
+      expect(h.cycle('urls', appsFor('urls', 3)).summaries).toBe(0);
+      await h.notifier.deliverDue();
+      const latest = receiver.received.map(payloadText).filter((t) => t.includes('held back'));
+      expect(latest).toHaveLength(2);
+      expect(latest[1]).toContain('13 alerts held back: Server s1 is in state error');
+
+      // Over (what it held is announced), then in error again: a new outage is news again.
+      h.clock.advance(MINUTE);
+      h.cycle('servers', []);
+      await h.notifier.deliverDue();
+      h.clock.advance(MINUTE);
+      h.cycle('servers', [server('s1')]);
+      expect(h.cycle('runs', [...appsFor('runs', 3), finding('new-app', { server: 's1' })]).summaries).toBe(2);
+    });
   });
 
-  it('refuses to enqueue outside a transaction', () => {
-    h = Harness.open({ channels: [slackTo('a', receiver.url)] });
-    expect(() => h?.notifier.enqueue([], T0)).toThrow(/must run inside store\.transaction/);
+  describe('notices', () => {
+    it('go through the outbox to every channel, one message each', async () => {
+      h = Harness.open({ backend, channels: [slackTo('a', receiver.url), slackTo('b', other.url)] });
+      const ids = h.notifier.notice({
+        type: 'notice',
+        topic: 'remediation',
+        title: 'Retried run #12 of shop',
+        severity: 'ok',
+      });
+      expect(ids).toHaveLength(2);
+      await h.notifier.deliverDue();
+      expect(payloadText(receiver.received[0])).toContain('Retried run #12 of shop');
+      expect(other.received).toHaveLength(1);
+    });
+
+    it('refuses to enqueue outside a transaction', () => {
+      h = Harness.open({ backend, channels: [slackTo('a', receiver.url)] });
+      expect(() => h?.notifier.enqueue([], T0)).toThrow(/must run inside store\.transaction/);
+    });
   });
 });
 

@@ -47,7 +47,7 @@ describe('outcomeTitle', () => {
 });
 
 describe('outcomeNotice', () => {
-  it('names the app, record, run, policy and key, and links the alert', () => {
+  it('names the app, record, run, policy and key, links the alert and says which alert it is about', () => {
     const attempt = {
       policy: 'retry-staging',
       action: 'runs.retry',
@@ -60,6 +60,7 @@ describe('outcomeNotice', () => {
       summary: 'Update of shop failed',
       url: 'https://shop.example.com',
       runId: 9,
+      fingerprint: 'failed_runs/run/9',
     } as AttemptRow;
     expect(outcomeNotice(attempt, runsRetry.words, { kind: 'succeeded' })).toEqual({
       type: 'notice',
@@ -75,6 +76,7 @@ describe('outcomeNotice', () => {
       ],
       lines: ['Alert: Update of shop failed'],
       url: 'https://shop.example.com',
+      fingerprint: 'failed_runs/run/9',
     });
   });
 });

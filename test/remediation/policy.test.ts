@@ -41,6 +41,7 @@ function alert(over: Partial<AlertRow> = {}): AlertRow {
     firedAt: NOW - 60_000,
     lastNotifiedAt: NOW - 60_000,
     resolvedAt: null,
+    acknowledgement: null,
     ...over,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The remediation stage on a real SQLite file in a temp dir, fed by the real failed_runs and
+ * The remediation stage on a real state (a SQLite file in a temp dir, or a PostgreSQL database
+ * when the test says so), fed by the real failed_runs and
  * backups detectors and the real alert lifecycle, acting on the simulator over loopback. The
  * simulator and the remediator share one ManualClock, so "ten minutes later" is `advance(10 * MINUTE)`.
  *
@@ -33,7 +34,8 @@ import type { Remediator } from '../../src/remediation/remediator.js';
 import type { PassReport } from '../../src/remediation/send-and-follow.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { Store } from '../../src/state/store.js';
+import type { Store } from '../../src/state/store.js';
+import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';
 import { JumpingClock } from '../api/jumping-clock.js';
 
 export const SECOND = 1000;
@@ -99,6 +101,18 @@ export function appOf(sim: RunningSimulator, envType: 'production' | 'staging' |
   return app.id;
 }
 
+/** Options of {@link Harness.open}. */
+export interface HarnessOptions {
+  /** Reuse a directory (a restart; SQLite: its state.db). */
+  dir?: string;
+  /** The state's backend; SQLite by default. */
+  backend?: StateBackend;
+  /** Reuse a state (a restart). */
+  state?: TestState;
+  extra?: string;
+  token?: string;
+}
+
 /** One remediation stage over one state file. */
 export class Harness {
   readonly store: Store;
@@ -112,12 +126,13 @@ export class Harness {
 
   private constructor(
     readonly dir: string,
+    readonly state: TestState,
     readonly config: Config,
     readonly sim: RunningSimulator,
     readonly clock: ManualClock,
     token: string,
   ) {
-    this.store = Store.open(path.join(dir, 'state.db'));
+    this.store = state.open();
     this.alertStore = new AlertStore(this.store);
     this.installation = installationOf(this.store);
     // The client's own clock only paces its rate limiter and retries; a jumping clock makes those
@@ -151,18 +166,15 @@ export class Harness {
   }
 
   /** A harness for the remediation section given (YAML, indented under `remediation:`). */
-  static open(
-    s: SimWithClock,
-    remediation: string,
-    options: { dir?: string; extra?: string; token?: string } = {},
-  ): Harness {
+  static open(s: SimWithClock, remediation: string, options: HarnessOptions = {}): Harness {
     const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dw-remediation-'));
     const config = parseConfig(configText(remediation, options.extra), {}, 'test.yaml', { baseDir: dir });
-    return new Harness(dir, config, s.sim, s.clock, options.token ?? s.sim.adminToken);
+    const state = options.state ?? (options.backend ?? SQLITE_BACKEND).fresh(dir);
+    return new Harness(dir, state, config, s.sim, s.clock, options.token ?? s.sim.adminToken);
   }
 
   /** A harness on a simulator of its own (closed with it), so each test starts from the seed. */
-  static async start(remediation: string, options: { extra?: string; token?: string } = {}): Promise<Harness> {
+  static async start(remediation: string, options: Omit<HarnessOptions, 'dir' | 'state'> = {}): Promise<Harness> {
     const s = await startSim();
     const h = Harness.open(s, remediation, options);
     h.#ownSim = true;
@@ -171,7 +183,11 @@ export class Harness {
 
   /** The same state file and simulator, as a restarted process would find them. */
   restart(remediation: string, options: { token?: string } = {}): Harness {
-    const h = Harness.open({ sim: this.sim, clock: this.clock }, remediation, { dir: this.dir, ...options });
+    const h = Harness.open({ sim: this.sim, clock: this.clock }, remediation, {
+      dir: this.dir,
+      state: this.state,
+      ...options,
+    });
     h.#ownSim = this.#ownSim;
     return h;
   }
@@ -272,6 +288,7 @@ export class Harness {
     await this.client.close();
     this.store.close();
     if (options.keepDir) return;
+    this.state.cleanup();
     fs.rmSync(this.dir, { recursive: true, force: true });
     if (this.#ownSim) await this.sim.close();
   }

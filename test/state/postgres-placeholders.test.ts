@@ -36,6 +36,7 @@ describe('placeholderValues', () => {
     ['positional values as they are', 'SELECT ?, ?', [1, 'a'], [1, 'a']],
     ['named values in $n order, repeats once', 'VALUES (@b, @a, @b)', [{ a: 1, b: 2, extra: 3 }], [2, 1]],
     ['a named value may be null', 'VALUES (@a)', [{ a: null }], [null]],
+    ['an object of names for a statement without any (a filter left out)', 'SELECT * FROM t', [{}], []],
   ])('%s', (_case, sql, params, values) => {
     expect(placeholderValues(postgresPlaceholders(sql), params)).toEqual(values);
   });

@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import core from '../../src/state/migrations/001-core.js';
+import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
+import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
 import { pruneState } from '../../src/state/retention.js';
-import { Store } from '../../src/state/store.js';
+import type { Store } from '../../src/state/store.js';
 import type { Migration } from '../../src/state/migration.js';
+import { STATE_BACKENDS, type StateBackend, type TestState } from '../helpers/state-backends.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 1);
@@ -15,28 +14,28 @@ const laterTables: Migration = {
   version: 50,
   name: 'test-tables',
   up: `
-    CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT NOT NULL, resolved_at INTEGER);
-    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), at INTEGER NOT NULL);
-    CREATE TABLE outbox (id INTEGER PRIMARY KEY, event_id INTEGER REFERENCES events(id), status TEXT NOT NULL, created_at INTEGER NOT NULL);
-    CREATE TABLE remediation_audit (id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
-    CREATE TABLE silences (id INTEGER PRIMARY KEY, ends_at INTEGER NOT NULL, expired_at INTEGER);
+    CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT NOT NULL, resolved_at BIGINT);
+    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), at BIGINT NOT NULL);
+    CREATE TABLE outbox (id INTEGER PRIMARY KEY, event_id INTEGER REFERENCES events(id), status TEXT NOT NULL, created_at BIGINT NOT NULL);
+    CREATE TABLE remediation_audit (id INTEGER PRIMARY KEY, at BIGINT NOT NULL);
+    CREATE TABLE silences (id INTEGER PRIMARY KEY, ends_at BIGINT NOT NULL, expired_at BIGINT);
   `,
 };
 
-let dir: string;
+/** The engine's first migration: `meta` and `source_health` alone. */
+const coreOf = (backend: StateBackend) => (backend.engine === 'sqlite' ? ALL_MIGRATIONS : POSTGRES_MIGRATIONS)[0]!;
+
+let state: TestState;
 let store: Store;
 
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-retention-'));
-});
-afterEach(() => {
-  store?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
+  beforeEach(() => {
+    state = backend.fresh();
+  });
+  afterEach(() => state.cleanup());
 
-describe('pruneState', () => {
   it('skips tables that do not exist yet', () => {
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core] });
+    store = state.open({ migrations: [coreOf(backend)] });
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({});
     expect(result.skipped).toEqual({
@@ -46,22 +45,25 @@ describe('pruneState', () => {
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',
+      slack_app_message_alerts: 'table does not exist',
+      slack_app_messages: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
   });
 
   it('finds every column its rules read in the real schema', () => {
-    store = Store.open(path.join(dir, 'state.db'));
+    store = state.open();
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     for (const reason of Object.values(result.skipped)) expect(reason).toBe('table does not exist');
     expect(Object.values(result.deleted).every((n) => n === 0)).toBe(true);
   });
 
   it('deletes only finished rows older than the retention, children first', () => {
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core, laterTables] });
+    store = state.open({ migrations: [coreOf(backend), laterTables] });
     const old = NOW - 40 * DAY;
     const recent = NOW - 2 * DAY;
     const db = store.db;
@@ -79,8 +81,11 @@ describe('pruneState', () => {
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',
+      slack_app_message_alerts: 'table does not exist',
+      slack_app_messages: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
+      unrouted_events: 'table does not exist',
     });
     const ids = (table: string) =>
       db
@@ -100,9 +105,35 @@ describe('pruneState', () => {
       name: 'odd',
       up: 'CREATE TABLE events (id INTEGER PRIMARY KEY, happened INTEGER)',
     };
-    store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
+    store = state.open({ migrations: [coreOf(backend), odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
+  });
+
+  it('drops the Slack living messages untouched for the whole retention, with what they showed (real schema)', () => {
+    store = state.open();
+    const old = NOW - 40 * DAY;
+    const recent = NOW - 2 * DAY;
+    const message = store.db.prepare(
+      `INSERT INTO slack_app_messages (id, channel, group_key, status, token, slack_channel, ts, created_at, updated_at, closed_at)
+       VALUES (?, 'ops-app', ?, ?, ?, 'C1', ?, ?, ?, ?)`,
+    );
+    // Closed long ago; open and untouched as long (its alerts ended unseen); closed lately; open and updated lately.
+    message.run(1, 'a', 'closed', 't1', '1.1', old, old, old);
+    message.run(2, 'b', 'open', 't2', '1.2', old, old, null);
+    message.run(3, 'c', 'closed', 't3', '1.3', old, recent, recent);
+    message.run(4, 'd', 'open', 't4', '1.4', old, recent, null);
+    const shown = store.db.prepare(
+      `INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, 'failed_runs/x', '{}')`,
+    );
+    for (const id of [1, 2, 3, 4]) shown.run(id);
+    const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+    expect(result.deleted).toMatchObject({ slack_app_message_alerts: 2, slack_app_messages: 2 });
+    expect(store.db.prepare('SELECT id FROM slack_app_messages ORDER BY id').all()).toEqual([{ id: 3 }, { id: 4 }]);
+    expect(store.db.prepare('SELECT message_id FROM slack_app_message_alerts ORDER BY 1').all()).toEqual([
+      { message_id: 3 },
+      { message_id: 4 },
+    ]);
   });
 
   describe('remediation attempts and skip state (real schema)', () => {
@@ -167,7 +198,7 @@ describe('pruneState', () => {
         ['1/1'],
       ],
     ])('remediation_attempts: %s', (_what, setUp, kept) => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       alert('failed_runs/run/9', 'resolved', recent);
       setUp();
       const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
@@ -182,7 +213,7 @@ describe('pruneState', () => {
       ['read long ago, its alert still firing (its repeats show it)', 'ready', 'firing', old, true],
       ['read recently, its alert resolved', 'ready', 'resolved', recent, true],
     ])('alert_context: %s', (_what, status, alertStatus, at, kept) => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       if (alertStatus) alert('failed_runs/run/1', alertStatus, alertStatus === 'resolved' ? old : null);
       store.db
         .prepare(
@@ -194,8 +225,23 @@ describe('pruneState', () => {
       expect(result.deleted.alert_context).toBe(kept ? 0 : 1);
     });
 
+    it.each<[string, number, boolean]>([
+      ['its event pruned (old): the row goes', old, false],
+      ['its event kept (recent): the row stays for the next delivery round', recent, true],
+    ])('unrouted_events: %s', (_what, at, kept) => {
+      store = state.open();
+      const { id } = store.db
+        .prepare<[number], { id: number }>(
+          `INSERT INTO events (fingerprint, kind, at, payload) VALUES ('a', 'acknowledged', ?, '{}') RETURNING id`,
+        )
+        .get(at)!;
+      store.db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)').run(id, at);
+      const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+      expect(result.deleted.unrouted_events).toBe(kept ? 0 : 1);
+    });
+
     it('remediation_skip_state: reasons not written again within the retention go', () => {
-      store = Store.open(path.join(dir, 'state.db'));
+      store = state.open();
       const skip = store.db.prepare(
         `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES ('p', 'run', ?, 1, 'dry run', ?)`,
       );
@@ -213,7 +259,7 @@ describe('pruneState', () => {
         up: `CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT);
              CREATE TABLE remediation_attempts (policy TEXT, record_type TEXT, record_id INTEGER, fingerprint TEXT, status TEXT, planned_at INTEGER, finished_at INTEGER)`,
       };
-      store = Store.open(path.join(dir, 'state.db'), { migrations: [core, odd] });
+      store = state.open({ migrations: [coreOf(backend), odd] });
       expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe(
         'missing column(s) alerts.fingerprint',
       );

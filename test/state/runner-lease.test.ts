@@ -1,28 +1,16 @@
 /** The state file's runner lease: one run or check at a time, and no wait after a crash on this host. */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimLease, LEASE_TTL_MS, LeaseHeldError, type LeaseHolder } from '../../src/state/runner-lease.js';
-import { Store } from '../../src/state/store.js';
+import type { Store } from '../../src/state/store.js';
+import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
 
-let dir: string;
-let stores: Store[] = [];
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-lease-'));
-});
-afterEach(() => {
-  for (const s of stores) s.close();
-  stores = [];
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+let state: TestState;
 
-/** Another connection to the same file, as another process would have. */
+/** Another connection to the same state, as another process would have. */
 function open(): Store {
-  const store = Store.open(path.join(dir, 'state.db'));
-  stores.push(store);
-  return store;
+  return state.open();
 }
 
 /** Writes a lease as another holder would have left it. */
@@ -50,7 +38,12 @@ async function livingPid(): Promise<{ pid: number; kill(): void }> {
   return { pid: child.pid!, kill: () => child.kill('SIGKILL') };
 }
 
-describe('runner lease', () => {
+describe.each(STATE_BACKENDS)('runner lease on $name', (backend) => {
+  beforeEach(() => {
+    state = backend.fresh();
+  });
+  afterEach(() => state.cleanup());
+
   it('refuses a second holder while the first holds it, naming it, and lets one in once it is released', () => {
     const first = claimLease(open(), 'run');
     expect(() => claimLease(open(), 'check')).toThrow(LeaseHeldError);

@@ -1,9 +1,12 @@
 /**
  * `/alert?fp=…`: one alert and its timeline. What it is (summary, facts, labels, the platform's
  * page), why it is or is not being told now, then everything that happened to it, oldest first:
- * its events (firing, repeat, escalated, resolved, with the lifecycle's reason), under each event
+ * its events (firing, repeat, escalated, resolved, with the lifecycle's reason; acknowledged and
+ * unacknowledged, with who, where and why), under each event
  * the notification of every channel with its delivery decision and status (the outbox), and the
  * remediation audit of it; then its remediation attempts with their idempotency keys and outcomes.
+ * A firing alert has a button to acknowledge it (or give its acknowledgement back), with an
+ * optional comment.
  */
 import { eventsOfAlert, getAlert } from '../../alerts/alert-store.js';
 import { formatMatcher } from '../../alerts/matchers.js';
@@ -16,11 +19,36 @@ import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { AlertStandings, decisionText } from '../alert-standing.js';
 import { html, safeLink, type SafeHtml } from '../html.js';
-import { age, consolePath, labelChips, page, severityBadge, time, type PageContext, dataTable } from '../layout.js';
+import {
+  age,
+  consolePath,
+  dataTable,
+  labelChips,
+  notice,
+  page,
+  severityBadge,
+  time,
+  type PageContext,
+} from '../layout.js';
+import { isAcknowledgementKind, type AcknowledgementNote } from '../../alerts/alert-event.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import { acknowledgeForm } from './acknowledge-form.js';
 import { standingList } from './standing-list.js';
 
+/** What just happened, said at the top of the page. */
+export interface PageNotice {
+  kind: 'ok' | 'warn' | 'error';
+  text: string;
+}
+
 /** The alert's page, or undefined when no alert has this fingerprint (any more). */
-export function alertPage(store: Store, config: Config, ctx: PageContext, fingerprint: string): SafeHtml | undefined {
+export function alertPage(
+  store: Store,
+  config: Config,
+  ctx: PageContext,
+  fingerprint: string,
+  said?: PageNotice,
+): SafeHtml | undefined {
   const alert = getAlert(store, fingerprint);
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);
@@ -31,6 +59,7 @@ export function alertPage(store: Store, config: Config, ctx: PageContext, finger
     matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });
   const body = html`
     <p class="crumbs"><a href="/">Alerts</a> ›</p>
+    ${said ? notice(said.kind, said.text) : ''}
     <h1 class="alert-title">${severityBadge(alert.severity)} ${alert.summary}</h1>
     <p class="meta">
       <span class="status status-${alert.status}">${alert.status}</span>
@@ -39,7 +68,7 @@ export function alertPage(store: Store, config: Config, ctx: PageContext, finger
       <code>${alert.job}</code> ${alert.url ? html`· ${safeLink(alert.url, 'open on the platform')}` : ''}
     </p>
     <p>${labelChips(alert.labels)}</p>
-    ${facts(alert.facts, alert.details)}
+    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')}
     ${
       standing
         ? html`<section>
@@ -106,9 +135,13 @@ function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
       ${time(Date.parse(event.at))} <strong class="kind">${event.kind}</strong> ${severityBadge(event.severity)}
       ${event.reason ? html`<span class="muted">${event.reason}</span>` : ''}
     </div>
+    ${event.acknowledgement?.comment ? html`<div class="comment">“${event.acknowledgement.comment}”</div>` : ''}
+    ${event.acknowledgementCleared ? html`<div class="muted">${clearedText(event.acknowledgementCleared)}</div>` : ''}
     ${
       rows.length === 0
-        ? html`<div class="muted">no channel routed</div>`
+        ? html`<div class="muted">
+            ${isAcknowledgementKind(event.kind) ? 'to be routed at the next delivery round' : 'no channel routed'}
+          </div>`
         : html`${dataTable(
             'notifications',
             ['Channel', 'Route', 'Status', 'Decision', 'Attempts', 'Sent'],
@@ -128,6 +161,11 @@ function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
           )}`
     }
   </li>`;
+}
+
+/** What an escalation or a resolve says of the acknowledgement it ended. */
+function clearedText(ack: AcknowledgementNote): string {
+  return `ended the acknowledgement by ${ack.by} (${ack.via}, ${formatUtc(Date.parse(ack.at))})`;
 }
 
 function auditEntry(row: AuditRow): SafeHtml {

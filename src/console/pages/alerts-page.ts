@@ -2,6 +2,7 @@
  * `/`: the open alerts, grouped by a label (check unless `?group=` says otherwise), worst first
  * in each group, with severity, age, labels, and why each one is or is not being told (silence,
  * inhibition, pending, and each channel's last decision). The same rows as `deploy-watchdog alerts`.
+ * A firing alert has a button that acknowledges it (or gives its acknowledgement back) from here.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
 import type { Config } from '../../config/load-config.js';
@@ -20,6 +21,8 @@ import {
   severityBadge,
   type PageContext,
 } from '../layout.js';
+import { acknowledgeForm } from './acknowledge-form.js';
+import type { PageNotice } from './alert-page.js';
 import { standingList } from './standing-list.js';
 
 /** How many alerts the list shows unless asked for all. */
@@ -30,8 +33,14 @@ const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'pro
 
 type GroupLabel = (typeof GROUP_LABELS)[number];
 
-/** The alert list. */
-export function alertsPage(store: Store, config: Config, ctx: PageContext, query: URLSearchParams): SafeHtml {
+/** The alert list; `said`, what a form just did (an alert acknowledged from here). */
+export function alertsPage(
+  store: Store,
+  config: Config,
+  ctx: PageContext,
+  query: URLSearchParams,
+  said?: PageNotice,
+): SafeHtml {
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
@@ -46,10 +55,14 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
   }
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
+  const acknowledged = open.filter((v) => v.alert.acknowledgement !== null).length;
+  const done = query.get('fp');
+  const doneAlert = done === null ? undefined : open.find((v) => v.alert.fingerprint === done)?.alert;
   const body = html` <div class="title-row">
       <h1>Open alerts</h1>
       <p class="counts">
-        <strong>${open.length}</strong> open · ${firing} firing · ${open.length - firing} pending · ${silenced} silenced
+        <strong>${open.length}</strong> open · ${firing} firing · ${open.length - firing} pending · ${silenced} silenced ·
+        ${acknowledged} acknowledged
       </p>
       <form method="get" action="/" class="inline">
         <label
@@ -61,6 +74,7 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
         <noscript><button>Group</button></noscript>
       </form>
     </div>
+    ${said ? notice(said.kind, html`${said.text}${doneAlert ? html` (<a href="${alertPath(doneAlert.fingerprint)}">${doneAlert.summary}</a>)` : ''}`) : ''}
     ${
       shown.length < open.length
         ? notice(
@@ -94,9 +108,15 @@ export function alertsPage(store: Store, config: Config, ctx: PageContext, query
 function alertRow(view: OpenAlertView, standings: AlertStandings, ctx: PageContext): SafeHtml {
   const { alert } = view;
   const standing = standings.of(view);
-  return html`<tr class="alert${view.silence ? ' silenced' : ''}" data-fingerprint="${alert.fingerprint}">
+  const classes = ['alert', ...(view.silence ? ['silenced'] : []), ...(alert.acknowledgement ? ['acknowledged'] : [])];
+  return html`<tr class="${classes.join(' ')}" data-fingerprint="${alert.fingerprint}">
     <td>${severityBadge(alert.severity)}</td>
-    <td><span class="status status-${alert.status}">${alert.status}</span></td>
+    <td>
+      <span class="status status-${alert.status}">${alert.status}</span>${
+        alert.acknowledgement ? html`<br /><span class="status acknowledged">acknowledged</span>` : ''
+      }
+      ${acknowledgeForm(alert, ctx, 'list')}
+    </td>
     <td>${age(view.since, ctx.now)}</td>
     <td>
       <a class="summary" href="${alertPath(alert.fingerprint)}">${alert.summary}</a

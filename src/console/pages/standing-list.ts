@@ -1,5 +1,6 @@
 /**
- * An alert's standing (`alert-standing.ts`) as a short list: silenced by whom until when, held by
+ * An alert's standing (`alert-standing.ts`) as a short list: acknowledged by whom, when and why;
+ * silenced by whom until when, held by
  * which cause, pending for how many cycles, and each channel's last decision. Shown in the alert
  * list and on an alert's page alike.
  */
@@ -10,8 +11,17 @@ import { alertPath, consolePath } from '../layout.js';
 
 /** The standing as a list; "no notification yet" when nothing was decided. */
 export function standingList(standing: AlertStanding): SafeHtml {
-  const { silence, inhibitedBy, pending, channels } = standing;
+  const { acknowledgement, silence, inhibitedBy, pending, channels } = standing;
   const items: SafeHtml[] = [];
+  if (acknowledgement) {
+    items.push(
+      html`<li class="why acknowledged">
+        acknowledged by ${acknowledgement.by} at ${formatUtc(acknowledgement.at)} (${acknowledgement.via}${
+          acknowledgement.comment ? `: ${acknowledgement.comment}` : ''
+        }); repeats stop until it resolves or gets worse
+      </li>`,
+    );
+  }
   if (silence) {
     items.push(
       html`<li class="why silenced">

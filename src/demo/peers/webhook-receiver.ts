@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 /**
  * How the stand-in answers, to show (in the demo) and prove (in tests) what the watchdog does when
  * Slack misbehaves: `ok` 200 "ok"; `fail500` 500; `rateLimit` 429 with Retry-After; `notFound`
- * 404 "no_service" (a revoked webhook); `hang` never answers.
+ * 404 "no_service" (a revoked webhook); `hang` never answers; `echoPath` 400 with a body that ends
+ * by echoing the webhook's path (its secret part), as a proxy's error page may.
  */
-export type WebhookMode = 'ok' | 'fail500' | 'rateLimit' | 'notFound' | 'hang';
+export type WebhookMode = 'ok' | 'fail500' | 'rateLimit' | 'notFound' | 'hang' | 'echoPath';
 
 /** Options of {@link startWebhookReceiver}. */
 export interface WebhookReceiverOptions {
@@ -46,8 +47,11 @@ export interface WebhookReceiver {
 /** Slack's own limits, enforced so a message Slack would refuse is refused here too (400 invalid_blocks). */
 const LIMITS = { blocks: 50, header: 150, text: 3000, fields: 10, field: 2000 };
 
-/** Why Slack would refuse the payload (its error word), or null when it would take it. */
-function slackRefusal(payload: SlackLikePayload): string | null {
+/**
+ * Why Slack would refuse the payload (its error word), or null when it would take it. Also the
+ * tests' fake Slack Web API's check of every message and attachment it is given.
+ */
+export function slackRefusal(payload: SlackLikePayload): string | null {
   if (typeof payload.text !== 'string' && !Array.isArray(payload.blocks)) return 'no_text';
   const blocks = payload.blocks ?? [];
   if (blocks.length > LIMITS.blocks) return 'invalid_blocks';
@@ -94,6 +98,9 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         return answer(res, 429, 'rate_limited', { 'retry-after': String(options.retryAfterSeconds ?? 1) });
       case 'notFound':
         return answer(res, 404, 'no_service');
+      case 'echoPath':
+        // Long enough before the path that a reason cut at 120 characters would cut the secret in half.
+        return answer(res, 400, `invalid_payload ${'.'.repeat(50)} posted to ${path}`);
       case 'ok':
         break;
     }

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { MessageLinks } from '../message-links.js';
+import type { Store } from '../../state/store.js';
 
 /** A batch of alert events for one channel, grouped (by check and environment, say). */
 export interface AlertsNotification {
@@ -20,6 +21,11 @@ export interface AlertsNotification {
   omitted: number;
   /** How many of the omitted are resolved (counted in the headline: "2 failed runs · 1 resolved"); 0 when absent. */
   omittedResolved?: number;
+  /**
+   * The events counted in `omitted`, for a channel that keeps a group's state from one message to
+   * the next (the Slack app's living message counts them); absent where a notification is built by hand.
+   */
+  omittedEvents?: AlertEvent[];
   /** The routes that sent its events to this channel, by name: their runbooks are linked. Absent: none. */
   routes?: string[];
 }
@@ -37,6 +43,11 @@ export interface NoticeNotification {
   fields?: { label: string; value: string }[];
   lines?: string[];
   url?: string | null;
+  /**
+   * The alert it is about, where it is about one (a remediation's outcome): a channel that keeps a
+   * living message per alert group says it there. Absent: it stands alone.
+   */
+  fingerprint?: string;
 }
 
 /** What a channel is asked to deliver. */
@@ -64,6 +75,13 @@ export interface ChannelDeps {
   commandConfigFile?: string | undefined;
   /** The platform's pages and the runbooks a message links to (`messageLinks` of the config). Absent: none. */
   links?: MessageLinks | undefined;
+  /**
+   * The state, for a channel that keeps what it sent (the Slack app's living messages). Absent
+   * (`notify-test`): such a channel keeps nothing and each message stands alone.
+   */
+  store?: Store | undefined;
+  /** `notify.max_items_per_message`, for a channel that lists the events of several deliveries in one message. */
+  maxItemsPerMessage?: number | undefined;
 }
 
 /** A configured channel, ready to render and send. */
@@ -77,10 +95,23 @@ export interface Channel<M = unknown> {
    * after all and be sent again, a duplicate on every attempt to a slow relay.
    */
   readonly sendTimeoutMs: number;
+  /**
+   * Whether it is told of acknowledgements unless a route says otherwise (`send_acknowledged`):
+   * true for a kind that keeps one message per alert and shows who has it ("Acknowledged by …"),
+   * as PagerDuty's and Grafana OnCall's Slack messages do; absent (false) for a kind that pushes a
+   * new message each time (email, Slack webhooks, the log), where it would be noise.
+   */
+  readonly showsAcknowledgements?: boolean;
   /** Builds the message for a notification. Pure: no I/O. */
   render(notification: Notification): M;
   /** Sends a rendered message. Never throws for delivery failures: it answers a SendResult. */
   send(message: M, signal?: AbortSignal): Promise<SendResult>;
+  /**
+   * Checks, before anything is sent, that the channel can deliver at all (Slack accepts its bot
+   * token): the daemon asks once at start and logs what is wrong, naming the channel. Never
+   * throws. Absent: there is nothing to check without sending.
+   */
+  verify?(signal?: AbortSignal): Promise<SendResult>;
   /** Releases connections. */
   close?(): Promise<void>;
 }

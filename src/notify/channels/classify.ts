@@ -1,7 +1,8 @@
 /**
  * The retry rules, in one place (Alertmanager's Retrier is the model): what an HTTP answer or a
- * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable;
- * every other 4xx permanent, because sending the same thing again will not change the answer.
+ * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable
+ * (a 429's or a 503's Retry-After honoured); every other 4xx permanent, because sending the same
+ * thing again will not change the answer.
  */
 import { parseRetryAfter } from '../../lib/retry-after.js';
 import { oneLine } from './escape.js';
@@ -24,18 +25,21 @@ export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult 
   const { status } = answer;
   const body = answer.body ? `: ${oneLine(answer.body, 120)}` : '';
   if (status >= 200 && status < 300) return { outcome: 'ok' };
-  if (status === 429) {
-    const asked = parseRetryAfter(answer.retryAfter, now);
-    const retryAfterMs = asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
-    const reason = `rate limited (HTTP 429)${body}`;
-    return retryAfterMs === undefined
-      ? { outcome: 'retryable', reason }
-      : { outcome: 'retryable', reason, retryAfterMs };
-  }
+  if (status === 429) return retryable(`rate limited (HTTP 429)${body}`, answer.retryAfter, now);
+  // A 503 may say when the service expects to be back (RFC 9110 §15.6.4): waited for like a 429's.
+  if (status === 503) return retryable(`server error (HTTP 503)${body}`, answer.retryAfter, now);
   if (status >= 500) return { outcome: 'retryable', reason: `server error (HTTP ${status})${body}` };
   // A 408 (request timeout) is the server saying "try again": treated like a network timeout.
   if (status === 408) return { outcome: 'retryable', reason: `request timeout (HTTP 408)${body}` };
   return { outcome: 'permanent', reason: `rejected (HTTP ${status})${body}` };
+}
+
+/** A retryable answer, with the wait its Retry-After asks for (capped) when it gives a readable one. */
+function retryable(reason: string, retryAfter: string | null | undefined, now: number): SendResult {
+  const asked = parseRetryAfter(retryAfter, now);
+  return asked === undefined
+    ? { outcome: 'retryable', reason }
+    : { outcome: 'retryable', reason, retryAfterMs: Math.min(asked, MAX_RETRY_AFTER_MS) };
 }
 
 /** Network error codes worth naming in a reason; all of them are retryable. */

@@ -313,8 +313,7 @@ export function describeEvent(
       context: null,
     };
   }
-  const status =
-    e.kind === 'escalated' ? `ESCALATED to ${word}` : e.kind === 'repeat' ? `${word} · still firing` : word;
+  const status = firingStatus(e, word);
   const where: Fact[] = [];
   for (const [key, label] of WHERE_LABELS) {
     const v = e.labels[key];
@@ -339,6 +338,25 @@ export function describeEvent(
     resolution: null,
     context: e.context ? describeContext(e.context) : null,
   };
+}
+
+/**
+ * The status of an event of a firing alert: "CRITICAL", "ESCALATED to CRITICAL", "WARNING · still
+ * firing", "WARNING · acknowledged by alice", "WARNING · acknowledgement given back by bob".
+ */
+function firingStatus(e: AlertEvent, word: string): string {
+  switch (e.kind) {
+    case 'escalated':
+      return `ESCALATED to ${word}`;
+    case 'repeat':
+      return `${word} · still firing`;
+    case 'acknowledged':
+      return `${word} · acknowledged by ${e.acknowledgement?.by ?? 'someone'}`;
+    case 'unacknowledged':
+      return `${word} · acknowledgement given back by ${e.acknowledgement?.by ?? 'someone'}`;
+    default:
+      return word;
+  }
 }
 
 /** The context of an alert as shown: its facts (times as times), its notes, its log lines with their UTC times. */

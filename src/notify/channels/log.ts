@@ -1,3 +1,4 @@
+import { isAcknowledgementKind } from '../../alerts/alert-event.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
 import { silenceCommand } from './describe.js';
 import { logConfigSchema, type LogConfig } from './log-config.js';
@@ -32,8 +33,8 @@ export function renderLog(notification: Notification, commandConfigFile?: string
     ];
   }
   const lines: LogLine[] = notification.events.map((e) => ({
-    // A resolved alert is good news, whatever severity it had.
-    level: e.kind === 'resolved' ? 'info' : LEVEL_BY_SEVERITY[e.severity],
+    // A resolved alert is good news, whatever severity it had; who has an alert is no alarm.
+    level: e.kind === 'resolved' || isAcknowledgementKind(e.kind) ? 'info' : LEVEL_BY_SEVERITY[e.severity],
     msg: e.summary,
     fields: {
       event: e.kind,
@@ -48,6 +49,7 @@ export function renderLog(notification: Notification, commandConfigFile?: string
       startsAt: e.startsAt,
       since: e.since ?? undefined,
       endsAt: e.endsAt ?? undefined,
+      acknowledgement: e.acknowledgement,
       // How to mute just this alert, as the other channels print it (none once resolved).
       silence:
         e.kind === 'resolved'

@@ -3,6 +3,8 @@ import type { ChannelKind } from './channel.js';
 import { emailChannel } from './email.js';
 import { logChannel } from './log.js';
 import { slackChannel } from './slack.js';
+import { webhookChannel } from './webhook.js';
+import { slackAppChannel } from './slack-app.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
@@ -11,8 +13,10 @@ import { slackChannel } from './slack.js';
  */
 export const CHANNEL_KINDS = {
   slack: slackChannel,
+  slack_app: slackAppChannel,
   email: emailChannel,
   log: logChannel,
+  webhook: webhookChannel,
 } as const;
 
 /** The config schema of each kind, in {@link CHANNEL_KINDS} order. */

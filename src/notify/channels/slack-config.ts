@@ -1,6 +1,22 @@
 import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 
+/**
+ * A mention added to messages with a firing critical alert, e.g. `{ critical: '<!here>' }`, in
+ * the environments listed (default production: a critical staging failure pages nobody). The
+ * only place a mention can come from is this config: everything from the API is escaped. Shared
+ * by both Slack channel kinds.
+ */
+export const slackMentionSchema = z
+  .object({
+    critical: z.string().min(1).max(200).optional(),
+    environment_types: z.array(z.string().min(1)).min(1).default(['production']),
+  })
+  .strict();
+
+/** How long to wait for Slack's answer to one request, in milliseconds; no answer in time is retryable. */
+export const slackTimeoutSchema = z.number().int().min(100).max(120_000).default(10_000);
+
 /** Config of a Slack incoming-webhook channel. */
 export const slackConfigSchema = z
   .object({
@@ -15,20 +31,8 @@ export const slackConfigSchema = z
       .string()
       .regex(/^:[a-z0-9_+-]+:$/, 'must look like :emoji_name:')
       .optional(),
-    /**
-     * A mention added to messages with a firing critical alert, e.g. `{ critical: '<!here>' }`, in
-     * the environments listed (default production: a critical staging failure pages nobody). The
-     * only place a mention can come from is this config: everything from the API is escaped.
-     */
-    mention: z
-      .object({
-        critical: z.string().min(1).max(200).optional(),
-        environment_types: z.array(z.string().min(1)).min(1).default(['production']),
-      })
-      .strict()
-      .optional(),
-    /** How long to wait for Slack's answer, in milliseconds; no answer in time is retryable. */
-    timeout: z.number().int().min(100).max(120_000).default(10_000),
+    mention: slackMentionSchema.optional(),
+    timeout: slackTimeoutSchema,
   })
   .strict();
 

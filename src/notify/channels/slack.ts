@@ -2,342 +2,11 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { ErrorCode, IncomingWebhook } from '@slack/webhook';
 import { Secret } from '../../config/secret.js';
-import type {
-  AlertsNotification,
-  Channel,
-  ChannelDeps,
-  ChannelKind,
-  Notification,
-  NoticeNotification,
-  SendResult,
-} from './channel.js';
+import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
-import { formatUtc } from '../../lib/format-utc.js';
-import {
-  describeAlerts,
-  TONES,
-  type EventDescription,
-  type Fact,
-  type Link,
-  type LogDescription,
-  type Since,
-} from './describe.js';
-import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { slackConfigSchema, type SlackConfig } from './slack-config.js';
-import type { MessageLinks } from '../message-links.js';
-
-/** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
-export const SLACK_LIMITS = {
-  blocks: 50,
-  text: 3000,
-  header: 150,
-  fieldsPerSection: 10,
-  fieldText: 2000,
-  contextElements: 10,
-  buttonText: 75,
-  buttonUrl: 3000,
-  actionsElements: 25,
-} as const;
-
-/** Longest single value (an app name, a reason) before it is cut. */
-const MAX_VALUE = 300;
-
-/** The Block Kit blocks this channel builds. Plain shapes: Slack's own types are a transitive package. */
-export type SlackBlock =
-  | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true } }
-  | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
-  | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
-  | { type: 'actions'; elements: SlackButton[] }
-  | { type: 'divider' };
-
-/** A link button: opens its URL, nothing more (no interactivity is needed for that). */
-export interface SlackButton {
-  type: 'button';
-  action_id: string;
-  text: { type: 'plain_text'; text: string; emoji: true };
-  url: string;
-}
-
-/** A rendered Slack message: `text` is the notification fallback, `blocks` what people see. */
-export interface SlackMessage {
-  text: string;
-  blocks: SlackBlock[];
-}
-
-/** A mention from config (never from the API) and where it applies. */
-export interface SlackMention {
-  /** E.g. `<!here>`, `<!subteam^S123>`. */
-  critical?: string | undefined;
-  /**
-   * The mention is added only when a firing critical event of the message has one of these
-   * `environment_type`s (default production): a critical staging failure is not worth a page.
-   */
-  environmentTypes?: readonly string[] | undefined;
-}
-
-/** What rendering needs besides the notification; all from config or the clock. */
-export interface SlackRenderOptions {
-  /** Now, in ms since the epoch, for "2h ago". */
-  now: number;
-  /** The channel's name, shown in the footer. */
-  channelName: string;
-  mention?: SlackMention | undefined;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
-}
-
-/** Environments a critical mention applies to when the config does not say. */
-export const DEFAULT_MENTION_ENVIRONMENTS: readonly string[] = ['production'];
-
-/** Builds the Slack message for a notification. Pure. */
-export function renderSlack(n: Notification, options: SlackRenderOptions): SlackMessage {
-  return n.type === 'notice' ? renderNotice(n, options) : renderAlerts(n, options);
-}
-
-function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const tone = TONES[d.headline.tone];
-  const h = d.headline;
-  const title = [`${tone.emoji} ${tone.word}`, ...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · ');
-  const mention = mentionFor(n, o.mention);
-
-  const blocks: SlackBlock[] = [header(title)];
-  if (mention) blocks.push(section(mention));
-  if (d.shared.length > 0) blocks.push(context(d.shared.map(factText).join('  ·  ')));
-  if (d.compact) {
-    for (const chunk of chunkLines(d.events.map(compactLine), SLACK_LIMITS.text)) blocks.push(section(chunk));
-  } else {
-    for (const e of d.events) {
-      blocks.push(section(eventText(e)));
-      if (e.context?.log) blocks.push(logBlock(e.context.log));
-      const page = e.page && buttons([e.page], 'page');
-      if (page) blocks.push(page);
-    }
-  }
-  if (d.omitted > 0) {
-    const where = d.omittedCommand === null ? null : commandSpan(d.omittedCommand);
-    blocks.push(verbatim(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
-  }
-  for (const step of d.nextSteps) blocks.push(context(`*Next step:* ${escapeMrkdwn(step, 500)}`));
-  const runbooks = buttons(d.runbooks, 'runbook');
-  if (runbooks) blocks.push(runbooks);
-  const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
-  if (silence) blocks.push(verbatim(`To silence: ${silence}`));
-  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
-
-  const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
-  const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
-  return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
-}
-
-/**
- * A context line that Slack shows as written (`verbatim`): it does not turn a name or an address
- * in it into a link or a mention. For lines carrying a command to copy, never cut (a command is at
- * most `MAX_COMMAND_LINE` long, well within Slack's limit).
- */
-function verbatim(text: string): SlackBlock {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] };
-}
-
-/**
- * Link buttons, one per link whose URL is a safe http(s) address (configured, and filled with an
- * id URL-encoded; checked again here all the same), or null when none is.
- */
-function buttons(links: readonly Link[], kind: string): SlackBlock | null {
-  const elements: SlackButton[] = [];
-  for (const link of links) {
-    const url = safeHttpUrl(link.url, SLACK_LIMITS.buttonUrl);
-    if (!url || elements.length === SLACK_LIMITS.actionsElements) continue;
-    elements.push({
-      type: 'button',
-      action_id: `${kind}-${elements.length + 1}`,
-      text: { type: 'plain_text', text: oneLine(link.label, SLACK_LIMITS.buttonText), emoji: true },
-      url,
-    });
-  }
-  return elements.length > 0 ? { type: 'actions', elements } : null;
-}
-
-/**
- * A shell line as a code span that shows, and copies as, exactly that line: Slack undoes the
- * `&amp;`, `&lt;` and `&gt;` escaping and formats nothing inside the backticks. Null when the line
- * holds a backtick, which would end the span (mrkdwn has no escape for it); the line is never
- * changed into something else. The block carrying it is `verbatim`, so Slack does not turn a
- * name or an address in it into a link or a mention either.
- */
-function commandSpan(line: string): string | null {
-  return line.includes('`') ? null : `\`${escapeMrkdwn(line, Number.POSITIVE_INFINITY)}\``;
-}
-
-/** The configured mention, when a firing critical event is in one of its environments. */
-function mentionFor(n: AlertsNotification, mention: SlackMention | undefined): string | undefined {
-  if (!mention?.critical) return undefined;
-  const envs = mention.environmentTypes ?? DEFAULT_MENTION_ENVIRONMENTS;
-  const applies = n.events.some(
-    (e) => e.kind !== 'resolved' && e.severity === 'critical' && envs.includes(e.labels.environment_type ?? ''),
-  );
-  return applies ? mention.critical : undefined;
-}
-
-/** `*Label:* value`, a time as a Slack date token shown in each reader's own time zone. */
-function factText(f: Fact): string {
-  return `*${escapeMrkdwn(f.label, 60)}:* ${f.at !== undefined ? dateToken(f.at) : escapeMrkdwn(f.value, MAX_VALUE)}`;
-}
-
-/** Slack shows <!date^…> in the reader's time zone; the fallback after | is UTC. */
-function dateToken(ms: number): string {
-  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${formatUtc(ms)}>`;
-}
-
-/** The mrkdwn of one event: status and summary, where, the check's facts, since when. */
-function eventText(d: EventDescription): string {
-  const tone = TONES[d.tone];
-  const lines = [`${tone.emoji} *${d.status}* · ${escapeMrkdwn(d.summary, 500)}`];
-  const where: string[] = [];
-  // A resolved event keeps only its app link: one tap to see it is back.
-  if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);
-  else if (d.url && d.tone !== 'resolved') where.push(`*Link:* ${mrkdwnLink(d.url, d.url, MAX_VALUE)}`);
-  where.push(...d.where.map(factText));
-  if (where.length > 0) lines.push(where.join('  ·  '));
-  if (d.facts.length > 0) lines.push(d.facts.map(factText).join('  ·  '));
-  if (d.since) lines.push(`*Since:* ${sinceText(d.since)}`);
-  if (d.context && d.context.facts.length > 0) lines.push(d.context.facts.map(factText).join('  ·  '));
-  for (const note of d.context?.notes ?? []) lines.push(`*Note:* ${escapeMrkdwn(note, MAX_VALUE)}`);
-  if (d.resolution) lines.push(`*Why:* ${escapeMrkdwn(d.resolution, MAX_VALUE)}`);
-  return packLines(lines, SLACK_LIMITS.text);
-}
-
-/** Longest log line in Slack, escaped (the width cut happened when it was read: this is a backstop). */
-const MAX_LOG_LINE = 1000;
-
-/**
- * A log excerpt as a code block under its title: monospaced, formatted by nothing, shown as written
- * (`verbatim`: no name or address becomes a link). Each line is escaped like any API text and a
- * backtick in it becomes ˋ (U+02CB), as a code block has no escape for the backticks that end it.
- * Whole lines only, as many as fit Slack's limit, "…" for the rest.
- */
-function logBlock(log: LogDescription): SlackBlock {
-  const head = `*${escapeMrkdwn(log.title, 200)}*\n\`\`\`\n`;
-  const tail = '\n```';
-  const lines: string[] = [];
-  let length = head.length + tail.length;
-  for (const l of log.lines) {
-    const text = escapeMrkdwn(l.text.replace(/`/g, '\u02cb'), MAX_LOG_LINE);
-    const line = l.stamp ? `${l.stamp}  ${text}` : text;
-    if (length + line.length + 2 > SLACK_LIMITS.text) {
-      lines.push('…');
-      break;
-    }
-    lines.push(line);
-    length += line.length + 1;
-  }
-  return { type: 'section', text: { type: 'mrkdwn', text: `${head}${lines.join('\n')}${tail}`, verbatim: true } };
-}
-
-function sinceText(since: Since): string {
-  const when = since.at !== null ? dateToken(since.at) : escapeMrkdwn(since.text, 60);
-  return since.ago ? `${when} (${since.ago} ago)` : when;
-}
-
-/**
- * One event on one line: "🔴 <link|app-3> · step restart: database connection refused · for 47m ·
- * <page|Run page>".
- */
-function compactLine(d: EventDescription): string {
-  const parts: string[] = [];
-  if (d.briefIsSummary || !d.app) parts.push(escapeMrkdwn(d.summary, MAX_VALUE));
-  else parts.push(mrkdwnLink(d.url, d.app, 120));
-  if (!d.briefIsSummary) parts.push(escapeMrkdwn(d.brief, MAX_VALUE));
-  if (d.age) parts.push(d.age);
-  const page = d.page && safeHttpUrl(d.page.url) ? mrkdwnLink(d.page.url, d.page.label, 40) : null;
-  if (page) parts.push(page);
-  return `${TONES[d.tone].emoji} ${parts.join(' · ')}`;
-}
-
-function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
-  const tone = n.severity ? TONES[n.severity] : undefined;
-  const title = tone ? `${tone.emoji} ${tone.word} · ${n.title}` : n.title;
-  const blocks: SlackBlock[] = [header(title)];
-  const fields = (n.fields ?? []).map((f) => ({
-    type: 'mrkdwn' as const,
-    text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
-  }));
-  for (let i = 0; i < fields.length; i += SLACK_LIMITS.fieldsPerSection) {
-    blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
-  }
-  for (const chunk of chunkLines(
-    (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000)),
-    SLACK_LIMITS.text,
-  )) {
-    blocks.push(section(chunk));
-  }
-  if (n.url) {
-    const link = mrkdwnLink(n.url, 'Open', 20);
-    if (link.startsWith('<')) blocks.push(section(link));
-  }
-  blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
-  return { text: escapeMrkdwn(title, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
-}
-
-/** A header block; plain text needs no entity escaping, only one line and cutting. */
-function header(text: string): SlackBlock {
-  return { type: 'header', text: { type: 'plain_text', text: oneLine(text, SLACK_LIMITS.header), emoji: true } };
-}
-
-/** A section with already-escaped mrkdwn. */
-function section(text: string): SlackBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) } };
-}
-
-/** A context line with already-escaped mrkdwn. */
-function context(text: string): SlackBlock {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) }] };
-}
-
-/**
- * Joins whole lines up to `max` characters; a line that does not fit ends the text with "…".
- * Cutting whole lines, never inside one, keeps links and <!date> tokens intact.
- */
-function packLines(lines: string[], max: number): string {
-  let out = '';
-  for (const line of lines) {
-    const next = out ? `${out}\n${line}` : line;
-    if (next.length > max) return out ? `${out}\n…` : cutText(line, max);
-    out = next;
-  }
-  return out;
-}
-
-/** Splits escaped lines into chunks of at most `max` characters, each line whole where it fits. */
-function chunkLines(lines: string[], max: number): string[] {
-  const chunks: string[] = [];
-  let current = '';
-  for (const raw of lines) {
-    const line = cutText(raw, max);
-    if (current && current.length + 1 + line.length > max) {
-      chunks.push(current);
-      current = line;
-    } else {
-      current = current ? `${current}\n${line}` : line;
-    }
-  }
-  if (current) chunks.push(current);
-  return chunks;
-}
-
-/**
- * Keeps a message within Slack's block limit, saying so when blocks were dropped. The number of
- * events is capped before rendering (`notify.max_items_per_message`); this is Slack's own limit,
- * enforced here whatever that cap is.
- */
-function capBlocks(blocks: SlackBlock[]): SlackBlock[] {
-  if (blocks.length <= SLACK_LIMITS.blocks) return blocks;
-  return [...blocks.slice(0, SLACK_LIMITS.blocks - 1), context('…message shortened to fit Slack')];
-}
+import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-render.js';
 
 /** What an error from @slack/webhook carries; its `original` is an axios error. */
 interface WebhookError {
@@ -349,14 +18,21 @@ interface WebhookError {
 
 /**
  * Classifies a failure of IncomingWebhook.send. Only status, Retry-After, the body and error codes
- * are read: messages and `original.config` contain the webhook URL, which is the credential.
+ * are read: messages and `original.config` contain the webhook URL, which is the credential. The
+ * body is scrubbed of `secrets` before the reason cuts it: a secret cut in half would no longer be
+ * found by the scrub after it.
  */
-export function classifySlackError(err: unknown, timeoutMs: number, now: number): SendResult {
+export function classifySlackError(
+  err: unknown,
+  timeoutMs: number,
+  now: number,
+  secrets: readonly Secret[] = [],
+): SendResult {
   const e = (err ?? {}) as WebhookError;
   const response = e.original?.response ?? e.response;
   if (response && typeof response.status === 'number') {
     const retryAfter = response.headers?.['retry-after'];
-    const body = typeof response.data === 'string' ? response.data : undefined;
+    const body = typeof response.data === 'string' ? Secret.scrub(response.data, secrets) : undefined;
     return classifyHttpAnswer(
       { status: response.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body },
       now,
@@ -392,24 +68,14 @@ export const slackChannel = {
       kind: 'slack',
       // The webhook client aborts the request itself after `timeout`.
       sendTimeoutMs: config.timeout,
-      render: (n) =>
-        renderSlack(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          mention: config.mention && {
-            critical: config.mention.critical,
-            environmentTypes: config.mention.environment_types,
-          },
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-        }),
+      render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
       send: (message, signal) =>
         guardedSend({
           start: () => webhook.send({ text: message.text, blocks: message.blocks }),
           signal,
           peer: 'Slack',
           answered: () => ({ outcome: 'ok' }),
-          failed: (err) => classifySlackError(err, config.timeout, deps.clock.now()),
+          failed: (err) => classifySlackError(err, config.timeout, deps.clock.now(), secrets),
           secrets,
           log,
         }),

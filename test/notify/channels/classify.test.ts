@@ -34,7 +34,19 @@ describe('classifyHttpAnswer', () => {
   });
 });
 
-describe('Retry-After of a 429', () => {
+describe('Retry-After of a 429 or a 503', () => {
+  it.each([429, 503])('HTTP %i carries it as retryAfterMs', (status) => {
+    const result = classifyHttpAnswer({ status, retryAfter: '120' }, NOW);
+    expect(result).toMatchObject({ outcome: 'retryable', retryAfterMs: 120_000 });
+  });
+
+  it.each([500, 502, 504])('HTTP %i does not: its wait is the backoff', (status) => {
+    expect(classifyHttpAnswer({ status, retryAfter: '120' }, NOW)).toEqual({
+      outcome: 'retryable',
+      reason: `server error (HTTP ${status})`,
+    });
+  });
+
   it.each([
     ['0', 0],
     ['7', 7000],

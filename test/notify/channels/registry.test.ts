@@ -9,7 +9,7 @@ const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
 describe('channel config schemas', () => {
   it('lists every kind once, under its own type', () => {
-    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack']);
+    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack', 'slack_app', 'webhook']);
     for (const [type, kind] of Object.entries(CHANNEL_KINDS)) expect(kind.kind).toBe(type);
   });
 
@@ -24,6 +24,40 @@ describe('channel config schemas', () => {
     expect(parsed.type === 'slack' && parsed.webhook_url.reveal()).toBe(HOOK);
     expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
     expect(parsed).toMatchObject({ timeout: 10_000, mention: { critical: '<!here>' } });
+  });
+
+  it('parses a webhook channel, its URL, header values, token and password becoming Secrets', () => {
+    const parsed = channelConfigSchema.parse({
+      name: 'oncall',
+      type: 'webhook',
+      url: 'https://oncall.example.com/hooks/XXXXsecretXXXX',
+      headers: { 'X-Api-Key': 'XXXXkeyXXXX' },
+      bearer_token: 'XXXXtokenXXXX',
+    });
+    expect(parsed.type === 'webhook' && [parsed.url, parsed.headers?.['X-Api-Key'], parsed.bearer_token]).toEqual([
+      expect.any(Secret),
+      expect.any(Secret),
+      expect.any(Secret),
+    ]);
+    expect(JSON.stringify(parsed)).not.toMatch(/XXXX(secret|key|token)XXXX/);
+    expect(parsed).toMatchObject({ max_alerts: 0, timeout: 10_000 });
+    expect(parsed).not.toHaveProperty('external_url');
+  });
+
+  it("parses a slack_app channel: the bot token a Secret, Slack's API by default, a new alert and an escalation broadcast", () => {
+    const parsed = channelConfigSchema.parse({
+      name: 'ops-app',
+      type: 'slack_app',
+      bot_token: 'xoxb-XXXXsecretXXXX',
+      channel: 'C0123ABCD',
+    });
+    expect(parsed.type === 'slack_app' && parsed.bot_token).toBeInstanceOf(Secret);
+    expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
+    expect(parsed).toMatchObject({
+      api_url: 'https://slack.com/api/',
+      broadcast: ['firing', 'escalated'],
+      timeout: 10_000,
+    });
   });
 
   it('fills email defaults', () => {
@@ -94,6 +128,86 @@ describe('channel config schemas', () => {
       'subject_prefix',
       'control characters',
     ],
+    [
+      'a webhook URL that is not http(s)',
+      { name: 'w', type: 'webhook', url: 'ftp://hooks.example.com/XXXXsecretXXXX' },
+      'url',
+      'must be an http(s) URL',
+    ],
+    [
+      'a webhook URL with a user and password',
+      { name: 'w', type: 'webhook', url: 'https://u:XXXXsecretXXXX@hooks.example.com/' },
+      'url',
+      'use basic_auth',
+    ],
+    [
+      'a bearer token and basic auth',
+      {
+        name: 'w',
+        type: 'webhook',
+        url: HOOK,
+        bearer_token: 'XXXXsecretXXXX',
+        basic_auth: { username: 'u', password: 'XXXXsecretXXXX' },
+      },
+      'bearer_token',
+      'not both',
+    ],
+    [
+      'a header the request sets itself',
+      { name: 'w', type: 'webhook', url: HOOK, headers: { 'Content-Type': 'text/plain' } },
+      'headers.Content-Type',
+      'set by the request itself',
+    ],
+    [
+      'an Authorization header beside a bearer token',
+      {
+        name: 'w',
+        type: 'webhook',
+        url: HOOK,
+        bearer_token: 'XXXXsecretXXXX',
+        headers: { Authorization: 'XXXXsecretXXXX' },
+      },
+      'headers.Authorization',
+      'give one of them',
+    ],
+    [
+      'a header given twice',
+      { name: 'w', type: 'webhook', url: HOOK, headers: { 'X-Key': 'XXXXsecretXXXX', 'x-key': 'XXXXsecretXXXX' } },
+      'headers.x-key',
+      'given twice',
+    ],
+    [
+      'a header value with a line break',
+      { name: 'w', type: 'webhook', url: HOOK, headers: { 'X-Key': 'XXXXsecretXXXX\r\nX-Evil: 1' } },
+      'headers.X-Key',
+      'control characters',
+    ],
+    [
+      'a header name with a space',
+      { name: 'w', type: 'webhook', url: HOOK, headers: { 'X Key': 'XXXXsecretXXXX' } },
+      'headers.X Key',
+      'HTTP header name',
+    ],
+    ['a negative max_alerts', { name: 'w', type: 'webhook', url: HOOK, max_alerts: -1 }, 'max_alerts', ''],
+    [
+      'an external_url that is not http(s)',
+      { name: 'w', type: 'webhook', url: HOOK, external_url: 'javascript:alert(1)' },
+      'external_url',
+      'must be an http(s) URL',
+    ],
+    [
+      'a channel name where the app needs its ID',
+      { name: 'a', type: 'slack_app', bot_token: 'xoxb-XXXXsecretXXXX', channel: '#ops' },
+      'channel',
+      'must be a channel ID like C0123ABCD',
+    ],
+    ['a missing bot token', { name: 'a', type: 'slack_app', channel: 'C0123ABCD' }, 'bot_token', ''],
+    [
+      'an event kind that is not one',
+      { name: 'a', type: 'slack_app', bot_token: 'xoxb-XXXXsecretXXXX', channel: 'C0123ABCD', broadcast: ['fired'] },
+      'broadcast.0',
+      '',
+    ],
     ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
   ])('refuses %s, naming %s', (_name, input, path, message) => {
     const result = channelConfigSchema.safeParse(input);
@@ -113,6 +227,7 @@ describe('buildChannels', () => {
       { name: 's', type: 'slack', webhook_url: HOOK },
       { name: 'm', type: 'email', smtp: { host: 'smtp.example.com' }, from: 'w@example.com', to: ['o@example.com'] },
       { name: 'l', type: 'log' },
+      { name: 'w', type: 'webhook', url: HOOK },
     ].map((c) => channelConfigSchema.parse(c));
     const channels = buildChannels(configs, { logger: silentLogger, clock: new ManualClock() });
     try {
@@ -120,6 +235,7 @@ describe('buildChannels', () => {
         ['s', 's', 'slack'],
         ['m', 'm', 'email'],
         ['l', 'l', 'log'],
+        ['w', 'w', 'webhook'],
       ]);
     } finally {
       await closeChannels(channels.values());

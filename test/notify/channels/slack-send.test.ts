@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
 import type { Channel, SendResult } from '../../../src/notify/channels/channel.js';
-import { slackChannel, type SlackMessage } from '../../../src/notify/channels/slack.js';
+import { slackChannel } from '../../../src/notify/channels/slack.js';
+import type { SlackMessage } from '../../../src/notify/channels/slack-render.js';
 import { slackConfigSchema } from '../../../src/notify/channels/slack-config.js';
 import { startWebhookReceiver, type WebhookMode, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { alertEvent, alerts, captureLogger } from './fixtures.js';
@@ -90,6 +91,18 @@ describe('slack channel against a local webhook receiver', () => {
     expect(await send()).toEqual(expected);
     // Exactly one request: the library's own retries are off; retrying is the outbox's job.
     expect(receiver.requests).toBe(before + 1);
+  });
+
+  it('scrubs the webhook path from an answer that echoes it before the reason cuts it', async () => {
+    receiver.setMode('echoPath');
+    const result = await send();
+    const secret = new URL(receiver.url).pathname.split('/').at(-1)!;
+    expect(result).toMatchObject({
+      outcome: 'permanent',
+      reason: expect.stringMatching(/^rejected \(HTTP 400\): invalid_payload/),
+    });
+    // Not even its first half: cut first, the scrub would no longer have found it whole.
+    expect(JSON.stringify(result)).not.toContain(secret.slice(0, 8));
   });
 
   it('answers retryable, without waiting, when the signal aborts a hanging send', async () => {

@@ -14,6 +14,8 @@ import remediationEdge from './005-remediation-edge.js';
 import alertFacts from './006-alert-facts.js';
 import consoleMigration from './007-console.js';
 import alertContext from './008-alert-context.js';
+import acknowledge from './009-acknowledge.js';
+import slackApp from './010-slack-app.js';
 
 /** The migrations `Store.openPostgres` applies by default, lowest version first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -25,4 +27,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   alertFacts,
   consoleMigration,
   alertContext,
+  acknowledge,
+  slackApp,
 ];

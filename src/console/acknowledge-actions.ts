@@ -1,0 +1,90 @@
+/**
+ * The console's acknowledgement forms: taking an alert (`POST /alerts/acknowledge`) and giving it
+ * back (`POST /alerts/unacknowledge`), from the alert's page or the alert list. Checked for CSRF and
+ * origin like every form, before they get here; recorded with who (the signed-in user) and why
+ * (the optional comment) in the alert and the event of its timeline (`acknowledge.ts`) and in the
+ * daemon's log. A click the alert has gone past (resolved, taken by someone else meanwhile) is
+ * answered with the alert's page and what happened instead, and changes nothing.
+ */
+import {
+  acknowledge,
+  AcknowledgeError,
+  acknowledgeText,
+  unacknowledge,
+  type AcknowledgeOutcome,
+  type UnacknowledgeOutcome,
+} from '../alerts/acknowledge.js';
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../lib/logger.js';
+import type { Store } from '../state/store.js';
+import { consolePath, messagePage, type PageContext } from './layout.js';
+import { alertPage } from './pages/alert-page.js';
+import type { FormOutcome } from './silence-actions.js';
+
+/** Which of the two forms. */
+export type AcknowledgeAction = 'acknowledge' | 'unacknowledge';
+
+/** What the acknowledgement forms need. */
+export interface AcknowledgeActionDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
+  wake?: (() => void) | undefined;
+}
+
+/** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
+export function submitAcknowledgement(
+  deps: AcknowledgeActionDeps,
+  ctx: PageContext,
+  fields: URLSearchParams,
+  action: AcknowledgeAction,
+): FormOutcome {
+  const { store, config, logger } = deps;
+  const fingerprint = fields.get('fp') ?? '';
+  const request = {
+    fingerprint,
+    by: ctx.who,
+    via: 'console' as const,
+    comment: fields.get('comment') ?? '',
+    now: ctx.now,
+  };
+  const again = (status: number, message: string, kind: 'error' | 'warn'): FormOutcome => {
+    const body = alertPage(store, config, ctx, fingerprint, { kind, text: message });
+    return body ? { status, body } : { status: 404, body: messagePage('Not found', message) };
+  };
+  let result: AcknowledgeOutcome | UnacknowledgeOutcome;
+  try {
+    result = action === 'acknowledge' ? acknowledge(store, request) : unacknowledge(store, request);
+  } catch (err) {
+    if (err instanceof AcknowledgeError) return again(400, `Nothing changed: ${err.message}.`, 'error');
+    throw err;
+  }
+  const text = acknowledgeText(result);
+  switch (result.outcome) {
+    case 'acknowledged':
+    case 'unacknowledged': {
+      logger.info(
+        { fingerprint, by: ctx.who, comment: result.event.acknowledgement?.comment, event: result.event.id },
+        action === 'acknowledge'
+          ? 'alert acknowledged in the console'
+          : 'alert acknowledgement given back in the console',
+      );
+      deps.wake?.();
+      const done = result.outcome;
+      return {
+        redirect:
+          fields.get('back') === 'list'
+            ? consolePath('/', { done, fp: fingerprint })
+            : consolePath('/alert', { fp: fingerprint, done }),
+      };
+    }
+    case 'not_found':
+      return { status: 404, body: messagePage('Not found', text) };
+    // Someone or something was quicker: said, not an error.
+    case 'already_acknowledged':
+    case 'not_acknowledged':
+    case 'not_firing':
+      return again(409, text, 'warn');
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The form that acknowledges a firing alert, or gives its acknowledgement back: on the alert's page
+ * with an optional comment (why), in the alert list as one button that comes back to the list.
+ * Nothing for an alert that is not firing: there is nothing to take.
+ */
+import type { AlertRow } from '../../alerts/alert-store.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, type PageContext } from '../layout.js';
+
+/** The form of a firing alert, as the alert's page (`page`) or the list (`list`) shows it. */
+export function acknowledgeForm(alert: AlertRow, ctx: PageContext, where: 'page' | 'list'): SafeHtml {
+  if (alert.status !== 'firing') return html``;
+  const taken = alert.acknowledgement !== null;
+  const fields = html`${csrfField(ctx)}<input type="hidden" name="fp" value="${alert.fingerprint}" />`;
+  const action = taken ? '/alerts/unacknowledge' : '/alerts/acknowledge';
+  const label = taken ? 'Unacknowledge' : 'Acknowledge';
+  if (where === 'list') {
+    return html`<form method="post" action="${action}" class="list-ack">
+      ${fields}<input type="hidden" name="back" value="list" /><button>${label}</button>
+    </form>`;
+  }
+  return html`<form method="post" action="${action}" class="acknowledge">
+    ${fields}
+    <label
+      >Comment (optional)
+      <input
+        name="comment"
+        maxlength="1000"
+        placeholder="${taken ? 'why you give it back' : 'what you are doing about it'}"
+    /></label>
+    <button class="${taken ? '' : 'primary'}">${label}</button>
+  </form>`;
+}

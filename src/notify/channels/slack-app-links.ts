@@ -1,0 +1,196 @@
+/**
+ * Where each living message of the Slack app channel is, and what it shows (migration 010): the
+ * link between an alert group and its one message in Slack, kept in the state so that a restart
+ * never loses it and never posts a second one. Row ⇄ object mapping lives here and nowhere else;
+ * what to post, update or adopt is decided in `slack-app-sender.ts`.
+ */
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { SqlStatement } from '../../state/sql-database.js';
+import type { Store } from '../../state/store.js';
+
+/** Where a living message is in its life. */
+export type LivingStatus = 'posting' | 'open' | 'closed';
+
+/** One living message as the code sees it (times in ms since the epoch). */
+export interface LivingMessage {
+  id: number;
+  /** The channel's name in `notify.channels`. */
+  channel: string;
+  /** The alert group it is about: JSON of the group's label values (`AlertsNotification.group`). */
+  groupKey: string;
+  status: LivingStatus;
+  /** Carried in the message's metadata: how it is found in Slack after a crash before its `ts` was kept. */
+  token: string;
+  /** The Slack channel ID it was posted to. */
+  slackChannel: string;
+  /** Slack's id of the message; null while `posting`. */
+  ts: string | null;
+  /** The latest lines about its alerts that are not alert events (a remediation's outcome), oldest first. */
+  notes: string[];
+  /** The routes its events came by, for their runbooks. */
+  routes: string[];
+  /** The latest event delivered of each alert it shows. */
+  alerts: AlertEvent[];
+  createdAt: number;
+}
+
+interface DbRow {
+  id: number;
+  channel: string;
+  group_key: string;
+  status: string;
+  token: string;
+  slack_channel: string;
+  ts: string | null;
+  notes: string;
+  routes: string;
+  created_at: number;
+}
+
+/** Notes a message keeps; older ones are still in its thread. */
+export const MAX_NOTES = 5;
+
+/** The prepared statements of the living messages' tables for one open store. */
+export class SlackAppLinks {
+  readonly #store: Store;
+  readonly #living: SqlStatement<[string, string], DbRow>;
+  readonly #forAlert: SqlStatement<[string, string], DbRow>;
+  readonly #byMessage: SqlStatement<[string, string], DbRow>;
+  readonly #alerts: SqlStatement<[number], { event: string }>;
+  readonly #insert: SqlStatement<
+    [{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }],
+    { id: number }
+  >;
+  readonly #posted: SqlStatement<[{ id: number; slackChannel: string; ts: string; now: number }]>;
+  readonly #saveMessage: SqlStatement<[{ id: number; notes: string; routes: string; now: number }]>;
+  readonly #clearAlerts: SqlStatement<[number]>;
+  readonly #putAlert: SqlStatement<[number, string, string]>;
+  readonly #close: SqlStatement<[{ id: number; reason: string; now: number }]>;
+  readonly #forget: SqlStatement<[number]>;
+
+  constructor(store: Store) {
+    this.#store = store;
+    const db = store.db;
+    this.#living = db.prepare(
+      `SELECT * FROM slack_app_messages WHERE channel = ? AND group_key = ? AND status <> 'closed'`,
+    );
+    this.#forAlert = db.prepare(
+      `SELECT m.* FROM slack_app_messages m JOIN slack_app_message_alerts a ON a.message_id = m.id
+       WHERE m.channel = ? AND a.fingerprint = ? AND m.status <> 'posting' ORDER BY m.id DESC LIMIT 1`,
+    );
+    this.#byMessage = db.prepare(
+      `SELECT * FROM slack_app_messages WHERE slack_channel = ? AND ts = ? ORDER BY id DESC LIMIT 1`,
+    );
+    this.#alerts = db.prepare('SELECT event FROM slack_app_message_alerts WHERE message_id = ? ORDER BY fingerprint');
+    this.#insert = db.prepare(
+      `INSERT INTO slack_app_messages (channel, group_key, status, token, slack_channel, created_at, updated_at)
+       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING id`,
+    );
+    this.#posted = db.prepare(
+      `UPDATE slack_app_messages SET status = 'open', slack_channel = @slackChannel, ts = @ts, updated_at = @now
+       WHERE id = @id`,
+    );
+    this.#saveMessage = db.prepare(
+      'UPDATE slack_app_messages SET notes = @notes, routes = @routes, updated_at = @now WHERE id = @id',
+    );
+    this.#clearAlerts = db.prepare('DELETE FROM slack_app_message_alerts WHERE message_id = ?');
+    this.#putAlert = db.prepare(
+      'INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, ?, ?)',
+    );
+    this.#forget = db.prepare(`DELETE FROM slack_app_messages WHERE id = ? AND status = 'posting'`);
+    this.#close = db.prepare(
+      `UPDATE slack_app_messages SET status = 'closed', closed_at = @now, closed_reason = @reason, updated_at = @now
+       WHERE id = @id AND status <> 'closed'`,
+    );
+  }
+
+  /** The living message (posting or open) of an alert group on a channel, if any. */
+  living(channel: string, groupKey: string): LivingMessage | undefined {
+    return this.#read(this.#living.get(channel, groupKey));
+  }
+
+  /**
+   * The newest message on a channel that shows an alert, open or closed (a remediation's outcome
+   * often comes after the alert resolved: it is said in the thread all the same), if any.
+   */
+  forAlert(channel: string, fingerprint: string): LivingMessage | undefined {
+    return this.#read(this.#forAlert.get(channel, fingerprint));
+  }
+
+  /** The message Slack knows as (channel ID, ts), whatever its status, if it is one of ours. */
+  byMessage(slackChannel: string, ts: string): LivingMessage | undefined {
+    return this.#read(this.#byMessage.get(slackChannel, ts));
+  }
+
+  /**
+   * Records the intent to post a group's living message, committed before it is posted: after a
+   * crash between the post and {@link posted}, it says a message may exist, and its token finds it.
+   */
+  intend(channel: string, groupKey: string, slackChannel: string, token: string, now: number): LivingMessage {
+    // Each write in a transaction: among replicas a fenced one, so a deposed leader records no intent (and posts nothing after it).
+    const id = this.#store.transaction(() => this.#insert.get({ channel, groupKey, token, slackChannel, now })!.id);
+    return {
+      id,
+      channel,
+      groupKey,
+      status: 'posting',
+      token,
+      slackChannel,
+      ts: null,
+      notes: [],
+      routes: [],
+      alerts: [],
+      createdAt: now,
+    };
+  }
+
+  /** The message was posted (or found after a crash): where it is. */
+  posted(id: number, slackChannel: string, ts: string, now: number): void {
+    this.#store.transaction(() => this.#posted.run({ id, slackChannel, ts, now }));
+  }
+
+  /** What the message now shows: the latest event of each alert, its notes and routes. */
+  save(
+    id: number,
+    shown: { alerts: readonly AlertEvent[]; notes: readonly string[]; routes: readonly string[] },
+    now: number,
+  ): void {
+    this.#store.transaction(() => {
+      this.#saveMessage.run({
+        id,
+        notes: JSON.stringify(shown.notes.slice(-MAX_NOTES)),
+        routes: JSON.stringify([...new Set(shown.routes)]),
+        now,
+      });
+      this.#clearAlerts.run(id);
+      for (const e of shown.alerts) this.#putAlert.run(id, e.fingerprint, JSON.stringify(e));
+    });
+  }
+
+  /** Drops an intent whose post Slack refused: no message can exist, so none is to be found after a restart. */
+  forget(id: number): void {
+    this.#store.transaction(() => this.#forget.run(id));
+  }
+
+  /** The message lives no more (every alert in it resolved, or it was replaced): the group's next event starts a new one. */
+  close(id: number, reason: string, now: number): void {
+    this.#store.transaction(() => this.#close.run({ id, reason, now }));
+  }
+
+  #read(row: DbRow | undefined): LivingMessage | undefined {
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      channel: row.channel,
+      groupKey: row.group_key,
+      status: row.status as LivingStatus,
+      token: row.token,
+      slackChannel: row.slack_channel,
+      ts: row.ts,
+      notes: JSON.parse(row.notes) as string[],
+      routes: JSON.parse(row.routes) as string[],
+      alerts: this.#alerts.all(row.id).map((r) => JSON.parse(r.event) as AlertEvent),
+      createdAt: row.created_at,
+    };
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The Slack app channel (`type: slack_app`): a bot token and a channel ID, through Slack's Web API
+ * (`@slack/web-api`). One living message per alert group, updated in place, its history in its
+ * thread (`slack-app-sender.ts`); the link kept in the state (`slack-app-links.ts`, migration 010).
+ *
+ * The client never retries by itself and never waits out a rate limit: the outbox does both
+ * (`retryConfig: { retries: 0 }`, `rejectRateLimitedCalls`), so a 429's Retry-After pauses the
+ * channel as for every other kind. Its log lines reach ours at warn and error only, scrubbed of
+ * the token (its debug lines hold whole requests). The token is sent in a header, never logged,
+ * stored or shown.
+ */
+import { LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { z } from 'zod';
+import { Secret } from '../../config/secret.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
+import { guardedSend } from './guarded-send.js';
+import { classifySlackApiError } from './slack-app-classify.js';
+import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
+import { SlackAppLinks } from './slack-app-links.js';
+import {
+  LivingMessages,
+  MAX_CALLS_PER_SEND,
+  SlackAnswerError,
+  type LivingMessageRef,
+  type LivingMessageView,
+  type SlackAppDelivery,
+} from './slack-app-sender.js';
+import { renderSlack, slackRenderOptions, type SlackRenderOptions } from './slack-render.js';
+
+/** Alerts a living message lists when the composition root does not say (`notify.max_items_per_message`'s default). */
+const DEFAULT_MAX_ITEMS = 10;
+
+const authAnswer = z.object({
+  team: z.string().optional(),
+  user_id: z.string().optional(),
+  bot_id: z.string().optional(),
+});
+
+/**
+ * A Slack app channel: a channel, and where the interactions (buttons) find an alert's living
+ * message and have it shown again after an action.
+ */
+export interface SlackAppChannel extends Channel<SlackAppDelivery> {
+  /** Where the newest living message that shows an alert is in Slack (and whether it is still open); undefined when none does. */
+  livingMessageOf(fingerprint: string): LivingMessageRef | undefined;
+  /** What a message of this channel clicked in Slack (its channel ID and ts) is about; undefined when not one of its living messages. */
+  livingMessageAt(slackChannel: string, ts: string): LivingMessageView | undefined;
+  /**
+   * Renders an alert's living message again from the state, with `note` (what was just done, by
+   * whom) kept on it, and updates it in Slack. Never throws.
+   */
+  refresh(fingerprint: string, note?: string, signal?: AbortSignal): Promise<SendResult>;
+}
+
+/** The Slack app channel kind. */
+export const slackAppChannel = {
+  kind: 'slack_app',
+  configSchema: slackAppConfigSchema,
+  create(config: SlackAppConfig, deps: ChannelDeps): SlackAppChannel {
+    const log = deps.logger.child({ channel: config.name, kind: 'slack_app' });
+    const secrets = [config.bot_token];
+    // Its own connections, so that close() ends them.
+    const agent = new Agent();
+    const client = new WebClient(config.bot_token.reveal(), {
+      slackApiUrl: config.api_url,
+      logger: libraryLogger(log, secrets),
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: config.timeout,
+      // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
+      fetch: ((url: string | URL, init?: object) =>
+        undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
+    });
+    const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
+    const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
+    const living = new LivingMessages({
+      name: config.name,
+      slackChannel: config.channel,
+      call: (method, args) => client.apiCall(method, args),
+      links: deps.store ? new SlackAppLinks(deps.store) : undefined,
+      clock: deps.clock,
+      log,
+      maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
+      renderOptions,
+    });
+    const guarded = (start: () => Promise<SendResult>, signal: AbortSignal | undefined): Promise<SendResult> =>
+      guardedSend({
+        start,
+        signal,
+        peer: 'Slack',
+        answered: (result) => result,
+        failed: (err) =>
+          err instanceof SlackAnswerError
+            ? { outcome: 'retryable', reason: err.message }
+            : classifySlackApiError(err, callee, deps.clock.now()),
+        secrets,
+        log,
+      });
+    return {
+      name: config.name,
+      kind: 'slack_app',
+      // A living message shows who has the alert, as PagerDuty's and Grafana OnCall's Slack messages do.
+      showsAcknowledgements: true,
+      // Each call ends by the client's own timeout; one send makes at most this many.
+      sendTimeoutMs: config.timeout * MAX_CALLS_PER_SEND,
+      render: (n) => renderDelivery(n, config, renderOptions()),
+      send: (delivery, signal) => guarded(() => living.deliver(delivery, signal), signal),
+      verify: (signal) =>
+        guarded(async () => {
+          const me = authAnswer.parse(await client.apiCall('auth.test', {}));
+          log.info({ team: me.team, bot: me.bot_id ?? me.user_id }, 'Slack accepted the bot token');
+          return { outcome: 'ok' };
+        }, signal),
+      livingMessageOf: (fingerprint) => living.messageOf(fingerprint),
+      livingMessageAt: (slackChannel, ts) => living.messageAt(slackChannel, ts),
+      refresh: (fingerprint, note, signal) => guarded(() => living.refresh(fingerprint, note), signal),
+      async close() {
+        await agent.destroy();
+      },
+    };
+  },
+} satisfies ChannelKind<SlackAppConfig, SlackAppDelivery>;
+
+/** What the channel will deliver: the thread reply (or lone message) rendered, the living message's part kept as data. */
+function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackRenderOptions): SlackAppDelivery {
+  const reply = renderSlack(n, options);
+  if (n.type === 'notice') return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply };
+  const events = [...n.events, ...(n.omittedEvents ?? [])];
+  const broadcast: readonly string[] = config.broadcast;
+  return {
+    type: 'alerts',
+    groupKey: JSON.stringify(n.group),
+    group: n.group,
+    events,
+    routes: n.routes ?? [],
+    reply,
+    broadcast: events.some((e) => broadcast.includes(e.kind)),
+  };
+}
+
+/**
+ * The Web API client's logger: its warnings and errors into ours (scrubbed of the token, as a
+ * second belt: it redacts the Authorization header itself), its info and debug lines dropped
+ * (they hold whole requests and answers).
+ */
+function libraryLogger(log: Logger, secrets: readonly Secret[]): SlackLogger {
+  // Only its words: it logs Slack's warnings with `forEach`, which adds the index and the array.
+  const text = (parts: unknown[]) =>
+    Secret.scrub(parts.filter((p): p is string => typeof p === 'string').join(' '), secrets);
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...parts: unknown[]) => log.warn({ library: '@slack/web-api' }, text(parts)),
+    error: (...parts: unknown[]) => log.error({ library: '@slack/web-api' }, text(parts)),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.WARN,
+    setName: () => undefined,
+  };
+}

@@ -1,0 +1,451 @@
+/**
+ * A generic webhook that POSTs Alertmanager's webhook payload, version 4, so that any receiver
+ * built for Alertmanager (an incident tool's Alertmanager integration, a Teams or chat bridge)
+ * takes deploy-watchdog's messages as they are. The shape and its meaning follow Alertmanager's
+ * own code: `notify/webhook/webhook.go` (the `Message`: version, groupKey, truncatedAlerts, and
+ * `max_alerts`), `template/template.go` (`Data` and `Alert`: the fields, their JSON names and
+ * order, the receiver quoted with `regexp.QuoteMeta`, commonLabels and commonAnnotations as what
+ * every alert of the payload shares), `alert/alert.go` (`Alerts`: a firing alert's endsAt is Go's
+ * zero time) and `dispatch/dispatch.go` (a group key is the route's key, a colon and the group
+ * labels).
+ *
+ * One payload is one deploy-watchdog message: its group (the route's `group_by` values) is the
+ * Alertmanager group, each of its events an alert, and beside them the group's other alerts this
+ * channel was told fire and not yet that they are over (`announcedFiring`): like Alertmanager's,
+ * a payload says the group whole, so it is `resolved` only when the group's last alert is. The
+ * labels and annotations are data: sent in JSON, which escapes what it must, and neither HTML- nor
+ * mrkdwn-escaped; what hides or reorders text is written out and control characters are folded,
+ * as in every other channel, and only safe http(s) links are sent.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { Secret } from '../../config/secret.js';
+import { contentHash } from '../../detectors/fingerprint.js';
+import { presentationOf } from '../../detectors/registry.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { MessageLinks } from '../message-links.js';
+import { announcedFiring } from '../outbox-store.js';
+import { NO_LINKS } from '../message-links.js';
+import type {
+  AlertsNotification,
+  Channel,
+  ChannelDeps,
+  ChannelKind,
+  Notification,
+  NoticeNotification,
+  SendResult,
+} from './channel.js';
+import { classifyHttpAnswer, classifyNetworkError, type HttpAnswer } from './classify.js';
+import { describeEvent, silenceCommand, type EventDescription, type Fact } from './describe.js';
+import { oneLine, safeHttpUrl } from './escape.js';
+import { guardedSend } from './guarded-send.js';
+import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
+
+/** Alertmanager's webhook payload version. */
+export const PAYLOAD_VERSION = '4';
+
+/** Go's zero time as Alertmanager sends it: the endsAt of an alert still firing. */
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** The `alertname` of a notice (a test, the digest, a remediation outcome): no check's name. */
+export const NOTICE_ALERTNAME = 'notice';
+
+/** One alert of the payload (Alertmanager's `template.Alert`). */
+export interface AlertmanagerAlert {
+  status: 'firing' | 'resolved';
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** RFC 3339. */
+  startsAt: string;
+  /** RFC 3339; {@link ZERO_TIME} while firing. */
+  endsAt: string;
+  generatorURL: string;
+  fingerprint: string;
+}
+
+/** The payload (Alertmanager's `webhook.Message`: `template.Data` and its own three fields), in its JSON order. */
+export interface AlertmanagerMessage {
+  receiver: string;
+  status: 'firing' | 'resolved';
+  alerts: AlertmanagerAlert[];
+  groupLabels: Record<string, string>;
+  commonLabels: Record<string, string>;
+  commonAnnotations: Record<string, string>;
+  externalURL: string;
+  version: typeof PAYLOAD_VERSION;
+  groupKey: string;
+  truncatedAlerts: number;
+}
+
+/** What rendering needs besides the notification; all from config or the clock. */
+export interface WebhookRenderOptions {
+  /** Now, in ms since the epoch: a notice's time, and "2h ago". */
+  now: number;
+  /** The channel's name: the payload's receiver, and its group key's route part. */
+  channelName: string;
+  /** The payload's externalURL; empty when not configured. */
+  externalUrl: string;
+  /** Alertmanager's `max_alerts`; 0: no limit. */
+  maxAlerts: number;
+  /** See `ChannelDeps.commandConfigFile`. */
+  commandConfigFile?: string | undefined;
+  /** See `ChannelDeps.links`. */
+  links?: MessageLinks | undefined;
+  /**
+   * The latest event of each alert this channel was told fires and not yet that it is over
+   * (`announcedFiring`): those of the message's group that it does not carry are sent beside its
+   * events, as Alertmanager sends a group whole. Absent: the message's events alone.
+   */
+  announcedFiring?: readonly AlertEvent[] | undefined;
+  /** `notify.max_items_per_message`: how many alerts a payload carries before it counts the rest. Absent: no cap. */
+  maxItems?: number | undefined;
+}
+
+/** Builds the payload for a notification. Pure. */
+export function renderWebhook(n: Notification, o: WebhookRenderOptions): AlertmanagerMessage {
+  if (n.type === 'notice') {
+    const alert = noticeAlert(n, o.now);
+    return message(o, [alert], { alertname: NOTICE_ALERTNAME, topic: alert.labels.topic! }, 0);
+  }
+  // The group's alerts still firing that this message does not carry, so that `status` says the
+  // group (a receiver closes its incident on `resolved`) and `alerts` holds it whole.
+  const carried = new Set([...n.events, ...(n.omittedEvents ?? [])].map((e) => e.fingerprint));
+  const stillFiring = (o.announcedFiring ?? []).filter(
+    (e) => !carried.has(e.fingerprint) && Object.entries(n.group).every(([k, v]) => e.labels[k] === v),
+  );
+  // They fill the message up to notify.max_items_per_message, as its own events do; the rest are counted.
+  const room = Math.max(0, (o.maxItems ?? Infinity) - n.events.length);
+  const all = [...n.events, ...stillFiring.slice(0, room)].map((e) => eventAlert(e, n, o));
+  const kept = o.maxAlerts > 0 ? all.slice(0, o.maxAlerts) : all;
+  // Left out: by max_alerts here, and by notify.max_items_per_message before (the message's "and N
+  // more") and for the still-firing ones.
+  const unsent = Math.max(0, stillFiring.length - room);
+  const truncated = all.length - kept.length + Math.max(0, n.omitted) + unsent;
+  const group = mapValues(n.group, text);
+  const msg = message(o, kept, group, truncated);
+  // The group fires while any of its alerts does, those left out included (they are sorted after
+  // the shown ones, so this only matters when a cut kept none of the firing ones).
+  const omittedFiring = Math.max(0, n.omitted) - Math.max(0, n.omittedResolved ?? 0);
+  if (omittedFiring > 0 || unsent > 0 || all.some((a) => a.status === 'firing')) msg.status = 'firing';
+  return msg;
+}
+
+/** The payload around its alerts. */
+function message(
+  o: WebhookRenderOptions,
+  alerts: AlertmanagerAlert[],
+  groupLabels: Record<string, string>,
+  truncatedAlerts: number,
+): AlertmanagerMessage {
+  return {
+    receiver: quoteMeta(o.channelName),
+    status: alerts.some((a) => a.status === 'firing') ? 'firing' : 'resolved',
+    alerts,
+    groupLabels,
+    commonLabels: common(alerts.map((a) => a.labels)),
+    commonAnnotations: common(alerts.map((a) => a.annotations)),
+    externalURL: o.externalUrl,
+    version: PAYLOAD_VERSION,
+    groupKey: groupKey(o.channelName, groupLabels),
+    truncatedAlerts,
+  };
+}
+
+/**
+ * The group key, in Alertmanager's form: the route's key, a colon, the group labels as a label set
+ * (`{}/{channel="pagerduty"}:{check="failed_runs", environment_type="production"}`). Where
+ * Alertmanager's route key has the route's matchers, this one names the channel: deploy-watchdog
+ * groups a channel's messages by the group labels alone, whichever route sent them, so the key is
+ * the same for every message of a group from its first firing to its resolve, and two channels
+ * posting to one receiver never share a group.
+ */
+function groupKey(channel: string, groupLabels: Readonly<Record<string, string>>): string {
+  return `{}/${labelSet({ channel })}:${labelSet(groupLabels)}`;
+}
+
+/**
+ * A label set as Prometheus writes one (`model.LabelSet.String`): names sorted, `name="value"`,
+ * joined by ", ". Values are quoted as JSON strings, as Go's %q quotes any printable text.
+ */
+function labelSet(labels: Readonly<Record<string, string>>): string {
+  const names = Object.keys(labels).sort();
+  return `{${names.map((name) => `${name}=${JSON.stringify(labels[name])}`).join(', ')}}`;
+}
+
+/** Go's `regexp.QuoteMeta`, which Alertmanager applies to the receiver's name. */
+function quoteMeta(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+}
+
+/** What every one of the maps holds with the same value (Alertmanager's commonLabels, commonAnnotations). */
+function common(maps: readonly Record<string, string>[]): Record<string, string> {
+  const [first, ...rest] = maps;
+  if (!first) return {};
+  return Object.fromEntries(Object.entries(first).filter(([k, v]) => rest.every((m) => m[k] === v)));
+}
+
+/** One event as an Alertmanager alert. */
+function eventAlert(e: AlertEvent, n: AlertsNotification, o: WebhookRenderOptions): AlertmanagerAlert {
+  const links = o.links ?? NO_LINKS;
+  const d = describeEvent(e, o.now, new Set(), links);
+  const resolved = e.kind === 'resolved';
+  return {
+    status: resolved ? 'resolved' : 'firing',
+    labels: labelsOf(e),
+    annotations: annotationsOf(e, d, n, o),
+    startsAt: rfc3339(e.startsAt, e.at),
+    endsAt: resolved ? rfc3339(e.endsAt ?? e.at, e.at) : ZERO_TIME,
+    // What caused it: the platform's page of its record (Prometheus links its rule's graph here).
+    generatorURL: safeHttpUrl(d.page?.url) ?? '',
+    fingerprint: e.fingerprint,
+  };
+}
+
+/**
+ * The alert's labels, with the two every Alertmanager receiver reads: `alertname` (its check) and
+ * `severity`, unless a label of its own already says them.
+ */
+function labelsOf(e: AlertEvent): Record<string, string> {
+  const labels: Record<string, string> = { alertname: e.check, severity: e.severity };
+  for (const [name, value] of Object.entries(e.labels)) if (value !== undefined) labels[name] = value;
+  return mapValues(labels, text);
+}
+
+/**
+ * What a reader is told of the alert, as Alertmanager's usual annotations: `summary`, a
+ * `description` of one fact a line, `runbook_url`, and ours beside them (`next_step`, `url`,
+ * `silence`, `log`); each only when it says something.
+ */
+function annotationsOf(
+  e: AlertEvent,
+  d: EventDescription,
+  n: AlertsNotification,
+  o: WebhookRenderOptions,
+): Record<string, string> {
+  const links = o.links ?? NO_LINKS;
+  const firing = e.kind !== 'resolved';
+  const routeRunbook = (n.routes ?? []).map((r) => links.routeRunbooks[r]).find((url) => url !== undefined);
+  const silence = firing ? silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile) : null;
+  const entries: [string, string | null | undefined][] = [
+    ['summary', text(e.summary)],
+    ['description', description(d)],
+    ['runbook_url', safeHttpUrl(links.checkRunbooks[e.check] ?? routeRunbook)],
+    ['next_step', firing ? presentationOf(e.check)?.nextStep?.(e) : null],
+    ['url', safeHttpUrl(e.url)],
+    // A shell line, whole and unchanged: it was built to be shown (`commandLine`), or is null.
+    ['silence', silence],
+    ['log', d.context?.log ? logText(d.context.log) : null],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+/** The facts of an event, one a line: status, where, its check's facts, since when, what the API added, why it is over. */
+function description(d: EventDescription): string {
+  const lines = [d.status];
+  if (d.tone === 'resolved') {
+    lines.push(d.summary);
+    if (d.resolution) lines.push(`Why: ${d.resolution}`);
+  } else {
+    lines.push(...[...d.where, ...d.facts].map(factLine));
+    if (d.since) {
+      const when = d.since.at !== null ? formatUtc(d.since.at) : d.since.text;
+      lines.push(`Since: ${when}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
+    }
+    lines.push(...(d.context?.facts ?? []).map(factLine));
+    lines.push(...(d.context?.notes ?? []).map((note) => `Note: ${note}`));
+  }
+  // Each line folded to one, so a line break in the service's text cannot make a line of ours.
+  return lines.map((l) => text(l)).join('\n');
+}
+
+function factLine(f: Fact): string {
+  return `${f.label}: ${f.value}`;
+}
+
+/** The log excerpt: its title, then its lines with their UTC times. */
+function logText(log: NonNullable<NonNullable<EventDescription['context']>['log']>): string {
+  const lines = log.lines.map((l) => text(l.stamp ? `${l.stamp}  ${l.text}` : l.text));
+  return [text(log.title), ...lines].join('\n');
+}
+
+/** A notice as an alert already over: no receiver opens an incident that nothing would close. */
+function noticeAlert(n: NoticeNotification, now: number): AlertmanagerAlert {
+  const at = formatUtc(now, 'iso');
+  const severity = n.severity === 'info' || n.severity === 'warning' || n.severity === 'critical' ? n.severity : null;
+  const lines = [...(n.fields ?? []).map((f) => `${f.label}: ${f.value}`), ...(n.lines ?? [])];
+  const annotations: Record<string, string> = { summary: text(n.title) };
+  if (lines.length > 0) annotations.description = lines.map((l) => text(l)).join('\n');
+  return {
+    status: 'resolved',
+    labels: mapValues({ alertname: NOTICE_ALERTNAME, topic: n.topic, ...(severity ? { severity } : {}) }, text),
+    annotations,
+    startsAt: at,
+    endsAt: at,
+    generatorURL: safeHttpUrl(n.url) ?? '',
+    // The same notice, sent again after a failure, is the same alert.
+    fingerprint: `notice/${contentHash({ topic: n.topic, title: n.title, fields: n.fields, lines: n.lines })}`,
+  };
+}
+
+/**
+ * Text from the service as data: JSON escapes what it must, so only what would fool a reader is
+ * changed, as everywhere: control characters (a line break) folded to a space, hidden ones
+ * written out. Never cut: a label is an identity.
+ */
+function text(value: string): string {
+  return oneLine(value, Number.POSITIVE_INFINITY);
+}
+
+function mapValues(record: Readonly<Record<string, string>>, f: (v: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
+}
+
+/** An ISO 8601 time as RFC 3339 in UTC ("2026-11-01T10:00:00Z"); `fallback` when it cannot be read. */
+function rfc3339(value: string, fallback: string): string {
+  const at = Date.parse(value);
+  if (Number.isFinite(at)) return formatUtc(at, 'iso');
+  const other = Date.parse(fallback);
+  return Number.isFinite(other) ? formatUtc(other, 'iso') : ZERO_TIME;
+}
+
+/** The start of an answer's body kept for a failure's reason; the rest is not read. */
+const MAX_BODY_READ = 1024;
+
+/** Reads the start of a body (for the reason) and lets the rest go. */
+async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    if (length >= MAX_BODY_READ) break;
+  }
+  // Breaking out of the loop destroys the stream: a long body is not read to its end.
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_READ).toString('utf8');
+}
+
+/** What an undici error carries that may be named: its code, never its message (it may hold the URL). */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  // Happy eyeballs: every address failed, each with its own error.
+  const first = (err as { errors?: unknown[] } | null)?.errors?.[0];
+  const inner = (first as { code?: unknown } | undefined)?.code;
+  return typeof inner === 'string' ? inner : undefined;
+}
+
+/**
+ * Classifies a failure where no answer came: our time limit, a request undici refused before
+ * sending (a bad header: sending again fails the same way), or a network error.
+ */
+function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: number): SendResult {
+  if (timedOut) return classifyNetworkError('ETIMEDOUT', timeoutMs);
+  const code = errorCode(err);
+  if (code?.startsWith('UND_ERR_INVALID')) {
+    return { outcome: 'permanent', reason: `could not send the request (${code})` };
+  }
+  return classifyNetworkError(code, timeoutMs);
+}
+
+/** Every Secret of a webhook config, for scrubbing reasons and logs. */
+function secretsOf(config: WebhookConfig): Secret[] {
+  const url = new URL(config.url.reveal());
+  return [
+    config.url,
+    // A library may print the URL re-serialised, or only its path and query: where a token sits.
+    new Secret(url.href),
+    new Secret(url.pathname + url.search),
+    new Secret(url.search),
+    ...Object.values(config.headers ?? {}),
+    ...(config.bearer_token ? [config.bearer_token] : []),
+    ...(config.basic_auth ? [config.basic_auth.password, new Secret(basicCredentials(config.basic_auth))] : []),
+  ];
+}
+
+/** The base64 credentials of a basic-auth header (RFC 7617). */
+function basicCredentials(auth: { username: string; password: Secret }): string {
+  return Buffer.from(`${auth.username}:${auth.password.reveal()}`, 'utf8').toString('base64');
+}
+
+/** The request's headers, secrets revealed: built at each send, never kept or logged. */
+function requestHeaders(config: WebhookConfig): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value.reveal();
+  if (config.bearer_token) headers.authorization = `Bearer ${config.bearer_token.reveal()}`;
+  if (config.basic_auth) headers.authorization = `Basic ${basicCredentials(config.basic_auth)}`;
+  headers['content-type'] = 'application/json';
+  headers['user-agent'] = 'deploy-watchdog';
+  return headers;
+}
+
+/** The webhook channel kind: Alertmanager's webhook payload, version 4. */
+export const webhookChannel = {
+  kind: 'webhook',
+  configSchema: webhookConfigSchema,
+  create(config: WebhookConfig, deps: ChannelDeps): Channel<AlertmanagerMessage> {
+    const secrets = secretsOf(config);
+    // One keep-alive pool per channel; undici's own timers a backstop to ours.
+    const agent = new Agent({
+      connect: { timeout: config.timeout },
+      headersTimeout: config.timeout,
+      bodyTimeout: config.timeout,
+    });
+    const log = deps.logger.child({ channel: config.name, kind: 'webhook' });
+
+    const post = async (message: AlertmanagerMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
+      const timer = AbortSignal.timeout(config.timeout);
+      try {
+        const res = await request(config.url.reveal(), {
+          method: 'POST',
+          headers: requestHeaders(config),
+          body: JSON.stringify(message),
+          dispatcher: agent,
+          signal: signal ? AbortSignal.any([signal, timer]) : timer,
+        });
+        const ok = res.statusCode >= 200 && res.statusCode < 300;
+        const answer: HttpAnswer = {
+          status: res.statusCode,
+          retryAfter: [res.headers['retry-after']].flat()[0] ?? null,
+          // Scrubbed before the reason cuts it: a secret cut in half would no longer be found.
+          body: ok ? null : Secret.scrub(await bodyStart(res.body), secrets),
+        };
+        if (ok) await res.body.dump();
+        return classifyHttpAnswer(answer, deps.clock.now());
+      } catch (err) {
+        return classifyFailure(err, timer.aborted, config.timeout);
+      }
+    };
+
+    return {
+      name: config.name,
+      kind: 'webhook',
+      // The request is aborted by our own timer after `timeout`.
+      sendTimeoutMs: config.timeout,
+      render: (n) =>
+        renderWebhook(n, {
+          now: deps.clock.now(),
+          channelName: config.name,
+          externalUrl: config.external_url ?? '',
+          maxAlerts: config.max_alerts,
+          commandConfigFile: deps.commandConfigFile,
+          links: deps.links,
+          // Read at each render (a retry renders again): the group as it stands when sent.
+          announcedFiring: n.type === 'alerts' && deps.store ? announcedFiring(deps.store, config.name) : undefined,
+          maxItems: deps.maxItemsPerMessage,
+        }),
+      send: (message, signal) =>
+        guardedSend({
+          start: () => post(message, signal),
+          signal,
+          peer: 'the webhook',
+          answered: (result) => result,
+          failed: (err) => classifyFailure(err, false, config.timeout),
+          secrets,
+          log,
+        }),
+      async close() {
+        await agent.destroy();
+      },
+    };
+  },
+} satisfies ChannelKind<WebhookConfig, AlertmanagerMessage>;

@@ -1,0 +1,112 @@
+/**
+ * Two daemons (`run`) on one PostgreSQL state, in this process against the simulator: one leads
+ * and works, the other is a ready follower that runs nothing; each says which it is on /readyz and
+ * in `deploy_watchdog_leader`; a reload keeps each role; a stop releases the lease, the follower
+ * takes over at its next try, and runs at once only the jobs whose last slot is older than one
+ * interval (the others were just run).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Watchdog } from '../../src/app/watchdog.js';
+import { parseConfig, type Config } from '../../src/config/load-config.js';
+import { freePort } from '../helpers/free-port.js';
+import { testCluster } from '../helpers/state-backends.js';
+import { captureLogger, manualSim } from './fixtures.js';
+
+const YEAR = 366 * 86_400_000;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/**
+ * A replica's config: the state in `url`, a 2s lease, its own listener; the runs and servers jobs
+ * yearly, so that no tick comes during the test and every cycle is one the test caused.
+ */
+function replicaConfig(simUrl: string, token: string, url: string, port: number): Config {
+  const text = [
+    'api: { base_url: "${SIM_URL}", token: "${DMS_API_TOKEN}", requests_per_second: 1000, max_retries: 0, timeout: 5s }',
+    'state: { url: "${DATABASE_URL}", leader: { lease: 2s } }',
+    'jobs: { runs: "0 0 1 1 *", servers: "0 0 1 1 *", urls: "off", backups: "off", attention: "off", maintenance: "off", installers: "off", jitter: 0s }',
+    'notify: { channels: [{ name: console, type: log }], routes: [{ channels: [console] }] }',
+    `server: { listen: "127.0.0.1:${port}" }`,
+  ].join('\n');
+  return parseConfig(text, { SIM_URL: simUrl, DMS_API_TOKEN: token, DATABASE_URL: url }, 'replica.yaml');
+}
+
+async function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: res.status, body: await res.text() };
+}
+
+const cycles = (log: ReturnType<typeof captureLogger>) =>
+  log
+    .lines()
+    .filter((l) => l.msg === 'cycle complete')
+    .map((l) => l.job as string);
+
+describe('replicas on one PostgreSQL state', () => {
+  it('one leads, the other follows ready; reloads keep the roles; a stop hands over at once; the new leader runs at once only the job its predecessor left behind', async () => {
+    const cluster = testCluster();
+    const { sim, clock } = await manualSim({ apps: 8, seed: 3 });
+    cleanups.push(() => sim.close());
+    const database = cluster.createDatabase();
+    cleanups.push(() => cluster.dropDatabase(database));
+    const url = cluster.url(database);
+    const [portA, portB] = [await freePort(), await freePort()];
+    const configA = replicaConfig(sim.baseUrl, sim.adminToken, url, portA);
+    const configB = replicaConfig(sim.baseUrl, sim.adminToken, url, portB);
+    const logA = captureLogger('debug');
+    const logB = captureLogger('debug');
+    const a = Watchdog.open({ config: configA, clock, logger: logA.logger, lease: 'run' });
+    const b = Watchdog.open({ config: configB, clock, logger: logB.logger, lease: 'run' });
+    cleanups.push(() => a.stop(1_000).then(() => undefined));
+    cleanups.push(() => b.stop(1_000).then(() => undefined));
+
+    await a.start();
+    await vi.waitFor(() => expect(logA.text()).toContain('became leader (epoch 1)'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(cycles(logA).sort()).toEqual(['runs', 'servers']), { timeout: 10_000 });
+    await b.start();
+    await vi.waitFor(() => expect(logB.lines().some((l) => l.msg === 'following' && l.epoch === 1)).toBe(true), {
+      timeout: 10_000,
+    });
+
+    const readyA = await get(portA, '/readyz');
+    expect(readyA.status).toBe(200);
+    expect(JSON.parse(readyA.body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 1 });
+    const readyB = await get(portB, '/readyz');
+    expect(readyB.status).toBe(200);
+    const bodyB = JSON.parse(readyB.body) as { role: string; epoch: number; checks: { check: string }[] };
+    expect(bodyB).toMatchObject({ status: 'ready', role: 'follower', epoch: 1 });
+    // A follower runs no job: it answers for the lease and the state it serves the console from.
+    expect(bodyB.checks.map((c) => c.check)).toEqual(['leader', 'state']);
+    expect((await get(portB, '/healthz')).status).toBe(200);
+    expect((await get(portA, '/metrics')).body).toMatch(/^deploy_watchdog_leader 1$/m);
+    expect((await get(portB, '/metrics')).body).toMatch(/^deploy_watchdog_leader 0$/m);
+
+    // Reloads keep the roles: the leader runs its first cycles again, the follower none.
+    await b.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portB));
+    await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA));
+    await vi.waitFor(() => expect(cycles(logA)).toHaveLength(4), { timeout: 10_000 });
+    expect(JSON.parse((await get(portB, '/readyz')).body)).toMatchObject({ role: 'follower', epoch: 1 });
+    expect(JSON.parse((await get(portA, '/readyz')).body)).toMatchObject({ role: 'leader', epoch: 1 });
+    expect(cycles(logB)).toEqual([]);
+
+    // The servers job's last slot is long past (as if its predecessor had missed it); runs' is recent.
+    a.store.transaction(() => a.store.setMeta('job_slot:servers', String(Date.now() - 2 * YEAR)));
+    await a.stop(2_000);
+    expect(logA.text()).toMatch(/"msg":"stepped down: stopping"/);
+    await vi.waitFor(() => expect(logB.text()).toContain('became leader (epoch 2)'), { timeout: 5_000 });
+    await vi.waitFor(() => expect(cycles(logB)).toEqual(['servers']), { timeout: 10_000 });
+    expect(logB.lines().find((l) => typeof l.msg === 'string' && l.msg.startsWith('taking over'))).toMatchObject({
+      jobs: ['servers'],
+    });
+    expect(JSON.parse((await get(portB, '/readyz')).body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 2 });
+    expect((await get(portB, '/metrics')).body).toMatch(/^deploy_watchdog_leader 1$/m);
+    expect(Number(b.store.getMeta('job_slot:servers'))).toBeGreaterThan(Date.now() - 60_000);
+    // Nothing of the handover was a fault (the log channel's alerts are warnings of their own).
+    const faults = [...logA.lines(), ...logB.lines()].filter((l) => (l.level as number) >= 40 && l.stage !== 'channel');
+    expect(faults).toEqual([]);
+    expect(logA.text() + logB.text()).not.toContain(cluster.password);
+  });
+});
