@@ -267,6 +267,10 @@ describe('deploy/kubernetes', () => {
         async () => (await probe(container.readinessProbe.httpGet.path)) === 200,
         () => output,
       );
+      // Alone on its database it leads, and says so where the probe and Prometheus look.
+      const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { role?: string };
+      expect(ready.role).toBe('leader');
+      expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^deploy_watchdog_leader 1$/m);
       stop.abort(new Error('test over'));
       expect((await daemon).code).toBe(0);
       for (const value of Object.values(env)) expect(output).not.toContain(value);
