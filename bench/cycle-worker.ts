@@ -1,6 +1,7 @@
 /**
  * One benchmark size, in a process of its own so peak RSS and CPU time are the watchdog's alone:
- * a Watchdog built from a config against the simulator child, then
+ * a Watchdog built from a config against the simulator child, its state in a SQLite file or in the
+ * PostgreSQL database `$BENCH_DATABASE_URL` names (`--state`), then
  *   1. a first cycle of every job (the alert table fills: what a daemon does at its first start),
  *   2. a steady-state cycle (nothing changed), then the bare-fetch bound of the same requests,
  *   3. `churn(0.01)` in the simulator, a churn cycle, and its bare-fetch bound,
@@ -27,6 +28,7 @@ import { resolveNamespaces } from '../src/collectors/resolve-namespaces.js';
 import type { Snapshot } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { runDetectors } from '../src/detectors/registry.js';
+import { BENCH_STATES, type BenchState } from './lib/bench-states.js';
 import { createCountingDispatcher, type SeenRequest } from './lib/counting-dispatcher.js';
 import { cpuMs, peakRssMb, round, sampleRss, timeSyncMethod } from './lib/measure.js';
 
@@ -43,9 +45,10 @@ export interface CycleFigures {
   requests: number;
   bytes: number;
   cpu_ms: number;
-  /** Time inside the cycles' SQLite transactions (lifecycle, source health, outbox). */
-  sqlite_ms: number;
-  sqlite_cpu_ms: number;
+  /** Time inside the cycles' state transactions (lifecycle, source health, outbox), on SQLite or PostgreSQL. */
+  state_ms: number;
+  /** The process's CPU (every thread: PostgreSQL's connection is a worker thread) inside them. */
+  state_cpu_ms: number;
   /** Highest RSS sampled during the cycle. */
   rss_mb: number;
   events: number;
@@ -55,6 +58,7 @@ export interface CycleFigures {
 /** What the worker prints. */
 export interface WorkerResult {
   apps: number;
+  state: BenchState;
   first: CycleFigures;
   steady: CycleFigures;
   churn: CycleFigures & { changed: Record<string, number> };
@@ -62,9 +66,9 @@ export interface WorkerResult {
   records: number;
   /** CPU of the detectors over one cycle's snapshots (pure; measured apart). */
   detect_cpu_ms: number;
-  /** (detectors + steady-state SQLite CPU) per 1,000 records. */
+  /** (detectors + steady-state state CPU) per 1,000 records. */
   diff_state_cpu_ms_per_1k: number;
-  /** Same with the churn cycle's SQLite CPU. */
+  /** Same with the churn cycle's state CPU. */
   diff_state_cpu_ms_per_1k_churn: number;
   /** RSS after the Watchdog was built, before any cycle. */
   rss_start_mb: number;
@@ -76,7 +80,10 @@ export interface WorkerResult {
   /** After the churn cycle, a full GC: the RSS and V8 heap that are live, not garbage not yet collected. */
   rss_after_gc_mb: number;
   heap_live_mb: number;
+  /** The state's size at the end: the SQLite file (after a checkpoint), or PostgreSQL's tables with their indexes and TOAST. */
   db_bytes: number;
+  /** Rows of the state's largest tables at the end. */
+  rows: { alerts: number; events: number; outbox: number; notification_log: number };
   open_alerts: number;
   /** The old-generation growth the worker set as the daemon does; null: V8's own (or the node options'). */
   heap_growing_percent: number | null;
@@ -93,12 +100,15 @@ const { values } = parseArgs({
     rps: { type: 'string', default: 'off' },
     /** V8's own heap sizing: the growth setting of `bin.ts` is not applied. */
     'v8-defaults': { type: 'boolean', default: false },
+    /** Where the state is: a SQLite file, or the PostgreSQL database `$BENCH_DATABASE_URL` names. */
+    state: { type: 'string', default: 'sqlite' },
   },
 });
 const baseUrl = values['base-url'] ?? fail('--base-url is required');
 const token = values.token ?? fail('--token is required');
 const apps = Number(values.apps ?? fail('--apps is required'));
 const concurrency = Number(values.concurrency);
+const state = BENCH_STATES.find((s) => s === values.state) ?? fail(`--state must be ${BENCH_STATES.join(' or ')}`);
 const pageSize = Number(values['page-size']);
 
 // As `bin.ts` does for the daemon, unless measuring V8's own heap sizing.
@@ -115,7 +125,7 @@ api:
   page_size: ${pageSize}
   concurrency: ${concurrency}
 state:
-  path: ${statePath}
+  ${state === 'sqlite' ? `path: ${statePath}` : 'url: ${BENCH_DATABASE_URL}'}
 jobs:
   jitter: 0s
 notify:
@@ -128,13 +138,13 @@ notify:
 server:
   listen: "off"
 `,
-  { BENCH_TOKEN: token },
+  { BENCH_TOKEN: token, BENCH_DATABASE_URL: process.env.BENCH_DATABASE_URL },
   'bench.yaml',
 );
 
 const counting = createCountingDispatcher();
 const watchdog = Watchdog.open({ config, logger: silentLogger, dispatcher: counting.dispatcher });
-const sqlite = timeSyncMethod(watchdog.store, 'transaction');
+const transactions = timeSyncMethod(watchdog.store, 'transaction');
 const rssStart = round(process.memoryUsage().rss / 1_048_576);
 
 /** Steady cycles, each paired with its bound. */
@@ -152,7 +162,7 @@ async function measureCycle(): Promise<Measured> {
   // An empty request log in the simulator before each measured cycle (see `bound` in cycle-bench.ts).
   await simControl('resetRequests');
   counting.reset();
-  sqlite.reset();
+  transactions.reset();
   const rss = sampleRss(10);
   const c0 = cpuMs();
   const t0 = performance.now();
@@ -167,8 +177,8 @@ async function measureCycle(): Promise<Measured> {
     requests: seen.length,
     bytes: seen.reduce((s, r) => s + r.bytes, 0),
     cpu_ms: round(cpu),
-    sqlite_ms: round(sqlite.wallMs),
-    sqlite_cpu_ms: round(sqlite.cpuMs),
+    state_ms: round(transactions.wallMs),
+    state_cpu_ms: round(transactions.cpuMs),
     rss_mb: round(rss.stop()),
     events: report.events,
     complete: report.complete,
@@ -226,8 +236,8 @@ async function pairedCycles(pairs: number, prepare?: () => Promise<void>): Promi
     ...figures,
     cycle_ms: median(samples.map((x) => x.m.cycle_ms)),
     cpu_ms: median(samples.map((x) => x.m.cpu_ms)),
-    sqlite_ms: median(samples.map((x) => x.m.sqlite_ms)),
-    sqlite_cpu_ms: median(samples.map((x) => x.m.sqlite_cpu_ms)),
+    state_ms: median(samples.map((x) => x.m.state_ms)),
+    state_cpu_ms: median(samples.map((x) => x.m.state_cpu_ms)),
     rss_mb: Math.max(...samples.map((x) => x.m.rss_mb)),
     bare_fetch_ms: round(median(samples.map((x) => x.bare))),
     bare_fetch_serial_ms: round(serial),
@@ -323,6 +333,27 @@ function recordsOf(s: Snapshot): number {
   }
 }
 
+/**
+ * The state's size on disk (see {@link WorkerResult.db_bytes}). SQLite's after a checkpoint: its
+ * WAL grows and shrinks with the cycles (to ~4 MB between SQLite's automatic checkpoints), the
+ * file is what the state takes.
+ */
+function stateBytes(): number {
+  if (state === 'sqlite') {
+    watchdog.store.checkpoint();
+    const wal = `${statePath}-wal`;
+    return fs.statSync(statePath).size + (fs.existsSync(wal) ? fs.statSync(wal).size : 0);
+  }
+  const row = watchdog.store.db
+    .prepare(
+      `SELECT SUM(pg_total_relation_size(c.oid)) AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+    )
+    .get() as { bytes: number };
+  return row.bytes;
+}
+
 function fail(message: string): never {
   process.stderr.write(`cycle-worker: ${message}\n`);
   process.exit(2);
@@ -344,27 +375,35 @@ try {
   (runInNewContext('gc') as () => void)();
   const afterGc = process.memoryUsage();
   const detect = await detectorWork();
-  const perK = (sqliteCpu: number) => round(((detect.cpuMs + sqliteCpu) / detect.records) * 1000, 2);
+  const perK = (stateCpu: number) => round(((detect.cpuMs + stateCpu) / detect.records) * 1000, 2);
   const openAlerts = (
     watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM alerts WHERE status = 'firing'`).get() as { n: number }
   ).n;
+  const count = (table: string) =>
+    (watchdog.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
   const result: WorkerResult = {
     apps,
+    state,
     first,
     steady,
     churn,
     records: detect.records,
     detect_cpu_ms: round(detect.cpuMs),
-    diff_state_cpu_ms_per_1k: perK(steady.sqlite_cpu_ms),
-    diff_state_cpu_ms_per_1k_churn: perK(churn.sqlite_cpu_ms),
+    diff_state_cpu_ms_per_1k: perK(steady.state_cpu_ms),
+    diff_state_cpu_ms_per_1k_churn: perK(churn.state_cpu_ms),
     rss_start_mb: rssStart,
     peak_rss_mb: round(Math.max(peakAfterFirst, steady.rss_mb, churn.rss_mb)),
     peak_rss_first_mb: round(peakAfterFirst),
     heap_used_mb: round(process.memoryUsage().heapUsed / 1_048_576),
     rss_after_gc_mb: round(afterGc.rss / 1_048_576),
     heap_live_mb: round(afterGc.heapUsed / 1_048_576),
-    db_bytes:
-      fs.statSync(statePath).size + (fs.existsSync(`${statePath}-wal`) ? fs.statSync(`${statePath}-wal`).size : 0),
+    db_bytes: stateBytes(),
+    rows: {
+      alerts: count('alerts'),
+      events: count('events'),
+      outbox: count('outbox'),
+      notification_log: count('notification_log'),
+    },
     open_alerts: openAlerts,
     heap_growing_percent: heapGrowingPercent,
   };

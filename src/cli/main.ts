@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   schema: () => import('./schema.js'),
   healthcheck: () => import('./healthcheck.js'),
   'notify-test': () => import('./notify-test.js'),
+  'migrate-state': () => import('./migrate-state.js'),
   demo: () => import('./demo.js'),
 };
 

@@ -1,5 +1,5 @@
 /**
- * Who runs on a state file now: one `run` or one `check` at a time.
+ * Who runs on a state file now: one `run`, one `check` or one `migrate-state` at a time.
  *
  * Two processes working one state file each deliver what the outbox holds, so the same message
  * goes out twice (a `check` started beside the daemon sent it three times in a trial). The one that
@@ -22,7 +22,7 @@ const KEY = 'runner_lease';
 export interface LeaseHolder {
   /** Random, per process: tells a lease of one's own from another's. */
   id: string;
-  command: 'run' | 'check';
+  command: 'run' | 'check' | 'migrate-state';
   pid: number;
   host: string;
   /** When its process started (epoch ms): a pid of this host is the same process only with the same start. */
@@ -30,6 +30,13 @@ export interface LeaseHolder {
   /** Epoch ms it lasts until. */
   until: number;
 }
+
+/** Why the lease of a `run` or `check` keeps out what `wanted` would do, and what to do instead. */
+const HELD_BECAUSE: Record<LeaseHolder['command'], string> = {
+  check: 'a check now would send what it sends twice. See what it found with `alerts`, or stop it first',
+  run: 'a second daemon would send every message twice. Stop it first, or give this one its own state.path',
+  'migrate-state': `a copy now would leave out what it writes from now on. Stop it first (one killed on another host leaves the file after ${LEASE_TTL_MS / 1000} s)`,
+};
 
 /** Another process holds the state file. */
 export class LeaseHeldError extends Error {
@@ -40,9 +47,9 @@ export class LeaseHeldError extends Error {
   ) {
     super(
       `deploy-watchdog ${holder.command} (pid ${holder.pid} on ${holder.host}) is working on this state file; ` +
-        (wanted === 'check'
-          ? 'a check now would send what it sends twice. See what it found with `alerts`, or stop it first'
-          : 'a second daemon would send every message twice. Stop it first, or give this one its own state.path'),
+        (holder.command === 'migrate-state'
+          ? 'it is copying the state to PostgreSQL. Wait until it is done, then start the daemon on state.url'
+          : HELD_BECAUSE[wanted]),
     );
   }
 }

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { dockerfileEnv, dockerfileInstruction } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/free-port.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -203,30 +204,6 @@ function readmeMinimalConfig(): string {
   const m = /The smallest useful one:\n\n( *)```yaml\n([\s\S]*?)\n\1```/.exec(readme);
   if (!m) throw new Error("README.md has no block after 'The smallest useful one:'");
   return `${m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), '')}\n`;
-}
-
-/**
- * The JSON arguments of the Dockerfile's instruction `name` (its last, as Docker takes it): the
- * command of ENTRYPOINT or CMD, the command after HEALTHCHECK's options.
- */
-function dockerfileInstruction(name: 'ENTRYPOINT' | 'CMD' | 'HEALTHCHECK'): string[] {
-  const text = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const lines = text.split('\n').filter((l) => l.startsWith(`${name} `));
-  const json = name === 'HEALTHCHECK' ? lines.at(-1)!.replace(/^.* CMD /, '') : lines.at(-1)!.slice(name.length);
-  return JSON.parse(json) as string[];
-}
-
-/** The runtime stage's `ENV name=value …` lines together (no quoting: what this Dockerfile uses). */
-function dockerfileEnv(): Record<string, string> {
-  const text = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  const runtime = text.slice(text.lastIndexOf('\nFROM '));
-  return Object.fromEntries(
-    runtime
-      .split('\n')
-      .filter((l) => l.startsWith('ENV '))
-      .flatMap((l) => l.slice('ENV '.length).trim().split(/\s+/))
-      .map((pair) => pair.split('=', 2) as [string, string]),
-  );
 }
 
 async function waitFor(probe: () => boolean, timeoutMs: number): Promise<void> {

@@ -56,6 +56,8 @@ export interface PostgresCluster {
 export interface ClusterOptions {
   /** Serve TLS with a self-signed certificate for 127.0.0.1 (its file: {@link PostgresCluster.certificate}). */
   tls?: boolean;
+  /** Durable as a production server (fsync and full-page writes on): for the benchmark, which measures commits. */
+  durable?: boolean;
 }
 
 /** Starts a new cluster (see the file's comment); throws when PostgreSQL is not installed. */
@@ -93,8 +95,7 @@ export function startPostgres(options: ClusterOptions = {}): PostgresCluster {
     [
       "listen_addresses = '127.0.0.1'",
       `unix_socket_directories = '${dir}'`,
-      'fsync = off',
-      'full_page_writes = off',
+      ...(options.durable ? [] : ['fsync = off', 'full_page_writes = off']),
       'max_connections = 100',
       ...(options.tls ? tlsSettings(dir, asRoot) : []),
       '',

@@ -55,6 +55,25 @@ describe.each(STATE_BACKENDS)('runner lease on $name', (backend) => {
   });
 
   it.each([
+    ['run', 'check', /is working on this state file; a check now would send what it sends twice/],
+    ['check', 'run', /is working on this state file; a second daemon would send every message twice/],
+    [
+      'run',
+      'migrate-state',
+      /is working on this state file; a copy now would leave out what it writes from now on\. Stop it first \(one killed on another host leaves the file after 30 s\)$/,
+    ],
+    [
+      'migrate-state',
+      'run',
+      /^deploy-watchdog migrate-state \(pid \d+ on .+\) is working on this state file; it is copying the state to PostgreSQL\. Wait until it is done, then start the daemon on state\.url$/,
+    ],
+  ] as const)('tells a %s holder from what %s would do, and what to do instead', (holder, wanted, message) => {
+    const first = claimLease(open(), holder);
+    expect(() => claimLease(open(), wanted)).toThrow(message);
+    first.release();
+  });
+
+  it.each([
     ['expired', { until: Date.now() - 1 }],
     ['left by a process of this host that is no longer alive', { host: os.hostname(), pid: 2 ** 22 + 12_345 }],
     ['left by an earlier run with this very pid (a container restarted)', { host: os.hostname(), pid: process.pid }],
