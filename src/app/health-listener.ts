@@ -1,13 +1,14 @@
 /**
  * The health listener as the configuration wants it: started, moved or stopped to match
- * `server.listen`, and kept across reloads that leave it alone. The web console rides on it; it
- * reads the config in force at each request, so a reload that changes `server.console` needs no
- * restart of the listener.
+ * `server.listen`, and kept across reloads that leave it alone. The web console rides on it, and
+ * Slack's posts of button clicks (`/slack/interactions`); both read the config in force at each
+ * request, so a reload that changes them needs no restart of the listener.
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
 import { consoleStanding } from '../console/console-config.js';
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
+import type { InteractionsRequestHandler } from '../interactions/slack-http-receiver.js';
 import { startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
 import type { Metrics } from '../server/metrics.js';
 
@@ -17,7 +18,16 @@ export class HealthListener {
   #listen: string | null = null;
   readonly #console: ConsoleRequestHandler;
 
-  constructor(private readonly deps: { metrics: Metrics; logger: Logger; source: HealthSource; console: ConsoleDeps }) {
+  constructor(
+    private readonly deps: {
+      metrics: Metrics;
+      logger: Logger;
+      source: HealthSource;
+      console: ConsoleDeps;
+      /** The handler of Slack's posts to `/slack/interactions` in the config in force; undefined: none takes them. */
+      interactions?: () => InteractionsRequestHandler | undefined;
+    },
+  ) {
     this.#console = createConsoleHandler(deps.console);
   }
 
@@ -44,6 +54,12 @@ export class HealthListener {
       logger: this.deps.logger.child({ stage: 'health' }),
       source: this.deps.source,
       console: this.#console,
+      interactions: (req, res) => {
+        const handler = this.deps.interactions?.();
+        if (!handler) return false;
+        handler(req, res);
+        return true;
+      },
     });
   }
 

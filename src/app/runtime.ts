@@ -1,6 +1,6 @@
 /**
  * The parts of the daemon built from one configuration: the API client, the channels, the
- * notifier, remediation, the scheduler, and what a job cycle needs (`CycleDeps`). Built whole or
+ * notifier, remediation, the Slack app's buttons, the scheduler, and what a job cycle needs (`CycleDeps`). Built whole or
  * not at all, started by the watchdog, and rebuilt from scratch on reload; the state file, the
  * alert store and the health listener outlive it.
  */
@@ -24,6 +24,7 @@ import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import { messageLinks } from '../notify/message-links.js';
 import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
+import { createSlackInteractions, type SlackInteractions } from '../interactions/slack-interactions.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { ContextReader } from '../context/context-reader.js';
 import { alertContextSource } from '../context/context-source.js';
@@ -44,6 +45,8 @@ export interface Runtime {
   notifier: Notifier;
   scheduler: Scheduler;
   remediation: Remediator | undefined;
+  /** The Slack app's buttons: their receivers and what they do; undefined when no channel takes clicks. */
+  interactions: SlackInteractions | undefined;
   /** Reads new alerts' context after their cycle (`notify.context`); undefined when it is off. */
   context: ContextReader | undefined;
   deps: CycleDeps;
@@ -101,12 +104,16 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     ...(base.apiRetry ? { retry: base.apiRetry } : {}),
   });
   let channels: Map<string, Channel> | undefined;
+  // Built after the channels (it needs the notifier): a living message asks it through this.
+  let remediation: Remediator | undefined;
   try {
     channels = buildChannels(config.notify.channels, {
       logger: logger.child({ stage: 'channel' }),
       clock,
       commandConfigFile: base.commandConfigFile,
       links: messageLinks(config),
+      consoleUrl: config.server.console.public_url,
+      remedyOf: (fingerprint) => remediation?.offer(fingerprint),
       store: base.store,
       maxItemsPerMessage: config.notify.max_items_per_message,
     });
@@ -137,7 +144,16 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       : undefined;
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
-    const remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
+    remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
+    const interactions = createSlackInteractions({
+      configs: config.notify.channels,
+      channels,
+      store: base.store,
+      remediation,
+      wake: () => notifier.wake(),
+      clock,
+      logger,
+    });
     const deps: CycleDeps = {
       config,
       client,
@@ -176,7 +192,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       run: base.runScheduled,
       logger,
     });
-    return { config, client, channels, notifier, scheduler, remediation, context, deps, jobs };
+    return { config, client, channels, notifier, scheduler, remediation, interactions, context, deps, jobs };
   } catch (err) {
     void client.close();
     if (channels) void closeChannels(channels.values());
@@ -184,8 +200,12 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
   }
 }
 
-/** Closes what a runtime holds open: the API client's connections and the channels. */
+/**
+ * Closes what a runtime holds open: the Slack interactions' connections (after the clicks being
+ * handled), the API client's connections and the channels.
+ */
 export async function closeRuntime(rt: Runtime): Promise<void> {
+  await rt.interactions?.stop().catch(() => undefined);
   await rt.client.close().catch(() => undefined);
   await closeChannels(rt.channels.values());
 }

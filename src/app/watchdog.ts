@@ -5,8 +5,8 @@
  * (`job-cycle.ts`) and its stop signal (`cycle-signal.ts`), readiness (`readiness.ts`), the health
  * listener (`health-listener.ts`), and what a new config stopped looking at (`retired-by-config.ts`).
  *
- *   start()     whoami, the health listener, the delivery loop, the context reader, the scheduler, a first
- *               cycle of every job
+ *   start()     whoami, the health listener, the delivery loop, the context reader, the Slack app's
+ *               buttons, the scheduler, a first cycle of every job
  *   runOnce()   one cycle of every enabled job (or the named ones), one after another, for `check` and tests
  *   reload()    a new runtime from a new config; the store and the health listener stay
  *   stop()      finish the cycle in progress within a deadline, leave a context read under way for the
@@ -148,6 +148,7 @@ export class Watchdog {
         readiness: () => this.#readiness(),
         wake: () => this.#runtime.notifier.wake(),
       },
+      interactions: () => this.#runtime.interactions?.http,
     });
     this.#runtime = this.#build(options.config);
   }
@@ -505,6 +506,8 @@ export class Watchdog {
         await cycles;
       }
       const left = () => Math.max(0, deadlineMs - (this.#clock.now() - startedAt));
+      // No more clicks taken; those being handled finish (they write the state).
+      await rt.interactions?.stop();
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
       if (this.#leads()) flush = await this.#flush(rt, left());
@@ -617,6 +620,7 @@ export class Watchdog {
   /** Starts a runtime's work; `takeover`: a new leader's, whose first cycles are only the jobs its predecessor left behind. */
   #startRuntime(rt: Runtime, takeover = false): void {
     rt.notifier.start();
+    rt.interactions?.start();
     rt.context?.start();
     rt.remediation?.start();
     rt.scheduler.start();

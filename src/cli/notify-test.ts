@@ -52,7 +52,11 @@ const notifyTest = defineCommand({
       );
       return EXIT.usage;
     }
-    const channels = buildChannels(configs, { logger: silentLogger, clock: systemClock });
+    const channels = buildChannels(configs, {
+      logger: silentLogger,
+      clock: systemClock,
+      consoleUrl: config.server.console.public_url,
+    });
     const notice: NoticeNotification = {
       type: 'notice',
       topic: 'test',

@@ -14,7 +14,8 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /**
  * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
  * windows, policies), routes and the digest name existing channels and mute windows, and
- * remediation that is on has something to do. It reads the raw (substituted) document, skipping
+ * remediation that is on has something to do, and a Slack app receiving its clicks over HTTP has a
+ * listener to receive them on. It reads the raw (substituted) document, skipping
  * what is malformed, so its problems are reported together with the schema's.
  *
  * `remediation.enabled: true` with no policy is refused: it can only be a mistake (the operator
@@ -64,6 +65,19 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
       });
     }
   });
+
+  // Slack posts the clicks to server.listen: with the listener off nothing would ever receive them.
+  if (get(get(raw, 'server'), 'listen') === 'off') {
+    list(get(notify, 'channels')).forEach((channel, c) => {
+      if (get(get(channel, 'interactions'), 'mode') === 'http') {
+        problems.push({
+          path: ['notify', 'channels', c, 'interactions', 'mode'],
+          message:
+            'is http, but server.listen is off: Slack posts the clicks to /slack/interactions there; set server.listen, or use mode: socket',
+        });
+      }
+    });
+  }
 
   const remediation = get(raw, 'remediation');
   const policies = list(get(remediation, 'policies'));

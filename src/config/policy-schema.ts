@@ -41,6 +41,12 @@ const policyCommon = {
   match_re: perLabel(regexSchema).default({}),
   dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
   max_attempts: z.number().int().min(1).max(10).default(1),
+  automatic: z
+    .boolean()
+    .default(true)
+    .describe(
+      "false: the policy never acts by itself, only when a person asks (the Slack app's Retry now button); max_attempts, backoff, dry_run and the hourly limit hold all the same.",
+    ),
 };
 
 /**

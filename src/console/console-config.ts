@@ -57,6 +57,12 @@ export const consoleConfigSchema = z
       })
       .optional()
       .describe('Required when server.listen is not a loopback address.'),
+    public_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .optional()
+      .describe(
+        "The address people reach the console at (its reverse proxy, say): the Slack app's Open in console buttons link there, and it is the webhook channel's externalURL unless the channel sets one. Absent: no such links.",
+      ),
     max_silence: durationSchema
       .refine((ms) => ms >= 60_000, 'must be at least 1m')
       .prefault('7d')

@@ -11,9 +11,11 @@ import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { ActionTarget } from './actions/action.js';
 import { idempotencyKey } from './idempotency-key.js';
+import type { RemediationAction } from './actions/action.js';
 import {
   decidePolicy,
   policyTarget,
+  requestablePolicy,
   type CompiledPolicy,
   type RemediationSettings,
   type SkipReason,
@@ -37,6 +39,33 @@ export interface CycleReport {
   /** Suspension alert events written (and queued) this cycle. */
   events: number;
 }
+
+/** What a person's request for a remediation came to ({@link CyclePlanner.onRequest}), named. */
+export type RequestOutcome =
+  /** One attempt planned under `key`: the send loop sends it. */
+  | {
+      outcome: 'planned';
+      policy: string;
+      action: RemediationAction;
+      key: string;
+      attempt: number;
+      maxAttempts: number;
+    }
+  /** The policy is in dry run: nothing will be sent; `key` is the one it would send. */
+  | { outcome: 'dry_run'; policy: string; action: RemediationAction; key: string }
+  /**
+   * The policy does not act now, and why: an attempt under way, attempts used up, the backoff (until
+   * `nextAllowedAt`), a suspension, remediation off, … Nothing was planned.
+   */
+  | {
+      outcome: 'skipped';
+      policy: string;
+      action: RemediationAction;
+      reason: SkipReason;
+      nextAllowedAt: number | null;
+    }
+  /** No policy covers the alert (any more): nothing to ask for. */
+  | { outcome: 'not_covered' };
 
 /** What the planner works with. */
 export interface PlannerParts {
@@ -97,21 +126,14 @@ export class CyclePlanner {
           if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(on, { reason: decision.reason });
           continue;
         }
-        const keyOf = (number: number) =>
-          idempotencyKey({
-            installation: this.#installation,
-            number,
-            policy: policy.config.name,
-            ...target,
-            attempt: decision.attempt,
-          });
         const body = policy.action.body(policy.config);
         if (decision.kind === 'dry_run') {
           // The key it would send if it acted now; the number is not taken.
-          if (this.#recordSkip(on, { reason: 'dry_run', key: keyOf(rs.peekKeyNumber()), body })) report.dryRun += 1;
+          const key = this.#keyOf(on, decision.attempt, rs.peekKeyNumber());
+          if (this.#recordSkip(on, { reason: 'dry_run', key, body })) report.dryRun += 1;
           continue;
         }
-        this.#plan(on, decision.attempt, keyOf(rs.takeKeyNumber()), body);
+        this.#plan(on, decision.attempt, this.#keyOf(on, decision.attempt, rs.takeKeyNumber()), body);
         actionsLastHour += 1;
         report.planned += 1;
       }
@@ -120,8 +142,62 @@ export class CyclePlanner {
     return report;
   }
 
+  /**
+   * A person asks for the action of the first policy that covers a firing alert, now (the Slack
+   * app's Retry now): decided as a cycle decides (suspensions, attempts, backoff, dry run, the
+   * hourly limit; `automatic: false` is no bar), and carried out the same way: acting plans one
+   * attempt with its key and body, to be sent by the same loop; a dry run records the key it would
+   * send. Every answer is written to the audit with who asked, even a repeated one (each is a
+   * person's click). Call INSIDE a transaction.
+   */
+  onRequest(alert: AlertRow, asker: string, now: number): RequestOutcome {
+    const { rs, settings, audit } = this.p;
+    const covering = requestablePolicy(this.p.policies, settings.enabled, alert);
+    if (!covering) return { outcome: 'not_covered' };
+    const { policy, target } = covering;
+    const life = alert.firedAt ?? alert.firstSeenAt;
+    const history = rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+    const suspension = suspensionCovering(rs.suspensions(), policy.config.name, environmentOf(alert.labels));
+    const decision = decidePolicy(policy, alert, history, {
+      enabled: settings.enabled,
+      suspended: suspension?.scope.kind ?? null,
+      actionsLastHour: rs.actionsSince(now - HOUR_MS),
+      maxActionsPerHour: settings.max_actions_per_hour,
+      now,
+      requested: true,
+    });
+    const on = { policy, alert, target, life, now };
+    const named = { policy: policy.config.name, action: policy.action };
+    if (decision.kind === 'skip') {
+      audit.skipped(policy, alert, target, now, decision.reason, asker);
+      audit.count(policy.config.name, policy.action.name, 'skipped');
+      return { outcome: 'skipped', ...named, reason: decision.reason, nextAllowedAt: history.nextAllowedAt };
+    }
+    const body = policy.action.body(policy.config);
+    if (decision.kind === 'dry_run') {
+      const key = this.#keyOf(on, decision.attempt, rs.peekKeyNumber());
+      audit.dryRun(policy, alert, target, now, { key, body }, asker);
+      audit.count(policy.config.name, policy.action.name, 'dry_run');
+      return { outcome: 'dry_run', ...named, key };
+    }
+    const key = this.#keyOf(on, decision.attempt, rs.takeKeyNumber());
+    this.#plan(on, decision.attempt, key, body, asker);
+    return { outcome: 'planned', ...named, key, attempt: decision.attempt, maxAttempts: policy.config.max_attempts };
+  }
+
+  /** The key of an attempt on a decided record, with a key number (taken, or only peeked at by a dry run). */
+  #keyOf(on: Decided, attempt: number, number: number): string {
+    return idempotencyKey({
+      installation: this.#installation,
+      number,
+      policy: on.policy.config.name,
+      ...on.target,
+      attempt,
+    });
+  }
+
   /** Records the attempt (its key and body) and its audit row. */
-  #plan(on: Decided, attempt: number, key: string, body: Record<string, unknown>): void {
+  #plan(on: Decided, attempt: number, key: string, body: Record<string, unknown>, asker?: string): void {
     const { policy, alert, target, life, now } = on;
     const name = policy.config.name;
     this.p.rs.insertAttempt({
@@ -141,11 +217,18 @@ export class CyclePlanner {
       plannedAt: now,
     });
     this.p.rs.clearLastSkip(name, target.recordType, target.recordId);
-    this.p.audit.acted(policy, alert, target, now, { attempt, key, body });
+    this.p.audit.acted(policy, alert, target, now, { attempt, key, body }, asker);
     this.p.audit.count(name, policy.action.name, 'acted');
     this.p.log.info(
-      { policy: name, action: policy.action.name, record: `${target.recordType}#${target.recordId}`, key, attempt },
-      'remediation planned',
+      {
+        policy: name,
+        action: policy.action.name,
+        record: `${target.recordType}#${target.recordId}`,
+        key,
+        attempt,
+        ...(asker === undefined ? {} : { asker }),
+      },
+      asker === undefined ? 'remediation planned' : 'remediation planned on request',
     );
   }
 

@@ -34,6 +34,8 @@ export type SkipReason =
   | 'environment_paused'
   /** The alert is about production and the policy does not name production explicitly. */
   | 'production_not_named'
+  /** The policy acts only when a person asks (`automatic: false`), and nobody has. */
+  | 'not_automatic'
   /** The service said this record cannot be changed this way (not_retryable, not_found), this alert life. */
   | 'stopped'
   /** An attempt on this record is being sent or followed. */
@@ -73,6 +75,8 @@ export interface DecisionContext {
   actionsLastHour: number;
   maxActionsPerHour: number;
   now: number;
+  /** A person asked for the action now (the Slack app's Retry now): a policy with `automatic: false` may act. */
+  requested?: boolean;
 }
 
 /** A policy that cannot be used; the message names it. */
@@ -108,6 +112,26 @@ export function policyTarget(policy: CompiledPolicy, alert: AlertRow): ActionTar
   return policy.matches(labels) ? target : null;
 }
 
+/**
+ * The first policy (in config order) a person may ask to act on this alert: remediation is on, the
+ * policy covers the alert (`policyTarget`), and production is named where the alert is production.
+ * Whether it acts when asked is still {@link decidePolicy}'s (attempts, backoff, dry run, …).
+ */
+export function requestablePolicy(
+  policies: readonly CompiledPolicy[],
+  enabled: boolean,
+  alert: AlertRow,
+): { policy: CompiledPolicy; target: ActionTarget } | undefined {
+  if (!enabled) return undefined;
+  for (const policy of policies) {
+    const target = policyTarget(policy, alert);
+    if (!target) continue;
+    if (alert.labels.environment_type === 'production' && !policy.namesProduction) continue;
+    return { policy, target };
+  }
+  return undefined;
+}
+
 /** Decides one covered alert. Checks run in a fixed order, so the reason named is the first that holds. */
 export function decidePolicy(
   policy: CompiledPolicy,
@@ -122,6 +146,7 @@ export function decidePolicy(
   // The guard is on the alert's labels, not on the matchers: a catch-all policy, or a regex that
   // happens to match "production", never reaches production.
   if (alert.labels.environment_type === 'production' && !policy.namesProduction) return skip('production_not_named');
+  if (!policy.config.automatic && !ctx.requested) return skip('not_automatic');
   if (history.stopped) return skip('stopped');
   if (history.inFlight) return skip('attempt_in_progress');
   if (history.counted >= policy.config.max_attempts) return skip('max_attempts_reached');

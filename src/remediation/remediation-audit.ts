@@ -24,40 +24,57 @@ export class RemediationAudit {
     private readonly metrics: Metrics | undefined,
   ) {}
 
-  /** A policy acted on an alert's record: the attempt planned under `key`, before any request. */
+  /**
+   * A policy acted on an alert's record: the attempt planned under `key`, before any request. `asker`:
+   * the person who asked for it (`slack:alice (U0123)`), when one did.
+   */
   acted(
     policy: CompiledPolicy,
     alert: AlertRow,
     target: ActionTarget,
     now: number,
     planned: { attempt: number; key: string; body: Record<string, unknown> },
+    asker?: string,
   ): void {
     this.#decision(policy, alert, target, now, {
       decision: 'acted',
       reason: `attempt ${planned.attempt} of ${policy.config.max_attempts}`,
       key: planned.key,
-      detail: `${JSON.stringify(planned.body)}; alert: ${alert.summary}`,
+      detail: `${askedBy(asker)}${JSON.stringify(planned.body)}; alert: ${alert.summary}`,
     });
   }
 
-  /** A policy did not act on an alert's record, and why. */
-  skipped(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number, reason: SkipReason): void {
-    this.#decision(policy, alert, target, now, { decision: 'skipped', reason, key: null, detail: alert.summary });
+  /** A policy did not act on an alert's record, and why (and who asked, when one did). */
+  skipped(
+    policy: CompiledPolicy,
+    alert: AlertRow,
+    target: ActionTarget,
+    now: number,
+    reason: SkipReason,
+    asker?: string,
+  ): void {
+    this.#decision(policy, alert, target, now, {
+      decision: 'skipped',
+      reason,
+      key: null,
+      detail: `${askedBy(asker)}${alert.summary}`,
+    });
   }
 
-  /** A policy in dry run would have acted: the key and body it would send. */
+  /** A policy in dry run would have acted: the key and body it would send (and who asked, when one did). */
   dryRun(
     policy: CompiledPolicy,
     alert: AlertRow,
     target: ActionTarget,
     now: number,
     would: { key: string; body: Record<string, unknown> },
+    asker?: string,
   ): void {
     this.#decision(policy, alert, target, now, {
       decision: 'dry_run',
       reason: 'dry_run',
       key: would.key,
-      detail: `would send ${policy.action.name} on ${target.recordType} #${target.recordId} with ${JSON.stringify(would.body)}`,
+      detail: `${askedBy(asker)}would send ${policy.action.name} on ${target.recordType} #${target.recordId} with ${JSON.stringify(would.body)}`,
     });
   }
 
@@ -137,6 +154,11 @@ export class RemediationAudit {
       ...row,
     });
   }
+}
+
+/** The head of a row's detail naming who asked for the decision, if a person did. */
+function askedBy(asker: string | undefined): string {
+  return asker === undefined ? '' : `asked by ${asker}; `;
 }
 
 /** The part of an attempt's row that says whose it is: its policy, record and key. */

@@ -36,15 +36,23 @@ import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { Store } from '../state/store.js';
-import { CyclePlanner, type CycleReport } from './cycle-planner.js';
-import { compilePolicies } from './policy.js';
+import { CyclePlanner, type CycleReport, type RequestOutcome } from './cycle-planner.js';
+import { compilePolicies, requestablePolicy, type CompiledPolicy } from './policy.js';
 import { RemediationAudit } from './remediation-audit.js';
 import { RemediationStore } from './remediation-store.js';
 import { SendAndFollow, type PassReport } from './send-and-follow.js';
 import { scopeText } from './suspension.js';
 import { commitSuspensionAlerts } from './suspension-alerts.js';
 
-export type { CycleReport } from './cycle-planner.js';
+export type { CycleReport, RequestOutcome } from './cycle-planner.js';
+
+/** What a person's request for a remediation came to ({@link Remediator.request}), named. */
+export type RemediationRequest =
+  | RequestOutcome
+  /** Resolved (a stale click), or pending: nothing to act on, nothing changed. */
+  | { outcome: 'not_firing'; alert: AlertRow }
+  /** No alert has that fingerprint (any more). */
+  | { outcome: 'not_found' };
 export type { PassReport } from './send-and-follow.js';
 
 /** The parts of the notification pipeline remediation uses. */
@@ -65,6 +73,9 @@ export interface RemediationParts {
 /** The remediation stage of one running configuration: a stage of `commitFindings`, and a loop. */
 export class Remediator implements CycleStage {
   readonly #store: Store;
+  readonly #alerts: AlertStore;
+  readonly #policies: readonly CompiledPolicy[];
+  readonly #enabled: boolean;
   readonly #rs: RemediationStore;
   readonly #audit: RemediationAudit;
   readonly #log: Logger;
@@ -113,6 +124,9 @@ export class Remediator implements CycleStage {
       merge: (a, b) => ({ sent: a.sent + b.sent, polled: a.polled + b.polled, finished: a.finished + b.finished }),
     });
     this.#store = store;
+    this.#alerts = alerts;
+    this.#policies = policies;
+    this.#enabled = settings.enabled;
     this.#rs = rs;
     this.#audit = audit;
     this.#log = log;
@@ -148,6 +162,34 @@ export class Remediator implements CycleStage {
    */
   executePending(signal?: AbortSignal): Promise<PassReport> {
     return this.#loop.runNow(signal);
+  }
+
+  /**
+   * What a person could ask for on an alert now, as a button says it ("Retry now"): the action of
+   * the first policy that covers it (`requestablePolicy`); undefined when none does, or the alert
+   * is not firing. Whether it acts when asked is decided then ({@link request}).
+   */
+  offer(fingerprint: string): string | undefined {
+    const alert = this.#alerts.get(fingerprint);
+    return alert ? requestablePolicy(this.#policies, this.#enabled, alert)?.policy.action.words.request : undefined;
+  }
+
+  /**
+   * A person asks for the action of the policy covering an alert now (the Slack app's Retry now):
+   * decided and recorded in one transaction of its own, as a cycle decides (`CyclePlanner.onRequest`),
+   * with `asker` (`slack:alice (U0123)`) in the audit; an attempt planned is sent at once by the
+   * loop, with its stored key. A second request while it is under way, or after the attempts are
+   * used up, plans nothing and says why.
+   */
+  request(fingerprint: string, asker: string, now: number): RemediationRequest {
+    const result = this.#store.transaction((): RemediationRequest => {
+      const alert = this.#alerts.get(fingerprint);
+      if (!alert) return { outcome: 'not_found' };
+      if (alert.status !== 'firing') return { outcome: 'not_firing', alert };
+      return this.#planner.onRequest(alert, asker, now);
+    });
+    if (result.outcome === 'planned') this.#loop.wake();
+    return result;
   }
 
   /** Lifts suspensions (see the file comment) and starts the send-and-follow loop. */

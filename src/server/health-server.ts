@@ -1,11 +1,14 @@
 /**
  * The daemon's one small HTTP listener: `/healthz` (alive), `/readyz` (doing its job) and
  * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
- * Every other path is the web console's, when one is given (`src/console/console-handler.ts`).
+ * `/slack/interactions` takes Slack's posts of button clicks, when a Slack app channel wants them
+ * over HTTP (`src/interactions/slack-http-receiver.ts`). Every other path is the web console's,
+ * when one is given (`src/console/console-handler.ts`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConsoleRequestHandler } from '../console/console-handler.js';
+import { INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -56,10 +59,21 @@ export async function startHealthServer(options: {
   logger: Logger;
   /** The web console, answering every other path (it declines when the config switches it off). */
   console?: ConsoleRequestHandler | undefined;
+  /**
+   * Slack's posts of button clicks at {@link INTERACTIONS_PATH}; true when it answered, false when
+   * no channel takes them (then the path is not found).
+   */
+  interactions?: ConsoleRequestHandler | undefined;
 }): Promise<HealthServer> {
   const { source, metrics, logger } = options;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === INTERACTIONS_PATH) {
+      if (!options.interactions?.(req, res)) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+      }
+      return;
+    }
     if (!HEALTH_PATHS.includes(path) && options.console?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();

@@ -24,7 +24,7 @@
  */
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LeaseHolder } from './runner-lease.js';
 import type { SqlDatabase } from './sql-database.js';
 import type { PostgresTarget } from './store.js';
@@ -219,7 +219,9 @@ export class LeaderLease {
   async #connected(): Promise<pg.Client> {
     if (this.#client) return this.#client;
     const { target, timeoutMs } = this.#o;
-    const client = new pg.Client({
+    // Loaded here, not at start: a daemon on SQLite never leads by lease, and pg costs ~1 MB of heap.
+    const { default: postgres } = await import('pg');
+    const client = new postgres.Client({
       connectionString: target.tls ? withoutSslParameters(target.url.reveal()) : target.url.reveal(),
       ...(target.tls ? { ssl: target.tls } : {}),
       connectionTimeoutMillis: Math.min(target.connectTimeoutMs, timeoutMs),

@@ -59,6 +59,12 @@ const PRUNE_RULES: readonly PruneRule[] = [
       "since (their alerts ended without a resolve this channel was sent); the group's next event posts a new one",
   },
   {
+    table: 'slack_interactions',
+    columns: ['at'],
+    where: 'at < @cutoff',
+    why: 'the audit of clicks on Slack buttons; what they did is also where it was done (events, silences, remediation audit)',
+  },
+  {
     table: 'events',
     columns: ['at'],
     where: 'at < @cutoff',

@@ -64,6 +64,25 @@ describe('validate without the secrets', () => {
     ]);
   });
 
+  it.each([
+    ['socket', 'app_token: "${SLACK_APP_TOKEN}"', 'SLACK_APP_TOKEN'],
+    ['http', 'signing_secret: "${SLACK_SIG}"', 'SLACK_SIG'],
+  ])("checks a Slack app's interactions over %s with a stand-in for its unset secret", async (mode, secret, name) => {
+    const file = writeConfig(dir, [
+      'api: { base_url: https://manage.example.com, token: tok-1234 }',
+      'notify:',
+      '  channels:',
+      '    - name: ops-app',
+      '      type: slack_app',
+      '      bot_token: xoxb-not-secret-here',
+      '      channel: C0123ABCD',
+      `      interactions: { mode: ${mode}, ${secret} }`,
+    ]);
+    const { code, stdout, stderr } = await runCli(['validate', '--config', file]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`OK but for 1 variable not set here (${name})`);
+  });
+
   it('still finds every other problem, and does not list a problem for an unset variable', async () => {
     const file = config(['jobs:', '  urls: "60 * * * *"', 'alerts: { send_resolved: maybe }']);
     const { code, stdout, stderr } = await runCli(['validate', '--config', file]);

@@ -28,6 +28,7 @@ const EXTRA = `checks:
   sources: { failure_threshold: ${THRESHOLD} }
   maintenance: { max_duration: 1m }
   attention: { fold_wait: 0s }
+  upgrades: { fold_wait: 0s }
 jobs: { jitter: 0s }`;
 
 type Job = 'runs' | 'urls' | 'backups' | 'attention' | 'maintenance';

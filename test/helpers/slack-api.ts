@@ -1,13 +1,24 @@
 /**
  * A fake of Slack's Web API for tests, over real HTTP on loopback: `auth.test`,
- * `chat.postMessage` (thread replies, `reply_broadcast`, `metadata`), `chat.update` and
- * `conversations.history` (with `include_all_metadata`), taking bodies form-encoded (as
- * @slack/web-api sends them, JSON fields as strings) or as JSON. It keeps the channel's messages as
- * Slack would, answers Slack's error words and rate limits on demand, and records every call
+ * `chat.postMessage` (thread replies, `reply_broadcast`, `metadata`), `chat.update`,
+ * `conversations.history` (with `include_all_metadata`) and `usergroups.users.list`, taking bodies
+ * form-encoded (as @slack/web-api sends them, JSON fields as strings) or as JSON. It keeps the
+ * channel's messages as Slack would (refusing blocks Slack would refuse: buttons, menus and their
+ * limits included), answers Slack's error words and rate limits on demand, and records every call
  * (never the token: only whether it was the right one).
+ *
+ * And Slack's side of the buttons: Socket Mode (`apps.connections.open` with the app-level token,
+ * then a WebSocket on loopback speaking Slack's envelope protocol: `hello`, an `interactive`
+ * envelope with its `envelope_id` and a `block_actions` payload, the client's ack by that id,
+ * `disconnect`), the same payload posted over HTTP signed as Slack signs it, and each click's
+ * `response_url`, whose answers it keeps.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { slackRefusal, type SlackLikePayload } from '../../src/demo/peers/webhook-receiver.js';
 
 /** Options of {@link startSlackApi}. */
@@ -18,6 +29,32 @@ export interface SlackApiOptions {
   channels?: readonly string[];
   /** The time a message's `ts` is made of, in ms (default the real time): tests on a ManualClock pass it. */
   now?: () => number;
+  /** The app-level token `apps.connections.open` accepts (Socket Mode); absent: none is. */
+  appToken?: string;
+  /** The members of each user group, by ID (`usergroups.users.list`); any other ID is `no_such_subteam`. */
+  usergroups?: Record<string, string[]>;
+}
+
+/** A click as a test makes it: who, on which message, which button (found by its label). */
+export interface ClickSpec {
+  user: { id: string; username?: string };
+  /** The message clicked (its channel and ts). */
+  message: Pick<SlackApiMessage, 'channel' | 'ts'>;
+  /** What the button hands back (its `value`), or the option chosen in a menu (`viaMenu`). */
+  value: string;
+  viaMenu?: boolean;
+}
+
+/** What the daemon answered at a click's response URL. */
+export interface ClickAnswer {
+  response_type?: string;
+  replace_original?: boolean;
+  text: string;
+}
+
+/** A click made, and what the daemon answered it (resolves when it does). */
+export interface Click {
+  answer: Promise<ClickAnswer>;
 }
 
 /** One call as the fake saw it. */
@@ -84,7 +121,57 @@ export interface SlackApi {
   held(): Promise<void>;
   /** Deletes a message, as someone in Slack may. */
   deleteMessage(ts: string, channel?: string): void;
+  /** Resolves when a Socket Mode connection has been greeted with `hello` (the `n`th, default the first). */
+  connected(n?: number): Promise<void>;
+  /** Socket Mode connections opened so far. */
+  readonly connections: number;
+  /** Slack asks every open Socket Mode connection to go (`disconnect`, as it does every few hours). */
+  disconnectSockets(): void;
+  /** A click sent over Socket Mode; resolves when the daemon acknowledged its envelope. */
+  clickOverSocket(spec: ClickSpec): Promise<Click>;
+  /**
+   * A click posted over HTTP to `url`, signed with `signingSecret` as Slack signs it (at `timestamp`,
+   * in seconds, default now); `tamper` changes the body after signing. Answers the HTTP status.
+   */
+  clickOverHttp(
+    url: string,
+    signingSecret: string,
+    spec: ClickSpec,
+    options?: { timestamp?: number; tamper?: boolean },
+  ): Promise<{ status: number; click: Click }>;
+  /** Every answer given at a response URL, in order. */
+  readonly answers: ClickAnswer[];
+  /** The envelope ids the daemon acknowledged. */
+  readonly acks: string[];
   close(): Promise<void>;
+}
+
+/** The first button (or menu option) of a message whose label is `label`: what it hands back, or opens. */
+export function buttonOf(
+  message: SlackApiMessage | undefined,
+  label: string,
+  of?: string,
+): { value?: string; url?: string; action_id: string } | undefined {
+  type Element = { type: string; action_id: string; text?: { text: string }; value?: string; url?: string };
+  type Block = {
+    type: string;
+    elements?: Element[];
+    accessory?: Element & { options?: { text: { text: string }; value: string; url?: string }[] };
+    text?: { text?: string };
+  };
+  const blocks = [
+    ...((message?.blocks ?? []) as Block[]),
+    ...(message?.attachments ?? []).flatMap((a) => (a.blocks ?? []) as Block[]),
+  ];
+  for (const [i, b] of blocks.entries()) {
+    // `of`: the button must be in the row under (or the menu beside) the text naming that alert.
+    const about = (b.type === 'section' ? b : blocks[i - 1])?.text?.text ?? '';
+    if (of !== undefined && !about.includes(of)) continue;
+    for (const e of b.elements ?? []) if (e.text?.text === label) return e;
+    const option = b.accessory?.options?.find((o) => o.text.text === label);
+    if (option) return { ...option, action_id: b.accessory!.action_id };
+  }
+  return undefined;
 }
 
 /** Fields of a form-encoded body that hold JSON (as @slack/web-api sends objects and arrays). */
@@ -101,6 +188,17 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
   let lastTs = 0;
   let heldNotify: (() => void) | undefined;
   let heldPromise: Promise<void> = new Promise((resolve) => (heldNotify = resolve));
+  // Slack's side of the buttons: the Socket Mode tickets given out, the sockets greeted, the
+  // envelopes acknowledged and the answers given at response URLs (each awaited by its click).
+  const tickets = new Set<string>();
+  const sockets = new Set<WebSocket>();
+  const acks: string[] = [];
+  const ackWaiters = new Map<string, () => void>();
+  const answers: ClickAnswer[] = [];
+  const answerWaiters = new Map<string, (a: ClickAnswer) => void>();
+  const greeted: (() => void)[] = [];
+  let connections = 0;
+  let port = 0;
 
   /** A ts as Slack makes them: seconds, a dot, six digits, always increasing. */
   const nextTs = (): string => {
@@ -149,6 +247,15 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
       m.edits++;
       return { channel: m.channel, ts: m.ts, text: m.text };
     },
+    'usergroups.users.list': (a) => {
+      const users = options.usergroups?.[String(a.usergroup ?? '')];
+      return users ? { users } : { error: 'no_such_subteam' };
+    },
+    'apps.connections.open': () => {
+      const ticket = randomBytes(8).toString('hex');
+      tickets.add(ticket);
+      return { url: `ws://127.0.0.1:${port}/link/?ticket=${ticket}` };
+    },
     'conversations.history': (a) => {
       const channel = String(a.channel ?? '');
       if (!channels.has(channel)) return { error: 'channel_not_found' };
@@ -180,6 +287,15 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const respond = /^\/respond\/([0-9a-f]+)$/.exec(req.url ?? '');
+    if (respond && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ClickAnswer;
+      answers.push(body);
+      answerWaiters.get(respond[1]!)?.(body);
+      return answer(res, 200, { ok: true });
+    }
     const match = /^\/api\/([a-zA-Z.]+)$/.exec(req.url ?? '');
     const method = match?.[1];
     const chunks: Buffer[] = [];
@@ -188,7 +304,9 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     const json = (req.headers['content-type'] ?? '').startsWith('application/json');
     const args = json ? (JSON.parse(body || '{}') as Record<string, unknown>) : formArgs(body);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const authorized = (bearer ?? args.token) === options.token;
+    // Socket Mode takes the app-level token; every other method the bot token.
+    const wanted = method === 'apps.connections.open' ? options.appToken : options.token;
+    const authorized = wanted !== undefined && (bearer ?? args.token) === wanted;
     delete args.token;
     const call: SlackApiCall = {
       method: method ?? req.url ?? '',
@@ -232,7 +350,72 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
+
+  // Socket Mode: a WebSocket on the same port, for the tickets apps.connections.open gave out.
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    const ticket = new URL(req.url ?? '/', 'http://x').searchParams.get('ticket') ?? '';
+    if (!tickets.delete(ticket)) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      connections += 1;
+      ws.on('close', () => sockets.delete(ws));
+      ws.on('message', (data) => {
+        const { envelope_id } = JSON.parse(String(data)) as { envelope_id?: string };
+        if (!envelope_id) return;
+        acks.push(envelope_id);
+        ackWaiters.get(envelope_id)?.();
+      });
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: sockets.size,
+          debug_info: { host: 'local', approximate_connection_time: 18060 },
+          connection_info: { app_id: 'A0LOCAL' },
+        }),
+      );
+      for (const notify of greeted.splice(0)) notify();
+    });
+  });
+  const connectedAt = (n: number): Promise<void> =>
+    connections >= n
+      ? Promise.resolve()
+      : new Promise((resolve) => greeted.push(() => void connectedAt(n).then(resolve)));
+
+  /** A click's payload, as Slack sends it for a button (or a menu option) in a message's attachment. */
+  const click = (spec: ClickSpec): { payload: Record<string, unknown>; click: Click } => {
+    const id = randomBytes(6).toString('hex');
+    const answered = new Promise<ClickAnswer>((resolve) => answerWaiters.set(id, resolve));
+    const action = spec.viaMenu
+      ? { type: 'overflow', action_id: 'dw.menu', block_id: 'b1', selected_option: { value: spec.value } }
+      : { type: 'button', action_id: 'dw.button', block_id: 'b1', value: spec.value };
+    const payload = {
+      type: 'block_actions',
+      user: { id: spec.user.id, username: spec.user.username, name: spec.user.username, team_id: 'T0LOCAL' },
+      api_app_id: 'A0LOCAL',
+      token: 'deprecated-verification-token',
+      container: {
+        type: 'message_attachment',
+        message_ts: spec.message.ts,
+        attachment_id: 1,
+        channel_id: spec.message.channel,
+        is_ephemeral: false,
+        is_app_unfurl: false,
+      },
+      trigger_id: `${id}.trigger`,
+      team: { id: 'T0LOCAL', domain: 'local' },
+      channel: { id: spec.message.channel, name: 'alerts' },
+      message: { type: 'message', ts: spec.message.ts, text: '…' },
+      response_url: `http://127.0.0.1:${port}/respond/${id}`,
+      actions: [{ ...action, action_ts: `${Math.floor(now() / 1000)}.000100` }],
+    };
+    return { payload, click: { answer: answered } };
+  };
+
   const push = (method: string, trouble: Trouble, times: number) =>
     troubles.set(method, [...(troubles.get(method) ?? []), ...Array.from({ length: times }, () => trouble)]);
   const live = (channel: string) => messages.filter((m) => m.channel === channel && !m.deleted);
@@ -256,11 +439,57 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
       const m = find(channel, ts);
       if (m) m.deleted = true;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    connected: (n = 1) => connectedAt(n),
+    get connections() {
+      return connections;
+    },
+    disconnectSockets: () => {
+      for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
+    },
+    clickOverSocket: async (spec) => {
+      const [ws] = sockets;
+      if (!ws) throw new Error('no Socket Mode connection to click through');
+      const made = click(spec);
+      const envelopeId = randomBytes(8).toString('hex');
+      const acked = new Promise<void>((resolve) => ackWaiters.set(envelopeId, resolve));
+      ws.send(
+        JSON.stringify({
+          envelope_id: envelopeId,
+          type: 'interactive',
+          accepts_response_payload: false,
+          payload: made.payload,
+        }),
+      );
+      await acked;
+      return made.click;
+    },
+    clickOverHttp: async (url, signingSecret, spec, o = {}) => {
+      const made = click(spec);
+      const timestamp = String(o.timestamp ?? Math.floor(now() / 1000));
+      const body = new URLSearchParams({ payload: JSON.stringify(made.payload) }).toString();
+      const signature = slackSignature(signingSecret, timestamp, body);
+      const res = await request(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-slack-request-timestamp': timestamp,
+          'x-slack-signature': signature,
+        },
+        body: o.tamper ? body.replace('U0', 'U1') : body,
+      });
+      await res.body.dump();
+      return { status: res.statusCode, click: made.click };
+    },
+    answers,
+    acks,
+    close: async () => {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 
@@ -286,8 +515,62 @@ function content(a: Record<string, unknown>): Pick<SlackApiMessage, 'text' | 'bl
   };
 }
 
+/** What an interactive element or a menu option may hold (Block Kit's limits). */
+const ELEMENT_LIMITS = { perActions: 25, text: 75, value: 2000, optionValue: 150, url: 3000, actionId: 255 };
+
+type Element = {
+  type?: string;
+  action_id?: string;
+  text?: { text?: string };
+  value?: string;
+  url?: string;
+  options?: { text?: { text?: string }; value?: string; url?: string }[];
+};
+
+/**
+ * Why Slack would refuse the buttons and menus of a message (its blocks and its attachments'):
+ * too many in a row, a label, value or URL too long, a menu of fewer than two or more than five
+ * options, or an action_id used twice.
+ */
+function elementRefusal(a: Record<string, unknown>): string | undefined {
+  const blocks = [
+    ...((a.blocks as { elements?: Element[]; accessory?: Element; type?: string }[] | undefined) ?? []),
+    ...(
+      (a.attachments as { blocks?: { elements?: Element[]; accessory?: Element; type?: string }[] }[] | undefined) ?? []
+    ).flatMap((att) => att.blocks ?? []),
+  ];
+  const ids = new Set<string>();
+  const long = (text: string | undefined, max: number) => text !== undefined && text.length > max;
+  for (const b of blocks) {
+    const elements = [...(b.type === 'actions' ? (b.elements ?? []) : []), ...(b.accessory ? [b.accessory] : [])];
+    if (b.type === 'actions' && elements.length > ELEMENT_LIMITS.perActions) return 'invalid_blocks';
+    for (const e of elements) {
+      if (!e.action_id || long(e.action_id, ELEMENT_LIMITS.actionId) || ids.has(e.action_id)) return 'invalid_blocks';
+      ids.add(e.action_id);
+      if (
+        long(e.text?.text, ELEMENT_LIMITS.text) ||
+        long(e.value, ELEMENT_LIMITS.value) ||
+        long(e.url, ELEMENT_LIMITS.url)
+      )
+        return 'invalid_blocks';
+      if (e.type === 'overflow') {
+        const options = e.options ?? [];
+        if (options.length < 2 || options.length > 5) return 'invalid_blocks';
+        for (const o of options) {
+          if (!o.value || long(o.value, ELEMENT_LIMITS.optionValue) || long(o.text?.text, ELEMENT_LIMITS.text))
+            return 'invalid_blocks';
+          if (long(o.url, ELEMENT_LIMITS.url)) return 'invalid_blocks';
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Why Slack would refuse the message or one of its attachments, or undefined. */
 function refusalOf(a: Record<string, unknown>): string | undefined {
+  const elements = elementRefusal(a);
+  if (elements) return elements;
   if (a.metadata !== undefined) {
     const m = a.metadata as { event_type?: unknown; event_payload?: unknown };
     if (typeof m.event_type !== 'string' || typeof m.event_payload !== 'object') return 'invalid_metadata_format';

@@ -6,6 +6,7 @@ import {
   compilePolicies,
   decidePolicy,
   policyTarget,
+  requestablePolicy,
   type DecisionContext,
   type RecordHistory,
 } from '../../src/remediation/policy.js';
@@ -55,6 +56,7 @@ function retryPolicy(over: Partial<Extract<PolicyConfig, { action: 'runs.retry' 
     max_attempts: 2,
     backoff: 600_000,
     now: false,
+    automatic: true,
     ...over,
   };
 }
@@ -96,6 +98,7 @@ describe('policyTarget', () => {
       max_attempts: 1,
       backoff: 3_600_000,
       format: 'zip',
+      automatic: true,
     });
     const stale = alert({
       check: 'backups',
@@ -219,6 +222,54 @@ describe('decidePolicy', () => {
       { kind: 'skip', reason: 'hourly_limit' },
     ],
     ['policy dry run', alert(), retryPolicy({ dry_run: true }), fresh, ctx, { kind: 'dry_run', attempt: 1 }],
+    [
+      'a policy on request only, not asked',
+      alert(),
+      retryPolicy({ automatic: false }),
+      fresh,
+      ctx,
+      { kind: 'skip', reason: 'not_automatic' },
+    ],
+    [
+      'a policy on request only, asked',
+      alert(),
+      retryPolicy({ automatic: false }),
+      fresh,
+      { ...ctx, requested: true },
+      { kind: 'act', attempt: 1 },
+    ],
+    [
+      'asked, an attempt in flight',
+      alert(),
+      retryPolicy({ automatic: false }),
+      { ...fresh, inFlight: true, lastAttempt: 1 },
+      { ...ctx, requested: true },
+      { kind: 'skip', reason: 'attempt_in_progress' },
+    ],
+    [
+      'asked, within the backoff',
+      alert(),
+      retryPolicy({ automatic: false }),
+      { ...fresh, lastAttempt: 1, counted: 1, nextAllowedAt: NOW + 1 },
+      { ...ctx, requested: true },
+      { kind: 'skip', reason: 'backoff_pending' },
+    ],
+    [
+      'asked, in dry run',
+      alert(),
+      retryPolicy({ automatic: false, dry_run: true }),
+      fresh,
+      { ...ctx, requested: true },
+      { kind: 'dry_run', attempt: 1 },
+    ],
+    [
+      'asked, remediation off',
+      alert(),
+      retryPolicy({ automatic: false }),
+      fresh,
+      { ...ctx, enabled: false, requested: true },
+      { kind: 'skip', reason: 'disabled' },
+    ],
   ] as const)('%s', (_what, a, p, history, c, expected) => {
     expect(decidePolicy(compile(p), a, history, c)).toEqual(expected);
   });
@@ -229,5 +280,33 @@ describe('decidePolicy', () => {
       kind: 'act',
       attempt: 1,
     });
+  });
+});
+
+describe('requestablePolicy: the policy a Retry now button asks', () => {
+  const prod = alert({ labels: { check: 'failed_runs', environment_type: 'production' } });
+  it.each([
+    [
+      'the first covering policy, in config order',
+      alert(),
+      [retryPolicy({ name: 'a' }), retryPolicy({ name: 'b' })],
+      true,
+      'a',
+    ],
+    ['a policy on request only', alert(), [retryPolicy({ name: 'manual', automatic: false })], true, 'manual'],
+    ['none when remediation is off', alert(), [retryPolicy()], false, undefined],
+    ['none when no policy covers it', alert(), [retryPolicy({ match: { app: 'crm' } })], true, undefined],
+    ['not a catch-all on production', prod, [retryPolicy({ name: 'any' })], true, undefined],
+    [
+      'a policy naming production, on production',
+      prod,
+      [retryPolicy({ name: 'any' }), retryPolicy({ name: 'prod', match: { environment_type: 'production' } })],
+      true,
+      'prod',
+    ],
+    ['none for a resolved alert', alert({ status: 'resolved' }), [retryPolicy()], true, undefined],
+  ] as const)('%s', (_what, a, policies, enabled, expected) => {
+    const compiled = compilePolicies({ dry_run: false, policies: [...policies] });
+    expect(requestablePolicy(compiled, enabled, a)?.policy.config.name).toBe(expected);
   });
 });

@@ -72,4 +72,32 @@ describe('health server', () => {
     expect(res.statusCode).toBe(404);
     await res.body.dump();
   });
+
+  it("sends Slack's posts to /slack/interactions to their handler, and answers 404 where no channel takes them", async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    let takes = false;
+    server = await startHealthServer({
+      listen: '127.0.0.1:0',
+      metrics,
+      logger: silentLogger,
+      source: { alive: () => true, readiness: () => [] },
+      console: (_req, res) => {
+        res.writeHead(200).end('console');
+        return true;
+      },
+      interactions: (_req, res) => {
+        if (!takes) return false;
+        res.writeHead(200).end();
+        return true;
+      },
+    });
+    const url = `http://127.0.0.1:${server.address.port}/slack/interactions`;
+    let res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
+    expect(res.statusCode).toBe(404);
+    expect(await res.body.text()).not.toBe('console');
+    takes = true;
+    res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+  });
 });

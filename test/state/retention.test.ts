@@ -47,6 +47,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       alert_context: 'table does not exist',
       slack_app_message_alerts: 'table does not exist',
       slack_app_messages: 'table does not exist',
+      slack_interactions: 'table does not exist',
       silences: 'table does not exist',
       remediation_audit: 'table does not exist',
       remediation_attempts: 'table does not exist',
@@ -83,6 +84,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       alert_context: 'table does not exist',
       slack_app_message_alerts: 'table does not exist',
       slack_app_messages: 'table does not exist',
+      slack_interactions: 'table does not exist',
       remediation_attempts: 'table does not exist',
       remediation_skip_state: 'table does not exist',
       unrouted_events: 'table does not exist',
@@ -134,6 +136,19 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       { message_id: 3 },
       { message_id: 4 },
     ]);
+  });
+
+  it('drops the audit of Slack clicks older than the retention (real schema)', () => {
+    store = state.open();
+    const click = store.db.prepare(
+      `INSERT INTO slack_interactions (id, at, channel, slack_user, action, outcome, detail)
+       VALUES (?, ?, 'ops-app', 'U0ALICE', 'acknowledge', 'done', 'Acknowledged')`,
+    );
+    click.run(1, NOW - 40 * DAY);
+    click.run(2, NOW - 2 * DAY);
+    const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+    expect(result.deleted).toMatchObject({ slack_interactions: 1 });
+    expect(store.db.prepare('SELECT id FROM slack_interactions').all()).toEqual([{ id: 2 }]);
   });
 
   describe('remediation attempts and skip state (real schema)', () => {

@@ -4,7 +4,8 @@
  * its events (firing, repeat, escalated, resolved, with the lifecycle's reason; acknowledged and
  * unacknowledged, with who, where and why), under each event
  * the notification of every channel with its delivery decision and status (the outbox), and the
- * remediation audit of it; then its remediation attempts with their idempotency keys and outcomes.
+ * remediation audit of it, and the clicks on its Slack buttons (those refused or too late too);
+ * then its remediation attempts with their idempotency keys and outcomes.
  * A firing alert has a button to acknowledge it (or give its acknowledgement back), with an
  * optional comment.
  */
@@ -14,6 +15,7 @@ import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import type { Config } from '../../config/load-config.js';
 import { latestDecisions, notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
+import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit.js';
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
@@ -90,7 +92,12 @@ export function alertPage(
     }
     <section>
       <h2>Timeline</h2>
-      ${timeline(eventsOfAlert(store, fingerprint), notificationsOf(store, fingerprint), listAudit(store, { fingerprint }))}
+      ${timeline(
+        eventsOfAlert(store, fingerprint),
+        notificationsOf(store, fingerprint),
+        listAudit(store, { fingerprint }),
+        listInteractions(store, { fingerprint }),
+      )}
     </section>
     <section>
       <h2>Remediation attempts</h2>
@@ -112,9 +119,17 @@ function facts(shown: { label: string; value: string }[] | null, details: Record
   </dl>`;
 }
 
-type Entry = { at: number; event: AlertEvent; audit?: undefined } | { at: number; audit: AuditRow; event?: undefined };
+type Entry =
+  | { at: number; event: AlertEvent; audit?: undefined; click?: undefined }
+  | { at: number; audit: AuditRow; event?: undefined; click?: undefined }
+  | { at: number; click: InteractionRow; event?: undefined; audit?: undefined };
 
-function timeline(events: AlertEvent[], notifications: OutboxRow[], audit: AuditRow[]): SafeHtml {
+function timeline(
+  events: AlertEvent[],
+  notifications: OutboxRow[],
+  audit: AuditRow[],
+  clicks: InteractionRow[],
+): SafeHtml {
   const byEvent = new Map<number, OutboxRow[]>();
   for (const n of notifications) {
     if (n.eventId !== null) byEvent.set(n.eventId, [...(byEvent.get(n.eventId) ?? []), n]);
@@ -122,11 +137,30 @@ function timeline(events: AlertEvent[], notifications: OutboxRow[], audit: Audit
   const entries: Entry[] = [
     ...events.map((event) => ({ at: Date.parse(event.at), event })),
     ...audit.map((row) => ({ at: row.at, audit: row })),
+    ...clicks.map((row) => ({ at: row.at, click: row })),
   ].sort((a, b) => a.at - b.at);
   if (entries.length === 0) return html`<p class="empty">Nothing recorded yet (a pending alert has no event).</p>`;
   return html`<ol class="timeline">
-    ${entries.map((e) => (e.event ? eventEntry(e.event, byEvent.get(e.event.id) ?? []) : auditEntry(e.audit)))}
+    ${entries.map((e) =>
+      e.event
+        ? eventEntry(e.event, byEvent.get(e.event.id) ?? [])
+        : e.audit
+          ? auditEntry(e.audit)
+          : clickEntry(e.click),
+    )}
   </ol>`;
+}
+
+/** A click on one of the alert's Slack buttons: who, what, and what came of it (refused and stale ones too). */
+function clickEntry(row: InteractionRow): SafeHtml {
+  const who = row.userName ? `${row.userName} (${row.slackUser})` : row.slackUser;
+  return html`<li class="interaction outcome-${row.outcome}">
+    <div>
+      ${time(row.at)} <strong class="kind">slack ${row.action.replace('_', ' ')}</strong> by ${who} in
+      <code>${row.channel}</code>: ${row.outcome}
+    </div>
+    <div class="muted">${row.detail}</div>
+  </li>`;
 }
 
 function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {

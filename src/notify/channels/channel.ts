@@ -76,6 +76,17 @@ export interface ChannelDeps {
   /** The platform's pages and the runbooks a message links to (`messageLinks` of the config). Absent: none. */
   links?: MessageLinks | undefined;
   /**
+   * Where people reach the web console (`server.console.public_url`): a channel links an alert to
+   * its page there, the webhook channel gives it as its externalURL. Absent: no such links.
+   */
+  consoleUrl?: string | undefined;
+  /**
+   * The label of the action a remediation policy would take on an alert if a person asked now
+   * ("Retry now"), for a channel that offers it as a button; undefined when no policy would.
+   * Absent: no such offer.
+   */
+  remedyOf?: ((fingerprint: string) => string | undefined) | undefined;
+  /**
    * The state, for a channel that keeps what it sent (the Slack app's living messages). Absent
    * (`notify-test`): such a channel keeps nothing and each message stands alone.
    */

@@ -6,7 +6,7 @@
  * reason that says what to fix. Only error words, status codes and Retry-After are read: nothing a
  * library message may carry (the request, its headers) reaches a reason.
  */
-import { ErrorCode } from '@slack/web-api';
+import { SLACK_ERROR } from './slack-web-api-words.js';
 import type { SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { oneLine } from './escape.js';
@@ -76,7 +76,7 @@ function permanent(reason: string): SendResult {
 /** The error word of a failed call, when Slack answered one (`channel_not_found`); undefined otherwise. */
 export function slackErrorWord(err: unknown): string | undefined {
   const e = err as { code?: unknown; data?: { error?: unknown } } | null;
-  if (e?.code !== ErrorCode.PlatformError) return undefined;
+  if (e?.code !== SLACK_ERROR.PlatformError) return undefined;
   return typeof e.data?.error === 'string' ? e.data.error : undefined;
 }
 
@@ -97,14 +97,14 @@ interface WebApiError {
 export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now: number): SendResult {
   const e = (err ?? {}) as WebApiError;
   switch (e.code) {
-    case ErrorCode.RateLimitedError: {
+    case SLACK_ERROR.RateLimitedError: {
       const seconds = typeof e.retryAfter === 'number' ? e.retryAfter : undefined;
       return classifyHttpAnswer(
         { status: 429, retryAfter: seconds === undefined ? null : String(seconds), body: 'ratelimited' },
         now,
       );
     }
-    case ErrorCode.PlatformError: {
+    case SLACK_ERROR.PlatformError: {
       const word = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
       const passing = PASSING_SLACK_ERRORS.get(word);
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
@@ -112,7 +112,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       const known = PLATFORM_ERRORS[word];
       return known ? known(callee) : permanent(`Slack refused the call (${oneLine(word, 80)})`);
     }
-    case ErrorCode.HTTPError: {
+    case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
       const retryAfter = e.headers?.['retry-after'];
       return classifyHttpAnswer(
@@ -124,7 +124,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
         now,
       );
     }
-    case ErrorCode.RequestError: {
+    case SLACK_ERROR.RequestError: {
       const original = e.original ?? {};
       // fetch aborts with a TimeoutError when the client's own `timeout` passes.
       if (original.name === 'TimeoutError' || original.name === 'AbortError') {

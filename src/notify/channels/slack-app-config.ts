@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
 import { slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { slackInteractionsSchema } from './slack-interactions-config.js';
 
 /** Slack's Web API root, where `api_url` points unless a test points it elsewhere. */
 export const SLACK_API_URL = 'https://slack.com/api/';
@@ -38,6 +39,11 @@ export const slackAppConfigSchema = z
     broadcast: z.array(z.enum(['firing', 'repeat', 'escalated', 'resolved'])).default([...DEFAULT_BROADCAST]),
     mention: slackMentionSchema.optional(),
     timeout: slackTimeoutSchema,
+    /**
+     * How clicks on the living message's buttons reach the daemon (Socket Mode or HTTP) and who
+     * may do what. Absent: no action buttons.
+     */
+    interactions: slackInteractionsSchema.optional(),
   })
   .strict();
 

@@ -25,7 +25,7 @@
  *   is marked sends that delivery once more.
  */
 import { randomUUID } from 'node:crypto';
-import { ErrorCode } from '@slack/web-api';
+import { SLACK_ERROR } from './slack-web-api-words.js';
 import { z } from 'zod';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Clock } from '../../lib/clock.js';
@@ -34,7 +34,7 @@ import type { SendResult } from './channel.js';
 import { PASSING_SLACK_ERRORS, slackErrorWord } from './slack-app-classify.js';
 import type { LivingMessage, SlackAppLinks } from './slack-app-links.js';
 import { allResolved, mergeShown, renderLiving, type LivingState, type SlackAppMessage } from './slack-app-render.js';
-import type { SlackMessage, SlackRenderOptions } from './slack-render.js';
+import type { EventControls, SlackMessage, SlackRenderOptions } from './slack-render.js';
 
 /** The `event_type` of the metadata a living message carries (Slack wants a short snake_case word). */
 export const LIVING_EVENT_TYPE = 'deploy_watchdog_alert_group';
@@ -115,6 +115,8 @@ export interface LivingMessagesOptions {
   log: Logger;
   maxItems: number;
   renderOptions: () => SlackRenderOptions;
+  /** What a person can do about each alert a living message shows (its buttons); absent: nothing but read. */
+  controls?: ((alerts: readonly AlertEvent[]) => ReadonlyMap<string, EventControls>) | undefined;
 }
 
 /** Where a living message is in Slack: what the interactions need to find it. */
@@ -226,7 +228,7 @@ export class LivingMessages {
   async #showAgain(link: LivingMessage, note: string | undefined): Promise<LivingMessage | undefined> {
     const state = { ...stateOf(link), notes: note === undefined ? link.notes : [...link.notes, note] };
     if (link.status === 'open') return (await this.#show(link, state)).link;
-    const message = renderLiving(state, this.o.maxItems, this.o.renderOptions());
+    const message = this.#render(state);
     if (!link.ts || (await this.#update(link.slackChannel, link.ts, message))) return undefined;
     this.o.links!.save(link.id, state, this.o.clock.now());
     return link;
@@ -243,7 +245,7 @@ export class LivingMessages {
     groupKey = link?.groupKey ?? '',
   ): Promise<{ link: LivingMessage; posted: boolean }> {
     const links = this.o.links!;
-    const message = renderLiving(state, this.o.maxItems, this.o.renderOptions());
+    const message = this.#render(state);
     let open = link;
     if (open?.status === 'open' && open.ts) {
       const gone = await this.#update(open.slackChannel, open.ts, message);
@@ -374,6 +376,14 @@ export class LivingMessages {
     return answer.data;
   }
 
+  /** The living message of a state, with what can be done about each of its alerts. */
+  #render(state: LivingState): SlackAppMessage {
+    return renderLiving(state, this.o.maxItems, {
+      ...this.o.renderOptions(),
+      controls: this.o.controls?.(state.alerts),
+    });
+  }
+
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(work, work);
     this.#queue = run.catch(() => undefined);
@@ -384,7 +394,7 @@ export class LivingMessages {
 /** Whether a failed call was refused by Slack, so that it certainly did nothing. */
 function refused(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === ErrorCode.PlatformError || code === ErrorCode.RateLimitedError;
+  return code === SLACK_ERROR.PlatformError || code === SLACK_ERROR.RateLimitedError;
 }
 
 /** The parts of a message a post or an update carries. */

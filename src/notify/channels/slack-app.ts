@@ -9,16 +9,18 @@
  * the token (its debug lines hold whole requests). The token is sent in a header, never logged,
  * stored or shown.
  */
-import { LogLevel, WebClient, type Logger as SlackLogger } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
 import { Secret } from '../../config/secret.js';
-import type { Logger } from '../../lib/logger.js';
+import { errorText } from '../../lib/error-text.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
 import { guardedSend } from './guarded-send.js';
-import { classifySlackApiError } from './slack-app-classify.js';
+import { livingControls } from './slack-app-buttons.js';
+import { classifySlackApiError, slackErrorWord } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
 import { SlackAppLinks } from './slack-app-links.js';
+import { slackLibraryLogger } from './slack-library-logger.js';
 import {
   LivingMessages,
   MAX_CALLS_PER_SEND,
@@ -31,6 +33,8 @@ import { renderSlack, slackRenderOptions, type SlackRenderOptions } from './slac
 
 /** Alerts a living message lists when the composition root does not say (`notify.max_items_per_message`'s default). */
 const DEFAULT_MAX_ITEMS = 10;
+
+const membersAnswer = z.object({ users: z.array(z.string()) });
 
 const authAnswer = z.object({
   team: z.string().optional(),
@@ -52,6 +56,12 @@ export interface SlackAppChannel extends Channel<SlackAppDelivery> {
    * whom) kept on it, and updates it in Slack. Never throws.
    */
   refresh(fingerprint: string, note?: string, signal?: AbortSignal): Promise<SendResult>;
+  /**
+   * The user IDs of a Slack user group's members (`usergroups.users.list`, with the bot token: the
+   * app needs `usergroups:read`), for who may click what. Throws an error that says what failed,
+   * never the token.
+   */
+  usergroupMembers(usergroup: string): Promise<string[]>;
 }
 
 /** The Slack app channel kind. */
@@ -63,16 +73,26 @@ export const slackAppChannel = {
     const secrets = [config.bot_token];
     // Its own connections, so that close() ends them.
     const agent = new Agent();
-    const client = new WebClient(config.bot_token.reveal(), {
-      slackApiUrl: config.api_url,
-      logger: libraryLogger(log, secrets),
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: config.timeout,
-      // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
-      fetch: ((url: string | URL, init?: object) =>
-        undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
-    });
+    // Made at the first call: the library is loaded only by a daemon that has a Slack app channel.
+    let made: Promise<WebClient> | undefined;
+    const client = {
+      apiCall: async (method: string, args: Record<string, unknown>) => {
+        made ??= import('@slack/web-api').then(
+          ({ WebClient }) =>
+            new WebClient(config.bot_token.reveal(), {
+              slackApiUrl: config.api_url,
+              logger: slackLibraryLogger(log, secrets, '@slack/web-api'),
+              retryConfig: { retries: 0 },
+              rejectRateLimitedCalls: true,
+              timeout: config.timeout,
+              // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
+              fetch: ((url: string | URL, init?: object) =>
+                undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
+            }),
+        );
+        return (await made).apiCall(method, args);
+      },
+    };
     const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
     const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({
@@ -84,6 +104,12 @@ export const slackAppChannel = {
       log,
       maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
       renderOptions,
+      controls: (alerts) =>
+        livingControls(alerts, {
+          interactions: config.interactions,
+          consoleUrl: deps.consoleUrl,
+          remedy: deps.remedyOf,
+        }),
     });
     const guarded = (start: () => Promise<SendResult>, signal: AbortSignal | undefined): Promise<SendResult> =>
       guardedSend({
@@ -116,6 +142,15 @@ export const slackAppChannel = {
       livingMessageOf: (fingerprint) => living.messageOf(fingerprint),
       livingMessageAt: (slackChannel, ts) => living.messageAt(slackChannel, ts),
       refresh: (fingerprint, note, signal) => guarded(() => living.refresh(fingerprint, note), signal),
+      async usergroupMembers(usergroup) {
+        try {
+          return membersAnswer.parse(await client.apiCall('usergroups.users.list', { usergroup })).users;
+        } catch (err) {
+          const why = slackErrorWord(err) ?? Secret.scrub(errorText(err), secrets);
+          const hint = why === 'missing_scope' ? ' (the app needs the usergroups:read scope)' : '';
+          throw new Error(`usergroups.users.list for ${usergroup} failed: ${why}${hint}`);
+        }
+      },
       async close() {
         await agent.destroy();
       },
@@ -137,25 +172,5 @@ function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackR
     routes: n.routes ?? [],
     reply,
     broadcast: events.some((e) => broadcast.includes(e.kind)),
-  };
-}
-
-/**
- * The Web API client's logger: its warnings and errors into ours (scrubbed of the token, as a
- * second belt: it redacts the Authorization header itself), its info and debug lines dropped
- * (they hold whole requests and answers).
- */
-function libraryLogger(log: Logger, secrets: readonly Secret[]): SlackLogger {
-  // Only its words: it logs Slack's warnings with `forEach`, which adds the index and the array.
-  const text = (parts: unknown[]) =>
-    Secret.scrub(parts.filter((p): p is string => typeof p === 'string').join(' '), secrets);
-  return {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (...parts: unknown[]) => log.warn({ library: '@slack/web-api' }, text(parts)),
-    error: (...parts: unknown[]) => log.error({ library: '@slack/web-api' }, text(parts)),
-    setLevel: () => undefined,
-    getLevel: () => LogLevel.WARN,
-    setName: () => undefined,
   };
 }

@@ -7,6 +7,7 @@ import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification 
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
+  MAX_NEXT_STEPS,
   TONES,
   type EventDescription,
   type Fact,
@@ -36,18 +37,47 @@ const MAX_VALUE = 300;
 /** The Block Kit blocks this channel builds. Plain shapes: Slack's own types are a transitive package. */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true } }
+  | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true }; accessory?: SlackOverflow }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
   | { type: 'actions'; elements: SlackButton[] }
   | { type: 'divider' };
 
-/** A link button: opens its URL, nothing more (no interactivity is needed for that). */
+/** Plain text as a button or a menu option shows it. */
+export interface SlackPlainText {
+  type: 'plain_text';
+  text: string;
+  emoji: true;
+}
+
+/**
+ * A button: a link (`url`: opens it, no interactivity needed), or an action (`value`: what the
+ * click hands back to the app).
+ */
 export interface SlackButton {
   type: 'button';
   action_id: string;
-  text: { type: 'plain_text'; text: string; emoji: true };
-  url: string;
+  text: SlackPlainText;
+  url?: string;
+  value?: string;
+  style?: 'primary' | 'danger';
+}
+
+/** An overflow menu (⋯): two to five options, each an action (`value`) or a link (`url`). */
+export interface SlackOverflow {
+  type: 'overflow';
+  action_id: string;
+  options: { text: SlackPlainText; value: string; url?: string }[];
+}
+
+/**
+ * What a person can do about one event's alert from the message, made by the channel that offers
+ * it (the Slack app's buttons): `buttons` under the event when events are shown in full, `menu`
+ * beside its line when they are one line each.
+ */
+export interface EventControls {
+  buttons: SlackButton[];
+  menu: SlackOverflow | null;
 }
 
 /** A rendered Slack message: `text` is the notification fallback, `blocks` what people see. */
@@ -78,6 +108,8 @@ export interface SlackRenderOptions {
   commandConfigFile?: string | undefined;
   /** See `ChannelDeps.links`. */
   links?: MessageLinks | undefined;
+  /** What a person can do about each alert from the message, by fingerprint; absent: nothing but read. */
+  controls?: ReadonlyMap<string, EventControls> | undefined;
 }
 
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
@@ -115,15 +147,19 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   const blocks: SlackBlock[] = [header(title)];
   if (mention) blocks.push(section(mention));
   if (d.shared.length > 0) blocks.push(context(d.shared.map(factText).join('  ·  ')));
+  const controls = n.events.map((e) => o.controls?.get(e.fingerprint));
   if (d.compact) {
-    for (const chunk of chunkLines(d.events.map(compactLine), SLACK_LIMITS.text)) blocks.push(section(chunk));
+    blocks.push(...compactLines(d.events, controls, SLACK_LIMITS.blocks - blocks.length - BLOCKS_AFTER_EVENTS));
   } else {
-    for (const e of d.events) {
+    d.events.forEach((e, i) => {
       blocks.push(section(eventText(e)));
       if (e.context?.log) blocks.push(logBlock(e.context.log));
       const page = e.page && buttons([e.page], 'page');
-      if (page) blocks.push(page);
-    }
+      const own = controls[i]?.buttons ?? [];
+      // One row under the event: what can be done about it, then its page.
+      const row = [...own, ...(page?.type === 'actions' ? page.elements : [])];
+      if (row.length > 0) blocks.push({ type: 'actions', elements: row.slice(0, SLACK_LIMITS.actionsElements) });
+    });
   }
   if (d.omitted > 0) {
     const where = d.omittedCommand === null ? null : commandSpan(d.omittedCommand);
@@ -255,6 +291,42 @@ function sinceText(since: Since): string {
 }
 
 /**
+ * The most blocks a message has after its events: "…and N more", the next steps, the runbooks,
+ * the silence line, the footer, and the living message's notes.
+ */
+const BLOCKS_AFTER_EVENTS = 3 + MAX_NEXT_STEPS + 1 + 1;
+
+/**
+ * Events one line each: an event with a menu gets a section of its own with the menu beside it,
+ * while `budget` blocks allow (one is kept for the lines after it); the other lines are packed into
+ * as few sections as fit, in order.
+ */
+function compactLines(
+  events: readonly EventDescription[],
+  controls: readonly (EventControls | undefined)[],
+  budget: number,
+): SlackBlock[] {
+  const out: SlackBlock[] = [];
+  let pending: string[] = [];
+  const flush = () => {
+    for (const chunk of chunkLines(pending, SLACK_LIMITS.text)) out.push(section(chunk));
+    pending = [];
+  };
+  events.forEach((e, i) => {
+    const menu = controls[i]?.menu;
+    const after = i < events.length - 1 ? 1 : 0;
+    if (menu && out.length + (pending.length > 0 ? 1 : 0) + 1 + after <= budget) {
+      flush();
+      out.push(section(compactLine(e), menu));
+    } else {
+      pending.push(compactLine(e));
+    }
+  });
+  flush();
+  return out;
+}
+
+/**
  * One event on one line: "🔴 <link|app-3> · step restart: database connection refused · for 47m ·
  * <page|Run page>".
  */
@@ -299,9 +371,13 @@ function header(text: string): SlackBlock {
   return { type: 'header', text: { type: 'plain_text', text: oneLine(text, SLACK_LIMITS.header), emoji: true } };
 }
 
-/** A section with already-escaped mrkdwn. */
-function section(text: string): SlackBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) } };
+/** A section with already-escaped mrkdwn, and a menu beside it when given. */
+function section(text: string, accessory?: SlackOverflow): SlackBlock {
+  return {
+    type: 'section',
+    text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) },
+    ...(accessory ? { accessory } : {}),
+  };
 }
 
 /** A context line with already-escaped mrkdwn. */

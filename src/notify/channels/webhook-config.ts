@@ -73,7 +73,7 @@ export const webhookConfigSchema = z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .optional()
       .describe(
-        "The payload's externalURL, Alertmanager's link back to itself: the address your readers reach the console at. Absent: empty.",
+        "The payload's externalURL, Alertmanager's link back to itself: the address your readers reach the console at. Absent: server.console.public_url, else empty.",
       ),
     timeout: z
       .number()

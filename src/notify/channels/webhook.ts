@@ -425,7 +425,7 @@ export const webhookChannel = {
         renderWebhook(n, {
           now: deps.clock.now(),
           channelName: config.name,
-          externalUrl: config.external_url ?? '',
+          externalUrl: config.external_url ?? deps.consoleUrl ?? '',
           maxAlerts: config.max_alerts,
           commandConfigFile: deps.commandConfigFile,
           links: deps.links,

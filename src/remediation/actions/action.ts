@@ -41,6 +41,8 @@ export interface ActionWords {
   failed: string;
   /** The change as a noun: "Automatic retry". */
   noun: string;
+  /** A person asking for it now, as a button says it: "Retry now". */
+  request: string;
 }
 
 /** One change the remediator can make. */

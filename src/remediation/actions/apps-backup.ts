@@ -58,5 +58,6 @@ export const appsBackup: RemediationAction<BackupPolicy> = {
     succeeded: 'Backup taken automatically',
     failed: 'Automatic backup failed',
     noun: 'Automatic backup',
+    request: 'Back up now',
   },
 };

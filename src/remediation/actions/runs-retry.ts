@@ -44,5 +44,6 @@ export const runsRetry: RemediationAction<RetryPolicy> = {
     succeeded: 'Retried automatically: succeeded',
     failed: 'Retried automatically: failed',
     noun: 'Automatic retry',
+    request: 'Retry now',
   },
 };

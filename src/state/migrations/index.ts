@@ -14,6 +14,7 @@ import consoleMigration from './007-console.js';
 import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
+import slackInteractions from './011-slack-interactions.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -27,4 +28,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   alertContext,
   acknowledge,
   slackApp,
+  slackInteractions,
 ];

@@ -4,6 +4,8 @@ import { silentLogger } from '../../../src/lib/logger.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';
 import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
+import type { AlertmanagerMessage } from '../../../src/notify/channels/webhook.js';
+import { alertEvent, alerts } from './fixtures.js';
 
 const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
@@ -208,6 +210,70 @@ describe('channel config schemas', () => {
       'broadcast.0',
       '',
     ],
+    [
+      'a bot token where Socket Mode needs the app-level token',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        interactions: { mode: 'socket', app_token: 'xoxb-XXXXsecretXXXX' },
+      },
+      'interactions.app_token',
+      'must be an app-level token (xapp-…)',
+    ],
+    [
+      'a token where the signing secret goes',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        interactions: { mode: 'http', signing_secret: 'xapp-XXXXsecretXXXX' },
+      },
+      'interactions.signing_secret',
+      'must be the signing secret',
+    ],
+    [
+      'an interactions mode that is not one',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        interactions: { mode: 'events', app_token: 'xapp-XXXXsecretXXXX' },
+      },
+      'interactions.mode',
+      'mode must be socket or http',
+    ],
+    [
+      'a user name where an ID is needed',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        interactions: { mode: 'socket', app_token: 'xapp-XXXXsecretXXXX', allow: { silence: { users: ['@alice'] } } },
+      },
+      'interactions.allow.silence.users.0',
+      'must be a Slack user ID like U0123ABCD',
+    ],
+    [
+      'a user group handle where an ID is needed',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        interactions: {
+          mode: 'socket',
+          app_token: 'xapp-XXXXsecretXXXX',
+          allow: { remediate: { usergroups: ['oncall'] } },
+        },
+      },
+      'interactions.allow.remediate.usergroups.0',
+      'must be a Slack user group ID like S0123ABCD',
+    ],
     ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
   ])('refuses %s, naming %s', (_name, input, path, message) => {
     const result = channelConfigSchema.safeParse(input);
@@ -218,6 +284,26 @@ describe('channel config schemas', () => {
     expect(issue?.message).toContain(message);
     // The webhook URL is a secret even when wrong: no error repeats it.
     expect(JSON.stringify(issues)).not.toContain('XXXXsecretXXXX');
+  });
+});
+
+describe("a Slack app channel's interactions", () => {
+  it('default to: anyone may acknowledge, nobody may silence or remediate, user groups asked again after 5m', () => {
+    const parsed = channelConfigSchema.parse({
+      name: 'a',
+      type: 'slack_app',
+      bot_token: 'xoxb-XXXXsecretXXXX',
+      channel: 'C0123ABCD',
+      interactions: { mode: 'socket', app_token: 'xapp-XXXXsecretXXXX' },
+    });
+    expect(parsed).toMatchObject({
+      interactions: {
+        mode: 'socket',
+        allow: { acknowledge: 'anyone', silence: 'nobody', remediate: 'nobody' },
+        usergroup_cache: 300_000,
+      },
+    });
+    expect(JSON.stringify(parsed)).not.toContain('XXXXsecretXXXX');
   });
 });
 
@@ -237,6 +323,25 @@ describe('buildChannels', () => {
         ['l', 'l', 'log'],
         ['w', 'w', 'webhook'],
       ]);
+    } finally {
+      await closeChannels(channels.values());
+    }
+  });
+
+  it('gives the webhook channel server.console.public_url as its externalURL unless it sets one', async () => {
+    const configs = [
+      { name: 'w', type: 'webhook', url: HOOK },
+      { name: 'own', type: 'webhook', url: HOOK, external_url: 'https://own.example.com' },
+    ].map((c) => channelConfigSchema.parse(c));
+    const channels = buildChannels(configs, {
+      logger: silentLogger,
+      clock: new ManualClock(),
+      consoleUrl: 'https://watchdog.example.com',
+    });
+    try {
+      const external = (name: string) =>
+        (channels.get(name)!.render(alerts([alertEvent()])) as AlertmanagerMessage).externalURL;
+      expect([external('w'), external('own')]).toEqual(['https://watchdog.example.com', 'https://own.example.com']);
     } finally {
       await closeChannels(channels.values());
     }

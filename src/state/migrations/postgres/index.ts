@@ -16,6 +16,7 @@ import consoleMigration from './007-console.js';
 import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
+import slackInteractions from './011-slack-interactions.js';
 
 /** The migrations `Store.openPostgres` applies by default, lowest version first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -29,4 +30,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   alertContext,
   acknowledge,
   slackApp,
+  slackInteractions,
 ];

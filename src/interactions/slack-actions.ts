@@ -1,0 +1,225 @@
+/**
+ * What each of the living message's buttons does, through the same modules as the console and the
+ * CLI, so the state, the audit and the words are the same whichever surface was used:
+ * - Acknowledge / Unacknowledge: `acknowledge.ts` (via `slack`, by the Slack user), then the
+ *   delivery loop is woken so the channels that show acknowledgements hear of it at once.
+ * - Silence 1h / 4h: a silence (`silences.ts`) on the alert's own matchers (`silence-matchers.ts`,
+ *   as the console's "Silence…" offers them), by `slack:<user>`, with a reason saying where it came
+ *   from; a silence already in force for at least as long is left as it is.
+ * - Retry now: the remediator's request (`Remediator.request`): the policy's own decision, one
+ *   attempt with its stored key, sent by the same loop.
+ * Each answers a named outcome, the words said to the person who clicked, and a line for the
+ * message itself when something was done. A click on an alert already over changes nothing.
+ */
+import { acknowledge, acknowledgeText, unacknowledge } from '../alerts/acknowledge.js';
+import { alertId } from '../alerts/alert-id.js';
+import { getAlert, type AlertRow } from '../alerts/alert-store.js';
+import { formatMatcher } from '../alerts/matchers.js';
+import { silenceMatchersFor } from '../alerts/silence-matchers.js';
+import { activeSilenceFor, createSilence, describeMatchers } from '../alerts/silences.js';
+import { formatDuration } from '../lib/format-duration.js';
+import { formatUtc } from '../lib/format-utc.js';
+import type { Logger } from '../lib/logger.js';
+import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
+import type { SkipReason } from '../remediation/policy.js';
+import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
+import type { Store } from '../state/store.js';
+import type { InteractionOutcome } from './interaction-audit.js';
+
+/** What an action came to. */
+export interface ActionResult {
+  outcome: InteractionOutcome;
+  /** Said to the person who clicked (plain words, escaped by whoever shows them). */
+  text: string;
+  /** Kept on the living message when something was done: what, and by whom. */
+  note?: string;
+  /** What the audit keeps besides `text`, when there is more to say (why a check failed). */
+  detail?: string;
+}
+
+/** What the actions work with: one running configuration's parts. */
+export interface ActionDeps {
+  store: Store;
+  /** Undefined when no remediation policy is configured. */
+  remediation: Pick<Remediator, 'request'> | undefined;
+  /** Wakes the delivery loop (an acknowledgement to route). */
+  wake: () => void;
+  log: Logger;
+}
+
+/** Who clicked, as each record names them: `alice (U0123)` (the acknowledgement's `by`). */
+export interface Clicker {
+  label: string;
+  /** Which channel's message, for the log and the silence's reason. */
+  channel: string;
+}
+
+/** Carries out one button's action on an alert, at `now`. Throws only for a fault of the state. */
+export function runAction(
+  deps: ActionDeps,
+  action: ButtonAction,
+  fingerprint: string,
+  who: Clicker,
+  now: number,
+): ActionResult {
+  switch (action) {
+    case 'acknowledge':
+    case 'unacknowledge':
+      return acknowledgeAction(deps, action, fingerprint, who, now);
+    case 'silence_1h':
+    case 'silence_4h':
+      return silenceAction(deps, action, fingerprint, who, now);
+    case 'remediate':
+      return remediateAction(deps, fingerprint, who, now);
+  }
+}
+
+function acknowledgeAction(
+  deps: ActionDeps,
+  action: 'acknowledge' | 'unacknowledge',
+  fingerprint: string,
+  who: Clicker,
+  now: number,
+): ActionResult {
+  const request = { fingerprint, by: who.label, via: 'slack' as const, now };
+  const result = action === 'acknowledge' ? acknowledge(deps.store, request) : unacknowledge(deps.store, request);
+  const text = acknowledgeText(result);
+  switch (result.outcome) {
+    case 'acknowledged':
+    case 'unacknowledged':
+      deps.log.info(
+        { fingerprint, by: who.label, channel: who.channel, event: result.event.id },
+        action === 'acknowledge' ? 'alert acknowledged in Slack' : 'alert acknowledgement given back in Slack',
+      );
+      deps.wake();
+      return {
+        outcome: 'done',
+        text,
+        note:
+          result.outcome === 'acknowledged'
+            ? `Acknowledged by ${who.label} in Slack`
+            : `Acknowledgement by ${result.ended.by} given back by ${who.label} in Slack`,
+      };
+    case 'already_acknowledged':
+    case 'not_acknowledged':
+      return { outcome: 'unchanged', text };
+    case 'not_firing':
+    case 'not_found':
+      return { outcome: 'stale', text };
+  }
+}
+
+function silenceAction(
+  deps: ActionDeps,
+  action: 'silence_1h' | 'silence_4h',
+  fingerprint: string,
+  who: Clicker,
+  now: number,
+): ActionResult {
+  const alert = getAlert(deps.store, fingerprint);
+  const over = overText(alert, 'silence');
+  if (over || !alert) return { outcome: 'stale', text: over ?? 'There is no such alert any more: nothing changed.' };
+  const { durationMs, label } = SILENCE_BUTTONS[action];
+  const matchers = silenceMatchersFor(alert);
+  if (matchers === null) {
+    return {
+      outcome: 'unchanged',
+      text: 'No silence covers this alert alone (it names no app): nothing changed; silence it in the console, choosing the matchers.',
+    };
+  }
+  const until = now + durationMs;
+  const existing = activeSilenceFor(deps.store, alert.labels, now);
+  if (existing && existing.endsAt >= until) {
+    return {
+      outcome: 'unchanged',
+      text: `Already silenced until ${formatUtc(existing.endsAt)} by ${existing.createdBy} (silence ${existing.id}): nothing changed.`,
+    };
+  }
+  const silence = createSilence(deps.store, {
+    matchers,
+    durationMs,
+    reason: `${label} from Slack (${who.channel}), on alert ${alertId(fingerprint)}: ${alert.summary}`,
+    createdBy: `slack:${who.label}`,
+    now,
+  });
+  deps.log.info(
+    { silence: silence.id, matchers: describeMatchers(silence.matchers), by: silence.createdBy, channel: who.channel },
+    'silence created in Slack',
+  );
+  return {
+    outcome: 'done',
+    text:
+      `Silenced for ${formatDuration(durationMs)}, until ${formatUtc(silence.endsAt)} (silence ${silence.id}: ` +
+      `${silence.matchers.map(formatMatcher).join(', ')}). End it early in the console or with deploy-watchdog unsilence ${silence.id}.`,
+    note: `Silenced for ${formatDuration(durationMs)} by ${who.label} in Slack, until ${formatUtc(silence.endsAt)} (silence ${silence.id})`,
+  };
+}
+
+function remediateAction(deps: ActionDeps, fingerprint: string, who: Clicker, now: number): ActionResult {
+  if (!deps.remediation) {
+    return { outcome: 'unchanged', text: 'No remediation policy is configured: nothing was sent.' };
+  }
+  const result = deps.remediation.request(fingerprint, `slack:${who.label}`, now);
+  return requestResult(result, who);
+}
+
+/** The words of what a remediation request came to. */
+function requestResult(r: RemediationRequest, who: Clicker): ActionResult {
+  switch (r.outcome) {
+    case 'planned':
+      return {
+        outcome: 'done',
+        text: `${r.action.words.request}: attempt ${r.attempt} of ${r.maxAttempts} of policy ${r.policy} is being sent (idempotency key ${r.key}); its outcome will be said in this message's thread.`,
+        note: `${r.action.words.request} asked by ${who.label} in Slack: attempt ${r.attempt} of ${r.maxAttempts} (key ${r.key})`,
+      };
+    case 'dry_run':
+      return {
+        outcome: 'unchanged',
+        text: `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`,
+      };
+    case 'skipped':
+      return { outcome: 'unchanged', text: `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.` };
+    case 'not_covered':
+      return { outcome: 'unchanged', text: 'No remediation policy acts on this alert now: nothing was sent.' };
+    case 'not_firing':
+      return { outcome: 'stale', text: overText(r.alert, 'act on') ?? 'It is not firing: nothing was sent.' };
+    case 'not_found':
+      return { outcome: 'stale', text: 'There is no such alert any more: nothing was sent.' };
+  }
+}
+
+/** Why a policy asked to act did not, in a sentence without its end. */
+function skipText(reason: SkipReason, policy: string, nextAllowedAt: number | null): string {
+  switch (reason) {
+    case 'attempt_in_progress':
+      return 'An attempt is already under way (its outcome will be said in the thread)';
+    case 'max_attempts_reached':
+      return `Policy ${policy} has used its attempts on this record (max_attempts)`;
+    case 'backoff_pending':
+      return `Policy ${policy} waits${nextAllowedAt === null ? '' : ` until ${formatUtc(nextAllowedAt)}`} before another attempt (backoff)`;
+    case 'stopped':
+      return 'The service said this record cannot be changed that way';
+    case 'disabled':
+      return 'Remediation is off (remediation.enabled: false)';
+    case 'policy_suspended':
+    case 'environment_paused':
+      return `Policy ${policy} is suspended after a refusal only a person can fix (see its watchdog alert)`;
+    case 'production_not_named':
+      return `Policy ${policy} does not name production`;
+    case 'not_automatic':
+      return `Policy ${policy} acts only when asked`;
+    case 'hourly_limit':
+      return 'The hourly limit of remediation actions is reached (remediation.max_actions_per_hour); try later';
+    case 'run_retrying':
+      return `The service will retry this run by itself, and policy ${policy} waits for that (now: false)`;
+  }
+}
+
+/** What a click on an alert no longer firing is told, or undefined while it fires. */
+function overText(alert: AlertRow | undefined, what: string): string | undefined {
+  if (!alert) return undefined;
+  if (alert.status === 'firing') return undefined;
+  return alert.status === 'resolved' && alert.resolvedAt !== null
+    ? `It was resolved at ${formatUtc(alert.resolvedAt)}: nothing to ${what}, nothing changed.`
+    : `It is not firing yet (pending): nothing to ${what}, nothing changed.`;
+}

@@ -1,0 +1,88 @@
+/**
+ * Clicks over HTTP: Slack posts each interaction to `POST /slack/interactions` on `server.listen`
+ * (behind whatever proxy makes it reachable), form-encoded, the JSON in the field `payload`. Each
+ * request is checked against the signing secrets of the apps configured (`slack-signature.ts`)
+ * before anything in it is read: an unsigned, tampered or old request is refused with 401 and a
+ * log line, and nothing is done. A signed one is answered 200 at once (Slack wants an answer
+ * within 3 seconds), then handed on.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Secret } from '../config/secret.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { verifySlackRequest } from './slack-signature.js';
+
+/** The path Slack's Interactivity Request URL must end in. */
+export const INTERACTIONS_PATH = '/slack/interactions';
+
+/** The largest body taken: a click's payload holds the whole message clicked, well under this. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the HTTP receiver works with. */
+export interface HttpReceiverOptions {
+  /** The signing secrets, one per app that may post here. */
+  secrets: readonly Secret[];
+  /** A signed interaction's payload, and the index of the secret that signed it. */
+  onPayload: (payload: unknown, secret: number) => void;
+  clock: Clock;
+  log: Logger;
+}
+
+/** A request handler for {@link INTERACTIONS_PATH}. */
+export type InteractionsRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The handler of Slack's interaction posts. */
+export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsRequestHandler {
+  const answer = (res: ServerResponse, status: number, body?: object) => {
+    res.writeHead(status, body ? { 'content-type': 'application/json' } : {}).end(body ? JSON.stringify(body) : '');
+  };
+  return (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    readBody(req).then(
+      (body) => {
+        if (body === undefined) return answer(res, 413, { error: 'too large' });
+        const header = (name: string) => {
+          const v = req.headers[name];
+          return Array.isArray(v) ? v[0] : v;
+        };
+        const check = verifySlackRequest(
+          { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body },
+          o.secrets,
+          o.clock.now(),
+        );
+        if (!check.ok) {
+          o.log.warn(
+            { remote: req.socket.remoteAddress, reason: check.reason },
+            `Slack interaction refused: ${check.message}`,
+          );
+          return answer(res, 401, { error: check.reason });
+        }
+        let payload: unknown;
+        try {
+          payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '');
+        } catch {
+          o.log.warn({ remote: req.socket.remoteAddress }, 'Slack interaction refused: no JSON payload field');
+          return answer(res, 400, { error: 'no payload' });
+        }
+        answer(res, 200);
+        o.onPayload(payload, check.index);
+      },
+      () => res.destroy(),
+    );
+  };
+}
+
+/** The body as text, or undefined when it is larger than {@link MAX_BODY_BYTES}. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,298 @@
+/**
+ * The Slack app channel's buttons, end to end: received (over Socket Mode, or over HTTP with the
+ * signing secret checked, as each channel's `interactions.mode` says), acknowledged to Slack at
+ * once, then acted on apart from the receiving:
+ *
+ * 1. The click is read (`slack-click.ts`); anything that is not one of our buttons is ignored.
+ * 2. The message clicked is found among the living messages of the channels of the app that sent
+ *    it (`livingMessageAt`), and the alert among those it shows, by the short id the button
+ *    carried. A message not ours, an alert no longer in it, or a message closed (every alert in it
+ *    over) is a stale click: answered politely, nothing changed.
+ * 3. Who clicked is checked against the channel's `interactions.allow` (`slack-permissions.ts`);
+ *    a refusal is answered politely, nothing changed.
+ * 4. The action is carried out through the same modules as the console's and the CLI's
+ *    (`slack-actions.ts`); what it did is said on the living message (`refresh` with a note: what,
+ *    and by whom).
+ * 5. Every click, whatever came of it, is written to the audit (`interaction-audit.ts`, shown in the
+ *    console's alert timeline) and the daemon's log, and the person who clicked is answered where
+ *    only they see it (`slack-responder.ts`).
+ *
+ * No token, secret or response URL reaches a log line, a row or an answer.
+ */
+import { alertId } from '../alerts/alert-id.js';
+import type { Clock } from '../lib/clock.js';
+import { errorText } from '../lib/error-text.js';
+import type { Logger } from '../lib/logger.js';
+import type { Channel } from '../notify/channels/channel.js';
+import type { ChannelConfig } from '../notify/channels/registry.js';
+import type { ButtonAction } from '../notify/channels/slack-app-buttons.js';
+import type { SlackAppChannel } from '../notify/channels/slack-app.js';
+import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
+import type { Remediator } from '../remediation/remediator.js';
+import type { Store } from '../state/store.js';
+import { recordInteraction, type InteractionOutcome } from './interaction-audit.js';
+import { runAction, type ActionResult } from './slack-actions.js';
+import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
+import { httpInteractionsHandler, type InteractionsRequestHandler } from './slack-http-receiver.js';
+import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
+import { SlackResponder } from './slack-responder.js';
+import { SocketReceiver } from './slack-socket-receiver.js';
+
+/** The permission each action needs. */
+const PERMISSION_OF: Readonly<Record<ButtonAction, SlackPermission>> = {
+  acknowledge: 'acknowledge',
+  unacknowledge: 'acknowledge',
+  silence_1h: 'silence',
+  silence_4h: 'silence',
+  remediate: 'remediate',
+};
+
+/** What each permission lets a person do, in words. */
+const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
+  acknowledge: 'acknowledge alerts',
+  silence: 'silence alerts',
+  remediate: 'ask for a remediation',
+};
+
+/** A Slack app channel that takes clicks. */
+interface Receiving {
+  name: string;
+  channel: SlackAppChannel;
+  interactions: SlackInteractionsConfig;
+  permissions: SlackPermissions;
+}
+
+/** What the interactions are built from: one running configuration's parts. */
+export interface SlackInteractionsParts {
+  configs: readonly ChannelConfig[];
+  channels: ReadonlyMap<string, Channel>;
+  store: Store;
+  /** Undefined when no remediation policy is configured. */
+  remediation: Pick<Remediator, 'request'> | undefined;
+  /** Wakes the delivery loop (an acknowledgement to route). */
+  wake: () => void;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The interactions of a configuration, or undefined when no Slack app channel has `interactions`. */
+export function createSlackInteractions(parts: SlackInteractionsParts): SlackInteractions | undefined {
+  const receiving: (Receiving & { apiUrl: string; timeout: number })[] = [];
+  for (const config of parts.configs) {
+    if (config.type !== 'slack_app' || !config.interactions) continue;
+    const channel = parts.channels.get(config.name) as SlackAppChannel | undefined;
+    if (!channel) continue;
+    const interactions = config.interactions;
+    receiving.push({
+      name: config.name,
+      channel,
+      interactions,
+      apiUrl: config.api_url,
+      timeout: config.timeout,
+      permissions: new SlackPermissions({
+        allow: interactions.allow,
+        cacheMs: interactions.usergroup_cache,
+        members: (usergroup) => channel.usergroupMembers(usergroup),
+        clock: parts.clock,
+      }),
+    });
+  }
+  return receiving.length === 0 ? undefined : new SlackInteractions(parts, receiving);
+}
+
+/** The receivers of one configuration's clicks, and what is done with them. */
+export class SlackInteractions {
+  /** The handler of `POST /slack/interactions`, when a channel takes its clicks over HTTP. */
+  readonly http: InteractionsRequestHandler | undefined;
+  readonly #sockets: SocketReceiver[] = [];
+  readonly #responder: SlackResponder;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #log: Logger;
+  #stopped = false;
+
+  constructor(
+    private readonly parts: SlackInteractionsParts,
+    receiving: readonly (Receiving & { apiUrl: string; timeout: number })[],
+  ) {
+    this.#log = parts.logger.child({ stage: 'slack-interactions' });
+    this.#responder = new SlackResponder(
+      receiving.map((r) => r.apiUrl),
+      Math.max(...receiving.map((r) => r.timeout)),
+    );
+    // One connection per app (its token); one secret per app: a click is looked for among the
+    // messages of the channels of the app that sent it.
+    const sockets = new Map<string, (Receiving & { apiUrl: string })[]>();
+    const secrets = new Map<string, Receiving[]>();
+    for (const r of receiving) {
+      const i = r.interactions;
+      const key = i.mode === 'socket' ? `${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
+      const groups = i.mode === 'socket' ? sockets : secrets;
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    for (const group of sockets.values()) {
+      const first = group[0]!;
+      if (first.interactions.mode !== 'socket') continue;
+      this.#sockets.push(
+        new SocketReceiver({
+          appToken: first.interactions.app_token,
+          apiUrl: first.apiUrl,
+          channels: group.map((r) => r.name),
+          onPayload: (payload) => this.#receive(payload, group),
+          clock: parts.clock,
+          log: this.#log,
+        }),
+      );
+    }
+    const groups = [...secrets.values()];
+    this.http =
+      groups.length === 0
+        ? undefined
+        : httpInteractionsHandler({
+            secrets: groups.map(
+              (g) => (g[0]!.interactions as Extract<SlackInteractionsConfig, { mode: 'http' }>).signing_secret,
+            ),
+            onPayload: (payload, index) => this.#receive(payload, groups[index]!),
+            clock: parts.clock,
+            log: this.#log,
+          });
+  }
+
+  /** Connects the Socket Mode receivers (in the background). */
+  start(): void {
+    for (const s of this.#sockets) s.start();
+  }
+
+  /** Stops receiving, then waits for the clicks being handled. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.all(this.#sockets.map((s) => s.stop()));
+    await Promise.all([...this.#inFlight]);
+  }
+
+  /** A payload received and acknowledged to Slack: handled apart, never throwing. */
+  #receive(payload: unknown, from: readonly Receiving[]): void {
+    if (this.#stopped) return;
+    const click = clickOf(payload);
+    if (!click) return;
+    const work = this.#handle(click, from).catch((err: unknown) =>
+      this.#log.error({ err: errorText(err) }, 'a Slack button click could not be handled'),
+    );
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  async #handle(click: SlackClick, from: readonly Receiving[]): Promise<void> {
+    const now = this.parts.clock.now();
+    const who = actorLabel(click.actor);
+    let where: Receiving | undefined;
+    let fingerprint: string | null = null;
+    let result: ActionResult;
+    try {
+      let open = false;
+      for (const r of from) {
+        const view = r.channel.livingMessageAt(click.slackChannel, click.ts);
+        if (!view) continue;
+        where = r;
+        open = view.open;
+        fingerprint = view.fingerprints.find((fp) => alertId(fp) === click.alertId) ?? null;
+        break;
+      }
+      if (!where) {
+        result = {
+          outcome: 'stale',
+          text: 'This message is not one deploy-watchdog keeps up to date (any more): nothing changed.',
+        };
+      } else if (fingerprint === null) {
+        result = { outcome: 'stale', text: 'That alert is no longer in this message: nothing changed.' };
+      } else if (!open) {
+        result = {
+          outcome: 'stale',
+          text: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
+        };
+      } else {
+        const permission = PERMISSION_OF[click.action];
+        const decision = await where.permissions.check(permission, click.actor.id);
+        result = decision.allowed
+          ? runAction(
+              {
+                store: this.parts.store,
+                remediation: this.parts.remediation,
+                wake: this.parts.wake,
+                log: this.#log,
+              },
+              click.action,
+              fingerprint,
+              { label: who, channel: where.name },
+              now,
+            )
+          : { outcome: 'refused', text: refusalText(decision, permission, where.name), detail: decision.detail };
+      }
+    } catch (err) {
+      // A fault of ours (the state busy, a disk full): said, audited if it can be, never half-done.
+      this.#log.error({ err: errorText(err), action: click.action, fingerprint }, 'a Slack button click failed');
+      result = {
+        outcome: 'failed',
+        text: "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
+      };
+    }
+    const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
+    this.#audit(click, where?.name ?? '', fingerprint, result.outcome, detail, now);
+    if (result.note && where && fingerprint) {
+      const shown = await where.channel.refresh(fingerprint, result.note);
+      if (shown.outcome !== 'ok') {
+        this.#log.warn(
+          { channel: where.name, fingerprint, reason: shown.reason },
+          'cannot show the click on the living message',
+        );
+      }
+    }
+    const answered = await this.#responder.answer(click.responseUrl, result.text);
+    if (!answered.ok) this.#log.warn({ reason: answered.reason }, 'cannot answer the person who clicked');
+  }
+
+  /** The audit row and the log line of a click. */
+  #audit(
+    click: SlackClick,
+    channel: string,
+    fingerprint: string | null,
+    outcome: InteractionOutcome,
+    detail: string,
+    now: number,
+  ): void {
+    const fields = { channel, user: click.actor.id, action: click.action, fingerprint, outcome };
+    if (outcome === 'refused' || outcome === 'failed')
+      this.#log.warn(fields, `Slack button click ${outcome}: ${detail}`);
+    else this.#log.info(fields, `Slack button click: ${detail}`);
+    try {
+      recordInteraction(this.parts.store, {
+        at: now,
+        channel,
+        slackUser: click.actor.id,
+        userName: click.actor.name,
+        action: click.action,
+        fingerprint,
+        outcome,
+        detail,
+      });
+    } catch (err) {
+      this.#log.error({ err: errorText(err), ...fields }, 'cannot write the audit of a Slack button click');
+    }
+  }
+}
+
+/** What a person refused is told: politely, and where the rule is. */
+function refusalText(
+  decision: Extract<PermissionDecision, { allowed: false }>,
+  what: SlackPermission,
+  channel: string,
+): string {
+  const where = `notify.channels ${channel}, interactions.allow.${what}`;
+  switch (decision.reason) {
+    case 'nobody':
+      return `Nobody may ${PERMISSION_WORDS[what]} from Slack here (${where}): nothing changed.`;
+    case 'not_listed':
+      return `Sorry: to ${PERMISSION_WORDS[what]} from Slack here you need to be named in deploy-watchdog's config (${where}), and you are not. Nothing changed.`;
+    case 'lookup_failed':
+      return `deploy-watchdog could not check whether you may ${PERMISSION_WORDS[what]} (it could not read a user group from Slack): nothing changed. Try again, or use the console.`;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The Socket Mode receiver against the fake Slack's WebSocket: an envelope is acknowledged at once
+ * and its interaction handed on; when Slack asks the connection to go (as it does every few hours)
+ * it connects again and clicks still arrive; a refused app token is said once, as an error naming
+ * what to fix, without the token.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Secret } from '../../src/config/secret.js';
+import { SocketReceiver } from '../../src/interactions/slack-socket-receiver.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { startSlackApi, type SlackApi } from '../helpers/slack-api.js';
+import { LogCapture } from '../notify/notify-fixture.js';
+
+const APP_TOKEN = 'xapp-1-receiver-SECRET-token';
+let slack: SlackApi;
+let receiver: SocketReceiver | undefined;
+
+afterEach(async () => {
+  await receiver?.stop();
+  receiver = undefined;
+  await slack.close();
+});
+
+function start(token: string) {
+  const log = new LogCapture();
+  const payloads: unknown[] = [];
+  receiver = new SocketReceiver({
+    appToken: new Secret(token),
+    apiUrl: slack.url,
+    channels: ['ops-app'],
+    onPayload: (p) => payloads.push(p),
+    clock: new ManualClock(),
+    log: log.logger,
+  });
+  receiver.start();
+  return { log, payloads };
+}
+
+const click = {
+  user: { id: 'U0ALICE' },
+  message: { channel: 'C0ALERTS', ts: '1.000100' },
+  value: 'acknowledge:1a2b3c4d',
+};
+
+describe('SocketReceiver', () => {
+  it('acknowledges an envelope, hands on its interaction, and connects again when Slack asks it to go', async () => {
+    slack = await startSlackApi({ token: 'xoxb-bot', appToken: APP_TOKEN });
+    const { log, payloads } = start(APP_TOKEN);
+    await slack.connected();
+    await slack.clickOverSocket(click);
+    expect(slack.acks).toHaveLength(1);
+    await vi.waitFor(() => expect(payloads).toHaveLength(1));
+    expect(payloads[0]).toMatchObject({ type: 'block_actions', user: { id: 'U0ALICE' } });
+
+    slack.disconnectSockets();
+    await slack.connected(2);
+    await vi.waitFor(() => expect(log.text()).toContain('Slack closed the Socket Mode connection; connecting again'));
+    await slack.clickOverSocket(click);
+    await vi.waitFor(() => expect(payloads).toHaveLength(2));
+    expect(slack.callsOf('apps.connections.open').every((c) => c.authorized)).toBe(true);
+    expect(log.text()).not.toContain('SECRET');
+  });
+
+  it('says a refused app token once, as an error naming what to fix, and never logs it', async () => {
+    slack = await startSlackApi({ token: 'xoxb-bot', appToken: 'xapp-1-the-right-one' });
+    const { log } = start(APP_TOKEN);
+    await vi.waitFor(() => expect(log.text()).toContain('Slack refused the app-level token for Socket Mode'));
+    expect(log.text()).toContain('check interactions.app_token');
+    expect(slack.connections).toBe(0);
+    expect(log.text()).not.toContain('SECRET');
+  });
+});
