@@ -45,6 +45,8 @@ export interface NotifierOptions {
 /** The notification pipeline as the rest of the daemon uses it. */
 export interface Notifier extends CycleStage {
   readonly router: Router;
+  /** The channels told when a remediation starts, not only how it ended (`Channel.showsProgress`). */
+  readonly progressChannels: ReadonlySet<string>;
   /**
    * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
    * Routes with a longer one drop the repeats they do not want yet (per channel).
@@ -148,6 +150,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     router,
+    progressChannels: new Set([...channels].filter(([, c]) => c.showsProgress === true).map(([n]) => n)),
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
     enqueue: (events, now) => outbox.enqueue(events, now),
     take: (cycle) => {

@@ -68,6 +68,24 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
   }
 }
 
+/**
+ * The notice for the alert's channels that show progress when an attempt starts: its change sent
+ * and accepted ("Automatic retry: sent, following run #5981"). Its outcome follows when it ends.
+ */
+export function startedNotice(attempt: AttemptRow, words: ActionWords): NoticeNotification {
+  const following = attempt.runId !== null ? `following run #${attempt.runId}` : 'looking for its run';
+  return {
+    type: 'notice',
+    topic: 'remediation',
+    title: `${words.noun}: sent, ${following}`,
+    severity: 'info',
+    fields: [{ label: 'Policy', value: `${attempt.policy} (${attempt.action}, attempt ${attempt.attempt})` }],
+    lines: [`Alert: ${attempt.summary}`],
+    url: attempt.url,
+    fingerprint: attempt.fingerprint,
+  };
+}
+
 /** The notice for the alert's channels when an attempt ends. */
 export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: AttemptOutcome): NoticeNotification {
   const labels = attempt.labels;

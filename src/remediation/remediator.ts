@@ -56,7 +56,10 @@ export type RemediationRequest =
 export type { PassReport } from './send-and-follow.js';
 
 /** The parts of the notification pipeline remediation uses. */
-export type RemediationNotifier = Pick<Notifier, 'take' | 'notice' | 'router' | 'lifecycleRepeatIntervalMs'>;
+export type RemediationNotifier = Pick<
+  Notifier,
+  'take' | 'notice' | 'router' | 'lifecycleRepeatIntervalMs' | 'progressChannels'
+>;
 
 /** What a remediator is built from: one running configuration's parts. */
 export interface RemediationParts {

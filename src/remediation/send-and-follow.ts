@@ -17,7 +17,7 @@ import type { Store } from '../state/store.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
 import { answerStep, handleFailure, handleResult, type AnswerEnd, type ChangeHandling } from './change-answer.js';
-import { outcomeNotice, outcomeWord, type AttemptOutcome } from './outcome-notice.js';
+import { outcomeNotice, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
 import { errorText } from '../lib/error-text.js';
 import type { CompiledPolicy, RemediationSettings } from './policy.js';
 import type { RemediationAudit } from './remediation-audit.js';
@@ -47,7 +47,7 @@ export interface SenderParts {
   runStates: RunStates;
   /** How often a followed run is read (`remediation.poll_interval`). */
   pollMs: number;
-  notifier: Pick<Notifier, 'notice' | 'router'>;
+  notifier: Pick<Notifier, 'notice' | 'router' | 'progressChannels'>;
   audit: RemediationAudit;
   log: Logger;
   /** Writes the suspensions as alerts (`suspension-alerts.ts`). */
@@ -218,9 +218,12 @@ export class SendAndFollow {
     };
     const end = step.end;
     const told = end?.kind === 'told' ? this.#ending(after, action, end.outcome, end, now) : undefined;
+    // Accepted and not over: the channels that keep a message per alert say it has started.
+    const started = handling.kind === 'follow' && end === null && attempt.runId === null;
     this.p.store.transaction(() => {
       this.p.audit.answered(attempt, now, step.audit.reason, step.audit.runId, said);
       this.p.rs.updateAttempt(attempt.id, step.update);
+      if (started) this.#tellStarted(after, action, now);
       told?.write();
       if (end?.kind === 'closed') this.#closeQuietly(after, now, end, said);
       if (suspension && this.p.rs.suspend(suspension)) {
@@ -324,6 +327,15 @@ export class SendAndFollow {
     const ending = this.#ending(attempt, action, outcome, opts, this.p.clock.now());
     this.p.store.transaction(ending.write);
     ending.written();
+  }
+
+  /** Tells the alert's channels that show progress (a living message) that the attempt started. */
+  #tellStarted(attempt: AttemptRow, action: RemediationAction, now: number): void {
+    const channels = this.p.notifier.router
+      .route(attempt.labels, attempt.severity)
+      .map((t) => t.channel)
+      .filter((c) => this.p.notifier.progressChannels.has(c));
+    if (channels.length > 0) this.p.notifier.notice(startedNotice(attempt, action.words), channels, now);
   }
 
   /**

@@ -225,6 +225,11 @@ describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked
     expect(shownText(living(parent.ts))).toContain(
       `Retry now asked by carol (U0CAROL) in Slack: attempt 1 of 1 (key ${attempt!.key})`,
     );
+    // Sent and accepted: its start is said in the alert's thread before its outcome.
+    await wd!.deliverDue();
+    expect(slack.replies(parent.ts).map(shownText)).toContainEqual(
+      expect.stringMatching(/Automatic retry: sent, (following run #\d+|looking for its run)/),
+    );
 
     // Bob's silence is ended in the console; the run goes through: the alert resolves and the
     // message closes (green). A late click on it changes nothing.

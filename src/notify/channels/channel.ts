@@ -113,6 +113,12 @@ export interface Channel<M = unknown> {
    * new message each time (email, Slack webhooks, the log), where it would be noise.
    */
   readonly showsAcknowledgements?: boolean;
+  /**
+   * Whether it is told when a remediation starts (its change sent and accepted), not only how it
+   * ended: true for a kind that keeps one message per alert, where the start is one more line in
+   * the alert's thread; absent (false) for a kind where it would be one more message per attempt.
+   */
+  readonly showsProgress?: boolean;
   /** Builds the message for a notification. Pure: no I/O. */
   render(notification: Notification): M;
   /** Sends a rendered message. Never throws for delivery failures: it answers a SendResult. */

@@ -129,6 +129,8 @@ export const slackAppChannel = {
       kind: 'slack_app',
       // A living message shows who has the alert, as PagerDuty's and Grafana OnCall's Slack messages do.
       showsAcknowledgements: true,
+      // The same message: a remediation's start is one more line in the alert's thread.
+      showsProgress: true,
       // Each call ends by the client's own timeout; one send makes at most this many.
       sendTimeoutMs: config.timeout * MAX_CALLS_PER_SEND,
       render: (n) => renderDelivery(n, config, renderOptions()),
