@@ -267,9 +267,15 @@ describe('deploy/kubernetes', () => {
         async () => (await probe(container.readinessProbe.httpGet.path)) === 200,
         () => output,
       );
-      // Alone on its database it leads, and says so where the probe and Prometheus look.
-      const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { role?: string };
-      expect(ready.role).toBe('leader');
+      // Ready as a follower first, then alone on its database it takes the lease, and says so
+      // where the probe and Prometheus look.
+      const role = async () =>
+        ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { role?: string }).role;
+      await until(
+        'the lead',
+        async () => (await role()) === 'leader',
+        () => output,
+      );
       expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^deploy_watchdog_leader 1$/m);
       stop.abort(new Error('test over'));
       expect((await daemon).code).toBe(0);
