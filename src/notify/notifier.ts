@@ -84,6 +84,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
   // key twice ({"stage":"notify","stage":"delivery"}), so they get the base logger.
   const logger = base.child({ stage: 'notify' });
   const names = [...channels.keys()];
+  /** The names of the channels whose kind says yes (a living message's acknowledgements, progress). */
+  const channelsThat = (says: (c: Channel) => boolean) =>
+    new Set([...channels].filter(([, c]) => says(c)).map(([n]) => n));
   const router = Router.fromSettings(notify, alerts, names);
   const rows = new OutboxStore(store);
   // The silences in force, read from the store once per pass.
@@ -99,7 +102,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(context ? { context } : {}),
-    showsAcknowledgements: new Set([...channels].filter(([, c]) => c.showsAcknowledgements === true).map(([n]) => n)),
+    showsAcknowledgements: channelsThat((c) => c.showsAcknowledgements === true),
   });
   const digest = new Digest({
     settings: notify.digest,
@@ -150,7 +153,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     router,
-    progressChannels: new Set([...channels].filter(([, c]) => c.showsProgress === true).map(([n]) => n)),
+    progressChannels: channelsThat((c) => c.showsProgress === true),
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
     enqueue: (events, now) => outbox.enqueue(events, now),
     take: (cycle) => {

@@ -329,12 +329,14 @@ export class SendAndFollow {
     ending.written();
   }
 
+  /** The channels the attempt's alert is routed to: where its notices go. */
+  #alertChannels(attempt: AttemptRow): string[] {
+    return this.p.notifier.router.route(attempt.labels, attempt.severity).map((t) => t.channel);
+  }
+
   /** Tells the alert's channels that show progress (a living message) that the attempt started. */
   #tellStarted(attempt: AttemptRow, action: RemediationAction, now: number): void {
-    const channels = this.p.notifier.router
-      .route(attempt.labels, attempt.severity)
-      .map((t) => t.channel)
-      .filter((c) => this.p.notifier.progressChannels.has(c));
+    const channels = this.#alertChannels(attempt).filter((c) => this.p.notifier.progressChannels.has(c));
     if (channels.length > 0) this.p.notifier.notice(startedNotice(attempt, action.words), channels, now);
   }
 
@@ -352,7 +354,7 @@ export class SendAndFollow {
   ): { write: () => void; written: () => void } {
     const word = outcomeWord(outcome);
     const notice = outcomeNotice(attempt, action.words, outcome);
-    const channels = this.p.notifier.router.route(attempt.labels, attempt.severity).map((t) => t.channel);
+    const channels = this.#alertChannels(attempt);
     const metric = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'no_run' ? 'accepted' : 'failed';
     return {
       write: () => {
