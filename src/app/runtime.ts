@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici';
 import type { AlertStore } from '../alerts/alert-store.js';
 import { createApiClient, type ApiClient, type ApiClientOptions, type ApiObserver } from '../api/client.js';
+import { countedErrorCode, countedStatus } from '../api/errors.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
@@ -225,9 +226,9 @@ export function enabledJobs(config: Config, options: DetectorOptions): Map<Snaps
 /** Every API call counted and timed in the metrics, by function. */
 function apiObserver(metrics: Metrics): ApiObserver {
   return (a) => {
-    metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
+    metrics.apiRequests.inc({ function: a.fn, status: countedStatus(a.status) });
     metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
-    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
+    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: countedErrorCode(a.errorCode) });
   };
 }
 

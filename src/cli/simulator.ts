@@ -159,6 +159,7 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   endless: { arg: null, spec: () => ({ endless: true }) },
   echoToken: { arg: null, spec: () => ({ echoToken: true }) },
   endlessList: { arg: null, spec: () => ({ endlessList: true }) },
+  inventedErrorCodes: { arg: null, spec: () => ({ inventedErrorCodes: true }) },
 };
 
 /** `FN=KIND[:ARG]` as a target and a fault. */

@@ -56,6 +56,11 @@ export interface FaultSpec {
    * a list with nothing in it stays empty.
    */
   endlessList?: boolean;
+  /**
+   * Status 500 with an error code the reference does not list and no earlier answer gave
+   * (`invented_1`, `invented_2`, …): a service whose codes would grow a metric label without bound.
+   */
+  inventedErrorCodes?: boolean;
   /** Apply to the next N matching requests only. */
   times?: number;
 }
@@ -73,6 +78,7 @@ export class FaultInjector {
   private readonly faults = new Map<FaultTarget, { spec: FaultSpec; left: number | null }>();
   private readonly rng: Prng;
   private nextEndlessId = FIRST_ENDLESS_ID;
+  private nextInventedCode = 0;
 
   constructor(seed: number) {
     this.rng = new Prng(seed ^ 0x5eed);
@@ -87,6 +93,12 @@ export class FaultInjector {
       throw new Error(`hugeMb must be a number of MB above 0, got ${String(spec.hugeMb)}`);
     }
     this.faults.set(target, { spec, left: spec.times ?? null });
+  }
+
+  /** An error code no inventedErrorCodes answer has given yet. */
+  freshErrorCode(): string {
+    this.nextInventedCode += 1;
+    return `invented_${this.nextInventedCode}`;
   }
 
   /** An id no endlessList page has given yet. */
