@@ -89,9 +89,16 @@ export function createNotifier(options: NotifierOptions): Notifier {
     new Set([...channels].filter(([, c]) => says(c)).map(([n]) => n));
   const router = Router.fromSettings(notify, alerts, names);
   const rows = new OutboxStore(store);
-  // The silences in force, read from the store once per pass.
+  // The silences in force, read from the store once per pass. One whose stored pattern cannot be
+  // run safely mutes nothing, and is named once in the log.
+  const refusedSilences = new Set<string>();
   const silencesAt = (now: number): SilenceLookup => {
     const list = listSilences(store, { now });
+    for (const s of list) {
+      if (s.refused === null || refusedSilences.has(s.id)) continue;
+      refusedSilences.add(s.id);
+      logger.warn({ silence: s.id }, `silence ${s.id} mutes nothing: ${s.refused}; end it and make it again`);
+    }
     return (labels) => activeSilenceFor(list, labels, now)?.id;
   };
   const outbox = new Outbox(rows, {

@@ -200,7 +200,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match_re:\n        app: "shop(-[a-z]+"\n`,
       path: 'notify.routes[0].match_re.app',
       line: 9,
-      message: /is not a valid regular expression \(Unterminated group\)/,
+      message: /is not a regular expression RE2 takes \(error parsing regexp: missing closing \)/,
     },
     {
       name: 'bad label name in match',
