@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { AlertStore } from '../alerts/alert-store.js';
 import { createApiClient, type ApiClient, type ApiClientOptions, type ApiObserver } from '../api/client.js';
 import { countedErrorCode, countedStatus } from '../api/errors.js';
+import { secretsIn } from '../config/secret.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
@@ -89,6 +90,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
   const client = createApiClient({
     baseUrl: config.api.base_url,
     token: config.api.token,
+    otherSecrets: secretsIn(config).filter((s) => s !== config.api.token),
     requestsPerSecond: config.api.requests_per_second,
     timeoutMs: config.api.timeout,
     maxRetries: config.api.max_retries,

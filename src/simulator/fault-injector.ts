@@ -51,6 +51,13 @@ export interface FaultSpec {
    */
   echoToken?: boolean;
   /**
+   * With `echoToken`: other text echoed beside it (a webhook URL of the caller's, say), and the
+   * token and that text also as a key of the first record (`{"<token>": "echoed"}` in `extra`).
+   */
+  echoText?: string;
+  /** With `echoToken`: every echoed character spelled as a JSON `\uXXXX` escape, keys included. */
+  echoEscaped?: boolean;
+  /**
    * A list answers `total: 1000000000` and a full page (`limit` items, the list's first items
    * repeated) of ids never given before, whatever the offset, for ever. Only lists are affected;
    * a list with nothing in it stays empty.
