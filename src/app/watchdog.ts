@@ -511,10 +511,10 @@ export class Watchdog {
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
       if (this.#leads()) flush = await this.#flush(rt, left());
-      else await rt.notifier.stop();
       await rt.remediation?.stop(left());
     } finally {
       cancel.abort();
+      await this.#halt(rt); // every loop ends before the store closes, a failed flush (a store gone bad) or not
       await this.#healthListener.close();
       await closeRuntime(rt);
       try {
@@ -540,12 +540,12 @@ export class Watchdog {
     return { cyclesFinished, flush };
   }
 
-  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, it leaves the rest to the next leader. */
+  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, or the store failing, it leaves the rest in the outbox. */
   async #flush(rt: Runtime, deadlineMs: number): Promise<FlushReport | undefined> {
     try {
       return await rt.notifier.flush(deadlineMs);
     } catch (err) {
-      if (!(err instanceof FencedError)) throw err;
+      if (!(err instanceof FencedError)) this.#log.error({ err }, 'cannot flush the outbox at the stop');
       return undefined;
     }
   }
