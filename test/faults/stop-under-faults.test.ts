@@ -169,6 +169,10 @@ describe('run, an SMTP server that accepts and never greets', () => {
     await until('a send to the silent server', () => sockets.size > 0, d.output, 30_000);
     const { ms, exit } = await terminate(d);
     expect(ms, d.output()).toBeLessThan(STOP_TIMEOUT_MS + 2_000 + SLACK_MS);
-    expect([0, 1]).toContain(exit);
+    // The stop itself finished (the send abandoned at its deadline); whatever still held the process
+    // (the socket to the silent server, on main for about 17 s) was cut by the last exit, with the stop's code.
+    expect(d.output()).toContain('deploy-watchdog stopped');
+    if (d.output().includes('the stop did not end the process in time')) expect(exit).toBe(0);
+    else expect([0, 1]).toContain(exit);
   }, 120_000);
 });
