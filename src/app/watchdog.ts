@@ -36,7 +36,7 @@ import { FencedError } from '../state/fenced-error.js';
 import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
 import { LeaderLease, leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
-import { claimLease, LEASE_TTL_MS, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
+import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
 import { openState, postgresTarget, sameState } from '../state/open-state.js';
 import type { Secret } from '../config/secret.js';
@@ -48,6 +48,7 @@ import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
 import { readinessChecks } from './readiness.js';
+import { runnerLeaseRenewal } from './runner-lease-renewal.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime } from './runtime.js';
 import { SourceHealth } from '../alerts/source-health.js';
@@ -171,7 +172,7 @@ export class Watchdog {
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
-      if (lease) watchdog.#holdLease(lease);
+      if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
       if (replicas) {
         fence.election = watchdog.#join({ ...state, url: state.url });
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
@@ -182,22 +183,6 @@ export class Watchdog {
       store.close();
       throw err;
     }
-  }
-
-  /** Renews the state file's lease while this process works on it (a real timer: the lease is between processes). */
-  #holdLease(lease: RunnerLease): void {
-    const timer = setInterval(() => {
-      try {
-        lease.renew();
-      } catch (err) {
-        this.#log.warn({ err }, 'cannot renew the lease on the state file; another run or check may start');
-      }
-    }, LEASE_TTL_MS / 3);
-    timer.unref();
-    this.#releaseLease = () => {
-      clearInterval(timer);
-      lease.release();
-    };
   }
 
   /** The leader election this replica takes part in; its lease is released at `stop()`. */
@@ -511,10 +496,10 @@ export class Watchdog {
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
       if (this.#leads()) flush = await this.#flush(rt, left());
-      else await rt.notifier.stop();
       await rt.remediation?.stop(left());
     } finally {
       cancel.abort();
+      await this.#halt(rt); // every loop ends before the store closes, a failed flush (a store gone bad) or not
       await this.#healthListener.close();
       await closeRuntime(rt);
       try {
@@ -540,12 +525,12 @@ export class Watchdog {
     return { cyclesFinished, flush };
   }
 
-  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, it leaves the rest to the next leader. */
+  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, or the store failing, it leaves the rest in the outbox. */
   async #flush(rt: Runtime, deadlineMs: number): Promise<FlushReport | undefined> {
     try {
       return await rt.notifier.flush(deadlineMs);
     } catch (err) {
-      if (!(err instanceof FencedError)) throw err;
+      if (!(err instanceof FencedError)) this.#log.error({ err }, 'cannot flush the outbox at the stop');
       return undefined;
     }
   }
