@@ -94,6 +94,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settled && { settledNewest: settled.newest }),
     details,
+    openFailures: openFailures(ctx),
     apps,
   };
 }
@@ -105,6 +106,16 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
     if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
   }
   return ids;
+}
+
+/** What the open failed_runs alerts last said of their runs (their details), by run id. */
+function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+  const told = new Map<number, Readonly<Record<string, string>>>();
+  for (const { check, subject, details } of ctx.openSubjects ?? []) {
+    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
+      told.set(subject.id, details ?? {});
+  }
+  return told;
 }
 
 /** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */
