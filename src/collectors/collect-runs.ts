@@ -28,7 +28,8 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   that `runs.get` no longer finds is gone, and its alert resolves;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
- * - `apps.list` for the labels and links of the runs that can be findings.
+ * - `apps.list` for the labels and links of the runs that can be findings;
+ * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
  * Any failed read throws; there is no partial snapshot.
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {

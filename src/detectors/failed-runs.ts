@@ -111,7 +111,9 @@ const failedRunsConfig = checkConfig({
   other_states: otherStatesSchema(OTHER_RUN_STATES, 'Run'),
   retrying_grace: durationSchema
     .prefault('30m')
-    .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+    .describe(
+      'A failed run with an automatic retry due is not alerted until this long after it first failed (its failed step, or the first cycle that saw it retrying; not updated_at, which each retry moves).',
+    ),
   lookback: durationSchema
     .prefault('7d')
     .describe(
