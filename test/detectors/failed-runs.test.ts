@@ -3,6 +3,7 @@ import type { Run, RunListItem } from '../../src/api/schemas.js';
 import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
 import type { RunsSnapshot } from '../../src/collectors/snapshot.js';
 import type { Detection } from '../../src/detectors/finding.js';
+import { runContextAsk } from '../../src/detectors/run-context.js';
 import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
@@ -551,5 +552,26 @@ describe('failedRuns follows a run through its retries (lineage)', () => {
       ],
     });
     expect(judgeRun(late, late, options, NOW)).toEqual({ kind: 'failed', reason: 'retrying_past_grace' });
+  });
+});
+
+describe('runContextAsk of a failed_runs alert', () => {
+  it.each<[string, Record<string, string>, string | null]>([
+    ['a first failure: the log around it', { since: ago(10 * MINUTE) }, ago(10 * MINUTE)],
+    [
+      'a retry that failed again: the log around the latest failure',
+      { since: ago(10 * MINUTE), failed_at: ago(MINUTE) },
+      ago(MINUTE),
+    ],
+    ['no time known', {}, null],
+  ])('%s', (_name, times, at) => {
+    const details = { app_id: '1', workflow: 'app_update', action: 'update', ...times };
+    expect(runContextAsk({ subject: { type: 'run', id: 100 }, details })).toEqual({
+      runId: 100,
+      appId: 1,
+      workflow: 'app_update',
+      action: 'update',
+      at,
+    });
   });
 });
