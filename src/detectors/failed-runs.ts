@@ -206,10 +206,9 @@ export function failedRuns(
       const told = snapshot.openFailures?.get(run.id);
       const verdict = judgeRun(run, detail, options, now, told);
       if (verdict.kind === 'settled') break;
-      if (overtaken && !told) {
-        if (verdict.kind === 'failed') break;
-        continue;
-      }
+      // Not announced, and not a reason to resolve an older failure that was: that one stands
+      // until the newer run going settles.
+      if (overtaken && !told) continue;
       const apps = snapshot.apps;
       if (verdict.kind === 'failed') {
         findings.push(toFinding(run, detail, told, { kind: 'failed', reason: verdict.reason }, apps, options, now));
@@ -315,6 +314,8 @@ function toFinding(
   if (run.retrying) details.retrying = 'yes';
 
   if (sighting.kind === 'underway') {
+    // Kept while it runs again: an automatic retry that fails again is retrying since then still.
+    if (told?.retrying_since) details.retrying_since = told.retrying_since;
     const retryAt = told ? retrySince(run, detail, told) : null;
     const at = currentStep(detail)?.name;
     if (retryAt !== null) {

@@ -101,6 +101,16 @@ const SUPERSEDING: [string, (RunListItem | Run)[], string[], Record<number, Reco
     [],
   ],
   [
+    'alerted; a newer failure nobody was told of behind a newer run going: the alerted one stands',
+    [
+      failedUpdate({ id: 100, created_at: ago(60 * MINUTE) }),
+      failedUpdate({ id: 101, created_at: ago(30 * MINUTE) }),
+      run({ id: 102, state: running, created_at: ago(5 * MINUTE) }),
+    ],
+    ['failed_runs/run/100'],
+    { 100: TOLD_100 },
+  ],
+  [
     'alerted, retried, and a newer run of the group succeeded: over',
     [
       run({ id: 100, state: running, created_at: ago(60 * MINUTE) }),
@@ -504,6 +514,15 @@ describe('failedRuns follows a run through its retries (lineage)', () => {
         summary:
           'Update of shop-prod (production) failed at step install_modules: disk full (still retrying after 40m)',
         details: expect.objectContaining({ retrying: 'yes', retrying_since: ago(40 * MINUTE) }),
+      },
+    ],
+    [
+      'the service retried it by itself: running again, it keeps since when it has been retrying',
+      runningAgain(),
+      { ...TOLD_100, retrying: 'yes', retrying_since: ago(25 * MINUTE) },
+      {
+        underway: true,
+        details: expect.objectContaining({ retrying_since: ago(25 * MINUTE), retry_since: ago(2 * MINUTE) }),
       },
     ],
     [
