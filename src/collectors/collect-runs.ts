@@ -28,7 +28,8 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   that `runs.get` no longer finds is gone, and its alert resolves;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
- * - `apps.list` for the labels and links of the runs that can be findings.
+ * - `apps.list` for the labels and links of the runs that can be findings;
+ * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
  * Any failed read throws; there is no partial snapshot.
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
@@ -94,6 +95,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settled && { settledNewest: settled.newest }),
     details,
+    openFailures: openFailures(ctx),
     apps,
   };
 }
@@ -105,6 +107,16 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
     if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
   }
   return ids;
+}
+
+/** What the open failed_runs alerts last said of their runs (their details), by run id. */
+function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+  const told = new Map<number, Readonly<Record<string, string>>>();
+  for (const { check, subject, details } of ctx.openSubjects ?? []) {
+    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
+      told.set(subject.id, details ?? {});
+  }
+  return told;
 }
 
 /** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */

@@ -34,10 +34,11 @@ export interface CollectorContext {
   /** Requests in flight at once for per-record reads (`api.concurrency`). */
   concurrency: number;
   /**
-   * The subjects of this job's open (pending and firing) alerts, from the alert state. A collector
-   * whose source it lists only in part (runs, within a look-back) reads these records by id, so an
-   * alert is decided by its record and never resolved by the record leaving the window. Absent:
-   * none open.
+   * The subjects of this job's open (pending and firing) alerts, with their details, from the
+   * alert state. A collector whose source it lists only in part (runs, within a look-back) reads
+   * these records by id, so an alert is decided by its record and never resolved by the record
+   * leaving the window; the runs collector also hands failed_runs what its alerts last said
+   * (`RunsSnapshot.openFailures`). Absent: none open.
    */
   openSubjects?: readonly OpenSubject[];
   /**

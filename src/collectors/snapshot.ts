@@ -65,6 +65,14 @@ export interface RunsSnapshot extends SnapshotBase {
    */
   details: ReadonlyMap<number, Run>;
   /**
+   * What each open (pending or firing) failed_runs alert last said of its run, keyed by run id:
+   * the alert's details. A run goes back to running when it is retried (reference §4, the same
+   * run id), so its alert follows it through the retry: failed_runs reads here whether a run
+   * running again is the retry of a failure already told, and whether a failure is the retry's
+   * (`run-lineage.ts`). Absent: none open.
+   */
+  openFailures?: ReadonlyMap<number, Readonly<Record<string, string>>>;
+  /**
    * The apps of the runs that can be findings (in a failed or active state, or with a detail), from
    * `apps.list`, keyed by app id: name, server, project and URL for labels and links. An app
    * missing here (deleted since) leaves those labels out.
