@@ -54,6 +54,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Ticks of a job skipped because its previous read was still running (it overran its schedule and
+   * runs to its end). Labelled `source` like every per-job metric here (see above): the issue
+   * named it `{job}`, which a scrape would rename `exported_job`.
+   */
+  readonly jobOverruns = new Counter({
+    name: 'deploy_watchdog_job_overruns_total',
+    help: 'Scheduled ticks of a job skipped because its previous read was still running, by source (the job).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   /** Unix time of the last cycle of a job that completed. */
   readonly lastSuccess = new Gauge({
     name: 'deploy_watchdog_last_success_timestamp_seconds',
