@@ -134,6 +134,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Time to alert, by check: from the record's own time of a problem (a run's `updated_at`, a URL's
+   * `public_checked_at`, an app's `updated_at`: `notify/time-to-alert.ts`) to the first successful
+   * delivery of its firing notification. Buckets around the minute that matters, up to a day (a
+   * problem older than the watchdog's first read of it lands in the last ones).
+   */
+  readonly timeToAlert = new Histogram({
+    name: 'deploy_watchdog_time_to_alert_seconds',
+    help: "From a record's own time of its problem to the first delivery of the firing notification, by check.",
+    labelNames: ['check'] as const,
+    buckets: [5, 10, 15, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600, 14400, 86400],
+    registers: [this.registry],
+  });
+
   /** Outbox rows waiting to be delivered, by channel. */
   readonly outboxWaiting = new Gauge({
     name: 'deploy_watchdog_outbox_waiting',
