@@ -271,7 +271,7 @@ function readFailed(
         const row = deps.health.recordFailure(job, reason, now);
         const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
         const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
-        // Below the threshold a failure is only counted: no alert, nothing for the stages.
+        // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
         return row.consecutiveFailures < threshold
           ? read
           : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
