@@ -36,7 +36,8 @@ import type { Remediator } from '../remediation/remediator.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
-import { Scheduler } from './scheduler.js';
+import { JobOverruns } from './job-overruns.js';
+import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealth } from '../alerts/source-health.js';
 
 /** The parts built from one configuration. */
@@ -70,6 +71,8 @@ export interface RuntimeFoundation {
   dispatcher?: Dispatcher | undefined;
   /** Backoff tunables of the API client. */
   apiRetry?: ApiClientOptions['retry'] | undefined;
+  /** The scheduler's tick source; default node-cron. */
+  schedule?: ScheduleFn | undefined;
   /** The `--config` the commands in messages must give. */
   commandConfigFile?: string | undefined;
   /** What the scheduler runs at each tick of a job (a job cycle, or retention), for the time of its schedule `slot`. */
@@ -194,6 +197,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       jitterMs: config.jobs.jitter,
       run: base.runScheduled,
       logger,
+      overruns: new JobOverruns({ clock, logger, metrics }),
+      ...(base.schedule ? { schedule: base.schedule } : {}),
     });
     return { config, client, channels, notifier, scheduler, remediation, interactions, context, deps, jobs };
   } catch (err) {

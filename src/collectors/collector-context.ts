@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
+import type { ReadSoFar } from './read-so-far.js';
 import type { Relevance } from './snapshot.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
@@ -53,5 +54,10 @@ export interface CollectorContext {
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /**
+   * Where a collector offers what it has read so far, for a read a hard bound cuts (the runs
+   * collector does); absent, or not offered: a cut read is a failed read, as any other.
+   */
+  soFar?: ReadSoFar;
   logger: Logger;
 }

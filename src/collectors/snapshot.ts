@@ -1,10 +1,12 @@
 /**
  * What a collector hands to the detectors: one complete read of one source, per scheduled job.
  *
- * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
- * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
+ * A snapshot is COMPLETE: every page of every list it is built from was read. A read that fails
+ * part-way produces no snapshot at all (the collector fails whole), because detectors treat
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
- * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
+ * falsely. The one exception is flagged: a read cut by a hard bound (`jobs.read_ceiling`, a list's
+ * items, an answer's bytes) hands back what it read (`partial`, `read-so-far.ts`), which the job
+ * cycle lets fire alerts and never resolve one. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
  * fields of them the detectors read (`views.ts`), the values as answered: the collectors parse,
  * they do not interpret; every judgement is made by a detector.
  *
@@ -36,6 +38,11 @@ interface SnapshotBase {
    * (kept or not): runs, servers, apps, open upgrades, marketplace services. Absent for the other jobs.
    */
   stateWords?: StateWordTally;
+  /**
+   * Set only on what a read cut by a hard bound had read so far (`read-so-far.ts`): why it was cut.
+   * Its findings may fire; nothing absent from it resolves.
+   */
+  partial?: string;
 }
 
 /** The `runs` job: recent runs, with the detail the run detectors need. */

@@ -28,6 +28,7 @@ import { groupDue } from './grouping.js';
 import type { NotifySettings } from './notify-settings.js';
 import type { OutboxStore } from './outbox-store.js';
 import { sendWithTimeout } from './send-with-timeout.js';
+import type { TimeToAlert } from './time-to-alert.js';
 
 /** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
 const ROWS_PER_ROUND = 5_000;
@@ -46,6 +47,8 @@ export interface DeliveryOptions {
   housekeeping?: (now: number) => void;
   /** Adds to each event what is known of it when its message is built (its alert's context). */
   attach?: (event: AlertEvent) => AlertEvent;
+  /** Told of each message delivered, in the transaction that marks its rows sent: the first deliveries of firing events. */
+  timeToAlert?: TimeToAlert;
 }
 
 /** What one round (or a flush) did, in messages and rows. */
@@ -265,14 +268,16 @@ export class Delivery {
       if (result.outcome !== 'ok' && signal?.aborted) break;
       const at = clock.now();
       if (result.outcome === 'ok') {
-        rows.store.transaction(() => {
+        const told = rows.store.transaction(() => {
           rows.markSent(message.rows, at);
           if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
             state.consecutiveFailures = 0;
             state.pausedUntil = null;
             rows.setChannelState(name, state, null);
           }
+          return this.options.timeToAlert?.record(message.rows, name, at) ?? [];
         });
+        this.options.timeToAlert?.observe(told);
         report.sent++;
         report.rowsSent += message.rows.length;
         metrics?.notifications.inc({ channel: name, outcome: 'sent' });

@@ -20,6 +20,8 @@ import { Heartbeat, type BeatDecision } from './heartbeat.js';
 import type { AlertDefaults, NotifySettings } from './notify-settings.js';
 import { Outbox, type OutboxPass, type SilenceLookup } from './outbox.js';
 import { OutboxStore } from './outbox-store.js';
+import { TimeToAlert } from './time-to-alert.js';
+import { TimeToAlertStore } from './time-to-alert-store.js';
 import { Router } from './router.js';
 
 /** What {@link createNotifier} needs. */
@@ -133,6 +135,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       digest.enqueueDue(now);
     },
     ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),
+    timeToAlert: new TimeToAlert(new TimeToAlertStore(store), options.metrics),
   });
   const heartbeat = notify.heartbeat
     ? new Heartbeat({

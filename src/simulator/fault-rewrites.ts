@@ -56,6 +56,8 @@ export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ct
 /** A full page of fresh ids and a total of a billion: the list's first items, repeated. */
 function endlessPage(data: unknown, ctx: RewriteContext): void {
   if (!isObject(data) || !Array.isArray(data.items) || typeof data.total !== 'number') return;
+  // As the fault promises: a list with nothing in it stays empty (not a total of a billion and no items).
+  if (data.items.length === 0) return;
   const source = data.items as Json[];
   const items: Json[] = [];
   for (let i = 0; i < ctx.limit && source.length > 0; i += 1)

@@ -474,7 +474,6 @@ describe('parseConfig: defaults and values', () => {
       servers: '*/1 * * * *',
       installers: '*/5 * * * *',
       jitter: 5_000,
-      deadline: 'auto',
     });
     expect(config.checks.failed_runs).toEqual({
       enabled: true,
