@@ -20,6 +20,7 @@ import type { StateRecord, StateWordTally } from '../collectors/state-word-tally
 import {
   explainerFor,
   relevanceFor,
+  reportingChecks,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
@@ -148,6 +149,7 @@ export async function runJobCycle(
       concurrency: deps.config.api.concurrency,
       openSubjects,
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
+      reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
@@ -186,6 +188,7 @@ export async function runJobCycle(
             findings,
             incomplete,
             explain,
+            ...(folded ? { folded } : {}),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.

@@ -32,6 +32,12 @@ export interface Detection<C extends string = CheckName> {
    * lifecycle hold the alert back. Absent: fire at once.
    */
   holdForMs?: number;
+  /**
+   * What the hold waits for, as a person reads it ("waiting up to 20m (checks.attention.fold_wait)
+   * for failed_runs to report run 123"): kept with the pending alert, so `alerts` and the console
+   * say why it is not told yet. Absent: the check's wait, unnamed.
+   */
+  holdReason?: string;
 }
 
 /**
