@@ -316,6 +316,6 @@ function sameRecord(a: Readonly<Record<string, unknown>>, b: Readonly<Record<str
  * Whether an entry of `incomplete` covers a fingerprint: a prefix ending in `/` covers all below
  * it; anything else only itself (`attention/r/url/id/5` must not cover `attention/r/url/id/55`).
  */
-function covers(part: string, fingerprint: string): boolean {
+export function covers(part: string, fingerprint: string): boolean {
   return part.endsWith('/') ? fingerprint.startsWith(part) : fingerprint === part;
 }

@@ -34,6 +34,7 @@ import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
 import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
 import { FencedError } from '../state/fenced-error.js';
+import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -86,6 +87,8 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
+  /** The production apps already told vanished under this configuration (`namespace/name`). */
+  vanishedTold: Set<string>;
 }
 
 /**
@@ -137,6 +140,7 @@ export async function runJobCycle(
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: readonly FoldedFinding[] | undefined;
+  let vanished: VanishedResolutions | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -158,7 +162,15 @@ export async function runJobCycle(
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
-    explain = explainerFor(snapshot, deps.detectorOptions);
+    vanished = await explainVanished(
+      deps,
+      job,
+      { findings, incomplete, folded },
+      explainerFor(snapshot, deps.detectorOptions),
+      log,
+      signal,
+    );
+    explain = vanished.explain;
   } catch (err) {
     if (signal?.reason instanceof CycleDeadlineError) {
       return readFailed(deps, job, signal.reason, now, log, report, record);
@@ -202,6 +214,7 @@ export async function runJobCycle(
     },
     deps.stages,
   );
+  vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();

@@ -191,6 +191,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       ],
       stateLists: stateListsFromConfig(config.checks),
       warnedStateWords: new Set(),
+      vanishedTold: new Set(),
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
