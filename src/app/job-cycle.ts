@@ -20,6 +20,7 @@ import type { StateRecord, StateWordTally } from '../collectors/state-word-tally
 import {
   explainerFor,
   relevanceFor,
+  reportingChecks,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
@@ -34,6 +35,7 @@ import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../a
 import { FencedError } from '../state/fenced-error.js';
 import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
+import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -88,6 +90,8 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
+  /** The production apps already told vanished under this configuration (`namespace/name`). */
+  vanishedTold: Set<string>;
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
@@ -124,6 +128,7 @@ export async function runJobCycle(
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: readonly FoldedFinding[] | undefined;
   const soFar = new ReadSoFar();
+  let vanished: VanishedResolutions | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -136,6 +141,7 @@ export async function runJobCycle(
       concurrency: deps.config.api.concurrency,
       openSubjects,
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
+      reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
@@ -145,7 +151,15 @@ export async function runJobCycle(
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
-    explain = explainerFor(snapshot, deps.detectorOptions);
+    vanished = await explainVanished(
+      deps,
+      job,
+      { findings, incomplete, folded },
+      explainerFor(snapshot, deps.detectorOptions),
+      log,
+      signal,
+    );
+    explain = vanished.explain;
   } catch (err) {
     const cut = boundThatCut(err, signal);
     if (cut) {
@@ -177,6 +191,7 @@ export async function runJobCycle(
             findings,
             incomplete,
             explain,
+            ...(folded ? { folded } : {}),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
@@ -190,6 +205,7 @@ export async function runJobCycle(
     },
     deps.stages,
   );
+  vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
