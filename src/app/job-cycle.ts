@@ -85,6 +85,8 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
+  /** What the runs collector keeps between cycles, and the `apps.list` the jobs share (`collectors/`). */
+  memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps'>;
 }
 
 /**
@@ -152,6 +154,7 @@ export async function runJobCycle(
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       logger: log,
+      ...deps.memory,
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));

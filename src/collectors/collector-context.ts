@@ -6,6 +6,8 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
+import type { RunsMemory } from './runs-memory.js';
+import type { SharedApps } from './shared-apps.js';
 import type { Relevance } from './snapshot.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
@@ -52,5 +54,12 @@ export interface CollectorContext {
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /**
+   * What the runs collector remembers between cycles (`runs-memory.ts`), owned by the runtime;
+   * absent (`check` in tests, a bare call): every cycle reads the whole look-back window.
+   */
+  runsMemory?: RunsMemory;
+  /** The `apps.list` every job of a cycle window shares (`shared-apps.ts`); absent: each reads its own. */
+  sharedApps?: SharedApps;
   logger: Logger;
 }
