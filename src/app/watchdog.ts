@@ -46,7 +46,7 @@ import { describeError } from '../api/describe-error.js';
 import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
-import { warnMaintenanceCost } from './maintenance-cost.js';
+import { planRequestBudget } from './plan-request-budget.js';
 import { readinessChecks } from './readiness.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime } from './runtime.js';
@@ -625,7 +625,7 @@ export class Watchdog {
     rt.remediation?.start();
     rt.scheduler.start();
     void this.#firstCycles(rt, takeover);
-    void warnMaintenanceCost(rt, this.#hardStop.signal);
+    void planRequestBudget(rt, this.#hardStop.signal);
   }
 
   /** What a new configuration stopped looking at: source alerts of jobs off resolve, retired checks' alerts close. */
@@ -641,7 +641,7 @@ export class Watchdog {
     return readinessChecks({
       jobs: rt.jobs.keys(),
       disabled: rt.deps.disabled,
-      intervalMs: (job) => rt.scheduler.intervalMs(job),
+      schedule: rt,
       health: this.#health,
       store: this.store,
       now: this.#clock.now(),
