@@ -29,6 +29,11 @@ export interface AppsRead {
   parts: readonly { namespace: string | undefined; apps: readonly AppBackupState[] }[];
   /** Every app read, by id. */
   byId: ReadonlyMap<number, AppBackupState>;
+  /**
+   * Apps asked for that this read did not have (deleted, or out of the scope): not a reason to
+   * read again before it is too old, or a run of a deleted app would read the list every cycle.
+   */
+  absent: Set<number>;
 }
 
 /** The shared `apps.list`, kept between cycles. */
@@ -44,21 +49,18 @@ export class SharedApps {
    */
   async read(ctx: CollectorContext, maxAgeMs: number, need: ReadonlySet<number> = new Set()): Promise<AppsRead> {
     const scope = scopeOf(ctx);
+    const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
     const last = this.#last;
-    const fresh =
-      last !== undefined &&
-      last.scope === scope &&
-      ctx.now - last.at < maxAgeMs &&
-      [...need].every((id) => last.byId.has(id));
-    if (fresh) return last;
+    if (last !== undefined && last.scope === scope && ctx.now - last.at < maxAgeMs && has(last)) return last;
     if (this.#pending) {
       const shared = await this.#pending;
-      if (shared.scope === scope && [...need].every((id) => shared.byId.has(id))) return shared;
+      if (shared.scope === scope && has(shared)) return shared;
     }
     const read = this.#readNow(ctx, scope);
     this.#pending = read;
     try {
       const answer = await read;
+      for (const id of need) if (!answer.byId.has(id)) answer.absent.add(id);
       this.#last = answer;
       return answer;
     } finally {
@@ -79,7 +81,7 @@ export class SharedApps {
     ]);
     const byId = new Map<number, AppBackupState>();
     for (const part of parts) for (const app of part.apps) byId.set(app.id, app);
-    return { at: ctx.now, scope, parts, byId };
+    return { at: ctx.now, scope, parts, byId, absent: new Set() };
   }
 }
 
