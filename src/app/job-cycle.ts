@@ -92,6 +92,8 @@ export interface CycleDeps {
   warnedStateWords: Set<string>;
   /** The production apps already told vanished under this configuration (`namespace/name`). */
   vanishedTold: Set<string>;
+  /** What the runs collector keeps between cycles, and the `apps.list` the jobs share (`collectors/`). */
+  memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps'>;
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
@@ -147,6 +149,7 @@ export async function runJobCycle(
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       soFar,
       logger: log,
+      ...deps.memory,
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));

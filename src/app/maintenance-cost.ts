@@ -62,32 +62,18 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
   );
 }
 
-/**
- * Counts the apps (one `apps.list?limit=1` per namespace read) and warns when the maintenance
- * job, which reads each of them, would take more than half the request budget. Never fails the
- * start: an unreadable API leaves it unsaid.
- */
-export async function warnMaintenanceCost(rt: Runtime, signal: AbortSignal): Promise<void> {
+/** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
+export function warnMaintenanceCost(rt: Runtime, apps: number): void {
   const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
   if (intervalMs === undefined) return;
   const log = rt.deps.logger;
-  try {
-    const scope = await rt.deps.namespaces();
-    let apps = 0;
-    for (const namespace of scope.namespaces ?? [undefined]) {
-      const query = namespace === undefined ? { limit: 1 } : { limit: 1, namespace };
-      apps += (await rt.client.apps.list(query, { signal })).total;
-    }
-    const cost = maintenanceCost(apps, {
-      pageSize: rt.config.api.page_size,
-      requestsPerSecond: rt.config.api.requests_per_second,
-      intervalMs,
-      readsPerApp: rt.config.checks.restore_points.enabled ? 2 : 1,
-    });
-    const warning = maintenanceCostWarning(cost);
-    if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
-    else log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
-  } catch (err) {
-    log.debug({ err }, 'cannot count the apps for the maintenance job cost');
-  }
+  const cost = maintenanceCost(apps, {
+    pageSize: rt.config.api.page_size,
+    requestsPerSecond: rt.config.api.requests_per_second,
+    intervalMs,
+    readsPerApp: rt.config.checks.restore_points.enabled ? 2 : 1,
+  });
+  const warning = maintenanceCostWarning(cost);
+  if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);
+  else log.debug({ apps: cost.apps, readMs: cost.readMs, intervalMs }, 'maintenance job cost');
 }

@@ -3,7 +3,8 @@
  * for lack of a permission counts as ready: it is alerted on, and a restart would not fix it), and
  * the state file takes writes. Among replicas (a PostgreSQL state), the leader answers that and
  * whether it still holds the lease; a follower, which runs no job, whether the state takes writes
- * (its console's) and it reaches the lease, so it is ready to take over.
+ * (its console's) and it reaches the lease, so it is ready to take over. The request budget is
+ * said as a check that never fails (`request_budget`), once the estate is counted.
  */
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { ReadinessCheck } from '../server/health-server.js';
@@ -11,6 +12,8 @@ import type { Store } from '../state/store.js';
 import { describeError } from '../api/describe-error.js';
 import type { SourceHealth } from '../alerts/source-health.js';
 import type { ElectionStatus } from '../state/leader-election.js';
+import { describeBudget, type RequestBudget } from './request-budget.js';
+import type { Scheduler } from './scheduler.js';
 
 /** What readiness is judged on. */
 export interface ReadinessInputs {
@@ -18,8 +21,11 @@ export interface ReadinessInputs {
   jobs: Iterable<SnapshotJob>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: ReadonlyMap<string, string>;
-  /** The longest gap between two runs of a job (ms). */
-  intervalMs: (job: SnapshotJob) => number | undefined;
+  /**
+   * The schedules and the request budget: the longest gap between two runs of a job (ms), as the
+   * budget stretched it; the budget is said as a check of its own.
+   */
+  schedule: { scheduler: Pick<Scheduler, 'intervalMs'>; budget: Pick<RequestBudget, 'plan' | 'intervalMs'> };
   health: SourceHealth;
   store: Store;
   now: number;
@@ -39,7 +45,8 @@ export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
       checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
       continue;
     }
-    const allowed = 2 * (inputs.intervalMs(job) ?? 0);
+    const { scheduler, budget } = inputs.schedule;
+    const allowed = 2 * (budget.intervalMs(job, scheduler.intervalMs(job)) ?? 0);
     let last: number | null;
     try {
       last = inputs.health.get(job)?.lastSuccessAt ?? null;
@@ -59,6 +66,9 @@ export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
       });
     }
   }
+  const plan = election?.role === 'follower' ? undefined : inputs.schedule.budget.plan;
+  // Said, never failing readiness: a budget that does not fit is the configuration's to change.
+  if (plan) checks.push({ check: 'request_budget', ok: true, detail: describeBudget(plan) });
   try {
     inputs.store.transaction(() => inputs.store.setMeta('ready_probe_at', String(now)));
     checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });

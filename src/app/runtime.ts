@@ -30,6 +30,8 @@ import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { createSlackInteractions, type SlackInteractions } from '../interactions/slack-interactions.js';
 import { createRemediation } from '../remediation/create-remediation.js';
 import { ContextReader } from '../context/context-reader.js';
+import { RunsMemory } from '../collectors/runs-memory.js';
+import { SharedApps } from '../collectors/shared-apps.js';
 import { alertContextSource } from '../context/context-source.js';
 import { ContextStage } from '../context/context-stage.js';
 import { ContextStore } from '../context/context-store.js';
@@ -38,6 +40,7 @@ import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
 import { JobOverruns } from './job-overruns.js';
+import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealth } from '../alerts/source-health.js';
 
@@ -61,6 +64,8 @@ export interface Runtime {
    * saying once what the token can read (`say-token-visibility.ts`, never fatal).
    */
   learnScope(): Promise<NamespaceScope>;
+  /** The request budget: each job's requests an hour fitted under the rate limit (`request-budget.ts`). */
+  budget: RequestBudget;
 }
 
 /** What outlives a runtime and every runtime is built on. */
@@ -96,6 +101,8 @@ const NAMESPACES_RETRY_MS = 30_000;
 /** Builds a runtime (nothing started, nothing sent); on failure closes what it opened and throws. */
 export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
   const { clock, logger, metrics } = base;
+  // Its settings need the scheduler (built last): it reads them when the estate is counted.
+  let budget: RequestBudget | undefined;
   const client = createApiClient({
     baseUrl: config.api.base_url,
     token: config.api.token,
@@ -111,7 +118,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     readAhead: config.api.concurrency > 1,
     clock,
     logger: logger.child({ stage: 'api' }),
-    observer: apiObserver(metrics),
+    observer: apiObserver(metrics, () => budget?.throttled()),
     ...(base.dispatcher ? { dispatcher: base.dispatcher } : {}),
     ...(base.apiRetry ? { retry: base.apiRetry } : {}),
   });
@@ -142,6 +149,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       // A context asked before this runtime (a restart, a reload) gets its full wait from now.
       ...(contextOn ? { context: alertContextSource(contextStore, config.notify.context.wait, clock.now()) } : {}),
     });
+    // Kept between cycles, lost with the runtime (a reload or restart: one full read of the runs).
+    const runsMemory = new RunsMemory();
     const context = contextOn
       ? new ContextReader({
           store: contextStore,
@@ -152,6 +161,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
           clock,
           logger,
           onRead: () => notifier.wake(),
+          onRunDetail: (run) => runsMemory.remember(run),
+          knowsRunDetail: (id) => runsMemory.hasDetail(id),
         })
       : undefined;
     const detectorOptions = detectorOptionsFromConfig(config.checks);
@@ -198,11 +209,13 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       stateLists: stateListsFromConfig(config.checks),
       warnedStateWords: new Set(),
       vanishedTold: new Set(),
+      memory: { runsMemory, sharedApps: new SharedApps() },
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
       jitterMs: config.jobs.jitter,
-      run: base.runScheduled,
+      // A job the budget stretched skips the ticks it does not run (never the runs job).
+      run: (job, slot) => (budget!.admits(job, slot) ? base.runScheduled(job, slot) : Promise.resolve()),
       logger,
       overruns: new JobOverruns({ clock, logger, metrics }),
       ...(base.schedule ? { schedule: base.schedule } : {}),
@@ -212,6 +225,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       await sayTokenVisibility(client, base.store, clock, logger.child({ stage: 'visibility' }), base.hardStop);
       return scope;
     };
+    budget = requestBudget(config, jobs, scheduler, clock, metrics);
     return {
       config,
       client,
@@ -224,6 +238,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       deps,
       jobs,
       learnScope,
+      budget,
     };
   } catch (err) {
     void client.close();
@@ -254,9 +269,42 @@ export function enabledJobs(config: Config, options: DetectorOptions): Map<Snaps
   return out;
 }
 
-/** Every API call counted and timed in the metrics, by function. */
-function apiObserver(metrics: Metrics): ApiObserver {
+/** The request budget of the enabled jobs on their schedules; its plan goes to the metrics as it changes. */
+function requestBudget(
+  config: Config,
+  jobs: ReadonlyMap<SnapshotJob, string>,
+  scheduler: Scheduler,
+  clock: Clock,
+  metrics: Metrics,
+): RequestBudget {
+  const intervals = new Map<SnapshotJob, number>();
+  for (const job of jobs.keys()) {
+    const ms = scheduler.intervalMs(job);
+    if (ms !== undefined) intervals.set(job, ms);
+  }
+  const settings = {
+    pageSize: config.api.page_size,
+    intervals,
+    runStateLists: config.checks.failed_runs.failed_states.length + config.checks.stuck_runs.active_states.length,
+    readsPerApp: config.checks.restore_points.enabled ? 2 : 1,
+  };
+  return new RequestBudget(
+    settings,
+    config.api.requests_per_second,
+    () => clock.now(),
+    (plan) => {
+      metrics.requestBudgetRatio.set(plan.ratio);
+      metrics.jobStretch.reset();
+      for (const line of plan.jobs)
+        if (line.job !== 'apps.list') metrics.jobStretch.set({ source: line.job }, line.stretch);
+    },
+  );
+}
+
+/** Every API call counted and timed in the metrics, by function; a 429 lowers the request budget (`throttled`). */
+function apiObserver(metrics: Metrics, throttled: () => void): ApiObserver {
   return (a) => {
+    if (a.status === 429) throttled();
     metrics.apiRequests.inc({ function: a.fn, status: countedStatus(a.status) });
     metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
     if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: countedErrorCode(a.errorCode) });

@@ -46,7 +46,7 @@ import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
-import { warnMaintenanceCost } from './maintenance-cost.js';
+import { planRequestBudget } from './plan-request-budget.js';
 import { readinessChecks } from './readiness.js';
 import { runnerLeaseRenewal } from './runner-lease-renewal.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
@@ -611,7 +611,7 @@ export class Watchdog {
     rt.remediation?.start();
     rt.scheduler.start();
     void this.#firstCycles(rt, takeover);
-    void warnMaintenanceCost(rt, this.#hardStop.signal);
+    void planRequestBudget(rt, this.#hardStop.signal);
   }
 
   /** What a new configuration stopped looking at: source alerts of jobs off resolve, retired checks' alerts close. */
@@ -627,7 +627,7 @@ export class Watchdog {
     return readinessChecks({
       jobs: rt.jobs.keys(),
       disabled: rt.deps.disabled,
-      intervalMs: (job) => rt.scheduler.intervalMs(job),
+      schedule: rt,
       health: this.#health,
       store: this.store,
       now: this.#clock.now(),

@@ -3,6 +3,7 @@ import { ApiPaginationError } from '../api/errors.js';
 import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
+import { CYCLE_WINDOW_MS } from './shared-apps.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { BackupsSeen, BackupsSnapshot } from './snapshot.js';
 import { appBackupStateView, newestBackupView, type AppBackupState, type NewestBackup } from './views.js';
@@ -39,11 +40,18 @@ const PER_APP_PAGES = 4;
  */
 export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnapshot> {
   // Per namespace: its apps, then what is read of their backups from its own backups list.
-  const parts = await readAcrossNamespaces(ctx, async (namespace) => {
-    const query = namespace === undefined ? {} : { namespace };
-    const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
-    return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
-  });
+  // The apps come from this cycle window's shared `apps.list` when the runtime keeps one.
+  const shared = ctx.sharedApps && (await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS));
+  const parts = shared
+    ? await mapInOrder(shared.parts, async ({ namespace, apps }) => ({
+        apps,
+        seen: await backupsPerApp(ctx, namespace === undefined ? {} : { namespace }, apps),
+      }))
+    : await readAcrossNamespaces(ctx, async (namespace) => {
+        const query = namespace === undefined ? {} : { namespace };
+        const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
+        return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
+      });
   const keep = ctx.relevance?.backups;
   const apps: AppBackupState[] = [];
   const backups = new Map<number, BackupsSeen>();
@@ -181,4 +189,11 @@ async function readOneApp(
     if (answer.items.length < PER_APP_LIMIT || offset + answer.items.length >= total) return seen;
   }
   return seen && { ...seen, stopped: 'bound' };
+}
+
+/** `fn` over `items` one after another (namespaces are read in turn), in order. */
+async function mapInOrder<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const item of items) out.push(await fn(item));
+  return out;
 }

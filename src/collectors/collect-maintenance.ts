@@ -1,6 +1,7 @@
 import { ApiError } from '../api/errors.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
+import { CYCLE_WINDOW_MS } from './shared-apps.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { AppInFull, MaintenanceSnapshot } from './snapshot.js';
 import { StateWordTally } from './state-word-tally.js';
@@ -24,9 +25,12 @@ export const RESTORE_POINTS_PER_APP = 5;
  * deleted between the list and its reads is left out; any other failed read fails the snapshot.
  */
 export async function collectMaintenance(ctx: CollectorContext): Promise<MaintenanceSnapshot> {
-  const listed = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, view: appIdView }),
-  );
+  // Only the ids: the shared list of this cycle window will do (each app is read in full below).
+  const listed = ctx.sharedApps
+    ? [...(await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS)).byId.values()]
+    : await readAcrossNamespaces(ctx, (namespace) =>
+        ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, view: appIdView }),
+      );
   const keep = ctx.relevance?.maintenance;
   const withPoints = ctx.checks.restore_points.enabled;
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.

@@ -1,21 +1,30 @@
 import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
-import { sortNewestFirst } from '../lib/newest-first.js';
+import { isNewer, orderKey, sortNewestFirst, type OrderKey } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import { runsSoFar } from './runs-so-far.js';
-import { SettledRunSummary } from './settled-runs.js';
+import { groupKey, SettledRunSummary } from './settled-runs.js';
+import type { RunsMemory } from './runs-memory.js';
 import { StateWordTally } from './state-word-tally.js';
 import type { RunsSnapshot } from './snapshot.js';
+
+/**
+ * Runs read by id in one cycle with a memory, at most (4 s at the default 10 requests/s): past it,
+ * a storm of new failures is announced from the lists at once, and the details of the rest follow
+ * in their alerts' context and the next cycles.
+ */
+export const DETAIL_READS_PER_CYCLE = 40;
 
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
 const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs']);
 
 /**
- * Reads the `runs` job's snapshot:
+ * Reads the `runs` job's snapshot. Without a memory (`ctx.runsMemory`), or without relevance, the
+ * whole look-back window each time:
  * - `runs.list`, newest first, stopping at the first run created before `checks.failed_runs.lookback`
  *   (the list is ordered by creation, so everything after it is older still: a few pages, not all);
  *   with `ctx.relevance`, its settled runs (neither failed nor active, and no open alert's) are
@@ -31,10 +40,76 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   steps and watcher;
  * - `apps.list` for the labels and links of the runs that can be findings;
  * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
- * Any failed read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
+ *
+ * With a memory, a cycle reads what changed since the last (`readEconomically`, below). Any failed
+ * read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
  * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` (`runs-so-far.ts`).
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
+  const memory = ctx.relevance ? ctx.runsMemory : undefined;
+  const read = await readRuns(ctx, memory);
+  const { byId, details, followed, settled, stateWords, wanted } = read;
+  const runs = sortNewestFirst([...byId.values()]);
+
+  if (memory) {
+    // Every list was read to its end: what they said is kept for the next cycle.
+    memory.walked(read.newestCreated);
+    if (read.settled) memory.mergeSettled(read.settled.newest);
+    memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
+    await detailEconomically(ctx, memory, runs, details, followed);
+  } else {
+    const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
+    await mapLimit(toDetail, ctx.concurrency, async (item) => {
+      const run = await getUnlessGone(ctx, item.id);
+      // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
+      // judged from its list item, as the snapshot allows.
+      if (run) details.set(run.id, run);
+    });
+  }
+
+  // Labels only for the runs that can be findings: those in a failed or active state, and those
+  // with a detail (a watcher can fail or wait whatever the run's own state says).
+  const labelled = new Set<number>();
+  for (const run of runs)
+    if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
+  const apps = await readApps(ctx, labelled);
+  const settledNewest = memory ? new Map(memory.settledNewest) : settled?.newest;
+  ctx.logger.debug(
+    { runs: runs.length, settledGroups: settledNewest?.size, details: details.size, apps: apps.size },
+    'runs read',
+  );
+  return {
+    job: 'runs',
+    takenAt: ctx.now,
+    stateWords,
+    runs,
+    ...(settledNewest && { settledNewest }),
+    details,
+    openFailures: openFailures(ctx),
+    apps,
+  };
+}
+
+/** What the lists (and the reads by id of followed runs) brought, before details. */
+interface RunsRead {
+  byId: Map<number, RunListItem>;
+  details: Map<number, Run>;
+  followed: Set<number>;
+  settled: SettledRunSummary | undefined;
+  stateWords: StateWordTally;
+  /** The failed and active state words. */
+  wanted: ReadonlySet<string>;
+  /** The newest creation time the walk read. */
+  newestCreated: number | undefined;
+}
+
+/**
+ * The lists: the walk of every run (down to the look-back, or with a memory down to the newest run
+ * it saw, `RunsMemory.walkStop`), with a memory the failed states' lists within the look-back, the
+ * active states' lists, then the runs that left those lists since the last cycle and the followed
+ * runs, by id.
+ */
+async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): Promise<RunsRead> {
   const { client, checks, signal } = ctx;
   const since = ctx.now - checks.failed_runs.lookback;
   const activeStates = checks.stuck_runs.active_states;
@@ -47,70 +122,173 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const stateWords = new StateWordTally('run');
   const details = new Map<number, Run>();
   // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
-  const failures = openFailures(ctx);
-  const listed = runsSoFar(ctx, { stateWords, settled, details, openFailures: failures });
+  const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openFailures(ctx) });
+  let newestCreated: number | undefined;
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);
+    const created = parseTime(run.created_at);
+    if (created !== null && !(created <= (newestCreated ?? -Infinity))) newestCreated = created;
     if (!settled || wanted.has(run.state) || followed.has(run.id)) {
-      listed.set(run.id, run);
+      soFar.set(run.id, run);
       return true;
     }
     settled.add(run);
     return false;
   };
+  const walkStop = memory ? memory.walkStop(since) : since;
   const recent = await readAcrossNamespaces(ctx, (namespace) =>
     client.runs.listAll(namespace === undefined ? {} : { namespace }, {
       signal,
-      until: (run) => createdBefore(run, since),
+      until: (run) => createdBefore(run, walkStop),
       keep,
     }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
-  for (const state of activeStates) {
-    const active = await readAcrossNamespaces(ctx, (namespace) =>
-      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, { signal }),
+  // With a memory the walk stopped short of the look-back: the runs that failed within it are
+  // read through the state filter (a run created long ago may have failed a minute ago).
+  type StateList = { state: string; until?: (run: RunListItem) => boolean };
+  const listed: StateList[] = [
+    ...(memory
+      ? checks.failed_runs.failed_states.map((state) => ({ state, until: (r: RunListItem) => createdBefore(r, since) }))
+      : []),
+    ...activeStates.map((state) => ({ state })),
+  ];
+  for (const { state, until } of listed) {
+    const runs = await readAcrossNamespaces(ctx, (namespace) =>
+      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, {
+        signal,
+        ...(until && { until }),
+      }),
     );
-    for (const run of active) {
-      listed.set(run.id, run);
-      if (!byId.has(run.id)) byId.set(run.id, run);
+    // The state list is read after the walk: what it says is the newer.
+    for (const run of runs) {
+      soFar.set(run.id, run);
+      byId.set(run.id, run);
     }
   }
+  if (memory) await readLeftTheirState(ctx, memory, byId, followed, wanted, since);
 
   for (const run of await readFollowed(ctx, followed, byId)) {
     byId.set(run.id, run);
     details.set(run.id, run);
   }
   for (const run of await readNewerOfApps(ctx, [...details.values()], byId)) byId.set(run.id, run);
-  const runs = sortNewestFirst([...byId.values()]);
+  return { byId, details, followed, settled, stateWords, wanted, newestCreated };
+}
 
-  const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-  await mapLimit(toDetail, ctx.concurrency, async (item) => {
-    const run = await getUnlessGone(ctx, item.id);
-    // Kept as each comes (a cut read keeps those done). Gone between the list and the read: judged
-    // from its list item, as the snapshot allows.
-    if (run) details.set(run.id, run);
-  });
-
-  // Labels only for the runs that can be findings: those in a failed or active state, and those
-  // with a detail (a watcher can fail or wait whatever the run's own state says).
-  const labelled = new Set<number>();
-  for (const run of runs)
-    if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
-  const apps = await readApps(ctx, labelled);
-  ctx.logger.debug(
-    { runs: runs.length, settledGroups: settled?.newest.size, details: details.size, apps: apps.size },
-    'runs read',
+/**
+ * The runs in a failed or active state last cycle that are in neither list now (nor followed, nor
+ * aged out of the look-back): they have settled, so their `updated_at` has moved. Each is read by
+ * id, once: a settled one counts in the memory's settled runs (it supersedes the older failures of
+ * its app and action, which the walk, stopping at newer runs, would not see again); one back in a
+ * listed state since the lists were read is put in view.
+ */
+async function readLeftTheirState(
+  ctx: CollectorContext,
+  memory: RunsMemory,
+  byId: Map<number, RunListItem>,
+  followed: ReadonlySet<number>,
+  wanted: ReadonlySet<string>,
+  since: number,
+): Promise<void> {
+  const left = [...memory.wanted.values()].filter(
+    (run) => !byId.has(run.id) && !followed.has(run.id) && !createdBefore(run, since),
   );
-  return {
-    job: 'runs',
-    takenAt: ctx.now,
-    stateWords,
-    runs,
-    ...(settled && { settledNewest: settled.newest }),
-    details,
-    openFailures: failures,
-    apps,
-  };
+  for (const run of await mapLimit(left, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
+    if (!run) continue;
+    if (wanted.has(run.state)) byId.set(run.id, run);
+    else memory.addSettled(groupKey(run), run);
+  }
+}
+
+/**
+ * The details of one cycle with a memory: a run is read by id (`runs.get`) only when what it says
+ * can change a finding and is not known yet.
+ * - A run whose remembered detail still has its `updated_at` is not read again (unless its watcher
+ *   waits: its progress moves without the run's `updated_at`).
+ * - A failure superseded by a newer settled run of its app and action is never read: it cannot be
+ *   a finding.
+ * - A failure not known at its `updated_at` (new, or retried and failed again) is read, at most
+ *   {@link DETAIL_READS_PER_CYCLE} a cycle: the failures open alerts are about first (after a
+ *   restart, so their alerts keep saying the step), then those announced without their detail in
+ *   an earlier cycle, then the newest. The rest are announced from their list item: their alerts'
+ *   context reader reads them after the cycle (`RunsMemory.remember`), and the next cycle's finding
+ *   says their step and reason, so a storm of failures never holds up the cycle that announces it.
+ * - A run still going is read only once it is old enough to be stuck (stuck_runs): before that its
+ *   steps and watcher can change nothing said.
+ */
+async function detailEconomically(
+  ctx: CollectorContext,
+  memory: RunsMemory,
+  runs: readonly RunListItem[],
+  details: Map<number, Run>,
+  followed: ReadonlySet<number>,
+): Promise<void> {
+  const failedStates = new Set(ctx.checks.failed_runs.failed_states);
+  const activeStates = new Set(ctx.checks.stuck_runs.active_states);
+  const stuckAfter = ctx.checks.stuck_runs.enabled ? ctx.checks.stuck_runs.max_duration : Infinity;
+  const supersedes = newestSettledByGroup(memory, runs, failedStates, activeStates);
+  // In the order they are read: followed and stuck, announced before, new (runs are newest first).
+  const first: RunListItem[] = [];
+  const announced: RunListItem[] = [];
+  const fresh: RunListItem[] = [];
+  for (const run of runs) {
+    if (details.has(run.id)) continue;
+    const failed = failedStates.has(run.state);
+    if (!failed && !activeStates.has(run.state)) continue;
+    const known = memory.currentDetail(run);
+    const stuckAge = !failed && couldBeStuck(run, ctx.now, stuckAfter);
+    if (known && !(stuckAge && known.watcher?.state === 'waiting')) {
+      details.set(run.id, known);
+      continue;
+    }
+    if (failed) {
+      const newer = supersedes.get(groupKey(run));
+      if (newer && isNewer(newer, orderKey(run))) continue;
+      if (followed.has(run.id)) first.push(run);
+      else if (memory.awaiting.has(run.id) && memory.awaiting.get(run.id) === run.updated_at) announced.push(run);
+      else fresh.push(run);
+    } else if (stuckAge) first.push(run);
+  }
+  const queue = [...first, ...announced, ...fresh];
+  const toRead = queue.slice(0, DETAIL_READS_PER_CYCLE);
+  // Announced from their list item this cycle: read by the context reader, or here next cycle.
+  for (const run of queue.slice(DETAIL_READS_PER_CYCLE)) memory.awaiting.set(run.id, run.updated_at);
+  await mapLimit(toRead, ctx.concurrency, async (item) => {
+    const run = await getUnlessGone(ctx, item.id);
+    // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
+    // judged from its list item, as the snapshot allows.
+    if (!run) return;
+    details.set(run.id, run);
+    memory.remember(run);
+  });
+  memory.wanted = new Map(
+    runs.filter((r) => failedStates.has(r.state) || activeStates.has(r.state)).map((r) => [r.id, r]),
+  );
+  memory.retain(new Set(runs.map((r) => r.id)));
+}
+
+/** The newest settled run of each group: the memory's, and the settled runs in view (followed ones). */
+function newestSettledByGroup(
+  memory: RunsMemory,
+  runs: readonly RunListItem[],
+  failed: ReadonlySet<string>,
+  active: ReadonlySet<string>,
+): Map<string, OrderKey> {
+  const out = new Map<string, OrderKey>(memory.settledNewest);
+  for (const run of runs) {
+    if (failed.has(run.state) || active.has(run.state)) continue;
+    const key = groupKey(run);
+    const known = out.get(key);
+    if (!known || isNewer(orderKey(run), known)) out.set(key, orderKey(run));
+  }
+  return out;
+}
+
+/** Whether a run still going is old enough (by its creation) to be stuck; unknown creation: it may be. */
+function couldBeStuck(run: RunListItem, now: number, stuckAfterMs: number): boolean {
+  const created = parseTime(run.created_at);
+  return created === null || now - created > stuckAfterMs;
 }
 
 /** The runs that open failed_runs and stuck_runs alerts are about. */

@@ -7,6 +7,8 @@ import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
 import type { ReadSoFar } from './read-so-far.js';
+import type { RunsMemory } from './runs-memory.js';
+import type { SharedApps } from './shared-apps.js';
 import type { Relevance } from './snapshot.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
@@ -65,5 +67,12 @@ export interface CollectorContext {
    * collector does); absent, or not offered: a cut read is a failed read, as any other.
    */
   soFar?: ReadSoFar;
+  /**
+   * What the runs collector remembers between cycles (`runs-memory.ts`), owned by the runtime;
+   * absent (`check` in tests, a bare call): every cycle reads the whole look-back window.
+   */
+  runsMemory?: RunsMemory;
+  /** The `apps.list` every job of a cycle window shares (`shared-apps.ts`); absent: each reads its own. */
+  sharedApps?: SharedApps;
   logger: Logger;
 }

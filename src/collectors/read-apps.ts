@@ -1,5 +1,6 @@
 import type { CollectorContext } from './collector-context.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
+import { LABELS_MAX_AGE_MS } from './shared-apps.js';
 import { appLabelsView, type AppLabels } from './views.js';
 
 /**
@@ -9,6 +10,13 @@ import { appLabelsView, type AppLabels } from './views.js';
  */
 export async function readApps(ctx: CollectorContext, only: ReadonlySet<number>): Promise<Map<number, AppLabels>> {
   if (only.size === 0) return new Map();
+  if (ctx.sharedApps) {
+    // Labels change seldom: a shared list up to LABELS_MAX_AGE_MS old, read again for a new app.
+    const shared = await ctx.sharedApps.read(ctx, LABELS_MAX_AGE_MS, only);
+    const out = new Map<number, AppLabels>();
+    for (const [id, app] of shared.byId) if (only.has(id)) out.set(id, app);
+    return out;
+  }
   const list = await readAcrossNamespaces(ctx, (namespace) =>
     ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
       signal: ctx.signal,

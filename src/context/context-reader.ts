@@ -3,7 +3,9 @@
  * loop (`lib/background-loop.ts`), the pending asks oldest first, at most
  * `notify.context.max_per_pass` per pass and `concurrency` at once, through the API client every
  * job shares (so its rate limit holds for all of them). Per run, one `logs.tail` of the log of its
- * workflow around the failure and, for an update or upgrade, one `restore_points.list` of its app;
+ * workflow around the failure and, for an update or upgrade, one `restore_points.list` of its app,
+ * after one `runs.get` of a run the cycle announced from its list alone (its failed step, reason
+ * and watcher: the runs collector keeps the answer);
  * what was read is stored ready in the state file, and the notifier is told, so the message
  * waiting for it goes out at once.
  *
@@ -33,6 +35,8 @@ import type { ContextSettings } from './context-config.js';
 import type { ContextRow, ContextStore } from './context-store.js';
 import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
 import { restorePointFacts, restorePointOfRun } from './restore-point-facts.js';
+import { runDetailFacts } from './run-detail-facts.js';
+import type { Run } from '../api/schemas.js';
 
 /** Restore points read to find a run's: the newest ones; a failed run's is among them. */
 const RESTORE_POINTS_PAGE = 20;
@@ -62,6 +66,17 @@ export interface ContextReaderParts {
   logger: Logger;
   /** Told after a pass stored something: the messages waiting for it can go. */
   onRead: () => void;
+  /**
+   * Handed each run read by id (`runs.get`, its steps and watcher): the runs collector keeps it
+   * (`RunsMemory.remember`), so the next cycle's finding says the step and reason without reading
+   * the run again. Absent: the run is read for the alert's context alone.
+   */
+  onRunDetail?: (run: Run) => void;
+  /**
+   * Whether the cycle that fired the alert already read the run by id (its finding says the step
+   * and reason): then it is not read again here. Absent: every run is read.
+   */
+  knowsRunDetail?: (runId: number) => boolean;
 }
 
 /** The words a refusal of a read is said in, by error code; the rest are said as the error. */
@@ -77,7 +92,7 @@ const REFUSED: Readonly<Record<string, (permission: string) => string>> = {
 const LASTING: ReadonlySet<string> = new Set(['plan_required', 'function_not_allowed', 'access_denied']);
 
 /** What is read, and how it is named in a note. */
-const WHAT = { 'logs.tail': 'logs', 'restore_points.list': 'restore point' } as const;
+const WHAT = { 'runs.get': 'run detail', 'logs.tail': 'logs', 'restore_points.list': 'restore point' } as const;
 type ReadFn = keyof typeof WHAT;
 
 /** Reads the context of pending asks; one per running configuration. */
@@ -160,6 +175,7 @@ export class ContextReader {
     }
     const context: AlertContext = { facts: [], log: null, notes: [] };
     const { logs, restore_points } = this.#p.settings;
+    await this.#readRun(row.ask, context, pass, signal);
     if (logs.enabled) await this.#readLogs(row.ask, context, pass, signal);
     if (restore_points.enabled && restore_points.actions.includes(row.ask.action)) {
       await this.#readRestorePoint(row.ask, context, pass, signal);
@@ -192,6 +208,21 @@ export class ContextReader {
       return;
     }
     context.log = { source, ...excerpt };
+  }
+
+  /**
+   * The run by id: its failed step, reason and watcher, when the cycle that fired its alert
+   * announced it from its list item (a storm, past the cycle's reads by id). Handed to the runs
+   * collector too (`onRunDetail`), so its finding says them from the next cycle.
+   */
+  async #readRun(ask: RunContextAsk, context: AlertContext, pass: ContextPass, signal: AbortSignal | undefined) {
+    if (this.#p.knowsRunDetail?.(ask.runId)) return;
+    const run = await this.#read('runs.get', ask, context, pass, () =>
+      this.#p.client.runs.get(ask.runId, signal ? { signal } : {}),
+    );
+    if (!run) return;
+    context.facts.push(...runDetailFacts(run));
+    this.#p.onRunDetail?.(run);
   }
 
   async #readRestorePoint(

@@ -66,6 +66,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * The request budget (`app/request-budget.ts`): the requests an hour the jobs are planned to
+   * make, stretched to fit, over what `api.requests_per_second` allows an hour (at most the
+   * headroom when it fits); 0 without a rate limit or before the estate is counted.
+   */
+  readonly requestBudgetRatio = new Gauge({
+    name: 'deploy_watchdog_request_budget_ratio',
+    help: 'Requests an hour the jobs are planned to make (stretched to fit) over what api.requests_per_second allows an hour; lowered by 429s until they clear.',
+    registers: [this.registry],
+  });
+
+  /** How many ticks of its schedule a job runs one of, to fit the request budget (1: every tick). */
+  readonly jobStretch = new Gauge({
+    name: 'deploy_watchdog_job_stretch',
+    help: 'A job runs one tick of its schedule in this many, to fit the request budget (1: every tick; never the runs job), by source (the job).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   /** Unix time of the last cycle of a job that completed. */
   readonly lastSuccess = new Gauge({
     name: 'deploy_watchdog_last_success_timestamp_seconds',

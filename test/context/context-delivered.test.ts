@@ -391,6 +391,17 @@ describe('a watcher, delivered', () => {
     // The summary says the watcher's state and reason (so they are not repeated as facts).
     expect(event).toContain('failed on the server (watcher timeout): archive upload refused');
     expect(log).toContain(`backup: ERROR run ${failed.id} (backup) watcher timeout: archive upload refused`);
+    // The next cycle says the same from the detail it remembers: no new message, no read of the run.
+    const sent = slack.received.length;
+    sim.control.resetRequests();
+    await wd!.runOnce(['runs']);
+    await wd!.deliverDue();
+    expect(slack.received.length).toBe(sent);
+    const row = wd!.store.db
+      .prepare(`SELECT summary FROM alerts WHERE fingerprint = ?`)
+      .get(`failed_runs/run/${failed.id}`) as { summary: string };
+    expect(row.summary).toContain('failed on the server (watcher timeout): archive upload refused');
+    expect(sim.control.requests().filter((r) => r.path.endsWith(`/runs/${failed.id}`))).toHaveLength(0);
     const stuck = slack.received.find((p) => JSON.stringify(p).includes('stuck run'));
     expect(sections(stuck)[0]).toMatch(/has been running for 3h( \d+m)?, waiting on the server: uploading off-site/);
   });

@@ -3,7 +3,8 @@
  * it told new problems (`time-to-alert-section.ts`), then per job: its
  * schedule, its last complete cycle, failures in a row and the last error, a job switched off for
  * a missing permission, and readiness as `/readyz` says it. The API as the metrics count it:
- * requests by function, refusals for the rate limit (429), errors by code. The notifications
+ * requests by function, refusals for the rate limit (429), errors by code, and the request budget
+ * (each job's requests an hour, and which job is stretched to fit). The notifications
  * waiting in the outbox per channel, and a channel's pause or failure streak.
  */
 import { SourceHealth } from '../../alerts/source-health.js';
@@ -72,7 +73,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
         }),
       )}
       ${readiness
-        .filter((c) => !c.check.startsWith('job:'))
+        .filter((c) => !c.check.startsWith('job:') && c.check !== 'request_budget')
         .map(
           (c) =>
             html`<p>
@@ -87,6 +88,10 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
         Since the daemon started · client rate limit
         ${config.api.requests_per_second === Infinity ? 'off' : `${config.api.requests_per_second} requests/s`} ·
         ${config.api.base_url}
+      </p>
+      <p data-budget>
+        Request budget:
+        ${ready.get('request_budget')?.detail ?? html`<span class="muted">not counted yet (the estate is counted at start)</span>`}
       </p>
       ${
         traffic.size === 0

@@ -1,0 +1,102 @@
+/**
+ * What the runs collector remembers from one cycle to the next, so a cycle reads what changed
+ * rather than the whole look-back window. Owned by the runtime (one per running configuration) and
+ * handed to the collector in its context; lost at a restart or reload, which costs one full walk.
+ * Nothing here is state the alerts depend on: with it empty, the collector reads as it always did.
+ */
+import type { Run, RunListItem } from '../api/schemas.js';
+import { isNewer, orderKey } from '../lib/newest-first.js';
+import type { SettledRun } from './settled-runs.js';
+
+/**
+ * How far below the newest creation time already seen a later walk still reads: a run that shows
+ * up in the list a little after it was created (the service's own lag, a clock apart) is still
+ * read. The first page of a walk covers it at any usual rate of runs, so it costs no request.
+ */
+export const WALK_OVERLAP_MS = 60 * 60_000;
+
+/** The cross-cycle memory of the runs collector. */
+export class RunsMemory {
+  /** The newest creation time the last walk read (ms), or undefined before the first walk. */
+  newestCreated: number | undefined;
+  /** Where the newest settled run of each group stands, as {@link SettledRunSummary} keeps it, over every walk so far. */
+  readonly settledNewest = new Map<string, SettledRun>();
+  /** The last `runs.get` of each run in view, by id: reused while the run's `updated_at` has not moved. */
+  readonly details = new Map<number, Run>();
+  /**
+   * Runs announced from their list item (past the cycle's bound of reads by id), awaiting their
+   * detail: the `updated_at` they were announced at. The alert's context reader reads them as a
+   * rule; one still without a detail at that `updated_at` comes first among the collector's next
+   * reads of new failures.
+   */
+  readonly awaiting = new Map<number, string | null>();
+  /** The runs in a failed or active state last cycle: one that is in neither list now has settled. */
+  wanted = new Map<number, RunListItem>();
+
+  /** Whether a walk has been read since the memory began: later walks stop at what it saw. */
+  get warm(): boolean {
+    return this.newestCreated !== undefined;
+  }
+
+  /** Where a walk may stop: the first run created before this (ms). */
+  walkStop(lookbackStart: number): number {
+    return this.newestCreated === undefined
+      ? lookbackStart
+      : Math.max(lookbackStart, this.newestCreated - WALK_OVERLAP_MS);
+  }
+
+  /**
+   * Where the next walk stops: the newest creation time of a walk that was read to its end (a walk
+   * cut short by a failed read leaves the memory as it was, or the runs it did not reach would be
+   * passed over for good).
+   */
+  walked(newestCreated: number | undefined): void {
+    if (newestCreated !== undefined && (this.newestCreated === undefined || newestCreated > this.newestCreated)) {
+      this.newestCreated = newestCreated;
+    }
+  }
+
+  /** Merges a cycle's settled runs in (newest per group wins). */
+  mergeSettled(settled: ReadonlyMap<string, SettledRun>): void {
+    for (const [key, run] of settled) {
+      const known = this.settledNewest.get(key);
+      if (!known || isNewer(run, known)) this.settledNewest.set(key, run);
+    }
+  }
+
+  /** Counts in one settled run read by id (a run that left the failed and active lists). */
+  addSettled(key: string, run: RunListItem): void {
+    this.mergeSettled(new Map([[key, { ...orderKey(run), state: run.state }]]));
+  }
+
+  /** Forgets the settled runs created before `since`: none of them can supersede a failure in the window. */
+  pruneSettled(since: number): void {
+    for (const [key, run] of this.settledNewest) if (run.time < since) this.settledNewest.delete(key);
+  }
+
+  /**
+   * A `runs.get` read elsewhere (the alert's context reader): kept, so the next cycle uses it
+   * while the run's `updated_at` has not moved, and its finding says the step and reason.
+   */
+  remember(run: Run): void {
+    this.details.set(run.id, run);
+    this.awaiting.delete(run.id);
+  }
+
+  /** Whether the run was read by id (here or by the context reader) and is remembered. */
+  hasDetail(runId: number): boolean {
+    return this.details.has(runId);
+  }
+
+  /** The remembered detail of `run`, when its `updated_at` has not moved since it was read. */
+  currentDetail(run: RunListItem): Run | undefined {
+    const detail = this.details.get(run.id);
+    return detail && detail.updated_at === run.updated_at ? detail : undefined;
+  }
+
+  /** Keeps only what is about the runs in view now: `inView` ids. */
+  retain(inView: ReadonlySet<number>): void {
+    for (const id of this.details.keys()) if (!inView.has(id)) this.details.delete(id);
+    for (const id of this.awaiting.keys()) if (!inView.has(id)) this.awaiting.delete(id);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * One `apps.list` shared by the jobs that read it (runs and urls for labels, backups for each app's
+ * backup state, maintenance for the ids it reads in full), owned by the runtime. At 10,000 apps
+ * the list is 20 pages of 500: read by each job at each of its cycles it cost ~1,500 requests an
+ * hour, most of them by the runs job, which reads it every minute for a handful of labels.
+ *
+ * Each reader says how old an answer may be for what it does with it:
+ * - the backups job judges what the list says of each app (its backup state): the answer of this
+ *   cycle window ({@link CYCLE_WINDOW_MS}), so jobs that tick together share one read;
+ * - labels (a name, a project, a URL) and the ids of the apps change seldom: {@link LABELS_MAX_AGE_MS},
+ *   unless an app asked for is missing (a new app): then the list is read again.
+ * A failed read is not kept; readers that ask while a read is under way share it.
+ */
+import type { CollectorContext } from './collector-context.js';
+import { readAcrossNamespaces } from './read-across-namespaces.js';
+import { appBackupStateView, type AppBackupState } from './views.js';
+
+/** Jobs whose ticks fall within this much of a read share it (the schedules' finest step, a minute). */
+export const CYCLE_WINDOW_MS = 60_000;
+
+/** How old the list may be when only labels and ids are read from it. */
+export const LABELS_MAX_AGE_MS = 15 * 60_000;
+
+/** One read of the list: per namespace asked (or `undefined`: every one the token reaches). */
+export interface AppsRead {
+  at: number;
+  /** The namespaces read, joined: a scope changed by a reload or a new whoami reads again. */
+  scope: string;
+  parts: readonly { namespace: string | undefined; apps: readonly AppBackupState[] }[];
+  /** Every app read, by id. */
+  byId: ReadonlyMap<number, AppBackupState>;
+  /**
+   * Apps asked for that this read did not have (deleted, or out of the scope): not a reason to
+   * read again before it is too old, or a run of a deleted app would read the list every cycle.
+   */
+  absent: Set<number>;
+}
+
+/** The shared `apps.list`, kept between cycles. */
+export class SharedApps {
+  #last: AppsRead | undefined;
+  #pending: Promise<AppsRead> | undefined;
+  /** Reads made (for tests and logs). */
+  reads = 0;
+
+  /**
+   * The list, read at most `maxAgeMs` ago (by `ctx.now`), in the scope of `ctx`; read again when
+   * older, or when any of `need` is missing from it.
+   */
+  async read(ctx: CollectorContext, maxAgeMs: number, need: ReadonlySet<number> = new Set()): Promise<AppsRead> {
+    const scope = scopeOf(ctx);
+    const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
+    const last = this.#last;
+    if (last !== undefined && last.scope === scope && ctx.now - last.at < maxAgeMs && has(last)) return last;
+    if (this.#pending) {
+      const shared = await this.#pending;
+      if (shared.scope === scope && has(shared)) return shared;
+    }
+    const read = this.#readNow(ctx, scope);
+    this.#pending = read;
+    try {
+      const answer = await read;
+      for (const id of need) if (!answer.byId.has(id)) answer.absent.add(id);
+      this.#last = answer;
+      return answer;
+    } finally {
+      if (this.#pending === read) this.#pending = undefined;
+    }
+  }
+
+  async #readNow(ctx: CollectorContext, scope: string): Promise<AppsRead> {
+    this.reads += 1;
+    const parts = await readAcrossNamespaces(ctx, async (namespace) => [
+      {
+        namespace,
+        apps: await ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
+          signal: ctx.signal,
+          view: appBackupStateView,
+        }),
+      },
+    ]);
+    const byId = new Map<number, AppBackupState>();
+    for (const part of parts) for (const app of part.apps) byId.set(app.id, app);
+    return { at: ctx.now, scope, parts, byId, absent: new Set() };
+  }
+}
+
+function scopeOf(ctx: Pick<CollectorContext, 'namespaces'>): string {
+  return ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
+}
