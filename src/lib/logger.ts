@@ -31,6 +31,34 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/**
+ * In a serialised line: a JSON escape (`\u001b`, `\n`, `\\`, …), or a character JSON leaves raw
+ * that a terminal obeys or a reader cannot see (C1 controls, bidi and zero-width characters).
+ */
+const LINE_HAZARD = /\\(?:u([0-9a-fA-F]{4})|(.))|([\u0080-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff])/g;
+
+/**
+ * The text from outside in a log line, written so a terminal shows it instead of obeying it: an
+ * app named with a right-to-left override, or a reason holding an escape sequence, reaches
+ * `kubectl logs` escaped. JSON lines keep valid JSON that parses back to the same values (the
+ * hazards as `\uXXXX` escapes); for the pretty format, which prints parsed values raw, the
+ * hazards and control characters become the visible text `\u{202e}` (`lib/visible-text.ts`).
+ */
+export function escapeLogLine(line: string, format: 'json' | 'pretty'): string {
+  return line.replace(LINE_HAZARD, (match, hex: string | undefined, _single, raw: string | undefined) => {
+    if (raw !== undefined) {
+      const code = raw.charCodeAt(0).toString(16).padStart(4, '0');
+      return format === 'json' ? `\\u${code}` : `\\\\u{${raw.charCodeAt(0).toString(16)}}`;
+    }
+    // A JSON escape: as it is in JSON lines; for pretty, a control one (an escape sequence, a
+    // carriage return) becomes visible text, so a value cannot colour the terminal or overwrite a
+    // line. A line break stays: pretty indents a value's lines, and a stack trace reads as one.
+    if (format === 'json') return match;
+    const code = hex !== undefined ? parseInt(hex, 16) : match === '\\r' ? 13 : -1;
+    return code >= 0 && code < 0x20 && code !== 0x0a && code !== 0x09 ? `\\\\u{${code.toString(16)}}` : match;
+  });
+}
+
 /** Builds the process logger: JSON lines, readable on a terminal, secrets redacted. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
@@ -38,6 +66,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '<secret>' },
     base: undefined,
+    hooks: { streamWrite: (line: string) => escapeLogLine(line, format) },
   };
   if (format === 'pretty') {
     // pino-pretty as a synchronous stream (no worker thread), so a crash loses no line.

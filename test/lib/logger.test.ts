@@ -1,0 +1,54 @@
+/**
+ * The daemon's own log as a terminal shows it: text from the service holding a right-to-left
+ * override, a zero-width space, a C1 control or an escape sequence is written escaped, in JSON
+ * lines (still valid JSON that parses back to the same value) and in the pretty format (the
+ * visible `\u{202e}`), never obeyed.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, escapeLogLine } from '../../src/lib/logger.js';
+
+const HOSTILE = 'shop\u202Egnp.exe \u200Bzero \u009bC1 \u001b[31mred\u001b[0m back\\slash';
+
+function capture(format: 'json' | 'pretty'): { lines: string[]; log: ReturnType<typeof createLogger> } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const log = createLogger({ format, destination: destination as never, level: 'info' });
+  return { lines, log };
+}
+
+describe('the log escapes what a terminal would obey', () => {
+  it('JSON lines: no hazard raw, and the value parses back whole', () => {
+    const { lines, log } = capture('json');
+    log.warn({ app: HOSTILE }, `cannot read ${HOSTILE}`);
+    const line = lines.join('');
+    for (const hazard of ['\u202e', '\u200b', '\u009b', '\u001b']) expect(line).not.toContain(hazard);
+    const parsed = JSON.parse(line) as { app: string; msg: string };
+    expect(parsed.app).toBe(HOSTILE);
+    expect(parsed.msg).toBe(`cannot read ${HOSTILE}`);
+  });
+
+  it('pretty: each hazard written out as \\u{…}, the message still one line', async () => {
+    const { lines, log } = capture('pretty');
+    log.warn({ app: HOSTILE }, `cannot read ${HOSTILE}`);
+    await new Promise((r) => setTimeout(r, 50));
+    const text = lines.join('');
+    expect(text).not.toMatch(/[\u202e\u200b\u009b]/);
+    expect(text).toContain('shop\\u{202e}gnp.exe');
+    expect(text).toContain('\\u{1b}[31mred');
+    expect(text).toContain('back\\slash');
+  });
+
+  it.each([
+    ['a plain line', '{"msg":"ok"}\n', '{"msg":"ok"}\n'],
+    ['an escaped backslash before n is not a line break', '{"msg":"a\\\\nb"}\n', '{"msg":"a\\\\nb"}\n'],
+  ])('leaves %s as it is', (_what, line, expected) => {
+    expect(escapeLogLine(line, 'pretty')).toBe(expected);
+    expect(escapeLogLine(line, 'json')).toBe(expected);
+  });
+});
