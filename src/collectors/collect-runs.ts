@@ -214,8 +214,9 @@ async function readLeftTheirState(
  *   an earlier cycle, then the newest. The rest are announced from their list item: their alerts'
  *   context reader reads them after the cycle (`RunsMemory.remember`), and the next cycle's finding
  *   says their step and reason, so a storm of failures never holds up the cycle that announces it.
- * - A run still going is read only once it is old enough to be stuck (stuck_runs): before that its
- *   steps and watcher can change nothing said.
+ * - A run still going is read only once it is old enough to be stuck (stuck_runs), or when an open
+ *   alert follows it (a failed run retried: its alert says from which step): before that its steps
+ *   and watcher can change nothing said.
  */
 async function detailEconomically(
   ctx: CollectorContext,
@@ -248,7 +249,10 @@ async function detailEconomically(
       if (followed.has(run.id)) first.push(run);
       else if (memory.awaiting.has(run.id) && memory.awaiting.get(run.id) === run.updated_at) announced.push(run);
       else fresh.push(run);
-    } else if (stuckAge) first.push(run);
+    } else if (stuckAge || followed.has(run.id)) {
+      // Followed: a failed run an alert is about, running again after a retry: its step is news.
+      first.push(run);
+    }
   }
   const queue = [...first, ...announced, ...fresh];
   const toRead = queue.slice(0, DETAIL_READS_PER_CYCLE);

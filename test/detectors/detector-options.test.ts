@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
 import { CHECKS, detectorOptionsFromConfig } from '../../src/detectors/registry.js';
 import { checksOf } from './fixtures.js';
 
@@ -32,7 +33,12 @@ describe('detectorOptionsFromConfig', () => {
       requireVerified: true,
       offsite: { failedStates: ['failed'] },
     });
-    expect(options.attention).toEqual({ minSeverity: 'warning', ignoreRules: [], foldWaitMs: 20 * 60_000 });
+    expect(options.attention).toEqual({
+      minSeverity: 'warning',
+      ignoreRules: [],
+      foldWaitMs: 20 * 60_000,
+      reportedBy: DEFAULT_REPORTED_BY,
+    });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
   });
 
