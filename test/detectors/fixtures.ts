@@ -281,9 +281,12 @@ export function backupsSnapshot(
   apps: AppListItem[],
   backups: Backup[],
   stopped: Record<number, BackupsSeen['stopped']> = {},
+  read: { states?: BackupStates; history?: number } = {},
 ): BackupsSnapshot {
   const seen = new Map<number, BackupsSeen>();
-  for (const b of backups) if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, BACKUP_STATES));
+  const states = read.states ?? BACKUP_STATES;
+  for (const b of backups)
+    if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, states, read.history ?? 0));
   for (const [id, why] of Object.entries(stopped)) {
     const one = seen.get(Number(id));
     if (one && why) one.stopped = why;
