@@ -20,6 +20,7 @@ import type { StateRecord, StateWordTally } from '../collectors/state-word-tally
 import {
   explainerFor,
   relevanceFor,
+  subjectKey,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
@@ -150,7 +151,13 @@ export async function runJobCycle(
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
-      relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
+      relevance: relevanceFor(
+        deps.detectorOptions,
+        now,
+        new Set(
+          openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
+        ),
+      ),
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);

@@ -61,7 +61,7 @@ export function isFull(backup: Partial<Pick<NewestBackup, 'format'>>, states: Ba
 /**
  * `seen` with the app's next backup added, the backups coming newest first (`backups.list`): the
  * first is the newest, the first good or failed one the newest finished, the first good one the
- * newest good, and the sizes of the next `history` good ones its `previous`. A partial backup (a
+ * newest good, and the next `history` good ones (id and size) its `previous`. A partial backup (a
  * dump) is none of them. Starts the record when `seen` is absent, else changes it in place.
  */
 export function seeBackup(
@@ -75,7 +75,7 @@ export function seeBackup(
   if (outcome === 'good' || outcome === 'failed') out.finished ??= backup;
   if (outcome !== 'good') return out;
   if (!out.good) out.good = backup;
-  else if ((out.previous ??= []).length < history) out.previous.push(backup.size_mb);
+  else if ((out.previous ??= []).length < history) out.previous.push({ id: backup.id, size_mb: backup.size_mb });
   return out;
 }
 

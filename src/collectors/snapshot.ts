@@ -98,10 +98,11 @@ export interface BackupsSeen {
   /** The newest backup that finished well (a succeeded state, a time and a full format): the one staleness, verification, size and off-site copies judge. */
   good?: NewestBackup;
   /**
-   * The sizes (`size_mb`, null when not given) of the good backups older than `good`, newest
-   * first, up to `checks.backups.size_history`: what `good`'s size is compared with. Absent: none read.
+   * The good backups older than `good` (id and `size_mb`, null when not given), newest first, up
+   * to `checks.backups.size_history`: what `good`'s size is compared with (and, by id, what an
+   * open alert about a backup that a newer one replaced is about). Absent: none read.
    */
-  previous?: (number | null)[];
+  previous?: { id: number; size_mb: number | null }[];
   /**
    * Why the read of the app's backups ended before it met `good`, when it did not reach the app's
    * oldest backup. `max_age`: `finished` was known and the backups had grown older than the app's

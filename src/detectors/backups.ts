@@ -526,7 +526,7 @@ function staleFinding(
 function sizeFinding(
   name: string,
   good: NewestBackup,
-  previous: readonly (number | null)[],
+  previous: readonly { size_mb: number | null }[],
   size: BackupsOptions['size'],
 ): { empty: boolean; summary: string; details: Record<string, string> } | null {
   const mb = good.size_mb;
@@ -537,7 +537,7 @@ function sizeFinding(
       summary: `Newest successful backup of ${name} is empty: ${good.name} (0 MB)`,
       details: { size: sizeText(0), reason: 'empty' },
     };
-  const sizes = previous.filter((s): s is number => s !== null);
+  const sizes = previous.flatMap((p) => (p.size_mb === null ? [] : [p.size_mb]));
   if (!size || sizes.length < 2) return null;
   const usual = median(sizes);
   if (mb >= size.dropRatio * usual) return null;
