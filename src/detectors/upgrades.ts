@@ -130,7 +130,8 @@ export const upgradesCheck = defineCheck({
       ['to', 'To version'],
       ['purpose', 'Purpose'],
       ['new_app', 'New app'],
-      ['max_duration', 'Allowed there'],
+      ['max_duration', 'Allowed in standby'],
+      ['max_stuck', 'Allowed in that state'],
     ]),
     brief: (d) => (d.from && d.to && d.state ? `${d.from} → ${d.to} ${d.state}` : null),
     nextStep: ({ labels }) => NEXT_STEPS[labels.problem as UpgradeProblem] ?? null,
@@ -224,7 +225,8 @@ export function upgrades(
     if (upgrade.new_app) details.new_app = upgrade.new_app;
     const holdMs = kind === 'standby' ? options.standbyMaxMs : kind === 'stuck' ? options.stuckMaxMs : 0;
     const max = formatDuration(holdMs);
-    if (kind !== 'failed') details.max_duration = max;
+    if (kind === 'standby') details.max_duration = max;
+    if (kind === 'stuck') details.max_stuck = max;
     const failedSeverity: Severity =
       upgrade.purpose === 'production' ? environmentSeverity(app.environment_type, PRODUCTION_CRITICAL) : 'warning';
     findings.push({

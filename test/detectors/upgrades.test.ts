@@ -138,7 +138,7 @@ describe('upgrades', () => {
         severity: 'warning',
         holdForMs: opts.stuckMaxMs,
         labels: { problem: 'stuck', purpose: 'test' },
-        details: { state, max_duration: formatDuration(opts.stuckMaxMs) },
+        details: { state, max_stuck: formatDuration(opts.stuckMaxMs) },
       },
     ]);
     expect(findings[0]!.summary).toContain(`Upgrade of shop-prod (production) from 18.0 to 19.0 (test) ${text}`);
