@@ -53,6 +53,18 @@ export interface AlertRow {
    * nobody has (and always on a pending or resolved alert).
    */
   acknowledgement: Acknowledgement | null;
+  /**
+   * What a pending alert waits for beyond `alerts.for`: the hold its detector asked for, until when
+   * (ms), and why (state version 15). Null or absent: no hold (always on a row written before).
+   */
+  hold?: AlertHold | null;
+}
+
+/** The hold a pending alert waits out: until when (ms since the epoch), and what for. */
+export interface AlertHold {
+  until: number;
+  /** Null: the check's wait, unnamed. */
+  reason: string | null;
 }
 
 /** The columns a new life writes, in order. */
@@ -62,8 +74,8 @@ const COLUMNS =
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
 
-/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's. */
-const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment`;
+/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's, then the hold's. */
+const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment, hold_until, hold_reason`;
 
 /** Sets the acknowledgement columns to none (a resolve, an escalation, a new life). */
 const NO_ACKNOWLEDGEMENT =
@@ -87,7 +99,7 @@ export interface FiringCount {
 export class AlertStore {
   readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
   readonly #selectOpen: SqlStatement<[], unknown[]>;
-  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOne: SqlStatement<[string], unknown[]>;
   readonly #startLife: SqlStatement<unknown[]>;
@@ -99,6 +111,7 @@ export class AlertStore {
   readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
   readonly #queueUnrouted: SqlStatement<[number, number]>;
   readonly #setAcknowledgement: SqlStatement<[number | null, string | null, string | null, string | null, string]>;
+  readonly #setHold: SqlStatement<[number | null, string | null, string]>;
   #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
@@ -111,8 +124,8 @@ export class AlertStore {
     this.#selectOpen = db
       .prepare<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`)
       .raw(true);
-    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
-      `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
+      `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
     this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
       `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
@@ -157,6 +170,7 @@ export class AlertStore {
       'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
     );
     this.#queueUnrouted = db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)');
+    this.#setHold = db.prepare('UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?');
     this.#setAcknowledgement = db.prepare(
       `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
        WHERE fingerprint = ?`,
@@ -195,11 +209,12 @@ export class AlertStore {
     return out;
   }
 
-  /** What the job's pending and firing alerts are about (the ones that name a record). */
-  openSubjectsByJob(job: string): { check: CheckName; subject: Subject }[] {
-    return this.#selectOpenSubjects
-      .all(job)
-      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  /**
+   * What the job's pending and firing alerts are about (the ones that name a record), with their
+   * details: what an alert last said of its record (failed_runs follows a run through its retries).
+   */
+  openSubjectsByJob(job: string): OpenSubjectRow[] {
+    return this.#selectOpenSubjects.all(job).map(openSubjectOf);
   }
 
   /**
@@ -207,12 +222,8 @@ export class AlertStore {
    * with their details: what the rest of the daemon reports, which the attention and upgrades
    * checks fold their own findings into.
    */
-  openSubjectsOutside(job: string): { check: CheckName; subject: Subject; details: Record<string, string> }[] {
-    return this.#selectOtherSubjects.all(job).map((r) => ({
-      check: r.check as CheckName,
-      subject: JSON.parse(r.subject) as Subject,
-      details: JSON.parse(r.details) as Record<string, string>,
-    }));
+  openSubjectsOutside(job: string): OpenSubjectRow[] {
+    return this.#selectOtherSubjects.all(job).map(openSubjectOf);
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
@@ -313,6 +324,11 @@ export class AlertStore {
   /** Sets (or, with null, ends) the acknowledgement of an alert's current life. */
   setAcknowledgement(fingerprint: string, ack: Acknowledgement | null): void {
     this.#setAcknowledgement.run(ack?.at ?? null, ack?.by ?? null, ack?.via ?? null, ack?.comment ?? null, fingerprint);
+  }
+
+  /** Sets (or, with null, ends) what a pending alert waits for ({@link AlertHold}). */
+  setHold(fingerprint: string, hold: AlertHold | null): void {
+    this.#setHold.run(hold?.until ?? null, hold?.reason ?? null, fingerprint);
   }
 
   /** Forgets a pending alert that never fired. */
@@ -445,6 +461,7 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[21] as AcknowledgeSurface,
             comment: v[22] as string | null,
           },
+    hold: v[23] === null || v[23] === undefined ? null : { until: v[23] as number, reason: v[24] as string | null },
   };
 }
 
@@ -479,4 +496,19 @@ function storedFacts(
     row.facts ? JSON.stringify(row.facts) : null,
     row.brief,
   ];
+}
+
+/** An open alert's check, subject and details, as the collectors are handed them. */
+export interface OpenSubjectRow {
+  check: CheckName;
+  subject: Subject;
+  details: Record<string, string>;
+}
+
+function openSubjectOf(r: { check: string; subject: string; details: string }): OpenSubjectRow {
+  return {
+    check: r.check as CheckName,
+    subject: JSON.parse(r.subject) as Subject,
+    details: JSON.parse(r.details) as Record<string, string>,
+  };
 }

@@ -5,6 +5,7 @@
  * caller spells out "lifecycle, outbox, remediation" by hand: either all of a cycle's results are
  * written, or none.
  */
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import type { AlertEvent } from './alert-event.js';
@@ -52,6 +53,8 @@ export interface FindingsPart {
   incomplete?: readonly string[];
   /** Why an alert it resolves is over (see `LifecycleInput.explain`). */
   explain?: (alert: AlertRow) => string | null;
+  /** What another alert of ours reports now (see `LifecycleInput.folded`). */
+  folded?: readonly FoldedFinding[];
   options: ApplyOptions;
 }
 
@@ -73,7 +76,14 @@ export function commitFindings(
     const events = parts.flatMap((p) =>
       applyFindings(
         alerts,
-        { job: p.job, findings: p.findings, incomplete: p.incomplete, explain: p.explain, now: cycle.now },
+        {
+          job: p.job,
+          findings: p.findings,
+          incomplete: p.incomplete,
+          explain: p.explain,
+          ...(p.folded ? { folded: p.folded } : {}),
+          now: cycle.now,
+        },
         p.options,
       ),
     );

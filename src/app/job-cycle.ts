@@ -20,13 +20,13 @@ import type { StateRecord, StateWordTally } from '../collectors/state-word-tally
 import {
   explainerFor,
   relevanceFor,
+  reportingChecks,
   subjectKey,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
-import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
@@ -34,6 +34,9 @@ import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
 import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
 import { FencedError } from '../state/fenced-error.js';
+import { ReadSoFar } from '../collectors/read-so-far.js';
+import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
+import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -41,6 +44,8 @@ export type JobOutcome =
   | 'ok'
   /** The source could not be read completely; nothing but source health was written. */
   | 'failed'
+  /** A hard bound cut the read (`partial-cycle.ts`): what it read fired alerts, nothing resolved. */
+  | 'partial'
   /** The token lacks a permission the job needs; the job is off until restart or reload. */
   | 'disabled'
   /** Shutdown cut the cycle short; nothing was written. */
@@ -54,7 +59,7 @@ export interface JobReport {
   reason?: string;
   /** True when the reason is the configuration (a namespace the token does not reach). */
   configProblem?: boolean;
-  /** Findings of the snapshot (0 unless ok). */
+  /** Findings of the snapshot (0 unless ok or partial). */
   findings: number;
   /** Alert events written (firing, repeat, escalated, resolved), source alerts included. */
   events: number;
@@ -86,22 +91,8 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
-}
-
-/**
- * A job's read took longer than its deadline (`jobs.deadline`): it is incomplete, so it counts as a
- * failed read (nothing resolves), and the other jobs go on.
- */
-export class CycleDeadlineError extends Error {
-  override readonly name = 'CycleDeadlineError';
-  constructor(
-    readonly job: string,
-    readonly deadlineMs: number,
-  ) {
-    super(
-      `the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs, 'exact')} (jobs.deadline) and is incomplete`,
-    );
-  }
+  /** The production apps already told vanished under this configuration (`namespace/name`). */
+  vanishedTold: Set<string>;
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
@@ -137,6 +128,8 @@ export async function runJobCycle(
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: readonly FoldedFinding[] | undefined;
+  const soFar = new ReadSoFar();
+  let vanished: VanishedResolutions | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -149,6 +142,7 @@ export async function runJobCycle(
       concurrency: deps.config.api.concurrency,
       openSubjects,
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
+      reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(
@@ -158,15 +152,26 @@ export async function runJobCycle(
           openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
         ),
       ),
+      soFar,
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
-    explain = explainerFor(snapshot, deps.detectorOptions);
+    vanished = await explainVanished(
+      deps,
+      job,
+      { findings, incomplete, folded },
+      explainerFor(snapshot, deps.detectorOptions),
+      log,
+      signal,
+    );
+    explain = vanished.explain;
   } catch (err) {
-    if (signal?.reason instanceof CycleDeadlineError) {
-      return readFailed(deps, job, signal.reason, now, log, report, record);
+    const cut = boundThatCut(err, signal);
+    if (cut) {
+      const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
+      return readFailed(deps, job, cut, now, log, report, record, partial);
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');
@@ -193,6 +198,7 @@ export async function runJobCycle(
             findings,
             incomplete,
             explain,
+            ...(folded ? { folded } : {}),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
@@ -206,6 +212,7 @@ export async function runJobCycle(
     },
     deps.stages,
   );
+  vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();
@@ -233,7 +240,11 @@ function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTal
   return unknown;
 }
 
-/** A read failed: count it, disable the job on a missing permission, alert past the threshold. */
+/**
+ * A read failed: count it, disable the job on a missing permission, alert past the threshold. A
+ * read cut by a hard bound applies what it read (`partial`) in the same transaction: it may fire,
+ * never resolve (no resolve guard either: it says nothing about what resolves).
+ */
 function readFailed(
   deps: CycleDeps,
   job: SnapshotJob,
@@ -242,6 +253,7 @@ function readFailed(
   log: Logger,
   report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
   record: (() => void) | undefined,
+  partial?: PartialFindings,
 ): JobReport {
   const reason = describeError(err);
   const denial = permissionDenial(err);
@@ -280,19 +292,27 @@ function readFailed(
       write: () => {
         record?.();
         const row = deps.health.recordFailure(job, reason, now);
-        // Below the threshold a failure is only counted: no alert, nothing for the stages.
+        const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
+        const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
+        // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
         return row.consecutiveFailures < threshold
-          ? []
-          : [{ job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
+          ? read
+          : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
       },
     },
     deps.stages,
   );
   if (events.length > 0) updateOpenAlerts(deps);
-  log.warn({ err }, `cannot read ${job}`);
+  if (partial)
+    log.warn(
+      { err, findings: partial.findings.length },
+      `read of ${job} cut short: what it read may fire, nothing resolves`,
+    );
+  else log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);
-  return report('failed', {
+  return report(partial ? 'partial' : 'failed', {
     reason,
+    findings: partial?.findings.length ?? 0,
     events: events.length,
     ...(err instanceof NamespaceError ? { configProblem: true } : {}),
   });

@@ -7,6 +7,7 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
+import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
@@ -103,7 +104,7 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       j.outcome === 'ok'
         ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
           unknownStatesNote(j.unknownStates)
-        : `${j.outcome}: ${j.reason ?? 'unknown'}`;
+        : `${j.outcome}: ${j.reason ?? 'unknown'}` + (j.outcome === 'partial' ? partialNote(j) : '');
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;
@@ -112,6 +113,11 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** What a read cut by a hard bound still did with what it read. */
+function partialNote(j: JobReport): string {
+  return `; from what it read: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'} (nothing resolved)`;
 }
 
 /** The state words no `checks.*` list names, as the service wrote them (the log says which lists). */

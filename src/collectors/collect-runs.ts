@@ -6,6 +6,7 @@ import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
+import { runsSoFar } from './runs-so-far.js';
 import { SettledRunSummary } from './settled-runs.js';
 import { StateWordTally } from './state-word-tally.js';
 import type { RunsSnapshot } from './snapshot.js';
@@ -28,8 +29,10 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   that `runs.get` no longer finds is gone, and its alert resolves;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
- * - `apps.list` for the labels and links of the runs that can be findings.
- * Any failed read throws; there is no partial snapshot.
+ * - `apps.list` for the labels and links of the runs that can be findings;
+ * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
+ * Any failed read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
+ * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` (`runs-so-far.ts`).
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
   const { client, checks, signal } = ctx;
@@ -42,9 +45,16 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const settled = ctx.relevance ? new SettledRunSummary() : undefined;
   const followed = followedRunIds(ctx);
   const stateWords = new StateWordTally('run');
+  const details = new Map<number, Run>();
+  // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
+  const failures = openFailures(ctx);
+  const listed = runsSoFar(ctx, { stateWords, settled, details, openFailures: failures });
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);
-    if (!settled || wanted.has(run.state) || followed.has(run.id)) return true;
+    if (!settled || wanted.has(run.state) || followed.has(run.id)) {
+      listed.set(run.id, run);
+      return true;
+    }
     settled.add(run);
     return false;
   };
@@ -60,10 +70,12 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     const active = await readAcrossNamespaces(ctx, (namespace) =>
       client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, { signal }),
     );
-    for (const run of active) if (!byId.has(run.id)) byId.set(run.id, run);
+    for (const run of active) {
+      listed.set(run.id, run);
+      if (!byId.has(run.id)) byId.set(run.id, run);
+    }
   }
 
-  const details = new Map<number, Run>();
   for (const run of await readFollowed(ctx, followed, byId)) {
     byId.set(run.id, run);
     details.set(run.id, run);
@@ -72,10 +84,12 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const runs = sortNewestFirst([...byId.values()]);
 
   const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-  for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
-    // Gone between the list and the read: judged from its list item, as the snapshot allows.
+  await mapLimit(toDetail, ctx.concurrency, async (item) => {
+    const run = await getUnlessGone(ctx, item.id);
+    // Kept as each comes (a cut read keeps those done). Gone between the list and the read: judged
+    // from its list item, as the snapshot allows.
     if (run) details.set(run.id, run);
-  }
+  });
 
   // Labels only for the runs that can be findings: those in a failed or active state, and those
   // with a detail (a watcher can fail or wait whatever the run's own state says).
@@ -94,6 +108,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settled && { settledNewest: settled.newest }),
     details,
+    openFailures: failures,
     apps,
   };
 }
@@ -105,6 +120,16 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
     if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
   }
   return ids;
+}
+
+/** What the open failed_runs alerts last said of their runs (their details), by run id. */
+function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+  const told = new Map<number, Readonly<Record<string, string>>>();
+  for (const { check, subject, details } of ctx.openSubjects ?? []) {
+    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
+      told.set(subject.id, details ?? {});
+  }
+  return told;
 }
 
 /** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */

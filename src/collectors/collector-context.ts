@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
+import type { ReadSoFar } from './read-so-far.js';
 import type { Relevance } from './snapshot.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
@@ -34,10 +35,11 @@ export interface CollectorContext {
   /** Requests in flight at once for per-record reads (`api.concurrency`). */
   concurrency: number;
   /**
-   * The subjects of this job's open (pending and firing) alerts, from the alert state. A collector
-   * whose source it lists only in part (runs, within a look-back) reads these records by id, so an
-   * alert is decided by its record and never resolved by the record leaving the window. Absent:
-   * none open.
+   * The subjects of this job's open (pending and firing) alerts, with their details, from the
+   * alert state. A collector whose source it lists only in part (runs, within a look-back) reads
+   * these records by id, so an alert is decided by its record and never resolved by the record
+   * leaving the window; the runs collector also hands failed_runs what its alerts last said
+   * (`RunsSnapshot.openFailures`). Absent: none open.
    */
   openSubjects?: readonly OpenSubject[];
   /**
@@ -48,9 +50,20 @@ export interface CollectorContext {
    */
   reportedElsewhere?: () => readonly OpenSubject[];
   /**
+   * The checks of ours that run now (enabled, their job scheduled and not switched off for a
+   * missing permission): an attention item no one of them could report is news at once. Absent:
+   * every check counts.
+   */
+  reporting?: readonly string[];
+  /**
    * Which records of a bulk read an enabled check could find a problem in (`relevanceFor` of the
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /**
+   * Where a collector offers what it has read so far, for a read a hard bound cuts (the runs
+   * collector does); absent, or not offered: a cut read is a failed read, as any other.
+   */
+  soFar?: ReadSoFar;
   logger: Logger;
 }

@@ -94,6 +94,8 @@ export interface AppRec {
   upgrade: UpgradeRec | null;
   maintenance: boolean;
   locked: boolean;
+  /** Its URLs do not answer (the dashboard's "Apps not answering", a rule no check of ours covers); absent: they do. */
+  notAnswering?: boolean;
 }
 
 /** A URL of an app, with its certificate and outside check. */
@@ -227,7 +229,7 @@ export interface RunRec {
   seedReason: string | null;
   watcher: WatcherRec | null;
   /** Step index at which the current attempt will fail, and why; null: it succeeds. */
-  failAt: { step: number; reason: string } | null;
+  failAt: { step: number; reason: string; retrying?: boolean } | null;
   /** When a `retrying` run restarts its failed step by itself. */
   autoRetryAt: number | null;
   /** The backup run this run waits for (apps.update / update_modules with backup). */
