@@ -21,6 +21,7 @@ import {
   explainerFor,
   relevanceFor,
   reportingChecks,
+  subjectKey,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
@@ -146,7 +147,13 @@ export async function runJobCycle(
       reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
-      relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
+      relevance: relevanceFor(
+        deps.detectorOptions,
+        now,
+        new Set(
+          openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
+        ),
+      ),
       soFar,
       logger: log,
       ...deps.memory,

@@ -15,10 +15,18 @@ export interface BackupStates {
   /** Still being made. */
   running: readonly string[];
   failed: readonly string[];
+  /**
+   * Backup formats that count as full (`checks.backups.full_formats`); absent: every format. A
+   * backup that succeeded in another format (a `dump`, the database alone) is `partial`: the app
+   * cannot be restored from it whole. A null format counts as full: the reference's own change
+   * takes `zip` unless told `dump`, and a service that leaves the field empty would otherwise make
+   * every app stale, a loud cost for a field that says nothing.
+   */
+  fullFormats?: readonly string[];
 }
 
-/** What a backup's `state` says of it. */
-export type BackupOutcome = 'good' | 'running' | 'failed' | 'unknown';
+/** What a backup's `state` (and format) says of it. */
+export type BackupOutcome = 'good' | 'partial' | 'running' | 'failed' | 'unknown';
 
 /**
  * What a backup's `state` says, by the configured words. A null state (the reference allows it) or
@@ -29,37 +37,63 @@ export type BackupOutcome = 'good' | 'running' | 'failed' | 'unknown';
  * silent one. A backup in a succeeded state without a time cannot show that anything is recent: it
  * is `unknown` too.
  */
-export function backupOutcome(backup: Pick<NewestBackup, 'state' | 'taken_at'>, states: BackupStates): BackupOutcome {
+export function backupOutcome(
+  backup: Pick<NewestBackup, 'state' | 'taken_at'> & Partial<Pick<NewestBackup, 'format'>>,
+  states: BackupStates,
+): BackupOutcome {
   const state = backup.state;
   if (state === null) return 'unknown';
   if (states.running.includes(state)) return 'running';
   if (states.failed.includes(state)) return 'failed';
-  if (states.succeeded.includes(state)) return parseTime(backup.taken_at) === null ? 'unknown' : 'good';
+  if (states.succeeded.includes(state)) {
+    if (parseTime(backup.taken_at) === null) return 'unknown';
+    return isFull(backup, states) ? 'good' : 'partial';
+  }
   return 'unknown';
+}
+
+/** Whether the backup's format counts as full (see {@link BackupStates.fullFormats}). */
+export function isFull(backup: Partial<Pick<NewestBackup, 'format'>>, states: BackupStates): boolean {
+  const format = backup.format ?? null;
+  return format === null || states.fullFormats === undefined || states.fullFormats.includes(format);
 }
 
 /**
  * `seen` with the app's next backup added, the backups coming newest first (`backups.list`): the
  * first is the newest, the first good or failed one the newest finished, the first good one the
- * newest good. Starts the record when `seen` is absent, else changes it in place.
+ * newest good, and the next `history` good ones (id and size) its `previous`. A partial backup (a
+ * dump) is none of them. Starts the record when `seen` is absent, else changes it in place.
  */
-export function seeBackup(seen: BackupsSeen | undefined, backup: NewestBackup, states: BackupStates): BackupsSeen {
+export function seeBackup(
+  seen: BackupsSeen | undefined,
+  backup: NewestBackup,
+  states: BackupStates,
+  history = 0,
+): BackupsSeen {
   const out = seen ?? { newest: backup };
   const outcome = backupOutcome(backup, states);
   if (outcome === 'good' || outcome === 'failed') out.finished ??= backup;
-  if (outcome === 'good') out.good ??= backup;
+  if (outcome !== 'good') return out;
+  if (!out.good) out.good = backup;
+  else if ((out.previous ??= []).length < history) out.previous.push({ id: backup.id, size_mb: backup.size_mb });
   return out;
 }
 
 /**
  * Why nothing older than `last`, the app's backup just seen, can change what the check reports:
- * `good` once the newest good backup is known; `max_age` once the newest finished one is known and
- * `last` is older than `horizon` (now − the app's max_age), since a good backup further down is
- * stale anyway. null: read on. Judged backup by backup, so a walk of all apps and a read of one
- * app stop at the same backup of that app.
+ * `good` once the newest good backup is known and, with a size `history`, that many good ones
+ * before it; `max_age` once the newest finished one is known and `last` is older than `horizon`
+ * (now − the app's max_age), since a good backup further down is stale anyway. null: read on.
+ * Judged backup by backup, so a walk of all apps and a read of one app stop at the same backup of
+ * that app.
  */
-export function settledBy(seen: BackupsSeen, last: NewestBackup, horizon: number): 'good' | 'max_age' | null {
-  if (seen.good) return 'good';
+export function settledBy(
+  seen: BackupsSeen,
+  last: NewestBackup,
+  horizon: number,
+  history = 0,
+): 'good' | 'max_age' | null {
+  if (seen.good) return (seen.previous?.length ?? 0) >= history ? 'good' : null;
   const at = parseTime(last.taken_at);
   return seen.finished !== undefined && at !== null && at < horizon ? 'max_age' : null;
 }

@@ -12,7 +12,10 @@ import { appBackupStateView, newestBackupView, type AppBackupState, type NewestB
 const MAX_WALKS = 3;
 /** `limit` of a per-app read: the newest backup is usually good, and the next few cover a retry or two. */
 const PER_APP_LIMIT = 5;
-/** Pages of a per-app read at most: 20 backups, more than a day of hourly ones, all failed or running. */
+/**
+ * Pages of a per-app read at most: 20 backups, more than a day of hourly ones, all failed or
+ * running. Past it, a newest good backup found stands, compared with the sizes read before the bound.
+ */
 const PER_APP_PAGES = 4;
 
 /**
@@ -22,7 +25,8 @@ const PER_APP_PAGES = 4;
  * `checks.backups`); none when that check is off and the job runs for app_state alone.
  *
  * They come from ONE walk of `backups.list` (newest first, all apps at once), page by page, each
- * app's backups met in order until the app is settled (`settledBy`: its good backup met, or its
+ * app's backups met in order until the app is settled (`settledBy`: its good backup met, with the
+ * `size_history` good ones before it whose sizes it is compared with, or its
  * finished one met and its backups older than its `max_age`), stopping as soon as every app that
  * has a `last_backup_at` is settled, or once the apps still unsettled are fewer than the pages left:
  * those (apps whose good backup is old, far down the list) are then read one by one with
@@ -88,7 +92,10 @@ async function backupsPerApp(
     succeeded: config.succeeded_states,
     running: config.running_states,
     failed: config.failed_states,
+    fullFormats: config.full_formats,
   };
+  // Good backups read past the newest good one, for its size to be compared with (0: none).
+  const history = config.size_drop === null ? 0 : config.size_history;
   // Per watched app, the oldest time a good backup may have (now − max_age).
   const horizons = new Map<number, number>();
   for (const app of apps) {
@@ -113,8 +120,8 @@ async function backupsPerApp(
     const meet = (backup: NewestBackup) => {
       const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
       if (!app || settled.has(app.id)) return;
-      const seen = seeBackup(open.get(app.id), backup, states);
-      const why = settledBy(seen, backup, horizons.get(app.id)!);
+      const seen = seeBackup(open.get(app.id), backup, states, history);
+      const why = settledBy(seen, backup, horizons.get(app.id)!, history);
       if (why === null) return void open.set(app.id, seen);
       if (why === 'max_age') seen.stopped = 'max_age';
       settle(app, seen);
@@ -144,7 +151,7 @@ async function backupsPerApp(
       // Walked to the end, every app's backups were all met: what is open is all there is.
       const unread = walkedToEnd ? [] : [...missing];
       const tail = await mapLimit(unread, ctx.concurrency, (appId) =>
-        readOneApp(ctx, query, appId, states, horizons.get(appId)!),
+        readOneApp(ctx, query, appId, states, horizons.get(appId)!, history),
       );
       unread.forEach((appId, i) => settle(byId.get(appId)!, tail[i]));
       // Apps not waited for (no last_backup_at), with what the walk passed of them.
@@ -168,6 +175,7 @@ async function readOneApp(
   appId: number,
   states: BackupStates,
   horizon: number,
+  history: number,
 ): Promise<BackupsSeen | undefined> {
   let seen: BackupsSeen | undefined;
   let total: number | undefined;
@@ -181,8 +189,8 @@ async function readOneApp(
     total = answer.total;
     for (const backup of answer.items) {
       if (backup.app_id !== appId) continue;
-      seen = seeBackup(seen, backup, states);
-      const why = settledBy(seen, backup, horizon);
+      seen = seeBackup(seen, backup, states, history);
+      const why = settledBy(seen, backup, horizon, history);
       if (why === 'max_age') seen.stopped = 'max_age';
       if (why !== null) return seen;
     }

@@ -110,8 +110,14 @@ export interface BackupsSeen {
   newest: NewestBackup;
   /** The newest backup that finished, well or not (its state in the succeeded or failed words). */
   finished?: NewestBackup;
-  /** The newest backup that finished well (a succeeded state and a time): the one staleness, verification and off-site copies judge. */
+  /** The newest backup that finished well (a succeeded state, a time and a full format): the one staleness, verification, size and off-site copies judge. */
   good?: NewestBackup;
+  /**
+   * The good backups older than `good` (id and `size_mb`, null when not given), newest first, up
+   * to `checks.backups.size_history`: what `good`'s size is compared with (and, by id, what an
+   * open alert about a backup that a newer one replaced is about). Absent: none read.
+   */
+  previous?: { id: number; size_mb: number | null }[];
   /**
    * Why the read of the app's backups ended before it met `good`, when it did not reach the app's
    * oldest backup. `max_age`: `finished` was known and the backups had grown older than the app's

@@ -94,10 +94,10 @@ export type NewestRestorePoint = z.infer<typeof restorePointView>;
 
 /**
  * What the backups detector reads of an app's backups (the newest one, the newest that finished
- * and the newest that finished well): which one it is, when it was taken, its state, whether it was
- * verified, and its off-site copies. The app's own names come from its {@link AppBackupState}, so
- * the backup's copies of them (namespace, app, project, environment) and its size, format and
- * storage are left out.
+ * and the newest that finished well): which one it is, when it was taken, its state, its format
+ * (only a full one counts as taken), its size (an empty or shrunken one is a problem), whether it
+ * was verified, and its off-site copies. The app's own names come from its {@link AppBackupState},
+ * so the backup's copies of them (namespace, app, project, environment) and its storage are left out.
  */
 export const newestBackupView = backupSchema.pick({
   id: true,
@@ -105,6 +105,8 @@ export const newestBackupView = backupSchema.pick({
   app_id: true,
   taken_at: true,
   state: true,
+  format: true,
+  size_mb: true,
   verified: true,
   offsite: true,
 });

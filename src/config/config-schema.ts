@@ -506,6 +506,18 @@ const notifySchema = z
           .default(true)
           .describe('While the API cannot be read, hold alerts it would make stale.'),
         bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
+        app_maintenance: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Hold the URL and certificate alerts of an app in maintenance or in upgrade standby (seen by the maintenance and upgrades checks): it is out of service on purpose.',
+          ),
+        app_down: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Hold the URL and certificate alerts of an app whose app_state alert fires (stopped, in error): one page, its URL alerts summarised under it.',
+          ),
       })
       .strict()
       .prefault({}),

@@ -56,13 +56,19 @@ export const FAILED_OFFSITE_STATES: readonly string[] = [STATE_WORDS.offsite.fai
 export const FAILED_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.failed];
 /** Upgrade states in which a version upgrade waits in standby (the app's restarts and updates are refused). */
 export const STANDBY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.standby];
-/** Upgrade states of an upgrade under way or over and fine: known, and never alerted. */
-export const OTHER_UPGRADE_STATES: readonly string[] = [
-  STATE_WORDS.upgrade.requested,
-  STATE_WORDS.upgrade.testing,
-  STATE_WORDS.upgrade.done,
-];
+/**
+ * Upgrade states of an upgrade under way: each is a step the platform moves on from by itself, so
+ * one that stays longer than `checks.upgrades.stuck_max_duration` is stuck.
+ */
+export const UNDER_WAY_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.requested, STATE_WORDS.upgrade.testing];
+/** Upgrade states of an upgrade over and fine: known, and never alerted. */
+export const OTHER_UPGRADE_STATES: readonly string[] = [STATE_WORDS.upgrade.done];
 /** Marketplace service (installer) states in which a service is in trouble. */
 export const BAD_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.error];
-/** Marketplace service states that need no alert (a service stopped on purpose among them): known, and never alerted. */
-export const OTHER_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.running, STATE_WORDS.installer.stopped];
+/**
+ * Marketplace service states in which a service is stopped: a stop on purpose is brief (a restart,
+ * a change of plan), so one is alerted only once it has lasted `checks.installers.stopped_for`.
+ */
+export const STOPPED_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.stopped];
+/** Marketplace service states that need no alert: known, and never alerted. */
+export const OTHER_INSTALLER_STATES: readonly string[] = [STATE_WORDS.installer.running];

@@ -8,11 +8,20 @@
  * - `unverified`: the newest backup that finished well was not checked after it was made (with
  *   `require_verified`)
  * - `offsite/<storage>`: an off-site copy of the newest backup that finished well whose last
- *   transfer failed, or that is no longer on its storage
+ *   transfer failed, that is no longer on its storage, or whose upload has not ended
+ *   `offsite_upload_timeout` after the backup was taken (no `uploaded_at`, no error)
+ * - `no_offsite`: the newest backup that finished well has no off-site copy at all
+ *   (`offsite_required`): one disk away from having no backup
+ * - `size`: the newest backup that finished well is empty (`size_mb` 0: critical in production, as
+ *   a failed one), or under `size_drop` (default 0.5) of the median size of the `size_history`
+ *   (default 4) good backups before it (a warning: something was left out, or the data was lost)
  *
- * Only a backup whose `state` is one of the succeeded words counts as taken: a running backup (the
- * one our own `apps.backup` remediation starts), a failed one or one in an unknown state neither
- * clears a stale alert nor is judged for verification. The app's `last_backup_at` is not evidence
+ * Only a backup whose `state` is one of the succeeded words and whose format is full
+ * (`full_formats`, default `zip`; a null format counts as full, see `BackupStates.fullFormats`)
+ * counts as taken: a running backup (the one our own `apps.backup` remediation starts), a failed
+ * one, one in an unknown state, or a `dump` (the database alone: reference §4, `apps.backup`)
+ * neither clears a stale alert nor is judged for verification, size or copies. A stale alert whose
+ * newest backup is such a dump says so. The app's `last_backup_at` is not evidence
  * of a good backup either: the reference does not say which backups set it (the collector uses it
  * only as a hint of which apps have any backup to wait for).
  *
@@ -27,11 +36,11 @@
  */
 import { z } from 'zod';
 import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
-import { backupOutcome, type BackupStates } from '../collectors/backups-seen.js';
+import { backupOutcome, isFull, type BackupStates } from '../collectors/backups-seen.js';
 import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
-import { DURATION_HINT, offOrDurationSchema } from '../config/duration.js';
+import { DURATION_HINT, offOr, offOrDurationSchema } from '../config/duration.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import {
   FAILED_BACKUP_STATES,
@@ -67,6 +76,17 @@ export interface BackupsOptions {
   offsite?: {
     /** Off-site copy states meaning the last transfer failed (default: the simulator's `failed`). */
     failedStates: readonly string[];
+    /** A newest good backup without any off-site copy is a finding (default true). */
+    required?: boolean;
+    /** How long after the backup an upload may go without `uploaded_at`; null or absent: no limit. */
+    uploadTimeoutMs?: number | null;
+  };
+  /** Compare the newest good backup's size with the good ones before it; absent: only an empty one is reported. */
+  size?: {
+    /** Reported when under this share of the median of the sizes before it. */
+    dropRatio: number;
+    /** How many good backups before it are read to compare with (the collector reads that many). */
+    history: number;
   };
   /**
    * Severity of a missing, stale or failed backup per environment type; default critical in
@@ -102,6 +122,36 @@ const backupsConfig = z
     offsite_failed_states: stateListSchema(FAILED_OFFSITE_STATES).describe(
       'Off-site copy states that mean its last transfer failed (a copy with an `error` text counts as failed whatever its state).',
     ),
+    offsite_required: z
+      .boolean()
+      .default(true)
+      .describe('Alert when the newest successful backup has no off-site copy at all (with offsite).'),
+    offsite_upload_timeout: offOrDurationSchema
+      .prefault('6h')
+      .describe(
+        'Alert when an off-site copy of the newest successful backup has no uploaded_at (and no error) this long after the backup was taken; "off": never (with offsite).',
+      ),
+    full_formats: z
+      .array(z.string().min(1, 'must not be empty'))
+      .min(1, 'must list at least one format')
+      .default(['zip'])
+      .describe(
+        'Backup formats that count as a full backup: only such a backup counts as taken (a dump is the database alone). A backup whose format is null counts as full.',
+      ),
+    size_drop: offOr(z.number().gt(0).lt(1), 'a share between 0 and 1')
+      .default(0.5)
+      .describe(
+        'Alert when the newest successful backup is smaller than this share of the median size of the successful backups before it; "off": never (an empty backup is alerted whatever this says).',
+      ),
+    size_history: z
+      .number()
+      .int()
+      .min(2)
+      .max(20)
+      .default(4)
+      .describe(
+        'How many successful backups before the newest one its size is compared with (each is read: more backups per app per cycle).',
+      ),
   })
   .strict()
   .superRefine((b, ctx) => {
@@ -130,9 +180,23 @@ export const backupsCheck = defineCheck({
     own.enabled
       ? {
           maxAgeMs: { ...own.max_age },
-          states: { succeeded: own.succeeded_states, running: own.running_states, failed: own.failed_states },
+          states: {
+            succeeded: own.succeeded_states,
+            running: own.running_states,
+            failed: own.failed_states,
+            fullFormats: own.full_formats,
+          },
           requireVerified: own.require_verified,
-          ...(own.offsite ? { offsite: { failedStates: own.offsite_failed_states } } : {}),
+          ...(own.offsite
+            ? {
+                offsite: {
+                  failedStates: own.offsite_failed_states,
+                  required: own.offsite_required,
+                  uploadTimeoutMs: own.offsite_upload_timeout,
+                },
+              }
+            : {}),
+          ...(own.size_drop !== null ? { size: { dropRatio: own.size_drop, history: own.size_history } } : {}),
         }
       : undefined,
   detect: backups,
@@ -153,13 +217,15 @@ export const backupsCheck = defineCheck({
       ['state', 'Copy state'],
       ['error', 'Error'],
       ['uploaded_at', 'Uploaded', 'time'],
+      ['size', 'Size'],
+      ['usual_size', 'Usual size'],
     ]),
     nextStep: ({ labels }) => NEXT_STEPS[labels.problem as BackupProblem] ?? null,
   },
 });
 
 /** Which of an app's backup problems a finding is. */
-export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite';
+export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite' | 'no_offsite' | 'size';
 
 /** What to do next about each problem (the `problem` label of a finding). */
 const NEXT_STEPS: Record<BackupProblem, string> = {
@@ -169,19 +235,30 @@ const NEXT_STEPS: Record<BackupProblem, string> = {
     "See the app's backups on the platform for why the service rates them so; a successful backup usually clears it.",
   unverified: 'Verify the newest backup: restore it somewhere other than production.',
   offsite: "Upload the copy again, and check the off-site storage's credentials and free space.",
+  no_offsite: "Configure the app's off-site storage on the platform, then upload the newest backup there.",
+  size: "Open the backup: check what it holds against the app's data (a filestore or database left out, data lost), then take a backup now.",
 };
 
 /** Why an off-site copy is a finding. */
-export type OffsiteReason = 'transfer_failed' | 'not_on_storage';
+export type OffsiteReason = 'transfer_failed' | 'not_on_storage' | 'upload_stuck';
 
 /**
  * Why an off-site copy is a problem, or null. A copy with `on_storage` false that was never
  * uploaded (no `uploaded_at`, no error, no failed state) is an upload still under way, not a copy
- * that is "no longer" there.
+ * that is "no longer" there; it is stuck once `uploadTimeoutMs` have passed since the backup was
+ * taken (`takenAt`).
  */
-export function judgeOffsite(copy: OffsiteCopy, failedStates: readonly string[]): OffsiteReason | null {
+export function judgeOffsite(
+  copy: OffsiteCopy,
+  failedStates: readonly string[],
+  upload: { takenAt: number; now: number; uploadTimeoutMs: number | null | undefined } | null = null,
+): OffsiteReason | null {
   if (copy.error !== null || (copy.state !== null && failedStates.includes(copy.state))) return 'transfer_failed';
   if (!copy.on_storage && copy.uploaded_at !== null) return 'not_on_storage';
+  const timeout = upload?.uploadTimeoutMs;
+  if (copy.uploaded_at === null && upload && timeout !== null && timeout !== undefined) {
+    if (upload.now - upload.takenAt > timeout) return 'upload_stuck';
+  }
   return null;
 }
 
@@ -213,6 +290,9 @@ function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): str
   else if (subject.type === 'backup') {
     // An unverified or off-site alert names the backup it judged; a newer good one may stand now.
     for (const s of snapshot.backups.values()) if (s.good?.id === subject.id || s.finished?.id === subject.id) seen = s;
+    // A newer good backup has replaced it: the app, by the labels every finding about it carries.
+    const app = snapshot.apps.find((a) => a.name === alert.labels.app && a.namespace === alert.labels.namespace);
+    if (!seen && app) seen = snapshot.backups.get(app.id);
   }
   const problem = alert.labels.problem as BackupProblem | undefined;
   if (problem === 'health' && subject.type === 'app') {
@@ -224,7 +304,8 @@ function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): str
   const taken = parseTime(good.taken_at);
   const when = taken === null ? '' : ` taken ${formatUtc(taken, 'reading')}`;
   const verified = good.verified ? ', verified' : '';
-  if (problem === 'offsite') return `backup ${good.name}${when}: off-site copies stored`;
+  if (problem === 'offsite' || problem === 'no_offsite') return `backup ${good.name}${when}: off-site copies stored`;
+  if (problem === 'size') return `backup ${good.name}${when}: ${sizeText(good.size_mb)}`;
   return `backup ${good.name}${when}${verified}`;
 }
 
@@ -313,8 +394,21 @@ export function backups(
     // Verification and off-site copies: of the newest good backup. When the read stopped before
     // finding it, what it would say is unknown.
     if (!good) {
-      if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''));
+      if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''), fp('no_offsite'), fp('size'));
       continue;
+    }
+
+    const size = sizeFinding(name, good, seen?.previous ?? [], options.size);
+    if (size) {
+      findings.push(
+        make('size', null, {
+          severity: size.empty ? severity : 'warning',
+          summary: size.summary,
+          details: { ...backupDetails(name, good), ...size.details },
+          since: toIso(good.taken_at),
+          subject: { type: 'backup', id: good.id },
+        }),
+      );
     }
 
     if (options.requireVerified && !good.verified) {
@@ -330,14 +424,29 @@ export function backups(
     }
 
     if (!options.offsite) continue;
+    if (good.offsite.length === 0 && options.offsite.required !== false) {
+      findings.push(
+        make('no_offsite', null, {
+          severity: 'warning',
+          summary: `Newest successful backup of ${name} has no off-site copy (${good.name})`,
+          details: backupDetails(name, good),
+          since: null,
+          subject: { type: 'backup', id: good.id },
+        }),
+      );
+    }
+    // A good backup always has a time (`backupOutcome`).
+    const upload = { takenAt: parseTime(good.taken_at)!, now, uploadTimeoutMs: options.offsite.uploadTimeoutMs };
     for (const copy of good.offsite) {
-      const reason = judgeOffsite(copy, options.offsite.failedStates);
+      const reason = judgeOffsite(copy, options.offsite.failedStates, upload);
       if (!reason) continue;
       const details = { ...backupDetails(name, good), storage: copy.storage, ...copyDetails(copy), reason };
       const summary =
         reason === 'transfer_failed'
           ? `Off-site copy of the newest successful backup of ${name} on ${copy.storage} failed${copy.error ? `: ${copy.error}` : ''}`
-          : `Off-site copy of the newest successful backup of ${name} is no longer on ${copy.storage}`;
+          : reason === 'upload_stuck'
+            ? `Off-site copy of the newest successful backup of ${name} on ${copy.storage} is not uploaded ${formatDuration(now - upload.takenAt)} after the backup`
+            : `Off-site copy of the newest successful backup of ${name} is no longer on ${copy.storage}`;
       findings.push(
         make('offsite', copy.storage, {
           severity: 'warning',
@@ -399,12 +508,61 @@ function staleFinding(
     // A word the config does not name is most likely the service's own word for "done": say where
     // it goes, in the alert the operator is reading, rather than only "no successful backup".
     const word = newest.state;
-    if (word !== null && ![...states.succeeded, ...states.running, ...states.failed].includes(word)) {
+    if (word !== null && states.succeeded.includes(word) && !isFull(newest, states)) {
+      details.newest_backup_format = `"${newest.format}" is not in checks.backups.full_formats: not a full backup`;
+      summary += ` (format ${newest.format}: not a full backup)`;
+    } else if (word !== null && ![...states.succeeded, ...states.running, ...states.failed].includes(word)) {
       details.unknown_state = `"${word}" is in none of checks.backups.succeeded_states, running_states or failed_states`;
       summary += ` (a state checks.backups does not name)`;
     }
   }
   return { summary, details, since };
+}
+
+/**
+ * The size finding's text, or null: an empty backup (`size_mb` 0) always; one under `dropRatio` of
+ * the median size of the good backups before it, when at least two of them give a size.
+ */
+function sizeFinding(
+  name: string,
+  good: NewestBackup,
+  previous: readonly { size_mb: number | null }[],
+  size: BackupsOptions['size'],
+): { empty: boolean; summary: string; details: Record<string, string> } | null {
+  const mb = good.size_mb;
+  if (mb === null) return null;
+  if (mb === 0)
+    return {
+      empty: true,
+      summary: `Newest successful backup of ${name} is empty: ${good.name} (0 MB)`,
+      details: { size: sizeText(0), reason: 'empty' },
+    };
+  const sizes = previous.flatMap((p) => (p.size_mb === null ? [] : [p.size_mb]));
+  if (!size || sizes.length < 2) return null;
+  const usual = median(sizes);
+  if (mb >= size.dropRatio * usual) return null;
+  const share = Math.round((mb / usual) * 100);
+  return {
+    empty: false,
+    summary: `Newest successful backup of ${name} shrank to ${share}% of its usual size: ${good.name} (${sizeText(mb)}, usually ${sizeText(usual)})`,
+    details: {
+      size: sizeText(mb),
+      usual_size: `${sizeText(usual)} (median of the ${sizes.length} successful backups before it)`,
+      reason: 'shrunk',
+    },
+  };
+}
+
+/** The middle of `values` (at least one), the mean of the two middle ones for an even count. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** "812.5 MB". */
+function sizeText(mb: number | null): string {
+  return mb === null ? 'size unknown' : `${Math.round(mb * 10) / 10} MB`;
 }
 
 /** "3h ago", or "at an unknown time". */

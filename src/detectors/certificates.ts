@@ -1,17 +1,26 @@
 /**
- * certificates: a URL whose certificate is expired, about to expire, or in error.
+ * certificates: a URL whose certificate is expired, about to expire, in error, or unknown for too long.
  *
  * Two sources are read and the worse one wins: the expiry date against `warn_days`/`critical_days`
  * (thresholds inclusive: exactly `critical_days` left is critical), and the service's own
- * `ssl_status` (`expired` → critical, `expiring_soon` and `error` → at least warning). They can
- * disagree — the status lags a renewal, or the date is missing — and either alone is reason enough.
+ * `ssl_status` (`expired` → critical, `expiring_soon` → warning, `error` → the environment's
+ * severity: `error_severity`, critical in production as a failed URL check is, since a browser
+ * refuses the site either way). They can disagree — the status lags a renewal, or the date is
+ * missing — and either alone is reason enough.
+ *
+ * `unknown` says the service could not tell, which is no evidence of a problem at first (a new URL,
+ * a certificate being issued) but blinds this check for as long as it lasts: reported as a warning
+ * once it has lasted `unknown_after` (default 1d; `off`: never), held by the lifecycle from the
+ * first sighting since the API does not say since when. A date that is itself a finding leads.
  * One finding per URL, fingerprinted by the URL record, so a rise from warning to critical is an
  * escalation of the same alert and a renewal resolves it.
  */
 import { z } from 'zod';
-import type { UrlRecord } from '../api/schemas.js';
+import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
+import { offOrDurationSchema } from '../config/duration.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -31,6 +40,10 @@ export interface CertificatesOptions {
   warnDays: number;
   /** Critical when it expires within this many days (inclusive); expired is always critical. */
   criticalDays: number;
+  /** Severity of `ssl_status: error` per environment type; default critical in production. */
+  errorSeverity?: Partial<EnvironmentSeverity>;
+  /** How long `ssl_status: unknown` may last before it is reported; null: never. */
+  unknownAfterMs: number | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -44,6 +57,11 @@ export const certificatesCheck = defineCheck({
       enabled: enabledSchema,
       warn_days: z.number().int().min(1).max(365).default(14),
       critical_days: z.number().int().min(0).max(365).default(3),
+      unknown_after: offOrDurationSchema
+        .prefault('1d')
+        .describe(
+          'A certificate whose ssl_status stays unknown this long is alerted as a warning (the check is blind to it meanwhile); "off": never.',
+        ),
     })
     .strict()
     .refine((c) => c.critical_days < c.warn_days, {
@@ -52,12 +70,17 @@ export const certificatesCheck = defineCheck({
     })
     .prefault({}),
   options: (own): CertificatesOptions | undefined =>
-    own.enabled ? { warnDays: own.warn_days, criticalDays: own.critical_days } : undefined,
+    own.enabled
+      ? { warnDays: own.warn_days, criticalDays: own.critical_days, unknownAfterMs: own.unknown_after }
+      : undefined,
   detect: certificates,
   relevant: certificateConcerns,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
       const expires = parseTime(record.ssl_expires_at);
+      // An unknown status that is over was never a certificate to renew: say what it is now.
+      if (alert.details.reason === 'status_unknown')
+        return `certificate status is ${record.ssl_status} now${expires === null ? '' : `, valid until ${formatUtc(expires, 'reading')}`}`;
       return expires === null
         ? `certificate ${record.ssl_status}`
         : `certificate renewed: valid until ${formatUtc(expires, 'reading')}`;
@@ -72,16 +95,25 @@ export const certificatesCheck = defineCheck({
     ]),
     brief: (d) => {
       if (d.left === 'expired') return 'certificate expired';
+      if (d.reason === 'status_unknown') return 'certificate status unknown';
       return d.left ? `certificate expires in ${d.left}` : null;
     },
-    nextStep: () =>
-      "Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
+    nextStep: ({ details }) =>
+      details.reason === 'status_unknown'
+        ? "Open the URL on the platform: find why its certificate cannot be read (the domain's DNS, a certificate not issued yet)."
+        : "Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
   },
 });
 
 /** Why a certificate is a finding: the rule that fired, named. */
 export type CertificateReason =
-  'expired' | 'within_critical_days' | 'within_warn_days' | 'status_expired' | 'status_expiring_soon' | 'status_error';
+  | 'expired'
+  | 'within_critical_days'
+  | 'within_warn_days'
+  | 'status_expired'
+  | 'status_expiring_soon'
+  | 'status_error'
+  | 'status_unknown';
 
 interface Verdict {
   severity: Severity;
@@ -98,15 +130,27 @@ function byDate(expires: number | null, options: CertificatesOptions, now: numbe
   return null;
 }
 
-/** The verdict of the service's `ssl_status`, or null for `valid` and `unknown`. */
-function byStatus(record: UrlRecord): Verdict | null {
+/**
+ * The verdict of the service's `ssl_status`, or null for `valid` (and `unknown` when `unknown_after`
+ * is off). `error` takes its environment's severity: the record's, else its app's.
+ */
+function byStatus(
+  record: UrlRecord,
+  options: CertificatesOptions,
+  environment: EnvironmentType | null,
+): Verdict | null {
   switch (record.ssl_status) {
     case 'expired':
       return { severity: 'critical', reason: 'status_expired' };
     case 'expiring_soon':
       return { severity: 'warning', reason: 'status_expiring_soon' };
     case 'error':
-      return { severity: 'warning', reason: 'status_error' };
+      return {
+        severity: environmentSeverity(environment, { ...PRODUCTION_CRITICAL, ...options.errorSeverity }),
+        reason: 'status_error',
+      };
+    case 'unknown':
+      return options.unknownAfterMs === null ? null : { severity: 'warning', reason: 'status_unknown' };
     default:
       return null;
   }
@@ -119,11 +163,15 @@ function worse(date: Verdict | null, status: Verdict | null): Verdict | null {
   return SEVERITY_RANK[date.severity] >= SEVERITY_RANK[status.severity] ? date : status;
 }
 
-/** Both verdicts of a record's certificate and the one that leads (null: not a finding). */
-function judge(record: UrlRecord, options: CertificatesOptions, now: number) {
+/**
+ * Both verdicts of a record's certificate and the one that leads (null: not a finding).
+ * `environment`: the record's environment type, else its app's (unknown to the relevance test,
+ * which keeps a record in error whatever its severity).
+ */
+function judge(record: UrlRecord, options: CertificatesOptions, now: number, environment: EnvironmentType | null) {
   const expires = parseTime(record.ssl_expires_at);
   const date = byDate(expires, options, now);
-  const status = byStatus(record);
+  const status = byStatus(record, options, environment);
   return { expires, date, status, lead: worse(date, status) };
 }
 
@@ -132,7 +180,7 @@ function judge(record: UrlRecord, options: CertificatesOptions, now: number) {
  * keeps records by (`relevanceFor` in the registry), the same judgement the detector makes.
  */
 export function certificateConcerns(record: UrlRecord, options: CertificatesOptions, now: number): boolean {
-  return judge(record, options, now).lead !== null;
+  return judge(record, options, now, record.environment_type).lead !== null;
 }
 
 /** Finds URLs whose certificate needs attention; one finding per URL. */
@@ -143,10 +191,10 @@ export function certificates(
 ): Detection<'certificates'>[] {
   const findings: Detection<'certificates'>[] = [];
   for (const record of snapshot.urls) {
-    const { expires, date, status, lead } = judge(record, options, now);
+    const ctx = urlContext(record, snapshot.apps);
+    const { expires, date, status, lead } = judge(record, options, now, ctx.environmentType);
     if (!lead) continue;
 
-    const ctx = urlContext(record, snapshot.apps);
     const expiresIso = expires === null ? null : new Date(expires).toISOString();
     // Only date verdicts read `left`, and they exist only when the date is known.
     const left = expires === null ? 0 : expires - now;
@@ -170,6 +218,9 @@ export function certificates(
       case 'status_error':
         summary = `${subject} is in error`;
         break;
+      case 'status_unknown':
+        summary = `${subject} has been unknown to the service for more than ${formatDuration(options.unknownAfterMs!)}`;
+        break;
     }
     if (lead === status && expiresText) summary += ` (expiry date ${expiresText})`;
 
@@ -192,6 +243,8 @@ export function certificates(
       url: ctx.url,
       since: expires !== null && expires <= now ? expiresIso : null,
       subject: { type: 'url', id: record.id },
+      // The API says the status, not since when: the lifecycle's first sighting stands in.
+      ...(lead.reason === 'status_unknown' && { holdForMs: options.unknownAfterMs! }),
     });
   }
   return findings;

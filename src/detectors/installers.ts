@@ -1,8 +1,12 @@
 /**
  * installers: a marketplace service (an installer: a database, a cache, a workflow tool… the
  * platform runs beside the apps) in a bad state (`checks.installers.bad_states`, default the
- * simulator's `error`). A service stopped on purpose is not a fault, so `stopped` is not in the
- * default list.
+ * simulator's `error`), or stopped (`stopped_states`, default `stopped`) for longer than
+ * `stopped_for` (default 1h). A stop on purpose is usually brief (a restart, a change of plan); a
+ * service stopped for an hour is one the app it serves has been without for an hour, whoever
+ * stopped it. The API says the state, not since when, so a stopped service is reported at once with
+ * `holdForMs` = `stopped_for` and the lifecycle fires it only once it has seen it stopped that long
+ * (as maintenance does). `stopped_states: []` leaves stopped services alone, as before.
  *
  * Read by the installers job from `installers.list`, the only answer that carries services. The
  * API gives a service no environment, so it is a warning wherever it runs. Its `server` label lets
@@ -12,7 +16,10 @@
  */
 import type { InstallersSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
-import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES } from '../config/state-words.js';
+import { z } from 'zod';
+import { durationSchema } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
+import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
@@ -24,6 +31,10 @@ import { factsFrom } from './presentation.js';
 export interface InstallersOptions {
   /** Service states that mean the service is in trouble. */
   badStates: readonly string[];
+  /** Service states in which a service is stopped: reported once it has been seen so `stoppedForMs`. */
+  stoppedStates: readonly string[];
+  /** How long a service may stay stopped before it is reported. */
+  stoppedForMs: number;
 }
 
 /** The installers check. */
@@ -34,9 +45,23 @@ export const installersCheck = defineCheck({
     bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
       'Marketplace service (installer) states that mean the service is in trouble.',
     ),
+    stopped_states: z
+      .array(z.string().min(1, 'must not be empty'))
+      .default([...STOPPED_INSTALLER_STATES])
+      .describe(
+        'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
+      ),
+    stopped_for: durationSchema
+      .prefault('1h')
+      .describe(
+        'A marketplace service stopped longer than this is alerted (a restart or a brief stop on purpose is not).',
+      ),
     other_states: otherStatesSchema(OTHER_INSTALLER_STATES, 'Marketplace service'),
   }),
-  options: (own): InstallersOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
+  options: (own): InstallersOptions | undefined =>
+    own.enabled
+      ? { badStates: own.bad_states, stoppedStates: own.stopped_states, stoppedForMs: own.stopped_for }
+      : undefined,
   detect: installers,
   resolution: (alert, snapshot) =>
     recordResolution(
@@ -46,7 +71,7 @@ export const installersCheck = defineCheck({
       'the service is gone from the platform',
       (found) => `the service is ${found.state} now`,
     ),
-  stateLists: { record: 'installer', fields: ['bad_states', 'other_states'] },
+  stateLists: { record: 'installer', fields: ['bad_states', 'stopped_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],
     facts: factsFrom([
@@ -54,25 +79,37 @@ export const installersCheck = defineCheck({
       ['type', 'Type'],
       ['app', 'App'],
       ['server', 'Server'],
+      ['max_duration', 'Allowed stopped'],
     ]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
-    nextStep: () => 'Open the service on the platform for why it is in error, and restart it once that is fixed.',
+    nextStep: ({ labels }) =>
+      labels.problem === 'stopped'
+        ? 'Start the service again, or, if it is no longer needed, remove it (and the app that uses it from it).'
+        : 'Open the service on the platform for why it is in error, and restart it once that is fixed.',
   },
 });
 
-/** Finds every marketplace service whose state is one of `badStates`. */
+/**
+ * Finds every marketplace service whose state is one of `badStates` (at once), or one of
+ * `stoppedStates` (held back by the lifecycle for `stoppedForMs`). One fingerprint per service, so a
+ * stopped service that goes into error is the same alert.
+ */
 export function installers(snapshot: InstallersSnapshot, options: InstallersOptions): Detection<'installers'>[] {
   const findings: Detection<'installers'>[] = [];
   for (const installer of snapshot.installers) {
-    if (!options.badStates.includes(installer.state)) continue;
+    const bad = options.badStates.includes(installer.state);
+    if (!bad && !options.stoppedStates.includes(installer.state)) continue;
     const details: Record<string, string> = { state: installer.state, type: installer.type };
     if (installer.app) details.app = installer.app;
     if (installer.server) details.server = installer.server;
+    const what = `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''})`;
+    const max = formatDuration(options.stoppedForMs);
+    if (!bad) details.max_duration = max;
     findings.push({
       fingerprint: fingerprint('installers', 'installer', installer.id),
       check: 'installers',
       severity: 'warning',
-      summary: `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''}) is ${installer.state}`,
+      summary: bad ? `${what} is ${installer.state}` : `${what} has been ${installer.state} for more than ${max}`,
       details,
       labels: buildLabels('installers', {
         namespace: installer.namespace,
@@ -80,10 +117,12 @@ export function installers(snapshot: InstallersSnapshot, options: InstallersOpti
         server: installer.server,
         installer: installer.name,
         type: installer.type,
+        problem: bad ? null : 'stopped',
       }),
       url: installer.url,
       since: null,
       subject: { type: 'installer', id: installer.id },
+      ...(!bad && { holdForMs: options.stoppedForMs }),
     });
   }
   return findings;

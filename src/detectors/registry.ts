@@ -191,31 +191,44 @@ export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: 
 const BULK_JOBS: readonly SnapshotJob[] = [...new Set(CHECKS.filter((c) => c.relevant).map((c) => c.job))];
 
 /** The subject id of a record of each bulk read: what an open alert about it names. */
-const BULK_SUBJECT_ID: { readonly [J in BulkJob]: (record: BulkRecords[J]) => number } = {
-  urls: (url) => url.id,
-  maintenance: ({ app }) => app.id,
-  backups: ({ app }) => app.id,
+const BULK_SUBJECTS: { readonly [J in BulkJob]: (record: BulkRecords[J]) => string[] } = {
+  urls: (url) => [subjectKey('url', url.id)],
+  maintenance: ({ app }) => [subjectKey('app', app.id)],
+  // An app's backup alerts are about the app, or about one of the backups read of it.
+  backups: ({ app, seen }) => [
+    subjectKey('app', app.id),
+    ...[seen?.newest, seen?.finished, seen?.good, ...(seen?.previous ?? [])].flatMap((b) =>
+      b ? [subjectKey('backup', b.id)] : [],
+    ),
+  ],
 };
+
+/** An open alert's subject as {@link relevanceFor} matches it: its type and id ("backup:77"). */
+export function subjectKey(type: string, id: number): string {
+  return `${type}:${id}`;
+}
 
 /**
  * The records of bulk reads that an enabled check could find a problem in, at `now` (the time the
  * detectors will judge the snapshot by), for every job whose checks declare such a test. A check of
  * such a job that declares no test keeps every record of its job. The records open alerts are about
- * (`openSubjectIds`) are kept too, so the check that resolves one can say why it is over.
+ * (`openSubjects`, by {@link subjectKey}) are kept too, so the check that resolves one can say why
+ * it is over: an app whose alert is about one of its backups, too.
  */
 export function relevanceFor(
   options: DetectorOptions,
   now: number,
-  openSubjectIds: ReadonlySet<number> = new Set(),
+  openSubjects: ReadonlySet<string> = new Set(),
 ): Relevance {
   const out: Partial<Record<SnapshotJob, (record: unknown) => boolean>> = {};
   for (const job of BULK_JOBS) {
     const enabled = detectorsFor(job).filter((c) => options[c.name] !== undefined);
     // Safe: each job's collector hands its test records of that job's kind.
-    const idOf = BULK_SUBJECT_ID[job as BulkJob] as (record: unknown) => number;
+    const keysOf = BULK_SUBJECTS[job as BulkJob] as (record: unknown) => string[];
     out[job] = enabled.some((c) => !c.relevant)
       ? () => true
-      : (record) => openSubjectIds.has(idOf(record)) || enabled.some((c) => c.relevant!(record, options, now));
+      : (record) =>
+          keysOf(record).some((key) => openSubjects.has(key)) || enabled.some((c) => c.relevant!(record, options, now));
   }
   // Safe: each test is handed records of its job's kind by that job's collector.
   return out as Relevance;

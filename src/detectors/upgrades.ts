@@ -8,6 +8,10 @@
  *   app's restarts and updates are refused (`upgrade_standby`). The API says the state, not since
  *   when, so the detector reports it at once with `holdForMs` = `standby_max_duration` and the
  *   lifecycle fires it only once it has seen it that long (as maintenance does); a warning.
+ * - **Stuck** (a state of `stuck_states`, default `requested` and `testing`): steps the platform
+ *   moves on from by itself. An upgrade still there after `stuck_max_duration` (held the same way)
+ *   is stuck: the app it upgrades is neither on its new version nor free of the upgrade; a warning.
+ *   `stuck_states: []` leaves them alone.
  *
  * - **One problem, one alert.** An upgrade is carried out by a run (the simulator's `app_upgrade`,
  *   action `upgrade`); when that run fails, failed_runs reports it with its step, reason, log lines
@@ -28,7 +32,12 @@ import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
-import { FAILED_UPGRADE_STATES, OTHER_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../config/state-words.js';
+import {
+  FAILED_UPGRADE_STATES,
+  OTHER_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
+  UNDER_WAY_UPGRADE_STATES,
+} from '../config/state-words.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
@@ -50,6 +59,10 @@ export interface UpgradesOptions {
   standbyStates: readonly string[];
   /** How long an upgrade may wait in standby before it is reported. */
   standbyMaxMs: number;
+  /** Upgrade states of an upgrade under way, which the platform moves on from by itself. */
+  stuckStates: readonly string[];
+  /** How long an upgrade may stay in one of `stuckStates` before it is reported. */
+  stuckMaxMs: number;
   /** Workflow or action words of the runs that carry out an upgrade. */
   runWords: readonly string[];
   /** How long a failed upgrade waits for its failed run's alert to fold into before it fires. */
@@ -65,10 +78,19 @@ export const upgradesCheck = defineCheck({
     standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
       "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
     ),
+    stuck_states: z
+      .array(z.string().min(1, 'must not be empty'))
+      .default([...UNDER_WAY_UPGRADE_STATES])
+      .describe(
+        'Upgrade states of an upgrade under way, which the platform moves on from by itself: one that stays longer than stuck_max_duration is alerted as stuck. Empty: not alerted.',
+      ),
     other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
     standby_max_duration: durationSchema
       .prefault('1d')
       .describe('An upgrade waiting in standby longer than this is alerted.'),
+    stuck_max_duration: durationSchema
+      .prefault('6h')
+      .describe('An upgrade that stays in one of stuck_states longer than this is alerted.'),
     run_words: z
       .array(z.string().min(1, 'must not be empty'))
       .default(['upgrade'])
@@ -87,12 +109,14 @@ export const upgradesCheck = defineCheck({
           failedStates: own.failed_states,
           standbyStates: own.standby_states,
           standbyMaxMs: own.standby_max_duration,
+          stuckStates: own.stuck_states,
+          stuckMaxMs: own.stuck_max_duration,
           runWords: own.run_words,
           foldWaitMs: own.fold_wait,
         }
       : undefined,
   detect: upgrades,
-  stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'other_states'] },
+  stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'stuck_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) =>
@@ -107,21 +131,31 @@ export const upgradesCheck = defineCheck({
       ['purpose', 'Purpose'],
       ['new_app', 'New app'],
       ['max_duration', 'Allowed in standby'],
+      ['max_stuck', 'Allowed in that state'],
     ]),
     brief: (d) => (d.from && d.to && d.state ? `${d.from} → ${d.to} ${d.state}` : null),
-    nextStep: ({ labels }) =>
-      labels.problem === 'standby'
-        ? 'Finish or cancel the upgrade on the platform: the app cannot be restarted or updated meanwhile.'
-        : "Read the app's upgrade log for why it failed, then retry or cancel the upgrade on the platform.",
+    nextStep: ({ labels }) => NEXT_STEPS[labels.problem as UpgradeProblem] ?? null,
   },
 });
 
-/** Whether the app's open upgrade failed or waits in standby; null when it has none in either. */
-function kindOf(app: MaintenanceApp, options: UpgradesOptions): 'failed' | 'standby' | null {
+/** Which of an upgrade's problems a finding is (its `problem` label). */
+export type UpgradeProblem = 'failed' | 'standby' | 'stuck';
+
+/** What to do next about each problem. */
+const NEXT_STEPS: Record<UpgradeProblem, string> = {
+  failed: "Read the app's upgrade log for why it failed, then retry or cancel the upgrade on the platform.",
+  standby: 'Finish or cancel the upgrade on the platform: the app cannot be restarted or updated meanwhile.',
+  stuck:
+    "Open the upgrade on the platform: read the app's upgrade log for what it waits on, then move it on or cancel it.",
+};
+
+/** Whether the app's open upgrade failed, waits in standby or may be stuck; null when none of them. */
+function kindOf(app: MaintenanceApp, options: UpgradesOptions): UpgradeProblem | null {
   const state = app.upgrade?.state;
   if (state === undefined) return null;
   if (options.failedStates.includes(state)) return 'failed';
-  return options.standbyStates.includes(state) ? 'standby' : null;
+  if (options.standbyStates.includes(state)) return 'standby';
+  return options.stuckStates.includes(state) ? 'stuck' : null;
 }
 
 /**
@@ -144,7 +178,9 @@ function failedRunReporting(
 
 /**
  * Finds failed upgrades (each folded into its failed run's alert where one reports it, else held
- * `foldWaitMs`), and upgrades in standby (each held back by the lifecycle for `standbyMaxMs`).
+ * `foldWaitMs`), upgrades in standby (each held back by the lifecycle for `standbyMaxMs`) and
+ * upgrades under way (held `stuckMaxMs`). The fingerprint names the problem: an upgrade that moves
+ * from testing to standby starts a new wait, since the platform moved it on.
  */
 export function upgrades(
   snapshot: MaintenanceSnapshot,
@@ -187,8 +223,10 @@ export function upgrades(
       purpose: upgrade.purpose,
     };
     if (upgrade.new_app) details.new_app = upgrade.new_app;
-    const max = formatDuration(options.standbyMaxMs);
+    const holdMs = kind === 'standby' ? options.standbyMaxMs : kind === 'stuck' ? options.stuckMaxMs : 0;
+    const max = formatDuration(holdMs);
     if (kind === 'standby') details.max_duration = max;
+    if (kind === 'stuck') details.max_stuck = max;
     const failedSeverity: Severity =
       upgrade.purpose === 'production' ? environmentSeverity(app.environment_type, PRODUCTION_CRITICAL) : 'warning';
     findings.push({
@@ -198,14 +236,16 @@ export function upgrades(
       summary:
         kind === 'failed'
           ? `${what} (${upgrade.purpose}) failed`
-          : `${what} has waited in standby for more than ${max}: the app's restarts and updates are refused until it moves on`,
+          : kind === 'standby'
+            ? `${what} has waited in standby for more than ${max}: the app's restarts and updates are refused until it moves on`
+            : `${what} (${upgrade.purpose}) has been ${upgrade.state} for more than ${max}: it looks stuck`,
       details,
       labels: buildLabels('upgrades', { ...labels, purpose: upgrade.purpose, problem: kind }),
       url: app.url,
       // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
       since: null,
       subject: { type: 'app', id: app.id },
-      ...(kind === 'standby' && { holdForMs: options.standbyMaxMs }),
+      ...(kind !== 'failed' && { holdForMs: holdMs }),
       ...(kind === 'failed' && options.foldWaitMs > 0 && { holdForMs: options.foldWaitMs }),
     });
   }

@@ -1,11 +1,23 @@
 /**
  * url_checks: a URL that the service's outside check found not answering as its app
- * (`public_check` `failed`). `null` means "not checked" and is not a failure: a URL the service
- * has not checked yet is no evidence of a problem.
+ * (`public_check` `failed`), and, as its own problem (fingerprint `…/unchecked`), a URL the outside
+ * check has not judged for `max_check_age` (default 12h; `off`: never):
+ *
+ * - `public_check` null ("not checked", `public_check_code` saying why when it says anything): no
+ *   evidence of a failure, and at first no problem (a URL just added). But while it lasts nobody
+ *   knows whether the URL answers, so it is reported as a warning once it has lasted
+ *   `max_check_age`: from `public_checked_at` (the last check that ran) when the service gives it,
+ *   else held by the lifecycle from the first sighting.
+ * - `public_checked_at` older than `max_check_age`: the outside check stopped running; what it said
+ *   then (passed) is stale. Reported at once, since the time says how long.
+ *
+ * A failed check is the failure alert only (its time is shown there): one URL, one page.
  */
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
+import { offOrDurationSchema } from '../config/duration.js';
+import { formatDuration } from '../lib/format-duration.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { recordResolution } from './record-resolution.js';
@@ -22,16 +34,24 @@ import { urlContext } from './url-context.js';
 export interface UrlChecksOptions {
   /** Severity per environment type; default critical in production, warning elsewhere. */
   severity?: Partial<EnvironmentSeverity>;
+  /** How long a URL may go without an outside check's verdict before it is reported; null: never. */
+  maxCheckAgeMs: number | null;
 }
 
-/** The url_checks check (`checks.url_checks`: only `enabled`). */
+/** The url_checks check (`checks.url_checks`). */
 export const urlChecksCheck = defineCheck({
   name: 'url_checks',
   job: 'urls',
-  config: checkConfig({}),
-  options: (own): UrlChecksOptions | undefined => (own.enabled ? {} : undefined),
+  config: checkConfig({
+    max_check_age: offOrDurationSchema
+      .prefault('12h')
+      .describe(
+        'A URL that the outside check has not judged for this long (public_check null, or public_checked_at older) is alerted as a warning; "off": never.',
+      ),
+  }),
+  options: (own): UrlChecksOptions | undefined => (own.enabled ? { maxCheckAgeMs: own.max_check_age } : undefined),
   detect: urlChecks,
-  relevant: urlCheckFailed,
+  relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
       const at = parseTime(record.public_checked_at);
@@ -47,21 +67,49 @@ export const urlChecksCheck = defineCheck({
       ['url', 'URL'],
       ['code', 'Answer'],
       ['checked_at', 'Checked', 'time'],
+      ['max_check_age', 'Allowed without a check'],
     ]),
-    brief: (d) => (d.url ? `${d.url} failing${d.code ? `: ${d.code}` : ''}` : null),
-    nextStep: () => 'Open the URL from outside: check that the app answers and that its domain and proxy point at it.',
+    brief: (d) => {
+      if (!d.url) return null;
+      if (d.public_check !== 'failed') return `${d.url} not checked${d.code ? `: ${d.code}` : ''}`;
+      return `${d.url} failing${d.code ? `: ${d.code}` : ''}`;
+    },
+    nextStep: ({ labels }) =>
+      labels.problem === 'unchecked'
+        ? "Find why the platform's outside check does not run for this URL (its code says why, when it says), and open the URL from outside meanwhile."
+        : 'Open the URL from outside: check that the app answers and that its domain and proxy point at it.',
   },
 });
+
+/**
+ * How the URL goes without an outside check's verdict, or null when it does not (or the check
+ * failed, which is its own alert): `age` known from `public_checked_at`, or `hold` (the lifecycle
+ * measures it from the first sighting) when the service never says.
+ */
+export function uncheckedFor(
+  record: UrlRecord,
+  options: UrlChecksOptions,
+  now: number,
+): { age: number } | { hold: number } | null {
+  const max = options.maxCheckAgeMs;
+  if (max === null || record.public_check === 'failed') return null;
+  const at = parseTime(record.public_checked_at);
+  if (at !== null) return now - at > max ? { age: now - at } : null;
+  // A verdict without a time cannot be aged: it stands, as it always did.
+  return record.public_check === null ? { hold: max } : null;
+}
 
 /** Whether the service's last outside check of the URL failed: a finding, and a record the URLs collector keeps. */
 export function urlCheckFailed(record: UrlRecord): boolean {
   return record.public_check === 'failed';
 }
 
-/** Finds URLs whose last outside check failed; one finding per URL. */
-export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions): Detection<'url_checks'>[] {
+/** Finds URLs whose last outside check failed, and URLs the outside check has not judged for too long. */
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
+    const unchecked = uncheckedFor(record, options, now);
+    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.maxCheckAgeMs!, unchecked));
     if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
@@ -83,4 +131,41 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions): De
     });
   }
   return findings;
+}
+
+/** The finding of a URL the outside check has not judged for `max`. */
+function uncheckedFinding(
+  record: UrlRecord,
+  snapshot: UrlsSnapshot,
+  max: number,
+  unchecked: { age: number } | { hold: number },
+): Detection<'url_checks'> {
+  const ctx = urlContext(record, snapshot.apps);
+  const code = record.public_check_code;
+  const details: Record<string, string> = {
+    url: record.url,
+    app: ctx.appName,
+    public_check: record.public_check ?? 'not checked',
+    max_check_age: formatDuration(max),
+  };
+  if (code) details.code = code;
+  const checked = toIso(record.public_checked_at);
+  if (checked) details.checked_at = checked;
+  const why = code ? ` (${code})` : '';
+  const summary =
+    'age' in unchecked
+      ? `${record.url} of ${ctx.appName} has not been checked from outside for ${formatDuration(unchecked.age)}${record.public_check === null ? `: not checked${why}` : ` (last: ${record.public_check})`}`
+      : `${record.url} of ${ctx.appName} has not been checked from outside for more than ${formatDuration(max)}${why}`;
+  return {
+    fingerprint: fingerprint('url_checks', 'url', record.id, 'unchecked'),
+    check: 'url_checks',
+    severity: 'warning',
+    summary: oneLine(summary),
+    details,
+    labels: buildLabels('url_checks', { ...ctx.labels, problem: 'unchecked' }),
+    url: ctx.url,
+    since: 'age' in unchecked && checked ? new Date(Date.parse(checked) + max).toISOString() : null,
+    subject: { type: 'url', id: record.id },
+    ...('hold' in unchecked && { holdForMs: unchecked.hold }),
+  };
 }

@@ -5,6 +5,15 @@
  *
  * - `bad_servers`: a firing `servers` alert for server S (labels `{ check: 'servers', server: S }`)
  *   holds every other alert whose `server` label is S: every app on that server.
+ * - `app_maintenance`: an app in maintenance (an open `maintenance` alert, pending or firing: the
+ *   maintenance check reports every app in maintenance at once and fires only after its
+ *   `max_duration`) or whose version upgrade waits in standby (an open `upgrades` alert of problem
+ *   `standby`, for the app upgraded and its new app) holds the alerts about its URLs (`url_checks`,
+ *   `certificates`): users see the maintenance page, or the upgrade holds the app, on purpose, so
+ *   what the URLs say then is not news. No summary is sent: the state is deliberate, and the held
+ *   alerts are delivered if they still fire once it is over.
+ * - `app_down`: a firing `app_state` alert (the app is stopped or in error) holds the alerts about
+ *   its URLs: one cause, one page, the URL alerts summarised under it.
  * - `api_unreadable`: when the API cannot be read, each job reports its own "cannot read X"
  *   (`{ check: 'watchdog', source: X }`), one cause showing up several times. The first of them to
  *   fire (then the lowest fingerprint) is the cause; the later ones are held under it, so an API
@@ -20,7 +29,7 @@ import type { CheckName } from '../detectors/registry.js';
 import type { InhibitSettings } from './notify-settings.js';
 
 /** The rule that holds an alert back. */
-export type InhibitRule = 'bad_servers' | 'api_unreadable';
+export type InhibitRule = 'bad_servers' | 'app_maintenance' | 'app_down' | 'api_unreadable';
 
 /** A firing alert as the inhibitor reads it (an `AlertRow` fits). */
 export interface InhibitionSource {
@@ -28,6 +37,8 @@ export interface InhibitionSource {
   status: string;
   summary: string;
   labels: Labels;
+  /** What it says; an upgrade's names its new app (`new_app`). */
+  details?: Record<string, string>;
   firedAt: number | null;
 }
 
@@ -41,9 +52,14 @@ export interface InhibitionCause {
 /** Answers "is this alert held back, and by what?" for one moment's set of firing alerts. */
 export class Inhibitor {
   readonly #badServers = new Map<string, InhibitionCause>();
+  /** By {@link appKey}: the apps whose URL alerts are held, and why. */
+  readonly #appsHeld = new Map<string, InhibitionCause>();
   readonly #apiCause: InhibitionCause | undefined;
 
-  /** `open`: the alerts open now (pending ones are ignored: only a firing alert is a cause). */
+  /**
+   * `open`: the alerts open now. Only a firing alert is a cause, but for `app_maintenance`, whose
+   * pending maintenance or standby alert is the evidence that the app is out of service on purpose.
+   */
   constructor(settings: InhibitSettings, open: readonly InhibitionSource[]) {
     const firing = open.filter((a) => a.status === 'firing');
     if (settings.bad_servers) {
@@ -52,6 +68,24 @@ export class Inhibitor {
         if (a.labels.check === SERVERS_CHECK && server && !this.#badServers.has(server)) {
           this.#badServers.set(server, { rule: 'bad_servers', fingerprint: a.fingerprint, summary: a.summary });
         }
+      }
+    }
+    // Maintenance first: an app stopped for its maintenance is held for the maintenance, on purpose.
+    if (settings.app_maintenance) {
+      for (const a of open) {
+        const app = a.labels.app;
+        if (a.labels.check === 'maintenance' && app) {
+          this.#holdApp(a, app, 'app_maintenance', `${app} is in maintenance mode`);
+        } else if (a.labels.check === 'upgrades' && a.labels.problem === 'standby' && app) {
+          this.#holdApp(a, app, 'app_maintenance', `${app} is in upgrade standby`);
+          const next = a.details?.new_app;
+          if (next) this.#holdApp(a, next, 'app_maintenance', `${next} is the new app of ${app}'s upgrade in standby`);
+        }
+      }
+    }
+    if (settings.app_down) {
+      for (const a of firing) {
+        if (a.labels.check === 'app_state' && a.labels.app) this.#holdApp(a, a.labels.app, 'app_down', a.summary);
       }
     }
     if (settings.api_unreadable) {
@@ -69,11 +103,29 @@ export class Inhibitor {
       const cause = this.#badServers.get(labels.server);
       if (cause) return cause;
     }
+    if (URL_CHECKS.has(labels.check ?? '') && labels.app) {
+      const cause = this.#appsHeld.get(appKey(labels.namespace, labels.app));
+      if (cause) return cause;
+    }
     if (this.#apiCause && isCannotRead(alert) && alert.fingerprint !== this.#apiCause.fingerprint) {
       return this.#apiCause;
     }
     return undefined;
   }
+
+  /** Holds `app`'s URL alerts under `source` (the first cause of an app stands). */
+  #holdApp(source: InhibitionSource, app: string, rule: InhibitRule, summary: string): void {
+    const key = appKey(source.labels.namespace, app);
+    if (!this.#appsHeld.has(key)) this.#appsHeld.set(key, { rule, fingerprint: source.fingerprint, summary });
+  }
+}
+
+/** The checks whose alerts are about an app's URLs: what an app's maintenance or its being down holds. */
+const URL_CHECKS: ReadonlySet<string> = new Set<CheckName>(['url_checks', 'certificates']);
+
+/** An app by namespace and name, as the labels of every finding about it (or its URLs) name it. */
+function appKey(namespace: string | undefined, app: string): string {
+  return JSON.stringify([namespace ?? '', app]);
 }
 
 /** The check of a server-state finding: its alert is the cause, never held by itself. */

@@ -299,13 +299,15 @@ export class Outbox {
    * notification log under {@link inhibitLogKey}, closed when the cause resolves.
    *
    * None for `api_unreadable`: the cause's own message already says the API cannot be read, and
-   * what it holds are the same outage seen by other jobs. None when the cause itself is silenced.
+   * what it holds are the same outage seen by other jobs. None for `app_maintenance`: the app is
+   * out of service on purpose, often before its own alert fires (a pending one is the cause), and
+   * a notice would page for what the rule keeps quiet. None when the cause itself is silenced.
    */
   #summaries(held: HeldByCause, facts: { silenceOf: SilenceLookup; open: Map<string, AlertRow> }, now: number): number {
     let n = 0;
     for (const [channel, causes] of held) {
       for (const cause of causes.values()) {
-        if (cause.rule === 'api_unreadable') continue;
+        if (cause.rule === 'api_unreadable' || cause.rule === 'app_maintenance') continue;
         const causeAlert = facts.open.get(cause.fingerprint);
         if (causeAlert && facts.silenceOf(causeAlert.labels)) continue;
         const key = inhibitLogKey(cause.fingerprint);
@@ -381,7 +383,7 @@ export function inhibitionSummary(
   const shown = events.slice(0, maxItems);
   const lines = shown.map((e) => `${e.kind === 'resolved' ? 'resolved' : e.severity}: ${e.summary}`);
   if (events.length > shown.length) lines.push(`and ${events.length - shown.length} more`);
-  const what = cause.rule === 'bad_servers' ? 'the server is in a bad state' : 'the API cannot be read';
+  const what = WHY_HELD[cause.rule];
   return {
     type: 'notice',
     topic: 'inhibition',
@@ -395,6 +397,14 @@ export function inhibitionSummary(
     lines: [...lines, 'They are announced if still firing when the cause clears, and resolve quietly if not.'],
   };
 }
+
+/** Why a rule holds alerts back, as its summary says it. */
+const WHY_HELD: Record<InhibitionCause['rule'], string> = {
+  bad_servers: 'the server is in a bad state',
+  app_down: 'the app is down: its URLs follow from it',
+  app_maintenance: 'the app is out of service on purpose (maintenance or upgrade standby)',
+  api_unreadable: 'the API cannot be read',
+};
 
 /** The severity of the worst of `events` that is not a resolve; `info` when every one is. */
 function worstFiring(events: readonly AlertEvent[]): Severity {

@@ -315,6 +315,9 @@ export function seedState(state: SimState, engine: RunEngine, options: SeedOptio
     }
     if (newest) {
       newest.state = VOCABULARY.backup.done;
+      // The newest is the day's scheduled full backup: a dump (the database alone) is never the only
+      // recent one, so the steady estate has no stale alert the seed did not choose.
+      newest.format = 'zip';
       if (newest.offsite?.length === 0) newest.offsite = null;
       if (unverified.has(app.id)) newest.verified = false;
       if (offsiteFailed.has(app.id)) {

@@ -112,7 +112,15 @@ export interface UrlRec {
   publicCheck: 'passed' | 'failed' | null;
   publicCheckCode: string | null;
   publicCheckedAt: number | null;
+  /**
+   * The outside check stopped running for this URL: `publicCheckedAt` no longer moves. Otherwise a
+   * URL with a verdict is checked again every {@link PUBLIC_CHECK_EVERY_MS} (the view says when last).
+   */
+  checkStopped?: boolean;
 }
+
+/** How often the simulated service checks a URL from outside (a URL with a verdict, whose check runs). */
+export const PUBLIC_CHECK_EVERY_MS = 6 * 3_600_000;
 
 /** An installer (`installers.list`). */
 export interface InstallerRec {

@@ -77,6 +77,10 @@ export interface AddBackupOptions {
   format?: 'zip' | 'dump';
   automated?: boolean;
   offsiteError?: string;
+  /** Its size; default the app's newest backup's (512 MB for the first). */
+  sizeMb?: number;
+  /** `none`: no off-site copy at all; `uploading`: a copy whose upload has not ended (no `uploaded_at`). */
+  offsite?: 'none' | 'uploading';
 }
 
 /** Changes of {@link SimulatorControl.setRepository}. */
@@ -335,7 +339,40 @@ export class SimulatorControl {
   failPublicCheck(urlId: number, code: string): UrlRecord {
     const now = this.core.tick();
     const url = this.url(urlId);
-    Object.assign(url, { publicCheck: 'failed', publicCheckCode: code, publicCheckedAt: now });
+    Object.assign(url, { publicCheck: 'failed', publicCheckCode: code, publicCheckedAt: now, checkStopped: false });
+    return this.core.views.url(url, now);
+  }
+
+  /**
+   * The outside check of a URL did not run: `public_check` null, `code` saying why (null: nothing
+   * said), the last check `hoursAgo` (null: never checked).
+   */
+  skipPublicCheck(urlId: number, code: string | null, options: { hoursAgo?: number | null } = {}): UrlRecord {
+    const now = this.core.tick();
+    const url = this.url(urlId);
+    const hoursAgo = options.hoursAgo ?? null;
+    Object.assign(url, {
+      publicCheck: null,
+      publicCheckCode: code,
+      publicCheckedAt: hoursAgo === null ? null : now - hoursAgo * HOUR,
+      checkStopped: true,
+    });
+    return this.core.views.url(url, now);
+  }
+
+  /** The outside check of a URL stopped running `hoursAgo`: its last verdict stays, its time no longer moves. */
+  stopPublicCheck(urlId: number, options: { hoursAgo: number }): UrlRecord {
+    const now = this.core.tick();
+    const url = this.url(urlId);
+    Object.assign(url, { publicCheckedAt: now - options.hoursAgo * HOUR, checkStopped: true });
+    return this.core.views.url(url, now);
+  }
+
+  /** The service reports the certificate `error` or `unknown` whatever its date; null: the date decides again. */
+  setSslStatus(urlId: number, status: 'error' | 'unknown' | null): UrlRecord {
+    const now = this.core.tick();
+    const url = this.url(urlId);
+    url.sslFixed = status;
     return this.core.views.url(url, now);
   }
 
@@ -343,7 +380,12 @@ export class SimulatorControl {
   passPublicCheck(urlId: number): UrlRecord {
     const now = this.core.tick();
     const url = this.url(urlId);
-    Object.assign(url, { publicCheck: 'passed', publicCheckCode: PUBLIC_CHECK_PASSED, publicCheckedAt: now });
+    Object.assign(url, {
+      publicCheck: 'passed',
+      publicCheckCode: PUBLIC_CHECK_PASSED,
+      publicCheckedAt: now,
+      checkStopped: false,
+    });
     return this.core.views.url(url, now);
   }
 
@@ -377,13 +419,16 @@ export class SimulatorControl {
       nsId: app.nsId,
       takenAt,
       format: options.format ?? 'zip',
-      sizeMb: state.backupIndex.byApp(app.id)[0]?.sizeMb ?? 512,
+      sizeMb: options.sizeMb ?? state.backupIndex.byApp(app.id)[0]?.sizeMb ?? 512,
       automated: options.automated ?? false,
       state: options.state ?? VOCABULARY.backup.done,
       verified: options.verified ?? true,
       offsite: null,
     };
     if (options.offsiteError) backup.offsite = [this.failedCopy(backup, options.offsiteError)];
+    else if (options.offsite === 'none') backup.offsite = [];
+    else if (options.offsite === 'uploading')
+      backup.offsite = [{ ...this.failedCopy(backup, ''), state: VOCABULARY.offsite.uploading, error: null }];
     state.backups.set(backup.id, backup);
     state.backupIndex.add(backup);
     return this.core.views.backup(backup, now);

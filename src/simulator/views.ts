@@ -33,6 +33,7 @@ import type {
   SimState,
   UrlRec,
 } from './sim-state.js';
+import { PUBLIC_CHECK_EVERY_MS } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 
 const HOUR = 3_600_000;
@@ -48,6 +49,17 @@ export const BACKUP_AGE_LIMITS: Record<EnvironmentType | 'none', { warning: numb
   development: { warning: 30 * DAY, critical: 60 * DAY },
   none: { warning: 30 * DAY, critical: 60 * DAY },
 };
+
+/**
+ * When the outside check last ran: the recorded time, moved on by whole check periods while the
+ * check runs (a URL with a verdict whose check has not stopped), so a long session does not age
+ * every URL; the record itself is not changed by a read.
+ */
+function publicCheckedAt(u: UrlRec, now: number): number | null {
+  const at = u.publicCheckedAt;
+  if (at === null || u.publicCheck === null || u.checkStopped || now - at < PUBLIC_CHECK_EVERY_MS) return at;
+  return at + Math.floor((now - at) / PUBLIC_CHECK_EVERY_MS) * PUBLIC_CHECK_EVERY_MS;
+}
 
 /** A time in UTC ISO form, whatever the time format: for names built from a time (a backup's file name), not for timestamp fields. */
 export function iso(ms: number | null): string | null {
@@ -180,7 +192,7 @@ export class Views {
       ssl_expires_at: this.time(u.sslExpiresAt),
       public_check: u.publicCheck,
       public_check_code: u.publicCheckCode,
-      public_checked_at: this.time(u.publicCheckedAt),
+      public_checked_at: this.time(publicCheckedAt(u, now)),
     };
   }
 

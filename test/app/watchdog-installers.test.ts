@@ -94,7 +94,7 @@ describe('a marketplace service in a bad state', () => {
     const said = capture.lines().filter((l) => String(l.msg).includes('"degraded"'));
     expect(said).toHaveLength(1);
     expect(said[0]!.msg).toMatch(
-      /^installers\.list reports the installer state "degraded" \(1 installer\).*checks\.installers\.bad_states: error; checks\.installers\.other_states: running, stopped\)$/,
+      /^installers\.list reports the installer state "degraded" \(1 installer\).*checks\.installers\.bad_states: error; checks\.installers\.stopped_states: stopped; checks\.installers\.other_states: running\)$/,
     );
   });
 

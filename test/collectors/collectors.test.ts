@@ -83,7 +83,9 @@ describe('collectUrls', () => {
     // With a check off, its records are no longer kept.
     const certificatesOff = { ...options, certificates: undefined };
     const fewer = await collectUrls({ ...full, relevance: relevanceFor(certificatesOff, full.now) });
-    expect(fewer.urls.every((u) => u.public_check === 'failed')).toBe(true);
+    // url_checks keeps the failed ones and those not checked (its max_check_age rule).
+    expect(fewer.urls.every((u) => u.public_check === 'failed' || u.public_check === null)).toBe(true);
+    expect(fewer.urls.some((u) => u.public_check === 'failed')).toBe(true);
   });
 
   it.each([
@@ -215,13 +217,19 @@ describe('collectBackups', () => {
   /** Ground truth for one app: its backups newest first, met as the check meets them until settled. */
   async function truthOf(appId: number, c: CollectorContext): Promise<BackupsSeen | undefined> {
     const b = c.checks.backups;
-    const states = { succeeded: b.succeeded_states, running: b.running_states, failed: b.failed_states };
+    const states = {
+      succeeded: b.succeeded_states,
+      running: b.running_states,
+      failed: b.failed_states,
+      fullFormats: b.full_formats,
+    };
+    const history = b.size_drop === null ? 0 : b.size_history;
     const app = (await client.apps.get(appId)) as AppBackupState;
     const horizon = c.now - (b.max_age[app.environment_type!] as number);
     let seen: BackupsSeen | undefined;
     for (const one of (await client.backups.list({ app_id: appId, limit: 100 }, { view: newestBackupView })).items) {
-      seen = seeBackup(seen, one, states);
-      const why = settledBy(seen, one, horizon);
+      seen = seeBackup(seen, one, states, history);
+      const why = settledBy(seen, one, horizon, history);
       if (why === 'max_age') seen.stopped = 'max_age';
       if (why) break;
     }
@@ -279,6 +287,8 @@ describe('collectBackups', () => {
       app_id: full.app_id,
       taken_at: full.taken_at,
       state: full.state,
+      format: full.format,
+      size_mb: full.size_mb,
       verified: full.verified,
       offsite: full.offsite,
     });
@@ -313,7 +323,8 @@ describe('collectBackups', () => {
   });
 
   it('reads an app on, a few backups a page, until one settles it; at most four pages, then it cannot tell', async () => {
-    // 27: six failed backups over a good one 40h old (two pages); 22: failed ones, the second past
+    // 27: six failed backups over a good one 40h old and the good ones before it whose sizes it is
+    // compared with (three pages: size_history 4); 22: failed ones, the second past
     // max_age (one page, the good one below it unread); 29: 25 failed within a day over a good one
     // 30h old (the bound).
     sim.control.ageBackups(27, { hours: 40 });
@@ -330,6 +341,7 @@ describe('collectBackups', () => {
       [
         [0, 5],
         [5, 5],
+        [10, 5],
       ],
       [[0, 5]],
       [
@@ -358,9 +370,13 @@ describe('collectBackups', () => {
     expect(found.incomplete).toEqual([
       'backups/app/22/unverified',
       'backups/app/22/offsite/',
+      'backups/app/22/no_offsite',
+      'backups/app/22/size',
       'backups/app/29/stale',
       'backups/app/29/unverified',
       'backups/app/29/offsite/',
+      'backups/app/29/no_offsite',
+      'backups/app/29/size',
     ]);
   });
 });
@@ -398,7 +414,7 @@ describe('collectMaintenance', () => {
       every.apps.filter(
         (a) =>
           a.maintenance ||
-          ['failed', 'standby'].includes(a.upgrade?.state ?? '') ||
+          ['failed', 'standby', 'requested', 'testing'].includes(a.upgrade?.state ?? '') ||
           a.repositories.some(
             (r) => r.deleted_upstream || (a.environment_type === 'production' && r.up_to_date === false),
           ),

@@ -16,7 +16,9 @@ import {
   HOUR,
   NOW,
   offsiteCopy,
+  resolutionOf,
 } from './fixtures.js';
+import { presentationOf } from '../../src/detectors/registry.js';
 
 const options: BackupsOptions = {
   maxAgeMs: { production: 26 * HOUR, staging: 8 * DAY, development: null },
@@ -289,21 +291,21 @@ describe('backups', () => {
       'max_age',
       [b(502, failed, HOUR), b(501, failed, 30 * HOUR)],
       ['stale', 'failed'],
-      ['unverified', 'offsite/'],
+      ['unverified', 'offsite/', 'no_offsite', 'size'],
     ],
     [
       'read stopped by its bound with a failed one met: failed known, the rest unknown',
       'bound',
       [b(502, running, 60_000), b(501, failed, HOUR)],
       ['failed'],
-      ['stale', 'unverified', 'offsite/'],
+      ['stale', 'unverified', 'offsite/', 'no_offsite', 'size'],
     ],
     [
       'read stopped by its bound with nothing finished met',
       'bound',
       [b(502, running, 60_000), b(501, 'queued', HOUR)],
       [],
-      ['stale', 'failed', 'unverified', 'offsite/'],
+      ['stale', 'failed', 'unverified', 'offsite/', 'no_offsite', 'size'],
     ],
     [
       'a good one met before the bound: nothing unknown',
@@ -473,5 +475,181 @@ describe('backups', () => {
     const crit = run([prod({ backup_health: 'critical' })], [backup()]).findings;
     expect([warn[0]?.severity, crit[0]?.severity]).toEqual(['warning', 'critical']);
     expect(crit[0]?.fingerprint).toBe(warn[0]?.fingerprint);
+  });
+});
+
+/**
+ * The rules of issue 22, each a table with the resolution it gives: only a full backup counts as
+ * taken; an empty or shrunken backup; a good backup without any off-site copy, or with an upload
+ * that never ended.
+ */
+describe('backups: format, size and off-site rules', () => {
+  const FULL = { ...BACKUP_STATES, fullFormats: ['zip'] };
+  const all: BackupsOptions = {
+    ...options,
+    states: FULL,
+    offsite: { failedStates: FAILED_OFFSITE_STATES, required: true, uploadTimeoutMs: 6 * HOUR },
+    size: { dropRatio: 0.5, history: 4 },
+  };
+  /** The app's backups read as the collector reads them (full formats, four sizes of history). */
+  const snap = (bs: Backup[]) => backupsSnapshot([prod()], bs, {}, { states: FULL, history: 4 });
+  const judge = (bs: Backup[], o: Partial<BackupsOptions> = {}) => {
+    const { findings } = backups(snap(bs), { ...all, ...o }, NOW);
+    expectWellFormed(findings);
+    return findings;
+  };
+  /** Daily good zips of `sizes` MB, the newest first, the newest taken an hour ago. */
+  const daily = (sizes: number[], o: Partial<Backup> = {}) =>
+    sizes.map((size_mb, i) => b(600 - i, done, HOUR + i * DAY, { size_mb, ...o }));
+  const resolution = (finding: Parameters<typeof resolutionOf>[0], bs: Backup[]) =>
+    resolutionOf(finding, snap(bs), { backups: all });
+
+  it.each<[string, Backup[], string[], string | null]>([
+    ['a fresh zip', daily([100]), [], null],
+    [
+      'a fresh dump over a zip two days old: stale, the dump named',
+      [b(601, done, HOUR, { format: 'dump' }), ...daily([100]).map((x) => ({ ...x, taken_at: ago(2 * DAY) }))],
+      ['stale'],
+      'No successful backup of shop-prod (production) for 2d (max 1d 2h); newest: #601 done 1h ago (format dump: not a full backup)',
+    ],
+    [
+      'only dumps: no successful backup',
+      [b(601, done, HOUR, { format: 'dump' })],
+      ['stale'],
+      'shop-prod (production) has no successful backup; newest: #601 done 1h ago (format dump: not a full backup)',
+    ],
+    [
+      'a format the config does not name is not full either',
+      [b(601, done, HOUR, { format: 'tar' })],
+      ['stale'],
+      'shop-prod (production) has no successful backup; newest: #601 done 1h ago (format tar: not a full backup)',
+    ],
+    ['a null format counts as full (documented)', [b(601, done, HOUR, { format: null })], [], null],
+    [
+      'a failed zip under a good dump stays failed',
+      [
+        b(602, done, HOUR, { format: 'dump' }),
+        b(601, failed, 2 * HOUR),
+        ...daily([100]).map((x) => ({ ...x, taken_at: ago(3 * HOUR) })),
+      ],
+      ['failed'],
+      null,
+    ],
+  ])('format: %s', (_name, bs, problems, summary) => {
+    const findings = judge(bs).filter((f) => f.labels.problem !== 'health');
+    expect(findings.map((f) => f.labels.problem)).toEqual(problems);
+    if (summary) expect(findings[0]?.summary).toBe(summary);
+    // Over once a full backup is taken: the resolution names it.
+    if (problems[0] === 'stale')
+      expect(resolution(findings[0]!, [b(700, done, 0, { name: 'shop-prod-now.zip' }), ...bs])).toBe(
+        'backup shop-prod-now.zip taken 2026-11-01 12:00 UTC, verified',
+      );
+  });
+
+  it.each<[string, Backup[], Partial<BackupsOptions>, { severity: string; summary: string } | null]>([
+    ['steady sizes', daily([100, 98, 97, 95, 94]), {}, null],
+    ['growing', daily([150, 100, 100, 100, 100]), {}, null],
+    ['just at half the median', daily([50, 100, 100, 100, 100]), {}, null],
+    [
+      'under half the median',
+      daily([40, 100, 98, 102, 10]),
+      {},
+      {
+        severity: 'warning',
+        summary:
+          'Newest successful backup of shop-prod (production) shrank to 40% of its usual size: shop-prod-2026-11-01 (40 MB, usually 99 MB)',
+      },
+    ],
+    [
+      'empty: critical in production, history or not',
+      daily([0]),
+      {},
+      {
+        severity: 'critical',
+        summary: 'Newest successful backup of shop-prod (production) is empty: shop-prod-2026-11-01 (0 MB)',
+      },
+    ],
+    ['one earlier size only: too little to compare', daily([10, 100]), {}, null],
+    ['sizes unknown', daily([40, 100, 100]).map((x, i) => (i === 0 ? x : { ...x, size_mb: null })), {}, null],
+    [
+      'size_drop off: an empty one still',
+      daily([0, 100, 100]),
+      { size: undefined },
+      {
+        severity: 'critical',
+        summary: 'Newest successful backup of shop-prod (production) is empty: shop-prod-2026-11-01 (0 MB)',
+      },
+    ],
+    ['size_drop off: a shrink is not judged', daily([10, 100, 100]), { size: undefined }, null],
+    [
+      'a dump in between is not history',
+      [
+        ...daily([40]),
+        b(599, done, 2 * HOUR, { format: 'dump', size_mb: 5 }),
+        ...daily([100, 100, 100]).map((x) => ({ ...x, id: x.id - 10 })),
+      ],
+      {},
+      {
+        severity: 'warning',
+        summary:
+          'Newest successful backup of shop-prod (production) shrank to 40% of its usual size: shop-prod-2026-11-01 (40 MB, usually 100 MB)',
+      },
+    ],
+  ])('size: %s', (_name, bs, o, expected) => {
+    const findings = judge(bs, o).filter((f) => f.labels.problem === 'size');
+    if (expected === null) return void expect(findings).toEqual([]);
+    expect(findings).toMatchObject([
+      { fingerprint: 'backups/app/1/size', ...expected, subject: { type: 'backup', id: 600 } },
+    ]);
+    expect(presentationOf('backups')!.nextStep!(findings[0]!)).toMatch(/^Open the backup/);
+    expect(
+      resolution(
+        findings[0]!,
+        daily([101, ...bs.map(() => 100)]).map((x, i) => ({ ...x, id: 700 - i })),
+      ),
+    ).toBe('backup shop-prod-2026-11-01 taken 2026-11-01 11:00 UTC: 101 MB');
+  });
+
+  it.each<[string, Backup, Partial<BackupsOptions['offsite']>, string | null, string | null]>([
+    ['copied', b(600, done, HOUR), {}, null, null],
+    [
+      'no off-site copy at all',
+      b(600, done, HOUR, { offsite: [] }),
+      {},
+      'no_offsite',
+      'Newest successful backup of shop-prod (production) has no off-site copy (shop-prod-2026-11-01)',
+    ],
+    ['no copy, offsite_required false', b(600, done, HOUR, { offsite: [] }), { required: false }, null, null],
+    [
+      'an upload under way for an hour',
+      b(600, done, HOUR, { offsite: [offsiteCopy({ on_storage: false, state: 'uploading', uploaded_at: null })] }),
+      {},
+      null,
+      null,
+    ],
+    [
+      'an upload without uploaded_at for 8h: stuck',
+      b(600, done, 8 * HOUR, { offsite: [offsiteCopy({ on_storage: false, state: 'uploading', uploaded_at: null })] }),
+      {},
+      'offsite',
+      'Off-site copy of the newest successful backup of shop-prod (production) on s3-eu is not uploaded 8h after the backup',
+    ],
+    [
+      'stuck, offsite_upload_timeout off',
+      b(600, done, 8 * HOUR, { offsite: [offsiteCopy({ on_storage: false, state: 'uploading', uploaded_at: null })] }),
+      { uploadTimeoutMs: null },
+      null,
+      null,
+    ],
+  ])('off-site: %s', (_name, one, o, problem, summary) => {
+    const opts = { ...all, offsite: { ...all.offsite!, ...o } };
+    const findings = judge([one], opts).filter((f) => f.labels.problem !== 'health');
+    if (problem === null) return void expect(findings).toEqual([]);
+    expect(findings).toMatchObject([
+      { severity: 'warning', summary, labels: { problem }, subject: { type: 'backup', id: 600 } },
+    ]);
+    expect(resolution(findings[0]!, [b(700, done, 0, { name: 'shop-prod-now.zip' })])).toBe(
+      'backup shop-prod-now.zip taken 2026-11-01 12:00 UTC: off-site copies stored',
+    );
   });
 });

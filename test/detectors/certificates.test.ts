@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import type { SslStatus } from '../../src/api/schemas.js';
-import { certificates, type CertificatesOptions } from '../../src/detectors/certificates.js';
+import type { SslStatus, UrlRecord } from '../../src/api/schemas.js';
+import { certificates, certificatesCheck, type CertificatesOptions } from '../../src/detectors/certificates.js';
+import { presentationOf } from '../../src/detectors/registry.js';
+import { formatDuration } from '../../src/lib/format-duration.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { formatUtc } from '../../src/lib/format-utc.js';
-import { appListItem, DAY, expectWellFormed, HOUR, MINUTE, NOW, urlRecord, urlsSnapshot } from './fixtures.js';
+import {
+  appListItem,
+  DAY,
+  expectWellFormed,
+  HOUR,
+  MINUTE,
+  NOW,
+  resolutionOf,
+  urlRecord,
+  urlsSnapshot,
+} from './fixtures.js';
 
-const options: CertificatesOptions = { warnDays: 14, criticalDays: 3 };
+const options: CertificatesOptions = { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY };
 const expiresIn = (ms: number) => new Date(NOW + ms).toISOString();
 const shown = (ms: number) => formatUtc(NOW + ms);
 /** The instant `ms` as a service in UTC-03:00 writes it, with a space and no milliseconds. */
@@ -37,9 +49,15 @@ describe('certificates', () => {
     ],
     ['status expired, date far (status wins)', 'expired', expiresIn(60 * DAY), 'critical', 'status_expired'],
     ['status valid, date expired (date wins)', 'valid', expiresIn(-DAY), 'critical', 'expired'],
-    ['status error, no date', 'error', null, 'warning', 'status_error'],
-    ['status unknown, no date', 'unknown', null, null, ''],
-    ['status unknown, date within warn_days', 'unknown', expiresIn(5 * DAY), 'warning', 'within_warn_days'],
+    ['status error, no date, production: critical', 'error', null, 'critical', 'status_error'],
+    ['status unknown, no date: a warning held unknown_after', 'unknown', null, 'warning', 'status_unknown'],
+    [
+      'status unknown, date within warn_days (date leads)',
+      'unknown',
+      expiresIn(5 * DAY),
+      'warning',
+      'within_warn_days, status_unknown',
+    ],
     // An unreadable date never gets here: the client refuses the record (test/api/client-timestamps).
     [
       'date written with an offset, within warn_days',
@@ -60,6 +78,74 @@ describe('certificates', () => {
       subject: { type: 'url', id: 10 },
     });
     expect(findings[0]?.details.reason).toBe(reason);
+    expect(findings[0]?.holdForMs).toBe(reason === 'status_unknown' ? DAY : undefined);
+  });
+
+  // The rules "ssl_status error follows the environment's severity" and "unknown alerts after
+  // unknown_after", each with the resolution that says why it is over.
+  it.each<[string, Partial<UrlRecord>, Partial<CertificatesOptions>, Severity | null, string, string]>([
+    ['error in production', {}, {}, 'critical', 'is in error', 'certificate renewed: valid until 2027-01-30 12:00 UTC'],
+    [
+      'error in staging',
+      { environment_type: 'staging' },
+      {},
+      'warning',
+      'is in error',
+      'certificate renewed: valid until 2027-01-30 12:00 UTC',
+    ],
+    [
+      'error in production, table says warning',
+      {},
+      { errorSeverity: { production: 'warning' } },
+      'warning',
+      'is in error',
+      'certificate renewed: valid until 2027-01-30 12:00 UTC',
+    ],
+    [
+      'error of a record without environment, its app in production',
+      { environment_type: null },
+      {},
+      'critical',
+      'is in error',
+      'certificate renewed: valid until 2027-01-30 12:00 UTC',
+    ],
+  ])('ssl_status error: %s', (_name, o, opts, severity, text, resolution) => {
+    const opt = { ...options, ...opts };
+    const findings = certificates(
+      urlsSnapshot([urlRecord({ ssl_status: 'error', ssl_expires_at: null, ...o })]),
+      opt,
+      NOW,
+    );
+    expectWellFormed(findings);
+    expect(findings).toMatchObject([{ severity, details: { reason: 'status_error' } }]);
+    expect(findings[0]!.summary).toContain(text);
+    expect(findings[0]!.holdForMs).toBeUndefined();
+    const renewed = urlsSnapshot([urlRecord({ ...o, ssl_expires_at: expiresIn(90 * DAY) })]);
+    expect(resolutionOf(findings[0]!, renewed, { certificates: opt })).toBe(resolution);
+  });
+
+  it.each<[string, Partial<CertificatesOptions>, number | null]>([
+    ['default: after a day', {}, DAY],
+    ['unknown_after 6h', { unknownAfterMs: 6 * HOUR }, 6 * HOUR],
+    ['unknown_after 0s: at once', { unknownAfterMs: 0 }, 0],
+    ['unknown_after off: never', { unknownAfterMs: null }, null],
+  ])('ssl_status unknown: %s', (_name, opts, hold) => {
+    const opt = { ...options, ...opts };
+    const record = urlRecord({ ssl_status: 'unknown', ssl_expires_at: null });
+    const findings = certificates(urlsSnapshot([record]), opt, NOW);
+    expect(certificatesCheck.relevant?.(record, { certificates: opt }, NOW)).toBe(hold !== null);
+    if (hold === null) return void expect(findings).toEqual([]);
+    expect(findings).toMatchObject([
+      { severity: 'warning', holdForMs: hold, details: { ssl_status: 'unknown', reason: 'status_unknown' } },
+    ]);
+    expect(findings[0]!.summary).toBe(
+      `Certificate of https://shop.example.com for shop-prod (production) has been unknown to the service for more than ${formatDuration(hold)}`,
+    );
+    expect(presentationOf('certificates')!.nextStep!(findings[0]!)).toMatch(/cannot be read/);
+    const known = urlsSnapshot([urlRecord({ ssl_expires_at: expiresIn(90 * DAY) })]);
+    expect(resolutionOf(findings[0]!, known, { certificates: opt })).toBe(
+      'certificate status is valid now, valid until 2027-01-30 12:00 UTC',
+    );
   });
 
   it.each<[string, string | null, SslStatus, string]>([

@@ -91,6 +91,9 @@ describe('detectorOptionsFromConfig', () => {
       succeeded: ['completed', 'verified'],
       running: ['in_progress'],
       failed: ['error'],
+      fullFormats: ['zip'],
     });
+    // The size rule and its history, by default.
+    expect(options.backups?.size).toEqual({ dropRatio: 0.5, history: 4 });
   });
 });

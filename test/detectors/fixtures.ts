@@ -46,12 +46,19 @@ import type {
   MaintenanceSnapshot,
   RunsSnapshot,
   ServersSnapshot,
+  Snapshot,
   UrlsSnapshot,
 } from '../../src/collectors/snapshot.js';
 import { seeBackup, type BackupStates } from '../../src/collectors/backups-seen.js';
 import type { Detection } from '../../src/detectors/finding.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { detectorOptionsFromConfig, relevanceFor } from '../../src/detectors/registry.js';
+import {
+  detectorOptionsFromConfig,
+  explainerFor,
+  relevanceFor,
+  type DetectorOptions,
+} from '../../src/detectors/registry.js';
+import type { Labels, Subject } from '../../src/lib/alert-vocabulary.js';
 import { FAILED_BACKUP_STATES, RUNNING_BACKUP_STATES, SUCCEEDED_BACKUP_STATES } from '../../src/config/state-words.js';
 
 export const MINUTE = 60_000;
@@ -274,9 +281,12 @@ export function backupsSnapshot(
   apps: AppListItem[],
   backups: Backup[],
   stopped: Record<number, BackupsSeen['stopped']> = {},
+  read: { states?: BackupStates; history?: number } = {},
 ): BackupsSnapshot {
   const seen = new Map<number, BackupsSeen>();
-  for (const b of backups) if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, BACKUP_STATES));
+  const states = read.states ?? BACKUP_STATES;
+  for (const b of backups)
+    if (b.app_id !== null) seen.set(b.app_id, seeBackup(seen.get(b.app_id), b, states, read.history ?? 0));
   for (const [id, why] of Object.entries(stopped)) {
     const one = seen.get(Number(id));
     if (one && why) one.stopped = why;
@@ -407,4 +417,16 @@ export function installer(o: Partial<Installer> = {}): Installer {
 /** Installers snapshot. */
 export function installersSnapshot(installers: Installer[]): InstallersSnapshot {
   return { job: 'installers', takenAt: NOW, installers };
+}
+
+/**
+ * Why the alert of `finding` is over in `snapshot`, as its check says it when the lifecycle
+ * resolves it (`explainerFor`): the resolution text each rule's table tests.
+ */
+export function resolutionOf(
+  finding: { check: string; subject?: Subject | null | undefined; labels: Labels; details: Record<string, string> },
+  snapshot: Snapshot,
+  options: DetectorOptions,
+): string | null {
+  return explainerFor(snapshot, options)({ ...finding, subject: finding.subject ?? null });
 }

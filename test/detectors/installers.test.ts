@@ -1,23 +1,53 @@
 import { describe, expect, it } from 'vitest';
 import type { Installer } from '../../src/api/schemas.js';
-import { BAD_INSTALLER_STATES } from '../../src/config/state-words.js';
+import { BAD_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../../src/config/state-words.js';
 import { installers, type InstallersOptions } from '../../src/detectors/installers.js';
-import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
+import { formatDuration } from '../../src/lib/format-duration.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { checksOf, expectWellFormed, installer, installersSnapshot, NOW } from './fixtures.js';
+import { checksOf, expectWellFormed, HOUR, installer, installersSnapshot, NOW, resolutionOf } from './fixtures.js';
 
-const options: InstallersOptions = { badStates: BAD_INSTALLER_STATES };
+const options: InstallersOptions = {
+  badStates: BAD_INSTALLER_STATES,
+  stoppedStates: STOPPED_INSTALLER_STATES,
+  stoppedForMs: HOUR,
+};
 const findingsOf = (o: Partial<Installer>) => installers(installersSnapshot([installer(o)]), options);
 
 describe('installers', () => {
-  it.each(Object.values(VOCABULARY.installer).map((state) => [state, BAD_INSTALLER_STATES.includes(state)] as const))(
-    'a service %s is reported: %s',
-    (state, reported) => {
-      const findings = findingsOf({ state });
-      expectWellFormed(findings);
-      expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['installers/installer/60'] : []);
-    },
-  );
+  it.each(
+    Object.values(VOCABULARY.installer).map(
+      (state) => [state, BAD_INSTALLER_STATES.includes(state) || STOPPED_INSTALLER_STATES.includes(state)] as const,
+    ),
+  )('a service %s is reported: %s', (state, reported) => {
+    const findings = findingsOf({ state });
+    expectWellFormed(findings);
+    expect(findings.map((f) => f.fingerprint)).toEqual(reported ? ['installers/installer/60'] : []);
+  });
+
+  // The rule "a stopped service is alerted once it has stayed stopped for stopped_for", with the
+  // resolution that says it runs again.
+  it.each<[string, Partial<InstallersOptions>, number | null]>([
+    ['default: held an hour', {}, HOUR],
+    ['stopped_for 0s: at once', { stoppedForMs: 0 }, 0],
+    ['stopped_states empty: never', { stoppedStates: [] }, null],
+  ])('a stopped service: %s', (_name, o, hold) => {
+    const opts = { ...options, ...o };
+    const findings = installers(installersSnapshot([installer({ state: 'stopped' })]), opts);
+    if (hold === null) return void expect(findings).toEqual([]);
+    expect(findings).toMatchObject([
+      {
+        fingerprint: 'installers/installer/60',
+        severity: 'warning',
+        holdForMs: hold,
+        summary: `Marketplace service postgres-60 (postgres of shop-prod) has been stopped for more than ${formatDuration(hold)}`,
+        labels: { problem: 'stopped', server: 'web-01' },
+      },
+    ]);
+    expect(presentationOf('installers')!.nextStep!(findings[0]!)).toMatch(/^Start the service again/);
+    const running = installersSnapshot([installer({ state: 'running' })]);
+    expect(resolutionOf(findings[0]!, running, { installers: opts })).toBe('the service is running now');
+  });
 
   it('names the service, its type and its app, labelled by its server so a bad server holds it', () => {
     expect(findingsOf({ state: 'error' })).toEqual([
@@ -83,8 +113,11 @@ describe('installers', () => {
 
 describe('checks.installers', () => {
   it.each([
-    ['', { badStates: ['error'] }],
-    ['checks: { installers: { bad_states: [failed, stopped] } }', { badStates: ['failed', 'stopped'] }],
+    ['', { badStates: ['error'], stoppedStates: ['stopped'], stoppedForMs: HOUR }],
+    [
+      'checks: { installers: { bad_states: [failed, stopped], stopped_states: [], stopped_for: 2h } }',
+      { badStates: ['failed', 'stopped'], stoppedStates: [], stoppedForMs: 2 * HOUR },
+    ],
     ['checks: { installers: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {
     expect(detectorOptionsFromConfig(checksOf(yaml)).installers).toEqual(expected);

@@ -18,6 +18,8 @@ import {
   FAILED_RUN_STATES,
   FAILED_UPGRADE_STATES,
   STANDBY_UPGRADE_STATES,
+  STOPPED_INSTALLER_STATES,
+  UNDER_WAY_UPGRADE_STATES,
 } from '../../src/config/state-words.js';
 import {
   ago,
@@ -49,8 +51,8 @@ import {
 const all: Required<DetectorOptions> = {
   failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
   stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
-  certificates: { warnDays: 14, criticalDays: 3 },
-  url_checks: {},
+  certificates: { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY },
+  url_checks: { maxCheckAgeMs: 12 * HOUR },
   backups: {
     maxAgeMs: { production: 26 * HOUR },
     states: BACKUP_STATES,
@@ -66,11 +68,13 @@ const all: Required<DetectorOptions> = {
     failedStates: FAILED_UPGRADE_STATES,
     standbyStates: STANDBY_UPGRADE_STATES,
     standbyMaxMs: DAY,
+    stuckStates: UNDER_WAY_UPGRADE_STATES,
+    stuckMaxMs: 6 * HOUR,
     runWords: ['upgrade'],
     foldWaitMs: 0,
   },
   restore_points: {},
-  installers: { badStates: BAD_INSTALLER_STATES },
+  installers: { badStates: BAD_INSTALLER_STATES, stoppedStates: STOPPED_INSTALLER_STATES, stoppedForMs: HOUR },
 };
 
 /** One snapshot per job, each with something for every detector of that job to find. */

@@ -17,6 +17,7 @@ import {
   HOUR,
   maintenanceSnapshot,
   MINUTE,
+  DAY,
   NOW,
   run,
   runsSnapshot,
@@ -136,8 +137,8 @@ describe('the server label of app findings matches the server finding (bad_serve
   const all: DetectorOptions = {
     failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
     stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
-    certificates: { warnDays: 14, criticalDays: 3 },
-    url_checks: {},
+    certificates: { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY },
+    url_checks: { maxCheckAgeMs: 12 * HOUR },
     backups: { maxAgeMs: { production: 26 * HOUR }, states: BACKUP_STATES, requireVerified: true },
     maintenance: { maxDurationMs: HOUR },
     servers: options,
@@ -149,7 +150,7 @@ describe('the server label of app findings matches the server finding (bad_serve
     ['maintenance', maintenanceSnapshot([app({ maintenance: true })])],
   ];
   const [cause] = runDetectors(serversSnapshot([server({ state: 'error' })]), all, NOW).findings as [Finding];
-  const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true }, [
+  const inhibitor = new Inhibitor({ bad_servers: true, api_unreadable: true, app_maintenance: true, app_down: true }, [
     { ...cause, status: 'firing', firedAt: NOW },
   ]);
 

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { App, AppUpgrade, EnvironmentType } from '../../src/api/schemas.js';
 import type { OpenSubject } from '../../src/collectors/collector-context.js';
-import { FAILED_UPGRADE_STATES, STANDBY_UPGRADE_STATES } from '../../src/config/state-words.js';
+import {
+  FAILED_UPGRADE_STATES,
+  STANDBY_UPGRADE_STATES,
+  UNDER_WAY_UPGRADE_STATES,
+} from '../../src/config/state-words.js';
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { upgrades, type UpgradesOptions } from '../../src/detectors/upgrades.js';
+import { formatDuration } from '../../src/lib/format-duration.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import {
   app,
@@ -16,6 +21,7 @@ import {
   maintenanceSnapshot,
   MINUTE,
   NOW,
+  resolutionOf,
   upgrade,
 } from './fixtures.js';
 
@@ -23,6 +29,8 @@ const options: UpgradesOptions = {
   failedStates: FAILED_UPGRADE_STATES,
   standbyStates: STANDBY_UPGRADE_STATES,
   standbyMaxMs: DAY,
+  stuckStates: UNDER_WAY_UPGRADE_STATES,
+  stuckMaxMs: 6 * HOUR,
   runWords: ['upgrade'],
   foldWaitMs: 0,
 };
@@ -39,7 +47,9 @@ describe('upgrades', () => {
             ? ['upgrades/failed/30']
             : STANDBY_UPGRADE_STATES.includes(state)
               ? ['upgrades/standby/30']
-              : [],
+              : UNDER_WAY_UPGRADE_STATES.includes(state)
+                ? ['upgrades/stuck/30']
+                : [],
         ] as const,
     ),
   )('an upgrade %s is reported as %j', (state, prints) => {
@@ -103,6 +113,40 @@ describe('upgrades', () => {
         "Upgrade of shop-prod (production) from 18.0 to 19.0 has waited in standby for more than 12h: the app's restarts and updates are refused until it moves on",
       details: { max_duration: '12h' },
     });
+  });
+
+  // The rule "an upgrade stuck in requested or testing", with the resolution that says it moved on.
+  it.each<[string, string, Partial<UpgradesOptions>, string | null]>([
+    ['requested', 'requested', {}, 'has been requested for more than 6h: it looks stuck'],
+    ['testing', 'testing', {}, 'has been testing for more than 6h: it looks stuck'],
+    [
+      'testing, with its own max',
+      'testing',
+      { stuckMaxMs: 2 * DAY },
+      'has been testing for more than 2d: it looks stuck',
+    ],
+    ['testing, stuck_states empty', 'testing', { stuckStates: [] }, null],
+    ['a word of the config', 'verifying', { stuckStates: ['verifying'] }, 'has been verifying for more than 6h'],
+  ])('an upgrade %s is held stuck_max_duration, then a warning', (_name, state, o, text) => {
+    const opts = { ...options, ...o };
+    const findings = findingsOf([app({ upgrade: upgrade({ state, purpose: 'test' }) })], opts);
+    expectWellFormed(findings);
+    if (text === null) return void expect(findings).toEqual([]);
+    expect(findings).toMatchObject([
+      {
+        fingerprint: 'upgrades/stuck/30',
+        severity: 'warning',
+        holdForMs: opts.stuckMaxMs,
+        labels: { problem: 'stuck', purpose: 'test' },
+        details: { state, max_stuck: formatDuration(opts.stuckMaxMs) },
+      },
+    ]);
+    expect(findings[0]!.summary).toContain(`Upgrade of shop-prod (production) from 18.0 to 19.0 (test) ${text}`);
+    expect(presentationOf('upgrades')!.nextStep!(findings[0]!)).toMatch(/^Open the upgrade on the platform/);
+    // Over once the platform moves it on: the resolution says where it is now.
+    const moved = maintenanceSnapshot([app({ upgrade: upgrade({ state: 'done' }) })]);
+    expect(resolutionOf(findings[0]!, moved, { upgrades: opts })).toBe('the upgrade is done now');
+    expect(resolutionOf(findings[0]!, maintenanceSnapshot([app()]), { upgrades: opts })).toBe('the upgrade is closed');
   });
 
   it.each<[string, App[], number]>([
@@ -228,16 +272,20 @@ describe('checks.upgrades', () => {
         failedStates: ['failed'],
         standbyStates: ['standby'],
         standbyMaxMs: DAY,
+        stuckStates: ['requested', 'testing'],
+        stuckMaxMs: 6 * HOUR,
         runWords: ['upgrade'],
         foldWaitMs: 5 * MINUTE,
       },
     ],
     [
-      'checks: { upgrades: { failed_states: [error], standby_states: [on_hold], standby_max_duration: 6h, run_words: [app_upgrade, migrate], fold_wait: 0s } }',
+      'checks: { upgrades: { failed_states: [error], standby_states: [on_hold], standby_max_duration: 6h, stuck_states: [], stuck_max_duration: 1d, run_words: [app_upgrade, migrate], fold_wait: 0s } }',
       {
         failedStates: ['error'],
         standbyStates: ['on_hold'],
         standbyMaxMs: 6 * HOUR,
+        stuckStates: [],
+        stuckMaxMs: DAY,
         runWords: ['app_upgrade', 'migrate'],
         foldWaitMs: 0,
       },
@@ -267,9 +315,10 @@ describe('what the maintenance job keeps for upgrades', () => {
   };
 
   it.each([
-    ['on', '', ['failed', 'standby']],
+    ['on', '', ['failed', 'standby', 'testing']],
+    ['on, stuck upgrades not watched', 'checks: { upgrades: { stuck_states: [] } }', ['failed', 'standby']],
     ['off', 'checks: { upgrades: { enabled: false } }', []],
-  ])('%s: keeps the apps whose upgrade failed or waits in standby', (_name, yaml, kept) => {
+  ])('%s: keeps the apps whose upgrade failed, waits in standby or may be stuck', (_name, yaml, kept) => {
     expect(keptBy('maintenance', yaml, records)).toEqual(kept);
   });
 });

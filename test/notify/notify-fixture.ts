@@ -46,7 +46,7 @@ export function notifySettings(over: Partial<NotifySettings> = {}): NotifySettin
       interval: 5 * SECOND,
     },
     digest: { enabled: false, at: '09:00', time_zone: 'UTC', channels: [] },
-    inhibit: { api_unreadable: true, bad_servers: true },
+    inhibit: { api_unreadable: true, bad_servers: true, app_maintenance: true, app_down: true },
     ...over,
   };
 }
