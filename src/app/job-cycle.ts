@@ -6,7 +6,10 @@
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
-import { commitFindings, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import { commitFindings, recordsJobKey, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
+import { heldSubjectsOf, skippedRecordsFindings } from '../alerts/skipped-records.js';
+import { reportSkippedRecords } from './skipped-records-report.js';
 import type { ApplyOptions, ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
 import type { CollectorContext } from '../collectors/collector-context.js';
@@ -59,6 +62,8 @@ export interface JobReport {
   events: number;
   /** State words the read met that no `checks.*` list names (see `unknown-state-words.ts`). */
   unknownStates?: UnknownStateWord[];
+  /** Records the read set aside (`api/quarantine.ts`); their alerts were held. Absent: none. */
+  skipped?: QuarantinedRecord[];
   durationMs: number;
 }
 
@@ -136,6 +141,8 @@ export async function runJobCycle(
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: readonly FoldedFinding[] | undefined;
+  // The records the read sets aside: their alerts are held, the rest of the read stays complete.
+  const quarantine = new Quarantine();
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -151,6 +158,7 @@ export async function runJobCycle(
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
+      quarantine,
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
@@ -172,6 +180,7 @@ export async function runJobCycle(
     return readFailed(deps, job, err, now, log, report, record);
   }
 
+  const skipped = quarantine.records();
   const events = commitFindings(
     deps.alerts,
     {
@@ -186,6 +195,7 @@ export async function runJobCycle(
             findings,
             incomplete,
             explain,
+            held: heldSubjectsOf(skipped),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
@@ -193,6 +203,12 @@ export async function runJobCycle(
             job: sourceJobKey(job),
             findings: [],
             options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+          },
+          // The records set aside, said once per reason; over when a complete read sets none aside.
+          {
+            job: recordsJobKey(job),
+            findings: skippedRecordsFindings(job, skipped),
+            options: { ...deps.lifecycle, logger: log },
           },
         ];
       },
@@ -206,11 +222,13 @@ export async function runJobCycle(
   for (const f of folded ?? [])
     log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
-  log.info({ findings: findings.length, events: events.length }, 'cycle complete');
+  reportSkippedRecords({ metrics, warned: deps.warnedStateWords }, job, log, skipped);
+  log.info({ findings: findings.length, events: events.length, skipped: skipped.length }, 'cycle complete');
   return report('ok', {
     findings: findings.length,
     events: events.length,
     ...(unknownStates.length > 0 && { unknownStates }),
+    ...(skipped.length > 0 && { skipped }),
   });
 }
 

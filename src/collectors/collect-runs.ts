@@ -1,4 +1,3 @@
-import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import { sortNewestFirst } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -6,6 +5,7 @@ import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
+import { readById } from './read-by-id.js';
 import { SettledRunSummary } from './settled-runs.js';
 import { StateWordTally } from './state-word-tally.js';
 import type { RunsSnapshot } from './snapshot.js';
@@ -25,11 +25,13 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   window left out, and the runs of its app since it (`runs.list?app_id=…`, newest first, down to
  *   that run): a failure older than the look-back stays failed until the run itself, or a newer
  *   settled run of the same app and action, says otherwise; it never resolves by ageing out. A run
- *   that `runs.get` no longer finds is gone, and its alert resolves;
+ *   that `runs.get` no longer finds is gone, and its alert resolves; one it refuses
+ *   (`access_denied`: reads by id are graded by the run's environment) is set aside, its alert held;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
  * - `apps.list` for the labels and links of the runs that can be findings.
- * Any failed read throws; there is no partial snapshot.
+ * A run that cannot be read by id, or whose list item cannot be read, is set aside in
+ * `ctx.quarantine` (its alerts held); any other failed read throws.
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
   const { client, checks, signal } = ctx;
@@ -53,12 +55,16 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
       signal,
       until: (run) => createdBefore(run, since),
       keep,
+      quarantine: ctx.quarantine,
     }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
   for (const state of activeStates) {
     const active = await readAcrossNamespaces(ctx, (namespace) =>
-      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, { signal }),
+      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, {
+        signal,
+        quarantine: ctx.quarantine,
+      }),
     );
     for (const run of active) if (!byId.has(run.id)) byId.set(run.id, run);
   }
@@ -72,8 +78,8 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const runs = sortNewestFirst([...byId.values()]);
 
   const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-  for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
-    // Gone between the list and the read: judged from its list item, as the snapshot allows.
+  for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id, 'unreadable'))) {
+    // Not read (set aside: its alerts are held): judged from its list item, as the snapshot allows.
     if (run) details.set(run.id, run);
   }
 
@@ -114,7 +120,7 @@ async function readFollowed(
   listed: ReadonlyMap<number, RunListItem>,
 ): Promise<Run[]> {
   const ids = [...followed].filter((id) => !listed.has(id));
-  const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id));
+  const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id, 'gone'));
   return read.filter((run): run is Run => run !== undefined);
 }
 
@@ -138,20 +144,23 @@ async function readNewerOfApps(
     // Already `concurrency` walks at a time: no page ahead, or twice that would be in flight.
     ctx.client.runs.listAll(
       { app_id: appId },
-      { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false },
+      { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false, quarantine: ctx.quarantine },
     ),
   );
   return lists.flat().filter((run) => !listed.has(run.id));
 }
 
-/** `runs.get`, or undefined when the run no longer exists. */
-async function getUnlessGone(ctx: CollectorContext, id: number): Promise<Run | undefined> {
-  try {
-    return await ctx.client.runs.get(id, { signal: ctx.signal });
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') return undefined;
-    throw err;
-  }
+/**
+ * `runs.get`, or undefined when the run no longer exists (`not_found` for a run no list names:
+ * `gone`) or cannot be read now (refused, unreadable, or not found right after a list named it:
+ * set aside in `ctx.quarantine`, its alerts held).
+ */
+async function getUnlessGone(
+  ctx: CollectorContext,
+  id: number,
+  notFound: 'gone' | 'unreadable',
+): Promise<Run | undefined> {
+  return readById(ctx, 'runs.get', id, () => ctx.client.runs.get(id, { signal: ctx.signal }), notFound);
 }
 
 /** Created before `since`; a run whose creation time is unknown is never where a walk stops. */

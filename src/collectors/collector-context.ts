@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
 import type { Relevance } from './snapshot.js';
+import type { QuarantineSink } from '../api/quarantine.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
 export interface OpenSubject {
@@ -52,5 +53,12 @@ export interface CollectorContext {
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /**
+   * Where the records the read cannot take are set aside (`api/quarantine.ts`): a record a read by
+   * id refuses, or one whose timestamp, type or value cannot be read. The rest of the read goes
+   * on, complete for every other record; the job cycle holds the set-aside records' alerts. Every
+   * list walk and read by id of a collector hands it on. Absent: such a record fails the read.
+   */
+  quarantine?: QuarantineSink;
   logger: Logger;
 }

@@ -19,8 +19,16 @@ export const watchdogPresentation: Presentation = {
     ['permission', 'Permission'],
     ['refused', 'Refused'],
     ['until', 'Until'],
+    ['records', 'Records'],
+    ['example', 'Example'],
+    ['why', 'Why'],
   ]),
   nextStep: ({ details }) => {
+    if (details.reason === 'access_denied')
+      return "Give the token's role read access to those records' environment, or leave it: their alerts are held meanwhile.";
+    if (details.reason === 'unknown_value' || details.reason === 'unreadable')
+      return "Report the record to the service's owners; its alerts are held until it reads again.";
+    if (details.records) return 'Run deploy-watchdog check to see which records cannot be read, and why.';
     if (details.permission) return 'Give the token the permission named, then reload the daemon (SIGHUP).';
     if (details.error)
       return "Run deploy-watchdog check to see the read fail as the daemon does; check the token, api.base_url and the service's status.";
