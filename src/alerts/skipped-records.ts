@@ -17,7 +17,6 @@ const REASON_TEXT: Readonly<Record<QuarantineReason, string>> = {
   not_found: 'cannot be read now (not_found right after the list named them)',
   unreadable: 'cannot be parsed (a timestamp or a field the watchdog cannot read)',
   unknown_value: 'carry a value beyond those the reference states',
-  refused: 'cannot be read now (the service refused the read by id)',
 };
 
 const NOUNS: Readonly<Record<RecordKind, readonly [string, string]>> = {

@@ -20,10 +20,11 @@ import { timestampCheckOf } from './timestamp-check.js';
  * - `access_denied`: a read by id refused (the record's environment, §5.4);
  * - `not_found`: a read by id of a record the list named, gone since;
  * - `unreadable`: a field the client cannot read (a timestamp, a type, a missing field);
- * - `unknown_value`: a value beyond those the reference states (§3);
- * - `refused`: a read by id answered with another refusal (internal_error, unavailable…).
+ * - `unknown_value`: a value beyond those the reference states (§3).
+ * Any other failure of a read by id (a 5xx, a timeout, the token refused) says nothing about the
+ * record and fails the read whole, as a failed list does.
  */
-export const QUARANTINE_REASONS = ['access_denied', 'not_found', 'unreadable', 'unknown_value', 'refused'] as const;
+export const QUARANTINE_REASONS = ['access_denied', 'not_found', 'unreadable', 'unknown_value'] as const;
 /** One of {@link QUARANTINE_REASONS}. */
 export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
@@ -151,26 +152,12 @@ export function quarantined(fn: string, item: unknown, problem: RecordProblem, i
  * record (the token, the function, the network, a deadline: those fail the read whole).
  */
 export function recordProblemOf(err: unknown): RecordProblem | undefined {
-  if (err instanceof ApiError) {
-    if (err.code === 'access_denied' || err.code === 'not_found')
-      return { reason: err.code, detail: `${err.fn} answered ${err.code}` };
-    if (JOB_WIDE_CODES.has(err.code)) return undefined;
-    return { reason: 'refused', detail: `${err.fn} answered ${err.code}` };
-  }
+  // access_denied on a read by id is the record's environment (§5.4); on a list, the function's.
+  if (err instanceof ApiError && (err.code === 'access_denied' || err.code === 'not_found'))
+    return { reason: err.code, detail: `${err.fn} answered ${err.code}` };
   if (err instanceof ApiResponseError && err.problem === 'schema') return err.record ?? undefined;
   return undefined;
 }
-
-/** Refusals of a read by id that say nothing about its record: they fail the read whole. */
-const JOB_WIDE_CODES: ReadonlySet<string> = new Set([
-  'invalid_token',
-  'function_not_allowed',
-  'api_not_available',
-  'rate_limited',
-  'unknown_parameter',
-  'invalid_parameter',
-  'invalid_request',
-]);
 
 /** The subject types the lifecycle knows, per kind of record. */
 const SUBJECT_TYPE: Partial<Record<RecordKind, Subject['type']>> = {
