@@ -192,3 +192,89 @@ describe('one value beyond those the reference states', () => {
     expect(warnings[0]!.msg).toContain('urls.list reports ssl_status "revoked" (1 url, e.g. id');
   });
 });
+
+/**
+ * The adversary pass, end to end: for each job, one record with an open alert is broken (a field of
+ * no declared type, an unparseable timestamp, a word beyond a stated set) while another record has
+ * one too. The job completes, the broken record is set aside and its alert held, and every other
+ * alert of the job is as it was: nothing resolved, nothing blinded.
+ */
+describe('each job with one record broken in turn', () => {
+  const h = engineHarness({ apps: 30 });
+  type Setup = (c: typeof h.sim.control) => { target: string; other: string; id: number };
+  const liveApps = (c: typeof h.sim.control) =>
+    [...c.state.apps.values()].filter((a) => a.deployedAt !== null && a.state === 'running' && a.urlIds.length > 0);
+
+  const runs: Setup = (c) => {
+    const [a, b] = liveApps(c);
+    const target = c.addRun({ appId: a!.id, state: 'error' });
+    const other = c.addRun({ appId: b!.id, state: 'error' });
+    return { target: `failed_runs/run/${target.id}`, other: `failed_runs/run/${other.id}`, id: target.id };
+  };
+  const urls: Setup = (c) => {
+    const [a, b] = liveApps(c);
+    c.expireCertificate(a!.urlIds[0]!, { inDays: 1 });
+    c.expireCertificate(b!.urlIds[0]!, { inDays: 1 });
+    return { target: `certificates/url/${a!.urlIds[0]}`, other: `certificates/url/${b!.urlIds[0]}`, id: a!.urlIds[0]! };
+  };
+  const maintenance: Setup = (c) => {
+    const [a, b] = liveApps(c);
+    c.setMaintenance(a!.id, true);
+    c.setMaintenance(b!.id, true);
+    return { target: `maintenance/app/${a!.id}`, other: `maintenance/app/${b!.id}`, id: a!.id };
+  };
+  const installers: Setup = (c) => {
+    const [a, b] = [...c.state.installers.values()].filter((i) => i.state === 'running');
+    c.setInstallerState(a!.id, 'error');
+    c.setInstallerState(b!.id, 'error');
+    return { target: `installers/installer/${a!.id}`, other: `installers/installer/${b!.id}`, id: a!.id };
+  };
+
+  const SETUPS = { runs, urls, maintenance, installers } as const;
+  it.each([
+    ['runs', 'runs.list', 'state', { broken: true }, 'unreadable'],
+    ['runs', 'runs.list', 'updated_at', 'sometime yesterday', 'unreadable'],
+    ['runs', 'runs.list', 'environment_type', 'preprod', 'unknown_value'],
+    ['runs', 'runs.list', 'retrying', 'no', 'unreadable'],
+    ['urls', 'urls.list', 'ssl_status', 'revoked', 'unknown_value'],
+    ['urls', 'urls.list', 'ssl_expires_at', 'sometime yesterday', 'unreadable'],
+    ['urls', 'urls.list', 'app_id', null, 'unreadable'],
+    ['urls', 'urls.list', 'public_check', 'skipped', 'unknown_value'],
+    ['maintenance', 'apps.get', 'maintenance', 'yes', 'unreadable'],
+    ['maintenance', 'apps.get', 'repositories.0.branch', 42, 'unreadable'],
+    ['maintenance', 'apps.get', 'environment_type', 'preprod', 'unknown_value'],
+    ['installers', 'installers.list', 'state', 7, 'unreadable'],
+    ['installers', 'installers.list', 'platform_login', null, 'unreadable'],
+  ] as const)('%s: %s %s = %j', async (job, fn, field, value, reason) => {
+    const { target, other, id } = SETUPS[job](h.sim.control);
+    const wd = h.watchdog(`${ONLY(job)}\nchecks: { maintenance: { max_duration: 1m } }`);
+    await wd.runOnce([job]);
+    h.clock.advance(2 * MINUTE);
+    await wd.runOnce([job]);
+    const before = firingOf(wd, job);
+    expect(before).toEqual(expect.arrayContaining([target, other]));
+
+    h.sim.control.setFault(fn, { recordField: { field, value, id } });
+    for (let cycle = 0; cycle < 2; cycle++) {
+      h.clock.advance(2 * MINUTE);
+      const report = (await wd.runOnce([job])).jobs[0]!;
+      expect(report.outcome).toBe('ok');
+      expect(report.skipped).toEqual([expect.objectContaining({ id, reason })]);
+    }
+    // Every alert open before is still open (a check of the job may have found more since).
+    expect(firingOf(wd, job)).toEqual(expect.arrayContaining(before));
+    expect(getAlert(wd.store, target)!.details.held).toMatch(/held, not resolved$/);
+    expect(getAlert(wd.store, other)!.details.held).toBeUndefined();
+    expect(eventsOf(wd, '').filter((e) => e.kind === 'resolved')).toEqual([]);
+    expect(getAlert(wd.store, `watchdog/records/${job}/${reason}`)?.status).toBe('firing');
+  });
+});
+
+/** The fingerprints of the job's firing alerts, sorted. */
+function firingOf(wd: Watchdog, job: string): string[] {
+  return (
+    wd.store.db
+      .prepare(`SELECT fingerprint FROM alerts WHERE job = ? AND status = 'firing' ORDER BY fingerprint`)
+      .all(job) as { fingerprint: string }[]
+  ).map((r) => r.fingerprint);
+}
