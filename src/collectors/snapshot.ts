@@ -4,7 +4,9 @@
  * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
  * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
- * falsely. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
+ * falsely. One record that cannot be read (refused by id, unparseable, a value beyond the stated
+ * ones) is not a failed read: it is set aside (`CollectorContext.quarantine`), the job cycle holds
+ * its alerts, and the snapshot is complete for every other record. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
  * fields of them the detectors read (`views.ts`), the values as answered: the collectors parse,
  * they do not interpret; every judgement is made by a detector.
  *

@@ -1,7 +1,8 @@
 /**
  * The watchdog's own trouble (check `watchdog`): a source it cannot read, a check disabled for lack
- * of permission, a remediation policy suspended. No detector finds it: the daemon and the
- * remediation make these findings themselves (`alerts/source-health.ts`, `remediation/outcome-notice.ts`).
+ * of permission, records a read set aside, a remediation policy suspended. No detector finds it:
+ * the daemon and the remediation make these findings themselves (`alerts/source-health.ts`,
+ * `alerts/skipped-records.ts`, `remediation/outcome-notice.ts`).
  * What is here is how they are shown, listed in the registry beside the checks' own.
  */
 import { factsFrom, type Presentation } from './presentation.js';
