@@ -230,7 +230,15 @@ describe('each job with one record broken in turn', () => {
     return { target: `installers/installer/${a!.id}`, other: `installers/installer/${b!.id}`, id: a!.id };
   };
 
-  const SETUPS = { runs, urls, maintenance, installers } as const;
+  const backups: Setup = (c) => {
+    const [a, b] = liveApps(c).filter((x) => x.envType === 'production' && c.state.backupIndex.byApp(x.id).length > 0);
+    c.ageBackups(a!.id, { hours: 24 * 30 });
+    c.ageBackups(b!.id, { hours: 24 * 30 });
+    // The target is the app's newest backup: the one its staleness is judged by.
+    const newest = c.state.backupIndex.byApp(a!.id)[0]!;
+    return { target: `backups/app/${a!.id}/stale`, other: `backups/app/${b!.id}/stale`, id: newest.id };
+  };
+  const SETUPS = { runs, urls, maintenance, installers, backups } as const;
   it.each([
     ['runs', 'runs.list', 'state', { broken: true }, 'unreadable'],
     ['runs', 'runs.list', 'updated_at', 'sometime yesterday', 'unreadable'],
@@ -245,6 +253,8 @@ describe('each job with one record broken in turn', () => {
     ['maintenance', 'apps.get', 'environment_type', 'preprod', 'unknown_value'],
     ['installers', 'installers.list', 'state', 7, 'unreadable'],
     ['installers', 'installers.list', 'platform_login', null, 'unreadable'],
+    ['backups', 'backups.list', 'taken_at', 'sometime yesterday', 'unreadable'],
+    ['backups', 'backups.list', 'verified', 'yes', 'unreadable'],
   ] as const)('%s: %s %s = %j', async (job, fn, field, value, reason) => {
     const { target, other, id } = SETUPS[job](h.sim.control);
     const wd = h.watchdog(`${ONLY(job)}\nchecks: { maintenance: { max_duration: 1m } }`);
