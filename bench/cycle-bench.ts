@@ -15,8 +15,8 @@
  * (fsync and full-page writes on), one fresh database per run; its server's CPU and memory are
  * not the watchdog's and are not counted. Standard output: one JSON line per size, rate limit and
  * state (`apps`, `requests_per_second`, `state`, `cycle_ms`, `bare_fetch_ms`, `ratio`, `requests`,
- * `cpu_ms`, `state_ms`, `peak_rss_mb`, … for the steady-state cycle; `churn` and `first` hold the
- * other cycles). Standard error: a markdown table per rate limit, and the targets, which are
+ * `cpu_ms`, `state_ms`, `peak_rss_mb`, `event_loop_lag_p99_ms`, … for the steady-state cycle;
+ * `churn` and `first` hold the other cycles, each with its own `event_loop_lag_p99_ms`). Standard error: a markdown table per rate limit, and the targets, which are
  * SQLite's (the default state): at 10,000 apps, rate limit off, the steady cycle within
  * {@link TARGET_RATIO}× the bare fetch and the peak under {@link TARGET_PEAK_MB} MB. A target
  * missed makes the exit code 1; PostgreSQL's figures are reported, not targeted.
@@ -200,7 +200,7 @@ function r0HeapGrowth(): string {
 const STATE_NAMES: Record<BenchState, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 function row(label: string, c: CycleFigures, r: WorkerResult, perK: number): string {
-  return `| ${r.apps.toLocaleString('en')} | ${STATE_NAMES[r.state]} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.state_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.heap_live_mb} |`;
+  return `| ${r.apps.toLocaleString('en')} | ${STATE_NAMES[r.state]} | ${label} | ${c.cycle_ms} | ${c.bare_fetch_ms} | **${c.ratio}×** | ${c.requests} | ${round(c.bytes / 1_048_576)} | ${c.cpu_ms} | ${c.state_ms} | ${perK} | ${r.peak_rss_mb} (${r.rss_start_mb}) | ${r.heap_live_mb} | ${c.event_loop_lag_p99_ms} |`;
 }
 
 /**
@@ -285,6 +285,7 @@ function jsonLine(r: WorkerResult, rps: string) {
     state_ms: s.state_ms,
     peak_rss_mb: r.peak_rss_mb,
     rss_mb: s.rss_mb,
+    event_loop_lag_p99_ms: s.event_loop_lag_p99_ms,
     peak_rss_first_mb: r.peak_rss_first_mb,
     rss_start_mb: r.rss_start_mb,
     rss_after_gc_mb: r.rss_after_gc_mb,
@@ -322,14 +323,18 @@ for (const [rps, rows] of results) {
       ? "`requests_per_second: off` (no client-side rate limit: the watchdog's own cost):"
       : `\`requests_per_second: ${rps}\` (the client-side rate limit in force):`,
     '',
-    '| apps | state | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | state ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | live heap MB after full GC |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| apps | state | cycle | cycle ms | bare fetch ms | ratio | requests | MB read | CPU ms | state ms | diff+state CPU ms / 1k records | peak RSS MB (at start) | live heap MB after full GC | event-loop lag p99 ms |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.flatMap((r) => [
       row('steady', r.steady, r, r.diff_state_cpu_ms_per_1k),
       row('1% churn', r.churn, r, r.diff_state_cpu_ms_per_1k_churn),
     ]),
     '',
     `State at the end (first, steady and churn cycles: ${rows.map((r) => `${r.apps.toLocaleString('en')} apps on ${STATE_NAMES[r.state]} ${round(r.db_bytes / 1_048_576)} MB, ${perThousandApps(r)} kB per 1,000 apps, ${r.rows.alerts} alerts, ${r.rows.events} events, ${r.rows.outbox} outbox rows`).join('; ')}).`,
+  );
+  table.push(
+    '',
+    `Event-loop lag, p99 during the cycle (ms; the probes, the console and Slack's acknowledgements wait as long): ${rows.map((r) => `${r.apps.toLocaleString('en')} apps on ${STATE_NAMES[r.state]}: first ${r.first.event_loop_lag_p99_ms}, steady ${r.steady.event_loop_lag_p99_ms}, churn ${r.churn.event_loop_lag_p99_ms}`).join('; ')}.`,
   );
   for (const state of states) {
     const own = rows.filter((r) => r.state === state);

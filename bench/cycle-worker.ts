@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { request } from 'undici';
@@ -51,6 +51,12 @@ export interface CycleFigures {
   state_cpu_ms: number;
   /** Highest RSS sampled during the cycle. */
   rss_mb: number;
+  /**
+   * The 99th percentile of the event loop's lag during the cycle (ms; `monitorEventLoopDelay` at a
+   * 1 ms resolution, less that resolution): how long the probes, the console and Slack's
+   * acknowledgements would have waited. The highest of the cycles for paired ones.
+   */
+  event_loop_lag_p99_ms: number;
   events: number;
   complete: boolean;
 }
@@ -147,6 +153,9 @@ const watchdog = Watchdog.open({ config, logger: silentLogger, dispatcher: count
 const transactions = timeSyncMethod(watchdog.store, 'transaction');
 const rssStart = round(process.memoryUsage().rss / 1_048_576);
 
+/** The event-loop monitor's resolution (ms): fine enough to see a statement that blocks for a few. */
+const LAG_RESOLUTION_MS = 1;
+
 /** Steady cycles, each paired with its bound. */
 const STEADY_PAIRS = 5;
 /** Churn cycles (each after its own `churn(0.01)`), each paired with its bound. */
@@ -164,11 +173,14 @@ async function measureCycle(): Promise<Measured> {
   counting.reset();
   transactions.reset();
   const rss = sampleRss(10);
+  const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  lag.enable();
   const c0 = cpuMs();
   const t0 = performance.now();
   const report = await watchdog.runOnce();
   const wall = performance.now() - t0;
   const cpu = cpuMs() - c0;
+  lag.disable();
   const seen = [...counting.seen()];
   return {
     report,
@@ -180,6 +192,8 @@ async function measureCycle(): Promise<Measured> {
     state_ms: round(transactions.wallMs),
     state_cpu_ms: round(transactions.cpuMs),
     rss_mb: round(rss.stop()),
+    // Each sample is the time between two ticks of the monitor's timer: its resolution is not lag.
+    event_loop_lag_p99_ms: round(Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)),
     events: report.events,
     complete: report.complete,
   };
@@ -239,6 +253,7 @@ async function pairedCycles(pairs: number, prepare?: () => Promise<void>): Promi
     state_ms: median(samples.map((x) => x.m.state_ms)),
     state_cpu_ms: median(samples.map((x) => x.m.state_cpu_ms)),
     rss_mb: Math.max(...samples.map((x) => x.m.rss_mb)),
+    event_loop_lag_p99_ms: Math.max(...samples.map((x) => x.m.event_loop_lag_p99_ms)),
     bare_fetch_ms: round(median(samples.map((x) => x.bare))),
     bare_fetch_serial_ms: round(serial),
     ratio: round(median(samples.map((x) => x.m.cycle_ms / x.bare)), 2),

@@ -87,7 +87,7 @@ export interface FiringCount {
 export class AlertStore {
   readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
   readonly #selectOpen: SqlStatement<[], unknown[]>;
-  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string }>;
+  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
   readonly #selectOne: SqlStatement<[string], unknown[]>;
   readonly #startLife: SqlStatement<unknown[]>;
@@ -111,8 +111,8 @@ export class AlertStore {
     this.#selectOpen = db
       .prepare<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`)
       .raw(true);
-    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string }>(
-      `SELECT check_name AS "check", subject FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
+      `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
     );
     this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
       `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
@@ -195,11 +195,12 @@ export class AlertStore {
     return out;
   }
 
-  /** What the job's pending and firing alerts are about (the ones that name a record). */
-  openSubjectsByJob(job: string): { check: CheckName; subject: Subject }[] {
-    return this.#selectOpenSubjects
-      .all(job)
-      .map((r) => ({ check: r.check as CheckName, subject: JSON.parse(r.subject) as Subject }));
+  /**
+   * What the job's pending and firing alerts are about (the ones that name a record), with their
+   * details: what an alert last said of its record (failed_runs follows a run through its retries).
+   */
+  openSubjectsByJob(job: string): OpenSubjectRow[] {
+    return this.#selectOpenSubjects.all(job).map(openSubjectOf);
   }
 
   /**
@@ -207,12 +208,8 @@ export class AlertStore {
    * with their details: what the rest of the daemon reports, which the attention and upgrades
    * checks fold their own findings into.
    */
-  openSubjectsOutside(job: string): { check: CheckName; subject: Subject; details: Record<string, string> }[] {
-    return this.#selectOtherSubjects.all(job).map((r) => ({
-      check: r.check as CheckName,
-      subject: JSON.parse(r.subject) as Subject,
-      details: JSON.parse(r.details) as Record<string, string>,
-    }));
+  openSubjectsOutside(job: string): OpenSubjectRow[] {
+    return this.#selectOtherSubjects.all(job).map(openSubjectOf);
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
@@ -479,4 +476,19 @@ function storedFacts(
     row.facts ? JSON.stringify(row.facts) : null,
     row.brief,
   ];
+}
+
+/** An open alert's check, subject and details, as the collectors are handed them. */
+export interface OpenSubjectRow {
+  check: CheckName;
+  subject: Subject;
+  details: Record<string, string>;
+}
+
+function openSubjectOf(r: { check: string; subject: string; details: string }): OpenSubjectRow {
+  return {
+    check: r.check as CheckName,
+    subject: JSON.parse(r.subject) as Subject,
+    details: JSON.parse(r.details) as Record<string, string>,
+  };
 }

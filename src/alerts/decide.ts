@@ -3,7 +3,7 @@
  * the latest complete snapshot says, what happens now, and why. Keeping it pure lets the rules be
  * read (and tested) as a table; `applyFindings` only carries the decisions out.
  */
-import type { Finding } from '../detectors/finding.js';
+import type { EscalationReason, Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { AlertRow } from './alert-store.js';
@@ -43,6 +43,8 @@ export type DecisionReason =
   | 'still firing'
   | 'repeat interval elapsed'
   | 'acknowledged'
+  | 'retry under way'
+  | EscalationReason
   | `severity rose ${Severity}→${Severity}`
   | `severity fell ${Severity}→${Severity}`
   | 'absent from complete snapshot'
@@ -78,6 +80,9 @@ export function decide(
     if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[open.severity]) {
       return { action: 'escalate', reason: `severity rose ${open.severity}→${finding.severity}` };
     }
+    if (finding.escalation) return { action: 'escalate', reason: finding.escalation };
+    // Its record is being worked on again (a retry): the alert says so, and nobody is reminded of it.
+    if (finding.underway) return { action: 'none', reason: 'retry under way' };
     if (now - (open.lastNotifiedAt ?? open.firedAt ?? open.firstSeenAt) >= options.repeatIntervalMs) {
       // Someone has it: reminding them is noise. An escalation (above) is news, and still goes.
       if (open.acknowledgement) return { action: 'none', reason: 'acknowledged' };
@@ -87,6 +92,11 @@ export function decide(
       return { action: 'none', reason: `severity fell ${open.severity}→${finding.severity}` };
     }
     return { action: 'none', reason: 'still firing' };
+  }
+
+  // Not firing, and its record is being worked on again: nothing to announce yet, whatever the waits.
+  if (finding.underway) {
+    return { action: 'pend', reason: 'retry under way' };
   }
 
   // New (or pending): count this sighting and see whether both waits are over. `holdForMs` is

@@ -2,9 +2,10 @@
  * The one answer to "do these matchers match these labels?", shared by notification routes,
  * silences, mute windows and remediation policies, so an operator learns one matching rule.
  * Semantics follow Alertmanager: regular expressions are anchored (`^(?:value)$`) and a label
- * that is missing equals the empty string.
+ * that is missing equals the empty string. They run in linear time (RE2, `lib/label-regex.ts`).
  */
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
+import { compileLabelRegex } from '../lib/label-regex.js';
 
 /** The four comparisons a matcher can make. */
 export type MatchOp = '=' | '!=' | '=~' | '!~';
@@ -131,15 +132,15 @@ function compileOne(matcher: LabelMatcher, where: string): CompiledMatchers {
       return (labels) => read(labels) !== value;
     case '=~':
     case '!~': {
-      let re: RegExp;
+      let test: (text: string) => boolean;
       try {
-        re = new RegExp(`^(?:${value})$`, 's');
+        test = compileLabelRegex(value);
       } catch (err) {
         throw new MatcherError(
-          `invalid matcher ${JSON.stringify(where)}: ${JSON.stringify(value)} is not a valid regular expression (${(err as Error).message})`,
+          `invalid matcher ${JSON.stringify(where)}: ${JSON.stringify(value)} is not a regular expression RE2 takes (${(err as Error).message})`,
         );
       }
-      return op === '=~' ? (labels) => re.test(read(labels)) : (labels) => !re.test(read(labels));
+      return op === '=~' ? (labels) => test(read(labels)) : (labels) => !test(read(labels));
     }
     default:
       throw new MatcherError(`invalid matcher ${JSON.stringify(where)}: unknown operator ${JSON.stringify(op)}`);

@@ -22,7 +22,8 @@ export interface SilenceListing {
 export function silenceListing(store: Store, options: { now: number; includeExpired?: boolean }): SilenceListing[] {
   const open = openAlerts(store);
   return listSilences(store, options).map((silence) => {
-    const matches = compileMatchers(silence.matchers);
+    // A silence whose stored pattern RE2 refuses mutes nothing, so it covers no alert.
+    const matches = silence.refused === null ? compileMatchers(silence.matchers) : () => false;
     return {
       silence,
       state: silenceState(silence, options.now),

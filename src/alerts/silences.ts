@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../state/store.js';
-import { compileMatchers, formatMatcher, type LabelMatcher, type MatchableLabels } from './matchers.js';
+import { compileMatchers, formatMatcher, MatcherError, type LabelMatcher, type MatchableLabels } from './matchers.js';
 
 /** One silence as stored; times in ms since the epoch. */
 export interface Silence {
@@ -28,6 +28,11 @@ export interface Silence {
   expiredBy: string | null;
   /** Why it was ended by hand, when they said. */
   expireReason: string | null;
+  /**
+   * Why its matchers cannot be run, when they cannot: a pattern stored before matchers ran on RE2
+   * (a lookahead, a backreference). Such a silence mutes nothing; null for every other.
+   */
+  refused: string | null;
 }
 
 /** Where a silence is in its life at a given moment. */
@@ -80,6 +85,7 @@ export function createSilence(store: Store, input: NewSilence): Silence {
     expiredAt: null,
     expiredBy: null,
     expireReason: null,
+    refused: null,
   };
   const insert = store.db.prepare(
     `INSERT INTO silences (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) ON CONFLICT (id) DO NOTHING`,
@@ -168,7 +174,7 @@ export function activeSilenceFor(
   for (const s of silences) {
     if (silenceState(s, now) !== 'active') continue;
     if (best && best.endsAt >= s.endsAt) continue;
-    if (compileMatchers(s.matchers)(labels)) best = s;
+    if (s.refused === null && compileMatchers(s.matchers)(labels)) best = s;
   }
   return best;
 }
@@ -192,9 +198,10 @@ interface DbSilence {
 }
 
 function fromDb(row: DbSilence): Silence {
+  const matchers = JSON.parse(row.matchers) as LabelMatcher[];
   return {
     id: row.id,
-    matchers: JSON.parse(row.matchers) as LabelMatcher[],
+    matchers,
     startsAt: row.starts_at,
     endsAt: row.ends_at,
     createdBy: row.created_by,
@@ -203,5 +210,17 @@ function fromDb(row: DbSilence): Silence {
     expiredAt: row.expired_at,
     expiredBy: row.expired_by,
     expireReason: row.expire_reason,
+    refused: refusal(matchers),
   };
+}
+
+/** Why stored matchers cannot be run (a pattern RE2 refuses), or null when they can. */
+function refusal(matchers: readonly LabelMatcher[]): string | null {
+  try {
+    compileMatchers(matchers);
+    return null;
+  } catch (err) {
+    if (err instanceof MatcherError) return err.message;
+    throw err;
+  }
 }

@@ -87,6 +87,11 @@ export interface ApiClientOptions {
   baseUrl: string;
   token: Secret;
   /**
+   * The config's other secrets (webhook URLs, bot tokens, the SMTP password): scrubbed from every
+   * answer as the token is, so a service that echoes one shows it nowhere. Default: none.
+   */
+  otherSecrets?: readonly Secret[];
+  /**
    * Client-side rate limit; default 10. `Infinity` (`api.requests_per_second: off`) turns the token
    * bucket off: requests go as fast as `concurrency` and the service allow, but a 429's
    * `Retry-After` still holds every request back.
@@ -296,11 +301,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, burst: options.burst, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
-  const scrub = (text: string) => Secret.scrub(text, [token]);
-  const secret = token.reveal();
-  // The JSON escapes that could spell the token without the text holding it as is: `\uXXXX` for
-  // any character, and the short escape of each character of it that has one (`\/`, `\"`, `\\`).
-  const escapesOfSecret = ['\\u', ...['/', '"', '\\'].filter((c) => secret.includes(c)).map((c) => `\\${c}`)];
+  const scrub = (text: string) => Secret.scrub(text, [token, ...(options.otherSecrets ?? [])]);
+  // What an answer is scrubbed of: the token and every other secret of the config, as text.
+  const secrets = [token, ...(options.otherSecrets ?? [])].map((s) => s.reveal()).filter((v) => v.length >= 4);
+  // The JSON escapes that could spell a secret without the text holding it as is: `\uXXXX` for
+  // any character, and the short escape of each character of one that has one (`\/`, `\"`, `\\`).
+  const escapesOfSecret = [
+    '\\u',
+    ...['/', '"', '\\'].filter((c) => secrets.some((v) => v.includes(c))).map((c) => `\\${c}`),
+  ];
   let closed = false;
   // The same headers on every read (undici copies them; never changed after this): one object, not
   // one per request. A change adds its content type and idempotency key to a copy.
@@ -560,7 +569,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
     // The one place service text is scrubbed: from here on, no answer, record, error message or
     // excerpt can carry the token, whatever the service echoed where.
-    const text = received.includes(secret) ? received.split(secret).join(REDACTED) : received;
+    const text = scrubSecrets(received);
     if (text.length > UNCOUNTED_BYTES && jsonValueBound(text, maxAnswerValues) > maxAnswerValues) {
       throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
     }
@@ -657,9 +666,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
 
-  /** A `JSON.parse` reviver: every string value scrubbed of the token. */
+  /** `text` with every secret replaced by {@link REDACTED}. */
+  function scrubSecrets(text: string): string {
+    let out = text;
+    for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    return out;
+  }
+
+  /**
+   * A `JSON.parse` reviver: every string value, and every object key, scrubbed of the secrets. A
+   * key matters as much as a value: a record keyed by the token, spelled in escapes, was stored
+   * and shown whole. An object is rebuilt only when one of its keys holds a secret.
+   */
   function scrubString(_key: string, value: unknown): unknown {
-    return typeof value === 'string' && value.includes(secret) ? value.split(secret).join(REDACTED) : value;
+    if (typeof value === 'string') return scrubSecrets(value);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (!keys.some((k) => scrubSecrets(k) !== k)) return value;
+    return Object.fromEntries(keys.map((k) => [scrubSecrets(k), (value as Record<string, unknown>)[k]]));
   }
 
   function excerpt(text: string): string {

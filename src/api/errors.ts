@@ -7,6 +7,7 @@
  */
 import { inspect } from 'node:util';
 import type { RecordProblem } from './quarantine.js';
+import { ERROR_STATUS } from './schemas.js';
 
 /** The common base: any failure of one call of a function of the API. */
 export abstract class ApiCallError extends Error {
@@ -208,4 +209,28 @@ export class ApiUsageError extends ApiCallError {
   constructor(fn: string, detail: string) {
     super(fn, detail);
   }
+}
+
+const TRANSPORT_REASONS: readonly TransportReason[] = ['timeout', 'connection', 'deadline', 'aborted'];
+
+/** Every code a failed call can be counted under: §7's, an answer's problems and the transport's. */
+const COUNTED_CODES: ReadonlySet<string> = new Set([
+  ...Object.keys(ERROR_STATUS),
+  ...Object.keys(PROBLEM_TEXT),
+  ...TRANSPORT_REASONS,
+]);
+
+/**
+ * The error code a metric label may carry: a code the daemon knows (reference §7, or one of its
+ * own for an answer or a transport that failed), or `other`. The service chooses its codes, and a
+ * label value from outside would let it grow one time series per new code without bound.
+ */
+export function countedErrorCode(code: string): string {
+  return COUNTED_CODES.has(code) ? code : 'other';
+}
+
+/** An HTTP status as a metric label: the status when it is one (100 to 599), else `other`. */
+export function countedStatus(status: number | undefined): string {
+  if (status === undefined) return 'error';
+  return Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'other';
 }

@@ -1,13 +1,14 @@
 /**
  * The stop signal of one job cycle: aborted with the daemon's hard stop, or with a
- * {@link CycleDeadlineError} when the job's deadline (`jobs.deadline`) passes first.
+ * {@link ReadCeilingError} when the read's ceiling (`jobs.read_ceiling`) passes first. The ceiling
+ * does not come from the job's schedule: a read that overruns its schedule finishes.
  */
 import { setMaxListeners } from 'node:events';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Clock } from '../lib/clock.js';
-import { CycleDeadlineError } from './job-cycle.js';
+import { ReadCeilingError } from './read-ceiling.js';
 
-/** A cycle's signal and the call that lets go of the hard stop and the deadline once it is over. */
+/** A cycle's signal and the call that lets go of the hard stop and the ceiling once it is over. */
 export interface CycleSignal {
   signal: AbortSignal;
   release: () => void;
@@ -26,10 +27,10 @@ export function cycleSignal(options: {
   clock: Clock;
   /** `api.concurrency`. */
   concurrency: number;
-  /** The job's deadline (ms); undefined or 0: none. */
-  deadlineMs: number | undefined;
+  /** The read's ceiling (ms, `readCeilingMs`); undefined or 0: none. */
+  ceilingMs: number | undefined;
 }): CycleSignal {
-  const { job, hardStop, clock, deadlineMs } = options;
+  const { job, hardStop, clock, ceilingMs } = options;
   const controller = new AbortController();
   // Per request in flight, a page read ahead of each walk, and the waits of the rate limit and whoami.
   setMaxListeners(2 * options.concurrency + 16, controller.signal);
@@ -37,10 +38,10 @@ export function cycleSignal(options: {
   if (hardStop.aborted) onStop();
   else hardStop.addEventListener('abort', onStop, { once: true });
   const timer = new AbortController();
-  if (deadlineMs !== undefined && deadlineMs > 0) {
-    clock.sleep(deadlineMs, timer.signal).then(
-      () => controller.abort(new CycleDeadlineError(job, deadlineMs)),
-      () => undefined, // released before the deadline
+  if (ceilingMs !== undefined && ceilingMs > 0) {
+    clock.sleep(ceilingMs, timer.signal).then(
+      () => controller.abort(new ReadCeilingError(job, ceilingMs)),
+      () => undefined, // released before the ceiling
     );
   }
   return {

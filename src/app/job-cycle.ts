@@ -28,7 +28,6 @@ import {
   type NamedStateList,
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
-import { formatDuration } from '../lib/format-duration.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
@@ -36,6 +35,8 @@ import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
 import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
 import { FencedError } from '../state/fenced-error.js';
+import { ReadSoFar } from '../collectors/read-so-far.js';
+import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -43,6 +44,8 @@ export type JobOutcome =
   | 'ok'
   /** The source could not be read completely; nothing but source health was written. */
   | 'failed'
+  /** A hard bound cut the read (`partial-cycle.ts`): what it read fired alerts, nothing resolved. */
+  | 'partial'
   /** The token lacks a permission the job needs; the job is off until restart or reload. */
   | 'disabled'
   /** Shutdown cut the cycle short; nothing was written. */
@@ -56,7 +59,7 @@ export interface JobReport {
   reason?: string;
   /** True when the reason is the configuration (a namespace the token does not reach). */
   configProblem?: boolean;
-  /** Findings of the snapshot (0 unless ok). */
+  /** Findings of the snapshot (0 unless ok or partial). */
   findings: number;
   /** Alert events written (firing, repeat, escalated, resolved), source alerts included. */
   events: number;
@@ -90,22 +93,6 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
-}
-
-/**
- * A job's read took longer than its deadline (`jobs.deadline`): it is incomplete, so it counts as a
- * failed read (nothing resolves), and the other jobs go on.
- */
-export class CycleDeadlineError extends Error {
-  override readonly name = 'CycleDeadlineError';
-  constructor(
-    readonly job: string,
-    readonly deadlineMs: number,
-  ) {
-    super(
-      `the read of ${job} took longer than its deadline of ${formatDuration(deadlineMs, 'exact')} (jobs.deadline) and is incomplete`,
-    );
-  }
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
@@ -143,6 +130,7 @@ export async function runJobCycle(
   let folded: readonly FoldedFinding[] | undefined;
   // The records the read sets aside: their alerts are held, the rest of the read stays complete.
   const quarantine = new Quarantine();
+  const soFar = new ReadSoFar();
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -159,6 +147,7 @@ export async function runJobCycle(
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
       quarantine,
+      soFar,
       logger: log,
     };
     const snapshot = await COLLECTORS[job](ctx);
@@ -166,8 +155,10 @@ export async function runJobCycle(
     stateWords = snapshot.stateWords;
     explain = explainerFor(snapshot, deps.detectorOptions);
   } catch (err) {
-    if (signal?.reason instanceof CycleDeadlineError) {
-      return readFailed(deps, job, signal.reason, now, log, report, record);
+    const cut = boundThatCut(err, signal);
+    if (cut) {
+      const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
+      return readFailed(deps, job, cut, now, log, report, record, partial);
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');
@@ -244,7 +235,11 @@ function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTal
   return unknown;
 }
 
-/** A read failed: count it, disable the job on a missing permission, alert past the threshold. */
+/**
+ * A read failed: count it, disable the job on a missing permission, alert past the threshold. A
+ * read cut by a hard bound applies what it read (`partial`) in the same transaction: it may fire,
+ * never resolve (no resolve guard either: it says nothing about what resolves).
+ */
 function readFailed(
   deps: CycleDeps,
   job: SnapshotJob,
@@ -253,6 +248,7 @@ function readFailed(
   log: Logger,
   report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
   record: (() => void) | undefined,
+  partial?: PartialFindings,
 ): JobReport {
   const reason = describeError(err);
   const denial = permissionDenial(err);
@@ -291,19 +287,27 @@ function readFailed(
       write: () => {
         record?.();
         const row = deps.health.recordFailure(job, reason, now);
-        // Below the threshold a failure is only counted: no alert, nothing for the stages.
+        const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
+        const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
+        // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
         return row.consecutiveFailures < threshold
-          ? []
-          : [{ job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
+          ? read
+          : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
       },
     },
     deps.stages,
   );
   if (events.length > 0) updateOpenAlerts(deps);
-  log.warn({ err }, `cannot read ${job}`);
+  if (partial)
+    log.warn(
+      { err, findings: partial.findings.length },
+      `read of ${job} cut short: what it read may fire, nothing resolves`,
+    );
+  else log.warn({ err }, `cannot read ${job}`);
   logEvents(log, events);
-  return report('failed', {
+  return report(partial ? 'partial' : 'failed', {
     reason,
+    findings: partial?.findings.length ?? 0,
     events: events.length,
     ...(err instanceof NamespaceError ? { configProblem: true } : {}),
   });

@@ -7,6 +7,8 @@
 import type { Dispatcher } from 'undici';
 import type { AlertStore } from '../alerts/alert-store.js';
 import { createApiClient, type ApiClient, type ApiClientOptions, type ApiObserver } from '../api/client.js';
+import { countedErrorCode, countedStatus } from '../api/errors.js';
+import { secretsIn } from '../config/secret.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { resolveNamespaces, type NamespaceScope } from '../collectors/resolve-namespaces.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
@@ -34,7 +36,8 @@ import type { Remediator } from '../remediation/remediator.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
-import { Scheduler } from './scheduler.js';
+import { JobOverruns } from './job-overruns.js';
+import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealth } from '../alerts/source-health.js';
 
 /** The parts built from one configuration. */
@@ -68,6 +71,8 @@ export interface RuntimeFoundation {
   dispatcher?: Dispatcher | undefined;
   /** Backoff tunables of the API client. */
   apiRetry?: ApiClientOptions['retry'] | undefined;
+  /** The scheduler's tick source; default node-cron. */
+  schedule?: ScheduleFn | undefined;
   /** The `--config` the commands in messages must give. */
   commandConfigFile?: string | undefined;
   /** What the scheduler runs at each tick of a job (a job cycle, or retention), for the time of its schedule `slot`. */
@@ -88,6 +93,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
   const client = createApiClient({
     baseUrl: config.api.base_url,
     token: config.api.token,
+    otherSecrets: secretsIn(config).filter((s) => s !== config.api.token),
     requestsPerSecond: config.api.requests_per_second,
     timeoutMs: config.api.timeout,
     maxRetries: config.api.max_retries,
@@ -191,6 +197,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       jitterMs: config.jobs.jitter,
       run: base.runScheduled,
       logger,
+      overruns: new JobOverruns({ clock, logger, metrics }),
+      ...(base.schedule ? { schedule: base.schedule } : {}),
     });
     return { config, client, channels, notifier, scheduler, remediation, interactions, context, deps, jobs };
   } catch (err) {
@@ -225,9 +233,9 @@ export function enabledJobs(config: Config, options: DetectorOptions): Map<Snaps
 /** Every API call counted and timed in the metrics, by function. */
 function apiObserver(metrics: Metrics): ApiObserver {
   return (a) => {
-    metrics.apiRequests.inc({ function: a.fn, status: a.status === undefined ? 'error' : String(a.status) });
+    metrics.apiRequests.inc({ function: a.fn, status: countedStatus(a.status) });
     metrics.apiLatency.observe({ function: a.fn }, a.durationMs / 1000);
-    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: a.errorCode });
+    if (a.errorCode !== undefined) metrics.apiErrors.inc({ function: a.fn, code: countedErrorCode(a.errorCode) });
   };
 }
 

@@ -5,11 +5,13 @@
  * watchdog's: this only decides when.
  *
  * The tick source is a dependency ({@link ScheduleFn}, node-cron by default), and "never two runs
- * at once" is the scheduler's own rule (a tick while the job's cycle runs is skipped), so both can
- * be tested with ticks given by hand instead of waiting on the wall clock.
+ * at once" is the scheduler's own rule (a tick while the job's cycle runs is skipped, and counted
+ * as an overrun: `job-overruns.ts`), so both can be tested with ticks given by hand instead of
+ * waiting on the wall clock. A cycle is never cut for overrunning its schedule: it runs to its end.
  */
 import cron from 'node-cron';
 import type { Logger } from '../lib/logger.js';
+import type { JobOverruns } from './job-overruns.js';
 
 /** A schedule started by a {@link ScheduleFn}. */
 export interface ScheduleHandle {
@@ -44,6 +46,8 @@ export interface SchedulerOptions {
   logger: Logger;
   /** The tick source; default node-cron ({@link cronSchedule}). */
   schedule?: ScheduleFn;
+  /** Counts and tells the ticks skipped while a job's cycle still runs; absent: a debug line each. */
+  overruns?: JobOverruns;
 }
 
 /** The job scheduler of one running configuration. */
@@ -87,6 +91,14 @@ export class Scheduler {
     );
   }
 
+  /**
+   * A cycle of `job` now, outside its schedule (the daemon's first cycles), under the same rule: a
+   * tick that comes while it runs is an overrun, skipped.
+   */
+  runNow(job: string): Promise<void> {
+    return this.#fire(job, Date.now());
+  }
+
   /** Stops scheduling; cycles in progress are the caller's to wait for. */
   async stop(): Promise<void> {
     this.#started = false;
@@ -96,26 +108,32 @@ export class Scheduler {
 
   async #fire(job: string, slot: number): Promise<void> {
     if (!this.#started) return;
+    const { overruns } = this.options;
     if (this.#busy.has(job)) {
-      this.options.logger.debug({ job }, 'tick skipped: the previous cycle still runs');
+      if (overruns) overruns.skipped(job);
+      else this.options.logger.debug({ job }, 'tick skipped: the previous cycle still runs');
       return;
     }
     this.#busy.add(job);
+    overruns?.started(job);
     try {
       await this.options.run(job, slot);
     } catch (err) {
       this.options.logger.error({ err, job }, 'job cycle threw');
     } finally {
       this.#busy.delete(job);
+      overruns?.finished(job);
     }
   }
 }
 
-/** The default tick source: node-cron, which also skips a tick that comes during a run (noOverlap). */
+/**
+ * The default tick source: node-cron, every tick handed on, so the scheduler sees (and counts) the
+ * ones that come during a run; node-cron's own noOverlap would drop them unseen.
+ */
 export const cronSchedule: ScheduleFn = (expression, tick, options) => {
   const task = cron.schedule(expression, (context) => tick(context.date.getTime()), {
     name: options.name,
-    noOverlap: true,
     maxRandomDelay: options.jitterMs,
     logger: cronLoggerOf(options.logger),
   });

@@ -24,7 +24,7 @@ import { AlertStore } from '../alerts/alert-store.js';
 import type { ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
-import type { Config } from '../config/load-config.js';
+import type { Config, StateConfig } from '../config/load-config.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
@@ -36,20 +36,21 @@ import { FencedError } from '../state/fenced-error.js';
 import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
 import { LeaderLease, leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
-import { claimLease, LEASE_TTL_MS, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
+import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
 import { openState, postgresTarget, sameState } from '../state/open-state.js';
 import type { Secret } from '../config/secret.js';
-import type { StateConfig } from '../config/load-config.js';
 import { cycleSignal } from './cycle-signal.js';
-import { describeError } from '../api/describe-error.js';
+import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
 import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
+import { describeError } from '../api/describe-error.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
 import { readinessChecks } from './readiness.js';
+import { runnerLeaseRenewal } from './runner-lease-renewal.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
-import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime } from './runtime.js';
+import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime, type RuntimeFoundation } from './runtime.js';
 import { SourceHealth } from '../alerts/source-health.js';
 
 /** Options of {@link Watchdog.open}. */
@@ -64,6 +65,8 @@ export interface WatchdogOptions {
   metrics?: Metrics;
   /** Backoff tunables of the API client (its delays run on the clock). */
   apiRetry?: ApiClientOptions['retry'];
+  /** The scheduler's tick source; default node-cron (tests give ticks by hand). */
+  schedule?: RuntimeFoundation['schedule'];
   /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
   commandConfigFile?: string | undefined;
   /**
@@ -171,7 +174,7 @@ export class Watchdog {
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
-      if (lease) watchdog.#holdLease(lease);
+      if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
       if (replicas) {
         fence.election = watchdog.#join({ ...state, url: state.url });
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
@@ -182,22 +185,6 @@ export class Watchdog {
       store.close();
       throw err;
     }
-  }
-
-  /** Renews the state file's lease while this process works on it (a real timer: the lease is between processes). */
-  #holdLease(lease: RunnerLease): void {
-    const timer = setInterval(() => {
-      try {
-        lease.renew();
-      } catch (err) {
-        this.#log.warn({ err }, 'cannot renew the lease on the state file; another run or check may start');
-      }
-    }, LEASE_TTL_MS / 3);
-    timer.unref();
-    this.#releaseLease = () => {
-      clearInterval(timer);
-      lease.release();
-    };
   }
 
   /** The leader election this replica takes part in; its lease is released at `stop()`. */
@@ -485,8 +472,7 @@ export class Watchdog {
     // A replica stopping takes no new term; one that leads keeps renewing its lease while it flushes.
     this.#election?.retire();
     const rt = this.#runtime;
-    const startedAt = this.#clock.now();
-    const cancel = new AbortController();
+    const [startedAt, cancel] = [this.#clock.now(), new AbortController()];
     const deadline = this.#clock.sleep(deadlineMs, cancel.signal).then(
       () => 'deadline' as const,
       () => 'cancelled' as const,
@@ -511,10 +497,10 @@ export class Watchdog {
       // A read under way is aborted, its ask left pending: it is read after the restart.
       await rt.context?.stop(0);
       if (this.#leads()) flush = await this.#flush(rt, left());
-      else await rt.notifier.stop();
       await rt.remediation?.stop(left());
     } finally {
       cancel.abort();
+      await this.#halt(rt); // every loop ends before the store closes, a failed flush (a store gone bad) or not
       await this.#healthListener.close();
       await closeRuntime(rt);
       try {
@@ -540,12 +526,12 @@ export class Watchdog {
     return { cyclesFinished, flush };
   }
 
-  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, it leaves the rest to the next leader. */
+  /** Sends what is due within `deadlineMs` at a stop; deposed meanwhile, or the store failing, it leaves the rest in the outbox. */
   async #flush(rt: Runtime, deadlineMs: number): Promise<FlushReport | undefined> {
     try {
       return await rt.notifier.flush(deadlineMs);
     } catch (err) {
-      if (!(err instanceof FencedError)) throw err;
+      if (!(err instanceof FencedError)) this.#log.error({ err }, 'cannot flush the outbox at the stop');
       return undefined;
     }
   }
@@ -564,10 +550,9 @@ export class Watchdog {
       hardStop: term ? AbortSignal.any([this.#hardStop.signal, term.signal]) : this.#hardStop.signal,
       clock: this.#clock,
       concurrency: rt.config.api.concurrency,
-      deadlineMs: rt.config.jobs.deadline === 'auto' ? rt.scheduler.intervalMs(job) : rt.config.jobs.deadline,
+      ceilingMs: readCeilingMs(rt.config.jobs),
     });
-    const slots = this.#slots;
-    const at = slot ?? Date.now();
+    const [slots, at] = [this.#slots, slot ?? Date.now()];
     const cycle = runJobCycle(rt.deps, job, stop.signal, slots && (() => slots.record(job, at)))
       .finally(stop.release)
       .catch((err: unknown): JobReport => {
@@ -599,6 +584,7 @@ export class Watchdog {
       hardStop: this.#hardStop.signal,
       dispatcher: this.#options.dispatcher,
       apiRetry: this.#options.apiRetry,
+      schedule: this.#options.schedule,
       commandConfigFile: this.#options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
@@ -650,16 +636,15 @@ export class Watchdog {
   }
 
   /**
-   * A first cycle of every job at once, so alerts and readiness do not wait for the first tick;
-   * the servers job before the others (see `COLLECTORS`), so that a bad server's alert is on record
-   * before its apps' alerts are delivered and inhibition can hold them. At a takeover, only the
-   * jobs whose last slot is older than one interval (`job-slots.ts`): the others' next tick is due.
+   * A first cycle of every job at once (through the scheduler: a tick meanwhile is an overrun), so
+   * alerts and readiness do not wait for the first tick; servers first (see `COLLECTORS`), so that a
+   * bad server's alert is on record before its apps' alerts are delivered and inhibition can hold
+   * them. At a takeover, only the jobs whose last slot is older than one interval (`job-slots.ts`).
    */
   async #firstCycles(rt: Runtime, takeover: boolean): Promise<void> {
     let jobs = [...rt.jobs.keys()];
     if (takeover && this.#slots) {
-      const slots = this.#slots;
-      const now = Date.now();
+      const [slots, now] = [this.#slots, Date.now()];
       try {
         jobs = jobs.filter((job) => slots.dueAtTakeover(job, now, rt.scheduler.intervalMs(job) ?? 0));
       } catch (err) {
@@ -669,9 +654,9 @@ export class Watchdog {
       }
       this.#log.info({ jobs }, 'taking over: the jobs whose last slot is older than one interval run now');
     }
-    if (jobs.includes('servers')) await this.#cycle('servers');
+    if (jobs.includes('servers')) await rt.scheduler.runNow('servers');
     if (this.#runtime !== rt || this.#stopping || !this.#leads()) return;
-    for (const job of jobs) if (job !== 'servers') void this.#cycle(job);
+    for (const job of jobs) if (job !== 'servers') void rt.scheduler.runNow(job);
   }
 
   /** Fails early on a configured namespace the token does not reach; an unreachable API is left to the cycles. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The executable behind `npx deploy-watchdog`: wires the real process into {@link main}. */
 import { EXIT } from './command.js';
+import { exitDeadline } from './exit-deadline.js';
 import { Hangups } from './hangups.js';
 import { applyHeapGrowth } from './memory-settings.js';
 import { main } from './main.js';
@@ -30,6 +31,7 @@ main(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   signal: controller.signal,
+  exitBy: exitDeadline,
   ...(hangups ? { hangups } : {}),
 })
   .then((code) => {

@@ -8,6 +8,7 @@
  * CronJob is a supported way to deploy.
  */
 import type { QuarantinedRecord } from '../api/quarantine.js';
+import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
@@ -105,7 +106,7 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
         ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
           unknownStatesNote(j.unknownStates) +
           skippedNote(j.skipped)
-        : `${j.outcome}: ${j.reason ?? 'unknown'}`;
+        : `${j.outcome}: ${j.reason ?? 'unknown'}` + (j.outcome === 'partial' ? partialNote(j) : '');
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;
@@ -114,6 +115,11 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
       `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** What a read cut by a hard bound still did with what it read. */
+function partialNote(j: JobReport): string {
+  return `; from what it read: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'} (nothing resolved)`;
 }
 
 /** The state words no `checks.*` list names, as the service wrote them (the log says which lists). */

@@ -19,6 +19,11 @@ export interface CliIo {
    * harness) points it into its own directory, so that a host's configuration is never read.
    */
   defaultConfigFile?: string;
+  /**
+   * The process must end within `ms`: ends it then if it has not ended by itself, after telling
+   * `say` (`exit-deadline.ts`; the real process only: absent where commands run in-process).
+   */
+  exitBy?: (ms: number, say: (ms: number) => void) => void;
 }
 
 /** One command of `deploy-watchdog <command>`. */

@@ -18,6 +18,7 @@ import { LeaseHeldError } from '../state/runner-lease.js';
 import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
+import { STOP_GRACE_MS } from './exit-deadline.js';
 import { Hangups } from './hangups.js';
 import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
@@ -31,7 +32,8 @@ configuration kept.
   --config FILE            the configuration file
                            (${CONFIG_FILE_DEFAULTS})
   --stop-timeout DURATION  how long a stop may take to finish the cycle in progress and deliver
-                           what is due (default 10s)`;
+                           what is due (default 10s); the process is ended 2s after it at the
+                           latest, whatever it still waits on`;
 
 const DEFAULT_STOP_MS = 10_000;
 
@@ -71,6 +73,13 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
   const { file, config, commandConfigFile } = loaded;
 
   const logger = daemonLogger(config, io.stdout);
+  // Whatever the stop waits on (a store, an SMTP server, a peer), the process is gone soon after its timeout.
+  const exitBy = () =>
+    io.exitBy?.(stopMs + STOP_GRACE_MS, (ms) =>
+      logger.fatal({ after: formatDuration(ms, 'exact') }, 'the stop did not end the process in time; exiting now'),
+    );
+  if (io.signal.aborted) exitBy();
+  else io.signal.addEventListener('abort', exitBy, { once: true });
   for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
   let watchdog: Watchdog;
   try {

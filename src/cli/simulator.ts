@@ -176,6 +176,7 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
     }),
   },
   oddValue: { arg: 'FIELD=VALUE[@ID]', spec: oddValue },
+  inventedErrorCodes: { arg: null, spec: () => ({ inventedErrorCodes: true }) },
 };
 
 /** `FIELD=VALUE[@ID]`: VALUE as JSON when it parses (`null`, `42`), else as a string. */

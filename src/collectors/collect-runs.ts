@@ -6,6 +6,7 @@ import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import { readById } from './read-by-id.js';
+import { runsSoFar } from './runs-so-far.js';
 import { SettledRunSummary } from './settled-runs.js';
 import { StateWordTally } from './state-word-tally.js';
 import type { RunsSnapshot } from './snapshot.js';
@@ -29,9 +30,12 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   (`access_denied`: reads by id are graded by the run's environment) is set aside, its alert held;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
- * - `apps.list` for the labels and links of the runs that can be findings.
+ * - `apps.list` for the labels and links of the runs that can be findings;
+ * - and, from the alert state, what each open failed_runs alert last said of its run (`openFailures`).
+ * Any failed read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
+ * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` (`runs-so-far.ts`).
  * A run that cannot be read by id, or whose list item cannot be read, is set aside in
- * `ctx.quarantine` (its alerts held); any other failed read throws.
+ * `ctx.quarantine` (its alerts held).
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
   const { client, checks, signal } = ctx;
@@ -44,9 +48,16 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const settled = ctx.relevance ? new SettledRunSummary() : undefined;
   const followed = followedRunIds(ctx);
   const stateWords = new StateWordTally('run');
+  const details = new Map<number, Run>();
+  // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
+  const failures = openFailures(ctx);
+  const listed = runsSoFar(ctx, { stateWords, settled, details, openFailures: failures });
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);
-    if (!settled || wanted.has(run.state) || followed.has(run.id)) return true;
+    if (!settled || wanted.has(run.state) || followed.has(run.id)) {
+      listed.set(run.id, run);
+      return true;
+    }
     settled.add(run);
     return false;
   };
@@ -66,10 +77,12 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
         quarantine: ctx.quarantine,
       }),
     );
-    for (const run of active) if (!byId.has(run.id)) byId.set(run.id, run);
+    for (const run of active) {
+      listed.set(run.id, run);
+      if (!byId.has(run.id)) byId.set(run.id, run);
+    }
   }
 
-  const details = new Map<number, Run>();
   for (const run of await readFollowed(ctx, followed, byId)) {
     byId.set(run.id, run);
     details.set(run.id, run);
@@ -78,10 +91,12 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   const runs = sortNewestFirst([...byId.values()]);
 
   const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
-  for (const run of await mapLimit(toDetail, ctx.concurrency, (run) => getUnlessGone(ctx, run.id, 'unreadable'))) {
-    // Not read (set aside: its alerts are held): judged from its list item, as the snapshot allows.
+  await mapLimit(toDetail, ctx.concurrency, async (item) => {
+    const run = await getUnlessGone(ctx, item.id, 'unreadable');
+    // Kept as each comes (a cut read keeps those done). Not read (set aside: its alerts are held):
+    // judged from its list item, as the snapshot allows.
     if (run) details.set(run.id, run);
-  }
+  });
 
   // Labels only for the runs that can be findings: those in a failed or active state, and those
   // with a detail (a watcher can fail or wait whatever the run's own state says).
@@ -100,6 +115,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settled && { settledNewest: settled.newest }),
     details,
+    openFailures: failures,
     apps,
   };
 }
@@ -111,6 +127,16 @@ function followedRunIds(ctx: CollectorContext): Set<number> {
     if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
   }
   return ids;
+}
+
+/** What the open failed_runs alerts last said of their runs (their details), by run id. */
+function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+  const told = new Map<number, Readonly<Record<string, string>>>();
+  for (const { check, subject, details } of ctx.openSubjects ?? []) {
+    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
+      told.set(subject.id, details ?? {});
+  }
+  return told;
 }
 
 /** `runs.get` of the `followed` runs (open alerts are about them) that the lists above did not bring. */

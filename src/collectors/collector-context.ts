@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
+import type { ReadSoFar } from './read-so-far.js';
 import type { Relevance } from './snapshot.js';
 import type { QuarantineSink } from '../api/quarantine.js';
 
@@ -35,10 +36,11 @@ export interface CollectorContext {
   /** Requests in flight at once for per-record reads (`api.concurrency`). */
   concurrency: number;
   /**
-   * The subjects of this job's open (pending and firing) alerts, from the alert state. A collector
-   * whose source it lists only in part (runs, within a look-back) reads these records by id, so an
-   * alert is decided by its record and never resolved by the record leaving the window. Absent:
-   * none open.
+   * The subjects of this job's open (pending and firing) alerts, with their details, from the
+   * alert state. A collector whose source it lists only in part (runs, within a look-back) reads
+   * these records by id, so an alert is decided by its record and never resolved by the record
+   * leaving the window; the runs collector also hands failed_runs what its alerts last said
+   * (`RunsSnapshot.openFailures`). Absent: none open.
    */
   openSubjects?: readonly OpenSubject[];
   /**
@@ -60,5 +62,10 @@ export interface CollectorContext {
    * list walk and read by id of a collector hands it on. Absent: such a record fails the read.
    */
   quarantine?: QuarantineSink;
+  /**
+   * Where a collector offers what it has read so far, for a read a hard bound cuts (the runs
+   * collector does); absent, or not offered: a cut read is a failed read, as any other.
+   */
+  soFar?: ReadSoFar;
   logger: Logger;
 }

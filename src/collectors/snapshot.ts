@@ -1,12 +1,15 @@
 /**
  * What a collector hands to the detectors: one complete read of one source, per scheduled job.
  *
- * A snapshot is always COMPLETE: every page of every list it is built from was read. A read that
- * fails part-way produces no snapshot at all (the collector fails whole), because detectors treat
+ * A snapshot is COMPLETE: every page of every list it is built from was read. A read that fails
+ * part-way produces no snapshot at all (the collector fails whole), because detectors treat
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
- * falsely. One record that cannot be read (refused by id, unparseable, a value beyond the stated
- * ones) is not a failed read: it is set aside (`CollectorContext.quarantine`), the job cycle holds
- * its alerts, and the snapshot is complete for every other record. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
+ * falsely. The one exception is flagged: a read cut by a hard bound (`jobs.read_ceiling`, a list's
+ * items, an answer's bytes) hands back what it read (`partial`, `read-so-far.ts`), which the job
+ * cycle lets fire alerts and never resolve one. One record that cannot be read (refused by id,
+ * unparseable, a value beyond the stated ones) is not a failed read: it is set aside
+ * (`CollectorContext.quarantine`), the job cycle holds its alerts, and the snapshot is complete for
+ * every other record. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
  * fields of them the detectors read (`views.ts`), the values as answered: the collectors parse,
  * they do not interpret; every judgement is made by a detector.
  *
@@ -38,6 +41,11 @@ interface SnapshotBase {
    * (kept or not): runs, servers, apps, open upgrades, marketplace services. Absent for the other jobs.
    */
   stateWords?: StateWordTally;
+  /**
+   * Set only on what a read cut by a hard bound had read so far (`read-so-far.ts`): why it was cut.
+   * Its findings may fire; nothing absent from it resolves.
+   */
+  partial?: string;
 }
 
 /** The `runs` job: recent runs, with the detail the run detectors need. */
@@ -66,6 +74,14 @@ export interface RunsSnapshot extends SnapshotBase {
    * may add more runs than that; detectors use whatever is present.
    */
   details: ReadonlyMap<number, Run>;
+  /**
+   * What each open (pending or firing) failed_runs alert last said of its run, keyed by run id:
+   * the alert's details. A run goes back to running when it is retried (reference §4, the same
+   * run id), so its alert follows it through the retry: failed_runs reads here whether a run
+   * running again is the retry of a failure already told, and whether a failure is the retry's
+   * (`run-lineage.ts`). Absent: none open.
+   */
+  openFailures?: ReadonlyMap<number, Readonly<Record<string, string>>>;
   /**
    * The apps of the runs that can be findings (in a failed or active state, or with a detail), from
    * `apps.list`, keyed by app id: name, server, project and URL for labels and links. An app

@@ -37,6 +37,8 @@ export type AppLabels = z.infer<typeof appLabelsView>;
 export const appBackupStateView = appListItemSchema.pick({
   ...APP_LABEL_FIELDS,
   state: true,
+  // When the app last changed: app_state's time of its problem (the time to alert counts from it).
+  updated_at: true,
   backup_health: true,
   last_backup_at: true,
 });

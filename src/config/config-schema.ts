@@ -307,11 +307,17 @@ const jobsSchema = z
     jitter: durationSchema
       .prefault('5s')
       .describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
+    read_ceiling: durationSchema
+      .optional()
+      .describe(
+        'The longest one read of a job may take, whatever its schedule (default 15m): a hard bound for hostile answers (a list that never ends), far above any honest read. A read cut there fires alerts for what it read and resolves nothing. A read that takes longer than its schedule is not cut: it finishes, and the ticks it overran are skipped and counted (deploy_watchdog_job_overruns_total).',
+      ),
     deadline: z
       .union([z.literal('auto'), durationSchema], { error: `must be "auto" or ${DURATION_HINT}` })
-      .prefault('auto')
+      .optional()
+      .meta({ deprecated: true })
       .describe(
-        'The longest one cycle of a job may read: past it the read is incomplete (a failed read, nothing resolved) and the other jobs go on. "auto": the time between two runs of the job\'s schedule.',
+        'Deprecated: use read_ceiling. Accepted for old configs: a duration is taken as read_ceiling (when that is not given); "auto" is ignored, since a read that overruns its schedule now finishes.',
       ),
   })
   .strict();

@@ -3,6 +3,7 @@
  * expressions and match values, so routes, silences and remediation policies read them alike.
  */
 import { z } from 'zod';
+import { compileLabelRegex } from '../lib/label-regex.js';
 
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -19,17 +20,14 @@ export const nameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-", starting with a letter or digit');
 
 /**
- * A regular expression as routes and policies use it: anchored (`^(?:re)$`) like the matchers in
- * `src/alerts/matchers.ts`, so it is compiled here the same way to catch a bad one at load.
+ * A regular expression as routes and policies use it: compiled by the matchers' own engine (RE2,
+ * `src/lib/label-regex.ts`) to catch a bad one at load.
  */
 export const regexSchema = z.string().superRefine((source, ctx) => {
   try {
-    new RegExp(source, 's');
-    new RegExp(`^(?:${source})$`, 's');
+    compileLabelRegex(source);
   } catch (err) {
-    // V8 says `Invalid regular expression: /src/s: why`; keep only the why.
-    const why = (err as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-    ctx.addIssue({ code: 'custom', message: `is not a valid regular expression (${why})` });
+    ctx.addIssue({ code: 'custom', message: `is not a regular expression RE2 takes (${(err as Error).message})` });
   }
 });
 

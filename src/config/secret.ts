@@ -51,6 +51,18 @@ export class Secret {
   }
 }
 
+/**
+ * Every {@link Secret} in a parsed config (or any part of one), each once: what text from outside
+ * is scrubbed of, whichever secret it happens to echo.
+ */
+export function secretsIn(value: unknown, found: Set<Secret> = new Set()): Secret[] {
+  if (value instanceof Secret) found.add(value);
+  else if (Array.isArray(value)) for (const v of value) secretsIn(v, found);
+  else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+    for (const v of Object.values(value)) secretsIn(v, found);
+  return [...found];
+}
+
 /** Config schema of a secret string: a non-empty string in the file, a {@link Secret} once parsed. */
 export const secretSchema = z
   .string()

@@ -23,6 +23,7 @@ import { mapLimit } from '../collectors/map-limit.js';
 import { Secret } from '../config/secret.js';
 import type { RunContextAsk } from '../detectors/run-context.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
 import type { AlertContext } from '../lib/alert-vocabulary.js';
 import type { Logger } from '../lib/logger.js';
@@ -83,6 +84,8 @@ type ReadFn = keyof typeof WHAT;
 export class ContextReader {
   readonly #p: ContextReaderParts;
   readonly #log: Logger;
+  /** Failures of passes and of storing a read: once a minute each with a count (a store that is down fails them all). */
+  readonly #quiet: RepeatedLog;
   readonly #loop: BackgroundLoop<ContextPass>;
   /** Lasting refusals, by function (the token's) or function and app: the note they give. */
   readonly #refused = new Map<string, string>();
@@ -92,6 +95,7 @@ export class ContextReader {
   constructor(parts: ContextReaderParts) {
     this.#p = parts;
     this.#log = parts.logger.child({ stage: 'context' });
+    this.#quiet = new RepeatedLog(this.#log, { clock: parts.clock });
     this.#loop = new BackgroundLoop<ContextPass>({
       clock: parts.clock,
       pass: (signal) => this.#pass(signal),
@@ -99,7 +103,7 @@ export class ContextReader {
       onError: (err) =>
         err instanceof FencedError
           ? this.#log.debug({ reason: err.reason }, 'context pass ended: no longer the leader')
-          : this.#log.error({ err }, 'context pass failed; the next pass tries again'),
+          : this.#quiet.error({ err }, 'context pass failed; the next pass tries again'),
       merge: (a, b) => ({ read: a.read + b.read, dropped: a.dropped + b.dropped, requests: a.requests + b.requests }),
     });
   }
@@ -136,7 +140,7 @@ export class ContextReader {
         // No longer the leader: the pass ends; the next leader reads what is pending.
         if (err instanceof FencedError) throw err;
         // A storage fault or a bug: the ask stays pending for the next pass.
-        this.#log.error({ err, subject: row.subject }, 'cannot store the context of an alert; will try again');
+        this.#quiet.error({ err, subject: row.subject }, 'cannot store the context of an alert; will try again');
       }
     });
     if (pass.read + pass.dropped > 0) {

@@ -22,6 +22,7 @@ import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } fr
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
+import { toIso } from '../lib/parse-time.js';
 
 /** Options of the app_state check (`checks.app_state`). */
 export interface AppStateOptions {
@@ -65,12 +66,14 @@ export function appState(snapshot: BackupsSnapshot, options: AppStateOptions): D
   for (const app of snapshot.apps) {
     if (!options.badStates.includes(app.state)) continue;
     const { name, labels } = appContext(app);
+    const updated = toIso(app.updated_at);
     findings.push({
       fingerprint: fingerprint('app_state', 'app', app.id),
       check: 'app_state',
       severity: environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity }),
       summary: `App ${name} is ${app.state}`,
-      details: { app: name, state: app.state },
+      // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
+      details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },
       labels: buildLabels('app_state', labels),
       url: app.url,
       since: null,

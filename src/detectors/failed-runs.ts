@@ -3,8 +3,14 @@
  *
  * "Newest" matters: a failed update followed by a successful one is over, so only the newest run
  * of an (app, action) can be a finding and a later success resolves the alert. A newer run that is
- * still going does NOT supersede an older failure: the failure stands until that run settles,
- * otherwise every retry would announce "resolved" and then, if it fails too, fire again.
+ * still going does NOT supersede an older failure already alerted: it stands until that run
+ * settles. A failure nobody was told of behind a newer run going is not announced: the newer run
+ * decides.
+ *
+ * Lineage (`run-lineage.ts`): a retry restarts the failed run under the same id (reference §4),
+ * whoever retried it. Its alert follows it: while the run runs again the alert stays open and says
+ * so, a failure of the retry escalates that same alert, and only the run's own success (or a
+ * newer settled run of the group) resolves it.
  */
 import { runStanding } from '../api/run-standing.js';
 import type { Run, RunListItem } from '../api/schemas.js';
@@ -23,8 +29,18 @@ import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
-import { parseTime, toIso } from '../lib/parse-time.js';
+import { formatUtc } from '../lib/format-utc.js';
+import { parseTime } from '../lib/parse-time.js';
 import { runContext, runContextAsk } from './run-context.js';
+import {
+  currentStep,
+  failedStep,
+  failureTime,
+  retryingSince,
+  retrySince,
+  toldFailedAt,
+  type Told,
+} from './run-lineage.js';
 import { runResolution } from './run-resolution.js';
 import type { StuckRunsConfig } from './stuck-runs.js';
 
@@ -34,7 +50,10 @@ export interface FailedRunsOptions {
   failedStates: readonly string[];
   /** Run states meaning the run is still going (default: `queued`, `running`). */
   activeStates: readonly string[];
-  /** How long a run may stay `retrying` (from its `updated_at`) before it counts as failed. */
+  /**
+   * How long a run may stay `retrying` before it counts as failed: from when it first failed (its
+   * failed step's time, or when its alert first saw it retrying), not from its `updated_at`.
+   */
   retryingGraceMs: number;
   /** Run states meaning finished well: what a resolution says ("succeeded"). Default: none named. */
   succeededStates?: readonly string[];
@@ -51,12 +70,16 @@ export type RunVerdict =
   | { kind: 'pending'; reason: 'active_state' | 'retrying_within_grace' | 'watcher_waiting' }
   | { kind: 'settled'; reason: 'not_failed' };
 
-/** Judges one run from its list item and, where the snapshot has it, its `runs.get` detail. */
+/**
+ * Judges one run from its list item and, where the snapshot has it, its `runs.get` detail and what
+ * its open alert told of it (`told`: when it was first seen retrying).
+ */
 export function judgeRun(
   run: RunListItem,
   detail: Run | undefined,
   options: FailedRunsOptions,
   now: number,
+  told?: Told,
 ): RunVerdict {
   const standing = runStanding(run, detail?.watcher, { failed: options.failedStates, active: options.activeStates });
   switch (standing.kind) {
@@ -65,8 +88,9 @@ export function judgeRun(
     case 'active':
       return { kind: 'pending', reason: standing.why };
     case 'retrying': {
-      // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace.
-      const since = parseTime(run.updated_at) ?? parseTime(run.created_at);
+      // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace,
+      // counted from when it first failed, not from `updated_at`, which each automatic retry moves.
+      const since = retryingSince(run, detail, told);
       if (since !== null && now - since >= options.retryingGraceMs) {
         return { kind: 'failed', reason: 'retrying_past_grace' };
       }
@@ -87,7 +111,9 @@ const failedRunsConfig = checkConfig({
   other_states: otherStatesSchema(OTHER_RUN_STATES, 'Run'),
   retrying_grace: durationSchema
     .prefault('30m')
-    .describe('A failed run with an automatic retry due is not alerted until this long after it failed.'),
+    .describe(
+      'A failed run with an automatic retry due is not alerted until this long after it first failed (its failed step, or the first cycle that saw it retrying; not updated_at, which each retry moves).',
+    ),
   lookback: durationSchema
     .prefault('7d')
     .describe(
@@ -111,7 +137,11 @@ export const failedRunsCheck = defineCheck({
       : undefined,
   detect: failedRuns,
   resolution: (alert, snapshot, options) =>
-    runResolution(alert, snapshot, { succeeded: options.succeededStates ?? [], stillOpen: options.failedStates }),
+    runResolution(alert, snapshot, {
+      succeeded: options.succeededStates ?? [],
+      stillOpen: options.failedStates,
+      failure: true,
+    }),
   // The log around the failure and, for an update or upgrade, its restore point.
   context: runContextAsk,
   stateLists: { record: 'run', fields: ['failed_states', 'succeeded_states', 'other_states'] },
@@ -123,19 +153,33 @@ export const failedRunsCheck = defineCheck({
       ['reason', 'Reason'],
       ['watcher', 'Watcher'],
       ['retrying', 'Retrying'],
+      ['retrying_since', 'Retrying by itself since', 'time'],
+      ['retry_since', 'Retry running since', 'time'],
+      ['retry_step', 'Retry at step'],
+      ['retries', 'Failed retries'],
     ]),
     brief: (d) => {
-      if (d.step && d.reason) return `step ${d.step}: ${d.reason}`;
-      return d.reason ?? (d.step ? `step ${d.step}` : null);
+      const failure =
+        d.step && d.reason ? `step ${d.step}: ${d.reason}` : (d.reason ?? (d.step ? `step ${d.step}` : null));
+      const retry = parseTime(d.retry_since);
+      if (retry === null) return failure;
+      return `retrying since ${formatUtc(retry)}${d.retry_step ? `, step ${d.retry_step}` : ''}${failure ? ` · ${failure}` : ''}`;
     },
-    nextStep: ({ details }) =>
-      details.watcher
+    nextStep: ({ details }) => {
+      if (details.retry_since) return 'A retry is running: wait for its outcome, which this alert will tell.';
+      return details.watcher
         ? 'Find on the server why its watcher failed, fix that, then retry the run.'
-        : "Read the failed step's log, fix the cause, then retry the run.",
+        : "Read the failed step's log, fix the cause, then retry the run.";
+    },
   },
 });
 
-/** Finds the newest settled run of each (app or record, action) that failed. */
+/**
+ * Finds, per (app or record, action), the newest run that failed, and follows a run already
+ * alerted through its retries: running again, it stays a finding that says so (`underway`); failed
+ * again, the same finding escalates its alert (`escalation`); only its own success (or a newer
+ * settled run of the group) ends it.
+ */
 export function failedRuns(
   snapshot: RunsSnapshot,
   options: FailedRunsOptions,
@@ -153,45 +197,108 @@ export function failedRuns(
     sortNewestFirst(group);
     // A settled run left out of the snapshot that is newer than the deciding run would have decided.
     const settled = snapshot.settledNewest?.get(key);
+    // Once a newer run of the group is going, an older failure nobody was told of is superseded:
+    // the newer run decides when it settles. One already told (its alert open) stands until then.
+    let overtaken = false;
     for (const run of group) {
+      if (settled && isNewer(settled, orderKey(run))) break;
       const detail = snapshot.details.get(run.id);
-      const verdict = judgeRun(run, detail, options, now);
-      if (verdict.kind === 'pending') continue;
-      if (verdict.kind === 'failed' && !(settled && isNewer(settled, orderKey(run)))) {
-        findings.push(toFinding(run, detail, verdict.reason, snapshot.apps, options, now));
+      const told = snapshot.openFailures?.get(run.id);
+      const verdict = judgeRun(run, detail, options, now, told);
+      if (verdict.kind === 'settled') break;
+      // Not announced, and not a reason to resolve an older failure that was: that one stands
+      // until the newer run going settles.
+      if (overtaken && !told) continue;
+      const apps = snapshot.apps;
+      if (verdict.kind === 'failed') {
+        findings.push(toFinding(run, detail, told, { kind: 'failed', reason: verdict.reason }, apps, options, now));
+        break;
       }
-      break;
+      if (verdict.reason === 'retrying_within_grace') {
+        findings.push(toFinding(run, detail, told, { kind: 'retrying' }, apps, options, now));
+      } else if (told) {
+        findings.push(toFinding(run, detail, told, { kind: 'underway' }, apps, options, now));
+        break;
+      }
+      overtaken = true;
     }
   }
   return findings;
 }
 
+/**
+ * What a finding says of its run: it failed (for good, or still retrying past the grace), it failed
+ * and the service will retry it by itself (within the grace: held, not yet announced), or a failure
+ * already told is being retried (the run is going again).
+ */
+type Sighting =
+  | { kind: 'failed'; reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed' }
+  | { kind: 'retrying' }
+  | { kind: 'underway' };
+
+/** Where and why a run failed. */
+interface Failure {
+  step: string | null;
+  why: string | null;
+  /** The watcher's state when it was the watcher that failed. */
+  watcher: string | null;
+}
+
+/** Watcher states that end a run badly (reference §3): the failure was the server's. */
+const WATCHER_FAILED: ReadonlySet<string> = new Set(['failed', 'timeout', 'stopped']);
+
+/** The failure as read now, from the run's detail; what the alert told when the detail does not say. */
+function failureRead(detail: Run | undefined, watcherFailed: boolean, told: Told | undefined): Failure {
+  const watcher = detail?.watcher ?? null;
+  if (watcherFailed) {
+    return {
+      step: null,
+      why: watcher?.reason ?? `watcher ${watcher?.state ?? 'failed'}`,
+      watcher: watcher?.state ?? 'failed',
+    };
+  }
+  const step = failedStep(detail);
+  if (!step && told) return failureTold(told);
+  return { step: step?.name ?? null, why: step?.reason ?? null, watcher: null };
+}
+
+/** The failure as the alert told it: a run going again no longer shows where it failed. */
+function failureTold(told: Told): Failure {
+  const watcher = told.watcher !== undefined && WATCHER_FAILED.has(told.watcher) ? told.watcher : null;
+  return { step: watcher ? null : (told.step ?? null), why: told.reason ?? null, watcher };
+}
+
 function toFinding(
   run: RunListItem,
   detail: Run | undefined,
-  reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed',
+  told: Told | undefined,
+  sighting: Sighting,
   apps: ReadonlyMap<number, AppLabels>,
   options: FailedRunsOptions,
   now: number,
 ): Detection<'failed_runs'> {
   const ctx = runContext(run, apps);
-  // The failed step: the reference gives `reason` only as "why a step failed", so the last step
-  // carrying one is the failed step — found without assuming any step state word.
-  const step = detail ? [...detail.steps].reverse().find((s) => s.reason !== null) : undefined;
-  const watcher = detail?.watcher ?? null;
-  const why =
-    reason === 'watcher_failed' ? (watcher?.reason ?? `watcher ${watcher?.state ?? 'failed'}`) : (step?.reason ?? null);
+  const underway = sighting.kind === 'underway' && told !== undefined;
+  const failure = underway
+    ? failureTold(told)
+    : failureRead(detail, sighting.kind === 'failed' && sighting.reason === 'watcher_failed', told);
+  const failedAt = underway ? toldFailedAt(told) : failureTime(run);
+  // A failure of the run after the one its alert told (a retry that failed for good): news.
+  const toldAt = told ? toldFailedAt(told) : null;
+  const escalation =
+    sighting.kind === 'failed' &&
+    sighting.reason !== 'retrying_past_grace' &&
+    told !== undefined &&
+    (told.retry_since !== undefined || (toldAt !== null && failedAt !== null && failedAt > toldAt));
+  const retries = Number(told?.retries ?? 0) + (escalation ? 1 : 0);
 
   let summary = `${ctx.title} of ${ctx.name}${ctx.environmentSuffix} failed`;
-  if (reason === 'watcher_failed') summary += ` on the server (watcher ${watcher?.state ?? 'failed'})`;
-  else if (step) summary += ` at step ${step.name}`;
-  if (why) summary += `: ${why}`;
-  const updated = parseTime(run.updated_at) ?? parseTime(run.created_at);
-  if (reason === 'retrying_past_grace' && updated !== null) {
-    summary += ` (still retrying after ${formatDuration(now - updated)})`;
-  }
+  if (retries > 0) summary += retries === 1 ? ' again after a retry' : ` again after ${retries} retries`;
+  if (failure.watcher) summary += ` on the server (watcher ${failure.watcher})`;
+  else if (failure.step) summary += ` at step ${failure.step}`;
+  if (failure.why) summary += `: ${failure.why}`;
 
-  const since = toIso(run.updated_at) ?? toIso(run.created_at);
+  const since = told?.since ?? (failedAt === null ? null : new Date(failedAt).toISOString());
   const details: Record<string, string> = {
     run: `#${run.id}`,
     workflow: run.workflow,
@@ -200,10 +307,35 @@ function toFinding(
   };
   // Not shown: what the alert's context is read by (the app's log and restore points).
   if (run.app_id !== null) details.app_id = String(run.app_id);
-  if (step) details.step = step.name;
-  if (why) details.reason = why;
-  if (watcher) details.watcher = watcher.state;
+  if (failure.step) details.step = failure.step;
+  if (failure.why) details.reason = failure.why;
+  const watcher = underway ? (told.watcher ?? null) : (detail?.watcher?.state ?? null);
+  if (watcher) details.watcher = watcher;
   if (run.retrying) details.retrying = 'yes';
+
+  if (sighting.kind === 'underway') {
+    // Kept while it runs again: an automatic retry that fails again is retrying since then still.
+    if (told?.retrying_since) details.retrying_since = told.retrying_since;
+    const retryAt = told ? retrySince(run, detail, told) : null;
+    const at = currentStep(detail)?.name;
+    if (retryAt !== null) {
+      details.retry_since = new Date(retryAt).toISOString();
+      summary += `; retrying since ${formatUtc(retryAt)}`;
+    } else summary += '; retrying';
+    if (at) {
+      details.retry_step = at;
+      summary += `, step ${at}`;
+    }
+  } else if (run.retrying) {
+    const anchor = retryingSince(run, detail, told);
+    if (anchor !== null) details.retrying_since = new Date(anchor).toISOString();
+    if (sighting.kind === 'failed' && anchor !== null) {
+      summary += ` (still retrying after ${formatDuration(now - anchor)})`;
+    } else summary += ' (the service retries it by itself)';
+  }
+  if (retries > 0) details.retries = String(retries);
+  const failedIso = failedAt === null ? null : new Date(failedAt).toISOString();
+  if (failedIso !== null && failedIso !== since) details.failed_at = failedIso;
   if (since) details.since = since;
 
   const table = { ...PRODUCTION_CRITICAL, ...options.severity };
@@ -213,9 +345,14 @@ function toFinding(
     severity: environmentSeverity(ctx.environmentType, table),
     summary: oneLine(summary),
     details,
-    labels: buildLabels('failed_runs', { ...ctx.labels, step: step?.name }),
+    labels: buildLabels('failed_runs', { ...ctx.labels, step: failure.step ?? undefined }),
     url: ctx.url,
     since,
     subject: { type: 'run', id: run.id },
+    // Within the grace the service may yet succeed: held from the first sighting (each automatic
+    // retry moves the run's own times), announced only once the grace is over.
+    ...(sighting.kind === 'retrying' && { holdForMs: options.retryingGraceMs }),
+    ...(sighting.kind === 'underway' && { underway: true }),
+    ...(escalation && { escalation: 'retry failed' as const }),
   };
 }

@@ -32,7 +32,22 @@ export interface Detection<C extends string = CheckName> {
    * lifecycle hold the alert back. Absent: fire at once.
    */
   holdForMs?: number;
+  /**
+   * The problem may be ending: its record is being worked on again (a failed run retried from its
+   * failed step). An alert already firing stays open and says so (its summary) without a word to
+   * anyone, not even a repeat; one not firing yet keeps waiting and does not fire on this sighting.
+   */
+  underway?: boolean;
+  /**
+   * Why this sighting is news though its severity did not rise: a firing alert escalates on it (a
+   * person who acknowledged it hears again). The detector sets it on the one sighting that is news,
+   * comparing with what the open alert last said, so the alert escalates once, not every cycle.
+   */
+  escalation?: EscalationReason;
 }
+
+/** Why a finding escalates its firing alert without a rise in severity. */
+export type EscalationReason = 'retry failed';
 
 /**
  * One problem found in one complete snapshot, with what a reader is shown of it: chosen by its

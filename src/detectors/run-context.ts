@@ -63,7 +63,7 @@ export interface RunContextAsk {
 
 /**
  * The context ask of an alert about an app's run, from its subject and details (`app_id`,
- * `workflow`, `action`, `since`, as the run detectors write them); null for a run of no app (a
+ * `workflow`, `action`, `failed_at` or `since`, as the run detectors write them); null for a run of no app (a
  * server patch: no app log to read) or an alert that does not say.
  */
 export function runContextAsk(alert: {
@@ -74,5 +74,7 @@ export function runContextAsk(alert: {
   if (subject?.type !== 'run' || subject.id === undefined) return null;
   const appId = Number(details.app_id);
   if (!Number.isSafeInteger(appId) || details.workflow === undefined || details.action === undefined) return null;
-  return { runId: subject.id, appId, workflow: details.workflow, action: details.action, at: details.since ?? null };
+  // A run retried and failed again: its latest failure (`failed_at`, run-lineage.ts), not its first.
+  const at = details.failed_at ?? details.since ?? null;
+  return { runId: subject.id, appId, workflow: details.workflow, action: details.action, at };
 }

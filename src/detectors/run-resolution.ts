@@ -15,13 +15,18 @@ function stateNow(run: RunListItem, succeeded: readonly string[]): string {
 }
 
 /**
- * "run #5981 succeeded", "a newer update (run #6001) succeeded", "run #5981 is gone from the
- * service"; null when the alert names no run or the snapshot does not say.
+ * "run #5981 succeeded" ("… after a retry" for a failure), "a newer update (run #6001) succeeded",
+ * "run #5981 is gone from the service"; null when the alert names no run or the snapshot does not say.
  */
 export function runResolution(
   alert: ResolvedAlert,
   snapshot: RunsSnapshot,
-  states: { succeeded: readonly string[]; stillOpen: readonly string[] },
+  states: {
+    succeeded: readonly string[];
+    stillOpen: readonly string[];
+    /** The alert was about a failure of the run: settled now, it was retried ("succeeded after a retry"). */
+    failure?: boolean;
+  },
 ): string | null {
   const id = alert.subject?.type === 'run' ? alert.subject.id : undefined;
   if (id === undefined) return null;
@@ -36,7 +41,11 @@ export function runResolution(
     if (!newer || isNewer(orderKey(r), orderKey(newer))) newer = r;
   }
   if (newer) return `a newer ${newer.action} (run #${newer.id}) ${stateNow(newer, states.succeeded)}`;
-  if (!states.stillOpen.includes(run.state) || run.retrying) return `run #${id} ${stateNow(run, states.succeeded)}`;
+  if (!states.stillOpen.includes(run.state) || run.retrying) {
+    const now = stateNow(run, states.succeeded);
+    // The same run, failed before and fine now: a retry restarted it (reference §4), whoever sent it.
+    return `run #${id} ${now}${states.failure && now === 'succeeded' ? ' after a retry' : ''}`;
+  }
   const settled = snapshot.settledNewest?.get(key);
   if (settled && isNewer(settled, place)) {
     const how = states.succeeded.includes(settled.state) ? 'succeeded' : `is ${settled.state} now`;

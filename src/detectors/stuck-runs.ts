@@ -3,7 +3,8 @@
  * for longer than `max_duration`.
  *
  * The run's age is measured from its `created_at` — a run stuck in the queue is as stuck as one
- * stuck in a step, and the whole run is what the operator waits on. Without `created_at`, the first
+ * stuck in a step, and the whole run is what the operator waits on — or, for a run retried after a
+ * failure its failed_runs alert told of (the same run restarted), from when the retry began. Without `created_at`, the first
  * step's `started_at` stands in. A run with neither cannot be judged and is skipped (never guessed).
  * The running step and how long it has been running, and the watcher's progress, go in the details.
  */
@@ -25,6 +26,7 @@ import { runResolution } from './run-resolution.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
+import { currentStep, retrySince, type Told } from './run-lineage.js';
 
 /** Options of the stuck_runs check (`checks.stuck_runs`). */
 export interface StuckRunsOptions {
@@ -73,8 +75,14 @@ export const stuckRunsCheck = defineCheck({
   },
 });
 
-/** When the run began: `created_at`, else its first step's `started_at`; null when unknown. */
-function runStart(run: RunListItem, detail: Run | undefined): number | null {
+/**
+ * When the run began: `created_at`, else its first step's `started_at`; null when unknown. A run
+ * going again after a failure its failed_runs alert told of is a retry (the same run, restarted at
+ * its failed step): it began when the retry did, not when the run was first created.
+ */
+function runStart(run: RunListItem, detail: Run | undefined, told: Told | undefined): number | null {
+  const retried = told ? retrySince(run, detail, told) : null;
+  if (retried !== null) return retried;
   const created = parseTime(run.created_at);
   if (created !== null) return created;
   for (const step of detail?.steps ?? []) {
@@ -94,13 +102,13 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     const standing = runStanding(run, watcher, { active: options.activeStates });
     if (standing.kind !== 'active') continue;
     const waiting = standing.why === 'watcher_waiting';
-    const start = runStart(run, detail);
+    const start = runStart(run, detail, snapshot.openFailures?.get(run.id));
     if (start === null || now - start <= options.maxDurationMs) continue;
 
     const ctx = runContext(run, snapshot.apps);
     // The running step: the last one that has started (steps are listed in order), found without
     // assuming any step state word.
-    const step = detail ? [...detail.steps].reverse().find((s) => s.started_at !== null) : undefined;
+    const step = currentStep(detail);
     const stepStart = parseTime(step?.started_at);
     const runningFor = formatDuration(now - start);
 

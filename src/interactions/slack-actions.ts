@@ -212,6 +212,8 @@ function skipText(reason: SkipReason, policy: string, nextAllowedAt: number | nu
       return 'The hourly limit of remediation actions is reached (remediation.max_actions_per_hour); try later';
     case 'run_retrying':
       return `The service will retry this run by itself, and policy ${policy} waits for that (now: false)`;
+    case 'run_running_again':
+      return 'The run is running again (a retry is under way): its outcome will be said in this alert';
   }
 }
 

@@ -4,13 +4,15 @@
  * request is checked against the signing secrets of the apps configured (`slack-signature.ts`)
  * before anything in it is read: an unsigned, tampered or old request is refused with 401 and a
  * log line, and nothing is done. A signed one is answered 200 at once (Slack wants an answer
- * within 3 seconds), then handed on.
+ * within 3 seconds), then handed on. A signed request seen before is a replay (the signature holds
+ * for five minutes either way), refused like a forged one: each signature is remembered until its
+ * timestamp is out of the window.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { verifySlackRequest } from './slack-signature.js';
+import { SIGNATURE_MAX_AGE_MS, verifySlackRequest } from './slack-signature.js';
 
 /** The path Slack's Interactivity Request URL must end in. */
 export const INTERACTIONS_PATH = '/slack/interactions';
@@ -36,6 +38,15 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
   const answer = (res: ServerResponse, status: number, body?: object) => {
     res.writeHead(status, body ? { 'content-type': 'application/json' } : {}).end(body ? JSON.stringify(body) : '');
   };
+  // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests
+  // are remembered, so a stranger cannot fill it; it holds five minutes of Slack's posts at most.
+  const seen = new Map<string, number>();
+  const replayed = (signature: string, timestamp: string, now: number): boolean => {
+    for (const [s, until] of seen) if (until < now) seen.delete(s);
+    if (seen.has(signature)) return true;
+    seen.set(signature, Number(timestamp) * 1000 + SIGNATURE_MAX_AGE_MS);
+    return false;
+  };
   return (req, res) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
@@ -48,11 +59,16 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
           const v = req.headers[name];
           return Array.isArray(v) ? v[0] : v;
         };
-        const check = verifySlackRequest(
-          { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body },
-          o.secrets,
-          o.clock.now(),
-        );
+        const signed = { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body };
+        const now = o.clock.now();
+        const check = verifySlackRequest(signed, o.secrets, now);
+        if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
+          o.log.warn(
+            { remote: req.socket.remoteAddress, reason: 'replayed' },
+            'Slack interaction refused: the same signed request was taken before (a replay)',
+          );
+          return answer(res, 401, { error: 'replayed' });
+        }
         if (!check.ok) {
           o.log.warn(
             { remote: req.socket.remoteAddress, reason: check.reason },

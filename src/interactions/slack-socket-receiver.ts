@@ -6,12 +6,13 @@
  *
  * The library's own reconnection is off: a failed reconnect of its rejects a promise nobody awaits,
  * which would end the process. This loop connects instead: again at once after Slack closes a
- * connection (it recycles them every few hours), after a growing wait (1 s doubling, at most 1 min,
- * on the clock) after a failure; a refused token is said once as an error naming what to fix, and
+ * connection (it recycles them every few hours), after a growing wait (`lib/backoff.ts`: 1 s
+ * doubling, at most 1 min, with jitter, on the clock) after a failure or a connection closed at once; a refused token is said once as an error naming what to fix, and
  * tried again at the longest wait (a token rotated by hand works without a restart).
  */
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Secret } from '../config/secret.js';
+import { Backoff } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
@@ -21,6 +22,8 @@ import { slackLibraryLogger } from '../notify/channels/slack-library-logger.js';
 /** The first wait after a failed connection, doubling up to {@link MAX_WAIT_MS}. */
 const FIRST_WAIT_MS = 1_000;
 const MAX_WAIT_MS = 60_000;
+/** A connection Slack closes sooner than this was not a recycling: the next one waits as after a failure. */
+const STABLE_MS = 10_000;
 
 /** Error words of `apps.connections.open` that no wait will mend: the token. */
 const TOKEN_REFUSED = new Set([
@@ -43,6 +46,8 @@ export interface SocketReceiverOptions {
   onPayload: (payload: unknown) => void;
   clock: Clock;
   log: Logger;
+  /** The backoff's jitter (uniform in [0, 1)); default Math.random. */
+  random?: () => number;
 }
 
 /** One Socket Mode connection, kept up until stopped. */
@@ -68,7 +73,7 @@ export class SocketReceiver {
   async #loop(): Promise<void> {
     const { log, clock } = this.o;
     const signal = this.#stop.signal;
-    let failures = 0;
+    const backoff = new Backoff({ baseMs: FIRST_WAIT_MS, capMs: MAX_WAIT_MS, random: this.o.random });
     let told = false;
     // Loaded here: only a daemon whose Slack app takes clicks over Socket Mode needs the library.
     const { SocketModeClient } = await import('@slack/socket-mode');
@@ -82,22 +87,26 @@ export class SocketReceiver {
       this.#client = client;
       const closed = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
       client.on('slack_event', (e: { ack: () => Promise<void>; type: string; body: unknown }) => this.#envelope(e));
+      let wait: number;
       try {
         await client.start();
         if (signal.aborted) break;
-        failures = 0;
         told = false;
+        const connectedAt = clock.now();
         log.info({ channels: this.o.channels }, 'Slack Socket Mode connected: button clicks come this way');
         await closed;
         if (signal.aborted) break;
-        log.info('Slack closed the Socket Mode connection; connecting again');
-        continue;
+        // A connection that lasted is Slack recycling it: again at once. One closed as soon as it
+        // opened counts as a failure, so a peer that keeps doing so is not asked in a tight loop.
+        const lasted = clock.now() - connectedAt >= STABLE_MS;
+        if (lasted) backoff.reset();
+        wait = lasted ? 0 : backoff.failed();
+        log.info({ retryInMs: wait }, 'Slack closed the Socket Mode connection; connecting again');
       } catch (err) {
         if (signal.aborted) break;
-        failures += 1;
         const word = slackErrorWord(err);
         if (word && TOKEN_REFUSED.has(word)) {
-          failures = Infinity;
+          wait = MAX_WAIT_MS;
           if (!told) {
             log.error(
               { error: word, channels: this.o.channels },
@@ -106,16 +115,16 @@ export class SocketReceiver {
           }
           told = true;
         } else {
+          wait = backoff.failed();
           log.warn(
-            { error: word ?? errorText(err), failures },
+            { error: word ?? errorText(err), failures: backoff.failures, retryInMs: wait },
             'cannot connect to Slack over Socket Mode; trying again',
           );
         }
       } finally {
         client.removeAllListeners('slack_event');
       }
-      const wait = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(failures - 1, 10));
-      await clock.sleep(wait, signal).catch(() => undefined);
+      if (wait > 0) await clock.sleep(wait, signal).catch(() => undefined);
     }
   }
 

@@ -4,7 +4,13 @@
  * remediation's sending and following, the reading of alerts' context). Never two passes at once: a pass asked for while one runs
  * ({@link BackgroundLoop.runNow}) makes that one go once more when it ends, so whatever the caller
  * just wrote is seen, and both callers get the same answer.
+ *
+ * A failed pass is followed by a backoff (`lib/backoff.ts`: 1 s doubling to 1 min, with jitter),
+ * not by the usual sleep, and the usual sleep is not asked for then: `sleepMs` may read the very
+ * store that is failing. A `sleepMs` that throws is a failure too. So a store that is down costs
+ * each loop a few passes a minute, never a busy loop that starves the event loop (and SIGTERM).
  */
+import { Backoff, LOOP_BACKOFF, type BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
 
 /** What a {@link BackgroundLoop} runs. */
@@ -12,10 +18,12 @@ export interface BackgroundLoopOptions<R> {
   clock: Clock;
   /** One pass. `signal` aborts when `stop`'s deadline passes (or the caller's, for `runNow`). */
   pass: (signal: AbortSignal | undefined) => Promise<R> | R;
-  /** How long to sleep after a pass; asked after every pass. */
+  /** How long to sleep after a pass that worked; asked after every one (never after a failed one). */
   sleepMs: () => number;
-  /** A pass threw: say so. The loop goes on; the next pass tries again. */
+  /** A pass (or `sleepMs`) threw: say so. The loop goes on after a backoff; the next pass tries again. */
   onError: (err: unknown) => void;
+  /** The sleeps after failures in a row; default {@link LOOP_BACKOFF}. */
+  backoff?: BackoffPolicy;
   /** Adds the answer of a pass run once more (see `runNow`) to the one before; default: the later. */
   merge?: (earlier: R, later: R) => R;
 }
@@ -100,18 +108,25 @@ export class BackgroundLoop<R = void> {
   }
 
   async #run(signal: AbortSignal): Promise<void> {
+    const backoff = new Backoff(this.#o.backoff ?? LOOP_BACKOFF);
     while (!this.#stopping) {
+      let wait: number;
       try {
         await this.runNow(signal);
+        wait = this.#o.sleepMs();
+        backoff.reset();
       } catch (err) {
         this.#o.onError(err);
+        wait = backoff.failed();
       }
       if (this.#stopping) break;
-      this.#sleep = new AbortController();
+      const sleep = new AbortController();
+      this.#sleep = sleep;
       try {
-        await this.#o.clock.sleep(this.#o.sleepMs(), this.#sleep.signal);
-      } catch {
-        // woken early: wake() or stop()
+        await this.#o.clock.sleep(wait, sleep.signal);
+      } catch (err) {
+        // Woken early (wake() or stop()) is the one expected end; anything else is said, not taken for it.
+        if (!sleep.signal.aborted) this.#o.onError(err);
       }
     }
   }

@@ -15,6 +15,8 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
+import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
+import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
@@ -22,11 +24,11 @@ import { errorText } from '../lib/error-text.js';
 import type { Metrics } from '../server/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { Channel } from './channels/channel.js';
-import { backoff } from './backoff.js';
 import { groupDue } from './grouping.js';
 import type { NotifySettings } from './notify-settings.js';
 import type { OutboxStore } from './outbox-store.js';
 import { sendWithTimeout } from './send-with-timeout.js';
+import type { TimeToAlert } from './time-to-alert.js';
 
 /** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
 const ROWS_PER_ROUND = 5_000;
@@ -45,6 +47,8 @@ export interface DeliveryOptions {
   housekeeping?: (now: number) => void;
   /** Adds to each event what is known of it when its message is built (its alert's context). */
   attach?: (event: AlertEvent) => AlertEvent;
+  /** Told of each message delivered, in the transaction that marks its rows sent: the first deliveries of firing events. */
+  timeToAlert?: TimeToAlert;
 }
 
 /** What one round (or a flush) did, in messages and rows. */
@@ -74,6 +78,8 @@ const emptyReport = (): DeliveryReport => ({ sent: 0, rowsSent: 0, retried: 0, f
 /** The outbox's delivery loop. */
 export class Delivery {
   readonly #log: Logger;
+  /** The rounds' failures: once a minute each with a count, so an outage of the store is not a stream. */
+  readonly #quiet: RepeatedLog;
   readonly #random: () => number;
   /** Per channel, the round in progress: a second caller waits for it instead of sending twice. */
   readonly #busy = new Map<string, Promise<DeliveryReport>>();
@@ -82,6 +88,7 @@ export class Delivery {
 
   constructor(private readonly options: DeliveryOptions) {
     this.#log = (options.logger ?? silentLogger).child({ stage: 'delivery' });
+    this.#quiet = new RepeatedLog(this.#log, { clock: options.clock });
     this.#random = options.random ?? Math.random;
   }
 
@@ -109,8 +116,9 @@ export class Delivery {
         clock,
         pass,
         sleepMs: () => every,
-        // A storage fault must not end the loop: the next round tries again.
+        // A storage fault must not end the loop: the next round tries again, after a backoff.
         onError: (err) => this.#roundFailed(err, what),
+        backoff: { ...LOOP_BACKOFF, random: this.#random },
       });
     this.#loops = [
       loop('housekeeping', () => {
@@ -143,7 +151,12 @@ export class Delivery {
   #roundFailed(err: unknown, loop: string): void {
     if (err instanceof FencedError)
       this.#log.debug({ loop, reason: err.reason }, 'delivery round ended: no longer the leader');
-    else this.#log.error({ err: errorText(err, { named: true }), loop }, 'delivery round failed');
+    else
+      this.#quiet.error(
+        { err: errorText(err, { named: true }), code: errorCode(err), loop },
+        'delivery round failed',
+        loop,
+      );
   }
 
   /**
@@ -255,14 +268,16 @@ export class Delivery {
       if (result.outcome !== 'ok' && signal?.aborted) break;
       const at = clock.now();
       if (result.outcome === 'ok') {
-        rows.store.transaction(() => {
+        const told = rows.store.transaction(() => {
           rows.markSent(message.rows, at);
           if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
             state.consecutiveFailures = 0;
             state.pausedUntil = null;
             rows.setChannelState(name, state, null);
           }
+          return this.options.timeToAlert?.record(message.rows, name, at) ?? [];
         });
+        this.options.timeToAlert?.observe(told);
         report.sent++;
         report.rowsSent += message.rows.length;
         metrics?.notifications.inc({ channel: name, outcome: 'sent' });
@@ -273,12 +288,12 @@ export class Delivery {
         state.consecutiveFailures++;
         const wait =
           result.retryAfterMs ??
-          backoff(
-            state.consecutiveFailures,
-            settings.delivery.initial_backoff,
-            settings.delivery.max_backoff,
-            this.#random,
-          );
+          backoffDelay(state.consecutiveFailures, {
+            baseMs: settings.delivery.initial_backoff,
+            capMs: settings.delivery.max_backoff,
+            jitter: 0.2,
+            random: this.#random,
+          });
         state.pausedUntil = at + wait;
         rows.store.transaction(() => {
           rows.markFailed(message.rows, at + wait, result.reason, at);

@@ -20,6 +20,8 @@ import { Heartbeat, type BeatDecision } from './heartbeat.js';
 import type { AlertDefaults, NotifySettings } from './notify-settings.js';
 import { Outbox, type OutboxPass, type SilenceLookup } from './outbox.js';
 import { OutboxStore } from './outbox-store.js';
+import { TimeToAlert } from './time-to-alert.js';
+import { TimeToAlertStore } from './time-to-alert-store.js';
 import { Router } from './router.js';
 
 /** What {@link createNotifier} needs. */
@@ -89,9 +91,16 @@ export function createNotifier(options: NotifierOptions): Notifier {
     new Set([...channels].filter(([, c]) => says(c)).map(([n]) => n));
   const router = Router.fromSettings(notify, alerts, names);
   const rows = new OutboxStore(store);
-  // The silences in force, read from the store once per pass.
+  // The silences in force, read from the store once per pass. One whose stored pattern cannot be
+  // run safely mutes nothing, and is named once in the log.
+  const refusedSilences = new Set<string>();
   const silencesAt = (now: number): SilenceLookup => {
     const list = listSilences(store, { now });
+    for (const s of list) {
+      if (s.refused === null || refusedSilences.has(s.id)) continue;
+      refusedSilences.add(s.id);
+      logger.warn({ silence: s.id }, `silence ${s.id} mutes nothing: ${s.refused}; end it and make it again`);
+    }
     return (labels) => activeSilenceFor(list, labels, now)?.id;
   };
   const outbox = new Outbox(rows, {
@@ -126,6 +135,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       digest.enqueueDue(now);
     },
     ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),
+    timeToAlert: new TimeToAlert(new TimeToAlertStore(store), options.metrics),
   });
   const heartbeat = notify.heartbeat
     ? new Heartbeat({

@@ -30,6 +30,7 @@ import type { CommittedCycle, CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -116,6 +117,8 @@ export class Remediator implements CycleStage {
       log,
       alertSuspensions,
     });
+    // A store that is down fails every pass: said once a minute with a count, not at every pass.
+    const quiet = new RepeatedLog(log, { clock });
     this.#loop = new BackgroundLoop<PassReport>({
       clock,
       pass: (signal) => sender.pass(signal),
@@ -123,7 +126,7 @@ export class Remediator implements CycleStage {
       onError: (err) =>
         err instanceof FencedError
           ? log.debug({ reason: err.reason }, 'remediation pass ended: no longer the leader')
-          : log.error({ err }, 'remediation pass failed'),
+          : quiet.error({ err }, 'remediation pass failed'),
       merge: (a, b) => ({ sent: a.sent + b.sent, polled: a.polled + b.polled, finished: a.finished + b.finished }),
     });
     this.#store = store;

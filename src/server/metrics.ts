@@ -54,6 +54,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Ticks of a job skipped because its previous read was still running (it overran its schedule and
+   * runs to its end). Labelled `source` like every per-job metric here (see above): the issue
+   * named it `{job}`, which a scrape would rename `exported_job`.
+   */
+  readonly jobOverruns = new Counter({
+    name: 'deploy_watchdog_job_overruns_total',
+    help: 'Scheduled ticks of a job skipped because its previous read was still running, by source (the job).',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   /** Unix time of the last cycle of a job that completed. */
   readonly lastSuccess = new Gauge({
     name: 'deploy_watchdog_last_success_timestamp_seconds',
@@ -127,6 +139,20 @@ export class Metrics {
     name: 'deploy_watchdog_notifications_total',
     help: 'Notification delivery attempts, by channel and outcome.',
     labelNames: ['channel', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Time to alert, by check: from the record's own time of a problem (a run's `updated_at`, a URL's
+   * `public_checked_at`, an app's `updated_at`: `notify/time-to-alert.ts`) to the first successful
+   * delivery of its firing notification. Buckets around the minute that matters, up to a day (a
+   * problem older than the watchdog's first read of it lands in the last ones).
+   */
+  readonly timeToAlert = new Histogram({
+    name: 'deploy_watchdog_time_to_alert_seconds',
+    help: "From a record's own time of its problem to the first delivery of the firing notification, by check.",
+    labelNames: ['check'] as const,
+    buckets: [5, 10, 15, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600, 14400, 86400],
     registers: [this.registry],
   });
 

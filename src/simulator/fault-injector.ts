@@ -51,6 +51,13 @@ export interface FaultSpec {
    */
   echoToken?: boolean;
   /**
+   * With `echoToken`: other text echoed beside it (a webhook URL of the caller's, say), and the
+   * token and that text also as a key of the first record (`{"<token>": "echoed"}` in `extra`).
+   */
+  echoText?: string;
+  /** With `echoToken`: every echoed character spelled as a JSON `\uXXXX` escape, keys included. */
+  echoEscaped?: boolean;
+  /**
    * A list answers `total: 1000000000` and a full page (`limit` items, the list's first items
    * repeated) of ids never given before, whatever the offset, for ever. Only lists are affected;
    * a list with nothing in it stays empty.
@@ -69,6 +76,11 @@ export interface FaultSpec {
    * A value beyond the stated ones (`ssl_status: revoked`, §3), or any field broken in turn.
    */
   recordField?: { field: string; value: unknown; id?: number };
+  /**
+   * Status 500 with an error code the reference does not list and no earlier answer gave
+   * (`invented_1`, `invented_2`, …): a service whose codes would grow a metric label without bound.
+   */
+  inventedErrorCodes?: boolean;
   /** Apply to the next N matching requests only. */
   times?: number;
 }
@@ -86,6 +98,7 @@ export class FaultInjector {
   private readonly faults = new Map<FaultTarget, { spec: FaultSpec; left: number | null }>();
   private readonly rng: Prng;
   private nextEndlessId = FIRST_ENDLESS_ID;
+  private nextInventedCode = 0;
 
   constructor(seed: number) {
     this.rng = new Prng(seed ^ 0x5eed);
@@ -100,6 +113,12 @@ export class FaultInjector {
       throw new Error(`hugeMb must be a number of MB above 0, got ${String(spec.hugeMb)}`);
     }
     this.faults.set(target, { spec, left: spec.times ?? null });
+  }
+
+  /** An error code no inventedErrorCodes answer has given yet. */
+  freshErrorCode(): string {
+    this.nextInventedCode += 1;
+    return `invented_${this.nextInventedCode}`;
   }
 
   /** An id no endlessList page has given yet. */

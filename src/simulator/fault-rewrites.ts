@@ -35,12 +35,23 @@ export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ct
     if (ok && fault.endlessList) endlessPage(envelope.data, ctx);
     if (ok && fault.unreadableTime) unreadableTime(envelope.data, fault.unreadableTime);
     if (ok && fault.recordField) recordField(envelope.data, fault.recordField);
+    const echoed = [ctx.token, ...(fault.echoText === undefined ? [] : [fault.echoText])];
+    // Spelled in escapes: each echoed text is written as a marker first, replaced once serialised.
+    const spell = (text: string) => (fault.echoEscaped ? `${ECHO_MARK}${echoed.indexOf(text)}` : text);
     if (fault.echoToken) {
-      if (envelope.error) envelope.error.message = `${envelope.error.message} (token ${ctx.token})`;
-      else echoToken(envelope.data, ctx.token);
+      if (envelope.error) envelope.error.message = `${envelope.error.message} (token ${spell(ctx.token)})`;
+      else {
+        echoToken(envelope.data, spell(ctx.token));
+        if (fault.echoText !== undefined) echoInto(envelope.data, `echoed ${spell(fault.echoText)}`);
+        const first = firstObject(envelope.data, (o) => 'id' in o);
+        if (first && fault.echoText !== undefined)
+          first.extra = { [spell(ctx.token)]: 'echoed', [spell(fault.echoText)]: 'echoed' };
+      }
     }
     if (ok && fault.wrongType && isObject(envelope.data)) wrongType(envelope.data);
     out = JSON.stringify(envelope);
+    if (fault.echoToken && fault.echoEscaped)
+      out = out.replace(new RegExp(`${ECHO_MARK}(\\d+)`, 'g'), (_m, i: string) => escapeAll(echoed[Number(i)]!));
   }
   if (ok && fault.malformedJson) out = out.slice(0, Math.max(1, Math.floor(out.length / 2)));
   return out;
@@ -49,6 +60,8 @@ export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ct
 /** A full page of fresh ids and a total of a billion: the list's first items, repeated. */
 function endlessPage(data: unknown, ctx: RewriteContext): void {
   if (!isObject(data) || !Array.isArray(data.items) || typeof data.total !== 'number') return;
+  // As the fault promises: a list with nothing in it stays empty (not a total of a billion and no items).
+  if (data.items.length === 0) return;
   const source = data.items as Json[];
   const items: Json[] = [];
   for (let i = 0; i < ctx.limit && source.length > 0; i += 1)
@@ -57,15 +70,28 @@ function endlessPage(data: unknown, ctx: RewriteContext): void {
   data.total = ENDLESS_LIST_TOTAL;
 }
 
+/** Stands for an echoed text until the answer is serialised (`echoEscaped`). */
+const ECHO_MARK = '@@echo@@';
+
+/** Every character of `text` as a JSON `\uXXXX` escape. */
+function escapeAll(text: string): string {
+  return [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+}
+
 /** The token as the first record's id and inside the first free-text field found. */
 function echoToken(data: unknown, token: string): void {
   const withId = firstObject(data, (o) => 'id' in o);
   if (withId) withId.id = token;
+  echoInto(data, `token ${token}`);
+}
+
+/** `text` inside the first free-text field found. */
+function echoInto(data: unknown, text: string): void {
   for (const key of FREE_TEXT) {
     const holder = firstObject(data, (o) => typeof o[key] === 'string' || (key in o && o[key] === null));
     if (!holder) continue;
-    const text = holder[key];
-    holder[key] = typeof text === 'string' && text !== '' ? `${text} (token ${token})` : `token ${token} refused`;
+    const was = holder[key];
+    holder[key] = typeof was === 'string' && was !== '' ? `${was} (${text})` : `${text} refused`;
     return;
   }
 }

@@ -33,6 +33,12 @@ export interface FailDirective {
   /** Step name or index; default the last step before any watcher. */
   step?: string | number;
   reason?: string;
+  /**
+   * The service will retry the failed step by itself (`retrying` true, an automatic retry due in
+   * {@link AUTO_RETRY_DELAY_MS}): a failure of that retry takes the next matching directive, so
+   * several of these make a run that keeps failing and retrying by itself.
+   */
+  retrying?: boolean;
 }
 
 /** Options of a run started by a change. */
@@ -274,9 +280,17 @@ export class RunEngine {
         const end = (step.startedAt ?? run.updatedAt) + step.durationMs;
         if (end > now) return;
         if (run.failAt && run.failAt.step <= i) {
-          Object.assign(step, { state: STEP.error, updatedAt: end, reason: run.failAt.reason });
+          const { reason, retrying } = run.failAt;
+          Object.assign(step, { state: STEP.error, updatedAt: end, reason });
           run.failAt = null;
           this.end(run, end, RUN.error);
+          if (retrying) {
+            // In error, and the service will retry the failed step by itself (reference §3.1).
+            run.retrying = true;
+            run.autoRetryAt = end + AUTO_RETRY_DELAY_MS;
+            this.state.activeRuns.add(run.id);
+            continue;
+          }
           return;
         }
         Object.assign(step, { state: STEP.done, updatedAt: end });
@@ -425,7 +439,7 @@ export class RunEngine {
   }
 
   /** Takes the first fail directive matching the run, as a step index at or after `from`. */
-  private takeFailure(run: RunRec, from: number): { step: number; reason: string } | null {
+  private takeFailure(run: RunRec, from: number): RunRec['failAt'] {
     const i = this.failNext.findIndex(
       (d) => (d.appId === undefined || d.appId === run.appId) && (d.action === undefined || d.action === run.action),
     );
@@ -440,7 +454,11 @@ export class RunEngine {
       if (named >= 0) step = named;
     }
     step = Math.min(Math.max(step, from), steps.length - 1);
-    return { step, reason: directive.reason ?? `step ${steps[step]?.name ?? step} failed` };
+    return {
+      step,
+      reason: directive.reason ?? `step ${steps[step]?.name ?? step} failed`,
+      retrying: directive.retrying === true,
+    };
   }
 }
 

@@ -219,7 +219,7 @@ export interface RunRec {
   seedReason: string | null;
   watcher: WatcherRec | null;
   /** Step index at which the current attempt will fail, and why; null: it succeeds. */
-  failAt: { step: number; reason: string } | null;
+  failAt: { step: number; reason: string; retrying?: boolean } | null;
   /** When a `retrying` run restarts its failed step by itself. */
   autoRetryAt: number | null;
   /** The backup run this run waits for (apps.update / update_modules with backup). */

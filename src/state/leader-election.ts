@@ -23,6 +23,7 @@
  * while it steps down, it refuses them all.
  */
 import { performance } from 'node:perf_hooks';
+import { Backoff } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
@@ -63,6 +64,8 @@ export interface LeaderElectionOptions {
   onDeposed: (reason: string) => Promise<void>;
   /** Told at every change of role (the `deploy_watchdog_leader` gauge). */
   onRole?: (leading: boolean) => void;
+  /** The jitter of a follower's backoff while the lease cannot be reached (uniform in [0, 1)); default Math.random. */
+  random?: () => number;
 }
 
 /** The time between two attempts (renewals, or a follower's takeovers), as a share of the lease. */
@@ -73,6 +76,8 @@ export class LeaderElection {
   readonly #o: LeaderElectionOptions;
   readonly #log: Logger;
   readonly #intervalMs: number;
+  /** A follower's attempts while the lease cannot be reached (`lib/backoff.ts`). */
+  readonly #backoff: Backoff;
   #role: 'follower' | 'leader' | 'stepping-down' = 'follower';
   #term: { epoch: number; controller: AbortController } | undefined;
   /** performance.now() past which the leader stops acting. */
@@ -96,6 +101,7 @@ export class LeaderElection {
     this.#o = options;
     this.#log = options.logger.child({ stage: 'leader' });
     this.#intervalMs = Math.max(1, Math.floor(options.leaseMs / ATTEMPTS_PER_LEASE));
+    this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: options.leaseMs, random: options.random });
   }
 
   /** This process's holder name in the lease. */
@@ -184,6 +190,9 @@ export class LeaderElection {
       const started = performance.now();
       this.#tick = this.#attempt(started).finally(() => {
         this.#tick = undefined;
+        // A follower that cannot reach the lease backs off (up to a lease); a leader renews on time.
+        if (this.#role === 'follower' && this.#failure !== undefined) return this.#schedule(this.#backoff.failed());
+        this.#backoff.reset();
         this.#schedule(Math.max(0, started + this.#intervalMs - performance.now()));
       });
     }, delayMs);

@@ -65,6 +65,12 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'the audit of clicks on Slack buttons; what they did is also where it was done (events, silences, remediation audit)',
   },
   {
+    table: 'time_to_alert',
+    columns: ['delivered_at'],
+    where: 'delivered_at < @cutoff',
+    why: 'how soon each problem was told; the console reads only the recent ones',
+  },
+  {
     table: 'events',
     columns: ['at'],
     where: 'at < @cutoff',

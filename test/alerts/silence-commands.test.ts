@@ -120,7 +120,7 @@ describe('silence', () => {
       /--reason '…' is the placeholder of a printed command: write why you silence/,
     ],
     ['a bad --match', ['--match', 'app', '--for', '2h', '--reason', 'x'], /--match: invalid matcher "app"/],
-    ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a valid regular expression/],
+    ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a regular expression RE2 takes/],
     [
       'an unknown option',
       ['--match', 'app=shop', '--for', '2h', '--reason', 'x', '--forever'],

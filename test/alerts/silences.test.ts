@@ -139,6 +139,17 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       store = state.open();
       expect(listSilences(store, { now: T0 })).toEqual([s]);
     });
+
+    it('marks a stored pattern RE2 refuses (written before matchers ran on it): it mutes nothing', () => {
+      const s = silence(['app=shop']);
+      // As an older daemon could have stored it: JavaScript's engine took a lookahead.
+      const lookahead = JSON.stringify([{ name: 'app', op: '=~', value: '(?=sh)shop' }]);
+      store.db.prepare('UPDATE silences SET matchers = ? WHERE id = ?').run(lookahead, s.id);
+      const [loaded] = listSilences(store, { now: T0 });
+      expect(loaded?.refused).toMatch(/not a regular expression RE2 takes/);
+      expect(activeSilenceFor(store, { app: 'shop' }, T0 + MINUTE)).toBeUndefined();
+      expect(getSilence(store, s.id)?.refused).toBe(loaded?.refused);
+    });
   });
 
   describe('silences and the lifecycle', () => {

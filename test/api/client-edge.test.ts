@@ -250,3 +250,35 @@ describe('the token echoed back in escaped form', () => {
     expect(`${(err as Error).message} ${JSON.stringify(err)} ${logs.lines.join('')}`).not.toMatch(/tok\\?"en/);
   });
 });
+
+describe('secrets echoed back spelled in escapes, as keys too', () => {
+  it('are scrubbed from keys and values alike: the token and every other secret of the config', async () => {
+    const token = 'tok-2b7f-escaped-echo-91ce';
+    const webhook = 'https://hooks.example.com/services/T000/B000/escaped-webhook-path';
+    const own = await useSimulator({ apps: 20, seed: 3, adminToken: token });
+    const c = createApiClient({
+      baseUrl: own.baseUrl,
+      token: new Secret(token),
+      otherSecrets: [new Secret(webhook)],
+      clock,
+      requestsPerSecond: Infinity,
+      maxRetries: 0,
+    });
+    closers.push(() => c.close());
+    const fault = { echoToken: true, echoText: webhook, echoEscaped: true, times: 1 };
+    // As the service sends it: no secret as text, only escapes that spell it.
+    own.control.setFault('attention.list', fault);
+    const sent = await (
+      await fetch(`${own.baseUrl}/api/v1/attention`, { headers: { authorization: `Bearer ${token}` } })
+    ).text();
+    expect(sent).not.toContain(token);
+    expect(sent).not.toContain('escaped-webhook-path');
+    expect(JSON.stringify(JSON.parse(sent))).toContain(token);
+    // Attention items are open records, kept whole: the key reached alerts, events and messages.
+    own.control.setFault('attention.list', fault);
+    const answer = JSON.stringify(await c.attention.list());
+    expect(answer).toContain('"extra":{"<secret>":"echoed"');
+    expect(answer).not.toContain(token);
+    expect(answer).not.toContain('escaped-webhook-path');
+  });
+});

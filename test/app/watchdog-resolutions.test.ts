@@ -34,7 +34,7 @@ function someUrl(): { id: number; appId: number } {
 }
 
 describe('a resolved alert says why it is over', () => {
-  it('a failed run that now succeeded: "run #N succeeded"', async () => {
+  it('a failed run that now succeeded: "run #N succeeded after a retry"', async () => {
     const { sim, clock } = engine;
     const wd = engine.watchdog('jobs: { urls: "off", backups: "off", attention: "off", maintenance: "off" }');
     const run = sim.control.addRun({ appId: 3, action: 'update', state: 'error', failedStep: 'restart', reason: 'x' });
@@ -43,11 +43,11 @@ describe('a resolved alert says why it is over', () => {
     clock.advance(MINUTE);
     await wd.runOnce(['runs']);
     const resolved = resolvedOf(wd, `failed_runs/run/${run.id}`);
-    expect(resolved.resolution).toBe(`run #${run.id} succeeded`);
+    expect(resolved.resolution).toBe(`run #${run.id} succeeded after a retry`);
     // Shown in every channel's words: the one-line form of grouped lines and the "Why" of a full one.
     const shown = describeEvent(resolved, clock.now());
-    expect(shown.brief).toMatch(new RegExp(`^resolved after .*: run #${run.id} succeeded$`));
-    expect(shown.resolution).toBe(`run #${run.id} succeeded`);
+    expect(shown.brief).toMatch(new RegExp(`^resolved after .*: run #${run.id} succeeded after a retry$`));
+    expect(shown.resolution).toBe(`run #${run.id} succeeded after a retry`);
   });
 
   it('a failed run superseded by a newer one of the same app and action: "a newer update (run #M) succeeded"', async () => {

@@ -104,6 +104,20 @@ describe('metrics', () => {
   });
 });
 
+describe('metric labels from the service', () => {
+  it('counts an error code the reference does not list as other, however many the service invents', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    wd = Watchdog.open({ config: engineConfig(sim, tmp.dir), clock, logger: captureLogger('silent').logger, metrics });
+    sim.control.setFault('urls.list', { inventedErrorCodes: true });
+    for (let i = 0; i < 3; i++) await wd.runOnce(['urls']);
+    const text = await metrics.render();
+    // Each cycle retries the 500s, so the service invented several codes; they are one series.
+    expect(text).toMatch(/deploy_watchdog_api_errors_total\{function="urls\.list",code="other"\} ([3-9]|\d\d+)/);
+    expect(text).not.toContain('invented_');
+    expect(text.match(/deploy_watchdog_api_errors_total\{function="urls\.list"/g)).toHaveLength(1);
+  });
+});
+
 describe('secrets in logs', () => {
   let receiver: WebhookReceiver;
   beforeEach(async () => {

@@ -164,6 +164,25 @@ describe('validate warnings (printed, never failing the check)', () => {
       `${file} state.path: warning: /var/lib/deploy-watchdog-nowhere does not exist here, so the daemon cannot create state.db in it (create the directory, or set another state.path)\n`,
     );
   });
+
+  it.each([
+    ['a duration', 'deadline: 10m', 'is deprecated: its duration is taken as jobs.read_ceiling'],
+    [
+      'auto',
+      'deadline: auto',
+      'is deprecated: "auto" is ignored, a read that takes longer than its schedule now finishes',
+    ],
+    ['beside read_ceiling', 'deadline: 10m, read_ceiling: 20m', 'is deprecated and ignored: jobs.read_ceiling is set'],
+  ])('warns of the deprecated jobs.deadline (%s)', async (_what, jobs, said) => {
+    const file = writeConfig(dir, [
+      'api: { base_url: "https://manage.example.com", token: t }',
+      'notify: { channels: [{ name: c, type: log }] }',
+      `jobs: { ${jobs} }`,
+    ]);
+    const { code, stderr } = await runCli(['validate', '--config', file]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`${file} jobs.deadline: warning: ${said}`);
+  });
 });
 
 describe('plain SMTP with a password', () => {

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { loadConfig, loadConfigSection, loadConfigWithUnset, parseConfig } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret, secretsIn } from '../../src/config/secret.js';
 
 const TOKEN = 'dms-token-6f1c2a9e';
 const WEBHOOK = 'https://hooks.slack.example/services/T000/B000/s3cr3tW3bh00k';
@@ -200,7 +200,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}notify:\n  channels: [{ name: c, type: log }]\n  routes:\n    - channels: [c]\n      match_re:\n        app: "shop(-[a-z]+"\n`,
       path: 'notify.routes[0].match_re.app',
       line: 9,
-      message: /is not a valid regular expression \(Unterminated group\)/,
+      message: /is not a regular expression RE2 takes \(error parsing regexp: missing closing \)/,
     },
     {
       name: 'bad label name in match',
@@ -474,7 +474,6 @@ describe('parseConfig: defaults and values', () => {
       servers: '*/1 * * * *',
       installers: '*/5 * * * *',
       jitter: 5_000,
-      deadline: 'auto',
     });
     expect(config.checks.failed_runs).toEqual({
       enabled: true,
@@ -756,6 +755,13 @@ notify:
       for (const secret of [TOKEN, WEBHOOK, SMTP_PASS]) expect(rendered).not.toContain(secret);
     }
     expect(config.notify.heartbeat?.url.reveal()).toBe(`https://hc.example/ping/${TOKEN}`);
+  });
+
+  it('finds every secret of the config, each once: what answers from outside are scrubbed of', () => {
+    const config = parseConfig(FULL, ENV, 'x.yaml');
+    const revealed = secretsIn(config).map((s) => s.reveal());
+    expect(revealed).toEqual(expect.arrayContaining([TOKEN, WEBHOOK, SMTP_PASS, `https://hc.example/ping/${TOKEN}`]));
+    expect(new Set(secretsIn(config)).size).toBe(secretsIn(config).length);
   });
 
   it.each([

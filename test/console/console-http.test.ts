@@ -75,6 +75,18 @@ describe('open on loopback', () => {
     expect(silencesIn(daemon)).toHaveLength(before);
   });
 
+  it('previews a pathological pattern from any page at once, and goes on answering (RE2)', async () => {
+    // What an <img> on any web page the operator opens can make the browser ask: on a backtracking
+    // engine this preview froze the daemon with one alert open.
+    expect(daemon.wd.store.db.prepare('SELECT COUNT(*) AS n FROM alerts').get()).not.toEqual({ n: 0 });
+    const pattern = encodeURIComponent('check=~(.?.?.?.?.?.?.?.?.?.?.?)*X');
+    const preview = await call(daemon, `/silences/new?matchers=${pattern}`);
+    expect(preview.status).toBe(200);
+    expect((await call(daemon, '/healthz')).status).toBe(200);
+    const lookahead = await call(daemon, `/silences/new?matchers=${encodeURIComponent('check=~(?=b)backups')}`);
+    expect(lookahead.text).toContain('not a regular expression RE2 takes');
+  });
+
   it('acts on a form with its CSRF token, recording console@loopback', async () => {
     const csrf = csrfIn((await call(daemon, '/silences/new')).text);
     const res = await call(daemon, '/silences', { form: silenceForm(csrf) });

@@ -4,7 +4,7 @@ import { appState } from '../../src/detectors/app-state.js';
 import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
 import { BAD_APP_STATES } from '../../src/config/state-words.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
-import { appListItem, backupsSnapshot, checksOf, expectWellFormed, keptBy, NOW } from './fixtures.js';
+import { appListItem, backupsSnapshot, checksOf, DAY, expectWellFormed, keptBy, NOW } from './fixtures.js';
 
 const options = { badStates: BAD_APP_STATES };
 
@@ -35,7 +35,8 @@ describe('appState', () => {
       check: 'app_state',
       severity: 'critical',
       summary: 'App shop-prod (production) is stopped',
-      details: { app: 'shop-prod (production)', state: 'stopped' },
+      // When the app last changed: not shown, what its time to alert counts from.
+      details: { app: 'shop-prod (production)', state: 'stopped', updated_at: new Date(NOW - DAY).toISOString() },
       labels: {
         check: 'app_state',
         namespace: 'acme',

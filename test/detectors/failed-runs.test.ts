@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
 import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
+import type { RunsSnapshot } from '../../src/collectors/snapshot.js';
+import type { Detection } from '../../src/detectors/finding.js';
+import { runContextAsk } from '../../src/detectors/run-context.js';
 import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { VOCABULARY } from '../../src/simulator/vocabulary.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
@@ -12,6 +15,12 @@ const options: FailedRunsOptions = {
   retryingGraceMs: 30 * MINUTE,
 };
 const { error, done, running } = VOCABULARY.run;
+
+/** The snapshot with the open failed_runs alerts' details, as the runs collector carries them. */
+function withTold(snapshot: RunsSnapshot, told: Record<number, Record<string, string>> | undefined): RunsSnapshot {
+  if (!told) return snapshot;
+  return { ...snapshot, openFailures: new Map(Object.entries(told).map(([id, d]) => [Number(id), d])) };
+}
 
 /** A run of shop-prod that failed at install_modules. */
 function failedUpdate(o: Partial<Run> = {}): Run {
@@ -26,8 +35,14 @@ function failedUpdate(o: Partial<Run> = {}): Run {
   });
 }
 
-/** Runs of one snapshot and the failed_runs findings they make: who supersedes whom. */
-const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
+/** What an open alert told of run 100 when it failed (its details, as stored). */
+const TOLD_100 = { run: '#100', step: 'install_modules', reason: 'timeout after 600s', since: ago(10 * MINUTE) };
+
+/**
+ * Runs of one snapshot and the failed_runs findings they make: who supersedes whom. The fourth
+ * element: the runs with an open failed_runs alert (what it told of them).
+ */
+const SUPERSEDING: [string, (RunListItem | Run)[], string[], Record<number, Record<string, string>>?][] = [
   ['a run that succeeded', [run({ state: done })], []],
   ['a run still going', [run({ state: running })], []],
   [
@@ -41,18 +56,70 @@ const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
     ['failed_runs/run/101'],
   ],
   [
-    'failed, a newer run still going: the failure stands',
+    'failed and alerted, a newer run still going: the failure stands',
     [failedUpdate({ id: 100 }), run({ id: 101, state: running, created_at: ago(5 * MINUTE) })],
     ['failed_runs/run/100'],
+    { 100: TOLD_100 },
   ],
   [
-    'failed, a newer run retrying within grace: the failure stands',
+    'failed unannounced, a newer run still going: superseded, the newer run decides',
+    [failedUpdate({ id: 100 }), run({ id: 101, state: running, created_at: ago(5 * MINUTE) })],
+    [],
+  ],
+  [
+    'failed and alerted, a newer run retrying within grace: the failure stands, the newer is held',
     [
       failedUpdate({ id: 100 }),
       run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) }),
     ],
-    ['failed_runs/run/100'],
+    ['failed_runs/run/101', 'failed_runs/run/100'],
+    { 100: TOLD_100 },
   ],
+  [
+    'failed unannounced, a newer run retrying within grace: only the newer, held',
+    [
+      failedUpdate({ id: 100 }),
+      run({ id: 101, state: error, retrying: true, created_at: ago(5 * MINUTE), updated_at: ago(MINUTE) }),
+    ],
+    ['failed_runs/run/101'],
+  ],
+  [
+    'two failures, the newer alerted and retried (running again): the older is never announced',
+    [
+      failedUpdate({ id: 100, created_at: ago(60 * MINUTE) }),
+      run({ id: 101, state: running, created_at: ago(20 * MINUTE), updated_at: ago(MINUTE) }),
+    ],
+    ['failed_runs/run/101'],
+    { 101: { ...TOLD_100, run: '#101' } },
+  ],
+  [
+    'two failures, the newer retried before anyone saw it fail: the older is never announced',
+    [
+      failedUpdate({ id: 100, created_at: ago(60 * MINUTE) }),
+      run({ id: 101, state: running, created_at: ago(20 * MINUTE), updated_at: ago(MINUTE) }),
+    ],
+    [],
+  ],
+  [
+    'alerted; a newer failure nobody was told of behind a newer run going: the alerted one stands',
+    [
+      failedUpdate({ id: 100, created_at: ago(60 * MINUTE) }),
+      failedUpdate({ id: 101, created_at: ago(30 * MINUTE) }),
+      run({ id: 102, state: running, created_at: ago(5 * MINUTE) }),
+    ],
+    ['failed_runs/run/100'],
+    { 100: TOLD_100 },
+  ],
+  [
+    'alerted, retried, and a newer run of the group succeeded: over',
+    [
+      run({ id: 100, state: running, created_at: ago(60 * MINUTE) }),
+      run({ id: 101, state: done, created_at: ago(5 * MINUTE) }),
+    ],
+    [],
+    { 100: TOLD_100 },
+  ],
+  ['alerted, retried, and the run succeeded: over', [run({ id: 100, state: done })], [], { 100: TOLD_100 }],
   [
     'a success of another action does not supersede',
     [
@@ -77,7 +144,11 @@ const SUPERSEDING: [string, (RunListItem | Run)[], string[]][] = [
     ],
     [],
   ],
-  ['retrying within grace', [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })], []],
+  [
+    'retrying within grace: held (pending), not yet announced',
+    [failedUpdate({ retrying: true, updated_at: ago(10 * MINUTE) })],
+    ['failed_runs/run/100'],
+  ],
   ['retrying past grace', [failedUpdate({ retrying: true, updated_at: ago(31 * MINUTE) })], ['failed_runs/run/100']],
   [
     'watcher waiting is running, not failed',
@@ -183,15 +254,15 @@ describe('failedRuns', () => {
     ]);
   });
 
-  it.each(SUPERSEDING)('%s', (_name, runs, fingerprints) => {
-    const findings = failedRuns(runsSnapshot(runs), options, NOW);
+  it.each(SUPERSEDING)('%s', (_name, runs, fingerprints, told) => {
+    const findings = failedRuns(withTold(runsSnapshot(runs), told), options, NOW);
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual(fingerprints);
   });
 
   // What the runs collector does with the look-back window: settled runs (neither failed nor
   // active, no watcher) summarised per group, not kept. The verdicts must not change.
-  it.each(SUPERSEDING)('%s, with the settled runs summarised', (_name, runs, fingerprints) => {
+  it.each(SUPERSEDING)('%s, with the settled runs summarised', (_name, runs, fingerprints, told) => {
     const summary = new SettledRunSummary();
     const isSettled = (r: RunListItem | Run) =>
       !FAILED_RUN_STATES.includes(r.state) &&
@@ -199,7 +270,7 @@ describe('failedRuns', () => {
       !('watcher' in r && r.watcher !== null);
     for (const r of runs) if (isSettled(r)) summary.add(r);
     const kept = runs.filter((r) => !isSettled(r));
-    const snapshot = { ...runsSnapshot(kept), settledNewest: summary.newest };
+    const snapshot = { ...withTold(runsSnapshot(kept), told), settledNewest: summary.newest };
     expect(failedRuns(snapshot, options, NOW).map((f) => f.fingerprint)).toEqual(fingerprints);
   });
 
@@ -312,5 +383,214 @@ describe('failedRuns', () => {
     );
     const after = failedRuns(runsSnapshot([failedUpdate()]), options, NOW + 60 * MINUTE);
     expect(before.map((f) => f.fingerprint)).toEqual(after.map((f) => f.fingerprint));
+  });
+});
+
+describe('failedRuns follows a run through its retries (lineage)', () => {
+  /** Run 100 restarted at install_modules two minutes ago: running again, same id (reference §4). */
+  const runningAgain = (o: Partial<Run> = {}) =>
+    run({
+      state: running,
+      updated_at: ago(2 * MINUTE),
+      steps: [
+        step({ name: 'pull_code' }),
+        step({
+          name: 'install_modules',
+          state: VOCABULARY.step.running,
+          started_at: ago(2 * MINUTE),
+          updated_at: ago(2 * MINUTE),
+        }),
+        step({ name: 'restart', state: VOCABULARY.step.pending, started_at: null, updated_at: null }),
+      ],
+      ...o,
+    });
+  /** Run 100 failed again at install_modules one minute ago. */
+  const failedAgain = (o: Partial<Run> = {}) =>
+    failedUpdate({
+      updated_at: ago(MINUTE),
+      steps: [
+        step({ name: 'pull_code' }),
+        step({
+          name: 'install_modules',
+          state: VOCABULARY.step.error,
+          started_at: ago(2 * MINUTE),
+          updated_at: ago(MINUTE),
+          reason: 'disk full',
+        }),
+      ],
+      ...o,
+    });
+  const retrySince = { ...TOLD_100, retry_since: ago(2 * MINUTE), retry_step: 'install_modules' };
+  const at = (ms: number) => new Date(NOW - ms).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+  it.each<[string, RunListItem | Run, Record<string, string>, Partial<Detection<'failed_runs'>> | null]>([
+    [
+      'a person retried it: running again, the alert stays open and says so, announcing nothing',
+      runningAgain(),
+      TOLD_100,
+      {
+        summary: `Update of shop-prod (production) failed at step install_modules: timeout after 600s; retrying since ${at(2 * MINUTE)}, step install_modules`,
+        underway: true,
+        since: ago(10 * MINUTE),
+        details: {
+          run: '#100',
+          workflow: 'app_update',
+          action: 'update',
+          state: running,
+          app_id: '1',
+          step: 'install_modules',
+          reason: 'timeout after 600s',
+          retry_since: ago(2 * MINUTE),
+          retry_step: 'install_modules',
+          since: ago(10 * MINUTE),
+        },
+      },
+    ],
+    [
+      'running again, read from the list alone: the retry dated by its last update',
+      runListItem({ state: running, updated_at: ago(3 * MINUTE) }),
+      TOLD_100,
+      { underway: true, details: expect.objectContaining({ retry_since: ago(3 * MINUTE), step: 'install_modules' }) },
+    ],
+    [
+      'the retry failed: the same alert escalates, saying so',
+      failedAgain(),
+      retrySince,
+      {
+        escalation: 'retry failed',
+        summary: 'Update of shop-prod (production) failed again after a retry at step install_modules: disk full',
+        since: ago(10 * MINUTE),
+        details: expect.objectContaining({ retries: '1', failed_at: ago(MINUTE), since: ago(10 * MINUTE) }),
+      },
+    ],
+    [
+      'retried and failed again between two reads: a later failure than the one told escalates too',
+      failedAgain(),
+      TOLD_100,
+      { escalation: 'retry failed', details: expect.objectContaining({ retries: '1' }) },
+    ],
+    [
+      'the failure already told, seen again: no escalation',
+      failedUpdate({ updated_at: ago(10 * MINUTE) }),
+      TOLD_100,
+      {
+        escalation: undefined,
+        summary: 'Update of shop-prod (production) failed at step install_modules: timeout after 600s',
+      },
+    ],
+    [
+      'the escalated failure seen again: no second escalation',
+      failedAgain(),
+      { ...TOLD_100, retries: '1', failed_at: ago(MINUTE), step: 'install_modules', reason: 'disk full' },
+      { escalation: undefined, details: expect.objectContaining({ retries: '1' }) },
+    ],
+    [
+      'a second retry running: still says the retries that failed',
+      runningAgain({ updated_at: ago(MINUTE) }),
+      { ...TOLD_100, retries: '1', failed_at: ago(5 * MINUTE) },
+      {
+        underway: true,
+        summary: `Update of shop-prod (production) failed again after a retry at step install_modules: timeout after 600s; retrying since ${at(2 * MINUTE)}, step install_modules`,
+      },
+    ],
+    [
+      'the retry failed and the service retries it by itself: not escalated, held while within the grace',
+      failedAgain({ retrying: true }),
+      retrySince,
+      {
+        escalation: undefined,
+        holdForMs: 30 * MINUTE,
+        summary:
+          'Update of shop-prod (production) failed at step install_modules: disk full (the service retries it by itself)',
+      },
+    ],
+    [
+      'endless automatic retries: the grace counts from when it was first seen retrying, not from updated_at',
+      failedAgain({ retrying: true }),
+      { ...TOLD_100, retrying_since: ago(40 * MINUTE) },
+      {
+        holdForMs: undefined,
+        escalation: undefined,
+        summary:
+          'Update of shop-prod (production) failed at step install_modules: disk full (still retrying after 40m)',
+        details: expect.objectContaining({ retrying: 'yes', retrying_since: ago(40 * MINUTE) }),
+      },
+    ],
+    [
+      'the service retried it by itself: running again, it keeps since when it has been retrying',
+      runningAgain(),
+      { ...TOLD_100, retrying: 'yes', retrying_since: ago(25 * MINUTE) },
+      {
+        underway: true,
+        details: expect.objectContaining({ retrying_since: ago(25 * MINUTE), retry_since: ago(2 * MINUTE) }),
+      },
+    ],
+    [
+      'a watcher failure retried: said as the server failure it was',
+      runningAgain({ workflow: 'app_backup', action: 'backup' }),
+      { run: '#100', watcher: 'timeout', reason: 'archive upload refused', since: ago(10 * MINUTE) },
+      {
+        underway: true,
+        summary: `Backup of shop-prod (production) failed on the server (watcher timeout): archive upload refused; retrying since ${at(2 * MINUTE)}, step install_modules`,
+      },
+    ],
+    ['the retry succeeded: no finding, the alert resolves', run({ state: done }), retrySince, null],
+  ])('%s', (_name, theRun, told, expected) => {
+    const findings = failedRuns(withTold(runsSnapshot([theRun]), { 100: told }), options, NOW);
+    expectWellFormed(findings);
+    if (expected === null) {
+      expect(findings).toEqual([]);
+      return;
+    }
+    expect(findings).toHaveLength(1);
+    const present = Object.fromEntries(Object.entries(expected).filter(([, v]) => v !== undefined));
+    expect(findings[0]).toMatchObject({ fingerprint: 'failed_runs/run/100', ...present });
+    for (const key of ['underway', 'escalation', 'holdForMs'] as const) {
+      if (key in expected) expect(findings[0]?.[key]).toEqual(expected[key]);
+    }
+  });
+
+  it('a run retrying by itself, first seen: held for the grace from that sighting', () => {
+    const [finding] = failedRuns(
+      runsSnapshot([failedUpdate({ retrying: true, updated_at: ago(MINUTE) })]),
+      options,
+      NOW,
+    );
+    expect(finding).toMatchObject({
+      holdForMs: 30 * MINUTE,
+      details: { retrying: 'yes', retrying_since: ago(19 * MINUTE) },
+    });
+  });
+
+  it('the failed step time counts when older than the last update (grace from the first failure)', () => {
+    const late = failedUpdate({
+      retrying: true,
+      updated_at: ago(MINUTE),
+      steps: [
+        step({ name: 'install_modules', state: VOCABULARY.step.error, updated_at: ago(35 * MINUTE), reason: 'x' }),
+      ],
+    });
+    expect(judgeRun(late, late, options, NOW)).toEqual({ kind: 'failed', reason: 'retrying_past_grace' });
+  });
+});
+
+describe('runContextAsk of a failed_runs alert', () => {
+  it.each<[string, Record<string, string>, string | null]>([
+    ['a first failure: the log around it', { since: ago(10 * MINUTE) }, ago(10 * MINUTE)],
+    [
+      'a retry that failed again: the log around the latest failure',
+      { since: ago(10 * MINUTE), failed_at: ago(MINUTE) },
+      ago(MINUTE),
+    ],
+    ['no time known', {}, null],
+  ])('%s', (_name, times, at) => {
+    const details = { app_id: '1', workflow: 'app_update', action: 'update', ...times };
+    expect(runContextAsk({ subject: { type: 'run', id: 100 }, details })).toEqual({
+      runId: 100,
+      appId: 1,
+      workflow: 'app_update',
+      action: 'update',
+      at,
+    });
   });
 });

@@ -62,6 +62,34 @@ describe('stuckRuns', () => {
     expect(findings.map((f) => f.fingerprint)).toEqual(stuck ? ['stuck_runs/run/100'] : []);
   });
 
+  // A retry restarts the failed run under the same id (reference §4): its age is the retry's.
+  const told = { run: '#100', step: 'install_modules', reason: 'x', since: ago(3 * HOUR) };
+  const retried = (retryStartedAgo: number) =>
+    run({
+      state: running,
+      created_at: ago(4 * HOUR),
+      updated_at: ago(retryStartedAgo),
+      steps: [
+        step({ name: 'pull_code', started_at: ago(4 * HOUR), updated_at: ago(4 * HOUR - MINUTE) }),
+        step({
+          name: 'install_modules',
+          state: running,
+          started_at: ago(retryStartedAgo),
+          updated_at: ago(retryStartedAgo),
+        }),
+      ],
+    });
+  it.each<[string, Run, Record<string, string> | undefined, string | null]>([
+    ['created 4h ago, retried 5m ago after a failure told: not stuck', retried(5 * MINUTE), told, null],
+    ['retried 3h ago and still running: stuck for 3h', retried(3 * HOUR), told, '3h'],
+    ['the retry as its alert dated it', retried(5 * MINUTE), { ...told, retry_since: ago(150 * MINUTE) }, '2h 30m'],
+    ['no failure told: measured from its creation', retried(5 * MINUTE), undefined, '4h'],
+  ])('%s', (_name, r, failure, runningFor) => {
+    const snapshot = { ...runsSnapshot([r]), ...(failure && { openFailures: new Map([[100, failure]]) }) };
+    const findings = stuckRuns(snapshot, options, NOW);
+    expect(findings.map((f) => f.details.running_for ?? null)).toEqual(runningFor === null ? [] : [runningFor]);
+  });
+
   it('names the running step and how long it has been running', () => {
     const r = run({
       state: running,

@@ -90,7 +90,8 @@ describe('check against hostile answers', () => {
       'a 500 MB answer',
       'apps.list',
       { hugeMb: 500 },
-      /^runs\s+failed: apps\.list: answer too large \(HTTP 200\): more than 8 MiB \(api\.max_answer_size\)$/m,
+      // The runs were read before the apps' labels: cut by the bound, what they said may fire.
+      /^runs\s+partial: apps\.list: answer too large \(HTTP 200\): more than 8 MiB \(api\.max_answer_size\); from what it read: /m,
     ],
     [
       'an endless answer',

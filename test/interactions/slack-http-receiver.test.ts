@@ -40,7 +40,7 @@ async function receiver() {
     });
     return { status: res.statusCode, text: await res.body.text() };
   };
-  return { url, post, payloads, log };
+  return { url, post, payloads, log, clock };
 }
 
 describe('POST /slack/interactions', () => {
@@ -64,6 +64,24 @@ describe('POST /slack/interactions', () => {
     expect(r.payloads).toEqual([]);
     expect(r.log.text()).toContain('Slack interaction refused');
     expect(r.log.text()).not.toContain('SECRET');
+  });
+
+  it('refuses the same signed request a second time within the window (a replay), 401', async () => {
+    const r = await receiver();
+    const body = new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', n: 1 }) }).toString();
+    const timestamp = String(Math.floor(r.clock.now() / 1000));
+    const headers = {
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(SECRET, timestamp, body),
+    };
+    expect((await r.post(body, headers)).status).toBe(200);
+    r.clock.advance(4 * 60_000);
+    expect(await r.post(body, headers)).toEqual({ status: 401, text: JSON.stringify({ error: 'replayed' }) });
+    expect(r.payloads).toHaveLength(1);
+    expect(r.log.text()).toContain('a replay');
+    // Another click (another body, so another signature) in the same second is taken.
+    expect((await r.post(body.replace('1', '2'))).status).toBe(200);
+    expect(r.payloads).toHaveLength(2);
   });
 
   it('refuses a signed body without a JSON payload (400), a body too large (413), and a GET (405)', async () => {

@@ -1,8 +1,9 @@
 /**
  * The Socket Mode receiver against the fake Slack's WebSocket: an envelope is acknowledged at once
  * and its interaction handed on; when Slack asks the connection to go (as it does every few hours)
- * it connects again and clicks still arrive; a refused app token is said once, as an error naming
- * what to fix, without the token.
+ * it connects again and clicks still arrive; one closed as soon as it opened is connected again
+ * after a backoff, not at once; a refused app token is said once, as an error naming what to fix,
+ * without the token.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
@@ -24,16 +25,18 @@ afterEach(async () => {
 function start(token: string) {
   const log = new LogCapture();
   const payloads: unknown[] = [];
+  const clock = new ManualClock();
   receiver = new SocketReceiver({
     appToken: new Secret(token),
     apiUrl: slack.url,
     channels: ['ops-app'],
     onPayload: (p) => payloads.push(p),
-    clock: new ManualClock(),
+    clock,
     log: log.logger,
+    random: () => 1,
   });
   receiver.start();
-  return { log, payloads };
+  return { log, payloads, clock };
 }
 
 const click = {
@@ -45,13 +48,15 @@ const click = {
 describe('SocketReceiver', () => {
   it('acknowledges an envelope, hands on its interaction, and connects again when Slack asks it to go', async () => {
     slack = await startSlackApi({ token: 'xoxb-bot', appToken: APP_TOKEN });
-    const { log, payloads } = start(APP_TOKEN);
+    const { log, payloads, clock } = start(APP_TOKEN);
     await slack.connected();
     await slack.clickOverSocket(click);
     expect(slack.acks).toHaveLength(1);
     await vi.waitFor(() => expect(payloads).toHaveLength(1));
     expect(payloads[0]).toMatchObject({ type: 'block_actions', user: { id: 'U0ALICE' } });
 
+    // Hours later, as Slack recycles a connection: again at once.
+    clock.advance(3 * 3600_000);
     slack.disconnectSockets();
     await slack.connected(2);
     await vi.waitFor(() => expect(log.text()).toContain('Slack closed the Socket Mode connection; connecting again'));
@@ -59,6 +64,25 @@ describe('SocketReceiver', () => {
     await vi.waitFor(() => expect(payloads).toHaveLength(2));
     expect(slack.callsOf('apps.connections.open').every((c) => c.authorized)).toBe(true);
     expect(log.text()).not.toContain('SECRET');
+  });
+
+  it('a connection closed as soon as it opened is connected again after a backoff, growing while it goes on', async () => {
+    slack = await startSlackApi({ token: 'xoxb-bot', appToken: APP_TOKEN });
+    const { log, clock } = start(APP_TOKEN);
+    for (const [n, waitMs] of [
+      [1, 1_000],
+      [2, 2_000],
+      [3, 4_000],
+    ] as const) {
+      await slack.connected(n);
+      slack.disconnectSockets();
+      // Asleep for the backoff: no new connection until the clock moves past it.
+      await vi.waitFor(() => expect(clock.nextWakeAt()).toBe(clock.now() + waitMs));
+      expect(slack.connections).toBe(n);
+      clock.advance(waitMs);
+    }
+    await slack.connected(4);
+    expect(log.text()).toContain('"retryInMs":4000');
   });
 
   it('says a refused app token once, as an error naming what to fix, and never logs it', async () => {

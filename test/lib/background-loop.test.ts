@@ -1,6 +1,7 @@
 /**
  * The background loop on a ManualClock: a first pass at once, then one per sleep; woken early;
- * never two passes at once; a failed pass does not end it; stop lets a pass end within its
+ * never two passes at once; a failed pass does not end it but is followed by a backoff, and
+ * `sleepMs` is not asked then (a failing one is a failure too); stop lets a pass end within its
  * deadline and aborts it after.
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -10,16 +11,21 @@ import { ManualClock } from '../../src/lib/clock.js';
 const SLEEP = 30_000;
 
 /** A pass that counts its runs and, while `hold` is set, waits until released or aborted. */
-function harness(options: { fail?: (n: number) => boolean } = {}) {
+function harness(options: { fail?: (n: number) => boolean; sleepMs?: () => number } = {}) {
   const clock = new ManualClock(0);
-  const seen = { passes: 0, running: 0, most: 0, aborted: 0, errors: [] as unknown[] };
+  const seen = { passes: 0, running: 0, most: 0, aborted: 0, sleepAsked: 0, errors: [] as unknown[] };
   let release: (() => void) | undefined;
   let hold = false;
   const loop = new BackgroundLoop<number>({
     clock,
-    sleepMs: () => SLEEP,
+    sleepMs: () => {
+      seen.sleepAsked += 1;
+      return (options.sleepMs ?? (() => SLEEP))();
+    },
     onError: (err) => seen.errors.push(err),
     merge: (a, b) => a + b,
+    // No jitter: the waits are the table's.
+    backoff: { baseMs: 1_000, capMs: 60_000, random: () => 1 },
     pass: async (signal) => {
       seen.passes += 1;
       seen.running += 1;
@@ -47,8 +53,8 @@ function harness(options: { fail?: (n: number) => boolean } = {}) {
     seen,
     hold: (on: boolean) => (hold = on),
     release: () => release?.(),
-    /** Until the loop sleeps (its next wake-up within reach of the clock). */
-    asleep: () => vi.waitFor(() => expect(clock.nextWakeAt()).toBe(clock.now() + SLEEP)),
+    /** Until the loop sleeps `ms` (its next wake-up within reach of the clock). */
+    asleep: (ms = SLEEP) => vi.waitFor(() => expect(clock.nextWakeAt()).toBe(clock.now() + ms)),
   };
 }
 
@@ -97,15 +103,56 @@ describe('BackgroundLoop', () => {
     await h.loop.stop(0);
   });
 
-  it('a pass that throws is reported and the loop goes on', async () => {
-    const h = harness({ fail: (n) => n === 1 });
+  it('a pass that throws is reported, the loop backs off without asking sleepMs, and a success sleeps as usual again', async () => {
+    const h = harness({ fail: (n) => n <= 2 });
     h.loop.start();
-    await h.asleep();
+    await h.asleep(1_000);
     expect(h.seen.errors).toEqual([new Error('pass 1 failed')]);
-    h.clock.advance(SLEEP);
+    h.clock.advance(1_000);
     await vi.waitFor(() => expect(h.seen.passes).toBe(2));
+    await h.asleep(2_000);
+    expect(h.seen.sleepAsked).toBe(0);
+    h.clock.advance(2_000);
+    await vi.waitFor(() => expect(h.seen.passes).toBe(3));
     await h.asleep();
-    expect(h.seen.errors).toHaveLength(1);
+    expect(h.seen.errors).toHaveLength(2);
+    expect(h.seen.sleepAsked).toBe(1);
+    await h.loop.stop(0);
+  });
+
+  it.each([
+    [1, 1_000],
+    [2, 2_000],
+    [3, 4_000],
+    [6, 32_000],
+    [7, 60_000],
+    [20, 60_000],
+  ])('after %i failed passes in a row the loop sleeps %i ms', async (failures, expected) => {
+    const h = harness({ fail: () => true });
+    h.loop.start();
+    for (let n = 1; n < failures; n++) {
+      const wake = await vi.waitFor(() => h.clock.nextWakeAt() ?? expect.fail('not asleep'));
+      h.clock.set(wake);
+      await vi.waitFor(() => expect(h.seen.passes).toBe(n + 1));
+    }
+    await h.asleep(expected);
+    expect(h.seen.errors).toHaveLength(failures);
+    await h.loop.stop(0);
+  });
+
+  it('a sleepMs that throws (it reads a store that is down) is reported and the loop backs off, never spins', async () => {
+    const h = harness({
+      sleepMs: () => {
+        throw new Error('The database connection is not open');
+      },
+    });
+    h.loop.start();
+    await h.asleep(1_000);
+    expect(h.seen).toMatchObject({ passes: 1, sleepAsked: 1 });
+    expect(h.seen.errors).toEqual([new Error('The database connection is not open')]);
+    h.clock.advance(1_000);
+    await h.asleep(2_000);
+    expect(h.seen).toMatchObject({ passes: 2, sleepAsked: 2 });
     await h.loop.stop(0);
   });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertEventKind } from '../../src/alerts/alert-event.js';
-import { backoff } from '../../src/notify/backoff.js';
 import {
   decideDelivery,
   type DecisionFacts,
@@ -171,18 +170,5 @@ describe('decideDelivery', () => {
     expect(decideDelivery(facts('firing', { contextPending: reading(30) })).detail).toBe(
       'its context was not read within 30000 ms',
     );
-  });
-});
-
-describe('backoff', () => {
-  it.each([
-    [1, 1, 10_000],
-    [2, 1, 20_000],
-    [5, 1, 160_000],
-    [7, 1, 600_000],
-    [60, 1, 600_000],
-    [1, 0, 8_000],
-  ])('attempt %i with random %d waits %i ms', (attempt, random, expected) => {
-    expect(backoff(attempt, 10_000, 600_000, () => random)).toBe(expected);
   });
 });

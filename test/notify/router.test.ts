@@ -130,7 +130,7 @@ describe('Router.route', () => {
       { channels: ['log'], mute_windows: ['night'], continue: false },
       /mute window "night" is not defined/,
     ],
-    ['bad regex', { channels: ['log'], match_re: { app: '(' }, continue: false }, /not a valid regular expression/],
+    ['bad regex', { channels: ['log'], match_re: { app: '(' }, continue: false }, /not a regular expression RE2 takes/],
   ])('rejects a route with an %s', (_name, route, message) => {
     expect(() => Router.fromSettings({ routes: [route], group_by: [], mute_windows: [] }, ALERTS, CHANNELS)).toThrow(
       RouteError,

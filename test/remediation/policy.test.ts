@@ -214,6 +214,14 @@ describe('decidePolicy', () => {
       { kind: 'act', attempt: 1 },
     ],
     [
+      'run running again (a retry under way, whoever sent it), now: true or not',
+      alert({ details: { retry_since: '2026-11-01T11:58:00.000Z' } }),
+      retryPolicy({ now: true }),
+      fresh,
+      ctx,
+      { kind: 'skip', reason: 'run_running_again' },
+    ],
+    [
       'hourly limit',
       alert(),
       retryPolicy(),

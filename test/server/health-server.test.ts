@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { silentLogger } from '../../src/lib/logger.js';
@@ -99,5 +101,57 @@ describe('health server', () => {
     res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
+  });
+});
+
+describe('slow clients', () => {
+  let server: HealthServer | undefined;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    await server?.close();
+  });
+
+  async function start(limits: Parameters<typeof startHealthServer>[0]['limits']) {
+    server = await startHealthServer({
+      listen: '127.0.0.1:0',
+      metrics: new Metrics({ processMetrics: false }),
+      logger: silentLogger,
+      source: { alive: () => true, readiness: () => [] },
+      limits,
+    });
+    return server.address.port;
+  }
+
+  /** A slowloris: connects from `from` (another loopback address) and sends half a request line. */
+  async function slowClient(port: number, from: string): Promise<{ closed: Promise<void> }> {
+    const socket = connect({ host: '127.0.0.1', port, localAddress: from });
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    socket.resume(); // read what the server says (a 408), so its close reaches us
+    await once(socket, 'connect');
+    socket.write('POST /slack/interactions HTTP/1.1\r\nHost: x\r\n');
+    return { closed: once(socket, 'close').then(() => undefined) };
+  }
+
+  it('closes the connections a client holds past its share, and probes from elsewhere are answered', async () => {
+    const port = await start({ maxConnectionsPerClient: 4 });
+    const held = [];
+    for (let i = 0; i < 4; i++) held.push(await slowClient(port, '127.0.0.2'));
+    const extra = await slowClient(port, '127.0.0.2');
+    await extra.closed; // refused at once: its fifth
+    const res = await request(`http://127.0.0.1:${port}/healthz`);
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+  });
+
+  it('closes a connection whose headers do not arrive in time', async () => {
+    // One second, checked every second: the client is gone within a few, whatever the load.
+    const port = await start({ headersTimeoutMs: 1_000, requestTimeoutMs: 1_000, checkIntervalMs: 1_000 });
+    const slow = await slowClient(port, '127.0.0.3');
+    await slow.closed;
+    const res = await request(`http://127.0.0.1:${port}/healthz`);
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
   });
 });

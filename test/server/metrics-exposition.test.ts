@@ -77,6 +77,7 @@ describe('/metrics', () => {
       'process_start_time_seconds',
       'nodejs_heap_size_used_bytes',
       'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
       'nodejs_gc_duration_seconds',
     ]) {
       expect(names).toContain(standard);

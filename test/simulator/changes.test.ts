@@ -311,4 +311,24 @@ describe('runs.retry', () => {
     const done = await advanceUntil(run.id, (r) => r.state === 'done', 20 * 60_000);
     expect(done.retrying).toBe(false);
   });
+
+  it('a failure the service retries by itself: back to retrying after each failed automatic retry', async () => {
+    const app = take('development');
+    const directive = { appId: app.id, action: 'restart', reason: 'port still bound', retrying: true };
+    sim.control.failNextRun(directive);
+    sim.control.failNextRun(directive);
+    const run = sim.control.addRun({ appId: app.id, action: 'restart', state: 'error', retrying: true });
+    const failedAt: (string | null)[] = [];
+    for (let retry = 0; retry < 2; retry++) {
+      await advanceUntil(run.id, (r) => r.state === 'running', 20 * 60_000);
+      const again = await advanceUntil(run.id, (r) => r.state === 'error', 5 * 60_000);
+      expect(again).toMatchObject({ retrying: true });
+      expect(again.steps.at(-1)).toMatchObject({ state: 'error', reason: 'port still bound' });
+      failedAt.push(again.updated_at);
+    }
+    // Each retry moves updated_at: it says when the run last failed, not when it first did.
+    expect(new Set(failedAt).size).toBe(2);
+    const done = await advanceUntil(run.id, (r) => r.state === 'done', 20 * 60_000);
+    expect(done.retrying).toBe(false);
+  });
 });

@@ -1,5 +1,6 @@
 /**
- * `/sources`: whether the watchdog can see what it watches and tell what it finds. Per job: its
+ * `/sources`: whether the watchdog can see what it watches and tell what it finds. First how soon
+ * it told new problems (`time-to-alert-section.ts`), then per job: its
  * schedule, its last complete cycle, failures in a row and the last error, a job switched off for
  * a missing permission, and readiness as `/readyz` says it. The API as the metrics count it:
  * requests by function, refusals for the rate limit (429), errors by code. The notifications
@@ -14,6 +15,7 @@ import type { Metrics } from '../../server/metrics.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, page, time, type PageContext, dataTable } from '../layout.js';
+import { timeToAlertSection } from './time-to-alert-section.js';
 
 /** What the page reads besides the state file. */
 export interface SourcesInputs {
@@ -41,6 +43,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
   const backlog = outboxBacklog(store);
   const states = channelStates(store);
   const body = html` <h1>Sources</h1>
+    ${timeToAlertSection(store, ctx.now)}
     <section>
       <h2>Jobs</h2>
       ${dataTable(

@@ -44,6 +44,13 @@ export const COMPACT_OVER = 3;
 
 const SEVERITY_ORDER: readonly Severity[] = ['info', 'warning', 'critical'];
 
+/**
+ * What one event shows at most, whatever the service sent: the facts (an attention item is an open
+ * record, and one came with 126,000 fields), and the length of its summary and of each fact's value
+ * (UTF-16 units). A message is read by a person; past these it says how much it left out.
+ */
+export const SHOWN_LIMITS = { facts: 40, summary: 4_000, factValue: 1_000 } as const;
+
 /** Next steps and runbooks a message lists at most: one per check is the rule, and a message rarely mixes more. */
 export const MAX_NEXT_STEPS = 3;
 
@@ -301,7 +308,7 @@ export function describeEvent(
       tone: 'resolved',
       status,
       // What was wrong, said as over: the failure text alone would read as still true.
-      summary: `was: ${e.summary}`,
+      summary: `was: ${cutText(e.summary, SHOWN_LIMITS.summary)}`,
       where: [],
       facts: [],
       since: null,
@@ -320,24 +327,52 @@ export function describeEvent(
     if (v && !shared.has(label)) where.push({ label, value: v });
   }
   const shown = shownOf(e);
+  const summary = cutText(e.summary, SHOWN_LIMITS.summary);
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
   const since: Since = { at: Number.isFinite(started) ? started : null, text: startedText, ago };
   return {
     ...base,
     tone: e.severity,
     status,
-    summary: e.summary,
+    summary,
     where,
-    facts: shown.facts
-      .map((f) => (f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value }))
-      .filter((f) => !saysAlready(e.summary, f.value)),
+    facts: shownFacts(shown.facts, summary),
     since,
-    brief: shown.brief ?? e.summary,
+    brief: shown.brief === null ? summary : cutText(shown.brief, SHOWN_LIMITS.summary),
     briefIsSummary: shown.brief === null,
     age: ago ? `for ${ago}` : null,
     resolution: null,
     context: e.context ? describeContext(e.context) : null,
   };
+}
+
+/**
+ * The facts an event shows, in order: those its summary does not already say, each value cut to
+ * {@link SHOWN_LIMITS}, and past the first `facts` of them one line saying how many more there are.
+ */
+function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
+  const out: Fact[] = [];
+  let more = 0;
+  for (const f of facts) {
+    if (out.length >= SHOWN_LIMITS.facts) {
+      more++;
+      continue;
+    }
+    const value = cutText(f.value, SHOWN_LIMITS.factValue);
+    const fact = f.kind === 'time' ? timeFact(f.label, value) : { label: f.label, value };
+    if (!saysAlready(summary, fact.value)) out.push(fact);
+  }
+  if (more > 0) out.push({ label: 'More', value: `${more} more fields not shown` });
+  return out;
+}
+
+/** `text` cut to at most `max` UTF-16 units (never inside a surrogate pair), saying how much was left out. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}… (${text.length - end} characters more, cut)`;
 }
 
 /**

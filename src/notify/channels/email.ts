@@ -77,8 +77,15 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   // The shared labels are rows under the title, like an event's; how to silence is in the
   // signature, which mail clients set apart from the message.
   const text: string[] = [oneLine(title, MAX_SUBJECT), ...alignedRows(d.shared, '  '), ''];
-  if (d.compact) text.push(...d.events.map((e) => `- ${compactText(e)}`), '');
-  else for (const e of d.events) text.push(...eventText(e), '');
+  if (d.compact) {
+    for (const e of d.events) text.push(`- ${compactText(e)}`);
+    text.push('');
+  } else {
+    for (const e of d.events) {
+      for (const line of eventText(e)) text.push(line);
+      text.push('');
+    }
+  }
   if (d.omitted > 0) text.push(omittedText(d), '');
   const todo = [
     ...d.nextSteps.map((step) => `Next step: ${step}`),
@@ -158,11 +165,13 @@ function eventRows(d: EventDescription): Row[] {
   else if (href && d.tone !== 'resolved') rows.push({ label: 'Link', value: href, href });
   const page = d.page && safeHttpUrl(d.page.url);
   if (d.page && page) rows.push({ label: d.page.label, value: page, href: page });
-  rows.push(...d.where, ...d.facts);
+  // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
+  for (const f of d.where) rows.push(f);
+  for (const f of d.facts) rows.push(f);
   if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
   if (d.context) {
-    rows.push(...d.context.facts.map((f) => (f.at !== undefined ? { label: f.label, value: formatUtc(f.at) } : f)));
-    rows.push(...d.context.notes.map((note) => ({ label: 'Note', value: note })));
+    for (const f of d.context.facts) rows.push(f.at !== undefined ? { label: f.label, value: formatUtc(f.at) } : f);
+    for (const note of d.context.notes) rows.push({ label: 'Note', value: note });
   }
   if (d.resolution) rows.push({ label: 'Why', value: d.resolution });
   return rows;
@@ -267,7 +276,7 @@ function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessag
   const lines = n.lines ?? [];
 
   const text: string[] = [title, ''];
-  text.push(...alignedRows(fields, ''));
+  for (const line of alignedRows(fields, '')) text.push(line);
   if (fields.length > 0) text.push('');
   for (const l of lines) text.push(oneLine(l, MAX_VALUE));
   if (href) text.push('', href);

@@ -47,11 +47,13 @@ const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
  */
 function escapeAndCut(text: string, max: number, map: Record<string, string>): string {
   let out = '';
-  const chars = Array.from(text);
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i] as string;
+  // Code point by code point, never the whole text split at once: a text of megabytes stops at
+  // `max` having looked at little more than that.
+  for (let i = 0; i < text.length;) {
+    const c = String.fromCodePoint(text.codePointAt(i) as number);
+    i += c.length;
     const piece = map[c] ?? visibleText(c);
-    const isLast = i === chars.length - 1;
+    const isLast = i >= text.length;
     // Leave room for the ellipsis unless this piece ends the text.
     const room = isLast ? max : max - ELLIPSIS.length;
     if (out.length + piece.length > room) return out + ELLIPSIS;

@@ -1,6 +1,6 @@
 import { isAcknowledgementKind } from '../../alerts/alert-event.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
-import { silenceCommand } from './describe.js';
+import { cutText, SHOWN_LIMITS, silenceCommand } from './describe.js';
 import { logConfigSchema, type LogConfig } from './log-config.js';
 
 /** One structured log line: the level, the message and its fields. */
@@ -35,7 +35,8 @@ export function renderLog(notification: Notification, commandConfigFile?: string
   const lines: LogLine[] = notification.events.map((e) => ({
     // A resolved alert is good news, whatever severity it had; who has an alert is no alarm.
     level: e.kind === 'resolved' || isAcknowledgementKind(e.kind) ? 'info' : LEVEL_BY_SEVERITY[e.severity],
-    msg: e.summary,
+    // Cut as every channel cuts it: the daemon's own log is no place for a service's megabytes.
+    msg: cutText(e.summary, SHOWN_LIMITS.summary),
     fields: {
       event: e.kind,
       eventId: e.id,

@@ -248,7 +248,7 @@ function eventText(d: EventDescription): string {
   // A resolved event keeps only its app link: one tap to see it is back.
   if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);
   else if (d.url && d.tone !== 'resolved') where.push(`*Link:* ${mrkdwnLink(d.url, d.url, MAX_VALUE)}`);
-  where.push(...d.where.map(factText));
+  for (const f of d.where) where.push(factText(f));
   if (where.length > 0) lines.push(where.join('  ·  '));
   if (d.facts.length > 0) lines.push(d.facts.map(factText).join('  ·  '));
   if (d.since) lines.push(`*Since:* ${sinceText(d.since)}`);

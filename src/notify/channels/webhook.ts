@@ -36,7 +36,7 @@ import type {
   SendResult,
 } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError, type HttpAnswer } from './classify.js';
-import { describeEvent, silenceCommand, type EventDescription, type Fact } from './describe.js';
+import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
 import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
@@ -227,7 +227,8 @@ function annotationsOf(
   const routeRunbook = (n.routes ?? []).map((r) => links.routeRunbooks[r]).find((url) => url !== undefined);
   const silence = firing ? silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile) : null;
   const entries: [string, string | null | undefined][] = [
-    ['summary', text(e.summary)],
+    // Cut to what a reader reads, as every channel cuts it (describe.ts SHOWN_LIMITS).
+    ['summary', text(cutText(e.summary, SHOWN_LIMITS.summary))],
     ['description', description(d)],
     ['runbook_url', safeHttpUrl(links.checkRunbooks[e.check] ?? routeRunbook)],
     ['next_step', firing ? presentationOf(e.check)?.nextStep?.(e) : null],
@@ -246,13 +247,14 @@ function description(d: EventDescription): string {
     lines.push(d.summary);
     if (d.resolution) lines.push(`Why: ${d.resolution}`);
   } else {
-    lines.push(...[...d.where, ...d.facts].map(factLine));
+    // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
+    for (const f of [...d.where, ...d.facts]) lines.push(factLine(f));
     if (d.since) {
       const when = d.since.at !== null ? formatUtc(d.since.at) : d.since.text;
       lines.push(`Since: ${when}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
     }
-    lines.push(...(d.context?.facts ?? []).map(factLine));
-    lines.push(...(d.context?.notes ?? []).map((note) => `Note: ${note}`));
+    for (const f of d.context?.facts ?? []) lines.push(factLine(f));
+    for (const note of d.context?.notes ?? []) lines.push(`Note: ${note}`);
   }
   // Each line folded to one, so a line break in the service's text cannot make a line of ours.
   return lines.map((l) => text(l)).join('\n');

@@ -21,7 +21,7 @@ export interface ActionTarget {
 }
 
 /** An action-specific reason not to act now, read from what the alert says. */
-export type ActionSkipReason = 'run_retrying';
+export type ActionSkipReason = 'run_retrying' | 'run_running_again';
 
 /** The attempt facts an action may use to verify an earlier request. */
 export interface AttemptFacts {

@@ -25,6 +25,9 @@ export const runsRetry: RemediationAction<RetryPolicy> = {
     return { recordType: 'run', recordId: alert.subject.id };
   },
   precheck(alert, policy) {
+    // The run is running again (a retry restarted it, whoever sent it: the alert follows it):
+    // nothing to retry, and the service would refuse (not_retryable) for the rest of the alert's life.
+    if (alert.details.retry_since !== undefined) return 'run_running_again';
     // The detector writes `retrying: yes` while the service still means to retry by itself.
     if (alert.details.retrying === 'yes' && !policy.now) return 'run_retrying';
     return null;

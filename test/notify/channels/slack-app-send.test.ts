@@ -38,8 +38,9 @@ function create(apiUrl: string): SlackAppChannel {
     bot_token: TOKEN,
     channel: 'C0ALERTS',
     api_url: apiUrl,
-    // Small, so the "no answer" case ends quickly; no assertion depends on how long it took.
-    timeout: 300,
+    // Short, so the "no answer" case ends soon, yet over a second, so a loaded machine never makes
+    // an answered request time out; no assertion depends on how long it took.
+    timeout: 2000,
   });
   // No state (as in notify-test): every message stands alone.
   return slackAppChannel.create(config, { logger, clock: new ManualClock() });
@@ -109,7 +110,7 @@ describe('slack_app channel, answer by answer', () => {
 
   it('no answer within its timeout: retryable, saying how long it waited', async () => {
     slack.holdNext('chat.postMessage', { keep: false });
-    expect(await send()).toEqual({ outcome: 'retryable', reason: 'timed out after 300 ms' });
+    expect(await send()).toEqual({ outcome: 'retryable', reason: 'timed out after 2000 ms' });
   });
 
   it('nobody listening: retryable, naming the network error', async () => {

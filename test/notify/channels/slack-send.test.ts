@@ -20,8 +20,9 @@ describe('slack channel against a local webhook receiver', () => {
       type: 'slack',
       webhook_url: receiver.url,
       username: 'watchdog',
-      // Small, so the "hang" case ends quickly; no assertion depends on how long it took.
-      timeout: 300,
+      // Short, so the "hang" case ends soon, yet over a second, so a loaded machine never makes an
+      // answered request time out; no assertion depends on how long it took.
+      timeout: 2000,
     });
     channel = slackChannel.create(config, { logger, clock: new ManualClock() });
   });
@@ -84,7 +85,7 @@ describe('slack channel against a local webhook receiver', () => {
     ['fail500', { outcome: 'retryable', reason: 'server error (HTTP 500): internal_error' }],
     ['rateLimit', { outcome: 'retryable', reason: 'rate limited (HTTP 429): rate_limited', retryAfterMs: 7000 }],
     ['notFound', { outcome: 'permanent', reason: 'rejected (HTTP 404): no_service' }],
-    ['hang', { outcome: 'retryable', reason: 'timed out after 300 ms' }],
+    ['hang', { outcome: 'retryable', reason: 'timed out after 2000 ms' }],
   ])('mode %s → %j', async (mode, expected) => {
     receiver.setMode(mode);
     const before = receiver.requests;

@@ -28,8 +28,9 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
       url,
       bearer_token: token,
       headers: { 'X-Api-Key': apiKey },
-      // Small, so the "hang" case ends quickly; no assertion depends on how long it took.
-      timeout: 300,
+      // Short, so the "hang" case ends soon, yet over a second, so a loaded machine never makes an
+      // answered request time out; no assertion depends on how long it took.
+      timeout: 2000,
       ...over,
     });
     const c = webhookChannel.create(config, { logger, clock: new ManualClock() });
@@ -100,7 +101,7 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
     ],
     ['401', { status: 401, body: 'bad token' }, { outcome: 'permanent', reason: 'rejected (HTTP 401): bad token' }],
     ['410', { status: 410 }, { outcome: 'permanent', reason: 'rejected (HTTP 410)' }],
-    ['no answer', 'hang', { outcome: 'retryable', reason: 'timed out after 300 ms' }],
+    ['no answer', 'hang', { outcome: 'retryable', reason: 'timed out after 2000 ms' }],
   ])('%s → %j', async (_name, answer, expected) => {
     receiver.answer(answer);
     const before = receiver.requests;

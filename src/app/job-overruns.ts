@@ -1,0 +1,54 @@
+/**
+ * A job's read that takes longer than its schedule runs to its end; the ticks that come meanwhile
+ * are skipped. This counts them (`deploy_watchdog_job_overruns_total`) and says so once per
+ * overrun, at its first skipped tick, not at every one: a storm that makes the runs read take a
+ * minute on a 2-second schedule is one warning, not thirty.
+ */
+import type { Clock } from '../lib/clock.js';
+import { formatDuration } from '../lib/format-duration.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../server/metrics.js';
+
+/** One read in progress: when it started and how many ticks it has overrun. */
+interface Running {
+  startedAt: number;
+  skipped: number;
+}
+
+/** The overruns of one scheduler's jobs. */
+export class JobOverruns {
+  readonly #running = new Map<string, Running>();
+
+  constructor(
+    private readonly deps: { clock: Clock; logger: Logger; metrics?: Pick<Metrics, 'jobOverruns'> | undefined },
+  ) {}
+
+  /** A read of `job` starts. */
+  started(job: string): void {
+    this.#running.set(job, { startedAt: this.deps.clock.now(), skipped: 0 });
+  }
+
+  /** A tick of `job` came while its read still runs: skipped, counted, and said at the first. */
+  skipped(job: string): void {
+    this.deps.metrics?.jobOverruns.inc({ source: job });
+    const run = this.#running.get(job);
+    if (!run) return;
+    run.skipped++;
+    if (run.skipped > 1) return;
+    const runningFor = this.deps.clock.now() - run.startedAt;
+    this.deps.logger.warn(
+      { job, runningForMs: runningFor },
+      `the ${job} read has taken ${formatDuration(runningFor, 'exact')}, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,
+    );
+  }
+
+  /** The read of `job` is over; answers how many ticks it overran. */
+  finished(job: string): number {
+    const run = this.#running.get(job);
+    this.#running.delete(job);
+    if (!run || run.skipped === 0) return 0;
+    const tookMs = this.deps.clock.now() - run.startedAt;
+    this.deps.logger.debug({ job, tookMs, skipped: run.skipped }, 'overrunning read finished');
+    return run.skipped;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Keeps the state file's lease (`state/runner-lease.ts`) while this process works on it: renewed
+ * on a real timer (the lease is between processes, not on the daemon's clock), three times per
+ * lease. A renewal that fails (a file gone bad) is said once a minute with a count
+ * (`lib/repeated-log.ts`), not at every tick of a long outage.
+ */
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
+import { LEASE_TTL_MS, type RunnerLease } from '../state/runner-lease.js';
+
+/** Starts renewing `lease`; answers the function that stops renewing and releases it. */
+export function runnerLeaseRenewal(lease: RunnerLease, log: Logger, clock: Clock): () => void {
+  const quiet = new RepeatedLog(log, { clock });
+  const timer = setInterval(() => {
+    try {
+      lease.renew();
+    } catch (err) {
+      quiet.warn({ err }, 'cannot renew the lease on the state file; another run or check may start');
+    }
+  }, LEASE_TTL_MS / 3);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    lease.release();
+  };
+}
