@@ -53,6 +53,18 @@ export interface AlertRow {
    * nobody has (and always on a pending or resolved alert).
    */
   acknowledgement: Acknowledgement | null;
+  /**
+   * What a pending alert waits for beyond `alerts.for`: the hold its detector asked for, until when
+   * (ms), and why (state version 15). Null or absent: no hold (always on a row written before).
+   */
+  hold?: AlertHold | null;
+}
+
+/** The hold a pending alert waits out: until when (ms since the epoch), and what for. */
+export interface AlertHold {
+  until: number;
+  /** Null: the check's wait, unnamed. */
+  reason: string | null;
 }
 
 /** The columns a new life writes, in order. */
@@ -62,8 +74,8 @@ const COLUMNS =
 
 const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
 
-/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's. */
-const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment`;
+/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's, then the hold's. */
+const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment, hold_until, hold_reason`;
 
 /** Sets the acknowledgement columns to none (a resolve, an escalation, a new life). */
 const NO_ACKNOWLEDGEMENT =
@@ -99,6 +111,7 @@ export class AlertStore {
   readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
   readonly #queueUnrouted: SqlStatement<[number, number]>;
   readonly #setAcknowledgement: SqlStatement<[number | null, string | null, string | null, string | null, string]>;
+  readonly #setHold: SqlStatement<[number | null, string | null, string]>;
   #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
@@ -157,6 +170,7 @@ export class AlertStore {
       'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
     );
     this.#queueUnrouted = db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)');
+    this.#setHold = db.prepare('UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?');
     this.#setAcknowledgement = db.prepare(
       `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
        WHERE fingerprint = ?`,
@@ -312,6 +326,11 @@ export class AlertStore {
     this.#setAcknowledgement.run(ack?.at ?? null, ack?.by ?? null, ack?.via ?? null, ack?.comment ?? null, fingerprint);
   }
 
+  /** Sets (or, with null, ends) what a pending alert waits for ({@link AlertHold}). */
+  setHold(fingerprint: string, hold: AlertHold | null): void {
+    this.#setHold.run(hold?.until ?? null, hold?.reason ?? null, fingerprint);
+  }
+
   /** Forgets a pending alert that never fired. */
   drop(fingerprint: string): void {
     this.#drop.run(fingerprint);
@@ -442,6 +461,7 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[21] as AcknowledgeSurface,
             comment: v[22] as string | null,
           },
+    hold: v[23] === null || v[23] === undefined ? null : { until: v[23] as number, reason: v[24] as string | null },
   };
 }
 

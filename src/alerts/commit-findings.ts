@@ -5,6 +5,7 @@
  * caller spells out "lifecycle, outbox, remediation" by hand: either all of a cycle's results are
  * written, or none.
  */
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import type { AlertEvent } from './alert-event.js';
@@ -66,6 +67,8 @@ export interface FindingsPart {
   explain?: (alert: AlertRow) => string | null;
   /** Subjects of records set aside, whose alerts are held (see `LifecycleInput.held`). */
   held?: HeldSubjects;
+  /** What another alert of ours reports now (see `LifecycleInput.folded`). */
+  folded?: readonly FoldedFinding[];
   options: ApplyOptions;
 }
 
@@ -93,6 +96,7 @@ export function commitFindings(
           incomplete: p.incomplete,
           explain: p.explain,
           held: p.held,
+          ...(p.folded ? { folded: p.folded } : {}),
           now: cycle.now,
         },
         p.options,

@@ -49,7 +49,14 @@ export type DecisionReason =
   | `severity fell ${Severity}→${Severity}`
   | 'absent from complete snapshot'
   | 'gone before it fired'
+  | typeof FOLDED_REASON
   | 'not open';
+
+/**
+ * Why an alert closed because another alert of ours reports the same problem (an attention item
+ * folded into it): its resolve is no news, so the notify stage sends it nowhere a page would go.
+ */
+export const FOLDED_REASON = 'folded into another alert';
 
 /** One decision with its named reason. */
 export interface Decision {

@@ -17,7 +17,8 @@ import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
 import type { Finding } from '../detectors/finding.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
-import { checkLifecycleOptions, decide, type Decision, type LifecycleOptions } from './decide.js';
+import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
+import type { FoldedFinding } from '../detectors/detector-result.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
 import { heldNote, withHeldNote, type HeldSubjects } from './held-subjects.js';
 
@@ -34,6 +35,14 @@ export interface LifecycleInput {
    * as it is: neither resolved nor dropped, since it may only not have been listed.
    */
   incomplete?: readonly string[];
+  /**
+   * Problems another alert of ours reports now (an attention item about a record a check of ours
+   * has an alert on), by fingerprint, with the alert each went into. An open alert among them ends
+   * here, whatever `incomplete` says: pending, it is forgotten without a word (its hold has no
+   * reason left); firing, it resolves as "folded into …" ({@link FOLDED_REASON}), which the notify
+   * stage sends to no channel a page would go to: the problem goes on, told once, in that alert.
+   */
+  folded?: readonly FoldedFinding[];
   now: number;
   /** Why an alert this snapshot resolves is over, when its check can tell (`AlertEvent.resolution`). */
   explain?: (alert: AlertRow) => string | null;
@@ -123,6 +132,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       );
       continue;
     }
+    if (row.status === 'pending') keepHold(alerts, previous, finding, now);
     // Escalated: news the person who took it has not seen, so theirs is over.
     const cleared = decision.action === 'escalate' ? previous?.acknowledgement : undefined;
     if (cleared) alerts.setAcknowledgement(finding.fingerprint, null);
@@ -135,8 +145,14 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   const unseen = input.incomplete ?? [];
   let kept = 0;
   const resolving: { row: AlertRow; reason: Decision['reason'] }[] = [];
+  const folded = new Map((input.folded ?? []).map((f) => [f.fingerprint, f]));
   for (const previous of open.values()) {
     if (seen.has(previous.fingerprint)) continue;
+    const into = folded.get(previous.fingerprint);
+    if (into) {
+      events.push(...foldInto(alerts, previous, into, now));
+      continue;
+    }
     if (unseen.some((part) => covers(part, previous.fingerprint))) {
       kept++;
       continue;
@@ -172,6 +188,40 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     events.push(alerts.insertEvent(event, now));
   }
   return events;
+}
+
+/**
+ * Ends an open alert folded into another one: a pending one is forgotten (its wait is over, the
+ * problem is told by the other alert), a firing one resolves saying which alert carries it on.
+ * Not asked of the resolve guard: the item is still listed, the answer is no implausible empty one.
+ */
+function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, now: number): AlertEvent[] {
+  if (previous.status !== 'firing') {
+    alerts.drop(previous.fingerprint);
+    return [];
+  }
+  alerts.resolve(previous.fingerprint, now);
+  const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
+  const resolution = `folded into our ${into.into ?? 'own'} alert, which reports the same record and carries it on`;
+  const event = withCleared(eventOf(row, 'resolved', now, FOLDED_REASON, resolution), previous.acknowledgement);
+  return [alerts.insertEvent(event, now)];
+}
+
+/**
+ * Keeps what a pending alert waits for with it (`alerts` and the console say it): the finding's
+ * hold from its first sighting of this life, or none. Written only when it changes.
+ */
+function keepHold(alerts: AlertStore, previous: AlertRow | undefined, finding: Finding, now: number): void {
+  const firstSeenAt = previous && previous.status !== 'resolved' ? previous.firstSeenAt : now;
+  const hold = finding.holdForMs
+    ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
+    : null;
+  // A new life always writes it: the row of a resolved life may still hold the old one.
+  if (previous?.status === 'pending') {
+    const before = previous.hold ?? null;
+    if (hold?.until === before?.until && hold?.reason === before?.reason) return;
+  }
+  alerts.setHold(finding.fingerprint, hold);
 }
 
 /** The event, saying which acknowledgement it ended (its row's already cleared), if one. */
@@ -281,6 +331,6 @@ function sameRecord(a: Readonly<Record<string, unknown>>, b: Readonly<Record<str
  * Whether an entry of `incomplete` covers a fingerprint: a prefix ending in `/` covers all below
  * it; anything else only itself (`attention/r/url/id/5` must not cover `attention/r/url/id/55`).
  */
-function covers(part: string, fingerprint: string): boolean {
+export function covers(part: string, fingerprint: string): boolean {
   return part.endsWith('/') ? fingerprint.startsWith(part) : fingerprint === part;
 }

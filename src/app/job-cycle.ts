@@ -23,6 +23,7 @@ import type { StateRecord, StateWordTally } from '../collectors/state-word-tally
 import {
   explainerFor,
   relevanceFor,
+  reportingChecks,
   runDetectors,
   type DetectorOptions,
   type NamedStateList,
@@ -37,6 +38,7 @@ import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../a
 import { FencedError } from '../state/fenced-error.js';
 import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
+import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -93,6 +95,8 @@ export interface CycleDeps {
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
   /** The unknown state words already warned about under this configuration (`record:word`). */
   warnedStateWords: Set<string>;
+  /** The production apps already told vanished under this configuration (`namespace/name`). */
+  vanishedTold: Set<string>;
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
@@ -131,6 +135,7 @@ export async function runJobCycle(
   // The records the read sets aside: their alerts are held, the rest of the read stays complete.
   const quarantine = new Quarantine();
   const soFar = new ReadSoFar();
+  let vanished: VanishedResolutions | undefined;
   try {
     const scope = await deps.namespaces(signal);
     const openSubjects = deps.alerts.openSubjectsByJob(job);
@@ -143,6 +148,7 @@ export async function runJobCycle(
       concurrency: deps.config.api.concurrency,
       openSubjects,
       reportedElsewhere: () => deps.alerts.openSubjectsOutside(job),
+      reporting: reportingChecks(deps.detectorOptions, (j) => deps.config.jobs[j] !== null && !deps.disabled.has(j)),
       // The detectors below judge by the same `now`, so what is kept is what they could report,
       // and the records open alerts are about, so a resolved one can say why it is over.
       relevance: relevanceFor(deps.detectorOptions, now, new Set(openSubjects.flatMap((o) => o.subject.id ?? []))),
@@ -153,7 +159,15 @@ export async function runJobCycle(
     const snapshot = await COLLECTORS[job](ctx);
     ({ findings, incomplete, folded } = runDetectors(snapshot, deps.detectorOptions, now));
     stateWords = snapshot.stateWords;
-    explain = explainerFor(snapshot, deps.detectorOptions);
+    vanished = await explainVanished(
+      deps,
+      job,
+      { findings, incomplete, folded },
+      explainerFor(snapshot, deps.detectorOptions),
+      log,
+      signal,
+    );
+    explain = vanished.explain;
   } catch (err) {
     const cut = boundThatCut(err, signal);
     if (cut) {
@@ -187,6 +201,7 @@ export async function runJobCycle(
             incomplete,
             explain,
             held: heldSubjectsOf(skipped),
+            ...(folded ? { folded } : {}),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
           // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
@@ -206,6 +221,7 @@ export async function runJobCycle(
     },
     deps.stages,
   );
+  vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
   deps.notifier.heartbeat();

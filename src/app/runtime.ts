@@ -4,6 +4,7 @@
  * not at all, started by the watchdog, and rebuilt from scratch on reload; the state file, the
  * alert store and the health listener outlive it.
  */
+import { sayTokenVisibility } from './say-token-visibility.js';
 import type { Dispatcher } from 'undici';
 import type { AlertStore } from '../alerts/alert-store.js';
 import { createApiClient, type ApiClient, type ApiClientOptions, type ApiObserver } from '../api/client.js';
@@ -55,6 +56,11 @@ export interface Runtime {
   deps: CycleDeps;
   /** Enabled jobs with their cron expression. */
   jobs: Map<SnapshotJob, string>;
+  /**
+   * At start and on reload: the namespaces to read (as `deps.namespaces`), after learning and
+   * saying once what the token can read (`say-token-visibility.ts`, never fatal).
+   */
+  learnScope(): Promise<NamespaceScope>;
 }
 
 /** What outlives a runtime and every runtime is built on. */
@@ -191,6 +197,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       ],
       stateLists: stateListsFromConfig(config.checks),
       warnedStateWords: new Set(),
+      vanishedTold: new Set(),
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
@@ -200,7 +207,24 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       overruns: new JobOverruns({ clock, logger, metrics }),
       ...(base.schedule ? { schedule: base.schedule } : {}),
     });
-    return { config, client, channels, notifier, scheduler, remediation, interactions, context, deps, jobs };
+    const learnScope = async () => {
+      const scope = await deps.namespaces();
+      await sayTokenVisibility(client, base.store, clock, logger.child({ stage: 'visibility' }), base.hardStop);
+      return scope;
+    };
+    return {
+      config,
+      client,
+      channels,
+      notifier,
+      scheduler,
+      remediation,
+      interactions,
+      context,
+      deps,
+      jobs,
+      learnScope,
+    };
   } catch (err) {
     void client.close();
     if (channels) void closeChannels(channels.values());

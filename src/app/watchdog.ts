@@ -662,7 +662,7 @@ export class Watchdog {
   /** Fails early on a configured namespace the token does not reach; an unreachable API is left to the cycles. */
   async #checkNamespaces(rt: Runtime): Promise<void> {
     try {
-      await rt.deps.namespaces();
+      await rt.learnScope();
     } catch (err) {
       if (err instanceof Error && err.name === 'NamespaceError') throw err;
       if (this.#hardStop.signal.aborted) return; // stopped while asking: nothing to say

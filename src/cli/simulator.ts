@@ -38,9 +38,11 @@ Modes: where the API reference leaves a choice open, choose differently (default
                          allowed), refilled in real time; over it: 429 rate_limited
   --rate-burst N         requests at once after a quiet spell (default RPS rounded up, at least 1)
   --retry-after FORM     what a 429 says: seconds (default), date (an HTTP date) or none
-  --scoped-token SPEC    an extra token, repeatable: TOKEN[:read=ENVS][:change=ENVS][:namespaces=CODES]
+  --scoped-token SPEC    an extra token, repeatable:
+                         TOKEN[:read=ENVS][:get=ENVS][:change=ENVS][:namespaces=CODES]
                          with ENVS from production,staging,development, or none; what is not
-                         limited is all (every permission, namespace and environment), e.g.
+                         limited is all (every permission, namespace and environment); get=
+                         limits reads by id alone (lists show what they refuse), e.g.
                          ops-token:read=staging,development:change=development
   --fault FN=KIND[:ARG]  a fault on every call of FN (a dotted name such as apps.list, or *),
                          repeatable; faults of one FN combine. KIND is one of:
@@ -107,7 +109,7 @@ function rateLimitOf(values: {
   };
 }
 
-/** `TOKEN[:read=ENVS][:change=ENVS][:namespaces=CODES]`: every permission, limited as it says. */
+/** `TOKEN[:read=ENVS][:get=ENVS][:change=ENVS][:namespaces=CODES]`: every permission, limited as it says. */
 function scopedToken(raw: string): SimTokenSpec {
   const [token = '', ...parts] = raw.split(':');
   if (!/^\S{8,}$/.test(token))
@@ -117,10 +119,12 @@ function scopedToken(raw: string): SimTokenSpec {
   const spec: SimTokenSpec = { token, namespaces: '*', permissions: '*' };
   const seen = new Set<string>();
   for (const part of parts) {
-    const m = /^(read|change|namespaces)=(.+)$/.exec(part);
+    const m = /^(read|get|change|namespaces)=(.+)$/.exec(part);
     if (!m)
-      throw new UsageError(`--scoped-token: "${part}" is not read=ENVS, change=ENVS or namespaces=CODES (in "${raw}")`);
-    const [, key, list] = m as unknown as [string, 'read' | 'change' | 'namespaces', string];
+      throw new UsageError(
+        `--scoped-token: "${part}" is not read=ENVS, get=ENVS, change=ENVS or namespaces=CODES (in "${raw}")`,
+      );
+    const [, key, list] = m as unknown as [string, 'read' | 'get' | 'change' | 'namespaces', string];
     if (seen.has(key)) throw new UsageError(`--scoped-token: ${key}= is given twice in "${raw}"`);
     seen.add(key);
     const items = list === 'none' ? [] : list.split(',');
@@ -135,10 +139,17 @@ function scopedToken(raw: string): SimTokenSpec {
       throw new UsageError(
         `--scoped-token: ${key}= takes ${ENVIRONMENTS.join(', ')} (comma-separated) or none, got "${bad}"`,
       );
-    spec[key === 'read' ? 'readEnvironments' : 'changeEnvironments'] = items as EnvironmentType[];
+    spec[SCOPED_KEYS[key]] = items as EnvironmentType[];
   }
   return spec;
 }
+
+/** The environments each key of a scoped token limits. */
+const SCOPED_KEYS = {
+  read: 'readEnvironments',
+  get: 'readByIdEnvironments',
+  change: 'changeEnvironments',
+} as const;
 
 /** What each `--fault` KIND sets, and whether it takes an argument. */
 const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: string): FaultSpec }> = {

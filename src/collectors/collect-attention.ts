@@ -9,14 +9,50 @@ const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0
  * Reads the `attention` job's snapshot: `attention.list`, once, or once per configured namespace
  * with the answers merged (see {@link mergeAttention}), and then what the daemon's other jobs
  * report (`reportedElsewhere`), as late as possible so an alert opened during the read counts.
+ *
+ * The service lists the first 20 items of a section. Read across every namespace in one call, a
+ * section that counts more is read again per namespace (`widen`): each namespace lists its own
+ * first 20, so the window grows by as many namespaces as the token reaches.
  */
 export async function collectAttention(ctx: CollectorContext): Promise<AttentionSnapshot> {
   const answers = await readAcrossNamespaces(ctx, async (namespace) => [
     await ctx.client.attention.list(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
   ]);
-  const summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
+  let summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
+  if (ctx.namespaces === null && isCapped(summary)) summary = (await widen(ctx)) ?? summary;
   ctx.logger.debug({ sections: summary.sections.length, total: summary.total }, 'attention read');
-  return { job: 'attention', takenAt: ctx.now, summary, reported: ctx.reportedElsewhere?.() ?? [] };
+  return {
+    job: 'attention',
+    takenAt: ctx.now,
+    summary,
+    reported: ctx.reportedElsewhere?.() ?? [],
+    ...(ctx.reporting ? { reporting: ctx.reporting } : {}),
+  };
+}
+
+/** Whether a section lists fewer items than it counts. */
+function isCapped(summary: AttentionSummary): boolean {
+  return summary.sections.some((s) => s.count > s.items.length);
+}
+
+/**
+ * The summary read once per namespace the token reaches (whoami), merged; undefined when that
+ * cannot widen it (one namespace, whoami refused or failing, a namespace's read failing): the
+ * answer read across them all then stands, as complete as it was.
+ */
+async function widen(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
+  try {
+    const identity = await ctx.client.whoami({}, { signal: ctx.signal });
+    const codes = identity.namespaces.map((n) => n.code);
+    if (codes.length < 2) return undefined;
+    const answers: AttentionSummary[] = [];
+    for (const namespace of codes) answers.push(await ctx.client.attention.list({ namespace }, { signal: ctx.signal }));
+    return mergeAttention(answers);
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    ctx.logger.debug({ err }, 'cannot read attention per namespace; the first 20 of each section stand');
+    return undefined;
+  }
 }
 
 /**

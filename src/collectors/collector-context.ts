@@ -51,6 +51,12 @@ export interface CollectorContext {
    */
   reportedElsewhere?: () => readonly OpenSubject[];
   /**
+   * The checks of ours that run now (enabled, their job scheduled and not switched off for a
+   * missing permission): an attention item no one of them could report is news at once. Absent:
+   * every check counts.
+   */
+  reporting?: readonly string[];
+  /**
    * Which records of a bulk read an enabled check could find a problem in (`relevanceFor` of the
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */

@@ -156,6 +156,11 @@ export interface AttentionSnapshot extends SnapshotBase {
    * alerting on it again. Absent: nothing reported.
    */
   reported?: readonly OpenSubject[];
+  /**
+   * The checks of ours that run (enabled, scheduled, not switched off for a missing permission):
+   * an item of a rule none of them could report alerts at once. Absent: every check counts.
+   */
+  reporting?: readonly string[];
 }
 
 /**

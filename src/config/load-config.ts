@@ -73,7 +73,7 @@ export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv): Confi
  * channel's secrets, which an operator's shell usually does not have (the daemon keeps them in its
  * own environment), so a printed "To silence" line works as printed. Throws {@link ConfigError}.
  */
-export function loadConfigSection<K extends 'state' | 'server'>(
+export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
   file: string,
   env: NodeJS.ProcessEnv,
   section: K,

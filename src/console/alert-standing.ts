@@ -1,7 +1,7 @@
 /**
  * Why an open alert is, or is not, being told to anyone, in the notify stage's own words: who has
  * acknowledged it (its repeats stop), the silence that mutes it now, the cause that inhibits it now (the same `Inhibitor` the delivery
- * round asks), a pending alert's count of cycles, and what was last decided for it on each channel
+ * round asks), why a pending alert waits (its cycles, its check's hold), and what was last decided for it on each channel
  * (the outbox row's named decision and its detail: `silenced`, `muted_window`, `inhibited`,
  * `repeat_not_due`, sent…). Nothing here decides anything: it reads what the stages decide.
  */
@@ -9,6 +9,7 @@ import type { Acknowledgement } from '../alerts/alert-store.js';
 import type { OpenAlertView } from '../alerts/open-alerts-view.js';
 import type { Silence } from '../alerts/silences.js';
 import type { Config } from '../config/load-config.js';
+import { pendingReason } from '../alerts/pending-reason.js';
 import { Inhibitor, type InhibitionCause } from '../notify/inhibition.js';
 import type { OutboxRow } from '../notify/outbox-store.js';
 
@@ -20,8 +21,11 @@ export interface AlertStanding {
   silence: Silence | undefined;
   /** The firing alert that holds it back now, and by which rule. */
   inhibitedBy: InhibitionCause | undefined;
-  /** For a pending alert: cycles seen of the `alerts.for` it needs. */
-  pending: { seen: number; of: number } | undefined;
+  /**
+   * For a pending alert: why it waits ({@link pendingReason}: the cycles of `alerts.for`, the hold
+   * its check asked for, or nothing any more).
+   */
+  pending: string[] | undefined;
   /** The newest decision per channel (the outbox), channel order. */
   channels: OutboxRow[];
 }
@@ -34,6 +38,7 @@ export class AlertStandings {
     open: readonly OpenAlertView[],
     private readonly decisions: ReadonlyMap<string, OutboxRow[]>,
     private readonly config: Config,
+    private readonly now: number,
   ) {
     this.#inhibitor = new Inhibitor(
       config.notify.inhibit,
@@ -48,7 +53,7 @@ export class AlertStandings {
       acknowledgement: alert.acknowledgement,
       silence: view.silence,
       inhibitedBy: alert.status === 'resolved' ? undefined : this.#inhibitor.causeFor(alert),
-      pending: alert.status === 'pending' ? { seen: alert.seenCount, of: this.config.alerts.for } : undefined,
+      pending: alert.status === 'pending' ? pendingReason(alert, this.config.alerts.for, this.now) : undefined,
       channels: this.decisions.get(alert.fingerprint) ?? [],
     };
   }

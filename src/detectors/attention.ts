@@ -24,15 +24,25 @@
  * alert: no finding of its own, with the reason named for the cycle's log ({@link FoldedFinding}).
  * The other alert already says it, in our words and with our severity for its environment; adding
  * the item's text to it would make the attention job rewrite another job's alert (and re-announce
- * it whenever the dashboard's wording changed), so the item is left out instead. Its own alert, if
- * it had already fired before ours opened, is kept as it is (declared incomplete, one whole
- * fingerprint), never falsely resolved: it resolves when the dashboard stops listing the item.
+ * it whenever the dashboard's wording changed), so the item is left out instead.
+ *
+ * An item about a record our own alert reports LATER (the item fired first) becomes part of that
+ * alert: the detector folds it from then on, and the lifecycle closes the item's own alert quietly
+ * (resolved, "folded into …", sent to no channel but those that keep a message per alert), or forgets
+ * it without a word while it was still pending. One page for one problem.
  *
  * Our checks run on their own schedules (runs every minute, URLs every quarter hour), so the
- * dashboard can list a problem before they report it. An item that names a record none of our
- * alerts is about yet waits `fold_wait` (held by the lifecycle, `holdForMs`) before it fires on its
- * own, which gives them the time to; an item that names no record (nothing to match it by) fires
- * at once, as does one that waited and still is reported by none of our checks.
+ * dashboard can list a problem before they report it. An item of a rule one of our ENABLED checks
+ * could report (`reported_by`: rule → checks, defaults for the simulator's rules, since the
+ * reference shows neither rule names nor item shapes) that names a record none of our alerts is
+ * about yet waits `fold_wait` (held by the lifecycle, `holdForMs`, with its reason) before it fires
+ * on its own, which gives them the time to. Every other item fires in the cycle it appears: a rule
+ * no check of ours covers ("Apps not answering"), a rule whose checks are all off, an item naming
+ * no record (nothing to match it by).
+ *
+ * A truncated section of a rule our checks cover raises no "N in all, 20 listed" alert: what the
+ * dashboard does not list there, our checks report. The collector widens the window where it can
+ * (one read per namespace, each listing its own first 20).
  */
 import { z } from 'zod';
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
@@ -49,6 +59,7 @@ import { contentHash, fingerprint, stableJson } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import type { Presentable } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
+import { formatDuration } from '../lib/format-duration.js';
 
 /** Options of the attention check (`checks.attention`). */
 export interface AttentionOptions {
@@ -64,7 +75,29 @@ export interface AttentionOptions {
    * it fires on its own (ms). Absent or 0: it fires at once.
    */
   foldWaitMs?: number;
+  /**
+   * Which of our checks could report the items of each rule (`reported_by` over the defaults).
+   * Absent: {@link DEFAULT_REPORTED_BY}.
+   */
+  reportedBy?: Readonly<Record<string, readonly string[]>>;
 }
+
+/**
+ * The simulator's rules (`src/simulator/problem-finder.ts`) and the checks of ours that report the
+ * same problems. The reference names no rule, so a service's own names go in `reported_by`.
+ */
+export const DEFAULT_REPORTED_BY: Readonly<Record<string, readonly string[]>> = {
+  failed_run: ['failed_runs'],
+  retrying_run: ['failed_runs'],
+  certificate_expired: ['certificates'],
+  certificate_expiring: ['certificates'],
+  public_check_failed: ['url_checks'],
+  backup_critical: ['backups'],
+  backup_stale: ['backups'],
+  backup_unverified: ['backups'],
+  offsite_failed: ['backups'],
+  maintenance: ['maintenance'],
+};
 
 /** The dashboard's severities as ours. */
 const SEVERITY: Record<AttentionSection['severity'], Severity> = {
@@ -91,12 +124,23 @@ export const attentionCheck = defineCheck({
     fold_wait: durationSchema
       .prefault('20m')
       .describe(
-        "How long an item naming a run, URL, app or backup waits for one of the watchdog's own checks to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once.",
+        "How long an item naming a run, URL, app or backup, of a rule one of the watchdog's own enabled checks could report (`reported_by`), waits for that check to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once. Items of any other rule alert at once.",
+      ),
+    reported_by: z
+      .record(z.string().min(1, 'must not be empty'), z.array(z.string().min(1, 'must not be empty')))
+      .default({})
+      .describe(
+        "Which of the watchdog's own checks report the problems of each attention rule (a section's `rule`), added to the defaults for the simulator's rules (failed_run: [failed_runs], certificate_expired: [certificates], public_check_failed: [url_checks], backup_*: [backups], maintenance: [maintenance], …). An item of a rule none of whose checks is enabled alerts at once; `[]` says no check of ours covers a rule. The reference does not name the rules: list your service's here.",
       ),
   }),
   options: (own): AttentionOptions | undefined =>
     own.enabled
-      ? { minSeverity: SEVERITY[own.min_severity], ignoreRules: own.ignore_rules, foldWaitMs: own.fold_wait }
+      ? {
+          minSeverity: SEVERITY[own.min_severity],
+          ignoreRules: own.ignore_rules,
+          foldWaitMs: own.fold_wait,
+          reportedBy: { ...DEFAULT_REPORTED_BY, ...own.reported_by },
+        }
       : undefined,
   detect: attention,
   resolution: () => 'the service no longer lists it among the things needing attention',
@@ -182,6 +226,29 @@ function truncate(s: string, max: number): string {
 }
 
 /**
+ * The enabled checks of ours that could report the items of a rule: its `reportedBy` entry (absent:
+ * the defaults) among the checks running (`reporting`; absent: all of them).
+ */
+export function coveringChecks(
+  rule: string,
+  options: Pick<AttentionOptions, 'reportedBy'>,
+  reporting: readonly string[] | undefined,
+): readonly string[] {
+  const checks = (options.reportedBy ?? DEFAULT_REPORTED_BY)[rule] ?? [];
+  return reporting === undefined ? checks : checks.filter((c) => reporting.includes(c));
+}
+
+/** The hold of an item waiting for `checks` to report `records`, and the reason the console shows. */
+function foldHold(waitMs: number, checks: readonly string[], records: readonly string[]) {
+  const who = checks.join(' or ');
+  const what = records.map((r) => r.replace(':', ' ')).join(', ');
+  return {
+    holdForMs: waitMs,
+    holdReason: `waiting up to ${formatDuration(waitMs, 'exact')} (checks.attention.fold_wait) for ${who} to report ${what}`,
+  };
+}
+
+/**
  * Finds every listed item of every section at least as severe as `minSeverity` and not of an
  * ignored rule, but the items our other checks' open alerts report (folded into them), and declares
  * the sections that list fewer items than they count incomplete.
@@ -200,6 +267,8 @@ export function attention(
     if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
     if (options.ignoreRules?.includes(section.rule)) continue;
     const truncated = section.count > section.items.length;
+    const covering = coveringChecks(section.rule, options, snapshot.reporting);
+    const covered = covering.length > 0;
     // The empty part makes the prefix end in `/`, so rule `cert` does not cover rule `cert_x`.
     if (truncated) incomplete.push(fingerprint('attention', section.rule, ''));
 
@@ -213,7 +282,7 @@ export function attention(
       const records = recordsOf(section.kind, item);
       const reporter = records.map((r) => reported.get(r)).find((who) => who !== undefined);
       if (reporter !== undefined) {
-        folded.push({ fingerprint: fp, reason: `reported by ${reporter}` });
+        folded.push({ fingerprint: fp, reason: `reported by ${reporter}`, into: reporter });
         incomplete.push(fp);
         continue;
       }
@@ -242,12 +311,13 @@ export function attention(
         url: url && /^https?:\/\//.test(url) ? url : null,
         since: since ? toIso(since) : null,
         subject: typeof item.id === 'number' ? { type: 'attention', id: item.id } : { type: 'attention' },
-        // Named records wait for our checks to report them; an item naming none cannot be folded.
-        ...(records.length > 0 && options.foldWaitMs ? { holdForMs: options.foldWaitMs } : {}),
+        // Named records of a covered rule wait for our checks to report them; any other item is news now.
+        ...(covered && records.length > 0 && options.foldWaitMs ? foldHold(options.foldWaitMs, covering, records) : {}),
       });
     }
 
-    if (truncated) {
+    // What a covered section does not list, our checks report: no note of the cap for it.
+    if (truncated && !covered) {
       const fp = fingerprint('attention', section.rule, 'more');
       if (seen.has(fp)) continue;
       seen.add(fp);

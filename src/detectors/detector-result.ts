@@ -29,4 +29,9 @@ export interface FoldedFinding {
   fingerprint: string;
   /** Why, named: "reported by failed_runs (run 123)". */
   reason: string;
+  /**
+   * The alert it was folded into, named ("failed_runs (run 123)"): an alert of its own, opened
+   * before, closes quietly saying so (see `LifecycleInput.folded`).
+   */
+  into?: string;
 }

@@ -44,6 +44,12 @@ export interface Detection<C extends string = CheckName> {
    * comparing with what the open alert last said, so the alert escalates once, not every cycle.
    */
   escalation?: EscalationReason;
+  /**
+   * What the hold waits for, as a person reads it ("waiting up to 20m (checks.attention.fold_wait)
+   * for failed_runs to report run 123"): kept with the pending alert, so `alerts` and the console
+   * say why it is not told yet. Absent: the check's wait, unnamed.
+   */
+  holdReason?: string;
 }
 
 /** Why a finding escalates its firing alert without a rise in severity. */

@@ -158,6 +158,15 @@ export function contextAskOf(alert: ResolvedAlert & { check: string }): RunConte
   return BY_NAME.get(alert.check)?.contextAsk(alert) ?? null;
 }
 
+/**
+ * The checks that run: enabled (they have options) and their job runs (`runs(job)`: scheduled,
+ * not switched off for a missing permission). What the attention check asks before it waits for
+ * one of them to report an item.
+ */
+export function reportingChecks(options: DetectorOptions, runs: (job: SnapshotJob) => boolean): string[] {
+  return CHECKS.filter((c) => options[c.name] !== undefined && runs(c.job)).map((c) => c.name);
+}
+
 /** The checks that read `job`'s snapshot (whether or not they are enabled). */
 export function detectorsFor(job: SnapshotJob): readonly AnyCheck[] {
   return CHECKS.filter((c) => c.job === job);

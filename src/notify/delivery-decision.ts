@@ -6,6 +6,7 @@
  * was not sent.
  */
 import { isAcknowledgementKind, type AlertEventKind } from '../alerts/alert-event.js';
+import { FOLDED_REASON } from '../alerts/decide.js';
 import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
@@ -38,6 +39,12 @@ export type NotifyDecision =
   | 'resolved_quietly'
   /** A held row made obsolete by a newer event of the same alert on the same channel. */
   | 'superseded'
+  /**
+   * The alert resolved because another alert of ours now reports the same problem (an attention
+   * item folded into it): no news for a channel that pages. A channel that keeps a message per
+   * alert still hears it, so its message stops showing the alert as firing.
+   */
+  | 'folded'
   /** The alert is for the daily digest alone (label `delivery: digest`): listed there, never sent on its own. */
   | 'digest_only'
   /**
@@ -60,6 +67,7 @@ export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'he
   repeat_not_due: 'suppressed',
   resolved_quietly: 'suppressed',
   superseded: 'suppressed',
+  folded: 'suppressed',
   digest_only: 'suppressed',
   awaiting_context: 'held',
   context_wait_over: 'pending',
@@ -74,7 +82,7 @@ export interface NotificationLogEntry {
 
 /** Everything the stages look at, gathered by the outbox. */
 export interface DecisionFacts {
-  event: { kind: AlertEventKind; fingerprint: string; labels: Labels };
+  event: { kind: AlertEventKind; fingerprint: string; labels: Labels; reason?: string | undefined };
   route: ResolvedRoute;
   now: number;
   /** Whether the channel's kind shows acknowledgements where the route does not say (`Channel.showsAcknowledgements`). */
@@ -131,6 +139,11 @@ const resolvedQuietly: DecisionStage = ({ event, log }) =>
     ? { decision: 'resolved_quietly', detail: 'the firing was never sent to this channel' }
     : undefined;
 
+const folded: DecisionStage = ({ event, showsAcknowledgements }) =>
+  event.kind === 'resolved' && event.reason === FOLDED_REASON && showsAcknowledgements !== true
+    ? { decision: 'folded', detail: 'folded into another alert, which carries the problem on' }
+    : undefined;
+
 const silenced: DecisionStage = ({ silenceId }) =>
   silenceId ? { decision: 'silenced', detail: `silence ${silenceId}` } : undefined;
 
@@ -168,7 +181,7 @@ const awaitingContext: DecisionStage = ({ event, contextPending, now }) => {
 /**
  * The stages in order: an alert for the digest alone is never sent, whatever else holds; an
  * acknowledgement the channel does not want, or of an alert it never heard of, is dropped next,
- * and so is a resolve nobody heard the start of; silences beat everything else; a muted route holds
+ * and so is a resolve nobody heard the start of, and one folded into another alert; silences beat everything else; a muted route holds
  * before inhibition is looked at (the window's end re-decides); waiting for the context comes
  * last, so a message held for another reason does not wait on it too (by the time it goes, its
  * context is read or the wait is over).
@@ -178,6 +191,7 @@ export const DECISION_STAGES: readonly DecisionStage[] = [
   acknowledgementNotSent,
   acknowledgedQuietly,
   resolvedQuietly,
+  folded,
   silenced,
   resolvedNotSent,
   mutedWindow,

@@ -67,7 +67,7 @@ export function findReadable<T extends { nsId: number }>(
 ): T {
   const record = findInScope(map, id, grant, what);
   const environment = environmentOf(record);
-  if (!grant.mayRead(environment))
+  if (!grant.mayReadById(environment))
     throw new SimError(
       'access_denied',
       `this token may not read ${environment ?? 'unassigned'} records (${what} ${String(id)})`,

@@ -20,7 +20,8 @@ export type ProblemKind =
   | 'backup_stale'
   | 'backup_unverified'
   | 'retrying_run'
-  | 'maintenance';
+  | 'maintenance'
+  | 'app_not_answering';
 
 /** One known problem. `id` is the record it is about: run, URL, backup or app, by kind. */
 export interface SimProblem {
@@ -48,6 +49,7 @@ const RULES: Record<
   backup_unverified: { severity: 'warning', label: 'Newest backup not verified', kind: 'app' },
   retrying_run: { severity: 'info', label: 'Runs retrying by themselves', kind: 'failure' },
   maintenance: { severity: 'info', label: 'Apps in maintenance', kind: 'app' },
+  app_not_answering: { severity: 'danger', label: 'Apps not answering', kind: 'app' },
 };
 const SEVERITY_ORDER = { danger: 0, warning: 1, info: 2 } as const;
 /** Items per attention section (reference §8). */
@@ -180,6 +182,11 @@ export class ProblemFinder {
           });
         }
       }
+      if (app.notAnswering)
+        out.push({
+          problem: { kind: 'app_not_answering', id: app.id, ...base, detail: 'not answering' },
+          item: appItem('not answering', app.updatedAt),
+        });
       if (app.maintenance)
         out.push({
           problem: { kind: 'maintenance', id: app.id, ...base, detail: 'in maintenance' },

@@ -94,6 +94,8 @@ export interface AppRec {
   upgrade: UpgradeRec | null;
   maintenance: boolean;
   locked: boolean;
+  /** Its URLs do not answer (the dashboard's "Apps not answering", a rule no check of ours covers); absent: they do. */
+  notAnswering?: boolean;
 }
 
 /** A URL of an app, with its certificate and outside check. */

@@ -421,6 +421,48 @@ export class SimulatorControl {
     return this.core.views.app(app, now);
   }
 
+  /** The app stops answering (its item in the dashboard's "Apps not answering"), or answers again. */
+  setAnswering(appId: number, answering: boolean): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    if (answering) delete app.notAnswering;
+    else app.notAnswering = true;
+    return this.core.views.app(app, now);
+  }
+
+  /**
+   * Deletes an app: it leaves `apps.list` (still given with `include_deleted=true`, state deleted)
+   * and its URLs leave `urls.list`; its runs and backups stay on record.
+   */
+  deleteApp(appId: number): App {
+    const now = this.core.tick();
+    const app = this.app(appId);
+    app.state = VOCABULARY.app.deleted;
+    for (const urlId of app.urlIds) this.core.state.urls.delete(urlId);
+    app.urlIds = [];
+    app.updatedAt = now;
+    return this.core.views.app(app, now);
+  }
+
+  /**
+   * Disables a project: it says `disabled` true, and its apps are disabled with it (they leave
+   * `apps.list` but for `include_deleted=true`, and their URLs leave `urls.list`).
+   */
+  disableProject(projectId: number): { id: number; disabled: true; apps: number[] } {
+    const now = this.core.tick();
+    const project = this.core.state.projects.get(projectId);
+    if (!project) throw new Error(`no project ${projectId}`);
+    project.disabled = true;
+    const apps = [...this.core.state.apps.values()].filter((a) => a.projectId === projectId && !isGone(a.state));
+    for (const app of apps) {
+      app.state = VOCABULARY.app.disabled;
+      for (const urlId of app.urlIds) this.core.state.urls.delete(urlId);
+      app.urlIds = [];
+      app.updatedAt = now;
+    }
+    return { id: projectId, disabled: true, apps: apps.map((a) => a.id) };
+  }
+
   /** Sets an app's state (e.g. error, stopped), in the simulator's own words. */
   setAppState(appId: number, state: string): App {
     const now = this.core.tick();

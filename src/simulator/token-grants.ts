@@ -23,6 +23,12 @@ export interface SimTokenSpec {
   changeEnvironments?: EnvironmentType[];
   /** Environments whose records this token may read; default all. */
   readEnvironments?: EnvironmentType[];
+  /**
+   * Environments whose records this token may read BY ID (`*.get`, logs, restore points); default
+   * `readEnvironments`. Fewer than those: the lists show a record its read by id refuses with
+   * access_denied (reference §5.4: reads by id are graded by the record's environment).
+   */
+  readByIdEnvironments?: EnvironmentType[];
 }
 
 /** What one token may do. */
@@ -43,6 +49,8 @@ export interface Grant {
   has(permission: Permission): boolean;
   mayChange(environment: EnvironmentType | null): boolean;
   mayRead(environment: EnvironmentType | null): boolean;
+  /** Whether a read by id of a record of this environment is allowed (see `readByIdEnvironments`). */
+  mayReadById(environment: EnvironmentType | null): boolean;
 }
 
 /** Looks tokens up; built once from the options. */
@@ -73,6 +81,7 @@ export class TokenGrants {
     const permissions = spec.permissions === '*' ? null : new Set<string>(spec.permissions);
     const changes = spec.changeEnvironments ? new Set<string>(spec.changeEnvironments) : null;
     const reads = spec.readEnvironments ? new Set<string>(spec.readEnvironments) : null;
+    const byId = spec.readByIdEnvironments ? new Set<string>(spec.readByIdEnvironments) : reads;
     const login = spec.login ?? (spec.namespaces === '*' && spec.permissions === '*' ? 'sim-admin' : 'sim-user');
     return {
       login,
@@ -86,6 +95,8 @@ export class TokenGrants {
       has: (p) => permissions === null || permissions.has(p),
       mayChange: (env) => changes === null || (env !== null && changes.has(env)),
       mayRead: (env) => reads === null || (env !== null && reads.has(env)),
+      mayReadById: (env) =>
+        (reads === null || (env !== null && reads.has(env))) && (byId === null || (env !== null && byId.has(env))),
     };
   }
 }

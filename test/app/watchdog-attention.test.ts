@@ -3,23 +3,33 @@
  * an item pushed out of the listed window is still a problem, so it must not resolve (no false
  * "resolved"); it resolves once the section lists every item again and it is not among them. And
  * one problem, one alert: a failed run is one failed_runs alert, not that and an attention item.
+ * An item no enabled check of ours could report is told in the cycle it appears.
  */
 import { describe, expect, it } from 'vitest';
 import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
+import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
 const engine = engineHarness({ apps: 60 });
 
 const RULE = 'attention/certificate_expired/';
 
-/** One URL per app, in the order the simulator lists attention items (by app). */
-function urlPerApp(): number[] {
+/** One URL per app, in the order the simulator lists attention items (by app); of one namespace's apps when given. */
+function urlPerApp(nsId?: number): number[] {
   const byApp = new Map<number, number>();
-  for (const url of [...engine.sim.control.state.urls.values()].sort((a, b) => a.appId - b.appId || a.id - b.id)) {
+  const { apps, urls } = engine.sim.control.state;
+  for (const url of [...urls.values()].sort((a, b) => a.appId - b.appId || a.id - b.id)) {
+    if (nsId !== undefined && apps.get(url.appId)?.nsId !== nsId) continue;
     if (!byApp.has(url.appId)) byApp.set(url.appId, url.id);
   }
   return [...byApp.values()];
+}
+
+/** The namespace with the most apps, and the others. */
+function namespacesBySize(): number[] {
+  const count = new Map<number, number>();
+  for (const app of engine.sim.control.state.apps.values()) count.set(app.nsId, (count.get(app.nsId) ?? 0) + 1);
+  return [...count].sort((a, b) => b[1] - a[1]).map(([id]) => id);
 }
 
 const firingItems = (w: Watchdog) =>
@@ -31,8 +41,9 @@ describe('a truncated attention section', () => {
   it('keeps alerts pushed out of the listed 20 open, and resolves them only once the section fits again', async () => {
     const { sim, clock } = engine;
     for (const id of sim.control.state.urls.keys()) sim.control.renewCertificate(id);
-    const urls = urlPerApp();
-    expect(urls.length).toBeGreaterThanOrEqual(40);
+    // All in one namespace: read per namespace, it still lists only its first 20.
+    const urls = urlPerApp(namespacesBySize()[0]);
+    expect(urls.length).toBeGreaterThanOrEqual(30);
     const late = urls.slice(-25);
     const early = urls.slice(0, 5);
     for (const id of late) sim.control.expireCertificate(id, { inDays: -1 });
@@ -41,7 +52,8 @@ describe('a truncated attention section', () => {
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     const first = firingItems(wd);
     expect(first).toHaveLength(20);
-    expect(getAlert(wd.store, `${RULE}more`)?.status).toBe('firing');
+    // Our certificates check reports what the dashboard does not list: no note of the cap.
+    expect(getAlert(wd.store, `${RULE}more`)).toBeUndefined();
 
     // Five more expire on apps listed before them: five of the first twenty leave the window.
     for (const id of early) sim.control.expireCertificate(id, { inDays: -1 });
@@ -60,7 +72,7 @@ describe('a truncated attention section', () => {
     const resolved = eventsOf(wd, RULE)
       .filter((e) => e.kind === 'resolved')
       .map((e) => e.fingerprint);
-    expect(resolved.sort()).toEqual([...renewed.map((id) => `${RULE}url/id/${id}`), `${RULE}more`].sort());
+    expect(resolved.sort()).toEqual(renewed.map((id) => `${RULE}url/id/${id}`).sort());
     const still = firingItems(wd);
     expect(still).toHaveLength(20);
     // The ones that had left the window are listed again and were never resolved nor re-announced.
@@ -110,35 +122,109 @@ describe('an attention item our own check reports', () => {
     expect(getAlert(wd.store, item)).toBeUndefined();
   });
 
-  it('with the runs check off, nothing of ours reports it: the item alerts on its own once fold_wait is over', async () => {
-    const { clock } = engine;
-    const wd = engine.watchdog('checks:\n  failed_runs: { enabled: false }\n  attention: { fold_wait: 10m }');
-    const { item } = failStagingRun();
-    await wd.runOnce(['runs', 'attention']);
-    expect(getAlert(wd.store, item)?.status).toBe('pending');
-    clock.advance(10 * MINUTE);
-    await wd.runOnce(['runs', 'attention']);
-    expect(getAlert(wd.store, item)).toMatchObject({ status: 'firing', severity: 'critical' });
-  });
-
-  it('an item alerted before ours opened is kept as it is, never falsely resolved, and resolves when it is over', async () => {
+  it('an item alerted before ours opened becomes part of ours: closed quietly, saying so, never paged again', async () => {
     const { sim, clock } = engine;
     const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');
     const { run, item } = failStagingRun();
     await wd.runOnce(['attention']);
     expect(kinds(wd, item)).toEqual(['firing']);
     await wd.runOnce(['runs']);
+    clock.advance(5 * MINUTE);
+    await wd.runOnce(['attention']);
+    expect(kinds(wd, item)).toEqual(['firing', 'resolved']);
+    expect(resolutionOf(wd, item)).toBe(
+      `folded into our failed_runs (run ${run.split('/').pop()}) alert, which reports the same record and carries it on`,
+    );
+    // Its resolve goes to no channel that pages (the log channel keeps no message per alert).
+    const decisions = wd.store.db
+      .prepare(`SELECT kind, decision FROM outbox WHERE fingerprint = ? ORDER BY id`)
+      .all(item) as { kind: string; decision: string }[];
+    expect(decisions).toEqual([
+      { kind: 'firing', decision: 'deliver' },
+      { kind: 'resolved', decision: 'folded' },
+    ]);
+
     for (let i = 0; i < 3; i++) {
       clock.advance(5 * MINUTE);
       await wd.runOnce(['runs', 'attention']);
     }
-    expect(kinds(wd, item)).toEqual(['firing']);
-    expect(getAlert(wd.store, item)?.status).toBe('firing');
-
     sim.control.setRunState(Number(run.split('/').pop()), { state: 'done' });
     clock.advance(5 * MINUTE);
     await wd.runOnce(['runs', 'attention']);
     expect(kinds(wd, item)).toEqual(['firing', 'resolved']);
     expect(kinds(wd, run)).toEqual(['firing', 'resolved']);
+  });
+
+  it('a pending item whose record ours reports now is forgotten at once, not left pending', async () => {
+    const wd = engine.watchdog();
+    const { item } = failStagingRun();
+    await wd.runOnce(['attention']);
+    expect(getAlert(wd.store, item)).toMatchObject({
+      status: 'pending',
+      hold: {
+        reason: expect.stringMatching(
+          /^waiting up to 20m \(checks\.attention\.fold_wait\) for failed_runs to report run \d+$/,
+        ),
+      },
+    });
+    await wd.runOnce(['runs', 'attention']);
+    expect(getAlert(wd.store, item)).toBeUndefined();
+    expect(kinds(wd, item)).toEqual([]);
+  });
+});
+
+describe('an attention item no check of ours could report', () => {
+  it('"Apps not answering" alerts in the cycle it appears, fold_wait or not, and from check alike', async () => {
+    const { sim } = engine;
+    const app = [...sim.control.state.apps.values()].find((a) => a.envType === 'production')!;
+    sim.control.setAnswering(app.id, false);
+    const wd = engine.watchdog();
+    const report = await wd.runOnce(['attention']);
+    expect(report.complete).toBe(true);
+    const fp = `attention/app_not_answering/app/id/${app.id}`;
+    expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing', severity: 'critical', hold: null });
+    expect(kinds(wd, fp)).toEqual(['firing']);
+  });
+
+  it('an item of a covered rule whose check is off alerts at once too', async () => {
+    const wd = engine.watchdog('checks:\n  failed_runs: { enabled: false }');
+    const { item } = failStagingRun();
+    await wd.runOnce(['attention']);
+    expect(getAlert(wd.store, item)).toMatchObject({ status: 'firing', severity: 'critical' });
+  });
+
+  it('a rule named in reported_by waits for its check', async () => {
+    const { sim } = engine;
+    const app = [...sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
+    sim.control.setAnswering(app.id, false);
+    const wd = engine.watchdog('checks:\n  attention: { reported_by: { app_not_answering: [app_state] } }');
+    await wd.runOnce(['attention']);
+    expect(getAlert(wd.store, `attention/app_not_answering/app/id/${app.id}`)).toMatchObject({
+      status: 'pending',
+      hold: { reason: `waiting up to 20m (checks.attention.fold_wait) for app_state to report app ${app.id}` },
+    });
+  });
+});
+
+describe('a capped section read per namespace', () => {
+  it('lists past the first 20 when its items are spread over namespaces, so nothing stays unseen', async () => {
+    const { sim } = engine;
+    for (const id of sim.control.state.urls.keys()) sim.control.renewCertificate(id);
+    const [big, small] = namespacesBySize();
+    const spread = [...urlPerApp(big).slice(0, 15), ...urlPerApp(small).slice(0, 12)];
+    expect(spread).toHaveLength(27);
+    for (const id of spread) sim.control.expireCertificate(id, { inDays: -1 });
+    sim.control.resetRequests();
+
+    const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');
+    expect((await wd.runOnce(['attention'])).complete).toBe(true);
+    expect(firingItems(wd)).toHaveLength(27);
+    expect(getAlert(wd.store, `${RULE}more`)).toBeUndefined();
+    const reads = sim.control
+      .requests()
+      .filter((r) => r.fn === 'attention.list')
+      .map((r) => r.query);
+    expect(reads).toHaveLength(3);
+    expect(reads.filter((q) => q.includes('namespace='))).toHaveLength(2);
   });
 });

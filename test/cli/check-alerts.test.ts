@@ -134,6 +134,29 @@ describe('alerts', () => {
     expect(row.labels.check).toBe('failed_runs');
   });
 
+  it('says why a pending alert waits: the hold its check asked for, not alerts.for', async () => {
+    const staging = [...sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
+    const failed = sim.control.addRun({ appId: staging.id, state: 'error', reason: 'pip failed' });
+    expect((await run('check', '--config', configFile, '--job', 'attention')).code).toBe(0);
+    const reason = `waiting up to 20m (checks.attention.fold_wait) for failed_runs to report run ${failed.id}`;
+
+    const table = await run('alerts', '--config', configFile);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^[0-9a-f]{8} pending: held until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC: ${reason.replace(/[()]/g, '\\$&')}$`,
+        'm',
+      ),
+    );
+    expect(table.stdout).not.toContain('(alerts.for)');
+    const json = JSON.parse((await run('alerts', '--config', configFile, '--json')).stdout) as {
+      fingerprint: string;
+      pending?: string[];
+    }[];
+    const row = json.find((r) => r.fingerprint === `attention/failed_run/failure/id/${failed.id}`)!;
+    expect(row.pending).toEqual([expect.stringMatching(/^held until .+ UTC: waiting up to 20m/)]);
+    sim.control.setRunState(failed.id, { state: 'done' });
+  });
+
   it('says so when nothing is open', async () => {
     Store.open(path.join(dir, 'state.db')).close();
     const { code, stdout } = await run('alerts', '--config', configFile);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem, AttentionSection } from '../../src/api/schemas.js';
 import type { OpenSubject } from '../../src/collectors/collector-context.js';
-import { attention } from '../../src/detectors/attention.js';
+import { attention, DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
 import { attentionSnapshot, MINUTE, section } from './fixtures.js';
 
 const WAIT = 20 * MINUTE;
@@ -62,7 +62,9 @@ describe('attention items our checks already report', () => {
     expect(result.findings).toEqual([]);
     const [folded] = result.folded ?? [];
     expect(folded?.reason).toBe(`reported by ${by}`);
-    // Kept as it is if it had opened before ours: one whole fingerprint, not a prefix of others.
+    // The alert it goes into, for the quiet close of an item's own alert opened before ours.
+    expect(folded?.into).toBe(by);
+    // Never resolved as "over" if it had opened before ours: one whole fingerprint, not a prefix of others.
     expect(result.incomplete).toEqual([folded?.fingerprint]);
     expect(folded?.fingerprint).toMatch(new RegExp(`^attention/${where.rule}/`));
     expect(folded?.fingerprint.endsWith('/')).toBe(false);
@@ -95,17 +97,60 @@ describe('attention items our checks already report', () => {
     expect(detect(failure, runItem, [reportedBy('failed_runs', 'run', 5981)], 0).findings).toEqual([]);
   });
 
-  it('folds the matched items of a section and keeps the others, the "more" note included', () => {
+  it('folds the matched items of a section and keeps the others; a covered section notes no cap', () => {
     const items = [runItem, { ...runItem, id: 5982, run_id: 5982 }];
     const snapshot = {
       ...attentionSnapshot([section({ ...failure, count: 30, items })]),
       reported: [reportedBy('failed_runs', 'run', 5981)],
     };
     const result = attention(snapshot, { minSeverity: 'info', foldWaitMs: WAIT });
-    expect(result.findings.map((f) => f.fingerprint)).toEqual([
-      'attention/failed_run/failure/id/5982',
-      'attention/failed_run/more',
-    ]);
+    expect(result.findings.map((f) => f.fingerprint)).toEqual(['attention/failed_run/failure/id/5982']);
     expect(result.incomplete).toEqual(['attention/failed_run/', 'attention/failed_run/failure/id/5981']);
+  });
+});
+
+/** One item of `rule`, detected with `reporting` as the checks that run. */
+function judge(rule: string, reporting: readonly string[] | undefined, reportedByRule?: Record<string, string[]>) {
+  const where = { rule, kind: 'failure', label: rule } as const;
+  const snapshot = {
+    ...attentionSnapshot([section({ ...where, count: 25, items: [runItem] })]),
+    ...(reporting ? { reporting } : {}),
+  };
+  return attention(snapshot, {
+    minSeverity: 'info',
+    foldWaitMs: WAIT,
+    ...(reportedByRule ? { reportedBy: { ...DEFAULT_REPORTED_BY, ...reportedByRule } } : {}),
+  });
+}
+
+describe('which items wait for our checks (reported_by)', () => {
+  const all = ['failed_runs', 'stuck_runs', 'certificates', 'url_checks', 'backups', 'maintenance', 'app_state'];
+  it.each<[string, string, readonly string[] | undefined, Record<string, string[]> | undefined, boolean]>([
+    // [what, rule, checks running, reported_by from the config, waits]
+    ['a failed run, failed_runs on', 'failed_run', all, undefined, true],
+    ['a failed run, failed_runs off', 'failed_run', ['certificates'], undefined, false],
+    ['an expired certificate, certificates on', 'certificate_expired', all, undefined, true],
+    ['an expiring certificate, certificates off', 'certificate_expiring', ['failed_runs'], undefined, false],
+    ['a URL not answering as its app, url_checks on', 'public_check_failed', all, undefined, true],
+    ['an old backup, backups on', 'backup_critical', all, undefined, true],
+    ['an unverified backup, backups on', 'backup_unverified', all, undefined, true],
+    ['a failed off-site copy, backups off', 'offsite_failed', ['failed_runs'], undefined, false],
+    ['an app in maintenance, maintenance on', 'maintenance', all, undefined, true],
+    ['a rule no check of ours covers ("Apps not answering")', 'app_not_answering', all, undefined, false],
+    ["a service's own rule, listed in reported_by", 'deploy_failed', all, { deploy_failed: ['failed_runs'] }, true],
+    ["a service's own rule, its check off", 'deploy_failed', ['backups'], { deploy_failed: ['failed_runs'] }, false],
+    ['a default rule unlisted by the config ([])', 'failed_run', all, { failed_run: [] }, false],
+    ['the checks running unknown (a direct call): all count', 'failed_run', undefined, undefined, true],
+  ])('%s: waits %s', (_what, rule, reporting, reportedByRule, waits) => {
+    const result = judge(rule, reporting, reportedByRule);
+    const [item, ...rest] = result.findings;
+    expect(item?.holdForMs).toBe(waits ? WAIT : undefined);
+    if (waits)
+      expect(item?.holdReason).toMatch(
+        /^waiting up to 20m \(checks\.attention\.fold_wait\) for .+ to report run 5981$/,
+      );
+    // A capped section notes its cap only where no check of ours reports what it leaves out.
+    expect(rest.map((f) => f.fingerprint)).toEqual(waits ? [] : [`attention/${rule}/more`]);
+    expect(result.incomplete).toContain(`attention/${rule}/`);
   });
 });

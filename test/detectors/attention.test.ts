@@ -115,7 +115,7 @@ describe('attention', () => {
     expect(findings).toHaveLength(1);
   });
 
-  it('adds one finding for a section with more items than listed, and the total to each item', () => {
+  it('adds one finding for a section of a rule no check of ours covers with more items than listed, and the total to each item', () => {
     const items = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `app-${i + 1}` }));
     const findings = attention(attentionSnapshot([section({ count: 57, items })]), { minSeverity: 'info' });
     expectWellFormed(findings);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertEventKind } from '../../src/alerts/alert-event.js';
+import { FOLDED_REASON } from '../../src/alerts/decide.js';
 import {
   decideDelivery,
   type DecisionFacts,
@@ -27,6 +28,8 @@ const told = (lastKind: AlertEventKind, hoursAgo: number): NotificationLogEntry 
 const muted = { name: 'night', isActive: () => true };
 /** A context being read for `seconds` of a 30 s wait. */
 const reading = (seconds: number) => ({ since: NOW - seconds * 1000, waitMs: 30_000 });
+/** An attention alert closed because an alert of ours reports its record now. */
+const folded = { kind: 'resolved' as const, fingerprint: 'f', labels: { check: 'attention' }, reason: FOLDED_REASON };
 const cause = { rule: 'bad_servers' as const, fingerprint: 'servers/s1', summary: 'Server s1 is in state error' };
 
 function facts(kind: AlertEventKind, over: Partial<DecisionFacts> = {}): DecisionFacts {
@@ -57,6 +60,21 @@ describe('decideDelivery', () => {
     ['a repeat the channel never heard the firing of', facts('repeat', { log: undefined }), 'deliver'],
     ['an escalation is never "not due"', facts('escalated', { log: told('firing', 0) }), 'deliver'],
     ['a resolve of an announced alert', facts('resolved', { log: told('firing', 1) }), 'deliver'],
+    [
+      'a resolve folded into another alert, on a channel that pages',
+      facts('resolved', { log: told('firing', 1), event: { ...folded } }),
+      'folded',
+    ],
+    [
+      'a resolve folded into another alert, on a channel keeping a message per alert',
+      facts('resolved', { log: told('firing', 1), event: { ...folded }, showsAcknowledgements: true }),
+      'deliver',
+    ],
+    [
+      'a folded resolve the channel never heard the firing of',
+      facts('resolved', { log: undefined, event: { ...folded } }),
+      'resolved_quietly',
+    ],
     ['a resolve never announced', facts('resolved', { log: undefined }), 'resolved_quietly'],
     ['a resolve after a resolve', facts('resolved', { log: told('resolved', 1) }), 'resolved_quietly'],
     [

@@ -55,7 +55,7 @@ export function alertPage(
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);
   const view = open.find((v) => v.alert.fingerprint === fingerprint);
-  const standing = view ? new AlertStandings(open, latestDecisions(store), config).of(view) : undefined;
+  const standing = view ? new AlertStandings(open, latestDecisions(store), config, ctx.now).of(view) : undefined;
   const matchers = silenceMatchersFor(alert);
   const silenceHref =
     matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });

@@ -44,7 +44,7 @@ export function alertsPage(
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
-  const standings = new AlertStandings(open, latestDecisions(store), config);
+  const standings = new AlertStandings(open, latestDecisions(store), config, ctx.now);
   const all = query.get('all') === '1';
   // A page a browser shows at once: the most important first; the rest on asking, or by the CLI.
   const shown = all ? open : open.slice(0, SHOWN);

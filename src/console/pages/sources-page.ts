@@ -14,6 +14,7 @@ import type { ReadinessCheck } from '../../server/health-server.js';
 import type { Metrics } from '../../server/metrics.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
+import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from '../../collectors/token-visibility.js';
 import { age, page, time, type PageContext, dataTable } from '../layout.js';
 import { timeToAlertSection } from './time-to-alert-section.js';
 
@@ -79,6 +80,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
             </p>`,
         )}
     </section>
+    ${tokenSection(store, ctx)}
     <section>
       <h2>API</h2>
       <p class="hint">
@@ -156,4 +158,46 @@ async function apiTraffic(metrics: Metrics): Promise<Map<string, ApiTraffic>> {
     t.errors.set(code, (t.errors.get(code) ?? 0) + v.value);
   }
   return new Map([...out].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * What the token can read, as learned at the last start or reload (`token-visibility.ts`): what it
+ * cannot see first, then its level per namespace and, per environment, whether it lists and reads.
+ */
+function tokenSection(store: Store, ctx: PageContext): SafeHtml {
+  const seen = parseTokenVisibility(store.getMeta(TOKEN_VISIBILITY_KEY));
+  if (!seen) {
+    return html`<section>
+      <h2>Token</h2>
+      <p class="empty">Not learned yet: the daemon learns what its token can read when it starts.</p>
+    </section>`;
+  }
+  const standing = (e: TokenVisibility['environments'][number]) =>
+    e.listed === null
+      ? 'its list failed'
+      : !e.listed
+        ? 'no app listed'
+        : e.readById === 'refused'
+          ? 'listed; reads by id refused'
+          : e.readById === 'allowed'
+            ? 'listed and read by id'
+            : 'listed; read by id unknown';
+  return html`<section>
+    <h2>Token</h2>
+    <p class="hint">Learned ${age(seen.learnedAt, ctx.now)} ago, at the last start or reload.</p>
+    ${seen.limits.map((limit) => html`<p class="warn" data-limit>${limit}</p>`)}
+    ${seen.limits.length === 0 ? html`<p class="ok">It reads every environment it lists, by id too.</p>` : ''}
+    <p>
+      ${
+        seen.levels === null
+          ? html`<span class="muted">whoami did not say its level per namespace</span>`
+          : seen.levels.map((l) => html`<span class="label">${l.namespace}: ${l.level}</span> `)
+      }
+    </p>
+    ${dataTable(
+      'token',
+      ['Environment', 'Apps'],
+      seen.environments.map((e) => html`<tr><td>${e.type}</td><td>${standing(e)}</td></tr>`),
+    )}
+  </section>`;
 }

@@ -1,7 +1,7 @@
 /**
  * An alert's standing (`alert-standing.ts`) as a short list: acknowledged by whom, when and why;
  * silenced by whom until when, held by
- * which cause, pending for how many cycles, and each channel's last decision. Shown in the alert
+ * which cause, why it is pending, and each channel's last decision. Shown in the alert
  * list and on an alert's page alike.
  */
 import { formatUtc } from '../../lib/format-utc.js';
@@ -38,7 +38,7 @@ export function standingList(standing: AlertStanding): SafeHtml {
     );
   }
   if (pending) {
-    items.push(html`<li class="why pending">pending: seen ${pending.seen} of ${pending.of} cycles (alerts.for)</li>`);
+    for (const reason of pending) items.push(html`<li class="why pending">pending: ${reason}</li>`);
   }
   for (const row of channels) {
     items.push(

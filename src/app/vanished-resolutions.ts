@@ -1,0 +1,103 @@
+/**
+ * A vanished record is closed in words that say so: before a cycle commits, the alerts it is about
+ * to resolve because their check no longer finds the record ("the app is gone from the service")
+ * are asked why (`vanished-records.ts`: deleted, disabled, its project disabled), and resolve saying
+ * it. The disappearance of a production app is itself told, once (a notice to every channel).
+ */
+import type { AlertRow } from '../alerts/alert-store.js';
+import { covers } from '../alerts/lifecycle.js';
+import {
+  appKey,
+  findVanishedApps,
+  isGoneResolution,
+  type AppOfAlert,
+  type VanishedApp,
+} from '../collectors/vanished-records.js';
+import type { DetectorResult, FoldedFinding } from '../detectors/detector-result.js';
+import type { Logger } from '../lib/logger.js';
+import type { CycleDeps } from './job-cycle.js';
+
+/** The cycle's explainer, with the words of vanished apps, and what to tell once the cycle is in. */
+export interface VanishedResolutions {
+  explain: (alert: AlertRow) => string | null;
+  /** Tells each production app found vanished, once per app and configuration; after the commit. */
+  tell(now: number): void;
+}
+
+/** Asks why the apps of the alerts this cycle resolves as gone vanished; never throws but for an abort. */
+export async function explainVanished(
+  deps: CycleDeps,
+  job: string,
+  result: {
+    findings: DetectorResult['findings'];
+    incomplete: readonly string[];
+    folded?: readonly FoldedFinding[] | undefined;
+  },
+  explain: (alert: AlertRow) => string | null,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<VanishedResolutions> {
+  const present = new Set(result.findings.map((f) => f.fingerprint));
+  const folded = new Set((result.folded ?? []).map((f) => f.fingerprint));
+  const apps = new Map<string, AppOfAlert>();
+  for (const alert of deps.alerts.openByJob(job).values()) {
+    if (alert.status !== 'firing' || present.has(alert.fingerprint) || folded.has(alert.fingerprint)) continue;
+    if (result.incomplete.some((part) => covers(part, alert.fingerprint))) continue;
+    const name = alert.labels.app;
+    if (!name || !isGoneResolution(explain(alert))) continue;
+    const key = appKey(alert.labels.namespace, name);
+    if (!apps.has(key)) {
+      apps.set(key, {
+        name,
+        namespace: alert.labels.namespace,
+        project: alert.labels.project,
+        id: alert.subject?.type === 'app' ? alert.subject.id : undefined,
+      });
+    }
+  }
+  if (apps.size === 0) return { explain, tell: () => undefined };
+  const words = deps.config.checks.app_state;
+  const live = new Set([...words.bad_states, ...words.other_states]);
+  const vanished = await findVanishedApps(deps.client, [...apps.values()], live, signal);
+  if (vanished.size > 0) log.info({ apps: [...vanished.keys()] }, 'apps of resolving alerts vanished from the service');
+  return {
+    explain: (alert) => {
+      const base = explain(alert);
+      const app = alert.labels.app ? vanished.get(appKey(alert.labels.namespace, alert.labels.app)) : undefined;
+      return app && isGoneResolution(base) ? app.words : base;
+    },
+    tell: (now) => {
+      for (const [key, app] of vanished) {
+        if (app.environmentType !== 'production' || deps.vanishedTold.has(key)) continue;
+        deps.vanishedTold.add(key);
+        tellProduction(deps, app, now, log);
+      }
+    },
+  };
+}
+
+/** One notice to every channel: a production app left the service. */
+function tellProduction(deps: CycleDeps, app: VanishedApp, now: number, log: Logger): void {
+  const gone = app.disabledProject !== null ? `disabled with project ${app.disabledProject}` : app.state;
+  try {
+    deps.notifier.notice(
+      {
+        type: 'notice',
+        topic: 'vanished',
+        title: `Production app ${app.name} ${gone}`,
+        severity: 'warning',
+        fields: [
+          { label: 'App', value: app.name },
+          { label: 'Namespace', value: app.namespace },
+        ],
+        lines: [
+          `${app.words}. Its alerts are resolved as such: nothing of it is watched any more. If it should not have gone, this is the moment to ask why.`,
+        ],
+      },
+      undefined,
+      now,
+    );
+  } catch (err) {
+    log.warn({ err, app: app.name }, 'cannot tell that a production app vanished');
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Why the app of an alert about to resolve vanished from the service: deleted, disabled, or gone
+ * with its disabled project. A check that no longer finds its record says only "the app is gone
+ * from the service" (`record-resolution.ts`); that is not "the problem is over", so before such an
+ * alert resolves, the app is looked up with `apps.list?include_deleted=true` (by name, in its
+ * namespace) and its project with `projects.list?include_deleted=true`, and the alert resolves in
+ * words that say so ("app deleted", "project disabled").
+ *
+ * Read only for the apps of open alerts that vanished (at most {@link MAX_LOOKUPS} a cycle), never
+ * fatal: a lookup that fails leaves the check's own words.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { EnvironmentType } from '../api/schemas.js';
+
+/** Apps looked up per cycle at most: a mass disappearance is said by the first ones, the rest keep the check's words. */
+export const MAX_LOOKUPS = 10;
+
+/** A check's words for a record its snapshot no longer has (`recordResolution`'s `gone`). */
+const GONE = /\bis gone from the (service|platform)$/;
+
+/** Whether a resolution says only that the record is gone (so why is worth asking). */
+export function isGoneResolution(text: string | null): boolean {
+  return text !== null && GONE.test(text);
+}
+
+/** The app an alert is about, as its labels and subject name it. */
+export interface AppOfAlert {
+  name: string;
+  namespace: string | undefined;
+  project: string | undefined;
+  /** Its id, when the alert's subject is the app. */
+  id: number | undefined;
+}
+
+/** Why an app vanished, as found. */
+export interface VanishedApp {
+  name: string;
+  namespace: string;
+  environmentType: EnvironmentType | null;
+  /** The app's own state word (`deleted`, `disabled`: the service's words). */
+  state: string;
+  /** The name of its project when that project is disabled. */
+  disabledProject: string | null;
+  /** The resolution of its alerts: "app deleted: …", "project disabled: …". */
+  words: string;
+}
+
+/**
+ * Looks the apps up; answers, by app name and namespace (`ns/name`), those found vanished: listed
+ * only with `include_deleted`, in a state none of `liveStates` names, or in a disabled project.
+ */
+export async function findVanishedApps(
+  client: ApiClient,
+  apps: readonly AppOfAlert[],
+  liveStates: ReadonlySet<string>,
+  signal?: AbortSignal,
+): Promise<Map<string, VanishedApp>> {
+  const out = new Map<string, VanishedApp>();
+  for (const app of apps.slice(0, MAX_LOOKUPS)) {
+    try {
+      const found = await lookUp(client, app, liveStates, signal);
+      if (found) out.set(appKey(app.namespace, app.name), found);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+    }
+  }
+  return out;
+}
+
+/** The key of an app in {@link findVanishedApps}'s answer. */
+export function appKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+async function lookUp(
+  client: ApiClient,
+  app: AppOfAlert,
+  liveStates: ReadonlySet<string>,
+  signal: AbortSignal | undefined,
+): Promise<VanishedApp | undefined> {
+  const scope = app.namespace === undefined ? {} : { namespace: app.namespace };
+  const page = await client.apps.list({ ...scope, search: app.name, include_deleted: true, limit: 50 }, { signal });
+  const record = page.items.find((a) => (app.id === undefined || a.id === app.id) && a.name === app.name);
+  if (!record) return undefined;
+  let disabledProject: string | null = null;
+  const projects = await client.projects.list(
+    { ...scope, search: record.project, include_deleted: true, limit: 50 },
+    { signal },
+  );
+  const project = projects.items.find((p) => p.name === record.project || p.code === record.project);
+  if (project?.disabled) disabledProject = project.name;
+  if (disabledProject === null && liveStates.has(record.state)) return undefined;
+  const words =
+    disabledProject !== null
+      ? `project disabled: ${disabledProject} is disabled on the service, and its app ${record.name} with it`
+      : `app ${record.state}: the service lists ${record.name} as ${record.state}`;
+  return {
+    name: record.name,
+    namespace: record.namespace,
+    environmentType: record.environment_type,
+    state: record.state,
+    disabledProject,
+    words,
+  };
+}
