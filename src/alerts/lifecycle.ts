@@ -20,6 +20,7 @@ import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
+import { heldNote, withHeldNote, type HeldSubjects } from './held-subjects.js';
 
 /** One job's complete snapshot of findings at one moment. */
 export interface LifecycleInput {
@@ -45,6 +46,12 @@ export interface LifecycleInput {
   now: number;
   /** Why an alert this snapshot resolves is over, when its check can tell (`AlertEvent.resolution`). */
   explain?: (alert: AlertRow) => string | null;
+  /**
+   * The subjects of records the read set aside (`held-subjects.ts`): an open alert about one is held
+   * (never resolved nor dropped while absent), and its finding or stored row carries the note why,
+   * written without an event: a record that became unreadable is no news to page about.
+   */
+  held?: HeldSubjects;
 }
 
 const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
@@ -98,7 +105,8 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   // Firing alerts seen again unchanged: the common case, written in one statement at the end.
   const unchanged: string[] = [];
 
-  for (const finding of input.findings) {
+  for (const found of input.findings) {
+    const finding = withHeldNote(found, heldNote(input.held, found.subject));
     if (seen.has(finding.fingerprint)) {
       // A detector bug; keeping the first keeps the cycle deterministic.
       options.logger?.warn(
@@ -147,6 +155,13 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     }
     if (unseen.some((part) => covers(part, previous.fingerprint))) {
       kept++;
+      continue;
+    }
+    const note = heldNote(input.held, previous.subject);
+    if (note !== undefined) {
+      kept++;
+      const noted = withHeldNote(previous, note);
+      if (noted !== previous) alerts.updateOpen({ ...noted, lastSeenAt: now });
       continue;
     }
     const decision = decide(previous, undefined, now, options);

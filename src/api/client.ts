@@ -7,11 +7,13 @@
  * deadline, the answer unwrapped from `{"data": …}` and parsed with the function's zod schema,
  * failures turned into the errors of `errors.ts`, and reads retried by the {@link RetryPolicy}.
  *
- * Lists that do not fit their schema: when one item of a list answer does not fit, the whole answer
- * fails with an {@link ApiResponseError} (`problem: 'schema'`) whose detail names the item (its
- * index and id) and the field. The item is NOT dropped: for a watchdog a dropped record would hide
- * the very thing that may be wrong and make the snapshot look complete; a failed read keeps the
- * collector's alerts open and says why.
+ * Lists that do not fit their schema: with `CallOptions.quarantine` (every collector's read), a
+ * list answer is read record by record, and an item that does not fit is set aside there with its
+ * kind, id and reason (`quarantine.ts`): never silently dropped, since a dropped record would hide
+ * the very thing that may be wrong; its alerts are held and the admin told. Without one, one item
+ * that does not fit fails the whole answer with an {@link ApiResponseError} (`problem: 'schema'`)
+ * whose detail names the item (its index and id) and the field. A read of one record that does not
+ * fit fails with the record's problem (`ApiResponseError.record`), for its caller to set aside.
  *
  * The token is read (`reveal()`) in one place: the Authorization header. It is never logged, never
  * put in an error, and any text the client did not write itself is scrubbed of it.
@@ -47,7 +49,18 @@ import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { paginate, pageStream } from './paginate.js';
+import { paginate, pageStream, type QuarantinedPage } from './paginate.js';
+import {
+  itemSchemaOf,
+  pageEnvelopeSchema,
+  parseRecord,
+  quarantined,
+  recordProblemIn,
+  recordKindOf,
+  type QuarantinedRecord,
+  type QuarantineSink,
+  type RecordProblem,
+} from './quarantine.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
@@ -143,6 +156,15 @@ export interface CallOptions {
    * their answer by it.
    */
   view?: z.ZodType;
+  /**
+   * Where a list answer's records that do not fit are set aside (`quarantine.ts`): each item is
+   * then parsed alone, and one that does not fit (an unreadable timestamp or type, a value beyond
+   * the stated ones) is handed here, with its kind, id and reason, while the others are kept. Only
+   * the envelope or the page failing fails the call. Absent: one item that does not fit fails the
+   * whole answer (ApiResponseError `schema`). For a walk, what it sets aside is handed on once the
+   * walk is complete.
+   */
+  quarantine?: QuarantineSink;
 }
 
 /** Options of a change: the idempotency key is required. */
@@ -329,7 +351,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       headers = own;
     }
     const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
-    const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body };
+    // A list read with somewhere to set bad records aside is read record by record.
+    const perRecord = spec.paged === true && opts.quarantine !== undefined;
+    const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -404,6 +428,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       pathAndQuery: string;
       headers: Readonly<Record<string, string>>;
       body: string | undefined;
+      perRecord: boolean;
     },
     attempt: number,
     opts: CallOptions,
@@ -462,7 +487,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw transportError(spec.name, err, ended, limitMs);
       }
-      const answer = interpret(spec, target.answer, status, text, retryAfterHeader);
+      const answer = interpret(spec, target.answer, status, text, retryAfterHeader, target.perRecord);
       const durationMs = elapsed();
       // Guarded: the log object would otherwise be built for every request with debug off.
       if (logger.isLevelEnabled('debug')) {
@@ -537,6 +562,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     status: number,
     received: string,
     retryAfterHeader: string | string[] | undefined,
+    perRecord: boolean,
   ): unknown {
     const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
     const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
@@ -577,12 +603,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       throw fail('bad_envelope', `no "data" member: ${excerpt(trimmed)}`);
     }
     const data = (json as { data: unknown }).data;
+    if (perRecord) return recordByRecord(spec, schema, data, fail);
+    // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+    const record = (): RecordProblem | undefined =>
+      !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data) : undefined;
     const parsed = schema.safeParse(data);
     if (parsed.success) {
       const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
       if (unreadable) {
         const where = describePath(unreadable.path, data);
-        throw fail('schema', `${where}: ${unreadable.problem}`, [where]);
+        throw new ApiResponseError(spec.name, {
+          status,
+          problem: 'schema',
+          detail: `${where}: ${unreadable.problem}`,
+          issuePaths: [where],
+          retryAfterMs,
+          record: record(),
+        });
       }
     } else {
       const issues = parsed.error.issues.slice(0, 5).map((issue) => {
@@ -590,13 +627,43 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return { where, text: `${where}: ${issue.message}` };
       });
       const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
-      throw fail(
-        'schema',
-        issues.map((i) => i.text).join('; ') + more,
-        issues.map((i) => i.where),
-      );
+      throw new ApiResponseError(spec.name, {
+        status,
+        problem: 'schema',
+        detail: issues.map((i) => i.text).join('; ') + more,
+        issuePaths: issues.map((i) => i.where),
+        retryAfterMs,
+        record: record(),
+      });
     }
     return parsed.data;
+  }
+
+  /**
+   * A list answer read record by record: the envelope (`{items, total}`) must fit, or the page
+   * fails; each item that does not fit its schema is set aside (`quarantined`) and the others kept.
+   */
+  function recordByRecord(
+    spec: FunctionSpec,
+    schema: z.ZodType,
+    data: unknown,
+    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
+  ): QuarantinedPage<unknown> {
+    const envelope = pageEnvelopeSchema.safeParse(data);
+    if (!envelope.success) {
+      const issue = envelope.error.issues[0]!;
+      const where = describePath(issue.path, data);
+      throw fail('schema', `${where}: ${issue.message}`, [where]);
+    }
+    const itemSchema = itemSchemaOf(schema);
+    const items: unknown[] = [];
+    const quarantinedItems: QuarantinedRecord[] = [];
+    for (const item of envelope.data.items) {
+      const read = parseRecord(itemSchema, item);
+      if (read.ok) items.push(read.data);
+      else quarantinedItems.push(quarantined(spec.name, item, read.problem));
+    }
+    return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
 
   /** `text` with every secret replaced by {@link REDACTED}. */
@@ -645,7 +712,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     offset: number,
     limit: number,
     opts: CallOptions,
-  ): Promise<Page<ItemOf<N> & { id: number }>> {
+  ): Promise<QuarantinedPage<ItemOf<N> & { id: number }>> {
     let size = Math.min(limit, learnedPageSize.get(name) ?? limit);
     for (;;) {
       try {
@@ -653,7 +720,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           name,
           { ...args, query: { ...args.query, offset, limit: size } as unknown as QueryOf<N> },
           opts,
-        )) as Page<ItemOf<N> & { id: number }>;
+        )) as QuarantinedPage<ItemOf<N> & { id: number }>;
         if (size < pageSize && !pageSizeSaid.has(name)) {
           pageSizeSaid.add(name);
           // One warning says what to set; another only when a later list needs a smaller size still.
@@ -696,8 +763,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       logger,
     });
     return {
-      list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
-        call(name, { id: appId, query }, opts) as Promise<Page<ItemOf<N>>>) as ListMethods<N>['list'],
+      list: (async (query: QueryOf<N> | undefined, opts: CallOptions | undefined) => {
+        const page = (await call(name, { id: appId, query }, opts)) as QuarantinedPage<ItemOf<N>>;
+        if (!page.quarantined) return page;
+        for (const record of page.quarantined) opts?.quarantine?.add(record);
+        return { items: page.items, total: page.total };
+      }) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           ...walkOptions(),
@@ -705,11 +776,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
+          quarantine: opts?.quarantine,
         })) as ListMethods<N>['listAll'],
       pages: ((query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
         pageStream(fetcher(query, opts), {
           ...walkOptions(),
           readAhead: options.readAhead,
+          quarantine: opts?.quarantine,
         })) as ListMethods<N>['pages'],
     };
   }

@@ -6,6 +6,7 @@
  * error messages) with `Secret.scrub` before it gets here.
  */
 import { inspect } from 'node:util';
+import type { RecordProblem } from './quarantine.js';
 import { ERROR_STATUS } from './schemas.js';
 
 /** The common base: any failure of one call of a function of the API. */
@@ -86,6 +87,11 @@ export class ApiResponseError extends ApiCallError {
   readonly issuePaths: readonly string[];
   /** The wait the service asked for with `Retry-After`, when it sent one. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * For `schema` on a read of one record: what is wrong with that record (`quarantine.ts`), so a
+   * collector can set it aside instead of failing its read.
+   */
+  readonly record: RecordProblem | undefined;
 
   constructor(
     fn: string,
@@ -95,6 +101,7 @@ export class ApiResponseError extends ApiCallError {
       detail: string;
       issuePaths?: readonly string[];
       retryAfterMs?: number;
+      record?: RecordProblem;
     },
   ) {
     super(fn, `${PROBLEM_TEXT[init.problem]} (HTTP ${init.status}): ${init.detail}`);
@@ -103,6 +110,7 @@ export class ApiResponseError extends ApiCallError {
     this.detail = init.detail;
     this.issuePaths = init.issuePaths ?? [];
     this.retryAfterMs = init.retryAfterMs;
+    this.record = init.record;
   }
 
   override toJSON(): Record<string, unknown> {

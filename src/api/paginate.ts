@@ -13,13 +13,22 @@
  */
 import type { Logger } from 'pino';
 import type { Page } from './schemas.js';
+import type { QuarantinedRecord, QuarantineSink } from './quarantine.js';
 import { ApiListTooLongError, ApiPaginationError, type PaginationShift } from './errors.js';
+
+/**
+ * A page read record by record (`CallOptions.quarantine`): the items that fit, and the ones set
+ * aside. Both count as the list's items: a page of 200 with one set aside is a full page.
+ */
+export interface QuarantinedPage<T> extends Page<T> {
+  quarantined?: QuarantinedRecord[];
+}
 
 /**
  * Reads one page: the items from `offset`, at most `limit` of them. `signal` ends the read early
  * (a page asked ahead that the walk no longer needs).
  */
-export type PageFetcher<T> = (offset: number, limit: number, signal?: AbortSignal) => Promise<Page<T>>;
+export type PageFetcher<T> = (offset: number, limit: number, signal?: AbortSignal) => Promise<QuarantinedPage<T>>;
 
 /** Options of {@link paginate}. */
 export interface PaginateOptions<T> {
@@ -55,6 +64,12 @@ export interface PaginateOptions<T> {
    * bound. A list read whole (no `until`) whose `total` is already past it fails on its first page.
    */
   maxItems?: number;
+  /**
+   * Where the records the pages set aside are handed (`QuarantinedPage.quarantined`): by
+   * {@link paginate} once its walk is complete (a walk thrown away hands nothing), by
+   * {@link pageStream} page by page.
+   */
+  quarantine?: QuarantineSink;
   logger?: Logger;
 }
 
@@ -80,38 +95,50 @@ async function* walk<T extends { id: number }>(
   fetch: PageFetcher<T>,
   options: PaginateOptions<T>,
   whole: boolean,
+  setAside: (records: QuarantinedRecord[]) => void,
 ): AsyncGenerator<T[]> {
   const seen = new Set<number>();
+  // Records set aside without a readable id: counted, but never checked for repeats.
+  let unnamed = 0;
   const first = await fetch(0, options.pageSize);
   const total = first.total;
-  const step = first.items.length;
+  const step = first.items.length + (first.quarantined?.length ?? 0);
   const maxItems = options.maxItems ?? Infinity;
   if (step === 0 && total > 0) throw new ShiftSeen('short_page', `no items at offset 0 of ${total}`);
   // A list read whole would pass the bound anyway: say so now rather than after reading that much.
   if (whole && total > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: 0 });
   // Pages asked for and not yet read, in order: the next one, and with `readAhead` the one after.
-  const pending: { offset: number; page: Promise<Page<T>>; cancel: AbortController }[] = [];
+  const pending: { offset: number; page: Promise<QuarantinedPage<T>>; cancel: AbortController }[] = [];
   const depth = options.readAhead ? 2 : 1;
   let nextOffset = step;
   try {
-    let current: { offset: number; page: Page<T> } | undefined = { offset: 0, page: first };
+    let current: { offset: number; page: QuarantinedPage<T> } | undefined = { offset: 0, page: first };
     while (current) {
       const { offset, page } = current;
       if (page.total !== total)
         throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
       const expected = Math.min(step, total - offset);
-      if (page.items.length < expected) {
+      const aside = page.quarantined ?? [];
+      if (page.items.length + aside.length < expected) {
         throw new ShiftSeen(
           'short_page',
-          `${page.items.length} items at offset ${offset} of ${total}, expected ${expected}`,
+          `${page.items.length + aside.length} items at offset ${offset} of ${total}, expected ${expected}`,
         );
       }
+      for (const record of aside) {
+        if (record.id === undefined) unnamed++;
+        else if (seen.has(record.id))
+          throw new ShiftSeen('id_repeated', `id ${record.id} came twice (page at offset ${offset})`);
+        else seen.add(record.id);
+      }
+      if (aside.length > 0) setAside(aside);
       const kept: T[] = [];
       for (const item of page.items) {
         if (seen.has(item.id))
           throw new ShiftSeen('id_repeated', `id ${item.id} came twice (page at offset ${offset})`);
         seen.add(item.id);
-        if (seen.size > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size });
+        if (seen.size + unnamed > maxItems)
+          throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
         if (options.until?.(item)) {
           if (kept.length > 0) yield kept;
           return;
@@ -130,7 +157,8 @@ async function* walk<T extends { id: number }>(
       const next = pending.shift();
       current = next && { offset: next.offset, page: await next.page };
     }
-    if (seen.size !== total) throw new ShiftSeen('count_mismatch', `read ${seen.size} items, total says ${total}`);
+    if (seen.size + unnamed !== total)
+      throw new ShiftSeen('count_mismatch', `read ${seen.size + unnamed} items, total says ${total}`);
   } finally {
     // Left early: what is still on its way is not needed (and may be waiting out retries).
     for (const p of pending) p.cancel.abort();
@@ -151,12 +179,14 @@ export async function paginate<T extends { id: number }>(
   let last: ShiftSeen | undefined;
   for (let w = 1; w <= maxWalks; w++) {
     const items: T[] = [];
+    const aside: QuarantinedRecord[] = [];
     try {
       const keep = options.keep;
-      for await (const page of walk(fetch, options, !options.until)) {
+      for await (const page of walk(fetch, options, !options.until, (records) => aside.push(...records))) {
         if (!keep) items.push(...page);
         else for (const item of page) if (keep(item)) items.push(item);
       }
+      for (const record of aside) options.quarantine?.add(record);
       return items;
     } catch (err) {
       if (!(err instanceof ShiftSeen)) throw err;
@@ -181,7 +211,9 @@ export async function* pageStream<T extends { id: number }>(
 ): AsyncGenerator<T[]> {
   try {
     // Its reader may stop early (a newest-first list read until what it needs is seen).
-    yield* walk(fetch, options, false);
+    yield* walk(fetch, options, false, (records) => {
+      for (const record of records) options.quarantine?.add(record);
+    });
   } catch (err) {
     if (err instanceof ShiftSeen)
       throw new ApiPaginationError(options.fn, { shift: err.shift, walks: 1, detail: err.detail });

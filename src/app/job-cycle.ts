@@ -6,7 +6,10 @@
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
-import { commitFindings, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import { commitFindings, recordsJobKey, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
+import { heldSubjectsOf, skippedRecordsFindings } from '../alerts/skipped-records.js';
+import { reportSkippedRecords } from './skipped-records-report.js';
 import type { ApplyOptions, ResolveGuardReport } from '../alerts/lifecycle.js';
 import type { ApiClient } from '../api/client.js';
 import type { CollectorContext } from '../collectors/collector-context.js';
@@ -65,6 +68,8 @@ export interface JobReport {
   events: number;
   /** State words the read met that no `checks.*` list names (see `unknown-state-words.ts`). */
   unknownStates?: UnknownStateWord[];
+  /** Records the read set aside (`api/quarantine.ts`); their alerts were held. Absent: none. */
+  skipped?: QuarantinedRecord[];
   durationMs: number;
 }
 
@@ -130,6 +135,8 @@ export async function runJobCycle(
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
   let folded: readonly FoldedFinding[] | undefined;
+  // The records the read sets aside: their alerts are held, the rest of the read stays complete.
+  const quarantine = new Quarantine();
   const soFar = new ReadSoFar();
   let vanished: VanishedResolutions | undefined;
   try {
@@ -154,6 +161,7 @@ export async function runJobCycle(
           openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
         ),
       ),
+      quarantine,
       soFar,
       logger: log,
       ...deps.memory,
@@ -187,6 +195,7 @@ export async function runJobCycle(
     return readFailed(deps, job, err, now, log, report, record);
   }
 
+  const skipped = quarantine.records();
   const events = commitFindings(
     deps.alerts,
     {
@@ -201,6 +210,7 @@ export async function runJobCycle(
             findings,
             incomplete,
             explain,
+            held: heldSubjectsOf(skipped),
             ...(folded ? { folded } : {}),
             options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
           },
@@ -209,6 +219,12 @@ export async function runJobCycle(
             job: sourceJobKey(job),
             findings: [],
             options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+          },
+          // The records set aside, said once per reason; over when a complete read sets none aside.
+          {
+            job: recordsJobKey(job),
+            findings: skippedRecordsFindings(job, skipped),
+            options: { ...deps.lifecycle, logger: log },
           },
         ];
       },
@@ -223,11 +239,13 @@ export async function runJobCycle(
   for (const f of folded ?? [])
     log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
-  log.info({ findings: findings.length, events: events.length }, 'cycle complete');
+  reportSkippedRecords({ metrics, warned: deps.warnedStateWords }, job, log, skipped);
+  log.info({ findings: findings.length, events: events.length, skipped: skipped.length }, 'cycle complete');
   return report('ok', {
     findings: findings.length,
     events: events.length,
     ...(unknownStates.length > 0 && { unknownStates }),
+    ...(skipped.length > 0 && { skipped }),
   });
 }
 

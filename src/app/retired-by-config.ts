@@ -4,7 +4,7 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import { closeRetired, type CloseReason } from '../alerts/close-retired.js';
-import { commitFindings, sourceJobKey } from '../alerts/commit-findings.js';
+import { commitFindings, recordsJobKey, sourceJobKey } from '../alerts/commit-findings.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';
@@ -60,7 +60,11 @@ export function resolveSwitchedOffJobs(store: Store, deps: CycleDeps, enabled: R
   const events = store.transaction(() =>
     off.flatMap((job) => {
       const key = sourceJobKey(job);
-      const write = () => [{ job: key, findings: [], options: { ...deps.lifecycle, forCycles: 1 } }];
+      const write = () => [
+        { job: key, findings: [], options: { ...deps.lifecycle, forCycles: 1 } },
+        // Nor about the records its reads set aside.
+        { job: recordsJobKey(job), findings: [], options: { ...deps.lifecycle, forCycles: 1 } },
+      ];
       return commitFindings(deps.alerts, { job: key, now, write }, [deps.notifier]);
     }),
   );

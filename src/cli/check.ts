@@ -7,6 +7,7 @@
  * namespace the token does not reach counts as bad config). Running it from cron or a Kubernetes
  * CronJob is a supported way to deploy.
  */
+import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import { Watchdog, type CycleReport } from '../app/watchdog.js';
@@ -103,7 +104,8 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
     const what =
       j.outcome === 'ok'
         ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
-          unknownStatesNote(j.unknownStates)
+          unknownStatesNote(j.unknownStates) +
+          skippedNote(j.skipped)
         : `${j.outcome}: ${j.reason ?? 'unknown'}` + (j.outcome === 'partial' ? partialNote(j) : '');
     return `${j.job.padEnd(width)}  ${what}`;
   });
@@ -125,6 +127,14 @@ function unknownStatesNote(unknown: UnknownStateWord[] | undefined): string {
   if (!unknown || unknown.length === 0) return '';
   const words = unknown.map((u) => `${terminalSafe(JSON.stringify(u.word))} ×${u.count}`).join(', ');
   return `; ${unknown[0]!.record} states no checks.* list names: ${words}`;
+}
+
+/** The records the read set aside, by reason, with an example: the rest of the read is complete. */
+function skippedNote(skipped: readonly QuarantinedRecord[] | undefined): string {
+  if (!skipped || skipped.length === 0) return '';
+  const first = skipped[0]!;
+  const example = `${first.kind} ${first.id ?? '(id unreadable)'}: ${terminalSafe(first.detail)}`;
+  return `; ${skipped.length} record${skipped.length === 1 ? '' : 's'} set aside, alerts held (e.g. ${example})`;
 }
 
 /** Audit rows a check writes at most are listed; more is said as a count (the `actions` command has them all). */

@@ -8,6 +8,7 @@ import { STATE_WORD_SETS, type StateWordSet } from '../simulator/state-words.js'
 import { TIME_FORMATS, type TimeFormat } from '../simulator/time-format.js';
 import type { FaultSpec, FaultTarget } from '../simulator/fault-injector.js';
 import type { SimTokenSpec } from '../simulator/token-grants.js';
+import { LIST_GRADINGS, type ListGrading } from '../simulator/read-handlers.js';
 import { parseCommandArgs, reportFailure } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 
@@ -52,12 +53,21 @@ Modes: where the API reference leaves a choice open, choose differently (default
                            endless      200 with a JSON body that never ends (1 MB / 10 ms)
                            echoToken    the caller's token in a record's id and a text field
                            endlessList  lists answer total 1000000000 and fresh ids on every page
+                           unreadableTime:ID|first  one record's first timestamp written unparseably
+                           oddValue:FIELD=VALUE[@ID]  one record's FIELD (a path: urls.0.ssl_status)
+                                        set to VALUE (JSON, else a string), e.g.
+                                        urls.list=oddValue:ssl_status=revoked
+  --list-grading G       whether lists are graded by the environments a token reads: environment
+                         (default: lists show only what reads by id give) or none (only reads by
+                         id are graded, as the reference states: a list names records that get
+                         refuses with access_denied)
   --state-words W        the words of \`state\` fields: default, or alt (another plausible service:
                          runs pending/in_progress/succeeded/failed, backups in_progress/success/error,
                          servers up/down/failed/off…; the daemon needs its checks.* state lists set)
 
 At run time, the control interface switches modes: POST /_sim/setMaxLimit [N], setTimeFormat ["F"],
-setRateLimit [{"rps":R,"burst":N,"retryAfter":"date"}] or [null], setFault ["FN", {"hugeMb":5}].`;
+setRateLimit [{"rps":R,"burst":N,"retryAfter":"date"}] or [null], setListGrading ["none"],
+setFault ["FN", {"hugeMb":5}].`;
 
 const ENVIRONMENTS = environmentTypeSchema.options;
 
@@ -170,8 +180,29 @@ const FAULT_KINDS: Record<string, { arg: string | null; spec(arg: string, raw: s
   endless: { arg: null, spec: () => ({ endless: true }) },
   echoToken: { arg: null, spec: () => ({ echoToken: true }) },
   endlessList: { arg: null, spec: () => ({ endlessList: true }) },
+  unreadableTime: {
+    arg: 'ID|first',
+    spec: (arg) => ({
+      unreadableTime: arg === 'first' ? {} : { id: integer('fault unreadableTime', arg, 1, 1, 2 ** 31 - 1) },
+    }),
+  },
+  oddValue: { arg: 'FIELD=VALUE[@ID]', spec: oddValue },
   inventedErrorCodes: { arg: null, spec: () => ({ inventedErrorCodes: true }) },
 };
+
+/** `FIELD=VALUE[@ID]`: VALUE as JSON when it parses (`null`, `42`), else as a string. */
+function oddValue(arg: string, raw: string): FaultSpec {
+  const m = /^([A-Za-z0-9_.]+)=(.*?)(?:@(\d+))?$/.exec(arg);
+  if (!m) throw new UsageError(`--fault: oddValue takes FIELD=VALUE[@ID] (in "${raw}")`);
+  const [, field, text, id] = m as unknown as [string, string, string, string | undefined];
+  let value: unknown = text;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // a plain word: the string itself
+  }
+  return { recordField: { field, value, ...(id !== undefined && { id: Number(id) }) } };
+}
 
 /** `FN=KIND[:ARG]` as a target and a fault. */
 function fault(raw: string): [FaultTarget, FaultSpec] {
@@ -196,6 +227,7 @@ function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, Fault
   if (options.maxLimit !== undefined) lines.push(`max limit: ${options.maxLimit}`);
   if (options.timeFormat !== undefined) lines.push(`time format: ${options.timeFormat}`);
   if (options.stateWords !== undefined) lines.push(`state words: ${options.stateWords}`);
+  if (options.listGrading !== undefined) lines.push(`list grading: ${options.listGrading}`);
   const rate = options.rateLimit;
   if (rate)
     lines.push(
@@ -235,6 +267,7 @@ const simulator: Command = {
         'scoped-token': { type: 'string', multiple: true },
         fault: { type: 'string', multiple: true },
         'state-words': { type: 'string' },
+        'list-grading': { type: 'string' },
       });
       if (values.token !== undefined && !/^\S{8,}$/.test(values.token))
         throw new UsageError('--token must be at least 8 characters without spaces');
@@ -266,6 +299,9 @@ const simulator: Command = {
           ? {}
           : { stateWords: oneOf<StateWordSet>('state-words', values['state-words'], STATE_WORD_SETS) }),
         ...(tokens.length > 0 ? { tokens } : {}),
+        ...(values['list-grading'] === undefined
+          ? {}
+          : { listGrading: oneOf<ListGrading>('list-grading', values['list-grading'], LIST_GRADINGS) }),
       };
     } catch (err) {
       return reportFailure(io, usage, err);

@@ -53,7 +53,11 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
       }))
     : await readAcrossNamespaces(ctx, async (namespace) => {
         const query = namespace === undefined ? {} : { namespace };
-        const own = await ctx.client.apps.listAll(query, { signal: ctx.signal, view: appBackupStateView });
+        const own = await ctx.client.apps.listAll(query, {
+          signal: ctx.signal,
+          view: appBackupStateView,
+          quarantine: ctx.quarantine,
+        });
         return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
       });
   const keep = ctx.relevance?.backups;
@@ -131,7 +135,11 @@ async function backupsPerApp(
     let total: number | undefined;
     let walkedToEnd = true;
     try {
-      for await (const page of ctx.client.backups.pages(query, { signal: ctx.signal, view: newestBackupView })) {
+      for await (const page of ctx.client.backups.pages(query, {
+        signal: ctx.signal,
+        view: newestBackupView,
+        quarantine: ctx.quarantine,
+      })) {
         read += page.length;
         pageSize ||= page.length;
         for (const backup of page) meet(backup);
@@ -142,7 +150,9 @@ async function backupsPerApp(
         }
         // The apps still missing have old good backups, far down the list: once asking for each of
         // them takes no more requests than the pages left, ask for each (one small answer) instead.
-        total ??= (await ctx.client.backups.list({ ...query, limit: 1 }, { signal: ctx.signal })).total;
+        total ??= (
+          await ctx.client.backups.list({ ...query, limit: 1 }, { signal: ctx.signal, quarantine: ctx.quarantine })
+        ).total;
         if (missing.size <= Math.ceil(Math.max(0, total - read) / Math.max(1, pageSize))) {
           walkedToEnd = false;
           break;
@@ -183,7 +193,7 @@ async function readOneApp(
     const offset = page * PER_APP_LIMIT;
     const answer = await ctx.client.backups.list(
       { ...query, app_id: appId, limit: PER_APP_LIMIT, offset },
-      { signal: ctx.signal, view: newestBackupView },
+      { signal: ctx.signal, view: newestBackupView, quarantine: ctx.quarantine },
     );
     if (total !== undefined && answer.total !== total) return seen && { ...seen, stopped: 'bound' };
     total = answer.total;

@@ -11,7 +11,10 @@ import { StateWordTally } from './state-word-tally.js';
  */
 export async function collectInstallers(ctx: CollectorContext): Promise<InstallersSnapshot> {
   const installers = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.installers.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
+    ctx.client.installers.listAll(namespace === undefined ? {} : { namespace }, {
+      signal: ctx.signal,
+      quarantine: ctx.quarantine,
+    }),
   );
   const stateWords = new StateWordTally('installer');
   for (const installer of installers) stateWords.see(installer.state);

@@ -1,7 +1,7 @@
-import { ApiError } from '../api/errors.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { CYCLE_WINDOW_MS } from './shared-apps.js';
+import { readById } from './read-by-id.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { AppInFull, MaintenanceSnapshot } from './snapshot.js';
 import { StateWordTally } from './state-word-tally.js';
@@ -22,30 +22,38 @@ export const RESTORE_POINTS_PER_APP = 5;
  * (`restore_points.list?limit=5`, one more request per app: no other answer carries them). An app
  * is kept only when an enabled check could report it (`ctx.relevance`: in maintenance, a branch
  * deleted upstream or behind, an upgrade failed or in standby, a restore point held). An app
- * deleted between the list and its reads is left out; any other failed read fails the snapshot.
+ * deleted between the list and its reads is left out; one the token may not read by id
+ * (`access_denied`: graded by its environment) or that cannot be parsed is set aside in
+ * `ctx.quarantine`, its alerts held; any other failed read fails the snapshot.
  */
 export async function collectMaintenance(ctx: CollectorContext): Promise<MaintenanceSnapshot> {
   // Only the ids: the shared list of this cycle window will do (each app is read in full below).
   const listed = ctx.sharedApps
     ? [...(await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS)).byId.values()]
     : await readAcrossNamespaces(ctx, (namespace) =>
-        ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal, view: appIdView }),
+        ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
+          signal: ctx.signal,
+          view: appIdView,
+          quarantine: ctx.quarantine,
+        }),
       );
   const keep = ctx.relevance?.maintenance;
   const withPoints = ctx.checks.restore_points.enabled;
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
   const stateWords = new StateWordTally('upgrade');
   const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {
-    try {
-      const app = await ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView });
-      if (app.upgrade) stateWords.see(app.upgrade.state);
-      const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;
-      const record = { app, restorePoints };
-      return !keep || keep(record) ? record : undefined;
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'not_found') return undefined;
-      throw err;
-    }
+    const app = await readById(
+      ctx,
+      'apps.get',
+      id,
+      () => ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView }),
+      'gone',
+    );
+    if (!app) return undefined;
+    if (app.upgrade) stateWords.see(app.upgrade.state);
+    const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;
+    const record = { app, restorePoints };
+    return !keep || keep(record) ? record : undefined;
   });
   const kept = read.filter((r): r is AppInFull => r !== undefined);
   const restorePoints = new Map<number, readonly NewestRestorePoint[]>();
@@ -67,7 +75,7 @@ async function newestRestorePoints(ctx: CollectorContext, appId: number): Promis
   const page = await ctx.client.restorePoints.list(
     appId,
     { limit: RESTORE_POINTS_PER_APP },
-    { signal: ctx.signal, view: restorePointView },
+    { signal: ctx.signal, view: restorePointView, quarantine: ctx.quarantine },
   );
   return page.items;
 }

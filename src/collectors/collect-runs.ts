@@ -1,4 +1,3 @@
-import { ApiError } from '../api/errors.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import { isNewer, orderKey, sortNewestFirst, type OrderKey } from '../lib/newest-first.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -6,6 +5,7 @@ import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
+import { readById } from './read-by-id.js';
 import { runsSoFar } from './runs-so-far.js';
 import { groupKey, SettledRunSummary } from './settled-runs.js';
 import type { RunsMemory } from './runs-memory.js';
@@ -35,7 +35,8 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  *   window left out, and the runs of its app since it (`runs.list?app_id=…`, newest first, down to
  *   that run): a failure older than the look-back stays failed until the run itself, or a newer
  *   settled run of the same app and action, says otherwise; it never resolves by ageing out. A run
- *   that `runs.get` no longer finds is gone, and its alert resolves;
+ *   that `runs.get` no longer finds is gone, and its alert resolves; one it refuses
+ *   (`access_denied`: reads by id are graded by the run's environment) is set aside, its alert held;
  * - `runs.get` of each other run in a failed or active state, `api.concurrency` at a time, for
  *   steps and watcher;
  * - `apps.list` for the labels and links of the runs that can be findings;
@@ -44,6 +45,8 @@ const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs
  * With a memory, a cycle reads what changed since the last (`readEconomically`, below). Any failed
  * read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
  * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` (`runs-so-far.ts`).
+ * A run that cannot be read by id, or whose list item cannot be read, is set aside in
+ * `ctx.quarantine` (its alerts held).
  */
 export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> {
   const memory = ctx.relevance ? ctx.runsMemory : undefined;
@@ -60,7 +63,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   } else {
     const toDetail = runs.filter((r) => wanted.has(r.state) && !details.has(r.id));
     await mapLimit(toDetail, ctx.concurrency, async (item) => {
-      const run = await getUnlessGone(ctx, item.id);
+      const run = await getUnlessGone(ctx, item.id, 'unreadable');
       // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
       // judged from its list item, as the snapshot allows.
       if (run) details.set(run.id, run);
@@ -141,6 +144,7 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
       signal,
       until: (run) => createdBefore(run, walkStop),
       keep,
+      quarantine: ctx.quarantine,
     }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
@@ -158,6 +162,7 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
       client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, {
         signal,
         ...(until && { until }),
+        quarantine: ctx.quarantine,
       }),
     );
     // The state list is read after the walk: what it says is the newer.
@@ -194,7 +199,7 @@ async function readLeftTheirState(
   const left = [...memory.wanted.values()].filter(
     (run) => !byId.has(run.id) && !followed.has(run.id) && !createdBefore(run, since),
   );
-  for (const run of await mapLimit(left, ctx.concurrency, (run) => getUnlessGone(ctx, run.id))) {
+  for (const run of await mapLimit(left, ctx.concurrency, (run) => getUnlessGone(ctx, run.id, 'gone'))) {
     if (!run) continue;
     if (wanted.has(run.state)) byId.set(run.id, run);
     else memory.addSettled(groupKey(run), run);
@@ -259,7 +264,7 @@ async function detailEconomically(
   // Announced from their list item this cycle: read by the context reader, or here next cycle.
   for (const run of queue.slice(DETAIL_READS_PER_CYCLE)) memory.awaiting.set(run.id, run.updated_at);
   await mapLimit(toRead, ctx.concurrency, async (item) => {
-    const run = await getUnlessGone(ctx, item.id);
+    const run = await getUnlessGone(ctx, item.id, 'unreadable');
     // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
     // judged from its list item, as the snapshot allows.
     if (!run) return;
@@ -321,7 +326,7 @@ async function readFollowed(
   listed: ReadonlyMap<number, RunListItem>,
 ): Promise<Run[]> {
   const ids = [...followed].filter((id) => !listed.has(id));
-  const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id));
+  const read = await mapLimit(ids, ctx.concurrency, (id) => getUnlessGone(ctx, id, 'gone'));
   return read.filter((run): run is Run => run !== undefined);
 }
 
@@ -345,20 +350,23 @@ async function readNewerOfApps(
     // Already `concurrency` walks at a time: no page ahead, or twice that would be in flight.
     ctx.client.runs.listAll(
       { app_id: appId },
-      { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false },
+      { signal: ctx.signal, until: (run) => createdBefore(run, oldest), readAhead: false, quarantine: ctx.quarantine },
     ),
   );
   return lists.flat().filter((run) => !listed.has(run.id));
 }
 
-/** `runs.get`, or undefined when the run no longer exists. */
-async function getUnlessGone(ctx: CollectorContext, id: number): Promise<Run | undefined> {
-  try {
-    return await ctx.client.runs.get(id, { signal: ctx.signal });
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 'not_found') return undefined;
-    throw err;
-  }
+/**
+ * `runs.get`, or undefined when the run no longer exists (`not_found` for a run no list names:
+ * `gone`) or cannot be read now (refused, unreadable, or not found right after a list named it:
+ * set aside in `ctx.quarantine`, its alerts held).
+ */
+async function getUnlessGone(
+  ctx: CollectorContext,
+  id: number,
+  notFound: 'gone' | 'unreadable',
+): Promise<Run | undefined> {
+  return readById(ctx, 'runs.get', id, () => ctx.client.runs.get(id, { signal: ctx.signal }), notFound);
 }
 
 /** Created before `since`; a run whose creation time is unknown is never where a walk stops. */

@@ -21,7 +21,10 @@ const NOT_ALLOWED: ReadonlySet<string> = new Set(['function_not_allowed', 'acces
  */
 export async function collectServers(ctx: CollectorContext): Promise<ServersSnapshot> {
   const servers = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.servers.listAll(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
+    ctx.client.servers.listAll(namespace === undefined ? {} : { namespace }, {
+      signal: ctx.signal,
+      quarantine: ctx.quarantine,
+    }),
   );
   const config = ctx.checks.servers;
   const bad = config.enabled ? servers.filter((s) => config.bad_states.includes(s.state) && s.app_count > 0) : [];
@@ -32,7 +35,7 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
       ctx.client.apps.listAll(
         // Within the configured namespaces, as every other read: the server's own.
         ctx.namespaces === null ? { server_id: server.id } : { server_id: server.id, namespace: server.namespace },
-        { signal: ctx.signal, view: appEnvironmentView, readAhead: false },
+        { signal: ctx.signal, view: appEnvironmentView, readAhead: false, quarantine: ctx.quarantine },
       ),
     );
     bad.forEach((server, i) =>

@@ -12,6 +12,7 @@ export async function collectUrls(ctx: CollectorContext): Promise<UrlsSnapshot> 
     ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, {
       signal: ctx.signal,
       keep: ctx.relevance?.urls,
+      quarantine: ctx.quarantine,
     }),
   );
   const apps = await readApps(ctx, new Set(urls.map((u) => u.app_id)));

@@ -10,6 +10,7 @@ import type { ReadSoFar } from './read-so-far.js';
 import type { RunsMemory } from './runs-memory.js';
 import type { SharedApps } from './shared-apps.js';
 import type { Relevance } from './snapshot.js';
+import type { QuarantineSink } from '../api/quarantine.js';
 
 /** What an open alert of the job is about: the record a collector may need to read again. */
 export interface OpenSubject {
@@ -62,6 +63,13 @@ export interface CollectorContext {
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /**
+   * Where the records the read cannot take are set aside (`api/quarantine.ts`): a record a read by
+   * id refuses, or one whose timestamp, type or value cannot be read. The rest of the read goes
+   * on, complete for every other record; the job cycle holds the set-aside records' alerts. Every
+   * list walk and read by id of a collector hands it on. Absent: such a record fails the read.
+   */
+  quarantine?: QuarantineSink;
   /**
    * Where a collector offers what it has read so far, for a read a hard bound cuts (the runs
    * collector does); absent, or not offered: a cut read is a failed read, as any other.

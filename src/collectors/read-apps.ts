@@ -22,6 +22,7 @@ export async function readApps(ctx: CollectorContext, only: ReadonlySet<number>)
       signal: ctx.signal,
       view: appLabelsView,
       keep: (app) => only.has(app.id),
+      quarantine: ctx.quarantine,
     }),
   );
   return new Map(list.map((app) => [app.id, app]));

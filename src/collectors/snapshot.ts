@@ -6,7 +6,10 @@
  * "absent from the snapshot" as "the problem is over" and a partial read would resolve alerts
  * falsely. The one exception is flagged: a read cut by a hard bound (`jobs.read_ceiling`, a list's
  * items, an answer's bytes) hands back what it read (`partial`, `read-so-far.ts`), which the job
- * cycle lets fire alerts and never resolve one. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
+ * cycle lets fire alerts and never resolve one. One record that cannot be read (refused by id,
+ * unparseable, a value beyond the stated ones) is not a failed read: it is set aside
+ * (`CollectorContext.quarantine`), the job cycle holds its alerts, and the snapshot is complete for
+ * every other record. Records are the API's own types (inferred from `src/api/schemas.ts`), or for apps the
  * fields of them the detectors read (`views.ts`), the values as answered: the collectors parse,
  * they do not interpret; every judgement is made by a detector.
  *

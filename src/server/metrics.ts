@@ -110,6 +110,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Records a read set aside (`api/quarantine.ts`), per job and reason, counted every cycle they are. */
+  readonly recordsSkipped = new Counter({
+    name: 'deploy_watchdog_records_skipped_total',
+    help: 'Records a job read set aside (refused by id, unparseable, or a value beyond the stated ones), by reason; counted each cycle.',
+    labelNames: ['source', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   /** API errors by error code (the service's code, or timeout / connection / bad_answer). */
   readonly apiErrors = new Counter({
     name: 'deploy_watchdog_api_errors_total',

@@ -64,6 +64,19 @@ export interface FaultSpec {
    */
   endlessList?: boolean;
   /**
+   * One record's timestamp written so no reader can parse it ("sometime yesterday"): the record
+   * with `id` (a list's item, or the answer of a read by id), else the first record; its `field`,
+   * else its first timestamp (a field ending in `_at` holding a time). The reference leaves the
+   * format open (§2): one odd record, not a whole answer.
+   */
+  unreadableTime?: { id?: number; field?: string };
+  /**
+   * One field of one record set to `value`, whatever its type: the record with `id`, else the
+   * first; `field` a path within the record (`ssl_status`, `urls.0.ssl_status`, `watcher.state`).
+   * A value beyond the stated ones (`ssl_status: revoked`, §3), or any field broken in turn.
+   */
+  recordField?: { field: string; value: unknown; id?: number };
+  /**
    * Status 500 with an error code the reference does not list and no earlier answer gave
    * (`invented_1`, `invented_2`, …): a service whose codes would grow a metric label without bound.
    */

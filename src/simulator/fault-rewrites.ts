@@ -1,7 +1,7 @@
 /**
  * The faults that alter an answer already made: a list that never ends, the caller's token echoed,
- * a field of the wrong type, JSON cut off. Each works on one answer (a page at most), so it costs
- * no more than the answer itself.
+ * a field of the wrong type, one record's timestamp or field made odd, JSON cut off. Each works on
+ * one answer (a page at most), so it costs no more than the answer itself.
  */
 import { ENDLESS_LIST_TOTAL, type FaultSpec } from './fault-injector.js';
 
@@ -26,11 +26,15 @@ const FREE_TEXT = ['reason', 'name', 'line', 'detail', 'record', 'progress', 'me
 /** The body of an answer with the fault's rewrites applied (the body as it was when none applies). */
 export function rewriteAnswer(status: number, body: string, fault: FaultSpec, ctx: RewriteContext): string {
   const ok = status === 200;
-  if (!fault.echoToken && !(ok && (fault.endlessList || fault.wrongType || fault.malformedJson))) return body;
+  const oneRecord = fault.unreadableTime !== undefined || fault.recordField !== undefined;
+  if (!fault.echoToken && !(ok && (fault.endlessList || fault.wrongType || fault.malformedJson || oneRecord)))
+    return body;
   let out = body;
-  if (fault.echoToken || (ok && (fault.endlessList || fault.wrongType))) {
+  if (fault.echoToken || (ok && (fault.endlessList || fault.wrongType || oneRecord))) {
     const envelope = JSON.parse(body) as { data?: unknown; error?: { message: string } };
     if (ok && fault.endlessList) endlessPage(envelope.data, ctx);
+    if (ok && fault.unreadableTime) unreadableTime(envelope.data, fault.unreadableTime);
+    if (ok && fault.recordField) recordField(envelope.data, fault.recordField);
     const echoed = [ctx.token, ...(fault.echoText === undefined ? [] : [fault.echoText])];
     // Spelled in escapes: each echoed text is written as a marker first, replaced once serialised.
     const spell = (text: string) => (fault.echoEscaped ? `${ECHO_MARK}${echoed.indexOf(text)}` : text);
@@ -101,6 +105,36 @@ function wrongType(data: Json): void {
   else if (typeof data.run_id === 'number') data.run_id = String(data.run_id);
   else if (typeof data.login === 'string') data.login = 42;
   else if (typeof data.truncated === 'boolean') data.truncated = 'no';
+}
+
+/** What an unreadable timestamp reads: a time to a person, none to a parser. */
+export const UNREADABLE_TIME = 'sometime yesterday';
+
+/** The record of an answer a one-record fault works on: the item with `id` (or the first), or the answer itself. */
+function targetRecord(data: unknown, id: number | undefined): Json | null {
+  if (!isObject(data)) return null;
+  const items = Array.isArray(data.items) ? (data.items as unknown[]).filter(isObject) : null;
+  if (items) return (id === undefined ? items[0] : items.find((i) => i.id === id)) ?? null;
+  return id === undefined || data.id === id ? data : null;
+}
+
+/** One record's timestamp (its `field`, else its first `…_at` field holding a time) made unreadable. */
+function unreadableTime(data: unknown, spec: NonNullable<FaultSpec['unreadableTime']>): void {
+  const record = targetRecord(data, spec.id);
+  if (!record) return;
+  const field = spec.field ?? Object.keys(record).find((k) => k.endsWith('_at') && typeof record[k] === 'string');
+  if (field !== undefined) record[field] = UNREADABLE_TIME;
+}
+
+/** One field of one record (a path: `urls.0.ssl_status`) set to the fault's value. */
+function recordField(data: unknown, spec: NonNullable<FaultSpec['recordField']>): void {
+  let node: unknown = targetRecord(data, spec.id);
+  const path = spec.field.split('.');
+  for (const key of path.slice(0, -1)) {
+    if (node === null || typeof node !== 'object') return;
+    node = (node as Record<string, unknown>)[key];
+  }
+  if (node !== null && typeof node === 'object') (node as Record<string, unknown>)[path.at(-1)!] = spec.value;
 }
 
 /** The first object, depth first from `value` itself, that `test` accepts. */

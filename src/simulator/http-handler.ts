@@ -66,6 +66,7 @@ const CONTROL_METHODS = new Set([
   'stats',
   'setMaxLimit',
   'setTimeFormat',
+  'setListGrading',
   'setRateLimit',
 ]);
 /** The list size when a call gives no `limit` (reference §8). */

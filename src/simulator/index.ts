@@ -14,6 +14,7 @@ import { SimulatorControl } from './simulator-control.js';
 import { SimulatorCore } from './simulator-core.js';
 import { STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
+import { checkListGrading, type ListGrading } from './read-handlers.js';
 import type { SimTokenSpec } from './token-grants.js';
 
 /** How to start a simulator. */
@@ -40,6 +41,12 @@ export interface SimulatorOptions {
   rateLimit?: RateLimitSpec;
   /** The words of `state` fields: 'default' (VOCABULARY) or 'alt' (ALT_VOCABULARY); see state-words.ts. */
   stateWords?: StateWordSet;
+  /**
+   * Whether lists are graded by the environments a token may read: 'environment' (default: lists
+   * show only what reads by id give) or 'none' (only reads by id are graded, as the reference
+   * states: a list names records `get` refuses with access_denied). See read-handlers.ts.
+   */
+  listGrading?: ListGrading;
   logger?: Logger;
 }
 
@@ -78,6 +85,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     timeFormat: checkTimeFormat(options.timeFormat ?? 'iso'),
     rateLimit: options.rateLimit ?? null,
     stateWords: options.stateWords ?? 'default',
+    listGrading: checkListGrading(options.listGrading ?? 'environment'),
     logger,
   });
   const control = new SimulatorControl(core);

@@ -1,7 +1,11 @@
 /**
  * The read functions of the API, one method each, named after the catalogue. Lists honour the
- * catalogue's filters, the token's namespaces and environments and limit/offset; reads by id
- * outside the token's namespaces are not_found, in an environment it may not read access_denied.
+ * catalogue's filters, the token's namespaces and limit/offset, and, in the `environment` list
+ * grading (the default), the environments it may read; reads by id outside the token's namespaces
+ * are not_found, in an environment it may not read access_denied (§5.4: "Reads by id are graded by
+ * the environment of the record asked for"). The reference grades only reads by id: the `none`
+ * list grading leaves lists (and the counts and attention summary that follow them) ungraded, so
+ * a list names records that `get` refuses.
  */
 import type { FunctionName } from '../api/functions.js';
 import type { EnvironmentType, Identity } from '../api/schemas.js';
@@ -41,6 +45,22 @@ function indexedSource<T extends Indexed>(
   return { source: index.all, inScope };
 }
 
+/**
+ * Whether lists are graded by the environments the token may read: `environment` (default: a list
+ * shows only what `get` would give) or `none` (lists show every record of the token's namespaces;
+ * only reads by id are graded, as the reference states it).
+ */
+export const LIST_GRADINGS = ['environment', 'none'] as const;
+/** One of {@link LIST_GRADINGS}. */
+export type ListGrading = (typeof LIST_GRADINGS)[number];
+
+/** Checks a list grading for the simulator's options; throws an Error naming the choices. */
+export function checkListGrading(grading: string): ListGrading {
+  if (!(LIST_GRADINGS as readonly string[]).includes(grading))
+    throw new Error(`listGrading must be one of ${LIST_GRADINGS.join(', ')}, got ${JSON.stringify(grading)}`);
+  return grading as ListGrading;
+}
+
 type ReadName = Exclude<
   FunctionName,
   'apps.backup' | 'apps.maintenance' | 'apps.restart' | 'apps.update' | 'apps.update_modules' | 'runs.retry'
@@ -48,6 +68,9 @@ type ReadName = Exclude<
 
 /** Answers read functions from the simulator's state. */
 export class ReadHandlers {
+  /** Whether lists are graded by environment (switchable at run time: control.setListGrading). */
+  listGrading: ListGrading = 'environment';
+
   constructor(
     private readonly state: SimState,
     private readonly views: Views,
@@ -231,11 +254,13 @@ export class ReadHandlers {
 
   /** Apps the token may read; null when it reads every environment (no filter to apply). */
   private readable(grant: Grant): ((app: AppRec) => boolean) | null {
-    return grant.readsAll ? null : (app) => grant.mayRead(app.envType);
+    return grant.readsAll || this.listGrading === 'none' ? null : (app) => grant.mayRead(app.envType);
   }
 
   /** Records of apps (URLs, backups, runs) the token may read; null when it reads every environment. */
   private readableByApp(grant: Grant): ((record: { appId: number | null }) => boolean) | null {
-    return grant.readsAll ? null : (record) => grant.mayRead(this.environmentOf(record.appId));
+    return grant.readsAll || this.listGrading === 'none'
+      ? null
+      : (record) => grant.mayRead(this.environmentOf(record.appId));
   }
 }

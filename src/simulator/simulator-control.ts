@@ -3,6 +3,7 @@
  * helpers that put the service into a chosen state. Tests call it in-process; out-of-process
  * tests and the standalone command reach it as `POST {baseUrl}/_sim/<method>` with the admin token.
  */
+import { checkListGrading, type ListGrading } from './read-handlers.js';
 import type { App, Backup, Installer, RestorePoint, Run, Server, UrlRecord, WatcherState } from '../api/schemas.js';
 import type { FaultSpec, FaultTarget } from './fault-injector.js';
 import type { ProblemKind, SimProblem } from './problem-finder.js';
@@ -165,6 +166,12 @@ export class SimulatorControl {
   setMaxLimit(maxLimit: number): { maxLimit: number } {
     this.core.maxLimit = checkMaxLimit(maxLimit);
     return { maxLimit };
+  }
+
+  /** Sets whether lists are graded by the token's readable environments (reads by id always are). */
+  setListGrading(grading: ListGrading): { listGrading: ListGrading } {
+    this.core.reads.listGrading = checkListGrading(grading);
+    return { listGrading: grading };
   }
 
   /** Sets how every answer writes its timestamps from now on. */

@@ -13,7 +13,7 @@ import { IdempotencyStore } from './idempotency-store.js';
 import { LogTail } from './log-tail.js';
 import { ProblemFinder } from './problem-finder.js';
 import { RateLimiter, type RateLimitSpec } from './rate-limiter.js';
-import { ReadHandlers } from './read-handlers.js';
+import { ReadHandlers, type ListGrading } from './read-handlers.js';
 import { RunEngine } from './run-engine.js';
 import { seedState } from './seed-state.js';
 import { SimState } from './sim-state.js';
@@ -42,6 +42,8 @@ export interface CoreOptions {
   timeFormat: TimeFormat;
   rateLimit: RateLimitSpec | null;
   stateWords: StateWordSet;
+  /** Whether lists are graded by the token's readable environments (see read-handlers.ts). */
+  listGrading: ListGrading;
   logger: Logger;
 }
 
@@ -90,6 +92,7 @@ export class SimulatorCore {
       options.seed,
       words,
     );
+    this.reads.listGrading = options.listGrading;
     this.changes = new ChangeHandlers(this.state, this.engine);
     this.faults = new FaultInjector(options.seed);
     this.grants = new TokenGrants(this.state, options.adminToken, options.tokens);

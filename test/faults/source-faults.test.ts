@@ -144,7 +144,9 @@ async function recovers(job: Job, before: string[], waits = false): Promise<void
 }
 
 describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
-  it.each(FAULTS)(
+  // A read by id that does not fit is one record that cannot be parsed: set aside, its alerts held
+  // (test/app/watchdog-quarantine.test.ts), not a failed read.
+  it.each(FAULTS.filter((f) => !(fn === 'apps.get' && f.fault.wrongType)))(
     '$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it',
     async ({ fault, reason, timeout, waits }) => {
       wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);

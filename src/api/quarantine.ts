@@ -1,0 +1,229 @@
+/**
+ * One bad record is one bad record: the records a read could not take, each judged alone.
+ *
+ * The reference grades reads by id by the record's environment (§5.4), leaves timestamp formats
+ * open (§2) and lists only "the values that are stated" (§3). So a list may name a record that
+ * `get` refuses, one record may carry a timestamp or a type the client cannot read, or a value
+ * beyond the stated ones (`ssl_status: revoked`). Each such record is quarantined: set aside with
+ * its kind, its id when that much is readable, and a reason from a small fixed set, while every
+ * other record of the read is taken as usual. Only the envelope or the page itself failing fails a
+ * read (DESIGN.md, "Validate at the edge").
+ */
+import { z } from 'zod';
+import type { Subject } from '../lib/alert-vocabulary.js';
+import { ApiError, ApiResponseError } from './errors.js';
+import { timestampSchema } from './schemas.js';
+import { timestampCheckOf } from './timestamp-check.js';
+
+/**
+ * Why a record was set aside; a fixed set, so it can label a metric:
+ * - `access_denied`: a read by id refused (the record's environment, §5.4);
+ * - `not_found`: a read by id of a record the list named, gone since;
+ * - `unreadable`: a field the client cannot read (a timestamp, a type, a missing field);
+ * - `unknown_value`: a value beyond those the reference states (§3).
+ * Any other failure of a read by id (a 5xx, a timeout, the token refused) says nothing about the
+ * record and fails the read whole, as a failed list does.
+ */
+export const QUARANTINE_REASONS = ['access_denied', 'not_found', 'unreadable', 'unknown_value'] as const;
+/** One of {@link QUARANTINE_REASONS}. */
+export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
+
+/** The kinds of record a read can set aside, named after the resource. */
+export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
+
+/** The kind of record each function reads. */
+const KIND_OF_FUNCTION: Readonly<Record<string, RecordKind>> = {
+  'apps.get': 'app',
+  'apps.list': 'app',
+  'runs.get': 'run',
+  'runs.list': 'run',
+  'urls.list': 'url',
+  'backups.get': 'backup',
+  'backups.list': 'backup',
+  'servers.get': 'server',
+  'servers.list': 'server',
+  'installers.get': 'installer',
+  'installers.list': 'installer',
+  'projects.get': 'project',
+  'projects.list': 'project',
+  'restore_points.list': 'restore_point',
+};
+
+/** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs). */
+export function recordKindOf(fn: string): RecordKind | undefined {
+  return KIND_OF_FUNCTION[fn];
+}
+
+/** One record set aside. */
+export interface QuarantinedRecord {
+  kind: RecordKind;
+  /** Its id, when that much of it could be read. */
+  id?: number;
+  reason: QuarantineReason;
+  /** The function that read it. */
+  fn: string;
+  /** What was wrong, in words: `ssl_status: "revoked" is not a stated value`. API text, scrubbed of the token. */
+  detail: string;
+  /** For `unknown_value`: the field (its path within the record) and the value met. */
+  field?: string;
+  value?: string;
+  /**
+   * The alert subjects whose judgement this record decides: its own, and the app's for a record
+   * of one app (a backup, a restore point). Without an id, every subject of its type (`id`
+   * absent): which one it is cannot be known, so none of them can be judged over.
+   */
+  subjects: readonly Subject[];
+}
+
+/** Where the records a read sets aside are handed; one per cycle of a job. */
+export interface QuarantineSink {
+  add(record: QuarantinedRecord): void;
+}
+
+/** What a record's own check found wrong with it, or null when it reads. */
+export type RecordProblem = Pick<QuarantinedRecord, 'reason' | 'detail' | 'field' | 'value'>;
+
+/**
+ * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
+ * answers the parsed record or what is wrong with it. A failure whose every issue is a string
+ * outside a stated set of values (a zod enum) is `unknown_value`; anything else `unreadable`.
+ */
+export function parseRecord(
+  schema: z.ZodType,
+  item: unknown,
+): { ok: true; data: unknown } | { ok: false; problem: RecordProblem } {
+  const parsed = schema.safeParse(item);
+  if (parsed.success) {
+    const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
+    if (!unreadable) return { ok: true, data: parsed.data };
+    return {
+      ok: false,
+      problem: { reason: 'unreadable', detail: `${pathText(unreadable.path)}: ${unreadable.problem}` },
+    };
+  }
+  const issues = parsed.error.issues;
+  const first = issues[0]!;
+  const value = valueAt(item, first.path);
+  if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
+    const field = pathText(first.path);
+    return {
+      ok: false,
+      problem: {
+        reason: 'unknown_value',
+        field,
+        value: String(value),
+        detail: `${field}: ${JSON.stringify(value)} is not one of the values the reference states`,
+      },
+    };
+  }
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
+  return { ok: false, problem: { reason: 'unreadable', detail: `${pathText(first.path)}: ${first.message}${more}` } };
+}
+
+/** What a read by id that does not fit says of its record: the problem, or undefined when it reads. */
+export function recordProblemIn(schema: z.ZodType, data: unknown): RecordProblem | undefined {
+  const read = parseRecord(schema, data);
+  return read.ok ? undefined : read.problem;
+}
+
+/** The envelope of a list answer, its items left unread: what must fit for a page to be read at all. */
+export const pageEnvelopeSchema = z.object({ items: z.array(z.unknown()), total: z.number().int().nonnegative() });
+
+/** The item schema of a page schema (`pageSchema(item)` in `schemas.ts`). */
+export function itemSchemaOf(page: z.ZodType): z.ZodType {
+  const shape = (page as unknown as { shape?: { items?: { element?: z.ZodType } } }).shape;
+  const element = shape?.items?.element;
+  if (!element) throw new Error('not a page schema: no items array');
+  return element;
+}
+
+/**
+ * The quarantined record for `item` of `fn` (a list item, or the answer of a read by id) and its
+ * problem; the id is taken only when it is a positive integer, as the reference gives ids.
+ */
+export function quarantined(fn: string, item: unknown, problem: RecordProblem, id?: number): QuarantinedRecord {
+  const kind = recordKindOf(fn) ?? 'app';
+  const own = id ?? idOf(item);
+  return { kind, ...(own !== undefined && { id: own }), fn, ...problem, subjects: subjectsOf(kind, own, item) };
+}
+
+/**
+ * What a failed read by id means for its record, or undefined when the failure is not about that
+ * record (the token, the function, the network, a deadline: those fail the read whole).
+ */
+export function recordProblemOf(err: unknown): RecordProblem | undefined {
+  // access_denied on a read by id is the record's environment (§5.4); on a list, the function's.
+  if (err instanceof ApiError && (err.code === 'access_denied' || err.code === 'not_found'))
+    return { reason: err.code, detail: `${err.fn} answered ${err.code}` };
+  if (err instanceof ApiResponseError && err.problem === 'schema') return err.record ?? undefined;
+  return undefined;
+}
+
+/** The subject types the lifecycle knows, per kind of record. */
+const SUBJECT_TYPE: Partial<Record<RecordKind, Subject['type']>> = {
+  app: 'app',
+  run: 'run',
+  url: 'url',
+  backup: 'backup',
+  server: 'server',
+  installer: 'installer',
+};
+
+function subjectsOf(kind: RecordKind, id: number | undefined, item: unknown): Subject[] {
+  const out: Subject[] = [];
+  const type = SUBJECT_TYPE[kind];
+  if (type) out.push(id === undefined ? { type } : { type, id });
+  // A backup or restore point decides its app's judgement (its newest backup, its held point).
+  if (kind === 'backup' || kind === 'restore_point') {
+    const appId = positiveInteger(field(item, 'app_id'));
+    out.push(appId === undefined ? { type: 'app' } : { type: 'app', id: appId });
+  }
+  return out;
+}
+
+function idOf(item: unknown): number | undefined {
+  return positiveInteger(field(item, 'id'));
+}
+
+function field(item: unknown, key: string): unknown {
+  return typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
+}
+
+function positiveInteger(value: unknown): number | undefined {
+  return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
+}
+
+function valueAt(item: unknown, path: readonly PropertyKey[]): unknown {
+  let node = item;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** `urls[0].ssl_status`. */
+function pathText(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out === '' ? String(key) : `.${String(key)}`;
+  return out === '' ? '(record)' : out;
+}
+
+/** The records one cycle set aside, one per record (kind and id; reason and detail for those without an id). */
+export class Quarantine implements QuarantineSink {
+  readonly #records = new Map<string, QuarantinedRecord>();
+
+  /** Sets a record aside; the same record met twice (a walk read again) counts once. */
+  add(record: QuarantinedRecord): void {
+    const key =
+      record.id === undefined
+        ? `${record.kind}:?:${record.fn}:${record.reason}:${record.detail}`
+        : `${record.kind}:${record.id}`;
+    if (!this.#records.has(key)) this.#records.set(key, record);
+  }
+
+  /** Every record set aside, in the order met. */
+  records(): QuarantinedRecord[] {
+    return [...this.#records.values()];
+  }
+}

@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, ApiResponseError, ApiTransportError } from '../../src/api/errors.js';
+import { paginate, pageStream, type PageFetcher, type QuarantinedPage } from '../../src/api/paginate.js';
+import {
+  parseRecord,
+  Quarantine,
+  quarantined,
+  recordProblemOf,
+  type QuarantinedRecord,
+} from '../../src/api/quarantine.js';
+import { appSchema, urlRecordSchema } from '../../src/api/schemas.js';
+
+const URL_RECORD = {
+  id: 7,
+  url: 'https://shop.example.com',
+  namespace: 'acme',
+  app_id: 3,
+  app: 'shop',
+  project: 'Shop',
+  environment_type: 'production',
+  primary: true,
+  state: 'active',
+  ssl_status: 'valid',
+  ssl_expires_at: '2027-01-01T00:00:00Z',
+  public_check: 'passed',
+  public_check_code: null,
+  public_checked_at: '2026-11-24T08:00:00+05:30',
+};
+
+describe('parseRecord: one record at a time', () => {
+  it.each([
+    ['a record that fits', {}, { ok: true }],
+    [
+      'a value beyond the stated ones',
+      { ssl_status: 'revoked' },
+      { reason: 'unknown_value', field: 'ssl_status', value: 'revoked' },
+    ],
+    [
+      'an environment type beyond the stated ones',
+      { environment_type: 'preprod' },
+      { reason: 'unknown_value', field: 'environment_type', value: 'preprod' },
+    ],
+    ['a stated field of another type', { ssl_status: 3 }, { reason: 'unreadable' }],
+    ['a timestamp no reader can parse', { ssl_expires_at: 'sometime yesterday' }, { reason: 'unreadable' }],
+    ['a timestamp without a zone', { public_checked_at: '2026-11-24T08:00:00' }, { reason: 'unreadable' }],
+    ['a field missing', { url: undefined }, { reason: 'unreadable' }],
+    ['an id of another type', { id: 'seven' }, { reason: 'unreadable' }],
+  ] as const)('%s', (_name, patch, expected) => {
+    const read = parseRecord(urlRecordSchema, { ...URL_RECORD, ...patch });
+    if ('ok' in expected) return expect(read.ok).toBe(true);
+    expect(read.ok).toBe(false);
+    if (!read.ok) expect(read.problem).toMatchObject(expected);
+  });
+
+  it('names the field and the value, and the path of a nested one (apps.get urls[0].ssl_status)', () => {
+    const app = {
+      id: 3,
+      name: 'shop',
+      namespace: 'acme',
+      project: 'Shop',
+      environment: 'prod',
+      environment_type: 'production',
+      version: '19.0',
+      edition: 'community',
+      state: 'running',
+      url: null,
+      server: null,
+      deployed_at: null,
+      updated_at: null,
+      backup_health: 'healthy',
+      last_backup_at: null,
+      urls: [{ ...URL_RECORD, ssl_status: 'revoked' }],
+      repositories: [],
+      upgrade: null,
+      maintenance: false,
+    };
+    const read = parseRecord(appSchema, app);
+    expect(read.ok || read.problem).toEqual({
+      reason: 'unknown_value',
+      field: 'urls[0].ssl_status',
+      value: 'revoked',
+      detail: 'urls[0].ssl_status: "revoked" is not one of the values the reference states',
+    });
+    const time = parseRecord(appSchema, { ...app, urls: [], deployed_at: 'soon' });
+    expect(time.ok || time.problem.detail).toMatch(/^deployed_at: /);
+  });
+});
+
+describe('quarantined: what a set-aside record holds', () => {
+  it.each([
+    ['runs.list', { id: 5 }, undefined, 'run', 5, [{ type: 'run', id: 5 }]],
+    ['urls.list', { id: 'x' }, undefined, 'url', undefined, [{ type: 'url' }]],
+    [
+      'backups.list',
+      { id: 9, app_id: 3 },
+      undefined,
+      'backup',
+      9,
+      [
+        { type: 'backup', id: 9 },
+        { type: 'app', id: 3 },
+      ],
+    ],
+    ['restore_points.list', { id: 2, app_id: 'three' }, undefined, 'restore_point', 2, [{ type: 'app' }]],
+    ['apps.get', undefined, 11, 'app', 11, [{ type: 'app', id: 11 }]],
+    ['projects.list', { id: 4 }, undefined, 'project', 4, []],
+  ] as const)('%s %j (id %s)', (fn, item, id, kind, ownId, subjects) => {
+    const record = quarantined(fn, item, { reason: 'unreadable', detail: 'x' }, id);
+    expect(record.kind).toBe(kind);
+    expect(record.id).toBe(ownId);
+    expect(record.subjects).toEqual(subjects);
+  });
+
+  it('counts the same record once, however often it is met', () => {
+    const q = new Quarantine();
+    const r = quarantined('runs.get', undefined, { reason: 'access_denied', detail: 'x' }, 5);
+    q.add(r);
+    q.add({ ...r });
+    q.add(quarantined('runs.list', { id: 'a' }, { reason: 'unreadable', detail: 'id: bad' }));
+    expect(q.records()).toHaveLength(2);
+  });
+});
+
+describe("recordProblemOf: which failures of a read by id are the record's", () => {
+  const refused = (code: string) => new ApiError('runs.get', { code, status: 403, message: 'no' });
+  it.each([
+    ['access_denied', refused('access_denied'), 'access_denied'],
+    ['not_found', refused('not_found'), 'not_found'],
+    ['internal_error', refused('internal_error'), undefined],
+    ['invalid_token', refused('invalid_token'), undefined],
+    ['function_not_allowed', refused('function_not_allowed'), undefined],
+    ['rate_limited', refused('rate_limited'), undefined],
+    ['a timeout', new ApiTransportError('runs.get', 'timeout', 'slow'), undefined],
+    ['not JSON', new ApiResponseError('runs.get', { status: 200, problem: 'not_json', detail: '<html>' }), undefined],
+    [
+      'a record that does not fit',
+      new ApiResponseError('runs.get', {
+        status: 200,
+        problem: 'schema',
+        detail: 'x',
+        record: { reason: 'unreadable', detail: 'created_at: x' },
+      }),
+      'unreadable',
+    ],
+  ] as const)('%s', (_name, err, reason) => {
+    expect(recordProblemOf(err)?.reason).toBe(reason);
+  });
+});
+
+// The walk with pages that set records aside: in memory, as paginate.test.ts drives it.
+interface Item {
+  id: number;
+}
+
+/** A list of `count` ids, newest first, whose records in `bad` come back set aside. */
+function listWithBad(count: number, bad: ReadonlySet<number>, opts: { unnamed?: boolean; shiftOnce?: boolean } = {}) {
+  let calls = 0;
+  const list = Array.from({ length: count }, (_, i) => count - i);
+  const fetch: PageFetcher<Item> = async (offset, limit): Promise<QuarantinedPage<Item>> => {
+    calls++;
+    if (opts.shiftOnce && calls === 2) list.unshift(1000);
+    const ids = list.slice(offset, offset + limit);
+    const aside: QuarantinedRecord[] = ids
+      .filter((id) => bad.has(id))
+      .map((id) =>
+        quarantined('runs.list', { id: opts.unnamed ? 'x' : id }, { reason: 'unreadable', detail: `id ${id}` }),
+      );
+    return { items: ids.filter((id) => !bad.has(id)).map((id) => ({ id })), total: list.length, quarantined: aside };
+  };
+  return { fetch, calls: () => calls };
+}
+
+describe('a walk with records set aside', () => {
+  it('counts them as items (pages full, total met) and hands them on once the walk is complete', async () => {
+    const q = new Quarantine();
+    const m = listWithBad(120, new Set([100, 51, 3]));
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine: q });
+    expect(items).toHaveLength(117);
+    expect(q.records().map((r) => r.id)).toEqual([100, 51, 3]);
+    expect(m.calls()).toBe(3);
+  });
+
+  it('counts records whose id cannot be read, and still matches total', async () => {
+    const q = new Quarantine();
+    const m = listWithBad(60, new Set([10, 20]), { unnamed: true });
+    expect(await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine: q })).toHaveLength(58);
+    expect(q.records().map((r) => r.id)).toEqual([undefined, undefined]);
+  });
+
+  it('a walk thrown away (the list shifted) hands nothing; the walk read again hands each record once', async () => {
+    const q = new Quarantine();
+    const m = listWithBad(80, new Set([70, 5]), { shiftOnce: true });
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine: q });
+    expect(items).toHaveLength(79);
+    expect(q.records().map((r) => r.id)).toEqual([70, 5]);
+  });
+
+  it('a set-aside id that comes twice is a shift like any other', async () => {
+    let call = 0;
+    const fetch: PageFetcher<Item> = async (offset) => {
+      call++;
+      // Page two repeats the record set aside on page one, on the first walk only.
+      const aside =
+        offset === 0 || call === 2 ? [quarantined('runs.list', { id: 9 }, { reason: 'unreadable', detail: '' })] : [];
+      const items = offset === 0 ? [{ id: 10 }] : call === 2 ? [] : [{ id: 8 }];
+      return { items, total: 3, quarantined: aside };
+    };
+    await expect(paginate(fetch, { fn: 'runs.list', pageSize: 2, maxWalks: 1 })).rejects.toThrow(/id 9 came twice/);
+  });
+
+  it('pageStream hands them on page by page', async () => {
+    const q = new Quarantine();
+    const m = listWithBad(100, new Set([90, 20]));
+    const seen: number[] = [];
+    for await (const page of pageStream(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine: q })) {
+      seen.push(page.length);
+      if (seen.length === 1) expect(q.records().map((r) => r.id)).toEqual([90]);
+    }
+    expect(seen).toEqual([49, 49]);
+    expect(q.records().map((r) => r.id)).toEqual([90, 20]);
+  });
+});
