@@ -114,6 +114,18 @@ const CURRENT_SQL = `
  */
 const FENCE_LOCK_KEY = '7239304843833008997';
 
+/**
+ * The takeover under the fence's lock, in one statement: the lock is taken (the CTE is read)
+ * before the row is written, and let go of at the statement's commit.
+ */
+const FENCED_ACQUIRE_SQL = `
+  WITH fence AS (SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY}) AS locked)
+  UPDATE leader_lease
+     SET holder = @holder, epoch = epoch + 1, expires_at = now() + @leaseMs * interval '1 millisecond', since = now()
+    FROM fence
+   WHERE id = 1 AND expires_at <= now()
+  RETURNING epoch`;
+
 /** How long the leader's work may wait or run on the server, for one term of `leaseMs` (see {@link fencePrelude}). */
 export interface FenceTimeouts {
   /** A lock (a takeover's, another writer's row). */
@@ -205,20 +217,20 @@ export class LeaderLease {
 
   /**
    * Takes the lease if it has expired; its new epoch, or undefined when another holds it. Only a
-   * free lease is taken under the fence's lock ({@link FENCE_LOCK_KEY}), which waits for the last
+   * free lease is taken, under the fence's lock ({@link FENCE_LOCK_KEY}), which waits for the last
    * leader's transactions in flight (at most this connection's statement timeout: a quarter of the
-   * lease; then the next attempt tries again). A failure drops the connection, and with it the
-   * transaction; one the server no longer hears from ends at its idle timeout. `sending` is
-   * called just before the statement that takes the lease is sent (a term's deadline counts from then).
+   * lease; then the next attempt tries again). One statement: the lock is never held while this
+   * process's event loop, which may be busy, has yet to send the next. `sending` is called just
+   * before the statement that takes the lease is sent (a term's deadline counts from then).
    */
   async acquire(sending?: () => void): Promise<number | undefined> {
     const free = await this.#query<{ free: boolean }>(FREE_SQL, {});
     if (!free[0]?.free) return undefined;
-    await this.#query(`BEGIN; SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY})`, {});
-    // The term counts from here, before the statement that takes it, not before the wait for the lock.
     sending?.();
-    const rows = await this.#query<{ epoch: string }>(ACQUIRE_SQL, { holder: this.holder, leaseMs: this.#o.leaseMs });
-    await this.#query('COMMIT', {});
+    const rows = await this.#query<{ epoch: string }>(FENCED_ACQUIRE_SQL, {
+      holder: this.holder,
+      leaseMs: this.#o.leaseMs,
+    });
     return rows[0] === undefined ? undefined : Number(rows[0].epoch);
   }
 
