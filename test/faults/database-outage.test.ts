@@ -44,10 +44,12 @@ const OUTAGE_MS = 20_000;
 /** ¾ of the lease, and a margin for a loaded machine (a timer late, a log line written late). */
 const STEP_DOWN_WITHIN_MS = (LEASE_MS * 3) / 4 + 1_500;
 /**
- * The slowest `/healthz` answer allowed: the leader's main thread may wait for a hanging statement
- * until its deadline (¾ of the lease), and a loaded CI machine adds to it; the figures are printed.
+ * The slowest `/healthz` answer allowed. The main thread still waits while a statement runs: a
+ * leader's until its deadline (¾ of the lease) at most, a new term's first work for as long as it
+ * blocks, which a loaded CI machine stretches (5.6 s seen). Generous on purpose: it fails the old
+ * behaviour (no answer at all for the whole outage), not a slow machine; the figures are printed.
  */
-const PROBE_BOUND_MS = (LEASE_MS * 3) / 4 + 1_500;
+const PROBE_BOUND_MS = 10_000;
 
 let sim: RunningSimulator;
 let slack: WebhookReceiver;
