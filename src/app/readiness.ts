@@ -33,8 +33,19 @@ export interface ReadinessInputs {
   election?: ElectionStatus | undefined;
 }
 
+/**
+ * The longest the checks wait for a PostgreSQL state, all statements together: a server that
+ * hangs makes the answer "not ready" in that time, not a probe (and the rest of the daemon's main
+ * thread) kept waiting for the whole statement timeout.
+ */
+export const READINESS_WAIT_MS = 2_000;
+
 /** One check per enabled job and one for the state file. */
 export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
+  return inputs.store.within(READINESS_WAIT_MS, () => checksOf(inputs));
+}
+
+function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {
   const { now } = inputs;
   const checks: ReadinessCheck[] = [];
   const { election } = inputs;

@@ -33,12 +33,12 @@ import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import { Metrics } from '../server/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
-import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
-import { LeaderLease, leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
+import type { LeaderElection, LeaderTerm } from '../state/leader-election.js';
+import { leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
 import { pruneState } from '../state/retention.js';
 import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
-import { openState, postgresTarget, sameState } from '../state/open-state.js';
+import { openState, sameState } from '../state/open-state.js';
 import type { Secret } from '../config/secret.js';
 import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
@@ -49,6 +49,7 @@ import { describeError } from '../api/describe-error.js';
 import { planRequestBudget } from './plan-request-budget.js';
 import { readinessChecks } from './readiness.js';
 import { runnerLeaseRenewal } from './runner-lease-renewal.js';
+import { replicaElection, replicaSeam } from './replica-role.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime, type RuntimeFoundation } from './runtime.js';
 import { SourceHealth } from '../alerts/source-health.js';
@@ -163,20 +164,16 @@ export class Watchdog {
   static open(options: WatchdogOptions): Watchdog {
     const { state } = options.config;
     const replicas = state.url !== undefined && options.lease !== undefined;
-    // The store's writes are fenced by the election, once there is one (see `#join`).
-    const fence: { election?: LeaderElection } = {};
-    const store = openState(state, {
-      logger: options.logger,
-      clock: options.clock,
-      ...(replicas ? { writeGuard: (db) => fence.election?.fence(db) } : {}),
-    });
+    // The store's writes are fenced, and its waits limited, by the election once there is one (see `#join`).
+    const seam = replicaSeam();
+    const store = openState(state, { logger: options.logger, clock: options.clock, ...(replicas ? seam.options : {}) });
     let lease: RunnerLease | undefined;
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
       if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
       if (replicas) {
-        fence.election = watchdog.#join({ ...state, url: state.url });
+        seam.bind(watchdog.#join({ ...state, url: state.url }));
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
       }
       return watchdog;
@@ -189,21 +186,14 @@ export class Watchdog {
 
   /** The leader election this replica takes part in; its lease is released at `stop()`. */
   #join(state: StateConfig & { url: Secret }): LeaderElection {
-    const leaseMs = state.leader.lease;
     this.#slots = new JobSlots(this.store);
-    this.#election = new LeaderElection({
-      lease: new LeaderLease({
-        target: postgresTarget(state),
-        where: this.store.path,
-        leaseMs,
-        // An attempt must end before the next is due.
-        timeoutMs: Math.floor(leaseMs / 4),
-      }),
-      leaseMs,
+    this.#election = replicaElection({
+      store: this.store,
+      state,
       logger: this.#log,
+      metrics: this.metrics,
       onElected: (term) => this.#lead(term),
       onDeposed: () => this.#follow(),
-      onRole: (leading) => this.metrics.leader.set(leading ? 1 : 0),
     });
     return this.#election;
   }

@@ -23,11 +23,11 @@
  * while it steps down, it refuses them all.
  */
 import { performance } from 'node:perf_hooks';
-import { Backoff } from '../lib/backoff.js';
+import { Backoff, backoffDelay } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
-import { FENCE_SQL, type LeaderLease } from './leader-lease.js';
+import { FENCE_SQL, fencePrelude, type FenceTimeouts, type LeaderLease } from './leader-lease.js';
 import type { SqlDatabase, SqlStatement } from './sql-database.js';
 
 /** One term of leadership: its epoch, and a signal that aborts the moment it ends. */
@@ -66,10 +66,34 @@ export interface LeaderElectionOptions {
   onRole?: (leading: boolean) => void;
   /** The jitter of a follower's backoff while the lease cannot be reached (uniform in [0, 1)); default Math.random. */
   random?: () => number;
+  /**
+   * Whether this replica's own state connection works now (the store's `SELECT 1`), asked before
+   * it takes a free lease: a replica whose work would fail at once must not lead, or the lease
+   * passes from one to the next as each fails to start. Absent: it can.
+   */
+  canLead?: () => boolean;
+  /** `state.statement_timeout`: the leader's statements get the shorter of it and half a lease. */
+  statementTimeoutMs?: number;
 }
 
 /** The time between two attempts (renewals, or a follower's takeovers), as a share of the lease. */
 const ATTEMPTS_PER_LEASE = 4;
+/** After a term that could not start, the next attempt waits this many leases, doubling up to {@link START_BACKOFF_MAX}. */
+const START_BACKOFF_MIN = 0.5;
+const START_BACKOFF_MAX = 4;
+
+/**
+ * A capped exponential delay with jitter (between half and all of it) after `failures` failed
+ * starts in a row: the loops' backoff (`lib/backoff.ts`), in leases.
+ */
+export function startBackoffMs(failures: number, leaseMs: number, random: () => number = Math.random): number {
+  return backoffDelay(failures, {
+    baseMs: leaseMs * START_BACKOFF_MIN,
+    capMs: leaseMs * START_BACKOFF_MAX,
+    jitter: 0.5,
+    random,
+  });
+}
 
 /** The leader election of one process (see the file's comment). */
 export class LeaderElection {
@@ -96,12 +120,25 @@ export class LeaderElection {
   /** What the last attempt learnt: the leader seen, or the failure. */
   #seen: { holder: string | null; epoch: number | null } = { holder: null, epoch: null };
   #failure: string | undefined;
+  /** Terms in a row whose work could not start, and performance.now() before which no new one is taken. */
+  #failedStarts = 0;
+  #notBefore = 0;
+  /** Why the state connection kept this replica from taking a free lease, said once per spell. */
+  #cannotLead = false;
+  readonly #timeouts: FenceTimeouts;
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
     this.#log = options.logger.child({ stage: 'leader' });
     this.#intervalMs = Math.max(1, Math.floor(options.leaseMs / ATTEMPTS_PER_LEASE));
     this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: options.leaseMs, random: options.random });
+    // Whatever the leader's transaction holds on the server is let go of before the lease can pass.
+    const half = options.leaseMs / 2;
+    this.#timeouts = {
+      lockMs: this.#intervalMs,
+      statementMs: Math.min(options.statementTimeoutMs ?? half, half),
+      idleMs: half,
+    };
   }
 
   /** This process's holder name in the lease. */
@@ -201,30 +238,45 @@ export class LeaderElection {
   /** One attempt: a leader renews, a follower tries to take the lease; nothing while stepping down. */
   async #attempt(started: number): Promise<void> {
     if (this.#role === 'leader') return this.#renew(started);
-    if (this.#role === 'follower' && !this.#retired) return this.#campaign(started);
+    if (this.#role === 'follower' && !this.#retired) return this.#campaign();
   }
 
-  async #campaign(started: number): Promise<void> {
+  async #campaign(): Promise<void> {
     let epoch: number | undefined;
+    // The term's deadline counts from before the statement that takes the lease, not before the checks ahead of it.
+    let started = 0;
     try {
-      epoch = await this.#o.lease.acquire();
-      if (epoch === undefined) {
-        const row = await this.#o.lease.current();
-        this.#reached();
-        this.#see(row.leftMs > 0 ? row.holder : null, row.epoch);
+      const row = await this.#o.lease.current();
+      this.#reached();
+      if (row.leftMs > 0) {
+        this.#see(row.holder, row.epoch);
         return;
       }
+      this.#see(null, row.epoch);
+      if (performance.now() < this.#notBefore || !this.#stateWorks()) return;
+      started = performance.now();
+      epoch = await this.#o.lease.acquire(() => (started = performance.now()));
+      if (epoch === undefined) return;
     } catch (err) {
       this.#unreached(err);
       return;
     }
-    this.#reached();
     // Closed or retired while asking: the lease just taken is given back at once.
     if (this.#retired) {
       await this.#o.lease.release(epoch).catch(() => undefined);
       return;
     }
     this.#elect(epoch, started);
+  }
+
+  /** {@link LeaderElectionOptions.canLead}, its failure said once per spell. */
+  #stateWorks(): boolean {
+    const works = this.#o.canLead?.() ?? true;
+    if (!works && !this.#cannotLead) {
+      this.#log.warn("the lease is free, but this replica's state connection does not answer: not taking it");
+    }
+    this.#cannotLead = !works;
+    return works;
   }
 
   async #renew(started: number): Promise<void> {
@@ -250,10 +302,20 @@ export class LeaderElection {
     const controller = new AbortController();
     this.#enter(epoch, started, controller);
     this.#transitions = this.#transitions.then(() =>
-      this.#o.onElected({ epoch, signal: controller.signal }).catch((err: unknown) => {
-        if (err instanceof FencedError || controller.signal.aborted) return;
-        this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
-      }),
+      this.#o.onElected({ epoch, signal: controller.signal }).then(
+        () => {
+          if (!controller.signal.aborted) this.#failedStarts = 0;
+        },
+        (err: unknown) => {
+          if (err instanceof FencedError || controller.signal.aborted) return;
+          // Not at once again: the next term would most likely fail the same way.
+          this.#failedStarts += 1;
+          const waitMs = startBackoffMs(this.#failedStarts, this.#o.leaseMs);
+          this.#notBefore = performance.now() + waitMs;
+          this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
+          this.#log.info({ waitMs: Math.round(waitMs) }, 'takes no lease again for a while');
+        },
+      ),
     );
   }
 
@@ -276,12 +338,31 @@ export class LeaderElection {
     const term = this.#term!;
     this.#deadlineTimer = setTimeout(
       () => {
-        if (this.#term === term && this.#role === 'leader') {
-          this.#stepDown(`the lease could not be renewed within ${Math.round(this.#o.leaseMs - margin)}ms`);
-        }
+        if (this.#term === term && this.#role === 'leader') this.#stepDown(this.#deadlinePassed());
       },
       Math.max(0, this.#deadline - performance.now()),
     );
+  }
+
+  #deadlinePassed(): string {
+    return `the lease could not be renewed within ${Math.round(this.#o.leaseMs - this.#o.leaseMs / ATTEMPTS_PER_LEASE)}ms`;
+  }
+
+  /**
+   * How long the main thread may still wait for the store's PostgreSQL (`StoreOptions.waitLimit`):
+   * while leading, until the local deadline, so that no statement, however stuck, keeps the leader
+   * acting past it; otherwise no limit of the lease's.
+   */
+  waitLeftMs(): number | undefined {
+    if (this.#role !== 'leader' || this.#guard !== 'fence') return undefined;
+    return this.#deadline - performance.now();
+  }
+
+  /** A wait of the store was cut at the deadline ({@link waitLeftMs}): steps down now; the error for the statement. */
+  waitExceeded(): FencedError {
+    const reason = this.#deadlinePassed();
+    this.#stepDown(reason);
+    return new FencedError(reason);
   }
 
   /**
@@ -293,11 +374,12 @@ export class LeaderElection {
     const term = this.#term;
     if (this.#guard === 'refuse' || !term) throw new FencedError(this.#refusal || 'this replica is stepping down');
     if (performance.now() >= this.#deadline) {
-      const reason = 'the lease could not be renewed in time';
+      const reason = this.#deadlinePassed();
       this.#stepDown(reason);
       throw new FencedError(reason);
     }
     if (this.#fence?.db !== db) this.#fence = { db, statement: db.prepare(FENCE_SQL) };
+    db.exec(fencePrelude(this.#timeouts));
     if (!this.#fence.statement.get(this.holder, term.epoch)) {
       const reason = `the database refused a write: the lease of epoch ${term.epoch} is no longer this replica's`;
       this.#stepDown(reason);

@@ -96,23 +96,73 @@ const RELEASE_SQL = `
    WHERE id = 1 AND holder = @holder AND epoch = @epoch AND expires_at > now()
   RETURNING epoch`;
 
+/** Whether the lease is free to take, before the takeover waits for the fence's lock. */
+const FREE_SQL = `SELECT expires_at <= now() AS free FROM leader_lease WHERE id = 1`;
+
 const CURRENT_SQL = `
   SELECT holder, epoch, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS left_ms
     FROM leader_lease WHERE id = 1`;
 
 /**
- * The fence, run on the store's own connection first in every transaction of the leader's work
- * (`?`: holder, epoch): a row only while this holder's lease of this epoch lasts. `FOR SHARE`
- * holds the row until the transaction ends, so a takeover (an UPDATE of the row) waits for the
- * transaction to commit or roll back: every write of epoch N is in before epoch N + 1 begins, and
- * none of epoch N can follow it. The transaction also carries its epoch as the setting
- * `deploy_watchdog.epoch`, so a trigger or an audit in the database can tell which leader wrote.
+ * The key of the advisory lock that orders the leader's work and a takeover ("dw-fence" in
+ * ASCII): every fenced transaction holds it shared from its fence to its end, a takeover takes it
+ * exclusively for its UPDATE. So a takeover waits for the transactions of the last epoch in
+ * flight, and none of them can begin once it is under way. The lease row itself is never locked
+ * by the work: a renewal (an UPDATE of the row on the lease's own connection) waits on nothing
+ * the work holds. (It once was `FOR SHARE` on the row, which made every renewal wait for the
+ * leader's own transaction, and a stuck one froze the lease for all.)
+ */
+const FENCE_LOCK_KEY = '7239304843833008997';
+
+/**
+ * The takeover under the fence's lock, in one statement: the lock is taken (the CTE is read)
+ * before the row is written, and let go of at the statement's commit.
+ */
+const FENCED_ACQUIRE_SQL = `
+  WITH fence AS (SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY}) AS locked)
+  UPDATE leader_lease
+     SET holder = @holder, epoch = epoch + 1, expires_at = now() + @leaseMs * interval '1 millisecond', since = now()
+    FROM fence
+   WHERE id = 1 AND expires_at <= now()
+  RETURNING epoch`;
+
+/** How long the leader's work may wait or run on the server, for one term of `leaseMs` (see {@link fencePrelude}). */
+export interface FenceTimeouts {
+  /** A lock (a takeover's, another writer's row). */
+  lockMs: number;
+  /** One statement. */
+  statementMs: number;
+  /** Idle inside the transaction: a client gone without the server seeing it. */
+  idleMs: number;
+}
+
+/**
+ * The fence's first statements (one round trip), run first in every transaction of the leader's
+ * work: this transaction's timeouts on the server, shorter than the lease, so whatever it holds
+ * is let go of before another replica can lead, even when the leader is gone without the server
+ * seeing it; then the fence's lock, shared ({@link FENCE_LOCK_KEY}).
+ */
+export function fencePrelude(t: FenceTimeouts): string {
+  const ms = (n: number) => `'${Math.max(1, Math.floor(n))}'`;
+  return [
+    `SELECT set_config('lock_timeout', ${ms(t.lockMs)}, true),`,
+    `set_config('statement_timeout', ${ms(t.statementMs)}, true),`,
+    `set_config('idle_in_transaction_session_timeout', ${ms(t.idleMs)}, true);`,
+    `SELECT pg_advisory_xact_lock_shared(${FENCE_LOCK_KEY})`,
+  ].join(' ');
+}
+
+/**
+ * The fence, run on the store's own connection after {@link fencePrelude} (`?`: holder, epoch): a
+ * row only while this holder's lease of this epoch lasts. A statement of its own, so its snapshot
+ * is taken after the fence's lock was granted: a takeover that committed before sees its epoch.
+ * The transaction also carries its epoch as the setting `deploy_watchdog.epoch`, so a trigger or
+ * an audit in the database can tell which leader wrote.
  */
 export const FENCE_SQL = `
   SELECT set_config('deploy_watchdog.epoch', epoch::text, true) AS epoch
     FROM leader_lease
-   WHERE id = 1 AND holder = ? AND epoch = ? AND expires_at > statement_timestamp()
-     FOR SHARE`;
+   WHERE id = 1 AND holder = ? AND epoch = ? AND expires_at > statement_timestamp()`;
 
 /** A holder name for this process: random (a restarted process is another holder), then where it runs. */
 export function leaseHolder(): string {
@@ -127,10 +177,13 @@ export function leaseHolder(): string {
 export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): { epoch: number } | { held: LeaseRow } {
   return db.transaction(() => {
     db.exec(`SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}`);
-    const taken = db
-      .prepare<[{ holder: string; leaseMs: number }], { epoch: number }>(ACQUIRE_SQL)
-      .get({ holder, leaseMs });
-    if (taken) return { epoch: Number(taken.epoch) };
+    if (db.prepare<[], { free: boolean }>(FREE_SQL).get()?.free) {
+      db.exec(`SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY})`);
+      const taken = db
+        .prepare<[{ holder: string; leaseMs: number }], { epoch: number }>(ACQUIRE_SQL)
+        .get({ holder, leaseMs });
+      if (taken) return { epoch: Number(taken.epoch) };
+    }
     const row = db.prepare<[], { holder: string; epoch: number; left_ms: number }>(CURRENT_SQL).get()!;
     return { held: { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms } };
   });
@@ -162,9 +215,22 @@ export class LeaderLease {
     this.holder = options.holder ?? leaseHolder();
   }
 
-  /** Takes the lease if it has expired; its new epoch, or undefined when another holds it. */
-  async acquire(): Promise<number | undefined> {
-    const rows = await this.#query<{ epoch: string }>(ACQUIRE_SQL, { holder: this.holder, leaseMs: this.#o.leaseMs });
+  /**
+   * Takes the lease if it has expired; its new epoch, or undefined when another holds it. Only a
+   * free lease is taken, under the fence's lock ({@link FENCE_LOCK_KEY}), which waits for the last
+   * leader's transactions in flight (at most this connection's statement timeout: a quarter of the
+   * lease; then the next attempt tries again). One statement: the lock is never held while this
+   * process's event loop, which may be busy, has yet to send the next. `sending` is called just
+   * before the statement that takes the lease is sent (a term's deadline counts from then).
+   */
+  async acquire(sending?: () => void): Promise<number | undefined> {
+    const free = await this.#query<{ free: boolean }>(FREE_SQL, {});
+    if (!free[0]?.free) return undefined;
+    sending?.();
+    const rows = await this.#query<{ epoch: string }>(FENCED_ACQUIRE_SQL, {
+      holder: this.holder,
+      leaseMs: this.#o.leaseMs,
+    });
     return rows[0] === undefined ? undefined : Number(rows[0].epoch);
   }
 
@@ -227,6 +293,7 @@ export class LeaderLease {
       connectionTimeoutMillis: Math.min(target.connectTimeoutMs, timeoutMs),
       statement_timeout: timeoutMs,
       query_timeout: timeoutMs,
+      idle_in_transaction_session_timeout: timeoutMs,
       application_name: 'deploy-watchdog leader lease',
       keepAlive: true,
     });

@@ -11,6 +11,11 @@
  * back) is thrown away and a new one started for the next request. After a connection failure,
  * requests fail at once for a short while that grows while it lasts, so a dead server costs the
  * daemon's other work (its console, /healthz) one wait now and then, not one per statement.
+ *
+ * A request may also be given a shorter limit of its own ({@link RequestLimit}): the leader's
+ * statements wait no longer than its lease lets it act, a probe's no longer than a probe may take.
+ * Past that limit the worker is thrown away the same way (the server rolls the transaction back),
+ * and the answer is {@link LIMIT_CODE}, which the caller turns into what the limit meant.
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type {
@@ -29,6 +34,17 @@ const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 10_000;
 /** How long a goodbye to the server may take at close. */
 const CLOSE_WAIT_MS = 1_000;
+
+/** The error code of a request cut at its own limit ({@link RequestLimit.limitMs}), not at the connection's. */
+export const LIMIT_CODE = 'DW_WAIT_LIMIT';
+
+/** What a caller adds to one request. */
+export interface RequestLimit {
+  /** Wait at most this long (ms) for the answer; 0 or less: do not send at all. */
+  limitMs?: number | undefined;
+  /** Send even while requests fail fast after a connection failure (a probe of whether the server is back). */
+  force?: boolean;
+}
 
 /**
  * The worker, as an ES module URL. From the build it is `postgres-worker.js` beside this file;
@@ -84,11 +100,13 @@ export class PostgresChannel {
    * Sends one request and waits for its answer. A wait past the deadline, or a worker that died,
    * answers as a lost connection; so does every request for a while after one failed to connect.
    */
-  request(ask: PostgresAsk, inTransaction: boolean): PostgresReply {
+  request(ask: PostgresAsk, inTransaction: boolean, limit: RequestLimit = {}): PostgresReply {
     const seq = ++this.#seq;
     const down = this.#down;
-    if (down && Date.now() < down.until) return { seq, ok: false, error: down.error };
-    const reply = this.#send({ ...ask, seq, inTransaction });
+    if (down && !limit.force && Date.now() < down.until) return { seq, ok: false, error: down.error };
+    const reply = this.#send({ ...ask, seq, inTransaction }, limit.limitMs);
+    // Cut at the caller's limit: says nothing of the server, so no fail-fast spell either.
+    if (!reply.ok && reply.error.code === LIMIT_CODE) return reply;
     if (!reply.ok && reply.error.connection) {
       const backoffMs = down ? Math.min(down.backoffMs * 2, BACKOFF_MAX_MS) : BACKOFF_MIN_MS;
       this.#down = { until: Date.now() + backoffMs, backoffMs, error: reply.error };
@@ -98,11 +116,14 @@ export class PostgresChannel {
     return reply;
   }
 
-  #send(request: PostgresRequest): PostgresReply {
-    const w = this.#started();
+  #send(request: PostgresRequest, limitMs: number | undefined): PostgresReply {
     const { connectTimeoutMs, statementTimeoutMs } = this.#connection;
     // A request may first have to connect, then run its statement.
-    const deadline = Date.now() + connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS;
+    const budget = connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS;
+    const limited = limitMs !== undefined && limitMs < budget;
+    if (limited && limitMs <= 0) return limitReached(request.seq, 0);
+    const w = this.#started();
+    const deadline = Date.now() + (limited ? limitMs : budget);
     w.port.postMessage(request);
     for (;;) {
       const answered = Atomics.load(w.signal, 0);
@@ -110,7 +131,8 @@ export class PostgresChannel {
       const left = deadline - Date.now();
       if (left <= 0 || Atomics.wait(w.signal, 0, answered, left) === 'timed-out') {
         this.#discard();
-        const waited = Math.round((connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS) / 1000);
+        if (limited) return limitReached(request.seq, limitMs);
+        const waited = Math.round(budget / 1000);
         return {
           seq: request.seq,
           ok: false,
@@ -177,4 +199,13 @@ export class PostgresChannel {
     if (Atomics.load(w.signal, 0) !== seq) Atomics.wait(w.signal, 0, Atomics.load(w.signal, 0), CLOSE_WAIT_MS);
     this.#discard();
   }
+}
+
+/** The answer to a request cut at its own limit (see {@link LIMIT_CODE}). */
+function limitReached(seq: number, limitMs: number): PostgresReply {
+  return {
+    seq,
+    ok: false,
+    error: { message: `no answer from PostgreSQL within ${limitMs}ms`, code: LIMIT_CODE, connection: true },
+  };
 }

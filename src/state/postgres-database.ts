@@ -11,7 +11,7 @@
  * or the way to it is a {@link StoreError} naming the URL without its password.
  */
 import type { Secret } from '../config/secret.js';
-import { PostgresChannel } from './postgres-channel.js';
+import { LIMIT_CODE, PostgresChannel } from './postgres-channel.js';
 import { postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders, type PostgresPlaceholders } from './postgres-placeholders.js';
 import type { PostgresAsk } from './postgres-worker.js';
@@ -29,6 +29,20 @@ export interface PostgresOptions {
   statementTimeoutMs: number;
   /** How long a transaction waits for another's write lock (as SQLite's busy timeout). */
   busyTimeoutMs: number;
+  /** How long the main thread may wait for any one answer now, beyond the timeouts above (the leader's lease). */
+  waitLimit?: WaitLimit | undefined;
+}
+
+/**
+ * A limit on how long the main thread waits for PostgreSQL that comes from outside the store: the
+ * leader may wait only while its lease lets it act (`LeaderElection`). A wait cut by it throws
+ * what {@link exceeded} returns (the leader steps down, and its write is fenced out).
+ */
+export interface WaitLimit {
+  /** How long a wait may still last (ms); undefined: no limit now. */
+  leftMs(): number | undefined;
+  /** The error to throw for a wait cut at the limit (its owner acts on it first). */
+  exceeded(): Error;
 }
 
 /**
@@ -37,10 +51,16 @@ export interface PostgresOptions {
  */
 const WRITE_LOCK_KEY = '7239304899918394469';
 
+/** The least time the server lets a transaction sit idle before it ends the session (see the worker's option). */
+const IDLE_IN_TRANSACTION_MIN_MS = 10_000;
+
 /** One PostgreSQL database (see the file's comment). */
 export class PostgresDatabase implements SqlDatabase {
   readonly engine = 'postgres';
   readonly #channel: PostgresChannel;
+  readonly #waitLimit: WaitLimit | undefined;
+  /** Date.now() past which no wait may last, inside {@link within}. */
+  #within: number | undefined;
   #open = true;
   /** 0 outside a transaction, 1 in one, more in its savepoints. */
   #depth = 0;
@@ -49,8 +69,10 @@ export class PostgresDatabase implements SqlDatabase {
     channel: PostgresChannel,
     /** The URL without its password or parameters, for messages. */
     readonly path: string,
+    waitLimit: WaitLimit | undefined,
   ) {
     this.#channel = channel;
+    this.#waitLimit = waitLimit;
   }
 
   /** A database at `options.url`; it connects on the first statement. */
@@ -61,8 +83,11 @@ export class PostgresDatabase implements SqlDatabase {
       connectTimeoutMs: options.connectTimeoutMs,
       statementTimeoutMs: options.statementTimeoutMs,
       lockTimeoutMs: options.busyTimeoutMs,
+      // A transaction is idle between statements while the main thread computes: far less than
+      // this, even on a loaded machine. (The leader's own transactions set a shorter one: the fence.)
+      idleInTransactionTimeoutMs: Math.max(options.statementTimeoutMs, IDLE_IN_TRANSACTION_MIN_MS),
     });
-    return new PostgresDatabase(channel, redactedUrl(options.url.reveal()));
+    return new PostgresDatabase(channel, redactedUrl(options.url.reveal()), options.waitLimit);
   }
 
   get open(): boolean {
@@ -156,10 +181,48 @@ export class PostgresDatabase implements SqlDatabase {
     this.#channel.close();
   }
 
+  /**
+   * Runs `fn` with every wait for the server cut at `ms` from now (a probe's answer must not wait
+   * on a hanging server); a wait cut there fails as a timeout. Nested: the nearest limit holds.
+   */
+  within<T>(ms: number, fn: () => T): T {
+    const outer = this.#within;
+    const until = Date.now() + ms;
+    this.#within = outer === undefined ? until : Math.min(outer, until);
+    try {
+      return fn();
+    } finally {
+      this.#within = outer;
+    }
+  }
+
+  /**
+   * Whether the server answers `SELECT 1` within `ms`, asked even while statements fail fast
+   * after a connection failure; an answer ends that spell. For a replica about to lead: the work
+   * it would start goes through this connection.
+   */
+  ping(ms: number): boolean {
+    this.#requireOpen();
+    if (this.#depth > 0) return true;
+    const reply = this.#channel.request({ op: 'query', text: 'SELECT 1', values: [], rowMode: undefined }, false, {
+      limitMs: ms,
+      force: true,
+    });
+    return reply.ok;
+  }
+
   /** Runs one request; `inTransaction` tells the worker it must use the connection the transaction began on. */
   request(ask: PostgresAsk, inTransaction = this.#depth > 0): { rows: unknown[]; rowCount: number } {
     this.#requireOpen();
-    const reply = this.#channel.request(ask, inTransaction);
+    const fromOwner = whole(this.#waitLimit?.leftMs());
+    const fromWithin = whole(this.#within === undefined ? undefined : this.#within - Date.now());
+    const limitMs =
+      fromOwner === undefined ? fromWithin : fromWithin === undefined ? fromOwner : Math.min(fromOwner, fromWithin);
+    const reply = this.#channel.request(ask, inTransaction, { limitMs });
+    if (!reply.ok && reply.error.code === LIMIT_CODE) {
+      if (limitMs === fromOwner) throw this.#waitLimit!.exceeded();
+      throw new StoreError(this.path, 'timeout', `the state did not answer in time (${reply.error.message})`);
+    }
     if (!reply.ok) throw postgresFailure(this.path, reply.error);
     return reply;
   }
@@ -218,6 +281,11 @@ function storable(value: unknown): unknown {
   if (value === undefined) return null;
   if (typeof value === 'string' && value.includes('\0')) return value.replaceAll('\0', '\uFFFD');
   return value;
+}
+
+/** A limit in whole ms (rounded down: never a wait past it). */
+function whole(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.floor(ms);
 }
 
 /** better-sqlite3 refuses a transaction function that returns a promise; so does this. */

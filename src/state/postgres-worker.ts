@@ -24,6 +24,11 @@ export interface PostgresConnection {
   connectTimeoutMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
+  /**
+   * The server ends a session left idle inside a transaction this long (a client gone without the
+   * server seeing it, behind a network that dropped it): its locks, the fence's among them, go with it.
+   */
+  idleInTransactionTimeoutMs: number;
 }
 
 /** What the main thread asks: a statement with parameters, SQL text without, or goodbye. */
@@ -108,6 +113,7 @@ async function connected(inTransaction: boolean): Promise<pg.Client> {
     connectionTimeoutMillis: connection.connectTimeoutMs,
     statement_timeout: connection.statementTimeoutMs,
     lock_timeout: connection.lockTimeoutMs,
+    idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
     application_name: 'deploy-watchdog',
     keepAlive: true,
     types,

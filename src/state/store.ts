@@ -5,7 +5,7 @@ import { systemClock } from '../lib/clock.js';
 import type { Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
 import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
-import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
+import { PostgresDatabase, type PostgresOptions, type WaitLimit } from './postgres-database.js';
 import type { SqlDatabase, SqlEngine, SqlStatement } from './sql-database.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { StoreError } from './store-error.js';
@@ -29,18 +29,20 @@ export interface StoreOptions {
    * Runs first in every transaction of {@link Store.transaction}, inside it: a throw rolls the
    * transaction back before anything is written and is rethrown as it is. The seam for a fencing
    * check on PostgreSQL, where several replicas share one state and only the leader may write:
-   * `SELECT 1 FROM leader_lease WHERE epoch = ? FOR SHARE`, throwing when the epoch is no longer
-   * this replica's, makes a deposed leader's write fail in the same transaction (its lock also
-   * holds off a takeover until the write commits). Migrations do not run it.
+   * a shared advisory lock, then `SELECT … FROM leader_lease WHERE epoch = ?`, throwing when the
+   * epoch is no longer this replica's, makes a deposed leader's write fail in the same transaction
+   * (its lock also holds off a takeover until the write commits). Migrations do not run it.
    */
   writeGuard?: WriteGuard;
+  /** PostgreSQL: how long the main thread may still wait for an answer, from outside the store (the leader's lease). */
+  waitLimit?: WaitLimit;
 }
 
 /** See {@link StoreOptions.writeGuard}. */
 export type WriteGuard = (db: SqlDatabase) => void;
 
 /** Where a PostgreSQL state is and how to reach it (see {@link PostgresOptions}). */
-export type PostgresTarget = Omit<PostgresOptions, 'busyTimeoutMs'>;
+export type PostgresTarget = Omit<PostgresOptions, 'busyTimeoutMs' | 'waitLimit'>;
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
@@ -141,7 +143,11 @@ export class Store {
   static openPostgres(target: PostgresTarget, options: StoreOptions = {}): Store {
     const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
     checkMigrationList(migrations);
-    const db = PostgresDatabase.open({ ...target, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    const db = PostgresDatabase.open({
+      ...target,
+      busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+      waitLimit: options.waitLimit,
+    });
     if (options.mustExist) {
       try {
         if (!db.tableColumns('schema_migrations')) {
@@ -194,6 +200,22 @@ export class Store {
     } catch (err) {
       throw this.db.storeError(err, 'write failed') ?? err;
     }
+  }
+
+  /**
+   * Runs `fn` with every wait for a PostgreSQL server cut at `ms` from now (a probe must not hang
+   * on a server that does not answer); SQLite's calls wait on no server, and run as they are.
+   */
+  within<T>(ms: number, fn: () => T): T {
+    return this.db instanceof PostgresDatabase ? this.db.within(ms, fn) : fn();
+  }
+
+  /**
+   * Whether the state answers now, within `ms` (PostgreSQL: `SELECT 1` on the store's own
+   * connection, even while its statements fail fast after a failure; SQLite: always).
+   */
+  ping(ms: number): boolean {
+    return this.db instanceof PostgresDatabase ? this.db.ping(ms) : true;
   }
 
   /** Makes the database self-contained at rest (SQLite folds the WAL back into the file). */

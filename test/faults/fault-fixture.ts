@@ -280,6 +280,14 @@ export async function installFenceAudit(url: string): Promise<void> {
   }
 }
 
+/** No write of the leader's tables under a stale epoch, or unfenced, by the audit of {@link installFenceAudit}. */
+export function expectNoStaleWrites(db: Pick<SqlDatabase, 'prepare'>): void {
+  const stale = db
+    .prepare(`SELECT * FROM fence_audit WHERE claimed IS NULL OR claimed <> held ORDER BY id LIMIT 5`)
+    .all();
+  expect(stale).toEqual([]);
+}
+
 /**
  * The config of a churn test's `run` (crash-restart, failover): the runs job every second, URLs and
  * backups every two, both channels on one route, quick delivery retries, remediation retrying

@@ -2,7 +2,10 @@
  * A TCP proxy on loopback between one client and a server (a replica and PostgreSQL), so a test
  * can cut that client's connections as a network partition would, while every other client still
  * reaches the server directly. Cut: every connection through it is destroyed and new ones are
- * refused; restored: it listens again on the same port.
+ * refused; restored: it listens again on the same port. Hung: the server reachable but silent, as
+ * behind a network that drops packets: nothing is forwarded either way, connections stay open
+ * (neither end hears of the other's close), new ones are accepted and never answered; restored
+ * from that, the hung connections are reset, as a network that heals does to them.
  *
  * It forwards on a worker thread of its own: a store in the test's thread reaches PostgreSQL
  * synchronously (its main thread blocks per statement), and a proxy on that same thread would
@@ -19,14 +22,16 @@ export interface TcpProxy {
   via(url: string): string;
   /** Destroys every connection through the proxy and refuses new ones. */
   cut(): Promise<void>;
-  /** Listens again on the same port. */
+  /** Forwards nothing more, either way, and closes nothing (see the file's comment). */
+  hang(): Promise<void>;
+  /** Listens again on the same port (after a cut), or forwards again after resetting what hung (after a hang). */
   restore(): Promise<void>;
   /** Bytes the client side has sent through the proxy so far (its requests, its statements). */
   sent(): Promise<number>;
   close(): Promise<void>;
 }
 
-/** The worker: answers each command ('cut', 'restore', 'stats') with the port it listens on (0: none) and the bytes clients sent. */
+/** The worker: answers each command ('cut', 'hang', 'restore', 'stats') with the port it listens on (0: none) and the bytes clients sent. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const net = require('node:net');
@@ -34,21 +39,31 @@ const sockets = new Set();
 let server;
 let port = 0;
 let sent = 0;
+let hung = false;
 const track = (s) => {
   sockets.add(s);
   s.on('close', () => sockets.delete(s));
   s.on('error', () => s.destroy());
 };
+const hang = () => {
+  hung = true;
+  for (const s of sockets) {
+    s.unpipe();
+    s.pause();
+  }
+};
 const listen = () => new Promise((resolve, reject) => {
   server = net.createServer((client) => {
-    const upstream = net.connect(workerData.target, '127.0.0.1');
     track(client);
+    // Hung: accepted, and never answered.
+    if (hung) return client.pause();
+    const upstream = net.connect(workerData.target, '127.0.0.1');
     track(upstream);
     client.on('data', (chunk) => (sent += chunk.length));
     client.pipe(upstream);
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    client.on('close', () => hung || upstream.destroy());
+    upstream.on('close', () => hung || client.destroy());
   });
   server.once('error', reject);
   server.listen(port, '127.0.0.1', () => resolve(server.address().port));
@@ -61,6 +76,11 @@ const cut = () => new Promise((resolve) => {
   s.close(() => resolve());
 });
 parentPort.on('message', async (command) => {
+  if (command === 'hang') hang();
+  if (command === 'restore' && hung) {
+    for (const s of sockets) s.resetAndDestroy();
+    hung = false;
+  }
   if (command === 'restore' && !server) port = await listen();
   if (command === 'cut') await cut();
   parentPort.postMessage({ port: server ? port : 0, sent });
@@ -71,7 +91,7 @@ parentPort.on('message', async (command) => {
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const worker = new Worker(WORKER, { eval: true, workerData: { target: targetPort } });
   worker.unref();
-  const ask = async (command: 'cut' | 'restore' | 'stats'): Promise<{ port: number; sent: number }> => {
+  const ask = async (command: 'cut' | 'hang' | 'restore' | 'stats'): Promise<{ port: number; sent: number }> => {
     worker.postMessage(command);
     const [answer] = (await once(worker, 'message')) as [{ port: number; sent: number }];
     return answer;
@@ -87,6 +107,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     cut: async () => {
       await ask('cut');
+    },
+    hang: async () => {
+      await ask('hang');
     },
     restore: async () => {
       await ask('restore');

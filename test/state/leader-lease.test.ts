@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { FencedError } from '../../src/state/fenced-error.js';
-import { LeaderElection, type LeaderTerm } from '../../src/state/leader-election.js';
-import { LeaderLease } from '../../src/state/leader-lease.js';
+import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
+import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -125,6 +125,55 @@ describe('leader lease', () => {
     expect(await b.release(next)).toBe(true);
     expect(await leaseRow(db)).toMatchObject({ holder: 'b', live: false });
     expect(await a.acquire()).toBe(next + 1);
+  });
+
+  it("is renewed while the leader's fenced transaction is open, and taken over only once it has ended", async () => {
+    freshDatabase();
+    const a = lease('a', 2_000);
+    const b = lease('b', 2_000);
+    const epoch = (await a.acquire())!;
+    // The leader's work, stuck in the middle of a fenced transaction (its client gone quiet).
+    const work = await admin();
+    await work.query('BEGIN');
+    await work.query(fencePrelude({ lockMs: 500, statementMs: 1_000, idleMs: 30_000 }));
+    const fenced = await work.query(FENCE_SQL.replace('?', `'a'`).replace('?', String(epoch)));
+    expect(fenced.rows).toHaveLength(1);
+    // The renewal waits on nothing the work holds (it used to wait for the transaction: FOR SHARE on the row).
+    const renewing = performance.now();
+    expect(await a.renew(epoch)).toBe(true);
+    expect(performance.now() - renewing).toBeLessThan(1_000);
+    // Expired: a takeover waits for the transaction of the last epoch, at most its statement timeout (2s here)…
+    const db = await admin();
+    await expire(db);
+    await expect(b.acquire()).rejects.toMatchObject({ name: 'StoreError' });
+    expect(await leaseRow(db)).toMatchObject({ holder: 'a', epoch });
+    // …and takes the lease once it has ended; a fence of the old epoch finds nothing after.
+    await work.query('COMMIT');
+    expect(await b.acquire()).toBe(epoch + 1);
+    await work.query('BEGIN');
+    await work.query(fencePrelude({ lockMs: 500, statementMs: 1_000, idleMs: 30_000 }));
+    expect((await work.query(FENCE_SQL.replace('?', `'a'`).replace('?', String(epoch)))).rows).toEqual([]);
+    await work.query('ROLLBACK');
+  });
+
+  it('ends a fenced transaction whose client went quiet at its idle timeout, so a takeover does not wait for it', async () => {
+    freshDatabase();
+    const a = lease('a', 2_000);
+    const b = lease('b', 2_000);
+    const epoch = (await a.acquire())!;
+    const work = new pg.Client({ connectionString: url });
+    await work.connect();
+    work.on('error', () => undefined);
+    cleanups.push(() => work.end().catch(() => undefined));
+    await work.query('BEGIN');
+    await work.query(fencePrelude({ lockMs: 500, statementMs: 1_000, idleMs: 1_000 }));
+    await work.query(FENCE_SQL.replace('?', `'a'`).replace('?', String(epoch)));
+    await expire(await admin());
+    const started = performance.now();
+    let taken: number | undefined;
+    while (taken === undefined && performance.now() - started < 10_000)
+      taken = await b.acquire().catch(() => undefined);
+    expect(taken).toBe(epoch + 1);
   });
 
   it('creates its table once when replicas start together', async () => {
@@ -278,5 +327,20 @@ describe('leader election and the fence', () => {
     // Long before the 8s lease would have expired: at the follower's next attempt.
     await until(() => b.terms.length === 1, leaseMs / 4 + 5_000);
     expect(b.terms[0]!.epoch).toBe(2);
+  });
+});
+
+describe('after a term that could not start', () => {
+  it.each([
+    // failures in a row, random draw, the wait in leases
+    [1, 0, 0.25],
+    [1, 1, 0.5],
+    [2, 1, 1],
+    [3, 0.5, 1.5],
+    [4, 1, 4],
+    [9, 1, 4],
+    [9, 0, 2],
+  ])('after %i failed starts (draw %f) waits %f leases', (failures, draw, leases) => {
+    expect(startBackoffMs(failures, 10_000, () => draw)).toBe(leases * 10_000);
   });
 });

@@ -139,6 +139,58 @@ describe('a PostgreSQL state in use', () => {
     expect(store.getMeta('after')).toBe('yes');
   });
 
+  it("a wait past the owner's limit (a leader's deadline) fails as the owner says, at the limit, and the store goes on", () => {
+    let deadline = Date.now() + 600_000;
+    const cut: string[] = [];
+    const store = open(
+      freshUrl(),
+      {},
+      {
+        waitLimit: {
+          leftMs: () => deadline - Date.now(),
+          exceeded: () => {
+            cut.push('deadline');
+            return new Error('deposed at the deadline');
+          },
+        },
+      },
+    );
+    store.setMeta('before', 'yes');
+    deadline = Date.now() + 1_000;
+    const started = Date.now();
+    // The server would take 30s, and its statement_timeout is off: only the limit ends the wait.
+    expect(() => store.db.exec('SET statement_timeout = 0; SELECT pg_sleep(30)')).toThrow('deposed at the deadline');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(cut).toEqual(['deadline']);
+    // Past the limit nothing is even sent; with a new one, a new connection.
+    expect(() => store.getMeta('before')).toThrow('deposed at the deadline');
+    deadline = Date.now() + 60_000;
+    expect(store.getMeta('before')).toBe('yes');
+  });
+
+  it('a probe of the state waits at most its own limit: a timeout, and the store goes on', () => {
+    const store = open(freshUrl());
+    const started = Date.now();
+    const err = storeError(() => store.within(500, () => store.db.exec('SELECT pg_sleep(30)')));
+    expect(err.reason).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // A new worker and connection (slow to start from the sources on a loaded machine).
+    expect(store.ping(30_000)).toBe(true);
+    store.setMeta('after', 'yes');
+    expect(store.getMeta('after')).toBe('yes');
+  });
+
+  it('a ping asks the server even while statements fail fast after a failure, and an answer ends that spell', () => {
+    const store = open(freshUrl(), { connectTimeoutMs: 1_000 });
+    store.setMeta('before', 'yes');
+    pg.stop();
+    expect(() => store.getMeta('before')).toThrow(StoreError);
+    expect(store.ping(1_000)).toBe(false);
+    pg.start();
+    expect(store.ping(30_000)).toBe(true);
+    expect(store.getMeta('before')).toBe('yes');
+  });
+
   it('another process holding the write lock past the busy timeout: locked, and its transaction unharmed', () => {
     const url = freshUrl();
     const holder = open(url);

@@ -1,0 +1,76 @@
+/**
+ * What makes a `run` process a replica among others on a PostgreSQL state (docs/high-availability.md):
+ * the seam between its store and its leader election, and the election itself. The store is
+ * opened before the election exists (the election's lease needs the store's URL), so the seam
+ * holds the election once it is bound:
+ * - every outermost transaction is fenced by it (`StoreOptions.writeGuard`);
+ * - every wait of the main thread for the store's PostgreSQL lasts at most until the leader's
+ *   deadline (`StoreOptions.waitLimit`): a statement that hangs, a server that stopped answering,
+ *   cannot keep a leader acting past it. The wait is cut, the worker and its connection thrown
+ *   away (the server rolls the transaction back), and the leader steps down then and there.
+ */
+import type { StateConfig } from '../config/load-config.js';
+import type { Secret } from '../config/secret.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../server/metrics.js';
+import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
+import { LeaderLease } from '../state/leader-lease.js';
+import { postgresTarget } from '../state/open-state.js';
+import type { Store, StoreOptions } from '../state/store.js';
+
+/** The seam of {@link replicaSeam}: the store's options, and where the election is bound once made. */
+export interface ReplicaSeam {
+  options: Pick<StoreOptions, 'writeGuard' | 'waitLimit'>;
+  bind(election: LeaderElection): void;
+}
+
+/** The store options of a replica, bound to its election later (see the file's comment). */
+export function replicaSeam(): ReplicaSeam {
+  let bound: LeaderElection | undefined;
+  return {
+    options: {
+      writeGuard: (db) => bound?.fence(db),
+      waitLimit: {
+        leftMs: () => bound?.waitLeftMs(),
+        // Only ever asked after leftMs gave a limit, so the election is bound.
+        exceeded: () => bound!.waitExceeded(),
+      },
+    },
+    bind: (election) => {
+      bound = election;
+    },
+  };
+}
+
+/** What {@link replicaElection} needs. */
+export interface ReplicaElectionOptions {
+  store: Store;
+  state: StateConfig & { url: Secret };
+  logger: Logger;
+  metrics: Metrics;
+  onElected: (term: LeaderTerm) => Promise<void>;
+  onDeposed: () => Promise<void>;
+}
+
+/**
+ * The leader election of a replica: its lease on a connection of its own, each attempt ending
+ * before the next is due; a free lease taken only when the store's own connection answers (a
+ * `SELECT 1` waiting at most `state.connect_timeout`), so a replica whose work would fail at once
+ * leaves the lease to one whose would not. It is asked only when the lease is free and its own
+ * connection answered, so the server is up; a store that cannot even connect fails at once.
+ */
+export function replicaElection(o: ReplicaElectionOptions): LeaderElection {
+  const leaseMs = o.state.leader.lease;
+  const attemptMs = Math.floor(leaseMs / 4);
+  return new LeaderElection({
+    lease: new LeaderLease({ target: postgresTarget(o.state), where: o.store.path, leaseMs, timeoutMs: attemptMs }),
+    leaseMs,
+    statementTimeoutMs: o.state.statement_timeout,
+    logger: o.logger,
+    onElected: o.onElected,
+    onDeposed: o.onDeposed,
+    onRole: (leading) => o.metrics.leader.set(leading ? 1 : 0),
+    // As long as connecting may take: a new connection (a worker thread started, TLS) is no failure.
+    canLead: () => o.store.ping(o.state.connect_timeout),
+  });
+}
