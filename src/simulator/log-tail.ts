@@ -132,10 +132,23 @@ export class LogTail {
     const out: RunLine[] = [];
     for (const run of this.state.runIndex.byApp(app.id)) {
       if (run.createdAt < from - DAY) break;
-      if (run.state !== VOCABULARY.run.error) continue;
-      for (const l of this.failureOf(run)) if (l.t > from && l.t <= now) out.push(l);
+      const lines = [...this.pastFailuresOf(run), ...(run.state === VOCABULARY.run.error ? this.failureOf(run) : [])];
+      for (const l of lines) if (l.t > from && l.t <= now) out.push(l);
     }
     return out;
+  }
+
+  /** The lines of the earlier attempts of a run that failed and was retried since. */
+  private pastFailuresOf(run: RunRec): RunLine[] {
+    const source = RUN_LOGS[run.workflow];
+    const tag = `run ${run.id} (${run.action})`;
+    return (run.pastFailures ?? []).flatMap((f): RunLine[] => {
+      if (f.step === null) return [{ t: f.at, source, line: `${source}: ERROR ${tag} ${f.reason}` }];
+      const failed = { t: f.at, source, line: `${source}: ERROR ${tag} step ${f.step} failed: ${f.reason}` };
+      return f.startedAt !== null && f.startedAt < f.at
+        ? [{ t: f.startedAt, source, line: `${source}: ${tag} step ${f.step} started` }, failed]
+        : [failed];
+    });
   }
 
   private failureOf(run: RunRec): RunLine[] {

@@ -178,6 +178,19 @@ export class RunEngine {
   /** Restarts a run in error from the step that failed (same run id): runs.retry and the automatic retry. */
   restartFromFailure(run: RunRec, at: number): void {
     const steps = this.materialize(run);
+    const failed = steps.find((s) => s.state === STEP.error);
+    // The attempt that failed keeps its log: a retry does not rewrite history.
+    if (run.watcher && run.watcher.state !== 'waiting' && run.watcher.state !== 'completed') {
+      const reason = `watcher ${run.watcher.state}: ${run.watcher.reason ?? 'no reason given'}`;
+      (run.pastFailures ??= []).push({ startedAt: null, at: run.updatedAt, step: null, reason });
+    } else if (failed) {
+      (run.pastFailures ??= []).push({
+        startedAt: failed.startedAt,
+        at: failed.updatedAt ?? run.updatedAt,
+        step: failed.name,
+        reason: failed.reason ?? 'failed',
+      });
+    }
     let from = steps.findIndex((s) => s.state === STEP.error);
     if (from < 0)
       from = Math.max(

@@ -232,11 +232,28 @@ export interface RunRec {
   failAt: { step: number; reason: string; retrying?: boolean } | null;
   /** When a `retrying` run restarts its failed step by itself. */
   autoRetryAt: number | null;
+  /**
+   * The failures of its earlier attempts, kept when it is retried: a retry restarts the run from
+   * its failed step, but the log of the attempt that failed stays (`log-tail.ts`). Absent: none.
+   */
+  pastFailures?: PastFailure[];
   /** The backup run this run waits for (apps.update / update_modules with backup). */
   backupRunId: number | null;
   /** The backup record this run makes (or its backup run makes). */
   backupId: number | null;
   effect: RunEffect;
+}
+
+/** An earlier attempt of a run that failed: its failed step (or watcher) and when, for its log. */
+export interface PastFailure {
+  /** When the failed step started (null: unknown, or a watcher's failure). */
+  startedAt: number | null;
+  /** When it failed. */
+  at: number;
+  /** The step's name, or null for a watcher's failure. */
+  step: string | null;
+  /** The step's reason, or the watcher's state and reason. */
+  reason: string;
 }
 
 /** What a new run record must be given; everything else has a default (see {@link runRec}). */
