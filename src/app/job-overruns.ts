@@ -13,6 +13,8 @@ import type { Metrics } from '../server/metrics.js';
 interface Running {
   startedAt: number;
   skipped: number;
+  /** Whether the overrun has been said. */
+  said: boolean;
 }
 
 /** The overruns of one scheduler's jobs. */
@@ -25,17 +27,22 @@ export class JobOverruns {
 
   /** A read of `job` starts. */
   started(job: string): void {
-    this.#running.set(job, { startedAt: this.deps.clock.now(), skipped: 0 });
+    this.#running.set(job, { startedAt: this.deps.clock.now(), skipped: 0, said: false });
   }
 
-  /** A tick of `job` came while its read still runs: skipped, counted, and said at the first. */
-  skipped(job: string): void {
+  /**
+   * A tick of `job` came while its read still runs: skipped, counted, and said at the first tick
+   * by which the read has run for at least `intervalMs` (its schedule's gap). A tick that comes
+   * sooner (a first cycle started between two slots) is no overrun of the schedule: not said.
+   */
+  skipped(job: string, intervalMs?: number): void {
     this.deps.metrics?.jobOverruns.inc({ source: job });
     const run = this.#running.get(job);
     if (!run) return;
     run.skipped++;
-    if (run.skipped > 1) return;
     const runningFor = this.deps.clock.now() - run.startedAt;
+    if (run.said || (intervalMs !== undefined && runningFor < intervalMs)) return;
+    run.said = true;
     this.deps.logger.warn(
       { job, runningForMs: runningFor },
       `the ${job} read has taken ${formatDuration(runningFor, 'exact')}, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,

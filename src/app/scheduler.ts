@@ -110,7 +110,7 @@ export class Scheduler {
     if (!this.#started) return;
     const { overruns } = this.options;
     if (this.#busy.has(job)) {
-      if (overruns) overruns.skipped(job);
+      if (overruns) overruns.skipped(job, this.#intervals.get(job));
       else this.options.logger.debug({ job }, 'tick skipped: the previous cycle still runs');
       return;
     }

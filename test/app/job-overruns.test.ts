@@ -1,6 +1,7 @@
 /**
  * A read that overruns its schedule: the ticks that come while it runs are skipped and counted per
- * job, and the overrun is said once, at its first skipped tick, with how long the read has taken;
+ * job, and the overrun is said once, at its first skipped tick a whole schedule gap into the read,
+ * with how long the read has taken;
  * the daemon's first cycles (`runNow`) are overruns like any other.
  */
 import { describe, expect, it } from 'vitest';
@@ -67,11 +68,15 @@ describe('JobOverruns', () => {
     releases.forEach((r) => r());
     await Promise.all([running, other]);
 
-    // The next overrun is said again, once.
+    // The next read: a tick sooner than its schedule's gap (a read started between two slots) is
+    // counted, not said; one a whole gap in is an overrun, said again, once.
     const next = ticks.tick('runs');
     await ticks.tick('runs');
+    expect(log.lines().filter((l) => l.level === 40)).toHaveLength(1);
+    clock.advance(2_000);
+    await ticks.tick('runs');
     expect(log.lines().filter((l) => l.level === 40)).toHaveLength(2);
-    expect(await overruns(metrics, 'runs')).toBe(6);
+    expect(await overruns(metrics, 'runs')).toBe(7);
     releases.at(-1)!();
     await next;
     await scheduler.stop();
