@@ -488,7 +488,12 @@ describe('parseConfig: defaults and values', () => {
       active_states: ['queued', 'running'],
       max_duration: 7_200_000,
     });
-    expect(config.checks.certificates).toEqual({ enabled: true, warn_days: 14, critical_days: 3 });
+    expect(config.checks.certificates).toEqual({
+      enabled: true,
+      warn_days: 14,
+      critical_days: 3,
+      unknown_after: 86_400_000,
+    });
     expect(config.checks.backups).toEqual({
       enabled: true,
       max_age: { production: 93_600_000, staging: 691_200_000, development: null },
@@ -498,12 +503,18 @@ describe('parseConfig: defaults and values', () => {
       require_verified: true,
       offsite: true,
       offsite_failed_states: ['failed'],
+      full_formats: ['zip'],
+      offsite_required: true,
+      offsite_upload_timeout: 21_600_000,
+      size_drop: 0.5,
+      size_history: 4,
     });
     expect(config.checks.attention).toEqual({
       enabled: true,
       min_severity: 'warning',
       ignore_rules: [],
       fold_wait: 20 * 60_000,
+      reported_by: {},
     });
     expect(config.checks.sources).toEqual({ failure_threshold: 3 });
     expect(config.checks.servers).toEqual({

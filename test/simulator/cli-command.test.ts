@@ -119,7 +119,7 @@ describe('deploy-watchdog simulator', () => {
     ],
     [
       ['--scoped-token', 'ops-token:write=staging'],
-      /--scoped-token: "write=staging" is not read=ENVS, change=ENVS or namespaces=CODES/,
+      /--scoped-token: "write=staging" is not read=ENVS, get=ENVS, change=ENVS or namespaces=CODES/,
     ],
     [['--scoped-token', 'ops-token:read=staging:read=development'], /--scoped-token: read= is given twice/],
     [

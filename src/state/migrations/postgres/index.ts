@@ -17,8 +17,7 @@ import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
 import slackInteractions from './011-slack-interactions.js';
-import timeToAlert from './014-time-to-alert.js';
-import alertHold from './015-alert-hold.js';
+import alertTiming from './014-alert-timing.js';
 
 /** The migrations `Store.openPostgres` applies by default, lowest version first. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -33,6 +32,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   acknowledge,
   slackApp,
   slackInteractions,
-  timeToAlert,
-  alertHold,
+  alertTiming,
 ];

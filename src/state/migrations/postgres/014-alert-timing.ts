@@ -1,9 +1,9 @@
 import type { Migration } from '../../migration.js';
 
-/** PostgreSQL's `../014-time-to-alert.ts`: how soon each new problem was told. */
-const timeToAlert: Migration = {
+/** PostgreSQL's `../014-alert-timing.ts`: how soon each new problem was told, and why one waits. */
+const alertTiming: Migration = {
   version: 14,
-  name: 'time-to-alert',
+  name: 'alert-timing',
   up: `
     CREATE TABLE time_to_alert (
       event_id     BIGINT  PRIMARY KEY,
@@ -14,7 +14,10 @@ const timeToAlert: Migration = {
     );
 
     CREATE INDEX time_to_alert_delivered_at ON time_to_alert (delivered_at);
+
+    ALTER TABLE alerts ADD COLUMN hold_until BIGINT;
+    ALTER TABLE alerts ADD COLUMN hold_reason TEXT;
   `,
 };
 
-export default timeToAlert;
+export default alertTiming;
