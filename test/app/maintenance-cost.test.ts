@@ -70,8 +70,10 @@ describe('Watchdog.start', () => {
     ['warns when the maintenance job takes most of the request budget', '"* * * * * *"', true],
     ['says nothing when it takes little', '"0 * * * *"', false],
   ])('%s', async (_what, schedule, warns) => {
-    let clock;
-    ({ sim, clock } = await manualSim({ apps: 600 }));
+    const started = await manualSim({ apps: 600 });
+    sim = started.sim;
+    const { clock } = started;
+    const { control } = started.sim;
     tmp = tempDir();
     const log = captureLogger('warn');
     // 600 apps and 12 pages of 50 at 1000 requests/s: about 0.6 s, every second or every hour.
@@ -85,7 +87,7 @@ describe('Watchdog.start', () => {
       await wd.start();
       // The first cycle has read an app, and the estate is counted (installers.list, its last list,
       // is read by nothing else here): the warning, if any, is said as that answer comes back.
-      const seen = (fn: string) => sim.control.requests().some((r) => r.fn === fn);
+      const seen = (fn: string) => control.requests().some((r) => r.fn === fn);
       for (let i = 0; i < 1_000 && !(seen('apps.get') && seen('installers.list')); i++)
         await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, 200));
