@@ -94,7 +94,15 @@ describe('a storm of failed runs', () => {
         /^the runs read has taken \d+(\.\d+)?s, longer than its schedule: it runs to its end/,
       );
     } finally {
-      await wd.stop(1_000);
+      // Time moves on while it stops: a runs read may be under way, waiting on the rate limit's
+      // clock, and the stop's own deadline is on that clock too.
+      let stopped = false;
+      const stopping = wd.stop(1_000).finally(() => (stopped = true));
+      while (!stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        h.clock.advance(250);
+      }
+      await stopping;
     }
   }, 120_000);
 });
