@@ -16,6 +16,7 @@ import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
 import slackInteractions from './011-slack-interactions.js';
 import alertTiming from './014-alert-timing.js';
+import outboxUnconfirmed from './015-outbox-unconfirmed.js';
 
 /** The migrations `Store.open` applies by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -31,4 +32,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   slackApp,
   slackInteractions,
   alertTiming,
+  outboxUnconfirmed,
 ];
