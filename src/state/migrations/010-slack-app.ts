@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * The Slack app channel's living messages (owned by `src/notify/channels/slack-app-links.ts`): one
+ * The Slack app channel's living messages (owned by `src/notify/channels/slack-app-link-store.ts`): one
  * message per (channel, alert group), posted once and updated in place, so the link to it must
  * outlive a restart or a crash.
  * - `slack_app_messages`: one row per living message. `status`: `posting` (the intent, written

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * The audit of clicks on the Slack app's buttons (owned by `src/interactions/interaction-audit.ts`):
+ * The audit of clicks on the Slack app's buttons (owned by `src/interactions/interaction-audit-store.ts`):
  * one row per click that reached the daemon, whatever came of it, so a refused or stale click is
  * on record beside the ones that acted (those also write where their action writes: the
  * acknowledgement's event, the silence, the remediation audit).
