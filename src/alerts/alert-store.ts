@@ -266,6 +266,22 @@ export class AlertStore {
   }
 
   /**
+   * The fingerprints, resolved alerts' too, that `matches` takes, sorted: for a short id a person
+   * typed (`findAlert`). A short id is a hash of the fingerprint stored nowhere, so the
+   * fingerprints are read through, from the primary key's index alone; a Slack click never comes
+   * here (it looks among the alerts of the message clicked).
+   */
+  fingerprintsWhere(matches: (fingerprint: string) => boolean): string[] {
+    const found: string[] = [];
+    for (const { fingerprint } of this.store.db
+      .prepare<[], { fingerprint: string }>('SELECT fingerprint FROM alerts')
+      .iterate()) {
+      if (matches(fingerprint)) found.push(fingerprint);
+    }
+    return found.sort();
+  }
+
+  /**
    * Writes a new life of an alert. Returns false, writing nothing, when the fingerprint is open
    * under another job.
    */

@@ -24,7 +24,7 @@ import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app
 import type { SkipReason } from '../remediation/policy.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
-import type { InteractionOutcome } from './interaction-audit.js';
+import type { InteractionOutcome } from './interaction-audit-store.js';
 
 /** What an action came to. */
 export interface ActionResult {

@@ -42,6 +42,8 @@ export interface NotifierOptions {
   dispatcher?: Dispatcher;
   /** The alerts' context (`src/context/`): new alerts' messages wait for it and show it. Absent: none. */
   context?: AlertContextSource;
+  /** What remediation did after a time, a line each, for the daily digest. Absent: no such section. */
+  remediationSince?: (since: number) => readonly string[];
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
@@ -120,6 +122,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     channels: names,
     maxItems: notify.max_items_per_message,
     logger,
+    ...(options.remediationSince ? { remediationSince: options.remediationSince } : {}),
   });
   const delivery = new Delivery({
     rows,

@@ -15,7 +15,7 @@ import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import type { Config } from '../../config/load-config.js';
 import { latestDecisions, notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
-import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit.js';
+import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit-store.js';
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';

@@ -32,7 +32,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { SendResult } from './channel.js';
 import { PASSING_SLACK_ERRORS, slackErrorWord } from './slack-app-classify.js';
-import type { LivingMessage, SlackAppLinks } from './slack-app-links.js';
+import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
 import { allResolved, mergeShown, renderLiving, type LivingState, type SlackAppMessage } from './slack-app-render.js';
 import type { EventControls, SlackMessage, SlackRenderOptions } from './slack-render.js';
 
@@ -110,7 +110,7 @@ export interface LivingMessagesOptions {
   slackChannel: string;
   call: SlackCall;
   /** The state; undefined (`notify-test`): nothing is kept and every message stands alone. */
-  links: SlackAppLinks | undefined;
+  links: SlackAppLinkStore | undefined;
   clock: Clock;
   log: Logger;
   maxItems: number;
