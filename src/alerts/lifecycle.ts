@@ -15,7 +15,7 @@ import type { JobKey } from './commit-findings.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
-import type { Finding } from '../detectors/finding.js';
+import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
@@ -52,6 +52,12 @@ export interface LifecycleInput {
    * written without an event: a record that became unreadable is no news to page about.
    */
   held?: HeldSubjects;
+  /**
+   * Told of each firing alert whose record began being worked on again this cycle (a failed run
+   * retried: a new `UNDERWAY_SINCE`), with its row as written: no event, but a channel that keeps a
+   * message per alert says it there ("retrying since 10:42, step install_modules").
+   */
+  onUnderway?: (alert: AlertRow) => void;
 }
 
 const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
@@ -133,6 +139,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       continue;
     }
     if (row.status === 'pending') keepHold(alerts, previous, finding, now);
+    else if (beganUnderway(previous, finding)) input.onUnderway?.(row);
     // Escalated: news the person who took it has not seen, so theirs is over.
     const cleared = decision.action === 'escalate' ? previous?.acknowledgement : undefined;
     if (cleared) alerts.setAcknowledgement(finding.fingerprint, null);
@@ -209,19 +216,33 @@ function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, n
 
 /**
  * Keeps what a pending alert waits for with it (`alerts` and the console say it): the finding's
- * hold from its first sighting of this life, or none. Written only when it changes.
+ * hold from its first sighting of this life, its record being worked on again (no end time), or none. Written only when it changes.
  */
 function keepHold(alerts: AlertStore, previous: AlertRow | undefined, finding: Finding, now: number): void {
   const firstSeenAt = previous && previous.status !== 'resolved' ? previous.firstSeenAt : now;
-  const hold = finding.holdForMs
-    ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
-    : null;
+  // A record worked on again waits for the outcome, not a clock: held with no end while it lasts.
+  const hold = finding.underway
+    ? { until: null, reason: finding.holdReason ?? 'its record is being worked on again' }
+    : finding.holdForMs
+      ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
+      : null;
   // A new life always writes it: the row of a resolved life may still hold the old one.
   if (previous?.status === 'pending') {
     const before = previous.hold ?? null;
     if (hold?.until === before?.until && hold?.reason === before?.reason) return;
   }
   alerts.setHold(finding.fingerprint, hold);
+}
+
+/** Whether a firing alert's record began a new spell of work on it this sighting (a retry started). */
+function beganUnderway(previous: AlertRow | undefined, finding: Finding): boolean {
+  const since = finding.details[UNDERWAY_SINCE];
+  return (
+    previous?.status === 'firing' &&
+    finding.underway === true &&
+    since !== undefined &&
+    previous.details[UNDERWAY_SINCE] !== since
+  );
 }
 
 /** The event, saying which acknowledgement it ended (its row's already cleared), if one. */
