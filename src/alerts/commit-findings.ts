@@ -71,6 +71,8 @@ export interface FindingsPart {
   held?: HeldSubjects;
   /** What another alert of ours reports now (see `LifecycleInput.folded`). */
   folded?: readonly FoldedFinding[];
+  /** Why the read was cut short, for the alerts it did not reach (see `LifecycleInput.cut`). */
+  cut?: string;
   options: ApplyOptions;
 }
 
@@ -100,6 +102,7 @@ export function commitFindings(
           explain: p.explain,
           held: p.held,
           ...(p.folded ? { folded: p.folded } : {}),
+          ...(p.cut !== undefined ? { cut: p.cut } : {}),
           onUnderway: (alert) => underway.push(alert),
           now: cycle.now,
         },

@@ -53,6 +53,12 @@ export interface LifecycleInput {
    */
   held?: HeldSubjects;
   /**
+   * Why the read was cut short by a hard bound (a partial read, `app/partial-cycle.ts`): each open
+   * alert that `incomplete` covers and the findings do not name is held with this note ("not read:
+   * …; held, not resolved"), as a set-aside record's is. Absent: a complete read.
+   */
+  cut?: string;
+  /**
    * Told of each firing alert whose record began being worked on again this cycle (a failed run
    * retried: a new `UNDERWAY_SINCE`), with its row as written: no event, but a channel that keeps a
    * message per alert says it there ("retrying since 10:42, step install_modules").
@@ -160,11 +166,13 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       events.push(...foldInto(alerts, previous, into, now));
       continue;
     }
-    if (unseen.some((part) => covers(part, previous.fingerprint))) {
+    const covered = unseen.some((part) => covers(part, previous.fingerprint));
+    // Not read this cycle (a cut read), or its record set aside: held, and saying why.
+    const note = heldNote(input.held, previous.subject) ?? (covered ? cutNote(input.cut) : undefined);
+    if (covered && note === undefined) {
       kept++;
       continue;
     }
-    const note = heldNote(input.held, previous.subject);
     if (note !== undefined) {
       kept++;
       const noted = withHeldNote(previous, note);
@@ -187,7 +195,10 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     const firing = [...open.values()].filter((a) => a.status === 'firing').length;
     if (holdResolutions(alerts, job, firing, resolving.length, options)) return events;
   }
-  for (const { row: previous, reason } of resolving) {
+  for (const { row: held, reason } of resolving) {
+    // Read whole and over: a note that it was held (unreadable, not reached) no longer holds.
+    const previous = withHeldNote(held, undefined);
+    if (previous !== held) alerts.updateOpen(previous);
     alerts.resolve(previous.fingerprint, now);
     const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
     const resolution = input.explain?.(previous) ?? null;
@@ -232,6 +243,11 @@ function keepHold(alerts: AlertStore, previous: AlertRow | undefined, finding: F
     if (hold?.until === before?.until && hold?.reason === before?.reason) return;
   }
   alerts.setHold(finding.fingerprint, hold);
+}
+
+/** The note an alert a cut read did not reach is held with; undefined for a complete read. */
+function cutNote(cut: string | undefined): string | undefined {
+  return cut === undefined ? undefined : `not read: ${cut}; held, not resolved`;
 }
 
 /** Whether a firing alert's record began a new spell of work on it this sighting (a retry started). */
