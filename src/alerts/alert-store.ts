@@ -60,9 +60,13 @@ export interface AlertRow {
   hold?: AlertHold | null;
 }
 
-/** The hold a pending alert waits out: until when (ms since the epoch), and what for. */
+/**
+ * The hold a pending alert waits out: until when (ms since the epoch), and what for. `until` null:
+ * held as long as its reason lasts, with no end time (a failed run running again: a retry's outcome
+ * decides, not a clock).
+ */
 export interface AlertHold {
-  until: number;
+  until: number | null;
   /** Null: the check's wait, unnamed. */
   reason: string | null;
 }
@@ -477,8 +481,15 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[21] as AcknowledgeSurface,
             comment: v[22] as string | null,
           },
-    hold: v[23] === null || v[23] === undefined ? null : { until: v[23] as number, reason: v[24] as string | null },
+    hold: holdOf(v[23], v[24]),
   };
+}
+
+/** The stored hold: an end time, a reason, or both; neither is no hold. */
+function holdOf(until: unknown, reason: unknown): AlertHold | null {
+  const end = until === null || until === undefined ? null : (until as number);
+  const why = reason === null || reason === undefined ? null : (reason as string);
+  return end === null && why === null ? null : { until: end, reason: why };
 }
 
 const STATUS_ORDER: Record<AlertStatus, number> = { firing: 0, pending: 1, resolved: 2 };

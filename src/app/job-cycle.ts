@@ -183,7 +183,8 @@ export async function runJobCycle(
     const cut = boundThatCut(err, signal);
     if (cut) {
       const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
-      return readFailed(deps, job, cut, now, log, report, record, partial);
+      const held = heldSubjectsOf(quarantine.records());
+      return readFailed(deps, job, cut, now, log, report, record, partial && { ...partial, held });
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');

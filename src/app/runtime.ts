@@ -115,6 +115,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     maxAnswerBytes: config.api.max_answer_size,
     maxAnswerValues: config.api.max_answer_values,
     maxListItems: config.api.max_list_items,
+    extraValues: config.api.extra_values,
     // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
     readAhead: config.api.concurrency > 1,
     clock,

@@ -6,6 +6,7 @@
  * Cross-references between sections (a route naming a channel, unique names) are checked in
  * `config-references.ts`, on the raw document, so they are reported alongside every other problem.
  */
+import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
 import { consoleConfigSchema, consoleStanding } from '../console/console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
@@ -45,6 +46,36 @@ const requestsPerSecondSchema = z.union([z.literal('off').transform(() => Infini
 // ---------------------------------------------------------------------------------------------
 // Sections
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * `api.extra_values`: values beyond those the reference states (§3) a real service sends, each read
+ * as the stated value it means. Checked here: the field must be one whose values the reference
+ * states, the meaning one of those values, the extra value not one already.
+ */
+const extraValuesSchema = z
+  .partialRecord(
+    z.enum(Object.keys(STATED_VALUES) as [StatedField, ...StatedField[]]),
+    z.record(z.string().min(1, 'must not be empty'), z.string()),
+  )
+  .default({})
+  .superRefine((extra, ctx) => {
+    for (const [field, values] of Object.entries(extra) as [StatedField, Record<string, string>][]) {
+      const stated: readonly string[] = STATED_VALUES[field];
+      for (const [value, meant] of Object.entries(values)) {
+        if (stated.includes(value))
+          ctx.addIssue({ code: 'custom', path: [field, value], message: `is already a stated value of ${field}` });
+        else if (!stated.includes(meant))
+          ctx.addIssue({
+            code: 'custom',
+            path: [field, value],
+            message: `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
+          });
+      }
+    }
+  })
+  .describe(
+    'Values beyond those the reference states (§3) that this service sends, per field, each read as the stated value it means: { ssl_status: { revoked: error } }. A record with an unlisted one is set aside (its alerts held) and a watchdog alert names the key to set.',
+  );
 
 const apiSchema = z
   .object({
@@ -107,6 +138,7 @@ const apiSchema = z
       .describe(
         'The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.',
       ),
+    extra_values: extraValuesSchema,
     concurrency: z
       .number()
       .int()

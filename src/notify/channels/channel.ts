@@ -48,6 +48,11 @@ export interface NoticeNotification {
    * living message per alert group says it there. Absent: it stands alone.
    */
   fingerprint?: string;
+  /**
+   * Said only in the living message of the alert it is about (a retry under way): where no message
+   * shows that alert, not at all. Absent: it stands alone when none does.
+   */
+  threadOnly?: boolean;
 }
 
 /** What a channel is asked to deliver. */

@@ -97,6 +97,8 @@ export interface NoticeDelivery {
   /** The line the living message keeps of it. */
   note: string;
   reply: SlackMessage;
+  /** Said only in its alert's living message; nothing when none shows it (`NoticeNotification.threadOnly`). */
+  threadOnly?: boolean;
 }
 
 /** What the Slack app channel renders. */
@@ -215,6 +217,8 @@ export class LivingMessages {
     const link = d.fingerprint === undefined ? undefined : this.o.links?.forAlert(this.o.name, d.fingerprint);
     const shown = link && (await this.#showAgain(link, d.note));
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
+    // Only news where its alert's message is: without one, a line alone would read as a new alert.
+    if (!shown && d.threadOnly) return { outcome: 'ok' };
     // About no alert, or its message gone: it stands alone.
     await this.#post(d.reply, shown ? { thread: shown } : {});
     return { outcome: 'ok' };

@@ -163,7 +163,8 @@ export const slackAppChannel = {
 /** What the channel will deliver: the thread reply (or lone message) rendered, the living message's part kept as data. */
 function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackRenderOptions): SlackAppDelivery {
   const reply = renderSlack(n, options);
-  if (n.type === 'notice') return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply };
+  if (n.type === 'notice')
+    return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply, threadOnly: n.threadOnly === true };
   const events = [...n.events, ...(n.omittedEvents ?? [])];
   const broadcast: readonly string[] = config.broadcast;
   return {
