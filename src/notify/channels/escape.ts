@@ -134,3 +134,44 @@ export function mrkdwnLink(url: string | null | undefined, label: string, maxLab
   // Slack wants `&` inside the link target escaped too; it unescapes it before opening the link.
   return href ? `<${href.replace(/&/g, '&amp;')}|${text}>` : text;
 }
+
+/** A map escaping each of `chars` with a backslash (CommonMark escapes any ASCII punctuation so). */
+function backslashed(chars: string): Record<string, string> {
+  return Object.fromEntries([...chars].map((c) => [c, `\\${c}`]));
+}
+
+/**
+ * What makes markdown of API text in a Teams Adaptive Card TextBlock or FactSet: emphasis (`*`,
+ * `_`, `~`), links (`[`, `]`, `(`, `)`), code, headings, quotes, lists, tables, tags (`<at>`).
+ */
+const TEAMS_MARKDOWN = backslashed('\\`*_~[]()<>#+-|');
+
+/** As {@link TEAMS_MARKDOWN}, and Discord's mentions (`@everyone`, `<@123>`), spoilers (`||`) and masked links. */
+const DISCORD_MARKDOWN = backslashed('\\`*_~[]()<>#+-|@');
+
+/**
+ * Escapes API text for a Teams Adaptive Card's markdown (TextBlock, FactSet), on one line, cut to
+ * `max` characters as escaped: every character that could format, link or mention is
+ * backslash-escaped, and a number that would start an ordered list ("1. ") has its dot escaped.
+ */
+export function escapeTeamsMarkdown(text: string, max = 2000): string {
+  return escapeMarkdown(text, max, TEAMS_MARKDOWN);
+}
+
+/**
+ * Escapes API text for Discord markdown (message content, embed title, description, field), on
+ * one line, cut to `max` characters as escaped: no formatting, masked link, spoiler or mention
+ * can be formed from it (`@everyone` is written `\@everyone`, which Discord shows and never pings).
+ */
+export function escapeDiscordMarkdown(text: string, max = 1024): string {
+  return escapeMarkdown(text, max, DISCORD_MARKDOWN);
+}
+
+function escapeMarkdown(text: string, max: number, map: Record<string, string>): string {
+  const line = text.replace(CONTROL_RUN, ' ');
+  // "1. " at the start of a block is an ordered list; "1\. " is text.
+  const m = /^(\s{0,3}\d{1,9})\./.exec(line);
+  if (!m) return escapeAndCut(line, max, map);
+  const head = `${m[1]}\\.`;
+  return head + escapeAndCut(line.slice(m[0].length), Math.max(1, max - head.length), map);
+}

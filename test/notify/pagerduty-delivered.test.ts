@@ -1,0 +1,123 @@
+/**
+ * The PagerDuty channel driven end to end against a fake of the Events API v2 (202, dedup_key
+ * semantics): the daemon triggers one PagerDuty alert per alert, keyed by its fingerprint, with
+ * its severity, links and context; an acknowledgement here acknowledges it, the end resolves it; a
+ * repeat is folded into the open alert; a 429 and a 500 are retried through the outbox, and what
+ * PagerDuty accepted before a failure is not sent twice; a 400 is kept with PagerDuty's words; the
+ * routing key is never in the state, the log or a reason.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startPagerDutyFake, type PagerDutyFake } from '../helpers/pagerduty-fake.js';
+import { HOSTILE_APP, OnCallWorld } from './on-call-fixture.js';
+
+let pd: PagerDutyFake;
+let world: OnCallWorld;
+
+beforeEach(async () => {
+  pd = await startPagerDutyFake();
+  world = await OnCallWorld.start();
+});
+afterEach(async () => {
+  await world.close();
+  await pd.close();
+});
+
+function open() {
+  return world.open(
+    `name: oncall
+type: pagerduty
+routing_key: "\${PD_KEY}"
+api_url: ${pd.root}`,
+    { PD_KEY: pd.routingKey },
+  );
+}
+
+describe('the PagerDuty channel, end to end', () => {
+  it('triggers with the fingerprint as dedup_key, acknowledges when acknowledged here, resolves when over', async () => {
+    open();
+    const { urlId } = world.hostileApp();
+    const fingerprint = await world.fire(urlId);
+
+    expect(pd.opened).toHaveLength(1);
+    const alert = pd.alerts.get(fingerprint)!;
+    expect(alert).toMatchObject({ status: 'triggered', severity: 'critical', triggers: 1 });
+    const trigger = alert.last;
+    expect(trigger).toMatchObject({
+      event_action: 'trigger',
+      dedup_key: fingerprint,
+      client: 'deploy-watchdog',
+      client_url: 'https://watchdog.example.com/',
+      payload: { class: 'certificates', group: 'production', component: expect.any(String) },
+    });
+    // API text is data in JSON: kept as it is (hidden characters written out), nothing rendered.
+    expect(trigger.payload!.component).toContain('*shop* @everyone');
+    expect(trigger.payload!.component).toContain('\\u{202e}');
+    expect(trigger.payload!.custom_details).toMatchObject({
+      Check: 'certificates',
+      Fingerprint: fingerprint,
+      Console: `https://watchdog.example.com/alert?fp=${encodeURIComponent(fingerprint)}`,
+    });
+    expect(trigger.links?.[0]).toEqual({ href: expect.stringContaining('watchdog.example.com'), text: 'Console' });
+
+    await world.acknowledge(fingerprint);
+    expect(pd.alerts.get(fingerprint)?.status).toBe('acknowledged');
+    expect(pd.events.at(-1)).toEqual({
+      routing_key: pd.routingKey,
+      event_action: 'acknowledge',
+      dedup_key: fingerprint,
+    });
+
+    await world.resolve(urlId);
+    expect(pd.alerts.get(fingerprint)?.status).toBe('resolved');
+    expect(pd.events.map((e) => e.event_action)).toEqual(['trigger', 'acknowledge', 'resolve']);
+    expect(pd.ignored).toEqual([]);
+    expect(pd.invalid).toEqual([]);
+    expect(world.statuses()).not.toContain('pending');
+    expect(world.leaks([pd.routingKey])).toEqual([]);
+    expect(HOSTILE_APP).toContain('@everyone');
+  });
+
+  it.each([
+    {
+      name: '429',
+      answer: {
+        status: 429,
+        body: { status: 'throttle event', message: 'Requests for this service are arriving too quickly.' },
+      },
+    },
+    { name: '500', answer: { status: 500, body: 'internal error' } },
+  ])('retries a $name through the outbox, then triggers once', async ({ answer }) => {
+    open();
+    const { urlId } = world.hostileApp();
+    pd.answerNext(answer);
+    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    await world.wd!.runOnce(['urls']);
+    expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
+    expect(world.statuses()).toContain('pending');
+    expect(world.lastError()).toContain(`HTTP ${answer.status}`);
+    expect(pd.opened).toHaveLength(0);
+
+    // The channel's backoff (10s, with jitter) passes: the same event goes again, and is taken.
+    world.clock.advance(15_000);
+    await world.wd!.deliverDue();
+    expect(pd.opened).toHaveLength(1);
+    expect(pd.opened[0]!.triggers).toBe(1);
+    expect(world.statuses()).not.toContain('pending');
+    expect(world.leaks([pd.routingKey])).toEqual([]);
+  });
+
+  it('keeps an event PagerDuty refuses (400) with its words, the routing key it echoed scrubbed', async () => {
+    open();
+    const { urlId } = world.hostileApp();
+    pd.answerNext({
+      status: 400,
+      body: { status: 'invalid event', message: `Event object is invalid for ${pd.routingKey}`, errors: ['x'] },
+    });
+    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    await world.wd!.runOnce(['urls']);
+    expect(await world.wd!.deliverDue()).toMatchObject({ failed: 1 });
+    expect(world.lastError()).toContain('rejected (HTTP 400)');
+    expect(world.lastError()).toContain('Event object is invalid for <secret>');
+    expect(world.leaks([pd.routingKey])).toEqual([]);
+  });
+});
