@@ -226,7 +226,7 @@ function actionsOf(
     links.push({ label: 'Open in console', url: consoleLink(o.consoleUrl, n.events[0]!.fingerprint) });
   for (const e of events) {
     if (e.page) links.push({ label: e.page.label, url: e.page.url });
-    if (e.app && e.url) links.push({ label: `Open ${e.app}`, url: e.url });
+    if (e.app && e.url) links.push({ label: 'Open the app', url: e.url });
   }
   links.push(...runbooks);
   const out: CardAction[] = [];
