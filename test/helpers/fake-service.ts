@@ -33,15 +33,19 @@ export interface FakeService {
   readonly root: string;
   /** Every request, oldest first. */
   readonly requests: FakeRequest[];
-  /** Answers the next `times` requests with `answer` instead of the fake's own, before the handler sees them. */
-  answerNext(answer: FakeAnswer, times?: number): void;
+  /**
+   * Answers `times` requests with `answer` instead of the fake's own (the handler never sees them),
+   * after letting `after` more reach the handler first.
+   */
+  answerNext(answer: FakeAnswer, times?: number, after?: number): void;
   close(): Promise<void>;
 }
 
 /** Starts a fake whose handler answers each request (after any scripted answer). */
 export async function startFakeService(handle: (request: FakeRequest) => FakeAnswer): Promise<FakeService> {
   const requests: FakeRequest[] = [];
-  const scripted: FakeAnswer[] = [];
+  // null: that request goes to the handler.
+  const scripted: (FakeAnswer | null)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -64,7 +68,8 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
   return {
     root: `http://127.0.0.1:${port}`,
     requests,
-    answerNext(answer, times = 1) {
+    answerNext(answer, times = 1, after = 0) {
+      for (let i = 0; i < after; i++) scripted.push(null);
       for (let i = 0; i < times; i++) scripted.push(answer);
     },
     async close() {

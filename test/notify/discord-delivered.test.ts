@@ -55,7 +55,7 @@ describe('the Discord channel, end to end', () => {
     const text = texts(fired);
     expect(text).toContain('\\@everyone');
     expect(text).not.toMatch(/(?<!\\)@everyone/);
-    expect(text).toContain('\\<\\@123456789012345678\\>');
+    expect(text).toContain('\\<\\@123456789012345678>');
     expect(text).toContain('\\*shop\\*');
     expect(text).not.toMatch(/(?<!\\)\[click/);
     expect(text).toContain(`[Console](https://watchdog.example.com/alert?fp=${encodeURIComponent(fingerprint)})`);

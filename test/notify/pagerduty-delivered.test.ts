@@ -106,6 +106,27 @@ describe('the PagerDuty channel, end to end', () => {
     expect(world.leaks([pd.routingKey])).toEqual([]);
   });
 
+  it('sends again only what PagerDuty had not taken when a message of two alerts failed half-way', async () => {
+    open();
+    const apps = [...world.sim.control.state.apps.values()].filter(
+      (a) => a.envType === 'production' && a.deployedAt !== null && a.urlIds.length > 0,
+    );
+    for (const app of apps.slice(0, 2)) world.sim.control.expireCertificate(app.urlIds[0]!, { inDays: 2 });
+    // The first trigger is taken, the second answered 502.
+    pd.answerNext({ status: 502, body: 'bad gateway' }, 1, 1);
+    await world.wd!.runOnce(['urls']);
+    expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
+    expect(pd.opened).toHaveLength(1);
+
+    world.clock.advance(15_000);
+    await world.wd!.deliverDue();
+    expect(pd.opened).toHaveLength(2);
+    // Each alert triggered once: the retry did not send the first again.
+    expect(pd.opened.map((a) => a.triggers)).toEqual([1, 1]);
+    expect(pd.events.filter((e) => e.event_action === 'trigger')).toHaveLength(2);
+    expect(world.statuses()).not.toContain('pending');
+  });
+
   it('keeps an event PagerDuty refuses (400) with its words, the routing key it echoed scrubbed', async () => {
     open();
     const { urlId } = world.hostileApp();
