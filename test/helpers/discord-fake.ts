@@ -42,7 +42,7 @@ const embed = z
 
 const snowflakes = z.array(z.string().regex(/^\d+$/)).max(100);
 
-const message = z
+export const discordMessage = z
   .object({
     content: z.string().max(2000).optional(),
     username: z.string().min(1).max(80).optional(),
@@ -78,7 +78,7 @@ const message = z
   });
 
 /** A message the fake took. */
-export type DiscordReceived = z.infer<typeof message>;
+export type DiscordReceived = z.infer<typeof discordMessage>;
 
 /** Options of {@link startDiscordFake}. */
 export interface DiscordFakeOptions {
@@ -143,7 +143,7 @@ export async function startDiscordFake(options: DiscordFakeOptions): Promise<Dis
       };
     }
     used++;
-    const parsed = message.safeParse(req.body);
+    const parsed = discordMessage.safeParse(req.body);
     if (!parsed.success) {
       const errors = problems(parsed.error.issues);
       invalid.push(errors);

@@ -96,7 +96,7 @@ export const adaptiveCard = z
   .strict();
 
 /** What a Workflows webhook takes. */
-const workflowsMessage = z
+export const workflowsMessage = z
   .object({
     type: z.literal('message'),
     attachments: z
