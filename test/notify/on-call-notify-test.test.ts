@@ -71,6 +71,31 @@ describe('notify-test and the on-call channels', () => {
     expect([pd.invalid, og.invalid, teams.invalid, discord.invalid]).toEqual([[], [], [], []]);
   });
 
+  it('validate checks a file whose keys and URLs are not set here, with stand-ins of their forms', async () => {
+    const r = await runCli(['validate', '--config', config()], { env: { DMS_API_TOKEN: 'tok' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('4 channels (pager:pagerduty, genie:opsgenie, teams:teams, discord:discord)');
+  });
+
+  it('validate says what to set for a wrong key, a retired Teams URL and a bad Discord ID', async () => {
+    const file = writeConfig(dir, [
+      'api: { base_url: "http://127.0.0.1:1", token: tok }',
+      'notify:',
+      '  channels:',
+      '    - { name: pager, type: pagerduty, routing_key: short }',
+      '    - { name: teams, type: teams, webhook_url: "https://contoso.webhook.office.com/webhookb2/secret-part" }',
+      '    - { name: discord, type: discord, webhook_url: "https://discord.com/api/webhooks/1/t", mention: { roles: [role] } }',
+    ]);
+    const r = await runCli(['validate', '--config', file], { env: {} });
+    expect(r.code).toBe(2);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain('routing_key: must be the 32-character Integration Key of an "Events API V2" integration');
+    expect(out).toContain('webhook_url: is an Office 365 connector webhook, which Microsoft retired');
+    expect(out).toContain('"Post to a channel when a webhook request is received"');
+    expect(out).toContain('mention.roles[0]: must be a Discord ID');
+    expect(out).not.toContain('secret-part');
+  });
+
   it('says a refused key in one line, without it', async () => {
     const wrong = 'f'.repeat(32);
     const env = {

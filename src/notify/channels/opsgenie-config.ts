@@ -23,6 +23,8 @@ export const opsgenieConfigSchema = z
         /^[!-~]{8,200}$/,
         'must be the API Key of an Opsgenie "API" integration, without spaces (value not shown: it is a secret)',
       )
+      // An example of its form: what `validate` checks an unset ${VAR} with.
+      .meta({ examples: ['01234567-89ab-cdef-0123-456789abcdef'] })
       .pipe(secretSchema)
       .describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
     region: z

@@ -25,6 +25,8 @@ export const pagerdutyConfigSchema = z
         ROUTING_KEY,
         'must be the 32-character Integration Key of an "Events API V2" integration (value not shown: it is a secret)',
       )
+      // An example of its form: what `validate` checks an unset ${VAR} with.
+      .meta({ examples: ['0123456789abcdef0123456789abcdef'] })
       .pipe(secretSchema)
       .describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
     region: z
