@@ -512,3 +512,20 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
   ];
   return commandLine(configured(args, configFile)).line;
 }
+
+/**
+ * An event's facts as one list, for a renderer that shows them all alike (a Teams FactSet, a
+ * Discord embed): where, its check's facts, since when (UTC, and how long ago), its context's
+ * facts, why it is over, its notes.
+ */
+export function eventFactList(e: EventDescription): Fact[] {
+  const facts: Fact[] = [...e.where, ...e.facts];
+  if (e.since) {
+    const at = e.since.at !== null ? formatUtc(e.since.at) : e.since.text;
+    facts.push({ label: 'Since', value: `${at}${e.since.ago ? ` (${e.since.ago} ago)` : ''}` });
+  }
+  facts.push(...(e.context?.facts ?? []));
+  if (e.resolution) facts.push({ label: 'Why', value: e.resolution });
+  for (const note of e.context?.notes ?? []) facts.push({ label: 'Note', value: note });
+  return facts;
+}

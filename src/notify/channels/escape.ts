@@ -134,3 +134,52 @@ export function mrkdwnLink(url: string | null | undefined, label: string, maxLab
   // Slack wants `&` inside the link target escaped too; it unescapes it before opening the link.
   return href ? `<${href.replace(/&/g, '&amp;')}|${text}>` : text;
 }
+
+/** A map escaping each of `chars` with a backslash (CommonMark escapes any ASCII punctuation so). */
+function backslashed(chars: string): Record<string, string> {
+  return Object.fromEntries([...chars].map((c) => [c, `\\${c}`]));
+}
+
+/**
+ * What makes markdown of API text in a Teams Adaptive Card TextBlock or FactSet anywhere in a line:
+ * emphasis (`*`, `_`, `~`), links (`[`, `]`, `(`, `)`), code, tables, tags (`<at>`).
+ */
+const TEAMS_MARKDOWN = backslashed('\\`*_~[]()<>|');
+
+/** As {@link TEAMS_MARKDOWN} for Discord, with its mentions (`@everyone`, `<@123>`) and spoilers (`||`). */
+const DISCORD_MARKDOWN = backslashed('\\`*_~[]()<|@');
+
+/**
+ * What makes markdown only at the start of a block (where API text may stand: a fact's value, an
+ * embed's description): a list (`- `, `+ `, `1. `), a heading (`#`), a quote (`>`).
+ */
+const BLOCK_START = /^(\s{0,3})([-+#>]|\d{1,9}\.)/;
+
+/**
+ * Escapes API text for a Teams Adaptive Card's markdown (TextBlock, FactSet), on one line, cut to
+ * `max` characters as escaped: every character that could format, link or mention is
+ * backslash-escaped, and so is a list, heading or quote marker that would start it ("1. ", "- ", "#").
+ */
+export function escapeTeamsMarkdown(text: string, max = 2000): string {
+  return escapeMarkdown(text, max, TEAMS_MARKDOWN);
+}
+
+/**
+ * Escapes API text for Discord markdown (message content, embed title, description, field), on
+ * one line, cut to `max` characters as escaped: no formatting, masked link, spoiler or mention
+ * can be formed from it (`@everyone` is written `\@everyone`, which Discord shows and never pings),
+ * nor a list, heading or quote where it starts a line.
+ */
+export function escapeDiscordMarkdown(text: string, max = 1024): string {
+  return escapeMarkdown(text, max, DISCORD_MARKDOWN);
+}
+
+function escapeMarkdown(text: string, max: number, map: Record<string, string>): string {
+  const line = text.replace(CONTROL_RUN, ' ');
+  const m = BLOCK_START.exec(line);
+  if (!m) return escapeAndCut(line, max, map);
+  // The marker's last character escaped (1\. or \-): text, not a list, heading or quote.
+  const marker = map[m[2]!] ?? `${m[2]!.slice(0, -1)}\\${m[2]!.slice(-1)}`;
+  const head = `${m[1]}${marker}`;
+  return head + escapeAndCut(line.slice(m[0].length), Math.max(1, max - head.length), map);
+}

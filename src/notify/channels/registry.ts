@@ -5,6 +5,10 @@ import { logChannel } from './log.js';
 import { slackChannel } from './slack.js';
 import { webhookChannel } from './webhook.js';
 import { slackAppChannel } from './slack-app.js';
+import { pagerdutyChannel } from './pagerduty.js';
+import { opsgenieChannel } from './opsgenie.js';
+import { teamsChannel } from './teams.js';
+import { discordChannel } from './discord.js';
 
 /**
  * Every channel kind, by its `type` in the config. Adding a kind: one new file in this folder
@@ -17,6 +21,10 @@ export const CHANNEL_KINDS = {
   email: emailChannel,
   log: logChannel,
   webhook: webhookChannel,
+  pagerduty: pagerdutyChannel,
+  opsgenie: opsgenieChannel,
+  teams: teamsChannel,
+  discord: discordChannel,
 } as const;
 
 /** The config schema of each kind, in {@link CHANNEL_KINDS} order. */

@@ -17,7 +17,6 @@
  * mrkdwn-escaped; what hides or reorders text is written out and control characters are folded,
  * as in every other channel, and only safe http(s) links are sent.
  */
-import { Agent, request, type Dispatcher } from 'undici';
 import { Secret } from '../../config/secret.js';
 import { contentHash } from '../../detectors/fingerprint.js';
 import { presentationOf } from '../../detectors/registry.js';
@@ -35,10 +34,9 @@ import type {
   NoticeNotification,
   SendResult,
 } from './channel.js';
-import { classifyHttpAnswer, classifyNetworkError, type HttpAnswer } from './classify.js';
+import { httpChannelIo } from './http-post.js';
 import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
-import { guardedSend } from './guarded-send.js';
 import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
 
 /** Alertmanager's webhook payload version. */
@@ -310,45 +308,6 @@ function rfc3339(value: string, fallback: string): string {
   return Number.isFinite(other) ? formatUtc(other, 'iso') : ZERO_TIME;
 }
 
-/** The start of an answer's body kept for a failure's reason; the rest is not read. */
-const MAX_BODY_READ = 1024;
-
-/** Reads the start of a body (for the reason) and lets the rest go. */
-async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    length += (chunk as Buffer).length;
-    if (length >= MAX_BODY_READ) break;
-  }
-  // Breaking out of the loop destroys the stream: a long body is not read to its end.
-  return Buffer.concat(chunks).subarray(0, MAX_BODY_READ).toString('utf8');
-}
-
-/** What an undici error carries that may be named: its code, never its message (it may hold the URL). */
-function errorCode(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  // Happy eyeballs: every address failed, each with its own error.
-  const first = (err as { errors?: unknown[] } | null)?.errors?.[0];
-  const inner = (first as { code?: unknown } | undefined)?.code;
-  return typeof inner === 'string' ? inner : undefined;
-}
-
-/**
- * Classifies a failure where no answer came: our time limit, a request undici refused before
- * sending (a bad header: sending again fails the same way), or a network error.
- */
-function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: number): SendResult {
-  if (timedOut) return classifyNetworkError('ETIMEDOUT', timeoutMs);
-  const code = errorCode(err);
-  if (code?.startsWith('UND_ERR_INVALID')) {
-    return { outcome: 'permanent', reason: `could not send the request (${code})` };
-  }
-  return classifyNetworkError(code, timeoutMs);
-}
-
 /** Every Secret of a webhook config, for scrubbing reasons and logs. */
 function secretsOf(config: WebhookConfig): Secret[] {
   const url = new URL(config.url.reveal());
@@ -375,8 +334,6 @@ function requestHeaders(config: WebhookConfig): Record<string, string> {
   for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value.reveal();
   if (config.bearer_token) headers.authorization = `Bearer ${config.bearer_token.reveal()}`;
   if (config.basic_auth) headers.authorization = `Basic ${basicCredentials(config.basic_auth)}`;
-  headers['content-type'] = 'application/json';
-  headers['user-agent'] = 'deploy-watchdog';
   return headers;
 }
 
@@ -386,37 +343,22 @@ export const webhookChannel = {
   configSchema: webhookConfigSchema,
   create(config: WebhookConfig, deps: ChannelDeps): Channel<AlertmanagerMessage> {
     const secrets = secretsOf(config);
-    // One keep-alive pool per channel; undici's own timers a backstop to ours.
-    const agent = new Agent({
-      connect: { timeout: config.timeout },
-      headersTimeout: config.timeout,
-      bodyTimeout: config.timeout,
-    });
     const log = deps.logger.child({ channel: config.name, kind: 'webhook' });
+    const io = httpChannelIo({
+      peer: 'the webhook',
+      timeoutMs: config.timeout,
+      secrets,
+      log,
+      now: () => deps.clock.now(),
+    });
 
-    const post = async (message: AlertmanagerMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
-      const timer = AbortSignal.timeout(config.timeout);
-      try {
-        const res = await request(config.url.reveal(), {
-          method: 'POST',
-          headers: requestHeaders(config),
-          body: JSON.stringify(message),
-          dispatcher: agent,
-          signal: signal ? AbortSignal.any([signal, timer]) : timer,
-        });
-        const ok = res.statusCode >= 200 && res.statusCode < 300;
-        const answer: HttpAnswer = {
-          status: res.statusCode,
-          retryAfter: [res.headers['retry-after']].flat()[0] ?? null,
-          // Scrubbed before the reason cuts it: a secret cut in half would no longer be found.
-          body: ok ? null : Secret.scrub(await bodyStart(res.body), secrets),
-        };
-        if (ok) await res.body.dump();
-        return classifyHttpAnswer(answer, deps.clock.now());
-      } catch (err) {
-        return classifyFailure(err, timer.aborted, config.timeout);
-      }
-    };
+    const post = (message: AlertmanagerMessage, signal: AbortSignal | undefined): Promise<SendResult> =>
+      io.post({
+        url: config.url.reveal(),
+        headers: requestHeaders(config),
+        body: message,
+        signal,
+      });
 
     return {
       name: config.name,
@@ -435,19 +377,8 @@ export const webhookChannel = {
           announcedFiring: n.type === 'alerts' && deps.store ? announcedFiring(deps.store, config.name) : undefined,
           maxItems: deps.maxItemsPerMessage,
         }),
-      send: (message, signal) =>
-        guardedSend({
-          start: () => post(message, signal),
-          signal,
-          peer: 'the webhook',
-          answered: (result) => result,
-          failed: (err) => classifyFailure(err, false, config.timeout),
-          secrets,
-          log,
-        }),
-      async close() {
-        await agent.destroy();
-      },
+      send: (message, signal) => io.guarded(() => post(message, signal), signal),
+      close: io.close,
     };
   },
 } satisfies ChannelKind<WebhookConfig, AlertmanagerMessage>;

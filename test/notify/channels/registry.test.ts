@@ -11,7 +11,17 @@ const HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX';
 
 describe('channel config schemas', () => {
   it('lists every kind once, under its own type', () => {
-    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual(['email', 'log', 'slack', 'slack_app', 'webhook']);
+    expect(Object.keys(CHANNEL_KINDS).sort()).toEqual([
+      'discord',
+      'email',
+      'log',
+      'opsgenie',
+      'pagerduty',
+      'slack',
+      'slack_app',
+      'teams',
+      'webhook',
+    ]);
     for (const [type, kind] of Object.entries(CHANNEL_KINDS)) expect(kind.kind).toBe(type);
   });
 
@@ -274,7 +284,7 @@ describe('channel config schemas', () => {
       'interactions.allow.remediate.usergroups.0',
       'must be a Slack user group ID like S0123ABCD',
     ],
-    ['an unknown type', { name: 'p', type: 'pagerduty' }, 'type', ''],
+    ['an unknown type', { name: 'p', type: 'victorops' }, 'type', ''],
   ])('refuses %s, naming %s', (_name, input, path, message) => {
     const result = channelConfigSchema.safeParse(input);
     expect(result.success).toBe(false);

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { secretUrlSchema } from '../../config/secret.js';
+import { onCallTimeoutSchema } from './on-call-config.js';
+
+/** A Discord ID (a snowflake): digits. */
+const snowflake = z.string().regex(/^\d{15,21}$/, 'must be a Discord ID (15 to 21 digits; Copy ID in developer mode)');
+
+/** Config of a Discord channel: a channel's webhook, messages with embeds. */
+export const discordConfigSchema = z
+  .object({
+    name: z.string().min(1, 'must not be empty'),
+    type: z.literal('discord'),
+    webhook_url: secretUrlSchema.describe("The channel webhook's URL (its token is the credential); a secret."),
+    username: z.string().min(1).max(80).optional().describe("Overrides the webhook's display name."),
+    avatar_url: z
+      .url({ protocol: /^https$/, error: 'must be an https URL' })
+      .optional()
+      .describe("Overrides the webhook's avatar."),
+    mention: z
+      .object({
+        users: z.array(snowflake).max(20).default([]),
+        roles: z.array(snowflake).max(20).default([]),
+        environment_types: z.array(z.string().min(1)).min(1).default(['production']),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Who a message with a firing critical alert mentions, in these environments (default production). ' +
+          'Absent: nobody; allowed_mentions is empty, so nothing in a message can ping anyone.',
+      ),
+    timeout: onCallTimeoutSchema,
+  })
+  .strict();
+
+/** A parsed Discord channel config (the webhook URL as a Secret). */
+export type DiscordConfig = z.infer<typeof discordConfigSchema>;

@@ -1,0 +1,340 @@
+/**
+ * Discord (`type: discord`): a channel's webhook, one message per notification, the headline in its
+ * content and one embed per event (its colour, status, summary, facts, context and links), within
+ * Discord's limits (10 embeds, 6,000 characters of embed text in all, a title 256, a description
+ * 4,096, content 2,000).
+ *
+ * Nobody is pinged unless the config says so: `allowed_mentions` is always sent, empty by default,
+ * and only the configured users and roles are allowed on a message with a firing critical alert.
+ * Every piece of API text is escaped for Discord's markdown (`escapeDiscordMarkdown`: no
+ * formatting, masked link, spoiler or mention can be formed from it), and links come from safe
+ * http(s) URLs only.
+ *
+ * Rate limits are Discord's per-route buckets: each answer's `X-RateLimit-Remaining` and
+ * `X-RateLimit-Reset-After` are read, and once the bucket is empty the next send does not go out
+ * before its reset: it answers retryable with the wait, so the outbox pauses the channel. A 429's
+ * `retry_after` (seconds, in its JSON body; else its Retry-After) is honoured the same way.
+ */
+import { Secret } from '../../config/secret.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import type { MessageLinks } from '../message-links.js';
+import type {
+  AlertsNotification,
+  Channel,
+  ChannelDeps,
+  ChannelKind,
+  Notification,
+  NoticeNotification,
+  SendResult,
+} from './channel.js';
+import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
+import { discordConfigSchema, type DiscordConfig } from './discord-config.js';
+import { escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { classifyReply, headerOf, httpChannelIo, type HttpReply } from './http-post.js';
+import { consoleLink } from './slack-app-buttons.js';
+import { TextBudget } from './text-budget.js';
+
+/** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
+export const DISCORD_LIMITS = {
+  content: 2000,
+  embeds: 10,
+  embedTotal: 6000,
+  title: 256,
+  description: 4096,
+  footer: 2048,
+} as const;
+
+/** An embed's colour by tone (the side bar). */
+const COLOURS: Readonly<Record<Tone, number>> = {
+  critical: 0xd00000,
+  warning: 0xf2a900,
+  info: 0x3b82f6,
+  resolved: 0x36a64f,
+  ok: 0x36a64f,
+};
+
+/** One embed. */
+export interface DiscordEmbed {
+  title: string;
+  description?: string;
+  url?: string;
+  color: number;
+  footer?: { text: string };
+}
+
+/** Who a message may ping: nobody unless configured (`parse` is always empty: no @everyone, no name found in text). */
+export interface AllowedMentions {
+  parse: [];
+  users?: string[];
+  roles?: string[];
+}
+
+/** What a Discord webhook takes. */
+export interface DiscordMessage {
+  content: string;
+  embeds: DiscordEmbed[];
+  allowed_mentions: AllowedMentions;
+  username?: string;
+  avatar_url?: string;
+}
+
+/** What rendering needs besides the notification. */
+export interface DiscordRenderOptions {
+  now: number;
+  channelName: string;
+  commandConfigFile?: string | undefined;
+  links?: MessageLinks | undefined;
+  consoleUrl?: string | undefined;
+  mention?: DiscordConfig['mention'];
+  username?: string | undefined;
+  avatarUrl?: string | undefined;
+}
+
+/** Builds the webhook message for a notification. Pure. */
+export function renderDiscord(n: Notification, o: DiscordRenderOptions): DiscordMessage {
+  const message = n.type === 'notice' ? noticeMessage(n, o) : alertsMessage(n, o);
+  if (o.username) message.username = o.username;
+  if (o.avatarUrl) message.avatar_url = o.avatarUrl;
+  return message;
+}
+
+function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
+  const h = d.headline;
+  const tone = TONES[h.tone];
+  const lines: string[] = [];
+  const mentions = mentionsFor(n, o.mention);
+  const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];
+  const what = [...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · ');
+  lines.push(
+    `${tags.length > 0 ? `${tags.join(' ')} ` : ''}${tone.emoji} **${tone.word}** · ${escapeDiscordMarkdown(what, 400)}`,
+  );
+  if (d.shared.length > 0) lines.push(d.shared.map((f) => factText(f, 200)).join(' · '));
+
+  const budget = new TextBudget(DISCORD_LIMITS.embedTotal);
+  const footer = `deploy-watchdog · ${oneLine(o.channelName, 100)}`;
+  budget.spend(footer);
+  const embeds: DiscordEmbed[] = [];
+  let cut = 0;
+  n.events.forEach((event, i) => {
+    const e = d.events[i]!;
+    const embed =
+      embeds.length < DISCORD_LIMITS.embeds && budget.left >= 100 ? eventEmbed(e, event.fingerprint, o, budget) : null;
+    if (embed) embeds.push(embed);
+    else cut++;
+  });
+  const more = d.omitted + cut;
+  if (more > 0) {
+    const where = codeSpan(d.omittedCommand);
+    lines.push(`…and ${more} more not shown${where ? `: ${where} lists every open alert` : ''}`);
+  }
+  for (const step of d.nextSteps) lines.push(`**Next step:** ${escapeDiscordMarkdown(step, 300)}`);
+  const silence = codeSpan(d.silenceCommand);
+  if (silence) lines.push(`To silence: ${silence}`);
+  if (embeds.length > 0) embeds[embeds.length - 1]!.footer = { text: footer };
+  return { content: packLines(lines, DISCORD_LIMITS.content), embeds, allowed_mentions: mentions };
+}
+
+/** One event's embed: its status and app as the title, linked to its page; summary, facts, context, links. */
+function eventEmbed(
+  e: EventDescription,
+  fingerprint: string,
+  o: DiscordRenderOptions,
+  budget: TextBudget,
+): DiscordEmbed {
+  const tone = TONES[e.tone];
+  const title = budget.spend(
+    `${tone.emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
+  );
+  const parts: string[] = [escapeDiscordMarkdown(e.summary, 1_000)];
+  for (const f of eventFactList(e)) parts.push(factText(f, 300));
+  const log = e.context?.log;
+  if (log) {
+    parts.push(`**${escapeDiscordMarkdown(log.title, 200)}**`);
+    for (const l of log.lines)
+      parts.push(`> ${escapeDiscordMarkdown(l.stamp ? `${l.stamp}  ${l.text}` : l.text, 200)}`);
+  }
+  const links = [
+    { label: 'Console', url: consoleLink(o.consoleUrl, fingerprint) },
+    ...(e.page ? [e.page] : []),
+    ...(e.app ? [{ label: 'App', url: e.url }] : []),
+  ]
+    .map((l) => markdownLink(l.label, l.url))
+    .filter((l): l is string => l !== null);
+  if (links.length > 0) parts.push(links.join(' · '));
+  const description = budget.take((max) => packLines(parts, max), DISCORD_LIMITS.description) ?? undefined;
+  const url = safeHttpUrl(e.page?.url ?? e.url) ?? undefined;
+  return { title, color: COLOURS[e.tone], ...(description ? { description } : {}), ...(url ? { url } : {}) };
+}
+
+/** `**Label:** value`, the label ours, the value API text escaped. */
+function factText(f: Fact, max: number): string {
+  const value = f.at !== undefined ? formatUtc(f.at) : f.value;
+  return `**${escapeDiscordMarkdown(f.label, 60)}:** ${escapeDiscordMarkdown(value, max)}`;
+}
+
+/** A masked link `[label](url)` of a safe http(s) URL, its parentheses encoded so they cannot end it; null without one. */
+function markdownLink(label: string, url: string | null | undefined): string | null {
+  const safe = safeHttpUrl(url);
+  return safe ? `[${escapeDiscordMarkdown(label, 60)}](${safe.replace(/\(/g, '%28').replace(/\)/g, '%29')})` : null;
+}
+
+/**
+ * A shell line as an inline code span, which Discord shows as written (no markdown, no mention
+ * inside it); null when there is none, or when it holds a backtick, which would end the span.
+ */
+function codeSpan(line: string | null): string | null {
+  return line === null || line.includes('`') ? null : `\`${line}\``;
+}
+
+/** As many whole lines as fit in `max`; the first is cut if it alone does not. */
+function packLines(lines: readonly string[], max: number): string {
+  let out = '';
+  for (const line of lines) {
+    const next = out ? `${out}\n${line}` : line;
+    if (next.length > max) return out || `${line.slice(0, max - 1)}…`;
+    out = next;
+  }
+  return out;
+}
+
+/** The users and roles a message may ping: the configured ones, on news of a critical alert in their environments. */
+function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): AllowedMentions {
+  if (!mention) return { parse: [] };
+  const applies = n.events.some(
+    (e) =>
+      (e.kind === 'firing' || e.kind === 'repeat' || e.kind === 'escalated') &&
+      e.severity === 'critical' &&
+      mention.environment_types.includes(e.labels.environment_type ?? ''),
+  );
+  if (!applies || mention.users.length + mention.roles.length === 0) return { parse: [] };
+  return { parse: [], users: [...mention.users], roles: [...mention.roles] };
+}
+
+function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
+  const tone: Tone = n.severity ?? 'info';
+  const budget = new TextBudget(DISCORD_LIMITS.description);
+  const lines = [
+    ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
+    ...(n.lines ?? []).map((l) => escapeDiscordMarkdown(l, 1_000)),
+  ];
+  const description = budget.take((max) => packLines(lines, max), DISCORD_LIMITS.description) ?? '';
+  const url = safeHttpUrl(n.url) ?? undefined;
+  const embed: DiscordEmbed = {
+    title: `${TONES[tone].emoji} ${escapeDiscordMarkdown(n.title, DISCORD_LIMITS.title - 3)}`,
+    color: COLOURS[tone],
+    ...(description ? { description } : {}),
+    ...(url ? { url } : {}),
+    footer: { text: `deploy-watchdog · ${oneLine(o.channelName, 100)}` },
+  };
+  return { content: '', embeds: [embed], allowed_mentions: { parse: [] } };
+}
+
+/** Longest a 429 or an empty bucket may make the channel wait; a larger ask is capped. */
+const MAX_WAIT_MS = 60 * 60 * 1000;
+
+/**
+ * The webhook's rate-limit bucket, as Discord's answers describe it: when it is empty, until
+ * when. In memory: after a restart the first answer says again.
+ */
+export class DiscordRateLimit {
+  #until = 0;
+  #bucket: string | null = null;
+
+  /** How long to wait before the next request (0: go), and why. */
+  wait(now: number): { ms: number; reason: string } {
+    const ms = Math.max(0, this.#until - now);
+    return { ms, reason: `rate limit bucket ${this.#bucket ?? '(unnamed)'} is empty until its reset` };
+  }
+
+  /**
+   * Reads an answer: its bucket, and when it is empty (no request left), when it resets; a 429's
+   * wait. Answers the 429's SendResult, or null for any other answer.
+   */
+  observe(reply: HttpReply, now: number): SendResult | null {
+    this.#bucket = headerOf(reply, 'x-ratelimit-bucket') ?? this.#bucket;
+    const remaining = headerOf(reply, 'x-ratelimit-remaining');
+    const resetAfter = seconds(headerOf(reply, 'x-ratelimit-reset-after'));
+    if (remaining === '0' && resetAfter !== undefined) this.#until = Math.max(this.#until, now + resetAfter);
+    if (reply.status !== 429) return null;
+    const wait = Math.min(MAX_WAIT_MS, retryAfterOf(reply) ?? resetAfter ?? 1_000);
+    this.#until = Math.max(this.#until, now + wait);
+    const scope = headerOf(reply, 'x-ratelimit-scope') ?? (headerOf(reply, 'x-ratelimit-global') ? 'global' : 'user');
+    return {
+      outcome: 'retryable',
+      reason: `rate limited (HTTP 429, ${scope} limit${this.#bucket ? `, bucket ${oneLine(this.#bucket, 64)}` : ''})`,
+      retryAfterMs: wait,
+    };
+  }
+}
+
+/** Seconds (a decimal, as Discord writes them) as ms; undefined when not a number. */
+function seconds(value: string | number | null | undefined): number | undefined {
+  const n = typeof value === 'number' ? value : value ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= 0 ? Math.ceil(n * 1000) : undefined;
+}
+
+/** A 429's wait: `retry_after` of its JSON body (seconds), else its Retry-After header. */
+function retryAfterOf(reply: HttpReply): number | undefined {
+  try {
+    const body = JSON.parse(reply.body) as { retry_after?: unknown };
+    const fromBody = seconds(typeof body.retry_after === 'number' ? body.retry_after : null);
+    if (fromBody !== undefined) return fromBody;
+  } catch {
+    // Not JSON (a proxy's page): the header says.
+  }
+  return seconds(headerOf(reply, 'retry-after'));
+}
+
+/** The Discord channel kind. */
+export const discordChannel = {
+  kind: 'discord',
+  configSchema: discordConfigSchema,
+  create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordMessage> {
+    const url = new URL(config.webhook_url.reveal());
+    // The token is the URL's last path segment: scrubbed wherever it could be echoed.
+    const token = url.pathname.split('/').filter(Boolean).at(-1) ?? '';
+    const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
+    const limit = new DiscordRateLimit();
+    const log = deps.logger.child({ channel: config.name, kind: 'discord' });
+    const io = httpChannelIo({
+      peer: 'Discord',
+      timeoutMs: config.timeout,
+      secrets,
+      log,
+      now: () => deps.clock.now(),
+    });
+
+    const post = async (message: DiscordMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
+      const waiting = limit.wait(deps.clock.now());
+      if (waiting.ms > 0) return { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms };
+      const reply = await io.postRaw({
+        url: config.webhook_url.reveal(),
+        body: message,
+        signal,
+      });
+      if ('failure' in reply) return reply.failure;
+      const now = deps.clock.now();
+      return limit.observe(reply, now) ?? classifyReply(reply, now);
+    };
+
+    return {
+      name: config.name,
+      kind: 'discord',
+      sendTimeoutMs: config.timeout,
+      render: (n) =>
+        renderDiscord(n, {
+          now: deps.clock.now(),
+          channelName: config.name,
+          commandConfigFile: deps.commandConfigFile,
+          links: deps.links,
+          consoleUrl: deps.consoleUrl,
+          mention: config.mention,
+          username: config.username,
+          avatarUrl: config.avatar_url,
+        }),
+      send: (message, signal) => io.guarded(() => post(message, signal), signal),
+      close: io.close,
+    };
+  },
+} satisfies ChannelKind<DiscordConfig, DiscordMessage>;

@@ -1,0 +1,169 @@
+/**
+ * One JSON POST of a channel that speaks HTTP itself (the Alertmanager webhook, PagerDuty,
+ * Opsgenie, Teams, Discord), in one place: its own time limit beside undici's, the start of the
+ * answer's body read (scrubbed of the channel's secrets before anything cuts it) and the rest let
+ * go, and a failure where no answer came named by its code alone: undici's messages can carry the
+ * URL, which may be the credential.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { Secret } from '../../config/secret.js';
+import type { Logger } from '../../lib/logger.js';
+import type { SendResult } from './channel.js';
+import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
+import { guardedSend } from './guarded-send.js';
+
+/** The start of an answer's body kept (for a reason, or a small JSON answer); the rest is not read. */
+export const MAX_BODY_READ = 1024;
+
+/** What came back. */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The start of the body ({@link MAX_BODY_READ} bytes at most), scrubbed of the channel's secrets. */
+  body: string;
+}
+
+/** A POST to make: the URL and headers revealed here only, at the moment of sending. */
+export interface HttpPost {
+  /** POST unless said. */
+  method?: 'POST' | 'PUT' | undefined;
+  url: string;
+  /** Absent: none beyond the JSON content type. */
+  headers?: Record<string, string> | undefined;
+  /** Sent as JSON. */
+  body: unknown;
+  /** The request's time limit, in ms; no answer in time is retryable. */
+  timeoutMs: number;
+  agent: Dispatcher;
+  signal?: AbortSignal | undefined;
+  /** Scrubbed from the body read. */
+  secrets: readonly Secret[];
+}
+
+/** An undici agent for one channel: one keep-alive pool, its own timers a backstop to ours. */
+export function channelAgent(timeoutMs: number): Agent {
+  return new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+}
+
+/** Sends `p.body` as JSON: the reply, or the SendResult of a failure where none came. Never throws. */
+export async function postJson(p: HttpPost): Promise<HttpReply | { failure: SendResult }> {
+  const timer = AbortSignal.timeout(p.timeoutMs);
+  try {
+    const res = await request(p.url, {
+      method: p.method ?? 'POST',
+      headers: { ...p.headers, 'content-type': 'application/json', 'user-agent': 'deploy-watchdog' },
+      body: JSON.stringify(p.body),
+      dispatcher: p.agent,
+      signal: p.signal ? AbortSignal.any([p.signal, timer]) : timer,
+    });
+    // Scrubbed before a reason cuts it: a secret cut in half would no longer be found.
+    const body = Secret.scrub(await bodyStart(res.body), p.secrets);
+    return { status: res.statusCode, headers: res.headers, body };
+  } catch (err) {
+    return { failure: classifyFailure(err, timer.aborted, p.timeoutMs) };
+  }
+}
+
+/** Sends as {@link postJson} and reads the answer by the retry rules (`classify.ts`), at `now()`. Never throws. */
+export async function postClassified(p: HttpPost, now: () => number): Promise<SendResult> {
+  const reply = await postJson(p);
+  return 'failure' in reply ? reply.failure : classifyReply(reply, now());
+}
+
+/** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */
+export function classifyReply(reply: HttpReply, now: number): SendResult {
+  const ok = reply.status >= 200 && reply.status < 300;
+  return classifyHttpAnswer(
+    { status: reply.status, retryAfter: headerOf(reply, 'retry-after'), body: ok ? null : reply.body },
+    now,
+  );
+}
+
+/** The first value of a header, or null. */
+export function headerOf(reply: HttpReply, name: string): string | null {
+  return [reply.headers[name]].flat()[0] ?? null;
+}
+
+/** Reads the start of a body and lets the rest go. */
+async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    length += (chunk as Buffer).length;
+    if (length >= MAX_BODY_READ) break;
+  }
+  // Breaking out of the loop destroys the stream: a long body is not read to its end.
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_READ).toString('utf8');
+}
+
+/** What an undici error carries that may be named: its code, never its message (it may hold the URL). */
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  // Happy eyeballs: every address failed, each with its own error.
+  const first = (err as { errors?: unknown[] } | null)?.errors?.[0];
+  const inner = (first as { code?: unknown } | undefined)?.code;
+  return typeof inner === 'string' ? inner : undefined;
+}
+
+/**
+ * Classifies a failure where no answer came: our time limit, a request undici refused before
+ * sending (a bad header: sending again fails the same way), or a network error.
+ */
+export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: number): SendResult {
+  if (timedOut) return classifyNetworkError('ETIMEDOUT', timeoutMs);
+  const code = errorCode(err);
+  if (code?.startsWith('UND_ERR_INVALID')) {
+    return { outcome: 'permanent', reason: `could not send the request (${code})` };
+  }
+  return classifyNetworkError(code, timeoutMs);
+}
+
+/** What {@link httpChannelIo} needs: who answers, the time limit of a request, what to scrub, where to log. */
+export interface HttpChannelIo {
+  /** Who would have answered, for a reason: "PagerDuty", "Teams". */
+  peer: string;
+  timeoutMs: number;
+  secrets: readonly Secret[];
+  log: Logger;
+  /** The clock's now, for a Retry-After given as a date. */
+  now: () => number;
+}
+
+/** A request of a channel: what {@link HttpPost} says beyond what the channel's io knows. */
+export type ChannelRequest = Pick<HttpPost, 'method' | 'url' | 'headers' | 'body' | 'signal'>;
+
+/**
+ * The send and close of a channel speaking HTTP itself, its agent made here: each send guarded
+ * (`guarded-send.ts`: stopped when the signal fires, its reason scrubbed), a throw classified as a
+ * failure where no answer came.
+ */
+export function httpChannelIo(o: HttpChannelIo): {
+  /** Sends and reads the answer by the retry rules ({@link postClassified}). */
+  post: (request: ChannelRequest) => Promise<SendResult>;
+  /** Sends and hands back the answer itself ({@link postJson}). */
+  postRaw: (request: ChannelRequest) => Promise<HttpReply | { failure: SendResult }>;
+  guarded: (start: () => Promise<SendResult>, signal: AbortSignal | undefined) => Promise<SendResult>;
+  close: () => Promise<void>;
+} {
+  const agent = channelAgent(o.timeoutMs);
+  const full = (r: ChannelRequest): HttpPost => ({ ...r, timeoutMs: o.timeoutMs, agent, secrets: o.secrets });
+  return {
+    post: (request) => postClassified(full(request), o.now),
+    postRaw: (request) => postJson(full(request)),
+    guarded: (start, signal) =>
+      guardedSend({
+        start,
+        signal,
+        peer: o.peer,
+        answered: (result) => result,
+        failed: (err) => classifyFailure(err, false, o.timeoutMs),
+        secrets: o.secrets,
+        log: o.log,
+      }),
+    close: async () => {
+      await agent.destroy();
+    },
+  };
+}

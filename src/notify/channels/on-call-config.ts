@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { isLoopbackHost } from '../../config/loopback-host.js';
+
+/**
+ * Config pieces the on-call channel kinds (PagerDuty, Opsgenie, Teams, Discord) share: the time
+ * limit of one request, and an API root that may replace the service's own.
+ */
+
+/** How long to wait for the service's answer to one request, in milliseconds; no answer in time is retryable. */
+export const onCallTimeoutSchema = z
+  .number()
+  .int()
+  .min(100)
+  .max(120_000)
+  .default(10_000)
+  .describe(
+    "How long to wait for the service's answer to one request, in milliseconds; no answer in time is retryable.",
+  );
+
+/**
+ * An API root in place of the service's own (a proxy, a test double): https, or http on loopback
+ * only, since the key or token it is sent with would cross the network in clear text.
+ */
+export const apiRootSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine((url) => {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname);
+  }, 'must be https (http only on loopback: the key would cross the network in clear text)')
+  .refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '' && parsed.search === '' && parsed.hash === '';
+  }, 'must be a bare API root, without user, password, query or fragment');
+
+/** An API root without its trailing slash, so that paths join it as written. */
+export function apiRoot(url: string): string {
+  return url.replace(/\/+$/, '');
+}

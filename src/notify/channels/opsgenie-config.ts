@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { secretSchema } from '../../config/secret.js';
+import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+
+/** Opsgenie's Alert API, by the account's region. */
+export const OPSGENIE_REGIONS = {
+  us: 'https://api.opsgenie.com',
+  eu: 'https://api.eu.opsgenie.com',
+} as const;
+
+/**
+ * Config of an Opsgenie channel: the Alert API with an API integration's key (a Secret, sent as
+ * `Authorization: GenieKey …`). Every alert is one Opsgenie alert, its fingerprint the alias.
+ */
+export const opsgenieConfigSchema = z
+  .object({
+    name: z.string().min(1, 'must not be empty'),
+    type: z.literal('opsgenie'),
+    api_key: z
+      .string({ error: 'is required: the API Key of an "API" integration in Opsgenie' })
+      .regex(
+        // Printable ASCII without spaces: it goes in a header.
+        /^[!-~]{8,200}$/,
+        'must be the API Key of an Opsgenie "API" integration, without spaces (value not shown: it is a secret)',
+      )
+      // An example of its form: what `validate` checks an unset ${VAR} with.
+      .meta({ examples: ['01234567-89ab-cdef-0123-456789abcdef'] })
+      .pipe(secretSchema)
+      .describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
+    region: z
+      .enum(['us', 'eu'])
+      .default('us')
+      .describe('Where the Opsgenie account lives: us (api.opsgenie.com) or eu (api.eu.opsgenie.com).'),
+    api_url: apiRootSchema
+      .optional()
+      .describe("An Alert API root in place of the region's (a proxy); https, or http on loopback."),
+    tags: z
+      .array(z.string().min(1).max(50))
+      .max(20)
+      .default([])
+      .describe('Tags added to every alert created (at most 20, each up to 50 characters).'),
+    timeout: onCallTimeoutSchema,
+  })
+  .strict();
+
+/** A parsed Opsgenie channel config (the API key as a Secret). */
+export type OpsgenieConfig = z.infer<typeof opsgenieConfigSchema>;

@@ -1,0 +1,239 @@
+/**
+ * Opsgenie (`type: opsgenie`), through the Alert API: every alert is one Opsgenie alert, its
+ * fingerprint the `alias` (Opsgenie keeps one open alert per alias, and counts a create with an open
+ * alias as a repeat of it). A firing or repeated alert is a create; an escalated one a create and
+ * its new priority; an acknowledgement here an acknowledge (given back: an unacknowledge), each by
+ * name with its comment as the note; the end of the alert a close, saying why. A notice about an
+ * alert (a remediation's outcome, its start) is a note on it; another notice (a test, the digest)
+ * an alert of the lowest priority, closed at once.
+ *
+ * The API answers 202 with a requestId to a request it queued (it is processed after), 4xx to one
+ * it refuses at once (kept, said with its words), 429 when the key sends too fast and 5xx when it
+ * is down (both retried through the outbox). The key goes in the Authorization header as
+ * `GenieKey …`, built at the moment of sending; an answer echoing it is scrubbed.
+ */
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { Severity } from '../../lib/alert-vocabulary.js';
+import type { Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import { oneLine } from './escape.js';
+import { httpChannelIo } from './http-post.js';
+import {
+  alertsOf,
+  DeliveredRequests,
+  incidentDetails,
+  incidentKey,
+  incidentTitle,
+  noticeKey,
+  noticeLines,
+  type IncidentOptions,
+  type KeyedRequest,
+} from './incident-parts.js';
+import { apiRoot } from './on-call-config.js';
+import { OPSGENIE_REGIONS, opsgenieConfigSchema, type OpsgenieConfig } from './opsgenie-config.js';
+
+/** The Alert API's limits (characters). */
+export const OPSGENIE_LIMITS = {
+  message: 130,
+  alias: 512,
+  description: 15_000,
+  source: 100,
+  user: 100,
+  note: 25_000,
+  entity: 512,
+  detailKey: 8_000,
+} as const;
+
+/** Our severities as Opsgenie's priorities: critical pages (P1), a warning is P3, information P5. */
+export const OPSGENIE_PRIORITY: Readonly<Record<Severity, 'P1' | 'P3' | 'P5'>> = {
+  critical: 'P1',
+  warning: 'P3',
+  info: 'P5',
+};
+
+/** Who the requests say they come from (`source`). */
+const SOURCE = 'deploy-watchdog';
+
+/** One request of the Alert API: a method, a path under the API root (query included), a body. */
+export interface OpsgenieRequest {
+  method: 'POST' | 'PUT';
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** What one notification is for Opsgenie: its requests, in order. */
+export type OpsgenieMessage = KeyedRequest<OpsgenieRequest>[];
+
+/** What rendering needs besides the notification. */
+export interface OpsgenieRenderOptions extends IncidentOptions {
+  tags: readonly string[];
+}
+
+/** The path of an action on an alert by its alias: `/v2/alerts/{alias}/{action}?identifierType=alias`. */
+function byAlias(alias: string, action: string): string {
+  return `/v2/alerts/${encodeURIComponent(alias)}/${action}?identifierType=alias`;
+}
+
+/** Builds the requests of a notification. Pure. */
+export function renderOpsgenie(n: Notification, o: OpsgenieRenderOptions): OpsgenieMessage {
+  if (n.type === 'notice') return noticeRequests(n, o);
+  const out: OpsgenieMessage = [];
+  for (const e of alertsOf(n)) {
+    eventRequests(e, { ...o, routes: n.routes }).forEach((request, i) =>
+      out.push({ key: `${e.id}:${i}:${request.path}`, request }),
+    );
+  }
+  return out;
+}
+
+/** The requests of one alert event. */
+function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest[] {
+  const alias = incidentKey(e.fingerprint, OPSGENIE_LIMITS.alias);
+  const who = e.acknowledgement;
+  switch (e.kind) {
+    case 'acknowledged':
+    case 'unacknowledged':
+      return [
+        {
+          method: 'POST',
+          path: byAlias(alias, e.kind === 'acknowledged' ? 'acknowledge' : 'unacknowledge'),
+          body: {
+            user: oneLine(who?.by ?? 'someone', OPSGENIE_LIMITS.user),
+            source: SOURCE,
+            note: oneLine(
+              `${e.kind === 'acknowledged' ? 'Acknowledged' : 'Acknowledgement given back'} in deploy-watchdog (${who?.via ?? 'unknown'})${who?.comment ? `: ${who.comment}` : ''}`,
+              OPSGENIE_LIMITS.note,
+            ),
+          },
+        },
+      ];
+    case 'resolved':
+      return [
+        {
+          method: 'POST',
+          path: byAlias(alias, 'close'),
+          body: {
+            source: SOURCE,
+            note: oneLine(`Resolved${e.resolution ? `: ${e.resolution}` : ''}`, OPSGENIE_LIMITS.note),
+          },
+        },
+      ];
+    default: {
+      const details = incidentDetails(e, o);
+      const create: OpsgenieRequest = {
+        method: 'POST',
+        path: '/v2/alerts',
+        body: {
+          message: incidentTitle(e, OPSGENIE_LIMITS.message),
+          alias,
+          description: description(details),
+          details: cutDetails(details),
+          ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
+          source: SOURCE,
+          priority: OPSGENIE_PRIORITY[e.severity],
+          tags: [...o.tags],
+        },
+      };
+      // A create with an open alias only counts a repeat: a new severity is said on its own.
+      if (e.kind !== 'escalated') return [create];
+      return [
+        create,
+        { method: 'PUT', path: byAlias(alias, 'priority'), body: { priority: OPSGENIE_PRIORITY[e.severity] } },
+      ];
+    }
+  }
+}
+
+/** The alert's description: its details one a line ("Step: install"), cut to the API's limit. */
+function description(details: Record<string, string>): string {
+  const text = Object.entries(details)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+  return text.length <= OPSGENIE_LIMITS.description ? text : `${text.slice(0, OPSGENIE_LIMITS.description - 1)}…`;
+}
+
+/**
+ * The details as Opsgenie takes them: its custom properties, at most {@link OPSGENIE_LIMITS.detailKey}
+ * characters in all (keys and values); past that, the rest are left out (the description has them).
+ */
+function cutDetails(details: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let used = 0;
+  for (const [k, v] of Object.entries(details)) {
+    if (used + k.length + v.length > OPSGENIE_LIMITS.detailKey) break;
+    out[k] = v;
+    used += k.length + v.length;
+  }
+  return out;
+}
+
+/** A notice: a note on the alert it is about; else an alert of the lowest priority, closed at once. */
+function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): OpsgenieMessage {
+  const text = [n.title, ...noticeLines(n)].join('\n');
+  if (n.fingerprint) {
+    const alias = incidentKey(n.fingerprint, OPSGENIE_LIMITS.alias);
+    const note = text.length <= OPSGENIE_LIMITS.note ? text : text.slice(0, OPSGENIE_LIMITS.note);
+    return [{ key: null, request: { method: 'POST', path: byAlias(alias, 'notes'), body: { source: SOURCE, note } } }];
+  }
+  const alias = noticeKey(n);
+  return [
+    {
+      key: null,
+      request: {
+        method: 'POST',
+        path: '/v2/alerts',
+        body: {
+          message: oneLine(n.title, OPSGENIE_LIMITS.message),
+          alias,
+          description: text.slice(0, OPSGENIE_LIMITS.description),
+          source: SOURCE,
+          priority: 'P5',
+          tags: [...o.tags],
+        },
+      },
+    },
+    { key: null, request: { method: 'POST', path: byAlias(alias, 'close'), body: { source: SOURCE } } },
+  ];
+}
+
+/** The Opsgenie channel kind. */
+export const opsgenieChannel = {
+  kind: 'opsgenie',
+  configSchema: opsgenieConfigSchema,
+  create(config: OpsgenieConfig, deps: ChannelDeps): Channel<OpsgenieMessage> {
+    const secrets = [config.api_key];
+    const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
+    const delivered = new DeliveredRequests();
+    const log = deps.logger.child({ channel: config.name, kind: 'opsgenie' });
+    const io = httpChannelIo({
+      peer: 'Opsgenie',
+      timeoutMs: config.timeout,
+      secrets,
+      log,
+      now: () => deps.clock.now(),
+    });
+
+    const send = (request: OpsgenieRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
+      io.post({
+        method: request.method,
+        url: `${root}${request.path}`,
+        headers: { authorization: `GenieKey ${config.api_key.reveal()}` },
+        body: request.body,
+        signal,
+      });
+
+    return {
+      name: config.name,
+      kind: 'opsgenie',
+      // The alert lives in Opsgenie: it is told who took it here, and a remediation's start is a note on it.
+      showsAcknowledgements: true,
+      showsProgress: true,
+      // One send may make two requests per alert of its message, each within the timeout.
+      sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
+      render: (n) =>
+        renderOpsgenie(n, { now: deps.clock.now(), links: deps.links, consoleUrl: deps.consoleUrl, tags: config.tags }),
+      send: (message, signal) =>
+        io.guarded(() => delivered.sendEach(message, (request) => send(request, signal)), signal),
+      close: io.close,
+    };
+  },
+} satisfies ChannelKind<OpsgenieConfig, OpsgenieMessage>;

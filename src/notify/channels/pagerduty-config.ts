@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { secretSchema } from '../../config/secret.js';
+import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+
+/** PagerDuty's Events API v2, by service region. */
+export const PAGERDUTY_REGIONS = {
+  us: 'https://events.pagerduty.com',
+  eu: 'https://events.eu.pagerduty.com',
+} as const;
+
+/** A PagerDuty integration key: 32 characters of letters and digits. */
+const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
+
+/**
+ * Config of a PagerDuty channel: the Events API v2 with an integration's routing key (a Secret).
+ * Every alert is one PagerDuty alert, its fingerprint the dedup_key.
+ */
+export const pagerdutyConfigSchema = z
+  .object({
+    name: z.string().min(1, 'must not be empty'),
+    type: z.literal('pagerduty'),
+    routing_key: z
+      .string({ error: 'is required: the Integration Key of an "Events API V2" integration of the service' })
+      .regex(
+        ROUTING_KEY,
+        'must be the 32-character Integration Key of an "Events API V2" integration (value not shown: it is a secret)',
+      )
+      // An example of its form: what `validate` checks an unset ${VAR} with.
+      .meta({ examples: ['0123456789abcdef0123456789abcdef'] })
+      .pipe(secretSchema)
+      .describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
+    region: z
+      .enum(['us', 'eu'])
+      .default('us')
+      .describe(
+        'The service region of the PagerDuty account: us (events.pagerduty.com) or eu (events.eu.pagerduty.com).',
+      ),
+    api_url: apiRootSchema
+      .optional()
+      .describe("An Events API root in place of the region's (a proxy); https, or http on loopback."),
+    source: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("The events' payload.source where an alert names no app or server. Absent: deploy-watchdog."),
+    timeout: onCallTimeoutSchema,
+  })
+  .strict();
+
+/** A parsed PagerDuty channel config (the routing key as a Secret). */
+export type PagerDutyConfig = z.infer<typeof pagerdutyConfigSchema>;

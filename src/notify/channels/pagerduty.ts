@@ -1,0 +1,185 @@
+/**
+ * PagerDuty (`type: pagerduty`), through the Events API v2: every alert is one PagerDuty alert,
+ * its fingerprint the `dedup_key`. A firing, repeated or escalated alert is a `trigger` (PagerDuty
+ * folds a trigger with an open key into the alert it has, and takes its new severity), an
+ * acknowledgement here is an `acknowledge`, and the end of the alert a `resolve`. An
+ * acknowledgement given back has no event in the API and sends nothing: the next repeat triggers
+ * again. A notice (a test, the digest, a remediation's outcome) is a change event, which pages
+ * nobody.
+ *
+ * PagerDuty answers 202 to an event it queued, 400 to one it cannot read (kept, said with its
+ * words), 429 when the integration sends too fast and 5xx when it is down (both retried through
+ * the outbox). The routing key is in every request's body, added at the moment of sending: a
+ * rendered message never holds it, and an answer echoing it is scrubbed.
+ */
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import type { Severity } from '../../lib/alert-vocabulary.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
+import { httpChannelIo } from './http-post.js';
+import {
+  alertsOf,
+  DeliveredRequests,
+  incidentDetails,
+  incidentKey,
+  incidentLinks,
+  incidentTitle,
+  noticeLines,
+  type IncidentOptions,
+  type KeyedRequest,
+} from './incident-parts.js';
+import { oneLine, safeHttpUrl } from './escape.js';
+import { apiRoot } from './on-call-config.js';
+import { PAGERDUTY_REGIONS, pagerdutyConfigSchema, type PagerDutyConfig } from './pagerduty-config.js';
+
+/** The Events API's limits: a dedup_key's length, a summary's, a source's. */
+export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024, source: 255 } as const;
+
+/** Our severities as PagerDuty's (critical, error, warning, info): the same words, `error` unused. */
+export const PAGERDUTY_SEVERITY: Readonly<Record<Severity, 'critical' | 'error' | 'warning' | 'info'>> = {
+  critical: 'critical',
+  warning: 'warning',
+  info: 'info',
+};
+
+/** An alert event of the Events API v2, without its routing key (added when sent). */
+export interface PagerDutyAlertEvent {
+  event_action: 'trigger' | 'acknowledge' | 'resolve';
+  dedup_key: string;
+  payload?: {
+    summary: string;
+    source: string;
+    severity: 'critical' | 'error' | 'warning' | 'info';
+    timestamp: string;
+    component?: string;
+    group?: string;
+    class: string;
+    custom_details: Record<string, string>;
+  };
+  links?: { href: string; text: string }[];
+  client?: string;
+  client_url?: string;
+}
+
+/** A change event of the Events API v2 (a notice), without its routing key. */
+export interface PagerDutyChangeEvent {
+  payload: { summary: string; timestamp: string; source: string; custom_details: Record<string, string> };
+  links?: { href: string; text: string }[];
+}
+
+/** One request: to `/v2/enqueue` (an alert event) or `/v2/change/enqueue` (a change event). */
+export type PagerDutyRequest =
+  { path: '/v2/enqueue'; event: PagerDutyAlertEvent } | { path: '/v2/change/enqueue'; event: PagerDutyChangeEvent };
+
+/** What one notification is for PagerDuty: its requests, in order. */
+export type PagerDutyMessage = KeyedRequest<PagerDutyRequest>[];
+
+/** What rendering needs besides the notification. */
+export interface PagerDutyRenderOptions extends IncidentOptions {
+  /** payload.source where an alert names no app or server. */
+  source: string;
+}
+
+/** Builds the requests of a notification. Pure. */
+export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): PagerDutyMessage {
+  if (n.type === 'notice') {
+    const details: Record<string, string> = {};
+    noticeLines(n).forEach((line, i) => (details[`${i + 1}`] = line));
+    const href = safeHttpUrl(n.url);
+    const event: PagerDutyChangeEvent = {
+      payload: {
+        summary: oneLine(n.title, PAGERDUTY_LIMITS.summary),
+        timestamp: formatUtc(o.now, 'iso'),
+        source: o.source,
+        custom_details: { topic: n.topic, ...details },
+      },
+      ...(href ? { links: [{ href, text: 'Details' }] } : {}),
+    };
+    return [{ key: null, request: { path: '/v2/change/enqueue', event } }];
+  }
+  const out: PagerDutyMessage = [];
+  for (const e of alertsOf(n)) {
+    const event = alertEvent(e, { ...o, routes: n.routes });
+    if (event) out.push({ key: `${e.id}:${event.event_action}`, request: { path: '/v2/enqueue', event } });
+  }
+  return out;
+}
+
+/** The event for one alert event; null where the API has none (an acknowledgement given back). */
+function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEvent | null {
+  const dedup_key = incidentKey(e.fingerprint, PAGERDUTY_LIMITS.dedupKey);
+  switch (e.kind) {
+    case 'acknowledged':
+      return { event_action: 'acknowledge', dedup_key };
+    case 'resolved':
+      return { event_action: 'resolve', dedup_key };
+    case 'unacknowledged':
+      return null;
+    default: {
+      const links = incidentLinks(e, o).map((l) => ({ href: l.url, text: l.label }));
+      const consoleUrl = safeHttpUrl(o.consoleUrl);
+      return {
+        event_action: 'trigger',
+        dedup_key,
+        payload: {
+          summary: incidentTitle(e, PAGERDUTY_LIMITS.summary),
+          source: oneLine(e.labels.app || e.labels.server || o.source, PAGERDUTY_LIMITS.source),
+          severity: PAGERDUTY_SEVERITY[e.severity],
+          timestamp: formatUtc(Date.parse(e.at) || o.now, 'iso'),
+          ...(e.labels.app ? { component: oneLine(e.labels.app, 255) } : {}),
+          ...(e.labels.environment_type ? { group: oneLine(e.labels.environment_type, 255) } : {}),
+          class: e.check,
+          custom_details: incidentDetails(e, o),
+        },
+        ...(links.length > 0 ? { links } : {}),
+        client: 'deploy-watchdog',
+        ...(consoleUrl ? { client_url: consoleUrl } : {}),
+      };
+    }
+  }
+}
+
+/** The PagerDuty channel kind. */
+export const pagerdutyChannel = {
+  kind: 'pagerduty',
+  configSchema: pagerdutyConfigSchema,
+  create(config: PagerDutyConfig, deps: ChannelDeps): Channel<PagerDutyMessage> {
+    const secrets = [config.routing_key];
+    const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
+    const delivered = new DeliveredRequests();
+    const log = deps.logger.child({ channel: config.name, kind: 'pagerduty' });
+    const io = httpChannelIo({
+      peer: 'PagerDuty',
+      timeoutMs: config.timeout,
+      secrets,
+      log,
+      now: () => deps.clock.now(),
+    });
+
+    const post = (request: PagerDutyRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
+      io.post({
+        url: `${root}${request.path}`,
+        body: { routing_key: config.routing_key.reveal(), ...request.event },
+        signal,
+      });
+
+    return {
+      name: config.name,
+      kind: 'pagerduty',
+      // The incident lives in PagerDuty: it is told who took the alert here.
+      showsAcknowledgements: true,
+      // One send may make a request per alert of its message, each within the timeout.
+      sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
+      render: (n) =>
+        renderPagerDuty(n, {
+          now: deps.clock.now(),
+          links: deps.links,
+          consoleUrl: deps.consoleUrl,
+          source: config.source ?? 'deploy-watchdog',
+        }),
+      send: (message, signal) =>
+        io.guarded(() => delivered.sendEach(message, (request) => post(request, signal)), signal),
+      close: io.close,
+    };
+  },
+} satisfies ChannelKind<PagerDutyConfig, PagerDutyMessage>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { secretUrlSchema } from '../../config/secret.js';
+import { onCallTimeoutSchema } from './on-call-config.js';
+
+/**
+ * Whether a URL is one of the Office 365 connectors' incoming webhooks Microsoft retired
+ * (`https://<tenant>.webhook.office.com/webhookb2/…`, the older `https://outlook.office.com/webhook/…`):
+ * they no longer deliver, and Workflows webhooks replace them.
+ */
+export function isRetiredConnectorUrl(url: string): boolean {
+  const { hostname, pathname } = new URL(url);
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'webhook.office.com' || host.endsWith('.webhook.office.com')) return true;
+  return (host === 'outlook.office.com' || host === 'outlook.office365.com') && /^\/webhook/i.test(pathname);
+}
+
+/** Config of a Microsoft Teams channel: an Adaptive Card posted through a Teams Workflows webhook. */
+export const teamsConfigSchema = z
+  .object({
+    name: z.string().min(1, 'must not be empty'),
+    type: z.literal('teams'),
+    webhook_url: secretUrlSchema
+      .refine(
+        (url) => !isRetiredConnectorUrl(url.reveal()),
+        'is an Office 365 connector webhook, which Microsoft retired; in Teams, add the Workflows template ' +
+          '"Post to a channel when a webhook request is received" and set its URL here (value not shown: it is a secret)',
+      )
+      .describe("The Teams Workflows webhook's URL (its signature is the credential); a secret."),
+    timeout: onCallTimeoutSchema,
+  })
+  .strict();
+
+/** A parsed Teams channel config (the webhook URL as a Secret). */
+export type TeamsConfig = z.infer<typeof teamsConfigSchema>;

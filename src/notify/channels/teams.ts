@@ -1,0 +1,297 @@
+/**
+ * Microsoft Teams (`type: teams`): an Adaptive Card (version 1.5) posted through a Teams Workflows
+ * webhook ("Post to a channel when a webhook request is received"), which answers 202 once it took
+ * the request. The card has a header in the alert's colour, the facts of each event, its context
+ * (what the API told after the cycle, the log around the failure), what to do next, and the links
+ * (console, the platform's page, the app, runbooks) as Action.OpenUrl buttons. The retired Office
+ * 365 connector URLs are refused by the config (`teams-config.ts`).
+ *
+ * Every piece of API text is escaped for the card's markdown (`escapeTeamsMarkdown`): it cannot
+ * format, link or mention; links come from safe http(s) URLs only, as buttons. The card stays far
+ * below Teams' message size limit (about 28 KB): its text is spent from a budget.
+ */
+import type {
+  AlertsNotification,
+  Channel,
+  ChannelDeps,
+  ChannelKind,
+  Notification,
+  NoticeNotification,
+} from './channel.js';
+import {
+  describeAlerts,
+  eventFactList,
+  TONES,
+  type EventDescription,
+  type Fact,
+  type Link,
+  type Tone,
+} from './describe.js';
+import { escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { httpChannelIo } from './http-post.js';
+import { consoleLink } from './slack-app-buttons.js';
+import { teamsConfigSchema, type TeamsConfig } from './teams-config.js';
+import { TextBudget } from './text-budget.js';
+import { Secret } from '../../config/secret.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import type { MessageLinks } from '../message-links.js';
+
+/** The Adaptive Card version Teams renders in full. */
+export const ADAPTIVE_CARD_VERSION = '1.5';
+
+/** What a card carries at most: text (characters, all blocks), events shown in full, buttons, facts per event. */
+export const TEAMS_LIMITS = { text: 20_000, events: 10, actions: 6, facts: 20, block: 2_000 } as const;
+
+/** A Container's style and a TextBlock's colour, by tone. */
+const STYLE: Readonly<Record<Tone, { container: ContainerStyle; color: TextColor }>> = {
+  critical: { container: 'attention', color: 'attention' },
+  warning: { container: 'warning', color: 'warning' },
+  info: { container: 'accent', color: 'accent' },
+  resolved: { container: 'good', color: 'good' },
+  ok: { container: 'good', color: 'good' },
+};
+
+type ContainerStyle = 'default' | 'emphasis' | 'good' | 'attention' | 'warning' | 'accent';
+type TextColor = 'default' | 'dark' | 'light' | 'accent' | 'good' | 'warning' | 'attention';
+
+/** The card elements this channel builds (Adaptive Cards 1.5). */
+export type CardElement =
+  | {
+      type: 'TextBlock';
+      text: string;
+      wrap: true;
+      size?: 'small' | 'medium' | 'large';
+      weight?: 'bolder';
+      color?: TextColor;
+      isSubtle?: true;
+      fontType?: 'monospace';
+      style?: 'heading';
+      spacing?: 'none' | 'small' | 'medium';
+      separator?: true;
+    }
+  | { type: 'FactSet'; facts: { title: string; value: string }[] }
+  | { type: 'Container'; style: ContainerStyle; bleed: true; items: CardElement[] };
+
+/** A button that opens a link. */
+export interface CardAction {
+  type: 'Action.OpenUrl';
+  title: string;
+  url: string;
+}
+
+/** The Adaptive Card. */
+export interface AdaptiveCard {
+  $schema: 'http://adaptivecards.io/schemas/adaptive-card.json';
+  type: 'AdaptiveCard';
+  version: typeof ADAPTIVE_CARD_VERSION;
+  body: CardElement[];
+  actions?: CardAction[];
+  msteams: { width: 'Full' };
+}
+
+/** What a Workflows webhook takes: a message with the card as its one attachment. */
+export interface TeamsMessage {
+  type: 'message';
+  attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive'; contentUrl: null; content: AdaptiveCard }];
+}
+
+/** What rendering needs besides the notification. */
+export interface TeamsRenderOptions {
+  now: number;
+  channelName: string;
+  commandConfigFile?: string | undefined;
+  links?: MessageLinks | undefined;
+  consoleUrl?: string | undefined;
+}
+
+/** Builds the Workflows message for a notification. Pure. */
+export function renderTeams(n: Notification, o: TeamsRenderOptions): TeamsMessage {
+  const card = n.type === 'notice' ? noticeCard(n) : alertsCard(n, o);
+  return {
+    type: 'message',
+    attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }],
+  };
+}
+
+function card(body: CardElement[], actions: CardAction[]): AdaptiveCard {
+  return {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: ADAPTIVE_CARD_VERSION,
+    body,
+    ...(actions.length > 0 ? { actions: actions.slice(0, TEAMS_LIMITS.actions) } : {}),
+    msteams: { width: 'Full' },
+  };
+}
+
+/** The coloured header: a Container in the tone's style, the title in large bold. */
+function header(tone: Tone, title: string): CardElement {
+  return {
+    type: 'Container',
+    style: STYLE[tone].container,
+    bleed: true,
+    items: [{ type: 'TextBlock', text: title, wrap: true, size: 'large', weight: 'bolder', style: 'heading' }],
+  };
+}
+
+function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBlock' }>> = {}): CardElement {
+  return { type: 'TextBlock', text: value, wrap: true, ...extra };
+}
+
+function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
+  const budget = new TextBudget(TEAMS_LIMITS.text);
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
+  const h = d.headline;
+  const tone = TONES[h.tone];
+  const title = budget.spend(
+    `${tone.emoji} ${tone.word} · ${escapeTeamsMarkdown([...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · '), 300)}`,
+  );
+  const body: CardElement[] = [header(h.tone, title)];
+  if (d.shared.length > 0) body.push(factSet(d.shared, budget));
+  const shown = d.events.slice(0, TEAMS_LIMITS.events);
+  let cut = d.events.length - shown.length;
+  for (const e of shown) {
+    if (budget.left < 200) {
+      cut++;
+      continue;
+    }
+    body.push(...eventElements(e, budget));
+  }
+  const more = d.omitted + cut;
+  if (more > 0) {
+    const where = d.omittedCommand ? ` (${escapeTeamsMarkdown(d.omittedCommand, 500)} lists every open alert)` : '';
+    body.push(text(`…and ${more} more not shown${where}`, { isSubtle: true }));
+  }
+  for (const step of d.nextSteps) body.push(text(`**Next step:** ${escapeTeamsMarkdown(step, 500)}`));
+  if (d.silenceCommand) {
+    body.push(text('To silence:', { isSubtle: true, spacing: 'small' }));
+    body.push(
+      text(escapeTeamsMarkdown(d.silenceCommand, TEAMS_LIMITS.block), { fontType: 'monospace', spacing: 'none' }),
+    );
+  }
+  body.push(text(`deploy-watchdog · ${escapeTeamsMarkdown(o.channelName, 100)}`, { size: 'small', isSubtle: true }));
+  return card(body, actionsOf(n, d.events, d.runbooks, o));
+}
+
+/** One event: its status and summary in its colour, its facts, its context, its log. */
+function eventElements(e: EventDescription, budget: TextBudget): CardElement[] {
+  const summary = budget.take((max) => escapeTeamsMarkdown(e.summary, max), 1_000) ?? '';
+  const out: CardElement[] = [
+    text(`**${TONES[e.tone].emoji} ${e.status}** · ${summary}`, { color: STYLE[e.tone].color, separator: true }),
+  ];
+  const facts: Fact[] = [...(e.app ? [{ label: 'App', value: e.app }] : []), ...eventFactList(e)];
+  if (facts.length > 0) out.push(factSet(facts.slice(0, TEAMS_LIMITS.facts), budget));
+  const log = e.context?.log;
+  if (log && budget.left > 200) {
+    out.push(text(`**${escapeTeamsMarkdown(log.title, 300)}**`, { size: 'small' }));
+    const lines = log.lines.map((l) => escapeTeamsMarkdown(l.stamp ? `${l.stamp}  ${l.text}` : l.text, 300));
+    const shown = budget.take((max) => cutLines(lines, max), TEAMS_LIMITS.block);
+    if (shown) out.push(text(shown, { fontType: 'monospace', size: 'small', spacing: 'none' }));
+  }
+  return out;
+}
+
+/** Lines joined as markdown line breaks, as many whole lines as fit in `max`. */
+function cutLines(lines: readonly string[], max: number): string {
+  let out = '';
+  for (const line of lines) {
+    const next = out ? `${out}\n\n${line}` : line;
+    if (next.length > max) break;
+    out = next;
+  }
+  return out;
+}
+
+/** Facts as a FactSet, titles ours, values API text escaped; each spent from the budget. */
+function factSet(facts: readonly Fact[], budget: TextBudget): CardElement {
+  const out: { title: string; value: string }[] = [];
+  for (const f of facts) {
+    const raw = f.at !== undefined ? formatUtc(f.at) : f.value;
+    const value = budget.take((max) => escapeTeamsMarkdown(raw, max), 1_000, 10);
+    if (value === null) break;
+    out.push({ title: budget.spend(escapeTeamsMarkdown(f.label, 60)), value });
+  }
+  return { type: 'FactSet', facts: out };
+}
+
+/** The buttons: the alert's console page (one alert), each event's platform page and app, the runbooks; each URL once. */
+function actionsOf(
+  n: AlertsNotification,
+  events: readonly EventDescription[],
+  runbooks: readonly Link[],
+  o: TeamsRenderOptions,
+): CardAction[] {
+  const links: { label: string; url: string | null | undefined }[] = [];
+  if (n.events.length === 1)
+    links.push({ label: 'Open in console', url: consoleLink(o.consoleUrl, n.events[0]!.fingerprint) });
+  for (const e of events) {
+    if (e.page) links.push({ label: e.page.label, url: e.page.url });
+    if (e.app && e.url) links.push({ label: 'Open the app', url: e.url });
+  }
+  links.push(...runbooks);
+  const out: CardAction[] = [];
+  for (const { label, url } of links) {
+    const safe = safeHttpUrl(url);
+    if (safe && !out.some((a) => a.url === safe))
+      out.push({ type: 'Action.OpenUrl', title: oneLine(label, 60), url: safe });
+  }
+  return out;
+}
+
+/** A notice: its title as the header, its fields as facts, its lines as text. */
+function noticeCard(n: NoticeNotification): AdaptiveCard {
+  const budget = new TextBudget(TEAMS_LIMITS.text);
+  const tone: Tone = n.severity ?? 'info';
+  const body: CardElement[] = [header(tone, `${TONES[tone].emoji} ${escapeTeamsMarkdown(n.title, 300)}`)];
+  if (n.fields?.length) body.push(factSet(n.fields, budget));
+  for (const line of n.lines ?? []) {
+    const shown = budget.take((max) => escapeTeamsMarkdown(line, max), TEAMS_LIMITS.block);
+    if (shown === null) break;
+    body.push(text(shown));
+  }
+  const url = safeHttpUrl(n.url);
+  return card(body, url ? [{ type: 'Action.OpenUrl', title: 'Details', url }] : []);
+}
+
+/** The Teams channel kind. */
+export const teamsChannel = {
+  kind: 'teams',
+  configSchema: teamsConfigSchema,
+  create(config: TeamsConfig, deps: ChannelDeps): Channel<TeamsMessage> {
+    const url = new URL(config.webhook_url.reveal());
+    // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
+    const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
+    const log = deps.logger.child({ channel: config.name, kind: 'teams' });
+    const io = httpChannelIo({
+      peer: 'Teams',
+      timeoutMs: config.timeout,
+      secrets,
+      log,
+      now: () => deps.clock.now(),
+    });
+    return {
+      name: config.name,
+      kind: 'teams',
+      sendTimeoutMs: config.timeout,
+      render: (n) =>
+        renderTeams(n, {
+          now: deps.clock.now(),
+          channelName: config.name,
+          commandConfigFile: deps.commandConfigFile,
+          links: deps.links,
+          consoleUrl: deps.consoleUrl,
+        }),
+      send: (message, signal) =>
+        io.guarded(
+          () =>
+            io.post({
+              url: config.webhook_url.reveal(),
+              body: message,
+              signal,
+            }),
+          signal,
+        ),
+      close: io.close,
+    };
+  },
+} satisfies ChannelKind<TeamsConfig, TeamsMessage>;

@@ -1,0 +1,160 @@
+/**
+ * A protocol-level fake of PagerDuty's Events API v2 for tests, on loopback. It takes what the API
+ * takes and refuses the rest as the API does (400 "Event object is invalid" with its errors): a
+ * routing key of 32 characters that is the integration's own, an event_action of trigger,
+ * acknowledge or resolve, a dedup_key of at most 255 characters (required to acknowledge or
+ * resolve), a trigger's payload with a summary (at most 1024), a source and a severity of
+ * critical, error, warning or info; links as { href, text }. It answers 202 with
+ * { status: "success", message: "Event processed", dedup_key }, and keeps alerts by dedup_key with
+ * PagerDuty's semantics: a trigger with the key of an open alert is folded into it (its severity
+ * updated, a count kept), one with an unknown or resolved key opens a new alert; an acknowledge
+ * or a resolve of a key with no open alert is accepted (202) and changes nothing (`ignored`).
+ * Change events (`/v2/change/enqueue`) are kept apart: they open nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { problems, startFakeService, type FakeAnswer, type FakeService } from './fake-service.js';
+
+const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
+
+const link = z.object({ href: z.url(), text: z.string().optional() }).strict();
+
+const alertEvent = z
+  .object({
+    routing_key: z.string().length(32),
+    event_action: z.enum(['trigger', 'acknowledge', 'resolve']),
+    dedup_key: z.string().min(1).max(255).optional(),
+    payload: z
+      .object({
+        summary: z.string().min(1).max(1024),
+        source: z.string().min(1),
+        severity: z.enum(SEVERITIES),
+        timestamp: z.iso.datetime({ offset: true }).optional(),
+        component: z.string().optional(),
+        group: z.string().optional(),
+        class: z.string().optional(),
+        custom_details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict()
+      .optional(),
+    links: z.array(link).optional(),
+    images: z.array(z.unknown()).optional(),
+    client: z.string().optional(),
+    client_url: z.url().optional(),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.event_action === 'trigger' && !e.payload)
+      ctx.addIssue({ code: 'custom', path: ['payload'], message: 'is required to trigger' });
+    if (e.event_action !== 'trigger' && !e.dedup_key)
+      ctx.addIssue({ code: 'custom', path: ['dedup_key'], message: `is required to ${e.event_action}` });
+  });
+
+const changeEvent = z
+  .object({
+    routing_key: z.string().length(32),
+    payload: z
+      .object({
+        summary: z.string().min(1).max(1024),
+        timestamp: z.iso.datetime({ offset: true }).optional(),
+        source: z.string().optional(),
+        custom_details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict(),
+    links: z.array(link).optional(),
+  })
+  .strict();
+
+/** An event the fake accepted. */
+export type PagerDutyEvent = z.infer<typeof alertEvent>;
+
+/** An alert as PagerDuty keeps it. */
+export interface PagerDutyAlert {
+  dedupKey: string;
+  status: 'triggered' | 'acknowledged' | 'resolved';
+  severity: (typeof SEVERITIES)[number];
+  summary: string;
+  /** Triggers folded into it, the first included. */
+  triggers: number;
+  /** The last trigger's payload and links. */
+  last: PagerDutyEvent;
+}
+
+/** The running fake. */
+export interface PagerDutyFake extends FakeService {
+  /** The integration's routing key (32 characters), to configure the channel with. */
+  readonly routingKey: string;
+  /** Alerts by dedup_key: the newest one per key (a resolved key triggered again opens a new one). */
+  readonly alerts: Map<string, PagerDutyAlert>;
+  /** Alerts ever opened, in order (one per incident). */
+  readonly opened: PagerDutyAlert[];
+  /** Accepted events, in order. */
+  readonly events: PagerDutyEvent[];
+  /** Accepted change events. */
+  readonly changes: z.infer<typeof changeEvent>[];
+  /** Acknowledges and resolves that found no open alert (accepted, changed nothing). */
+  readonly ignored: PagerDutyEvent[];
+  /** What was refused, and why. */
+  readonly invalid: string[][];
+}
+
+/** Starts the fake. */
+export async function startPagerDutyFake(): Promise<PagerDutyFake> {
+  const routingKey = randomBytes(16).toString('hex');
+  const alerts = new Map<string, PagerDutyAlert>();
+  const opened: PagerDutyAlert[] = [];
+  const events: PagerDutyEvent[] = [];
+  const changes: z.infer<typeof changeEvent>[] = [];
+  const ignored: PagerDutyEvent[] = [];
+  const invalid: string[][] = [];
+
+  const refuse = (errors: string[]): FakeAnswer => {
+    invalid.push(errors);
+    return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors } };
+  };
+
+  const service = await startFakeService((req) => {
+    if (req.method !== 'POST') return { status: 405, body: { status: 'error', message: 'Method not allowed' } };
+    if (req.url === '/v2/change/enqueue') {
+      const parsed = changeEvent.safeParse(req.body);
+      if (!parsed.success) return refuse(problems(parsed.error.issues));
+      if (parsed.data.routing_key !== routingKey) return refuse(['Invalid routing key']);
+      changes.push(parsed.data);
+      return { status: 202, body: { status: 'success', message: 'Change event processed' } };
+    }
+    if (req.url !== '/v2/enqueue') return { status: 404, body: { status: 'error', message: 'Not found' } };
+    const parsed = alertEvent.safeParse(req.body);
+    if (!parsed.success) return refuse(problems(parsed.error.issues));
+    const e = parsed.data;
+    if (e.routing_key !== routingKey) return refuse(['Invalid routing key']);
+    events.push(e);
+    const key = e.dedup_key ?? randomBytes(16).toString('hex');
+    const open = alerts.get(key);
+    const isOpen = open !== undefined && open.status !== 'resolved';
+    if (e.event_action === 'trigger') {
+      if (isOpen) {
+        open.triggers++;
+        open.severity = e.payload!.severity;
+        open.summary = e.payload!.summary;
+        open.last = e;
+      } else {
+        const alert: PagerDutyAlert = {
+          dedupKey: key,
+          status: 'triggered',
+          severity: e.payload!.severity,
+          summary: e.payload!.summary,
+          triggers: 1,
+          last: e,
+        };
+        alerts.set(key, alert);
+        opened.push(alert);
+      }
+    } else if (!isOpen) {
+      ignored.push(e);
+    } else {
+      open.status = e.event_action === 'acknowledge' ? 'acknowledged' : 'resolved';
+    }
+    return { status: 202, body: { status: 'success', message: 'Event processed', dedup_key: key } };
+  });
+  return Object.assign(service, { routingKey, alerts, opened, events, changes, ignored, invalid });
+}

@@ -1,0 +1,70 @@
+/**
+ * The on-call kinds render what the service sent within their services' limits, whatever it sent:
+ * a record of 126,000 fields with a 6.8 MB summary, and a message of 30 alerts, each with a long
+ * log. Teams' card passes the Adaptive Card 1.5 check and stays under 28 KB; Discord's message
+ * passes its limits (10 embeds, 6,000 characters); PagerDuty's event stays far under its 512 KB,
+ * and Opsgenie's create under its field limits.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Fact } from '../../../src/lib/alert-vocabulary.js';
+import { renderDiscord } from '../../../src/notify/channels/discord.js';
+import { renderOpsgenie } from '../../../src/notify/channels/opsgenie.js';
+import { renderPagerDuty } from '../../../src/notify/channels/pagerduty.js';
+import { renderTeams } from '../../../src/notify/channels/teams.js';
+import { discordMessage } from '../../helpers/discord-fake.js';
+import { TEAMS_MESSAGE_LIMIT, workflowsMessage } from '../../helpers/teams-fake.js';
+import { alertEvent, alerts, NOW } from './fixtures.js';
+
+const MANY = 126_000;
+const facts: Fact[] = Array.from({ length: MANY }, (_, i) => ({ label: `field_${i}`, value: `v${i} *x* @everyone` }));
+const huge = alerts([alertEvent({ facts, summary: `${'very long reason '.repeat(400_000)}end` })]);
+const log = (i: number) => ({
+  source: 'setup' as const,
+  matched: 40,
+  lines: Array.from({ length: 40 }, (_, j) => ({
+    time: null,
+    line: `ERROR ${i}/${j} ${'x'.repeat(500)}`,
+    error: true,
+  })),
+});
+const many = alerts(
+  Array.from({ length: 30 }, (_, i) =>
+    alertEvent({ id: i + 1, fingerprint: `failed_runs/run/${i}`, context: { facts: [], notes: [], log: log(i) } }),
+  ),
+);
+const base = { now: NOW, channelName: 'oncall', consoleUrl: 'https://watchdog.example.com' };
+
+describe.each([
+  ['a record of 126,000 fields', huge],
+  ['30 alerts with long logs', many],
+])('%s', (_what, notification) => {
+  it('is one valid Teams card under 28 KB', () => {
+    const message = renderTeams(notification, base);
+    expect(workflowsMessage.safeParse(message).error?.issues ?? []).toEqual([]);
+    expect(Buffer.byteLength(JSON.stringify(message))).toBeLessThan(TEAMS_MESSAGE_LIMIT);
+  });
+
+  it("is one Discord message within Discord's limits", () => {
+    const message = renderDiscord(notification, base);
+    expect(discordMessage.safeParse(message).error?.issues ?? []).toEqual([]);
+    expect(message.embeds.length).toBeGreaterThan(0);
+  });
+
+  it('is a PagerDuty trigger per alert, each far under 512 KB', () => {
+    const requests = renderPagerDuty(notification, { ...base, source: 'deploy-watchdog' });
+    expect(requests).toHaveLength(notification.events.length);
+    for (const r of requests) expect(JSON.stringify(r.request).length).toBeLessThan(100_000);
+  });
+
+  it("is an Opsgenie create per alert within the API's limits", () => {
+    const requests = renderOpsgenie(notification, { ...base, tags: [] });
+    expect(requests).toHaveLength(notification.events.length);
+    for (const { request } of requests) {
+      const body = request.body as { message: string; description: string; details: Record<string, string> };
+      expect(body.message.length).toBeLessThanOrEqual(130);
+      expect(body.description.length).toBeLessThanOrEqual(15_000);
+      const detailChars = Object.entries(body.details).reduce((n, [k, v]) => n + k.length + v.length, 0);
+      expect(detailChars).toBeLessThanOrEqual(8_000);
+    }
+  });
+});
