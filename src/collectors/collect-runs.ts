@@ -288,6 +288,7 @@ async function detailEconomically(
     runs.filter((r) => failedStates.has(r.state) || activeStates.has(r.state)).map((r) => [r.id, r]),
   );
   memory.retain(new Set(runs.map((r) => r.id)));
+  memory.retainSettled(new Set(runs.map(groupKey)));
 }
 
 /** The newest settled run of each group: the memory's, and the settled runs in view (followed ones). */
