@@ -40,6 +40,8 @@ import { round } from './lib/measure.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+/** How long past the hour the harness waits for the failures injected near its end to be told. */
+const DRAIN_MS = 10 * MINUTE;
 
 const { values } = parseArgs({
   options: {
@@ -110,7 +112,7 @@ class InflightAgent extends Agent {
 }
 
 /** One size's figures. */
-interface EconomyResult {
+export interface EconomyResult {
   apps: number;
   clock: 'simulated';
   service_rps: number;
@@ -281,10 +283,21 @@ async function measure(apps: number): Promise<EconomyResult> {
         );
       }
     };
-    if (values['storm-only']) ticksUntil = t0;
+    if (values['storm-only']) {
+      ticksUntil = t0;
+      injections.length = 0;
+    }
     await h.runUntil(values['storm-only'] ? t0 : t0 + HOUR, tick);
     const hour = sim.control.requests();
     const byFn = countByJob(hour);
+
+    // A failure injected near the hour's end is told after it: the daemon's ticks go on (their
+    // requests no longer counted) until every one is, for at most DRAIN_MS.
+    ticksUntil = Infinity;
+    const toldAll = () => injected.every(({ runId }) => firstSentAt(wd).has(runId));
+    for (let waited = 0; waited < DRAIN_MS && !toldAll(); waited += MINUTE) {
+      await h.runUntil(clock.now() + MINUTE, tick);
+    }
 
     // Time to alert: from the injection (the run's updated_at) to its first delivery.
     const sentAt = firstSentAt(wd);
@@ -294,7 +307,6 @@ async function measure(apps: number): Promise<EconomyResult> {
       .sort((a, b) => a - b);
 
     let storm: EconomyResult['storm'];
-    ticksUntil = Infinity;
     if (apps >= 10_000 && !values['no-storm']) storm = await runStorm(h, rng, tick);
 
     return {
@@ -353,11 +365,17 @@ async function runStorm(
   return { runs: ids.size, told, told_s: last === null ? null : (last - at) / 1000 };
 }
 
-/** The first delivery of each failed_runs alert, by run id (outbox `sent_at`). */
+/**
+ * When each failed_runs alert was first told, by run id: its first delivery (outbox `sent_at`), or
+ * when it was held under another alert that says it (`inhibited`: a run of an app on a server in a
+ * bad state is told by the server's alert, `notify.inhibit.bad_servers`), from that row's creation.
+ */
 function firstSentAt(wd: Watchdog): Map<number, number> {
   const rows = wd.store.db
     .prepare(
-      `SELECT fingerprint, MIN(sent_at) AS at FROM outbox WHERE status = 'sent' AND fingerprint LIKE 'failed_runs/run/%' GROUP BY fingerprint`,
+      `SELECT fingerprint, MIN(CASE WHEN status = 'sent' THEN sent_at ELSE created_at END) AS at FROM outbox
+       WHERE (status = 'sent' OR (status = 'held' AND decision = 'inhibited')) AND fingerprint LIKE 'failed_runs/run/%'
+       GROUP BY fingerprint`,
     )
     .all() as { fingerprint: string; at: number }[];
   return new Map(rows.map((r) => [Number(r.fingerprint.slice('failed_runs/run/'.length)), r.at]));

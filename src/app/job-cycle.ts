@@ -99,8 +99,11 @@ export interface CycleDeps {
   warnedStateWords: Set<string>;
   /** The production apps already told vanished under this configuration (`namespace/name`). */
   vanishedTold: Set<string>;
-  /** What the runs collector keeps between cycles, and the `apps.list` the jobs share (`collectors/`). */
-  memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps'>;
+  /**
+   * What the runs collector keeps between cycles, the `apps.list` the jobs share (`collectors/`),
+   * and the failed runs whose detail a remediation policy waits on.
+   */
+  memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps' | 'detailWanted'>;
 }
 
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */

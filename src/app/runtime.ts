@@ -37,6 +37,9 @@ import { alertContextSource } from '../context/context-source.js';
 import { ContextStage } from '../context/context-stage.js';
 import { ContextStore } from '../context/context-store.js';
 import type { Remediator } from '../remediation/remediator.js';
+import { buildLabels } from '../detectors/build-labels.js';
+import { runContext } from '../detectors/run-context.js';
+import type { RunListItem } from '../api/schemas.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
@@ -213,7 +216,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       stateLists: stateListsFromConfig(config.checks),
       warnedStateWords: new Set(),
       vanishedTold: new Set(),
-      memory: { runsMemory, sharedApps: new SharedApps() },
+      memory: { runsMemory, sharedApps: new SharedApps(), ...detailWantedOf(remediation) },
     };
     const scheduler = new Scheduler({
       jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
@@ -339,4 +342,15 @@ function sharedNamespaces(
       throw reason;
     });
   };
+}
+
+/**
+ * The runs collector's test of the failed runs a remediation policy waits on for their detail, by
+ * the labels their alert will have from the list item alone (the app's own labels come later).
+ */
+function detailWantedOf(remediation: Remediator | undefined): { detailWanted?: (run: RunListItem) => boolean } {
+  const wanted = remediation?.runDetailWanted;
+  if (!wanted) return {};
+  const noApps = new Map();
+  return { detailWanted: (run) => wanted(buildLabels('failed_runs', runContext(run, noApps).labels)) };
 }

@@ -19,6 +19,14 @@ import type { RunsSnapshot } from './snapshot.js';
  */
 export const DETAIL_READS_PER_CYCLE = 40;
 
+/**
+ * Failed runs a remediation policy waits on (`CollectorContext.detailWanted`) read by id in one
+ * cycle beyond {@link DETAIL_READS_PER_CYCLE}, at most (20 s at the default 10 requests/s, and
+ * only while such a policy is in force): the policy decides in the cycle that announces them,
+ * rather than a cycle per 40 failures. Past it, the context reader and the next cycles read the rest.
+ */
+export const POLICY_DETAIL_READS_PER_CYCLE = 200;
+
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
 const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs']);
 
@@ -215,8 +223,9 @@ async function readLeftTheirState(
  *   a finding.
  * - A failure not known at its `updated_at` (new, or retried and failed again) is read, at most
  *   {@link DETAIL_READS_PER_CYCLE} a cycle: the failures open alerts are about first (after a
- *   restart, so their alerts keep saying the step), then those announced without their detail in
- *   an earlier cycle, then the newest. The rest are announced from their list item: their alerts'
+ *   restart, so their alerts keep saying the step), then those a remediation policy waits on (it
+ *   matches on the failed step's reason: up to {@link POLICY_DETAIL_READS_PER_CYCLE} more), then
+ *   those announced without their detail in an earlier cycle, then the newest. The rest are announced from their list item: their alerts'
  *   context reader reads them after the cycle (`RunsMemory.remember`), and the next cycle's finding
  *   says their step and reason, so a storm of failures never holds up the cycle that announces it.
  * - A run still going is read only once it is old enough to be stuck (stuck_runs), or when an open
@@ -234,8 +243,10 @@ async function detailEconomically(
   const activeStates = new Set(ctx.checks.stuck_runs.active_states);
   const stuckAfter = ctx.checks.stuck_runs.enabled ? ctx.checks.stuck_runs.max_duration : Infinity;
   const supersedes = newestSettledByGroup(memory, runs, failedStates, activeStates);
-  // In the order they are read: followed and stuck, announced before, new (runs are newest first).
+  // In the order they are read: followed and stuck, awaited by a policy, announced before, new
+  // (runs are newest first).
   const first: RunListItem[] = [];
+  const forPolicy: RunListItem[] = [];
   const announced: RunListItem[] = [];
   const fresh: RunListItem[] = [];
   for (const run of runs) {
@@ -252,6 +263,7 @@ async function detailEconomically(
       const newer = supersedes.get(groupKey(run));
       if (newer && isNewer(newer, orderKey(run))) continue;
       if (followed.has(run.id)) first.push(run);
+      else if (ctx.detailWanted?.(run)) forPolicy.push(run);
       else if (memory.awaiting.has(run.id) && memory.awaiting.get(run.id) === run.updated_at) announced.push(run);
       else fresh.push(run);
     } else if (stuckAge || followed.has(run.id)) {
@@ -259,10 +271,11 @@ async function detailEconomically(
       first.push(run);
     }
   }
-  const queue = [...first, ...announced, ...fresh];
-  const toRead = queue.slice(0, DETAIL_READS_PER_CYCLE);
+  const queue = [...first, ...forPolicy, ...announced, ...fresh];
+  const bound = DETAIL_READS_PER_CYCLE + Math.min(forPolicy.length, POLICY_DETAIL_READS_PER_CYCLE);
+  const toRead = queue.slice(0, bound);
   // Announced from their list item this cycle: read by the context reader, or here next cycle.
-  for (const run of queue.slice(DETAIL_READS_PER_CYCLE)) memory.awaiting.set(run.id, run.updated_at);
+  for (const run of queue.slice(bound)) memory.awaiting.set(run.id, run.updated_at);
   await mapLimit(toRead, ctx.concurrency, async (item) => {
     const run = await getUnlessGone(ctx, item.id, 'unreadable');
     // Kept as each comes (a cut read keeps those done). Gone between the list and the read:
@@ -275,6 +288,7 @@ async function detailEconomically(
     runs.filter((r) => failedStates.has(r.state) || activeStates.has(r.state)).map((r) => [r.id, r]),
   );
   memory.retain(new Set(runs.map((r) => r.id)));
+  memory.retainSettled(new Set(runs.map(groupKey)));
 }
 
 /** The newest settled run of each group: the memory's, and the settled runs in view (followed ones). */

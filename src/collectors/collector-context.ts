@@ -3,6 +3,7 @@
  * so a collector holds nothing between cycles and reads the same way in `run` and in `check`.
  */
 import type { ApiClient } from '../api/client.js';
+import type { RunListItem } from '../api/schemas.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
 import type { OpenSubject } from '../lib/alert-vocabulary.js';
@@ -73,5 +74,11 @@ export interface CollectorContext {
   runsMemory?: RunsMemory;
   /** The `apps.list` every job of a cycle window shares (`shared-apps.ts`); absent: each reads its own. */
   sharedApps?: SharedApps;
+  /**
+   * Whether a remediation policy waits on this failed run's detail (it matches on the failed step's
+   * `reason` or `step`, `remediation/run-detail-wanted.ts`): the runs collector reads such runs by
+   * id first, past its usual bound. Absent: no policy waits on any.
+   */
+  detailWanted?: (run: RunListItem) => boolean;
   logger: Logger;
 }

@@ -69,6 +69,16 @@ export class RunsMemory {
     this.mergeSettled(new Map([[key, { ...orderKey(run), state: run.state }]]));
   }
 
+  /**
+   * Keeps the newest settled run only of the groups (`groupKey`) of the runs in view: a failure
+   * comes into view only as a run in view (failed or still going, followed) or a new one, which no
+   * older settled run can supersede. The rest (~19,000 groups, ~7 MB live at 10,000 apps) would
+   * be held between cycles for nothing.
+   */
+  retainSettled(groups: ReadonlySet<string>): void {
+    for (const key of this.settledNewest.keys()) if (!groups.has(key)) this.settledNewest.delete(key);
+  }
+
   /** Forgets the settled runs created before `since`: none of them can supersede a failure in the window. */
   pruneSettled(since: number): void {
     for (const [key, run] of this.settledNewest) if (run.time < since) this.settledNewest.delete(key);

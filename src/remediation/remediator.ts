@@ -26,6 +26,7 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import { AlertStore } from '../alerts/alert-store.js';
+import type { MatchableLabels } from '../alerts/matchers.js';
 import type { CommittedCycle, CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
@@ -44,6 +45,7 @@ import { RemediationStore } from './remediation-store.js';
 import { SendAndFollow, type PassReport } from './send-and-follow.js';
 import { scopeText } from './suspension.js';
 import { commitSuspensionAlerts } from './suspension-alerts.js';
+import { runDetailWanted } from './run-detail-wanted.js';
 
 export type { CycleReport, RequestOutcome } from './cycle-planner.js';
 
@@ -87,6 +89,11 @@ export class Remediator implements CycleStage {
   readonly #planner: CyclePlanner;
   readonly #loop: BackgroundLoop<PassReport>;
   readonly #alertSuspensions: (now: number) => void;
+  /**
+   * Whether an automatic policy waits on a failed run's detail, by the labels its list item gives
+   * (`run-detail-wanted.ts`); undefined when none can.
+   */
+  readonly runDetailWanted: ((labels: MatchableLabels) => boolean) | undefined;
 
   /** Throws `PolicyError` for a policy whose matchers cannot be used. */
   constructor(parts: RemediationParts) {
@@ -133,6 +140,7 @@ export class Remediator implements CycleStage {
     this.#alerts = alerts;
     this.#policies = policies;
     this.#enabled = settings.enabled;
+    this.runDetailWanted = runDetailWanted(policies, settings.enabled);
     this.#rs = rs;
     this.#audit = audit;
     this.#log = log;

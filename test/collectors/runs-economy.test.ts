@@ -157,6 +157,37 @@ describe('collectRuns with a memory', () => {
     expect(moved.details.get(run.id)?.steps.some((s) => s.reason === 'disk full')).toBe(true);
   });
 
+  it('reads a run old enough to be stuck every cycle while its watcher waits, a young one never', async () => {
+    const memory = await warmMemory();
+    const waiting = { state: 'waiting' as const, progress: 'uploading the archive' };
+    const old = sim.control.addRun({
+      appId: 7,
+      action: 'backup',
+      state: 'running',
+      watcher: waiting,
+      startedAgoMs: 3 * 60 * MINUTE,
+    });
+    const young = sim.control.addRun({
+      appId: 8,
+      action: 'backup',
+      state: 'running',
+      watcher: waiting,
+      startedAgoMs: 10 * MINUTE,
+    });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(MINUTE);
+      sim.control.resetRequests();
+      const snapshot = await collectRuns(ctx(memory));
+      // The watcher's progress moves without the run's updated_at: only a read by id can say it.
+      expect(reads(old.id)).toHaveLength(1);
+      expect(snapshot.details.get(old.id)?.watcher?.state).toBe('waiting');
+      // Still young: its steps and watcher can change nothing said (stuck_runs waits 2h).
+      expect(reads(young.id)).toHaveLength(0);
+    }
+    // Settled, so the later tests' cycles do not read them (the simulator is shared).
+    for (const run of [old, young]) sim.control.setRunState(run.id, { state: 'done', watcher: { state: 'completed' } });
+  });
+
   it('uses a detail the context reader read (remember) without reading the run again', async () => {
     const memory = await warmMemory();
     const run = sim.control.addRun({ appId: 6, action: 'update', state: 'error', reason: 'lint' });

@@ -1,0 +1,81 @@
+/**
+ * The request budget is said everywhere the issue asks: at start (the log), on `/readyz`, on the
+ * console's sources page and in `deploy_watchdog_request_budget_ratio` and
+ * `deploy_watchdog_job_stretch`. A real daemon on a ManualClock, its listener on a free loopback
+ * port, against the simulator; the maintenance job every second at the default 10 requests/s so
+ * the budget must stretch it (and never the runs job).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ScheduleFn } from '../../src/app/scheduler.js';
+import { Metrics } from '../../src/server/metrics.js';
+import { freePort } from '../console/console-fixture.js';
+import { captureLogger, engineConfig, manualSim, openWatchdog, tempDir } from './fixtures.js';
+
+/** The value of a gauge for these labels (undefined when never set). */
+async function gauge(metrics: Metrics, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  const metric = await metrics.registry.getSingleMetric(name)!.get();
+  return metric.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+}
+
+describe('the request budget, said', () => {
+  it('at start, on /readyz, on the sources page and in the metrics, with maintenance stretched', async () => {
+    const { sim, clock } = await manualSim({ apps: 60, seed: 4 });
+    const tmp = tempDir();
+    const port = await freePort();
+    const base = engineConfig(
+      sim,
+      tmp.dir,
+      ['jobs:', '  maintenance: "* * * * * *"', '  jitter: 0s'].join('\n'),
+      undefined,
+      undefined,
+      `{ listen: "127.0.0.1:${port}" }`,
+    );
+    // The daemon's default rate: 60 apps read every second is far past half of 10 requests/s.
+    const config = { ...base, api: { ...base.api, requests_per_second: 10 } };
+    const log = captureLogger('info');
+    const metrics = new Metrics({ processMetrics: false });
+    // No ticks: what is said comes from the count at start, not from any cycle.
+    const schedule: ScheduleFn = () => ({ stop: async () => undefined });
+    const wd = openWatchdog(config, clock, { logger: log.logger, metrics, schedule });
+    const saidAtStart = () => log.lines().find((l) => String(l.msg).startsWith('requests an hour:'));
+    try {
+      await wd.start();
+      // The estate is counted after start, through the client's rate limit, which waits on this clock.
+      for (let step = 0; !saidAtStart(); step++) {
+        expect(step, 'the budget was not said within 10 minutes of clock time').toBeLessThan(6_000);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        clock.advance(100);
+      }
+
+      const said = saidAtStart();
+      expect(said?.msg).toMatch(/maintenance runs one tick in \d+/);
+      expect(said?.msg).not.toMatch(/runs runs one tick/);
+
+      const ready = (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.json())) as {
+        checks: { check: string; ok: boolean; detail: string }[];
+      };
+      const budget = ready.checks.find((c) => c.check === 'request_budget');
+      expect(budget).toMatchObject({ ok: true, detail: said?.msg });
+
+      const page = await fetch(`http://127.0.0.1:${port}/sources`).then((r) => r.text());
+      expect(page).toContain('Request budget:');
+      expect(page).toMatch(/maintenance runs one tick in \d+/);
+
+      const ratio = await gauge(metrics, 'deploy_watchdog_request_budget_ratio');
+      expect(ratio).toBeGreaterThan(0);
+      expect(ratio).toBeLessThanOrEqual(0.5);
+      expect(await gauge(metrics, 'deploy_watchdog_job_stretch', { source: 'maintenance' })).toBeGreaterThan(1);
+      expect(await gauge(metrics, 'deploy_watchdog_job_stretch', { source: 'runs' })).toBe(1);
+    } finally {
+      let stopped = false;
+      const stopping = wd.stop(1_000).finally(() => (stopped = true));
+      while (!stopped) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        clock.advance(250);
+      }
+      await stopping;
+      await sim.close();
+      tmp.cleanup();
+    }
+  }, 60_000);
+});
