@@ -322,6 +322,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /port must be between 1 and 65535|must be "off" or HOST:PORT/,
     },
     {
+      name: 'escalate_after without escalate_to',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: l, type: log }]\n  routes:\n    - { channels: [l], escalate_after: 15m }\n`,
+      path: 'notify.routes[0].escalate_to',
+      line: 7,
+      message: /escalate_after and escalate_to go together/,
+    },
+    {
       name: 'duplicate key',
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
       path: '',
