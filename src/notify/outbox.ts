@@ -157,6 +157,8 @@ export class Outbox {
    */
   escalate(now: number): OutboxPass {
     const pass: OutboxPass = { decisions: {}, summaries: 0 };
+    // Every delivery round asks: a config without escalation reads nothing for it.
+    if (!this.options.router.all().some((r) => r.escalation)) return pass;
     this.rows.store.transaction(() => {
       const facts = this.#factsAt(now);
       const held: HeldByCause = new Map();
