@@ -35,13 +35,9 @@ export function findAlert(store: Store | AlertStore, ref: string): FoundAlert {
   if (exact) return { outcome: 'found', alert: exact };
   const id = text.toLowerCase();
   if (!new RegExp(`^[0-9a-f]{${ID_LENGTH}}$`).test(id)) return { outcome: 'not_found' };
-  // Read when a person asks, not per cycle: a scan of the fingerprints is cheap enough for that.
-  const fingerprints = alerts.store.db
-    .prepare<[], { fingerprint: string }>('SELECT fingerprint FROM alerts')
-    .all()
-    .map((r) => r.fingerprint)
-    .filter((fp) => alertId(fp) === id);
-  if (fingerprints.length > 1) return { outcome: 'ambiguous', fingerprints: fingerprints.sort() };
+  // Read when a person asks, not per cycle: a pass over the fingerprints is cheap enough for that.
+  const fingerprints = alerts.fingerprintsWhere((fp) => alertId(fp) === id);
+  if (fingerprints.length > 1) return { outcome: 'ambiguous', fingerprints };
   const alert = fingerprints[0] === undefined ? undefined : alerts.get(fingerprints[0]);
   return alert ? { outcome: 'found', alert } : { outcome: 'not_found' };
 }

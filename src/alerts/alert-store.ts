@@ -60,9 +60,13 @@ export interface AlertRow {
   hold?: AlertHold | null;
 }
 
-/** The hold a pending alert waits out: until when (ms since the epoch), and what for. */
+/**
+ * The hold a pending alert waits out: until when (ms since the epoch), and what for. `until` null:
+ * held as long as its reason lasts, with no end time (a failed run running again: a retry's outcome
+ * decides, not a clock).
+ */
 export interface AlertHold {
-  until: number;
+  until: number | null;
   /** Null: the check's wait, unnamed. */
   reason: string | null;
 }
@@ -266,6 +270,22 @@ export class AlertStore {
   }
 
   /**
+   * The fingerprints, resolved alerts' too, that `matches` takes, sorted: for a short id a person
+   * typed (`findAlert`). A short id is a hash of the fingerprint stored nowhere, so the
+   * fingerprints are read through, from the primary key's index alone; a Slack click never comes
+   * here (it looks among the alerts of the message clicked).
+   */
+  fingerprintsWhere(matches: (fingerprint: string) => boolean): string[] {
+    const found: string[] = [];
+    for (const { fingerprint } of this.store.db
+      .prepare<[], { fingerprint: string }>('SELECT fingerprint FROM alerts')
+      .iterate()) {
+      if (matches(fingerprint)) found.push(fingerprint);
+    }
+    return found.sort();
+  }
+
+  /**
    * Writes a new life of an alert. Returns false, writing nothing, when the fingerprint is open
    * under another job.
    */
@@ -461,8 +481,15 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[21] as AcknowledgeSurface,
             comment: v[22] as string | null,
           },
-    hold: v[23] === null || v[23] === undefined ? null : { until: v[23] as number, reason: v[24] as string | null },
+    hold: holdOf(v[23], v[24]),
   };
+}
+
+/** The stored hold: an end time, a reason, or both; neither is no hold. */
+function holdOf(until: unknown, reason: unknown): AlertHold | null {
+  const end = until === null || until === undefined ? null : (until as number);
+  const why = reason === null || reason === undefined ? null : (reason as string);
+  return end === null && why === null ? null : { until: end, reason: why };
 }
 
 const STATUS_ORDER: Record<AlertStatus, number> = { firing: 0, pending: 1, resolved: 2 };

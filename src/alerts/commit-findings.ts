@@ -44,6 +44,8 @@ export interface CommittedCycle {
   job: JobKey;
   /** Every event the lifecycle wrote, in order, with its row id. */
   events: readonly AlertEvent[];
+  /** Firing alerts whose record began being worked on again (`LifecycleInput.onUnderway`); no event. */
+  underway: readonly AlertRow[];
   now: number;
 }
 
@@ -69,6 +71,8 @@ export interface FindingsPart {
   held?: HeldSubjects;
   /** What another alert of ours reports now (see `LifecycleInput.folded`). */
   folded?: readonly FoldedFinding[];
+  /** Why the read was cut short, for the alerts it did not reach (see `LifecycleInput.cut`). */
+  cut?: string;
   options: ApplyOptions;
 }
 
@@ -87,6 +91,7 @@ export function commitFindings(
   return alerts.store.transaction(() => {
     const parts = cycle.write();
     if (parts.length === 0) return [];
+    const underway: AlertRow[] = [];
     const events = parts.flatMap((p) =>
       applyFindings(
         alerts,
@@ -97,12 +102,14 @@ export function commitFindings(
           explain: p.explain,
           held: p.held,
           ...(p.folded ? { folded: p.folded } : {}),
+          ...(p.cut !== undefined ? { cut: p.cut } : {}),
+          onUnderway: (alert) => underway.push(alert),
           now: cycle.now,
         },
         p.options,
       ),
     );
-    const committed: CommittedCycle = { job: cycle.job, events, now: cycle.now };
+    const committed: CommittedCycle = { job: cycle.job, events, underway, now: cycle.now };
     for (const stage of stages) stage.take(committed);
     return events;
   });

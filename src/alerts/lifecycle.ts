@@ -15,7 +15,7 @@ import type { JobKey } from './commit-findings.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
-import type { Finding } from '../detectors/finding.js';
+import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
@@ -52,6 +52,18 @@ export interface LifecycleInput {
    * written without an event: a record that became unreadable is no news to page about.
    */
   held?: HeldSubjects;
+  /**
+   * Why the read was cut short by a hard bound (a partial read, `app/partial-cycle.ts`): each open
+   * alert that `incomplete` covers and the findings do not name is held with this note ("not read:
+   * …; held, not resolved"), as a set-aside record's is. Absent: a complete read.
+   */
+  cut?: string;
+  /**
+   * Told of each firing alert whose record began being worked on again this cycle (a failed run
+   * retried: a new `UNDERWAY_SINCE`), with its row as written: no event, but a channel that keeps a
+   * message per alert says it there ("retrying since 10:42, step install_modules").
+   */
+  onUnderway?: (alert: AlertRow) => void;
 }
 
 const EVENT_OF: Partial<Record<Decision['action'], AlertEventKind>> = {
@@ -133,6 +145,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       continue;
     }
     if (row.status === 'pending') keepHold(alerts, previous, finding, now);
+    else if (beganUnderway(previous, finding)) input.onUnderway?.(row);
     // Escalated: news the person who took it has not seen, so theirs is over.
     const cleared = decision.action === 'escalate' ? previous?.acknowledgement : undefined;
     if (cleared) alerts.setAcknowledgement(finding.fingerprint, null);
@@ -153,11 +166,13 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       events.push(...foldInto(alerts, previous, into, now));
       continue;
     }
-    if (unseen.some((part) => covers(part, previous.fingerprint))) {
+    const covered = unseen.some((part) => covers(part, previous.fingerprint));
+    // Not read this cycle (a cut read), or its record set aside: held, and saying why.
+    const note = heldNote(input.held, previous.subject) ?? (covered ? cutNote(input.cut) : undefined);
+    if (covered && note === undefined) {
       kept++;
       continue;
     }
-    const note = heldNote(input.held, previous.subject);
     if (note !== undefined) {
       kept++;
       const noted = withHeldNote(previous, note);
@@ -180,7 +195,10 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     const firing = [...open.values()].filter((a) => a.status === 'firing').length;
     if (holdResolutions(alerts, job, firing, resolving.length, options)) return events;
   }
-  for (const { row: previous, reason } of resolving) {
+  for (const { row: held, reason } of resolving) {
+    // Read whole and over: a note that it was held (unreadable, not reached) no longer holds.
+    const previous = withHeldNote(held, undefined);
+    if (previous !== held) alerts.updateOpen(previous);
     alerts.resolve(previous.fingerprint, now);
     const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
     const resolution = input.explain?.(previous) ?? null;
@@ -209,19 +227,38 @@ function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, n
 
 /**
  * Keeps what a pending alert waits for with it (`alerts` and the console say it): the finding's
- * hold from its first sighting of this life, or none. Written only when it changes.
+ * hold from its first sighting of this life, its record being worked on again (no end time), or none. Written only when it changes.
  */
 function keepHold(alerts: AlertStore, previous: AlertRow | undefined, finding: Finding, now: number): void {
   const firstSeenAt = previous && previous.status !== 'resolved' ? previous.firstSeenAt : now;
-  const hold = finding.holdForMs
-    ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
-    : null;
+  // A record worked on again waits for the outcome, not a clock: held with no end while it lasts.
+  const hold = finding.underway
+    ? { until: null, reason: finding.holdReason ?? 'its record is being worked on again' }
+    : finding.holdForMs
+      ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
+      : null;
   // A new life always writes it: the row of a resolved life may still hold the old one.
   if (previous?.status === 'pending') {
     const before = previous.hold ?? null;
     if (hold?.until === before?.until && hold?.reason === before?.reason) return;
   }
   alerts.setHold(finding.fingerprint, hold);
+}
+
+/** The note an alert a cut read did not reach is held with; undefined for a complete read. */
+function cutNote(cut: string | undefined): string | undefined {
+  return cut === undefined ? undefined : `not read: ${cut}; held, not resolved`;
+}
+
+/** Whether a firing alert's record began a new spell of work on it this sighting (a retry started). */
+function beganUnderway(previous: AlertRow | undefined, finding: Finding): boolean {
+  const since = finding.details[UNDERWAY_SINCE];
+  return (
+    previous?.status === 'firing' &&
+    finding.underway === true &&
+    since !== undefined &&
+    previous.details[UNDERWAY_SINCE] !== since
+  );
 }
 
 /** The event, saying which acknowledgement it ended (its row's already cleared), if one. */

@@ -66,17 +66,23 @@ export function skippedRecordsFindings(job: SnapshotJob, records: readonly Quara
     const kinds = [...byKind].map(([kind, n]) => counted(kind, n)).join(', ');
     const example = list.find((r) => r.id !== undefined) ?? list[0]!;
     const exampleText = `${NOUNS[example.kind][0]} ${example.id ?? '(id unreadable)'}`;
+    // A value beyond the stated ones is known to the watchdog once the admin says what it means.
+    const keyed = list.find((r) => r.configKey !== undefined);
+    const fix = keyed
+      ? ` (${keyed.field} ${JSON.stringify(keyed.value)}: set ${keyed.configKey} to the stated value it means)`
+      : '';
     return presented({
       fingerprint: `watchdog/records/${job}/${reason}`,
       check: 'watchdog',
       severity: 'warning',
-      summary: `${job}: ${kinds} ${REASON_TEXT[reason]}, e.g. ${exampleText}; their alerts are held, the rest of the read is complete`,
+      summary: `${job}: ${kinds} ${REASON_TEXT[reason]}, e.g. ${exampleText}${fix}; their alerts are held, the rest of the read is complete`,
       details: {
         job,
         reason,
         records: kinds,
         example: exampleText,
         why: example.detail,
+        ...(keyed?.configKey !== undefined && { config_key: keyed.configKey }),
       },
       labels: { check: 'watchdog', job },
       subject: { type: 'source' },

@@ -18,6 +18,7 @@
  * The token is read (`reveal()`) in one place: the Authorization header. It is never logged, never
  * put in an error, and any text the client did not write itself is scrubbed of it.
  */
+import { withExtraValues, type ExtraValues } from './extra-values.js';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
@@ -120,6 +121,11 @@ export interface ApiClientOptions {
   maxAnswerValues?: number;
   /** The most items one list walk reads; default 200,000. Past it: {@link ApiListTooLongError}. */
   maxListItems?: number;
+  /**
+   * Values beyond those the reference states, each read as the stated value it means
+   * (`api.extra_values`, `extra-values.ts`); default none: a record with one is set aside.
+   */
+  extraValues?: ExtraValues;
   /** Walks of a shifting list before `ApiPaginationError`; default 3. */
   maxWalks?: number;
   /**
@@ -606,8 +612,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (perRecord) return recordByRecord(spec, schema, data, fail);
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = (): RecordProblem | undefined =>
-      !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data) : undefined;
-    const parsed = schema.safeParse(data);
+      !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
+    const read = schema.safeParse(data);
+    const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
+    const parsed = known ? { success: true as const, data: known.data } : read;
     if (parsed.success) {
       const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
       if (unreadable) {
@@ -659,7 +667,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const items: unknown[] = [];
     const quarantinedItems: QuarantinedRecord[] = [];
     for (const item of envelope.data.items) {
-      const read = parseRecord(itemSchema, item);
+      const read = parseRecord(itemSchema, item, options.extraValues);
       if (read.ok) items.push(read.data);
       else quarantinedItems.push(quarantined(spec.name, item, read.problem));
     }

@@ -14,6 +14,7 @@ import type { Subject } from '../lib/alert-vocabulary.js';
 import { ApiError, ApiResponseError } from './errors.js';
 import { timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
+import { extraValueKey, valueAt, withExtraValues, type ExtraValues } from './extra-values.js';
 
 /**
  * Why a record was set aside; a fixed set, so it can label a metric:
@@ -67,6 +68,8 @@ export interface QuarantinedRecord {
   /** For `unknown_value`: the field (its path within the record) and the value met. */
   field?: string;
   value?: string;
+  /** For `unknown_value` of a field the reference states values for: the config key that makes it known. */
+  configKey?: string;
   /**
    * The alert subjects whose judgement this record decides: its own, and the app's for a record
    * of one app (a backup, a restore point). Without an id, every subject of its type (`id`
@@ -81,7 +84,7 @@ export interface QuarantineSink {
 }
 
 /** What a record's own check found wrong with it, or null when it reads. */
-export type RecordProblem = Pick<QuarantinedRecord, 'reason' | 'detail' | 'field' | 'value'>;
+export type RecordProblem = Pick<QuarantinedRecord, 'reason' | 'detail' | 'field' | 'value' | 'configKey'>;
 
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
@@ -91,28 +94,35 @@ export type RecordProblem = Pick<QuarantinedRecord, 'reason' | 'detail' | 'field
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
+  extra?: ExtraValues,
 ): { ok: true; data: unknown } | { ok: false; problem: RecordProblem } {
   const parsed = schema.safeParse(item);
-  if (parsed.success) {
-    const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
-    if (!unreadable) return { ok: true, data: parsed.data };
+  // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
+  const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
+  if (known) {
+    const unreadable = timestampCheckOf(schema, timestampSchema)(known.data);
+    if (!unreadable) return { ok: true, data: known.data };
     return {
       ok: false,
       problem: { reason: 'unreadable', detail: `${pathText(unreadable.path)}: ${unreadable.problem}` },
     };
   }
-  const issues = parsed.error.issues;
+  const issues = parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
     const field = pathText(first.path);
+    const key = extraValueKey(first.path, String(value));
     return {
       ok: false,
       problem: {
         reason: 'unknown_value',
         field,
         value: String(value),
-        detail: `${field}: ${JSON.stringify(value)} is not one of the values the reference states`,
+        detail:
+          `${field}: ${JSON.stringify(value)} is not one of the values the reference states` +
+          (key ? ` (to read it as one, set ${key} to the stated value it means)` : ''),
+        ...(key && { configKey: key }),
       },
     };
   }
@@ -121,8 +131,8 @@ export function parseRecord(
 }
 
 /** What a read by id that does not fit says of its record: the problem, or undefined when it reads. */
-export function recordProblemIn(schema: z.ZodType, data: unknown): RecordProblem | undefined {
-  const read = parseRecord(schema, data);
+export function recordProblemIn(schema: z.ZodType, data: unknown, extra?: ExtraValues): RecordProblem | undefined {
+  const read = parseRecord(schema, data, extra);
   return read.ok ? undefined : read.problem;
 }
 
@@ -191,15 +201,6 @@ function field(item: unknown, key: string): unknown {
 
 function positiveInteger(value: unknown): number | undefined {
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
-}
-
-function valueAt(item: unknown, path: readonly PropertyKey[]): unknown {
-  let node = item;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
 }
 
 /** `urls[0].ssl_status`. */

@@ -10,6 +10,7 @@
  * client makes no assumption about them; the watch engine takes its vocabulary from configuration.
  */
 import { z } from 'zod';
+import { boundOpenRecord } from './open-record.js';
 
 /**
  * A timestamp ("string, format not stated"), or null. The client checks every one of an answer
@@ -361,7 +362,7 @@ export type Identity = z.infer<typeof identitySchema>;
  * `kind` decides them. Items are kept as open records; detectors fingerprint them by `id` where
  * present and by content otherwise.
  */
-export const attentionItemSchema = z.record(z.string(), z.unknown());
+export const attentionItemSchema = z.record(z.string(), z.unknown()).transform((item) => boundOpenRecord(item));
 /** One attention item, an open record (see {@link attentionItemSchema}). */
 export type AttentionItem = z.infer<typeof attentionItemSchema>;
 

@@ -35,7 +35,8 @@ import type { Metrics } from '../server/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
 import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';
-import { cannotReadFinding, checkDisabledFinding, type SourceHealth } from '../alerts/source-health.js';
+import { cannotReadFinding, checkDisabledFinding } from '../alerts/source-health.js';
+import type { SourceHealthStore } from '../alerts/source-health-store.js';
 import { FencedError } from '../state/fenced-error.js';
 import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
@@ -78,7 +79,7 @@ export interface CycleDeps {
   config: Config;
   client: ApiClient;
   alerts: AlertStore;
-  health: SourceHealth;
+  health: SourceHealthStore;
   notifier: Notifier;
   metrics: Metrics;
   clock: Clock;
@@ -182,7 +183,8 @@ export async function runJobCycle(
     const cut = boundThatCut(err, signal);
     if (cut) {
       const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
-      return readFailed(deps, job, cut, now, log, report, record, partial);
+      const held = heldSubjectsOf(quarantine.records());
+      return readFailed(deps, job, cut, now, log, report, record, partial && { ...partial, held });
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');

@@ -4,7 +4,8 @@
  * `api.max_answer_size` in an answer's bytes): they are met by hostile answers, a list that never
  * ends. A collector that offered what it read so far (`collectors/read-so-far.ts`; the runs job
  * does) hands it back flagged partial; its findings are applied with every alert of the job's
- * checks held: a new problem fires, nothing absent resolves or is dropped. The read still counts as
+ * checks held: a new problem fires, nothing absent resolves or is dropped, and an alert the read
+ * did not reach says why ("not read: the read was cut short (…); held, not resolved"). The read still counts as
  * a failed one for the source's health ("cannot read" past the threshold).
  */
 import { ApiListTooLongError, ApiResponseError } from '../api/errors.js';
@@ -13,11 +14,16 @@ import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import { detectorsFor, runDetectors, type DetectorOptions } from '../detectors/registry.js';
 import { ReadCeilingError } from './read-ceiling.js';
+import type { HeldSubjects } from '../alerts/held-subjects.js';
 
 /** What a cut read found: its findings, and what their absence proves nothing about (all of the job). */
 export interface PartialFindings {
   findings: Finding[];
   incomplete: string[];
+  /** Why the read was cut: the alerts it did not reach are held with it (`LifecycleInput.cut`). */
+  cut: string;
+  /** The records it set aside before the cut, whose alerts are held as in a complete read. */
+  held?: HeldSubjects;
 }
 
 /**
@@ -46,5 +52,9 @@ export function partialFindings(
   const snapshot = soFar.take(cut.message);
   if (!snapshot) return undefined;
   const { findings, incomplete } = runDetectors(snapshot, options, now);
-  return { findings, incomplete: [...incomplete, ...detectorsFor(job).map((c) => `${c.name}/`)] };
+  return {
+    findings,
+    incomplete: [...incomplete, ...detectorsFor(job).map((c) => `${c.name}/`)],
+    cut: `the read was cut short (${cut.message})`,
+  };
 }

@@ -10,7 +10,7 @@ import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { ReadinessCheck } from '../server/health-server.js';
 import type { Store } from '../state/store.js';
 import { describeError } from '../api/describe-error.js';
-import type { SourceHealth } from '../alerts/source-health.js';
+import type { SourceHealthStore } from '../alerts/source-health-store.js';
 import type { ElectionStatus } from '../state/leader-election.js';
 import { describeBudget, type RequestBudget } from './request-budget.js';
 import type { Scheduler } from './scheduler.js';
@@ -26,7 +26,7 @@ export interface ReadinessInputs {
    * budget stretched it; the budget is said as a check of its own.
    */
   schedule: { scheduler: Pick<Scheduler, 'intervalMs'>; budget: Pick<RequestBudget, 'plan' | 'intervalMs'> };
-  health: SourceHealth;
+  health: SourceHealthStore;
   store: Store;
   now: number;
   /** The leader election, among replicas; absent for one process (SQLite). */

@@ -29,6 +29,7 @@ import type { Channel } from '../notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import { createSlackInteractions, type SlackInteractions } from '../interactions/slack-interactions.js';
 import { createRemediation } from '../remediation/create-remediation.js';
+import { remediationDigest } from '../remediation/remediation-digest.js';
 import { ContextReader } from '../context/context-reader.js';
 import { RunsMemory } from '../collectors/runs-memory.js';
 import { SharedApps } from '../collectors/shared-apps.js';
@@ -42,7 +43,7 @@ import type { CycleDeps } from './job-cycle.js';
 import { JobOverruns } from './job-overruns.js';
 import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
-import type { SourceHealth } from '../alerts/source-health.js';
+import type { SourceHealthStore } from '../alerts/source-health-store.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -72,7 +73,7 @@ export interface Runtime {
 export interface RuntimeFoundation {
   store: Store;
   alerts: AlertStore;
-  health: SourceHealth;
+  health: SourceHealthStore;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -114,6 +115,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     maxAnswerBytes: config.api.max_answer_size,
     maxAnswerValues: config.api.max_answer_values,
     maxListItems: config.api.max_list_items,
+    extraValues: config.api.extra_values,
     // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
     readAhead: config.api.concurrency > 1,
     clock,
@@ -148,6 +150,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       metrics,
       // A context asked before this runtime (a restart, a reload) gets its full wait from now.
       ...(contextOn ? { context: alertContextSource(contextStore, config.notify.context.wait, clock.now()) } : {}),
+      // From the audit, configured or not now: what an earlier configuration did still happened.
+      remediationSince: (since) => remediationDigest(base.store, since),
     });
     // Kept between cycles, lost with the runtime (a reload or restart: one full read of the runs).
     const runsMemory = new RunsMemory();

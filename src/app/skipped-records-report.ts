@@ -41,7 +41,8 @@ export function reportSkippedRecords(
       { fn: record.fn, field: record.field, value: record.value, count },
       `${record.fn} reports ${record.field} ${JSON.stringify(record.value)} (${count} ${record.kind}${count === 1 ? '' : 's'}, e.g. id ${record.id ?? 'unreadable'}), ` +
         'which is not one of the values the reference states (§3), so no check can judge it. ' +
-        'The record is set aside and its alerts held (a watchdog alert names it) until the service says a stated value again',
+        'The record is set aside and its alerts held (a watchdog alert names it) until the service says a stated value again' +
+        (record.configKey ? `, or ${record.configKey} says which stated value it means` : ''),
     );
   }
   if (records.length > 0)

@@ -52,7 +52,7 @@ import { runnerLeaseRenewal } from './runner-lease-renewal.js';
 import { replicaElection, replicaSeam } from './replica-role.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime, type RuntimeFoundation } from './runtime.js';
-import { SourceHealth } from '../alerts/source-health.js';
+import { SourceHealthStore } from '../alerts/source-health-store.js';
 
 /** Options of {@link Watchdog.open}. */
 export interface WatchdogOptions {
@@ -103,7 +103,7 @@ export class Watchdog {
   readonly metrics: Metrics;
   readonly store: Store;
   readonly #alerts: AlertStore;
-  readonly #health: SourceHealth;
+  readonly #health: SourceHealthStore;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #options: WatchdogOptions;
@@ -132,7 +132,7 @@ export class Watchdog {
     this.metrics = options.metrics ?? new Metrics();
     this.store = store;
     this.#alerts = new AlertStore(store);
-    this.#health = new SourceHealth(store);
+    this.#health = new SourceHealthStore(store);
     this.#healthListener = new HealthListener({
       metrics: this.metrics,
       logger: this.#log,

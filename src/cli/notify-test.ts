@@ -13,8 +13,9 @@ import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 const usage = `usage: deploy-watchdog notify-test [--config FILE] [--channel NAME]
 
 Sends a test message to every channel of notify.channels (or only to NAME) and prints one line
-per channel: "ok" or "failed: reason". Exit 0 when every channel took it, 1 when any failed,
-2 for a bad config or usage.
+per channel: "ok", "failed: reason", or "partly failed: reason" when an SMTP server took the
+message for some recipients and refused the others. Exit 0 when every channel took it for every
+recipient, 1 when any failed, 2 for a bad config or usage.
 
   --config FILE    the configuration file (${CONFIG_FILE_DEFAULTS})
   --channel NAME   only this channel`;
@@ -76,14 +77,16 @@ const notifyTest = defineCommand({
           timeoutMs: config.notify.delivery.timeout,
           signal: io.signal,
         });
-        if (result.outcome === 'ok') {
+        if (result.outcome === 'ok' && result.refused !== undefined) {
+          // Delivered to some recipients only: a failure for the others, said as such.
+          failed++;
+          io.stdout.write(`${c.name} (${c.type}): partly failed: ${Secret.scrub(result.refused, secretsIn(c))}\n`);
+        } else if (result.outcome === 'ok') {
           io.stdout.write(`${c.name} (${c.type}): ok\n`);
         } else {
           failed++;
           const reason = Secret.scrub(result.reason, secretsIn(c));
-          io.stdout.write(
-            `${c.name} (${c.type}): failed: ${reason}${result.outcome === 'retryable' ? ' (temporary)' : ''}\n`,
-          );
+          io.stdout.write(`${c.name} (${c.type}): failed: ${reason}${OUTCOME_NOTES[result.outcome]}\n`);
         }
       }
     } finally {
@@ -92,5 +95,12 @@ const notifyTest = defineCommand({
     return failed === 0 ? EXIT.ok : EXIT.incomplete;
   },
 });
+
+/** What a failed outcome adds to its line. */
+const OUTCOME_NOTES = {
+  retryable: ' (temporary)',
+  permanent: '',
+  unconfirmed: ' (it may have arrived: look before sending again)',
+} as const;
 
 export default notifyTest;

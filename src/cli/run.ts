@@ -110,12 +110,23 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
   }
 
   // Reloads run one at a time, and a stop waits for the one in progress. A SIGHUP that came
-  // while starting is delivered now.
+  // while starting is delivered now. A burst coalesces: while one reload waits its turn, more
+  // SIGHUPs join it (it reads the file when it starts, so it sees every change they announce);
+  // only one that comes once a reload has started queues another.
   let reloading: Promise<void> = Promise.resolve();
+  let waiting = false;
   hangups.onHangup(() => {
+    if (waiting) {
+      logger.debug('SIGHUP: joins the reload already waiting');
+      return;
+    }
+    waiting = true;
     // Never rejects: a rejected chain would skip every later reload and end the process.
     reloading = reloading
-      .then(() => reload(file, io, watchdog, logger))
+      .then(() => {
+        waiting = false;
+        return reload(file, io, watchdog, logger);
+      })
       .catch((err: unknown) =>
         logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
       );

@@ -5,21 +5,12 @@
 import type { ApiClient } from '../api/client.js';
 import type { Logger } from '../lib/logger.js';
 import type { Config } from '../config/load-config.js';
-import type { Subject } from '../lib/alert-vocabulary.js';
+import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { ReadSoFar } from './read-so-far.js';
 import type { RunsMemory } from './runs-memory.js';
 import type { SharedApps } from './shared-apps.js';
 import type { Relevance } from './snapshot.js';
 import type { QuarantineSink } from '../api/quarantine.js';
-
-/** What an open alert of the job is about: the record a collector may need to read again. */
-export interface OpenSubject {
-  /** The alert's check (`failed_runs`, …): a collector re-reads the subjects of the checks it follows. */
-  check: string;
-  subject: Subject;
-  /** The alert's details (`app_id`, `workflow`, …), where the reader needs more than the record. */
-  details?: Readonly<Record<string, string>>;
-}
 
 /** The inputs of one collection. */
 export interface CollectorContext {

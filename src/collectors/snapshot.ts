@@ -26,7 +26,7 @@ import type {
   UrlRecord,
 } from '../api/schemas.js';
 import type { SettledRun } from './settled-runs.js';
-import type { OpenSubject } from './collector-context.js';
+import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { AppBackupState, AppLabels, MaintenanceApp, NewestBackup, NewestRestorePoint } from './views.js';
 
 /** The scheduled jobs that produce a snapshot (`jobs.*` in the config, minus the pure-cron ones). */

@@ -6,59 +6,20 @@
  * Cross-references between sections (a route naming a channel, unique names) are checked in
  * `config-references.ts`, on the raw document, so they are reported alongside every other problem.
  */
+import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
 import { consoleConfigSchema, consoleStanding } from '../console/console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
-import { channelConfigSchema } from '../notify/channels/registry.js';
+import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
-import { contextConfigSchema } from '../context/context-config.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
-import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
-import { pageTemplateSchema, runbookUrlSchema } from './link-schema.js';
-import { secretSchema, secretUrlSchema } from './secret.js';
+import { secretSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 // ---------------------------------------------------------------------------------------------
-
-/** An IANA time zone name that this Node's Intl knows. */
-const timeZoneSchema = z
-  .string({ error: 'must be an IANA time zone name such as Europe/Paris or UTC' })
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'is not a known IANA time zone (examples: UTC, Europe/Paris, America/New_York)');
-
-/** A local time of day, `HH:MM` (24-hour). */
-const timeOfDaySchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day HH:MM (00:00 to 23:59)');
-
-/** An end time of day: like {@link timeOfDaySchema}, plus `24:00` for "until midnight". */
-const endTimeOfDaySchema = z
-  .string()
-  .regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be a time of day HH:MM (00:00 to 24:00)');
-
-const WEEKDAY = '(?:mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
-/** A weekday (`mon`, `monday`) or an inclusive range (`mon:fri`). */
-const weekdaySchema = z
-  .string()
-  .transform((s) => s.toLowerCase())
-  .pipe(
-    z
-      .string()
-      .regex(
-        new RegExp(`^${WEEKDAY}(?::${WEEKDAY})?$`),
-        'must be a weekday (mon … sun, or monday … sunday) or a range such as mon:fri',
-      ),
-  );
-
-/** Alert severities, lowest first. */
-const severitySchema = z.enum(['info', 'warning', 'critical']);
 
 /**
  * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
@@ -74,14 +35,6 @@ const listenSchema = z
   }, 'port must be between 1 and 65535');
 
 /**
- * How often a still-firing alert is re-sent: a duration, or `off` for never, which parses to
- * Infinity (not null) so the notify stage compares it like any other interval.
- */
-const repeatIntervalSchema = z.union([z.literal('off').transform(() => Infinity), durationSchema], {
-  error: `must be "off" or ${DURATION_HINT}`,
-});
-
-/**
  * The client-side rate limit: requests per second, or `off` for none, which parses to Infinity (not
  * null) so the client and the maintenance cost estimate use it like any other rate. `off` is for a
  * local or generously provisioned service, where the limit would only slow the watchdog down.
@@ -93,6 +46,36 @@ const requestsPerSecondSchema = z.union([z.literal('off').transform(() => Infini
 // ---------------------------------------------------------------------------------------------
 // Sections
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * `api.extra_values`: values beyond those the reference states (§3) a real service sends, each read
+ * as the stated value it means. Checked here: the field must be one whose values the reference
+ * states, the meaning one of those values, the extra value not one already.
+ */
+const extraValuesSchema = z
+  .partialRecord(
+    z.enum(Object.keys(STATED_VALUES) as [StatedField, ...StatedField[]]),
+    z.record(z.string().min(1, 'must not be empty'), z.string()),
+  )
+  .default({})
+  .superRefine((extra, ctx) => {
+    for (const [field, values] of Object.entries(extra) as [StatedField, Record<string, string>][]) {
+      const stated: readonly string[] = STATED_VALUES[field];
+      for (const [value, meant] of Object.entries(values)) {
+        if (stated.includes(value))
+          ctx.addIssue({ code: 'custom', path: [field, value], message: `is already a stated value of ${field}` });
+        else if (!stated.includes(meant))
+          ctx.addIssue({
+            code: 'custom',
+            path: [field, value],
+            message: `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
+          });
+      }
+    }
+  })
+  .describe(
+    'Values beyond those the reference states (§3) that this service sends, per field, each read as the stated value it means: { ssl_status: { revoked: error } }. A record with an unlisted one is set aside (its alerts held) and a watchdog alert names the key to set.',
+  );
 
 const apiSchema = z
   .object({
@@ -155,6 +138,7 @@ const apiSchema = z
       .describe(
         'The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.',
       ),
+    extra_values: extraValuesSchema,
     concurrency: z
       .number()
       .int()
@@ -384,159 +368,6 @@ const alertsSchema = z
       .describe(
         'A complete answer that suddenly holds far fewer of the problems the last one held (an empty list from a misconfigured token or a broken proxy) resolves nothing until consecutive cycles confirm it.',
       ),
-  })
-  .strict();
-
-const routeSchema = z
-  .object({
-    name: nameSchema.optional(),
-    match: z
-      .record(labelNameSchema, matchValueSchema)
-      .optional()
-      .describe('Label equals the value (a list: any of them).'),
-    match_re: z
-      .record(labelNameSchema, regexSchema)
-      .optional()
-      .describe('Label matches the anchored regular expression.'),
-    min_severity: severitySchema.optional(),
-    channels: z.array(z.string().min(1)).min(1, 'must name at least one channel'),
-    continue: z.boolean().default(false).describe('Keep looking at later routes after this one matched.'),
-    repeat_interval: repeatIntervalSchema.optional().describe('Overrides alerts.repeat_interval for this route.'),
-    send_resolved: z.boolean().optional(),
-    send_acknowledged: z
-      .boolean()
-      .optional()
-      .describe(
-        "Tell this route's channels when someone acknowledges an alert or gives it back. Absent: as each channel's kind does (email, Slack webhooks and the log do not; a channel that keeps one message per alert does).",
-      ),
-    mute_windows: z.array(z.string().min(1)).optional(),
-    group_by: z.array(labelNameSchema).optional(),
-    escalate_after: durationSchema
-      .optional()
-      .describe(
-        'Escalation: an alert of this route still firing and unacknowledged this long after it fired is sent to escalate_to too, once per firing, naming the channels told before. An acknowledgement (or its end) stops it.',
-      ),
-    escalate_to: z
-      .array(z.string().min(1))
-      .min(1, 'must name at least one channel')
-      .optional()
-      .describe(
-        'The channels an escalation goes to (with escalate_after); they then hear the alert through to its end.',
-      ),
-    runbook_url: runbookUrlSchema
-      .optional()
-      .describe(
-        "The runbook of this route's alerts (a team's on-call page, say), linked in every message it sends, beside each check's own (checks.<name>.runbook_url).",
-      ),
-  })
-  .strict()
-  .refine((r) => (r.escalate_after === undefined) === (r.escalate_to === undefined), {
-    path: ['escalate_to'],
-    message: 'escalate_after and escalate_to go together: say how long to wait and whom to tell then',
-  });
-
-/** `notify.links`: the platform's own pages, by the kind of record an alert is about. */
-const linksSchema = z
-  .object({
-    app: pageTemplateSchema.optional().describe("An app's page, e.g. https://manage.example.com/apps/{id}."),
-    run: pageTemplateSchema.optional().describe("A run's page, e.g. https://manage.example.com/runs/{id}."),
-    backup: pageTemplateSchema.optional().describe("A backup's page, e.g. https://manage.example.com/backups/{id}."),
-  })
-  .strict()
-  .prefault({})
-  .describe(
-    "The platform's own pages, linked from each alert about such a record (a button in Slack, a link in email): URL templates with {id}, filled with the record's id, URL-encoded. Absent: no such link.",
-  );
-
-const muteWindowSchema = z
-  .object({
-    name: nameSchema,
-    time_zone: timeZoneSchema.default('UTC'),
-    weekdays: z.array(weekdaySchema).min(1, 'must list at least one day (or leave it out for every day)').optional(),
-    times: z
-      .array(
-        z
-          .object({ start: timeOfDaySchema, end: endTimeOfDaySchema })
-          .strict()
-          .refine((t) => t.start !== t.end, { path: ['end'], message: 'must differ from start' }),
-      )
-      .min(1, 'must list at least one time range'),
-  })
-  .strict();
-
-const notifySchema = z
-  .object({
-    channels: z.array(channelConfigSchema).default([]),
-    links: linksSchema,
-    routes: z
-      .array(routeSchema)
-      .default([])
-      .describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
-    group_by: z.array(labelNameSchema).default(['check', 'environment_type']),
-    max_items_per_message: z.number().int().min(1).max(100).default(10),
-    mute_windows: z.array(muteWindowSchema).default([]),
-    delivery: z
-      .object({
-        max_age: durationSchema
-          .prefault('24h')
-          .describe('A notification not delivered this long after it was due is given up.'),
-        initial_backoff: durationSchema.prefault('10s'),
-        max_backoff: durationSchema.prefault('10m'),
-        timeout: durationSchema
-          .prefault('15s')
-          .describe(
-            "Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice.",
-          ),
-        interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
-      })
-      .strict()
-      .refine((d) => d.initial_backoff <= d.max_backoff, {
-        path: ['initial_backoff'],
-        message: 'must not be longer than max_backoff',
-      })
-      .prefault({}),
-    digest: z
-      .object({
-        enabled: z.boolean().default(false),
-        at: timeOfDaySchema.default('09:00'),
-        time_zone: timeZoneSchema.default('UTC'),
-        channels: z
-          .array(z.string().min(1))
-          .default([])
-          .describe('Channels that get the digest; empty: every channel.'),
-      })
-      .strict()
-      .prefault({}),
-    heartbeat: z
-      .object({
-        url: secretUrlSchema.describe('Ping URL (a healthchecks-style check); a secret.'),
-        every: durationSchema.prefault('5m'),
-      })
-      .strict()
-      .optional(),
-    context: contextConfigSchema,
-    inhibit: z
-      .object({
-        api_unreadable: z
-          .boolean()
-          .default(true)
-          .describe('While the API cannot be read, hold alerts it would make stale.'),
-        bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
-        app_maintenance: z
-          .boolean()
-          .default(true)
-          .describe(
-            'Hold the URL and certificate alerts of an app in maintenance or in upgrade standby (seen by the maintenance and upgrades checks): it is out of service on purpose.',
-          ),
-        app_down: z
-          .boolean()
-          .default(true)
-          .describe(
-            'Hold the URL and certificate alerts of an app whose app_state alert fires (stopped, in error): one page, its URL alerts summarised under it.',
-          ),
-      })
-      .strict()
-      .prefault({}),
   })
   .strict();
 

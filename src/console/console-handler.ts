@@ -18,7 +18,7 @@ import type { Config } from '../config/load-config.js';
 import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { ReadinessCheck } from '../server/health-server.js';
+import type { ReadinessCheck, RequestHandler } from '../server/health-server.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import { ConsoleAccess, CSRF_FIELD, SESSION_COOKIE } from './console-access.js';
@@ -57,7 +57,7 @@ export interface ConsoleDeps {
  * Answers one request if the console is served on this listener (true), or leaves it to the
  * listener's own 404 (false) when the config switches it off.
  */
-export type ConsoleRequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+export type ConsoleRequestHandler = RequestHandler;
 
 /** The largest form taken: a silence's matchers and comment are far smaller. */
 const MAX_FORM_BYTES = 64 * 1024;

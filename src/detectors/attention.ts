@@ -51,7 +51,7 @@ import { checkConfig } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import type { OpenSubject } from '../collectors/collector-context.js';
+import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import { durationSchema } from '../config/duration.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';

@@ -23,7 +23,7 @@ import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../co
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
-import type { Detection } from './finding.js';
+import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -319,7 +319,7 @@ function toFinding(
     const retryAt = told ? retrySince(run, detail, told) : null;
     const at = currentStep(detail)?.name;
     if (retryAt !== null) {
-      details.retry_since = new Date(retryAt).toISOString();
+      details[UNDERWAY_SINCE] = new Date(retryAt).toISOString();
       summary += `; retrying since ${formatUtc(retryAt)}`;
     } else summary += '; retrying';
     if (at) {
@@ -351,8 +351,14 @@ function toFinding(
     subject: { type: 'run', id: run.id },
     // Within the grace the service may yet succeed: held from the first sighting (each automatic
     // retry moves the run's own times), announced only once the grace is over.
-    ...(sighting.kind === 'retrying' && { holdForMs: options.retryingGraceMs }),
-    ...(sighting.kind === 'underway' && { underway: true }),
+    ...(sighting.kind === 'retrying' && {
+      holdForMs: options.retryingGraceMs,
+      holdReason: `the service retries run #${run.id} by itself (checks.failed_runs.retrying_grace: ${formatDuration(options.retryingGraceMs, 'exact')}); told then unless it succeeds`,
+    }),
+    ...(sighting.kind === 'underway' && {
+      underway: true,
+      holdReason: `run #${run.id} is running again (a retry${details[UNDERWAY_SINCE] ? ` since ${formatUtc(Date.parse(details[UNDERWAY_SINCE]))}` : ''}${details.retry_step ? `, step ${details.retry_step}` : ''}): told only if the retry fails`,
+    }),
     ...(escalation && { escalation: 'retry failed' as const }),
   };
 }

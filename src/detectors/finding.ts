@@ -36,6 +36,7 @@ export interface Detection<C extends string = CheckName> {
    * The problem may be ending: its record is being worked on again (a failed run retried from its
    * failed step). An alert already firing stays open and says so (its summary) without a word to
    * anyone, not even a repeat; one not firing yet keeps waiting and does not fire on this sighting.
+   * Since when it says in its details, under {@link UNDERWAY_SINCE}.
    */
   underway?: boolean;
   /**
@@ -51,6 +52,13 @@ export interface Detection<C extends string = CheckName> {
    */
   holdReason?: string;
 }
+
+/**
+ * The detail an `underway` finding says since when its record is worked on again under (ISO 8601:
+ * a retry's start). A firing alert whose value of it is new has begun a new spell of work: the
+ * channels that keep a message per alert say so there (`CommittedCycle.underway`), once per spell.
+ */
+export const UNDERWAY_SINCE = 'retry_since';
 
 /** Why a finding escalates its firing alert without a rise in severity. */
 export type EscalationReason = 'retry failed';

@@ -27,7 +27,7 @@
  * upgrade that moves on, or is gone, resolves it.
  */
 import { z } from 'zod';
-import type { OpenSubject } from '../collectors/collector-context.js';
+import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';

@@ -27,6 +27,8 @@ export const watchdogPresentation: Presentation = {
   nextStep: ({ details }) => {
     if (details.reason === 'access_denied')
       return "Give the token's role read access to those records' environment, or leave it: their alerts are held meanwhile.";
+    if (details.config_key)
+      return `If the service means one of the stated values by it, set ${details.config_key} to that value in the config and reload (SIGHUP); else report the record to the service's owners. Its alerts are held meanwhile.`;
     if (details.reason === 'unknown_value' || details.reason === 'unreadable')
       return "Report the record to the service's owners; its alerts are held until it reads again.";
     if (details.records) return 'Run deploy-watchdog check to see which records cannot be read, and why.';

@@ -25,7 +25,7 @@ import type { SkipReason } from '../remediation/policy.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
 import { commandLine } from '../notify/channels/shell-line.js';
-import type { InteractionOutcome } from './interaction-audit.js';
+import type { InteractionOutcome } from './interaction-audit-store.js';
 
 /** What an action came to. */
 export interface ActionResult {

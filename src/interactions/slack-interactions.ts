@@ -13,7 +13,7 @@
  * 4. The action is carried out through the same modules as the console's and the CLI's
  *    (`slack-actions.ts`); what it did is said on the living message (`refresh` with a note: what,
  *    and by whom).
- * 5. Every click, whatever came of it, is written to the audit (`interaction-audit.ts`, shown in the
+ * 5. Every click, whatever came of it, is written to the audit (`interaction-audit-store.ts`, shown in the
  *    console's alert timeline) and the daemon's log, and the person who clicked is answered where
  *    only they see it (`slack-responder.ts`).
  *
@@ -30,7 +30,7 @@ import type { SlackAppChannel } from '../notify/channels/slack-app.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
 import type { Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
-import { recordInteraction, type InteractionOutcome } from './interaction-audit.js';
+import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
 import { runAction, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import { httpInteractionsHandler, type InteractionsRequestHandler } from './slack-http-receiver.js';

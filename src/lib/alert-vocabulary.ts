@@ -32,6 +32,15 @@ export interface Subject {
   id?: number;
 }
 
+/** What an open alert is about (a job's, handed to its collectors and detectors): the record a collector may need to read again. */
+export interface OpenSubject {
+  /** The alert's check (`failed_runs`, …): a collector re-reads the subjects of the checks it follows. */
+  check: string;
+  subject: Subject;
+  /** The alert's details (`app_id`, `workflow`, …), where the reader needs more than the record. */
+  details?: Readonly<Record<string, string>>;
+}
+
 /**
  * One fact shown under an alert's summary, as its check chose it: "Step: install". `kind: 'time'`
  * marks an ISO 8601 value each renderer shows its own way (a Slack date token, UTC in a mail).

@@ -268,6 +268,11 @@ export class Delivery {
       if (result.outcome !== 'ok' && signal?.aborted) break;
       const at = clock.now();
       if (result.outcome === 'ok') {
+        if (result.refused !== undefined) {
+          // Delivered, but not to everyone: those recipients are a failure a person must see.
+          metrics?.notifications.inc({ channel: name, outcome: 'partial' });
+          log.error({ reason: result.refused }, 'delivered, but not to every recipient');
+        }
         const told = rows.store.transaction(() => {
           rows.markSent(message.rows, at);
           if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
@@ -284,16 +289,29 @@ export class Delivery {
         log.debug({ rows: message.rows.length, kind: message.notification.type }, 'notification sent');
         continue;
       }
+      if (result.outcome === 'unconfirmed') {
+        // The receiver may have it: one more send at most, after the channel's backoff, and a
+        // row sent so twice is given up as sent rather than sent a third time.
+        state.consecutiveFailures++;
+        const wait = this.#backoff(state.consecutiveFailures);
+        state.pausedUntil = at + wait;
+        const givenUp = rows.store.transaction(() => {
+          rows.setChannelState(name, state, result.reason);
+          return rows.markUnconfirmed(message.rows, at + wait, result.reason, at);
+        });
+        metrics?.notifications.inc({ channel: name, outcome: 'unconfirmed' });
+        log.error(
+          { reason: result.reason, rows: message.rows.length, givenUp: givenUp.length, retryInMs: wait },
+          givenUp.length > 0
+            ? 'delivery unconfirmed again; recorded as sent, never sent a third time (look whether it arrived)'
+            : 'delivery unconfirmed; sent once more after the pause, at most',
+        );
+        report.retried++;
+        break;
+      }
       if (result.outcome === 'retryable') {
         state.consecutiveFailures++;
-        const wait =
-          result.retryAfterMs ??
-          backoffDelay(state.consecutiveFailures, {
-            baseMs: settings.delivery.initial_backoff,
-            capMs: settings.delivery.max_backoff,
-            jitter: 0.2,
-            random: this.#random,
-          });
+        const wait = result.retryAfterMs ?? this.#backoff(state.consecutiveFailures);
         state.pausedUntil = at + wait;
         rows.store.transaction(() => {
           rows.markFailed(message.rows, at + wait, result.reason, at);
@@ -323,6 +341,17 @@ export class Delivery {
       );
     }
     return report;
+  }
+
+  /** The channel's pause after its `failures`-th failure in a row: exponential, capped, with jitter. */
+  #backoff(failures: number): number {
+    const { delivery } = this.options.settings;
+    return backoffDelay(failures, {
+      baseMs: delivery.initial_backoff,
+      capMs: delivery.max_backoff,
+      jitter: 0.2,
+      random: this.#random,
+    });
   }
 
   #updateWaiting(): number {

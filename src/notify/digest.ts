@@ -13,7 +13,6 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import { formatUtc } from '../lib/format-utc.js';
-import { auditSince, type AuditDecision, type AuditRow } from '../remediation/remediation-store.js';
 import type { NoticeNotification } from './channels/channel.js';
 import { localTimeReader, minuteOf } from './mute-windows.js';
 import type { DigestSettings } from './notify-settings.js';
@@ -32,11 +31,13 @@ export interface DigestOptions {
   channels: readonly string[];
   /** Lines listed per section before "and N more". */
   maxItems: number;
+  /**
+   * What remediation did after a time, a line each (the runtime gives it: notify does not read
+   * remediation's table). Absent: the digest has no remediation section.
+   */
+  remediationSince?: (since: number) => readonly string[];
   logger?: Logger;
 }
-
-/** Audit decisions that say what remediation did; skips and answers are left out (they are most rows). */
-const DONE_DECISIONS: readonly AuditDecision[] = ['acted', 'dry_run', 'outcome', 'suspended'];
 
 /** Queues the daily digests that are due. */
 export class Digest {
@@ -80,7 +81,7 @@ export class Digest {
     const recent = eventsSince(outbox.rows.store, since, ['firing', 'resolved']).filter(mine);
     const opened = recent.filter((e) => e.kind === 'firing');
     const resolved = recent.filter((e) => e.kind === 'resolved');
-    const audit = auditSince(outbox.rows.store, since, DONE_DECISIONS);
+    const remediation = this.options.remediationSince?.(since) ?? [];
     const held = silencesHeld(
       outbox.rows.store,
       since,
@@ -100,7 +101,7 @@ export class Digest {
     section('Open', open, (a) => `${a.severity}: ${a.summary} (since ${formatUtc(a.firedAt ?? a.firstSeenAt)})`);
     section('Opened in the last 24 hours', opened, (e) => `${e.severity}: ${e.summary}`);
     section('Resolved in the last 24 hours', resolved, (e) => e.summary);
-    section('Remediation in the last 24 hours', audit, auditLine);
+    section('Remediation in the last 24 hours', remediation, (line) => line);
     section('Silences in the last 24 hours', held, silenceLine);
     if (lines.length === 0) lines.push('Nothing open, nothing opened or resolved in the last 24 hours.');
 
@@ -113,7 +114,7 @@ export class Digest {
         { label: 'Open', value: String(open.length) },
         { label: 'Opened (24h)', value: String(opened.length) },
         { label: 'Resolved (24h)', value: String(resolved.length) },
-        { label: 'Remediation (24h)', value: String(audit.length) },
+        { label: 'Remediation (24h)', value: String(remediation.length) },
         ...(held.length > 0 ? [{ label: 'Silences (24h)', value: String(held.length) }] : []),
       ],
       lines,
@@ -184,10 +185,4 @@ function silenceLine(h: SilenceHeld): string {
   const more = h.alerts.length > HELD_NAMED ? `; and ${h.alerts.length - HELD_NAMED} more` : '';
   const what = h.alerts.length === 0 ? 'held nothing' : `held ${h.alerts.length}: ${named}${more}`;
   return `${s.id} ${describeMatchers(s.matchers)}, ${formatUtc(h.from)} to ${formatUtc(h.to)}, by ${s.createdBy} (${s.reason}): ${what}`;
-}
-
-/** "retry-nonprod runs.retry run #42: succeeded (reason)". */
-function auditLine(r: AuditRow): string {
-  const record = r.recordType === null ? '' : ` ${r.recordType} #${r.recordId ?? '?'}`;
-  return `${r.policy} ${r.action}${record}: ${r.outcome ?? r.decision}${r.reason ? ` (${r.reason})` : ''}`;
 }

@@ -4,12 +4,12 @@
  * `notify.routes[].runbook_url`). Built once by the composition root and handed to the channels,
  * which show them as buttons (Slack) or links (email).
  */
-import type { ParsedConfig } from '../config/config-schema.js';
 import type { Subject } from '../lib/alert-vocabulary.js';
+import type { NotifySection } from './notify-schema.js';
 import { routeName } from './router.js';
 
 /** The records the platform has a page for. */
-export type PageType = keyof ParsedConfig['notify']['links'];
+export type PageType = keyof NotifySection['links'];
 
 /** The links of every message, as configured. */
 export interface MessageLinks {
@@ -24,8 +24,11 @@ export interface MessageLinks {
 /** No links: what a channel shows when nothing is configured (a test message, a bare config). */
 export const NO_LINKS: MessageLinks = { pages: {}, checkRunbooks: {}, routeRunbooks: {} };
 
-/** The links of the config's `notify.links`, checks and routes. */
-export function messageLinks(config: Pick<ParsedConfig, 'notify' | 'checks'>): MessageLinks {
+/** The links of the config's `notify.links`, checks (each section's `runbook_url`) and routes. */
+export function messageLinks(config: {
+  notify: Pick<NotifySection, 'links' | 'routes'>;
+  checks: object;
+}): MessageLinks {
   const pages: Partial<Record<PageType, string>> = {};
   for (const [type, template] of Object.entries(config.notify.links) as [PageType, string | undefined][]) {
     if (template) pages[type] = template;

@@ -5,6 +5,7 @@
  */
 import type { CycleStage } from '../alerts/commit-findings.js';
 import type { AlertEvent } from '../alerts/alert-event.js';
+import type { AlertRow } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
@@ -42,6 +43,8 @@ export interface NotifierOptions {
   dispatcher?: Dispatcher;
   /** The alerts' context (`src/context/`): new alerts' messages wait for it and show it. Absent: none. */
   context?: AlertContextSource;
+  /** What remediation did after a time, a line each, for the daily digest. Absent: no such section. */
+  remediationSince?: (since: number) => readonly string[];
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
@@ -78,6 +81,15 @@ export interface Notifier extends CycleStage {
   deliverDue(now?: number): Promise<DeliveryReport>;
 }
 
+/**
+ * What a channel that keeps a message per alert says when the alert's record begins being worked
+ * on again (a failed run retried): the alert as it stands, in its living message and its thread
+ * only; nowhere when no message shows the alert (a silenced one, one not delivered yet).
+ */
+export function underwayNotice(alert: AlertRow): NoticeNotification {
+  return { type: 'notice', topic: 'underway', title: alert.summary, fingerprint: alert.fingerprint, threadOnly: true };
+}
+
 /** Builds the notification pipeline. Throws `RouteError` / `MuteWindowError` for unusable config. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const { store, notify, alerts, channels, clock, context } = options;
@@ -90,6 +102,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const channelsThat = (says: (c: Channel) => boolean) =>
     new Set([...channels].filter(([, c]) => says(c)).map(([n]) => n));
   const router = Router.fromSettings(notify, alerts, names);
+  const progress = channelsThat((c) => c.showsProgress === true);
   const rows = new OutboxStore(store);
   // The silences in force, read from the store once per pass. One whose stored pattern cannot be
   // run safely mutes nothing, and is named once in the log.
@@ -120,6 +133,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     channels: names,
     maxItems: notify.max_items_per_message,
     logger,
+    ...(options.remediationSince ? { remediationSince: options.remediationSince } : {}),
   });
   const delivery = new Delivery({
     rows,
@@ -164,11 +178,17 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     router,
-    progressChannels: channelsThat((c) => c.showsProgress === true),
+    progressChannels: progress,
     lifecycleRepeatIntervalMs: router.smallestRepeatIntervalMs(),
     enqueue: (events, now) => outbox.enqueue(events, now),
     take: (cycle) => {
       if (cycle.events.length > 0) outbox.enqueue(cycle.events, cycle.now);
+      for (const alert of cycle.underway) {
+        // Said where a message per alert shows it: one more line in its thread, no new message.
+        const to = router.route(alert.labels, alert.severity).filter((t) => progress.has(t.channel));
+        const channels = [...new Set(to.map((t) => t.channel))];
+        if (channels.length > 0) outbox.notice(underwayNotice(alert), channels, cycle.now);
+      }
     },
     notice: (notification, to = names, now = clock.now()) =>
       store.transaction(() => outbox.notice(notification, to, now)),

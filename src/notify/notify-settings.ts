@@ -1,12 +1,9 @@
 /**
  * The parts of the parsed config the notification pipeline reads (durations in milliseconds), as
- * the config schema parses them: inferred, never written out again, so the pipeline's types and
- * the file's cannot drift apart.
+ * its schema (`notify-schema.ts`) parses them: inferred, never written out again, so the
+ * pipeline's types and the file's cannot drift apart.
  */
-import type { ParsedConfig } from '../config/config-schema.js';
-
-/** `notify` as its schema parses it. */
-type NotifySection = ParsedConfig['notify'];
+import type { NotifySection } from './notify-schema.js';
 
 /** One entry of `notify.routes`: label matchers naming channels, Alertmanager-style. */
 export type RouteSettings = NotifySection['routes'][number];
@@ -35,5 +32,11 @@ export type NotifySettings = Omit<NotifySection, 'channels' | 'links' | 'context
 /** `notify.links`: the platform's page templates by record type. */
 export type PageLinkSettings = NotifySection['links'];
 
-/** `alerts` defaults the routes fall back to. */
-export type AlertDefaults = Pick<ParsedConfig['alerts'], 'repeat_interval' | 'send_resolved'>;
+/**
+ * `alerts` defaults the routes fall back to: `repeat_interval` in ms (Infinity: `off`, as a
+ * route's own, `RouteSettings['repeat_interval']`, parses it), `send_resolved`.
+ */
+export interface AlertDefaults {
+  repeat_interval: number;
+  send_resolved: boolean;
+}

@@ -31,6 +31,8 @@ export interface OutboxRow {
   /** Fingerprint of the cause of an inhibited row. */
   heldBy: string | null;
   attempts: number;
+  /** Sends whose receipt was never confirmed (see migration 015); at the second, the row is given up as sent. */
+  unconfirmed: number;
   createdAt: number;
   /** When the row became pending; `max_age` counts from here. */
   dueSince: number | null;
@@ -40,7 +42,7 @@ export interface OutboxRow {
 }
 
 /** A new row, before it has an id. */
-export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'sentAt' | 'lastError'>;
+export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError'>;
 
 /** A channel's delivery state: a pause asked for by the receiver, and its failure streak. */
 export interface ChannelState {
@@ -63,6 +65,7 @@ interface DbRow {
   detail: string | null;
   held_by: string | null;
   attempts: number;
+  unconfirmed: number;
   created_at: number;
   due_since: number | null;
   next_attempt_at: number | null;
@@ -81,6 +84,8 @@ export class OutboxStore {
   readonly #redecide: SqlStatement;
   readonly #markSent: SqlStatement<[{ now: number; id: number }]>;
   readonly #markFailed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
+  readonly #markUnconfirmed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
+  readonly #giveUpUnconfirmed: SqlStatement<[{ id: number; error: string; now: number }]>;
   readonly #expirable: SqlStatement<[number], DbRow>;
   readonly #expire: SqlStatement<[number, number]>;
   readonly #waiting: SqlStatement<[], { channel: string; n: number }>;
@@ -124,6 +129,16 @@ export class OutboxStore {
     );
     this.#markFailed = db.prepare(
       `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, updated_at = @now
+       WHERE id = @id AND status = 'pending'`,
+    );
+    this.#markUnconfirmed = db.prepare(
+      `UPDATE outbox SET attempts = attempts + 1, unconfirmed = unconfirmed + 1, next_attempt_at = @next,
+         last_error = @error, updated_at = @now
+       WHERE id = @id AND status = 'pending'`,
+    );
+    this.#giveUpUnconfirmed = db.prepare(
+      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, unconfirmed = unconfirmed + 1,
+         last_error = @error, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
     this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ? ORDER BY id`);
@@ -232,6 +247,23 @@ export class OutboxStore {
   /** Records a failed attempt and when to try again. */
   markFailed(rows: readonly OutboxRow[], nextAttemptAt: number, error: string, now: number): void {
     for (const r of rows) this.#markFailed.run({ id: r.id, next: nextAttemptAt, error, now });
+  }
+
+  /**
+   * Records a send whose receipt was never confirmed. A row sent so once is tried once more at
+   * `nextAttemptAt`; a row sent so before is given up as sent (the receiver may have it twice
+   * already), its reason kept in `last_error`. Answers the rows given up.
+   */
+  markUnconfirmed(rows: readonly OutboxRow[], nextAttemptAt: number, error: string, now: number): OutboxRow[] {
+    const givenUp: OutboxRow[] = [];
+    for (const r of rows) {
+      if (r.unconfirmed > 0) {
+        this.#giveUpUnconfirmed.run({ id: r.id, error, now });
+        if (r.fingerprint) this.#logSent.run(now, r.fingerprint, r.channel);
+        givenUp.push(r);
+      } else this.#markUnconfirmed.run({ id: r.id, next: nextAttemptAt, error, now });
+    }
+    return givenUp;
   }
 
   /** Pending rows that became due `maxAgeMs` or longer ago. */
@@ -393,6 +425,7 @@ function fromDb(row: DbRow): OutboxRow {
     detail: row.detail,
     heldBy: row.held_by,
     attempts: row.attempts,
+    unconfirmed: row.unconfirmed,
     createdAt: row.created_at,
     dueSince: row.due_since,
     nextAttemptAt: row.next_attempt_at,

@@ -5,12 +5,18 @@
  * over HTTP (`src/interactions/slack-http-receiver.ts`). Every other path is the web console's,
  * when one is given (`src/console/console-handler.ts`).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConsoleRequestHandler } from '../console/console-handler.js';
 import { INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from './metrics.js';
+
+/**
+ * Answers one request the listener does not answer itself (true), or leaves it to the listener's
+ * own 404 (false). Declared here, where it is called, so the handlers depend on the listener and
+ * not the other way round.
+ */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */
 export interface ReadinessCheck {
@@ -90,12 +96,12 @@ export async function startHealthServer(options: {
   metrics: Metrics;
   logger: Logger;
   /** The web console, answering every other path (it declines when the config switches it off). */
-  console?: ConsoleRequestHandler | undefined;
+  console?: RequestHandler | undefined;
   /**
    * Slack's posts of button clicks at {@link INTERACTIONS_PATH}; true when it answered, false when
    * no channel takes them (then the path is not found).
    */
-  interactions?: ConsoleRequestHandler | undefined;
+  interactions?: RequestHandler | undefined;
   /** Other limits than {@link LISTENER_LIMITS} (tests: timeouts of a second or two). */
   limits?: Partial<ListenerLimits> | undefined;
 }): Promise<HealthServer> {

@@ -153,7 +153,10 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Notifications by channel and outcome (sent, retry, failed, expired, muted). */
+  /**
+   * Notifications by channel and outcome: sent, retry, failed, expired, muted; `partial` (sent, but
+   * some recipients refused it) and `unconfirmed` (sent, its receipt never confirmed) on top.
+   */
   readonly notifications = new Counter({
     name: 'deploy_watchdog_notifications_total',
     help: 'Notification delivery attempts, by channel and outcome.',

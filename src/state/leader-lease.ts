@@ -17,10 +17,10 @@
  * (seconds), and fails fast for a while after a failure. A renewal must neither wait behind it nor
  * block the daemon, and it must fail within a quarter of the lease so the next one can try.
  *
- * The table is created here rather than by a migration: the versioned migrations are twins on
- * both engines (same versions, same tables), and this one is PostgreSQL's only. It is not state
- * either: nothing copies it, prunes it, or reads it but the replicas (and an operator asking who
- * leads: `SELECT * FROM leader_lease`).
+ * The table is created here rather than by a migration: the versioned migrations build the same
+ * tables on both engines, and this one is PostgreSQL's only. It is not state either: nothing
+ * copies it, prunes it, or reads it but the replicas (and an operator asking who leads:
+ * `SELECT * FROM leader_lease`).
  */
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';

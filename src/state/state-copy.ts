@@ -4,8 +4,8 @@
  * moment of the file and either all of it is in PostgreSQL or none of it. `migrate-state` runs it.
  *
  * Both stores are opened (and so migrated) by this release first, so their tables and columns are
- * the same (test/state/migration-twins.test.ts keeps the two engines' migrations in step); the copy
- * is generic over them and needs no change when a migration adds a table. PostgreSQL's identity
+ * the same (one definition per migration builds both: test/state/migration-history.test.ts); the
+ * copy is generic over them and needs no change when a migration adds a table. PostgreSQL's identity
  * sequences are moved past the copied ids, and past the highest id SQLite ever gave (its
  * `sqlite_sequence`: AUTOINCREMENT never gives a number twice, even once retention deleted the row),
  * so a new row on PostgreSQL never takes an id the old state used.

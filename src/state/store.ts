@@ -2,18 +2,18 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
-import type { Migration } from './migration.js';
+import { migrationSql, type Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
-import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
 import { PostgresDatabase, type PostgresOptions, type WaitLimit } from './postgres-database.js';
-import type { SqlDatabase, SqlEngine, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import { sqlDialect, type SqlDialect } from './sql-dialect.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { StoreError } from './store-error.js';
 
 /** Options of {@link Store.open} and {@link Store.openPostgres}. */
 export interface StoreOptions {
   logger?: Logger;
-  /** The schema steps to apply; every migration of the project (for the engine) by default. */
+  /** The schema steps to apply; every migration of the project by default. */
   migrations?: readonly Migration[];
   /** How long a statement waits for another connection's lock before failing (ms). Default 5000. */
   busyTimeoutMs?: number;
@@ -46,19 +46,14 @@ export type PostgresTarget = Omit<PostgresOptions, 'busyTimeoutMs' | 'waitLimit'
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
-/** Where each engine records the migrations applied. */
-const MIGRATIONS_TABLE: Record<SqlEngine, string> = {
-  sqlite: `CREATE TABLE IF NOT EXISTS schema_migrations (
+/** Where the migrations applied are recorded. */
+function migrationsTable(d: SqlDialect): string {
+  return `CREATE TABLE IF NOT EXISTS schema_migrations (
     version    INTEGER PRIMARY KEY,
     name       TEXT    NOT NULL,
-    applied_at INTEGER NOT NULL
-  ) STRICT`,
-  postgres: `CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    INTEGER PRIMARY KEY,
-    name       TEXT    NOT NULL,
-    applied_at BIGINT  NOT NULL
-  )`,
-};
+    applied_at ${d.int64} NOT NULL
+  )${d.strict}`;
+}
 
 /**
  * The daemon's state database: alerts, events, the outbox, silences, remediation audit. A SQLite
@@ -135,13 +130,13 @@ export class Store {
   }
 
   /**
-   * Opens the PostgreSQL database `target.url` names and brings its schema up to date (the
-   * PostgreSQL twins of the same migrations). Throws {@link StoreError} naming the URL without its
+   * Opens the PostgreSQL database `target.url` names and brings its schema up to date (the same
+   * migrations, in PostgreSQL's dialect). Throws {@link StoreError} naming the URL without its
    * password and the cause when the server cannot be reached, refuses the login or the TLS
    * connection, the database does not exist, or it was migrated by a newer version.
    */
   static openPostgres(target: PostgresTarget, options: StoreOptions = {}): Store {
-    const migrations = options.migrations ?? POSTGRES_MIGRATIONS;
+    const migrations = options.migrations ?? ALL_MIGRATIONS;
     checkMigrationList(migrations);
     const db = PostgresDatabase.open({
       ...target,
@@ -256,7 +251,8 @@ function currentVersion(db: SqlDatabase): number {
 
 function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock, logger: Logger): void {
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
-  db.transaction(() => db.exec(MIGRATIONS_TABLE[db.engine]));
+  const dialect = sqlDialect(db.engine);
+  db.transaction(() => db.exec(migrationsTable(dialect)));
   const known = migrations.at(-1)?.version ?? 0;
   const found = currentVersion(db);
   if (found > known) {
@@ -289,7 +285,7 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
       db.transaction(() => {
         // Checked again under the write lock: another process may have migrated meanwhile.
         if (applied.get(m.version)) return false;
-        db.exec(m.up);
+        db.exec(migrationSql(m, dialect));
         record.run(m.version, m.name, clock.now());
         return true;
       });

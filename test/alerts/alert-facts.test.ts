@@ -11,7 +11,6 @@ import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { describeEvent } from '../../src/notify/channels/describe.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
-import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
 import { Store } from '../../src/state/store.js';
 import { finding, HOUR, tempState, type TempState } from './fixtures.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';
@@ -87,7 +86,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
     /** The state file as the previous version left it: one firing failed_runs alert, no facts column. */
     function previousVersionState(f: Finding): void {
       const old = state.open({
-        migrations: (backend.engine === 'sqlite' ? ALL_MIGRATIONS : POSTGRES_MIGRATIONS).slice(0, 5),
+        migrations: ALL_MIGRATIONS.slice(0, 5),
       });
       expect(old.schemaVersion()).toBe(5);
       old.db

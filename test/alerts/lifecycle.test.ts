@@ -47,6 +47,64 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
   });
   afterEach(() => state.cleanup());
 
+  describe('a record worked on again, and a read cut short', () => {
+    /** One cycle with `cut` and an `onUnderway` listener; answers the events and who began a retry. */
+    function watched(findings: Finding[], extra: { cut?: string; incomplete?: string[] } = {}) {
+      const began: string[] = [];
+      const input = {
+        job: 'runs' as const,
+        findings,
+        now: clock.now(),
+        onUnderway: (a: { fingerprint: string }) => began.push(a.fingerprint),
+        ...extra,
+      };
+      const events = store.transaction(() => applyFindings(store, input, OPTIONS));
+      return { events, began };
+    }
+    const retrying = (since: string) =>
+      finding('r', {
+        underway: true,
+        details: { run: '#r', retry_since: since },
+        holdReason: 'run #r is running again',
+      });
+
+    it("tells a firing alert's new retry once per spell, with no event; a pending one is held with no end time", () => {
+      expect(watched([finding('r')]).events).toHaveLength(1);
+      clock.advance(MINUTE);
+      expect(watched([retrying('2026-11-27T10:42:00.000Z')])).toEqual({ events: [], began: ['r'] });
+      clock.advance(MINUTE);
+      expect(watched([retrying('2026-11-27T10:42:00.000Z')])).toEqual({ events: [], began: [] });
+      clock.advance(MINUTE);
+      expect(watched([retrying('2026-11-27T10:50:00.000Z')]).began).toEqual(['r']);
+
+      // Not firing yet: held, saying why, with no end time; never told as begun.
+      const pending = watched([
+        retrying('2026-11-27T10:50:00.000Z'),
+        { ...retrying('2026-11-27T10:42:00.000Z'), fingerprint: 'p', subject: { type: 'run', id: 2 } },
+      ]);
+      expect(pending).toEqual({ events: [], began: [] });
+      expect(getAlert(store, 'p')).toMatchObject({
+        status: 'pending',
+        hold: { until: null, reason: 'run #r is running again' },
+      });
+    });
+
+    it('holds what a cut read did not reach, saying why, and takes the note off when it resolves', () => {
+      watched([finding('a'), finding('b', { subject: { type: 'run', id: 2 } })]);
+      clock.advance(MINUTE);
+      const cut = watched([finding('a')], { cut: 'the read was cut short (x)', incomplete: ['failed_runs/', 'b'] });
+      expect(cut.events).toEqual([]);
+      expect(getAlert(store, 'b')).toMatchObject({
+        status: 'firing',
+        details: { held: 'not read: the read was cut short (x); held, not resolved' },
+      });
+      expect(getAlert(store, 'a')?.details.held).toBeUndefined();
+      clock.advance(MINUTE);
+      expect(kinds(watched([finding('a')]).events)).toEqual(['resolved b']);
+      expect(getAlert(store, 'b')?.details.held).toBeUndefined();
+    });
+  });
+
   describe('applyFindings', () => {
     it('announces a problem once when it starts, on escalation, on repeat, and once when it is over', () => {
       const start = clock.now();

@@ -40,6 +40,14 @@ describe('pendingReason', () => {
       ["held until 2026-11-27 12:01 UTC: its check's wait"],
     ],
     [
+      'held while its record is worked on again (no end time), alerts.for met',
+      'pending',
+      2,
+      1,
+      { until: null, reason: 'run #7 is running again (a retry): told only if the retry fails' },
+      ['held: run #7 is running again (a retry): told only if the retry fails'],
+    ],
+    [
       'every reason passed',
       'pending',
       4,

@@ -9,6 +9,7 @@ import {
   type QuarantinedRecord,
 } from '../../src/api/quarantine.js';
 import { appSchema, urlRecordSchema } from '../../src/api/schemas.js';
+import { statedFieldAt } from '../../src/api/extra-values.js';
 
 const URL_RECORD = {
   id: 7,
@@ -79,10 +80,39 @@ describe('parseRecord: one record at a time', () => {
       reason: 'unknown_value',
       field: 'urls[0].ssl_status',
       value: 'revoked',
-      detail: 'urls[0].ssl_status: "revoked" is not one of the values the reference states',
+      detail:
+        'urls[0].ssl_status: "revoked" is not one of the values the reference states (to read it as one, set api.extra_values.ssl_status.revoked to the stated value it means)',
+      configKey: 'api.extra_values.ssl_status.revoked',
     });
+    // Made known (api.extra_values): read as the stated value it means, the record otherwise as it came.
+    const known = parseRecord(appSchema, app, { ssl_status: { revoked: 'error' } });
+    expect(known.ok && (known.data as { urls: { ssl_status: string }[] }).urls[0]!.ssl_status).toBe('error');
+    expect(app.urls[0]!.ssl_status).toBe('revoked');
+    // Only every odd value known lets a record in: a second one unknown still sets it aside.
+    const twice = { ...app, backup_health: 'superb' };
+    const partly = parseRecord(appSchema, twice, { ssl_status: { revoked: 'error' } });
+    expect(partly.ok || partly.problem.reason).toBe('unknown_value');
+    const both = parseRecord(appSchema, twice, {
+      ssl_status: { revoked: 'error' },
+      backup_health: { superb: 'healthy' },
+    });
+    expect(both.ok).toBe(true);
     const time = parseRecord(appSchema, { ...app, urls: [], deployed_at: 'soon' });
     expect(time.ok || time.problem.detail).toMatch(/^deployed_at: /);
+  });
+});
+
+describe('statedFieldAt: the api.extra_values key of a field', () => {
+  it.each<[string, PropertyKey[], string | undefined]>([
+    ['a URL record', ['ssl_status'], 'ssl_status'],
+    ["an app's URL", ['urls', 0, 'ssl_status'], 'ssl_status'],
+    ["a run's watcher", ['watcher', 'state'], 'watcher.state'],
+    ["an app's upgrade", ['upgrade', 'purpose'], 'upgrade.purpose'],
+    ['a change result', ['state'], 'state'],
+    ["a run's state (free text, no stated values)", ['steps', 0, 'state'], undefined],
+    ['a field with no stated values', ['name'], undefined],
+  ])('%s', (_what, path, key) => {
+    expect(statedFieldAt(path)).toBe(key);
   });
 });
 

@@ -186,10 +186,49 @@ describe('one value beyond those the reference states', () => {
 
     h.clock.advance(15 * MINUTE);
     await wd.runOnce();
-    const warnings = log.lines().filter((l) => String(l.msg).includes('"revoked"'));
+    // The alert (told through the log channel) names it too; the warning is said once.
+    const warnings = log.lines().filter((l) => String(l.msg).includes('"revoked"') && l.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.level).toBe(40);
     expect(warnings[0]!.msg).toContain('urls.list reports ssl_status "revoked" (1 url, e.g. id');
+  });
+});
+
+describe('a value beyond the stated ones the admin makes known (api.extra_values)', () => {
+  const h = engineHarness();
+
+  it('is set aside with a message naming the key to set; once set, the record is read as the value it means', async () => {
+    const urls = [...h.sim.control.state.urls.values()];
+    const odd = urls[0]!;
+    h.sim.control.setFault('urls.list', { recordField: { id: odd.id, field: 'ssl_status', value: 'revoked' } });
+    const log = captureLogger('debug');
+    const wd = h.watchdog(ONLY('urls'), { logger: log.logger });
+    const first = (await wd.runOnce()).jobs.find((j) => j.job === 'urls')!;
+    expect(first.skipped).toEqual([
+      expect.objectContaining({
+        id: odd.id,
+        reason: 'unknown_value',
+        configKey: 'api.extra_values.ssl_status.revoked',
+      }),
+    ]);
+    const alert = getAlert(wd.store, 'watchdog/records/urls/unknown_value')!;
+    expect(alert.status).toBe('firing');
+    expect(alert.summary).toContain(
+      `e.g. URL ${odd.id} (ssl_status "revoked": set api.extra_values.ssl_status.revoked to the stated value it means)`,
+    );
+    expect(alert.details.config_key).toBe('api.extra_values.ssl_status.revoked');
+    expect(log.text()).toContain('or api.extra_values.ssl_status.revoked says which stated value it means');
+
+    // The admin says what it means: the URL is read as an `error` certificate, judged as any.
+    const config = h.config(ONLY('urls'));
+    await wd.reload({ ...config, api: { ...config.api, extra_values: { ssl_status: { revoked: 'error' } } } });
+    h.clock.advance(15 * MINUTE);
+    const second = (await wd.runOnce()).jobs.find((j) => j.job === 'urls')!;
+    expect(second.outcome).toBe('ok');
+    expect(second.skipped).toBeUndefined();
+    expect(getAlert(wd.store, 'watchdog/records/urls/unknown_value')?.status).toBe('resolved');
+    const judged = getAlert(wd.store, `certificates/url/${odd.id}`);
+    expect(judged?.status).toBe('firing');
+    expect(judged?.summary).toMatch(/error/i);
   });
 });
 

@@ -157,6 +157,36 @@ describe('alerts', () => {
     sim.control.setRunState(failed.id, { state: 'done' });
   });
 
+  it('says why a failed run the service retries by itself waits: its retry grace, not alerts.for', async () => {
+    const staging = [...sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
+    const retrying = sim.control.addRun({ appId: staging.id, state: 'error', failedStep: 'restart', retrying: true });
+    expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
+    const reason = `the service retries run #${retrying.id} by itself (checks.failed_runs.retrying_grace: 30m); told then unless it succeeds`;
+    const table = await run('alerts', '--config', configFile);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^[0-9a-f]{8} pending: held until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC: ${reason.replace(/[()#.]/g, '\\$&')}$`,
+        'm',
+      ),
+    );
+    expect(table.stdout).not.toContain('(alerts.for)');
+
+    // The service retries it: the same run, running again. Held while it runs, and saying so.
+    sim.control.setRunState(retrying.id, { state: 'running', retrying: false });
+    expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
+    const json = JSON.parse((await run('alerts', '--config', configFile, '--json')).stdout) as {
+      fingerprint: string;
+      pending?: string[];
+    }[];
+    const row = json.find((r) => r.fingerprint === `failed_runs/run/${retrying.id}`)!;
+    expect(row.pending).toEqual([
+      expect.stringMatching(
+        new RegExp(`^held: run #${retrying.id} is running again \\(a retry.*\\): told only if the retry fails$`),
+      ),
+    ]);
+    sim.control.setRunState(retrying.id, { state: 'done' });
+  });
+
   it('says so when nothing is open', async () => {
     Store.open(path.join(dir, 'state.db')).close();
     const { code, stdout } = await run('alerts', '--config', configFile);

@@ -46,56 +46,96 @@ describe('Hangups', () => {
 
 describe('run', () => {
   it('applies a SIGHUP that arrived while it was starting, once it has started', async () => {
-    const configFile = path.join(dir, 'watchdog.yaml');
-    fs.writeFileSync(
-      configFile,
-      [
-        'api:',
-        `  base_url: ${sim.baseUrl}`,
-        '  token: ${DMS_API_TOKEN}',
-        '  requests_per_second: 200',
-        'state: { path: ./state.db }',
-        'jobs: { runs: "0 0 1 1 *", attention: "off", urls: "off", backups: "off", maintenance: "off", servers: "off", jitter: 0s }',
-        'notify:',
-        '  channels: [{ name: console, type: log }]',
-        '  routes: [{ channels: [console] }]',
-        'server: { listen: "off" }',
-        'log: { level: info, format: json }',
-        '',
-      ].join('\n'),
-    );
-    let out = '';
-    const stdout = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        out += chunk.toString();
-        done();
-      },
-    });
-    const stop = new AbortController();
-    const hangups = Hangups.manual();
-    const exit = run.run(['--config', configFile], {
-      stdout,
-      stderr: stdout,
-      env: { DMS_API_TOKEN: sim.adminToken },
-      signal: stop.signal,
-      hangups,
-    });
+    const daemon = startRun();
     // Before the daemon is even open.
-    hangups.receive();
-    const messages = () =>
-      out
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as { msg: string }).msg);
-    for (let i = 0; i < 400 && !messages().includes('configuration reloaded'); i++)
-      await new Promise((r) => setTimeout(r, 25));
-    stop.abort(new Error('test over'));
-    expect(await exit).toBe(0);
-    const seen = messages();
+    daemon.hangups.receive();
+    await daemon.until(() => daemon.messages().includes('configuration reloaded'));
+    const seen = await daemon.stop();
     expect(seen.indexOf('deploy-watchdog started')).toBeGreaterThanOrEqual(0);
     expect(seen.indexOf('SIGHUP: reloading the configuration')).toBeGreaterThan(
       seen.indexOf('deploy-watchdog started'),
     );
     expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
   });
+
+  it('coalesces a burst of SIGHUPs during a slow cycle into one reload, which lets the cycle finish', async () => {
+    // The first cycle's read of runs takes a while: the burst comes while it is in flight.
+    sim.control.setFault('runs.list', { latencyMs: 1_500 });
+    try {
+      const daemon = startRun();
+      await daemon.until(() => daemon.messages().includes('deploy-watchdog started'));
+      await daemon.until(() => sim.control.requests().some((r) => r.fn === 'runs.list'));
+      for (let i = 0; i < 20; i++) daemon.hangups.receive();
+      await daemon.until(() => daemon.messages().includes('configuration reloaded'));
+      // Time for a second reload, were one queued.
+      await new Promise((r) => setTimeout(r, 500));
+      const seen = await daemon.stop();
+      expect(seen.filter((m) => m === 'SIGHUP: reloading the configuration')).toHaveLength(1);
+      expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
+      // The cycle in flight kept its client: it completed, and nothing said runs could not be read.
+      expect(seen.indexOf('cycle complete')).toBeGreaterThanOrEqual(0);
+      expect(seen.indexOf('cycle complete')).toBeLessThan(seen.indexOf('configuration reloaded'));
+      expect(seen.filter((m) => m.startsWith('cannot read'))).toEqual([]);
+    } finally {
+      sim.control.clearFaults();
+    }
+  }, 90_000);
 });
+
+/** `run` in-process on a minimal config, its log lines' messages, and a stop. */
+function startRun() {
+  const configFile = path.join(dir, 'watchdog.yaml');
+  fs.writeFileSync(
+    configFile,
+    [
+      'api:',
+      `  base_url: ${sim.baseUrl}`,
+      '  token: ${DMS_API_TOKEN}',
+      '  requests_per_second: 200',
+      'state: { path: ./state.db }',
+      'jobs: { runs: "0 0 1 1 *", attention: "off", urls: "off", backups: "off", maintenance: "off", servers: "off", jitter: 0s }',
+      'notify:',
+      '  channels: [{ name: console, type: log }]',
+      '  routes: [{ channels: [console] }]',
+      'server: { listen: "off" }',
+      'log: { level: info, format: json }',
+      '',
+    ].join('\n'),
+  );
+  let out = '';
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out += chunk.toString();
+      done();
+    },
+  });
+  const abort = new AbortController();
+  const hangups = Hangups.manual();
+  const exit = run.run(['--config', configFile], {
+    stdout,
+    stderr: stdout,
+    env: { DMS_API_TOKEN: sim.adminToken },
+    signal: abort.signal,
+    hangups,
+  });
+  const messages = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+  return {
+    hangups,
+    messages,
+    /** Waits (up to 20 s) for `condition`. */
+    async until(condition: () => boolean): Promise<void> {
+      for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(condition()).toBe(true);
+    },
+    /** Stops `run`, expects exit 0, and answers every message it logged. */
+    async stop(): Promise<string[]> {
+      abort.abort(new Error('test over'));
+      expect(await exit).toBe(0);
+      return messages();
+    },
+  };
+}

@@ -83,6 +83,28 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /must be at least 1/,
     },
     {
+      name: 'an extra value of a field the reference states no values for',
+      yaml: `${MINIMAL}  extra_values: { run_state: { odd: failed } }\n`,
+      path: 'api.extra_values.run_state',
+      line: 4,
+      message: /unknown key "run_state"/,
+    },
+    {
+      name: 'an extra value meaning no stated value',
+      yaml: `${MINIMAL}  extra_values: { ssl_status: { revoked: broken } }\n`,
+      path: 'api.extra_values.ssl_status.revoked',
+      line: 4,
+      message:
+        /must be one of the values the reference states for ssl_status: valid, expiring_soon, expired, error, unknown/,
+    },
+    {
+      name: 'an extra value that is a stated one',
+      yaml: `${MINIMAL}  extra_values: { ssl_status: { error: expired } }\n`,
+      path: 'api.extra_values.ssl_status.error',
+      line: 4,
+      message: /is already a stated value of ssl_status/,
+    },
+    {
       name: 'bad duration',
       yaml: `${MINIMAL}state:\n  retention: 30 days\n`,
       path: 'state.retention',
@@ -477,6 +499,7 @@ describe('parseConfig: defaults and values', () => {
       max_answer_size: 8 * 1024 * 1024,
       max_answer_values: 250_000,
       max_list_items: 200_000,
+      extra_values: {},
     });
     expect(config.state).toEqual({
       path: '/etc/dw/deploy-watchdog.db',

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem, AttentionSection } from '../../src/api/schemas.js';
-import type { OpenSubject } from '../../src/collectors/collector-context.js';
+import type { OpenSubject } from '../../src/lib/alert-vocabulary.js';
 import { attention, DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
 import { attentionSnapshot, MINUTE, section } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { App, AppUpgrade, EnvironmentType } from '../../src/api/schemas.js';
-import type { OpenSubject } from '../../src/collectors/collector-context.js';
+import type { OpenSubject } from '../../src/lib/alert-vocabulary.js';
 import {
   FAILED_UPGRADE_STATES,
   STANDBY_UPGRADE_STATES,

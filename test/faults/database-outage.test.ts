@@ -16,6 +16,7 @@
  * (docs/high-availability.md says what it was measured to do).
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,21 +95,39 @@ async function startReplica(name: string): Promise<void> {
   probes.set(name, { slowestMs: 0, failures: [] });
 }
 
-/** Asks a replica's `/healthz` every 250ms until the test ends, keeping its slowest answer and any failure. */
+/**
+ * Asks a replica's `/healthz` every 250ms until the test ends, keeping its slowest answer and any
+ * failure. Each probe opens a connection of its own and closes it, as the kubelet's HTTP probe
+ * does (keep-alives disabled): a kept-alive socket that the replica closes as idle while a probe
+ * is on its way fails that probe, a race of the client's pool, not an unanswered probe.
+ */
 async function probe(r: (typeof replicas)[number]): Promise<void> {
   const seen = probes.get(r.name)!;
   while (probing) {
     const started = Date.now();
     try {
-      const res = await fetch(`http://127.0.0.1:${r.port}/healthz`, { signal: AbortSignal.timeout(30_000) });
-      await res.text();
-      if (res.status !== 200) seen.failures.push(`${new Date().toISOString()}: ${res.status}`);
+      const status = await probeOnce(r.port);
+      if (status !== 200) seen.failures.push(`${new Date().toISOString()}: ${status}`);
     } catch (err) {
-      seen.failures.push(`${new Date().toISOString()}: ${(err as Error).message}`);
+      const cause = (err as Error & { cause?: Error }).cause;
+      seen.failures.push(`${new Date().toISOString()}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
     }
     seen.slowestMs = Math.max(seen.slowestMs, Date.now() - started);
     await sleep(250);
   }
+}
+
+/** One `GET /healthz` on a new connection, closed after it; resolves with the status. */
+function probeOnce(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 30s')));
+    req.on('error', reject);
+  });
 }
 
 interface LogLine {

@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
 import { expireSilence, listSilences } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { listInteractions } from '../../src/interactions/interaction-audit.js';
+import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';

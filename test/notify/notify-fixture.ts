@@ -20,6 +20,7 @@ import { channelConfigSchema } from '../../src/notify/channels/registry.js';
 import { createNotifier, type Notifier } from '../../src/notify/notifier.js';
 import type { AlertDefaults, NotifySettings } from '../../src/notify/notify-settings.js';
 import type { OutboxPass } from '../../src/notify/outbox.js';
+import { remediationDigest } from '../../src/remediation/remediation-digest.js';
 import type { Metrics } from '../../src/server/metrics.js';
 import type { Store } from '../../src/state/store.js';
 import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';
@@ -141,6 +142,8 @@ export class Harness {
       logger: log.logger,
       random: () => 1,
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      // As the runtime gives it.
+      remediationSince: (since) => remediationDigest(store, since),
     });
     return new Harness(dir, state, store, clock, notifier, channels, log, options);
   }

@@ -68,6 +68,23 @@ describe('notify-test', () => {
     expect(r.stdout + r.stderr).not.toContain(new URL(revoked.url).pathname);
   });
 
+  it('exits 1 and says "partly failed" when the SMTP server refuses one recipient and takes the other', async () => {
+    sink.setMode('refuse-some-rcpt');
+    try {
+      const file = writeConfig([
+        `{ name: ops-mail, type: email, smtp: { host: 127.0.0.1, port: ${sink.port}, secure: none }, from: dw@example.com, to: [ops@example.com, refused@example.com] }`,
+      ]);
+      const r = await run(['notify-test', '--config', file]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(
+        /^ops-mail \(email\): partly failed: the SMTP server refused refused@example\.com \(550 5\.1\.1 Mailbox unavailable\); they did not get it\n$/,
+      );
+      expect(sink.messages.at(-1)?.to).toEqual(['ops@example.com']);
+    } finally {
+      sink.setMode('ok');
+    }
+  });
+
   it('tests a webhook channel with a payload an Alertmanager receiver takes: one alert already over', async () => {
     const hook = await startAlertmanagerReceiver();
     try {

@@ -11,7 +11,6 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RemediationStore } from '../../src/remediation/remediation-store.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
-import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
 import { pruneState } from '../../src/state/retention.js';
 import { STATE_BACKENDS, type StateBackend, type TestState } from '../helpers/state-backends.js';
 import { appOf, Harness, HOUR, installationOf, MINUTE, startSim, type SimWithClock } from './remediation-fixture.js';
@@ -227,7 +226,7 @@ describe.each(STATE_BACKENDS)('on $name', (b) => {
       // sent, and a policy suspended by access_denied, when suspensions were whole-policy.
       const state = backend.fresh(dir);
       const old = state.open({
-        migrations: (backend.engine === 'sqlite' ? ALL_MIGRATIONS : POSTGRES_MIGRATIONS).slice(0, 4),
+        migrations: ALL_MIGRATIONS.slice(0, 4),
       });
       expect(old.schemaVersion()).toBe(4);
       old.db

@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
-import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
 import { pruneState } from '../../src/state/retention.js';
 import type { Store } from '../../src/state/store.js';
 import type { Migration } from '../../src/state/migration.js';
-import { STATE_BACKENDS, type StateBackend, type TestState } from '../helpers/state-backends.js';
+import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 1);
@@ -22,8 +21,8 @@ const laterTables: Migration = {
   `,
 };
 
-/** The engine's first migration: `meta` and `source_health` alone. */
-const coreOf = (backend: StateBackend) => (backend.engine === 'sqlite' ? ALL_MIGRATIONS : POSTGRES_MIGRATIONS)[0]!;
+/** The first migration: `meta` and `source_health` alone. */
+const coreOf = () => ALL_MIGRATIONS[0]!;
 
 let state: TestState;
 let store: Store;
@@ -35,7 +34,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
   afterEach(() => state.cleanup());
 
   it('skips tables that do not exist yet', () => {
-    store = state.open({ migrations: [coreOf(backend)] });
+    store = state.open({ migrations: [coreOf()] });
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({});
     expect(result.skipped).toEqual({
@@ -65,7 +64,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
   });
 
   it('deletes only finished rows older than the retention, children first', () => {
-    store = state.open({ migrations: [coreOf(backend), laterTables] });
+    store = state.open({ migrations: [coreOf(), laterTables] });
     const old = NOW - 40 * DAY;
     const recent = NOW - 2 * DAY;
     const db = store.db;
@@ -109,7 +108,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       name: 'odd',
       up: 'CREATE TABLE events (id INTEGER PRIMARY KEY, happened INTEGER)',
     };
-    store = state.open({ migrations: [coreOf(backend), odd] });
+    store = state.open({ migrations: [coreOf(), odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
     expect(result.skipped.events).toBe('missing column(s) at');
   });
@@ -276,7 +275,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
         up: `CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT);
              CREATE TABLE remediation_attempts (policy TEXT, record_type TEXT, record_id INTEGER, fingerprint TEXT, status TEXT, planned_at INTEGER, finished_at INTEGER)`,
       };
-      store = state.open({ migrations: [coreOf(backend), odd] });
+      store = state.open({ migrations: [coreOf(), odd] });
       expect(pruneState(store, { now: NOW, retentionMs: DAY }).skipped.remediation_attempts).toBe(
         'missing column(s) alerts.fingerprint',
       );

@@ -7,8 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import core from '../../src/state/migrations/001-core.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
-import { POSTGRES_MIGRATIONS } from '../../src/state/migrations/postgres/index.js';
-import type { SqlEngine } from '../../src/state/sql-database.js';
 import { Store, type StoreOptions } from '../../src/state/store.js';
 import { StoreError } from '../../src/state/store-error.js';
 import type { Migration } from '../../src/state/migration.js';
@@ -40,9 +38,6 @@ function catchError(fn: () => unknown): unknown {
   throw new Error('expected a throw');
 }
 
-/** Every migration of each engine; the first is `core` (meta, source_health). */
-const MIGRATIONS: Record<SqlEngine, readonly Migration[]> = { sqlite: ALL_MIGRATIONS, postgres: POSTGRES_MIGRATIONS };
-
 /** A migration both engines take. */
 const extra: Migration = {
   version: 99,
@@ -52,7 +47,8 @@ const extra: Migration = {
 
 describe.each(STATE_BACKENDS)('the store on $name', (backend) => {
   let state: TestState;
-  const coreOf = () => MIGRATIONS[backend.engine][0]!;
+  /** The first migration, `core` (meta, source_health). */
+  const coreOf = () => ALL_MIGRATIONS[0]!;
   /** meta and source_health alone: later migrations write rows of their own (meta.installation_id). */
   const coreOnly = (): StoreOptions => ({ migrations: [coreOf()] });
 
@@ -64,9 +60,7 @@ describe.each(STATE_BACKENDS)('the store on $name', (backend) => {
   it('applies every migration by default and records each', () => {
     const store = state.open({ clock: new ManualClock(1_000) });
     const rows = store.db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all();
-    expect(rows).toEqual(
-      MIGRATIONS[backend.engine].map((m) => ({ version: m.version, name: m.name, applied_at: 1_000 })),
-    );
+    expect(rows).toEqual(ALL_MIGRATIONS.map((m) => ({ version: m.version, name: m.name, applied_at: 1_000 })));
     for (const table of ['meta', 'schema_migrations', 'source_health'])
       expect(store.db.tableColumns(table)).toBeDefined();
     expect(store.schemaVersion()).toBe(ALL_MIGRATIONS.at(-1)!.version);

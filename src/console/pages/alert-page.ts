@@ -9,13 +9,14 @@
  * A firing alert has a button to acknowledge it (or give its acknowledgement back), with an
  * optional comment.
  */
-import { eventsOfAlert, getAlert } from '../../alerts/alert-store.js';
+import { eventsOfAlert, getAlert, type AlertRow } from '../../alerts/alert-store.js';
+import { UNDERWAY_SINCE } from '../../detectors/finding.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import type { Config } from '../../config/load-config.js';
 import { latestDecisions, notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
-import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit.js';
+import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit-store.js';
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
@@ -69,6 +70,7 @@ export function alertPage(
       · check <code>${alert.check}</code> · job
       <code>${alert.job}</code> ${alert.url ? html`· ${safeLink(alert.url, 'open on the platform')}` : ''}
     </p>
+    ${underwayLine(alert)}
     <p>${labelChips(alert.labels)}</p>
     ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')}
     ${
@@ -105,6 +107,19 @@ export function alertPage(
     </section>
   `;
   return page({ title: alert.summary, current: '/', ctx, body });
+}
+
+/**
+ * For an open alert whose record is being worked on again (a failed run retried), what it is going
+ * through, in its one-line form ("retrying since 10:42, step install_modules"): the alert stays
+ * open and quiet until the outcome, which it will tell.
+ */
+function underwayLine(alert: AlertRow): SafeHtml | '' {
+  if (alert.status === 'resolved' || alert.details[UNDERWAY_SINCE] === undefined) return '';
+  return html`<p class="underway">
+    <strong>Under way:</strong> ${alert.brief ?? alert.summary} · no reminder while it runs; its outcome will be
+    told
+  </p>`;
 }
 
 function facts(shown: { label: string; value: string }[] | null, details: Record<string, string>): SafeHtml {

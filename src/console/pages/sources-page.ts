@@ -7,7 +7,7 @@
  * (each job's requests an hour, and which job is stretched to fit). The notifications
  * waiting in the outbox per channel, and a channel's pause or failure streak.
  */
-import { SourceHealth } from '../../alerts/source-health.js';
+import { SourceHealthStore } from '../../alerts/source-health-store.js';
 import { JOB_NAMES } from '../../collectors/collectors.js';
 import type { Config } from '../../config/load-config.js';
 import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
@@ -39,7 +39,7 @@ interface ApiTraffic {
 /** The sources page. */
 export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Promise<SafeHtml> {
   const { store, config, jobs, readiness } = inputs;
-  const health = new SourceHealth(store);
+  const health = new SourceHealthStore(store);
   const ready = new Map(readiness.map((c) => [c.check, c]));
   const traffic = await apiTraffic(inputs.metrics);
   const backlog = outboxBacklog(store);

@@ -11,7 +11,16 @@ import { SMTPServer } from 'smtp-server';
  * `reject-*` 550 (refused), at RCPT TO or after DATA, so the demo and tests can show retries and
  * permanent failures against a real SMTP conversation.
  */
-export type SmtpSinkMode = 'ok' | 'tempfail-rcpt' | 'reject-rcpt' | 'tempfail-data' | 'reject-data';
+export type SmtpSinkMode =
+  | 'ok'
+  | 'tempfail-rcpt'
+  | 'reject-rcpt'
+  | 'tempfail-data'
+  | 'reject-data'
+  /** Refuses (550) every recipient whose address starts with `refused`, takes the others. */
+  | 'refuse-some-rcpt'
+  /** Takes the message whole (it is kept) and never answers the end of DATA. */
+  | 'silent-after-data';
 
 /** Options of {@link startSmtpSink}. */
 export interface SmtpSinkOptions {
@@ -107,9 +116,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       }
       return callback(reply(535, '5.7.8 Authentication credentials invalid'));
     },
-    onRcptTo(_address, _session, callback) {
+    onRcptTo(address, _session, callback) {
       if (mode === 'tempfail-rcpt') return callback(reply(451, '4.3.0 Temporary failure, try again later'));
       if (mode === 'reject-rcpt') return callback(reply(550, '5.1.1 Mailbox unavailable'));
+      if (mode === 'refuse-some-rcpt' && address.address.startsWith('refused'))
+        return callback(reply(550, '5.1.1 Mailbox unavailable'));
       return callback();
     },
     onData(stream, session, callback) {
@@ -132,6 +143,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             messages.push(message);
             if (messages.length > maxKept) messages.shift();
             options.onMessage?.(message);
+            // The message arrived; the sender is never told so.
+            if (mode === 'silent-after-data') return;
             callback();
           },
           () => callback(reply(554, '5.6.0 Message could not be read')),

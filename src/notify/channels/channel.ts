@@ -48,6 +48,11 @@ export interface NoticeNotification {
    * living message per alert group says it there. Absent: it stands alone.
    */
   fingerprint?: string;
+  /**
+   * Said only in the living message of the alert it is about (a retry under way): where no message
+   * shows that alert, not at all. Absent: it stands alone when none does.
+   */
+  threadOnly?: boolean;
 }
 
 /** What a channel is asked to deliver. */
@@ -55,13 +60,18 @@ export type Notification = AlertsNotification | NoticeNotification;
 
 /**
  * The outcome of one delivery attempt, with a named reason:
- * `ok`; `retryable` (429, 5xx, network, SMTP 4xx) optionally with how long to wait;
- * `permanent` (other 4xx, SMTP 5xx, bad address): kept and reported, not retried.
+ * `ok`, with `refused` when some recipients were refused while the others took it (sending
+ * again would duplicate it for the others); `retryable` (429, 5xx, network, SMTP 4xx)
+ * optionally with how long to wait; `permanent` (other 4xx, SMTP 5xx, bad address): kept and
+ * reported, not retried at once; `unconfirmed`: the message went out but its receipt was never
+ * confirmed (an SMTP server silent after the body), so the receiver may have it: it is sent at
+ * most once more.
  */
 export type SendResult =
-  | { outcome: 'ok' }
+  | { outcome: 'ok'; refused?: string }
   | { outcome: 'retryable'; reason: string; retryAfterMs?: number }
-  | { outcome: 'permanent'; reason: string };
+  | { outcome: 'permanent'; reason: string }
+  | { outcome: 'unconfirmed'; reason: string };
 
 /** What a channel gets from the composition root. */
 export interface ChannelDeps {

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import { Secret } from '../../config/secret.js';
 import type {
   AlertsNotification,
@@ -21,6 +20,7 @@ import {
 import { emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
 import { guardedSend } from './guarded-send.js';
+import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 import type { MessageLinks } from '../message-links.js';
 
 /** A rendered email: the subject, its own headers and the same content as plain text and as HTML. */
@@ -326,22 +326,37 @@ interface SmtpError {
 const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ECONFIG', 'EREQUIRETLS']);
 
 /**
- * Classifies a nodemailer failure. An SMTP reply code decides first: 4xx retryable, 5xx permanent.
- * Without one, an authentication or envelope problem is permanent; connection trouble, timeouts and
- * anything unknown are retryable, so nothing is dropped on a guess. The reason quotes the server's
- * reply, never nodemailer's message (which can echo what was sent).
+ * Classifies a failed SMTP send. A server that refused STARTTLS (`smtp.secure: starttls`) is a
+ * setup error whatever its reply code: a server without TLS will not grow it in 24 hours. Then an
+ * SMTP reply code decides: 4xx retryable, 5xx permanent. Without one, a failure after the body
+ * was handed over is unconfirmed (the server may have the message); an authentication or
+ * envelope problem is permanent; connection trouble, timeouts and anything unknown are retryable,
+ * so nothing is dropped on a guess. The reason quotes the server's reply, never nodemailer's
+ * message (which can echo what was sent).
  */
-export function classifySmtpError(err: unknown): SendResult {
+export function classifySmtpError(err: unknown, bodyHandedOver = false): SendResult {
   const e = (err ?? {}) as SmtpError;
   const code = typeof e.code === 'string' ? e.code : undefined;
   const reply = typeof e.response === 'string' ? `: ${oneLine(e.response, 200)}` : '';
   const at = typeof e.command === 'string' ? ` at ${oneLine(e.command, 20)}` : '';
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  if (code === 'ETLS' && e.command === 'STARTTLS') {
+    return {
+      outcome: 'permanent',
+      reason: `SMTP server refused STARTTLS${reply}; set smtp.secure to "tls" if it takes TLS on connect, or fix the server (smtp.secure: "none" only for a local relay)`,
+    };
+  }
   if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     return { outcome: 'retryable', reason: `SMTP ${responseCode}${at} (temporary)${reply}` };
   }
   if (responseCode !== undefined && responseCode >= 500) {
     return { outcome: 'permanent', reason: `SMTP ${responseCode}${at} (rejected)${reply}` };
+  }
+  if (bodyHandedOver) {
+    return {
+      outcome: 'unconfirmed',
+      reason: `SMTP server took the message but never confirmed it (${code ?? 'connection lost'})`,
+    };
   }
   if (code && PERMANENT_CODES.has(code)) {
     return {
@@ -351,6 +366,21 @@ export function classifySmtpError(err: unknown): SendResult {
   }
   if (code === 'ETIMEDOUT') return { outcome: 'retryable', reason: `SMTP timed out (${code})${at}` };
   return { outcome: 'retryable', reason: `SMTP connection failed (${code ?? 'unknown error'})${at}` };
+}
+
+/**
+ * What a send's answer reads as. Some recipients refused while others took it: sending again would
+ * duplicate it for the others, so it counts as delivered and names who did not get it, and why.
+ */
+function answeredSmtp(info: SmtpSendOutcome & { sent: true }): SendResult {
+  const rejected = info.info.rejected.map(String);
+  if (rejected.length === 0) return { outcome: 'ok' };
+  const errors = (info.info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? [];
+  const replies = errors.map((e) => (typeof e.response === 'string' ? oneLine(e.response, 100) : '')).filter(Boolean);
+  return {
+    outcome: 'ok',
+    refused: `the SMTP server refused ${rejected.map((r) => oneLine(r, 200)).join(', ')}${replies.length > 0 ? ` (${[...new Set(replies)].join('; ')})` : ''}; they did not get it`,
+  };
 }
 
 /**
@@ -383,7 +413,7 @@ export const emailChannel = {
           new Secret(Buffer.from(`\u0000${smtp.auth?.user ?? ''}\u0000${pass.reveal()}`).toString('base64')),
         ]
       : [];
-    const transport = nodemailer.createTransport({
+    const transport = new OwnedSmtpTransport({
       host: smtp.host,
       port: smtp.port,
       secure: smtp.secure === 'tls',
@@ -419,7 +449,7 @@ export const emailChannel = {
       send: (message, signal) =>
         guardedSend({
           start: () =>
-            transport.sendMail({
+            transport.send({
               from: config.from,
               to: config.to,
               subject: message.subject,
@@ -429,14 +459,9 @@ export const emailChannel = {
             }),
           signal,
           peer: 'the SMTP server',
-          answered: (info) => {
-            // Some recipients refused, others took it: sending again would duplicate it for the
-            // others, so the delivery counts and the refusals are logged for a person to fix.
-            if (info.rejected.length > 0)
-              log.warn({ rejected: info.rejected.map(String) }, 'some recipients were refused');
-            return { outcome: 'ok' };
-          },
-          failed: classifySmtpError,
+          answered: (outcome) =>
+            outcome.sent ? answeredSmtp(outcome) : classifySmtpError(outcome.error, outcome.bodyHandedOver),
+          failed: (err) => classifySmtpError(err),
           secrets,
           log,
         }),

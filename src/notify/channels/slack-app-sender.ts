@@ -32,7 +32,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import type { SendResult } from './channel.js';
 import { PASSING_SLACK_ERRORS, slackErrorWord } from './slack-app-classify.js';
-import type { LivingMessage, SlackAppLinks } from './slack-app-links.js';
+import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
 import { allResolved, mergeShown, renderLiving, type LivingState, type SlackAppMessage } from './slack-app-render.js';
 import type { EventControls, SlackMessage, SlackRenderOptions } from './slack-render.js';
 
@@ -97,6 +97,8 @@ export interface NoticeDelivery {
   /** The line the living message keeps of it. */
   note: string;
   reply: SlackMessage;
+  /** Said only in its alert's living message; nothing when none shows it (`NoticeNotification.threadOnly`). */
+  threadOnly?: boolean;
 }
 
 /** What the Slack app channel renders. */
@@ -110,7 +112,7 @@ export interface LivingMessagesOptions {
   slackChannel: string;
   call: SlackCall;
   /** The state; undefined (`notify-test`): nothing is kept and every message stands alone. */
-  links: SlackAppLinks | undefined;
+  links: SlackAppLinkStore | undefined;
   clock: Clock;
   log: Logger;
   maxItems: number;
@@ -215,6 +217,8 @@ export class LivingMessages {
     const link = d.fingerprint === undefined ? undefined : this.o.links?.forAlert(this.o.name, d.fingerprint);
     const shown = link && (await this.#showAgain(link, d.note));
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
+    // Only news where its alert's message is: without one, a line alone would read as a new alert.
+    if (!shown && d.threadOnly) return { outcome: 'ok' };
     // About no alert, or its message gone: it stands alone.
     await this.#post(d.reply, shown ? { thread: shown } : {});
     return { outcome: 'ok' };

@@ -1,7 +1,7 @@
 /**
  * The Slack app channel (`type: slack_app`): a bot token and a channel ID, through Slack's Web API
  * (`@slack/web-api`). One living message per alert group, updated in place, its history in its
- * thread (`slack-app-sender.ts`); the link kept in the state (`slack-app-links.ts`, migration 010).
+ * thread (`slack-app-sender.ts`); the link kept in the state (`slack-app-link-store.ts`, migration 010).
  *
  * The client never retries by itself and never waits out a rate limit: the outbox does both
  * (`retryConfig: { retries: 0 }`, `rejectRateLimitedCalls`), so a 429's Retry-After pauses the
@@ -19,7 +19,7 @@ import { guardedSend } from './guarded-send.js';
 import { livingControls } from './slack-app-buttons.js';
 import { classifySlackApiError, slackErrorWord } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
-import { SlackAppLinks } from './slack-app-links.js';
+import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { slackLibraryLogger } from './slack-library-logger.js';
 import {
   LivingMessages,
@@ -99,7 +99,7 @@ export const slackAppChannel = {
       name: config.name,
       slackChannel: config.channel,
       call: (method, args) => client.apiCall(method, args),
-      links: deps.store ? new SlackAppLinks(deps.store) : undefined,
+      links: deps.store ? new SlackAppLinkStore(deps.store) : undefined,
       clock: deps.clock,
       log,
       maxItems: deps.maxItemsPerMessage ?? DEFAULT_MAX_ITEMS,
@@ -163,7 +163,8 @@ export const slackAppChannel = {
 /** What the channel will deliver: the thread reply (or lone message) rendered, the living message's part kept as data. */
 function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackRenderOptions): SlackAppDelivery {
   const reply = renderSlack(n, options);
-  if (n.type === 'notice') return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply };
+  if (n.type === 'notice')
+    return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply, threadOnly: n.threadOnly === true };
   const events = [...n.events, ...(n.omittedEvents ?? [])];
   const broadcast: readonly string[] = config.broadcast;
   return {

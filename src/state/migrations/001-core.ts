@@ -8,20 +8,20 @@ import type { Migration } from '../migration.js';
 const core: Migration = {
   version: 1,
   name: 'core',
-  up: `
+  up: (d) => `
     CREATE TABLE meta (
       key   TEXT PRIMARY KEY,
       value TEXT NOT NULL
-    ) STRICT;
+    )${d.strict};
 
     CREATE TABLE source_health (
       job                  TEXT PRIMARY KEY,
       consecutive_failures INTEGER NOT NULL DEFAULT 0,
       last_error           TEXT,
-      last_attempt_at      INTEGER,
-      last_success_at      INTEGER,
+      last_attempt_at      ${d.int64},
+      last_success_at      ${d.int64},
       disabled_reason      TEXT
-    ) STRICT;
+    )${d.strict};
   `,
 };
 

@@ -8,12 +8,12 @@ import type { Migration } from '../migration.js';
  * - `events`: every `firing | repeat | escalated | resolved` written, with the AlertEvent (minus its
  *   id, which is the row id) as JSON; pruned by `at`.
  * - `silences`: operator-made mutes by label matchers; `expired_at` is set by `unsilence`.
- * Times are INTEGER milliseconds since the epoch; JSON columns hold objects.
+ * Times are milliseconds since the epoch (`int64`); JSON columns hold objects.
  */
 const alerts: Migration = {
   version: 2,
   name: 'alerts',
-  up: `
+  up: (d) => `
     CREATE TABLE alerts (
       fingerprint      TEXT    PRIMARY KEY,
       job              TEXT    NOT NULL,
@@ -26,13 +26,13 @@ const alerts: Migration = {
       url              TEXT,
       since            TEXT,
       subject          TEXT,
-      first_seen_at    INTEGER NOT NULL,
-      last_seen_at     INTEGER NOT NULL,
+      first_seen_at    ${d.int64} NOT NULL,
+      last_seen_at     ${d.int64} NOT NULL,
       seen_count       INTEGER NOT NULL,
-      fired_at         INTEGER,
-      last_notified_at INTEGER,
-      resolved_at      INTEGER
-    ) STRICT;
+      fired_at         ${d.int64},
+      last_notified_at ${d.int64},
+      resolved_at      ${d.int64}
+    )${d.strict};
 
     -- Each cycle loads one job's open alerts; commands list all open ones.
     CREATE INDEX alerts_open_by_job ON alerts (job, fingerprint) WHERE status <> 'resolved';
@@ -40,12 +40,12 @@ const alerts: Migration = {
     CREATE INDEX alerts_resolved_at ON alerts (resolved_at) WHERE status = 'resolved';
 
     CREATE TABLE events (
-      id          INTEGER PRIMARY KEY AUTOINCREMENT,
+      id          ${d.serialKey},
       fingerprint TEXT    NOT NULL,
       kind        TEXT    NOT NULL CHECK (kind IN ('firing', 'repeat', 'escalated', 'resolved')),
-      at          INTEGER NOT NULL,
+      at          ${d.int64} NOT NULL,
       payload     TEXT    NOT NULL
-    ) STRICT;
+    )${d.strict};
 
     CREATE INDEX events_at ON events (at);
     CREATE INDEX events_fingerprint ON events (fingerprint, id);
@@ -53,13 +53,13 @@ const alerts: Migration = {
     CREATE TABLE silences (
       id          TEXT    PRIMARY KEY,
       matchers    TEXT    NOT NULL,
-      starts_at   INTEGER NOT NULL,
-      ends_at     INTEGER NOT NULL,
+      starts_at   ${d.int64} NOT NULL,
+      ends_at     ${d.int64} NOT NULL,
       created_by  TEXT    NOT NULL,
       reason      TEXT    NOT NULL,
-      created_at  INTEGER NOT NULL,
-      expired_at  INTEGER
-    ) STRICT;
+      created_at  ${d.int64} NOT NULL,
+      expired_at  ${d.int64}
+    )${d.strict};
 
     -- The router asks for the silences in force now: not expired by hand and not past ends_at.
     CREATE INDEX silences_ends_at ON silences (ends_at) WHERE expired_at IS NULL;

@@ -14,18 +14,18 @@ import type { Migration } from '../migration.js';
  *   kept across restarts.
  * - `notify_digest_log`: one row per (channel, local day) a digest was queued, so a restart never
  *   sends the day's digest twice.
- * Times are INTEGER milliseconds since the epoch.
+ * Times are milliseconds since the epoch (`int64`).
  */
 const notify: Migration = {
   version: 3,
   name: 'notify',
-  up: `
+  up: (d) => `
     CREATE TABLE outbox (
-      id              INTEGER PRIMARY KEY AUTOINCREMENT,
+      id              ${d.serialKey},
       channel         TEXT    NOT NULL,
       route           TEXT    NOT NULL,
       source          TEXT    NOT NULL CHECK (source IN ('event', 'notice')),
-      event_id        INTEGER,
+      event_id        ${d.int64},
       fingerprint     TEXT,
       kind            TEXT    NOT NULL,
       payload         TEXT    NOT NULL,
@@ -35,13 +35,13 @@ const notify: Migration = {
       detail          TEXT,
       held_by         TEXT,
       attempts        INTEGER NOT NULL DEFAULT 0,
-      created_at      INTEGER NOT NULL,
-      due_since       INTEGER,
-      next_attempt_at INTEGER,
-      sent_at         INTEGER,
+      created_at      ${d.int64} NOT NULL,
+      due_since       ${d.int64},
+      next_attempt_at ${d.int64},
+      sent_at         ${d.int64},
       last_error      TEXT,
-      updated_at      INTEGER NOT NULL
-    ) STRICT;
+      updated_at      ${d.int64} NOT NULL
+    )${d.strict};
 
     -- The delivery loop's claim: a channel's due rows, oldest first.
     CREATE INDEX outbox_due ON outbox (channel, next_attempt_at, id) WHERE status = 'pending';
@@ -53,24 +53,24 @@ const notify: Migration = {
       fingerprint  TEXT    NOT NULL,
       channel      TEXT    NOT NULL,
       last_kind    TEXT    NOT NULL,
-      announced_at INTEGER NOT NULL,
-      last_sent_at INTEGER,
+      announced_at ${d.int64} NOT NULL,
+      last_sent_at ${d.int64},
       PRIMARY KEY (fingerprint, channel)
-    ) STRICT;
+    )${d.strict};
 
     CREATE TABLE notify_channel_state (
       channel              TEXT    PRIMARY KEY,
-      paused_until         INTEGER,
+      paused_until         ${d.int64},
       consecutive_failures INTEGER NOT NULL DEFAULT 0,
       last_error           TEXT
-    ) STRICT;
+    )${d.strict};
 
     CREATE TABLE notify_digest_log (
       channel    TEXT    NOT NULL,
       day        TEXT    NOT NULL,
-      created_at INTEGER NOT NULL,
+      created_at ${d.int64} NOT NULL,
       PRIMARY KEY (channel, day)
-    ) STRICT;
+    )${d.strict};
   `,
 };
 

@@ -19,18 +19,18 @@ import type { Migration } from '../migration.js';
  * - `remediation_suspensions`: policies suspended by a refusal that only a person can fix
  *   (writes_disabled, plan_required, function_not_allowed, access_denied…); cleared when the
  *   remediator starts (daemon start or config reload).
- * Times are INTEGER milliseconds since the epoch.
+ * Times are milliseconds since the epoch (`int64`).
  */
 const remediation: Migration = {
   version: 4,
   name: 'remediation',
-  up: `
+  up: (d) => `
     CREATE TABLE remediation_attempts (
-      id              INTEGER PRIMARY KEY AUTOINCREMENT,
+      id              ${d.serialKey},
       policy          TEXT    NOT NULL,
       action          TEXT    NOT NULL,
       record_type     TEXT    NOT NULL,
-      record_id       INTEGER NOT NULL,
+      record_id       ${d.int64} NOT NULL,
       attempt         INTEGER NOT NULL,
       idempotency_key TEXT    NOT NULL UNIQUE,
       body            TEXT    NOT NULL,
@@ -39,63 +39,63 @@ const remediation: Migration = {
       severity        TEXT    NOT NULL,
       summary         TEXT    NOT NULL,
       url             TEXT,
-      life            INTEGER NOT NULL,
+      life            ${d.int64} NOT NULL,
       status          TEXT    NOT NULL CHECK (status IN ('planned', 'following', 'finished')),
       counted         INTEGER NOT NULL DEFAULT 0,
-      planned_at      INTEGER NOT NULL,
-      first_sent_at   INTEGER,
-      last_sent_at    INTEGER,
+      planned_at      ${d.int64} NOT NULL,
+      first_sent_at   ${d.int64},
+      last_sent_at    ${d.int64},
       send_count      INTEGER NOT NULL DEFAULT 0,
-      next_at         INTEGER,
+      next_at         ${d.int64},
       answer          TEXT,
-      run_id          INTEGER,
-      follow_until    INTEGER,
+      run_id          ${d.int64},
+      follow_until    ${d.int64},
       outcome         TEXT,
       outcome_detail  TEXT,
-      finished_at     INTEGER,
+      finished_at     ${d.int64},
       UNIQUE (policy, record_type, record_id, attempt)
-    ) STRICT;
+    )${d.strict};
 
     CREATE INDEX remediation_attempts_record ON remediation_attempts (policy, record_type, record_id);
     CREATE INDEX remediation_attempts_due ON remediation_attempts (status, next_at) WHERE status <> 'finished';
     CREATE INDEX remediation_attempts_planned_at ON remediation_attempts (planned_at);
 
     CREATE TABLE remediation_audit (
-      id              INTEGER PRIMARY KEY AUTOINCREMENT,
-      at              INTEGER NOT NULL,
+      id              ${d.serialKey},
+      at              ${d.int64} NOT NULL,
       policy          TEXT    NOT NULL,
       action          TEXT    NOT NULL,
       record_type     TEXT,
-      record_id       INTEGER,
+      record_id       ${d.int64},
       fingerprint     TEXT,
       decision        TEXT    NOT NULL,
       reason          TEXT    NOT NULL,
       idempotency_key TEXT,
       answer          TEXT,
       outcome         TEXT,
-      run_id          INTEGER,
+      run_id          ${d.int64},
       detail          TEXT
-    ) STRICT;
+    )${d.strict};
 
     CREATE INDEX remediation_audit_at ON remediation_audit (at);
 
     CREATE TABLE remediation_skip_state (
       policy      TEXT    NOT NULL,
       record_type TEXT    NOT NULL,
-      record_id   INTEGER NOT NULL,
-      life        INTEGER NOT NULL,
+      record_id   ${d.int64} NOT NULL,
+      life        ${d.int64} NOT NULL,
       reason      TEXT    NOT NULL,
-      at          INTEGER NOT NULL,
+      at          ${d.int64} NOT NULL,
       PRIMARY KEY (policy, record_type, record_id)
-    ) STRICT;
+    )${d.strict};
 
     CREATE TABLE remediation_suspensions (
       policy     TEXT    PRIMARY KEY,
       action     TEXT    NOT NULL,
       code       TEXT    NOT NULL,
       message    TEXT    NOT NULL,
-      at         INTEGER NOT NULL
-    ) STRICT;
+      at         ${d.int64} NOT NULL
+    )${d.strict};
   `,
 };
 

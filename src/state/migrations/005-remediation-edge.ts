@@ -5,7 +5,8 @@ import type { Migration } from '../migration.js';
  * - `meta.installation_id`: ten hex digits drawn once, when the state is created or migrated to
  *   this version, and never changed. Every idempotency key carries it, so a new or lost state file
  *   never sends a key an earlier one sent (the service would refuse it as reused, or replay an old
- *   answer). `randomblob` is SQLite's ChaCha20 generator, seeded from the operating system.
+ *   answer). `randomblob` is SQLite's ChaCha20 generator, seeded from the operating system;
+ *   PostgreSQL's `gen_random_uuid` is its strong random source too.
  *   `ON CONFLICT DO NOTHING`: a value already there is this installation's and is kept.
  *   Beside it the remediation keeps `meta.remediation_key_number`, the number of the last key it
  *   gave out (written with its first key): a number is never given out twice in one state file,
@@ -21,8 +22,8 @@ import type { Migration } from '../migration.js';
 const remediationEdge: Migration = {
   version: 5,
   name: 'remediation-edge',
-  up: `
-    INSERT INTO meta (key, value) VALUES ('installation_id', lower(hex(randomblob(5))))
+  up: (d) => `
+    INSERT INTO meta (key, value) VALUES ('installation_id', ${d.randomHex(10)})
       ON CONFLICT (key) DO NOTHING;
 
     CREATE TABLE remediation_suspensions_by_environment (
@@ -31,9 +32,9 @@ const remediationEdge: Migration = {
       action      TEXT    NOT NULL,
       code        TEXT    NOT NULL,
       message     TEXT    NOT NULL,
-      at          INTEGER NOT NULL,
+      at          ${d.int64} NOT NULL,
       PRIMARY KEY (policy, environment)
-    ) STRICT;
+    )${d.strict};
     INSERT INTO remediation_suspensions_by_environment (policy, environment, action, code, message, at)
       SELECT policy, '*', action, code, message, at FROM remediation_suspensions;
     DROP TABLE remediation_suspensions;

@@ -8,22 +8,22 @@ import type { Migration } from '../migration.js';
  *   or `ready` (`context` holds the AlertContext JSON, which may only say what could not be read).
  * - `fingerprint`: the alert that asked; retention keeps the row while that alert is open.
  * - `ask`: the RunContextAsk JSON (run, app, workflow, action, when it failed).
- * Times are INTEGER milliseconds since the epoch.
+ * Times are milliseconds since the epoch (`int64`).
  */
 const alertContext: Migration = {
   version: 8,
   name: 'alert-context',
-  up: `
+  up: (d) => `
     CREATE TABLE alert_context (
       subject      TEXT    PRIMARY KEY,
       fingerprint  TEXT    NOT NULL,
       ask          TEXT    NOT NULL,
       status       TEXT    NOT NULL CHECK (status IN ('pending', 'ready')),
       context      TEXT,
-      requested_at INTEGER NOT NULL,
-      read_at      INTEGER,
-      updated_at   INTEGER NOT NULL
-    ) STRICT;
+      requested_at ${d.int64} NOT NULL,
+      read_at      ${d.int64},
+      updated_at   ${d.int64} NOT NULL
+    )${d.strict};
 
     -- The reader's claim: pending asks, oldest first.
     CREATE INDEX alert_context_pending ON alert_context (requested_at) WHERE status = 'pending';

@@ -8,26 +8,28 @@ import type { Migration } from '../migration.js';
  *   acknowledgement at a time, it belongs to the alert's life (a resolve or an escalation ends it,
  *   a new life starts without), and the lifecycle reads it with the row it already reads every
  *   cycle, with no join. Its history is in `events`, like everything else that happened to an alert.
- * - `events` rebuilt to allow the kinds `acknowledged` and `unacknowledged` (its CHECK named the
- *   lifecycle's four; SQLite cannot alter a CHECK). Every row is kept with its id, and the id
- *   sequence goes on from where it was, so no new event takes the id of a pruned one that an
- *   outbox row may still name.
+ * - `events` widened to allow the kinds `acknowledged` and `unacknowledged` (its CHECK named the
+ *   lifecycle's four). PostgreSQL alters the CHECK in place. SQLite cannot, so there the table is
+ *   rebuilt: every row is kept with its id, and the id sequence goes on from where it was, so no
+ *   new event takes the id of a pruned one that an outbox row may still name.
  * - `unrouted_events`: an acknowledgement event written by whoever acknowledged (the console, the
  *   CLI in another process, Slack), in the same transaction as the event; the daemon's delivery
  *   round routes it through the outbox and deletes the row in one transaction, so each is routed
  *   once, whichever process wrote it.
- * Times are INTEGER milliseconds since the epoch.
+ * Times are milliseconds since the epoch (`int64`).
  */
 const acknowledge: Migration = {
   version: 9,
   name: 'acknowledge',
-  up: `
-    ALTER TABLE alerts ADD COLUMN acknowledged_at INTEGER;
+  up: (d) => `
+    ALTER TABLE alerts ADD COLUMN acknowledged_at ${d.int64};
     ALTER TABLE alerts ADD COLUMN acknowledged_by TEXT;
     ALTER TABLE alerts ADD COLUMN acknowledged_via TEXT CHECK (acknowledged_via IN ('console', 'cli', 'slack'));
     ALTER TABLE alerts ADD COLUMN acknowledge_comment TEXT;
 
-    CREATE TABLE events_009 (
+    ${d.choose({
+      // SQLite cannot alter a CHECK: the table is rebuilt.
+      sqlite: `CREATE TABLE events_009 (
       id          INTEGER PRIMARY KEY AUTOINCREMENT,
       fingerprint TEXT    NOT NULL,
       kind        TEXT    NOT NULL CHECK (kind IN ('firing', 'repeat', 'escalated', 'resolved', 'acknowledged', 'unacknowledged')),
@@ -41,12 +43,17 @@ const acknowledge: Migration = {
     DROP TABLE events;
     ALTER TABLE events_009 RENAME TO events;
     CREATE INDEX events_at ON events (at);
-    CREATE INDEX events_fingerprint ON events (fingerprint, id);
+    CREATE INDEX events_fingerprint ON events (fingerprint, id);`,
+      // PostgreSQL alters a CHECK in place: no rebuild, the identity goes on as it was.
+      postgres: `ALTER TABLE events DROP CONSTRAINT events_kind_check;
+    ALTER TABLE events ADD CONSTRAINT events_kind_check
+      CHECK (kind IN ('firing', 'repeat', 'escalated', 'resolved', 'acknowledged', 'unacknowledged'));`,
+    })}
 
     CREATE TABLE unrouted_events (
-      event_id  INTEGER PRIMARY KEY,
-      queued_at INTEGER NOT NULL
-    ) STRICT;
+      event_id  ${d.int64} PRIMARY KEY,
+      queued_at ${d.int64} NOT NULL
+    )${d.strict};
   `,
 };
 

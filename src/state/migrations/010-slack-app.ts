@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * The Slack app channel's living messages (owned by `src/notify/channels/slack-app-links.ts`): one
+ * The Slack app channel's living messages (owned by `src/notify/channels/slack-app-link-store.ts`): one
  * message per (channel, alert group), posted once and updated in place, so the link to it must
  * outlive a restart or a crash.
  * - `slack_app_messages`: one row per living message. `status`: `posting` (the intent, written
@@ -15,14 +15,14 @@ import type { Migration } from '../migration.js';
  * - `slack_app_message_alerts`: what the message shows of each alert: the latest event delivered
  *   to it (AlertEvent JSON), so an update shows every alert of the group, not only the new ones,
  *   and an alert's living message can be found by its fingerprint.
- * Neither holds the bot token. Times are INTEGER milliseconds since the epoch.
+ * Neither holds the bot token. Times are milliseconds since the epoch (`int64`).
  */
 const slackApp: Migration = {
   version: 10,
   name: 'slack-app',
-  up: `
+  up: (d) => `
     CREATE TABLE slack_app_messages (
-      id            INTEGER PRIMARY KEY AUTOINCREMENT,
+      id            ${d.serialKey},
       channel       TEXT    NOT NULL,
       group_key     TEXT    NOT NULL,
       status        TEXT    NOT NULL CHECK (status IN ('posting', 'open', 'closed')),
@@ -31,22 +31,22 @@ const slackApp: Migration = {
       ts            TEXT,
       notes         TEXT    NOT NULL DEFAULT '[]',
       routes        TEXT    NOT NULL DEFAULT '[]',
-      created_at    INTEGER NOT NULL,
-      updated_at    INTEGER NOT NULL,
-      closed_at     INTEGER,
+      created_at    ${d.int64} NOT NULL,
+      updated_at    ${d.int64} NOT NULL,
+      closed_at     ${d.int64},
       closed_reason TEXT
-    ) STRICT;
+    )${d.strict};
 
     CREATE UNIQUE INDEX slack_app_messages_living ON slack_app_messages (channel, group_key)
       WHERE status <> 'closed';
     CREATE INDEX slack_app_messages_ts ON slack_app_messages (slack_channel, ts);
 
     CREATE TABLE slack_app_message_alerts (
-      message_id  INTEGER NOT NULL REFERENCES slack_app_messages (id) ON DELETE CASCADE,
+      message_id  ${d.int64} NOT NULL REFERENCES slack_app_messages (id) ON DELETE CASCADE,
       fingerprint TEXT    NOT NULL,
       event       TEXT    NOT NULL,
       PRIMARY KEY (message_id, fingerprint)
-    ) STRICT;
+    )${d.strict};
 
     CREATE INDEX slack_app_message_alerts_fingerprint ON slack_app_message_alerts (fingerprint);
   `,

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * The audit of clicks on the Slack app's buttons (owned by `src/interactions/interaction-audit.ts`):
+ * The audit of clicks on the Slack app's buttons (owned by `src/interactions/interaction-audit-store.ts`):
  * one row per click that reached the daemon, whatever came of it, so a refused or stale click is
  * on record beside the ones that acted (those also write where their action writes: the
  * acknowledgement's event, the silence, the remediation audit).
@@ -12,15 +12,15 @@ import type { Migration } from '../migration.js';
  * - `outcome`: `done` (it changed something), `unchanged` (nothing to change: taken already, an
  *   attempt under way), `refused` (not allowed to that person), `stale` (the alert or the message
  *   is over), `failed` (our fault: the state, Slack's answer); `detail` says it in words.
- * No token, secret or response URL is kept. Times are INTEGER milliseconds since the epoch.
+ * No token, secret or response URL is kept. Times are milliseconds since the epoch (`int64`).
  */
 const slackInteractions: Migration = {
   version: 11,
   name: 'slack-interactions',
-  up: `
+  up: (d) => `
     CREATE TABLE slack_interactions (
-      id          INTEGER PRIMARY KEY AUTOINCREMENT,
-      at          INTEGER NOT NULL,
+      id          ${d.serialKey},
+      at          ${d.int64} NOT NULL,
       channel     TEXT    NOT NULL,
       slack_user  TEXT    NOT NULL,
       user_name   TEXT,
@@ -28,7 +28,7 @@ const slackInteractions: Migration = {
       fingerprint TEXT,
       outcome     TEXT    NOT NULL CHECK (outcome IN ('done', 'unchanged', 'refused', 'stale', 'failed')),
       detail      TEXT    NOT NULL
-    ) STRICT;
+    )${d.strict};
 
     CREATE INDEX slack_interactions_fingerprint ON slack_interactions (fingerprint, at);
     CREATE INDEX slack_interactions_at ON slack_interactions (at);

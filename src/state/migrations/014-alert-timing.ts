@@ -17,23 +17,23 @@ import type { Migration } from '../migration.js';
  * `deploy-watchdog alerts` and the console read them to give the true reason, which the row alone
  * (its cycles seen) could not tell.
  *
- * Times are INTEGER milliseconds since the epoch.
+ * Times are milliseconds since the epoch (`int64`).
  */
 const alertTiming: Migration = {
   version: 14,
   name: 'alert-timing',
-  up: `
+  up: (d) => `
     CREATE TABLE time_to_alert (
-      event_id     INTEGER PRIMARY KEY,
+      event_id     ${d.int64} PRIMARY KEY,
       check_name   TEXT    NOT NULL,
       channel      TEXT    NOT NULL,
-      record_at    INTEGER NOT NULL,
-      delivered_at INTEGER NOT NULL
-    ) STRICT;
+      record_at    ${d.int64} NOT NULL,
+      delivered_at ${d.int64} NOT NULL
+    )${d.strict};
 
     CREATE INDEX time_to_alert_delivered_at ON time_to_alert (delivered_at);
 
-    ALTER TABLE alerts ADD COLUMN hold_until INTEGER;
+    ALTER TABLE alerts ADD COLUMN hold_until ${d.int64};
     ALTER TABLE alerts ADD COLUMN hold_reason TEXT;
   `,
 };

@@ -128,7 +128,7 @@ describe('email channel against a local SMTP sink', () => {
 
   it('answers retryable when nothing listens (connection refused)', async () => {
     const result = await send(channel({ port: await closedPort() }));
-    expect(result).toEqual({ outcome: 'retryable', reason: 'SMTP connection failed (ESOCKET) at CONN' });
+    expect(result).toEqual({ outcome: 'retryable', reason: 'SMTP connection failed (ECONNREFUSED) at CONN' });
   });
 
   it.each(['shop\r\nBcc: victim@evil.example', 'shop\nX-Injected: yes', 'shop\r\n\r\n<html>body'])(

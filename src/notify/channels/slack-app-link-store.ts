@@ -51,7 +51,7 @@ interface DbRow {
 export const MAX_NOTES = 5;
 
 /** The prepared statements of the living messages' tables for one open store. */
-export class SlackAppLinks {
+export class SlackAppLinkStore {
   readonly #store: Store;
   readonly #living: SqlStatement<[string, string], DbRow>;
   readonly #forAlert: SqlStatement<[string, string], DbRow>;
