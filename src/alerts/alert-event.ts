@@ -109,4 +109,16 @@ export interface AlertEvent extends AlertFacts {
    * ended (an escalation is news the person who took it has not seen; a resolve ends the alert).
    */
   acknowledgementCleared?: AcknowledgementNote;
+  /**
+   * On an `escalated` event a route's escalation wrote (nobody acknowledged the alert in time,
+   * `notify.routes[].escalate_after`): how long it waited, and the channels told before.
+   */
+  unanswered?: EscalationNote;
+}
+
+/** Why an alert was escalated to more channels: unacknowledged for `afterMs`, after `toldBefore` heard it. */
+export interface EscalationNote {
+  afterMs: number;
+  /** The channels that had been told it fires, in the order they heard it. */
+  toldBefore: string[];
 }

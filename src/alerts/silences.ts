@@ -8,26 +8,12 @@
  * an alert still firing is announced once, and one that ended during the silence stays quiet.
  */
 import { randomBytes } from 'node:crypto';
+import { SilenceStore, type StoredSilence } from '../state/silence-store.js';
 import type { Store } from '../state/store.js';
 import { compileMatchers, formatMatcher, MatcherError, type LabelMatcher, type MatchableLabels } from './matchers.js';
 
-/** One silence as stored; times in ms since the epoch. */
-export interface Silence {
-  /** 12 lowercase hex characters: typeable, and 48 random bits are not guessed by accident. */
-  id: string;
-  /** Every one must match for the silence to apply (at least one). */
-  matchers: LabelMatcher[];
-  startsAt: number;
-  endsAt: number;
-  createdBy: string;
-  reason: string;
-  createdAt: number;
-  /** When it was ended by hand (`unsilence`, the console), before `endsAt`; null otherwise. */
-  expiredAt: number | null;
-  /** Who ended it by hand; null when it ran its course (or was ended before state version 7). */
-  expiredBy: string | null;
-  /** Why it was ended by hand, when they said. */
-  expireReason: string | null;
+/** One silence as stored, with whether its matchers can be run; times in ms since the epoch. */
+export interface Silence extends StoredSilence {
   /**
    * Why its matchers cannot be run, when they cannot: a pattern stored before matchers ran on RE2
    * (a lookahead, a backreference). Such a silence mutes nothing; null for every other.
@@ -35,8 +21,11 @@ export interface Silence {
   refused: string | null;
 }
 
-/** Where a silence is in its life at a given moment. */
-export type SilenceState = 'active' | 'pending' | 'expired';
+/**
+ * Where a silence is in its life at a given moment: in force, scheduled (a maintenance window
+ * made ahead: it mutes nothing before its start), or over.
+ */
+export type SilenceState = 'active' | 'scheduled' | 'expired';
 
 /** A silence that cannot be made as asked; the message says what was wrong. */
 export class SilenceError extends Error {
@@ -46,6 +35,9 @@ export class SilenceError extends Error {
 /** What {@link createSilence} needs. */
 export interface NewSilence {
   matchers: readonly LabelMatcher[];
+  /** When it starts (a maintenance window planned ahead); absent or past: `now`. */
+  startsAt?: number | undefined;
+  /** How long it lasts from its start. */
   durationMs: number;
   reason: string;
   createdBy: string;
@@ -53,13 +45,12 @@ export interface NewSilence {
 }
 
 const ID_BYTES = 6;
-const COLUMNS =
-  'id, matchers, starts_at, ends_at, created_by, reason, created_at, expired_at, expired_by, expire_reason';
 
 /**
- * Stores a silence in force from `now` for `durationMs`. Throws {@link SilenceError} when there is
- * no matcher, the duration is not a positive finite number, or the reason or author is empty; a
- * matcher whose regex does not compile throws `MatcherError`. Nothing is stored then.
+ * Stores a silence in force from its start (`now` unless a later `startsAt` is given) until
+ * `startsAt + durationMs` (one already over is refused). Throws {@link SilenceError} when there is no matcher, the duration is not a
+ * positive finite number, the start is not a time, or the reason or author is empty; a matcher
+ * whose regex does not compile throws `MatcherError`. Nothing is stored then.
  */
 export function createSilence(store: Store, input: NewSilence): Silence {
   if (input.matchers.length === 0) {
@@ -69,16 +60,25 @@ export function createSilence(store: Store, input: NewSilence): Silence {
   if (!Number.isFinite(input.durationMs) || input.durationMs <= 0) {
     throw new SilenceError(`the silence duration must be greater than zero, got ${input.durationMs} ms`);
   }
+  if (input.startsAt !== undefined && !Number.isFinite(input.startsAt)) {
+    throw new SilenceError('the silence start must be a time');
+  }
   const reason = input.reason.trim();
   if (!reason) throw new SilenceError('a silence needs a reason, so others know why alerts are muted');
   const createdBy = input.createdBy.trim();
   if (!createdBy) throw new SilenceError('a silence needs an author');
 
+  const endsAt = (input.startsAt ?? input.now) + input.durationMs;
+  if (endsAt <= input.now) {
+    throw new SilenceError(`the silence would be over before it is made: it ends ${new Date(endsAt).toISOString()}`);
+  }
+  // A start already past mutes from now (what was sent before cannot be unsent), to the same end.
+  const startsAt = Math.max(input.now, input.startsAt ?? input.now);
   const silence: Silence = {
     id: '',
     matchers: input.matchers.map(({ name, op, value }) => ({ name, op, value })),
-    startsAt: input.now,
-    endsAt: input.now + input.durationMs,
+    startsAt,
+    endsAt,
     createdBy,
     reason,
     createdAt: input.now,
@@ -87,45 +87,32 @@ export function createSilence(store: Store, input: NewSilence): Silence {
     expireReason: null,
     refused: null,
   };
-  const insert = store.db.prepare(
-    `INSERT INTO silences (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL) ON CONFLICT (id) DO NOTHING`,
-  );
+  const silences = new SilenceStore(store);
   // A clash of 48 random bits is all but impossible; retrying costs nothing and makes it impossible.
   for (;;) {
     silence.id = randomBytes(ID_BYTES).toString('hex');
-    const info = insert.run(
-      silence.id,
-      JSON.stringify(silence.matchers),
-      silence.startsAt,
-      silence.endsAt,
-      silence.createdBy,
-      silence.reason,
-      silence.createdAt,
-    );
-    if (info.changes > 0) return silence;
+    if (silences.insert(silence)) return silence;
   }
 }
 
 /**
- * Silences not over at `now` (active, or not yet started), soonest end first; with
+ * Silences not over at `now` (active, or scheduled to start later), soonest end first; with
  * `includeExpired`, every stored silence, newest first.
  */
 export function listSilences(store: Store, options: { now: number; includeExpired?: boolean }): Silence[] {
-  if (options.includeExpired) {
-    const rows = store.db.prepare(`SELECT ${COLUMNS} FROM silences ORDER BY created_at DESC, id`).all() as DbSilence[];
-    return rows.map(fromDb);
-  }
-  const rows = store.db
-    .prepare(`SELECT ${COLUMNS} FROM silences WHERE expired_at IS NULL AND ends_at > ? ORDER BY ends_at, id`)
-    .all(options.now) as DbSilence[];
-  return rows.map(fromDb);
+  const silences = new SilenceStore(store);
+  return (options.includeExpired ? silences.every() : silences.notOver(options.now)).map(withRefusal);
+}
+
+/** The silences in force at some moment between `from` and `to` (the digest's day), earliest start first. */
+export function silencesInForceDuring(store: Store, from: number, to: number): Silence[] {
+  return new SilenceStore(store).inForceDuring(from, to).map(withRefusal);
 }
 
 /** One silence by id (case-insensitive), in whatever state. */
 export function getSilence(store: Store, id: string): Silence | undefined {
-  const row = store.db.prepare(`SELECT ${COLUMNS} FROM silences WHERE id = ?`).get(id.trim().toLowerCase()) as
-    DbSilence | undefined;
-  return row ? fromDb(row) : undefined;
+  const stored = new SilenceStore(store).get(id.trim().toLowerCase());
+  return stored ? withRefusal(stored) : undefined;
 }
 
 /** What {@link expireSilence} did, named. */
@@ -145,9 +132,7 @@ export function expireSilence(store: Store, id: string, now: number, who?: Expir
   if (silenceState(silence, now) === 'expired') return { outcome: 'already-over', silence };
   const expiredBy = who?.by.trim() || null;
   const expireReason = who?.reason?.trim() || null;
-  store.db
-    .prepare('UPDATE silences SET expired_at = ?, expired_by = ?, expire_reason = ? WHERE id = ?')
-    .run(now, expiredBy, expireReason, silence.id);
+  new SilenceStore(store).expire(silence.id, now, expiredBy, expireReason);
   return { outcome: 'expired', silence: { ...silence, expiredAt: now, expiredBy, expireReason } };
 }
 
@@ -155,7 +140,7 @@ export function expireSilence(store: Store, id: string, now: number, who?: Expir
 export function silenceState(silence: Silence, now: number): SilenceState {
   if (silence.expiredAt !== null && silence.expiredAt <= now) return 'expired';
   if (silence.endsAt <= now) return 'expired';
-  if (silence.startsAt > now) return 'pending';
+  if (silence.startsAt > now) return 'scheduled';
   return 'active';
 }
 
@@ -184,34 +169,8 @@ export function describeMatchers(matchers: readonly LabelMatcher[]): string {
   return matchers.map(formatMatcher).join(', ');
 }
 
-interface DbSilence {
-  id: string;
-  matchers: string;
-  starts_at: number;
-  ends_at: number;
-  created_by: string;
-  reason: string;
-  created_at: number;
-  expired_at: number | null;
-  expired_by: string | null;
-  expire_reason: string | null;
-}
-
-function fromDb(row: DbSilence): Silence {
-  const matchers = JSON.parse(row.matchers) as LabelMatcher[];
-  return {
-    id: row.id,
-    matchers,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    createdBy: row.created_by,
-    reason: row.reason,
-    createdAt: row.created_at,
-    expiredAt: row.expired_at,
-    expiredBy: row.expired_by,
-    expireReason: row.expire_reason,
-    refused: refusal(matchers),
-  };
+function withRefusal(stored: StoredSilence): Silence {
+  return { ...stored, refused: refusal(stored.matchers) };
 }
 
 /** Why stored matchers cannot be run (a pattern RE2 refuses), or null when they can. */

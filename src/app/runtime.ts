@@ -183,6 +183,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       wake: () => notifier.wake(),
       clock,
       logger,
+      commandConfigFile: base.commandConfigFile,
     });
     const deps: CycleDeps = {
       config,

@@ -7,7 +7,7 @@
 import { acknowledge, acknowledgeText, unacknowledge, type AcknowledgeRequest } from '../alerts/acknowledge.js';
 import { alertId, findAlert } from '../alerts/alert-id.js';
 import { systemClock } from '../lib/clock.js';
-import { CONFIG_OPTION, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
+import { actingPerson, CONFIG_OPTION, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -41,7 +41,7 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
 
   --config FILE    the configuration file (its state.path is the database)
                    (${CONFIG_FILE_DEFAULTS})
-  --by NAME        who; defaults to $USER
+  --by NAME        who; defaults to $USER (required where $USER is unset)
   --comment TEXT   ${what.comment} (optional)`;
 
   return defineCommand({
@@ -55,7 +55,7 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
       return {
         config: values.config,
         ref: positionals[0]!,
-        by: (values.by ?? io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown',
+        by: actingPerson(values.by, io.env),
         comment: values.comment,
       };
     },

@@ -27,15 +27,17 @@ its width (a long summary, then long labels, are cut with …); piped, or with -
   --json          one JSON array instead of a table`;
 
 /**
- * On a terminal, what gives way, in order: SUMMARY (column 6) down to 30 characters, LABELS (7)
- * down to 16, then the summary to 10 and the labels to their header, so that 90 columns hold a row
- * (one without a silence). The id is never cut: it is what `ack` takes.
+ * On a terminal, what gives way, in order: LABELS (column 7) down to 16 characters, then SUMMARY
+ * (6) down to 30, then the labels to their header and the summary to 10, so that a wide terminal
+ * shows the summary whole (what is wrong is read first; the labels are in --json and the console)
+ * and 90 columns still hold a row (one without a silence). The id is never cut: it is what `ack`
+ * takes.
  */
 const FIT_SHRINK = [
-  { column: 6, min: 30 },
   { column: 7, min: 16 },
-  { column: 6, min: 10 },
+  { column: 6, min: 30 },
   { column: 7, min: 0 },
+  { column: 6, min: 10 },
 ];
 
 const alerts: Command = {
@@ -104,7 +106,7 @@ const alerts: Command = {
           .map(([k, v]) => `${k}=${v}`)
           .join(' '),
       ]);
-      // On a terminal, one line per alert: the summary gives way first, then the labels.
+      // On a terminal, one line per alert: the labels give way first, then the summary.
       const width = terminalWidth(io.stdout);
       const fit = width === undefined ? undefined : { width, shrink: FIT_SHRINK };
       io.stdout.write(table([header, ...body], fit));

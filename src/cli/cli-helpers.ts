@@ -42,6 +42,21 @@ export async function withStateStore(
   }
 }
 
+/**
+ * Who a command acts as: `--by`, else $USER or $LOGNAME. With none of them (under `docker exec`
+ * or cron, where $USER is unset) it asks for `--by` rather than record an author nobody can
+ * trace back (it used to record `unknown`).
+ */
+export function actingPerson(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  const who = (given ?? env.USER ?? env.LOGNAME ?? '').trim();
+  if (who) return who;
+  throw new UsageError(
+    given === undefined
+      ? '$USER is not set here (as under docker exec or cron): say who you are with --by NAME'
+      : '--by must name someone',
+  );
+}
+
 /** Prints a command failure the way every state command does and returns its exit code. */
 export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
   if (

@@ -9,15 +9,20 @@ import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { systemClock } from '../lib/clock.js';
-import { parseCommandArgs, reportFailure, terminalSafe, withStateStore } from './cli-helpers.js';
+import { actingPerson, parseCommandArgs, reportFailure, terminalSafe, withStateStore } from './cli-helpers.js';
+import { formatUtc } from '../lib/format-utc.js';
+import { parseTime } from '../lib/parse-time.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
-const usage = `usage: deploy-watchdog silence [--config FILE] --match LABEL=VALUE [--match …] --for DURATION --reason TEXT [--author NAME]
+const usage = `usage: deploy-watchdog silence [--config FILE] --match LABEL=VALUE [--match …]
+         (--for DURATION | --end TIME) [--start TIME] --reason TEXT [--by NAME]
 
-Mutes notifications of alerts whose labels match every --match, for DURATION (e.g. 2h, 30m, 1d).
-The alerts are still tracked. When the silence ends, an alert still firing is announced once;
-one that ended under the silence stays quiet.
+Mutes notifications of alerts whose labels match every --match, for DURATION (e.g. 2h, 30m, 1d)
+or until TIME, from now or from --start TIME: a maintenance window planned ahead, which mutes
+nothing before its start (\`silences\` shows it as scheduled). The alerts are still tracked.
+When the silence ends, an alert still firing is announced once; one that ended under the silence
+stays quiet. TIME is ISO 8601 with its zone: 2026-11-28T02:00:00Z, 2026-11-28T03:00+01:00.
 Prints the silence id (for \`deploy-watchdog unsilence\`), how many open alerts it matches now, and
 a warning for a --match that names a label no alert has, or a value no alert so far has (a typo,
 most likely; the silence is made all the same, for an alert still to come).
@@ -27,40 +32,47 @@ most likely; the silence is made all the same, for an alert still to come).
   --match M         LABEL=VALUE, LABEL!=VALUE, LABEL=~REGEX or LABEL!~REGEX; repeat to narrow
                     (labels: check, namespace, project, environment_type, app, server, …)
   --for DURATION    how long the silence lasts; must be more than zero
+  --start TIME      when it starts (default: now)
+  --end TIME        when it ends, instead of --for; must be after its start
   --reason TEXT     why, for whoever sees the silence later
-  --author NAME     who; defaults to $USER`;
+  --by NAME         who; defaults to $USER (required where $USER is unset); --author too`;
 
 const silence: Command = {
   name: 'silence',
   summary: 'Mute notifications of matching alerts for a while',
   usage,
   async run(argv, io) {
-    let args: { config?: string; match: LabelMatcher[]; durationMs: number; reason: string; author: string };
+    let args: {
+      config?: string;
+      match: LabelMatcher[];
+      startsAt: number | undefined;
+      durationMs: number;
+      reason: string;
+      by: string | undefined;
+    };
+    const now = systemClock.now();
     try {
       const { values } = parseCommandArgs(argv, {
         config: { type: 'string' },
         match: { type: 'string', multiple: true },
         for: { type: 'string' },
+        start: { type: 'string' },
+        end: { type: 'string' },
         reason: { type: 'string' },
+        by: { type: 'string' },
         author: { type: 'string' },
       });
       const matches = values.match ?? [];
       if (matches.length === 0) throw new UsageError('at least one --match is required');
-      const forText = values.for;
-      if (!forText) throw new UsageError('--for DURATION is required');
-      let durationMs: number;
-      try {
-        durationMs = parseDuration(forText);
-      } catch (err) {
-        throw new UsageError(`--for: ${(err as Error).message}`);
-      }
-      if (durationMs <= 0) throw new UsageError(`--for must be more than zero, got ${JSON.stringify(forText)}`);
+      const startsAt = values.start === undefined ? undefined : timeOption('--start', values.start);
+      const durationMs = silenceLength(values.for, values.end, startsAt ?? now);
       const reason = (values.reason ?? '').trim();
       if (!reason) throw new UsageError('--reason TEXT is required');
       // A pasted "To silence" line carries '…' for the reason: say why instead.
       if (reason === '…' || reason === '...')
         throw new UsageError(`--reason '…' is the placeholder of a printed command: write why you silence`);
-      const author = (values.author ?? io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
+      if (values.by !== undefined && values.author !== undefined)
+        throw new UsageError('give --by or --author, not both (they are the same)');
       args = {
         config: values.config,
         match: matches.map((m) => {
@@ -70,29 +82,37 @@ const silence: Command = {
             throw new UsageError(`--match: ${(err as Error).message}`);
           }
         }),
+        startsAt,
         durationMs,
         reason,
-        author,
+        by: values.by ?? values.author,
       };
     } catch (err) {
       return reportFailure(io, usage, err);
     }
 
     return withStateStore(io, usage, args.config, (store) => {
+      // Asked once the config is found, so a missing config is what a bare command hears first.
+      const author = actingPerson(args.by, io.env);
       const created = createSilence(store, {
         matchers: args.match,
+        startsAt: args.startsAt,
         durationMs: args.durationMs,
         reason: args.reason,
-        createdBy: args.author,
-        now: systemClock.now(),
+        createdBy: author,
+        now,
       });
       io.stdout.write(`${created.id}\n`);
       const matches = compileMatchers(created.matchers);
       const open = openAlerts(store).filter((a) => matches(a.labels)).length;
-      io.stderr.write(
-        `silenced ${describeMatchers(created.matchers)} for ${formatDuration(args.durationMs, 'exact')}, ` +
-          `until ${new Date(created.endsAt).toISOString()}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`,
-      );
+      const lasting = formatDuration(created.endsAt - created.startsAt, 'exact');
+      const when =
+        created.startsAt > now
+          ? `scheduled: silences ${describeMatchers(created.matchers)} from ${formatUtc(created.startsAt, 'iso')} ` +
+            `(in ${formatDuration(created.startsAt - now, 'exact')}) for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}; ` +
+            `it mutes nothing before then`
+          : `silenced ${describeMatchers(created.matchers)} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
+      io.stderr.write(`${when}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`);
       // Label values are the service's text: shown, never obeyed by the terminal.
       for (const w of silenceWarnings(created.matchers, knownLabelValues(store))) {
         io.stderr.write(`warning: ${terminalSafe(w)}\n`);
@@ -101,5 +121,35 @@ const silence: Command = {
     });
   },
 };
+
+/** A time option: ISO 8601 with its zone (a time without one is never guessed). */
+function timeOption(flag: string, text: string): number {
+  const at = /[zZ]$|[+-]\d\d(:?\d\d)?$/.test(text.trim()) ? parseTime(text.trim()) : null;
+  if (at === null) {
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(text)} is not a time with its zone; write e.g. 2026-11-28T02:00:00Z or 2026-11-28T03:00+01:00`,
+    );
+  }
+  return at;
+}
+
+/** How long the silence lasts from `from`: `--for`, or up to `--end` (exactly one of them). */
+function silenceLength(forText: string | undefined, endText: string | undefined, from: number): number {
+  if (forText !== undefined && endText !== undefined) throw new UsageError('give --for or --end, not both');
+  if (endText !== undefined) {
+    const end = timeOption('--end', endText);
+    if (end <= from) throw new UsageError(`--end must be after the start (${formatUtc(from, 'iso')})`);
+    return end - from;
+  }
+  if (!forText) throw new UsageError('--for DURATION (or --end TIME) is required');
+  let durationMs: number;
+  try {
+    durationMs = parseDuration(forText);
+  } catch (err) {
+    throw new UsageError(`--for: ${(err as Error).message}`);
+  }
+  if (durationMs <= 0) throw new UsageError(`--for must be more than zero, got ${JSON.stringify(forText)}`);
+  return durationMs;
+}
 
 export default silence;

@@ -1,6 +1,6 @@
 /**
- * `deploy-watchdog silences`: lists silences in force (or all, with --all), each with how many
- * open alerts it covers right now.
+ * `deploy-watchdog silences`: lists silences in force or scheduled (or all, with --all), each with
+ * its state and how many open alerts it covers right now.
  */
 import { formatMatcher } from '../alerts/matchers.js';
 import { silenceListing } from '../alerts/silence-listing.js';
@@ -13,8 +13,9 @@ import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog silences [--config FILE] [--json] [--all]
 
-Lists the silences in force or not yet over: id, matchers, until, reason, author, and how many
-open alerts each covers now.
+Lists the silences not yet over: id, state (active, or scheduled: a maintenance window that
+starts later and mutes nothing before then), matchers, from, until, how many open alerts each
+covers now, author and reason.
 
   --config FILE   the configuration file (its state.path is the database)
                   (${CONFIG_FILE_DEFAULTS})
@@ -58,11 +59,12 @@ const silences: Command = {
         io.stdout.write(values.all ? 'no silences\n' : 'no silences in force\n');
         return EXIT.ok;
       }
-      const header = ['ID', ...(values.all ? ['STATE'] : []), 'MATCHERS', 'UNTIL', 'ALERTS', 'AUTHOR', 'REASON'];
+      const header = ['ID', 'STATE', 'MATCHERS', 'FROM', 'UNTIL', 'ALERTS', 'AUTHOR', 'REASON'];
       const body = rows.map(({ silence: s, state, openAlerts, until }) => [
         s.id,
-        ...(values.all ? [state] : []),
+        state,
         describeMatchers(s.matchers),
+        formatUtc(s.startsAt, 'iso'),
         formatUtc(until, 'iso'),
         String(openAlerts),
         s.createdBy,

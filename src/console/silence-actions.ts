@@ -44,6 +44,7 @@ export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields:
   try {
     const silence = createSilence(store, {
       matchers: checked.matchers,
+      startsAt: checked.startsAt,
       durationMs: checked.durationMs,
       reason: draft.comment,
       createdBy: ctx.who,

@@ -24,6 +24,7 @@ import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app
 import type { SkipReason } from '../remediation/policy.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
+import { commandLine } from '../notify/channels/shell-line.js';
 import type { InteractionOutcome } from './interaction-audit-store.js';
 
 /** What an action came to. */
@@ -45,6 +46,11 @@ export interface ActionDeps {
   /** Wakes the delivery loop (an acknowledgement to route). */
   wake: () => void;
   log: Logger;
+  /**
+   * The config file a command must name (`--config`), as the messages' own command lines do;
+   * undefined when the default path finds it.
+   */
+  commandConfigFile?: string | undefined;
 }
 
 /** Who clicked, as each record names them: `alice (U0123)` (the acknowledgement's `by`). */
@@ -146,11 +152,15 @@ function silenceAction(
     { silence: silence.id, matchers: describeMatchers(silence.matchers), by: silence.createdBy, channel: who.channel },
     'silence created in Slack',
   );
+  const config = deps.commandConfigFile === undefined ? [] : ['--config', deps.commandConfigFile];
+  // The command as the messages write theirs: one that pastes from a clone or a systemd install.
+  const unsilence = commandLine(['deploy-watchdog', 'unsilence', ...config, silence.id]).line;
   return {
     outcome: 'done',
     text:
       `Silenced for ${formatDuration(durationMs)}, until ${formatUtc(silence.endsAt)} (silence ${silence.id}: ` +
-      `${silence.matchers.map(formatMatcher).join(', ')}). End it early in the console or with deploy-watchdog unsilence ${silence.id}.`,
+      `${silence.matchers.map(formatMatcher).join(', ')}). End it early in the console` +
+      (unsilence === null ? '.' : ` or with ${unsilence}`),
     note: `Silenced for ${formatDuration(durationMs)} by ${who.label} in Slack, until ${formatUtc(silence.endsAt)} (silence ${silence.id})`,
   };
 }

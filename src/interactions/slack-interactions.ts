@@ -73,6 +73,8 @@ export interface SlackInteractionsParts {
   wake: () => void;
   clock: Clock;
   logger: Logger;
+  /** The config file a command must name (`--config`); undefined when the default path finds it. */
+  commandConfigFile?: string | undefined;
 }
 
 /** The interactions of a configuration, or undefined when no Slack app channel has `interactions`. */
@@ -219,6 +221,7 @@ export class SlackInteractions {
                 remediation: this.parts.remediation,
                 wake: this.parts.wake,
                 log: this.#log,
+                commandConfigFile: this.parts.commandConfigFile,
               },
               click.action,
               fingerprint,

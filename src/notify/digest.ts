@@ -5,7 +5,10 @@
  * SQLite in the same transaction as the outbox row, so a restart never sends a day's digest twice;
  * a daemon that was down at the set time sends that day's digest once when it comes back.
  */
-import { eventsSince, openAlerts } from '../alerts/alert-store.js';
+import type { AlertEvent } from '../alerts/alert-event.js';
+import { eventsSince, openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { compileMatchers } from '../alerts/matchers.js';
+import { describeMatchers, silencesInForceDuring, type Silence } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
@@ -15,6 +18,7 @@ import { localTimeReader, minuteOf } from './mute-windows.js';
 import type { DigestSettings } from './notify-settings.js';
 import type { Outbox } from './outbox.js';
 import type { Router } from './router.js';
+import type { Store } from '../state/store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -78,6 +82,13 @@ export class Digest {
     const opened = recent.filter((e) => e.kind === 'firing');
     const resolved = recent.filter((e) => e.kind === 'resolved');
     const remediation = this.options.remediationSince?.(since) ?? [];
+    const held = silencesHeld(
+      outbox.rows.store,
+      since,
+      now,
+      open,
+      eventsSince(outbox.rows.store, since, ['firing', 'repeat', 'resolved']).filter(mine),
+    );
     const worst = open.some((a) => a.severity === 'critical') ? 'critical' : open.length > 0 ? 'warning' : 'ok';
 
     const lines: string[] = [];
@@ -91,6 +102,7 @@ export class Digest {
     section('Opened in the last 24 hours', opened, (e) => `${e.severity}: ${e.summary}`);
     section('Resolved in the last 24 hours', resolved, (e) => e.summary);
     section('Remediation in the last 24 hours', remediation, (line) => line);
+    section('Silences in the last 24 hours', held, silenceLine);
     if (lines.length === 0) lines.push('Nothing open, nothing opened or resolved in the last 24 hours.');
 
     return {
@@ -103,8 +115,74 @@ export class Digest {
         { label: 'Opened (24h)', value: String(opened.length) },
         { label: 'Resolved (24h)', value: String(resolved.length) },
         { label: 'Remediation (24h)', value: String(remediation.length) },
+        ...(held.length > 0 ? [{ label: 'Silences (24h)', value: String(held.length) }] : []),
       ],
       lines,
     };
   }
+}
+
+/** A silence in force during the digest's day, with the channel's alerts that fired under it. */
+interface SilenceHeld {
+  silence: Silence;
+  /** When it was in force within the day. */
+  from: number;
+  to: number;
+  /** The summaries of the alerts it matched while they fired in that time, first fired first. */
+  alerts: string[];
+}
+
+/** Alerts named per silence before "and N more". */
+const HELD_NAMED = 3;
+
+/**
+ * What each silence in force at some time of [since, now) held: the alerts matching it that fired
+ * while it was in force (a maintenance window's whole catch, scheduled or not). The alerts are
+ * the channel's, open now or with an event in the day.
+ */
+function silencesHeld(
+  store: Store,
+  since: number,
+  now: number,
+  open: readonly AlertRow[],
+  events: readonly AlertEvent[],
+): SilenceHeld[] {
+  const silences = silencesInForceDuring(store, since, now);
+  if (silences.length === 0) return [];
+  // Each life of an alert once: from when it fired to when it ended (open: not yet).
+  const lives = new Map<string, { labels: AlertRow['labels']; summary: string; start: number; end: number }>();
+  for (const a of open) {
+    if (a.status === 'firing' && a.firedAt !== null)
+      lives.set(`${a.fingerprint}@${a.firedAt}`, {
+        labels: a.labels,
+        summary: a.summary,
+        start: a.firedAt,
+        end: Infinity,
+      });
+  }
+  for (const e of events) {
+    const start = Date.parse(e.startsAt);
+    const end = e.endsAt === null ? Infinity : Date.parse(e.endsAt);
+    const key = `${e.fingerprint}@${start}`;
+    const known = lives.get(key);
+    lives.set(key, { labels: e.labels, summary: e.summary, start, end: Math.min(end, known?.end ?? Infinity) });
+  }
+  const ordered = [...lives.values()].sort((x, y) => x.start - y.start);
+  return silences.map((silence) => {
+    const from = Math.max(silence.startsAt, since);
+    const ended = silence.expiredAt !== null && silence.expiredAt < silence.endsAt ? silence.expiredAt : silence.endsAt;
+    const to = Math.min(ended, now);
+    const matches = silence.refused === null ? compileMatchers(silence.matchers) : () => false;
+    const alerts = ordered.filter((l) => l.start < to && l.end > from && matches(l.labels)).map((l) => l.summary);
+    return { silence, from, to, alerts };
+  });
+}
+
+/** "1a2b3c4d5e6f app=shop, 02:00–04:00 UTC, by alice (database upgrade): held 2: Problem shop; Problem crm". */
+function silenceLine(h: SilenceHeld): string {
+  const s = h.silence;
+  const named = h.alerts.slice(0, HELD_NAMED).join('; ');
+  const more = h.alerts.length > HELD_NAMED ? `; and ${h.alerts.length - HELD_NAMED} more` : '';
+  const what = h.alerts.length === 0 ? 'held nothing' : `held ${h.alerts.length}: ${named}${more}`;
+  return `${s.id} ${describeMatchers(s.matchers)}, ${formatUtc(h.from)} to ${formatUtc(h.to)}, by ${s.createdBy} (${s.reason}): ${what}`;
 }

@@ -146,6 +146,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     housekeeping: (now) => {
       outbox.routeQueued(now);
       outbox.release(now);
+      outbox.escalate(now);
       digest.enqueueDue(now);
     },
     ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),

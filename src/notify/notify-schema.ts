@@ -81,13 +81,29 @@ const routeSchema = z
       ),
     mute_windows: z.array(z.string().min(1)).optional(),
     group_by: z.array(labelNameSchema).optional(),
+    escalate_after: durationSchema
+      .optional()
+      .describe(
+        'Escalation: an alert of this route still firing and unacknowledged this long after it fired is sent to escalate_to too, once per firing, naming the channels told before. An acknowledgement (or its end) stops it.',
+      ),
+    escalate_to: z
+      .array(z.string().min(1))
+      .min(1, 'must name at least one channel')
+      .optional()
+      .describe(
+        'The channels an escalation goes to (with escalate_after); they then hear the alert through to its end.',
+      ),
     runbook_url: runbookUrlSchema
       .optional()
       .describe(
         "The runbook of this route's alerts (a team's on-call page, say), linked in every message it sends, beside each check's own (checks.<name>.runbook_url).",
       ),
   })
-  .strict();
+  .strict()
+  .refine((r) => (r.escalate_after === undefined) === (r.escalate_to === undefined), {
+    path: ['escalate_to'],
+    message: 'escalate_after and escalate_to go together: say how long to wait and whom to tell then',
+  });
 
 /** `notify.links`: the platform's own pages, by the kind of record an alert is about. */
 const linksSchema = z

@@ -99,6 +99,8 @@ export class OutboxStore {
   readonly #digestInsert: SqlStatement<[string, string, number]>;
   readonly #unrouted: SqlStatement<[], { event_id: number; payload: string | null }>;
   readonly #forgetUnrouted: SqlStatement<[number]>;
+  readonly #told: SqlStatement<[string], { channel: string }>;
+  readonly #lastNews: SqlStatement<[string], { id: number | null }>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -174,6 +176,23 @@ export class OutboxStore {
        ORDER BY u.event_id`,
     );
     this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id = ?');
+    this.#told = db.prepare(
+      `SELECT channel FROM notification_log WHERE fingerprint = ? AND last_kind <> 'resolved'
+       ORDER BY announced_at, channel`,
+    );
+    this.#lastNews = db.prepare(
+      `SELECT MAX(id) AS id FROM events WHERE fingerprint = ? AND kind IN ('firing', 'repeat', 'escalated')`,
+    );
+  }
+
+  /** The channels told an alert fires and not yet that it is over, first told first. */
+  toldOf(fingerprint: string): string[] {
+    return this.#told.all(fingerprint).map((r) => r.channel);
+  }
+
+  /** The id of the alert's latest firing, repeat or escalated event; undefined when retention pruned them. */
+  lastNewsOf(fingerprint: string): number | undefined {
+    return this.#lastNews.get(fingerprint)?.id ?? undefined;
   }
 
   /** Writes one row; returns its id. */

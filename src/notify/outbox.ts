@@ -7,7 +7,8 @@
  * every other decision is kept for the audit.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
-import { openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { eventOf, openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { SEVERITY_RANK, type Labels, type Severity } from '../lib/alert-vocabulary.js';
@@ -19,12 +20,13 @@ import {
   decideDelivery,
   STATUS_OF_DECISION,
   type Decided,
+  type DecisionFacts,
   type NotifyDecision,
 } from './delivery-decision.js';
 import { Inhibitor, type InhibitionCause } from './inhibition.js';
 import type { InhibitSettings } from './notify-settings.js';
 import type { OutboxStore } from './outbox-store.js';
-import type { ResolvedRoute, Router } from './router.js';
+import type { ResolvedRoute, RouteTarget, Router } from './router.js';
 
 /** Answers the id of a silence in force matching the labels, or undefined. */
 export type SilenceLookup = (labels: Labels) => string | undefined;
@@ -69,6 +71,15 @@ export function inhibitLogKey(causeFingerprint: string): string {
   return `inhibit:${causeFingerprint}`;
 }
 
+/**
+ * The notification-log key under which a route's escalation of an alert is recorded (the log's
+ * channel column holds the route's name): escalated in the alert's current life when its time is
+ * at or after the alert fired. Closed when the alert resolves, so retention prunes it.
+ */
+export function escalationLogKey(fingerprint: string): string {
+  return `escalate:${fingerprint}`;
+}
+
 /** Writes outbox rows and re-decides held ones. */
 export class Outbox {
   readonly #log: Logger;
@@ -92,14 +103,17 @@ export class Outbox {
     const held: HeldByCause = new Map();
     for (const event of events) {
       // A cause that is over closes its summaries: the next time it fires is news again.
-      if (event.kind === 'resolved') this.rows.logClosedEverywhere(inhibitLogKey(event.fingerprint));
+      if (event.kind === 'resolved') {
+        this.rows.logClosedEverywhere(inhibitLogKey(event.fingerprint));
+        this.rows.logClosedEverywhere(escalationLogKey(event.fingerprint));
+      }
       const cause = facts.inhibitor.causeFor(event);
       const silenceId = facts.silenceOf(event.labels);
       const contextPending = this.#contextPending(event);
       const acknowledgement = isAcknowledgementKind(event.kind);
       // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
       const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
-      for (const { channel, route } of this.options.router.route(event.labels, event.severity)) {
+      for (const { channel, route } of this.#targets(event)) {
         const log = this.rows.logEntry(event.fingerprint, channel);
         // A newer event of the same alert makes what was held for this channel obsolete; an
         // acknowledgement only an older acknowledgement: who has the alert is no news of the alert.
@@ -123,42 +137,141 @@ export class Outbox {
         }
         const decided: Decided = over
           ? { decision: 'superseded', detail: 'the alert is no longer firing' }
-          : decideDelivery({
-              event,
-              route,
-              now,
-              silenceId,
-              cause,
-              log,
-              contextPending,
-              showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),
-            });
-        const status = STATUS_OF_DECISION[decided.decision];
-        this.rows.insert({
-          channel,
-          route: route.name,
-          source: 'event',
-          eventId: event.id,
-          fingerprint: event.fingerprint,
-          kind: event.kind,
-          payload: JSON.stringify(event),
-          groupKey: groupKeyOf(event.labels, route),
-          status,
-          decision: decided.decision,
-          detail: decided.detail ?? null,
-          heldBy: decided.cause?.fingerprint ?? null,
-          createdAt: now,
-          dueSince: status === 'pending' ? now : null,
-          nextAttemptAt: status === 'pending' ? now : null,
-        });
-        this.#recordLog(event, channel, decided, now);
-        this.#count(pass, channel, decided.decision);
-        if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause);
+          : this.#decide(event, channel, route, now, { silenceId, cause, log, contextPending });
+        this.#write(event, channel, route, decided, now, pass, held);
       }
     }
     pass.summaries = this.#summaries(held, facts, now);
     this.#logPass('queued notifications', events.length, pass);
     return pass;
+  }
+
+  /**
+   * Escalations due at `now`: each firing alert nobody acknowledged within its route's
+   * `escalate_after` (counted from when it fired) is sent to the route's `escalate_to` channels,
+   * once per firing, as an `escalated` event naming the channels told before. Recorded in the
+   * notification log under {@link escalationLogKey} in the transaction that writes its rows, so a
+   * restart, a second delivery round or another replica never sends it again. A silenced alert
+   * waits for nobody: it escalates only if still unanswered when its silence ends. Runs in its own
+   * transaction (or the caller's): the leader's delivery housekeeping.
+   */
+  escalate(now: number): OutboxPass {
+    const pass: OutboxPass = { decisions: {}, summaries: 0 };
+    // Every delivery round asks: a config without escalation reads nothing for it.
+    if (!this.options.router.all().some((r) => r.escalation)) return pass;
+    this.rows.store.transaction(() => {
+      const facts = this.#factsAt(now);
+      const held: HeldByCause = new Map();
+      for (const alert of facts.open.values()) {
+        if (alert.status !== 'firing' || alert.acknowledgement !== null || alert.firedAt === null) continue;
+        if (facts.silenceOf(alert.labels)) continue;
+        const escalating = new Map<string, ResolvedRoute>();
+        for (const { route } of this.options.router.route(alert.labels, alert.severity)) {
+          if (route.escalation && now >= alert.firedAt + route.escalation.afterMs) escalating.set(route.name, route);
+        }
+        for (const route of escalating.values()) {
+          const key = escalationLogKey(alert.fingerprint);
+          const done = this.rows.logEntry(key, route.name);
+          if (done && done.announcedAt >= alert.firedAt) continue;
+          const eventId = this.rows.lastNewsOf(alert.fingerprint);
+          if (eventId === undefined) continue;
+          const { afterMs, to } = route.escalation!;
+          const toldBefore = this.rows.toldOf(alert.fingerprint);
+          const event: AlertEvent = {
+            ...eventOf(alert, 'escalated', now, `unacknowledged for ${formatDuration(afterMs)}`),
+            id: eventId,
+            unanswered: { afterMs, toldBefore },
+          };
+          for (const channel of to) {
+            if (toldBefore.includes(channel)) continue;
+            const decided = this.#decide(event, channel, route, now, {
+              silenceId: undefined,
+              cause: facts.inhibitor.causeFor(event),
+              log: this.rows.logEntry(alert.fingerprint, channel),
+              contextPending: undefined,
+            });
+            this.#write(event, channel, route, decided, now, pass, held);
+          }
+          this.rows.logAnnounced(key, route.name, 'firing', now);
+          this.#log.info(
+            { fingerprint: alert.fingerprint, route: route.name, to, toldBefore },
+            'alert unacknowledged past escalate_after: escalated',
+          );
+        }
+      }
+      pass.summaries = this.#summaries(held, facts, now);
+    });
+    return pass;
+  }
+
+  /**
+   * Where an event goes: its routes' channels, and, for news of an alert after it fired (a repeat,
+   * an acknowledgement, its resolve), the escalation channels of those routes that were told it
+   * fires, so a pager that was paged hears the alert through to its end.
+   */
+  #targets(event: AlertEvent): RouteTarget[] {
+    const targets = this.options.router.route(event.labels, event.severity);
+    if (event.kind === 'firing') return targets;
+    const seen = new Set(targets.map((t) => t.channel));
+    const extra: RouteTarget[] = [];
+    for (const { route } of targets) {
+      for (const channel of route.escalation?.to ?? []) {
+        if (seen.has(channel) || !announced(this.rows.logEntry(event.fingerprint, channel))) continue;
+        seen.add(channel);
+        extra.push({ channel, route });
+      }
+    }
+    return [...targets, ...extra];
+  }
+
+  /** Runs the decision stages for one event on one channel. */
+  #decide(
+    event: AlertEvent,
+    channel: string,
+    route: ResolvedRoute,
+    now: number,
+    facts: Pick<DecisionFacts, 'silenceId' | 'cause' | 'log' | 'contextPending'>,
+  ): Decided {
+    return decideDelivery({
+      event,
+      route,
+      now,
+      ...facts,
+      showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),
+    });
+  }
+
+  /** Writes the row of one event on one channel as decided, keeps the log in step and counts it. */
+  #write(
+    event: AlertEvent,
+    channel: string,
+    route: ResolvedRoute,
+    decided: Decided,
+    now: number,
+    pass: OutboxPass,
+    held: HeldByCause,
+  ): void {
+    const status = STATUS_OF_DECISION[decided.decision];
+    this.rows.insert({
+      channel,
+      route: route.name,
+      source: 'event',
+      eventId: event.id,
+      fingerprint: event.fingerprint,
+      kind: event.kind,
+      payload: JSON.stringify(event),
+      groupKey: groupKeyOf(event.labels, route),
+      status,
+      decision: decided.decision,
+      detail: decided.detail ?? null,
+      heldBy: decided.cause?.fingerprint ?? null,
+      createdAt: now,
+      dueSince: status === 'pending' ? now : null,
+      nextAttemptAt: status === 'pending' ? now : null,
+    });
+    this.#recordLog(event, channel, decided, now);
+    this.#count(pass, channel, decided.decision);
+    if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause);
   }
 
   /**
@@ -205,21 +318,21 @@ export class Outbox {
         const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
         const log = this.rows.logEntry(event.fingerprint, row.channel);
         let decided: Decided;
-        if (event.kind !== 'resolved' && facts.open.get(event.fingerprint)?.status !== 'firing') {
+        const alert = facts.open.get(event.fingerprint);
+        if (event.kind !== 'resolved' && alert?.status !== 'firing') {
           // Over without a resolve reaching this channel (routed elsewhere by changed labels).
           decided = announced(log)
             ? { decision: 'superseded', detail: 'the alert is no longer firing' }
             : { decision: 'resolved_quietly', detail: 'the alert ended while held' };
+        } else if (event.unanswered && alert?.acknowledgement) {
+          // An escalation held (a mute window) until someone took the alert: nobody to wake any more.
+          decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
-          decided = decideDelivery({
-            event,
-            route,
-            now,
+          decided = this.#decide(event, row.channel, route, now, {
             silenceId: facts.silenceOf(event.labels),
             cause: facts.inhibitor.causeFor(event),
             log,
             contextPending: this.#contextPending(event),
-            showsAcknowledgements: this.options.showsAcknowledgements?.has(row.channel),
           });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;

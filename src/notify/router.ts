@@ -32,6 +32,14 @@ export interface ResolvedRoute {
   sendAcknowledged: boolean | undefined;
   muteWindows: readonly MuteWindow[];
   groupBy: readonly string[];
+  /** `escalate_after` / `escalate_to`: whom to tell when nobody took a firing alert in time; undefined: nobody. */
+  escalation: Escalation | undefined;
+}
+
+/** A route's escalation: after how long unacknowledged, to which channels. */
+export interface Escalation {
+  afterMs: number;
+  to: readonly string[];
 }
 
 /** One channel an alert goes to, and the route that sent it there. */
@@ -80,6 +88,7 @@ export class Router {
       sendAcknowledged: undefined,
       muteWindows: [],
       groupBy,
+      escalation: undefined,
     };
     return new Router(routes, defaultRoute);
   }
@@ -146,7 +155,7 @@ function compileRoute(
     throw err;
   }
   if (r.channels.length === 0) throw new RouteError(`${where}: channels must name at least one channel`);
-  for (const c of r.channels) {
+  for (const c of [...r.channels, ...(r.escalate_to ?? [])]) {
     if (!ctx.known.has(c)) {
       throw new RouteError(
         `${where}: channel ${JSON.stringify(c)} is not defined in notify.channels (known: ${[...ctx.known].join(', ') || 'none'})`,
@@ -168,6 +177,10 @@ function compileRoute(
     sendAcknowledged: r.send_acknowledged,
     muteWindows,
     groupBy: r.group_by && r.group_by.length > 0 ? r.group_by : ctx.groupBy,
+    escalation:
+      r.escalate_after !== undefined && r.escalate_to
+        ? { afterMs: r.escalate_after, to: [...r.escalate_to] }
+        : undefined,
     matches,
     minSeverity: r.min_severity,
     continue: r.continue ?? false,

@@ -62,9 +62,11 @@ describe('silence', () => {
     const listed = await run('silences', '--config', configFile);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+MATCHERS\s+UNTIL\s+ALERTS\s+AUTHOR\s+REASON$/);
+    expect(lines[0]).toMatch(/^ID\s+STATE\s+MATCHERS\s+FROM\s+UNTIL\s+ALERTS\s+AUTHOR\s+REASON$/);
     expect(lines[1]).toMatch(
-      new RegExp(`^${id}\\s+app=shop, check=~cert\\.\\*\\s+\\S+Z\\s+1\\s+ops-alice\\s+rotating the certificate$`),
+      new RegExp(
+        `^${id}\\s+active\\s+app=shop, check=~cert\\.\\*\\s+\\S+Z\\s+\\S+Z\\s+1\\s+ops-alice\\s+rotating the certificate$`,
+      ),
     );
 
     const json = await run('silences', '--config', configFile, '--json');
@@ -79,6 +81,48 @@ describe('silence', () => {
         expiredAt: null,
       },
     ]);
+  });
+
+  it('schedules a maintenance window with --start and --end, listed as scheduled', async () => {
+    fireAlerts();
+    const start = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const end = new Date(Date.parse(start) + 2 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'app=shop',
+      '--start',
+      start,
+      '--end',
+      end,
+      '--reason',
+      'database upgrade',
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const id = made.stdout.trim();
+    expect(made.stderr).toContain(`scheduled: silences app=shop from ${start}`);
+    expect(made.stderr).toContain(`for 2h, until ${end}; it mutes nothing before then`);
+    const listed = await run('silences', '--config', configFile);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id}\\s+scheduled\\s+app=shop\\s+${start}\\s+${end}\\s+2\\s+ops-alice\\s+database upgrade$`, 'm'),
+    );
+    const json = JSON.parse((await run('silences', '--config', configFile, '--json')).stdout) as unknown[];
+    expect(json).toMatchObject([{ id, state: 'scheduled', startsAt: start, endsAt: end }]);
+  });
+
+  it('asks for --by when $USER is unset (docker exec, cron), and records nobody as unknown', async () => {
+    const args = ['silence', '--config', configFile, '--match', 'app=shop', '--for', '1h', '--reason', 'x'];
+    const bare = await runCli(args, { env: { DMS_API_TOKEN: TOKEN } });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(
+      /\$USER is not set here \(as under docker exec or cron\): say who you are with --by NAME/,
+    );
+    const given = await runCli([...args, '--by', 'carol'], { env: { DMS_API_TOKEN: TOKEN } });
+    expect(given.code, given.stderr).toBe(0);
+    const store = state.open();
+    expect(store.db.prepare('SELECT created_by FROM silences').all()).toEqual([{ created_by: 'carol' }]);
   });
 
   it('takes --author over $USER', async () => {
@@ -106,7 +150,22 @@ describe('silence', () => {
 
   it.each<[string, string[], RegExp]>([
     ['no --match', ['--for', '2h', '--reason', 'x'], /at least one --match is required/],
-    ['no --for', ['--match', 'app=shop', '--reason', 'x'], /--for DURATION is required/],
+    ['no --for', ['--match', 'app=shop', '--reason', 'x'], /--for DURATION \(or --end TIME\) is required/],
+    [
+      'both --for and --end',
+      ['--match', 'app=shop', '--for', '2h', '--end', '2099-01-01T00:00:00Z', '--reason', 'x'],
+      /give --for or --end, not both/,
+    ],
+    [
+      'a --start without zone',
+      ['--match', 'app=shop', '--start', '2099-01-01T02:00', '--for', '2h', '--reason', 'x'],
+      /--start: "2099-01-01T02:00" is not a time with its zone/,
+    ],
+    [
+      'an --end before --start',
+      ['--match', 'app=shop', '--start', '2099-01-01T02:00:00Z', '--end', '2099-01-01T01:00:00Z', '--reason', 'x'],
+      /--end must be after the start \(2099-01-01T02:00:00Z\)/,
+    ],
     ['a zero --for', ['--match', 'app=shop', '--for', '0s', '--reason', 'x'], /--for must be more than zero/],
     [
       'a bad --for',
@@ -177,7 +236,7 @@ describe('unsilence', () => {
     const all = await run('silences', '--config', configFile, '--all');
     expect(all.stdout.split('\n')[0]).toMatch(/^ID\s+STATE\s+MATCHERS/);
     expect(all.stdout).toMatch(
-      new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'),
+      new RegExp(`^${id}\\s+expired\\s+app=shop\\s+\\S+Z\\s+\\S+Z\\s+2\\s+ops-alice\\s+maintenance$`, 'm'),
     );
 
     const again = await run('unsilence', '--config', configFile, id);

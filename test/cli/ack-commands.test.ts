@@ -65,6 +65,23 @@ describe('ack', () => {
     expect(after.queued).toBe(1);
   });
 
+  it.each(['ack', 'unack'])(
+    '%s asks for --by when $USER is unset (docker exec, cron), writing nothing',
+    async (name) => {
+      if (name === 'unack') await run('ack', FP);
+      const before = record();
+      const bare = await runCli([name, '--config', configFile, FP], { env: {} });
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toMatch(
+        /\$USER is not set here \(as under docker exec or cron\): say who you are with --by NAME/,
+      );
+      expect(record()).toEqual(before);
+      const given = await runCli([name, '--config', configFile, FP, '--by', 'carol'], { env: {} });
+      expect(given.code, given.stderr).toBe(0);
+      expect(read((st) => eventsOfAlert(st, FP).at(-1)?.acknowledgement?.by)).toBe('carol');
+    },
+  );
+
   it('shows the alert acked in `alerts`, and who in --json', async () => {
     await run('ack', FP, '--comment', 'on it');
     const table = await run('alerts');
@@ -151,7 +168,7 @@ describe('ack and unack', () => {
       ['api: { base_url: "http://127.0.0.1:9", token: "${DMS_API_TOKEN}" }', `state: { path: "${missing}" }`],
       'elsewhere.yaml',
     );
-    const result = await runCli([command, '--config', file, FP], { env: {} });
+    const result = await runCli([command, '--config', file, FP, '--by', 'ops-alice'], { env: {} });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not exist; is state\.path right\?/);
     expect(fs.existsSync(missing)).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * `alerts` on a terminal fits its width: a long summary, then long labels, are cut with …; piped,
+ * `alerts` on a terminal fits its width: long labels, then a long summary, are cut with …; piped,
  * or with --json, every character is kept. Cut or not, the service's text never acts on the
  * terminal.
  */
@@ -46,6 +46,18 @@ describe('alerts table width', () => {
     expect(lines[2]).toContain('Short one');
     expect(stdout).toMatch(/\n2 open \(2 firing, 0 pending\)\n$/);
   });
+
+  it.each([240, 280])(
+    'keeps the summary whole on a wide terminal (%i columns), cutting the labels first',
+    async (columns) => {
+      const { stdout } = await runCli(['alerts', '--config', configFile], { columns });
+      const [header, first] = tableLines(stdout);
+      expect(first!.length).toBeLessThanOrEqual(columns);
+      const labelsAt = header!.indexOf('LABELS');
+      expect(first).toContain('the module installer timed out after 900 seconds \\u{1b}[31mred\\u{1b}[0m  ');
+      expect(first!.slice(labelsAt)).toMatch(/^namespace=acme-corporation.*…$/);
+    },
+  );
 
   it('cuts the labels too when the summary alone cannot make it fit, down to their header', async () => {
     const { stdout } = await runCli(['alerts', '--config', configFile], { columns: 60 });

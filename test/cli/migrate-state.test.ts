@@ -72,6 +72,8 @@ beforeAll(async () => {
         '2h',
         '--reason',
         'renewal under way',
+        '--by',
+        'ops-alice',
       )
     ).code,
   ).toBe(0);
@@ -85,6 +87,8 @@ beforeAll(async () => {
     '1h',
     '--reason',
     'short',
+    '--by',
+    'ops-alice',
   );
   expect((await cli('unsilence', '--config', onSqlite, ended.stdout.split('\n')[0]!)).code).toBe(0);
   // Slack down for a new failure: its notification waits in the outbox.
@@ -352,8 +356,22 @@ describe('migrate-state refuses', () => {
     expect((await cliOn(url, 'migrate-state', '--config', onPostgres, '--from', sqliteFile)).code).toBe(0);
     // The database moves on (a silence made there) before the same copy is asked for again.
     expect(
-      (await cliOn(url, 'silence', '--config', onPostgres, '--match', 'app=x', '--for', '1h', '--reason', 'later'))
-        .code,
+      (
+        await cliOn(
+          url,
+          'silence',
+          '--config',
+          onPostgres,
+          '--match',
+          'app=x',
+          '--for',
+          '1h',
+          '--reason',
+          'later',
+          '--by',
+          'ops',
+        )
+      ).code,
     ).toBe(0);
     const silences = postgresRows(url, 'silences');
 

@@ -203,6 +203,19 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       line: 7,
       message: /duplicate channel name "ops"/,
     },
+    ...[
+      ['a webhook URL', 'https://hooks.slack.com/services/T000/B000/XXXXXXXX'],
+      ['an app-level token', 'xapp-1-A0123-4567-abcdef'],
+      ['a user token', 'xoxp-1234-5678-abcdef'],
+    ].map(([what, value]) => ({
+      name: `${what} as a Slack bot token`,
+      env: ENV,
+      yaml: `${MINIMAL}notify:\n  channels:\n    - name: app\n      type: slack_app\n      bot_token: ${value}\n      channel: C0123ABCD\n`,
+      path: 'notify.channels[0].bot_token',
+      line: 8,
+      message:
+        /must be the app's Bot User OAuth Token \(xoxb-…, from OAuth & Permissions\); a webhook URL goes in a channel of type: slack \(webhook_url\), an app-level token \(xapp-…\) in interactions\.app_token/,
+    })),
     {
       name: 'Slack interactions over HTTP with the listener off',
       yaml: `${MINIMAL}notify:\n  channels:\n    - name: app\n      type: slack_app\n      bot_token: xoxb-test\n      channel: C0123ABCD\n      interactions: { mode: http, signing_secret: 0123456789abcdef0123 }\nserver:\n  listen: "off"\n`,
@@ -342,6 +355,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       path: 'server.listen',
       line: 5,
       message: /port must be between 1 and 65535|must be "off" or HOST:PORT/,
+    },
+    {
+      name: 'escalate_after without escalate_to',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: l, type: log }]\n  routes:\n    - { channels: [l], escalate_after: 15m }\n`,
+      path: 'notify.routes[0].escalate_to',
+      line: 7,
+      message: /escalate_after and escalate_to go together/,
     },
     {
       name: 'duplicate key',
@@ -797,6 +817,17 @@ notify:
     expect(revealed).toEqual(expect.arrayContaining([TOKEN, WEBHOOK, SMTP_PASS, `https://hc.example/ping/${TOKEN}`]));
     expect(new Set(secretsIn(config)).size).toBe(secretsIn(config).length);
   });
+
+  it.each(['https://hooks.slack.com/services/T000/B000/secret-path-77', 'xapp-1-A0123-secret-88'])(
+    'a misplaced Slack secret given as the bot token is refused without being shown (%#)',
+    (value) => {
+      const yaml = `${MINIMAL}notify:\n  channels:\n    - { name: app, type: slack_app, bot_token: "\${SLACK_BOT_TOKEN}", channel: C0123ABCD }\n`;
+      const err = errorOf(yaml, { ...ENV, SLACK_BOT_TOKEN: value });
+      expect(err.message).toContain("must be the app's Bot User OAuth Token (xoxb-…");
+      expect(err.message).not.toContain(value);
+      expect(err.message).not.toContain('secret-');
+    },
+  );
 
   it.each([
     ['an invalid webhook URL', { SLACK_WEBHOOK_URL: 'not-a-url-but-secret-9f8e' }, 'not-a-url-but-secret-9f8e'],

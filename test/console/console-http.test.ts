@@ -96,6 +96,43 @@ describe('open on loopback', () => {
   });
 });
 
+describe('a maintenance window planned in the console', () => {
+  let daemon: ConsoleDaemon;
+  beforeAll(async () => {
+    daemon = await startConsoleDaemon();
+  });
+  afterAll(() => daemon?.close());
+
+  it('previews and makes a silence that starts later, shown as scheduled until its start', async () => {
+    const start = new Date(daemon.clock.now() + 2 * 3_600_000).toISOString().slice(0, 16);
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const preview = await call(daemon, '/silences', {
+      form: { ...silenceForm(csrf), intent: 'preview', starts: start },
+    });
+    expect(preview.text).toContain('Scheduled: from');
+    expect(preview.text).toMatch(/it mutes\s+nothing before then/);
+    const res = await call(daemon, '/silences', { form: { ...silenceForm(csrf), starts: start } });
+    expect(res.status).toBe(303);
+    const [made] = silencesIn(daemon);
+    expect(made).toMatchObject({ startsAt: Date.parse(`${start}Z`), endsAt: Date.parse(`${start}Z`) + 3_600_000 });
+    const list = await call(daemon, '/silences');
+    expect(list.text).toMatch(new RegExp(`id="silence-${made!.id}"\\s+class="silence state-scheduled`));
+    daemon.clock.advance(2 * 3_600_000);
+    expect((await call(daemon, '/silences')).text).toMatch(
+      new RegExp(`id="silence-${made!.id}"\\s+class="silence state-active`),
+    );
+  });
+
+  it('refuses a start that is not a time, making nothing', async () => {
+    const csrf = csrfIn((await call(daemon, '/silences/new')).text);
+    const before = silencesIn(daemon).length;
+    const res = await call(daemon, '/silences', { form: { ...silenceForm(csrf), starts: 'tomorrow' } });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('start: &quot;tomorrow&quot; is not a time');
+    expect(silencesIn(daemon)).toHaveLength(before);
+  });
+});
+
 describe('a wide listener', () => {
   let daemon: ConsoleDaemon;
   const log = captureLogger('warn');

@@ -63,6 +63,20 @@ describe('runAction', () => {
     expect(woken).toBe(2);
   });
 
+  it.each([
+    [
+      'names the config file as the messages do',
+      '/home/ops/deploy-watchdog/watchdog.yaml',
+      '--config /home/ops/deploy-watchdog/watchdog.yaml ',
+    ],
+    ['names none where the default path finds it', undefined, ''],
+  ])('the reply to Silence %s, as a line to paste', (_what, commandConfigFile, config) => {
+    cycle([finding('a')]);
+    const result = runAction({ ...deps(), commandConfigFile }, 'silence_1h', 'a', who, clock.now());
+    const [silence] = listSilences(store, { now: clock.now() });
+    expect(result.text).toMatch(new RegExp(` or with deploy-watchdog unsilence ${config}${silence!.id}$`));
+  });
+
   it('silences on the alert’s own matchers, by slack:<who>, with a reason saying where from', () => {
     cycle([finding('a')]);
     expect(run('silence_1h')).toMatchObject({

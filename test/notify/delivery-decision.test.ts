@@ -19,6 +19,7 @@ const route = (over: Partial<ResolvedRoute> = {}): ResolvedRoute => ({
   sendAcknowledged: undefined,
   muteWindows: [],
   groupBy: ['check'],
+  escalation: undefined,
   ...over,
 });
 const told = (lastKind: AlertEventKind, hoursAgo: number): NotificationLogEntry => ({

@@ -131,6 +131,11 @@ describe('Router.route', () => {
       /mute window "night" is not defined/,
     ],
     ['bad regex', { channels: ['log'], match_re: { app: '(' }, continue: false }, /not a regular expression RE2 takes/],
+    [
+      'unknown escalation channel',
+      { channels: ['log'], escalate_after: 60_000, escalate_to: ['nope'], continue: false },
+      /notify\.routes\[0\] \(route-1\): channel "nope" is not defined/,
+    ],
   ])('rejects a route with an %s', (_name, route, message) => {
     expect(() => Router.fromSettings({ routes: [route], group_by: [], mute_windows: [] }, ALERTS, CHANNELS)).toThrow(
       RouteError,

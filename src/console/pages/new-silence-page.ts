@@ -1,7 +1,7 @@
 /**
  * `/silences/new`: a silence is made from a preview. The form takes matchers (one per line, as
- * `deploy-watchdog silence --match` reads them), a duration (at most `server.console.max_silence`)
- * and a required comment. "Preview" lists the open alerts the matchers cover now; "Create silence"
+ * `deploy-watchdog silence --match` reads them), a start (empty: now; later: a maintenance window
+ * planned ahead), a duration (at most `server.console.max_silence`) and a required comment. "Preview" lists the open alerts the matchers cover now; "Create silence"
  * appears with the preview and is refused if the matchers changed since, so nothing is saved that
  * was not previewed. Both buttons POST (the CSRF token stays out of URLs); the alert page's
  * "Silence…" link opens the form filled in and previewed (GET).
@@ -13,11 +13,14 @@ import type { Config } from '../../config/load-config.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
-import { alertPath, csrfField, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
+import { alertPath, csrfField, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
+import { parseTime } from '../../lib/parse-time.js';
 
 /** The form as sent (or as the link filled it in). */
 export interface SilenceDraft {
   matchers: string;
+  /** When it starts, in UTC (a browser's `datetime-local`, or ISO 8601 with a zone); empty: now. */
+  starts: string;
   duration: string;
   comment: string;
   /** The matchers of the preview the visitor saw, as {@link checkDraft} writes them. */
@@ -32,6 +35,8 @@ export interface CheckedDraft {
    * (a hidden field's value loses its line breaks).
    */
   matchersText: string;
+  /** When it starts (ms); undefined: now. */
+  startsAt: number | undefined;
   durationMs: number;
   problems: string[];
 }
@@ -43,6 +48,7 @@ const DEFAULT_DURATION = '2h';
 export function draftFrom(fields: URLSearchParams): SilenceDraft {
   return {
     matchers: fields.get('matchers') ?? '',
+    starts: fields.get('starts') ?? '',
     duration: fields.get('duration') ?? DEFAULT_DURATION,
     comment: fields.get('comment') ?? '',
     previewed: fields.get('previewed') ?? '',
@@ -74,7 +80,14 @@ export function checkDraft(draft: SilenceDraft, maxMs: number): CheckedDraft {
   } catch (err) {
     problems.push(`duration: ${(err as Error).message}`);
   }
-  return { matchers, matchersText: JSON.stringify(matchers.map(formatMatcher)), durationMs, problems };
+  const starts = draft.starts.trim();
+  let startsAt: number | undefined;
+  if (starts !== '') {
+    // The form says UTC: a time without a zone (what a datetime-local field sends) is read as UTC.
+    startsAt = parseTime(/[zZ]$|[+-]\d\d(:?\d\d)?$/.test(starts) ? starts : `${starts}Z`) ?? undefined;
+    if (startsAt === undefined) problems.push(`start: ${JSON.stringify(starts)} is not a time (e.g. 2026-11-28T02:00)`);
+  }
+  return { matchers, matchersText: JSON.stringify(matchers.map(formatMatcher)), startsAt, durationMs, problems };
 }
 
 /**
@@ -103,6 +116,10 @@ export function newSilencePage(
         <textarea name="matchers" rows="4" required spellcheck="false">${draft.matchers}</textarea>
       </label>
       <label
+        >Starts <span class="hint">UTC; empty: now. A maintenance window planned ahead mutes nothing before its start</span>
+        <input type="datetime-local" name="starts" value="${draft.starts}"
+      /></label>
+      <label
         >Duration <span class="hint">e.g. 30m, 2h, 1d; at most ${formatDuration(max, 'exact')}</span>
         <input name="duration" value="${draft.duration}" required
       /></label>
@@ -128,11 +145,17 @@ function preview(checked: CheckedDraft, covered: ReturnType<typeof alertsMatchin
       </ul>
     </section>`;
   }
+  const later = checked.startsAt !== undefined && checked.startsAt > ctx.now;
   return html`<section class="preview" data-covered="${covered.length}">
     <h2>Preview</h2>
     <p>
-      For ${formatDuration(checked.durationMs, 'exact')} from now, these matchers cover
-      <strong>${covered.length}</strong> open ${covered.length === 1 ? 'alert' : 'alerts'}:
+      ${
+        later
+          ? html`Scheduled: from ${time(checked.startsAt!)} for ${formatDuration(checked.durationMs, 'exact')} (it mutes
+              nothing before then), these matchers cover`
+          : html`For ${formatDuration(checked.durationMs, 'exact')} from now, these matchers cover`
+      }
+      <strong>${covered.length}</strong> open ${covered.length === 1 ? 'alert' : 'alerts'} now:
     </p>
     ${
       covered.length === 0

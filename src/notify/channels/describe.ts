@@ -382,7 +382,7 @@ export function cutText(text: string, max: number): string {
 function firingStatus(e: AlertEvent, word: string): string {
   switch (e.kind) {
     case 'escalated':
-      return `ESCALATED to ${word}`;
+      return e.unanswered ? escalationStatus(word, e.unanswered) : `ESCALATED to ${word}`;
     case 'repeat':
       return `${word} · still firing`;
     case 'acknowledged':
@@ -392,6 +392,12 @@ function firingStatus(e: AlertEvent, word: string): string {
     default:
       return word;
   }
+}
+
+/** "CRITICAL · unacknowledged for 15m, escalated (told before: ops-slack, ops-mail)". */
+function escalationStatus(word: string, note: NonNullable<AlertEvent['unanswered']>): string {
+  const before = note.toldBefore.length > 0 ? note.toldBefore.join(', ') : 'no channel yet';
+  return `${word} · unacknowledged for ${formatDuration(note.afterMs)}, escalated (told before: ${before})`;
 }
 
 /** The context of an alert as shown: its facts (times as times), its notes, its log lines with their UTC times. */

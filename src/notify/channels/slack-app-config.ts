@@ -10,6 +10,13 @@ export const SLACK_API_URL = 'https://slack.com/api/';
 export const DEFAULT_BROADCAST = ['firing', 'escalated'] as const;
 
 /**
+ * What people put where the bot token goes (issue 27): a webhook URL, an app-level token, a user
+ * or other token. Only these are refused, not everything but `xoxb-`, so `validate`'s stand-in for
+ * an unset ${VAR} still passes.
+ */
+const NOT_A_BOT_TOKEN = /^(https?:|xapp-|xox[a-ac-z]-|xoxe)/i;
+
+/**
  * Config of a Slack app channel: a bot token and a channel ID, one living message per alert group
  * (posted once, updated in place, its history in its thread).
  */
@@ -18,7 +25,10 @@ export const slackAppConfigSchema = z
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('slack_app'),
     /** The app's bot token (`xoxb-…`, use ${VAR}): a Secret, never shown, logged or stored. */
-    bot_token: secretSchema,
+    bot_token: secretSchema.refine(
+      (s) => !NOT_A_BOT_TOKEN.test(s.reveal().trim()),
+      "must be the app's Bot User OAuth Token (xoxb-…, from OAuth & Permissions); a webhook URL goes in a channel of type: slack (webhook_url), an app-level token (xapp-…) in interactions.app_token",
+    ),
     /**
      * The channel's ID (`C0123ABCD`; a private channel's may start with G): an ID, not a `#name`,
      * because updating a message and finding one after a crash both need it.
