@@ -2,15 +2,33 @@
  * The health listener as the configuration wants it: started, moved or stopped to match
  * `server.listen`, and kept across reloads that leave it alone. The web console rides on it, and
  * Slack's posts of button clicks (`/slack/interactions`); both read the config in force at each
- * request, so a reload that changes them needs no restart of the listener.
+ * request, so a reload that changes them needs no restart of the listener. It listens on a thread
+ * of its own (`src/server/front-door-worker.ts`); its `/healthz` fails once the main thread has
+ * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}).
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
 import { consoleStanding } from '../console/console-config.js';
-import type { Config } from '../config/load-config.js';
+import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { InteractionsRequestHandler } from '../interactions/slack-http-receiver.js';
-import { startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
+import { DEFAULT_STALL_AFTER_MS, startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
 import type { Metrics } from '../server/metrics.js';
+import { requestBudgetMs } from '../state/postgres-channel.js';
+
+/** Beyond the longest wait for a statement: the rest of a cycle's synchronous work, on a loaded machine. */
+const STALL_MARGIN_MS = 10_000;
+
+/**
+ * How long the main thread may go without turning before `/healthz` says it is stuck: the longest
+ * it may wait for one PostgreSQL statement (connect, run, hear "canceled"), and a margin; never
+ * less than the default (SQLite's statements do not wait on a network, its cycles' work does not
+ * either, and a first cycle of a large estate still takes seconds).
+ */
+export function stallBoundMs(state: StateConfig): number {
+  if (state.url === undefined) return DEFAULT_STALL_AFTER_MS;
+  const longest = requestBudgetMs({ connectTimeoutMs: state.connect_timeout, statementTimeoutMs: state.statement_timeout });
+  return Math.max(DEFAULT_STALL_AFTER_MS, longest + STALL_MARGIN_MS);
+}
 
 /** The daemon's `/healthz`, `/readyz` and `/metrics` listener. */
 export class HealthListener {
@@ -53,6 +71,7 @@ export class HealthListener {
       metrics: this.deps.metrics,
       logger: this.deps.logger.child({ stage: 'health' }),
       source: this.deps.source,
+      stallAfterMs: stallBoundMs(this.deps.console.config().state),
       console: this.#console,
       interactions: (req, res) => {
         const handler = this.deps.interactions?.();

@@ -4,11 +4,32 @@
  * `/slack/interactions` takes Slack's posts of button clicks, when a Slack app channel wants them
  * over HTTP (`src/interactions/slack-http-receiver.ts`). Every other path is the web console's,
  * when one is given (`src/console/console-handler.ts`).
+ *
+ * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
+ * main thread blocks while a PostgreSQL statement runs: the main thread publishes what the probes
+ * and `/metrics` answer ({@link StatePublisher}) and beats a heartbeat in shared memory; every
+ * other path is relayed to the handlers here, on a unix socket in a private directory
+ * (docs/architecture.md, "The front door").
  */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
+import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
+import { workerBoot, workerEntry } from '../lib/worker-entry.js';
+import {
+  RELAY_HEADER,
+  SHARED,
+  SHARED_SLOTS,
+  type FromFrontDoor,
+  type FrontDoorData,
+  type Publication,
+  type ToFrontDoor,
+} from './front-door-protocol.js';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -79,13 +100,33 @@ export interface ListenerLimits {
   maxConnectionsPerClient: number;
 }
 
-/** The listener's own paths; the console never answers them. */
+/** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
+/**
+ * How long the main thread may go without a heartbeat before `/healthz` fails, when the caller
+ * says nothing (src/app/health-listener.ts derives it from the longest a statement may block).
+ */
+export const DEFAULT_STALL_AFTER_MS = 30_000;
+/** How often the main thread beats, and looks whether its role or liveness changed. */
+const HEARTBEAT_MS = 100;
+/** How often `/metrics`' exposition is rendered again; what it answers is at most about this old. */
+export const METRICS_EVERY_MS = 1_000;
+/** Readiness is judged again at most this often (it writes the state); see {@link StatePublisher}. */
+const READINESS_EVERY_MS = 1_000;
+/** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
+const WATCHED_MS = 60_000;
+/** The counter of cycles in the exposition: a change in its lines is a cycle ended. */
+const CYCLES_METRIC = 'deploy_watchdog_cycles_total';
+/** How long the front door may take to close before its thread is ended. */
+const CLOSE_WAIT_MS = 2_000;
 
 /** A running health listener. */
 export interface HealthServer {
   /** The address actually bound (port 0 resolves to a free port). */
   address: { host: string; port: number };
+  /** Publishes the whole state now (readiness judged, metrics rendered); resolves once the front door has it. */
+  publish(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -104,100 +145,323 @@ export async function startHealthServer(options: {
   interactions?: RequestHandler | undefined;
   /** Other limits than {@link LISTENER_LIMITS} (tests: timeouts of a second or two). */
   limits?: Partial<ListenerLimits> | undefined;
+  /** `/healthz` fails once the main thread has not turned for this long (ms); default {@link DEFAULT_STALL_AFTER_MS}. */
+  stallAfterMs?: number | undefined;
 }): Promise<HealthServer> {
-  const { source, metrics, logger } = options;
-  const limits = { ...LISTENER_LIMITS, ...options.limits };
-  const server: Server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: limits.checkIntervalMs,
-    },
-    (req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (path === INTERACTIONS_PATH) {
-        if (!options.interactions?.(req, res)) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
-        }
-        return;
-      }
-      if (!HEALTH_PATHS.includes(path) && options.console?.(req, res)) return;
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD' }).end();
-        return;
-      }
-      const json = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      if (path === '/healthz') {
-        const alive = source.alive();
-        json(alive ? 200 : 503, { status: alive ? 'ok' : 'stopped' });
-      } else if (path === '/readyz') {
-        const checks = source.readiness();
-        const ready = checks.every((c) => c.ok);
-        json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...source.role?.(), checks });
-      } else if (path === '/metrics') {
-        metrics
-          .render()
-          .then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text))
-          .catch((err: unknown) => {
-            logger.error({ err }, 'cannot render metrics');
-            res.writeHead(500).end();
-          });
-      } else {
-        json(404, { error: 'not found', paths: HEALTH_PATHS });
-      }
-    },
-  );
-  server.maxConnections = limits.maxConnections;
-  limitPerClient(server, limits.maxConnectionsPerClient, logger);
+  const { logger } = options;
   const { host, port } = parseListen(options.listen);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
+  const token = randomBytes(24).toString('base64url');
+  // mkdtemp makes it 0700: no other user can reach the socket inside.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-listener-'));
+  const socketPath = path.join(dir, 'main.sock');
+  const inner = innerServer(options, token);
+  const publisher = new StatePublisher(options.source, options.metrics, logger);
+  let door: FrontDoor | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      inner.once('error', reject);
+      inner.listen(socketPath, () => {
+        inner.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const bound = server.address() as AddressInfo;
-  logger.info({ address: `${bound.address}:${bound.port}` }, 'health and metrics listener started');
+    door = await FrontDoor.start(
+      {
+        host,
+        port,
+        limits: { ...LISTENER_LIMITS, ...options.limits },
+        shared: publisher.shared,
+        stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
+        relay: { socketPath, token },
+        first: { ...(await publisher.whole()), seq: 0 },
+      },
+      logger,
+    );
+  } catch (err) {
+    publisher.stop();
+    await closeInner(inner, dir);
+    throw err;
+  }
+  const running = door;
+  publisher.start(running);
+  logger.info({ address: `${running.address.host}:${running.address.port}` }, 'health and metrics listener started');
   return {
-    address: { host: bound.address, port: bound.port },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    address: running.address,
+    publish: async () => running.publish(await publisher.whole()),
+    close: async () => {
+      publisher.stop();
+      await running.close();
+      await closeInner(inner, dir);
+    },
   };
 }
 
 /**
- * Closes a new connection from a client address that already holds `max`, and says so once per
- * address while it goes on (not per connection: a flood would flood the log too).
+ * The main thread's listener, on the unix socket: what the front door relays (the console,
+ * Slack's posts), answered by the handlers as they always were, each request seen from the
+ * client's real address (never the relay's).
  */
-function limitPerClient(server: Server, max: number, logger: Logger): void {
-  const open = new Map<string, number>();
-  const refused = new Set<string>();
-  server.on('connection', (socket) => {
-    const client = socket.remoteAddress ?? 'unknown';
-    const count = open.get(client) ?? 0;
-    if (count >= max) {
-      if (!refused.has(client)) {
-        refused.add(client);
-        logger.warn({ client, max }, `a client holds ${max} connections to the listener; closing its new ones`);
-      }
-      socket.destroy();
+function innerServer(
+  options: { console?: RequestHandler | undefined; interactions?: RequestHandler | undefined },
+  token: string,
+): Server {
+  return createServer((req, res) => {
+    if (!fromFrontDoor(req, token)) {
+      res.writeHead(403).end();
       return;
     }
-    open.set(client, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left > 0) open.set(client, left);
-      else {
-        open.delete(client);
-        refused.delete(client);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === INTERACTIONS_PATH) {
+      if (!options.interactions?.(req, res)) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
       }
-    });
+      return;
+    }
+    if (options.console?.(req, res)) return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'not found', paths: HEALTH_PATHS }));
   });
+}
+
+/**
+ * Whether the request came through the front door (its relay header bears this listener's
+ * token); if so the header is taken off and the connection made to say the client's address.
+ */
+function fromFrontDoor(req: IncomingMessage, token: string): boolean {
+  const header = req.headers[RELAY_HEADER];
+  if (typeof header !== 'string') return false;
+  const [given = '', port = '0', ...address] = header.split(' ');
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return false;
+  delete req.headers[RELAY_HEADER];
+  for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
+    if (req.rawHeaders[i]!.toLowerCase() === RELAY_HEADER) req.rawHeaders.splice(i, 2);
+  }
+  // One connection carries one relayed request (the front door pools none), so this is its client's.
+  const remote = address.join(' ') || undefined;
+  Object.defineProperties(req.socket, {
+    remoteAddress: { value: remote, configurable: true },
+    remotePort: { value: Number(port) || undefined, configurable: true },
+    remoteFamily: {
+      value: remote === undefined ? undefined : remote.includes(':') ? 'IPv6' : 'IPv4',
+      configurable: true,
+    },
+  });
+  return true;
+}
+
+async function closeInner(inner: Server, dir: string): Promise<void> {
+  if (inner.listening) {
+    await new Promise<void>((resolve) => {
+      inner.close(() => resolve());
+      inner.closeAllConnections();
+    });
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The front door's first lines: if it cannot start, it says why. */
+const BOOT = workerBoot(
+  `parentPort.postMessage({ type: 'failed', message: message.replace('the worker', 'the listener') });`,
+);
+
+/** The front door's thread, from the main thread. */
+class FrontDoor {
+  #seq = 0;
+  readonly #acks = new Map<number, () => void>();
+  #closed: (() => void) | undefined;
+
+  private constructor(
+    readonly thread: Worker,
+    readonly address: { host: string; port: number },
+  ) {}
+
+  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, …). */
+  static start(data: FrontDoorData, logger: Logger): Promise<FrontDoor> {
+    const thread = new Worker(BOOT, {
+      eval: true,
+      workerData: { boot: workerEntry('front-door-worker', import.meta.url), frontDoor: data },
+    });
+    // Never what keeps the process alive: the main thread's own listener does, as the old one did.
+    thread.unref();
+    return new Promise((resolve, reject) => {
+      let door: FrontDoor | undefined;
+      thread.on('message', (m: FromFrontDoor) => {
+        if (m.type === 'listening') resolve((door = new FrontDoor(thread, { host: m.host, port: m.port })));
+        else if (m.type === 'failed') {
+          void thread.terminate();
+          reject(Object.assign(new Error(m.message), { code: m.code }));
+        } else if (m.type === 'log') logger[m.level](m.fields, m.msg);
+        else door?.heard(m);
+      });
+      thread.on('error', (err) => {
+        logger.error({ err: errorText(err) }, 'the listener thread failed');
+        reject(err);
+      });
+      thread.on('exit', () => {
+        door?.ended(logger);
+        reject(new Error('the listener thread ended before it listened'));
+      });
+    });
+  }
+
+  heard(m: FromFrontDoor): void {
+    if (m.type === 'published') {
+      for (const [seq, ack] of this.#acks) {
+        if (seq > m.seq) continue;
+        this.#acks.delete(seq);
+        ack();
+      }
+    } else if (m.type === 'closed') this.#closed?.();
+  }
+
+  /** The thread is gone: said, unless it was asked to close; nothing waits on it any more. */
+  ended(logger: Logger): void {
+    if (!this.#closed) logger.error('the listener thread ended; /healthz and the console are not answered');
+    this.#closed?.();
+    for (const ack of this.#acks.values()) ack();
+    this.#acks.clear();
+  }
+
+  /** Sends a publication, numbered here; resolves once the front door has it. */
+  publish(publication: Omit<Publication, 'seq'>): Promise<void> {
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#acks.set(seq, resolve);
+      this.#post({ type: 'publish', publication: { ...publication, seq } });
+    });
+  }
+
+  #post(message: ToFrontDoor): void {
+    this.thread.postMessage(message);
+  }
+
+  /** Stops listening (its connections closed) and ends the thread, in at most {@link CLOSE_WAIT_MS}. */
+  async close(): Promise<void> {
+    const done = new Promise<void>((resolve) => (this.#closed = resolve));
+    this.#post({ type: 'close' });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
+    await this.thread.terminate();
+  }
+}
+
+/**
+ * What the main thread publishes for the front door: a heartbeat every {@link HEARTBEAT_MS} (its
+ * event loop turned), liveness and role when they change, and the metrics' exposition every
+ * {@link METRICS_EVERY_MS}. Readiness writes the state, so it is judged again only when it may
+ * have changed or someone looks: at a change of role, after a cycle (its count in the exposition
+ * rose), and every {@link READINESS_EVERY_MS} while `/readyz` was asked within {@link WATCHED_MS}
+ * (a kubelet probing every 10 s keeps it so), never taking more than a tenth of the main thread
+ * (a PostgreSQL that hangs makes one judgement last up to its limit of 2 s).
+ */
+class StatePublisher {
+  readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  #door: FrontDoor | undefined;
+  #timers: NodeJS.Timeout[] = [];
+  #said: { alive: boolean; role: string } | undefined;
+  #asksSeen = 0n;
+  #watchedUntil = 0;
+  #readinessNext = 0;
+  #cycles = '';
+  #cycleEnded = false;
+  #rendering = false;
+
+  constructor(
+    private readonly source: HealthSource,
+    private readonly metrics: Metrics,
+    private readonly logger: Logger,
+  ) {
+    this.#beat();
+  }
+
+  /** Everything, now. */
+  async whole(): Promise<Omit<Publication, 'seq'>> {
+    const exposition = await this.#render();
+    return { ...this.#changed(true), readiness: this.#readiness(), ...(exposition && { metrics: exposition }) };
+  }
+
+  start(door: FrontDoor): void {
+    this.#door = door;
+    this.#timers = [
+      setInterval(() => this.#tick(), HEARTBEAT_MS),
+      setInterval(() => {
+        void this.#render().then((metrics) => metrics && this.#door?.publish({ metrics }));
+      }, METRICS_EVERY_MS),
+    ];
+    for (const t of this.#timers) t.unref();
+  }
+
+  stop(): void {
+    for (const t of this.#timers) clearInterval(t);
+    this.#timers = [];
+    this.#door = undefined;
+  }
+
+  #beat(): void {
+    Atomics.store(this.shared, SHARED.heartbeat, BigInt(Date.now()));
+  }
+
+  #tick(): void {
+    this.#beat();
+    const now = Date.now();
+    const asks = Atomics.load(this.shared, SHARED.readyAsks);
+    if (asks !== this.#asksSeen) {
+      this.#asksSeen = asks;
+      this.#watchedUntil = now + WATCHED_MS;
+    }
+    const changed = this.#changed(false);
+    const due = (this.#cycleEnded || now < this.#watchedUntil) && now >= this.#readinessNext;
+    if (!changed && !due) return;
+    // A new role changes what readiness checks: judged again at once.
+    void this.#door?.publish({ ...changed, readiness: this.#readiness() });
+  }
+
+  /** Liveness and role, when they changed since last said (or always, when `all`). */
+  #changed(all: boolean): Pick<Publication, 'alive' | 'role'> | undefined {
+    const alive = this.source.alive();
+    const role = this.source.role?.() ?? null;
+    const now = { alive, role: JSON.stringify(role) };
+    if (!all && this.#said?.alive === now.alive && this.#said.role === now.role) return undefined;
+    this.#said = now;
+    return { alive, role };
+  }
+
+  #readiness(): Publication['readiness'] {
+    const started = performance.now();
+    this.#cycleEnded = false;
+    try {
+      return this.source.readiness();
+    } catch (err) {
+      return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
+    } finally {
+      const took = performance.now() - started;
+      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * took);
+    }
+  }
+
+  async #render(): Promise<Publication['metrics']> {
+    if (this.#rendering) return undefined;
+    this.#rendering = true;
+    try {
+      const text = await this.metrics.render();
+      const cycles = text
+        .split('\n')
+        .filter((line) => line.startsWith(`${CYCLES_METRIC}{`))
+        .join('\n');
+      if (cycles !== this.#cycles) [this.#cycles, this.#cycleEnded] = [cycles, true];
+      return { text, contentType: this.metrics.registry.contentType, at: Date.now() };
+    } catch (err) {
+      this.logger.error({ err }, 'cannot render metrics');
+      return undefined;
+    } finally {
+      this.#rendering = false;
+    }
+  }
 }

@@ -18,6 +18,7 @@
  * and the answer is {@link LIMIT_CODE}, which the caller turns into what the limit meant.
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { workerBoot, workerEntry, type WorkerEntry } from '../lib/worker-entry.js';
 import type {
   PostgresAsk,
   PostgresConnection,
@@ -46,43 +47,33 @@ export interface RequestLimit {
   force?: boolean;
 }
 
-/**
- * The worker, as an ES module URL. From the build it is `postgres-worker.js` beside this file;
- * from the sources (tsx, the tests) it is the `.ts` file, which the worker loads through tsx's
- * loader, registered in it first: a worker does not inherit the loader of the thread that starts it.
- */
-function workerEntry(): { entry: string; loader: string | null } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./postgres-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
-  if (!fromSource) return { entry, loader: null };
-  return { entry, loader: import.meta.resolve('tsx/esm/api') };
-}
-
 /** The signal's value once the worker could not start: it has posted why, as the answer to any request. */
 const WORKER_FAILED = -1;
 
 /**
- * The worker's first lines (CommonJS, evaluated): register the loader if asked, then import the
- * entry; if that fails, say why and wake the main thread rather than leave it waiting to its deadline.
+ * The worker's first lines ({@link workerBoot}); if it cannot start, it says why and wakes the
+ * main thread rather than leave it waiting to its deadline.
  */
-const BOOT = `
-const { workerData } = require('node:worker_threads');
-const { entry, loader } = workerData.boot;
-(loader ? import(loader).then((m) => m.register()) : Promise.resolve())
-  .then(() => import(entry))
-  .catch((err) => {
-    const message = 'the PostgreSQL worker thread could not start: ' + (err && err.message);
-    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message, code: undefined, connection: true } });
+const BOOT = workerBoot(`
+    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message: message.replace('the worker', 'the PostgreSQL worker'), code: undefined, connection: true } });
     Atomics.store(workerData.signal, 0, ${WORKER_FAILED});
     Atomics.notify(workerData.signal, 0);
-  });
-`;
+`);
 
 /** A worker under way: its thread, the main thread's end of its port, and the shared signal. */
 interface RunningWorker {
   thread: Worker;
   port: MessagePort;
   signal: Int32Array;
+}
+
+/**
+ * The longest the main thread waits for one request's answer: it may first have to connect, then
+ * run its statement, then hear the server's "canceled". What `/healthz` allows a stall of the main
+ * thread (src/app/health-listener.ts) is derived from it.
+ */
+export function requestBudgetMs(connection: Pick<PostgresConnection, 'connectTimeoutMs' | 'statementTimeoutMs'>): number {
+  return connection.connectTimeoutMs + connection.statementTimeoutMs + ANSWER_GRACE_MS;
 }
 
 /** The main thread's end of the worker (see the file's comment). */
@@ -117,9 +108,7 @@ export class PostgresChannel {
   }
 
   #send(request: PostgresRequest, limitMs: number | undefined): PostgresReply {
-    const { connectTimeoutMs, statementTimeoutMs } = this.#connection;
-    // A request may first have to connect, then run its statement.
-    const budget = connectTimeoutMs + statementTimeoutMs + ANSWER_GRACE_MS;
+    const budget = requestBudgetMs(this.#connection);
     const limited = limitMs !== undefined && limitMs < budget;
     if (limited && limitMs <= 0) return limitReached(request.seq, 0);
     const w = this.#started();
@@ -165,11 +154,11 @@ export class PostgresChannel {
     const { port1, port2 } = new MessageChannel();
     const signal = new Int32Array(new SharedArrayBuffer(4));
     Atomics.store(signal, 0, this.#seq - 1);
-    const data: PostgresWorkerData & { boot: ReturnType<typeof workerEntry> } = {
+    const data: PostgresWorkerData & { boot: WorkerEntry } = {
       port: port2,
       signal,
       connection: this.#connection,
-      boot: workerEntry(),
+      boot: workerEntry('postgres-worker', import.meta.url),
     };
     const thread = new Worker(BOOT, { eval: true, workerData: data, transferList: [port2] });
     // Never what keeps the process alive: a command that forgets to close still exits.

@@ -62,6 +62,7 @@ describe('healthzUrl', () => {
 describe('deploy-watchdog healthcheck', () => {
   it("exits 0 when the daemon answers /healthz on the config's port, without its secrets", async () => {
     daemon.alive = true;
+    await server.publish();
     const { code, stdout } = await runCli(['healthcheck', '--config', config(`0.0.0.0:${server.address.port}`)]);
     expect(code).toBe(0);
     // /healthz, not /readyz: the daemon is not ready here (a late job), and still healthy.
@@ -70,8 +71,10 @@ describe('deploy-watchdog healthcheck', () => {
 
   it('exits 1 when the daemon says it is not alive', async () => {
     daemon.alive = false;
+    await server.publish();
     const { code, stderr } = await runCli(['healthcheck', '--config', config(`127.0.0.1:${server.address.port}`)]);
     daemon.alive = true;
+    await server.publish();
     expect(code).toBe(1);
     expect(stderr).toBe(`http://127.0.0.1:${server.address.port}/healthz: 503 {"status":"stopped"}\n`);
   });

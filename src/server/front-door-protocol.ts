@@ -1,0 +1,61 @@
+/**
+ * What the main thread and the front door (`front-door-worker.ts`, the listener's own thread) say
+ * to each other, and the shared memory between them. Nothing here runs: both sides import it, the
+ * worker nothing else of the daemon, so it starts quickly and holds no state of the daemon's.
+ */
+import type { ListenerLimits, ReadinessCheck } from './health-server.js';
+
+/** The slots of {@link FrontDoorData.shared} (a BigInt64Array on a SharedArrayBuffer). */
+export const SHARED = {
+  /** Date.now() of the main thread's last heartbeat: its event loop turned then. */
+  heartbeat: 0,
+  /** How many `/readyz` the front door answered: the main thread judges readiness again when it rose. */
+  readyAsks: 1,
+} as const;
+/** The number of slots of {@link SHARED}. */
+export const SHARED_SLOTS = 2;
+
+/**
+ * The header the front door adds to a request it relays to the main thread: its relay token and
+ * the client's real address and port. The main thread's listener believes no request without the
+ * token, and the front door drops the header from what a client sends.
+ */
+export const RELAY_HEADER = 'x-deploy-watchdog-relay';
+
+/** The role of a replica, as `/readyz` says it. */
+export type PublishedRole = { role: 'leader' | 'follower'; epoch: number | null } | undefined;
+
+/** What the main thread publishes; each part absent when unchanged since the last. */
+export interface Publication {
+  seq: number;
+  alive?: boolean;
+  role?: PublishedRole | null;
+  readiness?: ReadinessCheck[];
+  metrics?: { text: string; contentType: string; at: number };
+}
+
+/** What the front door is started with (`workerData`). */
+export interface FrontDoorData {
+  host: string;
+  port: number;
+  limits: ListenerLimits;
+  /** See {@link SHARED}. */
+  shared: BigInt64Array;
+  /** `/healthz` fails once the heartbeat is older than this (ms). */
+  stallAfterMs: number;
+  /** Where the main thread's own listener is (a unix socket in a private directory), and the token it wants. */
+  relay: { socketPath: string; token: string };
+  /** The first publication, whole: the front door answers from the first request on. */
+  first: Publication;
+}
+
+/** What the main thread tells the front door. */
+export type ToFrontDoor = { type: 'publish'; publication: Publication } | { type: 'close' };
+
+/** What the front door tells the main thread. */
+export type FromFrontDoor =
+  | { type: 'listening'; host: string; port: number }
+  | { type: 'failed'; message: string; code?: string | undefined }
+  | { type: 'published'; seq: number }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; msg: string }
+  | { type: 'closed' };

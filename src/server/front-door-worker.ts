@@ -1,0 +1,250 @@
+/**
+ * The front door: the daemon's HTTP listener, on a thread of its own so that nothing it answers
+ * waits on the main thread, which blocks while a PostgreSQL statement runs (src/state/postgres-channel.ts).
+ * - `/healthz` and `/readyz` from what the main thread last published, and its heartbeat: past
+ *   `stallAfterMs` without one, `/healthz` fails and says why (a main thread stuck that long is
+ *   stuck for good: a restart is the cure).
+ * - `/metrics` is the last exposition published (once a second).
+ * - Every other path (the console, Slack's posts) is relayed to the main thread's own listener on
+ *   a unix socket in a private directory, with the client's real address in {@link RELAY_HEADER}.
+ * The limits of a listener (LISTENER_LIMITS: timeouts, connections in all and per client) are
+ * enforced here, where the clients connect. Started by `startHealthServer` (health-server.ts).
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  RELAY_HEADER,
+  SHARED,
+  type FromFrontDoor,
+  type FrontDoorData,
+  type Publication,
+  type PublishedRole,
+  type ToFrontDoor,
+} from './front-door-protocol.js';
+import type { ReadinessCheck } from './health-server.js';
+
+/** The listener's own paths; they are answered here, never relayed. */
+const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
+/**
+ * The largest body relayed: the largest any handler takes (Slack's posts, 1 MiB); past it the
+ * front door answers 413 itself.
+ */
+const RELAY_BODY_MAX_BYTES = 1024 * 1024;
+
+/** Headers of one hop (RFC 9110 §7.6.1), never passed on, and the relay's own. */
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  RELAY_HEADER,
+]);
+
+/** What the front door answers from: the main thread's publications, merged. */
+interface Published {
+  alive: boolean;
+  role: PublishedRole;
+  readiness: ReadinessCheck[];
+  metrics: { text: string; contentType: string; at: number } | undefined;
+}
+
+/** Runs the front door (see the file's comment). */
+export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
+  const say = (message: FromFrontDoor) => port.postMessage(message);
+  const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
+    say({ type: 'log', level, fields, msg });
+  const state: Published = { alive: false, role: undefined, readiness: [], metrics: undefined };
+  const take = (p: Publication) => {
+    if (p.alive !== undefined) state.alive = p.alive;
+    if (p.role !== undefined) state.role = p.role ?? undefined;
+    if (p.readiness) state.readiness = p.readiness;
+    if (p.metrics) state.metrics = p.metrics;
+  };
+  take(data.first);
+
+  const { limits } = data;
+  const server: Server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+    },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (!HEALTH_PATHS.includes(path)) {
+        relay(req, res, data.relay, log);
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { allow: 'GET, HEAD' }).end();
+        return;
+      }
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      const stall = stalled(data);
+      if (path === '/healthz') {
+        if (stall) json(503, { status: 'stalled', detail: stall });
+        else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
+      } else if (path === '/readyz') {
+        Atomics.add(data.shared, SHARED.readyAsks, 1n);
+        const checks = stall ? [...state.readiness, { check: 'main_thread', ok: false, detail: stall }] : state.readiness;
+        const ready = checks.every((c) => c.ok);
+        json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...state.role, checks });
+      } else if (state.metrics) {
+        res.writeHead(200, { 'content-type': state.metrics.contentType }).end(state.metrics.text);
+      } else {
+        res.writeHead(503).end();
+      }
+    },
+  );
+  server.maxConnections = limits.maxConnections;
+  limitPerClient(server, limits.maxConnectionsPerClient, log);
+
+  port.on('message', (message: ToFrontDoor) => {
+    if (message.type === 'publish') {
+      take(message.publication);
+      say({ type: 'published', seq: message.publication.seq });
+    } else {
+      server.close(() => {
+        say({ type: 'closed' });
+        port.close();
+      });
+      server.closeAllConnections();
+    }
+  });
+  let listening = false;
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (listening) log('error', { err: err.message, code: err.code }, 'the listener failed');
+    else say({ type: 'failed', message: err.message, code: err.code });
+  });
+  server.listen(data.port, data.host, () => {
+    listening = true;
+    const bound = server.address();
+    if (bound && typeof bound === 'object') say({ type: 'listening', host: bound.address, port: bound.port });
+  });
+}
+
+/** Why the main thread counts as stalled (its heartbeat older than allowed), or undefined. */
+function stalled(data: FrontDoorData): string | undefined {
+  const ageMs = Date.now() - Number(Atomics.load(data.shared, SHARED.heartbeat));
+  if (ageMs <= data.stallAfterMs) return undefined;
+  return (
+    `the daemon's main thread has not turned for ${(ageMs / 1000).toFixed(1)}s ` +
+    `(allowed ${(data.stallAfterMs / 1000).toFixed(1)}s: the longest a PostgreSQL statement may hold it, and a margin)`
+  );
+}
+
+/**
+ * Passes one request to the main thread's listener and its answer back. The body is read whole
+ * here first (within the listener's request timeout, at most {@link RELAY_BODY_MAX_BYTES}), so
+ * the main thread gets whole requests only, never a slow client's trickle, and takes it in one
+ * write. A connection of its own each (no pool): the main thread sets the client's address on the
+ * connection it sees, so one connection must carry one client's request.
+ */
+function relay(
+  req: IncomingMessage,
+  res: ServerResponse,
+  to: FrontDoorData['relay'],
+  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    if (size > RELAY_BODY_MAX_BYTES) return;
+    size += chunk.length;
+    if (size <= RELAY_BODY_MAX_BYTES) chunks.push(chunk);
+    else {
+      chunks.length = 0;
+      const body = JSON.stringify({ error: 'too large' });
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(body);
+    }
+  });
+  req.on('end', () => {
+    if (size <= RELAY_BODY_MAX_BYTES) send(req, Buffer.concat(chunks), res, to, log);
+  });
+}
+
+/** Sends a request read whole to the main thread's listener; its answer is streamed back. */
+function send(
+  req: IncomingMessage,
+  body: Buffer,
+  res: ServerResponse,
+  to: FrontDoorData['relay'],
+  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
+): void {
+  const headers = passOn(req.rawHeaders, ['content-length']);
+  if (body.length > 0 || (req.method !== 'GET' && req.method !== 'HEAD')) headers.push('content-length', String(body.length));
+  headers.push(RELAY_HEADER, `${to.token} ${req.socket.remotePort ?? 0} ${req.socket.remoteAddress ?? ''}`);
+  const inner = request({ socketPath: to.socketPath, method: req.method, path: req.url, headers, agent: false });
+  inner.on('response', (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passOn(answer.rawHeaders));
+    answer.pipe(res);
+  });
+  inner.on('error', (err) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    log('warn', { err: err.message, path: req.url?.split('?')[0] }, 'cannot relay a request to the main thread');
+    res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'the daemon did not answer' }));
+  });
+  // A client gone before the answer: the main thread's work is not waited for.
+  res.on('close', () => {
+    if (!res.writableFinished) inner.destroy();
+  });
+  inner.end(body);
+}
+
+/** Raw headers less those of one hop, the relay's own (which no client may set), and `also`. */
+function passOn(raw: string[], also: readonly string[] = []): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_HEADERS.has(name) && !also.includes(name)) kept.push(raw[i]!, raw[i + 1]!);
+  }
+  return kept;
+}
+
+/**
+ * Closes a new connection from a client address that already holds `max`, and says so once per
+ * address while it goes on (not per connection: a flood would flood the log too).
+ */
+function limitPerClient(
+  server: Server,
+  max: number,
+  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
+): void {
+  const open = new Map<string, number>();
+  const refused = new Set<string>();
+  server.on('connection', (socket) => {
+    const client = socket.remoteAddress ?? 'unknown';
+    const count = open.get(client) ?? 0;
+    if (count >= max) {
+      if (!refused.has(client)) {
+        refused.add(client);
+        log('warn', { client, max }, `a client holds ${max} connections to the listener; closing its new ones`);
+      }
+      socket.destroy();
+      return;
+    }
+    open.set(client, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else {
+        open.delete(client);
+        refused.delete(client);
+      }
+    });
+  });
+}
+
+if (parentPort && (workerData as { frontDoor?: FrontDoorData } | null)?.frontDoor) {
+  frontDoor((workerData as { frontDoor: FrontDoorData }).frontDoor, parentPort);
+}
