@@ -11,7 +11,12 @@ import { consoleStanding } from '../console/console-config.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { InteractionsRequestHandler } from '../interactions/slack-http-receiver.js';
-import { DEFAULT_STALL_AFTER_MS, startHealthServer, type HealthServer, type HealthSource } from '../server/health-server.js';
+import {
+  DEFAULT_STALL_AFTER_MS,
+  startHealthServer,
+  type HealthServer,
+  type HealthSource,
+} from '../server/health-server.js';
 import type { Metrics } from '../server/metrics.js';
 import { requestBudgetMs } from '../state/postgres-channel.js';
 
@@ -26,7 +31,10 @@ const STALL_MARGIN_MS = 10_000;
  */
 export function stallBoundMs(state: StateConfig): number {
   if (state.url === undefined) return DEFAULT_STALL_AFTER_MS;
-  const longest = requestBudgetMs({ connectTimeoutMs: state.connect_timeout, statementTimeoutMs: state.statement_timeout });
+  const longest = requestBudgetMs({
+    connectTimeoutMs: state.connect_timeout,
+    statementTimeoutMs: state.statement_timeout,
+  });
   return Math.max(DEFAULT_STALL_AFTER_MS, longest + STALL_MARGIN_MS);
 }
 

@@ -93,7 +93,9 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
         else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
       } else if (path === '/readyz') {
         Atomics.add(data.shared, SHARED.readyAsks, 1n);
-        const checks = stall ? [...state.readiness, { check: 'main_thread', ok: false, detail: stall }] : state.readiness;
+        const checks = stall
+          ? [...state.readiness, { check: 'main_thread', ok: false, detail: stall }]
+          : state.readiness;
         const ready = checks.every((c) => c.ok);
         json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...state.role, checks });
       } else if (state.metrics) {
@@ -179,7 +181,8 @@ function send(
   log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
 ): void {
   const headers = passOn(req.rawHeaders, ['content-length']);
-  if (body.length > 0 || (req.method !== 'GET' && req.method !== 'HEAD')) headers.push('content-length', String(body.length));
+  if (body.length > 0 || (req.method !== 'GET' && req.method !== 'HEAD'))
+    headers.push('content-length', String(body.length));
   headers.push(RELAY_HEADER, `${to.token} ${req.socket.remotePort ?? 0} ${req.socket.remoteAddress ?? ''}`);
   const inner = request({ socketPath: to.socketPath, method: req.method, path: req.url, headers, agent: false });
   inner.on('response', (answer) => {
@@ -192,7 +195,9 @@ function send(
       return;
     }
     log('warn', { err: err.message, path: req.url?.split('?')[0] }, 'cannot relay a request to the main thread');
-    res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'the daemon did not answer' }));
+    res
+      .writeHead(502, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'the daemon did not answer' }));
   });
   // A client gone before the answer: the main thread's work is not waited for.
   res.on('close', () => {

@@ -72,7 +72,9 @@ interface RunningWorker {
  * run its statement, then hear the server's "canceled". What `/healthz` allows a stall of the main
  * thread (src/app/health-listener.ts) is derived from it.
  */
-export function requestBudgetMs(connection: Pick<PostgresConnection, 'connectTimeoutMs' | 'statementTimeoutMs'>): number {
+export function requestBudgetMs(
+  connection: Pick<PostgresConnection, 'connectTimeoutMs' | 'statementTimeoutMs'>,
+): number {
   return connection.connectTimeoutMs + connection.statementTimeoutMs + ANSWER_GRACE_MS;
 }
 
