@@ -39,6 +39,23 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
   return { status: res.status, body: await res.text() };
 }
 
+/**
+ * What `path` answers once it matches `check`: the listener answers from what the main thread
+ * last published (readiness within a second of being asked, the role at its next heartbeat,
+ * `/metrics` every second), so a change just logged shows there a moment later.
+ */
+async function settled(port: number, path: string, check: (answer: { status: number; body: string }) => void) {
+  let last: { status: number; body: string } | undefined;
+  await vi.waitFor(
+    async () => {
+      last = await get(port, path);
+      check(last);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+  return last!;
+}
+
 const cycles = (log: ReturnType<typeof captureLogger>) =>
   log
     .lines()
@@ -71,25 +88,27 @@ describe('replicas on one PostgreSQL state', () => {
       timeout: 10_000,
     });
 
-    const readyA = await get(portA, '/readyz');
-    expect(readyA.status).toBe(200);
-    expect(JSON.parse(readyA.body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 1 });
-    const readyB = await get(portB, '/readyz');
-    expect(readyB.status).toBe(200);
+    await settled(portA, '/readyz', (readyA) => {
+      expect(readyA.status).toBe(200);
+      expect(JSON.parse(readyA.body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 1 });
+    });
+    const readyB = await settled(portB, '/readyz', (ready) => {
+      expect(ready.status).toBe(200);
+      expect(JSON.parse(ready.body)).toMatchObject({ status: 'ready', role: 'follower', epoch: 1 });
+    });
     const bodyB = JSON.parse(readyB.body) as { role: string; epoch: number; checks: { check: string }[] };
-    expect(bodyB).toMatchObject({ status: 'ready', role: 'follower', epoch: 1 });
     // A follower runs no job: it answers for the lease and the state it serves the console from.
     expect(bodyB.checks.map((c) => c.check)).toEqual(['leader', 'state']);
     expect((await get(portB, '/healthz')).status).toBe(200);
-    expect((await get(portA, '/metrics')).body).toMatch(/^deploy_watchdog_leader 1$/m);
-    expect((await get(portB, '/metrics')).body).toMatch(/^deploy_watchdog_leader 0$/m);
+    await settled(portA, '/metrics', (m) => expect(m.body).toMatch(/^deploy_watchdog_leader 1$/m));
+    await settled(portB, '/metrics', (m) => expect(m.body).toMatch(/^deploy_watchdog_leader 0$/m));
 
     // Reloads keep the roles: the leader runs its first cycles again, the follower none.
     await b.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portB));
     await a.reload(replicaConfig(sim.baseUrl, sim.adminToken, url, portA));
     await vi.waitFor(() => expect(cycles(logA)).toHaveLength(4), { timeout: 10_000 });
-    expect(JSON.parse((await get(portB, '/readyz')).body)).toMatchObject({ role: 'follower', epoch: 1 });
-    expect(JSON.parse((await get(portA, '/readyz')).body)).toMatchObject({ role: 'leader', epoch: 1 });
+    await settled(portB, '/readyz', (r) => expect(JSON.parse(r.body)).toMatchObject({ role: 'follower', epoch: 1 }));
+    await settled(portA, '/readyz', (r) => expect(JSON.parse(r.body)).toMatchObject({ role: 'leader', epoch: 1 }));
     expect(cycles(logB)).toEqual([]);
 
     // The servers job's last slot is long past (as if its predecessor had missed it); runs' is recent.
@@ -101,8 +120,10 @@ describe('replicas on one PostgreSQL state', () => {
     expect(logB.lines().find((l) => typeof l.msg === 'string' && l.msg.startsWith('taking over'))).toMatchObject({
       jobs: ['servers'],
     });
-    expect(JSON.parse((await get(portB, '/readyz')).body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 2 });
-    expect((await get(portB, '/metrics')).body).toMatch(/^deploy_watchdog_leader 1$/m);
+    await settled(portB, '/readyz', (r) =>
+      expect(JSON.parse(r.body)).toMatchObject({ status: 'ready', role: 'leader', epoch: 2 }),
+    );
+    await settled(portB, '/metrics', (m) => expect(m.body).toMatch(/^deploy_watchdog_leader 1$/m));
     expect(Number(b.store.getMeta('job_slot:servers'))).toBeGreaterThan(Date.now() - 60_000);
     // Nothing of the handover was a fault (the log channel's alerts are warnings of their own).
     const faults = [...logA.lines(), ...logB.lines()].filter((l) => (l.level as number) >= 40 && l.stage !== 'channel');

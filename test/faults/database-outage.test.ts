@@ -3,8 +3,8 @@
  * each reaching it through a TCP proxy of its own, through two outages of 20s one after the
  * other: the server stopped (connections refused), then the server reachable but hanging (every
  * proxy stops forwarding and closes nothing: what a network that drops packets does). Throughout:
- * - every replica answers `/healthz` (polled every 250ms; the slowest answer is asserted, with a
- *   bound a loaded CI machine keeps, and printed);
+ * - every replica answers `/healthz` within 1s (polled every 250ms; the slowest answer is
+ *   asserted and printed);
  * - the leader steps down within ¾ of its lease of the outage's start (3s, plus a margin);
  * - nothing is sent during the outage (the Slack stand-in and the SMTP sink receive nothing);
  * - after the return, one leader within 15s, stable (no step-down, no other term, for a while
@@ -45,12 +45,11 @@ const OUTAGE_MS = 20_000;
 /** ¾ of the lease, and a margin for a loaded machine (a timer late, a log line written late). */
 const STEP_DOWN_WITHIN_MS = (LEASE_MS * 3) / 4 + 1_500;
 /**
- * The slowest `/healthz` answer allowed. The main thread still waits while a statement runs: a
- * leader's until its deadline (¾ of the lease) at most, a new term's first work for as long as it
- * blocks, which a loaded CI machine stretches (5.6 s seen). Generous on purpose: it fails the old
- * behaviour (no answer at all for the whole outage), not a slow machine; the figures are printed.
+ * The slowest `/healthz` answer allowed: the issue's figure. The listener answers from a thread of
+ * its own (src/server/front-door-worker.ts), so no statement the main thread waits on delays it;
+ * the figures are printed (tens of milliseconds on a loaded machine).
  */
-const PROBE_BOUND_MS = 10_000;
+const PROBE_BOUND_MS = 1_000;
 
 let sim: RunningSimulator;
 let slack: WebhookReceiver;
