@@ -16,7 +16,6 @@
  * (docs/high-availability.md says what it was measured to do).
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/index
 import { Store } from '../../src/state/store.js';
 import { spawnDaemon, until, type Daemon } from '../cli/daemon-fixture.js';
 import { freePort } from '../helpers/free-port.js';
+import { startHttpProber } from '../helpers/http-prober.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -59,8 +59,8 @@ let databaseUrl: string;
 let tmp: ReturnType<typeof tempDir>;
 const replicas: { name: string; daemon: Daemon; db: TcpProxy; port: number }[] = [];
 const probes = new Map<string, { slowestMs: number; failures: string[] }>();
-let probing = true;
-let probeLoops: Promise<void>[] = [];
+/** Each replica's prober: stopping one records what it saw in {@link probes}. */
+let probeStops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ apps: 12, seed: 9 });
@@ -71,8 +71,7 @@ beforeAll(async () => {
   tmp = tempDir('dw-outage-');
 }, 120_000);
 afterAll(async () => {
-  probing = false;
-  await Promise.all(probeLoops);
+  await Promise.all(probeStops.splice(0).map((stop) => stop()));
   for (const r of replicas) {
     if (r.daemon.child.exitCode === null && r.daemon.child.signalCode === null) r.daemon.child.kill('SIGKILL');
     await r.db.close();
@@ -95,38 +94,21 @@ async function startReplica(name: string): Promise<void> {
 }
 
 /**
- * Asks a replica's `/healthz` every 250ms until the test ends, keeping its slowest answer and any
- * failure. Each probe opens a connection of its own and closes it, as the kubelet's HTTP probe
- * does (keep-alives disabled): a kept-alive socket that the replica closes as idle while a probe
- * is on its way fails that probe, a race of the client's pool, not an unanswered probe.
+ * Asks a replica's `/healthz` every 250ms until the test ends (see `startHttpProber`: each probe on
+ * a connection of its own, as the kubelet's, and from a thread of its own: this one blocks while
+ * `pg_ctl` stops and starts the server), and keeps its slowest answer and any failure.
  */
-async function probe(r: (typeof replicas)[number]): Promise<void> {
-  const seen = probes.get(r.name)!;
-  while (probing) {
-    const started = Date.now();
-    try {
-      const status = await probeOnce(r.port);
-      if (status !== 200) seen.failures.push(`${new Date().toISOString()}: ${status}`);
-    } catch (err) {
-      const cause = (err as Error & { cause?: Error }).cause;
-      seen.failures.push(`${new Date().toISOString()}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
-    }
-    seen.slowestMs = Math.max(seen.slowestMs, Date.now() - started);
-    await sleep(250);
-  }
-}
-
-/** One `GET /healthz` on a new connection, closed after it; resolves with the status. */
-function probeOnce(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false, timeout: 30_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
+async function probe(r: (typeof replicas)[number]): Promise<() => Promise<void>> {
+  const prober = await startHttpProber(r.port, ['/healthz'], { everyMs: 250 });
+  return async () => {
+    const got = await prober.done();
+    probes.set(r.name, {
+      slowestMs: Math.max(0, ...got.map((p) => p.ms)),
+      failures: got
+        .filter((p) => p.status !== 200)
+        .map((p) => `${new Date(p.at).toISOString()}: ${p.status || ''} ${p.body}`.trim()),
     });
-    req.on('timeout', () => req.destroy(new Error('no answer within 30s')));
-    req.on('error', reject);
-  });
+  };
 }
 
 interface LogLine {
@@ -249,7 +231,7 @@ describe('replicas of `run` through a PostgreSQL outage', () => {
       outputs,
       180_000,
     );
-    probeLoops = replicas.map((r) => probe(r));
+    probeStops = await Promise.all(replicas.map((r) => probe(r)));
     await until('a replica to lead', () => leader() !== undefined, outputs, 60_000);
     const rng = new Prng(20261127);
 
@@ -270,8 +252,7 @@ describe('replicas of `run` through a PostgreSQL outage', () => {
 
     stageProblems(sim, 4, rng);
     await settled(Date.now());
-    probing = false;
-    await Promise.all(probeLoops);
+    await Promise.all(probeStops.splice(0).map((stop) => stop()));
     for (const r of replicas) r.daemon.child.kill('SIGTERM');
     for (const r of replicas) expect(await r.daemon.exited, r.daemon.output().slice(-3000)).toBe(0);
 

@@ -6,6 +6,8 @@
  * turns again. What it relays (the console, Slack's posts) reaches the handlers with the client's
  * real address, never the relay's nor one a client claims, through a socket no other user reaches.
  *
+ * A reload that changes `server.listen` moves the listener, or stops it; a stop closes it.
+ *
  * The probes run on a thread of their own too: the test's own thread is the one blocked.
  */
 import fs from 'node:fs';
@@ -13,7 +15,6 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { request as httpRequest } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
@@ -21,6 +22,9 @@ import { RELAY_HEADER } from '../../src/server/front-door-protocol.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { openState } from '../../src/state/open-state.js';
+import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
+import { freePort } from '../helpers/free-port.js';
+import { startHttpProber } from '../helpers/http-prober.js';
 import { testCluster } from '../helpers/state-backends.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -31,72 +35,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-/** One answer a probe got. */
-interface Probe {
-  path: string;
-  status: number;
-  at: number;
-  ms: number;
-  body: string;
-}
-
-/**
- * Asks `paths` of the listener in turn, each on a new connection (as the kubelet does), every
- * 100ms from a thread of its own until `stop`, then posts what it got. Says `probing` after its
- * first round.
- */
-const PROBER = `
-const { workerData, parentPort } = require('node:worker_threads');
-const http = require('node:http');
-const { port, paths, stop } = workerData;
-const got = [];
-const ask = (path) => new Promise((resolve) => {
-  const at = Date.now();
-  const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-    let body = '';
-    res.setEncoding('utf8');
-    res.on('data', (c) => (body += c));
-    res.on('end', () => resolve({ path, status: res.statusCode, at, ms: Date.now() - at, body }));
-  });
-  req.on('error', (err) => resolve({ path, status: 0, at, ms: Date.now() - at, body: err.message }));
-});
-(async () => {
-  let first = true;
-  while (Atomics.load(stop, 0) === 0) {
-    for (const path of paths) got.push(await ask(path));
-    if (first) parentPort.postMessage('probing');
-    first = false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  parentPort.postMessage(got);
-})();
-`;
-
-/** Starts a prober; `done()` stops it and resolves with what it got. */
-async function startProber(port: number, paths: string[]): Promise<{ done(): Promise<Probe[]> }> {
-  const stop = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(PROBER, { eval: true, workerData: { port, paths, stop } });
-  cleanups.push(() => worker.terminate().then(() => undefined));
-  const messages: unknown[] = [];
-  let heard: () => void = () => undefined;
-  worker.on('message', (m) => {
-    messages.push(m);
-    heard();
-  });
-  const next = () =>
-    new Promise<unknown>((resolve) => {
-      if (messages.length > 0) resolve(messages.shift());
-      else heard = () => resolve(messages.shift());
-    });
-  expect(await next()).toBe('probing');
-  return {
-    done: async () => {
-      Atomics.store(stop, 0, 1);
-      return (await next()) as Probe[];
-    },
-  };
-}
 
 /** Blocks this thread for `ms` in `Atomics.wait`, as a statement's wait does. */
 function blockFor(ms: number): void {
@@ -115,7 +53,8 @@ async function start(options: Partial<Parameters<typeof startHealthServer>[0]> =
   return server;
 }
 
-describe('the front door', () => {
+// A listener's thread starts through tsx's loader from the sources: seconds on a loaded machine.
+describe('the front door', { timeout: 120_000 }, () => {
   it('answers /healthz at once, and /metrics with the last exposition, while a statement on a hanging PostgreSQL blocks the main thread', async () => {
     const cluster = testCluster();
     const database = cluster.createDatabase();
@@ -136,7 +75,7 @@ describe('the front door', () => {
     metrics.leader.set(1);
     const server = await start({ metrics, stallAfterMs: 60_000 });
     await server.publish();
-    const prober = await startProber(server.address.port, ['/healthz', '/metrics']);
+    const prober = await startHttpProber(server.address.port, ['/healthz', '/metrics']);
 
     await proxy.hang();
     // Changed, and never rendered: the main thread blocks before its next turn.
@@ -171,7 +110,7 @@ describe('the front door', () => {
 
   it('fails /healthz, saying why, once the main thread has not turned for longer than its bound, and recovers after', async () => {
     const server = await start({ stallAfterMs: 1_000 });
-    const prober = await startProber(server.address.port, ['/healthz', '/readyz']);
+    const prober = await startHttpProber(server.address.port, ['/healthz', '/readyz']);
     blockFor(3_000);
     const probes = await prober.done();
     const stalled = probes.filter((p) => p.status === 503);
@@ -253,5 +192,55 @@ describe('the front door', () => {
     expect(seen).toHaveLength(1);
     await server.close();
     expect(fs.existsSync(dir)).toBe(false);
+  });
+});
+
+describe("the daemon's listener across reloads", { timeout: 120_000 }, () => {
+  /** Waits until `/healthz` on `port` is 200: liveness is published at the main thread's next heartbeat. */
+  const healthy = (port: number) => vi.waitFor(async () => expect(await healthz(port)).toBe(200), { timeout: 5_000 });
+
+  /** The status of `/healthz` on `port`, or the error's code when nothing answers. */
+  async function healthz(port: number): Promise<number | string> {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
+    } catch (err) {
+      return (err as { cause?: { code?: string } }).cause?.code ?? 'failed';
+    }
+  }
+
+  it('moves to the new address of a reload, stops when a reload turns it off, and closes at stop', async () => {
+    const { sim, clock } = await manualSim({ apps: 2, seed: 5 });
+    cleanups.push(() => sim.close());
+    const tmp = tempDir();
+    cleanups.push(() => tmp.cleanup());
+    const [first, second] = [await freePort(), await freePort()];
+    const config = (listen: string) =>
+      engineConfig(
+        sim,
+        tmp.dir,
+        'jobs: { runs: "0 0 1 1 *", servers: "off", urls: "off", backups: "off", attention: "off", maintenance: "off", installers: "off", jitter: 0s }',
+        undefined,
+        undefined,
+        `{ listen: "${listen}" }`,
+      );
+    const wd = openWatchdog(config(`127.0.0.1:${first}`), clock);
+    cleanups.push(() => wd.stop(1_000).then(() => undefined));
+    await wd.start();
+    expect(wd.healthAddress).toEqual({ host: '127.0.0.1', port: first });
+    await healthy(first);
+
+    await wd.reload(config(`127.0.0.1:${second}`));
+    expect(wd.healthAddress).toEqual({ host: '127.0.0.1', port: second });
+    await healthy(second);
+    expect(await healthz(first)).toBe('ECONNREFUSED');
+
+    await wd.reload(config('off'));
+    expect(wd.healthAddress).toBeUndefined();
+    expect(await healthz(second)).toBe('ECONNREFUSED');
+
+    await wd.reload(config(`127.0.0.1:${first}`));
+    await healthy(first);
+    await wd.stop(1_000);
+    expect(await healthz(first)).toBe('ECONNREFUSED');
   });
 });
