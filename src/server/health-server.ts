@@ -116,8 +116,6 @@ export const METRICS_EVERY_MS = 1_000;
 const READINESS_EVERY_MS = 1_000;
 /** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
 const WATCHED_MS = 60_000;
-/** The counter of cycles in the exposition: a change in its lines is a cycle ended. */
-const CYCLES_METRIC = 'deploy_watchdog_cycles_total';
 /** How long the front door may take to close before its thread is ended. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -355,11 +353,11 @@ class FrontDoor {
 /**
  * What the main thread publishes for the front door: a heartbeat every {@link HEARTBEAT_MS} (its
  * event loop turned), liveness and role when they change, and the metrics' exposition every
- * {@link METRICS_EVERY_MS}. Readiness writes the state, so it is judged again only when it may
- * have changed or someone looks: at a change of role, after a cycle (its count in the exposition
- * rose), and every {@link READINESS_EVERY_MS} while `/readyz` was asked within {@link WATCHED_MS}
- * (a kubelet probing every 10 s keeps it so), never taking more than a tenth of the main thread
- * (a PostgreSQL that hangs makes one judgement last up to its limit of 2 s).
+ * {@link METRICS_EVERY_MS}. Readiness reads and writes the state, so it is judged only while
+ * someone looks: every {@link READINESS_EVERY_MS} while `/readyz` was asked within
+ * {@link WATCHED_MS} (a kubelet probing every 10 s keeps it so), never taking more than a tenth of
+ * the main thread (a PostgreSQL that hangs makes one judgement last up to its limit of 2 s). A
+ * daemon nobody asks `/readyz` of does no more work on its state than before.
  */
 class StatePublisher {
   readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
@@ -369,8 +367,6 @@ class StatePublisher {
   #asksSeen = 0n;
   #watchedUntil = 0;
   #readinessNext = 0;
-  #cycles = '';
-  #cycleEnded = false;
   #rendering = false;
 
   constructor(
@@ -417,10 +413,9 @@ class StatePublisher {
       this.#watchedUntil = now + WATCHED_MS;
     }
     const changed = this.#changed(false);
-    const due = (this.#cycleEnded || now < this.#watchedUntil) && now >= this.#readinessNext;
+    const due = now < this.#watchedUntil && now >= this.#readinessNext;
     if (!changed && !due) return;
-    // A new role changes what readiness checks: judged again at once.
-    void this.#door?.publish({ ...changed, readiness: this.#readiness() });
+    void this.#door?.publish({ ...changed, ...(due && { readiness: this.#readiness() }) });
   }
 
   /** Liveness and role, when they changed since last said (or always, when `all`). */
@@ -435,7 +430,6 @@ class StatePublisher {
 
   #readiness(): Publication['readiness'] {
     const started = performance.now();
-    this.#cycleEnded = false;
     try {
       return this.source.readiness();
     } catch (err) {
@@ -451,11 +445,6 @@ class StatePublisher {
     this.#rendering = true;
     try {
       const text = await this.metrics.render();
-      const cycles = text
-        .split('\n')
-        .filter((line) => line.startsWith(`${CYCLES_METRIC}{`))
-        .join('\n');
-      if (cycles !== this.#cycles) [this.#cycles, this.#cycleEnded] = [cycles, true];
       return { text, contentType: this.metrics.registry.contentType, at: Date.now() };
     } catch (err) {
       this.logger.error({ err }, 'cannot render metrics');
