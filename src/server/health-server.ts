@@ -414,8 +414,16 @@ class StatePublisher {
     }
     const changed = this.#changed(false);
     const due = now < this.#watchedUntil && now >= this.#readinessNext;
-    if (!changed && !due) return;
-    void this.#door?.publish({ ...changed, ...(due && { readiness: this.#readiness() }) });
+    if (!due) {
+      if (changed) void this.#door?.publish(changed);
+      return;
+    }
+    // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
+    // completed) /metrics says too.
+    const readiness = this.#readiness();
+    void this.#render(true).then((metrics) =>
+      this.#door?.publish({ ...changed, readiness, ...(metrics && { metrics }) }),
+    );
   }
 
   /** Liveness and role, when they changed since last said (or always, when `all`). */
@@ -440,8 +448,9 @@ class StatePublisher {
     }
   }
 
-  async #render(): Promise<Publication['metrics']> {
-    if (this.#rendering) return undefined;
+  /** The exposition now; undefined when it fails, or (unless `always`) while another is under way. */
+  async #render(always = false): Promise<Publication['metrics']> {
+    if (this.#rendering && !always) return undefined;
     this.#rendering = true;
     try {
       const text = await this.metrics.render();
