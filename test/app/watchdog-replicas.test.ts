@@ -129,5 +129,6 @@ describe('replicas on one PostgreSQL state', () => {
     const faults = [...logA.lines(), ...logB.lines()].filter((l) => (l.level as number) >= 40 && l.stage !== 'channel');
     expect(faults).toEqual([]);
     expect(logA.text() + logB.text()).not.toContain(cluster.password);
-  });
+    // Two listeners' threads start through tsx's loader from the sources: seconds on a loaded machine.
+  }, 90_000);
 });
