@@ -140,7 +140,7 @@ export class Watchdog {
         // A follower is alive without a scheduler: it serves, and waits to lead.
         alive: () => (this.#election ? this.#started && !this.#stopping : this.#runtime.scheduler.running),
         readiness: () => this.#readiness(),
-        role: () => this.#election && { role: this.#election.status.role, epoch: this.#election.status.epoch },
+        role: () => this.#election?.status,
       },
       console: {
         store,

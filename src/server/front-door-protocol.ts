@@ -30,6 +30,8 @@ export interface Publication {
   seq: number;
   alive?: boolean;
   role?: PublishedRole | null;
+  /** The `leader` check as it is now (it costs no statement), replacing the one of the last judgement. */
+  leader?: ReadinessCheck | null;
   readiness?: ReadinessCheck[];
   metrics?: { text: string; contentType: string; at: number };
 }

@@ -48,6 +48,7 @@ const HOP_HEADERS = new Set([
 interface Published {
   alive: boolean;
   role: PublishedRole;
+  leader: ReadinessCheck | undefined;
   readiness: ReadinessCheck[];
   metrics: { text: string; contentType: string; at: number } | undefined;
 }
@@ -57,10 +58,11 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   const say = (message: FromFrontDoor) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
-  const state: Published = { alive: false, role: undefined, readiness: [], metrics: undefined };
+  const state: Published = { alive: false, role: undefined, leader: undefined, readiness: [], metrics: undefined };
   const take = (p: Publication) => {
     if (p.alive !== undefined) state.alive = p.alive;
     if (p.role !== undefined) state.role = p.role ?? undefined;
+    if (p.leader !== undefined) state.leader = p.leader ?? undefined;
     if (p.readiness) state.readiness = p.readiness;
     if (p.metrics) state.metrics = p.metrics;
   };
@@ -93,9 +95,13 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
         else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
       } else if (path === '/readyz') {
         Atomics.add(data.shared, SHARED.readyAsks, 1n);
-        const checks = stall
-          ? [...state.readiness, { check: 'main_thread', ok: false, detail: stall }]
-          : state.readiness;
+        const { leader } = state;
+        const judged = state.readiness.filter((c) => c.check !== 'leader');
+        const checks = [
+          ...(leader ? [leader] : []),
+          ...judged,
+          ...(stall ? [{ check: 'main_thread', ok: false, detail: stall }] : []),
+        ];
         const ready = checks.every((c) => c.ok);
         json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...state.role, checks });
       } else if (state.metrics) {

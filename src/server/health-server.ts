@@ -55,8 +55,10 @@ export interface HealthSource {
   /**
    * Which replica this is, when replicas share a PostgreSQL state: `/readyz` says it beside the
    * checks (a follower is ready too: it serves the console). Absent: one process, no roles.
+   * `reached` and `detail`, when given, are the `leader` check of readiness, which costs no
+   * statement: the front door answers it as it is now, not as readiness was last judged.
    */
-  role?(): { role: 'leader' | 'follower'; epoch: number | null } | undefined;
+  role?(): { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string } | undefined;
 }
 
 /** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
@@ -427,13 +429,16 @@ class StatePublisher {
   }
 
   /** Liveness and role, when they changed since last said (or always, when `all`). */
-  #changed(all: boolean): Pick<Publication, 'alive' | 'role'> | undefined {
+  #changed(all: boolean): Pick<Publication, 'alive' | 'role' | 'leader'> | undefined {
     const alive = this.source.alive();
-    const role = this.source.role?.() ?? null;
-    const now = { alive, role: JSON.stringify(role) };
+    const status = this.source.role?.();
+    const role = status ? { role: status.role, epoch: status.epoch } : null;
+    const leader =
+      status?.reached === undefined ? null : { check: 'leader', ok: status.reached, detail: status.detail ?? '' };
+    const now = { alive, role: JSON.stringify([role, leader]) };
     if (!all && this.#said?.alive === now.alive && this.#said.role === now.role) return undefined;
     this.#said = now;
-    return { alive, role };
+    return { alive, role, leader };
   }
 
   #readiness(): Publication['readiness'] {
