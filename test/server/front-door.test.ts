@@ -135,7 +135,15 @@ describe('the front door', { timeout: 120_000 }, () => {
 
   it("relays the console with the client's real address, never the relay's nor one the client claims", async () => {
     const seen: { remote: string | undefined; relayHeader: unknown; body: string }[] = [];
-    const before = new Set(fs.readdirSync(os.tmpdir()));
+    // A temp directory of this test's own, so another test's listeners are not in it.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-front-door-'));
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    cleanups.push(() => {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      fs.rmSync(tmp, { recursive: true, force: true });
+    });
     const server = await start({
       console: (req, res) => {
         let body = '';
@@ -175,9 +183,9 @@ describe('the front door', { timeout: 120_000 }, () => {
 
     // The main thread's own listener is a socket in a directory of this user's alone, and believes
     // no request without the front door's token.
-    const dirs = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('dw-listener-') && !before.has(d));
+    const dirs = fs.readdirSync(tmp).filter((d) => d.startsWith('dw-listener-'));
     expect(dirs).toHaveLength(1);
-    const dir = path.join(os.tmpdir(), dirs[0]!);
+    const dir = path.join(tmp, dirs[0]!);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     const direct = await new Promise<string>((resolve, reject) => {
       const socket = connect(path.join(dir, 'main.sock'));
