@@ -228,7 +228,8 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}notify:\n  channels:\n    - name: ops\n      type: victorops\n`,
       path: 'notify.channels[0].type',
       line: 7,
-      message: /must be one of "slack", "slack_app", "email", "log", "webhook", "pagerduty", "opsgenie", "teams", "discord"/,
+      message:
+        /must be one of "slack", "slack_app", "email", "log", "webhook", "pagerduty", "opsgenie", "teams", "discord"/,
     },
     {
       name: 'bad regex',
