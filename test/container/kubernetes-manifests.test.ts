@@ -276,7 +276,12 @@ describe('deploy/kubernetes', () => {
         async () => (await role()) === 'leader',
         () => output,
       );
-      expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^deploy_watchdog_leader 1$/m);
+      // The exposition is the one published last (each second): it says so within a second or two.
+      await until(
+        'the metrics to say it leads',
+        async () => /^deploy_watchdog_leader 1$/m.test(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+        () => output,
+      );
       stop.abort(new Error('test over'));
       expect((await daemon).code).toBe(0);
       for (const value of Object.values(env)) expect(output).not.toContain(value);

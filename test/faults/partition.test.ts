@@ -130,9 +130,18 @@ describe("the leader's connection to PostgreSQL cut", () => {
       output,
     );
     // A deposed leader cut off from the database answers its probe as a follower that is not ready.
-    const probe = await fetch(`http://127.0.0.1:${a.port}/readyz`);
-    expect(probe.status).toBe(503);
-    expect(await probe.json()).toMatchObject({ role: 'follower', epoch: 1 });
+    // (/readyz answers the last judgement, made again each second while it is asked.)
+    let probe = { status: 0, body: {} as { role?: string; epoch?: number } };
+    await until(
+      'a to answer as a follower that is not ready',
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${a.port}/readyz`);
+        probe = { status: res.status, body: (await res.json()) as { role?: string; epoch?: number } };
+        return probe.status === 503 && probe.body.role === 'follower';
+      },
+      output,
+    );
+    expect(probe.body).toMatchObject({ role: 'follower', epoch: 1 });
 
     // Healed: a follows b, and has neither sent, nor asked, nor written anything since it stepped down.
     await a.db.restore();
