@@ -10,6 +10,7 @@ import type { Channel } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';
 import { Metrics } from '../../../src/server/metrics.js';
+import { until } from '../../cli/daemon-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { finding, Harness, MINUTE, SECOND } from '../notify-fixture.js';
 import { alertEvent, alerts, captureLogger } from './fixtures.js';
@@ -66,14 +67,6 @@ async function rawServer(greeting: string | null, onLine: (line: string, socket:
 const clientSockets = (): number =>
   process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length - peerSockets.size;
 
-async function eventually(what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('an SMTP server that misbehaves', () => {
   it('accepting and never greeting: the send times out and its socket is destroyed, not left half-closed', async () => {
     const port = await rawServer(null, () => undefined);
@@ -85,7 +78,12 @@ describe('an SMTP server that misbehaves', () => {
       expect(result.outcome !== 'ok' && result.reason).toMatch(/timed out|Greeting never received|ETIMEDOUT/i);
     }
     // nodemailer alone ends such a socket and waits for the peer's FIN forever: three would stay.
-    await eventually('no SMTP socket left open', () => clientSockets() <= before);
+    await until(
+      'no SMTP socket left open',
+      () => clientSockets() <= before,
+      () => `${clientSockets()} open`,
+      10_000,
+    );
   });
 
   it('refusing STARTTLS under smtp.secure: starttls: a permanent setup error that says what to set', async () => {
