@@ -1,6 +1,6 @@
 /** The one verdict on a run, by table: the watcher first (§3.2), then the state words; retrying its own (§3.1). */
 import { describe, expect, it } from 'vitest';
-import { runStanding, type RunStanding, type RunStateWords } from '../../src/api/run-standing.js';
+import { runVerdict, type RunVerdict, type RunStateWords } from '../../src/api/run-verdict.js';
 import type { Run } from '../../src/api/schemas.js';
 
 const WORDS: RunStateWords = { failed: ['error'], active: ['queued', 'running'], succeeded: ['done'] };
@@ -10,8 +10,8 @@ const watcher = (state: NonNullable<Run['watcher']>['state']): Run['watcher'] =>
   reason: null,
 });
 
-describe('runStanding', () => {
-  it.each<[string, { state: string; retrying?: boolean }, Run['watcher'] | undefined, RunStanding]>([
+describe('runVerdict', () => {
+  it.each<[string, { state: string; retrying?: boolean }, Run['watcher'] | undefined, RunVerdict]>([
     ['an active word', { state: 'running' }, null, { kind: 'active', why: 'active_state' }],
     ['a failed word', { state: 'error' }, null, { kind: 'failed', why: 'failed_state' }],
     ['a failed word, retrying: not failed yet', { state: 'error', retrying: true }, null, { kind: 'retrying' }],
@@ -51,15 +51,15 @@ describe('runStanding', () => {
       { kind: 'active', why: 'active_state' },
     ],
   ])('%s', (_what, run, w, expected) => {
-    expect(runStanding({ retrying: false, ...run }, w, WORDS)).toEqual(expected);
+    expect(runVerdict({ retrying: false, ...run }, w, WORDS)).toEqual(expected);
   });
 
-  it.each<[string, string, RunStateWords, RunStanding['kind']]>([
+  it.each<[string, string, RunStateWords, RunVerdict['kind']]>([
     ['no failed words: an error is just another state', 'error', { active: ['running'] }, 'other'],
     ['no succeeded words: done is just another state', 'done', { failed: ['error'], active: ['running'] }, 'other'],
     ['the configured words, not the simulator’s', 'FAILED', { failed: ['FAILED'] }, 'failed'],
     ['the simulator’s word when the config has others', 'error', { failed: ['FAILED'] }, 'other'],
   ])('%s', (_what, state, words, kind) => {
-    expect(runStanding({ state, retrying: false }, null, words).kind).toBe(kind);
+    expect(runVerdict({ state, retrying: false }, null, words).kind).toBe(kind);
   });
 });

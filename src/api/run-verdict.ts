@@ -19,8 +19,8 @@ export interface RunStateWords {
   succeeded?: readonly string[];
 }
 
-/** Where a run stands. */
-export type RunStanding =
+/** The verdict on a run: where it stands. */
+export type RunVerdict =
   /** Failed: a failed state word (not retrying), or a watcher that reported failure. */
   | { kind: 'failed'; why: 'failed_state' | 'watcher_failed' }
   /**
@@ -40,11 +40,11 @@ export type RunStanding =
  * watcher decides while it is there (§3.2): waiting is going and a reported failure is failed,
  * whatever the run's own state says; otherwise the state words do, failed before active.
  */
-export function runStanding(
+export function runVerdict(
   run: Pick<RunListItem, 'state' | 'retrying'>,
   watcher: Run['watcher'] | undefined,
   words: RunStateWords,
-): RunStanding {
+): RunVerdict {
   if (watcher && WATCHER_FAILURES.has(watcher.state)) return { kind: 'failed', why: 'watcher_failed' };
   if (watcher?.state === 'waiting') return { kind: 'active', why: 'watcher_waiting' };
   if (words.failed?.includes(run.state)) {
