@@ -281,7 +281,7 @@ class FrontDoor {
     readonly address: { host: string; port: number },
   ) {}
 
-  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, …). */
+  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, ...). */
   static start(data: FrontDoorData, logger: Logger): Promise<FrontDoor> {
     const thread = new Worker(BOOT, {
       eval: true,

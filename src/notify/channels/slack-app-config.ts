@@ -24,7 +24,7 @@ export const slackAppConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('slack_app'),
-    /** The app's bot token (`xoxb-…`, use ${VAR}): a Secret, never shown, logged or stored. */
+    /** The app's bot token (`xoxb-...`, use ${VAR}): a Secret, never shown, logged or stored. */
     bot_token: secretSchema.refine(
       (s) => !NOT_A_BOT_TOKEN.test(s.reveal().trim()),
       "must be the app's Bot User OAuth Token (xoxb-…, from OAuth & Permissions); a webhook URL goes in a channel of type: slack (webhook_url), an app-level token (xapp-…) in interactions.app_token",
