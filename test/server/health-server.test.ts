@@ -1,9 +1,12 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
+import { Secret } from '../../src/config/secret.js';
+import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/server/metrics.js';
+import { LogCapture } from '../notify/notify-fixture.js';
 import {
   parseListen,
   startHealthServer,
@@ -78,32 +81,45 @@ describe('health server', () => {
     await res.body.dump();
   });
 
-  it("sends Slack's posts to /slack/interactions to their handler, and answers 404 where no channel takes them", async () => {
-    const metrics = new Metrics({ processMetrics: false });
-    let takes = false;
+  it("verifies Slack's posts to /slack/interactions in its own thread, answers them and hands the payload over; 404 where no channel takes them", async () => {
+    const SECRET = 'front-door-SECRET-signing-0123';
+    const secrets: Secret[] = [];
+    const taken: [unknown, string][] = [];
+    const log = new LogCapture();
     server = await startHealthServer({
       listen: '127.0.0.1:0',
-      metrics,
-      logger: silentLogger,
+      metrics: new Metrics({ processMetrics: false }),
+      logger: log.logger,
       source: { alive: () => true, readiness: () => [] },
       console: (_req, res) => {
         res.writeHead(200).end('console');
         return true;
       },
-      interactions: (_req, res) => {
-        if (!takes) return false;
-        res.writeHead(200).end();
-        return true;
-      },
+      interactions: { secrets: () => secrets, take: (payload, secret) => taken.push([payload, secret.reveal()]) },
     });
     const url = `http://127.0.0.1:${server.address.port}/slack/interactions`;
-    let res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
-    expect(res.statusCode).toBe(404);
-    expect(await res.body.text()).not.toBe('console');
-    takes = true;
-    res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
-    expect(res.statusCode).toBe(200);
-    await res.body.dump();
+    const payload = { type: 'block_actions', user: { id: 'U0ALICE' } };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const post = async (signature: string) => {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+        body,
+      });
+      return { status: res.statusCode, text: await res.body.text() };
+    };
+    const signature = slackSignature(SECRET, timestamp, body);
+
+    expect(await post(signature)).toEqual({ status: 404, text: JSON.stringify({ error: 'not found' }) });
+    secrets.push(new Secret(SECRET));
+    await server.publish();
+    expect(await post(slackSignature('another-secret-0000', timestamp, body))).toMatchObject({ status: 401 });
+    expect(await post(signature)).toEqual({ status: 200, text: '' });
+    expect(await post(signature)).toEqual({ status: 401, text: JSON.stringify({ error: 'replayed' }) });
+    await vi.waitFor(() => expect(taken).toEqual([[payload, SECRET]]));
+    expect(log.text()).toContain('Slack interaction refused');
+    expect(log.text()).not.toContain('SECRET');
   });
 });
 
