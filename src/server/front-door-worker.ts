@@ -8,10 +8,12 @@
  * - Every other path (the console, Slack's posts) is relayed to the main thread's own listener on
  *   a unix socket in a private directory, with the client's real address in {@link RELAY_HEADER}.
  * The limits of a listener (LISTENER_LIMITS: timeouts, connections in all and per client) are
- * enforced here, where the clients connect. Started by `startHealthServer` (health-server.ts).
+ * enforced here, where the clients connect (`connection-guard.ts`: at the limit, the connection
+ * that waited longest without a whole request makes room, so probes keep connecting). Started by `startHealthServer` (health-server.ts).
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { ConnectionGuard } from './connection-guard.js';
 import {
   RELAY_HEADER,
   SHARED,
@@ -128,70 +130,69 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   });
 
   const { limits } = data;
-  const server: Server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: limits.checkIntervalMs,
-    },
-    (req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (path === INTERACTIONS_PATH) {
-        if (state.signing.secrets.length > 0) interactions(req, res);
-        else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
-        return;
-      }
-      if (!HEALTH_PATHS.includes(path)) {
-        relay(req, res, data.relay, log);
-        return;
-      }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD' }).end();
-        return;
-      }
-      const json = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      const stall = stalled(data);
-      if (path === '/healthz') {
-        if (stall) json(503, { status: 'stalled', detail: stall });
-        else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
-      } else if (path === '/readyz') {
-        void freshReadiness().then((fresh) => {
-          const { leader } = state;
-          const stillStalled = stalled(data);
-          const checks = [
-            ...(leader ? [leader] : []),
-            ...state.readiness.filter((c) => c.check !== 'leader'),
-            ...(stillStalled ? [{ check: 'main_thread', ok: false, detail: stillStalled }] : []),
-          ];
-          const ready = checks.every((c) => c.ok);
-          json(ready ? 200 : 503, {
-            status: ready ? 'ready' : 'not ready',
-            ...state.role,
-            // Which judgement this is: one made for this answer (or within the last 2 s), or the
-            // last one made, the main thread not judging in time (blocked, or judging seldom).
-            judgement: fresh ? 'fresh' : 'last',
-            judged_ms_ago: Math.max(0, Date.now() - state.readinessAt),
-            checks,
-          });
+  const server: Server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.checkIntervalMs,
+  });
+  // Before the handler: it sees each request first, and each answer's end.
+  const guard = new ConnectionGuard(server, limits, log);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === INTERACTIONS_PATH) {
+      if (state.signing.secrets.length > 0) interactions(req, res);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+      return;
+    }
+    if (!HEALTH_PATHS.includes(path)) {
+      relay(req, res, data.relay, log);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const stall = stalled(data);
+    if (path === '/healthz') {
+      if (stall) json(503, { status: 'stalled', detail: stall });
+      else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
+    } else if (path === '/readyz') {
+      void freshReadiness().then((fresh) => {
+        const { leader } = state;
+        const stillStalled = stalled(data);
+        const checks = [
+          ...(leader ? [leader] : []),
+          ...state.readiness.filter((c) => c.check !== 'leader'),
+          ...(stillStalled ? [{ check: 'main_thread', ok: false, detail: stillStalled }] : []),
+        ];
+        const ready = checks.every((c) => c.ok);
+        json(ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not ready',
+          ...state.role,
+          // Which judgement this is: one made for this answer (or within the last 2 s), or the
+          // last one made, the main thread not judging in time (blocked, or judging seldom).
+          judgement: fresh ? 'fresh' : 'last',
+          judged_ms_ago: Math.max(0, Date.now() - state.readinessAt),
+          checks,
         });
-      } else if (state.metrics) {
-        res.writeHead(200, { 'content-type': state.metrics.contentType }).end(state.metrics.text);
-      } else {
-        res.writeHead(503).end();
-      }
-    },
-  );
-  server.maxConnections = limits.maxConnections;
-  limitPerClient(server, limits.maxConnectionsPerClient, log);
+      });
+    } else if (state.metrics) {
+      res.writeHead(200, { 'content-type': state.metrics.contentType }).end(state.metrics.text);
+    } else {
+      res.writeHead(503).end();
+    }
+  });
 
   port.on('message', (message: ToFrontDoor) => {
     if (message.type === 'publish') {
       take(message.publication);
       say({ type: 'published', seq: message.publication.seq });
     } else {
+      guard.stop();
       server.close(() => {
         say({ type: 'closed' });
         port.close();
@@ -293,40 +294,6 @@ function passOn(raw: string[], also: readonly string[] = []): string[] {
     if (!HOP_HEADERS.has(name) && !also.includes(name)) kept.push(raw[i]!, raw[i + 1]!);
   }
   return kept;
-}
-
-/**
- * Closes a new connection from a client address that already holds `max`, and says so once per
- * address while it goes on (not per connection: a flood would flood the log too).
- */
-function limitPerClient(
-  server: Server,
-  max: number,
-  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
-): void {
-  const open = new Map<string, number>();
-  const refused = new Set<string>();
-  server.on('connection', (socket) => {
-    const client = socket.remoteAddress ?? 'unknown';
-    const count = open.get(client) ?? 0;
-    if (count >= max) {
-      if (!refused.has(client)) {
-        refused.add(client);
-        log('warn', { client, max }, `a client holds ${max} connections to the listener; closing its new ones`);
-      }
-      socket.destroy();
-      return;
-    }
-    open.set(client, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left > 0) open.set(client, left);
-      else {
-        open.delete(client);
-        refused.delete(client);
-      }
-    });
-  });
 }
 
 if (parentPort && (workerData as { frontDoor?: FrontDoorData } | null)?.frontDoor) {

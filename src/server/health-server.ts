@@ -88,8 +88,8 @@ export function parseListen(listen: string): { host: string; port: number } {
  * What one client may hold of the listener, so a slow one (a slowloris that sends its headers or
  * its body a byte at a time) cannot take every file descriptor and darken the probes: a request
  * must arrive whole within seconds, an idle connection is closed soon, and the connections are
- * capped in all and per client address (a probe comes from another address than an attacker, or
- * finds a place as the attacker's time runs out).
+ * capped in all and per client address; at the cap, the connection that waited longest without a
+ * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
  */
 export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   /** Headers must arrive within this long (ms). */
