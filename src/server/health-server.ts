@@ -483,6 +483,8 @@ class StatePublisher {
     const last = this.#signing.at(-1);
     const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
     if (same && !all) return undefined;
+    // The same secrets keep their generation: a click verified with them is still found.
+    if (same) return { signing: { generation: last.generation, secrets: secrets.map((s) => s.reveal()) } };
     const generation = (last?.generation ?? 0) + 1;
     this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
     return { signing: { generation, secrets: secrets.map((s) => s.reveal()) } };
