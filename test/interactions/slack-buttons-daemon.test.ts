@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
 import { expireSilence, listSilences } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
@@ -38,6 +38,9 @@ const CAROL = { id: 'U0CAROL', username: 'carol' };
 const MALLORY = { id: 'U0MALLORY', username: 'mallory' };
 
 type Mode = 'socket' | 'http';
+
+// A daemon's whole story, from the sources: 5 s on a quiet machine, past 30 s at a load of 20.
+vi.setConfig({ testTimeout: 120_000 });
 
 let sim: RunningSimulator;
 let clock: ManualClock;
@@ -155,130 +158,123 @@ function expectNoSecrets(): void {
   for (const text of places) expect(text).not.toMatch(/SECRET/);
 }
 
-// A daemon's whole story, from the sources: 5 s on a quiet machine, past 30 s at a load of 20.
-describe.each<Mode>(['socket', 'http'])(
-  'the living message’s buttons, clicked over %s',
-  { timeout: 120_000 },
-  (mode) => {
-    it('refuse the unauthorised, acknowledge (no more repeats), silence (the next one muted), retry once, and a late click changes nothing', async () => {
-      const run = sim.control.addRun({
-        appId: appOf(sim, 'staging'),
-        action: 'update',
-        state: 'error',
-        failedStep: 'build_image',
-        reason: 'pip install failed',
-      });
-      const fingerprint = `failed_runs/run/${run.id}`;
-      await daemon(mode);
-      await minute();
-      const parent = slack.inChannel().find((m) => !m.thread_ts && shownText(m).includes(`run%2F${run.id}`))!;
-      expect(parent, 'the living message').toBeDefined();
-      expect(buttonOf(parent, 'Open in console')?.url).toBe(
-        `https://watchdog.example.com/alert?fp=failed_runs%2Frun%2F${run.id}`,
-      );
-      const replies = () => slack.replies(parent.ts).length;
-      expect(replies()).toBe(1);
-      const acknowledgeAsFirstShown = buttonOf(parent, 'Acknowledge')!.value!;
-
-      // Mallory may not silence: refused politely, audited, nothing made.
-      expect(await click(mode, MALLORY, living(parent.ts), 'Silence 1h')).toMatch(
-        /^Sorry: to silence alerts from Slack here you need to be named/,
-      );
-      expect(listSilences(wd!.store, { now: clock.now() })).toEqual([]);
-
-      // Alice acknowledges (anyone may): the message says who, the repeats stop.
-      expect(await click(mode, ALICE, living(parent.ts), 'Acknowledge')).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
-      expect(getAlert(wd!.store, fingerprint)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)', via: 'slack' });
-      expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
-      await wd!.deliverDue();
-      expect(shownText(living(parent.ts))).toContain('acknowledged by alice (U0ALICE)');
-      expect(buttonOf(living(parent.ts), 'Unacknowledge')).toBeDefined();
-      const afterAck = replies();
-      for (let i = 0; i < 3; i++) {
-        clock.advance(HOUR);
-        await minute();
-      }
-      expect(replies()).toBe(afterAck);
-      expect(eventsOfAlert(wd!.store, fingerprint).map((e) => e.kind)).toEqual(['firing', 'acknowledged']);
-
-      // Alice gives it back, Bob (of the on-call group) silences it for 4h: the repeat now due is held.
-      expect(await click(mode, ALICE, living(parent.ts), 'Unacknowledge')).toMatch(/is given back/);
-      expect(await click(mode, BOB, living(parent.ts), 'Silence 4h')).toMatch(/^Silenced for 4h, until /);
-      expect(listSilences(wd!.store, { now: clock.now() })).toMatchObject([
-        {
-          createdBy: 'slack:bob (U0BOB)',
-          matchers: expect.arrayContaining([{ name: 'check', op: '=', value: 'failed_runs' }]),
-        },
-      ]);
-      await minute();
-      const repeat = wd!.store.db
-        .prepare(`SELECT decision FROM outbox WHERE fingerprint = ? AND kind = 'repeat'`)
-        .all(fingerprint);
-      expect(repeat).toEqual([{ decision: 'silenced' }]);
-      expect(shownText(living(parent.ts))).toContain('Silenced for 4h by bob (U0BOB) in Slack');
-      // A second click while in force for as long changes nothing.
-      expect(await click(mode, BOB, living(parent.ts), 'Silence 1h')).toMatch(
-        /^Already silenced until .* by slack:bob/,
-      );
-      // The group's members asked of Slack for Mallory, then again for Bob three hours later (the cache
-      // keeps them 5m): his second click asked nothing.
-      expect(slack.callsOf('usergroups.users.list')).toHaveLength(2);
-
-      // Carol asks for a retry twice: one attempt, one request the simulator sees, with its key.
-      expect(await click(mode, CAROL, living(parent.ts), 'Retry now')).toMatch(/^Retry now: attempt 1 of 1/);
-      expect(await click(mode, CAROL, living(parent.ts), 'Retry now')).toMatch(/nothing was sent\.$/);
-      await wd!.remediateOnce();
-      const [attempt] = listAttempts(wd!.store);
-      const retries = sim.control.requests().filter((r) => r.fn === 'runs.retry');
-      expect(retries.map((r) => r.idempotencyKey)).toEqual([attempt!.key]);
-      expect(shownText(living(parent.ts))).toContain(
-        `Retry now asked by carol (U0CAROL) in Slack: attempt 1 of 1 (key ${attempt!.key})`,
-      );
-      // Sent and accepted: its start is said in the alert's thread before its outcome.
-      await wd!.deliverDue();
-      expect(slack.replies(parent.ts).map(shownText)).toContainEqual(
-        expect.stringMatching(/Automatic retry: sent, (following run #\d+|looking for its run)/),
-      );
-
-      // Bob's silence is ended in the console; the run goes through: the alert resolves and the
-      // message closes (green). A late click on it changes nothing.
-      const [silence] = listSilences(wd!.store, { now: clock.now() });
-      expireSilence(wd!.store, silence!.id, clock.now(), { by: 'console@loopback', reason: 'retried' });
-      clock.advance(10 * MINUTE);
-      await wd!.remediateOnce();
-      await minute();
-      // A round the loop began before the resolve was written may have answered that call: one more.
-      await wd!.deliverDue();
-      expect(getAlert(wd!.store, fingerprint)?.status).toBe('resolved');
-      expect(living(parent.ts).attachments?.[0]?.color).toBe('#12b76a');
-      const before = eventsOfAlert(wd!.store, fingerprint).length;
-      expect(buttonOf(living(parent.ts), 'Acknowledge')).toBeUndefined();
-      expect(await clickValue(mode, ALICE, parent, acknowledgeAsFirstShown)).toMatch(/^This message is over/);
-      expect(eventsOfAlert(wd!.store, fingerprint)).toHaveLength(before);
-
-      expect(listInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
-        ['U0MALLORY', 'silence_1h', 'refused'],
-        ['U0ALICE', 'acknowledge', 'done'],
-        ['U0ALICE', 'unacknowledge', 'done'],
-        ['U0BOB', 'silence_4h', 'done'],
-        ['U0BOB', 'silence_1h', 'unchanged'],
-        ['U0CAROL', 'remediate', 'done'],
-        ['U0CAROL', 'remediate', 'unchanged'],
-        ['U0ALICE', 'acknowledge', 'stale'],
-      ]);
-      expect(log.text()).toContain('Slack button click refused');
-      // The console's timeline of the alert shows every click, the refused and the late one too.
-      const page = await (await fetch(`http://127.0.0.1:${port}/alert?fp=${encodeURIComponent(fingerprint)}`)).text();
-      const timeline = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-      expect(timeline).toContain('slack silence 1h by mallory (U0MALLORY) in ops-app : refused');
-      expect(timeline).toContain('slack remediate by carol (U0CAROL) in ops-app : done');
-      expect(timeline).toContain('slack acknowledge by alice (U0ALICE) in ops-app : stale');
-      expectNoSecrets();
+describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked over %s', (mode) => {
+  it('refuse the unauthorised, acknowledge (no more repeats), silence (the next one muted), retry once, and a late click changes nothing', async () => {
+    const run = sim.control.addRun({
+      appId: appOf(sim, 'staging'),
+      action: 'update',
+      state: 'error',
+      failedStep: 'build_image',
+      reason: 'pip install failed',
     });
-  },
-);
+    const fingerprint = `failed_runs/run/${run.id}`;
+    await daemon(mode);
+    await minute();
+    const parent = slack.inChannel().find((m) => !m.thread_ts && shownText(m).includes(`run%2F${run.id}`))!;
+    expect(parent, 'the living message').toBeDefined();
+    expect(buttonOf(parent, 'Open in console')?.url).toBe(
+      `https://watchdog.example.com/alert?fp=failed_runs%2Frun%2F${run.id}`,
+    );
+    const replies = () => slack.replies(parent.ts).length;
+    expect(replies()).toBe(1);
+    const acknowledgeAsFirstShown = buttonOf(parent, 'Acknowledge')!.value!;
 
-describe('clicks over HTTP', { timeout: 120_000 }, () => {
+    // Mallory may not silence: refused politely, audited, nothing made.
+    expect(await click(mode, MALLORY, living(parent.ts), 'Silence 1h')).toMatch(
+      /^Sorry: to silence alerts from Slack here you need to be named/,
+    );
+    expect(listSilences(wd!.store, { now: clock.now() })).toEqual([]);
+
+    // Alice acknowledges (anyone may): the message says who, the repeats stop.
+    expect(await click(mode, ALICE, living(parent.ts), 'Acknowledge')).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
+    expect(getAlert(wd!.store, fingerprint)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)', via: 'slack' });
+    expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
+    await wd!.deliverDue();
+    expect(shownText(living(parent.ts))).toContain('acknowledged by alice (U0ALICE)');
+    expect(buttonOf(living(parent.ts), 'Unacknowledge')).toBeDefined();
+    const afterAck = replies();
+    for (let i = 0; i < 3; i++) {
+      clock.advance(HOUR);
+      await minute();
+    }
+    expect(replies()).toBe(afterAck);
+    expect(eventsOfAlert(wd!.store, fingerprint).map((e) => e.kind)).toEqual(['firing', 'acknowledged']);
+
+    // Alice gives it back, Bob (of the on-call group) silences it for 4h: the repeat now due is held.
+    expect(await click(mode, ALICE, living(parent.ts), 'Unacknowledge')).toMatch(/is given back/);
+    expect(await click(mode, BOB, living(parent.ts), 'Silence 4h')).toMatch(/^Silenced for 4h, until /);
+    expect(listSilences(wd!.store, { now: clock.now() })).toMatchObject([
+      {
+        createdBy: 'slack:bob (U0BOB)',
+        matchers: expect.arrayContaining([{ name: 'check', op: '=', value: 'failed_runs' }]),
+      },
+    ]);
+    await minute();
+    const repeat = wd!.store.db
+      .prepare(`SELECT decision FROM outbox WHERE fingerprint = ? AND kind = 'repeat'`)
+      .all(fingerprint);
+    expect(repeat).toEqual([{ decision: 'silenced' }]);
+    expect(shownText(living(parent.ts))).toContain('Silenced for 4h by bob (U0BOB) in Slack');
+    // A second click while in force for as long changes nothing.
+    expect(await click(mode, BOB, living(parent.ts), 'Silence 1h')).toMatch(/^Already silenced until .* by slack:bob/);
+    // The group's members asked of Slack for Mallory, then again for Bob three hours later (the cache
+    // keeps them 5m): his second click asked nothing.
+    expect(slack.callsOf('usergroups.users.list')).toHaveLength(2);
+
+    // Carol asks for a retry twice: one attempt, one request the simulator sees, with its key.
+    expect(await click(mode, CAROL, living(parent.ts), 'Retry now')).toMatch(/^Retry now: attempt 1 of 1/);
+    expect(await click(mode, CAROL, living(parent.ts), 'Retry now')).toMatch(/nothing was sent\.$/);
+    await wd!.remediateOnce();
+    const [attempt] = listAttempts(wd!.store);
+    const retries = sim.control.requests().filter((r) => r.fn === 'runs.retry');
+    expect(retries.map((r) => r.idempotencyKey)).toEqual([attempt!.key]);
+    expect(shownText(living(parent.ts))).toContain(
+      `Retry now asked by carol (U0CAROL) in Slack: attempt 1 of 1 (key ${attempt!.key})`,
+    );
+    // Sent and accepted: its start is said in the alert's thread before its outcome.
+    await wd!.deliverDue();
+    expect(slack.replies(parent.ts).map(shownText)).toContainEqual(
+      expect.stringMatching(/Automatic retry: sent, (following run #\d+|looking for its run)/),
+    );
+
+    // Bob's silence is ended in the console; the run goes through: the alert resolves and the
+    // message closes (green). A late click on it changes nothing.
+    const [silence] = listSilences(wd!.store, { now: clock.now() });
+    expireSilence(wd!.store, silence!.id, clock.now(), { by: 'console@loopback', reason: 'retried' });
+    clock.advance(10 * MINUTE);
+    await wd!.remediateOnce();
+    await minute();
+    // A round the loop began before the resolve was written may have answered that call: one more.
+    await wd!.deliverDue();
+    expect(getAlert(wd!.store, fingerprint)?.status).toBe('resolved');
+    expect(living(parent.ts).attachments?.[0]?.color).toBe('#12b76a');
+    const before = eventsOfAlert(wd!.store, fingerprint).length;
+    expect(buttonOf(living(parent.ts), 'Acknowledge')).toBeUndefined();
+    expect(await clickValue(mode, ALICE, parent, acknowledgeAsFirstShown)).toMatch(/^This message is over/);
+    expect(eventsOfAlert(wd!.store, fingerprint)).toHaveLength(before);
+
+    expect(listInteractions(wd!.store).map((r) => [r.slackUser, r.action, r.outcome])).toEqual([
+      ['U0MALLORY', 'silence_1h', 'refused'],
+      ['U0ALICE', 'acknowledge', 'done'],
+      ['U0ALICE', 'unacknowledge', 'done'],
+      ['U0BOB', 'silence_4h', 'done'],
+      ['U0BOB', 'silence_1h', 'unchanged'],
+      ['U0CAROL', 'remediate', 'done'],
+      ['U0CAROL', 'remediate', 'unchanged'],
+      ['U0ALICE', 'acknowledge', 'stale'],
+    ]);
+    expect(log.text()).toContain('Slack button click refused');
+    // The console's timeline of the alert shows every click, the refused and the late one too.
+    const page = await (await fetch(`http://127.0.0.1:${port}/alert?fp=${encodeURIComponent(fingerprint)}`)).text();
+    const timeline = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(timeline).toContain('slack silence 1h by mallory (U0MALLORY) in ops-app : refused');
+    expect(timeline).toContain('slack remediate by carol (U0CAROL) in ops-app : done');
+    expect(timeline).toContain('slack acknowledge by alice (U0ALICE) in ops-app : stale');
+    expectNoSecrets();
+  });
+});
+
+describe('clicks over HTTP', () => {
   it("are taken only signed with the app's secret and fresh: a tampered body or an old timestamp is refused and changes nothing", async () => {
     const run = sim.control.addRun({ appId: appOf(sim, 'staging'), action: 'update', state: 'error' });
     await daemon('http');
