@@ -104,6 +104,9 @@ export function channelTemplates(
   const out: Partial<Record<TemplatePart, CompiledTemplate>> = { ...defaults };
   for (const [part, scope] of Object.entries(parts) as [TemplatePart, TemplateScope][]) {
     const source = given?.[part];
+    // The load reads every `_file` into its part: one left is a config that skipped the load.
+    if (source === undefined && given?.[`${part}_file`] !== undefined)
+      throw new Error(`template ${part}_file was never read: load the config with loadConfig`);
     if (source === undefined) continue;
     const compiled = compileTemplate(source, scope);
     if (isTemplateProblem(compiled)) throw new Error(`template ${part}: ${problemText(compiled)}`);
