@@ -24,6 +24,7 @@ COPY packages/simulator/package.json ./packages/simulator/
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY templates ./templates
 # The compiler is a production dependency only so that `npm ci --omit=dev` in a clone can build;
 # the image is built by now, so it leaves with the development dependencies.
 RUN npm rebuild better-sqlite3 \
@@ -38,6 +39,8 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
+# The default message templates, which the channels render with (README, "Templates").
+COPY --from=build --chown=root:root /app/templates ./templates
 # /data holds config.yaml and the SQLite state beside it (a relative or default state.path is taken
 # from the config's directory): mount a volume there, and the config into it. The command is on
 # PATH, so a pasted "To silence" line runs in the container as printed

@@ -65,6 +65,8 @@ describe('container runtime stage', () => {
     for (const file of ['package.json', 'package-lock.json', 'packages/simulator/package.json']) {
       cpSync(path.join(ROOT, file), path.join(app, file));
     }
+    // `COPY templates ./templates`: the default message templates the channels render with.
+    cpSync(path.join(ROOT, 'templates'), path.join(app, 'templates'), { recursive: true });
     // The real folder, never a link to it: the prune below must not reach the checkout's own.
     cpSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'), {
       recursive: true,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
-import { slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { SLACK_TEMPLATE_PARTS, slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { templateConfigSchema } from './template-config.js';
 import { slackInteractionsSchema } from './slack-interactions-config.js';
 
 /** Slack's Web API root, where `api_url` points unless a test points it elsewhere. */
@@ -54,6 +55,7 @@ export const slackAppConfigSchema = z
      * may do what. Absent: no action buttons.
      */
     interactions: slackInteractionsSchema.optional(),
+    template: templateConfigSchema(SLACK_TEMPLATE_PARTS),
   })
   .strict();
 
