@@ -11,7 +11,7 @@ import { CYCLE_WINDOW_MS, SharedApps } from '../../src/collectors/shared-apps.js
 import { appBackupStateView } from '../../src/collectors/views.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 let sim: RunningSimulator;
 let client: ApiClient;
