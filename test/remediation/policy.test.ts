@@ -319,6 +319,26 @@ describe('decidePolicy', () => {
   });
 });
 
+describe('Leave maintenance, a button only', () => {
+  // A policy that got past its schema's refusal of automatic: true (built by hand) acts only when asked.
+  const leave = compile({
+    ...policyConfigSchema.parse({ name: 'leave', action: 'apps.maintenance' }),
+    automatic: true,
+  } as PolicyConfig);
+  const inMaintenance = alert({
+    check: 'maintenance',
+    labels: { check: 'maintenance' },
+    subject: { type: 'app', id: 4 },
+  });
+
+  it.each([
+    ['a cycle never acts', {}, { kind: 'skip', reason: 'not_automatic' }],
+    ['a person asking does', { requested: true }, { kind: 'act', attempt: 1 }],
+  ])('%s', (_what, asked, expected) => {
+    expect(decidePolicy(leave, inMaintenance, fresh, { ...ctx, ...asked })).toEqual(expected);
+  });
+});
+
 describe('requestablePolicy: the policy a Retry now button asks', () => {
   const prod = alert({ labels: { check: 'failed_runs', environment_type: 'production' } });
   it.each([

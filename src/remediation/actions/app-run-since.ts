@@ -11,7 +11,7 @@ import type { AttemptFacts } from './action.js';
  * How far before our first send a run may have been created and still be the one it started:
  * the service's clock and ours differ a little.
  */
-const CLOCK_SLACK_MS = 2 * 60_000;
+export const CLOCK_SLACK_MS = 2 * 60_000;
 
 /** The id of the newest run of the app whose action or workflow matches `kind`, created since the first send; null: none. */
 export async function appRunSince(
