@@ -17,6 +17,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The simulator's package (packages/simulator) is a workspace npm must see to install; only its
+# manifest comes in: the simulator and the demo are never part of the image.
+COPY packages/simulator/package.json ./packages/simulator/
 # Scripts are skipped here: `prepare` compiles the sources, which are not copied yet.
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
@@ -26,7 +29,7 @@ COPY src ./src
 RUN npm rebuild better-sqlite3 \
  && npm run build \
  && npm prune --omit=dev \
- && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver
+ && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver node_modules/@deploy-watchdog
 
 FROM ${NODE_IMAGE} AS runtime
 # glibc maps buffers of 128 kB and up on their own instead of fragmenting its heap (src/cli/memory-settings.ts).

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
-import { slackRefusal, type SlackLikePayload } from '../../src/demo/peers/webhook-receiver.js';
+import { slackRefusal, type SlackLikePayload } from '../../packages/simulator/src/demo/peers/webhook-receiver.js';
 
 /** Options of {@link startSlackApi}. */
 export interface SlackApiOptions {

@@ -13,7 +13,7 @@ import type { Watchdog } from '../../src/app/watchdog.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { call, csrfIn, freePort, type ConsoleDaemon } from '../console/console-fixture.js';
 import { buttonOf, startSlackApi, type SlackApi, type SlackApiMessage } from '../helpers/slack-api.js';

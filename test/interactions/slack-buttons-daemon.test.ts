@@ -18,7 +18,7 @@ import type { Watchdog } from '../../src/app/watchdog.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { freePort } from '../console/console-fixture.js';
 import { buttonOf, startSlackApi, type Click, type SlackApi, type SlackApiMessage } from '../helpers/slack-api.js';

@@ -296,14 +296,7 @@ export const discordChannel = {
     const token = url.pathname.split('/').filter(Boolean).at(-1) ?? '';
     const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
     const limit = new DiscordRateLimit();
-    const log = deps.logger.child({ channel: config.name, kind: 'discord' });
-    const io = httpChannelIo({
-      peer: 'Discord',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
     const post = async (message: DiscordMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
       const waiting = limit.wait(deps.clock.now());

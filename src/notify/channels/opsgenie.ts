@@ -203,14 +203,7 @@ export const opsgenieChannel = {
     const secrets = [config.api_key];
     const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
-    const log = deps.logger.child({ channel: config.name, kind: 'opsgenie' });
-    const io = httpChannelIo({
-      peer: 'Opsgenie',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'opsgenie', name: 'Opsgenie' }, secrets);
 
     const send = (request: OpsgenieRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
       io.post({

@@ -147,14 +147,7 @@ export const pagerdutyChannel = {
     const secrets = [config.routing_key];
     const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
-    const log = deps.logger.child({ channel: config.name, kind: 'pagerduty' });
-    const io = httpChannelIo({
-      peer: 'PagerDuty',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'pagerduty', name: 'PagerDuty' }, secrets);
 
     const post = (request: PagerDutyRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
       io.post({

@@ -261,14 +261,7 @@ export const teamsChannel = {
     const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
     const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
-    const log = deps.logger.child({ channel: config.name, kind: 'teams' });
-    const io = httpChannelIo({
-      peer: 'Teams',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'teams', name: 'Teams' }, secrets);
     return {
       name: config.name,
       kind: 'teams',
