@@ -150,7 +150,7 @@ export class Watchdog {
         config: () => this.#runtime.config,
         jobs: () => this.#runtime.jobs,
         readiness: () => this.#readiness(),
-        wake: () => this.#runtime.notifier.wake(),
+        runtime: () => this.#runtime,
       },
       interactions: () => this.#runtime.interactions?.http,
     });

@@ -63,6 +63,19 @@ export const consoleConfigSchema = z
       .describe(
         "The address people reach the console at (its reverse proxy, say): the Slack app's Open in console buttons link there, and it is the webhook channel's externalURL unless the channel sets one. Absent: no such links.",
       ),
+    allow: z
+      .object({
+        remediate: z
+          .union([z.enum(['anyone', 'nobody']), z.object({ users: z.array(z.string().min(1)).min(1) }).strict()], {
+            error: 'must be anyone, nobody, or { users: [NAME, …] }',
+          })
+          .default('anyone')
+          .describe(
+            "Who may ask for a remediation policy's action (Retry now, Restart app, Back up now, Leave maintenance) from the console: anyone the console lets in (default), nobody, or the users named as the console records them (the basic-auth user, console@token, console@loopback).",
+          ),
+      })
+      .strict()
+      .prefault({}),
     max_silence: durationSchema
       .refine((ms) => ms >= 60_000, 'must be at least 1m')
       .prefault('7d')
@@ -89,6 +102,13 @@ export function isLoopbackListen(listen: string): boolean {
     return false;
   }
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Whether `who` (as the console records them) may ask for a remediation under `allow.remediate`. */
+export function mayRemediate(console: ConsoleConfig, who: string): boolean {
+  const allow = console.allow.remediate;
+  if (allow === 'anyone' || allow === 'nobody') return allow === 'anyone';
+  return allow.users.includes(who);
 }
 
 /** Decides {@link ConsoleStanding}: the console is open on loopback, and anywhere else only with auth. */

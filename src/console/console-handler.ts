@@ -12,6 +12,7 @@
  *   GET  /silences/new     the form (and a preview)         GET|POST /login, POST /logout (token auth)
  *   POST /silences         preview, or create               POST /silences/expire
  *   POST /alerts/acknowledge, /alerts/unacknowledge           an alert taken, or given back
+ *   POST /alerts/remediate                                    a remediation policy's action, asked for
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
@@ -23,7 +24,6 @@ import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import { ConsoleAccess, CSRF_FIELD, SESSION_COOKIE } from './console-access.js';
 import { CONSOLE_ASSETS } from './console-assets.js';
-import { consoleStanding } from './console-config.js';
 import type { SafeHtml } from './html.js';
 import { messagePage, type PageContext } from './layout.js';
 import { actionsPage } from './pages/actions-page.js';
@@ -36,6 +36,9 @@ import { silencesPage } from './pages/silences-page.js';
 import { sourcesPage } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
+import { submitRemediation } from './remediate-actions.js';
+import { consoleStanding, mayRemediate } from './console-config.js';
+import type { Remediator } from '../remediation/remediator.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
 export interface ConsoleDeps {
@@ -49,8 +52,17 @@ export interface ConsoleDeps {
   jobs(): ReadonlyMap<string, string>;
   /** What `/readyz` says now. */
   readiness(): ReadinessCheck[];
-  /** Wakes the delivery loop (an acknowledgement to route); absent: it is routed at the next round. */
-  wake?(): void;
+  /**
+   * What the running configuration has built: its notifier (woken for an acknowledgement to route)
+   * and its remediator (asked for a policy's action); absent: routed at the next round, no remediation.
+   */
+  runtime?(): ConsoleRuntime;
+}
+
+/** The parts of the running configuration the console uses. */
+export interface ConsoleRuntime {
+  notifier: { wake(): void };
+  remediation: Pick<Remediator, 'offer' | 'request'> | undefined;
 }
 
 /**
@@ -134,11 +146,15 @@ async function answer(r: ConsoleRequest): Promise<void> {
       : {};
     return send(res, decided.status, messagePage('Not allowed', decided.message), challenge);
   }
+  const remediation = r.deps.runtime?.().remediation;
   const ctx: PageContext = {
     who: decided.who,
     csrf: access.csrfToken(decided.who),
     now: r.deps.clock.now(),
     session: auth?.token !== undefined && req.headers.authorization === undefined,
+    ...(remediation && mayRemediate(config.server.console, decided.who)
+      ? { remedyOf: (fingerprint: string) => remediation.offer(fingerprint) }
+      : {}),
   };
   if (method === 'POST') return post(r, ctx, url.pathname);
   const [status, body] = await page(r, ctx, url);
@@ -170,12 +186,15 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
     r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
     return send(res, 403, messagePage('Refused', form.message));
   }
-  const deps = { store: r.deps.store, config: r.config, logger: r.log, wake: r.deps.wake?.bind(r.deps) };
+  const runtime = r.deps.runtime?.();
+  const wake = runtime ? () => runtime.notifier.wake() : undefined;
+  const deps = { store: r.deps.store, config: r.config, logger: r.log, wake, remediation: runtime?.remediation };
   let outcome: FormOutcome;
   if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
   else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
   else if (path === '/alerts/acknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'acknowledge');
   else if (path === '/alerts/unacknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'unacknowledge');
+  else if (path === '/alerts/remediate') outcome = submitRemediation(deps, ctx, fields);
   else if (path === '/logout') outcome = { redirect: '/login' };
   else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
@@ -219,6 +238,9 @@ function doneNotice(done: string | null): PageNotice | undefined {
     return { kind: 'ok', text: 'You acknowledged it: its repeats stop until it resolves or gets worse.' };
   }
   if (done === 'unacknowledged') return { kind: 'ok', text: 'You gave the acknowledgement back: its repeats resume.' };
+  if (done === 'remediation') {
+    return { kind: 'ok', text: 'Asked: the attempt is being sent; its outcome will be shown under Remediation below.' };
+  }
   return undefined;
 }
 

@@ -18,6 +18,11 @@ export interface PageContext {
   now: number;
   /** True when the visitor signed in with the token at the login page (a sign-out button is shown). */
   session: boolean;
+  /**
+   * What this visitor may ask a remediation policy to do about an alert now, as its button says it
+   * ("Restart app"); undefined: nothing (no policy covers it, or `allow.remediate` does not name them).
+   */
+  remedyOf?: (fingerprint: string) => string | undefined;
 }
 
 /** The pages of the navigation bar. */

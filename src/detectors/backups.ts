@@ -337,6 +337,8 @@ export function backups(
       fingerprint: fp(problem, storage),
       check: 'backups',
       ...f,
+      // An alert about one backup names its app too: remediation's apps.backup changes the app.
+      details: f.subject?.type === 'backup' ? { ...f.details, app_id: String(app.id) } : f.details,
       summary: oneLine(f.summary),
       labels: buildLabels('backups', { ...ctx.labels, problem, storage }),
       url: app.url,

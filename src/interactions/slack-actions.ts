@@ -21,7 +21,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { Logger } from '../lib/logger.js';
 import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
-import type { SkipReason } from '../remediation/policy.js';
+import { skipText } from '../remediation/request-words.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
 import { commandLine } from '../notify/channels/shell-line.js';
@@ -195,35 +195,6 @@ function requestResult(r: RemediationRequest, who: Clicker): ActionResult {
       return { outcome: 'stale', text: overText(r.alert, 'act on') ?? 'It is not firing: nothing was sent.' };
     case 'not_found':
       return { outcome: 'stale', text: 'There is no such alert any more: nothing was sent.' };
-  }
-}
-
-/** Why a policy asked to act did not, in a sentence without its end. */
-function skipText(reason: SkipReason, policy: string, nextAllowedAt: number | null): string {
-  switch (reason) {
-    case 'attempt_in_progress':
-      return 'An attempt is already under way (its outcome will be said in the thread)';
-    case 'max_attempts_reached':
-      return `Policy ${policy} has used its attempts on this record (max_attempts)`;
-    case 'backoff_pending':
-      return `Policy ${policy} waits${nextAllowedAt === null ? '' : ` until ${formatUtc(nextAllowedAt)}`} before another attempt (backoff)`;
-    case 'stopped':
-      return 'The service said this record cannot be changed that way';
-    case 'disabled':
-      return 'Remediation is off (remediation.enabled: false)';
-    case 'policy_suspended':
-    case 'environment_paused':
-      return `Policy ${policy} is suspended after a refusal only a person can fix (see its watchdog alert)`;
-    case 'production_not_named':
-      return `Policy ${policy} does not name production`;
-    case 'not_automatic':
-      return `Policy ${policy} acts only when asked`;
-    case 'hourly_limit':
-      return 'The hourly limit of remediation actions is reached (remediation.max_actions_per_hour); try later';
-    case 'run_retrying':
-      return `The service will retry this run by itself, and policy ${policy} waits for that (now: false)`;
-    case 'run_running_again':
-      return 'The run is running again (a retry is under way): its outcome will be said in this alert';
   }
 }
 

@@ -19,7 +19,7 @@ import type { AttemptUpdate } from './remediation-store.js';
 /** How one answer is handled. */
 export type ChangeHandling =
   /** The change was taken (`started`) or joined a run under way (`already_running`): follow the run. */
-  | { kind: 'follow'; answer: ChangeResult['state']; runId: number | null }
+  | { kind: 'follow'; answer: ChangeResult['state']; runId: number | null; backupId?: number }
   /** The earlier request of this key was taken: find its run with reads and follow it. */
   | { kind: 'verify_reused' }
   /** Unknown whether it was taken: send the same key and body again later. */
@@ -77,7 +77,9 @@ const STOP_CODES: ReadonlySet<string> = new Set(['not_retryable', 'not_found']);
 
 /** Handling of a successful change answer. */
 export function handleResult(result: ChangeResult): ChangeHandling {
-  return { kind: 'follow', answer: result.state, runId: result.run_id };
+  // The backup a backup names is read back once its run succeeded (`backup-readback.ts`).
+  const backup = result.backup_id === null ? {} : { backupId: result.backup_id };
+  return { kind: 'follow', answer: result.state, runId: result.run_id, ...backup };
 }
 
 /** Handling of a failed change call. */
@@ -160,7 +162,7 @@ const ANSWER_STEPS: { readonly [K in ChangeHandling['kind']]: (h: Handling<K>, f
   follow: (h, f) =>
     step(h.answer === 'already_running' ? 'joined the run under way' : 'change taken', {
       runId: h.runId,
-      update: following(f, h.answer, h.runId),
+      update: { ...following(f, h.answer, h.runId), ...(h.backupId === undefined ? {} : { backupId: h.backupId }) },
       // Taken without a run to follow: the change is all there is.
       end: h.runId === null ? told(f, { kind: 'no_run' }, true) : null,
     }),

@@ -10,6 +10,7 @@ import { fingerprint } from '../detectors/fingerprint.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import type { ActionWords } from './actions/action.js';
 import type { AttemptRow } from './remediation-store.js';
+import { readbackText, readbackWord, type BackupReading } from './backup-readback.js';
 import { scopeText, type Suspension } from './suspension.js';
 
 /** How an attempt ended. */
@@ -31,11 +32,21 @@ export type AttemptOutcome =
   /** The change was taken without a run to follow. */
   | { kind: 'no_run' }
   /** The service refused the request as malformed. */
-  | { kind: 'failed_request'; code: string; message: string };
+  | { kind: 'failed_request'; code: string; message: string }
+  /** The backup the run took, read back (`backups.get`): verified, copied off-site, or how far it got in `windowMs`. */
+  | { kind: 'backup_read'; reading: BackupReading; windowMs: number }
+  /** The run succeeded, but the backup it took could not be found or read: why. */
+  | { kind: 'backup_unread'; why: string };
 
 /** The short outcome word stored in the attempt and the audit. */
 export function outcomeWord(outcome: AttemptOutcome): string {
+  if (outcome.kind === 'backup_read') return readbackWord(outcome.reading);
   return outcome.kind === 'stopped' ? outcome.code : outcome.kind;
+}
+
+/** Whether the change did what it was for: the run succeeded and, for a backup, it was verified and copied off-site. */
+export function outcomeSucceeded(outcome: AttemptOutcome): boolean {
+  return outcomeWord(outcome) === 'succeeded';
 }
 
 /** One line: "Retried automatically: failed at step install: pip failed". */
@@ -65,6 +76,10 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
       return `${words.done}: accepted, no run to follow`;
     case 'failed_request':
       return `${words.noun} refused: ${outcome.code}`;
+    case 'backup_read':
+      return readbackText(words.succeeded, words.failed, outcome.reading, outcome.windowMs);
+    case 'backup_unread':
+      return `${words.succeeded}, but the backup cannot be read back: ${outcome.why}`;
   }
 }
 
@@ -102,11 +117,18 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
   }
   if (outcome.kind === 'stopped')
     lines.push('deploy-watchdog will not act on this record again while the alert lasts.');
+  if (outcome.kind === 'backup_read') {
+    const r = outcome.reading;
+    fields.push({ label: 'Backup', value: `${r.name} (#${r.id})` });
+    fields.push({ label: 'Verified', value: r.verified ? 'yes' : 'no' });
+    const copies = r.copies.map((c) => `${c.storage}: ${c.standing}${c.error ? ` (${c.error})` : ''}`);
+    fields.push({ label: 'Off-site', value: copies.length > 0 ? copies.join(', ') : 'none' });
+  }
   return {
     type: 'notice',
     topic: 'remediation',
     title: outcomeTitle(words, outcome),
-    severity: outcome.kind === 'succeeded' ? 'ok' : outcome.kind === 'no_run' ? 'info' : attempt.severity,
+    severity: outcomeSucceeded(outcome) ? 'ok' : outcome.kind === 'no_run' ? 'info' : attempt.severity,
     fields,
     lines,
     url: attempt.url,

@@ -107,7 +107,7 @@ export function compilePolicies(settings: Pick<RemediationSettings, 'dry_run' | 
 export function policyTarget(policy: CompiledPolicy, alert: AlertRow): ActionTarget | null {
   if (alert.status !== 'firing') return null;
   const target = policy.action.target(alert);
-  if (!target) return null;
+  if (!target || policy.action.covers?.(alert, policy.config) === false) return null;
   const labels = { ...alert.labels, reason: alert.details.reason ?? alert.labels.reason };
   return policy.matches(labels) ? target : null;
 }
@@ -146,7 +146,8 @@ export function decidePolicy(
   // The guard is on the alert's labels, not on the matchers: a catch-all policy, or a regex that
   // happens to match "production", never reaches production.
   if (alert.labels.environment_type === 'production' && !policy.namesProduction) return skip('production_not_named');
-  if (!policy.config.automatic && !ctx.requested) return skip('not_automatic');
+  // Leave maintenance is a button only, whatever its policy says (`onRequestOnly`).
+  if ((!policy.config.automatic || policy.action.onRequestOnly) && !ctx.requested) return skip('not_automatic');
   if (history.stopped) return skip('stopped');
   if (history.inFlight) return skip('attempt_in_progress');
   if (history.counted >= policy.config.max_attempts) return skip('max_attempts_reached');

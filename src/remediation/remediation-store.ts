@@ -43,6 +43,10 @@ export interface AttemptRow {
   outcome: string | null;
   outcomeDetail: string | null;
   finishedAt: number | null;
+  /** The backup the change's answer named (`backup_id`), for reading it back; null: none named. */
+  backupId: number | null;
+  /** Reading the backup back (its run succeeded) until then; null: not reading back. */
+  readbackUntil: number | null;
 }
 
 /** What the audit says one decision, answer or outcome was. */
@@ -116,6 +120,8 @@ export type AttemptUpdate = Partial<
     | 'outcome'
     | 'outcomeDetail'
     | 'finishedAt'
+    | 'backupId'
+    | 'readbackUntil'
   >
 >;
 
@@ -132,6 +138,8 @@ const ATTEMPT_COLUMNS: Record<keyof AttemptUpdate, string> = {
   outcome: 'outcome',
   outcomeDetail: 'outcome_detail',
   finishedAt: 'finished_at',
+  backupId: 'backup_id',
+  readbackUntil: 'readback_until',
 };
 
 /** Outcomes that stop a policy on a record for the rest of the alert's life. */
@@ -483,5 +491,7 @@ function attemptOf(r: Record<string, unknown>): AttemptRow {
     outcome: r.outcome as string | null,
     outcomeDetail: r.outcome_detail as string | null,
     finishedAt: r.finished_at as number | null,
+    backupId: (r.backup_id as number | null | undefined) ?? null,
+    readbackUntil: (r.readback_until as number | null | undefined) ?? null,
   };
 }

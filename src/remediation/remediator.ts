@@ -118,6 +118,11 @@ export class Remediator implements CycleStage {
         active: config.checks.stuck_runs.active_states,
         succeeded: config.checks.failed_runs.succeeded_states,
       },
+      backupStates: {
+        succeeded: config.checks.backups.succeeded_states,
+        failed: config.checks.backups.failed_states,
+        offsiteFailed: config.checks.backups.offsite_failed_states,
+      },
       pollMs: settings.poll_interval,
       notifier,
       audit,

@@ -17,7 +17,8 @@ import type { Store } from '../state/store.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
 import { answerStep, handleFailure, handleResult, type AnswerEnd, type ChangeHandling } from './change-answer.js';
-import { outcomeNotice, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
+import { outcomeNotice, outcomeSucceeded, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
+import { findTakenBackup, readBackup, type BackupWords } from './backup-readback.js';
 import { errorText } from '../lib/error-text.js';
 import type { CompiledPolicy, RemediationSettings } from './policy.js';
 import type { RemediationAudit } from './remediation-audit.js';
@@ -45,6 +46,8 @@ export interface SenderParts {
   policies: readonly CompiledPolicy[];
   /** Run state words: `checks.failed_runs.failed_states`, `checks.stuck_runs.active_states`, and the succeeded ones. */
   runStates: RunStates;
+  /** Backup state words (`checks.backups`), for reading back a backup taken. */
+  backupStates: BackupWords;
   /** How often a followed run is read (`remediation.poll_interval`). */
   pollMs: number;
   notifier: Pick<Notifier, 'notice' | 'router' | 'progressChannels'>;
@@ -250,6 +253,7 @@ export class SendAndFollow {
   async #follow(attempt: AttemptRow, action: RemediationAction, signal: AbortSignal | undefined): Promise<boolean> {
     const { clock, client, store, rs } = this.p;
     const opts = signal ? { signal } : {};
+    if (attempt.readbackUntil !== null) return this.#readBack(attempt, action, signal);
     let runId = attempt.runId;
     try {
       if (runId === null) {
@@ -274,9 +278,17 @@ export class SendAndFollow {
           if (this.#followedTooLong(attempt, action, now)) return true;
           store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
           return false;
-        case 'succeeded':
-          this.#finish(attempt, action, { kind: 'succeeded' }, { counted: true });
-          return true;
+        case 'succeeded': {
+          const windowMs = this.#readBackFor(attempt, action);
+          if (windowMs === null) {
+            this.#finish(attempt, action, { kind: 'succeeded' }, { counted: true });
+            return true;
+          }
+          // A backup taken: read it back before saying how it went.
+          const readbackUntil = now + windowMs;
+          store.transaction(() => rs.updateAttempt(attempt.id, { readbackUntil, nextAt: now }));
+          return this.#readBack({ ...attempt, readbackUntil }, action, signal);
+        }
         case 'failed':
           this.#finish(
             attempt,
@@ -301,6 +313,52 @@ export class SendAndFollow {
         { key: attempt.key, runId, error: describeError(err) },
         'cannot read the followed run; will try again',
       );
+      store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+      return false;
+    }
+  }
+
+  /** How long the backup an attempt's run took is read back (its policy's `readback`); null: not read back. */
+  #readBackFor(attempt: AttemptRow, action: RemediationAction): number | null {
+    const policy = this.p.policies.find((p) => p.config.name === attempt.policy);
+    return policy && action.readBackFor ? action.readBackFor(policy.config) : null;
+  }
+
+  /**
+   * Reads back the backup a succeeded run took (`backup-readback.ts`) once; true when the attempt
+   * reached its outcome: the backup settled, or the window passed and it is told as it stands.
+   */
+  async #readBack(attempt: AttemptRow, action: RemediationAction, signal: AbortSignal | undefined): Promise<boolean> {
+    const { clock, client, store, rs } = this.p;
+    const windowMs = this.#readBackFor(attempt, action) ?? 0;
+    const over = (now: number) => attempt.readbackUntil !== null && now >= attempt.readbackUntil;
+    try {
+      // The answer named it; else (no id, or a reused key's lost answer) the app's newest since the change.
+      const facts = { recordId: attempt.recordId, firstSentAt: attempt.firstSentAt, plannedAt: attempt.plannedAt };
+      const backupId = attempt.backupId ?? (await findTakenBackup(client, facts, signal));
+      if (backupId === null) {
+        const why = 'no backup of the app since the change';
+        this.#finish(attempt, action, { kind: 'backup_unread', why }, { counted: true });
+        return true;
+      }
+      if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
+      const reading = readBackup(await client.backups.get(backupId, signal ? { signal } : {}), this.p.backupStates);
+      const now = clock.now();
+      if (reading.settled || over(now)) {
+        this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs }, { counted: true });
+        return true;
+      }
+      store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+      return false;
+    } catch (err) {
+      const now = clock.now();
+      const gone = err instanceof ApiError && err.code === 'not_found';
+      if (gone || over(now)) {
+        const why = gone ? `backup #${attempt.backupId ?? '?'} is not found` : describeError(err);
+        this.#finish(attempt, action, { kind: 'backup_unread', why }, { counted: true });
+        return true;
+      }
+      this.p.log.warn({ key: attempt.key, error: describeError(err) }, 'cannot read back the backup; will try again');
       store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
       return false;
     }
@@ -355,7 +413,7 @@ export class SendAndFollow {
     const word = outcomeWord(outcome);
     const notice = outcomeNotice(attempt, action.words, outcome);
     const channels = this.#alertChannels(attempt);
-    const metric = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'no_run' ? 'accepted' : 'failed';
+    const metric = outcomeSucceeded(outcome) ? 'succeeded' : outcome.kind === 'no_run' ? 'accepted' : 'failed';
     return {
       write: () => {
         this.#close(attempt, now, {

@@ -36,7 +36,13 @@ describe('config.example.yaml', () => {
   it('is a valid configuration once its variables are set', () => {
     const config = loadConfig(EXAMPLE, ENV);
     expect(config.notify.channels.map((c) => c.type)).toEqual(['slack', 'email', 'log']);
-    expect(config.remediation.policies.map((p) => p.action)).toEqual(['runs.retry', 'apps.backup']);
+    expect(config.remediation.policies.map((p) => p.action)).toEqual([
+      'runs.retry',
+      'apps.backup',
+      'apps.backup',
+      'apps.restart',
+      'apps.maintenance',
+    ]);
     expect(config.notify.mute_windows[0]?.weekdays).toEqual(['mon:fri']);
   });
 

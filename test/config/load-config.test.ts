@@ -282,10 +282,17 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
     },
     {
       name: 'unknown policy action',
-      yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.restart }\n`,
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.update }\n`,
       path: 'remediation.policies[0].action',
       line: 6,
-      message: /must be one of "runs.retry", "apps.backup"/,
+      message: /must be one of "runs.retry", "apps.backup", "apps.restart", "apps.maintenance"/,
+    },
+    {
+      name: 'Leave maintenance asked for automatically',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.maintenance, automatic: true }\n`,
+      path: 'remediation.policies[0].automatic',
+      line: 6,
+      message: /apps.maintenance is never made automatically: only a person can tell/,
     },
     {
       name: 'policy key of the other action',
@@ -599,7 +606,7 @@ describe('parseConfig: defaults and values', () => {
     });
     expect(config.server).toEqual({
       listen: '127.0.0.1:9464',
-      console: { enabled: 'auto', max_silence: 7 * 86_400_000 },
+      console: { enabled: 'auto', allow: { remediate: 'anyone' }, max_silence: 7 * 86_400_000 },
     });
     expect(config.log).toEqual({ level: 'info', format: 'auto' });
   });
@@ -664,6 +671,8 @@ server: { listen: "off" }
         automatic: true,
         backoff: 3_600_000,
         format: 'zip',
+        problems: ['stale'],
+        readback: 1_800_000,
       },
     ]);
   });

@@ -100,7 +100,7 @@ describe('ConsoleAccess.checkForm', () => {
 });
 
 describe('where the console is served', () => {
-  const open: ConsoleConfig = { enabled: 'auto', max_silence: 1 };
+  const open: ConsoleConfig = { enabled: 'auto', allow: { remediate: 'anyone' }, max_silence: 1 };
   it.each<[string, string | null, ConsoleConfig, string | undefined]>([
     ['loopback, no auth', '127.0.0.1:9464', open, undefined],
     ['localhost, no auth', 'localhost:9464', open, undefined],

@@ -105,6 +105,15 @@ describe('handleResult', () => {
       runId: 5,
     });
   });
+
+  it('keeps the backup a backup names, to read it back once its run succeeded', () => {
+    expect(handleResult({ state: 'started', run_id: 5, app_id: 1, backup_id: 77, backup_run_id: null })).toEqual({
+      kind: 'follow',
+      answer: 'started',
+      runId: 5,
+      backupId: 77,
+    });
+  });
 });
 
 describe('answerStep', () => {

@@ -252,6 +252,9 @@ policies:
       'lost-answer',
       `dw-${h.installation}.1-backup-prod-app${appId}-a1`,
     ]);
-    expect(h.notices().map((n) => n.notice.title)).toEqual(['Backup taken automatically']);
+    // Its answer lost, the backup it made is found among the app's newest, and read back.
+    expect(h.notices().map((n) => n.notice.title)).toEqual([
+      expect.stringMatching(/^Backup taken automatically: backup \S+ \(#\d+\) verified; copied off-site to /),
+    ]);
   });
 });

@@ -5,10 +5,12 @@ import { runsRetry } from '../../src/remediation/actions/runs-retry.js';
 import {
   outcomeNotice,
   outcomeTitle,
+  outcomeWord,
   suspensionFinding,
   type AttemptOutcome,
 } from '../../src/remediation/outcome-notice.js';
 import type { AttemptRow } from '../../src/remediation/remediation-store.js';
+import type { BackupReading } from '../../src/remediation/backup-readback.js';
 
 describe('outcomeTitle', () => {
   it.each<[string, AttemptOutcome, string]>([
@@ -43,6 +45,63 @@ describe('outcomeTitle', () => {
     expect(
       outcomeTitle(appsBackup.words, { kind: 'run_failed', step: null, reason: 'disk full', watcher: 'failed' }),
     ).toBe('Automatic backup failed on the server (watcher failed): disk full');
+  });
+});
+
+describe('a backup read back', () => {
+  const reading = (over: Partial<BackupReading> = {}): BackupReading => ({
+    id: 812,
+    name: 'shop.zip',
+    state: 'done',
+    failed: false,
+    verified: true,
+    copies: [{ storage: 's3-eu', standing: 'stored', error: null }],
+    settled: true,
+    ...over,
+  });
+  const pending = { storage: 'b2', standing: 'pending', error: null } as const;
+  it.each<[string, BackupReading, string, string]>([
+    ['verified and copied', reading(), 'succeeded', 'backup shop.zip (#812) verified; copied off-site to s3-eu'],
+    [
+      'not verified in the window',
+      reading({ verified: false, settled: false }),
+      'backup_unverified',
+      'backup shop.zip (#812) not verified within 30m; copied off-site to s3-eu',
+    ],
+    [
+      'a copy failed, another stored',
+      reading({ copies: [...reading().copies, { storage: 'b2', standing: 'failed', error: 'quota' }] }),
+      'backup_offsite_failed',
+      'backup shop.zip (#812) verified; copied off-site to s3-eu; off-site copy to b2 failed: quota',
+    ],
+    [
+      'a copy still uploading',
+      reading({ copies: [pending], settled: false }),
+      'backup_not_offsite',
+      'backup shop.zip (#812) verified; off-site copy to b2 not uploaded within 30m',
+    ],
+    [
+      'no copy at all',
+      reading({ copies: [], settled: false }),
+      'backup_not_offsite',
+      'backup shop.zip (#812) verified; no off-site copy within 30m',
+    ],
+  ])('%s', (_what, r, word, text) => {
+    const outcome: AttemptOutcome = { kind: 'backup_read', reading: r, windowMs: 30 * 60_000 };
+    expect(outcomeWord(outcome)).toBe(word);
+    expect(outcomeTitle(appsBackup.words, outcome)).toBe(`Backup taken automatically: ${text}`);
+  });
+
+  it('a backup that ended failed says so', () => {
+    const outcome: AttemptOutcome = {
+      kind: 'backup_read',
+      reading: reading({ state: 'failed', failed: true }),
+      windowMs: 0,
+    };
+    expect(outcomeWord(outcome)).toBe('backup_failed');
+    expect(outcomeTitle(appsBackup.words, outcome)).toBe(
+      'Automatic backup failed: backup shop.zip (#812) ended failed',
+    );
   });
 });
 

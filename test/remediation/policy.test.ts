@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertRow } from '../../src/alerts/alert-store.js';
 import type { PolicyConfig } from '../../src/config/config-schema.js';
+import { policyConfigSchema } from '../../src/remediation/actions/registry.js';
 import {
   compilePolicies,
   decidePolicy,
@@ -89,17 +90,8 @@ describe('policyTarget', () => {
     expect(policyTarget(compile(p), a)).toEqual(expected);
   });
 
-  it('apps.backup covers stale backups of an app, not the other backup problems', () => {
-    const p = compile({
-      name: 'b',
-      action: 'apps.backup',
-      match: {},
-      match_re: {},
-      max_attempts: 1,
-      backoff: 3_600_000,
-      format: 'zip',
-      automatic: true,
-    });
+  it('apps.backup covers stale backups of an app by default, not the other backup problems', () => {
+    const p = compile(policyConfigSchema.parse({ name: 'b', action: 'apps.backup' }));
     const stale = alert({
       check: 'backups',
       labels: { check: 'backups', problem: 'stale' },
@@ -108,6 +100,42 @@ describe('policyTarget', () => {
     expect(policyTarget(p, stale)).toEqual({ recordType: 'app', recordId: 3 });
     expect(policyTarget(p, { ...stale, labels: { check: 'backups', problem: 'unverified' } })).toBeNull();
     expect(policyTarget(p, alert())).toBeNull();
+  });
+
+  const aboutBackup = (problem: string, details: Record<string, string> = { app_id: '3' }) =>
+    alert({ check: 'backups', labels: { check: 'backups', problem }, subject: { type: 'backup', id: 90 }, details });
+
+  it.each([
+    ['a failed backup: the app of its details', aboutBackup('failed'), { recordType: 'app', recordId: 3 }],
+    ['an unverified one', aboutBackup('unverified'), { recordType: 'app', recordId: 3 }],
+    ['an off-site copy failed', aboutBackup('offsite'), { recordType: 'app', recordId: 3 }],
+    ['a backup problem one more backup does not fix', aboutBackup('no_offsite'), null],
+    ['an alert about a backup that names no app', aboutBackup('failed', {}), null],
+  ])('apps.backup with every problem it fixes: %s', (_what, a, expected) => {
+    const p = compile(
+      policyConfigSchema.parse({
+        name: 'b',
+        action: 'apps.backup',
+        problems: ['stale', 'failed', 'unverified', 'offsite'],
+      }),
+    );
+    expect(policyTarget(p, a)).toEqual(expected);
+  });
+
+  const appIs = (check: 'app_state' | 'maintenance', state: string) =>
+    alert({ check, labels: { check }, subject: { type: 'app', id: 4 }, details: { state } });
+
+  it.each([
+    ['apps.restart: a stopped app', { action: 'apps.restart' }, appIs('app_state', 'stopped'), 4],
+    ['apps.restart: an app in error', { action: 'apps.restart' }, appIs('app_state', 'error'), 4],
+    ['apps.restart: a state it does not restart in', { action: 'apps.restart' }, appIs('app_state', 'broken'), null],
+    ['apps.restart: states it names', { action: 'apps.restart', states: ['broken'] }, appIs('app_state', 'broken'), 4],
+    ['apps.restart: not a maintenance alert', { action: 'apps.restart' }, appIs('maintenance', 'running'), null],
+    ['apps.maintenance: an app left in maintenance', { action: 'apps.maintenance' }, appIs('maintenance', 'up'), 4],
+    ['apps.maintenance: not an app_state alert', { action: 'apps.maintenance' }, appIs('app_state', 'stopped'), null],
+  ])('%s', (_what, fields, a, expected) => {
+    const p = compile(policyConfigSchema.parse({ name: 'p', ...fields }));
+    expect(policyTarget(p, a)).toEqual(expected === null ? null : { recordType: 'app', recordId: expected });
   });
 });
 
@@ -288,6 +316,26 @@ describe('decidePolicy', () => {
       kind: 'act',
       attempt: 1,
     });
+  });
+});
+
+describe('Leave maintenance, a button only', () => {
+  // A policy that got past its schema's refusal of automatic: true (built by hand) acts only when asked.
+  const leave = compile({
+    ...policyConfigSchema.parse({ name: 'leave', action: 'apps.maintenance' }),
+    automatic: true,
+  } as PolicyConfig);
+  const inMaintenance = alert({
+    check: 'maintenance',
+    labels: { check: 'maintenance' },
+    subject: { type: 'app', id: 4 },
+  });
+
+  it.each([
+    ['a cycle never acts', {}, { kind: 'skip', reason: 'not_automatic' }],
+    ['a person asking does', { requested: true }, { kind: 'act', attempt: 1 }],
+  ])('%s', (_what, asked, expected) => {
+    expect(decidePolicy(leave, inMaintenance, fresh, { ...ctx, ...asked })).toEqual(expected);
   });
 });
 

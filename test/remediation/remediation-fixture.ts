@@ -21,6 +21,8 @@ import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { seeBackup } from '../../src/collectors/backups-seen.js';
 import { backups } from '../../src/detectors/backups.js';
 import { failedRuns } from '../../src/detectors/failed-runs.js';
+import { appState } from '../../src/detectors/app-state.js';
+import { maintenance } from '../../src/detectors/maintenance.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { presented } from '../../src/detectors/registry.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -99,6 +101,14 @@ export function appOf(sim: RunningSimulator, envType: 'production' | 'staging' |
   const app = apps[skip];
   if (!app) throw new Error(`no free ${envType} app #${skip}`);
   return app.id;
+}
+
+/** What one cycle reads: runs, apps' backups (the backup problems kept: default stale), apps' state and maintenance. */
+export interface CycleRecords {
+  runs?: number[];
+  backupApps?: number[];
+  backupProblems?: readonly string[];
+  apps?: number[];
 }
 
 /** Options of {@link Harness.open}. */
@@ -199,22 +209,22 @@ export class Harness {
    * the `backups` job over the given apps: read, detect, then lifecycle + outbox + remediation in
    * one transaction. Returns the remediation's report.
    */
-  async cycle(records: { runs?: number[]; backupApps?: number[] }): Promise<CycleReport> {
+  async cycle(records: CycleRecords): Promise<CycleReport> {
     return (await this.#cycle(records, true))!;
   }
 
   /** A cycle without remediation: only the alerts are brought up to date (another process decides). */
-  async observe(records: { runs?: number[]; backupApps?: number[] }): Promise<void> {
+  async observe(records: CycleRecords): Promise<void> {
     await this.#cycle(records, false);
   }
 
-  async #cycle(
-    records: { runs?: number[]; backupApps?: number[] },
-    remediate: boolean,
-  ): Promise<CycleReport | undefined> {
+  async #cycle(records: CycleRecords, remediate: boolean): Promise<CycleReport | undefined> {
     const now = this.clock.now();
     const runFindings = records.runs ? await this.#runFindings(records.runs, now) : undefined;
-    const backupFindings = records.backupApps ? await this.#backupFindings(records.backupApps, now) : undefined;
+    const backupFindings = records.backupApps
+      ? await this.#backupFindings(records.backupApps, now, records.backupProblems ?? ['stale'])
+      : undefined;
+    const appFindings = records.apps ? await this.#appFindings(records.apps, now) : undefined;
     return this.store.transaction(() => {
       const events = [];
       if (runFindings)
@@ -222,6 +232,10 @@ export class Harness {
       if (backupFindings)
         events.push(
           ...applyFindings(this.alertStore, { job: 'backups', findings: backupFindings, now }, this.#lifecycle()),
+        );
+      if (appFindings)
+        events.push(
+          ...applyFindings(this.alertStore, { job: 'maintenance', findings: appFindings, now }, this.#lifecycle()),
         );
       this.notifier.enqueue(events, now);
       return remediate ? this.remediator.inCycle(now) : undefined;
@@ -234,10 +248,7 @@ export class Harness {
   }
 
   /** A cycle, then its pass. */
-  async cycleAndPass(records: {
-    runs?: number[];
-    backupApps?: number[];
-  }): Promise<{ cycle: CycleReport; pass: PassReport }> {
+  async cycleAndPass(records: CycleRecords): Promise<{ cycle: CycleReport; pass: PassReport }> {
     const cycle = await this.cycle(records);
     return { cycle, pass: await this.pass() };
   }
@@ -264,7 +275,10 @@ export class Harness {
   }
 
   /** The change requests the simulator answered for one function, oldest first. */
-  changes(fn: 'runs.retry' | 'apps.backup'): { key: string | undefined; status: number }[] {
+  changes(fn: 'runs.retry' | 'apps.backup' | 'apps.restart' | 'apps.maintenance'): {
+    key: string | undefined;
+    status: number;
+  }[] {
     return this.sim.control
       .requests()
       .filter((r) => r.fn === fn)
@@ -319,7 +333,22 @@ export class Harness {
     ).map(presented);
   }
 
-  async #backupFindings(appIds: number[], now: number): Promise<Finding[]> {
+  /**
+   * The app_state and maintenance findings of the given apps (read by id), as one job's: an app in
+   * maintenance fires at once (the check's hold is the lifecycle's, tested with it).
+   */
+  async #appFindings(appIds: number[], now: number): Promise<Finding[]> {
+    const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
+    const badStates = this.config.checks.app_state.bad_states;
+    return [
+      ...appState({ job: 'backups', takenAt: now, apps, backups: new Map() }, { badStates }),
+      ...maintenance({ job: 'maintenance', takenAt: now, apps, restorePoints: new Map() }, { maxDurationMs: HOUR }).map(
+        ({ holdForMs: _held, ...f }) => f,
+      ),
+    ].map(presented);
+  }
+
+  async #backupFindings(appIds: number[], now: number, problems: readonly string[]): Promise<Finding[]> {
     const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
     const b = this.config.checks.backups;
     const states = { succeeded: b.succeeded_states, running: b.running_states, failed: b.failed_states };
@@ -331,10 +360,17 @@ export class Harness {
     }
     return backups(
       { job: 'backups', takenAt: now, apps, backups: seen },
-      { maxAgeMs: b.max_age, states, requireVerified: false },
+      {
+        maxAgeMs: b.max_age,
+        states,
+        requireVerified: problems.includes('unverified'),
+        ...(problems.includes('offsite')
+          ? { offsite: { failedStates: b.offsite_failed_states, required: false } }
+          : {}),
+      },
       now,
     )
-      .findings.filter((f) => f.labels.problem === 'stale')
+      .findings.filter((f) => problems.includes(f.labels.problem ?? ''))
       .map(presented);
   }
 }

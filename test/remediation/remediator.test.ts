@@ -354,7 +354,14 @@ policies:
       h.clock.advance(10 * MINUTE);
       await h.pass();
       expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
-      expect(h.notices()).toMatchObject([{ channel: 'prod-log', notice: { title: 'Backup taken automatically' } }]);
+      expect(h.notices()).toMatchObject([
+        {
+          channel: 'prod-log',
+          notice: {
+            title: expect.stringMatching(/^Backup taken automatically: backup \S+ \(#\d+\) verified; copied off-site/),
+          },
+        },
+      ]);
       // The next backups cycle sees a fresh backup: the alert resolves.
       await h.cycleAndPass({ backupApps: [appId] });
       expect(h.openAlerts().filter((a) => a.check === 'backups')).toEqual([]);

@@ -47,6 +47,7 @@ const CONTROL_METHODS = new Set([
   'addBackup',
   'failOffsite',
   'setVerified',
+  'setBackupOutcome',
   'setMaintenance',
   'setAppState',
   'setAnswering',

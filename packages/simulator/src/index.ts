@@ -16,6 +16,7 @@ import { STATE_WORD_SETS, type StateWordSet } from './state-words.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import { checkListGrading, type ListGrading } from './read-handlers.js';
 import type { SimTokenSpec } from './token-grants.js';
+import type { BackupOutcome } from './backup-outcome.js';
 
 /** How to start a simulator. */
 export interface SimulatorOptions {
@@ -47,6 +48,8 @@ export interface SimulatorOptions {
    * states: a list names records `get` refuses with access_denied). See read-handlers.ts.
    */
   listGrading?: ListGrading;
+  /** How backups end after their run is done (default verified and copied off-site at once); see backup-outcome.ts. */
+  backupOutcome?: Partial<BackupOutcome>;
   logger?: Logger;
 }
 
@@ -89,6 +92,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     logger,
   });
   const control = new SimulatorControl(core);
+  if (options.backupOutcome) control.setBackupOutcome(options.backupOutcome);
   const handler = new HttpHandler(core, control);
   const server = createServer(handler.listener);
   server.keepAliveTimeout = 5_000;

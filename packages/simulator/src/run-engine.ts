@@ -220,6 +220,10 @@ export class RunEngine {
 
   /** Replays every transition due up to `now`, oldest run first (a backup run before the update waiting for it). */
   tick(now: number): void {
+    this.state.backupSettling.tick(now, (id) => {
+      const backup = this.state.backups.get(id);
+      return backup && { backup, storage: this.state.namespace(backup.nsId).storage };
+    });
     if (this.state.activeRuns.size === 0) return;
     const ids = [...this.state.activeRuns].sort((a, b) => a - b);
     for (const id of ids) {
@@ -434,18 +438,8 @@ export class RunEngine {
     if (!backup) return;
     backup.state = state;
     if (state === VOCABULARY.backup.done && at !== undefined) {
-      backup.verified = true;
-      const ns = this.state.namespace(backup.nsId);
-      backup.offsite = [
-        {
-          storage: ns.storage,
-          type: 's3',
-          onStorage: true,
-          state: VOCABULARY.offsite.uploaded,
-          uploadedAt: at,
-          error: null,
-        },
-      ];
+      // Verified and copied off-site now or later, as the backup outcome mode says.
+      this.state.backupSettling.done(backup, this.state.namespace(backup.nsId).storage, at);
     } else if (state === VOCABULARY.backup.running) {
       backup.offsite = [];
     }

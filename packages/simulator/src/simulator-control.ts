@@ -3,6 +3,7 @@
  * helpers that put the service into a chosen state. Tests call it in-process; out-of-process
  * tests and the standalone command reach it as `POST {baseUrl}/_sim/<method>` with the admin token.
  */
+import { checkBackupOutcome, type BackupOutcome } from './backup-outcome.js';
 import { checkListGrading, type ListGrading } from './read-handlers.js';
 import type {
   App,
@@ -456,6 +457,17 @@ export class SimulatorControl {
     const backup = this.backup(backupId);
     backup.offsite = [this.failedCopy(backup, error)];
     return this.core.views.backup(backup, now);
+  }
+
+  /**
+   * How the backups made from now on end after their run is done (`backup-outcome.ts`): verified
+   * and copied off-site (the default), left unverified, or their off-site copy failed; at once, or
+   * `settleMs` later.
+   */
+  setBackupOutcome(spec: Partial<BackupOutcome>): BackupOutcome {
+    this.core.tick();
+    this.core.state.backupSettling.outcome = checkBackupOutcome(spec);
+    return this.core.state.backupSettling.outcome;
   }
 
   /** Marks a backup verified or not. */

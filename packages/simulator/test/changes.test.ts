@@ -250,6 +250,56 @@ describe('runs over simulated time', () => {
     expect(asked.body.data.backup_run_id).toEqual(expect.any(Number));
   });
 
+  it('restarts a stopped app: running again when its run is done', async () => {
+    const app = take('development');
+    sim.control.setAppState(app.id, 'stopped');
+    const result = (await apiPost(sim, `/apps/${app.id}/restart`, {})).body.data;
+    expect((await apiGet(sim, `/apps/${app.id}`)).body.data.state).toBe('stopped');
+    await advanceUntil(result.run_id, (r) => r.state === 'done');
+    expect((await apiGet(sim, `/apps/${app.id}`)).body.data.state).toBe('running');
+  });
+
+  it('takes an app out of maintenance (on: false) when its run is done', async () => {
+    const app = take('development');
+    sim.control.setMaintenance(app.id, true);
+    const result = (await apiPost(sim, `/apps/${app.id}/maintenance`, { on: false })).body.data;
+    expect((await apiGet(sim, `/apps/${app.id}`)).body.data.maintenance).toBe(true);
+    await advanceUntil(result.run_id, (r) => r.state === 'done');
+    expect((await apiGet(sim, `/apps/${app.id}`)).body.data.maintenance).toBe(false);
+  });
+
+  it.each([
+    ['verified', { verified: true, offsite: [{ on_storage: true, state: 'uploaded', error: null }] }],
+    ['unverified', { verified: false, offsite: [{ on_storage: true, state: 'uploaded', error: null }] }],
+    [
+      'offsite_failed',
+      {
+        verified: true,
+        offsite: [{ on_storage: false, state: 'failed', error: 'upload failed: storage quota exceeded' }],
+      },
+    ],
+  ] as const)(
+    'a backup ends %s, five minutes after its run in that mode (uploading meanwhile)',
+    async (result, end) => {
+      sim.control.setBackupOutcome({ result, settleMs: 5 * 60_000 });
+      try {
+        const app = take('staging');
+        const change = (await apiPost(sim, `/apps/${app.id}/backup`, {})).body.data;
+        await advanceUntil(change.run_id, (r) => r.state === 'done');
+        const meanwhile = (await apiGet(sim, `/backups/${change.backup_id}`)).body.data;
+        expect(meanwhile).toMatchObject({
+          state: 'done',
+          verified: false,
+          offsite: [{ on_storage: false, state: 'uploading', uploaded_at: null, error: null }],
+        });
+        sim.control.advance(5 * 60_000);
+        expect((await apiGet(sim, `/backups/${change.backup_id}`)).body.data).toMatchObject({ state: 'done', ...end });
+      } finally {
+        sim.control.setBackupOutcome({});
+      }
+    },
+  );
+
   it('applies maintenance when its run is done', async () => {
     const app = take('development');
     const result = (await apiPost(sim, `/apps/${app.id}/maintenance`, { on: true })).body.data;

@@ -36,6 +36,7 @@ import {
 import { isAcknowledgementKind, type AcknowledgementNote } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { acknowledgeForm } from './acknowledge-form.js';
+import { remediateForm } from './remediate-form.js';
 import { standingList } from './standing-list.js';
 
 /** What just happened, said at the top of the page. */
@@ -72,7 +73,7 @@ export function alertPage(
     </p>
     ${underwayLine(alert)}
     <p>${labelChips(alert.labels)}</p>
-    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')}
+    ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')} ${remediateForm(alert, ctx)}
     ${
       standing
         ? html`<section>

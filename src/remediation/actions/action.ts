@@ -58,6 +58,12 @@ export interface RemediationAction<P extends PolicyBase = PolicyBase> {
    * (another check, another sub-problem, no subject id).
    */
   target(alert: AlertRow): ActionTarget | null;
+  /**
+   * Whether this policy covers an alert the action can fix (its own fields narrowing which: the
+   * backup problems, the app states); absent: every one. A policy that does not cover an alert
+   * neither acts on it nor offers a button for it. Pure.
+   */
+  covers?(alert: AlertRow, policy: P): boolean;
   /** A reason not to act on this alert under this policy now, or null. Pure. */
   precheck(alert: AlertRow, policy: P): ActionSkipReason | null;
   /** The change body. Stored with the attempt, so a re-send sends exactly this. */
@@ -76,4 +82,15 @@ export interface RemediationAction<P extends PolicyBase = PolicyBase> {
   findStartedRun(client: ApiClient, facts: AttemptFacts, signal?: AbortSignal): Promise<number | null>;
   /** How people read what was done, in notices. */
   readonly words: ActionWords;
+  /**
+   * Never made by the remediator by itself, whatever a policy says: only when a person asks (a
+   * button). Its policy schema refuses `automatic: true` too; this holds even so.
+   */
+  readonly onRequestOnly?: true;
+  /**
+   * After its run succeeded, the backup it took is read back by id (`backups.get`) until it settles,
+   * for at most this long under the policy (ms), and the outcome says whether it was verified and
+   * copied off-site (`backup-readback.ts`). Absent: the run's success is the outcome.
+   */
+  readBackFor?(policy: P): number;
 }

@@ -1,26 +1,54 @@
 /**
- * `apps.backup`: takes a backup of an app whose newest backup is too old or missing. Acts on
- * `backups` alerts of the `stale` sub-problem about an app (the other backup problems, health,
- * verification and off-site copies, are not fixed by one more backup).
+ * `apps.backup`: takes a backup of an app whose backups are in trouble in a way one more backup
+ * fixes: the newest is too old or missing (`stale`), the newest finished one failed (`failed`), the
+ * newest good one was not verified (`unverified`), or its off-site copy failed or is gone
+ * (`offsite`). Which of these a policy acts on is its `problems` (default `stale` alone, as before
+ * the others could be: a policy written then does not start acting on more). The rest of the
+ * backup problems (health, size, no off-site storage at all) are not fixed by one more backup.
+ *
+ * The alerts about one backup (failed, unverified, off-site) name the backup as their subject and
+ * the app in their details (`app_id`); the app is what is changed, so two alerts of one app share
+ * one attempt (and one request) at a time.
+ *
+ * Once the backup's run succeeded, the backup is read back by id (`backups.get`) until it is
+ * verified and its off-site copies uploaded, or `readback` passes (`backup-readback.ts`), and the
+ * outcome says which.
  */
-import { parseTime } from '../../lib/parse-time.js';
 import { z } from 'zod';
 import type { AlertRow } from '../../alerts/alert-store.js';
+import { durationSchema } from '../../config/duration.js';
 import { policySchema } from '../../config/policy-schema.js';
 import type { RemediationAction } from './action.js';
+import { appRunSince } from './app-run-since.js';
+
+/** The backup problems (the `problem` label of a `backups` alert) a backup taken now can fix. */
+export const BACKUP_FIXES = ['stale', 'failed', 'unverified', 'offsite'] as const;
 
 /** An `apps.backup` policy. */
 const backupPolicySchema = policySchema('apps.backup', '1h', {
   format: z.enum(['zip', 'dump']).default('zip'),
+  problems: z
+    .array(z.enum(BACKUP_FIXES))
+    .min(1)
+    .default(['stale'])
+    .describe(
+      'The backup problems a backup is taken for: stale (too old or none), failed, unverified, offsite (a failed or lost off-site copy). Default stale.',
+    ),
+  readback: durationSchema
+    .prefault('30m')
+    .describe(
+      'After the backup run succeeded, how long the backup is read back (backups.get) for it to be verified and copied off-site before the outcome says what stands.',
+    ),
 });
 
 type BackupPolicy = z.output<typeof backupPolicySchema>;
 
-/**
- * How far before our first send a run may have been created and still be the one it started:
- * the service's clock and ours differ a little.
- */
-const CLOCK_SLACK_MS = 2 * 60_000;
+/** The app a backups alert is about: its subject, or for an alert about one backup, `app_id` in its details. */
+function appOf(alert: AlertRow): number | null {
+  if (alert.subject?.type === 'app') return alert.subject.id ?? null;
+  const id = Number(alert.details.app_id);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
 
 /** The apps.backup action. */
 export const appsBackup: RemediationAction<BackupPolicy> = {
@@ -28,9 +56,14 @@ export const appsBackup: RemediationAction<BackupPolicy> = {
   policy: backupPolicySchema,
   recordType: 'app',
   target(alert: AlertRow) {
-    if (alert.check !== 'backups' || alert.labels.problem !== 'stale') return null;
-    if (alert.subject?.type !== 'app' || alert.subject.id === undefined) return null;
-    return { recordType: 'app', recordId: alert.subject.id };
+    if (alert.check !== 'backups' || !(BACKUP_FIXES as readonly string[]).includes(alert.labels.problem ?? '')) {
+      return null;
+    }
+    const app = appOf(alert);
+    return app === null ? null : { recordType: 'app', recordId: app };
+  },
+  covers(alert, policy) {
+    return (policy.problems as readonly string[]).includes(alert.labels.problem ?? '');
   },
   precheck() {
     return null;
@@ -41,17 +74,13 @@ export const appsBackup: RemediationAction<BackupPolicy> = {
   send(client, recordId, body, options) {
     return client.apps.backup(recordId, body as { format?: 'zip' | 'dump' }, options);
   },
-  async findStartedRun(client, facts, signal) {
+  findStartedRun(client, facts, signal) {
     // The change result of the earlier request is lost; the newest backup run of the app created
-    // since that request is the one it started. The reference leaves action words open, so "a
-    // backup run" is one whose action or workflow mentions backup.
-    const since = (facts.firstSentAt ?? facts.plannedAt) - CLOCK_SLACK_MS;
-    const page = await client.runs.list({ app_id: facts.recordId, limit: 20 }, signal ? { signal } : {});
-    const run = page.items.find((r) => {
-      const created = parseTime(r.created_at) ?? NaN;
-      return /backup/i.test(`${r.action} ${r.workflow}`) && !(created < since);
-    });
-    return run?.id ?? null;
+    // since that request is the one it started.
+    return appRunSince(client, facts, /backup/i, signal);
+  },
+  readBackFor(policy) {
+    return policy.readback;
   },
   words: {
     done: 'Backup started automatically',

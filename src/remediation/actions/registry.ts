@@ -5,10 +5,12 @@
 import { z } from 'zod';
 import type { RemediationAction } from './action.js';
 import { appsBackup } from './apps-backup.js';
+import { appsMaintenance } from './apps-maintenance.js';
+import { appsRestart } from './apps-restart.js';
 import { runsRetry } from './runs-retry.js';
 
 /** The actions, in the order the docs list them. */
-export const ACTIONS = [runsRetry, appsBackup] as const;
+export const ACTIONS = [runsRetry, appsBackup, appsRestart, appsMaintenance] as const;
 
 /** The policy type of each action, in {@link ACTIONS} order. */
 type PolicySchemas<T extends readonly unknown[]> = {

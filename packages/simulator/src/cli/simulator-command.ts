@@ -14,6 +14,8 @@ import { TIME_FORMATS, type TimeFormat } from '../time-format.js';
 import type { FaultSpec, FaultTarget } from '../fault-injector.js';
 import type { SimTokenSpec } from '../token-grants.js';
 import { LIST_GRADINGS, type ListGrading } from '../read-handlers.js';
+import { BACKUP_RESULTS, type BackupOutcome, type BackupResult } from '../backup-outcome.js';
+import { parseDuration } from '../../../../src/config/duration.js';
 import { parseCommandArgs, reportFailure } from '../../../../src/cli/cli-helpers.js';
 import { EXIT, UsageError, type Command } from '../../../../src/cli/command.js';
 
@@ -66,12 +68,17 @@ Modes: where the API reference leaves a choice open, choose differently (default
                          (default: lists show only what reads by id give) or none (only reads by
                          id are graded, as the reference states: a list names records that get
                          refuses with access_denied)
+  --backup-outcome R[:D] how backups end after their run is done: verified (default: verified
+                         and copied off-site at once), unverified, or offsite_failed (verified,
+                         its off-site copy failed); :D makes it take D (e.g. 5m), unverified and
+                         uploading meanwhile
   --state-words W        the words of \`state\` fields: default, or alt (another plausible service:
                          runs pending/in_progress/succeeded/failed, backups in_progress/success/error,
                          servers up/down/failed/off…; the daemon needs its checks.* state lists set)
 
 At run time, the control interface switches modes: POST /_sim/setMaxLimit [N], setTimeFormat ["F"],
 setRateLimit [{"rps":R,"burst":N,"retryAfter":"date"}] or [null], setListGrading ["none"],
+setBackupOutcome [{"result":"unverified","settleMs":300000}],
 setFault ["FN", {"hugeMb":5}].`;
 
 const ENVIRONMENTS = environmentTypeSchema.options;
@@ -226,6 +233,21 @@ function fault(raw: string): [FaultTarget, FaultSpec] {
   return [target as FaultTarget, known.spec(arg ?? '', raw)];
 }
 
+/** `--backup-outcome R[:D]`: the result, and how long after its run a backup takes it. */
+function backupOutcomeOf(raw: string): BackupOutcome {
+  const [result, settle] = raw.split(':', 2);
+  const settleMs = settle === undefined ? 0 : parseDurationArg('backup-outcome', settle);
+  return { result: oneOf<BackupResult>('backup-outcome', result ?? '', BACKUP_RESULTS), settleMs };
+}
+
+function parseDurationArg(name: string, raw: string): number {
+  try {
+    return parseDuration(raw);
+  } catch {
+    throw new UsageError(`--${name}: "${raw}" is not a duration such as 30s or 5m`);
+  }
+}
+
 /** One line per mode that is not the default, for the start-up message. */
 function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, FaultSpec>): string[] {
   const lines: string[] = [];
@@ -233,6 +255,8 @@ function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, Fault
   if (options.timeFormat !== undefined) lines.push(`time format: ${options.timeFormat}`);
   if (options.stateWords !== undefined) lines.push(`state words: ${options.stateWords}`);
   if (options.listGrading !== undefined) lines.push(`list grading: ${options.listGrading}`);
+  const backups = options.backupOutcome;
+  if (backups) lines.push(`backups end ${backups.result}, ${backups.settleMs ?? 0} ms after their run`);
   const rate = options.rateLimit;
   if (rate)
     lines.push(
@@ -273,6 +297,7 @@ const simulator: Command = {
         fault: { type: 'string', multiple: true },
         'state-words': { type: 'string' },
         'list-grading': { type: 'string' },
+        'backup-outcome': { type: 'string' },
       });
       if (values.token !== undefined && !/^\S{8,}$/.test(values.token))
         throw new UsageError('--token must be at least 8 characters without spaces');
@@ -307,6 +332,7 @@ const simulator: Command = {
         ...(values['list-grading'] === undefined
           ? {}
           : { listGrading: oneOf<ListGrading>('list-grading', values['list-grading'], LIST_GRADINGS) }),
+        ...(values['backup-outcome'] === undefined ? {} : { backupOutcome: backupOutcomeOf(values['backup-outcome']) }),
       };
     } catch (err) {
       return reportFailure(io, usage, err);

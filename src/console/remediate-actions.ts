@@ -1,0 +1,69 @@
+/**
+ * The console's remediation form (`POST /alerts/remediate`): a person asks for the action of the
+ * remediation policy covering an alert now, exactly as the Slack app's button does
+ * (`Remediator.request`: the policy's own decision, one attempt with a stored idempotency key sent
+ * by the send loop, audited with who asked, `console:<who>`). Checked for CSRF and origin like
+ * every form before it gets here; refused, changing nothing, to a visitor
+ * `server.console.allow.remediate` does not name. What came of it is said on the alert's page.
+ */
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../lib/logger.js';
+import { formatUtc } from '../lib/format-utc.js';
+import type { Remediator } from '../remediation/remediator.js';
+import { skipText } from '../remediation/request-words.js';
+import type { Store } from '../state/store.js';
+import { mayRemediate } from './console-config.js';
+import { consolePath, messagePage, type PageContext } from './layout.js';
+import { alertPage, type PageNotice } from './pages/alert-page.js';
+import type { FormOutcome } from './silence-actions.js';
+
+/** What the form needs. */
+export interface RemediateActionDeps {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  /** The running configuration's remediator; undefined when no policy is configured. */
+  remediation: Pick<Remediator, 'request'> | undefined;
+}
+
+/** `POST /alerts/remediate`: `fp`. */
+export function submitRemediation(deps: RemediateActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
+  const { store, config, logger } = deps;
+  const fingerprint = fields.get('fp') ?? '';
+  const again = (status: number, said: PageNotice): FormOutcome => {
+    const body = alertPage(store, config, ctx, fingerprint, said);
+    return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
+  };
+  if (!mayRemediate(config.server.console, ctx.who)) {
+    logger.warn({ fingerprint, by: ctx.who }, 'console remediation request refused: not in allow.remediate');
+    const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
+    return again(403, { kind: 'error', text });
+  }
+  if (!deps.remediation)
+    return again(409, { kind: 'warn', text: 'No remediation policy is configured: nothing was sent.' });
+  const r = deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
+  switch (r.outcome) {
+    case 'planned':
+      logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
+      return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };
+    case 'dry_run':
+      return again(409, {
+        kind: 'warn',
+        text: `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`,
+      });
+    case 'skipped':
+      return again(409, { kind: 'warn', text: `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.` });
+    case 'not_covered':
+      return again(409, { kind: 'warn', text: 'No remediation policy acts on this alert now: nothing was sent.' });
+    case 'not_firing':
+      return again(409, {
+        kind: 'warn',
+        text:
+          r.alert.resolvedAt !== null
+            ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
+            : 'It is not firing: nothing was sent.',
+      });
+    case 'not_found':
+      return { status: 404, body: messagePage('Not found', 'There is no such alert any more: nothing was sent.') };
+  }
+}
