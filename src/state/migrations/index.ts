@@ -35,6 +35,7 @@ import slackApp from './010-slack-app.js';
 import slackInteractions from './011-slack-interactions.js';
 import alertTiming from './014-alert-timing.js';
 import outboxUnconfirmed from './015-outbox-unconfirmed.js';
+import outboxBodies from './017-outbox-bodies.js';
 
 /** The migrations `Store.open` and `Store.openPostgres` apply by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -51,4 +52,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   slackInteractions,
   alertTiming,
   outboxUnconfirmed,
+  outboxBodies,
 ];
