@@ -17,16 +17,20 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The simulator's package (packages/simulator) is a workspace npm must see to install; only its
+# manifest comes in: the simulator and the demo are never part of the image.
+COPY packages/simulator/package.json ./packages/simulator/
 # Scripts are skipped here: `prepare` compiles the sources, which are not copied yet.
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY templates ./templates
 # The compiler is a production dependency only so that `npm ci --omit=dev` in a clone can build;
 # the image is built by now, so it leaves with the development dependencies.
 RUN npm rebuild better-sqlite3 \
  && npm run build \
  && npm prune --omit=dev \
- && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver
+ && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver node_modules/@deploy-watchdog
 
 FROM ${NODE_IMAGE} AS runtime
 # glibc maps buffers of 128 kB and up on their own instead of fragmenting its heap (src/cli/memory-settings.ts).
@@ -35,6 +39,8 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
+# The default message templates, which the channels render with (README, "Templates").
+COPY --from=build --chown=root:root /app/templates ./templates
 # /data holds config.yaml and the SQLite state beside it (a relative or default state.path is taken
 # from the config's directory): mount a volume there, and the config into it. The command is on
 # PATH, so a pasted "To silence" line runs in the container as printed

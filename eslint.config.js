@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // Tests read arbitrary JSON answers of the service and the simulator; `any` there is the honest type.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );

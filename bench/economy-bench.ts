@@ -34,8 +34,8 @@ import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { silentLogger } from '../src/lib/logger.js';
-import { Prng } from '../src/simulator/prng.js';
-import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { Prng } from '../packages/simulator/src/prng.js';
+import { startSimulator, type RunningSimulator } from '../packages/simulator/src/index.js';
 import { round } from './lib/measure.js';
 
 const MINUTE = 60_000;

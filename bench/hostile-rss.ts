@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../src/cli/memory-settings.js';
-import type { FaultSpec, FaultTarget } from '../src/simulator/fault-injector.js';
+import type { FaultSpec, FaultTarget } from '../packages/simulator/src/fault-injector.js';
 import { spawnSimChild } from './lib/sim-child.js';
 
 const MB = 1024 * 1024;

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '../packages/simulator/src/index.js';
 
 const { values } = parseArgs({
   options: {

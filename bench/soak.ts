@@ -33,7 +33,7 @@ import { applyHeapGrowth } from '../src/cli/memory-settings.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { ManualClock } from '../src/lib/clock.js';
-import type { SimProblem } from '../src/simulator/problem-finder.js';
+import type { SimProblem } from '../packages/simulator/src/problem-finder.js';
 import { pruneState } from '../src/state/retention.js';
 import { round, rssMb } from './lib/measure.js';
 import { spawnSimChild } from './lib/sim-child.js';

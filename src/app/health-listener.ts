@@ -10,7 +10,7 @@ import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } fr
 import { consoleStanding } from '../console/console-config.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
-import type { InteractionsRequestHandler } from '../interactions/slack-http-receiver.js';
+import type { HttpInteractions } from '../interactions/slack-interactions.js';
 import {
   DEFAULT_STALL_AFTER_MS,
   startHealthServer,
@@ -50,8 +50,8 @@ export class HealthListener {
       logger: Logger;
       source: HealthSource;
       console: ConsoleDeps;
-      /** The handler of Slack's posts to `/slack/interactions` in the config in force; undefined: none takes them. */
-      interactions?: () => InteractionsRequestHandler | undefined;
+      /** What takes Slack's posts to `/slack/interactions` in the config in force; undefined: none takes them. */
+      interactions?: () => HttpInteractions | undefined;
     },
   ) {
     this.#console = createConsoleHandler(deps.console);
@@ -81,11 +81,10 @@ export class HealthListener {
       source: this.deps.source,
       stallAfterMs: stallBoundMs(this.deps.console.config().state),
       console: this.#console,
-      interactions: (req, res) => {
-        const handler = this.deps.interactions?.();
-        if (!handler) return false;
-        handler(req, res);
-        return true;
+      clock: this.deps.console.clock,
+      interactions: {
+        secrets: () => this.deps.interactions?.()?.secrets ?? [],
+        take: (payload, secret) => this.deps.interactions?.()?.take(payload, secret),
       },
     });
   }

@@ -5,14 +5,18 @@
 import type { Command, CliIo } from './command.js';
 import { EXIT } from './command.js';
 import { packageVersion } from '../lib/package-version.js';
+import { simulatorPackageCommand } from './simulator-package.js';
 
-/** Every command, loaded on demand so `validate` does not pay for the simulator. */
+/**
+ * Every command, loaded on demand so `validate` does not pay for the simulator. `simulator` and
+ * `demo` come from the simulator's own package (`simulator-package.ts`).
+ */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   run: () => import('./run.js'),
   check: () => import('./check.js'),
   alerts: () => import('./alerts.js'),
   actions: () => import('./actions.js'),
-  simulator: () => import('./simulator.js'),
+  simulator: () => simulatorPackageCommand('simulator'),
   silence: () => import('./silence.js'),
   silences: () => import('./silences.js'),
   unsilence: () => import('./unsilence.js'),
@@ -23,7 +27,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   healthcheck: () => import('./healthcheck.js'),
   'notify-test': () => import('./notify-test.js'),
   'migrate-state': () => import('./migrate-state.js'),
-  demo: () => import('./demo.js'),
+  demo: () => simulatorPackageCommand('demo'),
 };
 
 function help(): string {

@@ -82,10 +82,44 @@ export class SharedApps {
         }),
       },
     ]);
+    const words = new Map<string, string>();
     const byId = new Map<number, AppBackupState>();
-    for (const part of parts) for (const app of part.apps) byId.set(app.id, app);
-    return { at: ctx.now, scope, parts, byId, absent: new Set() };
+    const compacted = parts.map(({ namespace, apps }) => ({ namespace, apps: apps.map((app) => compact(app, words)) }));
+    for (const part of compacted) for (const app of part.apps) byId.set(app.id, app);
+    return { at: ctx.now, scope, parts: compacted, byId, absent: new Set() };
   }
+}
+
+/**
+ * One app of the list as it is kept between cycles: the words thousands of apps repeat (namespace,
+ * project, environment type, server, state, backup health) shared among them instead of one copy
+ * per app as JSON.parse gives them, in an object of one fixed shape (the view's parse adds its
+ * fields one by one, to an object with a separate property store). At 10,000 apps the list is the
+ * largest thing the daemon keeps between cycles: ~500 bytes an app as read, ~250 kept.
+ */
+function compact(app: AppBackupState, words: Map<string, string>): AppBackupState {
+  return {
+    id: app.id,
+    name: app.name,
+    namespace: shared(app.namespace, words),
+    project: shared(app.project, words),
+    environment_type: shared(app.environment_type, words),
+    server: shared(app.server, words),
+    url: app.url,
+    state: shared(app.state, words),
+    updated_at: app.updated_at,
+    backup_health: shared(app.backup_health, words),
+    last_backup_at: app.last_backup_at,
+  };
+}
+
+/** The copy of `word` already kept in `words` (a string equal to it, so nothing reads a difference). */
+function shared<T extends string | null>(word: T, words: Map<string, string>): T {
+  if (word === null) return word;
+  const kept = words.get(word);
+  if (kept !== undefined) return kept as T;
+  words.set(word, word);
+  return word;
 }
 
 function scopeOf(ctx: Pick<CollectorContext, 'namespaces'>): string {

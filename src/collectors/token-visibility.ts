@@ -16,7 +16,7 @@ import type { EnvironmentType } from '../api/schemas.js';
 const ENVIRONMENT_TYPES: readonly EnvironmentType[] = ['production', 'staging', 'development'];
 
 /** What reads by id of one environment type answered: allowed, refused (`access_denied`), or unknown. */
-export type ReadByIdStanding = 'allowed' | 'refused' | 'unknown';
+export type ReadByIdAnswer = 'allowed' | 'refused' | 'unknown';
 
 /** What the token can read, as learned. */
 export interface TokenVisibility {
@@ -28,7 +28,7 @@ export interface TokenVisibility {
    * Per environment type: whether `apps.list` gives any app there (null: the list failed), and what
    * a read by id of the first one answered (absent: none listed to try).
    */
-  environments: { type: EnvironmentType; listed: boolean | null; readById?: ReadByIdStanding }[];
+  environments: { type: EnvironmentType; listed: boolean | null; readById?: ReadByIdAnswer }[];
   /** What it means, one sentence each, for the log and the console: empty when it sees everything. */
   limits: string[];
 }
@@ -73,7 +73,7 @@ export async function learnTokenVisibility(
 }
 
 /** What one read by id answers: a refusal for the role (`access_denied`) is what it tells. */
-async function readById(client: ApiClient, id: number, signal: AbortSignal | undefined): Promise<ReadByIdStanding> {
+async function readById(client: ApiClient, id: number, signal: AbortSignal | undefined): Promise<ReadByIdAnswer> {
   try {
     await client.apps.get(id, { signal });
     return 'allowed';

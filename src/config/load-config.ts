@@ -12,6 +12,9 @@ import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
+import { CHANNEL_KINDS } from '../notify/channels/registry.js';
+import type { ChannelKind } from '../notify/channels/channel.js';
+import { readChannelTemplates, type TemplateParts } from '../notify/channels/template-config.js';
 
 /**
  * The loaded configuration: every default filled, durations in ms, `off` as null, secrets as
@@ -192,6 +195,8 @@ function readConfig(
     if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
   }
 
+  const templates = readChannelTemplates(raw, baseDir, templatePartsOf);
+  for (const p of templates.problems) if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
   const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
   if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
@@ -207,9 +212,30 @@ function readConfig(
       ...config,
       api: { ...config.api, token },
       state: resolvedState(config.state, baseDir),
+      notify: { ...config.notify, channels: withTemplateSources(config.notify.channels, templates.sources) },
     },
     unset: unsetProblems,
   };
+}
+
+/** The template parts a channel kind takes, by its `type`; undefined for a kind without templates or an unknown type. */
+function templatePartsOf(type: string): TemplateParts | undefined {
+  const kinds: Readonly<Record<string, ChannelKind>> = CHANNEL_KINDS;
+  return Object.hasOwn(kinds, type) ? kinds[type]!.templateParts : undefined;
+}
+
+/**
+ * The channels with their templates as text: each `<part>_file` read (by `readChannelTemplates`)
+ * becomes `<part>`, so a channel never reads a file and a reload reads them anew.
+ */
+function withTemplateSources<C extends object>(
+  channels: readonly C[],
+  sources: ReadonlyMap<number, Record<string, string>>,
+): C[] {
+  return channels.map((c, i) => {
+    const read = sources.get(i);
+    return 'template' in c && c.template && read ? { ...c, template: read } : c;
+  });
 }
 
 /** The state section with its files resolved against the config's directory (see {@link StateConfig}). */

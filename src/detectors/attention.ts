@@ -83,7 +83,7 @@ export interface AttentionOptions {
 }
 
 /**
- * The simulator's rules (`src/simulator/problem-finder.ts`) and the checks of ours that report the
+ * The simulator's rules (`packages/simulator/src/problem-finder.ts`) and the checks of ours that report the
  * same problems. The reference names no rule, so a service's own names go in `reported_by`.
  */
 export const DEFAULT_REPORTED_BY: Readonly<Record<string, readonly string[]>> = {

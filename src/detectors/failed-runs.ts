@@ -12,7 +12,7 @@
  * so, a failure of the retry escalates that same alert, and only the run's own success (or a
  * newer settled run of the group) resolves it.
  */
-import { runStanding } from '../api/run-standing.js';
+import { runVerdict } from '../api/run-verdict.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
 import { groupKey } from '../collectors/settled-runs.js';
@@ -81,12 +81,12 @@ export function judgeRun(
   now: number,
   told?: Told,
 ): RunVerdict {
-  const standing = runStanding(run, detail?.watcher, { failed: options.failedStates, active: options.activeStates });
-  switch (standing.kind) {
+  const verdict = runVerdict(run, detail?.watcher, { failed: options.failedStates, active: options.activeStates });
+  switch (verdict.kind) {
     case 'failed':
-      return { kind: 'failed', reason: standing.why };
+      return { kind: 'failed', reason: verdict.why };
     case 'active':
-      return { kind: 'pending', reason: standing.why };
+      return { kind: 'pending', reason: verdict.why };
     case 'retrying': {
       // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace,
       // counted from when it first failed, not from `updated_at`, which each automatic retry moves.

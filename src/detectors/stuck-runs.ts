@@ -9,7 +9,7 @@
  * The running step and how long it has been running, and the watcher's progress, go in the details.
  */
 import { z } from 'zod';
-import { runStanding } from '../api/run-standing.js';
+import { runVerdict } from '../api/run-verdict.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, stateListSchema } from '../config/check-config.js';
@@ -99,9 +99,9 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     const detail = snapshot.details.get(run.id);
     const watcher = detail?.watcher ?? null;
     // Only a run still going can be stuck: a watcher that reported failure makes it failed (failed_runs).
-    const standing = runStanding(run, watcher, { active: options.activeStates });
-    if (standing.kind !== 'active') continue;
-    const waiting = standing.why === 'watcher_waiting';
+    const verdict = runVerdict(run, watcher, { active: options.activeStates });
+    if (verdict.kind !== 'active') continue;
+    const waiting = verdict.why === 'watcher_waiting';
     const start = runStart(run, detail, snapshot.openFailures?.get(run.id));
     if (start === null || now - start <= options.maxDurationMs) continue;
 

@@ -7,12 +7,13 @@
  * within 3 seconds), then handed on. A signed request seen before is a replay (the signature holds
  * for five minutes either way), refused like a forged one: each signature is remembered until its
  * timestamp is out of the window.
+ *
+ * It runs in the listener's own thread (`src/server/front-door-worker.ts`), so the answer never
+ * waits on the main thread, which may be blocked in a statement: it imports nothing that runs but
+ * `slack-signature.ts`, and takes its secrets, clock and log as plain functions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Secret } from '../config/secret.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
-import { SIGNATURE_MAX_AGE_MS, verifySlackRequest } from './slack-signature.js';
+import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
 
 /** The path Slack's Interactivity Request URL must end in. */
 export const INTERACTIONS_PATH = '/slack/interactions';
@@ -22,12 +23,14 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** What the HTTP receiver works with. */
 export interface HttpReceiverOptions {
-  /** The signing secrets, one per app that may post here. */
-  secrets: readonly Secret[];
+  /** The signing secrets in force, one per app that may post here (asked at each request: a reload may change them). */
+  secrets: () => readonly SigningSecret[];
   /** A signed interaction's payload, and the index of the secret that signed it. */
   onPayload: (payload: unknown, secret: number) => void;
-  clock: Clock;
-  log: Logger;
+  /** The daemon's time (ms), which a request's timestamp must be within five minutes of. */
+  clock: { now(): number };
+  /** Where a refusal is said: never the secret, only the client and the reason. */
+  log: { warn(fields: Record<string, unknown>, msg: string): void };
 }
 
 /** A request handler for {@link INTERACTIONS_PATH}. */
@@ -61,7 +64,7 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
         };
         const signed = { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body };
         const now = o.clock.now();
-        const check = verifySlackRequest(signed, o.secrets, now);
+        const check = verifySlackRequest(signed, o.secrets(), now);
         if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
           o.log.warn(
             { remote: req.socket.remoteAddress, reason: 'replayed' },

@@ -33,7 +33,7 @@ import type { Store } from '../state/store.js';
 import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
 import { runAction, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
-import { httpInteractionsHandler, type InteractionsRequestHandler } from './slack-http-receiver.js';
+import type { Secret } from '../config/secret.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
 import { SocketReceiver } from './slack-socket-receiver.js';
@@ -53,6 +53,18 @@ const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
   silence: 'silence alerts',
   remediate: 'ask for a remediation',
 };
+
+/**
+ * Clicks over HTTP, as the listener takes them: it verifies each post against {@link secrets}
+ * (in its own thread, `src/server/front-door-worker.ts`, so Slack is answered within its 3 s
+ * whatever the main thread is doing) and hands over the payload with the secret that signed it.
+ */
+export interface HttpInteractions {
+  /** The signing secrets, one per app that takes its clicks over HTTP. */
+  readonly secrets: readonly Secret[];
+  /** A verified payload (signed by `secret`, fresh, never seen before), already answered 200. */
+  take(payload: unknown, secret: Secret): void;
+}
 
 /** A Slack app channel that takes clicks. */
 interface Receiving {
@@ -104,8 +116,8 @@ export function createSlackInteractions(parts: SlackInteractionsParts): SlackInt
 
 /** The receivers of one configuration's clicks, and what is done with them. */
 export class SlackInteractions {
-  /** The handler of `POST /slack/interactions`, when a channel takes its clicks over HTTP. */
-  readonly http: InteractionsRequestHandler | undefined;
+  /** What `POST /slack/interactions` hands its clicks to, when a channel takes them over HTTP. */
+  readonly http: HttpInteractions | undefined;
   readonly #sockets: SocketReceiver[] = [];
   readonly #responder: SlackResponder;
   readonly #inFlight = new Set<Promise<void>>();
@@ -146,17 +158,22 @@ export class SlackInteractions {
       );
     }
     const groups = [...secrets.values()];
+    const signing = groups.map(
+      (g) => (g[0]!.interactions as Extract<SlackInteractionsConfig, { mode: 'http' }>).signing_secret,
+    );
     this.http =
       groups.length === 0
         ? undefined
-        : httpInteractionsHandler({
-            secrets: groups.map(
-              (g) => (g[0]!.interactions as Extract<SlackInteractionsConfig, { mode: 'http' }>).signing_secret,
-            ),
-            onPayload: (payload, index) => this.#receive(payload, groups[index]!),
-            clock: parts.clock,
-            log: this.#log,
-          });
+        : {
+            secrets: signing,
+            take: (payload, secret) => {
+              // Verified against the secrets of the config in force when it came: after a reload
+              // that removed its app, nobody here takes it.
+              const index = signing.findIndex((s) => s === secret || s.reveal() === secret.reveal());
+              if (index >= 0) this.#receive(payload, groups[index]!);
+              else this.#log.warn('a Slack click came for an app no longer configured; nothing done');
+            },
+          };
   }
 
   /** Connects the Socket Mode receivers (in the background). */

@@ -6,10 +6,17 @@
  * ours, so a captured request cannot be replayed later. Pure; the secret never leaves here.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Secret } from '../config/secret.js';
 
 /** How far a request's timestamp may be from our clock, either way (Slack's own advice). */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
+
+/**
+ * A signing secret as this reads it: a config's `Secret`, or the plain text the listener's thread
+ * was given (it has no `Secret` class: it loads nothing of the daemon's but this).
+ */
+export interface SigningSecret {
+  reveal(): string;
+}
 
 /** The version prefix of the signatures this checks. */
 const VERSION = 'v0';
@@ -36,7 +43,11 @@ export function slackSignature(secret: string, timestamp: string, body: string):
  * Checks a request against the signing secrets of the apps that may send it (one per Slack app
  * configured), at `now` (ms). Never says which part of the signature differed.
  */
-export function verifySlackRequest(request: SignedRequest, secrets: readonly Secret[], now: number): SignatureCheck {
+export function verifySlackRequest(
+  request: SignedRequest,
+  secrets: readonly SigningSecret[],
+  now: number,
+): SignatureCheck {
   const { timestamp, signature, body } = request;
   if (!timestamp || !signature) {
     return { ok: false, reason: 'unsigned', message: 'no X-Slack-Request-Timestamp or X-Slack-Signature header' };

@@ -7,6 +7,12 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms` (on this clock), or rejects with the signal's reason when it aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `listener` after each jump of the time, and returns what stops it; absent on a clock
+   * that runs with the system's and never jumps. A thread that reads the time from Date.now()
+   * (the listener's) is told the clock's lead at once (a ManualClock moved by a test).
+   */
+  onJump?(listener: () => void): () => void;
 }
 
 /**
@@ -50,6 +56,7 @@ export const systemClock: Clock = {
 export class ManualClock implements Clock {
   private current: number;
   private sleepers: { until: number; resolve: () => void }[] = [];
+  private readonly jumpListeners = new Set<() => void>();
 
   constructor(start: number | string = Date.UTC(2026, 10, 1, 12, 0, 0)) {
     this.current = typeof start === 'string' ? Date.parse(start) : start;
@@ -63,16 +70,21 @@ export class ManualClock implements Clock {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (ms <= 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const sleeper = { until: this.current + ms, resolve };
-      this.sleepers.push(sleeper);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
-          reject(signal.reason);
+      const onAbort = () => {
+        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+        reject(signal!.reason);
+      };
+      // Woken, the sleeper lets go of the signal: a cycle's signal outlives thousands of waits (the
+      // rate limit's, one per request), and each listener left on it was a leak Node warned of.
+      const sleeper = {
+        until: this.current + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -87,6 +99,11 @@ export class ManualClock implements Clock {
     return next;
   }
 
+  onJump(listener: () => void): () => void {
+    this.jumpListeners.add(listener);
+    return () => this.jumpListeners.delete(listener);
+  }
+
   /** Moves time forward by `ms` and wakes every sleeper whose deadline has passed. */
   advance(ms: number): void {
     this.set(this.current + ms);
@@ -96,6 +113,7 @@ export class ManualClock implements Clock {
   set(time: number | string): void {
     const next = typeof time === 'string' ? Date.parse(time) : time;
     this.current = Math.max(this.current, next);
+    for (const listener of this.jumpListeners) listener();
     const due = this.sleepers.filter((s) => s.until <= this.current);
     this.sleepers = this.sleepers.filter((s) => s.until > this.current);
     for (const s of due) s.resolve();

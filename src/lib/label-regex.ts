@@ -7,7 +7,11 @@
  * send: the daemon would freeze on it. RE2 has no lookaround and no backreferences; a pattern
  * using them is refused when it is parsed, with RE2's reason.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { loadOnUse } from './load-on-use.js';
+
+/** re2js, loaded by the first regular expression a matcher has (most configurations have none). */
+const re2js = loadOnUse<typeof import('re2js')>('re2js');
 
 /** A pattern RE2 cannot take; `message` says why, without the pattern. */
 export class LabelRegexError extends Error {
@@ -18,7 +22,8 @@ export class LabelRegexError extends Error {
 export function compileLabelRegex(source: string): (text: string) => boolean {
   let re: RE2JS;
   try {
-    re = RE2JS.compile(source, RE2JS.DOTALL);
+    const { RE2JS: Engine } = re2js();
+    re = Engine.compile(source, Engine.DOTALL);
   } catch (err) {
     // re2js says `error parsing regexp: why: \`part\``; keep it, it names no more than the pattern.
     throw new LabelRegexError((err as Error).message);

@@ -1,7 +1,10 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import { loadOnUse } from './load-on-use.js';
 
 export type { Logger } from 'pino';
+
+/** pino-pretty, loaded by the pretty format alone (a daemon logs JSON lines). */
+const pinoPretty = loadOnUse<typeof import('pino-pretty')>('pino-pretty');
 
 /**
  * Paths pino blanks out wherever they appear in a log object. Secrets are also `Secret` objects
@@ -70,7 +73,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   if (format === 'pretty') {
     // pino-pretty as a synchronous stream (no worker thread), so a crash loses no line.
-    const stream = pretty({ colorize: true, sync: true, destination: options.destination ?? 1 });
+    const stream = pinoPretty()({ colorize: true, sync: true, destination: options.destination ?? 1 });
     return pino(base, stream);
   }
   return options.destination ? pino(base, options.destination) : pino(base);

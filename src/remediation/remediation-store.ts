@@ -249,7 +249,7 @@ export class RemediationStore {
   }
 
   /**
-   * Gives out the next key number (1, 2, …) inside the caller's transaction: a rollback gives it
+   * Gives out the next key number (1, 2, ...) inside the caller's transaction: a rollback gives it
    * back, a commit keeps it given. Never the same number twice in one state file, whatever
    * retention deletes.
    */

@@ -4,7 +4,7 @@
  * say). A retrying run is still going: the service's own retry may yet succeed, and following
  * ends at `follow_timeout` in any case. Pure.
  */
-import { runStanding, type RunStateWords } from '../api/run-standing.js';
+import { runVerdict, type RunStateWords } from '../api/run-verdict.js';
 import type { Run, WatcherState } from '../api/schemas.js';
 
 /** The run state words following needs: all three, since it must tell success from an end. */
@@ -19,10 +19,10 @@ export type RunProgress =
 
 /** Judges a run read with `runs.get`. */
 export function runProgress(run: Run, states: RunStates): RunProgress {
-  const standing = runStanding(run, run.watcher, states);
-  switch (standing.kind) {
+  const verdict = runVerdict(run, run.watcher, states);
+  switch (verdict.kind) {
     case 'active':
-      return { kind: 'going', why: standing.why };
+      return { kind: 'going', why: verdict.why };
     case 'retrying':
       return { kind: 'going', why: 'retrying' };
     case 'succeeded':
@@ -30,7 +30,7 @@ export function runProgress(run: Run, states: RunStates): RunProgress {
     case 'other':
       return { kind: 'ended', state: run.state };
     case 'failed': {
-      if (standing.why === 'watcher_failed') {
+      if (verdict.why === 'watcher_failed') {
         return { kind: 'failed', step: null, reason: run.watcher?.reason ?? null, watcher: run.watcher?.state ?? null };
       }
       // The reference gives `reason` only as "why a step failed": the last step with one failed.

@@ -11,9 +11,14 @@ export const SHARED = {
   heartbeat: 0,
   /** How many `/readyz` the front door answered: the main thread judges readiness again when it rose. */
   readyAsks: 1,
+  /**
+   * The daemon's clock less Date.now() (ms): 0 on the system clock, a test's ManualClock's lead
+   * otherwise. A Slack request's timestamp is judged against the daemon's time, as it always was.
+   */
+  clockOffset: 2,
 } as const;
 /** The number of slots of {@link SHARED}. */
-export const SHARED_SLOTS = 2;
+export const SHARED_SLOTS = 3;
 
 /**
  * The header the front door adds to a request it relays to the main thread: its relay token and
@@ -33,6 +38,14 @@ export interface Publication {
   /** The `leader` check as it is now (it costs no statement), replacing the one of the last judgement. */
   leader?: ReadinessCheck | null;
   readiness?: ReadinessCheck[];
+  /** Date.now() when `readiness` was judged (sent with it). */
+  readinessAt?: number;
+  /**
+   * The signing secrets of the Slack apps that take clicks over HTTP, in the config in force (none:
+   * `/slack/interactions` is not found), numbered: a click verified with them names the generation
+   * and the index of the secret, and the main thread finds its app by them.
+   */
+  signing?: { generation: number; secrets: string[] };
   metrics?: { text: string; contentType: string; at: number };
 }
 
@@ -59,5 +72,7 @@ export type FromFrontDoor =
   | { type: 'listening'; host: string; port: number }
   | { type: 'failed'; message: string; code?: string | undefined }
   | { type: 'published'; seq: number }
+  /** A Slack click over HTTP, verified (signature, timestamp, never seen before) and already answered 200. */
+  | { type: 'interaction'; payload: unknown; generation: number; index: number }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; msg: string }
   | { type: 'closed' };

@@ -8,10 +8,12 @@
  * - Every other path (the console, Slack's posts) is relayed to the main thread's own listener on
  *   a unix socket in a private directory, with the client's real address in {@link RELAY_HEADER}.
  * The limits of a listener (LISTENER_LIMITS: timeouts, connections in all and per client) are
- * enforced here, where the clients connect. Started by `startHealthServer` (health-server.ts).
+ * enforced here, where the clients connect (`connection-guard.ts`: at the limit, the connection
+ * that waited longest without a whole request makes room, so probes keep connecting). Started by `startHealthServer` (health-server.ts).
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { ConnectionGuard } from './connection-guard.js';
 import {
   RELAY_HEADER,
   SHARED,
@@ -22,6 +24,8 @@ import {
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { ReadinessCheck } from './health-server.js';
+import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
+import type { SigningSecret } from '../interactions/slack-signature.js';
 
 /** The listener's own paths; they are answered here, never relayed. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
@@ -44,13 +48,29 @@ const HOP_HEADERS = new Set([
   RELAY_HEADER,
 ]);
 
+/**
+ * A readiness judgement older than this (ms) is not answered before a new one is asked for: the
+ * main thread judges every second while `/readyz` is asked, so only a judgement from before a
+ * quiet spell (or a blocked main thread) is older.
+ */
+const FRESH_MS = 2_000;
+/**
+ * How long `/readyz` waits for the judgement it asked for before it answers the last one: under
+ * the kubelet's default probe timeout of 1 s, so a main thread that does not judge in time makes
+ * an answer from the last judgement, never a probe that timed out.
+ */
+const JUDGEMENT_WAIT_MS = 800;
+
 /** What the front door answers from: the main thread's publications, merged. */
 interface Published {
   alive: boolean;
   role: PublishedRole;
   leader: ReadinessCheck | undefined;
   readiness: ReadinessCheck[];
+  /** Date.now() when `readiness` was judged. */
+  readinessAt: number;
   metrics: { text: string; contentType: string; at: number } | undefined;
+  signing: { generation: number; secrets: SigningSecret[] };
 }
 
 /** Runs the front door (see the file's comment). */
@@ -58,67 +78,121 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   const say = (message: FromFrontDoor) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
-  const state: Published = { alive: false, role: undefined, leader: undefined, readiness: [], metrics: undefined };
+  const state: Published = {
+    alive: false,
+    role: undefined,
+    leader: undefined,
+    readiness: [],
+    readinessAt: 0,
+    metrics: undefined,
+    signing: { generation: 0, secrets: [] },
+  };
+  // The /readyz answers waiting for a judgement.
+  const judged = new Set<() => void>();
   const take = (p: Publication) => {
     if (p.alive !== undefined) state.alive = p.alive;
     if (p.role !== undefined) state.role = p.role ?? undefined;
     if (p.leader !== undefined) state.leader = p.leader ?? undefined;
-    if (p.readiness) state.readiness = p.readiness;
     if (p.metrics) state.metrics = p.metrics;
+    if (p.signing) {
+      const { generation, secrets } = p.signing;
+      state.signing = { generation, secrets: secrets.map((s) => ({ reveal: () => s })) };
+    }
+    if (p.readiness) {
+      state.readiness = p.readiness;
+      state.readinessAt = p.readinessAt ?? Date.now();
+      for (const wake of judged) wake();
+      judged.clear();
+    }
   };
   take(data.first);
+  /** Resolves true once readiness is fresh (at once if it is), false after {@link JUDGEMENT_WAIT_MS}. */
+  const freshReadiness = (): Promise<boolean> => {
+    Atomics.add(data.shared, SHARED.readyAsks, 1n);
+    if (Date.now() - state.readinessAt <= FRESH_MS) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        judged.delete(wake);
+        resolve(false);
+      }, JUDGEMENT_WAIT_MS);
+      judged.add(wake);
+    });
+  };
+  const interactions = httpInteractionsHandler({
+    secrets: () => state.signing.secrets,
+    onPayload: (payload, index) => say({ type: 'interaction', payload, generation: state.signing.generation, index }),
+    clock: { now: () => Date.now() + Number(Atomics.load(data.shared, SHARED.clockOffset)) },
+    log: { warn: (fields, msg) => log('warn', fields, msg) },
+  });
 
   const { limits } = data;
-  const server: Server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: limits.checkIntervalMs,
-    },
-    (req, res) => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      if (!HEALTH_PATHS.includes(path)) {
-        relay(req, res, data.relay, log);
-        return;
-      }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD' }).end();
-        return;
-      }
-      const json = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      const stall = stalled(data);
-      if (path === '/healthz') {
-        if (stall) json(503, { status: 'stalled', detail: stall });
-        else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
-      } else if (path === '/readyz') {
-        Atomics.add(data.shared, SHARED.readyAsks, 1n);
+  const server: Server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.checkIntervalMs,
+  });
+  // Before the handler: it sees each request first, and each answer's end.
+  const guard = new ConnectionGuard(server, limits, log);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path === INTERACTIONS_PATH) {
+      if (state.signing.secrets.length > 0) interactions(req, res);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+      return;
+    }
+    if (!HEALTH_PATHS.includes(path)) {
+      relay(req, res, data.relay, log);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const stall = stalled(data);
+    if (path === '/healthz') {
+      if (stall) json(503, { status: 'stalled', detail: stall });
+      else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
+    } else if (path === '/readyz') {
+      void freshReadiness().then((fresh) => {
         const { leader } = state;
-        const judged = state.readiness.filter((c) => c.check !== 'leader');
+        const stillStalled = stalled(data);
         const checks = [
           ...(leader ? [leader] : []),
-          ...judged,
-          ...(stall ? [{ check: 'main_thread', ok: false, detail: stall }] : []),
+          ...state.readiness.filter((c) => c.check !== 'leader'),
+          ...(stillStalled ? [{ check: 'main_thread', ok: false, detail: stillStalled }] : []),
         ];
         const ready = checks.every((c) => c.ok);
-        json(ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', ...state.role, checks });
-      } else if (state.metrics) {
-        res.writeHead(200, { 'content-type': state.metrics.contentType }).end(state.metrics.text);
-      } else {
-        res.writeHead(503).end();
-      }
-    },
-  );
-  server.maxConnections = limits.maxConnections;
-  limitPerClient(server, limits.maxConnectionsPerClient, log);
+        json(ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not ready',
+          ...state.role,
+          // Which judgement this is: one made for this answer (or within the last 2 s), or the
+          // last one made, the main thread not judging in time (blocked, or judging seldom).
+          judgement: fresh ? 'fresh' : 'last',
+          judged_ms_ago: Math.max(0, Date.now() - state.readinessAt),
+          checks,
+        });
+      });
+    } else if (state.metrics) {
+      res.writeHead(200, { 'content-type': state.metrics.contentType }).end(state.metrics.text);
+    } else {
+      res.writeHead(503).end();
+    }
+  });
 
   port.on('message', (message: ToFrontDoor) => {
     if (message.type === 'publish') {
       take(message.publication);
       say({ type: 'published', seq: message.publication.seq });
     } else {
+      guard.stop();
       server.close(() => {
         say({ type: 'closed' });
         port.close();
@@ -220,40 +294,6 @@ function passOn(raw: string[], also: readonly string[] = []): string[] {
     if (!HOP_HEADERS.has(name) && !also.includes(name)) kept.push(raw[i]!, raw[i + 1]!);
   }
   return kept;
-}
-
-/**
- * Closes a new connection from a client address that already holds `max`, and says so once per
- * address while it goes on (not per connection: a flood would flood the log too).
- */
-function limitPerClient(
-  server: Server,
-  max: number,
-  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
-): void {
-  const open = new Map<string, number>();
-  const refused = new Set<string>();
-  server.on('connection', (socket) => {
-    const client = socket.remoteAddress ?? 'unknown';
-    const count = open.get(client) ?? 0;
-    if (count >= max) {
-      if (!refused.has(client)) {
-        refused.add(client);
-        log('warn', { client, max }, `a client holds ${max} connections to the listener; closing its new ones`);
-      }
-      socket.destroy();
-      return;
-    }
-    open.set(client, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(client) ?? 1) - 1;
-      if (left > 0) open.set(client, left);
-      else {
-        open.delete(client);
-        refused.delete(client);
-      }
-    });
-  });
 }
 
 if (parentPort && (workerData as { frontDoor?: FrontDoorData } | null)?.frontDoor) {

@@ -2,13 +2,14 @@
  * The daemon's one small HTTP listener: `/healthz` (alive), `/readyz` (doing its job) and
  * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
  * `/slack/interactions` takes Slack's posts of button clicks, when a Slack app channel wants them
- * over HTTP (`src/interactions/slack-http-receiver.ts`). Every other path is the web console's,
- * when one is given (`src/console/console-handler.ts`).
+ * over HTTP (`src/interactions/slack-http-receiver.ts`, run by the front door, which answers Slack
+ * at once and hands the click over: {@link InteractionsTaker}). Every other path is the web
+ * console's, when one is given (`src/console/console-handler.ts`).
  *
  * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
  * main thread blocks while a PostgreSQL statement runs: the main thread publishes what the probes
- * and `/metrics` answer ({@link StatePublisher}) and beats a heartbeat in shared memory; every
- * other path is relayed to the handlers here, on a unix socket in a private directory
+ * and `/metrics` answer ({@link StatePublisher}) and beats a heartbeat in shared memory; Slack's
+ * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -17,7 +18,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
+import type { Secret } from '../config/secret.js';
+import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { workerBoot, workerEntry } from '../lib/worker-entry.js';
@@ -38,6 +40,18 @@ import type { Metrics } from './metrics.js';
  * not the other way round.
  */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * Slack's clicks over HTTP, as the config in force takes them: the front door verifies each post
+ * against {@link secrets} (asked at each heartbeat: a reload may change them), answers it, and
+ * hands the payload over with the secret that signed it.
+ */
+export interface InteractionsTaker {
+  /** The signing secrets of the apps that take clicks over HTTP; none: the path is not found. */
+  secrets(): readonly Secret[];
+  /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
+  take(payload: unknown, secret: Secret): void;
+}
 
 /** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */
 export interface ReadinessCheck {
@@ -74,8 +88,8 @@ export function parseListen(listen: string): { host: string; port: number } {
  * What one client may hold of the listener, so a slow one (a slowloris that sends its headers or
  * its body a byte at a time) cannot take every file descriptor and darken the probes: a request
  * must arrive whole within seconds, an idle connection is closed soon, and the connections are
- * capped in all and per client address (a probe comes from another address than an attacker, or
- * finds a place as the attacker's time runs out).
+ * capped in all and per client address; at the cap, the connection that waited longest without a
+ * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
  */
 export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   /** Headers must arrive within this long (ms). */
@@ -138,11 +152,10 @@ export async function startHealthServer(options: {
   logger: Logger;
   /** The web console, answering every other path (it declines when the config switches it off). */
   console?: RequestHandler | undefined;
-  /**
-   * Slack's posts of button clicks at {@link INTERACTIONS_PATH}; true when it answered, false when
-   * no channel takes them (then the path is not found).
-   */
-  interactions?: RequestHandler | undefined;
+  /** Slack's posts of button clicks at `/slack/interactions`; absent, or no secrets: not found. */
+  interactions?: InteractionsTaker | undefined;
+  /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
+  clock?: Clock | undefined;
   /** Other limits than {@link LISTENER_LIMITS} (tests: timeouts of a second or two). */
   limits?: Partial<ListenerLimits> | undefined;
   /** `/healthz` fails once the main thread has not turned for this long (ms); default {@link DEFAULT_STALL_AFTER_MS}. */
@@ -155,7 +168,7 @@ export async function startHealthServer(options: {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-listener-'));
   const socketPath = path.join(dir, 'main.sock');
   const inner = innerServer(options, token);
-  const publisher = new StatePublisher(options.source, options.metrics, logger);
+  const publisher = new StatePublisher(options, logger);
   let door: FrontDoor | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -176,6 +189,7 @@ export async function startHealthServer(options: {
         first: { ...(await publisher.whole()), seq: 0 },
       },
       logger,
+      (m) => publisher.interaction(m),
     );
   } catch (err) {
     publisher.stop();
@@ -201,20 +215,10 @@ export async function startHealthServer(options: {
  * Slack's posts), answered by the handlers as they always were, each request seen from the
  * client's real address (never the relay's).
  */
-function innerServer(
-  options: { console?: RequestHandler | undefined; interactions?: RequestHandler | undefined },
-  token: string,
-): Server {
+function innerServer(options: { console?: RequestHandler | undefined }, token: string): Server {
   return createServer((req, res) => {
     if (!fromFrontDoor(req, token)) {
       res.writeHead(403).end();
-      return;
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === INTERACTIONS_PATH) {
-      if (!options.interactions?.(req, res)) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
-      }
       return;
     }
     if (options.console?.(req, res)) return;
@@ -281,8 +285,12 @@ class FrontDoor {
     readonly address: { host: string; port: number },
   ) {}
 
-  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, …). */
-  static start(data: FrontDoorData, logger: Logger): Promise<FrontDoor> {
+  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, ...). */
+  static start(
+    data: FrontDoorData,
+    logger: Logger,
+    onInteraction: (m: Extract<FromFrontDoor, { type: 'interaction' }>) => void,
+  ): Promise<FrontDoor> {
     const thread = new Worker(BOOT, {
       eval: true,
       workerData: { boot: workerEntry('front-door-worker', import.meta.url), frontDoor: data },
@@ -297,6 +305,7 @@ class FrontDoor {
           void thread.terminate();
           reject(Object.assign(new Error(m.message), { code: m.code }));
         } else if (m.type === 'log') logger[m.level](m.fields, m.msg);
+        else if (m.type === 'interaction') onInteraction(m);
         else door?.heard(m);
       });
       thread.on('error', (err) => {
@@ -363,26 +372,48 @@ class FrontDoor {
  */
 class StatePublisher {
   readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  readonly #source: HealthSource;
+  readonly #metrics: Metrics;
+  readonly #interactions: InteractionsTaker | undefined;
+  readonly #clock: Clock | undefined;
   #door: FrontDoor | undefined;
   #timers: NodeJS.Timeout[] = [];
+  #unjump: (() => void) | undefined;
   #said: { alive: boolean; role: string } | undefined;
+  /** The signing secrets published, by generation: the last two (a click verified just before a reload is still found). */
+  #signing: { generation: number; secrets: readonly Secret[] }[] = [];
   #asksSeen = 0n;
   #watchedUntil = 0;
   #readinessNext = 0;
   #rendering = false;
 
   constructor(
-    private readonly source: HealthSource,
-    private readonly metrics: Metrics,
+    options: {
+      source: HealthSource;
+      metrics: Metrics;
+      interactions?: InteractionsTaker | undefined;
+      clock?: Clock | undefined;
+    },
     private readonly logger: Logger,
   ) {
+    this.#source = options.source;
+    this.#metrics = options.metrics;
+    this.#interactions = options.interactions;
+    this.#clock = options.clock;
     this.#beat();
+    this.#unjump = this.#clock?.onJump?.(() => this.#beat());
   }
 
   /** Everything, now. */
   async whole(): Promise<Omit<Publication, 'seq'>> {
     const exposition = await this.#render();
-    return { ...this.#changed(true), readiness: this.#readiness(), ...(exposition && { metrics: exposition }) };
+    return {
+      ...this.#changed(true),
+      ...this.#signingChanged(true),
+      readiness: this.#readiness(),
+      readinessAt: Date.now(),
+      ...(exposition && { metrics: exposition }),
+    };
   }
 
   start(door: FrontDoor): void {
@@ -400,10 +431,27 @@ class StatePublisher {
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
     this.#door = undefined;
+    this.#unjump?.();
+  }
+
+  /** A click the front door verified with the secrets of `generation`: handed to the config in force. */
+  interaction(m: { payload: unknown; generation: number; index: number }): void {
+    const secret = this.#signing.find((g) => g.generation === m.generation)?.secrets[m.index];
+    if (!secret) {
+      this.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
+      return;
+    }
+    try {
+      this.#interactions?.take(m.payload, secret);
+    } catch (err) {
+      this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
+    }
   }
 
   #beat(): void {
-    Atomics.store(this.shared, SHARED.heartbeat, BigInt(Date.now()));
+    const now = Date.now();
+    Atomics.store(this.shared, SHARED.heartbeat, BigInt(now));
+    if (this.#clock) Atomics.store(this.shared, SHARED.clockOffset, BigInt(Math.round(this.#clock.now() - now)));
   }
 
   #tick(): void {
@@ -414,24 +462,38 @@ class StatePublisher {
       this.#asksSeen = asks;
       this.#watchedUntil = now + WATCHED_MS;
     }
-    const changed = this.#changed(false);
+    const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
     const due = now < this.#watchedUntil && now >= this.#readinessNext;
     if (!due) {
-      if (changed) void this.#door?.publish(changed);
+      if (Object.keys(changed).length > 0) void this.#door?.publish(changed);
       return;
     }
     // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
     // completed) /metrics says too.
     const readiness = this.#readiness();
+    const readinessAt = Date.now();
     void this.#render(true).then((metrics) =>
-      this.#door?.publish({ ...changed, readiness, ...(metrics && { metrics }) }),
+      this.#door?.publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
     );
+  }
+
+  /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */
+  #signingChanged(all: boolean): Pick<Publication, 'signing'> | undefined {
+    const secrets = this.#interactions?.secrets() ?? [];
+    const last = this.#signing.at(-1);
+    const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
+    if (same && !all) return undefined;
+    // The same secrets keep their generation: a click verified with them is still found.
+    if (same) return { signing: { generation: last.generation, secrets: secrets.map((s) => s.reveal()) } };
+    const generation = (last?.generation ?? 0) + 1;
+    this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
+    return { signing: { generation, secrets: secrets.map((s) => s.reveal()) } };
   }
 
   /** Liveness and role, when they changed since last said (or always, when `all`). */
   #changed(all: boolean): Pick<Publication, 'alive' | 'role' | 'leader'> | undefined {
-    const alive = this.source.alive();
-    const status = this.source.role?.();
+    const alive = this.#source.alive();
+    const status = this.#source.role?.();
     const role = status ? { role: status.role, epoch: status.epoch } : null;
     const leader =
       status?.reached === undefined ? null : { check: 'leader', ok: status.reached, detail: status.detail ?? '' };
@@ -444,7 +506,7 @@ class StatePublisher {
   #readiness(): Publication['readiness'] {
     const started = performance.now();
     try {
-      return this.source.readiness();
+      return this.#source.readiness();
     } catch (err) {
       return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
     } finally {
@@ -458,8 +520,8 @@ class StatePublisher {
     if (this.#rendering && !always) return undefined;
     this.#rendering = true;
     try {
-      const text = await this.metrics.render();
-      return { text, contentType: this.metrics.registry.contentType, at: Date.now() };
+      const text = await this.#metrics.render();
+      return { text, contentType: this.#metrics.registry.contentType, at: Date.now() };
     } catch (err) {
       this.logger.error({ err }, 'cannot render metrics');
       return undefined;

@@ -13,8 +13,8 @@ import { FUNCTION_LIST, FUNCTIONS, errorsOf, type FunctionName } from '../../src
 import { ERROR_STATUS, type ErrorCode } from '../../src/api/schemas.js';
 import { Secret } from '../../src/config/secret.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { PLANS_WITH_LOGS, VOCABULARY } from '../../src/simulator/vocabulary.js';
-import type { AppRec } from '../../src/simulator/sim-state.js';
+import { PLANS_WITH_LOGS, VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
+import type { AppRec } from '../../packages/simulator/src/sim-state.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiAttempt, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiError, ApiResponseError, ApiTransportError } from '../../src/api/errors.js';
 import { Secret } from '../../src/config/secret.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';
 import { captureLogs } from './log-capture.js';
@@ -301,7 +301,7 @@ describe('no answer in time', () => {
   });
 
   it('retries a refused connection and then throws ApiTransportError connection', async () => {
-    const closed = await (await import('../../src/simulator/index.js')).startSimulator({ apps: 1 });
+    const closed = await (await import('../../packages/simulator/src/index.js')).startSimulator({ apps: 1 });
     const url = closed.baseUrl;
     await closed.close();
     const { c } = client({ baseUrl: url, maxRetries: 2 });

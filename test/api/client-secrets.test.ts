@@ -11,7 +11,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ApiCallError } from '../../src/api/errors.js';
 import { Secret } from '../../src/config/secret.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../packages/simulator/src/index.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';
 import { captureLogs } from './log-capture.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { maintenanceCost, maintenanceCostWarning } from '../../src/app/maintenance-cost.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { detectorsFor } from '../../src/detectors/registry.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, manualSim, tempDir } from './fixtures.js';
 
 const MINUTE = 60_000;

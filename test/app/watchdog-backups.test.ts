@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { apiGet, apiPost } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
 

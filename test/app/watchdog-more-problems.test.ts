@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { AppRec } from '../../src/simulator/sim-state.js';
+import type { AppRec } from '../../packages/simulator/src/sim-state.js';
 import { simControl } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 

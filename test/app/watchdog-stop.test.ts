@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Scheduler, type ScheduleFn } from '../../src/app/scheduler.js';
 import { Watchdog } from '../../src/app/watchdog.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, tempDir } from './fixtures.js';
 
 let sim: RunningSimulator;

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { parseTokenVisibility, TOKEN_VISIBILITY_KEY } from '../../src/collectors/token-visibility.js';
-import type { SimTokenSpec } from '../../src/simulator/token-grants.js';
+import type { SimTokenSpec } from '../../packages/simulator/src/token-grants.js';
 import { freePort } from '../console/console-fixture.js';
 import { captureLogger, engineConfig, manualSim, openWatchdog, tempDir } from './fixtures.js';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';

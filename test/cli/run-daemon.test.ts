@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { freePort } from '../helpers/free-port.js';
 import { daemonConfigYaml, spawnDaemon, status, until, type Daemon } from './daemon-fixture.js';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { Store } from '../../src/state/store.js';
 import { freePort } from '../helpers/free-port.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_FILE_ENV } from '../../src/cli/config-file.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { NO_DEFAULT_CONFIG, runCli, writeConfig } from '../helpers/cli-harness.js';
 import { pasteBench, slackCommand, textCommand, htmlCommand, type PasteBench } from '../helpers/paste.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';

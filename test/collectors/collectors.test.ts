@@ -18,7 +18,7 @@ import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import { seeBackup, settledBy } from '../../src/collectors/backups-seen.js';
 import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 const DAY = 86_400_000;
 let sim: RunningSimulator;

@@ -16,7 +16,7 @@ import { LABELS_MAX_AGE_MS, SharedApps } from '../../src/collectors/shared-apps.
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import { detectorOptionsFromConfig, relevanceFor, runDetectors, subjectKey } from '../../src/detectors/registry.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;

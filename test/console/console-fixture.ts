@@ -10,7 +10,7 @@ import { request } from 'undici';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import type { Logger } from '../../src/lib/logger.js';
-import type { RunningSimulator, SimulatorOptions } from '../../src/simulator/index.js';
+import type { RunningSimulator, SimulatorOptions } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
 
 /** A running daemon with its console. */

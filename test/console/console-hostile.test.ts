@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { openAlerts } from '../../src/alerts/alert-store.js';
 import { listSilences } from '../../src/alerts/silences.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { freePort, launchChromium, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
 const NAME = `shop"><script>window.pwned='script'</script><img src=x onerror="window.pwned='img';alert(1)">`;

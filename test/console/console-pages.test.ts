@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAlerts } from '../../src/alerts/alert-store.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
 const REASON = 'console: the health check timed out';

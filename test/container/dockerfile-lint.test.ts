@@ -47,6 +47,7 @@ describe('Dockerfile', () => {
     ],
     ['runs the daemon with the config $DEPLOY_WATCHDOG_CONFIG names', /^CMD \["run"\]$/],
     ['copies only production dependencies and compiled output', /^COPY --from=build .*\/app\/dist/],
+    ['copies the default message templates the channels render with', /^COPY --from=build .*\/app\/templates/],
   ])('runtime stage %s', (_what, pattern) => {
     expect(stage('runtime').some((l) => pattern.test(l))).toBe(true);
   });

@@ -16,7 +16,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, loadConfigWithUnset } from '../../src/config/load-config.js';
 import { parseListen } from '../../src/server/health-server.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../packages/simulator/src/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { dockerfileEnv, dockerfileInstruction } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/free-port.js';

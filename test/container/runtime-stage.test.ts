@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { dockerfileEnv, dockerfileInstruction } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/free-port.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -60,7 +60,13 @@ describe('container runtime stage', () => {
       '--outDir',
       path.join(app, 'dist'),
     ]);
-    for (const file of ['package.json', 'package-lock.json']) cpSync(path.join(ROOT, file), path.join(app, file));
+    // The simulator's manifest only, as the Dockerfile copies it: npm must see the workspace.
+    mkdirSync(path.join(app, 'packages', 'simulator'), { recursive: true });
+    for (const file of ['package.json', 'package-lock.json', 'packages/simulator/package.json']) {
+      cpSync(path.join(ROOT, file), path.join(app, file));
+    }
+    // `COPY templates ./templates`: the default message templates the channels render with.
+    cpSync(path.join(ROOT, 'templates'), path.join(app, 'templates'), { recursive: true });
     // The real folder, never a link to it: the prune below must not reach the checkout's own.
     cpSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'), {
       recursive: true,
@@ -69,7 +75,12 @@ describe('container runtime stage', () => {
     // `npm prune --omit=dev`, then the compiler removed, as the build stage ends: what the runtime
     // stage copies.
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app });
-    for (const tool of ['node_modules/typescript', 'node_modules/.bin/tsc', 'node_modules/.bin/tsserver']) {
+    for (const tool of [
+      'node_modules/typescript',
+      'node_modules/.bin/tsc',
+      'node_modules/.bin/tsserver',
+      'node_modules/@deploy-watchdog',
+    ]) {
       rmSync(path.join(app, tool), { recursive: true, force: true });
     }
     // `RUN mkdir -p /data && chown node:node /data`.
@@ -115,12 +126,20 @@ describe('container runtime stage', () => {
     }
   });
 
-  it('refuses the demo, whose stand-ins are development dependencies, saying so', async () => {
-    const demo = await imageCommand(['demo', '--duration', '5s'], imageEnv());
-    expect(demo.code).toBe(2);
-    expect(demo.stderr).toMatch(
-      /^the demo needs the development dependencies, and (smtp-server|mailparser) is not installed: .*npm ci/,
-    );
+  it('has neither the simulator nor the demo, and says where they are', async () => {
+    expect(existsSync(path.join(app, 'dist', 'simulator'))).toBe(false);
+    expect(existsSync(path.join(app, 'dist', 'demo'))).toBe(false);
+    const lines = { demo: ['demo', '--duration', '5s'], simulator: ['simulator', '--port', '0', '--apps', '1'] };
+    for (const [command, line] of Object.entries(lines)) {
+      const answer = await imageCommand(line, imageEnv());
+      expect(answer.code).toBe(2);
+      expect(answer.stderr).toMatch(
+        new RegExp(
+          `^deploy-watchdog ${command} comes with a clone of the repository, not with this build: .*\\nFrom a clone: npm ci && npx deploy-watchdog ${command}\\n$`,
+          's',
+        ),
+      );
+    }
   });
 
   it("runs the README's minimal config from /data as a non-root user: state beside it, health checked on its port, SIGTERM stops it", async () => {

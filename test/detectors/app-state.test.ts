@@ -3,7 +3,7 @@ import type { AppBackups } from '../../src/collectors/snapshot.js';
 import { appState } from '../../src/detectors/app-state.js';
 import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
 import { BAD_APP_STATES } from '../../src/config/state-words.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { appListItem, backupsSnapshot, checksOf, DAY, expectWellFormed, keptBy, NOW } from './fixtures.js';
 
 const options = { badStates: BAD_APP_STATES };

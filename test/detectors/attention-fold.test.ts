@@ -11,7 +11,7 @@ import { attentionSnapshot, MINUTE, section } from './fixtures.js';
 
 const WAIT = 20 * MINUTE;
 
-/** The simulator's item shapes (`src/simulator/problem-finder.ts`), cut to what matching reads. */
+/** The simulator's item shapes (`packages/simulator/src/problem-finder.ts`), cut to what matching reads. */
 const failure = { rule: 'failed_run', kind: 'failure', label: 'Failed runs' } as const;
 const url = { rule: 'certificate_expired', kind: 'url', label: 'Expired certificates' } as const;
 const app = { rule: 'backup_critical', kind: 'app', label: 'Backups critically old' } as const;

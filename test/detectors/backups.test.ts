@@ -3,7 +3,7 @@ import type { AppListItem, Backup, OffsiteCopy } from '../../src/api/schemas.js'
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { backupOutcome, seeBackup, settledBy, type BackupOutcome } from '../../src/collectors/backups-seen.js';
 import { backups, judgeOffsite, type BackupsOptions, type OffsiteReason } from '../../src/detectors/backups.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { FAILED_OFFSITE_STATES } from '../../src/config/state-words.js';
 import {
   ago,

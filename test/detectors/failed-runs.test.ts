@@ -5,7 +5,7 @@ import type { RunsSnapshot } from '../../src/collectors/snapshot.js';
 import type { Detection } from '../../src/detectors/finding.js';
 import { runContextAsk } from '../../src/detectors/run-context.js';
 import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 

@@ -4,7 +4,7 @@ import { BAD_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../../src/config
 import { installers, type InstallersOptions } from '../../src/detectors/installers.js';
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { formatDuration } from '../../src/lib/format-duration.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { checksOf, expectWellFormed, HOUR, installer, installersSnapshot, NOW, resolutionOf } from './fixtures.js';
 
 const options: InstallersOptions = {

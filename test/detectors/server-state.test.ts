@@ -6,7 +6,7 @@ import type { Finding } from '../../src/detectors/finding.js';
 import { runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
 import { serverState } from '../../src/detectors/server-state.js';
 import { Inhibitor } from '../../src/notify/inhibition.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import {
   app,

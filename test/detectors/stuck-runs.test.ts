@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Run, RunListItem } from '../../src/api/schemas.js';
 import { stuckRuns, type StuckRunsOptions } from '../../src/detectors/stuck-runs.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { ACTIVE_RUN_STATES } from '../../src/config/state-words.js';
 import { ago, expectWellFormed, HOUR, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import {
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { upgrades, type UpgradesOptions } from '../../src/detectors/upgrades.js';
 import { formatDuration } from '../../src/lib/format-duration.js';
-import { VOCABULARY } from '../../src/simulator/vocabulary.js';
+import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import {
   app,
   checksOf,

@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Prng } from '../../src/simulator/prng.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { Prng } from '../../packages/simulator/src/prng.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import {

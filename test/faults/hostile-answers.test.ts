@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../../src/cli/memory-settings.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import type { FaultSpec, FaultTarget } from '../../src/simulator/fault-injector.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
+import type { FaultSpec, FaultTarget } from '../../packages/simulator/src/fault-injector.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'hostile-test-token-5f0c2b7e91';

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { spawnDaemon, until, type Daemon } from '../cli/daemon-fixture.js';
 import { freePort } from '../helpers/free-port.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';

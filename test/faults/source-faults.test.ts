@@ -12,8 +12,8 @@ import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
-import type { FaultSpec } from '../../src/simulator/fault-injector.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
+import type { FaultSpec } from '../../packages/simulator/src/fault-injector.js';
 import { advancing, events, faultConfig, firing, manualSim, MINUTE, openWatchdog, tempDir } from './fault-fixture.js';
 
 const THRESHOLD = 3;

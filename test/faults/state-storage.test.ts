@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { main } from '../../src/cli/main.js';
 import type { ManualClock } from '../../src/lib/clock.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { sqliteHandle } from '../helpers/state-backends.js';
 import { events, faultConfig, manualSim, openWatchdog, tempDir } from './fault-fixture.js';
 

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { daemonConfigYaml, spawnDaemon, until, type Daemon } from '../cli/daemon-fixture.js';
 import { postgresBinaries, startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { tempDir } from './fault-fixture.js';

@@ -11,7 +11,7 @@ import {
   startSimulator,
   type RunningSimulator,
   type SimulatorOptions,
-} from '../../src/simulator/index.js';
+} from '../../packages/simulator/src/index.js';
 
 /** The admin token of a simulator started without `adminToken`. */
 export const adminToken = DEFAULT_ADMIN_TOKEN;

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
-import { slackRefusal, type SlackLikePayload } from '../../src/demo/peers/webhook-receiver.js';
+import { slackRefusal, type SlackLikePayload } from '../../packages/simulator/src/demo/peers/webhook-receiver.js';
 
 /** Options of {@link startSlackApi}. */
 export interface SlackApiOptions {
@@ -139,6 +139,11 @@ export interface SlackApi {
     spec: ClickSpec,
     options?: { timestamp?: number; tamper?: boolean },
   ): Promise<{ status: number; click: Click }>;
+  /**
+   * A click as Slack would post it over HTTP, signed with `signingSecret` now, not sent: for a
+   * test that posts it from elsewhere (another thread).
+   */
+  signedClick(signingSecret: string, spec: ClickSpec): { headers: Record<string, string>; body: string; click: Click };
   /** Every answer given at a response URL, in order. */
   readonly answers: ClickAnswer[];
   /** The envelope ids the daemon acknowledged. */
@@ -415,6 +420,17 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     };
     return { payload, click: { answer: answered } };
   };
+  /** A click signed as Slack signs it (at `timestamp`, in seconds, default now). */
+  const signed = (signingSecret: string, spec: ClickSpec, timestamp = Math.floor(now() / 1000)) => {
+    const made = click(spec);
+    const body = new URLSearchParams({ payload: JSON.stringify(made.payload) }).toString();
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': slackSignature(signingSecret, String(timestamp), body),
+    };
+    return { headers, body, click: made.click };
+  };
 
   const push = (method: string, trouble: Trouble, times: number) =>
     troubles.set(method, [...(troubles.get(method) ?? []), ...Array.from({ length: times }, () => trouble)]);
@@ -463,19 +479,13 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
       await acked;
       return made.click;
     },
+    signedClick: (signingSecret, spec) => signed(signingSecret, spec),
     clickOverHttp: async (url, signingSecret, spec, o = {}) => {
-      const made = click(spec);
-      const timestamp = String(o.timestamp ?? Math.floor(now() / 1000));
-      const body = new URLSearchParams({ payload: JSON.stringify(made.payload) }).toString();
-      const signature = slackSignature(signingSecret, timestamp, body);
+      const made = signed(signingSecret, spec, o.timestamp);
       const res = await request(url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-slack-request-timestamp': timestamp,
-          'x-slack-signature': signature,
-        },
-        body: o.tamper ? body.replace('U0', 'U1') : body,
+        headers: made.headers,
+        body: o.tamper ? made.body.replace('U0', 'U1') : made.body,
       });
       await res.body.dump();
       return { status: res.statusCode, click: made.click };

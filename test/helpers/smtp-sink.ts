@@ -1,5 +1,5 @@
 /**
- * The SMTP peer for tests: the same smtp-server based sink the demo runs (src/demo/peers), with
+ * The SMTP peer for tests: the same smtp-server based sink the demo runs (packages/simulator/src/demo/peers), with
  * the messages parsed back into subject, text, HTML and headers.
  */
 export {
@@ -8,4 +8,4 @@ export {
   type SmtpSinkMode,
   type SmtpSinkOptions,
   type SinkMessage,
-} from '../../src/demo/peers/smtp-sink.js';
+} from '../../packages/simulator/src/demo/peers/smtp-sink.js';

@@ -1,6 +1,6 @@
 /**
  * The Slack stand-in for tests: the same local webhook receiver the demo runs
- * (src/demo/peers), so tests and demo exercise one implementation.
+ * (packages/simulator/src/demo/peers), so tests and demo exercise one implementation.
  */
 export {
   startWebhookReceiver,
@@ -8,4 +8,4 @@ export {
   type WebhookReceiver,
   type WebhookReceiverOptions,
   type SlackLikePayload,
-} from '../../src/demo/peers/webhook-receiver.js';
+} from '../../packages/simulator/src/demo/peers/webhook-receiver.js';

@@ -18,7 +18,7 @@ async function receiver() {
   const log = new LogCapture();
   const payloads: unknown[] = [];
   const handler = httpInteractionsHandler({
-    secrets: [new Secret(SECRET)],
+    secrets: () => [new Secret(SECRET)],
     onPayload: (p) => payloads.push(p),
     clock,
     log: log.logger,

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 
@@ -27,6 +28,24 @@ describe('ManualClock', () => {
     expect(clock.nextWakeAt()).toBe(5_000);
     clock.advance(5_000);
     await late;
+    expect(clock.nextWakeAt()).toBeUndefined();
+  });
+
+  it('lets go of the signal once woken: a thousand sleeps on one signal leave no listener on it', async () => {
+    const clock = new ManualClock(0);
+    // A cycle's signal: every wait for the rate limit's token sleeps on it (Node warns past 10 listeners).
+    const cycle = new AbortController();
+    for (let i = 0; i < 1_000; i++) {
+      const sleeping = clock.sleep(100, cycle.signal);
+      clock.advance(100);
+      await sleeping;
+    }
+    expect(getEventListeners(cycle.signal, 'abort')).toHaveLength(0);
+    // Still ended by the signal while asleep.
+    const asleep = clock.sleep(100, cycle.signal);
+    expect(getEventListeners(cycle.signal, 'abort')).toHaveLength(1);
+    cycle.abort(new Error('stopped'));
+    await expect(asleep).rejects.toThrow('stopped');
     expect(clock.nextWakeAt()).toBeUndefined();
   });
 });

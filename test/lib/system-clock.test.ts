@@ -1,4 +1,5 @@
 /** The wall clock's sleep, on vitest's fake timers: long sleeps are waited out whole. */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS, systemClock } from '../../src/lib/clock.js';
 
@@ -32,5 +33,16 @@ describe('systemClock.sleep', () => {
     stop.abort(new Error('stopped'));
     await expect(sleeping).rejects.toThrow('stopped');
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('lets go of the signal once woken: many sleeps on one signal leave no listener on it', async () => {
+    vi.useFakeTimers();
+    const cycle = new AbortController();
+    for (let i = 0; i < 100; i++) {
+      const sleeping = systemClock.sleep(100, cycle.signal);
+      await vi.advanceTimersByTimeAsync(100);
+      await sleeping;
+    }
+    expect(getEventListeners(cycle.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -83,7 +83,7 @@ describe('the HTML email in a real browser', () => {
       { href: 'https://wiki.example.com/runbooks/failed-runs', text: 'Runbook: failed runs' },
     ]);
     const text = await page.innerText('body');
-    expect(text).toContain('🔴 CRITICAL: 1 failed run · shop-prod (production)');
+    expect(text).toContain('🔴 CRITICAL 1 failed run · shop-prod (production)');
     expect(text).toContain("Next step: Read the failed step's log, fix the cause, then retry the run.");
     // The command as it runs, copied from the page: spaces and quotes as written.
     expect(text).toContain(

@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { acknowledge } from '../../src/alerts/acknowledge.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 
 /**
@@ -48,6 +48,16 @@ export class OnCallWorld {
     env: Record<string, string>,
     route = '{ match: { check: certificates }, channels: [oncall] }',
   ): Watchdog {
+    this.wd = openWatchdog(this.config(channel, env, route), this.clock, { logger: this.logs.logger });
+    return this.wd;
+  }
+
+  /** The config {@link open} opens the daemon with (relative files in it are taken from the world's directory). */
+  config(
+    channel: string,
+    env: Record<string, string>,
+    route = '{ match: { check: certificates }, channels: [oncall] }',
+  ) {
     const notify = `notify:
   channels:
     - ${channel.trim().split('\n').join('\n      ')}
@@ -55,17 +65,7 @@ export class OnCallWorld {
   routes: [${route}, { channels: [console] }]
   delivery: { initial_backoff: 10s, max_backoff: 1h }`;
     const server = '{ listen: "off", console: { public_url: "https://watchdog.example.com" } }';
-    const config = engineConfig(
-      this.sim,
-      this.tmp.dir,
-      'jobs: { jitter: 0s }',
-      this.sim.adminToken,
-      notify,
-      server,
-      env,
-    );
-    this.wd = openWatchdog(config, this.clock, { logger: this.logs.logger });
-    return this.wd;
+    return engineConfig(this.sim, this.tmp.dir, 'jobs: { jitter: 0s }', this.sim.adminToken, notify, server, env);
   }
 
   /** A production app with a URL, renamed to {@link HOSTILE_APP}; its URL's id. */

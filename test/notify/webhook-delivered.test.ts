@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import {
   startAlertmanagerReceiver,

@@ -33,7 +33,7 @@ import type { CycleReport } from '../../src/remediation/cycle-planner.js';
 import type { Remediator } from '../../src/remediation/remediator.js';
 import type { PassReport } from '../../src/remediation/send-and-follow.js';
 import { Metrics } from '../../src/server/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import type { Store } from '../../src/state/store.js';
 import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';
 import { JumpingClock } from '../api/jumping-clock.js';

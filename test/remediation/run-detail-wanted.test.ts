@@ -8,7 +8,7 @@ import type { Watchdog } from '../../src/app/watchdog.js';
 import { DETAIL_READS_PER_CYCLE } from '../../src/collectors/collect-runs.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import type { ManualClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { compilePolicies } from '../../src/remediation/policy.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import { runDetailWanted } from '../../src/remediation/run-detail-wanted.js';

@@ -1,9 +1,13 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
+import { Secret } from '../../src/config/secret.js';
+import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/server/metrics.js';
+import { startHttpProber } from '../helpers/http-prober.js';
+import { LogCapture } from '../notify/notify-fixture.js';
 import {
   parseListen,
   startHealthServer,
@@ -78,32 +82,45 @@ describe('health server', () => {
     await res.body.dump();
   });
 
-  it("sends Slack's posts to /slack/interactions to their handler, and answers 404 where no channel takes them", async () => {
-    const metrics = new Metrics({ processMetrics: false });
-    let takes = false;
+  it("verifies Slack's posts to /slack/interactions in its own thread, answers them and hands the payload over; 404 where no channel takes them", async () => {
+    const SECRET = 'front-door-SECRET-signing-0123';
+    const secrets: Secret[] = [];
+    const taken: [unknown, string][] = [];
+    const log = new LogCapture();
     server = await startHealthServer({
       listen: '127.0.0.1:0',
-      metrics,
-      logger: silentLogger,
+      metrics: new Metrics({ processMetrics: false }),
+      logger: log.logger,
       source: { alive: () => true, readiness: () => [] },
       console: (_req, res) => {
         res.writeHead(200).end('console');
         return true;
       },
-      interactions: (_req, res) => {
-        if (!takes) return false;
-        res.writeHead(200).end();
-        return true;
-      },
+      interactions: { secrets: () => secrets, take: (payload, secret) => taken.push([payload, secret.reveal()]) },
     });
     const url = `http://127.0.0.1:${server.address.port}/slack/interactions`;
-    let res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
-    expect(res.statusCode).toBe(404);
-    expect(await res.body.text()).not.toBe('console');
-    takes = true;
-    res = await request(url, { method: 'POST', body: 'payload=%7B%7D' });
-    expect(res.statusCode).toBe(200);
-    await res.body.dump();
+    const payload = { type: 'block_actions', user: { id: 'U0ALICE' } };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const post = async (signature: string) => {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+        body,
+      });
+      return { status: res.statusCode, text: await res.body.text() };
+    };
+    const signature = slackSignature(SECRET, timestamp, body);
+
+    expect(await post(signature)).toEqual({ status: 404, text: JSON.stringify({ error: 'not found' }) });
+    secrets.push(new Secret(SECRET));
+    await server.publish();
+    expect(await post(slackSignature('another-secret-0000', timestamp, body))).toMatchObject({ status: 401 });
+    expect(await post(signature)).toEqual({ status: 200, text: '' });
+    expect(await post(signature)).toEqual({ status: 401, text: JSON.stringify({ error: 'replayed' }) });
+    await vi.waitFor(() => expect(taken).toEqual([[payload, SECRET]]));
+    expect(log.text()).toContain('Slack interaction refused');
+    expect(log.text()).not.toContain('SECRET');
   });
 });
 
@@ -126,17 +143,26 @@ describe('slow clients', () => {
     return server.address.port;
   }
 
-  /** A slowloris: connects from `from` (another loopback address) and sends half a request line. */
-  async function slowClient(port: number, from: string): Promise<{ closed: Promise<void> }> {
+  /** The start of a request whose headers never end. */
+  const HALF_HEADERS = 'POST /slack/interactions HTTP/1.1\r\nHost: x\r\n';
+
+  /**
+   * A slowloris: connects from `from` (another loopback address) and sends the start of a
+   * request (`begin`, default half its headers), then nothing more. `closed` resolves with how
+   * long after its connect the connection was closed.
+   */
+  async function slowClient(port: number, from: string, begin = HALF_HEADERS): Promise<{ closed: Promise<number> }> {
     const socket = connect({ host: '127.0.0.1', port, localAddress: from });
     sockets.push(socket);
     socket.on('error', () => undefined);
     socket.resume(); // read what the server says (a 408), so its close reaches us
-    await once(socket, 'connect');
-    socket.write('POST /slack/interactions HTTP/1.1\r\nHost: x\r\n');
     // Closed or reset: a refused connection whose half request already arrived is reset, and
     // `once` would reject on that error rather than see the close.
-    return { closed: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - connectedAt)));
+    await once(socket, 'connect');
+    const connectedAt = Date.now();
+    socket.write(begin);
+    return { closed };
   }
 
   it('closes the connections a client holds past its share, and probes from elsewhere are answered', async () => {
@@ -159,4 +185,45 @@ describe('slow clients', () => {
     expect(res.statusCode).toBe(200);
     await res.body.text();
   });
+
+  // The issue's slowloris: more connections than the listener takes (512), from more addresses than
+  // any per-client share stops (24 of 25 each), their headers or their body never ending.
+  it.each([
+    ['their headers', HALF_HEADERS],
+    // The console's: the front door reads a body whole before it relays it.
+    ['their body', 'POST /silences HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\ncomment='],
+  ])(
+    'answers /healthz while 600 connections from 24 addresses send %s slowly, and closes every one in time',
+    { timeout: 120_000 },
+    async (_what, begin) => {
+      const timeoutMs = 8_000;
+      const port = await start({ headersTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs, checkIntervalMs: 1_000 });
+      const slow: { closed: Promise<number> }[] = [];
+      for (let a = 0; a < 24; a++) {
+        const from = `127.0.0.${10 + a}`;
+        slow.push(...(await Promise.all(Array.from({ length: 25 }, () => slowClient(port, from, begin)))));
+      }
+      const closedBefore = new Set<number>();
+      slow.forEach((s, i) => void s.closed.then(() => closedBefore.add(i)));
+      // Room was made: the connections past the 512 closed the ones that waited longest.
+      await vi.waitFor(() => expect(closedBefore.size).toBeGreaterThanOrEqual(600 - 512), { timeout: 5_000 });
+
+      // The listener full of slow clients, probes from a thread of their own (this one holds the
+      // 600 connections): each takes a place, and is answered.
+      const prober = await startHttpProber(port, ['/healthz'], { everyMs: 50, timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const probes = await prober.done();
+      expect(probes.length).toBeGreaterThanOrEqual(3);
+      expect(probes.map((p) => p.status)).toEqual(probes.map(() => 200));
+      // Generous: a listener that took it at all answers in milliseconds.
+      expect(Math.max(...probes.map((p) => p.ms))).toBeLessThan(1_000);
+      expect(closedBefore.size).toBeLessThan(600);
+
+      // Every other is closed by the timeouts: within the request timeout, the check's interval
+      // and a margin for a loaded machine; never left open.
+      const lived = await Promise.all(slow.map((s) => s.closed));
+      expect(Math.max(...lived)).toBeLessThan(timeoutMs + 2 * 1_000 + 5_000);
+      expect(lived.filter((ms) => ms >= timeoutMs - 1_000).length).toBeGreaterThan(0);
+    },
+  );
 });

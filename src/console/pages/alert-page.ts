@@ -63,7 +63,7 @@ export function alertPage(
   const silenceHref =
     matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });
   const body = html`
-    <p class="crumbs"><a href="/">Alerts</a> ›</p>
+    <p class="crumbs"><a href="/">Alerts</a> &rsaquo;</p>
     ${said ? notice(said.kind, said.text) : ''}
     <h1 class="alert-title">${severityBadge(alert.severity)} ${alert.summary}</h1>
     <p class="meta">
@@ -82,7 +82,7 @@ export function alertPage(
             ${standingList(standing)}
             ${
               silenceHref && !standing.silence
-                ? html`<p><a class="button" href="${silenceHref}">Silence…</a></p>`
+                ? html`<p><a class="button" href="${silenceHref}">Silence&hellip;</a></p>`
                 : standing.silence
                   ? html`<p>
                       <a class="button" href="${consolePath('/silences', { id: standing.silence.id })}"
@@ -198,7 +198,7 @@ function eventEntry(event: AlertEvent, rows: OutboxRow[]): SafeHtml {
       ${time(Date.parse(event.at))} <strong class="kind">${event.kind}</strong> ${severityBadge(event.severity)}
       ${event.reason ? html`<span class="muted">${event.reason}</span>` : ''}
     </div>
-    ${event.acknowledgement?.comment ? html`<div class="comment">“${event.acknowledgement.comment}”</div>` : ''}
+    ${event.acknowledgement?.comment ? html`<div class="comment">&ldquo;${event.acknowledgement.comment}&rdquo;</div>` : ''}
     ${event.acknowledgementCleared ? html`<div class="muted">${clearedText(event.acknowledgementCleared)}</div>` : ''}
     ${
       rows.length === 0

@@ -105,7 +105,7 @@ export function newSilencePage(
   const checked = options.preview ? checkDraft(draft, max) : undefined;
   const ready = checked !== undefined && checked.problems.length === 0;
   const covered = ready ? alertsMatching(store, checked.matchers) : [];
-  const body = html` <p class="crumbs"><a href="/silences">Silences</a> ›</p>
+  const body = html` <p class="crumbs"><a href="/silences">Silences</a> &rsaquo;</p>
     <h1>New silence</h1>
     ${options.message ? notice('error', options.message) : ''}
     <form method="post" action="/silences" class="silence-form">

@@ -10,6 +10,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { MessageLinks } from '../message-links.js';
 import type { Store } from '../../state/store.js';
+import type { TemplateParts } from './template-config.js';
 
 /** A batch of alert events for one channel, grouped (by check and environment, say). */
 export interface AlertsNotification {
@@ -147,5 +148,10 @@ export interface Channel<M = unknown> {
 export interface ChannelKind<C extends { name: string; type: string } = { name: string; type: string }, M = unknown> {
   readonly kind: C['type'];
   readonly configSchema: z.ZodType<C>;
+  /**
+   * The parts of its messages a `template` in its config can shape, each with the view it renders
+   * (`template-config.ts`); absent: it takes no template (its payload is structural: the webhook, the log).
+   */
+  readonly templateParts?: TemplateParts;
   create(config: C, deps: ChannelDeps): Channel<M>;
 }

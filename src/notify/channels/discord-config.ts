@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 import { onCallTimeoutSchema } from './on-call-config.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/** What a Discord message's template shapes: its first line (the message) and what each alert's embed says above its facts. */
+export const DISCORD_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
 
 /** A Discord ID (a snowflake): digits. */
 const snowflake = z.string().regex(/^\d{15,21}$/, 'must be a Discord ID (15 to 21 digits; Copy ID in developer mode)');
@@ -29,6 +33,7 @@ export const discordConfigSchema = z
           'Absent: nobody; allowed_mentions is empty, so nothing in a message can ping anyone.',
       ),
     timeout: onCallTimeoutSchema,
+    template: templateConfigSchema(DISCORD_TEMPLATE_PARTS),
   })
   .strict();
 

@@ -28,10 +28,12 @@ import type {
   SendResult,
 } from './channel.js';
 import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
-import { discordConfigSchema, type DiscordConfig } from './discord-config.js';
-import { escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
+import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { classifyReply, headerOf, httpChannelIo, type HttpReply } from './http-post.js';
 import { consoleLink } from './slack-app-buttons.js';
+import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { messageView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -88,7 +90,12 @@ export interface DiscordRenderOptions {
   mention?: DiscordConfig['mention'];
   username?: string | undefined;
   avatarUrl?: string | undefined;
+  /** The channel's templates (`template` in its config); absent: {@link DISCORD_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
 }
+
+/** `templates/discord/`: the built-in rendering's own templates. */
+export const DISCORD_TEMPLATES = defaultTemplates('discord', DISCORD_TEMPLATE_PARTS);
 
 /** Builds the webhook message for a notification. Pure. */
 export function renderDiscord(n: Notification, o: DiscordRenderOptions): DiscordMessage {
@@ -100,15 +107,13 @@ export function renderDiscord(n: Notification, o: DiscordRenderOptions): Discord
 
 function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const h = d.headline;
-  const tone = TONES[h.tone];
+  const templates = { ...DISCORD_TEMPLATES, ...o.templates };
+  const view = messageView(n, d, { ...o, routes: n.routes });
   const lines: string[] = [];
   const mentions = mentionsFor(n, o.mention);
   const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];
-  const what = [...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · ');
-  lines.push(
-    `${tags.length > 0 ? `${tags.join(' ')} ` : ''}${tone.emoji} **${tone.word}** · ${escapeDiscordMarkdown(what, 400)}`,
-  );
+  const title = templates.title!.render([view], (v) => escapeDiscordMarkdown(v, 400));
+  lines.push(`${tags.length > 0 ? `${tags.join(' ')} ` : ''}${title}`);
   if (d.shared.length > 0) lines.push(d.shared.map((f) => factText(f, 200)).join(' · '));
 
   const budget = new TextBudget(DISCORD_LIMITS.embedTotal);
@@ -118,8 +123,11 @@ function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordM
   let cut = 0;
   n.events.forEach((event, i) => {
     const e = d.events[i]!;
+    const lead = () => templates.text!.render([view, view.events[i]!], (v) => escapeDiscordMarkdown(v, 1_000));
     const embed =
-      embeds.length < DISCORD_LIMITS.embeds && budget.left >= 100 ? eventEmbed(e, event.fingerprint, o, budget) : null;
+      embeds.length < DISCORD_LIMITS.embeds && budget.left >= 100
+        ? eventEmbed(e, lead(), event.fingerprint, o, budget)
+        : null;
     if (embed) embeds.push(embed);
     else cut++;
   });
@@ -135,9 +143,13 @@ function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordM
   return { content: packLines(lines, DISCORD_LIMITS.content), embeds, allowed_mentions: mentions };
 }
 
-/** One event's embed: its status and app as the title, linked to its page; summary, facts, context, links. */
+/**
+ * One event's embed: its status and app as the title, linked to its page; its template's text
+ * (`lead`: the summary), facts, context, links.
+ */
 function eventEmbed(
   e: EventDescription,
+  lead: string,
   fingerprint: string,
   o: DiscordRenderOptions,
   budget: TextBudget,
@@ -146,7 +158,7 @@ function eventEmbed(
   const title = budget.spend(
     `${tone.emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
   );
-  const parts: string[] = [escapeDiscordMarkdown(e.summary, 1_000)];
+  const parts: string[] = lead === '' ? [] : [cutText(lead, DISCORD_LIMITS.description)];
   for (const f of eventFactList(e)) parts.push(factText(f, 300));
   const log = e.context?.log;
   if (log) {
@@ -290,20 +302,15 @@ function retryAfterOf(reply: HttpReply): number | undefined {
 export const discordChannel = {
   kind: 'discord',
   configSchema: discordConfigSchema,
+  templateParts: DISCORD_TEMPLATE_PARTS,
   create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordMessage> {
+    const templates = channelTemplates(DISCORD_TEMPLATES, DISCORD_TEMPLATE_PARTS, config.template);
     const url = new URL(config.webhook_url.reveal());
     // The token is the URL's last path segment: scrubbed wherever it could be echoed.
     const token = url.pathname.split('/').filter(Boolean).at(-1) ?? '';
     const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
     const limit = new DiscordRateLimit();
-    const log = deps.logger.child({ channel: config.name, kind: 'discord' });
-    const io = httpChannelIo({
-      peer: 'Discord',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
     const post = async (message: DiscordMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
       const waiting = limit.wait(deps.clock.now());
@@ -332,6 +339,7 @@ export const discordChannel = {
           mention: config.mention,
           username: config.username,
           avatarUrl: config.avatar_url,
+          templates,
         }),
       send: (message, signal) => io.guarded(() => post(message, signal), signal),
       close: io.close,

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../../config/loopback-host.js';
 import { secretSchema } from '../../config/secret.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/**
+ * What an email's template shapes: its title (the subject after the prefix, and the heading), and
+ * what it says of each alert in the plain-text part (`text`) and in the HTML part (`html`).
+ */
+export const EMAIL_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', html: 'event' };
 
 /**
  * Config of an email channel sent over SMTP.
@@ -52,6 +59,7 @@ export const emailConfigSchema = z
       // eslint-disable-next-line no-control-regex -- finding control characters is the point
       .refine((s) => !/[\r\n\u0000-\u001f\u007f]/.test(s), 'must not contain control characters')
       .default('[deploy-watchdog]'),
+    template: templateConfigSchema(EMAIL_TEMPLATE_PARTS),
   })
   .strict();
 

@@ -17,8 +17,10 @@ import {
   type LogDescription,
   type Since,
 } from './describe.js';
-import { emailConfigSchema, type EmailConfig } from './email-config.js';
-import { escapeHtml, oneLine, safeHttpUrl } from './escape.js';
+import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
+import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
+import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { messageView } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 import type { MessageLinks } from '../message-links.js';
@@ -48,6 +50,26 @@ export interface EmailRenderOptions {
   commandConfigFile?: string | undefined;
   /** See `ChannelDeps.links`. */
   links?: MessageLinks | undefined;
+  /** The channel's templates (`template` in its config); absent: {@link EMAIL_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
+}
+
+/** `templates/email/`: the built-in rendering's own templates. */
+export const EMAIL_TEMPLATES = defaultTemplates('email', EMAIL_TEMPLATE_PARTS);
+
+/**
+ * An email channel's templates. A `text` given without an `html` is used for the HTML part too, as
+ * the plain text it is: its own words escaped for HTML like its values, its line breaks kept.
+ */
+export function emailTemplates(given: EmailConfig['template']): ChannelTemplates {
+  const templates = channelTemplates(EMAIL_TEMPLATES, EMAIL_TEMPLATE_PARTS, given);
+  if (given?.text === undefined || given.html !== undefined) return templates;
+  return {
+    ...templates,
+    html: templates.text!.withLiteral((text) =>
+      escapeHtmlLines(text, Number.POSITIVE_INFINITY).replace(/\n/g, '<br>\n'),
+    ),
+  };
 }
 
 /** Longest subject; mail clients show far less, and long headers get folded. */
@@ -63,15 +85,19 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const h = d.headline;
-  const word = TONES[h.tone].word;
-  // The subject is built from our own words and numbers; the only API text in it (the app of a
-  // one-alert message, the scope, e.g. "production") goes through oneLine, which turns CR, LF and
-  // every control character into a space.
-  const scope = h.scope.length > 0 ? ` (${h.scope.map((s) => oneLine(s, 40)).join(', ')})` : '';
-  const about = h.about ? ` · ${oneLine(h.about, 80)}` : '';
-  const counts = h.counts.join(', ');
-  const subject = oneLine(`${o.subjectPrefix} ${word} ${counts}${about}${scope}`, MAX_SUBJECT);
-  const title = `${word}: ${counts}${about}${scope}`;
+  const templates = { ...EMAIL_TEMPLATES, ...o.templates };
+  const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
+  // The title is a header too: every value in it goes through plainText, which turns CR, LF and
+  // every control character into a space, and the whole once more through oneLine.
+  const title = oneLine(
+    templates.title!.render([view], (v) => plainText(v, MAX_SUBJECT)),
+    MAX_SUBJECT,
+  );
+  const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
+  const leads = view.events.map((e) => ({
+    text: templates.text!.render([view, e], (v) => plainText(v, MAX_VALUE)),
+    html: templates.html!.render([view, e], (v) => escapeHtml(v, MAX_VALUE)),
+  }));
   const shared = d.shared.map((f) => `${f.label}: ${oneLine(f.value, 200)}`).join(' · ');
 
   // The shared labels are rows under the title, like an event's; how to silence is in the
@@ -81,10 +107,10 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
     for (const e of d.events) text.push(`- ${compactText(e)}`);
     text.push('');
   } else {
-    for (const e of d.events) {
-      for (const line of eventText(e)) text.push(line);
+    d.events.forEach((e, i) => {
+      for (const line of eventText(e, leads[i]!.text)) text.push(line);
       text.push('');
-    }
+    });
   }
   if (d.omitted > 0) text.push(omittedText(d), '');
   const todo = [
@@ -108,7 +134,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
       d.compact
         ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>`
-        : d.events.map(eventHtml).join('\n'),
+        : d.events.map((e, i) => eventHtml(e, leads[i]!.html)).join('\n'),
       d.omitted > 0 ? `<p>${omittedHtml(d)}</p>` : '',
       ...d.nextSteps.map((step) => `<p style="margin:12px 0 4px"><b>Next step:</b> ${escapeHtml(step)}</p>`),
       ...linkHtml(d.runbooks),
@@ -215,12 +241,9 @@ function alignedRows(rows: readonly Row[], indent: string): string[] {
   });
 }
 
-function eventText(d: EventDescription): string[] {
-  return [
-    `${d.status} · ${oneLine(d.summary, MAX_VALUE)}`,
-    ...alignedRows(eventRows(d), '  '),
-    ...logText(d.context?.log),
-  ];
+/** An event in the plain-text part: its template's text (`lead`), then its rows. */
+function eventText(d: EventDescription, lead: string): string[] {
+  return [...(lead === '' ? [] : [lead]), ...alignedRows(eventRows(d), '  '), ...logText(d.context?.log)];
 }
 
 /** "CRITICAL  shop · step restart: database connection refused · 47m". */
@@ -252,7 +275,8 @@ function compactHtml(d: EventDescription): string {
   return `<li>${TONES[d.tone].emoji} <b>${TONES[d.tone].word}</b> ${name}${escapeHtml(rest)}${pageLink}</li>`;
 }
 
-function eventHtml(d: EventDescription): string {
+/** An event in the HTML part: its template's text (`lead`, HTML), then its rows as a table. */
+function eventHtml(d: EventDescription, lead: string): string {
   const rows = eventRows(d)
     .map((r) => {
       const value = escapeHtml(oneLine(r.value, MAX_VALUE));
@@ -261,7 +285,7 @@ function eventHtml(d: EventDescription): string {
     })
     .join('');
   return [
-    `<p style="margin:16px 0 4px"><b>${TONES[d.tone].emoji} ${escapeHtml(d.status)}</b> · ${escapeHtml(oneLine(d.summary, MAX_VALUE))}</p>`,
+    lead === '' ? '' : `<p style="margin:16px 0 4px">${lead}</p>`,
     rows ? `<table cellspacing="0" cellpadding="0" style="border-collapse:collapse">${rows}</table>` : '',
     ...(d.context?.log ? [logHtml(d.context.log)] : []),
   ].join('\n');
@@ -402,7 +426,9 @@ export function smtpSendLimitMs(timeoutMs: number, recipients: number): number {
 export const emailChannel = {
   kind: 'email',
   configSchema: emailConfigSchema,
+  templateParts: EMAIL_TEMPLATE_PARTS,
   create(config: EmailConfig, deps: ChannelDeps): Channel<EmailMessage> {
+    const templates = emailTemplates(config.template);
     const { smtp } = config;
     const pass = smtp.auth?.pass;
     // Second belt for reasons and logs: the password, and the base64 forms AUTH LOGIN/PLAIN send.
@@ -445,6 +471,7 @@ export const emailChannel = {
           subjectPrefix: config.subject_prefix,
           commandConfigFile: deps.commandConfigFile,
           links: deps.links,
+          templates,
         }),
       send: (message, signal) =>
         guardedSend({

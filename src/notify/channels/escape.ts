@@ -126,6 +126,19 @@ export function escapeHtmlLines(text: string, max = 10_000): string {
 }
 
 /**
+ * API text as plain text (a subject, a plain-text body, a field a service shows as text): every run
+ * of control characters becomes one space (line feeds kept with `keepLines`), hidden characters are
+ * written out, and it is cut to `max`; nothing else, as plain text has no markup. Unlike
+ * {@link oneLine} it is not trimmed: a template's value keeps its place in the line.
+ */
+export function plainText(text: string, max = 1000, keepLines = false): string {
+  const folded = keepLines
+    ? text.replace(/\r\n?/g, '\n').replace(CONTROL_RUN_BUT_LF, ' ')
+    : text.replace(CONTROL_RUN, ' ');
+  return cutText(folded, max);
+}
+
+/**
  * Text for a mail header (or any one-line place): every run of control characters, CR and LF
  * among them, becomes one space, so API text can never start a new header; then cut.
  */

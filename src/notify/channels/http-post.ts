@@ -7,8 +7,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { Secret } from '../../config/secret.js';
-import type { Logger } from '../../lib/logger.js';
-import type { SendResult } from './channel.js';
+import type { ChannelDeps, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
 
@@ -120,15 +119,10 @@ export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: numb
   return classifyNetworkError(code, timeoutMs);
 }
 
-/** What {@link httpChannelIo} needs: who answers, the time limit of a request, what to scrub, where to log. */
-export interface HttpChannelIo {
-  /** Who would have answered, for a reason: "PagerDuty", "Teams". */
-  peer: string;
-  timeoutMs: number;
-  secrets: readonly Secret[];
-  log: Logger;
-  /** The clock's now, for a Retry-After given as a date. */
-  now: () => number;
+/** Who answers a channel's requests: its kind (for the log's `kind`) and its name in a reason ("PagerDuty"). */
+export interface ChannelPeer {
+  kind: string;
+  name: string;
 }
 
 /** A request of a channel: what {@link HttpPost} says beyond what the channel's io knows. */
@@ -139,7 +133,12 @@ export type ChannelRequest = Pick<HttpPost, 'method' | 'url' | 'headers' | 'body
  * (`guarded-send.ts`: stopped when the signal fires, its reason scrubbed), a throw classified as a
  * failure where no answer came.
  */
-export function httpChannelIo(o: HttpChannelIo): {
+export function httpChannelIo(
+  config: { name: string; timeout: number },
+  deps: Pick<ChannelDeps, 'logger' | 'clock'>,
+  peer: ChannelPeer,
+  secrets: readonly Secret[],
+): {
   /** Sends and reads the answer by the retry rules ({@link postClassified}). */
   post: (request: ChannelRequest) => Promise<SendResult>;
   /** Sends and hands back the answer itself ({@link postJson}). */
@@ -147,20 +146,23 @@ export function httpChannelIo(o: HttpChannelIo): {
   guarded: (start: () => Promise<SendResult>, signal: AbortSignal | undefined) => Promise<SendResult>;
   close: () => Promise<void>;
 } {
-  const agent = channelAgent(o.timeoutMs);
-  const full = (r: ChannelRequest): HttpPost => ({ ...r, timeoutMs: o.timeoutMs, agent, secrets: o.secrets });
+  const log = deps.logger.child({ channel: config.name, kind: peer.kind });
+  const timeoutMs = config.timeout;
+  const now = () => deps.clock.now();
+  const agent = channelAgent(timeoutMs);
+  const full = (r: ChannelRequest): HttpPost => ({ ...r, timeoutMs, agent, secrets });
   return {
-    post: (request) => postClassified(full(request), o.now),
+    post: (request) => postClassified(full(request), now),
     postRaw: (request) => postJson(full(request)),
     guarded: (start, signal) =>
       guardedSend({
         start,
         signal,
-        peer: o.peer,
+        peer: peer.name,
         answered: (result) => result,
-        failed: (err) => classifyFailure(err, false, o.timeoutMs),
-        secrets: o.secrets,
-        log: o.log,
+        failed: (err) => classifyFailure(err, false, timeoutMs),
+        secrets,
+        log,
       }),
     close: async () => {
       await agent.destroy();

@@ -14,7 +14,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { NO_LINKS, type MessageLinks } from '../message-links.js';
 import type { AlertsNotification, NoticeNotification, SendResult } from './channel.js';
-import { describeEvent, TONES, type Fact, type Link } from './describe.js';
+import { describeEvent, type Fact, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { consoleLink } from './slack-app-buttons.js';
 
@@ -44,11 +44,6 @@ export function alertsOf(n: AlertsNotification): AlertEvent[] {
 export function incidentKey(fingerprint: string, max: number): string {
   if (fingerprint.length <= max) return fingerprint;
   return `sha256:${createHash('sha256').update(fingerprint).digest('hex')}`;
-}
-
-/** The one-line title of an alert: "CRITICAL: Update of shop failed at step install". */
-export function incidentTitle(e: AlertEvent, max: number): string {
-  return oneLine(`${TONES[e.severity].word}: ${e.summary}`, max);
 }
 
 /**

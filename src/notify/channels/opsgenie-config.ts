@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
 import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/** What an Opsgenie channel's template shapes: each alert's message (title) and description (text). */
+export const OPSGENIE_TEMPLATE_PARTS: TemplateParts = { title: 'event', text: 'event' };
 
 /** Opsgenie's Alert API, by the account's region. */
 export const OPSGENIE_REGIONS = {
@@ -40,6 +44,7 @@ export const opsgenieConfigSchema = z
       .default([])
       .describe('Tags added to every alert created (at most 20, each up to 50 characters).'),
     timeout: onCallTimeoutSchema,
+    template: templateConfigSchema(OPSGENIE_TEMPLATE_PARTS),
   })
   .strict();
 

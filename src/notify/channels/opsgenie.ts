@@ -15,21 +15,27 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
-import { oneLine } from './escape.js';
+import { oneLine, plainText } from './escape.js';
 import { httpChannelIo } from './http-post.js';
 import {
   alertsOf,
   DeliveredRequests,
   incidentDetails,
   incidentKey,
-  incidentTitle,
   noticeKey,
   noticeLines,
   type IncidentOptions,
   type KeyedRequest,
 } from './incident-parts.js';
 import { apiRoot } from './on-call-config.js';
-import { OPSGENIE_REGIONS, opsgenieConfigSchema, type OpsgenieConfig } from './opsgenie-config.js';
+import {
+  OPSGENIE_REGIONS,
+  OPSGENIE_TEMPLATE_PARTS,
+  opsgenieConfigSchema,
+  type OpsgenieConfig,
+} from './opsgenie-config.js';
+import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { alertViews } from './template-view.js';
 
 /** The Alert API's limits (characters). */
 export const OPSGENIE_LIMITS = {
@@ -66,7 +72,14 @@ export type OpsgenieMessage = KeyedRequest<OpsgenieRequest>[];
 /** What rendering needs besides the notification. */
 export interface OpsgenieRenderOptions extends IncidentOptions {
   tags: readonly string[];
+  /** The channel's name, for a template's {{channel}}. */
+  channelName?: string;
+  /** The channel's templates (`template` in its config); absent: {@link OPSGENIE_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
 }
+
+/** `templates/opsgenie/`: the built-in rendering's own templates. */
+export const OPSGENIE_TEMPLATES = defaultTemplates('opsgenie', OPSGENIE_TEMPLATE_PARTS);
 
 /** The path of an action on an alert by its alias: `/v2/alerts/{alias}/{action}?identifierType=alias`. */
 function byAlias(alias: string, action: string): string {
@@ -119,13 +132,18 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       ];
     default: {
       const details = incidentDetails(e, o);
+      const templates = { ...OPSGENIE_TEMPLATES, ...o.templates };
+      const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
+      const message = templates.title!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.message));
+      // The description is several lines: the log among the details keeps its own.
+      const text = templates.text!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.description, true));
       const create: OpsgenieRequest = {
         method: 'POST',
         path: '/v2/alerts',
         body: {
-          message: incidentTitle(e, OPSGENIE_LIMITS.message),
+          message: oneLine(message, OPSGENIE_LIMITS.message),
           alias,
-          description: description(details),
+          description: cut(text, OPSGENIE_LIMITS.description),
           details: cutDetails(details),
           ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
           source: SOURCE,
@@ -143,12 +161,9 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
   }
 }
 
-/** The alert's description: its details one a line ("Step: install"), cut to the API's limit. */
-function description(details: Record<string, string>): string {
-  const text = Object.entries(details)
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\n');
-  return text.length <= OPSGENIE_LIMITS.description ? text : `${text.slice(0, OPSGENIE_LIMITS.description - 1)}…`;
+/** A text cut to `max` characters, an ellipsis saying so. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /**
@@ -199,18 +214,13 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
 export const opsgenieChannel = {
   kind: 'opsgenie',
   configSchema: opsgenieConfigSchema,
+  templateParts: OPSGENIE_TEMPLATE_PARTS,
   create(config: OpsgenieConfig, deps: ChannelDeps): Channel<OpsgenieMessage> {
+    const templates = channelTemplates(OPSGENIE_TEMPLATES, OPSGENIE_TEMPLATE_PARTS, config.template);
     const secrets = [config.api_key];
     const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
-    const log = deps.logger.child({ channel: config.name, kind: 'opsgenie' });
-    const io = httpChannelIo({
-      peer: 'Opsgenie',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'opsgenie', name: 'Opsgenie' }, secrets);
 
     const send = (request: OpsgenieRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
       io.post({
@@ -230,7 +240,14 @@ export const opsgenieChannel = {
       // One send may make two requests per alert of its message, each within the timeout.
       sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
       render: (n) =>
-        renderOpsgenie(n, { now: deps.clock.now(), links: deps.links, consoleUrl: deps.consoleUrl, tags: config.tags }),
+        renderOpsgenie(n, {
+          now: deps.clock.now(),
+          links: deps.links,
+          consoleUrl: deps.consoleUrl,
+          tags: config.tags,
+          channelName: config.name,
+          templates,
+        }),
       send: (message, signal) =>
         io.guarded(() => delivered.sendEach(message, (request) => send(request, signal)), signal),
       close: io.close,

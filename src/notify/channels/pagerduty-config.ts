@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
 import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/** What a PagerDuty channel's template shapes: each alert's summary (its details are structural). */
+export const PAGERDUTY_TEMPLATE_PARTS: TemplateParts = { title: 'event' };
 
 /** PagerDuty's Events API v2, by service region. */
 export const PAGERDUTY_REGIONS = {
@@ -45,6 +49,7 @@ export const pagerdutyConfigSchema = z
       .optional()
       .describe("The events' payload.source where an alert names no app or server. Absent: deploy-watchdog."),
     timeout: onCallTimeoutSchema,
+    template: templateConfigSchema(PAGERDUTY_TEMPLATE_PARTS),
   })
   .strict();
 

@@ -23,14 +23,20 @@ import {
   incidentDetails,
   incidentKey,
   incidentLinks,
-  incidentTitle,
   noticeLines,
   type IncidentOptions,
   type KeyedRequest,
 } from './incident-parts.js';
-import { oneLine, safeHttpUrl } from './escape.js';
+import { oneLine, plainText, safeHttpUrl } from './escape.js';
 import { apiRoot } from './on-call-config.js';
-import { PAGERDUTY_REGIONS, pagerdutyConfigSchema, type PagerDutyConfig } from './pagerduty-config.js';
+import {
+  PAGERDUTY_REGIONS,
+  PAGERDUTY_TEMPLATE_PARTS,
+  pagerdutyConfigSchema,
+  type PagerDutyConfig,
+} from './pagerduty-config.js';
+import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { alertViews } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
 export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024, source: 255 } as const;
@@ -76,9 +82,16 @@ export type PagerDutyMessage = KeyedRequest<PagerDutyRequest>[];
 
 /** What rendering needs besides the notification. */
 export interface PagerDutyRenderOptions extends IncidentOptions {
+  /** The channel's name, for a template's {{channel}}. */
+  channelName?: string;
   /** payload.source where an alert names no app or server. */
   source: string;
+  /** The channel's templates (`template` in its config); absent: {@link PAGERDUTY_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
 }
+
+/** `templates/pagerduty/`: the built-in rendering's own templates. */
+export const PAGERDUTY_TEMPLATES = defaultTemplates('pagerduty', PAGERDUTY_TEMPLATE_PARTS);
 
 /** Builds the requests of a notification. Pure. */
 export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): PagerDutyMessage {
@@ -118,11 +131,15 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
     default: {
       const links = incidentLinks(e, o).map((l) => ({ href: l.url, text: l.label }));
       const consoleUrl = safeHttpUrl(o.consoleUrl);
+      const title = (o.templates?.title ?? PAGERDUTY_TEMPLATES.title!).render(
+        alertViews(e, { ...o, channelName: o.channelName ?? '' }),
+        (v) => plainText(v, PAGERDUTY_LIMITS.summary),
+      );
       return {
         event_action: 'trigger',
         dedup_key,
         payload: {
-          summary: incidentTitle(e, PAGERDUTY_LIMITS.summary),
+          summary: oneLine(title, PAGERDUTY_LIMITS.summary),
           source: oneLine(e.labels.app || e.labels.server || o.source, PAGERDUTY_LIMITS.source),
           severity: PAGERDUTY_SEVERITY[e.severity],
           timestamp: formatUtc(Date.parse(e.at) || o.now, 'iso'),
@@ -143,18 +160,13 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
 export const pagerdutyChannel = {
   kind: 'pagerduty',
   configSchema: pagerdutyConfigSchema,
+  templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config: PagerDutyConfig, deps: ChannelDeps): Channel<PagerDutyMessage> {
+    const templates = channelTemplates(PAGERDUTY_TEMPLATES, PAGERDUTY_TEMPLATE_PARTS, config.template);
     const secrets = [config.routing_key];
     const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
-    const log = deps.logger.child({ channel: config.name, kind: 'pagerduty' });
-    const io = httpChannelIo({
-      peer: 'PagerDuty',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'pagerduty', name: 'PagerDuty' }, secrets);
 
     const post = (request: PagerDutyRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
       io.post({
@@ -176,6 +188,8 @@ export const pagerdutyChannel = {
           links: deps.links,
           consoleUrl: deps.consoleUrl,
           source: config.source ?? 'deploy-watchdog',
+          channelName: config.name,
+          templates,
         }),
       send: (message, signal) =>
         io.guarded(() => delivered.sendEach(message, (request) => post(request, signal)), signal),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
-import { slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { SLACK_TEMPLATE_PARTS, slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { templateConfigSchema } from './template-config.js';
 import { slackInteractionsSchema } from './slack-interactions-config.js';
 
 /** Slack's Web API root, where `api_url` points unless a test points it elsewhere. */
@@ -24,7 +25,7 @@ export const slackAppConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('slack_app'),
-    /** The app's bot token (`xoxb-…`, use ${VAR}): a Secret, never shown, logged or stored. */
+    /** The app's bot token (`xoxb-...`, use ${VAR}): a Secret, never shown, logged or stored. */
     bot_token: secretSchema.refine(
       (s) => !NOT_A_BOT_TOKEN.test(s.reveal().trim()),
       "must be the app's Bot User OAuth Token (xoxb-…, from OAuth & Permissions); a webhook URL goes in a channel of type: slack (webhook_url), an app-level token (xapp-…) in interactions.app_token",
@@ -54,6 +55,7 @@ export const slackAppConfigSchema = z
      * may do what. Absent: no action buttons.
      */
     interactions: slackInteractionsSchema.optional(),
+    template: templateConfigSchema(SLACK_TEMPLATE_PARTS),
   })
   .strict();
 

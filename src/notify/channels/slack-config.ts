@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/** What a Slack message's template shapes (both kinds): its header (the message) and what it says of each alert. */
+export const SLACK_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
 
 /**
  * A mention added to messages with a firing critical alert, e.g. `{ critical: '<!here>' }`, in
@@ -33,6 +37,7 @@ export const slackConfigSchema = z
       .optional(),
     mention: slackMentionSchema.optional(),
     timeout: slackTimeoutSchema,
+    template: templateConfigSchema(SLACK_TEMPLATE_PARTS),
   })
   .strict();
 

@@ -15,8 +15,14 @@ import {
   type LogDescription,
   type Since,
 } from './describe.js';
-import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, safeHttpUrl } from './escape.js';
+import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } from './escape.js';
 import type { MessageLinks } from '../message-links.js';
+import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
+import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { messageView } from './template-view.js';
+
+/** `templates/slack/`: the built-in rendering's own templates. */
+export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
 
 /** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
 export const SLACK_LIMITS = {
@@ -110,14 +116,18 @@ export interface SlackRenderOptions {
   links?: MessageLinks | undefined;
   /** What a person can do about each alert from the message, by fingerprint; absent: nothing but read. */
   controls?: ReadonlyMap<string, EventControls> | undefined;
+  /** The channel's templates (`template` in its config); absent: {@link SLACK_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
 }
 
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
 export function slackRenderOptions(
   config: { name: string; mention?: { critical?: string | undefined; environment_types: string[] } | undefined },
   deps: Pick<ChannelDeps, 'clock' | 'commandConfigFile' | 'links'>,
+  templates?: ChannelTemplates,
 ): SlackRenderOptions {
   return {
+    templates,
     now: deps.clock.now(),
     channelName: config.name,
     mention: config.mention && {
@@ -139,9 +149,11 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const tone = TONES[d.headline.tone];
-  const h = d.headline;
-  const title = [`${tone.emoji} ${tone.word}`, ...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · ');
+  const templates = { ...SLACK_TEMPLATES, ...o.templates };
+  const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
+  // The header is plain text: values only lose their control characters there.
+  const title = templates.title!.render([view], (v) => plainText(v, 300));
+  const lead = (i: number) => templates.text!.render([view, view.events[i]!], (v) => escapeMrkdwn(v, 500));
   const mention = mentionFor(n, o.mention);
 
   const blocks: SlackBlock[] = [header(title)];
@@ -152,7 +164,7 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
     blocks.push(...compactLines(d.events, controls, SLACK_LIMITS.blocks - blocks.length - BLOCKS_AFTER_EVENTS));
   } else {
     d.events.forEach((e, i) => {
-      blocks.push(section(eventText(e)));
+      blocks.push(section(eventText(e, lead(i))));
       if (e.context?.log) blocks.push(logBlock(e.context.log));
       const page = e.page && buttons([e.page], 'page');
       const own = controls[i]?.buttons ?? [];
@@ -240,10 +252,9 @@ function dateToken(ms: number): string {
   return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${formatUtc(ms)}>`;
 }
 
-/** The mrkdwn of one event: status and summary, where, the check's facts, since when. */
-function eventText(d: EventDescription): string {
-  const tone = TONES[d.tone];
-  const lines = [`${tone.emoji} *${d.status}* · ${escapeMrkdwn(d.summary, 500)}`];
+/** The mrkdwn of one event: its template's text (status and summary), where, the check's facts, since when. */
+function eventText(d: EventDescription, lead: string): string {
+  const lines = lead === '' ? [] : [lead];
   const where: string[] = [];
   // A resolved event keeps only its app link: one tap to see it is back.
   if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);

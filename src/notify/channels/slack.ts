@@ -1,12 +1,23 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { ErrorCode, IncomingWebhook } from '@slack/webhook';
+import type { ErrorCode, IncomingWebhook } from '@slack/webhook';
+import { loadOnUse } from '../../lib/load-on-use.js';
 import { Secret } from '../../config/secret.js';
 import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
-import { slackConfigSchema, type SlackConfig } from './slack-config.js';
-import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-render.js';
+import { SLACK_TEMPLATE_PARTS, slackConfigSchema, type SlackConfig } from './slack-config.js';
+import { renderSlack, SLACK_TEMPLATES, slackRenderOptions, type SlackMessage } from './slack-render.js';
+import { channelTemplates } from './template-config.js';
+
+/**
+ * @slack/webhook, loaded at a Slack channel's first send: it brings axios and its HTTP stack (~6 MB
+ * of heap with their code), which a daemon that has sent nothing yet need not hold.
+ */
+const slackWebhook = loadOnUse<typeof import('@slack/webhook')>('@slack/webhook');
+
+/** `ErrorCode.RequestError` of @slack/webhook, spelled here so that classifying needs no library. */
+const WEBHOOK_REQUEST_ERROR = 'slack_webhook_request_error' satisfies `${ErrorCode.RequestError}`;
 
 /** What an error from @slack/webhook carries; its `original` is an axios error. */
 interface WebhookError {
@@ -38,7 +49,7 @@ export function classifySlackError(
       now,
     );
   }
-  if (e.code === ErrorCode.RequestError) return classifyNetworkError(e.original?.code, timeoutMs);
+  if (e.code === WEBHOOK_REQUEST_ERROR) return classifyNetworkError(e.original?.code, timeoutMs);
   // Thrown before anything was sent (a malformed request): sending again would fail the same way.
   return { outcome: 'permanent', reason: `could not send the request (${e.code ?? e.name ?? 'unknown error'})` };
 }
@@ -47,31 +58,39 @@ export function classifySlackError(
 export const slackChannel = {
   kind: 'slack',
   configSchema: slackConfigSchema,
+  templateParts: SLACK_TEMPLATE_PARTS,
   create(config: SlackConfig, deps: ChannelDeps): Channel<SlackMessage> {
+    const templates = channelTemplates(SLACK_TEMPLATES, SLACK_TEMPLATE_PARTS, config.template);
     const url = config.webhook_url.reveal();
     // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
     const secrets = [config.webhook_url, new Secret(new URL(url).pathname + new URL(url).search)];
     const agent = url.startsWith('https:') ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-    const webhook = new IncomingWebhook(url, {
-      timeout: config.timeout,
-      agent,
-      ...(config.username ? { username: config.username } : {}),
-      ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
-    });
-    // The library merges its options into every payload, and clears `agent` and `retryConfig` from
-    // them itself, but not `timeout` (already given to its HTTP client): clear it the same way, so
-    // no payload carries `"timeout": 10000` to Slack.
-    (webhook as unknown as { defaults: { timeout?: number } }).defaults.timeout = undefined;
+    let webhook: IncomingWebhook | undefined;
+    // Built at the first send (see `slackWebhook`).
+    const client = (): IncomingWebhook => {
+      if (webhook) return webhook;
+      webhook = new (slackWebhook().IncomingWebhook)(url, {
+        timeout: config.timeout,
+        agent,
+        ...(config.username ? { username: config.username } : {}),
+        ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
+      });
+      // The library merges its options into every payload, and clears `agent` and `retryConfig` from
+      // them itself, but not `timeout` (already given to its HTTP client): clear it the same way, so
+      // no payload carries `"timeout": 10000` to Slack.
+      (webhook as unknown as { defaults: { timeout?: number } }).defaults.timeout = undefined;
+      return webhook;
+    };
     const log = deps.logger.child({ channel: config.name, kind: 'slack' });
     return {
       name: config.name,
       kind: 'slack',
       // The webhook client aborts the request itself after `timeout`.
       sendTimeoutMs: config.timeout,
-      render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
+      render: (n) => renderSlack(n, slackRenderOptions(config, deps, templates)),
       send: (message, signal) =>
         guardedSend({
-          start: () => webhook.send({ text: message.text, blocks: message.blocks }),
+          start: () => client().send({ text: message.text, blocks: message.blocks }),
           signal,
           peer: 'Slack',
           answered: () => ({ outcome: 'ok' }),

@@ -9,9 +9,13 @@
  */
 import net from 'node:net';
 import type { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import { loadOnUse } from '../../lib/load-on-use.js';
+
+/** nodemailer, loaded at an email channel's first send (~3 MB of heap with its code). */
+const mailer = loadOnUse<typeof import('nodemailer')>('nodemailer');
 
 /** How one send ended: the server's answer, or the error and whether the body had gone. */
 export type SmtpSendOutcome =
@@ -27,19 +31,27 @@ interface SendTracker {
 
 /** An SMTP transport whose sockets are owned and whose sends say whether the body went out. */
 export class OwnedSmtpTransport {
-  readonly #transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
+  readonly #options: SMTPTransport.Options & { host: string; port: number; connectionTimeout: number };
+  /** Made at the first send (see `mailer`). */
+  #made: nodemailer.Transporter<SMTPTransport.SentMessageInfo> | undefined;
   readonly #open = new Set<net.Socket>();
   /** The send a new socket belongs to; sends of one channel never overlap (the delivery loop serialises them). */
   #current: SendTracker | undefined;
 
   constructor(options: SMTPTransport.Options & { host: string; port: number; connectionTimeout: number }) {
-    this.#transport = nodemailer.createTransport({
+    this.#options = options;
+  }
+
+  get #transport(): nodemailer.Transporter<SMTPTransport.SentMessageInfo> {
+    if (this.#made) return this.#made;
+    const options = this.#options;
+    const transport = mailer().createTransport({
       ...options,
       getSocket: (_options: SMTPTransport.Options, callback: (err: Error | null, socketOptions: object) => void) =>
         this.#connect(options, callback),
     });
     // After the 354, nodemailer reads the composed message to its end: that is the body handed over.
-    this.#transport.use('stream', (mail, done) => {
+    transport.use('stream', (mail, done) => {
       const tracker = (mail.data as Record<string, unknown>)[TRACKER] as SendTracker | undefined;
       if (tracker) {
         mail.message.processFunc((input: Readable) => {
@@ -49,6 +61,8 @@ export class OwnedSmtpTransport {
       }
       done();
     });
+    this.#made = transport;
+    return transport;
   }
 
   /** Sends one message; never throws. */
@@ -69,7 +83,7 @@ export class OwnedSmtpTransport {
 
   /** Closes the transport and destroys every socket still open. */
   close(): void {
-    this.#transport.close();
+    this.#made?.close();
     for (const socket of this.#open) socket.destroy();
   }
 

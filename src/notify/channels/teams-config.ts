@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 import { onCallTimeoutSchema } from './on-call-config.js';
+import { templateConfigSchema, type TemplateParts } from './template-config.js';
+
+/** What a Teams card's template shapes: its header (the message) and what it says of each alert above its facts. */
+export const TEAMS_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
 
 /**
  * Whether a URL is one of the Office 365 connectors' incoming webhooks Microsoft retired
@@ -27,6 +31,7 @@ export const teamsConfigSchema = z
       )
       .describe("The Teams Workflows webhook's URL (its signature is the credential); a secret."),
     timeout: onCallTimeoutSchema,
+    template: templateConfigSchema(TEAMS_TEMPLATE_PARTS),
   })
   .strict();
 

@@ -27,10 +27,12 @@ import {
   type Link,
   type Tone,
 } from './describe.js';
-import { escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo } from './http-post.js';
 import { consoleLink } from './slack-app-buttons.js';
-import { teamsConfigSchema, type TeamsConfig } from './teams-config.js';
+import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
+import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { messageView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 import { Secret } from '../../config/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -102,7 +104,12 @@ export interface TeamsRenderOptions {
   commandConfigFile?: string | undefined;
   links?: MessageLinks | undefined;
   consoleUrl?: string | undefined;
+  /** The channel's templates (`template` in its config); absent: {@link TEAMS_TEMPLATES}. */
+  templates?: ChannelTemplates | undefined;
 }
+
+/** `templates/teams/`: the built-in rendering's own templates. */
+export const TEAMS_TEMPLATES = defaultTemplates('teams', TEAMS_TEMPLATE_PARTS);
 
 /** Builds the Workflows message for a notification. Pure. */
 export function renderTeams(n: Notification, o: TeamsRenderOptions): TeamsMessage {
@@ -142,21 +149,26 @@ function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard 
   const budget = new TextBudget(TEAMS_LIMITS.text);
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const h = d.headline;
-  const tone = TONES[h.tone];
+  const templates = { ...TEAMS_TEMPLATES, ...o.templates };
+  const view = messageView(n, d, { ...o, routes: n.routes });
   const title = budget.spend(
-    `${tone.emoji} ${tone.word} · ${escapeTeamsMarkdown([...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · '), 300)}`,
+    cutText(
+      templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300)),
+      TEAMS_LIMITS.block,
+    ),
   );
   const body: CardElement[] = [header(h.tone, title)];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
   const shown = d.events.slice(0, TEAMS_LIMITS.events);
   let cut = d.events.length - shown.length;
-  for (const e of shown) {
+  shown.forEach((e, i) => {
     if (budget.left < 200) {
       cut++;
-      continue;
+      return;
     }
-    body.push(...eventElements(e, budget));
-  }
+    const lead = templates.text!.render([view, view.events[i]!], (v) => escapeTeamsMarkdown(v, 1_000));
+    body.push(...eventElements(e, lead, budget));
+  });
   const more = d.omitted + cut;
   if (more > 0) {
     const where = d.omittedCommand ? ` (${escapeTeamsMarkdown(d.omittedCommand, 500)} lists every open alert)` : '';
@@ -173,12 +185,10 @@ function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard 
   return card(body, actionsOf(n, d.events, d.runbooks, o));
 }
 
-/** One event: its status and summary in its colour, its facts, its context, its log. */
-function eventElements(e: EventDescription, budget: TextBudget): CardElement[] {
-  const summary = budget.take((max) => escapeTeamsMarkdown(e.summary, max), 1_000) ?? '';
-  const out: CardElement[] = [
-    text(`**${TONES[e.tone].emoji} ${e.status}** · ${summary}`, { color: STYLE[e.tone].color, separator: true }),
-  ];
+/** One event: its template's text (`lead`: status and summary) in its colour, its facts, its context, its log. */
+function eventElements(e: EventDescription, lead: string, budget: TextBudget): CardElement[] {
+  const shown = budget.take((max) => cutText(lead, max), TEAMS_LIMITS.block, 1) ?? '';
+  const out: CardElement[] = shown === '' ? [] : [text(shown, { color: STYLE[e.tone].color, separator: true })];
   const facts: Fact[] = [...(e.app ? [{ label: 'App', value: e.app }] : []), ...eventFactList(e)];
   if (facts.length > 0) out.push(factSet(facts.slice(0, TEAMS_LIMITS.facts), budget));
   const log = e.context?.log;
@@ -257,18 +267,13 @@ function noticeCard(n: NoticeNotification): AdaptiveCard {
 export const teamsChannel = {
   kind: 'teams',
   configSchema: teamsConfigSchema,
+  templateParts: TEAMS_TEMPLATE_PARTS,
   create(config: TeamsConfig, deps: ChannelDeps): Channel<TeamsMessage> {
+    const templates = channelTemplates(TEAMS_TEMPLATES, TEAMS_TEMPLATE_PARTS, config.template);
     const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
     const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
-    const log = deps.logger.child({ channel: config.name, kind: 'teams' });
-    const io = httpChannelIo({
-      peer: 'Teams',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'teams', name: 'Teams' }, secrets);
     return {
       name: config.name,
       kind: 'teams',
@@ -280,6 +285,7 @@ export const teamsChannel = {
           commandConfigFile: deps.commandConfigFile,
           links: deps.links,
           consoleUrl: deps.consoleUrl,
+          templates,
         }),
       send: (message, signal) =>
         io.guarded(

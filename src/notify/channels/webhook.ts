@@ -343,14 +343,7 @@ export const webhookChannel = {
   configSchema: webhookConfigSchema,
   create(config: WebhookConfig, deps: ChannelDeps): Channel<AlertmanagerMessage> {
     const secrets = secretsOf(config);
-    const log = deps.logger.child({ channel: config.name, kind: 'webhook' });
-    const io = httpChannelIo({
-      peer: 'the webhook',
-      timeoutMs: config.timeout,
-      secrets,
-      log,
-      now: () => deps.clock.now(),
-    });
+    const io = httpChannelIo(config, deps, { kind: 'webhook', name: 'the webhook' }, secrets);
 
     const post = (message: AlertmanagerMessage, signal: AbortSignal | undefined): Promise<SendResult> =>
       io.post({

@@ -56,7 +56,7 @@ describe('renderEmail', () => {
     );
     expect(m.text).toBe(
       [
-        'CRITICAL: 1 failed run · shop (production)',
+        'CRITICAL 1 failed run · shop (production)',
         '',
         'CRITICAL · Update of shop (production) failed at step install',
         '  App:       shop  <https://shop.example.com/>',
@@ -114,7 +114,7 @@ describe('renderEmail', () => {
   it('says RESOLVED with how long it lasted, what was wrong as over, and nothing else', () => {
     const m = renderEmail(alerts([alertEvent({ kind: 'resolved', endsAt: '2026-11-01T10:30:00Z' })]), options);
     expect(m.text.split('\n').slice(0, 5)).toEqual([
-      'RESOLVED: 1 failed run · shop (production)',
+      'RESOLVED 1 failed run · shop (production)',
       '',
       'RESOLVED after 30m · was: Update of shop (production) failed at step install',
       '  App: shop  <https://shop.example.com/>',
@@ -168,7 +168,7 @@ describe('renderEmail', () => {
     );
     const m = renderEmail(alerts(events), options);
     expect(m.text.split('\n').slice(0, 8)).toEqual([
-      'CRITICAL: 4 failed runs (production)',
+      'CRITICAL 4 failed runs (production)',
       '  Project:   webshop',
       '  Namespace: acme',
       '',

@@ -1,0 +1,106 @@
+/**
+ * What a message template sees (`message-template.ts` declares the fields, README "Templates" lists
+ * them): the description every channel shares (`describe.ts`), as plain data. Values are API text
+ * and our words, unescaped: the template's escaper makes them safe for the channel's medium when
+ * they are printed. Absent values are empty strings (never missing: Mustache would look further
+ * out and could find another level's field of the same name); labels are objects without a
+ * prototype, so no name reaches anything but a label.
+ */
+import type { AlertEvent } from '../../alerts/alert-event.js';
+import { formatUtc } from '../../lib/format-utc.js';
+import type { AlertsNotification } from './channel.js';
+import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
+import { safeHttpUrl } from './escape.js';
+import { incidentDetails, type IncidentOptions } from './incident-parts.js';
+
+/** What the views need besides the description: the channel's name, and what details are made from. */
+export interface ViewOptions extends IncidentOptions {
+  channelName: string;
+}
+
+/** A message's view, and its alerts' views (each the innermost level of that alert's `text`). */
+export type MessageView = Record<string, unknown> & { events: object[] };
+
+/** The view of a whole message: the fields of `MESSAGE_FIELDS`. */
+export function messageView(n: AlertsNotification, d: AlertsDescription, o: ViewOptions): MessageView {
+  const h = d.headline;
+  const tone = TONES[h.tone];
+  const routes = n.routes;
+  return {
+    tone: h.tone,
+    tone_word: tone.word,
+    emoji: tone.emoji,
+    headline: [...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · '),
+    counts: h.counts.join(', '),
+    what: h.what,
+    about: h.about ?? '',
+    scope: h.scope.join(', '),
+    channel: o.channelName,
+    alert_count: n.events.length,
+    omitted: d.omitted,
+    group: labelsOf(n.group),
+    events: d.events.map((e, i) => eventView(n.events[i]!, e, { ...o, routes }, i, d.events.length)),
+    next_steps: [...d.nextSteps],
+    silence_command: d.silenceCommand ?? '',
+  };
+}
+
+/** The view of one alert of a message (`index` of `count`): the fields of `EVENT_FIELDS`. */
+export function eventView(e: AlertEvent, d: EventDescription, o: ViewOptions, index = 0, count = 1): object {
+  const tone = TONES[d.tone];
+  const since = d.since ? (d.since.at !== null ? formatUtc(d.since.at) : d.since.text) : '';
+  const view = {
+    kind: e.kind,
+    firing: e.kind !== 'resolved',
+    resolved: e.kind === 'resolved',
+    severity: e.severity,
+    tone: d.tone,
+    tone_word: tone.word,
+    emoji: tone.emoji,
+    status: d.status,
+    summary: d.summary,
+    brief: d.brief,
+    check: e.check,
+    fingerprint: e.fingerprint,
+    app: d.app ?? '',
+    url: safeHttpUrl(d.url) ?? '',
+    page_url: (d.page && safeHttpUrl(d.page.url)) ?? '',
+    page_label: d.page?.label ?? '',
+    since,
+    ago: d.since?.ago ?? '',
+    resolution: d.resolution ?? '',
+    acknowledged_by: e.acknowledgement?.by ?? '',
+    labels: labelsOf(e.labels),
+    facts: positioned(d.facts.map((f) => ({ label: f.label, value: f.value }))),
+    first: index === 0,
+    last: index === count - 1,
+  };
+  // Made only when a template asks: most never do, and they take a second description.
+  Object.defineProperty(view, 'details', {
+    enumerable: true,
+    get: () => positioned(Object.entries(incidentDetails(e, o)).map(([label, value]) => ({ label, value }))),
+  });
+  return view;
+}
+
+/**
+ * The views of one alert on its own (PagerDuty and Opsgenie make one incident of each): the
+ * message it would be alone, then the alert.
+ */
+export function alertViews(e: AlertEvent, o: ViewOptions): [MessageView, object] {
+  const n: AlertsNotification = { type: 'alerts', group: {}, events: [e], omitted: 0, routes: [...(o.routes ?? [])] };
+  const view = messageView(n, describeAlerts(n, o.now, { links: o.links }), o);
+  return [view, view.events[0]!];
+}
+
+/** Labels as an object without a prototype: `labels.constructor` is no label, and finds nothing. */
+function labelsOf(labels: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries(labels)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Items with `first` and `last`, for separators. */
+function positioned<T extends object>(items: readonly T[]): (T & { first: boolean; last: boolean })[] {
+  return items.map((item, i) => ({ ...item, first: i === 0, last: i === items.length - 1 }));
+}

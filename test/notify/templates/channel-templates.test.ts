@@ -1,0 +1,298 @@
+/**
+ * Templates per channel kind, as golden files (`golden/`): each kind renders two messages, one
+ * alert whose every piece of service text is hostile (markup, `<!channel>`, `@everyone`, HTML, a
+ * reordering character, a summary of 12,000 characters) and a group of two, once with its default
+ * templates (the files in templates/) and once with a custom one using most fields. Besides the
+ * files, each render is held to what the kind must never let through: no mention or markup formed
+ * from service text, and the kind's length limits.
+ *
+ * To accept a change, write them again and read the diff:
+ *
+ *     UPDATE_GOLDEN=1 npx vitest run test/notify/templates/channel-templates.test.ts && git diff test/notify/templates
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AlertEvent } from '../../../src/alerts/alert-event.js';
+import type { AlertsNotification } from '../../../src/notify/channels/channel.js';
+import { DISCORD_TEMPLATE_PARTS } from '../../../src/notify/channels/discord-config.js';
+import { DISCORD_LIMITS, DISCORD_TEMPLATES, renderDiscord } from '../../../src/notify/channels/discord.js';
+import { emailTemplates, renderEmail } from '../../../src/notify/channels/email.js';
+import { OPSGENIE_TEMPLATE_PARTS } from '../../../src/notify/channels/opsgenie-config.js';
+import { OPSGENIE_LIMITS, OPSGENIE_TEMPLATES, renderOpsgenie } from '../../../src/notify/channels/opsgenie.js';
+import { PAGERDUTY_TEMPLATE_PARTS } from '../../../src/notify/channels/pagerduty-config.js';
+import { PAGERDUTY_LIMITS, PAGERDUTY_TEMPLATES, renderPagerDuty } from '../../../src/notify/channels/pagerduty.js';
+import { renderLiving } from '../../../src/notify/channels/slack-app-render.js';
+import { SLACK_TEMPLATE_PARTS } from '../../../src/notify/channels/slack-config.js';
+import { renderSlack, SLACK_LIMITS, SLACK_TEMPLATES } from '../../../src/notify/channels/slack-render.js';
+import { TEAMS_TEMPLATE_PARTS } from '../../../src/notify/channels/teams-config.js';
+import { renderTeams, TEAMS_TEMPLATES } from '../../../src/notify/channels/teams.js';
+import { channelTemplates, type ChannelTemplates } from '../../../src/notify/channels/template-config.js';
+import { NOW } from '../../detectors/fixtures.js';
+import { CONFIG_FILE, goldenCases, LINKS } from '../golden-cases.js';
+
+const DIR = path.join(import.meta.dirname, 'golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const CONSOLE = 'https://watchdog.example.com';
+
+/** Service text that tries every medium's tricks at once, and is far too long. */
+const HOSTILE_SUMMARY =
+  'Update of <b>shop</b> failed <!channel> <!here> @everyone @here <@U123> <@&456> *bold* _it_ ~x~ `code` ' +
+  '[click](https://evil.example) <https://evil.example|click> <script>alert(1)</script> &amp; | # 1. \u202Egnp\n' +
+  'Bcc: victim@evil.example ' +
+  'long '.repeat(2_400);
+
+function hostile(e: AlertEvent): AlertEvent {
+  return {
+    ...e,
+    summary: HOSTILE_SUMMARY,
+    labels: { ...e.labels, app: '<!channel> @everyone *shop*', project: '<img src=x onerror=alert(1)>' },
+    facts: [...(e.facts ?? []), { label: 'Reason', value: '<@U999> **x** [y](https://evil.example)' }],
+  };
+}
+
+/** The two messages every kind renders. */
+function cases(): { name: string; n: AlertsNotification }[] {
+  const all = goldenCases();
+  const one = all.find((c) => c.name === 'failed-run')!.notification;
+  const resolved = all.find((c) => c.name === 'resolved-with-reason')!.notification;
+  return [
+    { name: 'hostile', n: { ...one, events: one.events.map(hostile) } },
+    {
+      name: 'two',
+      n: {
+        ...one,
+        events: [
+          { ...one.events[0]!, id: 90, fingerprint: 'failed_runs/run/1' },
+          { ...resolved.events[0]!, id: 91, fingerprint: 'failed_runs/run/2' },
+        ],
+      },
+    },
+  ];
+}
+
+/** Custom templates per medium: most fields, sections, lists and the position flags. */
+const CUSTOM = {
+  title:
+    '{{tone_word}} [{{group.environment_type}}] {{counts}}{{#about}} for {{about}}{{/about}} via {{channel}} ' +
+    '({{alert_count}} shown, {{omitted}} more): {{#events}}{{app}}{{^last}} + {{/last}}{{/events}}',
+  text:
+    '{{emoji}} {{kind}}/{{severity}} {{app}} in {{labels.project}} since {{since}}{{#ago}} ({{.}} ago){{/ago}}\n' +
+    '{{summary}}\n' +
+    '{{#facts}}{{label}}={{value}}{{^last}}; {{/last}}{{/facts}}\n' +
+    '{{#resolved}}over: {{resolution}}{{/resolved}}{{#page_url}}page: {{page_url}}{{/page_url}} {{url}}\n' +
+    '{{#next_steps}}next: {{.}}{{/next_steps}}',
+  html: '<i>{{status}}</i> <b>{{app}}</b>: {{summary}} <a href="{{page_url}}">{{page_label}}</a>',
+};
+
+/** The custom templates for a kind's parts (an alert-scoped title where the kind renders one alert at a time). */
+function custom(parts: object, eventTitle = false): ChannelTemplates {
+  const given: Record<string, string> = {};
+  for (const part of Object.keys(parts) as (keyof typeof CUSTOM)[]) given[part] = CUSTOM[part];
+  if (eventTitle) given.title = '{{tone_word}} {{check}} on {{app}} ({{labels.environment_type}}): {{brief}}';
+  return channelTemplates({}, parts, given);
+}
+
+function expectGolden(name: string, actual: string): void {
+  const file = path.join(DIR, name);
+  if (UPDATE) {
+    fs.mkdirSync(DIR, { recursive: true });
+    fs.writeFileSync(file, actual);
+    return;
+  }
+  expect(fs.existsSync(file), `${name} is missing: UPDATE_GOLDEN=1 to write it`).toBe(true);
+  expect(actual, `${name} differs (UPDATE_GOLDEN=1 to accept, then read the diff)`).toBe(fs.readFileSync(file, 'utf8'));
+}
+
+const json = (m: unknown) => `${JSON.stringify(m, null, 2)}\n`;
+
+/** Every string in a payload, for what must never be in any. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
+/** Each kind: its render with some templates (undefined: its defaults), as a golden file, and its checks. */
+const KINDS: {
+  kind: string;
+  templates: ChannelTemplates;
+  render: (n: AlertsNotification, t: ChannelTemplates | undefined) => string;
+  safe: (out: string) => void;
+}[] = [
+  {
+    kind: 'slack',
+    templates: custom(SLACK_TEMPLATE_PARTS),
+    render: (n, templates) =>
+      json(
+        renderSlack(n, { now: NOW, channelName: 'ops-slack', commandConfigFile: CONFIG_FILE, links: LINKS, templates }),
+      ),
+    safe: (out) => {
+      const m = JSON.parse(out) as ReturnType<typeof renderSlack>;
+      // The header is plain_text, where Slack forms no mention: the rest is mrkdwn.
+      expect(m.blocks[0]).toMatchObject({ type: 'header', text: { type: 'plain_text' } });
+      for (const s of [m.text, ...strings(m.blocks.slice(1))])
+        expect(s).not.toMatch(/<!channel>|<!here>|<@U|<script|<https:\/\/evil/);
+      expect((m.blocks[0] as { text: { text: string } }).text.text.length).toBeLessThanOrEqual(SLACK_LIMITS.header);
+      expect(m.text.length).toBeLessThanOrEqual(SLACK_LIMITS.text);
+      for (const b of m.blocks)
+        if ('text' in b && b.text.type === 'mrkdwn') expect(b.text.text.length).toBeLessThanOrEqual(SLACK_LIMITS.text);
+    },
+  },
+  {
+    kind: 'slack_app',
+    templates: custom(SLACK_TEMPLATE_PARTS),
+    render: (n, templates) =>
+      json(
+        renderLiving({ group: n.group, alerts: n.events, notes: [], routes: n.routes ?? [] }, 10, {
+          now: NOW,
+          channelName: 'ops-app',
+          links: LINKS,
+          templates,
+        }),
+      ),
+    safe: (out) => {
+      const m = JSON.parse(out) as ReturnType<typeof renderLiving>;
+      expect(m.blocks[0]).toMatchObject({ type: 'header', text: { type: 'plain_text' } });
+      for (const s of [m.text, ...strings(m.attachments)]) expect(s).not.toMatch(/<!channel>|<!here>|<@U|<script/);
+    },
+  },
+  {
+    kind: 'email',
+    templates: emailTemplates(CUSTOM),
+    render: (n, templates) => {
+      const m = renderEmail(n, {
+        now: NOW,
+        channelName: 'ops-mail',
+        subjectPrefix: '[deploy-watchdog]',
+        commandConfigFile: CONFIG_FILE,
+        links: LINKS,
+        templates,
+      });
+      return `Subject: ${m.subject}\n\n${m.text}\n\n--- html ---\n${m.html}`;
+    },
+    safe: (out) => {
+      const [head, html] = out.split('--- html ---');
+      expect(head!.split('\n')[0]!.length).toBeLessThanOrEqual(9 + 200);
+      expect(html).not.toMatch(/<script|<img|<!channel/);
+    },
+  },
+  {
+    kind: 'email-text-only',
+    // A text without an html: the HTML part shows it as the plain text it is.
+    templates: emailTemplates({ text: 'Look <here>: {{summary}}\nthen act' }),
+    render: (n, templates) =>
+      renderEmail(n, { now: NOW, channelName: 'ops-mail', subjectPrefix: '[dw]', links: LINKS, templates }).html,
+    safe: (out) => {
+      expect(out).not.toMatch(/<here>|<script|<img/);
+    },
+  },
+  {
+    kind: 'teams',
+    templates: custom(TEAMS_TEMPLATE_PARTS),
+    render: (n, templates) =>
+      json(
+        renderTeams(n, {
+          now: NOW,
+          channelName: 'ops-teams',
+          commandConfigFile: CONFIG_FILE,
+          links: LINKS,
+          consoleUrl: CONSOLE,
+          templates,
+        }),
+      ),
+    safe: (out) => {
+      expect(out.length).toBeLessThan(28_000);
+      for (const s of strings(JSON.parse(out))) expect(s).not.toMatch(/(?<!\\)<(?:at|script|img)|(?<!\\)\[click\]/);
+    },
+  },
+  {
+    kind: 'discord',
+    templates: custom(DISCORD_TEMPLATE_PARTS),
+    render: (n, templates) =>
+      json(
+        renderDiscord(n, {
+          now: NOW,
+          channelName: 'ops-discord',
+          commandConfigFile: CONFIG_FILE,
+          links: LINKS,
+          consoleUrl: CONSOLE,
+          templates,
+        }),
+      ),
+    safe: (out) => {
+      const m = JSON.parse(out) as ReturnType<typeof renderDiscord>;
+      expect(m.allowed_mentions).toEqual({ parse: [] });
+      // A code span (the silence command) is shown as written: Discord forms no mention there.
+      for (const s of strings(m)) expect(s.replace(/`[^`]*`/g, '')).not.toMatch(/(?<!\\)@(?:everyone|here)|(?<!\\)<@/);
+      expect(m.content.length).toBeLessThanOrEqual(DISCORD_LIMITS.content);
+      const total = m.embeds.reduce(
+        (t, e) => t + e.title.length + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0),
+        0,
+      );
+      expect(total).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+      for (const e of m.embeds) expect(e.description?.length ?? 0).toBeLessThanOrEqual(DISCORD_LIMITS.description);
+    },
+  },
+  {
+    kind: 'pagerduty',
+    templates: custom(PAGERDUTY_TEMPLATE_PARTS, true),
+    render: (n, templates) =>
+      json(renderPagerDuty(n, { now: NOW, links: LINKS, consoleUrl: CONSOLE, source: 'deploy-watchdog', templates })),
+    safe: (out) => {
+      for (const r of JSON.parse(out) as ReturnType<typeof renderPagerDuty>) {
+        const summary = 'payload' in r.request.event ? r.request.event.payload?.summary : undefined;
+        if (summary) {
+          expect(summary.length).toBeLessThanOrEqual(PAGERDUTY_LIMITS.summary);
+          expect(summary).not.toMatch(/[\n\r\u202e]/);
+        }
+      }
+    },
+  },
+  {
+    kind: 'opsgenie',
+    templates: custom(OPSGENIE_TEMPLATE_PARTS, true),
+    render: (n, templates) =>
+      json(renderOpsgenie(n, { now: NOW, links: LINKS, consoleUrl: CONSOLE, tags: ['dw'], templates })),
+    safe: (out) => {
+      for (const r of JSON.parse(out) as ReturnType<typeof renderOpsgenie>) {
+        const { message, description } = r.request.body as { message?: string; description?: string };
+        if (message !== undefined) expect(message.length).toBeLessThanOrEqual(OPSGENIE_LIMITS.message);
+        if (description !== undefined) expect(description.length).toBeLessThanOrEqual(OPSGENIE_LIMITS.description);
+        for (const s of [message, description]) expect(s ?? '').not.toContain('\u202e');
+      }
+    },
+  },
+];
+
+const ROWS = KINDS.flatMap((k) =>
+  cases().flatMap((c) =>
+    (['default', 'custom'] as const).map((which) => [`${k.kind}.${c.name}.${which}`, k, c.n, which] as const),
+  ),
+);
+
+describe('templates per channel kind, as golden files', () => {
+  it.each(ROWS)('%s', (name, k, n, which) => {
+    const out = k.render(n, which === 'custom' ? k.templates : undefined);
+    expectGolden(`${name}${k.kind === 'email' ? '.txt' : k.kind === 'email-text-only' ? '.html' : '.json'}`, out);
+    k.safe(out);
+  });
+
+  it('renders the defaults with the files in templates/ (what a user copies)', () => {
+    const file = (p: string) => fs.readFileSync(path.join(import.meta.dirname, '../../../templates', p), 'utf8');
+    expect(SLACK_TEMPLATES.title!.source).toBe(file('slack/title.mustache'));
+    expect(TEAMS_TEMPLATES.text!.source).toBe(file('teams/text.mustache'));
+    expect(DISCORD_TEMPLATES.title!.source).toBe(file('discord/title.mustache'));
+    expect(PAGERDUTY_TEMPLATES.title!.source).toBe(file('pagerduty/title.mustache'));
+    expect(OPSGENIE_TEMPLATES.text!.source).toBe(file('opsgenie/text.mustache'));
+    expect(emailTemplates(undefined).html!.source).toBe(file('email/html.mustache'));
+  });
+
+  it.skipIf(UPDATE)('has no golden file that no case writes', () => {
+    const written = ROWS.map(
+      ([name, k]) => `${name}${k.kind === 'email' ? '.txt' : k.kind === 'email-text-only' ? '.html' : '.json'}`,
+    );
+    expect(fs.readdirSync(DIR).sort()).toEqual(written.sort());
+  });
+});
