@@ -5,7 +5,9 @@
  * made its alert undeliverable. So an open record is measured once at the edge, without recursion,
  * and one past {@link OPEN_RECORD_LIMITS} keeps only its first top-level text, number and boolean
  * fields, with `shape_cut` saying what was cut: the item is still told, readable and bounded.
+ * A top-level text field longer than `EDGE_TEXT_MAX` is cut too (`cut-at-edge.ts`).
  */
+import { cutAtEdge, EDGE_TEXT_MAX } from './cut-at-edge.js';
 
 /** How deep and how wide an open record may be before it is cut. */
 export const OPEN_RECORD_LIMITS = {
@@ -24,14 +26,14 @@ export function boundOpenRecord(
   limits: { depth: number; fields: number } = OPEN_RECORD_LIMITS,
 ): Record<string, unknown> {
   const problem = shapeProblem(record, limits);
-  if (problem === undefined) return record;
+  if (problem === undefined) return cutLongFields(record);
   const kept: Record<string, unknown> = {};
   let count = 0;
   for (const key in record) {
     if (count >= limits.fields) break;
     const value = record[key];
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
-      kept[key] = value;
+      kept[key] = typeof value === 'string' ? cutAtEdge(value) : value;
       count++;
     }
   }
@@ -54,4 +56,14 @@ function shapeProblem(record: Record<string, unknown>, limits: { depth: number; 
     }
   }
   return undefined;
+}
+
+/** The record with each top-level text longer than {@link EDGE_TEXT_MAX} cut; itself when none is. */
+function cutLongFields(record: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value === 'string' && value.length > EDGE_TEXT_MAX) (out ??= { ...record })[key] = cutAtEdge(value);
+  }
+  return out ?? record;
 }

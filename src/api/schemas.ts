@@ -10,6 +10,7 @@
  * client makes no assumption about them; the watch engine takes its vocabulary from configuration.
  */
 import { z } from 'zod';
+import { cutAtEdge } from './cut-at-edge.js';
 import { boundOpenRecord } from './open-record.js';
 
 /**
@@ -279,7 +280,10 @@ export const runStepSchema = z.object({
   state: z.string(),
   started_at: timestamp,
   updated_at: timestamp,
-  reason: z.string().nullable(),
+  reason: z
+    .string()
+    .transform((t) => cutAtEdge(t))
+    .nullable(),
 });
 /** One step of a run. */
 export type RunStep = z.infer<typeof runStepSchema>;
@@ -295,8 +299,14 @@ export const runSchema = runListItemSchema.extend({
   watcher: z
     .object({
       state: watcherStateSchema,
-      progress: z.string().nullable(),
-      reason: z.string().nullable(),
+      progress: z
+        .string()
+        .transform((t) => cutAtEdge(t))
+        .nullable(),
+      reason: z
+        .string()
+        .transform((t) => cutAtEdge(t))
+        .nullable(),
     })
     .nullable(),
 });

@@ -212,7 +212,7 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
       return [200, alertsPage(store, config, ctx, query, doneNotice(query.get('done')))];
     case '/alert': {
       const fingerprint = query.get('fp') ?? '';
-      const body = alertPage(store, config, ctx, fingerprint, doneNotice(query.get('done')));
+      const body = alertPage(store, config, ctx, fingerprint, doneNotice(query.get('done')), query);
       return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
     }
     case '/silences':

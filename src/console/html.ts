@@ -3,12 +3,21 @@
  * the service (app names, summaries, reasons, log lines) is always text and never markup. Only
  * what another `html` template made (or {@link safeLink} built from a checked URL) goes in as it
  * is. Attribute values in the templates are always quoted, and the escaping covers both quotes, so
- * a value cannot end its attribute either.
+ * a value cannot end its attribute either. Each value is cut at {@link VALUE_MAX} characters
+ * (marked with an ellipsis), so a record with megabytes of text makes a page of kilobytes; our own
+ * text that must come back whole (the config, a form's matchers) goes in through {@link whole}.
  *
  *   html`<td title="${alert.summary}">${alert.summary}</td>`   // both escaped
  *   html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`     // nested templates kept
  */
 import { escapeHtmlLines, safeHttpUrl } from '../notify/channels/escape.js';
+
+/**
+ * The most a value from a record adds to a page, in escaped characters: longer than anything a
+ * person reads in a cell (a channel cuts a summary at 4,000), short enough that a list page of a
+ * few hundred rows stays a few megabytes at worst whatever the service sent.
+ */
+export const VALUE_MAX = 8_000;
 
 /** Only this module makes {@link SafeHtml}: a value cannot claim to be markup by its shape. */
 const MADE_HERE = Symbol('html');
@@ -48,11 +57,19 @@ export function safeLink(url: string | null | undefined, label: string): SafeHtm
   return html`<a href="${href}" rel="noopener noreferrer nofollow" target="_blank">${label}</a>`;
 }
 
+/**
+ * Text escaped but never cut: for our own text whose size we bound elsewhere and that must come
+ * back whole (the config in force, a form's matchers travelling to the next request).
+ */
+export function whole(text: string): SafeHtml {
+  return new SafeHtml(MADE_HERE, escapeHtmlLines(text, Infinity));
+}
+
 function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.toString();
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
-  // Escaped for element content and quoted attribute values alike; never cut. Line breaks stay:
+  // Escaped for element content and quoted attribute values alike, and cut. Line breaks stay:
   // HTML folds them into spaces except where lines are lines (a textarea's matchers, a pre).
-  return escapeHtmlLines(String(value), Infinity);
+  return escapeHtmlLines(String(value), VALUE_MAX);
 }

@@ -10,9 +10,9 @@
  * Format characters that reorder or hide text: the Arabic letter mark, the zero-width space,
  * non-joiner and joiner, the left-to-right and right-to-left marks, the bidi embeddings, overrides
  * and isolates (U+202A–202E, U+2066–2069), the word joiner and invisible operators (U+2060–2064),
- * and the zero-width no-break space (U+FEFF).
+ * and the zero-width no-break space (U+FEFF). A character class's body, for a RegExp.
  */
-const HIDDEN = '\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff';
+export const HIDDEN = '\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff';
 
 /** C0 and C1 controls and DEL: what a terminal acts on (escape sequences, line breaks). */
 const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';

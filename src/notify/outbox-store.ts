@@ -21,7 +21,11 @@ export interface OutboxRow {
   fingerprint: string | null;
   /** The event kind, or the notice topic. */
   kind: string;
-  /** The AlertEvent or NoticeNotification as JSON. */
+  /**
+   * The AlertEvent or NoticeNotification as JSON: its body (`outbox_bodies`, one per event, shared
+   * by the event's rows on every channel), or the row's own payload if written before migration
+   * 017. Empty where the read did not need it (the console's).
+   */
   payload: string;
   /** JSON of the group labels; rows with the same channel and key share a message. */
   groupKey: string;
@@ -41,14 +45,23 @@ export interface OutboxRow {
   lastError: string | null;
 }
 
-/** A new row, before it has an id. */
-export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError'>;
+/** A new row, before it has an id: its body stored first ({@link OutboxStore.insertBody}) and named. */
+export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError' | 'payload'> & {
+  bodyId: number;
+};
 
 /** A channel's delivery state: a pause asked for by the receiver, and its failure streak. */
 export interface ChannelState {
   pausedUntil: number | null;
   consecutiveFailures: number;
 }
+
+/**
+ * The rows the delivery reads, each with its body's text (`body_text`) beside its own payload
+ * (empty since migration 017): one body, stored once, for the rows of every channel.
+ */
+const WITH_BODY =
+  'SELECT o.*, b.body AS body_text FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id';
 
 interface DbRow {
   id: number;
@@ -59,6 +72,8 @@ interface DbRow {
   fingerprint: string | null;
   kind: string;
   payload: string;
+  /** The body's text, where the read joined it. */
+  body_text?: string | null;
   group_key: string;
   status: string;
   decision: string;
@@ -77,6 +92,7 @@ interface DbRow {
 export class OutboxStore {
   readonly db: SqlDatabase;
   readonly #insert: SqlStatement<[NewOutboxRow], { id: number }>;
+  readonly #insertBody: SqlStatement<[string, number], { body_id: number }>;
   readonly #held: SqlStatement<[], DbRow>;
   readonly #heldFor: SqlStatement<[string, string], DbRow>;
   readonly #heldBy: SqlStatement<[string, string], DbRow>;
@@ -105,19 +121,20 @@ export class OutboxStore {
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
     this.#insert = db.prepare(
-      `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, group_key, status,
+      `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, body_id, group_key, status,
          decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
-       VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, @payload, @groupKey, @status,
+       VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, '', @bodyId, @groupKey, @status,
          @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
        RETURNING id`,
     );
-    this.#held = db.prepare(`SELECT * FROM outbox WHERE status = 'held' ORDER BY id`);
+    this.#insertBody = db.prepare('INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id');
+    this.#held = db.prepare(`${WITH_BODY} WHERE o.status = 'held' ORDER BY o.id`);
     this.#heldFor = db.prepare(
-      `SELECT * FROM outbox WHERE status = 'held' AND fingerprint = ? AND channel = ? ORDER BY id`,
+      `${WITH_BODY} WHERE o.status = 'held' AND o.fingerprint = ? AND o.channel = ? ORDER BY o.id`,
     );
-    this.#heldBy = db.prepare(`SELECT * FROM outbox WHERE status = 'held' AND held_by = ? AND channel = ? ORDER BY id`);
+    this.#heldBy = db.prepare(`${WITH_BODY} WHERE o.status = 'held' AND o.held_by = ? AND o.channel = ? ORDER BY o.id`);
     this.#due = db.prepare(
-      `SELECT * FROM outbox WHERE status = 'pending' AND channel = ? AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
+      `${WITH_BODY} WHERE o.status = 'pending' AND o.channel = ? AND o.next_attempt_at <= ? ORDER BY o.id LIMIT ?`,
     );
     this.#redecide = db.prepare(
       `UPDATE outbox SET status = @status, decision = @decision, detail = @detail, held_by = @heldBy,
@@ -141,7 +158,7 @@ export class OutboxStore {
          last_error = @error, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
-    this.#expirable = db.prepare(`SELECT * FROM outbox WHERE status = 'pending' AND due_since <= ? ORDER BY id`);
+    this.#expirable = db.prepare(`${WITH_BODY} WHERE o.status = 'pending' AND o.due_since <= ? ORDER BY o.id`);
     this.#expire = db.prepare(
       `UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`,
     );
@@ -308,6 +325,14 @@ export class OutboxStore {
     return { pausedUntil: row?.paused_until ?? null, consecutiveFailures: row?.consecutive_failures ?? 0 };
   }
 
+  /**
+   * Stores what an event or notice says, once for all the rows that will name it (in their
+   * transaction); its id for {@link insert}.
+   */
+  insertBody(payload: string, now: number): number {
+    return Number(this.#insertBody.get(payload, now)!.body_id);
+  }
+
   /** Stores a channel's pause and failure streak. */
   setChannelState(channel: string, state: ChannelState, lastError: string | null): void {
     this.#channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
@@ -418,7 +443,7 @@ function fromDb(row: DbRow): OutboxRow {
     eventId: row.event_id,
     fingerprint: row.fingerprint,
     kind: row.kind,
-    payload: row.payload,
+    payload: row.body_text ?? row.payload,
     groupKey: row.group_key,
     status: row.status as OutboxStatus,
     decision: row.decision as NotifyDecision,

@@ -113,6 +113,7 @@ export class Outbox {
       const acknowledgement = isAcknowledgementKind(event.kind);
       // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
       const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
+      const body = this.#bodyOf(event, now);
       for (const { channel, route } of this.#targets(event)) {
         const log = this.rows.logEntry(event.fingerprint, channel);
         // A newer event of the same alert makes what was held for this channel obsolete; an
@@ -138,7 +139,7 @@ export class Outbox {
         const decided: Decided = over
           ? { decision: 'superseded', detail: 'the alert is no longer firing' }
           : this.#decide(event, channel, route, now, { silenceId, cause, log, contextPending });
-        this.#write(event, channel, route, decided, now, pass, held);
+        this.#write(event, body, channel, route, decided, now, pass, held);
       }
     }
     pass.summaries = this.#summaries(held, facts, now);
@@ -182,6 +183,7 @@ export class Outbox {
             id: eventId,
             unanswered: { afterMs, toldBefore },
           };
+          const body = this.#bodyOf(event, now);
           for (const channel of to) {
             if (toldBefore.includes(channel)) continue;
             const decided = this.#decide(event, channel, route, now, {
@@ -190,7 +192,7 @@ export class Outbox {
               log: this.rows.logEntry(alert.fingerprint, channel),
               contextPending: undefined,
             });
-            this.#write(event, channel, route, decided, now, pass, held);
+            this.#write(event, body, channel, route, decided, now, pass, held);
           }
           this.rows.logAnnounced(key, route.name, 'firing', now);
           this.#log.info(
@@ -241,9 +243,19 @@ export class Outbox {
     });
   }
 
+  /**
+   * The body of an event's rows, stored when its first row is written (an event no channel takes
+   * stores none) and named by the rows of every other channel: one copy, whatever the channels.
+   */
+  #bodyOf(content: AlertEvent | NoticeNotification, now: number): () => number {
+    let id: number | undefined;
+    return () => (id ??= this.rows.insertBody(JSON.stringify(content), now));
+  }
+
   /** Writes the row of one event on one channel as decided, keeps the log in step and counts it. */
   #write(
     event: AlertEvent,
+    body: () => number,
     channel: string,
     route: ResolvedRoute,
     decided: Decided,
@@ -259,7 +271,7 @@ export class Outbox {
       eventId: event.id,
       fingerprint: event.fingerprint,
       kind: event.kind,
-      payload: JSON.stringify(event),
+      bodyId: body(),
       groupKey: groupKeyOf(event.labels, route),
       status,
       decision: decided.decision,
@@ -280,6 +292,7 @@ export class Outbox {
    */
   notice(notification: NoticeNotification, channels: readonly string[], now: number): number[] {
     this.#requireTransaction('notice');
+    const body = this.#bodyOf(notification, now);
     return channels.map((channel) =>
       this.rows.insert({
         channel,
@@ -288,7 +301,7 @@ export class Outbox {
         eventId: null,
         fingerprint: null,
         kind: notification.topic,
-        payload: JSON.stringify(notification),
+        bodyId: body(),
         groupKey: '',
         status: 'pending',
         decision: 'deliver',

@@ -384,25 +384,52 @@ export function auditSince(store: Store, since: number, decisions: readonly Audi
   return rows.map(auditOf);
 }
 
-/** The audit, oldest first; the newest `limit` rows when given; only one policy's, or one alert's, when told. */
+/**
+ * The audit, oldest first; the newest `limit` rows when given (past the `offset` newest, a page of
+ * the console's); only one policy's, or one alert's, when told.
+ */
 export function listAudit(
   store: Store,
-  options: { limit?: number; policy?: string; fingerprint?: string } = {},
+  options: { limit?: number; offset?: number; policy?: string; fingerprint?: string } = {},
 ): AuditRow[] {
+  const { where, params } = auditFilter(options);
+  const limit = options.limit === undefined ? '' : 'LIMIT @limit';
+  const offset = options.offset === undefined || options.limit === undefined ? '' : 'OFFSET @offset';
+  const rows = store.db
+    .prepare(
+      `SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit} ${offset}) AS newest ORDER BY id`,
+    )
+    .all({
+      ...params,
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(offset === '' ? {} : { offset: options.offset }),
+    }) as Record<string, unknown>[];
+  return rows.map(auditOf);
+}
+
+/** How many audit rows there are, or one policy's. */
+export function countAudit(store: Store, options: { policy?: string } = {}): number {
+  const { where, params } = auditFilter(options);
+  const row = store.db.prepare(`SELECT COUNT(*) AS n FROM remediation_audit ${where}`).get(params);
+  return Number((row as { n: number | string }).n);
+}
+
+/** The WHERE clause and its parameters of an audit read by policy and alert. */
+function auditFilter(options: { policy?: string; fingerprint?: string }): {
+  where: string;
+  params: Record<string, string>;
+} {
   const filters = [
     ...(options.policy === undefined ? [] : ['policy = @policy']),
     ...(options.fingerprint === undefined ? [] : ['fingerprint = @fingerprint']),
   ];
-  const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
-  const limit = options.limit === undefined ? '' : 'LIMIT @limit';
-  const rows = store.db
-    .prepare(`SELECT * FROM (SELECT * FROM remediation_audit ${where} ORDER BY id DESC ${limit}) AS newest ORDER BY id`)
-    .all({
+  return {
+    where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`,
+    params: {
       ...(options.policy === undefined ? {} : { policy: options.policy }),
       ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
-      ...(options.limit === undefined ? {} : { limit: options.limit }),
-    }) as Record<string, unknown>[];
-  return rows.map(auditOf);
+    },
+  };
 }
 
 /** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */

@@ -24,6 +24,13 @@ const PRUNE_RULES: readonly PruneRule[] = [
     why: 'finished rows only; a pending or held row is never dropped, however old',
   },
   {
+    table: 'outbox_bodies',
+    columns: ['body_id', 'stored_at'],
+    where: 'stored_at < @cutoff AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.body_id = outbox_bodies.body_id)',
+    reads: [{ table: 'outbox', columns: ['body_id'] }],
+    why: 'what notifications said, once no outbox row names it any more',
+  },
+  {
     table: 'notification_log',
     columns: ['last_kind', 'announced_at', 'last_sent_at'],
     where: `last_kind = 'resolved' AND COALESCE(last_sent_at, announced_at) < @cutoff`,

@@ -22,7 +22,12 @@ function expiredApp(env: 'production' | 'staging') {
 
 const notices = (wd: Watchdog) =>
   (
-    wd.store.db.prepare(`SELECT payload FROM outbox WHERE source = 'notice' AND kind = 'vanished'`).all() as {
+    wd.store.db
+      .prepare(
+        `SELECT COALESCE(b.body, o.payload) AS payload FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id
+       WHERE o.source = 'notice' AND o.kind = 'vanished'`,
+      )
+      .all() as {
       payload: string;
     }[]
   ).map((r) => (JSON.parse(r.payload) as { title: string }).title);

@@ -45,7 +45,12 @@ function outbox(): { status: string; attempts: number; source: string; payload: 
   if (!fs.existsSync(file)) return [];
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare('SELECT status, attempts, source, payload FROM outbox ORDER BY id').all() as never;
+    return db
+      .prepare(
+        `SELECT o.status, o.attempts, o.source, COALESCE(b.body, o.payload) AS payload
+       FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id ORDER BY o.id`,
+      )
+      .all() as never;
   } catch {
     return []; // not migrated yet
   } finally {

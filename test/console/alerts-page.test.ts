@@ -1,6 +1,6 @@
 /**
- * The alert list of a large estate: the 500 most important open alerts at once (worst first), with
- * a notice of how many there are and a link to all of them.
+ * The alert list of a large estate, a page at a time: the most important open alerts first (worst
+ * first), with how many there are in all and a link to the next page.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
@@ -16,9 +16,10 @@ afterEach(() => state?.cleanup());
 
 describe('the alert list', () => {
   it.each([
-    ['', 500, true],
-    ['all=1', 501, false],
-  ])('with 501 open alerts, query "%s" shows %i of them', (query, rows, capped) => {
+    ['', 100, true],
+    ['size=500', 500, true],
+    ['from=500', 1, false],
+  ])('with 501 open alerts, query "%s" shows %i of them', (query, rows, more) => {
     state = tempState();
     const store = state.open();
     const findings = Array.from({ length: 501 }, (_, i) =>
@@ -29,8 +30,9 @@ describe('the alert list', () => {
     );
     const page = String(alertsPage(store, config, ctx, new URLSearchParams(query)));
     expect(page.match(/<tr class="alert/g)).toHaveLength(rows);
-    // The worst is never the one left out.
-    expect(page).toContain('data-fingerprint="run/500"');
-    expect(page.includes('Showing the 500 most important of 501 open alerts.')).toBe(capped);
+    // The worst comes first.
+    expect(page.includes('data-fingerprint="run/500"')).toBe(query !== 'from=500');
+    expect(page).toMatch(/Rows [\d,]+–[\d,]+ of 501/);
+    expect(page.includes('rel="next"')).toBe(more);
   });
 });

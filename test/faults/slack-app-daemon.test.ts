@@ -82,6 +82,7 @@ function expectNoToken(wd: Watchdog): void {
   const texts = [
     log.text(),
     JSON.stringify(wd.store.db.prepare('SELECT * FROM outbox').all()),
+    JSON.stringify(wd.store.db.prepare('SELECT * FROM outbox_bodies').all()),
     JSON.stringify(slack.messages()),
     JSON.stringify(slack.calls),
     fs.readFileSync(path.join(tmp.dir, 'state.db')).toString('latin1'),

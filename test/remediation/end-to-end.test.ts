@@ -68,7 +68,10 @@ describe('remediation in the daemon', () => {
     // The outcome went through the outbox to the alert's channel.
     await wd.deliverDue();
     const notice = wd.store.db
-      .prepare(`SELECT channel, status, payload FROM outbox WHERE source = 'notice' AND kind = 'remediation'`)
+      .prepare(
+        `SELECT o.channel, o.status, COALESCE(b.body, o.payload) AS payload FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id
+         WHERE o.source = 'notice' AND o.kind = 'remediation'`,
+      )
       .all() as { channel: string; status: string; payload: string }[];
     expect(notice).toHaveLength(1);
     expect(notice[0]).toMatchObject({ channel: 'console', status: 'sent' });

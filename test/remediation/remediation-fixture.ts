@@ -269,7 +269,10 @@ export class Harness {
   /** Remediation notices queued in the outbox: channel and notice. */
   notices(): { channel: string; notice: NoticeNotification }[] {
     const rows = this.store.db
-      .prepare(`SELECT channel, payload FROM outbox WHERE source = 'notice' AND kind = 'remediation' ORDER BY id`)
+      .prepare(
+        `SELECT o.channel, COALESCE(b.body, o.payload) AS payload FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id
+         WHERE o.source = 'notice' AND o.kind = 'remediation' ORDER BY o.id`,
+      )
       .all() as { channel: string; payload: string }[];
     return rows.map((r) => ({ channel: r.channel, notice: JSON.parse(r.payload) as NoticeNotification }));
   }

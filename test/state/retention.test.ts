@@ -41,6 +41,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       alerts: 'table does not exist',
       events: 'table does not exist',
       outbox: 'table does not exist',
+      outbox_bodies: 'table does not exist',
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',
@@ -63,6 +64,25 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
     expect(Object.values(result.deleted).every((n) => n === 0)).toBe(true);
   });
 
+  it('drops a notification body once no outbox row names it, and keeps one still named or recent', () => {
+    store = state.open();
+    const old = NOW - 40 * DAY;
+    const recent = NOW - 2 * DAY;
+    store.db.exec(`
+      INSERT INTO outbox_bodies (body_id, body, stored_at) VALUES (1, '{}', ${old}), (2, '{}', ${old}), (3, '{}', ${old}), (4, '{}', ${recent});
+      INSERT INTO outbox (channel, route, source, kind, payload, body_id, group_key, status, decision, created_at, updated_at)
+      VALUES ('a', 'r', 'event', 'firing', '', 1, '', 'sent', 'deliver', ${old}, ${old}),
+             ('b', 'r', 'event', 'firing', '', 1, '', 'sent', 'deliver', ${old}, ${old}),
+             ('a', 'r', 'event', 'firing', '', 2, '', 'sent', 'deliver', ${old}, ${old}),
+             ('b', 'r', 'event', 'firing', '', 2, '', 'held', 'muted_window', ${old}, ${old});
+    `);
+    const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+    // Body 1's rows are finished and old: they go, then it. Body 2 is still named by a held row.
+    expect(result.deleted).toMatchObject({ outbox: 3, outbox_bodies: 2 });
+    const left = store.db.prepare('SELECT body_id FROM outbox_bodies ORDER BY body_id').all();
+    expect(left.map((r) => Number((r as { body_id: number }).body_id))).toEqual([2, 4]);
+  });
+
   it('deletes only finished rows older than the retention, children first', () => {
     store = state.open({ migrations: [coreOf(), laterTables] });
     const old = NOW - 40 * DAY;
@@ -79,6 +99,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({ outbox: 3, events: 2, alerts: 1, silences: 2, remediation_audit: 1 });
     expect(result.skipped).toEqual({
+      outbox_bodies: 'table does not exist',
       notification_log: 'table does not exist',
       notify_digest_log: 'table does not exist',
       alert_context: 'table does not exist',

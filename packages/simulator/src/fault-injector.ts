@@ -75,7 +75,18 @@ export interface FaultSpec {
    * first; `field` a path within the record (`ssl_status`, `urls.0.ssl_status`, `watcher.state`).
    * A value beyond the stated ones (`ssl_status: revoked`, §3), or any field broken in turn.
    */
-  recordField?: { field: string; value: unknown; id?: number };
+  recordField?: {
+    field: string;
+    value: unknown;
+    id?: number;
+    /**
+     * A string `value` repeated this many times (a 7 MB step reason, too big to send to the
+     * control interface): the simulator builds it.
+     */
+    repeat?: number;
+    /** An object `value` widened with this many more fields (`f0: "v0"`, …): one item of 126,000 fields. */
+    fields?: number;
+  };
   /**
    * Status 500 with an error code the reference does not list and no earlier answer gave
    * (`invented_1`, `invented_2`, …): a service whose codes would grow a metric label without bound.

@@ -134,7 +134,19 @@ function recordField(data: unknown, spec: NonNullable<FaultSpec['recordField']>)
     if (node === null || typeof node !== 'object') return;
     node = (node as Record<string, unknown>)[key];
   }
-  if (node !== null && typeof node === 'object') (node as Record<string, unknown>)[path.at(-1)!] = spec.value;
+  if (node !== null && typeof node === 'object') (node as Record<string, unknown>)[path.at(-1)!] = valueOf(spec);
+}
+
+/** The value a recordField fault sets: as given, or built as large as it asks (`repeat`, `fields`). */
+function valueOf(spec: NonNullable<FaultSpec['recordField']>): unknown {
+  const { value, repeat, fields } = spec;
+  if (repeat !== undefined && typeof value === 'string') return value.repeat(repeat);
+  if (fields !== undefined && isObject(value)) {
+    const wide: Json = { ...value };
+    for (let i = 0; i < fields; i++) wide[`f${i}`] = `v${i}`;
+    return wide;
+  }
+  return value;
 }
 
 /** The first object, depth first from `value` itself, that `test` accepts. */

@@ -99,6 +99,14 @@ describe('one odd record', () => {
     sim.control.setFault('apps.get', { recordField: { field: 'urls.0.ssl_status', value: 'revoked' } });
     expect((await data(`/apps/${app.id}`)).urls[0].ssl_status).toBe('revoked');
   });
+
+  it('recordField built large by the simulator: a text repeated, an object widened', async () => {
+    const app = [...sim.control.state.apps.values()][0]!;
+    sim.control.setFault('apps.get', { recordField: { field: 'name', value: 'ab', repeat: 1_000_000 } });
+    expect((await data(`/apps/${app.id}`)).name).toHaveLength(2_000_000);
+    sim.control.setFault('apps.get', { recordField: { field: 'extra', value: { id: 1 }, fields: 3 } });
+    expect((await data(`/apps/${app.id}`)).extra).toEqual({ id: 1, f0: 'v0', f1: 'v1', f2: 'v2' });
+  });
 });
 
 describe('the flags', () => {

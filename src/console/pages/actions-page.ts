@@ -1,55 +1,61 @@
 /**
  * `/actions`: the remediation audit, newest first: every decision (acted, skipped and why, dry
  * run), every answer of the service and every outcome, with its policy, record, environment,
- * idempotency key and run. The same rows as `deploy-watchdog actions`, optionally one policy's.
+ * idempotency key and run. The same rows as `deploy-watchdog actions`, optionally one policy's, a
+ * page at a time (`pager.ts`), each page read from the store alone.
  */
-import { listAudit } from '../../remediation/remediation-store.js';
+import { countAudit, listAudit, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { alertPath, page, time, type PageContext, dataTable } from '../layout.js';
-
-/** How many rows the page shows, as `actions` does by default. */
-const LIMIT = 200;
+import { pager } from '../pager.js';
 
 /** The audit page. */
 export function actionsPage(store: Store, ctx: PageContext, query: URLSearchParams): SafeHtml {
   const policy = query.get('policy')?.trim() || undefined;
-  const rows = listAudit(store, { limit: LIMIT, ...(policy === undefined ? {} : { policy }) }).reverse();
+  const filter = policy === undefined ? {} : { policy };
+  const shown = pager(
+    query,
+    countAudit(store, filter),
+    (offset, limit) => listAudit(store, { limit, offset, ...filter }).reverse(),
+    auditRow,
+    { path: '/actions', keep: filter },
+  );
   const body = html` <div class="title-row">
       <h1>Remediation audit</h1>
       <p class="counts">
-        newest ${LIMIT}
-        rows${policy ? html` of policy <code>${policy}</code> · <a href="/actions">every policy</a>` : ''}
+        newest first${policy ? html` of policy <code>${policy}</code> · <a href="/actions">every policy</a>` : ''}
       </p>
       <form method="get" action="/actions" class="inline">
         <label>Policy <input name="policy" value="${policy ?? ''}" size="16" /></label> <button>Show</button>
       </form>
     </div>
     ${
-      rows.length === 0
+      shown.total === 0
         ? html`<p class="empty">No remediation decision recorded.</p>`
-        : html`${dataTable(
+        : html`${shown.nav}${dataTable(
             'audit',
             ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'],
-            rows.map(
-              (r) =>
-                html`<tr class="decision-${r.decision}">
-                    <td>${time(r.at)}</td>
-                    <td>${r.policy}</td>
-                    <td>${r.action}</td>
-                    <td>
-                      ${r.recordType === null ? '-' : r.fingerprint ? html`<a href="${alertPath(r.fingerprint)}">${r.recordType} #${r.recordId}</a>` : `${r.recordType} #${r.recordId}`}
-                    </td>
-                    <td>${r.environment ?? '-'}</td>
-                    <td>${r.decision}</td>
-                    <td>${r.reason}${r.detail ? html`<br /><span class="muted">${r.detail}</span>` : ''}</td>
-                    <td>${r.answer ?? '-'}</td>
-                    <td>${r.outcome ?? '-'}</td>
-                    <td>${r.key ? html`<code>${r.key}</code>` : '-'}</td>
-                    <td>${r.runId === null ? '-' : `#${r.runId}`}</td>
-                  </tr>`,
-            ),
+            shown.rows,
           )}`
     }`;
   return page({ title: 'Remediation', current: '/actions', ctx, body });
+}
+
+function auditRow(r: AuditRow): SafeHtml {
+  return html`<tr class="decision-${r.decision}">
+    <td>${time(r.at)}</td>
+    <td>${r.policy}</td>
+    <td>${r.action}</td>
+    <td>
+      ${r.recordType === null ? '-' : r.fingerprint ? html`<a href="${alertPath(r.fingerprint)}">${r.recordType} #${r.recordId}</a>` : `${r.recordType} #${r.recordId}`}
+    </td>
+    <td>${r.environment ?? '-'}</td>
+    <td>${r.decision}</td>
+    <td>${r.reason}${r.detail ? html`<br /><span class="muted">${r.detail}</span>` : ''}</td>
+    <td>${r.answer ?? '-'}</td>
+    <td>${r.outcome ?? '-'}</td>
+    <td>${r.key ? html`<code>${r.key}</code>` : '-'}</td>
+    <td>${r.runId === null ? '-' : `#${r.runId}`}</td>
+  </tr>`;
 }

@@ -7,7 +7,7 @@
  * remediation audit of it, and the clicks on its Slack buttons (those refused or too late too);
  * then its remediation attempts with their idempotency keys and outcomes.
  * A firing alert has a button to acknowledge it (or give its acknowledgement back), with an
- * optional comment.
+ * optional comment. The timeline is shown a page at a time (`pager.ts`), the newest page first.
  */
 import { eventsOfAlert, getAlert, type AlertRow } from '../../alerts/alert-store.js';
 import { UNDERWAY_SINCE } from '../../detectors/finding.js';
@@ -35,6 +35,7 @@ import {
 } from '../layout.js';
 import { isAcknowledgementKind, type AcknowledgementNote } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
+import { pager } from '../pager.js';
 import { acknowledgeForm } from './acknowledge-form.js';
 import { remediateForm } from './remediate-form.js';
 import { standingList } from './standing-list.js';
@@ -52,6 +53,7 @@ export function alertPage(
   ctx: PageContext,
   fingerprint: string,
   said?: PageNotice,
+  query: URLSearchParams = new URLSearchParams(),
 ): SafeHtml | undefined {
   const alert = getAlert(store, fingerprint);
   if (!alert) return undefined;
@@ -100,6 +102,8 @@ export function alertPage(
         notificationsOf(store, fingerprint),
         listAudit(store, { fingerprint }),
         listInteractions(store, { fingerprint }),
+        query,
+        fingerprint,
       )}
     </section>
     <section>
@@ -145,6 +149,8 @@ function timeline(
   notifications: OutboxRow[],
   audit: AuditRow[],
   clicks: InteractionRow[],
+  query: URLSearchParams,
+  fingerprint: string,
 ): SafeHtml {
   const byEvent = new Map<number, OutboxRow[]>();
   for (const n of notifications) {
@@ -156,15 +162,23 @@ function timeline(
     ...clicks.map((row) => ({ at: row.at, click: row })),
   ].sort((a, b) => a.at - b.at);
   if (entries.length === 0) return html`<p class="empty">Nothing recorded yet (a pending alert has no event).</p>`;
-  return html`<ol class="timeline">
-    ${entries.map((e) =>
+  // Oldest first, a page at a time; without `?from=`, the newest page.
+  const shown = pager(
+    query,
+    entries.length,
+    (from, size) => entries.slice(from, from + size),
+    (e) =>
       e.event
         ? eventEntry(e.event, byEvent.get(e.event.id) ?? [])
         : e.audit
           ? auditEntry(e.audit)
           : clickEntry(e.click),
-    )}
-  </ol>`;
+    { path: '/alert', keep: { fp: fingerprint }, focus: entries.length - 1 },
+  );
+  return html`${shown.nav}
+    <ol class="timeline">
+      ${shown.rows}
+    </ol>`;
 }
 
 /** A click on one of the alert's Slack buttons: who, what, and what came of it (refused and stale ones too). */

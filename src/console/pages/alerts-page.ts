@@ -3,6 +3,7 @@
  * in each group, with severity, age, labels, and why each one is or is not being told (silence,
  * inhibition, pending, and each channel's last decision). The same rows as `deploy-watchdog alerts`.
  * A firing alert has a button that acknowledges it (or gives its acknowledgement back) from here.
+ * A page at a time (`pager.ts`), the groups made of that page's rows.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
 import type { Config } from '../../config/load-config.js';
@@ -10,23 +11,11 @@ import { latestDecisions } from '../../notify/outbox-store.js';
 import type { Store } from '../../state/store.js';
 import { AlertStandings } from '../alert-standing.js';
 import { html, type SafeHtml } from '../html.js';
-import {
-  age,
-  alertPath,
-  consolePath,
-  dataTable,
-  labelChips,
-  notice,
-  page,
-  severityBadge,
-  type PageContext,
-} from '../layout.js';
+import { age, alertPath, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
+import { pager } from '../pager.js';
 import { acknowledgeForm } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
 import { standingList } from './standing-list.js';
-
-/** How many alerts the list shows unless asked for all. */
-const SHOWN = 500;
 
 /** The labels the list can be grouped by; the first is the default. */
 const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
@@ -45,14 +34,21 @@ export function alertsPage(
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
   const standings = new AlertStandings(open, latestDecisions(store), config, ctx.now);
-  const all = query.get('all') === '1';
-  // A page a browser shows at once: the most important first; the rest on asking, or by the CLI.
-  const shown = all ? open : open.slice(0, SHOWN);
-  const groups = new Map<string, OpenAlertView[]>();
-  for (const view of shown) {
+  // A page a browser shows at once: the most important first, the rest on the next pages.
+  const shown = pager(
+    query,
+    open.length,
+    (from, size) => open.slice(from, from + size),
+    (view) => alertRow(view, standings, ctx),
+    { path: '/', keep: { group: group === 'check' ? undefined : group } },
+  );
+  const groups = new Map<string, SafeHtml[]>();
+  shown.items.forEach((view, i) => {
     const key = groupValue(view, group);
-    groups.set(key, [...(groups.get(key) ?? []), view]);
-  }
+    let rows = groups.get(key);
+    if (!rows) groups.set(key, (rows = []));
+    rows.push(shown.rows[i]!);
+  });
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
   const acknowledged = open.filter((v) => v.alert.acknowledgement !== null).length;
@@ -75,30 +71,18 @@ export function alertsPage(
       </form>
     </div>
     ${said ? notice(said.kind, html`${said.text}${doneAlert ? html` (<a href="${alertPath(doneAlert.fingerprint)}">${doneAlert.summary}</a>)` : ''}`) : ''}
-    ${
-      shown.length < open.length
-        ? notice(
-            'warn',
-            html`Showing the ${shown.length} most important of ${open.length} open alerts.
-              <a href="${consolePath('/', { group, all: '1' })}">Show all</a>`,
-          )
-        : ''
-    }
+    ${shown.nav}
     ${
       open.length === 0
         ? html`<p class="empty">No open alerts.</p>`
         : [...groups].map(
-            ([value, views]) =>
+            ([value, rows]) =>
               html` <section class="group">
                 <h2>
                   <span class="group-label">${group}</span> ${value || html`<em>none</em>`}
-                  <span class="count">${views.length}</span>
+                  <span class="count">${rows.length}</span>
                 </h2>
-                ${dataTable(
-                  'alerts',
-                  ['Severity', 'Status', 'Age', 'Alert', 'Notifications'],
-                  views.map((view) => alertRow(view, standings, ctx)),
-                )}
+                ${dataTable('alerts', ['Severity', 'Status', 'Age', 'Alert', 'Notifications'], rows)}
               </section>`,
           )
     }`;

@@ -8,7 +8,7 @@
 import { stringify } from 'yaml';
 import type { Config } from '../../config/load-config.js';
 import { Secret } from '../../config/secret.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, whole, type SafeHtml } from '../html.js';
 import { page, type PageContext } from '../layout.js';
 
 /** The config page. */
@@ -18,7 +18,7 @@ export function configPage(config: Config, ctx: PageContext): SafeHtml {
       As parsed, defaults included: durations in milliseconds, <code>off</code> or <code>null</code> where something is
       off, secrets as <code>&lt;secret&gt;</code>. A reload (SIGHUP) replaces it.
     </p>
-    <pre class="config">${redactedConfigText(config)}</pre>`;
+    <pre class="config">${whole(redactedConfigText(config))}</pre>`;
   return page({ title: 'Config', current: '/config', ctx, body });
 }
 

@@ -12,7 +12,7 @@ import { parseDuration } from '../../config/duration.js';
 import type { Config } from '../../config/load-config.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import type { Store } from '../../state/store.js';
-import { html, type SafeHtml } from '../html.js';
+import { html, whole, type SafeHtml } from '../html.js';
 import { alertPath, csrfField, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
 import { parseTime } from '../../lib/parse-time.js';
 
@@ -110,10 +110,10 @@ export function newSilencePage(
     ${options.message ? notice('error', options.message) : ''}
     <form method="post" action="/silences" class="silence-form">
       ${csrfField(ctx)}
-      <input type="hidden" name="previewed" value="${ready ? checked.matchersText : ''}" />
+      <input type="hidden" name="previewed" value="${ready ? whole(checked.matchersText) : ''}" />
       <label
         >Matchers <span class="hint">one per line: label=value, label!=value, label=~regex, label!~regex</span>
-        <textarea name="matchers" rows="4" required spellcheck="false">${draft.matchers}</textarea>
+        <textarea name="matchers" rows="4" required spellcheck="false">${whole(draft.matchers)}</textarea>
       </label>
       <label
         >Starts <span class="hint">UTC; empty: now. A maintenance window planned ahead mutes nothing before its start</span>
@@ -135,6 +135,9 @@ export function newSilencePage(
     ${checked ? preview(checked, covered, ctx) : ''}`;
   return page({ title: 'New silence', current: '/silences', ctx, body });
 }
+
+/** The covered alerts a preview names, most important first; the rest are counted. */
+const PREVIEW_SHOWN = 100;
 
 function preview(checked: CheckedDraft, covered: ReturnType<typeof alertsMatching>, ctx: PageContext): SafeHtml {
   if (checked.problems.length > 0) {
@@ -164,13 +167,14 @@ function preview(checked: CheckedDraft, covered: ReturnType<typeof alertsMatchin
             'No open alert matches: check the label names and values (a silence for an alert yet to come is fine).',
           )
         : html`<ul class="covered">
-            ${covered.map(
+            ${covered.slice(0, PREVIEW_SHOWN).map(
               (a) =>
                 html`<li data-fingerprint="${a.fingerprint}">
                   ${severityBadge(a.severity)}
                   <a href="${alertPath(a.fingerprint)}">${a.summary}</a> ${labelChips(a.labels, ['check'])}
                 </li>`,
             )}
+            ${covered.length > PREVIEW_SHOWN ? html`<li class="muted">and ${covered.length - PREVIEW_SHOWN} more</li>` : ''}
           </ul>`
     }
     <p class="hint">Signed in as ${ctx.who}: the silence is recorded with that name and the comment.</p>

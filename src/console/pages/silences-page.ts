@@ -1,13 +1,14 @@
 /**
  * `/silences`: the silences in force (every one with `?all=1`), each with how many open alerts it
  * covers, who made it and why, and a form to end it (with a comment: who ended it and why are
- * recorded). The same rows as `deploy-watchdog silences`.
+ * recorded). The same rows as `deploy-watchdog silences`, a page at a time (`pager.ts`).
  */
 import { describeMatchers } from '../../alerts/silences.js';
 import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
 import type { Store } from '../../state/store.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import { csrfField, notice, page, time, type PageContext, dataTable } from '../layout.js';
+import { pager } from '../pager.js';
 
 /**
  * The silence list, with a notice on top of what was just done (`?created=ID`, `?expired=ID`, the
@@ -19,6 +20,17 @@ export function silencesPage(store: Store, ctx: PageContext, query: URLSearchPar
   const created = query.get('created');
   const expired = query.get('expired');
   const marked = query.get('id') ?? created ?? '';
+  const shown = pager(
+    query,
+    rows.length,
+    (from, size) => rows.slice(from, from + size),
+    (row) => silenceRow(row, ctx, row.silence.id === marked),
+    {
+      path: '/silences',
+      keep: { all: all ? '1' : undefined },
+      focus: rows.findIndex((row) => row.silence.id === marked),
+    },
+  );
   const flash: { kind: 'ok' | 'error'; text: HtmlValue } | undefined =
     problem !== undefined
       ? { kind: 'error', text: problem }
@@ -38,10 +50,10 @@ export function silencesPage(store: Store, ctx: PageContext, query: URLSearchPar
     ${
       rows.length === 0
         ? html`<p class="empty">${all ? 'No silences.' : 'No silence in force.'}</p>`
-        : html`${dataTable(
+        : html`${shown.nav}${dataTable(
             'silences',
             ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''],
-            rows.map((row) => silenceRow(row, ctx, row.silence.id === marked)),
+            shown.rows,
           )}`
     }`;
   return page({ title: 'Silences', current: '/silences', ctx, body });

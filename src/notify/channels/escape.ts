@@ -17,9 +17,12 @@
  * so a name cannot display as another; and API text escaped for Slack or HTML is one line (a line
  * break the service sent becomes a space): every place such text goes is a line of our layout.
  */
-import { visibleText } from '../../lib/visible-text.js';
+import { HIDDEN, visibleText } from '../../lib/visible-text.js';
 
 const ELLIPSIS = '…';
+
+/** Nothing escaped but the hidden characters (one object, so its pattern is made once). */
+const NO_ENTITIES: Record<string, string> = {};
 
 /** Slack's three control characters and their entities. */
 const MRKDWN_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
@@ -40,22 +43,49 @@ const HTML_ENTITIES: Record<string, string> = {
 const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /**
- * Splits a text into code points and escapes each with `map` (a hidden one written out), stopping
- * before the result would exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by
- * piece means an entity (`&amp;`), a written-out `\u{202e}` or a surrogate pair (an emoji) is never
- * split in half.
+ * What {@link escapeAndCut} must look at one code point at a time with each map: the map's
+ * characters, the hidden ones, and surrogates (so a pair is never cut in half). Every other
+ * character is itself, one unit, and goes in runs.
+ */
+const SPECIAL = new WeakMap<Record<string, string>, RegExp>();
+
+function specialOf(map: Record<string, string>): RegExp {
+  let re = SPECIAL.get(map);
+  if (!re) {
+    const own = Object.keys(map).map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    re = new RegExp(`[${own.join('')}${HIDDEN}\\ud800-\\udfff]`, 'g');
+    SPECIAL.set(map, re);
+  }
+  return re;
+}
+
+/**
+ * Escapes a text with `map` (a hidden character written out), stopping before the result would
+ * exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by piece means an entity
+ * (`&amp;`), a written-out `\u{202e}` or a surrogate pair (an emoji) is never split in half.
  */
 function escapeAndCut(text: string, max: number, map: Record<string, string>): string {
+  const special = specialOf(map);
   let out = '';
-  // Code point by code point, never the whole text split at once: a text of megabytes stops at
-  // `max` having looked at little more than that.
+  // Runs of plain characters at once, the rest code point by code point; never the whole text
+  // split at once: a text of megabytes stops at `max` having looked at little more than that.
   for (let i = 0; i < text.length;) {
+    special.lastIndex = i;
+    const end = special.exec(text)?.index ?? text.length;
+    if (end > i) {
+      // Room for the ellipsis unless the run ends the text.
+      const room = end >= text.length ? max : max - ELLIPSIS.length;
+      if (out.length + (end - i) > room) {
+        return out + text.slice(i, i + Math.max(0, max - ELLIPSIS.length - out.length)) + ELLIPSIS;
+      }
+      out += text.slice(i, end);
+      i = end;
+      continue;
+    }
     const c = String.fromCodePoint(text.codePointAt(i) as number);
     i += c.length;
     const piece = map[c] ?? visibleText(c);
-    const isLast = i >= text.length;
-    // Leave room for the ellipsis unless this piece ends the text.
-    const room = isLast ? max : max - ELLIPSIS.length;
+    const room = i >= text.length ? max : max - ELLIPSIS.length;
     if (out.length + piece.length > room) return out + ELLIPSIS;
     out += piece;
   }
@@ -67,7 +97,7 @@ function escapeAndCut(text: string, max: number, map: Record<string, string>): s
  * hidden characters written out; line breaks are kept (it cuts our own multi-line mrkdwn too).
  */
 export function cutText(text: string, max: number): string {
-  return escapeAndCut(text, max, {});
+  return escapeAndCut(text, max, NO_ENTITIES);
 }
 
 /**

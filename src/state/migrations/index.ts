@@ -36,6 +36,7 @@ import slackInteractions from './011-slack-interactions.js';
 import alertTiming from './014-alert-timing.js';
 import outboxUnconfirmed from './015-outbox-unconfirmed.js';
 import backupReadback from './016-backup-readback.js';
+import outboxBodies from './017-outbox-bodies.js';
 
 /** The migrations `Store.open` and `Store.openPostgres` apply by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -53,4 +54,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   alertTiming,
   outboxUnconfirmed,
   backupReadback,
+  outboxBodies,
 ];

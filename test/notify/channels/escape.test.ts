@@ -141,3 +141,45 @@ describe('escapeHtmlLines (a textarea, a pre: where lines are lines)', () => {
     expect(escapeHtmlLines(text)).toBe(expected);
   });
 });
+
+describe('escaping in runs', () => {
+  /** The escaping code point by code point, as it was before runs: the reference the runs must match. */
+  function reference(text: string, max: number, map: Record<string, string>): string {
+    let out = '';
+    for (let i = 0; i < text.length;) {
+      const c = String.fromCodePoint(text.codePointAt(i)!);
+      i += c.length;
+      const piece =
+        map[c] ??
+        (/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(c)
+          ? `\\u{${c.codePointAt(0)!.toString(16)}}`
+          : c);
+      if (out.length + piece.length > (i >= text.length ? max : max - 1)) return `${out}…`;
+      out += piece;
+    }
+    return out;
+  }
+  const HTML = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const PIECES = ['a', 'bc', 'plain text ', '&', '<', '"', "'", '\u202e', '\u200b', '😀', 'é', '\ud800'];
+
+  it('cuts and escapes exactly as one code point at a time would, for every cut', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let n = 0; n < 300; n++) {
+      const text = Array.from(
+        { length: Math.floor(next() * 12) },
+        () => PIECES[Math.floor(next() * PIECES.length)],
+      ).join('');
+      for (const max of [0, 1, 2, 3, 5, 8, 13, 40, Infinity]) {
+        expect(escapeHtml(text, max), JSON.stringify([text, max])).toBe(reference(text, max, HTML));
+        expect(cutText(text, max), JSON.stringify([text, max])).toBe(reference(text, max, {}));
+      }
+    }
+  });
+
+  it('reads a text of megabytes only as far as its cut', () => {
+    const huge = `${'x'.repeat(7 * 1024 * 1024)}<`;
+    expect(escapeHtml(huge, 100)).toBe(`${'x'.repeat(99)}…`);
+    expect(escapeHtml(`${'<'.repeat(10)}${huge}`, 45)).toBe(`${'&lt;'.repeat(10)}${'x'.repeat(4)}…`);
+  });
+});
