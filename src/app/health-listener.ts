@@ -7,7 +7,7 @@
  * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}).
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
-import { consoleStanding } from '../console/console-config.js';
+import { consoleServing } from '../console/console-config.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { HttpInteractions } from '../interactions/slack-interactions.js';
@@ -65,9 +65,9 @@ export class HealthListener {
   /** Starts, moves or stops the listener to match `server.listen`. */
   async sync(server: Config['server']): Promise<void> {
     const listenConfig = server.listen;
-    const standing = consoleStanding(listenConfig, server.console);
-    if (!standing.serve && standing.reason === 'needs_auth') {
-      this.deps.logger.warn(`the web console is not served: ${standing.message}`);
+    const serving = consoleServing(listenConfig, server.console);
+    if (!serving.serve && serving.reason === 'needs_auth') {
+      this.deps.logger.warn(`the web console is not served: ${serving.message}`);
     }
     const listen = listenConfig === null ? null : formatListen(listenConfig);
     if (listen === this.#listen && (this.#server !== undefined) === (listen !== null)) return;

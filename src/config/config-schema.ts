@@ -8,7 +8,7 @@
  */
 import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
-import { consoleConfigSchema, consoleStanding } from '../console/console-config.js';
+import { consoleConfigSchema, consoleServing } from '../console/console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
@@ -397,9 +397,9 @@ const serverSchema = z
   .strict()
   .superRefine((server, ctx) => {
     // Asked for in so many words, a console that would be refused is a configuration error.
-    const standing = consoleStanding(server.listen, server.console);
-    if (server.console.enabled === true && !standing.serve) {
-      ctx.addIssue({ code: 'custom', path: ['console', 'enabled'], message: `is true, but ${standing.message}` });
+    const serving = consoleServing(server.listen, server.console);
+    if (server.console.enabled === true && !serving.serve) {
+      ctx.addIssue({ code: 'custom', path: ['console', 'enabled'], message: `is true, but ${serving.message}` });
     }
   });
 

@@ -47,7 +47,7 @@ th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc
 .summary { font-weight: 600; text-decoration: none; color: var(--fg); }
 .summary:hover { text-decoration: underline; }
 tr.silenced td { background: #f4f3ff; }
-ul.standing { list-style: none; margin: 0; padding: 0; font-size: 12px; }
+ul.delivery-state { list-style: none; margin: 0; padding: 0; font-size: 12px; }
 .why.acknowledged { color: #026aa2; font-weight: 600; } tr.acknowledged td { background: #f0f9ff; }
 .why.silenced { color: #5925dc; font-weight: 600; } .why.inhibited { color: var(--warn); font-weight: 600; } .why.pending { color: var(--warn); }
 .channel.status-held, .channel.status-expired { color: var(--warn); } .channel.status-sent { color: var(--ok); }

@@ -87,7 +87,7 @@ export const consoleConfigSchema = z
 export type ConsoleConfig = z.output<typeof consoleConfigSchema>;
 
 /** Whether a console may be served on this listener with this config, and if not, why (named). */
-export type ConsoleStanding =
+export type ConsoleServing =
   { serve: true } | { serve: false; reason: 'disabled' | 'listener_off' | 'needs_auth'; message: string };
 
 /**
@@ -111,8 +111,8 @@ export function mayRemediate(console: ConsoleConfig, who: string): boolean {
   return allow.users.includes(who);
 }
 
-/** Decides {@link ConsoleStanding}: the console is open on loopback, and anywhere else only with auth. */
-export function consoleStanding(listen: string | null, console: ConsoleConfig): ConsoleStanding {
+/** Decides {@link ConsoleServing}: the console is open on loopback, and anywhere else only with auth. */
+export function consoleServing(listen: string | null, console: ConsoleConfig): ConsoleServing {
   if (console.enabled === false) {
     return { serve: false, reason: 'disabled', message: 'the console is off (server.console.enabled: false)' };
   }

@@ -1,6 +1,6 @@
 /**
  * The web console's requests, on the health listener (everything but `/healthz`, `/readyz` and
- * `/metrics`): whether the console is served at all (`consoleStanding`), who is asking
+ * `/metrics`): whether the console is served at all (`consoleServing`), who is asking
  * (`ConsoleAccess`), then the page. Pages read the state file through the same store functions as
  * the CLI; the forms that write (make a silence, end one, acknowledge an alert or give it back)
  * are checked for CSRF first. Every
@@ -37,7 +37,7 @@ import { sourcesPage } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation } from './remediate-actions.js';
-import { consoleStanding, mayRemediate } from './console-config.js';
+import { consoleServing, mayRemediate } from './console-config.js';
 import type { Remediator } from '../remediation/remediator.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
@@ -89,12 +89,12 @@ export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAcce
   const log = deps.logger.child({ stage: 'console' });
   return (req, res) => {
     const config = deps.config();
-    const standing = consoleStanding(config.server.listen, config.server.console);
-    if (!standing.serve && standing.reason !== 'needs_auth') return false;
+    const serving = consoleServing(config.server.listen, config.server.console);
+    if (!serving.serve && serving.reason !== 'needs_auth') return false;
     const request: ConsoleRequest = { deps, access, config, log, req, res };
-    const answered = standing.serve
+    const answered = serving.serve
       ? answer(request)
-      : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${standing.message}.`)));
+      : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${serving.message}.`)));
     answered.catch((err: unknown) => {
       log.error({ err, path: req.url }, 'console request failed');
       if (!res.headersSent) send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));

@@ -23,9 +23,9 @@ export interface BackupWords {
 }
 
 /** Where one off-site copy stands. */
-export interface CopyStanding {
+export interface OffsiteCopyState {
   storage: string;
-  standing: 'stored' | 'failed' | 'pending';
+  state: 'stored' | 'failed' | 'pending';
   /** Why its transfer failed, when the service says. */
   error: string | null;
 }
@@ -38,7 +38,7 @@ export interface BackupReading {
   /** The backup's state is one of the failed words. */
   failed: boolean;
   verified: boolean;
-  copies: CopyStanding[];
+  copies: OffsiteCopyState[];
   /** Nothing more will change that the outcome would say. */
   settled: boolean;
 }
@@ -49,24 +49,24 @@ export type ReadbackWord =
 
 /** Judges one read of the backup. Pure. */
 export function readBackup(backup: Backup, words: BackupWords): BackupReading {
-  const copies = backup.offsite.map((copy): CopyStanding => {
+  const copies = backup.offsite.map((copy): OffsiteCopyState => {
     const problem = judgeOffsite(copy, words.offsiteFailed);
-    const standing = problem !== null ? 'failed' : copy.on_storage && copy.uploaded_at !== null ? 'stored' : 'pending';
-    return { storage: copy.storage, standing, error: copy.error };
+    const state = problem !== null ? 'failed' : copy.on_storage && copy.uploaded_at !== null ? 'stored' : 'pending';
+    return { storage: copy.storage, state, error: copy.error };
   });
   const failed = backup.state !== null && words.failed.includes(backup.state);
   const done = backup.state !== null && words.succeeded.includes(backup.state);
   const settled =
-    failed || (done && backup.verified && copies.length > 0 && copies.every((c) => c.standing !== 'pending'));
+    failed || (done && backup.verified && copies.length > 0 && copies.every((c) => c.state !== 'pending'));
   return { id: backup.id, name: backup.name, state: backup.state, failed, verified: backup.verified, copies, settled };
 }
 
 /** The outcome word of a reading: the worst thing it says, or `succeeded` when all is well. */
 export function readbackWord(r: BackupReading): ReadbackWord {
   if (r.failed) return 'backup_failed';
-  if (r.copies.some((c) => c.standing === 'failed')) return 'backup_offsite_failed';
+  if (r.copies.some((c) => c.state === 'failed')) return 'backup_offsite_failed';
   if (!r.verified) return 'backup_unverified';
-  if (r.copies.length === 0 || r.copies.some((c) => c.standing === 'pending')) return 'backup_not_offsite';
+  if (r.copies.length === 0 || r.copies.some((c) => c.state === 'pending')) return 'backup_not_offsite';
   return 'succeeded';
 }
 
@@ -79,15 +79,13 @@ export function readbackText(done: string, failed: string, r: BackupReading, win
   if (r.failed) return `${failed}: backup ${backup} ended ${r.state ?? 'failed'}`;
   const within = r.settled ? '' : ` within ${formatDuration(windowMs, 'exact')}`;
   const verified = r.verified ? 'verified' : `not verified${within}`;
-  const stored = r.copies.filter((c) => c.standing === 'stored').map((c) => c.storage);
+  const stored = r.copies.filter((c) => c.state === 'stored').map((c) => c.storage);
   const parts = [
     ...(stored.length > 0 ? [`copied off-site to ${stored.join(', ')}`] : []),
     ...r.copies
-      .filter((c) => c.standing === 'failed')
+      .filter((c) => c.state === 'failed')
       .map((c) => `off-site copy to ${c.storage} failed${c.error ? `: ${c.error}` : ''}`),
-    ...r.copies
-      .filter((c) => c.standing === 'pending')
-      .map((c) => `off-site copy to ${c.storage} not uploaded${within}`),
+    ...r.copies.filter((c) => c.state === 'pending').map((c) => `off-site copy to ${c.storage} not uploaded${within}`),
     ...(r.copies.length === 0 ? [`no off-site copy${within}`] : []),
   ];
   return `${done}: backup ${backup} ${verified}; ${parts.join('; ')}`;

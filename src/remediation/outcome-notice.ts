@@ -121,7 +121,7 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
     const r = outcome.reading;
     fields.push({ label: 'Backup', value: `${r.name} (#${r.id})` });
     fields.push({ label: 'Verified', value: r.verified ? 'yes' : 'no' });
-    const copies = r.copies.map((c) => `${c.storage}: ${c.standing}${c.error ? ` (${c.error})` : ''}`);
+    const copies = r.copies.map((c) => `${c.storage}: ${c.state}${c.error ? ` (${c.error})` : ''}`);
     fields.push({ label: 'Off-site', value: copies.length > 0 ? copies.join(', ') : 'none' });
   }
   return {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConsoleAccess, LOOPBACK_USER, TOKEN_USER } from '../../src/console/console-access.js';
-import { consoleStanding, isLoopbackListen, type ConsoleConfig } from '../../src/console/console-config.js';
+import { consoleServing, isLoopbackListen, type ConsoleConfig } from '../../src/console/console-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
@@ -112,8 +112,8 @@ describe('where the console is served', () => {
     ['switched off', '127.0.0.1:9464', { ...open, enabled: false }, 'disabled'],
     ['no listener', null, open, 'listener_off'],
   ])('%s', (_name, listen, config, refusal) => {
-    const standing = consoleStanding(listen, config);
-    expect(standing.serve ? undefined : standing.reason).toBe(refusal);
+    const serving = consoleServing(listen, config);
+    expect(serving.serve ? undefined : serving.reason).toBe(refusal);
   });
 
   it.each([

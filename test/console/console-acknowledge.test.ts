@@ -2,7 +2,7 @@
  * Acknowledging in the console, over HTTP against a real daemon: the alert's page and the list
  * offer it for a firing alert; a form without its CSRF token, or from another origin or site, is
  * refused and writes nothing; a good one records console@loopback, the surface and the comment,
- * shows "acknowledged by" in the standing and the timeline, and is routed at once (the console wakes
+ * shows "acknowledged by" in the delivery state and the timeline, and is routed at once (the console wakes
  * the delivery loop).
  * A click the alert has gone past (resolved, or taken meanwhile) answers politely and changes
  * nothing; giving it back works the same way. Hostile text in a comment stays text.

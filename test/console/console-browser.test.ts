@@ -41,7 +41,7 @@ describe('the console in a browser', () => {
     expect(await page.locator('tr.alert').count()).toBe(open.length);
     expect(await row.locator('.sev').textContent()).toBe(target.severity);
     expect(await row.textContent()).toContain(`app=${target.labels.app}`);
-    expect(await row.locator('.standing').textContent()).toContain('console: firing sent');
+    expect(await row.locator('.delivery-state').textContent()).toContain('console: firing sent');
 
     // Its page: the timeline says when it fired and what each channel was told.
     await row.locator('a.summary').click();

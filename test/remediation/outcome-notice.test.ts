@@ -55,11 +55,11 @@ describe('a backup read back', () => {
     state: 'done',
     failed: false,
     verified: true,
-    copies: [{ storage: 's3-eu', standing: 'stored', error: null }],
+    copies: [{ storage: 's3-eu', state: 'stored', error: null }],
     settled: true,
     ...over,
   });
-  const pending = { storage: 'b2', standing: 'pending', error: null } as const;
+  const pending = { storage: 'b2', state: 'pending', error: null } as const;
   it.each<[string, BackupReading, string, string]>([
     ['verified and copied', reading(), 'succeeded', 'backup shop.zip (#812) verified; copied off-site to s3-eu'],
     [
@@ -70,7 +70,7 @@ describe('a backup read back', () => {
     ],
     [
       'a copy failed, another stored',
-      reading({ copies: [...reading().copies, { storage: 'b2', standing: 'failed', error: 'quota' }] }),
+      reading({ copies: [...reading().copies, { storage: 'b2', state: 'failed', error: 'quota' }] }),
       'backup_offsite_failed',
       'backup shop.zip (#812) verified; copied off-site to s3-eu; off-site copy to b2 failed: quota',
     ],

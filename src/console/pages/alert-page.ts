@@ -20,7 +20,7 @@ import { listInteractions, type InteractionRow } from '../../interactions/intera
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { AlertStandings, decisionText } from '../alert-standing.js';
+import { DeliveryStates, decisionText } from '../delivery-state.js';
 import { html, safeLink, type SafeHtml } from '../html.js';
 import {
   age,
@@ -38,7 +38,7 @@ import { formatUtc } from '../../lib/format-utc.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm } from './acknowledge-form.js';
 import { remediateForm } from './remediate-form.js';
-import { standingList } from './standing-list.js';
+import { deliveryStateList } from './delivery-state-list.js';
 
 /** What just happened, said at the top of the page. */
 export interface PageNotice {
@@ -59,7 +59,7 @@ export function alertPage(
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);
   const view = open.find((v) => v.alert.fingerprint === fingerprint);
-  const standing = view ? new AlertStandings(open, latestDecisions(store), config, ctx.now).of(view) : undefined;
+  const delivery = view ? new DeliveryStates(open, latestDecisions(store), config, ctx.now).of(view) : undefined;
   const matchers = silenceMatchersFor(alert);
   const silenceHref =
     matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });
@@ -77,17 +77,17 @@ export function alertPage(
     <p>${labelChips(alert.labels)}</p>
     ${facts(alert.facts, alert.details)} ${acknowledgeForm(alert, ctx, 'page')} ${remediateForm(alert, ctx)}
     ${
-      standing
+      delivery
         ? html`<section>
             <h2>Notifications now</h2>
-            ${standingList(standing)}
+            ${deliveryStateList(delivery)}
             ${
-              silenceHref && !standing.silence
+              silenceHref && !delivery.silence
                 ? html`<p><a class="button" href="${silenceHref}">Silence&hellip;</a></p>`
-                : standing.silence
+                : delivery.silence
                   ? html`<p>
-                      <a class="button" href="${consolePath('/silences', { id: standing.silence.id })}"
-                        >Silence ${standing.silence.id}</a
+                      <a class="button" href="${consolePath('/silences', { id: delivery.silence.id })}"
+                        >Silence ${delivery.silence.id}</a
                       >
                     </p>`
                   : ''

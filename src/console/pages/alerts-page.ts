@@ -9,13 +9,13 @@ import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-vie
 import type { Config } from '../../config/load-config.js';
 import { latestDecisions } from '../../notify/outbox-store.js';
 import type { Store } from '../../state/store.js';
-import { AlertStandings } from '../alert-standing.js';
+import { DeliveryStates } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, alertPath, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
-import { standingList } from './standing-list.js';
+import { deliveryStateList } from './delivery-state-list.js';
 
 /** The labels the list can be grouped by; the first is the default. */
 const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'project', 'app', 'server'] as const;
@@ -33,13 +33,13 @@ export function alertsPage(
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
-  const standings = new AlertStandings(open, latestDecisions(store), config, ctx.now);
+  const deliveryStates = new DeliveryStates(open, latestDecisions(store), config, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
   const shown = pager(
     query,
     open.length,
     (from, size) => open.slice(from, from + size),
-    (view) => alertRow(view, standings, ctx),
+    (view) => alertRow(view, deliveryStates, ctx),
     { path: '/', keep: { group: group === 'check' ? undefined : group } },
   );
   const groups = new Map<string, SafeHtml[]>();
@@ -89,9 +89,9 @@ export function alertsPage(
   return page({ title: 'Alerts', current: '/', ctx, body });
 }
 
-function alertRow(view: OpenAlertView, standings: AlertStandings, ctx: PageContext): SafeHtml {
+function alertRow(view: OpenAlertView, deliveryStates: DeliveryStates, ctx: PageContext): SafeHtml {
   const { alert } = view;
-  const standing = standings.of(view);
+  const delivery = deliveryStates.of(view);
   const classes = ['alert', ...(view.silence ? ['silenced'] : []), ...(alert.acknowledgement ? ['acknowledged'] : [])];
   return html`<tr class="${classes.join(' ')}" data-fingerprint="${alert.fingerprint}">
     <td>${severityBadge(alert.severity)}</td>
@@ -106,7 +106,7 @@ function alertRow(view: OpenAlertView, standings: AlertStandings, ctx: PageConte
       <a class="summary" href="${alertPath(alert.fingerprint)}">${alert.summary}</a
       ><br />${labelChips(alert.labels, ['check'])}
     </td>
-    <td>${standingList(standing)}</td>
+    <td>${deliveryStateList(delivery)}</td>
   </tr>`;
 }
 

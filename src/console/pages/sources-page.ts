@@ -177,7 +177,7 @@ function tokenSection(store: Store, ctx: PageContext): SafeHtml {
       <p class="empty">Not learned yet: the daemon learns what its token can read when it starts.</p>
     </section>`;
   }
-  const standing = (e: TokenVisibility['environments'][number]) =>
+  const readById = (e: TokenVisibility['environments'][number]) =>
     e.listed === null
       ? 'its list failed'
       : !e.listed
@@ -202,7 +202,7 @@ function tokenSection(store: Store, ctx: PageContext): SafeHtml {
     ${dataTable(
       'token',
       ['Environment', 'Apps'],
-      seen.environments.map((e) => html`<tr><td>${e.type}</td><td>${standing(e)}</td></tr>`),
+      seen.environments.map((e) => html`<tr><td>${e.type}</td><td>${readById(e)}</td></tr>`),
     )}
   </section>`;
 }

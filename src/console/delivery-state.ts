@@ -14,7 +14,7 @@ import { Inhibitor, type InhibitionCause } from '../notify/inhibition.js';
 import type { OutboxRow } from '../notify/outbox-store.js';
 
 /** What is said about one open alert's notifications. */
-export interface AlertStanding {
+export interface DeliveryState {
   /** Who has it: its repeats stop until it resolves or escalates. */
   acknowledgement: Acknowledgement | null;
   /** The silence in force that matches it. */
@@ -30,8 +30,8 @@ export interface AlertStanding {
   channels: OutboxRow[];
 }
 
-/** Builds the standing of each open alert from one read of the open alerts and the latest decisions. */
-export class AlertStandings {
+/** Builds the delivery state of each open alert from one read of the open alerts and the latest decisions. */
+export class DeliveryStates {
   readonly #inhibitor: Inhibitor;
 
   constructor(
@@ -46,8 +46,8 @@ export class AlertStandings {
     );
   }
 
-  /** The standing of one open alert (from the same read). */
-  of(view: OpenAlertView): AlertStanding {
+  /** The delivery state of one open alert (from the same read). */
+  of(view: OpenAlertView): DeliveryState {
     const { alert } = view;
     return {
       acknowledgement: alert.acknowledgement,

@@ -1,17 +1,17 @@
 /**
- * An alert's standing (`alert-standing.ts`) as a short list: acknowledged by whom, when and why;
+ * An alert's delivery state (`delivery-state.ts`) as a short list: acknowledged by whom, when and why;
  * silenced by whom until when, held by
  * which cause, why it is pending, and each channel's last decision. Shown in the alert
  * list and on an alert's page alike.
  */
 import { formatUtc } from '../../lib/format-utc.js';
-import { decisionText, type AlertStanding } from '../alert-standing.js';
+import { decisionText, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { alertPath, consolePath } from '../layout.js';
 
-/** The standing as a list; "no notification yet" when nothing was decided. */
-export function standingList(standing: AlertStanding): SafeHtml {
-  const { acknowledgement, silence, inhibitedBy, pending, channels } = standing;
+/** The delivery state as a list; "no notification yet" when nothing was decided. */
+export function deliveryStateList(delivery: DeliveryState): SafeHtml {
+  const { acknowledgement, silence, inhibitedBy, pending, channels } = delivery;
   const items: SafeHtml[] = [];
   if (acknowledgement) {
     items.push(
@@ -46,7 +46,7 @@ export function standingList(standing: AlertStanding): SafeHtml {
     );
   }
   if (items.length === 0) items.push(html`<li class="muted">no notification yet</li>`);
-  return html`<ul class="standing">
+  return html`<ul class="delivery-state">
     ${items}
   </ul>`;
 }
