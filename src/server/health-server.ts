@@ -2,7 +2,8 @@
  * The daemon's one small HTTP listener: `/healthz` (alive), `/readyz` (doing its job) and
  * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
  * `/slack/interactions` takes Slack's posts of button clicks, when a Slack app channel wants them
- * over HTTP (`src/interactions/slack-http-receiver.ts`). Every other path is the web console's,
+ * over HTTP (`src/interactions/slack-http-receiver.ts`); `/pagerduty/<channel>` and
+ * `/opsgenie/<channel>` the on-call tools' webhooks (`src/interactions/on-call-webhook.ts`). Every other path is the web console's,
  * when one is given (`src/console/console-handler.ts`).
  *
  * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
@@ -143,6 +144,8 @@ export async function startHealthServer(options: {
    * no channel takes them (then the path is not found).
    */
   interactions?: RequestHandler | undefined;
+  /** The on-call tools' webhooks (`/pagerduty/…`, `/opsgenie/…`); false when the path is not theirs. */
+  webhooks?: RequestHandler | undefined;
   /** Other limits than {@link LISTENER_LIMITS} (tests: timeouts of a second or two). */
   limits?: Partial<ListenerLimits> | undefined;
   /** `/healthz` fails once the main thread has not turned for this long (ms); default {@link DEFAULT_STALL_AFTER_MS}. */
@@ -202,7 +205,11 @@ export async function startHealthServer(options: {
  * client's real address (never the relay's).
  */
 function innerServer(
-  options: { console?: RequestHandler | undefined; interactions?: RequestHandler | undefined },
+  options: {
+    console?: RequestHandler | undefined;
+    interactions?: RequestHandler | undefined;
+    webhooks?: RequestHandler | undefined;
+  },
   token: string,
 ): Server {
   return createServer((req, res) => {
@@ -217,6 +224,7 @@ function innerServer(
       }
       return;
     }
+    if (options.webhooks?.(req, res)) return;
     if (options.console?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();

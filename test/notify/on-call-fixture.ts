@@ -47,18 +47,19 @@ export class OnCallWorld {
     channel: string,
     env: Record<string, string>,
     route = '{ match: { check: certificates }, channels: [oncall] }',
+    options: { server?: string; jobs?: string; also?: string } = {},
   ): Watchdog {
     const notify = `notify:
   channels:
-    - ${channel.trim().split('\n').join('\n      ')}
+    - ${channel.trim().split('\n').join('\n      ')}${options.also ? `\n    - ${options.also}` : ''}
     - { name: console, type: log }
   routes: [${route}, { channels: [console] }]
   delivery: { initial_backoff: 10s, max_backoff: 1h }`;
-    const server = '{ listen: "off", console: { public_url: "https://watchdog.example.com" } }';
+    const server = options.server ?? '{ listen: "off", console: { public_url: "https://watchdog.example.com" } }';
     const config = engineConfig(
       this.sim,
       this.tmp.dir,
-      'jobs: { jitter: 0s }',
+      options.jobs ?? 'jobs: { jitter: 0s }',
       this.sim.adminToken,
       notify,
       server,

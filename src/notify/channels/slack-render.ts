@@ -243,7 +243,8 @@ function dateToken(ms: number): string {
 /** The mrkdwn of one event: status and summary, where, the check's facts, since when. */
 function eventText(d: EventDescription): string {
   const tone = TONES[d.tone];
-  const lines = [`${tone.emoji} *${d.status}* · ${escapeMrkdwn(d.summary, 500)}`];
+  // The status may name a person (who acknowledged): their text, escaped like the summary.
+  const lines = [`${tone.emoji} *${escapeMrkdwn(d.status, 500)}* · ${escapeMrkdwn(d.summary, 500)}`];
   const where: string[] = [];
   // A resolved event keeps only its app link: one tap to see it is back.
   if (d.app) where.push(`*App:* ${mrkdwnLink(d.url, d.app, MAX_VALUE)}`);

@@ -177,7 +177,10 @@ function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard 
 function eventElements(e: EventDescription, budget: TextBudget): CardElement[] {
   const summary = budget.take((max) => escapeTeamsMarkdown(e.summary, max), 1_000) ?? '';
   const out: CardElement[] = [
-    text(`**${TONES[e.tone].emoji} ${e.status}** · ${summary}`, { color: STYLE[e.tone].color, separator: true }),
+    text(`**${TONES[e.tone].emoji} ${escapeTeamsMarkdown(e.status, 500)}** · ${summary}`, {
+      color: STYLE[e.tone].color,
+      separator: true,
+    }),
   ];
   const facts: Fact[] = [...(e.app ? [{ label: 'App', value: e.app }] : []), ...eventFactList(e)];
   if (facts.length > 0) out.push(factSet(facts.slice(0, TEAMS_LIMITS.facts), budget));
