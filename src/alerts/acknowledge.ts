@@ -35,6 +35,8 @@ export interface AcknowledgeRequest {
   via: AcknowledgeSurface;
   /** Why, when they say; empty is none. */
   comment?: string | undefined;
+  /** The channel it came through (an on-call tool's webhook): the event says it, so that channel is not told back. */
+  channel?: string | undefined;
   now: number;
 }
 
@@ -78,7 +80,7 @@ export function acknowledge(store: Store | AlertStore, request: AcknowledgeReque
       return { outcome: 'already_acknowledged', alert, acknowledgement: alert.acknowledgement };
     }
     alerts.setAcknowledgement(alert.fingerprint, mine);
-    const event = write(alerts, alert, 'acknowledged', mine);
+    const event = write(alerts, alert, 'acknowledged', mine, request.channel);
     return { outcome: 'acknowledged', alert: { ...alert, acknowledgement: mine }, acknowledgement: mine, event };
   });
 }
@@ -92,7 +94,7 @@ export function unacknowledge(store: Store | AlertStore, request: AcknowledgeReq
     const ended = alert.acknowledgement;
     if (!ended) return { outcome: 'not_acknowledged', alert };
     alerts.setAcknowledgement(alert.fingerprint, null);
-    const event = write(alerts, alert, 'unacknowledged', mine);
+    const event = write(alerts, alert, 'unacknowledged', mine, request.channel);
     return { outcome: 'unacknowledged', alert: { ...alert, acknowledgement: null }, ended, event };
   });
 }
@@ -160,13 +162,12 @@ function write(
   alert: AlertRow,
   kind: Extract<AlertEventKind, 'acknowledged' | 'unacknowledged'>,
   ack: Acknowledgement,
+  channel: string | undefined,
 ): AlertEvent {
   const reason =
     kind === 'acknowledged' ? `acknowledged by ${ack.by} (${ack.via})` : `given back by ${ack.by} (${ack.via})`;
-  const event = alerts.insertEvent(
-    { ...eventOf(alert, kind, ack.at, reason), acknowledgement: acknowledgementNote(ack) },
-    ack.at,
-  );
+  const note = { ...acknowledgementNote(ack), ...(channel !== undefined ? { channel } : {}) };
+  const event = alerts.insertEvent({ ...eventOf(alert, kind, ack.at, reason), acknowledgement: note }, ack.at);
   alerts.queueUnrouted(event.id, ack.at);
   return event;
 }

@@ -30,8 +30,11 @@ export function isAcknowledgementKind(kind: AlertEventKind): boolean {
   return kind === 'acknowledged' || kind === 'unacknowledged';
 }
 
-/** Where an acknowledgement was given (or given back). */
-export const ACKNOWLEDGE_SURFACES = ['console', 'cli', 'slack'] as const;
+/**
+ * Where an acknowledgement was given (or given back): here (the console, the CLI, Slack's buttons),
+ * or in the on-call tool that pages for the alert (its webhook, `src/interactions/on-call-webhook.ts`).
+ */
+export const ACKNOWLEDGE_SURFACES = ['console', 'cli', 'slack', 'pagerduty', 'opsgenie'] as const;
 
 /** One of {@link ACKNOWLEDGE_SURFACES}. */
 export type AcknowledgeSurface = (typeof ACKNOWLEDGE_SURFACES)[number];
@@ -46,6 +49,11 @@ export interface AcknowledgementNote {
   at: string;
   /** Absent when they gave none. */
   comment?: string;
+  /**
+   * The channel it came through, when it came from an on-call tool's webhook: that channel is not
+   * told back what it told us (`delivery-decision.ts`, 'acknowledged_there').
+   */
+  channel?: string;
 }
 
 /**

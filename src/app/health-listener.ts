@@ -1,7 +1,8 @@
 /**
  * The health listener as the configuration wants it: started, moved or stopped to match
  * `server.listen`, and kept across reloads that leave it alone. The web console rides on it, and
- * Slack's posts of button clicks (`/slack/interactions`); both read the config in force at each
+ * Slack's posts of button clicks (`/slack/interactions`), and PagerDuty's and Opsgenie's webhooks
+ * (`/pagerduty/<channel>`, `/opsgenie/<channel>`); all read the config in force at each
  * request, so a reload that changes them needs no restart of the listener. It listens on a thread
  * of its own (`src/server/front-door-worker.ts`); its `/healthz` fails once the main thread has
  * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}).
@@ -11,11 +12,13 @@ import { consoleServing } from '../console/console-config.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { HttpInteractions } from '../interactions/slack-interactions.js';
+import { onCallWebhookHandler } from '../interactions/on-call-webhook.js';
 import {
   DEFAULT_STALL_AFTER_MS,
   startHealthServer,
   type HealthServer,
   type HealthSource,
+  type RequestHandler,
 } from '../server/health-server.js';
 import type { Metrics } from '../server/metrics.js';
 import { requestBudgetMs } from '../state/postgres-channel.js';
@@ -43,6 +46,8 @@ export class HealthListener {
   #server: HealthServer | undefined;
   #listen: string | null = null;
   readonly #console: ConsoleRequestHandler;
+  /** PagerDuty's and Opsgenie's webhooks, over the console's store and config in force. */
+  readonly #webhooks: RequestHandler;
 
   constructor(
     private readonly deps: {
@@ -55,6 +60,7 @@ export class HealthListener {
     },
   ) {
     this.#console = createConsoleHandler(deps.console);
+    this.#webhooks = onCallWebhookHandler(deps.console);
   }
 
   /** The address it bound, when it runs. */
@@ -81,6 +87,7 @@ export class HealthListener {
       source: this.deps.source,
       stallAfterMs: stallBoundMs(this.deps.console.config().state),
       console: this.#console,
+      webhooks: this.#webhooks,
       clock: this.deps.console.clock,
       interactions: {
         secrets: () => this.deps.interactions?.()?.secrets ?? [],

@@ -39,6 +39,7 @@ import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation } from './remediate-actions.js';
 import { consoleServing, mayRemediate } from './console-config.js';
 import type { Remediator } from '../remediation/remediator.js';
+import { readBody } from '../lib/read-body.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
 export interface ConsoleDeps {
@@ -264,14 +265,9 @@ function send(res: ServerResponse, status: number, body: SafeHtml, headers: Reco
  * {@link MAX_FORM_BYTES}. Any other type reads as no fields (and so fails the CSRF check).
  */
 async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
+  const body = await readBody(req, MAX_FORM_BYTES);
+  if (body === undefined) return undefined;
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') return new URLSearchParams();
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams(body);
 }

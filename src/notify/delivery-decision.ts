@@ -33,6 +33,8 @@ export type NotifyDecision =
   | 'acknowledgement_not_sent'
   /** An acknowledgement of an alert the channel was never told fires (silenced, held): nothing to say. */
   | 'acknowledged_quietly'
+  /** An acknowledgement that came from this very channel (its on-call tool's webhook): it knows. */
+  | 'acknowledged_there'
   /** A repeat, but this route's own repeat interval has not passed on this channel yet. */
   | 'repeat_not_due'
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
@@ -64,6 +66,7 @@ export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'he
   resolved_not_sent: 'suppressed',
   acknowledgement_not_sent: 'suppressed',
   acknowledged_quietly: 'suppressed',
+  acknowledged_there: 'suppressed',
   repeat_not_due: 'suppressed',
   resolved_quietly: 'suppressed',
   superseded: 'suppressed',
@@ -82,8 +85,16 @@ export interface NotificationLogEntry {
 
 /** Everything the stages look at, gathered by the outbox. */
 export interface DecisionFacts {
-  event: { kind: AlertEventKind; fingerprint: string; labels: Labels; reason?: string | undefined };
+  event: {
+    kind: AlertEventKind;
+    fingerprint: string;
+    labels: Labels;
+    reason?: string | undefined;
+    acknowledgement?: { channel?: string | undefined } | undefined;
+  };
   route: ResolvedRoute;
+  /** The channel decided for; absent in tests that need no name. */
+  channel?: string | undefined;
   now: number;
   /** Whether the channel's kind shows acknowledgements where the route does not say (`Channel.showsAcknowledgements`). */
   showsAcknowledgements?: boolean | undefined;
@@ -132,6 +143,12 @@ const acknowledgementNotSent: DecisionStage = ({ event, route, showsAcknowledgem
 const acknowledgedQuietly: DecisionStage = ({ event, log }) =>
   isAcknowledgementKind(event.kind) && !announced(log)
     ? { decision: 'acknowledged_quietly', detail: 'the firing was never sent to this channel' }
+    : undefined;
+
+/** Told from the tool behind this channel (PagerDuty, Opsgenie): telling it back would echo it. */
+const acknowledgedThere: DecisionStage = ({ event, channel }) =>
+  isAcknowledgementKind(event.kind) && channel !== undefined && event.acknowledgement?.channel === channel
+    ? { decision: 'acknowledged_there', detail: `it came from ${channel}` }
     : undefined;
 
 const resolvedQuietly: DecisionStage = ({ event, log }) =>
@@ -190,6 +207,7 @@ export const DECISION_STAGES: readonly DecisionStage[] = [
   digestOnly,
   acknowledgementNotSent,
   acknowledgedQuietly,
+  acknowledgedThere,
   resolvedQuietly,
   folded,
   silenced,

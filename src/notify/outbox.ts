@@ -237,6 +237,7 @@ export class Outbox {
     return decideDelivery({
       event,
       route,
+      channel,
       now,
       ...facts,
       showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),

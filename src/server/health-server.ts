@@ -3,8 +3,9 @@
  * `/metrics` (Prometheus text). It reads state through {@link HealthSource}; it decides nothing.
  * `/slack/interactions` takes Slack's posts of button clicks, when a Slack app channel wants them
  * over HTTP (`src/interactions/slack-http-receiver.ts`, run by the front door, which answers Slack
- * at once and hands the click over: {@link InteractionsTaker}). Every other path is the web
- * console's, when one is given (`src/console/console-handler.ts`).
+ * at once and hands the click over: {@link InteractionsTaker}); `/pagerduty/<channel>` and
+ * `/opsgenie/<channel>` the on-call tools' webhooks (`src/interactions/on-call-webhook.ts`). Every
+ * other path is the web console's, when one is given (`src/console/console-handler.ts`).
  *
  * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
  * main thread blocks while a PostgreSQL statement runs: the main thread publishes what the probes
@@ -156,6 +157,8 @@ export async function startHealthServer(options: {
   interactions?: InteractionsTaker | undefined;
   /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
   clock?: Clock | undefined;
+  /** The on-call tools' webhooks (`/pagerduty/…`, `/opsgenie/…`); false when the path is not theirs. */
+  webhooks?: RequestHandler | undefined;
   /** Other limits than {@link LISTENER_LIMITS} (tests: timeouts of a second or two). */
   limits?: Partial<ListenerLimits> | undefined;
   /** `/healthz` fails once the main thread has not turned for this long (ms); default {@link DEFAULT_STALL_AFTER_MS}. */
@@ -215,12 +218,16 @@ export async function startHealthServer(options: {
  * Slack's posts), answered by the handlers as they always were, each request seen from the
  * client's real address (never the relay's).
  */
-function innerServer(options: { console?: RequestHandler | undefined }, token: string): Server {
+function innerServer(
+  options: { console?: RequestHandler | undefined; webhooks?: RequestHandler | undefined },
+  token: string,
+): Server {
   return createServer((req, res) => {
     if (!fromFrontDoor(req, token)) {
       res.writeHead(403).end();
       return;
     }
+    if (options.webhooks?.(req, res)) return;
     if (options.console?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();

@@ -93,3 +93,20 @@ function send(res: ServerResponse, answer: FakeAnswer): void {
 export function problems(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string[] {
   return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
 }
+
+/** A webhook a fake service sends (its body as bytes go, its headers), to post again as a replay. */
+export interface WebhookPost {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Posts a webhook to `url` as the service would; answers the status it got. */
+export async function postWebhook(url: string, post: WebhookPost): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...post.headers },
+    body: post.body,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}

@@ -9,10 +9,22 @@
  * alias of an open alert counts a repeat of it (`count`), one with a closed or unknown alias opens
  * a new alert; an action on an alias with no open alert is accepted and fails later, kept in
  * `failedRequests` (what GET /v2/alerts/requests/{id} would say).
+ *
+ * A person's act in Opsgenie (`act`: Acknowledge, UnAcknowledge, Close, AddNote) changes the alert
+ * and is told as an outgoing Webhook integration does: `{ action, alert: { alertId, alias,
+ * username, … }, source, integrationName, integrationType: "Webhook" }` posted with the custom
+ * headers the integration was given (Opsgenie signs nothing).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { problems, startFakeService, type FakeAnswer, type FakeService } from './fake-service.js';
+import {
+  postWebhook,
+  problems,
+  startFakeService,
+  type FakeAnswer,
+  type FakeService,
+  type WebhookPost,
+} from './fake-service.js';
 
 const create = z
   .object({
@@ -71,6 +83,15 @@ export interface OpsgenieFake extends FakeService {
   readonly failedRequests: string[];
   /** What was refused, and why. */
   readonly invalid: string[][];
+  /**
+   * A person acts on the alert of `alias` in Opsgenie: the alert changes and the Webhook
+   * integration at `to` is told, with its custom headers. Answers the status the receiver gave and
+   * what was posted (to replay it).
+   */
+  act(
+    to: { url: string; headers: Record<string, string> },
+    spec: { alias: string; action: 'Acknowledge' | 'UnAcknowledge' | 'Close' | 'AddNote'; username: string },
+  ): Promise<{ status: number; sent: WebhookPost }>;
 }
 
 /** Starts the fake. */
@@ -152,5 +173,36 @@ export async function startOpsgenieFake(): Promise<OpsgenieFake> {
     if (body.note) alert.notes.push(body.note);
     return accepted();
   });
-  return Object.assign(service, { apiKey, alerts, opened, failedRequests, invalid });
+  let updates = 0;
+  const act: OpsgenieFake['act'] = async (to, spec) => {
+    const alert = alerts.get(spec.alias);
+    if (alert && spec.action === 'Acknowledge') [alert.acknowledged, alert.owner] = [true, spec.username];
+    if (alert && spec.action === 'UnAcknowledge') [alert.acknowledged, alert.owner] = [false, undefined];
+    if (alert && spec.action === 'Close') alert.status = 'closed';
+    const at = 1_700_000_000_000 + ++updates;
+    const body = JSON.stringify({
+      action: spec.action,
+      alert: {
+        alertId: randomUUID(),
+        message: alert?.message ?? 'an alert',
+        tags: alert?.tags ?? [],
+        tinyId: '24',
+        entity: '',
+        alias: spec.alias,
+        createdAt: at,
+        updatedAt: at * 1_000_000,
+        username: spec.username,
+        userId: randomUUID(),
+        source: 'web',
+        note: '',
+      },
+      source: { name: '', type: 'web' },
+      integrationName: 'deploy-watchdog back',
+      integrationId: randomUUID(),
+      integrationType: 'Webhook',
+    });
+    const sent = { body, headers: to.headers };
+    return { status: await postWebhook(to.url, sent), sent };
+  };
+  return Object.assign(service, { apiKey, alerts, opened, failedRequests, invalid, act });
 }

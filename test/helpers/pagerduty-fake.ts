@@ -10,10 +10,22 @@
  * updated, a count kept), one with an unknown or resolved key opens a new alert; an acknowledge
  * or a resolve of a key with no open alert is accepted (202) and changes nothing (`ignored`).
  * Change events (`/v2/change/enqueue`) are kept apart: they open nothing.
+ *
+ * A person's act in PagerDuty (`act`: acknowledge, unacknowledge, resolve an incident) changes the
+ * alert and is told as a V3 webhook is: `{ event: { id, event_type, resource_type, occurred_at,
+ * agent, data } }` posted with `X-PagerDuty-Signature: v1=<HMAC-SHA256 of the body>` under the
+ * subscription's secret (or signatures given, to forge or rotate).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { problems, startFakeService, type FakeAnswer, type FakeService } from './fake-service.js';
+import {
+  postWebhook,
+  problems,
+  startFakeService,
+  type FakeAnswer,
+  type FakeService,
+  type WebhookPost,
+} from './fake-service.js';
 
 const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 
@@ -96,6 +108,26 @@ export interface PagerDutyFake extends FakeService {
   readonly ignored: PagerDutyEvent[];
   /** What was refused, and why. */
   readonly invalid: string[][];
+  /**
+   * A person acts on the incident of `dedupKey` in PagerDuty: its status changes and the V3 webhook
+   * subscription at `to` is told, signed with its secret (unless `signatures` are given). Answers
+   * the status the subscriber gave and what was posted (to replay it).
+   */
+  act(
+    to: { url: string; secret: string },
+    spec: {
+      dedupKey: string;
+      eventType:
+        'incident.acknowledged' | 'incident.unacknowledged' | 'incident.resolved' | 'incident.priority_updated';
+      agent: string | null;
+      signatures?: string[];
+    },
+  ): Promise<{ status: number; sent: WebhookPost }>;
+}
+
+/** The V3 webhook signature of a body under a subscription's secret. */
+export function pagerdutyWebhookSignature(secret: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** Starts the fake. */
@@ -156,5 +188,51 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
     }
     return { status: 202, body: { status: 'success', message: 'Event processed', dedup_key: key } };
   });
-  return Object.assign(service, { routingKey, alerts, opened, events, changes, ignored, invalid });
+  const STATUS_AFTER = {
+    'incident.acknowledged': 'acknowledged',
+    'incident.unacknowledged': 'triggered',
+    'incident.resolved': 'resolved',
+  } as const;
+  const act: PagerDutyFake['act'] = async (to, spec) => {
+    const alert = alerts.get(spec.dedupKey);
+    const status = STATUS_AFTER[spec.eventType as keyof typeof STATUS_AFTER];
+    if (alert && status) alert.status = status;
+    const body = JSON.stringify({
+      event: {
+        id: `01${randomBytes(12).toString('hex').toUpperCase()}`,
+        event_type: spec.eventType,
+        resource_type: 'incident',
+        occurred_at: new Date().toISOString(),
+        agent:
+          spec.agent === null
+            ? null
+            : {
+                html_url: 'https://acme.pagerduty.com/users/PLH1HKV',
+                id: 'PLH1HKV',
+                self: 'https://api.pagerduty.com/users/PLH1HKV',
+                summary: spec.agent,
+                type: 'user_reference',
+              },
+        client: null,
+        data: {
+          id: 'PGR0VU2',
+          type: 'incident',
+          self: 'https://api.pagerduty.com/incidents/PGR0VU2',
+          html_url: 'https://acme.pagerduty.com/incidents/PGR0VU2',
+          number: 2,
+          status: alert?.status ?? 'triggered',
+          incident_key: spec.dedupKey,
+          title: alert?.summary ?? 'A little bump in the road',
+          urgency: 'high',
+        },
+      },
+    });
+    const signatures = spec.signatures ?? [pagerdutyWebhookSignature(to.secret, body)];
+    const sent = {
+      body,
+      headers: { 'x-pagerduty-signature': signatures.join(','), 'user-agent': 'PagerDuty-Webhook/V3.0' },
+    };
+    return { status: await postWebhook(to.url, sent), sent };
+  };
+  return Object.assign(service, { routingKey, alerts, opened, events, changes, ignored, invalid, act });
 }

@@ -120,6 +120,26 @@ describe('decideDelivery', () => {
         'acknowledged_quietly',
       ],
       [
+        `${kind} that came from this channel's tool (its webhook)`,
+        facts(kind, {
+          event: { kind, fingerprint: 'f', labels: { check: 'failed_runs' }, acknowledgement: { channel: 'pd' } },
+          channel: 'pd',
+          log: told('firing', 1),
+          showsAcknowledgements: true,
+        }),
+        'acknowledged_there',
+      ],
+      [
+        `${kind} that came from another channel's tool`,
+        facts(kind, {
+          event: { kind, fingerprint: 'f', labels: { check: 'failed_runs' }, acknowledgement: { channel: 'og' } },
+          channel: 'pd',
+          log: told('firing', 1),
+          showsAcknowledgements: true,
+        }),
+        'deliver',
+      ],
+      [
         `${kind} of an alert silenced now`,
         facts(kind, { log: told('firing', 1), showsAcknowledgements: true, silenceId: 'abc' }),
         'silenced',

@@ -22,6 +22,13 @@ export const HOSTILE_APP =
   '1. *shop* @everyone <@123456789012345678> [click](https://evil.example) # _x_ `rm` \u202Egnp';
 
 /** One test's world. */
+/** What a test may set beyond the channel: the server section, the jobs section, one more channel. */
+interface OpenOptions {
+  server?: string;
+  jobs?: string;
+  also?: string;
+}
+
 export class OnCallWorld {
   readonly logs = captureLogger('debug');
   wd: Watchdog | undefined;
@@ -47,8 +54,9 @@ export class OnCallWorld {
     channel: string,
     env: Record<string, string>,
     route = '{ match: { check: certificates }, channels: [oncall] }',
+    options: OpenOptions = {},
   ): Watchdog {
-    this.wd = openWatchdog(this.config(channel, env, route), this.clock, { logger: this.logs.logger });
+    this.wd = openWatchdog(this.config(channel, env, route, options), this.clock, { logger: this.logs.logger });
     return this.wd;
   }
 
@@ -57,15 +65,17 @@ export class OnCallWorld {
     channel: string,
     env: Record<string, string>,
     route = '{ match: { check: certificates }, channels: [oncall] }',
+    options: OpenOptions = {},
   ) {
     const notify = `notify:
   channels:
-    - ${channel.trim().split('\n').join('\n      ')}
+    - ${channel.trim().split('\n').join('\n      ')}${options.also ? `\n    - ${options.also}` : ''}
     - { name: console, type: log }
   routes: [${route}, { channels: [console] }]
   delivery: { initial_backoff: 10s, max_backoff: 1h }`;
-    const server = '{ listen: "off", console: { public_url: "https://watchdog.example.com" } }';
-    return engineConfig(this.sim, this.tmp.dir, 'jobs: { jitter: 0s }', this.sim.adminToken, notify, server, env);
+    const server = options.server ?? '{ listen: "off", console: { public_url: "https://watchdog.example.com" } }';
+    const jobs = options.jobs ?? 'jobs: { jitter: 0s }';
+    return engineConfig(this.sim, this.tmp.dir, jobs, this.sim.adminToken, notify, server, env);
   }
 
   /** A production app with a URL, renamed to {@link HOSTILE_APP}; its URL's id. */

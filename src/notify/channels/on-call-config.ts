@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../../config/loopback-host.js';
+import { secretSchema } from '../../config/secret.js';
 
 /**
  * Config pieces the on-call channel kinds (PagerDuty, Opsgenie, Teams, Discord) share: the time
@@ -35,4 +36,17 @@ export const apiRootSchema = z
 /** An API root without its trailing slash, so that paths join it as written. */
 export function apiRoot(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * A secret an on-call tool's webhook proves itself with (PagerDuty's signing secret, the token
+ * Opsgenie sends as a header): at least 16 printable characters without spaces, so a guessable
+ * word is refused.
+ */
+export function webhookSecretSchema(what: string) {
+  return z
+    .string({ error: `is required: ${what}` })
+    .regex(/^[!-~]{16,512}$/, `must be ${what}: 16 to 512 characters without spaces (value not shown: it is a secret)`)
+    .meta({ examples: ['0123456789abcdef0123456789abcdef'] })
+    .pipe(secretSchema);
 }

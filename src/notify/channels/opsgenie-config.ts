@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
-import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What an Opsgenie channel's template shapes: each alert's message (title) and description (text). */
@@ -45,6 +45,17 @@ export const opsgenieConfigSchema = z
       .describe('Tags added to every alert created (at most 20, each up to 50 characters).'),
     timeout: onCallTimeoutSchema,
     template: templateConfigSchema(OPSGENIE_TEMPLATE_PARTS),
+    webhook: z
+      .object({
+        token: webhookSecretSchema('a token of your choosing, sent by the Webhook integration as a header').describe(
+          'The token the Opsgenie Webhook integration sends in its custom header X-Deploy-Watchdog-Token (or as Authorization: Bearer …); use ${VAR}; a secret.',
+        ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The way back: an Opsgenie Webhook integration posts its alerts' acknowledgements to POST /opsgenie/<channel name> on server.listen with this token, and they acknowledge the alert here. Absent: that path is not found.",
+      ),
   })
   .strict();
 

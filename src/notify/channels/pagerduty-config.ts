@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { secretSchema } from '../../config/secret.js';
-import { apiRootSchema, onCallTimeoutSchema } from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What a PagerDuty channel's template shapes: each alert's summary (its details are structural). */
@@ -50,6 +50,17 @@ export const pagerdutyConfigSchema = z
       .describe("The events' payload.source where an alert names no app or server. Absent: deploy-watchdog."),
     timeout: onCallTimeoutSchema,
     template: templateConfigSchema(PAGERDUTY_TEMPLATE_PARTS),
+    webhook: z
+      .object({
+        signing_secret: webhookSecretSchema("the Secret of the service's V3 Webhook Subscription").describe(
+          'The Secret PagerDuty showed once when the V3 Webhook Subscription was created (use ${VAR}); a secret.',
+        ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The way back: PagerDuty posts its incidents' acknowledgements to POST /pagerduty/<channel name> on server.listen, signed with this secret, and they acknowledge the alert here. Absent: that path is not found.",
+      ),
   })
   .strict();
 

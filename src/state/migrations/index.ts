@@ -33,6 +33,7 @@ import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
 import slackInteractions from './011-slack-interactions.js';
+import onCallAcknowledge from './012-on-call-acknowledge.js';
 import alertTiming from './014-alert-timing.js';
 import outboxUnconfirmed from './015-outbox-unconfirmed.js';
 import backupReadback from './016-backup-readback.js';
@@ -51,6 +52,7 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   acknowledge,
   slackApp,
   slackInteractions,
+  onCallAcknowledge,
   alertTiming,
   outboxUnconfirmed,
   backupReadback,

@@ -141,6 +141,24 @@ describe('channel config schemas', () => {
       'control characters',
     ],
     [
+      "a PagerDuty webhook's signing secret too short to be one",
+      { name: 'p', type: 'pagerduty', routing_key: 'a'.repeat(32), webhook: { signing_secret: 'XXXXsecretXXXX' } },
+      'webhook.signing_secret',
+      'value not shown',
+    ],
+    [
+      "an Opsgenie webhook's token with a space",
+      { name: 'o', type: 'opsgenie', api_key: 'k'.repeat(36), webhook: { token: 'XXXXsecretXXXX XXXXsecretXXXX' } },
+      'webhook.token',
+      'value not shown',
+    ],
+    [
+      'an unknown key in a webhook section',
+      { name: 'o', type: 'opsgenie', api_key: 'k'.repeat(36), webhook: { token: 'XXXXsecretXXXX-0123', hmac: 1 } },
+      'webhook',
+      'hmac',
+    ],
+    [
       'a webhook URL that is not http(s)',
       { name: 'w', type: 'webhook', url: 'ftp://hooks.example.com/XXXXsecretXXXX' },
       'url',

@@ -1,0 +1,204 @@
+/**
+ * The way back from the on-call tools: PagerDuty's V3 webhooks at `POST /pagerduty/<channel>` and
+ * Opsgenie's Webhook integration at `POST /opsgenie/<channel>`, on `server.listen`, for a channel
+ * of that kind with a `webhook` section in the config in force. A request is checked before
+ * anything in it is read (PagerDuty's signature, Opsgenie's token): a missing or wrong one is
+ * refused with 401 and a log line naming the channel and the client, never the secret or what was
+ * sent. A checked one is answered 200 whatever it asks, so the tool does not retry what we
+ * understood and chose to let be (an event type not used, an alert not ours or long forgotten).
+ * An acknowledgement (or its giving back) takes the one path every surface takes
+ * (`src/alerts/acknowledge.ts`, `via` the tool, the event naming the channel so it is not told
+ * back), and wakes the delivery loop, which shows it where the alert lives (a Slack app's living
+ * message, the other channels that show acknowledgements, the console's timeline).
+ *
+ * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
+ * a while, so a replay of it changes nothing; the acts are idempotent anyway.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';
+import type { AcknowledgeSurface } from '../alerts/alert-event.js';
+import { alertStoreOf } from '../alerts/alert-store.js';
+import type { Config } from '../config/load-config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { readBody } from '../lib/read-body.js';
+import { oneLine } from '../notify/channels/escape.js';
+import { incidentKey } from '../notify/channels/incident-parts.js';
+import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
+import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
+import type { Store } from '../state/store.js';
+import type { OnCallAct } from './on-call-act.js';
+import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
+import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
+
+/** The largest body taken: an incident's or an alert's webhook is a few kilobytes. */
+const MAX_BODY_BYTES = 512 * 1024;
+/** How many requests are remembered against replays (the oldest forgotten first). */
+const REMEMBERED = 2_048;
+/** The longest name kept of who acted in the tool (the alert store takes up to 200). */
+const MAX_BY = 120;
+
+/** What the handler works with; `config` is read at each request, so a reload needs no restart. */
+export interface OnCallWebhookDeps {
+  config(): Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Wakes the delivery loop, to show the acknowledgement now. */
+  wake?(): void;
+}
+
+/** One tool's webhook: how a request is checked and read. */
+interface ToolWebhook {
+  surface: Extract<AcknowledgeSurface, 'pagerduty' | 'opsgenie'>;
+  /** Its name in logs and the name of who acted when it names nobody. */
+  label: string;
+  /** The longest key the channel sends before hashing (`incidentKey`). */
+  keyLimit: number;
+  verify(req: IncomingMessage, body: string, channel: Config['notify']['channels'][number]): boolean;
+  read(body: string): { ok: true; id: string; what: string; act: OnCallAct | null } | { ok: false; reason: string };
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => [req.headers[name]].flat()[0];
+
+const TOOLS: Readonly<Record<string, ToolWebhook>> = {
+  pagerduty: {
+    surface: 'pagerduty',
+    label: 'PagerDuty',
+    keyLimit: PAGERDUTY_LIMITS.dedupKey,
+    verify: (req, body, channel) =>
+      channel.type === 'pagerduty' &&
+      channel.webhook !== undefined &&
+      verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, channel.webhook.signing_secret),
+    read: (body) => {
+      const read = readPagerDutyWebhook(body);
+      return read.ok ? { ok: true, id: read.id, what: read.eventType, act: read.act } : read;
+    },
+  },
+  opsgenie: {
+    surface: 'opsgenie',
+    label: 'Opsgenie',
+    keyLimit: OPSGENIE_LIMITS.alias,
+    verify: (req, _body, channel) =>
+      channel.type === 'opsgenie' &&
+      channel.webhook !== undefined &&
+      verifyOpsgenieToken(
+        { token: header(req, OPSGENIE_TOKEN_HEADER), authorization: header(req, 'authorization') },
+        channel.webhook.token,
+      ),
+    read: (body) => {
+      const read = readOpsgenieWebhook(body);
+      return read.ok ? { ok: true, id: read.id, what: read.action, act: read.act } : read;
+    },
+  },
+};
+
+/** `/pagerduty/<name>` or `/opsgenie/<name>`: the tool and the channel's name. */
+const PATH = /^\/(pagerduty|opsgenie)\/([^/]+)$/;
+
+/**
+ * The handler of the on-call tools' webhooks: true when the path is one of theirs (answered),
+ * false to leave the request to the next handler.
+ */
+export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const seen = new Set<string>();
+  const log = deps.logger.child({ stage: 'on-call-webhook' });
+  const answer = (res: ServerResponse, status: number, body: object) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+  /** True when `id` was taken before; otherwise remembers it. */
+  const replayed = (id: string): boolean => {
+    if (seen.has(id)) return true;
+    seen.add(id);
+    // A Set iterates in insertion order: the first is the oldest.
+    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value!);
+    return false;
+  };
+
+  const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
+    const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
+    const remote = req.socket.remoteAddress;
+    if (!channel || !tool.verify(req, body, channel)) {
+      log.warn(
+        { channel: name, remote },
+        `${tool.label} webhook refused: no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`,
+      );
+      return answer(res, 401, { error: 'unauthorized' });
+    }
+    const read = tool.read(body);
+    if (!read.ok) {
+      log.warn({ channel: name, remote }, `${tool.label} webhook refused: ${read.reason}`);
+      return answer(res, 400, { error: 'unreadable' });
+    }
+    if (replayed(`${tool.surface}/${name}/${read.id}`)) {
+      log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
+      return answer(res, 200, { ignored: 'duplicate' });
+    }
+    if (!read.act) {
+      log.debug({ channel: name, what: read.what }, `${tool.label} webhook not used`);
+      return answer(res, 200, { ignored: 'not used' });
+    }
+    answer(res, 200, act(tool, name, read.act));
+  };
+
+  /** Does what the tool asks of the alert its key names, and says what happened. */
+  const act = (tool: ToolWebhook, name: string, wanted: OnCallAct): { outcome: string } => {
+    const fingerprint = fingerprintOf(wanted.key, tool.keyLimit);
+    if (fingerprint === undefined) {
+      log.debug({ channel: name }, `${tool.label} webhook for an alert not ours (or forgotten): ignored`);
+      return { outcome: 'not_found' };
+    }
+    const request = {
+      fingerprint,
+      by: oneLine(wanted.by, MAX_BY) || tool.label,
+      via: tool.surface,
+      channel: name,
+      now: deps.clock.now(),
+    };
+    const done = wanted.act === 'acknowledge' ? acknowledge(deps.store, request) : unacknowledge(deps.store, request);
+    if (done.outcome === 'acknowledged' || done.outcome === 'unacknowledged') deps.wake?.();
+    log.info(
+      { channel: name, fingerprint, by: request.by, outcome: done.outcome },
+      `${tool.label} webhook: ${wanted.act}`,
+    );
+    return { outcome: done.outcome };
+  };
+
+  /** The alert a key names: the fingerprint itself, or the one whose hash it is. */
+  const fingerprintOf = (key: string, limit: number): string | undefined => {
+    const alerts = alertStoreOf(deps.store);
+    if (alerts.get(key)) return key;
+    if (!key.startsWith('sha256:')) return undefined;
+    return alerts.fingerprintsWhere((fp) => fp.length > limit && incidentKey(fp, limit) === key)[0];
+  };
+
+  return (req, res) => {
+    const match = PATH.exec((req.url ?? '/').split('?')[0] ?? '/');
+    const tool = match ? TOOLS[match[1]!] : undefined;
+    if (!match || !tool) return false;
+    let name: string;
+    try {
+      name = decodeURIComponent(match[2]!);
+    } catch {
+      answer(res, 404, { error: 'not found' });
+      return true;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return true;
+    }
+    readBody(req, MAX_BODY_BYTES).then(
+      (body) => {
+        if (body === undefined) return answer(res, 413, { error: 'too large' });
+        try {
+          take(req, res, tool, name, body);
+        } catch (err) {
+          log.error({ err, channel: name }, `${tool.label} webhook failed`);
+          if (!res.headersSent) answer(res, 500, { error: 'internal' });
+        }
+      },
+      () => res.destroy(),
+    );
+    return true;
+  };
+}

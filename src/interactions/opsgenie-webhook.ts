@@ -1,0 +1,66 @@
+/**
+ * Opsgenie's outgoing Webhook integration, read and checked; pure. Opsgenie posts
+ * `{ action, alert: { alertId, alias, username, … }, source, integrationName, integrationType }`
+ * for the alert actions the integration forwards. It signs nothing, but lets the integration add
+ * custom headers: the channel's `webhook.token` is sent as `X-Deploy-Watchdog-Token: <token>` (or
+ * `Authorization: Bearer <token>`) and compared in constant time. Of the actions, `Acknowledge`
+ * and `UnAcknowledge` are used; `alert.alias` is the alias the alert was created with
+ * (`src/notify/channels/opsgenie.ts`), and `alert.username` the person who did it. Everything in
+ * the body is Opsgenie's data: read, cut and shown as text, never obeyed.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Secret } from '../config/secret.js';
+import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
+
+/** The path prefix of an Opsgenie channel's webhook: `/opsgenie/<channel name>`. */
+export const OPSGENIE_WEBHOOK_PREFIX = '/opsgenie/';
+
+/** The custom header the Webhook integration is told to add. */
+export const OPSGENIE_TOKEN_HEADER = 'x-deploy-watchdog-token';
+
+/** Whether the request carries the token, in {@link OPSGENIE_TOKEN_HEADER} or as a bearer token. */
+export function verifyOpsgenieToken(
+  headers: { token: string | undefined; authorization: string | undefined },
+  token: Secret,
+): boolean {
+  const bearer = /^Bearer (.+)$/i.exec(headers.authorization?.trim() ?? '')?.[1];
+  const given = headers.token?.trim() ?? bearer?.trim();
+  return given !== undefined && sameText(given, token.reveal());
+}
+
+/** The part of a webhook's body used here; the rest is let through unread. */
+const webhookSchema = z.object({
+  action: z.string().max(200),
+  alert: z
+    .object({
+      alias: z.string().nullish(),
+      username: z.string().nullish(),
+    })
+    .nullish(),
+});
+
+/** The acts of the actions used; every other action is answered and let be. */
+const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
+  Acknowledge: 'acknowledge',
+  UnAcknowledge: 'unacknowledge',
+};
+
+/**
+ * A webhook read: what to do (or why nothing), and an id against replays (Opsgenie gives its
+ * posts none: the same body twice is the same post, since each carries the alert's update time).
+ */
+export type OpsgenieWebhook =
+  { ok: true; id: string; action: string; act: OnCallAct | null } | { ok: false; reason: string };
+
+/** Reads a webhook's body (its token already checked). */
+export function readOpsgenieWebhook(body: string): OpsgenieWebhook {
+  const read = readJsonBody(body, webhookSchema, 'an Opsgenie webhook');
+  if (!read.ok) return read;
+  const { action, alert } = read.data;
+  const id = createHash('sha256').update(body, 'utf8').digest('hex');
+  const act = ACTS[action];
+  const key = alert?.alias;
+  if (!act || !key) return { ok: true, id, action, act: null };
+  return { ok: true, id, action, act: { act, key, by: alert.username ?? '' } };
+}

@@ -1,0 +1,69 @@
+/**
+ * PagerDuty's V3 webhooks (a service's Webhook Subscription), read and checked; pure. PagerDuty
+ * posts `{ "event": { id, event_type, occurred_at, agent, data } }` with the header
+ * `X-PagerDuty-Signature: v1=<hex>`, the HMAC-SHA256 of the raw body keyed with the
+ * subscription's secret; while a secret is being rotated the header holds several signatures,
+ * comma-separated, and one matching is enough. Of the events, `incident.acknowledged` and
+ * `incident.unacknowledged` are used; `data.incident_key` is the dedup_key the alert was
+ * triggered with (`src/notify/channels/pagerduty.ts`), and `agent.summary` the person who did it.
+ * Everything in the body is PagerDuty's data: read, cut and shown as text, never obeyed.
+ */
+import { createHmac } from 'node:crypto';
+import { z } from 'zod';
+import type { Secret } from '../config/secret.js';
+import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
+
+/** The path prefix of a PagerDuty channel's webhook: `/pagerduty/<channel name>`. */
+export const PAGERDUTY_WEBHOOK_PREFIX = '/pagerduty/';
+
+/** The largest number of signatures looked at in one header (a rotation has two or three). */
+const MAX_SIGNATURES = 8;
+
+/** The signature PagerDuty sends for a body: `v1=` and 64 hex digits. */
+export function pagerdutySignature(secret: string, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Whether the `X-PagerDuty-Signature` header holds the body's signature under `secret`
+ * (constant-time, whichever of its signatures matches). Never says which part differed.
+ */
+export function verifyPagerDutySignature(header: string | undefined, body: string, secret: Secret): boolean {
+  if (!header) return false;
+  const expected = pagerdutySignature(secret.reveal(), body);
+  let ok = false;
+  // Every signature is compared, matching or not, so the time taken says nothing of which.
+  for (const given of header.split(',').slice(0, MAX_SIGNATURES)) ok = sameText(given.trim(), expected) || ok;
+  return ok;
+}
+
+/** The part of a V3 webhook's body used here; the rest is let through unread. */
+const webhookSchema = z.object({
+  event: z.object({
+    id: z.string().min(1).max(200),
+    event_type: z.string().max(200),
+    agent: z.object({ summary: z.string().optional() }).nullish(),
+    data: z.object({ incident_key: z.string().nullish() }).nullish(),
+  }),
+});
+
+/** The acts of the event types used; every other type is answered and let be. */
+const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
+  'incident.acknowledged': 'acknowledge',
+  'incident.unacknowledged': 'unacknowledge',
+};
+
+/** A webhook read: what to do (or why nothing), and the event's id against replays. */
+export type PagerDutyWebhook =
+  { ok: true; id: string; eventType: string; act: OnCallAct | null } | { ok: false; reason: string };
+
+/** Reads a webhook's body (already verified). */
+export function readPagerDutyWebhook(body: string): PagerDutyWebhook {
+  const read = readJsonBody(body, webhookSchema, 'a V3 webhook event');
+  if (!read.ok) return read;
+  const { id, event_type: eventType, agent, data } = read.data.event;
+  const act = ACTS[eventType];
+  const key = data?.incident_key;
+  if (!act || !key) return { ok: true, id, eventType, act: null };
+  return { ok: true, id, eventType, act: { act, key, by: agent?.summary ?? '' } };
+}
