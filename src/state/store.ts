@@ -266,11 +266,9 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
   // A recorded name that differs from the code's means the file was migrated by a diverging build
   // (a renumbered migration): worth a loud line, though the schema may well be fine.
   const byVersion = new Map(migrations.map((m) => [m.version, m.name]));
-  const recorded = new Set<number>();
   for (const row of db
     .prepare<[], { version: number; name: string }>('SELECT version, name FROM schema_migrations')
     .all()) {
-    recorded.add(Number(row.version));
     const expected = byVersion.get(row.version);
     if (expected !== undefined && expected !== row.name) {
       logger.warn(
@@ -282,9 +280,7 @@ function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   for (const m of migrations) {
-    // Each one not recorded yet, below the highest too: a number left free when later ones
-    // shipped (parallel work lands out of order) is taken up by a state already past it.
-    if (recorded.has(m.version)) continue;
+    if (m.version <= found) continue;
     const step = () =>
       db.transaction(() => {
         // Checked again under the write lock: another process may have migrated meanwhile.

@@ -33,11 +33,11 @@ import alertContext from './008-alert-context.js';
 import acknowledge from './009-acknowledge.js';
 import slackApp from './010-slack-app.js';
 import slackInteractions from './011-slack-interactions.js';
-import onCallAcknowledge from './012-on-call-acknowledge.js';
 import alertTiming from './014-alert-timing.js';
 import outboxUnconfirmed from './015-outbox-unconfirmed.js';
 import backupReadback from './016-backup-readback.js';
 import outboxBodies from './017-outbox-bodies.js';
+import onCallAcknowledge from './018-on-call-acknowledge.js';
 
 /** The migrations `Store.open` and `Store.openPostgres` apply by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -52,9 +52,9 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   acknowledge,
   slackApp,
   slackInteractions,
-  onCallAcknowledge,
   alertTiming,
   outboxUnconfirmed,
   backupReadback,
   outboxBodies,
+  onCallAcknowledge,
 ];

@@ -13,7 +13,7 @@ import type { Migration } from '../migration.js';
  * No row is rewritten beyond that column, and nothing else of the table changes.
  */
 const onCallAcknowledge: Migration = {
-  version: 12,
+  version: 18,
   name: 'on-call-acknowledge',
   up: (d) =>
     d.choose({
