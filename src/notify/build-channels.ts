@@ -4,6 +4,7 @@
  */
 import type { Channel, ChannelDeps, ChannelKind } from './channels/channel.js';
 import { CHANNEL_KINDS, type ChannelConfig } from './channels/registry.js';
+import { channelTemplates } from './channels/template-config.js';
 
 /** Every channel of `notify.channels`, keyed by name, in config order. */
 export function buildChannels(configs: readonly ChannelConfig[], deps: ChannelDeps): Map<string, Channel> {
@@ -12,7 +13,9 @@ export function buildChannels(configs: readonly ChannelConfig[], deps: ChannelDe
     // The config was validated by this kind's own schema (a discriminated union on `type`), so
     // the kind found by `type` accepts it; TypeScript cannot follow that link through the map.
     const kind = CHANNEL_KINDS[config.type] as unknown as ChannelKind<ChannelConfig>;
-    out.set(config.name, kind.create(config, deps));
+    const given = (config as { template?: Readonly<Record<string, string | undefined>> }).template;
+    const templates = kind.templateParts ? channelTemplates({}, kind.templateParts, given) : undefined;
+    out.set(config.name, kind.create(config, { ...deps, templates }));
   }
   return out;
 }

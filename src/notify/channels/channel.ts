@@ -10,7 +10,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { MessageLinks } from '../message-links.js';
 import type { Store } from '../../state/store.js';
-import type { TemplateParts } from './template-config.js';
+import type { ChannelTemplates, TemplateParts } from './template-config.js';
 
 /** A batch of alert events for one channel, grouped (by check and environment, say). */
 export interface AlertsNotification {
@@ -84,6 +84,11 @@ export interface ChannelDeps {
    * resolution finds that same file (see `src/cli/config-file.ts`), or when no daemon runs.
    */
   commandConfigFile?: string | undefined;
+  /**
+   * The channel's own templates, compiled from the `template` of its config by `buildChannels`; a
+   * part absent (or all, where a channel is built alone): the kind's default templates.
+   */
+  templates?: ChannelTemplates | undefined;
   /** The platform's pages and the runbooks a message links to (`messageLinks` of the config). Absent: none. */
   links?: MessageLinks | undefined;
   /**

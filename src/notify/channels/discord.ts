@@ -32,7 +32,7 @@ import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from 
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { classifyReply, headerOf, httpChannelIo, type HttpReply } from './http-post.js';
 import { consoleLink } from './slack-app-buttons.js';
-import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
@@ -304,7 +304,6 @@ export const discordChannel = {
   configSchema: discordConfigSchema,
   templateParts: DISCORD_TEMPLATE_PARTS,
   create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordMessage> {
-    const templates = channelTemplates(DISCORD_TEMPLATES, DISCORD_TEMPLATE_PARTS, config.template);
     const url = new URL(config.webhook_url.reveal());
     // The token is the URL's last path segment: scrubbed wherever it could be echoed.
     const token = url.pathname.split('/').filter(Boolean).at(-1) ?? '';
@@ -339,7 +338,7 @@ export const discordChannel = {
           mention: config.mention,
           username: config.username,
           avatarUrl: config.avatar_url,
-          templates,
+          templates: deps.templates,
         }),
       send: (message, signal) => io.guarded(() => post(message, signal), signal),
       close: io.close,

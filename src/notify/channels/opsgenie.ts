@@ -34,7 +34,7 @@ import {
   opsgenieConfigSchema,
   type OpsgenieConfig,
 } from './opsgenie-config.js';
-import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { alertViews } from './template-view.js';
 
 /** The Alert API's limits (characters). */
@@ -216,7 +216,6 @@ export const opsgenieChannel = {
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
   create(config: OpsgenieConfig, deps: ChannelDeps): Channel<OpsgenieMessage> {
-    const templates = channelTemplates(OPSGENIE_TEMPLATES, OPSGENIE_TEMPLATE_PARTS, config.template);
     const secrets = [config.api_key];
     const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
@@ -246,7 +245,7 @@ export const opsgenieChannel = {
           consoleUrl: deps.consoleUrl,
           tags: config.tags,
           channelName: config.name,
-          templates,
+          templates: deps.templates,
         }),
       send: (message, signal) =>
         io.guarded(() => delivered.sendEach(message, (request) => send(request, signal)), signal),

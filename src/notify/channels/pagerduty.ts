@@ -35,7 +35,7 @@ import {
   pagerdutyConfigSchema,
   type PagerDutyConfig,
 } from './pagerduty-config.js';
-import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { alertViews } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
@@ -162,7 +162,6 @@ export const pagerdutyChannel = {
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config: PagerDutyConfig, deps: ChannelDeps): Channel<PagerDutyMessage> {
-    const templates = channelTemplates(PAGERDUTY_TEMPLATES, PAGERDUTY_TEMPLATE_PARTS, config.template);
     const secrets = [config.routing_key];
     const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
     const delivered = new DeliveredRequests();
@@ -189,7 +188,7 @@ export const pagerdutyChannel = {
           consoleUrl: deps.consoleUrl,
           source: config.source ?? 'deploy-watchdog',
           channelName: config.name,
-          templates,
+          templates: deps.templates,
         }),
       send: (message, signal) =>
         io.guarded(() => delivered.sendEach(message, (request) => post(request, signal)), signal),

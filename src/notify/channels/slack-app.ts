@@ -20,7 +20,6 @@ import { livingControls } from './slack-app-buttons.js';
 import { classifySlackApiError, slackErrorWord } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
-import { channelTemplates } from './template-config.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { slackLibraryLogger } from './slack-library-logger.js';
 import {
@@ -31,7 +30,7 @@ import {
   type LivingMessageView,
   type SlackAppDelivery,
 } from './slack-app-sender.js';
-import { renderSlack, SLACK_TEMPLATES, slackRenderOptions, type SlackRenderOptions } from './slack-render.js';
+import { renderSlack, slackRenderOptions, type SlackRenderOptions } from './slack-render.js';
 
 /** Alerts a living message lists when the composition root does not say (`notify.max_items_per_message`'s default). */
 const DEFAULT_MAX_ITEMS = 10;
@@ -72,7 +71,6 @@ export const slackAppChannel = {
   configSchema: slackAppConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config: SlackAppConfig, deps: ChannelDeps): SlackAppChannel {
-    const templates = channelTemplates(SLACK_TEMPLATES, SLACK_TEMPLATE_PARTS, config.template);
     const log = deps.logger.child({ channel: config.name, kind: 'slack_app' });
     const secrets = [config.bot_token];
     // Its own connections, so that close() ends them.
@@ -98,7 +96,7 @@ export const slackAppChannel = {
       },
     };
     const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
-    const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps, templates);
+    const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps, deps.templates);
     const living = new LivingMessages({
       name: config.name,
       slackChannel: config.channel,

@@ -7,8 +7,7 @@ import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
 import { SLACK_TEMPLATE_PARTS, slackConfigSchema, type SlackConfig } from './slack-config.js';
-import { renderSlack, SLACK_TEMPLATES, slackRenderOptions, type SlackMessage } from './slack-render.js';
-import { channelTemplates } from './template-config.js';
+import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-render.js';
 
 /**
  * @slack/webhook, loaded at a Slack channel's first send: it brings axios and its HTTP stack (~6 MB
@@ -60,7 +59,6 @@ export const slackChannel = {
   configSchema: slackConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config: SlackConfig, deps: ChannelDeps): Channel<SlackMessage> {
-    const templates = channelTemplates(SLACK_TEMPLATES, SLACK_TEMPLATE_PARTS, config.template);
     const url = config.webhook_url.reveal();
     // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
     const secrets = [config.webhook_url, new Secret(new URL(url).pathname + new URL(url).search)];
@@ -87,7 +85,7 @@ export const slackChannel = {
       kind: 'slack',
       // The webhook client aborts the request itself after `timeout`.
       sendTimeoutMs: config.timeout,
-      render: (n) => renderSlack(n, slackRenderOptions(config, deps, templates)),
+      render: (n) => renderSlack(n, slackRenderOptions(config, deps, deps.templates)),
       send: (message, signal) =>
         guardedSend({
           start: () => client().send({ text: message.text, blocks: message.blocks }),

@@ -31,7 +31,7 @@ import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js'
 import { httpChannelIo } from './http-post.js';
 import { consoleLink } from './slack-app-buttons.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
-import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 import { Secret } from '../../config/secret.js';
@@ -269,7 +269,6 @@ export const teamsChannel = {
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
   create(config: TeamsConfig, deps: ChannelDeps): Channel<TeamsMessage> {
-    const templates = channelTemplates(TEAMS_TEMPLATES, TEAMS_TEMPLATE_PARTS, config.template);
     const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
     const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
@@ -285,7 +284,7 @@ export const teamsChannel = {
           commandConfigFile: deps.commandConfigFile,
           links: deps.links,
           consoleUrl: deps.consoleUrl,
-          templates,
+          templates: deps.templates,
         }),
       send: (message, signal) =>
         io.guarded(
