@@ -20,6 +20,7 @@ import type { AcknowledgeSurface } from '../alerts/alert-event.js';
 import { alertStoreOf } from '../alerts/alert-store.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { readBody } from '../lib/read-body.js';
 import { oneLine } from '../notify/channels/escape.js';
@@ -37,6 +38,8 @@ const MAX_BODY_BYTES = 512 * 1024;
 const REMEMBERED = 2_048;
 /** The longest name kept of who acted in the tool (the alert store takes up to 200). */
 const MAX_BY = 120;
+/** The longest channel name a log line repeats from a path: anyone may send any path. */
+const MAX_NAME_LOGGED = 100;
 
 /** What the handler works with; `config` is read at each request, so a reload needs no restart. */
 export interface OnCallWebhookDeps {
@@ -103,6 +106,9 @@ const PATH = /^\/(pagerduty|opsgenie)\/([^/]+)$/;
 export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const seen = new Set<string>();
   const log = deps.logger.child({ stage: 'on-call-webhook' });
+  // Anyone can post here: a refusal is said once a minute with a count, never once a request.
+  const refusals = new RepeatedLog(log, { clock: deps.clock });
+  const logged = (name: string) => (name.length > MAX_NAME_LOGGED ? `${name.slice(0, MAX_NAME_LOGGED)}...` : name);
   const answer = (res: ServerResponse, status: number, body: object) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
@@ -119,15 +125,15 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
     const remote = req.socket.remoteAddress;
     if (!channel || !tool.verify(req, body, channel)) {
-      log.warn(
-        { channel: name, remote },
+      refusals.warn(
+        { channel: logged(name), remote },
         `${tool.label} webhook refused: no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`,
       );
       return answer(res, 401, { error: 'unauthorized' });
     }
     const read = tool.read(body);
     if (!read.ok) {
-      log.warn({ channel: name, remote }, `${tool.label} webhook refused: ${read.reason}`);
+      refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${read.reason}`);
       return answer(res, 400, { error: 'unreadable' });
     }
     if (replayed(`${tool.surface}/${name}/${read.id}`)) {

@@ -13,6 +13,7 @@
  * `slack-signature.ts`, and takes its secrets, clock and log as plain functions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
 
 /** The path Slack's Interactivity Request URL must end in. */
@@ -38,6 +39,13 @@ export type InteractionsRequestHandler = (req: IncomingMessage, res: ServerRespo
 
 /** The handler of Slack's interaction posts. */
 export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsRequestHandler {
+  // Anyone can post here: a refusal is said once a minute with a count, never once a request.
+  const refusals = new RepeatedLog(
+    { warn: (f, m) => o.log.warn(f, m), error: (f, m) => o.log.warn(f, m) },
+    {
+      clock: o.clock,
+    },
+  );
   const answer = (res: ServerResponse, status: number, body?: object) => {
     res.writeHead(status, body ? { 'content-type': 'application/json' } : {}).end(body ? JSON.stringify(body) : '');
   };
@@ -66,14 +74,14 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
         const now = o.clock.now();
         const check = verifySlackRequest(signed, o.secrets(), now);
         if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
-          o.log.warn(
+          refusals.warn(
             { remote: req.socket.remoteAddress, reason: 'replayed' },
             'Slack interaction refused: the same signed request was taken before (a replay)',
           );
           return answer(res, 401, { error: 'replayed' });
         }
         if (!check.ok) {
-          o.log.warn(
+          refusals.warn(
             { remote: req.socket.remoteAddress, reason: check.reason },
             `Slack interaction refused: ${check.message}`,
           );
@@ -83,7 +91,7 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
         try {
           payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '');
         } catch {
-          o.log.warn({ remote: req.socket.remoteAddress }, 'Slack interaction refused: no JSON payload field');
+          refusals.warn({ remote: req.socket.remoteAddress }, 'Slack interaction refused: no JSON payload field');
           return answer(res, 400, { error: 'no payload' });
         }
         answer(res, 200);

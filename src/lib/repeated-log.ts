@@ -14,7 +14,7 @@ import type { Logger } from './logger.js';
 
 /** Options of {@link RepeatedLog}. */
 export interface RepeatedLogOptions {
-  clock: Clock;
+  clock: Pick<Clock, 'now'>;
   /** How often one line may be said (default 60 s). */
   intervalMs?: number;
   /** How many distinct lines are remembered; past it the oldest is forgotten (default 200). */
@@ -41,15 +41,21 @@ interface Seen {
 const DEFAULT_INTERVAL_MS = 60_000;
 const DEFAULT_MAX_KEYS = 200;
 
+/** What {@link RepeatedLog} says its lines through: a pino logger, or a thread's stand-in for one. */
+export interface LineLogger {
+  warn(fields: Record<string, unknown>, msg: string): void;
+  error(fields: Record<string, unknown>, msg: string): void;
+}
+
 /** A logger's warn and error lines, each said at most once per interval with a count of the rest. */
 export class RepeatedLog {
-  readonly #logger: Logger;
-  readonly #clock: Clock;
+  readonly #logger: LineLogger;
+  readonly #clock: Pick<Clock, 'now'>;
   readonly #intervalMs: number;
   readonly #maxKeys: number;
   readonly #seen = new Map<string, Seen>();
 
-  constructor(logger: Logger, options: RepeatedLogOptions) {
+  constructor(logger: LineLogger | Logger, options: RepeatedLogOptions) {
     this.#logger = logger;
     this.#clock = options.clock;
     this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;

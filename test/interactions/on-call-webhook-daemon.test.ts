@@ -169,6 +169,30 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     expect(world.leaks([PD_SECRET, pd.routingKey, BOT_TOKEN])).toEqual([]);
   });
 
+  it('says a flood of forged posts once a minute with a count, and cuts a long channel name in the log', async () => {
+    await open();
+    const refusedLines = () =>
+      world.logs
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('PagerDuty webhook refused'));
+    const forged = { body: '{}', headers: { 'x-pagerduty-signature': `v1=${'0'.repeat(64)}` } };
+    for (let i = 0; i < 200; i++) expect(await postWebhook(to().url, forged)).toBe(401);
+    const longName = 'N'.repeat(12_000);
+    expect(await postWebhook(`http://127.0.0.1:${port}/pagerduty/${longName}`, forged)).toBe(401);
+    // One line said, the other 200 held: anyone may post, so nobody may fill the log.
+    expect(refusedLines()).toHaveLength(1);
+
+    // A minute on, the next one is said with the count of those held.
+    world.clock.advance(MINUTE + 1_000);
+    expect(await postWebhook(`http://127.0.0.1:${port}/pagerduty/${longName}`, forged)).toBe(401);
+    const lines = refusedLines();
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('repeated 201 times');
+    expect(lines[1]).toContain(`${'N'.repeat(100)}...`);
+    expect(lines[1]).not.toContain('N'.repeat(101));
+  });
+
   it('takes a signature among several (a rotation), and an alert keyed by the hash of a long fingerprint', async () => {
     await open();
     const { urlId } = world.hostileApp();

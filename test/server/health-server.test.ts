@@ -121,6 +121,16 @@ describe('health server', () => {
     await vi.waitFor(() => expect(taken).toEqual([[payload, SECRET]]));
     expect(log.text()).toContain('Slack interaction refused');
     expect(log.text()).not.toContain('SECRET');
+
+    // A stranger's flood of forged posts is one line, not one a post: anyone may post here.
+    const forged = slackSignature('another-secret-0000', timestamp, body);
+    for (let i = 0; i < 100; i++) expect((await post(forged)).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const forgedLines = log
+      .text()
+      .split('\n')
+      .filter((line) => line.includes('Slack interaction refused') && !line.includes('replay'));
+    expect(forgedLines).toHaveLength(1);
   });
 });
 
