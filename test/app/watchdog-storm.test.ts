@@ -86,10 +86,12 @@ describe('a storm of failed runs', () => {
       expect(await cycles('partial')).toBe(0);
       const skipped = (await overruns()) - quiet;
       expect(skipped).toBeGreaterThanOrEqual(2);
-      // Said once per overrun, not once per skipped tick.
+      // Said once per overrun, never more often than ticks were skipped. How many ticks one overrun
+      // spans depends on how far the clock moves while the read works, which a loaded machine
+      // changes; once per overrun however many ticks it skips is job-overruns.test.ts's, exactly.
       const said = log.lines().filter((l) => String(l.msg).includes('longer than its schedule') && l.job === 'runs');
       expect(said.length).toBeGreaterThanOrEqual(1);
-      expect(said.length).toBeLessThan(skipped);
+      expect(said.length).toBeLessThanOrEqual(skipped);
       expect(said[0]!.msg).toMatch(
         /^the runs read has taken \d+(\.\d+)?s, longer than its schedule: it runs to its end/,
       );
