@@ -5,7 +5,7 @@
  * go, and a failure where no answer came named by its code alone: undici's messages can carry the
  * URL, which may be the credential.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../config/secret.js';
 import type { ChannelDeps, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
