@@ -60,8 +60,8 @@ import {
   recordKindOf,
   type QuarantinedRecord,
   type QuarantineSink,
-  type RecordProblem,
 } from './quarantine.js';
+import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
