@@ -92,6 +92,11 @@ export class SocketModeThread {
     return got;
   }
 
+  /** Whether the thread runs (a connection is open, or being opened). */
+  get running(): boolean {
+    return this.#thread !== undefined;
+  }
+
   /** Reserves the connection `app` asks for (nothing is connected until a holder starts it). */
   reserve(app: SocketModeApp): SocketModeLink {
     // The token is part of the key, never of a log line.
