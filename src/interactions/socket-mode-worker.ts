@@ -15,7 +15,7 @@ import type { FromSocketThread, ToSocketThread } from './socket-mode-protocol.js
 import { SocketReceiver, type ReceiverLog } from './slack-socket-receiver.js';
 
 /** Runs the Socket Mode thread on `port` (see the file's comment). */
-export function socketModeThread(port: MessagePort | NonNullable<typeof parentPort>): void {
+export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPort>): void {
   const say = (m: FromSocketThread) => port.postMessage(m);
   const open = new Map<number, { receiver: SocketReceiver; token: Secret }>();
   // A token that closed stays among those scrubbed: its receiver's last lines come after.
@@ -60,4 +60,4 @@ export function socketModeThread(port: MessagePort | NonNullable<typeof parentPo
   });
 }
 
-if (parentPort && (workerData as { socketMode?: boolean } | null)?.socketMode) socketModeThread(parentPort);
+if (parentPort && (workerData as { socketMode?: boolean } | null)?.socketMode) socketModeWorker(parentPort);
