@@ -11,7 +11,7 @@
  * tried again at the longest wait (a token rotated by hand works without a restart).
  *
  * Whatever comes over the WebSocket is looked at before the library reads it: a frame that is
- * binary, larger than {@link MAX_ENVELOPE_BYTES} or not JSON is one bad envelope, ignored and said
+ * binary, larger than {@link MAX_ENVELOPE_BYTES} or not a JSON object is one bad envelope, ignored and said
  * once a minute with a count (the library would ignore it silently, or parse a frame of any size);
  * an envelope of another type than `interactive` is acknowledged and ignored, said the same way;
  * an envelope id taken before is acknowledged again and not handed on. Nothing of what it carries
@@ -217,11 +217,12 @@ function frameFault(data: unknown, isBinary: boolean): { reason: string; bytes: 
   const bytes = Buffer.byteLength(data);
   if (bytes > MAX_ENVELOPE_BYTES)
     return { reason: 'too_large', bytes, text: `larger than ${MAX_ENVELOPE_BYTES} bytes, not read` };
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return undefined;
+    parsed = JSON.parse(data);
   } catch {
-    // said below
+    return { reason: 'not_json', bytes, text: 'not JSON' };
   }
-  return { reason: 'not_json', bytes, text: 'not a JSON object' };
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return undefined;
+  return { reason: 'not_object', bytes, text: 'JSON, but not an object as an envelope is' };
 }

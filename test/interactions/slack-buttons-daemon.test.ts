@@ -391,7 +391,7 @@ describe('clicks over Socket Mode', () => {
     slack.setAppToken(rotated);
     await wd!.reload(configOf('socket', rotated));
     await slack.connected(2);
-    await vi.waitFor(() => expect(slack.openSockets).toBe(1));
+    await vi.waitFor(() => expect(slack.openSockets).toBe(1), { timeout: 15_000 });
     expect(slack.callsOf('apps.connections.open').at(-1)?.authorized).toBe(true);
     expect(await click('socket', ALICE, living(parent.ts), 'Unacknowledge')).toMatch(/is given back/);
 
@@ -399,7 +399,7 @@ describe('clicks over Socket Mode', () => {
     await wd!.stop(1_000);
     wd = undefined;
     expect(thread.running).toBe(false);
-    await vi.waitFor(() => expect(slack.openSockets).toBe(0));
+    await vi.waitFor(() => expect(slack.openSockets).toBe(0), { timeout: 15_000 });
     expect(log.text()).not.toMatch(/SECRET/);
   });
 });
