@@ -83,12 +83,16 @@ export class SocketModeThread {
   /** After the thread died (it should not), the wait before it is started again: 1 s doubling to 1 min. */
   readonly #restarts = new Backoff(LOOP_BACKOFF);
 
-  private constructor(private readonly logger: Logger) {}
+  private constructor(private logger: Logger) {}
 
-  /** The connections of the daemon that owns `owner` (its store), made at the first ask. */
+  /**
+   * The connections of the daemon that owns `owner` (its store), made at the first ask; they say
+   * their lines through the `logger` of the last runtime that asked (a reload may change its level).
+   */
   static of(owner: object, logger: Logger): SocketModeThread {
     let got = threads.get(owner);
     if (!got) threads.set(owner, (got = new SocketModeThread(logger)));
+    got.logger = logger;
     return got;
   }
 

@@ -305,6 +305,8 @@ describe('clicks over HTTP', () => {
     const taken = await slack.clickOverHttp(url, SIGNING_SECRET, spec, { timestamp: nowSeconds - 4 * 60 });
     expect(taken.status).toBe(200);
     expect((await taken.click.answer).text).toMatch(/^Acknowledged by alice/);
+    // No channel takes clicks over Socket Mode: its thread never started.
+    expect(SocketModeThread.of(wd!.store, log.logger).running).toBe(false);
     expectNoSecrets();
   });
 
