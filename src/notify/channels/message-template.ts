@@ -91,6 +91,9 @@ export const MESSAGE_FIELDS: Fields = {
   events: { type: 'list', doc: 'the alerts of the message', item: EVENT_FIELDS },
   next_steps: { type: 'list', doc: 'what to do next, one sentence per check ({{.}})', item: 'text' },
   silence_command: text('the command that silences what the message is about; empty when none can be shown'),
+  acknowledgement: text(
+    '"ACKNOWLEDGED by alice" or "ACKNOWLEDGEMENT GIVEN BACK by bob" when the message says only that; empty otherwise',
+  ),
 };
 
 /** Which fields a template part sees: the message's (a title), or an alert's within its message (a text). */
