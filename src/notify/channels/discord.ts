@@ -37,7 +37,7 @@ import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpR
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './slack-app-buttons.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -229,6 +229,8 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
   const tone: Tone = n.severity ?? 'info';
+  const template = (o.templates?.notice_title ?? DISCORD_TEMPLATES.notice_title)!;
+  const title = template.render([noticeView(n, o.channelName)], (v) => escapeDiscordMarkdown(v, 250));
   const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
@@ -237,7 +239,7 @@ function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordM
   const description = budget.take((max) => packLines(lines, max), DISCORD_LIMITS.description) ?? '';
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
-    title: `${TONES[tone].emoji} ${escapeDiscordMarkdown(n.title, DISCORD_LIMITS.title - 3)}`,
+    title: cutText(title, DISCORD_LIMITS.title),
     color: COLOURS[tone],
     ...(description ? { description } : {}),
     ...(url ? { url } : {}),

@@ -8,7 +8,7 @@
  */
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { AlertsNotification } from './channel.js';
+import type { AlertsNotification, NoticeNotification } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
 import { safeHttpUrl } from './escape.js';
 import { incidentDetails, type IncidentOptions } from './incident-parts.js';
@@ -103,6 +103,23 @@ export function alertViews(e: AlertEvent, o: ViewOptions): [MessageView, object]
   const n: AlertsNotification = { type: 'alerts', group: {}, events: [e], omitted: 0, routes: [...(o.routes ?? [])] };
   const view = messageView(n, describeAlerts(n, o.now, { links: o.links }), o);
   return [view, view.events[0]!];
+}
+
+/** The view of a notice: the fields of `NOTICE_FIELDS`. */
+export function noticeView(n: NoticeNotification, channelName: string): object {
+  const tone = TONES[n.severity ?? 'info'];
+  return {
+    topic: n.topic,
+    title: n.title,
+    severity: n.severity ?? '',
+    tone: n.severity ?? 'info',
+    tone_word: tone.word,
+    emoji: tone.emoji,
+    fields: positioned((n.fields ?? []).map((f) => ({ label: f.label, value: f.value }))),
+    lines: [...(n.lines ?? [])],
+    url: safeHttpUrl(n.url) ?? '',
+    channel: channelName,
+  };
 }
 
 /** Labels as an object without a prototype: `labels.constructor` is no label, and finds nothing. */
