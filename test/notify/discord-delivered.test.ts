@@ -89,7 +89,8 @@ describe('the Discord channel, end to end', () => {
   });
 
   it('posts a new living message when its message was deleted, and edits that one next', async () => {
-    open();
+    // A name of its own: set by the posts only, never sent on an edit (Discord refuses it there).
+    open('\nusername: watchdog');
     const { urlId } = world.hostileApp();
     const fingerprint = await world.fire(urlId);
     const [first] = [...discord.posted.keys()];
@@ -106,6 +107,8 @@ describe('the Discord channel, end to end', () => {
     await world.resolve(urlId);
     expect(discord.posted.get(second!)!.edits).toBe(1);
     expect(discord.posted.get(second!)!.message.embeds![0]!.title).toContain('RESOLVED');
+    expect(discord.posted.get(second!)!.message.username).toBe('watchdog');
+    expect(discord.invalid).toEqual([]);
     expect(world.statuses()).not.toContain('pending');
     expect(world.leaks([discord.token])).toEqual([]);
   });
