@@ -113,6 +113,28 @@ describe('the Discord channel, end to end', () => {
     expect(world.leaks([discord.token])).toEqual([]);
   });
 
+  it('posts again, saying a duplicate may exist, when a crash cut its post short before its id was kept', async () => {
+    open();
+    const { urlId } = world.hostileApp();
+    const fingerprint = await world.fire(urlId);
+    // As a kill -9 between Discord's answer and keeping the id leaves it: the intent, without its id.
+    world
+      .wd!.store.db.prepare(`UPDATE slack_app_messages SET status = 'posting', ts = NULL WHERE channel = 'oncall'`)
+      .run();
+
+    await world.acknowledge(fingerprint);
+    // A webhook reads no history: nothing to edit, a new living message with the group as it stands.
+    expect(discord.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    expect(discord.posted.size).toBe(2);
+    const [, second] = [...discord.posted.values()];
+    expect(texts(second!.message)).toContain('acknowledged by alice');
+    expect(world.logs.text()).toContain('so one duplicate may exist');
+
+    await world.resolve(urlId);
+    expect(second!.edits).toBe(1);
+    expect(world.statuses()).not.toContain('pending');
+  });
+
   it('retries a 429 on an edit after its retry_after, through the outbox', async () => {
     open();
     const { urlId } = world.hostileApp();
