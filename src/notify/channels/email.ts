@@ -20,7 +20,7 @@ import {
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
 import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 import type { MessageLinks } from '../message-links.js';
@@ -292,9 +292,13 @@ function eventHtml(d: EventDescription, lead: string): string {
 }
 
 function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessage {
-  const word = n.severity ? `${TONES[n.severity].word} ` : '';
-  const subject = oneLine(`${o.subjectPrefix} ${word}${oneLine(n.title, 150)}`, MAX_SUBJECT);
-  const title = `${word}${oneLine(n.title, MAX_SUBJECT)}`;
+  const template = (o.templates?.notice_title ?? EMAIL_TEMPLATES.notice_title)!;
+  // A header: as an alert's title, every value through plainText and the whole through oneLine.
+  const title = oneLine(
+    template.render([noticeView(n, o.channelName)], (v) => plainText(v, MAX_SUBJECT)),
+    MAX_SUBJECT,
+  );
+  const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
   const href = safeHttpUrl(n.url);
   const fields = n.fields ?? [];
   const lines = n.lines ?? [];

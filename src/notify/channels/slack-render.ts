@@ -19,7 +19,7 @@ import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } fr
 import type { MessageLinks } from '../message-links.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
 export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
@@ -353,9 +353,10 @@ function compactLine(d: EventDescription): string {
 }
 
 function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
-  const tone = n.severity ? TONES[n.severity] : undefined;
-  const title = tone ? `${tone.emoji} ${tone.word} · ${n.title}` : n.title;
-  const blocks: SlackBlock[] = [header(title)];
+  const template = (o.templates?.notice_title ?? SLACK_TEMPLATES.notice_title)!;
+  const view = [noticeView(n, o.channelName)];
+  // The header is plain text; the notification's text is mrkdwn: the values escaped for each.
+  const blocks: SlackBlock[] = [header(template.render(view, (v) => plainText(v, 300)))];
   const fields = (n.fields ?? []).map((f) => ({
     type: 'mrkdwn' as const,
     text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
@@ -374,7 +375,13 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
     if (link.startsWith('<')) blocks.push(section(link));
   }
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
-  return { text: escapeMrkdwn(title, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+  return {
+    text: cutText(
+      template.render(view, (v) => escapeMrkdwn(v, 1000)),
+      SLACK_LIMITS.text,
+    ),
+    blocks: capBlocks(blocks),
+  };
 }
 
 /** A header block; plain text needs no entity escaping, only one line and cutting. */
