@@ -6,15 +6,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { FencedError } from '../../src/state/fenced-error.js';
 import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
 import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
-import type { PostgresCluster } from '../helpers/postgres.js';
-import { testCluster } from '../helpers/state-backends.js';
+import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 let cluster: PostgresCluster;
@@ -22,8 +21,9 @@ let url: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(() => {
-  cluster = testCluster();
+  cluster = startPostgres();
 });
+afterAll(() => cluster.close());
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
