@@ -1,7 +1,8 @@
 /**
  * Templates per channel kind, as golden files (`golden/`): each kind renders two messages, one
  * alert whose every piece of service text is hostile (markup, `<!channel>`, `@everyone`, HTML, a
- * reordering character, a summary of 12,000 characters) and a group of two, once with its default
+ * reordering character, a summary of 12,000 characters), a group of two and one of four (more than
+ * a message shows in full: Slack and email list them one line each), once with its default
  * templates (the files in templates/) and once with a custom one using most fields. Besides the
  * files, each render is held to what the kind must never let through: no mention or markup formed
  * from service text, and the kind's length limits.
@@ -93,6 +94,19 @@ function cases(only?: Notification['type']): { name: string; n: Notification }[]
           { ...one.events[0]!, id: 90, fingerprint: 'failed_runs/run/1' },
           { ...resolved.events[0]!, id: 91, fingerprint: 'failed_runs/run/2' },
         ],
+      },
+    },
+    {
+      // More than COMPACT_OVER: Slack and email list them one line each (a custom text on one line).
+      name: 'four',
+      n: {
+        ...one,
+        events: [0, 1, 2, 3].map((k) => ({
+          ...(k === 1 ? hostile(one.events[0]!) : (k === 3 ? resolved : one).events[0]!),
+          id: 80 + k,
+          fingerprint: `failed_runs/run/${80 + k}`,
+          labels: { ...(k === 3 ? resolved : one).events[0]!.labels, app: `app-${k}` },
+        })),
       },
     },
     { name: 'notice-hostile', n: HOSTILE_NOTICE },
@@ -332,6 +346,38 @@ describe('templates per channel kind, as golden files', () => {
     const out = k.render(n, which === 'custom' ? k.templates : undefined);
     expectGolden(`${name}${k.kind === 'email' ? '.txt' : k.kind === 'email-text-only' ? '.html' : '.json'}`, out);
     k.safe(out);
+  });
+
+  it('lists more alerts than a message shows in full by the channel’s own text template, one line each', () => {
+    const four = cases('alerts').find((c) => c.name === 'four')!.n;
+    const slackLines = (t: ChannelTemplates | undefined) =>
+      renderSlack(four, { now: NOW, channelName: 'ops-slack', links: LINKS, templates: t })
+        .blocks.flatMap((b) => ('text' in b && b.text.type === 'mrkdwn' ? b.text.text.split('\n') : []))
+        .filter((l) => /app-\d/.test(l));
+    const own = slackLines(custom(SLACK_TEMPLATE_PARTS));
+    expect(own.map((l) => /^(?:🔴|✅) (firing|resolved)\/critical (app-\d) in shop/.exec(l)?.slice(1))).toEqual([
+      ['firing', 'app-0'],
+      ['firing', 'app-1'],
+      ['firing', 'app-2'],
+      ['resolved', 'app-3'],
+    ]);
+    // The built-in lines with the default templates: the app linked, then what went wrong.
+    expect(slackLines(undefined).join('\n')).toMatch(/<https:\/\/[^|]+\|app-0> · /);
+    const mail = renderEmail(four, {
+      now: NOW,
+      channelName: 'ops-mail',
+      subjectPrefix: '[dw]',
+      links: LINKS,
+      templates: emailTemplates({ text: '{{tone_word}}: {{app}}\n{{summary}}' }),
+    });
+    expect(mail.text.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      expect.stringMatching(/^- CRITICAL: app-0 Update of shop-prod/),
+      expect.stringMatching(/^- CRITICAL: app-1 Update of <b>shop<\/b>/),
+      expect.stringMatching(/^- CRITICAL: app-2 Update of shop-prod/),
+      expect.stringMatching(/^- RESOLVED: app-3 /),
+    ]);
+    // The HTML part shows that text as the plain text it is, an item each.
+    expect(mail.html).toContain('<li>CRITICAL: app-1<br>\nUpdate of &lt;b&gt;shop&lt;/b&gt;');
   });
 
   it('renders the defaults with the files in templates/ (what a user copies)', () => {
