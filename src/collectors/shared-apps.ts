@@ -11,7 +11,8 @@
  *   unless an app asked for is missing (a new app): then the list is read again.
  * A failed read is not kept; readers that ask while a read is under way share it.
  */
-import type { CollectorContext } from './collector-context.js';
+import type { ApiClient } from '../api/client.js';
+import type { QuarantineSink } from '../api/quarantine.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { appBackupStateView, type AppBackupState } from './views.js';
 
@@ -37,6 +38,18 @@ export interface AppsRead {
 }
 
 /** The shared `apps.list`, kept between cycles. */
+/**
+ * What a read of the list needs from the job's cycle (its `CollectorContext` has all of it): the
+ * client, the namespaces in scope, the cycle's time and signal, and where bad records go.
+ */
+export interface AppsReadCycle {
+  client: ApiClient;
+  namespaces: readonly string[] | null;
+  now: number;
+  signal?: AbortSignal | undefined;
+  quarantine?: QuarantineSink | undefined;
+}
+
 export class SharedApps {
   #last: AppsRead | undefined;
   #pending: Promise<AppsRead> | undefined;
@@ -47,7 +60,7 @@ export class SharedApps {
    * The list, read at most `maxAgeMs` ago (by `ctx.now`), in the scope of `ctx`; read again when
    * older, or when any of `need` is missing from it.
    */
-  async read(ctx: CollectorContext, maxAgeMs: number, need: ReadonlySet<number> = new Set()): Promise<AppsRead> {
+  async read(ctx: AppsReadCycle, maxAgeMs: number, need: ReadonlySet<number> = new Set()): Promise<AppsRead> {
     const scope = scopeOf(ctx);
     const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
     const last = this.#last;
@@ -68,7 +81,7 @@ export class SharedApps {
     }
   }
 
-  async #readNow(ctx: CollectorContext, scope: string): Promise<AppsRead> {
+  async #readNow(ctx: AppsReadCycle, scope: string): Promise<AppsRead> {
     this.reads += 1;
     const parts = await readAcrossNamespaces(ctx, async (namespace) => [
       {
@@ -122,6 +135,6 @@ function shared<T extends string | null>(word: T, words: Map<string, string>): T
   return word;
 }
 
-function scopeOf(ctx: Pick<CollectorContext, 'namespaces'>): string {
+function scopeOf(ctx: Pick<AppsReadCycle, 'namespaces'>): string {
   return ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
 }

@@ -5,11 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import { silentLogger } from '../../src/lib/logger.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { CYCLE_WINDOW_MS, SharedApps } from '../../src/collectors/shared-apps.js';
 import { appBackupStateView } from '../../src/collectors/views.js';
-import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
@@ -31,8 +29,6 @@ afterAll(async () => {
   await sim.close();
 });
 
-const config = parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n`, {}, 'test.yaml');
-
 describe('SharedApps', () => {
   it.each([
     ['every namespace the token reaches', null],
@@ -40,17 +36,7 @@ describe('SharedApps', () => {
   ] as const)('keeps each app of the list as the view reads it, in order (%s)', async (_what, scope) => {
     const all = await client.apps.listAll({}, { view: appBackupStateView });
     const namespaces = scope === null ? null : [...new Set(all.map((a) => a.namespace))].sort();
-    const read = await new SharedApps().read(
-      {
-        client,
-        namespaces,
-        checks: config.checks,
-        now: sim.control.now(),
-        concurrency: 4,
-        logger: silentLogger,
-      },
-      CYCLE_WINDOW_MS,
-    );
+    const read = await new SharedApps().read({ client, namespaces, now: sim.control.now() }, CYCLE_WINDOW_MS);
     const expected =
       namespaces === null
         ? [{ namespace: undefined, apps: all }]
