@@ -7,7 +7,9 @@
  * so when the job would take a large share of the request budget.
  */
 import { detectorsFor } from '../detectors/registry.js';
-import type { Runtime } from './runtime.js';
+import type { Config } from '../config/load-config.js';
+import type { Logger } from '../lib/logger.js';
+import type { Scheduler } from './scheduler.js';
 
 /** One maintenance cycle's requests and time, against the gap between its runs. */
 export interface MaintenanceCost {
@@ -62,8 +64,16 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
   );
 }
 
+/** What {@link warnMaintenanceCost} reads of the runtime: its config, jobs, schedules and logger. */
+export interface MaintenanceCostRuntime {
+  config: Config;
+  jobs: ReadonlyMap<string, unknown>;
+  scheduler: Pick<Scheduler, 'intervalMs'>;
+  deps: { logger: Logger };
+}
+
 /** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
-export function warnMaintenanceCost(rt: Runtime, apps: number): void {
+export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): void {
   const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
   if (intervalMs === undefined) return;
   const log = rt.deps.logger;
