@@ -33,8 +33,12 @@ export interface ConsoleThreadData {
   /** The unix socket to listen on (in a private directory) and the relay token the front door sends. */
   socketPath: string;
   token: string;
-  /** Slot 0: the daemon's clock less Date.now() (ms), as the front door's `SHARED.clockOffset`. */
-  clockOffset: BigInt64Array;
+  /**
+   * The daemon's time: slot 1 is 0 on a clock that runs with the system's (the thread reads
+   * Date.now()); 1 on a clock that jumps (a test's ManualClock), whose time is slot 0, written at
+   * each jump. A page's time and a form's are then the same instant the main thread sees.
+   */
+  clock: BigInt64Array;
   /** The daemon's log level: lines below it are not sent over. */
   logLevel: string;
   /** The first publication, whole. */

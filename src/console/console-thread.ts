@@ -55,7 +55,7 @@ export class ConsoleThread {
   readonly #log: Logger;
   readonly #dir: string;
   readonly #relay: ConsoleRelay;
-  readonly #clockOffset = new BigInt64Array(new SharedArrayBuffer(8));
+  readonly #clock = new BigInt64Array(new SharedArrayBuffer(16));
   readonly #backoff = new Backoff(RESTART_BACKOFF);
   #worker: Worker | undefined;
   #listening = false;
@@ -125,7 +125,7 @@ export class ConsoleThread {
     this.#said = undefined;
     const data: ConsoleThreadData = {
       ...this.#relay,
-      clockOffset: this.#clockOffset,
+      clock: this.#clock,
       logLevel: this.#log.level,
       first: this.#publication(true) as Required<ConsolePublication>,
     };
@@ -228,7 +228,7 @@ export class ConsoleThread {
     }
   }
 
-  /** Publishes what changed since last said (config, jobs, remediation, the fence); the clock's lead. */
+  /** Publishes what changed since last said (config, jobs, remediation, the fence), and the clock. */
   #look(): void {
     this.#writeClock();
     if (!this.#listening) return;
@@ -253,9 +253,12 @@ export class ConsoleThread {
     return out;
   }
 
+  /** The daemon's time for the thread, when its clock is one that jumps (see `ConsoleThreadData.clock`). */
   #writeClock(): void {
-    const offset = Math.round(this.#deps.console.clock.now() - Date.now());
-    Atomics.store(this.#clockOffset, 0, BigInt(offset));
+    const { clock } = this.#deps.console;
+    if (!clock.onJump) return;
+    Atomics.store(this.#clock, 0, BigInt(Math.round(clock.now())));
+    Atomics.store(this.#clock, 1, 1n);
   }
 
   #post(message: ToConsole): void {

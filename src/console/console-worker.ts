@@ -71,7 +71,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     }),
   });
   const clock: Clock = {
-    now: () => Date.now() + Number(Atomics.load(data.clockOffset, 0)),
+    now: () => (Atomics.load(data.clock, 1) === 1n ? Number(Atomics.load(data.clock, 0)) : Date.now()),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
   const open = (config: Config) =>
