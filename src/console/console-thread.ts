@@ -76,15 +76,16 @@ export class ConsoleThread {
     this.#relay = { socketPath: path.join(this.#dir, 'console.sock'), token: randomBytes(24).toString('base64url') };
   }
 
-  /** Starts the thread; resolves once it listens, rejects with why it cannot. */
+  /**
+   * Starts the thread; resolves once it listens, or once it could not start (its state cannot be
+   * opened: a PostgreSQL down): that is logged and it is tried again as after a crash, the main
+   * thread answering the console meanwhile. The daemon never fails to start or reload for it.
+   */
   static async start(deps: ConsoleThreadDeps): Promise<ConsoleThread> {
     const thread = new ConsoleThread(deps);
-    try {
-      await thread.#spawn();
-    } catch (err) {
-      await thread.close();
-      throw err;
-    }
+    await thread
+      .#spawn()
+      .catch((err: unknown) => thread.#log.error({ err: errorText(err) }, "the console's thread could not start"));
     const clock = deps.console.clock;
     thread.#unjump = clock.onJump?.(() => thread.#writeClock());
     thread.#lookTimer = setInterval(() => thread.#look(), LOOK_EVERY_MS);
