@@ -222,8 +222,10 @@ export class ConsoleThread {
         hostname: _host,
         ...fields
       } = JSON.parse(line) as Record<string, unknown>;
-      const name = this.#log.levels.labels[Number(level)] as 'info' | 'warn' | 'error' | undefined;
-      this.#log[name ?? 'info'](fields, typeof msg === 'string' ? msg : '');
+      // The daemon's own logger, not this file's child: the line carries its own stage.
+      const log = this.#deps.console.logger;
+      const name = log.levels.labels[Number(level)] as 'info' | 'warn' | 'error' | undefined;
+      log[name ?? 'info'](fields, typeof msg === 'string' ? msg : '');
     } catch {
       this.#log.warn("the console's thread wrote a line that is not JSON");
     }

@@ -42,7 +42,8 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
   return { status: res.status, body: await res.text() };
 }
 
-describe.each(STATE_BACKENDS)('the console on its own thread, $name', (backend) => {
+// A daemon on a new state and a first cycle take seconds on a loaded machine, PostgreSQL's more.
+describe.each(STATE_BACKENDS)('the console on its own thread, $name', { timeout: 120_000 }, (backend) => {
   async function daemon(): Promise<{ wd: Watchdog; port: number; simUrl: string; token: string; yaml: string }> {
     const { sim, clock } = await manualSim({ apps: 8, seed: 5 });
     cleanups.push(() => sim.close());
