@@ -204,11 +204,20 @@ export class ConsoleThread {
     void (async () => {
       const remediation = this.#deps.console.runtime?.().remediation;
       if (!remediation) return { type: 'remediated', id: m.id, result: { outcome: 'not_covered' } } as const;
-      const result = await remediation.request(m.fingerprint, m.asker, m.now);
+      const decided = await remediation.request(m.fingerprint, m.asker, m.now);
+      // As data: the outcome may hold what does not cross to a thread (a compiled policy's matchers).
+      const result = JSON.parse(JSON.stringify(decided)) as typeof decided;
       return { type: 'remediated', id: m.id, result } as const;
     })()
       .catch((err: unknown) => ({ type: 'remediated', id: m.id, error: errorText(err) }) as const)
-      .then((answer) => this.#post(answer as ToConsole));
+      .then((answer) => {
+        // Never a page left waiting: an answer that cannot cross is said as an error.
+        try {
+          this.#post(answer as ToConsole);
+        } catch (err) {
+          this.#post({ type: 'remediated', id: m.id, error: errorText(err) });
+        }
+      });
   }
 
   /** A line of the thread's logger, logged by the daemon's at its level. */
