@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { request } from 'undici';
+import { request } from '../src/lib/undici-core.js';
 import { createApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/lib/logger.js';
 import { detectorOptionsFromConfig } from '../src/detectors/registry.js';

@@ -4,7 +4,7 @@
  * bytes of a cycle and can replay the same pages with a bare loop. Bench-only: production code
  * has no such hook.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from '../../src/lib/undici-core.js';
 
 /** One request seen by the interceptor. */
 export interface SeenRequest {

@@ -11,7 +11,7 @@
  * and an escalation or a resolve ends the acknowledgement, the event saying which one it ended.
  */
 import type { Logger } from '../lib/logger.js';
-import type { JobKey } from './commit-findings.js';
+import type { JobKey } from './job-key.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
 import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';

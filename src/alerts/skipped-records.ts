@@ -4,7 +4,8 @@
  * are held". Applied under the job key `records:<job>` by every complete read of the job, so it
  * fires once, stays open while any record is set aside for that reason, and resolves when none is.
  */
-import type { QuarantinedRecord, QuarantineReason, RecordKind } from '../api/quarantine.js';
+import type { QuarantinedRecord, RecordKind } from '../api/quarantine.js';
+import type { QuarantineReason } from '../api/record-problem.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Finding } from '../detectors/finding.js';
 import { presented } from '../detectors/registry.js';

@@ -20,7 +20,7 @@
  */
 import { withExtraValues, type ExtraValues } from './extra-values.js';
 import { performance } from 'node:perf_hooks';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
@@ -60,8 +60,8 @@ import {
   recordKindOf,
   type QuarantinedRecord,
   type QuarantineSink,
-  type RecordProblem,
 } from './quarantine.js';
+import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 

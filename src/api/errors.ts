@@ -6,7 +6,7 @@
  * error messages) with `Secret.scrub` before it gets here.
  */
 import { inspect } from 'node:util';
-import type { RecordProblem } from './quarantine.js';
+import type { RecordProblem } from './record-problem.js';
 import { ERROR_STATUS } from './schemas.js';
 
 /** The common base: any failure of one call of a function of the API. */

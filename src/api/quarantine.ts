@@ -12,22 +12,10 @@
 import { z } from 'zod';
 import type { Subject } from '../lib/alert-vocabulary.js';
 import { ApiError, ApiResponseError } from './errors.js';
+import type { RecordProblem } from './record-problem.js';
 import { timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
 import { extraValueKey, valueAt, withExtraValues, type ExtraValues } from './extra-values.js';
-
-/**
- * Why a record was set aside; a fixed set, so it can label a metric:
- * - `access_denied`: a read by id refused (the record's environment, §5.4);
- * - `not_found`: a read by id of a record the list named, gone since;
- * - `unreadable`: a field the client cannot read (a timestamp, a type, a missing field);
- * - `unknown_value`: a value beyond those the reference states (§3).
- * Any other failure of a read by id (a 5xx, a timeout, the token refused) says nothing about the
- * record and fails the read whole, as a failed list does.
- */
-export const QUARANTINE_REASONS = ['access_denied', 'not_found', 'unreadable', 'unknown_value'] as const;
-/** One of {@link QUARANTINE_REASONS}. */
-export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
@@ -55,21 +43,13 @@ export function recordKindOf(fn: string): RecordKind | undefined {
   return KIND_OF_FUNCTION[fn];
 }
 
-/** One record set aside. */
-export interface QuarantinedRecord {
+/** One record set aside: what was wrong with it, and which record of which read. */
+export interface QuarantinedRecord extends RecordProblem {
   kind: RecordKind;
   /** Its id, when that much of it could be read. */
   id?: number;
-  reason: QuarantineReason;
   /** The function that read it. */
   fn: string;
-  /** What was wrong, in words: `ssl_status: "revoked" is not a stated value`. API text, scrubbed of the token. */
-  detail: string;
-  /** For `unknown_value`: the field (its path within the record) and the value met. */
-  field?: string;
-  value?: string;
-  /** For `unknown_value` of a field the reference states values for: the config key that makes it known. */
-  configKey?: string;
   /**
    * The alert subjects whose judgement this record decides: its own, and the app's for a record
    * of one app (a backup, a restore point). Without an id, every subject of its type (`id`
@@ -82,9 +62,6 @@ export interface QuarantinedRecord {
 export interface QuarantineSink {
   add(record: QuarantinedRecord): void;
 }
-
-/** What a record's own check found wrong with it, or null when it reads. */
-export type RecordProblem = Pick<QuarantinedRecord, 'reason' | 'detail' | 'field' | 'value' | 'configKey'>;
 
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;

@@ -6,7 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
-import { commitFindings, recordsJobKey, sourceJobKey, type CycleStage } from '../alerts/commit-findings.js';
+import { commitFindings, type CycleStage } from '../alerts/commit-findings.js';
+import { recordsJobKey, sourceJobKey } from '../alerts/job-key.js';
 import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
 import { heldSubjectsOf, skippedRecordsFindings } from '../alerts/skipped-records.js';
 import { reportSkippedRecords } from './skipped-records-report.js';

@@ -4,7 +4,8 @@
  */
 import type { AlertRow } from '../alerts/alert-store.js';
 import { closeRetired, type CloseReason } from '../alerts/close-retired.js';
-import { commitFindings, recordsJobKey, sourceJobKey } from '../alerts/commit-findings.js';
+import { commitFindings } from '../alerts/commit-findings.js';
+import { recordsJobKey, sourceJobKey } from '../alerts/job-key.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config } from '../config/load-config.js';

@@ -130,6 +130,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
   let channels: Map<string, Channel> | undefined;
   // Built after the channels (it needs the notifier): a living message asks it through this.
   let remediation: Remediator | undefined;
+  let interactions: SlackInteractions | undefined;
   try {
     channels = buildChannels(config.notify.channels, {
       logger: logger.child({ stage: 'channel' }),
@@ -175,7 +176,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     const detectorOptions = detectorOptionsFromConfig(config.checks);
     const jobs = enabledJobs(config, detectorOptions);
     remediation = createRemediation({ config, client, store: base.store, notifier, clock, logger, metrics });
-    const interactions = createSlackInteractions({
+    interactions = createSlackInteractions({
       configs: config.notify.channels,
       channels,
       store: base.store,
@@ -250,6 +251,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     };
   } catch (err) {
     void client.close();
+    // Its Socket Mode connections are reserved as it is built: let go, or a stop would keep them.
+    void interactions?.stop();
     if (channels) void closeChannels(channels.values());
     throw err;
   }

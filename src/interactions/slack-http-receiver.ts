@@ -10,10 +10,12 @@
  *
  * It runs in the listener's own thread (`src/server/front-door-worker.ts`), so the answer never
  * waits on the main thread, which may be blocked in a statement: it imports nothing that runs but
- * `slack-signature.ts`, and takes its secrets, clock and log as plain functions.
+ * `slack-signature.ts` and the replay memory it shares with Socket Mode (`replay-memory.ts`), and
+ * takes its secrets, clock and log as plain functions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RepeatedLog } from '../lib/repeated-log.js';
+import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
 
 /** The path Slack's Interactivity Request URL must end in. */
@@ -51,13 +53,9 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
   };
   // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests
   // are remembered, so a stranger cannot fill it; it holds five minutes of Slack's posts at most.
-  const seen = new Map<string, number>();
-  const replayed = (signature: string, timestamp: string, now: number): boolean => {
-    for (const [s, until] of seen) if (until < now) seen.delete(s);
-    if (seen.has(signature)) return true;
-    seen.set(signature, Number(timestamp) * 1000 + SIGNATURE_MAX_AGE_MS);
-    return false;
-  };
+  const seen = new ReplayMemory();
+  const replayed = (signature: string, timestamp: string, now: number): boolean =>
+    seen.seen(signature, Number(timestamp) * 1000 + SIGNATURE_MAX_AGE_MS, now);
   return (req, res) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();

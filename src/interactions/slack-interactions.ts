@@ -36,7 +36,7 @@ import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../config/secret.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
-import { SocketReceiver } from './slack-socket-receiver.js';
+import { SocketModeThread, type SocketModeLink } from './socket-mode-thread.js';
 
 /** The permission each action needs. */
 const PERMISSION_OF: Readonly<Record<ButtonAction, SlackPermission>> = {
@@ -118,7 +118,8 @@ export function createSlackInteractions(parts: SlackInteractionsParts): SlackInt
 export class SlackInteractions {
   /** What `POST /slack/interactions` hands its clicks to, when a channel takes them over HTTP. */
   readonly http: HttpInteractions | undefined;
-  readonly #sockets: SocketReceiver[] = [];
+  /** Each app's Socket Mode connection, with what its clicks are handed to, on the daemon's Socket Mode thread. */
+  readonly #sockets: { link: SocketModeLink; take: (payload: unknown) => void }[] = [];
   readonly #responder: SlackResponder;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #log: Logger;
@@ -143,19 +144,18 @@ export class SlackInteractions {
       const groups = i.mode === 'socket' ? sockets : secrets;
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
+    // Reserved now, when the runtime is built: a reload's new runtime keeps the old one's
+    // connection when its app is the same (`socket-mode-thread.ts`).
+    const thread = SocketModeThread.of(parts.store, this.#log);
     for (const group of sockets.values()) {
       const first = group[0]!;
       if (first.interactions.mode !== 'socket') continue;
-      this.#sockets.push(
-        new SocketReceiver({
-          appToken: first.interactions.app_token,
-          apiUrl: first.apiUrl,
-          channels: group.map((r) => r.name),
-          onPayload: (payload) => this.#receive(payload, group),
-          clock: parts.clock,
-          log: this.#log,
-        }),
-      );
+      const link = thread.reserve({
+        appToken: first.interactions.app_token,
+        apiUrl: first.apiUrl,
+        channels: group.map((r) => r.name),
+      });
+      this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
     }
     const groups = [...secrets.values()];
     const signing = groups.map(
@@ -176,15 +176,15 @@ export class SlackInteractions {
           };
   }
 
-  /** Connects the Socket Mode receivers (in the background). */
+  /** Connects the Socket Mode receivers (in the background, on their own thread), and takes their clicks. */
   start(): void {
-    for (const s of this.#sockets) s.start();
+    for (const s of this.#sockets) s.link.start(s.take);
   }
 
-  /** Stops receiving, then waits for the clicks being handled. */
+  /** Stops receiving (the connections a next runtime does not hold are closed), then waits for the clicks being handled. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    await Promise.all(this.#sockets.map((s) => s.stop()));
+    await Promise.all(this.#sockets.map((s) => s.link.release()));
     await Promise.all([...this.#inFlight]);
   }
 

@@ -6,7 +6,7 @@
  * Web API root's own host (a test's fake Slack), so a forged payload cannot make the daemon post
  * anywhere else.
  */
-import { request } from 'undici';
+import { request } from '../lib/undici-core.js';
 import { errorText } from '../lib/error-text.js';
 import { escapeMrkdwn } from '../notify/channels/escape.js';
 import { SLACK_LIMITS } from '../notify/channels/slack-render.js';

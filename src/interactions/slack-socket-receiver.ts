@@ -9,21 +9,40 @@
  * connection (it recycles them every few hours), after a growing wait (`lib/backoff.ts`: 1 s
  * doubling, at most 1 min, with jitter, on the clock) after a failure or a connection closed at once; a refused token is said once as an error naming what to fix, and
  * tried again at the longest wait (a token rotated by hand works without a restart).
+ *
+ * Whatever comes over the WebSocket is looked at before the library reads it: a frame that is
+ * binary, larger than {@link MAX_ENVELOPE_BYTES} or not a JSON object is one bad envelope, ignored and said
+ * once a minute with a count (the library would ignore it silently, or parse a frame of any size);
+ * an envelope of another type than `interactive` is acknowledged and ignored, said the same way;
+ * an envelope id taken before is acknowledged again and not handed on. Nothing of what it carries
+ * is logged but its size and type. The daemon runs it on a thread of its own
+ * (`socket-mode-worker.ts`), so the acknowledgement never waits on the main thread.
  */
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Secret } from '../config/secret.js';
 import { Backoff } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
-import type { Logger } from '../lib/logger.js';
+import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
 import { slackErrorWord } from '../notify/channels/slack-app-classify.js';
 import { slackLibraryLogger } from '../notify/channels/slack-library-logger.js';
+import { ReplayMemory } from './replay-memory.js';
 
 /** The first wait after a failed connection, doubling up to {@link MAX_WAIT_MS}. */
 const FIRST_WAIT_MS = 1_000;
 const MAX_WAIT_MS = 60_000;
 /** A connection Slack closes sooner than this was not a recycling: the next one waits as after a failure. */
 const STABLE_MS = 10_000;
+
+/**
+ * The largest frame read: an interaction's payload holds the message clicked, well under this (the
+ * HTTP receiver takes the same at most).
+ */
+export const MAX_ENVELOPE_BYTES = 1024 * 1024;
+/** How long an envelope id is remembered: a replay of it later than this is not told apart. */
+const REPLAY_WINDOW_MS = 5 * 60_000;
+/** The longest envelope type said in a log line; it is the peer's text. */
+const TYPE_SHOWN_MAX = 40;
 
 /** Error words of `apps.connections.open` that no wait will mend: the token. */
 const TOKEN_REFUSED = new Set([
@@ -45,9 +64,22 @@ export interface SocketReceiverOptions {
   /** An interaction's payload, after its envelope was acknowledged. */
   onPayload: (payload: unknown) => void;
   clock: Clock;
-  log: Logger;
+  log: ReceiverLog;
   /** The backoff's jitter (uniform in [0, 1)); default Math.random. */
   random?: () => number;
+}
+
+/** Where a receiver says what it does: the daemon's logger, or the Socket Mode thread's stand-in for it. */
+export interface ReceiverLog extends LineLogger {
+  info(fields: Record<string, unknown>, msg: string): void;
+}
+
+/** A Socket Mode envelope as the library hands it on. */
+interface Envelope {
+  ack: () => Promise<void>;
+  type: string;
+  envelope_id?: unknown;
+  body: unknown;
 }
 
 /** One Socket Mode connection, kept up until stopped. */
@@ -55,8 +87,13 @@ export class SocketReceiver {
   readonly #stop = new AbortController();
   #client: SocketModeClient | undefined;
   #running: Promise<void> | undefined;
+  /** Bad envelopes, said once a minute with a count: a peer that sends many fills no log. */
+  readonly #bad: RepeatedLog;
+  readonly #taken = new ReplayMemory();
 
-  constructor(private readonly o: SocketReceiverOptions) {}
+  constructor(private readonly o: SocketReceiverOptions) {
+    this.#bad = new RepeatedLog(o.log, { clock: o.clock });
+  }
 
   /** Connects, in the background; returns at once. */
   start(): void {
@@ -86,7 +123,8 @@ export class SocketReceiver {
       });
       this.#client = client;
       const closed = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
-      client.on('slack_event', (e: { ack: () => Promise<void>; type: string; body: unknown }) => this.#envelope(e));
+      this.#gate(client);
+      client.on('slack_event', (e: Envelope) => this.#envelope(e));
       let wait: number;
       try {
         await client.start();
@@ -128,12 +166,63 @@ export class SocketReceiver {
     }
   }
 
-  /** Acknowledges an envelope at once, then hands on an interaction. */
-  #envelope(e: { ack: () => Promise<void>; type: string; body: unknown }): void {
+  /**
+   * Puts a look at each frame before the library's own reading of it (which it binds to
+   * `ws_message` when built): a frame it should not parse is said and dropped here.
+   */
+  #gate(client: SocketModeClient): void {
+    const read = client.listeners('ws_message') as ((data: unknown, isBinary: boolean) => unknown)[];
+    client.removeAllListeners('ws_message');
+    client.on('ws_message', (data: unknown, isBinary: boolean) => {
+      const why = frameFault(data, isBinary);
+      if (why) {
+        this.#bad.warn({ reason: why.reason, bytes: why.bytes }, `a Socket Mode envelope was ignored: ${why.text}`);
+        return;
+      }
+      for (const r of read) void r(data, isBinary);
+    });
+  }
+
+  /** Acknowledges an envelope at once, then hands on an interaction not taken before. */
+  #envelope(e: Envelope): void {
+    const now = this.o.clock.now();
+    const id = typeof e.envelope_id === 'string' ? e.envelope_id : undefined;
+    const again = id !== undefined && this.#taken.seen(id, now + REPLAY_WINDOW_MS, now);
     e.ack()
       .catch((err: unknown) => this.o.log.warn({ error: errorText(err) }, 'cannot acknowledge a Socket Mode envelope'))
       .finally(() => {
-        if (e.type === 'interactive') this.o.onPayload(e.body);
+        if (e.type !== 'interactive') {
+          const type = String(e.type).slice(0, TYPE_SHOWN_MAX);
+          this.#bad.warn(
+            { reason: 'type', type },
+            'a Socket Mode envelope of another type than a button click was acknowledged and ignored',
+            type,
+          );
+        } else if (again) {
+          this.#bad.warn(
+            { reason: 'replayed' },
+            'a Socket Mode envelope taken before came again: acknowledged, ignored',
+          );
+        } else this.o.onPayload(e.body);
       });
   }
+}
+
+/** Why a WebSocket frame is not an envelope to read, or undefined when it may be one. */
+function frameFault(data: unknown, isBinary: boolean): { reason: string; bytes: number; text: string } | undefined {
+  if (isBinary || typeof data !== 'string') {
+    const bytes = data instanceof ArrayBuffer ? data.byteLength : 0;
+    return { reason: 'binary', bytes, text: 'a binary frame, where Slack sends JSON text' };
+  }
+  const bytes = Buffer.byteLength(data);
+  if (bytes > MAX_ENVELOPE_BYTES)
+    return { reason: 'too_large', bytes, text: `larger than ${MAX_ENVELOPE_BYTES} bytes, not read` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { reason: 'not_json', bytes, text: 'not JSON' };
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return undefined;
+  return { reason: 'not_object', bytes, text: 'JSON, but not an object as an envelope is' };
 }

@@ -4,7 +4,7 @@
  * failing, the pings stop and the outside service tells someone. The ping never blocks the cycle,
  * and the URL (it is the credential of the check) never appears in logs.
  */
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { Secret } from '../config/secret.js';

@@ -9,7 +9,7 @@
  * `nodejs_heap_size_used_bytes`), without our prefix. The job a metric is about is the label
  * `source`: `job` is Prometheus' own target label, and a scrape would rename ours `exported_job`.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectProcessMetrics } from './prom-client-core.js';
 import { packageVersion } from '../lib/package-version.js';
 
 /**
@@ -207,7 +207,7 @@ export class Metrics {
   constructor(options: MetricsOptions = {}) {
     this.buildInfo.set({ version: packageVersion() }, 1);
     if (options.processMetrics ?? true) {
-      collectDefaultMetrics({ register: this.registry });
+      collectProcessMetrics(this.registry);
       for (const name of TOTAL_GAUGES) this.registry.removeSingleMetric(name);
     }
   }

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { JobKey } from '../../src/alerts/commit-findings.js';
+import type { JobKey } from '../../src/alerts/job-key.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Detection, Finding } from '../../src/detectors/finding.js';
 import { presented } from '../../src/detectors/registry.js';

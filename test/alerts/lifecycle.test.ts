@@ -4,7 +4,7 @@ import type { Finding } from '../../src/detectors/finding.js';
 import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../../src/alerts/lifecycle.js';
 import { AlertStore, getAlert, openAlerts } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
-import type { JobKey } from '../../src/alerts/commit-findings.js';
+import type { JobKey } from '../../src/alerts/job-key.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';

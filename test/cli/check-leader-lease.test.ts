@@ -14,7 +14,8 @@ import { Secret } from '../../src/config/secret.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import type { PostgresCluster } from '../helpers/postgres.js';
+import { testCluster } from '../helpers/state-backends.js';
 import { installFenceAudit } from '../faults/fault-fixture.js';
 
 let sim: RunningSimulator;
@@ -23,12 +24,11 @@ let dir: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ apps: 8, seed: 6 });
-  cluster = startPostgres();
+  cluster = testCluster();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-check-lease-'));
 });
 afterAll(async () => {
   await sim.close();
-  cluster.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -21,7 +21,8 @@ import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { claimLease } from '../../src/state/runner-lease.js';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig, type CliResult } from '../helpers/cli-harness.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import type { PostgresCluster } from '../helpers/postgres.js';
+import { testCluster } from '../helpers/state-backends.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { daemonConfigYaml, spawnDaemon, until } from './daemon-fixture.js';
 
@@ -39,7 +40,7 @@ let retryKey: string;
 const REASON = 'migrate-e2e: health check timed out';
 
 beforeAll(async () => {
-  pg = startPostgres();
+  pg = testCluster();
   sim = await startSimulator({ apps: 20, seed: 3 });
   hook = await startWebhookReceiver();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-migrate-'));
@@ -122,7 +123,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await hook?.close();
   await sim?.close();
-  pg?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

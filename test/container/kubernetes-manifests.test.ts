@@ -20,7 +20,7 @@ import { startSimulator } from '../../packages/simulator/src/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { dockerfileEnv, dockerfileInstruction } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/free-port.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { testCluster } from '../helpers/state-backends.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { until } from '../cli/daemon-fixture.js';
 
@@ -231,7 +231,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it("answers the Deployment's probes: a daemon run with the ConfigMap's config and the Secret's variables", async () => {
-    const pg = startPostgres();
+    const pg = testCluster();
     const sim = await startSimulator({ apps: 10, seed: 3 });
     const hook = await startWebhookReceiver();
     const stop = new AbortController();
@@ -289,7 +289,6 @@ describe('deploy/kubernetes', () => {
       stop.abort(new Error('test over'));
       await hook.close();
       await sim.close();
-      pg.close();
     }
   }, 90_000);
 });

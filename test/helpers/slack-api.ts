@@ -125,6 +125,19 @@ export interface SlackApi {
   connected(n?: number): Promise<void>;
   /** Socket Mode connections opened so far. */
   readonly connections: number;
+  /** Socket Mode connections open now. */
+  readonly openSockets: number;
+  /** From now on `apps.connections.open` takes this app-level token only (a token rotated). */
+  setAppToken(token: string): void;
+  /**
+   * From now on `apps.connections.open` hands out this WebSocket address instead of its own (a
+   * Socket Mode peer on another thread, for a test that blocks this one).
+   */
+  handSocketsTo(url: string): void;
+  /** Sends a frame as it stands on the open Socket Mode connection (a hostile or broken envelope). */
+  sendOverSocket(frame: string | Buffer): void;
+  /** A click as an `interactive` envelope, not sent: for a test that sends it from elsewhere. */
+  socketClick(spec: ClickSpec): { envelopeId: string; envelope: string; click: Click };
   /** Slack asks every open Socket Mode connection to go (`disconnect`, as it does every few hours). */
   disconnectSockets(): void;
   /** A click sent over Socket Mode; resolves when the daemon acknowledged its envelope. */
@@ -203,6 +216,8 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
   const answerWaiters = new Map<string, (a: ClickAnswer) => void>();
   const greeted: (() => void)[] = [];
   let connections = 0;
+  let appToken = options.appToken;
+  let socketUrl: string | undefined;
   let port = 0;
 
   /** A ts as Slack makes them: seconds, a dot, six digits, always increasing. */
@@ -259,7 +274,7 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     'apps.connections.open': () => {
       const ticket = randomBytes(8).toString('hex');
       tickets.add(ticket);
-      return { url: `ws://127.0.0.1:${port}/link/?ticket=${ticket}` };
+      return { url: socketUrl ?? `ws://127.0.0.1:${port}/link/?ticket=${ticket}` };
     },
     'conversations.history': (a) => {
       const channel = String(a.channel ?? '');
@@ -310,7 +325,7 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     const args = json ? (JSON.parse(body || '{}') as Record<string, unknown>) : formArgs(body);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     // Socket Mode takes the app-level token; every other method the bot token.
-    const wanted = method === 'apps.connections.open' ? options.appToken : options.token;
+    const wanted = method === 'apps.connections.open' ? appToken : options.token;
     const authorized = wanted !== undefined && (bearer ?? args.token) === wanted;
     delete args.token;
     const call: SlackApiCall = {
@@ -420,6 +435,18 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     };
     return { payload, click: { answer: answered } };
   };
+  /** A click as the `interactive` envelope Socket Mode carries. */
+  const envelopeOf = (spec: ClickSpec) => {
+    const made = click(spec);
+    const envelopeId = randomBytes(8).toString('hex');
+    const envelope = JSON.stringify({
+      envelope_id: envelopeId,
+      type: 'interactive',
+      accepts_response_payload: false,
+      payload: made.payload,
+    });
+    return { envelopeId, envelope, click: made.click };
+  };
   /** A click signed as Slack signs it (at `timestamp`, in seconds, default now). */
   const signed = (signingSecret: string, spec: ClickSpec, timestamp = Math.floor(now() / 1000)) => {
     const made = click(spec);
@@ -462,20 +489,23 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
     disconnectSockets: () => {
       for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
     },
+    get openSockets() {
+      return sockets.size;
+    },
+    setAppToken: (token) => (appToken = token),
+    handSocketsTo: (url) => (socketUrl = url),
+    sendOverSocket: (frame) => {
+      const [ws] = sockets;
+      if (!ws) throw new Error('no Socket Mode connection to send on');
+      ws.send(frame, { binary: typeof frame !== 'string' });
+    },
+    socketClick: envelopeOf,
     clickOverSocket: async (spec) => {
       const [ws] = sockets;
       if (!ws) throw new Error('no Socket Mode connection to click through');
-      const made = click(spec);
-      const envelopeId = randomBytes(8).toString('hex');
-      const acked = new Promise<void>((resolve) => ackWaiters.set(envelopeId, resolve));
-      ws.send(
-        JSON.stringify({
-          envelope_id: envelopeId,
-          type: 'interactive',
-          accepts_response_payload: false,
-          payload: made.payload,
-        }),
-      );
+      const made = envelopeOf(spec);
+      const acked = new Promise<void>((resolve) => ackWaiters.set(made.envelopeId, resolve));
+      ws.send(made.envelope);
       await acked;
       return made.click;
     },

@@ -1,9 +1,9 @@
 /**
  * The state backends the store tests run against, for `describe.each(STATE_BACKENDS)`: SQLite (a
- * file in a temp directory) and PostgreSQL (a database of its own on a real server, started on
- * first use by this test file and stopped after it). No vitest import here: a test's child
- * process (a crash fixture) loads the fixtures too. PostgreSQL must be installed, as chromium
- * must: `.ci/run` installs both, and a test without it fails saying so.
+ * file in a temp directory) and PostgreSQL (a database of its own on the test run's shared server,
+ * dropped after the test file). No vitest import here: a test's child process (a crash fixture)
+ * loads the fixtures too. PostgreSQL must be installed, as chromium must: `.ci/run` installs both,
+ * and a test without it fails saying so.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,10 +13,11 @@ import { Secret } from '../../src/config/secret.js';
 import type { StateConfig } from '../../src/config/load-config.js';
 import { openState } from '../../src/state/open-state.js';
 import type { SqlEngine } from '../../src/state/sql-database.js';
+import { sqlDialect } from '../../src/state/sql-dialect.js';
 import { SqliteDatabase } from '../../src/state/sqlite-database.js';
 import type { Store, StoreOptions } from '../../src/state/store.js';
 import { closeAfterFile } from './after-file.js';
-import { startPostgres, type PostgresCluster } from './postgres.js';
+import { sharedPostgres, type PostgresCluster } from './postgres.js';
 
 /** A new, empty state on one backend. */
 export interface TestState {
@@ -81,17 +82,26 @@ const sqlite: StateBackend = {
 
 let cluster: PostgresCluster | undefined;
 
-/** This test file's PostgreSQL server, started on first use and closed after the file. */
+/** The test run's PostgreSQL server (test/helpers/postgres.ts `sharedPostgres`); this file's databases are dropped after it. */
 export function testCluster(): PostgresCluster {
   if (!cluster) {
-    const started = startPostgres();
-    cluster = started;
+    const joined = sharedPostgres();
+    cluster = joined;
     closeAfterFile(() => {
-      started.close();
+      joined.close();
       cluster = undefined;
     });
   }
   return cluster;
+}
+
+/**
+ * Whether a store opened with `options` would be no different on a copy of the migrated template:
+ * all the migrations, applied with nobody watching (no logger or clock of the test's), and the
+ * database allowed to be new (not `mustExist`).
+ */
+function templateWillDo(options: StoreOptions | undefined): boolean {
+  return !options || (!options.migrations && !options.logger && !options.clock && !options.mustExist);
 }
 
 const postgres: StateBackend = {
@@ -99,11 +109,44 @@ const postgres: StateBackend = {
   engine: 'postgres',
   fresh() {
     const server = testCluster();
-    const database = server.createDatabase();
-    const url = server.url(database);
-    return testState({ ...TIMEOUTS, url: new Secret(url) }, `state: { url: ${JSON.stringify(url)} }`, () =>
-      server.dropDatabase(database),
-    );
+    // Made on first need: when the first thing asked of the state is a store opened as the daemon
+    // would, a copy of the migrated template (migrating takes most of a second); otherwise (its
+    // config given to a command or daemon, a test's own migrations) an empty database, as before.
+    let made: { database: string; state: TestState; fromTemplate: boolean } | undefined;
+    const make = (fromTemplate: boolean) => {
+      if (made) return made;
+      const database = server.createDatabase({ migrated: fromTemplate });
+      const url = server.url(database);
+      const state = testState({ ...TIMEOUTS, url: new Secret(url) }, `state: { url: ${JSON.stringify(url)} }`, () =>
+        server.dropDatabase(database),
+      );
+      made = { database, state, fromTemplate };
+      return made;
+    };
+    let redrawn = false;
+    return {
+      get config() {
+        return make(false).state.config;
+      },
+      get yaml() {
+        return make(false).state.yaml;
+      },
+      open(options) {
+        const { state, fromTemplate } = make(templateWillDo(options));
+        const store = state.open(options);
+        if (fromTemplate && !redrawn) {
+          // What a migration draws at random is drawn again: two copies are two installations.
+          store.db.exec(
+            `UPDATE meta SET value = ${sqlDialect('postgres').randomHex(10)} WHERE key = 'installation_id'`,
+          );
+          redrawn = true;
+        }
+        return store;
+      },
+      cleanup() {
+        made?.state.cleanup();
+      },
+    };
   },
 };
 

@@ -25,6 +25,8 @@ import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/f
 import { freePort } from '../console/console-fixture.js';
 import { buttonOf, startSlackApi, type Click, type SlackApi, type SlackApiMessage } from '../helpers/slack-api.js';
 import { threadPost } from '../helpers/thread-post.js';
+import { startThreadSocket } from '../helpers/thread-socket.js';
+import { SocketModeThread } from '../../src/interactions/socket-mode-thread.js';
 import { LogCapture } from '../notify/notify-fixture.js';
 import { appOf } from '../remediation/remediation-fixture.js';
 
@@ -70,8 +72,8 @@ afterEach(async () => {
   tmp.cleanup();
 });
 
-/** The daemon with a Slack app channel taking its clicks as `mode` says, started. */
-async function daemon(mode: Mode): Promise<Watchdog> {
+/** The daemon's config: a Slack app channel taking its clicks as `mode` says, with that app token. */
+function configOf(mode: Mode, appToken = APP_TOKEN) {
   const interactions =
     mode === 'socket'
       ? 'mode: socket, app_token: "${SLACK_APP_TOKEN}"'
@@ -98,18 +100,25 @@ async function daemon(mode: Mode): Promise<Watchdog> {
     '  policies:',
     '    - { name: retry-asked, action: runs.retry, match: { environment_type: staging }, automatic: false, max_attempts: 1, backoff: 10m }',
   ].join('\n');
-  const config = engineConfig(
+  return engineConfig(
     sim,
     tmp.dir,
     extra,
     undefined,
     notify,
     `{ listen: "127.0.0.1:${port}", console: { public_url: "https://watchdog.example.com" } }`,
-    { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET },
+    { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: appToken, SLACK_SIGNING_SECRET: SIGNING_SECRET },
   );
-  wd = openWatchdog(config, clock, { logger: log.logger });
+}
+
+/**
+ * The daemon of {@link configOf}, started; over Socket Mode once its connection was greeted
+ * (`connected`: by a peer other than the fake's own).
+ */
+async function daemon(mode: Mode, connected = () => slack.connected()): Promise<Watchdog> {
+  wd = openWatchdog(configOf(mode), clock, { logger: log.logger });
   await wd.start();
-  if (mode === 'socket') await slack.connected();
+  if (mode === 'socket') await connected();
   return wd;
 }
 
@@ -296,6 +305,8 @@ describe('clicks over HTTP', () => {
     const taken = await slack.clickOverHttp(url, SIGNING_SECRET, spec, { timestamp: nowSeconds - 4 * 60 });
     expect(taken.status).toBe(200);
     expect((await taken.click.answer).text).toMatch(/^Acknowledged by alice/);
+    // No channel takes clicks over Socket Mode: its thread never started.
+    expect(SocketModeThread.of(wd!.store, log.logger).running).toBe(false);
     expectNoSecrets();
   });
 
@@ -330,5 +341,67 @@ describe('clicks over HTTP', () => {
     expect(getAlert(wd!.store, `failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)' });
     expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
     expectNoSecrets();
+  });
+});
+
+describe('clicks over Socket Mode', () => {
+  it('are acknowledged within 3 s while the main thread is blocked for 5 s, and acted on once it turns', async () => {
+    // Slack's side of the connection on a thread of its own: this one is about to block.
+    const peer = await startThreadSocket();
+    try {
+      slack.handSocketsTo(peer.url);
+      const run = sim.control.addRun({ appId: appOf(sim, 'staging'), action: 'update', state: 'error' });
+      await daemon('socket', () => peer.connected());
+      await minute();
+      const parent = slack.inChannel().find((m) => !m.thread_ts && shownText(m).includes(`run%2F${run.id}`))!;
+      const made = slack.socketClick({ user: ALICE, message: parent, value: buttonOf(parent, 'Acknowledge')!.value! });
+      const acked = peer.send(made.envelope, made.envelopeId, 300);
+      // This thread is the daemon's main thread: blocked as a statement's Atomics.wait blocks it.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5_000);
+      const resumedAt = Date.now();
+      const ack = await acked;
+      // Acknowledged while the main thread was still blocked; on it, the ack would take > 4.7 s.
+      expect(ack.at + ack.ms).toBeLessThan(resumedAt);
+      expect(ack.ms).toBeLessThan(3_000);
+      // The work is the main thread's, once it turns, as for a click over HTTP.
+      expect((await made.click.answer).text).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
+      expect(getAlert(wd!.store, `failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({
+        by: 'alice (U0ALICE)',
+      });
+      expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
+      expectNoSecrets();
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('keep their connection through a reload of the same app token, connect again with a new one, and end their thread at the stop', async () => {
+    const run = sim.control.addRun({ appId: appOf(sim, 'staging'), action: 'update', state: 'error' });
+    await daemon('socket');
+    await minute();
+    const parent = slack.inChannel().find((m) => !m.thread_ts && shownText(m).includes(`run%2F${run.id}`))!;
+    const thread = SocketModeThread.of(wd!.store, log.logger);
+    expect(thread.running).toBe(true);
+
+    // The same app: the connection stays, and the new configuration takes its clicks.
+    await wd!.reload(configOf('socket'));
+    expect(await click('socket', ALICE, living(parent.ts), 'Acknowledge')).toMatch(/^Acknowledged by alice/);
+    expect([slack.connections, slack.openSockets]).toEqual([1, 1]);
+
+    // The token rotated: the old connection closes, one opens with the new token, and clicks come on it.
+    const rotated = 'xapp-1-buttons-SECRET-rotated-token';
+    slack.setAppToken(rotated);
+    await wd!.reload(configOf('socket', rotated));
+    await slack.connected(2);
+    await vi.waitFor(() => expect(slack.openSockets).toBe(1), { timeout: 15_000 });
+    expect(slack.callsOf('apps.connections.open').at(-1)?.authorized).toBe(true);
+    expect(await click('socket', ALICE, living(parent.ts), 'Unacknowledge')).toMatch(/is given back/);
+
+    // The stop closes the connection and ends the thread.
+    await wd!.stop(1_000);
+    wd = undefined;
+    expect(thread.running).toBe(false);
+    await vi.waitFor(() => expect(slack.openSockets).toBe(0), { timeout: 15_000 });
+    expect(log.text()).not.toMatch(/SECRET/);
   });
 });

@@ -3,7 +3,8 @@
  * when the test says so), fed by the real alert lifecycle,
  * delivering to real channels (the Slack stand-in, the SMTP sink) on a ManualClock.
  */
-import { commitFindings, type CycleStage, type JobKey } from '../../src/alerts/commit-findings.js';
+import { commitFindings, type CycleStage } from '../../src/alerts/commit-findings.js';
+import type { JobKey } from '../../src/alerts/job-key.js';
 import { AlertStore } from '../../src/alerts/alert-store.js';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -68,6 +68,8 @@ describe('the Teams channel, end to end', () => {
     await world.acknowledge(fingerprint);
     expect(teams.cards).toHaveLength(2);
     expect(cardTexts(teams.cards[1]!).join('\n')).toContain('acknowledged by alice');
+    // A Workflows card cannot be edited: the new one's header says the state.
+    expect(header(teams.cards[1]!).title).toMatch(/^🔴 CRITICAL · ACKNOWLEDGED by alice · 1 certificate problem/);
 
     await world.resolve(urlId);
     expect(teams.cards).toHaveLength(3);

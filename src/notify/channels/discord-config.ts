@@ -3,8 +3,8 @@ import { secretUrlSchema } from '../../config/secret.js';
 import { onCallTimeoutSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
-/** What a Discord message's template shapes: its first line (the message) and what each alert's embed says above its facts. */
-export const DISCORD_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
+/** What a Discord message's template shapes: its first line (the message), what each alert's embed says above its facts, and a notice's title. */
+export const DISCORD_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', notice_title: 'notice' };
 
 /** A Discord ID (a snowflake): digits. */
 const snowflake = z.string().regex(/^\d{15,21}$/, 'must be a Discord ID (15 to 21 digits; Copy ID in developer mode)');

@@ -1,5 +1,6 @@
 /**
- * Discord (`type: discord`): a channel's webhook, one message per notification, the headline in its
+ * Discord (`type: discord`): a channel's webhook, one living message per alert group, edited in place
+ * as its alerts are acknowledged, rise and end (`discord-living.ts`), the headline in its
  * content and one embed per event (its colour, status, summary, facts, context and links), within
  * Discord's limits (10 embeds, 6,000 characters of embed text in all, a title 256, a description
  * 4,096, content 2,000).
@@ -13,7 +14,8 @@
  * Rate limits are Discord's per-route buckets: each answer's `X-RateLimit-Remaining` and
  * `X-RateLimit-Reset-After` are read, and once the bucket is empty the next send does not go out
  * before its reset: it answers retryable with the wait, so the outbox pauses the channel. A 429's
- * `retry_after` (seconds, in its JSON body; else its Retry-After) is honoured the same way.
+ * `retry_after` (seconds, in its JSON body; else its Retry-After) is honoured the same way, on an
+ * edit (PATCH) as on a post.
  */
 import { Secret } from '../../config/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -30,10 +32,12 @@ import type {
 import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
-import { classifyReply, headerOf, httpChannelIo, type HttpReply } from './http-post.js';
+import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
+import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpReply } from './http-post.js';
+import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './slack-app-buttons.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -225,6 +229,8 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
   const tone: Tone = n.severity ?? 'info';
+  const template = (o.templates?.notice_title ?? DISCORD_TEMPLATES.notice_title)!;
+  const title = template.render([noticeView(n, o.channelName)], (v) => escapeDiscordMarkdown(v, 250));
   const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
@@ -233,7 +239,7 @@ function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordM
   const description = budget.take((max) => packLines(lines, max), DISCORD_LIMITS.description) ?? '';
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
-    title: `${TONES[tone].emoji} ${escapeDiscordMarkdown(n.title, DISCORD_LIMITS.title - 3)}`,
+    title: cutText(title, DISCORD_LIMITS.title),
     color: COLOURS[tone],
     ...(description ? { description } : {}),
     ...(url ? { url } : {}),
@@ -298,50 +304,105 @@ function retryAfterOf(reply: HttpReply): number | undefined {
   return seconds(headerOf(reply, 'retry-after'));
 }
 
+/** The most a message Discord answers with `?wait=true` can take (its id comes after its embeds); the rest is not read. */
+const MESSAGE_ANSWER_BYTES = 128 * 1024;
+
+/** The id of the message in Discord's answer to a post with `?wait=true`; undefined when it holds none. */
+function messageIdOf(reply: HttpReply): string | undefined {
+  try {
+    const id = (JSON.parse(reply.body) as { id?: unknown }).id;
+    return typeof id === 'string' && /^\d{1,25}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an edit may change: a webhook's name and avatar are set by its posts only. */
+function editOf(m: DiscordMessage): Pick<DiscordMessage, 'content' | 'embeds' | 'allowed_mentions'> {
+  return { content: m.content, embeds: m.embeds, allowed_mentions: m.allowed_mentions };
+}
+
 /** The Discord channel kind. */
 export const discordChannel = {
   kind: 'discord',
   configSchema: discordConfigSchema,
   templateParts: DISCORD_TEMPLATE_PARTS,
-  create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordMessage> {
+  create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordDelivery> {
     const url = new URL(config.webhook_url.reveal());
-    // The token is the URL's last path segment: scrubbed wherever it could be echoed.
-    const token = url.pathname.split('/').filter(Boolean).at(-1) ?? '';
+    // The path is /api/webhooks/{id}/{token}: the token is the credential, scrubbed wherever it could be echoed.
+    const [webhookId = '', token = ''] = url.pathname.split('/').filter(Boolean).slice(-2);
     const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
+    // One bucket for posts and edits: an empty one on either route holds both (Discord may share them).
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
-    const post = async (message: DiscordMessage, signal: AbortSignal | undefined): Promise<SendResult> => {
+    const call = async (request: ChannelRequest): Promise<{ result: SendResult; reply?: HttpReply }> => {
       const waiting = limit.wait(deps.clock.now());
-      if (waiting.ms > 0) return { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms };
-      const reply = await io.postRaw({
-        url: config.webhook_url.reveal(),
+      if (waiting.ms > 0) return { result: { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms } };
+      const reply = await io.postRaw(request);
+      if ('failure' in reply) return { result: reply.failure };
+      const now = deps.clock.now();
+      return { result: limit.observe(reply, now) ?? classifyReply(reply, now), reply };
+    };
+    const post = async (message: DiscordMessage, wait: boolean, signal: AbortSignal | undefined) => {
+      const target = new URL(url);
+      if (wait) target.searchParams.set('wait', 'true');
+      const { result, reply } = await call({
+        url: target.href,
         body: message,
         signal,
+        ...(wait ? { maxBodyRead: MESSAGE_ANSWER_BYTES } : {}),
       });
-      if ('failure' in reply) return reply.failure;
-      const now = deps.clock.now();
-      return limit.observe(reply, now) ?? classifyReply(reply, now);
+      return { result, id: wait && reply && result.outcome === 'ok' ? messageIdOf(reply) : undefined };
     };
+    const edit = async (id: string, message: DiscordMessage, signal: AbortSignal | undefined) => {
+      const target = new URL(url);
+      target.pathname = `${target.pathname.replace(/\/$/, '')}/messages/${id}`;
+      const { result, reply } = await call({ method: 'PATCH', url: target.href, body: editOf(message), signal });
+      return reply?.status === 404 ? ('gone' as const) : result;
+    };
+    const renderOptions = (): DiscordRenderOptions => ({
+      now: deps.clock.now(),
+      channelName: config.name,
+      commandConfigFile: deps.commandConfigFile,
+      links: deps.links,
+      consoleUrl: deps.consoleUrl,
+      mention: config.mention,
+      username: config.username,
+      avatarUrl: config.avatar_url,
+      templates: deps.templates,
+    });
+    // Without a state (notify-test) each message stands alone.
+    const living =
+      deps.store &&
+      new DiscordLiving({
+        name: config.name,
+        webhookId,
+        links: new SlackAppLinkStore(deps.store),
+        clock: deps.clock,
+        log: deps.logger.child({ channel: config.name, kind: 'discord' }),
+        render: (n) => renderDiscord(n, renderOptions()),
+        post,
+        edit,
+      });
 
     return {
       name: config.name,
       kind: 'discord',
-      sendTimeoutMs: config.timeout,
-      render: (n) =>
-        renderDiscord(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          mention: config.mention,
-          username: config.username,
-          avatarUrl: config.avatar_url,
-          templates: deps.templates,
-        }),
-      send: (message, signal) => io.guarded(() => post(message, signal), signal),
+      // One message per alert group, edited in place: it shows who has the alert.
+      showsAcknowledgements: living !== undefined,
+      // An edit and the news: two requests at most.
+      sendTimeoutMs: config.timeout * 2,
+      render: (n) => {
+        const message = renderDiscord(n, renderOptions());
+        return n.type === 'alerts' && living ? { ...message, living: discordLivingPart(n, message) } : message;
+      },
+      send: (delivery, signal) =>
+        io.guarded(
+          async () => (living ? living.deliver(delivery, signal) : (await post(delivery, false, signal)).result),
+          signal,
+        ),
       close: io.close,
     };
   },
-} satisfies ChannelKind<DiscordConfig, DiscordMessage>;
+} satisfies ChannelKind<DiscordConfig, DiscordDelivery>;

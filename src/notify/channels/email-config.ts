@@ -7,7 +7,12 @@ import { templateConfigSchema, type TemplateParts } from './template-config.js';
  * What an email's template shapes: its title (the subject after the prefix, and the heading), and
  * what it says of each alert in the plain-text part (`text`) and in the HTML part (`html`).
  */
-export const EMAIL_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', html: 'event' };
+export const EMAIL_TEMPLATE_PARTS: TemplateParts = {
+  title: 'message',
+  text: 'event',
+  html: 'event',
+  notice_title: 'notice',
+};
 
 /**
  * Config of an email channel sent over SMTP.

@@ -20,7 +20,7 @@ import {
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
 import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 import type { MessageLinks } from '../message-links.js';
@@ -103,8 +103,12 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   // The shared labels are rows under the title, like an event's; how to silence is in the
   // signature, which mail clients set apart from the message.
   const text: string[] = [oneLine(title, MAX_SUBJECT), ...alignedRows(d.shared, '  '), ''];
+  // A channel's own templates shape its alerts in the compact form too: the text on one line, the
+  // HTML as an item of the list.
+  const ownText = templates.text !== EMAIL_TEMPLATES.text;
+  const ownHtml = templates.html !== EMAIL_TEMPLATES.html;
   if (d.compact) {
-    for (const e of d.events) text.push(`- ${compactText(e)}`);
+    d.events.forEach((e, i) => text.push(`- ${ownText ? oneLine(leads[i]!.text, MAX_VALUE * 2) : compactText(e)}`));
     text.push('');
   } else {
     d.events.forEach((e, i) => {
@@ -133,7 +137,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
       `<h2 style="margin:0 0 4px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
       d.compact
-        ? `<ul style="padding-left:18px">${d.events.map(compactHtml).join('')}</ul>`
+        ? `<ul style="padding-left:18px">${d.events.map((e, i) => (ownHtml ? `<li>${leads[i]!.html}</li>` : compactHtml(e))).join('')}</ul>`
         : d.events.map((e, i) => eventHtml(e, leads[i]!.html)).join('\n'),
       d.omitted > 0 ? `<p>${omittedHtml(d)}</p>` : '',
       ...d.nextSteps.map((step) => `<p style="margin:12px 0 4px"><b>Next step:</b> ${escapeHtml(step)}</p>`),
@@ -292,9 +296,13 @@ function eventHtml(d: EventDescription, lead: string): string {
 }
 
 function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessage {
-  const word = n.severity ? `${TONES[n.severity].word} ` : '';
-  const subject = oneLine(`${o.subjectPrefix} ${word}${oneLine(n.title, 150)}`, MAX_SUBJECT);
-  const title = `${word}${oneLine(n.title, MAX_SUBJECT)}`;
+  const template = (o.templates?.notice_title ?? EMAIL_TEMPLATES.notice_title)!;
+  // A header: as an alert's title, every value through plainText and the whole through oneLine.
+  const title = oneLine(
+    template.render([noticeView(n, o.channelName)], (v) => plainText(v, MAX_SUBJECT)),
+    MAX_SUBJECT,
+  );
+  const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
   const href = safeHttpUrl(n.url);
   const fields = n.fields ?? [];
   const lines = n.lines ?? [];

@@ -5,7 +5,7 @@
  * go, and a failure where no answer came named by its code alone: undici's messages can carry the
  * URL, which may be the credential.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../config/secret.js';
 import type { ChannelDeps, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
@@ -18,14 +18,14 @@ export const MAX_BODY_READ = 1024;
 export interface HttpReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** The start of the body ({@link MAX_BODY_READ} bytes at most), scrubbed of the channel's secrets. */
+  /** The start of the body ({@link MAX_BODY_READ} bytes unless the request said), scrubbed of the channel's secrets. */
   body: string;
 }
 
 /** A POST to make: the URL and headers revealed here only, at the moment of sending. */
 export interface HttpPost {
   /** POST unless said. */
-  method?: 'POST' | 'PUT' | undefined;
+  method?: 'POST' | 'PUT' | 'PATCH' | undefined;
   url: string;
   /** Absent: none beyond the JSON content type. */
   headers?: Record<string, string> | undefined;
@@ -37,6 +37,11 @@ export interface HttpPost {
   signal?: AbortSignal | undefined;
   /** Scrubbed from the body read. */
   secrets: readonly Secret[];
+  /**
+   * The start of the answer's body kept, in bytes, for a request whose answer is read whole (a
+   * Discord message, whose id follows its embeds); absent: {@link MAX_BODY_READ}.
+   */
+  maxBodyRead?: number | undefined;
 }
 
 /** An undici agent for one channel: one keep-alive pool, its own timers a backstop to ours. */
@@ -56,7 +61,7 @@ export async function postJson(p: HttpPost): Promise<HttpReply | { failure: Send
       signal: p.signal ? AbortSignal.any([p.signal, timer]) : timer,
     });
     // Scrubbed before a reason cuts it: a secret cut in half would no longer be found.
-    const body = Secret.scrub(await bodyStart(res.body), p.secrets);
+    const body = Secret.scrub(await bodyStart(res.body, p.maxBodyRead ?? MAX_BODY_READ), p.secrets);
     return { status: res.statusCode, headers: res.headers, body };
   } catch (err) {
     return { failure: classifyFailure(err, timer.aborted, p.timeoutMs) };
@@ -84,16 +89,16 @@ export function headerOf(reply: HttpReply, name: string): string | null {
 }
 
 /** Reads the start of a body and lets the rest go. */
-async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function bodyStart(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body) {
     chunks.push(chunk as Buffer);
     length += (chunk as Buffer).length;
-    if (length >= MAX_BODY_READ) break;
+    if (length >= max) break;
   }
   // Breaking out of the loop destroys the stream: a long body is not read to its end.
-  return Buffer.concat(chunks).subarray(0, MAX_BODY_READ).toString('utf8');
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** What an undici error carries that may be named: its code, never its message (it may hold the URL). */
@@ -126,7 +131,7 @@ export interface ChannelPeer {
 }
 
 /** A request of a channel: what {@link HttpPost} says beyond what the channel's io knows. */
-export type ChannelRequest = Pick<HttpPost, 'method' | 'url' | 'headers' | 'body' | 'signal'>;
+export type ChannelRequest = Pick<HttpPost, 'method' | 'url' | 'headers' | 'body' | 'signal' | 'maxBodyRead'>;
 
 /**
  * The send and close of a channel speaking HTTP itself, its agent made here: each send guarded

@@ -91,15 +91,36 @@ export const MESSAGE_FIELDS: Fields = {
   events: { type: 'list', doc: 'the alerts of the message', item: EVENT_FIELDS },
   next_steps: { type: 'list', doc: 'what to do next, one sentence per check ({{.}})', item: 'text' },
   silence_command: text('the command that silences what the message is about; empty when none can be shown'),
+  acknowledgement: text(
+    '"ACKNOWLEDGED by alice" or "ACKNOWLEDGEMENT GIVEN BACK by bob" when the message says only that; empty otherwise',
+  ),
 };
 
-/** Which fields a template part sees: the message's (a title), or an alert's within its message (a text). */
-export type TemplateScope = 'message' | 'event';
+/** The fields of a notice (a test message, the daily digest, a remediation's outcome): what a `notice_title` sees. */
+export const NOTICE_FIELDS: Fields = {
+  topic: text('why it exists: test, digest, remediation, inhibition, …'),
+  title: text('what it says, in our words ("Daily digest", "Retry of run #5981 succeeded")'),
+  severity: text('critical, warning, info, resolved or ok, where it has one; empty otherwise'),
+  tone: text('its severity, or info when it has none'),
+  tone_word: text('CRITICAL, WARNING, INFO, RESOLVED or OK'),
+  emoji: text('🔴, 🟠, 🔵 or ✅'),
+  fields: { type: 'list', doc: 'its facts', item: LABELLED },
+  lines: { type: 'list', doc: 'its lines of text ({{.}})', item: 'text' },
+  url: text('where to read more (http or https only); empty when none'),
+  channel: text("the channel's name"),
+};
+
+/**
+ * Which fields a template part sees: the message's (a title), an alert's within its message (a
+ * text), or a notice's.
+ */
+export type TemplateScope = 'message' | 'event' | 'notice';
 
 /** The view each scope starts with, outermost first (Mustache looks a name up from the innermost). */
 export const TEMPLATE_FIELDS: Readonly<Record<TemplateScope, readonly Fields[]>> = {
   message: [MESSAGE_FIELDS],
   event: [MESSAGE_FIELDS, EVENT_FIELDS],
+  notice: [NOTICE_FIELDS],
 };
 
 /** Why a template is refused: what, and where in the template (1-based line and column). */

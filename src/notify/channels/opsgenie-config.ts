@@ -3,8 +3,8 @@ import { secretSchema } from '../../config/secret.js';
 import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
-/** What an Opsgenie channel's template shapes: each alert's message (title) and description (text). */
-export const OPSGENIE_TEMPLATE_PARTS: TemplateParts = { title: 'event', text: 'event' };
+/** What an Opsgenie channel's template shapes: each alert's message (title) and description (text), and a notice's message (`notice_title`). */
+export const OPSGENIE_TEMPLATE_PARTS: TemplateParts = { title: 'event', text: 'event', notice_title: 'notice' };
 
 /** Opsgenie's Alert API, by the account's region. */
 export const OPSGENIE_REGIONS = {

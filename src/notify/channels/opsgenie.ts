@@ -35,7 +35,7 @@ import {
   type OpsgenieConfig,
 } from './opsgenie-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { alertViews } from './template-view.js';
+import { alertViews, noticeView } from './template-view.js';
 
 /** The Alert API's limits (characters). */
 export const OPSGENIE_LIMITS = {
@@ -183,7 +183,12 @@ function cutDetails(details: Record<string, string>): Record<string, string> {
 
 /** A notice: a note on the alert it is about; else an alert of the lowest priority, closed at once. */
 function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): OpsgenieMessage {
-  const text = [n.title, ...noticeLines(n)].join('\n');
+  const template = (o.templates?.notice_title ?? OPSGENIE_TEMPLATES.notice_title)!;
+  const title = oneLine(
+    template.render([noticeView(n, o.channelName ?? '')], (v) => plainText(v, OPSGENIE_LIMITS.description)),
+    OPSGENIE_LIMITS.description,
+  );
+  const text = [title, ...noticeLines(n)].join('\n');
   if (n.fingerprint) {
     const alias = incidentKey(n.fingerprint, OPSGENIE_LIMITS.alias);
     const note = text.length <= OPSGENIE_LIMITS.note ? text : text.slice(0, OPSGENIE_LIMITS.note);
@@ -197,7 +202,7 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
         method: 'POST',
         path: '/v2/alerts',
         body: {
-          message: oneLine(n.title, OPSGENIE_LIMITS.message),
+          message: oneLine(title, OPSGENIE_LIMITS.message),
           alias,
           description: text.slice(0, OPSGENIE_LIMITS.description),
           source: SOURCE,

@@ -3,8 +3,8 @@ import { secretSchema } from '../../config/secret.js';
 import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
-/** What a PagerDuty channel's template shapes: each alert's summary (its details are structural). */
-export const PAGERDUTY_TEMPLATE_PARTS: TemplateParts = { title: 'event' };
+/** What a PagerDuty channel's template shapes: each alert's summary (its details are structural), and a notice's (`notice_title`). */
+export const PAGERDUTY_TEMPLATE_PARTS: TemplateParts = { title: 'event', notice_title: 'notice' };
 
 /** PagerDuty's Events API v2, by service region. */
 export const PAGERDUTY_REGIONS = {

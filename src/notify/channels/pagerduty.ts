@@ -36,7 +36,7 @@ import {
   type PagerDutyConfig,
 } from './pagerduty-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { alertViews } from './template-view.js';
+import { alertViews, noticeView } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
 export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024, source: 255 } as const;
@@ -101,7 +101,13 @@ export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): Pag
     const href = safeHttpUrl(n.url);
     const event: PagerDutyChangeEvent = {
       payload: {
-        summary: oneLine(n.title, PAGERDUTY_LIMITS.summary),
+        summary: oneLine(
+          (o.templates?.notice_title ?? PAGERDUTY_TEMPLATES.notice_title)!.render(
+            [noticeView(n, o.channelName ?? '')],
+            (v) => plainText(v, PAGERDUTY_LIMITS.summary),
+          ),
+          PAGERDUTY_LIMITS.summary,
+        ),
         timestamp: formatUtc(o.now, 'iso'),
         source: o.source,
         custom_details: { topic: n.topic, ...details },

@@ -3,6 +3,10 @@
  * link between an alert group and its one message in Slack, kept in the state so that a restart
  * never loses it and never posts a second one. Row ⇄ object mapping lives here and nowhere else;
  * what to post, update or adopt is decided in `slack-app-sender.ts`.
+ *
+ * Discord's living messages are kept here too (`discord-living.ts`): one concept, one table. There
+ * `slackChannel` holds the webhook's id and `ts` the message's id (neither a credential: the
+ * webhook's token is never stored).
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { SqlStatement } from '../../state/sql-database.js';

@@ -10,7 +10,7 @@
  * stored or shown.
  */
 import type { WebClient } from '@slack/web-api';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch } from '../../lib/undici-core.js';
 import { z } from 'zod';
 import { Secret } from '../../config/secret.js';
 import { errorText } from '../../lib/error-text.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
-/** What a Slack message's template shapes (both kinds): its header (the message) and what it says of each alert. */
-export const SLACK_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
+/** What a Slack message's template shapes (both kinds): its header (the message), what it says of each alert, and a notice's header (`notice_title`). */
+export const SLACK_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', notice_title: 'notice' };
 
 /**
  * A mention added to messages with a firing critical alert, e.g. `{ critical: '<!here>' }`, in

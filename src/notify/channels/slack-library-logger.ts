@@ -1,6 +1,6 @@
 import type { Logger as SlackLogger } from '@slack/web-api';
 import { Secret } from '../../config/secret.js';
-import type { Logger } from '../../lib/logger.js';
+import type { LineLogger } from '../../lib/repeated-log.js';
 import { SLACK_LOG_WARN } from './slack-web-api-words.js';
 
 /**
@@ -9,7 +9,7 @@ import { SLACK_LOG_WARN } from './slack-web-api-words.js';
  * Authorization header themselves), their info and debug lines dropped (they hold whole requests,
  * answers and Socket Mode frames, with response URLs and connection tickets).
  */
-export function slackLibraryLogger(log: Logger, secrets: readonly Secret[], library: string): SlackLogger {
+export function slackLibraryLogger(log: LineLogger, secrets: readonly Secret[], library: string): SlackLogger {
   // Only their words: they log Slack's warnings with `forEach`, which adds the index and the array.
   const text = (parts: unknown[]) =>
     Secret.scrub(parts.filter((p): p is string => typeof p === 'string').join(' '), secrets);

@@ -19,7 +19,7 @@ import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } fr
 import type { MessageLinks } from '../message-links.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
 export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
@@ -161,7 +161,12 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   if (d.shared.length > 0) blocks.push(context(d.shared.map(factText).join('  ·  ')));
   const controls = n.events.map((e) => o.controls?.get(e.fingerprint));
   if (d.compact) {
-    blocks.push(...compactLines(d.events, controls, SLACK_LIMITS.blocks - blocks.length - BLOCKS_AFTER_EVENTS));
+    // A channel's own `text` template shapes its alerts in the compact form too, each on one line.
+    const line =
+      templates.text === SLACK_TEMPLATES.text
+        ? (i: number) => compactLine(d.events[i]!)
+        : (i: number) => oneLine(lead(i), MAX_VALUE * 2);
+    blocks.push(...compactLines(line, controls, SLACK_LIMITS.blocks - blocks.length - BLOCKS_AFTER_EVENTS));
   } else {
     d.events.forEach((e, i) => {
       blocks.push(section(eventText(e, lead(i))));
@@ -308,12 +313,12 @@ function sinceText(since: Since): string {
 const BLOCKS_AFTER_EVENTS = 3 + MAX_NEXT_STEPS + 1 + 1;
 
 /**
- * Events one line each: an event with a menu gets a section of its own with the menu beside it,
+ * Events one line each (`line(i)`, one per control): an event with a menu gets a section of its own with the menu beside it,
  * while `budget` blocks allow (one is kept for the lines after it); the other lines are packed into
  * as few sections as fit, in order.
  */
 function compactLines(
-  events: readonly EventDescription[],
+  line: (i: number) => string,
   controls: readonly (EventControls | undefined)[],
   budget: number,
 ): SlackBlock[] {
@@ -323,14 +328,14 @@ function compactLines(
     for (const chunk of chunkLines(pending, SLACK_LIMITS.text)) out.push(section(chunk));
     pending = [];
   };
-  events.forEach((e, i) => {
-    const menu = controls[i]?.menu;
-    const after = i < events.length - 1 ? 1 : 0;
+  controls.forEach((control, i) => {
+    const menu = control?.menu;
+    const after = i < controls.length - 1 ? 1 : 0;
     if (menu && out.length + (pending.length > 0 ? 1 : 0) + 1 + after <= budget) {
       flush();
-      out.push(section(compactLine(e), menu));
+      out.push(section(line(i), menu));
     } else {
-      pending.push(compactLine(e));
+      pending.push(line(i));
     }
   });
   flush();
@@ -353,9 +358,10 @@ function compactLine(d: EventDescription): string {
 }
 
 function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
-  const tone = n.severity ? TONES[n.severity] : undefined;
-  const title = tone ? `${tone.emoji} ${tone.word} · ${n.title}` : n.title;
-  const blocks: SlackBlock[] = [header(title)];
+  const template = (o.templates?.notice_title ?? SLACK_TEMPLATES.notice_title)!;
+  const view = [noticeView(n, o.channelName)];
+  // The header is plain text; the notification's text is mrkdwn: the values escaped for each.
+  const blocks: SlackBlock[] = [header(template.render(view, (v) => plainText(v, 300)))];
   const fields = (n.fields ?? []).map((f) => ({
     type: 'mrkdwn' as const,
     text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
@@ -374,7 +380,13 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
     if (link.startsWith('<')) blocks.push(section(link));
   }
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
-  return { text: escapeMrkdwn(title, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
+  return {
+    text: cutText(
+      template.render(view, (v) => escapeMrkdwn(v, 1000)),
+      SLACK_LIMITS.text,
+    ),
+    blocks: capBlocks(blocks),
+  };
 }
 
 /** A header block; plain text needs no entity escaping, only one line and cutting. */

@@ -3,8 +3,8 @@ import { secretUrlSchema } from '../../config/secret.js';
 import { onCallTimeoutSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
-/** What a Teams card's template shapes: its header (the message) and what it says of each alert above its facts. */
-export const TEAMS_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event' };
+/** What a Teams card's template shapes: its header (the message), what it says of each alert above its facts, and a notice's header (`notice_title`). */
+export const TEAMS_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', notice_title: 'notice' };
 
 /**
  * Whether a URL is one of the Office 365 connectors' incoming webhooks Microsoft retired

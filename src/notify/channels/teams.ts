@@ -18,21 +18,13 @@ import type {
   Notification,
   NoticeNotification,
 } from './channel.js';
-import {
-  describeAlerts,
-  eventFactList,
-  TONES,
-  type EventDescription,
-  type Fact,
-  type Link,
-  type Tone,
-} from './describe.js';
+import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo } from './http-post.js';
 import { consoleLink } from './slack-app-buttons.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView } from './template-view.js';
+import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 import { Secret } from '../../config/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -113,7 +105,7 @@ export const TEAMS_TEMPLATES = defaultTemplates('teams', TEAMS_TEMPLATE_PARTS);
 
 /** Builds the Workflows message for a notification. Pure. */
 export function renderTeams(n: Notification, o: TeamsRenderOptions): TeamsMessage {
-  const card = n.type === 'notice' ? noticeCard(n) : alertsCard(n, o);
+  const card = n.type === 'notice' ? noticeCard(n, o) : alertsCard(n, o);
   return {
     type: 'message',
     attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }],
@@ -249,10 +241,12 @@ function actionsOf(
 }
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */
-function noticeCard(n: NoticeNotification): AdaptiveCard {
+function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text);
   const tone: Tone = n.severity ?? 'info';
-  const body: CardElement[] = [header(tone, `${TONES[tone].emoji} ${escapeTeamsMarkdown(n.title, 300)}`)];
+  const template = (o.templates?.notice_title ?? TEAMS_TEMPLATES.notice_title)!;
+  const title = template.render([noticeView(n, o.channelName)], (v) => escapeTeamsMarkdown(v, 300));
+  const body: CardElement[] = [header(tone, title)];
   if (n.fields?.length) body.push(factSet(n.fields, budget));
   for (const line of n.lines ?? []) {
     const shown = budget.take((max) => escapeTeamsMarkdown(line, max), TEAMS_LIMITS.block);

@@ -17,7 +17,7 @@ import {
 } from './message-template.js';
 
 /** The parts of a message a template can shape. */
-export type TemplatePart = 'title' | 'text' | 'html';
+export type TemplatePart = 'title' | 'text' | 'html' | 'notice_title';
 
 /** The parts a channel kind takes, each with the view it renders. */
 export type TemplateParts = Readonly<Partial<Record<TemplatePart, TemplateScope>>>;
@@ -29,6 +29,7 @@ const PART_DOCS: Readonly<Record<TemplatePart, string>> = {
   title: "the message's title",
   text: 'what is said of each alert',
   html: "what is said of each alert in the email's HTML part",
+  notice_title: "a notice's title (a test message, the daily digest, a remediation's outcome)",
 };
 
 /**

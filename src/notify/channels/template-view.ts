@@ -6,9 +6,9 @@
  * out and could find another level's field of the same name); labels are objects without a
  * prototype, so no name reaches anything but a label.
  */
-import type { AlertEvent } from '../../alerts/alert-event.js';
+import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { AlertsNotification } from './channel.js';
+import type { AlertsNotification, NoticeNotification } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
 import { safeHttpUrl } from './escape.js';
 import { incidentDetails, type IncidentOptions } from './incident-parts.js';
@@ -42,7 +42,19 @@ export function messageView(n: AlertsNotification, d: AlertsDescription, o: View
     events: d.events.map((e, i) => eventView(n.events[i]!, e, { ...o, routes }, i, d.events.length)),
     next_steps: [...d.nextSteps],
     silence_command: d.silenceCommand ?? '',
+    acknowledgement: acknowledgementOf(n.events),
   };
+}
+
+/**
+ * What a message that says only an acknowledgement (or its giving back) is about: the state a
+ * channel that cannot edit its message (Teams) shows in the new one's header.
+ */
+function acknowledgementOf(events: readonly AlertEvent[]): string {
+  const kinds = new Set(events.map((e) => e.kind));
+  if (kinds.size !== 1 || !isAcknowledgementKind(events[0]!.kind)) return '';
+  const by = [...new Set(events.map((e) => e.acknowledgement?.by ?? 'someone'))].join(', ');
+  return `${kinds.has('acknowledged') ? 'ACKNOWLEDGED' : 'ACKNOWLEDGEMENT GIVEN BACK'} by ${by}`;
 }
 
 /** The view of one alert of a message (`index` of `count`): the fields of `EVENT_FIELDS`. */
@@ -91,6 +103,23 @@ export function alertViews(e: AlertEvent, o: ViewOptions): [MessageView, object]
   const n: AlertsNotification = { type: 'alerts', group: {}, events: [e], omitted: 0, routes: [...(o.routes ?? [])] };
   const view = messageView(n, describeAlerts(n, o.now, { links: o.links }), o);
   return [view, view.events[0]!];
+}
+
+/** The view of a notice: the fields of `NOTICE_FIELDS`. */
+export function noticeView(n: NoticeNotification, channelName: string): object {
+  const tone = TONES[n.severity ?? 'info'];
+  return {
+    topic: n.topic,
+    title: n.title,
+    severity: n.severity ?? '',
+    tone: n.severity ?? 'info',
+    tone_word: tone.word,
+    emoji: tone.emoji,
+    fields: positioned((n.fields ?? []).map((f) => ({ label: f.label, value: f.value }))),
+    lines: [...(n.lines ?? [])],
+    url: safeHttpUrl(n.url) ?? '',
+    channel: channelName,
+  };
 }
 
 /** Labels as an object without a prototype: `labels.constructor` is no label, and finds nothing. */

@@ -1,7 +1,8 @@
 /**
  * Templates per channel kind, as golden files (`golden/`): each kind renders two messages, one
  * alert whose every piece of service text is hostile (markup, `<!channel>`, `@everyone`, HTML, a
- * reordering character, a summary of 12,000 characters) and a group of two, once with its default
+ * reordering character, a summary of 12,000 characters), a group of two and one of four (more than
+ * a message shows in full: Slack and email list them one line each), once with its default
  * templates (the files in templates/) and once with a custom one using most fields. Besides the
  * files, each render is held to what the kind must never let through: no mention or markup formed
  * from service text, and the kind's length limits.
@@ -14,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
-import type { AlertsNotification } from '../../../src/notify/channels/channel.js';
+import type { Notification, NoticeNotification } from '../../../src/notify/channels/channel.js';
 import { DISCORD_TEMPLATE_PARTS } from '../../../src/notify/channels/discord-config.js';
 import { DISCORD_LIMITS, DISCORD_TEMPLATES, renderDiscord } from '../../../src/notify/channels/discord.js';
 import { emailTemplates, renderEmail } from '../../../src/notify/channels/email.js';
@@ -51,8 +52,35 @@ function hostile(e: AlertEvent): AlertEvent {
   };
 }
 
-/** The two messages every kind renders. */
-function cases(): { name: string; n: AlertsNotification }[] {
+/** A notice whose every piece is service text at its most hostile: the title, a fact, a line, a link. */
+const HOSTILE_NOTICE: NoticeNotification = {
+  type: 'notice',
+  topic: 'remediation',
+  title: `Retry of ${HOSTILE_SUMMARY.slice(0, 400)}`,
+  severity: 'warning',
+  fields: [
+    { label: 'App', value: '<!channel> @everyone *shop*' },
+    { label: 'Reason', value: '<@U999> **x** [y](https://evil.example) <script>alert(1)</script>' },
+  ],
+  lines: ['<https://evil.example|click> @here \u202Egnp', 'Bcc: victim@evil.example'],
+  url: 'javascript:alert(1)',
+};
+
+/** A notice as the daily digest sends one: no severity, facts, lines and a link. */
+const PLAIN_NOTICE: NoticeNotification = {
+  type: 'notice',
+  topic: 'digest',
+  title: 'Daily digest',
+  fields: [
+    { label: 'Open', value: '3' },
+    { label: 'Opened', value: '5' },
+  ],
+  lines: ['2 held by silence #4 (planned maintenance)', '1 remediation: run #5981 retried, succeeded'],
+  url: 'https://watchdog.example.com/',
+};
+
+/** The messages every kind renders: two alerts messages and two notices. */
+function cases(only?: Notification['type']): { name: string; n: Notification }[] {
   const all = goldenCases();
   const one = all.find((c) => c.name === 'failed-run')!.notification;
   const resolved = all.find((c) => c.name === 'resolved-with-reason')!.notification;
@@ -68,7 +96,22 @@ function cases(): { name: string; n: AlertsNotification }[] {
         ],
       },
     },
-  ];
+    {
+      // More than COMPACT_OVER: Slack and email list them one line each (a custom text on one line).
+      name: 'four',
+      n: {
+        ...one,
+        events: [0, 1, 2, 3].map((k) => ({
+          ...(k === 1 ? hostile(one.events[0]!) : (k === 3 ? resolved : one).events[0]!),
+          id: 80 + k,
+          fingerprint: `failed_runs/run/${80 + k}`,
+          labels: { ...(k === 3 ? resolved : one).events[0]!.labels, app: `app-${k}` },
+        })),
+      },
+    },
+    { name: 'notice-hostile', n: HOSTILE_NOTICE },
+    { name: 'notice-plain', n: PLAIN_NOTICE },
+  ].filter((c) => only === undefined || c.n.type === only);
 }
 
 /** Custom templates per medium: most fields, sections, lists and the position flags. */
@@ -83,6 +126,9 @@ const CUSTOM = {
     '{{#resolved}}over: {{resolution}}{{/resolved}}{{#page_url}}page: {{page_url}}{{/page_url}} {{url}}\n' +
     '{{#next_steps}}next: {{.}}{{/next_steps}}',
   html: '<i>{{status}}</i> <b>{{app}}</b>: {{summary}} <a href="{{page_url}}">{{page_label}}</a>',
+  notice_title:
+    '{{emoji}} {{tone_word}}{{#severity}} ({{.}}){{/severity}} [{{topic}}] {{title}} via {{channel}}: ' +
+    '{{#fields}}{{label}}={{value}}{{^last}}, {{/last}}{{/fields}}{{#lines}} / {{.}}{{/lines}}{{#url}} <{{.}}>{{/url}}',
 };
 
 /** The custom templates for a kind's parts (an alert-scoped title where the kind renders one alert at a time). */
@@ -118,7 +164,7 @@ function strings(value: unknown): string[] {
 const KINDS: {
   kind: string;
   templates: ChannelTemplates;
-  render: (n: AlertsNotification, t: ChannelTemplates | undefined) => string;
+  render: (n: Notification, t: ChannelTemplates | undefined) => string;
   safe: (out: string) => void;
 }[] = [
   {
@@ -143,19 +189,23 @@ const KINDS: {
   {
     kind: 'slack_app',
     templates: custom(SLACK_TEMPLATE_PARTS),
+    // A notice is the Slack message it is in either kind; alerts are the app's living message.
     render: (n, templates) =>
       json(
-        renderLiving({ group: n.group, alerts: n.events, notes: [], routes: n.routes ?? [] }, 10, {
-          now: NOW,
-          channelName: 'ops-app',
-          links: LINKS,
-          templates,
-        }),
+        n.type === 'notice'
+          ? renderSlack(n, { now: NOW, channelName: 'ops-app', links: LINKS, templates })
+          : renderLiving({ group: n.group, alerts: n.events, notes: [], routes: n.routes ?? [] }, 10, {
+              now: NOW,
+              channelName: 'ops-app',
+              links: LINKS,
+              templates,
+            }),
       ),
     safe: (out) => {
       const m = JSON.parse(out) as ReturnType<typeof renderLiving>;
       expect(m.blocks[0]).toMatchObject({ type: 'header', text: { type: 'plain_text' } });
-      for (const s of [m.text, ...strings(m.attachments)]) expect(s).not.toMatch(/<!channel>|<!here>|<@U|<script/);
+      for (const s of [m.text, ...strings(m.attachments), ...strings(m.blocks.slice(1))])
+        expect(s).not.toMatch(/<!channel>|<!here>|<@U|<script/);
     },
   },
   {
@@ -239,7 +289,16 @@ const KINDS: {
     kind: 'pagerduty',
     templates: custom(PAGERDUTY_TEMPLATE_PARTS, true),
     render: (n, templates) =>
-      json(renderPagerDuty(n, { now: NOW, links: LINKS, consoleUrl: CONSOLE, source: 'deploy-watchdog', templates })),
+      json(
+        renderPagerDuty(n, {
+          now: NOW,
+          links: LINKS,
+          consoleUrl: CONSOLE,
+          source: 'deploy-watchdog',
+          channelName: 'ops-pager',
+          templates,
+        }),
+      ),
     safe: (out) => {
       for (const r of JSON.parse(out) as ReturnType<typeof renderPagerDuty>) {
         const summary = 'payload' in r.request.event ? r.request.event.payload?.summary : undefined;
@@ -254,7 +313,16 @@ const KINDS: {
     kind: 'opsgenie',
     templates: custom(OPSGENIE_TEMPLATE_PARTS, true),
     render: (n, templates) =>
-      json(renderOpsgenie(n, { now: NOW, links: LINKS, consoleUrl: CONSOLE, tags: ['dw'], templates })),
+      json(
+        renderOpsgenie(n, {
+          now: NOW,
+          links: LINKS,
+          consoleUrl: CONSOLE,
+          tags: ['dw'],
+          channelName: 'ops-genie',
+          templates,
+        }),
+      ),
     safe: (out) => {
       for (const r of JSON.parse(out) as ReturnType<typeof renderOpsgenie>) {
         const { message, description } = r.request.body as { message?: string; description?: string };
@@ -266,8 +334,9 @@ const KINDS: {
   },
 ];
 
+// email-text-only is about an alert's text in the HTML part: a notice there is the email's, already written.
 const ROWS = KINDS.flatMap((k) =>
-  cases().flatMap((c) =>
+  cases(k.kind === 'email-text-only' ? 'alerts' : undefined).flatMap((c) =>
     (['default', 'custom'] as const).map((which) => [`${k.kind}.${c.name}.${which}`, k, c.n, which] as const),
   ),
 );
@@ -279,6 +348,38 @@ describe('templates per channel kind, as golden files', () => {
     k.safe(out);
   });
 
+  it('lists more alerts than a message shows in full by the channel’s own text template, one line each', () => {
+    const four = cases('alerts').find((c) => c.name === 'four')!.n;
+    const slackLines = (t: ChannelTemplates | undefined) =>
+      renderSlack(four, { now: NOW, channelName: 'ops-slack', links: LINKS, templates: t })
+        .blocks.flatMap((b) => ('text' in b && b.text.type === 'mrkdwn' ? b.text.text.split('\n') : []))
+        .filter((l) => /app-\d/.test(l));
+    const own = slackLines(custom(SLACK_TEMPLATE_PARTS));
+    expect(own.map((l) => /^(?:🔴|✅) (firing|resolved)\/critical (app-\d) in shop/.exec(l)?.slice(1))).toEqual([
+      ['firing', 'app-0'],
+      ['firing', 'app-1'],
+      ['firing', 'app-2'],
+      ['resolved', 'app-3'],
+    ]);
+    // The built-in lines with the default templates: the app linked, then what went wrong.
+    expect(slackLines(undefined).join('\n')).toMatch(/<https:\/\/[^|]+\|app-0> · /);
+    const mail = renderEmail(four, {
+      now: NOW,
+      channelName: 'ops-mail',
+      subjectPrefix: '[dw]',
+      links: LINKS,
+      templates: emailTemplates({ text: '{{tone_word}}: {{app}}\n{{summary}}' }),
+    });
+    expect(mail.text.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      expect.stringMatching(/^- CRITICAL: app-0 Update of shop-prod/),
+      expect.stringMatching(/^- CRITICAL: app-1 Update of <b>shop<\/b>/),
+      expect.stringMatching(/^- CRITICAL: app-2 Update of shop-prod/),
+      expect.stringMatching(/^- RESOLVED: app-3 /),
+    ]);
+    // The HTML part shows that text as the plain text it is, an item each.
+    expect(mail.html).toContain('<li>CRITICAL: app-1<br>\nUpdate of &lt;b&gt;shop&lt;/b&gt;');
+  });
+
   it('renders the defaults with the files in templates/ (what a user copies)', () => {
     const file = (p: string) => fs.readFileSync(path.join(import.meta.dirname, '../../../templates', p), 'utf8');
     expect(SLACK_TEMPLATES.title!.source).toBe(file('slack/title.mustache'));
@@ -287,6 +388,15 @@ describe('templates per channel kind, as golden files', () => {
     expect(PAGERDUTY_TEMPLATES.title!.source).toBe(file('pagerduty/title.mustache'));
     expect(OPSGENIE_TEMPLATES.text!.source).toBe(file('opsgenie/text.mustache'));
     expect(emailTemplates(undefined).html!.source).toBe(file('email/html.mustache'));
+    for (const [kind, templates] of [
+      ['slack', SLACK_TEMPLATES],
+      ['email', emailTemplates(undefined)],
+      ['teams', TEAMS_TEMPLATES],
+      ['discord', DISCORD_TEMPLATES],
+      ['pagerduty', PAGERDUTY_TEMPLATES],
+      ['opsgenie', OPSGENIE_TEMPLATES],
+    ] as const)
+      expect(templates.notice_title!.source).toBe(file(`${kind}/notice_title.mustache`));
   });
 
   it.skipIf(UPDATE)('has no golden file that no case writes', () => {

@@ -96,6 +96,19 @@ describe('a bad template is refused at load, naming the channel and the position
       message: /"events" is a list: open it with \{\{#events\}\}/,
     },
     {
+      what: "an alert's field in a notice's title",
+      template: 'notice_title: "{{title}}: {{summary}}"',
+      path: 'notify.channels[0].template.notice_title',
+      message: 'channel "ops-slack": template notice_title unknown field "summary" at line 1, column 12',
+    },
+    {
+      what: "a notice's title printing a value unescaped",
+      template: 'notice_title: "{{emoji}}\\n{{&title}}"',
+      path: 'notify.channels[0].template.notice_title',
+      message:
+        /template notice_title .*print a value unescaped, which is refused: write \{\{title\}\} at line 2, column 1$/,
+    },
+    {
       what: 'an unknown field of a label-less object',
       template: 'text: "{{#facts}}{{lable}}{{/facts}}"',
       path: 'notify.channels[0].template.text',
@@ -168,6 +181,12 @@ describe('a good template at load', () => {
     ['alerts in a title', 'message', '{{#events}}{{app}}{{^last}}, {{/last}}{{/events}}'],
     ['a section on a value, and set delimiters', 'event', '{{#app}}app {{.}}{{/app}}{{=<% %>=}}<% summary %>'],
     ['a comment', 'message', '{{! anything at all }}{{emoji}}'],
+    [
+      'every field of a notice',
+      'notice',
+      '{{topic}} {{title}} {{severity}} {{tone}} {{tone_word}} {{emoji}} {{url}} {{channel}} ' +
+        '{{#fields}}{{label}}={{value}}{{^last}}, {{/last}}{{/fields}}{{#lines}}{{.}}{{/lines}}',
+    ],
   ] as const)('accepts %s', (_what, scope, source) => {
     expect(isTemplateProblem(compileTemplate(source, scope))).toBe(false);
   });

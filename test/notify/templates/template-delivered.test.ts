@@ -2,7 +2,7 @@
  * A custom template driven end to end: the daemon reads the simulator on a ManualClock and sends
  * to Discord's protocol-level fake, with a title inline in the config and a text from a file beside
  * it. The certificate of an app whose name tries every trick of Discord's markdown fires and ends:
- * both messages say what the template says, every value escaped (nobody pinged, no link formed),
+ * the living message and the end's headline say what the template says, every value escaped (nobody pinged, no link formed),
  * within Discord's limits; a reload with another template changes the next message.
  */
 import fs from 'node:fs';
@@ -80,12 +80,13 @@ describe('a custom template, end to end through Discord', () => {
     expect(texts(fired)).not.toMatch(/(?<!\\)@everyone|(?<!\\)<@\d|(?<!\\)\[click/);
 
     await world.resolve(urlId);
+    // The end edits the living message, and its headline alone is said anew.
     expect(discord.messages).toHaveLength(2);
-    const over = discord.messages[1]!;
-    expect(over.content!.split('\n')[0]).toBe(
-      `RESOLVED on certificates: 1 certificate problem for ${SHOWN_APP} (via oncall)`,
-    );
-    expect(over.embeds![0]!.description).toMatch(/ is resolved since \.\n+All clear: RESOLVED after \d+m\./);
+    const headline = `RESOLVED on certificates: 1 certificate problem for ${SHOWN_APP} (via oncall)`;
+    expect(discord.messages[1]).toEqual({ content: headline, embeds: [], allowed_mentions: { parse: [] } });
+    const [over] = [...discord.posted.values()].map((p) => p.message);
+    expect(over!.content!.split('\n')[0]).toBe(headline);
+    expect(over!.embeds![0]!.description).toMatch(/ is resolved since \.\n+All clear: RESOLVED after \d+m\./);
     expect(discord.invalid).toEqual([]);
     expect(discord.overLimit).toBe(0);
     expect(world.statuses()).not.toContain('pending');

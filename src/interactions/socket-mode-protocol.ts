@@ -1,0 +1,23 @@
+/**
+ * What the main thread and the Socket Mode thread (`socket-mode-worker.ts`) say to each other.
+ * Nothing here runs. An app-level token crosses only in `open`, which neither side ever logs; what
+ * the thread says back (`log`) is scrubbed of every token it holds before it is posted.
+ */
+
+/** What the main thread tells the Socket Mode thread. */
+export type ToSocketThread =
+  /** Keep a connection up with this app-level token, numbered `id`, until told to close it. */
+  | { type: 'open'; id: number; appToken: string; apiUrl: string; channels: string[] }
+  | { type: 'close'; id: number }
+  /** Close every connection; the thread says `ended` and leaves nothing running. */
+  | { type: 'end' };
+
+/** What the Socket Mode thread tells the main thread. */
+export type FromSocketThread =
+  /** An interaction received on connection `id`, its envelope already acknowledged to Slack. */
+  | { type: 'interaction'; id: number; payload: unknown }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; msg: string }
+  | { type: 'closed'; id: number }
+  | { type: 'ended' }
+  /** The thread could not load its module. */
+  | { type: 'failed'; message: string };
