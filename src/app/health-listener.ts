@@ -9,6 +9,7 @@
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
 import { consoleServing } from '../console/console-config.js';
+import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { HttpInteractions } from '../interactions/slack-interactions.js';
@@ -45,6 +46,8 @@ export function stallBoundMs(state: StateConfig): number {
 export class HealthListener {
   #server: HealthServer | undefined;
   #listen: string | null = null;
+  /** The console's own thread, while the console is served (`console-thread.ts`). */
+  #consoleThread: ConsoleThread | undefined;
   readonly #console: ConsoleRequestHandler;
   /** PagerDuty's and Opsgenie's webhooks, over the console's store and config in force. */
   readonly #webhooks: RequestHandler;
@@ -75,9 +78,10 @@ export class HealthListener {
     if (!serving.serve && serving.reason === 'needs_auth') {
       this.deps.logger.warn(`the web console is not served: ${serving.message}`);
     }
+    await this.#syncConsole(serving.serve);
     const listen = listenConfig === null ? null : formatListen(listenConfig);
     if (listen === this.#listen && (this.#server !== undefined) === (listen !== null)) return;
-    await this.close();
+    await this.#closeServer();
     this.#listen = listen;
     if (listen === null) return;
     this.#server = await startHealthServer({
@@ -87,6 +91,7 @@ export class HealthListener {
       source: this.deps.source,
       stallAfterMs: stallBoundMs(this.deps.console.config().state),
       console: this.#console,
+      consoleRelay: () => this.#consoleThread?.relay,
       webhooks: this.#webhooks,
       clock: this.deps.console.clock,
       interactions: {
@@ -96,8 +101,28 @@ export class HealthListener {
     });
   }
 
-  /** Stops listening. */
+  /**
+   * Starts the console's thread when the console is served, ends it when not: its pages are
+   * answered there, never waiting on the main thread (the front door relays them to it).
+   */
+  async #syncConsole(serve: boolean): Promise<void> {
+    if (serve === (this.#consoleThread !== undefined)) return;
+    const thread = this.#consoleThread;
+    this.#consoleThread = undefined;
+    if (thread) return thread.close();
+    this.#consoleThread = await ConsoleThread.start({
+      console: this.deps.console,
+      fence: () => this.deps.source.role?.()?.fence,
+    });
+  }
+
+  /** Stops listening, and the console's thread. */
   async close(): Promise<void> {
+    await this.#closeServer();
+    await this.#syncConsole(false);
+  }
+
+  async #closeServer(): Promise<void> {
     const server = this.#server;
     this.#server = undefined;
     await server?.close();

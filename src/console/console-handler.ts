@@ -20,7 +20,6 @@ import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { ReadinessCheck, RequestHandler } from '../server/health-server.js';
-import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../state/store.js';
 import { ConsoleAccess, CSRF_FIELD, SESSION_COOKIE } from './console-access.js';
 import { CONSOLE_ASSETS } from './console-assets.js';
@@ -33,12 +32,12 @@ import { configPage } from './pages/config-page.js';
 import { loginPage } from './pages/login-page.js';
 import { draftFrom, newSilencePage } from './pages/new-silence-page.js';
 import { silencesPage } from './pages/silences-page.js';
-import { sourcesPage } from './pages/sources-page.js';
+import { sourcesPage, type ApiCounters } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation } from './remediate-actions.js';
 import { consoleServing, mayRemediate } from './console-config.js';
-import type { Remediator } from '../remediation/remediator.js';
+import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { readBody } from '../lib/read-body.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
@@ -46,13 +45,14 @@ export interface ConsoleDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  metrics: Metrics;
+  /** The API's counters the sources page shows (the daemon's `Metrics`). */
+  metrics: ApiCounters;
   /** The configuration in force (a reload replaces it). */
   config(): Config;
   /** The enabled jobs with their schedule. */
   jobs(): ReadonlyMap<string, string>;
-  /** What `/readyz` says now. */
-  readiness(): ReadinessCheck[];
+  /** What `/readyz` says now (on the console's thread: as the main thread judges it, or last judged). */
+  readiness(): ReadinessCheck[] | Promise<ReadinessCheck[]>;
   /**
    * What the running configuration has built: its notifier (woken for an acknowledgement to route)
    * and its remediator (asked for a policy's action); absent: routed at the next round, no remediation.
@@ -63,7 +63,16 @@ export interface ConsoleDeps {
 /** The parts of the running configuration the console uses. */
 export interface ConsoleRuntime {
   notifier: { wake(): void };
-  remediation: Pick<Remediator, 'offer' | 'request'> | undefined;
+  remediation: ConsoleRemediation | undefined;
+}
+
+/**
+ * What the console asks of the remediator: the running one's (`Remediator`), or on the console's
+ * thread its offer read there and its request decided by the main thread's.
+ */
+export interface ConsoleRemediation {
+  offer: Remediator['offer'];
+  request(...args: Parameters<Remediator['request']>): RemediationRequest | Promise<RemediationRequest>;
 }
 
 /**
@@ -195,7 +204,7 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
   else if (path === '/alerts/acknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'acknowledge');
   else if (path === '/alerts/unacknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'unacknowledge');
-  else if (path === '/alerts/remediate') outcome = submitRemediation(deps, ctx, fields);
+  else if (path === '/alerts/remediate') outcome = await submitRemediation(deps, ctx, fields);
   else if (path === '/logout') outcome = { redirect: '/login' };
   else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
   if (!('redirect' in outcome)) return send(res, outcome.status, outcome.body);
@@ -223,7 +232,8 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
     case '/actions':
       return [200, actionsPage(store, ctx, query)];
     case '/sources': {
-      const inputs = { store, config, metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness: r.deps.readiness() };
+      const readiness = await r.deps.readiness();
+      const inputs = { store, config, metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness };
       return [200, await sourcesPage(inputs, ctx)];
     }
     case '/config':

@@ -9,7 +9,7 @@
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import { formatUtc } from '../lib/format-utc.js';
-import type { Remediator } from '../remediation/remediator.js';
+import type { ConsoleRemediation } from './console-handler.js';
 import { skipText } from '../remediation/request-words.js';
 import type { Store } from '../state/store.js';
 import { mayRemediate } from './console-config.js';
@@ -23,11 +23,15 @@ export interface RemediateActionDeps {
   config: Config;
   logger: Logger;
   /** The running configuration's remediator; undefined when no policy is configured. */
-  remediation: Pick<Remediator, 'request'> | undefined;
+  remediation: Pick<ConsoleRemediation, 'request'> | undefined;
 }
 
 /** `POST /alerts/remediate`: `fp`. */
-export function submitRemediation(deps: RemediateActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
+export async function submitRemediation(
+  deps: RemediateActionDeps,
+  ctx: PageContext,
+  fields: URLSearchParams,
+): Promise<FormOutcome> {
   const { store, config, logger } = deps;
   const fingerprint = fields.get('fp') ?? '';
   const again = (status: number, said: PageNotice): FormOutcome => {
@@ -41,7 +45,7 @@ export function submitRemediation(deps: RemediateActionDeps, ctx: PageContext, f
   }
   if (!deps.remediation)
     return again(409, { kind: 'warn', text: 'No remediation policy is configured: nothing was sent.' });
-  const r = deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
+  const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
   switch (r.outcome) {
     case 'planned':
       logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');

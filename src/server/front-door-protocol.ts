@@ -47,6 +47,14 @@ export interface Publication {
    */
   signing?: { generation: number; secrets: string[] };
   metrics?: { text: string; contentType: string; at: number };
+  /** Where the console's own thread listens, and its token (null: not served there; relayed to the main thread). */
+  console?: RelayTarget | null;
+}
+
+/** A listener on a unix socket the front door relays to, and the token it wants in {@link RELAY_HEADER}. */
+export interface RelayTarget {
+  socketPath: string;
+  token: string;
 }
 
 /** What the front door is started with (`workerData`). */
@@ -59,7 +67,7 @@ export interface FrontDoorData {
   /** `/healthz` fails once the heartbeat is older than this (ms). */
   stallAfterMs: number;
   /** Where the main thread's own listener is (a unix socket in a private directory), and the token it wants. */
-  relay: { socketPath: string; token: string };
+  relay: RelayTarget;
   /** The first publication, whole: the front door answers from the first request on. */
   first: Publication;
 }

@@ -21,6 +21,7 @@ import {
   type FrontDoorData,
   type Publication,
   type PublishedRole,
+  type RelayTarget,
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { ReadinessCheck } from './health-server.js';
@@ -29,6 +30,9 @@ import type { SigningSecret } from '../interactions/slack-signature.js';
 
 /** The listener's own paths; they are answered here, never relayed. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
+/** The on-call tools' webhooks (`on-call-webhook.ts`): relayed to the main thread, never the console's. */
+const ON_CALL_PATHS: readonly string[] = ['/pagerduty/', '/opsgenie/'];
 
 /**
  * The largest body relayed: the largest any handler takes (Slack's posts, 1 MiB); past it the
@@ -71,6 +75,8 @@ interface Published {
   readinessAt: number;
   metrics: { text: string; contentType: string; at: number } | undefined;
   signing: { generation: number; secrets: SigningSecret[] };
+  /** The console's own thread, while it listens. */
+  console: RelayTarget | undefined;
 }
 
 /** Runs the front door (see the file's comment). */
@@ -86,6 +92,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     readinessAt: 0,
     metrics: undefined,
     signing: { generation: 0, secrets: [] },
+    console: undefined,
   };
   // The /readyz answers waiting for a judgement.
   const judged = new Set<() => void>();
@@ -94,6 +101,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     if (p.role !== undefined) state.role = p.role ?? undefined;
     if (p.leader !== undefined) state.leader = p.leader ?? undefined;
     if (p.metrics) state.metrics = p.metrics;
+    if (p.console !== undefined) state.console = p.console ?? undefined;
     if (p.signing) {
       const { generation, secrets } = p.signing;
       state.signing = { generation, secrets: secrets.map((s) => ({ reveal: () => s })) };
@@ -146,7 +154,9 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
       return;
     }
     if (!HEALTH_PATHS.includes(path)) {
-      relay(req, res, data.relay, log);
+      // The console's pages to its own thread; the on-call tools' webhooks to the main thread.
+      const toConsole = state.console && !ON_CALL_PATHS.some((p) => path.startsWith(p));
+      relay(req, res, toConsole ? state.console! : data.relay, log);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -232,7 +242,7 @@ function stalled(data: FrontDoorData): string | undefined {
 function relay(
   req: IncomingMessage,
   res: ServerResponse,
-  to: FrontDoorData['relay'],
+  to: RelayTarget,
   log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
 ): void {
   const chunks: Buffer[] = [];
@@ -257,7 +267,7 @@ function send(
   req: IncomingMessage,
   body: Buffer,
   res: ServerResponse,
-  to: FrontDoorData['relay'],
+  to: RelayTarget,
   log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
 ): void {
   const headers = passOn(req.rawHeaders, ['content-length']);

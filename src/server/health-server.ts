@@ -34,6 +34,7 @@ import {
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { Metrics } from './metrics.js';
+import type { WriteFence } from '../state/write-fence.js';
 
 /**
  * Answers one request the listener does not answer itself (true), or leaves it to the listener's
@@ -73,7 +74,9 @@ export interface HealthSource {
    * `reached` and `detail`, when given, are the `leader` check of readiness, which costs no
    * statement: the front door answers it as it is now, not as readiness was last judged.
    */
-  role?(): { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string } | undefined;
+  role?():
+    | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
+    | undefined;
 }
 
 /** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
@@ -153,6 +156,8 @@ export async function startHealthServer(options: {
   logger: Logger;
   /** The web console, answering every other path (it declines when the config switches it off). */
   console?: RequestHandler | undefined;
+  /** The console's own thread, where the front door relays the console's paths while it listens. */
+  consoleRelay?: (() => { socketPath: string; token: string } | undefined) | undefined;
   /** Slack's posts of button clicks at `/slack/interactions`; absent, or no secrets: not found. */
   interactions?: InteractionsTaker | undefined;
   /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
@@ -243,7 +248,7 @@ function innerServer(
  * Whether the request came through the front door (its relay header bears this listener's
  * token); if so the header is taken off and the connection made to say the client's address.
  */
-function fromFrontDoor(req: IncomingMessage, token: string): boolean {
+export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
   const header = req.headers[RELAY_HEADER];
   if (typeof header !== 'string') return false;
   const [given = '', port = '0', ...address] = header.split(' ');
@@ -383,6 +388,7 @@ class StatePublisher {
   readonly #metrics: Metrics;
   readonly #interactions: InteractionsTaker | undefined;
   readonly #clock: Clock | undefined;
+  readonly #consoleRelay: (() => { socketPath: string; token: string } | undefined) | undefined;
   #door: FrontDoor | undefined;
   #timers: NodeJS.Timeout[] = [];
   #unjump: (() => void) | undefined;
@@ -400,9 +406,11 @@ class StatePublisher {
       metrics: Metrics;
       interactions?: InteractionsTaker | undefined;
       clock?: Clock | undefined;
+      consoleRelay?: (() => { socketPath: string; token: string } | undefined) | undefined;
     },
     private readonly logger: Logger,
   ) {
+    this.#consoleRelay = options.consoleRelay;
     this.#source = options.source;
     this.#metrics = options.metrics;
     this.#interactions = options.interactions;
@@ -497,17 +505,18 @@ class StatePublisher {
     return { signing: { generation, secrets: secrets.map((s) => s.reveal()) } };
   }
 
-  /** Liveness and role, when they changed since last said (or always, when `all`). */
-  #changed(all: boolean): Pick<Publication, 'alive' | 'role' | 'leader'> | undefined {
+  /** Liveness, role and where the console listens, when they changed since last said (or always, when `all`). */
+  #changed(all: boolean): Pick<Publication, 'alive' | 'role' | 'leader' | 'console'> | undefined {
     const alive = this.#source.alive();
     const status = this.#source.role?.();
     const role = status ? { role: status.role, epoch: status.epoch } : null;
     const leader =
       status?.reached === undefined ? null : { check: 'leader', ok: status.reached, detail: status.detail ?? '' };
-    const now = { alive, role: JSON.stringify([role, leader]) };
+    const console = this.#consoleRelay?.() ?? null;
+    const now = { alive, role: JSON.stringify([role, leader, console]) };
     if (!all && this.#said?.alive === now.alive && this.#said.role === now.role) return undefined;
     this.#said = now;
-    return { alive, role, leader };
+    return { alive, role, leader, console };
   }
 
   #readiness(): Publication['readiness'] {

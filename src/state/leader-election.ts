@@ -27,8 +27,9 @@ import { Backoff, backoffDelay } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
-import { FENCE_SQL, fencePrelude, type FenceTimeouts, type LeaderLease } from './leader-lease.js';
-import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import { type FenceTimeouts, type LeaderLease } from './leader-lease.js';
+import { writeFence, type WriteFence } from './write-fence.js';
+import type { SqlDatabase } from './sql-database.js';
 
 /** One term of leadership: its epoch, and a signal that aborts the moment it ends. */
 export interface LeaderTerm {
@@ -47,6 +48,8 @@ export interface ElectionStatus {
   reached: boolean;
   /** In words, for `/readyz`: "leading (epoch 4)", "following epoch 3 of …", "cannot reach the lease: …". */
   detail: string;
+  /** What the write guard does now, for a store on another thread (the console's): `write-fence.ts`. */
+  fence: WriteFence;
 }
 
 /** Options of {@link LeaderElection}. */
@@ -116,7 +119,8 @@ export class LeaderElection {
   /** What the write guard does now: nothing (following), the fence (leading), refuse (stepping down). */
   #guard: 'open' | 'fence' | 'refuse' = 'open';
   #refusal = '';
-  #fence: { db: SqlDatabase; statement: SqlStatement<[string, number], { epoch: string }> } | undefined;
+  /** The fence's statements, as a store on another thread runs them too. */
+  readonly #fenceGuard = writeFence(() => this.#writeFence());
   /** What the last attempt learnt: the leader seen, or the failure. */
   #seen: { holder: string | null; epoch: number | null } = { holder: null, epoch: null };
   #failure: string | undefined;
@@ -164,7 +168,18 @@ export class LeaderElection {
           : holder
             ? `following ${holder} (epoch ${epoch})`
             : 'following: no replica leads now';
-    return { role: leading ? 'leader' : 'follower', epoch, holder, reached: this.#failure === undefined, detail };
+    const reached = this.#failure === undefined;
+    return { role: leading ? 'leader' : 'follower', epoch, holder, reached, detail, fence: this.#writeFence() };
+  }
+
+  /** The write guard's state as data (see {@link fence}). */
+  #writeFence(): WriteFence {
+    const term = this.#term;
+    if (this.#guard === 'open') return { mode: 'open' };
+    if (this.#guard === 'refuse' || !term)
+      return { mode: 'refuse', reason: this.#refusal || 'this replica is stepping down' };
+    const deadlineAt = performance.timeOrigin + this.#deadline;
+    return { mode: 'fence', holder: this.holder, epoch: term.epoch, deadlineAt, timeouts: this.#timeouts };
   }
 
   /** Starts following (the first attempt to lead is made at once), or renewing a term already held ({@link hold}). */
@@ -370,20 +385,16 @@ export class LeaderElection {
    * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
    */
   fence(db: SqlDatabase): void {
-    if (this.#guard === 'open') return;
-    const term = this.#term;
-    if (this.#guard === 'refuse' || !term) throw new FencedError(this.#refusal || 'this replica is stepping down');
-    if (performance.now() >= this.#deadline) {
+    if (this.#guard === 'fence' && performance.now() >= this.#deadline) {
       const reason = this.#deadlinePassed();
       this.#stepDown(reason);
       throw new FencedError(reason);
     }
-    if (this.#fence?.db !== db) this.#fence = { db, statement: db.prepare(FENCE_SQL) };
-    db.exec(fencePrelude(this.#timeouts));
-    if (!this.#fence.statement.get(this.holder, term.epoch)) {
-      const reason = `the database refused a write: the lease of epoch ${term.epoch} is no longer this replica's`;
-      this.#stepDown(reason);
-      throw new FencedError(reason);
+    try {
+      this.#fenceGuard(db);
+    } catch (err) {
+      if (this.#guard === 'fence' && err instanceof FencedError) this.#stepDown(err.reason);
+      throw err;
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * One POST sent from a thread of its own, when told: a test that blocks its own thread (as a
+ * One request (a POST, or a GET) sent from a thread of its own, when told: a test that blocks its own thread (as a
  * statement's `Atomics.wait` does) still has a client that sends and times the answer meanwhile.
  */
 import { Worker } from 'node:worker_threads';
@@ -24,19 +24,19 @@ export interface ThreadPost {
 const POSTER = `
 const { workerData, parentPort } = require('node:worker_threads');
 const http = require('node:http');
-const { url, headers, body, delayMs, flag } = workerData;
+const { url, headers, body, delayMs, flag, method } = workerData;
 parentPort.postMessage('ready');
 Atomics.wait(flag, 0, 0);
 setTimeout(() => {
   const at = Date.now();
-  const req = http.request(url, { method: 'POST', headers, agent: false }, (res) => {
+  const req = http.request(url, { method, headers, agent: false }, (res) => {
     let text = '';
     res.setEncoding('utf8');
     res.on('data', (c) => (text += c));
     res.on('end', () => parentPort.postMessage({ status: res.statusCode, at, ms: Date.now() - at, body: text }));
   });
   req.on('error', (err) => parentPort.postMessage({ status: 0, at, ms: Date.now() - at, body: err.message }));
-  req.end(body);
+  req.end(method === 'GET' ? undefined : body);
 }, delayMs);
 `;
 
@@ -46,9 +46,11 @@ export async function threadPost(o: {
   headers: Record<string, string>;
   body: string;
   delayMs: number;
+  /** Default POST. */
+  method?: 'GET' | 'POST';
 }): Promise<ThreadPost> {
   const flag = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(POSTER, { eval: true, workerData: { ...o, flag } });
+  const worker = new Worker(POSTER, { eval: true, workerData: { method: 'POST', ...o, flag } });
   const messages: unknown[] = [];
   let heard: (() => void) | undefined;
   worker.on('message', (m: unknown) => {

@@ -12,7 +12,6 @@ import { JOB_NAMES } from '../../collectors/collectors.js';
 import type { Config } from '../../config/load-config.js';
 import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
 import type { ReadinessCheck } from '../../server/health-server.js';
-import type { Metrics } from '../../server/metrics.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from '../../collectors/token-visibility.js';
@@ -23,10 +22,25 @@ import { timeToAlertSection } from './time-to-alert-section.js';
 export interface SourcesInputs {
   store: Store;
   config: Config;
-  metrics: Metrics;
+  metrics: ApiCounters;
   /** The enabled jobs with their schedule. */
   jobs: ReadonlyMap<string, string>;
   readiness: readonly ReadinessCheck[];
+}
+
+/**
+ * The API's counters the page reads: the daemon's metrics (`Metrics` has them), or on the console's
+ * thread their values as the main thread last sent them.
+ */
+export interface ApiCounters {
+  apiRequests: { get(): Promise<{ values: readonly CounterValue[] }> };
+  apiErrors: { get(): Promise<{ values: readonly CounterValue[] }> };
+}
+
+/** One labelled value of a counter, as prom-client's `get()` gives it. */
+export interface CounterValue {
+  labels: Partial<Record<string, string | number>>;
+  value: number;
 }
 
 /** One API function's traffic, as the counters have it since the daemon started. */
@@ -145,7 +159,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
 }
 
 /** Requests, 429s and errors per API function, from the metrics' counters. */
-async function apiTraffic(metrics: Metrics): Promise<Map<string, ApiTraffic>> {
+async function apiTraffic(metrics: ApiCounters): Promise<Map<string, ApiTraffic>> {
   const out = new Map<string, ApiTraffic>();
   const of = (fn: string): ApiTraffic => {
     let t = out.get(fn);

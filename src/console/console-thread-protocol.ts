@@ -1,0 +1,66 @@
+/**
+ * What the main thread and the console's thread (`console-worker.ts`) say to each other. The
+ * console answers pages on a thread of its own, with its own state connection, so a page never
+ * waits on the main thread's statements; what only the running daemon knows is published to it
+ * here. Nothing here runs.
+ */
+import type { RemediationRequest } from '../remediation/remediator.js';
+import type { ReadinessCheck } from '../server/health-server.js';
+import type { WriteFence } from '../state/write-fence.js';
+import type { CounterValue } from './pages/sources-page.js';
+
+/** What the running daemon publishes to the console; each part absent when unchanged. */
+export interface ConsolePublication {
+  /** The configuration in force, its secrets packed (`secretTransfer`): a reload sends it again. */
+  config?: unknown;
+  /** The enabled jobs with their schedule. */
+  jobs?: [string, string][];
+  /** Whether the running configuration has a remediator (it decides the console's requests). */
+  remediation?: boolean;
+  /** What the leader's write guard does now, so the console's writes are fenced as the main thread's. */
+  fence?: WriteFence;
+}
+
+/** What the sources page shows of the running daemon, judged by the main thread when asked. */
+export interface ConsoleFigures {
+  readiness: ReadinessCheck[];
+  apiRequests: CounterValue[];
+  apiErrors: CounterValue[];
+}
+
+/** What the console's thread is started with (`workerData.console`). */
+export interface ConsoleThreadData {
+  /** The unix socket to listen on (in a private directory) and the relay token the front door sends. */
+  socketPath: string;
+  token: string;
+  /**
+   * The daemon's time: slot 1 is 0 on a clock that runs with the system's (the thread reads
+   * Date.now()); 1 on a clock that jumps (a test's ManualClock), whose time is slot 0, written at
+   * each jump. A page's time and a form's are then the same instant the main thread sees.
+   */
+  clock: BigInt64Array;
+  /** The daemon's log level: lines below it are not sent over. */
+  logLevel: string;
+  /** The first publication, whole. */
+  first: Required<ConsolePublication>;
+}
+
+/** What the main thread tells the console's thread. */
+export type ToConsole =
+  | { type: 'publish'; publication: ConsolePublication }
+  | { type: 'figures'; id: number; figures: ConsoleFigures }
+  | { type: 'remediated'; id: number; result?: RemediationRequest; error?: string }
+  | { type: 'close' };
+
+/** What the console's thread tells the main thread. */
+export type FromConsole =
+  | { type: 'listening' }
+  | { type: 'failed'; message: string }
+  /** One log line (pino's JSON), logged by the main thread's logger. */
+  | { type: 'log'; line: string }
+  /** A write that the delivery loop should route now (an acknowledgement). */
+  | { type: 'wake' }
+  | { type: 'figures'; id: number }
+  /** A person asked for a remediation: decided by the running remediator (`Remediator.request`). */
+  | { type: 'remediate'; id: number; fingerprint: string; asker: string; now: number }
+  | { type: 'closed' };
