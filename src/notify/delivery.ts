@@ -38,6 +38,10 @@ import { SendReceipts } from './send-receipts.js';
 import { sendWithTimeout } from './send-with-timeout.js';
 import type { TimeToAlert } from './time-to-alert.js';
 
+/** Said when a send is abandoned mid-way (its receiver may have it); tests count it. */
+export const SEND_ABANDONED =
+  'send abandoned before its answer: its receiver may have it, and the next term sends it again';
+
 /** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
 const ROWS_PER_ROUND = 5_000;
 
@@ -308,9 +312,13 @@ export class Delivery {
         timeoutMs: settings.delivery.timeout,
         signal,
       });
-      // Stopped mid-send (shutdown deadline): the answer is unknown and not the receiver's fault,
-      // so the rows stay due as they were; the next start sends them (at most once more).
-      if (result.outcome !== 'ok' && signal?.aborted) break;
+      // Stopped mid-send (shutdown deadline, a step-down): the answer is unknown and not the
+      // receiver's fault, so the rows stay due as they were; the next term sends them (at most once
+      // more). Said, since the receiver may have it: the one duplicate an outage can still make.
+      if (result.outcome !== 'ok' && signal?.aborted) {
+        log.info({ rows: message.rows.length }, SEND_ABANDONED);
+        break;
+      }
       const at = clock.now();
       if (result.outcome === 'ok') {
         if (result.refused !== undefined) {
