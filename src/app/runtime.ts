@@ -156,6 +156,8 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       ...(contextOn ? { context: alertContextSource(contextStore, config.notify.context.wait, clock.now()) } : {}),
       // From the audit, configured or not now: what an earlier configuration did still happened.
       remediationSince: (since) => remediationDigest(base.store, since),
+      // Among replicas, two leases for a deposed leader's record of what it sent (issue 24); alone, none.
+      claimGraceMs: config.state.url ? 2 * config.state.leader.lease : 0,
     });
     // Kept between cycles, lost with the runtime (a reload or restart: one full read of the runs).
     const runsMemory = new RunsMemory();

@@ -8,11 +8,18 @@
  *   `max_backoff`, so a fixed config still delivers it.
  * - At most one repeat per crash: rows are marked right after the send; a crash in between leaves
  *   them pending and the next start sends that message again, once.
+ * - Nothing twice across a database outage (issue 24): each message's rows are claimed for this
+ *   term (`claimed_by`, fenced) just before the send. A send accepted whose record the state then
+ *   refuses is kept as a receipt ({@link SendReceipts}) and written once the state answers, and a
+ *   new term leaves rows another term claimed alone for `claimGraceMs` (two leases, among replicas),
+ *   recording them sent from a receipt instead. Past the grace, with no receipt (the old leader
+ *   crashed, or is still cut off), such a row is sent again: once.
  * - Never blocks polling, and one slow channel never stalls another: each channel has its own
  *   async loop, every send has a time limit, and nothing here runs inside a cycle.
  * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
  *   says, else exponential backoff with jitter), persisted so a restart honours it.
  */
+import { randomBytes } from 'node:crypto';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
@@ -26,9 +33,14 @@ import { FencedError } from '../state/fenced-error.js';
 import type { Channel } from './channels/channel.js';
 import { groupDue } from './grouping.js';
 import type { NotifySettings } from './notify-settings.js';
-import type { OutboxStore } from './outbox-store.js';
+import type { OutboxRow, OutboxStore } from './outbox-store.js';
+import { SendReceipts } from './send-receipts.js';
 import { sendWithTimeout } from './send-with-timeout.js';
 import type { TimeToAlert } from './time-to-alert.js';
+
+/** Said when a send is abandoned mid-way (its receiver may have it); tests count it. */
+export const SEND_ABANDONED =
+  'send abandoned before its answer: its receiver may have it, and the next term sends it again';
 
 /** Rows one channel claims per round; more wait for the next round (or the next flush pass). */
 const ROWS_PER_ROUND = 5_000;
@@ -49,6 +61,11 @@ export interface DeliveryOptions {
   attach?: (event: AlertEvent) => AlertEvent;
   /** Told of each message delivered, in the transaction that marks its rows sent: the first deliveries of firing events. */
   timeToAlert?: TimeToAlert;
+  /**
+   * How long a term leaves rows another term claimed alone, for that term's receipt to arrive:
+   * two of `state.leader.lease` among replicas; 0 (none) for a lone daemon, whose last term has ended.
+   */
+  claimGraceMs?: number;
 }
 
 /** What one round (or a flush) did, in messages and rows. */
@@ -85,11 +102,24 @@ export class Delivery {
   readonly #busy = new Map<string, Promise<DeliveryReport>>();
   /** The housekeeping loop and one loop per channel, while started. */
   #loops: BackgroundLoop<unknown>[] | undefined;
+  /** Accepted sends whose record the state refused. */
+  readonly #receipts: SendReceipts;
+  /** This term's name in `claimed_by`: new at each start, so rows of an earlier term wait their grace. */
+  #claimant = newClaimant();
+  /** Before this (clock ms), rows another term claimed are not sent. */
+  #graceUntil: number;
 
   constructor(private readonly options: DeliveryOptions) {
     this.#log = (options.logger ?? silentLogger).child({ stage: 'delivery' });
     this.#quiet = new RepeatedLog(this.#log, { clock: options.clock });
     this.#random = options.random ?? Math.random;
+    this.#receipts = new SendReceipts({
+      rows: options.rows,
+      clock: options.clock,
+      logger: this.#log,
+      random: this.#random,
+    });
+    this.#graceUntil = options.clock.now() + (options.claimGraceMs ?? 0);
   }
 
   /**
@@ -110,6 +140,8 @@ export class Delivery {
   start(): void {
     if (this.#loops) return;
     const { clock } = this.options;
+    this.#claimant = newClaimant();
+    this.#graceUntil = clock.now() + (this.options.claimGraceMs ?? 0);
     const every = this.options.settings.delivery.interval;
     const loop = (what: string, pass: (signal: AbortSignal | undefined) => unknown): BackgroundLoop<unknown> =>
       new BackgroundLoop({
@@ -145,6 +177,15 @@ export class Delivery {
       this.#roundFailed(err, 'housekeeping');
     }
     for (const l of loops) l.wake();
+  }
+
+  /**
+   * Whether this term may send a due row: not one whose send this process keeps a receipt of; one
+   * another term claimed only once the grace for its receipt has passed.
+   */
+  #mayClaim(row: OutboxRow, now: number): boolean {
+    if (this.#receipts.has(row.id)) return false;
+    return row.claimedBy === null || row.claimedBy === this.#claimant || now >= this.#graceUntil;
   }
 
   /** Says why a round failed; one refused because this replica no longer leads is no fault (its loops are being stopped). */
@@ -204,6 +245,7 @@ export class Delivery {
       cancelTimer.abort();
     }
     report.timedOut = deadline.signal.aborted;
+    await this.#receipts.close();
     report.waiting = this.#updateWaiting();
     this.#log.info({ sent: report.sent, waiting: report.waiting, timedOut: report.timedOut }, 'flushed the outbox');
     return report;
@@ -253,19 +295,30 @@ export class Delivery {
     if (state.pausedUntil !== null && state.pausedUntil > now) return report;
     // Claimed in a transaction: among replicas a fenced one (`state/leader-election.ts`), so a
     // deposed leader sends nothing it claims after its lease has passed on.
-    const due = rows.store.transaction(() => rows.due(name, now, ROWS_PER_ROUND));
+    // What another term accepted and could not record is recorded first, in the same transaction.
+    const due = rows.store
+      .transaction(() => {
+        rows.applyReceipts();
+        return rows.due(name, now, ROWS_PER_ROUND);
+      })
+      .filter((r) => this.#mayClaim(r, now));
     const messages = groupDue(due, settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
       if (signal?.aborted) break;
+      rows.store.transaction(() => rows.claim(message.rows, this.#claimant));
       const result = await sendWithTimeout(channel, message.notification, {
         clock,
         timeoutMs: settings.delivery.timeout,
         signal,
       });
-      // Stopped mid-send (shutdown deadline): the answer is unknown and not the receiver's fault,
-      // so the rows stay due as they were; the next start sends them (at most once more).
-      if (result.outcome !== 'ok' && signal?.aborted) break;
+      // Stopped mid-send (shutdown deadline, a step-down): the answer is unknown and not the
+      // receiver's fault, so the rows stay due as they were; the next term sends them (at most once
+      // more). Said, since the receiver may have it: the one duplicate an outage can still make.
+      if (result.outcome !== 'ok' && signal?.aborted) {
+        log.info({ rows: message.rows.length }, SEND_ABANDONED);
+        break;
+      }
       const at = clock.now();
       if (result.outcome === 'ok') {
         if (result.refused !== undefined) {
@@ -273,15 +326,22 @@ export class Delivery {
           metrics?.notifications.inc({ channel: name, outcome: 'partial' });
           log.error({ reason: result.refused }, 'delivered, but not to every recipient');
         }
-        const told = rows.store.transaction(() => {
-          rows.markSent(message.rows, at);
-          if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
-            state.consecutiveFailures = 0;
-            state.pausedUntil = null;
-            rows.setChannelState(name, state, null);
-          }
-          return this.options.timeToAlert?.record(message.rows, name, at) ?? [];
-        });
+        let told: ReturnType<TimeToAlert['record']>;
+        try {
+          told = rows.store.transaction(() => {
+            rows.markSent(message.rows, at);
+            if (state.consecutiveFailures > 0 || state.pausedUntil !== null) {
+              state.consecutiveFailures = 0;
+              state.pausedUntil = null;
+              rows.setChannelState(name, state, null);
+            }
+            return this.options.timeToAlert?.record(message.rows, name, at) ?? [];
+          });
+        } catch (err) {
+          // Accepted, and not recorded: kept, so that neither this process nor the next leader sends it again.
+          this.#receipts.keep(message.rows, this.#claimant, at, err);
+          throw err;
+        }
         this.options.timeToAlert?.observe(told);
         report.sent++;
         report.rowsSent += message.rows.length;
@@ -371,4 +431,9 @@ function addInto(into: DeliveryReport, r: DeliveryReport): void {
   into.retried += r.retried;
   into.failed += r.failed;
   into.expired += r.expired;
+}
+
+/** A term's name in `claimed_by`: random, so no two terms of any replica share one. */
+function newClaimant(): string {
+  return randomBytes(8).toString('hex');
 }

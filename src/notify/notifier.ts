@@ -45,6 +45,8 @@ export interface NotifierOptions {
   context?: AlertContextSource;
   /** What remediation did after a time, a line each, for the daily digest. Absent: no such section. */
   remediationSince?: (since: number) => readonly string[];
+  /** How long a term leaves rows another term was sending alone (`DeliveryOptions.claimGraceMs`). */
+  claimGraceMs?: number;
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */
@@ -151,6 +153,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),
     timeToAlert: new TimeToAlert(new TimeToAlertStore(store), options.metrics),
+    claimGraceMs: options.claimGraceMs ?? 0,
   });
   const heartbeat = notify.heartbeat
     ? new Heartbeat({

@@ -43,10 +43,23 @@ export interface OutboxRow {
   nextAttemptAt: number | null;
   sentAt: number | null;
   lastError: string | null;
+  /** The term of delivery whose send of the row may be under way or may have happened unrecorded (migration 020). */
+  claimedBy: string | null;
+}
+
+/** A send the receiver accepted whose record could not be written (migration 020). */
+export interface SendReceipt {
+  outboxId: number;
+  /** The term that sent it: the row's `claimed_by` then. */
+  claimedBy: string;
+  sentAt: number;
 }
 
 /** A new row, before it has an id: its body stored first ({@link OutboxStore.insertBody}) and named. */
-export type NewOutboxRow = Omit<OutboxRow, 'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError' | 'payload'> & {
+export type NewOutboxRow = Omit<
+  OutboxRow,
+  'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError' | 'payload' | 'claimedBy'
+> & {
   bodyId: number;
 };
 
@@ -86,6 +99,7 @@ interface DbRow {
   next_attempt_at: number | null;
   sent_at: number | null;
   last_error: string | null;
+  claimed_by: string | null;
 }
 
 /** The prepared statements of the notification tables for one open store. */
@@ -117,6 +131,14 @@ export class OutboxStore {
   readonly #forgetUnrouted: SqlStatement<[number]>;
   readonly #told: SqlStatement<[string], { channel: string }>;
   readonly #lastNews: SqlStatement<[string], { id: number | null }>;
+  readonly #claim: SqlStatement<[string, number]>;
+  readonly #insertReceipt: SqlStatement<[number, string, number]>;
+  readonly #receipts: SqlStatement<[], { outbox_id: number; claimed_by: string; sent_at: number }>;
+  readonly #applyReceipt: SqlStatement<
+    [{ id: number; by: string; at: number }],
+    { fingerprint: string | null; channel: string }
+  >;
+  readonly #forgetReceipt: SqlStatement<[number, string]>;
 
   constructor(readonly store: Store) {
     const db = (this.db = store.db);
@@ -141,21 +163,22 @@ export class OutboxStore {
          due_since = @dueSince, next_attempt_at = @nextAttemptAt, updated_at = @now WHERE id = @id`,
     );
     this.#markSent = db.prepare(
-      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, updated_at = @now
+      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
     this.#markFailed = db.prepare(
-      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, updated_at = @now
+      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, claimed_by = NULL,
+         updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
     this.#markUnconfirmed = db.prepare(
       `UPDATE outbox SET attempts = attempts + 1, unconfirmed = unconfirmed + 1, next_attempt_at = @next,
-         last_error = @error, updated_at = @now
+         last_error = @error, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
     this.#giveUpUnconfirmed = db.prepare(
       `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, unconfirmed = unconfirmed + 1,
-         last_error = @error, updated_at = @now
+         last_error = @error, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
     );
     this.#expirable = db.prepare(`${WITH_BODY} WHERE o.status = 'pending' AND o.due_since <= ? ORDER BY o.id`);
@@ -200,6 +223,45 @@ export class OutboxStore {
     this.#lastNews = db.prepare(
       `SELECT MAX(id) AS id FROM events WHERE fingerprint = ? AND kind IN ('firing', 'repeat', 'escalated')`,
     );
+    this.#claim = db.prepare(`UPDATE outbox SET claimed_by = ? WHERE id = ? AND status = 'pending'`);
+    this.#insertReceipt = db.prepare(
+      'INSERT INTO outbox_receipts (outbox_id, claimed_by, sent_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    );
+    this.#receipts = db.prepare('SELECT outbox_id, claimed_by, sent_at FROM outbox_receipts ORDER BY outbox_id');
+    this.#applyReceipt = db.prepare(
+      `UPDATE outbox SET status = 'sent', sent_at = @at, attempts = attempts + 1, claimed_by = NULL, updated_at = @at
+       WHERE id = @id AND status = 'pending' AND claimed_by = @by
+       RETURNING fingerprint, channel`,
+    );
+    this.#forgetReceipt = db.prepare('DELETE FROM outbox_receipts WHERE outbox_id = ? AND claimed_by = ?');
+  }
+
+  /** Marks rows as being sent by the term `claimedBy` (still-pending ones only), just before the send. */
+  claim(rows: readonly OutboxRow[], claimedBy: string): void {
+    for (const r of rows) this.#claim.run(claimedBy, r.id);
+  }
+
+  /** Keeps what a sender knows: these sends were accepted (the caller's transaction, any replica's). */
+  keepReceipts(receipts: readonly SendReceipt[]): void {
+    for (const r of receipts) this.#insertReceipt.run(r.outboxId, r.claimedBy, r.sentAt);
+  }
+
+  /**
+   * Records sent every row a receipt names that is still pending under the claim the receipt was
+   * sent under (a row sent again since, or pruned, is left as it is), and forgets every receipt.
+   * Answers how many rows it recorded.
+   */
+  applyReceipts(): number {
+    let recorded = 0;
+    for (const r of this.#receipts.all()) {
+      const row = this.#applyReceipt.get({ id: r.outbox_id, by: r.claimed_by, at: r.sent_at });
+      if (row) {
+        recorded++;
+        if (row.fingerprint) this.#logSent.run(r.sent_at, row.fingerprint, row.channel);
+      }
+      this.#forgetReceipt.run(r.outbox_id, r.claimed_by);
+    }
+    return recorded;
   }
 
   /** The channels told an alert fires and not yet that it is over, first told first. */
@@ -456,6 +518,7 @@ function fromDb(row: DbRow): OutboxRow {
     nextAttemptAt: row.next_attempt_at,
     sentAt: row.sent_at,
     lastError: row.last_error,
+    claimedBy: row.claimed_by,
   };
 }
 

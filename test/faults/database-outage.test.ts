@@ -1,19 +1,27 @@
 /**
- * Three replicas of `deploy-watchdog run` (real processes) on one real PostgreSQL with a 4s lease,
- * each reaching it through a TCP proxy of its own, through two outages of 20s one after the
- * other: the server stopped (connections refused), then the server reachable but hanging (every
- * proxy stops forwarding and closes nothing: what a network that drops packets does). Throughout:
+ * Replicas of `deploy-watchdog run` (real processes) on a real PostgreSQL with a 6s lease, each
+ * reaching it through a TCP proxy of its own, through outages of the database. Two clusters side
+ * by side, each with three replicas, a simulator and channel peers of its own, run at once (the
+ * long outage is mostly waiting, so it costs CI little beside the short ones):
+ * - the short one: the server stopped for 20s (connections refused), then reachable but hanging
+ *   for 20s (every proxy stops forwarding and closes nothing: what a network that drops packets
+ *   does);
+ * - the long one: the server stopped for two minutes.
+ * Throughout, on each:
  * - every replica answers `/healthz` within 1s (polled every 250ms; the slowest answer is
  *   asserted and printed);
- * - the leader steps down within ¾ of its lease of the outage's start (3s, plus a margin);
+ * - the leader steps down within ¾ of its lease of the outage's start (4.5s, plus a margin);
  * - nothing is sent during the outage (the Slack stand-in and the SMTP sink receive nothing);
  * - after the return, one leader within 15s, stable (no step-down, no other term, for a while
  *   after it), and the epoch risen by at most 2;
+ * - each replica's log during the outage is counted and bounded, in lines and bytes; from the long
+ *   outage's, a ten-minute outage is projected (its first minute, then nine of its second) and
+ *   must stay under 1 MB per replica;
  * - at the end, nothing lost and nothing sent twice: every event reached both channels exactly
- *   as often as recorded, every problem staged during the outages told; one retry per failed run;
- *   and no write under a stale epoch (the test's own fence audit).
- * A two-minute outage is the same with a longer wait; at ~2.5 minutes it is left out of the suite
- * (docs/high-availability.md says what it was measured to do).
+ *   as often as recorded (but for a send a leader says it abandoned when it stepped down: its
+ *   receiver may have it, and the next leader sends it again), every problem staged during the
+ *   outages told; one retry per failed run; and no write under a stale epoch (the test's own
+ *   fence audit).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.js';
 import { Prng } from '../../packages/simulator/src/prng.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
+import { SEND_ABANDONED } from '../../src/notify/delivery.js';
 import { Store } from '../../src/state/store.js';
 import { spawnDaemon, until, type Daemon } from '../cli/daemon-fixture.js';
 import { freePort } from '../helpers/free-port.js';
@@ -36,12 +45,19 @@ import {
   expectNoStaleWrites,
   expectOneKeyPerRetriedRun,
   installFenceAudit,
+  MINUTE,
   stageProblems,
   tempDir,
 } from './fault-fixture.js';
 
-const LEASE_MS = 4_000;
-const OUTAGE_MS = 20_000;
+/**
+ * The replicas' lease: 6s rather than the 4s this test had alone, for more slack with six
+ * replicas and two servers on two cores: a leader steps down when its main thread waits on its
+ * statements past ¾ of it. Not enough on a machine loaded by other work (load 20-40): there every
+ * term stepped down at its deadline before any outage, at 4s (20 terms in a row) and at 6s (14),
+ * and the three replicas of this test before it failed the same way at 4s.
+ */
+const LEASE_MS = 6_000;
 /** ¾ of the lease, and a margin for a loaded machine (a timer late, a log line written late). */
 const STEP_DOWN_WITHIN_MS = (LEASE_MS * 3) / 4 + 1_500;
 /**
@@ -50,65 +66,20 @@ const STEP_DOWN_WITHIN_MS = (LEASE_MS * 3) / 4 + 1_500;
  * the figures are printed (tens of milliseconds on a loaded machine).
  */
 const PROBE_BOUND_MS = 1_000;
-
-let sim: RunningSimulator;
-let slack: WebhookReceiver;
-let mail: SmtpSink;
-let cluster: PostgresCluster;
-let databaseUrl: string;
-let tmp: ReturnType<typeof tempDir>;
-const replicas: { name: string; daemon: Daemon; db: TcpProxy; port: number }[] = [];
-const probes = new Map<string, { slowestMs: number; failures: string[] }>();
-/** Each replica's prober: stopping one records what it saw in {@link probes}. */
-let probeStops: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({ apps: 12, seed: 9 });
-  slack = await startWebhookReceiver();
-  mail = await startSmtpSink();
-  cluster = startPostgres();
-  databaseUrl = cluster.url(cluster.createDatabase());
-  tmp = tempDir('dw-outage-');
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(probeStops.splice(0).map((stop) => stop()));
-  for (const r of replicas) {
-    if (r.daemon.child.exitCode === null && r.daemon.child.signalCode === null) r.daemon.child.kill('SIGKILL');
-    await r.db.close();
-  }
-  await slack.close();
-  await mail.close();
-  await sim.close();
-  cluster.close();
-  tmp.cleanup();
-});
-
-async function startReplica(name: string): Promise<void> {
-  const db = await startTcpProxy(cluster.port);
-  const port = await freePort();
-  const file = path.join(tmp.dir, `${name}.yaml`);
-  const yaml = churnConfigYaml(sim, { slack, mail }, `{ url: "${db.via(databaseUrl)}", leader: { lease: 4s } }`);
-  fs.writeFileSync(file, yaml.replace('server: { listen: "off" }', `server: { listen: "127.0.0.1:${port}" }`));
-  replicas.push({ name, daemon: spawnDaemon(sim, file, '5s'), db, port });
-  probes.set(name, { slowestMs: 0, failures: [] });
-}
-
 /**
- * Asks a replica's `/healthz` every 250ms until the test ends (see `startHttpProber`: each probe on
- * a connection of its own, as the kubelet's, and from a thread of its own: this one blocks while
- * `pg_ctl` stops and starts the server), and keeps its slowest answer and any failure.
+ * A replica's log lines during one outage: its step-down and what each loop says of the first
+ * failure, then each repeated line once a minute with a count (`lib/repeated-log.ts`). Measured
+ * (printed): see docs/high-availability.md; the bound leaves room for a loaded machine's extra
+ * retries, and is far below the stream the issue saw (15,000 lines a second).
  */
-async function probe(r: (typeof replicas)[number]): Promise<() => Promise<void>> {
-  const prober = await startHttpProber(r.port, ['/healthz'], { everyMs: 250 });
-  return async () => {
-    const got = await prober.done();
-    probes.set(r.name, {
-      slowestMs: Math.max(0, ...got.map((p) => p.ms)),
-      failures: got
-        .filter((p) => p.status !== 200)
-        .map((p) => `${new Date(p.at).toISOString()}: ${p.status || ''} ${p.body}`.trim()),
-    });
-  };
+const LOG_LINES_BOUND = (outageMs: number) => 60 + 30 * Math.ceil(outageMs / MINUTE);
+/** The issue's figure: a ten-minute outage writes less than this much log per replica. */
+const TEN_MINUTES_LOG_BOUND = 1_000_000;
+
+/** One outage: what takes the database away and brings it back, and for how long. */
+interface OutagePlan {
+  kind: 'stopped' | 'hanging';
+  ms: number;
 }
 
 interface LogLine {
@@ -117,166 +88,305 @@ interface LogLine {
   epoch?: number;
 }
 
-function lines(r: (typeof replicas)[number]): LogLine[] {
-  return r.daemon
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
+interface Replica {
+  name: string;
+  daemon: Daemon;
+  db: TcpProxy;
+  port: number;
 }
 
-/** Every term begun and every step-down, of every replica, in time order. */
-function roleChanges(): { replica: string; msg: string; time: number; epoch: number }[] {
-  return replicas
-    .flatMap((r) =>
-      lines(r)
-        .filter((l) => l.msg.startsWith('became leader') || l.msg.startsWith('stepped down'))
-        .map((l) => ({ replica: r.name, msg: l.msg, time: l.time, epoch: l.epoch ?? 0 })),
-    )
-    .sort((a, b) => a.time - b.time);
-}
-
-/** The replica leading now by its log (its last role change is a term), and its epoch. */
-function leader(): { replica: (typeof replicas)[number]; epoch: number } | undefined {
-  for (const r of replicas) {
-    const last = roleChanges()
-      .filter((c) => c.replica === r.name)
-      .at(-1);
-    if (last?.msg.startsWith('became leader')) return { replica: r, epoch: last.epoch };
-  }
-  return undefined;
-}
-
-const outputs = () => replicas.map((r) => `--- ${r.name}\n${r.daemon.output().slice(-3000)}`).join('\n');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sent = () => slack.received.length + mail.messages.length;
-
-/** Waits until the outbox holds nothing due and the runs job has completed a cycle since `after`. */
-async function settled(after: number): Promise<void> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
-  try {
-    let quiet = 0;
-    const deadline = Date.now() + 30_000;
-    while (quiet < 3) {
-      if (Date.now() > deadline) throw new Error(`the replicas did not settle:\n${outputs()}`);
-      await sleep(300);
-      const { rows } = await db.query<{ pending: string; runs: string | null }>(
-        `SELECT (SELECT COUNT(*) FROM outbox WHERE status IN ('pending', 'held')) AS pending,
-                (SELECT last_success_at FROM source_health WHERE job = 'runs') AS runs`,
-      );
-      quiet = Number(rows[0]!.runs ?? 0) > after && Number(rows[0]!.pending) === 0 ? quiet + 1 : 0;
-    }
-  } finally {
-    await db.end();
-  }
-}
 
 /**
- * One outage: `begin` takes the database away, `end` brings it back. Asserts the step-down, the
- * silence, one stable leader after, and the epoch; stages problems before and during it.
+ * One cluster: a simulator, a Slack stand-in, an SMTP sink, a PostgreSQL server and three
+ * replicas, each through a TCP proxy of its own; nothing shared with another rig.
  */
-async function outage(
-  round: number,
-  rng: Prng,
-  begin: () => Promise<unknown> | void,
-  end: () => Promise<unknown> | void,
-) {
-  stageProblems(sim, round, rng);
-  await settled(Date.now());
-  const before = leader();
-  expect(before, outputs()).toBeDefined();
-  const sentBefore = sent();
+class Rig {
+  sim!: RunningSimulator;
+  slack!: WebhookReceiver;
+  mail!: SmtpSink;
+  cluster!: PostgresCluster;
+  databaseUrl = '';
+  tmp = tempDir('dw-outage-');
+  readonly replicas: Replica[] = [];
+  readonly probes = new Map<string, { slowestMs: number; failures: string[] }>();
+  /** Each replica's prober: stopping one records what it saw in {@link probes}. */
+  probeStops: (() => Promise<void>)[] = [];
 
-  const stoppedAt = Date.now();
-  await begin();
-  stageProblems(sim, round + 1, rng);
-  await until(
-    'the leader to step down',
-    () => lines(before!.replica).some((l) => l.msg.startsWith('stepped down') && l.time >= stoppedAt),
-    outputs,
-  );
-  const down = lines(before!.replica).find((l) => l.msg.startsWith('stepped down') && l.time >= stoppedAt)!;
-  const stepDownMs = down.time - stoppedAt;
-  await sleep(Math.max(0, stoppedAt + OUTAGE_MS - Date.now()));
-  // Nothing sent while the database was away, and nobody led.
-  expect(sent()).toBe(sentBefore);
-  expect(roleChanges().filter((c) => c.time > down.time && c.msg.startsWith('became leader'))).toEqual([]);
+  constructor(
+    readonly name: string,
+    readonly seed: number,
+  ) {}
 
-  const backAt = Date.now();
-  await end();
-  await until('a replica to lead again', () => leader() !== undefined, outputs, 20_000);
-  const after = leader()!;
-  const term = roleChanges().find((c) => c.replica === after.replica.name && c.epoch === after.epoch)!;
-  // Stable: no other role change for a while after the term began.
-  await sleep(5_000);
-  const since = roleChanges().filter((c) => c.time >= backAt);
-  expect(since, outputs()).toEqual([term]);
-  console.log(
-    `outage ${round}: stepped down ${stepDownMs}ms after the database went; a leader ${term.time - backAt}ms after it came back; epoch ${before!.epoch} -> ${after.epoch}`,
-  );
-  expect(stepDownMs).toBeLessThanOrEqual(STEP_DOWN_WITHIN_MS);
-  expect(term.time - backAt).toBeLessThanOrEqual(15_000);
-  expect(after.epoch - before!.epoch).toBeLessThanOrEqual(2);
-}
+  async open(): Promise<void> {
+    this.sim = await startSimulator({ apps: 12, seed: this.seed });
+    this.slack = await startWebhookReceiver();
+    this.mail = await startSmtpSink();
+    this.cluster = startPostgres();
+    this.databaseUrl = this.cluster.url(this.cluster.createDatabase());
+  }
 
-describe('replicas of `run` through a PostgreSQL outage', () => {
-  it('answer their probes, step down on time, send nothing, and lead again once, losing and repeating nothing', async () => {
-    await installFenceAudit(databaseUrl);
-    for (const name of ['a', 'b', 'c']) await startReplica(name);
+  async close(): Promise<void> {
+    await Promise.all(this.probeStops.splice(0).map((stop) => stop()));
+    for (const r of this.replicas) {
+      if (r.daemon.child.exitCode === null && r.daemon.child.signalCode === null) r.daemon.child.kill('SIGKILL');
+      await r.db.close();
+    }
+    await this.slack?.close();
+    await this.mail?.close();
+    await this.sim?.close();
+    this.cluster?.close();
+    this.tmp.cleanup();
+  }
+
+  async startReplica(name: string): Promise<void> {
+    const db = await startTcpProxy(this.cluster.port);
+    const port = await freePort();
+    const file = path.join(this.tmp.dir, `${name}.yaml`);
+    const yaml = churnConfigYaml(
+      this.sim,
+      { slack: this.slack, mail: this.mail },
+      `{ url: "${db.via(this.databaseUrl)}", leader: { lease: ${LEASE_MS / 1000}s } }`,
+    );
+    fs.writeFileSync(file, yaml.replace('server: { listen: "off" }', `server: { listen: "127.0.0.1:${port}" }`));
+    this.replicas.push({ name, daemon: spawnDaemon(this.sim, file, '5s'), db, port });
+    this.probes.set(name, { slowestMs: 0, failures: [] });
+  }
+
+  /**
+   * Asks a replica's `/healthz` every 250ms until the test ends (see `startHttpProber`: each probe on
+   * a connection of its own, as the kubelet's, and from a thread of its own: this one blocks while
+   * `pg_ctl` stops and starts the server), and keeps its slowest answer and any failure.
+   */
+  async probe(r: Replica): Promise<() => Promise<void>> {
+    const prober = await startHttpProber(r.port, ['/healthz'], { everyMs: 250 });
+    return async () => {
+      const got = await prober.done();
+      this.probes.set(r.name, {
+        slowestMs: Math.max(0, ...got.map((p) => p.ms)),
+        failures: got
+          .filter((p) => p.status !== 200)
+          .map((p) => `${new Date(p.at).toISOString()}: ${p.status || ''} ${p.body}`.trim()),
+      });
+    };
+  }
+
+  /** A replica's JSON log lines, each with its length in bytes. */
+  lines(r: Replica): (LogLine & { bytes: number })[] {
+    return r.daemon
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => ({ ...(JSON.parse(l) as LogLine), bytes: Buffer.byteLength(l) + 1 }));
+  }
+
+  /** Every term begun and every step-down, of every replica, in time order. */
+  roleChanges(): { replica: string; msg: string; time: number; epoch: number }[] {
+    return this.replicas
+      .flatMap((r) =>
+        this.lines(r)
+          .filter((l) => l.msg.startsWith('became leader') || l.msg.startsWith('stepped down'))
+          .map((l) => ({ replica: r.name, msg: l.msg, time: l.time, epoch: l.epoch ?? 0 })),
+      )
+      .sort((a, b) => a.time - b.time);
+  }
+
+  /** The replica leading now by its log (its last role change is a term), and its epoch. */
+  leader(): { replica: Replica; epoch: number } | undefined {
+    const changes = this.roleChanges();
+    for (const r of this.replicas) {
+      const last = changes.filter((c) => c.replica === r.name).at(-1);
+      if (last?.msg.startsWith('became leader')) return { replica: r, epoch: last.epoch };
+    }
+    return undefined;
+  }
+
+  outputs = (): string =>
+    `rig ${this.name}\n` + this.replicas.map((r) => `--- ${r.name}\n${r.daemon.output().slice(-3000)}`).join('\n');
+
+  sent = (): number => this.slack.received.length + this.mail.messages.length;
+
+  /**
+   * Waits until the outbox holds nothing due and the runs job has completed a cycle since `after`,
+   * for up to `ms` (the first time longer: six replicas starting from the sources at once on a
+   * loaded machine may pass the lease around a few times before one holds it).
+   */
+  async settled(after: number, ms = 30_000): Promise<void> {
+    const db = new pg.Client({ connectionString: this.databaseUrl });
+    // The other rig's failure closes this one's server under it: said by the query, not as an unhandled error.
+    db.on('error', () => undefined);
+    await db.connect();
+    try {
+      let quiet = 0;
+      const deadline = Date.now() + ms;
+      while (quiet < 3) {
+        if (Date.now() > deadline) throw new Error(`the replicas did not settle:\n${this.outputs()}`);
+        await sleep(300);
+        const { rows } = await db.query<{ pending: string; runs: string | null }>(
+          `SELECT (SELECT COUNT(*) FROM outbox WHERE status IN ('pending', 'held')) AS pending,
+                  (SELECT last_success_at FROM source_health WHERE job = 'runs') AS runs`,
+        );
+        quiet = Number(rows[0]!.runs ?? 0) > after && Number(rows[0]!.pending) === 0 ? quiet + 1 : 0;
+      }
+    } finally {
+      await db.end();
+    }
+  }
+
+  /**
+   * One outage: takes the database away as planned and brings it back. Asserts the step-down, the
+   * silence, the log, one stable leader after, and the epoch; stages problems before and during it.
+   */
+  async outage(round: number, rng: Prng, plan: OutagePlan): Promise<void> {
+    stageProblems(this.sim, round, rng);
+    await this.settled(Date.now(), round === 0 ? 120_000 : 30_000);
+    const before = this.leader();
+    expect(before, this.outputs()).toBeDefined();
+    const sentBefore = this.sent();
+
+    const stoppedAt = Date.now();
+    if (plan.kind === 'stopped') this.cluster.stop('fast');
+    else await Promise.all(this.replicas.map((r) => r.db.hang()));
+    stageProblems(this.sim, round + 1, rng);
+    const steppedDown = (l: LogLine) => l.msg.startsWith('stepped down') && l.time >= stoppedAt;
+    await until('the leader to step down', () => this.lines(before!.replica).some(steppedDown), this.outputs);
+    const down = this.lines(before!.replica).find(steppedDown)!;
+    const stepDownMs = down.time - stoppedAt;
+    await sleep(Math.max(0, stoppedAt + plan.ms - Date.now()));
+    // Nothing sent while the database was away, and nobody led.
+    expect(this.sent(), this.name).toBe(sentBefore);
+    expect(this.roleChanges().filter((c) => c.time > down.time && c.msg.startsWith('became leader'))).toEqual([]);
+
+    const backAt = Date.now();
+    this.expectQuietLog(plan, stoppedAt, backAt);
+    if (plan.kind === 'stopped') this.cluster.start();
+    else await Promise.all(this.replicas.map((r) => r.db.restore()));
+    await until('a replica to lead again', () => this.leader() !== undefined, this.outputs, 20_000);
+    const after = this.leader()!;
+    const term = this.roleChanges().find((c) => c.replica === after.replica.name && c.epoch === after.epoch)!;
+    // Stable: no other role change for a while after the term began.
+    await sleep(5_000);
+    const since = this.roleChanges().filter((c) => c.time >= backAt);
+    expect(since, this.outputs()).toEqual([term]);
+    console.log(
+      `rig ${this.name}, outage ${round} (${plan.kind}, ${plan.ms / 1000}s): stepped down ${stepDownMs}ms after the database went; a leader ${term.time - backAt}ms after it came back; epoch ${before!.epoch} -> ${after.epoch}`,
+    );
+    expect(stepDownMs, `${this.name}: step-down after the outage began`).toBeLessThanOrEqual(STEP_DOWN_WITHIN_MS);
+    expect(term.time - backAt, `${this.name}: a leader after the return`).toBeLessThanOrEqual(15_000);
+    expect(after.epoch - before!.epoch, `${this.name}: epochs`).toBeLessThanOrEqual(2);
+  }
+
+  /**
+   * Each replica's log between `from` and `to`: its lines bounded; for an outage of two minutes or
+   * more, a ten-minute one projected from it (its first minute, which holds the one-off lines of
+   * the step-down, then nine times its second, the steady rate) and held under 1 MB.
+   */
+  expectQuietLog(plan: OutagePlan, from: number, to: number): void {
+    for (const r of this.replicas) {
+      const during = this.lines(r).filter((l) => l.time >= from && l.time < to);
+      const bytes = (a: number, b: number) =>
+        during.filter((l) => l.time >= a && l.time < b).reduce((n, l) => n + l.bytes, 0);
+      const total = bytes(from, to);
+      const projected =
+        plan.ms >= 2 * MINUTE ? bytes(from, from + MINUTE) + 9 * bytes(from + MINUTE, from + 2 * MINUTE) : undefined;
+      console.log(
+        `rig ${this.name}, replica ${r.name}, ${plan.kind} ${plan.ms / 1000}s: ${during.length} log lines, ${total} bytes` +
+          (projected === undefined ? '' : `; a ten-minute outage projected at ${projected} bytes`),
+      );
+      const said = [...new Set(during.map((l) => l.msg))].slice(0, 40).join('\n');
+      expect(during.length, `${this.name}/${r.name}: log lines during the outage:\n${said}`).toBeLessThanOrEqual(
+        LOG_LINES_BOUND(plan.ms),
+      );
+      if (projected !== undefined) expect(projected, `${this.name}/${r.name}`).toBeLessThan(TEN_MINUTES_LOG_BOUND);
+    }
+  }
+
+  /** Three replicas, each listening (probed from then on). */
+  async start(): Promise<void> {
+    await installFenceAudit(this.databaseUrl);
+    for (const name of ['a', 'b', 'c']) await this.startReplica(name);
     // Started from the sources on a loaded machine, a replica may take a while to listen: probed from then on.
     await until(
       'every replica to listen',
-      () => replicas.every((r) => lines(r).some((l) => l.msg === 'health and metrics listener started')),
-      outputs,
+      () => this.replicas.every((r) => this.lines(r).some((l) => l.msg === 'health and metrics listener started')),
+      this.outputs,
       180_000,
     );
-    probeStops = await Promise.all(replicas.map((r) => probe(r)));
-    await until('a replica to lead', () => leader() !== undefined, outputs, 60_000);
-    const rng = new Prng(20261127);
+    this.probeStops = await Promise.all(this.replicas.map((r) => this.probe(r)));
+  }
 
-    // The server stopped: every connection refused.
-    await outage(
-      0,
-      rng,
-      () => cluster.stop('fast'),
-      () => cluster.start(),
-    );
-    // The server reachable but hanging: every proxy forwards nothing, and closes nothing.
-    await outage(
-      2,
-      rng,
-      () => Promise.all(replicas.map((r) => r.db.hang())),
-      () => Promise.all(replicas.map((r) => r.db.restore())),
-    );
+  /**
+   * The outages one after the other once a replica leads, a last round left to settle, a SIGTERM
+   * of every replica, then what the peers and the database hold.
+   */
+  async run(outages: readonly OutagePlan[]): Promise<void> {
+    await until('a replica to lead', () => this.leader() !== undefined, this.outputs, 60_000);
+    const rng = new Prng(this.seed * 1_000_003);
+    for (const [i, plan] of outages.entries()) await this.outage(2 * i, rng, plan);
 
-    stageProblems(sim, 4, rng);
-    await settled(Date.now());
-    await Promise.all(probeStops.splice(0).map((stop) => stop()));
-    for (const r of replicas) r.daemon.child.kill('SIGTERM');
-    for (const r of replicas) expect(await r.daemon.exited, r.daemon.output().slice(-3000)).toBe(0);
+    stageProblems(this.sim, 2 * outages.length, rng);
+    await this.settled(Date.now());
+    await Promise.all(this.probeStops.splice(0).map((stop) => stop()));
+    for (const r of this.replicas) r.daemon.child.kill('SIGTERM');
+    for (const r of this.replicas) expect(await r.daemon.exited, r.daemon.output().slice(-3000)).toBe(0);
 
-    for (const [name, p] of probes) {
+    for (const [name, p] of this.probes) {
+      const r = this.replicas.find((x) => x.name === name)!;
       console.log(
-        `replica ${name}: slowest /healthz ${p.slowestMs}ms; ${lines(replicas.find((r) => r.name === name)!).length} log lines`,
+        `rig ${this.name}, replica ${name}: slowest /healthz ${p.slowestMs}ms; ${this.lines(r).length} log lines`,
       );
-      expect(p.failures.slice(0, 5), name).toEqual([]);
-      expect(p.slowestMs, name).toBeLessThan(PROBE_BOUND_MS);
+      expect(p.failures.slice(0, 5), `${this.name}/${name}`).toEqual([]);
+      expect(p.slowestMs, `${this.name}/${name}`).toBeLessThan(PROBE_BOUND_MS);
     }
     const store = Store.openPostgres({
-      url: new Secret(databaseUrl),
+      url: new Secret(this.databaseUrl),
       connectTimeoutMs: 5_000,
       statementTimeoutMs: 30_000,
     });
+    // Nothing twice, but for a send a leader abandoned mid-way when it stepped down (the one window
+    // left: docs/high-availability.md, "Nothing sent twice across an outage"), which it says.
+    const abandoned = this.replicas.flatMap((r) => this.lines(r)).filter((l) => l.msg === SEND_ABANDONED).length;
+    console.log(`rig ${this.name}: ${abandoned} sends abandoned at a step-down`);
     try {
-      expectDelivered(store.db, { slack, mail }, { repeats: 0, atLeast: 6 });
+      expectDelivered(store.db, { slack: this.slack, mail: this.mail }, { repeats: abandoned, atLeast: 6 });
       expectNoStaleWrites(store.db);
     } finally {
       store.close();
     }
-    expectOneKeyPerRetriedRun(sim);
-    const all = replicas.map((r) => r.daemon.output()).join('\n');
-    expect(all).not.toContain(cluster.password);
-    expect(all).not.toContain(sim.adminToken);
-  }, 420_000);
+    expectOneKeyPerRetriedRun(this.sim);
+    const all = this.replicas.map((r) => r.daemon.output()).join('\n');
+    expect(all).not.toContain(this.cluster.password);
+    expect(all).not.toContain(this.sim.adminToken);
+  }
+}
+
+const short = new Rig('short', 9);
+const long = new Rig('long', 11);
+
+beforeAll(async () => {
+  await short.open();
+  await long.open();
+}, 120_000);
+afterAll(async () => {
+  await short.close();
+  await long.close();
+});
+
+describe('replicas of `run` through a PostgreSQL outage', () => {
+  it('answer their probes, step down on time, log little, send nothing, and lead again once, losing and repeating nothing', async () => {
+    // Side by side: the short outages and their settling happen during the long one's two minutes.
+    // The long rig first, the short one's replicas started once the long one's listen: six
+    // replicas starting from the sources at once would share two cores for their busiest seconds.
+    await long.start();
+    const longRun = long.run([{ kind: 'stopped', ms: 2 * MINUTE }]);
+    longRun.catch(() => undefined); // awaited below; not unhandled meanwhile
+    await short.start();
+    await Promise.all([
+      longRun,
+      short.run([
+        { kind: 'stopped', ms: 20_000 },
+        { kind: 'hanging', ms: 20_000 },
+      ]),
+    ]);
+  }, 480_000);
 });

@@ -38,6 +38,7 @@ import outboxUnconfirmed from './015-outbox-unconfirmed.js';
 import backupReadback from './016-backup-readback.js';
 import outboxBodies from './017-outbox-bodies.js';
 import onCallAcknowledge from './018-on-call-acknowledge.js';
+import outboxClaims from './020-outbox-claims.js';
 
 /** The migrations `Store.open` and `Store.openPostgres` apply by default, lowest version first. */
 export const ALL_MIGRATIONS: readonly Migration[] = [
@@ -57,4 +58,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   backupReadback,
   outboxBodies,
   onCallAcknowledge,
+  outboxClaims,
 ];
