@@ -35,9 +35,8 @@ import { silencesPage } from './pages/silences-page.js';
 import { sourcesPage, type ApiCounters } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
-import { submitRemediation } from './remediate-actions.js';
+import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
 import { consoleServing, mayRemediate } from './console-config.js';
-import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { readBody } from '../lib/read-body.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */
@@ -64,15 +63,6 @@ export interface ConsoleDeps {
 export interface ConsoleRuntime {
   notifier: { wake(): void };
   remediation: ConsoleRemediation | undefined;
-}
-
-/**
- * What the console asks of the remediator: the running one's (`Remediator`), or on the console's
- * thread its offer read there and its request decided by the main thread's.
- */
-export interface ConsoleRemediation {
-  offer: Remediator['offer'];
-  request(...args: Parameters<Remediator['request']>): RemediationRequest | Promise<RemediationRequest>;
 }
 
 /**

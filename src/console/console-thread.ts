@@ -16,13 +16,7 @@ import type { Logger } from '../lib/logger.js';
 import { workerBoot, workerEntry } from '../lib/worker-entry.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { ConsoleDeps } from './console-handler.js';
-import type {
-  ConsoleFigures,
-  ConsolePublication,
-  ConsoleThreadData,
-  FromConsole,
-  ToConsole,
-} from './console-thread-protocol.js';
+import type * as Wire from './console-thread-protocol.js';
 
 /** How often the main thread looks whether what it publishes changed, and writes its clock's lead. */
 const LOOK_EVERY_MS = 100;
@@ -124,11 +118,11 @@ export class ConsoleThread {
   #spawn(): Promise<void> {
     this.#writeClock();
     this.#said = undefined;
-    const data: ConsoleThreadData = {
+    const data: Wire.ConsoleThreadData = {
       ...this.#relay,
       clock: this.#clock,
       logLevel: this.#log.level,
-      first: this.#publication(true) as Required<ConsolePublication>,
+      first: this.#publication(true) as Required<Wire.ConsolePublication>,
     };
     const worker = new Worker(BOOT, {
       eval: true,
@@ -139,7 +133,7 @@ export class ConsoleThread {
     this.#worker = worker;
     this.#startedAt = performance.now();
     return new Promise((resolve, reject) => {
-      worker.on('message', (m: FromConsole) => {
+      worker.on('message', (m: Wire.FromConsole) => {
         if (m.type === 'listening') {
           this.#listening = true;
           resolve();
@@ -177,7 +171,7 @@ export class ConsoleThread {
     this.#restartTimer.unref();
   }
 
-  #heard(m: Exclude<FromConsole, { type: 'listening' | 'failed' }>): void {
+  #heard(m: Exclude<Wire.FromConsole, { type: 'listening' | 'failed' }>): void {
     if (m.type === 'log') this.#logLine(m.line);
     else if (m.type === 'wake') this.#deps.console.runtime?.().notifier.wake();
     else if (m.type === 'figures')
@@ -187,9 +181,9 @@ export class ConsoleThread {
   }
 
   /** Readiness judged now, and the API's counters: what the sources page shows of the running daemon. */
-  async #figures(): Promise<ConsoleFigures> {
+  async #figures(): Promise<Wire.ConsoleFigures> {
     const { console } = this.#deps;
-    let readiness: ConsoleFigures['readiness'];
+    let readiness: Wire.ConsoleFigures['readiness'];
     try {
       readiness = await console.readiness();
     } catch (err) {
@@ -200,7 +194,7 @@ export class ConsoleThread {
     return { readiness, apiRequests: values(requests.values), apiErrors: values(errors.values) };
   }
 
-  #remediate(m: Extract<FromConsole, { type: 'remediate' }>): void {
+  #remediate(m: Extract<Wire.FromConsole, { type: 'remediate' }>): void {
     void (async () => {
       const remediation = this.#deps.console.runtime?.().remediation;
       if (!remediation) return { type: 'remediated', id: m.id, result: { outcome: 'not_covered' } } as const;
@@ -213,7 +207,7 @@ export class ConsoleThread {
       .then((answer) => {
         // Never a page left waiting: an answer that cannot cross is said as an error.
         try {
-          this.#post(answer as ToConsole);
+          this.#post(answer as Wire.ToConsole);
         } catch (err) {
           this.#post({ type: 'remediated', id: m.id, error: errorText(err) });
         }
@@ -248,7 +242,7 @@ export class ConsoleThread {
     if (Object.keys(publication).length > 0) this.#post({ type: 'publish', publication });
   }
 
-  #publication(all: boolean): ConsolePublication {
+  #publication(all: boolean): Wire.ConsolePublication {
     const { console } = this.#deps;
     const config = console.config();
     const jobs = console.jobs();
@@ -256,7 +250,7 @@ export class ConsoleThread {
     const fence = this.#deps.fence() ?? { mode: 'open' };
     const fenceText = JSON.stringify(fence);
     const said = this.#said;
-    const out: ConsolePublication = {};
+    const out: Wire.ConsolePublication = {};
     if (all || said?.config !== config) out.config = secretTransfer.pack(config);
     if (all || said?.jobs !== jobs) out.jobs = [...jobs];
     if (all || said?.remediation !== remediation) out.remediation = remediation;
@@ -273,7 +267,7 @@ export class ConsoleThread {
     Atomics.store(this.#clock, 1, 1n);
   }
 
-  #post(message: ToConsole): void {
+  #post(message: Wire.ToConsole): void {
     this.#worker?.postMessage(message);
   }
 }

@@ -26,7 +26,8 @@ import { fromFrontDoor } from '../server/health-server.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
 import { writeFence, type WriteFence } from '../state/write-fence.js';
-import { createConsoleHandler, type ConsoleDeps, type ConsoleRemediation } from './console-handler.js';
+import { createConsoleHandler, type ConsoleDeps } from './console-handler.js';
+import type { ConsoleRemediation } from './remediate-actions.js';
 import type {
   ConsoleFigures,
   ConsolePublication,

@@ -9,13 +9,22 @@
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import { formatUtc } from '../lib/format-utc.js';
-import type { ConsoleRemediation } from './console-handler.js';
+import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { skipText } from '../remediation/request-words.js';
 import type { Store } from '../state/store.js';
 import { mayRemediate } from './console-config.js';
 import { consolePath, messagePage, type PageContext } from './layout.js';
 import { alertPage, type PageNotice } from './pages/alert-page.js';
 import type { FormOutcome } from './silence-actions.js';
+
+/**
+ * What the console asks of the remediator: the running one's (`Remediator`), or on the console's
+ * thread its offer read there and its request decided by the main thread's.
+ */
+export interface ConsoleRemediation {
+  offer: Remediator['offer'];
+  request(...args: Parameters<Remediator['request']>): RemediationRequest | Promise<RemediationRequest>;
+}
 
 /** What the form needs. */
 export interface RemediateActionDeps {
