@@ -242,6 +242,12 @@ function doneNotice(done: string | null): PageNotice | undefined {
   if (done === 'remediation') {
     return { kind: 'ok', text: 'Asked: the attempt is being sent; its outcome will be shown under Remediation below.' };
   }
+  if (done === 'remediation-asked') {
+    return {
+      kind: 'ok',
+      text: 'Asked: the daemon is busy and decides in a moment, by its policy; what it decides and the outcome will be shown under Remediation below.',
+    };
+  }
   return undefined;
 }
 

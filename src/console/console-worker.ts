@@ -27,7 +27,11 @@ import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
 import { writeFence, type WriteFence } from '../state/write-fence.js';
 import { createConsoleHandler, type ConsoleDeps } from './console-handler.js';
-import type { ConsoleRemediation } from './remediate-actions.js';
+import {
+  REMEDIATION_DECISION_WAIT_MS,
+  type ConsoleRemediation,
+  type ConsoleRemediationAnswer,
+} from './remediate-actions.js';
 import type {
   ConsoleFigures,
   ConsolePublication,
@@ -88,7 +92,17 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       const enabled = published.config.remediation.enabled;
       return requestablePolicy(policies, enabled, alert)?.policy.action.words.request;
     },
-    request: (fingerprint, asker, now) => asks.remediate(fingerprint, asker, now),
+    // Decided by the main thread's remediator; past the wait the page says "asked", and the
+    // decision, made when the main thread turns, shows on the alert's page.
+    request: (fingerprint, asker, now) => {
+      const decision = asks.remediate(fingerprint, asker, now);
+      let timer: NodeJS.Timeout | undefined;
+      const asked = new Promise<ConsoleRemediationAnswer>((resolve) => {
+        timer = setTimeout(() => resolve({ outcome: 'asked' }), REMEDIATION_DECISION_WAIT_MS);
+      });
+      decision.catch(() => undefined);
+      return Promise.race([decision, asked]).finally(() => clearTimeout(timer));
+    },
   };
   const deps: ConsoleDeps = {
     get store() {

@@ -23,8 +23,20 @@ import type { FormOutcome } from './silence-actions.js';
  */
 export interface ConsoleRemediation {
   offer: Remediator['offer'];
-  request(...args: Parameters<Remediator['request']>): RemediationRequest | Promise<RemediationRequest>;
+  request(...args: Parameters<Remediator['request']>): ConsoleRemediationAnswer | Promise<ConsoleRemediationAnswer>;
 }
+
+/**
+ * The remediator's decision, or `asked`: on the console's thread, the main thread did not decide
+ * within {@link REMEDIATION_DECISION_WAIT_MS} (a statement held it), and decides when it turns.
+ */
+export type ConsoleRemediationAnswer = RemediationRequest | { outcome: 'asked' };
+
+/**
+ * How long the console's thread waits for the main thread's decision before it answers "asked":
+ * a person's page never waits on a statement of the engine's (issue 24), at most this.
+ */
+export const REMEDIATION_DECISION_WAIT_MS = 1_500;
 
 /** What the form needs. */
 export interface RemediateActionDeps {
@@ -56,6 +68,9 @@ export async function submitRemediation(
     return again(409, { kind: 'warn', text: 'No remediation policy is configured: nothing was sent.' });
   const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
   switch (r.outcome) {
+    case 'asked':
+      logger.info({ fingerprint, by: ctx.who }, 'remediation asked in the console; the daemon decides when it turns');
+      return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation-asked' }) };
     case 'planned':
       logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
       return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };

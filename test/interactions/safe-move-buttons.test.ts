@@ -8,7 +8,7 @@
  * alert's environment; the console refuses a visitor `server.console.allow.remediate` does not name.
  * The backup taken is read back and the thread says it was verified and copied off-site.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
 import type { ManualClock } from '../../src/lib/clock.js';
@@ -17,6 +17,7 @@ import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { call, csrfIn, freePort, type ConsoleDaemon } from '../console/console-fixture.js';
 import { buttonOf, startSlackApi, type SlackApi, type SlackApiMessage } from '../helpers/slack-api.js';
+import { threadPost } from '../helpers/thread-post.js';
 import { appOf } from '../remediation/remediation-fixture.js';
 
 const BOT_TOKEN = 'xoxb-safe-moves-bot-token';
@@ -163,6 +164,35 @@ describe.each(BUTTONS)('%s', (label, which, fingerprintOf, fn) => {
     const after = await call(daemonish, `${url}&done=remediation`);
     expect(after.text).toContain('Asked: the attempt is being sent');
     expect(after.text).toMatch(/remediation acted/);
+  });
+});
+
+describe('the console’s form while the main thread is blocked', () => {
+  it('answers within 3 s that it was asked, and the daemon acts on it once it turns', async () => {
+    await daemon('{ users: [console@loopback] }');
+    const fp = `app_state/app/${apps.stopped}`;
+    const url = `/alert?fp=${encodeURIComponent(fp)}`;
+    const page = await call({ base: `http://127.0.0.1:${port}` } as ConsoleDaemon, url);
+    const post = await threadPost({
+      url: `http://127.0.0.1:${port}/alerts/remediate`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: csrfIn(page.text), fp }).toString(),
+      delayMs: 300,
+    });
+    post.go();
+    // This thread is the daemon's main thread: blocked as a statement's Atomics.wait blocks it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5_000);
+    const resumedAt = Date.now();
+    const answer = await post.result;
+    expect(answer.status).toBe(303);
+    // Answered after the console's wait for a decision (1.5 s), while the main thread was still blocked.
+    expect(answer.at + answer.ms).toBeLessThan(resumedAt);
+    // The remediator decides once the main thread turns: one attempt, sent once.
+    await vi.waitFor(() => expect(listAttempts(wd!.store)).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    await wd!.remediateOnce();
+    expect(sim.control.requests().filter((r) => r.fn === 'apps.restart')).toHaveLength(1);
+    const after = await call({ base: `http://127.0.0.1:${port}` } as ConsoleDaemon, `${url}&done=remediation-asked`);
+    expect(after.text).toContain('Asked: the daemon is busy and decides in a moment');
   });
 });
 
