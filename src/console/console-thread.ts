@@ -1,7 +1,7 @@
 /**
  * The console's thread, from the main thread: started when the console is served, publishing to
  * it what only the running daemon knows, answering what it asks, restarted with backoff when it
- * crashes (logged; the daemon goes on), and ended within {@link CLOSE_WAIT_MS} at close. See
+ * crashes (logged; the daemon goes on), and ended within `THREAD_END_WAIT_MS` (2 s) at close. See
  * `console-worker.ts` for the thread itself and docs/architecture.md, "The front door".
  */
 import { randomBytes } from 'node:crypto';
@@ -13,15 +13,13 @@ import { secretTransfer } from '../config/secret-transfer.js';
 import { Backoff } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
-import { workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { ConsoleDeps } from './console-handler.js';
 import type * as Wire from './console-thread-protocol.js';
 
 /** How often the main thread looks whether what it publishes changed, and writes its clock's lead. */
 const LOOK_EVERY_MS = 100;
-/** How long the thread may take to close before it is ended. */
-const CLOSE_WAIT_MS = 2_000;
 /** A thread that ran this long before it crashed starts the backoff afresh. */
 const STEADY_MS = 60_000;
 /** Restarts after a crash: 1 s doubling to 30 s, with jitter. */
@@ -97,7 +95,7 @@ export class ConsoleThread {
     return this.#worker;
   }
 
-  /** Ends the thread (its connections and state connection closed), in at most {@link CLOSE_WAIT_MS}. */
+  /** Ends the thread (its connections and state connection closed), in at most `THREAD_END_WAIT_MS` (2 s). */
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#restartTimer);
@@ -106,11 +104,7 @@ export class ConsoleThread {
     const worker = this.#worker;
     if (worker) {
       const done = new Promise<void>((resolve) => (this.#closed = resolve));
-      this.#post({ type: 'close' });
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-      clearTimeout(timer);
-      await worker.terminate();
+      await endThread(worker, done, () => this.#post({ type: 'close' }));
     }
     fs.rmSync(this.#dir, { recursive: true, force: true });
   }

@@ -19,11 +19,9 @@ import type { Secret } from '../config/secret.js';
 import { Backoff, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
-import { workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { askWithin, endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
 import type { FromSocketThread, ToSocketThread } from './socket-mode-protocol.js';
 
-/** How long the thread may take to close its connections before it is ended anyway (ms). */
-const END_WAIT_MS = 2_000;
 /** Clicks kept for a runtime about to start (a reload under way); past it they are dropped, said. */
 const WAITING_MAX = 100;
 
@@ -140,7 +138,7 @@ export class SocketModeThread {
     const thread = this.#thread;
     if (!thread) return;
     if ([...this.#entries.values()].some((e) => e.opened)) {
-      await within(new Promise<void>((resolve) => thread.closed.set(entry.id, resolve)), () =>
+      await askWithin(new Promise<void>((resolve) => thread.closed.set(entry.id, resolve)), () =>
         this.#post({ type: 'close', id: entry.id }),
       );
       return;
@@ -199,15 +197,14 @@ export class SocketModeThread {
     this.#restart.unref();
   }
 
-  /** Ends the thread: its connections closed, then the thread, within {@link END_WAIT_MS}. */
+  /** Ends the thread: its connections closed, then the thread, within `THREAD_END_WAIT_MS` (2 s). */
   async #end(thread: Thread): Promise<void> {
     if (this.#thread === thread) this.#thread = undefined;
     clearTimeout(this.#restart);
     thread.ending = true;
-    await within(new Promise<void>((resolve) => (thread.ended = resolve)), () =>
+    await endThread(thread.worker, new Promise<void>((resolve) => (thread.ended = resolve)), () =>
       thread.worker.postMessage({ type: 'end' } satisfies ToSocketThread),
     );
-    await thread.worker.terminate();
   }
 
   #heard(thread: Thread, m: FromSocketThread): void {
@@ -236,12 +233,4 @@ export class SocketModeThread {
       this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
   }
-}
-
-/** Runs `ask`, then waits for `answered`, at most {@link END_WAIT_MS}. */
-async function within(answered: Promise<void>, ask: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  ask();
-  await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, END_WAIT_MS)))]);
-  clearTimeout(timer);
 }

@@ -36,3 +36,28 @@ const { entry, loader } = workerData.boot;
   });
 `;
 }
+
+/** How long a thread asked to end may take to close what it holds before it is terminated. */
+export const THREAD_END_WAIT_MS = 2_000;
+
+/** Runs `ask` (a message to a thread), then waits for `answered` (its reply), at most {@link THREAD_END_WAIT_MS}. */
+export async function askWithin(answered: Promise<void>, ask: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  ask();
+  await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, THREAD_END_WAIT_MS)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Ends a worker thread the way every thread of the daemon ends: `ask` it to close what it holds,
+ * wait for `answered` (its reply) at most {@link THREAD_END_WAIT_MS}, then terminate it whatever
+ * it is doing.
+ */
+export async function endThread(
+  worker: { terminate(): Promise<number> },
+  answered: Promise<void>,
+  ask: () => void,
+): Promise<void> {
+  await askWithin(answered, ask);
+  await worker.terminate();
+}

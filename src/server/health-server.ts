@@ -23,7 +23,7 @@ import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
-import { workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
 import {
   RELAY_HEADER,
   SHARED,
@@ -136,8 +136,6 @@ export const METRICS_EVERY_MS = 1_000;
 const READINESS_EVERY_MS = 1_000;
 /** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
 const WATCHED_MS = 60_000;
-/** How long the front door may take to close before its thread is ended. */
-const CLOSE_WAIT_MS = 2_000;
 
 /** A running health listener. */
 export interface HealthServer {
@@ -362,14 +360,10 @@ class FrontDoor {
     this.thread.postMessage(message);
   }
 
-  /** Stops listening (its connections closed) and ends the thread, in at most {@link CLOSE_WAIT_MS}. */
+  /** Stops listening (its connections closed) and ends the thread, in at most `THREAD_END_WAIT_MS` (2 s). */
   async close(): Promise<void> {
     const done = new Promise<void>((resolve) => (this.#closed = resolve));
-    this.#post({ type: 'close' });
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-    clearTimeout(timer);
-    await this.thread.terminate();
+    await endThread(this.thread, done, () => this.#post({ type: 'close' }));
   }
 }
 
