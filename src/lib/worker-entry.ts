@@ -4,6 +4,7 @@
  * from the sources (tsx, the tests) it is `NAME.ts`, which the worker loads through tsx's loader,
  * registered in it first: a worker does not inherit the loader of the thread that starts it.
  */
+import { pathToFileURL } from 'node:url';
 
 /** A worker's module and, from the sources, the loader to register before it. */
 export interface WorkerEntry {
@@ -11,11 +12,26 @@ export interface WorkerEntry {
   loader: string | null;
 }
 
+/**
+ * The environment variable naming a build of the sources (laid out as dist/) that threads started
+ * from the sources load instead: the tests set it to the build they make once per run, since
+ * through tsx every thread pays for a loader thread of its own.
+ */
+export const THREAD_BUILD_VARIABLE = 'DEPLOY_WATCHDOG_THREAD_BUILD';
+
+/** The folder of the sources (or of the build) this file is in. */
+const SOURCES = new URL('../', import.meta.url);
+
 /** The module `name` (no extension) beside `base` (the starting file's `import.meta.url`). */
 export function workerEntry(name: string, base: string): WorkerEntry {
   const fromSource = base.endsWith('.ts');
   const entry = new URL(`./${name}.${fromSource ? 'ts' : 'js'}`, base).href;
   if (!fromSource) return { entry, loader: null };
+  const build = process.env[THREAD_BUILD_VARIABLE];
+  if (build) {
+    const inSources = entry.slice(SOURCES.href.length).replace(/\.ts$/, '.js');
+    return { entry: new URL(inSources, pathToFileURL(`${build}/`)).href, loader: null };
+  }
   return { entry, loader: import.meta.resolve('tsx/esm/api') };
 }
 

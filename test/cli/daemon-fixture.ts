@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
+import { binArgs } from '../helpers/test-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -52,24 +53,11 @@ export function spawnDaemon(
   env: NodeJS.ProcessEnv = {},
 ): Daemon {
   let out = '';
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'src/cli/bin.ts'),
-      'run',
-      '--config',
-      configFile,
-      '--stop-timeout',
-      stopTimeout,
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, DMS_API_TOKEN: sim.adminToken, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, binArgs(['run', '--config', configFile, '--stop-timeout', stopTimeout]), {
+    cwd: ROOT,
+    env: { ...process.env, DMS_API_TOKEN: sim.adminToken, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | string | null>((resolve) =>

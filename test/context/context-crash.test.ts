@@ -16,9 +16,9 @@ import { PLANS_WITH_LOGS } from '../../packages/simulator/src/vocabulary.js';
 import { tempDir } from '../faults/fault-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { binArgs } from '../helpers/test-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'src/cli/bin.ts');
 
 let sim: RunningSimulator;
 let slack: WebhookReceiver;
@@ -76,7 +76,7 @@ function start(config: string): {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: string | null }>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--config', config, '--stop-timeout', '5s'], {
+  const child = spawn(process.execPath, binArgs(['run', '--config', config, '--stop-timeout', '5s']), {
     cwd: ROOT,
     env: { ...process.env, DMS_API_TOKEN: sim.adminToken, SLACK_URL: slack.url },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -25,9 +25,9 @@ import {
   stageProblems,
   tempDir,
 } from './fault-fixture.js';
+import { binArgs } from '../helpers/test-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'src/cli/bin.ts');
 /** Kills before the final, undisturbed run. */
 const KILLS = 8;
 /** Kill points: this long after the spawn (startup included, so some die before their first cycle). */
@@ -65,7 +65,7 @@ function start(config: string): {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'run', '--config', config, '--stop-timeout', '5s'], {
+  const child = spawn(process.execPath, binArgs(['run', '--config', config, '--stop-timeout', '5s']), {
     cwd: ROOT,
     env: { ...process.env, DMS_API_TOKEN: sim.adminToken, SLACK_URL: slack.url },
     stdio: ['ignore', 'pipe', 'pipe'],

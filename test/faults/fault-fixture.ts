@@ -21,6 +21,7 @@ import type { SqlDatabase } from '../../src/state/sql-database.js';
 import { Store } from '../../src/state/store.js';
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { binArgs } from '../helpers/test-build.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -352,8 +353,7 @@ export class RunChildren {
   /** Starts `run` on a config file, with a 5 s stop timeout. */
   start(config: string): RunChild {
     const root = path.resolve(import.meta.dirname, '../..');
-    const bin = path.join(root, 'src/cli/bin.ts');
-    const child = spawn(process.execPath, ['--import', 'tsx', bin, 'run', '--config', config, '--stop-timeout', '5s'], {
+    const child = spawn(process.execPath, binArgs(['run', '--config', config, '--stop-timeout', '5s']), {
       cwd: root,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../../src/cli/memory-settings.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import type { FaultSpec, FaultTarget } from '../../packages/simulator/src/fault-injector.js';
+import { binArgs } from '../helpers/test-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'hostile-test-token-5f0c2b7e91';
@@ -65,15 +66,11 @@ async function checkOnce(
   configFile = path.join(dir, 'config.yaml'),
 ): Promise<{ code: number | null; output: string; peak: number }> {
   for (const f of fs.readdirSync(dir)) if (f.startsWith('state.db')) fs.rmSync(path.join(dir, f));
-  const child = spawn(
-    process.execPath,
-    [...DAEMON_NODE_OPTIONS, '--import', 'tsx', path.join(ROOT, 'src/cli/bin.ts'), 'check', '--config', configFile],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...DAEMON_ENV, DMS_API_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, binArgs(['check', '--config', configFile], DAEMON_NODE_OPTIONS), {
+    cwd: ROOT,
+    env: { ...process.env, ...DAEMON_ENV, DMS_API_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { stopSharedPostgres } from './postgres.js';
+import { buildSources } from './test-build.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,8 +17,13 @@ declare module 'vitest' {
   }
 }
 
-/** Makes the run's folder and hands it to every test file; the teardown it returns undoes it. */
+/**
+ * Makes the run's folder and hands it to every test file, and compiles the sources the spawned
+ * daemons and the threads run from (test/helpers/test-build.ts); the teardown it returns removes
+ * the folder.
+ */
 export default function globalSetup(project: TestProject): () => void {
+  buildSources();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-test-run-'));
   project.provide('runDir', runDir);
   return () => {
