@@ -30,10 +30,12 @@ import {
   SHARED_SLOTS,
   type FromFrontDoor,
   type FrontDoorData,
+  type ListenerLimits,
   type Publication,
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { Metrics } from './metrics.js';
+import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
 
 /**
@@ -53,13 +55,6 @@ export interface InteractionsTaker {
   secrets(): readonly Secret[];
   /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
   take(payload: unknown, secret: Secret): void;
-}
-
-/** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */
-export interface ReadinessCheck {
-  check: string;
-  ok: boolean;
-  detail: string;
 }
 
 /** What the listener asks the running daemon. */
@@ -109,16 +104,6 @@ export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   /** Connections open at once from one client address. */
   maxConnectionsPerClient: 32,
 };
-
-/** The limits of {@link LISTENER_LIMITS}, by name. */
-export interface ListenerLimits {
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  checkIntervalMs: number;
-  maxConnections: number;
-  maxConnectionsPerClient: number;
-}
 
 /** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];

@@ -8,12 +8,8 @@ import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/server/metrics.js';
 import { startHttpProber } from '../helpers/http-prober.js';
 import { LogCapture } from '../notify/notify-fixture.js';
-import {
-  parseListen,
-  startHealthServer,
-  type HealthServer,
-  type ReadinessCheck,
-} from '../../src/server/health-server.js';
+import { parseListen, startHealthServer, type HealthServer } from '../../src/server/health-server.js';
+import type { ReadinessCheck } from '../../src/server/readiness-check.js';
 
 describe('parseListen', () => {
   it.each([
