@@ -10,6 +10,7 @@ import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
 import { consoleConfigSchema, consoleServing } from '../console/console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
+import { channelConfigSchema } from '../notify/channels/registry.js';
 import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
@@ -418,7 +419,11 @@ export const configSchema = z
     jobs: jobsSchema.prefault({}),
     checks: checksSchema.prefault({}),
     alerts: alertsSchema.prefault({}),
-    notify: notifySchema.prefault({}),
+    // The channels first, as the file lists them; the rest is the pipeline's own schema.
+    notify: z
+      .object({ channels: z.array(channelConfigSchema).default([]), ...notifySchema.shape })
+      .strict()
+      .prefault({}),
     remediation: remediationSchema.prefault({}),
     server: serverSchema.prefault({}),
     log: logSchema.prefault({}),
