@@ -31,7 +31,7 @@ import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
-import { Metrics } from '../server/metrics.js';
+import { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { LeaderElection, LeaderTerm } from '../state/leader-election.js';
 import { leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';

@@ -8,7 +8,7 @@
  */
 import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
-import { consoleConfigSchema, consoleServing } from '../console/console-config.js';
+import { consoleConfigSchema, consoleServing } from './console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
 import { channelConfigSchema } from '../notify/channels/registry.js';
 import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
@@ -24,7 +24,7 @@ import { secretSchema } from './secret.js';
 
 /**
  * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
- * (`src/server/health-server.ts` `parseListen`) takes this string.
+ * (`listen-address.ts` `parseListen`) takes this string.
  */
 const listenSchema = z
   .string()

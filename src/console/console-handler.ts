@@ -37,7 +37,7 @@ import { sourcesPage, type ApiCounters } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
-import { consoleServing, mayRemediate } from './console-config.js';
+import { consoleServing, mayRemediate } from '../config/console-config.js';
 import { readBody } from '../lib/read-body.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */

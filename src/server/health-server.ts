@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { parseListen } from '../config/listen-address.js';
 import type { Secret } from '../config/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
@@ -34,7 +35,7 @@ import {
   type Publication,
   type ToFrontDoor,
 } from './front-door-protocol.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
 
@@ -72,15 +73,6 @@ export interface HealthSource {
   role?():
     | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
     | undefined;
-}
-
-/** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen.trim());
-  if (!m) throw new Error(`listen address must be HOST:PORT, got "${listen}"`);
-  const port = Number(m[3]);
-  if (port > 65_535) throw new Error(`listen port must be at most 65535, got ${port}`);
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
 /**

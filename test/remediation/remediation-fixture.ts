@@ -34,7 +34,7 @@ import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../s
 import type { CycleReport } from '../../src/remediation/cycle-planner.js';
 import type { Remediator } from '../../src/remediation/remediator.js';
 import type { PassReport } from '../../src/remediation/send-and-follow.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import type { Store } from '../../src/state/store.js';
 import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';

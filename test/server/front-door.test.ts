@@ -20,7 +20,7 @@ import { Secret } from '../../src/config/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { RELAY_HEADER } from '../../src/server/front-door-protocol.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { openState } from '../../src/state/open-state.js';
 import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
