@@ -31,7 +31,7 @@ import type { AlertContext } from '../lib/alert-vocabulary.js';
 import type { Logger } from '../lib/logger.js';
 import { parseTime } from '../lib/parse-time.js';
 import { FencedError } from '../state/fenced-error.js';
-import type { ContextSettings } from './context-config.js';
+import type { ContextSettings } from '../config/context-config.js';
 import type { ContextRow, ContextStore } from './context-store.js';
 import { logExcerpt, logSince, logSourceOf } from './log-excerpt.js';
 import { restorePointFacts, restorePointOfRun } from './restore-point-facts.js';

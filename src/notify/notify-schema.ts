@@ -6,7 +6,7 @@
  * channels' own types reach through the routes and links, never imports the channels.
  */
 import { z } from 'zod';
-import { contextConfigSchema } from '../context/context-config.js';
+import { contextConfigSchema } from '../config/context-config.js';
 import { DURATION_HINT, durationSchema } from '../config/duration.js';
 import { pageTemplateSchema, runbookUrlSchema } from '../config/link-schema.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from '../config/schema-blocks.js';
