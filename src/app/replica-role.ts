@@ -10,7 +10,7 @@
  *   away (the server rolls the transaction back), and the leader steps down then and there.
  */
 import type { StateConfig } from '../config/load-config.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';

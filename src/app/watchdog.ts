@@ -39,7 +39,7 @@ import { pruneState } from '../state/retention.js';
 import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import type { Store } from '../state/store.js';
 import { openState, sameState } from '../state/open-state.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';

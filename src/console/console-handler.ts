@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestHandler } from '../server/health-server.js';

@@ -22,7 +22,7 @@ import { describeError } from '../api/describe-error.js';
 import { FUNCTIONS } from '../api/functions.js';
 import type { AlertStore } from '../alerts/alert-store.js';
 import { mapLimit } from '../collectors/map-limit.js';
-import { Secret } from '../config/secret.js';
+import { Secret } from '../lib/secret.js';
 import type { RunContextAsk } from '../detectors/run-context.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { RepeatedLog } from '../lib/repeated-log.js';

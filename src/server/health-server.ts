@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseListen } from '../config/listen-address.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';

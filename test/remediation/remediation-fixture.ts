@@ -16,7 +16,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import type { AppListItem, Run } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { seeBackup } from '../../src/collectors/backups-seen.js';
 import { backups } from '../../src/detectors/backups.js';

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { RELAY_HEADER } from '../../src/server/front-door-protocol.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';

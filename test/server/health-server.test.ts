@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { Metrics } from '../../src/lib/metrics.js';

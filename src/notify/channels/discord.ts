@@ -17,7 +17,7 @@
  * `retry_after` (seconds, in its JSON body; else its Retry-After) is honoured the same way, on an
  * edit (PATCH) as on a post.
  */
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { MessageLinks } from '../message-links.js';
 import type {

@@ -26,7 +26,7 @@ import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './tea
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { MessageLinks } from '../message-links.js';
 
