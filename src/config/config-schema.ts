@@ -24,7 +24,7 @@ import { secretSchema } from './secret.js';
 
 /**
  * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
- * (`listen-address.ts` `parseListen`) takes this string.
+ * (`parseListen` in `parse-listen.ts`) takes this string.
  */
 const listenSchema = z
   .string()

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { durationSchema } from './duration.js';
 import { secretSchema } from './secret.js';
-import { parseListen } from './listen-address.js';
+import { parseListen } from './parse-listen.js';
 
 /** The shortest console token taken: a network-facing password should not be guessable. */
 const MIN_TOKEN_LENGTH = 16;

@@ -9,7 +9,7 @@ import { Metrics } from '../../src/lib/metrics.js';
 import { startHttpProber } from '../helpers/http-prober.js';
 import { LogCapture } from '../notify/notify-fixture.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
-import { parseListen } from '../../src/config/listen-address.js';
+import { parseListen } from '../../src/config/parse-listen.js';
 import type { ReadinessCheck } from '../../src/server/readiness-check.js';
 
 describe('parseListen', () => {
