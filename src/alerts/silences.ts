@@ -8,7 +8,7 @@
  * an alert still firing is announced once, and one that ended during the silence stays quiet.
  */
 import { randomBytes } from 'node:crypto';
-import { SilenceStore, type StoredSilence } from '../state/silence-store.js';
+import { SilenceStore, type StoredSilence } from './silence-store.js';
 import type { Store } from '../state/store.js';
 import { compileMatchers, formatMatcher, MatcherError, type LabelMatcher, type MatchableLabels } from './matchers.js';
 

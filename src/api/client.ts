@@ -24,7 +24,7 @@ import { Agent, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
-import { Secret } from '../config/secret.js';
+import { Secret } from '../lib/secret.js';
 import { silentLogger } from '../lib/logger.js';
 import {
   FUNCTIONS,

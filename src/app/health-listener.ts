@@ -8,7 +8,7 @@
  * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}).
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
-import { consoleServing } from '../console/console-config.js';
+import { consoleServing } from '../config/console-config.js';
 import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
@@ -21,7 +21,7 @@ import {
   type HealthSource,
   type RequestHandler,
 } from '../server/health-server.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { requestBudgetMs } from '../state/postgres-channel.js';
 
 /** Beyond the longest wait for a statement: the rest of a cycle's synchronous work, on a loaded machine. */

@@ -32,7 +32,7 @@ import {
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
 import type { Notifier } from '../notify/notifier.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { describeError, permissionDenial } from '../api/describe-error.js';
 import type { Logger } from '../lib/logger.js';
 import { unknownStateWords, unknownStateWordWarning, type UnknownStateWord } from './unknown-state-words.js';

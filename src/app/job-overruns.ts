@@ -7,7 +7,7 @@
 import type { Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 
 /** One read in progress: when it started and how many ticks it has overrun. */
 interface Running {

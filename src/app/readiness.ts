@@ -7,7 +7,7 @@
  * said as a check that never fails (`request_budget`), once the estate is counted.
  */
 import type { SnapshotJob } from '../collectors/snapshot.js';
-import type { ReadinessCheck } from '../server/health-server.js';
+import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { Store } from '../state/store.js';
 import { describeError } from '../api/describe-error.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';

@@ -10,9 +10,9 @@
  *   away (the server rolls the transaction back), and the leader steps down then and there.
  */
 import type { StateConfig } from '../config/load-config.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import type { Logger } from '../lib/logger.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
 import { LeaderLease } from '../state/leader-lease.js';
 import { postgresTarget } from '../state/open-state.js';

@@ -40,7 +40,7 @@ import type { Remediator } from '../remediation/remediator.js';
 import { buildLabels } from '../detectors/build-labels.js';
 import { runContext } from '../detectors/run-context.js';
 import type { RunListItem } from '../api/schemas.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
 import { JobOverruns } from './job-overruns.js';

@@ -7,7 +7,7 @@
 import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Logger } from '../lib/logger.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 
 /** What the report needs of the cycle's dependencies. */
 export interface SkippedRecordsDeps {

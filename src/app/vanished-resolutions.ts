@@ -4,7 +4,7 @@
  * are asked why (`vanished-records.ts`: deleted, disabled, its project disabled), and resolve saying
  * it. The disappearance of a production app is itself told, once (a notice to every channel).
  */
-import type { AlertRow } from '../alerts/alert-store.js';
+import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { covers } from '../alerts/lifecycle.js';
 import {
   appKey,
@@ -13,9 +13,24 @@ import {
   type AppOfAlert,
   type VanishedApp,
 } from '../collectors/vanished-records.js';
+import type { ApiClient } from '../api/client.js';
+import type { Config } from '../config/load-config.js';
 import type { DetectorResult, FoldedFinding } from '../detectors/detector-result.js';
 import type { Logger } from '../lib/logger.js';
-import type { CycleDeps } from './job-cycle.js';
+import type { Notifier } from '../notify/notifier.js';
+
+/**
+ * What of a cycle's dependencies (`CycleDeps` in `job-cycle.ts`, which hands them in) the
+ * vanished apps are asked and told with.
+ */
+export interface VanishedDeps {
+  config: Pick<Config, 'checks'>;
+  client: ApiClient;
+  alerts: Pick<AlertStore, 'openByJob'>;
+  notifier: Pick<Notifier, 'notice'>;
+  /** The production apps already told vanished under this configuration (`namespace/name`). */
+  vanishedTold: Set<string>;
+}
 
 /** The cycle's explainer, with the words of vanished apps, and what to tell once the cycle is in. */
 export interface VanishedResolutions {
@@ -26,7 +41,7 @@ export interface VanishedResolutions {
 
 /** Asks why the apps of the alerts this cycle resolves as gone vanished; never throws but for an abort. */
 export async function explainVanished(
-  deps: CycleDeps,
+  deps: VanishedDeps,
   job: string,
   result: {
     findings: DetectorResult['findings'];
@@ -77,7 +92,7 @@ export async function explainVanished(
 }
 
 /** One notice to every channel: a production app left the service. */
-function tellProduction(deps: CycleDeps, app: VanishedApp, now: number, log: Logger): void {
+function tellProduction(deps: VanishedDeps, app: VanishedApp, now: number, log: Logger): void {
   const gone = app.disabledProject !== null ? `disabled with project ${app.disabledProject}` : app.state;
   try {
     deps.notifier.notice(

@@ -7,7 +7,7 @@
 import { ConfigError } from '../config/config-error.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
-import { parseListen } from '../server/health-server.js';
+import { parseListen } from '../config/parse-listen.js';
 import { defineCommand } from './cli-helpers.js';
 import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';

@@ -1,7 +1,7 @@
 import { silentLogger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
-import { Secret } from '../config/secret.js';
+import { Secret } from '../lib/secret.js';
 import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';

@@ -8,8 +8,9 @@
  */
 import { STATED_VALUES, type StatedField } from '../api/extra-values.js';
 import { z } from 'zod';
-import { consoleConfigSchema, consoleServing } from '../console/console-config.js';
+import { consoleConfigSchema, consoleServing } from './console-config.js';
 import { CHECK_CONFIGS } from '../detectors/registry.js';
+import { channelConfigSchema } from '../notify/channels/registry.js';
 import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
@@ -23,7 +24,7 @@ import { secretSchema } from './secret.js';
 
 /**
  * `host:port`, `[v6]:port` or `:port` (every interface), kept as written: the health listener
- * (`src/server/health-server.ts` `parseListen`) takes this string.
+ * (`parseListen` in `parse-listen.ts`) takes this string.
  */
 const listenSchema = z
   .string()
@@ -418,7 +419,11 @@ export const configSchema = z
     jobs: jobsSchema.prefault({}),
     checks: checksSchema.prefault({}),
     alerts: alertsSchema.prefault({}),
-    notify: notifySchema.prefault({}),
+    // The channels first, as the file lists them; the rest is the pipeline's own schema.
+    notify: z
+      .object({ channels: z.array(channelConfigSchema).default([]), ...notifySchema.shape })
+      .strict()
+      .prefault({}),
     remediation: remediationSchema.prefault({}),
     server: serverSchema.prefault({}),
     log: logSchema.prefault({}),

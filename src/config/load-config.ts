@@ -7,7 +7,7 @@ import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
 import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
 import { substituteEnv } from './env-substitution.js';
-import { Secret } from './secret.js';
+import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';

@@ -4,7 +4,7 @@
  * empty object (its value is a private field). So each secret travels as a marked plain object
  * and becomes a Secret again on arrival. The value crosses in memory only, never a log or a file.
  */
-import { Secret } from './secret.js';
+import { Secret } from '../lib/secret.js';
 
 /** The key of a secret in transit; no key of the config's is spelt so. */
 const MARK = '\u0000secret';

@@ -1,55 +1,9 @@
-import { inspect } from 'node:util';
-import { z } from 'zod';
-
-const REDACTED = '<secret>';
-
 /**
- * A value that must never be printed: the API token, webhook URLs, the SMTP password.
- * It renders as `<secret>` through String(), JSON.stringify, util.inspect and pino; the value is
- * read only with `reveal()`, at the one place that sends it.
+ * The config file's secrets: the schemas that read a secret string (or a URL that is one) into a
+ * {@link Secret}, and every one of them in a parsed config.
  */
-export class Secret {
-  readonly #value: string;
-
-  constructor(value: string) {
-    this.#value = value;
-  }
-
-  /** The secret value itself; call it only where the value is sent. */
-  reveal(): string {
-    return this.#value;
-  }
-
-  /** True when the value is empty. */
-  get isEmpty(): boolean {
-    return this.#value.length === 0;
-  }
-
-  toString(): string {
-    return REDACTED;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-
-  [inspect.custom](): string {
-    return REDACTED;
-  }
-
-  /**
-   * Replaces every occurrence of the given secrets in a text (an error message from a library,
-   * say) with `<secret>`, for text that did not come through a Secret.
-   */
-  static scrub(text: string, secrets: readonly (Secret | undefined)[]): string {
-    let out = text;
-    for (const s of secrets) {
-      const v = s?.reveal();
-      if (v && v.length >= 4) out = out.split(v).join(REDACTED);
-    }
-    return out;
-  }
-}
+import { z } from 'zod';
+import { Secret } from '../lib/secret.js';
 
 /**
  * Every {@link Secret} in a parsed config (or any part of one), each once: what text from outside

@@ -17,7 +17,8 @@ import {
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
-import { consolePath, messagePage, type PageContext } from './layout.js';
+import { messagePage, type PageContext } from './layout.js';
+import { consolePath } from '../lib/console-paths.js';
 import { alertPage } from './pages/alert-page.js';
 import type { FormOutcome } from './silence-actions.js';
 

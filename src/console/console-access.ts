@@ -16,8 +16,8 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Secret } from '../config/secret.js';
-import type { ConsoleConfig } from './console-config.js';
+import type { Secret } from '../lib/secret.js';
+import type { ConsoleConfig } from '../config/console-config.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'dw_console';

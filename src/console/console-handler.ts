@@ -16,10 +16,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { ReadinessCheck, RequestHandler } from '../server/health-server.js';
+import type { RequestHandler } from '../server/health-server.js';
+import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { Store } from '../state/store.js';
 import { ConsoleAccess, CSRF_FIELD, SESSION_COOKIE } from './console-access.js';
 import { CONSOLE_ASSETS } from './console-assets.js';
@@ -36,7 +37,7 @@ import { sourcesPage, type ApiCounters } from './pages/sources-page.js';
 import { endSilence, submitSilence, type FormOutcome } from './silence-actions.js';
 import { submitAcknowledgement } from './acknowledge-actions.js';
 import { submitRemediation, type ConsoleRemediation } from './remediate-actions.js';
-import { consoleServing, mayRemediate } from './console-config.js';
+import { consoleServing, mayRemediate } from '../config/console-config.js';
 import { readBody } from '../lib/read-body.js';
 
 /** What the console reads: the daemon's state file and what the running daemon knows. */

@@ -5,7 +5,7 @@
  * here. Nothing here runs.
  */
 import type { RemediationRequest } from '../remediation/remediator.js';
-import type { ReadinessCheck } from '../server/health-server.js';
+import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { CounterValue } from './pages/sources-page.js';
 

@@ -110,19 +110,6 @@ export function labelChips(labels: Labels, skip: readonly string[] = []): SafeHt
   return html`<span class="labels">${shown.map(([k, v]) => html`<span class="label">${k}=${v ?? ''}</span>`)}</span>`;
 }
 
-/** A console path with its query, each value encoded. */
-export function consolePath(path: string, query: Record<string, string | undefined> = {}): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
-  const text = params.toString();
-  return text ? `${path}?${text}` : path;
-}
-
-/** The page of one alert. */
-export function alertPath(fingerprint: string): string {
-  return consolePath('/alert', { fp: fingerprint });
-}
-
 /** A notice at the top of a page: what just happened, or what went wrong. */
 export function notice(kind: 'ok' | 'error' | 'warn', text: HtmlValue): SafeHtml {
   return html`<p class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;

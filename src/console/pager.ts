@@ -10,7 +10,7 @@
  *   html`${shown.nav}${dataTable('x', headings, shown.rows)}`
  */
 import { html, type SafeHtml } from './html.js';
-import { consolePath } from './layout.js';
+import { consolePath } from '../lib/console-paths.js';
 
 /** Rows a page shows unless `?size=` says otherwise. */
 export const DEFAULT_PAGE_SIZE = 100;

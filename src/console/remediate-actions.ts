@@ -12,8 +12,9 @@ import { formatUtc } from '../lib/format-utc.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { skipText } from '../remediation/request-words.js';
 import type { Store } from '../state/store.js';
-import { mayRemediate } from './console-config.js';
-import { consolePath, messagePage, type PageContext } from './layout.js';
+import { mayRemediate } from '../config/console-config.js';
+import { messagePage, type PageContext } from './layout.js';
+import { consolePath } from '../lib/console-paths.js';
 import { alertPage, type PageNotice } from './pages/alert-page.js';
 import type { FormOutcome } from './silence-actions.js';
 

@@ -12,7 +12,8 @@ import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { SafeHtml } from './html.js';
-import { consolePath, type PageContext } from './layout.js';
+import type { PageContext } from './layout.js';
+import { consolePath } from '../lib/console-paths.js';
 import { checkDraft, draftFrom, newSilencePage } from './pages/new-silence-page.js';
 import { silencesPage } from './pages/silences-page.js';
 

@@ -3,7 +3,7 @@
  * problem lasts, so the alert lifecycle can tell "new", "still there" and "gone".
  */
 import type { Fact, Labels, Severity, Subject } from '../lib/alert-vocabulary.js';
-import type { CheckName } from './registry.js';
+import type { CheckName } from './check-name.js';
 
 /**
  * One problem as a detector sees it, before its check's presentation adds what a reader is shown

@@ -19,6 +19,7 @@
 import type { z } from 'zod';
 import type { BulkJob, BulkRecords, Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
+import type { CheckName } from './check-name.js';
 import type { ResolvedAlert, StateLists } from './define-check.js';
 import { appStateCheck } from './app-state.js';
 import { attentionCheck } from './attention.js';
@@ -62,8 +63,14 @@ export type AnyCheck = (typeof CHECKS)[number];
 /** A check that has a detector (every check but `watchdog`, which the daemon reports itself). */
 export type DetectorCheck = AnyCheck['name'];
 
-/** The checks deploy-watchdog runs, and `watchdog` (its own trouble): every finding belongs to one. */
-export type CheckName = DetectorCheck | typeof WATCHDOG;
+declare module './check-name.js' {
+  /** The names of {@link CHECKS} and `watchdog`: what `CheckName` is, derived here. */
+  interface RegisteredChecks {
+    name: DetectorCheck | typeof WATCHDOG;
+  }
+}
+
+export type { CheckName } from './check-name.js';
 
 /** Every {@link CheckName}: the checks in registry order, then `watchdog`. */
 export const CHECK_NAMES: readonly CheckName[] = [...CHECKS.map((c) => c.name), WATCHDOG];

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
 
 /** The path prefix of an Opsgenie channel's webhook: `/opsgenie/<channel name>`. */

@@ -33,7 +33,7 @@ import type { Store } from '../state/store.js';
 import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
 import { runAction, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
 import { SocketModeThread, type SocketModeLink } from './socket-mode-thread.js';

@@ -9,7 +9,7 @@
 import { request } from '../lib/undici-core.js';
 import { errorText } from '../lib/error-text.js';
 import { escapeMrkdwn } from '../notify/channels/escape.js';
-import { SLACK_LIMITS } from '../notify/channels/slack-render.js';
+import { SLACK_LIMITS } from '../notify/channels/slack-limits.js';
 
 /** Where Slack's response URLs point. */
 const SLACK_HOOKS_ORIGIN = 'https://hooks.slack.com';

@@ -19,7 +19,7 @@
  * (`socket-mode-worker.ts`), so the acknowledgement never waits on the main thread.
  */
 import type { SocketModeClient } from '@slack/socket-mode';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { Backoff } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';

@@ -15,7 +15,7 @@
  * click over HTTP is (`SlackInteractions`): from there on, one path.
  */
 import { Worker } from 'node:worker_threads';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { Backoff, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';

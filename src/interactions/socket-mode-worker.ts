@@ -8,7 +8,7 @@
  * Started by `socket-mode-thread.ts`.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { Secret } from '../config/secret.js';
+import { Secret } from '../lib/secret.js';
 import { systemClock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { FromSocketThread, ToSocketThread } from './socket-mode-protocol.js';

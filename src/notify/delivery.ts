@@ -28,7 +28,7 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { Channel } from './channels/channel.js';
 import { groupDue } from './grouping.js';

@@ -7,7 +7,7 @@
 import { request, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import { Secret } from '../config/secret.js';
+import { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { HeartbeatSettings } from './notify-settings.js';
 

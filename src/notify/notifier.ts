@@ -10,7 +10,7 @@ import { activeSilenceFor, listSilences } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Clock } from '../lib/clock.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../state/store.js';
 import type { Dispatcher } from 'undici';
 import type { AlertContextSource } from './alert-context-source.js';

@@ -1,16 +1,16 @@
 /**
  * The `notify` section of the config file, as zod parses it: the notification pipeline's own
  * schema, beside the pipeline, so its settings (`notify-settings.ts`) are inferred from it without
- * reaching up to the whole config's schema (`src/config/config-schema.ts` takes it from here, as
- * it takes each channel kind's from `channels/registry.ts`).
+ * reaching up to the whole config's schema. Every key but `channels`: `src/config/config-schema.ts`
+ * adds that list from the channel kinds (`channels/registry.ts`), so this schema, which the
+ * channels' own types reach through the routes and links, never imports the channels.
  */
 import { z } from 'zod';
-import { contextConfigSchema } from '../context/context-config.js';
+import { contextConfigSchema } from '../config/context-config.js';
 import { DURATION_HINT, durationSchema } from '../config/duration.js';
 import { pageTemplateSchema, runbookUrlSchema } from '../config/link-schema.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from '../config/schema-blocks.js';
 import { secretUrlSchema } from '../config/secret.js';
-import { channelConfigSchema } from './channels/registry.js';
 
 /** An IANA time zone name that this Node's Intl knows. */
 const timeZoneSchema = z
@@ -136,7 +136,6 @@ const muteWindowSchema = z
 
 export const notifySchema = z
   .object({
-    channels: z.array(channelConfigSchema).default([]),
     links: linksSchema,
     routes: z
       .array(routeSchema)
@@ -210,5 +209,5 @@ export const notifySchema = z
   })
   .strict();
 
-/** `notify` as its schema parses it. */
+/** `notify` as its schema parses it (without `channels`: `Config['notify']` has them). */
 export type NotifySection = z.output<typeof notifySchema>;

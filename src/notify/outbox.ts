@@ -12,7 +12,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { SEVERITY_RANK, type Labels, type Severity } from '../lib/alert-vocabulary.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { AlertContextSource } from './alert-context-source.js';
 import type { NoticeNotification } from './channels/channel.js';
 import {

@@ -11,7 +11,7 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { parseTime } from '../lib/parse-time.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { OutboxRow } from './outbox-store.js';
 import type { FirstDelivery, TimeToAlertStore } from './time-to-alert-store.js';
 

@@ -15,6 +15,7 @@ import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '..
 import type { ChangeResult } from '../api/schemas.js';
 import type { AttemptOutcome } from './outcome-notice.js';
 import type { AttemptUpdate } from './remediation-store.js';
+import type { SuspendReach } from './suspension.js';
 
 /** How one answer is handled. */
 export type ChangeHandling =
@@ -37,9 +38,6 @@ export type ChangeHandling =
 
 /** Why the same key is sent again. */
 export type ResendReason = 'request_in_progress' | 'no_answer' | 'server_error' | 'unreadable_answer';
-
-/** How far a refusal that only a person can fix reaches: the whole policy, or its app's environment. */
-export type SuspendReach = 'policy' | 'environment';
 
 /**
  * Refusals that only a person can lift, and how far each reaches (reference §4, §5, §7). The

@@ -5,7 +5,7 @@
  * they record. Each decision is also counted in `deploy_watchdog_remediation_actions_total`.
  */
 import type { AlertRow } from '../alerts/alert-store.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { ActionTarget } from './actions/action.js';
 import type { CompiledPolicy, SkipReason } from './policy.js';
 import type { AttemptRow, AuditRow, RemediationStore } from './remediation-store.js';

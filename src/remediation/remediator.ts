@@ -35,7 +35,7 @@ import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { Store } from '../state/store.js';
 import { CyclePlanner, type CycleReport, type RequestOutcome } from './cycle-planner.js';

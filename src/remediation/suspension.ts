@@ -5,7 +5,12 @@
  * withdrawal, the alert and the audit all read a suspension the same way.
  */
 import type { Labels } from '../lib/alert-vocabulary.js';
-import type { SuspendReach } from './change-answer.js';
+
+/**
+ * How far a refusal that only a person can fix reaches: the whole policy, or its app's
+ * environment (`SUSPEND_REACH` in `change-answer.ts` grades each refusal).
+ */
+export type SuspendReach = 'policy' | 'environment';
 
 /** What a suspension covers. `environment` null: apps outside any environment, a scope of its own. */
 export type SuspensionScope = { kind: 'policy' } | { kind: 'environment'; environment: string | null };

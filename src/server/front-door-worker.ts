@@ -24,7 +24,7 @@ import {
   type RelayTarget,
   type ToFrontDoor,
 } from './front-door-protocol.js';
-import type { ReadinessCheck } from './health-server.js';
+import type { ReadinessCheck } from './readiness-check.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';
 

@@ -19,7 +19,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Secret } from '../config/secret.js';
+import { parseListen } from '../config/parse-listen.js';
+import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
@@ -30,10 +31,12 @@ import {
   SHARED_SLOTS,
   type FromFrontDoor,
   type FrontDoorData,
+  type ListenerLimits,
   type Publication,
   type ToFrontDoor,
 } from './front-door-protocol.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../lib/metrics.js';
+import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
 
 /**
@@ -55,13 +58,6 @@ export interface InteractionsTaker {
   take(payload: unknown, secret: Secret): void;
 }
 
-/** One reason the daemon is not ready, e.g. `{ check: 'job:runs', ok: false, detail: 'no completed cycle for 4m' }`. */
-export interface ReadinessCheck {
-  check: string;
-  ok: boolean;
-  detail: string;
-}
-
 /** What the listener asks the running daemon. */
 export interface HealthSource {
   /** True while the scheduler is running. */
@@ -77,15 +73,6 @@ export interface HealthSource {
   role?():
     | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
     | undefined;
-}
-
-/** Where to listen: `127.0.0.1:9464`, `[::1]:9464`, `:9464` (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen.trim());
-  if (!m) throw new Error(`listen address must be HOST:PORT, got "${listen}"`);
-  const port = Number(m[3]);
-  if (port > 65_535) throw new Error(`listen port must be at most 65535, got ${port}`);
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
 /**
@@ -109,16 +96,6 @@ export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   /** Connections open at once from one client address. */
   maxConnectionsPerClient: 32,
 };
-
-/** The limits of {@link LISTENER_LIMITS}, by name. */
-export interface ListenerLimits {
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  checkIntervalMs: number;
-  maxConnections: number;
-  maxConnectionsPerClient: number;
-}
 
 /** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { StateConfig } from '../config/load-config.js';
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { Store, type PostgresTarget, type StoreOptions } from './store.js';
 import { StoreError } from './store-error.js';
 

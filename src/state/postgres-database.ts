@@ -10,7 +10,7 @@
  * busy timeout (`lock_timeout`) for it; BIGINT comes back as a number. Every failure of the server
  * or the way to it is a {@link StoreError} naming the URL without its password.
  */
-import type { Secret } from '../config/secret.js';
+import type { Secret } from '../lib/secret.js';
 import { LIMIT_CODE, PostgresChannel } from './postgres-channel.js';
 import { postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders, type PostgresPlaceholders } from './postgres-placeholders.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, smallerPageSize, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiListTooLongError, ApiResponseError } from '../../src/api/errors.js';
 import { jsonValueBound } from '../../src/api/answer-bounds.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { parseTime } from '../../src/lib/parse-time.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { useSimulator } from '../helpers/simulator.js';

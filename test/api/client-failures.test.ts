@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiAttempt, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiError, ApiResponseError, ApiTransportError } from '../../src/api/errors.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';

@@ -9,7 +9,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { ApiError, ApiResponseError } from '../../src/api/errors.js';
 import { FUNCTIONS } from '../../src/api/functions.js';
 import { itemSchemaOf, Quarantine } from '../../src/api/quarantine.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { UNREADABLE_TIME } from '../../packages/simulator/src/fault-rewrites.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';

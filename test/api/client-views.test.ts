@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiResponseError } from '../../src/api/errors.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { appLabelsView, maintenanceAppView } from '../../src/collectors/views.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';

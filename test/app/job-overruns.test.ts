@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { JobOverruns } from '../../src/app/job-overruns.js';
 import { Scheduler, type ScheduleFn } from '../../src/app/scheduler.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { captureLogger } from './fixtures.js';
 
 /** A tick source driven by hand. */

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertId } from '../../src/alerts/alert-id.js';
 import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { engineConfig, engineHarness, MINUTE, openWatchdog } from './fixtures.js';

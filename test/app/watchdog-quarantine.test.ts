@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { getAlert } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { captureLogger, engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
 
 const STAGING_ONLY = 'staging-only-reader-token';

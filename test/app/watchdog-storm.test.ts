@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScheduleFn } from '../../src/app/scheduler.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { captureLogger, engineHarness, openWatchdog } from './fixtures.js';
 
 const STORM = 137;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthzUrl } from '../../src/cli/healthcheck.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
 import { freePort } from '../helpers/free-port.js';
 

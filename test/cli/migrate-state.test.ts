@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import { PostgresDatabase } from '../../src/state/postgres-database.js';

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { Store } from '../../src/state/store.js';
 import { freePort } from '../helpers/free-port.js';

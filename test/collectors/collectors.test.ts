@@ -15,7 +15,7 @@ import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { newestBackupView, type AppBackupState } from '../../src/collectors/views.js';
 import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-namespaces.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { seeBackup, settledBy } from '../../src/collectors/backups-seen.js';
 import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';

@@ -14,7 +14,7 @@ import type { CollectorContext } from '../../src/collectors/collector-context.js
 import { RunsMemory } from '../../src/collectors/runs-memory.js';
 import { LABELS_MAX_AGE_MS, SharedApps } from '../../src/collectors/shared-apps.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { detectorOptionsFromConfig, relevanceFor, runDetectors, subjectKey } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 

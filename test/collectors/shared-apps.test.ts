@@ -8,7 +8,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { CYCLE_WINDOW_MS, SharedApps } from '../../src/collectors/shared-apps.js';
 import { appBackupStateView } from '../../src/collectors/views.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 let sim: RunningSimulator;

@@ -5,7 +5,8 @@ import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { loadConfig, loadConfigSection, loadConfigWithUnset, parseConfig } from '../../src/config/load-config.js';
-import { Secret, secretsIn } from '../../src/config/secret.js';
+import { secretsIn } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 
 const TOKEN = 'dms-token-6f1c2a9e';
 const WEBHOOK = 'https://hooks.slack.example/services/T000/B000/s3cr3tW3bh00k';

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConsoleAccess, LOOPBACK_USER, TOKEN_USER } from '../../src/console/console-access.js';
-import { consoleServing, isLoopbackListen, type ConsoleConfig } from '../../src/console/console-config.js';
+import { consoleServing, isLoopbackListen, type ConsoleConfig } from '../../src/config/console-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 
 const TOKEN = 'console-token-0123456789';
 const PASSWORD = 'basic-password-0123456789';

@@ -11,7 +11,7 @@ import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ConsoleThread } from '../../src/console/console-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { FencedError } from '../../src/state/fenced-error.js';
 import { takeLeaseNow } from '../../src/state/leader-lease.js';
 import { writeFence, type WriteFence } from '../../src/state/write-fence.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, loadConfigWithUnset } from '../../src/config/load-config.js';
-import { parseListen } from '../../src/server/health-server.js';
+import { parseListen } from '../../src/config/parse-listen.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { dockerfileEnv, dockerfileInstruction } from '../helpers/dockerfile.js';
 

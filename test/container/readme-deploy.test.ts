@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
-import { parseListen } from '../../src/server/health-server.js';
+import { parseListen } from '../../src/config/parse-listen.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');

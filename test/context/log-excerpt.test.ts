@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cutLine, logExcerpt, logSince, logSourceOf } from '../../src/context/log-excerpt.js';
-import { contextConfigSchema } from '../../src/context/context-config.js';
+import { contextConfigSchema } from '../../src/config/context-config.js';
 
 const MINUTE = 60_000;
 const NOW = Date.UTC(2026, 10, 1, 12, 0, 0);

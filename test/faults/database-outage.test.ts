@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { Prng } from '../../packages/simulator/src/prng.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { SEND_ABANDONED } from '../../src/notify/delivery.js';

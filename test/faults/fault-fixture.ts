@@ -15,7 +15,7 @@ import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../packages/simulator/src/index.js';
 import type { Prng } from '../../packages/simulator/src/prng.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import type { SqlDatabase } from '../../src/state/sql-database.js';
 import { Store } from '../../src/state/store.js';

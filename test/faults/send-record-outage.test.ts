@@ -13,7 +13,7 @@
  *   (docs/high-availability.md), and never before the grace has passed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';

@@ -19,7 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { PostgresDatabase } from '../../src/state/postgres-database.js';
 import { Store } from '../../src/state/store.js';
 import { RUN_DIR_VARIABLE } from './run-dir.js';

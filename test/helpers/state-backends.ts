@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import type { StateConfig } from '../../src/config/load-config.js';
 import { openState } from '../../src/state/open-state.js';
 import type { SqlEngine } from '../../src/state/sql-database.js';

@@ -4,7 +4,7 @@
  * data whatever it holds.
  */
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { readOpsgenieWebhook, verifyOpsgenieToken } from '../../src/interactions/opsgenie-webhook.js';
 import {
   pagerdutySignature,

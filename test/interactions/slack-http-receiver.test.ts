@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { httpInteractionsHandler } from '../../src/interactions/slack-http-receiver.js';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { ManualClock } from '../../src/lib/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { slackSignature, verifySlackRequest } from '../../src/interactions/slack-signature.js';
 
 // The worked example of Slack's "Verifying requests from Slack" (a slash command's body).

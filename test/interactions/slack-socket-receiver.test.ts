@@ -6,7 +6,7 @@
  * without the token.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { SocketReceiver } from '../../src/interactions/slack-socket-receiver.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startSlackApi, type SlackApi } from '../helpers/slack-api.js';

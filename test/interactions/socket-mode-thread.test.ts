@@ -6,7 +6,7 @@
  * twice is handed over once. Releasing the last connection ends the thread. No token in the log.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { MAX_ENVELOPE_BYTES } from '../../src/interactions/slack-socket-receiver.js';
 import { SocketModeThread, type SocketModeLink } from '../../src/interactions/socket-mode-thread.js';
 import { startSlackApi, type SlackApi } from '../helpers/slack-api.js';

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
 import { channelConfigSchema } from '../../src/notify/channels/registry.js';
 import { SEND_MARGIN_MS, sendLimitMs } from '../../src/notify/send-with-timeout.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { finding, Harness, MINUTE, SECOND, slackTo } from './notify-fixture.js';

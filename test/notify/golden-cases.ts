@@ -7,7 +7,7 @@
  */
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import { restorePointSchema } from '../../src/api/schemas.js';
-import { contextConfigSchema } from '../../src/context/context-config.js';
+import { contextConfigSchema } from '../../src/config/context-config.js';
 import { logExcerpt } from '../../src/context/log-excerpt.js';
 import { restorePointFacts } from '../../src/context/restore-point-facts.js';
 import type { AlertContext } from '../../src/lib/alert-vocabulary.js';

@@ -22,7 +22,7 @@ import { createNotifier, type Notifier } from '../../src/notify/notifier.js';
 import type { AlertDefaults, NotifySettings } from '../../src/notify/notify-settings.js';
 import type { OutboxPass } from '../../src/notify/outbox.js';
 import { remediationDigest } from '../../src/remediation/remediation-digest.js';
-import type { Metrics } from '../../src/server/metrics.js';
+import type { Metrics } from '../../src/lib/metrics.js';
 import type { Store } from '../../src/state/store.js';
 import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';
 

@@ -16,7 +16,7 @@ import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import type { AppListItem, Run } from '../../src/api/schemas.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { seeBackup } from '../../src/collectors/backups-seen.js';
 import { backups } from '../../src/detectors/backups.js';
@@ -34,7 +34,7 @@ import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../s
 import type { CycleReport } from '../../src/remediation/cycle-planner.js';
 import type { Remediator } from '../../src/remediation/remediator.js';
 import type { PassReport } from '../../src/remediation/send-and-follow.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import type { Store } from '../../src/state/store.js';
 import { SQLITE_BACKEND, type StateBackend, type TestState } from '../helpers/state-backends.js';

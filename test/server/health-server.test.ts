@@ -2,18 +2,15 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
 import { silentLogger } from '../../src/lib/logger.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 import { startHttpProber } from '../helpers/http-prober.js';
 import { LogCapture } from '../notify/notify-fixture.js';
-import {
-  parseListen,
-  startHealthServer,
-  type HealthServer,
-  type ReadinessCheck,
-} from '../../src/server/health-server.js';
+import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
+import { parseListen } from '../../src/config/parse-listen.js';
+import type { ReadinessCheck } from '../../src/server/readiness-check.js';
 
 describe('parseListen', () => {
   it.each([

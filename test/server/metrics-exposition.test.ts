@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { packageVersion } from '../../src/lib/package-version.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { startHealthServer, type HealthServer } from '../../src/server/health-server.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { Metrics } from '../../src/lib/metrics.js';
 
 /** Prometheus' own tool; `.ci/run` installs it (Debian's prometheus package). */
 const PROMTOOL = 'promtool';

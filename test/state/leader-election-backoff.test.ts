@@ -7,7 +7,7 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { LeaderElection } from '../../src/state/leader-election.js';
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import { captureLogs } from '../api/log-capture.js';

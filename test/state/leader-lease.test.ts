@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { FencedError } from '../../src/state/fenced-error.js';
 import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.js';
+import { Secret } from '../../src/lib/secret.js';
 import { Store, type PostgresTarget } from '../../src/state/store.js';
 import { StoreError } from '../../src/state/store-error.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';

@@ -6,6 +6,7 @@
  * daemon, and real time all give the same story.
  */
 import type { WatcherState } from '../../../src/api/schemas.js';
+import { BackupSettling } from './backup-outcome.js';
 import { hash32 } from './prng.js';
 import {
   runRec,
@@ -81,6 +82,12 @@ export function seededRunLengthMs(
 /** Moves runs along simulated time and applies what finished runs do. */
 export class RunEngine {
   private readonly failNext: FailDirective[] = [];
+
+  /**
+   * How backups end after their run is done, and those waiting to (a mode: `backup-outcome.ts`).
+   * Kept by the engine that settles them, not in SimState, which backup-outcome.ts's records come from.
+   */
+  readonly backupSettling = new BackupSettling();
 
   constructor(
     private readonly state: SimState,
@@ -220,7 +227,7 @@ export class RunEngine {
 
   /** Replays every transition due up to `now`, oldest run first (a backup run before the update waiting for it). */
   tick(now: number): void {
-    this.state.backupSettling.tick(now, (id) => {
+    this.backupSettling.tick(now, (id) => {
       const backup = this.state.backups.get(id);
       return backup && { backup, storage: this.state.namespace(backup.nsId).storage };
     });
@@ -439,7 +446,7 @@ export class RunEngine {
     backup.state = state;
     if (state === VOCABULARY.backup.done && at !== undefined) {
       // Verified and copied off-site now or later, as the backup outcome mode says.
-      this.state.backupSettling.done(backup, this.state.namespace(backup.nsId).storage, at);
+      this.backupSettling.done(backup, this.state.namespace(backup.nsId).storage, at);
     } else if (state === VOCABULARY.backup.running) {
       backup.offsite = [];
     }

@@ -3,7 +3,6 @@
  * namespace. Everything hangs off one SimState instance (no module-level state), so several
  * simulators can run in one process.
  */
-import { BackupSettling } from './backup-outcome.js';
 import type { EnvironmentType, SslStatus, WatcherState } from '../../../src/api/schemas.js';
 import { NewestFirstIndex } from './newest-first-index.js';
 import { VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
@@ -329,8 +328,6 @@ export class SimState {
   readonly activeRuns = new Set<number>();
   /** Every change answers writes_disabled while set. */
   writesDisabled = false;
-  /** How backups end after their run is done, and those waiting to (a mode: `backup-outcome.ts`). */
-  readonly backupSettling = new BackupSettling();
   /** The time the seed was generated for. */
   seededAt = 0;
   private readonly nextIds = new Map<string, number>();

@@ -32,27 +32,13 @@ import {
   type StepRec,
   type UrlRec,
 } from './sim-state.js';
-import type { SimulatorCore } from './simulator-core.js';
+import type { RequestRecord, SimulatorCore } from './simulator-core.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import { PUBLIC_CHECK_PASSED, STEP_FAILURE_REASONS, VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 import { isGone } from './views.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-/** One request the simulator answered (or left hanging: status 0). */
-export interface RequestRecord {
-  /** Catalogue name; '' when the path matched no function. */
-  fn: string;
-  method: string;
-  path: string;
-  /** The query string as sent (`?limit=50&offset=0`), or ''. */
-  query: string;
-  status: number;
-  idempotencyKey?: string;
-  /** Simulator time. */
-  at: number;
-}
 
 /** Options of {@link SimulatorControl.addRun}. */
 export interface AddRunOptions {
@@ -466,8 +452,8 @@ export class SimulatorControl {
    */
   setBackupOutcome(spec: Partial<BackupOutcome>): BackupOutcome {
     this.core.tick();
-    this.core.state.backupSettling.outcome = checkBackupOutcome(spec);
-    return this.core.state.backupSettling.outcome;
+    this.core.engine.backupSettling.outcome = checkBackupOutcome(spec);
+    return this.core.engine.backupSettling.outcome;
   }
 
   /** Marks a backup verified or not. */

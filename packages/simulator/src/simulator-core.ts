@@ -17,7 +17,6 @@ import { ReadHandlers, type ListGrading } from './read-handlers.js';
 import { RunEngine } from './run-engine.js';
 import { seedState } from './seed-state.js';
 import { SimState } from './sim-state.js';
-import type { RequestRecord } from './simulator-control.js';
 import { StateWords, type StateWordSet } from './state-words.js';
 import { TimeFormatter, type TimeFormat } from './time-format.js';
 import { TokenGrants, type SimTokenSpec } from './token-grants.js';
@@ -45,6 +44,20 @@ export interface CoreOptions {
   /** Whether lists are graded by the token's readable environments (see read-handlers.ts). */
   listGrading: ListGrading;
   logger: Logger;
+}
+
+/** One request the simulator answered (or left hanging: status 0). */
+export interface RequestRecord {
+  /** Catalogue name; '' when the path matched no function. */
+  fn: string;
+  method: string;
+  path: string;
+  /** The query string as sent (`?limit=50&offset=0`), or ''. */
+  query: string;
+  status: number;
+  idempotencyKey?: string;
+  /** Simulator time. */
+  at: number;
 }
 
 /** The parts of one simulator. */

@@ -7,7 +7,8 @@
 import { countAudit, listAudit, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
-import { alertPath, page, time, type PageContext, dataTable } from '../layout.js';
+import { page, time, type PageContext, dataTable } from '../layout.js';
+import { alertPath } from '../../lib/console-paths.js';
 import { pager } from '../pager.js';
 
 /** The audit page. */

@@ -22,17 +22,8 @@ import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { DeliveryStates, decisionText } from '../delivery-state.js';
 import { html, safeLink, type SafeHtml } from '../html.js';
-import {
-  age,
-  consolePath,
-  dataTable,
-  labelChips,
-  notice,
-  page,
-  severityBadge,
-  time,
-  type PageContext,
-} from '../layout.js';
+import { age, dataTable, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
+import { consolePath } from '../../lib/console-paths.js';
 import { isAcknowledgementKind, type AcknowledgementNote } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { pager } from '../pager.js';

@@ -7,7 +7,7 @@
  */
 import { stringify } from 'yaml';
 import type { Config } from '../../config/load-config.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { html, whole, type SafeHtml } from '../html.js';
 import { page, type PageContext } from '../layout.js';
 

@@ -7,7 +7,7 @@
 import { formatUtc } from '../../lib/format-utc.js';
 import { decisionText, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
-import { alertPath, consolePath } from '../layout.js';
+import { alertPath, consolePath } from '../../lib/console-paths.js';
 
 /** The delivery state as a list; "no notification yet" when nothing was decided. */
 export function deliveryStateList(delivery: DeliveryState): SafeHtml {

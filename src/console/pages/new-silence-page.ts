@@ -13,7 +13,8 @@ import type { Config } from '../../config/load-config.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import type { Store } from '../../state/store.js';
 import { html, whole, type SafeHtml } from '../html.js';
-import { alertPath, csrfField, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
+import { csrfField, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
+import { alertPath } from '../../lib/console-paths.js';
 import { parseTime } from '../../lib/parse-time.js';
 
 /** The form as sent (or as the link filled it in). */

@@ -11,7 +11,7 @@ import { SourceHealthStore } from '../../alerts/source-health-store.js';
 import { JOB_NAMES } from '../../collectors/collectors.js';
 import type { Config } from '../../config/load-config.js';
 import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
-import type { ReadinessCheck } from '../../server/health-server.js';
+import type { ReadinessCheck } from '../../server/readiness-check.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { parseTokenVisibility, TOKEN_VISIBILITY_KEY, type TokenVisibility } from '../../collectors/token-visibility.js';

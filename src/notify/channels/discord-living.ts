@@ -24,7 +24,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
 import { byImportance } from '../grouping.js';
 import type { AlertsNotification, SendResult } from './channel.js';
-import type { DiscordMessage } from './discord.js';
+import type { DiscordMessage } from './discord-message.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
 import { allResolved, mergeShown, type LivingState } from './slack-app-render.js';
 

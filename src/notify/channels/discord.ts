@@ -17,7 +17,7 @@
  * `retry_after` (seconds, in its JSON body; else its Retry-After) is honoured the same way, on an
  * edit (PATCH) as on a post.
  */
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { MessageLinks } from '../message-links.js';
 import type {
@@ -33,9 +33,10 @@ import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact,
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
+import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
 import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpReply } from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
-import { consoleLink } from './slack-app-buttons.js';
+import { consoleLink } from './console-link.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
@@ -58,31 +59,6 @@ const COLOURS: Readonly<Record<Tone, number>> = {
   resolved: 0x36a64f,
   ok: 0x36a64f,
 };
-
-/** One embed. */
-export interface DiscordEmbed {
-  title: string;
-  description?: string;
-  url?: string;
-  color: number;
-  footer?: { text: string };
-}
-
-/** Who a message may ping: nobody unless configured (`parse` is always empty: no @everyone, no name found in text). */
-export interface AllowedMentions {
-  parse: [];
-  users?: string[];
-  roles?: string[];
-}
-
-/** What a Discord webhook takes. */
-export interface DiscordMessage {
-  content: string;
-  embeds: DiscordEmbed[];
-  allowed_mentions: AllowedMentions;
-  username?: string;
-  avatar_url?: string;
-}
 
 /** What rendering needs besides the notification. */
 export interface DiscordRenderOptions {

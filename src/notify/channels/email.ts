@@ -1,4 +1,4 @@
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import type {
   AlertsNotification,
   Channel,

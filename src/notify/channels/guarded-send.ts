@@ -4,7 +4,7 @@
  * and scrub the channel's secrets from a failure's reason before it is logged or stored.
  */
 import type { Logger } from '../../lib/logger.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import type { SendResult } from './channel.js';
 import { raceAbort } from '../../lib/race-abort.js';
 

@@ -6,7 +6,7 @@
  * URL, which may be the credential.
  */
 import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import type { ChannelDeps, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';

@@ -16,7 +16,7 @@ import { NO_LINKS, type MessageLinks } from '../message-links.js';
 import type { AlertsNotification, NoticeNotification, SendResult } from './channel.js';
 import { describeEvent, type Fact, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
-import { consoleLink } from './slack-app-buttons.js';
+import { consoleLink } from './console-link.js';
 
 /** What an incident's parts need besides the event. */
 export interface IncidentOptions {

@@ -13,10 +13,10 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { alertId } from '../../alerts/alert-id.js';
-import { alertPath } from '../../console/layout.js';
-import { safeHttpUrl } from './escape.js';
+import { consoleLink } from './console-link.js';
 import type { SlackInteractionsConfig } from './slack-interactions-config.js';
-import { SLACK_LIMITS, type EventControls, type SlackButton, type SlackOverflow } from './slack-render.js';
+import type { EventControls, SlackButton, SlackOverflow } from './slack-render.js';
+import { SLACK_LIMITS } from './slack-limits.js';
 
 /** What a button does. */
 export const BUTTON_ACTIONS = ['acknowledge', 'unacknowledge', 'silence_1h', 'silence_4h', 'remediate'] as const;
@@ -120,11 +120,4 @@ export function parseButtonValue(value: string | undefined): { action: ButtonAct
   const m = /^([a-z_0-9]+):([0-9a-f]{8})$/.exec(value ?? '');
   if (!m || !(BUTTON_ACTIONS as readonly string[]).includes(m[1]!)) return undefined;
   return { action: m[1] as ButtonAction, id: m[2]! };
-}
-
-/** An alert's page in the console at its public address, or undefined without one. */
-export function consoleLink(consoleUrl: string | undefined, fingerprint: string): string | undefined {
-  if (!consoleUrl) return undefined;
-  const base = consoleUrl.endsWith('/') ? consoleUrl : `${consoleUrl}/`;
-  return safeHttpUrl(new URL(alertPath(fingerprint).slice(1), base).href, SLACK_LIMITS.buttonUrl) ?? undefined;
 }

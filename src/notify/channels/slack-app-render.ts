@@ -9,7 +9,8 @@ import { byImportance } from '../grouping.js';
 import type { AlertsNotification } from './channel.js';
 import { describeHeadline, type Tone } from './describe.js';
 import { cutText, escapeMrkdwn } from './escape.js';
-import { renderSlack, SLACK_LIMITS, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
+import { renderSlack, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
+import { SLACK_LIMITS } from './slack-limits.js';
 
 /** The colour bar of each tone (Slack's attachment `color`). */
 export const TONE_COLOURS: Readonly<Record<Tone, string>> = {

@@ -12,7 +12,7 @@
 import type { WebClient } from '@slack/web-api';
 import { Agent, fetch as undiciFetch } from '../../lib/undici-core.js';
 import { z } from 'zod';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { errorText } from '../../lib/error-text.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
 import { guardedSend } from './guarded-send.js';

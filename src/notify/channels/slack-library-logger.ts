@@ -1,5 +1,5 @@
 import type { Logger as SlackLogger } from '@slack/web-api';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import type { LineLogger } from '../../lib/repeated-log.js';
 import { SLACK_LOG_WARN } from './slack-web-api-words.js';
 

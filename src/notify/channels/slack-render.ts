@@ -18,24 +18,12 @@ import {
 import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } from './escape.js';
 import type { MessageLinks } from '../message-links.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
+import { SLACK_LIMITS } from './slack-limits.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
 export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
-
-/** Slack's limits (https://api.slack.com/reference/block-kit/blocks). */
-export const SLACK_LIMITS = {
-  blocks: 50,
-  text: 3000,
-  header: 150,
-  fieldsPerSection: 10,
-  fieldText: 2000,
-  contextElements: 10,
-  buttonText: 75,
-  buttonUrl: 3000,
-  actionsElements: 25,
-} as const;
 
 /** Longest single value (an app name, a reason) before it is cut. */
 const MAX_VALUE = 300;

@@ -2,7 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { ErrorCode, IncomingWebhook } from '@slack/webhook';
 import { loadOnUse } from '../../lib/load-on-use.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';

@@ -21,12 +21,12 @@ import type {
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo } from './http-post.js';
-import { consoleLink } from './slack-app-buttons.js';
+import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { MessageLinks } from '../message-links.js';
 

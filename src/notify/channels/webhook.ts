@@ -17,7 +17,7 @@
  * mrkdwn-escaped; what hides or reorders text is written out and control characters are folded,
  * as in every other channel, and only safe http(s) links are sent.
  */
-import { Secret } from '../../config/secret.js';
+import { Secret } from '../../lib/secret.js';
 import { contentHash } from '../../detectors/fingerprint.js';
 import { presentationOf } from '../../detectors/registry.js';
 import { formatUtc } from '../../lib/format-utc.js';

@@ -9,7 +9,7 @@ import { ManualClock } from '../../../src/lib/clock.js';
 import type { Channel } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';
-import { Metrics } from '../../../src/server/metrics.js';
+import { Metrics } from '../../../src/lib/metrics.js';
 import { until } from '../../cli/daemon-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { finding, Harness, MINUTE, SECOND } from '../notify-fixture.js';

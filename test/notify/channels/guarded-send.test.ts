@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../../src/config/secret.js';
+import { Secret } from '../../../src/lib/secret.js';
 import type { SendResult } from '../../../src/notify/channels/channel.js';
 import { guardedSend } from '../../../src/notify/channels/guarded-send.js';
 import { captureLogger } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../../src/config/secret.js';
+import { Secret } from '../../../src/lib/secret.js';
 import { silentLogger } from '../../../src/lib/logger.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import { alertId } from '../../../src/alerts/alert-id.js';
+import { consoleLink } from '../../../src/notify/channels/console-link.js';
 import {
   alertControls,
-  consoleLink,
   livingControls,
   parseButtonValue,
   type OfferSettings,
 } from '../../../src/notify/channels/slack-app-buttons.js';
 import { renderLiving } from '../../../src/notify/channels/slack-app-render.js';
 import { slackInteractionsSchema } from '../../../src/notify/channels/slack-interactions-config.js';
-import { SLACK_LIMITS, type SlackBlock } from '../../../src/notify/channels/slack-render.js';
+import { type SlackBlock } from '../../../src/notify/channels/slack-render.js';
+import { SLACK_LIMITS } from '../../../src/notify/channels/slack-limits.js';
 import { alertEvent, NOW } from './fixtures.js';
 
 const FP = 'failed_runs/run/123';

@@ -7,7 +7,7 @@ import {
   TONE_COLOURS,
   type LivingState,
 } from '../../../src/notify/channels/slack-app-render.js';
-import { SLACK_LIMITS } from '../../../src/notify/channels/slack-render.js';
+import { SLACK_LIMITS } from '../../../src/notify/channels/slack-limits.js';
 import { alertEvent, NOW } from './fixtures.js';
 
 const GROUP = { check: 'failed_runs', environment_type: 'production' };

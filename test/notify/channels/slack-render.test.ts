@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import type { NoticeNotification } from '../../../src/notify/channels/channel.js';
-import { renderSlack, SLACK_LIMITS, type SlackMessage } from '../../../src/notify/channels/slack-render.js';
+import { renderSlack, type SlackMessage } from '../../../src/notify/channels/slack-render.js';
+import { SLACK_LIMITS } from '../../../src/notify/channels/slack-limits.js';
 import { alertEvent, alerts, NOW } from './fixtures.js';
 
 const options = { now: NOW, channelName: 'ops-slack' };

@@ -25,7 +25,8 @@ import { PAGERDUTY_TEMPLATE_PARTS } from '../../../src/notify/channels/pagerduty
 import { PAGERDUTY_LIMITS, PAGERDUTY_TEMPLATES, renderPagerDuty } from '../../../src/notify/channels/pagerduty.js';
 import { renderLiving } from '../../../src/notify/channels/slack-app-render.js';
 import { SLACK_TEMPLATE_PARTS } from '../../../src/notify/channels/slack-config.js';
-import { renderSlack, SLACK_LIMITS, SLACK_TEMPLATES } from '../../../src/notify/channels/slack-render.js';
+import { renderSlack, SLACK_TEMPLATES } from '../../../src/notify/channels/slack-render.js';
+import { SLACK_LIMITS } from '../../../src/notify/channels/slack-limits.js';
 import { TEAMS_TEMPLATE_PARTS } from '../../../src/notify/channels/teams-config.js';
 import { renderTeams, TEAMS_TEMPLATES } from '../../../src/notify/channels/teams.js';
 import { channelTemplates, type ChannelTemplates } from '../../../src/notify/channels/template-config.js';

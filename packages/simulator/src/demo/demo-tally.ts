@@ -3,7 +3,7 @@
  * (resolved), what remediation did, how many messages each channel got. It reads the messages as
  * delivered to the stand-ins, so the closing summary reports what people would have seen.
  */
-import type { RequestRecord } from '../simulator-control.js';
+import type { RequestRecord } from '../simulator-core.js';
 import type { EmailReading } from './read-email.js';
 import type { SlackReading } from './read-slack-payload.js';
 import type { DemoProblemKind, ScenarioStep, StagedProblem } from './scenario.js';

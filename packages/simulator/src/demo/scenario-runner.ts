@@ -4,7 +4,8 @@
  * the service's request log on every tick so the demo can tell which changes the daemon made.
  */
 import type { Clock } from '../../../../src/lib/clock.js';
-import type { RequestRecord, SimulatorControl } from '../simulator-control.js';
+import type { SimulatorControl } from '../simulator-control.js';
+import type { RequestRecord } from '../simulator-core.js';
 import type { Scenario, ScenarioStep } from './scenario.js';
 
 /** Catalogue functions that change something: what remediation does, as the service saw it. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { LOG_SOURCES } from '../api/schemas.js';
-import { durationSchema } from '../config/duration.js';
+import { durationSchema } from './duration.js';
 
 /** A log `logs.tail` reads, as the reference names them. */
 const logSourceSchema = z.enum(LOG_SOURCES, { error: `must be one of ${LOG_SOURCES.join(', ')}` });

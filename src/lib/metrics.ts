@@ -1,7 +1,8 @@
 /**
  * Every Prometheus metric deploy-watchdog exports, in one place. The composition root builds one
  * `Metrics` (with its own prom-client Registry: no global state) and hands it to the stages that
- * record into it; `/metrics` renders its registry.
+ * record into it; `/metrics` renders its registry. Below every stage (here in lib/), so a stage
+ * that counts never imports the listener.
  *
  * Names follow Prometheus' conventions so that `promtool check metrics` passes and the usual
  * dashboards find what they look for: our own metrics start with `deploy_watchdog_`; Node's and the
@@ -10,7 +11,7 @@
  * `source`: `job` is Prometheus' own target label, and a scrape would rename ours `exported_job`.
  */
 import { Counter, Gauge, Histogram, Registry, collectProcessMetrics } from './prom-client-core.js';
-import { packageVersion } from '../lib/package-version.js';
+import { packageVersion } from './package-version.js';
 
 /**
  * prom-client's default gauges whose names end in `_total`, which Prometheus keeps for counters

@@ -1,6 +1,6 @@
 import * as promClient from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { Registry, collectProcessMetrics } from '../../src/server/prom-client-core.js';
+import { Registry, collectProcessMetrics } from '../../src/lib/prom-client-core.js';
 import { modulesLoadedBy } from '../helpers/loaded-modules.js';
 
 /** The metric names a registry renders, sorted. */
@@ -48,7 +48,7 @@ describe('prom-client-core: the metric classes and process metrics, without prom
   });
 
   it('loads neither prom-client’s index nor OpenTelemetry', () => {
-    const loaded = modulesLoadedBy(new URL('../../src/server/metrics.ts', import.meta.url));
+    const loaded = modulesLoadedBy(new URL('../../src/lib/metrics.ts', import.meta.url));
     expect(loaded.filter((f) => f.includes('prom-client')).length).toBeGreaterThan(0);
     expect(loaded.filter((f) => /prom-client[\\/]index\.js$/.test(f) || f.includes('@opentelemetry'))).toEqual([]);
   });

@@ -3,8 +3,8 @@
  * the silences `src/alerts/silences.ts` makes, lists and ends. What a silence means (its state at a
  * moment, what it mutes) lives there.
  */
-import type { LabelMatcher } from '../alerts/matchers.js';
-import type { Store } from './store.js';
+import type { LabelMatcher } from './matchers.js';
+import type { Store } from '../state/store.js';
 
 /** A silence as stored; times in ms since the epoch. */
 export interface StoredSilence {

@@ -7,9 +7,9 @@
  * situation a configuration error, so the daemon refuses to start.
  */
 import { z } from 'zod';
-import { durationSchema } from '../config/duration.js';
-import { secretSchema } from '../config/secret.js';
-import { parseListen } from '../server/health-server.js';
+import { durationSchema } from './duration.js';
+import { secretSchema } from './secret.js';
+import { parseListen } from './parse-listen.js';
 
 /** The shortest console token taken: a network-facing password should not be guessable. */
 const MIN_TOKEN_LENGTH = 16;
