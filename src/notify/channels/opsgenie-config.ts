@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { secretSchema } from '../../config/secret.js';
-import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
+import {
+  apiRootSchema,
+  onCallTimeoutSchema,
+  regionSchema,
+  toolSecretSchema,
+  webhookSecretSchema,
+} from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What an Opsgenie channel's template shapes: each alert's message (title) and description (text), and a notice's message (`notice_title`). */
@@ -20,21 +25,14 @@ export const opsgenieConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('opsgenie'),
-    api_key: z
-      .string({ error: 'is required: the API Key of an "API" integration in Opsgenie' })
-      .regex(
-        // Printable ASCII without spaces: it goes in a header.
-        /^[!-~]{8,200}$/,
-        'must be the API Key of an Opsgenie "API" integration, without spaces (value not shown: it is a secret)',
-      )
-      // An example of its form: what `validate` checks an unset ${VAR} with.
-      .meta({ examples: ['01234567-89ab-cdef-0123-456789abcdef'] })
-      .pipe(secretSchema)
-      .describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
-    region: z
-      .enum(['us', 'eu'])
-      .default('us')
-      .describe('Where the Opsgenie account lives: us (api.opsgenie.com) or eu (api.eu.opsgenie.com).'),
+    api_key: toolSecretSchema(
+      'the API Key of an "API" integration in Opsgenie',
+      // Printable ASCII without spaces: it goes in a header.
+      /^[!-~]{8,200}$/,
+      'must be the API Key of an Opsgenie "API" integration, without spaces',
+      '01234567-89ab-cdef-0123-456789abcdef',
+    ).describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
+    region: regionSchema('Where the Opsgenie account lives: us (api.opsgenie.com) or eu (api.eu.opsgenie.com).'),
     api_url: apiRootSchema
       .optional()
       .describe("An Alert API root in place of the region's (a proxy); https, or http on loopback."),
