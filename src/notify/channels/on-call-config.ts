@@ -64,8 +64,3 @@ export function webhookSecretSchema(what: string) {
     '0123456789abcdef0123456789abcdef',
   );
 }
-
-/** The region of the tool's account, which names its API root (`us` by default). */
-export function regionSchema(description: string) {
-  return z.enum(['us', 'eu']).default('us').describe(description);
-}

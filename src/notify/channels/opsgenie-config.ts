@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  apiRootSchema,
-  onCallTimeoutSchema,
-  regionSchema,
-  toolSecretSchema,
-  webhookSecretSchema,
-} from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, toolSecretSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What an Opsgenie channel's template shapes: each alert's message (title) and description (text), and a notice's message (`notice_title`). */
@@ -32,7 +26,10 @@ export const opsgenieConfigSchema = z
       'must be the API Key of an Opsgenie "API" integration, without spaces',
       '01234567-89ab-cdef-0123-456789abcdef',
     ).describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
-    region: regionSchema('Where the Opsgenie account lives: us (api.opsgenie.com) or eu (api.eu.opsgenie.com).'),
+    region: z
+      .enum(['us', 'eu'])
+      .default('us')
+      .describe('Where the Opsgenie account lives: us (api.opsgenie.com) or eu (api.eu.opsgenie.com).'),
     api_url: apiRootSchema
       .optional()
       .describe("An Alert API root in place of the region's (a proxy); https, or http on loopback."),

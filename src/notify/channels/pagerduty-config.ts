@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  apiRootSchema,
-  onCallTimeoutSchema,
-  regionSchema,
-  toolSecretSchema,
-  webhookSecretSchema,
-} from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, toolSecretSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What a PagerDuty channel's template shapes: each alert's summary (its details are structural), and a notice's (`notice_title`). */
@@ -34,9 +28,12 @@ export const pagerdutyConfigSchema = z
       'must be the 32-character Integration Key of an "Events API V2" integration',
       '0123456789abcdef0123456789abcdef',
     ).describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
-    region: regionSchema(
-      'The service region of the PagerDuty account: us (events.pagerduty.com) or eu (events.eu.pagerduty.com).',
-    ),
+    region: z
+      .enum(['us', 'eu'])
+      .default('us')
+      .describe(
+        'The service region of the PagerDuty account: us (events.pagerduty.com) or eu (events.eu.pagerduty.com).',
+      ),
     api_url: apiRootSchema
       .optional()
       .describe("An Events API root in place of the region's (a proxy); https, or http on loopback."),
