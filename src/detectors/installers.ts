@@ -64,13 +64,7 @@ export const installersCheck = defineCheck({
       : undefined,
   detect: installers,
   resolution: (alert, snapshot) =>
-    recordResolution(
-      alert,
-      'installer',
-      snapshot.installers,
-      'the service is gone from the platform',
-      (found) => `the service is ${found.state} now`,
-    ),
+    recordResolution(alert, 'installer', snapshot.installers, (found) => `the service is ${found.state} now`),
   stateLists: { record: 'installer', fields: ['bad_states', 'stopped_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],

@@ -119,7 +119,7 @@ export const upgradesCheck = defineCheck({
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'stuck_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) =>
+    recordResolution(alert, 'app', snapshot.apps, (app) =>
       app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed',
     ),
   presentation: {
