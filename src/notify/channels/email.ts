@@ -6,6 +6,7 @@ import type {
   ChannelKind,
   Notification,
   NoticeNotification,
+  RenderOptions,
   SendResult,
 } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -23,7 +24,6 @@ import { channelTemplates, defaultTemplates, type ChannelTemplates } from './tem
 import { messageView, noticeView } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
-import type { MessageLinks } from '../message-links.js';
 
 /** A rendered email: the subject, its own headers and the same content as plain text and as HTML. */
 export interface EmailMessage {
@@ -41,17 +41,8 @@ export interface EmailMessage {
 export const MACHINE_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated' };
 
 /** What rendering needs besides the notification. */
-export interface EmailRenderOptions {
-  /** Now, in ms since the epoch, for "2h ago". */
-  now: number;
-  channelName: string;
+export interface EmailRenderOptions extends RenderOptions {
   subjectPrefix: string;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link EMAIL_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/email/`: the built-in rendering's own templates. */
