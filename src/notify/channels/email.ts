@@ -2,7 +2,6 @@ import { Secret } from '../../lib/secret.js';
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
@@ -426,7 +425,7 @@ export const emailChannel = {
   kind: 'email',
   configSchema: emailConfigSchema,
   templateParts: EMAIL_TEMPLATE_PARTS,
-  create(config: EmailConfig, deps: ChannelDeps): Channel<EmailMessage> {
+  create(config, deps): Channel<EmailMessage> {
     const templates = emailTemplates(config.template);
     const { smtp } = config;
     const pass = smtp.auth?.pass;

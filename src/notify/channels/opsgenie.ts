@@ -14,7 +14,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
-import type { Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification } from './channel.js';
+import type { Channel, ChannelKind, Notification, NoticeNotification } from './channel.js';
 import { oneLine, plainText } from './escape.js';
 import {
   alertsOf,
@@ -219,7 +219,7 @@ export const opsgenieChannel = {
   kind: 'opsgenie',
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
-  create(config: OpsgenieConfig, deps: ChannelDeps): Channel<OpsgenieMessage> {
+  create(config, deps): Channel<OpsgenieMessage> {
     const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
     return {
       ...incidentSender(

@@ -15,7 +15,7 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { Channel, ChannelDeps, ChannelKind, Notification } from './channel.js';
+import type { Channel, ChannelKind, Notification } from './channel.js';
 import {
   alertsOf,
   incidentSender,
@@ -166,7 +166,7 @@ export const pagerdutyChannel = {
   kind: 'pagerduty',
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
-  create(config: PagerDutyConfig, deps: ChannelDeps): Channel<PagerDutyMessage> {
+  create(config, deps): Channel<PagerDutyMessage> {
     const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
     return {
       ...incidentSender(

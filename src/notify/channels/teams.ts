@@ -13,7 +13,6 @@
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
@@ -254,7 +253,7 @@ export const teamsChannel = {
   kind: 'teams',
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
-  create(config: TeamsConfig, deps: ChannelDeps): Channel<TeamsMessage> {
+  create(config, deps): Channel<TeamsMessage> {
     const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
     const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
