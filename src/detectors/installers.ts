@@ -15,8 +15,7 @@
  * One finding per service while its state is bad; the API says its state, not since when.
  */
 import type { InstallersSnapshot } from '../collectors/snapshot.js';
-import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
-import { z } from 'zod';
+import { checkConfig, otherStatesSchema, stateListSchema, wordListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../config/state-words.js';
@@ -45,12 +44,9 @@ export const installersCheck = defineCheck({
     bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
       'Marketplace service (installer) states that mean the service is in trouble.',
     ),
-    stopped_states: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([...STOPPED_INSTALLER_STATES])
-      .describe(
-        'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
-      ),
+    stopped_states: wordListSchema(STOPPED_INSTALLER_STATES).describe(
+      'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
+    ),
     stopped_for: durationSchema
       .prefault('1h')
       .describe(
