@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
-import { commitFindings, type CycleStage } from '../alerts/commit-findings.js';
+import { commitFindings, type CycleStage, type FindingsPart } from '../alerts/commit-findings.js';
 import { recordsJobKey, sourceJobKey } from '../alerts/job-key.js';
 import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
 import { heldSubjectsOf, skippedRecordsFindings } from '../alerts/skipped-records.js';
@@ -286,22 +286,27 @@ function readFailed(
   const denial = permissionDenial(err);
   const key = sourceJobKey(job);
   const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
-  if (denial) {
-    const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
-    deps.disabled.set(job, disabled);
-    const events = commitFindings(
+  // One transaction: the read's record (when it has one), the source's health, its findings.
+  const commit = (write: () => readonly FindingsPart[]) =>
+    commitFindings(
       deps.alerts,
       {
         job: key,
         now,
         write: () => {
           record?.();
-          deps.health.disable(job, disabled, now);
-          return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
+          return write();
         },
       },
       deps.stages,
     );
+  if (denial) {
+    const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
+    deps.disabled.set(job, disabled);
+    const events = commit(() => {
+      deps.health.disable(job, disabled, now);
+      return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
+    });
     updateOpenAlerts(deps);
     log.error(
       { permission: denial.permission, fn: denial.fn, code: denial.code },
@@ -311,24 +316,15 @@ function readFailed(
   }
 
   const threshold = deps.config.checks.sources.failure_threshold;
-  const events = commitFindings(
-    deps.alerts,
-    {
-      job: key,
-      now,
-      write: () => {
-        record?.();
-        const row = deps.health.recordFailure(job, reason, now);
-        const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
-        const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
-        // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
-        return row.consecutiveFailures < threshold
-          ? read
-          : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
-      },
-    },
-    deps.stages,
-  );
+  const events = commit(() => {
+    const row = deps.health.recordFailure(job, reason, now);
+    const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
+    const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
+    // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
+    return row.consecutiveFailures < threshold
+      ? read
+      : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
+  });
   if (events.length > 0) updateOpenAlerts(deps);
   if (partial)
     log.warn(

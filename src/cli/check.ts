@@ -10,15 +10,13 @@
 import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
-import { Watchdog, type CycleReport } from '../app/watchdog.js';
+import type { CycleReport, Watchdog } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
-import { configWarnings } from '../config/config-warnings.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
-import { LeaseHeldError } from '../state/runner-lease.js';
-import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
+import { openWatchdog } from './open-watchdog.js';
 import { CONFIG_OPTION, defineCommand, loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
@@ -56,19 +54,10 @@ const check = defineCommand({
     const { config, commandConfigFile } = loaded;
 
     const logger = daemonLogger(config, io.stderr);
-    for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
-    let watchdog: Watchdog;
-    try {
-      watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'check' });
-    } catch (err) {
-      if (err instanceof LeaseHeldError) {
-        io.stderr.write(`error: ${err.message}\n`);
-        return EXIT.usage;
-      }
-      if (!(err instanceof StoreError)) throw err;
-      io.stderr.write(`error: ${err.message}\n`);
-      return EXIT.incomplete;
-    }
+    const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'check' }, (err) =>
+      io.stderr.write(`error: ${err.message}\n`),
+    );
+    if (typeof watchdog === 'number') return watchdog;
     let report: CycleReport | undefined;
     let remediation: PassReport | undefined;
     let audit: AuditRow[] = [];

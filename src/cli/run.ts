@@ -6,7 +6,7 @@
  * and applied once it has started (see `hangups.ts`), never fatal.
  */
 import { NamespaceError } from '../collectors/resolve-namespaces.js';
-import { Watchdog } from '../app/watchdog.js';
+import type { Watchdog } from '../app/watchdog.js';
 import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
@@ -15,9 +15,9 @@ import { formatDuration } from '../lib/format-duration.js';
 import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
-import { StoreError } from '../state/store-error.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
+import { openWatchdog } from './open-watchdog.js';
 import { STOP_GRACE_MS } from './exit-deadline.js';
 import { Hangups } from './hangups.js';
 import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
@@ -80,19 +80,12 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
     );
   if (io.signal.aborted) exitBy();
   else io.signal.addEventListener('abort', exitBy, { once: true });
-  for (const w of configWarnings(config)) logger.warn({ key: w.path }, w.message);
-  let watchdog: Watchdog;
-  try {
-    watchdog = Watchdog.open({ config, logger, commandConfigFile, lease: 'run' });
-  } catch (err) {
-    if (err instanceof LeaseHeldError) {
-      logger.fatal({ holder: err.holder }, err.message);
-      return EXIT.usage;
-    }
-    if (!(err instanceof StoreError)) throw err;
-    logger.fatal({ err: err.message }, 'cannot open the state file');
-    return EXIT.incomplete;
-  }
+  const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'run' }, (err) =>
+    err instanceof LeaseHeldError
+      ? logger.fatal({ holder: err.holder }, err.message)
+      : logger.fatal({ err: err.message }, 'cannot open the state file'),
+  );
+  if (typeof watchdog === 'number') return watchdog;
   // A stop asked for while starting (whoami may be waiting out its retries) ends the start at once.
   const interruptStart = () => watchdog.interrupt('stopped while starting');
   io.signal.addEventListener('abort', interruptStart, { once: true });

@@ -25,14 +25,15 @@ export const stateListSchema = (defaults: readonly string[]) =>
     .min(1, 'must list at least one state')
     .default([...defaults]);
 
+/** A list of words (states, names), none of them empty, defaulting to `defaults`; may be empty. */
+export const wordListSchema = (defaults: readonly string[]) =>
+  z.array(z.string().min(1, 'must not be empty')).default([...defaults]);
+
 /**
  * The state words a check knows and does not alert on (`other_states`), defaulting to `defaults`;
  * may be empty. They only keep the daemon from warning that the service speaks a word it does not know.
  */
 export const otherStatesSchema = (defaults: readonly string[], what: string) =>
-  z
-    .array(z.string().min(1, 'must not be empty'))
-    .default([...defaults])
-    .describe(
-      `${what} states that need no alert. A state the service reports that no list of checks.* names is warned about once, since it may be a problem in words the daemon was not told.`,
-    );
+  wordListSchema(defaults).describe(
+    `${what} states that need no alert. A state the service reports that no list of checks.* names is warned about once, since it may be a problem in words the daemon was not told.`,
+  );

@@ -12,46 +12,31 @@
  * notify stage's `bad_servers` inhibition hold it under the alert of a server in a bad state.
  */
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
-import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_APP_STATES, OTHER_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
+import { badStatesParts, type BadStatesOptions } from './bad-states.js';
 import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 
-/** Options of the app_state check (`checks.app_state`). */
-export interface AppStateOptions {
-  /** App states that mean the app is in trouble. */
-  badStates: readonly string[];
-  /** Severity per environment type; default critical in production, warning elsewhere. */
-  severity?: Partial<EnvironmentSeverity>;
-}
-
 /** The app_state check. */
 export const appStateCheck = defineCheck({
   name: 'app_state',
   job: 'backups',
-  config: checkConfig({
-    bad_states: stateListSchema(BAD_APP_STATES).describe('App states that mean the app is not serving its users.'),
-    other_states: otherStatesSchema(OTHER_APP_STATES, 'App'),
-  }),
-  options: (own): AppStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
+  ...badStatesParts(
+    'app',
+    { bad: BAD_APP_STATES, other: OTHER_APP_STATES },
+    'App states that mean the app is not serving its users.',
+  ),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
   resolution: (alert, snapshot) =>
-    recordResolution(
-      alert,
-      'app',
-      snapshot.apps,
-      'the app is gone from the service',
-      (app) => `the app is ${app.state} now`,
-    ),
-  stateLists: { record: 'app', fields: ['bad_states', 'other_states'] },
+    recordResolution(alert, 'app', snapshot.apps, (app) => `the app is ${app.state} now`),
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],
     facts: factsFrom([['state', 'State']]),
@@ -61,7 +46,7 @@ export const appStateCheck = defineCheck({
 });
 
 /** Finds every app whose state is one of `badStates`. */
-export function appState(snapshot: BackupsSnapshot, options: AppStateOptions): Detection<'app_state'>[] {
+export function appState(snapshot: BackupsSnapshot, options: BadStatesOptions): Detection<'app_state'>[] {
   const findings: Detection<'app_state'>[] = [];
   for (const app of snapshot.apps) {
     if (!options.badStates.includes(app.state)) continue;

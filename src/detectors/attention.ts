@@ -47,7 +47,7 @@
 import { z } from 'zod';
 import type { AttentionItem, AttentionSection } from '../api/schemas.js';
 import type { AttentionSnapshot } from '../collectors/snapshot.js';
-import { checkConfig } from '../config/check-config.js';
+import { checkConfig, wordListSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
 import { defineCheck } from './define-check.js';
@@ -115,12 +115,9 @@ export const attentionCheck = defineCheck({
       .enum(['info', 'warning', 'danger'])
       .default('warning')
       .describe('Lowest attention item severity reported.'),
-    ignore_rules: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([])
-      .describe(
-        "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
-      ),
+    ignore_rules: wordListSchema([]).describe(
+      "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
+    ),
     fold_wait: durationSchema
       .prefault('20m')
       .describe(

@@ -54,7 +54,7 @@ export const branchesCheck = defineCheck({
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) => {
+    recordResolution(alert, 'app', snapshot.apps, (app) => {
       const repo = app.repositories.find((r) => r.repository === alert.labels.repository);
       if (!repo) return `${alert.labels.repository ?? 'the repository'} is no longer deployed on the app`;
       if (alert.labels.problem === 'behind')

@@ -76,7 +76,7 @@ export const certificatesCheck = defineCheck({
   detect: certificates,
   relevant: certificateConcerns,
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
+    recordResolution(alert, 'url', snapshot.urls, (record) => {
       const expires = parseTime(record.ssl_expires_at);
       // An unknown status that is over was never a certificate to renew: say what it is now.
       if (alert.details.reason === 'status_unknown')

@@ -15,8 +15,7 @@
  * One finding per service while its state is bad; the API says its state, not since when.
  */
 import type { InstallersSnapshot } from '../collectors/snapshot.js';
-import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
-import { z } from 'zod';
+import { checkConfig, otherStatesSchema, stateListSchema, wordListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../config/state-words.js';
@@ -45,12 +44,9 @@ export const installersCheck = defineCheck({
     bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
       'Marketplace service (installer) states that mean the service is in trouble.',
     ),
-    stopped_states: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([...STOPPED_INSTALLER_STATES])
-      .describe(
-        'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
-      ),
+    stopped_states: wordListSchema(STOPPED_INSTALLER_STATES).describe(
+      'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
+    ),
     stopped_for: durationSchema
       .prefault('1h')
       .describe(
@@ -64,13 +60,7 @@ export const installersCheck = defineCheck({
       : undefined,
   detect: installers,
   resolution: (alert, snapshot) =>
-    recordResolution(
-      alert,
-      'installer',
-      snapshot.installers,
-      'the service is gone from the platform',
-      (found) => `the service is ${found.state} now`,
-    ),
+    recordResolution(alert, 'installer', snapshot.installers, (found) => `the service is ${found.state} now`),
   stateLists: { record: 'installer', fields: ['bad_states', 'stopped_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],

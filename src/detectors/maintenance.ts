@@ -39,14 +39,7 @@ export const maintenanceCheck = defineCheck({
   options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
   detect: maintenance,
   relevant: ({ app }) => inMaintenance(app),
-  resolution: (alert, snapshot) =>
-    recordResolution(
-      alert,
-      'app',
-      snapshot.apps,
-      'the app is gone from the service',
-      () => 'maintenance mode switched off',
-    ),
+  resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
     facts: factsFrom([

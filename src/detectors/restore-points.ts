@@ -49,7 +49,7 @@ export const restorePointsCheck = defineCheck({
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) => {
+    recordResolution(alert, 'app', snapshot.apps, (app) => {
       const point = snapshot.restorePoints.get(app.id)?.find((p) => `#${p.id}` === alert.details.restore_point);
       if (!point)
         return `restore point ${alert.details.restore_point ?? ''} is no longer among the app's newest`.trim();

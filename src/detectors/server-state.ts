@@ -17,44 +17,29 @@
  */
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
-import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
+import { badStatesParts, type BadStatesOptions } from './bad-states.js';
 import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
-
-/** Options of the servers check (`checks.servers`). */
-export interface ServerStateOptions {
-  /** Server states that mean the server (and every app on it) is in trouble. */
-  badStates: readonly string[];
-  /** Severity per environment type of the apps on it; default critical in production, warning elsewhere. */
-  severity?: Partial<EnvironmentSeverity>;
-}
 
 /** The servers check. */
 export const serversCheck = defineCheck({
   name: 'servers',
   job: 'servers',
-  config: checkConfig({
-    bad_states: stateListSchema(BAD_SERVER_STATES).describe('Server states that make its apps impossible to judge.'),
-    other_states: otherStatesSchema(OTHER_SERVER_STATES, 'Server'),
-  }),
-  options: (own): ServerStateOptions | undefined => (own.enabled ? { badStates: own.bad_states } : undefined),
+  ...badStatesParts(
+    'server',
+    { bad: BAD_SERVER_STATES, other: OTHER_SERVER_STATES },
+    'Server states that make its apps impossible to judge.',
+  ),
   detect: serverState,
   resolution: (alert, snapshot) =>
-    recordResolution(
-      alert,
-      'server',
-      snapshot.servers,
-      'the server is gone from the service',
-      (server) => `server ${server.name} is ${server.state} now`,
-    ),
-  stateLists: { record: 'server', fields: ['bad_states', 'other_states'] },
+    recordResolution(alert, 'server', snapshot.servers, (server) => `server ${server.name} is ${server.state} now`),
   presentation: {
     noun: ['server in a bad state', 'servers in a bad state'],
     facts: factsFrom([
@@ -73,7 +58,7 @@ export const serversCheck = defineCheck({
 const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
 
 /** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
-export function serverState(snapshot: ServersSnapshot, options: ServerStateOptions): Detection<'servers'>[] {
+export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions): Detection<'servers'>[] {
   const bad = new Set(options.badStates);
   const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const findings: Detection<'servers'>[] = [];

@@ -26,11 +26,10 @@
  * maintenance job from the `apps.get` it makes of every app anyway: no request of its own. An
  * upgrade that moves on, or is gone, resolves it.
  */
-import { z } from 'zod';
 import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
-import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { checkConfig, otherStatesSchema, stateListSchema, wordListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import {
   FAILED_UPGRADE_STATES,
@@ -78,12 +77,9 @@ export const upgradesCheck = defineCheck({
     standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
       "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
     ),
-    stuck_states: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([...UNDER_WAY_UPGRADE_STATES])
-      .describe(
-        'Upgrade states of an upgrade under way, which the platform moves on from by itself: one that stays longer than stuck_max_duration is alerted as stuck. Empty: not alerted.',
-      ),
+    stuck_states: wordListSchema(UNDER_WAY_UPGRADE_STATES).describe(
+      'Upgrade states of an upgrade under way, which the platform moves on from by itself: one that stays longer than stuck_max_duration is alerted as stuck. Empty: not alerted.',
+    ),
     other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
     standby_max_duration: durationSchema
       .prefault('1d')
@@ -91,12 +87,9 @@ export const upgradesCheck = defineCheck({
     stuck_max_duration: durationSchema
       .prefault('6h')
       .describe('An upgrade that stays in one of stuck_states longer than this is alerted.'),
-    run_words: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default(['upgrade'])
-      .describe(
-        "The runs that carry out a version upgrade, by workflow or action (the simulator's: workflow app_upgrade, action upgrade). A failed upgrade whose app has an open failed_runs alert about such a run is folded into that alert: one problem, one alert.",
-      ),
+    run_words: wordListSchema(['upgrade']).describe(
+      "The runs that carry out a version upgrade, by workflow or action (the simulator's: workflow app_upgrade, action upgrade). A failed upgrade whose app has an open failed_runs alert about such a run is folded into that alert: one problem, one alert.",
+    ),
     fold_wait: durationSchema
       .prefault('5m')
       .describe(
@@ -119,7 +112,7 @@ export const upgradesCheck = defineCheck({
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'stuck_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'app', snapshot.apps, 'the app is gone from the service', (app) =>
+    recordResolution(alert, 'app', snapshot.apps, (app) =>
       app.upgrade ? `the upgrade is ${app.upgrade.state} now` : 'the upgrade is closed',
     ),
   presentation: {

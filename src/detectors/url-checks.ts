@@ -53,7 +53,7 @@ export const urlChecksCheck = defineCheck({
   detect: urlChecks,
   relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
-    recordResolution(alert, 'url', snapshot.urls, 'the URL is gone from the service', (record) => {
+    recordResolution(alert, 'url', snapshot.urls, (record) => {
       const at = parseTime(record.public_checked_at);
       const when = at === null ? '' : ` at ${formatUtc(at, 'reading')}`;
       return record.public_check === null

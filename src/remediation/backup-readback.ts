@@ -11,9 +11,8 @@ import type { ApiClient } from '../api/client.js';
 import type { Backup } from '../api/schemas.js';
 import { judgeOffsite } from '../detectors/backups.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { parseTime } from '../lib/parse-time.js';
 import type { AttemptFacts } from './actions/action.js';
-import { CLOCK_SLACK_MS } from './actions/app-run-since.js';
+import { madeSinceFirstSend } from './actions/app-run-since.js';
 
 /** The backup state words the judgement needs (`checks.backups`). */
 export interface BackupWords {
@@ -100,8 +99,6 @@ export async function findTakenBackup(
   facts: AttemptFacts,
   signal?: AbortSignal,
 ): Promise<number | null> {
-  const since = (facts.firstSentAt ?? facts.plannedAt) - CLOCK_SLACK_MS;
   const page = await client.backups.list({ app_id: facts.recordId, limit: 10 }, signal ? { signal } : {});
-  const backup = page.items.find((b) => !((parseTime(b.taken_at) ?? NaN) < since));
-  return backup?.id ?? null;
+  return madeSinceFirstSend(facts, page.items, (b) => b.taken_at);
 }

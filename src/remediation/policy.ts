@@ -152,7 +152,7 @@ export function decidePolicy(
   if (history.inFlight) return skip('attempt_in_progress');
   if (history.counted >= policy.config.max_attempts) return skip('max_attempts_reached');
   if (history.nextAllowedAt !== null && ctx.now < history.nextAllowedAt) return skip('backoff_pending');
-  const own = policy.action.precheck(alert, policy.config);
+  const own = policy.action.precheck?.(alert, policy.config);
   if (own) return skip(own);
   const attempt = history.lastAttempt + 1;
   if (policy.dryRun) return { kind: 'dry_run', attempt };

@@ -160,3 +160,19 @@ export interface ChannelKind<C extends { name: string; type: string } = { name: 
   readonly templateParts?: TemplateParts;
   create(config: C, deps: ChannelDeps): Channel<M>;
 }
+
+/** What every kind's rendering needs besides the notification; a kind's own options add to it. */
+export interface RenderOptions {
+  /** Now, in ms since the epoch, for "2h ago". */
+  now: number;
+  /** The channel's name (`{{channel}}` in a template). */
+  channelName: string;
+  /** See `ChannelDeps.commandConfigFile`. */
+  commandConfigFile?: string | undefined;
+  /** See `ChannelDeps.links`. */
+  links?: MessageLinks | undefined;
+  /** See `ChannelDeps.consoleUrl`. */
+  consoleUrl?: string | undefined;
+  /** The channel's templates (`template` in its config); absent: the kind's own, `templates/<kind>/`. */
+  templates?: ChannelTemplates | undefined;
+}

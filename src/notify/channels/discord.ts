@@ -23,7 +23,6 @@ import type { MessageLinks } from '../message-links.js';
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
@@ -303,7 +302,7 @@ export const discordChannel = {
   kind: 'discord',
   configSchema: discordConfigSchema,
   templateParts: DISCORD_TEMPLATE_PARTS,
-  create(config: DiscordConfig, deps: ChannelDeps): Channel<DiscordDelivery> {
+  create(config, deps): Channel<DiscordDelivery> {
     const url = new URL(config.webhook_url.reveal());
     // The path is /api/webhooks/{id}/{token}: the token is the credential, scrubbed wherever it could be echoed.
     const [webhookId = '', token = ''] = url.pathname.split('/').filter(Boolean).slice(-2);

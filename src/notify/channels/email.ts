@@ -2,10 +2,10 @@ import { Secret } from '../../lib/secret.js';
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
+  RenderOptions,
   SendResult,
 } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -23,7 +23,6 @@ import { channelTemplates, defaultTemplates, type ChannelTemplates } from './tem
 import { messageView, noticeView } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
-import type { MessageLinks } from '../message-links.js';
 
 /** A rendered email: the subject, its own headers and the same content as plain text and as HTML. */
 export interface EmailMessage {
@@ -41,17 +40,8 @@ export interface EmailMessage {
 export const MACHINE_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated' };
 
 /** What rendering needs besides the notification. */
-export interface EmailRenderOptions {
-  /** Now, in ms since the epoch, for "2h ago". */
-  now: number;
-  channelName: string;
+export interface EmailRenderOptions extends RenderOptions {
   subjectPrefix: string;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link EMAIL_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/email/`: the built-in rendering's own templates. */
@@ -435,7 +425,7 @@ export const emailChannel = {
   kind: 'email',
   configSchema: emailConfigSchema,
   templateParts: EMAIL_TEMPLATE_PARTS,
-  create(config: EmailConfig, deps: ChannelDeps): Channel<EmailMessage> {
+  create(config, deps): Channel<EmailMessage> {
     const templates = emailTemplates(config.template);
     const { smtp } = config;
     const pass = smtp.auth?.pass;

@@ -13,9 +13,11 @@ import { createHash } from 'node:crypto';
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { NO_LINKS, type MessageLinks } from '../message-links.js';
-import type { AlertsNotification, NoticeNotification, SendResult } from './channel.js';
+import type { Secret } from '../../lib/secret.js';
+import type { AlertsNotification, ChannelDeps, NoticeNotification, SendResult } from './channel.js';
 import { describeEvent, type Fact, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
+import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
 
 /** What an incident's parts need besides the event. */
@@ -150,6 +152,31 @@ export class DeliveredRequests {
     }
     return { outcome: 'ok' };
   }
+}
+
+/**
+ * What every incident tool's channel does besides rendering: each send makes the message's
+ * requests in order, those accepted before skipped ({@link DeliveredRequests}), each one the HTTP
+ * request `toHttp` makes of it; the tool keeps the incident, so it is told who took the alert here.
+ */
+export function incidentSender<R>(
+  config: { name: string; timeout: number },
+  deps: ChannelDeps,
+  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret },
+  toHttp: (request: R) => Omit<ChannelRequest, 'signal'>,
+) {
+  const delivered = new DeliveredRequests();
+  const io = httpChannelIo(config, deps, tool, [tool.secret]);
+  return {
+    name: config.name,
+    kind: tool.kind,
+    showsAcknowledgements: true,
+    // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.
+    sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
+    send: (message: readonly KeyedRequest<R>[], signal: AbortSignal | undefined): Promise<SendResult> =>
+      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r), signal })), signal),
+    close: io.close,
+  };
 }
 
 /** How many accepted requests a channel remembers: far more than one message carries. */

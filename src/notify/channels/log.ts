@@ -1,5 +1,5 @@
 import { isAcknowledgementKind } from '../../alerts/alert-event.js';
-import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
+import type { Channel, ChannelKind, Notification, SendResult } from './channel.js';
 import { cutText, SHOWN_LIMITS, silenceCommand } from './describe.js';
 import { logConfigSchema, type LogConfig } from './log-config.js';
 
@@ -72,7 +72,7 @@ export function renderLog(notification: Notification, commandConfigFile?: string
 export const logChannel = {
   kind: 'log',
   configSchema: logConfigSchema,
-  create(config: LogConfig, deps: ChannelDeps): Channel<LogMessage> {
+  create(config, deps): Channel<LogMessage> {
     const log = deps.logger.child({ channel: config.name });
     return {
       name: config.name,

@@ -39,14 +39,28 @@ export function apiRoot(url: string): string {
 }
 
 /**
+ * A secret of an on-call tool's config, as the tool forms it: refused with `refusal` unless it
+ * matches `form`, the value never shown. `example` is one of that form: what `validate` checks an
+ * unset ${VAR} with.
+ */
+export function toolSecretSchema(what: string, form: RegExp, refusal: string, example: string) {
+  return z
+    .string({ error: `is required: ${what}` })
+    .regex(form, `${refusal} (value not shown: it is a secret)`)
+    .meta({ examples: [example] })
+    .pipe(secretSchema);
+}
+
+/**
  * A secret an on-call tool's webhook proves itself with (PagerDuty's signing secret, the token
  * Opsgenie sends as a header): at least 16 printable characters without spaces, so a guessable
  * word is refused.
  */
 export function webhookSecretSchema(what: string) {
-  return z
-    .string({ error: `is required: ${what}` })
-    .regex(/^[!-~]{16,512}$/, `must be ${what}: 16 to 512 characters without spaces (value not shown: it is a secret)`)
-    .meta({ examples: ['0123456789abcdef0123456789abcdef'] })
-    .pipe(secretSchema);
+  return toolSecretSchema(
+    what,
+    /^[!-~]{16,512}$/,
+    `must be ${what}: 16 to 512 characters without spaces`,
+    '0123456789abcdef0123456789abcdef',
+  );
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { secretSchema } from '../../config/secret.js';
-import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, toolSecretSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What an Opsgenie channel's template shapes: each alert's message (title) and description (text), and a notice's message (`notice_title`). */
@@ -20,17 +19,13 @@ export const opsgenieConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('opsgenie'),
-    api_key: z
-      .string({ error: 'is required: the API Key of an "API" integration in Opsgenie' })
-      .regex(
-        // Printable ASCII without spaces: it goes in a header.
-        /^[!-~]{8,200}$/,
-        'must be the API Key of an Opsgenie "API" integration, without spaces (value not shown: it is a secret)',
-      )
-      // An example of its form: what `validate` checks an unset ${VAR} with.
-      .meta({ examples: ['01234567-89ab-cdef-0123-456789abcdef'] })
-      .pipe(secretSchema)
-      .describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
+    api_key: toolSecretSchema(
+      'the API Key of an "API" integration in Opsgenie',
+      // Printable ASCII without spaces: it goes in a header.
+      /^[!-~]{8,200}$/,
+      'must be the API Key of an Opsgenie "API" integration, without spaces',
+      '01234567-89ab-cdef-0123-456789abcdef',
+    ).describe('The API Key of an "API" integration in Opsgenie (Create and Update access); a secret.'),
     region: z
       .enum(['us', 'eu'])
       .default('us')

@@ -14,12 +14,11 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
-import type { Channel, ChannelDeps, ChannelKind, Notification, NoticeNotification, SendResult } from './channel.js';
+import type { Channel, ChannelKind, Notification, NoticeNotification } from './channel.js';
 import { oneLine, plainText } from './escape.js';
-import { httpChannelIo } from './http-post.js';
 import {
   alertsOf,
-  DeliveredRequests,
+  incidentSender,
   incidentDetails,
   incidentKey,
   noticeKey,
@@ -220,29 +219,22 @@ export const opsgenieChannel = {
   kind: 'opsgenie',
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
-  create(config: OpsgenieConfig, deps: ChannelDeps): Channel<OpsgenieMessage> {
-    const secrets = [config.api_key];
+  create(config, deps): Channel<OpsgenieMessage> {
     const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
-    const delivered = new DeliveredRequests();
-    const io = httpChannelIo(config, deps, { kind: 'opsgenie', name: 'Opsgenie' }, secrets);
-
-    const send = (request: OpsgenieRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.post({
-        method: request.method,
-        url: `${root}${request.path}`,
-        headers: { authorization: `GenieKey ${config.api_key.reveal()}` },
-        body: request.body,
-        signal,
-      });
-
     return {
-      name: config.name,
-      kind: 'opsgenie',
-      // The alert lives in Opsgenie: it is told who took it here, and a remediation's start is a note on it.
-      showsAcknowledgements: true,
+      ...incidentSender(
+        config,
+        deps,
+        { kind: 'opsgenie', name: 'Opsgenie', secret: config.api_key },
+        (request: OpsgenieRequest) => ({
+          method: request.method,
+          url: `${root}${request.path}`,
+          headers: { authorization: `GenieKey ${config.api_key.reveal()}` },
+          body: request.body,
+        }),
+      ),
+      // A remediation's start is a note on the alert in Opsgenie.
       showsProgress: true,
-      // One send may make two requests per alert of its message, each within the timeout.
-      sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
       render: (n) =>
         renderOpsgenie(n, {
           now: deps.clock.now(),
@@ -252,9 +244,6 @@ export const opsgenieChannel = {
           channelName: config.name,
           templates: deps.templates,
         }),
-      send: (message, signal) =>
-        io.guarded(() => delivered.sendEach(message, (request) => send(request, signal)), signal),
-      close: io.close,
     };
   },
 } satisfies ChannelKind<OpsgenieConfig, OpsgenieMessage>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { secretSchema } from '../../config/secret.js';
-import { apiRootSchema, onCallTimeoutSchema, webhookSecretSchema } from './on-call-config.js';
+import { apiRootSchema, onCallTimeoutSchema, toolSecretSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
 
 /** What a PagerDuty channel's template shapes: each alert's summary (its details are structural), and a notice's (`notice_title`). */
@@ -23,16 +22,12 @@ export const pagerdutyConfigSchema = z
   .object({
     name: z.string().min(1, 'must not be empty'),
     type: z.literal('pagerduty'),
-    routing_key: z
-      .string({ error: 'is required: the Integration Key of an "Events API V2" integration of the service' })
-      .regex(
-        ROUTING_KEY,
-        'must be the 32-character Integration Key of an "Events API V2" integration (value not shown: it is a secret)',
-      )
-      // An example of its form: what `validate` checks an unset ${VAR} with.
-      .meta({ examples: ['0123456789abcdef0123456789abcdef'] })
-      .pipe(secretSchema)
-      .describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
+    routing_key: toolSecretSchema(
+      'the Integration Key of an "Events API V2" integration of the service',
+      ROUTING_KEY,
+      'must be the 32-character Integration Key of an "Events API V2" integration',
+      '0123456789abcdef0123456789abcdef',
+    ).describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
     region: z
       .enum(['us', 'eu'])
       .default('us')

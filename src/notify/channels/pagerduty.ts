@@ -15,11 +15,10 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
-import { httpChannelIo } from './http-post.js';
+import type { Channel, ChannelKind, Notification } from './channel.js';
 import {
   alertsOf,
-  DeliveredRequests,
+  incidentSender,
   incidentDetails,
   incidentKey,
   incidentLinks,
@@ -167,26 +166,18 @@ export const pagerdutyChannel = {
   kind: 'pagerduty',
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
-  create(config: PagerDutyConfig, deps: ChannelDeps): Channel<PagerDutyMessage> {
-    const secrets = [config.routing_key];
+  create(config, deps): Channel<PagerDutyMessage> {
     const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
-    const delivered = new DeliveredRequests();
-    const io = httpChannelIo(config, deps, { kind: 'pagerduty', name: 'PagerDuty' }, secrets);
-
-    const post = (request: PagerDutyRequest, signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.post({
-        url: `${root}${request.path}`,
-        body: { routing_key: config.routing_key.reveal(), ...request.event },
-        signal,
-      });
-
     return {
-      name: config.name,
-      kind: 'pagerduty',
-      // The incident lives in PagerDuty: it is told who took the alert here.
-      showsAcknowledgements: true,
-      // One send may make a request per alert of its message, each within the timeout.
-      sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
+      ...incidentSender(
+        config,
+        deps,
+        { kind: 'pagerduty', name: 'PagerDuty', secret: config.routing_key },
+        (request: PagerDutyRequest) => ({
+          url: `${root}${request.path}`,
+          body: { routing_key: config.routing_key.reveal(), ...request.event },
+        }),
+      ),
       render: (n) =>
         renderPagerDuty(n, {
           now: deps.clock.now(),
@@ -196,9 +187,6 @@ export const pagerdutyChannel = {
           channelName: config.name,
           templates: deps.templates,
         }),
-      send: (message, signal) =>
-        io.guarded(() => delivered.sendEach(message, (request) => post(request, signal)), signal),
-      close: io.close,
     };
   },
 } satisfies ChannelKind<PagerDutyConfig, PagerDutyMessage>;

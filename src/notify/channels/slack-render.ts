@@ -3,7 +3,7 @@
  * (`slack.ts`) and the Slack app channel (`slack-app.ts`): pure, every piece of API text escaped
  * for mrkdwn, within Slack's limits.
  */
-import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification } from './channel.js';
+import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification, RenderOptions } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
@@ -16,7 +16,6 @@ import {
   type Since,
 } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } from './escape.js';
-import type { MessageLinks } from '../message-links.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 import { defaultTemplates, type ChannelTemplates } from './template-config.js';
@@ -92,20 +91,10 @@ export interface SlackMention {
 }
 
 /** What rendering needs besides the notification; all from config or the clock. */
-export interface SlackRenderOptions {
-  /** Now, in ms since the epoch, for "2h ago". */
-  now: number;
-  /** The channel's name, shown in the footer. */
-  channelName: string;
+export interface SlackRenderOptions extends RenderOptions {
   mention?: SlackMention | undefined;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
   /** What a person can do about each alert from the message, by fingerprint; absent: nothing but read. */
   controls?: ReadonlyMap<string, EventControls> | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link SLACK_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { ErrorCode, IncomingWebhook } from '@slack/webhook';
 import { loadOnUse } from '../../lib/load-on-use.js';
 import { Secret } from '../../lib/secret.js';
-import type { Channel, ChannelDeps, ChannelKind, SendResult } from './channel.js';
+import type { Channel, ChannelKind, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
 import { SLACK_TEMPLATE_PARTS, slackConfigSchema, type SlackConfig } from './slack-config.js';
@@ -58,7 +58,7 @@ export const slackChannel = {
   kind: 'slack',
   configSchema: slackConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
-  create(config: SlackConfig, deps: ChannelDeps): Channel<SlackMessage> {
+  create(config, deps): Channel<SlackMessage> {
     const url = config.webhook_url.reveal();
     // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
     const secrets = [config.webhook_url, new Secret(new URL(url).pathname + new URL(url).search)];

@@ -13,22 +13,21 @@
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
+  RenderOptions,
 } from './channel.js';
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { MessageLinks } from '../message-links.js';
 
 /** The Adaptive Card version Teams renders in full. */
 export const ADAPTIVE_CARD_VERSION = '1.5';
@@ -90,15 +89,7 @@ export interface TeamsMessage {
 }
 
 /** What rendering needs besides the notification. */
-export interface TeamsRenderOptions {
-  now: number;
-  channelName: string;
-  commandConfigFile?: string | undefined;
-  links?: MessageLinks | undefined;
-  consoleUrl?: string | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link TEAMS_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
-}
+export type TeamsRenderOptions = RenderOptions;
 
 /** `templates/teams/`: the built-in rendering's own templates. */
 export const TEAMS_TEMPLATES = defaultTemplates('teams', TEAMS_TEMPLATE_PARTS);
@@ -262,7 +253,7 @@ export const teamsChannel = {
   kind: 'teams',
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
-  create(config: TeamsConfig, deps: ChannelDeps): Channel<TeamsMessage> {
+  create(config, deps): Channel<TeamsMessage> {
     const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
     const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];

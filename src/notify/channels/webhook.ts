@@ -28,7 +28,6 @@ import { NO_LINKS } from '../message-links.js';
 import type {
   AlertsNotification,
   Channel,
-  ChannelDeps,
   ChannelKind,
   Notification,
   NoticeNotification,
@@ -341,7 +340,7 @@ function requestHeaders(config: WebhookConfig): Record<string, string> {
 export const webhookChannel = {
   kind: 'webhook',
   configSchema: webhookConfigSchema,
-  create(config: WebhookConfig, deps: ChannelDeps): Channel<AlertmanagerMessage> {
+  create(config, deps): Channel<AlertmanagerMessage> {
     const secrets = secretsOf(config);
     const io = httpChannelIo(config, deps, { kind: 'webhook', name: 'the webhook' }, secrets);
 

@@ -64,8 +64,8 @@ export interface RemediationAction<P extends PolicyBase = PolicyBase> {
    * neither acts on it nor offers a button for it. Pure.
    */
   covers?(alert: AlertRow, policy: P): boolean;
-  /** A reason not to act on this alert under this policy now, or null. Pure. */
-  precheck(alert: AlertRow, policy: P): ActionSkipReason | null;
+  /** A reason not to act on this alert under this policy now, or null; absent: none ever. Pure. */
+  precheck?(alert: AlertRow, policy: P): ActionSkipReason | null;
   /** The change body. Stored with the attempt, so a re-send sends exactly this. */
   body(policy: P): Record<string, unknown>;
   /** Sends the change once. Never retried by the client (changes are not). */
@@ -93,4 +93,13 @@ export interface RemediationAction<P extends PolicyBase = PolicyBase> {
    * copied off-site (`backup-readback.ts`). Absent: the run's success is the outcome.
    */
   readBackFor?(policy: P): number;
+}
+
+/**
+ * The target of an alert of `check` about one record of `recordType`, its subject; null for
+ * another check, another kind of record, or a subject without an id.
+ */
+export function subjectTarget(alert: AlertRow, check: string, recordType: RecordType): ActionTarget | null {
+  if (alert.check !== check || alert.subject?.type !== recordType || alert.subject.id === undefined) return null;
+  return { recordType, recordId: alert.subject.id };
 }

@@ -20,11 +20,24 @@ export async function appRunSince(
   kind: RegExp,
   signal?: AbortSignal,
 ): Promise<number | null> {
-  const since = (facts.firstSentAt ?? facts.plannedAt) - CLOCK_SLACK_MS;
   const page = await client.runs.list({ app_id: facts.recordId, limit: 20 }, signal ? { signal } : {});
-  const run = page.items.find((r) => {
-    const created = parseTime(r.created_at) ?? NaN;
-    return kind.test(`${r.action} ${r.workflow}`) && !(created < since);
-  });
-  return run?.id ?? null;
+  return madeSinceFirstSend(
+    facts,
+    page.items.filter((r) => kind.test(`${r.action} ${r.workflow}`)),
+    (r) => r.created_at,
+  );
+}
+
+/**
+ * The id of the first of `items` (newest first, as the service lists them) made since the
+ * attempt's first send, less {@link CLOCK_SLACK_MS}; one without a readable time counts as made
+ * since. Null: none.
+ */
+export function madeSinceFirstSend<T extends { id: number }>(
+  facts: AttemptFacts,
+  items: readonly T[],
+  madeAt: (item: T) => string | null | undefined,
+): number | null {
+  const since = (facts.firstSentAt ?? facts.plannedAt) - CLOCK_SLACK_MS;
+  return items.find((item) => !((parseTime(madeAt(item)) ?? NaN) < since))?.id ?? null;
 }

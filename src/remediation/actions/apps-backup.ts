@@ -41,8 +41,6 @@ const backupPolicySchema = policySchema('apps.backup', '1h', {
     ),
 });
 
-type BackupPolicy = z.output<typeof backupPolicySchema>;
-
 /** The app a backups alert is about: its subject, or for an alert about one backup, `app_id` in its details. */
 function appOf(alert: AlertRow): number | null {
   if (alert.subject?.type === 'app') return alert.subject.id ?? null;
@@ -51,7 +49,7 @@ function appOf(alert: AlertRow): number | null {
 }
 
 /** The apps.backup action. */
-export const appsBackup: RemediationAction<BackupPolicy> = {
+export const appsBackup: RemediationAction<z.output<typeof backupPolicySchema>> = {
   name: 'apps.backup',
   policy: backupPolicySchema,
   recordType: 'app',
@@ -62,26 +60,15 @@ export const appsBackup: RemediationAction<BackupPolicy> = {
     const app = appOf(alert);
     return app === null ? null : { recordType: 'app', recordId: app };
   },
-  covers(alert, policy) {
-    return (policy.problems as readonly string[]).includes(alert.labels.problem ?? '');
-  },
-  precheck() {
-    return null;
-  },
-  body(policy) {
-    return { format: policy.format };
-  },
-  send(client, recordId, body, options) {
-    return client.apps.backup(recordId, body as { format?: 'zip' | 'dump' }, options);
-  },
+  covers: (alert, policy) => (policy.problems as readonly string[]).includes(alert.labels.problem ?? ''),
+  body: (policy) => ({ format: policy.format }),
+  send: (client, recordId, body, options) => client.apps.backup(recordId, body as { format?: 'zip' | 'dump' }, options),
   findStartedRun(client, facts, signal) {
     // The change result of the earlier request is lost; the newest backup run of the app created
     // since that request is the one it started.
     return appRunSince(client, facts, /backup/i, signal);
   },
-  readBackFor(policy) {
-    return policy.readback;
-  },
+  readBackFor: (policy) => policy.readback,
   words: {
     done: 'Backup started automatically',
     succeeded: 'Backup taken automatically',

@@ -7,9 +7,8 @@
  * itself even if one got through (`onRequestOnly`).
  */
 import { z } from 'zod';
-import type { AlertRow } from '../../alerts/alert-store.js';
 import { policySchema } from '../../config/policy-schema.js';
-import type { RemediationAction } from './action.js';
+import { subjectTarget, type RemediationAction } from './action.js';
 import { appRunSince } from './app-run-since.js';
 
 /** Why a Leave maintenance policy cannot be automatic, as `validate` says it. */
@@ -24,30 +23,16 @@ const maintenancePolicySchema = policySchema('apps.maintenance', '30m', {
     .describe('Always false: Leave maintenance is offered as a button, never made by itself.'),
 });
 
-type MaintenancePolicy = z.output<typeof maintenancePolicySchema>;
-
 /** The apps.maintenance (off) action. */
-export const appsMaintenance: RemediationAction<MaintenancePolicy> = {
+export const appsMaintenance: RemediationAction<z.output<typeof maintenancePolicySchema>> = {
   name: 'apps.maintenance',
   policy: maintenancePolicySchema,
   recordType: 'app',
   onRequestOnly: true,
-  target(alert: AlertRow) {
-    if (alert.check !== 'maintenance' || alert.subject?.type !== 'app' || alert.subject.id === undefined) return null;
-    return { recordType: 'app', recordId: alert.subject.id };
-  },
-  precheck() {
-    return null;
-  },
-  body() {
-    return { on: false };
-  },
-  send(client, recordId, body, options) {
-    return client.apps.maintenance(recordId, body as { on: boolean }, options);
-  },
-  findStartedRun(client, facts, signal) {
-    return appRunSince(client, facts, /maintenance/i, signal);
-  },
+  target: (alert) => subjectTarget(alert, 'maintenance', 'app'),
+  body: () => ({ on: false }),
+  send: (client, recordId, body, options) => client.apps.maintenance(recordId, body as { on: boolean }, options),
+  findStartedRun: (client, facts, signal) => appRunSince(client, facts, /maintenance/i, signal),
   words: {
     done: 'Leaving maintenance',
     succeeded: 'Out of maintenance',

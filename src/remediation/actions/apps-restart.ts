@@ -5,10 +5,9 @@
  * restart does not help an app whose bad state is a failed deploy, say, that a user listed there.
  */
 import { z } from 'zod';
-import type { AlertRow } from '../../alerts/alert-store.js';
 import { policySchema } from '../../config/policy-schema.js';
 import { STATE_WORDS } from '../../config/state-words.js';
-import type { RemediationAction } from './action.js';
+import { subjectTarget, type RemediationAction } from './action.js';
 import { appRunSince } from './app-run-since.js';
 
 /** An `apps.restart` policy. */
@@ -20,32 +19,16 @@ const restartPolicySchema = policySchema('apps.restart', '30m', {
     .describe('The app states (as the app_state alert saw them) a restart is made in. Default stopped and error.'),
 });
 
-type RestartPolicy = z.output<typeof restartPolicySchema>;
-
 /** The apps.restart action. */
-export const appsRestart: RemediationAction<RestartPolicy> = {
+export const appsRestart: RemediationAction<z.output<typeof restartPolicySchema>> = {
   name: 'apps.restart',
   policy: restartPolicySchema,
   recordType: 'app',
-  target(alert: AlertRow) {
-    if (alert.check !== 'app_state' || alert.subject?.type !== 'app' || alert.subject.id === undefined) return null;
-    return { recordType: 'app', recordId: alert.subject.id };
-  },
-  covers(alert, policy) {
-    return policy.states.includes(alert.details.state ?? '');
-  },
-  precheck() {
-    return null;
-  },
-  body() {
-    return {};
-  },
-  send(client, recordId, _body, options) {
-    return client.apps.restart(recordId, options);
-  },
-  findStartedRun(client, facts, signal) {
-    return appRunSince(client, facts, /restart/i, signal);
-  },
+  target: (alert) => subjectTarget(alert, 'app_state', 'app'),
+  covers: (alert, policy) => policy.states.includes(alert.details.state ?? ''),
+  body: () => ({}),
+  send: (client, recordId, _body, options) => client.apps.restart(recordId, options),
+  findStartedRun: (client, facts, signal) => appRunSince(client, facts, /restart/i, signal),
   words: {
     done: 'Restart started',
     succeeded: 'App restarted',

@@ -4,26 +4,20 @@
  * unless the policy says `now: true`; the service would answer `retry_coming` anyway.
  */
 import { z } from 'zod';
-import type { AlertRow } from '../../alerts/alert-store.js';
 import { policySchema } from '../../config/policy-schema.js';
-import type { RemediationAction } from './action.js';
+import { subjectTarget, type RemediationAction } from './action.js';
 
 /** A `runs.retry` policy. */
 const retryPolicySchema = policySchema('runs.retry', '10m', {
   now: z.boolean().default(false).describe('Retry at once instead of waiting for the service’s own retry.'),
 });
 
-type RetryPolicy = z.output<typeof retryPolicySchema>;
-
 /** The runs.retry action. */
-export const runsRetry: RemediationAction<RetryPolicy> = {
+export const runsRetry: RemediationAction<z.output<typeof retryPolicySchema>> = {
   name: 'runs.retry',
   policy: retryPolicySchema,
   recordType: 'run',
-  target(alert: AlertRow) {
-    if (alert.check !== 'failed_runs' || alert.subject?.type !== 'run' || alert.subject.id === undefined) return null;
-    return { recordType: 'run', recordId: alert.subject.id };
-  },
+  target: (alert) => subjectTarget(alert, 'failed_runs', 'run'),
   precheck(alert, policy) {
     // The run is running again (a retry restarted it, whoever sent it: the alert follows it):
     // nothing to retry, and the service would refuse (not_retryable) for the rest of the alert's life.
@@ -32,12 +26,8 @@ export const runsRetry: RemediationAction<RetryPolicy> = {
     if (alert.details.retrying === 'yes' && !policy.now) return 'run_retrying';
     return null;
   },
-  body(policy) {
-    return { now: policy.now };
-  },
-  send(client, recordId, body, options) {
-    return client.runs.retry(recordId, body as { now?: boolean }, options);
-  },
+  body: (policy) => ({ now: policy.now }),
+  send: (client, recordId, body, options) => client.runs.retry(recordId, body as { now?: boolean }, options),
   async findStartedRun(_client, facts) {
     // A retry restarts the same run: the run to verify and follow is the record itself.
     return facts.recordId;
