@@ -5,10 +5,12 @@
  * cancellation in an `AbortSignal` listener, and the client reads each body whole anyway. A 10,000-
  * app cycle makes ~10,000 requests, so that machinery was a large part of the watchdog's own CPU:
  * measured on 10,000 `apps.get` against the simulator, `request()` + `arrayBuffer()` cost 45–52 µs
- * of CPU per request, this 33–36 µs. The body is collected as the chunks arrive and joined once.
+ * of CPU per request, this 33–36 µs. The body is collected as the chunks arrive and joined once, in
+ * a buffer every exchange reuses (`body-bytes.ts`).
  */
 import type { Dispatcher } from 'undici';
 import { LARGE_ANSWER_BYTES, type LargeAnswerGate } from './large-answer-gate.js';
+import { withBodyBytes } from './body-bytes.js';
 
 /** What came back: the status, the headers the client reads, and the body as text. */
 export interface ExchangeAnswer {
@@ -118,9 +120,9 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
     },
     onResponseEnd() {
       if (abortReason) return;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+      const text = withBodyBytes(chunks, bytes, (body) => body.toString('utf8'));
       chunks.length = 0;
-      settle.resolve({ status, retryAfter, replayed, text: body.toString('utf8'), bytes });
+      settle.resolve({ status, retryAfter, replayed, text, bytes });
     },
     onResponseError(_c, err) {
       release();
