@@ -83,7 +83,7 @@ describe('exchanges sharing the reused buffer', () => {
           }).answer,
       ),
     );
-    expect(answers.map((a) => a.text)).toEqual(sizes.map((n) => bodyOf(n, String(n % 7))));
+    expect(answers.map((a) => a.body)).toEqual(sizes.map((n) => bodyOf(n, String(n % 7))));
     await agent.close();
   });
 });
