@@ -63,6 +63,7 @@ import {
 } from './quarantine.js';
 import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
+import { parsePage, type ParsedPage } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
@@ -316,6 +317,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     '\\u',
     ...['/', '"', '\\'].filter((c) => secrets.some((v) => v.includes(c))).map((c) => `\\${c}`),
   ];
+  // A list page is parsed item by item (`parse-page.ts`) only when no secret can be in it, as is or
+  // spelled in escapes: then scrubbing it would change nothing. Bytes are compared as the text's
+  // characters are, save for one a bad byte decodes to (U+FFFD), which a secret never holds.
+  const secretBytes = [...secrets, ...escapesOfSecret].map((v) => Buffer.from(v, 'utf8'));
+  const pagesApart = !secrets.some((v) => v.includes('\uFFFD'));
+  /** How a list's answer is read: a page that may be parsed apart is; any other body is text. */
+  const readListAnswer = (body: Buffer, status: number): string | ParsedPage => {
+    if (status < 200 || status >= 300 || !pagesApart || body.length > UNCOUNTED_BYTES) return body.toString('utf8');
+    for (const secret of secretBytes) if (body.includes(secret)) return body.toString('utf8');
+    return parsePage(body) ?? body.toString('utf8');
+  };
   let closed = false;
   // The same headers on every read (undici copies them; never changed after this): one object, not
   // one per request. A change adds its content type and idempotency key to a copy.
@@ -460,6 +472,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       backstopMs: limitMs + 1_000,
       maxBytes: maxAnswerBytes,
       largeAnswers,
+      read: target.spec.paged ? readListAnswer : undefined,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
@@ -473,7 +486,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let status: number | undefined;
     let bytes: number | undefined;
     try {
-      let text: string;
+      let received: string | ParsedPage;
       let retryAfterHeader: string | string[] | undefined;
       let replayed = false;
       try {
@@ -481,7 +494,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         status = res.status;
         retryAfterHeader = res.retryAfter;
         bytes = res.bytes;
-        text = res.text;
+        received = res.body;
         replayed = String(res.replayed ?? '').toLowerCase() === 'true';
       } catch (err) {
         if (err instanceof AnswerTooLarge) {
@@ -493,7 +506,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw transportError(spec.name, err, ended, limitMs);
       }
-      const answer = interpret(spec, target.answer, status, text, retryAfterHeader, target.perRecord);
+      const answer = interpret(spec, target.answer, status, received, retryAfterHeader, target.perRecord);
       const durationMs = elapsed();
       // Guarded: the log object would otherwise be built for every request with debug off.
       if (logger.isLevelEnabled('debug')) {
@@ -562,19 +575,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return new ApiTransportError(fn, 'connection', scrub(detail));
   }
 
-  function interpret(
+  /** The `data` of an answer's text, scrubbed of the secrets; a refusal or a body that is not one throws. */
+  function dataOfText(
     spec: FunctionSpec,
-    schema: z.ZodType,
     status: number,
     received: string,
-    retryAfterHeader: string | string[] | undefined,
-    perRecord: boolean,
+    retryAfterMs: number | undefined,
+    fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
   ): unknown {
-    const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
-    const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
-      new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
-    // The one place service text is scrubbed: from here on, no answer, record, error message or
-    // excerpt can carry the token, whatever the service echoed where.
+    // The one place service text is scrubbed (a page parsed apart had nothing to scrub): from here
+    // on, no answer, record, error message or excerpt can carry the token, whatever the service
+    // echoed where.
     const text = scrubSecrets(received);
     if (text.length > UNCOUNTED_BYTES && jsonValueBound(text, maxAnswerValues) > maxAnswerValues) {
       throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
@@ -608,7 +619,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (typeof json !== 'object' || json === null || Array.isArray(json) || !('data' in json)) {
       throw fail('bad_envelope', `no "data" member: ${excerpt(trimmed)}`);
     }
-    const data = (json as { data: unknown }).data;
+    return (json as { data: unknown }).data;
+  }
+
+  function interpret(
+    spec: FunctionSpec,
+    schema: z.ZodType,
+    status: number,
+    received: string | ParsedPage,
+    retryAfterHeader: string | string[] | undefined,
+    perRecord: boolean,
+  ): unknown {
+    const retryAfterMs = parseRetryAfter(retryAfterHeader, clock.now());
+    const fail = (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) =>
+      new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
+    // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
+    const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     if (perRecord) return recordByRecord(spec, schema, data, fail);
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = (): RecordProblem | undefined =>

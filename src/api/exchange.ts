@@ -5,18 +5,20 @@
  * cancellation in an `AbortSignal` listener, and the client reads each body whole anyway. A 10,000-
  * app cycle makes ~10,000 requests, so that machinery was a large part of the watchdog's own CPU:
  * measured on 10,000 `apps.get` against the simulator, `request()` + `arrayBuffer()` cost 45–52 µs
- * of CPU per request, this 33–36 µs. The body is collected as the chunks arrive and joined once.
+ * of CPU per request, this 33–36 µs. The body is collected as the chunks arrive and joined once, in
+ * a buffer every exchange reuses (`body-bytes.ts`).
  */
 import type { Dispatcher } from 'undici';
 import { LARGE_ANSWER_BYTES, type LargeAnswerGate } from './large-answer-gate.js';
+import { withBodyBytes } from './body-bytes.js';
 
-/** What came back: the status, the headers the client reads, and the body as text. */
-export interface ExchangeAnswer {
+/** What came back: the status, the headers the client reads, and the body as `read` made it. */
+export interface ExchangeAnswer<T = string> {
   status: number;
   retryAfter: string | string[] | undefined;
   /** `Idempotent-Replayed`: the service says it answered a change again from its store. */
   replayed: string | string[] | undefined;
-  text: string;
+  body: T;
   bytes: number;
 }
 
@@ -35,8 +37,8 @@ export class AnswerTooLarge extends Error {
   }
 }
 
-/** The request of one exchange. */
-export interface ExchangeRequest {
+/** The request of one exchange; its answer's body is read by `read` (default: as UTF-8 text). */
+export interface ExchangeRequest<T = string> {
   /** `http://host:port`. */
   origin: string;
   /** Path and query. */
@@ -50,12 +52,18 @@ export interface ExchangeRequest {
   maxBytes: number;
   /** The client's gate for answers past {@link LARGE_ANSWER_BYTES}: one read and parsed at a time. */
   largeAnswers?: LargeAnswerGate;
+  /**
+   * What the body is made into, given its bytes and the answer's status when it has fully arrived.
+   * The bytes may be reused once it returns (`body-bytes.ts`): it must decode or copy what it keeps.
+   * A throw fails the exchange with that error.
+   */
+  read?: (body: Buffer, status: number) => T;
 }
 
 /** An exchange under way: its answer, and a way to end it early. */
-export interface Exchange {
+export interface Exchange<T = string> {
   /** Resolves with the whole answer; rejects with undici's error, or the reason given to `abort`. */
-  answer: Promise<ExchangeAnswer>;
+  answer: Promise<ExchangeAnswer<T>>;
   /**
    * Ends the exchange: `answer` rejects with `reason` at once, and the request is cancelled now, or
    * as soon as undici takes it from its queue when every connection was busy.
@@ -68,12 +76,16 @@ export interface Exchange {
   release(): void;
 }
 
+/** The body as UTF-8 text: how an exchange reads it unless told otherwise. */
+const asText = (body: Buffer): string => body.toString('utf8');
+
 /** Starts one exchange through `dispatcher`. */
-export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exchange {
+export function startExchange<T = string>(dispatcher: Dispatcher, req: ExchangeRequest<T>): Exchange<T> {
+  const read = req.read ?? (asText as unknown as (body: Buffer, status: number) => T);
   let controller: Dispatcher.DispatchController | undefined;
   let abortReason: Error | undefined;
-  let settle!: { resolve: (a: ExchangeAnswer) => void; reject: (e: Error) => void };
-  const answer = new Promise<ExchangeAnswer>((resolve, reject) => (settle = { resolve, reject }));
+  let settle!: { resolve: (a: ExchangeAnswer<T>) => void; reject: (e: Error) => void };
+  const answer = new Promise<ExchangeAnswer<T>>((resolve, reject) => (settle = { resolve, reject }));
   let status = 0;
   let retryAfter: string | string[] | undefined;
   let replayed: string | string[] | undefined;
@@ -118,9 +130,17 @@ export function startExchange(dispatcher: Dispatcher, req: ExchangeRequest): Exc
     },
     onResponseEnd() {
       if (abortReason) return;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-      chunks.length = 0;
-      settle.resolve({ status, retryAfter, replayed, text: body.toString('utf8'), bytes });
+      let body: T;
+      try {
+        body = withBodyBytes(chunks, bytes, (b) => read(b, status));
+      } catch (err) {
+        release();
+        settle.reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      } finally {
+        chunks.length = 0;
+      }
+      settle.resolve({ status, retryAfter, replayed, body, bytes });
     },
     onResponseError(_c, err) {
       release();

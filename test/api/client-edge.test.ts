@@ -251,20 +251,27 @@ describe('the token echoed back in escaped form', () => {
   });
 });
 
+/** A client of a simulator whose token is `token`, with `webhook` as the config's other secret. */
+function echoClient(baseUrl: string, token: string, webhook: string, logger?: ApiClientOptions['logger']) {
+  const c = createApiClient({
+    baseUrl,
+    token: new Secret(token),
+    otherSecrets: [new Secret(webhook)],
+    clock,
+    requestsPerSecond: Infinity,
+    maxRetries: 0,
+    logger,
+  });
+  closers.push(() => c.close());
+  return c;
+}
+
 describe('secrets echoed back spelled in escapes, as keys too', () => {
   it('are scrubbed from keys and values alike: the token and every other secret of the config', async () => {
     const token = 'tok-2b7f-escaped-echo-91ce';
     const webhook = 'https://hooks.example.com/services/T000/B000/escaped-webhook-path';
     const own = await useSimulator({ apps: 20, seed: 3, adminToken: token });
-    const c = createApiClient({
-      baseUrl: own.baseUrl,
-      token: new Secret(token),
-      otherSecrets: [new Secret(webhook)],
-      clock,
-      requestsPerSecond: Infinity,
-      maxRetries: 0,
-    });
-    closers.push(() => c.close());
+    const c = echoClient(own.baseUrl, token, webhook);
     const fault = { echoToken: true, echoText: webhook, echoEscaped: true, times: 1 };
     // As the service sends it: no secret as text, only escapes that spell it.
     own.control.setFault('attention.list', fault);
@@ -280,5 +287,30 @@ describe('secrets echoed back spelled in escapes, as keys too', () => {
     expect(answer).toContain('"extra":{"<secret>":"echoed"');
     expect(answer).not.toContain(token);
     expect(answer).not.toContain('escaped-webhook-path');
+  });
+});
+
+describe('secrets echoed in a list page', () => {
+  // A page is parsed item by item only when no secret can be in it (`parse-page.ts`): one that
+  // holds one, as text or in escapes, is read whole and scrubbed as every answer is.
+  it.each([
+    ['as text', false],
+    ['spelled in escapes', true],
+  ])('are scrubbed from what the page answer says, %s', async (_how, echoEscaped) => {
+    const token = `tok-5e1a-${echoEscaped ? 'escaped' : 'plain'}-page`;
+    const webhook = 'https://hooks.example.com/services/T000/B000/page-echo-path';
+    const own = await useSimulator({ apps: 20, seed: 4, adminToken: token });
+    const logs = captureLogs();
+    const c = echoClient(own.baseUrl, token, webhook, logs.logger);
+    own.control.setFault('runs.list', { echoToken: true, echoText: webhook, echoEscaped, times: 1 });
+    const err = await c.runs.list({ limit: 50 }).catch((e: unknown) => e);
+    // The first record's id was the token: the answer fails naming the record by it, scrubbed.
+    expect(err).toBeInstanceOf(ApiResponseError);
+    expect((err as ApiResponseError).detail).toContain('items[0](id <secret>)');
+    const everything = `${(err as Error).message} ${JSON.stringify(err)} ${logs.lines.join('')}`;
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain('page-echo-path');
+    // The next page, with nothing echoed, reads as ever.
+    expect((await c.runs.list({ limit: 50 })).items.length).toBeGreaterThan(0);
   });
 });

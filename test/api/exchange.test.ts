@@ -87,7 +87,7 @@ describe('startExchange', () => {
       status: 429,
       retryAfter: '7',
       replayed: undefined,
-      text: '{"error":{"code":"rate_limited","message":"slow down"}}',
+      body: '{"error":{"code":"rate_limited","message":"slow down"}}',
       bytes: 55,
     });
     await agent.close();
@@ -104,7 +104,7 @@ describe('startExchange', () => {
     hanging.abort(new Error('ended: aborted'));
     await expect(hanging.answer).rejects.toThrow('ended: aborted');
     const next = await startExchange(agent, get('/next')).answer;
-    expect(JSON.parse(next.text)).toEqual({ data: { path: '/next', method: 'GET' } });
+    expect(JSON.parse(next.body)).toEqual({ data: { path: '/next', method: 'GET' } });
     await agent.close();
   });
 
@@ -123,7 +123,7 @@ describe('startExchange', () => {
       body: '{}',
       headers: { 'content-type': 'application/json' },
     }).answer;
-    expect(JSON.parse(answer.text)).toEqual({ data: { path: '/change', method: 'POST' } });
+    expect(JSON.parse(answer.body)).toEqual({ data: { path: '/change', method: 'POST' } });
     await agent.close();
   });
 

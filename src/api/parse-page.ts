@@ -1,0 +1,109 @@
+/**
+ * A list page's body parsed item by item, without ever making the whole body one string.
+ *
+ * Why: a page of 1,000 records is 0.3-0.5 MB of JSON. As one string it is too large for V8's
+ * ordinary heap pages, so each became a large object with memory of its own, mapped for it, faulted
+ * in 4 kB at a time and unmapped after: at 10,000 apps ~130 such pages a cycle, ~60 MB. Parsed as
+ * one short string per item they stay in the young generation, which reuses its memory. Measured
+ * on the pages of a 10,000-app cycle (52 MB, under load): 470 ms of CPU per round as whole
+ * strings, 310 ms item by item (the scan for the items' bounds ~95 ms of it).
+ *
+ * The result is exactly what `JSON.parse` of the whole body gives, or nothing: only a body of the
+ * shape `{"data":{"items":[…],"total":N}}` (`total` before or after `items`, any JSON whitespace)
+ * whose items are each an object or an array is taken; every item is parsed by `JSON.parse` on its
+ * own text, and between them only whitespace and one comma are allowed. Anything else (another
+ * member, a scalar item, a byte-order mark, a text that is not JSON at all) gets `undefined`, and
+ * the caller parses the body whole, as before, with the errors it names.
+ */
+
+/** JSON's whitespace, and a number as JSON writes it. */
+const WS = '[ \\t\\n\\r]*';
+const NUMBER = '-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?';
+/** `{"data":{` then `"total":N,` or nothing, then `"items":[`. */
+const HEAD = new RegExp(
+  `^${WS}\\{${WS}"data"${WS}:${WS}\\{${WS}(?:"total"${WS}:${WS}(${NUMBER})${WS},${WS})?"items"${WS}:${WS}\\[`,
+);
+/** After the items' `]`: `,"total":N` or nothing, then `}}`. */
+const TAIL = new RegExp(`^${WS}(?:,${WS}"total"${WS}:${WS}(${NUMBER})${WS})?\\}${WS}\\}${WS}$`);
+/** The head is looked for in the body's first bytes: room for any whitespace an honest service puts there. */
+const HEAD_BYTES = 256;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** A page's answer as `JSON.parse` makes it. */
+export interface ParsedPage {
+  data: { items: unknown[]; total: number };
+}
+
+/** The parsed page `{ data: { items, total } }`, or undefined when the body is not of that shape. */
+export function parsePage(body: Buffer): ParsedPage | undefined {
+  const head = HEAD.exec(body.toString('latin1', 0, HEAD_BYTES));
+  if (!head) return undefined;
+  const items: unknown[] = [];
+  const end = body.length;
+  let at = skipSpace(body, head[0].length);
+  if (body[at] !== CLOSE_BRACKET) {
+    for (;;) {
+      const first = body[at];
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return undefined;
+      const after = containerEnd(body, at);
+      if (after < 0) return undefined;
+      try {
+        items.push(JSON.parse(body.toString('utf8', at, after)));
+      } catch {
+        return undefined;
+      }
+      at = skipSpace(body, after);
+      if (body[at] === CLOSE_BRACKET) break;
+      if (body[at] !== COMMA) return undefined;
+      at = skipSpace(body, at + 1);
+      if (at >= end) return undefined;
+    }
+  }
+  const tail = TAIL.exec(body.toString('latin1', at + 1, end));
+  // Exactly one `total`: two would be a duplicate key, which the whole parse settles its own way.
+  if (!tail || (head[1] === undefined) === (tail[1] === undefined)) return undefined;
+  const total = Number(head[1] ?? tail[1]);
+  // Members in the body's order, as `JSON.parse` would make them.
+  return { data: head[1] === undefined ? { items, total } : ({ total, items } as { items: unknown[]; total: number }) };
+}
+
+function skipSpace(body: Buffer, from: number): number {
+  let at = from;
+  for (;;) {
+    const c = body[at];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return at;
+    at++;
+  }
+}
+
+/**
+ * Where the object or array opening at `start` ends (the index after its last byte), counting
+ * brackets outside strings; -1 when the body ends first. Brackets of the wrong kind are not told
+ * apart here: `JSON.parse` of the item's text refuses them.
+ */
+function containerEnd(body: Buffer, start: number): number {
+  const end = body.length;
+  let depth = 0;
+  for (let at = start; at < end; at++) {
+    const c = body[at]!;
+    if (c === QUOTE) {
+      // To the string's closing quote: a backslash escapes the byte after it.
+      for (at++; at < end; at++) {
+        const s = body[at];
+        if (s === BACKSLASH) at++;
+        else if (s === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (--depth === 0) return at + 1;
+    }
+  }
+  return -1;
+}
