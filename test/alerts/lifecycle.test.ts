@@ -350,8 +350,8 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
     });
 
     // Three cycles of 10,000 findings: some 30,000 statements, each one a round trip to the worker
-    // thread on PostgreSQL (8 s on SQLite, 110 s on PostgreSQL at a load of 10). The work really is
-    // that long: room for it, rather than fewer findings than the scale this proves.
+    // thread on PostgreSQL (8-18 s on SQLite, 110-183 s on PostgreSQL at a load of 10-14). The work
+    // really is that long: room for it, rather than fewer findings than the scale this proves.
     it(
       'handles 10,000 findings in one cycle, with a prepared AlertStore reused across cycles',
       { timeout: 400_000 },
