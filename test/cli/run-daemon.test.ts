@@ -28,7 +28,9 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('run', () => {
+// Each test starts a daemon as a process of its own (compiled, from .test-build): 7 s idle, 20 s
+// at a load of 15, near the 30 s default. Room for the starts; the waits inside are for events.
+describe('run', { timeout: 120_000 }, () => {
   it('serves health, refuses a bad reload, applies a good one, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const configFile = path.join(dir, 'watchdog.yaml');
