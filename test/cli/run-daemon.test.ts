@@ -28,7 +28,9 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe('run', () => {
+// Each test starts a daemon as a process of its own (compiled, from .test-build): 7 s idle, 20 s
+// at a load of 15, near the 30 s default. Room for the starts; the waits inside are for events.
+describe('run', { timeout: 120_000 }, () => {
   it('serves health, refuses a bad reload, applies a good one, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const configFile = path.join(dir, 'watchdog.yaml');
@@ -156,32 +158,41 @@ describe('run: a configuration never crashes it', () => {
 });
 
 describe('run and check on one state file', () => {
-  it('refuses a check while the daemon works on the file, and takes it at once after the daemon is killed', async () => {
-    const configFile = path.join(dir, 'lease.yaml');
-    fs.writeFileSync(
-      configFile,
-      daemonConfigYaml(sim, {
-        jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-        notify: ['channels: [{ name: console, type: log }]'],
-        server: '{ listen: "off" }',
-      }).replace('./state.db', './lease.db'),
-    );
-    daemon = spawnDaemon(sim, configFile);
-    await until('the first cycle', () => daemon!.output().includes('cycle complete'), daemon.output, 8_000);
-    const env = { DMS_API_TOKEN: sim.adminToken };
-    const refused = await runCli(['check', '--config', configFile], { env });
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(
-      /^error: deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/,
-    );
-    expect(refused.stdout).toBe('');
-    const second = spawnDaemon(sim, configFile);
-    expect(await second.exited).toBe(2);
-    expect(second.output()).toContain('a second daemon would send every message twice');
+  // Two daemons start as processes of their own (seconds each at a load of 12; 23 s of 30 went
+  // here once), and two checks run: room for that, never a bound on how fast a process starts.
+  it(
+    'refuses a check while the daemon works on the file, and takes it at once after the daemon is killed',
+    { timeout: 180_000 },
+    async () => {
+      const configFile = path.join(dir, 'lease.yaml');
+      fs.writeFileSync(
+        configFile,
+        daemonConfigYaml(sim, {
+          jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+          notify: ['channels: [{ name: console, type: log }]'],
+          server: '{ listen: "off" }',
+        }).replace('./state.db', './lease.db'),
+      );
+      daemon = spawnDaemon(sim, configFile);
+      // The lease is the daemon's from its open, before its scheduler starts: no need to wait for a
+      // whole cycle (what took most of the time under load).
+      await until('the scheduler', () => daemon!.output().includes('scheduler started'), daemon.output, 90_000);
+      const env = { DMS_API_TOKEN: sim.adminToken };
+      // The second daemon's start and the check run side by side: both are refused by the lease.
+      const second = spawnDaemon(sim, configFile);
+      const refused = await runCli(['check', '--config', configFile], { env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^error: deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/,
+      );
+      expect(refused.stdout).toBe('');
+      expect(await second.exited).toBe(2);
+      expect(second.output()).toContain('a second daemon would send every message twice');
 
-    daemon.child.kill('SIGKILL');
-    await daemon.exited;
-    const taken = await runCli(['check', '--config', configFile], { env });
-    expect(taken.code, taken.stderr).toBe(0);
-  });
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+      const taken = await runCli(['check', '--config', configFile], { env });
+      expect(taken.code, taken.stderr).toBe(0);
+    },
+  );
 });

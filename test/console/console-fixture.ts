@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { request } from 'undici';
+import type { ScheduleFn } from '../../src/app/scheduler.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import type { Logger } from '../../src/lib/logger.js';
@@ -56,8 +57,14 @@ export async function startConsoleDaemon(options: ConsoleDaemonOptions = {}): Pr
     options.env,
   );
   options.prepare?.(sim);
-  const wd = openWatchdog(config, clock, options.logger ? { logger: options.logger } : {});
+  // No ticks: node-cron would run cycles on the wall clock whenever the test is slow, and a cycle
+  // that lands between two pages changes the rows paged (a test seeds rows after the start).
+  const schedule: ScheduleFn = () => ({ stop: async () => undefined });
+  const wd = openWatchdog(config, clock, { schedule, ...(options.logger ? { logger: options.logger } : {}) });
   await wd.start();
+  // start() runs a first cycle of every job in the background: wait for them, so none writes after
+  // this returns (one that ended late resolved or opened alerts under a test's feet).
+  await firstCyclesEnded(wd);
   await wd.runOnce();
   await wd.deliverDue();
   return {
@@ -72,6 +79,18 @@ export async function startConsoleDaemon(options: ConsoleDaemonOptions = {}): Pr
       tmp.cleanup();
     },
   };
+}
+
+/** Resolves once every job of a started daemon has ended a cycle (its first, run at start). */
+async function firstCyclesEnded(wd: Watchdog): Promise<void> {
+  // Waits for the event, bounded generously: a loaded machine takes seconds, a broken start forever.
+  for (const started = Date.now(); Date.now() - started < 120_000;) {
+    const { values } = await wd.metrics.cycles.get();
+    const ended = new Set(values.map((v) => v.labels.source));
+    if (wd.jobs.every((job) => ended.has(job))) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the first cycles did not end within 120 s');
 }
 
 /** Debian's chromium, headless (CI installs it with `.ci/run`). */
