@@ -1,5 +1,5 @@
 /**
- * Three replicas of `deploy-watchdog run` on one PostgreSQL state with a 2s leader lease, against
+ * Three replicas of `deploy-watchdog run` on one PostgreSQL state with a 4s leader lease, against
  * the simulator under churn. The leader is SIGKILLed at random points of its term (a seeded PRNG
  * picks them), many times, and a new replica started in its place each time. After a last round
  * left to settle and a SIGTERM of every replica:
@@ -12,7 +12,8 @@
  *   records, for every write of the leader's tables, the epoch the writing transaction was fenced
  *   with (`deploy_watchdog.epoch`) beside the lease's epoch at that moment; they always match.
  * The failover times (SIGKILL to the next "became leader") are printed, not asserted: the bound of
- * 15s at the default lease is a measurement (docs), not a test.
+ * 15s at the default lease is a measurement (docs), not a test. The lease is 4s, not 2s: at 2s a
+ * leader on a loaded machine (load 15+) missed its renewal (¾ of the lease) with no kill at all.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,7 +72,7 @@ afterAll(async () => {
 
 function writeConfig(): string {
   const file = path.join(tmp.dir, 'watchdog.yaml');
-  fs.writeFileSync(file, churnConfigYaml(sim, { slack, mail }, `{ url: "${databaseUrl}", leader: { lease: 2s } }`));
+  fs.writeFileSync(file, churnConfigYaml(sim, { slack, mail }, `{ url: "${databaseUrl}", leader: { lease: 4s } }`));
   return file;
 }
 
@@ -87,7 +88,7 @@ function terms(r: Daemon): { epoch: number; at: number }[] {
 
 /** Waits for a living replica to lead under an epoch above `after`; the newest term. */
 async function nextLeader(after: number): Promise<{ replica: Daemon; epoch: number; at: number }> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     let newest: { replica: Daemon; epoch: number; at: number } | undefined;
     for (const replica of replicas) {
@@ -127,7 +128,7 @@ describe('replicas of `run` on PostgreSQL, the leader SIGKILLed at random points
       failovers.push(next.at - killedAt);
       epoch = leader.epoch;
     }
-    console.log(`failover times after SIGKILL (2s lease): ${failovers.map((ms) => `${ms}ms`).join(', ')}`);
+    console.log(`failover times after SIGKILL (4s lease): ${failovers.map((ms) => `${ms}ms`).join(', ')}`);
 
     // The last round is left alone until the leader has run cycles since and sent everything.
     stageProblems(sim, KILLS, rng);
@@ -192,7 +193,7 @@ describe('replicas of `run` on PostgreSQL, the leader SIGKILLed at random points
     const last = new LeaderLease({
       target: { url: new Secret(databaseUrl), connectTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
       where: 'test',
-      leaseMs: 2_000,
+      leaseMs: 4_000,
       timeoutMs: 5_000,
     });
     try {
@@ -200,5 +201,5 @@ describe('replicas of `run` on PostgreSQL, the leader SIGKILLed at random points
     } finally {
       await last.close();
     }
-  }, 150_000);
+  }, 300_000);
 });
