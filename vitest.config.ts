@@ -13,7 +13,7 @@ export default defineConfig({
     // per file re-imported the product and its libraries each time, about a second of CPU per file
     // (58 files of detectors, api, lib, config and collectors: 114 s of CPU isolated, 42 s not).
     // What a file starts it stops (test/helpers/setup.ts closes its leftovers after it); nothing
-    // in src/ keeps state in a module of its own beyond caches of what never changes.
+    // in src/ keeps state in a module of its own beyond caches and a scratch buffer.
     isolate: false,
     reporters: ['default'],
   },
