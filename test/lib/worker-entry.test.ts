@@ -35,8 +35,12 @@ describe('workerEntry', () => {
     });
   });
 
-  it('from the sources: the TypeScript beside it, loaded through tsx, which really starts', async () => {
-    delete process.env[THREAD_BUILD_VARIABLE];
+  it.each([
+    ['no build named', undefined],
+    ['a build named, which has no copy of a module outside src/', TEST_BUILD_DIR],
+  ])('from the sources, %s: the TypeScript beside it, loaded through tsx, which really starts', async (_, build) => {
+    if (build === undefined) delete process.env[THREAD_BUILD_VARIABLE];
+    else process.env[THREAD_BUILD_VARIABLE] = build;
     const boot = workerEntry('fixtures/hello-worker', import.meta.url);
     expect(boot.entry).toMatch(/\/test\/lib\/fixtures\/hello-worker\.ts$/);
     expect(boot.loader).toMatch(/tsx/);
