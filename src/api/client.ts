@@ -50,7 +50,7 @@ import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { paginate, pageStream, type QuarantinedPage } from './paginate.js';
+import { paginate, pageStream, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
   itemSchemaOf,
   pageEnvelopeSchema,
@@ -63,7 +63,7 @@ import {
 } from './quarantine.js';
 import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
-import { parsePage, type ParsedPage } from './parse-page.js';
+import { parsePage, type ParsedPage, type PassOver } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
 
 /** One HTTP attempt, as reported to the {@link ApiObserver} (the metrics hook). */
@@ -172,6 +172,12 @@ export interface CallOptions {
    * walk is complete.
    */
   quarantine?: QuarantineSink;
+  /**
+   * For a walk's pages (`pages`): the records the reader drops unread. They are counted and their
+   * ids checked by the walk, but not parsed or handed on (`parse-page.ts`). A page that cannot be
+   * parsed item by item hands every record on.
+   */
+  passOver?: PassOver;
 }
 
 /** Options of a change: the idempotency key is required. */
@@ -212,12 +218,12 @@ export interface ListMethods<N extends FunctionName> {
     opts: ListAllOptions<z.output<S>> & { view: S },
   ): Promise<z.output<S>[]>;
   listAll(query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
-  /** The pages of one walk; a shift ends it with ApiPaginationError. */
+  /** The pages of one walk, every page handed on; a shift ends it with ApiPaginationError. */
   pages<S extends z.ZodType<{ id: number }>>(
     query: WalkQuery<N> | undefined,
     opts: CallOptions & { view: S },
-  ): AsyncIterable<z.output<S>[]>;
-  pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
+  ): AsyncIterable<WalkedPage<z.output<S>>>;
+  pages(query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
 }
 
 /** `list`, `listAll` and `pages` of a paged function below one app (`restore_points.list`). */
@@ -229,7 +235,7 @@ export interface AppListMethods<N extends FunctionName> {
   ): Promise<Page<z.output<S>>>;
   list(appId: number, query?: QueryOf<N>, opts?: CallOptions): Promise<Page<ItemOf<N>>>;
   listAll(appId: number, query?: WalkQuery<N>, opts?: ListAllOptions<ItemOf<N>>): Promise<ItemOf<N>[]>;
-  pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<ItemOf<N>[]>;
+  pages(appId: number, query?: WalkQuery<N>, opts?: CallOptions): AsyncIterable<WalkedPage<ItemOf<N>>>;
 }
 
 type GetMethod<N extends FunctionName> = {
@@ -323,10 +329,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const secretBytes = [...secrets, ...escapesOfSecret].map((v) => Buffer.from(v, 'utf8'));
   const pagesApart = !secrets.some((v) => v.includes('\uFFFD'));
   /** How a list's answer is read: a page that may be parsed apart is; any other body is text. */
-  const readListAnswer = (body: Buffer, status: number): string | ParsedPage => {
+  const readListAnswer = (body: Buffer, status: number, pass?: PassOver): string | ParsedPage => {
     if (status < 200 || status >= 300 || !pagesApart || body.length > UNCOUNTED_BYTES) return body.toString('utf8');
     for (const secret of secretBytes) if (body.includes(secret)) return body.toString('utf8');
-    return parsePage(body) ?? body.toString('utf8');
+    return parsePage(body, pass) ?? body.toString('utf8');
   };
   let closed = false;
   // The same headers on every read (undici copies them; never changed after this): one object, not
@@ -472,7 +478,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       backstopMs: limitMs + 1_000,
       maxBytes: maxAnswerBytes,
       largeAnswers,
-      read: target.spec.paged ? readListAnswer : undefined,
+      read: !target.spec.paged
+        ? undefined
+        : opts.passOver
+          ? (bytes, status) => readListAnswer(bytes, status, opts.passOver)
+          : readListAnswer,
     });
     const end = (reason: TransportReason) => {
       ended ??= reason;
@@ -635,7 +645,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       new ApiResponseError(spec.name, { status, problem, detail, issuePaths, retryAfterMs });
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
-    if (perRecord) return recordByRecord(spec, schema, data, fail);
+    const passed = typeof received === 'string' ? undefined : received.passed;
+    if (perRecord) {
+      const page = recordByRecord(spec, schema, data, fail);
+      return passed ? { ...page, passed } : page;
+    }
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = (): RecordProblem | undefined =>
       !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
@@ -670,7 +684,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         record: record(),
       });
     }
-    return parsed.data;
+    return passed ? { ...(parsed.data as Page<unknown>), passed } : parsed.data;
   }
 
   /**

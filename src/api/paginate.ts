@@ -22,6 +22,18 @@ import { ApiListTooLongError, ApiPaginationError, type PaginationShift } from '.
  */
 export interface QuarantinedPage<T> extends Page<T> {
   quarantined?: QuarantinedRecord[];
+  /**
+   * The ids of the items the reader passed over unparsed (`CallOptions.passOver`): they too count
+   * as the list's items, and are checked for repeats, but are not handed on.
+   */
+  passed?: number[];
+}
+
+/** One page of a walk as {@link pageStream} hands it on: its items, and how many it walked past. */
+export interface WalkedPage<T> {
+  items: T[];
+  /** The page's items in the list, those set aside or passed over included. */
+  walked: number;
 }
 
 /**
@@ -86,7 +98,7 @@ class ShiftSeen extends Error {
 /**
  * One walk, page by page; `whole`: the list is read to its end (no early stop). Throws `ShiftSeen`
  * as soon as the list is seen to move. Yields each page's
- * items (cut at the `until` item, after which it ends). The first page gives `total` and the step;
+ * items (cut at the `until` item, after which it ends) with how many it walked past. The first page gives `total` and the step;
  * the offsets of the other pages follow from them, so with `readAhead` the next one can be asked
  * for before the current one is answered. A page asked for ahead is always waited for before the
  * walk ends, so no request outlives it.
@@ -96,13 +108,13 @@ async function* walk<T extends { id: number }>(
   options: PaginateOptions<T>,
   whole: boolean,
   setAside: (records: QuarantinedRecord[]) => void,
-): AsyncGenerator<T[]> {
+): AsyncGenerator<WalkedPage<T>> {
   const seen = new Set<number>();
   // Records set aside without a readable id: counted, but never checked for repeats.
   let unnamed = 0;
   const first = await fetch(0, options.pageSize);
   const total = first.total;
-  const step = first.items.length + (first.quarantined?.length ?? 0);
+  const step = first.items.length + (first.quarantined?.length ?? 0) + (first.passed?.length ?? 0);
   const maxItems = options.maxItems ?? Infinity;
   if (step === 0 && total > 0) throw new ShiftSeen('short_page', `no items at offset 0 of ${total}`);
   // A list read whole would pass the bound anyway: say so now rather than after reading that much.
@@ -119,12 +131,17 @@ async function* walk<T extends { id: number }>(
         throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
       const expected = Math.min(step, total - offset);
       const aside = page.quarantined ?? [];
-      if (page.items.length + aside.length < expected) {
-        throw new ShiftSeen(
-          'short_page',
-          `${page.items.length + aside.length} items at offset ${offset} of ${total}, expected ${expected}`,
-        );
+      const passed = page.passed ?? [];
+      const walked = page.items.length + aside.length + passed.length;
+      if (walked < expected) {
+        throw new ShiftSeen('short_page', `${walked} items at offset ${offset} of ${total}, expected ${expected}`);
       }
+      for (const id of passed) {
+        if (seen.has(id)) throw new ShiftSeen('id_repeated', `id ${id} came twice (page at offset ${offset})`);
+        seen.add(id);
+      }
+      if (seen.size + unnamed > maxItems)
+        throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
       for (const record of aside) {
         if (record.id === undefined) unnamed++;
         else if (seen.has(record.id))
@@ -140,12 +157,12 @@ async function* walk<T extends { id: number }>(
         if (seen.size + unnamed > maxItems)
           throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
         if (options.until?.(item)) {
-          if (kept.length > 0) yield kept;
+          if (kept.length > 0) yield { items: kept, walked };
           return;
         }
         kept.push(item);
       }
-      if (kept.length > 0) yield kept;
+      yield { items: kept, walked };
       // Asked only now, after this page was handed on: a walk that stops here has read at most the one ahead.
       while (pending.length < depth && nextOffset < total) {
         const cancel = new AbortController();
@@ -183,8 +200,8 @@ export async function paginate<T extends { id: number }>(
     try {
       const keep = options.keep;
       for await (const page of walk(fetch, options, !options.until, (records) => aside.push(...records))) {
-        if (!keep) items.push(...page);
-        else for (const item of page) if (keep(item)) items.push(item);
+        if (!keep) items.push(...page.items);
+        else for (const item of page.items) if (keep(item)) items.push(item);
       }
       for (const record of aside) options.quarantine?.add(record);
       return items;
@@ -208,7 +225,7 @@ export async function paginate<T extends { id: number }>(
 export async function* pageStream<T extends { id: number }>(
   fetch: PageFetcher<T>,
   options: PaginateOptions<T>,
-): AsyncGenerator<T[]> {
+): AsyncGenerator<WalkedPage<T>> {
   try {
     // Its reader may stop early (a newest-first list read until what it needs is seen).
     yield* walk(fetch, options, false, (records) => {

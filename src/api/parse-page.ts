@@ -14,6 +14,12 @@
  * own text, and between them only whitespace and one comma are allowed. Anything else (another
  * member, a scalar item, a byte-order mark, a text that is not JSON at all) gets `undefined`, and
  * the caller parses the body whole, as before, with the errors it names.
+ *
+ * A reader that needs only some records may say which it will drop unread ({@link PassOver}): an
+ * item whose own `id` and whose member `key` are plain integers, and whose `key` the reader passes
+ * over, is not parsed at all; only its id is handed on (`passed`), for the walk to count it and see
+ * that no id comes twice. At 10,000 apps the backups walk drops more than half of the 84,000
+ * backups it meets (apps already judged): they were most of its parsing and its garbage.
  */
 
 /** JSON's whitespace, and a number as JSON writes it. */
@@ -36,16 +42,30 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-/** A page's answer as `JSON.parse` makes it. */
+/** A page's answer as `JSON.parse` makes it, less the items passed over. */
 export interface ParsedPage {
   data: { items: unknown[]; total: number };
+  /** The ids of the items passed over unparsed ({@link PassOver}), in the page's order. */
+  passed?: number[];
+}
+
+/**
+ * Which records of a list the reader drops unread: those whose top-level member `key` is an
+ * integer for which `when` is true. Only a page parsed item by item honours it; a page parsed whole
+ * hands every record on, and the reader drops them itself.
+ */
+export interface PassOver {
+  key: string;
+  when: (value: number) => boolean;
 }
 
 /** The parsed page `{ data: { items, total } }`, or undefined when the body is not of that shape. */
-export function parsePage(body: Buffer): ParsedPage | undefined {
+export function parsePage(body: Buffer, pass?: PassOver): ParsedPage | undefined {
   const head = HEAD.exec(body.toString('latin1', 0, HEAD_BYTES));
   if (!head) return undefined;
   const items: unknown[] = [];
+  const passed: number[] = [];
+  const passKey = pass && Buffer.from(JSON.stringify(pass.key), 'utf8');
   const end = body.length;
   let at = skipSpace(body, head[0].length);
   if (body[at] !== CLOSE_BRACKET) {
@@ -54,11 +74,14 @@ export function parsePage(body: Buffer): ParsedPage | undefined {
       if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return undefined;
       const after = containerEnd(body, at);
       if (after < 0) return undefined;
-      try {
-        items.push(JSON.parse(body.toString('utf8', at, after)));
-      } catch {
-        return undefined;
-      }
+      const id = passKey && first === OPEN_BRACE ? passedId(body, at, after, passKey, pass!.when) : undefined;
+      if (id !== undefined) passed.push(id);
+      else
+        try {
+          items.push(JSON.parse(body.toString('utf8', at, after)));
+        } catch {
+          return undefined;
+        }
       at = skipSpace(body, after);
       if (body[at] === CLOSE_BRACKET) break;
       if (body[at] !== COMMA) return undefined;
@@ -71,7 +94,66 @@ export function parsePage(body: Buffer): ParsedPage | undefined {
   if (!tail || (head[1] === undefined) === (tail[1] === undefined)) return undefined;
   const total = Number(head[1] ?? tail[1]);
   // Members in the body's order, as `JSON.parse` would make them.
-  return { data: head[1] === undefined ? { items, total } : ({ total, items } as { items: unknown[]; total: number }) };
+  const data = head[1] === undefined ? { items, total } : ({ total, items } as { items: unknown[]; total: number });
+  return passed.length > 0 ? { data, passed } : { data };
+}
+
+const ID_KEY = Buffer.from('"id"', 'utf8');
+const COLON = 0x3a;
+const MINUS = 0x2d;
+
+/**
+ * The id of the object item at `start`..`end` when it is passed over: its top-level `id` and `key`
+ * members are each there once, as plain integers, and `when` is true of the `key`'s value.
+ * Otherwise undefined, and the item is parsed as any other (`JSON.parse` settles all the rest:
+ * keys spelled with escapes, duplicate keys, numbers written otherwise, bad JSON).
+ */
+function passedId(
+  body: Buffer,
+  start: number,
+  end: number,
+  key: Buffer,
+  when: (value: number) => boolean,
+): number | undefined {
+  let id: number | undefined;
+  let value: number | undefined;
+  let depth = 0;
+  for (let at = start; at < end; at++) {
+    const c = body[at]!;
+    if (c === QUOTE) {
+      const from = at;
+      for (at++; at < end; at++) {
+        const s = body[at];
+        if (s === BACKSLASH) at++;
+        else if (s === QUOTE) break;
+      }
+      if (depth !== 1) continue;
+      // A member's name is a string at depth 1 followed by a colon; a string value is not.
+      const colon = skipSpace(body, at + 1);
+      if (body[colon] !== COLON) continue;
+      const isId = body.compare(ID_KEY, 0, ID_KEY.length, from, at + 1) === 0;
+      const isKey = !isId && body.compare(key, 0, key.length, from, at + 1) === 0;
+      if (!isId && !isKey) continue;
+      const number = plainInteger(body, skipSpace(body, colon + 1), end);
+      if (number === undefined || (isId ? id : value) !== undefined) return undefined;
+      if (isId) id = number;
+      else value = number;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return id !== undefined && value !== undefined && when(value) ? id : undefined;
+}
+
+/** The integer written plainly at `at` (digits, maybe a minus, then `,` `}` or space), or undefined. */
+function plainInteger(body: Buffer, at: number, end: number): number | undefined {
+  let i = body[at] === MINUS ? at + 1 : at;
+  const digits = i;
+  while (i < end && body[i]! >= 0x30 && body[i]! <= 0x39) i++;
+  // No digits, a leading zero (not JSON), or too many for an exact double: left to JSON.parse.
+  if (i === digits || i - digits > 15 || (body[digits] === 0x30 && i - digits > 1)) return undefined;
+  const after = body[skipSpace(body, i)];
+  if (after !== COMMA && after !== CLOSE_BRACE) return undefined;
+  return Number(body.toString('latin1', at, i));
 }
 
 function skipSpace(body: Buffer, from: number): number {

@@ -139,10 +139,12 @@ async function backupsPerApp(
         signal: ctx.signal,
         view: newestBackupView,
         quarantine: ctx.quarantine,
+        // The backups `meet` would drop are not parsed: an app not watched, or one already settled.
+        passOver: { key: 'app_id', when: (appId) => !byId.has(appId) || settled.has(appId) },
       })) {
-        read += page.length;
-        pageSize ||= page.length;
-        for (const backup of page) meet(backup);
+        read += page.walked;
+        pageSize ||= page.walked;
+        for (const backup of page.items) meet(backup);
         // Breaking out ends the walk: the rest of the list is older backups of apps already settled.
         if (missing.size === 0) {
           walkedToEnd = false;

@@ -84,10 +84,27 @@ describe('listAll over more than 1,000 items', () => {
   it('streams the pages of one walk with pages()', async () => {
     const { c } = client({ pageSize: 300 });
     const sizes: number[] = [];
-    for await (const page of c.backups.pages()) sizes.push(page.length);
+    for await (const page of c.backups.pages()) sizes.push(page.items.length);
     const { total } = await c.backups.list({ limit: 1 });
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(total);
     expect(sizes.slice(0, -1).every((s) => s === 300)).toBe(true);
+  });
+
+  it('passes over, unparsed, the records the reader drops (passOver), and walks as far', async () => {
+    const { c } = client({ pageSize: 300 });
+    const all = await c.backups.listAll();
+    const dropped = new Set(all.filter((b) => b.app_id !== null && b.app_id % 2 === 0).map((b) => b.id));
+    const kept: number[] = [];
+    let walked = 0;
+    for await (const page of c.backups.pages(undefined, {
+      passOver: { key: 'app_id', when: (appId) => appId % 2 === 0 },
+    })) {
+      walked += page.walked;
+      kept.push(...page.items.map((b) => b.id));
+    }
+    expect(dropped.size).toBeGreaterThan(100);
+    expect(walked).toBe(all.length);
+    expect(kept).toEqual(all.filter((b) => !dropped.has(b.id)).map((b) => b.id));
   });
 });
 
@@ -164,7 +181,7 @@ describe('a list that shifts while it is paged', () => {
     });
     const seen: number[] = [];
     const err = await (async () => {
-      for await (const page of c.runs.pages()) seen.push(page.length);
+      for await (const page of c.runs.pages()) seen.push(page.items.length);
     })().catch((e: unknown) => e);
     expect(seen).toEqual([200]);
     expect(err).toMatchObject({ name: 'ApiPaginationError', walks: 1 });

@@ -237,7 +237,7 @@ describe('pageStream', () => {
   it('yields the pages of one walk in order', async () => {
     const m = memoryList(130);
     const pages: number[] = [];
-    for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) pages.push(page.length);
+    for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) pages.push(page.items.length);
     expect(pages).toEqual([50, 50, 30]);
   });
 
@@ -245,10 +245,67 @@ describe('pageStream', () => {
     const m = memoryList(130, { beforePage: (call, list) => call === 2 && list.unshift({ id: 999 }) });
     const seen: number[] = [];
     const err = await (async () => {
-      for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) seen.push(page.length);
+      for await (const page of pageStream(m.fetch, { fn: 'backups.list', pageSize: 50 })) seen.push(page.items.length);
     })().catch((e: unknown) => e);
     expect(seen).toEqual([50]);
     expect(err).toBeInstanceOf(ApiPaginationError);
     expect(err).toMatchObject({ shift: 'total_changed', walks: 1 });
+  });
+});
+
+describe('items passed over unparsed (QuarantinedPage.passed)', () => {
+  /** 130 items, ids 130..1; the odd ids passed over, as a reader's `passOver` would leave them. */
+  const passing = (beforePage?: (call: number, ids: number[]) => void) => {
+    const ids = Array.from({ length: 130 }, (_, i) => 130 - i);
+    let calls = 0;
+    const fetch: PageFetcher<Item> = async (offset, limit) => {
+      beforePage?.(++calls, ids);
+      const slice = ids.slice(offset, offset + limit);
+      return {
+        items: slice.filter((id) => id % 2 === 0).map((id) => ({ id })),
+        passed: slice.filter((id) => id % 2 === 1),
+        total: ids.length,
+      };
+    };
+    return fetch;
+  };
+
+  it('count toward the page and the total, and are not handed on', async () => {
+    const walked: number[] = [];
+    const kept: number[] = [];
+    for await (const page of pageStream(passing(), { fn: 'backups.list', pageSize: 50 })) {
+      walked.push(page.walked);
+      kept.push(...page.items.map((i) => i.id));
+    }
+    expect(walked).toEqual([50, 50, 30]);
+    expect(kept).toHaveLength(65);
+    expect(kept.every((id) => id % 2 === 0)).toBe(true);
+    await expect(paginate(passing(), { fn: 'backups.list', pageSize: 50 })).resolves.toHaveLength(65);
+  });
+
+  it('are checked for repeats: a passed id that comes twice is a shift', async () => {
+    // Before page 2, the oldest item goes and a new one comes at the top (the total holds): page 2
+    // then starts with page 1's last id, 81, which is passed over.
+    const fetch = passing((call, ids) => {
+      if (call !== 2) return;
+      ids.pop();
+      ids.unshift(999);
+    });
+    const err = await (async () => {
+      for await (const _page of pageStream(fetch, { fn: 'backups.list', pageSize: 50 }));
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiPaginationError);
+    expect(err).toMatchObject({ shift: 'id_repeated' });
+  });
+
+  it('count toward maxItems, even on a page where every item is passed over', async () => {
+    const fetch: PageFetcher<Item> = async (offset, limit) => ({
+      items: [],
+      passed: Array.from({ length: limit }, (_, i) => offset + i + 1),
+      total: 1_000,
+    });
+    await expect(
+      paginate(fetch, { fn: 'backups.list', pageSize: 100, maxItems: 250, until: () => false }),
+    ).rejects.toThrow(/250/);
   });
 });

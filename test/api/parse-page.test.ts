@@ -124,3 +124,65 @@ describe('parsePage on corrupted pages', () => {
     expect(stillTaken).toBeGreaterThan(100);
   });
 });
+
+describe('parsePage passing records over', () => {
+  const backup = (id: number, appId: unknown, extra: Record<string, unknown> = {}) => ({
+    id,
+    name: `b-${id} "app_id":${id}`,
+    app_id: appId,
+    offsite: [{ app_id: 1, storage: 's3' }],
+    ...extra,
+  });
+  const pass = { key: 'app_id', when: (appId: number) => appId === 1 };
+  const parse = (items: unknown[]) => parsePage(Buffer.from(JSON.stringify({ data: { items, total: 9 } })), pass);
+
+  it('leaves out, unparsed, the items whose top-level key the reader passes over, and lists their ids', () => {
+    const page = parse([backup(10, 1), backup(11, 2), backup(12, 1), backup(13, null)]);
+    expect(page?.passed).toEqual([10, 12]);
+    expect(page?.data.items).toEqual([backup(11, 2), backup(13, null)]);
+    expect(page?.data.total).toBe(9);
+  });
+
+  it.each([
+    ['the key only in a nested object', { id: 20, name: 'x', offsite: [{ app_id: 1 }] }],
+    ['the key only inside a string', { id: 21, name: '"app_id":1' }],
+    ['the key spelled with an escape', '{"id":22,"app\\u005fid":1}'],
+    ['the key twice', '{"id":23,"app_id":1,"app_id":2}'],
+    ['the id twice', '{"id":24,"id":25,"app_id":1}'],
+    ['no id', { name: 'x', app_id: 1 }],
+    ['an id that is a string', { id: '26', app_id: 1 }],
+    ['a value with a fraction', '{"id":27,"app_id":1.0}'],
+    ['a value in exponent form', '{"id":28,"app_id":1e0}'],
+    ['a value with a leading zero', '{"id":29,"app_id":01}'],
+    ['a value too long for a double', '{"id":30,"app_id":1000000000000000001}'],
+  ])('parses an item with %s as any other', (_what, item) => {
+    const text = `{"data":{"items":[${typeof item === 'string' ? item : JSON.stringify(item)}],"total":1}}`;
+    const page = parsePage(Buffer.from(text), pass);
+    // Either taken whole as JSON.parse reads it, or (bad JSON) left to the whole parse.
+    if (page) {
+      expect(page.passed).toBeUndefined();
+      expect(JSON.stringify(page)).toBe(whole(text));
+    } else expect(whole(text)).toBe('error');
+  });
+
+  it('reads keys and values through any JSON whitespace', () => {
+    const page = parsePage(Buffer.from('{"data":{"items":[{ "id" :\n7 , "app_id"\t:\r1 }],"total":1}}'), pass);
+    expect(page?.passed).toEqual([7]);
+    expect(page?.data.items).toEqual([]);
+  });
+
+  it('passes over the same items as a whole parse would have the reader drop (2,000 seeded pages)', () => {
+    const random = new Prng(41);
+    for (let i = 0; i < 2_000; i++) {
+      const items = Array.from({ length: random.int(0, 6) }, (_, k) =>
+        random.chance(0.2) ? [k] : backup(k + 1, random.pick([1, 2, null, '1', 1.5])),
+      );
+      const text = JSON.stringify({ data: { items, total: items.length } }, null, random.chance(0.5) ? 1 : 0);
+      const page = parsePage(Buffer.from(text), pass)!;
+      const all = (JSON.parse(text) as { data: { items: unknown[] } }).data.items;
+      const dropped = (x: unknown) => !Array.isArray(x) && (x as { app_id: unknown }).app_id === 1;
+      expect(page.passed ?? []).toEqual(all.filter(dropped).map((x) => (x as { id: number }).id));
+      expect(page.data.items).toEqual(all.filter((x) => !dropped(x)));
+    }
+  });
+});

@@ -243,7 +243,7 @@ describe('a walk with records set aside', () => {
     const m = listWithBad(100, new Set([90, 20]));
     const seen: number[] = [];
     for await (const page of pageStream(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine: q })) {
-      seen.push(page.length);
+      seen.push(page.items.length);
       if (seen.length === 1) expect(q.records().map((r) => r.id)).toEqual([90]);
     }
     expect(seen).toEqual([49, 49]);

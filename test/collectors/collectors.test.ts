@@ -259,6 +259,25 @@ describe('collectBackups', () => {
     }
   });
 
+  it('leaves unparsed the backups of apps already judged or not watched, and judges as the whole list does', async () => {
+    let walked = 0;
+    let handed = 0;
+    const pages = ((query, opts) =>
+      (async function* () {
+        for await (const page of client.backups.pages(query, opts)) {
+          walked += page.walked;
+          handed += page.items.length;
+          yield page;
+        }
+      })()) as ApiClient['backups']['pages'];
+    const c = { ...ctx(), client: { ...client, backups: { ...client.backups, pages } } };
+    const snapshot = await collectBackups(c);
+    expect(handed).toBeLessThan(walked / 2);
+    for (const app of snapshot.apps)
+      if (app.last_backup_at !== null && snapshot.backups.has(app.id))
+        expect(snapshot.backups.get(app.id), `app ${app.id}`).toEqual(await truthOf(app.id, c));
+  });
+
   it('keeps only the apps the backups check could report, with their backups, and finds the same', async () => {
     sim.control.ageBackups(3, { hours: 24 * 30 });
     const c = ctx();
