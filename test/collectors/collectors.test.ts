@@ -262,9 +262,9 @@ describe('collectBackups', () => {
   it('leaves unparsed the backups of apps already judged or not watched, and judges as the whole list does', async () => {
     let walked = 0;
     let handed = 0;
-    const pages = ((query, opts) =>
+    const pages = ((...args: Parameters<ApiClient['backups']['pages']>) =>
       (async function* () {
-        for await (const page of client.backups.pages(query, opts)) {
+        for await (const page of client.backups.pages(...args)) {
           walked += page.walked;
           handed += page.items.length;
           yield page;
