@@ -9,16 +9,8 @@ import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 
-/** What every overrun warning says; {@link isOverrunWarning} knows it by this. */
-const OVERRUN_SAYS = 'longer than its schedule: it runs to its end';
-
-/**
- * Whether a written log line is an overrun warning of this file: the demo, whose schedules beat
- * every few seconds on purpose, keeps them off its user's screen (a slow laptop overruns them).
- */
-export function isOverrunWarning(line: string): boolean {
-  return line.includes(OVERRUN_SAYS);
-}
+/** The `component` its lines are bound with: the demo raises its level to keep them off its screen. */
+export const OVERRUNS_COMPONENT = 'job-overruns';
 
 /** One read in progress: when it started and how many ticks it has overrun. */
 interface Running {
@@ -56,7 +48,7 @@ export class JobOverruns {
     run.said = true;
     this.deps.logger.warn(
       { job, runningForMs: runningFor },
-      `the ${job} read has taken ${formatDuration(runningFor, 'exact')}, ${OVERRUN_SAYS}, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,
+      `the ${job} read has taken ${formatDuration(runningFor, 'exact')}, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)`,
     );
   }
 

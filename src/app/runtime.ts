@@ -21,7 +21,7 @@ import {
   type DetectorOptions,
 } from '../detectors/registry.js';
 import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import { COMPONENT, type Logger } from '../lib/logger.js';
 import { raceAbort } from '../lib/race-abort.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import { messageLinks } from '../notify/message-links.js';
@@ -43,7 +43,7 @@ import type { RunListItem } from '../api/schemas.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
-import { JobOverruns } from './job-overruns.js';
+import { JobOverruns, OVERRUNS_COMPONENT } from './job-overruns.js';
 import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';
@@ -228,7 +228,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       // A job the budget stretched skips the ticks it does not run (never the runs job).
       run: (job, slot) => (budget!.admits(job, slot) ? base.runScheduled(job, slot) : Promise.resolve()),
       logger,
-      overruns: new JobOverruns({ clock, logger, metrics }),
+      overruns: new JobOverruns({ clock, logger: logger.child({ [COMPONENT]: OVERRUNS_COMPONENT }), metrics }),
       ...(base.schedule ? { schedule: base.schedule } : {}),
     });
     const learnScope = async () => {

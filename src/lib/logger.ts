@@ -32,7 +32,16 @@ export interface LoggerOptions {
   format?: 'json' | 'pretty';
   /** Where to write; standard output by default. Tests pass a capture stream. */
   destination?: DestinationStream;
+  /**
+   * The least level written for the lines of one component (a child logger bound with
+   * `{ component }`, see {@link COMPONENT}), above the logger's own: the demo keeps the job overruns
+   * of its few-second beat off its user's screen this way.
+   */
+  componentLevels?: Readonly<Record<string, string>>;
 }
+
+/** The binding that names a component whose level {@link LoggerOptions.componentLevels} may raise. */
+export const COMPONENT = 'component';
 
 /**
  * In a serialised line: a JSON escape (`\u001b`, `\n`, `\\`, …), or a character JSON leaves raw
@@ -69,7 +78,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '<secret>' },
     base: undefined,
-    hooks: { streamWrite: (line: string) => escapeLogLine(line, format) },
+    hooks: {
+      streamWrite: (line: string) => escapeLogLine(line, format),
+      ...(options.componentLevels ? { logMethod: componentFilter(options.componentLevels) } : {}),
+    },
   };
   if (format === 'pretty') {
     // pino-pretty as a synchronous stream (no worker thread), so a crash loses no line.
@@ -77,6 +89,22 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     return pino(base, stream);
   }
   return options.destination ? pino(base, options.destination) : pino(base);
+}
+
+/** pino's `logMethod` hook that drops a line under its component's least level. */
+function componentFilter(levels: Readonly<Record<string, string>>) {
+  const least = new Map(Object.entries(levels).map(([component, level]) => [component, levelValue(level)]));
+  return function (this: Logger, args: Parameters<Logger['info']>, write: (...a: unknown[]) => void, level: number) {
+    const component = this.bindings()[COMPONENT] as unknown;
+    if (typeof component === 'string' && level < (least.get(component) ?? 0)) return;
+    write.apply(this, args);
+  };
+}
+
+function levelValue(level: string): number {
+  const value = pino.levels.values[level];
+  if (value === undefined) throw new Error(`unknown log level ${JSON.stringify(level)}`);
+  return value;
 }
 
 /** A logger that writes nothing, for code paths where no logger was given. */

@@ -5,7 +5,7 @@
  * the daemon's first cycles (`runNow`) are overruns like any other.
  */
 import { describe, expect, it } from 'vitest';
-import { isOverrunWarning, JobOverruns } from '../../src/app/job-overruns.js';
+import { JobOverruns } from '../../src/app/job-overruns.js';
 import { Scheduler, type ScheduleFn } from '../../src/app/scheduler.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
@@ -65,9 +65,6 @@ describe('JobOverruns', () => {
         msg: 'the runs read has taken 2s, longer than its schedule: it runs to its end, and its ticks are skipped until then (deploy_watchdog_job_overruns_total)',
       }),
     ]);
-    // The demo knows the warning by its words (and keeps it off its user's screen); others are not it.
-    expect(isOverrunWarning(JSON.stringify(said[0]))).toBe(true);
-    expect(log.lines().filter((l) => l.level !== 40 && isOverrunWarning(JSON.stringify(l)))).toEqual([]);
     releases.forEach((r) => r());
     await Promise.all([running, other]);
 

@@ -6,11 +6,14 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, escapeLogLine } from '../../src/lib/logger.js';
+import { COMPONENT, createLogger, escapeLogLine } from '../../src/lib/logger.js';
 
 const HOSTILE = 'shop\u202Egnp.exe \u200Bzero \u009bC1 \u001b[31mred\u001b[0m back\\slash';
 
-function capture(format: 'json' | 'pretty'): { lines: string[]; log: ReturnType<typeof createLogger> } {
+function capture(
+  format: 'json' | 'pretty',
+  componentLevels?: Record<string, string>,
+): { lines: string[]; log: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -18,7 +21,7 @@ function capture(format: 'json' | 'pretty'): { lines: string[]; log: ReturnType<
       done();
     },
   });
-  const log = createLogger({ format, destination: destination as never, level: 'info' });
+  const log = createLogger({ format, destination: destination as never, level: 'info', componentLevels });
   return { lines, log };
 }
 
@@ -50,5 +53,26 @@ describe('the log escapes what a terminal would obey', () => {
   ])('leaves %s as it is', (_what, line, expected) => {
     expect(escapeLogLine(line, 'pretty')).toBe(expected);
     expect(escapeLogLine(line, 'json')).toBe(expected);
+  });
+});
+
+describe('a component whose level is raised (componentLevels)', () => {
+  it("writes only that component's lines at or above its level, and every other line as before", () => {
+    const { lines, log } = capture('json', { 'job-overruns': 'error' });
+    const overruns = log.child({ [COMPONENT]: 'job-overruns' });
+    overruns.warn('the runs read has taken 9s');
+    overruns.child({ job: 'runs' }).warn('still the same component');
+    overruns.error('an error of it');
+    log.child({ [COMPONENT]: 'scheduler' }).warn('another component');
+    log.info('the root');
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      'an error of it',
+      'another component',
+      'the root',
+    ]);
+  });
+
+  it('refuses a level pino does not know, naming it', () => {
+    expect(() => capture('json', { 'job-overruns': 'loud' })).toThrow(/unknown log level "loud"/);
   });
 });

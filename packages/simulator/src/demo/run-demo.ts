@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { isOverrunWarning } from '../../../../src/app/job-overruns.js';
+import type { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../../../src/lib/logger.js';
 import { parseConfig, type Config } from '../../../../src/config/load-config.js';
+import { OVERRUNS_COMPONENT } from '../../../../src/app/job-overruns.js';
 import { systemClock, type Clock } from '../../../../src/lib/clock.js';
 import { startSmtpSink, type SmtpSink } from './peers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from './peers/webhook-receiver.js';
@@ -180,19 +180,16 @@ export async function runDemo(options: DemoOptions, io: DemoIo): Promise<DemoRes
 
 /**
  * The daemon's own logs: warnings and worse only, on stderr, so the show on stdout reads. But not
- * the overrun warnings: the demo's jobs beat every few seconds so that problems come and go within
- * a minute, and a slow (or busy) laptop overruns that beat; a user should not be warned about the
- * demo's own schedule. (The metric still counts them.)
+ * the job overruns: the demo's jobs beat every few seconds so that problems come and go within a
+ * minute, and a slow (or busy) laptop overruns that beat; a user should not be warned about the
+ * demo's own schedule. (The metric still counts them, and an error of that component is written.)
  */
-function demoLogger(stderr: Writable): Logger {
+export function demoLogger(stderr: Writable): Logger {
   const tty = (stderr as Writable & { isTTY?: boolean }).isTTY === true;
-  // The logger writes one record per write: a record is dropped or passed whole.
-  const destination = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      const line = chunk.toString();
-      if (isOverrunWarning(line)) return done();
-      stderr.write(line, () => done());
-    },
+  return createLogger({
+    level: 'warn',
+    format: tty ? 'pretty' : 'json',
+    destination: stderr,
+    componentLevels: { [OVERRUNS_COMPONENT]: 'error' },
   });
-  return createLogger({ level: 'warn', format: tty ? 'pretty' : 'json', destination });
 }
