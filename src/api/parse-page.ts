@@ -72,9 +72,9 @@ export function parsePage(body: Buffer, pass?: PassOver): ParsedPage | undefined
     for (;;) {
       const first = body[at];
       if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return undefined;
-      const after = containerEnd(body, at);
+      const after = itemEnd(body, at, first === OPEN_BRACE ? passKey : undefined);
       if (after < 0) return undefined;
-      const id = passKey && first === OPEN_BRACE ? passedId(body, at, after, passKey, pass!.when) : undefined;
+      const id = passKey && first === OPEN_BRACE ? passedId(pass!.when) : undefined;
       if (id !== undefined) passed.push(id);
       else
         try {
@@ -102,46 +102,64 @@ const ID_KEY = Buffer.from('"id"', 'utf8');
 const COLON = 0x3a;
 const MINUS = 0x2d;
 
+/** What {@link itemEnd} found of the item's top-level `id` and passing key: NaN none, -1 unusable. */
+let foundId = NaN;
+let foundValue = NaN;
+
 /**
- * The id of the object item at `start`..`end` when it is passed over: its top-level `id` and `key`
- * members are each there once, as plain integers, and `when` is true of the `key`'s value.
- * Otherwise undefined, and the item is parsed as any other (`JSON.parse` settles all the rest:
- * keys spelled with escapes, duplicate keys, numbers written otherwise, bad JSON).
+ * Where the object or array opening at `start` ends (the index after its last byte), counting
+ * brackets outside strings; -1 when the body ends first. Brackets of the wrong kind are not told
+ * apart here: `JSON.parse` of the item's text refuses them. With `key`, the same pass notes the
+ * item's top-level `id` and `key` members in {@link foundId} and {@link foundValue} (see
+ * {@link passedId}): a member's name is a string at depth 1 followed by a colon.
  */
-function passedId(
-  body: Buffer,
-  start: number,
-  end: number,
-  key: Buffer,
-  when: (value: number) => boolean,
-): number | undefined {
-  let id: number | undefined;
-  let value: number | undefined;
+function itemEnd(body: Buffer, start: number, key?: Buffer): number {
+  const end = body.length;
   let depth = 0;
+  foundId = NaN;
+  foundValue = NaN;
   for (let at = start; at < end; at++) {
     const c = body[at]!;
     if (c === QUOTE) {
       const from = at;
+      // To the string's closing quote: a backslash escapes the byte after it.
       for (at++; at < end; at++) {
         const s = body[at];
         if (s === BACKSLASH) at++;
         else if (s === QUOTE) break;
       }
-      if (depth !== 1) continue;
-      // A member's name is a string at depth 1 followed by a colon; a string value is not.
+      if (key === undefined || depth !== 1) continue;
+      const length = at + 1 - from;
+      const isId = length === ID_KEY.length && sameBytes(body, from, ID_KEY);
+      if (!isId && !(length === key.length && sameBytes(body, from, key))) continue;
       const colon = skipSpace(body, at + 1);
       if (body[colon] !== COLON) continue;
-      const isId = body.compare(ID_KEY, 0, ID_KEY.length, from, at + 1) === 0;
-      const isKey = !isId && body.compare(key, 0, key.length, from, at + 1) === 0;
-      if (!isId && !isKey) continue;
-      const number = plainInteger(body, skipSpace(body, colon + 1), end);
-      if (number === undefined || (isId ? id : value) !== undefined) return undefined;
-      if (isId) id = number;
-      else value = number;
+      // A second one, or one not written plainly, makes the item unusable for passing: -1.
+      const number = plainInteger(body, skipSpace(body, colon + 1), end) ?? -1;
+      if (isId) foundId = Number.isNaN(foundId) ? number : -1;
+      else foundValue = Number.isNaN(foundValue) ? number : -1;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (--depth === 0) return at + 1;
+    }
   }
-  return id !== undefined && value !== undefined && when(value) ? id : undefined;
+  return -1;
+}
+
+/** Whether `body` holds the bytes of `word` at `at`. */
+function sameBytes(body: Buffer, at: number, word: Buffer): boolean {
+  for (let i = 0; i < word.length; i++) if (body[at + i] !== word[i]) return false;
+  return true;
+}
+
+/**
+ * The id of the object item {@link itemEnd} just scanned when it is passed over: its top-level
+ * `id` and passing key are each there once, as plain integers, and `when` is true of the key's
+ * value. Otherwise undefined, and the item is parsed as any other (`JSON.parse` settles all the
+ * rest: keys spelled with escapes, duplicate keys, numbers written otherwise, bad JSON).
+ */
+function passedId(when: (value: number) => boolean): number | undefined {
+  return foundId >= 0 && foundValue >= 0 && when(foundValue) ? foundId : undefined;
 }
 
 /** The integer written plainly at `at` (digits, maybe a minus, then `,` `}` or space), or undefined. */
@@ -163,29 +181,4 @@ function skipSpace(body: Buffer, from: number): number {
     if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return at;
     at++;
   }
-}
-
-/**
- * Where the object or array opening at `start` ends (the index after its last byte), counting
- * brackets outside strings; -1 when the body ends first. Brackets of the wrong kind are not told
- * apart here: `JSON.parse` of the item's text refuses them.
- */
-function containerEnd(body: Buffer, start: number): number {
-  const end = body.length;
-  let depth = 0;
-  for (let at = start; at < end; at++) {
-    const c = body[at]!;
-    if (c === QUOTE) {
-      // To the string's closing quote: a backslash escapes the byte after it.
-      for (at++; at < end; at++) {
-        const s = body[at];
-        if (s === BACKSLASH) at++;
-        else if (s === QUOTE) break;
-      }
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (--depth === 0) return at + 1;
-    }
-  }
-  return -1;
 }
