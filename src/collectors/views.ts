@@ -14,16 +14,13 @@
 import { z } from 'zod';
 import { appListItemSchema, appRepositorySchema, appSchema, backupSchema, restorePointSchema } from '../api/schemas.js';
 
+/** The mask `pick` takes to keep `keys`: the fields of a view, written as a list. */
+function fields<K extends string>(...keys: K[]): { [P in K]: true } {
+  return Object.fromEntries(keys.map((key) => [key, true])) as { [P in K]: true };
+}
+
 /** The fields that name and link an app in a finding: its labels, name and URL. */
-const APP_LABEL_FIELDS = {
-  id: true,
-  name: true,
-  namespace: true,
-  project: true,
-  environment_type: true,
-  server: true,
-  url: true,
-} as const;
+const APP_LABEL_FIELDS = fields('id', 'name', 'namespace', 'project', 'environment_type', 'server', 'url');
 
 /** An app's names and links: the labels, name and URL of a finding about its runs or URLs. */
 export const appLabelsView = appListItemSchema.pick(APP_LABEL_FIELDS);
@@ -55,14 +52,9 @@ export const appIdView = appListItemSchema.pick({ id: true });
  * What the branches check reads of each repository of an app in `apps.get`: which branch is
  * deployed, whether it is still upstream, and whether the deployed commit is its head.
  */
-const repositoryView = appRepositorySchema.pick({
-  repository: true,
-  branch: true,
-  deployed_sha: true,
-  head_sha: true,
-  up_to_date: true,
-  deleted_upstream: true,
-});
+const repositoryView = appRepositorySchema.pick(
+  fields('repository', 'branch', 'deployed_sha', 'head_sha', 'up_to_date', 'deleted_upstream'),
+);
 
 /**
  * The fields of an `apps.get` answer the maintenance job keeps for its checks: the flag only
@@ -81,14 +73,7 @@ export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
  * which point it is, the change that made it and when, how it went, and whether the app is held at
  * it; the commits, modules and backup are left out.
  */
-export const restorePointView = restorePointSchema.pick({
-  id: true,
-  at: true,
-  action: true,
-  outcome: true,
-  run_id: true,
-  held: true,
-});
+export const restorePointView = restorePointSchema.pick(fields('id', 'at', 'action', 'outcome', 'run_id', 'held'));
 /** One of an app's newest restore points, as the restore_points check reads it. */
 export type NewestRestorePoint = z.infer<typeof restorePointView>;
 
@@ -99,16 +84,8 @@ export type NewestRestorePoint = z.infer<typeof restorePointView>;
  * was verified, and its off-site copies. The app's own names come from its {@link AppBackupState},
  * so the backup's copies of them (namespace, app, project, environment) and its storage are left out.
  */
-export const newestBackupView = backupSchema.pick({
-  id: true,
-  name: true,
-  app_id: true,
-  taken_at: true,
-  state: true,
-  format: true,
-  size_mb: true,
-  verified: true,
-  offsite: true,
-});
+export const newestBackupView = backupSchema.pick(
+  fields('id', 'name', 'app_id', 'taken_at', 'state', 'format', 'size_mb', 'verified', 'offsite'),
+);
 /** One of an app's newest backups, as the backups detector reads it. */
 export type NewestBackup = z.infer<typeof newestBackupView>;

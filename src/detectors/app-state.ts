@@ -12,7 +12,6 @@
  * notify stage's `bad_servers` inhibition hold it under the alert of a server in a bad state.
  */
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
-import { BAD_APP_STATES, OTHER_APP_STATES } from '../config/state-words.js';
 import { appContext } from './app-context.js';
 import { badStatesParts, type BadStatesOptions } from './bad-states.js';
 import { buildLabels } from './build-labels.js';
@@ -28,11 +27,7 @@ import { toIso } from '../lib/parse-time.js';
 export const appStateCheck = defineCheck({
   name: 'app_state',
   job: 'backups',
-  ...badStatesParts(
-    'app',
-    { bad: BAD_APP_STATES, other: OTHER_APP_STATES },
-    'App states that mean the app is not serving its users.',
-  ),
+  ...badStatesParts('app', 'App states that mean the app is not serving its users.'),
   detect: appState,
   relevant: ({ app }, options) => options.badStates.includes(app.state),
   resolution: (alert, snapshot) =>

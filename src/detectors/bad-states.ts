@@ -1,4 +1,5 @@
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import { BAD_APP_STATES, BAD_SERVER_STATES, OTHER_APP_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import type { EnvironmentSeverity } from './environment-severity.js';
 
 /** Options of a check of records in a state the config calls bad (app_state, servers). */
@@ -9,20 +10,23 @@ export interface BadStatesOptions {
   severity?: Partial<EnvironmentSeverity>;
 }
 
+/** Per record whose state such a check reads: its name in descriptions and its default state lists. */
+const RECORDS = {
+  app: { noun: 'App', bad: BAD_APP_STATES, other: OTHER_APP_STATES },
+  server: { noun: 'Server', bad: BAD_SERVER_STATES, other: OTHER_SERVER_STATES },
+} as const;
+
 /**
  * The config, options and state lists of a check of records in a bad state: its `bad_states`
- * (default `bad`, described by `description`) and `other_states` (default `other`), the words the
- * service says of a `record`'s state. Spread into the check's `defineCheck`.
+ * (described by `description`) and `other_states`, by default the words the service says of a
+ * `record`'s state that are bad and that are not. Spread into the check's `defineCheck`.
  */
-export function badStatesParts(
-  record: 'app' | 'server',
-  defaults: { bad: readonly string[]; other: readonly string[] },
-  description: string,
-) {
+export function badStatesParts(record: keyof typeof RECORDS, description: string) {
+  const { noun, bad, other } = RECORDS[record];
   return {
     config: checkConfig({
-      bad_states: stateListSchema(defaults.bad).describe(description),
-      other_states: otherStatesSchema(defaults.other, record === 'app' ? 'App' : 'Server'),
+      bad_states: stateListSchema(bad).describe(description),
+      other_states: otherStatesSchema(other, noun),
     }),
     options: (own: { enabled: boolean; bad_states: string[] }): BadStatesOptions | undefined =>
       own.enabled ? { badStates: own.bad_states } : undefined,

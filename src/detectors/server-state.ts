@@ -17,7 +17,6 @@
  */
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
-import { BAD_SERVER_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { badStatesParts, type BadStatesOptions } from './bad-states.js';
 import { buildLabels } from './build-labels.js';
@@ -32,11 +31,7 @@ import { factsFrom } from './presentation.js';
 export const serversCheck = defineCheck({
   name: 'servers',
   job: 'servers',
-  ...badStatesParts(
-    'server',
-    { bad: BAD_SERVER_STATES, other: OTHER_SERVER_STATES },
-    'Server states that make its apps impossible to judge.',
-  ),
+  ...badStatesParts('server', 'Server states that make its apps impossible to judge.'),
   detect: serverState,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'server', snapshot.servers, (server) => `server ${server.name} is ${server.state} now`),

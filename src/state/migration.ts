@@ -17,6 +17,11 @@ export interface Migration {
   up: string | ((dialect: SqlDialect) => string);
 }
 
+/** The migration `version` called `name` (see {@link Migration}), as a migration file exports it. */
+export function defineMigration(version: number, name: string, up: Migration['up']): Migration {
+  return { version, name, up };
+}
+
 /** The SQL of `migration` for `dialect`'s engine. */
 export function migrationSql(migration: Migration, dialect: SqlDialect): string {
   return typeof migration.up === 'string' ? migration.up : migration.up(dialect);

@@ -1,14 +1,14 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The tables every other stage leans on: `meta` (small key/value facts such as the last
  * successful cycle) and `source_health` (one row per collector job, counting consecutive failed
  * cycles so a "cannot read" alert fires only after `checks.sources.failure_threshold`).
  */
-const core: Migration = {
-  version: 1,
-  name: 'core',
-  up: (d) => `
+export default defineMigration(
+  1,
+  'core',
+  (d) => `
     CREATE TABLE meta (
       key   TEXT PRIMARY KEY,
       value TEXT NOT NULL
@@ -23,6 +23,4 @@ const core: Migration = {
       disabled_reason      TEXT
     )${d.strict};
   `,
-};
-
-export default core;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The alert lifecycle's tables (owned by `src/alerts/`):
@@ -10,10 +10,10 @@ import type { Migration } from '../migration.js';
  * - `silences`: operator-made mutes by label matchers; `expired_at` is set by `unsilence`.
  * Times are milliseconds since the epoch (`int64`); JSON columns hold objects.
  */
-const alerts: Migration = {
-  version: 2,
-  name: 'alerts',
-  up: (d) => `
+export default defineMigration(
+  2,
+  'alerts',
+  (d) => `
     CREATE TABLE alerts (
       fingerprint      TEXT    PRIMARY KEY,
       job              TEXT    NOT NULL,
@@ -64,6 +64,4 @@ const alerts: Migration = {
     -- The router asks for the silences in force now: not expired by hand and not past ends_at.
     CREATE INDEX silences_ends_at ON silences (ends_at) WHERE expired_at IS NULL;
   `,
-};
-
-export default alerts;
+);

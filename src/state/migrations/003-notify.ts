@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The notification pipeline's tables (owned by `src/notify/`):
@@ -16,10 +16,10 @@ import type { Migration } from '../migration.js';
  *   sends the day's digest twice.
  * Times are milliseconds since the epoch (`int64`).
  */
-const notify: Migration = {
-  version: 3,
-  name: 'notify',
-  up: (d) => `
+export default defineMigration(
+  3,
+  'notify',
+  (d) => `
     CREATE TABLE outbox (
       id              ${d.serialKey},
       channel         TEXT    NOT NULL,
@@ -72,6 +72,4 @@ const notify: Migration = {
       PRIMARY KEY (channel, day)
     )${d.strict};
   `,
-};
-
-export default notify;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The remediation stage's tables (owned by `src/remediation/`):
@@ -21,10 +21,10 @@ import type { Migration } from '../migration.js';
  *   remediator starts (daemon start or config reload).
  * Times are milliseconds since the epoch (`int64`).
  */
-const remediation: Migration = {
-  version: 4,
-  name: 'remediation',
-  up: (d) => `
+export default defineMigration(
+  4,
+  'remediation',
+  (d) => `
     CREATE TABLE remediation_attempts (
       id              ${d.serialKey},
       policy          TEXT    NOT NULL,
@@ -97,6 +97,4 @@ const remediation: Migration = {
       at         ${d.int64} NOT NULL
     )${d.strict};
   `,
-};
-
-export default remediation;
+);

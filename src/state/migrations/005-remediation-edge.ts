@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * What remediation needs to act safely at the edges of one installation (owned by `src/remediation/`):
@@ -19,10 +19,10 @@ import type { Migration } from '../migration.js';
  * - `remediation_audit.environment`: the environment of the app a row is about, as the alert's
  *   labels gave it (NULL: outside any environment, or a row about no record).
  */
-const remediationEdge: Migration = {
-  version: 5,
-  name: 'remediation-edge',
-  up: (d) => `
+export default defineMigration(
+  5,
+  'remediation-edge',
+  (d) => `
     INSERT INTO meta (key, value) VALUES ('installation_id', ${d.randomHex(10)})
       ON CONFLICT (key) DO NOTHING;
 
@@ -42,6 +42,4 @@ const remediationEdge: Migration = {
 
     ALTER TABLE remediation_audit ADD COLUMN environment TEXT;
   `,
-};
-
-export default remediationEdge;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * What a reader is shown of an alert, as its check chose it when it found the problem (owned by
@@ -9,13 +9,11 @@ import type { Migration } from '../migration.js';
  * presentation of their details, as they were before, and the lifecycle fills both in the next time
  * it sees the problem.
  */
-const alertFacts: Migration = {
-  version: 6,
-  name: 'alert-facts',
-  up: `
+export default defineMigration(
+  6,
+  'alert-facts',
+  `
     ALTER TABLE alerts ADD COLUMN facts TEXT;
     ALTER TABLE alerts ADD COLUMN brief TEXT;
   `,
-};
-
-export default alertFacts;
+);

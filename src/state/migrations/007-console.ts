@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * What the web console writes and reads (owned by `src/alerts/` and the stores the console reads):
@@ -8,16 +8,14 @@ import type { Migration } from '../migration.js';
  * - indexes for an alert's timeline: its notifications (outbox rows), remediation attempts and
  *   audit rows, looked up by fingerprint.
  */
-const consoleMigration: Migration = {
-  version: 7,
-  name: 'console',
-  up: `
+export default defineMigration(
+  7,
+  'console',
+  `
     ALTER TABLE silences ADD COLUMN expired_by TEXT;
     ALTER TABLE silences ADD COLUMN expire_reason TEXT;
     CREATE INDEX outbox_fingerprint ON outbox (fingerprint, id) WHERE fingerprint IS NOT NULL;
     CREATE INDEX remediation_attempts_fingerprint ON remediation_attempts (fingerprint);
     CREATE INDEX remediation_audit_fingerprint ON remediation_audit (fingerprint) WHERE fingerprint IS NOT NULL;
   `,
-};
-
-export default consoleMigration;
+);

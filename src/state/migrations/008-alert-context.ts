@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * What the API told about new alerts after their cycle (owned by `src/context/`): one row per run
@@ -10,10 +10,10 @@ import type { Migration } from '../migration.js';
  * - `ask`: the RunContextAsk JSON (run, app, workflow, action, when it failed).
  * Times are milliseconds since the epoch (`int64`).
  */
-const alertContext: Migration = {
-  version: 8,
-  name: 'alert-context',
-  up: (d) => `
+export default defineMigration(
+  8,
+  'alert-context',
+  (d) => `
     CREATE TABLE alert_context (
       subject      TEXT    PRIMARY KEY,
       fingerprint  TEXT    NOT NULL,
@@ -28,6 +28,4 @@ const alertContext: Migration = {
     -- The reader's claim: pending asks, oldest first.
     CREATE INDEX alert_context_pending ON alert_context (requested_at) WHERE status = 'pending';
   `,
-};
-
-export default alertContext;
+);

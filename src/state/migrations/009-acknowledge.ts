@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * Acknowledgement, a state of a firing alert (owned by `src/alerts/`):
@@ -18,10 +18,10 @@ import type { Migration } from '../migration.js';
  *   once, whichever process wrote it.
  * Times are milliseconds since the epoch (`int64`).
  */
-const acknowledge: Migration = {
-  version: 9,
-  name: 'acknowledge',
-  up: (d) => `
+export default defineMigration(
+  9,
+  'acknowledge',
+  (d) => `
     ALTER TABLE alerts ADD COLUMN acknowledged_at ${d.int64};
     ALTER TABLE alerts ADD COLUMN acknowledged_by TEXT;
     ALTER TABLE alerts ADD COLUMN acknowledged_via TEXT CHECK (acknowledged_via IN ('console', 'cli', 'slack'));
@@ -55,6 +55,4 @@ const acknowledge: Migration = {
       queued_at ${d.int64} NOT NULL
     )${d.strict};
   `,
-};
-
-export default acknowledge;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The Slack app channel's living messages (owned by `src/notify/channels/slack-app-link-store.ts`): one
@@ -17,10 +17,10 @@ import type { Migration } from '../migration.js';
  *   and an alert's living message can be found by its fingerprint.
  * Neither holds the bot token. Times are milliseconds since the epoch (`int64`).
  */
-const slackApp: Migration = {
-  version: 10,
-  name: 'slack-app',
-  up: (d) => `
+export default defineMigration(
+  10,
+  'slack-app',
+  (d) => `
     CREATE TABLE slack_app_messages (
       id            ${d.serialKey},
       channel       TEXT    NOT NULL,
@@ -50,6 +50,4 @@ const slackApp: Migration = {
 
     CREATE INDEX slack_app_message_alerts_fingerprint ON slack_app_message_alerts (fingerprint);
   `,
-};
-
-export default slackApp;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * The audit of clicks on the Slack app's buttons (owned by `src/interactions/interaction-audit-store.ts`):
@@ -14,10 +14,10 @@ import type { Migration } from '../migration.js';
  *   is over), `failed` (our fault: the state, Slack's answer); `detail` says it in words.
  * No token, secret or response URL is kept. Times are milliseconds since the epoch (`int64`).
  */
-const slackInteractions: Migration = {
-  version: 11,
-  name: 'slack-interactions',
-  up: (d) => `
+export default defineMigration(
+  11,
+  'slack-interactions',
+  (d) => `
     CREATE TABLE slack_interactions (
       id          ${d.serialKey},
       at          ${d.int64} NOT NULL,
@@ -33,6 +33,4 @@ const slackInteractions: Migration = {
     CREATE INDEX slack_interactions_fingerprint ON slack_interactions (fingerprint, at);
     CREATE INDEX slack_interactions_at ON slack_interactions (at);
   `,
-};
-
-export default slackInteractions;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * When an alert is told: how soon after its problem it was, and, while it is not yet, why.
@@ -19,10 +19,10 @@ import type { Migration } from '../migration.js';
  *
  * Times are milliseconds since the epoch (`int64`).
  */
-const alertTiming: Migration = {
-  version: 14,
-  name: 'alert-timing',
-  up: (d) => `
+export default defineMigration(
+  14,
+  'alert-timing',
+  (d) => `
     CREATE TABLE time_to_alert (
       event_id     ${d.int64} PRIMARY KEY,
       check_name   TEXT    NOT NULL,
@@ -36,6 +36,4 @@ const alertTiming: Migration = {
     ALTER TABLE alerts ADD COLUMN hold_until ${d.int64};
     ALTER TABLE alerts ADD COLUMN hold_reason TEXT;
   `,
-};
-
-export default alertTiming;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * How many times an outbox row's message went out without its receipt being confirmed (an SMTP
@@ -6,12 +6,10 @@ import type { Migration } from '../migration.js';
  * may have it, so the delivery loop sends such a row at most once more: at the second unconfirmed
  * send the row is recorded `sent` with the reason in `last_error`, never sent a third time.
  */
-const outboxUnconfirmed: Migration = {
-  version: 15,
-  name: 'outbox-unconfirmed',
-  up: `
+export default defineMigration(
+  15,
+  'outbox-unconfirmed',
+  `
     ALTER TABLE outbox ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0;
   `,
-};
-
-export default outboxUnconfirmed;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * What remediation needs to read back a backup it took (`apps.backup`): the id the change's answer
@@ -6,13 +6,11 @@ import type { Migration } from '../migration.js';
  * succeeded, until when `backups.get` is read again for its verification and off-site copies to
  * settle (`readback_until`; null: not reading back). Both null on every row written before.
  */
-const backupReadback: Migration = {
-  version: 16,
-  name: 'backup-readback',
-  up: (d) => `
+export default defineMigration(
+  16,
+  'backup-readback',
+  (d) => `
     ALTER TABLE remediation_attempts ADD COLUMN backup_id ${d.int64};
     ALTER TABLE remediation_attempts ADD COLUMN readback_until ${d.int64};
   `,
-};
-
-export default backupReadback;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * One copy of what a notification says per event, not one per channel. An event routed to three
@@ -9,10 +9,10 @@ import type { Migration } from '../migration.js';
  * naming it (retention). Written in the transaction that writes its rows, so a crash leaves
  * both or neither.
  */
-const outboxBodies: Migration = {
-  version: 17,
-  name: 'outbox-bodies',
-  up: (d) => `
+export default defineMigration(
+  17,
+  'outbox-bodies',
+  (d) => `
     CREATE TABLE outbox_bodies (
       body_id   ${d.serialKey},
       body      TEXT    NOT NULL,
@@ -22,6 +22,4 @@ const outboxBodies: Migration = {
     ALTER TABLE outbox ADD COLUMN body_id ${d.int64};
     CREATE INDEX outbox_body ON outbox (body_id) WHERE body_id IS NOT NULL;
   `,
-};
-
-export default outboxBodies;
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * Acknowledgements given in an on-call tool: `alerts.acknowledged_via` widened to take
@@ -12,22 +12,17 @@ import type { Migration } from '../migration.js';
  * (SQLite allows it: no index, view or other constraint names it) and the new one takes its name.
  * No row is rewritten beyond that column, and nothing else of the table changes.
  */
-const onCallAcknowledge: Migration = {
-  version: 18,
-  name: 'on-call-acknowledge',
-  up: (d) =>
-    d.choose({
-      sqlite: `
+export default defineMigration(18, 'on-call-acknowledge', (d) =>
+  d.choose({
+    sqlite: `
     ALTER TABLE alerts ADD COLUMN acknowledged_via_012 TEXT
       CHECK (acknowledged_via_012 IN ('console', 'cli', 'slack', 'pagerduty', 'opsgenie'));
     UPDATE alerts SET acknowledged_via_012 = acknowledged_via WHERE acknowledged_via IS NOT NULL;
     ALTER TABLE alerts DROP COLUMN acknowledged_via;
     ALTER TABLE alerts RENAME COLUMN acknowledged_via_012 TO acknowledged_via;`,
-      postgres: `
+    postgres: `
     ALTER TABLE alerts DROP CONSTRAINT alerts_acknowledged_via_check;
     ALTER TABLE alerts ADD CONSTRAINT alerts_acknowledged_via_check
       CHECK (acknowledged_via IN ('console', 'cli', 'slack', 'pagerduty', 'opsgenie'));`,
-    }),
-};
-
-export default onCallAcknowledge;
+  }),
+);

@@ -1,4 +1,4 @@
-import type { Migration } from '../migration.js';
+import { defineMigration } from '../migration.js';
 
 /**
  * Who is sending an outbox row, and what a sender knows that it could not record. Among replicas a
@@ -12,10 +12,10 @@ import type { Migration } from '../migration.js';
  *   a table of the leader's work); the leader records the row sent from it, if the row is still
  *   pending under that claim, and forgets it.
  */
-const outboxClaims: Migration = {
-  version: 20,
-  name: 'outbox-claims',
-  up: (d) => `
+export default defineMigration(
+  20,
+  'outbox-claims',
+  (d) => `
     ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
 
     CREATE TABLE outbox_receipts (
@@ -25,6 +25,4 @@ const outboxClaims: Migration = {
       PRIMARY KEY (outbox_id, claimed_by)
     )${d.strict};
   `,
-};
-
-export default outboxClaims;
+);

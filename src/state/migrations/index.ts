@@ -2,8 +2,8 @@
  * Every schema migration, in order, for BOTH engines (SQLite and PostgreSQL): one definition each.
  *
  * To add one: write `NNN-name.ts` beside these, exporting by default
- * `{ version: NNN, name: 'name', up: (d) => <template of SQL> } satisfies Migration`, import it
- * here and append it to the array. Write the SQL once, saying through the dialect `d` (`../sql-dialect.ts`) what
+ * `defineMigration(NNN, 'name', (d) => <template of SQL>)`, import it here, append it to the array
+ * and pin its SQL in test/state/migration-sql.test.ts. Write the SQL once, saying through the dialect `d` (`../sql-dialect.ts`) what
  * the engines say differently:
  * - `${d.int64}` for epoch milliseconds and ids (INTEGER / BIGINT); plain `INTEGER` for counts;
  * - `${d.serialKey}` for a row id that is never reused (AUTOINCREMENT / identity);
@@ -11,7 +11,7 @@
  * - `${d.randomHex(n)}` for random hex digits;
  * - `${d.choose({ sqlite: '…', postgres: '…' })}` only for a step the engines do truly differently
  *   (altering a CHECK: SQLite rebuilds the table).
- * Where nothing differs, `up` may be a plain string. A missing word belongs in `SqlDialect`, with
+ * Where nothing differs, the SQL may be a plain string. A missing word belongs in `SqlDialect`, with
  * both engines' spelling, not in a second copy of the migration. Never edit or renumber a
  * migration that has shipped: add a new one (test/state/migration-history.test.ts holds 1–14
  * against the frozen copies those states were built with).
