@@ -23,16 +23,18 @@ outcome, idempotency key, run.
 
 const DEFAULT_LIMIT = 200;
 
+const OPTIONS = {
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  limit: { type: 'string' },
+  policy: { type: 'string' },
+} as const;
+
 const actions = defineCommand({
   name: 'actions',
   summary: 'List the remediation audit trail',
   usage,
-  options: {
-    config: { type: 'string' },
-    json: { type: 'boolean' },
-    limit: { type: 'string' },
-    policy: { type: 'string' },
-  },
+  options: OPTIONS,
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
   run: (values, io) =>
     withStateStore(io, usage, values.config, (store) => {
