@@ -4,9 +4,9 @@
  * the record's environment, idempotency key and run.
  */
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { defineCommand, table, terminalJson, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog actions [--config FILE] [--json] [--limit N] [--policy NAME]
@@ -23,27 +23,23 @@ outcome, idempotency key, run.
 
 const DEFAULT_LIMIT = 200;
 
-const actions: Command = {
+const OPTIONS = {
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  limit: { type: 'string' },
+  policy: { type: 'string' },
+} as const;
+
+const actions = defineCommand({
   name: 'actions',
   summary: 'List the remediation audit trail',
   usage,
-  async run(argv, io) {
-    let values: { config?: string; json?: boolean; limit?: string; policy?: string };
-    let limit: number | undefined;
-    try {
-      ({ values } = parseCommandArgs(argv, {
-        config: { type: 'string' },
-        json: { type: 'boolean' },
-        limit: { type: 'string' },
-        policy: { type: 'string' },
-      }));
-      limit = parseLimit(values.limit);
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-    return withStateStore(io, usage, values.config, (store) => {
+  options: OPTIONS,
+  parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
+  run: (values, io) =>
+    withStateStore(io, usage, values.config, (store) => {
       const rows = listAudit(store, {
-        ...(limit === undefined ? {} : { limit }),
+        ...(values.limit === undefined ? {} : { limit: values.limit }),
         ...(values.policy === undefined ? {} : { policy: values.policy }),
       });
       if (values.json) {
@@ -82,9 +78,8 @@ const actions: Command = {
       ]);
       io.stdout.write(table([header, ...body]));
       return EXIT.ok;
-    });
-  },
-};
+    }),
+});
 
 function parseLimit(text: string | undefined): number | undefined {
   if (text === undefined) return DEFAULT_LIMIT;

@@ -6,11 +6,11 @@
 import { alertId } from '../alerts/alert-id.js';
 import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT, type Command } from './command.js';
+import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { pendingReason } from '../alerts/pending-reason.js';
-import { parseCommandArgs, reportFailure, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
+import { CONFIG_OPTION, defineCommand, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
@@ -40,18 +40,14 @@ const FIT_SHRINK = [
   { column: 6, min: 10 },
 ];
 
-const alerts: Command = {
+const alerts = defineCommand({
   name: 'alerts',
   summary: 'List open alerts',
   usage,
-  async run(argv, io) {
-    let values: { config?: string; json?: boolean };
-    try {
-      ({ values } = parseCommandArgs(argv, { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } }));
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-    return withStateStore(io, usage, values.config, (store) => {
+  options: { ...CONFIG_OPTION, json: { type: 'boolean' } },
+  parse: ({ values }) => values,
+  run: (values, io) =>
+    withStateStore(io, usage, values.config, (store) => {
       const now = systemClock.now();
       const forCycles = loadConfigSection(resolveConfigFile(values.config, io), io.env, 'alerts').for;
       const rows = openAlertsView(store, now).map((v) => ({
@@ -119,8 +115,7 @@ const alerts: Command = {
       const ackedText = acked > 0 ? `, ${acked} of them acked` : '';
       io.stdout.write(`${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)\n`);
       return EXIT.ok;
-    });
-  },
-};
+    }),
+});
 
 export default alerts;

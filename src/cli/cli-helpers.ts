@@ -44,8 +44,7 @@ export async function withStateStore(
 
 /**
  * Who a command acts as: `--by`, else $USER or $LOGNAME. With none of them (under `docker exec`
- * or cron, where $USER is unset) it asks for `--by` rather than record an author nobody can
- * trace back (it used to record `unknown`).
+ * or cron, where $USER is unset) it asks for `--by` rather than record an author nobody can trace.
  */
 export function actingPerson(given: string | undefined, env: NodeJS.ProcessEnv): string {
   const who = (given ?? env.USER ?? env.LOGNAME ?? '').trim();

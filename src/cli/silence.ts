@@ -3,16 +3,16 @@
  * are still tracked; only their notifications are held back while the silence is in force.
  */
 import { knownLabelValues, openAlerts } from '../alerts/alert-store.js';
-import { compileMatchers, parseMatcher, type LabelMatcher } from '../alerts/matchers.js';
+import { compileMatchers, parseMatcher } from '../alerts/matchers.js';
 import { silenceWarnings } from '../alerts/silence-warnings.js';
 import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { systemClock } from '../lib/clock.js';
-import { actingPerson, parseCommandArgs, reportFailure, terminalSafe, withStateStore } from './cli-helpers.js';
+import { actingPerson, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime } from '../lib/parse-time.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog silence [--config FILE] --match LABEL=VALUE [--match …]
@@ -37,61 +37,52 @@ most likely; the silence is made all the same, for an alert still to come).
   --reason TEXT     why, for whoever sees the silence later
   --by NAME         who; defaults to $USER (required where $USER is unset); --author too`;
 
-const silence: Command = {
+const silence = defineCommand({
   name: 'silence',
   summary: 'Mute notifications of matching alerts for a while',
   usage,
-  async run(argv, io) {
-    let args: {
-      config?: string;
-      match: LabelMatcher[];
-      startsAt: number | undefined;
-      durationMs: number;
-      reason: string;
-      by: string | undefined;
-    };
+  options: {
+    config: { type: 'string' },
+    match: { type: 'string', multiple: true },
+    for: { type: 'string' },
+    start: { type: 'string' },
+    end: { type: 'string' },
+    reason: { type: 'string' },
+    by: { type: 'string' },
+    author: { type: 'string' },
+  },
+  parse: ({ values }) => {
     const now = systemClock.now();
-    try {
-      const { values } = parseCommandArgs(argv, {
-        config: { type: 'string' },
-        match: { type: 'string', multiple: true },
-        for: { type: 'string' },
-        start: { type: 'string' },
-        end: { type: 'string' },
-        reason: { type: 'string' },
-        by: { type: 'string' },
-        author: { type: 'string' },
-      });
-      const matches = values.match ?? [];
-      if (matches.length === 0) throw new UsageError('at least one --match is required');
-      const startsAt = values.start === undefined ? undefined : timeOption('--start', values.start);
-      const durationMs = silenceLength(values.for, values.end, startsAt ?? now);
-      const reason = (values.reason ?? '').trim();
-      if (!reason) throw new UsageError('--reason TEXT is required');
-      // A pasted "To silence" line carries '…' for the reason: say why instead.
-      if (reason === '…' || reason === '...')
-        throw new UsageError(`--reason '…' is the placeholder of a printed command: write why you silence`);
-      if (values.by !== undefined && values.author !== undefined)
-        throw new UsageError('give --by or --author, not both (they are the same)');
-      args = {
-        config: values.config,
-        match: matches.map((m) => {
-          try {
-            return parseMatcher(m);
-          } catch (err) {
-            throw new UsageError(`--match: ${(err as Error).message}`);
-          }
-        }),
-        startsAt,
-        durationMs,
-        reason,
-        by: values.by ?? values.author,
-      };
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-
-    return withStateStore(io, usage, args.config, (store) => {
+    const matches = values.match ?? [];
+    if (matches.length === 0) throw new UsageError('at least one --match is required');
+    const startsAt = values.start === undefined ? undefined : timeOption('--start', values.start);
+    const durationMs = silenceLength(values.for, values.end, startsAt ?? now);
+    const reason = (values.reason ?? '').trim();
+    if (!reason) throw new UsageError('--reason TEXT is required');
+    // A pasted "To silence" line carries '…' for the reason: say why instead.
+    if (reason === '…' || reason === '...')
+      throw new UsageError(`--reason '…' is the placeholder of a printed command: write why you silence`);
+    if (values.by !== undefined && values.author !== undefined)
+      throw new UsageError('give --by or --author, not both (they are the same)');
+    return {
+      now,
+      config: values.config,
+      match: matches.map((m) => {
+        try {
+          return parseMatcher(m);
+        } catch (err) {
+          throw new UsageError(`--match: ${(err as Error).message}`);
+        }
+      }),
+      startsAt,
+      durationMs,
+      reason,
+      by: values.by ?? values.author,
+    };
+  },
+  run: (args, io) =>
+    withStateStore(io, usage, args.config, (store) => {
+      const { now } = args;
       // Asked once the config is found, so a missing config is what a bare command hears first.
       const author = actingPerson(args.by, io.env);
       const created = createSilence(store, {
@@ -118,9 +109,8 @@ const silence: Command = {
         io.stderr.write(`warning: ${terminalSafe(w)}\n`);
       }
       return EXIT.ok;
-    });
-  },
-};
+    }),
+});
 
 /** A time option: ISO 8601 with its zone (a time without one is never guessed). */
 function timeOption(flag: string, text: string): number {

@@ -6,9 +6,9 @@ import { formatMatcher } from '../alerts/matchers.js';
 import { silenceListing } from '../alerts/silence-listing.js';
 import { describeMatchers } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT, type Command } from './command.js';
+import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { parseCommandArgs, reportFailure, table, terminalJson, withStateStore } from './cli-helpers.js';
+import { defineCommand, table, terminalJson, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog silences [--config FILE] [--json] [--all]
@@ -22,22 +22,14 @@ covers now, author and reason.
   --json          one JSON array instead of a table
   --all           include silences that are over (ended, or expired by hand)`;
 
-const silences: Command = {
+const silences = defineCommand({
   name: 'silences',
   summary: 'List silences',
   usage,
-  async run(argv, io) {
-    let values: { config?: string; json?: boolean; all?: boolean };
-    try {
-      ({ values } = parseCommandArgs(argv, {
-        config: { type: 'string' },
-        json: { type: 'boolean' },
-        all: { type: 'boolean' },
-      }));
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-    return withStateStore(io, usage, values.config, (store) => {
+  options: { config: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' } },
+  parse: ({ values }) => values,
+  run: (values, io) =>
+    withStateStore(io, usage, values.config, (store) => {
       const rows = silenceListing(store, { now: systemClock.now(), includeExpired: values.all === true });
       if (values.json) {
         const out = rows.map(({ silence: s, state, openAlerts }) => ({
@@ -72,8 +64,7 @@ const silences: Command = {
       ]);
       io.stdout.write(table([header, ...body]));
       return EXIT.ok;
-    });
-  },
-};
+    }),
+});
 
 export default silences;

@@ -4,9 +4,9 @@
  */
 import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { parseCommandArgs, reportFailure, withStateStore } from './cli-helpers.js';
+import { defineCommand, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog unsilence [--config FILE] ID
 
@@ -15,22 +15,18 @@ Ends the silence ID (as printed by \`deploy-watchdog silence\` and listed by \`s
   --config FILE   the configuration file (its state.path is the database)
                   (${CONFIG_FILE_DEFAULTS})`;
 
-const unsilence: Command = {
+const unsilence = defineCommand({
   name: 'unsilence',
   summary: 'End a silence now',
   usage,
-  async run(argv, io) {
-    let config: string | undefined;
-    let id: string;
-    try {
-      const { values, positionals } = parseCommandArgs(argv, { config: { type: 'string' } }, true);
-      if (positionals.length !== 1) throw new UsageError('give exactly one silence ID');
-      config = values.config;
-      id = positionals[0]!;
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-    return withStateStore(io, usage, config, (store) => {
+  options: { config: { type: 'string' } },
+  positionals: true,
+  parse: ({ values, positionals }) => {
+    if (positionals.length !== 1) throw new UsageError('give exactly one silence ID');
+    return { config: values.config, id: positionals[0]! };
+  },
+  run: ({ config, id }, io) =>
+    withStateStore(io, usage, config, (store) => {
       // Who, as `silence` records its author; the console records a why as well.
       const by = (io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
       const result = expireSilence(store, id, systemClock.now(), { by });
@@ -47,8 +43,7 @@ const unsilence: Command = {
           io.stdout.write(`ended silence ${result.silence.id} (${describeMatchers(result.silence.matchers)})\n`);
           return EXIT.ok;
       }
-    });
-  },
-};
+    }),
+});
 
 export default unsilence;

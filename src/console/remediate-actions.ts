@@ -35,7 +35,7 @@ export type ConsoleRemediationAnswer = RemediationRequest | { outcome: 'asked' }
 
 /**
  * How long the console's thread waits for the main thread's decision before it answers "asked":
- * a person's page never waits on a statement of the engine's (issue 24), at most this.
+ * a person's page never waits on a statement of the engine's, at most this.
  */
 export const REMEDIATION_DECISION_WAIT_MS = 1_500;
 

@@ -13,9 +13,6 @@ import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
 
-/** The path prefix of an Opsgenie channel's webhook: `/opsgenie/<channel name>`. */
-export const OPSGENIE_WEBHOOK_PREFIX = '/opsgenie/';
-
 /** The custom header the Webhook integration is told to add. */
 export const OPSGENIE_TOKEN_HEADER = 'x-deploy-watchdog-token';
 

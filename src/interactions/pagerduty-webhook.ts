@@ -13,9 +13,6 @@ import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
 
-/** The path prefix of a PagerDuty channel's webhook: `/pagerduty/<channel name>`. */
-export const PAGERDUTY_WEBHOOK_PREFIX = '/pagerduty/';
-
 /** The largest number of signatures looked at in one header (a rotation has two or three). */
 const MAX_SIGNATURES = 8;
 

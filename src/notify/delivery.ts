@@ -8,7 +8,7 @@
  *   `max_backoff`, so a fixed config still delivers it.
  * - At most one repeat per crash: rows are marked right after the send; a crash in between leaves
  *   them pending and the next start sends that message again, once.
- * - Nothing twice across a database outage (issue 24): each message's rows are claimed for this
+ * - Nothing twice across a database outage: each message's rows are claimed for this
  *   term (`claimed_by`, fenced) just before the send. A send accepted whose record the state then
  *   refuses is kept as a receipt ({@link SendReceipts}) and written once the state answers, and a
  *   new term leaves rows another term claimed alone for `claimGraceMs` (two leases, among replicas),

@@ -11,9 +11,6 @@ export type RouteSettings = NotifySection['routes'][number];
 /** One entry of `notify.mute_windows`. */
 export type MuteWindowSettings = NotifySection['mute_windows'][number];
 
-/** `notify.delivery`, all in ms. */
-export type DeliverySettings = NotifySection['delivery'];
-
 /** `notify.digest`. */
 export type DigestSettings = NotifySection['digest'];
 
@@ -28,9 +25,6 @@ export type InhibitSettings = NotifySection['inhibit'];
  * links they show; an alert's context is read elsewhere and handed in, `NotifierOptions.context`).
  */
 export type NotifySettings = Omit<NotifySection, 'channels' | 'links' | 'context'>;
-
-/** `notify.links`: the platform's page templates by record type. */
-export type PageLinkSettings = NotifySection['links'];
 
 /**
  * `alerts` defaults the routes fall back to: `repeat_interval` in ms (Infinity: `off`, as a

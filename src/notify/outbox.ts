@@ -122,18 +122,7 @@ export class Outbox {
           if (acknowledgement && !isAcknowledgementKind(old.kind as AlertEvent['kind'])) continue;
           const quiet = event.kind === 'resolved' && !announced(log);
           const decision: NotifyDecision = quiet ? 'resolved_quietly' : 'superseded';
-          this.rows.redecide(
-            old.id,
-            {
-              status: 'suppressed',
-              decision,
-              detail: `by event ${event.id}`,
-              heldBy: null,
-              dueSince: null,
-              nextAttemptAt: null,
-            },
-            now,
-          );
+          this.rows.redecide(old.id, rowDecision({ decision, detail: `by event ${event.id}` }, now), now);
           this.#count(pass, channel, decision);
         }
         const decided: Decided = over
@@ -264,7 +253,6 @@ export class Outbox {
     pass: OutboxPass,
     held: HeldByCause,
   ): void {
-    const status = STATUS_OF_DECISION[decided.decision];
     this.rows.insert({
       channel,
       route: route.name,
@@ -274,13 +262,8 @@ export class Outbox {
       kind: event.kind,
       bodyId: body(),
       groupKey: groupKeyOf(event.labels, route),
-      status,
-      decision: decided.decision,
-      detail: decided.detail ?? null,
-      heldBy: decided.cause?.fingerprint ?? null,
       createdAt: now,
-      dueSince: status === 'pending' ? now : null,
-      nextAttemptAt: status === 'pending' ? now : null,
+      ...rowDecision(decided, now),
     });
     this.#recordLog(event, channel, decided, now);
     this.#count(pass, channel, decided.decision);
@@ -304,13 +287,8 @@ export class Outbox {
         kind: notification.topic,
         bodyId: body(),
         groupKey: '',
-        status: 'pending',
-        decision: 'deliver',
-        detail: null,
-        heldBy: null,
         createdAt: now,
-        dueSince: now,
-        nextAttemptAt: now,
+        ...rowDecision({ decision: 'deliver' }, now),
       }),
     );
   }
@@ -350,19 +328,7 @@ export class Outbox {
           });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
-        const status = STATUS_OF_DECISION[decided.decision];
-        this.rows.redecide(
-          row.id,
-          {
-            status,
-            decision: decided.decision,
-            detail: decided.detail ?? null,
-            heldBy: decided.cause?.fingerprint ?? null,
-            dueSince: status === 'pending' ? now : null,
-            nextAttemptAt: status === 'pending' ? now : null,
-          },
-          now,
-        );
+        this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
         this.#count(pass, row.channel, decided.decision);
         if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause);
@@ -478,6 +444,20 @@ export function groupLabelsOf(labels: Labels, groupBy: readonly string[]): Recor
     if (value !== undefined && value !== '') out[key] = value;
   }
   return out;
+}
+
+/** What a decision makes of a row: a row due is pending from `now`, any other neither due nor tried. */
+function rowDecision(decided: Decided, now: number) {
+  const status = STATUS_OF_DECISION[decided.decision];
+  const due = status === 'pending' ? now : null;
+  return {
+    status,
+    decision: decided.decision,
+    detail: decided.detail ?? null,
+    heldBy: decided.cause?.fingerprint ?? null,
+    dueSince: due,
+    nextAttemptAt: due,
+  };
 }
 
 function groupKeyOf(labels: Labels, route: ResolvedRoute): string {

@@ -47,8 +47,6 @@ import { scopeText } from './suspension.js';
 import { commitSuspensionAlerts } from './suspension-alerts.js';
 import { runDetailWanted } from './run-detail-wanted.js';
 
-export type { CycleReport, RequestOutcome } from './cycle-planner.js';
-
 /** What a person's request for a remediation came to ({@link Remediator.request}), named. */
 export type RemediationRequest =
   | RequestOutcome
@@ -56,7 +54,6 @@ export type RemediationRequest =
   | { outcome: 'not_firing'; alert: AlertRow }
   /** No alert has that fingerprint (any more). */
   | { outcome: 'not_found' };
-export type { PassReport } from './send-and-follow.js';
 
 /** The parts of the notification pipeline remediation uses. */
 export type RemediationNotifier = Pick<

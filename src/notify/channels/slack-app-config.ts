@@ -11,7 +11,7 @@ export const SLACK_API_URL = 'https://slack.com/api/';
 export const DEFAULT_BROADCAST = ['firing', 'escalated'] as const;
 
 /**
- * What people put where the bot token goes (issue 27): a webhook URL, an app-level token, a user
+ * What people put where the bot token goes: a webhook URL, an app-level token, a user
  * or other token. Only these are refused, not everything but `xoxb-`, so `validate`'s stand-in for
  * an unset ${VAR} still passes.
  */
