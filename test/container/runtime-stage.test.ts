@@ -11,14 +11,19 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  copyFileSync,
   cpSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +44,32 @@ const NOBODY = { uid: 65534, gid: 65534 };
 /** The command line that runs `argv` as the image's non-root user (setpriv keeps the environment as given). */
 const asImageUser = (argv: string[]): string[] =>
   AS_ROOT ? ['setpriv', `--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', ...argv] : argv;
+
+/**
+ * `from` rebuilt at `to`: its folders made anew, its symbolic links as they are, its files hard
+ * links to the same contents (copied where no link can be made, across filesystems). Copying the
+ * checkout's 180 MB and 10,000 files of node_modules, then deleting them, took 20 s of the file's
+ * CPU; a link costs a fraction of that. What the prune does to the tree is unchanged: it removes
+ * folders (a removed link leaves the checkout's file alone) and writes no package's files, only
+ * its hidden lockfile, which is a copy of its own here so that write stays in the image's tree.
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) linkTree(source, target);
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), target);
+    else if (entry.name === '.package-lock.json') copyFileSync(source, target);
+    else {
+      try {
+        linkSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+      }
+    }
+  }
+}
 
 describe('container runtime stage', () => {
   let app: string;
@@ -68,10 +99,7 @@ describe('container runtime stage', () => {
     // `COPY templates ./templates`: the default message templates the channels render with.
     cpSync(path.join(ROOT, 'templates'), path.join(app, 'templates'), { recursive: true });
     // The real folder, never a link to it: the prune below must not reach the checkout's own.
-    cpSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'), {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
+    linkTree(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'));
     // `npm prune --omit=dev`, then the compiler removed, as the build stage ends: what the runtime
     // stage copies.
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app });
