@@ -1,13 +1,13 @@
 /**
  * Run once per `vitest run` (vitest `globalSetup`), in vitest's own process: gives the run a
  * folder for what its test files share (the PostgreSQL cluster of test/helpers/postgres.ts,
- * started by the first file that needs it) and stops and removes it all after the last file.
+ * started here when PostgreSQL is installed) and stops and removes it all after the last file.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { stopSharedPostgres } from './postgres.js';
+import { startSharedPostgres, stopSharedPostgres } from './postgres.js';
 import { buildSources } from './test-build.js';
 
 declare module 'vitest' {
@@ -26,6 +26,7 @@ export default function globalSetup(project: TestProject): () => void {
   buildSources();
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-test-run-'));
   project.provide('runDir', runDir);
+  startSharedPostgres(runDir);
   return () => {
     try {
       stopSharedPostgres(runDir);

@@ -7,8 +7,8 @@
  *
  * Two kinds: {@link startPostgres} starts a cluster of the caller's own (for the tests that stop,
  * crash or restart the server), and {@link sharedPostgres} joins the one cluster of the whole
- * vitest run, started by the first test file that asks (an initdb and a start cost seconds of
- * CPU; paid once per run instead of once per file). A file on the shared cluster works in
+ * vitest run, started by the run's global setup (an initdb and a start cost seconds of CPU; paid
+ * once per run instead of once per file, and never inside a test's timeout). A file on the shared cluster works in
  * databases of its own, dropped after it.
  *
  * Synchronous on purpose: the store tests open stores synchronously, and a fresh database per test
@@ -267,6 +267,26 @@ interface SharedClusterRecord extends ClusterFiles {
 
 const recordFile = (runDir: string) => path.join(runDir, 'postgres.json');
 
+/** The run's shared cluster, started now if no process has yet (under the run's lock). */
+function sharedCluster(runDir: string): SharedClusterRecord {
+  return withLock(path.join(runDir, 'postgres.lock'), () => {
+    if (fs.existsSync(recordFile(runDir))) return JSON.parse(fs.readFileSync(recordFile(runDir), 'utf8'));
+    const files = initCluster({ maxConnections: 300 });
+    const started = { ...files, port: startOnFreePort(files) };
+    fs.writeFileSync(recordFile(runDir), JSON.stringify(started));
+    return started;
+  });
+}
+
+/**
+ * Starts the run's shared cluster before any test file runs (the global setup), where PostgreSQL is
+ * installed: otherwise the first file to ask paid for initdb and the start inside its first test's
+ * timeout, a flake on a loaded machine.
+ */
+export function startSharedPostgres(runDir: string): void {
+  if (postgresBinaries() !== null) sharedCluster(runDir);
+}
+
 /**
  * Joins the vitest run's shared cluster (see the file's comment), starting it if no file has yet;
  * a cluster of its own when the run has no folder ({@link RUN_DIR_VARIABLE}: a test's child
@@ -277,13 +297,7 @@ export function sharedPostgres(): PostgresCluster {
   const runDir = process.env[RUN_DIR_VARIABLE];
   if (!runDir) return startPostgres();
   const lock = <T>(fn: () => T): T => withLock(path.join(runDir, 'postgres.lock'), fn);
-  const record = lock((): SharedClusterRecord => {
-    if (fs.existsSync(recordFile(runDir))) return JSON.parse(fs.readFileSync(recordFile(runDir), 'utf8'));
-    const files = initCluster({ maxConnections: 300 });
-    const started = { ...files, port: startOnFreePort(files) };
-    fs.writeFileSync(recordFile(runDir), JSON.stringify(started));
-    return started;
-  });
+  const record = sharedCluster(runDir);
   const dbs = databases(record.port, lock);
   const notYours = () => {
     throw new Error(
