@@ -332,11 +332,11 @@ describe('error codes the simulator raises by itself', () => {
   it('unavailable: logs.tail of an app whose server is in error', async () => {
     const server = state.servers.get(logsApp.serverId!)!;
     const before = server.state;
-    sim.control.setServerState(server.id, VOCABULARY.server.error);
+    sim.control.checks.servers.setState(server.id, VOCABULARY.server.error);
     try {
       expectRefusal(await failure(admin.logs.tail(logsApp.id)), 'logs.tail', 'unavailable');
     } finally {
-      sim.control.setServerState(server.id, before);
+      sim.control.checks.servers.setState(server.id, before);
     }
   });
 

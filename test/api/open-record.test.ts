@@ -55,7 +55,7 @@ describe('an attention item past the limits, from the service', () => {
   ])('%s: the attention job completes and the item is told, cut and marked', async (_name, field, value) => {
     const { sim } = engine;
     const url = [...sim.control.state.urls.keys()][0]!;
-    sim.control.expireCertificate(url, { inDays: -1 });
+    sim.control.checks.certificates.expire(url, { inDays: -1 });
     sim.control.setFault('attention.list', { recordField: { field, value } });
     const wd = engine.watchdog('checks:\n  attention: { min_severity: info, fold_wait: 0s, reported_by: {} }');
     const report = await wd.runOnce(['attention']);

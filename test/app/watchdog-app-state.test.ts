@@ -21,7 +21,7 @@ function productionApp(): { id: number; name: string } {
 
 /** Sets an app's state over the simulator's control interface, as an out-of-process test would. */
 async function setAppState(appId: number, state: string): Promise<void> {
-  const answer = await simControl(h.sim, 'setAppState', [appId, state]);
+  const answer = await simControl(h.sim, 'checks.app_state.set', [appId, state]);
   expect(answer.status, answer.text).toBe(200);
 }
 

@@ -40,13 +40,13 @@ const firingItems = (w: Watchdog) =>
 describe('a truncated attention section', () => {
   it('keeps alerts pushed out of the listed 20 open, and resolves them only once the section fits again', async () => {
     const { sim, clock } = engine;
-    for (const id of sim.control.state.urls.keys()) sim.control.renewCertificate(id);
+    for (const id of sim.control.state.urls.keys()) sim.control.checks.certificates.renew(id);
     // All in one namespace: read per namespace, it still lists only its first 20.
     const urls = urlPerApp(namespacesBySize()[0]);
     expect(urls.length).toBeGreaterThanOrEqual(30);
     const late = urls.slice(-25);
     const early = urls.slice(0, 5);
-    for (const id of late) sim.control.expireCertificate(id, { inDays: -1 });
+    for (const id of late) sim.control.checks.certificates.expire(id, { inDays: -1 });
 
     const wd = engine.watchdog('checks:\n  attention: { min_severity: info, fold_wait: 0s }');
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
@@ -56,7 +56,7 @@ describe('a truncated attention section', () => {
     expect(getAlert(wd.store, `${RULE}more`)).toBeUndefined();
 
     // Five more expire on apps listed before them: five of the first twenty leave the window.
-    for (const id of early) sim.control.expireCertificate(id, { inDays: -1 });
+    for (const id of early) sim.control.checks.certificates.expire(id, { inDays: -1 });
     clock.advance(MINUTE);
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     expect(eventsOf(wd, RULE).filter((e) => e.kind === 'resolved')).toEqual([]);
@@ -66,7 +66,7 @@ describe('a truncated attention section', () => {
 
     // Ten renewed (the five new ones and five of the listed ones): 20 in all, every one listed.
     const renewed = [...early, ...late.slice(0, 5)];
-    for (const id of renewed) sim.control.renewCertificate(id);
+    for (const id of renewed) sim.control.checks.certificates.renew(id);
     clock.advance(MINUTE);
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     const resolved = eventsOf(wd, RULE)
@@ -177,7 +177,7 @@ describe('an attention item no check of ours could report', () => {
   it('"Apps not answering" alerts in the cycle it appears, fold_wait or not, and from check alike', async () => {
     const { sim } = engine;
     const app = [...sim.control.state.apps.values()].find((a) => a.envType === 'production')!;
-    sim.control.setAnswering(app.id, false);
+    sim.control.checks.attention.setAnswering(app.id, false);
     const wd = engine.watchdog();
     const report = await wd.runOnce(['attention']);
     expect(report.complete).toBe(true);
@@ -196,7 +196,7 @@ describe('an attention item no check of ours could report', () => {
   it('a rule named in reported_by waits for its check', async () => {
     const { sim } = engine;
     const app = [...sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
-    sim.control.setAnswering(app.id, false);
+    sim.control.checks.attention.setAnswering(app.id, false);
     const wd = engine.watchdog('checks:\n  attention: { reported_by: { app_not_answering: [app_state] } }');
     await wd.runOnce(['attention']);
     expect(getAlert(wd.store, `attention/app_not_answering/app/id/${app.id}`)).toMatchObject({
@@ -209,11 +209,11 @@ describe('an attention item no check of ours could report', () => {
 describe('a capped section read per namespace', () => {
   it('lists past the first 20 when its items are spread over namespaces, so nothing stays unseen', async () => {
     const { sim } = engine;
-    for (const id of sim.control.state.urls.keys()) sim.control.renewCertificate(id);
+    for (const id of sim.control.state.urls.keys()) sim.control.checks.certificates.renew(id);
     const [big, small] = namespacesBySize();
     const spread = [...urlPerApp(big).slice(0, 15), ...urlPerApp(small).slice(0, 12)];
     expect(spread).toHaveLength(27);
-    for (const id of spread) sim.control.expireCertificate(id, { inDays: -1 });
+    for (const id of spread) sim.control.checks.certificates.expire(id, { inDays: -1 });
     sim.control.resetRequests();
 
     const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');

@@ -22,7 +22,7 @@ function staleProductionApp(sim: RunningSimulator): number {
     (a) => a.envType === 'production' && !busy.has(a.id) && state.backupIndex.byApp(a.id).length > 0,
   );
   if (!app) throw new Error('no production app with backups');
-  sim.control.ageBackups(app.id, { hours: 48 });
+  sim.control.checks.backups.age(app.id, { hours: 48 });
   return app.id;
 }
 
@@ -40,7 +40,7 @@ describe('backups judged by state through the lifecycle', () => {
     expect((await wd.runOnce(['backups'])).complete).toBe(true);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing']);
 
-    h.sim.control.addBackup(appId, { state: 'failed', verified: false });
+    h.sim.control.checks.backups.add(appId, { state: 'failed', verified: false });
     h.clock.advance(MINUTE);
     await wd.runOnce(['backups']);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing', 'failed firing']);
@@ -49,12 +49,12 @@ describe('backups judged by state through the lifecycle', () => {
     );
 
     // A retry running on top: the failed one is still the newest finished; nothing unverified.
-    h.sim.control.addBackup(appId, { state: 'running', verified: false });
+    h.sim.control.checks.backups.add(appId, { state: 'running', verified: false });
     h.clock.advance(MINUTE);
     await wd.runOnce(['backups']);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing', 'failed firing']);
 
-    h.sim.control.addBackup(appId, { automated: true });
+    h.sim.control.checks.backups.add(appId, { automated: true });
     h.clock.advance(MINUTE);
     await wd.runOnce(['backups']);
     const events = eventsAbout(wd, appId);

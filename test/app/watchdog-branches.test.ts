@@ -49,7 +49,7 @@ async function productionApp(): Promise<{ id: number; name: string; repository: 
 
 /** Changes a repository over the simulator's control interface, as an out-of-process test would. */
 async function setRepository(appId: number, patch: Record<string, unknown>): Promise<void> {
-  const answer = await simControl(h.sim, 'setRepository', [appId, patch]);
+  const answer = await simControl(h.sim, 'checks.branches.setRepository', [appId, patch]);
   expect(answer.status, answer.text).toBe(200);
 }
 

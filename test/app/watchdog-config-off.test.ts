@@ -23,7 +23,7 @@ const failedRun: Stage = () =>
   `failed_runs/run/${engine.sim.control.addRun({ appId: 3, action: 'update', state: 'error', reason: 'x' }).id}`;
 const publicCheck: Stage = () => {
   const url = [...engine.sim.control.state.urls.values()][0]!;
-  engine.sim.control.failPublicCheck(url.id, 'http_502');
+  engine.sim.control.checks.url_checks.fail(url.id, 'http_502');
   return `attention/public_check_failed/url/id/${url.id}`;
 };
 

@@ -39,7 +39,7 @@ function runningService(): { id: number; name: string } {
 
 /** Sets a service's state over the simulator's control interface, as an out-of-process test would. */
 async function setInstallerState(id: number, state: string): Promise<void> {
-  const answer = await simControl(h.sim, 'setInstallerState', [id, state]);
+  const answer = await simControl(h.sim, 'checks.installers.setState', [id, state]);
   expect(answer.status, answer.text).toBe(200);
 }
 

@@ -47,18 +47,18 @@ describe('backups: only a full backup counts, and its size and copies are judged
     const wd = h.watchdog();
     const app = prodApp();
     const fp = `backups/app/${app.id}/stale`;
-    await control('ageBackups', app.id, { hours: 30 });
+    await control('checks.backups.age', app.id, { hours: 30 });
     await wd.runOnce(['backups']);
     expect(getAlert(wd.store, fp)?.status).toBe('firing');
 
     h.clock.advance(MINUTE);
-    await control('addBackup', app.id, { format: 'dump' });
+    await control('checks.backups.add', app.id, { format: 'dump' });
     await wd.runOnce(['backups']);
     expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing' });
     expect(getAlert(wd.store, fp)?.summary).toMatch(/\(format dump: not a full backup\)$/);
 
     h.clock.advance(MINUTE);
-    await control('addBackup', app.id, { format: 'zip' });
+    await control('checks.backups.add', app.id, { format: 'zip' });
     await wd.runOnce(['backups']);
     expect(eventsOf(wd, fp).map((e) => e.kind)).toEqual(['firing', 'resolved']);
     expect(resolutionOf(wd, fp)).toMatch(/^backup \S+\.zip taken .* UTC, verified$/);
@@ -68,18 +68,18 @@ describe('backups: only a full backup counts, and its size and copies are judged
     const wd = h.watchdog();
     const app = prodApp();
     const fp = `backups/app/${app.id}/size`;
-    await control('addBackup', app.id, { sizeMb: 0 });
+    await control('checks.backups.add', app.id, { sizeMb: 0 });
     await wd.runOnce(['backups']);
     expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing', severity: 'critical' });
 
     h.clock.advance(MINUTE);
-    await control('addBackup', app.id, { sizeMb: 1 });
+    await control('checks.backups.add', app.id, { sizeMb: 1 });
     await wd.runOnce(['backups']);
     // The empty one is among the good backups before it now: the median of the others still stands.
     expect(getAlert(wd.store, fp)?.summary).toMatch(/shrank to 0% of its usual size/);
 
     h.clock.advance(MINUTE);
-    await control('addBackup', app.id, { sizeMb: 100_000 });
+    await control('checks.backups.add', app.id, { sizeMb: 100_000 });
     await wd.runOnce(['backups']);
     expect(getAlert(wd.store, fp)?.status).toBe('resolved');
     expect(resolutionOf(wd, fp)).toMatch(/: 100000 MB$/);
@@ -88,8 +88,8 @@ describe('backups: only a full backup counts, and its size and copies are judged
   it('a good backup without an off-site copy, and an upload that never ends, are told', async () => {
     const wd = h.watchdog();
     const [one, two] = [prodApp(), prodApp([prodApp().id])];
-    await control('addBackup', one.id, { offsite: 'none' });
-    await control('addBackup', two.id, { offsite: 'uploading' });
+    await control('checks.backups.add', one.id, { offsite: 'none' });
+    await control('checks.backups.add', two.id, { offsite: 'uploading' });
     await wd.runOnce(['backups']);
     expect(getAlert(wd.store, `backups/app/${one.id}/no_offsite`)?.status).toBe('firing');
     const stuck = wd.store.db
@@ -104,8 +104,8 @@ describe('backups: only a full backup counts, and its size and copies are judged
       .all(`backups/app/${two.id}/offsite/%`) as { fingerprint: string; summary: string }[];
     expect(alert?.summary).toMatch(/is not uploaded 7h after the backup$/);
 
-    await control('addBackup', one.id, {});
-    await control('addBackup', two.id, {});
+    await control('checks.backups.add', one.id, {});
+    await control('checks.backups.add', two.id, {});
     await wd.runOnce(['backups']);
     expect(resolutionOf(wd, `backups/app/${one.id}/no_offsite`)).toMatch(/: off-site copies stored$/);
     expect(resolutionOf(wd, alert!.fingerprint)).toMatch(/: off-site copies stored$/);
@@ -117,8 +117,8 @@ describe('URLs and certificates', () => {
     const wd = h.watchdog();
     const app = prodApp();
     const [first, second] = [app.urlIds[0]!, app.urlIds[1] ?? prodApp([app.id]).urlIds[0]!];
-    await control('skipPublicCheck', first, 'dns_not_configured', { hoursAgo: 13 });
-    await control('stopPublicCheck', second, { hoursAgo: 20 });
+    await control('checks.url_checks.skip', first, 'dns_not_configured', { hoursAgo: 13 });
+    await control('checks.url_checks.stop', second, { hoursAgo: 20 });
     await wd.runOnce(['urls']);
     const skipped = getAlert(wd.store, `url_checks/url/${first}/unchecked`);
     expect(skipped).toMatchObject({ status: 'firing', severity: 'warning' });
@@ -126,7 +126,7 @@ describe('URLs and certificates', () => {
     expect(getAlert(wd.store, `url_checks/url/${second}/unchecked`)?.summary).toMatch(/for 20h \(last: passed\)$/);
 
     h.clock.advance(MINUTE);
-    await control('passPublicCheck', first);
+    await control('checks.url_checks.pass', first);
     await wd.runOnce(['urls']);
     expect(resolutionOf(wd, `url_checks/url/${first}/unchecked`)).toMatch(/^outside check passed at .* UTC$/);
   });
@@ -135,8 +135,8 @@ describe('URLs and certificates', () => {
     const wd = h.watchdog();
     const app = prodApp();
     const [first, second] = [app.urlIds[0]!, app.urlIds[1] ?? prodApp([app.id]).urlIds[0]!];
-    await control('setSslStatus', first, 'error');
-    await control('setSslStatus', second, 'unknown');
+    await control('checks.certificates.setStatus', first, 'error');
+    await control('checks.certificates.setStatus', second, 'unknown');
     await wd.runOnce(['urls']);
     expect(getAlert(wd.store, `certificates/url/${first}`)).toMatchObject({ status: 'firing', severity: 'critical' });
     expect(getAlert(wd.store, `certificates/url/${second}`)?.status).toBe('pending');
@@ -145,7 +145,7 @@ describe('URLs and certificates', () => {
     await wd.runOnce(['urls']);
     expect(getAlert(wd.store, `certificates/url/${second}`)).toMatchObject({ status: 'firing', severity: 'warning' });
 
-    await control('setSslStatus', second, null);
+    await control('checks.certificates.setStatus', second, null);
     await wd.runOnce(['urls']);
     expect(resolutionOf(wd, `certificates/url/${second}`)).toMatch(/^certificate status is valid now, valid until /);
   });
@@ -156,8 +156,8 @@ describe('upgrades and services that stay put', () => {
     const wd = h.watchdog();
     const app = prodApp();
     const service = [...h.sim.control.state.installers.values()].find((i) => i.state === 'running')!;
-    await control('setUpgrade', app.id, 'testing');
-    await control('setInstallerState', service.id, 'stopped');
+    await control('checks.upgrades.set', app.id, 'testing');
+    await control('checks.installers.setState', service.id, 'stopped');
     await wd.runOnce(['maintenance', 'installers']);
     const upgrade = wd.store.db
       .prepare(`SELECT fingerprint, status FROM alerts WHERE fingerprint LIKE 'upgrades/stuck/%'`)
@@ -173,8 +173,8 @@ describe('upgrades and services that stay put', () => {
     const mine = upgrade.find((u) => getAlert(wd.store, u.fingerprint)?.labels.app === app.name)!;
     expect(getAlert(wd.store, mine.fingerprint)?.status).toBe('firing');
 
-    await control('setUpgrade', app.id, 'done');
-    await control('setInstallerState', service.id, 'running');
+    await control('checks.upgrades.set', app.id, 'done');
+    await control('checks.installers.setState', service.id, 'running');
     await wd.runOnce(['maintenance', 'installers']);
     expect(resolutionOf(wd, mine.fingerprint)).toBe('the upgrade is done now');
     expect(resolutionOf(wd, `installers/installer/${service.id}`)).toBe('the service is running now');
@@ -186,21 +186,21 @@ describe('one cause, one page', () => {
     const wd = h.watchdog();
     const resting = prodApp();
     const stopped = prodApp([resting.id]);
-    await control('setMaintenance', resting.id, true);
-    await control('setAppState', stopped.id, 'stopped');
+    await control('checks.maintenance.set', resting.id, true);
+    await control('checks.app_state.set', stopped.id, 'stopped');
     await wd.runOnce(['maintenance', 'backups']);
     expect(getAlert(wd.store, `maintenance/app/${resting.id}`)?.status).toBe('pending');
     expect(getAlert(wd.store, `app_state/app/${stopped.id}`)?.status).toBe('firing');
 
-    await control('failPublicCheck', resting.urlIds[0], 'http_503');
-    await control('failPublicCheck', stopped.urlIds[0], 'http_502');
+    await control('checks.url_checks.fail', resting.urlIds[0], 'http_503');
+    await control('checks.url_checks.fail', stopped.urlIds[0], 'http_502');
     await wd.runOnce(['urls']);
     const held = (urlId: number) => decisionOf(wd, `url_checks/url/${urlId}`);
     expect(held(resting.urlIds[0]!)).toEqual({ decision: 'inhibited', heldBy: `maintenance/app/${resting.id}` });
     expect(held(stopped.urlIds[0]!)).toEqual({ decision: 'inhibited', heldBy: `app_state/app/${stopped.id}` });
 
     // Out of maintenance, the URL that still fails is told.
-    await control('setMaintenance', resting.id, false);
+    await control('checks.maintenance.set', resting.id, false);
     await wd.runOnce(['maintenance']);
     await wd.deliverDue();
     expect(held(resting.urlIds[0]!)?.decision).toBe('deliver');

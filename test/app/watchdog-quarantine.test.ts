@@ -108,7 +108,7 @@ describe('a token that may read staging records by id, not production ones (list
 
   it('apps.get refused for production apps: the maintenance job reads every other app', async () => {
     const staging = appIn('staging');
-    h.sim.control.setMaintenance(staging.id, true);
+    h.sim.control.checks.maintenance.set(staging.id, true);
     const wd = openWatchdog(engineConfig(h.sim, h.dir, ONLY('maintenance'), STAGING_ONLY), h.clock);
     try {
       const report = await wd.runOnce();
@@ -165,7 +165,7 @@ describe('one value beyond those the reference states', () => {
   it('ssl_status "revoked" on one URL: the other URLs\' certificate alerts still work, warned once', async () => {
     const urls = [...h.sim.control.state.urls.values()];
     const [odd, expiring] = [urls[0]!, urls[1]!];
-    h.sim.control.expireCertificate(expiring.id, { inDays: 2 });
+    h.sim.control.checks.certificates.expire(expiring.id, { inDays: 2 });
     h.sim.control.setFault('urls.list', { recordField: { id: odd.id, field: 'ssl_status', value: 'revoked' } });
     const log = captureLogger('debug');
     const wd = h.watchdog(ONLY('urls'), { logger: log.logger });
@@ -252,27 +252,27 @@ describe('each job with one record broken in turn', () => {
   };
   const urls: Setup = (c) => {
     const [a, b] = liveApps(c);
-    c.expireCertificate(a!.urlIds[0]!, { inDays: 1 });
-    c.expireCertificate(b!.urlIds[0]!, { inDays: 1 });
+    c.checks.certificates.expire(a!.urlIds[0]!, { inDays: 1 });
+    c.checks.certificates.expire(b!.urlIds[0]!, { inDays: 1 });
     return { target: `certificates/url/${a!.urlIds[0]}`, other: `certificates/url/${b!.urlIds[0]}`, id: a!.urlIds[0]! };
   };
   const maintenance: Setup = (c) => {
     const [a, b] = liveApps(c);
-    c.setMaintenance(a!.id, true);
-    c.setMaintenance(b!.id, true);
+    c.checks.maintenance.set(a!.id, true);
+    c.checks.maintenance.set(b!.id, true);
     return { target: `maintenance/app/${a!.id}`, other: `maintenance/app/${b!.id}`, id: a!.id };
   };
   const installers: Setup = (c) => {
     const [a, b] = [...c.state.installers.values()].filter((i) => i.state === 'running');
-    c.setInstallerState(a!.id, 'error');
-    c.setInstallerState(b!.id, 'error');
+    c.checks.installers.setState(a!.id, 'error');
+    c.checks.installers.setState(b!.id, 'error');
     return { target: `installers/installer/${a!.id}`, other: `installers/installer/${b!.id}`, id: a!.id };
   };
 
   const backups: Setup = (c) => {
     const [a, b] = liveApps(c).filter((x) => x.envType === 'production' && c.state.backupIndex.byApp(x.id).length > 0);
-    c.ageBackups(a!.id, { hours: 24 * 30 });
-    c.ageBackups(b!.id, { hours: 24 * 30 });
+    c.checks.backups.age(a!.id, { hours: 24 * 30 });
+    c.checks.backups.age(b!.id, { hours: 24 * 30 });
     // The target is the app's newest backup: the one its staleness is judged by.
     const newest = c.state.backupIndex.byApp(a!.id)[0]!;
     return { target: `backups/app/${a!.id}/stale`, other: `backups/app/${b!.id}/stale`, id: newest.id };

@@ -26,8 +26,8 @@ function resolvedOf(wd: Watchdog, prefix: string): AlertEvent {
 function someUrl(): { id: number; appId: number } {
   const { sim } = engine;
   for (const id of sim.control.state.urls.keys()) {
-    sim.control.renewCertificate(id);
-    sim.control.passPublicCheck(id);
+    sim.control.checks.certificates.renew(id);
+    sim.control.checks.url_checks.pass(id);
   }
   const url = [...sim.control.state.urls.values()][0]!;
   return { id: url.id, appId: url.appId };
@@ -65,10 +65,10 @@ describe('a resolved alert says why it is over', () => {
   it('a certificate renewed: "certificate renewed: valid until …", though a fine URL is not otherwise kept', async () => {
     const { sim, clock } = engine;
     const url = someUrl();
-    sim.control.expireCertificate(url.id, { inDays: 2 });
+    sim.control.checks.certificates.expire(url.id, { inDays: 2 });
     const wd = engine.watchdog('jobs: { runs: "off", backups: "off", attention: "off", maintenance: "off" }');
     await wd.runOnce(['urls']);
-    sim.control.renewCertificate(url.id);
+    sim.control.checks.certificates.renew(url.id);
     clock.advance(MINUTE);
     await wd.runOnce(['urls']);
     expect(resolvedOf(wd, `certificates/url/${url.id}`).resolution).toMatch(
@@ -79,10 +79,10 @@ describe('a resolved alert says why it is over', () => {
   it('an outside check passing again: "outside check passed at …"', async () => {
     const { sim, clock } = engine;
     const url = someUrl();
-    sim.control.failPublicCheck(url.id, 'http_502');
+    sim.control.checks.url_checks.fail(url.id, 'http_502');
     const wd = engine.watchdog('jobs: { runs: "off", backups: "off", attention: "off", maintenance: "off" }');
     await wd.runOnce(['urls']);
-    sim.control.passPublicCheck(url.id);
+    sim.control.checks.url_checks.pass(url.id);
     clock.advance(MINUTE);
     await wd.runOnce(['urls']);
     expect(resolvedOf(wd, `url_checks/url/${url.id}`).resolution).toMatch(/^outside check passed at .* UTC$/);
@@ -95,11 +95,11 @@ describe('a resolved alert says why it is over', () => {
     const app = [...state.apps.values()].find(
       (a) => a.envType === 'production' && !busy.has(a.id) && state.backupIndex.byApp(a.id).length > 0,
     )!;
-    sim.control.ageBackups(app.id, { hours: 48 });
+    sim.control.checks.backups.age(app.id, { hours: 48 });
     const wd = engine.watchdog('jobs: { runs: "off", urls: "off", attention: "off", maintenance: "off" }');
     await wd.runOnce(['backups']);
     clock.advance(MINUTE);
-    const backup = sim.control.addBackup(app.id);
+    const backup = sim.control.checks.backups.add(app.id);
     await wd.runOnce(['backups']);
     expect(resolvedOf(wd, `backups/app/${app.id}/stale`).resolution).toMatch(
       new RegExp(`^backup ${backup.name.replace(/[.]/g, '\\.')} taken .* UTC, verified$`),
@@ -109,10 +109,10 @@ describe('a resolved alert says why it is over', () => {
   it('a server back up: "server X is running now"', async () => {
     const { sim, clock } = engine;
     const server = [...sim.control.state.servers.values()][0]!;
-    sim.control.setServerState(server.id, 'error');
+    sim.control.checks.servers.setState(server.id, 'error');
     const wd = engine.watchdog();
     await wd.runOnce(['servers']);
-    sim.control.setServerState(server.id, 'running');
+    sim.control.checks.servers.setState(server.id, 'running');
     clock.advance(MINUTE);
     await wd.runOnce(['servers']);
     expect(resolvedOf(wd, 'servers/').resolution).toBe(`server ${server.name} is running now`);

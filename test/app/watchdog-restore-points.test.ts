@@ -37,7 +37,7 @@ describe('an app held at a restore point', () => {
     const wd = h.watchdog(ON);
     const app = productionApp();
     await wd.runOnce(['maintenance']);
-    const point = await control('addRestorePoint', [app.id, { outcome: 'applied', held: true, hoursAgo: 2 }]);
+    const point = await control('checks.restore_points.add', [app.id, { outcome: 'applied', held: true, hoursAgo: 2 }]);
     const fp = `restore_points/held/${point.id}`;
 
     h.clock.advance(MINUTE);
@@ -54,7 +54,7 @@ describe('an app held at a restore point', () => {
     });
 
     h.clock.advance(MINUTE);
-    await control('setRestorePointHeld', [point.id, false]);
+    await control('checks.restore_points.setHeld', [point.id, false]);
     await wd.runOnce(['maintenance']);
     expect(eventsOf(wd, fp)).toEqual([
       { kind: 'firing', fingerprint: fp },
@@ -66,7 +66,7 @@ describe('an app held at a restore point', () => {
   it('is not looked for by default: no restore point is read', async () => {
     const wd = h.watchdog();
     const app = productionApp();
-    await control('addRestorePoint', [app.id, { held: true }]);
+    await control('checks.restore_points.add', [app.id, { held: true }]);
     h.sim.control.resetRequests();
     await wd.runOnce(['maintenance']);
     expect(h.sim.control.requests().filter((r) => r.fn === 'restore_points.list')).toEqual([]);

@@ -71,7 +71,7 @@ describe('a server in a bad state', () => {
 
     // Start green for servers: the seed leaves one server in error.
     for (const s of sim.control.state.servers.values()) {
-      if (BAD_SERVER_STATES.includes(s.state)) sim.control.setServerState(s.id, 'running');
+      if (BAD_SERVER_STATES.includes(s.state)) sim.control.checks.servers.setState(s.id, 'running');
     }
     const live = [...sim.control.state.apps.values()].filter((a) => a.state === 'running' && a.serverId !== null);
     const first = live[0]!;
@@ -87,7 +87,7 @@ describe('a server in a bad state', () => {
 
     // The server goes down; an update fails on two of its apps and on an app elsewhere.
     clock.advance(MINUTE);
-    const server = sim.control.setServerState(first.serverId!, 'error');
+    const server = sim.control.checks.servers.setState(first.serverId!, 'error');
     const runA = sim.control.addRun({
       appId: a!.id,
       action: 'update',
@@ -151,7 +151,7 @@ describe('a server in a bad state', () => {
 
     // The server recovers: its alert resolves, and the held alert that still fires is delivered.
     clock.advance(MINUTE);
-    sim.control.setServerState(server.id, 'running');
+    sim.control.checks.servers.setState(server.id, 'running');
     await wd.runOnce(['servers']);
     expect(getAlert(wd.store, serverFp)?.status).toBe('resolved');
     await wd.deliverDue();
@@ -182,7 +182,7 @@ describe('a server outage pages like its apps', () => {
       ].join('\n');
       wd = openWatchdog(engineConfig(sim, tmp.dir, '', sim.adminToken, notify), clock);
       for (const s of sim.control.state.servers.values()) {
-        if (BAD_SERVER_STATES.includes(s.state)) sim.control.setServerState(s.id, 'running');
+        if (BAD_SERVER_STATES.includes(s.state)) sim.control.checks.servers.setState(s.id, 'running');
       }
       // A server with a running production app and a running staging app.
       const running = [...sim.control.state.apps.values()].filter((a) => a.state === 'running' && a.serverId !== null);
@@ -198,7 +198,7 @@ describe('a server outage pages like its apps', () => {
       oncall.received.length = 0;
 
       clock.advance(MINUTE);
-      const server = sim.control.setServerState(prod!.serverId!, 'error');
+      const server = sim.control.checks.servers.setState(prod!.serverId!, 'error');
       for (const app of [prod!, staging])
         sim.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'database connection refused' });
       await wd.runOnce(['servers']);

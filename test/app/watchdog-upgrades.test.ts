@@ -24,7 +24,7 @@ function productionApp(): { id: number; name: string } {
 
 /** Sets an app's upgrade over the simulator's control interface, as an out-of-process test would. */
 async function setUpgrade(appId: number, state: string | null, purpose = 'production'): Promise<number | null> {
-  const answer = await simControl(h.sim, 'setUpgrade', [appId, state, { purpose }]);
+  const answer = await simControl(h.sim, 'checks.upgrades.set', [appId, state, { purpose }]);
   expect(answer.status, answer.text).toBe(200);
   return (answer.body.data ?? answer.body).upgrade?.id ?? null;
 }

@@ -16,7 +16,7 @@ function expiredApp(env: 'production' | 'staging') {
   const { control } = engine.sim;
   const app = [...control.state.apps.values()].find((a) => a.envType === env && a.urlIds.length > 0)!;
   const urlId = app.urlIds[0]!;
-  control.expireCertificate(urlId, { inDays: -2 });
+  control.checks.certificates.expire(urlId, { inDays: -2 });
   return { app, fingerprint: `certificates/url/${urlId}` };
 }
 
@@ -80,7 +80,7 @@ describe('a record that vanished', () => {
     const { fingerprint } = expiredApp('production');
     const wd = engine.watchdog();
     await wd.runOnce(['urls']);
-    sim.control.renewCertificate(Number(fingerprint.split('/').pop()));
+    sim.control.checks.certificates.renew(Number(fingerprint.split('/').pop()));
     sim.control.resetRequests();
     clock.advance(15 * MINUTE);
     await wd.runOnce(['urls']);

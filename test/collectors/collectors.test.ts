@@ -66,8 +66,8 @@ describe('collectUrls', () => {
 
   it('keeps only the records an enabled check could report, reads every page still, and finds the same', async () => {
     const [first, second] = (await client.urls.list({ limit: 2 })).items;
-    sim.control.expireCertificate(first!.id, { inDays: 3 });
-    sim.control.failPublicCheck(second!.id, '502');
+    sim.control.checks.certificates.expire(first!.id, { inDays: 3 });
+    sim.control.checks.url_checks.fail(second!.id, '502');
     sim.control.resetRequests();
     const full = ctx();
     const whole = await collectUrls(full);
@@ -279,7 +279,7 @@ describe('collectBackups', () => {
   });
 
   it('keeps only the apps the backups check could report, with their backups, and finds the same', async () => {
-    sim.control.ageBackups(3, { hours: 24 * 30 });
+    sim.control.checks.backups.age(3, { hours: 24 * 30 });
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
     const whole = await collectBackups(c);
@@ -315,11 +315,11 @@ describe('collectBackups', () => {
 
   it('judges staleness on the newest good backup: a failed or running newest keeps the app stale, and the same apps are kept', async () => {
     // 11: a failed backup on top of a two-day-old good one; 15: one running on top; 19: one running on a fresh good one.
-    sim.control.ageBackups(11, { hours: 48 });
-    const failedOne = sim.control.addBackup(11, { state: 'failed', hoursAgo: 3, verified: false });
-    sim.control.ageBackups(15, { hours: 48 });
-    sim.control.addBackup(15, { state: 'running', verified: false });
-    sim.control.addBackup(19, { state: 'running', verified: false });
+    sim.control.checks.backups.age(11, { hours: 48 });
+    const failedOne = sim.control.checks.backups.add(11, { state: 'failed', hoursAgo: 3, verified: false });
+    sim.control.checks.backups.age(15, { hours: 48 });
+    sim.control.checks.backups.add(15, { state: 'running', verified: false });
+    sim.control.checks.backups.add(19, { state: 'running', verified: false });
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
     const whole = await collectBackups(c);
@@ -346,12 +346,12 @@ describe('collectBackups', () => {
     // compared with (three pages: size_history 4); 22: failed ones, the second past
     // max_age (one page, the good one below it unread); 29: 25 failed within a day over a good one
     // 30h old (the bound).
-    sim.control.ageBackups(27, { hours: 40 });
-    for (let h = 1; h <= 6; h++) sim.control.addBackup(27, { state: 'failed', hoursAgo: h });
-    sim.control.ageBackups(22, { hours: 24 * 5 });
-    for (const h of [1, 30]) sim.control.addBackup(22, { state: 'failed', hoursAgo: h });
-    sim.control.ageBackups(29, { hours: 30 });
-    for (let i = 1; i <= 25; i++) sim.control.addBackup(29, { state: 'failed', hoursAgo: i / 2 });
+    sim.control.checks.backups.age(27, { hours: 40 });
+    for (let h = 1; h <= 6; h++) sim.control.checks.backups.add(27, { state: 'failed', hoursAgo: h });
+    sim.control.checks.backups.age(22, { hours: 24 * 5 });
+    for (const h of [1, 30]) sim.control.checks.backups.add(22, { state: 'failed', hoursAgo: h });
+    sim.control.checks.backups.age(29, { hours: 30 });
+    for (let i = 1; i <= 25; i++) sim.control.checks.backups.add(29, { state: 'failed', hoursAgo: i / 2 });
     const { client: watched, queries } = listing();
     const c = { ...ctx(), client: watched };
     const snapshot = await collectBackups(c);
@@ -413,15 +413,15 @@ describe('collectAttention', () => {
 
 describe('collectMaintenance', () => {
   it('reads every app in full, with its maintenance flag', async () => {
-    sim.control.setMaintenance(6, true);
+    sim.control.checks.maintenance.set(6, true);
     const snapshot = await collectMaintenance(ctx());
     expect(snapshot.apps).toHaveLength((await client.apps.list({ limit: 1 })).total);
     expect(snapshot.apps.find((a) => a.id === 6)?.maintenance).toBe(true);
-    sim.control.setMaintenance(6, false);
+    sim.control.checks.maintenance.set(6, false);
   });
 
   it('keeps only the apps in maintenance, off their branch or with an upgrade in trouble when given what the checks can report, after reading every one', async () => {
-    sim.control.setMaintenance(6, true);
+    sim.control.checks.maintenance.set(6, true);
     const c = ctx();
     const options = detectorOptionsFromConfig(c.checks);
     sim.control.resetRequests();
@@ -441,7 +441,7 @@ describe('collectMaintenance', () => {
     );
     expect(snapshot.apps.length).toBeLessThan(every.apps.length);
     expect(runDetectors(snapshot, options, c.now)).toEqual(runDetectors(every, options, c.now));
-    sim.control.setMaintenance(6, false);
+    sim.control.checks.maintenance.set(6, false);
   });
 
   it('keeps of each apps.get answer the fields a finding uses, as answered, and nothing more', async () => {
@@ -485,7 +485,7 @@ describe('collectMaintenance with the restore_points check', () => {
   });
 
   it('keeps the apps held at a restore point, with their newest points as answered', async () => {
-    const held = sim.control.addRestorePoint(9, { held: true });
+    const held = sim.control.checks.restore_points.add(9, { held: true });
     const c = ctx('checks: { restore_points: { enabled: true } }');
     const snapshot = await collectMaintenance({
       ...c,
@@ -501,7 +501,7 @@ describe('collectMaintenance with the restore_points check', () => {
       run_id: held.run_id,
       held: true,
     });
-    sim.control.setRestorePointHeld(held.id, false);
+    sim.control.checks.restore_points.setHeld(held.id, false);
   });
 });
 
@@ -509,7 +509,7 @@ describe('collectInstallers', () => {
   it('reads every live marketplace service, page by page, with its state', async () => {
     const live = [...sim.control.state.installers.values()].filter((i) => i.state !== 'deleted');
     const target = live.find((i) => i.state === 'running')!;
-    sim.control.setInstallerState(target.id, 'error');
+    sim.control.checks.installers.setState(target.id, 'error');
     try {
       const snapshot = await collectInstallers(ctx());
       expect(snapshot.job).toBe('installers');
@@ -519,7 +519,7 @@ describe('collectInstallers', () => {
       expect(calls('installers.list')).toBe(Math.ceil(live.length / 7));
       expect(snapshot.installers.find((i) => i.id === target.id)?.state).toBe('error');
     } finally {
-      sim.control.setInstallerState(target.id, 'running');
+      sim.control.checks.installers.setState(target.id, 'running');
     }
   });
 });
@@ -530,7 +530,7 @@ describe('collectServers', () => {
 
   it('reads every live server over pages of one, with its state and app count', async () => {
     const target = liveServers()[0]!;
-    sim.control.setServerState(target.id, 'error');
+    sim.control.checks.servers.setState(target.id, 'error');
     const small = createApiClient({
       baseUrl: sim.baseUrl,
       token: new Secret(sim.adminToken),
@@ -554,7 +554,7 @@ describe('collectServers', () => {
         expect(server.app_count, server.name).toBe(apps.filter((a) => a.server === server.name).length);
       }
     } finally {
-      sim.control.setServerState(target.id, 'running');
+      sim.control.checks.servers.setState(target.id, 'running');
       await small.close();
     }
   });
@@ -589,7 +589,7 @@ describe('collectServers', () => {
     const fine = await collectServers(ctx());
     expect(calls('apps.list')).toBe(0);
     expect([...fine.appEnvironments.keys()]).toEqual([]);
-    sim.control.setServerState(target.id, 'unreachable');
+    sim.control.checks.servers.setState(target.id, 'unreachable');
     try {
       sim.control.resetRequests();
       const snapshot = await collectServers(ctx());
@@ -600,7 +600,7 @@ describe('collectServers', () => {
       expect(snapshot.appEnvironments.get(target.id)).toEqual(apps.map((a) => a.environment_type));
       expect(snapshot.appsUnread).toBeUndefined();
     } finally {
-      sim.control.setServerState(target.id, 'running');
+      sim.control.checks.servers.setState(target.id, 'running');
     }
   });
 
@@ -608,7 +608,7 @@ describe('collectServers', () => {
     'reads the servers on when apps.list answers %s, saying the apps are unread',
     async (code) => {
       const target = withApps();
-      sim.control.setServerState(target.id, 'error');
+      sim.control.checks.servers.setState(target.id, 'error');
       sim.control.setFault('apps.list', { errorCode: code });
       try {
         const snapshot = await collectServers(ctx());
@@ -616,19 +616,19 @@ describe('collectServers', () => {
         expect(snapshot.appEnvironments.size).toBe(0);
         expect(snapshot.appsUnread).toBe(`apps.list answered ${code}`);
       } finally {
-        sim.control.setServerState(target.id, 'running');
+        sim.control.checks.servers.setState(target.id, 'running');
       }
     },
   );
 
   it('fails whole when the apps of a bad server cannot be read for another reason', async () => {
     const target = withApps();
-    sim.control.setServerState(target.id, 'error');
+    sim.control.checks.servers.setState(target.id, 'error');
     sim.control.setFault('apps.list', { errorCode: 'internal_error' });
     try {
       await expect(collectServers(ctx())).rejects.toBeInstanceOf(ApiError);
     } finally {
-      sim.control.setServerState(target.id, 'running');
+      sim.control.checks.servers.setState(target.id, 'running');
     }
   });
 });

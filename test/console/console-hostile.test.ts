@@ -26,7 +26,7 @@ function hostileApp(sim: RunningSimulator): void {
   const { apps, urls } = sim.control.state;
   const app = [...apps.values()].find((a) => a.urlIds.some((id) => urls.get(id)?.primary))!;
   sim.control.renameApp(app.id, { name: NAME, url: URL_TEXT });
-  sim.control.setAppState(app.id, 'error');
+  sim.control.checks.app_state.set(app.id, 'error');
 }
 
 beforeAll(async () => {

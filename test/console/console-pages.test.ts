@@ -30,7 +30,7 @@ function prepare(sim: RunningSimulator): void {
     reason: REASON,
   }).id;
   const server = [...state.servers.values()].find((s) => [...state.apps.values()].some((a) => a.serverId === s.id))!;
-  sim.control.setServerState(server.id, 'error');
+  sim.control.checks.servers.setState(server.id, 'error');
   badServer = server.name;
 }
 

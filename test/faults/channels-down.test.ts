@@ -81,8 +81,8 @@ function change(cycle: number): void {
   );
   const app = apps[cycle % apps.length]!;
   c.addRun({ appId: app.id, action: 'restart', state: 'error' });
-  c.expireCertificate(app.urlIds[0]!, { inDays: 2 });
-  if (cycle >= 2) c.renewCertificate(apps[(cycle - 2) % apps.length]!.urlIds[0]!);
+  c.checks.certificates.expire(app.urlIds[0]!, { inDays: 2 });
+  if (cycle >= 2) c.checks.certificates.renew(apps[(cycle - 2) % apps.length]!.urlIds[0]!);
 }
 
 describe.each([

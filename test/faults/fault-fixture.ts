@@ -159,8 +159,8 @@ export function stageProblems(sim: RunningSimulator, round: number, rng: Prng): 
   c.addRun({ appId: rng.pick(nonProd).id, action: 'update', state: 'error' });
   c.addRun({ appId: rng.pick(prod).id, action: 'restart', state: 'error' });
   const withUrls = live.filter((a) => a.urlIds.length > 0);
-  c.expireCertificate(withUrls[round % withUrls.length]!.urlIds[0]!, { inDays: 2 });
-  if (round >= 2) c.renewCertificate(withUrls[(round - 2) % withUrls.length]!.urlIds[0]!);
+  c.checks.certificates.expire(withUrls[round % withUrls.length]!.urlIds[0]!, { inDays: 2 });
+  if (round >= 2) c.checks.certificates.renew(withUrls[(round - 2) % withUrls.length]!.urlIds[0]!);
   c.churn(0.1);
 }
 

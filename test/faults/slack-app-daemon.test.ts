@@ -97,7 +97,7 @@ describe('a Slack app channel on the daemon', () => {
     const before = parents().length;
     expect(before).toBeGreaterThan(0);
 
-    sim.control.expireCertificate(URL_ID, { inDays: 2 });
+    sim.control.checks.certificates.expire(URL_ID, { inDays: 2 });
     expect(await cycle(wd)).toMatchObject({ sent: 1, failed: 0, retried: 0 });
     const link = linkOf(wd, FINGERPRINT);
     expect(link.status).toBe('open');
@@ -111,7 +111,7 @@ describe('a Slack app channel on the daemon', () => {
     open.splice(open.indexOf(wd), 1);
     wd = watchdog();
 
-    sim.control.renewCertificate(URL_ID);
+    sim.control.checks.certificates.renew(URL_ID);
     expect(await cycle(wd)).toMatchObject({ sent: 1, failed: 0 });
     const parent = slack.messages().find((m) => m.ts === link.ts)!;
     expect(parents()).toHaveLength(before + 1);

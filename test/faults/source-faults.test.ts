@@ -87,9 +87,9 @@ function seedProblems(): void {
   );
   const [a, b, d] = [apps[0]!, apps[1]!, apps[2]!];
   c.addRun({ appId: a.id, state: 'error' });
-  c.expireCertificate(a.urlIds[0]!, { inDays: 1 });
-  c.ageBackups(b.id, { hours: 24 * 30 });
-  c.setMaintenance(d.id, true);
+  c.checks.certificates.expire(a.urlIds[0]!, { inDays: 1 });
+  c.checks.backups.age(b.id, { hours: 24 * 30 });
+  c.checks.maintenance.set(d.id, true);
 }
 
 /** Two healthy cycles (the maintenance hold is 1m) and the job's firing alerts after them. */
@@ -245,10 +245,10 @@ describe('a list that shifts while it is paged', () => {
       pageSize: 200,
       prepare: (s: RunningSimulator) => {
         for (const app of [...s.control.state.apps.values()].filter((a) => a.deployedAt !== null).slice(0, 12))
-          s.control.ageBackups(app.id, { hours: 24 * 60 });
+          s.control.checks.backups.age(app.id, { hours: 24 * 60 });
       },
       path: '/api/v1/backups?',
-      shift: (s: RunningSimulator) => s.control.addBackup(quietApp(s), { hoursAgo: 0 }),
+      shift: (s: RunningSimulator) => s.control.checks.backups.add(quietApp(s), { hoursAgo: 0 }),
     },
   ] as {
     job: Job;

@@ -41,7 +41,7 @@ function manyProblems(sim: RunningSimulator): void {
   for (const app of sim.control.state.apps.values()) {
     if (app.deployedAt === null) continue;
     sim.control.addRun({ appId: app.id, action: 'restart', state: 'error' });
-    for (const urlId of app.urlIds) sim.control.expireCertificate(urlId, { inDays: 2 });
+    for (const urlId of app.urlIds) sim.control.checks.certificates.expire(urlId, { inDays: 2 });
   }
 }
 

@@ -46,10 +46,10 @@ beforeEach(async () => {
     maintenance: appOf(sim, 'staging', 2),
     elsewhere: appOf(sim, 'development', 0),
   };
-  sim.control.setAppState(apps.stopped, 'stopped');
-  sim.control.setAppState(apps.elsewhere, 'error');
-  sim.control.addBackup(apps.backup, { state: 'failed' });
-  sim.control.setMaintenance(apps.maintenance, true);
+  sim.control.checks.app_state.set(apps.stopped, 'stopped');
+  sim.control.checks.app_state.set(apps.elsewhere, 'error');
+  sim.control.checks.backups.add(apps.backup, { state: 'failed' });
+  sim.control.checks.maintenance.set(apps.maintenance, true);
 });
 afterEach(async () => {
   await wd?.stop(1_000);

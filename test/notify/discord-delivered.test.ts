@@ -175,7 +175,7 @@ describe('the Discord channel, end to end', () => {
       headers: { 'retry-after': '13', 'x-ratelimit-scope': 'shared' },
       body: { message: 'You are being rate limited.', retry_after: 12.5, global: false },
     });
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
     expect(world.lastError()).toContain('rate limited (HTTP 429, shared limit');

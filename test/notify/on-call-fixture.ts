@@ -42,7 +42,8 @@ export class OnCallWorld {
   static async start(): Promise<OnCallWorld> {
     const { sim, clock } = await manualSim({ apps: 30 });
     // Only the certificate a test expires fires: the group holds one alert.
-    for (const [id, url] of sim.control.state.urls) if (url.sslExpiresAt !== null) sim.control.renewCertificate(id);
+    for (const [id, url] of sim.control.state.urls)
+      if (url.sslExpiresAt !== null) sim.control.checks.certificates.renew(id);
     return new OnCallWorld(sim, clock, tempDir());
   }
 
@@ -90,7 +91,7 @@ export class OnCallWorld {
 
   /** Expires the certificate, runs the urls job and delivers: the alert fires. Its fingerprint. */
   async fire(urlId: number): Promise<string> {
-    this.sim.control.expireCertificate(urlId, { inDays: 2 });
+    this.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     expect((await this.wd!.runOnce(['urls'])).complete).toBe(true);
     await this.wd!.deliverDue();
     const row = this.wd!.store.db.prepare(
@@ -112,7 +113,7 @@ export class OnCallWorld {
   /** Renews the certificate, runs the urls job and delivers: the alert is over. */
   async resolve(urlId: number): Promise<void> {
     this.clock.advance(MINUTE);
-    this.sim.control.renewCertificate(urlId);
+    this.sim.control.checks.certificates.renew(urlId);
     expect((await this.wd!.runOnce(['urls'])).complete).toBe(true);
     await this.wd!.deliverDue();
   }

@@ -77,7 +77,7 @@ describe('the Opsgenie channel, end to end', () => {
     open();
     const { urlId } = world.hostileApp();
     og.answerNext(answer);
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
     expect(world.lastError()).toContain(`HTTP ${answer.status}`);
@@ -96,7 +96,7 @@ describe('the Opsgenie channel, end to end', () => {
       OG_KEY: 'not-the-key-at-all',
     });
     const { urlId } = world.hostileApp();
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ failed: 1 });
     expect(world.lastError()).toContain('rejected (HTTP 401)');

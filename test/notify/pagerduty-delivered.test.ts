@@ -90,7 +90,7 @@ describe('the PagerDuty channel, end to end', () => {
     open();
     const { urlId } = world.hostileApp();
     pd.answerNext(answer);
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
     expect(world.statuses()).toContain('pending');
@@ -111,7 +111,7 @@ describe('the PagerDuty channel, end to end', () => {
     const apps = [...world.sim.control.state.apps.values()].filter(
       (a) => a.envType === 'production' && a.deployedAt !== null && a.urlIds.length > 0,
     );
-    for (const app of apps.slice(0, 2)) world.sim.control.expireCertificate(app.urlIds[0]!, { inDays: 2 });
+    for (const app of apps.slice(0, 2)) world.sim.control.checks.certificates.expire(app.urlIds[0]!, { inDays: 2 });
     // The first trigger is taken, the second answered 502.
     pd.answerNext({ status: 502, body: 'bad gateway' }, 1, 1);
     await world.wd!.runOnce(['urls']);
@@ -134,7 +134,7 @@ describe('the PagerDuty channel, end to end', () => {
       status: 400,
       body: { status: 'invalid event', message: `Event object is invalid for ${pd.routingKey}`, errors: ['x'] },
     });
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ failed: 1 });
     expect(world.lastError()).toContain('rejected (HTTP 400)');

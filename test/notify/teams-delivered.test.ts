@@ -83,7 +83,7 @@ describe('the Teams channel, end to end', () => {
     open();
     const { urlId } = world.hostileApp();
     teams.answerNext({ status: 429, headers: { 'retry-after': '60' }, body: { error: { code: 'TooManyRequests' } } });
-    world.sim.control.expireCertificate(urlId, { inDays: 2 });
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
     await world.wd!.runOnce(['urls']);
     expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
     world.clock.advance(59_000);

@@ -78,7 +78,8 @@ function productionApps(n: number) {
  * payload carries its group's every alert still firing).
  */
 function renewEveryCertificate(): void {
-  for (const [id, url] of sim.control.state.urls) if (url.sslExpiresAt !== null) sim.control.renewCertificate(id);
+  for (const [id, url] of sim.control.state.urls)
+    if (url.sslExpiresAt !== null) sim.control.checks.certificates.renew(id);
 }
 
 /** The payloads of the certificates group in production, oldest first. */
@@ -114,7 +115,7 @@ describe('the webhook channel, end to end', () => {
   it('posts a certificate expiring, then renewed, as one Alertmanager group from firing to resolved', async () => {
     renewEveryCertificate();
     const [app] = productionApps(1);
-    sim.control.expireCertificate(app!.urlIds[0]!, { inDays: 2 });
+    sim.control.checks.certificates.expire(app!.urlIds[0]!, { inDays: 2 });
     const w = open();
     expect((await w.runOnce(['urls'])).complete).toBe(true);
     await w.deliverDue();
@@ -140,7 +141,7 @@ describe('the webhook channel, end to end', () => {
     expect(hook.received[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
 
     clock.advance(MINUTE);
-    sim.control.renewCertificate(app!.urlIds[0]!);
+    sim.control.checks.certificates.renew(app!.urlIds[0]!);
     expect((await w.runOnce(['urls'])).complete).toBe(true);
     await w.deliverDue();
 
@@ -159,7 +160,7 @@ describe('the webhook channel, end to end', () => {
   it('sends the group whole: one alert resolving while another fires is a firing payload carrying both', async () => {
     renewEveryCertificate();
     const [a, b] = productionApps(2);
-    for (const app of [a!, b!]) sim.control.expireCertificate(app.urlIds[0]!, { inDays: 2 });
+    for (const app of [a!, b!]) sim.control.checks.certificates.expire(app.urlIds[0]!, { inDays: 2 });
     const w = open();
     await w.runOnce(['urls']);
     await w.deliverDue();
@@ -170,7 +171,7 @@ describe('the webhook channel, end to end', () => {
     const [fa, fb] = [fingerprintOf(a!.name), fingerprintOf(b!.name)];
 
     clock.advance(MINUTE);
-    sim.control.renewCertificate(a!.urlIds[0]!);
+    sim.control.checks.certificates.renew(a!.urlIds[0]!);
     await w.runOnce(['urls']);
     await w.deliverDue();
     const partial = certificatePayloads().at(-1)!;
@@ -183,7 +184,7 @@ describe('the webhook channel, end to end', () => {
     expect(partial.alerts[1]?.endsAt).toBe(ZERO_TIME);
 
     clock.advance(MINUTE);
-    sim.control.renewCertificate(b!.urlIds[0]!);
+    sim.control.checks.certificates.renew(b!.urlIds[0]!);
     await w.runOnce(['urls']);
     await w.deliverDue();
     const over = certificatePayloads().at(-1)!;
@@ -193,7 +194,7 @@ describe('the webhook channel, end to end', () => {
   });
 
   it('cuts a group to max_alerts and counts the rest in truncatedAlerts', async () => {
-    for (const app of productionApps(3)) sim.control.expireCertificate(app.urlIds[0]!, { inDays: 2 });
+    for (const app of productionApps(3)) sim.control.checks.certificates.expire(app.urlIds[0]!, { inDays: 2 });
     const w = open(2);
     await w.runOnce(['urls']);
     await w.deliverDue();
@@ -212,7 +213,7 @@ describe('the webhook channel, end to end', () => {
 
   it("waits out a 503's Retry-After in the outbox, then delivers once", async () => {
     const [app] = productionApps(1);
-    sim.control.expireCertificate(app!.urlIds[0]!, { inDays: 2 });
+    sim.control.checks.certificates.expire(app!.urlIds[0]!, { inDays: 2 });
     const w = open();
     await w.runOnce(['urls']);
     hook.answer({ status: 503, headers: { 'retry-after': '120' }, body: 'maintenance' });
@@ -241,7 +242,7 @@ describe('the webhook channel, end to end', () => {
 
   it('keeps a notification the receiver refuses (400) and says why, without the URL it echoed', async () => {
     const [app] = productionApps(1);
-    sim.control.expireCertificate(app!.urlIds[0]!, { inDays: 2 });
+    sim.control.checks.certificates.expire(app!.urlIds[0]!, { inDays: 2 });
     const w = open();
     await w.runOnce(['urls']);
     hook.answer({ status: 400, body: `unknown integration key at ${hook.url} (Bearer ${TOKEN})` });

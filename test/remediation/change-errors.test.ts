@@ -236,7 +236,7 @@ policies:
   - { name: backup-prod, action: apps.backup, match: { environment_type: production } }
 `);
     const appId = appOf(h.sim, 'production');
-    h.sim.control.ageBackups(appId, { hours: 48 });
+    h.sim.control.checks.backups.age(appId, { hours: 48 });
     await h.cycle({ backupApps: [appId] });
     // The earlier request was taken (its backup run is under way), but its answer was lost.
     const earlier = await h.client.apps.backup(appId, { format: 'zip' }, { idempotencyKey: 'lost-answer' });

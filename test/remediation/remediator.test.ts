@@ -343,7 +343,7 @@ policies:
     it('takes a backup of a production app whose newest backup is too old, and follows it', async () => {
       h = await start(BACKUP_PROD);
       const appId = appOf(h.sim, 'production');
-      h.sim.control.ageBackups(appId, { hours: 48 });
+      h.sim.control.checks.backups.age(appId, { hours: 48 });
       const { cycle } = await h.cycleAndPass({ backupApps: [appId] });
       expect(cycle.planned).toBe(1);
       expect(h.changes('apps.backup')).toEqual([
@@ -370,7 +370,7 @@ policies:
     it('already_running: joins the backup under way and follows that run', async () => {
       h = await start(BACKUP_PROD);
       const appId = appOf(h.sim, 'production', 1);
-      h.sim.control.ageBackups(appId, { hours: 48 });
+      h.sim.control.checks.backups.age(appId, { hours: 48 });
       await h.cycle({ backupApps: [appId] });
       // Someone starts a backup by hand between the decision and the send.
       const byHand = await h.client.apps.backup(appId, { format: 'zip' }, { idempotencyKey: 'by-hand-1' });

@@ -38,7 +38,7 @@ describe('Restart app', () => {
   it.each(['stopped', 'error'])('restarts a staging app %s once when asked twice, and says so', async (state) => {
     h = await Harness.start(ASKED('apps.restart'));
     const app = appOf(h.sim, 'staging');
-    h.sim.control.setAppState(app, state);
+    h.sim.control.checks.app_state.set(app, state);
     const fingerprint = `app_state/app/${app}`;
     expect(await h.cycle({ apps: [app] })).toMatchObject({ planned: 0, skipped: { not_automatic: 1 } });
     expect(h.remediator.offer(fingerprint)).toBe('Restart app');
@@ -74,7 +74,7 @@ describe('Restart app', () => {
   ] as const)('is not offered in %s, and a request sends nothing', async (_what, env, remediation) => {
     h = await Harness.start(remediation);
     const app = appOf(h.sim, env);
-    h.sim.control.setAppState(app, 'stopped');
+    h.sim.control.checks.app_state.set(app, 'stopped');
     await h.cycle({ apps: [app] });
     expect(h.openAlerts().map((a) => a.fingerprint)).toContain(`app_state/app/${app}`);
     expect(h.remediator.offer(`app_state/app/${app}`)).toBeUndefined();
@@ -90,7 +90,7 @@ describe('Leave maintenance', () => {
       'enabled: true\ndry_run: false\npolicies:\n  - { name: leave, action: apps.maintenance, match: { environment_type: staging } }',
     );
     const app = appOf(h.sim, 'staging');
-    h.sim.control.setMaintenance(app, true);
+    h.sim.control.checks.maintenance.set(app, true);
     const fingerprint = `maintenance/app/${app}`;
     for (let i = 0; i < 5; i++) {
       expect(await h.cycleAndPass({ apps: [app] })).toMatchObject({
@@ -147,9 +147,9 @@ describe('Back up now, and the backup read back', () => {
     'on a %s backup: one backup for two requests, read back until it settles %s',
     async (problem, result, word, title) => {
       h = await Harness.start(ASKED('apps.backup', ALL));
-      h.sim.control.setBackupOutcome({ result, settleMs: 5 * MINUTE });
+      h.sim.control.checks.backups.setOutcome({ result, settleMs: 5 * MINUTE });
       const app = appOf(h.sim, 'staging');
-      h.sim.control.addBackup(app, problems[problem]);
+      h.sim.control.checks.backups.add(app, problems[problem]);
       const records = { backupApps: [app], backupProblems: [problem] };
       await h.cycle(records);
       const [alert] = h.openAlerts();
@@ -188,7 +188,7 @@ describe('Back up now, and the backup read back', () => {
       'enabled: true\ndry_run: false\npolicies:\n  - { name: stale, action: apps.backup, match: { environment_type: staging } }',
     );
     const app = appOf(h.sim, 'staging');
-    h.sim.control.ageBackups(app, { hours: 24 * 30 });
+    h.sim.control.checks.backups.age(app, { hours: 24 * 30 });
     expect(await h.cycle({ backupApps: [app] })).toMatchObject({ planned: 1 });
     await settle();
     expect(h.attempts()).toMatchObject([{ outcome: 'succeeded' }]);
@@ -200,7 +200,7 @@ describe('Back up now, and the backup read back', () => {
   it('a policy that does not name a backup problem does not offer Back up now on it', async () => {
     h = await Harness.start(ASKED('apps.backup'));
     const app = appOf(h.sim, 'staging');
-    h.sim.control.addBackup(app, { state: 'failed' });
+    h.sim.control.checks.backups.add(app, { state: 'failed' });
     await h.cycle({ backupApps: [app], backupProblems: ['failed'] });
     const [alert] = h.openAlerts();
     expect(h.remediator.offer(alert!.fingerprint)).toBeUndefined();

@@ -15,17 +15,23 @@ import { LOG_TAIL_DEFAULT_LIMIT } from './log-tail.js';
 import { buildOpenApi } from './openapi.js';
 import { parseBody, parseQuery, type ParamValues } from './request-params.js';
 import { SimError } from './sim-error.js';
+import { stagingOperation } from './checks/registry.js';
 import type { SimulatorControl } from './simulator-control.js';
 import type { SimulatorCore } from './simulator-core.js';
 import type { Grant } from './token-grants.js';
 
 const API_PREFIX = '/api/v1';
 const CONTROL_PREFIX = '/_sim/';
+/** How a check's staging operation is named over HTTP: `/_sim/checks.<check>.<operation>`. */
+const CHECKS_PREFIX = 'checks.';
 /** Bodies above this size are refused: nothing legitimate comes close. */
 const MAX_BODY_BYTES = 1_000_000;
 const PROXY_502_PAGE =
   '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n';
-/** Control methods reachable over HTTP (everything public on SimulatorControl except `state`). */
+/**
+ * Control methods reachable over HTTP (everything public on SimulatorControl except `state` and
+ * `checks`, whose operations are reached as `checks.<check>.<operation>`).
+ */
 const CONTROL_METHODS = new Set([
   'now',
   'advance',
@@ -36,30 +42,9 @@ const CONTROL_METHODS = new Set([
   'addRun',
   'failNextRun',
   'setRunState',
-  'expireCertificate',
-  'renewCertificate',
-  'failPublicCheck',
-  'passPublicCheck',
-  'skipPublicCheck',
-  'stopPublicCheck',
-  'setSslStatus',
-  'ageBackups',
-  'addBackup',
-  'failOffsite',
-  'setVerified',
-  'setBackupOutcome',
-  'setMaintenance',
-  'setAppState',
-  'setAnswering',
   'deleteApp',
   'disableProject',
-  'setRepository',
-  'setUpgrade',
-  'addRestorePoint',
-  'setRestorePointHeld',
-  'setInstallerState',
   'renameApp',
-  'setServerState',
   'setWritesDisabled',
   'setLocked',
   'churn',
@@ -332,8 +317,8 @@ export class HttpHandler {
     try {
       const { grant } = this.authenticate(req);
       if (!grant.admin) throw new SimError('function_not_allowed', 'the control interface needs the admin token');
-      if (method !== 'POST' || !CONTROL_METHODS.has(name))
-        throw new SimError('not_found', `no control method POST /_sim/${name}`);
+      const fn = method === 'POST' ? this.controlMethod(name) : undefined;
+      if (!fn) throw new SimError('not_found', `no control method POST /_sim/${name}`);
       let args: unknown[] = [];
       if (raw.length > 0) {
         let parsed: unknown;
@@ -344,12 +329,9 @@ export class HttpHandler {
         }
         args = Array.isArray(parsed) ? parsed : [parsed];
       }
-      const fn = (this.control as unknown as Record<string, (...a: unknown[]) => unknown>)[name] as (
-        ...a: unknown[]
-      ) => unknown;
       let result: unknown;
       try {
-        result = fn.apply(this.control, args);
+        result = fn(...args);
       } catch (err) {
         throw new SimError('invalid_request', err instanceof Error ? err.message : String(err));
       }
@@ -357,6 +339,14 @@ export class HttpHandler {
     } catch (err) {
       return errorAnswer(asSimError(err, this.core));
     }
+  }
+
+  /** The control method `name` names (`addRun`, `checks.certificates.expire`), bound; undefined when none. */
+  private controlMethod(name: string): ((...args: unknown[]) => unknown) | undefined {
+    if (name.startsWith(CHECKS_PREFIX)) return stagingOperation(this.control.checks, name.slice(CHECKS_PREFIX.length));
+    if (!CONTROL_METHODS.has(name)) return undefined;
+    const fn = (this.control as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
+    return fn.bind(this.control);
   }
 
   private delay(ms: number): Promise<void> {

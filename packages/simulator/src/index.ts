@@ -92,7 +92,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     logger,
   });
   const control = new SimulatorControl(core);
-  if (options.backupOutcome) control.setBackupOutcome(options.backupOutcome);
+  if (options.backupOutcome) control.checks.backups.setOutcome(options.backupOutcome);
   const handler = new HttpHandler(core, control);
   const server = createServer(handler.listener);
   server.keepAliveTimeout = 5_000;

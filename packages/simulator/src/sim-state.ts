@@ -306,6 +306,41 @@ export function upgradeRec(
   };
 }
 
+/**
+ * Stores a restore point of a change of `action` (default update) to `app` at `at`, still running:
+ * its callers (a scenario's run, churn, `checks.restore_points.add`) settle it.
+ */
+export function addRestorePointRec(
+  state: SimState,
+  app: AppRec,
+  at: number,
+  action: 'update' | 'update_modules' = 'update',
+  runId: number | null,
+): RestorePointRec {
+  const point: RestorePointRec = {
+    id: state.nextId('restore_point'),
+    appId: app.id,
+    nsId: app.nsId,
+    at,
+    action,
+    outcome: 'running',
+    runId,
+    commits:
+      action === 'update'
+        ? app.repositories.map((r) => ({ repository: r.repository, before: r.deployedSha, after: r.headSha }))
+        : [],
+    modules: action === 'update_modules' ? ['sale', 'stock'] : [],
+    backupId: state.backupIndex.byApp(app.id)[0]?.id ?? null,
+    rollbackOfId: null,
+    held: false,
+    instantUndo: false,
+    keptUntil: null,
+  };
+  state.restorePoints.set(point.id, point);
+  state.restorePointIndex.add(point);
+  return point;
+}
+
 /** The whole simulated service. */
 export class SimState {
   readonly namespaces = new Map<number, NamespaceRec>();

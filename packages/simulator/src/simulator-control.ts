@@ -1,44 +1,25 @@
 /**
- * The control interface of a running simulator: time, faults, the request log and scenario
- * helpers that put the service into a chosen state. Tests call it in-process; out-of-process
- * tests and the standalone command reach it as `POST {baseUrl}/_sim/<method>` with the admin token.
+ * The control interface of a running simulator: what every check shares (time, faults, the request
+ * log, the service's modes, the runs engine, churn, what is wrong) and, under `checks`, each check's
+ * staging operations, one module each (`checks/registry.ts`). Tests call it in-process;
+ * out-of-process tests and the standalone command reach it as `POST {baseUrl}/_sim/<method>` (a
+ * check's operation: `_sim/checks.<check>.<operation>`) with the admin token.
  */
-import { checkBackupOutcome, type BackupOutcome } from './backup-outcome.js';
+import { checkStaging, type CheckStaging } from './checks/registry.js';
+import { DAY, StageContext } from './checks/stage-context.js';
 import { checkListGrading, type ListGrading } from './read-handlers.js';
-import type {
-  App,
-  Backup,
-  Installer,
-  RestorePoint,
-  Run,
-  Server,
-  UrlRecord,
-  WatcherState,
-} from '../../../src/api/schemas.js';
+import type { App, Run, WatcherState } from '../../../src/api/schemas.js';
 import type { FaultSpec, FaultTarget } from './fault-injector.js';
 import type { ProblemKind, SimProblem } from './problem-finder.js';
 import { Prng } from './prng.js';
 import type { RateLimitSpec } from './rate-limiter.js';
 import { checkMaxLimit } from './request-params.js';
 import { AUTO_RETRY_DELAY_MS, leftAsBefore, type FailDirective } from './run-engine.js';
-import {
-  runRec,
-  upgradeRec,
-  type AppRec,
-  type BackupRec,
-  type RestorePointRec,
-  type RunRec,
-  type SimState,
-  type StepRec,
-  type UrlRec,
-} from './sim-state.js';
+import { addRestorePointRec, runRec, type AppRec, type RunRec, type SimState, type StepRec } from './sim-state.js';
 import type { RequestRecord, SimulatorCore } from './simulator-core.js';
 import { checkTimeFormat, type TimeFormat } from './time-format.js';
 import { PUBLIC_CHECK_PASSED, STEP_FAILURE_REASONS, VOCABULARY, WORKFLOWS, type WorkflowName } from './vocabulary.js';
 import { isGone } from './views.js';
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 
 /** Options of {@link SimulatorControl.addRun}. */
 export interface AddRunOptions {
@@ -66,36 +47,6 @@ export interface RunStatePatch {
   watcher?: { state: WatcherState; progress?: string | null; reason?: string | null };
 }
 
-/** Options of {@link SimulatorControl.addBackup}. */
-export interface AddBackupOptions {
-  hoursAgo?: number;
-  verified?: boolean;
-  state?: string;
-  format?: 'zip' | 'dump';
-  automated?: boolean;
-  offsiteError?: string;
-  /** Its size; default the app's newest backup's (512 MB for the first). */
-  sizeMb?: number;
-  /** `none`: no off-site copy at all; `uploading`: a copy whose upload has not ended (no `uploaded_at`). */
-  offsite?: 'none' | 'uploading';
-}
-
-/** Changes of {@link SimulatorControl.setRepository}. */
-export interface RepositoryPatch {
-  /** The repository's name; default the app's main repository. */
-  repository?: string;
-  deletedUpstream?: boolean;
-  behind?: boolean;
-}
-
-/** Options of {@link SimulatorControl.addRestorePoint}. */
-export interface AddRestorePointOptions {
-  outcome?: RestorePointRec['outcome'];
-  held?: boolean;
-  action?: 'update' | 'update_modules';
-  hoursAgo?: number;
-}
-
 /** Counts per resource, and `streams`: huge and endless bodies being written now (each ends when its client goes). */
 export type SimStats = Record<
   | 'namespaces'
@@ -115,8 +66,17 @@ export type SimStats = Record<
 /** Drives a running simulator. Every method first brings runs up to the current simulated time. */
 export class SimulatorControl {
   private churns = 0;
+  private readonly sim: StageContext;
+  /**
+   * Each check's staging operations (`checks/<check>.ts`): `checks.certificates.expire(urlId, { inDays: 3 })`,
+   * `checks.backups.add(appId)`, … (over HTTP: `POST /_sim/checks.certificates.expire`).
+   */
+  readonly checks: CheckStaging;
 
-  constructor(private readonly core: SimulatorCore) {}
+  constructor(private readonly core: SimulatorCore) {
+    this.sim = new StageContext(core);
+    this.checks = checkStaging(this.sim);
+  }
 
   /** The simulator's records, read-only for tests. */
   get state(): Readonly<SimState> {
@@ -186,7 +146,7 @@ export class SimulatorControl {
   /** Adds a run in a given state; scenario runs stay as set, except a retrying one, which retries by itself. */
   addRun(options: AddRunOptions): Run {
     const now = this.core.tick();
-    const app = this.app(options.appId);
+    const app = this.sim.app(options.appId);
     const workflow = options.workflow ?? workflowOf(options.action);
     const createdAt = now - (options.startedAgoMs ?? 5 * 60_000);
     const names = WORKFLOWS[workflow].steps;
@@ -255,7 +215,7 @@ export class SimulatorControl {
   private settleRestorePoint(app: AppRec, run: RunRec, failedAt: number | null | undefined): void {
     const action = run.action === 'update' || run.action === 'update_modules' ? run.action : null;
     if (action === null) return;
-    const point = this.newRestorePoint(app, run.createdAt, action, run.id);
+    const point = addRestorePointRec(this.core.state, app, run.createdAt, action, run.id);
     const done = run.state === VOCABULARY.run.done;
     if (failedAt !== undefined) point.outcome = leftAsBefore(run.workflow, failedAt) ? 'kept' : 'failed';
     else if (done) Object.assign(point, { outcome: 'applied', instantUndo: true, keptUntil: run.updatedAt + 7 * DAY });
@@ -323,172 +283,14 @@ export class SimulatorControl {
     return this.core.views.run(run);
   }
 
-  // ---- URLs ----
-  /** Sets a certificate to end in `inDays` days (negative: already expired); the status follows. */
-  expireCertificate(urlId: number, options: { inDays: number }): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    url.sslFixed = null;
-    url.sslExpiresAt = now + options.inDays * DAY;
-    return this.core.views.url(url, now);
-  }
-
-  /** Renews a certificate for 90 days. */
-  renewCertificate(urlId: number): UrlRecord {
-    return this.expireCertificate(urlId, { inDays: 90 });
-  }
-
-  /** The outside check of a URL fails with this code. */
-  failPublicCheck(urlId: number, code: string): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    Object.assign(url, { publicCheck: 'failed', publicCheckCode: code, publicCheckedAt: now, checkStopped: false });
-    return this.core.views.url(url, now);
-  }
-
-  /**
-   * The outside check of a URL did not run: `public_check` null, `code` saying why (null: nothing
-   * said), the last check `hoursAgo` (null: never checked).
-   */
-  skipPublicCheck(urlId: number, code: string | null, options: { hoursAgo?: number | null } = {}): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    const hoursAgo = options.hoursAgo ?? null;
-    Object.assign(url, {
-      publicCheck: null,
-      publicCheckCode: code,
-      publicCheckedAt: hoursAgo === null ? null : now - hoursAgo * HOUR,
-      checkStopped: true,
-    });
-    return this.core.views.url(url, now);
-  }
-
-  /** The outside check of a URL stopped running `hoursAgo`: its last verdict stays, its time no longer moves. */
-  stopPublicCheck(urlId: number, options: { hoursAgo: number }): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    Object.assign(url, { publicCheckedAt: now - options.hoursAgo * HOUR, checkStopped: true });
-    return this.core.views.url(url, now);
-  }
-
-  /** The service reports the certificate `error` or `unknown` whatever its date; null: the date decides again. */
-  setSslStatus(urlId: number, status: 'error' | 'unknown' | null): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    url.sslFixed = status;
-    return this.core.views.url(url, now);
-  }
-
-  /** The outside check of a URL passes. */
-  passPublicCheck(urlId: number): UrlRecord {
-    const now = this.core.tick();
-    const url = this.url(urlId);
-    Object.assign(url, {
-      publicCheck: 'passed',
-      publicCheckCode: PUBLIC_CHECK_PASSED,
-      publicCheckedAt: now,
-      checkStopped: false,
-    });
-    return this.core.views.url(url, now);
-  }
-
-  // ---- backups ----
-  /** Shifts an app's backups back so the newest finished one is `hours` old; last_backup_at and backup_health follow. */
-  ageBackups(appId: number, options: { hours: number }): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    const newest = this.core.views.newestDoneBackup(app.id);
-    if (newest) {
-      const delta = now - options.hours * HOUR - newest.takenAt;
-      for (const b of [...this.core.state.backupIndex.byApp(app.id)]) {
-        this.core.state.backupIndex.reposition(b, (rec) => {
-          rec.takenAt += delta;
-          for (const o of rec.offsite ?? []) if (o.uploadedAt !== null) o.uploadedAt += delta;
-        });
-      }
-    }
-    return this.core.views.app(app, now);
-  }
-
-  /** Adds a backup to an app (default: finished now, verified, copied off-site). */
-  addBackup(appId: number, options: AddBackupOptions = {}): Backup {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    const state = this.core.state;
-    const takenAt = now - (options.hoursAgo ?? 0) * HOUR;
-    const backup: BackupRec = {
-      id: state.nextId('backup'),
-      appId: app.id,
-      nsId: app.nsId,
-      takenAt,
-      format: options.format ?? 'zip',
-      sizeMb: options.sizeMb ?? state.backupIndex.byApp(app.id)[0]?.sizeMb ?? 512,
-      automated: options.automated ?? false,
-      state: options.state ?? VOCABULARY.backup.done,
-      verified: options.verified ?? true,
-      offsite: null,
-    };
-    if (options.offsiteError) backup.offsite = [this.failedCopy(backup, options.offsiteError)];
-    else if (options.offsite === 'none') backup.offsite = [];
-    else if (options.offsite === 'uploading')
-      backup.offsite = [{ ...this.failedCopy(backup, ''), state: VOCABULARY.offsite.uploading, error: null }];
-    state.backups.set(backup.id, backup);
-    state.backupIndex.add(backup);
-    return this.core.views.backup(backup, now);
-  }
-
-  /** The off-site copy of a backup failed to upload. */
-  failOffsite(backupId: number, error: string): Backup {
-    const now = this.core.tick();
-    const backup = this.backup(backupId);
-    backup.offsite = [this.failedCopy(backup, error)];
-    return this.core.views.backup(backup, now);
-  }
-
-  /**
-   * How the backups made from now on end after their run is done (`backup-outcome.ts`): verified
-   * and copied off-site (the default), left unverified, or their off-site copy failed; at once, or
-   * `settleMs` later.
-   */
-  setBackupOutcome(spec: Partial<BackupOutcome>): BackupOutcome {
-    this.core.tick();
-    this.core.engine.backupSettling.outcome = checkBackupOutcome(spec);
-    return this.core.engine.backupSettling.outcome;
-  }
-
-  /** Marks a backup verified or not. */
-  setVerified(backupId: number, verified: boolean): Backup {
-    const now = this.core.tick();
-    const backup = this.backup(backupId);
-    backup.verified = verified;
-    return this.core.views.backup(backup, now);
-  }
-
   // ---- apps, servers, service ----
-  /** Puts an app in or out of maintenance at once (no run). */
-  setMaintenance(appId: number, on: boolean): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    app.maintenance = on;
-    return this.core.views.app(app, now);
-  }
-
-  /** The app stops answering (its item in the dashboard's "Apps not answering"), or answers again. */
-  setAnswering(appId: number, answering: boolean): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    if (answering) delete app.notAnswering;
-    else app.notAnswering = true;
-    return this.core.views.app(app, now);
-  }
-
   /**
    * Deletes an app: it leaves `apps.list` (still given with `include_deleted=true`, state deleted)
    * and its URLs leave `urls.list`; its runs and backups stay on record.
    */
   deleteApp(appId: number): App {
     const now = this.core.tick();
-    const app = this.app(appId);
+    const app = this.sim.app(appId);
     app.state = VOCABULARY.app.deleted;
     for (const urlId of app.urlIds) this.core.state.urls.delete(urlId);
     app.urlIds = [];
@@ -515,105 +317,20 @@ export class SimulatorControl {
     return { id: projectId, disabled: true, apps: apps.map((a) => a.id) };
   }
 
-  /** Sets an app's state (e.g. error, stopped), in the simulator's own words. */
-  setAppState(appId: number, state: string): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    app.state = state;
-    return this.core.views.app(app, now);
-  }
-
-  /**
-   * Changes one repository of an app (by name; default its main one): `deletedUpstream` marks its
-   * branch deleted upstream (the next update cannot pull), `behind` true pushes a new commit to the
-   * branch so the deployed one is behind, false deploys the branch head.
-   */
-  setRepository(appId: number, patch: RepositoryPatch): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    const repo = patch.repository
-      ? app.repositories.find((r) => r.repository === patch.repository)
-      : (app.repositories.find((r) => r.main) ?? app.repositories[0]);
-    if (!repo) throw new Error(`setRepository: app ${appId} has no repository ${patch.repository ?? '(main)'}`);
-    if (patch.deletedUpstream !== undefined) repo.deletedUpstream = patch.deletedUpstream;
-    if (patch.behind === true) repo.headSha = new Prng(this.core.seed * 1000 + appId + now).hex(40);
-    if (patch.behind === false) repo.deployedSha = repo.headSha;
-    repo.checkedAt = now;
-    return this.core.views.app(app, now);
-  }
-
-  /**
-   * Gives an app an open version upgrade in `state` (e.g. testing, standby, failed), from its
-   * version to the next major one, or takes it away (`null`). An open upgrade keeps its id and
-   * versions when only its state changes.
-   */
-  setUpgrade(appId: number, state: string | null, options: { purpose?: 'test' | 'production' } = {}): App {
-    const now = this.core.tick();
-    const app = this.app(appId);
-    if (state === null) app.upgrade = null;
-    else if (app.upgrade) Object.assign(app.upgrade, { state, purpose: options.purpose ?? app.upgrade.purpose });
-    else app.upgrade = upgradeRec(this.core.state, app, state, options.purpose ?? 'test');
-    return this.core.views.app(app, now);
-  }
-
-  /**
-   * Adds a restore point to an app, as a change of `action` (default update) would leave it:
-   * `outcome` applied (default), kept (the change failed, the app left as before), failed (the
-   * change failed part-way) or running; `held` when the app was rolled back to it (auto-updates wait).
-   */
-  addRestorePoint(appId: number, options: AddRestorePointOptions = {}): RestorePoint {
-    const now = this.core.tick();
-    const outcome = options.outcome ?? 'applied';
-    const point = this.newRestorePoint(this.app(appId), now - (options.hoursAgo ?? 0) * HOUR, options.action, null);
-    Object.assign(point, {
-      outcome,
-      held: options.held ?? false,
-      instantUndo: outcome === 'applied',
-      keptUntil: outcome === 'running' ? null : point.at + 7 * DAY,
-    });
-    return this.core.views.restorePoint(point);
-  }
-  /** Holds a restore point (the app was rolled back to it; auto-updates wait) or lets it go. */
-  setRestorePointHeld(pointId: number, held: boolean): RestorePoint {
-    this.core.tick();
-    const point = this.core.state.restorePoints.get(pointId);
-    if (!point) throw new Error(`setRestorePointHeld: restore point ${pointId} not found`);
-    point.held = held;
-    return this.core.views.restorePoint(point);
-  }
-
-  /** Sets a marketplace service's (installer's) state (e.g. error, stopped), in the simulator's own words. */
-  setInstallerState(installerId: number, state: string): Installer {
-    this.core.tick();
-    const installer = this.core.state.installers.get(installerId);
-    if (!installer) throw new Error(`setInstallerState: installer ${installerId} not found`);
-    installer.state = state;
-    return this.core.views.installer(installer);
-  }
-
   /**
    * Gives an app another name, or its primary URL another address, as a service may hold any text
    * there (markup, a `javascript:` URL): what readers of the names must show as text.
    */
   renameApp(appId: number, patch: { name?: string; url?: string }): App {
     const now = this.core.tick();
-    const app = this.app(appId);
+    const app = this.sim.app(appId);
     if (patch.name !== undefined) app.name = patch.name;
     if (patch.url !== undefined) {
-      const primary = app.urlIds.map((id) => this.url(id)).find((u) => u.primary);
+      const primary = app.urlIds.map((id) => this.sim.url(id)).find((u) => u.primary);
       if (!primary) throw new Error(`renameApp: app ${appId} has no primary URL`);
       primary.url = patch.url;
     }
     return this.core.views.app(app, now);
-  }
-
-  /** Sets a server's state (e.g. error, unreachable). */
-  setServerState(serverId: number, state: string): Server {
-    this.core.tick();
-    const server = this.core.state.servers.get(serverId);
-    if (!server) throw new Error(`setServerState: server ${serverId} not found`);
-    server.state = state;
-    return this.core.views.server(server, this.core.views.appCounts().byServer);
   }
 
   /** Every change answers writes_disabled while on. */
@@ -625,7 +342,7 @@ export class SimulatorControl {
   /** Every change of this app answers locked while on. */
   setLocked(appId: number, on: boolean): App {
     const now = this.core.tick();
-    const app = this.app(appId);
+    const app = this.sim.app(appId);
     app.locked = on;
     return this.core.views.app(app, now);
   }
@@ -649,7 +366,7 @@ export class SimulatorControl {
       counts.apps += 1;
       const r = rng.next();
       if (r < 0.5) {
-        this.addBackup(app.id, { hoursAgo: 0, automated: true });
+        this.checks.backups.add(app.id, { hoursAgo: 0, automated: true });
         const run = this.newRun(app, 'app_backup', now - 3 * 60_000, now);
         this.core.engine.finish(run, now, 'done');
         counts.backups += 1;
@@ -658,7 +375,10 @@ export class SimulatorControl {
         const failed = r >= 0.75;
         const run = this.newRun(app, 'app_update', now - 4 * 60_000, now);
         // As a real update does: a restore point the run settles (applied, or failed at its check).
-        run.effect = { kind: 'update', restorePointId: this.newRestorePoint(app, run.createdAt, 'update', run.id).id };
+        run.effect = {
+          kind: 'update',
+          restorePointId: addRestorePointRec(this.core.state, app, run.createdAt, 'update', run.id).id,
+        };
         this.core.engine.finish(run, now, failed ? 'error' : 'done', failed ? rng.pick(STEP_FAILURE_REASONS) : null);
         counts.runs += 1;
       } else if (r < 0.95) {
@@ -718,67 +438,6 @@ export class SimulatorControl {
   }
 
   // ---- helpers ----
-  private app(id: number): AppRec {
-    const app = this.core.state.apps.get(id);
-    if (!app) throw new Error(`app ${id} not found`);
-    return app;
-  }
-
-  private url(id: number): UrlRec {
-    const url = this.core.state.urls.get(id);
-    if (!url) throw new Error(`url ${id} not found`);
-    return url;
-  }
-
-  private backup(id: number): BackupRec {
-    const backup = this.core.state.backups.get(id);
-    if (!backup) throw new Error(`backup ${id} not found`);
-    return backup;
-  }
-
-  private failedCopy(backup: BackupRec, error: string) {
-    return {
-      storage: this.core.state.namespace(backup.nsId).storage,
-      type: 's3',
-      onStorage: false,
-      state: VOCABULARY.offsite.failed,
-      uploadedAt: null,
-      error,
-    };
-  }
-
-  /** A restore point of a change of `action` (default update) at `at`, still running, stored; callers settle it. */
-  private newRestorePoint(
-    app: AppRec,
-    at: number,
-    action: AddRestorePointOptions['action'] = 'update',
-    runId: number | null,
-  ): RestorePointRec {
-    const state = this.core.state;
-    const point: RestorePointRec = {
-      id: state.nextId('restore_point'),
-      appId: app.id,
-      nsId: app.nsId,
-      at,
-      action,
-      outcome: 'running',
-      runId,
-      commits:
-        action === 'update'
-          ? app.repositories.map((r) => ({ repository: r.repository, before: r.deployedSha, after: r.headSha }))
-          : [],
-      modules: action === 'update_modules' ? ['sale', 'stock'] : [],
-      backupId: state.backupIndex.byApp(app.id)[0]?.id ?? null,
-      rollbackOfId: null,
-      held: false,
-      instantUndo: false,
-      keptUntil: null,
-    };
-    state.restorePoints.set(point.id, point);
-    state.restorePointIndex.add(point);
-    return point;
-  }
-
   /** A run with stored steps laid out one after another from `createdAt` (capped at now), all done; callers adjust. */
   private newRun(app: AppRec, workflow: WorkflowName, createdAt: number, now: number): RunRec {
     const state = this.core.state;

@@ -252,7 +252,7 @@ describe('runs over simulated time', () => {
 
   it('restarts a stopped app: running again when its run is done', async () => {
     const app = take('development');
-    sim.control.setAppState(app.id, 'stopped');
+    sim.control.checks.app_state.set(app.id, 'stopped');
     const result = (await apiPost(sim, `/apps/${app.id}/restart`, {})).body.data;
     expect((await apiGet(sim, `/apps/${app.id}`)).body.data.state).toBe('stopped');
     await advanceUntil(result.run_id, (r) => r.state === 'done');
@@ -261,7 +261,7 @@ describe('runs over simulated time', () => {
 
   it('takes an app out of maintenance (on: false) when its run is done', async () => {
     const app = take('development');
-    sim.control.setMaintenance(app.id, true);
+    sim.control.checks.maintenance.set(app.id, true);
     const result = (await apiPost(sim, `/apps/${app.id}/maintenance`, { on: false })).body.data;
     expect((await apiGet(sim, `/apps/${app.id}`)).body.data.maintenance).toBe(true);
     await advanceUntil(result.run_id, (r) => r.state === 'done');
@@ -281,7 +281,7 @@ describe('runs over simulated time', () => {
   ] as const)(
     'a backup ends %s, five minutes after its run in that mode (uploading meanwhile)',
     async (result, end) => {
-      sim.control.setBackupOutcome({ result, settleMs: 5 * 60_000 });
+      sim.control.checks.backups.setOutcome({ result, settleMs: 5 * 60_000 });
       try {
         const app = take('staging');
         const change = (await apiPost(sim, `/apps/${app.id}/backup`, {})).body.data;
@@ -295,7 +295,7 @@ describe('runs over simulated time', () => {
         sim.control.advance(5 * 60_000);
         expect((await apiGet(sim, `/backups/${change.backup_id}`)).body.data).toMatchObject({ state: 'done', ...end });
       } finally {
-        sim.control.setBackupOutcome({});
+        sim.control.checks.backups.setOutcome({});
       }
     },
   );

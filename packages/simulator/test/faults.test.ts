@@ -146,18 +146,31 @@ describe('control over HTTP', () => {
     expect((await simControl(sim, 'stats')).body.data.apps).toBe(20);
   });
 
+  it('runs a staging operation of a check as checks.<check>.<operation>, as in-process', async () => {
+    const app = [...sim.control.state.apps.values()][0]!;
+    const res = await simControl(sim, 'checks.maintenance.set', [app.id, true]);
+    expect(res.body.data).toMatchObject({ id: app.id, maintenance: true });
+    expect(sim.control.checks.maintenance.set(app.id, false).maintenance).toBe(false);
+  });
+
   it('runs scenario helpers with object arguments', async () => {
     const url = [...sim.control.state.urls.values()][0]!;
-    const res = await simControl(sim, 'expireCertificate', [url.id, { inDays: -1 }]);
+    const res = await simControl(sim, 'checks.certificates.expire', [url.id, { inDays: -1 }]);
     expect(res.body.data).toMatchObject({ id: url.id, ssl_status: 'expired' });
   });
 
   it.each([
     ['an unknown token', 'advance', 'nope', 401, 'invalid_token'],
     ['an unknown method', 'selfDestruct', undefined, 404, 'not_found'],
-    ['a method error', 'ageBackups', undefined, 400, 'invalid_request'],
+    ['a check with no staging', 'checks.failed_runs.add', undefined, 404, 'not_found'],
+    ['an unknown operation of a check', 'checks.certificates.selfDestruct', undefined, 404, 'not_found'],
+    ['a prototype name as a check', 'checks.__proto__.toString', undefined, 404, 'not_found'],
+    ['a prototype name as an operation', 'checks.certificates.constructor', undefined, 404, 'not_found'],
+    ['a path too deep', 'checks.certificates.expire.call', undefined, 404, 'not_found'],
+    ['a check operation by its old method name', 'expireCertificate', undefined, 404, 'not_found'],
+    ['a method error', 'checks.backups.age', undefined, 400, 'invalid_request'],
   ])('refuses %s', async (_what, method, token, status, code) => {
-    const res = await simControl(sim, method, method === 'ageBackups' ? [999_999, { hours: 1 }] : [1], token);
+    const res = await simControl(sim, method, method === 'checks.backups.age' ? [999_999, { hours: 1 }] : [1], token);
     expect(res.status).toBe(status);
     expect(res.body.error.code).toBe(code);
   });

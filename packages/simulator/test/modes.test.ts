@@ -284,7 +284,7 @@ describe('state words', async () => {
   const state = alt.control.state;
   const upgrading = [...state.apps.values()].find((a) => a.upgrade !== null)!;
   // The same change on both twins: one server unreachable, which this seed has none of.
-  for (const sim of [usual, alt]) sim.control.setServerState([...state.servers.keys()][0]!, 'unreachable');
+  for (const sim of [usual, alt]) sim.control.checks.servers.setState([...state.servers.keys()][0]!, 'unreachable');
   /** Every `state` of the answers that carry one, by the kind of record it belongs to. */
   const statesOf = async (sim: RunningSimulator): Promise<Record<keyof typeof ALT_VOCABULARY, string[]>> => {
     type Item = Record<string, any>;

@@ -31,9 +31,9 @@ describe('repositories', () => {
   it('deletes a branch upstream and brings it back', async () => {
     const app = take();
     const main = app.repositories.find((r) => r.main)!.repository;
-    sim.control.setRepository(app.id, { deletedUpstream: true });
+    sim.control.checks.branches.setRepository(app.id, { deletedUpstream: true });
     expect((await getApp(app.id)).repositories.find((r) => r.repository === main)?.deleted_upstream).toBe(true);
-    sim.control.setRepository(app.id, { repository: main, deletedUpstream: false });
+    sim.control.checks.branches.setRepository(app.id, { repository: main, deletedUpstream: false });
     expect((await getApp(app.id)).repositories.every((r) => !r.deleted_upstream)).toBe(true);
   });
 
@@ -42,24 +42,24 @@ describe('repositories', () => {
     [false, true],
   ])('behind: %s leaves the repository up_to_date: %s', async (behind, upToDate) => {
     const app = take();
-    sim.control.setRepository(app.id, { behind: true });
-    sim.control.setRepository(app.id, { behind });
+    sim.control.checks.branches.setRepository(app.id, { behind: true });
+    sim.control.checks.branches.setRepository(app.id, { behind });
     const repo = (await getApp(app.id)).repositories.find((r) => r.main)!;
     expect(repo.up_to_date).toBe(upToDate);
     expect(repo.deployed_sha === repo.head_sha).toBe(upToDate);
   });
 
   it('refuses a repository the app does not have', () => {
-    expect(() => sim.control.setRepository(take().id, { repository: 'nope', deletedUpstream: true })).toThrow(
-      /has no repository nope/,
-    );
+    expect(() =>
+      sim.control.checks.branches.setRepository(take().id, { repository: 'nope', deletedUpstream: true }),
+    ).toThrow(/has no repository nope/);
   });
 });
 
 describe('upgrades', () => {
   it.each(['standby', 'failed', 'testing'])('gives an app an open upgrade in %s, seen by apps.get', async (word) => {
     const app = take();
-    sim.control.setUpgrade(app.id, word, { purpose: 'production' });
+    sim.control.checks.upgrades.set(app.id, word, { purpose: 'production' });
     expect((await getApp(app.id)).upgrade).toMatchObject({
       state: word,
       purpose: 'production',
@@ -71,9 +71,12 @@ describe('upgrades', () => {
 
   it('keeps the upgrade when only its state moves, and takes it away with null', async () => {
     const app = take();
-    const { upgrade } = sim.control.setUpgrade(app.id, 'standby');
-    expect(sim.control.setUpgrade(app.id, 'failed').upgrade).toMatchObject({ id: upgrade!.id, state: 'failed' });
-    sim.control.setUpgrade(app.id, null);
+    const { upgrade } = sim.control.checks.upgrades.set(app.id, 'standby');
+    expect(sim.control.checks.upgrades.set(app.id, 'failed').upgrade).toMatchObject({
+      id: upgrade!.id,
+      state: 'failed',
+    });
+    sim.control.checks.upgrades.set(app.id, null);
     expect((await getApp(app.id)).upgrade).toBeNull();
   });
 });
@@ -86,7 +89,7 @@ describe('restore points', () => {
     ['applied', true],
   ] as const)('adds a point %s (held: %s), newest first in restore_points.list', async (outcome, held) => {
     const app = take();
-    const added = sim.control.addRestorePoint(app.id, { outcome, held });
+    const added = sim.control.checks.restore_points.add(app.id, { outcome, held });
     const [newest] = await points(app.id);
     expect(newest).toEqual(added);
     expect(newest).toMatchObject({
@@ -100,10 +103,10 @@ describe('restore points', () => {
 
   it('holds a point and lets it go', async () => {
     const app = take();
-    const { id } = sim.control.addRestorePoint(app.id, { hoursAgo: 3 });
-    expect(sim.control.setRestorePointHeld(id, true).held).toBe(true);
+    const { id } = sim.control.checks.restore_points.add(app.id, { hoursAgo: 3 });
+    expect(sim.control.checks.restore_points.setHeld(id, true).held).toBe(true);
     expect((await points(app.id)).find((p) => p.id === id)?.held).toBe(true);
-    sim.control.setRestorePointHeld(id, false);
+    sim.control.checks.restore_points.setHeld(id, false);
     expect((await points(app.id)).find((p) => p.id === id)?.held).toBe(false);
   });
 
@@ -123,23 +126,30 @@ describe('restore points', () => {
 describe('marketplace services', () => {
   it('puts an installer in error, listed by state', async () => {
     const installer = [...state.installers.values()].find((i) => i.state === 'running')!;
-    expect(sim.control.setInstallerState(installer.id, 'error')).toMatchObject({ id: installer.id, state: 'error' });
+    expect(sim.control.checks.installers.setState(installer.id, 'error')).toMatchObject({
+      id: installer.id,
+      state: 'error',
+    });
     const listed = (await apiGet(sim, '/installers?state=error&limit=200')).body.data.items as unknown[];
     expect(listed.map((i) => installerSchema.parse(i).id)).toContain(installer.id);
-    sim.control.setInstallerState(installer.id, 'running');
+    sim.control.checks.installers.setState(installer.id, 'running');
   });
 });
 
 describe('the control interface over HTTP', () => {
   it.each([
     [
-      'setRepository',
+      'checks.branches.setRepository',
       () => [take().id, { deletedUpstream: true }],
       (d: any) => d.repositories.some((r: any) => r.deleted_upstream),
     ],
-    ['setUpgrade', () => [take().id, 'failed'], (d: any) => d.upgrade.state === 'failed'],
-    ['addRestorePoint', () => [take().id, { outcome: 'applied', held: true }], (d: any) => d.held === true],
-    ['setInstallerState', () => [[...state.installers.values()][0]!.id, 'error'], (d: any) => d.state === 'error'],
+    ['checks.upgrades.set', () => [take().id, 'failed'], (d: any) => d.upgrade.state === 'failed'],
+    ['checks.restore_points.add', () => [take().id, { outcome: 'applied', held: true }], (d: any) => d.held === true],
+    [
+      'checks.installers.setState',
+      () => [[...state.installers.values()][0]!.id, 'error'],
+      (d: any) => d.state === 'error',
+    ],
   ] as const)('%s answers the changed record', async (method, args, check) => {
     const answer = await simControl(sim, method, args());
     expect(answer.status, answer.text).toBe(200);

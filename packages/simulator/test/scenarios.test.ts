@@ -27,33 +27,33 @@ describe('certificates and outside checks', () => {
     [-1, 'expired', 'certificate_expired'],
   ])('a certificate ending in %i days is %s and a problem', async (inDays, status, kind) => {
     const url = state.urls.get(take('production').urlIds[0]!)!;
-    expect(sim.control.expireCertificate(url.id, { inDays })).toMatchObject({ ssl_status: status });
+    expect(sim.control.checks.certificates.expire(url.id, { inDays })).toMatchObject({ ssl_status: status });
     const listed = (await apiGet(sim, `/urls?app_id=${url.appId}`)).body.data.items.find(
       (u: { id: number }) => u.id === url.id,
     );
     expect(listed.ssl_status).toBe(status);
     expect(problemsOf(kind).map((p) => p.id)).toContain(url.id);
-    sim.control.renewCertificate(url.id);
+    sim.control.checks.certificates.renew(url.id);
     expect(problemsOf(kind).map((p) => p.id)).not.toContain(url.id);
   });
 
   it('turns a certificate expiring_soon as simulated time passes', async () => {
     const url = state.urls.get(take('staging').urlIds[0]!)!;
-    sim.control.expireCertificate(url.id, { inDays: 16 });
+    sim.control.checks.certificates.expire(url.id, { inDays: 16 });
     expect((await apiGet(sim, `/apps/${url.appId}`)).body.data.urls[0].ssl_status).toBe('valid');
     sim.control.advance(3 * 24 * HOUR);
     expect((await apiGet(sim, `/apps/${url.appId}`)).body.data.urls[0].ssl_status).toBe('expiring_soon');
-    sim.control.renewCertificate(url.id);
+    sim.control.checks.certificates.renew(url.id);
   });
 
   it('fails and passes an outside check', () => {
     const url = state.urls.get(take('production').urlIds[0]!)!;
-    expect(sim.control.failPublicCheck(url.id, 'wrong_app')).toMatchObject({
+    expect(sim.control.checks.url_checks.fail(url.id, 'wrong_app')).toMatchObject({
       public_check: 'failed',
       public_check_code: 'wrong_app',
     });
     expect(problemsOf('public_check_failed').map((p) => p.id)).toContain(url.id);
-    expect(sim.control.passPublicCheck(url.id)).toMatchObject({ public_check: 'passed' });
+    expect(sim.control.checks.url_checks.pass(url.id)).toMatchObject({ public_check: 'passed' });
     expect(problemsOf('public_check_failed').map((p) => p.id)).not.toContain(url.id);
   });
 });
@@ -64,22 +64,22 @@ describe('backups', () => {
     [80, 'critical', 'backup_critical'],
   ])('ageing a production app backups to %i h makes it %s', async (hours, health, kind) => {
     const app = take('production');
-    const answer = sim.control.ageBackups(app.id, { hours });
+    const answer = sim.control.checks.backups.age(app.id, { hours });
     expect(answer.backup_health).toBe(health);
     expect(Date.parse(answer.last_backup_at!)).toBe(sim.control.now() - hours * HOUR);
     const newest = (await apiGet(sim, `/backups?app_id=${app.id}&limit=1`)).body.data.items[0];
     expect(newest.taken_at).toBe(answer.last_backup_at);
     expect(problemsOf(kind).map((p) => p.appId)).toContain(app.id);
-    sim.control.addBackup(app.id);
+    sim.control.checks.backups.add(app.id);
     expect((await apiGet(sim, `/apps/${app.id}`)).body.data.backup_health).toBe('healthy');
     expect(problemsOf(kind).map((p) => p.appId)).not.toContain(app.id);
   });
 
   it('reports an unverified newest backup and a failed off-site copy', () => {
     const app = take('production');
-    const backup = sim.control.addBackup(app.id, { hoursAgo: 1 });
-    sim.control.setVerified(backup.id, false);
-    const failed = sim.control.failOffsite(backup.id, 'upload failed: 403 AccessDenied');
+    const backup = sim.control.checks.backups.add(app.id, { hoursAgo: 1 });
+    sim.control.checks.backups.setVerified(backup.id, false);
+    const failed = sim.control.checks.backups.failOffsite(backup.id, 'upload failed: 403 AccessDenied');
     expect(failed.offsite[0]).toMatchObject({
       state: 'failed',
       on_storage: false,
@@ -129,13 +129,13 @@ describe('runs, apps and servers', () => {
 
   it('maintenance shows in problems and attention', async () => {
     const app = take('staging');
-    sim.control.setMaintenance(app.id, true);
+    sim.control.checks.maintenance.set(app.id, true);
     expect(problemsOf('maintenance').map((p) => p.appId)).toContain(app.id);
     const attention = attentionSummarySchema.parse((await apiGet(sim, '/attention')).body.data);
     const section = attention.sections.find((s) => s.rule === 'maintenance')!;
     expect(section).toMatchObject({ severity: 'info', kind: 'app' });
     expect(section.items.map((i) => i.id)).toContain(app.id);
-    sim.control.setMaintenance(app.id, false);
+    sim.control.checks.maintenance.set(app.id, false);
   });
 
   it('a server in error makes its apps logs unavailable', async () => {
@@ -146,11 +146,11 @@ describe('runs, apps and servers', () => {
         state.servers.get(a.serverId!)!.state === 'running',
     )!;
     expect((await apiGet(sim, `/apps/${app.id}/logs`)).status).toBe(200);
-    expect(sim.control.setServerState(app.serverId!, 'error').state).toBe('error');
+    expect(sim.control.checks.servers.setState(app.serverId!, 'error').state).toBe('error');
     const res = await apiGet(sim, `/apps/${app.id}/logs`);
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('unavailable');
-    sim.control.setServerState(app.serverId!, 'running');
+    sim.control.checks.servers.setState(app.serverId!, 'running');
   });
 });
 

@@ -78,7 +78,7 @@ Modes: where the API reference leaves a choice open, choose differently (default
 
 At run time, the control interface switches modes: POST /_sim/setMaxLimit [N], setTimeFormat ["F"],
 setRateLimit [{"rps":R,"burst":N,"retryAfter":"date"}] or [null], setListGrading ["none"],
-setBackupOutcome [{"result":"unverified","settleMs":300000}],
+checks.backups.setOutcome [{"result":"unverified","settleMs":300000}],
 setFault ["FN", {"hugeMb":5}].`;
 
 const ENVIRONMENTS = environmentTypeSchema.options;

@@ -46,10 +46,10 @@ export function healEstate(control: SimulatorControl): HealReport {
         break;
       case 'certificate_expired':
       case 'certificate_expiring':
-        control.renewCertificate(problem.id);
+        control.checks.certificates.renew(problem.id);
         break;
       case 'public_check_failed':
-        control.passPublicCheck(problem.id);
+        control.checks.url_checks.pass(problem.id);
         break;
       case 'backup_stale':
       case 'backup_critical':
@@ -58,23 +58,23 @@ export function healEstate(control: SimulatorControl): HealReport {
         freshBackupFor.add(problem.appId);
         break;
       case 'backup_unverified':
-        control.setVerified(problem.id, true);
+        control.checks.backups.setVerified(problem.id, true);
         break;
       case 'maintenance':
-        control.setMaintenance(problem.appId, false);
+        control.checks.maintenance.set(problem.appId, false);
         break;
       case 'retrying_run':
         // Not a problem yet (problems() leaves these out); the service retries it by itself.
         break;
     }
   }
-  for (const appId of freshBackupFor) control.addBackup(appId, { automated: true });
+  for (const appId of freshBackupFor) control.checks.backups.add(appId, { automated: true });
   // Servers in a bad state (the seed puts one in error) are not among the simulator's problems
   // but the servers check reports them: bring them back up too.
   let restarted = 0;
   for (const server of control.state.servers.values()) {
     if (!BAD_SERVER_STATES.includes(server.state)) continue;
-    control.setServerState(server.id, VOCABULARY.server.running);
+    control.checks.servers.setState(server.id, VOCABULARY.server.running);
     restarted += 1;
   }
   // Apps in a bad state (the seed stops a few) are no problem to the simulator either, but the
@@ -82,7 +82,7 @@ export function healEstate(control: SimulatorControl): HealReport {
   let started = 0;
   for (const app of control.state.apps.values()) {
     if (!BAD_APP_STATES.includes(app.state)) continue;
-    control.setAppState(app.id, VOCABULARY.app.running);
+    control.checks.app_state.set(app.id, VOCABULARY.app.running);
     started += 1;
   }
   // Branches deleted upstream, failed or standby upgrades, held restore points and services in
@@ -91,22 +91,22 @@ export function healEstate(control: SimulatorControl): HealReport {
   let mended = 0;
   for (const app of control.state.apps.values()) {
     for (const repo of app.repositories.filter((r) => r.deletedUpstream)) {
-      control.setRepository(app.id, { repository: repo.repository, deletedUpstream: false });
+      control.checks.branches.setRepository(app.id, { repository: repo.repository, deletedUpstream: false });
       mended += 1;
     }
     if (app.upgrade && [...FAILED_UPGRADE_STATES, ...STANDBY_UPGRADE_STATES].includes(app.upgrade.state)) {
-      control.setUpgrade(app.id, null);
+      control.checks.upgrades.set(app.id, null);
       mended += 1;
     }
   }
   for (const point of control.state.restorePoints.values()) {
     if (!point.held) continue;
-    control.setRestorePointHeld(point.id, false);
+    control.checks.restore_points.setHeld(point.id, false);
     mended += 1;
   }
   for (const installer of control.state.installers.values()) {
     if (installer.state !== VOCABULARY.installer.error) continue;
-    control.setInstallerState(installer.id, VOCABULARY.installer.running);
+    control.checks.installers.setState(installer.id, VOCABULARY.installer.running);
     mended += 1;
   }
   // Runs under way (a backup whose archive is still unverified, a deploy, a run about to retry by
@@ -121,7 +121,7 @@ export function healEstate(control: SimulatorControl): HealReport {
   for (const app of control.state.apps.values()) {
     if (app.state === VOCABULARY.app.deleted || app.state === VOCABULARY.app.disabled) continue;
     const hasBackup = control.state.backupIndex.byApp(app.id).some((b) => b.state === VOCABULARY.backup.done);
-    if (!hasBackup) control.addBackup(app.id, { automated: true });
+    if (!hasBackup) control.checks.backups.add(app.id, { automated: true });
   }
   return {
     fixed: found,

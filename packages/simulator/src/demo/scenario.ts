@@ -151,14 +151,14 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       problem: 'certificate',
       phase: 'start',
       says: `The certificate of ${certificate.url} (${certificate.app.name}) now expires in ${CERT_DAYS} days: its renewal has been failing.`,
-      act: (control) => void control.expireCertificate(certificate.id, { inDays: CERT_DAYS }),
+      act: (control) => void control.checks.certificates.expire(certificate.id, { inDays: CERT_DAYS }),
     },
     {
       at: 0.2,
       problem: 'stale_backup',
       phase: 'start',
       says: `${staleApp.name} has had no backup for ${STALE_HOURS} h (production allows 26 h).`,
-      act: (control) => void control.ageBackups(staleApp.id, { hours: STALE_HOURS }),
+      act: (control) => void control.checks.backups.age(staleApp.id, { hours: STALE_HOURS }),
     },
     {
       at: 0.28,
@@ -167,8 +167,9 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       says: `The off-site copy of ${offsiteApp.name}'s newest backup fails to upload: ${OFFSITE_ERROR}.`,
       act(control) {
         const backupId =
-          newestDoneBackupId(control, offsiteApp.id) ?? control.addBackup(offsiteApp.id, { automated: true }).id;
-        control.failOffsite(backupId, OFFSITE_ERROR);
+          newestDoneBackupId(control, offsiteApp.id) ??
+          control.checks.backups.add(offsiteApp.id, { automated: true }).id;
+        control.checks.backups.failOffsite(backupId, OFFSITE_ERROR);
       },
     },
     {
@@ -176,35 +177,35 @@ export function buildScenario(cast: DemoCast, retryPolicy: string): Scenario {
       problem: 'url_check',
       phase: 'start',
       says: `${publicCheck.url} (${publicCheck.app.name}) stops answering from outside (${PUBLIC_CHECK_CODE}); the service's attention summary lists it too, folded into the url_checks alert: one problem, one alert.`,
-      act: (control) => void control.failPublicCheck(publicCheck.id, PUBLIC_CHECK_CODE),
+      act: (control) => void control.checks.url_checks.fail(publicCheck.id, PUBLIC_CHECK_CODE),
     },
     {
       at: 0.5,
       problem: 'certificate',
       phase: 'clear',
       says: `The certificate of ${certificate.url} is renewed for 90 days.`,
-      act: (control) => void control.renewCertificate(certificate.id),
+      act: (control) => void control.checks.certificates.renew(certificate.id),
     },
     {
       at: 0.6,
       problem: 'stale_backup',
       phase: 'clear',
       says: `A backup of ${staleApp.name} finishes.`,
-      act: (control) => void control.addBackup(staleApp.id, { automated: true }),
+      act: (control) => void control.checks.backups.add(staleApp.id, { automated: true }),
     },
     {
       at: 0.7,
       problem: 'offsite',
       phase: 'clear',
       says: `The next backup of ${offsiteApp.name} is copied off-site without trouble.`,
-      act: (control) => void control.addBackup(offsiteApp.id, { automated: true }),
+      act: (control) => void control.checks.backups.add(offsiteApp.id, { automated: true }),
     },
     {
       at: 0.8,
       problem: 'url_check',
       phase: 'clear',
       says: `${publicCheck.url} answers again; the attention section empties.`,
-      act: (control) => void control.passPublicCheck(publicCheck.id),
+      act: (control) => void control.checks.url_checks.pass(publicCheck.id),
     },
   ];
   return { problems, steps };
