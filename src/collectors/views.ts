@@ -50,20 +50,22 @@ export const appIdView = appListItemSchema.pick({ id: true });
 
 /**
  * What the branches check reads of each repository of an app in `apps.get`: which branch is
- * deployed, whether it is still upstream, and whether the deployed commit is its head.
+ * deployed, whether it is still upstream, and whether the deployed commit is its head; and what
+ * repository_checks reads: when the platform last read it.
  */
 const repositoryView = appRepositorySchema.pick(
-  fields('repository', 'branch', 'deployed_sha', 'head_sha', 'up_to_date', 'deleted_upstream'),
+  fields('repository', 'branch', 'deployed_sha', 'head_sha', 'up_to_date', 'checked_at', 'deleted_upstream'),
 );
 
 /**
  * The fields of an `apps.get` answer the maintenance job keeps for its checks: the flag only
- * `apps.get` carries (maintenance), the repositories' branch state (branches), the open version
- * upgrade (upgrades), and the names and links of a finding. An answer is about 1.7 kB of JSON; the
+ * `apps.get` carries (maintenance), the repositories' branch state (branches) and when the platform
+ * last read them (repository_checks, with whether the app is deployed), the open version upgrade
+ * (upgrades), and the names and links of a finding. An answer is about 1.7 kB of JSON; the
  * URLs and the repositories' URLs and commit messages, which no detector reads, are left out.
  */
 export const maintenanceAppView = appSchema
-  .pick({ ...APP_LABEL_FIELDS, state: true, maintenance: true, upgrade: true })
+  .pick({ ...APP_LABEL_FIELDS, state: true, deployed_at: true, maintenance: true, upgrade: true })
   .extend({ repositories: z.array(repositoryView) });
 /** What the detectors of the maintenance job read of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;

@@ -32,6 +32,7 @@ import type { Detection, Finding } from './finding.js';
 import { installersCheck } from './installers.js';
 import { maintenanceCheck } from './maintenance.js';
 import { present, type Presentation } from './presentation.js';
+import { repositoryChecksCheck } from './repository-checks.js';
 import { restorePointsCheck } from './restore-points.js';
 import type { RunContextAsk } from './run-context.js';
 import { serversCheck } from './server-state.js';
@@ -52,6 +53,7 @@ export const CHECKS = [
   serversCheck,
   appStateCheck,
   branchesCheck,
+  repositoryChecksCheck,
   upgradesCheck,
   restorePointsCheck,
   installersCheck,

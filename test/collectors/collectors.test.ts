@@ -456,6 +456,7 @@ describe('collectMaintenance', () => {
       state: full.state,
       server: full.server,
       url: full.url,
+      deployed_at: full.deployed_at,
       maintenance: full.maintenance,
       upgrade: full.upgrade,
       repositories: full.repositories.map((r) => ({
@@ -464,6 +465,7 @@ describe('collectMaintenance', () => {
         deployed_sha: r.deployed_sha,
         head_sha: r.head_sha,
         up_to_date: r.up_to_date,
+        checked_at: r.checked_at,
         deleted_upstream: r.deleted_upstream,
       })),
     });

@@ -15,6 +15,7 @@ describe('detectorOptionsFromConfig', () => {
       'failed_runs',
       'installers',
       'maintenance',
+      'repository_checks',
       'servers',
       'stuck_runs',
       'upgrades',
@@ -40,6 +41,7 @@ describe('detectorOptionsFromConfig', () => {
       reportedBy: DEFAULT_REPORTED_BY,
     });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
+    expect(options.repository_checks).toEqual({ maxAgeMs: 2 * 24 * 3_600_000 });
   });
 
   it('runs every check by default but restore_points, which costs a request per app and is asked for', () => {

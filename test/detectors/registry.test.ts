@@ -64,6 +64,7 @@ const all: Required<DetectorOptions> = {
   servers: { badStates: BAD_SERVER_STATES },
   app_state: { badStates: BAD_APP_STATES },
   branches: { behindEnvironments: ['production'] },
+  repository_checks: { maxAgeMs: 2 * DAY },
   upgrades: {
     failedStates: FAILED_UPGRADE_STATES,
     standbyStates: STANDBY_UPGRADE_STATES,
@@ -90,7 +91,10 @@ const snapshots: Record<SnapshotJob, Snapshot> = {
     [
       app({
         maintenance: true,
-        repositories: [repository({ deleted_upstream: true })],
+        repositories: [
+          repository({ deleted_upstream: true }),
+          repository({ repository: 'oca-addons', checked_at: ago(3 * DAY) }),
+        ],
         upgrade: upgrade({ state: FAILED_UPGRADE_STATES[0]! }),
       }),
     ],
@@ -112,7 +116,7 @@ describe('registry', () => {
     ['urls', ['certificates', 'url_checks']],
     ['backups', ['backups', 'app_state']],
     ['attention', ['attention']],
-    ['maintenance', ['maintenance', 'branches', 'upgrades', 'restore_points']],
+    ['maintenance', ['maintenance', 'branches', 'repository_checks', 'upgrades', 'restore_points']],
     ['servers', ['servers']],
     ['installers', ['installers']],
   ])('the %s job runs %j', (job, checks) => {

@@ -61,7 +61,16 @@ export interface RepositoryRec {
   deployedMessage: string | null;
   checkedAt: number | null;
   deletedUpstream: boolean;
+  /**
+   * The platform stopped reading this repository (a revoked deploy key, a repository moved or made
+   * private): `checkedAt` no longer moves. Otherwise a repository read once is read again every
+   * {@link REPOSITORY_READ_EVERY_MS} (the view says when last).
+   */
+  readStopped?: boolean;
 }
+
+/** How often the simulated platform reads an app's repository (one it has read, whose reads run). */
+export const REPOSITORY_READ_EVERY_MS = 2 * 3_600_000;
 
 /** A version upgrade of an app under way. */
 export interface UpgradeRec {

@@ -27,13 +27,14 @@ import type {
   BackupRec,
   InstallerRec,
   ProjectRec,
+  RepositoryRec,
   RestorePointRec,
   RunRec,
   ServerRec,
   SimState,
   UrlRec,
 } from './sim-state.js';
-import { PUBLIC_CHECK_EVERY_MS } from './sim-state.js';
+import { PUBLIC_CHECK_EVERY_MS, REPOSITORY_READ_EVERY_MS } from './sim-state.js';
 import { VOCABULARY } from './vocabulary.js';
 
 const HOUR = 3_600_000;
@@ -57,8 +58,18 @@ export const BACKUP_AGE_LIMITS: Record<EnvironmentType | 'none', { warning: numb
  */
 function publicCheckedAt(u: UrlRec, now: number): number | null {
   const at = u.publicCheckedAt;
-  if (at === null || u.publicCheck === null || u.checkStopped || now - at < PUBLIC_CHECK_EVERY_MS) return at;
-  return at + Math.floor((now - at) / PUBLIC_CHECK_EVERY_MS) * PUBLIC_CHECK_EVERY_MS;
+  return at === null || u.publicCheck === null || u.checkStopped ? at : lastRun(at, PUBLIC_CHECK_EVERY_MS, now);
+}
+
+/** When the platform last read a repository: as {@link publicCheckedAt}, while its reads have not stopped. */
+function repositoryCheckedAt(r: RepositoryRec, now: number): number | null {
+  const at = r.checkedAt;
+  return at === null || r.readStopped ? at : lastRun(at, REPOSITORY_READ_EVERY_MS, now);
+}
+
+/** The last run by `now` of something that ran at `at` and runs again every `every` ms. */
+function lastRun(at: number, every: number, now: number): number {
+  return now - at < every ? at : at + Math.floor((now - at) / every) * every;
 }
 
 /** A time in UTC ISO form, whatever the time format: for names built from a time (a backup's file name), not for timestamp fields. */
@@ -149,7 +160,7 @@ export class Views {
         head_sha: r.headSha,
         deployed_message: r.deployedMessage,
         up_to_date: r.deployedSha === null || r.headSha === null ? null : r.deployedSha === r.headSha,
-        checked_at: this.time(r.checkedAt),
+        checked_at: this.time(repositoryCheckedAt(r, now)),
         deleted_upstream: r.deletedUpstream,
       })),
       upgrade: upgrade

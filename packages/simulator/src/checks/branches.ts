@@ -22,10 +22,7 @@ export function branchesStaging(sim: StageContext) {
     setRepository(appId: number, patch: RepositoryPatch): App {
       const now = sim.now();
       const app = sim.app(appId);
-      const repo = patch.repository
-        ? app.repositories.find((r) => r.repository === patch.repository)
-        : (app.repositories.find((r) => r.main) ?? app.repositories[0]);
-      if (!repo) throw new Error(`setRepository: app ${appId} has no repository ${patch.repository ?? '(main)'}`);
+      const repo = sim.repository(app, patch.repository);
       if (patch.deletedUpstream !== undefined) repo.deletedUpstream = patch.deletedUpstream;
       if (patch.behind === true) repo.headSha = new Prng(sim.core.seed * 1000 + appId + now).hex(40);
       if (patch.behind === false) repo.deployedSha = repo.headSha;

@@ -14,6 +14,7 @@ import { branchesStaging } from './branches.js';
 import { certificatesStaging } from './certificates.js';
 import { installersStaging } from './installers.js';
 import { maintenanceStaging } from './maintenance.js';
+import { repositoryChecksStaging } from './repository-checks.js';
 import { restorePointsStaging } from './restore-points.js';
 import { serversStaging } from './server-state.js';
 import type { StageContext } from './stage-context.js';
@@ -36,6 +37,7 @@ export const CHECK_STAGING = {
   servers: serversStaging,
   app_state: appStateStaging,
   branches: branchesStaging,
+  repository_checks: repositoryChecksStaging,
   upgrades: upgradesStaging,
   restore_points: restorePointsStaging,
   installers: installersStaging,

@@ -4,7 +4,7 @@
  * error naming it, so a test's wrong id says so at once).
  */
 import type { App } from '../../../../src/api/schemas.js';
-import type { AppRec, BackupRec, UrlRec } from '../sim-state.js';
+import type { AppRec, BackupRec, RepositoryRec, UrlRec } from '../sim-state.js';
 import type { SimulatorCore } from '../simulator-core.js';
 
 /** One hour in ms: the unit most staging options are given in. */
@@ -34,6 +34,15 @@ export class StageContext {
     const app = this.app(appId);
     change(app, now);
     return this.core.views.app(app, now);
+  }
+
+  /** A repository of an app, by name (default its main one, else its first); throws when there is none. */
+  repository(app: AppRec, name?: string): RepositoryRec {
+    const repo = name
+      ? app.repositories.find((r) => r.repository === name)
+      : (app.repositories.find((r) => r.main) ?? app.repositories[0]);
+    if (!repo) throw new Error(`app ${app.id} has no repository ${name ?? '(main)'}`);
+    return repo;
   }
 
   /** The URL `id`; throws when there is none. */
