@@ -23,6 +23,7 @@ import type { Finding } from '../detectors/finding.js';
 import type { StateRecord, StateWordTally } from '../collectors/state-word-tally.js';
 import {
   explainerFor,
+  extraReadsFor,
   relevanceFor,
   reportingChecks,
   subjectKey,
@@ -166,6 +167,7 @@ export async function runJobCycle(
           openSubjects.flatMap(({ subject }) => (subject.id === undefined ? [] : subjectKey(subject.type, subject.id))),
         ),
       ),
+      extraReads: extraReadsFor(deps.detectorOptions),
       quarantine,
       soFar,
       logger: log,

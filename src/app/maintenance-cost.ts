@@ -6,7 +6,7 @@
  * the apps that changed" could miss one. The daemon therefore works the cost out at start and says
  * so when the job would take a large share of the request budget.
  */
-import { detectorsFor } from '../detectors/registry.js';
+import { detectorOptionsFromConfig, detectorsFor, extraReadsFor } from '../detectors/registry.js';
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Scheduler } from './scheduler.js';
@@ -28,8 +28,16 @@ export interface MaintenanceCost {
 export const MAINTENANCE_SHARE_WARNING = 0.5;
 
 /**
+ * Requests per app of a maintenance cycle: `apps.get`, and one more for each read an enabled check
+ * asks its collector for beyond it (`reads` of the check: restore_points' `restore_points.list`).
+ */
+export function readsPerApp(checks: Config['checks']): number {
+  return 1 + extraReadsFor(detectorOptionsFromConfig(checks)).size;
+}
+
+/**
  * The cost of one maintenance cycle over `apps` apps; `readsPerApp`: `apps.get`, and
- * `restore_points.list` when the restore_points check is on (default 1).
+ * `restore_points.list` when an enabled check asks for it ({@link readsPerApp}; default 1).
  */
 export function maintenanceCost(
   apps: number,
@@ -81,7 +89,7 @@ export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): v
     pageSize: rt.config.api.page_size,
     requestsPerSecond: rt.config.api.requests_per_second,
     intervalMs,
-    readsPerApp: rt.config.checks.restore_points.enabled ? 2 : 1,
+    readsPerApp: readsPerApp(rt.config.checks),
   });
   const warning = maintenanceCostWarning(cost);
   if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);

@@ -44,6 +44,7 @@ import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../state/store.js';
 import type { CycleDeps } from './job-cycle.js';
 import { JobOverruns, OVERRUNS_COMPONENT } from './job-overruns.js';
+import { readsPerApp } from './maintenance-cost.js';
 import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';
@@ -299,7 +300,7 @@ function requestBudget(
     pageSize: config.api.page_size,
     intervals,
     runStateLists: config.checks.failed_runs.failed_states.length + config.checks.stuck_runs.active_states.length,
-    readsPerApp: config.checks.restore_points.enabled ? 2 : 1,
+    readsPerApp: readsPerApp(config.checks),
   };
   return new RequestBudget(
     settings,

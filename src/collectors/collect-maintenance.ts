@@ -18,8 +18,9 @@ export const RESTORE_POINTS_PER_APP = 5;
  * Reads the `maintenance` job's snapshot: `apps.get` of every app of `apps.list`, `api.concurrency`
  * at a time (only the full app carries the maintenance flag, the repositories and the open
  * upgrade), each answer read through the `MaintenanceApp` view so the rest of it is garbage
- * at once. With the restore_points check on, each app's newest restore points too
- * (`restore_points.list?limit=5`, one more request per app: no other answer carries them). An app
+ * at once. When an enabled check asks for them (`ctx.extraReads`: restore_points does), each
+ * app's newest restore points too (`restore_points.list?limit=5`, one more request per app: no
+ * other answer carries them). An app
  * is kept only when an enabled check could report it (`ctx.relevance`: in maintenance, a branch
  * deleted upstream or behind, an upgrade failed or in standby, a restore point held). An app
  * deleted between the list and its reads is left out; one the token may not read by id
@@ -38,7 +39,7 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
         }),
       );
   const keep = ctx.relevance?.maintenance;
-  const withPoints = ctx.checks.restore_points.enabled;
+  const withPoints = ctx.extraReads?.has('restore_points') ?? false;
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
   const stateWords = new StateWordTally('upgrade');
   const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {

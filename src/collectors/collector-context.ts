@@ -10,7 +10,7 @@ import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { ReadSoFar } from './read-so-far.js';
 import type { RunsMemory } from './runs-memory.js';
 import type { SharedApps } from './shared-apps.js';
-import type { Relevance } from './snapshot.js';
+import type { ExtraRead, Relevance } from './snapshot.js';
 import type { QuarantineSink } from '../api/quarantine.js';
 
 /** The inputs of one collection. */
@@ -55,6 +55,8 @@ export interface CollectorContext {
    * detector registry); a collector keeps only those, page by page. Absent: keep every record.
    */
   relevance?: Relevance;
+  /** The reads beyond the job's own that an enabled check asks for (`reads` of its module); absent: none. */
+  extraReads?: ReadonlySet<ExtraRead>;
   /**
    * Where the records the read cannot take are set aside (`api/quarantine.ts`): a record a read by
    * id refuses, or one whose timestamp, type or value cannot be read. The rest of the read goes

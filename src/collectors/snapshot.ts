@@ -261,3 +261,9 @@ export type BulkJob = keyof BulkRecords;
  * fine. A job absent here keeps every record.
  */
 export type Relevance = { readonly [J in BulkJob]?: (record: BulkRecords[J]) => boolean };
+
+/**
+ * A read a collector makes beyond its job's own only when an enabled check asks for it (the check's
+ * `reads`): `restore_points`, each app's newest restore points (one more request per app).
+ */
+export type ExtraRead = 'restore_points';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { runbookUrlSchema } from '../config/link-schema.js';
-import type { BulkJob, BulkRecords, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { BulkJob, BulkRecords, ExtraRead, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
 import type { Labels, Subject } from '../lib/alert-vocabulary.js';
 import type { DetectorResult } from './detector-result.js';
@@ -42,6 +42,8 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
    * problem in this record, the test its collector keeps records by. Absent: it needs every record.
    */
   relevant?: J extends BulkJob ? (record: BulkRecords[J], options: O, now: number) => boolean : never;
+  /** What its job's collector reads for it beyond the job's own reads, while it is enabled. */
+  reads?: readonly ExtraRead[];
   /** How its findings are shown. */
   presentation: Presentation;
   /**
@@ -115,6 +117,8 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
   run(snapshot: Snapshot, options: OptionsByCheck, now: number): DetectorResult<Finding<N>>;
   /** For a check that declares one: its relevance test of a record of its job (false when it is off). */
   readonly relevant?: (record: unknown, options: OptionsByCheck, now: number) => boolean;
+  /** What its job's collector reads for it beyond the job's own (see `CheckSpec.reads`). */
+  readonly reads: readonly ExtraRead[];
 }
 
 const NOTHING: DetectorResult<never> = { findings: [], incomplete: [] };
@@ -148,6 +152,7 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
     options: spec.options,
     presentation,
     stateLists: spec.stateLists,
+    reads: spec.reads ?? [],
     contextAsk: (alert) => spec.context?.(alert) ?? null,
     explain(alert, snapshot, options) {
       const mine = own(options);

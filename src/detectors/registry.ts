@@ -17,7 +17,7 @@
  * so a cycle never holds the thousands of records that are fine.
  */
 import type { z } from 'zod';
-import type { BulkJob, BulkRecords, Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
+import type { BulkJob, BulkRecords, ExtraRead, Relevance, Snapshot, SnapshotJob } from '../collectors/snapshot.js';
 import type { StateRecord } from '../collectors/state-word-tally.js';
 import type { CheckName } from './check-name.js';
 import type { ResolvedAlert, StateLists } from './define-check.js';
@@ -194,6 +194,11 @@ export function runDetectors(snapshot: Snapshot, options: DetectorOptions, now: 
     incomplete: results.flatMap((r) => r.incomplete),
     ...(folded.length > 0 ? { folded } : {}),
   };
+}
+
+/** What the collectors read beyond their jobs' own reads for the enabled checks (each check's `reads`). */
+export function extraReadsFor(options: DetectorOptions): ReadonlySet<ExtraRead> {
+  return new Set(CHECKS.filter((c) => options[c.name] !== undefined).flatMap((c) => c.reads));
 }
 
 /** The jobs one of whose checks declares which records of a bulk read it could find a problem in. */

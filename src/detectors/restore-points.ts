@@ -34,6 +34,8 @@ export interface RestorePointsOptions {
 export const restorePointsCheck = defineCheck({
   name: 'restore_points',
   job: 'maintenance',
+  // No other answer carries an app's restore points: its collector reads them for this check alone.
+  reads: ['restore_points'],
   config: z
     .object({
       enabled: z

@@ -17,7 +17,7 @@ import { NamespaceError, resolveNamespaces } from '../../src/collectors/resolve-
 import { parseConfig } from '../../src/config/load-config.js';
 import { Secret } from '../../src/lib/secret.js';
 import { seeBackup, settledBy } from '../../src/collectors/backups-seen.js';
-import { detectorOptionsFromConfig, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
+import { detectorOptionsFromConfig, extraReadsFor, relevanceFor, runDetectors } from '../../src/detectors/registry.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 
 const DAY = 86_400_000;
@@ -45,7 +45,17 @@ beforeEach(() => {
 
 function ctx(checksYaml = '', namespaces: string[] | null = null): CollectorContext {
   const config = parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${checksYaml}`, {}, 'test.yaml');
-  return { client, namespaces, checks: config.checks, now: sim.control.now(), concurrency: 4, logger: silentLogger };
+  // The reads beyond each job's own that the enabled checks ask for, as the job cycle passes them.
+  const extraReads = extraReadsFor(detectorOptionsFromConfig(config.checks));
+  return {
+    client,
+    namespaces,
+    checks: config.checks,
+    extraReads,
+    now: sim.control.now(),
+    concurrency: 4,
+    logger: silentLogger,
+  };
 }
 
 const calls = (fn: string) => sim.control.requests().filter((r) => r.fn === fn).length;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
-import { CHECKS, detectorOptionsFromConfig } from '../../src/detectors/registry.js';
+import { CHECKS, detectorOptionsFromConfig, extraReadsFor } from '../../src/detectors/registry.js';
 import { checksOf } from './fixtures.js';
 
 describe('detectorOptionsFromConfig', () => {
@@ -50,6 +50,13 @@ describe('detectorOptionsFromConfig', () => {
     expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
       {},
     );
+  });
+
+  it.each([
+    ['', []],
+    ['checks: { restore_points: { enabled: true } }', ['restore_points']],
+  ])('%j asks the collectors for the extra reads %j (restore_points: one more request per app)', (yaml, reads) => {
+    expect([...extraReadsFor(detectorOptionsFromConfig(checksOf(yaml)))]).toEqual(reads);
   });
 
   it.each([
