@@ -57,5 +57,5 @@ EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["deploy-watchdog", "healthcheck"]
 # A fixed young generation for a daemon that reads in bursts (src/cli/memory-settings.ts).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=60", "dist/cli/bin.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "dist/cli/bin.js"]
 CMD ["run"]

@@ -26,11 +26,12 @@ import { setFlagsFromString } from 'node:v8';
  * Options node is started with: 4 MB semi-spaces, an 8 MB young generation whatever the host; and
  * the old generation's growth on the command line, where V8 takes it from the start (measured on
  * 2026-11-24 at 10,000 apps: peaks of 142.6-149.7 MB with it, 150.5-155.5 MB with only the
- * setting made at run time, at the same ratio to the bare fetch; docs/benchmarks.md). 60%, not
- * 75%, since the day's features grew the code and what a cycle holds: at 75% the peak was 155 MB,
- * at 60% 141-143 MB for a cycle 1.23-1.26x the bare fetch (65%: 153.6 MB).
+ * setting made at run time; docs/benchmarks.md). 30% since the backups walk stopped parsing the
+ * records it drops (2026-11-28, quiet, two runs each): a peak of 133.6-134.2 MB against
+ * 143.2-143.6 MB at 60%, for the same CPU within the runs' noise (3.3-3.5 s against 2.9-3.7 s a
+ * steady cycle). 2 MB semi-spaces took the peak to 129 MB but the cycle's CPU up by 40%.
  */
-export const DAEMON_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=60'];
+export const DAEMON_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=30'];
 
 /**
  * Environment the daemon is started with: glibc's `M_MMAP_THRESHOLD` fixed at 128 kB (glibc
@@ -41,11 +42,11 @@ export const DAEMON_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESH
 
 /**
  * How much the old generation may grow past what was live before V8 collects it (left to V8: up
- * to 300%). At 10,000 apps, 50% kept the peak ~8 MB lower than 100% but its extra full collections
- * cost ~20% more CPU per cycle (ratio to the bare fetch 1.30-1.34x against 1.17-1.21x, measured
- * before the runs and backups were summarised; 60% costs ~0.04x now). Measured in docs/benchmarks.md.
+ * to 300%). At 10,000 apps, 30% keeps the peak ~9 MB lower than 60% for no CPU the bench could
+ * tell apart (see {@link DAEMON_NODE_OPTIONS}); before the answer path and the walks made less
+ * garbage, 50% cost ~20% more CPU than 100%. Measured in docs/benchmarks.md.
  */
-export const HEAP_GROWING_PERCENT = 60;
+export const HEAP_GROWING_PERCENT = 30;
 
 const GROWING_FLAG = '--heap-growing-percent';
 
