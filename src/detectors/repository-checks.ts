@@ -9,10 +9,15 @@
  * `checked_at` that cannot be read says nothing either way: that repository alone is left unjudged
  * (the client has set such an app aside as a bad record, its alerts held, before it gets here).
  *
+ * Off unless `checks.repository_checks.enabled` says so: the reference does not say how often the
+ * platform reads a repository, and on a platform that reads them only at a deploy every quiet app
+ * would be reported. Set `max_age` above the platform's own cadence when switching it on.
+ *
  * Read by the maintenance job from the `apps.get` it makes of every app anyway: no request of its
  * own. One finding per app and repository; it resolves when the repository is read again, leaves
  * the app, or the app goes.
  */
+import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
@@ -43,6 +48,12 @@ export const repositoryChecksCheck = defineCheck({
   name: 'repository_checks',
   job: 'maintenance',
   config: checkConfig({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run this check. Off by default: how often the platform reads a repository is not documented; set max_age above the platform's cadence when switching it on.",
+      ),
     max_age: durationSchema
       .prefault('2d')
       .describe(

@@ -33,6 +33,9 @@ function productionApps(): { id: number; name: string; repository: string }[] {
 }
 
 /** Stages a repository's reads over the simulator's control interface, as an out-of-process test would. */
+/** The check is off by default (the platform's cadence of reading repositories is not documented). */
+const ON = 'checks: { repository_checks: { enabled: true } }';
+
 async function stage(operation: 'stop' | 'resume', appId: number, options: Record<string, unknown>): Promise<void> {
   const answer = await simControl(h.sim, `checks.repository_checks.${operation}`, [appId, options]);
   expect(answer.status, answer.text).toBe(200);
@@ -40,7 +43,7 @@ async function stage(operation: 'stop' | 'resume', appId: number, options: Recor
 
 describe('a repository the platform stopped reading', () => {
   it('fires one warning from apps.get alone, none for the others after days, and resolves once read again', async () => {
-    const w = h.watchdog();
+    const w = h.watchdog(ON);
     const [app] = productionApps();
     expect(app, 'a running production app').toBeDefined();
     const fp = `repository_checks/${app!.id}/${app!.repository}`;
@@ -71,7 +74,7 @@ describe('a repository the platform stopped reading', () => {
   });
 
   it('holds the app whose checked_at cannot be read, and still reports the others', async () => {
-    const w = h.watchdog();
+    const w = h.watchdog(ON);
     const [odd, stale] = productionApps();
     await stage('stop', stale!.id, { hoursAgo: null });
     h.sim.control.setFault('apps.get', {
@@ -88,8 +91,8 @@ describe('a repository the platform stopped reading', () => {
     );
   });
 
-  it('is not looked for with the check off', async () => {
-    const w = h.watchdog('checks: { repository_checks: { enabled: false } }');
+  it('is off by default: nothing is looked for', async () => {
+    const w = h.watchdog();
     const [app] = productionApps();
     await stage('stop', app!.id, { hoursAgo: 100 });
     await w.runOnce(['maintenance']);

@@ -15,7 +15,6 @@ describe('detectorOptionsFromConfig', () => {
       'failed_runs',
       'installers',
       'maintenance',
-      'repository_checks',
       'servers',
       'stuck_runs',
       'upgrades',
@@ -41,12 +40,18 @@ describe('detectorOptionsFromConfig', () => {
       reportedBy: DEFAULT_REPORTED_BY,
     });
     expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
-    expect(options.repository_checks).toEqual({ maxAgeMs: 2 * 24 * 3_600_000 });
+    expect(options.repository_checks).toBeUndefined();
+    expect(
+      detectorOptionsFromConfig(checksOf('checks: { repository_checks: { enabled: true } }')).repository_checks,
+    ).toEqual({ maxAgeMs: 2 * 24 * 3_600_000 });
   });
 
-  it('runs every check by default but restore_points, which costs a request per app and is asked for', () => {
+  it('runs every check by default but restore_points (a request per app) and repository_checks (a cadence not documented)', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
-    expect(CHECKS.map((c) => c.name).filter((name) => !(name in options))).toEqual(['restore_points']);
+    expect(CHECKS.map((c) => c.name).filter((name) => !(name in options))).toEqual([
+      'repository_checks',
+      'restore_points',
+    ]);
     expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
       {},
     );
