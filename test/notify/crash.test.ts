@@ -34,8 +34,9 @@ describe('a crash between sending and marking', () => {
       child.on('exit', (code, signal) => resolve(signal ?? code)),
     );
 
-    // The request reached the receiver: the child is between send and mark.
-    await vi.waitFor(() => expect(receiver?.requests, stderr).toBe(1), { timeout: 20_000, interval: 50 });
+    // The request reached the receiver: the child is between send and mark. The child compiles its
+    // sources through tsx first: seconds of CPU, many more on a loaded machine (20 s was once too few).
+    await vi.waitFor(() => expect(receiver?.requests, stderr).toBe(1), { timeout: 120_000, interval: 50 });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
@@ -50,5 +51,5 @@ describe('a crash between sending and marking', () => {
     expect(receiver.received).toHaveLength(1);
     expect(payloadText(receiver.received[0])).toContain('Problem shop');
     expect(h.rows()).toMatchObject([{ status: 'sent', attempts: 1 }]);
-  });
+  }, 180_000);
 });
