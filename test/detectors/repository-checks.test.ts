@@ -122,7 +122,7 @@ describe('repository_checks', () => {
   it('keeps for the maintenance job only the apps it could report', () => {
     const kept = keptBy(
       'maintenance',
-      'checks: { maintenance: { enabled: false }, branches: { enabled: false }, upgrades: { enabled: false }, restore_points: { enabled: false } }',
+      'checks: { repository_checks: { enabled: true }, maintenance: { enabled: false }, branches: { enabled: false }, upgrades: { enabled: false }, restore_points: { enabled: false } }',
       {
         fresh: inFull(app({ repositories: [repository()] })),
         stale: inFull(app({ repositories: [repository({ checked_at: ago(3 * DAY) })] })),
@@ -134,8 +134,9 @@ describe('repository_checks', () => {
 
 describe('checks.repository_checks', () => {
   it.each([
-    ['', { maxAgeMs: 2 * DAY }],
-    ['checks: { repository_checks: { max_age: 6h } }', { maxAgeMs: 6 * HOUR }],
+    ['', undefined],
+    ['checks: { repository_checks: { enabled: true } }', { maxAgeMs: 2 * DAY }],
+    ['checks: { repository_checks: { enabled: true, max_age: 6h } }', { maxAgeMs: 6 * HOUR }],
     ['checks: { repository_checks: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {
     expect(detectorOptionsFromConfig(checksOf(yaml)).repository_checks).toEqual(expected);
