@@ -175,7 +175,8 @@ export interface CallOptions {
   /**
    * For a walk's pages (`pages`): the records the reader drops unread. They are counted and their
    * ids checked by the walk, but not parsed or handed on (`parse-page.ts`). A page that cannot be
-   * parsed item by item hands every record on.
+   * parsed item by item hands every record on. For `pages` only: `list` would drop the records
+   * unseen, and `listAll`'s `until` would not see them (an item passed over is never judged).
    */
   passOver?: PassOver;
 }

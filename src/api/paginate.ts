@@ -97,10 +97,10 @@ class ShiftSeen extends Error {
 
 /**
  * One walk, page by page; `whole`: the list is read to its end (no early stop). Throws `ShiftSeen`
- * as soon as the list is seen to move. Yields each page's
- * items (cut at the `until` item, after which it ends) with how many it walked past. The first page gives `total` and the step;
- * the offsets of the other pages follow from them, so with `readAhead` the next one can be asked
- * for before the current one is answered. A page asked for ahead is always waited for before the
+ * as soon as the list is seen to move. Yields each page's items (cut at the `until` item, after
+ * which it ends) with how many it walked past. The first page gives `total` and the step; the
+ * offsets of the other pages follow from them, so with `readAhead` the next one can be asked for
+ * before the current one is answered. A page asked for ahead is always waited for before the
  * walk ends, so no request outlives it.
  */
 async function* walk<T extends { id: number }>(
