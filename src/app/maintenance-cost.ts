@@ -6,7 +6,7 @@
  * the apps that changed" could miss one. The daemon therefore works the cost out at start and says
  * so when the job would take a large share of the request budget.
  */
-import { detectorOptionsFromConfig, detectorsFor, extraReadsFor } from '../detectors/registry.js';
+import { detectorsFor, extraReadsFor, type DetectorOptions } from '../detectors/registry.js';
 import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Scheduler } from './scheduler.js';
@@ -31,8 +31,8 @@ export const MAINTENANCE_SHARE_WARNING = 0.5;
  * Requests per app of a maintenance cycle: `apps.get`, and one more for each read an enabled check
  * asks its collector for beyond it (`reads` of the check: restore_points' `restore_points.list`).
  */
-export function readsPerApp(checks: Config['checks']): number {
-  return 1 + extraReadsFor(detectorOptionsFromConfig(checks)).size;
+export function readsPerApp(options: DetectorOptions): number {
+  return 1 + extraReadsFor(options).size;
 }
 
 /**
@@ -77,7 +77,7 @@ export interface MaintenanceCostRuntime {
   config: Config;
   jobs: ReadonlyMap<string, unknown>;
   scheduler: Pick<Scheduler, 'intervalMs'>;
-  deps: { logger: Logger };
+  deps: { logger: Logger; detectorOptions: DetectorOptions };
 }
 
 /** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
@@ -89,7 +89,7 @@ export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): v
     pageSize: rt.config.api.page_size,
     requestsPerSecond: rt.config.api.requests_per_second,
     intervalMs,
-    readsPerApp: readsPerApp(rt.config.checks),
+    readsPerApp: readsPerApp(rt.deps.detectorOptions),
   });
   const warning = maintenanceCostWarning(cost);
   if (warning) log.warn({ apps: cost.apps, requests: cost.requests, readMs: cost.readMs, intervalMs }, warning);

@@ -237,7 +237,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       await sayTokenVisibility(client, base.store, clock, logger.child({ stage: 'visibility' }), base.hardStop);
       return scope;
     };
-    budget = requestBudget(config, jobs, scheduler, clock, metrics);
+    budget = requestBudget(config, detectorOptions, jobs, scheduler, clock, metrics);
     return {
       config,
       client,
@@ -286,6 +286,7 @@ export function enabledJobs(config: Config, options: DetectorOptions): Map<Snaps
 /** The request budget of the enabled jobs on their schedules; its plan goes to the metrics as it changes. */
 function requestBudget(
   config: Config,
+  detectorOptions: DetectorOptions,
   jobs: ReadonlyMap<SnapshotJob, string>,
   scheduler: Scheduler,
   clock: Clock,
@@ -300,7 +301,7 @@ function requestBudget(
     pageSize: config.api.page_size,
     intervals,
     runStateLists: config.checks.failed_runs.failed_states.length + config.checks.stuck_runs.active_states.length,
-    readsPerApp: readsPerApp(config.checks),
+    readsPerApp: readsPerApp(detectorOptions),
   };
   return new RequestBudget(
     settings,
