@@ -87,21 +87,21 @@ export const repositoryChecksCheck = defineCheck({
 type Repository = MaintenanceApp['repositories'][number];
 
 /**
- * How long the platform has not read the repository, when that is a problem: `age` in ms, or
- * `never` (never read while the app is deployed); null when it is fine, unknown (an unreadable
- * time) or the branches check's (deleted upstream).
+ * How long the platform has not read the repository, when that is a problem: `age` in ms since
+ * its last read `at`, or `never` (never read while the app is deployed); null when it is fine,
+ * unknown (an unreadable time) or the branches check's (deleted upstream).
  */
 export function unreadFor(
   app: MaintenanceApp,
   repo: Repository,
   options: RepositoryChecksOptions,
   now: number,
-): { age: number } | 'never' | null {
+): { age: number; at: number } | 'never' | null {
   if (repo.deleted_upstream) return null;
   if (repo.checked_at === null) return app.deployed_at === null ? null : 'never';
   const at = parseTime(repo.checked_at);
   if (at === null) return null;
-  return now - at > options.maxAgeMs ? { age: now - at } : null;
+  return now - at > options.maxAgeMs ? { age: now - at, at } : null;
 }
 
 /** Finds the repositories of deployed apps that the platform has not read for `max_age`. */
@@ -139,7 +139,7 @@ export function repositoryChecks(
         labels: buildLabels('repository_checks', { ...labels, repository: repo.repository, branch: repo.branch }),
         url: app.url,
         // The problem began once the last read grew older than max_age.
-        since: unread === 'never' || !checked ? null : new Date(Date.parse(checked) + options.maxAgeMs).toISOString(),
+        since: unread === 'never' ? null : new Date(unread.at + options.maxAgeMs).toISOString(),
         subject: { type: 'app', id: app.id },
       });
     }
