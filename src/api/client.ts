@@ -54,6 +54,7 @@ import { paginate, pageStream, type QuarantinedPage, type WalkedPage } from './p
 import {
   itemSchemaOf,
   pageEnvelopeSchema,
+  compiledSchema,
   parseRecord,
   quarantined,
   recordProblemIn,
@@ -654,7 +655,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = (): RecordProblem | undefined =>
       !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
-    const read = schema.safeParse(data);
+    const read = compiledSchema(schema).safeParse(data);
     const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
     const parsed = known ? { success: true as const, data: known.data } : read;
     if (parsed.success) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ApiResponseError, ApiTransportError } from '../../src/api/errors.js';
 import { paginate, pageStream, type PageFetcher, type QuarantinedPage } from '../../src/api/paginate.js';
 import {
+  compiledSchema,
   parseRecord,
   Quarantine,
   quarantined,
@@ -248,5 +249,28 @@ describe('a walk with records set aside', () => {
     }
     expect(seen).toEqual([49, 49]);
     expect(q.records().map((r) => r.id)).toEqual([90, 20]);
+  });
+});
+
+describe('compiledSchema: zod compiled, answering as its runtime parser does', () => {
+  // Every field of a URL record missing, or null, or of each other JSON type; and one field more.
+  const odd: unknown[] = [undefined, null, 0, -1.5, '', 'x', true, {}, [], ['a']];
+  const records: unknown[] = [URL_RECORD, { ...URL_RECORD, extra: { nested: [1, 2] } }, null, [], 'url'];
+  for (const field of Object.keys(URL_RECORD)) for (const value of odd) records.push({ ...URL_RECORD, [field]: value });
+
+  it.each([
+    ['a URL record', urlRecordSchema],
+    ['a view of it', urlRecordSchema.pick({ id: true, ssl_status: true, ssl_expires_at: true })],
+  ])('%s: the same data, or the same issues', (_name, schema) => {
+    const compiled = compiledSchema(schema);
+    expect(compiled).not.toBe(schema);
+    expect(compiledSchema(schema)).toBe(compiled);
+    for (const record of records) {
+      const runtime = schema.safeParse(record);
+      const fast = compiled.safeParse(record);
+      expect(fast.success, JSON.stringify(record)).toBe(runtime.success);
+      if (runtime.success) expect(fast.data).toEqual(runtime.data);
+      else expect(fast.error!.issues).toEqual(runtime.error.issues);
+    }
   });
 });
