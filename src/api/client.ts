@@ -699,7 +699,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     data: unknown,
     fail: (problem: ApiResponseError['problem'], detail: string, issuePaths?: string[]) => ApiResponseError,
   ): QuarantinedPage<unknown> {
-    const envelope = pageEnvelopeSchema.safeParse(data);
+    const envelope = compiledSchema(pageEnvelopeSchema).safeParse(data);
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
       const where = describePath(issue.path, data);
