@@ -235,8 +235,9 @@ describe('answers that are not what the function promises', () => {
 
 describe('no answer in time', () => {
   it('times a hanging request out, retries it, and succeeds when the next one answers', async () => {
-    // 300 ms: the hanging first attempt times out; the second, answered at once, has ample time.
-    const { c } = client({ timeoutMs: 300 });
+    // The hanging first attempt times out; the second, answered at once, has ample time even on a
+    // loaded machine (300 ms did not: the retry's answer came late once under CI's load).
+    const { c } = client({ timeoutMs: 2_000 });
     sim.control.setFault('servers.list', { hang: true, times: 1 });
     const o = await observed(() => c.servers.list());
     expect(o.error).toBeUndefined();
@@ -247,7 +248,7 @@ describe('no answer in time', () => {
   });
 
   it('throws ApiTransportError timeout after the retries', async () => {
-    const { c, attempts } = client({ timeoutMs: 80, maxRetries: 1 });
+    const { c, attempts } = client({ timeoutMs: 1_000, maxRetries: 1 });
     sim.control.setFault('installers.list', { hang: true });
     const o = await observed(() => c.installers.list());
     expect(o.error).toBeInstanceOf(ApiTransportError);
@@ -258,22 +259,23 @@ describe('no answer in time', () => {
   it('uses the per-call timeoutMs over the client default', async () => {
     const { c } = client({ timeoutMs: 30_000, maxRetries: 0 });
     sim.control.setFault('whoami', { hang: true });
-    const o = await observed(() => c.whoami(undefined, { timeoutMs: 60 }));
-    expect(o.error).toMatchObject({ reason: 'timeout', message: 'whoami: timeout: no complete answer within 60 ms' });
+    const o = await observed(() => c.whoami(undefined, { timeoutMs: 1_000 }));
+    expect(o.error).toMatchObject({ reason: 'timeout', message: 'whoami: timeout: no complete answer within 1000 ms' });
   });
 
   it('ends the call at the deadline, inside a request', async () => {
     const { c } = client({ timeoutMs: 30_000 });
     sim.control.setFault('attention.list', { hang: true });
-    const o = await observed(() => c.attention.list(undefined, { deadline: clock.now() + 80 }));
+    const o = await observed(() => c.attention.list(undefined, { deadline: clock.now() + 1_000 }));
     expect(o.error).toBeInstanceOf(ApiTransportError);
     expect(o.error).toMatchObject({ fn: 'attention.list', reason: 'deadline', attempts: 1 });
   });
 
   it('does not start a retry whose wait would pass the deadline, and throws the last refusal', async () => {
-    const { c } = client({ retry: { baseDelayMs: 1_000, random: () => 0.9 } });
+    // The refusal comes well inside the deadline even on a loaded machine; the retry's wait would not.
+    const { c } = client({ retry: { baseDelayMs: 5_000, random: () => 0.9 } });
     sim.control.setFault('projects.list', { errorCode: 'internal_error' });
-    const o = await observed(() => c.projects.list(undefined, { deadline: clock.now() + 500 }));
+    const o = await observed(() => c.projects.list(undefined, { deadline: clock.now() + 2_000 }));
     expect(o.error).toMatchObject({ fn: 'projects.list', code: 'internal_error', status: 500, attempts: 1 });
     expect(o.sleeps).toEqual([]);
   });
@@ -333,7 +335,8 @@ describe('changes are never retried by the client', () => {
   });
 
   it('a timeout on runs.retry throws at once; the simulator saw one request', async () => {
-    const { c } = client({ timeoutMs: 60 });
+    // Long enough for the request to reach the simulator on a loaded machine (60 ms failed once).
+    const { c } = client({ timeoutMs: 1_000 });
     sim.control.setFault('runs.retry', { hang: true, times: 1 });
     const o = await observed(() => c.runs.retry(1, { now: true }, key()));
     expect(o.error).toMatchObject({ fn: 'runs.retry', reason: 'timeout', attempts: 1 });
