@@ -222,8 +222,9 @@ describe('slow clients', () => {
       const probes = await prober.done();
       expect(probes.length).toBeGreaterThanOrEqual(3);
       expect(probes.map((p) => p.status)).toEqual(probes.map(() => 200));
-      // Generous: a listener that took it at all answers in milliseconds.
-      expect(Math.max(...probes.map((p) => p.ms))).toBeLessThan(1_000);
+      // A listener that took it at all answers in milliseconds; a probe queued behind the slow
+      // clients would wait out their 8 s timeout. 3 s leaves a loaded machine room between the two.
+      expect(Math.max(...probes.map((p) => p.ms))).toBeLessThan(3_000);
       expect(closedBefore.size).toBeLessThan(600);
 
       // Every other is closed by the timeouts: within the request timeout, the check's interval
