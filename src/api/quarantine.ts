@@ -73,8 +73,8 @@ const COMPILED = new WeakMap<z.ZodType, z.ZodType>();
  * allocated ~110 MB of the cycle's ~490 MB, and a compiled parse of a backup or an app's view takes
  * a quarter of the time (measured 2026-11-28, docs/benchmarks.md).
  */
-export function compiledSchema(schema: z.ZodType): z.ZodType {
-  let compiled = COMPILED.get(schema);
+export function compiledSchema<S extends z.ZodType>(schema: S): S {
+  let compiled = COMPILED.get(schema) as S | undefined;
   if (!compiled) COMPILED.set(schema, (compiled = z.compile(schema)));
   return compiled;
 }
