@@ -13,11 +13,11 @@
  */
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
 import { appContext } from './app-context.js';
+import { appFinding } from './app-finding.js';
 import { badStatesParts, type BadStatesOptions } from './bad-states.js';
-import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
@@ -45,19 +45,15 @@ export function appState(snapshot: BackupsSnapshot, options: BadStatesOptions): 
   const findings: Detection<'app_state'>[] = [];
   for (const app of snapshot.apps) {
     if (!options.badStates.includes(app.state)) continue;
-    const { name, labels } = appContext(app);
+    const { name } = appContext(app);
     const updated = toIso(app.updated_at);
     findings.push({
+      ...appFinding('app_state', app, { ...PRODUCTION_CRITICAL, ...options.severity }),
       fingerprint: fingerprint('app_state', 'app', app.id),
-      check: 'app_state',
-      severity: environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity }),
       summary: `App ${name} is ${app.state}`,
       // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
       details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },
-      labels: buildLabels('app_state', labels),
-      url: app.url,
       since: null,
-      subject: { type: 'app', id: app.id },
     });
   }
   return findings;

@@ -52,7 +52,7 @@ import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -61,8 +61,11 @@ import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 
-/** Options of the backups check (`checks.backups`). */
-export interface BackupsOptions {
+/**
+ * Options of the backups check (`checks.backups`).
+ * Severity by default: critical in production, warning elsewhere (of a missing, stale or failed backup).
+ */
+export interface BackupsOptions extends SeverityOption {
   /**
    * Largest allowed age of the newest good backup per environment type; `none` applies to apps
    * outside any environment. null or absent: that environment's backups are not watched at all.
@@ -88,11 +91,6 @@ export interface BackupsOptions {
     /** How many good backups before it are read to compare with (the collector reads that many). */
     history: number;
   };
-  /**
-   * Severity of a missing, stale or failed backup per environment type; default critical in
-   * production.
-   */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** `checks.backups`. */

@@ -21,20 +21,21 @@ import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
 import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the branches check (`checks.branches`). */
-export interface BranchesOptions {
+/**
+ * Options of the branches check (`checks.branches`).
+ * Severity by default: warning everywhere (of a branch deleted upstream).
+ */
+export interface BranchesOptions extends SeverityOption {
   /** Environment types whose apps running a commit behind their branch are listed in the digest. */
   behindEnvironments: readonly EnvironmentType[];
-  /** Severity per environment type of a branch deleted upstream; default warning everywhere. */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** The branches check. */
@@ -95,29 +96,23 @@ export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions
     for (const repo of app.repositories) {
       const kind = judge(app, repo, options);
       if (kind === null) continue;
-      const { name, labels } = appContext(app);
-      const where = { ...labels, repository: repo.repository, branch: repo.branch, problem: kind };
-      const details: Record<string, string> = { app: name, repository: repo.repository, branch: repo.branch };
+      const { name } = appContext(app);
+      const where = { repository: repo.repository, branch: repo.branch };
+      const details: Record<string, string> = { app: name, ...where };
       if (repo.deployed_sha) details.deployed = shortSha(repo.deployed_sha);
-      if (kind === 'behind' && repo.head_sha) details.head = shortSha(repo.head_sha);
+      const behind = kind === 'behind';
+      if (behind && repo.head_sha) details.head = shortSha(repo.head_sha);
+      const severity = { ...WARNING_EVERYWHERE, ...options.severity };
       findings.push({
+        ...appFinding('branches', app, severity, { ...where, problem: kind, ...(behind && DIGEST_ONLY_LABEL) }),
         fingerprint: fingerprint('branches', kind, app.id, repo.repository),
-        check: 'branches',
-        ...(kind === 'deleted'
-          ? {
-              severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
-              summary: `Branch ${repo.branch} of ${repo.repository}, deployed on ${name}, was deleted upstream: its next update cannot pull`,
-              labels: buildLabels('branches', where),
-            }
-          : {
-              severity: 'info' as const,
-              summary: `${name} runs ${repo.repository} behind its branch ${repo.branch}`,
-              labels: buildLabels('branches', { ...where, ...DIGEST_ONLY_LABEL }),
-            }),
+        // Behind its branch: a line of the digest, never a message of its own.
+        ...(behind && { severity: 'info' as const }),
+        summary: behind
+          ? `${name} runs ${repo.repository} behind its branch ${repo.branch}`
+          : `Branch ${repo.branch} of ${repo.repository}, deployed on ${name}, was deleted upstream: its next update cannot pull`,
         details,
-        url: app.url,
         since: null,
-        subject: { type: 'app', id: app.id },
       });
     }
   }

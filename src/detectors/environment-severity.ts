@@ -7,6 +7,15 @@ import type { Severity } from '../lib/alert-vocabulary.js';
  */
 export type EnvironmentSeverity = Record<EnvironmentType | 'none', Severity>;
 
+/**
+ * The option of a check whose findings take their severity from their environment type: an
+ * override of the check's default table (its options' doc says which), key by key.
+ */
+export interface SeverityOption {
+  /** Severity per environment type, over the check's default. */
+  severity?: Partial<EnvironmentSeverity>;
+}
+
 /** Critical in production, warning elsewhere: the default for failures. */
 export const PRODUCTION_CRITICAL: EnvironmentSeverity = {
   production: 'critical',

@@ -22,7 +22,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -44,8 +44,11 @@ import {
 import { runResolution } from './run-resolution.js';
 import type { StuckRunsConfig } from './stuck-runs.js';
 
-/** Options of the failed_runs check (`checks.failed_runs`). */
-export interface FailedRunsOptions {
+/**
+ * Options of the failed_runs check (`checks.failed_runs`).
+ * Severity by default: critical in production, warning elsewhere.
+ */
+export interface FailedRunsOptions extends SeverityOption {
   /** Run states meaning the run failed, unless `retrying` is true (default: the simulator's `error`). */
   failedStates: readonly string[];
   /** Run states meaning the run is still going (default: `queued`, `running`). */
@@ -57,8 +60,6 @@ export interface FailedRunsOptions {
   retryingGraceMs: number;
   /** Run states meaning finished well: what a resolution says ("succeeded"). Default: none named. */
   succeededStates?: readonly string[];
-  /** Severity per environment type; default critical in production, warning elsewhere. */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /**

@@ -12,21 +12,19 @@ import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the maintenance check (`checks.maintenance`). */
-export interface MaintenanceOptions {
+/** Options of the maintenance check (`checks.maintenance`). Severity by default: warning everywhere. */
+export interface MaintenanceOptions extends SeverityOption {
   /** How long an app may stay in maintenance before it is reported. */
   maxDurationMs: number;
-  /** Severity per environment type; default warning everywhere. */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** The maintenance check. */
@@ -60,19 +58,15 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceO
   const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;
-    const { name, labels } = appContext(app);
+    const { name } = appContext(app);
     const max = formatDuration(options.maxDurationMs);
     findings.push({
+      ...appFinding('maintenance', app, { ...WARNING_EVERYWHERE, ...options.severity }),
       fingerprint: fingerprint('maintenance', 'app', app.id),
-      check: 'maintenance',
-      severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
-      labels: buildLabels('maintenance', labels),
-      url: app.url,
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.
       since: null,
-      subject: { type: 'app', id: app.id },
       holdForMs: options.maxDurationMs,
     });
   }

@@ -26,21 +26,19 @@ import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { recordResolution } from './record-resolution.js';
 
-/** Options of the repository_checks check (`checks.repository_checks`). */
-export interface RepositoryChecksOptions {
+/** Options of the repository_checks check (`checks.repository_checks`). Severity by default: warning everywhere. */
+export interface RepositoryChecksOptions extends SeverityOption {
   /** How long a repository may go unread by the platform before it is reported. */
   maxAgeMs: number;
-  /** Severity per environment type; default warning everywhere. */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** The repository_checks check (`checks.repository_checks`). */
@@ -115,32 +113,24 @@ export function repositoryChecks(
     for (const repo of app.repositories) {
       const unread = unreadFor(app, repo, options, now);
       if (unread === null) continue;
-      const { name, labels } = appContext(app);
+      const { name } = appContext(app);
       const maxAge = formatDuration(options.maxAgeMs);
-      const details: Record<string, string> = {
-        app: name,
-        repository: repo.repository,
-        branch: repo.branch,
-        max_age: maxAge,
-      };
+      const where = { repository: repo.repository, branch: repo.branch };
+      const details: Record<string, string> = { app: name, ...where, max_age: maxAge };
       const checked = toIso(repo.checked_at);
       if (checked) details.checked_at = checked;
       if (unread !== 'never') details.unread_for = formatDuration(unread.age);
       findings.push({
+        ...appFinding('repository_checks', app, { ...WARNING_EVERYWHERE, ...options.severity }, where),
         fingerprint: fingerprint('repository_checks', app.id, repo.repository),
-        check: 'repository_checks',
-        severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
         summary: oneLine(
           unread === 'never'
             ? `The platform has never read ${repo.repository}, deployed on ${name}`
             : `The platform has not read ${repo.repository}, deployed on ${name}, for ${details.unread_for} (more than ${maxAge})`,
         ),
         details,
-        labels: buildLabels('repository_checks', { ...labels, repository: repo.repository, branch: repo.branch }),
-        url: app.url,
         // The problem began once the last read grew older than max_age.
         since: unread === 'never' ? null : new Date(unread.at + options.maxAgeMs).toISOString(),
-        subject: { type: 'app', id: app.id },
       });
     }
   }

@@ -16,19 +16,16 @@ import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the restore_points check (`checks.restore_points`). */
-export interface RestorePointsOptions {
-  /** Severity per environment type; default warning everywhere. */
-  severity?: Partial<EnvironmentSeverity>;
-}
+/** Options of the restore_points check (`checks.restore_points`). Severity by default: warning everywhere. */
+export type RestorePointsOptions = SeverityOption;
 
 /** The restore_points check. */
 export const restorePointsCheck = defineCheck({
@@ -81,22 +78,18 @@ export function restorePoints(
   for (const app of snapshot.apps) {
     for (const point of snapshot.restorePoints.get(app.id) ?? []) {
       if (!point.held) continue;
-      const { name, labels } = appContext(app);
+      const { name } = appContext(app);
       const details: Record<string, string> = { app: name, restore_point: `#${point.id}`, outcome: point.outcome };
       if (point.action) details.action = point.action;
       const at = toIso(point.at);
       if (at) details.at = at;
       if (point.run_id !== null) details.run = `#${point.run_id}`;
       findings.push({
+        ...appFinding('restore_points', app, { ...WARNING_EVERYWHERE, ...options.severity }),
         fingerprint: fingerprint('restore_points', 'held', point.id),
-        check: 'restore_points',
-        severity: environmentSeverity(app.environment_type, { ...WARNING_EVERYWHERE, ...options.severity }),
         summary: `${name} was rolled back to restore point #${point.id}${point.action ? ` (from before its ${point.action})` : ''} and is held there: its auto-updates wait until the point is let go`,
         details,
-        labels: buildLabels('restore_points', labels),
-        url: app.url,
         since: null,
-        subject: { type: 'app', id: app.id },
       });
     }
   }

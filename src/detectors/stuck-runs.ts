@@ -17,7 +17,7 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -28,14 +28,12 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 import { currentStep, retrySince, type Told } from './run-lineage.js';
 
-/** Options of the stuck_runs check (`checks.stuck_runs`). */
-export interface StuckRunsOptions {
+/** Options of the stuck_runs check (`checks.stuck_runs`). Severity by default: warning everywhere. */
+export interface StuckRunsOptions extends SeverityOption {
   /** Run states meaning the run is still going (default: the simulator's `queued`, `running`). */
   activeStates: readonly string[];
   /** How long a run may go on before it counts as stuck. */
   maxDurationMs: number;
-  /** Severity per environment type; default warning everywhere. */
-  severity?: Partial<EnvironmentSeverity>;
 }
 
 /** `checks.stuck_runs`. */

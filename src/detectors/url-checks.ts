@@ -21,7 +21,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
 import { recordResolution } from './record-resolution.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -30,10 +30,11 @@ import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
-/** Options of the url_checks check (`checks.url_checks`). */
-export interface UrlChecksOptions {
-  /** Severity per environment type; default critical in production, warning elsewhere. */
-  severity?: Partial<EnvironmentSeverity>;
+/**
+ * Options of the url_checks check (`checks.url_checks`).
+ * Severity by default: critical in production, warning elsewhere.
+ */
+export interface UrlChecksOptions extends SeverityOption {
   /** How long a URL may go without an outside check's verdict before it is reported; null: never. */
   maxCheckAgeMs: number | null;
 }
