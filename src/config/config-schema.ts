@@ -408,6 +408,11 @@ const logSchema = z
   .object({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     format: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: pretty on a terminal, JSON otherwise.'),
+    repeat_every: durationSchema
+      .prefault('1m')
+      .describe(
+        'A warning or error that repeats (an outage failing every retry) is said once per this, with a count of the rest.',
+      ),
   })
   .strict();
 

@@ -1,7 +1,7 @@
 /**
  * A log line that repeats is said once per interval, with a count: the first occurrence at once,
  * the next ones counted, and the first one after the interval said again as "… (repeated 1,234
- * times in the last 60 s)". Lines are the same when their message and their error's code are (a
+ * times in the last 60 s)". The interval is `log.repeat_every` (one minute by default). Lines are the same when their message and their error's code are (a
  * Node or SQLite `code`, a `StoreError`'s reason, else the error's name): an outage that fails
  * every pass of every loop with ECONNREFUSED is a few lines a minute, not a stream, while a
  * different failure under the same message is said at once.
@@ -15,7 +15,7 @@ import type { Logger } from './logger.js';
 /** Options of {@link RepeatedLog}. */
 export interface RepeatedLogOptions {
   clock: Pick<Clock, 'now'>;
-  /** How often one line may be said (default 60 s). */
+  /** How often one line may be said (default: the process's, {@link setRepeatInterval}; 60 s). */
   intervalMs?: number;
   /** How many distinct lines are remembered; past it the oldest is forgotten (default 200). */
   maxKeys?: number;
@@ -38,8 +38,18 @@ interface Seen {
   last: { level: Level; fields: LogFields; msg: string };
 }
 
-const DEFAULT_INTERVAL_MS = 60_000;
 const DEFAULT_MAX_KEYS = 200;
+/** The interval of every RepeatedLog not given one: `log.repeat_every`, set once as the daemon starts. */
+let processIntervalMs = 60_000;
+
+/**
+ * Sets how often any one repeated line is said, for every RepeatedLog made after it without an
+ * interval of its own: the daemon's `log.repeat_every`, a policy of its whole log as the level is,
+ * applied where the logger is made rather than passed to each of the loops that log.
+ */
+export function setRepeatInterval(ms: number): void {
+  processIntervalMs = Math.max(1, ms);
+}
 
 /** What {@link RepeatedLog} says its lines through: a pino logger, or a thread's stand-in for one. */
 export interface LineLogger {
@@ -58,7 +68,7 @@ export class RepeatedLog {
   constructor(logger: LineLogger | Logger, options: RepeatedLogOptions) {
     this.#logger = logger;
     this.#clock = options.clock;
-    this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.#intervalMs = options.intervalMs ?? processIntervalMs;
     this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   }
 

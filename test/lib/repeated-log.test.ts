@@ -1,11 +1,14 @@
 /**
  * Repeated log lines on a ManualClock: the first at once, the rest counted and said once per
- * interval with the count; told apart by message, error code and `distinct`; flush says what is
- * held.
+ * interval with the count (`log.repeat_every`); told apart by message, error code and `distinct`;
+ * flush says what is held.
  */
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { daemonLogger } from '../../src/cli/daemon-logger.js';
+import { parseConfig } from '../../src/config/load-config.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { RepeatedLog, errorCode } from '../../src/lib/repeated-log.js';
+import { RepeatedLog, errorCode, setRepeatInterval } from '../../src/lib/repeated-log.js';
 import { StoreError } from '../../src/state/store-error.js';
 import { captureLogs } from '../api/log-capture.js';
 
@@ -35,6 +38,29 @@ describe('RepeatedLog', () => {
       'remediation pass failed (repeated 1,234 times in the last 60 s)',
     ]);
     expect(h.cap.records()[1]).toMatchObject({ level: 50, repeated: 1_234 });
+  });
+
+  it.each([
+    { key: 'repeat_every: 20s', said: 3 },
+    { key: '', said: 1 },
+  ])('a daemon with `log: { $key }` says a line failing every second for 59 s $said times', ({ key, said }) => {
+    const config = parseConfig(
+      `api: { base_url: "https://manage.example.com", token: t }\nlog: { format: json${key ? `, ${key}` : ''} }\n`,
+      {},
+      'x.yaml',
+    );
+    // Process-wide, in a worker that runs other files after this one: set back whatever happens.
+    try {
+      daemonLogger(config, new PassThrough());
+      const h = harness();
+      for (let s = 0; s < 60; s++) {
+        h.quiet.error({ err: refused() }, 'remediation pass failed');
+        h.clock.advance(1_000);
+      }
+      expect(h.msgs()).toHaveLength(said);
+    } finally {
+      setRepeatInterval(60_000);
+    }
   });
 
   it('a line said long after the last, with nothing held between, is said plainly', () => {
