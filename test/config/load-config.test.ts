@@ -609,7 +609,7 @@ describe('parseConfig: defaults and values', () => {
       listen: '127.0.0.1:9464',
       console: { enabled: 'auto', allow: { remediate: 'anyone' }, max_silence: 7 * 86_400_000 },
     });
-    expect(config.log).toEqual({ level: 'info', format: 'auto' });
+    expect(config.log).toEqual({ level: 'info', format: 'auto', repeat_every: 60_000 });
   });
 
   it('reads "off" as null for jobs, max ages and the listener, and as Infinity for repeat intervals', () => {
