@@ -254,8 +254,13 @@ describe('a walk with records set aside', () => {
 
 describe('compiledSchema: zod compiled, answering as its runtime parser does', () => {
   // Every field of a URL record missing, or null, or of each other JSON type; and one field more.
+  // Also what JSON.parse can make of a hostile answer: 1e400 is Infinity, -0, an integer past 2^53,
+  // a NUL, and keys such as __proto__ and constructor as own properties.
   const odd: unknown[] = [undefined, null, 0, -1.5, '', 'x', true, {}, [], ['a']];
+  odd.push(...(JSON.parse('[1e400, -0, 9007199254740993, "\\u0000", {"__proto__": {"id": 1}}]') as unknown[]));
   const records: unknown[] = [URL_RECORD, { ...URL_RECORD, extra: { nested: [1, 2] } }, null, [], 'url'];
+  for (const key of ['__proto__', 'constructor', 'toString'])
+    records.push(JSON.parse(JSON.stringify(URL_RECORD).replace('{', `{"${key}": {"id": "x"},`)));
   for (const field of Object.keys(URL_RECORD)) for (const value of odd) records.push({ ...URL_RECORD, [field]: value });
 
   it.each([
