@@ -1,6 +1,7 @@
 import { silentLogger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { loadConfig } from '../config/load-config.js';
+import { secretsIn } from '../config/secret.js';
 import { Secret } from '../lib/secret.js';
 import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
@@ -19,13 +20,6 @@ recipient, 1 when any failed, 2 for a bad config or usage.
 
   --config FILE    the configuration file (${CONFIG_FILE_DEFAULTS})
   --channel NAME   only this channel`;
-
-/** Every Secret inside a channel's config, so a reason can be scrubbed of all of them. */
-function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
-  if (value instanceof Secret) out.push(value);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) secretsIn(v, out);
-  return out;
-}
 
 /** `deploy-watchdog notify-test [--config FILE] [--channel NAME]`. */
 const notifyTest = defineCommand({

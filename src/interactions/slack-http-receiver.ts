@@ -14,6 +14,7 @@
  * takes its secrets, clock and log as plain functions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from '../lib/read-body.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
@@ -61,7 +62,7 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    readBody(req).then(
+    readBody(req, MAX_BODY_BYTES).then(
       (body) => {
         if (body === undefined) return answer(res, 413, { error: 'too large' });
         const header = (name: string) => {
@@ -98,16 +99,4 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
       () => res.destroy(),
     );
   };
-}
-
-/** The body as text, or undefined when it is larger than {@link MAX_BODY_BYTES}. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -7,6 +7,7 @@
  */
 import { stringify } from 'yaml';
 import type { Config } from '../../config/load-config.js';
+import { secretsIn } from '../../config/secret.js';
 import { Secret } from '../../lib/secret.js';
 import { html, whole, type SafeHtml } from '../html.js';
 import { page, type PageContext } from '../layout.js';
@@ -27,11 +28,4 @@ function redactedConfigText(config: Config): string {
   // JSON first: each Secret's toJSON says <secret>; Infinity (a limit that is off) would say null.
   const plain = JSON.parse(JSON.stringify(config, (_key, value: unknown) => (value === Infinity ? 'off' : value)));
   return Secret.scrub(stringify(plain, { lineWidth: 0 }), secretsIn(config));
-}
-
-function secretsIn(value: unknown, out: Secret[] = []): Secret[] {
-  if (value instanceof Secret) out.push(value);
-  else if (Array.isArray(value)) for (const v of value) secretsIn(v, out);
-  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) secretsIn(v, out);
-  return out;
 }
