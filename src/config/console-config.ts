@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { durationSchema } from './duration.js';
 import { secretSchema } from './secret.js';
+import { isLoopbackHost } from './loopback-host.js';
 import { parseListen } from './parse-listen.js';
 
 /** The shortest console token taken: a network-facing password should not be guessable. */
@@ -95,13 +96,11 @@ export type ConsoleServing =
  * reaches it. An address that does not parse is not (the schema reports it).
  */
 export function isLoopbackListen(listen: string): boolean {
-  let host: string;
   try {
-    host = parseListen(listen).host;
+    return isLoopbackHost(parseListen(listen).host);
   } catch {
     return false;
   }
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /** Whether `who` (as the console records them) may ask for a remediation under `allow.remediate`. */

@@ -14,10 +14,12 @@
  * process starts, of who is signed in; and a POST whose `Sec-Fetch-Site` or `Origin` says it came
  * from another site is refused before the token is even looked at.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Secret } from '../lib/secret.js';
 import type { ConsoleConfig } from '../config/console-config.js';
+import { isLoopbackHost } from '../config/loopback-host.js';
+import { sameText } from '../lib/same-text.js';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'dw_console';
@@ -59,7 +61,7 @@ export class ConsoleAccess {
   /** Who the request is from, under the console's auth config. */
   decide(headers: IncomingHttpHeaders, auth: ConsoleConfig['auth']): AccessDecision {
     if (auth === undefined) {
-      if (!isLoopbackHost(headers.host)) {
+      if (!isLoopbackHostHeader(headers.host)) {
         return refuse(403, 'host_not_loopback', 'the console is open to loopback only: use http://127.0.0.1', false);
       }
       return { allowed: true, who: LOOPBACK_USER };
@@ -142,19 +144,10 @@ function refuse(status: 401 | 403, reason: AccessRefusal, message: string, basic
   return { allowed: false, status, reason, message, basicChallenge };
 }
 
-/** Compares two texts in time that does not depend on where they differ. */
-function sameText(a: string, b: string): boolean {
-  // Digests first: equal lengths for timingSafeEqual, and the length of the secret is not told either.
-  const da = createHash('sha256').update(a).digest();
-  const db = createHash('sha256').update(b).digest();
-  return timingSafeEqual(da, db) && a === b;
-}
-
-/** A loopback Host header: `localhost`, `127.x.y.z` or `[::1]`, with any port. */
-function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const name = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(host.trim().toLowerCase())?.[1];
-  return name === 'localhost' || name === '[::1]' || (name !== undefined && /^127(\.\d{1,3}){3}$/.test(name));
+/** A loopback Host header: a loopback name or address (`loopback-host.ts`), with any port. */
+function isLoopbackHostHeader(host: string | undefined): boolean {
+  const name = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(host?.trim() ?? '')?.[1];
+  return name !== undefined && isLoopbackHost(name);
 }
 
 /** The host:port of an Origin header, or undefined for `null` or a malformed one. */

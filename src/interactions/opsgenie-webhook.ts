@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
-import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
+import { sameText } from '../lib/same-text.js';
+import { readJsonBody, type OnCallAct } from './on-call-act.js';
 
 /** The custom header the Webhook integration is told to add. */
 export const OPSGENIE_TOKEN_HEADER = 'x-deploy-watchdog-token';

@@ -11,7 +11,8 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
-import { readJsonBody, sameText, type OnCallAct } from './on-call-act.js';
+import { sameText } from '../lib/same-text.js';
+import { readJsonBody, type OnCallAct } from './on-call-act.js';
 
 /** The largest number of signatures looked at in one header (a rotation has two or three). */
 const MAX_SIGNATURES = 8;

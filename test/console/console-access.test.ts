@@ -22,6 +22,7 @@ describe('ConsoleAccess.decide', () => {
     ['loopback, by 127.0.0.1', undefined, { host: '127.0.0.1:9464' }, LOOPBACK_USER],
     ['loopback, by localhost', undefined, { host: 'localhost:9464' }, LOOPBACK_USER],
     ['loopback, by [::1]', undefined, { host: '[::1]:9464' }, LOOPBACK_USER],
+    ['loopback, by LOCALHOST', undefined, { host: 'LOCALHOST:9464' }, LOOPBACK_USER],
     ['token as a bearer', tokenAuth, { authorization: `Bearer ${TOKEN}` }, TOKEN_USER],
     [
       'token session cookie',
@@ -36,6 +37,7 @@ describe('ConsoleAccess.decide', () => {
 
   it.each<[string, ConsoleConfig['auth'], IncomingHttpHeaders, number, string]>([
     ['loopback, a rebound name', undefined, { host: 'attacker.example:9464' }, 403, 'host_not_loopback'],
+    ['loopback, a name that starts as one', undefined, { host: '127.0.0.1.nip.io' }, 403, 'host_not_loopback'],
     ['loopback, no Host', undefined, {}, 403, 'host_not_loopback'],
     ['token, nothing given', tokenAuth, {}, 401, 'no_credentials'],
     ['token, wrong bearer', tokenAuth, { authorization: 'Bearer console-token-wrong-0000' }, 401, 'wrong_credentials'],
@@ -121,7 +123,9 @@ describe('where the console is served', () => {
     ['127.8.9.10:1', true],
     ['localhost:1', true],
     ['[::1]:1', true],
+    ['[::ffff:127.0.0.1]:1', true],
     ['128.0.0.1:1', false],
+    ['127.0.0.256:1', false],
     ['localhost.attacker.example:1', false],
     ['not an address', false],
   ])('%s is loopback: %s', (listen, loopback) => {
