@@ -4,11 +4,10 @@
  * It reads the `server` section only, so the daemon's secrets need not be set where it runs.
  * `/healthz`, not `/readyz`: a daemon that is up but cannot read the API is not helped by a restart.
  */
-import { ConfigError } from '../config/config-error.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
 import { parseListen } from '../config/parse-listen.js';
-import { defineCommand } from './cli-helpers.js';
+import { CONFIG_OPTION, defineCommand, reportFailure } from './cli-helpers.js';
 import { EXIT, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
@@ -36,7 +35,7 @@ const healthcheck = defineCommand({
   name: 'healthcheck',
   summary: "ask the running daemon's /healthz on its configured port",
   usage,
-  options: { config: { type: 'string', short: 'c' }, timeout: { type: 'string' } },
+  options: { ...CONFIG_OPTION, timeout: { type: 'string' } },
   parse: ({ values }, io) => {
     const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
     if (!(seconds > 0 && seconds <= 300)) {
@@ -49,9 +48,7 @@ const healthcheck = defineCommand({
     try {
       listen = loadConfigSection(file, io.env, 'server').listen;
     } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-      return EXIT.usage;
+      return reportFailure(io, usage, err);
     }
     if (listen === null) {
       io.stdout.write('server.listen is "off": no listener to ask\n');

@@ -1,13 +1,11 @@
 import { silentLogger } from '../lib/logger.js';
-import { ConfigError } from '../config/config-error.js';
-import { loadConfig } from '../config/load-config.js';
 import { secretsIn } from '../config/secret.js';
 import { Secret } from '../lib/secret.js';
 import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import { sendWithTimeout } from '../notify/send-with-timeout.js';
-import { defineCommand } from './cli-helpers.js';
+import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
 import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
@@ -26,17 +24,12 @@ const notifyTest = defineCommand({
   name: 'notify-test',
   summary: 'send a test message to each notification channel and report each result',
   usage,
-  options: { config: { type: 'string', short: 'c' }, channel: { type: 'string' } },
+  options: { ...CONFIG_OPTION, channel: { type: 'string' } },
   parse: ({ values }, io) => ({ file: resolveConfigFile(values.config, io), only: values.channel }),
   async run({ file, only }, io) {
-    let config;
-    try {
-      config = loadConfig(file, io.env);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      io.stderr.write(`${err.message}\n`);
-      return EXIT.usage;
-    }
+    const loaded = loadCommandConfig(file, io, usage);
+    if (typeof loaded === 'number') return loaded;
+    const { config } = loaded;
     const configs = config.notify.channels.filter((c) => only === undefined || c.name === only);
     if (configs.length === 0) {
       const known = config.notify.channels.map((c) => c.name).join(', ') || 'none';

@@ -10,7 +10,7 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError, formatProblem, type ConfigProblem } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
 import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
-import { defineCommand } from './cli-helpers.js';
+import { CONFIG_OPTION, defineCommand } from './cli-helpers.js';
 import { EXIT } from './command.js';
 import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
 
@@ -50,7 +50,7 @@ const validate = defineCommand({
   name: 'validate',
   summary: 'check a configuration file and list every problem',
   usage,
-  options: { config: { type: 'string', short: 'c' }, 'require-env': { type: 'boolean' } },
+  options: { ...CONFIG_OPTION, 'require-env': { type: 'boolean' } },
   parse: ({ values }, io) => ({
     file: resolveConfigFile(values.config, io),
     requireEnv: values['require-env'] === true,
