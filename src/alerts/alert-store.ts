@@ -142,12 +142,9 @@ export class AlertStore {
     this.#startLife = db.prepare(
       `INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
        ON CONFLICT (fingerprint) DO UPDATE SET
-         job = excluded.job, check_name = excluded.check_name, status = excluded.status,
-         severity = excluded.severity, summary = excluded.summary, details = excluded.details,
-         labels = excluded.labels, url = excluded.url, since = excluded.since, subject = excluded.subject,
-         facts = excluded.facts, brief = excluded.brief, first_seen_at = excluded.first_seen_at, last_seen_at = excluded.last_seen_at,
-         seen_count = excluded.seen_count, fired_at = excluded.fired_at,
-         last_notified_at = excluded.last_notified_at, resolved_at = excluded.resolved_at, ${NO_ACKNOWLEDGEMENT}
+         ${COLUMN_NAMES.slice(1)
+           .map((c) => `${c} = excluded.${c}`)
+           .join(', ')}, ${NO_ACKNOWLEDGEMENT}
        WHERE alerts.status = 'resolved'`,
     );
     this.#updateOpen = db.prepare(
