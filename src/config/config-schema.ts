@@ -16,6 +16,7 @@ import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
+import { wholeNumberSchema } from './schema-blocks.js';
 import { secretSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -105,12 +106,8 @@ const apiSchema = z
         'Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.',
       ),
     timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
-    max_retries: z.number().int().min(0).max(10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
-    page_size: z
-      .number()
-      .int()
-      .min(1)
-      .max(1000)
+    max_retries: wholeNumberSchema(0, 10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
+    page_size: wholeNumberSchema(1, 1000)
       .default(500)
       .describe(
         "`limit` of list calls. The reference states no maximum: a list whose service refuses it is read with smaller pages (down to the reference's 50), once per function, with a warning that says what to set here.",
@@ -121,30 +118,18 @@ const apiSchema = z
       .describe(
         'The largest answer read; a larger one (or an endless one) fails with "answer too large". A page of 1,000 records is under 1MiB; answers past 1MiB are read and parsed one at a time, and one of 8MiB costs the daemon about 50MB while it is parsed (16MiB: ~110MB, too near a 256MB container).',
       ),
-    max_answer_values: z
-      .number()
-      .int()
-      .min(10_000)
-      .max(100_000_000)
+    max_answer_values: wholeNumberSchema(10_000, 100_000_000)
       .default(250_000)
       .describe(
         'The most JSON values (objects, arrays, members) an answer over 1MiB may hold before it is parsed: what parsing builds, not the bytes, is what costs memory.',
       ),
-    max_list_items: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(100_000_000)
+    max_list_items: wholeNumberSchema(1_000, 100_000_000)
       .default(200_000)
       .describe(
         'The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.',
       ),
     extra_values: extraValuesSchema,
-    concurrency: z
-      .number()
-      .int()
-      .min(1)
-      .max(32)
+    concurrency: wholeNumberSchema(1, 32)
       .default(4)
       .describe(
         "Requests in flight at once within one job's read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.",
@@ -313,11 +298,7 @@ const checksSchema = z
     ...CHECK_CONFIGS,
     sources: z
       .object({
-        failure_threshold: z
-          .number()
-          .int()
-          .min(1)
-          .max(1000)
+        failure_threshold: wholeNumberSchema(1, 1000)
           .default(3)
           .describe('Consecutive failed cycles of a source before a "cannot read" alert.'),
       })
@@ -332,20 +313,10 @@ const alertsSchema = z
       .prefault('4h')
       .describe('Re-notify a still-firing alert this often; "off": never.'),
     send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
-    for: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(1)
-      .describe('Consecutive cycles a problem must be seen before it fires.'),
+    for: wholeNumberSchema(1, 100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
     resolve_guard: z
       .object({
-        min_alerts: z
-          .number()
-          .int()
-          .min(1)
-          .max(100_000)
+        min_alerts: wholeNumberSchema(1, 100_000)
           .default(5)
           .describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
         max_share: z
@@ -354,11 +325,7 @@ const alertsSchema = z
           .max(1)
           .default(0.5)
           .describe("…and more than this share of the job's firing alerts."),
-        confirm_cycles: z
-          .number()
-          .int()
-          .min(1)
-          .max(100)
+        confirm_cycles: wholeNumberSchema(1, 100)
           .default(2)
           .describe(
             'Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.',
@@ -376,7 +343,7 @@ const remediationSchema = z
   .object({
     enabled: z.boolean().default(false),
     dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
-    max_actions_per_hour: z.number().int().min(0).max(1000).default(10),
+    max_actions_per_hour: wholeNumberSchema(0, 1000).default(10),
     follow_timeout: durationSchema
       .prefault('2h')
       .describe('How long a started run is followed before its outcome is reported unknown.'),

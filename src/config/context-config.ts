@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { LOG_SOURCES } from '../api/schemas.js';
 import { durationSchema } from './duration.js';
+import { wholeNumberSchema } from './schema-blocks.js';
 
 /** A log `logs.tail` reads, as the reference names them. */
 const logSourceSchema = z.enum(LOG_SOURCES, { error: `must be one of ${LOG_SOURCES.join(', ')}` });
@@ -25,12 +26,8 @@ const DEFAULT_LOG_SOURCES: Record<string, (typeof LOG_SOURCES)[number]> = {
 const logsSchema = z
   .object({
     enabled: z.boolean().default(true).describe('Read the log around a failed run (logs.tail; needs view_logs).'),
-    lines: z.number().int().min(1).max(50).default(8).describe('Log lines shown at most, error lines first.'),
-    width: z
-      .number()
-      .int()
-      .min(40)
-      .max(1000)
+    lines: wholeNumberSchema(1, 50).default(8).describe('Log lines shown at most, error lines first.'),
+    width: wholeNumberSchema(40, 1000)
       .default(160)
       .describe('Longest log line shown, in characters; a longer one is cut with "…".'),
     lead: durationSchema
@@ -82,18 +79,10 @@ export const contextConfigSchema = z
       .describe(
         "How long a new alert's notification waits for its context; then it goes without (and says nothing of it), never later.",
       ),
-    concurrency: z
-      .number()
-      .int()
-      .min(1)
-      .max(8)
+    concurrency: wholeNumberSchema(1, 8)
       .default(2)
       .describe('Alerts whose context is read at once (within the API rate limit every job shares).'),
-    max_per_pass: z
-      .number()
-      .int()
-      .min(1)
-      .max(1000)
+    max_per_pass: wholeNumberSchema(1, 1000)
       .default(20)
       .describe('Alerts whose context one pass reads at most; the rest wait for the next pass (and may go without).'),
     logs: logsSchema,

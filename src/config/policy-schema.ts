@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { durationSchema } from './duration.js';
-import { matchValueSchema, nameSchema, regexSchema } from './schema-blocks.js';
+import { matchValueSchema, nameSchema, regexSchema, wholeNumberSchema } from './schema-blocks.js';
 
 /** The labels a remediation policy may match on. */
 export const POLICY_LABELS = [
@@ -40,7 +40,7 @@ const policyCommon = {
     .describe('Labels of the alert; production is acted on only when named here explicitly.'),
   match_re: perLabel(regexSchema).default({}),
   dry_run: z.boolean().optional().describe('Overrides remediation.dry_run for this policy.'),
-  max_attempts: z.number().int().min(1).max(10).default(1),
+  max_attempts: wholeNumberSchema(1, 10).default(1),
   automatic: z
     .boolean()
     .default(true)

@@ -35,3 +35,8 @@ export const regexSchema = z.string().superRefine((source, ctx) => {
 export const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
   error: 'must be a string or a non-empty list of strings',
 });
+
+/** A whole number from `min` to `max`: the config's counts, sizes and limits. */
+export function wholeNumberSchema(min: number, max: number) {
+  return z.number().int().min(min).max(max);
+}
