@@ -28,10 +28,8 @@ import type { ChannelConfig } from '../notify/channels/registry.js';
 import type { ButtonAction } from '../notify/channels/slack-app-buttons.js';
 import type { SlackAppChannel } from '../notify/channels/slack-app.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
-import type { Remediator } from '../remediation/remediator.js';
-import type { Store } from '../state/store.js';
 import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
-import { runAction, type ActionResult } from './slack-actions.js';
+import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
@@ -74,19 +72,12 @@ interface Receiving {
   permissions: SlackPermissions;
 }
 
-/** What the interactions are built from: one running configuration's parts. */
-export interface SlackInteractionsParts {
+/** What the interactions are built from: one running configuration's parts, the buttons' actions' among them. */
+export interface SlackInteractionsParts extends Omit<ActionDeps, 'log'> {
   configs: readonly ChannelConfig[];
   channels: ReadonlyMap<string, Channel>;
-  store: Store;
-  /** Undefined when no remediation policy is configured. */
-  remediation: Pick<Remediator, 'request'> | undefined;
-  /** Wakes the delivery loop (an acknowledgement to route). */
-  wake: () => void;
   clock: Clock;
   logger: Logger;
-  /** The config file a command must name (`--config`); undefined when the default path finds it. */
-  commandConfigFile?: string | undefined;
 }
 
 /** The interactions of a configuration, or undefined when no Slack app channel has `interactions`. */
@@ -233,13 +224,7 @@ export class SlackInteractions {
         const decision = await where.permissions.check(permission, click.actor.id);
         result = decision.allowed
           ? runAction(
-              {
-                store: this.parts.store,
-                remediation: this.parts.remediation,
-                wake: this.parts.wake,
-                log: this.#log,
-                commandConfigFile: this.parts.commandConfigFile,
-              },
+              { ...this.parts, log: this.#log },
               click.action,
               fingerprint,
               { label: who, channel: where.name },
