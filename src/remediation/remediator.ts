@@ -102,14 +102,12 @@ export class Remediator implements CycleStage {
     const policies = compilePolicies(settings);
     const audit = new RemediationAudit(rs, parts.metrics);
     const alertSuspensions = (now: number) => commitSuspensionAlerts(rs, alerts, notifier, log, now);
-    this.#planner = new CyclePlanner({ store, rs, alerts, settings, policies, audit, log, alertSuspensions });
+    const shared = { store, rs, settings, policies, audit, log, alertSuspensions };
+    this.#planner = new CyclePlanner({ ...shared, alerts });
     const sender = new SendAndFollow({
-      store,
-      rs,
+      ...shared,
       client: parts.client,
       clock,
-      settings,
-      policies,
       runStates: {
         failed: config.checks.failed_runs.failed_states,
         active: config.checks.stuck_runs.active_states,
@@ -122,9 +120,6 @@ export class Remediator implements CycleStage {
       },
       pollMs: settings.poll_interval,
       notifier,
-      audit,
-      log,
-      alertSuspensions,
     });
     // A store that is down fails every pass: said once a minute with a count, not at every pass.
     const quiet = new RepeatedLog(log, { clock });

@@ -6,23 +6,19 @@
  * polled with `runs.get` until they finish or `follow_timeout` passes, and the outcome goes to the
  * audit and, as a notice, to the channels the alert's labels route to.
  */
-import type { AlertEvent } from '../alerts/alert-event.js';
 import { ApiError, ApiResponseError, ApiTransportError } from '../api/errors.js';
 import type { ApiClient } from '../api/client.js';
 import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import { FencedError } from '../state/fenced-error.js';
-import type { Store } from '../state/store.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
 import { answerStep, handleFailure, handleResult, type AnswerEnd, type ChangeHandling } from './change-answer.js';
 import { outcomeNotice, outcomeSucceeded, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
 import { findTakenBackup, readBackup, type BackupWords } from './backup-readback.js';
 import { errorText } from '../lib/error-text.js';
-import type { CompiledPolicy, RemediationSettings } from './policy.js';
-import type { RemediationAudit } from './remediation-audit.js';
-import type { AttemptRow, RemediationStore } from './remediation-store.js';
+import type { PlannerParts } from './cycle-planner.js';
+import type { AttemptRow } from './remediation-store.js';
 import { runProgress, type RunStates } from './run-progress.js';
 import { environmentOf, scopeOf, scopeText, suspensionCovering, type Suspension } from './suspension.js';
 
@@ -36,14 +32,10 @@ export interface PassReport {
   finished: number;
 }
 
-/** What sending and following work with. */
-export interface SenderParts {
-  store: Store;
-  rs: RemediationStore;
+/** What sending and following work with: the planner's parts but the alert store, and the API's. */
+export interface SenderParts extends Omit<PlannerParts, 'alerts'> {
   client: ApiClient;
   clock: Clock;
-  settings: RemediationSettings;
-  policies: readonly CompiledPolicy[];
   /** Run state words: `checks.failed_runs.failed_states`, `checks.stuck_runs.active_states`, and the succeeded ones. */
   runStates: RunStates;
   /** Backup state words (`checks.backups`), for reading back a backup taken. */
@@ -51,10 +43,6 @@ export interface SenderParts {
   /** How often a followed run is read (`remediation.poll_interval`). */
   pollMs: number;
   notifier: Pick<Notifier, 'notice' | 'router' | 'progressChannels'>;
-  audit: RemediationAudit;
-  log: Logger;
-  /** Writes the suspensions as alerts (`suspension-alerts.ts`). */
-  alertSuspensions: (now: number) => AlertEvent[];
 }
 
 /** Sends planned attempts, carries out their answers and follows their runs. */
