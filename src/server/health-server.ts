@@ -13,7 +13,7 @@
  * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import os from 'node:os';
@@ -23,6 +23,7 @@ import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
+import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
 import {
@@ -227,8 +228,7 @@ export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
   const header = req.headers[RELAY_HEADER];
   if (typeof header !== 'string') return false;
   const [given = '', port = '0', ...address] = header.split(' ');
-  const [a, b] = [Buffer.from(given), Buffer.from(token)];
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return false;
+  if (!sameText(given, token)) return false;
   delete req.headers[RELAY_HEADER];
   for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
     if (req.rawHeaders[i]!.toLowerCase() === RELAY_HEADER) req.rawHeaders.splice(i, 2);
