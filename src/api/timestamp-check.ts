@@ -65,7 +65,7 @@ function pathsTo(schema: z.ZodType, timestamp: z.ZodType, depth = 0): Step[][] {
 function compile(paths: Step[][]): TimestampCheck {
   if (paths.length === 0) return () => null;
   // One stack for every call: `follow` leaves it as it found it, and a check runs to its end
-  // synchronously. A new one per call was an array per record (~2 MB a 10,000-app cycle).
+  // synchronously. A new one per call was an array per path of every record a cycle parses.
   const keys: PropertyKey[] = [];
   return (data) => {
     for (const path of paths) {
