@@ -1,10 +1,11 @@
 /**
  * A log line that repeats is said once per interval, with a count: the first occurrence at once,
  * the next ones counted, and the first one after the interval said again as "… (repeated 1,234
- * times in the last 60 s)". The interval is `log.repeat_every` (one minute by default). Lines are the same when their message and their error's code are (a
- * Node or SQLite `code`, a `StoreError`'s reason, else the error's name): an outage that fails
- * every pass of every loop with ECONNREFUSED is a few lines a minute, not a stream, while a
- * different failure under the same message is said at once.
+ * times in the last 60 s)". The interval is `log.repeat_every` (one minute by default). Lines are
+ * the same when their message and their error's code are (a Node or SQLite `code`, a
+ * `StoreError`'s reason, else the error's name): an outage that fails every pass of every loop
+ * with ECONNREFUSED is a few lines a minute, not a stream, while a different failure under the
+ * same message is said at once.
  *
  * A wrapper of the loops' pino logger for their error lines (`warn`, `error`), timed on the
  * daemon's Clock so tests count lines on a fake one.
