@@ -27,10 +27,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BoundAnswer, BoundRequest, CycleFigures, WorkerResult } from './cycle-worker.js';
+import type { BoundAnswer, BoundRequest, CycleFigures, RssAnswer, RssRequest, WorkerResult } from './cycle-worker.js';
 import { bareFetch } from './lib/bare-fetch.js';
 import { spawnSimChild, type SimChild } from './lib/sim-child.js';
-import { round } from './lib/measure.js';
+import { round, watchRss } from './lib/measure.js';
 import { createMemoryCgroup } from './lib/memory-cgroup.js';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../src/cli/memory-settings.js';
 import { postgresBinaries, startPostgres, type PostgresCluster } from '../test/helpers/postgres.js';
@@ -199,8 +199,13 @@ function runWorker(
   return new Promise<WorkerResult>((resolve, reject) => {
     const env = { ...process.env, ...(values['v8-defaults'] ? {} : DAEMON_ENV), ...extraEnv };
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], cwd: ROOT, env });
-    child.on('message', (ask: BoundRequest) => {
-      if (ask.type !== 'bound') return;
+    let rss: { stop(): number } | undefined;
+    child.on('message', (ask: BoundRequest | RssRequest) => {
+      if (ask.type === 'rss') {
+        if (ask.action === 'start') rss = watchRss(ask.pid, 10);
+        child.send({ rss_mb: ask.action === 'stop' ? (rss?.stop() ?? 0) : 0 } satisfies RssAnswer);
+        return;
+      }
       bound(ask, sim).then(
         (answer) => child.send(answer),
         (err: unknown) => {

@@ -30,7 +30,7 @@ import { parseConfig } from '../src/config/load-config.js';
 import { runDetectors } from '../src/detectors/registry.js';
 import { BENCH_STATES, type BenchState } from './lib/bench-states.js';
 import { createCountingDispatcher, type SeenRequest } from './lib/counting-dispatcher.js';
-import { cpuMs, peakRssMb, round, sampleRss, timeSyncMethod } from './lib/measure.js';
+import { cpuMs, peakRssMb, round, timeSyncMethod } from './lib/measure.js';
 
 /** Figures of one measured cycle. */
 export interface CycleFigures {
@@ -172,7 +172,7 @@ async function measureCycle(): Promise<Measured> {
   await simControl('resetRequests');
   counting.reset();
   transactions.reset();
-  const rss = sampleRss(10);
+  const rss = await watchOwnRss();
   const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   lag.enable();
   const c0 = cpuMs();
@@ -182,6 +182,7 @@ async function measureCycle(): Promise<Measured> {
   const cpu = cpuMs() - c0;
   lag.disable();
   const seen = [...counting.seen()];
+  const rssMb = await rss.stop();
   return {
     report,
     seen,
@@ -191,7 +192,7 @@ async function measureCycle(): Promise<Measured> {
     cpu_ms: round(cpu),
     state_ms: round(transactions.wallMs),
     state_cpu_ms: round(transactions.cpuMs),
-    rss_mb: round(rss.stop()),
+    rss_mb: round(rssMb),
     // Each sample is the time between two ticks of the monitor's timer: its resolution is not lag.
     event_loop_lag_p99_ms: round(Math.max(0, lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS)),
     events: report.events,
@@ -217,12 +218,40 @@ export interface BoundRequest {
   serial: boolean;
 }
 
-function askBound(requests: SeenRequest[], runs: number, serial: boolean): Promise<BoundAnswer> {
-  if (!process.send) fail('run me from bench/cycle-bench.ts (the bare-fetch bound is fetched by the parent over IPC)');
+/**
+ * Asked of the parent over IPC: watch this process's RSS (`start`) or stop and answer the highest
+ * seen (`stop`). The parent samples, so no reading of RSS stalls the watchdog's event loop.
+ */
+export interface RssRequest {
+  type: 'rss';
+  action: 'start' | 'stop';
+  pid: number;
+}
+
+/** The parent's answer to an {@link RssRequest}: the highest RSS seen since `start` (0 on `start`). */
+export interface RssAnswer {
+  rss_mb: number;
+}
+
+/** One question to the parent, answered before the next is asked. */
+function askParent<A>(question: BoundRequest | RssRequest): Promise<A> {
+  if (!process.send)
+    fail('run me from bench/cycle-bench.ts (the bound and the RSS are measured by the parent over IPC)');
   return new Promise((resolve) => {
-    process.once('message', (answer: BoundAnswer) => resolve(answer));
-    process.send!({ type: 'bound', requests, concurrency, runs, serial } satisfies BoundRequest);
+    process.once('message', (answer: A) => resolve(answer));
+    process.send!(question);
   });
+}
+
+function askBound(requests: SeenRequest[], runs: number, serial: boolean): Promise<BoundAnswer> {
+  return askParent({ type: 'bound', requests, concurrency, runs, serial });
+}
+
+async function watchOwnRss(): Promise<{ stop(): Promise<number> }> {
+  await askParent<RssAnswer>({ type: 'rss', action: 'start', pid: process.pid });
+  return {
+    stop: async () => (await askParent<RssAnswer>({ type: 'rss', action: 'stop', pid: process.pid })).rss_mb,
+  };
 }
 
 /**
