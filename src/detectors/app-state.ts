@@ -34,7 +34,7 @@ export const appStateCheck = defineCheck({
     recordResolution(alert, 'app', snapshot.apps, (app) => `the app is ${app.state} now`),
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],
-    facts: factsFrom([['state', 'State']]),
+    facts: factsFrom(['state']),
     brief: (d) => (d.state ? `state ${d.state}` : null),
     nextStep: () => 'Open the app: read its log for why it stopped, then start it again.',
   },

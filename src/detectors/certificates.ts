@@ -87,12 +87,7 @@ export const certificatesCheck = defineCheck({
     }),
   presentation: {
     noun: ['certificate problem', 'certificate problems'],
-    facts: factsFrom([
-      ['url', 'URL'],
-      ['expires_at', 'Expires', 'time'],
-      ['left', 'Left'],
-      ['ssl_status', 'SSL status'],
-    ]),
+    facts: factsFrom([['url', 'URL'], ['expires_at', 'Expires', 'time'], 'left', ['ssl_status', 'SSL status']]),
     brief: (d) => {
       if (d.left === 'expired') return 'certificate expired';
       if (d.reason === 'status_unknown') return 'certificate status unknown';

@@ -149,11 +149,11 @@ export const failedRunsCheck = defineCheck({
   presentation: {
     noun: ['failed run', 'failed runs'],
     facts: factsFrom([
-      ['run', 'Run'],
-      ['step', 'Step'],
-      ['reason', 'Reason'],
-      ['watcher', 'Watcher'],
-      ['retrying', 'Retrying'],
+      'run',
+      'step',
+      'reason',
+      'watcher',
+      'retrying',
       ['retrying_since', 'Retrying by itself since', 'time'],
       ['retry_since', 'Retry running since', 'time'],
       ['retry_step', 'Retry at step'],

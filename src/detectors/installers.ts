@@ -64,13 +64,7 @@ export const installersCheck = defineCheck({
   stateLists: { record: 'installer', fields: ['bad_states', 'stopped_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],
-    facts: factsFrom([
-      ['state', 'State'],
-      ['type', 'Type'],
-      ['app', 'App'],
-      ['server', 'Server'],
-      ['max_duration', 'Allowed stopped'],
-    ]),
+    facts: factsFrom(['state', 'type', 'app', 'server', ['max_duration', 'Allowed stopped']]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
     nextStep: ({ labels }) =>
       labels.problem === 'stopped'

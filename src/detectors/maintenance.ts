@@ -40,10 +40,7 @@ export const maintenanceCheck = defineCheck({
   resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
-    facts: factsFrom([
-      ['state', 'State'],
-      ['max_duration', 'Allowed'],
-    ]),
+    facts: factsFrom(['state', ['max_duration', 'Allowed']]),
     nextStep: () => 'If the work on the app is done, take it out of maintenance mode.',
   },
 });

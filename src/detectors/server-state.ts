@@ -40,8 +40,8 @@ export const serversCheck = defineCheck({
     facts: factsFrom([
       ['app_count', 'Apps'],
       ['environments', 'Apps by environment'],
-      ['provider', 'Provider'],
-      ['region', 'Region'],
+      'provider',
+      'region',
       ['public_ip', 'IP'],
     ]),
     nextStep: () =>

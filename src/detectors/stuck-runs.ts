@@ -60,11 +60,11 @@ export const stuckRunsCheck = defineCheck({
   presentation: {
     noun: ['stuck run', 'stuck runs'],
     facts: factsFrom([
-      ['run', 'Run'],
-      ['running_for', 'Running for'],
-      ['step', 'Step'],
-      ['step_running_for', 'Step running for'],
-      ['progress', 'Progress'],
+      'run',
+      'running_for',
+      'step',
+      'step_running_for',
+      'progress',
       ['last_update', 'Last update', 'time'],
     ]),
     brief: (d) => (d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null),

@@ -118,11 +118,11 @@ export const upgradesCheck = defineCheck({
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],
     facts: factsFrom([
-      ['state', 'State'],
+      'state',
       ['from', 'From version'],
       ['to', 'To version'],
-      ['purpose', 'Purpose'],
-      ['new_app', 'New app'],
+      'purpose',
+      'new_app',
       ['max_duration', 'Allowed in standby'],
       ['max_stuck', 'Allowed in that state'],
     ]),
