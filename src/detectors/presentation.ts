@@ -6,6 +6,7 @@
  */
 import type { Fact } from '../lib/alert-vocabulary.js';
 import type { Detection, Finding } from './finding.js';
+import { keyInWords } from './key-in-words.js';
 
 /** What a presentation reads of a finding. */
 export type Presentable = Pick<Detection<string>, 'summary' | 'details' | 'labels'>;
@@ -32,11 +33,6 @@ export interface Presentation {
  * out only where it says more or other than the key.
  */
 export type FactSpec = string | readonly [key: string, label: string, kind?: 'time'];
-
-/** The key in words: its first letter capitalised, underscores as spaces. */
-function keyInWords(key: string): string {
-  return key.charAt(0).toUpperCase() + key.slice(1).replaceAll('_', ' ');
-}
 
 /** Facts picked from a finding's details by `spec`, in its order; absent and empty values left out. */
 export function factsFrom(spec: readonly FactSpec[]): (finding: Presentable) => Fact[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildLabels } from '../../src/detectors/build-labels.js';
 import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
+import { keyInWords } from '../../src/detectors/key-in-words.js';
 import { factsFrom } from '../../src/detectors/presentation.js';
 import { parseTime, toIso } from '../../src/lib/parse-time.js';
 import { NOW } from './fixtures.js';
@@ -79,5 +80,16 @@ describe('factsFrom', () => {
     [{}, []],
   ])('%j → %j', (details, expected) => {
     expect(facts(finding(details))).toEqual(expected);
+  });
+});
+
+describe('keyInWords', () => {
+  it.each([
+    ['state', 'State'],
+    ['newest_backup', 'Newest backup'],
+    ['retrying-grace', 'Retrying grace'],
+    ['_odd__key_', 'Odd key'],
+  ])('%s → %s', (key, words) => {
+    expect(keyInWords(key)).toBe(words);
   });
 });
