@@ -17,7 +17,6 @@ import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
@@ -59,7 +58,6 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceO
     const max = formatDuration(options.maxDurationMs);
     findings.push({
       ...appFinding('maintenance', app, { ...WARNING_EVERYWHERE, ...options.severity }),
-      fingerprint: fingerprint('maintenance', 'app', app.id),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.

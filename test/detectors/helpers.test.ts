@@ -3,6 +3,7 @@ import { buildLabels } from '../../src/detectors/build-labels.js';
 import { contentHash, fingerprint, stableJson } from '../../src/detectors/fingerprint.js';
 import { keyInWords } from '../../src/detectors/key-in-words.js';
 import { factsFrom } from '../../src/detectors/presentation.js';
+import { recordFinding } from '../../src/detectors/record-finding.js';
 import { parseTime, toIso } from '../../src/lib/parse-time.js';
 import { NOW } from './fixtures.js';
 
@@ -91,5 +92,23 @@ describe('keyInWords', () => {
     ['_odd__key_', 'Odd key'],
   ])('%s → %s', (key, words) => {
     expect(keyInWords(key)).toBe(words);
+  });
+});
+
+describe('recordFinding', () => {
+  it.each<[string[], string]>([
+    [[], 'url_checks/url/7'],
+    [['unchecked'], 'url_checks/url/7/unchecked'],
+  ])('fingerprints the record by check, type, id and sub-problem %j', (problem, expected) => {
+    const labels = { host: 'shop.example.com', server: null };
+    expect(recordFinding('url_checks', { type: 'url', id: 7 }, labels, 'https://shop.example.com', ...problem)).toEqual(
+      {
+        fingerprint: expected,
+        check: 'url_checks',
+        labels: buildLabels('url_checks', labels),
+        url: 'https://shop.example.com',
+        subject: { type: 'url', id: 7 },
+      },
+    );
   });
 });
