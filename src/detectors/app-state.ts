@@ -19,7 +19,6 @@ import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 
@@ -34,7 +33,7 @@ export const appStateCheck = defineCheck({
     recordResolution(alert, 'app', snapshot.apps, (app) => `the app is ${app.state} now`),
   presentation: {
     noun: ['app in a bad state', 'apps in a bad state'],
-    facts: factsFrom([['state', 'State']]),
+    facts: factsFrom(['state']),
     brief: (d) => (d.state ? `state ${d.state}` : null),
     nextStep: () => 'Open the app: read its log for why it stopped, then start it again.',
   },
@@ -49,7 +48,6 @@ export function appState(snapshot: BackupsSnapshot, options: BadStatesOptions): 
     const updated = toIso(app.updated_at);
     findings.push({
       ...appFinding('app_state', app, { ...PRODUCTION_CRITICAL, ...options.severity }),
-      fingerprint: fingerprint('app_state', 'app', app.id),
       summary: `App ${name} is ${app.state}`,
       // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
       details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },

@@ -56,6 +56,7 @@ import { durationSchema } from '../config/duration.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
 import { contentHash, fingerprint, stableJson } from './fingerprint.js';
+import { keyInWords } from './key-in-words.js';
 import { oneLine } from './one-line.js';
 import type { Presentable } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
@@ -358,13 +359,9 @@ function itemFacts({ summary, details, labels }: Presentable): Fact[] {
   const out: Fact[] = [];
   for (const [key, value] of Object.entries(details)) {
     if (value === '' || NOT_SHOWN.test(key) || said.has(value)) continue;
-    out.push(ISO_TIME.test(value) ? { label: labelOf(key), value, kind: 'time' } : { label: labelOf(key), value });
+    out.push(
+      ISO_TIME.test(value) ? { label: keyInWords(key), value, kind: 'time' } : { label: keyInWords(key), value },
+    );
   }
   return out;
-}
-
-/** `retrying_grace` → `Retrying grace`. */
-function labelOf(key: string): string {
-  const words = key.replace(/[_-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -66,12 +66,7 @@ export const branchesCheck = defineCheck({
     }),
   presentation: {
     noun: ['branch problem', 'branch problems'],
-    facts: factsFrom([
-      ['repository', 'Repository'],
-      ['branch', 'Branch'],
-      ['deployed', 'Deployed commit'],
-      ['head', 'Branch head'],
-    ]),
+    facts: factsFrom(['repository', 'branch', ['deployed', 'Deployed commit'], ['head', 'Branch head']]),
     brief: (d) => (d.repository && d.branch ? `${d.repository} ${d.branch}` : null),
     nextStep: ({ labels }) =>
       labels.problem === 'behind'

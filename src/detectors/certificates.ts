@@ -22,11 +22,10 @@ import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
-import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { oneLine } from './one-line.js';
@@ -87,12 +86,7 @@ export const certificatesCheck = defineCheck({
     }),
   presentation: {
     noun: ['certificate problem', 'certificate problems'],
-    facts: factsFrom([
-      ['url', 'URL'],
-      ['expires_at', 'Expires', 'time'],
-      ['left', 'Left'],
-      ['ssl_status', 'SSL status'],
-    ]),
+    facts: factsFrom([['url', 'URL'], ['expires_at', 'Expires', 'time'], 'left', ['ssl_status', 'SSL status']]),
     brief: (d) => {
       if (d.left === 'expired') return 'certificate expired';
       if (d.reason === 'status_unknown') return 'certificate status unknown';
@@ -234,15 +228,11 @@ export function certificates(
     details.reason = [date?.reason, status?.reason].filter((r) => r !== undefined).join(', ');
 
     findings.push({
-      fingerprint: fingerprint('certificates', 'url', record.id),
-      check: 'certificates',
+      ...recordFinding('certificates', { type: 'url', id: record.id }, ctx.labels, ctx.url),
       severity: lead.severity,
       summary: oneLine(summary),
       details,
-      labels: buildLabels('certificates', ctx.labels),
-      url: ctx.url,
       since: expires !== null && expires <= now ? expiresIso : null,
-      subject: { type: 'url', id: record.id },
       // The API says the status, not since when: the lifecycle's first sighting stands in.
       ...(lead.reason === 'status_unknown' && { holdForMs: options.unknownAfterMs! }),
     });

@@ -20,11 +20,10 @@ import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
-import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -149,11 +148,11 @@ export const failedRunsCheck = defineCheck({
   presentation: {
     noun: ['failed run', 'failed runs'],
     facts: factsFrom([
-      ['run', 'Run'],
-      ['step', 'Step'],
-      ['reason', 'Reason'],
-      ['watcher', 'Watcher'],
-      ['retrying', 'Retrying'],
+      'run',
+      'step',
+      'reason',
+      'watcher',
+      'retrying',
       ['retrying_since', 'Retrying by itself since', 'time'],
       ['retry_since', 'Retry running since', 'time'],
       ['retry_step', 'Retry at step'],
@@ -340,16 +339,13 @@ function toFinding(
   if (since) details.since = since;
 
   const table = { ...PRODUCTION_CRITICAL, ...options.severity };
+  const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
-    fingerprint: fingerprint('failed_runs', 'run', run.id),
-    check: 'failed_runs',
+    ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
     severity: environmentSeverity(ctx.environmentType, table),
     summary: oneLine(summary),
     details,
-    labels: buildLabels('failed_runs', { ...ctx.labels, step: failure.step ?? undefined }),
-    url: ctx.url,
     since,
-    subject: { type: 'run', id: run.id },
     // Within the grace the service may yet succeed: held from the first sighting (each automatic
     // retry moves the run's own times), announced only once the grace is over.
     ...(sighting.kind === 'retrying' && {

@@ -19,11 +19,10 @@ import { checkConfig, otherStatesSchema, stateListSchema, wordListSchema } from 
 import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../config/state-words.js';
-import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
 /** Options of the installers check (`checks.installers`). */
@@ -64,13 +63,7 @@ export const installersCheck = defineCheck({
   stateLists: { record: 'installer', fields: ['bad_states', 'stopped_states', 'other_states'] },
   presentation: {
     noun: ['marketplace service in a bad state', 'marketplace services in a bad state'],
-    facts: factsFrom([
-      ['state', 'State'],
-      ['type', 'Type'],
-      ['app', 'App'],
-      ['server', 'Server'],
-      ['max_duration', 'Allowed stopped'],
-    ]),
+    facts: factsFrom(['state', 'type', 'app', 'server', ['max_duration', 'Allowed stopped']]),
     brief: (d) => (d.state ? `state ${d.state}` : null),
     nextStep: ({ labels }) =>
       labels.problem === 'stopped'
@@ -95,23 +88,20 @@ export function installers(snapshot: InstallersSnapshot, options: InstallersOpti
     const what = `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''})`;
     const max = formatDuration(options.stoppedForMs);
     if (!bad) details.max_duration = max;
+    const labels = {
+      namespace: installer.namespace,
+      app: installer.app,
+      server: installer.server,
+      installer: installer.name,
+      type: installer.type,
+      problem: bad ? null : 'stopped',
+    };
     findings.push({
-      fingerprint: fingerprint('installers', 'installer', installer.id),
-      check: 'installers',
+      ...recordFinding('installers', { type: 'installer', id: installer.id }, labels, installer.url),
       severity: 'warning',
       summary: bad ? `${what} is ${installer.state}` : `${what} has been ${installer.state} for more than ${max}`,
       details,
-      labels: buildLabels('installers', {
-        namespace: installer.namespace,
-        app: installer.app,
-        server: installer.server,
-        installer: installer.name,
-        type: installer.type,
-        problem: bad ? null : 'stopped',
-      }),
-      url: installer.url,
       since: null,
-      subject: { type: 'installer', id: installer.id },
       ...(!bad && { holdForMs: options.stoppedForMs }),
     });
   }

@@ -17,7 +17,6 @@ import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
@@ -40,10 +39,7 @@ export const maintenanceCheck = defineCheck({
   resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
-    facts: factsFrom([
-      ['state', 'State'],
-      ['max_duration', 'Allowed'],
-    ]),
+    facts: factsFrom(['state', ['max_duration', 'Allowed']]),
     nextStep: () => 'If the work on the app is done, take it out of maintenance mode.',
   },
 });
@@ -62,7 +58,6 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceO
     const max = formatDuration(options.maxDurationMs);
     findings.push({
       ...appFinding('maintenance', app, { ...WARNING_EVERYWHERE, ...options.severity }),
-      fingerprint: fingerprint('maintenance', 'app', app.id),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.

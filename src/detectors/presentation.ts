@@ -6,6 +6,7 @@
  */
 import type { Fact } from '../lib/alert-vocabulary.js';
 import type { Detection, Finding } from './finding.js';
+import { keyInWords } from './key-in-words.js';
 
 /** What a presentation reads of a finding. */
 export type Presentable = Pick<Detection<string>, 'summary' | 'details' | 'labels'>;
@@ -26,14 +27,19 @@ export interface Presentation {
   nextStep?(finding: Presentable): string | null;
 }
 
-/** A detail a check shows: its key, the label a reader sees, and whether the value is a time. */
-export type FactSpec = readonly [key: string, label: string, kind?: 'time'];
+/**
+ * A detail a check shows: its key, the label a reader sees, and whether the value is a time. A bare
+ * key is shown under the key in words (`newest_backup`: "Newest backup"): the label is written
+ * out only where it says more or other than the key.
+ */
+export type FactSpec = string | readonly [key: string, label: string, kind?: 'time'];
 
 /** Facts picked from a finding's details by `spec`, in its order; absent and empty values left out. */
 export function factsFrom(spec: readonly FactSpec[]): (finding: Presentable) => Fact[] {
+  const facts = spec.map((s) => (typeof s === 'string' ? ([s, keyInWords(s)] as const) : s));
   return ({ details }) => {
     const out: Fact[] = [];
-    for (const [key, label, kind] of spec) {
+    for (const [key, label, kind] of facts) {
       const value = details[key];
       if (value === undefined || value === '') continue;
       out.push(kind ? { label, value, kind } : { label, value });

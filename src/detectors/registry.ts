@@ -144,20 +144,20 @@ export function stateListsFromConfig(checks: ChecksConfig): Map<StateRecord, Nam
   return out;
 }
 
+/** The checks by name, for what is asked of one alert's check. */
+const BY_NAME: ReadonlyMap<string, AnyCheck> = new Map<string, AnyCheck>(CHECKS.map((c) => [c.name, c]));
+
 /**
  * Why an open alert that `snapshot` resolves is over, asked of the alert's check: its
- * `resolution`, read in the same snapshot and options; null when the check cannot tell.
+ * `resolution`, read in the same snapshot and options; null when the check cannot tell (or reads
+ * another job's snapshot).
  */
 export function explainerFor(
   snapshot: Snapshot,
   options: DetectorOptions,
 ): (alert: ResolvedAlert & { check: string }) => string | null {
-  const byName = new Map<string, AnyCheck>(detectorsFor(snapshot.job).map((c) => [c.name, c]));
-  return (alert) => byName.get(alert.check)?.explain(alert, snapshot, options) ?? null;
+  return (alert) => BY_NAME.get(alert.check)?.explain(alert, snapshot, options) ?? null;
 }
-
-/** The checks by name, for what is asked of one alert's check. */
-const BY_NAME: ReadonlyMap<string, AnyCheck> = new Map<string, AnyCheck>(CHECKS.map((c) => [c.name, c]));
 
 /**
  * The run the API can say more about for an alert (its log, its restore point), asked of the

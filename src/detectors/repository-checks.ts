@@ -71,8 +71,8 @@ export const repositoryChecksCheck = defineCheck({
   presentation: {
     noun: ['repository not read', 'repositories not read'],
     facts: factsFrom([
-      ['repository', 'Repository'],
-      ['branch', 'Branch'],
+      'repository',
+      'branch',
       ['checked_at', 'Last read', 'time'],
       ['max_age', 'Allowed without a read'],
     ]),

@@ -56,13 +56,7 @@ export const restorePointsCheck = defineCheck({
     }),
   presentation: {
     noun: ['app held at a restore point', 'apps held at a restore point'],
-    facts: factsFrom([
-      ['restore_point', 'Restore point'],
-      ['action', 'Change'],
-      ['at', 'Made at', 'time'],
-      ['outcome', 'Outcome'],
-      ['run', 'Run'],
-    ]),
+    facts: factsFrom(['restore_point', ['action', 'Change'], ['at', 'Made at', 'time'], 'outcome', 'run']),
     brief: (d) => (d.restore_point ? `held at restore point ${d.restore_point}` : null),
     nextStep: () =>
       'Once what made the rollback necessary is fixed, let the restore point go on the platform so the app is updated again.',

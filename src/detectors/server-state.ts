@@ -19,12 +19,11 @@ import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { badStatesParts, type BadStatesOptions } from './bad-states.js';
-import { buildLabels } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
 /** The servers check. */
@@ -40,8 +39,8 @@ export const serversCheck = defineCheck({
     facts: factsFrom([
       ['app_count', 'Apps'],
       ['environments', 'Apps by environment'],
-      ['provider', 'Provider'],
-      ['region', 'Region'],
+      'provider',
+      'region',
       ['public_ip', 'IP'],
     ]),
     nextStep: () =>
@@ -81,20 +80,13 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions
     } else if (snapshot.appsUnread) {
       details.environments = `unknown (${snapshot.appsUnread})`;
     }
+    const labels = { namespace: server.namespace, server: server.name, environment_type: environment };
     findings.push({
-      fingerprint: fingerprint('servers', 'server', server.id),
-      check: 'servers',
+      ...recordFinding('servers', { type: 'server', id: server.id }, labels, null),
       severity,
       summary: `Server ${server.name} is ${server.state} (${apps} on it${inProduction})`,
       details,
-      labels: buildLabels('servers', {
-        namespace: server.namespace,
-        server: server.name,
-        environment_type: environment,
-      }),
-      url: null,
       since: null,
-      subject: { type: 'server', id: server.id },
     });
   }
   return findings;

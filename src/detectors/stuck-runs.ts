@@ -15,11 +15,10 @@ import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
-import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import { environmentSeverity, WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
 import { runResolution } from './run-resolution.js';
@@ -60,11 +59,11 @@ export const stuckRunsCheck = defineCheck({
   presentation: {
     noun: ['stuck run', 'stuck runs'],
     facts: factsFrom([
-      ['run', 'Run'],
-      ['running_for', 'Running for'],
-      ['step', 'Step'],
-      ['step_running_for', 'Step running for'],
-      ['progress', 'Progress'],
+      'run',
+      'running_for',
+      'step',
+      'step_running_for',
+      'progress',
       ['last_update', 'Last update', 'time'],
     ]),
     brief: (d) => (d.running_for ? `running ${d.running_for}${d.step ? ` · step ${d.step}` : ''}` : null),
@@ -132,16 +131,12 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     details.since = since;
 
     findings.push({
-      fingerprint: fingerprint('stuck_runs', 'run', run.id),
-      check: 'stuck_runs',
+      // No step label: the step moves on while the run stays stuck, and labels should hold still.
+      ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
       severity: environmentSeverity(ctx.environmentType, { ...WARNING_EVERYWHERE, ...options.severity }),
       summary: oneLine(summary),
       details,
-      // No step label: the step moves on while the run stays stuck, and labels should hold still.
-      labels: buildLabels('stuck_runs', ctx.labels),
-      url: ctx.url,
       since,
-      subject: { type: 'run', id: run.id },
     });
   }
   return findings;

@@ -38,12 +38,11 @@ import {
   UNDER_WAY_UPGRADE_STATES,
 } from '../config/state-words.js';
 import { formatDuration } from '../lib/format-duration.js';
-import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL, WARNING_EVERYWHERE } from './environment-severity.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
 import { runContextAsk } from './run-context.js';
@@ -118,11 +117,11 @@ export const upgradesCheck = defineCheck({
   presentation: {
     noun: ['upgrade in trouble', 'upgrades in trouble'],
     facts: factsFrom([
-      ['state', 'State'],
+      'state',
       ['from', 'From version'],
       ['to', 'To version'],
-      ['purpose', 'Purpose'],
-      ['new_app', 'New app'],
+      'purpose',
+      'new_app',
       ['max_duration', 'Allowed in standby'],
       ['max_stuck', 'Allowed in that state'],
     ]),
@@ -204,7 +203,7 @@ export function upgrades(
       continue;
     }
     const source = app.id === upgrade.source_app_id;
-    const { name, labels } = appContext(app);
+    const { name } = appContext(app);
     // The app it upgrades, named as every other check names it when this is its record.
     const what = `Upgrade of ${source ? name : upgrade.source_app} from ${upgrade.from_version} to ${upgrade.to_version}`;
     const details: Record<string, string> = {
@@ -220,12 +219,11 @@ export function upgrades(
     const max = formatDuration(holdMs);
     if (kind === 'standby') details.max_duration = max;
     if (kind === 'stuck') details.max_stuck = max;
-    const failedSeverity: Severity =
-      upgrade.purpose === 'production' ? environmentSeverity(app.environment_type, PRODUCTION_CRITICAL) : 'warning';
+    // Only a failed upgrade for production pages as its app's environment says; the rest warn.
+    const severity = kind === 'failed' && upgrade.purpose === 'production' ? PRODUCTION_CRITICAL : WARNING_EVERYWHERE;
     findings.push({
+      ...appFinding('upgrades', app, severity, { purpose: upgrade.purpose, problem: kind }),
       fingerprint: fp,
-      check: 'upgrades',
-      severity: kind === 'failed' ? failedSeverity : 'warning',
       summary:
         kind === 'failed'
           ? `${what} (${upgrade.purpose}) failed`
@@ -233,11 +231,8 @@ export function upgrades(
             ? `${what} has waited in standby for more than ${max}: the app's restarts and updates are refused until it moves on`
             : `${what} (${upgrade.purpose}) has been ${upgrade.state} for more than ${max}: it looks stuck`,
       details,
-      labels: buildLabels('upgrades', { ...labels, purpose: upgrade.purpose, problem: kind }),
-      url: app.url,
       // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
       since: null,
-      subject: { type: 'app', id: app.id },
       ...(kind !== 'failed' && { holdForMs: holdMs }),
       ...(kind === 'failed' && options.foldWaitMs > 0 && { holdForMs: options.foldWaitMs }),
     });

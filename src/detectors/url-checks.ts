@@ -18,12 +18,11 @@ import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { buildLabels } from './build-labels.js';
 import { defineCheck } from './define-check.js';
+import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
 import type { Detection } from './finding.js';
-import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -119,16 +118,12 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now
     const checked = toIso(record.public_checked_at);
     if (checked) details.checked_at = checked;
     findings.push({
-      fingerprint: fingerprint('url_checks', 'url', record.id),
-      check: 'url_checks',
+      ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
       severity: environmentSeverity(ctx.environmentType, { ...PRODUCTION_CRITICAL, ...options.severity }),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
       details,
-      labels: buildLabels('url_checks', ctx.labels),
-      url: ctx.url,
       // The source says when it last checked, not when the URL started failing.
       since: null,
-      subject: { type: 'url', id: record.id },
     });
   }
   return findings;
@@ -157,16 +152,13 @@ function uncheckedFinding(
     'age' in unchecked
       ? `${record.url} of ${ctx.appName} has not been checked from outside for ${formatDuration(unchecked.age)}${record.public_check === null ? `: not checked${why}` : ` (last: ${record.public_check})`}`
       : `${record.url} of ${ctx.appName} has not been checked from outside for more than ${formatDuration(max)}${why}`;
+  const labels = { ...ctx.labels, problem: 'unchecked' };
   return {
-    fingerprint: fingerprint('url_checks', 'url', record.id, 'unchecked'),
-    check: 'url_checks',
+    ...recordFinding('url_checks', { type: 'url', id: record.id }, labels, ctx.url, 'unchecked'),
     severity: 'warning',
     summary: oneLine(summary),
     details,
-    labels: buildLabels('url_checks', { ...ctx.labels, problem: 'unchecked' }),
-    url: ctx.url,
     since: 'age' in unchecked && checked ? new Date(Date.parse(checked) + max).toISOString() : null,
-    subject: { type: 'url', id: record.id },
     ...('hold' in unchecked && { holdForMs: unchecked.hold }),
   };
 }

@@ -14,15 +14,15 @@ export const WATCHDOG = 'watchdog';
 export const watchdogPresentation: Presentation = {
   noun: ['watchdog problem', 'watchdog problems'],
   facts: factsFrom([
-    ['error', 'Error'],
-    ['failed_cycles', 'Failed cycles'],
+    'error',
+    'failed_cycles',
     ['last_success', 'Last success', 'time'],
-    ['permission', 'Permission'],
-    ['refused', 'Refused'],
-    ['until', 'Until'],
-    ['records', 'Records'],
-    ['example', 'Example'],
-    ['why', 'Why'],
+    'permission',
+    'refused',
+    'until',
+    'records',
+    'example',
+    'why',
   ]),
   nextStep: ({ details }) => {
     if (details.reason === 'access_denied')

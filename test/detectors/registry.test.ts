@@ -30,6 +30,7 @@ import {
   backupsSnapshot,
   DAY,
   expectWellFormed,
+  resolutionOf,
   HOUR,
   installer,
   installersSnapshot,
@@ -152,6 +153,15 @@ describe('registry', () => {
         expect(f.brief, f.fingerprint).toBe(presentation.brief?.(f.details) ?? undefined);
       }
     }
+  });
+
+  it("explains an alert's end only in its own check's job's snapshot", () => {
+    const [finding] = runDetectors(snapshots.maintenance, all, NOW).findings.filter((f) => f.check === 'maintenance');
+    // The app's maintenance is over in a later read of the maintenance job, not in any other job's.
+    const over = maintenanceSnapshot([app({ id: finding!.subject!.id!, maintenance: false })]);
+    expect(resolutionOf(finding!, over, all)).toBe('maintenance mode switched off');
+    expect(resolutionOf(finding!, snapshots.urls, all)).toBeNull();
+    expect(resolutionOf({ ...finding!, check: 'no_such_check' }, over, all)).toBeNull();
   });
 
   it('tests the records of the jobs whose checks declare what they keep of a bulk read', () => {
