@@ -73,13 +73,12 @@ export class HealthListener {
 
   /** Starts, moves or stops the listener to match `server.listen`. */
   async sync(server: Config['server']): Promise<void> {
-    const listenConfig = server.listen;
-    const serving = consoleServing(listenConfig, server.console);
+    const listen = server.listen;
+    const serving = consoleServing(listen, server.console);
     if (!serving.serve && serving.reason === 'needs_auth') {
       this.deps.logger.warn(`the web console is not served: ${serving.message}`);
     }
     await this.#syncConsole(serving.serve);
-    const listen = listenConfig === null ? null : formatListen(listenConfig);
     if (listen === this.#listen && (this.#server !== undefined) === (listen !== null)) return;
     await this.#closeServer();
     this.#listen = listen;
@@ -127,10 +126,4 @@ export class HealthListener {
     this.#server = undefined;
     await server?.close();
   }
-}
-
-/** `server.listen` as the health listener takes it (HOST:PORT), whichever form the config gives. */
-function formatListen(listen: string | { host: string; port: number }): string {
-  if (typeof listen === 'string') return listen;
-  return listen.host.includes(':') ? `[${listen.host}]:${listen.port}` : `${listen.host}:${listen.port}`;
 }

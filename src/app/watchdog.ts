@@ -238,20 +238,14 @@ export class Watchdog {
     if (this.#started) return;
     await this.#checkNamespaces(this.#runtime);
     this.#started = true;
-    if (this.#election) {
-      // A replica: it serves, and the election starts the work when it leads (`#lead`).
-      await this.#healthListener.sync(this.#runtime.config.server);
-      this.#election.start();
-      this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
-      return;
-    }
-    this.#health.enableAll();
-    this.#prune();
-    this.#letGoOfRetired(this.#runtime);
-    updateOpenAlerts(this.#runtime.deps);
+    // Alone, the work starts now; a replica serves, and the election starts the work when it leads (`#lead`).
+    if (!this.#election) this.#takeUp(this.#runtime);
     await this.#healthListener.sync(this.#runtime.config.server);
-    this.#startRuntime(this.#runtime);
-    this.metrics.leader.set(1);
+    if (this.#election) this.#election.start();
+    else {
+      this.#startRuntime(this.#runtime);
+      this.metrics.leader.set(1);
+    }
     this.#log.info({ jobs: Object.fromEntries(this.#runtime.jobs) }, 'deploy-watchdog started');
   }
 
@@ -263,12 +257,8 @@ export class Watchdog {
     return this.#serial(async () => {
       if (this.#stopping || term.signal.aborted) return;
       this.#term = term;
-      const rt = this.#runtime;
-      this.store.transaction(() => this.#health.enableAll());
-      this.#prune();
-      this.#letGoOfRetired(rt);
-      updateOpenAlerts(rt.deps);
-      this.#startRuntime(rt, true);
+      this.#takeUp(this.#runtime);
+      this.#startRuntime(this.#runtime, true);
     });
   }
 
@@ -602,6 +592,14 @@ export class Watchdog {
     rt.scheduler.start();
     void this.#firstCycles(rt, takeover);
     void planRequestBudget(rt, this.#hardStop.signal);
+  }
+
+  /** The state readied for a runtime's work (alone, or a new term): sources on, old state pruned, retired alerts closed. */
+  #takeUp(rt: Runtime): void {
+    this.store.transaction(() => this.#health.enableAll());
+    this.#prune();
+    this.#letGoOfRetired(rt);
+    updateOpenAlerts(rt.deps);
   }
 
   /** What a new configuration stopped looking at: source alerts of jobs off resolve, retired checks' alerts close. */

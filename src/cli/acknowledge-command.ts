@@ -7,7 +7,7 @@
 import { acknowledge, acknowledgeText, unacknowledge, type AcknowledgeRequest } from '../alerts/acknowledge.js';
 import { alertId, findAlert } from '../alerts/alert-id.js';
 import { systemClock } from '../lib/clock.js';
-import { actingPerson, CONFIG_OPTION, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
+import { actingPerson, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -48,19 +48,18 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
     name,
     summary: what.summary,
     usage,
-    options: { ...CONFIG_OPTION, by: { type: 'string' }, comment: { type: 'string' } },
+    options: { by: { type: 'string' }, comment: { type: 'string' } },
     positionals: true,
     parse: ({ values, positionals }, io) => {
       if (positionals.length !== 1) throw new UsageError('give exactly one alert (its id or fingerprint)');
       return {
-        config: values.config,
         ref: positionals[0]!,
         by: actingPerson(values.by, io.env),
         comment: values.comment,
       };
     },
-    run: (args, io) =>
-      withStateStore(io, usage, args.config, (store) => {
+    run: (args, io, file) =>
+      withStateStore(io, usage, file, (store) => {
         const found = findAlert(store, args.ref);
         if (found.outcome === 'ambiguous') {
           const which = found.fingerprints.map((f) => `  ${terminalSafe(f)}\n`).join('');

@@ -24,7 +24,6 @@ outcome, idempotency key, run.
 const DEFAULT_LIMIT = 200;
 
 const OPTIONS = {
-  config: { type: 'string' },
   json: { type: 'boolean' },
   limit: { type: 'string' },
   policy: { type: 'string' },
@@ -36,8 +35,8 @@ const actions = defineCommand({
   usage,
   options: OPTIONS,
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
-  run: (values, io) =>
-    withStateStore(io, usage, values.config, (store) => {
+  run: (values, io, file) =>
+    withStateStore(io, usage, file, (store) => {
       const rows = listAudit(store, {
         ...(values.limit === undefined ? {} : { limit: values.limit }),
         ...(values.policy === undefined ? {} : { policy: values.policy }),

@@ -7,10 +7,10 @@ import { alertId } from '../alerts/alert-id.js';
 import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT } from './command.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { pendingReason } from '../alerts/pending-reason.js';
-import { CONFIG_OPTION, defineCommand, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
+import { defineCommand, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
@@ -44,12 +44,12 @@ const alerts = defineCommand({
   name: 'alerts',
   summary: 'List open alerts',
   usage,
-  options: { ...CONFIG_OPTION, json: { type: 'boolean' } },
+  options: { json: { type: 'boolean' } },
   parse: ({ values }) => values,
-  run: (values, io) =>
-    withStateStore(io, usage, values.config, (store) => {
+  run: (values, io, file) =>
+    withStateStore(io, usage, file, (store) => {
       const now = systemClock.now();
-      const forCycles = loadConfigSection(resolveConfigFile(values.config, io), io.env, 'alerts').for;
+      const forCycles = loadConfigSection(file, io.env, 'alerts').for;
       const rows = openAlertsView(store, now).map((v) => ({
         ...v,
         silence: v.silence?.id ?? null,

@@ -17,8 +17,8 @@ import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { openWatchdog } from './open-watchdog.js';
-import { CONFIG_OPTION, defineCommand, loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { defineCommand, loadCommandConfig, table, terminalSafe } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog check [--config FILE] [--job NAME]
 
@@ -41,14 +41,14 @@ const check = defineCommand({
   name: 'check',
   summary: 'Run one cycle of every job and exit',
   usage,
-  options: { ...CONFIG_OPTION, job: { type: 'string' } },
-  parse: ({ values }, io) => {
+  options: { job: { type: 'string' } },
+  parse: ({ values }) => {
     if (values.job !== undefined && !(JOB_NAMES as string[]).includes(values.job)) {
       throw new UsageError(`unknown job "${values.job}" (jobs: ${JOB_NAMES.join(', ')})`);
     }
-    return { job: values.job, file: resolveConfigFile(values.config, io) };
+    return values.job;
   },
-  async run({ job, file }, io) {
+  async run(job, io, file) {
     const loaded = loadCommandConfig(file, io, usage);
     if (typeof loaded === 'number') return loaded;
     const { config, commandConfigFile } = loaded;

@@ -18,21 +18,21 @@ import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
- * Runs `body` with the config's state store open, turning the failures every state command shares
- * into exit codes: bad usage or config → 2 (with a message), state missing or unusable → 1. The
- * config's secrets need not be set (but for `state.url`'s), and the state must exist already: the daemon creates it.
- * `configPath` is the `--config` given, if any (see `resolveConfigFile`).
+ * Runs `body` with the state store of the config `file` open, turning the failures every state
+ * command shares into exit codes: bad usage or config → 2 (with a message), state missing or
+ * unusable → 1. The config's secrets need not be set (but for `state.url`'s), and the state must
+ * exist already: the daemon creates it.
  */
 export async function withStateStore(
   io: CliIo,
   commandUsage: string,
-  configPath: string | undefined,
+  file: string,
   body: (store: Store) => number | Promise<number>,
 ): Promise<number> {
   let store: Store | undefined;
   try {
     // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
-    const state = loadConfigSection(resolveConfigFile(configPath, io), io.env, 'state');
+    const state = loadConfigSection(file, io.env, 'state');
     store = openState(state, { mustExist: true });
     return await body(store);
   } catch (err) {
@@ -84,34 +84,46 @@ type ArgOptions = NonNullable<ParseArgsConfig['options']>;
 /** A command line parsed by {@link parseCommandArgs}. */
 type ParsedArgs<O extends ArgOptions> = ReturnType<typeof parseCommandArgs<O>>;
 
+/** The option every command that reads a config file takes. */
+const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
+
 /**
- * A command whose command line is read before it runs, in one place: `options` parsed strictly,
- * then `parse` turns them into what `run` needs. A bad option or value (`parse` throws a
- * UsageError) is printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
+ * A command whose command line is read before it runs, in one place: `options` and `--config`
+ * parsed strictly, then `parse` turns them into what `run` needs, and the configuration file is
+ * found (`resolveConfigFile`). A bad option or value (`parse` throws a UsageError), or no file, is
+ * printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
  */
 export function defineCommand<const O extends ArgOptions, P>(spec: {
   name: string;
   /** One line for `--help`. */
   summary: string;
   usage: string;
+  /** The options besides `--config FILE` (`-c`), which every command takes but `configFile: false` ones. */
   options: O;
+  /** False for a command that reads no configuration file; default true. */
+  configFile?: false;
   /** Whether the command takes positional arguments. */
   positionals?: boolean;
   parse: (args: ParsedArgs<O>, io: CliIo) => P;
-  run: (parsed: P, io: CliIo) => Promise<number>;
+  /** `file`: the configuration file the command line names ('' for a command that reads none). */
+  run: (parsed: P, io: CliIo, file: string) => Promise<number>;
 }): Command {
+  const options = spec.configFile === false ? spec.options : { ...CONFIG_OPTION, ...spec.options };
   return {
     name: spec.name,
     summary: spec.summary,
     usage: spec.usage,
     async run(argv, io) {
       let parsed: P;
+      let file = '';
       try {
-        parsed = spec.parse(parseCommandArgs(argv, spec.options, spec.positionals), io);
+        const args = parseCommandArgs(argv, options, spec.positionals);
+        parsed = spec.parse(args as ParsedArgs<O>, io);
+        if (spec.configFile !== false) file = resolveConfigFile((args.values as { config?: string }).config, io);
       } catch (err) {
         return reportFailure(io, spec.usage, err);
       }
-      return spec.run(parsed, io);
+      return spec.run(parsed, io, file);
     },
   };
 }
@@ -128,9 +140,6 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
     throw new UsageError((err as Error).message);
   }
 }
-
-/** The option every command that reads a config file takes. */
-export const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
 
 /** The config file a command line names, loaded. */
 export interface CommandConfig {

@@ -7,9 +7,9 @@
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
 import { parseListen } from '../config/parse-listen.js';
-import { CONFIG_OPTION, defineCommand, reportFailure } from './cli-helpers.js';
+import { defineCommand, reportFailure } from './cli-helpers.js';
 import { EXIT, UsageError } from './command.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog healthcheck [--config FILE] [--timeout SECONDS]
 
@@ -35,15 +35,15 @@ const healthcheck = defineCommand({
   name: 'healthcheck',
   summary: "ask the running daemon's /healthz on its configured port",
   usage,
-  options: { ...CONFIG_OPTION, timeout: { type: 'string' } },
-  parse: ({ values }, io) => {
+  options: { timeout: { type: 'string' } },
+  parse: ({ values }) => {
     const seconds = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
     if (!(seconds > 0 && seconds <= 300)) {
       throw new UsageError(`--timeout must be a number of seconds above 0 and at most 300, got ${values.timeout}`);
     }
-    return { timeoutMs: seconds * 1000, file: resolveConfigFile(values.config, io) };
+    return seconds * 1000;
   },
-  async run({ timeoutMs, file }, io) {
+  async run(timeoutMs, io, file) {
     let listen: string | null;
     try {
       listen = loadConfigSection(file, io.env, 'server').listen;

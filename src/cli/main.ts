@@ -7,28 +7,22 @@ import { EXIT } from './command.js';
 import { packageVersion } from '../lib/package-version.js';
 import { simulatorPackageCommand } from './simulator-package.js';
 
+/** Every command, in the order `--help` lists them. */
+const COMMAND_NAMES = [
+  ...['run', 'check', 'alerts', 'actions', 'simulator', 'silence', 'silences', 'unsilence', 'ack', 'unack'],
+  ...['validate', 'schema', 'healthcheck', 'notify-test', 'migrate-state', 'demo'],
+];
+
 /**
- * Every command, loaded on demand so `validate` does not pay for the simulator. `simulator` and
- * `demo` come from the simulator's own package (`simulator-package.ts`).
+ * Each command loaded on demand from its own file (`<name>.ts`), so `validate` does not pay for
+ * the simulator; `simulator` and `demo` from the simulator's own package (`simulator-package.ts`).
  */
-const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
-  run: () => import('./run.js'),
-  check: () => import('./check.js'),
-  alerts: () => import('./alerts.js'),
-  actions: () => import('./actions.js'),
-  simulator: () => simulatorPackageCommand('simulator'),
-  silence: () => import('./silence.js'),
-  silences: () => import('./silences.js'),
-  unsilence: () => import('./unsilence.js'),
-  ack: () => import('./ack.js'),
-  unack: () => import('./unack.js'),
-  validate: () => import('./validate.js'),
-  schema: () => import('./schema.js'),
-  healthcheck: () => import('./healthcheck.js'),
-  'notify-test': () => import('./notify-test.js'),
-  'migrate-state': () => import('./migrate-state.js'),
-  demo: () => simulatorPackageCommand('demo'),
-};
+const COMMANDS: Record<string, () => Promise<{ default: Command }>> = Object.fromEntries(
+  COMMAND_NAMES.map((name) => [
+    name,
+    name === 'simulator' || name === 'demo' ? () => simulatorPackageCommand(name) : () => import(`./${name}.js`),
+  ]),
+);
 
 function help(): string {
   return [

@@ -16,8 +16,8 @@ import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-le
 import { copyState, ReplicasRunningError, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
 import { Store } from '../state/store.js';
 import { EXIT, UsageError, type CliIo } from './command.js';
-import { CONFIG_OPTION, defineCommand, reportFailure, table } from './cli-helpers.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { defineCommand, reportFailure, table } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog migrate-state [--config FILE] --from FILE [--replace]
 
@@ -37,12 +37,12 @@ const migrateState = defineCommand({
   name: 'migrate-state',
   summary: 'Copy a SQLite state into the PostgreSQL database of state.url',
   usage,
-  options: { ...CONFIG_OPTION, from: { type: 'string' }, replace: { type: 'boolean' } },
-  parse: ({ values }, io) => {
+  options: { from: { type: 'string' }, replace: { type: 'boolean' } },
+  parse: ({ values }) => {
     if (values.from === undefined || values.from === '') throw new UsageError('--from FILE is required');
-    return { from: values.from, replace: values.replace === true, file: resolveConfigFile(values.config, io) };
+    return { from: values.from, replace: values.replace === true };
   },
-  async run({ from, replace, file }, io) {
+  async run({ from, replace }, io, file) {
     let source: Store | undefined;
     let target: Store | undefined;
     let lease: RunnerLease | undefined;

@@ -5,9 +5,9 @@ import { systemClock } from '../lib/clock.js';
 import { buildChannels, closeChannels } from '../notify/build-channels.js';
 import type { NoticeNotification } from '../notify/channels/channel.js';
 import { sendWithTimeout } from '../notify/send-with-timeout.js';
-import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
+import { defineCommand, loadCommandConfig } from './cli-helpers.js';
 import { EXIT } from './command.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog notify-test [--config FILE] [--channel NAME]
 
@@ -24,9 +24,9 @@ const notifyTest = defineCommand({
   name: 'notify-test',
   summary: 'send a test message to each notification channel and report each result',
   usage,
-  options: { ...CONFIG_OPTION, channel: { type: 'string' } },
-  parse: ({ values }, io) => ({ file: resolveConfigFile(values.config, io), only: values.channel }),
-  async run({ file, only }, io) {
+  options: { channel: { type: 'string' } },
+  parse: ({ values }) => values.channel,
+  async run(only, io, file) {
     const loaded = loadCommandConfig(file, io, usage);
     if (typeof loaded === 'number') return loaded;
     const { config } = loaded;

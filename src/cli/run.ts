@@ -20,8 +20,8 @@ import { daemonLogger } from './daemon-logger.js';
 import { openWatchdog } from './open-watchdog.js';
 import { STOP_GRACE_MS } from './exit-deadline.js';
 import { Hangups } from './hangups.js';
-import { CONFIG_OPTION, defineCommand, loadCommandConfig } from './cli-helpers.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { defineCommand, loadCommandConfig } from './cli-helpers.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog run [--config FILE] [--stop-timeout DURATION]
 
@@ -41,8 +41,8 @@ const run = defineCommand({
   name: 'run',
   summary: 'Run the watchdog daemon',
   usage,
-  options: { ...CONFIG_OPTION, 'stop-timeout': { type: 'string' } },
-  parse: ({ values }, io) => {
+  options: { 'stop-timeout': { type: 'string' } },
+  parse: ({ values }) => {
     let stopMs = DEFAULT_STOP_MS;
     if (values['stop-timeout'] !== undefined) {
       try {
@@ -51,9 +51,9 @@ const run = defineCommand({
         throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
       }
     }
-    return { stopMs, file: resolveConfigFile(values.config, io) };
+    return stopMs;
   },
-  async run({ stopMs, file }, io) {
+  async run(stopMs, io, file) {
     // A SIGHUP from now on is kept as a reload for when the daemon is up, never the signal's
     // default (exit). bin.ts has been listening since the process started (so while the command
     // line was read, too).

@@ -20,6 +20,7 @@ const schema = defineCommand({
   summary: 'print the JSON Schema of the configuration file',
   usage,
   options: { out: { type: 'string', short: 'o' } },
+  configFile: false,
   parse: ({ values }) => values.out,
   async run(out, io) {
     const text = configJsonSchemaText();

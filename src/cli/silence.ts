@@ -42,7 +42,6 @@ const silence = defineCommand({
   summary: 'Mute notifications of matching alerts for a while',
   usage,
   options: {
-    config: { type: 'string' },
     match: { type: 'string', multiple: true },
     for: { type: 'string' },
     start: { type: 'string' },
@@ -66,7 +65,6 @@ const silence = defineCommand({
       throw new UsageError('give --by or --author, not both (they are the same)');
     return {
       now,
-      config: values.config,
       match: matches.map((m) => {
         try {
           return parseMatcher(m);
@@ -80,8 +78,8 @@ const silence = defineCommand({
       by: values.by ?? values.author,
     };
   },
-  run: (args, io) =>
-    withStateStore(io, usage, args.config, (store) => {
+  run: (args, io, file) =>
+    withStateStore(io, usage, file, (store) => {
       const { now } = args;
       // Asked once the config is found, so a missing config is what a bare command hears first.
       const author = actingPerson(args.by, io.env);

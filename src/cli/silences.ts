@@ -26,10 +26,10 @@ const silences = defineCommand({
   name: 'silences',
   summary: 'List silences',
   usage,
-  options: { config: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' } },
+  options: { json: { type: 'boolean' }, all: { type: 'boolean' } },
   parse: ({ values }) => values,
-  run: (values, io) =>
-    withStateStore(io, usage, values.config, (store) => {
+  run: (values, io, file) =>
+    withStateStore(io, usage, file, (store) => {
       const rows = silenceListing(store, { now: systemClock.now(), includeExpired: values.all === true });
       if (values.json) {
         const out = rows.map(({ silence: s, state, openAlerts }) => ({

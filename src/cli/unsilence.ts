@@ -19,14 +19,14 @@ const unsilence = defineCommand({
   name: 'unsilence',
   summary: 'End a silence now',
   usage,
-  options: { config: { type: 'string' } },
+  options: {},
   positionals: true,
-  parse: ({ values, positionals }) => {
+  parse: ({ positionals }) => {
     if (positionals.length !== 1) throw new UsageError('give exactly one silence ID');
-    return { config: values.config, id: positionals[0]! };
+    return positionals[0]!;
   },
-  run: ({ config, id }, io) =>
-    withStateStore(io, usage, config, (store) => {
+  run: (id, io, file) =>
+    withStateStore(io, usage, file, (store) => {
       // Who, as `silence` records its author; the console records a why as well.
       const by = (io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
       const result = expireSilence(store, id, systemClock.now(), { by });

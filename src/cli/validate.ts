@@ -10,9 +10,9 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError, formatProblem, type ConfigProblem } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
 import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
-import { CONFIG_OPTION, defineCommand } from './cli-helpers.js';
+import { defineCommand } from './cli-helpers.js';
 import { EXIT } from './command.js';
-import { CONFIG_FILE_DEFAULTS, resolveConfigFile } from './config-file.js';
+import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog validate [--config FILE] [--require-env]
 
@@ -50,12 +50,9 @@ const validate = defineCommand({
   name: 'validate',
   summary: 'check a configuration file and list every problem',
   usage,
-  options: { ...CONFIG_OPTION, 'require-env': { type: 'boolean' } },
-  parse: ({ values }, io) => ({
-    file: resolveConfigFile(values.config, io),
-    requireEnv: values['require-env'] === true,
-  }),
-  async run({ file, requireEnv }, io) {
+  options: { 'require-env': { type: 'boolean' } },
+  parse: ({ values }) => values['require-env'] === true,
+  async run(requireEnv, io, file) {
     let loaded: ConfigWithUnset;
     try {
       loaded = requireEnv ? { config: loadConfig(file, io.env), unset: [] } : loadConfigWithUnset(file, io.env);

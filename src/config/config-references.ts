@@ -35,36 +35,19 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   );
   uniqueNames(list(get(notify, 'routes')), ['notify', 'routes'], 'route', problems);
 
-  const known = (names: Set<string>, what: string) =>
-    names.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...names].join(', ')}`;
-
+  // Each name a route or the digest gives must be one the section defines.
+  const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
+    list(names).forEach((name, i) => {
+      if (typeof name === 'string' && !known.has(name)) {
+        const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
+        problems.push({ path: [...at, i], message: `unknown ${what} "${name}" (${knownText})` });
+      }
+    });
   list(get(notify, 'routes')).forEach((route, r) => {
-    list(get(route, 'channels')).forEach((name, c) => {
-      if (typeof name === 'string' && !channelNames.has(name)) {
-        problems.push({
-          path: ['notify', 'routes', r, 'channels', c],
-          message: `unknown channel "${name}" (${known(channelNames, 'channel')})`,
-        });
-      }
-    });
-    list(get(route, 'mute_windows')).forEach((name, w) => {
-      if (typeof name === 'string' && !windowNames.has(name)) {
-        problems.push({
-          path: ['notify', 'routes', r, 'mute_windows', w],
-          message: `unknown mute window "${name}" (${known(windowNames, 'mute window')})`,
-        });
-      }
-    });
+    mustBeKnown(get(route, 'channels'), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
+    mustBeKnown(get(route, 'mute_windows'), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
   });
-
-  list(get(get(notify, 'digest'), 'channels')).forEach((name, c) => {
-    if (typeof name === 'string' && !channelNames.has(name)) {
-      problems.push({
-        path: ['notify', 'digest', 'channels', c],
-        message: `unknown channel "${name}" (${known(channelNames, 'channel')})`,
-      });
-    }
-  });
+  mustBeKnown(get(get(notify, 'digest'), 'channels'), ['notify', 'digest', 'channels'], channelNames, 'channel');
 
   // Slack posts the clicks to server.listen: with the listener off nothing would ever receive them.
   if (get(get(raw, 'server'), 'listen') === 'off') {

@@ -4,12 +4,10 @@
  * crashes (logged; the daemon goes on), and ended within `THREAD_END_WAIT_MS` (2 s) at close. See
  * `console-worker.ts` for the thread itself and docs/architecture.md, "The front door".
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { secretTransfer } from '../config/secret-transfer.js';
+import type { RelayTarget } from '../server/front-door-protocol.js';
+import { privateRelay } from '../server/private-relay.js';
 import { Backoff } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
@@ -35,18 +33,12 @@ export interface ConsoleThreadDeps {
   fence(): WriteFence | undefined;
 }
 
-/** Where the front door relays the console's requests. */
-export interface ConsoleRelay {
-  socketPath: string;
-  token: string;
-}
-
 /** The console's thread, seen from the main thread. */
 export class ConsoleThread {
   readonly #deps: ConsoleThreadDeps;
   readonly #log: Logger;
-  readonly #dir: string;
-  readonly #relay: ConsoleRelay;
+  /** Where the front door relays the console's requests. */
+  readonly #relay = privateRelay('dw-console-', 'console.sock');
   readonly #clock = new BigInt64Array(new SharedArrayBuffer(16));
   readonly #backoff = new Backoff(RESTART_BACKOFF);
   #worker: Worker | undefined;
@@ -63,9 +55,6 @@ export class ConsoleThread {
   private constructor(deps: ConsoleThreadDeps) {
     this.#deps = deps;
     this.#log = deps.console.logger.child({ stage: 'console' });
-    // mkdtemp makes it 0700: no other user can reach the socket inside.
-    this.#dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-console-'));
-    this.#relay = { socketPath: path.join(this.#dir, 'console.sock'), token: randomBytes(24).toString('base64url') };
   }
 
   /**
@@ -86,8 +75,8 @@ export class ConsoleThread {
   }
 
   /** Where the front door relays the console's paths, while the thread listens (not while it restarts). */
-  get relay(): ConsoleRelay | undefined {
-    return this.#listening ? this.#relay : undefined;
+  get relay(): RelayTarget | undefined {
+    return this.#listening ? { socketPath: this.#relay.socketPath, token: this.#relay.token } : undefined;
   }
 
   /** The thread now: what a test ends to see it restarted, as a crash would. */
@@ -106,14 +95,15 @@ export class ConsoleThread {
       const done = new Promise<void>((resolve) => (this.#closed = resolve));
       await endThread(worker, done, () => this.#post({ type: 'close' }));
     }
-    fs.rmSync(this.#dir, { recursive: true, force: true });
+    this.#relay.remove();
   }
 
   #spawn(): Promise<void> {
     this.#writeClock();
     this.#said = undefined;
     const data: Wire.ConsoleThreadData = {
-      ...this.#relay,
+      socketPath: this.#relay.socketPath,
+      token: this.#relay.token,
       clock: this.#clock,
       logLevel: this.#log.level,
       first: this.#publication(true) as Required<Wire.ConsolePublication>,

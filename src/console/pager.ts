@@ -6,7 +6,7 @@
  * with the state: a page holds at most `size` rows and, whatever the records' text, about
  * {@link PAGE_BYTES} of them (each value is already cut, `html.ts`), the rest one click away.
  *
- *   const shown = pager(query, items.length, (from, size) => items.slice(from, from + size), row);
+ *   const shown = pager(query, items, row, { path: '/x' });
  *   html`${shown.nav}${dataTable('x', headings, shown.rows)}`
  */
 import { html, type SafeHtml } from './html.js';
@@ -37,18 +37,20 @@ export interface ListPage<T> {
 }
 
 /**
- * The page the query asks for: `slice(from, size)` reads those rows (from memory or the store),
- * `render` makes each one's markup. `path` and `keep` rebuild the links with the page's other
- * parameters (a grouping, a filter); `focus`, the index of a row the page should hold when the
- * query names no `from`.
+ * The page the query asks for of `list`: the rows in memory, or their `total` and a `read(from,
+ * size)` that reads those rows (from the store); `render` makes each one's markup. `path` and
+ * `keep` rebuild the links with the page's other parameters (a grouping, a filter); `focus`, the
+ * index of a row the page should hold when the query names no `from`.
  */
 export function pager<T>(
   query: URLSearchParams,
-  total: number,
-  slice: (from: number, size: number) => readonly T[],
+  list: readonly T[] | { total: number; read: (from: number, size: number) => readonly T[] },
   render: (row: T) => SafeHtml,
   link: { path: string; keep?: Record<string, string | undefined>; focus?: number },
 ): ListPage<T> {
+  const { total, read } = Array.isArray(list)
+    ? { total: list.length, read: (from: number, size: number) => list.slice(from, from + size) }
+    : (list as Exclude<typeof list, readonly T[]>);
   const size = clamp(query.get('size'), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
   // A `from` past the end shows the last page rather than nothing; without one, the page holding
   // the row a link named (`focus`: a silence just made), else the first.
@@ -60,7 +62,7 @@ export function pager<T>(
   const items: T[] = [];
   const rows: SafeHtml[] = [];
   let bytes = 0;
-  for (const row of slice(from, size)) {
+  for (const row of read(from, size)) {
     if (rows.length >= size) break;
     const markup = render(row);
     const length = String(markup).length;

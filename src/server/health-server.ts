@@ -13,11 +13,7 @@
  * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
@@ -34,11 +30,13 @@ import {
   type FrontDoorData,
   type ListenerLimits,
   type Publication,
+  type RelayTarget,
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
+import { privateRelay } from './private-relay.js';
 
 /**
  * Answers one request the listener does not answer itself (true), or leaves it to the listener's
@@ -124,8 +122,8 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** Starts the listener; resolves once it is bound. */
-export async function startHealthServer(options: {
+/** What {@link startHealthServer} serves, and how. */
+export interface HealthServerOptions {
   listen: string;
   source: HealthSource;
   metrics: Metrics;
@@ -133,7 +131,7 @@ export async function startHealthServer(options: {
   /** The web console, answering every other path (it declines when the config switches it off). */
   console?: RequestHandler | undefined;
   /** The console's own thread, where the front door relays the console's paths while it listens. */
-  consoleRelay?: (() => { socketPath: string; token: string } | undefined) | undefined;
+  consoleRelay?: (() => RelayTarget | undefined) | undefined;
   /** Slack's posts of button clicks at `/slack/interactions`; absent, or no secrets: not found. */
   interactions?: InteractionsTaker | undefined;
   /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
@@ -144,20 +142,20 @@ export async function startHealthServer(options: {
   limits?: Partial<ListenerLimits> | undefined;
   /** `/healthz` fails once the main thread has not turned for this long (ms); default {@link DEFAULT_STALL_AFTER_MS}. */
   stallAfterMs?: number | undefined;
-}): Promise<HealthServer> {
+}
+
+/** Starts the listener; resolves once it is bound. */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const { logger } = options;
   const { host, port } = parseListen(options.listen);
-  const token = randomBytes(24).toString('base64url');
-  // mkdtemp makes it 0700: no other user can reach the socket inside.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-listener-'));
-  const socketPath = path.join(dir, 'main.sock');
-  const inner = innerServer(options, token);
+  const relay = privateRelay('dw-listener-', 'main.sock');
+  const inner = innerServer(options, relay.token);
   const publisher = new StatePublisher(options, logger);
   let door: FrontDoor | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       inner.once('error', reject);
-      inner.listen(socketPath, () => {
+      inner.listen(relay.socketPath, () => {
         inner.off('error', reject);
         resolve();
       });
@@ -169,7 +167,7 @@ export async function startHealthServer(options: {
         limits: { ...LISTENER_LIMITS, ...options.limits },
         shared: publisher.shared,
         stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
-        relay: { socketPath, token },
+        relay: { socketPath: relay.socketPath, token: relay.token },
         first: { ...(await publisher.whole()), seq: 0 },
       },
       logger,
@@ -177,7 +175,7 @@ export async function startHealthServer(options: {
     );
   } catch (err) {
     publisher.stop();
-    await closeInner(inner, dir);
+    await closeInner(inner, relay);
     throw err;
   }
   const running = door;
@@ -189,7 +187,7 @@ export async function startHealthServer(options: {
     close: async () => {
       publisher.stop();
       await running.close();
-      await closeInner(inner, dir);
+      await closeInner(inner, relay);
     },
   };
 }
@@ -199,10 +197,7 @@ export async function startHealthServer(options: {
  * Slack's posts), answered by the handlers as they always were, each request seen from the
  * client's real address (never the relay's).
  */
-function innerServer(
-  options: { console?: RequestHandler | undefined; webhooks?: RequestHandler | undefined },
-  token: string,
-): Server {
+function innerServer(options: HealthServerOptions, token: string): Server {
   return createServer((req, res) => {
     if (!fromFrontDoor(req, token)) {
       res.writeHead(403).end();
@@ -246,14 +241,14 @@ export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
   return true;
 }
 
-async function closeInner(inner: Server, dir: string): Promise<void> {
+async function closeInner(inner: Server, relay: { remove(): void }): Promise<void> {
   if (inner.listening) {
     await new Promise<void>((resolve) => {
       inner.close(() => resolve());
       inner.closeAllConnections();
     });
   }
-  fs.rmSync(dir, { recursive: true, force: true });
+  relay.remove();
 }
 
 /** The front door's first lines: if it cannot start, it says why. */
@@ -355,11 +350,6 @@ class FrontDoor {
  */
 class StatePublisher {
   readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
-  readonly #source: HealthSource;
-  readonly #metrics: Metrics;
-  readonly #interactions: InteractionsTaker | undefined;
-  readonly #clock: Clock | undefined;
-  readonly #consoleRelay: (() => { socketPath: string; token: string } | undefined) | undefined;
   #door: FrontDoor | undefined;
   #timers: NodeJS.Timeout[] = [];
   #unjump: (() => void) | undefined;
@@ -372,22 +362,11 @@ class StatePublisher {
   #rendering = false;
 
   constructor(
-    options: {
-      source: HealthSource;
-      metrics: Metrics;
-      interactions?: InteractionsTaker | undefined;
-      clock?: Clock | undefined;
-      consoleRelay?: (() => { socketPath: string; token: string } | undefined) | undefined;
-    },
+    private readonly options: HealthServerOptions,
     private readonly logger: Logger,
   ) {
-    this.#consoleRelay = options.consoleRelay;
-    this.#source = options.source;
-    this.#metrics = options.metrics;
-    this.#interactions = options.interactions;
-    this.#clock = options.clock;
     this.#beat();
-    this.#unjump = this.#clock?.onJump?.(() => this.#beat());
+    this.#unjump = options.clock?.onJump?.(() => this.#beat());
   }
 
   /** Everything, now. */
@@ -428,7 +407,7 @@ class StatePublisher {
       return;
     }
     try {
-      this.#interactions?.take(m.payload, secret);
+      this.options.interactions?.take(m.payload, secret);
     } catch (err) {
       this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
@@ -437,7 +416,8 @@ class StatePublisher {
   #beat(): void {
     const now = Date.now();
     Atomics.store(this.shared, SHARED.heartbeat, BigInt(now));
-    if (this.#clock) Atomics.store(this.shared, SHARED.clockOffset, BigInt(Math.round(this.#clock.now() - now)));
+    if (this.options.clock)
+      Atomics.store(this.shared, SHARED.clockOffset, BigInt(Math.round(this.options.clock.now() - now)));
   }
 
   #tick(): void {
@@ -465,7 +445,7 @@ class StatePublisher {
 
   /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */
   #signingChanged(all: boolean): Pick<Publication, 'signing'> | undefined {
-    const secrets = this.#interactions?.secrets() ?? [];
+    const secrets = this.options.interactions?.secrets() ?? [];
     const last = this.#signing.at(-1);
     const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
     if (same && !all) return undefined;
@@ -478,12 +458,12 @@ class StatePublisher {
 
   /** Liveness, role and where the console listens, when they changed since last said (or always, when `all`). */
   #changed(all: boolean): Pick<Publication, 'alive' | 'role' | 'leader' | 'console'> | undefined {
-    const alive = this.#source.alive();
-    const status = this.#source.role?.();
+    const alive = this.options.source.alive();
+    const status = this.options.source.role?.();
     const role = status ? { role: status.role, epoch: status.epoch } : null;
     const leader =
       status?.reached === undefined ? null : { check: 'leader', ok: status.reached, detail: status.detail ?? '' };
-    const console = this.#consoleRelay?.() ?? null;
+    const console = this.options.consoleRelay?.() ?? null;
     const now = { alive, role: JSON.stringify([role, leader, console]) };
     if (!all && this.#said?.alive === now.alive && this.#said.role === now.role) return undefined;
     this.#said = now;
@@ -493,7 +473,7 @@ class StatePublisher {
   #readiness(): Publication['readiness'] {
     const started = performance.now();
     try {
-      return this.#source.readiness();
+      return this.options.source.readiness();
     } catch (err) {
       return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
     } finally {
@@ -507,8 +487,8 @@ class StatePublisher {
     if (this.#rendering && !always) return undefined;
     this.#rendering = true;
     try {
-      const text = await this.#metrics.render();
-      return { text, contentType: this.#metrics.registry.contentType, at: Date.now() };
+      const text = await this.options.metrics.render();
+      return { text, contentType: this.options.metrics.registry.contentType, at: Date.now() };
     } catch (err) {
       this.logger.error({ err }, 'cannot render metrics');
       return undefined;

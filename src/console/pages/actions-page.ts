@@ -17,8 +17,10 @@ export function actionsPage(store: Store, ctx: PageContext, query: URLSearchPara
   const filter = policy === undefined ? {} : { policy };
   const shown = pager(
     query,
-    countAudit(store, filter),
-    (offset, limit) => listAudit(store, { limit, offset, ...filter }).reverse(),
+    {
+      total: countAudit(store, filter),
+      read: (offset, limit) => listAudit(store, { limit, offset, ...filter }).reverse(),
+    },
     auditRow,
     { path: '/actions', keep: filter },
   );

@@ -156,8 +156,7 @@ function timeline(
   // Oldest first, a page at a time; without `?from=`, the newest page.
   const shown = pager(
     query,
-    entries.length,
-    (from, size) => entries.slice(from, from + size),
+    entries,
     (e) =>
       e.event
         ? eventEntry(e.event, byEvent.get(e.event.id) ?? [])

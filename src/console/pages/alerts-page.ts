@@ -36,13 +36,10 @@ export function alertsPage(
   const open = openAlertsView(store, ctx.now);
   const deliveryStates = new DeliveryStates(open, latestDecisions(store), config, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  const shown = pager(
-    query,
-    open.length,
-    (from, size) => open.slice(from, from + size),
-    (view) => alertRow(view, deliveryStates, ctx),
-    { path: '/', keep: { group: group === 'check' ? undefined : group } },
-  );
+  const shown = pager(query, open, (view) => alertRow(view, deliveryStates, ctx), {
+    path: '/',
+    keep: { group: group === 'check' ? undefined : group },
+  });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
     const key = groupValue(view, group);

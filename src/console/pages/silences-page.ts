@@ -20,17 +20,11 @@ export function silencesPage(store: Store, ctx: PageContext, query: URLSearchPar
   const created = query.get('created');
   const expired = query.get('expired');
   const marked = query.get('id') ?? created ?? '';
-  const shown = pager(
-    query,
-    rows.length,
-    (from, size) => rows.slice(from, from + size),
-    (row) => silenceRow(row, ctx, row.silence.id === marked),
-    {
-      path: '/silences',
-      keep: { all: all ? '1' : undefined },
-      focus: rows.findIndex((row) => row.silence.id === marked),
-    },
-  );
+  const shown = pager(query, rows, (row) => silenceRow(row, ctx, row.silence.id === marked), {
+    path: '/silences',
+    keep: { all: all ? '1' : undefined },
+    focus: rows.findIndex((row) => row.silence.id === marked),
+  });
   const flash: { kind: 'ok' | 'error'; text: HtmlValue } | undefined =
     problem !== undefined
       ? { kind: 'error', text: problem }

@@ -87,6 +87,7 @@ const demo = defineCommand({
   summary: 'watch a simulated estate for a minute: problems happen, alerts and fixes are printed',
   usage,
   options: DEMO_OPTIONS,
+  configFile: false,
   parse: demoOptionsOf,
   async run(options, io) {
     // Loaded here, not at the top: `run` and `check` never load the stand-ins, and a production
