@@ -5,6 +5,7 @@
  */
 import type { LabelMatcher } from './matchers.js';
 import type { Store } from '../state/store.js';
+import { camelRow } from '../state/camel-row.js';
 
 /** A silence as stored; times in ms since the epoch. */
 export interface StoredSilence {
@@ -18,19 +19,6 @@ export interface StoredSilence {
   expiredAt: number | null;
   expiredBy: string | null;
   expireReason: string | null;
-}
-
-interface DbSilence {
-  id: string;
-  matchers: string;
-  starts_at: number;
-  ends_at: number;
-  created_by: string;
-  reason: string;
-  created_at: number;
-  expired_at: number | null;
-  expired_by: string | null;
-  expire_reason: string | null;
 }
 
 const COLUMNS =
@@ -76,8 +64,8 @@ export class SilenceStore {
 
   /** One silence by its (lowercase) id. */
   get(id: string): StoredSilence | undefined {
-    const row = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences WHERE id = ?`).get(id) as DbSilence | undefined;
-    return row ? fromDb(row) : undefined;
+    const row = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences WHERE id = ?`).get(id);
+    return row ? fromDb(row as Record<string, unknown>) : undefined;
   }
 
   /** Records that a silence was ended by hand at `now`, by whom and why (null: not said). */
@@ -88,22 +76,15 @@ export class SilenceStore {
   }
 
   #all(tail: string, ...params: number[]): StoredSilence[] {
-    const rows = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences ${tail}`).all(...params) as DbSilence[];
+    const rows = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences ${tail}`).all(...params) as Record<
+      string,
+      unknown
+    >[];
     return rows.map(fromDb);
   }
 }
 
-function fromDb(row: DbSilence): StoredSilence {
-  return {
-    id: row.id,
-    matchers: JSON.parse(row.matchers) as LabelMatcher[],
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
-    createdBy: row.created_by,
-    reason: row.reason,
-    createdAt: row.created_at,
-    expiredAt: row.expired_at,
-    expiredBy: row.expired_by,
-    expireReason: row.expire_reason,
-  };
+/** A silence as stored: its matchers are JSON. */
+function fromDb(row: Record<string, unknown>): StoredSilence {
+  return camelRow(row, { json: ['matchers'] });
 }

@@ -6,6 +6,7 @@
  */
 import type { SqlStatement } from '../state/sql-database.js';
 import type { Store } from '../state/store.js';
+import { camelRow } from '../state/camel-row.js';
 
 /** One row of `source_health`. */
 export interface SourceHealthRow {
@@ -71,14 +72,6 @@ export class SourceHealthStore {
   /** The job's row, if it ever ran. */
   get(job: string): SourceHealthRow | undefined {
     const r = this.#get.get(job);
-    if (!r) return undefined;
-    return {
-      job: r.job as string,
-      consecutiveFailures: r.consecutive_failures as number,
-      lastError: (r.last_error as string | null) ?? null,
-      lastAttemptAt: (r.last_attempt_at as number | null) ?? null,
-      lastSuccessAt: (r.last_success_at as number | null) ?? null,
-      disabledReason: (r.disabled_reason as string | null) ?? null,
-    };
+    return r && camelRow<SourceHealthRow>(r);
   }
 }

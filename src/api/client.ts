@@ -363,7 +363,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
     if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
     const path = buildPath(spec, args);
-    const search = encodeParams(spec, 'query', args.query);
+    const search = encodeParams(spec, args.query);
     const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
     if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
     if (spec.kind === 'change' && !opts.idempotencyKey) {
@@ -410,10 +410,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       try {
         await clock.sleep(decision.delayMs, opts.signal);
       } catch {
-        throw withAttempts(
-          new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry'),
-          attempt,
-        );
+        const aborted = new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry');
+        aborted.attempts = attempt;
+        throw aborted;
       }
     }
   }
@@ -876,11 +875,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 }
 
-function withAttempts<E extends ApiCallError>(err: E, attempts: number): E {
-  err.attempts = attempts;
-  return err;
-}
-
 /** `{id}` filled in, after checking the id is a positive integer (and given when needed). */
 function buildPath(spec: FunctionSpec, args: { id?: number }): string {
   if (!spec.path.includes('{id}')) {
@@ -936,8 +930,8 @@ function typeProblem(p: ParamSpec, value: unknown): string | undefined {
   }
 }
 
-function encodeParams(spec: FunctionSpec, where: 'query', params: object | undefined): string {
-  const checked = checkParams(spec, where, params);
+function encodeParams(spec: FunctionSpec, params: object | undefined): string {
+  const checked = checkParams(spec, 'query', params);
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(checked)) search.set(key, String(value));
   const s = search.toString();

@@ -117,35 +117,48 @@ const LIST = {
 const ENV_TYPE = { type: 'enum', values: ['production', 'staging', 'development'] } as const;
 const FORMAT = { type: 'enum', values: ['zip', 'dump'] } as const;
 
+/** No parameters. */
+type None = Record<never, never>;
+
+/**
+ * One function of the catalogue, from what the reference states of it; the rest follows: a read
+ * unless `kind` says a change, GET for a read and POST for a change, not paged, and no query or
+ * body parameters unless given.
+ */
 function fn<
-  const Q extends Record<string, ParamSpec>,
-  const B extends Record<string, ParamSpec>,
   A extends z.ZodTypeAny,
->(spec: Omit<FunctionSpec, 'query' | 'body' | 'answer' | 'tool'> & { query: Q; body: B; answer: A }) {
-  return { ...spec, tool: spec.name.replace('.', '_') };
+  const Q extends Record<string, ParamSpec> = None,
+  const B extends Record<string, ParamSpec> = None,
+>(
+  name: string,
+  spec: Pick<FunctionSpec, 'path' | 'permission' | 'errors' | 'summary'> &
+    Partial<Pick<FunctionSpec, 'kind' | 'paged'>> & { query?: Q; body?: B; answer: A },
+) {
+  const kind = spec.kind ?? 'read';
+  return {
+    ...spec,
+    name,
+    tool: name.replace('.', '_'),
+    method: kind === 'change' ? ('POST' as const) : ('GET' as const),
+    kind,
+    paged: spec.paged ?? false,
+    query: spec.query ?? ({} as Q),
+    body: spec.body ?? ({} as B),
+  };
 }
 
 /** Every function of the reference, by dotted name. */
 export const FUNCTIONS = {
   // ---- reads ----
-  'apps.get': fn({
-    name: 'apps.get',
-    method: 'GET',
+  'apps.get': fn('apps.get', {
     path: '/apps/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_app: read',
-    query: {},
-    body: {},
     answer: appSchema,
     errors: ['not_found'],
     summary: 'One app with its URLs, repositories, open upgrade and maintenance flag.',
   }),
-  'apps.list': fn({
-    name: 'apps.list',
-    method: 'GET',
+  'apps.list': fn('apps.list', {
     path: '/apps',
-    kind: 'read',
     paged: true,
     permission: 'deployment_app: read',
     query: {
@@ -159,82 +172,52 @@ export const FUNCTIONS = {
       include_deleted: { type: 'boolean' },
       ...LIST,
     },
-    body: {},
     answer: pageSchema(appListItemSchema),
     errors: ['namespace_not_found'],
     summary: 'Apps the token reaches.',
   }),
-  'attention.list': fn({
-    name: 'attention.list',
-    method: 'GET',
+  'attention.list': fn('attention.list', {
     path: '/attention',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_project: read',
     query: { namespace: { type: 'string' } },
-    body: {},
     answer: attentionSummarySchema,
     errors: ['namespace_not_found'],
     summary: 'The dashboard attention summary: sections with something to report, most severe first.',
   }),
-  'backups.get': fn({
-    name: 'backups.get',
-    method: 'GET',
+  'backups.get': fn('backups.get', {
     path: '/backups/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_backup: read',
-    query: {},
-    body: {},
     answer: backupSchema,
     errors: ['not_found'],
     summary: 'One backup with its off-site copies.',
   }),
-  'backups.list': fn({
-    name: 'backups.list',
-    method: 'GET',
+  'backups.list': fn('backups.list', {
     path: '/backups',
-    kind: 'read',
     paged: true,
     permission: 'deployment_backup: read',
     query: { app_id: { type: 'integer' }, ...LIST },
-    body: {},
     answer: pageSchema(backupSchema),
     errors: ['namespace_not_found'],
     summary: 'Backups, newest first.',
   }),
-  'installers.get': fn({
-    name: 'installers.get',
-    method: 'GET',
+  'installers.get': fn('installers.get', {
     path: '/installers/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'ansible_installer: read',
-    query: {},
-    body: {},
     answer: installerSchema,
     errors: ['not_found'],
     summary: 'One marketplace service.',
   }),
-  'installers.list': fn({
-    name: 'installers.list',
-    method: 'GET',
+  'installers.list': fn('installers.list', {
     path: '/installers',
-    kind: 'read',
     paged: true,
     permission: 'ansible_installer: read',
     query: { server_id: { type: 'integer' }, state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    body: {},
     answer: pageSchema(installerSchema),
     errors: ['namespace_not_found'],
     summary: 'Marketplace services.',
   }),
-  'logs.tail': fn({
-    name: 'logs.tail',
-    method: 'GET',
+  'logs.tail': fn('logs.tail', {
     path: '/apps/{id}/logs',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_app: read + view_logs',
     query: {
       source: { type: 'string' },
@@ -243,107 +226,69 @@ export const FUNCTIONS = {
       grep: { type: 'string' },
       limit: { type: 'integer' },
     },
-    body: {},
     answer: logTailSchema,
     errors: ['not_found', 'plan_required', 'unavailable'],
     summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
   }),
-  'projects.get': fn({
-    name: 'projects.get',
-    method: 'GET',
+  'projects.get': fn('projects.get', {
     path: '/projects/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_project: read',
-    query: {},
-    body: {},
     answer: projectSchema,
     errors: ['not_found'],
     summary: 'One project with the environments the caller sees.',
   }),
-  'projects.list': fn({
-    name: 'projects.list',
-    method: 'GET',
+  'projects.list': fn('projects.list', {
     path: '/projects',
-    kind: 'read',
     paged: true,
     permission: 'deployment_project: read',
     query: { search: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    body: {},
     answer: pageSchema(projectSchema),
     errors: ['namespace_not_found'],
     summary: 'Projects.',
   }),
-  'restore_points.list': fn({
-    name: 'restore_points.list',
-    method: 'GET',
+  'restore_points.list': fn('restore_points.list', {
     path: '/apps/{id}/restore-points',
-    kind: 'read',
     paged: true,
     permission: 'deployment_app: read',
     query: { limit: { type: 'integer' }, offset: { type: 'integer' } },
-    body: {},
     answer: pageSchema(restorePointSchema),
     errors: ['not_found'],
     summary: "An app's restore points, newest first.",
   }),
-  'runs.get': fn({
-    name: 'runs.get',
-    method: 'GET',
+  'runs.get': fn('runs.get', {
     path: '/runs/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_workflow: read',
-    query: {},
-    body: {},
     answer: runSchema,
     errors: ['not_found'],
     summary: 'One run with its steps and watcher.',
   }),
-  'runs.list': fn({
-    name: 'runs.list',
-    method: 'GET',
+  'runs.list': fn('runs.list', {
     path: '/runs',
-    kind: 'read',
     paged: true,
     permission: 'deployment_workflow: read',
     query: { app_id: { type: 'integer' }, state: { type: 'string' }, ...LIST },
-    body: {},
     answer: pageSchema(runListItemSchema),
     errors: ['namespace_not_found'],
     summary: 'Runs (deploy, update, backup), newest first.',
   }),
-  'servers.get': fn({
-    name: 'servers.get',
-    method: 'GET',
+  'servers.get': fn('servers.get', {
     path: '/servers/{id}',
-    kind: 'read',
-    paged: false,
     permission: 'deployment_server: read',
-    query: {},
-    body: {},
     answer: serverSchema,
     errors: ['not_found'],
     summary: 'One server.',
   }),
-  'servers.list': fn({
-    name: 'servers.list',
-    method: 'GET',
+  'servers.list': fn('servers.list', {
     path: '/servers',
-    kind: 'read',
     paged: true,
     permission: 'deployment_server: read',
     query: { state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    body: {},
     answer: pageSchema(serverSchema),
     errors: ['namespace_not_found'],
     summary: 'Servers.',
   }),
-  'urls.list': fn({
-    name: 'urls.list',
-    method: 'GET',
+  'urls.list': fn('urls.list', {
     path: '/urls',
-    kind: 'read',
     paged: true,
     permission: 'deployment_app: read',
     query: {
@@ -351,72 +296,49 @@ export const FUNCTIONS = {
       ssl_status: { type: 'enum', values: ['valid', 'expiring_soon', 'expired', 'unknown'] },
       ...LIST,
     },
-    body: {},
     answer: pageSchema(urlRecordSchema),
     errors: ['namespace_not_found'],
     summary: 'URLs with certificate and outside-check state.',
   }),
-  whoami: fn({
-    name: 'whoami',
-    method: 'GET',
+  whoami: fn('whoami', {
     path: '/whoami',
-    kind: 'read',
-    paged: false,
     permission: 'workspace: read',
     query: { namespace: { type: 'string' } },
-    body: {},
     answer: identitySchema,
     errors: ['namespace_not_found'],
     summary: "The caller's identity and the namespaces the token reaches.",
   }),
   // ---- changes ----
-  'apps.backup': fn({
-    name: 'apps.backup',
-    method: 'POST',
+  'apps.backup': fn('apps.backup', {
     path: '/apps/{id}/backup',
     kind: 'change',
-    paged: false,
     permission: 'deployment_backup: create + backup',
-    query: {},
     body: { format: FORMAT },
     answer: changeResultSchema,
     errors: ['in_progress'],
     summary: 'Back up an app (zip: database and filestore; dump: database alone).',
   }),
-  'apps.maintenance': fn({
-    name: 'apps.maintenance',
-    method: 'POST',
+  'apps.maintenance': fn('apps.maintenance', {
     path: '/apps/{id}/maintenance',
     kind: 'change',
-    paged: false,
     permission: 'deployment_app: update + deploy',
-    query: {},
     body: { on: { type: 'boolean', required: true } },
     answer: changeResultSchema,
     errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Put an app in or out of maintenance.',
   }),
-  'apps.restart': fn({
-    name: 'apps.restart',
-    method: 'POST',
+  'apps.restart': fn('apps.restart', {
     path: '/apps/{id}/restart',
     kind: 'change',
-    paged: false,
     permission: 'deployment_app: update + deploy',
-    query: {},
-    body: {},
     answer: changeResultSchema,
     errors: ['in_progress', 'upgrade_standby'],
     summary: 'Restart an app.',
   }),
-  'apps.update': fn({
-    name: 'apps.update',
-    method: 'POST',
+  'apps.update': fn('apps.update', {
     path: '/apps/{id}/update',
     kind: 'change',
-    paged: false,
     permission: 'deployment_app: update + deploy',
-    query: {},
     body: {
       quick: { type: 'boolean' },
       modules: { type: 'enum', values: ['changed', 'configured', 'none'] },
@@ -427,27 +349,19 @@ export const FUNCTIONS = {
     errors: ['in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Pull code and update an app, optionally backing up first.',
   }),
-  'apps.update_modules': fn({
-    name: 'apps.update_modules',
-    method: 'POST',
+  'apps.update_modules': fn('apps.update_modules', {
     path: '/apps/{id}/update-modules',
     kind: 'change',
-    paged: false,
     permission: 'deployment_app: update + deploy',
-    query: {},
     body: { modules: { type: 'string', required: true }, backup: { type: 'boolean' }, backup_format: FORMAT },
     answer: changeResultSchema,
     errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Update named modules of an app.',
   }),
-  'runs.retry': fn({
-    name: 'runs.retry',
-    method: 'POST',
+  'runs.retry': fn('runs.retry', {
     path: '/runs/{id}/retry',
     kind: 'change',
-    paged: false,
     permission: 'deployment_workflow: update + deploy',
-    query: {},
     body: { now: { type: 'boolean' } },
     answer: changeResultSchema,
     errors: ['not_retryable', 'retry_coming'],

@@ -36,17 +36,11 @@ const RECOVERY_MS = 60_000;
 
 const HOUR_MS = 3_600_000;
 
-/** What the estate holds, from the `total` of the first page of each list (every namespace read). */
-export interface Estate {
-  apps: number;
-  runs: number;
-  urls: number;
-  backups: number;
-  servers: number;
-  installers: number;
-  /** Namespaces read one by one (1 when every namespace is read at once). */
-  namespaces: number;
-}
+/**
+ * What the estate holds: the `total` of the first page of each list (every namespace read), and
+ * the namespaces read one by one (1 when every namespace is read at once).
+ */
+export type Estate = Record<'apps' | 'runs' | 'urls' | 'backups' | 'servers' | 'installers' | 'namespaces', number>;
 
 /** What the cost of each job depends on besides the estate. */
 export interface BudgetSettings {

@@ -95,6 +95,14 @@ const LASTING: ReadonlySet<string> = new Set(['plan_required', 'function_not_all
 const WHAT = { 'runs.get': 'run detail', 'logs.tail': 'logs', 'restore_points.list': 'restore point' } as const;
 type ReadFn = keyof typeof WHAT;
 
+/** One ask being read: what it asks, the context read so far, the pass's counts and the call options. */
+interface Reading {
+  ask: RunContextAsk;
+  context: AlertContext;
+  pass: ContextPass;
+  opts: { signal?: AbortSignal };
+}
+
 /** Reads the context of pending asks; one per running configuration. */
 export class ContextReader {
   readonly #p: ContextReaderParts;
@@ -174,31 +182,27 @@ export class ContextReader {
       return;
     }
     const context: AlertContext = { facts: [], log: null, notes: [] };
+    const reading: Reading = { ask: row.ask, context, pass, opts: signal ? { signal } : {} };
     const { logs, restore_points } = this.#p.settings;
-    await this.#readRun(row.ask, context, pass, signal);
-    if (logs.enabled) await this.#readLogs(row.ask, context, pass, signal);
-    if (restore_points.enabled && restore_points.actions.includes(row.ask.action)) {
-      await this.#readRestorePoint(row.ask, context, pass, signal);
-    }
+    await this.#readRun(reading);
+    if (logs.enabled) await this.#readLogs(reading);
+    if (restore_points.enabled && restore_points.actions.includes(row.ask.action))
+      await this.#readRestorePoint(reading);
     // Stopped part-way: what was read is not the whole answer; read it again after the restart.
     if (signal?.aborted) return;
     store.store.transaction(() => store.ready(row.subject, context, clock.now()));
     pass.read += 1;
   }
 
-  async #readLogs(
-    ask: RunContextAsk,
-    context: AlertContext,
-    pass: ContextPass,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
+  async #readLogs(reading: Reading): Promise<void> {
+    const { ask, context } = reading;
     const { settings, client, clock, token } = this.#p;
     const { lines, width, lead, sources, error_words } = settings.logs;
     const source = logSourceOf(ask, sources);
     const failedAt = parseTime(ask.at);
     const since = logSince(failedAt, clock.now(), lead);
-    const answer = await this.#read('logs.tail', ask, context, pass, () =>
-      client.logs.tail(ask.appId, { source, ...(since ? { since } : {}) }, signal ? { signal } : {}),
+    const answer = await this.#read('logs.tail', reading, () =>
+      client.logs.tail(ask.appId, { source, ...(since ? { since } : {}) }, reading.opts),
     );
     if (!answer) return;
     const scrubbed = answer.items.map((item) => ({ ...item, line: Secret.scrub(item.line, [token]) }));
@@ -215,25 +219,19 @@ export class ContextReader {
    * announced it from its list item (a storm, past the cycle's reads by id). Handed to the runs
    * collector too (`onRunDetail`), so its finding says them from the next cycle.
    */
-  async #readRun(ask: RunContextAsk, context: AlertContext, pass: ContextPass, signal: AbortSignal | undefined) {
+  async #readRun(reading: Reading) {
+    const { ask } = reading;
     if (this.#p.knowsRunDetail?.(ask.runId)) return;
-    const run = await this.#read('runs.get', ask, context, pass, () =>
-      this.#p.client.runs.get(ask.runId, signal ? { signal } : {}),
-    );
+    const run = await this.#read('runs.get', reading, () => this.#p.client.runs.get(ask.runId, reading.opts));
     if (!run) return;
-    context.facts.push(...runDetailFacts(run));
+    reading.context.facts.push(...runDetailFacts(run));
     this.#p.onRunDetail?.(run);
   }
 
-  async #readRestorePoint(
-    ask: RunContextAsk,
-    context: AlertContext,
-    pass: ContextPass,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const { client } = this.#p;
-    const page = await this.#read('restore_points.list', ask, context, pass, () =>
-      client.restorePoints.list(ask.appId, { limit: RESTORE_POINTS_PAGE }, signal ? { signal } : {}),
+  async #readRestorePoint(reading: Reading): Promise<void> {
+    const { ask, context } = reading;
+    const page = await this.#read('restore_points.list', reading, () =>
+      this.#p.client.restorePoints.list(ask.appId, { limit: RESTORE_POINTS_PAGE }, reading.opts),
     );
     if (!page) return;
     const point = restorePointOfRun(page.items, ask.runId);
@@ -246,13 +244,7 @@ export class ContextReader {
    * new refusal is logged once per cause (and remembered when lasting); any other failure is
    * noted as it is. Undefined when there is no answer; aborted: nothing noted.
    */
-  async #read<T>(
-    fn: ReadFn,
-    ask: RunContextAsk,
-    context: AlertContext,
-    pass: ContextPass,
-    call: () => Promise<T>,
-  ): Promise<T | undefined> {
+  async #read<T>(fn: ReadFn, { ask, context, pass }: Reading, call: () => Promise<T>): Promise<T | undefined> {
     const remembered = this.#refused.get(fn) ?? this.#refused.get(`${fn}:${ask.appId}`);
     if (remembered) {
       context.notes.push(remembered);

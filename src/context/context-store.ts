@@ -8,6 +8,7 @@ import type { RunContextAsk } from '../detectors/run-context.js';
 import type { AlertContext, Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
+import { camelRow } from '../state/camel-row.js';
 
 /** One run asked about, as the code sees it (times in ms since the epoch). */
 export interface ContextRow {
@@ -23,15 +24,8 @@ export interface ContextRow {
   readAt: number | null;
 }
 
-interface DbRow {
-  subject: string;
-  fingerprint: string;
-  ask: string;
-  status: string;
-  context: string | null;
-  requested_at: number;
-  read_at: number | null;
-}
+/** The columns a {@link ContextRow} is read from (`updated_at` is the retention's). */
+const READ = 'subject, fingerprint, ask, status, context, requested_at, read_at';
 
 /** The key of an alert's context: its subject, `run/5981`; null for an alert about no one record. */
 export function contextKey(subject: Subject | null | undefined): string | null {
@@ -42,8 +36,8 @@ export function contextKey(subject: Subject | null | undefined): string | null {
 export class ContextStore {
   readonly store: Store;
   readonly #insert: SqlStatement<[{ subject: string; fingerprint: string; ask: string; now: number }]>;
-  readonly #get: SqlStatement<[string], DbRow>;
-  readonly #pending: SqlStatement<[number], DbRow>;
+  readonly #get: SqlStatement<[string], Record<string, unknown>>;
+  readonly #pending: SqlStatement<[number], Record<string, unknown>>;
   readonly #ready: SqlStatement<[{ subject: string; now: number; context: string }]>;
 
   constructor(store: Store) {
@@ -53,9 +47,9 @@ export class ContextStore {
       `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
        VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`,
     );
-    this.#get = db.prepare('SELECT * FROM alert_context WHERE subject = ?');
+    this.#get = db.prepare(`SELECT ${READ} FROM alert_context WHERE subject = ?`);
     this.#pending = db.prepare(
-      `SELECT * FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
+      `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
     );
     this.#ready = db.prepare(
       `UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
@@ -85,14 +79,10 @@ export class ContextStore {
   }
 }
 
-function fromDb(row: DbRow): ContextRow {
+/** A row as stored ({@link READ}): its ask and context are JSON; a status it does not know is pending. */
+function fromDb(row: Record<string, unknown>): ContextRow {
   return {
-    subject: row.subject,
-    fingerprint: row.fingerprint,
-    ask: JSON.parse(row.ask) as RunContextAsk,
+    ...camelRow<ContextRow>(row, { json: ['ask', 'context'] }),
     status: row.status === 'ready' ? 'ready' : 'pending',
-    context: row.context === null ? null : (JSON.parse(row.context) as AlertContext),
-    requestedAt: row.requested_at,
-    readAt: row.read_at,
   };
 }

@@ -5,6 +5,8 @@
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
+import { camelRow, snakeColumn } from '../state/camel-row.js';
+import { prepareAll } from '../state/prepare-all.js';
 import type { RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
@@ -104,43 +106,8 @@ export type NewAttempt = Pick<
   | 'plannedAt'
 >;
 
-/** Changes to an attempt after an answer or a poll (fields left out stay). */
-export type AttemptUpdate = Partial<
-  Pick<
-    AttemptRow,
-    | 'status'
-    | 'counted'
-    | 'firstSentAt'
-    | 'lastSentAt'
-    | 'sendCount'
-    | 'nextAt'
-    | 'answer'
-    | 'runId'
-    | 'followUntil'
-    | 'outcome'
-    | 'outcomeDetail'
-    | 'finishedAt'
-    | 'backupId'
-    | 'readbackUntil'
-  >
->;
-
-const ATTEMPT_COLUMNS: Record<keyof AttemptUpdate, string> = {
-  status: 'status',
-  counted: 'counted',
-  firstSentAt: 'first_sent_at',
-  lastSentAt: 'last_sent_at',
-  sendCount: 'send_count',
-  nextAt: 'next_at',
-  answer: 'answer',
-  runId: 'run_id',
-  followUntil: 'follow_until',
-  outcome: 'outcome',
-  outcomeDetail: 'outcome_detail',
-  finishedAt: 'finished_at',
-  backupId: 'backup_id',
-  readbackUntil: 'readback_until',
-};
+/** Changes to an attempt after an answer or a poll (fields left out stay): any field a new attempt does not set. */
+export type AttemptUpdate = Partial<Omit<AttemptRow, 'id' | keyof NewAttempt>>;
 
 /** Outcomes that stop a policy on a record for the rest of the alert's life. */
 export const STOP_OUTCOMES = ['not_retryable', 'not_found'] as const;
@@ -155,87 +122,50 @@ const NO_ENVIRONMENT = 'none';
 /** The `meta` row counting the keys given out (see {@link RemediationStore.takeKeyNumber}). */
 const KEY_NUMBER = 'remediation_key_number';
 
+/** The SQL of the remediation tables, prepared once per store ({@link RemediationStore}). */
+const SQL = {
+  insertAttempt: `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
+       fingerprint, labels, severity, summary, url, life, status, planned_at, next_at)
+     VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
+       @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)
+     RETURNING *`,
+  history: `SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
+     FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`,
+  // Any policy's open attempt on the same record and action: two policies matching one alert
+  // must not both change it.
+  openOnRecord: `SELECT COUNT(*) AS n FROM remediation_attempts
+     WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`,
+  nextDue: `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
+  latest: `SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
+     ORDER BY attempt DESC LIMIT 1`,
+  due: `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
+  one: 'SELECT * FROM remediation_attempts WHERE id = ?',
+  recentActions: 'SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?',
+  insertAudit: `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
+       idempotency_key, answer, outcome, run_id, detail)
+     VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @environment, @decision, @reason,
+       @key, @answer, @outcome, @runId, @detail)`,
+  skipState: 'SELECT life, reason FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+  setSkipState: `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (policy, record_type, record_id) DO UPDATE SET life = excluded.life, reason = excluded.reason, at = excluded.at`,
+  clearSkipState: 'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+  suspensions: 'SELECT * FROM remediation_suspensions ORDER BY policy, environment',
+  suspend: `INSERT INTO remediation_suspensions (policy, environment, action, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (policy, environment) DO NOTHING`,
+  clearSuspensions: 'DELETE FROM remediation_suspensions',
+  installation: `SELECT value FROM meta WHERE key = 'installation_id'`,
+  keyNumber: `SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`,
+  takeKeyNumber: `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
+     ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)
+     RETURNING CAST(meta.value AS INTEGER) AS n`,
+};
+
 /** The prepared statements of the remediation tables. */
 export class RemediationStore {
-  readonly #insertAttempt: SqlStatement;
-  readonly #history: SqlStatement;
-  readonly #latest: SqlStatement;
-  readonly #openOnRecord: SqlStatement;
-  readonly #nextDue: SqlStatement;
-  readonly #due: SqlStatement;
-  readonly #one: SqlStatement;
-  readonly #recentActions: SqlStatement;
-  readonly #insertAudit: SqlStatement;
-  readonly #skipState: SqlStatement;
-  readonly #setSkipState: SqlStatement;
-  readonly #clearSkipState: SqlStatement;
-  readonly #suspensions: SqlStatement;
-  readonly #suspend: SqlStatement;
-  readonly #clearSuspensions: SqlStatement;
-  readonly #installation: SqlStatement;
-  readonly #keyNumber: SqlStatement;
-  readonly #takeKeyNumber: SqlStatement;
+  readonly #sql: Record<keyof typeof SQL, SqlStatement>;
 
   constructor(readonly store: Store) {
-    const db = store.db;
-    this.#insertAttempt = db.prepare(
-      `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
-         fingerprint, labels, severity, summary, url, life, status, planned_at, next_at)
-       VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
-         @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)
-       RETURNING *`,
-    );
-    this.#history = db.prepare(
-      `SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
-       FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`,
-    );
-    // Any policy's open attempt on the same record and action: two policies matching one alert
-    // must not both change it.
-    this.#openOnRecord = db.prepare(
-      `SELECT COUNT(*) AS n FROM remediation_attempts
-       WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`,
-    );
-    this.#nextDue = db.prepare(
-      `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
-    );
-    this.#latest = db.prepare(
-      `SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
-       ORDER BY attempt DESC LIMIT 1`,
-    );
-    this.#due = db.prepare(
-      `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
-    );
-    this.#one = db.prepare('SELECT * FROM remediation_attempts WHERE id = ?');
-    this.#recentActions = db.prepare('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?');
-    this.#insertAudit = db.prepare(
-      `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
-         idempotency_key, answer, outcome, run_id, detail)
-       VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @environment, @decision, @reason,
-         @key, @answer, @outcome, @runId, @detail)`,
-    );
-    this.#skipState = db.prepare(
-      'SELECT life, reason FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
-    );
-    this.#setSkipState = db.prepare(
-      `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (policy, record_type, record_id) DO UPDATE SET life = excluded.life, reason = excluded.reason, at = excluded.at`,
-    );
-    this.#clearSkipState = db.prepare(
-      'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
-    );
-    this.#suspensions = db.prepare('SELECT * FROM remediation_suspensions ORDER BY policy, environment');
-    this.#suspend = db.prepare(
-      `INSERT INTO remediation_suspensions (policy, environment, action, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (policy, environment) DO NOTHING`,
-    );
-    this.#clearSuspensions = db.prepare('DELETE FROM remediation_suspensions');
-    this.#installation = db.prepare(`SELECT value FROM meta WHERE key = 'installation_id'`);
-    this.#keyNumber = db.prepare(`SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`);
-    this.#takeKeyNumber = db.prepare(
-      `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
-       ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)
-       RETURNING CAST(meta.value AS INTEGER) AS n`,
-    );
+    this.#sql = prepareAll(store.db, SQL);
   }
 
   /**
@@ -243,7 +173,7 @@ export class RemediationStore {
    * every idempotency key carries. Throws when it is missing or not what migration 005 writes.
    */
   installation(): string {
-    const row = this.#installation.get() as { value: string } | undefined;
+    const row = this.#sql.installation.get() as { value: string } | undefined;
     if (!row)
       throw new Error(
         `state file ${this.store.path} has no installation id (meta.installation_id, written by state migration 5)`,
@@ -262,18 +192,18 @@ export class RemediationStore {
    * retention deletes.
    */
   takeKeyNumber(): number {
-    return (this.#takeKeyNumber.get() as { n: number }).n;
+    return (this.#sql.takeKeyNumber.get() as { n: number }).n;
   }
 
   /** The number {@link takeKeyNumber} would give out now, without taking it (a dry run's key). */
   peekKeyNumber(): number {
-    const row = this.#keyNumber.get() as { n: number } | undefined;
+    const row = this.#sql.keyNumber.get() as { n: number } | undefined;
     return (row?.n ?? 0) + 1;
   }
 
   /** Records a planned attempt (its key) and returns it. */
   insertAttempt(a: NewAttempt): AttemptRow {
-    const row = this.#insertAttempt.get({
+    const row = this.#sql.insertAttempt.get({
       ...a,
       body: JSON.stringify(a.body),
       labels: JSON.stringify(a.labels),
@@ -283,7 +213,7 @@ export class RemediationStore {
 
   /** One attempt by row id. */
   attempt(id: number): AttemptRow | undefined {
-    const row = this.#one.get(id) as Record<string, unknown> | undefined;
+    const row = this.#sql.one.get(id) as Record<string, unknown> | undefined;
     return row ? attemptOf(row) : undefined;
   }
 
@@ -291,26 +221,26 @@ export class RemediationStore {
   updateAttempt(id: number, update: AttemptUpdate): void {
     const entries = Object.entries(update).filter(([, v]) => v !== undefined) as [keyof AttemptUpdate, unknown][];
     if (entries.length === 0) return;
-    const sets = entries.map(([k]) => `${ATTEMPT_COLUMNS[k]} = ?`).join(', ');
+    const sets = entries.map(([k]) => `${snakeColumn(k)} = ?`).join(', ');
     const values = entries.map(([k, v]) => (k === 'counted' ? (v ? 1 : 0) : v));
     this.store.db.prepare(`UPDATE remediation_attempts SET ${sets} WHERE id = ?`).run(...values, id);
   }
 
   /** Attempts to send or poll now: planned or followed, due at `now`. */
   due(now: number): AttemptRow[] {
-    return (this.#due.all(now) as Record<string, unknown>[]).map(attemptOf);
+    return (this.#sql.due.all(now) as Record<string, unknown>[]).map(attemptOf);
   }
 
   /** When the next planned or followed attempt is due; null when none. */
   nextDue(): number | null {
-    return (this.#nextDue.get() as { t: number | null }).t;
+    return (this.#sql.nextDue.get() as { t: number | null }).t;
   }
 
   /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
   history(policy: string, action: string, recordType: RecordType, recordId: number, life: number): RecordHistory {
-    const h = this.#history.get(policy, recordType, recordId) as { last: number; counted: number };
-    const open = (this.#openOnRecord.get(action, recordType, recordId) as { n: number }).n;
-    const latestRow = this.#latest.get(policy, recordType, recordId) as Record<string, unknown> | undefined;
+    const h = this.#sql.history.get(policy, recordType, recordId) as { last: number; counted: number };
+    const open = (this.#sql.openOnRecord.get(action, recordType, recordId) as { n: number }).n;
+    const latestRow = this.#sql.latest.get(policy, recordType, recordId) as Record<string, unknown> | undefined;
     const latest = latestRow ? attemptOf(latestRow) : undefined;
     return {
       lastAttempt: h.last,
@@ -326,17 +256,17 @@ export class RemediationStore {
 
   /** Attempts planned after `since` (each sends at least one change request). */
   actionsSince(since: number): number {
-    return (this.#recentActions.get(since) as { n: number }).n;
+    return (this.#sql.recentActions.get(since) as { n: number }).n;
   }
 
   /** Appends one audit row; `environment` left out is null (a row about no app). */
   audit(row: Omit<AuditRow, 'id' | 'environment'> & { environment?: string | null }): void {
-    this.#insertAudit.run({ environment: null, ...row });
+    this.#sql.insertAudit.run({ environment: null, ...row });
   }
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
   lastSkip(policy: string, recordType: RecordType, recordId: number): { life: number; reason: string } | undefined {
-    return this.#skipState.get(policy, recordType, recordId) as { life: number; reason: string } | undefined;
+    return this.#sql.skipState.get(policy, recordType, recordId) as { life: number; reason: string } | undefined;
   }
 
   /** Remembers the skip reason just recorded. */
@@ -348,28 +278,28 @@ export class RemediationStore {
     reason: string,
     at: number,
   ): void {
-    this.#setSkipState.run(policy, recordType, recordId, life, reason, at);
+    this.#sql.setSkipState.run(policy, recordType, recordId, life, reason, at);
   }
 
   /** Forgets the last skip reason (after acting, the next skip is news again). */
   clearLastSkip(policy: string, recordType: RecordType, recordId: number): void {
-    this.#clearSkipState.run(policy, recordType, recordId);
+    this.#sql.clearSkipState.run(policy, recordType, recordId);
   }
 
   /** Every suspension: whole policies and policies in one environment. */
   suspensions(): Suspension[] {
-    return (this.#suspensions.all() as Record<string, unknown>[]).map(suspensionOf);
+    return (this.#sql.suspensions.all() as Record<string, unknown>[]).map(suspensionOf);
   }
 
   /** Suspends a policy in a scope; true when that scope was not suspended already. */
   suspend(s: Suspension): boolean {
-    return this.#suspend.run(s.policy, environmentColumn(s.scope), s.action, s.code, s.message, s.at).changes > 0;
+    return this.#sql.suspend.run(s.policy, environmentColumn(s.scope), s.action, s.code, s.message, s.at).changes > 0;
   }
 
   /** Lifts every suspension and returns the ones lifted. */
   clearSuspensions(): Suspension[] {
     const lifted = this.suspensions();
-    this.#clearSuspensions.run();
+    this.#sql.clearSuspensions.run();
     return lifted;
   }
 }
@@ -469,56 +399,13 @@ function suspensionOf(r: Record<string, unknown>): Suspension {
   };
 }
 
+/** An audit row as stored. */
 function auditOf(r: Record<string, unknown>): AuditRow {
-  return {
-    id: r.id as number,
-    at: r.at as number,
-    policy: r.policy as string,
-    action: r.action as string,
-    recordType: r.record_type as string | null,
-    recordId: r.record_id as number | null,
-    fingerprint: r.fingerprint as string | null,
-    environment: r.environment as string | null,
-    decision: r.decision as AuditDecision,
-    reason: r.reason as string,
-    key: r.idempotency_key as string | null,
-    answer: r.answer as string | null,
-    outcome: r.outcome as string | null,
-    runId: r.run_id as number | null,
-    detail: r.detail as string | null,
-  };
+  return camelRow(r, { rename: { idempotency_key: 'key' } });
 }
 
+/** An attempt as stored; the readback columns are null in a state before migration 16. */
 function attemptOf(r: Record<string, unknown>): AttemptRow {
-  return {
-    id: r.id as number,
-    policy: r.policy as string,
-    action: r.action as string,
-    recordType: r.record_type as RecordType,
-    recordId: r.record_id as number,
-    attempt: r.attempt as number,
-    key: r.idempotency_key as string,
-    body: JSON.parse(r.body as string) as Record<string, unknown>,
-    fingerprint: r.fingerprint as string,
-    labels: JSON.parse(r.labels as string) as Labels,
-    severity: r.severity as Severity,
-    summary: r.summary as string,
-    url: r.url as string | null,
-    life: r.life as number,
-    status: r.status as AttemptStatus,
-    counted: r.counted === 1,
-    plannedAt: r.planned_at as number,
-    firstSentAt: r.first_sent_at as number | null,
-    lastSentAt: r.last_sent_at as number | null,
-    sendCount: r.send_count as number,
-    nextAt: r.next_at as number | null,
-    answer: r.answer as string | null,
-    runId: r.run_id as number | null,
-    followUntil: r.follow_until as number | null,
-    outcome: r.outcome as string | null,
-    outcomeDetail: r.outcome_detail as string | null,
-    finishedAt: r.finished_at as number | null,
-    backupId: (r.backup_id as number | null | undefined) ?? null,
-    readbackUntil: (r.readback_until as number | null | undefined) ?? null,
-  };
+  const row = camelRow<AttemptRow>(r, { json: ['body', 'labels'], rename: { idempotency_key: 'key' } });
+  return { ...row, counted: r.counted === 1, backupId: row.backupId ?? null, readbackUntil: row.readbackUntil ?? null };
 }

@@ -131,7 +131,7 @@ export class SendAndFollow {
     if (attempt.sendCount > 0 && started - attempt.plannedAt >= this.p.settings.follow_timeout) {
       // Sent, never answered readably, for longer than we follow anything: stop re-sending and
       // say that nobody can tell whether it was made. Counted: it may have been.
-      this.#finish(attempt, action, { kind: 'unanswered', afterMs: started - attempt.plannedAt }, { counted: true });
+      this.#finish(attempt, action, { kind: 'unanswered', afterMs: started - attempt.plannedAt });
       return true;
     }
     const sent: AttemptRow = {
@@ -251,7 +251,7 @@ export class SendAndFollow {
           signal,
         );
         if (runId === null) {
-          this.#finish(attempt, action, { kind: 'unverified' }, { counted: true });
+          this.#finish(attempt, action, { kind: 'unverified' });
           return true;
         }
         const found = runId;
@@ -269,7 +269,7 @@ export class SendAndFollow {
         case 'succeeded': {
           const windowMs = this.#readBackFor(attempt, action);
           if (windowMs === null) {
-            this.#finish(attempt, action, { kind: 'succeeded' }, { counted: true });
+            this.#finish(attempt, action, { kind: 'succeeded' });
             return true;
           }
           // A backup taken: read it back before saying how it went.
@@ -278,21 +278,21 @@ export class SendAndFollow {
           return this.#readBack({ ...attempt, readbackUntil }, action, signal);
         }
         case 'failed':
-          this.#finish(
-            attempt,
-            action,
-            { kind: 'run_failed', step: progress.step, reason: progress.reason, watcher: progress.watcher },
-            { counted: true },
-          );
+          this.#finish(attempt, action, {
+            kind: 'run_failed',
+            step: progress.step,
+            reason: progress.reason,
+            watcher: progress.watcher,
+          });
           return true;
         case 'ended':
-          this.#finish(attempt, action, { kind: 'run_ended', state: progress.state }, { counted: true });
+          this.#finish(attempt, action, { kind: 'run_ended', state: progress.state });
           return true;
       }
     } catch (err) {
       const now = clock.now();
       if (err instanceof ApiError && err.code === 'not_found' && runId !== null) {
-        this.#finish(attempt, action, { kind: 'run_ended', state: 'gone (not_found)' }, { counted: true });
+        this.#finish(attempt, action, { kind: 'run_ended', state: 'gone (not_found)' });
         return true;
       }
       if (this.#followedTooLong(attempt, action, now)) return true;
@@ -326,14 +326,14 @@ export class SendAndFollow {
       const backupId = attempt.backupId ?? (await findTakenBackup(client, facts, signal));
       if (backupId === null) {
         const why = 'no backup of the app since the change';
-        this.#finish(attempt, action, { kind: 'backup_unread', why }, { counted: true });
+        this.#finish(attempt, action, { kind: 'backup_unread', why });
         return true;
       }
       if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
       const reading = readBackup(await client.backups.get(backupId, signal ? { signal } : {}), this.p.backupStates);
       const now = clock.now();
       if (reading.settled || over(now)) {
-        this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs }, { counted: true });
+        this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs });
         return true;
       }
       store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
@@ -343,7 +343,7 @@ export class SendAndFollow {
       const gone = err instanceof ApiError && err.code === 'not_found';
       if (gone || over(now)) {
         const why = gone ? `backup #${attempt.backupId ?? '?'} is not found` : describeError(err);
-        this.#finish(attempt, action, { kind: 'backup_unread', why }, { counted: true });
+        this.#finish(attempt, action, { kind: 'backup_unread', why });
         return true;
       }
       this.p.log.warn({ key: attempt.key, error: describeError(err) }, 'cannot read back the backup; will try again');
@@ -356,21 +356,16 @@ export class SendAndFollow {
   #followedTooLong(attempt: AttemptRow, action: RemediationAction, now: number): boolean {
     if (attempt.followUntil === null || now < attempt.followUntil) return false;
     const afterMs = now - (attempt.firstSentAt ?? attempt.plannedAt);
-    this.#finish(attempt, action, { kind: 'follow_timeout', afterMs }, { counted: true });
+    this.#finish(attempt, action, { kind: 'follow_timeout', afterMs });
     return true;
   }
 
   /**
-   * Ends an attempt with an outcome the alert's channels are told: the attempt row, its audit row
-   * and the notice commit together.
+   * Ends a sent attempt with an outcome the alert's channels are told: the attempt row, its audit
+   * row and the notice commit together. Counted: its change was, or may have been, taken.
    */
-  #finish(
-    attempt: AttemptRow,
-    action: RemediationAction,
-    outcome: AttemptOutcome,
-    opts: { counted: boolean; nextAllowedAt?: number | null },
-  ): void {
-    const ending = this.#ending(attempt, action, outcome, opts, this.p.clock.now());
+  #finish(attempt: AttemptRow, action: RemediationAction, outcome: AttemptOutcome): void {
+    const ending = this.#ending(attempt, action, outcome, { counted: true }, this.p.clock.now());
     this.p.store.transaction(ending.write);
     ending.written();
   }
