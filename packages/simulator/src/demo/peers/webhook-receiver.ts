@@ -122,6 +122,11 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
   const server = createServer((req, res) => {
     handle(req, res).catch(() => answer(res, 500, 'internal_error'));
   });
+  // Idle connections stay open until close(): with node's 5 s idle timeout, a sender that reused a
+  // connection just as the receiver dropped it got ECONNRESET (a race a loaded machine wins, seen at
+  // load 20-30), and a test expecting one clean delivery failed for the fake's sake, not the
+  // product's (which calls a reset retryable: test/notify/channels/classify.test.ts).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
