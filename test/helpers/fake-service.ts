@@ -63,6 +63,8 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
       send(res, answer);
     });
   });
+  // Idle connections stay open until close(), as the webhook receiver's do: no keep-alive race.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

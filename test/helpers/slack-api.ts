@@ -366,6 +366,8 @@ export async function startSlackApi(options: SlackApiOptions): Promise<SlackApi>
   const server = createServer((req, res) => {
     handle(req, res).catch(() => answer(res, 500, { ok: false, error: 'fatal_error' }));
   });
+  // Idle connections stay open until close(), as the webhook receiver's do: no keep-alive race.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
