@@ -19,15 +19,16 @@
  */
 import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { MessageLinks } from '../message-links.js';
 import type {
-  AlertsNotification,
   Channel,
+  AlertsNotification,
   ChannelKind,
   Notification,
   NoticeNotification,
+  RenderOptions,
   SendResult,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
@@ -36,7 +37,7 @@ import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-me
 import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpReply } from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
@@ -59,18 +60,11 @@ const COLOURS: Readonly<Record<Tone, number>> = {
   ok: 0x36a64f,
 };
 
-/** What rendering needs besides the notification. */
-export interface DiscordRenderOptions {
-  now: number;
-  channelName: string;
-  commandConfigFile?: string | undefined;
-  links?: MessageLinks | undefined;
-  consoleUrl?: string | undefined;
+/** What rendering needs besides the notification; absent templates: {@link DISCORD_TEMPLATES}. */
+export interface DiscordRenderOptions extends RenderOptions {
   mention?: DiscordConfig['mention'];
   username?: string | undefined;
   avatarUrl?: string | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link DISCORD_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/discord/`: the built-in rendering's own templates. */
@@ -337,15 +331,10 @@ export const discordChannel = {
       return reply?.status === 404 ? ('gone' as const) : result;
     };
     const renderOptions = (): DiscordRenderOptions => ({
-      now: deps.clock.now(),
-      channelName: config.name,
-      commandConfigFile: deps.commandConfigFile,
-      links: deps.links,
-      consoleUrl: deps.consoleUrl,
+      ...renderOptionsOf(config, deps),
       mention: config.mention,
       username: config.username,
       avatarUrl: config.avatar_url,
-      templates: deps.templates,
     });
     // Without a state (notify-test) each message stands alone.
     const living =

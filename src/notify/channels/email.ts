@@ -1,13 +1,14 @@
 import { Secret } from '../../lib/secret.js';
 import type {
-  AlertsNotification,
   Channel,
+  AlertsNotification,
   ChannelKind,
   Notification,
   NoticeNotification,
   RenderOptions,
   SendResult,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
@@ -463,14 +464,7 @@ export const emailChannel = {
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) =>
-        renderEmail(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          subjectPrefix: config.subject_prefix,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-          templates,
-        }),
+        renderEmail(n, { ...renderOptionsOf(config, deps), subjectPrefix: config.subject_prefix, templates }),
       send: (message, signal) =>
         guardedSend({
           start: () =>

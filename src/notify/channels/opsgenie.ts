@@ -15,6 +15,7 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { Channel, ChannelKind, Notification, NoticeNotification } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { oneLine, plainText } from './escape.js';
 import {
   alertsOf,
@@ -235,15 +236,7 @@ export const opsgenieChannel = {
       ),
       // A remediation's start is a note on the alert in Opsgenie.
       showsProgress: true,
-      render: (n) =>
-        renderOpsgenie(n, {
-          now: deps.clock.now(),
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          tags: config.tags,
-          channelName: config.name,
-          templates: deps.templates,
-        }),
+      render: (n) => renderOpsgenie(n, { ...renderOptionsOf(config, deps), tags: config.tags }),
     };
   },
 } satisfies ChannelKind<OpsgenieConfig, OpsgenieMessage>;

@@ -16,6 +16,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { Channel, ChannelKind, Notification } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import {
   alertsOf,
   incidentSender,
@@ -179,14 +180,7 @@ export const pagerdutyChannel = {
         }),
       ),
       render: (n) =>
-        renderPagerDuty(n, {
-          now: deps.clock.now(),
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          source: config.source ?? 'deploy-watchdog',
-          channelName: config.name,
-          templates: deps.templates,
-        }),
+        renderPagerDuty(n, { ...renderOptionsOf(config, deps), source: config.source ?? 'deploy-watchdog' }),
     };
   },
 } satisfies ChannelKind<PagerDutyConfig, PagerDutyMessage>;

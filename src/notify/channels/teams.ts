@@ -11,13 +11,14 @@
  * below Teams' message size limit (about 28 KB): its text is spent from a budget.
  */
 import type {
-  AlertsNotification,
   Channel,
+  AlertsNotification,
   ChannelKind,
   Notification,
   NoticeNotification,
   RenderOptions,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo } from './http-post.js';
@@ -262,15 +263,7 @@ export const teamsChannel = {
       name: config.name,
       kind: 'teams',
       sendTimeoutMs: config.timeout,
-      render: (n) =>
-        renderTeams(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          templates: deps.templates,
-        }),
+      render: (n) => renderTeams(n, renderOptionsOf(config, deps)),
       send: (message, signal) =>
         io.guarded(
           () =>

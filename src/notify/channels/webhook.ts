@@ -26,13 +26,14 @@ import type { MessageLinks } from '../message-links.js';
 import { announcedFiring } from '../outbox-store.js';
 import { NO_LINKS } from '../message-links.js';
 import type {
-  AlertsNotification,
   Channel,
+  AlertsNotification,
   ChannelKind,
   Notification,
   NoticeNotification,
   SendResult,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { httpChannelIo } from './http-post.js';
 import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
@@ -359,12 +360,9 @@ export const webhookChannel = {
       sendTimeoutMs: config.timeout,
       render: (n) =>
         renderWebhook(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
+          ...renderOptionsOf(config, deps),
           externalUrl: config.external_url ?? deps.consoleUrl ?? '',
           maxAlerts: config.max_alerts,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
           // Read at each render (a retry renders again): the group as it stands when sent.
           announcedFiring: n.type === 'alerts' && deps.store ? announcedFiring(deps.store, config.name) : undefined,
           maxItems: deps.maxItemsPerMessage,
