@@ -20,11 +20,11 @@
 import { Secret } from '../../lib/secret.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type {
-  Channel,
   AlertsNotification,
+  Channel,
   ChannelKind,
-  Notification,
   NoticeNotification,
+  Notification,
   RenderOptions,
   SendResult,
 } from './channel.js';
@@ -34,7 +34,14 @@ import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from 
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
-import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpReply } from './http-post.js';
+import {
+  classifyReply,
+  headerOf,
+  httpChannelIo,
+  urlSecrets,
+  type ChannelRequest,
+  type HttpReply,
+} from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
@@ -300,7 +307,7 @@ export const discordChannel = {
     const url = new URL(config.webhook_url.reveal());
     // The path is /api/webhooks/{id}/{token}: the token is the credential, scrubbed wherever it could be echoed.
     const [webhookId = '', token = ''] = url.pathname.split('/').filter(Boolean).slice(-2);
-    const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
+    const secrets = [...urlSecrets(config.webhook_url), new Secret(url.pathname), new Secret(token)];
     // One bucket for posts and edits: an empty one on either route holds both (Discord may share them).
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);

@@ -1,10 +1,10 @@
 import { Secret } from '../../lib/secret.js';
 import type {
-  Channel,
   AlertsNotification,
+  Channel,
   ChannelKind,
-  Notification,
   NoticeNotification,
+  Notification,
   RenderOptions,
   SendResult,
 } from './channel.js';

@@ -14,7 +14,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
-import type { Channel, ChannelKind, Notification, NoticeNotification } from './channel.js';
+import type { Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import { oneLine, plainText } from './escape.js';
 import {

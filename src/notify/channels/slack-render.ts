@@ -3,7 +3,7 @@
  * (`slack.ts`) and the Slack app channel (`slack-app.ts`): pure, every piece of API text escaped
  * for mrkdwn, within Slack's limits.
  */
-import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification, RenderOptions } from './channel.js';
+import type { AlertsNotification, ChannelDeps, NoticeNotification, Notification, RenderOptions } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {

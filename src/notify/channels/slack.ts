@@ -3,9 +3,8 @@
  * channel that speaks HTTP itself makes it (`http-post.ts`): the retry rules of `classify.ts`, a
  * 429's Retry-After honoured, the answer's body scrubbed of the webhook URL before it is a reason.
  */
-import { Secret } from '../../lib/secret.js';
 import type { Channel, ChannelKind } from './channel.js';
-import { httpChannelIo } from './http-post.js';
+import { postingChannel, urlSecrets } from './http-post.js';
 import { SLACK_TEMPLATE_PARTS, slackConfigSchema, type SlackConfig } from './slack-config.js';
 import { renderSlack, slackRenderOptions, type SlackMessage } from './slack-render.js';
 
@@ -15,32 +14,18 @@ export const slackChannel = {
   configSchema: slackConfigSchema,
   templateParts: SLACK_TEMPLATE_PARTS,
   create(config, deps): Channel<SlackMessage> {
-    const url = new URL(config.webhook_url.reveal());
-    // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
-    const secrets = [config.webhook_url, new Secret(url.pathname + url.search)];
-    const io = httpChannelIo(config, deps, { kind: 'slack', name: 'Slack' }, secrets);
     // The webhook's display name and icon, where the Slack app allows them to be overridden.
     const overrides = {
       ...(config.username ? { username: config.username } : {}),
       ...(config.icon_emoji ? { icon_emoji: config.icon_emoji } : {}),
     };
-    return {
-      name: config.name,
-      kind: 'slack',
-      // The request is aborted by our own timer after `timeout`.
-      sendTimeoutMs: config.timeout,
+    // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
+    return postingChannel(config, deps, { kind: 'slack', name: 'Slack' }, urlSecrets(config.webhook_url), {
       render: (n) => renderSlack(n, slackRenderOptions(config, deps, deps.templates)),
-      send: (message, signal) =>
-        io.guarded(
-          () =>
-            io.post({
-              url: config.webhook_url.reveal(),
-              body: { ...overrides, text: message.text, blocks: message.blocks },
-              signal,
-            }),
-          signal,
-        ),
-      close: io.close,
-    };
+      request: (message) => ({
+        url: config.webhook_url.reveal(),
+        body: { ...overrides, text: message.text, blocks: message.blocks },
+      }),
+    });
   },
 } satisfies ChannelKind<SlackConfig, SlackMessage>;
