@@ -18,7 +18,6 @@
  * edit (PATCH) as on a post.
  */
 import { Secret } from '../../lib/secret.js';
-import { formatUtc } from '../../lib/format-utc.js';
 import type {
   AlertsNotification,
   Channel,
@@ -161,8 +160,7 @@ function eventEmbed(
 
 /** `**Label:** value`, the label ours, the value API text escaped. */
 function factText(f: Fact, max: number): string {
-  const value = f.at !== undefined ? formatUtc(f.at) : f.value;
-  return `**${escapeDiscordMarkdown(f.label, 60)}:** ${escapeDiscordMarkdown(value, max)}`;
+  return `**${escapeDiscordMarkdown(f.label, 60)}:** ${escapeDiscordMarkdown(f.value, max)}`;
 }
 
 /** A masked link `[label](url)` of a safe http(s) URL, its parentheses encoded so they cannot end it; null without one. */

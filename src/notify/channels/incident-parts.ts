@@ -11,11 +11,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { formatUtc } from '../../lib/format-utc.js';
 import { NO_LINKS, type MessageLinks } from '../message-links.js';
 import type { Secret } from '../../lib/secret.js';
 import type { AlertsNotification, ChannelDeps, NoticeNotification, SendResult } from './channel.js';
-import { describeEvent, type Fact, type Link } from './describe.js';
+import { describeEvent, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
@@ -65,12 +64,12 @@ export function incidentDetails(e: AlertEvent, o: IncidentOptions): Record<strin
   put('Check', e.check);
   put('Fingerprint', e.fingerprint);
   for (const [name, value] of Object.entries(e.labels)) put(`Label ${name}`, value);
-  for (const f of [...d.where, ...d.facts]) put(f.label, factValue(f));
-  if (d.since) put('Since', d.since.at !== null ? formatUtc(d.since.at) : d.since.text);
+  for (const f of [...d.where, ...d.facts]) put(f.label, f.value);
+  if (d.since) put('Since', d.since.utc);
   if (e.acknowledgement) put('Acknowledged by', `${e.acknowledgement.by} (${e.acknowledgement.via})`);
   if (e.acknowledgement?.comment) put('Comment', e.acknowledgement.comment);
   if (e.resolution) put('Resolution', e.resolution);
-  for (const f of d.context?.facts ?? []) put(f.label, factValue(f));
+  for (const f of d.context?.facts ?? []) put(f.label, f.value);
   (d.context?.notes ?? []).forEach((note, i) => put(`Note ${i + 1}`, note));
   const log = d.context?.log;
   if (log) {
@@ -80,10 +79,6 @@ export function incidentDetails(e: AlertEvent, o: IncidentOptions): Record<strin
   }
   for (const link of incidentLinks(e, o)) put(link.label, link.url, 2_000);
   return out;
-}
-
-function factValue(f: Fact): string {
-  return f.at !== undefined ? formatUtc(f.at) : f.value;
 }
 
 /**

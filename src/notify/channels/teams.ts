@@ -27,7 +27,6 @@ import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './tea
 import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
-import { formatUtc } from '../../lib/format-utc.js';
 
 /** The Adaptive Card version Teams renders in full. */
 export const ADAPTIVE_CARD_VERSION = '1.5';
@@ -199,8 +198,7 @@ function cutLines(lines: readonly string[], max: number): string {
 function factSet(facts: readonly Fact[], budget: TextBudget): CardElement {
   const out: { title: string; value: string }[] = [];
   for (const f of facts) {
-    const raw = f.at !== undefined ? formatUtc(f.at) : f.value;
-    const value = budget.take((max) => escapeTeamsMarkdown(raw, max), 1_000, 10);
+    const value = budget.take((max) => escapeTeamsMarkdown(f.value, max), 1_000, 10);
     if (value === null) break;
     out.push({ title: budget.spend(escapeTeamsMarkdown(f.label, 60)), value });
   }

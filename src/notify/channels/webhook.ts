@@ -241,8 +241,7 @@ function description(d: EventDescription): string {
     // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
     for (const f of [...d.where, ...d.facts]) lines.push(factLine(f));
     if (d.since) {
-      const when = d.since.at !== null ? formatUtc(d.since.at) : d.since.text;
-      lines.push(`Since: ${when}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
+      lines.push(`Since: ${d.since.utc}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
     }
     for (const f of d.context?.facts ?? []) lines.push(factLine(f));
     for (const note of d.context?.notes ?? []) lines.push(`Note: ${note}`);
