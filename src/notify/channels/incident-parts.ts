@@ -18,6 +18,7 @@ import { describeEvent, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
+import { apiRoot } from './on-call-config.js';
 
 /** What an incident's parts need besides the event. */
 export interface IncidentOptions {
@@ -152,14 +153,16 @@ export class DeliveredRequests {
 /**
  * What every incident tool's channel does besides rendering: each send makes the message's
  * requests in order, those accepted before skipped ({@link DeliveredRequests}), each one the HTTP
- * request `toHttp` makes of it; the tool keeps the incident, so it is told who took the alert here.
+ * request `toHttp` makes of it under the API root (`api_url`, else the region's); the tool keeps the
+ * incident, so it is told who took the alert here.
  */
 export function incidentSender<R>(
-  config: { name: string; timeout: number },
+  config: { name: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
   deps: ChannelDeps,
-  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret },
-  toHttp: (request: R) => Omit<ChannelRequest, 'signal'>,
+  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret; regions: Record<'us' | 'eu', string> },
+  toHttp: (request: R, root: string) => Omit<ChannelRequest, 'signal'>,
 ) {
+  const root = apiRoot(config.api_url ?? tool.regions[config.region]);
   const delivered = new DeliveredRequests();
   const io = httpChannelIo(config, deps, tool, [tool.secret]);
   return {
@@ -169,7 +172,7 @@ export function incidentSender<R>(
     // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.
     sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
     send: (message: readonly KeyedRequest<R>[], signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r), signal })), signal),
+      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r, root), signal })), signal),
     close: io.close,
   };
 }
