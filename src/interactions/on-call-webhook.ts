@@ -28,7 +28,7 @@ import { incidentKey } from '../notify/channels/incident-parts.js';
 import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
 import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
 import type { Store } from '../state/store.js';
-import type { OnCallAct } from './on-call-act.js';
+import type { OnCallAct, OnCallRead } from './on-call-act.js';
 import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
 import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
 
@@ -59,7 +59,7 @@ interface ToolWebhook {
   /** The longest key the channel sends before hashing (`incidentKey`). */
   keyLimit: number;
   verify(req: IncomingMessage, body: string, channel: Config['notify']['channels'][number]): boolean;
-  read(body: string): { ok: true; id: string; what: string; act: OnCallAct | null } | { ok: false; reason: string };
+  read(body: string): OnCallRead;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => [req.headers[name]].flat()[0];
@@ -73,10 +73,7 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
       channel.type === 'pagerduty' &&
       channel.webhook !== undefined &&
       verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, channel.webhook.signing_secret),
-    read: (body) => {
-      const read = readPagerDutyWebhook(body);
-      return read.ok ? { ok: true, id: read.id, what: read.eventType, act: read.act } : read;
-    },
+    read: readPagerDutyWebhook,
   },
   opsgenie: {
     surface: 'opsgenie',
@@ -89,10 +86,7 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
         { token: header(req, OPSGENIE_TOKEN_HEADER), authorization: header(req, 'authorization') },
         channel.webhook.token,
       ),
-    read: (body) => {
-      const read = readOpsgenieWebhook(body);
-      return read.ok ? { ok: true, id: read.id, what: read.action, act: read.act } : read;
-    },
+    read: readOpsgenieWebhook,
   },
 };
 

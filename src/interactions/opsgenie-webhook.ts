@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { sameText } from '../lib/same-text.js';
-import { readJsonBody, type OnCallAct } from './on-call-act.js';
+import { readJsonBody, type OnCallAct, type OnCallRead } from './on-call-act.js';
 
 /** The custom header the Webhook integration is told to add. */
 export const OPSGENIE_TOKEN_HEADER = 'x-deploy-watchdog-token';
@@ -45,20 +45,17 @@ const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
 };
 
 /**
- * A webhook read: what to do (or why nothing), and an id against replays (Opsgenie gives its
- * posts none: the same body twice is the same post, since each carries the alert's update time).
+ * Reads a webhook's body (its token already checked). Opsgenie gives its posts no id: the one
+ * against replays is the body's digest (the same body twice is the same post, since each carries
+ * the alert's update time).
  */
-export type OpsgenieWebhook =
-  { ok: true; id: string; action: string; act: OnCallAct | null } | { ok: false; reason: string };
-
-/** Reads a webhook's body (its token already checked). */
-export function readOpsgenieWebhook(body: string): OpsgenieWebhook {
+export function readOpsgenieWebhook(body: string): OnCallRead {
   const read = readJsonBody(body, webhookSchema, 'an Opsgenie webhook');
   if (!read.ok) return read;
-  const { action, alert } = read.data;
+  const { action: what, alert } = read.data;
   const id = createHash('sha256').update(body, 'utf8').digest('hex');
-  const act = ACTS[action];
+  const act = ACTS[what];
   const key = alert?.alias;
-  if (!act || !key) return { ok: true, id, action, act: null };
-  return { ok: true, id, action, act: { act, key, by: alert.username ?? '' } };
+  if (!act || !key) return { ok: true, id, what, act: null };
+  return { ok: true, id, what, act: { act, key, by: alert.username ?? '' } };
 }

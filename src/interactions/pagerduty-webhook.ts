@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import type { Secret } from '../lib/secret.js';
 import { sameText } from '../lib/same-text.js';
-import { readJsonBody, type OnCallAct } from './on-call-act.js';
+import { readJsonBody, type OnCallAct, type OnCallRead } from './on-call-act.js';
 
 /** The largest number of signatures looked at in one header (a rotation has two or three). */
 const MAX_SIGNATURES = 8;
@@ -51,17 +51,13 @@ const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
   'incident.unacknowledged': 'unacknowledge',
 };
 
-/** A webhook read: what to do (or why nothing), and the event's id against replays. */
-export type PagerDutyWebhook =
-  { ok: true; id: string; eventType: string; act: OnCallAct | null } | { ok: false; reason: string };
-
-/** Reads a webhook's body (already verified). */
-export function readPagerDutyWebhook(body: string): PagerDutyWebhook {
+/** Reads a webhook's body (already verified); its id against replays is the event's. */
+export function readPagerDutyWebhook(body: string): OnCallRead {
   const read = readJsonBody(body, webhookSchema, 'a V3 webhook event');
   if (!read.ok) return read;
-  const { id, event_type: eventType, agent, data } = read.data.event;
-  const act = ACTS[eventType];
+  const { id, event_type: what, agent, data } = read.data.event;
+  const act = ACTS[what];
   const key = data?.incident_key;
-  if (!act || !key) return { ok: true, id, eventType, act: null };
-  return { ok: true, id, eventType, act: { act, key, by: agent?.summary ?? '' } };
+  if (!act || !key) return { ok: true, id, what, act: null };
+  return { ok: true, id, what, act: { act, key, by: agent?.summary ?? '' } };
 }

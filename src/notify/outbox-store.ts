@@ -5,7 +5,7 @@
  */
 import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
-import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
+import type { SqlDatabase } from '../state/sql-database.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 
 /** Where an outbox row is. */
@@ -102,148 +102,132 @@ interface DbRow {
   claimed_by: string | null;
 }
 
-/** The prepared statements of the notification tables for one open store. */
-export class OutboxStore {
-  readonly db: SqlDatabase;
-  readonly #insert: SqlStatement<[NewOutboxRow], { id: number }>;
-  readonly #insertBody: SqlStatement<[string, number], { body_id: number }>;
-  readonly #held: SqlStatement<[], DbRow>;
-  readonly #heldFor: SqlStatement<[string, string], DbRow>;
-  readonly #heldBy: SqlStatement<[string, string], DbRow>;
-  readonly #due: SqlStatement<[string, number, number], DbRow>;
-  readonly #redecide: SqlStatement;
-  readonly #markSent: SqlStatement<[{ now: number; id: number }]>;
-  readonly #markFailed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
-  readonly #markUnconfirmed: SqlStatement<[{ id: number; next: number; error: string; now: number }]>;
-  readonly #giveUpUnconfirmed: SqlStatement<[{ id: number; error: string; now: number }]>;
-  readonly #expirable: SqlStatement<[number], DbRow>;
-  readonly #expire: SqlStatement<[number, number]>;
-  readonly #waiting: SqlStatement<[], { channel: string; n: number }>;
-  readonly #logGet: SqlStatement<[string, string], { last_kind: string; announced_at: number }>;
-  readonly #logPut: SqlStatement<[string, string, string, number]>;
-  readonly #logClose: SqlStatement<[string, string]>;
-  readonly #logCloseAll: SqlStatement<[string]>;
-  readonly #logSent: SqlStatement<[number, string, string]>;
-  readonly #channelGet: SqlStatement<[string], { paused_until: number | null; consecutive_failures: number }>;
-  readonly #channelPut: SqlStatement<[string, number | null, number, string | null]>;
-  readonly #digestInsert: SqlStatement<[string, string, number]>;
-  readonly #unrouted: SqlStatement<[], { event_id: number; payload: string | null }>;
-  readonly #forgetUnrouted: SqlStatement<[number]>;
-  readonly #told: SqlStatement<[string], { channel: string }>;
-  readonly #lastNews: SqlStatement<[string], { id: number | null }>;
-  readonly #claim: SqlStatement<[string, number]>;
-  readonly #insertReceipt: SqlStatement<[number, string, number]>;
-  readonly #receipts: SqlStatement<[], { outbox_id: number; claimed_by: string; sent_at: number }>;
-  readonly #applyReceipt: SqlStatement<
-    [{ id: number; by: string; at: number }],
-    { fingerprint: string | null; channel: string }
-  >;
-  readonly #forgetReceipt: SqlStatement<[number, string]>;
-
-  constructor(readonly store: Store) {
-    const db = (this.db = store.db);
-    this.#insert = db.prepare(
+/** The statements of {@link OutboxStore}, prepared once per open store. */
+function prepareOutbox(db: SqlDatabase) {
+  return {
+    insert: db.prepare<NewOutboxRow, { id: number }>(
       `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, body_id, group_key, status,
          decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
        VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, '', @bodyId, @groupKey, @status,
          @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
        RETURNING id`,
-    );
-    this.#insertBody = db.prepare('INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id');
-    this.#held = db.prepare(`${WITH_BODY} WHERE o.status = 'held' ORDER BY o.id`);
-    this.#heldFor = db.prepare(
+    ),
+    insertBody: db.prepare<[string, number], { body_id: number }>(
+      'INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id',
+    ),
+    held: db.prepare<[], DbRow>(`${WITH_BODY} WHERE o.status = 'held' ORDER BY o.id`),
+    heldFor: db.prepare<[string, string], DbRow>(
       `${WITH_BODY} WHERE o.status = 'held' AND o.fingerprint = ? AND o.channel = ? ORDER BY o.id`,
-    );
-    this.#heldBy = db.prepare(`${WITH_BODY} WHERE o.status = 'held' AND o.held_by = ? AND o.channel = ? ORDER BY o.id`);
-    this.#due = db.prepare(
+    ),
+    heldBy: db.prepare<[string, string], DbRow>(
+      `${WITH_BODY} WHERE o.status = 'held' AND o.held_by = ? AND o.channel = ? ORDER BY o.id`,
+    ),
+    due: db.prepare<[string, number, number], DbRow>(
       `${WITH_BODY} WHERE o.status = 'pending' AND o.channel = ? AND o.next_attempt_at <= ? ORDER BY o.id LIMIT ?`,
-    );
-    this.#redecide = db.prepare(
+    ),
+    redecide: db.prepare(
       `UPDATE outbox SET status = @status, decision = @decision, detail = @detail, held_by = @heldBy,
          due_since = @dueSince, next_attempt_at = @nextAttemptAt, updated_at = @now WHERE id = @id`,
-    );
-    this.#markSent = db.prepare(
+    ),
+    markSent: db.prepare<{ now: number; id: number }>(
       `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
-    );
-    this.#markFailed = db.prepare(
+    ),
+    markFailed: db.prepare<{ id: number; next: number; error: string; now: number }>(
       `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, claimed_by = NULL,
          updated_at = @now
        WHERE id = @id AND status = 'pending'`,
-    );
-    this.#markUnconfirmed = db.prepare(
+    ),
+    markUnconfirmed: db.prepare<{ id: number; next: number; error: string; now: number }>(
       `UPDATE outbox SET attempts = attempts + 1, unconfirmed = unconfirmed + 1, next_attempt_at = @next,
          last_error = @error, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
-    );
-    this.#giveUpUnconfirmed = db.prepare(
+    ),
+    giveUpUnconfirmed: db.prepare<{ id: number; error: string; now: number }>(
       `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, unconfirmed = unconfirmed + 1,
          last_error = @error, claimed_by = NULL, updated_at = @now
        WHERE id = @id AND status = 'pending'`,
-    );
-    this.#expirable = db.prepare(`${WITH_BODY} WHERE o.status = 'pending' AND o.due_since <= ? ORDER BY o.id`);
-    this.#expire = db.prepare(
+    ),
+    expirable: db.prepare<[number], DbRow>(
+      `${WITH_BODY} WHERE o.status = 'pending' AND o.due_since <= ? ORDER BY o.id`,
+    ),
+    expire: db.prepare<[number, number]>(
       `UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`,
-    );
-    this.#waiting = db.prepare(
+    ),
+    waiting: db.prepare<[], { channel: string; n: number }>(
       `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
-    );
-    this.#logGet = db.prepare(
+    ),
+    logGet: db.prepare<[string, string], { last_kind: string; announced_at: number }>(
       'SELECT last_kind, announced_at FROM notification_log WHERE fingerprint = ? AND channel = ?',
-    );
-    this.#logPut = db.prepare(
+    ),
+    logPut: db.prepare<[string, string, string, number]>(
       `INSERT INTO notification_log (fingerprint, channel, last_kind, announced_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (fingerprint, channel) DO UPDATE SET last_kind = excluded.last_kind, announced_at = excluded.announced_at`,
-    );
-    this.#logClose = db.prepare(
+    ),
+    logClose: db.prepare<[string, string]>(
       `UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ? AND channel = ?`,
-    );
-    this.#logCloseAll = db.prepare(`UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ?`);
-    this.#logSent = db.prepare('UPDATE notification_log SET last_sent_at = ? WHERE fingerprint = ? AND channel = ?');
-    this.#channelGet = db.prepare(
+    ),
+    logCloseAll: db.prepare<[string]>(`UPDATE notification_log SET last_kind = 'resolved' WHERE fingerprint = ?`),
+    logSent: db.prepare<[number, string, string]>(
+      'UPDATE notification_log SET last_sent_at = ? WHERE fingerprint = ? AND channel = ?',
+    ),
+    channelGet: db.prepare<[string], { paused_until: number | null; consecutive_failures: number }>(
       'SELECT paused_until, consecutive_failures FROM notify_channel_state WHERE channel = ?',
-    );
-    this.#channelPut = db.prepare(
+    ),
+    channelPut: db.prepare<[string, number | null, number, string | null]>(
       `INSERT INTO notify_channel_state (channel, paused_until, consecutive_failures, last_error) VALUES (?, ?, ?, ?)
        ON CONFLICT (channel) DO UPDATE SET paused_until = excluded.paused_until,
          consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
-    );
-    this.#digestInsert = db.prepare(
+    ),
+    digestInsert: db.prepare<[string, string, number]>(
       'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    this.#unrouted = db.prepare(
+    ),
+    unrouted: db.prepare<[], { event_id: number; payload: string | null }>(
       `SELECT u.event_id, e.payload FROM unrouted_events AS u LEFT JOIN events AS e ON e.id = u.event_id
        ORDER BY u.event_id`,
-    );
-    this.#forgetUnrouted = db.prepare('DELETE FROM unrouted_events WHERE event_id = ?');
-    this.#told = db.prepare(
+    ),
+    forgetUnrouted: db.prepare<[number]>('DELETE FROM unrouted_events WHERE event_id = ?'),
+    told: db.prepare<[string], { channel: string }>(
       `SELECT channel FROM notification_log WHERE fingerprint = ? AND last_kind <> 'resolved'
        ORDER BY announced_at, channel`,
-    );
-    this.#lastNews = db.prepare(
+    ),
+    lastNews: db.prepare<[string], { id: number | null }>(
       `SELECT MAX(id) AS id FROM events WHERE fingerprint = ? AND kind IN ('firing', 'repeat', 'escalated')`,
-    );
-    this.#claim = db.prepare(`UPDATE outbox SET claimed_by = ? WHERE id = ? AND status = 'pending'`);
-    this.#insertReceipt = db.prepare(
+    ),
+    claim: db.prepare<[string, number]>(`UPDATE outbox SET claimed_by = ? WHERE id = ? AND status = 'pending'`),
+    insertReceipt: db.prepare<[number, string, number]>(
       'INSERT INTO outbox_receipts (outbox_id, claimed_by, sent_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    this.#receipts = db.prepare('SELECT outbox_id, claimed_by, sent_at FROM outbox_receipts ORDER BY outbox_id');
-    this.#applyReceipt = db.prepare(
+    ),
+    receipts: db.prepare<[], { outbox_id: number; claimed_by: string; sent_at: number }>(
+      'SELECT outbox_id, claimed_by, sent_at FROM outbox_receipts ORDER BY outbox_id',
+    ),
+    applyReceipt: db.prepare<{ id: number; by: string; at: number }, { fingerprint: string | null; channel: string }>(
       `UPDATE outbox SET status = 'sent', sent_at = @at, attempts = attempts + 1, claimed_by = NULL, updated_at = @at
        WHERE id = @id AND status = 'pending' AND claimed_by = @by
        RETURNING fingerprint, channel`,
-    );
-    this.#forgetReceipt = db.prepare('DELETE FROM outbox_receipts WHERE outbox_id = ? AND claimed_by = ?');
+    ),
+    forgetReceipt: db.prepare<[number, string]>('DELETE FROM outbox_receipts WHERE outbox_id = ? AND claimed_by = ?'),
+  };
+}
+
+/** The prepared statements of the notification tables for one open store. */
+export class OutboxStore {
+  readonly db: SqlDatabase;
+  readonly #q: ReturnType<typeof prepareOutbox>;
+
+  constructor(readonly store: Store) {
+    this.db = store.db;
+    this.#q = prepareOutbox(this.db);
   }
 
   /** Marks rows as being sent by the term `claimedBy` (still-pending ones only), just before the send. */
   claim(rows: readonly OutboxRow[], claimedBy: string): void {
-    for (const r of rows) this.#claim.run(claimedBy, r.id);
+    for (const r of rows) this.#q.claim.run(claimedBy, r.id);
   }
 
   /** Keeps what a sender knows: these sends were accepted (the caller's transaction, any replica's). */
   keepReceipts(receipts: readonly SendReceipt[]): void {
-    for (const r of receipts) this.#insertReceipt.run(r.outboxId, r.claimedBy, r.sentAt);
+    for (const r of receipts) this.#q.insertReceipt.run(r.outboxId, r.claimedBy, r.sentAt);
   }
 
   /**
@@ -253,50 +237,50 @@ export class OutboxStore {
    */
   applyReceipts(): number {
     let recorded = 0;
-    for (const r of this.#receipts.all()) {
-      const row = this.#applyReceipt.get({ id: r.outbox_id, by: r.claimed_by, at: r.sent_at });
+    for (const r of this.#q.receipts.all()) {
+      const row = this.#q.applyReceipt.get({ id: r.outbox_id, by: r.claimed_by, at: r.sent_at });
       if (row) {
         recorded++;
-        if (row.fingerprint) this.#logSent.run(r.sent_at, row.fingerprint, row.channel);
+        if (row.fingerprint) this.#q.logSent.run(r.sent_at, row.fingerprint, row.channel);
       }
-      this.#forgetReceipt.run(r.outbox_id, r.claimed_by);
+      this.#q.forgetReceipt.run(r.outbox_id, r.claimed_by);
     }
     return recorded;
   }
 
   /** The channels told an alert fires and not yet that it is over, first told first. */
   toldOf(fingerprint: string): string[] {
-    return this.#told.all(fingerprint).map((r) => r.channel);
+    return this.#q.told.all(fingerprint).map((r) => r.channel);
   }
 
   /** The id of the alert's latest firing, repeat or escalated event; undefined when retention pruned them. */
   lastNewsOf(fingerprint: string): number | undefined {
-    return this.#lastNews.get(fingerprint)?.id ?? undefined;
+    return this.#q.lastNews.get(fingerprint)?.id ?? undefined;
   }
 
   /** Writes one row; returns its id. */
   insert(row: NewOutboxRow): number {
-    return this.#insert.get(row)!.id;
+    return this.#q.insert.get(row)!.id;
   }
 
   /** Every held row, oldest first. */
   held(): OutboxRow[] {
-    return this.#held.all().map(fromDb);
+    return this.#q.held.all().map(fromDb);
   }
 
   /** The held rows of one alert on one channel. */
   heldFor(fingerprint: string, channel: string): OutboxRow[] {
-    return this.#heldFor.all(fingerprint, channel).map(fromDb);
+    return this.#q.heldFor.all(fingerprint, channel).map(fromDb);
   }
 
   /** The rows one cause holds back on one channel, oldest first. */
   heldBy(causeFingerprint: string, channel: string): OutboxRow[] {
-    return this.#heldBy.all(causeFingerprint, channel).map(fromDb);
+    return this.#q.heldBy.all(causeFingerprint, channel).map(fromDb);
   }
 
   /** A channel's pending rows due by `now`, oldest first. */
   due(channel: string, now: number, limit: number): OutboxRow[] {
-    return this.#due.all(channel, now, limit).map(fromDb);
+    return this.#q.due.all(channel, now, limit).map(fromDb);
   }
 
   /** Rewrites a row's decision (a held row decided again, or superseded). */
@@ -312,20 +296,20 @@ export class OutboxStore {
     },
     now: number,
   ): void {
-    this.#redecide.run({ id, now, ...change });
+    this.#q.redecide.run({ id, now, ...change });
   }
 
   /** Marks delivered rows sent (still-pending ones only: a row is sent once). */
   markSent(rows: readonly OutboxRow[], now: number): void {
     for (const r of rows) {
-      this.#markSent.run({ now, id: r.id });
-      if (r.fingerprint) this.#logSent.run(now, r.fingerprint, r.channel);
+      this.#q.markSent.run({ now, id: r.id });
+      if (r.fingerprint) this.#q.logSent.run(now, r.fingerprint, r.channel);
     }
   }
 
   /** Records a failed attempt and when to try again. */
   markFailed(rows: readonly OutboxRow[], nextAttemptAt: number, error: string, now: number): void {
-    for (const r of rows) this.#markFailed.run({ id: r.id, next: nextAttemptAt, error, now });
+    for (const r of rows) this.#q.markFailed.run({ id: r.id, next: nextAttemptAt, error, now });
   }
 
   /**
@@ -337,53 +321,53 @@ export class OutboxStore {
     const givenUp: OutboxRow[] = [];
     for (const r of rows) {
       if (r.unconfirmed > 0) {
-        this.#giveUpUnconfirmed.run({ id: r.id, error, now });
-        if (r.fingerprint) this.#logSent.run(now, r.fingerprint, r.channel);
+        this.#q.giveUpUnconfirmed.run({ id: r.id, error, now });
+        if (r.fingerprint) this.#q.logSent.run(now, r.fingerprint, r.channel);
         givenUp.push(r);
-      } else this.#markUnconfirmed.run({ id: r.id, next: nextAttemptAt, error, now });
+      } else this.#q.markUnconfirmed.run({ id: r.id, next: nextAttemptAt, error, now });
     }
     return givenUp;
   }
 
   /** Pending rows that became due `maxAgeMs` or longer ago. */
   expirable(now: number, maxAgeMs: number): OutboxRow[] {
-    return this.#expirable.all(now - maxAgeMs).map(fromDb);
+    return this.#q.expirable.all(now - maxAgeMs).map(fromDb);
   }
 
   /** Gives a pending row up. */
   expire(id: number, now: number): void {
-    this.#expire.run(now, id);
+    this.#q.expire.run(now, id);
   }
 
   /** Rows pending or held, per channel. */
   waitingByChannel(): Map<string, number> {
-    return new Map(this.#waiting.all().map((r) => [r.channel, r.n]));
+    return new Map(this.#q.waiting.all().map((r) => [r.channel, r.n]));
   }
 
   /** What a channel was last told about an alert. */
   logEntry(fingerprint: string, channel: string): NotificationLogEntry | undefined {
-    const row = this.#logGet.get(fingerprint, channel);
+    const row = this.#q.logGet.get(fingerprint, channel);
     return row ? { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at } : undefined;
   }
 
   /** Records that an event was decided `deliver` for a channel. */
   logAnnounced(fingerprint: string, channel: string, kind: AlertEventKind, now: number): void {
-    this.#logPut.run(fingerprint, channel, kind, now);
+    this.#q.logPut.run(fingerprint, channel, kind, now);
   }
 
   /** Records that the alert is over for the channel, whether or not the resolve was sent. */
   logClosed(fingerprint: string, channel: string): void {
-    this.#logClose.run(fingerprint, channel);
+    this.#q.logClose.run(fingerprint, channel);
   }
 
   /** Closes a log key on every channel (a cause's summaries, when the cause is over). */
   logClosedEverywhere(fingerprint: string): void {
-    this.#logCloseAll.run(fingerprint);
+    this.#q.logCloseAll.run(fingerprint);
   }
 
   /** A channel's pause and failure streak. */
   channelState(channel: string): ChannelState {
-    const row = this.#channelGet.get(channel);
+    const row = this.#q.channelGet.get(channel);
     return { pausedUntil: row?.paused_until ?? null, consecutiveFailures: row?.consecutive_failures ?? 0 };
   }
 
@@ -392,12 +376,12 @@ export class OutboxStore {
    * transaction); its id for {@link insert}.
    */
   insertBody(payload: string, now: number): number {
-    return Number(this.#insertBody.get(payload, now)!.body_id);
+    return Number(this.#q.insertBody.get(payload, now)!.body_id);
   }
 
   /** Stores a channel's pause and failure streak. */
   setChannelState(channel: string, state: ChannelState, lastError: string | null): void {
-    this.#channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
+    this.#q.channelPut.run(channel, state.pausedUntil, state.consecutiveFailures, lastError);
   }
 
   /**
@@ -405,7 +389,7 @@ export class OutboxStore {
    * retention pruned it before any daemon routed it.
    */
   unrouted(): { eventId: number; event: AlertEvent | undefined }[] {
-    return this.#unrouted.all().map((r) => ({
+    return this.#q.unrouted.all().map((r) => ({
       eventId: r.event_id,
       event: r.payload === null ? undefined : { id: r.event_id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) },
     }));
@@ -413,12 +397,12 @@ export class OutboxStore {
 
   /** Forgets events once routed (one statement each: a person's acknowledgements are few). */
   forgetUnrouted(eventIds: readonly number[]): void {
-    for (const id of eventIds) this.#forgetUnrouted.run(id);
+    for (const id of eventIds) this.#q.forgetUnrouted.run(id);
   }
 
   /** Claims the digest of (channel, local day); false when it was already queued. */
   claimDigest(channel: string, day: string, now: number): boolean {
-    return this.#digestInsert.run(channel, day, now).changes > 0;
+    return this.#q.digestInsert.run(channel, day, now).changes > 0;
   }
 }
 

@@ -161,6 +161,18 @@ export interface ChannelKind<C extends { name: string; type: string } = { name: 
   create(config: C, deps: ChannelDeps): Channel<M>;
 }
 
+/** The {@link RenderOptions} of a channel, from its config and what the composition root gives, at this moment. */
+export function renderOptionsOf(config: { name: string }, deps: ChannelDeps): RenderOptions {
+  return {
+    now: deps.clock.now(),
+    channelName: config.name,
+    commandConfigFile: deps.commandConfigFile,
+    links: deps.links,
+    consoleUrl: deps.consoleUrl,
+    templates: deps.templates,
+  };
+}
+
 /** What every kind's rendering needs besides the notification; a kind's own options add to it. */
 export interface RenderOptions {
   /** Now, in ms since the epoch, for "2h ago". */

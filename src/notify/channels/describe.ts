@@ -88,6 +88,8 @@ export interface Since {
   /** ms since the epoch; null when the source's text could not be read (then `text` is shown). */
   at: number | null;
   text: string;
+  /** As a reader sees it: the time in UTC ("2026-11-02 11:55 UTC"), or `text` when it could not be read. */
+  utc: string;
   /** "2h": how long ago; null under a minute (a fresh alert says nothing with "0s ago"). */
   ago: string | null;
 }
@@ -329,7 +331,8 @@ export function describeEvent(
   const shown = shownOf(e);
   const summary = cutText(e.summary, SHOWN_LIMITS.summary);
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
-  const since: Since = { at: Number.isFinite(started) ? started : null, text: startedText, ago };
+  const at = Number.isFinite(started) ? started : null;
+  const since: Since = { at, text: startedText, utc: at !== null ? formatUtc(at) : startedText, ago };
   return {
     ...base,
     tone: e.severity,
@@ -527,8 +530,7 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
 export function eventFactList(e: EventDescription): Fact[] {
   const facts: Fact[] = [...e.where, ...e.facts];
   if (e.since) {
-    const at = e.since.at !== null ? formatUtc(e.since.at) : e.since.text;
-    facts.push({ label: 'Since', value: `${at}${e.since.ago ? ` (${e.since.ago} ago)` : ''}` });
+    facts.push({ label: 'Since', value: `${e.since.utc}${e.since.ago ? ` (${e.since.ago} ago)` : ''}` });
   }
   facts.push(...(e.context?.facts ?? []));
   if (e.resolution) facts.push({ label: 'Why', value: e.resolution });

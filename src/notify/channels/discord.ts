@@ -18,25 +18,32 @@
  * edit (PATCH) as on a post.
  */
 import { Secret } from '../../lib/secret.js';
-import { formatUtc } from '../../lib/format-utc.js';
-import type { MessageLinks } from '../message-links.js';
 import type {
   AlertsNotification,
   Channel,
   ChannelKind,
-  Notification,
   NoticeNotification,
+  Notification,
+  RenderOptions,
   SendResult,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
-import { classifyReply, headerOf, httpChannelIo, type ChannelRequest, type HttpReply } from './http-post.js';
+import {
+  classifyReply,
+  headerOf,
+  httpChannelIo,
+  urlSecrets,
+  type ChannelRequest,
+  type HttpReply,
+} from './http-post.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
 
@@ -59,18 +66,11 @@ const COLOURS: Readonly<Record<Tone, number>> = {
   ok: 0x36a64f,
 };
 
-/** What rendering needs besides the notification. */
-export interface DiscordRenderOptions {
-  now: number;
-  channelName: string;
-  commandConfigFile?: string | undefined;
-  links?: MessageLinks | undefined;
-  consoleUrl?: string | undefined;
+/** What rendering needs besides the notification; absent templates: {@link DISCORD_TEMPLATES}. */
+export interface DiscordRenderOptions extends RenderOptions {
   mention?: DiscordConfig['mention'];
   username?: string | undefined;
   avatarUrl?: string | undefined;
-  /** The channel's templates (`template` in its config); absent: {@link DISCORD_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/discord/`: the built-in rendering's own templates. */
@@ -160,8 +160,7 @@ function eventEmbed(
 
 /** `**Label:** value`, the label ours, the value API text escaped. */
 function factText(f: Fact, max: number): string {
-  const value = f.at !== undefined ? formatUtc(f.at) : f.value;
-  return `**${escapeDiscordMarkdown(f.label, 60)}:** ${escapeDiscordMarkdown(value, max)}`;
+  return `**${escapeDiscordMarkdown(f.label, 60)}:** ${escapeDiscordMarkdown(f.value, max)}`;
 }
 
 /** A masked link `[label](url)` of a safe http(s) URL, its parentheses encoded so they cannot end it; null without one. */
@@ -306,7 +305,7 @@ export const discordChannel = {
     const url = new URL(config.webhook_url.reveal());
     // The path is /api/webhooks/{id}/{token}: the token is the credential, scrubbed wherever it could be echoed.
     const [webhookId = '', token = ''] = url.pathname.split('/').filter(Boolean).slice(-2);
-    const secrets = [config.webhook_url, new Secret(url.pathname), new Secret(token)];
+    const secrets = [...urlSecrets(config.webhook_url), new Secret(url.pathname), new Secret(token)];
     // One bucket for posts and edits: an empty one on either route holds both (Discord may share them).
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
@@ -337,15 +336,10 @@ export const discordChannel = {
       return reply?.status === 404 ? ('gone' as const) : result;
     };
     const renderOptions = (): DiscordRenderOptions => ({
-      now: deps.clock.now(),
-      channelName: config.name,
-      commandConfigFile: deps.commandConfigFile,
-      links: deps.links,
-      consoleUrl: deps.consoleUrl,
+      ...renderOptionsOf(config, deps),
       mention: config.mention,
       username: config.username,
       avatarUrl: config.avatar_url,
-      templates: deps.templates,
     });
     // Without a state (notify-test) each message stands alone.
     const living =

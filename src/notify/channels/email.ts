@@ -3,12 +3,12 @@ import type {
   AlertsNotification,
   Channel,
   ChannelKind,
-  Notification,
   NoticeNotification,
+  Notification,
   RenderOptions,
   SendResult,
 } from './channel.js';
-import { formatUtc } from '../../lib/format-utc.js';
+import { renderOptionsOf } from './channel.js';
 import {
   describeAlerts,
   TONES,
@@ -190,7 +190,7 @@ function eventRows(d: EventDescription): Row[] {
   for (const f of d.facts) rows.push(f);
   if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
   if (d.context) {
-    for (const f of d.context.facts) rows.push(f.at !== undefined ? { label: f.label, value: formatUtc(f.at) } : f);
+    for (const f of d.context.facts) rows.push(f);
     for (const note of d.context.notes) rows.push({ label: 'Note', value: note });
   }
   if (d.resolution) rows.push({ label: 'Why', value: d.resolution });
@@ -221,8 +221,7 @@ function logHtml(log: LogDescription): string {
 }
 
 function sinceText(since: Since): string {
-  const when = since.at !== null ? formatUtc(since.at) : since.text;
-  return since.ago ? `${when} (${since.ago} ago)` : when;
+  return since.ago ? `${since.utc} (${since.ago} ago)` : since.utc;
 }
 
 /** Label-value lines with the values in one column, whatever the longest label. */
@@ -463,14 +462,7 @@ export const emailChannel = {
       kind: 'email',
       sendTimeoutMs: smtpSendLimitMs(smtp.timeout, config.to.length),
       render: (n) =>
-        renderEmail(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          subjectPrefix: config.subject_prefix,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-          templates,
-        }),
+        renderEmail(n, { ...renderOptionsOf(config, deps), subjectPrefix: config.subject_prefix, templates }),
       send: (message, signal) =>
         guardedSend({
           start: () =>

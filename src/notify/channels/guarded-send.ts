@@ -48,7 +48,7 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
 /**
  * Waits for `work`, or answers {@link ABORTED} as soon as the signal fires, so a stopping daemon
  * does not wait on a slow Slack or SMTP server. The work itself runs on until its own timeout:
- * neither @slack/webhook nor nodemailer takes a signal.
+ * nodemailer takes no signal.
  */
 function untilStopped<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
   return raceAbort(work, signal, () => ABORTED);

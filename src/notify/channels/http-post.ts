@@ -7,7 +7,7 @@
  */
 import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../lib/secret.js';
-import type { ChannelDeps, SendResult } from './channel.js';
+import type { Channel, ChannelDeps, Notification, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
 import { guardedSend } from './guarded-send.js';
 
@@ -42,6 +42,16 @@ export interface HttpPost {
    * Discord message, whose id follows its embeds); absent: {@link MAX_BODY_READ}.
    */
   maxBodyRead?: number | undefined;
+}
+
+/**
+ * The Secrets of a URL that is a credential (a webhook's), for scrubbing reasons and logs: the URL,
+ * and the forms a library or a receiver may echo it in (re-serialised, its path and query, its
+ * query alone, where a signature sits).
+ */
+export function urlSecrets(url: Secret): Secret[] {
+  const parsed = new URL(url.reveal());
+  return [url, new Secret(parsed.href), new Secret(parsed.pathname + parsed.search), new Secret(parsed.search)];
 }
 
 /** An undici agent for one channel: one keep-alive pool, its own timers a backstop to ours. */
@@ -172,5 +182,28 @@ export function httpChannelIo(
     close: async () => {
       await agent.destroy();
     },
+  };
+}
+
+/**
+ * A channel that POSTs each rendered message to one address (a Slack or Teams webhook, an
+ * Alertmanager receiver), through {@link httpChannelIo}: `request` says where and what.
+ */
+export function postingChannel<M>(
+  config: { name: string; timeout: number },
+  deps: Pick<ChannelDeps, 'logger' | 'clock'>,
+  peer: ChannelPeer,
+  secrets: readonly Secret[],
+  parts: { render: (n: Notification) => M; request: (message: M) => Omit<ChannelRequest, 'signal'> },
+): Channel<M> {
+  const io = httpChannelIo(config, deps, peer, secrets);
+  return {
+    name: config.name,
+    kind: peer.kind,
+    // The request is aborted by our own timer after `timeout`.
+    sendTimeoutMs: config.timeout,
+    render: parts.render,
+    send: (message, signal) => io.guarded(() => io.post({ ...parts.request(message), signal }), signal),
+    close: io.close,
   };
 }

@@ -11,14 +11,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { formatUtc } from '../../lib/format-utc.js';
 import { NO_LINKS, type MessageLinks } from '../message-links.js';
 import type { Secret } from '../../lib/secret.js';
 import type { AlertsNotification, ChannelDeps, NoticeNotification, SendResult } from './channel.js';
-import { describeEvent, type Fact, type Link } from './describe.js';
+import { describeEvent, type Link } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
+import { apiRoot } from './on-call-config.js';
 
 /** What an incident's parts need besides the event. */
 export interface IncidentOptions {
@@ -65,12 +65,12 @@ export function incidentDetails(e: AlertEvent, o: IncidentOptions): Record<strin
   put('Check', e.check);
   put('Fingerprint', e.fingerprint);
   for (const [name, value] of Object.entries(e.labels)) put(`Label ${name}`, value);
-  for (const f of [...d.where, ...d.facts]) put(f.label, factValue(f));
-  if (d.since) put('Since', d.since.at !== null ? formatUtc(d.since.at) : d.since.text);
+  for (const f of [...d.where, ...d.facts]) put(f.label, f.value);
+  if (d.since) put('Since', d.since.utc);
   if (e.acknowledgement) put('Acknowledged by', `${e.acknowledgement.by} (${e.acknowledgement.via})`);
   if (e.acknowledgement?.comment) put('Comment', e.acknowledgement.comment);
   if (e.resolution) put('Resolution', e.resolution);
-  for (const f of d.context?.facts ?? []) put(f.label, factValue(f));
+  for (const f of d.context?.facts ?? []) put(f.label, f.value);
   (d.context?.notes ?? []).forEach((note, i) => put(`Note ${i + 1}`, note));
   const log = d.context?.log;
   if (log) {
@@ -80,10 +80,6 @@ export function incidentDetails(e: AlertEvent, o: IncidentOptions): Record<strin
   }
   for (const link of incidentLinks(e, o)) put(link.label, link.url, 2_000);
   return out;
-}
-
-function factValue(f: Fact): string {
-  return f.at !== undefined ? formatUtc(f.at) : f.value;
 }
 
 /**
@@ -157,14 +153,16 @@ export class DeliveredRequests {
 /**
  * What every incident tool's channel does besides rendering: each send makes the message's
  * requests in order, those accepted before skipped ({@link DeliveredRequests}), each one the HTTP
- * request `toHttp` makes of it; the tool keeps the incident, so it is told who took the alert here.
+ * request `toHttp` makes of it under the API root (`api_url`, else the region's); the tool keeps the
+ * incident, so it is told who took the alert here.
  */
 export function incidentSender<R>(
-  config: { name: string; timeout: number },
+  config: { name: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
   deps: ChannelDeps,
-  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret },
-  toHttp: (request: R) => Omit<ChannelRequest, 'signal'>,
+  tool: ChannelPeer & { kind: 'pagerduty' | 'opsgenie'; secret: Secret; regions: Record<'us' | 'eu', string> },
+  toHttp: (request: R, root: string) => Omit<ChannelRequest, 'signal'>,
 ) {
+  const root = apiRoot(config.api_url ?? tool.regions[config.region]);
   const delivered = new DeliveredRequests();
   const io = httpChannelIo(config, deps, tool, [tool.secret]);
   return {
@@ -174,7 +172,7 @@ export function incidentSender<R>(
     // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.
     sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
     send: (message: readonly KeyedRequest<R>[], signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r), signal })), signal),
+      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r, root), signal })), signal),
     close: io.close,
   };
 }

@@ -14,7 +14,8 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
-import type { Channel, ChannelKind, Notification, NoticeNotification } from './channel.js';
+import type { Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { oneLine, plainText } from './escape.js';
 import {
   alertsOf,
@@ -26,7 +27,6 @@ import {
   type IncidentOptions,
   type KeyedRequest,
 } from './incident-parts.js';
-import { apiRoot } from './on-call-config.js';
 import {
   OPSGENIE_REGIONS,
   OPSGENIE_TEMPLATE_PARTS,
@@ -220,30 +220,17 @@ export const opsgenieChannel = {
   configSchema: opsgenieConfigSchema,
   templateParts: OPSGENIE_TEMPLATE_PARTS,
   create(config, deps): Channel<OpsgenieMessage> {
-    const root = apiRoot(config.api_url ?? OPSGENIE_REGIONS[config.region]);
+    const tool = { kind: 'opsgenie', name: 'Opsgenie', secret: config.api_key, regions: OPSGENIE_REGIONS } as const;
     return {
-      ...incidentSender(
-        config,
-        deps,
-        { kind: 'opsgenie', name: 'Opsgenie', secret: config.api_key },
-        (request: OpsgenieRequest) => ({
-          method: request.method,
-          url: `${root}${request.path}`,
-          headers: { authorization: `GenieKey ${config.api_key.reveal()}` },
-          body: request.body,
-        }),
-      ),
+      ...incidentSender(config, deps, tool, (request: OpsgenieRequest, root) => ({
+        method: request.method,
+        url: `${root}${request.path}`,
+        headers: { authorization: `GenieKey ${config.api_key.reveal()}` },
+        body: request.body,
+      })),
       // A remediation's start is a note on the alert in Opsgenie.
       showsProgress: true,
-      render: (n) =>
-        renderOpsgenie(n, {
-          now: deps.clock.now(),
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          tags: config.tags,
-          channelName: config.name,
-          templates: deps.templates,
-        }),
+      render: (n) => renderOpsgenie(n, { ...renderOptionsOf(config, deps), tags: config.tags }),
     };
   },
 } satisfies ChannelKind<OpsgenieConfig, OpsgenieMessage>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiRootSchema, onCallTimeoutSchema, toolSecretSchema, webhookSecretSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
+import { kindConfigSchema } from './kind-config-schema.js';
 
 /** What a PagerDuty channel's template shapes: each alert's summary (its details are structural), and a notice's (`notice_title`). */
 export const PAGERDUTY_TEMPLATE_PARTS: TemplateParts = { title: 'event', notice_title: 'notice' };
@@ -18,46 +19,42 @@ const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
  * Config of a PagerDuty channel: the Events API v2 with an integration's routing key (a Secret).
  * Every alert is one PagerDuty alert, its fingerprint the dedup_key.
  */
-export const pagerdutyConfigSchema = z
-  .object({
-    name: z.string().min(1, 'must not be empty'),
-    type: z.literal('pagerduty'),
-    routing_key: toolSecretSchema(
-      'the Integration Key of an "Events API V2" integration of the service',
-      ROUTING_KEY,
-      'must be the 32-character Integration Key of an "Events API V2" integration',
-      '0123456789abcdef0123456789abcdef',
-    ).describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
-    region: z
-      .enum(['us', 'eu'])
-      .default('us')
-      .describe(
-        'The service region of the PagerDuty account: us (events.pagerduty.com) or eu (events.eu.pagerduty.com).',
+export const pagerdutyConfigSchema = kindConfigSchema('pagerduty', {
+  routing_key: toolSecretSchema(
+    'the Integration Key of an "Events API V2" integration of the service',
+    ROUTING_KEY,
+    'must be the 32-character Integration Key of an "Events API V2" integration',
+    '0123456789abcdef0123456789abcdef',
+  ).describe('The Integration Key of an "Events API V2" integration of the PagerDuty service; a secret.'),
+  region: z
+    .enum(['us', 'eu'])
+    .default('us')
+    .describe(
+      'The service region of the PagerDuty account: us (events.pagerduty.com) or eu (events.eu.pagerduty.com).',
+    ),
+  api_url: apiRootSchema
+    .optional()
+    .describe("An Events API root in place of the region's (a proxy); https, or http on loopback."),
+  source: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("The events' payload.source where an alert names no app or server. Absent: deploy-watchdog."),
+  timeout: onCallTimeoutSchema,
+  template: templateConfigSchema(PAGERDUTY_TEMPLATE_PARTS),
+  webhook: z
+    .object({
+      signing_secret: webhookSecretSchema("the Secret of the service's V3 Webhook Subscription").describe(
+        'The Secret PagerDuty showed once when the V3 Webhook Subscription was created (use ${VAR}); a secret.',
       ),
-    api_url: apiRootSchema
-      .optional()
-      .describe("An Events API root in place of the region's (a proxy); https, or http on loopback."),
-    source: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .describe("The events' payload.source where an alert names no app or server. Absent: deploy-watchdog."),
-    timeout: onCallTimeoutSchema,
-    template: templateConfigSchema(PAGERDUTY_TEMPLATE_PARTS),
-    webhook: z
-      .object({
-        signing_secret: webhookSecretSchema("the Secret of the service's V3 Webhook Subscription").describe(
-          'The Secret PagerDuty showed once when the V3 Webhook Subscription was created (use ${VAR}); a secret.',
-        ),
-      })
-      .strict()
-      .optional()
-      .describe(
-        "The way back: PagerDuty posts its incidents' acknowledgements to POST /pagerduty/<channel name> on server.listen, signed with this secret, and they acknowledge the alert here. Absent: that path is not found.",
-      ),
-  })
-  .strict();
+    })
+    .strict()
+    .optional()
+    .describe(
+      "The way back: PagerDuty posts its incidents' acknowledgements to POST /pagerduty/<channel name> on server.listen, signed with this secret, and they acknowledge the alert here. Absent: that path is not found.",
+    ),
+});
 
 /** A parsed PagerDuty channel config (the routing key as a Secret). */
 export type PagerDutyConfig = z.infer<typeof pagerdutyConfigSchema>;

@@ -16,6 +16,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { Channel, ChannelKind, Notification } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import {
   alertsOf,
   incidentSender,
@@ -27,7 +28,6 @@ import {
   type KeyedRequest,
 } from './incident-parts.js';
 import { oneLine, plainText, safeHttpUrl } from './escape.js';
-import { apiRoot } from './on-call-config.js';
 import {
   PAGERDUTY_REGIONS,
   PAGERDUTY_TEMPLATE_PARTS,
@@ -167,26 +167,19 @@ export const pagerdutyChannel = {
   configSchema: pagerdutyConfigSchema,
   templateParts: PAGERDUTY_TEMPLATE_PARTS,
   create(config, deps): Channel<PagerDutyMessage> {
-    const root = apiRoot(config.api_url ?? PAGERDUTY_REGIONS[config.region]);
+    const tool = {
+      kind: 'pagerduty',
+      name: 'PagerDuty',
+      secret: config.routing_key,
+      regions: PAGERDUTY_REGIONS,
+    } as const;
     return {
-      ...incidentSender(
-        config,
-        deps,
-        { kind: 'pagerduty', name: 'PagerDuty', secret: config.routing_key },
-        (request: PagerDutyRequest) => ({
-          url: `${root}${request.path}`,
-          body: { routing_key: config.routing_key.reveal(), ...request.event },
-        }),
-      ),
+      ...incidentSender(config, deps, tool, (request: PagerDutyRequest, root) => ({
+        url: `${root}${request.path}`,
+        body: { routing_key: config.routing_key.reveal(), ...request.event },
+      })),
       render: (n) =>
-        renderPagerDuty(n, {
-          now: deps.clock.now(),
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          source: config.source ?? 'deploy-watchdog',
-          channelName: config.name,
-          templates: deps.templates,
-        }),
+        renderPagerDuty(n, { ...renderOptionsOf(config, deps), source: config.source ?? 'deploy-watchdog' }),
     };
   },
 } satisfies ChannelKind<PagerDutyConfig, PagerDutyMessage>;

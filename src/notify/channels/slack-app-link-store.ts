@@ -9,7 +9,7 @@
  * webhook's token is never stored).
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import type { SqlStatement } from '../../state/sql-database.js';
+import type { SqlDatabase } from '../../state/sql-database.js';
 import type { Store } from '../../state/store.js';
 
 /** Where a living message is in its life. */
@@ -54,63 +54,61 @@ interface DbRow {
 /** Notes a message keeps; older ones are still in its thread. */
 export const MAX_NOTES = 5;
 
+/** The statements of {@link SlackAppLinkStore}, prepared once per open store. */
+function prepareLinks(db: SqlDatabase) {
+  return {
+    living: db.prepare<[string, string], DbRow>(
+      `SELECT * FROM slack_app_messages WHERE channel = ? AND group_key = ? AND status <> 'closed'`,
+    ),
+    forAlert: db.prepare<[string, string], DbRow>(
+      `SELECT m.* FROM slack_app_messages m JOIN slack_app_message_alerts a ON a.message_id = m.id
+       WHERE m.channel = ? AND a.fingerprint = ? AND m.status <> 'posting' ORDER BY m.id DESC LIMIT 1`,
+    ),
+    byMessage: db.prepare<[string, string], DbRow>(
+      `SELECT * FROM slack_app_messages WHERE slack_channel = ? AND ts = ? ORDER BY id DESC LIMIT 1`,
+    ),
+    alerts: db.prepare<[number], { event: string }>(
+      'SELECT event FROM slack_app_message_alerts WHERE message_id = ? ORDER BY fingerprint',
+    ),
+    insert: db.prepare<
+      { channel: string; groupKey: string; token: string; slackChannel: string; now: number },
+      { id: number }
+    >(
+      `INSERT INTO slack_app_messages (channel, group_key, status, token, slack_channel, created_at, updated_at)
+       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING id`,
+    ),
+    posted: db.prepare<{ id: number; slackChannel: string; ts: string; now: number }>(
+      `UPDATE slack_app_messages SET status = 'open', slack_channel = @slackChannel, ts = @ts, updated_at = @now
+       WHERE id = @id`,
+    ),
+    saveMessage: db.prepare<{ id: number; notes: string; routes: string; now: number }>(
+      'UPDATE slack_app_messages SET notes = @notes, routes = @routes, updated_at = @now WHERE id = @id',
+    ),
+    clearAlerts: db.prepare<[number]>('DELETE FROM slack_app_message_alerts WHERE message_id = ?'),
+    putAlert: db.prepare<[number, string, string]>(
+      'INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, ?, ?)',
+    ),
+    forget: db.prepare<[number]>(`DELETE FROM slack_app_messages WHERE id = ? AND status = 'posting'`),
+    close: db.prepare<{ id: number; reason: string; now: number }>(
+      `UPDATE slack_app_messages SET status = 'closed', closed_at = @now, closed_reason = @reason, updated_at = @now
+       WHERE id = @id AND status <> 'closed'`,
+    ),
+  };
+}
+
 /** The prepared statements of the living messages' tables for one open store. */
 export class SlackAppLinkStore {
   readonly #store: Store;
-  readonly #living: SqlStatement<[string, string], DbRow>;
-  readonly #forAlert: SqlStatement<[string, string], DbRow>;
-  readonly #byMessage: SqlStatement<[string, string], DbRow>;
-  readonly #alerts: SqlStatement<[number], { event: string }>;
-  readonly #insert: SqlStatement<
-    [{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }],
-    { id: number }
-  >;
-  readonly #posted: SqlStatement<[{ id: number; slackChannel: string; ts: string; now: number }]>;
-  readonly #saveMessage: SqlStatement<[{ id: number; notes: string; routes: string; now: number }]>;
-  readonly #clearAlerts: SqlStatement<[number]>;
-  readonly #putAlert: SqlStatement<[number, string, string]>;
-  readonly #close: SqlStatement<[{ id: number; reason: string; now: number }]>;
-  readonly #forget: SqlStatement<[number]>;
+  readonly #q: ReturnType<typeof prepareLinks>;
 
   constructor(store: Store) {
     this.#store = store;
-    const db = store.db;
-    this.#living = db.prepare(
-      `SELECT * FROM slack_app_messages WHERE channel = ? AND group_key = ? AND status <> 'closed'`,
-    );
-    this.#forAlert = db.prepare(
-      `SELECT m.* FROM slack_app_messages m JOIN slack_app_message_alerts a ON a.message_id = m.id
-       WHERE m.channel = ? AND a.fingerprint = ? AND m.status <> 'posting' ORDER BY m.id DESC LIMIT 1`,
-    );
-    this.#byMessage = db.prepare(
-      `SELECT * FROM slack_app_messages WHERE slack_channel = ? AND ts = ? ORDER BY id DESC LIMIT 1`,
-    );
-    this.#alerts = db.prepare('SELECT event FROM slack_app_message_alerts WHERE message_id = ? ORDER BY fingerprint');
-    this.#insert = db.prepare(
-      `INSERT INTO slack_app_messages (channel, group_key, status, token, slack_channel, created_at, updated_at)
-       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING id`,
-    );
-    this.#posted = db.prepare(
-      `UPDATE slack_app_messages SET status = 'open', slack_channel = @slackChannel, ts = @ts, updated_at = @now
-       WHERE id = @id`,
-    );
-    this.#saveMessage = db.prepare(
-      'UPDATE slack_app_messages SET notes = @notes, routes = @routes, updated_at = @now WHERE id = @id',
-    );
-    this.#clearAlerts = db.prepare('DELETE FROM slack_app_message_alerts WHERE message_id = ?');
-    this.#putAlert = db.prepare(
-      'INSERT INTO slack_app_message_alerts (message_id, fingerprint, event) VALUES (?, ?, ?)',
-    );
-    this.#forget = db.prepare(`DELETE FROM slack_app_messages WHERE id = ? AND status = 'posting'`);
-    this.#close = db.prepare(
-      `UPDATE slack_app_messages SET status = 'closed', closed_at = @now, closed_reason = @reason, updated_at = @now
-       WHERE id = @id AND status <> 'closed'`,
-    );
+    this.#q = prepareLinks(store.db);
   }
 
   /** The living message (posting or open) of an alert group on a channel, if any. */
   living(channel: string, groupKey: string): LivingMessage | undefined {
-    return this.#read(this.#living.get(channel, groupKey));
+    return this.#read(this.#q.living.get(channel, groupKey));
   }
 
   /**
@@ -118,12 +116,12 @@ export class SlackAppLinkStore {
    * often comes after the alert resolved: it is said in the thread all the same), if any.
    */
   forAlert(channel: string, fingerprint: string): LivingMessage | undefined {
-    return this.#read(this.#forAlert.get(channel, fingerprint));
+    return this.#read(this.#q.forAlert.get(channel, fingerprint));
   }
 
   /** The message Slack knows as (channel ID, ts), whatever its status, if it is one of ours. */
   byMessage(slackChannel: string, ts: string): LivingMessage | undefined {
-    return this.#read(this.#byMessage.get(slackChannel, ts));
+    return this.#read(this.#q.byMessage.get(slackChannel, ts));
   }
 
   /**
@@ -132,7 +130,7 @@ export class SlackAppLinkStore {
    */
   intend(channel: string, groupKey: string, slackChannel: string, token: string, now: number): LivingMessage {
     // Each write in a transaction: among replicas a fenced one, so a deposed leader records no intent (and posts nothing after it).
-    const id = this.#store.transaction(() => this.#insert.get({ channel, groupKey, token, slackChannel, now })!.id);
+    const id = this.#store.transaction(() => this.#q.insert.get({ channel, groupKey, token, slackChannel, now })!.id);
     return {
       id,
       channel,
@@ -150,7 +148,7 @@ export class SlackAppLinkStore {
 
   /** The message was posted (or found after a crash): where it is. */
   posted(id: number, slackChannel: string, ts: string, now: number): void {
-    this.#store.transaction(() => this.#posted.run({ id, slackChannel, ts, now }));
+    this.#store.transaction(() => this.#q.posted.run({ id, slackChannel, ts, now }));
   }
 
   /** What the message now shows: the latest event of each alert, its notes and routes. */
@@ -160,25 +158,25 @@ export class SlackAppLinkStore {
     now: number,
   ): void {
     this.#store.transaction(() => {
-      this.#saveMessage.run({
+      this.#q.saveMessage.run({
         id,
         notes: JSON.stringify(shown.notes.slice(-MAX_NOTES)),
         routes: JSON.stringify([...new Set(shown.routes)]),
         now,
       });
-      this.#clearAlerts.run(id);
-      for (const e of shown.alerts) this.#putAlert.run(id, e.fingerprint, JSON.stringify(e));
+      this.#q.clearAlerts.run(id);
+      for (const e of shown.alerts) this.#q.putAlert.run(id, e.fingerprint, JSON.stringify(e));
     });
   }
 
   /** Drops an intent whose post Slack refused: no message can exist, so none is to be found after a restart. */
   forget(id: number): void {
-    this.#store.transaction(() => this.#forget.run(id));
+    this.#store.transaction(() => this.#q.forget.run(id));
   }
 
   /** The message lives no more (every alert in it resolved, or it was replaced): the group's next event starts a new one. */
   close(id: number, reason: string, now: number): void {
-    this.#store.transaction(() => this.#close.run({ id, reason, now }));
+    this.#store.transaction(() => this.#q.close.run({ id, reason, now }));
   }
 
   #read(row: DbRow | undefined): LivingMessage | undefined {
@@ -193,7 +191,7 @@ export class SlackAppLinkStore {
       ts: row.ts,
       notes: JSON.parse(row.notes) as string[],
       routes: JSON.parse(row.routes) as string[],
-      alerts: this.#alerts.all(row.id).map((r) => JSON.parse(r.event) as AlertEvent),
+      alerts: this.#q.alerts.all(row.id).map((r) => JSON.parse(r.event) as AlertEvent),
       createdAt: row.created_at,
     };
   }

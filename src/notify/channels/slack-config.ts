@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
+import { kindConfigSchema } from './kind-config-schema.js';
 
 /** What a Slack message's template shapes (both kinds): its header (the message), what it says of each alert, and a notice's header (`notice_title`). */
 export const SLACK_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', notice_title: 'notice' };
@@ -22,24 +23,20 @@ export const slackMentionSchema = z
 export const slackTimeoutSchema = z.number().int().min(100).max(120_000).default(10_000);
 
 /** Config of a Slack incoming-webhook channel. */
-export const slackConfigSchema = z
-  .object({
-    name: z.string().min(1, 'must not be empty'),
-    type: z.literal('slack'),
-    /** The incoming-webhook URL; a Slack webhook URL is itself the credential, so a Secret. */
-    webhook_url: secretUrlSchema,
-    /** Overrides the webhook's display name, where the Slack app allows it. */
-    username: z.string().min(1).max(80).optional(),
-    /** Overrides the webhook's icon, e.g. `:rotating_light:`. */
-    icon_emoji: z
-      .string()
-      .regex(/^:[a-z0-9_+-]+:$/, 'must look like :emoji_name:')
-      .optional(),
-    mention: slackMentionSchema.optional(),
-    timeout: slackTimeoutSchema,
-    template: templateConfigSchema(SLACK_TEMPLATE_PARTS),
-  })
-  .strict();
+export const slackConfigSchema = kindConfigSchema('slack', {
+  /** The incoming-webhook URL; a Slack webhook URL is itself the credential, so a Secret. */
+  webhook_url: secretUrlSchema,
+  /** Overrides the webhook's display name, where the Slack app allows it. */
+  username: z.string().min(1).max(80).optional(),
+  /** Overrides the webhook's icon, e.g. `:rotating_light:`. */
+  icon_emoji: z
+    .string()
+    .regex(/^:[a-z0-9_+-]+:$/, 'must look like :emoji_name:')
+    .optional(),
+  mention: slackMentionSchema.optional(),
+  timeout: slackTimeoutSchema,
+  template: templateConfigSchema(SLACK_TEMPLATE_PARTS),
+});
 
 /** A parsed Slack channel config (the webhook URL as a Secret). */
 export type SlackConfig = z.infer<typeof slackConfigSchema>;

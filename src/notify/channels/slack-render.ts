@@ -3,7 +3,8 @@
  * (`slack.ts`) and the Slack app channel (`slack-app.ts`): pure, every piece of API text escaped
  * for mrkdwn, within Slack's limits.
  */
-import type { AlertsNotification, ChannelDeps, Notification, NoticeNotification, RenderOptions } from './channel.js';
+import type { AlertsNotification, ChannelDeps, NoticeNotification, Notification, RenderOptions } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
@@ -100,19 +101,16 @@ export interface SlackRenderOptions extends RenderOptions {
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
 export function slackRenderOptions(
   config: { name: string; mention?: { critical?: string | undefined; environment_types: string[] } | undefined },
-  deps: Pick<ChannelDeps, 'clock' | 'commandConfigFile' | 'links'>,
+  deps: ChannelDeps,
   templates?: ChannelTemplates,
 ): SlackRenderOptions {
   return {
+    ...renderOptionsOf(config, deps),
     templates,
-    now: deps.clock.now(),
-    channelName: config.name,
     mention: config.mention && {
       critical: config.mention.critical,
       environmentTypes: config.mention.environment_types,
     },
-    commandConfigFile: deps.commandConfigFile,
-    links: deps.links,
   };
 }
 

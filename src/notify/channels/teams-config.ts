@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { secretUrlSchema } from '../../config/secret.js';
 import { onCallTimeoutSchema } from './on-call-config.js';
 import { templateConfigSchema, type TemplateParts } from './template-config.js';
+import { kindConfigSchema } from './kind-config-schema.js';
 
 /** What a Teams card's template shapes: its header (the message), what it says of each alert above its facts, and a notice's header (`notice_title`). */
 export const TEAMS_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'event', notice_title: 'notice' };
@@ -19,21 +20,17 @@ export function isRetiredConnectorUrl(url: string): boolean {
 }
 
 /** Config of a Microsoft Teams channel: an Adaptive Card posted through a Teams Workflows webhook. */
-export const teamsConfigSchema = z
-  .object({
-    name: z.string().min(1, 'must not be empty'),
-    type: z.literal('teams'),
-    webhook_url: secretUrlSchema
-      .refine(
-        (url) => !isRetiredConnectorUrl(url.reveal()),
-        'is an Office 365 connector webhook, which Microsoft retired; in Teams, add the Workflows template ' +
-          '"Post to a channel when a webhook request is received" and set its URL here (value not shown: it is a secret)',
-      )
-      .describe("The Teams Workflows webhook's URL (its signature is the credential); a secret."),
-    timeout: onCallTimeoutSchema,
-    template: templateConfigSchema(TEAMS_TEMPLATE_PARTS),
-  })
-  .strict();
+export const teamsConfigSchema = kindConfigSchema('teams', {
+  webhook_url: secretUrlSchema
+    .refine(
+      (url) => !isRetiredConnectorUrl(url.reveal()),
+      'is an Office 365 connector webhook, which Microsoft retired; in Teams, add the Workflows template ' +
+        '"Post to a channel when a webhook request is received" and set its URL here (value not shown: it is a secret)',
+    )
+    .describe("The Teams Workflows webhook's URL (its signature is the credential); a secret."),
+  timeout: onCallTimeoutSchema,
+  template: templateConfigSchema(TEAMS_TEMPLATE_PARTS),
+});
 
 /** A parsed Teams channel config (the webhook URL as a Secret). */
 export type TeamsConfig = z.infer<typeof teamsConfigSchema>;

@@ -14,20 +14,19 @@ import type {
   AlertsNotification,
   Channel,
   ChannelKind,
-  Notification,
   NoticeNotification,
+  Notification,
   RenderOptions,
 } from './channel.js';
+import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
-import { httpChannelIo } from './http-post.js';
+import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { TextBudget } from './text-budget.js';
-import { Secret } from '../../lib/secret.js';
-import { formatUtc } from '../../lib/format-utc.js';
 
 /** The Adaptive Card version Teams renders in full. */
 export const ADAPTIVE_CARD_VERSION = '1.5';
@@ -35,13 +34,13 @@ export const ADAPTIVE_CARD_VERSION = '1.5';
 /** What a card carries at most: text (characters, all blocks), events shown in full, buttons, facts per event. */
 export const TEAMS_LIMITS = { text: 20_000, events: 10, actions: 6, facts: 20, block: 2_000 } as const;
 
-/** A Container's style and a TextBlock's colour, by tone. */
-const STYLE: Readonly<Record<Tone, { container: ContainerStyle; color: TextColor }>> = {
-  critical: { container: 'attention', color: 'attention' },
-  warning: { container: 'warning', color: 'warning' },
-  info: { container: 'accent', color: 'accent' },
-  resolved: { container: 'good', color: 'good' },
-  ok: { container: 'good', color: 'good' },
+/** A Container's style and a TextBlock's colour, by tone: Adaptive Cards name both alike. */
+const STYLE: Readonly<Record<Tone, ContainerStyle & TextColor>> = {
+  critical: 'attention',
+  warning: 'warning',
+  info: 'accent',
+  resolved: 'good',
+  ok: 'good',
 };
 
 type ContainerStyle = 'default' | 'emphasis' | 'good' | 'attention' | 'warning' | 'accent';
@@ -118,7 +117,7 @@ function card(body: CardElement[], actions: CardAction[]): AdaptiveCard {
 function header(tone: Tone, title: string): CardElement {
   return {
     type: 'Container',
-    style: STYLE[tone].container,
+    style: STYLE[tone],
     bleed: true,
     items: [{ type: 'TextBlock', text: title, wrap: true, size: 'large', weight: 'bolder', style: 'heading' }],
   };
@@ -171,7 +170,7 @@ function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard 
 /** One event: its template's text (`lead`: status and summary) in its colour, its facts, its context, its log. */
 function eventElements(e: EventDescription, lead: string, budget: TextBudget): CardElement[] {
   const shown = budget.take((max) => cutText(lead, max), TEAMS_LIMITS.block, 1) ?? '';
-  const out: CardElement[] = shown === '' ? [] : [text(shown, { color: STYLE[e.tone].color, separator: true })];
+  const out: CardElement[] = shown === '' ? [] : [text(shown, { color: STYLE[e.tone], separator: true })];
   const facts: Fact[] = [...(e.app ? [{ label: 'App', value: e.app }] : []), ...eventFactList(e)];
   if (facts.length > 0) out.push(factSet(facts.slice(0, TEAMS_LIMITS.facts), budget));
   const log = e.context?.log;
@@ -199,8 +198,7 @@ function cutLines(lines: readonly string[], max: number): string {
 function factSet(facts: readonly Fact[], budget: TextBudget): CardElement {
   const out: { title: string; value: string }[] = [];
   for (const f of facts) {
-    const raw = f.at !== undefined ? formatUtc(f.at) : f.value;
-    const value = budget.take((max) => escapeTeamsMarkdown(raw, max), 1_000, 10);
+    const value = budget.take((max) => escapeTeamsMarkdown(f.value, max), 1_000, 10);
     if (value === null) break;
     out.push({ title: budget.spend(escapeTeamsMarkdown(f.label, 60)), value });
   }
@@ -254,34 +252,10 @@ export const teamsChannel = {
   configSchema: teamsConfigSchema,
   templateParts: TEAMS_TEMPLATE_PARTS,
   create(config, deps): Channel<TeamsMessage> {
-    const url = new URL(config.webhook_url.reveal());
     // The URL's query holds its signature (`sig=…`): scrubbed wherever it could be echoed.
-    const secrets = [config.webhook_url, new Secret(url.pathname + url.search), new Secret(url.search)];
-    const io = httpChannelIo(config, deps, { kind: 'teams', name: 'Teams' }, secrets);
-    return {
-      name: config.name,
-      kind: 'teams',
-      sendTimeoutMs: config.timeout,
-      render: (n) =>
-        renderTeams(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
-          consoleUrl: deps.consoleUrl,
-          templates: deps.templates,
-        }),
-      send: (message, signal) =>
-        io.guarded(
-          () =>
-            io.post({
-              url: config.webhook_url.reveal(),
-              body: message,
-              signal,
-            }),
-          signal,
-        ),
-      close: io.close,
-    };
+    return postingChannel(config, deps, { kind: 'teams', name: 'Teams' }, urlSecrets(config.webhook_url), {
+      render: (n) => renderTeams(n, renderOptionsOf(config, deps)),
+      request: (message) => ({ url: config.webhook_url.reveal(), body: message }),
+    });
   },
 } satisfies ChannelKind<TeamsConfig, TeamsMessage>;

@@ -7,7 +7,6 @@
  * prototype, so no name reaches anything but a label.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
-import { formatUtc } from '../../lib/format-utc.js';
 import type { AlertsNotification, NoticeNotification } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
 import { safeHttpUrl } from './escape.js';
@@ -60,7 +59,6 @@ function acknowledgementOf(events: readonly AlertEvent[]): string {
 /** The view of one alert of a message (`index` of `count`): the fields of `EVENT_FIELDS`. */
 export function eventView(e: AlertEvent, d: EventDescription, o: ViewOptions, index = 0, count = 1): object {
   const tone = TONES[d.tone];
-  const since = d.since ? (d.since.at !== null ? formatUtc(d.since.at) : d.since.text) : '';
   const view = {
     kind: e.kind,
     firing: e.kind !== 'resolved',
@@ -78,7 +76,7 @@ export function eventView(e: AlertEvent, d: EventDescription, o: ViewOptions, in
     url: safeHttpUrl(d.url) ?? '',
     page_url: (d.page && safeHttpUrl(d.page.url)) ?? '',
     page_label: d.page?.label ?? '',
-    since,
+    since: d.since?.utc ?? '',
     ago: d.since?.ago ?? '',
     resolution: d.resolution ?? '',
     acknowledged_by: e.acknowledgement?.by ?? '',

@@ -25,15 +25,9 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { MessageLinks } from '../message-links.js';
 import { announcedFiring } from '../outbox-store.js';
 import { NO_LINKS } from '../message-links.js';
-import type {
-  AlertsNotification,
-  Channel,
-  ChannelKind,
-  Notification,
-  NoticeNotification,
-  SendResult,
-} from './channel.js';
-import { httpChannelIo } from './http-post.js';
+import type { AlertsNotification, Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
+import { renderOptionsOf } from './channel.js';
+import { postingChannel, urlSecrets } from './http-post.js';
 import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
@@ -247,8 +241,7 @@ function description(d: EventDescription): string {
     // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
     for (const f of [...d.where, ...d.facts]) lines.push(factLine(f));
     if (d.since) {
-      const when = d.since.at !== null ? formatUtc(d.since.at) : d.since.text;
-      lines.push(`Since: ${when}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
+      lines.push(`Since: ${d.since.utc}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
     }
     for (const f of d.context?.facts ?? []) lines.push(factLine(f));
     for (const note of d.context?.notes ?? []) lines.push(`Note: ${note}`);
@@ -309,13 +302,9 @@ function rfc3339(value: string, fallback: string): string {
 
 /** Every Secret of a webhook config, for scrubbing reasons and logs. */
 function secretsOf(config: WebhookConfig): Secret[] {
-  const url = new URL(config.url.reveal());
   return [
-    config.url,
     // A library may print the URL re-serialised, or only its path and query: where a token sits.
-    new Secret(url.href),
-    new Secret(url.pathname + url.search),
-    new Secret(url.search),
+    ...urlSecrets(config.url),
     ...Object.values(config.headers ?? {}),
     ...(config.bearer_token ? [config.bearer_token] : []),
     ...(config.basic_auth ? [config.basic_auth.password, new Secret(basicCredentials(config.basic_auth))] : []),
@@ -341,36 +330,17 @@ export const webhookChannel = {
   kind: 'webhook',
   configSchema: webhookConfigSchema,
   create(config, deps): Channel<AlertmanagerMessage> {
-    const secrets = secretsOf(config);
-    const io = httpChannelIo(config, deps, { kind: 'webhook', name: 'the webhook' }, secrets);
-
-    const post = (message: AlertmanagerMessage, signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.post({
-        url: config.url.reveal(),
-        headers: requestHeaders(config),
-        body: message,
-        signal,
-      });
-
-    return {
-      name: config.name,
-      kind: 'webhook',
-      // The request is aborted by our own timer after `timeout`.
-      sendTimeoutMs: config.timeout,
+    return postingChannel(config, deps, { kind: 'webhook', name: 'the webhook' }, secretsOf(config), {
       render: (n) =>
         renderWebhook(n, {
-          now: deps.clock.now(),
-          channelName: config.name,
+          ...renderOptionsOf(config, deps),
           externalUrl: config.external_url ?? deps.consoleUrl ?? '',
           maxAlerts: config.max_alerts,
-          commandConfigFile: deps.commandConfigFile,
-          links: deps.links,
           // Read at each render (a retry renders again): the group as it stands when sent.
           announcedFiring: n.type === 'alerts' && deps.store ? announcedFiring(deps.store, config.name) : undefined,
           maxItems: deps.maxItemsPerMessage,
         }),
-      send: (message, signal) => io.guarded(() => post(message, signal), signal),
-      close: io.close,
-    };
+      request: (message) => ({ url: config.url.reveal(), headers: requestHeaders(config), body: message }),
+    });
   },
 } satisfies ChannelKind<WebhookConfig, AlertmanagerMessage>;
