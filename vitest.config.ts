@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/helpers/slowest-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -15,6 +16,8 @@ export default defineConfig({
     // What a file starts it stops (test/helpers/setup.ts closes its leftovers after it); nothing
     // in src/ keeps state in a module of its own beyond caches and a scratch buffer.
     isolate: false,
+    // The longest files first, even on a fresh clone with no durations cached: see the sequencer.
+    sequence: { sequencer: SlowestFirstSequencer },
     reporters: ['default'],
   },
 });

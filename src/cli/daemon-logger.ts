@@ -6,7 +6,9 @@ import type { Config } from '../config/load-config.js';
 /**
  * The logger of `run` and `check`, per `config.log`: JSON, or readable when asked or when `auto`
  * and the stream is a terminal. Secrets are redacted by `createLogger`. Sets how often a repeated
- * line is said (`log.repeat_every`) for the loops that log through `RepeatedLog`.
+ * line is said (`log.repeat_every`) for the loops that log through `RepeatedLog`. A reload applies
+ * `log.level` and `log.repeat_every` again through {@link daemonLogger.apply}; `log.format` stays
+ * as the process started (its stream is made once).
  */
 export function daemonLogger(config: Config, stream: Writable): Logger {
   const tty = (stream as Writable & { isTTY?: boolean }).isTTY === true;
@@ -14,3 +16,13 @@ export function daemonLogger(config: Config, stream: Writable): Logger {
   const format = config.log.format === 'auto' ? (tty ? 'pretty' : 'json') : config.log.format;
   return createLogger({ level: config.log.level, format, destination: stream });
 }
+
+/**
+ * Applies a reloaded `log.level` and `log.repeat_every` to a logger made by {@link daemonLogger}.
+ * Its children follow the level (a pino child without a level of its own reads its parent's), and
+ * every `RepeatedLog` without an interval of its own reads the process's at each line.
+ */
+daemonLogger.apply = function apply(logger: Logger, log: Config['log']): void {
+  setRepeatInterval(log.repeat_every);
+  logger.level = log.level;
+};

@@ -159,6 +159,7 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   for (const w of configWarnings(next)) logger.warn({ file, key: w.path }, w.message);
   try {
     await watchdog.reload(next);
+    daemonLogger.apply(logger, next.log);
   } catch (err) {
     logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept');
   }

@@ -40,12 +40,12 @@ interface Seen {
 }
 
 const DEFAULT_MAX_KEYS = 200;
-/** The interval of every RepeatedLog not given one: `log.repeat_every`, set once as the daemon starts. */
+/** The interval of every RepeatedLog not given one: `log.repeat_every`, set as the daemon starts and at each reload. */
 let processIntervalMs = 60_000;
 
 /**
- * Sets how often any one repeated line is said, for every RepeatedLog made after it without an
- * interval of its own: the daemon's `log.repeat_every`, a policy of its whole log as the level is,
+ * Sets how often any one repeated line is said, for every RepeatedLog without an interval of its
+ * own, those made before it too (a reload's new value reaches the loops already running): the daemon's `log.repeat_every`, a policy of its whole log as the level is,
  * applied where the logger is made rather than passed to each of the loops that log.
  */
 export function setRepeatInterval(ms: number): void {
@@ -62,14 +62,15 @@ export interface LineLogger {
 export class RepeatedLog {
   readonly #logger: LineLogger;
   readonly #clock: Pick<Clock, 'now'>;
-  readonly #intervalMs: number;
+  /** Its own interval, if given; else the process's, read at each line so a reload reaches it. */
+  readonly #intervalMs: number | undefined;
   readonly #maxKeys: number;
   readonly #seen = new Map<string, Seen>();
 
   constructor(logger: LineLogger | Logger, options: RepeatedLogOptions) {
     this.#logger = logger;
     this.#clock = options.clock;
-    this.#intervalMs = options.intervalMs ?? processIntervalMs;
+    this.#intervalMs = options.intervalMs;
     this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   }
 
@@ -104,7 +105,7 @@ export class RepeatedLog {
     const key = `${msg}\u0000${code}\u0000${distinct}`;
     const seen = this.#seen.get(key);
     const line = { level, fields, msg };
-    if (seen && now - seen.saidAt < this.#intervalMs) {
+    if (seen && now - seen.saidAt < (this.#intervalMs ?? processIntervalMs)) {
       seen.held += 1;
       seen.last = line;
       return;

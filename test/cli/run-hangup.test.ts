@@ -58,6 +58,22 @@ describe('run', () => {
     expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
   });
 
+  it('applies a new log.level on SIGHUP to the loggers made before it (the API client of the new config)', async () => {
+    const daemon = startRun();
+    await daemon.until(() => daemon.messages().includes('deploy-watchdog started'));
+    // The reload builds the new runtime (its API client's logger a child made at info) before
+    // the level changes; its runs job then reads every second.
+    daemon.rewrite((yaml) =>
+      yaml.replace('log: { level: info,', 'log: { level: debug,').replace('runs: "0 0 1 1 *"', 'runs: "* * * * * *"'),
+    );
+    expect(daemon.messages()).not.toContain('api request');
+    daemon.hangups.receive();
+    await daemon.until(() => daemon.messages().includes('configuration reloaded'));
+    await daemon.until(() => daemon.messages().includes('api request'));
+    const seen = await daemon.stop();
+    expect(seen.indexOf('api request')).toBeGreaterThan(seen.indexOf('configuration reloaded'));
+  }, 90_000);
+
   it('coalesces a burst of SIGHUPs during a slow cycle into one reload, which lets the cycle finish', async () => {
     // The first cycle's read of runs takes a while: the burst comes while it is in flight.
     sim.control.setFault('runs.list', { latencyMs: 1_500 });
@@ -126,6 +142,10 @@ function startRun() {
   return {
     hangups,
     messages,
+    /** Rewrites the config file (for the next SIGHUP). */
+    rewrite(edit: (yaml: string) => string): void {
+      fs.writeFileSync(configFile, edit(fs.readFileSync(configFile, 'utf8')));
+    },
     /** Waits (up to 20 s) for `condition`. */
     async until(condition: () => boolean): Promise<void> {
       for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));

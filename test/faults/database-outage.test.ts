@@ -3,11 +3,11 @@
  * reaching it through a TCP proxy of its own, through outages of the database. Two clusters side
  * by side, each with three replicas, a simulator and channel peers of its own, run at once (the
  * long outage is mostly waiting, so it costs CI little beside the short ones):
- * - the short one: the server stopped for 20s (connections refused), then reachable but hanging
- *   for 20s (every proxy stops forwarding and closes nothing: what a network that drops packets
- *   does);
+ * - the short one: the server stopped for 12s (connections refused), then reachable but hanging
+ *   for 12s (every proxy stops forwarding and closes nothing: what a network that drops packets
+ *   does); each twice the lease, so every replica's renewal and takeover fail in it;
  * - the long one: the server stopped for two minutes of the daemon's log (two of its
- *   `log.repeat_every`), scaled: the issue's two minutes at the default minute, here 40s at 20s.
+ *   `log.repeat_every`), scaled: the issue's two minutes at the default minute, here 20s at 10s.
  * Throughout, on each:
  * - every replica answers `/healthz` within 1s (polled every 250ms; the slowest answer is
  *   asserted and printed);
@@ -78,16 +78,21 @@ const LOG_LINES_BOUND = (outageMs: number, periodMs: number) => 60 + 30 * Math.c
 /** The issue's figure: a ten-minute outage writes less than this much log per replica. */
 const TEN_MINUTES_LOG_BOUND = 1_000_000;
 /**
- * The long rig's log period (`log.repeat_every`), a third of the default minute, and its outage
- * two such periods: the issue's two-minute outage at a third of the wall time. What the long
+ * The long rig's log period (`log.repeat_every`), a sixth of the default minute, and its outage
+ * two such periods: the issue's two-minute outage at a sixth of the wall time. What the long
  * outage proves is the shape of a long outage's log: a first period holding the step-down's
  * one-off lines and the loops' first failures (their backoff's first steps: 1s, 2s, 4s...), then
  * periods of the steady rate, each repeated line said once with a count. The projection from the
  * scaled one can only be higher than the default's: each repeated line is said three times as
  * often, and a retry whose backoff (capped at a minute) has not yet reached its cap comes more
- * often in 20-40s than in a two-minute outage's second minute.
+ * often in 10-20s than in a two-minute outage's second minute.
  */
-const LONG_LOG_PERIOD_MS = 20_000;
+const LONG_LOG_PERIOD_MS = 10_000;
+/**
+ * The short rig's outages: twice the lease, so each replica's renewal (every quarter of it) and
+ * every takeover fail for a whole lease and more, and the step-down (within ¾) is well inside.
+ */
+const SHORT_OUTAGE_MS = 2 * LEASE_MS;
 
 /** One outage: what takes the database away and brings it back, and for how long. */
 interface OutagePlan {
@@ -229,9 +234,10 @@ class Rig {
   /**
    * Waits until the outbox holds nothing due and the runs job has completed a cycle since `after`,
    * for up to `ms` (the first time longer: six replicas starting from the sources at once on a
-   * loaded machine may pass the lease around a few times before one holds it).
+   * loaded machine may pass the lease around a few times before one holds it). A minute after an
+   * outage: at load 26 a leader stepped down on its own after the return and the next took 30s.
    */
-  async settled(after: number, ms = 30_000): Promise<void> {
+  async settled(after: number, ms = 60_000): Promise<void> {
     const db = new pg.Client({ connectionString: this.databaseUrl });
     // The other rig's failure closes this one's server under it: said by the query, not as an unhandled error.
     db.on('error', () => undefined);
@@ -259,7 +265,7 @@ class Rig {
    */
   async outage(round: number, rng: Prng, plan: OutagePlan): Promise<void> {
     stageProblems(this.sim, round, rng);
-    await this.settled(Date.now(), round === 0 ? 120_000 : 30_000);
+    await this.settled(Date.now(), round === 0 ? 120_000 : 60_000);
     const before = this.leader();
     expect(before, this.outputs()).toBeDefined();
     const sentBefore = this.sent();
@@ -408,8 +414,8 @@ describe('replicas of `run` through a PostgreSQL outage', () => {
     await Promise.all([
       longRun,
       short.run([
-        { kind: 'stopped', ms: 20_000 },
-        { kind: 'hanging', ms: 20_000 },
+        { kind: 'stopped', ms: SHORT_OUTAGE_MS },
+        { kind: 'hanging', ms: SHORT_OUTAGE_MS },
       ]),
     ]);
   }, 480_000);

@@ -25,7 +25,7 @@ import { startSimulator, type RunningSimulator } from '../../packages/simulator/
 import { LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
 import { spawnDaemon, type Daemon } from '../cli/daemon-fixture.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { sharedPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import {
@@ -57,7 +57,7 @@ beforeAll(async () => {
   sim = await startSimulator({ apps: 16, seed: 4 });
   slack = await startWebhookReceiver();
   mail = await startSmtpSink();
-  cluster = startPostgres();
+  cluster = sharedPostgres();
   databaseUrl = cluster.url(cluster.createDatabase());
   tmp = tempDir('dw-failover-');
 });

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { spawnDaemon, until, type Daemon } from '../cli/daemon-fixture.js';
 import { freePort } from '../helpers/free-port.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { sharedPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { expectOneKeyPerRetriedRun, installFenceAudit, tempDir } from './fault-fixture.js';
@@ -37,7 +37,7 @@ const replicas: Daemon[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({ apps: 12, seed: 5 });
-  cluster = startPostgres();
+  cluster = sharedPostgres();
   databaseUrl = cluster.url(cluster.createDatabase());
   tmp = tempDir('dw-partition-');
 });

@@ -63,6 +63,37 @@ describe('RepeatedLog', () => {
     }
   });
 
+  it('a reload (daemonLogger.apply) reaches the loops already running: their interval and their level', () => {
+    const parse = (log: string) =>
+      parseConfig(
+        `api: { base_url: "https://manage.example.com", token: t }\nlog: { format: json, ${log} }\n`,
+        {},
+        'x.yaml',
+      );
+    try {
+      const root = daemonLogger(parse('level: info'), new PassThrough());
+      const child = root.child({ stage: 'api' }).child({ job: 'runs' });
+      const h = harness();
+      const failEverySecondFor = (seconds: number) => {
+        for (let s = 0; s < seconds; s++) {
+          h.quiet.error({ err: refused() }, 'remediation pass failed');
+          h.clock.advance(1_000);
+        }
+      };
+      failEverySecondFor(60);
+      expect(h.msgs()).toHaveLength(1);
+      expect(child.isLevelEnabled('debug')).toBe(false);
+
+      daemonLogger.apply(root, parse('level: debug, repeat_every: 20s').log);
+      failEverySecondFor(60);
+      // The RepeatedLog made before the reload says the line every 20 s from then on.
+      expect(h.msgs()).toHaveLength(4);
+      expect([root.level, child.level]).toEqual(['debug', 'debug']);
+    } finally {
+      setRepeatInterval(60_000);
+    }
+  });
+
   it('a line said long after the last, with nothing held between, is said plainly', () => {
     const h = harness();
     h.quiet.warn({ err: refused() }, 'cannot renew');

@@ -13,16 +13,16 @@ import { FencedError } from '../../src/state/fenced-error.js';
 import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
 import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
-import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
+import { sharedPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 let cluster: PostgresCluster;
 let url: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 
-// initdb and a server's start: seconds, more under load.
+// The run's shared cluster (nothing here stops the server): a database of its own per test.
 beforeAll(() => {
-  cluster = startPostgres();
+  cluster = sharedPostgres();
 }, 120_000);
 afterAll(() => cluster.close());
 afterEach(async () => {

@@ -60,10 +60,12 @@ describe('faults', () => {
   });
 
   it('delays an answer by latencyMs (a client with a shorter timeout gives up)', async () => {
-    sim.control.setFault('whoami', { latencyMs: 2_000, times: 1 });
+    // The client's timeout a second (not tens of milliseconds a loaded machine may spend before
+    // the request is even sent), the answer's delay far beyond it.
+    sim.control.setFault('whoami', { latencyMs: 5_000, times: 1 });
     const err = await request(`${sim.baseUrl}/api/v1/whoami`, {
       headers: { authorization: `Bearer ${sim.adminToken}` },
-      headersTimeout: 50,
+      headersTimeout: 1_000,
     }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('HeadersTimeoutError');
     sim.control.setFault('whoami', { latencyMs: 20, times: 1 });
@@ -74,7 +76,7 @@ describe('faults', () => {
     sim.control.setFault('whoami', { hang: true, times: 1 });
     const err = await request(`${sim.baseUrl}/api/v1/whoami`, {
       headers: { authorization: `Bearer ${sim.adminToken}` },
-      headersTimeout: 100,
+      headersTimeout: 1_000,
     }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('HeadersTimeoutError');
     expect((await apiGet(sim, '/whoami')).status).toBe(200);
