@@ -11,7 +11,10 @@ export interface OnCallAct {
   by: string;
 }
 
-/** A webhook read: what to do (or why nothing), what the tool said (its event type, its action), and an id against replays. */
+/**
+ * A webhook read: what to do (or why nothing), what the tool said (its event type, its action),
+ * and an id against replays.
+ */
 export type OnCallRead = { ok: true; id: string; what: string; act: OnCallAct | null } | { ok: false; reason: string };
 
 /** A body read as JSON through `schema` (the fields used), or why it cannot be: `what` it should be. */

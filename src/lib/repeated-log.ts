@@ -40,13 +40,17 @@ interface Seen {
 }
 
 const DEFAULT_MAX_KEYS = 200;
-/** The interval of every RepeatedLog not given one: `log.repeat_every`, set as the daemon starts and at each reload. */
+/**
+ * The interval of every RepeatedLog not given one: `log.repeat_every`, set as the daemon starts
+ * and at each reload.
+ */
 let processIntervalMs = 60_000;
 
 /**
  * Sets how often any one repeated line is said, for every RepeatedLog without an interval of its
- * own, those made before it too (a reload's new value reaches the loops already running): the daemon's `log.repeat_every`, a policy of its whole log as the level is,
- * applied where the logger is made rather than passed to each of the loops that log.
+ * own, those made before it too (a reload's new value reaches the loops already running): the
+ * daemon's `log.repeat_every`, a policy of its whole log as the level is, applied where the logger
+ * is made rather than passed to each of the loops that log.
  */
 export function setRepeatInterval(ms: number): void {
   processIntervalMs = Math.max(1, ms);
