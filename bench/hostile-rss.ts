@@ -21,6 +21,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../src/cli/memory-settings.js';
 import type { FaultSpec, FaultTarget } from '../packages/simulator/src/fault-injector.js';
+import { procStatusKb } from './lib/measure.js';
 import { spawnSimChild } from './lib/sim-child.js';
 
 const MB = 1024 * 1024;
@@ -88,12 +89,7 @@ const { values } = parseArgs({
 
 /** The kernel's high-water mark of a process's RSS, in bytes; 0 once it is gone. */
 function peakRss(pid: number): number {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? 0 : Number(kb) * 1024;
-  } catch {
-    return 0;
-  }
+  return (procStatusKb(pid, 'VmHWM') ?? 0) * 1024;
 }
 
 /** Runs `check` once; its exit code, what it wrote, its peak RSS and how long it took. */

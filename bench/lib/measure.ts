@@ -25,19 +25,23 @@ export function rssMb(): number {
   return process.memoryUsage.rss() / 1_048_576;
 }
 
+/** A memory line of another process's `/proc/<pid>/status` (`VmRSS`, `VmHWM`…) in kB; undefined once it is gone. */
+export function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * RSS of another process in MB, from `/proc/<pid>/status` (VmRSS), or NaN once it is gone. The
- * benchmark samples the watchdog from its parent: `memoryUsage.rss()` in the watchdog's own process
- * reads `/proc/self/stat`, which took 0.5–1 ms of its event loop per call mid-cycle (the kernel
- * waits for the memory map V8's threads are changing), sampled every 10 ms about 8% of the cycle.
+ * RSS of another process in MB, or NaN once it is gone. The benchmark samples the watchdog from
+ * its parent: `memoryUsage.rss()` in the watchdog's own process reads `/proc/self/stat`, which held
+ * its event loop 0.5–1 ms per call mid-cycle (docs/benchmarks.md, "Peak RSS").
  */
 export function rssOfMb(pid: number): number {
-  try {
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? Number.NaN : Number(kb) / 1024;
-  } catch {
-    return Number.NaN;
-  }
+  return (procStatusKb(pid, 'VmRSS') ?? Number.NaN) / 1024;
 }
 
 /** Samples a process's RSS every `everyMs` until stopped; the max seen is a peak for a window. */
