@@ -340,6 +340,7 @@ function jsonLine(r: WorkerResult, rps: string) {
     cycle_ms: s.cycle_ms,
     bare_fetch_ms: s.bare_fetch_ms,
     ratio: s.ratio,
+    ratios: s.ratios,
     requests: s.requests,
     bytes: s.bytes,
     cpu_ms: s.cpu_ms,
