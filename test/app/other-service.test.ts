@@ -58,7 +58,9 @@ async function checkAgainst(
   return { ...checked, alerts: alerts.sort((a, b) => a.fingerprint.localeCompare(b.fingerprint)) };
 }
 
-describe('a service that differs wherever the reference is silent', () => {
+// Each test runs `check` as a child process against one or two simulators, one of them rate
+// limited: 15 s on a quiet machine, past 30 s on a loaded one. A generous bound, not a budget.
+describe('a service that differs wherever the reference is silent', { timeout: 120_000 }, () => {
   it('is read completely on the defaults, with the same findings as the simulator on its own', async () => {
     const ours = await checkAgainst('ours', {});
     expect(ours.code, ours.stdout + ours.stderr).toBe(0);
