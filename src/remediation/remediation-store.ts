@@ -344,23 +344,20 @@ export function countAudit(store: Store, options: { policy?: string } = {}): num
   return Number((row as { n: number | string }).n);
 }
 
-/** The WHERE clause and its parameters of an audit read by policy and alert. */
+/** The WHERE clause and its parameters of an audit read by policy and alert (each column named as its option). */
 function auditFilter(options: { policy?: string; fingerprint?: string }): {
   where: string;
   params: Record<string, string>;
 } {
-  const filters = [
-    ...(options.policy === undefined ? [] : ['policy = @policy']),
-    ...(options.fingerprint === undefined ? [] : ['fingerprint = @fingerprint']),
-  ];
-  return {
-    where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`,
-    params: {
-      ...(options.policy === undefined ? {} : { policy: options.policy }),
-      ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
-    },
-  };
+  const params = Object.fromEntries(
+    Object.entries(options).filter(([k, v]) => AUDIT_FILTERS.has(k) && v !== undefined),
+  );
+  const filters = Object.keys(params).map((column) => `${column} = @${column}`);
+  return { where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`, params };
 }
+
+/** The options of an audit read that filter it. */
+const AUDIT_FILTERS: ReadonlySet<string> = new Set(['policy', 'fingerprint']);
 
 /** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */
 export function unfinishedAttempts(store: Store): number {
