@@ -382,13 +382,9 @@ function environmentColumn(scope: SuspensionScope): string {
 }
 
 function suspensionOf(r: Record<string, unknown>): Suspension {
-  const environment = r.environment as string;
+  const { environment, ...row } = camelRow<Omit<Suspension, 'scope'> & { environment: string }>(r);
   return {
-    policy: r.policy as string,
-    action: r.action as string,
-    code: r.code as string,
-    message: r.message as string,
-    at: r.at as number,
+    ...row,
     scope:
       environment === WHOLE_POLICY
         ? { kind: 'policy' }
