@@ -7,7 +7,7 @@ import type { CheckName } from '../detectors/registry.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
-import { prepareAll } from '../state/prepare-all.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -100,38 +100,57 @@ export interface FiringCount {
   acknowledged: number;
 }
 
+/** A row of an open alert's subject and details, as {@link SQL}'s `select…Subjects` read it. */
+type SubjectRow = { check: string; subject: string; details: string };
+
 /** The SQL of the `alerts` and `events` tables, prepared once per store ({@link AlertStore}). */
 const SQL = {
-  selectOpenByJob: `SELECT ${READ_COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`,
-  selectOpen: `SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`,
-  selectOpenSubjects: `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
-  selectOtherSubjects: `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
-  selectOne: `SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`,
+  selectOpenByJob: sql<[string], unknown[]>(
+    `SELECT ${READ_COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`,
+  ),
+  selectOpen: sql<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`),
+  selectOpenSubjects: sql<[string], SubjectRow>(
+    `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+  ),
+  selectOtherSubjects: sql<[string], SubjectRow>(
+    `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
+  ),
+  selectOne: sql<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`),
   // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
   // open row belongs to the job that opened it, and another job's snapshot must not take it over.
-  startLife: `INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
+  startLife: sql<unknown[]>(`INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
      ON CONFLICT (fingerprint) DO UPDATE SET
        ${COLUMN_NAMES.slice(1)
          .map((c) => `${c} = excluded.${c}`)
          .join(', ')}, ${NO_ACKNOWLEDGEMENT}
-     WHERE alerts.status = 'resolved'`,
-  updateOpen: `UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
+     WHERE alerts.status = 'resolved'`),
+  updateOpen: sql<unknown[]>(`UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
        since = ?, subject = ?, facts = ?, brief = ?, last_seen_at = ?, seen_count = ?, fired_at = ?,
        last_notified_at = ?
-     WHERE fingerprint = ?`,
-  resolve: `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
-  drop: 'DELETE FROM alerts WHERE fingerprint = ?',
-  close: `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
-     WHERE fingerprint = ? AND status = 'firing'`,
+     WHERE fingerprint = ?`),
+  resolve: sql<[number, string]>(
+    `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
+  ),
+  drop: sql<[string]>('DELETE FROM alerts WHERE fingerprint = ?'),
+  close: sql<
+    [number, string, string]
+  >(`UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
+     WHERE fingerprint = ? AND status = 'firing'`),
   // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
   // however many there are, in SQL both engines take (no JSON array function is common to both).
-  touch: `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-     WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`,
-  insertEvent: 'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
-  queueUnrouted: 'INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)',
-  setHold: 'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
-  setAcknowledgement: `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
-     WHERE fingerprint = ?`,
+  touch: sql<[number, ...string[]]>(`UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
+     WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`),
+  insertEvent: sql<[string, string, number, string], { id: number }>(
+    'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
+  ),
+  queueUnrouted: sql<[number, number]>('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)'),
+  setHold: sql<[number | null, string | null, string]>(
+    'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
+  ),
+  setAcknowledgement: sql<
+    [number | null, string | null, string | null, string | null, string]
+  >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
+     WHERE fingerprint = ?`),
 };
 
 /**
@@ -140,12 +159,9 @@ const SQL = {
  */
 const RAW_ROWS = ['selectOpenByJob', 'selectOpen', 'selectOne'] as const;
 
-/** A row of an open alert's subject and details, as {@link SQL}'s `select…Subjects` read it. */
-type SubjectRow = { check: string; subject: string; details: string };
-
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
-  readonly #sql: Record<keyof typeof SQL, SqlStatement>;
+  readonly #sql: Prepared<typeof SQL>;
   #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
@@ -178,7 +194,7 @@ export class AlertStore {
   /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */
   openByJob(job: string): Map<string, AlertRow> {
     const out = new Map<string, AlertRow>();
-    for (const values of this.#sql.selectOpenByJob.iterate(job) as IterableIterator<unknown[]>) {
+    for (const values of this.#sql.selectOpenByJob.iterate(job)) {
       const row = fromRow(values);
       out.set(row.fingerprint, row);
     }
@@ -190,7 +206,7 @@ export class AlertStore {
    * details: what an alert last said of its record (failed_runs follows a run through its retries).
    */
   openSubjectsByJob(job: string): OpenSubjectRow[] {
-    return (this.#sql.selectOpenSubjects.all(job) as SubjectRow[]).map(openSubjectOf);
+    return this.#sql.selectOpenSubjects.all(job).map(openSubjectOf);
   }
 
   /**
@@ -199,7 +215,7 @@ export class AlertStore {
    * checks fold their own findings into.
    */
   openSubjectsOutside(job: string): OpenSubjectRow[] {
-    return (this.#sql.selectOtherSubjects.all(job) as SubjectRow[]).map(openSubjectOf);
+    return this.#sql.selectOtherSubjects.all(job).map(openSubjectOf);
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
@@ -214,7 +230,7 @@ export class AlertStore {
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
   open(): AlertRow[] {
-    return (this.#sql.selectOpen.all() as unknown[][]).map(fromRow).sort(byImportance);
+    return this.#sql.selectOpen.all().map(fromRow).sort(byImportance);
   }
 
   /**
@@ -237,7 +253,7 @@ export class AlertStore {
 
   /** One alert by fingerprint, in whatever status. */
   get(fingerprint: string): AlertRow | undefined {
-    const row = this.#sql.selectOne.get(fingerprint) as unknown[] | undefined;
+    const row = this.#sql.selectOne.get(fingerprint);
     return row ? fromRow(row) : undefined;
   }
 
@@ -336,9 +352,7 @@ export class AlertStore {
 
   /** Writes one event and returns it with its row id. */
   insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
-    const { id } = this.#sql.insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event)) as {
-      id: number;
-    };
+    const { id } = this.#sql.insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
     return { id, ...event };
   }
 

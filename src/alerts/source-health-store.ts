@@ -4,10 +4,9 @@
  * missing). Row ⇄ object mapping lives here and nowhere else; the findings made of it are in
  * `source-health.ts`.
  */
-import type { SqlStatement } from '../state/sql-database.js';
 import type { Store } from '../state/store.js';
 import { camelRow } from '../state/camel-row.js';
-import { prepareAll } from '../state/prepare-all.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 
 /** One row of `source_health`. */
 export interface SourceHealthRow {
@@ -21,23 +20,29 @@ export interface SourceHealthRow {
 
 /** The SQL of `source_health`, prepared once per store ({@link SourceHealthStore}). */
 const SQL = {
-  success: `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at, last_success_at, disabled_reason)
+  success: sql<
+    [string, number, number]
+  >(`INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at, last_success_at, disabled_reason)
      VALUES (?, 0, NULL, ?, ?, NULL)
      ON CONFLICT (job) DO UPDATE SET consecutive_failures = 0, last_error = NULL,
-       last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at, disabled_reason = NULL`,
-  failure: `INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at)
+       last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at, disabled_reason = NULL`),
+  failure: sql<
+    [string, string, number]
+  >(`INSERT INTO source_health (job, consecutive_failures, last_error, last_attempt_at)
      VALUES (?, 1, ?, ?)
      ON CONFLICT (job) DO UPDATE SET consecutive_failures = source_health.consecutive_failures + 1,
-       last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`,
-  disable: `INSERT INTO source_health (job, disabled_reason, last_attempt_at) VALUES (?, ?, ?)
-     ON CONFLICT (job) DO UPDATE SET disabled_reason = excluded.disabled_reason, last_attempt_at = excluded.last_attempt_at`,
-  enableAll: 'UPDATE source_health SET disabled_reason = NULL WHERE disabled_reason IS NOT NULL',
-  get: 'SELECT * FROM source_health WHERE job = ?',
+       last_error = excluded.last_error, last_attempt_at = excluded.last_attempt_at`),
+  disable: sql<
+    [string, string, number]
+  >(`INSERT INTO source_health (job, disabled_reason, last_attempt_at) VALUES (?, ?, ?)
+     ON CONFLICT (job) DO UPDATE SET disabled_reason = excluded.disabled_reason, last_attempt_at = excluded.last_attempt_at`),
+  enableAll: sql<[]>('UPDATE source_health SET disabled_reason = NULL WHERE disabled_reason IS NOT NULL'),
+  get: sql<[string], Record<string, unknown>>('SELECT * FROM source_health WHERE job = ?'),
 };
 
 /** The `source_health` table, statements prepared once per store. */
 export class SourceHealthStore {
-  readonly #sql: Record<keyof typeof SQL, SqlStatement>;
+  readonly #sql: Prepared<typeof SQL>;
 
   constructor(readonly store: Store) {
     this.#sql = prepareAll(store.db, SQL);
@@ -66,7 +71,7 @@ export class SourceHealthStore {
 
   /** The job's row, if it ever ran. */
   get(job: string): SourceHealthRow | undefined {
-    const r = this.#sql.get.get(job) as Record<string, unknown> | undefined;
+    const r = this.#sql.get.get(job);
     return r && camelRow<SourceHealthRow>(r);
   }
 }

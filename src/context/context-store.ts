@@ -7,8 +7,7 @@
 import type { RunContextAsk } from '../detectors/run-context.js';
 import type { AlertContext, Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import type { SqlStatement } from '../state/sql-database.js';
-import { prepareAll } from '../state/prepare-all.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { camelRow } from '../state/camel-row.js';
 
 /** One run asked about, as the code sees it (times in ms since the epoch). */
@@ -35,17 +34,28 @@ export function contextKey(subject: Subject | null | undefined): string | null {
 
 /** The SQL of `alert_context`, prepared once per store ({@link ContextStore}). */
 const SQL = {
-  insert: `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
-     VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`,
-  get: `SELECT ${READ} FROM alert_context WHERE subject = ?`,
-  pending: `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
-  ready: `UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
-     WHERE subject = @subject AND status = 'pending'`,
+  insert: sql<{
+    subject: string;
+    fingerprint: string;
+    ask: string;
+    now: number;
+  }>(`INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
+     VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`),
+  get: sql<[string], Record<string, unknown>>(`SELECT ${READ} FROM alert_context WHERE subject = ?`),
+  pending: sql<[number], Record<string, unknown>>(
+    `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
+  ),
+  ready: sql<{
+    subject: string;
+    now: number;
+    context: string;
+  }>(`UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
+     WHERE subject = @subject AND status = 'pending'`),
 };
 
 /** The prepared statements of `alert_context` for one open store. */
 export class ContextStore {
-  readonly #sql: Record<keyof typeof SQL, SqlStatement>;
+  readonly #sql: Prepared<typeof SQL>;
 
   constructor(readonly store: Store) {
     this.#sql = prepareAll(store.db, SQL);
@@ -58,13 +68,13 @@ export class ContextStore {
 
   /** The row of a subject, if one was asked for. */
   get(subject: string): ContextRow | undefined {
-    const row = this.#sql.get.get(subject) as Record<string, unknown> | undefined;
+    const row = this.#sql.get.get(subject);
     return row && fromDb(row);
   }
 
   /** Pending asks, oldest first, at most `limit`. */
   pending(limit: number): ContextRow[] {
-    return (this.#sql.pending.all(limit) as Record<string, unknown>[]).map(fromDb);
+    return this.#sql.pending.all(limit).map(fromDb);
   }
 
   /** Stores what was read for a pending ask; a row already ready is left as it is. */
