@@ -7,6 +7,7 @@ import type { CheckName } from '../detectors/registry.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -99,83 +100,73 @@ export interface FiringCount {
   acknowledged: number;
 }
 
+/** A row of an open alert's subject and details, as {@link SQL}'s `select…Subjects` read it. */
+type SubjectRow = { check: string; subject: string; details: string };
+
+/** The SQL of the `alerts` and `events` tables, prepared once per store ({@link AlertStore}). */
+const SQL = {
+  selectOpenByJob: sql<[string], unknown[]>(
+    `SELECT ${READ_COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`,
+  ),
+  selectOpen: sql<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`),
+  selectOpenSubjects: sql<[string], SubjectRow>(
+    `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
+  ),
+  selectOtherSubjects: sql<[string], SubjectRow>(
+    `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
+  ),
+  selectOne: sql<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`),
+  // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
+  // open row belongs to the job that opened it, and another job's snapshot must not take it over.
+  startLife: sql<unknown[]>(`INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
+     ON CONFLICT (fingerprint) DO UPDATE SET
+       ${COLUMN_NAMES.slice(1)
+         .map((c) => `${c} = excluded.${c}`)
+         .join(', ')}, ${NO_ACKNOWLEDGEMENT}
+     WHERE alerts.status = 'resolved'`),
+  updateOpen: sql<unknown[]>(`UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
+       since = ?, subject = ?, facts = ?, brief = ?, last_seen_at = ?, seen_count = ?, fired_at = ?,
+       last_notified_at = ?
+     WHERE fingerprint = ?`),
+  resolve: sql<[number, string]>(
+    `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
+  ),
+  drop: sql<[string]>('DELETE FROM alerts WHERE fingerprint = ?'),
+  close: sql<
+    [number, string, string]
+  >(`UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
+     WHERE fingerprint = ? AND status = 'firing'`),
+  // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
+  // however many there are, in SQL both engines take (no JSON array function is common to both).
+  touch: sql<[number, ...string[]]>(`UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
+     WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`),
+  insertEvent: sql<[string, string, number, string], { id: number }>(
+    'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
+  ),
+  queueUnrouted: sql<[number, number]>('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)'),
+  setHold: sql<[number | null, string | null, string]>(
+    'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
+  ),
+  setAcknowledgement: sql<
+    [number | null, string | null, string | null, string | null, string]
+  >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
+     WHERE fingerprint = ?`),
+};
+
+/**
+ * The statements read as raw (array) rows: better-sqlite3 building 19-key objects is the largest
+ * cost of a 10,000-alert cycle, and `fromRow` maps the columns by position anyway.
+ */
+const RAW_ROWS = ['selectOpenByJob', 'selectOpen', 'selectOne'] as const;
+
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
-  readonly #selectOpenByJob: SqlStatement<[string], unknown[]>;
-  readonly #selectOpen: SqlStatement<[], unknown[]>;
-  readonly #selectOpenSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
-  readonly #selectOtherSubjects: SqlStatement<[string], { check: string; subject: string; details: string }>;
-  readonly #selectOne: SqlStatement<[string], unknown[]>;
-  readonly #startLife: SqlStatement<unknown[]>;
-  readonly #updateOpen: SqlStatement<unknown[]>;
-  readonly #resolve: SqlStatement<[number, string]>;
-  readonly #drop: SqlStatement<[string]>;
-  readonly #close: SqlStatement<[number, string, string]>;
-  readonly #touch: SqlStatement<[number, ...string[]]>;
-  readonly #insertEvent: SqlStatement<[string, string, number, string], { id: number }>;
-  readonly #queueUnrouted: SqlStatement<[number, number]>;
-  readonly #setAcknowledgement: SqlStatement<[number | null, string | null, string | null, string | null, string]>;
-  readonly #setHold: SqlStatement<[number | null, string | null, string]>;
+  readonly #sql: Prepared<typeof SQL>;
   #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
-    const db = store.db;
-    // Raw (array) rows: better-sqlite3 building 19-key objects is the largest cost of a
-    // 10,000-alert cycle, and `fromRow` maps the columns by position anyway.
-    this.#selectOpenByJob = db
-      .prepare<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE job = ? AND status <> 'resolved'`)
-      .raw(true);
-    this.#selectOpen = db
-      .prepare<[], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE status <> 'resolved'`)
-      .raw(true);
-    this.#selectOpenSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
-      `SELECT check_name AS "check", subject, details FROM alerts WHERE job = ? AND status <> 'resolved' AND subject IS NOT NULL`,
-    );
-    this.#selectOtherSubjects = db.prepare<[string], { check: string; subject: string; details: string }>(
-      `SELECT check_name AS "check", subject, details FROM alerts WHERE job <> ? AND status <> 'resolved' AND subject IS NOT NULL`,
-    );
-    this.#selectOne = db
-      .prepare<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`)
-      .raw(true);
-    // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
-    // open row belongs to the job that opened it, and another job's snapshot must not take it over.
-    this.#startLife = db.prepare(
-      `INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
-       ON CONFLICT (fingerprint) DO UPDATE SET
-         ${COLUMN_NAMES.slice(1)
-           .map((c) => `${c} = excluded.${c}`)
-           .join(', ')}, ${NO_ACKNOWLEDGEMENT}
-       WHERE alerts.status = 'resolved'`,
-    );
-    this.#updateOpen = db.prepare(
-      `UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
-         since = ?, subject = ?, facts = ?, brief = ?, last_seen_at = ?, seen_count = ?, fired_at = ?,
-         last_notified_at = ?
-       WHERE fingerprint = ?`,
-    );
-    this.#resolve = db.prepare(
-      `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
-    );
-    this.#drop = db.prepare('DELETE FROM alerts WHERE fingerprint = ?');
-    this.#close = db.prepare(
-      `UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
-       WHERE fingerprint = ? AND status = 'firing'`,
-    );
-    // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
-    // however many there are, in SQL both engines take (no JSON array function is common to both).
-    this.#touch = db.prepare(
-      `UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-       WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`,
-    );
-    this.#insertEvent = db.prepare(
-      'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
-    );
-    this.#queueUnrouted = db.prepare('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)');
-    this.#setHold = db.prepare('UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?');
-    this.#setAcknowledgement = db.prepare(
-      `UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
-       WHERE fingerprint = ?`,
-    );
+    this.#sql = prepareAll(store.db, SQL);
+    for (const name of RAW_ROWS) this.#sql[name].raw(true);
   }
 
   /** Firing alerts counted by check and severity, and how many of them are acknowledged (the gauges). */
@@ -203,7 +194,7 @@ export class AlertStore {
   /** The job's pending and firing alerts, keyed by fingerprint: one SELECT per cycle. */
   openByJob(job: string): Map<string, AlertRow> {
     const out = new Map<string, AlertRow>();
-    for (const values of this.#selectOpenByJob.iterate(job)) {
+    for (const values of this.#sql.selectOpenByJob.iterate(job)) {
       const row = fromRow(values);
       out.set(row.fingerprint, row);
     }
@@ -215,7 +206,7 @@ export class AlertStore {
    * details: what an alert last said of its record (failed_runs follows a run through its retries).
    */
   openSubjectsByJob(job: string): OpenSubjectRow[] {
-    return this.#selectOpenSubjects.all(job).map(openSubjectOf);
+    return this.#sql.selectOpenSubjects.all(job).map(openSubjectOf);
   }
 
   /**
@@ -224,7 +215,7 @@ export class AlertStore {
    * checks fold their own findings into.
    */
   openSubjectsOutside(job: string): OpenSubjectRow[] {
-    return this.#selectOtherSubjects.all(job).map(openSubjectOf);
+    return this.#sql.selectOtherSubjects.all(job).map(openSubjectOf);
   }
 
   /** Records one more sighting of open alerts whose content did not change. */
@@ -233,13 +224,13 @@ export class AlertStore {
       const batch = fingerprints.slice(i, i + TOUCH_BATCH);
       // The last batch repeats its first fingerprint to fill the statement: IN touches a row once.
       while (batch.length < TOUCH_BATCH) batch.push(batch[0]!);
-      this.#touch.run(at, ...batch);
+      this.#sql.touch.run(at, ...batch);
     }
   }
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
   open(): AlertRow[] {
-    return this.#selectOpen.all().map(fromRow).sort(byImportance);
+    return this.#sql.selectOpen.all().map(fromRow).sort(byImportance);
   }
 
   /**
@@ -262,7 +253,7 @@ export class AlertStore {
 
   /** One alert by fingerprint, in whatever status. */
   get(fingerprint: string): AlertRow | undefined {
-    const row = this.#selectOne.get(fingerprint);
+    const row = this.#sql.selectOne.get(fingerprint);
     return row ? fromRow(row) : undefined;
   }
 
@@ -288,7 +279,7 @@ export class AlertStore {
    */
   startLife(row: AlertRow): boolean {
     return (
-      this.#startLife.run(
+      this.#sql.startLife.run(
         row.fingerprint,
         row.job,
         row.check,
@@ -305,7 +296,7 @@ export class AlertStore {
 
   /** Rewrites the changing fields of an open alert that was seen again. */
   updateOpen(row: AlertRow): void {
-    this.#updateOpen.run(
+    this.#sql.updateOpen.run(
       ...storedFacts(row),
       row.lastSeenAt,
       row.seenCount,
@@ -317,7 +308,7 @@ export class AlertStore {
 
   /** Marks a firing alert resolved; the row stays until retention. */
   resolve(fingerprint: string, at: number): void {
-    this.#resolve.run(at, fingerprint);
+    this.#sql.resolve.run(at, fingerprint);
   }
 
   /**
@@ -327,7 +318,7 @@ export class AlertStore {
   close(fingerprint: string, reason: string, at: number): void {
     const row = this.get(fingerprint);
     if (row?.status !== 'firing') return;
-    this.#close.run(at, JSON.stringify({ ...row.details, closed: reason }), fingerprint);
+    this.#sql.close.run(at, JSON.stringify({ ...row.details, closed: reason }), fingerprint);
   }
 
   /**
@@ -335,27 +326,33 @@ export class AlertStore {
    * at its next delivery round: call in the transaction that wrote the event.
    */
   queueUnrouted(eventId: number, at: number): void {
-    this.#queueUnrouted.run(eventId, at);
+    this.#sql.queueUnrouted.run(eventId, at);
   }
 
   /** Sets (or, with null, ends) the acknowledgement of an alert's current life. */
   setAcknowledgement(fingerprint: string, ack: Acknowledgement | null): void {
-    this.#setAcknowledgement.run(ack?.at ?? null, ack?.by ?? null, ack?.via ?? null, ack?.comment ?? null, fingerprint);
+    this.#sql.setAcknowledgement.run(
+      ack?.at ?? null,
+      ack?.by ?? null,
+      ack?.via ?? null,
+      ack?.comment ?? null,
+      fingerprint,
+    );
   }
 
   /** Sets (or, with null, ends) what a pending alert waits for ({@link AlertHold}). */
   setHold(fingerprint: string, hold: AlertHold | null): void {
-    this.#setHold.run(hold?.until ?? null, hold?.reason ?? null, fingerprint);
+    this.#sql.setHold.run(hold?.until ?? null, hold?.reason ?? null, fingerprint);
   }
 
   /** Forgets a pending alert that never fired. */
   drop(fingerprint: string): void {
-    this.#drop.run(fingerprint);
+    this.#sql.drop.run(fingerprint);
   }
 
   /** Writes one event and returns it with its row id. */
   insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
-    const { id } = this.#insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
+    const { id } = this.#sql.insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
     return { id, ...event };
   }
 
@@ -529,7 +526,7 @@ export interface OpenSubjectRow {
   details: Record<string, string>;
 }
 
-function openSubjectOf(r: { check: string; subject: string; details: string }): OpenSubjectRow {
+function openSubjectOf(r: SubjectRow): OpenSubjectRow {
   return {
     check: r.check as CheckName,
     subject: JSON.parse(r.subject) as Subject,

@@ -235,21 +235,20 @@ async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[num
 }
 
 /** What a form just did, said on the page it sent the browser back to (`?done=`). */
+const DONE_NOTICES: ReadonlyMap<string, string> = new Map([
+  ['acknowledged', 'You acknowledged it: its repeats stop until it resolves or gets worse.'],
+  ['unacknowledged', 'You gave the acknowledgement back: its repeats resume.'],
+  ['remediation', 'Asked: the attempt is being sent; its outcome will be shown under Remediation below.'],
+  [
+    'remediation-asked',
+    'Asked: the daemon is busy and decides in a moment, by its policy; what it decides and the outcome will be shown under Remediation below.',
+  ],
+]);
+
+/** The notice of `?done=`, if it names one. */
 function doneNotice(done: string | null): PageNotice | undefined {
-  if (done === 'acknowledged') {
-    return { kind: 'ok', text: 'You acknowledged it: its repeats stop until it resolves or gets worse.' };
-  }
-  if (done === 'unacknowledged') return { kind: 'ok', text: 'You gave the acknowledgement back: its repeats resume.' };
-  if (done === 'remediation') {
-    return { kind: 'ok', text: 'Asked: the attempt is being sent; its outcome will be shown under Remediation below.' };
-  }
-  if (done === 'remediation-asked') {
-    return {
-      kind: 'ok',
-      text: 'Asked: the daemon is busy and decides in a moment, by its policy; what it decides and the outcome will be shown under Remediation below.',
-    };
-  }
-  return undefined;
+  const text = DONE_NOTICES.get(done ?? '');
+  return text === undefined ? undefined : { kind: 'ok', text };
 }
 
 function redirect(res: ServerResponse, location: string, cookie?: string): void {

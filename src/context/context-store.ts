@@ -7,7 +7,7 @@
 import type { RunContextAsk } from '../detectors/run-context.js';
 import type { AlertContext, Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import type { SqlDatabase, SqlStatement } from '../state/sql-database.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { camelRow } from '../state/camel-row.js';
 
 /** One run asked about, as the code sees it (times in ms since the epoch). */
@@ -32,50 +32,54 @@ export function contextKey(subject: Subject | null | undefined): string | null {
   return subject?.id === undefined ? null : `${subject.type}/${subject.id}`;
 }
 
+/** The SQL of `alert_context`, prepared once per store ({@link ContextStore}). */
+const SQL = {
+  insert: sql<{
+    subject: string;
+    fingerprint: string;
+    ask: string;
+    now: number;
+  }>(`INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
+     VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`),
+  get: sql<[string], Record<string, unknown>>(`SELECT ${READ} FROM alert_context WHERE subject = ?`),
+  pending: sql<[number], Record<string, unknown>>(
+    `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
+  ),
+  ready: sql<{
+    subject: string;
+    now: number;
+    context: string;
+  }>(`UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
+     WHERE subject = @subject AND status = 'pending'`),
+};
+
 /** The prepared statements of `alert_context` for one open store. */
 export class ContextStore {
-  readonly store: Store;
-  readonly #insert: SqlStatement<[{ subject: string; fingerprint: string; ask: string; now: number }]>;
-  readonly #get: SqlStatement<[string], Record<string, unknown>>;
-  readonly #pending: SqlStatement<[number], Record<string, unknown>>;
-  readonly #ready: SqlStatement<[{ subject: string; now: number; context: string }]>;
+  readonly #sql: Prepared<typeof SQL>;
 
-  constructor(store: Store) {
-    this.store = store;
-    const db: SqlDatabase = store.db;
-    this.#insert = db.prepare(
-      `INSERT INTO alert_context (subject, fingerprint, ask, status, requested_at, updated_at)
-       VALUES (@subject, @fingerprint, @ask, 'pending', @now, @now) ON CONFLICT (subject) DO NOTHING`,
-    );
-    this.#get = db.prepare(`SELECT ${READ} FROM alert_context WHERE subject = ?`);
-    this.#pending = db.prepare(
-      `SELECT ${READ} FROM alert_context WHERE status = 'pending' ORDER BY requested_at, subject LIMIT ?`,
-    );
-    this.#ready = db.prepare(
-      `UPDATE alert_context SET status = 'ready', context = @context, read_at = @now, updated_at = @now
-       WHERE subject = @subject AND status = 'pending'`,
-    );
+  constructor(readonly store: Store) {
+    this.#sql = prepareAll(store.db, SQL);
   }
 
   /** Records an ask for a run that has none yet (pending or read): true when it is new. */
   ask(subject: string, fingerprint: string, ask: RunContextAsk, now: number): boolean {
-    return this.#insert.run({ subject, fingerprint, ask: JSON.stringify(ask), now }).changes > 0;
+    return this.#sql.insert.run({ subject, fingerprint, ask: JSON.stringify(ask), now }).changes > 0;
   }
 
   /** The row of a subject, if one was asked for. */
   get(subject: string): ContextRow | undefined {
-    const row = this.#get.get(subject);
+    const row = this.#sql.get.get(subject);
     return row && fromDb(row);
   }
 
   /** Pending asks, oldest first, at most `limit`. */
   pending(limit: number): ContextRow[] {
-    return this.#pending.all(limit).map(fromDb);
+    return this.#sql.pending.all(limit).map(fromDb);
   }
 
   /** Stores what was read for a pending ask; a row already ready is left as it is. */
   ready(subject: string, context: AlertContext, now: number): void {
-    this.#ready.run({ subject, now, context: JSON.stringify(context) });
+    this.#sql.ready.run({ subject, now, context: JSON.stringify(context) });
   }
 }
 

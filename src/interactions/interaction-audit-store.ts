@@ -4,6 +4,7 @@
  * Row ⇄ object mapping lives here and nowhere else.
  */
 import type { Store } from '../state/store.js';
+import { camelRow } from '../state/camel-row.js';
 
 /** What came of a click. */
 export type InteractionOutcome =
@@ -36,16 +37,8 @@ export interface InteractionRow {
   detail: string;
 }
 
-interface DbRow {
-  at: number;
-  channel: string;
-  slack_user: string;
-  user_name: string | null;
-  action: string;
-  fingerprint: string | null;
-  outcome: string;
-  detail: string;
-}
+/** The columns an {@link InteractionRow} is read from, each under its camelCase name. */
+const COLUMNS = 'at, channel, slack_user, user_name, action, fingerprint, outcome, detail';
 
 /** Writes one click's row. */
 export function recordInteraction(store: Store, row: InteractionRow): void {
@@ -61,19 +54,10 @@ export function recordInteraction(store: Store, row: InteractionRow): void {
 export function listInteractions(store: Store, options: { fingerprint?: string } = {}): InteractionRow[] {
   const rows = (
     options.fingerprint === undefined
-      ? store.db.prepare('SELECT * FROM slack_interactions ORDER BY at, id').all()
+      ? store.db.prepare(`SELECT ${COLUMNS} FROM slack_interactions ORDER BY at, id`).all()
       : store.db
-          .prepare('SELECT * FROM slack_interactions WHERE fingerprint = ? ORDER BY at, id')
+          .prepare(`SELECT ${COLUMNS} FROM slack_interactions WHERE fingerprint = ? ORDER BY at, id`)
           .all(options.fingerprint)
-  ) as DbRow[];
-  return rows.map((r) => ({
-    at: r.at,
-    channel: r.channel,
-    slackUser: r.slack_user,
-    userName: r.user_name,
-    action: r.action,
-    fingerprint: r.fingerprint,
-    outcome: r.outcome as InteractionOutcome,
-    detail: r.detail,
-  }));
+  ) as Record<string, unknown>[];
+  return rows.map((r) => camelRow<InteractionRow>(r));
 }

@@ -20,9 +20,9 @@ import {
   type RemediationSettings,
   type SkipReason,
 } from './policy.js';
-import type { RemediationAudit } from './remediation-audit.js';
+import type { AuditedDecision, RemediationAudit } from './remediation-audit.js';
 import type { RemediationStore } from './remediation-store.js';
-import { environmentOf, suspensionCovering } from './suspension.js';
+import { environmentOf, suspensionCovering, type Suspension } from './suspension.js';
 
 const HOUR_MS = 3_600_000;
 /** Skips that are the same decision still in progress, not news: not written to the audit. */
@@ -95,7 +95,7 @@ export class CyclePlanner {
    * Reads the open alerts itself unless given.
    */
   inCycle(now: number, openAlerts?: readonly AlertRow[]): CycleReport {
-    const { rs, settings } = this.p;
+    const { rs } = this.p;
     if (!this.p.store.db.inTransaction) {
       throw new Error(
         'Remediator.inCycle must run inside the cycle transaction, so planned keys commit with the decision',
@@ -110,17 +110,8 @@ export class CyclePlanner {
       for (const alert of alerts) {
         const target = policyTarget(policy, alert);
         if (!target) continue;
-        const life = alert.firedAt ?? alert.firstSeenAt;
-        const history = rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
-        const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
-        const decision = decidePolicy(policy, alert, history, {
-          enabled: settings.enabled,
-          suspended: suspension?.scope.kind ?? null,
-          actionsLastHour,
-          maxActionsPerHour: settings.max_actions_per_hour,
-          now,
-        });
-        const on = { policy, alert, target, life, now };
+        const on = decided(policy, alert, target, now);
+        const { decision } = this.#decide(on, suspensions, actionsLastHour);
         if (decision.kind === 'skip') {
           report.skipped[decision.reason] = (report.skipped[decision.reason] ?? 0) + 1;
           if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(on, { reason: decision.reason });
@@ -155,34 +146,39 @@ export class CyclePlanner {
     const covering = requestablePolicy(this.p.policies, settings.enabled, alert);
     if (!covering) return { outcome: 'not_covered' };
     const { policy, target } = covering;
-    const life = alert.firedAt ?? alert.firstSeenAt;
-    const history = rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
-    const suspension = suspensionCovering(rs.suspensions(), policy.config.name, environmentOf(alert.labels));
-    const decision = decidePolicy(policy, alert, history, {
-      enabled: settings.enabled,
-      suspended: suspension?.scope.kind ?? null,
-      actionsLastHour: rs.actionsSince(now - HOUR_MS),
-      maxActionsPerHour: settings.max_actions_per_hour,
-      now,
-      requested: true,
-    });
-    const on = { policy, alert, target, life, now };
+    const on = decided(policy, alert, target, now);
+    const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), true);
     const named = { policy: policy.config.name, action: policy.action };
     if (decision.kind === 'skip') {
-      audit.skipped(policy, alert, target, now, decision.reason, asker);
-      audit.count(policy.config.name, policy.action.name, 'skipped');
+      audit.skipped(on, decision.reason, asker);
       return { outcome: 'skipped', ...named, reason: decision.reason, nextAllowedAt: history.nextAllowedAt };
     }
     const body = policy.action.body(policy.config);
     if (decision.kind === 'dry_run') {
       const key = this.#keyOf(on, decision.attempt, rs.peekKeyNumber());
-      audit.dryRun(policy, alert, target, now, { key, body }, asker);
-      audit.count(policy.config.name, policy.action.name, 'dry_run');
+      audit.dryRun(on, { key, body }, asker);
       return { outcome: 'dry_run', ...named, key };
     }
     const key = this.#keyOf(on, decision.attempt, rs.takeKeyNumber());
     this.#plan(on, decision.attempt, key, body, asker);
     return { outcome: 'planned', ...named, key, attempt: decision.attempt, maxAttempts: policy.config.max_attempts };
+  }
+
+  /** What the policy decides on the record, under the suspensions and the actions of the last hour. */
+  #decide(on: Decided, suspensions: readonly Suspension[], actionsLastHour: number, requested = false) {
+    const { policy, alert, target, life, now } = on;
+    const { settings } = this.p;
+    const history = this.p.rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+    const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
+    const decision = decidePolicy(policy, alert, history, {
+      enabled: settings.enabled,
+      suspended: suspension?.scope.kind ?? null,
+      actionsLastHour,
+      maxActionsPerHour: settings.max_actions_per_hour,
+      now,
+      requested,
+    });
+    return { decision, history };
   }
 
   /** The key of an attempt on a decided record, with a key number (taken, or only peeked at by a dry run). */
@@ -217,8 +213,7 @@ export class CyclePlanner {
       plannedAt: now,
     });
     this.p.rs.clearLastSkip(name, target.recordType, target.recordId);
-    this.p.audit.acted(policy, alert, target, now, { attempt, key, body }, asker);
-    this.p.audit.count(name, policy.action.name, 'acted');
+    this.p.audit.acted(on, { attempt, key, body }, asker);
     this.p.log.info(
       {
         policy: name,
@@ -234,15 +229,14 @@ export class CyclePlanner {
 
   /** Writes a skip (or dry-run) audit row when its reason or the alert life changed; true when written. */
   #recordSkip(on: Decided, skip: Skip): boolean {
-    const { policy, alert, target, life, now } = on;
+    const { policy, target, life, now } = on;
     const reason = skip.reason;
     const name = policy.config.name;
     const last = this.p.rs.lastSkip(name, target.recordType, target.recordId);
     if (last && last.life === life && last.reason === reason) return false;
     this.p.rs.setLastSkip(name, target.recordType, target.recordId, life, reason, now);
-    if (skip.reason === 'dry_run') this.p.audit.dryRun(policy, alert, target, now, skip);
-    else this.p.audit.skipped(policy, alert, target, now, skip.reason);
-    this.p.audit.count(name, policy.action.name, reason === 'dry_run' ? 'dry_run' : 'skipped');
+    if (skip.reason === 'dry_run') this.p.audit.dryRun(on, skip);
+    else this.p.audit.skipped(on, skip.reason);
     this.p.log.info(
       { policy: name, record: `${target.recordType}#${target.recordId}`, reason },
       reason === 'dry_run' ? 'remediation dry run' : 'remediation skipped',
@@ -255,11 +249,12 @@ export class CyclePlanner {
 type Skip = { reason: SkipReason } | { reason: 'dry_run'; key: string; body: Record<string, unknown> };
 
 /** One policy's decision on one alert's record, in one cycle. */
-interface Decided {
-  policy: CompiledPolicy;
-  alert: AlertRow;
-  target: ActionTarget;
+interface Decided extends AuditedDecision {
   /** The alert's life (when it last fired), which skips and stops are remembered by. */
   life: number;
-  now: number;
+}
+
+/** A policy's decision on an alert's record at `now`, in the alert's current life. */
+function decided(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number): Decided {
+  return { policy, alert, target, now, life: alert.firedAt ?? alert.firstSeenAt };
 }

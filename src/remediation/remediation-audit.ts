@@ -15,7 +15,15 @@ import { environmentOf, suspensionText, type Suspension } from './suspension.js'
 export type DecisionMetric = 'acted' | 'skipped' | 'dry_run' | 'refused' | 'failed' | 'succeeded' | 'accepted';
 
 /** What a decision row says besides its policy, record and time. */
-type DecisionRow = Pick<AuditRow, 'decision' | 'reason' | 'key' | 'detail'>;
+type DecisionRow = Pick<AuditRow, 'reason' | 'key' | 'detail'> & { decision: 'acted' | 'skipped' | 'dry_run' };
+
+/** One policy's decision on one alert's record, at `now`: what every decision row is about. */
+export interface AuditedDecision {
+  policy: CompiledPolicy;
+  alert: AlertRow;
+  target: ActionTarget;
+  now: number;
+}
 
 /** Writes and words the audit rows of one state file. */
 export class RemediationAudit {
@@ -29,48 +37,27 @@ export class RemediationAudit {
    * the person who asked for it (`slack:alice (U0123)`), when one did.
    */
   acted(
-    policy: CompiledPolicy,
-    alert: AlertRow,
-    target: ActionTarget,
-    now: number,
+    on: AuditedDecision,
     planned: { attempt: number; key: string; body: Record<string, unknown> },
     asker?: string,
   ): void {
-    this.#decision(policy, alert, target, now, {
+    this.#decision(on, {
       decision: 'acted',
-      reason: `attempt ${planned.attempt} of ${policy.config.max_attempts}`,
+      reason: `attempt ${planned.attempt} of ${on.policy.config.max_attempts}`,
       key: planned.key,
-      detail: `${askedBy(asker)}${JSON.stringify(planned.body)}; alert: ${alert.summary}`,
+      detail: `${askedBy(asker)}${JSON.stringify(planned.body)}; alert: ${on.alert.summary}`,
     });
   }
 
   /** A policy did not act on an alert's record, and why (and who asked, when one did). */
-  skipped(
-    policy: CompiledPolicy,
-    alert: AlertRow,
-    target: ActionTarget,
-    now: number,
-    reason: SkipReason,
-    asker?: string,
-  ): void {
-    this.#decision(policy, alert, target, now, {
-      decision: 'skipped',
-      reason,
-      key: null,
-      detail: `${askedBy(asker)}${alert.summary}`,
-    });
+  skipped(on: AuditedDecision, reason: SkipReason, asker?: string): void {
+    this.#decision(on, { decision: 'skipped', reason, key: null, detail: `${askedBy(asker)}${on.alert.summary}` });
   }
 
   /** A policy in dry run would have acted: the key and body it would send (and who asked, when one did). */
-  dryRun(
-    policy: CompiledPolicy,
-    alert: AlertRow,
-    target: ActionTarget,
-    now: number,
-    would: { key: string; body: Record<string, unknown> },
-    asker?: string,
-  ): void {
-    this.#decision(policy, alert, target, now, {
+  dryRun(on: AuditedDecision, would: { key: string; body: Record<string, unknown> }, asker?: string): void {
+    const { policy, target } = on;
+    this.#decision(on, {
       decision: 'dry_run',
       reason: 'dry_run',
       key: would.key,
@@ -138,8 +125,8 @@ export class RemediationAudit {
     this.metrics?.remediation.inc({ policy, action, outcome });
   }
 
-  /** A row of a policy's decision on an alert's record, before any attempt was sent. */
-  #decision(policy: CompiledPolicy, alert: AlertRow, target: ActionTarget, now: number, row: DecisionRow): void {
+  /** A row of a policy's decision on an alert's record, before any attempt was sent; counted in the metric. */
+  #decision({ policy, alert, target, now }: AuditedDecision, row: DecisionRow): void {
     this.rs.audit({
       at: now,
       policy: policy.config.name,
@@ -153,6 +140,7 @@ export class RemediationAudit {
       runId: null,
       ...row,
     });
+    this.count(policy.config.name, policy.action.name, row.decision);
   }
 }
 

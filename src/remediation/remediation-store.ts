@@ -4,9 +4,8 @@
  */
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import type { SqlStatement } from '../state/sql-database.js';
 import { camelRow, snakeColumn } from '../state/camel-row.js';
-import { prepareAll } from '../state/prepare-all.js';
+import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import type { RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
@@ -123,46 +122,71 @@ const NO_ENVIRONMENT = 'none';
 const KEY_NUMBER = 'remediation_key_number';
 
 /** The SQL of the remediation tables, prepared once per store ({@link RemediationStore}). */
+/** A row as the store reads it before mapping it (`attemptOf`, `suspensionOf`). */
+type Row = Record<string, unknown>;
+/** Which record of which policy a statement is about: policy (or action), record type, record id. */
+type RecordKey = [string, RecordType, number];
+
 const SQL = {
-  insertAttempt: `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
+  insertAttempt: sql<
+    Omit<NewAttempt, 'body' | 'labels'> & { body: string; labels: string },
+    Row
+  >(`INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
        fingerprint, labels, severity, summary, url, life, status, planned_at, next_at)
      VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
        @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)
-     RETURNING *`,
-  history: `SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
-     FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`,
+     RETURNING *`),
+  history: sql<
+    RecordKey,
+    { last: number; counted: number }
+  >(`SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
+     FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`),
   // Any policy's open attempt on the same record and action: two policies matching one alert
   // must not both change it.
-  openOnRecord: `SELECT COUNT(*) AS n FROM remediation_attempts
-     WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`,
-  nextDue: `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
-  latest: `SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
-     ORDER BY attempt DESC LIMIT 1`,
-  due: `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
-  one: 'SELECT * FROM remediation_attempts WHERE id = ?',
-  recentActions: 'SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?',
-  insertAudit: `INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
+  openOnRecord: sql<RecordKey, { n: number }>(`SELECT COUNT(*) AS n FROM remediation_attempts
+     WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`),
+  nextDue: sql<[], { t: number | null }>(
+    `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
+  ),
+  latest: sql<RecordKey, Row>(`SELECT * FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?
+     ORDER BY attempt DESC LIMIT 1`),
+  due: sql<[number], Row>(
+    `SELECT * FROM remediation_attempts WHERE status <> 'finished' AND (next_at IS NULL OR next_at <= ?) ORDER BY id`,
+  ),
+  one: sql<[number], Row>('SELECT * FROM remediation_attempts WHERE id = ?'),
+  recentActions: sql<[number], { n: number }>('SELECT COUNT(*) AS n FROM remediation_attempts WHERE planned_at > ?'),
+  insertAudit: sql<
+    Omit<AuditRow, 'id'>
+  >(`INSERT INTO remediation_audit (at, policy, action, record_type, record_id, fingerprint, environment, decision, reason,
        idempotency_key, answer, outcome, run_id, detail)
      VALUES (@at, @policy, @action, @recordType, @recordId, @fingerprint, @environment, @decision, @reason,
-       @key, @answer, @outcome, @runId, @detail)`,
-  skipState: 'SELECT life, reason FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
-  setSkipState: `INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (policy, record_type, record_id) DO UPDATE SET life = excluded.life, reason = excluded.reason, at = excluded.at`,
-  clearSkipState: 'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
-  suspensions: 'SELECT * FROM remediation_suspensions ORDER BY policy, environment',
-  suspend: `INSERT INTO remediation_suspensions (policy, environment, action, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (policy, environment) DO NOTHING`,
-  clearSuspensions: 'DELETE FROM remediation_suspensions',
-  installation: `SELECT value FROM meta WHERE key = 'installation_id'`,
-  keyNumber: `SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`,
-  takeKeyNumber: `INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
+       @key, @answer, @outcome, @runId, @detail)`),
+  skipState: sql<RecordKey, { life: number; reason: string }>(
+    'SELECT life, reason FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+  ),
+  setSkipState: sql<
+    [...RecordKey, number, string, number]
+  >(`INSERT INTO remediation_skip_state (policy, record_type, record_id, life, reason, at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (policy, record_type, record_id) DO UPDATE SET life = excluded.life, reason = excluded.reason, at = excluded.at`),
+  clearSkipState: sql<RecordKey>(
+    'DELETE FROM remediation_skip_state WHERE policy = ? AND record_type = ? AND record_id = ?',
+  ),
+  suspensions: sql<[], Row>('SELECT * FROM remediation_suspensions ORDER BY policy, environment'),
+  suspend: sql<
+    [string, string | null, string, string, string, number]
+  >(`INSERT INTO remediation_suspensions (policy, environment, action, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (policy, environment) DO NOTHING`),
+  clearSuspensions: sql<[]>('DELETE FROM remediation_suspensions'),
+  installation: sql<[], { value: string }>(`SELECT value FROM meta WHERE key = 'installation_id'`),
+  keyNumber: sql<[], { n: number }>(`SELECT CAST(value AS INTEGER) AS n FROM meta WHERE key = '${KEY_NUMBER}'`),
+  takeKeyNumber: sql<[], { n: number }>(`INSERT INTO meta (key, value) VALUES ('${KEY_NUMBER}', '1')
      ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)
-     RETURNING CAST(meta.value AS INTEGER) AS n`,
+     RETURNING CAST(meta.value AS INTEGER) AS n`),
 };
 
 /** The prepared statements of the remediation tables. */
 export class RemediationStore {
-  readonly #sql: Record<keyof typeof SQL, SqlStatement>;
+  readonly #sql: Prepared<typeof SQL>;
 
   constructor(readonly store: Store) {
     this.#sql = prepareAll(store.db, SQL);
@@ -173,7 +197,7 @@ export class RemediationStore {
    * every idempotency key carries. Throws when it is missing or not what migration 005 writes.
    */
   installation(): string {
-    const row = this.#sql.installation.get() as { value: string } | undefined;
+    const row = this.#sql.installation.get();
     if (!row)
       throw new Error(
         `state file ${this.store.path} has no installation id (meta.installation_id, written by state migration 5)`,
@@ -192,12 +216,12 @@ export class RemediationStore {
    * retention deletes.
    */
   takeKeyNumber(): number {
-    return (this.#sql.takeKeyNumber.get() as { n: number }).n;
+    return this.#sql.takeKeyNumber.get()!.n;
   }
 
   /** The number {@link takeKeyNumber} would give out now, without taking it (a dry run's key). */
   peekKeyNumber(): number {
-    const row = this.#sql.keyNumber.get() as { n: number } | undefined;
+    const row = this.#sql.keyNumber.get();
     return (row?.n ?? 0) + 1;
   }
 
@@ -207,13 +231,13 @@ export class RemediationStore {
       ...a,
       body: JSON.stringify(a.body),
       labels: JSON.stringify(a.labels),
-    }) as Record<string, unknown>;
+    })!;
     return attemptOf(row);
   }
 
   /** One attempt by row id. */
   attempt(id: number): AttemptRow | undefined {
-    const row = this.#sql.one.get(id) as Record<string, unknown> | undefined;
+    const row = this.#sql.one.get(id);
     return row ? attemptOf(row) : undefined;
   }
 
@@ -228,19 +252,19 @@ export class RemediationStore {
 
   /** Attempts to send or poll now: planned or followed, due at `now`. */
   due(now: number): AttemptRow[] {
-    return (this.#sql.due.all(now) as Record<string, unknown>[]).map(attemptOf);
+    return this.#sql.due.all(now).map(attemptOf);
   }
 
   /** When the next planned or followed attempt is due; null when none. */
   nextDue(): number | null {
-    return (this.#sql.nextDue.get() as { t: number | null }).t;
+    return this.#sql.nextDue.get()!.t;
   }
 
   /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
   history(policy: string, action: string, recordType: RecordType, recordId: number, life: number): RecordHistory {
-    const h = this.#sql.history.get(policy, recordType, recordId) as { last: number; counted: number };
-    const open = (this.#sql.openOnRecord.get(action, recordType, recordId) as { n: number }).n;
-    const latestRow = this.#sql.latest.get(policy, recordType, recordId) as Record<string, unknown> | undefined;
+    const h = this.#sql.history.get(policy, recordType, recordId)!;
+    const open = this.#sql.openOnRecord.get(action, recordType, recordId)!.n;
+    const latestRow = this.#sql.latest.get(policy, recordType, recordId);
     const latest = latestRow ? attemptOf(latestRow) : undefined;
     return {
       lastAttempt: h.last,
@@ -256,7 +280,7 @@ export class RemediationStore {
 
   /** Attempts planned after `since` (each sends at least one change request). */
   actionsSince(since: number): number {
-    return (this.#sql.recentActions.get(since) as { n: number }).n;
+    return this.#sql.recentActions.get(since)!.n;
   }
 
   /** Appends one audit row; `environment` left out is null (a row about no app). */
@@ -266,7 +290,7 @@ export class RemediationStore {
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
   lastSkip(policy: string, recordType: RecordType, recordId: number): { life: number; reason: string } | undefined {
-    return this.#sql.skipState.get(policy, recordType, recordId) as { life: number; reason: string } | undefined;
+    return this.#sql.skipState.get(policy, recordType, recordId);
   }
 
   /** Remembers the skip reason just recorded. */
@@ -288,7 +312,7 @@ export class RemediationStore {
 
   /** Every suspension: whole policies and policies in one environment. */
   suspensions(): Suspension[] {
-    return (this.#sql.suspensions.all() as Record<string, unknown>[]).map(suspensionOf);
+    return this.#sql.suspensions.all().map(suspensionOf);
   }
 
   /** Suspends a policy in a scope; true when that scope was not suspended already. */
@@ -344,23 +368,20 @@ export function countAudit(store: Store, options: { policy?: string } = {}): num
   return Number((row as { n: number | string }).n);
 }
 
-/** The WHERE clause and its parameters of an audit read by policy and alert. */
+/** The WHERE clause and its parameters of an audit read by policy and alert (each column named as its option). */
 function auditFilter(options: { policy?: string; fingerprint?: string }): {
   where: string;
   params: Record<string, string>;
 } {
-  const filters = [
-    ...(options.policy === undefined ? [] : ['policy = @policy']),
-    ...(options.fingerprint === undefined ? [] : ['fingerprint = @fingerprint']),
-  ];
-  return {
-    where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`,
-    params: {
-      ...(options.policy === undefined ? {} : { policy: options.policy }),
-      ...(options.fingerprint === undefined ? {} : { fingerprint: options.fingerprint }),
-    },
-  };
+  const params = Object.fromEntries(
+    Object.entries(options).filter(([k, v]) => AUDIT_FILTERS.has(k) && v !== undefined),
+  );
+  const filters = Object.keys(params).map((column) => `${column} = @${column}`);
+  return { where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`, params };
 }
+
+/** The options of an audit read that filter it. */
+const AUDIT_FILTERS: ReadonlySet<string> = new Set(['policy', 'fingerprint']);
 
 /** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */
 export function unfinishedAttempts(store: Store): number {
@@ -385,13 +406,9 @@ function environmentColumn(scope: SuspensionScope): string {
 }
 
 function suspensionOf(r: Record<string, unknown>): Suspension {
-  const environment = r.environment as string;
+  const { environment, ...row } = camelRow<Omit<Suspension, 'scope'> & { environment: string }>(r);
   return {
-    policy: r.policy as string,
-    action: r.action as string,
-    code: r.code as string,
-    message: r.message as string,
-    at: r.at as number,
+    ...row,
     scope:
       environment === WHOLE_POLICY
         ? { kind: 'policy' }

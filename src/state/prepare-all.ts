@@ -1,14 +1,36 @@
-import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import type { SqlDatabase, SqlParameters, SqlStatement } from './sql-database.js';
+
+declare const statementTypes: unique symbol;
 
 /**
- * Prepares a store's statements once, by name: the store keeps its SQL in one table beside it and
- * runs `statements.name`, rather than declaring and preparing a field per statement.
+ * SQL text that carries its statement's parameter and row types, for {@link prepareAll}: written
+ * `sql<[string, number], Row>('…')`. The types are the compiler's alone; at run time it is the text.
  */
-export function prepareAll<K extends string>(
-  db: SqlDatabase,
-  sql: Readonly<Record<K, string>>,
-): Record<K, SqlStatement> {
-  const out = {} as Record<K, SqlStatement>;
-  for (const name of Object.keys(sql) as K[]) out[name] = db.prepare(sql[name]);
-  return out;
+export type TypedSql<P extends SqlParameters = unknown[], R = unknown> = string & {
+  readonly [statementTypes]?: (params: P) => R;
+};
+
+/** `text` as the SQL of a statement taking parameters `P` (a tuple, or one object of named ones) and giving rows `R`. */
+export function sql<P extends SqlParameters = unknown[], R = unknown>(text: string): TypedSql<P, R> {
+  return text;
+}
+
+/** The statement each {@link TypedSql} of a table prepares to, typed as its text says. */
+export type Prepared<T> = {
+  [K in keyof T]: T[K] extends TypedSql<infer P, infer R>
+    ? P extends unknown[]
+      ? SqlStatement<P, R>
+      : SqlStatement<[P], R>
+    : never;
+};
+
+/**
+ * Prepares a store's statements once, by name: the store keeps its SQL in one table beside it
+ * (each entry `sql<Params, Row>(…)`) and runs `statements.name`, typed, rather than declaring and
+ * preparing a field per statement.
+ */
+export function prepareAll<T extends Record<string, TypedSql<never, unknown>>>(db: SqlDatabase, table: T): Prepared<T> {
+  const out: Record<string, SqlStatement> = {};
+  for (const name of Object.keys(table)) out[name] = db.prepare(table[name]!);
+  return out as Prepared<T>;
 }
