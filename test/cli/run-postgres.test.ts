@@ -81,7 +81,8 @@ describe('run on PostgreSQL', () => {
     const { output } = daemon;
     const base = `http://127.0.0.1:${port}`;
 
-    await until('the first failure told', () => messagesAbout('failed before the outage').length > 0, output);
+    // The daemon's start is in this wait: 13s of it at a load of 12, where 30s did not hold.
+    await until('the first failure told', () => messagesAbout('failed before the outage').length > 0, output, 90_000);
     await until('/readyz', async () => (await status(`${base}/readyz`)) === 200, output);
     const reader = Store.openPostgres(
       { url: new Secret(url), connectTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
