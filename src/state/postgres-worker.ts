@@ -31,18 +31,30 @@ export interface PostgresConnection {
   idleInTransactionTimeoutMs: number;
 }
 
-/** What the main thread asks: a statement with parameters, SQL text without, or goodbye. */
+/** A statement with parameters. */
+export type PostgresQuery = { op: 'query'; text: string; values: unknown[]; rowMode: 'array' | undefined };
+
+/** SQL text without parameters. */
+export type PostgresExec = { op: 'exec'; text: string };
+
+/**
+ * What the main thread asks: a statement with parameters, SQL text without, several of those in
+ * order (a transaction's writes held back, then the statement whose answer is awaited: one round
+ * trip between the threads for all of them, `postgres-database.ts`), or goodbye.
+ */
 export type PostgresAsk =
-  | { op: 'query'; text: string; values: unknown[]; rowMode: 'array' | undefined }
-  | { op: 'exec'; text: string }
-  | { op: 'close' };
+  PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] } | { op: 'close' };
 
 /** One request. `inTransaction`: sent between BEGIN and its end, so never on a new connection. */
 export type PostgresRequest = PostgresAsk & { seq: number; inTransaction: boolean };
 
-/** The answer to one request. */
+/**
+ * The answer to one request: of a batch, the last statement's rows, and every statement's count
+ * (`counts`); a batch stops at its first failure, which `failedAt` places.
+ */
 export type PostgresReply = { seq: number } & (
-  { ok: true; rows: unknown[]; rowCount: number } | { ok: false; error: PostgresWireError }
+  | { ok: true; rows: unknown[]; rowCount: number; counts?: number[] }
+  | { ok: false; error: PostgresWireError; failedAt?: number }
 );
 
 /** A failure as it crosses to the main thread. */
@@ -87,20 +99,36 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
       return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
     }
     const c = await connected(request.inTransaction);
-    if (request.op === 'exec') {
-      await c.query(request.text);
-      return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
+    if (request.op !== 'batch') return { seq: request.seq, ok: true, ...(await run(c, request)) };
+    const counts: number[] = [];
+    let last: { rows: unknown[]; rowCount: number } = { rows: [], rowCount: 0 };
+    for (const ask of request.asks) {
+      try {
+        last = await run(c, ask);
+      } catch (err) {
+        return { seq: request.seq, ok: false, error: wireError(err), failedAt: counts.length };
+      }
+      counts.push(last.rowCount);
     }
-    const result = await c.query({
-      name: statementName(request.text),
-      text: request.text,
-      values: request.values,
-      ...(request.rowMode ? { rowMode: request.rowMode } : {}),
-    });
-    return { seq: request.seq, ok: true, rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
+    return { seq: request.seq, ok: true, ...last, counts };
   } catch (err) {
     return { seq: request.seq, ok: false, error: wireError(err) };
   }
+}
+
+/** One statement on the connection: its rows, and how many it returned or changed. */
+async function run(c: pg.Client, ask: PostgresQuery | PostgresExec): Promise<{ rows: unknown[]; rowCount: number }> {
+  if (ask.op === 'exec') {
+    await c.query(ask.text);
+    return { rows: [], rowCount: 0 };
+  }
+  const result = await c.query({
+    name: statementName(ask.text),
+    text: ask.text,
+    values: ask.values,
+    ...(ask.rowMode ? { rowMode: ask.rowMode } : {}),
+  });
+  return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };
 }
 
 /** The live client; a new one when there is none and no transaction is under way. */

@@ -211,14 +211,15 @@ function copyTable(from: SqlDatabase, to: SqlDatabase, table: string, columns: s
     batch.push(...values);
     inBatch += 1;
     if (inBatch === perInsert) {
-      full.run(...batch);
-      copied += inBatch;
+      // Counted as the database says: reading the count also makes PostgreSQL's held-back writes
+      // (postgres-database.ts) go now, so a row it refuses fails this table's copy, not the next's.
+      copied += full.run(...batch).changes;
       batch = [];
       inBatch = 0;
     }
   }
-  if (inBatch > 0) insert(inBatch).run(...batch);
-  return copied + inBatch;
+  if (inBatch > 0) copied += insert(inBatch).run(...batch).changes;
+  return copied;
 }
 
 /**

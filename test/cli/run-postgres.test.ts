@@ -30,7 +30,8 @@ beforeAll(async () => {
   pg = startPostgres();
   slack = await startWebhookReceiver();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-run-pg-'));
-});
+  // A cluster of its own (the test stops it): initdb and a start, seconds that load stretches.
+}, 120_000);
 afterAll(async () => {
   if (daemon && daemon.child.exitCode === null) daemon.child.kill('SIGKILL');
   await slack.close();
@@ -56,6 +57,9 @@ function deployedApp(skip: number): number {
 }
 
 describe('run on PostgreSQL', () => {
+  // Room for its waits, each of which bounds itself (`until`, 30s): seconds of work on a quiet
+  // machine, but at a load of 20-32 the daemon's start and first cycles alone passed the 30s
+  // default timeout, and the test failed with nothing wrong.
   it('writes its cycles there; PostgreSQL stopped mid-run: a clear error each cycle, nothing lost, on again once it is back', async () => {
     const url = pg.url(pg.createDatabase());
     const port = await freePort();
@@ -77,7 +81,8 @@ describe('run on PostgreSQL', () => {
     const { output } = daemon;
     const base = `http://127.0.0.1:${port}`;
 
-    await until('the first failure told', () => messagesAbout('failed before the outage').length > 0, output);
+    // The daemon's start is in this wait: 13s of it at a load of 12, where 30s did not hold.
+    await until('the first failure told', () => messagesAbout('failed before the outage').length > 0, output, 90_000);
     await until('/readyz', async () => (await status(`${base}/readyz`)) === 200, output);
     const reader = Store.openPostgres(
       { url: new Secret(url), connectTimeoutMs: 5_000, statementTimeoutMs: 5_000 },
@@ -139,5 +144,5 @@ describe('run on PostgreSQL', () => {
     expect(output()).toContain('deploy-watchdog stopped');
     expect(output()).not.toContain(pg.password);
     expect(output()).not.toContain(sim.adminToken);
-  });
+  }, 240_000);
 });

@@ -24,12 +24,14 @@ const THRESHOLD = 3;
 const STEP = 1_000;
 /** Failed cycles run per case: past the threshold, to show the alert does not fire twice. */
 const FAILED_CYCLES = THRESHOLD + 2;
-const EXTRA = `checks:
-  sources: { failure_threshold: ${THRESHOLD} }
+/** The checks' config, with `threshold` failed cycles to the "cannot read" alert. */
+const extraConfig = (threshold: number) => `checks:
+  sources: { failure_threshold: ${threshold} }
   maintenance: { max_duration: 1m }
   attention: { fold_wait: 0s }
   upgrades: { fold_wait: 0s }
 jobs: { jitter: 0s }`;
+const EXTRA = extraConfig(THRESHOLD);
 
 type Job = 'runs' | 'urls' | 'backups' | 'attention' | 'maintenance';
 
@@ -42,8 +44,18 @@ const SOURCES: { job: Job; fn: Parameters<RunningSimulator['control']['setFault'
   { job: 'maintenance', fn: 'apps.get' },
 ];
 
-/** `timeout`: the request timeout of the case (default the fixture's generous 5s). */
-const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string; waits?: boolean }[] = [
+/**
+ * `timeout`: the request timeout of the case (default the fixture's generous 5s). `threshold`: the
+ * case's own failure threshold, its failing cycles one more (default {@link THRESHOLD}).
+ */
+const FAULTS: {
+  name: string;
+  fault: FaultSpec;
+  reason: RegExp;
+  timeout?: string;
+  waits?: boolean;
+  threshold?: number;
+}[] = [
   { name: '500 internal_error', fault: { errorCode: 'internal_error' }, reason: /internal_error/ },
   { name: '503 unavailable', fault: { errorCode: 'unavailable' }, reason: /unavailable/ },
   // Each such 429 holds every request back (1 s, doubling up to a minute): a cycle waits it out.
@@ -53,8 +65,17 @@ const FAULTS: { name: string; fault: FaultSpec; reason: RegExp; timeout?: string
     reason: /rate_limited/,
     waits: true,
   },
-  // Short, so the hanging answers end quickly; only this case has hanging requests.
-  { name: 'no answer (timeout)', fault: { hang: true }, reason: /within 300 ms|timeout/i, timeout: '300ms' },
+  // Every failing cycle waits the whole timeout, which the healthy cycles before and after must
+  // stay well inside on a loaded machine: 300ms failed them at a load of 15 (the in-process
+  // simulator answers on the test's own event loop). So a generous timeout, and fewer failing
+  // cycles to wait it out: the threshold at 1, then once more to show it does not fire twice.
+  {
+    name: 'no answer (timeout)',
+    fault: { hang: true },
+    reason: /within 1500 ms|timeout/i,
+    timeout: '1500ms',
+    threshold: 1,
+  },
   { name: 'a proxy HTML error page', fault: { html502: true }, reason: /502|not JSON|not_json/i },
   { name: 'JSON cut off in the middle', fault: { malformedJson: true }, reason: /JSON|not_json/i },
   { name: 'a field of the wrong type', fault: { wrongType: true }, reason: /schema|expected/i },
@@ -109,9 +130,16 @@ function cycleOf(job: Job, waits = false) {
   return waits ? advancing(clock, wd!.runOnce([job]), 1_000) : wd!.runOnce([job]);
 }
 
-async function failingCycles(job: Job, before: string[], reason?: RegExp, waits = false): Promise<void> {
+async function failingCycles(
+  job: Job,
+  before: string[],
+  reason?: RegExp,
+  waits = false,
+  threshold = THRESHOLD,
+): Promise<void> {
   const startEvent = events(wd!).length;
-  for (let cycle = 1; cycle <= FAILED_CYCLES; cycle++) {
+  const cycles = threshold === THRESHOLD ? FAILED_CYCLES : threshold + 1;
+  for (let cycle = 1; cycle <= cycles; cycle++) {
     clock.advance(STEP);
     const report = await cycleOf(job, waits);
     const r = report.jobs[0]!;
@@ -125,7 +153,7 @@ async function failingCycles(job: Job, before: string[], reason?: RegExp, waits 
     expect(
       sourceEvents.map((e) => e.kind),
       `cycle ${cycle}`,
-    ).toEqual(cycle >= THRESHOLD ? ['firing'] : []);
+    ).toEqual(cycle >= threshold ? ['firing'] : []);
   }
   const written = events(wd!).slice(startEvent);
   expect(written.filter((e) => !e.fingerprint.startsWith('watchdog/'))).toEqual([]);
@@ -148,12 +176,12 @@ describe.each(SOURCES)('source $job ($fn)', ({ job, fn }) => {
   // (test/app/watchdog-quarantine.test.ts), not a failed read.
   it.each(FAULTS.filter((f) => !(fn === 'apps.get' && f.fault.wrongType)))(
     '$name: fails whole, resolves nothing, one "cannot read" alert at the threshold, recovery resolves it',
-    async ({ fault, reason, timeout, waits }) => {
-      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, timeout }), clock);
+    async ({ fault, reason, timeout, waits, threshold }) => {
+      wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: extraConfig(threshold ?? THRESHOLD), timeout }), clock);
       seedProblems();
       const before = await healthy(job);
       sim.control.setFault(fn, fault);
-      await failingCycles(job, before, reason, waits);
+      await failingCycles(job, before, reason, waits, threshold);
       sim.control.clearFaults();
       await recovers(job, before, waits);
     },
