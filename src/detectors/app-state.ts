@@ -47,7 +47,7 @@ export function appState(snapshot: BackupsSnapshot, options: BadStatesOptions): 
     const { name } = appContext(app);
     const updated = toIso(app.updated_at);
     findings.push({
-      ...appFinding('app_state', app, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      ...appFinding('app_state', app, PRODUCTION_CRITICAL),
       summary: `App ${name} is ${app.state}`,
       // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
       details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },

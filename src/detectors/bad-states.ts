@@ -1,12 +1,11 @@
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import { BAD_APP_STATES, BAD_SERVER_STATES, OTHER_APP_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
-import type { SeverityOption } from './environment-severity.js';
 
 /**
  * Options of a check of records in a state the config calls bad (app_state, servers).
- * Severity by default: critical in production, warning elsewhere (by the apps on a server).
+ * Severity: critical in production, warning elsewhere (by the apps on a server).
  */
-export interface BadStatesOptions extends SeverityOption {
+export interface BadStatesOptions {
   /** The states that mean the record (and every app on a server) is in trouble. */
   badStates: readonly string[];
 }

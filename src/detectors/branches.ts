@@ -24,16 +24,16 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
 /**
  * Options of the branches check (`checks.branches`).
- * Severity by default: warning everywhere (of a branch deleted upstream).
+ * Severity: warning everywhere (of a branch deleted upstream).
  */
-export interface BranchesOptions extends SeverityOption {
+export interface BranchesOptions {
   /** Environment types whose apps running a commit behind their branch are listed in the digest. */
   behindEnvironments: readonly EnvironmentType[];
 }
@@ -97,9 +97,12 @@ export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions
       if (repo.deployed_sha) details.deployed = shortSha(repo.deployed_sha);
       const behind = kind === 'behind';
       if (behind && repo.head_sha) details.head = shortSha(repo.head_sha);
-      const severity = { ...WARNING_EVERYWHERE, ...options.severity };
       findings.push({
-        ...appFinding('branches', app, severity, { ...where, problem: kind, ...(behind && DIGEST_ONLY_LABEL) }),
+        ...appFinding('branches', app, WARNING_EVERYWHERE, {
+          ...where,
+          problem: kind,
+          ...(behind && DIGEST_ONLY_LABEL),
+        }),
         fingerprint: fingerprint('branches', kind, app.id, repo.repository),
         // Behind its branch: a line of the digest, never a message of its own.
         ...(behind && { severity: 'info' as const }),

@@ -3,8 +3,8 @@
  *
  * Two sources are read and the worse one wins: the expiry date against `warn_days`/`critical_days`
  * (thresholds inclusive: exactly `critical_days` left is critical), and the service's own
- * `ssl_status` (`expired` → critical, `expiring_soon` → warning, `error` → the environment's
- * severity: `error_severity`, critical in production as a failed URL check is, since a browser
+ * `ssl_status` (`expired` → critical, `expiring_soon` → warning, `error` → critical in
+ * production and warning elsewhere, as a failed URL check is, since a browser
  * refuses the site either way). They can disagree — the status lags a renewal, or the date is
  * missing — and either alone is reason enough.
  *
@@ -20,7 +20,7 @@ import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -39,8 +39,6 @@ export interface CertificatesOptions {
   warnDays: number;
   /** Critical when it expires within this many days (inclusive); expired is always critical. */
   criticalDays: number;
-  /** Severity of `ssl_status: error` per environment type; default critical in production. */
-  errorSeverity?: Partial<EnvironmentSeverity>;
   /** How long `ssl_status: unknown` may last before it is reported; null: never. */
   unknownAfterMs: number | null;
 }
@@ -140,7 +138,7 @@ function byStatus(
       return { severity: 'warning', reason: 'status_expiring_soon' };
     case 'error':
       return {
-        severity: environmentSeverity(environment, { ...PRODUCTION_CRITICAL, ...options.errorSeverity }),
+        severity: environmentSeverity(environment, PRODUCTION_CRITICAL),
         reason: 'status_error',
       };
     case 'unknown':

@@ -22,7 +22,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -45,9 +45,9 @@ import type { StuckRunsConfig } from './stuck-runs.js';
 
 /**
  * Options of the failed_runs check (`checks.failed_runs`).
- * Severity by default: critical in production, warning elsewhere.
+ * Severity: critical in production, warning elsewhere.
  */
-export interface FailedRunsOptions extends SeverityOption {
+export interface FailedRunsOptions {
   /** Run states meaning the run failed, unless `retrying` is true (default: the simulator's `error`). */
   failedStates: readonly string[];
   /** Run states meaning the run is still going (default: `queued`, `running`). */
@@ -338,11 +338,10 @@ function toFinding(
   if (failedIso !== null && failedIso !== since) details.failed_at = failedIso;
   if (since) details.since = since;
 
-  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
     ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
-    severity: environmentSeverity(ctx.environmentType, table),
+    severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
     summary: oneLine(summary),
     details,
     since,

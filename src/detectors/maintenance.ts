@@ -15,13 +15,13 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the maintenance check (`checks.maintenance`). Severity by default: warning everywhere. */
-export interface MaintenanceOptions extends SeverityOption {
+/** Options of the maintenance check (`checks.maintenance`). Severity: warning everywhere. */
+export interface MaintenanceOptions {
   /** How long an app may stay in maintenance before it is reported. */
   maxDurationMs: number;
 }
@@ -57,7 +57,7 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceO
     const { name } = appContext(app);
     const max = formatDuration(options.maxDurationMs);
     findings.push({
-      ...appFinding('maintenance', app, { ...WARNING_EVERYWHERE, ...options.severity }),
+      ...appFinding('maintenance', app, WARNING_EVERYWHERE),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.

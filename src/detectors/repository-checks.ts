@@ -28,15 +28,15 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { recordResolution } from './record-resolution.js';
 
-/** Options of the repository_checks check (`checks.repository_checks`). Severity by default: warning everywhere. */
-export interface RepositoryChecksOptions extends SeverityOption {
+/** Options of the repository_checks check (`checks.repository_checks`). Severity: warning everywhere. */
+export interface RepositoryChecksOptions {
   /** How long a repository may go unread by the platform before it is reported. */
   maxAgeMs: number;
 }
@@ -121,7 +121,7 @@ export function repositoryChecks(
       if (checked) details.checked_at = checked;
       if (unread !== 'never') details.unread_for = formatDuration(unread.age);
       findings.push({
-        ...appFinding('repository_checks', app, { ...WARNING_EVERYWHERE, ...options.severity }, where),
+        ...appFinding('repository_checks', app, WARNING_EVERYWHERE, where),
         fingerprint: fingerprint('repository_checks', app.id, repo.repository),
         summary: oneLine(
           unread === 'never'

@@ -54,7 +54,6 @@ const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'stagi
 /** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
 export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions): Detection<'servers'>[] {
   const bad = new Set(options.badStates);
-  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const findings: Detection<'servers'>[] = [];
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;
@@ -72,7 +71,9 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions
     if (environments) {
       environment = ENVIRONMENTS_BY_WEIGHT.find((type) => environments.includes(type));
       severity =
-        environments.length === 0 ? 'warning' : worst(environments.map((type) => environmentSeverity(type, table)));
+        environments.length === 0
+          ? 'warning'
+          : worst(environments.map((type) => environmentSeverity(type, PRODUCTION_CRITICAL)));
       const counts = countBy(environments);
       if (counts.length > 0) details.environments = counts.map(([type, n]) => `${type} ${n}`).join(', ');
       const production = environments.filter((type) => type === 'production').length;

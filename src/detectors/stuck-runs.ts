@@ -17,7 +17,7 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
@@ -27,8 +27,8 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 import { currentStep, retrySince, type Told } from './run-lineage.js';
 
-/** Options of the stuck_runs check (`checks.stuck_runs`). Severity by default: warning everywhere. */
-export interface StuckRunsOptions extends SeverityOption {
+/** Options of the stuck_runs check (`checks.stuck_runs`). Severity: warning everywhere. */
+export interface StuckRunsOptions {
   /** Run states meaning the run is still going (default: the simulator's `queued`, `running`). */
   activeStates: readonly string[];
   /** How long a run may go on before it counts as stuck. */
@@ -133,7 +133,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     findings.push({
       // No step label: the step moves on while the run stays stuck, and labels should hold still.
       ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, { ...WARNING_EVERYWHERE, ...options.severity }),
+      severity: environmentSeverity(ctx.environmentType, WARNING_EVERYWHERE),
       summary: oneLine(summary),
       details,
       since,

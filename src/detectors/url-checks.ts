@@ -21,7 +21,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -31,9 +31,9 @@ import { urlContext } from './url-context.js';
 
 /**
  * Options of the url_checks check (`checks.url_checks`).
- * Severity by default: critical in production, warning elsewhere.
+ * Severity: critical in production, warning elsewhere.
  */
-export interface UrlChecksOptions extends SeverityOption {
+export interface UrlChecksOptions {
   /** How long a URL may go without an outside check's verdict before it is reported; null: never. */
   maxCheckAgeMs: number | null;
 }
@@ -119,7 +119,7 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now
     if (checked) details.checked_at = checked;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
       details,
       // The source says when it last checked, not when the URL started failing.

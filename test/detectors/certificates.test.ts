@@ -94,14 +94,6 @@ describe('certificates', () => {
       'certificate renewed: valid until 2027-01-30 12:00 UTC',
     ],
     [
-      'error in production, table says warning',
-      {},
-      { errorSeverity: { production: 'warning' } },
-      'warning',
-      'is in error',
-      'certificate renewed: valid until 2027-01-30 12:00 UTC',
-    ],
-    [
       'error of a record without environment, its app in production',
       { environment_type: null },
       {},

@@ -319,14 +319,13 @@ describe('failedRuns', () => {
     expect(finding?.details.retrying).toBe('yes');
   });
 
-  it('is a warning outside production, and the severity table is an option', () => {
+  it('is a warning outside production', () => {
     const staging = appListItem({ id: 2, name: 'shop-staging', environment_type: 'staging' });
     const snap = runsSnapshot(
       [failedUpdate({ app_id: 2, record: 'shop-staging', environment_type: 'staging' })],
       [staging],
     );
     expect(failedRuns(snap, options, NOW)[0]?.severity).toBe('warning');
-    expect(failedRuns(snap, { ...options, severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe('critical');
   });
 
   it('names a run on no app by its record and leaves app labels out', () => {

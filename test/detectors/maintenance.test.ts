@@ -25,11 +25,11 @@ describe('maintenance', () => {
     });
   });
 
-  it('leaves out unknown labels and takes a severity table', () => {
+  it('leaves out unknown labels, a warning outside any environment', () => {
     const a = app({ id: 5, name: 'tools', environment_type: null, server: null, url: null, maintenance: true });
-    const [finding] = maintenance(maintenanceSnapshot([a]), { maxDurationMs: HOUR, severity: { none: 'info' } });
+    const [finding] = maintenance(maintenanceSnapshot([a]), { maxDurationMs: HOUR });
     expectWellFormed([finding!]);
-    expect(finding?.severity).toBe('info');
+    expect(finding?.severity).toBe('warning');
     expect(finding?.labels).toEqual({ check: 'maintenance', namespace: 'acme', project: 'shop', app: 'tools' });
     expect(finding?.summary).toBe('tools has been in maintenance for more than 1h');
   });

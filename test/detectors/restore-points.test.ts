@@ -15,7 +15,7 @@ import {
 } from './fixtures.js';
 
 const findingsOf = (points: Partial<RestorePoint>[], environment_type: EnvironmentType | null = 'production') =>
-  restorePoints(maintenanceSnapshot([app({ environment_type })], new Map([[1, points.map(restorePoint)]])), {});
+  restorePoints(maintenanceSnapshot([app({ environment_type })], new Map([[1, points.map(restorePoint)]])));
 
 describe('restorePoints', () => {
   it.each<[string, Partial<RestorePoint>[], string[]]>([

@@ -145,11 +145,4 @@ describe('stuckRuns', () => {
     expect(a.map((f) => f.fingerprint)).toEqual(b.map((f) => f.fingerprint));
     expect(a[0]?.labels).toEqual(b[0]?.labels);
   });
-
-  it('takes a severity table', () => {
-    const r = runListItem({ state: running, created_at: ago(3 * HOUR) });
-    expect(stuckRuns(runsSnapshot([r]), { ...options, severity: { production: 'critical' } }, NOW)[0]?.severity).toBe(
-      'critical',
-    );
-  });
 });
