@@ -1,14 +1,14 @@
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import type { z } from 'zod';
 import { BAD_APP_STATES, BAD_SERVER_STATES, OTHER_APP_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
+import { whenEnabled } from './define-check.js';
 
 /**
- * Options of a check of records in a state the config calls bad (app_state, servers).
- * Severity: critical in production, warning elsewhere (by the apps on a server).
+ * The section of a check of records in a state the config calls bad (app_state, servers), as
+ * parsed: the detector's options. Severity: critical in production, warning elsewhere (by the apps
+ * on a server).
  */
-export interface BadStatesOptions {
-  /** The states that mean the record (and every app on a server) is in trouble. */
-  badStates: readonly string[];
-}
+export type BadStatesConfig = z.output<ReturnType<typeof badStatesParts>['config']>;
 
 /** Per record whose state such a check reads: its name in descriptions and its default state lists. */
 const RECORDS = {
@@ -28,8 +28,7 @@ export function badStatesParts(record: keyof typeof RECORDS, description: string
       bad_states: stateListSchema(bad).describe(description),
       other_states: otherStatesSchema(other, noun),
     }),
-    options: (own: { enabled: boolean; bad_states: string[] }): BadStatesOptions | undefined =>
-      own.enabled ? { badStates: own.bad_states } : undefined,
+    options: whenEnabled,
     stateLists: { record, fields: ['bad_states', 'other_states'] as const },
   };
 }

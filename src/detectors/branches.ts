@@ -15,7 +15,7 @@
  * says neither since when, so `since` is left unknown.
  */
 import { z } from 'zod';
-import { environmentTypeSchema, type EnvironmentType } from '../api/schemas.js';
+import { environmentTypeSchema } from '../api/schemas.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
@@ -23,35 +23,31 @@ import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck } from './define-check.js';
+import { defineCheck, whenEnabled } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/**
- * Options of the branches check (`checks.branches`).
- * Severity: warning everywhere (of a branch deleted upstream).
- */
-export interface BranchesOptions {
-  /** Environment types whose apps running a commit behind their branch are listed in the digest. */
-  behindEnvironments: readonly EnvironmentType[];
-}
+/** `checks.branches`. */
+export const branchesConfig = checkConfig({
+  behind_environments: z
+    .array(environmentTypeSchema)
+    .default(['production'])
+    .describe(
+      'Environment types whose apps running a commit behind their branch are listed in the daily digest (notify.digest), never sent on their own; [] for none.',
+    ),
+});
 
-/** The branches check. */
+/** `checks.branches` as parsed: the detector's options. */
+export type BranchesConfig = z.output<typeof branchesConfig>;
+
+/** The branches check. Severity: warning everywhere (of a branch deleted upstream). */
 export const branchesCheck = defineCheck({
   name: 'branches',
   job: 'maintenance',
-  config: checkConfig({
-    behind_environments: z
-      .array(environmentTypeSchema)
-      .default(['production'])
-      .describe(
-        'Environment types whose apps running a commit behind their branch are listed in the daily digest (notify.digest), never sent on their own; [] for none.',
-      ),
-  }),
-  options: (own): BranchesOptions | undefined =>
-    own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
+  config: branchesConfig,
+  options: whenEnabled,
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
   resolution: (alert, snapshot) =>
@@ -78,14 +74,14 @@ export const branchesCheck = defineCheck({
 type Repository = MaintenanceApp['repositories'][number];
 
 /** What is wrong with one repository of an app, if anything. */
-function judge(app: MaintenanceApp, repo: Repository, options: BranchesOptions): 'deleted' | 'behind' | null {
+function judge(app: MaintenanceApp, repo: Repository, options: BranchesConfig): 'deleted' | 'behind' | null {
   if (repo.deleted_upstream) return 'deleted';
-  const watched = app.environment_type !== null && options.behindEnvironments.includes(app.environment_type);
+  const watched = app.environment_type !== null && options.behind_environments.includes(app.environment_type);
   return watched && repo.up_to_date === false ? 'behind' : null;
 }
 
 /** Finds repositories deployed from a branch deleted upstream, and watched ones behind their branch. */
-export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions): Detection<'branches'>[] {
+export function branches(snapshot: MaintenanceSnapshot, options: BranchesConfig): Detection<'branches'>[] {
   const findings: Detection<'branches'>[] = [];
   for (const app of snapshot.apps) {
     for (const repo of app.repositories) {

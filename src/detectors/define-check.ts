@@ -123,6 +123,9 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
 
 const NOTHING: DetectorResult<never> = { findings: [], incomplete: [] };
 
+/** The `options` of a check whose detector reads its section as parsed: the section, unless switched off. */
+export const whenEnabled = <C extends { enabled: boolean }>(own: C): C | undefined => (own.enabled ? own : undefined);
+
 /**
  * The check's own section schema with `runbook_url` added: an object schema (strict, with its
  * refinements kept), possibly behind `prefault({})` (the section may be left out), as every check

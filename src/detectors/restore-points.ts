@@ -18,16 +18,13 @@ import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck } from './define-check.js';
+import { defineCheck, whenEnabled } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the restore_points check (`checks.restore_points`): none. Severity: warning everywhere. */
-export type RestorePointsOptions = Record<string, never>;
-
-/** The restore_points check. */
+/** The restore_points check. Severity: warning everywhere. */
 export const restorePointsCheck = defineCheck({
   name: 'restore_points',
   job: 'maintenance',
@@ -44,7 +41,7 @@ export const restorePointsCheck = defineCheck({
     })
     .strict()
     .prefault({}),
-  options: (own): RestorePointsOptions | undefined => (own.enabled ? {} : undefined),
+  options: whenEnabled,
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
   resolution: (alert, snapshot) =>

@@ -18,7 +18,7 @@
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
-import { badStatesParts, type BadStatesOptions } from './bad-states.js';
+import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -51,9 +51,9 @@ export const serversCheck = defineCheck({
 /** Environment types, most severe first: the one a server's alert carries is the first its apps have. */
 const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
 
-/** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
-export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions): Detection<'servers'>[] {
-  const bad = new Set(options.badStates);
+/** Finds every server whose state is one of `bad_states`, as severe as the apps on it. */
+export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig): Detection<'servers'>[] {
+  const bad = new Set(options.bad_states);
   const findings: Detection<'servers'>[] = [];
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;

@@ -13,12 +13,13 @@
  *
  * A failed check is the failure alert only (its time is shown there): one URL, one page.
  */
+import type { z } from 'zod';
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { defineCheck } from './define-check.js';
+import { defineCheck, whenEnabled } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
@@ -29,27 +30,24 @@ import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
-/**
- * Options of the url_checks check (`checks.url_checks`).
- * Severity: critical in production, warning elsewhere.
- */
-export interface UrlChecksOptions {
-  /** How long a URL may go without an outside check's verdict before it is reported; null: never. */
-  maxCheckAgeMs: number | null;
-}
+/** `checks.url_checks`. */
+export const urlChecksConfig = checkConfig({
+  max_check_age: offOrDurationSchema
+    .prefault('12h')
+    .describe(
+      'A URL that the outside check has not judged for this long (public_check null, or public_checked_at older) is alerted as a warning; "off": never.',
+    ),
+});
 
-/** The url_checks check (`checks.url_checks`). */
+/** `checks.url_checks` as parsed: the detector's options. */
+export type UrlChecksConfig = z.output<typeof urlChecksConfig>;
+
+/** The url_checks check (`checks.url_checks`). Severity: critical in production, warning elsewhere. */
 export const urlChecksCheck = defineCheck({
   name: 'url_checks',
   job: 'urls',
-  config: checkConfig({
-    max_check_age: offOrDurationSchema
-      .prefault('12h')
-      .describe(
-        'A URL that the outside check has not judged for this long (public_check null, or public_checked_at older) is alerted as a warning; "off": never.',
-      ),
-  }),
-  options: (own): UrlChecksOptions | undefined => (own.enabled ? { maxCheckAgeMs: own.max_check_age } : undefined),
+  config: urlChecksConfig,
+  options: whenEnabled,
   detect: urlChecks,
   relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
@@ -88,10 +86,10 @@ export const urlChecksCheck = defineCheck({
  */
 export function uncheckedFor(
   record: UrlRecord,
-  options: UrlChecksOptions,
+  options: UrlChecksConfig,
   now: number,
 ): { age: number } | { hold: number } | null {
-  const max = options.maxCheckAgeMs;
+  const max = options.max_check_age;
   if (max === null || record.public_check === 'failed') return null;
   const at = parseTime(record.public_checked_at);
   if (at !== null) return now - at > max ? { age: now - at } : null;
@@ -105,11 +103,11 @@ export function urlCheckFailed(record: UrlRecord): boolean {
 }
 
 /** Finds URLs whose last outside check failed, and URLs the outside check has not judged for too long. */
-export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now: number): Detection<'url_checks'>[] {
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     const unchecked = uncheckedFor(record, options, now);
-    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.maxCheckAgeMs!, unchecked));
+    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.max_check_age!, unchecked));
     if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;

@@ -4,16 +4,12 @@ import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
 import type { RunsSnapshot } from '../../src/collectors/snapshot.js';
 import type { Detection } from '../../src/detectors/finding.js';
 import { runContextAsk } from '../../src/detectors/run-context.js';
-import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
+import { failedRuns, failedRunsConfig, judgeRun, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 
-const options: FailedRunsOptions = {
-  failedStates: FAILED_RUN_STATES,
-  activeStates: ACTIVE_RUN_STATES,
-  retryingGraceMs: 30 * MINUTE,
-};
+const options = { ...failedRunsConfig.parse({ retrying_grace: '30m' }), active_states: [...ACTIVE_RUN_STATES] };
 const { error, done, running } = VOCABULARY.run;
 
 /** The snapshot with the open failed_runs alerts' details, as the runs collector carries them. */
