@@ -50,7 +50,7 @@ import type { AttentionSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, wordListSchema } from '../config/check-config.js';
 import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import { durationSchema } from '../config/duration.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
@@ -108,15 +108,11 @@ export const attentionConfig = checkConfig({
     ),
 });
 
-/** `checks.attention` as parsed: the detector's options. */
-export type AttentionConfig = z.output<typeof attentionConfig>;
-
 /** The attention check. */
 export const attentionCheck = defineCheck({
   name: 'attention',
   job: 'attention',
   config: attentionConfig,
-  options: whenEnabled,
   detect: attention,
   resolution: () => 'the service no longer lists it among the things needing attention',
   presentation: {
@@ -125,6 +121,9 @@ export const attentionCheck = defineCheck({
     nextStep: () => "Open the item in the platform's attention summary: it says what the service wants done.",
   },
 });
+
+/** `checks.attention` as parsed: the detector's options. */
+export type AttentionConfig = z.output<typeof attentionConfig>;
 
 /** Item fields copied to labels when present (as text). */
 const LABEL_FIELDS = ['namespace', 'project', 'environment_type', 'app', 'server', 'workflow', 'action'] as const;

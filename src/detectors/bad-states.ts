@@ -1,7 +1,6 @@
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
 import type { z } from 'zod';
 import { BAD_APP_STATES, BAD_SERVER_STATES, OTHER_APP_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
-import { whenEnabled } from './define-check.js';
 
 /**
  * The section of a check of records in a state the config calls bad (app_state, servers), as
@@ -17,7 +16,7 @@ const RECORDS = {
 } as const;
 
 /**
- * The config, options and state lists of a check of records in a bad state: its `bad_states`
+ * The config and state lists of a check of records in a bad state: its `bad_states`
  * (described by `description`) and `other_states`, by default the words the service says of a
  * `record`'s state that are bad and that are not. Spread into the check's `defineCheck`.
  */
@@ -28,7 +27,6 @@ export function badStatesParts(record: keyof typeof RECORDS, description: string
       bad_states: stateListSchema(bad).describe(description),
       other_states: otherStatesSchema(other, noun),
     }),
-    options: whenEnabled,
     stateLists: { record, fields: ['bad_states', 'other_states'] as const },
   };
 }

@@ -23,7 +23,7 @@ import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -39,15 +39,11 @@ export const branchesConfig = checkConfig({
     ),
 });
 
-/** `checks.branches` as parsed: the detector's options. */
-export type BranchesConfig = z.output<typeof branchesConfig>;
-
 /** The branches check. Severity: warning everywhere (of a branch deleted upstream). */
 export const branchesCheck = defineCheck({
   name: 'branches',
   job: 'maintenance',
   config: branchesConfig,
-  options: whenEnabled,
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
   resolution: (alert, snapshot) =>
@@ -70,6 +66,9 @@ export const branchesCheck = defineCheck({
         : 'Restore the branch upstream, or deploy the app from a branch that exists, before its next update.',
   },
 });
+
+/** `checks.branches` as parsed: the detector's options. */
+export type BranchesConfig = z.output<typeof branchesConfig>;
 
 type Repository = MaintenanceApp['repositories'][number];
 

@@ -22,7 +22,7 @@ import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import type { Detection } from './finding.js';
@@ -54,15 +54,11 @@ export const certificatesConfig = z
   })
   .prefault({});
 
-/** `checks.certificates` as parsed: the detector's options. */
-export type CertificatesConfig = z.output<typeof certificatesConfig>;
-
 /** The certificates check. */
 export const certificatesCheck = defineCheck({
   name: 'certificates',
   job: 'urls',
   config: certificatesConfig,
-  options: whenEnabled,
   detect: certificates,
   relevant: certificateConcerns,
   resolution: (alert, snapshot) =>
@@ -89,6 +85,9 @@ export const certificatesCheck = defineCheck({
         : "Renew the certificate, or fix what blocks its automatic renewal (the domain's DNS, the ACME challenge).",
   },
 });
+
+/** `checks.certificates` as parsed: the detector's options. */
+export type CertificatesConfig = z.output<typeof certificatesConfig>;
 
 /** Why a certificate is a finding: the rule that fired, named. */
 export type CertificateReason =

@@ -21,7 +21,7 @@ import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES } from '../config/state-words.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
@@ -42,15 +42,11 @@ export const installersConfig = checkConfig({
   other_states: otherStatesSchema(OTHER_INSTALLER_STATES, 'Marketplace service'),
 });
 
-/** `checks.installers` as parsed: the detector's options. */
-export type InstallersConfig = z.output<typeof installersConfig>;
-
 /** The installers check. */
 export const installersCheck = defineCheck({
   name: 'installers',
   job: 'installers',
   config: installersConfig,
-  options: whenEnabled,
   detect: installers,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'installer', snapshot.installers, (found) => `the service is ${found.state} now`),
@@ -65,6 +61,9 @@ export const installersCheck = defineCheck({
         : 'Open the service on the platform for why it is in error, and restart it once that is fixed.',
   },
 });
+
+/** `checks.installers` as parsed: the detector's options. */
+export type InstallersConfig = z.output<typeof installersConfig>;
 
 /**
  * Finds every marketplace service whose state is one of `bad_states` (at once), or one of

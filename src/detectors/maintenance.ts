@@ -15,7 +15,7 @@ import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -26,15 +26,11 @@ export const maintenanceConfig = checkConfig({
   max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
 });
 
-/** `checks.maintenance` as parsed: the detector's options. */
-export type MaintenanceConfig = z.output<typeof maintenanceConfig>;
-
 /** The maintenance check. Severity: warning everywhere. */
 export const maintenanceCheck = defineCheck({
   name: 'maintenance',
   job: 'maintenance',
   config: maintenanceConfig,
-  options: whenEnabled,
   detect: maintenance,
   relevant: ({ app }) => inMaintenance(app),
   resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
@@ -44,6 +40,9 @@ export const maintenanceCheck = defineCheck({
     nextStep: () => 'If the work on the app is done, take it out of maintenance mode.',
   },
 });
+
+/** `checks.maintenance` as parsed: the detector's options. */
+export type MaintenanceConfig = z.output<typeof maintenanceConfig>;
 
 /** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
 export function inMaintenance(app: MaintenanceApp): boolean {

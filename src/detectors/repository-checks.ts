@@ -27,7 +27,7 @@ import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -50,15 +50,11 @@ export const repositoryChecksConfig = checkConfig({
     ),
 });
 
-/** `checks.repository_checks` as parsed: the detector's options. */
-export type RepositoryChecksConfig = z.output<typeof repositoryChecksConfig>;
-
 /** The repository_checks check (`checks.repository_checks`). Severity: warning everywhere. */
 export const repositoryChecksCheck = defineCheck({
   name: 'repository_checks',
   job: 'maintenance',
   config: repositoryChecksConfig,
-  options: whenEnabled,
   detect: repositoryChecks,
   relevant: ({ app }, options, now) => app.repositories.some((repo) => unreadFor(app, repo, options, now) !== null),
   resolution: (alert, snapshot) =>
@@ -81,6 +77,9 @@ export const repositoryChecksCheck = defineCheck({
       'Find why the platform cannot read the repository (a revoked deploy key, a repository moved or made private) and restore its access; until then updates pull nothing new.',
   },
 });
+
+/** `checks.repository_checks` as parsed: the detector's options. */
+export type RepositoryChecksConfig = z.output<typeof repositoryChecksConfig>;
 
 type Repository = MaintenanceApp['repositories'][number];
 

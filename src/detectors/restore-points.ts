@@ -18,7 +18,7 @@ import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
@@ -41,7 +41,6 @@ export const restorePointsCheck = defineCheck({
     })
     .strict()
     .prefault({}),
-  options: whenEnabled,
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
   resolution: (alert, snapshot) =>

@@ -15,7 +15,7 @@ import type { RunsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, stateListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { environmentSeverity, WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
@@ -41,7 +41,6 @@ export const stuckRunsCheck = defineCheck({
   name: 'stuck_runs',
   job: 'runs',
   config: stuckRunsConfig,
-  options: whenEnabled,
   detect: stuckRuns,
   // The run's own state now ("is done now"): which words mean success is failed_runs' to say.
   resolution: (alert, snapshot, options) =>

@@ -42,7 +42,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { PRODUCTION_CRITICAL, WARNING_EVERYWHERE } from './environment-severity.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
@@ -76,15 +76,11 @@ export const upgradesConfig = checkConfig({
     ),
 });
 
-/** `checks.upgrades` as parsed: the detector's options. */
-export type UpgradesConfig = z.output<typeof upgradesConfig>;
-
 /** The upgrades check. */
 export const upgradesCheck = defineCheck({
   name: 'upgrades',
   job: 'maintenance',
   config: upgradesConfig,
-  options: whenEnabled,
   detect: upgrades,
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'stuck_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
@@ -107,6 +103,9 @@ export const upgradesCheck = defineCheck({
     nextStep: ({ labels }) => NEXT_STEPS[labels.problem as UpgradeProblem] ?? null,
   },
 });
+
+/** `checks.upgrades` as parsed: the detector's options. */
+export type UpgradesConfig = z.output<typeof upgradesConfig>;
 
 /** Which of an upgrade's problems a finding is (its `problem` label). */
 export type UpgradeProblem = 'failed' | 'standby' | 'stuck';

@@ -19,7 +19,7 @@ import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
-import { defineCheck, whenEnabled } from './define-check.js';
+import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
@@ -39,15 +39,11 @@ export const urlChecksConfig = checkConfig({
     ),
 });
 
-/** `checks.url_checks` as parsed: the detector's options. */
-export type UrlChecksConfig = z.output<typeof urlChecksConfig>;
-
 /** The url_checks check (`checks.url_checks`). Severity: critical in production, warning elsewhere. */
 export const urlChecksCheck = defineCheck({
   name: 'url_checks',
   job: 'urls',
   config: urlChecksConfig,
-  options: whenEnabled,
   detect: urlChecks,
   relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
@@ -78,6 +74,9 @@ export const urlChecksCheck = defineCheck({
         : 'Open the URL from outside: check that the app answers and that its domain and proxy point at it.',
   },
 });
+
+/** `checks.url_checks` as parsed: the detector's options. */
+export type UrlChecksConfig = z.output<typeof urlChecksConfig>;
 
 /**
  * How the URL goes without an outside check's verdict, or null when it does not (or the check
