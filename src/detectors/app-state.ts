@@ -14,7 +14,7 @@
 import type { BackupsSnapshot } from '../collectors/snapshot.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
-import { badStatesParts, type BadStatesOptions } from './bad-states.js';
+import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { PRODUCTION_CRITICAL } from './environment-severity.js';
@@ -28,7 +28,7 @@ export const appStateCheck = defineCheck({
   job: 'backups',
   ...badStatesParts('app', 'App states that mean the app is not serving its users.'),
   detect: appState,
-  relevant: ({ app }, options) => options.badStates.includes(app.state),
+  relevant: ({ app }, options) => options.bad_states.includes(app.state),
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'app', snapshot.apps, (app) => `the app is ${app.state} now`),
   presentation: {
@@ -39,15 +39,15 @@ export const appStateCheck = defineCheck({
   },
 });
 
-/** Finds every app whose state is one of `badStates`. */
-export function appState(snapshot: BackupsSnapshot, options: BadStatesOptions): Detection<'app_state'>[] {
+/** Finds every app whose state is one of `bad_states`. */
+export function appState(snapshot: BackupsSnapshot, options: BadStatesConfig): Detection<'app_state'>[] {
   const findings: Detection<'app_state'>[] = [];
   for (const app of snapshot.apps) {
-    if (!options.badStates.includes(app.state)) continue;
+    if (!options.bad_states.includes(app.state)) continue;
     const { name } = appContext(app);
     const updated = toIso(app.updated_at);
     findings.push({
-      ...appFinding('app_state', app, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      ...appFinding('app_state', app, PRODUCTION_CRITICAL),
       summary: `App ${name} is ${app.state}`,
       // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
       details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },

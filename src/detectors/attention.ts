@@ -62,27 +62,6 @@ import type { Presentable } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
 import { formatDuration } from '../lib/format-duration.js';
 
-/** Options of the attention check (`checks.attention`). */
-export interface AttentionOptions {
-  /** Sections less severe than this are left out. */
-  minSeverity: Severity;
-  /**
-   * Rules (a section's `rule`) left out entirely, whatever their items. Absent: none. Not needed
-   * against duplicates: items our checks report are folded into their alerts.
-   */
-  ignoreRules?: readonly string[];
-  /**
-   * How long an item that names a record waits for one of our checks to report that record before
-   * it fires on its own (ms). Absent or 0: it fires at once.
-   */
-  foldWaitMs?: number;
-  /**
-   * Which of our checks could report the items of each rule (`reported_by` over the defaults).
-   * Absent: {@link DEFAULT_REPORTED_BY}.
-   */
-  reportedBy?: Readonly<Record<string, readonly string[]>>;
-}
-
 /**
  * The simulator's rules (`packages/simulator/src/problem-finder.ts`) and the checks of ours that report the
  * same problems. The reference names no rule, so a service's own names go in `reported_by`.
@@ -107,39 +86,33 @@ const SEVERITY: Record<AttentionSection['severity'], Severity> = {
   info: 'info',
 };
 
+/** `checks.attention`. */
+export const attentionConfig = checkConfig({
+  min_severity: z
+    .enum(['info', 'warning', 'danger'])
+    .default('warning')
+    .describe('Lowest attention item severity reported.'),
+  ignore_rules: wordListSchema([]).describe(
+    "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
+  ),
+  fold_wait: durationSchema
+    .prefault('20m')
+    .describe(
+      "How long an item naming a run, URL, app or backup, of a rule one of the watchdog's own enabled checks could report (`reported_by`), waits for that check to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once. Items of any other rule alert at once.",
+    ),
+  reported_by: z
+    .record(z.string().min(1, 'must not be empty'), z.array(z.string().min(1, 'must not be empty')))
+    .default({})
+    .describe(
+      "Which of the watchdog's own checks report the problems of each attention rule (a section's `rule`), added to the defaults for the simulator's rules (failed_run: [failed_runs], certificate_expired: [certificates], public_check_failed: [url_checks], backup_*: [backups], maintenance: [maintenance], …). An item of a rule none of whose checks is enabled alerts at once; `[]` says no check of ours covers a rule. The reference does not name the rules: list your service's here.",
+    ),
+});
+
 /** The attention check. */
 export const attentionCheck = defineCheck({
   name: 'attention',
   job: 'attention',
-  config: checkConfig({
-    min_severity: z
-      .enum(['info', 'warning', 'danger'])
-      .default('warning')
-      .describe('Lowest attention item severity reported.'),
-    ignore_rules: wordListSchema([]).describe(
-      "Attention sections left out entirely, by the service's rule name (a section's `rule`, the alerts' `rule` label). Empty by default: an item about a run, URL, app or backup that one of the watchdog's own checks already reports is folded into that alert anyway, so there is nothing to list against duplicates; list a rule only to never hear of it.",
-    ),
-    fold_wait: durationSchema
-      .prefault('20m')
-      .describe(
-        "How long an item naming a run, URL, app or backup, of a rule one of the watchdog's own enabled checks could report (`reported_by`), waits for that check to report the same record (and take it into its alert) before it alerts on its own. Our checks run on their own schedules (URLs every 15m by default); 0s alerts at once. Items of any other rule alert at once.",
-      ),
-    reported_by: z
-      .record(z.string().min(1, 'must not be empty'), z.array(z.string().min(1, 'must not be empty')))
-      .default({})
-      .describe(
-        "Which of the watchdog's own checks report the problems of each attention rule (a section's `rule`), added to the defaults for the simulator's rules (failed_run: [failed_runs], certificate_expired: [certificates], public_check_failed: [url_checks], backup_*: [backups], maintenance: [maintenance], …). An item of a rule none of whose checks is enabled alerts at once; `[]` says no check of ours covers a rule. The reference does not name the rules: list your service's here.",
-      ),
-  }),
-  options: (own): AttentionOptions | undefined =>
-    own.enabled
-      ? {
-          minSeverity: SEVERITY[own.min_severity],
-          ignoreRules: own.ignore_rules,
-          foldWaitMs: own.fold_wait,
-          reportedBy: { ...DEFAULT_REPORTED_BY, ...own.reported_by },
-        }
-      : undefined,
+  config: attentionConfig,
   detect: attention,
   resolution: () => 'the service no longer lists it among the things needing attention',
   presentation: {
@@ -148,6 +121,9 @@ export const attentionCheck = defineCheck({
     nextStep: () => "Open the item in the platform's attention summary: it says what the service wants done.",
   },
 });
+
+/** `checks.attention` as parsed: the detector's options. */
+export type AttentionConfig = z.output<typeof attentionConfig>;
 
 /** Item fields copied to labels when present (as text). */
 const LABEL_FIELDS = ['namespace', 'project', 'environment_type', 'app', 'server', 'workflow', 'action'] as const;
@@ -224,15 +200,15 @@ function truncate(s: string, max: number): string {
 }
 
 /**
- * The enabled checks of ours that could report the items of a rule: its `reportedBy` entry (absent:
+ * The enabled checks of ours that could report the items of a rule: its `reported_by` entry (absent:
  * the defaults) among the checks running (`reporting`; absent: all of them).
  */
 export function coveringChecks(
   rule: string,
-  options: Pick<AttentionOptions, 'reportedBy'>,
+  options: Pick<AttentionConfig, 'reported_by'>,
   reporting: readonly string[] | undefined,
 ): readonly string[] {
-  const checks = (options.reportedBy ?? DEFAULT_REPORTED_BY)[rule] ?? [];
+  const checks = options.reported_by[rule] ?? DEFAULT_REPORTED_BY[rule] ?? [];
   return reporting === undefined ? checks : checks.filter((c) => reporting.includes(c));
 }
 
@@ -247,13 +223,13 @@ function foldHold(waitMs: number, checks: readonly string[], records: readonly s
 }
 
 /**
- * Finds every listed item of every section at least as severe as `minSeverity` and not of an
+ * Finds every listed item of every section at least as severe as `min_severity` and not of an
  * ignored rule, but the items our other checks' open alerts report (folded into them), and declares
  * the sections that list fewer items than they count incomplete.
  */
 export function attention(
   snapshot: AttentionSnapshot,
-  options: AttentionOptions,
+  options: AttentionConfig,
 ): DetectorResult<Detection<'attention'>> {
   const findings: Detection<'attention'>[] = [];
   const incomplete: string[] = [];
@@ -262,8 +238,8 @@ export function attention(
   const reported = reportedRecords(snapshot.reported);
   for (const section of snapshot.summary.sections) {
     const severity = SEVERITY[section.severity];
-    if (SEVERITY_RANK[severity] < SEVERITY_RANK[options.minSeverity]) continue;
-    if (options.ignoreRules?.includes(section.rule)) continue;
+    if (SEVERITY_RANK[severity] < SEVERITY_RANK[SEVERITY[options.min_severity]]) continue;
+    if (options.ignore_rules.includes(section.rule)) continue;
     const truncated = section.count > section.items.length;
     const covering = coveringChecks(section.rule, options, snapshot.reporting);
     const covered = covering.length > 0;
@@ -310,7 +286,7 @@ export function attention(
         since: since ? toIso(since) : null,
         subject: typeof item.id === 'number' ? { type: 'attention', id: item.id } : { type: 'attention' },
         // Named records of a covered rule wait for our checks to report them; any other item is news now.
-        ...(covered && records.length > 0 && options.foldWaitMs ? foldHold(options.foldWaitMs, covering, records) : {}),
+        ...(covered && records.length > 0 && options.fold_wait ? foldHold(options.fold_wait, covering, records) : {}),
       });
     }
 

@@ -1,15 +1,13 @@
 import { checkConfig, otherStatesSchema, stateListSchema } from '../config/check-config.js';
+import type { z } from 'zod';
 import { BAD_APP_STATES, BAD_SERVER_STATES, OTHER_APP_STATES, OTHER_SERVER_STATES } from '../config/state-words.js';
-import type { SeverityOption } from './environment-severity.js';
 
 /**
- * Options of a check of records in a state the config calls bad (app_state, servers).
- * Severity by default: critical in production, warning elsewhere (by the apps on a server).
+ * The section of a check of records in a state the config calls bad (app_state, servers), as
+ * parsed: the detector's options. Severity: critical in production, warning elsewhere (by the apps
+ * on a server).
  */
-export interface BadStatesOptions extends SeverityOption {
-  /** The states that mean the record (and every app on a server) is in trouble. */
-  badStates: readonly string[];
-}
+export type BadStatesConfig = z.output<ReturnType<typeof badStatesParts>['config']>;
 
 /** Per record whose state such a check reads: its name in descriptions and its default state lists. */
 const RECORDS = {
@@ -18,7 +16,7 @@ const RECORDS = {
 } as const;
 
 /**
- * The config, options and state lists of a check of records in a bad state: its `bad_states`
+ * The config and state lists of a check of records in a bad state: its `bad_states`
  * (described by `description`) and `other_states`, by default the words the service says of a
  * `record`'s state that are bad and that are not. Spread into the check's `defineCheck`.
  */
@@ -29,8 +27,6 @@ export function badStatesParts(record: keyof typeof RECORDS, description: string
       bad_states: stateListSchema(bad).describe(description),
       other_states: otherStatesSchema(other, noun),
     }),
-    options: (own: { enabled: boolean; bad_states: string[] }): BadStatesOptions | undefined =>
-      own.enabled ? { badStates: own.bad_states } : undefined,
     stateLists: { record, fields: ['bad_states', 'other_states'] as const },
   };
 }

@@ -15,7 +15,7 @@
  * says neither since when, so `since` is left unknown.
  */
 import { z } from 'zod';
-import { environmentTypeSchema, type EnvironmentType } from '../api/schemas.js';
+import { environmentTypeSchema } from '../api/schemas.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
@@ -24,34 +24,26 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/**
- * Options of the branches check (`checks.branches`).
- * Severity by default: warning everywhere (of a branch deleted upstream).
- */
-export interface BranchesOptions extends SeverityOption {
-  /** Environment types whose apps running a commit behind their branch are listed in the digest. */
-  behindEnvironments: readonly EnvironmentType[];
-}
+/** `checks.branches`. */
+export const branchesConfig = checkConfig({
+  behind_environments: z
+    .array(environmentTypeSchema)
+    .default(['production'])
+    .describe(
+      'Environment types whose apps running a commit behind their branch are listed in the daily digest (notify.digest), never sent on their own; [] for none.',
+    ),
+});
 
-/** The branches check. */
+/** The branches check. Severity: warning everywhere (of a branch deleted upstream). */
 export const branchesCheck = defineCheck({
   name: 'branches',
   job: 'maintenance',
-  config: checkConfig({
-    behind_environments: z
-      .array(environmentTypeSchema)
-      .default(['production'])
-      .describe(
-        'Environment types whose apps running a commit behind their branch are listed in the daily digest (notify.digest), never sent on their own; [] for none.',
-      ),
-  }),
-  options: (own): BranchesOptions | undefined =>
-    own.enabled ? { behindEnvironments: own.behind_environments } : undefined,
+  config: branchesConfig,
   detect: branches,
   relevant: ({ app }, options) => app.repositories.some((repo) => judge(app, repo, options) !== null),
   resolution: (alert, snapshot) =>
@@ -75,17 +67,20 @@ export const branchesCheck = defineCheck({
   },
 });
 
+/** `checks.branches` as parsed: the detector's options. */
+export type BranchesConfig = z.output<typeof branchesConfig>;
+
 type Repository = MaintenanceApp['repositories'][number];
 
 /** What is wrong with one repository of an app, if anything. */
-function judge(app: MaintenanceApp, repo: Repository, options: BranchesOptions): 'deleted' | 'behind' | null {
+function judge(app: MaintenanceApp, repo: Repository, options: BranchesConfig): 'deleted' | 'behind' | null {
   if (repo.deleted_upstream) return 'deleted';
-  const watched = app.environment_type !== null && options.behindEnvironments.includes(app.environment_type);
+  const watched = app.environment_type !== null && options.behind_environments.includes(app.environment_type);
   return watched && repo.up_to_date === false ? 'behind' : null;
 }
 
 /** Finds repositories deployed from a branch deleted upstream, and watched ones behind their branch. */
-export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions): Detection<'branches'>[] {
+export function branches(snapshot: MaintenanceSnapshot, options: BranchesConfig): Detection<'branches'>[] {
   const findings: Detection<'branches'>[] = [];
   for (const app of snapshot.apps) {
     for (const repo of app.repositories) {
@@ -97,9 +92,12 @@ export function branches(snapshot: MaintenanceSnapshot, options: BranchesOptions
       if (repo.deployed_sha) details.deployed = shortSha(repo.deployed_sha);
       const behind = kind === 'behind';
       if (behind && repo.head_sha) details.head = shortSha(repo.head_sha);
-      const severity = { ...WARNING_EVERYWHERE, ...options.severity };
       findings.push({
-        ...appFinding('branches', app, severity, { ...where, problem: kind, ...(behind && DIGEST_ONLY_LABEL) }),
+        ...appFinding('branches', app, WARNING_EVERYWHERE, {
+          ...where,
+          problem: kind,
+          ...(behind && DIGEST_ONLY_LABEL),
+        }),
         fingerprint: fingerprint('branches', kind, app.id, repo.repository),
         // Behind its branch: a line of the digest, never a message of its own.
         ...(behind && { severity: 'info' as const }),

@@ -3,8 +3,8 @@
  *
  * Two sources are read and the worse one wins: the expiry date against `warn_days`/`critical_days`
  * (thresholds inclusive: exactly `critical_days` left is critical), and the service's own
- * `ssl_status` (`expired` → critical, `expiring_soon` → warning, `error` → the environment's
- * severity: `error_severity`, critical in production as a failed URL check is, since a browser
+ * `ssl_status` (`expired` → critical, `expiring_soon` → warning, `error` → critical in
+ * production and warning elsewhere, as a failed URL check is, since a browser
  * refuses the site either way). They can disagree — the status lags a renewal, or the date is
  * missing — and either alone is reason enough.
  *
@@ -20,7 +20,7 @@ import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type EnvironmentSeverity } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -33,45 +33,32 @@ import { factsFrom } from './presentation.js';
 import { parseTime } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
-/** Options of the certificates check (`checks.certificates`). */
-export interface CertificatesOptions {
-  /** Warning when the certificate expires within this many days (inclusive). */
-  warnDays: number;
-  /** Critical when it expires within this many days (inclusive); expired is always critical. */
-  criticalDays: number;
-  /** Severity of `ssl_status: error` per environment type; default critical in production. */
-  errorSeverity?: Partial<EnvironmentSeverity>;
-  /** How long `ssl_status: unknown` may last before it is reported; null: never. */
-  unknownAfterMs: number | null;
-}
-
 const DAY_MS = 86_400_000;
+
+/** `checks.certificates`. */
+export const certificatesConfig = z
+  .object({
+    enabled: enabledSchema,
+    warn_days: z.number().int().min(1).max(365).default(14),
+    critical_days: z.number().int().min(0).max(365).default(3),
+    unknown_after: offOrDurationSchema
+      .prefault('1d')
+      .describe(
+        'A certificate whose ssl_status stays unknown this long is alerted as a warning (the check is blind to it meanwhile); "off": never.',
+      ),
+  })
+  .strict()
+  .refine((c) => c.critical_days < c.warn_days, {
+    path: ['critical_days'],
+    message: 'must be less than warn_days',
+  })
+  .prefault({});
 
 /** The certificates check. */
 export const certificatesCheck = defineCheck({
   name: 'certificates',
   job: 'urls',
-  config: z
-    .object({
-      enabled: enabledSchema,
-      warn_days: z.number().int().min(1).max(365).default(14),
-      critical_days: z.number().int().min(0).max(365).default(3),
-      unknown_after: offOrDurationSchema
-        .prefault('1d')
-        .describe(
-          'A certificate whose ssl_status stays unknown this long is alerted as a warning (the check is blind to it meanwhile); "off": never.',
-        ),
-    })
-    .strict()
-    .refine((c) => c.critical_days < c.warn_days, {
-      path: ['critical_days'],
-      message: 'must be less than warn_days',
-    })
-    .prefault({}),
-  options: (own): CertificatesOptions | undefined =>
-    own.enabled
-      ? { warnDays: own.warn_days, criticalDays: own.critical_days, unknownAfterMs: own.unknown_after }
-      : undefined,
+  config: certificatesConfig,
   detect: certificates,
   relevant: certificateConcerns,
   resolution: (alert, snapshot) =>
@@ -99,6 +86,9 @@ export const certificatesCheck = defineCheck({
   },
 });
 
+/** `checks.certificates` as parsed: the detector's options. */
+export type CertificatesConfig = z.output<typeof certificatesConfig>;
+
 /** Why a certificate is a finding: the rule that fired, named. */
 export type CertificateReason =
   | 'expired'
@@ -115,12 +105,12 @@ interface Verdict {
 }
 
 /** The verdict of the expiry date, or null when it is unknown or far enough away. */
-function byDate(expires: number | null, options: CertificatesOptions, now: number): Verdict | null {
+function byDate(expires: number | null, options: CertificatesConfig, now: number): Verdict | null {
   if (expires === null) return null;
   const left = expires - now;
   if (left <= 0) return { severity: 'critical', reason: 'expired' };
-  if (left <= options.criticalDays * DAY_MS) return { severity: 'critical', reason: 'within_critical_days' };
-  if (left <= options.warnDays * DAY_MS) return { severity: 'warning', reason: 'within_warn_days' };
+  if (left <= options.critical_days * DAY_MS) return { severity: 'critical', reason: 'within_critical_days' };
+  if (left <= options.warn_days * DAY_MS) return { severity: 'warning', reason: 'within_warn_days' };
   return null;
 }
 
@@ -128,11 +118,7 @@ function byDate(expires: number | null, options: CertificatesOptions, now: numbe
  * The verdict of the service's `ssl_status`, or null for `valid` (and `unknown` when `unknown_after`
  * is off). `error` takes its environment's severity: the record's, else its app's.
  */
-function byStatus(
-  record: UrlRecord,
-  options: CertificatesOptions,
-  environment: EnvironmentType | null,
-): Verdict | null {
+function byStatus(record: UrlRecord, options: CertificatesConfig, environment: EnvironmentType | null): Verdict | null {
   switch (record.ssl_status) {
     case 'expired':
       return { severity: 'critical', reason: 'status_expired' };
@@ -140,11 +126,11 @@ function byStatus(
       return { severity: 'warning', reason: 'status_expiring_soon' };
     case 'error':
       return {
-        severity: environmentSeverity(environment, { ...PRODUCTION_CRITICAL, ...options.errorSeverity }),
+        severity: environmentSeverity(environment, PRODUCTION_CRITICAL),
         reason: 'status_error',
       };
     case 'unknown':
-      return options.unknownAfterMs === null ? null : { severity: 'warning', reason: 'status_unknown' };
+      return options.unknown_after === null ? null : { severity: 'warning', reason: 'status_unknown' };
     default:
       return null;
   }
@@ -162,7 +148,7 @@ function worse(date: Verdict | null, status: Verdict | null): Verdict | null {
  * `environment`: the record's environment type, else its app's (unknown to the relevance test,
  * which keeps a record in error whatever its severity).
  */
-function judge(record: UrlRecord, options: CertificatesOptions, now: number, environment: EnvironmentType | null) {
+function judge(record: UrlRecord, options: CertificatesConfig, now: number, environment: EnvironmentType | null) {
   const expires = parseTime(record.ssl_expires_at);
   const date = byDate(expires, options, now);
   const status = byStatus(record, options, environment);
@@ -173,14 +159,14 @@ function judge(record: UrlRecord, options: CertificatesOptions, now: number, env
  * Whether a URL record's certificate is a finding under these options: the test the URLs collector
  * keeps records by (`relevanceFor` in the registry), the same judgement the detector makes.
  */
-export function certificateConcerns(record: UrlRecord, options: CertificatesOptions, now: number): boolean {
+export function certificateConcerns(record: UrlRecord, options: CertificatesConfig, now: number): boolean {
   return judge(record, options, now, record.environment_type).lead !== null;
 }
 
 /** Finds URLs whose certificate needs attention; one finding per URL. */
 export function certificates(
   snapshot: UrlsSnapshot,
-  options: CertificatesOptions,
+  options: CertificatesConfig,
   now: number,
 ): Detection<'certificates'>[] {
   const findings: Detection<'certificates'>[] = [];
@@ -213,7 +199,7 @@ export function certificates(
         summary = `${subject} is in error`;
         break;
       case 'status_unknown':
-        summary = `${subject} has been unknown to the service for more than ${formatDuration(options.unknownAfterMs!)}`;
+        summary = `${subject} has been unknown to the service for more than ${formatDuration(options.unknown_after!)}`;
         break;
     }
     if (lead === status && expiresText) summary += ` (expiry date ${expiresText})`;
@@ -234,7 +220,7 @@ export function certificates(
       details,
       since: expires !== null && expires <= now ? expiresIso : null,
       // The API says the status, not since when: the lifecycle's first sighting stands in.
-      ...(lead.reason === 'status_unknown' && { holdForMs: options.unknownAfterMs! }),
+      ...(lead.reason === 'status_unknown' && { holdForMs: options.unknown_after! }),
     });
   }
   return findings;

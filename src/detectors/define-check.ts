@@ -29,8 +29,9 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
   /**
    * The detector's options from its own section and, where it shares words with another check, the
    * part of the `checks` section it reads (`A`); undefined: switched off, and the detector never runs.
+   * Left out (most checks): the section as parsed, unless switched off ({@link whenEnabled}).
    */
-  options: (own: z.output<S>, checks: A) => O | undefined;
+  options?: (own: z.output<S>, checks: A) => O | undefined;
   /** The detector: pure, snapshot and options in, findings (and any part it could not see whole) out. */
   detect: (
     snapshot: Extract<Snapshot, { job: J }>,
@@ -123,6 +124,9 @@ export interface Check<N extends string = string, S extends z.ZodType = z.ZodTyp
 
 const NOTHING: DetectorResult<never> = { findings: [], incomplete: [] };
 
+/** The `options` of a check whose detector reads its section as parsed: the section, unless switched off. */
+const whenEnabled = <C extends { enabled: boolean }>(own: C): C | undefined => (own.enabled ? own : undefined);
+
 /**
  * The check's own section schema with `runbook_url` added: an object schema (strict, with its
  * refinements kept), possibly behind `prefault({})` (the section may be left out), as every check
@@ -138,7 +142,16 @@ function withCommonKeys<S extends z.ZodType>(name: string, schema: S): CheckConf
   return (schema instanceof z.ZodPrefault ? extended.prefault({}) : extended) as unknown as CheckConfigSchema<S>;
 }
 
-/** Binds a check's parts, checked by the compiler: the detector reads its job's snapshot with its options. */
+/**
+ * Binds a check's parts, checked by the compiler: the detector reads its job's snapshot with its
+ * options, without `options` its section as parsed (which has `enabled`).
+ */
+export function defineCheck<N extends string, J extends SnapshotJob, S extends z.ZodType<{ enabled: boolean }>>(
+  spec: Omit<CheckSpec<N, J, S, z.output<S>, unknown>, 'options'>,
+): Check<N, S, z.output<S>, unknown>;
+export function defineCheck<N extends string, J extends SnapshotJob, S extends z.ZodType, O, A = unknown>(
+  spec: CheckSpec<N, J, S, O, A> & Required<Pick<CheckSpec<N, J, S, O, A>, 'options'>>,
+): Check<N, S, O, A>;
 export function defineCheck<N extends string, J extends SnapshotJob, S extends z.ZodType, O, A = unknown>(
   spec: CheckSpec<N, J, S, O, A>,
 ): Check<N, S, O, A> {
@@ -149,7 +162,8 @@ export function defineCheck<N extends string, J extends SnapshotJob, S extends z
     name,
     job,
     config: withCommonKeys(name, spec.config),
-    options: spec.options,
+    // Safe: without `options`, the first overload made `O` the section as parsed, which has `enabled`.
+    options: spec.options ?? (whenEnabled as (own: z.output<S>) => O | undefined),
     presentation,
     stateLists: spec.stateLists,
     reads: spec.reads ?? [],

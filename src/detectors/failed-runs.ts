@@ -12,6 +12,7 @@
  * so, a failure of the retry escalates that same alert, and only the run's own success (or a
  * newer settled run of the group) resolves it.
  */
+import type { z } from 'zod';
 import { runVerdict } from '../api/run-verdict.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
@@ -22,7 +23,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -44,24 +45,6 @@ import { runResolution } from './run-resolution.js';
 import type { StuckRunsConfig } from './stuck-runs.js';
 
 /**
- * Options of the failed_runs check (`checks.failed_runs`).
- * Severity by default: critical in production, warning elsewhere.
- */
-export interface FailedRunsOptions extends SeverityOption {
-  /** Run states meaning the run failed, unless `retrying` is true (default: the simulator's `error`). */
-  failedStates: readonly string[];
-  /** Run states meaning the run is still going (default: `queued`, `running`). */
-  activeStates: readonly string[];
-  /**
-   * How long a run may stay `retrying` before it counts as failed: from when it first failed (its
-   * failed step's time, or when its alert first saw it retrying), not from its `updated_at`.
-   */
-  retryingGraceMs: number;
-  /** Run states meaning finished well: what a resolution says ("succeeded"). Default: none named. */
-  succeededStates?: readonly string[];
-}
-
-/**
  * How one run stands, with a named reason: `failed` can be a finding, `pending` is still going
  * (and does not supersede an older failure), `settled` is over and fine.
  */
@@ -81,7 +64,7 @@ export function judgeRun(
   now: number,
   told?: Told,
 ): RunVerdict {
-  const verdict = runVerdict(run, detail?.watcher, { failed: options.failedStates, active: options.activeStates });
+  const verdict = runVerdict(run, detail?.watcher, { failed: options.failed_states, active: options.active_states });
   switch (verdict.kind) {
     case 'failed':
       return { kind: 'failed', reason: verdict.why };
@@ -91,7 +74,7 @@ export function judgeRun(
       // §3.1: retrying is "not failed yet" — until it has been retrying for longer than the grace,
       // counted from when it first failed, not from `updated_at`, which each automatic retry moves.
       const since = retryingSince(run, detail, told);
-      if (since !== null && now - since >= options.retryingGraceMs) {
+      if (since !== null && now - since >= options.retrying_grace) {
         return { kind: 'failed', reason: 'retrying_past_grace' };
       }
       return { kind: 'pending', reason: 'retrying_within_grace' };
@@ -103,7 +86,7 @@ export function judgeRun(
 }
 
 /** `checks.failed_runs`. */
-const failedRunsConfig = checkConfig({
+export const failedRunsConfig = checkConfig({
   failed_states: stateListSchema(FAILED_RUN_STATES).describe('Run states that mean failed.'),
   succeeded_states: stateListSchema(SUCCEEDED_RUN_STATES).describe(
     'Run states that mean finished well: how remediation tells that a run it started (a retry, a backup) succeeded.',
@@ -121,25 +104,24 @@ const failedRunsConfig = checkConfig({
     ),
 });
 
+/**
+ * `checks.failed_runs` as parsed, with stuck_runs' `active_states` (a run still going): the detector's
+ * options. Severity: critical in production, warning elsewhere.
+ */
+export type FailedRunsOptions = z.output<typeof failedRunsConfig> & Pick<StuckRunsConfig, 'active_states'>;
+
 /** The failed_runs check: a run's active states are stuck_runs' (`checks.stuck_runs.active_states`). */
 export const failedRunsCheck = defineCheck({
   name: 'failed_runs',
   job: 'runs',
   config: failedRunsConfig,
   options: (own, checks: { stuck_runs: StuckRunsConfig }): FailedRunsOptions | undefined =>
-    own.enabled
-      ? {
-          failedStates: own.failed_states,
-          activeStates: checks.stuck_runs.active_states,
-          retryingGraceMs: own.retrying_grace,
-          succeededStates: own.succeeded_states,
-        }
-      : undefined,
+    own.enabled ? { ...own, active_states: checks.stuck_runs.active_states } : undefined,
   detect: failedRuns,
   resolution: (alert, snapshot, options) =>
     runResolution(alert, snapshot, {
-      succeeded: options.succeededStates ?? [],
-      stillOpen: options.failedStates,
+      succeeded: options.succeeded_states,
+      stillOpen: options.failed_states,
       failure: true,
     }),
   // The log around the failure and, for an update or upgrade, its restore point.
@@ -338,19 +320,18 @@ function toFinding(
   if (failedIso !== null && failedIso !== since) details.failed_at = failedIso;
   if (since) details.since = since;
 
-  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
   const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
     ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
-    severity: environmentSeverity(ctx.environmentType, table),
+    severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
     summary: oneLine(summary),
     details,
     since,
     // Within the grace the service may yet succeed: held from the first sighting (each automatic
     // retry moves the run's own times), announced only once the grace is over.
     ...(sighting.kind === 'retrying' && {
-      holdForMs: options.retryingGraceMs,
-      holdReason: `the service retries run #${run.id} by itself (checks.failed_runs.retrying_grace: ${formatDuration(options.retryingGraceMs, 'exact')}); told then unless it succeeds`,
+      holdForMs: options.retrying_grace,
+      holdReason: `the service retries run #${run.id} by itself (checks.failed_runs.retrying_grace: ${formatDuration(options.retrying_grace, 'exact')}); told then unless it succeeds`,
     }),
     ...(sighting.kind === 'underway' && {
       underway: true,

@@ -14,6 +14,7 @@
  * and its `app` label (the app it serves, when it serves one) lets routes take it with that app.
  * One finding per service while its state is bad; the API says its state, not since when.
  */
+import type { z } from 'zod';
 import type { InstallersSnapshot } from '../collectors/snapshot.js';
 import { checkConfig, otherStatesSchema, stateListSchema, wordListSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
@@ -25,38 +26,27 @@ import { recordFinding } from './record-finding.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the installers check (`checks.installers`). */
-export interface InstallersOptions {
-  /** Service states that mean the service is in trouble. */
-  badStates: readonly string[];
-  /** Service states in which a service is stopped: reported once it has been seen so `stoppedForMs`. */
-  stoppedStates: readonly string[];
-  /** How long a service may stay stopped before it is reported. */
-  stoppedForMs: number;
-}
+/** `checks.installers`. */
+export const installersConfig = checkConfig({
+  bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
+    'Marketplace service (installer) states that mean the service is in trouble.',
+  ),
+  stopped_states: wordListSchema(STOPPED_INSTALLER_STATES).describe(
+    'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
+  ),
+  stopped_for: durationSchema
+    .prefault('1h')
+    .describe(
+      'A marketplace service stopped longer than this is alerted (a restart or a brief stop on purpose is not).',
+    ),
+  other_states: otherStatesSchema(OTHER_INSTALLER_STATES, 'Marketplace service'),
+});
 
 /** The installers check. */
 export const installersCheck = defineCheck({
   name: 'installers',
   job: 'installers',
-  config: checkConfig({
-    bad_states: stateListSchema(BAD_INSTALLER_STATES).describe(
-      'Marketplace service (installer) states that mean the service is in trouble.',
-    ),
-    stopped_states: wordListSchema(STOPPED_INSTALLER_STATES).describe(
-      'Marketplace service states in which a service is stopped: alerted once it has stayed stopped for stopped_for. Empty: stopped services are not alerted.',
-    ),
-    stopped_for: durationSchema
-      .prefault('1h')
-      .describe(
-        'A marketplace service stopped longer than this is alerted (a restart or a brief stop on purpose is not).',
-      ),
-    other_states: otherStatesSchema(OTHER_INSTALLER_STATES, 'Marketplace service'),
-  }),
-  options: (own): InstallersOptions | undefined =>
-    own.enabled
-      ? { badStates: own.bad_states, stoppedStates: own.stopped_states, stoppedForMs: own.stopped_for }
-      : undefined,
+  config: installersConfig,
   detect: installers,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'installer', snapshot.installers, (found) => `the service is ${found.state} now`),
@@ -72,21 +62,24 @@ export const installersCheck = defineCheck({
   },
 });
 
+/** `checks.installers` as parsed: the detector's options. */
+export type InstallersConfig = z.output<typeof installersConfig>;
+
 /**
- * Finds every marketplace service whose state is one of `badStates` (at once), or one of
- * `stoppedStates` (held back by the lifecycle for `stoppedForMs`). One fingerprint per service, so a
+ * Finds every marketplace service whose state is one of `bad_states` (at once), or one of
+ * `stopped_states` (held back by the lifecycle for `stopped_for`). One fingerprint per service, so a
  * stopped service that goes into error is the same alert.
  */
-export function installers(snapshot: InstallersSnapshot, options: InstallersOptions): Detection<'installers'>[] {
+export function installers(snapshot: InstallersSnapshot, options: InstallersConfig): Detection<'installers'>[] {
   const findings: Detection<'installers'>[] = [];
   for (const installer of snapshot.installers) {
-    const bad = options.badStates.includes(installer.state);
-    if (!bad && !options.stoppedStates.includes(installer.state)) continue;
+    const bad = options.bad_states.includes(installer.state);
+    if (!bad && !options.stopped_states.includes(installer.state)) continue;
     const details: Record<string, string> = { state: installer.state, type: installer.type };
     if (installer.app) details.app = installer.app;
     if (installer.server) details.server = installer.server;
     const what = `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''})`;
-    const max = formatDuration(options.stoppedForMs);
+    const max = formatDuration(options.stopped_for);
     if (!bad) details.max_duration = max;
     const labels = {
       namespace: installer.namespace,
@@ -102,7 +95,7 @@ export function installers(snapshot: InstallersSnapshot, options: InstallersOpti
       summary: bad ? `${what} is ${installer.state}` : `${what} has been ${installer.state} for more than ${max}`,
       details,
       since: null,
-      ...(!bad && { holdForMs: options.stoppedForMs }),
+      ...(!bad && { holdForMs: options.stopped_for }),
     });
   }
   return findings;

@@ -7,6 +7,7 @@
  * has seen the app in maintenance continuously that long. Taking the app out resolves it (or, if it
  * never fired, forgets it silently).
  */
+import type { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
@@ -15,25 +16,21 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the maintenance check (`checks.maintenance`). Severity by default: warning everywhere. */
-export interface MaintenanceOptions extends SeverityOption {
-  /** How long an app may stay in maintenance before it is reported. */
-  maxDurationMs: number;
-}
+/** `checks.maintenance`. */
+export const maintenanceConfig = checkConfig({
+  max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
+});
 
-/** The maintenance check. */
+/** The maintenance check. Severity: warning everywhere. */
 export const maintenanceCheck = defineCheck({
   name: 'maintenance',
   job: 'maintenance',
-  config: checkConfig({
-    max_duration: durationSchema.prefault('2h').describe('An app in maintenance mode longer than this is alerted.'),
-  }),
-  options: (own): MaintenanceOptions | undefined => (own.enabled ? { maxDurationMs: own.max_duration } : undefined),
+  config: maintenanceConfig,
   detect: maintenance,
   relevant: ({ app }) => inMaintenance(app),
   resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
@@ -44,25 +41,28 @@ export const maintenanceCheck = defineCheck({
   },
 });
 
+/** `checks.maintenance` as parsed: the detector's options. */
+export type MaintenanceConfig = z.output<typeof maintenanceConfig>;
+
 /** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
 export function inMaintenance(app: MaintenanceApp): boolean {
   return app.maintenance;
 }
 
-/** Finds apps in maintenance; each held back by the lifecycle for `maxDurationMs`. */
-export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceOptions): Detection<'maintenance'>[] {
+/** Finds apps in maintenance; each held back by the lifecycle for `max_duration`. */
+export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceConfig): Detection<'maintenance'>[] {
   const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
     if (!inMaintenance(app)) continue;
     const { name } = appContext(app);
-    const max = formatDuration(options.maxDurationMs);
+    const max = formatDuration(options.max_duration);
     findings.push({
-      ...appFinding('maintenance', app, { ...WARNING_EVERYWHERE, ...options.severity }),
+      ...appFinding('maintenance', app, WARNING_EVERYWHERE),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.
       since: null,
-      holdForMs: options.maxDurationMs,
+      holdForMs: options.max_duration,
     });
   }
   return findings;

@@ -28,37 +28,33 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { recordResolution } from './record-resolution.js';
 
-/** Options of the repository_checks check (`checks.repository_checks`). Severity by default: warning everywhere. */
-export interface RepositoryChecksOptions extends SeverityOption {
-  /** How long a repository may go unread by the platform before it is reported. */
-  maxAgeMs: number;
-}
+/** `checks.repository_checks`. */
+export const repositoryChecksConfig = checkConfig({
+  enabled: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Run this check. Off by default: how often the platform reads a repository is not documented; set max_age above the platform's cadence when switching it on.",
+    ),
+  max_age: durationSchema
+    .prefault('2d')
+    .describe(
+      'A repository of an app that the platform has not read for this long (repositories[].checked_at older, or null while the app is deployed) is alerted as a warning.',
+    ),
+});
 
-/** The repository_checks check (`checks.repository_checks`). */
+/** The repository_checks check (`checks.repository_checks`). Severity: warning everywhere. */
 export const repositoryChecksCheck = defineCheck({
   name: 'repository_checks',
   job: 'maintenance',
-  config: checkConfig({
-    enabled: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Run this check. Off by default: how often the platform reads a repository is not documented; set max_age above the platform's cadence when switching it on.",
-      ),
-    max_age: durationSchema
-      .prefault('2d')
-      .describe(
-        'A repository of an app that the platform has not read for this long (repositories[].checked_at older, or null while the app is deployed) is alerted as a warning.',
-      ),
-  }),
-  options: (own): RepositoryChecksOptions | undefined => (own.enabled ? { maxAgeMs: own.max_age } : undefined),
+  config: repositoryChecksConfig,
   detect: repositoryChecks,
   relevant: ({ app }, options, now) => app.repositories.some((repo) => unreadFor(app, repo, options, now) !== null),
   resolution: (alert, snapshot) =>
@@ -82,6 +78,9 @@ export const repositoryChecksCheck = defineCheck({
   },
 });
 
+/** `checks.repository_checks` as parsed: the detector's options. */
+export type RepositoryChecksConfig = z.output<typeof repositoryChecksConfig>;
+
 type Repository = MaintenanceApp['repositories'][number];
 
 /**
@@ -92,20 +91,20 @@ type Repository = MaintenanceApp['repositories'][number];
 export function unreadFor(
   app: MaintenanceApp,
   repo: Repository,
-  options: RepositoryChecksOptions,
+  options: RepositoryChecksConfig,
   now: number,
 ): { age: number; at: number } | 'never' | null {
   if (repo.deleted_upstream) return null;
   if (repo.checked_at === null) return app.deployed_at === null ? null : 'never';
   const at = parseTime(repo.checked_at);
   if (at === null) return null;
-  return now - at > options.maxAgeMs ? { age: now - at, at } : null;
+  return now - at > options.max_age ? { age: now - at, at } : null;
 }
 
 /** Finds the repositories of deployed apps that the platform has not read for `max_age`. */
 export function repositoryChecks(
   snapshot: MaintenanceSnapshot,
-  options: RepositoryChecksOptions,
+  options: RepositoryChecksConfig,
   now: number,
 ): Detection<'repository_checks'>[] {
   const findings: Detection<'repository_checks'>[] = [];
@@ -114,14 +113,14 @@ export function repositoryChecks(
       const unread = unreadFor(app, repo, options, now);
       if (unread === null) continue;
       const { name } = appContext(app);
-      const maxAge = formatDuration(options.maxAgeMs);
+      const maxAge = formatDuration(options.max_age);
       const where = { repository: repo.repository, branch: repo.branch };
       const details: Record<string, string> = { app: name, ...where, max_age: maxAge };
       const checked = toIso(repo.checked_at);
       if (checked) details.checked_at = checked;
       if (unread !== 'never') details.unread_for = formatDuration(unread.age);
       findings.push({
-        ...appFinding('repository_checks', app, { ...WARNING_EVERYWHERE, ...options.severity }, where),
+        ...appFinding('repository_checks', app, WARNING_EVERYWHERE, where),
         fingerprint: fingerprint('repository_checks', app.id, repo.repository),
         summary: oneLine(
           unread === 'never'
@@ -130,7 +129,7 @@ export function repositoryChecks(
         ),
         details,
         // The problem began once the last read grew older than max_age.
-        since: unread === 'never' ? null : new Date(unread.at + options.maxAgeMs).toISOString(),
+        since: unread === 'never' ? null : new Date(unread.at + options.max_age).toISOString(),
       });
     }
   }

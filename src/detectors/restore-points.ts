@@ -19,15 +19,12 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the restore_points check (`checks.restore_points`). Severity by default: warning everywhere. */
-export type RestorePointsOptions = SeverityOption;
-
-/** The restore_points check. */
+/** The restore_points check. Severity: warning everywhere. */
 export const restorePointsCheck = defineCheck({
   name: 'restore_points',
   job: 'maintenance',
@@ -44,7 +41,6 @@ export const restorePointsCheck = defineCheck({
     })
     .strict()
     .prefault({}),
-  options: (own): RestorePointsOptions | undefined => (own.enabled ? {} : undefined),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
   resolution: (alert, snapshot) =>
@@ -64,10 +60,7 @@ export const restorePointsCheck = defineCheck({
 });
 
 /** Finds every restore point an app is held at. */
-export function restorePoints(
-  snapshot: MaintenanceSnapshot,
-  options: RestorePointsOptions,
-): Detection<'restore_points'>[] {
+export function restorePoints(snapshot: MaintenanceSnapshot): Detection<'restore_points'>[] {
   const findings: Detection<'restore_points'>[] = [];
   for (const app of snapshot.apps) {
     for (const point of snapshot.restorePoints.get(app.id) ?? []) {
@@ -79,7 +72,7 @@ export function restorePoints(
       if (at) details.at = at;
       if (point.run_id !== null) details.run = `#${point.run_id}`;
       findings.push({
-        ...appFinding('restore_points', app, { ...WARNING_EVERYWHERE, ...options.severity }),
+        ...appFinding('restore_points', app, WARNING_EVERYWHERE),
         fingerprint: fingerprint('restore_points', 'held', point.id),
         summary: `${name} was rolled back to restore point #${point.id}${point.action ? ` (from before its ${point.action})` : ''} and is held there: its auto-updates wait until the point is let go`,
         details,

@@ -18,7 +18,7 @@
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
-import { badStatesParts, type BadStatesOptions } from './bad-states.js';
+import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -51,10 +51,9 @@ export const serversCheck = defineCheck({
 /** Environment types, most severe first: the one a server's alert carries is the first its apps have. */
 const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
 
-/** Finds every server whose state is one of `badStates`, as severe as the apps on it. */
-export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions): Detection<'servers'>[] {
-  const bad = new Set(options.badStates);
-  const table = { ...PRODUCTION_CRITICAL, ...options.severity };
+/** Finds every server whose state is one of `bad_states`, as severe as the apps on it. */
+export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig): Detection<'servers'>[] {
+  const bad = new Set(options.bad_states);
   const findings: Detection<'servers'>[] = [];
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;
@@ -72,7 +71,9 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesOptions
     if (environments) {
       environment = ENVIRONMENTS_BY_WEIGHT.find((type) => environments.includes(type));
       severity =
-        environments.length === 0 ? 'warning' : worst(environments.map((type) => environmentSeverity(type, table)));
+        environments.length === 0
+          ? 'warning'
+          : worst(environments.map((type) => environmentSeverity(type, PRODUCTION_CRITICAL)));
       const counts = countBy(environments);
       if (counts.length > 0) details.environments = counts.map(([type, n]) => `${type} ${n}`).join(', ');
       const production = environments.filter((type) => type === 'production').length;

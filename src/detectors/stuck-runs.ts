@@ -17,7 +17,7 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, WARNING_EVERYWHERE, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
@@ -27,34 +27,24 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { runContext } from './run-context.js';
 import { currentStep, retrySince, type Told } from './run-lineage.js';
 
-/** Options of the stuck_runs check (`checks.stuck_runs`). Severity by default: warning everywhere. */
-export interface StuckRunsOptions extends SeverityOption {
-  /** Run states meaning the run is still going (default: the simulator's `queued`, `running`). */
-  activeStates: readonly string[];
-  /** How long a run may go on before it counts as stuck. */
-  maxDurationMs: number;
-}
-
 /** `checks.stuck_runs`. */
 export const stuckRunsConfig = checkConfig({
   active_states: stateListSchema(ACTIVE_RUN_STATES).describe('Run states that mean still going.'),
   max_duration: durationSchema.prefault('2h').describe('A run active longer than this is stuck.'),
 });
 
-/** `checks.stuck_runs` as parsed: failed_runs reads its active states too. */
+/** `checks.stuck_runs` as parsed: the detector's options; failed_runs reads its active states too. */
 export type StuckRunsConfig = z.output<typeof stuckRunsConfig>;
 
-/** The stuck_runs check. */
+/** The stuck_runs check. Severity: warning everywhere. */
 export const stuckRunsCheck = defineCheck({
   name: 'stuck_runs',
   job: 'runs',
   config: stuckRunsConfig,
-  options: (own): StuckRunsOptions | undefined =>
-    own.enabled ? { activeStates: own.active_states, maxDurationMs: own.max_duration } : undefined,
   detect: stuckRuns,
   // The run's own state now ("is done now"): which words mean success is failed_runs' to say.
   resolution: (alert, snapshot, options) =>
-    runResolution(alert, snapshot, { succeeded: [], stillOpen: options.activeStates }),
+    runResolution(alert, snapshot, { succeeded: [], stillOpen: options.active_states }),
   stateLists: { record: 'run', fields: ['active_states'] },
   presentation: {
     noun: ['stuck run', 'stuck runs'],
@@ -89,18 +79,18 @@ function runStart(run: RunListItem, detail: Run | undefined, told: Told | undefi
   return null;
 }
 
-/** Finds runs that have been going for longer than `maxDurationMs`. */
-export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now: number): Detection<'stuck_runs'>[] {
+/** Finds runs that have been going for longer than `max_duration`. */
+export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now: number): Detection<'stuck_runs'>[] {
   const findings: Detection<'stuck_runs'>[] = [];
   for (const run of snapshot.runs) {
     const detail = snapshot.details.get(run.id);
     const watcher = detail?.watcher ?? null;
     // Only a run still going can be stuck: a watcher that reported failure makes it failed (failed_runs).
-    const verdict = runVerdict(run, watcher, { active: options.activeStates });
+    const verdict = runVerdict(run, watcher, { active: options.active_states });
     if (verdict.kind !== 'active') continue;
     const waiting = verdict.why === 'watcher_waiting';
     const start = runStart(run, detail, snapshot.openFailures?.get(run.id));
-    if (start === null || now - start <= options.maxDurationMs) continue;
+    if (start === null || now - start <= options.max_duration) continue;
 
     const ctx = runContext(run, snapshot.apps);
     // The running step: the last one that has started (steps are listed in order), found without
@@ -133,7 +123,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsOptions, now
     findings.push({
       // No step label: the step moves on while the run stays stuck, and labels should hold still.
       ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, { ...WARNING_EVERYWHERE, ...options.severity }),
+      severity: environmentSeverity(ctx.environmentType, WARNING_EVERYWHERE),
       summary: oneLine(summary),
       details,
       since,

@@ -26,6 +26,7 @@
  * maintenance job from the `apps.get` it makes of every app anyway: no request of its own. An
  * upgrade that moves on, or is gone, resolves it.
  */
+import type { z } from 'zod';
 import type { OpenSubject } from '../lib/alert-vocabulary.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp } from '../collectors/views.js';
@@ -49,64 +50,37 @@ import { runContextAsk } from './run-context.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
 
-/** Options of the upgrades check (`checks.upgrades`). */
-export interface UpgradesOptions {
-  /** Upgrade states in which an upgrade failed. */
-  failedStates: readonly string[];
-  /** Upgrade states in which an upgrade waits in standby. */
-  standbyStates: readonly string[];
-  /** How long an upgrade may wait in standby before it is reported. */
-  standbyMaxMs: number;
-  /** Upgrade states of an upgrade under way, which the platform moves on from by itself. */
-  stuckStates: readonly string[];
-  /** How long an upgrade may stay in one of `stuckStates` before it is reported. */
-  stuckMaxMs: number;
-  /** Workflow or action words of the runs that carry out an upgrade. */
-  runWords: readonly string[];
-  /** How long a failed upgrade waits for its failed run's alert to fold into before it fires. */
-  foldWaitMs: number;
-}
+/** `checks.upgrades`. */
+export const upgradesConfig = checkConfig({
+  failed_states: stateListSchema(FAILED_UPGRADE_STATES).describe('Upgrade states in which an upgrade failed.'),
+  standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
+    "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
+  ),
+  stuck_states: wordListSchema(UNDER_WAY_UPGRADE_STATES).describe(
+    'Upgrade states of an upgrade under way, which the platform moves on from by itself: one that stays longer than stuck_max_duration is alerted as stuck. Empty: not alerted.',
+  ),
+  other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
+  standby_max_duration: durationSchema
+    .prefault('1d')
+    .describe('An upgrade waiting in standby longer than this is alerted.'),
+  stuck_max_duration: durationSchema
+    .prefault('6h')
+    .describe('An upgrade that stays in one of stuck_states longer than this is alerted.'),
+  run_words: wordListSchema(['upgrade']).describe(
+    "The runs that carry out a version upgrade, by workflow or action (the simulator's: workflow app_upgrade, action upgrade). A failed upgrade whose app has an open failed_runs alert about such a run is folded into that alert: one problem, one alert.",
+  ),
+  fold_wait: durationSchema
+    .prefault('5m')
+    .describe(
+      "How long a failed upgrade waits for the failed_runs alert of its run (the runs job's schedule is its own) before it alerts on its own; 0s alerts at once.",
+    ),
+});
 
 /** The upgrades check. */
 export const upgradesCheck = defineCheck({
   name: 'upgrades',
   job: 'maintenance',
-  config: checkConfig({
-    failed_states: stateListSchema(FAILED_UPGRADE_STATES).describe('Upgrade states in which an upgrade failed.'),
-    standby_states: stateListSchema(STANDBY_UPGRADE_STATES).describe(
-      "Upgrade states in which an upgrade waits in standby (the app's restarts and updates are refused).",
-    ),
-    stuck_states: wordListSchema(UNDER_WAY_UPGRADE_STATES).describe(
-      'Upgrade states of an upgrade under way, which the platform moves on from by itself: one that stays longer than stuck_max_duration is alerted as stuck. Empty: not alerted.',
-    ),
-    other_states: otherStatesSchema(OTHER_UPGRADE_STATES, 'Upgrade'),
-    standby_max_duration: durationSchema
-      .prefault('1d')
-      .describe('An upgrade waiting in standby longer than this is alerted.'),
-    stuck_max_duration: durationSchema
-      .prefault('6h')
-      .describe('An upgrade that stays in one of stuck_states longer than this is alerted.'),
-    run_words: wordListSchema(['upgrade']).describe(
-      "The runs that carry out a version upgrade, by workflow or action (the simulator's: workflow app_upgrade, action upgrade). A failed upgrade whose app has an open failed_runs alert about such a run is folded into that alert: one problem, one alert.",
-    ),
-    fold_wait: durationSchema
-      .prefault('5m')
-      .describe(
-        "How long a failed upgrade waits for the failed_runs alert of its run (the runs job's schedule is its own) before it alerts on its own; 0s alerts at once.",
-      ),
-  }),
-  options: (own): UpgradesOptions | undefined =>
-    own.enabled
-      ? {
-          failedStates: own.failed_states,
-          standbyStates: own.standby_states,
-          standbyMaxMs: own.standby_max_duration,
-          stuckStates: own.stuck_states,
-          stuckMaxMs: own.stuck_max_duration,
-          runWords: own.run_words,
-          foldWaitMs: own.fold_wait,
-        }
-      : undefined,
+  config: upgradesConfig,
   detect: upgrades,
   stateLists: { record: 'upgrade', fields: ['failed_states', 'standby_states', 'stuck_states', 'other_states'] },
   relevant: ({ app }, options) => kindOf(app, options) !== null,
@@ -130,6 +104,9 @@ export const upgradesCheck = defineCheck({
   },
 });
 
+/** `checks.upgrades` as parsed: the detector's options. */
+export type UpgradesConfig = z.output<typeof upgradesConfig>;
+
 /** Which of an upgrade's problems a finding is (its `problem` label). */
 export type UpgradeProblem = 'failed' | 'standby' | 'stuck';
 
@@ -142,12 +119,12 @@ const NEXT_STEPS: Record<UpgradeProblem, string> = {
 };
 
 /** Whether the app's open upgrade failed, waits in standby or may be stuck; null when none of them. */
-function kindOf(app: MaintenanceApp, options: UpgradesOptions): UpgradeProblem | null {
+function kindOf(app: MaintenanceApp, options: UpgradesConfig): UpgradeProblem | null {
   const state = app.upgrade?.state;
   if (state === undefined) return null;
-  if (options.failedStates.includes(state)) return 'failed';
-  if (options.standbyStates.includes(state)) return 'standby';
-  return options.stuckStates.includes(state) ? 'stuck' : null;
+  if (options.failed_states.includes(state)) return 'failed';
+  if (options.standby_states.includes(state)) return 'standby';
+  return options.stuck_states.includes(state) ? 'stuck' : null;
 }
 
 /**
@@ -170,13 +147,13 @@ function failedRunReporting(
 
 /**
  * Finds failed upgrades (each folded into its failed run's alert where one reports it, else held
- * `foldWaitMs`), upgrades in standby (each held back by the lifecycle for `standbyMaxMs`) and
- * upgrades under way (held `stuckMaxMs`). The fingerprint names the problem: an upgrade that moves
+ * `fold_wait`), upgrades in standby (each held back by the lifecycle for `standby_max_duration`) and
+ * upgrades under way (held `stuck_max_duration`). The fingerprint names the problem: an upgrade that moves
  * from testing to standby starts a new wait, since the platform moved it on.
  */
 export function upgrades(
   snapshot: MaintenanceSnapshot,
-  options: UpgradesOptions,
+  options: UpgradesConfig,
 ): DetectorResult<Detection<'upgrades'>> {
   // One app per upgrade: the app it upgrades when read, else the first that shows it.
   const byUpgrade = new Map<number, MaintenanceApp>();
@@ -194,7 +171,7 @@ export function upgrades(
     const fp = fingerprint('upgrades', kind, upgrade.id);
     const reporter =
       kind === 'failed'
-        ? failedRunReporting(snapshot.reported, [upgrade.source_app_id, upgrade.new_app_id], options.runWords)
+        ? failedRunReporting(snapshot.reported, [upgrade.source_app_id, upgrade.new_app_id], options.run_words)
         : undefined;
     if (reporter !== undefined) {
       // Left as it is when it had fired already: neither resolved nor said again.
@@ -215,7 +192,8 @@ export function upgrades(
       purpose: upgrade.purpose,
     };
     if (upgrade.new_app) details.new_app = upgrade.new_app;
-    const holdMs = kind === 'standby' ? options.standbyMaxMs : kind === 'stuck' ? options.stuckMaxMs : 0;
+    const holdMs =
+      kind === 'standby' ? options.standby_max_duration : kind === 'stuck' ? options.stuck_max_duration : 0;
     const max = formatDuration(holdMs);
     if (kind === 'standby') details.max_duration = max;
     if (kind === 'stuck') details.max_stuck = max;
@@ -234,7 +212,7 @@ export function upgrades(
       // The source does not say when the upgrade got there; the lifecycle's first sighting stands in.
       since: null,
       ...(kind !== 'failed' && { holdForMs: holdMs }),
-      ...(kind === 'failed' && options.foldWaitMs > 0 && { holdForMs: options.foldWaitMs }),
+      ...(kind === 'failed' && options.fold_wait > 0 && { holdForMs: options.fold_wait }),
     });
   }
   return folded.length > 0 ? { findings, incomplete, folded } : { findings, incomplete };

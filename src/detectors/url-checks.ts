@@ -13,6 +13,7 @@
  *
  * A failed check is the failure alert only (its time is shown there): one URL, one page.
  */
+import type { z } from 'zod';
 import type { UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { checkConfig } from '../config/check-config.js';
@@ -21,7 +22,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -29,27 +30,20 @@ import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 import { urlContext } from './url-context.js';
 
-/**
- * Options of the url_checks check (`checks.url_checks`).
- * Severity by default: critical in production, warning elsewhere.
- */
-export interface UrlChecksOptions extends SeverityOption {
-  /** How long a URL may go without an outside check's verdict before it is reported; null: never. */
-  maxCheckAgeMs: number | null;
-}
+/** `checks.url_checks`. */
+export const urlChecksConfig = checkConfig({
+  max_check_age: offOrDurationSchema
+    .prefault('12h')
+    .describe(
+      'A URL that the outside check has not judged for this long (public_check null, or public_checked_at older) is alerted as a warning; "off": never.',
+    ),
+});
 
-/** The url_checks check (`checks.url_checks`). */
+/** The url_checks check (`checks.url_checks`). Severity: critical in production, warning elsewhere. */
 export const urlChecksCheck = defineCheck({
   name: 'url_checks',
   job: 'urls',
-  config: checkConfig({
-    max_check_age: offOrDurationSchema
-      .prefault('12h')
-      .describe(
-        'A URL that the outside check has not judged for this long (public_check null, or public_checked_at older) is alerted as a warning; "off": never.',
-      ),
-  }),
-  options: (own): UrlChecksOptions | undefined => (own.enabled ? { maxCheckAgeMs: own.max_check_age } : undefined),
+  config: urlChecksConfig,
   detect: urlChecks,
   relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
@@ -81,6 +75,9 @@ export const urlChecksCheck = defineCheck({
   },
 });
 
+/** `checks.url_checks` as parsed: the detector's options. */
+export type UrlChecksConfig = z.output<typeof urlChecksConfig>;
+
 /**
  * How the URL goes without an outside check's verdict, or null when it does not (or the check
  * failed, which is its own alert): `age` known from `public_checked_at`, or `hold` (the lifecycle
@@ -88,10 +85,10 @@ export const urlChecksCheck = defineCheck({
  */
 export function uncheckedFor(
   record: UrlRecord,
-  options: UrlChecksOptions,
+  options: UrlChecksConfig,
   now: number,
 ): { age: number } | { hold: number } | null {
-  const max = options.maxCheckAgeMs;
+  const max = options.max_check_age;
   if (max === null || record.public_check === 'failed') return null;
   const at = parseTime(record.public_checked_at);
   if (at !== null) return now - at > max ? { age: now - at } : null;
@@ -105,11 +102,11 @@ export function urlCheckFailed(record: UrlRecord): boolean {
 }
 
 /** Finds URLs whose last outside check failed, and URLs the outside check has not judged for too long. */
-export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now: number): Detection<'url_checks'>[] {
+export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     const unchecked = uncheckedFor(record, options, now);
-    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.maxCheckAgeMs!, unchecked));
+    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.max_check_age!, unchecked));
     if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
@@ -119,7 +116,7 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksOptions, now
     if (checked) details.checked_at = checked;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, { ...PRODUCTION_CRITICAL, ...options.severity }),
+      severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
       details,
       // The source says when it last checked, not when the URL started failing.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AppBackups } from '../../src/collectors/snapshot.js';
-import { appState } from '../../src/detectors/app-state.js';
+import { appState, appStateCheck } from '../../src/detectors/app-state.js';
 import { detectorOptionsFromConfig, runDetectors } from '../../src/detectors/registry.js';
 import { BAD_APP_STATES } from '../../src/config/state-words.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { appListItem, backupsSnapshot, checksOf, DAY, expectWellFormed, keptBy, NOW } from './fixtures.js';
 
-const options = { badStates: BAD_APP_STATES };
+const options = appStateCheck.config.parse({});
 
 describe('appState', () => {
   it.each(Object.values(VOCABULARY.app).map((state) => [state, BAD_APP_STATES.includes(state)] as const))(
@@ -70,11 +70,11 @@ describe('appState', () => {
 
 describe('checks.app_state', () => {
   it.each([
-    ['', { badStates: ['error', 'stopped'] }],
-    ['checks: { app_state: { bad_states: [failed, inactive] } }', { badStates: ['failed', 'inactive'] }],
+    ['', ['error', 'stopped']],
+    ['checks: { app_state: { bad_states: [failed, inactive] } }', ['failed', 'inactive']],
     ['checks: { app_state: { enabled: false } }', undefined],
-  ] as const)('%j gives the options %j', (yaml, expected) => {
-    expect(detectorOptionsFromConfig(checksOf(yaml)).app_state).toEqual(expected);
+  ] as const)('%j gives the detector the bad states %j', (yaml, expected) => {
+    expect(detectorOptionsFromConfig(checksOf(yaml)).app_state?.bad_states).toEqual(expected);
   });
 
   it.each([

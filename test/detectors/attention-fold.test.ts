@@ -6,10 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem, AttentionSection } from '../../src/api/schemas.js';
 import type { OpenSubject } from '../../src/lib/alert-vocabulary.js';
-import { attention, DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
+import { attention, attentionConfig } from '../../src/detectors/attention.js';
 import { attentionSnapshot, MINUTE, section } from './fixtures.js';
 
 const WAIT = 20 * MINUTE;
+/** Every section reported; `fold_wait` by default, {@link WAIT}. */
+const OPTIONS = attentionConfig.parse({ min_severity: 'info' });
 
 /** The simulator's item shapes (`packages/simulator/src/problem-finder.ts`), cut to what matching reads. */
 const failure = { rule: 'failed_run', kind: 'failure', label: 'Failed runs' } as const;
@@ -31,7 +33,7 @@ function detect(
   foldWaitMs = WAIT,
 ) {
   const snapshot = { ...attentionSnapshot([section({ ...where, items: [item] })]), reported };
-  return attention(snapshot, { minSeverity: 'info', foldWaitMs });
+  return attention(snapshot, { ...OPTIONS, fold_wait: foldWaitMs });
 }
 
 describe('attention items our checks already report', () => {
@@ -103,7 +105,7 @@ describe('attention items our checks already report', () => {
       ...attentionSnapshot([section({ ...failure, count: 30, items })]),
       reported: [reportedBy('failed_runs', 'run', 5981)],
     };
-    const result = attention(snapshot, { minSeverity: 'info', foldWaitMs: WAIT });
+    const result = attention(snapshot, OPTIONS);
     expect(result.findings.map((f) => f.fingerprint)).toEqual(['attention/failed_run/failure/id/5982']);
     expect(result.incomplete).toEqual(['attention/failed_run/', 'attention/failed_run/failure/id/5981']);
   });
@@ -116,11 +118,7 @@ function judge(rule: string, reporting: readonly string[] | undefined, reportedB
     ...attentionSnapshot([section({ ...where, count: 25, items: [runItem] })]),
     ...(reporting ? { reporting } : {}),
   };
-  return attention(snapshot, {
-    minSeverity: 'info',
-    foldWaitMs: WAIT,
-    ...(reportedByRule ? { reportedBy: { ...DEFAULT_REPORTED_BY, ...reportedByRule } } : {}),
-  });
+  return attention(snapshot, { ...OPTIONS, reported_by: reportedByRule ?? {} });
 }
 
 describe('which items wait for our checks (reported_by)', () => {

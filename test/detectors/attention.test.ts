@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AttentionItem } from '../../src/api/schemas.js';
-import { attention as detectAttention } from '../../src/detectors/attention.js';
-import type { Severity } from '../../src/lib/alert-vocabulary.js';
+import { attentionConfig, attention as detectAttention } from '../../src/detectors/attention.js';
 import { contentHash } from '../../src/detectors/fingerprint.js';
 import { attentionSnapshot, expectWellFormed, section } from './fixtures.js';
 
 /** The findings alone; the incomplete sections have their own tests below. */
 const attention = (...args: Parameters<typeof detectAttention>) => detectAttention(...args).findings;
+
+/** Every section reported, every item at once. */
+const INFO = attentionConfig.parse({ min_severity: 'info', fold_wait: '0s' });
 
 const shop = {
   id: 1,
@@ -20,9 +22,10 @@ const shop = {
 
 describe('attention', () => {
   it('makes one finding per item, fingerprinted by rule, kind and id', () => {
-    const findings = attention(attentionSnapshot([section({ items: [shop, { ...shop, id: 2, name: 'crm-prod' }] })]), {
-      minSeverity: 'info',
-    });
+    const findings = attention(
+      attentionSnapshot([section({ items: [shop, { ...shop, id: 2, name: 'crm-prod' }] })]),
+      INFO,
+    );
     expectWellFormed(findings);
     expect(findings.map((f) => f.fingerprint)).toEqual([
       'attention/backup_failed/app/id/1',
@@ -47,17 +50,17 @@ describe('attention', () => {
     });
   });
 
-  it.each<[Severity, string[]]>([
+  it.each<['info' | 'warning' | 'danger', string[]]>([
     ['info', ['danger', 'warning', 'info']],
     ['warning', ['danger', 'warning']],
-    ['critical', ['danger']],
-  ])('minSeverity %s keeps the sections %j', (minSeverity, kept) => {
+    ['danger', ['danger']],
+  ])('min_severity %s keeps the sections %j', (min_severity, kept) => {
     const snap = attentionSnapshot(
       (['danger', 'warning', 'info'] as const).map((severity) =>
         section({ rule: `r_${severity}`, severity, items: [{ id: 1 }] }),
       ),
     );
-    const findings = attention(snap, { minSeverity });
+    const findings = attention(snap, { ...INFO, min_severity });
     expect(findings.map((f) => f.labels.rule)).toEqual(kept.map((s) => `r_${s}`));
     expect(findings.map((f) => f.severity)).toEqual(
       kept.map((s) => ({ danger: 'critical', warning: 'warning', info: 'info' })[s]),
@@ -75,7 +78,7 @@ describe('attention', () => {
         section({ rule, count: 30, items: [{ id: 1 }] }),
       ),
     );
-    const result = detectAttention(snap, { minSeverity: 'info', ignoreRules });
+    const result = detectAttention(snap, { ...INFO, ignore_rules: ignoreRules });
     expect([...new Set(result.findings.map((f) => f.labels.rule))]).toEqual(kept);
     // An ignored section is not looked at, so it is not declared incomplete either.
     expect(result.incomplete).toEqual(kept.map((rule) => `attention/${rule}/`));
@@ -95,9 +98,7 @@ describe('attention', () => {
       app: 'shop-prod',
     };
     const run = (item: AttentionItem) =>
-      attention(attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]), {
-        minSeverity: 'info',
-      });
+      attention(attentionSnapshot([section({ rule: 'failed_runs', kind: 'failure', items: [item] })]), INFO);
     const [fa] = run(a);
     const [fb] = run(b);
     expect(fa?.fingerprint).toBe(`attention/failed_runs/failure/hash/${contentHash(a)}`);
@@ -109,15 +110,13 @@ describe('attention', () => {
   });
 
   it('reports the same item listed twice once', () => {
-    const findings = attention(attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]), {
-      minSeverity: 'info',
-    });
+    const findings = attention(attentionSnapshot([section({ items: [{ url: 'x' }, { url: 'x' }] })]), INFO);
     expect(findings).toHaveLength(1);
   });
 
   it('adds one finding for a section of a rule no check of ours covers with more items than listed, and the total to each item', () => {
     const items = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `app-${i + 1}` }));
-    const findings = attention(attentionSnapshot([section({ count: 57, items })]), { minSeverity: 'info' });
+    const findings = attention(attentionSnapshot([section({ count: 57, items })]), INFO);
     expectWellFormed(findings);
     expect(findings).toHaveLength(21);
     const more = findings.find((f) => f.fingerprint === 'attention/backup_failed/more');
@@ -131,7 +130,7 @@ describe('attention', () => {
   });
 
   it('adds no section finding when every item is listed', () => {
-    const findings = attention(attentionSnapshot([section({ items: [shop] })]), { minSeverity: 'info' });
+    const findings = attention(attentionSnapshot([section({ items: [shop] })]), INFO);
     expect(findings.map((f) => f.fingerprint)).toEqual(['attention/backup_failed/app/id/1']);
     expect(findings[0]?.details.section_total).toBeUndefined();
   });
@@ -140,7 +139,7 @@ describe('attention', () => {
     const item = { id: 'u-7', url: 'https://shop.example.com', app: null, namespace: 3, extra: { nested: true } };
     const [finding] = attention(
       attentionSnapshot([section({ rule: 'cert', kind: 'url', severity: 'warning', items: [item] })]),
-      { minSeverity: 'info' },
+      INFO,
     );
     expectWellFormed([finding!]);
     expect(finding?.labels).toEqual({ check: 'attention', rule: 'cert', kind: 'url', namespace: '3' });
@@ -152,8 +151,8 @@ describe('attention', () => {
 
   it('gives the same fingerprints for the same summary every time', () => {
     const snap = () => attentionSnapshot([section({ count: 30, items: [shop, { reason: 'x' }] })]);
-    const a = attention(snap(), { minSeverity: 'info' }).map((f) => f.fingerprint);
-    const b = attention(snap(), { minSeverity: 'info' }).map((f) => f.fingerprint);
+    const a = attention(snap(), INFO).map((f) => f.fingerprint);
+    const b = attention(snap(), INFO).map((f) => f.fingerprint);
     expect(b).toEqual(a);
   });
 
@@ -163,7 +162,7 @@ describe('attention', () => {
     ['an empty section', 0, 0, []],
   ])('declares a section incomplete only when it lists fewer than it counts: %s', (_, count, listed, incomplete) => {
     const items = Array.from({ length: listed }, (_x, i) => ({ id: i + 1 }));
-    const result = detectAttention(attentionSnapshot([section({ count, items })]), { minSeverity: 'info' });
+    const result = detectAttention(attentionSnapshot([section({ count, items })]), INFO);
     expect(result.incomplete).toEqual(incomplete);
     // The prefix covers the section's items (and its "more" finding), not another rule's.
     for (const f of result.findings) expect(f.fingerprint.startsWith('attention/backup_failed/')).toBe(true);
@@ -175,7 +174,7 @@ describe('attention', () => {
         section({ rule: 'cert', count: 30, items: [{ id: 1 }] }),
         section({ rule: 'cert_x', count: 1, items: [{ id: 2 }] }),
       ]),
-      { minSeverity: 'info' },
+      INFO,
     );
     expect(result.incomplete).toEqual(['attention/cert/']);
     expect(result.findings.some((f) => f.fingerprint.startsWith('attention/cert/'))).toBe(true);

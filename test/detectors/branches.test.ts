@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AppRepository, EnvironmentType } from '../../src/api/schemas.js';
-import { branches, type BranchesOptions } from '../../src/detectors/branches.js';
+import { branches, branchesConfig, type BranchesConfig } from '../../src/detectors/branches.js';
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
 import { app, checksOf, expectWellFormed, inFull, keptBy, maintenanceSnapshot, NOW, repository } from './fixtures.js';
 
-const options: BranchesOptions = { behindEnvironments: ['production'] };
+const options = branchesConfig.parse({});
 const HEAD = 'ffffffffffffffffffffffffffffffffffffffff';
 const BEHIND: Partial<AppRepository> = { up_to_date: false, head_sha: HEAD };
 
 const findingsOf = (
   repos: Partial<AppRepository>[],
   environment_type: EnvironmentType | null = 'production',
-  o: BranchesOptions = options,
+  o: BranchesConfig = options,
 ) => branches(maintenanceSnapshot([app({ id: 4, environment_type, repositories: repos.map(repository) })]), o);
 
 describe('branches', () => {
@@ -87,8 +87,8 @@ describe('branches', () => {
     [[], 'production', false],
     [['staging'], 'staging', true],
     [['production', 'development'], 'development', true],
-  ])('behind_environments %j: behind in %s is reported: %s', (behindEnvironments, env, reported) => {
-    expect(findingsOf([BEHIND], env, { behindEnvironments })).toHaveLength(reported ? 1 : 0);
+  ])('behind_environments %j: behind in %s is reported: %s', (behind_environments, env, reported) => {
+    expect(findingsOf([BEHIND], env, { ...options, behind_environments })).toHaveLength(reported ? 1 : 0);
   });
 
   it('is presented with its repository, branch and commits', () => {
@@ -122,11 +122,11 @@ describe('the next step', () => {
 
 describe('checks.branches', () => {
   it.each([
-    ['', { behindEnvironments: ['production'] }],
-    ['checks: { branches: { behind_environments: [] } }', { behindEnvironments: [] }],
+    ['', { enabled: true, behind_environments: ['production'] }],
+    ['checks: { branches: { behind_environments: [] } }', { enabled: true, behind_environments: [] }],
     [
       'checks: { branches: { behind_environments: [production, staging] } }',
-      { behindEnvironments: ['production', 'staging'] },
+      { enabled: true, behind_environments: ['production', 'staging'] },
     ],
     ['checks: { branches: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { SslStatus, UrlRecord } from '../../src/api/schemas.js';
-import { certificates, certificatesCheck, type CertificatesOptions } from '../../src/detectors/certificates.js';
+import {
+  certificates,
+  certificatesCheck,
+  certificatesConfig,
+  type CertificatesConfig,
+} from '../../src/detectors/certificates.js';
 import { presentationOf } from '../../src/detectors/registry.js';
 import { formatDuration } from '../../src/lib/format-duration.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
@@ -17,7 +22,7 @@ import {
   urlsSnapshot,
 } from './fixtures.js';
 
-const options: CertificatesOptions = { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY };
+const options = certificatesConfig.parse({});
 const expiresIn = (ms: number) => new Date(NOW + ms).toISOString();
 const shown = (ms: number) => formatUtc(NOW + ms);
 /** The instant `ms` as a service in UTC-03:00 writes it, with a space and no milliseconds. */
@@ -83,20 +88,11 @@ describe('certificates', () => {
 
   // The rules "ssl_status error follows the environment's severity" and "unknown alerts after
   // unknown_after", each with the resolution that says why it is over.
-  it.each<[string, Partial<UrlRecord>, Partial<CertificatesOptions>, Severity | null, string, string]>([
-    ['error in production', {}, {}, 'critical', 'is in error', 'certificate renewed: valid until 2027-01-30 12:00 UTC'],
+  it.each<[string, Partial<UrlRecord>, Severity | null, string, string]>([
+    ['error in production', {}, 'critical', 'is in error', 'certificate renewed: valid until 2027-01-30 12:00 UTC'],
     [
       'error in staging',
       { environment_type: 'staging' },
-      {},
-      'warning',
-      'is in error',
-      'certificate renewed: valid until 2027-01-30 12:00 UTC',
-    ],
-    [
-      'error in production, table says warning',
-      {},
-      { errorSeverity: { production: 'warning' } },
       'warning',
       'is in error',
       'certificate renewed: valid until 2027-01-30 12:00 UTC',
@@ -104,16 +100,14 @@ describe('certificates', () => {
     [
       'error of a record without environment, its app in production',
       { environment_type: null },
-      {},
       'critical',
       'is in error',
       'certificate renewed: valid until 2027-01-30 12:00 UTC',
     ],
-  ])('ssl_status error: %s', (_name, o, opts, severity, text, resolution) => {
-    const opt = { ...options, ...opts };
+  ])('ssl_status error: %s', (_name, o, severity, text, resolution) => {
     const findings = certificates(
       urlsSnapshot([urlRecord({ ssl_status: 'error', ssl_expires_at: null, ...o })]),
-      opt,
+      options,
       NOW,
     );
     expectWellFormed(findings);
@@ -121,14 +115,14 @@ describe('certificates', () => {
     expect(findings[0]!.summary).toContain(text);
     expect(findings[0]!.holdForMs).toBeUndefined();
     const renewed = urlsSnapshot([urlRecord({ ...o, ssl_expires_at: expiresIn(90 * DAY) })]);
-    expect(resolutionOf(findings[0]!, renewed, { certificates: opt })).toBe(resolution);
+    expect(resolutionOf(findings[0]!, renewed, { certificates: options })).toBe(resolution);
   });
 
-  it.each<[string, Partial<CertificatesOptions>, number | null]>([
+  it.each<[string, Partial<CertificatesConfig>, number | null]>([
     ['default: after a day', {}, DAY],
-    ['unknown_after 6h', { unknownAfterMs: 6 * HOUR }, 6 * HOUR],
-    ['unknown_after 0s: at once', { unknownAfterMs: 0 }, 0],
-    ['unknown_after off: never', { unknownAfterMs: null }, null],
+    ['unknown_after 6h', { unknown_after: 6 * HOUR }, 6 * HOUR],
+    ['unknown_after 0s: at once', { unknown_after: 0 }, 0],
+    ['unknown_after off: never', { unknown_after: null }, null],
   ])('ssl_status unknown: %s', (_name, opts, hold) => {
     const opt = { ...options, ...opts };
     const record = urlRecord({ ssl_status: 'unknown', ssl_expires_at: null });

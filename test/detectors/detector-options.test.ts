@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REPORTED_BY } from '../../src/detectors/attention.js';
 import { CHECKS, detectorOptionsFromConfig, extraReadsFor } from '../../src/detectors/registry.js';
 import { checksOf } from './fixtures.js';
 
 describe('detectorOptionsFromConfig', () => {
-  it('maps the defaults onto every check, with the state words and durations in ms', () => {
+  it('hands every enabled check its section with the defaults, the state words and durations in ms', () => {
     const options = detectorOptionsFromConfig(checksOf(''));
     expect(Object.keys(options).sort()).toEqual([
       'app_state',
@@ -20,13 +19,17 @@ describe('detectorOptionsFromConfig', () => {
       'upgrades',
       'url_checks',
     ]);
-    expect(options.failed_runs).toEqual({
-      failedStates: ['error'],
-      activeStates: ['queued', 'running'],
-      retryingGraceMs: 30 * 60_000,
-      succeededStates: ['done'],
+    expect(options.failed_runs).toMatchObject({
+      failed_states: ['error'],
+      active_states: ['queued', 'running'],
+      retrying_grace: 30 * 60_000,
+      succeeded_states: ['done'],
     });
-    expect(options.stuck_runs).toEqual({ activeStates: ['queued', 'running'], maxDurationMs: 2 * 3_600_000 });
+    expect(options.stuck_runs).toEqual({
+      enabled: true,
+      active_states: ['queued', 'running'],
+      max_duration: 2 * 3_600_000,
+    });
     expect(options.backups).toMatchObject({
       maxAgeMs: { production: 26 * 3_600_000, development: null },
       states: { succeeded: ['done'], running: ['running'], failed: ['failed'] },
@@ -34,16 +37,17 @@ describe('detectorOptionsFromConfig', () => {
       offsite: { failedStates: ['failed'] },
     });
     expect(options.attention).toEqual({
-      minSeverity: 'warning',
-      ignoreRules: [],
-      foldWaitMs: 20 * 60_000,
-      reportedBy: DEFAULT_REPORTED_BY,
+      enabled: true,
+      min_severity: 'warning',
+      ignore_rules: [],
+      fold_wait: 20 * 60_000,
+      reported_by: {},
     });
-    expect(options.servers).toEqual({ badStates: ['error', 'unreachable', 'stopped'] });
+    expect(options.servers).toMatchObject({ bad_states: ['error', 'unreachable', 'stopped'] });
     expect(options.repository_checks).toBeUndefined();
     expect(
       detectorOptionsFromConfig(checksOf('checks: { repository_checks: { enabled: true } }')).repository_checks,
-    ).toEqual({ maxAgeMs: 2 * 24 * 3_600_000 });
+    ).toEqual({ enabled: true, max_age: 2 * 24 * 3_600_000 });
   });
 
   it('runs every check by default but restore_points (a request per app) and repository_checks (a cadence not documented)', () => {
@@ -53,7 +57,7 @@ describe('detectorOptionsFromConfig', () => {
       'restore_points',
     ]);
     expect(detectorOptionsFromConfig(checksOf('checks: { restore_points: { enabled: true } }')).restore_points).toEqual(
-      {},
+      { enabled: true },
     );
   });
 
@@ -75,21 +79,11 @@ describe('detectorOptionsFromConfig', () => {
     expect(Object.keys(options)).toHaveLength(Object.keys(detectorOptionsFromConfig(checksOf(''))).length - 1);
   });
 
-  it.each([
-    ['danger', 'critical'],
-    ['warning', 'warning'],
-    ['info', 'info'],
-  ] as const)('reads attention.min_severity %s as %s', (word, severity) => {
-    expect(
-      detectorOptionsFromConfig(checksOf(`checks: { attention: { min_severity: ${word} } }`)).attention,
-    ).toMatchObject({ minSeverity: severity });
-  });
-
   it('passes attention.ignore_rules on as given', () => {
     const options = detectorOptionsFromConfig(
       checksOf('checks: { attention: { ignore_rules: [failed_run, maintenance] } }'),
     );
-    expect(options.attention?.ignoreRules).toEqual(['failed_run', 'maintenance']);
+    expect(options.attention?.ignore_rules).toEqual(['failed_run', 'maintenance']);
   });
 
   it('takes the operator’s own state words and leaves off-site checks out when off', () => {
@@ -98,8 +92,8 @@ describe('detectorOptionsFromConfig', () => {
         'checks:\n  failed_runs: { failed_states: [failed, crashed] }\n  stuck_runs: { active_states: [busy] }\n  backups: { offsite: false, succeeded_states: [completed, verified], running_states: [in_progress], failed_states: [error] }\n  servers: { bad_states: [down] }',
       ),
     );
-    expect(options.failed_runs).toMatchObject({ failedStates: ['failed', 'crashed'], activeStates: ['busy'] });
-    expect(options.servers).toEqual({ badStates: ['down'] });
+    expect(options.failed_runs).toMatchObject({ failed_states: ['failed', 'crashed'], active_states: ['busy'] });
+    expect(options.servers).toMatchObject({ bad_states: ['down'] });
     expect(options.backups?.offsite).toBeUndefined();
     expect(options.backups?.states).toEqual({
       succeeded: ['completed', 'verified'],

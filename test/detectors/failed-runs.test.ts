@@ -4,16 +4,12 @@ import { SettledRunSummary } from '../../src/collectors/settled-runs.js';
 import type { RunsSnapshot } from '../../src/collectors/snapshot.js';
 import type { Detection } from '../../src/detectors/finding.js';
 import { runContextAsk } from '../../src/detectors/run-context.js';
-import { failedRuns, judgeRun, type FailedRunsOptions, type RunVerdict } from '../../src/detectors/failed-runs.js';
+import { failedRuns, failedRunsConfig, judgeRun, type RunVerdict } from '../../src/detectors/failed-runs.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { ACTIVE_RUN_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import { ago, appListItem, expectWellFormed, MINUTE, NOW, run, runListItem, runsSnapshot, step } from './fixtures.js';
 
-const options: FailedRunsOptions = {
-  failedStates: FAILED_RUN_STATES,
-  activeStates: ACTIVE_RUN_STATES,
-  retryingGraceMs: 30 * MINUTE,
-};
+const options = { ...failedRunsConfig.parse({ retrying_grace: '30m' }), active_states: [...ACTIVE_RUN_STATES] };
 const { error, done, running } = VOCABULARY.run;
 
 /** The snapshot with the open failed_runs alerts' details, as the runs collector carries them. */
@@ -319,14 +315,13 @@ describe('failedRuns', () => {
     expect(finding?.details.retrying).toBe('yes');
   });
 
-  it('is a warning outside production, and the severity table is an option', () => {
+  it('is a warning outside production', () => {
     const staging = appListItem({ id: 2, name: 'shop-staging', environment_type: 'staging' });
     const snap = runsSnapshot(
       [failedUpdate({ app_id: 2, record: 'shop-staging', environment_type: 'staging' })],
       [staging],
     );
     expect(failedRuns(snap, options, NOW)[0]?.severity).toBe('warning');
-    expect(failedRuns(snap, { ...options, severity: { staging: 'critical' } }, NOW)[0]?.severity).toBe('critical');
   });
 
   it('names a run on no app by its record and leaves app labels out', () => {

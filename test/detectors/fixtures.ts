@@ -387,12 +387,15 @@ export function checksOf(yaml: string) {
   return parseConfig(`api: { base_url: "http://127.0.0.1:1", token: t }\n${yaml}`, {}, 'test.yaml').checks;
 }
 
+/** The detectors' options of config `yaml`: each enabled check's section as parsed, defaults filled. */
+export const optionsOf = (yaml: string) => detectorOptionsFromConfig(checksOf(yaml));
+
 /**
  * The names of the records a bulk job keeps with the checks of config `yaml`: those an enabled
  * check of the job could find a problem in (`relevanceFor`).
  */
 export function keptBy<J extends BulkJob>(job: J, yaml: string, records: Record<string, BulkRecords[J]>): string[] {
-  const keep = relevanceFor(detectorOptionsFromConfig(checksOf(yaml)), NOW)[job]!;
+  const keep = relevanceFor(optionsOf(yaml), NOW)[job]!;
   return Object.entries(records)
     .filter(([, record]) => keep(record))
     .map(([name]) => name);

@@ -17,9 +17,6 @@ import {
   FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
   FAILED_UPGRADE_STATES,
-  STANDBY_UPGRADE_STATES,
-  STOPPED_INSTALLER_STATES,
-  UNDER_WAY_UPGRADE_STATES,
 } from '../../src/config/state-words.js';
 import {
   ago,
@@ -35,8 +32,8 @@ import {
   installer,
   installersSnapshot,
   maintenanceSnapshot,
-  MINUTE,
   NOW,
+  optionsOf,
   repository,
   restorePoint,
   run,
@@ -49,35 +46,21 @@ import {
   urlsSnapshot,
 } from './fixtures.js';
 
-const all: Required<DetectorOptions> = {
-  failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
-  stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
-  certificates: { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY },
-  url_checks: { maxCheckAgeMs: 12 * HOUR },
+/** Every check on: the defaults, but every attention item and failed upgrade at once, backups' own. */
+const all = {
+  ...optionsOf(`checks:
+  attention: { min_severity: info, fold_wait: 0s }
+  maintenance: { max_duration: 1h }
+  repository_checks: { enabled: true }
+  upgrades: { fold_wait: 0s }
+  restore_points: { enabled: true }`),
   backups: {
     maxAgeMs: { production: 26 * HOUR },
     states: BACKUP_STATES,
     requireVerified: true,
     offsite: { failedStates: FAILED_OFFSITE_STATES },
   },
-  attention: { minSeverity: 'info' },
-  maintenance: { maxDurationMs: HOUR },
-  servers: { badStates: BAD_SERVER_STATES },
-  app_state: { badStates: BAD_APP_STATES },
-  branches: { behindEnvironments: ['production'] },
-  repository_checks: { maxAgeMs: 2 * DAY },
-  upgrades: {
-    failedStates: FAILED_UPGRADE_STATES,
-    standbyStates: STANDBY_UPGRADE_STATES,
-    standbyMaxMs: DAY,
-    stuckStates: UNDER_WAY_UPGRADE_STATES,
-    stuckMaxMs: 6 * HOUR,
-    runWords: ['upgrade'],
-    foldWaitMs: 0,
-  },
-  restore_points: {},
-  installers: { badStates: BAD_INSTALLER_STATES, stoppedStates: STOPPED_INSTALLER_STATES, stoppedForMs: HOUR },
-};
+} as Required<DetectorOptions>;
 
 /** One snapshot per job, each with something for every detector of that job to find. */
 const snapshots: Record<SnapshotJob, Snapshot> = {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AppRepository } from '../../src/api/schemas.js';
 import { detectorOptionsFromConfig, presentationOf, runDetectors } from '../../src/detectors/registry.js';
-import { repositoryChecks, type RepositoryChecksOptions } from '../../src/detectors/repository-checks.js';
+import {
+  repositoryChecks,
+  repositoryChecksConfig,
+  type RepositoryChecksConfig,
+} from '../../src/detectors/repository-checks.js';
 import {
   ago,
   app,
@@ -16,9 +20,9 @@ import {
   repository,
 } from './fixtures.js';
 
-const options: RepositoryChecksOptions = { maxAgeMs: 2 * DAY };
+const options = repositoryChecksConfig.parse({ enabled: true });
 
-const findingsOf = (repos: Partial<AppRepository>[], deployed = true, o: RepositoryChecksOptions = options) =>
+const findingsOf = (repos: Partial<AppRepository>[], deployed = true, o: RepositoryChecksConfig = options) =>
   repositoryChecks(
     maintenanceSnapshot([
       app({ id: 4, deployed_at: deployed ? ago(30 * DAY) : null, repositories: repos.map(repository) }),
@@ -135,8 +139,8 @@ describe('repository_checks', () => {
 describe('checks.repository_checks', () => {
   it.each([
     ['', undefined],
-    ['checks: { repository_checks: { enabled: true } }', { maxAgeMs: 2 * DAY }],
-    ['checks: { repository_checks: { enabled: true, max_age: 6h } }', { maxAgeMs: 6 * HOUR }],
+    ['checks: { repository_checks: { enabled: true } }', { enabled: true, max_age: 2 * DAY }],
+    ['checks: { repository_checks: { enabled: true, max_age: 6h } }', { enabled: true, max_age: 6 * HOUR }],
     ['checks: { repository_checks: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {
     expect(detectorOptionsFromConfig(checksOf(yaml)).repository_checks).toEqual(expected);

@@ -15,7 +15,7 @@ import {
 } from './fixtures.js';
 
 const findingsOf = (points: Partial<RestorePoint>[], environment_type: EnvironmentType | null = 'production') =>
-  restorePoints(maintenanceSnapshot([app({ environment_type })], new Map([[1, points.map(restorePoint)]])), {});
+  restorePoints(maintenanceSnapshot([app({ environment_type })], new Map([[1, points.map(restorePoint)]])));
 
 describe('restorePoints', () => {
   it.each<[string, Partial<RestorePoint>[], string[]]>([
@@ -82,7 +82,7 @@ describe('restorePoints', () => {
   it('is presented with the point, the change, its time and a brief', () => {
     const { findings } = runDetectors(
       maintenanceSnapshot([app()], new Map([[1, [restorePoint({ held: true })]]])),
-      { restore_points: {} },
+      { restore_points: { enabled: true } },
       NOW,
     );
     expect(findings).toMatchObject([
@@ -103,7 +103,7 @@ describe('restorePoints', () => {
 describe('checks.restore_points', () => {
   it.each([
     ['', undefined],
-    ['checks: { restore_points: { enabled: true } }', {}],
+    ['checks: { restore_points: { enabled: true } }', { enabled: true }],
     ['checks: { restore_points: { enabled: false } }', undefined],
   ] as const)('%j gives the options %j', (yaml, expected) => {
     expect(detectorOptionsFromConfig(checksOf(yaml)).restore_points).toEqual(expected);

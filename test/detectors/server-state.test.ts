@@ -4,10 +4,10 @@ import type { Snapshot } from '../../src/collectors/snapshot.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { runDetectors, type DetectorOptions } from '../../src/detectors/registry.js';
-import { serverState } from '../../src/detectors/server-state.js';
+import { serverState, serversCheck } from '../../src/detectors/server-state.js';
 import { Inhibitor } from '../../src/notify/inhibition.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
-import { ACTIVE_RUN_STATES, BAD_SERVER_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
+import { BAD_SERVER_STATES, FAILED_RUN_STATES } from '../../src/config/state-words.js';
 import {
   app,
   appListItem,
@@ -16,9 +16,8 @@ import {
   expectWellFormed,
   HOUR,
   maintenanceSnapshot,
-  MINUTE,
-  DAY,
   NOW,
+  optionsOf,
   run,
   runsSnapshot,
   server,
@@ -27,7 +26,7 @@ import {
   urlsSnapshot,
 } from './fixtures.js';
 
-const options = { badStates: BAD_SERVER_STATES };
+const options = serversCheck.config.parse({});
 
 describe('serverState', () => {
   it.each(Object.values(VOCABULARY.server).map((state) => [state, BAD_SERVER_STATES.includes(state)] as const))(
@@ -41,8 +40,10 @@ describe('serverState', () => {
 
   it('takes its state words from the options, not the simulator', () => {
     const snapshot = serversSnapshot([server({ id: 1, state: 'down' }), server({ id: 2, state: 'error' })]);
-    expect(serverState(snapshot, { badStates: ['down'] }).map((f) => f.fingerprint)).toEqual(['servers/server/1']);
-    expect(serverState(snapshot, { badStates: [] })).toEqual([]);
+    expect(serverState(snapshot, { ...options, bad_states: ['down'] }).map((f) => f.fingerprint)).toEqual([
+      'servers/server/1',
+    ]);
+    expect(serverState(snapshot, { ...options, bad_states: [] })).toEqual([]);
   });
 
   it('names the server, its state and how many apps it carries, critical, labelled by the server name', () => {
@@ -134,13 +135,14 @@ describe('a server pages like the apps on it', () => {
 
 describe('the server label of app findings matches the server finding (bad_servers inhibition)', () => {
   // Every app detector, each given one problem on an app that runs on server "web-01".
+  const { failed_runs, stuck_runs, certificates, url_checks } = optionsOf('');
   const all: DetectorOptions = {
-    failed_runs: { failedStates: FAILED_RUN_STATES, activeStates: ACTIVE_RUN_STATES, retryingGraceMs: 30 * MINUTE },
-    stuck_runs: { activeStates: ACTIVE_RUN_STATES, maxDurationMs: 2 * HOUR },
-    certificates: { warnDays: 14, criticalDays: 3, unknownAfterMs: DAY },
-    url_checks: { maxCheckAgeMs: 12 * HOUR },
+    failed_runs,
+    stuck_runs,
+    certificates,
+    url_checks,
     backups: { maxAgeMs: { production: 26 * HOUR }, states: BACKUP_STATES, requireVerified: true },
-    maintenance: { maxDurationMs: HOUR },
+    maintenance: optionsOf('checks: { maintenance: { max_duration: 1h } }').maintenance,
     servers: options,
   };
   const appSnapshots: [string, Snapshot][] = [

@@ -327,11 +327,7 @@ export class Harness {
     const checks = this.config.checks;
     return failedRuns(
       { job: 'runs', takenAt: now, runs, details: new Map(runs.map((r) => [r.id, r])), apps },
-      {
-        failedStates: checks.failed_runs.failed_states,
-        activeStates: checks.stuck_runs.active_states,
-        retryingGraceMs: checks.failed_runs.retrying_grace,
-      },
+      { ...checks.failed_runs, active_states: checks.stuck_runs.active_states },
       now,
     ).map(presented);
   }
@@ -342,12 +338,13 @@ export class Harness {
    */
   async #appFindings(appIds: number[], now: number): Promise<Finding[]> {
     const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
-    const badStates = this.config.checks.app_state.bad_states;
+    const { checks } = this.config;
     return [
-      ...appState({ job: 'backups', takenAt: now, apps, backups: new Map() }, { badStates }),
-      ...maintenance({ job: 'maintenance', takenAt: now, apps, restorePoints: new Map() }, { maxDurationMs: HOUR }).map(
-        ({ holdForMs: _held, ...f }) => f,
-      ),
+      ...appState({ job: 'backups', takenAt: now, apps, backups: new Map() }, checks.app_state),
+      ...maintenance(
+        { job: 'maintenance', takenAt: now, apps, restorePoints: new Map() },
+        { ...checks.maintenance, max_duration: HOUR },
+      ).map(({ holdForMs: _held, ...f }) => f),
     ].map(presented);
   }
 
