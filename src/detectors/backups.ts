@@ -52,7 +52,7 @@ import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { environmentSeverity, PRODUCTION_CRITICAL, type SeverityOption } from './environment-severity.js';
+import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -65,7 +65,7 @@ import { parseTime, toIso } from '../lib/parse-time.js';
  * Options of the backups check (`checks.backups`).
  * Severity by default: critical in production, warning elsewhere (of a missing, stale or failed backup).
  */
-export interface BackupsOptions extends SeverityOption {
+export interface BackupsOptions {
   /**
    * Largest allowed age of the newest good backup per environment type; `none` applies to apps
    * outside any environment. null or absent: that environment's backups are not watched at all.
@@ -344,7 +344,7 @@ export function backups(
     const name = ctx.name;
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
-    const severity = environmentSeverity(app.environment_type, { ...PRODUCTION_CRITICAL, ...options.severity });
+    const severity = environmentSeverity(app.environment_type, PRODUCTION_CRITICAL);
     const good = seen?.good;
 
     // stale / missing: judged on the newest good backup only.

@@ -3,18 +3,9 @@ import type { Severity } from '../lib/alert-vocabulary.js';
 
 /**
  * Severity per environment type; `none` is for records outside any environment (environment_type
- * null). Detectors whose findings matter more in production take one of these as an option.
+ * null). Detectors whose findings matter more in production judge by one of these.
  */
 export type EnvironmentSeverity = Record<EnvironmentType | 'none', Severity>;
-
-/**
- * The option of a check whose findings take their severity from their environment type: an
- * override of the check's default table (its options' doc says which), key by key.
- */
-export interface SeverityOption {
-  /** Severity per environment type, over the check's default. */
-  severity?: Partial<EnvironmentSeverity>;
-}
 
 /** Critical in production, warning elsewhere: the default for failures. */
 export const PRODUCTION_CRITICAL: EnvironmentSeverity = {

@@ -449,13 +449,12 @@ describe('backups', () => {
     });
   });
 
-  it.each<[string, AppListItem, BackupsOptions['severity'], string]>([
-    ['production', prod(), undefined, 'critical'],
-    ['staging', prod({ id: 2, environment_type: 'staging' }), undefined, 'warning'],
-    ['production, configured down', prod(), { production: 'warning' }, 'warning'],
-  ])('severity of stale and failed in %s: %s', (_name, app, severity, expected) => {
+  it.each<[string, AppListItem, string]>([
+    ['production', prod(), 'critical'],
+    ['staging', prod({ id: 2, environment_type: 'staging' }), 'warning'],
+  ])('severity of stale and failed in %s: %s', (_name, app, expected) => {
     const bs = [b(501, failed, HOUR, { app_id: app.id }), b(500, done, 9 * DAY, { app_id: app.id })];
-    const findings = run([app], bs, { ...options, ...(severity ? { severity } : {}) }).findings;
+    const findings = run([app], bs).findings;
     expect(findings.map((f) => [f.labels.problem, f.severity])).toEqual([
       ['stale', expected],
       ['failed', expected],
