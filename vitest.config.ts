@@ -13,7 +13,7 @@ export default defineConfig({
     // fills those waits. The 20 slowest files, twice each, on a machine loaded by other work
     // (load 6-9): 2 workers 449s and 389s, 3 workers 311s and 356s, every test passing.
     maxWorkers: 3,
-    // The two workers run every file in turn, sharing the modules they imported: a fresh process
+    // The workers run every file in turn, sharing the modules they imported: a fresh process
     // per file re-imported the product and its libraries each time, about a second of CPU per file
     // (58 files of detectors, api, lib, config and collectors: 114 s of CPU isolated, 42 s not).
     // What a file starts it stops (test/helpers/setup.ts closes its leftovers after it); nothing

@@ -50,11 +50,10 @@ export type PostgresRequest = PostgresAsk & { seq: number; inTransaction: boolea
 
 /**
  * The answer to one request: of a batch, the last statement's rows, and every statement's count
- * (`counts`); a batch stops at its first failure, which `failedAt` places.
+ * (`counts`); a batch stops at its first failure, which is the answer's error.
  */
 export type PostgresReply = { seq: number } & (
-  | { ok: true; rows: unknown[]; rowCount: number; counts?: number[] }
-  | { ok: false; error: PostgresWireError; failedAt?: number }
+  { ok: true; rows: unknown[]; rowCount: number; counts?: number[] } | { ok: false; error: PostgresWireError }
 );
 
 /** A failure as it crosses to the main thread. */
@@ -102,12 +101,10 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
     if (request.op !== 'batch') return { seq: request.seq, ok: true, ...(await run(c, request)) };
     const counts: number[] = [];
     let last: { rows: unknown[]; rowCount: number } = { rows: [], rowCount: 0 };
+    // The first failure ends the batch (the catch below): the transaction is aborted either way,
+    // and every held write of it fails with that error on the main thread.
     for (const ask of request.asks) {
-      try {
-        last = await run(c, ask);
-      } catch (err) {
-        return { seq: request.seq, ok: false, error: wireError(err), failedAt: counts.length };
-      }
+      last = await run(c, ask);
       counts.push(last.rowCount);
     }
     return { seq: request.seq, ok: true, ...last, counts };
