@@ -167,7 +167,7 @@ function write(
   const reason =
     kind === 'acknowledged' ? `acknowledged by ${ack.by} (${ack.via})` : `given back by ${ack.by} (${ack.via})`;
   const note = { ...acknowledgementNote(ack), ...(channel !== undefined ? { channel } : {}) };
-  const event = alerts.insertEvent({ ...eventOf(alert, kind, ack.at, reason), acknowledgement: note }, ack.at);
+  const event = alerts.insertEvent({ ...eventOf(alert, kind, ack.at, reason), acknowledgement: note }, ack.at)();
   alerts.queueUnrouted(event.id, ack.at);
   return event;
 }

@@ -77,7 +77,8 @@ const COLUMNS =
   'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, facts, brief, ' +
   'first_seen_at, last_seen_at, seen_count, fired_at, last_notified_at, resolved_at';
 
-const COLUMN_NAMES = COLUMNS.split(',').map((c) => c.trim());
+/** The columns a new life writes: {@link COLUMNS}, then its hold (no acknowledgement yet). */
+const LIFE_COLUMNS = `${COLUMNS}, hold_until, hold_reason`.split(',').map((c) => c.trim());
 
 /** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's, then the hold's. */
 const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment, hold_until, hold_reason`;
@@ -86,8 +87,11 @@ const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged
 const NO_ACKNOWLEDGEMENT =
   'acknowledged_at = NULL, acknowledged_by = NULL, acknowledged_via = NULL, acknowledge_comment = NULL';
 
-/** Fingerprints per statement of {@link AlertStore.touch}. */
-const TOUCH_BATCH = 500;
+/** Fingerprints per statement of {@link AlertStore.touch} and {@link AlertStore.openAmong}. */
+const FINGERPRINT_BATCH = 500;
+
+/** `IN (?, ?, …)` for {@link FINGERPRINT_BATCH} fingerprints. */
+const FINGERPRINTS_IN = `IN (${Array.from({ length: FINGERPRINT_BATCH }, () => '?').join(', ')})`;
 
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
@@ -118,9 +122,11 @@ const SQL = {
   selectOne: sql<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`),
   // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
   // open row belongs to the job that opened it, and another job's snapshot must not take it over.
-  startLife: sql<unknown[]>(`INSERT INTO alerts (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})
+  startLife: sql<
+    unknown[]
+  >(`INSERT INTO alerts (${LIFE_COLUMNS.join(', ')}) VALUES (${LIFE_COLUMNS.map(() => '?').join(', ')})
      ON CONFLICT (fingerprint) DO UPDATE SET
-       ${COLUMN_NAMES.slice(1)
+       ${LIFE_COLUMNS.slice(1)
          .map((c) => `${c} = excluded.${c}`)
          .join(', ')}, ${NO_ACKNOWLEDGEMENT}
      WHERE alerts.status = 'resolved'`),
@@ -136,10 +142,13 @@ const SQL = {
     [number, string, string]
   >(`UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
      WHERE fingerprint = ? AND status = 'firing'`),
-  // One statement for every TOUCH_BATCH alerts merely seen again: a few statements a cycle
+  // One statement for every FINGERPRINT_BATCH alerts merely seen again: a few statements a cycle
   // however many there are, in SQL both engines take (no JSON array function is common to both).
   touch: sql<[number, ...string[]]>(`UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-     WHERE fingerprint IN (${Array.from({ length: TOUCH_BATCH }, () => '?').join(', ')})`),
+     WHERE fingerprint ${FINGERPRINTS_IN}`),
+  selectOpenAmong: sql<string[], { fingerprint: string }>(
+    `SELECT fingerprint FROM alerts WHERE status <> 'resolved' AND fingerprint ${FINGERPRINTS_IN}`,
+  ),
   insertEvent: sql<[string, string, number, string], { id: number }>(
     'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
   ),
@@ -220,12 +229,18 @@ export class AlertStore {
 
   /** Records one more sighting of open alerts whose content did not change. */
   touch(fingerprints: readonly string[], at: number): void {
-    for (let i = 0; i < fingerprints.length; i += TOUCH_BATCH) {
-      const batch = fingerprints.slice(i, i + TOUCH_BATCH);
-      // The last batch repeats its first fingerprint to fill the statement: IN touches a row once.
-      while (batch.length < TOUCH_BATCH) batch.push(batch[0]!);
-      this.#sql.touch.run(at, ...batch);
-    }
+    for (const batch of fingerprintBatches(fingerprints)) this.#sql.touch.run(at, ...batch);
+  }
+
+  /**
+   * Which of `fingerprints` are open (pending or firing), under whatever job: one read per
+   * {@link FINGERPRINT_BATCH}, so that a cycle's new alerts are written without a read each.
+   */
+  openAmong(fingerprints: readonly string[]): Set<string> {
+    const open = new Set<string>();
+    for (const batch of fingerprintBatches(fingerprints))
+      for (const { fingerprint } of this.#sql.selectOpenAmong.all(...batch)) open.add(fingerprint);
+    return open;
   }
 
   /** Every pending and firing alert: firing before pending, worst severity first, oldest first. */
@@ -274,23 +289,24 @@ export class AlertStore {
   }
 
   /**
-   * Writes a new life of an alert. Returns false, writing nothing, when the fingerprint is open
-   * under another job.
+   * Writes a new life of an alert, over a resolved row of the same fingerprint if there is one. A
+   * fingerprint open under another job is left as it is: the caller asks {@link openAmong} first,
+   * so that this write never waits for an answer (on PostgreSQL it is held back with the rest).
    */
-  startLife(row: AlertRow): boolean {
-    return (
-      this.#sql.startLife.run(
-        row.fingerprint,
-        row.job,
-        row.check,
-        ...storedFacts(row),
-        row.firstSeenAt,
-        row.lastSeenAt,
-        row.seenCount,
-        row.firedAt,
-        row.lastNotifiedAt,
-        row.resolvedAt,
-      ).changes > 0
+  startLife(row: AlertRow): void {
+    this.#sql.startLife.run(
+      row.fingerprint,
+      row.job,
+      row.check,
+      ...storedFacts(row),
+      row.firstSeenAt,
+      row.lastSeenAt,
+      row.seenCount,
+      row.firedAt,
+      row.lastNotifiedAt,
+      row.resolvedAt,
+      row.hold?.until ?? null,
+      row.hold?.reason ?? null,
     );
   }
 
@@ -350,10 +366,15 @@ export class AlertStore {
     this.#sql.drop.run(fingerprint);
   }
 
-  /** Writes one event and returns it with its row id. */
-  insertEvent(event: Omit<AlertEvent, 'id'>, at: number): AlertEvent {
-    const { id } = this.#sql.insertEvent.get(event.fingerprint, event.kind, at, JSON.stringify(event))!;
-    return { id, ...event };
+  /**
+   * Writes one event; the function returned gives it with its row id. On PostgreSQL, inside a
+   * transaction, the insert is held back with the transaction's other writes and that call sends
+   * what is held if it was not yet: a cycle that writes 10,000 events waits for some 40 round trips
+   * to the database, not 10,000. Call it once the cycle's writes are made.
+   */
+  insertEvent(event: Omit<AlertEvent, 'id'>, at: number): () => AlertEvent {
+    const written = this.#sql.insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
+    return () => ({ id: Number(written.lastInsertRowid), ...event });
   }
 
   /** The events of the given kinds written after `since`, oldest first (the digest's day). */
@@ -442,6 +463,18 @@ export function acknowledgementNote(ack: Acknowledgement): AcknowledgementNote {
 }
 
 /** Maps a raw row in {@link READ_COLUMNS} order. */
+/**
+ * `fingerprints` in statements of {@link FINGERPRINT_BATCH}; the last one repeats its first
+ * fingerprint to fill the statement (IN matches a row once).
+ */
+function* fingerprintBatches(fingerprints: readonly string[]): Generator<string[]> {
+  for (let i = 0; i < fingerprints.length; i += FINGERPRINT_BATCH) {
+    const batch = fingerprints.slice(i, i + FINGERPRINT_BATCH);
+    while (batch.length < FINGERPRINT_BATCH) batch.push(batch[0]!);
+    yield batch;
+  }
+}
+
 function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;

@@ -14,7 +14,14 @@ import type { Logger } from '../lib/logger.js';
 import type { JobKey } from './job-key.js';
 import type { Store } from '../state/store.js';
 import type { AlertEvent, AlertEventKind } from './alert-event.js';
-import { acknowledgementNote, alertStoreOf, eventOf, type AlertRow, type AlertStore } from './alert-store.js';
+import {
+  acknowledgementNote,
+  alertStoreOf,
+  eventOf,
+  type AlertHold,
+  type AlertRow,
+  type AlertStore,
+} from './alert-store.js';
 import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
@@ -112,7 +119,10 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
   checkLifecycleOptions(options);
   const { job, now } = input;
   const open = alerts.openByJob(job);
-  const events: AlertEvent[] = [];
+  // Open under another job: asked once for all new fingerprints, so no new alert waits on a read.
+  const elsewhere = alerts.openAmong(input.findings.filter((f) => !open.has(f.fingerprint)).map((f) => f.fingerprint));
+  /** The events written, each read back with its row id once every write is made (see `insertEvent`). */
+  const events: (() => AlertEvent)[] = [];
   const seen = new Set<string>();
   // Firing alerts seen again unchanged: the common case, written in one statement at the end.
   const unchanged: string[] = [];
@@ -134,18 +144,23 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
       unchanged.push(finding.fingerprint);
       continue;
     }
-    const row = nextRow(previous, finding, decision, job, now);
-    if (previous) {
-      alerts.updateOpen(row);
-    } else if (!alerts.startLife(row)) {
+    if (!previous && elsewhere.has(finding.fingerprint)) {
       options.logger?.warn(
         { job, fingerprint: finding.fingerprint },
         'fingerprint is open under another job; ignored in this snapshot',
       );
       continue;
     }
-    if (row.status === 'pending') keepHold(alerts, previous, finding, now);
-    else if (beganUnderway(previous, finding)) input.onUnderway?.(row);
+    const row = nextRow(previous, finding, decision, job, now);
+    const pending = row.status === 'pending';
+    if (previous) {
+      alerts.updateOpen(row);
+      if (pending) keepHold(alerts, previous, finding);
+    } else {
+      // Its hold goes with it, so a resolved life's row keeps none of the old one.
+      alerts.startLife({ ...row, hold: pending ? holdOf(finding, now) : null });
+    }
+    if (!pending && beganUnderway(previous, finding)) input.onUnderway?.(row);
     // Escalated: news the person who took it has not seen, so theirs is over.
     const cleared = decision.action === 'escalate' ? previous?.acknowledgement : undefined;
     if (cleared) alerts.setAcknowledgement(finding.fingerprint, null);
@@ -193,7 +208,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     );
   if (resolving.length > 0 || options.resolveGuard) {
     const firing = [...open.values()].filter((a) => a.status === 'firing').length;
-    if (holdResolutions(alerts, job, firing, resolving.length, options)) return events;
+    if (holdResolutions(alerts, job, firing, resolving.length, options)) return events.map((written) => written());
   }
   for (const { row: held, reason } of resolving) {
     // Read whole and over: a note that it was held (unreadable, not reached) no longer holds.
@@ -205,7 +220,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
     events.push(alerts.insertEvent(event, now));
   }
-  return events;
+  return events.map((written) => written());
 }
 
 /**
@@ -213,7 +228,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
  * problem is told by the other alert), a firing one resolves saying which alert carries it on.
  * Not asked of the resolve guard: the item is still listed, the answer is no implausible empty one.
  */
-function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, now: number): AlertEvent[] {
+function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, now: number): (() => AlertEvent)[] {
   if (previous.status !== 'firing') {
     alerts.drop(previous.fingerprint);
     return [];
@@ -226,23 +241,24 @@ function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, n
 }
 
 /**
- * Keeps what a pending alert waits for with it (`alerts` and the console say it): the finding's
- * hold from its first sighting of this life, its record being worked on again (no end time), or none. Written only when it changes.
+ * Keeps what an open pending alert waits for with it (`alerts` and the console say it), written
+ * only when it changes: its hold from the first sighting of this life (see {@link holdOf}).
  */
-function keepHold(alerts: AlertStore, previous: AlertRow | undefined, finding: Finding, now: number): void {
-  const firstSeenAt = previous && previous.status !== 'resolved' ? previous.firstSeenAt : now;
-  // A record worked on again waits for the outcome, not a clock: held with no end while it lasts.
-  const hold = finding.underway
-    ? { until: null, reason: finding.holdReason ?? 'its record is being worked on again' }
-    : finding.holdForMs
-      ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null }
-      : null;
-  // A new life always writes it: the row of a resolved life may still hold the old one.
-  if (previous?.status === 'pending') {
-    const before = previous.hold ?? null;
-    if (hold?.until === before?.until && hold?.reason === before?.reason) return;
-  }
+function keepHold(alerts: AlertStore, previous: AlertRow, finding: Finding): void {
+  const hold = holdOf(finding, previous.firstSeenAt);
+  const before = previous.hold ?? null;
+  if (hold?.until === before?.until && hold?.reason === before?.reason) return;
   alerts.setHold(finding.fingerprint, hold);
+}
+
+/**
+ * What a pending alert first seen at `firstSeenAt` waits for: its record being worked on again (no
+ * end time), the finding's hold, or none.
+ */
+function holdOf(finding: Finding, firstSeenAt: number): AlertHold | null {
+  // A record worked on again waits for the outcome, not a clock: held with no end while it lasts.
+  if (finding.underway) return { until: null, reason: finding.holdReason ?? 'its record is being worked on again' };
+  return finding.holdForMs ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null } : null;
 }
 
 /** The note an alert a cut read did not reach is held with; undefined for a complete read. */

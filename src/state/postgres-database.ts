@@ -258,13 +258,13 @@ export class PostgresDatabase implements SqlDatabase {
   request(
     ask: PostgresQuery | PostgresExec | undefined,
     inTransaction = this.#depth > 0,
-  ): { rows: unknown[]; rowCount: number } {
+  ): { rows: unknown[]; rowCount: number; firsts?: unknown[] } {
     this.#requireOpen();
     const held = this.#held.splice(0);
     const asks = [...held.map((h) => h.ask), ...(ask ? [ask] : [])];
     try {
       const reply = this.#request(asks.length === 1 ? asks[0]! : { op: 'batch', asks }, inTransaction);
-      held.forEach((h, i) => h.write.settled(reply.counts?.[i] ?? reply.rowCount));
+      held.forEach((h, i) => h.write.settled(reply.counts?.[i] ?? reply.rowCount, reply.firsts?.[i]));
       return reply;
     } catch (err) {
       for (const h of held) h.write.failed(err);
@@ -275,7 +275,7 @@ export class PostgresDatabase implements SqlDatabase {
   #request(
     ask: PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] },
     inTransaction: boolean,
-  ): { rows: unknown[]; rowCount: number; counts?: number[] } {
+  ): { rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] } {
     const fromOwner = whole(this.#waitLimit?.leftMs());
     const fromWithin = whole(this.#within === undefined ? undefined : this.#within - Date.now());
     const limitMs =
@@ -306,7 +306,8 @@ class PostgresStatement implements SqlStatement {
 
   run(...params: unknown[]): SqlRunResult {
     if (this.db.inTransaction) return this.db.hold(this.#ask(params));
-    return { changes: this.#query(params).rowCount };
+    const { rowCount, firsts } = this.#query(params);
+    return { changes: rowCount, lastInsertRowid: rowId(firsts?.[0]) };
   }
 
   get(...params: unknown[]): unknown {
@@ -326,7 +327,7 @@ class PostgresStatement implements SqlStatement {
     return this;
   }
 
-  #query(params: unknown[]): { rows: unknown[]; rowCount: number } {
+  #query(params: unknown[]): { rows: unknown[]; rowCount: number; firsts?: unknown[] } {
     return this.db.request(this.#ask(params));
   }
 
@@ -342,27 +343,41 @@ class PostgresStatement implements SqlStatement {
 
 /** What a held-back write did (see {@link PostgresDatabase.hold}), known once it was sent, and how it is told. */
 interface HeldWrite {
-  /** A plain object, as SQLite's result is: `changes` read sends it (`send`) if it was not yet. */
+  /**
+   * A plain object, as SQLite's result is: `changes` or `lastInsertRowid` read sends it (`send`)
+   * if it was not yet.
+   */
   result: SqlRunResult;
-  settled(changes: number): void;
+  settled(changes: number, first: unknown): void;
   failed(reason: unknown): void;
 }
 
 /** A {@link HeldWrite}; `send` sends it with every write held back before it. */
 function heldWrite(send: () => void): HeldWrite {
-  let changes: number | undefined;
+  let done: SqlRunResult | undefined;
   let error: { reason: unknown } | undefined;
+  const settle = (): SqlRunResult => {
+    if (done === undefined && error === undefined) send();
+    if (error) throw error.reason;
+    return done!;
+  };
   return {
     result: {
       get changes(): number {
-        if (changes === undefined && error === undefined) send();
-        if (error) throw error.reason;
-        return changes!;
+        return settle().changes;
+      },
+      get lastInsertRowid(): number | bigint {
+        return settle().lastInsertRowid;
       },
     },
-    settled: (n) => (changes = n),
+    settled: (changes, first) => (done = { changes, lastInsertRowid: rowId(first) }),
     failed: (reason) => (error = { reason }),
   };
+}
+
+/** A returned id as SQLite gives a rowid: a number (0 when the statement returned none). */
+function rowId(first: unknown): number {
+  return typeof first === 'number' ? first : first === null || first === undefined ? 0 : Number(first);
 }
 
 /**

@@ -50,10 +50,12 @@ export type PostgresRequest = PostgresAsk & { seq: number; inTransaction: boolea
 
 /**
  * The answer to one request: of a batch, the last statement's rows, and every statement's count
- * (`counts`); a batch stops at its first failure, which is the answer's error.
+ * (`counts`) and first returned value (`firsts`, of a lone statement too: an `INSERT … RETURNING
+ * id`'s id, else null); a batch stops at its first failure, which is the answer's error.
  */
 export type PostgresReply = { seq: number } & (
-  { ok: true; rows: unknown[]; rowCount: number; counts?: number[] } | { ok: false; error: PostgresWireError }
+  | { ok: true; rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] }
+  | { ok: false; error: PostgresWireError }
 );
 
 /** A failure as it crosses to the main thread. */
@@ -98,19 +100,31 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
       return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
     }
     const c = await connected(request.inTransaction);
-    if (request.op !== 'batch') return { seq: request.seq, ok: true, ...(await run(c, request)) };
+    if (request.op !== 'batch') {
+      const result = await run(c, request);
+      return { seq: request.seq, ok: true, ...result, firsts: [firstValue(result.rows)] };
+    }
     const counts: number[] = [];
+    const firsts: unknown[] = [];
     let last: { rows: unknown[]; rowCount: number } = { rows: [], rowCount: 0 };
     // The first failure ends the batch (the catch below): the transaction is aborted either way,
     // and every held write of it fails with that error on the main thread.
     for (const ask of request.asks) {
       last = await run(c, ask);
       counts.push(last.rowCount);
+      firsts.push(firstValue(last.rows));
     }
-    return { seq: request.seq, ok: true, ...last, counts };
+    return { seq: request.seq, ok: true, ...last, counts, firsts };
   } catch (err) {
     return { seq: request.seq, ok: false, error: wireError(err) };
   }
+}
+
+/** The first column of the first row (an object's first member, an array's first item), or null. */
+function firstValue(rows: readonly unknown[]): unknown {
+  const row = rows[0];
+  if (row === undefined || row === null) return null;
+  return (Array.isArray(row) ? row[0] : Object.values(row as object)[0]) ?? null;
 }
 
 /** One statement on the connection: its rows, and how many it returned or changed. */

@@ -7,7 +7,7 @@
  * transaction, so the interface stays synchronous on both (see docs/architecture.md).
  *
  * The SQL the stores write is the subset both engines take: `?` or `@name` placeholders,
- * `ON CONFLICT … DO NOTHING / DO UPDATE`, `RETURNING` (never a last-insert rowid), no engine's
+ * `ON CONFLICT … DO NOTHING / DO UPDATE`, `RETURNING` (a new row's id as `RETURNING id`), no engine's
  * own functions. What differs by engine (schema introspection, giving space back) is asked of the
  * database here, not written as SQL by a store.
  */
@@ -29,6 +29,13 @@ export type SqlParameters = unknown[] | {};
 export interface SqlRunResult {
   /** Rows inserted, updated or deleted (0 when `ON CONFLICT DO NOTHING` kept the old row). */
   changes: number;
+  /**
+   * The id of the row an `INSERT … RETURNING id` wrote (with `run`, so that on PostgreSQL it is
+   * held back as any write is, and sent when this is read): SQLite's rowid, which a table's
+   * `INTEGER PRIMARY KEY` id is, and the `id` PostgreSQL returned. Meaningless after any other
+   * statement.
+   */
+  lastInsertRowid: number | bigint;
 }
 
 /**

@@ -266,6 +266,32 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       });
     });
 
+    it("writes a new life's own hold with it, and none of a resolved life's", () => {
+      const held = (reason: string, minutes: number) =>
+        finding('h', { holdForMs: minutes * MINUTE, holdReason: reason });
+      cycle([held('first wait', 30)]);
+      expect(getAlert(store, 'h')?.hold).toEqual({ until: clock.now() + 30 * MINUTE, reason: 'first wait' });
+      clock.advance(30 * MINUTE);
+      expect(kinds(cycle([held('first wait', 30)]))).toEqual(['firing h']);
+      clock.advance(MINUTE);
+      expect(kinds(cycle([]))).toEqual(['resolved h']);
+      // The resolved row still says what its life waited for…
+      expect(getAlert(store, 'h')?.hold).toMatchObject({ reason: 'first wait' });
+      clock.advance(MINUTE);
+      // …and a new life fired at its first sighting says no hold at all.
+      expect(kinds(cycle([finding('h')]))).toEqual(['firing h']);
+      expect(getAlert(store, 'h')?.hold).toBeNull();
+      clock.advance(MINUTE);
+      expect(kinds(cycle([]))).toEqual(['resolved h']);
+      clock.advance(MINUTE);
+      expect(cycle([held('second wait', 10)])).toEqual([]);
+      expect(getAlert(store, 'h')).toMatchObject({
+        status: 'pending',
+        firstSeenAt: clock.now(),
+        hold: { until: clock.now() + 10 * MINUTE, reason: 'second wait' },
+      });
+    });
+
     it("scopes alerts by job: one job never resolves another job's alerts", () => {
       expect(kinds(cycle([finding('run/1')], OPTIONS, 'runs'))).toEqual(['firing run/1']);
       expect(kinds(cycle([finding('cert/1', { check: 'certificates' })], OPTIONS, 'urls'))).toEqual(['firing cert/1']);

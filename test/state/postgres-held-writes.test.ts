@@ -22,6 +22,7 @@ beforeAll(() => {
     busyTimeoutMs: 10_000,
   });
   db.exec('CREATE TABLE t (id BIGINT PRIMARY KEY, v TEXT NOT NULL)');
+  db.exec('CREATE TABLE e (id BIGSERIAL PRIMARY KEY, v TEXT NOT NULL)');
 }, 120_000);
 afterAll(() => {
   db?.close();
@@ -58,7 +59,7 @@ describe('writes held back in a PostgreSQL transaction', () => {
       const both = db.prepare<[string]>('UPDATE t SET v = ?').run('y');
       // A read sees every write before it.
       expect(db.prepare('SELECT COUNT(*) AS n FROM t WHERE v = ?').get('y')).toEqual({ n: 2 });
-      expect(both).toEqual({ changes: 2 });
+      expect(both).toMatchObject({ changes: 2 });
     });
   });
 
@@ -109,7 +110,25 @@ describe('writes held back in a PostgreSQL transaction', () => {
     ).toThrow('the caller gives up');
     expect(() => dropped!.changes).toThrow(/rolled back before this write was sent/);
     expect(ids()).toEqual([]);
-    expect(insert().run(5, 'alone')).toEqual({ changes: 1 });
+    expect(insert().run(5, 'alone')).toMatchObject({ changes: 1 });
     expect(ids()).toEqual([5]);
+  });
+
+  it("says an INSERT … RETURNING id's id when read, held back or not, as SQLite's rowid", () => {
+    const add = db.prepare<[string]>('INSERT INTO e (v) VALUES (?) RETURNING id');
+    const before = add.run('alone, outside a transaction');
+    expect(before).toMatchObject({ changes: 1 });
+    const first = Number(before.lastInsertRowid);
+    expect(first).toBeGreaterThan(0);
+    // More than one batch (256): every id is the one its row was given, in the order written.
+    const written = db.transaction(() => {
+      const held = Array.from({ length: 600 }, (_, i) => add.run(`v${i}`));
+      // Read inside the transaction: sends what is held.
+      expect(Number(held[0]!.lastInsertRowid)).toBe(first + 1);
+      return held;
+    });
+    const stored = db.prepare<[number], { id: number; v: string }>('SELECT id, v FROM e WHERE id > ? ORDER BY id');
+    expect(written.map((w) => [Number(w.lastInsertRowid), w.changes])).toEqual(stored.all(first).map((r) => [r.id, 1]));
+    expect(stored.all(first).map((r) => r.v)).toEqual(Array.from({ length: 600 }, (_, i) => `v${i}`));
   });
 });
