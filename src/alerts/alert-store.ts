@@ -8,6 +8,7 @@ import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } fr
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
+import { IN_LIST, inBatches } from '../state/in-list.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -87,12 +88,6 @@ const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged
 const NO_ACKNOWLEDGEMENT =
   'acknowledged_at = NULL, acknowledged_by = NULL, acknowledged_via = NULL, acknowledge_comment = NULL';
 
-/** Fingerprints per statement of {@link AlertStore.touch} and {@link AlertStore.openAmong}. */
-const FINGERPRINT_BATCH = 500;
-
-/** `IN (?, ?, …)` for {@link FINGERPRINT_BATCH} fingerprints. */
-const FINGERPRINTS_IN = `IN (${Array.from({ length: FINGERPRINT_BATCH }, () => '?').join(', ')})`;
-
 /** `meta` key prefix of a job's count of consecutive suspect cycles. */
 const SUSPECT_CYCLES_KEY = 'resolve_guard:';
 
@@ -142,12 +137,11 @@ const SQL = {
     [number, string, string]
   >(`UPDATE alerts SET status = 'resolved', resolved_at = ?, details = ?, ${NO_ACKNOWLEDGEMENT}
      WHERE fingerprint = ? AND status = 'firing'`),
-  // One statement for every FINGERPRINT_BATCH alerts merely seen again: a few statements a cycle
-  // however many there are, in SQL both engines take (no JSON array function is common to both).
+  // One statement for every IN_BATCH alerts merely seen again (`in-list.ts`).
   touch: sql<[number, ...string[]]>(`UPDATE alerts SET last_seen_at = ?, seen_count = seen_count + 1
-     WHERE fingerprint ${FINGERPRINTS_IN}`),
+     WHERE fingerprint ${IN_LIST}`),
   selectOpenAmong: sql<string[], { fingerprint: string }>(
-    `SELECT fingerprint FROM alerts WHERE status <> 'resolved' AND fingerprint ${FINGERPRINTS_IN}`,
+    `SELECT fingerprint FROM alerts WHERE status <> 'resolved' AND fingerprint ${IN_LIST}`,
   ),
   insertEvent: sql<[string, string, number, string], { id: number }>(
     'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
@@ -229,16 +223,16 @@ export class AlertStore {
 
   /** Records one more sighting of open alerts whose content did not change. */
   touch(fingerprints: readonly string[], at: number): void {
-    for (const batch of fingerprintBatches(fingerprints)) this.#sql.touch.run(at, ...batch);
+    for (const batch of inBatches(fingerprints)) this.#sql.touch.run(at, ...batch);
   }
 
   /**
    * Which of `fingerprints` are open (pending or firing), under whatever job: one read per
-   * {@link FINGERPRINT_BATCH}, so that a cycle's new alerts are written without a read each.
+   * `IN_BATCH` (`in-list.ts`), so that a cycle's new alerts are written without a read each.
    */
   openAmong(fingerprints: readonly string[]): Set<string> {
     const open = new Set<string>();
-    for (const batch of fingerprintBatches(fingerprints))
+    for (const batch of inBatches(fingerprints))
       for (const { fingerprint } of this.#sql.selectOpenAmong.all(...batch)) open.add(fingerprint);
     return open;
   }
@@ -463,18 +457,6 @@ export function acknowledgementNote(ack: Acknowledgement): AcknowledgementNote {
 }
 
 /** Maps a raw row in {@link READ_COLUMNS} order. */
-/**
- * `fingerprints` in statements of {@link FINGERPRINT_BATCH}; the last one repeats its first
- * fingerprint to fill the statement (IN matches a row once).
- */
-function* fingerprintBatches(fingerprints: readonly string[]): Generator<string[]> {
-  for (let i = 0; i < fingerprints.length; i += FINGERPRINT_BATCH) {
-    const batch = fingerprints.slice(i, i + FINGERPRINT_BATCH);
-    while (batch.length < FINGERPRINT_BATCH) batch.push(batch[0]!);
-    yield batch;
-  }
-}
-
 function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;

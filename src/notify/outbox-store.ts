@@ -6,6 +6,7 @@
 import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
 import type { SqlDatabase } from '../state/sql-database.js';
+import { IN_LIST, inBatches } from '../state/in-list.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 
 /** Where an outbox row is. */
@@ -157,6 +158,12 @@ function prepareOutbox(db: SqlDatabase) {
     waiting: db.prepare<[], { channel: string; n: number }>(
       `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
     ),
+    logAmong: db.prepare<string[], { fingerprint: string; channel: string; last_kind: string; announced_at: number }>(
+      `SELECT fingerprint, channel, last_kind, announced_at FROM notification_log WHERE fingerprint ${IN_LIST}`,
+    ),
+    heldAmong: db.prepare<string[], { fingerprint: string }>(
+      `SELECT DISTINCT fingerprint FROM outbox WHERE status = 'held' AND fingerprint ${IN_LIST}`,
+    ),
     logGet: db.prepare<[string, string], { last_kind: string; announced_at: number }>(
       'SELECT last_kind, announced_at FROM notification_log WHERE fingerprint = ? AND channel = ?',
     ),
@@ -258,9 +265,13 @@ export class OutboxStore {
     return this.#q.lastNews.get(fingerprint)?.id ?? undefined;
   }
 
-  /** Writes one row; returns its id. */
-  insert(row: NewOutboxRow): number {
-    return this.#q.insert.get(row)!.id;
+  /**
+   * Writes one row; the function returned gives its id. On PostgreSQL, inside a transaction, the
+   * insert is held back with the rest of its writes, and only that call waits for it.
+   */
+  insert(row: NewOutboxRow): () => number {
+    const written = this.#q.insert.run(row);
+    return () => Number(written.lastInsertRowid);
   }
 
   /** Every held row, oldest first. */
@@ -342,6 +353,29 @@ export class OutboxStore {
   /** Rows pending or held, per channel. */
   waitingByChannel(): Map<string, number> {
     return new Map(this.#q.waiting.all().map((r) => [r.channel, r.n]));
+  }
+
+  /**
+   * What every channel was last told of each of `fingerprints` (see {@link logEntry}), by
+   * fingerprint then channel: one read per `IN_BATCH` (`in-list.ts`), for a pass of many events.
+   */
+  logEntriesAmong(fingerprints: readonly string[]): Map<string, Map<string, NotificationLogEntry>> {
+    const out = new Map<string, Map<string, NotificationLogEntry>>();
+    for (const batch of inBatches([...new Set(fingerprints)]))
+      for (const row of this.#q.logAmong.all(...batch)) {
+        const entries = out.get(row.fingerprint) ?? new Map<string, NotificationLogEntry>();
+        entries.set(row.channel, { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at });
+        out.set(row.fingerprint, entries);
+      }
+    return out;
+  }
+
+  /** Which of `fingerprints` have held rows on some channel: one read per `IN_BATCH`. */
+  heldAmong(fingerprints: readonly string[]): Set<string> {
+    const held = new Set<string>();
+    for (const batch of inBatches([...new Set(fingerprints)]))
+      for (const { fingerprint } of this.#q.heldAmong.all(...batch)) held.add(fingerprint);
+    return held;
   }
 
   /** What a channel was last told about an alert. */

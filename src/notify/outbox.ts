@@ -101,6 +101,7 @@ export class Outbox {
     if (events.length === 0) return pass;
     const facts = this.#factsAt(now);
     const held: HeldByCause = new Map();
+    const told = toldOfPass(this.rows, events);
     for (const event of events) {
       // A cause that is over closes its summaries: the next time it fires is news again.
       if (event.kind === 'resolved') {
@@ -114,11 +115,11 @@ export class Outbox {
       // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
       const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
       const body = this.#bodyOf(event, now);
-      for (const { channel, route } of this.#targets(event)) {
-        const log = this.rows.logEntry(event.fingerprint, channel);
+      for (const { channel, route } of this.#targets(event, told)) {
+        const log = told.logEntry(event.fingerprint, channel);
         // A newer event of the same alert makes what was held for this channel obsolete; an
         // acknowledgement only an older acknowledgement: who has the alert is no news of the alert.
-        for (const old of this.rows.heldFor(event.fingerprint, channel)) {
+        for (const old of told.heldFor(event.fingerprint, channel)) {
           if (acknowledgement && !isAcknowledgementKind(old.kind as AlertEvent['kind'])) continue;
           const quiet = event.kind === 'resolved' && !announced(log);
           const decision: NotifyDecision = quiet ? 'resolved_quietly' : 'superseded';
@@ -130,6 +131,7 @@ export class Outbox {
           : this.#decide(event, channel, route, now, { silenceId, cause, log, contextPending });
         this.#write(event, body, channel, route, decided, now, pass, held);
       }
+      told.written(event.fingerprint);
     }
     pass.summaries = this.#summaries(held, facts, now);
     this.#logPass('queued notifications', events.length, pass);
@@ -200,14 +202,14 @@ export class Outbox {
    * an acknowledgement, its resolve), the escalation channels of those routes that were told it
    * fires, so a pager that was paged hears the alert through to its end.
    */
-  #targets(event: AlertEvent): RouteTarget[] {
+  #targets(event: AlertEvent, told: ToldOfPass): RouteTarget[] {
     const targets = this.options.router.route(event.labels, event.severity);
     if (event.kind === 'firing') return targets;
     const seen = new Set(targets.map((t) => t.channel));
     const extra: RouteTarget[] = [];
     for (const { route } of targets) {
       for (const channel of route.escalation?.to ?? []) {
-        if (seen.has(channel) || !announced(this.rows.logEntry(event.fingerprint, channel))) continue;
+        if (seen.has(channel) || !announced(told.logEntry(event.fingerprint, channel))) continue;
         seen.add(channel);
         extra.push({ channel, route });
       }
@@ -277,7 +279,7 @@ export class Outbox {
   notice(notification: NoticeNotification, channels: readonly string[], now: number): number[] {
     this.#requireTransaction('notice');
     const body = this.#bodyOf(notification, now);
-    return channels.map((channel) =>
+    const written = channels.map((channel) =>
       this.rows.insert({
         channel,
         route: NOTICE_ROUTE,
@@ -291,6 +293,7 @@ export class Outbox {
         ...rowDecision({ decision: 'deliver' }, now),
       }),
     );
+    return written.map((id) => id());
   }
 
   /**
@@ -519,4 +522,30 @@ function worstFiring(events: readonly AlertEvent[]): Severity {
   for (const e of events)
     if (e.kind !== 'resolved' && SEVERITY_RANK[e.severity] > SEVERITY_RANK[worst]) worst = e.severity;
   return worst;
+}
+
+/** What the notification log and the held rows say of one pass's alerts (see {@link toldOfPass}). */
+type ToldOfPass = Pick<OutboxStore, 'logEntry' | 'heldFor'> & {
+  /** The pass wrote rows or log entries for this alert: ask the state of it from now on. */
+  written(fingerprint: string): void;
+};
+
+/**
+ * The notification log and held rows of a pass's alerts, read for all of them at the start (one
+ * read per 500 events) instead of per event and channel, each of which is a wait of the main
+ * thread on PostgreSQL: a storm of 10,000 events on two channels was 40,000 of them. An alert the
+ * pass has written for is asked of the state again, as its log and rows may have changed since.
+ */
+function toldOfPass(rows: OutboxStore, events: readonly AlertEvent[]): ToldOfPass {
+  const fingerprints = events.map((e) => e.fingerprint);
+  const logs = rows.logEntriesAmong(fingerprints);
+  const held = rows.heldAmong(fingerprints);
+  const written = new Set<string>();
+  return {
+    logEntry: (fingerprint, channel) =>
+      written.has(fingerprint) ? rows.logEntry(fingerprint, channel) : logs.get(fingerprint)?.get(channel),
+    heldFor: (fingerprint, channel) =>
+      written.has(fingerprint) || held.has(fingerprint) ? rows.heldFor(fingerprint, channel) : [],
+    written: (fingerprint) => written.add(fingerprint),
+  };
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AlertStore } from '../../src/alerts/alert-store.js';
 import { createSilence, expireSilence } from '../../src/alerts/silences.js';
 import type { CheckName } from '../../src/detectors/registry.js';
 import type { Finding } from '../../src/detectors/finding.js';
@@ -64,6 +65,31 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         expect(receiver.received).toHaveLength(3);
       },
     );
+  });
+
+  describe('one pass, read once', () => {
+    // A pass reads the notification log and held rows of all its alerts at its start: an alert
+    // the pass has written for must be read again, or its second event is decided on stale facts.
+    it("decides an alert's second event in the same pass on what its first one wrote", async () => {
+      h = Harness.open({ backend, channels: [slackTo('ops', receiver.url)] });
+      const alerts = new AlertStore(h.store);
+      const now = h.clock.now();
+      const { id: _f, ...firing } = alertEvent({ kind: 'firing' });
+      const { id: _r, ...resolved } = alertEvent({ kind: 'resolved', endsAt: new Date(now).toISOString() });
+      const pass = h.store.transaction(() => {
+        const events = [alerts.insertEvent(firing, now), alerts.insertEvent(resolved, now)];
+        return h!.notifier.enqueue(
+          events.map((event) => event()),
+          now,
+        );
+      });
+      // Told it fires in this pass, so told it is over: not resolved quietly as never announced.
+      expect(pass.decisions).toEqual({ deliver: 2 });
+      expect(h.rows().map((r) => [r.kind, r.decision])).toEqual([
+        ['firing', 'deliver'],
+        ['resolved', 'deliver'],
+      ]);
+    });
   });
 
   describe('silences', () => {
