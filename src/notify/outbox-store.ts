@@ -56,6 +56,9 @@ export interface SendReceipt {
   sentAt: number;
 }
 
+/** What a row's decision sets (`redecide`). */
+type RowDecisionField = 'status' | 'decision' | 'detail' | 'heldBy' | 'dueSince' | 'nextAttemptAt';
+
 /** A new row, before it has an id: its body stored first ({@link OutboxStore.insertBody}) and named. */
 export type NewOutboxRow = Omit<
   OutboxRow,
@@ -262,18 +265,7 @@ export class OutboxStore {
   }
 
   /** Rewrites a row's decision (a held row decided again, or superseded). */
-  redecide(
-    id: number,
-    change: {
-      status: OutboxStatus;
-      decision: NotifyDecision;
-      detail: string | null;
-      heldBy: string | null;
-      dueSince: number | null;
-      nextAttemptAt: number | null;
-    },
-    now: number,
-  ): void {
+  redecide(id: number, change: Pick<OutboxRow, RowDecisionField>, now: number): void {
     this.#q.redecide.run({ id, now, ...change });
   }
 
