@@ -17,9 +17,9 @@ import {
   type Since,
 } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } from './escape.js';
-import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
+import { SLACK_TEMPLATE_PARTS, type SlackConfig } from './slack-config.js';
 import { SLACK_LIMITS } from './slack-limits.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
 import { packLines } from './text-budget.js';
 
@@ -81,42 +81,25 @@ export interface SlackMessage {
   blocks: SlackBlock[];
 }
 
-/** A mention from config (never from the API) and where it applies. */
-export interface SlackMention {
-  /** E.g. `<!here>`, `<!subteam^S123>`. */
-  critical?: string | undefined;
-  /**
-   * The mention is added only when a firing critical event of the message has one of these
-   * `environment_type`s (default production): a critical staging failure is not worth a page.
-   */
-  environmentTypes?: readonly string[] | undefined;
-}
-
 /** What rendering needs besides the notification; all from config or the clock. */
 export interface SlackRenderOptions extends RenderOptions {
-  mention?: SlackMention | undefined;
+  /**
+   * The configured mention (never from the API: `<!here>`, `<!subteam^S123>`), added only when a
+   * firing critical event of the message has one of its `environment_types`: a critical staging
+   * failure is not worth a page.
+   */
+  mention?: SlackConfig['mention'] | undefined;
   /** What a person can do about each alert from the message, by fingerprint; absent: nothing but read. */
   controls?: ReadonlyMap<string, EventControls> | undefined;
 }
 
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
 export function slackRenderOptions(
-  config: { name: string; mention?: { critical?: string | undefined; environment_types: string[] } | undefined },
+  config: Pick<SlackConfig, 'name' | 'mention'>,
   deps: ChannelDeps,
-  templates?: ChannelTemplates,
 ): SlackRenderOptions {
-  return {
-    ...renderOptionsOf(config, deps),
-    templates,
-    mention: config.mention && {
-      critical: config.mention.critical,
-      environmentTypes: config.mention.environment_types,
-    },
-  };
+  return { ...renderOptionsOf(config, deps), mention: config.mention };
 }
-
-/** Environments a critical mention applies to when the config does not say. */
-export const DEFAULT_MENTION_ENVIRONMENTS: readonly string[] = ['production'];
 
 /** Builds the Slack message for a notification. Pure. */
 export function renderSlack(n: Notification, options: SlackRenderOptions): SlackMessage {
@@ -210,9 +193,9 @@ function commandSpan(line: string): string | null {
 }
 
 /** The configured mention, when a firing critical event is in one of its environments. */
-function mentionFor(n: AlertsNotification, mention: SlackMention | undefined): string | undefined {
+function mentionFor(n: AlertsNotification, mention: SlackRenderOptions['mention']): string | undefined {
   if (!mention?.critical) return undefined;
-  return criticalNewsIn(n, mention.environmentTypes ?? DEFAULT_MENTION_ENVIRONMENTS) ? mention.critical : undefined;
+  return criticalNewsIn(n, mention.environment_types) ? mention.critical : undefined;
 }
 
 /** `*Label:* value`, a time as a Slack date token shown in each reader's own time zone. */
