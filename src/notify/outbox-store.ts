@@ -8,6 +8,7 @@ import type { Store } from '../state/store.js';
 import type { SqlDatabase } from '../state/sql-database.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
+import { camelRow } from '../state/camel-row.js';
 
 /** Where an outbox row is. */
 export type OutboxStatus = 'pending' | 'held' | 'sent' | 'suppressed' | 'expired';
@@ -56,6 +57,9 @@ export interface SendReceipt {
   sentAt: number;
 }
 
+/** What a row's decision sets (`redecide`). */
+type RowDecisionField = 'status' | 'decision' | 'detail' | 'heldBy' | 'dueSince' | 'nextAttemptAt';
+
 /** A new row, before it has an id: its body stored first ({@link OutboxStore.insertBody}) and named. */
 export type NewOutboxRow = Omit<
   OutboxRow,
@@ -77,31 +81,8 @@ export interface ChannelState {
 const WITH_BODY =
   'SELECT o.*, b.body AS body_text FROM outbox AS o LEFT JOIN outbox_bodies AS b ON b.body_id = o.body_id';
 
-interface DbRow {
-  id: number;
-  channel: string;
-  route: string;
-  source: string;
-  event_id: number | null;
-  fingerprint: string | null;
-  kind: string;
-  payload: string;
-  /** The body's text, where the read joined it. */
-  body_text?: string | null;
-  group_key: string;
-  status: string;
-  decision: string;
-  detail: string | null;
-  held_by: string | null;
-  attempts: number;
-  unconfirmed: number;
-  created_at: number;
-  due_since: number | null;
-  next_attempt_at: number | null;
-  sent_at: number | null;
-  last_error: string | null;
-  claimed_by: string | null;
-}
+/** An outbox row as read: its columns by their SQL names. */
+type DbRow = Record<string, unknown>;
 
 /** The statements of {@link OutboxStore}, prepared once per open store. */
 function prepareOutbox(db: SqlDatabase) {
@@ -295,18 +276,7 @@ export class OutboxStore {
   }
 
   /** Rewrites a row's decision (a held row decided again, or superseded). */
-  redecide(
-    id: number,
-    change: {
-      status: OutboxStatus;
-      decision: NotifyDecision;
-      detail: string | null;
-      heldBy: string | null;
-      dueSince: number | null;
-      nextAttemptAt: number | null;
-    },
-    now: number,
-  ): void {
+  redecide(id: number, change: Pick<OutboxRow, RowDecisionField>, now: number): void {
     this.#q.redecide.run({ id, now, ...change });
   }
 
@@ -500,44 +470,16 @@ export function outboxBacklog(store: Store): Map<string, ChannelBacklog> {
 export function channelStates(store: Store): Map<string, ChannelState & { lastError: string | null }> {
   const rows = store.db
     .prepare('SELECT channel, paused_until, consecutive_failures, last_error FROM notify_channel_state')
-    .all() as {
-    channel: string;
-    paused_until: number | null;
-    consecutive_failures: number;
-    last_error: string | null;
-  }[];
+    .all() as DbRow[];
   return new Map(
-    rows.map((r) => [
-      r.channel,
-      { pausedUntil: r.paused_until, consecutiveFailures: r.consecutive_failures, lastError: r.last_error },
-    ]),
+    rows.map(({ channel, ...r }) => [channel as string, camelRow<ChannelState & { lastError: string | null }>(r)]),
   );
 }
 
-function fromDb(row: DbRow): OutboxRow {
-  return {
-    id: row.id,
-    channel: row.channel,
-    route: row.route,
-    source: row.source as OutboxRow['source'],
-    eventId: row.event_id,
-    fingerprint: row.fingerprint,
-    kind: row.kind,
-    payload: row.body_text ?? row.payload,
-    groupKey: row.group_key,
-    status: row.status as OutboxStatus,
-    decision: row.decision as NotifyDecision,
-    detail: row.detail,
-    heldBy: row.held_by,
-    attempts: row.attempts,
-    unconfirmed: row.unconfirmed,
-    createdAt: row.created_at,
-    dueSince: row.due_since,
-    nextAttemptAt: row.next_attempt_at,
-    sentAt: row.sent_at,
-    lastError: row.last_error,
-    claimedBy: row.claimed_by,
-  };
+/** A row as the code sees it: its body's text, where the read joined it, as its payload. */
+function fromDb({ updated_at: _updated, body_id: _body, body_text: bodyText, ...row }: DbRow): OutboxRow {
+  const out = camelRow<OutboxRow>(row);
+  return typeof bodyText === 'string' ? { ...out, payload: bodyText } : out;
 }
 
 /**

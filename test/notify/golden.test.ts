@@ -54,7 +54,7 @@ describe('golden messages', () => {
     const m = renderSlack(c.notification, {
       now: NOW,
       channelName: 'ops-slack',
-      mention: { critical: '<!subteam^S0ONCALL>' },
+      mention: { critical: '<!subteam^S0ONCALL>', environment_types: ['production'] },
       commandConfigFile: CONFIG_FILE,
       links: LINKS,
     });

@@ -161,6 +161,19 @@ export interface ChannelKind<C extends { name: string; type: string } = { name: 
   create(config: C, deps: ChannelDeps): Channel<M>;
 }
 
+/**
+ * Whether a message is news of a critical alert in one of `environments`: what a configured
+ * mention (Slack's, Discord's) calls people for. Who has an alert is no reason to call everyone.
+ */
+export function criticalNewsIn(n: AlertsNotification, environments: readonly string[]): boolean {
+  return n.events.some(
+    (e) =>
+      (e.kind === 'firing' || e.kind === 'repeat' || e.kind === 'escalated') &&
+      e.severity === 'critical' &&
+      environments.includes(e.labels.environment_type ?? ''),
+  );
+}
+
 /** The {@link RenderOptions} of a channel, from its config and what the composition root gives, at this moment. */
 export function renderOptionsOf(config: { name: string }, deps: ChannelDeps): RenderOptions {
   return {

@@ -27,7 +27,7 @@ import type {
   RenderOptions,
   SendResult,
 } from './channel.js';
-import { renderOptionsOf } from './channel.js';
+import { criticalNewsIn, renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
@@ -45,7 +45,7 @@ import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
-import { TextBudget } from './text-budget.js';
+import { packLines, TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
 export const DISCORD_LIMITS = {
@@ -119,7 +119,7 @@ function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordM
   const silence = codeSpan(d.silenceCommand);
   if (silence) lines.push(`To silence: ${silence}`);
   if (embeds.length > 0) embeds[embeds.length - 1]!.footer = { text: footer };
-  return { content: packLines(lines, DISCORD_LIMITS.content), embeds, allowed_mentions: mentions };
+  return { content: packWhole(lines, DISCORD_LIMITS.content), embeds, allowed_mentions: mentions };
 }
 
 /**
@@ -153,7 +153,7 @@ function eventEmbed(
     .map((l) => markdownLink(l.label, l.url))
     .filter((l): l is string => l !== null);
   if (links.length > 0) parts.push(links.join(' · '));
-  const description = budget.take((max) => packLines(parts, max), DISCORD_LIMITS.description) ?? undefined;
+  const description = budget.take((max) => packWhole(parts, max), DISCORD_LIMITS.description) ?? undefined;
   const url = safeHttpUrl(e.page?.url ?? e.url) ?? undefined;
   return { title, color: COLOURS[e.tone], ...(description ? { description } : {}), ...(url ? { url } : {}) };
 }
@@ -178,26 +178,14 @@ function codeSpan(line: string | null): string | null {
 }
 
 /** As many whole lines as fit in `max`; the first is cut if it alone does not. */
-function packLines(lines: readonly string[], max: number): string {
-  let out = '';
-  for (const line of lines) {
-    const next = out ? `${out}\n${line}` : line;
-    if (next.length > max) return out || `${line.slice(0, max - 1)}…`;
-    out = next;
-  }
-  return out;
+function packWhole(lines: readonly string[], max: number): string {
+  return packLines(lines, max, (out, line) => out || `${line.slice(0, max - 1)}…`);
 }
 
 /** The users and roles a message may ping: the configured ones, on news of a critical alert in their environments. */
 function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): AllowedMentions {
-  if (!mention) return { parse: [] };
-  const applies = n.events.some(
-    (e) =>
-      (e.kind === 'firing' || e.kind === 'repeat' || e.kind === 'escalated') &&
-      e.severity === 'critical' &&
-      mention.environment_types.includes(e.labels.environment_type ?? ''),
-  );
-  if (!applies || mention.users.length + mention.roles.length === 0) return { parse: [] };
+  if (!mention || !criticalNewsIn(n, mention.environment_types)) return { parse: [] };
+  if (mention.users.length + mention.roles.length === 0) return { parse: [] };
   return { parse: [], users: [...mention.users], roles: [...mention.roles] };
 }
 
@@ -210,7 +198,7 @@ function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordM
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),
     ...(n.lines ?? []).map((l) => escapeDiscordMarkdown(l, 1_000)),
   ];
-  const description = budget.take((max) => packLines(lines, max), DISCORD_LIMITS.description) ?? '';
+  const description = budget.take((max) => packWhole(lines, max), DISCORD_LIMITS.description) ?? '';
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
     title: cutText(title, DISCORD_LIMITS.title),

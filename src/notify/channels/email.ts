@@ -129,7 +129,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
       d.compact
         ? `<ul style="padding-left:18px">${d.events.map((e, i) => (ownHtml ? `<li>${leads[i]!.html}</li>` : compactHtml(e))).join('')}</ul>`
         : d.events.map((e, i) => eventHtml(e, leads[i]!.html)).join('\n'),
-      d.omitted > 0 ? `<p>${omittedHtml(d)}</p>` : '',
+      d.omitted > 0 ? `<p>${omittedText(d, codeHtml)}</p>` : '',
       ...d.nextSteps.map((step) => `<p style="margin:12px 0 4px"><b>Next step:</b> ${escapeHtml(step)}</p>`),
       ...linkHtml(d.runbooks),
       d.silenceCommand ? `<p style="color:#555">To silence: ${codeHtml(d.silenceCommand)}</p>` : '',
@@ -139,15 +139,10 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   return { subject, headers: MACHINE_HEADERS, text: text.join('\n'), html };
 }
 
-/** "…and 8 more not shown", and where every one is listed when that can be said. */
-function omittedText(d: AlertsDescription): string {
+/** "…and 8 more not shown", and where every one is listed when that can be said (the command as `code` shows it). */
+function omittedText(d: AlertsDescription, code: (line: string) => string = (line) => line): string {
   const more = `…and ${d.omitted} more not shown.`;
-  return d.omittedCommand ? `${more} Every open alert: ${d.omittedCommand}` : more;
-}
-
-function omittedHtml(d: AlertsDescription): string {
-  const more = `…and ${d.omitted} more not shown.`;
-  return d.omittedCommand ? `${more} Every open alert: ${codeHtml(d.omittedCommand)}` : more;
+  return d.omittedCommand ? `${more} Every open alert: ${code(d.omittedCommand)}` : more;
 }
 
 /** Links of our own (runbooks) as paragraphs, each only when its URL is a safe http(s) address. */

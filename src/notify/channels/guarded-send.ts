@@ -8,7 +8,7 @@ import { Secret } from '../../lib/secret.js';
 import type { SendResult } from './channel.js';
 import { raceAbort } from '../../lib/race-abort.js';
 
-/** What {@link untilStopped} answers when the signal fired first. */
+/** What the wait for a send answers when the signal fired first. */
 const ABORTED = Symbol('aborted');
 
 /** One library call, and how its outcome reads. */
@@ -33,7 +33,9 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
   if (g.signal?.aborted) return { outcome: 'retryable', reason: 'aborted before sending' };
   let result: SendResult;
   try {
-    const value = await untilStopped(g.start(), g.signal);
+    // Stops waiting as soon as the signal fires, so a stopping daemon does not wait on a slow Slack
+    // or SMTP server; the work itself runs on until its own timeout (nodemailer takes no signal).
+    const value = await raceAbort<T, typeof ABORTED>(g.start(), g.signal, () => ABORTED);
     result =
       value === ABORTED ? { outcome: 'retryable', reason: `aborted before ${g.peer} answered` } : g.answered(value);
   } catch (err) {
@@ -43,13 +45,4 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
   const scrubbed = { ...result, reason: Secret.scrub(result.reason, g.secrets) };
   g.log.debug({ outcome: scrubbed.outcome, reason: scrubbed.reason }, 'delivery failed');
   return scrubbed;
-}
-
-/**
- * Waits for `work`, or answers {@link ABORTED} as soon as the signal fires, so a stopping daemon
- * does not wait on a slow Slack or SMTP server. The work itself runs on until its own timeout:
- * nodemailer takes no signal.
- */
-function untilStopped<T>(work: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
-  return raceAbort(work, signal, () => ABORTED);
 }

@@ -22,8 +22,8 @@ export interface HttpReply {
   body: string;
 }
 
-/** A POST to make: the URL and headers revealed here only, at the moment of sending. */
-export interface HttpPost {
+/** A request of a channel: the URL and headers revealed here only, at the moment of sending. */
+export interface ChannelRequest {
   /** POST unless said. */
   method?: 'POST' | 'PUT' | 'PATCH' | undefined;
   url: string;
@@ -31,12 +31,7 @@ export interface HttpPost {
   headers?: Record<string, string> | undefined;
   /** Sent as JSON. */
   body: unknown;
-  /** The request's time limit, in ms; no answer in time is retryable. */
-  timeoutMs: number;
-  agent: Dispatcher;
   signal?: AbortSignal | undefined;
-  /** Scrubbed from the body read. */
-  secrets: readonly Secret[];
   /**
    * The start of the answer's body kept, in bytes, for a request whose answer is read whole (a
    * Discord message, whose id follows its embeds); absent: {@link MAX_BODY_READ}.
@@ -52,36 +47,6 @@ export interface HttpPost {
 export function urlSecrets(url: Secret): Secret[] {
   const parsed = new URL(url.reveal());
   return [url, new Secret(parsed.href), new Secret(parsed.pathname + parsed.search), new Secret(parsed.search)];
-}
-
-/** An undici agent for one channel: one keep-alive pool, its own timers a backstop to ours. */
-export function channelAgent(timeoutMs: number): Agent {
-  return new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-}
-
-/** Sends `p.body` as JSON: the reply, or the SendResult of a failure where none came. Never throws. */
-export async function postJson(p: HttpPost): Promise<HttpReply | { failure: SendResult }> {
-  const timer = AbortSignal.timeout(p.timeoutMs);
-  try {
-    const res = await request(p.url, {
-      method: p.method ?? 'POST',
-      headers: { ...p.headers, 'content-type': 'application/json', 'user-agent': 'deploy-watchdog' },
-      body: JSON.stringify(p.body),
-      dispatcher: p.agent,
-      signal: p.signal ? AbortSignal.any([p.signal, timer]) : timer,
-    });
-    // Scrubbed before a reason cuts it: a secret cut in half would no longer be found.
-    const body = Secret.scrub(await bodyStart(res.body, p.maxBodyRead ?? MAX_BODY_READ), p.secrets);
-    return { status: res.statusCode, headers: res.headers, body };
-  } catch (err) {
-    return { failure: classifyFailure(err, timer.aborted, p.timeoutMs) };
-  }
-}
-
-/** Sends as {@link postJson} and reads the answer by the retry rules (`classify.ts`), at `now()`. Never throws. */
-export async function postClassified(p: HttpPost, now: () => number): Promise<SendResult> {
-  const reply = await postJson(p);
-  return 'failure' in reply ? reply.failure : classifyReply(reply, now());
 }
 
 /** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */
@@ -140,13 +105,11 @@ export interface ChannelPeer {
   name: string;
 }
 
-/** A request of a channel: what {@link HttpPost} says beyond what the channel's io knows. */
-export type ChannelRequest = Pick<HttpPost, 'method' | 'url' | 'headers' | 'body' | 'signal' | 'maxBodyRead'>;
-
 /**
- * The send and close of a channel speaking HTTP itself, its agent made here: each send guarded
- * (`guarded-send.ts`: stopped when the signal fires, its reason scrubbed), a throw classified as a
- * failure where no answer came.
+ * The send and close of a channel speaking HTTP itself, its agent made here: each request within
+ * the channel's `timeout` (no answer in time is retryable), each send guarded (`guarded-send.ts`:
+ * stopped when the signal fires, its reason scrubbed), a throw classified as a failure where no
+ * answer came.
  */
 export function httpChannelIo(
   config: { name: string; timeout: number },
@@ -154,21 +117,40 @@ export function httpChannelIo(
   peer: ChannelPeer,
   secrets: readonly Secret[],
 ): {
-  /** Sends and reads the answer by the retry rules ({@link postClassified}). */
+  /** Sends and reads the answer by the retry rules (`classify.ts`). */
   post: (request: ChannelRequest) => Promise<SendResult>;
-  /** Sends and hands back the answer itself ({@link postJson}). */
+  /** Sends and hands back the answer itself, or the SendResult of a failure where none came. */
   postRaw: (request: ChannelRequest) => Promise<HttpReply | { failure: SendResult }>;
   guarded: (start: () => Promise<SendResult>, signal: AbortSignal | undefined) => Promise<SendResult>;
   close: () => Promise<void>;
 } {
   const log = deps.logger.child({ channel: config.name, kind: peer.kind });
   const timeoutMs = config.timeout;
-  const now = () => deps.clock.now();
-  const agent = channelAgent(timeoutMs);
-  const full = (r: ChannelRequest): HttpPost => ({ ...r, timeoutMs, agent, secrets });
+  // One keep-alive pool per channel, its own timers a backstop to ours.
+  const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const postRaw = async (r: ChannelRequest): Promise<HttpReply | { failure: SendResult }> => {
+    const timer = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await request(r.url, {
+        method: r.method ?? 'POST',
+        headers: { ...r.headers, 'content-type': 'application/json', 'user-agent': 'deploy-watchdog' },
+        body: JSON.stringify(r.body),
+        dispatcher: agent,
+        signal: r.signal ? AbortSignal.any([r.signal, timer]) : timer,
+      });
+      // Scrubbed before a reason cuts it: a secret cut in half would no longer be found.
+      const body = Secret.scrub(await bodyStart(res.body, r.maxBodyRead ?? MAX_BODY_READ), secrets);
+      return { status: res.statusCode, headers: res.headers, body };
+    } catch (err) {
+      return { failure: classifyFailure(err, timer.aborted, timeoutMs) };
+    }
+  };
   return {
-    post: (request) => postClassified(full(request), now),
-    postRaw: (request) => postJson(full(request)),
+    post: async (r) => {
+      const reply = await postRaw(r);
+      return 'failure' in reply ? reply.failure : classifyReply(reply, deps.clock.now());
+    },
+    postRaw,
     guarded: (start, signal) =>
       guardedSend({
         start,

@@ -14,7 +14,7 @@
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
-import type { Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
+import type { Channel, ChannelKind, NoticeNotification, Notification, RenderOptions } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import { oneLine, plainText } from './escape.js';
 import {
@@ -33,7 +33,7 @@ import {
   opsgenieConfigSchema,
   type OpsgenieConfig,
 } from './opsgenie-config.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { alertViews, noticeView } from './template-view.js';
 
 /** The Alert API's limits (characters). */
@@ -69,12 +69,9 @@ export interface OpsgenieRequest {
 export type OpsgenieMessage = KeyedRequest<OpsgenieRequest>[];
 
 /** What rendering needs besides the notification. */
-export interface OpsgenieRenderOptions extends IncidentOptions {
+export interface OpsgenieRenderOptions
+  extends IncidentOptions, Partial<Pick<RenderOptions, 'channelName' | 'templates'>> {
   tags: readonly string[];
-  /** The channel's name, for a template's {{channel}}. */
-  channelName?: string;
-  /** The channel's templates (`template` in its config); absent: {@link OPSGENIE_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/opsgenie/`: the built-in rendering's own templates. */

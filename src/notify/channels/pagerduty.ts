@@ -15,7 +15,7 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
-import type { Channel, ChannelKind, Notification } from './channel.js';
+import type { Channel, ChannelKind, Notification, RenderOptions } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import {
   alertsOf,
@@ -34,7 +34,7 @@ import {
   pagerdutyConfigSchema,
   type PagerDutyConfig,
 } from './pagerduty-config.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { alertViews, noticeView } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
@@ -80,13 +80,10 @@ export type PagerDutyRequest =
 export type PagerDutyMessage = KeyedRequest<PagerDutyRequest>[];
 
 /** What rendering needs besides the notification. */
-export interface PagerDutyRenderOptions extends IncidentOptions {
-  /** The channel's name, for a template's {{channel}}. */
-  channelName?: string;
+export interface PagerDutyRenderOptions
+  extends IncidentOptions, Partial<Pick<RenderOptions, 'channelName' | 'templates'>> {
   /** payload.source where an alert names no app or server. */
   source: string;
-  /** The channel's templates (`template` in its config); absent: {@link PAGERDUTY_TEMPLATES}. */
-  templates?: ChannelTemplates | undefined;
 }
 
 /** `templates/pagerduty/`: the built-in rendering's own templates. */

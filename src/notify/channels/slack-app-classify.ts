@@ -32,41 +32,30 @@ export const PASSING_SLACK_ERRORS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The refusals sending again cannot change, each with what to fix. */
-const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => SendResult>> = {
+const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> = {
   channel_not_found: (c) =>
-    permanent(
-      `Slack has no channel ${c.slackChannel} this app can see (channel_not_found): check the channel ID of ${c.name} in notify.channels, and invite the app to it if it is private`,
-    ),
+    `Slack has no channel ${c.slackChannel} this app can see (channel_not_found): check the channel ID of ${c.name} in notify.channels, and invite the app to it if it is private`,
   not_in_channel: (c) =>
-    permanent(
-      `the app is not a member of channel ${c.slackChannel} (not_in_channel): invite it there (/invite @your-app in that channel)`,
-    ),
+    `the app is not a member of channel ${c.slackChannel} (not_in_channel): invite it there (/invite @your-app in that channel)`,
   is_archived: (c) =>
-    permanent(`channel ${c.slackChannel} is archived (is_archived): unarchive it, or give ${c.name} another channel`),
+    `channel ${c.slackChannel} is archived (is_archived): unarchive it, or give ${c.name} another channel`,
   invalid_auth: (c) =>
-    permanent(`Slack refused the bot token (invalid_auth): check bot_token of ${c.name} (the app's xoxb- token)`),
-  not_authed: (c) => permanent(`no bot token reached Slack (not_authed): check bot_token of ${c.name}`),
+    `Slack refused the bot token (invalid_auth): check bot_token of ${c.name} (the app's xoxb- token)`,
+  not_authed: (c) => `no bot token reached Slack (not_authed): check bot_token of ${c.name}`,
   account_inactive: (c) =>
-    permanent(
-      `the bot token belongs to a deactivated app or user (account_inactive): reinstall the app and give ${c.name} its new bot token`,
-    ),
+    `the bot token belongs to a deactivated app or user (account_inactive): reinstall the app and give ${c.name} its new bot token`,
   token_revoked: (c) =>
-    permanent(
-      `the bot token was revoked (token_revoked): reinstall the app to the workspace and give ${c.name} its new bot token`,
-    ),
-  token_expired: (c) =>
-    permanent(`the bot token has expired (token_expired): give ${c.name} a bot token that does not expire`),
+    `the bot token was revoked (token_revoked): reinstall the app to the workspace and give ${c.name} its new bot token`,
+  token_expired: (c) => `the bot token has expired (token_expired): give ${c.name} a bot token that does not expire`,
   restricted_action: (c) =>
-    permanent(
-      `the workspace does not let this app post in ${c.slackChannel} (restricted_action): ask a Slack admin, or give ${c.name} another channel`,
-    ),
-  ekm_access_denied: () => permanent('the workspace refuses the app (ekm_access_denied): ask a Slack admin'),
+    `the workspace does not let this app post in ${c.slackChannel} (restricted_action): ask a Slack admin, or give ${c.name} another channel`,
+  ekm_access_denied: () => 'the workspace refuses the app (ekm_access_denied): ask a Slack admin',
   team_access_not_granted: () =>
-    permanent('the app is not granted access to this workspace (team_access_not_granted): ask a Slack admin'),
-  invalid_blocks: () => permanent('Slack refused the message as malformed (invalid_blocks)'),
-  invalid_attachments: () => permanent('Slack refused the message as malformed (invalid_attachments)'),
-  msg_too_long: () => permanent('Slack refused the message as too long (msg_too_long)'),
-  no_text: () => permanent('Slack refused the message as empty (no_text)'),
+    'the app is not granted access to this workspace (team_access_not_granted): ask a Slack admin',
+  invalid_blocks: () => 'Slack refused the message as malformed (invalid_blocks)',
+  invalid_attachments: () => 'Slack refused the message as malformed (invalid_attachments)',
+  msg_too_long: () => 'Slack refused the message as too long (msg_too_long)',
+  no_text: () => 'Slack refused the message as empty (no_text)',
 };
 
 function permanent(reason: string): SendResult {
@@ -110,7 +99,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const known = PLATFORM_ERRORS[word];
-      return known ? known(callee) : permanent(`Slack refused the call (${oneLine(word, 80)})`);
+      return permanent(known ? known(callee) : `Slack refused the call (${oneLine(word, 80)})`);
     }
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;

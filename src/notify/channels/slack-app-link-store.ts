@@ -11,6 +11,7 @@
 import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { SqlDatabase } from '../../state/sql-database.js';
 import type { Store } from '../../state/store.js';
+import { camelRow } from '../../state/camel-row.js';
 
 /** Where a living message is in its life. */
 export type LivingStatus = 'posting' | 'open' | 'closed';
@@ -38,18 +39,8 @@ export interface LivingMessage {
   createdAt: number;
 }
 
-interface DbRow {
-  id: number;
-  channel: string;
-  group_key: string;
-  status: string;
-  token: string;
-  slack_channel: string;
-  ts: string | null;
-  notes: string;
-  routes: string;
-  created_at: number;
-}
+/** A living message as read: its columns by their SQL names. */
+type DbRow = Record<string, unknown>;
 
 /** Notes a message keeps; older ones are still in its thread. */
 export const MAX_NOTES = 5;
@@ -181,18 +172,8 @@ export class SlackAppLinkStore {
 
   #read(row: DbRow | undefined): LivingMessage | undefined {
     if (!row) return undefined;
-    return {
-      id: row.id,
-      channel: row.channel,
-      groupKey: row.group_key,
-      status: row.status as LivingStatus,
-      token: row.token,
-      slackChannel: row.slack_channel,
-      ts: row.ts,
-      notes: JSON.parse(row.notes) as string[],
-      routes: JSON.parse(row.routes) as string[],
-      alerts: this.#q.alerts.all(row.id).map((r) => JSON.parse(r.event) as AlertEvent),
-      createdAt: row.created_at,
-    };
+    const { updated_at: _updated, closed_at: _closed, closed_reason: _reason, ...columns } = row;
+    const alerts = this.#q.alerts.all(row.id as number).map((r) => JSON.parse(r.event) as AlertEvent);
+    return { ...camelRow<Omit<LivingMessage, 'alerts'>>(columns, { json: ['notes', 'routes'] }), alerts };
   }
 }

@@ -96,7 +96,7 @@ export const slackAppChannel = {
       },
     };
     const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
-    const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps, deps.templates);
+    const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({
       name: config.name,
       slackChannel: config.channel,

@@ -4,7 +4,7 @@
  * for mrkdwn, within Slack's limits.
  */
 import type { AlertsNotification, ChannelDeps, NoticeNotification, Notification, RenderOptions } from './channel.js';
-import { renderOptionsOf } from './channel.js';
+import { criticalNewsIn, renderOptionsOf } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
   describeAlerts,
@@ -17,10 +17,11 @@ import {
   type Since,
 } from './describe.js';
 import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } from './escape.js';
-import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
+import { SLACK_TEMPLATE_PARTS, type SlackConfig } from './slack-config.js';
 import { SLACK_LIMITS } from './slack-limits.js';
-import { defaultTemplates, type ChannelTemplates } from './template-config.js';
+import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
+import { packLines } from './text-budget.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
 export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
@@ -80,42 +81,25 @@ export interface SlackMessage {
   blocks: SlackBlock[];
 }
 
-/** A mention from config (never from the API) and where it applies. */
-export interface SlackMention {
-  /** E.g. `<!here>`, `<!subteam^S123>`. */
-  critical?: string | undefined;
-  /**
-   * The mention is added only when a firing critical event of the message has one of these
-   * `environment_type`s (default production): a critical staging failure is not worth a page.
-   */
-  environmentTypes?: readonly string[] | undefined;
-}
-
 /** What rendering needs besides the notification; all from config or the clock. */
 export interface SlackRenderOptions extends RenderOptions {
-  mention?: SlackMention | undefined;
+  /**
+   * The configured mention (never from the API: `<!here>`, `<!subteam^S123>`), added only when a
+   * firing critical event of the message has one of its `environment_types`: a critical staging
+   * failure is not worth a page.
+   */
+  mention?: SlackConfig['mention'] | undefined;
   /** What a person can do about each alert from the message, by fingerprint; absent: nothing but read. */
   controls?: ReadonlyMap<string, EventControls> | undefined;
 }
 
 /** The render options of a Slack channel of either kind, from its config and what the composition root gives, at this moment. */
 export function slackRenderOptions(
-  config: { name: string; mention?: { critical?: string | undefined; environment_types: string[] } | undefined },
+  config: Pick<SlackConfig, 'name' | 'mention'>,
   deps: ChannelDeps,
-  templates?: ChannelTemplates,
 ): SlackRenderOptions {
-  return {
-    ...renderOptionsOf(config, deps),
-    templates,
-    mention: config.mention && {
-      critical: config.mention.critical,
-      environmentTypes: config.mention.environment_types,
-    },
-  };
+  return { ...renderOptionsOf(config, deps), mention: config.mention };
 }
-
-/** Environments a critical mention applies to when the config does not say. */
-export const DEFAULT_MENTION_ENVIRONMENTS: readonly string[] = ['production'];
 
 /** Builds the Slack message for a notification. Pure. */
 export function renderSlack(n: Notification, options: SlackRenderOptions): SlackMessage {
@@ -209,17 +193,9 @@ function commandSpan(line: string): string | null {
 }
 
 /** The configured mention, when a firing critical event is in one of its environments. */
-function mentionFor(n: AlertsNotification, mention: SlackMention | undefined): string | undefined {
+function mentionFor(n: AlertsNotification, mention: SlackRenderOptions['mention']): string | undefined {
   if (!mention?.critical) return undefined;
-  const envs = mention.environmentTypes ?? DEFAULT_MENTION_ENVIRONMENTS;
-  const applies = n.events.some(
-    // Who has the alert is no reason to call everyone: only news of the problem mentions.
-    (e) =>
-      (e.kind === 'firing' || e.kind === 'repeat' || e.kind === 'escalated') &&
-      e.severity === 'critical' &&
-      envs.includes(e.labels.environment_type ?? ''),
-  );
-  return applies ? mention.critical : undefined;
+  return criticalNewsIn(n, mention.environment_types) ? mention.critical : undefined;
 }
 
 /** `*Label:* value`, a time as a Slack date token shown in each reader's own time zone. */
@@ -246,7 +222,8 @@ function eventText(d: EventDescription, lead: string): string {
   if (d.context && d.context.facts.length > 0) lines.push(d.context.facts.map(factText).join('  ·  '));
   for (const note of d.context?.notes ?? []) lines.push(`*Note:* ${escapeMrkdwn(note, MAX_VALUE)}`);
   if (d.resolution) lines.push(`*Why:* ${escapeMrkdwn(d.resolution, MAX_VALUE)}`);
-  return packLines(lines, SLACK_LIMITS.text);
+  // Whole lines keep links and <!date> tokens intact; a line that does not fit ends the text with "…".
+  return packLines(lines, SLACK_LIMITS.text, (out, line) => (out ? `${out}\n…` : cutText(line, SLACK_LIMITS.text)));
 }
 
 /** Longest log line in Slack, escaped (the width cut happened when it was read: this is a backstop). */
@@ -381,20 +358,6 @@ function section(text: string, accessory?: SlackOverflow): SlackBlock {
 /** A context line with already-escaped mrkdwn. */
 function context(text: string): SlackBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) }] };
-}
-
-/**
- * Joins whole lines up to `max` characters; a line that does not fit ends the text with "…".
- * Cutting whole lines, never inside one, keeps links and <!date> tokens intact.
- */
-function packLines(lines: string[], max: number): string {
-  let out = '';
-  for (const line of lines) {
-    const next = out ? `${out}\n${line}` : line;
-    if (next.length > max) return out ? `${out}\n…` : cutText(line, max);
-    out = next;
-  }
-  return out;
 }
 
 /** Splits escaped lines into chunks of at most `max` characters, each line whole where it fits. */

@@ -21,7 +21,7 @@ export const slackChannel = {
     };
     // Second belt for reasons and logs: the whole URL and its path (the secret part) are scrubbed.
     return postingChannel(config, deps, { kind: 'slack', name: 'Slack' }, urlSecrets(config.webhook_url), {
-      render: (n) => renderSlack(n, slackRenderOptions(config, deps, deps.templates)),
+      render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
       request: (message) => ({
         url: config.webhook_url.reveal(),
         body: { ...overrides, text: message.text, blocks: message.blocks },

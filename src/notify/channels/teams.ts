@@ -26,7 +26,7 @@ import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
 import { messageView, noticeView } from './template-view.js';
-import { TextBudget } from './text-budget.js';
+import { packLines, TextBudget } from './text-budget.js';
 
 /** The Adaptive Card version Teams renders in full. */
 export const ADAPTIVE_CARD_VERSION = '1.5';
@@ -177,19 +177,8 @@ function eventElements(e: EventDescription, lead: string, budget: TextBudget): C
   if (log && budget.left > 200) {
     out.push(text(`**${escapeTeamsMarkdown(log.title, 300)}**`, { size: 'small' }));
     const lines = log.lines.map((l) => escapeTeamsMarkdown(l.stamp ? `${l.stamp}  ${l.text}` : l.text, 300));
-    const shown = budget.take((max) => cutLines(lines, max), TEAMS_LIMITS.block);
+    const shown = budget.take((max) => packLines(lines, max, undefined, '\n\n'), TEAMS_LIMITS.block);
     if (shown) out.push(text(shown, { fontType: 'monospace', size: 'small', spacing: 'none' }));
-  }
-  return out;
-}
-
-/** Lines joined as markdown line breaks, as many whole lines as fit in `max`. */
-function cutLines(lines: readonly string[], max: number): string {
-  let out = '';
-  for (const line of lines) {
-    const next = out ? `${out}\n\n${line}` : line;
-    if (next.length > max) break;
-    out = next;
   }
   return out;
 }

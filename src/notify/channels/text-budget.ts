@@ -1,4 +1,24 @@
 /**
+ * As many whole lines as fit in `max` characters, joined by `separator`: a cut inside one would
+ * break a link or a token. `ending` makes the text when a line does not fit, from the lines packed
+ * so far and that line; absent, the lines packed so far.
+ */
+export function packLines(
+  lines: readonly string[],
+  max: number,
+  ending: (packed: string, line: string) => string = (packed) => packed,
+  separator = '\n',
+): string {
+  let out = '';
+  for (const line of lines) {
+    const next = out ? `${out}${separator}${line}` : line;
+    if (next.length > max) return ending(out, line);
+    out = next;
+  }
+  return out;
+}
+
+/**
  * A message's room for text, spent piece by piece as it is built: Teams refuses a card past about
  * 28 KB, Discord an embed set past 6,000 characters. Each piece is cut to what is left (and to its
  * own limit); once none is left, the builder says so once and stops adding.

@@ -22,11 +22,10 @@ import { contentHash } from '../../detectors/fingerprint.js';
 import { presentationOf } from '../../detectors/registry.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import type { MessageLinks } from '../message-links.js';
 import { announcedFiring } from '../outbox-store.js';
 import { NO_LINKS } from '../message-links.js';
 import type { AlertsNotification, Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
-import { renderOptionsOf } from './channel.js';
+import { renderOptionsOf, type RenderOptions } from './channel.js';
 import { postingChannel, urlSecrets } from './http-post.js';
 import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
@@ -68,20 +67,15 @@ export interface AlertmanagerMessage {
   truncatedAlerts: number;
 }
 
-/** What rendering needs besides the notification; all from config or the clock. */
-export interface WebhookRenderOptions {
-  /** Now, in ms since the epoch: a notice's time, and "2h ago". */
-  now: number;
-  /** The channel's name: the payload's receiver, and its group key's route part. */
-  channelName: string;
+/**
+ * What rendering needs besides the notification; all from config or the clock. `now` is also a
+ * notice's time; `channelName` is the payload's receiver and its group key's route part.
+ */
+export interface WebhookRenderOptions extends RenderOptions {
   /** The payload's externalURL; empty when not configured. */
   externalUrl: string;
   /** Alertmanager's `max_alerts`; 0: no limit. */
   maxAlerts: number;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
   /**
    * The latest event of each alert this channel was told fires and not yet that it is over
    * (`announcedFiring`): those of the message's group that it does not carry are sent beside its

@@ -353,20 +353,30 @@ describe('renderSlack: alerts', () => {
     ).toBe(line);
   });
 
-  it.each<[string, AlertEvent, { critical: string; environmentTypes?: string[] }, boolean]>([
-    ['critical in production', alertEvent(), { critical: '<!here>' }, true],
+  it.each<[string, AlertEvent, { critical: string; environment_types: string[] }, boolean]>([
+    ['critical in production', alertEvent(), { critical: '<!here>', environment_types: ['production'] }, true],
     [
       'critical in staging',
       alertEvent({ labels: { check: 'failed_runs', environment_type: 'staging', app: 'shop' } }),
-      { critical: '<!here>' },
+      { critical: '<!here>', environment_types: ['production'] },
       false,
     ],
-    ['warning in production', alertEvent({ severity: 'warning' }), { critical: '<!here>' }, false],
-    ['critical resolved in production', alertEvent({ kind: 'resolved' }), { critical: '<!here>' }, false],
+    [
+      'warning in production',
+      alertEvent({ severity: 'warning' }),
+      { critical: '<!here>', environment_types: ['production'] },
+      false,
+    ],
+    [
+      'critical resolved in production',
+      alertEvent({ kind: 'resolved' }),
+      { critical: '<!here>', environment_types: ['production'] },
+      false,
+    ],
     [
       'critical in staging, staging listed',
       alertEvent({ labels: { check: 'failed_runs', environment_type: 'staging', app: 'shop' } }),
-      { critical: '<!here>', environmentTypes: ['staging', 'production'] },
+      { critical: '<!here>', environment_types: ['staging', 'production'] },
       true,
     ],
   ])('the configured mention for %s: %s', (_name, event, mention, expected) => {
