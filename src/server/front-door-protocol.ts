@@ -82,15 +82,13 @@ export interface FrontDoorData {
   first: Publication;
 }
 
-/** What the main thread tells the front door. */
-export type ToFrontDoor = { type: 'publish'; publication: Publication } | { type: 'close' };
+/** What the main thread tells the front door, beside `end` (`ThreadEnd`: stop listening). */
+export type ToFrontDoor = { type: 'publish'; publication: Publication };
 
-/** What the front door tells the main thread. */
+/** What the front door tells the main thread, beside what every thread says (`ThreadSays`). */
 export type FromFrontDoor =
-  | { type: 'listening'; host: string; port: number }
-  | { type: 'failed'; message: string; code?: string | undefined }
+  /** It listens, there. */
+  | { type: 'ready'; host: string; port: number }
   | { type: 'published'; seq: number }
   /** A Slack click over HTTP, verified (signature, timestamp, never seen before) and already answered 200. */
-  | { type: 'interaction'; payload: unknown; generation: number; index: number }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; msg: string }
-  | { type: 'closed' };
+  | { type: 'interaction'; payload: unknown; generation: number; index: number };

@@ -25,6 +25,7 @@ import {
   type ToFrontDoor,
 } from './front-door-protocol.js';
 import type { ReadinessCheck } from './readiness-check.js';
+import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';
 
@@ -81,7 +82,7 @@ interface Published {
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
-  const say = (message: FromFrontDoor) => port.postMessage(message);
+  const say = (message: FromFrontDoor | ThreadSays) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
   const state: Published = {
@@ -197,14 +198,14 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     }
   });
 
-  port.on('message', (message: ToFrontDoor) => {
+  port.on('message', (message: ToFrontDoor | ThreadEnd) => {
     if (message.type === 'publish') {
       take(message.publication);
       say({ type: 'published', seq: message.publication.seq });
     } else {
       guard.stop();
       server.close(() => {
-        say({ type: 'closed' });
+        say({ type: 'ended' });
         port.close();
       });
       server.closeAllConnections();
@@ -218,7 +219,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   server.listen(data.port, data.host, () => {
     listening = true;
     const bound = server.address();
-    if (bound && typeof bound === 'object') say({ type: 'listening', host: bound.address, port: bound.port });
+    if (bound && typeof bound === 'object') say({ type: 'ready', host: bound.address, port: bound.port });
   });
 }
 

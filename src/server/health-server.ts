@@ -14,14 +14,13 @@
  * (docs/architecture.md, "The front door").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
-import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { SupervisedThread } from '../lib/supervised-thread.js';
 import {
   RELAY_HEADER,
   SHARED,
@@ -251,72 +250,47 @@ async function closeInner(inner: Server, relay: { remove(): void }): Promise<voi
   relay.remove();
 }
 
-/** The front door's first lines: if it cannot start, it says why. */
-const BOOT = workerBoot(
-  `parentPort.postMessage({ type: 'failed', message: message.replace('the worker', 'the listener') });`,
-);
-
 /** The front door's thread, from the main thread. */
 class FrontDoor {
   #seq = 0;
   readonly #acks = new Map<number, () => void>();
-  #closed: (() => void) | undefined;
 
   private constructor(
-    readonly thread: Worker,
+    private readonly thread: SupervisedThread<ToFrontDoor, FromFrontDoor>,
     readonly address: { host: string; port: number },
   ) {}
 
   /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, ...). */
-  static start(
+  static async start(
     data: FrontDoorData,
     logger: Logger,
     onInteraction: (m: Extract<FromFrontDoor, { type: 'interaction' }>) => void,
   ): Promise<FrontDoor> {
-    const thread = new Worker(BOOT, {
-      eval: true,
-      workerData: { boot: workerEntry('front-door-worker', import.meta.url), frontDoor: data },
-    });
-    // Never what keeps the process alive: the main thread's own listener does, as the old one did.
-    thread.unref();
-    return new Promise((resolve, reject) => {
-      let door: FrontDoor | undefined;
-      thread.on('message', (m: FromFrontDoor) => {
-        if (m.type === 'listening') resolve((door = new FrontDoor(thread, { host: m.host, port: m.port })));
-        else if (m.type === 'failed') {
-          void thread.terminate();
-          reject(Object.assign(new Error(m.message), { code: m.code }));
-        } else if (m.type === 'log') logger[m.level](m.fields, m.msg);
-        else if (m.type === 'interaction') onInteraction(m);
-        else door?.heard(m);
-      });
-      thread.on('error', (err) => {
-        logger.error({ err: errorText(err) }, 'the listener thread failed');
-        reject(err);
-      });
-      thread.on('exit', () => {
-        door?.ended(logger);
-        reject(new Error('the listener thread ended before it listened'));
-      });
-    });
+    let door: FrontDoor | undefined;
+    const thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
+      {
+        module: 'front-door-worker',
+        base: import.meta.url,
+        data: () => ({ frontDoor: data }),
+        name: 'the listener thread',
+        down: '/healthz and the console are not answered',
+        heard: (m) => (m.type === 'interaction' ? onInteraction(m) : door?.published(m.seq)),
+        // Gone: nothing waits on it any more.
+        exited: () => door?.published(Infinity),
+      },
+      logger,
+    );
+    const { host, port } = await thread.start();
+    return (door = new FrontDoor(thread, { host, port }));
   }
 
-  heard(m: FromFrontDoor): void {
-    if (m.type === 'published') {
-      for (const [seq, ack] of this.#acks) {
-        if (seq > m.seq) continue;
-        this.#acks.delete(seq);
-        ack();
-      }
-    } else if (m.type === 'closed') this.#closed?.();
-  }
-
-  /** The thread is gone: said, unless it was asked to close; nothing waits on it any more. */
-  ended(logger: Logger): void {
-    if (!this.#closed) logger.error('the listener thread ended; /healthz and the console are not answered');
-    this.#closed?.();
-    for (const ack of this.#acks.values()) ack();
-    this.#acks.clear();
+  /** The front door has every publication up to `seq`. */
+  published(seq: number): void {
+    for (const [waiting, ack] of this.#acks) {
+      if (waiting > seq) continue;
+      this.#acks.delete(waiting);
+      ack();
+    }
   }
 
   /** Sends a publication, numbered here; resolves once the front door has it. */
@@ -324,18 +298,13 @@ class FrontDoor {
     const seq = ++this.#seq;
     return new Promise((resolve) => {
       this.#acks.set(seq, resolve);
-      this.#post({ type: 'publish', publication: { ...publication, seq } });
+      this.thread.post({ type: 'publish', publication: { ...publication, seq } });
     });
   }
 
-  #post(message: ToFrontDoor): void {
-    this.thread.postMessage(message);
-  }
-
   /** Stops listening (its connections closed) and ends the thread, in at most `THREAD_END_WAIT_MS` (2 s). */
-  async close(): Promise<void> {
-    const done = new Promise<void>((resolve) => (this.#closed = resolve));
-    await endThread(this.thread, done, () => this.#post({ type: 'close' }));
+  close(): Promise<void> {
+    return this.thread.end();
   }
 }
 
