@@ -73,15 +73,10 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     // Each line to the daemon's logger, at its level.
     destination: new Writable({
       write(chunk: Buffer, _enc, done) {
-        const {
-          level,
-          msg,
-          time: _t,
-          pid: _p,
-          hostname: _h,
-          ...fields
-        } = JSON.parse(String(chunk)) as Record<string, unknown>;
-        say({ type: 'log', level: logger.levels.labels[Number(level)] as Level, fields, msg: String(msg ?? '') });
+        const line = JSON.parse(String(chunk)) as Record<string, unknown>;
+        const { level, msg } = line;
+        for (const key of ['level', 'msg', 'time', 'pid', 'hostname']) delete line[key];
+        say({ type: 'log', level: logger.levels.labels[Number(level)] as Level, fields: line, msg: String(msg ?? '') });
         done();
       },
     }),
