@@ -9,7 +9,7 @@
  *
  * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
  * main thread blocks while a PostgreSQL statement runs: the main thread publishes what the probes
- * and `/metrics` answer ({@link StatePublisher}) and beats a heartbeat in shared memory; Slack's
+ * and `/metrics` answer ({@link FrontDoor}) and beats a heartbeat in shared memory; Slack's
  * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
@@ -107,7 +107,7 @@ export const DEFAULT_STALL_AFTER_MS = 30_000;
 const HEARTBEAT_MS = 100;
 /** How often `/metrics`' exposition is rendered again; what it answers is at most about this old. */
 export const METRICS_EVERY_MS = 1_000;
-/** Readiness is judged again at most this often (it writes the state); see {@link StatePublisher}. */
+/** Readiness is judged again at most this often (it writes the state); see {@link FrontDoor}. */
 const READINESS_EVERY_MS = 1_000;
 /** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
 const WATCHED_MS = 60_000;
@@ -149,8 +149,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   const { host, port } = parseListen(options.listen);
   const relay = privateRelay('dw-listener-', 'main.sock');
   const inner = innerServer(options, relay.token);
-  const publisher = new StatePublisher(options, logger);
-  let door: FrontDoor | undefined;
+  const door = new FrontDoor(options, logger);
+  let address: { host: string; port: number };
   try {
     await new Promise<void>((resolve, reject) => {
       inner.once('error', reject);
@@ -159,33 +159,24 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
         resolve();
       });
     });
-    door = await FrontDoor.start(
-      {
-        host,
-        port,
-        limits: { ...LISTENER_LIMITS, ...options.limits },
-        shared: publisher.shared,
-        stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
-        relay: { socketPath: relay.socketPath, token: relay.token },
-        first: { ...(await publisher.whole()), seq: 0 },
-      },
-      logger,
-      (m) => publisher.interaction(m),
-    );
+    address = await door.start({
+      host,
+      port,
+      limits: { ...LISTENER_LIMITS, ...options.limits },
+      stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
+      relay: { socketPath: relay.socketPath, token: relay.token },
+    });
   } catch (err) {
-    publisher.stop();
+    await door.close();
     await closeInner(inner, relay);
     throw err;
   }
-  const running = door;
-  publisher.start(running);
-  logger.info({ address: `${running.address.host}:${running.address.port}` }, 'health and metrics listener started');
+  logger.info({ address: `${address.host}:${address.port}` }, 'health and metrics listener started');
   return {
-    address: running.address,
-    publish: async () => running.publish(await publisher.whole()),
+    address,
+    publish: async () => door.publish(await door.whole()),
     close: async () => {
-      publisher.stop();
-      await running.close();
+      await door.close();
       await closeInner(inner, relay);
     },
   };
@@ -250,76 +241,23 @@ async function closeInner(inner: Server, relay: { remove(): void }): Promise<voi
   relay.remove();
 }
 
-/** The front door's thread, from the main thread. */
-class FrontDoor {
-  #seq = 0;
-  readonly #acks = new Map<number, () => void>();
-
-  private constructor(
-    private readonly thread: SupervisedThread<ToFrontDoor, FromFrontDoor>,
-    readonly address: { host: string; port: number },
-  ) {}
-
-  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, ...). */
-  static async start(
-    data: FrontDoorData,
-    logger: Logger,
-    onInteraction: (m: Extract<FromFrontDoor, { type: 'interaction' }>) => void,
-  ): Promise<FrontDoor> {
-    let door: FrontDoor | undefined;
-    const thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
-      {
-        module: 'front-door-worker',
-        base: import.meta.url,
-        data: () => ({ frontDoor: data }),
-        name: 'the listener thread',
-        down: '/healthz and the console are not answered',
-        heard: (m) => (m.type === 'interaction' ? onInteraction(m) : door?.published(m.seq)),
-        // Gone: nothing waits on it any more.
-        exited: () => door?.published(Infinity),
-      },
-      logger,
-    );
-    const { host, port } = await thread.start();
-    return (door = new FrontDoor(thread, { host, port }));
-  }
-
-  /** The front door has every publication up to `seq`. */
-  published(seq: number): void {
-    for (const [waiting, ack] of this.#acks) {
-      if (waiting > seq) continue;
-      this.#acks.delete(waiting);
-      ack();
-    }
-  }
-
-  /** Sends a publication, numbered here; resolves once the front door has it. */
-  publish(publication: Omit<Publication, 'seq'>): Promise<void> {
-    const seq = ++this.#seq;
-    return new Promise((resolve) => {
-      this.#acks.set(seq, resolve);
-      this.thread.post({ type: 'publish', publication: { ...publication, seq } });
-    });
-  }
-
-  /** Stops listening (its connections closed) and ends the thread, in at most `THREAD_END_WAIT_MS` (2 s). */
-  close(): Promise<void> {
-    return this.thread.end();
-  }
-}
-
 /**
- * What the main thread publishes for the front door: a heartbeat every {@link HEARTBEAT_MS} (its
- * event loop turned), liveness and role when they change, and the metrics' exposition every
- * {@link METRICS_EVERY_MS}. Readiness reads and writes the state, so it is judged only while
- * someone looks: every {@link READINESS_EVERY_MS} while `/readyz` was asked within
- * {@link WATCHED_MS} (a kubelet probing every 10 s keeps it so), never taking more than a tenth of
- * the main thread (a PostgreSQL that hangs makes one judgement last up to its limit of 2 s). A
- * daemon nobody asks `/readyz` of does no more work on its state than before.
+ * The front door from the main thread: its thread, and what the main thread publishes for it: a
+ * heartbeat every {@link HEARTBEAT_MS} (its event loop turned), liveness and role when they
+ * change, and the metrics' exposition every {@link METRICS_EVERY_MS}. Readiness reads and writes
+ * the state, so it is judged only while someone looks: every {@link READINESS_EVERY_MS} while
+ * `/readyz` was asked within {@link WATCHED_MS} (a kubelet probing every 10 s keeps it so), never
+ * taking more than a tenth of the main thread (a PostgreSQL that hangs makes one judgement last up
+ * to its limit of 2 s). A daemon nobody asks `/readyz` of does no more work on its state than before.
  */
-class StatePublisher {
-  readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
-  #door: FrontDoor | undefined;
+class FrontDoor {
+  readonly #shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  readonly #thread: SupervisedThread<ToFrontDoor, FromFrontDoor>;
+  /** What the thread is started with. */
+  #data: FrontDoorData | undefined;
+  #seq = 0;
+  /** Publications not yet taken, by number. */
+  readonly #acks = new Map<number, () => void>();
   #timers: NodeJS.Timeout[] = [];
   #unjump: (() => void) | undefined;
   #said: { alive: boolean; role: string } | undefined;
@@ -336,6 +274,58 @@ class StatePublisher {
   ) {
     this.#beat();
     this.#unjump = options.clock?.onJump?.(() => this.#beat());
+    this.#thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
+      {
+        module: 'front-door-worker',
+        base: import.meta.url,
+        data: () => ({ frontDoor: this.#data }),
+        name: 'the listener thread',
+        down: '/healthz and the console are not answered',
+        heard: (m) => (m.type === 'interaction' ? this.#interaction(m) : this.#published(m.seq)),
+        // Gone: nothing waits on it any more.
+        exited: () => this.#published(Infinity),
+      },
+      logger,
+    );
+  }
+
+  /** Starts the thread with everything published; resolves once it listens, rejects with why it cannot (the port taken, ...). */
+  async start(data: Omit<FrontDoorData, 'shared' | 'first'>): Promise<{ host: string; port: number }> {
+    this.#data = { ...data, shared: this.#shared, first: { ...(await this.whole()), seq: 0 } };
+    const { host, port } = await this.#thread.start();
+    this.#timers = [
+      setInterval(() => this.#tick(), HEARTBEAT_MS),
+      setInterval(() => {
+        void this.#render().then((metrics) => metrics && this.publish({ metrics }));
+      }, METRICS_EVERY_MS),
+    ];
+    for (const t of this.#timers) t.unref();
+    return { host, port };
+  }
+
+  /** Stops publishing, and listening (its connections closed): the thread ends in at most `THREAD_END_WAIT_MS` (2 s). */
+  async close(): Promise<void> {
+    for (const t of this.#timers) clearInterval(t);
+    this.#unjump?.();
+    await this.#thread.end();
+  }
+
+  /** Sends a publication, numbered here; resolves once the front door has it. */
+  publish(publication: Omit<Publication, 'seq'>): Promise<void> {
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#acks.set(seq, resolve);
+      this.#thread.post({ type: 'publish', publication: { ...publication, seq } });
+    });
+  }
+
+  /** The front door has every publication up to `seq`. */
+  #published(seq: number): void {
+    for (const [waiting, ack] of this.#acks) {
+      if (waiting > seq) continue;
+      this.#acks.delete(waiting);
+      ack();
+    }
   }
 
   /** Everything, now. */
@@ -350,26 +340,8 @@ class StatePublisher {
     };
   }
 
-  start(door: FrontDoor): void {
-    this.#door = door;
-    this.#timers = [
-      setInterval(() => this.#tick(), HEARTBEAT_MS),
-      setInterval(() => {
-        void this.#render().then((metrics) => metrics && this.#door?.publish({ metrics }));
-      }, METRICS_EVERY_MS),
-    ];
-    for (const t of this.#timers) t.unref();
-  }
-
-  stop(): void {
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
-    this.#door = undefined;
-    this.#unjump?.();
-  }
-
   /** A click the front door verified with the secrets of `generation`: handed to the config in force. */
-  interaction(m: { payload: unknown; generation: number; index: number }): void {
+  #interaction(m: { payload: unknown; generation: number; index: number }): void {
     const secret = this.#signing.find((g) => g.generation === m.generation)?.secrets[m.index];
     if (!secret) {
       this.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
@@ -384,15 +356,15 @@ class StatePublisher {
 
   #beat(): void {
     const now = Date.now();
-    Atomics.store(this.shared, SHARED.heartbeat, BigInt(now));
+    Atomics.store(this.#shared, SHARED.heartbeat, BigInt(now));
     if (this.options.clock)
-      Atomics.store(this.shared, SHARED.clockOffset, BigInt(Math.round(this.options.clock.now() - now)));
+      Atomics.store(this.#shared, SHARED.clockOffset, BigInt(Math.round(this.options.clock.now() - now)));
   }
 
   #tick(): void {
     this.#beat();
     const now = Date.now();
-    const asks = Atomics.load(this.shared, SHARED.readyAsks);
+    const asks = Atomics.load(this.#shared, SHARED.readyAsks);
     if (asks !== this.#asksSeen) {
       this.#asksSeen = asks;
       this.#watchedUntil = now + WATCHED_MS;
@@ -400,7 +372,7 @@ class StatePublisher {
     const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
     const due = now < this.#watchedUntil && now >= this.#readinessNext;
     if (!due) {
-      if (Object.keys(changed).length > 0) void this.#door?.publish(changed);
+      if (Object.keys(changed).length > 0) void this.publish(changed);
       return;
     }
     // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
@@ -408,7 +380,7 @@ class StatePublisher {
     const readiness = this.#readiness();
     const readinessAt = Date.now();
     void this.#render(true).then((metrics) =>
-      this.#door?.publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
+      this.publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
     );
   }
 
