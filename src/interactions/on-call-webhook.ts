@@ -29,6 +29,7 @@ import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
 import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
 import type { Store } from '../state/store.js';
 import type { OnCallAct, OnCallRead } from './on-call-act.js';
+import { ReplayMemory } from './replay-memory.js';
 import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
 import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
 
@@ -98,22 +99,14 @@ const PATH = /^\/(pagerduty|opsgenie)\/([^/]+)$/;
  * false to leave the request to the next handler.
  */
 export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const seen = new Set<string>();
+  // Each kept until it is one of the oldest past the bound: the tools give their posts no end.
+  const seen = new ReplayMemory(REMEMBERED);
   const log = deps.logger.child({ stage: 'on-call-webhook' });
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
   const refusals = new RepeatedLog(log, { clock: deps.clock });
   const logged = (name: string) => (name.length > MAX_NAME_LOGGED ? `${name.slice(0, MAX_NAME_LOGGED)}...` : name);
   const answer = (res: ServerResponse, status: number, body: object) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-
-  /** True when `id` was taken before; otherwise remembers it. */
-  const replayed = (id: string): boolean => {
-    if (seen.has(id)) return true;
-    seen.add(id);
-    // A Set iterates in insertion order: the first is the oldest.
-    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value!);
-    return false;
-  };
 
   const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
@@ -130,7 +123,7 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${read.reason}`);
       return answer(res, 400, { error: 'unreadable' });
     }
-    if (replayed(`${tool.surface}/${name}/${read.id}`)) {
+    if (seen.seen(`${tool.surface}/${name}/${read.id}`, Infinity, 0)) {
       log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
       return answer(res, 200, { ignored: 'duplicate' });
     }
