@@ -31,7 +31,7 @@ import type { SlackInteractionsConfig, SlackPermission } from '../notify/channel
 import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
-import type { Secret } from '../lib/secret.js';
+import type { InteractionsTaker } from '../server/health-server.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
 import { SocketModeThread, type SocketModeLink } from './socket-mode-thread.js';
@@ -51,18 +51,6 @@ const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
   silence: 'silence alerts',
   remediate: 'ask for a remediation',
 };
-
-/**
- * Clicks over HTTP, as the listener takes them: it verifies each post against {@link secrets}
- * (in its own thread, `src/server/front-door-worker.ts`, so Slack is answered within its 3 s
- * whatever the main thread is doing) and hands over the payload with the secret that signed it.
- */
-export interface HttpInteractions {
-  /** The signing secrets, one per app that takes its clicks over HTTP. */
-  readonly secrets: readonly Secret[];
-  /** A verified payload (signed by `secret`, fresh, never seen before), already answered 200. */
-  take(payload: unknown, secret: Secret): void;
-}
 
 /** A Slack app channel that takes clicks. */
 interface Receiving {
@@ -108,7 +96,7 @@ export function createSlackInteractions(parts: SlackInteractionsParts): SlackInt
 /** The receivers of one configuration's clicks, and what is done with them. */
 export class SlackInteractions {
   /** What `POST /slack/interactions` hands its clicks to, when a channel takes them over HTTP. */
-  readonly http: HttpInteractions | undefined;
+  readonly http: InteractionsTaker | undefined;
   /** Each app's Socket Mode connection, with what its clicks are handed to, on the daemon's Socket Mode thread. */
   readonly #sockets: { link: SocketModeLink; take: (payload: unknown) => void }[] = [];
   readonly #responder: SlackResponder;

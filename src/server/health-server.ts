@@ -45,13 +45,13 @@ import { privateRelay } from './private-relay.js';
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * Slack's clicks over HTTP, as the config in force takes them: the front door verifies each post
- * against {@link secrets} (asked at each heartbeat: a reload may change them), answers it, and
- * hands the payload over with the secret that signed it.
+ * Slack's clicks over HTTP, as one configuration takes them: the front door verifies each post
+ * against {@link secrets} (in its own thread, so Slack is answered within its 3 s whatever the
+ * main thread is doing), answers it, and hands the payload over with the secret that signed it.
  */
 export interface InteractionsTaker {
-  /** The signing secrets of the apps that take clicks over HTTP; none: the path is not found. */
-  secrets(): readonly Secret[];
+  /** The signing secrets, one per app that takes its clicks over HTTP. */
+  readonly secrets: readonly Secret[];
   /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
   take(payload: unknown, secret: Secret): void;
 }
@@ -132,7 +132,7 @@ export interface HealthServerOptions {
   /** The console's own thread, where the front door relays the console's paths while it listens. */
   consoleRelay?: (() => RelayTarget | undefined) | undefined;
   /** Slack's posts of button clicks at `/slack/interactions`; absent, or no secrets: not found. */
-  interactions?: InteractionsTaker | undefined;
+  interactions?: (() => InteractionsTaker | undefined) | undefined;
   /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
   clock?: Clock | undefined;
   /** The on-call tools' webhooks (`/pagerduty/…`, `/opsgenie/…`); false when the path is not theirs. */
@@ -348,7 +348,7 @@ class FrontDoor {
       return;
     }
     try {
-      this.options.interactions?.take(m.payload, secret);
+      this.options.interactions?.()?.take(m.payload, secret);
     } catch (err) {
       this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
@@ -386,7 +386,7 @@ class FrontDoor {
 
   /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */
   #signingChanged(all: boolean): Pick<Publication, 'signing'> | undefined {
-    const secrets = this.options.interactions?.secrets() ?? [];
+    const secrets = this.options.interactions?.()?.secrets ?? [];
     const last = this.#signing.at(-1);
     const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
     if (same && !all) return undefined;
