@@ -20,11 +20,9 @@ import {
   type FromFrontDoor,
   type FrontDoorData,
   type Publication,
-  type PublishedRole,
   type RelayTarget,
   type ToFrontDoor,
 } from './front-door-protocol.js';
-import type { ReadinessCheck } from './readiness-check.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';
@@ -66,19 +64,9 @@ const FRESH_MS = 2_000;
  */
 const JUDGEMENT_WAIT_MS = 800;
 
-/** What the front door answers from: the main thread's publications, merged. */
-interface Published {
-  alive: boolean;
-  role: PublishedRole;
-  leader: ReadinessCheck | undefined;
-  readiness: ReadinessCheck[];
-  /** Date.now() when `readiness` was judged. */
-  readinessAt: number;
-  metrics: { text: string; contentType: string; at: number } | undefined;
-  signing: { generation: number; secrets: SigningSecret[] };
-  /** The console's own thread, while it listens. */
-  console: RelayTarget | undefined;
-}
+/** What the front door answers from: the main thread's publications, merged (null: not given). */
+type Published = Required<Omit<Publication, 'seq' | 'metrics' | 'signing'>> &
+  Pick<Publication, 'metrics'> & { signing: { generation: number; secrets: SigningSecret[] } };
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
@@ -87,28 +75,19 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     say({ type: 'log', level, fields, msg });
   const state: Published = {
     alive: false,
-    role: undefined,
-    leader: undefined,
+    role: null,
+    leader: null,
     readiness: [],
     readinessAt: 0,
-    metrics: undefined,
+    console: null,
     signing: { generation: 0, secrets: [] },
-    console: undefined,
   };
   // The /readyz answers waiting for a judgement.
   const judged = new Set<() => void>();
-  const take = (p: Publication) => {
-    if (p.alive !== undefined) state.alive = p.alive;
-    if (p.role !== undefined) state.role = p.role ?? undefined;
-    if (p.leader !== undefined) state.leader = p.leader ?? undefined;
-    if (p.metrics) state.metrics = p.metrics;
-    if (p.console !== undefined) state.console = p.console ?? undefined;
-    if (p.signing) {
-      const { generation, secrets } = p.signing;
-      state.signing = { generation, secrets: secrets.map((s) => ({ reveal: () => s })) };
-    }
+  const take = ({ seq: _seq, signing, ...p }: Publication) => {
+    Object.assign(state, p);
+    if (signing) state.signing = { ...signing, secrets: signing.secrets.map((s) => ({ reveal: () => s })) };
     if (p.readiness) {
-      state.readiness = p.readiness;
       state.readinessAt = p.readinessAt ?? Date.now();
       for (const wake of judged) wake();
       judged.clear();
