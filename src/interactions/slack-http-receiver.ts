@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody } from '../lib/read-body.js';
-import { RepeatedLog } from '../lib/repeated-log.js';
+import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
 import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
 
@@ -34,7 +34,7 @@ export interface HttpReceiverOptions {
   /** The daemon's time (ms), which a request's timestamp must be within five minutes of. */
   clock: { now(): number };
   /** Where a refusal is said: never the secret, only the client and the reason. */
-  log: { warn(fields: Record<string, unknown>, msg: string): void };
+  log: LineLogger;
 }
 
 /** A request handler for {@link INTERACTIONS_PATH}. */
@@ -43,12 +43,7 @@ export type InteractionsRequestHandler = (req: IncomingMessage, res: ServerRespo
 /** The handler of Slack's interaction posts. */
 export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsRequestHandler {
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
-  const refusals = new RepeatedLog(
-    { warn: (f, m) => o.log.warn(f, m), error: (f, m) => o.log.warn(f, m) },
-    {
-      clock: o.clock,
-    },
-  );
+  const refusals = new RepeatedLog(o.log, { clock: o.clock });
   const answer = (res: ServerResponse, status: number, body?: object) => {
     res.writeHead(status, body ? { 'content-type': 'application/json' } : {}).end(body ? JSON.stringify(body) : '');
   };

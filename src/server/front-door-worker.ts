@@ -114,7 +114,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     secrets: () => state.signing.secrets,
     onPayload: (payload, index) => say({ type: 'interaction', payload, generation: state.signing.generation, index }),
     clock: { now: () => Date.now() + Number(Atomics.load(data.shared, SHARED.clockOffset)) },
-    log: { warn: (fields, msg) => log('warn', fields, msg) },
+    log: { warn: (fields, msg) => log('warn', fields, msg), error: (fields, msg) => log('error', fields, msg) },
   });
 
   const { limits } = data;
