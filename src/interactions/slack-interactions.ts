@@ -31,6 +31,7 @@ import type { SlackInteractionsConfig, SlackPermission } from '../notify/channel
 import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
+import type { Secret } from '../lib/secret.js';
 import type { InteractionsTaker } from '../server/health-server.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
@@ -58,6 +59,8 @@ interface Receiving {
   channel: SlackAppChannel;
   interactions: SlackInteractionsConfig;
   permissions: SlackPermissions;
+  apiUrl: string;
+  timeout: number;
 }
 
 /** What the interactions are built from: one running configuration's parts, the buttons' actions' among them. */
@@ -70,7 +73,7 @@ export interface SlackInteractionsParts extends Omit<ActionDeps, 'log'> {
 
 /** The interactions of a configuration, or undefined when no Slack app channel has `interactions`. */
 export function createSlackInteractions(parts: SlackInteractionsParts): SlackInteractions | undefined {
-  const receiving: (Receiving & { apiUrl: string; timeout: number })[] = [];
+  const receiving: Receiving[] = [];
   for (const config of parts.configs) {
     if (config.type !== 'slack_app' || !config.interactions) continue;
     const channel = parts.channels.get(config.name) as SlackAppChannel | undefined;
@@ -106,7 +109,7 @@ export class SlackInteractions {
 
   constructor(
     private readonly parts: SlackInteractionsParts,
-    receiving: readonly (Receiving & { apiUrl: string; timeout: number })[],
+    receiving: readonly Receiving[],
   ) {
     this.#log = parts.logger.child({ stage: 'slack-interactions' });
     this.#responder = new SlackResponder(
@@ -115,41 +118,34 @@ export class SlackInteractions {
     );
     // One connection per app (its token); one secret per app: a click is looked for among the
     // messages of the channels of the app that sent it.
-    const sockets = new Map<string, (Receiving & { apiUrl: string })[]>();
-    const secrets = new Map<string, Receiving[]>();
+    const groups = new Map<string, Receiving[]>();
     for (const r of receiving) {
       const i = r.interactions;
-      const key = i.mode === 'socket' ? `${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
-      const groups = i.mode === 'socket' ? sockets : secrets;
+      const key = i.mode === 'socket' ? `socket\n${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
     // Reserved now, when the runtime is built: a reload's new runtime keeps the old one's
     // connection when its app is the same (`socket-mode-thread.ts`).
     const thread = SocketModeThread.of(parts.store, this.#log);
-    for (const group of sockets.values()) {
-      const first = group[0]!;
-      if (first.interactions.mode !== 'socket') continue;
-      const link = thread.reserve({
-        appToken: first.interactions.app_token,
-        apiUrl: first.apiUrl,
-        channels: group.map((r) => r.name),
-      });
-      this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
+    const http: { secret: Secret; group: Receiving[] }[] = [];
+    for (const group of groups.values()) {
+      const { interactions: i, apiUrl } = group[0]!;
+      if (i.mode === 'http') http.push({ secret: i.signing_secret, group });
+      else {
+        const link = thread.reserve({ appToken: i.app_token, apiUrl, channels: group.map((r) => r.name) });
+        this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
+      }
     }
-    const groups = [...secrets.values()];
-    const signing = groups.map(
-      (g) => (g[0]!.interactions as Extract<SlackInteractionsConfig, { mode: 'http' }>).signing_secret,
-    );
     this.http =
-      groups.length === 0
+      http.length === 0
         ? undefined
         : {
-            secrets: signing,
+            secrets: http.map((h) => h.secret),
             take: (payload, secret) => {
               // Verified against the secrets of the config in force when it came: after a reload
               // that removed its app, nobody here takes it.
-              const index = signing.findIndex((s) => s === secret || s.reveal() === secret.reveal());
-              if (index >= 0) this.#receive(payload, groups[index]!);
+              const found = http.find((h) => h.secret === secret || h.secret.reveal() === secret.reveal());
+              if (found) this.#receive(payload, found.group);
               else this.#log.warn('a Slack click came for an app no longer configured; nothing done');
             },
           };
