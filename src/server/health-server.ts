@@ -145,41 +145,16 @@ export interface HealthServerOptions {
 
 /** Starts the listener; resolves once it is bound. */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const { logger } = options;
-  const { host, port } = parseListen(options.listen);
-  const relay = privateRelay('dw-listener-', 'main.sock');
-  const inner = innerServer(options, relay.token);
-  const door = new FrontDoor(options, logger);
-  let address: { host: string; port: number };
+  const door = new FrontDoor(options);
   try {
-    await new Promise<void>((resolve, reject) => {
-      inner.once('error', reject);
-      inner.listen(relay.socketPath, () => {
-        inner.off('error', reject);
-        resolve();
-      });
-    });
-    address = await door.start({
-      host,
-      port,
-      limits: { ...LISTENER_LIMITS, ...options.limits },
-      stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
-      relay: { socketPath: relay.socketPath, token: relay.token },
-    });
+    await door.start();
   } catch (err) {
     await door.close();
-    await closeInner(inner, relay);
     throw err;
   }
-  logger.info({ address: `${address.host}:${address.port}` }, 'health and metrics listener started');
-  return {
-    address,
-    publish: async () => door.publish(await door.whole()),
-    close: async () => {
-      await door.close();
-      await closeInner(inner, relay);
-    },
-  };
+  const { host, port } = door.address;
+  options.logger.info({ address: `${host}:${port}` }, 'health and metrics listener started');
+  return door;
 }
 
 /**
@@ -231,16 +206,6 @@ export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
   return true;
 }
 
-async function closeInner(inner: Server, relay: { remove(): void }): Promise<void> {
-  if (inner.listening) {
-    await new Promise<void>((resolve) => {
-      inner.close(() => resolve());
-      inner.closeAllConnections();
-    });
-  }
-  relay.remove();
-}
-
 /**
  * The front door from the main thread: its thread, and what the main thread publishes for it: a
  * heartbeat every {@link HEARTBEAT_MS} (its event loop turned), liveness and role when they
@@ -250,8 +215,12 @@ async function closeInner(inner: Server, relay: { remove(): void }): Promise<voi
  * taking more than a tenth of the main thread (a PostgreSQL that hangs makes one judgement last up
  * to its limit of 2 s). A daemon nobody asks `/readyz` of does no more work on its state than before.
  */
-class FrontDoor {
+class FrontDoor implements HealthServer {
+  address = { host: '', port: 0 };
   readonly #shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  /** The main thread's own listener, where the front door relays what it does not answer. */
+  readonly #relay = privateRelay('dw-listener-', 'main.sock');
+  readonly #inner: Server;
   readonly #thread: SupervisedThread<ToFrontDoor, FromFrontDoor>;
   /** What the thread is started with. */
   #data: FrontDoorData | undefined;
@@ -268,10 +237,8 @@ class FrontDoor {
   #readinessNext = 0;
   #rendering = false;
 
-  constructor(
-    private readonly options: HealthServerOptions,
-    private readonly logger: Logger,
-  ) {
+  constructor(private readonly options: HealthServerOptions) {
+    this.#inner = innerServer(options, this.#relay.token);
     this.#beat();
     this.#unjump = options.clock?.onJump?.(() => this.#beat());
     this.#thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
@@ -285,22 +252,38 @@ class FrontDoor {
         // Gone: nothing waits on it any more.
         exited: () => this.#published(Infinity),
       },
-      logger,
+      options.logger,
     );
   }
 
   /** Starts the thread with everything published; resolves once it listens, rejects with why it cannot (the port taken, ...). */
-  async start(data: Omit<FrontDoorData, 'shared' | 'first'>): Promise<{ host: string; port: number }> {
-    this.#data = { ...data, shared: this.#shared, first: { ...(await this.whole()), seq: 0 } };
+  async start(): Promise<void> {
+    const inner = this.#inner;
+    await new Promise<void>((resolve, reject) => {
+      inner.once('error', reject);
+      inner.listen(this.#relay.socketPath, () => {
+        inner.off('error', reject);
+        resolve();
+      });
+    });
+    const { options } = this;
+    this.#data = {
+      ...parseListen(options.listen),
+      limits: { ...LISTENER_LIMITS, ...options.limits },
+      shared: this.#shared,
+      stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
+      relay: { socketPath: this.#relay.socketPath, token: this.#relay.token },
+      first: { ...(await this.#whole()), seq: 0 },
+    };
     const { host, port } = await this.#thread.start();
+    this.address = { host, port };
     this.#timers = [
       setInterval(() => this.#tick(), HEARTBEAT_MS),
       setInterval(() => {
-        void this.#render().then((metrics) => metrics && this.publish({ metrics }));
+        void this.#render().then((metrics) => metrics && this.#publish({ metrics }));
       }, METRICS_EVERY_MS),
     ];
     for (const t of this.#timers) t.unref();
-    return { host, port };
   }
 
   /** Stops publishing, and listening (its connections closed): the thread ends in at most `THREAD_END_WAIT_MS` (2 s). */
@@ -308,10 +291,22 @@ class FrontDoor {
     for (const t of this.#timers) clearInterval(t);
     this.#unjump?.();
     await this.#thread.end();
+    const inner = this.#inner;
+    if (inner.listening) {
+      await new Promise<void>((resolve) => {
+        inner.close(() => resolve());
+        inner.closeAllConnections();
+      });
+    }
+    this.#relay.remove();
+  }
+
+  async publish(): Promise<void> {
+    await this.#publish(await this.#whole());
   }
 
   /** Sends a publication, numbered here; resolves once the front door has it. */
-  publish(publication: Omit<Publication, 'seq'>): Promise<void> {
+  #publish(publication: Omit<Publication, 'seq'>): Promise<void> {
     const seq = ++this.#seq;
     return new Promise((resolve) => {
       this.#acks.set(seq, resolve);
@@ -329,7 +324,7 @@ class FrontDoor {
   }
 
   /** Everything, now. */
-  async whole(): Promise<Omit<Publication, 'seq'>> {
+  async #whole(): Promise<Omit<Publication, 'seq'>> {
     const exposition = await this.#render();
     return {
       ...this.#changed(true),
@@ -344,13 +339,13 @@ class FrontDoor {
   #interaction(m: { payload: unknown; generation: number; index: number }): void {
     const secret = this.#signing.find((g) => g.generation === m.generation)?.secrets[m.index];
     if (!secret) {
-      this.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
+      this.options.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
       return;
     }
     try {
       this.options.interactions?.()?.take(m.payload, secret);
     } catch (err) {
-      this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
+      this.options.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
   }
 
@@ -372,7 +367,7 @@ class FrontDoor {
     const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
     const due = now < this.#watchedUntil && now >= this.#readinessNext;
     if (!due) {
-      if (Object.keys(changed).length > 0) void this.publish(changed);
+      if (Object.keys(changed).length > 0) void this.#publish(changed);
       return;
     }
     // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
@@ -380,7 +375,7 @@ class FrontDoor {
     const readiness = this.#readiness();
     const readinessAt = Date.now();
     void this.#render(true).then((metrics) =>
-      this.publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
+      this.#publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
     );
   }
 
@@ -431,7 +426,7 @@ class FrontDoor {
       const text = await this.options.metrics.render();
       return { text, contentType: this.options.metrics.registry.contentType, at: Date.now() };
     } catch (err) {
-      this.logger.error({ err }, 'cannot render metrics');
+      this.options.logger.error({ err }, 'cannot render metrics');
       return undefined;
     } finally {
       this.#rendering = false;
