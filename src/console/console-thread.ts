@@ -11,6 +11,7 @@ import { privateRelay } from '../server/private-relay.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
+import type { RemediationRequest } from '../remediation/remediator.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { ConsoleDeps } from './console-handler.js';
 import type * as Wire from './console-thread-protocol.js';
@@ -127,23 +128,17 @@ export class ConsoleThread {
   }
 
   #remediate(m: Extract<Wire.FromConsole, { type: 'remediate' }>): void {
-    void (async () => {
+    void (async (): Promise<Wire.ToConsole> => {
       const remediation = this.#deps.console.runtime?.().remediation;
-      if (!remediation) return { type: 'remediated', id: m.id, result: { outcome: 'not_covered' } } as const;
-      const decided = await remediation.request(m.fingerprint, m.asker, m.now);
-      // As data: the outcome may hold what does not cross to a thread (a compiled policy's matchers).
-      const result = JSON.parse(JSON.stringify(decided)) as typeof decided;
-      return { type: 'remediated', id: m.id, result } as const;
+      const decided = remediation
+        ? await remediation.request(m.fingerprint, m.asker, m.now)
+        : ({ outcome: 'not_covered' } as const);
+      // As data: the outcome may hold what does not cross to a thread (a compiled policy's
+      // matchers); as data it always crosses, so no page is left waiting.
+      return { type: 'remediated', id: m.id, result: JSON.parse(JSON.stringify(decided)) as RemediationRequest };
     })()
-      .catch((err: unknown) => ({ type: 'remediated', id: m.id, error: errorText(err) }) as const)
-      .then((answer) => {
-        // Never a page left waiting: an answer that cannot cross is said as an error.
-        try {
-          this.#thread.post(answer as Wire.ToConsole);
-        } catch (err) {
-          this.#thread.post({ type: 'remediated', id: m.id, error: errorText(err) });
-        }
-      });
+      .catch((err: unknown): Wire.ToConsole => ({ type: 'remediated', id: m.id, error: errorText(err) }))
+      .then((answer) => this.#thread.post(answer));
   }
 
   /** Publishes what changed since last said (config, jobs, remediation, the fence), and the clock. */
