@@ -3,6 +3,7 @@
  * to each other, and the shared memory between them. Nothing here runs: both sides import it, the
  * worker nothing else of the daemon, so it starts quickly and holds no state of the daemon's.
  */
+import type { ListenerLimits } from './health-server.js';
 import type { ReadinessCheck } from './readiness-check.js';
 
 /** The slots of {@link FrontDoorData.shared} (a BigInt64Array on a SharedArrayBuffer). */
@@ -55,16 +56,6 @@ export interface Publication {
 export interface RelayTarget {
   socketPath: string;
   token: string;
-}
-
-/** What one client may hold of the listener, by name: the values are `LISTENER_LIMITS` (`health-server.ts`). */
-export interface ListenerLimits {
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  checkIntervalMs: number;
-  maxConnections: number;
-  maxConnectionsPerClient: number;
 }
 
 /** What the front door is started with (`workerData`). */

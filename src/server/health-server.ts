@@ -27,7 +27,6 @@ import {
   SHARED_SLOTS,
   type FromFrontDoor,
   type FrontDoorData,
-  type ListenerLimits,
   type Publication,
   type RelayTarget,
   type ToFrontDoor,
@@ -80,7 +79,7 @@ export interface HealthSource {
  * capped in all and per client address; at the cap, the connection that waited longest without a
  * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
  */
-export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
+export const LISTENER_LIMITS = {
   /** Headers must arrive within this long (ms). */
   headersTimeoutMs: 10_000,
   /** The whole request, body included, within this long (ms): Slack's posts and the console's forms are small. */
@@ -93,7 +92,10 @@ export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   maxConnections: 512,
   /** Connections open at once from one client address. */
   maxConnectionsPerClient: 32,
-};
+} as const;
+
+/** What one client may hold of the listener, by name: the values are {@link LISTENER_LIMITS}. */
+export type ListenerLimits = { [K in keyof typeof LISTENER_LIMITS]: number };
 
 /** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
