@@ -60,8 +60,8 @@ const threads = new WeakMap<object, SocketModeThread>();
 
 /** The Socket Mode connections of one daemon (see the file's comment). */
 export class SocketModeThread {
-  readonly #entries = new Map<string, Entry>();
-  readonly #byId = new Map<number, Entry>();
+  /** The connections reserved, by id. */
+  readonly #entries = new Map<number, Entry>();
   #nextId = 0;
   #thread: SupervisedThread<ToSocketThread, FromSocketThread> | undefined;
   /** The connections whose closing is awaited, by id. */
@@ -90,11 +90,10 @@ export class SocketModeThread {
   reserve(app: SocketModeApp): SocketModeLink {
     // The token is part of the key, never of a log line.
     const key = [app.appToken.reveal(), app.apiUrl, ...app.channels].join('\n');
-    let entry = this.#entries.get(key);
+    let entry = [...this.#entries.values()].find((e) => e.key === key);
     if (!entry) {
       entry = { id: ++this.#nextId, key, app, holders: new Set(), target: undefined, opened: false, waiting: [] };
-      this.#entries.set(key, entry);
-      this.#byId.set(entry.id, entry);
+      this.#entries.set(entry.id, entry);
     }
     const holder = {};
     const held = entry;
@@ -114,8 +113,7 @@ export class SocketModeThread {
     if (!entry.holders.delete(holder)) return;
     if (entry.target?.holder === holder) entry.target = undefined;
     if (entry.holders.size > 0) return;
-    this.#entries.delete(entry.key);
-    this.#byId.delete(entry.id);
+    this.#entries.delete(entry.id);
     if (entry.waiting.length > 0)
       this.logger.warn(
         { clicks: entry.waiting.length },
@@ -176,7 +174,7 @@ export class SocketModeThread {
 
   #heard(m: Exclude<FromSocketThread, { type: 'ready' }>): void {
     if (m.type === 'interaction') {
-      const entry = this.#byId.get(m.id);
+      const entry = this.#entries.get(m.id);
       if (entry) this.#hand(entry, m.payload);
       else this.logger.warn('a Slack click came over a Socket Mode connection no longer configured; nothing done');
     } else {
