@@ -19,6 +19,7 @@ import { AlertStore } from '../alerts/alert-store.js';
 import type { Config } from '../config/load-config.js';
 import { secretTransfer } from '../config/secret-transfer.js';
 import type { Clock } from '../lib/clock.js';
+import { answerJson } from '../lib/answer-json.js';
 import { errorText } from '../lib/error-text.js';
 import { createLogger } from '../lib/logger.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
@@ -152,7 +153,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       return;
     }
     if (handler(req, res)) return;
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+    answerJson(res, 404, { error: 'not found' });
   });
   port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);

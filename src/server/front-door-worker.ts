@@ -13,6 +13,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { answerJson } from '../lib/answer-json.js';
 import { ConnectionGuard } from './connection-guard.js';
 import {
   RELAY_HEADER,
@@ -130,7 +131,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === INTERACTIONS_PATH) {
       if (state.signing.secrets.length > 0) interactions(req, res);
-      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+      else answerJson(res, 404, { error: 'not found' });
       return;
     }
     if (!HEALTH_PATHS.includes(path)) {
@@ -143,13 +144,10 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    };
     const stall = stalled(data);
     if (path === '/healthz') {
-      if (stall) json(503, { status: 'stalled', detail: stall });
-      else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
+      if (stall) answerJson(res, 503, { status: 'stalled', detail: stall });
+      else answerJson(res, state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
     } else if (path === '/readyz') {
       void freshReadiness().then((fresh) => {
         const { leader } = state;
@@ -160,7 +158,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
           ...(stillStalled ? [{ check: 'main_thread', ok: false, detail: stillStalled }] : []),
         ];
         const ready = checks.every((c) => c.ok);
-        json(ready ? 200 : 503, {
+        answerJson(res, ready ? 200 : 503, {
           status: ready ? 'ready' : 'not ready',
           ...state.role,
           // Which judgement this is: one made for this answer (or within the last 2 s), or the
@@ -265,9 +263,7 @@ function send(
       return;
     }
     log('warn', { err: err.message, path: req.url?.split('?')[0] }, 'cannot relay a request to the main thread');
-    res
-      .writeHead(502, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'the daemon did not answer' }));
+    answerJson(res, 502, { error: 'the daemon did not answer' });
   });
   // A client gone before the answer: the main thread's work is not waited for.
   res.on('close', () => {

@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
+import { answerJson } from '../lib/answer-json.js';
 import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
@@ -176,9 +177,7 @@ function innerServer(options: HealthServerOptions, token: string): Server {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    res
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'not found', paths: HEALTH_PATHS }));
+    answerJson(res, 404, { error: 'not found', paths: HEALTH_PATHS });
   });
 }
 
