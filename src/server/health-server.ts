@@ -387,9 +387,8 @@ class FrontDoor implements HealthServer {
     const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
     if (same && !all) return undefined;
     // The same secrets keep their generation: a click verified with them is still found.
-    if (same) return { signing: { generation: last.generation, secrets: secrets.map((s) => s.reveal()) } };
-    const generation = (last?.generation ?? 0) + 1;
-    this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
+    const generation = same ? last.generation : (last?.generation ?? 0) + 1;
+    if (!same) this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
     return { signing: { generation, secrets: secrets.map((s) => s.reveal()) } };
   }
 
