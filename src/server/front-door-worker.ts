@@ -15,15 +15,8 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerJson } from '../lib/answer-json.js';
 import { ConnectionGuard } from './connection-guard.js';
-import {
-  RELAY_HEADER,
-  SHARED,
-  type FromFrontDoor,
-  type FrontDoorData,
-  type Publication,
-  type RelayTarget,
-  type ToFrontDoor,
-} from './front-door-protocol.js';
+import { RELAY_HEADER, SHARED } from './front-door-protocol.js';
+import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';

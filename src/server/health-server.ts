@@ -22,16 +22,8 @@ import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
-import {
-  RELAY_HEADER,
-  SHARED,
-  SHARED_SLOTS,
-  type FromFrontDoor,
-  type FrontDoorData,
-  type Publication,
-  type RelayTarget,
-  type ToFrontDoor,
-} from './front-door-protocol.js';
+import { RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
+import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
