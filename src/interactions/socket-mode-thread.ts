@@ -162,7 +162,11 @@ export class SocketModeThread {
         },
         this.logger,
       );
-      this.#thread.start().catch((err: unknown) => this.logger.error(errorText(err)));
+      const thread = this.#thread;
+      thread.start().catch((err: unknown) => {
+        // A thread ended as asked before it was ready has nothing to say.
+        if (this.#thread === thread) this.logger.error(errorText(err));
+      });
     }
     this.#thread.post(message);
   }

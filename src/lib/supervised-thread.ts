@@ -159,7 +159,9 @@ export class SupervisedThread<To extends { type: string }, From extends { type: 
           this.logger.info(`${name} restarted`);
           restart.then?.();
         },
-        (err: unknown) => this.logger.error({ err: errorText(err) }, `${name} could not restart`),
+        (err: unknown) => {
+          if (!this.#ending) this.logger.error({ err: errorText(err) }, `${name} could not restart`);
+        },
       );
     }, waitMs);
     this.#restartTimer.unref();
