@@ -12,13 +12,13 @@ import { consoleServing } from '../config/console-config.js';
 import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
-import type { HttpInteractions } from '../interactions/slack-interactions.js';
 import { onCallWebhookHandler } from '../interactions/on-call-webhook.js';
 import {
   DEFAULT_STALL_AFTER_MS,
   startHealthServer,
   type HealthServer,
   type HealthSource,
+  type InteractionsTaker,
   type RequestHandler,
 } from '../server/health-server.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -59,7 +59,7 @@ export class HealthListener {
       source: HealthSource;
       console: ConsoleDeps;
       /** What takes Slack's posts to `/slack/interactions` in the config in force; undefined: none takes them. */
-      interactions?: () => HttpInteractions | undefined;
+      interactions?: () => InteractionsTaker | undefined;
     },
   ) {
     this.#console = createConsoleHandler(deps.console);
@@ -93,10 +93,7 @@ export class HealthListener {
       consoleRelay: () => this.#consoleThread?.relay,
       webhooks: this.#webhooks,
       clock: this.deps.console.clock,
-      interactions: {
-        secrets: () => this.deps.interactions?.()?.secrets ?? [],
-        take: (payload, secret) => this.deps.interactions?.()?.take(payload, secret),
-      },
+      interactions: this.deps.interactions,
     });
   }
 

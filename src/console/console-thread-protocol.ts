@@ -45,22 +45,18 @@ export interface ConsoleThreadData {
   first: Required<ConsolePublication>;
 }
 
-/** What the main thread tells the console's thread. */
+/** What the main thread tells the console's thread, beside `end` (`ThreadEnd`). */
 export type ToConsole =
   | { type: 'publish'; publication: ConsolePublication }
   | { type: 'figures'; id: number; figures: ConsoleFigures }
-  | { type: 'remediated'; id: number; result?: RemediationRequest; error?: string }
-  | { type: 'close' };
+  | { type: 'remediated'; id: number; result?: RemediationRequest; error?: string };
 
-/** What the console's thread tells the main thread. */
+/** What the console's thread tells the main thread, beside what every thread says (`ThreadSays`). */
 export type FromConsole =
-  | { type: 'listening' }
-  | { type: 'failed'; message: string }
-  /** One log line (pino's JSON), logged by the main thread's logger. */
-  | { type: 'log'; line: string }
+  /** It listens. */
+  | { type: 'ready' }
   /** A write that the delivery loop should route now (an acknowledgement). */
   | { type: 'wake' }
   | { type: 'figures'; id: number }
   /** A person asked for a remediation: decided by the running remediator (`Remediator.request`). */
-  | { type: 'remediate'; id: number; fingerprint: string; asker: string; now: number }
-  | { type: 'closed' };
+  | { type: 'remediate'; id: number; fingerprint: string; asker: string; now: number };

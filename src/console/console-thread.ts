@@ -4,27 +4,20 @@
  * crashes (logged; the daemon goes on), and ended within `THREAD_END_WAIT_MS` (2 s) at close. See
  * `console-worker.ts` for the thread itself and docs/architecture.md, "The front door".
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { secretTransfer } from '../config/secret-transfer.js';
 import type { RelayTarget } from '../server/front-door-protocol.js';
 import { privateRelay } from '../server/private-relay.js';
-import { Backoff } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
-import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { SupervisedThread } from '../lib/supervised-thread.js';
+import type { RemediationRequest } from '../remediation/remediator.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { ConsoleDeps } from './console-handler.js';
 import type * as Wire from './console-thread-protocol.js';
 
 /** How often the main thread looks whether what it publishes changed, and writes its clock's lead. */
 const LOOK_EVERY_MS = 100;
-/** A thread that ran this long before it crashed starts the backoff afresh. */
-const STEADY_MS = 60_000;
-/** Restarts after a crash: 1 s doubling to 30 s, with jitter. */
-const RESTART_BACKOFF = { baseMs: 1_000, capMs: 30_000 };
-
-/** The thread's first lines: if it cannot start, it says why. */
-const BOOT = workerBoot(`parentPort.postMessage({ type: 'failed', message });`);
 
 /** What {@link ConsoleThread} needs of the running daemon. */
 export interface ConsoleThreadDeps {
@@ -40,13 +33,7 @@ export class ConsoleThread {
   /** Where the front door relays the console's requests. */
   readonly #relay = privateRelay('dw-console-', 'console.sock');
   readonly #clock = new BigInt64Array(new SharedArrayBuffer(16));
-  readonly #backoff = new Backoff(RESTART_BACKOFF);
-  #worker: Worker | undefined;
-  #listening = false;
-  #startedAt = 0;
-  #closing = false;
-  #closed: (() => void) | undefined;
-  #restartTimer: NodeJS.Timeout | undefined;
+  readonly #thread: SupervisedThread<Wire.ToConsole, Wire.FromConsole>;
   #lookTimer: NodeJS.Timeout | undefined;
   #unjump: (() => void) | undefined;
   /** What was last published, to publish only changes. */
@@ -55,6 +42,20 @@ export class ConsoleThread {
   private constructor(deps: ConsoleThreadDeps) {
     this.#deps = deps;
     this.#log = deps.console.logger.child({ stage: 'console' });
+    this.#thread = new SupervisedThread<Wire.ToConsole, Wire.FromConsole>(
+      {
+        module: 'console-worker',
+        base: import.meta.url,
+        data: () => ({ console: this.#data() }),
+        name: "the console's thread",
+        down: 'the console is not answered until it is restarted',
+        heard: (m) => this.#heard(m),
+        // 1 s doubling to 30 s, with jitter; a thread that ran a minute starts afresh.
+        restart: { backoff: { baseMs: 1_000, capMs: 30_000 }, steadyMs: 60_000 },
+      },
+      // The daemon's own logger, not this file's child: a line of the thread carries its own stage.
+      deps.console.logger,
+    );
   }
 
   /**
@@ -64,8 +65,8 @@ export class ConsoleThread {
    */
   static async start(deps: ConsoleThreadDeps): Promise<ConsoleThread> {
     const thread = new ConsoleThread(deps);
-    await thread
-      .#spawn()
+    await thread.#thread
+      .start()
       .catch((err: unknown) => thread.#log.error({ err: errorText(err) }, "the console's thread could not start"));
     const clock = deps.console.clock;
     thread.#unjump = clock.onJump?.(() => thread.#writeClock());
@@ -76,92 +77,40 @@ export class ConsoleThread {
 
   /** Where the front door relays the console's paths, while the thread listens (not while it restarts). */
   get relay(): RelayTarget | undefined {
-    return this.#listening ? { socketPath: this.#relay.socketPath, token: this.#relay.token } : undefined;
+    return this.#thread.ready ? { socketPath: this.#relay.socketPath, token: this.#relay.token } : undefined;
   }
 
   /** The thread now: what a test ends to see it restarted, as a crash would. */
   get thread(): Worker | undefined {
-    return this.#worker;
+    return this.#thread.worker;
   }
 
   /** Ends the thread (its connections and state connection closed), in at most `THREAD_END_WAIT_MS` (2 s). */
   async close(): Promise<void> {
-    this.#closing = true;
-    clearTimeout(this.#restartTimer);
     clearInterval(this.#lookTimer);
     this.#unjump?.();
-    const worker = this.#worker;
-    if (worker) {
-      const done = new Promise<void>((resolve) => (this.#closed = resolve));
-      await endThread(worker, done, () => this.#post({ type: 'close' }));
-    }
+    await this.#thread.end();
     this.#relay.remove();
   }
 
-  #spawn(): Promise<void> {
+  /** What the thread starts with: the first publication whole, the clock written. */
+  #data(): Wire.ConsoleThreadData {
     this.#writeClock();
     this.#said = undefined;
-    const data: Wire.ConsoleThreadData = {
+    return {
       socketPath: this.#relay.socketPath,
       token: this.#relay.token,
       clock: this.#clock,
       logLevel: this.#log.level,
       first: this.#publication(true) as Required<Wire.ConsolePublication>,
     };
-    const worker = new Worker(BOOT, {
-      eval: true,
-      workerData: { boot: workerEntry('console-worker', import.meta.url), console: data },
-    });
-    // Never what keeps the process alive: the listener is the front door's.
-    worker.unref();
-    this.#worker = worker;
-    this.#startedAt = performance.now();
-    return new Promise((resolve, reject) => {
-      worker.on('message', (m: Wire.FromConsole) => {
-        if (m.type === 'listening') {
-          this.#listening = true;
-          resolve();
-        } else if (m.type === 'failed') {
-          void worker.terminate();
-          reject(new Error(`the console's thread could not start: ${m.message}`));
-        } else this.#heard(m);
-      });
-      worker.on('error', (err) => this.#log.error({ err: errorText(err) }, "the console's thread failed"));
-      worker.on('exit', (code) => {
-        this.#listening = false;
-        if (this.#worker === worker) this.#worker = undefined;
-        reject(new Error(`the console's thread ended before it listened (exit code ${code})`));
-        if (this.#closing) this.#closed?.();
-        else this.#restartLater(code);
-      });
-    });
   }
 
-  /** A crash: said, and the thread started again after a backoff; the daemon goes on. */
-  #restartLater(code: number): void {
-    if (performance.now() - this.#startedAt >= STEADY_MS) this.#backoff.reset();
-    const waitMs = this.#backoff.failed();
-    this.#log.error(
-      { code, restartInMs: waitMs, restarts: this.#backoff.failures },
-      "the console's thread ended; the console is not answered until it is restarted",
-    );
-    this.#restartTimer = setTimeout(() => {
-      if (this.#closing) return;
-      this.#spawn().then(
-        () => this.#log.info("the console's thread restarted"),
-        (err: unknown) => this.#log.error({ err: errorText(err) }, "the console's thread could not restart"),
-      );
-    }, waitMs);
-    this.#restartTimer.unref();
-  }
-
-  #heard(m: Exclude<Wire.FromConsole, { type: 'listening' | 'failed' }>): void {
-    if (m.type === 'log') this.#logLine(m.line);
-    else if (m.type === 'wake') this.#deps.console.runtime?.().notifier.wake();
+  #heard(m: Exclude<Wire.FromConsole, { type: 'ready' }>): void {
+    if (m.type === 'wake') this.#deps.console.runtime?.().notifier.wake();
     else if (m.type === 'figures')
-      void this.#figures().then((figures) => this.#post({ type: 'figures', id: m.id, figures }));
-    else if (m.type === 'remediate') this.#remediate(m);
-    else this.#closed?.();
+      void this.#figures().then((figures) => this.#thread.post({ type: 'figures', id: m.id, figures }));
+    else this.#remediate(m);
   }
 
   /** Readiness judged now, and the API's counters: what the sources page shows of the running daemon. */
@@ -179,51 +128,25 @@ export class ConsoleThread {
   }
 
   #remediate(m: Extract<Wire.FromConsole, { type: 'remediate' }>): void {
-    void (async () => {
+    void (async (): Promise<Wire.ToConsole> => {
       const remediation = this.#deps.console.runtime?.().remediation;
-      if (!remediation) return { type: 'remediated', id: m.id, result: { outcome: 'not_covered' } } as const;
-      const decided = await remediation.request(m.fingerprint, m.asker, m.now);
-      // As data: the outcome may hold what does not cross to a thread (a compiled policy's matchers).
-      const result = JSON.parse(JSON.stringify(decided)) as typeof decided;
-      return { type: 'remediated', id: m.id, result } as const;
+      const decided = remediation
+        ? await remediation.request(m.fingerprint, m.asker, m.now)
+        : ({ outcome: 'not_covered' } as const);
+      // As data: the outcome may hold what does not cross to a thread (a compiled policy's
+      // matchers); as data it always crosses, so no page is left waiting.
+      return { type: 'remediated', id: m.id, result: JSON.parse(JSON.stringify(decided)) as RemediationRequest };
     })()
-      .catch((err: unknown) => ({ type: 'remediated', id: m.id, error: errorText(err) }) as const)
-      .then((answer) => {
-        // Never a page left waiting: an answer that cannot cross is said as an error.
-        try {
-          this.#post(answer as Wire.ToConsole);
-        } catch (err) {
-          this.#post({ type: 'remediated', id: m.id, error: errorText(err) });
-        }
-      });
-  }
-
-  /** A line of the thread's logger, logged by the daemon's at its level. */
-  #logLine(line: string): void {
-    try {
-      const {
-        level,
-        msg,
-        time: _time,
-        pid: _pid,
-        hostname: _host,
-        ...fields
-      } = JSON.parse(line) as Record<string, unknown>;
-      // The daemon's own logger, not this file's child: the line carries its own stage.
-      const log = this.#deps.console.logger;
-      const name = log.levels.labels[Number(level)] as 'info' | 'warn' | 'error' | undefined;
-      log[name ?? 'info'](fields, typeof msg === 'string' ? msg : '');
-    } catch {
-      this.#log.warn("the console's thread wrote a line that is not JSON");
-    }
+      .catch((err: unknown): Wire.ToConsole => ({ type: 'remediated', id: m.id, error: errorText(err) }))
+      .then((answer) => this.#thread.post(answer));
   }
 
   /** Publishes what changed since last said (config, jobs, remediation, the fence), and the clock. */
   #look(): void {
     this.#writeClock();
-    if (!this.#listening) return;
+    if (!this.#thread.ready) return;
     const publication = this.#publication(false);
-    if (Object.keys(publication).length > 0) this.#post({ type: 'publish', publication });
+    if (Object.keys(publication).length > 0) this.#thread.post({ type: 'publish', publication });
   }
 
   #publication(all: boolean): Wire.ConsolePublication {
@@ -249,9 +172,5 @@ export class ConsoleThread {
     if (!clock.onJump) return;
     Atomics.store(this.#clock, 0, BigInt(Math.round(clock.now())));
     Atomics.store(this.#clock, 1, 1n);
-  }
-
-  #post(message: Wire.ToConsole): void {
-    this.#worker?.postMessage(message);
   }
 }

@@ -11,6 +11,7 @@
  * decides it), and tells it to wake the delivery loop after an acknowledgement.
  */
 import fs from 'node:fs';
+import type { Level } from 'pino';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
@@ -18,8 +19,10 @@ import { AlertStore } from '../alerts/alert-store.js';
 import type { Config } from '../config/load-config.js';
 import { secretTransfer } from '../config/secret-transfer.js';
 import type { Clock } from '../lib/clock.js';
+import { answerJson } from '../lib/answer-json.js';
 import { errorText } from '../lib/error-text.js';
 import { createLogger } from '../lib/logger.js';
+import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { compilePolicies, requestablePolicy } from '../remediation/policy.js';
 import type { RemediationRequest } from '../remediation/remediator.js';
 import { fromFrontDoor } from '../server/health-server.js';
@@ -58,7 +61,7 @@ interface Published {
 
 /** Runs the console's thread (see the file's comment). */
 export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void {
-  const say = (message: FromConsole) => port.postMessage(message);
+  const say = (message: FromConsole | ThreadSays) => port.postMessage(message);
   const published: Published = {
     config: secretTransfer.unpack<Config>(data.first.config),
     jobs: new Map(data.first.jobs),
@@ -68,9 +71,13 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   const logger = createLogger({
     level: data.logLevel,
     format: 'json',
+    // Each line to the daemon's logger, at its level.
     destination: new Writable({
       write(chunk: Buffer, _enc, done) {
-        say({ type: 'log', line: chunk.toString() });
+        const line = JSON.parse(String(chunk)) as Record<string, unknown>;
+        const { level, msg } = line;
+        for (const key of ['level', 'msg', 'time', 'pid', 'hostname']) delete line[key];
+        say({ type: 'log', level: logger.levels.labels[Number(level)] as Level, fields: line, msg: String(msg ?? '') });
         done();
       },
     }),
@@ -146,16 +153,16 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       return;
     }
     if (handler(req, res)) return;
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+    answerJson(res, 404, { error: 'not found' });
   });
-  port.on('message', (message: ToConsole) => {
+  port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);
     else if (message.type === 'figures' || message.type === 'remediated') asks.answered(message);
     else {
       asks.close();
       server.close(() => {
         store.close();
-        say({ type: 'closed' });
+        say({ type: 'ended' });
         port.close();
       });
       server.closeAllConnections();
@@ -164,7 +171,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   server.on('error', (err) => say({ type: 'failed', message: errorText(err) }));
   // A socket left by a thread that crashed is in the way of its successor.
   fs.rmSync(data.socketPath, { force: true });
-  server.listen(data.socketPath, () => say({ type: 'listening' }));
+  server.listen(data.socketPath, () => say({ type: 'ready' }));
 }
 
 /** What the console asks the main thread, each answer awaited by its number. */
@@ -233,6 +240,6 @@ if (parentPort && started?.console) {
   try {
     consoleWorker(started.console, parentPort);
   } catch (err) {
-    parentPort.postMessage({ type: 'failed', message: errorText(err) } satisfies FromConsole);
+    parentPort.postMessage({ type: 'failed', message: errorText(err) } satisfies ThreadSays);
   }
 }

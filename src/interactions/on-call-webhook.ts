@@ -22,13 +22,15 @@ import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
-import { readBody } from '../lib/read-body.js';
+import { answerJson } from '../lib/answer-json.js';
+import { readPost } from '../lib/read-body.js';
 import { oneLine } from '../notify/channels/escape.js';
 import { incidentKey } from '../notify/channels/incident-parts.js';
 import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
 import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
 import type { Store } from '../state/store.js';
 import type { OnCallAct, OnCallRead } from './on-call-act.js';
+import { ReplayMemory } from './replay-memory.js';
 import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
 import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
 
@@ -98,22 +100,12 @@ const PATH = /^\/(pagerduty|opsgenie)\/([^/]+)$/;
  * false to leave the request to the next handler.
  */
 export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const seen = new Set<string>();
+  // Each kept until it is one of the oldest past the bound: the tools give their posts no end.
+  const seen = new ReplayMemory(REMEMBERED);
   const log = deps.logger.child({ stage: 'on-call-webhook' });
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
   const refusals = new RepeatedLog(log, { clock: deps.clock });
   const logged = (name: string) => (name.length > MAX_NAME_LOGGED ? `${name.slice(0, MAX_NAME_LOGGED)}...` : name);
-  const answer = (res: ServerResponse, status: number, body: object) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-
-  /** True when `id` was taken before; otherwise remembers it. */
-  const replayed = (id: string): boolean => {
-    if (seen.has(id)) return true;
-    seen.add(id);
-    // A Set iterates in insertion order: the first is the oldest.
-    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value!);
-    return false;
-  };
 
   const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
@@ -123,22 +115,22 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
         { channel: logged(name), remote },
         `${tool.label} webhook refused: no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`,
       );
-      return answer(res, 401, { error: 'unauthorized' });
+      return answerJson(res, 401, { error: 'unauthorized' });
     }
     const read = tool.read(body);
     if (!read.ok) {
       refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${read.reason}`);
-      return answer(res, 400, { error: 'unreadable' });
+      return answerJson(res, 400, { error: 'unreadable' });
     }
-    if (replayed(`${tool.surface}/${name}/${read.id}`)) {
+    if (seen.seen(`${tool.surface}/${name}/${read.id}`, Infinity, 0)) {
       log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
-      return answer(res, 200, { ignored: 'duplicate' });
+      return answerJson(res, 200, { ignored: 'duplicate' });
     }
     if (!read.act) {
       log.debug({ channel: name, what: read.what }, `${tool.label} webhook not used`);
-      return answer(res, 200, { ignored: 'not used' });
+      return answerJson(res, 200, { ignored: 'not used' });
     }
-    answer(res, 200, act(tool, name, read.act));
+    answerJson(res, 200, act(tool, name, read.act));
   };
 
   /** Does what the tool asks of the alert its key names, and says what happened. */
@@ -180,25 +172,17 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
     try {
       name = decodeURIComponent(match[2]!);
     } catch {
-      answer(res, 404, { error: 'not found' });
+      answerJson(res, 404, { error: 'not found' });
       return true;
     }
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return true;
-    }
-    readBody(req, MAX_BODY_BYTES).then(
-      (body) => {
-        if (body === undefined) return answer(res, 413, { error: 'too large' });
-        try {
-          take(req, res, tool, name, body);
-        } catch (err) {
-          log.error({ err, channel: name }, `${tool.label} webhook failed`);
-          if (!res.headersSent) answer(res, 500, { error: 'internal' });
-        }
-      },
-      () => res.destroy(),
-    );
+    readPost(req, res, MAX_BODY_BYTES, (body) => {
+      try {
+        take(req, res, tool, name, body);
+      } catch (err) {
+        log.error({ err, channel: name }, `${tool.label} webhook failed`);
+        if (!res.headersSent) answerJson(res, 500, { error: 'internal' });
+      }
+    });
     return true;
   };
 }

@@ -14,8 +14,9 @@
  * takes its secrets, clock and log as plain functions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../lib/read-body.js';
-import { RepeatedLog } from '../lib/repeated-log.js';
+import { answerJson } from '../lib/answer-json.js';
+import { readPost } from '../lib/read-body.js';
+import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
 import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
 
@@ -34,7 +35,7 @@ export interface HttpReceiverOptions {
   /** The daemon's time (ms), which a request's timestamp must be within five minutes of. */
   clock: { now(): number };
   /** Where a refusal is said: never the secret, only the client and the reason. */
-  log: { warn(fields: Record<string, unknown>, msg: string): void };
+  log: LineLogger;
 }
 
 /** A request handler for {@link INTERACTIONS_PATH}. */
@@ -43,60 +44,40 @@ export type InteractionsRequestHandler = (req: IncomingMessage, res: ServerRespo
 /** The handler of Slack's interaction posts. */
 export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsRequestHandler {
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
-  const refusals = new RepeatedLog(
-    { warn: (f, m) => o.log.warn(f, m), error: (f, m) => o.log.warn(f, m) },
-    {
-      clock: o.clock,
-    },
-  );
-  const answer = (res: ServerResponse, status: number, body?: object) => {
-    res.writeHead(status, body ? { 'content-type': 'application/json' } : {}).end(body ? JSON.stringify(body) : '');
-  };
+  const refusals = new RepeatedLog(o.log, { clock: o.clock });
   // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests
   // are remembered, so a stranger cannot fill it; it holds five minutes of Slack's posts at most.
   const seen = new ReplayMemory();
   const replayed = (signature: string, timestamp: string, now: number): boolean =>
     seen.seen(signature, Number(timestamp) * 1000 + SIGNATURE_MAX_AGE_MS, now);
-  return (req, res) => {
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    readBody(req, MAX_BODY_BYTES).then(
-      (body) => {
-        if (body === undefined) return answer(res, 413, { error: 'too large' });
-        const header = (name: string) => {
-          const v = req.headers[name];
-          return Array.isArray(v) ? v[0] : v;
-        };
-        const signed = { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body };
-        const now = o.clock.now();
-        const check = verifySlackRequest(signed, o.secrets(), now);
-        if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
-          refusals.warn(
-            { remote: req.socket.remoteAddress, reason: 'replayed' },
-            'Slack interaction refused: the same signed request was taken before (a replay)',
-          );
-          return answer(res, 401, { error: 'replayed' });
-        }
-        if (!check.ok) {
-          refusals.warn(
-            { remote: req.socket.remoteAddress, reason: check.reason },
-            `Slack interaction refused: ${check.message}`,
-          );
-          return answer(res, 401, { error: check.reason });
-        }
-        let payload: unknown;
-        try {
-          payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '');
-        } catch {
-          refusals.warn({ remote: req.socket.remoteAddress }, 'Slack interaction refused: no JSON payload field');
-          return answer(res, 400, { error: 'no payload' });
-        }
-        answer(res, 200);
-        o.onPayload(payload, check.index);
-      },
-      () => res.destroy(),
-    );
-  };
+  return (req, res) =>
+    readPost(req, res, MAX_BODY_BYTES, (body) => {
+      const header = (name: string) => [req.headers[name]].flat()[0];
+      const signed = { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body };
+      const now = o.clock.now();
+      const check = verifySlackRequest(signed, o.secrets(), now);
+      if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
+        refusals.warn(
+          { remote: req.socket.remoteAddress, reason: 'replayed' },
+          'Slack interaction refused: the same signed request was taken before (a replay)',
+        );
+        return answerJson(res, 401, { error: 'replayed' });
+      }
+      if (!check.ok) {
+        refusals.warn(
+          { remote: req.socket.remoteAddress, reason: check.reason },
+          `Slack interaction refused: ${check.message}`,
+        );
+        return answerJson(res, 401, { error: check.reason });
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '');
+      } catch {
+        refusals.warn({ remote: req.socket.remoteAddress }, 'Slack interaction refused: no JSON payload field');
+        return answerJson(res, 400, { error: 'no payload' });
+      }
+      res.writeHead(200).end();
+      o.onPayload(payload, check.index);
+    });
 }

@@ -32,6 +32,7 @@ import { recordInteraction, type InteractionOutcome } from './interaction-audit-
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
+import type { InteractionsTaker } from '../server/health-server.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
 import { SocketModeThread, type SocketModeLink } from './socket-mode-thread.js';
@@ -52,24 +53,14 @@ const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
   remediate: 'ask for a remediation',
 };
 
-/**
- * Clicks over HTTP, as the listener takes them: it verifies each post against {@link secrets}
- * (in its own thread, `src/server/front-door-worker.ts`, so Slack is answered within its 3 s
- * whatever the main thread is doing) and hands over the payload with the secret that signed it.
- */
-export interface HttpInteractions {
-  /** The signing secrets, one per app that takes its clicks over HTTP. */
-  readonly secrets: readonly Secret[];
-  /** A verified payload (signed by `secret`, fresh, never seen before), already answered 200. */
-  take(payload: unknown, secret: Secret): void;
-}
-
 /** A Slack app channel that takes clicks. */
 interface Receiving {
   name: string;
   channel: SlackAppChannel;
   interactions: SlackInteractionsConfig;
   permissions: SlackPermissions;
+  apiUrl: string;
+  timeout: number;
 }
 
 /** What the interactions are built from: one running configuration's parts, the buttons' actions' among them. */
@@ -82,7 +73,7 @@ export interface SlackInteractionsParts extends Omit<ActionDeps, 'log'> {
 
 /** The interactions of a configuration, or undefined when no Slack app channel has `interactions`. */
 export function createSlackInteractions(parts: SlackInteractionsParts): SlackInteractions | undefined {
-  const receiving: (Receiving & { apiUrl: string; timeout: number })[] = [];
+  const receiving: Receiving[] = [];
   for (const config of parts.configs) {
     if (config.type !== 'slack_app' || !config.interactions) continue;
     const channel = parts.channels.get(config.name) as SlackAppChannel | undefined;
@@ -108,7 +99,7 @@ export function createSlackInteractions(parts: SlackInteractionsParts): SlackInt
 /** The receivers of one configuration's clicks, and what is done with them. */
 export class SlackInteractions {
   /** What `POST /slack/interactions` hands its clicks to, when a channel takes them over HTTP. */
-  readonly http: HttpInteractions | undefined;
+  readonly http: InteractionsTaker | undefined;
   /** Each app's Socket Mode connection, with what its clicks are handed to, on the daemon's Socket Mode thread. */
   readonly #sockets: { link: SocketModeLink; take: (payload: unknown) => void }[] = [];
   readonly #responder: SlackResponder;
@@ -118,7 +109,7 @@ export class SlackInteractions {
 
   constructor(
     private readonly parts: SlackInteractionsParts,
-    receiving: readonly (Receiving & { apiUrl: string; timeout: number })[],
+    receiving: readonly Receiving[],
   ) {
     this.#log = parts.logger.child({ stage: 'slack-interactions' });
     this.#responder = new SlackResponder(
@@ -127,41 +118,34 @@ export class SlackInteractions {
     );
     // One connection per app (its token); one secret per app: a click is looked for among the
     // messages of the channels of the app that sent it.
-    const sockets = new Map<string, (Receiving & { apiUrl: string })[]>();
-    const secrets = new Map<string, Receiving[]>();
+    const groups = new Map<string, Receiving[]>();
     for (const r of receiving) {
       const i = r.interactions;
-      const key = i.mode === 'socket' ? `${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
-      const groups = i.mode === 'socket' ? sockets : secrets;
+      const key = i.mode === 'socket' ? `socket\n${i.app_token.reveal()}\n${r.apiUrl}` : i.signing_secret.reveal();
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
     // Reserved now, when the runtime is built: a reload's new runtime keeps the old one's
     // connection when its app is the same (`socket-mode-thread.ts`).
     const thread = SocketModeThread.of(parts.store, this.#log);
-    for (const group of sockets.values()) {
-      const first = group[0]!;
-      if (first.interactions.mode !== 'socket') continue;
-      const link = thread.reserve({
-        appToken: first.interactions.app_token,
-        apiUrl: first.apiUrl,
-        channels: group.map((r) => r.name),
-      });
-      this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
+    const http: { secret: Secret; group: Receiving[] }[] = [];
+    for (const group of groups.values()) {
+      const { interactions: i, apiUrl } = group[0]!;
+      if (i.mode === 'http') http.push({ secret: i.signing_secret, group });
+      else {
+        const link = thread.reserve({ appToken: i.app_token, apiUrl, channels: group.map((r) => r.name) });
+        this.#sockets.push({ link, take: (payload) => this.#receive(payload, group) });
+      }
     }
-    const groups = [...secrets.values()];
-    const signing = groups.map(
-      (g) => (g[0]!.interactions as Extract<SlackInteractionsConfig, { mode: 'http' }>).signing_secret,
-    );
     this.http =
-      groups.length === 0
+      http.length === 0
         ? undefined
         : {
-            secrets: signing,
+            secrets: http.map((h) => h.secret),
             take: (payload, secret) => {
               // Verified against the secrets of the config in force when it came: after a reload
               // that removed its app, nobody here takes it.
-              const index = signing.findIndex((s) => s === secret || s.reveal() === secret.reveal());
-              if (index >= 0) this.#receive(payload, groups[index]!);
+              const found = http.find((h) => h.secret === secret || h.secret.reveal() === secret.reveal());
+              if (found) this.#receive(payload, found.group);
               else this.#log.warn('a Slack click came for an app no longer configured; nothing done');
             },
           };

@@ -14,19 +14,15 @@
  * An interaction comes back already acknowledged, and is handed to the runtime's handler as a
  * click over HTTP is (`SlackInteractions`): from there on, one path.
  */
-import { Worker } from 'node:worker_threads';
 import type { Secret } from '../lib/secret.js';
-import { Backoff, LOOP_BACKOFF } from '../lib/backoff.js';
+import { LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
-import { askWithin, endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
+import { askWithin, SupervisedThread } from '../lib/supervised-thread.js';
 import type { FromSocketThread, ToSocketThread } from './socket-mode-protocol.js';
 
 /** Clicks kept for a runtime about to start (a reload under way); past it they are dropped, said. */
 const WAITING_MAX = 100;
-
-/** The thread's first lines: if it cannot load, it says why. */
-const BOOT = workerBoot(`parentPort.postMessage({ type: 'failed', message });`);
 
 /** One app's connection, as a configuration asks for it. */
 export interface SocketModeApp {
@@ -60,26 +56,16 @@ interface Entry {
   waiting: unknown[];
 }
 
-/** A running thread, and what waits on it. */
-interface Thread {
-  worker: Worker;
-  /** Set once it was asked to end: its exit is then no failure. */
-  ending: boolean;
-  closed: Map<number, () => void>;
-  ended: (() => void) | undefined;
-}
-
 const threads = new WeakMap<object, SocketModeThread>();
 
 /** The Socket Mode connections of one daemon (see the file's comment). */
 export class SocketModeThread {
-  readonly #entries = new Map<string, Entry>();
-  readonly #byId = new Map<number, Entry>();
+  /** The connections reserved, by id. */
+  readonly #entries = new Map<number, Entry>();
   #nextId = 0;
-  #thread: Thread | undefined;
-  #restart: NodeJS.Timeout | undefined;
-  /** After the thread died (it should not), the wait before it is started again: 1 s doubling to 1 min. */
-  readonly #restarts = new Backoff(LOOP_BACKOFF);
+  #thread: SupervisedThread<ToSocketThread, FromSocketThread> | undefined;
+  /** The connections whose closing is awaited, by id. */
+  readonly #closing = new Map<number, () => void>();
 
   private constructor(private logger: Logger) {}
 
@@ -91,6 +77,7 @@ export class SocketModeThread {
     let got = threads.get(owner);
     if (!got) threads.set(owner, (got = new SocketModeThread(logger)));
     got.logger = logger;
+    if (got.#thread) got.#thread.logger = logger;
     return got;
   }
 
@@ -103,11 +90,10 @@ export class SocketModeThread {
   reserve(app: SocketModeApp): SocketModeLink {
     // The token is part of the key, never of a log line.
     const key = [app.appToken.reveal(), app.apiUrl, ...app.channels].join('\n');
-    let entry = this.#entries.get(key);
+    let entry = [...this.#entries.values()].find((e) => e.key === key);
     if (!entry) {
       entry = { id: ++this.#nextId, key, app, holders: new Set(), target: undefined, opened: false, waiting: [] };
-      this.#entries.set(key, entry);
-      this.#byId.set(entry.id, entry);
+      this.#entries.set(entry.id, entry);
     }
     const holder = {};
     const held = entry;
@@ -127,23 +113,21 @@ export class SocketModeThread {
     if (!entry.holders.delete(holder)) return;
     if (entry.target?.holder === holder) entry.target = undefined;
     if (entry.holders.size > 0) return;
-    this.#entries.delete(entry.key);
-    this.#byId.delete(entry.id);
+    this.#entries.delete(entry.id);
     if (entry.waiting.length > 0)
       this.logger.warn(
         { clicks: entry.waiting.length },
         'Slack clicks came over Socket Mode as it closed; nothing done',
       );
-    if (!entry.opened) return;
     const thread = this.#thread;
-    if (!thread) return;
-    if ([...this.#entries.values()].some((e) => e.opened)) {
-      await askWithin(new Promise<void>((resolve) => thread.closed.set(entry.id, resolve)), () =>
-        this.#post({ type: 'close', id: entry.id }),
-      );
-      return;
+    if (!entry.opened || !thread) return;
+    if (![...this.#entries.values()].some((e) => e.opened)) {
+      this.#thread = undefined;
+      await thread.end();
+    } else if (thread.worker) {
+      const closed = new Promise<void>((resolve) => this.#closing.set(entry.id, resolve));
+      await askWithin(closed, () => thread.post({ type: 'close', id: entry.id }));
     }
-    await this.#end(thread);
   }
 
   /** Asks the thread (started if need be) to keep `entry`'s connection up. */
@@ -160,64 +144,47 @@ export class SocketModeThread {
   }
 
   #post(message: ToSocketThread): void {
-    (this.#thread ??= this.#start()).worker.postMessage(message);
+    if (!this.#thread) {
+      this.#thread = new SupervisedThread<ToSocketThread, FromSocketThread>(
+        {
+          module: 'socket-mode-worker',
+          base: import.meta.url,
+          data: () => ({ socketMode: true }),
+          name: 'the Socket Mode thread',
+          down: 'its connections are opened again when it is restarted',
+          heard: (m) => this.#heard(m),
+          exited: () => {
+            for (const closed of this.#closing.values()) closed();
+            this.#closing.clear();
+          },
+          // 1 s doubling to 1 min; then every connection opened is asked of it again.
+          restart: { backoff: LOOP_BACKOFF, steadyMs: 60_000, then: () => this.#reopen() },
+        },
+        this.logger,
+      );
+      const thread = this.#thread;
+      thread.start().catch((err: unknown) => {
+        // A thread ended as asked before it was ready has nothing to say.
+        if (this.#thread === thread) this.logger.error(errorText(err));
+      });
+    }
+    this.#thread.post(message);
   }
 
-  #start(): Thread {
-    const worker = new Worker(BOOT, {
-      eval: true,
-      workerData: { boot: workerEntry('socket-mode-worker', import.meta.url), socketMode: true },
-    });
-    // Never what keeps the process alive: the daemon's own loops do.
-    worker.unref();
-    const thread: Thread = { worker, ending: false, closed: new Map(), ended: undefined };
-    worker.on('message', (m: FromSocketThread) => this.#heard(thread, m));
-    worker.on('error', (err) => this.logger.error({ err: errorText(err) }, 'the Socket Mode thread failed'));
-    worker.on('exit', () => {
-      thread.ended?.();
-      for (const closed of thread.closed.values()) closed();
-      if (thread.ending || this.#thread !== thread) return;
-      this.#thread = undefined;
-      this.#died();
-    });
-    return thread;
+  /** The thread restarted after a crash: the connections it held are opened on it again. */
+  #reopen(): void {
+    for (const e of this.#entries.values()) if (e.opened) this.#open(e);
   }
 
-  /** The thread ended unasked: its connections are opened again on a new one, after a pause. */
-  #died(): void {
-    const opened = [...this.#entries.values()].filter((e) => e.opened);
-    for (const e of opened) e.opened = false;
-    if (opened.length === 0) return;
-    const wait = this.#restarts.failed();
-    this.logger.error({ retryInMs: wait }, 'the Socket Mode thread ended; starting it again');
-    clearTimeout(this.#restart);
-    this.#restart = setTimeout(() => {
-      for (const e of opened) if (this.#byId.get(e.id) === e && !e.opened) this.#open(e);
-    }, wait);
-    this.#restart.unref();
-  }
-
-  /** Ends the thread: its connections closed, then the thread, within `THREAD_END_WAIT_MS` (2 s). */
-  async #end(thread: Thread): Promise<void> {
-    if (this.#thread === thread) this.#thread = undefined;
-    clearTimeout(this.#restart);
-    thread.ending = true;
-    await endThread(thread.worker, new Promise<void>((resolve) => (thread.ended = resolve)), () =>
-      thread.worker.postMessage({ type: 'end' } satisfies ToSocketThread),
-    );
-  }
-
-  #heard(thread: Thread, m: FromSocketThread): void {
+  #heard(m: Exclude<FromSocketThread, { type: 'ready' }>): void {
     if (m.type === 'interaction') {
-      const entry = this.#byId.get(m.id);
+      const entry = this.#entries.get(m.id);
       if (entry) this.#hand(entry, m.payload);
       else this.logger.warn('a Slack click came over a Socket Mode connection no longer configured; nothing done');
-    } else if (m.type === 'log') this.logger[m.level](m.fields, m.msg);
-    else if (m.type === 'closed') {
-      thread.closed.get(m.id)?.();
-      thread.closed.delete(m.id);
-    } else if (m.type === 'ended') thread.ended?.();
-    else this.logger.error(m.message.replace('the worker', 'the Socket Mode'));
+    } else {
+      this.#closing.get(m.id)?.();
+      this.#closing.delete(m.id);
+    }
   }
 
   /** A click to the runtime that takes them, or kept for the next one. */

@@ -11,12 +11,13 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Secret } from '../lib/secret.js';
 import { systemClock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
+import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import type { FromSocketThread, ToSocketThread } from './socket-mode-protocol.js';
 import { SocketReceiver, type ReceiverLog } from './slack-socket-receiver.js';
 
 /** Runs the Socket Mode thread on `port` (see the file's comment). */
 export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPort>): void {
-  const say = (m: FromSocketThread) => port.postMessage(m);
+  const say = (m: FromSocketThread | ThreadSays) => port.postMessage(m);
   const open = new Map<number, { receiver: SocketReceiver; token: Secret }>();
   // A token that closed stays among those scrubbed: its receiver's last lines come after.
   const tokens = new Set<Secret>();
@@ -35,7 +36,7 @@ export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPo
       .stop()
       .catch((err: unknown) => log.warn({ err: errorText(err) }, 'cannot close a Socket Mode connection'));
   };
-  port.on('message', (m: ToSocketThread) => {
+  port.on('message', (m: ToSocketThread | ThreadEnd) => {
     if (m.type === 'open') {
       const token = new Secret(m.appToken);
       tokens.add(token);
@@ -58,6 +59,7 @@ export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPo
       });
     }
   });
+  say({ type: 'ready' });
 }
 
 if (parentPort && (workerData as { socketMode?: boolean } | null)?.socketMode) socketModeWorker(parentPort);

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerJson } from './answer-json.js';
 
 /**
  * A request's body as text, or undefined once it passes `maxBytes` (the rest is not read: the
@@ -13,4 +14,24 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A POST's body as text to `take`: another method is answered 405, a body past `maxBytes` 413,
+ * and a connection that fails while it sends is closed.
+ */
+export function readPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  take: (body: string) => void,
+): void {
+  if (req.method !== 'POST') {
+    res.writeHead(405, { allow: 'POST' }).end();
+    return;
+  }
+  readBody(req, maxBytes).then(
+    (body) => (body === undefined ? answerJson(res, 413, { error: 'too large' }) : take(body)),
+    () => res.destroy(),
+  );
 }

@@ -39,7 +39,7 @@ export function workerEntry(name: string, base: string): WorkerEntry {
 /**
  * A worker's first lines (CommonJS, evaluated, with `workerData.boot` a {@link WorkerEntry}):
  * register the loader if asked, then import the entry; if that fails, run `onFailure` (JavaScript
- * with `message` in scope) so the starting thread hears why rather than waits.
+ * with `message`, the error's, in scope) so the starting thread hears why rather than waits.
  */
 export function workerBoot(onFailure: string): string {
   return `
@@ -48,33 +48,8 @@ const { entry, loader } = workerData.boot;
 (loader ? import(loader).then((m) => m.register()) : Promise.resolve())
   .then(() => import(entry))
   .catch((err) => {
-    const message = 'the worker thread could not start: ' + (err && err.message);
+    const message = String(err && err.message);
     ${onFailure}
   });
 `;
-}
-
-/** How long a thread asked to end may take to close what it holds before it is terminated. */
-export const THREAD_END_WAIT_MS = 2_000;
-
-/** Runs `ask` (a message to a thread), then waits for `answered` (its reply), at most {@link THREAD_END_WAIT_MS}. */
-export async function askWithin(answered: Promise<void>, ask: () => void): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  ask();
-  await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, THREAD_END_WAIT_MS)))]);
-  clearTimeout(timer);
-}
-
-/**
- * Ends a worker thread the way every thread of the daemon ends: `ask` it to close what it holds,
- * wait for `answered` (its reply) at most {@link THREAD_END_WAIT_MS}, then terminate it whatever
- * it is doing.
- */
-export async function endThread(
-  worker: { terminate(): Promise<number> },
-  answered: Promise<void>,
-  ask: () => void,
-): Promise<void> {
-  await askWithin(answered, ask);
-  await worker.terminate();
 }

@@ -18,14 +18,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-
-/** The limits the guard keeps (see `LISTENER_LIMITS` in health-server.ts). */
-export interface GuardLimits {
-  maxConnections: number;
-  maxConnectionsPerClient: number;
-  requestTimeoutMs: number;
-  checkIntervalMs: number;
-}
+import type { ListenerLimits } from './health-server.js';
 
 type Log = (level: 'warn', fields: Record<string, unknown>, msg: string) => void;
 
@@ -42,7 +35,7 @@ export class ConnectionGuard {
 
   constructor(
     server: Server,
-    private readonly limits: GuardLimits,
+    private readonly limits: ListenerLimits,
     private readonly log: Log,
     private readonly now: () => number = Date.now,
   ) {

@@ -3,6 +3,7 @@
  * to each other, and the shared memory between them. Nothing here runs: both sides import it, the
  * worker nothing else of the daemon, so it starts quickly and holds no state of the daemon's.
  */
+import type { ListenerLimits } from './health-server.js';
 import type { ReadinessCheck } from './readiness-check.js';
 
 /** The slots of {@link FrontDoorData.shared} (a BigInt64Array on a SharedArrayBuffer). */
@@ -57,16 +58,6 @@ export interface RelayTarget {
   token: string;
 }
 
-/** What one client may hold of the listener, by name: the values are `LISTENER_LIMITS` (`health-server.ts`). */
-export interface ListenerLimits {
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  checkIntervalMs: number;
-  maxConnections: number;
-  maxConnectionsPerClient: number;
-}
-
 /** What the front door is started with (`workerData`). */
 export interface FrontDoorData {
   host: string;
@@ -82,15 +73,13 @@ export interface FrontDoorData {
   first: Publication;
 }
 
-/** What the main thread tells the front door. */
-export type ToFrontDoor = { type: 'publish'; publication: Publication } | { type: 'close' };
+/** What the main thread tells the front door, beside `end` (`ThreadEnd`: stop listening). */
+export type ToFrontDoor = { type: 'publish'; publication: Publication };
 
-/** What the front door tells the main thread. */
+/** What the front door tells the main thread, beside what every thread says (`ThreadSays`). */
 export type FromFrontDoor =
-  | { type: 'listening'; host: string; port: number }
-  | { type: 'failed'; message: string; code?: string | undefined }
+  /** It listens, there. */
+  | { type: 'ready'; host: string; port: number }
   | { type: 'published'; seq: number }
   /** A Slack click over HTTP, verified (signature, timestamp, never seen before) and already answered 200. */
-  | { type: 'interaction'; payload: unknown; generation: number; index: number }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; msg: string }
-  | { type: 'closed' };
+  | { type: 'interaction'; payload: unknown; generation: number; index: number };

@@ -13,18 +13,11 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { answerJson } from '../lib/answer-json.js';
 import { ConnectionGuard } from './connection-guard.js';
-import {
-  RELAY_HEADER,
-  SHARED,
-  type FromFrontDoor,
-  type FrontDoorData,
-  type Publication,
-  type PublishedRole,
-  type RelayTarget,
-  type ToFrontDoor,
-} from './front-door-protocol.js';
-import type { ReadinessCheck } from './readiness-check.js';
+import { RELAY_HEADER, SHARED } from './front-door-protocol.js';
+import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
+import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';
 
@@ -65,49 +58,30 @@ const FRESH_MS = 2_000;
  */
 const JUDGEMENT_WAIT_MS = 800;
 
-/** What the front door answers from: the main thread's publications, merged. */
-interface Published {
-  alive: boolean;
-  role: PublishedRole;
-  leader: ReadinessCheck | undefined;
-  readiness: ReadinessCheck[];
-  /** Date.now() when `readiness` was judged. */
-  readinessAt: number;
-  metrics: { text: string; contentType: string; at: number } | undefined;
-  signing: { generation: number; secrets: SigningSecret[] };
-  /** The console's own thread, while it listens. */
-  console: RelayTarget | undefined;
-}
+/** What the front door answers from: the main thread's publications, merged (null: not given). */
+type Published = Required<Omit<Publication, 'seq' | 'metrics' | 'signing'>> &
+  Pick<Publication, 'metrics'> & { signing: { generation: number; secrets: SigningSecret[] } };
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
-  const say = (message: FromFrontDoor) => port.postMessage(message);
+  const say = (message: FromFrontDoor | ThreadSays) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
   const state: Published = {
     alive: false,
-    role: undefined,
-    leader: undefined,
+    role: null,
+    leader: null,
     readiness: [],
     readinessAt: 0,
-    metrics: undefined,
+    console: null,
     signing: { generation: 0, secrets: [] },
-    console: undefined,
   };
   // The /readyz answers waiting for a judgement.
   const judged = new Set<() => void>();
-  const take = (p: Publication) => {
-    if (p.alive !== undefined) state.alive = p.alive;
-    if (p.role !== undefined) state.role = p.role ?? undefined;
-    if (p.leader !== undefined) state.leader = p.leader ?? undefined;
-    if (p.metrics) state.metrics = p.metrics;
-    if (p.console !== undefined) state.console = p.console ?? undefined;
-    if (p.signing) {
-      const { generation, secrets } = p.signing;
-      state.signing = { generation, secrets: secrets.map((s) => ({ reveal: () => s })) };
-    }
+  const take = ({ seq: _seq, signing, ...p }: Publication) => {
+    Object.assign(state, p);
+    if (signing) state.signing = { ...signing, secrets: signing.secrets.map((s) => ({ reveal: () => s })) };
     if (p.readiness) {
-      state.readiness = p.readiness;
       state.readinessAt = p.readinessAt ?? Date.now();
       for (const wake of judged) wake();
       judged.clear();
@@ -134,7 +108,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     secrets: () => state.signing.secrets,
     onPayload: (payload, index) => say({ type: 'interaction', payload, generation: state.signing.generation, index }),
     clock: { now: () => Date.now() + Number(Atomics.load(data.shared, SHARED.clockOffset)) },
-    log: { warn: (fields, msg) => log('warn', fields, msg) },
+    log: { warn: (fields, msg) => log('warn', fields, msg), error: (fields, msg) => log('error', fields, msg) },
   });
 
   const { limits } = data;
@@ -150,7 +124,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === INTERACTIONS_PATH) {
       if (state.signing.secrets.length > 0) interactions(req, res);
-      else res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+      else answerJson(res, 404, { error: 'not found' });
       return;
     }
     if (!HEALTH_PATHS.includes(path)) {
@@ -163,13 +137,10 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    };
     const stall = stalled(data);
     if (path === '/healthz') {
-      if (stall) json(503, { status: 'stalled', detail: stall });
-      else json(state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
+      if (stall) answerJson(res, 503, { status: 'stalled', detail: stall });
+      else answerJson(res, state.alive ? 200 : 503, { status: state.alive ? 'ok' : 'stopped' });
     } else if (path === '/readyz') {
       void freshReadiness().then((fresh) => {
         const { leader } = state;
@@ -180,7 +151,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
           ...(stillStalled ? [{ check: 'main_thread', ok: false, detail: stillStalled }] : []),
         ];
         const ready = checks.every((c) => c.ok);
-        json(ready ? 200 : 503, {
+        answerJson(res, ready ? 200 : 503, {
           status: ready ? 'ready' : 'not ready',
           ...state.role,
           // Which judgement this is: one made for this answer (or within the last 2 s), or the
@@ -197,14 +168,14 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     }
   });
 
-  port.on('message', (message: ToFrontDoor) => {
+  port.on('message', (message: ToFrontDoor | ThreadEnd) => {
     if (message.type === 'publish') {
       take(message.publication);
       say({ type: 'published', seq: message.publication.seq });
     } else {
       guard.stop();
       server.close(() => {
-        say({ type: 'closed' });
+        say({ type: 'ended' });
         port.close();
       });
       server.closeAllConnections();
@@ -218,7 +189,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   server.listen(data.port, data.host, () => {
     listening = true;
     const bound = server.address();
-    if (bound && typeof bound === 'object') say({ type: 'listening', host: bound.address, port: bound.port });
+    if (bound && typeof bound === 'object') say({ type: 'ready', host: bound.address, port: bound.port });
   });
 }
 
@@ -285,9 +256,7 @@ function send(
       return;
     }
     log('warn', { err: err.message, path: req.url?.split('?')[0] }, 'cannot relay a request to the main thread');
-    res
-      .writeHead(502, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'the daemon did not answer' }));
+    answerJson(res, 502, { error: 'the daemon did not answer' });
   });
   // A client gone before the answer: the main thread's work is not waited for.
   res.on('close', () => {

@@ -9,30 +9,21 @@
  *
  * The listener runs on a thread of its own, the front door (`front-door-worker.ts`), because the
  * main thread blocks while a PostgreSQL statement runs: the main thread publishes what the probes
- * and `/metrics` answer ({@link StatePublisher}) and beats a heartbeat in shared memory; Slack's
+ * and `/metrics` answer ({@link FrontDoor}) and beats a heartbeat in shared memory; Slack's
  * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
+import { answerJson } from '../lib/answer-json.js';
 import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
-import { endThread, workerBoot, workerEntry } from '../lib/worker-entry.js';
-import {
-  RELAY_HEADER,
-  SHARED,
-  SHARED_SLOTS,
-  type FromFrontDoor,
-  type FrontDoorData,
-  type ListenerLimits,
-  type Publication,
-  type RelayTarget,
-  type ToFrontDoor,
-} from './front-door-protocol.js';
+import { SupervisedThread } from '../lib/supervised-thread.js';
+import { RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
+import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
@@ -46,13 +37,13 @@ import { privateRelay } from './private-relay.js';
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /**
- * Slack's clicks over HTTP, as the config in force takes them: the front door verifies each post
- * against {@link secrets} (asked at each heartbeat: a reload may change them), answers it, and
- * hands the payload over with the secret that signed it.
+ * Slack's clicks over HTTP, as one configuration takes them: the front door verifies each post
+ * against {@link secrets} (in its own thread, so Slack is answered within its 3 s whatever the
+ * main thread is doing), answers it, and hands the payload over with the secret that signed it.
  */
 export interface InteractionsTaker {
-  /** The signing secrets of the apps that take clicks over HTTP; none: the path is not found. */
-  secrets(): readonly Secret[];
+  /** The signing secrets, one per app that takes its clicks over HTTP. */
+  readonly secrets: readonly Secret[];
   /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
   take(payload: unknown, secret: Secret): void;
 }
@@ -81,7 +72,7 @@ export interface HealthSource {
  * capped in all and per client address; at the cap, the connection that waited longest without a
  * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
  */
-export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
+export const LISTENER_LIMITS = {
   /** Headers must arrive within this long (ms). */
   headersTimeoutMs: 10_000,
   /** The whole request, body included, within this long (ms): Slack's posts and the console's forms are small. */
@@ -94,7 +85,10 @@ export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
   maxConnections: 512,
   /** Connections open at once from one client address. */
   maxConnectionsPerClient: 32,
-};
+} as const;
+
+/** What one client may hold of the listener, by name: the values are {@link LISTENER_LIMITS}. */
+export type ListenerLimits = { [K in keyof typeof LISTENER_LIMITS]: number };
 
 /** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
@@ -108,7 +102,7 @@ export const DEFAULT_STALL_AFTER_MS = 30_000;
 const HEARTBEAT_MS = 100;
 /** How often `/metrics`' exposition is rendered again; what it answers is at most about this old. */
 export const METRICS_EVERY_MS = 1_000;
-/** Readiness is judged again at most this often (it writes the state); see {@link StatePublisher}. */
+/** Readiness is judged again at most this often (it writes the state); see {@link FrontDoor}. */
 const READINESS_EVERY_MS = 1_000;
 /** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
 const WATCHED_MS = 60_000;
@@ -133,7 +127,7 @@ export interface HealthServerOptions {
   /** The console's own thread, where the front door relays the console's paths while it listens. */
   consoleRelay?: (() => RelayTarget | undefined) | undefined;
   /** Slack's posts of button clicks at `/slack/interactions`; absent, or no secrets: not found. */
-  interactions?: InteractionsTaker | undefined;
+  interactions?: (() => InteractionsTaker | undefined) | undefined;
   /** The daemon's clock, which a Slack request's timestamp is judged against; default the system's. */
   clock?: Clock | undefined;
   /** The on-call tools' webhooks (`/pagerduty/…`, `/opsgenie/…`); false when the path is not theirs. */
@@ -146,50 +140,16 @@ export interface HealthServerOptions {
 
 /** Starts the listener; resolves once it is bound. */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const { logger } = options;
-  const { host, port } = parseListen(options.listen);
-  const relay = privateRelay('dw-listener-', 'main.sock');
-  const inner = innerServer(options, relay.token);
-  const publisher = new StatePublisher(options, logger);
-  let door: FrontDoor | undefined;
+  const door = new FrontDoor(options);
   try {
-    await new Promise<void>((resolve, reject) => {
-      inner.once('error', reject);
-      inner.listen(relay.socketPath, () => {
-        inner.off('error', reject);
-        resolve();
-      });
-    });
-    door = await FrontDoor.start(
-      {
-        host,
-        port,
-        limits: { ...LISTENER_LIMITS, ...options.limits },
-        shared: publisher.shared,
-        stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
-        relay: { socketPath: relay.socketPath, token: relay.token },
-        first: { ...(await publisher.whole()), seq: 0 },
-      },
-      logger,
-      (m) => publisher.interaction(m),
-    );
+    await door.start();
   } catch (err) {
-    publisher.stop();
-    await closeInner(inner, relay);
+    await door.close();
     throw err;
   }
-  const running = door;
-  publisher.start(running);
-  logger.info({ address: `${running.address.host}:${running.address.port}` }, 'health and metrics listener started');
-  return {
-    address: running.address,
-    publish: async () => running.publish(await publisher.whole()),
-    close: async () => {
-      publisher.stop();
-      await running.close();
-      await closeInner(inner, relay);
-    },
-  };
+  const { host, port } = door.address;
+  options.logger.info({ address: `${host}:${port}` }, 'health and metrics listener started');
+  return door;
 }
 
 /**
@@ -209,9 +169,7 @@ function innerServer(options: HealthServerOptions, token: string): Server {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    res
-      .writeHead(404, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ error: 'not found', paths: HEALTH_PATHS }));
+    answerJson(res, 404, { error: 'not found', paths: HEALTH_PATHS });
   });
 }
 
@@ -241,116 +199,27 @@ export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
   return true;
 }
 
-async function closeInner(inner: Server, relay: { remove(): void }): Promise<void> {
-  if (inner.listening) {
-    await new Promise<void>((resolve) => {
-      inner.close(() => resolve());
-      inner.closeAllConnections();
-    });
-  }
-  relay.remove();
-}
-
-/** The front door's first lines: if it cannot start, it says why. */
-const BOOT = workerBoot(
-  `parentPort.postMessage({ type: 'failed', message: message.replace('the worker', 'the listener') });`,
-);
-
-/** The front door's thread, from the main thread. */
-class FrontDoor {
-  #seq = 0;
-  readonly #acks = new Map<number, () => void>();
-  #closed: (() => void) | undefined;
-
-  private constructor(
-    readonly thread: Worker,
-    readonly address: { host: string; port: number },
-  ) {}
-
-  /** Starts the thread; resolves once it listens, rejects with why it cannot (the port taken, ...). */
-  static start(
-    data: FrontDoorData,
-    logger: Logger,
-    onInteraction: (m: Extract<FromFrontDoor, { type: 'interaction' }>) => void,
-  ): Promise<FrontDoor> {
-    const thread = new Worker(BOOT, {
-      eval: true,
-      workerData: { boot: workerEntry('front-door-worker', import.meta.url), frontDoor: data },
-    });
-    // Never what keeps the process alive: the main thread's own listener does, as the old one did.
-    thread.unref();
-    return new Promise((resolve, reject) => {
-      let door: FrontDoor | undefined;
-      thread.on('message', (m: FromFrontDoor) => {
-        if (m.type === 'listening') resolve((door = new FrontDoor(thread, { host: m.host, port: m.port })));
-        else if (m.type === 'failed') {
-          void thread.terminate();
-          reject(Object.assign(new Error(m.message), { code: m.code }));
-        } else if (m.type === 'log') logger[m.level](m.fields, m.msg);
-        else if (m.type === 'interaction') onInteraction(m);
-        else door?.heard(m);
-      });
-      thread.on('error', (err) => {
-        logger.error({ err: errorText(err) }, 'the listener thread failed');
-        reject(err);
-      });
-      thread.on('exit', () => {
-        door?.ended(logger);
-        reject(new Error('the listener thread ended before it listened'));
-      });
-    });
-  }
-
-  heard(m: FromFrontDoor): void {
-    if (m.type === 'published') {
-      for (const [seq, ack] of this.#acks) {
-        if (seq > m.seq) continue;
-        this.#acks.delete(seq);
-        ack();
-      }
-    } else if (m.type === 'closed') this.#closed?.();
-  }
-
-  /** The thread is gone: said, unless it was asked to close; nothing waits on it any more. */
-  ended(logger: Logger): void {
-    if (!this.#closed) logger.error('the listener thread ended; /healthz and the console are not answered');
-    this.#closed?.();
-    for (const ack of this.#acks.values()) ack();
-    this.#acks.clear();
-  }
-
-  /** Sends a publication, numbered here; resolves once the front door has it. */
-  publish(publication: Omit<Publication, 'seq'>): Promise<void> {
-    const seq = ++this.#seq;
-    return new Promise((resolve) => {
-      this.#acks.set(seq, resolve);
-      this.#post({ type: 'publish', publication: { ...publication, seq } });
-    });
-  }
-
-  #post(message: ToFrontDoor): void {
-    this.thread.postMessage(message);
-  }
-
-  /** Stops listening (its connections closed) and ends the thread, in at most `THREAD_END_WAIT_MS` (2 s). */
-  async close(): Promise<void> {
-    const done = new Promise<void>((resolve) => (this.#closed = resolve));
-    await endThread(this.thread, done, () => this.#post({ type: 'close' }));
-  }
-}
-
 /**
- * What the main thread publishes for the front door: a heartbeat every {@link HEARTBEAT_MS} (its
- * event loop turned), liveness and role when they change, and the metrics' exposition every
- * {@link METRICS_EVERY_MS}. Readiness reads and writes the state, so it is judged only while
- * someone looks: every {@link READINESS_EVERY_MS} while `/readyz` was asked within
- * {@link WATCHED_MS} (a kubelet probing every 10 s keeps it so), never taking more than a tenth of
- * the main thread (a PostgreSQL that hangs makes one judgement last up to its limit of 2 s). A
- * daemon nobody asks `/readyz` of does no more work on its state than before.
+ * The front door from the main thread: its thread, and what the main thread publishes for it: a
+ * heartbeat every {@link HEARTBEAT_MS} (its event loop turned), liveness and role when they
+ * change, and the metrics' exposition every {@link METRICS_EVERY_MS}. Readiness reads and writes
+ * the state, so it is judged only while someone looks: every {@link READINESS_EVERY_MS} while
+ * `/readyz` was asked within {@link WATCHED_MS} (a kubelet probing every 10 s keeps it so), never
+ * taking more than a tenth of the main thread (a PostgreSQL that hangs makes one judgement last up
+ * to its limit of 2 s). A daemon nobody asks `/readyz` of does no more work on its state than before.
  */
-class StatePublisher {
-  readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
-  #door: FrontDoor | undefined;
+class FrontDoor implements HealthServer {
+  address = { host: '', port: 0 };
+  readonly #shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  /** The main thread's own listener, where the front door relays what it does not answer. */
+  readonly #relay = privateRelay('dw-listener-', 'main.sock');
+  readonly #inner: Server;
+  readonly #thread: SupervisedThread<ToFrontDoor, FromFrontDoor>;
+  /** What the thread is started with. */
+  #data: FrontDoorData | undefined;
+  #seq = 0;
+  /** Publications not yet taken, by number. */
+  readonly #acks = new Map<number, () => void>();
   #timers: NodeJS.Timeout[] = [];
   #unjump: (() => void) | undefined;
   #said: { alive: boolean; role: string } | undefined;
@@ -361,16 +230,94 @@ class StatePublisher {
   #readinessNext = 0;
   #rendering = false;
 
-  constructor(
-    private readonly options: HealthServerOptions,
-    private readonly logger: Logger,
-  ) {
+  constructor(private readonly options: HealthServerOptions) {
+    this.#inner = innerServer(options, this.#relay.token);
     this.#beat();
     this.#unjump = options.clock?.onJump?.(() => this.#beat());
+    this.#thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
+      {
+        module: 'front-door-worker',
+        base: import.meta.url,
+        data: () => ({ frontDoor: this.#data }),
+        name: 'the listener thread',
+        down: '/healthz and the console are not answered',
+        heard: (m) => (m.type === 'interaction' ? this.#interaction(m) : this.#published(m.seq)),
+        // Gone: nothing waits on it any more.
+        exited: () => this.#published(Infinity),
+      },
+      options.logger,
+    );
+  }
+
+  /** Starts the thread with everything published; resolves once it listens, rejects with why it cannot (the port taken, ...). */
+  async start(): Promise<void> {
+    const inner = this.#inner;
+    await new Promise<void>((resolve, reject) => {
+      inner.once('error', reject);
+      inner.listen(this.#relay.socketPath, () => {
+        inner.off('error', reject);
+        resolve();
+      });
+    });
+    const { options } = this;
+    this.#data = {
+      ...parseListen(options.listen),
+      limits: { ...LISTENER_LIMITS, ...options.limits },
+      shared: this.#shared,
+      stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
+      relay: { socketPath: this.#relay.socketPath, token: this.#relay.token },
+      first: { ...(await this.#whole()), seq: 0 },
+    };
+    const { host, port } = await this.#thread.start();
+    this.address = { host, port };
+    this.#timers = [
+      setInterval(() => this.#tick(), HEARTBEAT_MS),
+      setInterval(() => {
+        void this.#render().then((metrics) => metrics && this.#publish({ metrics }));
+      }, METRICS_EVERY_MS),
+    ];
+    for (const t of this.#timers) t.unref();
+  }
+
+  /** Stops publishing, and listening (its connections closed): the thread ends in at most `THREAD_END_WAIT_MS` (2 s). */
+  async close(): Promise<void> {
+    for (const t of this.#timers) clearInterval(t);
+    this.#unjump?.();
+    await this.#thread.end();
+    const inner = this.#inner;
+    if (inner.listening) {
+      await new Promise<void>((resolve) => {
+        inner.close(() => resolve());
+        inner.closeAllConnections();
+      });
+    }
+    this.#relay.remove();
+  }
+
+  async publish(): Promise<void> {
+    await this.#publish(await this.#whole());
+  }
+
+  /** Sends a publication, numbered here; resolves once the front door has it. */
+  #publish(publication: Omit<Publication, 'seq'>): Promise<void> {
+    const seq = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#acks.set(seq, resolve);
+      this.#thread.post({ type: 'publish', publication: { ...publication, seq } });
+    });
+  }
+
+  /** The front door has every publication up to `seq`. */
+  #published(seq: number): void {
+    for (const [waiting, ack] of this.#acks) {
+      if (waiting > seq) continue;
+      this.#acks.delete(waiting);
+      ack();
+    }
   }
 
   /** Everything, now. */
-  async whole(): Promise<Omit<Publication, 'seq'>> {
+  async #whole(): Promise<Omit<Publication, 'seq'>> {
     const exposition = await this.#render();
     return {
       ...this.#changed(true),
@@ -381,49 +328,31 @@ class StatePublisher {
     };
   }
 
-  start(door: FrontDoor): void {
-    this.#door = door;
-    this.#timers = [
-      setInterval(() => this.#tick(), HEARTBEAT_MS),
-      setInterval(() => {
-        void this.#render().then((metrics) => metrics && this.#door?.publish({ metrics }));
-      }, METRICS_EVERY_MS),
-    ];
-    for (const t of this.#timers) t.unref();
-  }
-
-  stop(): void {
-    for (const t of this.#timers) clearInterval(t);
-    this.#timers = [];
-    this.#door = undefined;
-    this.#unjump?.();
-  }
-
   /** A click the front door verified with the secrets of `generation`: handed to the config in force. */
-  interaction(m: { payload: unknown; generation: number; index: number }): void {
+  #interaction(m: { payload: unknown; generation: number; index: number }): void {
     const secret = this.#signing.find((g) => g.generation === m.generation)?.secrets[m.index];
     if (!secret) {
-      this.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
+      this.options.logger.warn('a Slack click came verified with signing secrets no longer configured; nothing done');
       return;
     }
     try {
-      this.options.interactions?.take(m.payload, secret);
+      this.options.interactions?.()?.take(m.payload, secret);
     } catch (err) {
-      this.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
+      this.options.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
   }
 
   #beat(): void {
     const now = Date.now();
-    Atomics.store(this.shared, SHARED.heartbeat, BigInt(now));
+    Atomics.store(this.#shared, SHARED.heartbeat, BigInt(now));
     if (this.options.clock)
-      Atomics.store(this.shared, SHARED.clockOffset, BigInt(Math.round(this.options.clock.now() - now)));
+      Atomics.store(this.#shared, SHARED.clockOffset, BigInt(Math.round(this.options.clock.now() - now)));
   }
 
   #tick(): void {
     this.#beat();
     const now = Date.now();
-    const asks = Atomics.load(this.shared, SHARED.readyAsks);
+    const asks = Atomics.load(this.#shared, SHARED.readyAsks);
     if (asks !== this.#asksSeen) {
       this.#asksSeen = asks;
       this.#watchedUntil = now + WATCHED_MS;
@@ -431,7 +360,7 @@ class StatePublisher {
     const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
     const due = now < this.#watchedUntil && now >= this.#readinessNext;
     if (!due) {
-      if (Object.keys(changed).length > 0) void this.#door?.publish(changed);
+      if (Object.keys(changed).length > 0) void this.#publish(changed);
       return;
     }
     // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
@@ -439,20 +368,19 @@ class StatePublisher {
     const readiness = this.#readiness();
     const readinessAt = Date.now();
     void this.#render(true).then((metrics) =>
-      this.#door?.publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
+      this.#publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
     );
   }
 
   /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */
   #signingChanged(all: boolean): Pick<Publication, 'signing'> | undefined {
-    const secrets = this.options.interactions?.secrets() ?? [];
+    const secrets = this.options.interactions?.()?.secrets ?? [];
     const last = this.#signing.at(-1);
     const same = last && last.secrets.length === secrets.length && last.secrets.every((s, i) => s === secrets[i]);
     if (same && !all) return undefined;
     // The same secrets keep their generation: a click verified with them is still found.
-    if (same) return { signing: { generation: last.generation, secrets: secrets.map((s) => s.reveal()) } };
-    const generation = (last?.generation ?? 0) + 1;
-    this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
+    const generation = same ? last.generation : (last?.generation ?? 0) + 1;
+    if (!same) this.#signing = [...this.#signing.slice(-1), { generation, secrets: [...secrets] }];
     return { signing: { generation, secrets: secrets.map((s) => s.reveal()) } };
   }
 
@@ -490,7 +418,7 @@ class StatePublisher {
       const text = await this.options.metrics.render();
       return { text, contentType: this.options.metrics.registry.contentType, at: Date.now() };
     } catch (err) {
-      this.logger.error({ err }, 'cannot render metrics');
+      this.options.logger.error({ err }, 'cannot render metrics');
       return undefined;
     } finally {
       this.#rendering = false;

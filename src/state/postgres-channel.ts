@@ -55,7 +55,7 @@ const WORKER_FAILED = -1;
  * main thread rather than leave it waiting to its deadline.
  */
 const BOOT = workerBoot(`
-    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message: message.replace('the worker', 'the PostgreSQL worker'), code: undefined, connection: true } });
+    workerData.port.postMessage({ seq: ${WORKER_FAILED}, ok: false, error: { message: 'the PostgreSQL worker thread could not start: ' + message, code: undefined, connection: true } });
     Atomics.store(workerData.signal, 0, ${WORKER_FAILED});
     Atomics.notify(workerData.signal, 0);
 `);

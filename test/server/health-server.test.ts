@@ -93,7 +93,7 @@ describe('health server', () => {
         res.writeHead(200).end('console');
         return true;
       },
-      interactions: { secrets: () => secrets, take: (payload, secret) => taken.push([payload, secret.reveal()]) },
+      interactions: () => ({ secrets, take: (payload, secret) => taken.push([payload, secret.reveal()]) }),
     });
     const url = `http://127.0.0.1:${server.address.port}/slack/interactions`;
     const payload = { type: 'block_actions', user: { id: 'U0ALICE' } };
