@@ -43,6 +43,7 @@ import { FencedError } from '../state/fenced-error.js';
 import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
 import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
+import { longCommitWarning } from './long-commit.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -204,41 +205,49 @@ export async function runJobCycle(
   }
 
   const skipped = quarantine.records();
-  const events = commitFindings(
-    deps.alerts,
-    {
-      job,
-      now,
-      write: () => {
-        record?.();
-        deps.health.recordSuccess(job, now);
-        return [
-          {
-            job,
-            findings,
-            incomplete,
-            explain,
-            held: heldSubjectsOf(skipped),
-            ...(folded ? { folded } : {}),
-            options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
-          },
-          // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
-          {
-            job: sourceJobKey(job),
-            findings: [],
-            options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
-          },
-          // The records set aside, said once per reason; over when a complete read sets none aside.
-          {
-            job: recordsJobKey(job),
-            findings: skippedRecordsFindings(job, skipped),
-            options: { ...deps.lifecycle, logger: log },
-          },
-        ];
+  const committing = performance.now();
+  let events: AlertEvent[];
+  try {
+    events = commitFindings(
+      deps.alerts,
+      {
+        job,
+        now,
+        write: () => {
+          record?.();
+          deps.health.recordSuccess(job, now);
+          return [
+            {
+              job,
+              findings,
+              incomplete,
+              explain,
+              held: heldSubjectsOf(skipped),
+              ...(folded ? { folded } : {}),
+              options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
+            },
+            // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
+            {
+              job: sourceJobKey(job),
+              findings: [],
+              options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+            },
+            // The records set aside, said once per reason; over when a complete read sets none aside.
+            {
+              job: recordsJobKey(job),
+              findings: skippedRecordsFindings(job, skipped),
+              options: { ...deps.lifecycle, logger: log },
+            },
+          ];
+        },
       },
-    },
-    deps.stages,
-  );
+      deps.stages,
+    );
+  } finally {
+    const ms = performance.now() - committing;
+    const warning = longCommitWarning(ms, deps.config.state);
+    if (warning) log.warn({ ms: Math.round(ms) }, warning);
+  }
   vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
