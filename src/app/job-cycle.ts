@@ -206,6 +206,7 @@ export async function runJobCycle(
 
   const skipped = quarantine.records();
   const committing = performance.now();
+  let cut = false;
   let events: AlertEvent[];
   try {
     events = commitFindings(
@@ -243,9 +244,12 @@ export async function runJobCycle(
       },
       deps.stages,
     );
+  } catch (err) {
+    cut = err instanceof FencedError;
+    throw err;
   } finally {
     const ms = performance.now() - committing;
-    const warning = longCommitWarning(ms, deps.config.state);
+    const warning = longCommitWarning(ms, deps.config.state, cut);
     if (warning) log.warn({ ms: Math.round(ms) }, warning);
   }
   vanished?.tell(now);
