@@ -331,10 +331,10 @@ export class OutboxStore {
    */
   logEntriesAmong(fingerprints: readonly string[]): Map<string, Map<string, NotificationLogEntry>> {
     const out = new Map<string, Map<string, NotificationLogEntry>>();
-    for (const batch of inBatches([...new Set(fingerprints)]))
+    for (const batch of inBatches(fingerprints))
       for (const row of this.#q.logAmong.all(...batch)) {
         const entries = out.get(row.fingerprint) ?? new Map<string, NotificationLogEntry>();
-        entries.set(row.channel, { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at });
+        entries.set(row.channel, logEntryOf(row));
         out.set(row.fingerprint, entries);
       }
     return out;
@@ -343,7 +343,7 @@ export class OutboxStore {
   /** Which of `fingerprints` have held rows on some channel: one read per `IN_BATCH`. */
   heldAmong(fingerprints: readonly string[]): Set<string> {
     const held = new Set<string>();
-    for (const batch of inBatches([...new Set(fingerprints)]))
+    for (const batch of inBatches(fingerprints))
       for (const { fingerprint } of this.#q.heldAmong.all(...batch)) held.add(fingerprint);
     return held;
   }
@@ -351,7 +351,7 @@ export class OutboxStore {
   /** What a channel was last told about an alert. */
   logEntry(fingerprint: string, channel: string): NotificationLogEntry | undefined {
     const row = this.#q.logGet.get(fingerprint, channel);
-    return row ? { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at } : undefined;
+    return row ? logEntryOf(row) : undefined;
   }
 
   /** Records that an event was decided `deliver` for a channel. */
@@ -502,4 +502,9 @@ export function announcedFiring(store: Store, channel: string): AlertEvent[] {
     )
     .all(channel)
     .map((r) => JSON.parse(r.payload) as AlertEvent);
+}
+
+/** A notification log row as {@link OutboxStore.logEntry} gives it. */
+function logEntryOf(row: { last_kind: string; announced_at: number }): NotificationLogEntry {
+  return { lastKind: row.last_kind as AlertEventKind, announcedAt: row.announced_at };
 }

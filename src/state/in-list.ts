@@ -12,12 +12,13 @@ export const IN_BATCH = 500;
 export const IN_LIST = `IN (${Array.from({ length: IN_BATCH }, () => '?').join(', ')})`;
 
 /**
- * `values` in batches of {@link IN_BATCH}; the last one repeats its first value to fill the
- * statement (IN matches a row once, however often its value is listed).
+ * `values`, each once, in batches of {@link IN_BATCH}; the last one repeats its first value to
+ * fill the statement (IN matches a row once, however often its value is listed).
  */
 export function* inBatches<T>(values: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < values.length; i += IN_BATCH) {
-    const batch = values.slice(i, i + IN_BATCH);
+  const distinct = [...new Set(values)];
+  for (let i = 0; i < distinct.length; i += IN_BATCH) {
+    const batch = distinct.slice(i, i + IN_BATCH);
     while (batch.length < IN_BATCH) batch.push(batch[0]!);
     yield batch;
   }
