@@ -43,7 +43,7 @@ import { FencedError } from '../state/fenced-error.js';
 import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
 import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
-import { longCommitWarning } from './long-commit.js';
+import { cutCommitWarning } from './long-commit.js';
 
 /** How a cycle ended. */
 export type JobOutcome =
@@ -206,7 +206,6 @@ export async function runJobCycle(
 
   const skipped = quarantine.records();
   const committing = performance.now();
-  let cut = false;
   let events: AlertEvent[];
   try {
     events = commitFindings(
@@ -245,13 +244,12 @@ export async function runJobCycle(
       deps.stages,
     );
   } catch (err) {
-    cut = err instanceof FencedError;
-    throw err;
-  } finally {
     const ms = performance.now() - committing;
-    const warning = longCommitWarning(ms, deps.config.state, cut);
+    const warning = err instanceof FencedError ? cutCommitWarning(ms, deps.config.state) : undefined;
     if (warning) log.warn({ ms: Math.round(ms) }, warning);
+    throw err;
   }
+  const commitMs = Math.round(performance.now() - committing);
   vanished?.tell(now);
   metrics.lastSuccess.set({ source: job }, now / 1000);
   updateOpenAlerts(deps);
@@ -261,7 +259,7 @@ export async function runJobCycle(
     log.debug({ fingerprint: f.fingerprint, reason: f.reason }, 'folded into another alert');
   const unknownStates = stateWords ? warnUnknownStateWords(deps, log, stateWords) : [];
   reportSkippedRecords({ metrics, warned: deps.warnedStateWords }, job, log, skipped);
-  log.info({ findings: findings.length, events: events.length, skipped: skipped.length }, 'cycle complete');
+  log.info({ findings: findings.length, events: events.length, skipped: skipped.length, commitMs }, 'cycle complete');
   return report('ok', {
     findings: findings.length,
     events: events.length,

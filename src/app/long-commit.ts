@@ -1,31 +1,24 @@
 /**
- * A cycle's state transaction that comes near what a leader may wait. On PostgreSQL the main
- * thread waits through the whole transaction (`src/state/postgres-database.ts`), so the lease
- * cannot be renewed meanwhile, and a leader that could not renew it for ¾ of `state.leader.lease`
- * steps down with the cycle undone: the next leader meets the same storm, and the one after it. A
- * transaction may begin up to a quarter of the lease after the last renewal, so it has half the
- * lease at worst. A storm of 10,000 new alerts on two channels takes 8–9 s on loopback (`npm run
- * bench:state-storm`), past the 5 s the default lease gives. Said from half of that room on, with a
- * lease that gives the transaction twice the room it needs; a transaction the step-down cut before
- * it had that long (the fence refused it at its start, the time spent before it) is not what to
- * blame, and is left to the step-down's own line.
+ * A cycle's state transaction that the leader's step-down cut. On PostgreSQL the main thread waits
+ * through the whole transaction (`src/state/postgres-database.ts`), and a storm's takes seconds
+ * (`npm run bench:state-storm`); the lease is renewed meanwhile, aside, between its statements
+ * (`LeaderElection.keepUp`). What can still cut it: the lease found another's, or one wait longer
+ * than what is left of the lease (a statement stuck on a lock or a slow server). Then nothing of the
+ * cycle is written or told, and the next leader reads it again: said, so that the step-down's own
+ * line is read as the loss of a cycle. A transaction refused at its start (the deadline had passed
+ * before it) lost nothing worth the words, and is left to the step-down's line.
  */
 import type { StateConfig } from '../config/load-config.js';
 
 /**
- * The warning for a transaction of `ms` on `state`, or undefined when there is room (or no leader:
- * SQLite). `cut`: it ended because the leader stepped down, so it would have taken longer.
+ * The warning for a transaction on `state` cut by the step-down after `ms`, or undefined when it
+ * was refused at its start (under a quarter of the lease) or there is no leader (SQLite).
  */
-export function longCommitWarning(ms: number, state: StateConfig, cut = false): string | undefined {
-  if (state.url === undefined) return undefined;
-  const room = state.leader.lease / 2;
-  if (ms < room / 2) return undefined;
-  const lease = Math.ceil((4 * ms) / 1000);
-  return cut
-    ? `the cycle's state transaction was cut after ${Math.round(ms)} ms: the leader could not renew its lease ` +
-        `meanwhile and stepped down with the cycle undone, and the next leader meets the same cycle. ` +
-        `Raise state.leader.lease to more than ${lease}s (4 times what the transaction had; it needs more)`
-    : `the cycle's state transaction took ${Math.round(ms)} ms; the leader cannot renew its lease meanwhile, ` +
-        `and from ${Math.round(room)} ms (half of state.leader.lease) it may step down with the cycle undone: ` +
-        `raise state.leader.lease to at least ${lease}s (4 times this transaction)`;
+export function cutCommitWarning(ms: number, state: StateConfig): string | undefined {
+  if (state.url === undefined || ms < state.leader.lease / 4) return undefined;
+  return (
+    `the cycle's state transaction was cut after ${Math.round(ms)} ms when the leader stepped down ` +
+    `(the line before says why): nothing of this cycle was written or told, and the next leader reads it again. ` +
+    `If one statement waited that long (a lock, a slow server), a longer state.leader.lease gives it more room`
+  );
 }

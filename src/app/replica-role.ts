@@ -7,7 +7,10 @@
  * - every wait of the main thread for the store's PostgreSQL lasts at most until the leader's
  *   deadline (`StoreOptions.waitLimit`): a statement that hangs, a server that stopped answering,
  *   cannot keep a leader acting past it. The wait is cut, the worker and its connection thrown
- *   away (the server rolls the transaction back), and the leader steps down then and there.
+ *   away (the server rolls the transaction back), and the leader steps down then and there;
+ * - and before each wait inside a transaction, a lease renewal that is late is made aside
+ *   (`LeaderElection.keepUp`), and the front door's heartbeat beats, so a long transaction that
+ *   makes progress keeps the lease and passes `/healthz`.
  */
 import type { StateConfig } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
@@ -21,12 +24,17 @@ import type { Store, StoreOptions } from '../state/store.js';
 /** The seam of {@link replicaSeam}: the store's options, and where the election is bound once made. */
 export interface ReplicaSeam {
   options: Pick<StoreOptions, 'writeGuard' | 'waitLimit'>;
-  bind(election: LeaderElection): void;
+  /**
+   * `progress`: told before each wait inside a transaction, which makes progress though the event
+   * loop does not turn (the front door's heartbeat: `HealthListener.beat`).
+   */
+  bind(election: LeaderElection, progress?: () => void): void;
 }
 
 /** The store options of a replica, bound to its election later (see the file's comment). */
 export function replicaSeam(): ReplicaSeam {
   let bound: LeaderElection | undefined;
+  let progressed: (() => void) | undefined;
   return {
     options: {
       writeGuard: (db) => bound?.fence(db),
@@ -34,10 +42,15 @@ export function replicaSeam(): ReplicaSeam {
         leftMs: () => bound?.waitLeftMs(),
         // Only ever asked after leftMs gave a limit, so the election is bound.
         exceeded: () => bound!.waitExceeded(),
+        keepUp: (aside) => {
+          progressed?.();
+          bound?.keepUp(aside);
+        },
       },
     },
-    bind: (election) => {
+    bind: (election, progress) => {
       bound = election;
+      progressed = progress;
     },
   };
 }

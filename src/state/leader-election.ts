@@ -21,13 +21,19 @@
  * deadline is also checked there, without asking the server, for a main thread that was blocked
  * past it. While it follows, the guard lets every write through (the console's, on any replica);
  * while it steps down, it refuses them all.
+ *
+ * The renewals run on the main thread's timers, which cannot fire while it waits through a long
+ * transaction (a storm's cycle on PostgreSQL takes seconds). So the store asks before each wait
+ * inside one (`WaitLimit.keepUp`), and a renewal that is late is made there, aside, on a second
+ * connection: a transaction that keeps making progress keeps its lease.
  */
 import { performance } from 'node:perf_hooks';
 import { Backoff, backoffDelay } from '../lib/backoff.js';
 import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { FencedError } from './fenced-error.js';
-import { type FenceTimeouts, type LeaderLease } from './leader-lease.js';
+import { renewLeaseAside, type FenceTimeouts, type LeaderLease } from './leader-lease.js';
+import type { AsideStatement } from './postgres-database.js';
 import { writeFence, type WriteFence } from './write-fence.js';
 import type { SqlDatabase } from './sql-database.js';
 
@@ -81,6 +87,11 @@ export interface LeaderElectionOptions {
 
 /** The time between two attempts (renewals, or a follower's takeovers), as a share of the lease. */
 const ATTEMPTS_PER_LEASE = 4;
+/**
+ * How many attempts' time after the last renewal one is made aside ({@link LeaderElection.keepUp}):
+ * half an attempt after the timer's was due, a whole attempt before the deadline.
+ */
+const ASIDE_LATE = 1.5;
 /** After a term that could not start, the next attempt waits this many leases, doubling up to {@link START_BACKOFF_MAX}. */
 const START_BACKOFF_MIN = 0.5;
 const START_BACKOFF_MAX = 4;
@@ -109,6 +120,10 @@ export class LeaderElection {
   #term: { epoch: number; controller: AbortController } | undefined;
   /** performance.now() past which the leader stops acting. */
   #deadline = 0;
+  /** performance.now() when the renewal (or takeover) the deadline counts from started. */
+  #renewedAt = -Infinity;
+  /** performance.now() before which no renewal aside is tried again after one failed. */
+  #asideNotBefore = 0;
   #deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   #tickTimer: ReturnType<typeof setTimeout> | undefined;
   #tick: Promise<void> | undefined;
@@ -339,15 +354,21 @@ export class LeaderElection {
     this.#term = { epoch, controller };
     this.#role = 'leader';
     this.#see(this.holder, epoch);
+    this.#renewedAt = -Infinity;
     this.#extend(started);
     this.#guard = 'fence';
     this.#o.onRole?.(true);
     this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
   }
 
-  /** The local deadline after a renewal (or the takeover) that started at `started`. */
+  /**
+   * The local deadline after a renewal (or the takeover) that started at `started`. Only ever later:
+   * a renewal aside ({@link keepUp}) may have started after the one that answers now.
+   */
   #extend(started: number): void {
     const margin = this.#o.leaseMs / ATTEMPTS_PER_LEASE;
+    if (started <= this.#renewedAt) return;
+    this.#renewedAt = started;
     this.#deadline = started + this.#o.leaseMs - margin;
     clearTimeout(this.#deadlineTimer);
     const term = this.#term!;
@@ -371,6 +392,38 @@ export class LeaderElection {
   waitLeftMs(): number | undefined {
     if (this.#role !== 'leader' || this.#guard !== 'fence') return undefined;
     return this.#deadline - performance.now();
+  }
+
+  /**
+   * Before each wait of the store inside a transaction (`WaitLimit.keepUp`): while the main thread
+   * waits through a long one (a storm's cycle), its timers cannot renew the lease, so it is renewed
+   * here, aside, once the timer's renewal is half an attempt late; the deadline moves on as after
+   * any renewal. So a leader whose transaction keeps making progress keeps its lease, and one whose
+   * main thread is stuck does not. A lease no longer this replica's steps down and throws
+   * {@link FencedError}, which ends the transaction. A renewal that fails leaves the deadline where
+   * it was (it cuts the transaction when it passes), and the next is tried a quarter of an attempt on.
+   */
+  keepUp(aside: AsideStatement): void {
+    if (this.#role !== 'leader' || this.#guard !== 'fence') return;
+    const started = performance.now();
+    if (started < this.#renewedAt + this.#intervalMs * ASIDE_LATE || started < this.#asideNotBefore) return;
+    const term = this.#term!;
+    let held: boolean;
+    try {
+      held = renewLeaseAside(aside, this.holder, term.epoch, this.#o.leaseMs);
+    } catch (err) {
+      if (err instanceof FencedError) throw err;
+      this.#asideNotBefore = performance.now() + this.#intervalMs / 4;
+      this.#log.warn({ err: errorText(err) }, 'cannot renew the leader lease during the transaction');
+      return;
+    }
+    if (!held) {
+      const reason = `the lease of epoch ${term.epoch} is no longer this replica's`;
+      this.#stepDown(reason);
+      throw new FencedError(reason);
+    }
+    this.#extend(started);
+    this.#log.debug({ epoch: term.epoch }, 'renewed the leader lease during a long transaction');
   }
 
   /** A wait of the store was cut at the deadline ({@link waitLeftMs}): steps down now; the error for the statement. */

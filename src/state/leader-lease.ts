@@ -28,7 +28,7 @@ import type pg from 'pg';
 import type { LeaseHolder } from './runner-lease.js';
 import type { SqlDatabase } from './sql-database.js';
 import type { PostgresTarget } from './store.js';
-import { withoutSslParameters } from './postgres-database.js';
+import { withoutSslParameters, type AsideStatement } from './postgres-database.js';
 import { postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders } from './postgres-placeholders.js';
 
@@ -187,6 +187,15 @@ export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): 
     const row = db.prepare<[], { holder: string; epoch: number; left_ms: number }>(CURRENT_SQL).get()!;
     return { held: { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms } };
   });
+}
+
+/**
+ * Renews this holder's lease of `epoch` at once through `aside` (`WaitLimit.keepUp`: the store's
+ * second connection, outside the transaction the main thread is waiting through); false when it
+ * is no longer this holder's.
+ */
+export function renewLeaseAside(aside: AsideStatement, holder: string, epoch: number, leaseMs: number): boolean {
+  return aside(RENEW_SQL, { holder, epoch, leaseMs }).length > 0;
 }
 
 /** The holder of a lease in the words of the runner lease's refusal (`LeaseHeldError`): a daemon, its pid and host. */

@@ -91,10 +91,13 @@ export class PostgresChannel {
 
   /**
    * Sends one request and waits for its answer. A wait past the deadline, or a worker that died,
-   * answers as a lost connection; so does every request for a while after one failed to connect.
+   * answers as a lost connection; so does every request for a while after one failed to connect
+   * (but a statement aside, which the worker runs on a connection of its own).
    */
   request(ask: PostgresAsk, inTransaction: boolean, limit: RequestLimit = {}): PostgresReply {
     const seq = ++this.#seq;
+    // A statement aside is on a connection of its own: the other's spell neither stops it nor is its to start.
+    if (ask.op === 'aside') return this.#send({ ...ask, seq, inTransaction: false }, limit.limitMs);
     const down = this.#down;
     if (down && !limit.force && Date.now() < down.until) return { seq, ok: false, error: down.error };
     const reply = this.#send({ ...ask, seq, inTransaction }, limit.limitMs);

@@ -20,7 +20,7 @@ import type { Secret } from '../lib/secret.js';
 import { LIMIT_CODE, PostgresChannel } from './postgres-channel.js';
 import { postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders, type PostgresPlaceholders } from './postgres-placeholders.js';
-import type { PostgresExec, PostgresQuery } from './postgres-worker.js';
+import type { PostgresAsk, PostgresExec, PostgresQuery, PostgresReply } from './postgres-worker.js';
 import type { SqlDatabase, SqlParameters, SqlRunResult, SqlStatement } from './sql-database.js';
 import { StoreError } from './store-error.js';
 
@@ -49,7 +49,19 @@ export interface WaitLimit {
   leftMs(): number | undefined;
   /** The error to throw for a wait cut at the limit (its owner acts on it first). */
   exceeded(): Error;
+  /**
+   * Asked before each wait inside a transaction: the owner may push its limit on first, with a
+   * statement {@link AsideStatement} (the leader renews its lease: its timers cannot run while the
+   * main thread waits through a transaction). What it throws ends the transaction.
+   */
+  keepUp?(aside: AsideStatement): void;
 }
+
+/**
+ * A statement run at once outside the open transaction, on a connection of its own, limited as
+ * any wait ({@link WaitLimit}): its rows. `@name` placeholders, as the stores write them.
+ */
+export type AsideStatement = (sql: string, params: Record<string, unknown>) => unknown[];
 
 /**
  * The key of the advisory lock every transaction takes as it begins (`pg_advisory_xact_lock`):
@@ -276,6 +288,25 @@ export class PostgresDatabase implements SqlDatabase {
     ask: PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] },
     inTransaction: boolean,
   ): { rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] } {
+    if (inTransaction) this.#waitLimit?.keepUp?.(this.#aside);
+    const reply = this.#limited(ask, inTransaction);
+    if (!reply.ok) throw postgresFailure(this.path, reply.error);
+    return reply;
+  }
+
+  /** {@link AsideStatement}, through the worker's second connection. */
+  readonly #aside: AsideStatement = (sql, params) => {
+    const text = postgresPlaceholders(sql);
+    const reply = this.#limited({ op: 'aside', text: text.text, values: placeholderValues(text, [params]) }, false);
+    if (!reply.ok) throw postgresFailure(this.path, reply.error);
+    return reply.rows;
+  };
+
+  /**
+   * One request, its wait cut at the nearest limit (the owner's, {@link within}'s); a wait cut
+   * there throws what that limit means. Any other failure is the answer's.
+   */
+  #limited(ask: PostgresAsk, inTransaction: boolean): PostgresReply {
     const fromOwner = whole(this.#waitLimit?.leftMs());
     const fromWithin = whole(this.#within === undefined ? undefined : this.#within - Date.now());
     const limitMs =
@@ -285,7 +316,6 @@ export class PostgresDatabase implements SqlDatabase {
       if (limitMs === fromOwner) throw this.#waitLimit!.exceeded();
       throw new StoreError(this.path, 'timeout', `the state did not answer in time (${reply.error.message})`);
     }
-    if (!reply.ok) throw postgresFailure(this.path, reply.error);
     return reply;
   }
 

@@ -3,7 +3,9 @@
  * main thread posts one request at a time and blocks until this thread has answered it and woken
  * it through the shared signal; this thread is free to await the network meanwhile. One `pg`
  * Client, connected on the first request and again after it was lost, but never in the middle of
- * a transaction: a request sent inside one finds the connection it began on, or fails.
+ * a transaction: a request sent inside one finds the connection it began on, or fails. A second
+ * Client, connected when first asked, runs a statement aside: outside the transaction, which it
+ * neither waits for nor ends (the leader renews its lease while its cycle's transaction runs).
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
@@ -37,13 +39,20 @@ export type PostgresQuery = { op: 'query'; text: string; values: unknown[]; rowM
 /** SQL text without parameters. */
 export type PostgresExec = { op: 'exec'; text: string };
 
+/** A statement run at once on the second connection, outside any transaction (see the file's comment). */
+export type PostgresAside = { op: 'aside'; text: string; values: unknown[] };
+
 /**
  * What the main thread asks: a statement with parameters, SQL text without, several of those in
  * order (a transaction's writes held back, then the statement whose answer is awaited: one round
- * trip between the threads for all of them, `postgres-database.ts`), or goodbye.
+ * trip between the threads for all of them, `postgres-database.ts`), a statement aside, or goodbye.
  */
 export type PostgresAsk =
-  PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] } | { op: 'close' };
+  | PostgresQuery
+  | PostgresExec
+  | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] }
+  | PostgresAside
+  | { op: 'close' };
 
 /** One request. `inTransaction`: sent between BEGIN and its end, so never on a new connection. */
 export type PostgresRequest = PostgresAsk & { seq: number; inTransaction: boolean };
@@ -81,6 +90,8 @@ const types = {
 
 const { port, signal, connection } = workerData as PostgresWorkerData;
 let client: pg.Client | undefined;
+/** The connection of statements aside (see the file's comment). */
+let asideClient: pg.Client | undefined;
 /** Statement texts already parsed on this connection, by name (the server keeps the plan). */
 let named = new Map<string, string>();
 
@@ -95,10 +106,11 @@ port.on('message', (request: PostgresRequest) => {
 async function answer(request: PostgresRequest): Promise<PostgresReply> {
   try {
     if (request.op === 'close') {
-      await client?.end().catch(() => undefined);
-      client = undefined;
+      await Promise.all([client, asideClient].map((c) => c?.end().catch(() => undefined)));
+      client = asideClient = undefined;
       return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
     }
+    if (request.op === 'aside') return await aside(request);
     const c = await connected(request.inTransaction);
     if (request.op !== 'batch') {
       const result = await run(c, request);
@@ -116,7 +128,13 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
     }
     return { seq: request.seq, ok: true, ...last, counts, firsts };
   } catch (err) {
-    return { seq: request.seq, ok: false, error: wireError(err) };
+    const error = wireError(err);
+    if (error.connection && client) {
+      const c = client;
+      client = undefined;
+      void c.end().catch(() => undefined);
+    }
+    return { seq: request.seq, ok: false, error };
   }
 }
 
@@ -146,6 +164,41 @@ async function run(c: pg.Client, ask: PostgresQuery | PostgresExec): Promise<{ r
 async function connected(inTransaction: boolean): Promise<pg.Client> {
   if (client) return client;
   if (inTransaction) throw new LostConnection('the connection to PostgreSQL was lost during the transaction');
+  const c = await connect('deploy-watchdog', (gone) => {
+    if (client === gone) client = undefined;
+  });
+  client = c;
+  named = new Map();
+  return c;
+}
+
+/**
+ * A statement aside, on its own connection (made when there is none). Its failure is its own: the
+ * connection of the transaction is not touched, and a lost aside connection is made again next time.
+ */
+async function aside(request: PostgresAside & { seq: number }): Promise<PostgresReply> {
+  try {
+    if (!asideClient) {
+      const c = await connect('deploy-watchdog aside', (gone) => {
+        if (asideClient === gone) asideClient = undefined;
+      });
+      asideClient = c;
+    }
+    const result = await asideClient.query({ text: request.text, values: request.values });
+    const rows = result.rows as unknown[];
+    return { seq: request.seq, ok: true, rows, rowCount: result.rowCount ?? 0, firsts: [firstValue(rows)] };
+  } catch (err) {
+    const error = wireError(err);
+    if (error.connection && asideClient) {
+      void asideClient.end().catch(() => undefined);
+      asideClient = undefined;
+    }
+    return { seq: request.seq, ok: false, error };
+  }
+}
+
+/** A new client, connected, as the connection's options say; `forget` is told of it once it dies. */
+async function connect(applicationName: string, forget: (gone: pg.Client) => void): Promise<pg.Client> {
   const c = new pg.Client({
     connectionString: connection.url,
     ...(connection.ssl ? { ssl: connection.ssl } : {}),
@@ -153,24 +206,19 @@ async function connected(inTransaction: boolean): Promise<pg.Client> {
     statement_timeout: connection.statementTimeoutMs,
     lock_timeout: connection.lockTimeoutMs,
     idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
-    application_name: 'deploy-watchdog',
+    application_name: applicationName,
     keepAlive: true,
     types,
   });
   // A connection that dies between requests says so here; the next request connects again.
-  const forget = () => {
-    if (client === c) client = undefined;
-  };
-  c.on('error', forget);
-  c.on('end', forget);
+  c.on('error', () => forget(c));
+  c.on('end', () => forget(c));
   try {
     await c.connect();
   } catch (err) {
     await c.end().catch(() => undefined);
     throw err;
   }
-  client = c;
-  named = new Map();
   return c;
 }
 
@@ -194,11 +242,6 @@ function wireError(err: unknown): PostgresWireError {
   // session (a shutdown, a crash). Anything else failed on the way to the server.
   const severity = typeof e?.severity === 'string' ? e.severity : undefined;
   const gone = err instanceof LostConnection || severity === undefined || severity === 'FATAL' || severity === 'PANIC';
-  if (gone && client) {
-    const c = client;
-    client = undefined;
-    void c.end().catch(() => undefined);
-  }
   return { message: withoutPassword(message), code, connection: gone };
 }
 

@@ -13,6 +13,7 @@ import { FencedError } from '../../src/state/fenced-error.js';
 import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
 import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
 import { Store } from '../../src/state/store.js';
+import { replicaSeam, type ReplicaSeam } from '../../src/app/replica-role.js';
 import { sharedPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -49,11 +50,14 @@ function lease(holder: string, leaseMs = 10_000, at = url): LeaderLease {
   return l;
 }
 
-/** A store whose writes the election that `fenced` names fences (unfenced when none does). */
-function store(at = url, fenced?: { e?: LeaderElection }): Store {
+/**
+ * A store at `at`, unfenced; or, given `seam`, as a replica's (`run`'s): every write fenced by the
+ * election bound to it, every wait limited by it, and its late renewals made aside.
+ */
+function store(at = url, seam?: ReplicaSeam): Store {
   const s = Store.openPostgres(
     { url: new Secret(at), connectTimeoutMs: 2_000, statementTimeoutMs: 5_000 },
-    { writeGuard: (db) => fenced?.e?.fence(db) },
+    seam?.options ?? {},
   );
   cleanups.push(() => s.close());
   return s;
@@ -214,8 +218,8 @@ describe('leader lease', ROOM, () => {
 
 /** A replica: a store at `at` fenced by an election on `l` whose terms and step-downs the test can wait for. */
 function election(l: LeaderLease, leaseMs: number, at = url) {
-  const fenced: { e?: LeaderElection } = {};
-  const s = store(at, fenced);
+  const seam = replicaSeam();
+  const s = store(at, seam);
   const terms: LeaderTerm[] = [];
   const deposed: { reason: string; at: number; wall: number }[] = [];
   const roles: boolean[] = [];
@@ -231,9 +235,19 @@ function election(l: LeaderLease, leaseMs: number, at = url) {
     },
     onRole: (leading) => roles.push(leading),
   });
-  fenced.e = e;
+  // Told before each wait of a transaction: the front door's heartbeat, in the daemon.
+  const progress = { beats: 0 };
+  seam.bind(e, () => (progress.beats += 1));
   cleanups.push(() => e.close());
-  return { e, s, terms, deposed, roles };
+  return { e, s, terms, deposed, roles, progress };
+}
+
+/** Replica `a`, leading on a lease of `leaseMs`, and an unfenced store beside it to look at the database synchronously. */
+async function leaderAndLook(leaseMs: number) {
+  const a = election(lease('a', leaseMs), leaseMs);
+  a.e.start();
+  await until(() => a.terms.length === 1);
+  return { a, look: store() };
 }
 
 /** Waits for an event; the bound is only where a broken build gives up, generous for a loaded machine. */
@@ -320,6 +334,66 @@ describe('leader election and the fence', ROOM, () => {
     await until(() => a.e.status.reached && a.e.status.holder === b.e.holder);
     expect(a.e.status).toMatchObject({ role: 'follower', epoch: 2 });
     expect(a.terms).toHaveLength(1);
+  });
+
+  it('keeps its lease through a transaction longer than the lease, renewed aside while the transaction makes progress', async () => {
+    freshDatabase();
+    // 6 s: a renewal aside is due 2.25 s after the last, the deadline 4.5 s after it, so a loaded
+    // machine has 2.25 s between two statements of the transaction.
+    const leaseMs = 6_000;
+    const { a, look } = await leaderAndLook(leaseMs);
+    const left: number[] = [];
+    const started = performance.now();
+    // The main thread waits through the whole transaction: none of its timers (the renewals) runs.
+    a.s.transaction(() => {
+      a.s.setMeta('storm', 'begun');
+      // For 1.5 leases: past the leader's deadline (¾ of one), and past the lease's own expiry on
+      // the server, had nothing renewed it.
+      while (performance.now() - started < 1.5 * leaseMs) {
+        a.s.db.prepare('SELECT pg_sleep(0.05)').get();
+        left.push(
+          look.db
+            .prepare<[], { ms: number }>('SELECT extract(epoch FROM expires_at - now()) * 1000 AS ms FROM leader_lease')
+            .get()!.ms,
+        );
+      }
+      a.s.setMeta('storm', 'committed');
+    });
+    expect(performance.now() - started).toBeGreaterThan(leaseMs);
+    expect(a.s.getMeta('storm')).toBe('committed');
+    expect(a.deposed).toEqual([]);
+    expect(a.e.status).toMatchObject({ role: 'leader', epoch: 1 });
+    // The lease never lapsed on the server's clock, so no follower could have taken it meanwhile.
+    expect(Math.min(...left)).toBeGreaterThan(0);
+    // And the transaction's progress was told at each of its waits (it beats /healthz in the daemon).
+    expect(a.progress.beats).toBeGreaterThanOrEqual(left.length);
+  });
+
+  it('steps down in the middle of a transaction when a renewal aside finds the lease taken; nothing of it is written', async () => {
+    freshDatabase();
+    const leaseMs = 4_000;
+    const { a, look } = await leaderAndLook(leaseMs);
+    const started = performance.now();
+    const err = (() => {
+      try {
+        a.s.transaction(() => {
+          a.s.setMeta('lost', 'written by epoch 1');
+          // Behind its back, another replica took the lease (its clock stalled, say).
+          look.db
+            .prepare(`UPDATE leader_lease SET holder = 'b', epoch = 2, expires_at = now() + interval '1 minute'`)
+            .run();
+          while (performance.now() - started < 3 * leaseMs) a.s.db.prepare('SELECT pg_sleep(0.05)').get();
+        });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(err).toBeInstanceOf(FencedError);
+    // The renewal aside said so, before the deadline would have cut the transaction.
+    expect((err as FencedError).reason).toMatch(/the lease of epoch 1 is no longer this replica's/);
+    expect(look.getMeta('lost')).toBeUndefined();
+    await until(() => a.deposed.length === 1);
+    expect(a.deposed[0]!.reason).toMatch(/no longer this replica's/);
   });
 
   it('releases the lease at close, so a follower takes over at its next attempt', async () => {

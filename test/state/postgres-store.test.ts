@@ -171,6 +171,47 @@ describe('a PostgreSQL state in use', () => {
     expect(store.getMeta('before')).toBe('yes');
   });
 
+  it('a statement aside runs outside the transaction on a connection of its own; its failure is its own', () => {
+    const asides: unknown[] = [];
+    let ask: string | undefined;
+    const store = open(
+      freshUrl(),
+      {},
+      {
+        waitLimit: {
+          leftMs: () => undefined,
+          exceeded: () => new Error('never cut'),
+          keepUp: (aside) => {
+            if (ask === undefined) return;
+            const sql = ask;
+            ask = undefined;
+            try {
+              asides.push(aside(sql, { key: 'inside' }));
+            } catch (err) {
+              asides.push(err);
+            }
+          },
+        },
+      },
+    );
+    store.transaction(() => {
+      store.setMeta('inside', 'not yet committed');
+      // Asked before the next wait: another connection does not see the transaction's write.
+      ask = 'SELECT count(*)::int AS n FROM meta WHERE key = @key';
+      expect(store.getMeta('inside')).toBe('not yet committed');
+      // A failing statement aside fails alone: the transaction goes on and commits.
+      ask = 'SELECT no_such_column FROM meta WHERE key = @key';
+      store.setMeta('after', 'the failure aside');
+      expect(store.getMeta('after')).toBe('the failure aside');
+    });
+    expect(asides[0]).toEqual([{ n: 0 }]);
+    // A statement's own error, as any of the store's: the server's words and SQLSTATE.
+    expect(asides[1]).toMatchObject({ code: '42703', message: expect.stringMatching(/no_such_column/) });
+    expect(String(asides[1])).not.toContain(pg.password);
+    expect(store.getMeta('inside')).toBe('not yet committed');
+    expect(store.getMeta('after')).toBe('the failure aside');
+  });
+
   it('a probe of the state waits at most its own limit: a timeout, and the store goes on', () => {
     const store = open(freshUrl());
     const started = Date.now();
