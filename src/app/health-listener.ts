@@ -5,7 +5,9 @@
  * (`/pagerduty/<channel>`, `/opsgenie/<channel>`); all read the config in force at each
  * request, so a reload that changes them needs no restart of the listener. It listens on a thread
  * of its own (`src/server/front-door-worker.ts`); its `/healthz` fails once the main thread has
- * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}).
+ * not turned for longer than a PostgreSQL statement may hold it ({@link stallBoundMs}). A long
+ * transaction beats between its statements ({@link HealthListener.beat}), so the bound is one
+ * statement's, not one transaction's.
  */
 import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
 import { consoleServing } from '../config/console-config.js';
@@ -69,6 +71,11 @@ export class HealthListener {
   /** The address it bound, when it runs. */
   get address(): { host: string; port: number } | undefined {
     return this.#server?.address;
+  }
+
+  /** {@link HealthServer.beat}, while the listener runs. */
+  beat(): void {
+    this.#server?.beat();
   }
 
   /** Starts, moves or stops the listener to match `server.listen`. */

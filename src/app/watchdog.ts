@@ -173,7 +173,7 @@ export class Watchdog {
       const watchdog = new Watchdog(options, store);
       if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
       if (replicas) {
-        seam.bind(watchdog.#join({ ...state, url: state.url }));
+        seam.bind(watchdog.#join({ ...state, url: state.url }), () => watchdog.#healthListener.beat());
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
       }
       return watchdog;

@@ -113,6 +113,11 @@ export interface HealthServer {
   address: { host: string; port: number };
   /** Publishes the whole state now (readiness judged, metrics rendered); resolves once the front door has it. */
   publish(): Promise<void>;
+  /**
+   * Beats the heartbeat from inside a long synchronous stretch that makes progress (a long
+   * transaction's waits: `WaitLimit.keepUp`), where the event loop's own beat cannot run.
+   */
+  beat(): void;
   close(): Promise<void>;
 }
 
@@ -340,6 +345,10 @@ class FrontDoor implements HealthServer {
     } catch (err) {
       this.options.logger.error({ err: errorText(err) }, 'cannot take a Slack click');
     }
+  }
+
+  beat(): void {
+    this.#beat();
   }
 
   #beat(): void {

@@ -150,6 +150,21 @@ describe('the front door', { timeout: 120_000 }, () => {
     );
   });
 
+  it('keeps /healthz well through a long synchronous stretch that beats as it makes progress (a long transaction)', async () => {
+    // 2 s: twenty times the 100 ms between two beats below, room for a loaded machine.
+    const server = await start({ stallAfterMs: 2_000 });
+    const prober = await startHttpProber(server.address.port, ['/healthz']);
+    // Well past the bound without the event loop turning, beating between waits as a transaction's statements do.
+    const until = Date.now() + 5_000;
+    while (Date.now() < until) {
+      blockFor(100);
+      server.beat();
+    }
+    const probes = await prober.done();
+    expect(probes.length).toBeGreaterThanOrEqual(1);
+    expect(probes.filter((p) => p.status !== 200)).toEqual([]);
+  });
+
   it('answers the first /readyz after a quiet spell from a judgement made for it, and the last one, said so, while the main thread is blocked', async () => {
     let judgements = 0;
     let ok = true;
