@@ -116,17 +116,13 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
       const result = await run(c, request);
       return { seq: request.seq, ok: true, ...result, firsts: [firstValue(result.rows)] };
     }
-    const counts: number[] = [];
-    const firsts: unknown[] = [];
-    let last: { rows: unknown[]; rowCount: number } = { rows: [], rowCount: 0 };
-    // The first failure ends the batch (the catch below): the transaction is aborted either way,
-    // and every held write of it fails with that error on the main thread.
-    for (const ask of request.asks) {
-      last = await run(c, ask);
-      counts.push(last.rowCount);
-      firsts.push(firstValue(last.rows));
-    }
-    return { seq: request.seq, ok: true, ...last, counts, firsts };
+    // All sent at once (the client pipelines: see `connect`), answered in order. The first failure
+    // fails the batch (the catch below): a batch is always inside a transaction, which it aborts,
+    // so the statements after it fail too, and every held write fails with that first error.
+    const results = await Promise.all(request.asks.map((ask) => run(c, ask)));
+    const counts = results.map((r) => r.rowCount);
+    const firsts = results.map((r) => firstValue(r.rows));
+    return { seq: request.seq, ok: true, ...results[results.length - 1]!, counts, firsts };
   } catch (err) {
     const error = wireError(err);
     if (error.connection && client) {
@@ -164,7 +160,7 @@ async function run(c: pg.Client, ask: PostgresQuery | PostgresExec): Promise<{ r
 async function connected(inTransaction: boolean): Promise<pg.Client> {
   if (client) return client;
   if (inTransaction) throw new LostConnection('the connection to PostgreSQL was lost during the transaction');
-  const c = await connect('deploy-watchdog', (gone) => {
+  const c = await connect('deploy-watchdog', true, (gone) => {
     if (client === gone) client = undefined;
   });
   client = c;
@@ -179,7 +175,7 @@ async function connected(inTransaction: boolean): Promise<pg.Client> {
 async function aside(request: PostgresAside & { seq: number }): Promise<PostgresReply> {
   try {
     if (!asideClient) {
-      const c = await connect('deploy-watchdog aside', (gone) => {
+      const c = await connect('deploy-watchdog aside', false, (gone) => {
         if (asideClient === gone) asideClient = undefined;
       });
       asideClient = c;
@@ -197,9 +193,18 @@ async function aside(request: PostgresAside & { seq: number }): Promise<Postgres
   }
 }
 
-/** A new client, connected, as the connection's options say; `forget` is told of it once it dies. */
-async function connect(applicationName: string, forget: (gone: pg.Client) => void): Promise<pg.Client> {
+/**
+ * A new client, connected, as the connection's options say; `forget` is told of it once it dies.
+ * `pipeline`: a statement is sent without waiting for the answer to the last (`pg`'s pipeline
+ * mode), so a batch of held writes costs the server's time, not one network round trip each.
+ */
+async function connect(
+  applicationName: string,
+  pipeline: boolean,
+  forget: (gone: pg.Client) => void,
+): Promise<pg.Client> {
   const c = new pg.Client({
+    pipeline,
     connectionString: connection.url,
     ...(connection.ssl ? { ssl: connection.ssl } : {}),
     connectionTimeoutMillis: connection.connectTimeoutMs,
