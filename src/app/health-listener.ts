@@ -20,9 +20,9 @@ import {
   startHealthServer,
   type HealthServer,
   type HealthSource,
-  type InteractionsTaker,
   type RequestHandler,
 } from '../server/health-server.js';
+import type { InteractionsTaker } from '../interactions/slack-http-receiver.js';
 import type { Metrics } from '../lib/metrics.js';
 import { requestBudgetMs } from '../state/postgres-channel.js';
 

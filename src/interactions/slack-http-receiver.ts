@@ -15,10 +15,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerJson } from '../lib/answer-json.js';
+import type { Secret } from '../lib/secret.js';
 import { readPost } from '../lib/read-body.js';
 import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
 import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_MAX_AGE_MS, verifySlackRequest, type SigningSecret } from './slack-signature.js';
+
+/**
+ * Slack's clicks over HTTP, as one configuration takes them: the front door verifies each post
+ * against {@link secrets} (in its own thread, so Slack is answered within its 3 s whatever the
+ * main thread is doing), answers it, and hands the payload over with the secret that signed it.
+ */
+export interface InteractionsTaker {
+  /** The signing secrets, one per app that takes its clicks over HTTP. */
+  readonly secrets: readonly Secret[];
+  /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
+  take(payload: unknown, secret: Secret): void;
+}
 
 /** The path Slack's Interactivity Request URL must end in. */
 export const INTERACTIONS_PATH = '/slack/interactions';

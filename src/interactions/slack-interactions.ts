@@ -32,7 +32,7 @@ import { recordInteraction, type InteractionOutcome } from './interaction-audit-
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
-import type { InteractionsTaker } from '../server/health-server.js';
+import type { InteractionsTaker } from './slack-http-receiver.js';
 import { SlackPermissions, type PermissionDecision } from './slack-permissions.js';
 import { SlackResponder } from './slack-responder.js';
 import { SocketModeThread, type SocketModeLink } from './socket-mode-thread.js';

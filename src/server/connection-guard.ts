@@ -18,7 +18,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ListenerLimits } from './health-server.js';
+import type { ListenerLimits } from './front-door-protocol.js';
 
 type Log = (level: 'warn', fields: Record<string, unknown>, msg: string) => void;
 

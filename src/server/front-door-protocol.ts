@@ -3,8 +3,32 @@
  * to each other, and the shared memory between them. Nothing here runs: both sides import it, the
  * worker nothing else of the daemon, so it starts quickly and holds no state of the daemon's.
  */
-import type { ListenerLimits } from './health-server.js';
 import type { ReadinessCheck } from './readiness-check.js';
+
+/**
+ * What one client may hold of the listener, so a slow one (a slowloris that sends its headers or
+ * its body a byte at a time) cannot take every file descriptor and darken the probes: a request
+ * must arrive whole within seconds, an idle connection is closed soon, and the connections are
+ * capped in all and per client address; at the cap, the connection that waited longest without a
+ * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
+ */
+export const LISTENER_LIMITS = {
+  /** Headers must arrive within this long (ms). */
+  headersTimeoutMs: 10_000,
+  /** The whole request, body included, within this long (ms): Slack's posts and the console's forms are small. */
+  requestTimeoutMs: 15_000,
+  /** An idle kept-alive connection is closed after this long (ms). */
+  keepAliveTimeoutMs: 5_000,
+  /** How often the timeouts above are checked (ms); Node's default of 30 s would let them run long. */
+  checkIntervalMs: 1_000,
+  /** Connections open at once, in all. */
+  maxConnections: 512,
+  /** Connections open at once from one client address. */
+  maxConnectionsPerClient: 32,
+} as const;
+
+/** What one client may hold of the listener, by name: the values are {@link LISTENER_LIMITS}. */
+export type ListenerLimits = { [K in keyof typeof LISTENER_LIMITS]: number };
 
 /** The slots of {@link FrontDoorData.shared} (a BigInt64Array on a SharedArrayBuffer). */
 export const SHARED = {

@@ -16,14 +16,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
+import type { InteractionsTaker } from '../interactions/slack-http-receiver.js';
 import type { Clock } from '../lib/clock.js';
 import { answerJson } from '../lib/answer-json.js';
 import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
-import { RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
-import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
+import { LISTENER_LIMITS, RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
+import type {
+  FromFrontDoor,
+  FrontDoorData,
+  ListenerLimits,
+  Publication,
+  RelayTarget,
+  ToFrontDoor,
+} from './front-door-protocol.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ReadinessCheck } from './readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
@@ -35,18 +43,6 @@ import { privateRelay } from './private-relay.js';
  * not the other way round.
  */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
-
-/**
- * Slack's clicks over HTTP, as one configuration takes them: the front door verifies each post
- * against {@link secrets} (in its own thread, so Slack is answered within its 3 s whatever the
- * main thread is doing), answers it, and hands the payload over with the secret that signed it.
- */
-export interface InteractionsTaker {
-  /** The signing secrets, one per app that takes its clicks over HTTP. */
-  readonly secrets: readonly Secret[];
-  /** A verified click's payload (signed by `secret`, fresh, never seen before), already answered 200. */
-  take(payload: unknown, secret: Secret): void;
-}
 
 /** What the listener asks the running daemon. */
 export interface HealthSource {
@@ -64,31 +60,6 @@ export interface HealthSource {
     | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
     | undefined;
 }
-
-/**
- * What one client may hold of the listener, so a slow one (a slowloris that sends its headers or
- * its body a byte at a time) cannot take every file descriptor and darken the probes: a request
- * must arrive whole within seconds, an idle connection is closed soon, and the connections are
- * capped in all and per client address; at the cap, the connection that waited longest without a
- * whole request makes room for a new one (`connection-guard.ts`), so a probe always finds a place.
- */
-export const LISTENER_LIMITS = {
-  /** Headers must arrive within this long (ms). */
-  headersTimeoutMs: 10_000,
-  /** The whole request, body included, within this long (ms): Slack's posts and the console's forms are small. */
-  requestTimeoutMs: 15_000,
-  /** An idle kept-alive connection is closed after this long (ms). */
-  keepAliveTimeoutMs: 5_000,
-  /** How often the timeouts above are checked (ms); Node's default of 30 s would let them run long. */
-  checkIntervalMs: 1_000,
-  /** Connections open at once, in all. */
-  maxConnections: 512,
-  /** Connections open at once from one client address. */
-  maxConnectionsPerClient: 32,
-} as const;
-
-/** What one client may hold of the listener, by name: the values are {@link LISTENER_LIMITS}. */
-export type ListenerLimits = { [K in keyof typeof LISTENER_LIMITS]: number };
 
 /** The listener's own paths, answered by the front door; the console never answers them. */
 const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
