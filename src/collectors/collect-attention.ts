@@ -15,8 +15,8 @@ const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0
  * first 20, so the window grows by as many namespaces as the token reaches.
  */
 export async function collectAttention(ctx: CollectorContext): Promise<AttentionSnapshot> {
-  const answers = await readAcrossNamespaces(ctx, async (namespace) => [
-    await ctx.client.attention.list(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
+  const answers = await readAcrossNamespaces(ctx, async (query) => [
+    await ctx.client.attention.list(query, { signal: ctx.signal }),
   ]);
   let summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
   if (ctx.namespaces === null && isCapped(summary)) summary = (await widen(ctx)) ?? summary;

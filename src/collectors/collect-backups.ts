@@ -51,13 +51,8 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
         apps,
         seen: await backupsPerApp(ctx, namespace === undefined ? {} : { namespace }, apps),
       }))
-    : await readAcrossNamespaces(ctx, async (namespace) => {
-        const query = namespace === undefined ? {} : { namespace };
-        const own = await ctx.client.apps.listAll(query, {
-          signal: ctx.signal,
-          view: appBackupStateView,
-          quarantine: ctx.quarantine,
-        });
+    : await readAcrossNamespaces(ctx, async (query, opts) => {
+        const own = await ctx.client.apps.listAll(query, { ...opts, view: appBackupStateView });
         return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
       });
   const keep = ctx.relevance?.backups;

@@ -31,13 +31,7 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   // Only the ids: the shared list of this cycle window will do (each app is read in full below).
   const listed = ctx.sharedApps
     ? [...(await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS)).byId.values()]
-    : await readAcrossNamespaces(ctx, (namespace) =>
-        ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
-          signal: ctx.signal,
-          view: appIdView,
-          quarantine: ctx.quarantine,
-        }),
-      );
+    : await readAcrossNamespaces(ctx, (query, opts) => ctx.client.apps.listAll(query, { ...opts, view: appIdView }));
   const keep = ctx.relevance?.maintenance;
   const withPoints = ctx.extraReads?.has('restore_points') ?? false;
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.

@@ -121,7 +121,7 @@ interface RunsRead {
  * runs, by id.
  */
 async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): Promise<RunsRead> {
-  const { client, checks, signal } = ctx;
+  const { client, checks } = ctx;
   const since = ctx.now - checks.failed_runs.lookback;
   const activeStates = checks.stuck_runs.active_states;
   const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
@@ -147,13 +147,8 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
     return false;
   };
   const walkStop = memory ? memory.walkStop(since) : since;
-  const recent = await readAcrossNamespaces(ctx, (namespace) =>
-    client.runs.listAll(namespace === undefined ? {} : { namespace }, {
-      signal,
-      until: (run) => createdBefore(run, walkStop),
-      keep,
-      quarantine: ctx.quarantine,
-    }),
+  const recent = await readAcrossNamespaces(ctx, (query, opts) =>
+    client.runs.listAll(query, { ...opts, until: (run) => createdBefore(run, walkStop), keep }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
   // With a memory the walk stopped short of the look-back: the runs that failed within it are
@@ -166,12 +161,8 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
     ...activeStates.map((state) => ({ state })),
   ];
   for (const { state, until } of listed) {
-    const runs = await readAcrossNamespaces(ctx, (namespace) =>
-      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, {
-        signal,
-        ...(until && { until }),
-        quarantine: ctx.quarantine,
-      }),
+    const runs = await readAcrossNamespaces(ctx, (query, opts) =>
+      client.runs.listAll({ ...query, state }, { ...opts, ...(until && { until }) }),
     );
     // The state list is read after the walk: what it says is the newer.
     for (const run of runs) {

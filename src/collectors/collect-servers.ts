@@ -20,12 +20,7 @@ const NOT_ALLOWED: ReadonlySet<string> = new Set(['function_not_allowed', 'acces
  * cannot be judged. Any other failed read fails the snapshot.
  */
 export async function collectServers(ctx: CollectorContext): Promise<ServersSnapshot> {
-  const servers = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.servers.listAll(namespace === undefined ? {} : { namespace }, {
-      signal: ctx.signal,
-      quarantine: ctx.quarantine,
-    }),
-  );
+  const servers = await readAcrossNamespaces(ctx, (query, opts) => ctx.client.servers.listAll(query, opts));
   const config = ctx.checks.servers;
   const bad = config.enabled ? servers.filter((s) => config.bad_states.includes(s.state) && s.app_count > 0) : [];
   const appEnvironments = new Map<number, readonly (EnvironmentType | null)[]>();
