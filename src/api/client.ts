@@ -62,7 +62,6 @@ import {
   type QuarantinedRecord,
   type QuarantineSink,
 } from './quarantine.js';
-import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
 import { parsePage, type ParsedPage, type PassOver } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
@@ -493,9 +492,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const onAbort = () => end('aborted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
     let status: number | undefined;
     let bytes: number | undefined;
+    /** The attempt said in the debug log and to the observer: answered, or failed with `errorCode`. */
+    const report = (failed: boolean, errorCode?: string) => {
+      const durationMs = Math.round(performance.now() - started);
+      // Guarded: the log object would otherwise be built for every request with debug off.
+      if (logger.isLevelEnabled('debug')) {
+        const path = `${API_PREFIX}${target.pathAndQuery}`;
+        const said = { fn: spec.name, method: spec.method, path, status, ms: durationMs, attempt };
+        if (failed) logger.debug({ ...said, errorCode }, 'api request failed');
+        else logger.debug(said, 'api request');
+      }
+      observe({ fn: spec.name, status, ...(failed && { errorCode }), durationMs, attempt, bytes });
+    };
     try {
       let received: string | ParsedPage;
       let retryAfterHeader: string | string[] | undefined;
@@ -518,47 +528,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw transportError(spec.name, err, ended, limitMs);
       }
       const answer = interpret(spec, target.answer, status, received, retryAfterHeader, target.perRecord);
-      const durationMs = elapsed();
-      // Guarded: the log object would otherwise be built for every request with debug off.
-      if (logger.isLevelEnabled('debug')) {
-        logger.debug(
-          {
-            fn: spec.name,
-            method: spec.method,
-            path: `${API_PREFIX}${target.pathAndQuery}`,
-            status,
-            ms: durationMs,
-            attempt,
-          },
-          'api request',
-        );
-      }
-      observe({ fn: spec.name, status, durationMs, attempt, bytes });
+      report(false);
       opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
-      const e = err as ApiCallError;
-      const errorCode =
-        e instanceof ApiError
-          ? e.code
-          : e instanceof ApiResponseError
-            ? e.problem
-            : e instanceof ApiTransportError
-              ? e.reason
-              : undefined;
-      logger.debug(
-        {
-          fn: spec.name,
-          method: spec.method,
-          path: `${API_PREFIX}${target.pathAndQuery}`,
-          status,
-          ms: elapsed(),
-          attempt,
-          errorCode,
-        },
-        'api request failed',
+      report(
+        true,
+        err instanceof ApiError
+          ? err.code
+          : err instanceof ApiResponseError
+            ? err.problem
+            : err instanceof ApiTransportError
+              ? err.reason
+              : undefined,
       );
-      observe({ fn: spec.name, status, errorCode, durationMs: elapsed(), attempt, bytes });
       throw err;
     } finally {
       clearTimeout(timer);
@@ -652,30 +635,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return passed ? { ...page, passed } : page;
     }
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
-    const record = (): RecordProblem | undefined =>
+    const record = () =>
       !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
     const read = compiledSchema(schema).safeParse(data);
     const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
     const parsed = known ? { success: true as const, data: known.data } : read;
-    if (parsed.success) {
-      const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
-      if (unreadable) {
-        const where = describePath(unreadable.path, data);
-        throw new ApiResponseError(spec.name, {
-          status,
-          problem: 'schema',
-          detail: `${where}: ${unreadable.problem}`,
-          issuePaths: [where],
-          retryAfterMs,
-          record: record(),
-        });
-      }
-    } else {
-      const issues = parsed.error.issues.slice(0, 5).map((issue) => {
+    // What does not fit: zod's issues, or else the first timestamp that cannot be read.
+    const problems: { path: PropertyKey[]; message: string }[] = parsed.success ? [] : parsed.error.issues;
+    const unreadable = parsed.success ? timestampCheckOf(schema, timestampSchema)(parsed.data) : null;
+    if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
+    if (problems.length > 0) {
+      const issues = problems.slice(0, 5).map((issue) => {
         const where = describePath(issue.path, data);
         return { where, text: `${where}: ${issue.message}` };
       });
-      const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
+      const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
       throw new ApiResponseError(spec.name, {
         status,
         problem: 'schema',
