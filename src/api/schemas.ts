@@ -20,6 +20,11 @@ import { boundOpenRecord } from './open-record.js';
  */
 export const timestampSchema = z.string().nullable();
 const timestamp = timestampSchema;
+/** A text of the service's own words (a reason, a progress note), cut at a safe edge, or null. */
+const cutText = z
+  .string()
+  .transform((t) => cutAtEdge(t))
+  .nullable();
 /** Environment types are stated by the reference. */
 export const environmentTypeSchema = z.enum(['production', 'staging', 'development']);
 /** production, staging or development. */
@@ -280,10 +285,7 @@ export const runStepSchema = z.object({
   state: z.string(),
   started_at: timestamp,
   updated_at: timestamp,
-  reason: z
-    .string()
-    .transform((t) => cutAtEdge(t))
-    .nullable(),
+  reason: cutText,
 });
 /** One step of a run. */
 export type RunStep = z.infer<typeof runStepSchema>;
@@ -299,14 +301,8 @@ export const runSchema = runListItemSchema.extend({
   watcher: z
     .object({
       state: watcherStateSchema,
-      progress: z
-        .string()
-        .transform((t) => cutAtEdge(t))
-        .nullable(),
-      reason: z
-        .string()
-        .transform((t) => cutAtEdge(t))
-        .nullable(),
+      progress: cutText,
+      reason: cutText,
     })
     .nullable(),
 });
