@@ -31,7 +31,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime } from '../lib/parse-time.js';
-import { runContext, runContextAsk } from './run-context.js';
+import { runContext, runContextAsk, runDetails } from './run-context.js';
 import {
   currentStep,
   failedStep,
@@ -281,12 +281,7 @@ function toFinding(
   if (failure.why) summary += `: ${failure.why}`;
 
   const since = told?.since ?? (failedAt === null ? null : new Date(failedAt).toISOString());
-  const details: Record<string, string> = {
-    run: `#${run.id}`,
-    workflow: run.workflow,
-    action: run.action,
-    state: run.state,
-  };
+  const details = runDetails(run);
   // Not shown: what the alert's context is read by (the app's log and restore points).
   if (run.app_id !== null) details.app_id = String(run.app_id);
   if (failure.step) details.step = failure.step;

@@ -24,7 +24,7 @@ import { oneLine } from './one-line.js';
 import { runResolution } from './run-resolution.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
-import { runContext } from './run-context.js';
+import { runContext, runDetails } from './run-context.js';
 import { currentStep, retrySince, type Told } from './run-lineage.js';
 
 /** `checks.stuck_runs`. */
@@ -105,13 +105,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now:
     else if (step) summary += ` (step ${step.name})`;
 
     const since = new Date(start).toISOString();
-    const details: Record<string, string> = {
-      run: `#${run.id}`,
-      workflow: run.workflow,
-      action: run.action,
-      state: run.state,
-      running_for: runningFor,
-    };
+    const details: Record<string, string> = { ...runDetails(run), running_for: runningFor };
     if (step) details.step = step.name;
     if (step && stepStart !== null) details.step_running_for = formatDuration(now - stepStart);
     if (watcher) details.watcher = watcher.state;

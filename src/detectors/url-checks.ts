@@ -110,20 +110,24 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now:
     if (!urlCheckFailed(record)) continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
-    const details: Record<string, string> = { url: record.url, app: ctx.appName, public_check: 'failed' };
-    if (code) details.code = code;
-    const checked = toIso(record.public_checked_at);
-    if (checked) details.checked_at = checked;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
       severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
-      details,
+      details: urlDetails(record, { url: record.url, app: ctx.appName, public_check: 'failed' }),
       // The source says when it last checked, not when the URL started failing.
       since: null,
     });
   }
   return findings;
+}
+
+/** `details` of a finding about a URL, with the outside check's code and time when the service says them. */
+function urlDetails(record: UrlRecord, details: Record<string, string>): Record<string, string> {
+  if (record.public_check_code) details.code = record.public_check_code;
+  const checked = toIso(record.public_checked_at);
+  if (checked) details.checked_at = checked;
+  return details;
 }
 
 /** The finding of a URL the outside check has not judged for `max`. */
@@ -135,15 +139,13 @@ function uncheckedFinding(
 ): Detection<'url_checks'> {
   const ctx = urlContext(record, snapshot.apps);
   const code = record.public_check_code;
-  const details: Record<string, string> = {
+  const details = urlDetails(record, {
     url: record.url,
     app: ctx.appName,
     public_check: record.public_check ?? 'not checked',
     max_check_age: formatDuration(max),
-  };
-  if (code) details.code = code;
-  const checked = toIso(record.public_checked_at);
-  if (checked) details.checked_at = checked;
+  });
+  const checked = details.checked_at;
   const why = code ? ` (${code})` : '';
   const summary =
     'age' in unchecked
