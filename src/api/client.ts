@@ -890,18 +890,13 @@ function checkParams(spec: FunctionSpec, where: 'query' | 'body', params: object
 }
 
 function typeProblem(p: ParamSpec, value: unknown): string | undefined {
-  switch (p.type) {
-    case 'integer':
-      return Number.isSafeInteger(value) ? undefined : `must be an integer, got ${JSON.stringify(value)}`;
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : `must be a boolean, got ${JSON.stringify(value)}`;
-    case 'string':
-      return typeof value === 'string' ? undefined : `must be a string, got ${JSON.stringify(value)}`;
-    case 'enum':
-      return typeof value === 'string' && p.values.includes(value)
-        ? undefined
-        : `must be one of ${p.values.join(', ')}, got ${JSON.stringify(value)}`;
-  }
+  const [fits, what] =
+    p.type === 'integer'
+      ? [Number.isSafeInteger(value), 'an integer']
+      : p.type === 'enum'
+        ? [typeof value === 'string' && p.values.includes(value), `one of ${p.values.join(', ')}`]
+        : [typeof value === p.type, `a ${p.type}`];
+  return fits ? undefined : `must be ${what}, got ${JSON.stringify(value)}`;
 }
 
 function encodeParams(spec: FunctionSpec, params: object | undefined): string {
