@@ -213,10 +213,7 @@ export function failedRuns(
  * and the service will retry it by itself (within the grace: held, not yet announced), or a failure
  * already told is being retried (the run is going again).
  */
-type Sighting =
-  | { kind: 'failed'; reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed' }
-  | { kind: 'retrying' }
-  | { kind: 'underway' };
+type Sighting = Extract<RunVerdict, { kind: 'failed' }> | { kind: 'retrying' } | { kind: 'underway' };
 
 /** Where and why a run failed. */
 interface Failure {
