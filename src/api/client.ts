@@ -50,7 +50,7 @@ import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { paginate, pageStream, type QuarantinedPage, type WalkedPage } from './paginate.js';
+import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
   itemSchemaOf,
   pageEnvelopeSchema,
@@ -184,18 +184,12 @@ export interface CallOptions {
 /** Options of a change: the idempotency key is required. */
 export type ChangeOptions = CallOptions & { idempotencyKey: string };
 
-/** Options of `listAll`. */
-export type ListAllOptions<T> = CallOptions & {
-  /** Early stop for newest-first lists: see `PaginateOptions.until`. */
-  until?: (item: T) => boolean;
-  /** Only the items the caller wants are kept: see `PaginateOptions.keep`. */
-  keep?: (item: T) => boolean;
-  /**
-   * Overrides the client's `readAhead` for this walk: false for walks that already run
-   * `api.concurrency` at a time, which would otherwise have twice that in flight.
-   */
-  readAhead?: boolean;
-};
+/**
+ * Options of `listAll`: a walk's early stop (`until`) and the items it keeps (`keep`), as
+ * `PaginateOptions` says them; `readAhead` overrides the client's for this walk: false for walks
+ * that already run `api.concurrency` at a time, which would otherwise have twice that in flight.
+ */
+export type ListAllOptions<T> = CallOptions & Pick<PaginateOptions<T>, 'until' | 'keep' | 'readAhead'>;
 
 /** The arguments of {@link ApiClient.call}: the path id, query and body of the function. */
 export interface CallArgs<N extends FunctionName> {

@@ -339,13 +339,8 @@ export const urlRecordSchema = z.object({
   app: z.string(),
   project: z.string().nullable(),
   environment_type: environmentTypeSchema.nullable(),
-  primary: z.boolean(),
-  state: z.string(),
-  ssl_status: sslStatusSchema,
-  ssl_expires_at: timestamp,
-  public_check: z.enum(['passed', 'failed']).nullable(),
-  public_check_code: z.string().nullable(),
-  public_checked_at: timestamp,
+  // The rest as an app's `urls` gives it, from `primary` on.
+  ...appUrlSchema.omit({ url: true }).shape,
 });
 /** One URL record. */
 export type UrlRecord = z.infer<typeof urlRecordSchema>;
