@@ -37,13 +37,8 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
   const stateWords = new StateWordTally('upgrade');
   const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {
-    const app = await readById(
-      ctx,
-      'apps.get',
-      id,
-      () => ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView }),
-      'gone',
-    );
+    const get = () => ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView });
+    const app = await readById(ctx, 'apps.get', id, get, 'gone');
     if (!app) return undefined;
     if (app.upgrade) stateWords.see(app.upgrade.state);
     const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;

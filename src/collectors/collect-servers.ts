@@ -33,12 +33,8 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
         { signal: ctx.signal, view: appEnvironmentView, readAhead: false, quarantine: ctx.quarantine },
       ),
     );
-    bad.forEach((server, i) =>
-      appEnvironments.set(
-        server.id,
-        read[i]!.map((app) => app.environment_type),
-      ),
-    );
+    const environmentsOf = (i: number) => read[i]!.map((app) => app.environment_type);
+    for (const [i, server] of bad.entries()) appEnvironments.set(server.id, environmentsOf(i));
   } catch (err) {
     if (!(err instanceof ApiError && NOT_ALLOWED.has(err.code))) throw err;
     appsUnread = `apps.list answered ${err.code}`;
