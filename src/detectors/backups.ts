@@ -36,7 +36,7 @@
  */
 import { z } from 'zod';
 import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
-import { backupOutcome, isFull, type BackupStates } from '../collectors/backups-seen.js';
+import { backupOutcome, backupStatesOf, isFull, type BackupStates } from '../collectors/backups-seen.js';
 import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
@@ -178,12 +178,7 @@ export const backupsCheck = defineCheck({
     own.enabled
       ? {
           maxAgeMs: { ...own.max_age },
-          states: {
-            succeeded: own.succeeded_states,
-            running: own.running_states,
-            failed: own.failed_states,
-            fullFormats: own.full_formats,
-          },
+          states: backupStatesOf(own),
           requireVerified: own.require_verified,
           ...(own.offsite
             ? {
