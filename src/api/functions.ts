@@ -25,11 +25,9 @@ import {
 } from './schemas.js';
 
 /** How one query or body parameter is typed on the wire. */
-export type ParamSpec =
-  | { type: 'integer'; required?: boolean }
-  | { type: 'boolean'; required?: boolean }
-  | { type: 'string'; required?: boolean }
-  | { type: 'enum'; values: readonly string[]; required?: boolean };
+export type ParamSpec = ({ type: 'integer' | 'boolean' | 'string' } | { type: 'enum'; values: readonly string[] }) & {
+  required?: boolean;
+};
 
 /** The TypeScript value type of a parameter spec. */
 export type ParamValue<P extends ParamSpec> = P extends { type: 'integer' }

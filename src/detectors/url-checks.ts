@@ -45,7 +45,7 @@ export const urlChecksCheck = defineCheck({
   job: 'urls',
   config: urlChecksConfig,
   detect: urlChecks,
-  relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
+  relevant: (record, options, now) => record.public_check === 'failed' || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'url', snapshot.urls, (record) => {
       const at = parseTime(record.public_checked_at);
@@ -96,18 +96,13 @@ export function uncheckedFor(
   return record.public_check === null ? { hold: max } : null;
 }
 
-/** Whether the service's last outside check of the URL failed: a finding, and a record the URLs collector keeps. */
-export function urlCheckFailed(record: UrlRecord): boolean {
-  return record.public_check === 'failed';
-}
-
 /** Finds URLs whose last outside check failed, and URLs the outside check has not judged for too long. */
 export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     const unchecked = uncheckedFor(record, options, now);
     if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.max_check_age!, unchecked));
-    if (!urlCheckFailed(record)) continue;
+    if (record.public_check !== 'failed') continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
     findings.push({
