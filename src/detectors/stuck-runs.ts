@@ -17,7 +17,7 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, WARNING_EVERYWHERE } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
@@ -117,7 +117,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now:
     findings.push({
       // No step label: the step moves on while the run stays stuck, and labels should hold still.
       ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, WARNING_EVERYWHERE),
+      severity: WARNING_EVERYWHERE[ctx.environmentType ?? 'none'],
       summary: oneLine(summary),
       details,
       since,
