@@ -418,8 +418,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { pauseMs, requestsPerSecond } = limiter.backOff();
     const said = { fn, pauseMs, requestsPerSecond: Math.round(requestsPerSecond * 100) / 100 };
     const message = `the service answered 429 without Retry-After: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
-    if (slowedSaid) logger.debug(said, message);
-    else logger.warn(said, message);
+    logger[slowedSaid ? 'debug' : 'warn'](said, message);
     slowedSaid = true;
   }
 

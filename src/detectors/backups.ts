@@ -248,11 +248,9 @@ export function judgeOffsite(
 ): OffsiteReason | null {
   if (copy.error !== null || (copy.state !== null && failedStates.includes(copy.state))) return 'transfer_failed';
   if (!copy.on_storage && copy.uploaded_at !== null) return 'not_on_storage';
-  const timeout = upload?.uploadTimeoutMs;
-  if (copy.uploaded_at === null && upload && timeout !== null && timeout !== undefined) {
-    if (upload.now - upload.takenAt > timeout) return 'upload_stuck';
-  }
-  return null;
+  const timeout = upload?.uploadTimeoutMs ?? null;
+  const stuck = copy.uploaded_at === null && upload && timeout !== null && upload.now - upload.takenAt > timeout;
+  return stuck ? 'upload_stuck' : null;
 }
 
 /**
@@ -367,7 +365,7 @@ export function backups(
     }
 
     // health: the service's own judgement.
-    const health = healthSeverity(app.backup_health);
+    const health = HEALTH_SEVERITY[app.backup_health];
     if (health) {
       findings.push(
         make('health', null, {
@@ -535,11 +533,10 @@ function ago(backup: NewestBackup, now: number): string {
 }
 
 /** backup_health as a severity; healthy and none are not findings. */
-function healthSeverity(health: AppBackupState['backup_health']): Severity | null {
-  if (health === 'critical') return 'critical';
-  if (health === 'warning') return 'warning';
-  return null;
-}
+const HEALTH_SEVERITY: Partial<Record<AppBackupState['backup_health'], Severity>> = {
+  critical: 'critical',
+  warning: 'warning',
+};
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {
   const details: Record<string, string> = { app: name, backup: `${backup.name} (#${backup.id})` };
