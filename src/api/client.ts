@@ -362,13 +362,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (spec.kind === 'change' && !opts.idempotencyKey) {
       throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
     }
-    let headers = readHeaders;
-    if (body !== undefined || spec.kind === 'change') {
-      const own: Record<string, string> = { ...readHeaders };
-      if (body !== undefined) own['content-type'] = 'application/json';
-      if (spec.kind === 'change') own['idempotency-key'] = opts.idempotencyKey!;
-      headers = own;
-    }
+    // A change (the only POST, so the only body) adds its content type and idempotency key.
+    const headers =
+      spec.kind === 'change'
+        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
+        : readHeaders;
     const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
     // A list read with somewhere to set bad records aside is read record by record.
     const perRecord = spec.paged === true && opts.quarantine !== undefined;
@@ -388,7 +386,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw error;
       const pause = policy.pauseAfter(error);
       if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
-      else if (isRateLimited(error)) slowDown(spec.name);
+      // A 429 without Retry-After, whatever its body.
+      else if ((error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429)
+        slowDown(spec.name);
       const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
       if (!decision.retry) {
         if (attempt > 1 || decision.reason === 'change_not_retried') {
@@ -936,9 +936,4 @@ export function smallerPageSize(refused: number, message: string): number | unde
   if (refused <= floor) return undefined;
   const named = [...message.matchAll(/\d+/g)].map((m) => Number(m[0])).find((n) => n >= floor && n < refused);
   return named ?? PAGE_SIZE_STEPS.find((n) => n < refused);
-}
-
-/** A refusal for going too fast (429), whatever its body. */
-function isRateLimited(error: ApiCallError): boolean {
-  return (error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429;
 }
