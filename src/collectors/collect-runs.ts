@@ -29,6 +29,8 @@ export const POLICY_DETAIL_READS_PER_CYCLE = 200;
 
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
 const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs']);
+/** The check whose open alerts' details failed_runs reads again (`RunsSnapshot.openFailures`). */
+const FAILED_RUNS: ReadonlySet<string> = new Set(['failed_runs']);
 
 /**
  * Reads the `runs` job's snapshot. Without a memory (`ctx.runsMemory`), or without relevance, the
@@ -96,7 +98,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settledNewest && { settledNewest }),
     details,
-    openFailures: openFailures(ctx),
+    openFailures: openRuns(ctx, FAILED_RUNS),
     apps,
   };
 }
@@ -129,11 +131,11 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
   // Given what the checks can report (`ctx.relevance`), the window's settled runs are summarised
   // as they are read instead of kept: ~20,000 of 23,500 runs at 10,000 apps.
   const settled = ctx.relevance ? new SettledRunSummary() : undefined;
-  const followed = followedRunIds(ctx);
+  const followed = new Set(openRuns(ctx, FOLLOWED_CHECKS).keys());
   const stateWords = new StateWordTally('run');
   const details = new Map<number, Run>();
   // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
-  const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openFailures(ctx) });
+  const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openRuns(ctx, FAILED_RUNS) });
   let newestCreated: number | undefined;
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);
@@ -305,21 +307,11 @@ function couldBeStuck(run: RunListItem, now: number, stuckAfterMs: number): bool
   return created === null || now - created > stuckAfterMs;
 }
 
-/** The runs that open failed_runs and stuck_runs alerts are about. */
-function followedRunIds(ctx: CollectorContext): Set<number> {
-  const ids = new Set<number>();
-  for (const { check, subject } of ctx.openSubjects ?? []) {
-    if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
-  }
-  return ids;
-}
-
-/** What the open failed_runs alerts last said of their runs (their details), by run id. */
-function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+/** The runs the open alerts of `checks` are about, with what each alert last said of its run (its details). */
+function openRuns(ctx: CollectorContext, checks: ReadonlySet<string>): Map<number, Readonly<Record<string, string>>> {
   const told = new Map<number, Readonly<Record<string, string>>>();
   for (const { check, subject, details } of ctx.openSubjects ?? []) {
-    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
-      told.set(subject.id, details ?? {});
+    if (checks.has(check) && subject.type === 'run' && subject.id !== undefined) told.set(subject.id, details ?? {});
   }
   return told;
 }
