@@ -893,10 +893,8 @@ function typeProblem(p: ParamSpec, value: unknown): string | undefined {
 }
 
 function encodeParams(spec: FunctionSpec, params: object | undefined): string {
-  const checked = checkParams(spec, 'query', params);
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(checked)) search.set(key, String(value));
-  const s = search.toString();
+  const checked = Object.entries(checkParams(spec, 'query', params));
+  const s = new URLSearchParams(checked.map(([key, value]) => [key, String(value)] as [string, string])).toString();
   return s ? `?${s}` : '';
 }
 
