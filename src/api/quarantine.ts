@@ -141,7 +141,7 @@ export function itemSchemaOf(page: z.ZodType): z.ZodType {
  */
 export function quarantined(fn: string, item: unknown, problem: RecordProblem, id?: number): QuarantinedRecord {
   const kind = recordKindOf(fn) ?? 'app';
-  const own = id ?? idOf(item);
+  const own = id ?? idIn(item, 'id');
   return { kind, ...(own !== undefined && { id: own }), fn, ...problem, subjects: subjectsOf(kind, own, item) };
 }
 
@@ -167,21 +167,15 @@ function subjectsOf(kind: RecordKind, id: number | undefined, item: unknown): Su
   if (type) out.push(id === undefined ? { type } : { type, id });
   // A backup or restore point decides its app's judgement (its newest backup, its held point).
   if (kind === 'backup' || kind === 'restore_point') {
-    const appId = positiveInteger(field(item, 'app_id'));
+    const appId = idIn(item, 'app_id');
     out.push(appId === undefined ? { type: 'app' } : { type: 'app', id: appId });
   }
   return out;
 }
 
-function idOf(item: unknown): number | undefined {
-  return positiveInteger(field(item, 'id'));
-}
-
-function field(item: unknown, key: string): unknown {
-  return typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
-}
-
-function positiveInteger(value: unknown): number | undefined {
+/** The id in `item`'s field `key` (`id`, `app_id`), when it is a positive integer, as the reference gives ids. */
+function idIn(item: unknown, key: string): number | undefined {
+  const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
