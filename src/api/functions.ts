@@ -239,6 +239,9 @@ export const FUNCTIONS = {
   'logs.tail': fn('logs.tail', {
     path: '/apps/{id}/logs',
     permission: 'deployment_app: read + view_logs',
+    answer: logTailSchema,
+    errors: ['not_found', 'plan_required', 'unavailable'],
+    summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
     query: {
       source: { type: 'string' },
       since: { type: 'string' },
@@ -246,9 +249,6 @@ export const FUNCTIONS = {
       grep: { type: 'string' },
       limit: { type: 'integer' },
     },
-    answer: logTailSchema,
-    errors: ['not_found', 'plan_required', 'unavailable'],
-    summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
   }),
   'projects.get': byId('projects.get', {
     permission: 'deployment_project: read',
