@@ -164,7 +164,7 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
   ];
   for (const { state, until } of listed) {
     const runs = await readAcrossNamespaces(ctx, (query, opts) =>
-      client.runs.listAll({ ...query, state }, { ...opts, ...(until && { until }) }),
+      client.runs.listAll({ state, ...query }, { ...opts, ...(until && { until }) }),
     );
     // The state list is read after the walk: what it says is the newer.
     for (const run of runs) {
