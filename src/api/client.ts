@@ -50,7 +50,7 @@ import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
 import { RateLimiter } from './rate-limiter.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
-import { paginate, pageStream, type QuarantinedPage, type WalkedPage } from './paginate.js';
+import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
   itemSchemaOf,
   pageEnvelopeSchema,
@@ -62,7 +62,6 @@ import {
   type QuarantinedRecord,
   type QuarantineSink,
 } from './quarantine.js';
-import type { RecordProblem } from './record-problem.js';
 import { AnswerTooLarge, startExchange } from './exchange.js';
 import { parsePage, type ParsedPage, type PassOver } from './parse-page.js';
 import { LargeAnswerGate } from './large-answer-gate.js';
@@ -185,18 +184,12 @@ export interface CallOptions {
 /** Options of a change: the idempotency key is required. */
 export type ChangeOptions = CallOptions & { idempotencyKey: string };
 
-/** Options of `listAll`. */
-export type ListAllOptions<T> = CallOptions & {
-  /** Early stop for newest-first lists: see `PaginateOptions.until`. */
-  until?: (item: T) => boolean;
-  /** Only the items the caller wants are kept: see `PaginateOptions.keep`. */
-  keep?: (item: T) => boolean;
-  /**
-   * Overrides the client's `readAhead` for this walk: false for walks that already run
-   * `api.concurrency` at a time, which would otherwise have twice that in flight.
-   */
-  readAhead?: boolean;
-};
+/**
+ * Options of `listAll`: a walk's early stop (`until`) and the items it keeps (`keep`), as
+ * `PaginateOptions` says them; `readAhead` overrides the client's for this walk: false for walks
+ * that already run `api.concurrency` at a time, which would otherwise have twice that in flight.
+ */
+export type ListAllOptions<T> = CallOptions & Pick<PaginateOptions<T>, 'until' | 'keep' | 'readAhead'>;
 
 /** The arguments of {@link ApiClient.call}: the path id, query and body of the function. */
 export interface CallArgs<N extends FunctionName> {
@@ -369,13 +362,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (spec.kind === 'change' && !opts.idempotencyKey) {
       throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
     }
-    let headers = readHeaders;
-    if (body !== undefined || spec.kind === 'change') {
-      const own: Record<string, string> = { ...readHeaders };
-      if (body !== undefined) own['content-type'] = 'application/json';
-      if (spec.kind === 'change') own['idempotency-key'] = opts.idempotencyKey!;
-      headers = own;
-    }
+    // A change (the only POST, so the only body) adds its content type and idempotency key.
+    const headers =
+      spec.kind === 'change'
+        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
+        : readHeaders;
     const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
     // A list read with somewhere to set bad records aside is read record by record.
     const perRecord = spec.paged === true && opts.quarantine !== undefined;
@@ -395,7 +386,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw error;
       const pause = policy.pauseAfter(error);
       if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
-      else if (isRateLimited(error)) slowDown(spec.name);
+      // A 429 without Retry-After, whatever its body.
+      else if ((error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429)
+        slowDown(spec.name);
       const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
       if (!decision.retry) {
         if (attempt > 1 || decision.reason === 'change_not_retried') {
@@ -425,8 +418,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { pauseMs, requestsPerSecond } = limiter.backOff();
     const said = { fn, pauseMs, requestsPerSecond: Math.round(requestsPerSecond * 100) / 100 };
     const message = `the service answered 429 without Retry-After: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
-    if (slowedSaid) logger.debug(said, message);
-    else logger.warn(said, message);
+    logger[slowedSaid ? 'debug' : 'warn'](said, message);
     slowedSaid = true;
   }
 
@@ -493,9 +485,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const onAbort = () => end('aborted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
     let status: number | undefined;
     let bytes: number | undefined;
+    /** The attempt said in the debug log and to the observer: answered, or failed with `errorCode`. */
+    const report = (failed: boolean, errorCode?: string) => {
+      const durationMs = Math.round(performance.now() - started);
+      // Guarded: the log object would otherwise be built for every request with debug off.
+      if (logger.isLevelEnabled('debug')) {
+        const path = `${API_PREFIX}${target.pathAndQuery}`;
+        const said = { fn: spec.name, method: spec.method, path, status, ms: durationMs, attempt };
+        if (failed) logger.debug({ ...said, errorCode }, 'api request failed');
+        else logger.debug(said, 'api request');
+      }
+      observe({ fn: spec.name, status, ...(failed && { errorCode }), durationMs, attempt, bytes });
+    };
     try {
       let received: string | ParsedPage;
       let retryAfterHeader: string | string[] | undefined;
@@ -518,47 +521,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         throw transportError(spec.name, err, ended, limitMs);
       }
       const answer = interpret(spec, target.answer, status, received, retryAfterHeader, target.perRecord);
-      const durationMs = elapsed();
-      // Guarded: the log object would otherwise be built for every request with debug off.
-      if (logger.isLevelEnabled('debug')) {
-        logger.debug(
-          {
-            fn: spec.name,
-            method: spec.method,
-            path: `${API_PREFIX}${target.pathAndQuery}`,
-            status,
-            ms: durationMs,
-            attempt,
-          },
-          'api request',
-        );
-      }
-      observe({ fn: spec.name, status, durationMs, attempt, bytes });
+      report(false);
       opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
-      const e = err as ApiCallError;
-      const errorCode =
-        e instanceof ApiError
-          ? e.code
-          : e instanceof ApiResponseError
-            ? e.problem
-            : e instanceof ApiTransportError
-              ? e.reason
-              : undefined;
-      logger.debug(
-        {
-          fn: spec.name,
-          method: spec.method,
-          path: `${API_PREFIX}${target.pathAndQuery}`,
-          status,
-          ms: elapsed(),
-          attempt,
-          errorCode,
-        },
-        'api request failed',
+      report(
+        true,
+        err instanceof ApiError
+          ? err.code
+          : err instanceof ApiResponseError
+            ? err.problem
+            : err instanceof ApiTransportError
+              ? err.reason
+              : undefined,
       );
-      observe({ fn: spec.name, status, errorCode, durationMs: elapsed(), attempt, bytes });
       throw err;
     } finally {
       clearTimeout(timer);
@@ -652,30 +628,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return passed ? { ...page, passed } : page;
     }
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
-    const record = (): RecordProblem | undefined =>
+    const record = () =>
       !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
     const read = compiledSchema(schema).safeParse(data);
     const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
     const parsed = known ? { success: true as const, data: known.data } : read;
-    if (parsed.success) {
-      const unreadable = timestampCheckOf(schema, timestampSchema)(parsed.data);
-      if (unreadable) {
-        const where = describePath(unreadable.path, data);
-        throw new ApiResponseError(spec.name, {
-          status,
-          problem: 'schema',
-          detail: `${where}: ${unreadable.problem}`,
-          issuePaths: [where],
-          retryAfterMs,
-          record: record(),
-        });
-      }
-    } else {
-      const issues = parsed.error.issues.slice(0, 5).map((issue) => {
+    // What does not fit: zod's issues, or else the first timestamp that cannot be read.
+    const problems: { path: PropertyKey[]; message: string }[] = parsed.success ? [] : parsed.error.issues;
+    const unreadable = parsed.success ? timestampCheckOf(schema, timestampSchema)(parsed.data) : null;
+    if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
+    if (problems.length > 0) {
+      const issues = problems.slice(0, 5).map((issue) => {
         const where = describePath(issue.path, data);
         return { where, text: `${where}: ${issue.message}` };
       });
-      const more = parsed.error.issues.length > 5 ? ` (+${parsed.error.issues.length - 5} more)` : '';
+      const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
       throw new ApiResponseError(spec.name, {
         status,
         problem: 'schema',
@@ -916,25 +883,18 @@ function checkParams(spec: FunctionSpec, where: 'query' | 'body', params: object
 }
 
 function typeProblem(p: ParamSpec, value: unknown): string | undefined {
-  switch (p.type) {
-    case 'integer':
-      return Number.isSafeInteger(value) ? undefined : `must be an integer, got ${JSON.stringify(value)}`;
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : `must be a boolean, got ${JSON.stringify(value)}`;
-    case 'string':
-      return typeof value === 'string' ? undefined : `must be a string, got ${JSON.stringify(value)}`;
-    case 'enum':
-      return typeof value === 'string' && p.values.includes(value)
-        ? undefined
-        : `must be one of ${p.values.join(', ')}, got ${JSON.stringify(value)}`;
-  }
+  const [fits, what] =
+    p.type === 'integer'
+      ? [Number.isSafeInteger(value), 'an integer']
+      : p.type === 'enum'
+        ? [typeof value === 'string' && p.values.includes(value), `one of ${p.values.join(', ')}`]
+        : [typeof value === p.type, `a ${p.type}`];
+  return fits ? undefined : `must be ${what}, got ${JSON.stringify(value)}`;
 }
 
 function encodeParams(spec: FunctionSpec, params: object | undefined): string {
-  const checked = checkParams(spec, 'query', params);
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(checked)) search.set(key, String(value));
-  const s = search.toString();
+  const checked = Object.entries(checkParams(spec, 'query', params));
+  const s = new URLSearchParams(checked.map(([key, value]) => [key, String(value)] as [string, string])).toString();
   return s ? `?${s}` : '';
 }
 
@@ -974,9 +934,4 @@ export function smallerPageSize(refused: number, message: string): number | unde
   if (refused <= floor) return undefined;
   const named = [...message.matchAll(/\d+/g)].map((m) => Number(m[0])).find((n) => n >= floor && n < refused);
   return named ?? PAGE_SIZE_STEPS.find((n) => n < refused);
-}
-
-/** A refusal for going too fast (429), whatever its body. */
-function isRateLimited(error: ApiCallError): boolean {
-  return (error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429;
 }

@@ -25,11 +25,9 @@ import {
 } from './schemas.js';
 
 /** How one query or body parameter is typed on the wire. */
-export type ParamSpec =
-  | { type: 'integer'; required?: boolean }
-  | { type: 'boolean'; required?: boolean }
-  | { type: 'string'; required?: boolean }
-  | { type: 'enum'; values: readonly string[]; required?: boolean };
+export type ParamSpec = ({ type: 'integer' | 'boolean' | 'string' } | { type: 'enum'; values: readonly string[] }) & {
+  required?: boolean;
+};
 
 /** The TypeScript value type of a parameter spec. */
 export type ParamValue<P extends ParamSpec> = P extends { type: 'integer' }
@@ -147,19 +145,53 @@ function fn<
   };
 }
 
+/** The resource of a dotted name: `apps` of `apps.get`. */
+const resourceOf = (name: string) => name.slice(0, name.indexOf('.'));
+
+/** A read of one record by id, `/<resource>/{id}`: not_found its one error beyond the base set. */
+function byId<A extends z.ZodTypeAny>(
+  name: string,
+  spec: Pick<FunctionSpec, 'permission' | 'summary'> & { answer: A },
+) {
+  return fn(name, { path: `/${resourceOf(name)}/{id}`, errors: ['not_found'], ...spec });
+}
+
+/**
+ * A paged list of a resource, `/<resource>`, of `item`s: its own query parameters and the common
+ * ones ({@link LIST}), namespace_not_found its one error beyond the base set.
+ */
+function list<I extends z.ZodTypeAny, const Q extends Record<string, ParamSpec> = None>(
+  name: string,
+  { item, query, ...spec }: Pick<FunctionSpec, 'permission' | 'summary'> & { item: I; query?: Q },
+) {
+  return fn(name, {
+    path: `/${resourceOf(name)}`,
+    paged: true,
+    query: { ...(query ?? ({} as Q)), ...LIST },
+    answer: pageSchema(item),
+    errors: ['namespace_not_found'],
+    ...spec,
+  });
+}
+
+/** A change of one record, `/<resource>/{id}/<action>`, answering a change result. */
+function change<const B extends Record<string, ParamSpec> = None>(
+  name: string,
+  spec: Pick<FunctionSpec, 'permission' | 'errors' | 'summary'> & { body?: B },
+) {
+  const action = name.slice(name.indexOf('.') + 1).replace(/_/g, '-');
+  return fn(name, { path: `/${resourceOf(name)}/{id}/${action}`, kind: 'change', answer: changeResultSchema, ...spec });
+}
+
 /** Every function of the reference, by dotted name. */
 export const FUNCTIONS = {
   // ---- reads ----
-  'apps.get': fn('apps.get', {
-    path: '/apps/{id}',
+  'apps.get': byId('apps.get', {
     permission: 'deployment_app: read',
     answer: appSchema,
-    errors: ['not_found'],
     summary: 'One app with its URLs, repositories, open upgrade and maintenance flag.',
   }),
-  'apps.list': fn('apps.list', {
-    path: '/apps',
-    paged: true,
+  'apps.list': list('apps.list', {
     permission: 'deployment_app: read',
     query: {
       search: { type: 'string' },
@@ -170,10 +202,8 @@ export const FUNCTIONS = {
       project: { type: 'string' },
       state: { type: 'string' },
       include_deleted: { type: 'boolean' },
-      ...LIST,
     },
-    answer: pageSchema(appListItemSchema),
-    errors: ['namespace_not_found'],
+    item: appListItemSchema,
     summary: 'Apps the token reaches.',
   }),
   'attention.list': fn('attention.list', {
@@ -184,41 +214,34 @@ export const FUNCTIONS = {
     errors: ['namespace_not_found'],
     summary: 'The dashboard attention summary: sections with something to report, most severe first.',
   }),
-  'backups.get': fn('backups.get', {
-    path: '/backups/{id}',
+  'backups.get': byId('backups.get', {
     permission: 'deployment_backup: read',
     answer: backupSchema,
-    errors: ['not_found'],
     summary: 'One backup with its off-site copies.',
   }),
-  'backups.list': fn('backups.list', {
-    path: '/backups',
-    paged: true,
+  'backups.list': list('backups.list', {
     permission: 'deployment_backup: read',
-    query: { app_id: { type: 'integer' }, ...LIST },
-    answer: pageSchema(backupSchema),
-    errors: ['namespace_not_found'],
+    query: { app_id: { type: 'integer' } },
+    item: backupSchema,
     summary: 'Backups, newest first.',
   }),
-  'installers.get': fn('installers.get', {
-    path: '/installers/{id}',
+  'installers.get': byId('installers.get', {
     permission: 'ansible_installer: read',
     answer: installerSchema,
-    errors: ['not_found'],
     summary: 'One marketplace service.',
   }),
-  'installers.list': fn('installers.list', {
-    path: '/installers',
-    paged: true,
+  'installers.list': list('installers.list', {
     permission: 'ansible_installer: read',
-    query: { server_id: { type: 'integer' }, state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    answer: pageSchema(installerSchema),
-    errors: ['namespace_not_found'],
+    query: { server_id: { type: 'integer' }, state: { type: 'string' }, include_deleted: { type: 'boolean' } },
+    item: installerSchema,
     summary: 'Marketplace services.',
   }),
   'logs.tail': fn('logs.tail', {
     path: '/apps/{id}/logs',
     permission: 'deployment_app: read + view_logs',
+    answer: logTailSchema,
+    errors: ['not_found', 'plan_required', 'unavailable'],
+    summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
     query: {
       source: { type: 'string' },
       since: { type: 'string' },
@@ -226,24 +249,16 @@ export const FUNCTIONS = {
       grep: { type: 'string' },
       limit: { type: 'integer' },
     },
-    answer: logTailSchema,
-    errors: ['not_found', 'plan_required', 'unavailable'],
-    summary: "Recent lines of an app's logs, newest last, with a cursor for the next call.",
   }),
-  'projects.get': fn('projects.get', {
-    path: '/projects/{id}',
+  'projects.get': byId('projects.get', {
     permission: 'deployment_project: read',
     answer: projectSchema,
-    errors: ['not_found'],
     summary: 'One project with the environments the caller sees.',
   }),
-  'projects.list': fn('projects.list', {
-    path: '/projects',
-    paged: true,
+  'projects.list': list('projects.list', {
     permission: 'deployment_project: read',
-    query: { search: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    answer: pageSchema(projectSchema),
-    errors: ['namespace_not_found'],
+    query: { search: { type: 'string' }, include_deleted: { type: 'boolean' } },
+    item: projectSchema,
     summary: 'Projects.',
   }),
   'restore_points.list': fn('restore_points.list', {
@@ -255,49 +270,35 @@ export const FUNCTIONS = {
     errors: ['not_found'],
     summary: "An app's restore points, newest first.",
   }),
-  'runs.get': fn('runs.get', {
-    path: '/runs/{id}',
+  'runs.get': byId('runs.get', {
     permission: 'deployment_workflow: read',
     answer: runSchema,
-    errors: ['not_found'],
     summary: 'One run with its steps and watcher.',
   }),
-  'runs.list': fn('runs.list', {
-    path: '/runs',
-    paged: true,
+  'runs.list': list('runs.list', {
     permission: 'deployment_workflow: read',
-    query: { app_id: { type: 'integer' }, state: { type: 'string' }, ...LIST },
-    answer: pageSchema(runListItemSchema),
-    errors: ['namespace_not_found'],
+    query: { app_id: { type: 'integer' }, state: { type: 'string' } },
+    item: runListItemSchema,
     summary: 'Runs (deploy, update, backup), newest first.',
   }),
-  'servers.get': fn('servers.get', {
-    path: '/servers/{id}',
+  'servers.get': byId('servers.get', {
     permission: 'deployment_server: read',
     answer: serverSchema,
-    errors: ['not_found'],
     summary: 'One server.',
   }),
-  'servers.list': fn('servers.list', {
-    path: '/servers',
-    paged: true,
+  'servers.list': list('servers.list', {
     permission: 'deployment_server: read',
-    query: { state: { type: 'string' }, include_deleted: { type: 'boolean' }, ...LIST },
-    answer: pageSchema(serverSchema),
-    errors: ['namespace_not_found'],
+    query: { state: { type: 'string' }, include_deleted: { type: 'boolean' } },
+    item: serverSchema,
     summary: 'Servers.',
   }),
-  'urls.list': fn('urls.list', {
-    path: '/urls',
-    paged: true,
+  'urls.list': list('urls.list', {
     permission: 'deployment_app: read',
     query: {
       app_id: { type: 'integer' },
       ssl_status: { type: 'enum', values: ['valid', 'expiring_soon', 'expired', 'unknown'] },
-      ...LIST,
     },
-    answer: pageSchema(urlRecordSchema),
-    errors: ['namespace_not_found'],
+    item: urlRecordSchema,
     summary: 'URLs with certificate and outside-check state.',
   }),
   whoami: fn('whoami', {
@@ -309,35 +310,24 @@ export const FUNCTIONS = {
     summary: "The caller's identity and the namespaces the token reaches.",
   }),
   // ---- changes ----
-  'apps.backup': fn('apps.backup', {
-    path: '/apps/{id}/backup',
-    kind: 'change',
+  'apps.backup': change('apps.backup', {
     permission: 'deployment_backup: create + backup',
     body: { format: FORMAT },
-    answer: changeResultSchema,
     errors: ['in_progress'],
     summary: 'Back up an app (zip: database and filestore; dump: database alone).',
   }),
-  'apps.maintenance': fn('apps.maintenance', {
-    path: '/apps/{id}/maintenance',
-    kind: 'change',
+  'apps.maintenance': change('apps.maintenance', {
     permission: 'deployment_app: update + deploy',
     body: { on: { type: 'boolean', required: true } },
-    answer: changeResultSchema,
     errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Put an app in or out of maintenance.',
   }),
-  'apps.restart': fn('apps.restart', {
-    path: '/apps/{id}/restart',
-    kind: 'change',
+  'apps.restart': change('apps.restart', {
     permission: 'deployment_app: update + deploy',
-    answer: changeResultSchema,
     errors: ['in_progress', 'upgrade_standby'],
     summary: 'Restart an app.',
   }),
-  'apps.update': fn('apps.update', {
-    path: '/apps/{id}/update',
-    kind: 'change',
+  'apps.update': change('apps.update', {
     permission: 'deployment_app: update + deploy',
     body: {
       quick: { type: 'boolean' },
@@ -345,25 +335,18 @@ export const FUNCTIONS = {
       backup: { type: 'boolean' },
       backup_format: FORMAT,
     },
-    answer: changeResultSchema,
     errors: ['in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Pull code and update an app, optionally backing up first.',
   }),
-  'apps.update_modules': fn('apps.update_modules', {
-    path: '/apps/{id}/update-modules',
-    kind: 'change',
+  'apps.update_modules': change('apps.update_modules', {
     permission: 'deployment_app: update + deploy',
     body: { modules: { type: 'string', required: true }, backup: { type: 'boolean' }, backup_format: FORMAT },
-    answer: changeResultSchema,
     errors: ['missing_parameter', 'in_progress', 'not_deployed', 'upgrade_standby'],
     summary: 'Update named modules of an app.',
   }),
-  'runs.retry': fn('runs.retry', {
-    path: '/runs/{id}/retry',
-    kind: 'change',
+  'runs.retry': change('runs.retry', {
     permission: 'deployment_workflow: update + deploy',
     body: { now: { type: 'boolean' } },
-    answer: changeResultSchema,
     errors: ['not_retryable', 'retry_coming'],
     summary: 'Restart a failed run from the step that failed.',
   }),

@@ -20,27 +20,22 @@ import { extraValueKey, valueAt, withExtraValues, type ExtraValues } from './ext
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
 
-/** The kind of record each function reads. */
-const KIND_OF_FUNCTION: Readonly<Record<string, RecordKind>> = {
-  'apps.get': 'app',
-  'apps.list': 'app',
-  'runs.get': 'run',
-  'runs.list': 'run',
-  'urls.list': 'url',
-  'backups.get': 'backup',
-  'backups.list': 'backup',
-  'servers.get': 'server',
-  'servers.list': 'server',
-  'installers.get': 'installer',
-  'installers.list': 'installer',
-  'projects.get': 'project',
-  'projects.list': 'project',
-  'restore_points.list': 'restore_point',
+/** The kind of record each resource's reads (`get` and `list`) read. */
+const KIND_OF_RESOURCE: Readonly<Record<string, RecordKind>> = {
+  apps: 'app',
+  runs: 'run',
+  urls: 'url',
+  backups: 'backup',
+  servers: 'server',
+  installers: 'installer',
+  projects: 'project',
+  restore_points: 'restore_point',
 };
 
-/** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs). */
+/** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs, changes). */
 export function recordKindOf(fn: string): RecordKind | undefined {
-  return KIND_OF_FUNCTION[fn];
+  const [resource, verb] = fn.split('.');
+  return verb === 'get' || verb === 'list' ? KIND_OF_RESOURCE[resource!] : undefined;
 }
 
 /** One record set aside: what was wrong with it, and which record of which read. */
@@ -146,7 +141,7 @@ export function itemSchemaOf(page: z.ZodType): z.ZodType {
  */
 export function quarantined(fn: string, item: unknown, problem: RecordProblem, id?: number): QuarantinedRecord {
   const kind = recordKindOf(fn) ?? 'app';
-  const own = id ?? idOf(item);
+  const own = id ?? idIn(item, 'id');
   return { kind, ...(own !== undefined && { id: own }), fn, ...problem, subjects: subjectsOf(kind, own, item) };
 }
 
@@ -162,37 +157,25 @@ export function recordProblemOf(err: unknown): RecordProblem | undefined {
   return undefined;
 }
 
-/** The subject types the lifecycle knows, per kind of record. */
-const SUBJECT_TYPE: Partial<Record<RecordKind, Subject['type']>> = {
-  app: 'app',
-  run: 'run',
-  url: 'url',
-  backup: 'backup',
-  server: 'server',
-  installer: 'installer',
-};
+/** The kinds of record that are the lifecycle's subject types, under the same name. */
+const SUBJECT_KINDS: ReadonlySet<RecordKind> = new Set(['app', 'run', 'url', 'backup', 'server', 'installer']);
 
 function subjectsOf(kind: RecordKind, id: number | undefined, item: unknown): Subject[] {
   const out: Subject[] = [];
-  const type = SUBJECT_TYPE[kind];
+  // Safe: the kinds of SUBJECT_KINDS are subject types by the same name.
+  const type = SUBJECT_KINDS.has(kind) ? (kind as Subject['type']) : undefined;
   if (type) out.push(id === undefined ? { type } : { type, id });
   // A backup or restore point decides its app's judgement (its newest backup, its held point).
   if (kind === 'backup' || kind === 'restore_point') {
-    const appId = positiveInteger(field(item, 'app_id'));
+    const appId = idIn(item, 'app_id');
     out.push(appId === undefined ? { type: 'app' } : { type: 'app', id: appId });
   }
   return out;
 }
 
-function idOf(item: unknown): number | undefined {
-  return positiveInteger(field(item, 'id'));
-}
-
-function field(item: unknown, key: string): unknown {
-  return typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
-}
-
-function positiveInteger(value: unknown): number | undefined {
+/** The id in `item`'s field `key` (`id`, `app_id`), when it is a positive integer, as the reference gives ids. */
+function idIn(item: unknown, key: string): number | undefined {
+  const value = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 

@@ -20,6 +20,11 @@ import { boundOpenRecord } from './open-record.js';
  */
 export const timestampSchema = z.string().nullable();
 const timestamp = timestampSchema;
+/** A text of the service's own words (a reason, a progress note), cut at a safe edge, or null. */
+const cutText = z
+  .string()
+  .transform((t) => cutAtEdge(t))
+  .nullable();
 /** Environment types are stated by the reference. */
 export const environmentTypeSchema = z.enum(['production', 'staging', 'development']);
 /** production, staging or development. */
@@ -280,10 +285,7 @@ export const runStepSchema = z.object({
   state: z.string(),
   started_at: timestamp,
   updated_at: timestamp,
-  reason: z
-    .string()
-    .transform((t) => cutAtEdge(t))
-    .nullable(),
+  reason: cutText,
 });
 /** One step of a run. */
 export type RunStep = z.infer<typeof runStepSchema>;
@@ -299,14 +301,8 @@ export const runSchema = runListItemSchema.extend({
   watcher: z
     .object({
       state: watcherStateSchema,
-      progress: z
-        .string()
-        .transform((t) => cutAtEdge(t))
-        .nullable(),
-      reason: z
-        .string()
-        .transform((t) => cutAtEdge(t))
-        .nullable(),
+      progress: cutText,
+      reason: cutText,
     })
     .nullable(),
 });
@@ -343,13 +339,8 @@ export const urlRecordSchema = z.object({
   app: z.string(),
   project: z.string().nullable(),
   environment_type: environmentTypeSchema.nullable(),
-  primary: z.boolean(),
-  state: z.string(),
-  ssl_status: sslStatusSchema,
-  ssl_expires_at: timestamp,
-  public_check: z.enum(['passed', 'failed']).nullable(),
-  public_check_code: z.string().nullable(),
-  public_checked_at: timestamp,
+  // The rest as an app's `urls` gives it, from `primary` on.
+  ...appUrlSchema.omit({ url: true }).shape,
 });
 /** One URL record. */
 export type UrlRecord = z.infer<typeof urlRecordSchema>;

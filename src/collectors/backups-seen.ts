@@ -5,6 +5,7 @@
  * from collectors to detectors: a detector may import this, a collector never imports a detector.
  */
 import { parseTime } from '../lib/parse-time.js';
+import type { Config } from '../config/load-config.js';
 import type { BackupsSeen } from './snapshot.js';
 import type { NewestBackup } from './views.js';
 
@@ -23,6 +24,12 @@ export interface BackupStates {
    * every app stale, a loud cost for a field that says nothing.
    */
   fullFormats?: readonly string[];
+}
+
+/** What `checks.backups` says a backup's state and format mean. */
+export function backupStatesOf(config: Config['checks']['backups']): BackupStates {
+  const { succeeded_states, running_states, failed_states, full_formats } = config;
+  return { succeeded: succeeded_states, running: running_states, failed: failed_states, fullFormats: full_formats };
 }
 
 /** What a backup's `state` (and format) says of it. */

@@ -15,10 +15,7 @@ const SEVERITY_ORDER: Record<AttentionSection['severity'], number> = { danger: 0
  * first 20, so the window grows by as many namespaces as the token reaches.
  */
 export async function collectAttention(ctx: CollectorContext): Promise<AttentionSnapshot> {
-  const answers = await readAcrossNamespaces(ctx, async (namespace) => [
-    await ctx.client.attention.list(namespace === undefined ? {} : { namespace }, { signal: ctx.signal }),
-  ]);
-  let summary = answers.length === 1 ? answers[0]! : mergeAttention(answers);
+  let summary = await readMerged(ctx, ctx.namespaces);
   if (ctx.namespaces === null && isCapped(summary)) summary = (await widen(ctx)) ?? summary;
   ctx.logger.debug({ sections: summary.sections.length, total: summary.total }, 'attention read');
   return {
@@ -28,6 +25,14 @@ export async function collectAttention(ctx: CollectorContext): Promise<Attention
     reported: ctx.reportedElsewhere?.() ?? [],
     ...(ctx.reporting ? { reporting: ctx.reporting } : {}),
   };
+}
+
+/** `attention.list` once per namespace of `namespaces` (once without one when null), merged. */
+async function readMerged(ctx: CollectorContext, namespaces: readonly string[] | null): Promise<AttentionSummary> {
+  const answers = await readAcrossNamespaces({ ...ctx, namespaces }, async (query) => [
+    await ctx.client.attention.list(query, { signal: ctx.signal }),
+  ]);
+  return answers.length === 1 ? answers[0]! : mergeAttention(answers);
 }
 
 /** Whether a section lists fewer items than it counts. */
@@ -44,10 +49,7 @@ async function widen(ctx: CollectorContext): Promise<AttentionSummary | undefine
   try {
     const identity = await ctx.client.whoami({}, { signal: ctx.signal });
     const codes = identity.namespaces.map((n) => n.code);
-    if (codes.length < 2) return undefined;
-    const answers: AttentionSummary[] = [];
-    for (const namespace of codes) answers.push(await ctx.client.attention.list({ namespace }, { signal: ctx.signal }));
-    return mergeAttention(answers);
+    return codes.length < 2 ? undefined : await readMerged(ctx, codes);
   } catch (err) {
     if (ctx.signal?.aborted) throw err;
     ctx.logger.debug({ err }, 'cannot read attention per namespace; the first 20 of each section stand');

@@ -1,6 +1,6 @@
 import { StateWordTally } from './state-word-tally.js';
 import { ApiPaginationError } from '../api/errors.js';
-import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
+import { backupStatesOf, seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { CYCLE_WINDOW_MS } from './shared-apps.js';
@@ -51,13 +51,8 @@ export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnap
         apps,
         seen: await backupsPerApp(ctx, namespace === undefined ? {} : { namespace }, apps),
       }))
-    : await readAcrossNamespaces(ctx, async (namespace) => {
-        const query = namespace === undefined ? {} : { namespace };
-        const own = await ctx.client.apps.listAll(query, {
-          signal: ctx.signal,
-          view: appBackupStateView,
-          quarantine: ctx.quarantine,
-        });
+    : await readAcrossNamespaces(ctx, async (query, opts) => {
+        const own = await ctx.client.apps.listAll(query, { ...opts, view: appBackupStateView });
         return [{ apps: own, seen: await backupsPerApp(ctx, query, own) }];
       });
   const keep = ctx.relevance?.backups;
@@ -92,12 +87,7 @@ async function backupsPerApp(
   const config = ctx.checks.backups;
   // The job runs for its other checks alone (app_state, which reads the apps): no backup is judged.
   if (!config.enabled) return new Map();
-  const states: BackupStates = {
-    succeeded: config.succeeded_states,
-    running: config.running_states,
-    failed: config.failed_states,
-    fullFormats: config.full_formats,
-  };
+  const states = backupStatesOf(config);
   // Good backups read past the newest good one, for its size to be compared with (0: none).
   const history = config.size_drop === null ? 0 : config.size_history;
   // Per watched app, the oldest time a good backup may have (now − max_age).

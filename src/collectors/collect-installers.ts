@@ -10,12 +10,7 @@ import { StateWordTally } from './state-word-tally.js';
  * may lack without the servers check losing anything, and it runs less often than every minute.
  */
 export async function collectInstallers(ctx: CollectorContext): Promise<InstallersSnapshot> {
-  const installers = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.installers.listAll(namespace === undefined ? {} : { namespace }, {
-      signal: ctx.signal,
-      quarantine: ctx.quarantine,
-    }),
-  );
+  const installers = await readAcrossNamespaces(ctx, (query, opts) => ctx.client.installers.listAll(query, opts));
   const stateWords = new StateWordTally('installer');
   for (const installer of installers) stateWords.see(installer.state);
   ctx.logger.debug({ installers: installers.length }, 'marketplace services read');

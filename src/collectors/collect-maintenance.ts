@@ -31,25 +31,14 @@ export async function collectMaintenance(ctx: CollectorContext): Promise<Mainten
   // Only the ids: the shared list of this cycle window will do (each app is read in full below).
   const listed = ctx.sharedApps
     ? [...(await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS)).byId.values()]
-    : await readAcrossNamespaces(ctx, (namespace) =>
-        ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
-          signal: ctx.signal,
-          view: appIdView,
-          quarantine: ctx.quarantine,
-        }),
-      );
+    : await readAcrossNamespaces(ctx, (query, opts) => ctx.client.apps.listAll(query, { ...opts, view: appIdView }));
   const keep = ctx.relevance?.maintenance;
   const withPoints = ctx.extraReads?.has('restore_points') ?? false;
   // The open upgrades' states, as read (kept or not): the words the upgrades check judges by.
   const stateWords = new StateWordTally('upgrade');
   const read = await mapLimit(listed, ctx.concurrency, async ({ id }): Promise<AppInFull | undefined> => {
-    const app = await readById(
-      ctx,
-      'apps.get',
-      id,
-      () => ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView }),
-      'gone',
-    );
+    const get = () => ctx.client.apps.get(id, { signal: ctx.signal, view: maintenanceAppView });
+    const app = await readById(ctx, 'apps.get', id, get, 'gone');
     if (!app) return undefined;
     if (app.upgrade) stateWords.see(app.upgrade.state);
     const restorePoints = withPoints ? await newestRestorePoints(ctx, id) : undefined;

@@ -29,6 +29,8 @@ export const POLICY_DETAIL_READS_PER_CYCLE = 200;
 
 /** The checks whose open alerts are about a run that must stay in view until it is decided. */
 const FOLLOWED_CHECKS: ReadonlySet<string> = new Set(['failed_runs', 'stuck_runs']);
+/** The check whose open alerts' details failed_runs reads again (`RunsSnapshot.openFailures`). */
+const FAILED_RUNS: ReadonlySet<string> = new Set(['failed_runs']);
 
 /**
  * Reads the `runs` job's snapshot. Without a memory (`ctx.runsMemory`), or without relevance, the
@@ -96,7 +98,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
     runs,
     ...(settledNewest && { settledNewest }),
     details,
-    openFailures: openFailures(ctx),
+    openFailures: openRuns(ctx, FAILED_RUNS),
     apps,
   };
 }
@@ -121,7 +123,7 @@ interface RunsRead {
  * runs, by id.
  */
 async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): Promise<RunsRead> {
-  const { client, checks, signal } = ctx;
+  const { client, checks } = ctx;
   const since = ctx.now - checks.failed_runs.lookback;
   const activeStates = checks.stuck_runs.active_states;
   const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
@@ -129,11 +131,11 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
   // Given what the checks can report (`ctx.relevance`), the window's settled runs are summarised
   // as they are read instead of kept: ~20,000 of 23,500 runs at 10,000 apps.
   const settled = ctx.relevance ? new SettledRunSummary() : undefined;
-  const followed = followedRunIds(ctx);
+  const followed = new Set(openRuns(ctx, FOLLOWED_CHECKS).keys());
   const stateWords = new StateWordTally('run');
   const details = new Map<number, Run>();
   // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
-  const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openFailures(ctx) });
+  const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openRuns(ctx, FAILED_RUNS) });
   let newestCreated: number | undefined;
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);
@@ -147,13 +149,8 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
     return false;
   };
   const walkStop = memory ? memory.walkStop(since) : since;
-  const recent = await readAcrossNamespaces(ctx, (namespace) =>
-    client.runs.listAll(namespace === undefined ? {} : { namespace }, {
-      signal,
-      until: (run) => createdBefore(run, walkStop),
-      keep,
-      quarantine: ctx.quarantine,
-    }),
+  const recent = await readAcrossNamespaces(ctx, (query, opts) =>
+    client.runs.listAll(query, { ...opts, until: (run) => createdBefore(run, walkStop), keep }),
   );
   const byId = new Map<number, RunListItem>(recent.map((r) => [r.id, r]));
   // With a memory the walk stopped short of the look-back: the runs that failed within it are
@@ -166,12 +163,8 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
     ...activeStates.map((state) => ({ state })),
   ];
   for (const { state, until } of listed) {
-    const runs = await readAcrossNamespaces(ctx, (namespace) =>
-      client.runs.listAll(namespace === undefined ? { state } : { state, namespace }, {
-        signal,
-        ...(until && { until }),
-        quarantine: ctx.quarantine,
-      }),
+    const runs = await readAcrossNamespaces(ctx, (query, opts) =>
+      client.runs.listAll({ state, ...query }, { ...opts, ...(until && { until }) }),
     );
     // The state list is read after the walk: what it says is the newer.
     for (const run of runs) {
@@ -314,21 +307,11 @@ function couldBeStuck(run: RunListItem, now: number, stuckAfterMs: number): bool
   return created === null || now - created > stuckAfterMs;
 }
 
-/** The runs that open failed_runs and stuck_runs alerts are about. */
-function followedRunIds(ctx: CollectorContext): Set<number> {
-  const ids = new Set<number>();
-  for (const { check, subject } of ctx.openSubjects ?? []) {
-    if (FOLLOWED_CHECKS.has(check) && subject.type === 'run' && subject.id !== undefined) ids.add(subject.id);
-  }
-  return ids;
-}
-
-/** What the open failed_runs alerts last said of their runs (their details), by run id. */
-function openFailures(ctx: CollectorContext): Map<number, Readonly<Record<string, string>>> {
+/** The runs the open alerts of `checks` are about, with what each alert last said of its run (its details). */
+function openRuns(ctx: CollectorContext, checks: ReadonlySet<string>): Map<number, Readonly<Record<string, string>>> {
   const told = new Map<number, Readonly<Record<string, string>>>();
   for (const { check, subject, details } of ctx.openSubjects ?? []) {
-    if (check === 'failed_runs' && subject.type === 'run' && subject.id !== undefined)
-      told.set(subject.id, details ?? {});
+    if (checks.has(check) && subject.type === 'run' && subject.id !== undefined) told.set(subject.id, details ?? {});
   }
   return told;
 }

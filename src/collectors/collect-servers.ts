@@ -20,12 +20,7 @@ const NOT_ALLOWED: ReadonlySet<string> = new Set(['function_not_allowed', 'acces
  * cannot be judged. Any other failed read fails the snapshot.
  */
 export async function collectServers(ctx: CollectorContext): Promise<ServersSnapshot> {
-  const servers = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.servers.listAll(namespace === undefined ? {} : { namespace }, {
-      signal: ctx.signal,
-      quarantine: ctx.quarantine,
-    }),
-  );
+  const servers = await readAcrossNamespaces(ctx, (query, opts) => ctx.client.servers.listAll(query, opts));
   const config = ctx.checks.servers;
   const bad = config.enabled ? servers.filter((s) => config.bad_states.includes(s.state) && s.app_count > 0) : [];
   const appEnvironments = new Map<number, readonly (EnvironmentType | null)[]>();
@@ -38,12 +33,8 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
         { signal: ctx.signal, view: appEnvironmentView, readAhead: false, quarantine: ctx.quarantine },
       ),
     );
-    bad.forEach((server, i) =>
-      appEnvironments.set(
-        server.id,
-        read[i]!.map((app) => app.environment_type),
-      ),
-    );
+    const environmentsOf = (i: number) => read[i]!.map((app) => app.environment_type);
+    for (const [i, server] of bad.entries()) appEnvironments.set(server.id, environmentsOf(i));
   } catch (err) {
     if (!(err instanceof ApiError && NOT_ALLOWED.has(err.code))) throw err;
     appsUnread = `apps.list answered ${err.code}`;

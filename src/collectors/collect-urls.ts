@@ -8,12 +8,8 @@ import type { UrlsSnapshot } from './snapshot.js';
  * could find a problem in (`ctx.relevance`), and the labels of those records' apps.
  */
 export async function collectUrls(ctx: CollectorContext): Promise<UrlsSnapshot> {
-  const urls = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.urls.listAll(namespace === undefined ? {} : { namespace }, {
-      signal: ctx.signal,
-      keep: ctx.relevance?.urls,
-      quarantine: ctx.quarantine,
-    }),
+  const urls = await readAcrossNamespaces(ctx, (query, opts) =>
+    ctx.client.urls.listAll(query, { ...opts, keep: ctx.relevance?.urls }),
   );
   const apps = await readApps(ctx, new Set(urls.map((u) => u.app_id)));
   ctx.logger.debug({ urls: urls.length, apps: apps.size }, 'urls read');

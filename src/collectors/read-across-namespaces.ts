@@ -1,16 +1,26 @@
+import type { QuarantineSink } from '../api/quarantine.js';
+
+/** What a collector's walk is handed besides its query: the read's signal and quarantine. */
+export interface WalkOptions {
+  signal?: AbortSignal | undefined;
+  quarantine?: QuarantineSink | undefined;
+}
+
 /**
- * Calls `read` once per configured namespace (with its code) and concatenates the results in
- * namespace order; with no namespaces configured, calls it once without one. Namespaces are read
- * one after another: each read already pages, and the rate limiter is shared anyway.
+ * Calls `read` once per configured namespace (its query `{ namespace }`) and concatenates the
+ * results in namespace order; with no namespaces configured, calls it once with an empty query.
+ * Each call is handed the read's signal and quarantine to walk with. Namespaces are read one after
+ * another: each read already pages, and the rate limiter is shared anyway.
  */
 export async function readAcrossNamespaces<T>(
-  ctx: { readonly namespaces: readonly string[] | null },
-  read: (namespace: string | undefined) => Promise<T[]>,
+  ctx: WalkOptions & { readonly namespaces: readonly string[] | null },
+  read: (query: { namespace?: string }, opts: WalkOptions, namespace: string | undefined) => Promise<T[]>,
 ): Promise<T[]> {
-  if (ctx.namespaces === null) return read(undefined);
+  const opts = { signal: ctx.signal, quarantine: ctx.quarantine };
+  if (ctx.namespaces === null) return read({}, opts, undefined);
   const out: T[] = [];
-  for (const ns of ctx.namespaces) {
-    for (const item of await read(ns)) out.push(item);
+  for (const namespace of ctx.namespaces) {
+    for (const item of await read({ namespace }, opts, namespace)) out.push(item);
   }
   return out;
 }

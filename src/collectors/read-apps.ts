@@ -17,13 +17,8 @@ export async function readApps(ctx: CollectorContext, only: ReadonlySet<number>)
     for (const [id, app] of shared.byId) if (only.has(id)) out.set(id, app);
     return out;
   }
-  const list = await readAcrossNamespaces(ctx, (namespace) =>
-    ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
-      signal: ctx.signal,
-      view: appLabelsView,
-      keep: (app) => only.has(app.id),
-      quarantine: ctx.quarantine,
-    }),
+  const list = await readAcrossNamespaces(ctx, (query, opts) =>
+    ctx.client.apps.listAll(query, { ...opts, view: appLabelsView, keep: (app) => only.has(app.id) }),
   );
   return new Map(list.map((app) => [app.id, app]));
 }

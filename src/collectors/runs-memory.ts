@@ -33,11 +33,6 @@ export class RunsMemory {
   /** The runs in a failed or active state last cycle: one that is in neither list now has settled. */
   wanted = new Map<number, RunListItem>();
 
-  /** Whether a walk has been read since the memory began: later walks stop at what it saw. */
-  get warm(): boolean {
-    return this.newestCreated !== undefined;
-  }
-
   /** Where a walk may stop: the first run created before this (ms). */
   walkStop(lookbackStart: number): number {
     return this.newestCreated === undefined

@@ -83,17 +83,10 @@ export class SharedApps {
 
   async #readNow(ctx: AppsReadCycle, scope: string): Promise<AppsRead> {
     this.reads += 1;
-    const parts = await readAcrossNamespaces(ctx, async (namespace) => [
-      {
-        namespace,
-        // Set aside in the quarantine of the job that read it: another job sharing the answer
-        // within the window does not see the bad record either way, and the first one says so.
-        apps: await ctx.client.apps.listAll(namespace === undefined ? {} : { namespace }, {
-          signal: ctx.signal,
-          view: appBackupStateView,
-          quarantine: ctx.quarantine,
-        }),
-      },
+    // Set aside in the quarantine of the job that read it: another job sharing the answer
+    // within the window does not see the bad record either way, and the first one says so.
+    const parts = await readAcrossNamespaces(ctx, async (query, opts, namespace) => [
+      { namespace, apps: await ctx.client.apps.listAll(query, { ...opts, view: appBackupStateView }) },
     ]);
     const words = new Map<string, string>();
     const byId = new Map<number, AppBackupState>();

@@ -54,20 +54,17 @@ export async function learnTokenVisibility(
   }
   const environments: TokenVisibility['environments'] = [];
   for (const type of ENVIRONMENT_TYPES) {
-    let first: { id: number } | undefined;
+    // The first app the token lists there; null: the list itself failed.
+    let first: { id: number } | undefined | null;
     try {
-      const page = await client.apps.list({ environment_type: type, limit: 1 }, { signal });
-      first = page.items[0];
-      if (!first) {
-        environments.push({ type, listed: false });
-        continue;
-      }
+      first = (await client.apps.list({ environment_type: type, limit: 1 }, { signal })).items[0];
     } catch (err) {
       if (signal?.aborted) throw err;
-      environments.push({ type, listed: null });
-      continue;
+      first = null;
     }
-    environments.push({ type, listed: true, readById: await readById(client, first.id, signal) });
+    if (first === null) environments.push({ type, listed: null });
+    else if (first === undefined) environments.push({ type, listed: false });
+    else environments.push({ type, listed: true, readById: await readById(client, first.id, signal) });
   }
   return { learnedAt: now, levels, environments, limits: visibilityLimits(environments) };
 }

@@ -82,13 +82,12 @@ async function lookUp(
   const page = await client.apps.list({ ...scope, search: app.name, include_deleted: true, limit: 50 }, { signal });
   const record = page.items.find((a) => (app.id === undefined || a.id === app.id) && a.name === app.name);
   if (!record) return undefined;
-  let disabledProject: string | null = null;
   const projects = await client.projects.list(
     { ...scope, search: record.project, include_deleted: true, limit: 50 },
     { signal },
   );
   const project = projects.items.find((p) => p.name === record.project || p.code === record.project);
-  if (project?.disabled) disabledProject = project.name;
+  const disabledProject = project?.disabled ? project.name : null;
   if (disabledProject === null && liveStates.has(record.state)) return undefined;
   const words =
     disabledProject !== null

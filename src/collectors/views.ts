@@ -69,6 +69,8 @@ export const maintenanceAppView = appSchema
   .extend({ repositories: z.array(repositoryView) });
 /** What the detectors of the maintenance job read of an app. */
 export type MaintenanceApp = z.infer<typeof maintenanceAppView>;
+/** One repository of a {@link MaintenanceApp}. */
+export type RepositoryView = MaintenanceApp['repositories'][number];
 
 /**
  * What the restore_points check reads of an app's newest restore points (`restore_points.list`):

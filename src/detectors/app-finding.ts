@@ -2,7 +2,7 @@ import type { AppLabels } from '../collectors/views.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import type { LabelValue } from './build-labels.js';
-import { environmentSeverity, type EnvironmentSeverity } from './environment-severity.js';
+import type { EnvironmentSeverity } from './environment-severity.js';
 import { recordFinding, type RecordFindingParts } from './record-finding.js';
 
 /** What every finding about one app says of the app, whichever check found it. */
@@ -25,6 +25,6 @@ export function appFinding<C extends string>(
 ): AppFindingParts<C> {
   return {
     ...recordFinding(check, { type: 'app', id: app.id }, { ...appContext(app).labels, ...extra }, app.url),
-    severity: environmentSeverity(app.environment_type, severity),
+    severity: severity[app.environment_type ?? 'none'],
   };
 }

@@ -243,6 +243,15 @@ export function attention(
     const truncated = section.count > section.items.length;
     const covering = coveringChecks(section.rule, options, snapshot.reporting);
     const covered = covering.length > 0;
+    /** A finding of this section: its rule and kind in every one's labels, with any `more` labels. */
+    const sectionFinding = (fp: string, summary: string, details: Record<string, string>, more = {}) => ({
+      fingerprint: fp,
+      check: 'attention' as const,
+      severity,
+      summary,
+      details,
+      labels: buildLabels('attention', { rule: section.rule, kind: section.kind, ...more }),
+    });
     // The empty part makes the prefix end in `/`, so rule `cert` does not cover rule `cert_x`.
     if (truncated) incomplete.push(fingerprint('attention', section.rule, ''));
 
@@ -276,12 +285,7 @@ export function attention(
       const url = text(item, 'url');
       const since = text(item, 'since');
       findings.push({
-        fingerprint: fp,
-        check: 'attention',
-        severity,
-        summary: oneLine(`${section.label}: ${describe(item)}`),
-        details,
-        labels: buildLabels('attention', labelValues),
+        ...sectionFinding(fp, oneLine(`${section.label}: ${describe(item)}`), details, labelValues),
         url: url && /^https?:\/\//.test(url) ? url : null,
         since: since ? toIso(since) : null,
         subject: typeof item.id === 'number' ? { type: 'attention', id: item.id } : { type: 'attention' },
@@ -295,18 +299,11 @@ export function attention(
       const fp = fingerprint('attention', section.rule, 'more');
       if (seen.has(fp)) continue;
       seen.add(fp);
+      const summary = `${section.label}: ${section.count} in all, only ${section.items.length} listed`;
+      const count = String(section.count);
+      const details = { section: section.label, rule: section.rule, count, listed: String(section.items.length) };
       findings.push({
-        fingerprint: fp,
-        check: 'attention',
-        severity,
-        summary: `${section.label}: ${section.count} in all, only ${section.items.length} listed`,
-        details: {
-          section: section.label,
-          rule: section.rule,
-          count: String(section.count),
-          listed: String(section.items.length),
-        },
-        labels: buildLabels('attention', { rule: section.rule, kind: section.kind }),
+        ...sectionFinding(fp, summary, details),
         url: null,
         since: null,
         subject: { type: 'attention' },

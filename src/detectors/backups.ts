@@ -36,7 +36,7 @@
  */
 import { z } from 'zod';
 import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
-import { backupOutcome, isFull, type BackupStates } from '../collectors/backups-seen.js';
+import { backupOutcome, backupStatesOf, isFull, type BackupStates } from '../collectors/backups-seen.js';
 import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
@@ -52,7 +52,7 @@ import { appContext } from './app-context.js';
 import { buildLabels } from './build-labels.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -178,12 +178,7 @@ export const backupsCheck = defineCheck({
     own.enabled
       ? {
           maxAgeMs: { ...own.max_age },
-          states: {
-            succeeded: own.succeeded_states,
-            running: own.running_states,
-            failed: own.failed_states,
-            fullFormats: own.full_formats,
-          },
+          states: backupStatesOf(own),
           requireVerified: own.require_verified,
           ...(own.offsite
             ? {
@@ -253,11 +248,9 @@ export function judgeOffsite(
 ): OffsiteReason | null {
   if (copy.error !== null || (copy.state !== null && failedStates.includes(copy.state))) return 'transfer_failed';
   if (!copy.on_storage && copy.uploaded_at !== null) return 'not_on_storage';
-  const timeout = upload?.uploadTimeoutMs;
-  if (copy.uploaded_at === null && upload && timeout !== null && timeout !== undefined) {
-    if (upload.now - upload.takenAt > timeout) return 'upload_stuck';
-  }
-  return null;
+  const timeout = upload?.uploadTimeoutMs ?? null;
+  const stuck = copy.uploaded_at === null && upload && timeout !== null && upload.now - upload.takenAt > timeout;
+  return stuck ? 'upload_stuck' : null;
 }
 
 /**
@@ -320,31 +313,35 @@ export function backups(
     if (maxAge === null || maxAge === undefined) continue;
     const seen = snapshot.backups.get(app.id);
     const ctx = appContext(app);
+    const name = ctx.name;
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
-    const fp = (problem: BackupProblem, storage: string | null = null) =>
-      storage === null
-        ? fingerprint('backups', 'app', app.id, problem)
-        : fingerprint('backups', 'app', app.id, problem, storage);
+    const fp = (problem: BackupProblem, ...storage: string[]) =>
+      fingerprint('backups', 'app', app.id, problem, ...storage);
+    // A finding about the app, or about one `backup` of it: then its details lead, and it names its
+    // app too (remediation's apps.backup changes the app).
     const make = (
       problem: BackupProblem,
-      storage: string | null,
-      f: Omit<Detection<'backups'>, 'fingerprint' | 'check' | 'labels' | 'url'>,
+      backup: NewestBackup | null,
+      f: Pick<Detection<'backups'>, 'severity' | 'summary' | 'since'> & {
+        details?: Record<string, string>;
+        storage?: string;
+      },
     ): Detection<'backups'> => ({
-      fingerprint: fp(problem, storage),
+      fingerprint: f.storage === undefined ? fp(problem) : fp(problem, f.storage),
       check: 'backups',
-      ...f,
-      // An alert about one backup names its app too: remediation's apps.backup changes the app.
-      details: f.subject?.type === 'backup' ? { ...f.details, app_id: String(app.id) } : f.details,
+      severity: f.severity,
       summary: oneLine(f.summary),
-      labels: buildLabels('backups', { ...ctx.labels, problem, storage }),
+      details: backup ? { ...backupDetails(name, backup), ...f.details, app_id: String(app.id) } : f.details!,
+      since: f.since,
+      subject: backup ? { type: 'backup', id: backup.id } : { type: 'app', id: app.id },
+      labels: buildLabels('backups', { ...ctx.labels, problem, storage: f.storage }),
       url: app.url,
     });
-    const name = ctx.name;
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
-    const severity = environmentSeverity(app.environment_type, PRODUCTION_CRITICAL);
+    const severity = PRODUCTION_CRITICAL[app.environment_type ?? 'none'];
     const good = seen?.good;
 
     // stale / missing: judged on the newest good backup only.
@@ -352,33 +349,23 @@ export function backups(
       incomplete.push(fp('stale'));
     } else {
       const stale = staleFinding(name, seen, maxAge, now, options.states);
-      if (stale) findings.push(make('stale', null, { severity, ...stale, subject: { type: 'app', id: app.id } }));
+      if (stale) findings.push(make('stale', null, { severity, ...stale }));
     }
 
     // failed: the newest finished backup failed; a running one on top of it changes nothing, and
     // only a newer good one resolves it.
     const finished = seen?.finished;
     if (finished && backupOutcome(finished, options.states) === 'failed') {
-      const details: Record<string, string> = {
-        ...backupDetails(name, finished),
-        backup_state: finished.state ?? 'none',
-      };
+      const details: Record<string, string> = { backup_state: finished.state ?? 'none' };
       if (good) details.newest_successful_backup = `${good.name} (#${good.id}), taken ${ago(good, now)}`;
-      findings.push(
-        make('failed', null, {
-          severity,
-          summary: `Newest finished backup of ${name} failed: ${finished.name} (#${finished.id}, ${finished.state}, taken ${ago(finished, now)})`,
-          details,
-          since: toIso(finished.taken_at),
-          subject: { type: 'backup', id: finished.id },
-        }),
-      );
+      const summary = `Newest finished backup of ${name} failed: ${finished.name} (#${finished.id}, ${finished.state}, taken ${ago(finished, now)})`;
+      findings.push(make('failed', finished, { severity, summary, details, since: toIso(finished.taken_at) }));
     } else if (finished === undefined && seen?.stopped === 'bound') {
       incomplete.push(fp('failed'));
     }
 
     // health: the service's own judgement.
-    const health = healthSeverity(app.backup_health);
+    const health = HEALTH_SEVERITY[app.backup_health];
     if (health) {
       findings.push(
         make('health', null, {
@@ -386,7 +373,6 @@ export function backups(
           summary: `Backup health of ${name} is ${app.backup_health}`,
           details: { app: name, backup_health: app.backup_health, last_backup_at: toIso(app.last_backup_at) ?? 'none' },
           since: null,
-          subject: { type: 'app', id: app.id },
         }),
       );
     }
@@ -397,65 +383,40 @@ export function backups(
       if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''), fp('no_offsite'), fp('size'));
       continue;
     }
+    const takenAt = toIso(good.taken_at);
 
     const size = sizeFinding(name, good, seen?.previous ?? [], options.size);
     if (size) {
+      const { summary, details } = size;
       findings.push(
-        make('size', null, {
-          severity: size.empty ? severity : 'warning',
-          summary: size.summary,
-          details: { ...backupDetails(name, good), ...size.details },
-          since: toIso(good.taken_at),
-          subject: { type: 'backup', id: good.id },
-        }),
+        make('size', good, { severity: size.empty ? severity : 'warning', summary, details, since: takenAt }),
       );
     }
 
     if (options.requireVerified && !good.verified) {
-      findings.push(
-        make('unverified', null, {
-          severity: 'warning',
-          summary: `Newest successful backup of ${name} is not verified (${good.name})`,
-          details: backupDetails(name, good),
-          since: toIso(good.taken_at),
-          subject: { type: 'backup', id: good.id },
-        }),
-      );
+      const summary = `Newest successful backup of ${name} is not verified (${good.name})`;
+      findings.push(make('unverified', good, { severity: 'warning', summary, since: takenAt }));
     }
 
     if (!options.offsite) continue;
     if (good.offsite.length === 0 && options.offsite.required !== false) {
-      findings.push(
-        make('no_offsite', null, {
-          severity: 'warning',
-          summary: `Newest successful backup of ${name} has no off-site copy (${good.name})`,
-          details: backupDetails(name, good),
-          since: null,
-          subject: { type: 'backup', id: good.id },
-        }),
-      );
+      const summary = `Newest successful backup of ${name} has no off-site copy (${good.name})`;
+      findings.push(make('no_offsite', good, { severity: 'warning', summary, since: null }));
     }
     // A good backup always has a time (`backupOutcome`).
     const upload = { takenAt: parseTime(good.taken_at)!, now, uploadTimeoutMs: options.offsite.uploadTimeoutMs };
     for (const copy of good.offsite) {
       const reason = judgeOffsite(copy, options.offsite.failedStates, upload);
       if (!reason) continue;
-      const details = { ...backupDetails(name, good), storage: copy.storage, ...copyDetails(copy), reason };
+      const { storage } = copy;
+      const details = { storage, ...copyDetails(copy), reason };
       const summary =
         reason === 'transfer_failed'
-          ? `Off-site copy of the newest successful backup of ${name} on ${copy.storage} failed${copy.error ? `: ${copy.error}` : ''}`
+          ? `Off-site copy of the newest successful backup of ${name} on ${storage} failed${copy.error ? `: ${copy.error}` : ''}`
           : reason === 'upload_stuck'
-            ? `Off-site copy of the newest successful backup of ${name} on ${copy.storage} is not uploaded ${formatDuration(now - upload.takenAt)} after the backup`
-            : `Off-site copy of the newest successful backup of ${name} is no longer on ${copy.storage}`;
-      findings.push(
-        make('offsite', copy.storage, {
-          severity: 'warning',
-          summary,
-          details,
-          since: null,
-          subject: { type: 'backup', id: good.id },
-        }),
-      );
+            ? `Off-site copy of the newest successful backup of ${name} on ${storage} is not uploaded ${formatDuration(now - upload.takenAt)} after the backup`
+            : `Off-site copy of the newest successful backup of ${name} is no longer on ${storage}`;
+      findings.push(make('offsite', good, { severity: 'warning', summary, details, since: null, storage }));
     }
   }
   return { findings, incomplete };
@@ -572,11 +533,10 @@ function ago(backup: NewestBackup, now: number): string {
 }
 
 /** backup_health as a severity; healthy and none are not findings. */
-function healthSeverity(health: AppBackupState['backup_health']): Severity | null {
-  if (health === 'critical') return 'critical';
-  if (health === 'warning') return 'warning';
-  return null;
-}
+const HEALTH_SEVERITY: Partial<Record<AppBackupState['backup_health'], Severity>> = {
+  critical: 'critical',
+  warning: 'warning',
+};
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {
   const details: Record<string, string> = { app: name, backup: `${backup.name} (#${backup.id})` };

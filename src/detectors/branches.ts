@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { environmentTypeSchema } from '../api/schemas.js';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
-import type { MaintenanceApp } from '../collectors/views.js';
+import type { MaintenanceApp, RepositoryView } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
 import { DIGEST_ONLY_LABEL } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
@@ -70,10 +70,8 @@ export const branchesCheck = defineCheck({
 /** `checks.branches` as parsed: the detector's options. */
 export type BranchesConfig = z.output<typeof branchesConfig>;
 
-type Repository = MaintenanceApp['repositories'][number];
-
 /** What is wrong with one repository of an app, if anything. */
-function judge(app: MaintenanceApp, repo: Repository, options: BranchesConfig): 'deleted' | 'behind' | null {
+function judge(app: MaintenanceApp, repo: RepositoryView, options: BranchesConfig): 'deleted' | 'behind' | null {
   if (repo.deleted_upstream) return 'deleted';
   const watched = app.environment_type !== null && options.behind_environments.includes(app.environment_type);
   return watched && repo.up_to_date === false ? 'behind' : null;

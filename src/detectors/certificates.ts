@@ -20,7 +20,7 @@ import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -125,10 +125,7 @@ function byStatus(record: UrlRecord, options: CertificatesConfig, environment: E
     case 'expiring_soon':
       return { severity: 'warning', reason: 'status_expiring_soon' };
     case 'error':
-      return {
-        severity: environmentSeverity(environment, PRODUCTION_CRITICAL),
-        reason: 'status_error',
-      };
+      return { severity: PRODUCTION_CRITICAL[environment ?? 'none'], reason: 'status_error' };
     case 'unknown':
       return options.unknown_after === null ? null : { severity: 'warning', reason: 'status_unknown' };
     default:
@@ -180,28 +177,17 @@ export function certificates(
     const left = expires === null ? 0 : expires - now;
     const subject = `Certificate of ${record.url} for ${ctx.appName}`;
     const expiresText = expires === null ? null : formatUtc(expires);
-    let summary: string;
-    switch (lead.reason) {
-      case 'expired':
-        summary = `${subject} expired ${formatDuration(-left, 'days')} ago (${expiresText})`;
-        break;
-      case 'within_critical_days':
-      case 'within_warn_days':
-        summary = `${subject} expires in ${formatDuration(left, 'days')} (${expiresText})`;
-        break;
-      case 'status_expired':
-        summary = `${subject} is reported expired by the service`;
-        break;
-      case 'status_expiring_soon':
-        summary = `${subject} is reported expiring soon by the service`;
-        break;
-      case 'status_error':
-        summary = `${subject} is in error`;
-        break;
-      case 'status_unknown':
-        summary = `${subject} has been unknown to the service for more than ${formatDuration(options.unknown_after!)}`;
-        break;
-    }
+    const expiresIn = () => `expires in ${formatDuration(left, 'days')} (${expiresText})`;
+    const said: Record<CertificateReason, () => string> = {
+      expired: () => `expired ${formatDuration(-left, 'days')} ago (${expiresText})`,
+      within_critical_days: expiresIn,
+      within_warn_days: expiresIn,
+      status_expired: () => 'is reported expired by the service',
+      status_expiring_soon: () => 'is reported expiring soon by the service',
+      status_error: () => 'is in error',
+      status_unknown: () => `has been unknown to the service for more than ${formatDuration(options.unknown_after!)}`,
+    };
+    let summary = `${subject} ${said[lead.reason]()}`;
     if (lead === status && expiresText) summary += ` (expiry date ${expiresText})`;
 
     const details: Record<string, string> = {

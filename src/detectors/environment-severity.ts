@@ -22,11 +22,3 @@ export const WARNING_EVERYWHERE: EnvironmentSeverity = {
   development: 'warning',
   none: 'warning',
 };
-
-/** The severity for a record's environment type (null → `none`). */
-export function environmentSeverity(
-  environmentType: EnvironmentType | null | undefined,
-  table: EnvironmentSeverity,
-): Severity {
-  return table[environmentType ?? 'none'];
-}

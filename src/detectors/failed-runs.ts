@@ -23,7 +23,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -31,7 +31,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime } from '../lib/parse-time.js';
-import { runContext, runContextAsk } from './run-context.js';
+import { runContext, runContextAsk, runDetails } from './run-context.js';
 import {
   currentStep,
   failedStep,
@@ -213,10 +213,7 @@ export function failedRuns(
  * and the service will retry it by itself (within the grace: held, not yet announced), or a failure
  * already told is being retried (the run is going again).
  */
-type Sighting =
-  | { kind: 'failed'; reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed' }
-  | { kind: 'retrying' }
-  | { kind: 'underway' };
+type Sighting = Extract<RunVerdict, { kind: 'failed' }> | { kind: 'retrying' } | { kind: 'underway' };
 
 /** Where and why a run failed. */
 interface Failure {
@@ -281,12 +278,7 @@ function toFinding(
   if (failure.why) summary += `: ${failure.why}`;
 
   const since = told?.since ?? (failedAt === null ? null : new Date(failedAt).toISOString());
-  const details: Record<string, string> = {
-    run: `#${run.id}`,
-    workflow: run.workflow,
-    action: run.action,
-    state: run.state,
-  };
+  const details = runDetails(run);
   // Not shown: what the alert's context is read by (the app's log and restore points).
   if (run.app_id !== null) details.app_id = String(run.app_id);
   if (failure.step) details.step = failure.step;
@@ -323,7 +315,7 @@ function toFinding(
   const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
     ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
-    severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
+    severity: PRODUCTION_CRITICAL[ctx.environmentType ?? 'none'],
     summary: oneLine(summary),
     details,
     since,

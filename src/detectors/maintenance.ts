@@ -9,7 +9,6 @@
  */
 import type { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
-import type { MaintenanceApp } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { appContext } from './app-context.js';
@@ -32,7 +31,7 @@ export const maintenanceCheck = defineCheck({
   job: 'maintenance',
   config: maintenanceConfig,
   detect: maintenance,
-  relevant: ({ app }) => inMaintenance(app),
+  relevant: ({ app }) => app.maintenance,
   resolution: (alert, snapshot) => recordResolution(alert, 'app', snapshot.apps, () => 'maintenance mode switched off'),
   presentation: {
     noun: ['app in maintenance', 'apps in maintenance'],
@@ -44,16 +43,11 @@ export const maintenanceCheck = defineCheck({
 /** `checks.maintenance` as parsed: the detector's options. */
 export type MaintenanceConfig = z.output<typeof maintenanceConfig>;
 
-/** Whether the app is in maintenance: a finding, and an app the maintenance collector keeps. */
-export function inMaintenance(app: MaintenanceApp): boolean {
-  return app.maintenance;
-}
-
 /** Finds apps in maintenance; each held back by the lifecycle for `max_duration`. */
 export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceConfig): Detection<'maintenance'>[] {
   const findings: Detection<'maintenance'>[] = [];
   for (const app of snapshot.apps) {
-    if (!inMaintenance(app)) continue;
+    if (!app.maintenance) continue;
     const { name } = appContext(app);
     const max = formatDuration(options.max_duration);
     findings.push({

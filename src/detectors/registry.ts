@@ -248,15 +248,9 @@ export function relevanceFor(
   return out as Relevance;
 }
 
-/** How each check's findings are shown, the watchdog's own included. */
-const PRESENTATIONS: ReadonlyMap<string, Presentation> = new Map<string, Presentation>([
-  ...CHECKS.map((c) => [c.name, c.presentation] as const),
-  [WATCHDOG, watchdogPresentation],
-]);
-
 /** How a check's findings are shown, by its name (a `check` label); undefined for a name no check has. */
 export function presentationOf(check: string): Presentation | undefined {
-  return PRESENTATIONS.get(check);
+  return check === WATCHDOG ? watchdogPresentation : BY_NAME.get(check)?.presentation;
 }
 
 /**
@@ -264,5 +258,5 @@ export function presentationOf(check: string): Presentation | undefined {
  * watchdog's own), or by a detector called directly; `runDetectors` presents its own.
  */
 export function presented<C extends CheckName>(detection: Detection<C>): Finding<C> {
-  return present(PRESENTATIONS.get(detection.check)!, detection);
+  return present(presentationOf(detection.check)!, detection);
 }

@@ -19,7 +19,7 @@
  */
 import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
-import type { MaintenanceApp } from '../collectors/views.js';
+import type { MaintenanceApp, RepositoryView } from '../collectors/views.js';
 import { checkConfig } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -81,8 +81,6 @@ export const repositoryChecksCheck = defineCheck({
 /** `checks.repository_checks` as parsed: the detector's options. */
 export type RepositoryChecksConfig = z.output<typeof repositoryChecksConfig>;
 
-type Repository = MaintenanceApp['repositories'][number];
-
 /**
  * How long the platform has not read the repository, when that is a problem: `age` in ms since
  * its last read `at`, or `never` (never read while the app is deployed); null when it is fine,
@@ -90,7 +88,7 @@ type Repository = MaintenanceApp['repositories'][number];
  */
 export function unreadFor(
   app: MaintenanceApp,
-  repo: Repository,
+  repo: RepositoryView,
   options: RepositoryChecksConfig,
   now: number,
 ): { age: number; at: number } | 'never' | null {

@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
+import { checkConfig } from '../config/check-config.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
@@ -30,17 +31,14 @@ export const restorePointsCheck = defineCheck({
   job: 'maintenance',
   // No other answer carries an app's restore points: its collector reads them for this check alone.
   reads: ['restore_points'],
-  config: z
-    .object({
-      enabled: z
-        .boolean()
-        .default(false)
-        .describe(
-          'Run this check. Off by default: it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
-        ),
-    })
-    .strict()
-    .prefault({}),
+  config: checkConfig({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Run this check. Off by default: it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
+      ),
+  }),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
   resolution: (alert, snapshot) =>

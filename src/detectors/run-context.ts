@@ -47,6 +47,11 @@ export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, App
   };
 }
 
+/** The details every finding about a run starts with: which run, of what, in what state. */
+export function runDetails(run: RunListItem): Record<string, string> {
+  return { run: `#${run.id}`, workflow: run.workflow, action: run.action, state: run.state };
+}
+
 /**
  * A run whose alert the API can say more about after the cycle (`src/context/`): the log of its
  * workflow around the time it failed, and, for an update or upgrade, its restore point. What an

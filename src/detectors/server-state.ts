@@ -22,7 +22,7 @@ import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 
@@ -71,9 +71,7 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig)
     if (environments) {
       environment = ENVIRONMENTS_BY_WEIGHT.find((type) => environments.includes(type));
       severity =
-        environments.length === 0
-          ? 'warning'
-          : worst(environments.map((type) => environmentSeverity(type, PRODUCTION_CRITICAL)));
+        environments.length === 0 ? 'warning' : worst(environments.map((type) => PRODUCTION_CRITICAL[type ?? 'none']));
       const counts = countBy(environments);
       if (counts.length > 0) details.environments = counts.map(([type, n]) => `${type} ${n}`).join(', ');
       const production = environments.filter((type) => type === 'production').length;

@@ -17,14 +17,14 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { environmentSeverity, WARNING_EVERYWHERE } from './environment-severity.js';
+import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
 import { runResolution } from './run-resolution.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
-import { runContext } from './run-context.js';
+import { runContext, runDetails } from './run-context.js';
 import { currentStep, retrySince, type Told } from './run-lineage.js';
 
 /** `checks.stuck_runs`. */
@@ -105,13 +105,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now:
     else if (step) summary += ` (step ${step.name})`;
 
     const since = new Date(start).toISOString();
-    const details: Record<string, string> = {
-      run: `#${run.id}`,
-      workflow: run.workflow,
-      action: run.action,
-      state: run.state,
-      running_for: runningFor,
-    };
+    const details: Record<string, string> = { ...runDetails(run), running_for: runningFor };
     if (step) details.step = step.name;
     if (step && stepStart !== null) details.step_running_for = formatDuration(now - stepStart);
     if (watcher) details.watcher = watcher.state;
@@ -123,7 +117,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now:
     findings.push({
       // No step label: the step moves on while the run stays stuck, and labels should hold still.
       ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, WARNING_EVERYWHERE),
+      severity: WARNING_EVERYWHERE[ctx.environmentType ?? 'none'],
       summary: oneLine(summary),
       details,
       since,

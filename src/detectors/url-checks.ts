@@ -22,7 +22,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { environmentSeverity, PRODUCTION_CRITICAL } from './environment-severity.js';
+import { PRODUCTION_CRITICAL } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -45,7 +45,7 @@ export const urlChecksCheck = defineCheck({
   job: 'urls',
   config: urlChecksConfig,
   detect: urlChecks,
-  relevant: (record, options, now) => urlCheckFailed(record) || uncheckedFor(record, options, now) !== null,
+  relevant: (record, options, now) => record.public_check === 'failed' || uncheckedFor(record, options, now) !== null,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'url', snapshot.urls, (record) => {
       const at = parseTime(record.public_checked_at);
@@ -96,34 +96,33 @@ export function uncheckedFor(
   return record.public_check === null ? { hold: max } : null;
 }
 
-/** Whether the service's last outside check of the URL failed: a finding, and a record the URLs collector keeps. */
-export function urlCheckFailed(record: UrlRecord): boolean {
-  return record.public_check === 'failed';
-}
-
 /** Finds URLs whose last outside check failed, and URLs the outside check has not judged for too long. */
 export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
     const unchecked = uncheckedFor(record, options, now);
     if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.max_check_age!, unchecked));
-    if (!urlCheckFailed(record)) continue;
+    if (record.public_check !== 'failed') continue;
     const ctx = urlContext(record, snapshot.apps);
     const code = record.public_check_code;
-    const details: Record<string, string> = { url: record.url, app: ctx.appName, public_check: 'failed' };
-    if (code) details.code = code;
-    const checked = toIso(record.public_checked_at);
-    if (checked) details.checked_at = checked;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
-      severity: environmentSeverity(ctx.environmentType, PRODUCTION_CRITICAL),
+      severity: PRODUCTION_CRITICAL[ctx.environmentType ?? 'none'],
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
-      details,
+      details: urlDetails(record, { url: record.url, app: ctx.appName, public_check: 'failed' }),
       // The source says when it last checked, not when the URL started failing.
       since: null,
     });
   }
   return findings;
+}
+
+/** `details` of a finding about a URL, with the outside check's code and time when the service says them. */
+function urlDetails(record: UrlRecord, details: Record<string, string>): Record<string, string> {
+  if (record.public_check_code) details.code = record.public_check_code;
+  const checked = toIso(record.public_checked_at);
+  if (checked) details.checked_at = checked;
+  return details;
 }
 
 /** The finding of a URL the outside check has not judged for `max`. */
@@ -135,15 +134,13 @@ function uncheckedFinding(
 ): Detection<'url_checks'> {
   const ctx = urlContext(record, snapshot.apps);
   const code = record.public_check_code;
-  const details: Record<string, string> = {
+  const details = urlDetails(record, {
     url: record.url,
     app: ctx.appName,
     public_check: record.public_check ?? 'not checked',
     max_check_age: formatDuration(max),
-  };
-  if (code) details.code = code;
-  const checked = toIso(record.public_checked_at);
-  if (checked) details.checked_at = checked;
+  });
+  const checked = details.checked_at;
   const why = code ? ` (${code})` : '';
   const summary =
     'age' in unchecked
