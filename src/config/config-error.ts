@@ -31,3 +31,9 @@ export function formatProblem(source: string, problem: ConfigProblem): string {
   const where = problem.line === undefined ? source : `${source}:${problem.line}`;
   return problem.path ? `${where} ${problem.path}: ${problem.message}` : `${where}: ${problem.message}`;
 }
+
+/** Why a file the config names cannot be read, as its problem says it: `does not exist`, `cannot be read (EACCES)`. */
+export function unreadableText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`;
+}

@@ -16,7 +16,8 @@ import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr } from './duration.js';
-import { wholeNumberSchema } from './schema-blocks.js';
+import { nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
+import { wordListSchema } from './check-config.js';
 import { secretSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +58,7 @@ const requestsPerSecondSchema = z.union([z.literal('off').transform(() => Infini
 const extraValuesSchema = z
   .partialRecord(
     z.enum(Object.keys(STATED_VALUES) as [StatedField, ...StatedField[]]),
-    z.record(z.string().min(1, 'must not be empty'), z.string()),
+    z.record(nonEmptySchema, z.string()),
   )
   .default({})
   .superRefine((extra, ctx) => {
@@ -91,15 +92,10 @@ const apiSchema = z
       .transform((u) => u.replace(/\/+$/, ''))
       .describe('Root of the Deployment Management Service; the API is {base_url}/api/v1.'),
     token: secretSchema.optional().describe('API token (use ${VAR}); exactly one of token and token_file.'),
-    token_file: z
-      .string()
-      .min(1, 'must not be empty')
+    token_file: nonEmptySchema
       .optional()
       .describe('File holding the API token, read at load and trimmed; relative to the config file.'),
-    namespaces: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([])
-      .describe('Namespace codes to watch; empty: every namespace the token reaches.'),
+    namespaces: wordListSchema([]).describe('Namespace codes to watch; empty: every namespace the token reaches.'),
     requests_per_second: requestsPerSecondSchema
       .prefault(10)
       .describe(
@@ -173,9 +169,7 @@ const postgresUrlSchema = z
 /** `state.tls`: how the PostgreSQL connection is secured. */
 const stateTlsSchema = z
   .object({
-    ca_file: z
-      .string()
-      .min(1, 'must not be empty')
+    ca_file: nonEmptySchema
       .optional()
       .describe(
         "PEM file of the CA(s) to trust for the server's certificate, instead of the system's; relative to the config file.",
@@ -211,9 +205,7 @@ const stateLeaderSchema = z
 /** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
   .object({
-    path: z
-      .string()
-      .min(1, 'must not be empty')
+    path: nonEmptySchema
       .optional()
       .describe(
         `SQLite file (created with mode 0600); relative to the config file. Default ${DEFAULT_STATE_PATH} unless url is given; give path or url, not both.`,

@@ -15,6 +15,12 @@ import { parseListen } from './parse-listen.js';
 /** The shortest console token taken: a network-facing password should not be guessable. */
 const MIN_TOKEN_LENGTH = 16;
 
+/** A console token or password: a secret of at least {@link MIN_TOKEN_LENGTH} characters. */
+const passwordSchema = secretSchema.refine(
+  (s) => s.reveal().length >= MIN_TOKEN_LENGTH,
+  `must be at least ${MIN_TOKEN_LENGTH} characters`,
+);
+
 /** The `server.console` section. */
 export const consoleConfigSchema = z
   .object({
@@ -26,8 +32,7 @@ export const consoleConfigSchema = z
       ),
     auth: z
       .object({
-        token: secretSchema
-          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+        token: passwordSchema
           .optional()
           .describe(
             'A token (use ${VAR}) given at the login page, or as "Authorization: Bearer …"; writes are recorded as console@token.',
@@ -37,10 +42,7 @@ export const consoleConfigSchema = z
           .regex(/^[^:\s]{1,64}$/, 'must be 1 to 64 characters, without spaces or ":"')
           .optional()
           .describe('Basic-auth user name, recorded as the author of every write.'),
-        password: secretSchema
-          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
-          .optional()
-          .describe('Basic-auth password (use ${VAR}).'),
+        password: passwordSchema.optional().describe('Basic-auth password (use ${VAR}).'),
       })
       .strict()
       .superRefine((auth, ctx) => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, type ConfigProblem } from './config-error.js';
+import { ConfigError, unreadableText, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
 import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
@@ -361,8 +361,7 @@ function readTokenFile(
   at: (p: KeyPath, m: string) => void,
   unsubstituted: boolean,
 ): Secret | undefined {
-  const api = (raw as { api?: unknown }).api;
-  const file = typeof api === 'object' && api !== null ? (api as { token_file?: unknown }).token_file : undefined;
+  const file = valueAt(raw, ['api', 'token_file']);
   if (typeof file !== 'string' || file === '') return undefined;
   if (unsubstituted) return new Secret(file);
   const resolved = path.resolve(baseDir, file);
@@ -370,14 +369,8 @@ function readTokenFile(
   try {
     content = fs.readFileSync(resolved, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'does not exist'
-        : code === 'EACCES'
-          ? 'cannot be read (permission denied)'
-          : `cannot be read (${code ?? 'error'})`;
-    at(['api', 'token_file'], `${resolved} ${why}`);
+    const denied = (err as NodeJS.ErrnoException).code === 'EACCES';
+    at(['api', 'token_file'], `${resolved} ${denied ? 'cannot be read (permission denied)' : unreadableText(err)}`);
     return undefined;
   }
   const token = content.trim();
@@ -396,11 +389,7 @@ function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: (p: KeyP
   try {
     fs.accessSync(resolved, fs.constants.R_OK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    at(
-      ['state', 'tls', 'ca_file'],
-      `${resolved} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`,
-    );
+    at(['state', 'tls', 'ca_file'], `${resolved} ${unreadableText(err)}`);
   }
 }
 
