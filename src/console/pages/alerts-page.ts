@@ -7,9 +7,8 @@
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
 import type { Config } from '../../config/load-config.js';
-import { latestDecisions } from '../../notify/outbox-store.js';
 import type { Store } from '../../state/store.js';
-import { DeliveryStates } from '../delivery-state.js';
+import { deliveryStates, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
@@ -34,9 +33,9 @@ export function alertsPage(
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
   const open = openAlertsView(store, ctx.now);
-  const deliveryStates = new DeliveryStates(open, latestDecisions(store), config, ctx.now);
+  const deliveryOf = deliveryStates(store, config, open, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  const shown = pager(query, open, (view) => alertRow(view, deliveryStates, ctx), {
+  const shown = pager(query, open, (view) => alertRow(view, deliveryOf(view), ctx), {
     path: '/',
     keep: { group: group === 'check' ? undefined : group },
   });
@@ -87,9 +86,8 @@ export function alertsPage(
   return page({ title: 'Alerts', current: '/', ctx, body });
 }
 
-function alertRow(view: OpenAlertView, deliveryStates: DeliveryStates, ctx: PageContext): SafeHtml {
+function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext): SafeHtml {
   const { alert } = view;
-  const delivery = deliveryStates.of(view);
   const classes = ['alert', ...(view.silence ? ['silenced'] : []), ...(alert.acknowledgement ? ['acknowledged'] : [])];
   return html`<tr class="${classes.join(' ')}" data-fingerprint="${alert.fingerprint}">
     <td>${severityBadge(alert.severity)}</td>
