@@ -14,29 +14,17 @@ import {
   type AcknowledgeOutcome,
   type UnacknowledgeOutcome,
 } from '../alerts/acknowledge.js';
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
-import type { Store } from '../state/store.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 import { alertPage } from './pages/alert-page.js';
-import type { FormOutcome } from './silence-actions.js';
+import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /** Which of the two forms. */
 export type AcknowledgeAction = 'acknowledge' | 'unacknowledge';
 
-/** What the acknowledgement forms need. */
-export interface AcknowledgeActionDeps {
-  store: Store;
-  config: Config;
-  logger: Logger;
-  /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
-  wake?: (() => void) | undefined;
-}
-
 /** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
 export function submitAcknowledgement(
-  deps: AcknowledgeActionDeps,
+  deps: FormDeps,
   ctx: PageContext,
   fields: URLSearchParams,
   action: AcknowledgeAction,

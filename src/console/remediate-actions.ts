@@ -6,17 +6,14 @@
  * every form before it gets here; refused, changing nothing, to a visitor
  * `server.console.allow.remediate` does not name. What came of it is said on the alert's page.
  */
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { skipText } from '../remediation/request-words.js';
-import type { Store } from '../state/store.js';
 import { mayRemediate } from '../config/console-config.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 import { alertPage, type PageNotice } from './pages/alert-page.js';
-import type { FormOutcome } from './silence-actions.js';
+import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /**
  * What the console asks of the remediator: the running one's (`Remediator`), or on the console's
@@ -40,10 +37,7 @@ export type ConsoleRemediationAnswer = RemediationRequest | { outcome: 'asked' }
 export const REMEDIATION_DECISION_WAIT_MS = 1_500;
 
 /** What the form needs. */
-export interface RemediateActionDeps {
-  store: Store;
-  config: Config;
-  logger: Logger;
+export interface RemediateActionDeps extends FormDeps {
   /** The running configuration's remediator; undefined when no policy is configured. */
   remediation: Pick<ConsoleRemediation, 'request'> | undefined;
 }

@@ -20,15 +20,17 @@ import { silencesPage } from './pages/silences-page.js';
 /** What a form comes to: a page to go to (303), or a page to show again with a status. */
 export type FormOutcome = { redirect: string } | { status: number; body: SafeHtml };
 
-/** What the silence forms need. */
-export interface SilenceActionDeps {
+/** What the console's forms need. */
+export interface FormDeps {
   store: Store;
   config: Config;
   logger: Logger;
+  /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
+  wake?: (() => void) | undefined;
 }
 
 /** `POST /silences`: a preview (intent=preview), or a silence made from the previewed form. */
-export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
+export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
   const { store, config, logger } = deps;
   const draft = draftFrom(fields);
   const again = (status: number, message?: string): FormOutcome => ({
@@ -63,7 +65,7 @@ export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields:
 }
 
 /** `POST /silences/expire`: ends a silence now, with who and why recorded. */
-export function endSilence(deps: SilenceActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
+export function endSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
   const { store, logger } = deps;
   const id = (fields.get('id') ?? '').trim();
   const comment = (fields.get('comment') ?? '').trim();
