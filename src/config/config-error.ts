@@ -26,6 +26,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** A problem of the file `source` as a whole (no key path), at `line` when one is known. */
+export function fileError(source: string, message: string, line?: number): ConfigError {
+  return new ConfigError(source, [{ path: '', line, message }]);
+}
+
 /** `FILE:LINE key.path: message`, leaving out the parts that are unknown. */
 export function formatProblem(source: string, problem: ConfigProblem): string {
   const where = problem.line === undefined ? source : `${source}:${problem.line}`;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, unreadableText, type ConfigProblem } from './config-error.js';
+import { ConfigError, fileError, unreadableText, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
 import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
@@ -94,7 +94,7 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    throw new ConfigError(file, [{ path: '', message: `cannot read the configuration file: ${why}` }]);
+    throw fileError(file, `cannot read the configuration file: ${why}`);
   }
   try {
     return readConfig(text, env, file, path.dirname(path.resolve(file)), standIns);
@@ -102,7 +102,7 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     if (err instanceof ConfigError) throw err;
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
-    throw new ConfigError(file, [{ path: '', message: `cannot be read: ${errorText(err)}` }]);
+    throw fileError(file, `cannot be read: ${errorText(err)}`);
   }
 }
 
@@ -124,13 +124,9 @@ function parseYaml(text: string, sourceName: string): { doc: Document; lines: Li
     // The first error only: the parser's later ones are mostly echoes of it.
     const first = doc.errors[0]!;
     const more = doc.errors.length - 1;
-    throw new ConfigError(sourceName, [
-      {
-        path: '',
-        line: lines.linePos(first.pos[0]).line,
-        message: `YAML syntax error: ${yamlErrorText(first.message)}${more > 0 ? ` (and ${more} more after it, likely caused by it)` : ''}`,
-      },
-    ]);
+    const after = more > 0 ? ` (and ${more} more after it, likely caused by it)` : '';
+    const message = `YAML syntax error: ${yamlErrorText(first.message)}${after}`;
+    throw fileError(sourceName, message, lines.linePos(first.pos[0]).line);
   }
   return { doc, lines };
 }
@@ -293,13 +289,8 @@ function documentValue(doc: Document, lines: LineCounter, sourceName: string): u
       err instanceof ReferenceError
         ? `its aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes`
         : (err as Error).message;
-    throw new ConfigError(sourceName, [
-      {
-        path: '',
-        line,
-        message: `YAML cannot be read: ${why}; write the repeated parts out, or use fewer aliases of large anchors`,
-      },
-    ]);
+    const fix = 'write the repeated parts out, or use fewer aliases of large anchors';
+    throw fileError(sourceName, `YAML cannot be read: ${why}; ${fix}`, line);
   }
 }
 
@@ -312,36 +303,30 @@ function yamlErrorText(message: string): string {
 }
 
 /**
- * Substitutes `${VAR}` in every string value below `from` (whose key path is `fromPath`; never in
+ * Substitutes `${VAR}` in every string value of `node` and below (whose key path is `p`; never in
  * keys), on the parsed nodes rather than the raw text so a variable's value cannot inject YAML. A
  * plain (unquoted) value that is one whole reference takes the type its value reads as (`port:
  * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
  * substituted, with the unset variable when that is why.
  */
 function substituteNode(
-  from: unknown,
-  fromPath: PropertyKey[],
+  node: unknown,
+  p: PropertyKey[],
   env: NodeJS.ProcessEnv,
   at: (p: KeyPath, m: string, unset?: string) => void,
 ): void {
-  const walk = (node: unknown, p: PropertyKey[]): void => {
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        walk(pair.value, [...p, key]);
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, i) => walk(item, [...p, i]));
-    } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
-      const result = substituteEnv(node.value, env);
-      if (!result.ok) {
-        at(p, result.message, result.unset);
-        return;
-      }
-      node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      substituteNode(pair.value, [...p, key], env, at);
     }
-  };
-  walk(from, fromPath);
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, at));
+  } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
+    const result = substituteEnv(node.value, env);
+    if (!result.ok) at(p, result.message, result.unset);
+    else node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+  }
 }
 
 /** Reads a plain scalar's text as YAML would, limited to numbers and booleans. */
