@@ -49,9 +49,7 @@ const check = defineCommand({
     return values.job;
   },
   async run(job, io, file) {
-    const loaded = loadCommandConfig(file, io, usage);
-    if (typeof loaded === 'number') return loaded;
-    const { config, commandConfigFile } = loaded;
+    const { config, commandConfigFile } = loadCommandConfig(file, io);
 
     const logger = daemonLogger(config, io.stderr);
     const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'check' }, (err) =>

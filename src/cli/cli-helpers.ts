@@ -124,7 +124,13 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
       } catch (err) {
         return reportFailure(io, spec.usage, err);
       }
-      return spec.run(parsed, io, file);
+      try {
+        return await spec.run(parsed, io, file);
+      } catch (err) {
+        // A config the command loads itself that is not valid, or usage found wrong on the way.
+        if (err instanceof ConfigError || err instanceof UsageError) return reportFailure(io, spec.usage, err);
+        throw err;
+      }
     },
   };
 }
@@ -152,16 +158,11 @@ export interface CommandConfig {
 }
 
 /**
- * Loads the config file a command line named (`resolveConfigFile` found it). On an invalid config
- * (or a usage problem found on the way), prints why as every command does ({@link reportFailure})
- * and answers the exit code instead.
+ * Loads the config file a command line named (`resolveConfigFile` found it). Throws a ConfigError
+ * for an invalid one, which {@link defineCommand} prints as every command does.
  */
-export function loadCommandConfig(file: string, io: CliIo, commandUsage: string): CommandConfig | number {
-  try {
-    return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
-  } catch (err) {
-    return reportFailure(io, commandUsage, err);
-  }
+export function loadCommandConfig(file: string, io: CliIo): CommandConfig {
+  return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
 }
 
 /** How {@link table} fits a terminal. */

@@ -7,7 +7,7 @@
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
 import { parseListen } from '../config/parse-listen.js';
-import { defineCommand, reportFailure } from './cli-helpers.js';
+import { defineCommand } from './cli-helpers.js';
 import { EXIT, print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -44,12 +44,7 @@ const healthcheck = defineCommand({
     return seconds * 1000;
   },
   async run(timeoutMs, io, file) {
-    let listen: string | null;
-    try {
-      listen = loadConfigSection(file, io.env, 'server').listen;
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
+    const { listen } = loadConfigSection(file, io.env, 'server');
     if (listen === null) return print(io.stdout, 'server.listen is "off": no listener to ask\n');
     const url = healthzUrl(listen);
     try {

@@ -59,9 +59,7 @@ const run = defineCommand({
 
 /** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
 async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups: Hangups): Promise<number> {
-  const loaded = loadCommandConfig(configFile, io, usage);
-  if (typeof loaded === 'number') return loaded;
-  const { file, config, commandConfigFile } = loaded;
+  const { file, config, commandConfigFile } = loadCommandConfig(configFile, io);
 
   const logger = daemonLogger(config, io.stdout);
   // Whatever the stop waits on (a store, an SMTP server, a peer), the process is gone soon after its timeout.
