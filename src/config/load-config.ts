@@ -177,6 +177,8 @@ function readConfig(
     if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
     else at(p, message, variable);
   });
+  // What the checks find, but for a value whose `${…}` is reported already.
+  const found = (p: KeyPath, message: string) => unsubstituted.has(formatKeyPath(p)) || at(p, message);
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
   for (const { path: p } of unset) setValueAt(raw, p, unsetStandIn(p, raw, String(valueAt(raw, p))));
 
@@ -187,12 +189,8 @@ function readConfig(
       for (const p of issueProblems(issue, raw)) at(p.path, p.message);
     }
   }
-  for (const p of checkReferences(raw)) {
-    if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
-  }
-
   const templates = readChannelTemplates(raw, baseDir, templatePartsOf);
-  for (const p of templates.problems) if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
+  for (const p of [...checkReferences(raw), ...templates.problems]) found(p.path, p.message);
   const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
   if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
