@@ -29,7 +29,8 @@ export function submitAcknowledgement(
   fields: URLSearchParams,
   action: AcknowledgeAction,
 ): FormOutcome {
-  const { store, config, logger } = deps;
+  const { store } = ctx;
+
   const fingerprint = fields.get('fp') ?? '';
   const request = {
     fingerprint,
@@ -39,7 +40,7 @@ export function submitAcknowledgement(
     now: ctx.now,
   };
   const again = (status: number, message: string, kind: 'error' | 'warn'): FormOutcome => {
-    const body = alertPage(store, config, ctx, fingerprint, { kind, text: message });
+    const body = alertPage(ctx, fingerprint, { kind, text: message });
     return body ? { status, body } : { status: 404, body: messagePage('Not found', message) };
   };
   let result: AcknowledgeOutcome | UnacknowledgeOutcome;
@@ -53,7 +54,7 @@ export function submitAcknowledgement(
   switch (result.outcome) {
     case 'acknowledged':
     case 'unacknowledged': {
-      logger.info(
+      deps.logger.info(
         { fingerprint, by: ctx.who, comment: result.event.acknowledgement?.comment, event: result.event.id },
         action === 'acknowledge'
           ? 'alert acknowledged in the console'

@@ -48,19 +48,21 @@ export async function submitRemediation(
   ctx: PageContext,
   fields: URLSearchParams,
 ): Promise<FormOutcome> {
-  const { store, config, logger } = deps;
+  const { config } = ctx;
+  const { logger } = deps;
   const fingerprint = fields.get('fp') ?? '';
   const again = (status: number, said: PageNotice): FormOutcome => {
-    const body = alertPage(store, config, ctx, fingerprint, said);
+    const body = alertPage(ctx, fingerprint, said);
     return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
   };
+  // What the remediator decided against, said on the alert's page: nothing was sent.
+  const refused = (text: string) => again(409, { kind: 'warn', text });
   if (!mayRemediate(config.server.console, ctx.who)) {
     logger.warn({ fingerprint, by: ctx.who }, 'console remediation request refused: not in allow.remediate');
     const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
     return again(403, { kind: 'error', text });
   }
-  if (!deps.remediation)
-    return again(409, { kind: 'warn', text: 'No remediation policy is configured: nothing was sent.' });
+  if (!deps.remediation) return refused('No remediation policy is configured: nothing was sent.');
   const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
   switch (r.outcome) {
     case 'asked':
@@ -70,22 +72,17 @@ export async function submitRemediation(
       logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
       return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };
     case 'dry_run':
-      return again(409, {
-        kind: 'warn',
-        text: `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`,
-      });
+      return refused(`Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`);
     case 'skipped':
-      return again(409, { kind: 'warn', text: `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.` });
+      return refused(`${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.`);
     case 'not_covered':
-      return again(409, { kind: 'warn', text: 'No remediation policy acts on this alert now: nothing was sent.' });
+      return refused('No remediation policy acts on this alert now: nothing was sent.');
     case 'not_firing':
-      return again(409, {
-        kind: 'warn',
-        text:
-          r.alert.resolvedAt !== null
-            ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
-            : 'It is not firing: nothing was sent.',
-      });
+      return refused(
+        r.alert.resolvedAt !== null
+          ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
+          : 'It is not firing: nothing was sent.',
+      );
     case 'not_found':
       return { status: 404, body: messagePage('Not found', 'There is no such alert any more: nothing was sent.') };
   }

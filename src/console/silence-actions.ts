@@ -8,9 +8,7 @@
 import { MatcherError } from '../alerts/matchers.js';
 import { createSilence, expireSilence, SilenceError } from '../alerts/silences.js';
 import { describeMatchers } from '../alerts/silences.js';
-import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
-import type { Store } from '../state/store.js';
 import type { SafeHtml } from './html.js';
 import type { PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
@@ -22,8 +20,6 @@ export type FormOutcome = { redirect: string } | { status: number; body: SafeHtm
 
 /** What the console's forms need. */
 export interface FormDeps {
-  store: Store;
-  config: Config;
   logger: Logger;
   /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
   wake?: (() => void) | undefined;
@@ -31,11 +27,11 @@ export interface FormDeps {
 
 /** `POST /silences`: a preview (intent=preview), or a silence made from the previewed form. */
 export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store, config, logger } = deps;
+  const { store, config } = ctx;
   const draft = draftFrom(fields);
   const again = (status: number, message?: string): FormOutcome => ({
     status,
-    body: newSilencePage(store, config, ctx, draft, { preview: true, message }),
+    body: newSilencePage(ctx, draft, { preview: true, message }),
   });
   if (fields.get('intent') !== 'create') return again(200);
   const checked = checkDraft(draft, config.server.console.max_silence);
@@ -53,7 +49,7 @@ export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearc
       createdBy: ctx.who,
       now: ctx.now,
     });
-    logger.info(
+    deps.logger.info(
       { silence: silence.id, matchers: describeMatchers(silence.matchers), by: ctx.who, reason: silence.reason },
       'silence created in the console',
     );
@@ -66,24 +62,24 @@ export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearc
 
 /** `POST /silences/expire`: ends a silence now, with who and why recorded. */
 export function endSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store, logger } = deps;
+  const { store } = ctx;
   const id = (fields.get('id') ?? '').trim();
   const comment = (fields.get('comment') ?? '').trim();
   const list = new URLSearchParams();
   if (comment === '') {
     return {
       status: 400,
-      body: silencesPage(store, ctx, list, `Silence ${id} was not ended: say why in the comment.`),
+      body: silencesPage(ctx, list, `Silence ${id} was not ended: say why in the comment.`),
     };
   }
   const result = expireSilence(store, id, ctx.now, { by: ctx.who, reason: comment });
   switch (result.outcome) {
     case 'unknown-id':
-      return { status: 404, body: silencesPage(store, ctx, list, `There is no silence ${id}.`) };
+      return { status: 404, body: silencesPage(ctx, list, `There is no silence ${id}.`) };
     case 'already-over':
-      return { status: 409, body: silencesPage(store, ctx, list, `Silence ${id} was already over.`) };
+      return { status: 409, body: silencesPage(ctx, list, `Silence ${id} was already over.`) };
     case 'expired':
-      logger.info(
+      deps.logger.info(
         { silence: id, matchers: describeMatchers(result.silence.matchers), by: ctx.who, reason: comment },
         'silence ended in the console',
       );

@@ -5,7 +5,6 @@
  * page at a time (`pager.ts`), each page read from the store alone.
  */
 import { countAudit, listAudit, type AuditRow } from '../../remediation/remediation-store.js';
-import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { page, time, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
@@ -14,7 +13,8 @@ import { pagedTable, pager } from '../pager.js';
 const HEADINGS = ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'];
 
 /** The audit page. */
-export function actionsPage(store: Store, ctx: PageContext, query: URLSearchParams): SafeHtml {
+export function actionsPage(ctx: PageContext, query: URLSearchParams): SafeHtml {
+  const { store } = ctx;
   const policy = query.get('policy')?.trim() || undefined;
   const filter = policy === undefined ? {} : { policy };
   const shown = pager(

@@ -14,7 +14,6 @@ import { UNDERWAY_SINCE } from '../../detectors/finding.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
-import type { Config } from '../../config/load-config.js';
 import { notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
 import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit-store.js';
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
@@ -39,13 +38,12 @@ export interface PageNotice {
 
 /** The alert's page, or undefined when no alert has this fingerprint (any more). */
 export function alertPage(
-  store: Store,
-  config: Config,
   ctx: PageContext,
   fingerprint: string,
   said?: PageNotice,
   query: URLSearchParams = new URLSearchParams(),
 ): SafeHtml | undefined {
+  const { store, config } = ctx;
   const alert = getAlert(store, fingerprint);
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);

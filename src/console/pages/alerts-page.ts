@@ -6,8 +6,6 @@
  * A page at a time (`pager.ts`), the groups made of that page's rows.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
-import type { Config } from '../../config/load-config.js';
-import type { Store } from '../../state/store.js';
 import { deliveryStates, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
@@ -23,17 +21,11 @@ const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'pro
 type GroupLabel = (typeof GROUP_LABELS)[number];
 
 /** The alert list; `said`, what a form just did (an alert acknowledged from here). */
-export function alertsPage(
-  store: Store,
-  config: Config,
-  ctx: PageContext,
-  query: URLSearchParams,
-  said?: PageNotice,
-): SafeHtml {
+export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: PageNotice): SafeHtml {
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
-  const open = openAlertsView(store, ctx.now);
-  const deliveryOf = deliveryStates(store, config, open, ctx.now);
+  const open = openAlertsView(ctx.store, ctx.now);
+  const deliveryOf = deliveryStates(ctx.store, ctx.config, open, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
   const shown = pager(query, open, (view) => alertRow(view, deliveryOf(view), ctx), {
     path: '/',

@@ -5,7 +5,6 @@
  */
 import { describeMatchers } from '../../alerts/silences.js';
 import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
-import type { Store } from '../../state/store.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import { csrfField, notice, page, time, type PageContext } from '../layout.js';
 import { pagedTable, pager } from '../pager.js';
@@ -16,9 +15,9 @@ const HEADINGS = ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Au
  * The silence list, with a notice on top of what was just done (`?created=ID`, `?expired=ID`, the
  * redirect after a form) or of what went wrong with a form (`problem`).
  */
-export function silencesPage(store: Store, ctx: PageContext, query: URLSearchParams, problem?: string): SafeHtml {
+export function silencesPage(ctx: PageContext, query: URLSearchParams, problem?: string): SafeHtml {
   const all = query.get('all') === '1';
-  const rows = silenceListing(store, { now: ctx.now, includeExpired: all });
+  const rows = silenceListing(ctx.store, { now: ctx.now, includeExpired: all });
   const created = query.get('created');
   const expired = query.get('expired');
   const marked = query.get('id') ?? created ?? '';
