@@ -19,18 +19,15 @@ import { consolePath } from '../lib/console-paths.js';
 import { alertPage } from './pages/alert-page.js';
 import type { FormDeps, FormOutcome } from './silence-actions.js';
 
-/** Which of the two forms. */
-export type AcknowledgeAction = 'acknowledge' | 'unacknowledge';
-
 /** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
 export function submitAcknowledgement(
   deps: FormDeps,
   ctx: PageContext,
   fields: URLSearchParams,
-  action: AcknowledgeAction,
+  /** Which of the two forms. */
+  action: 'acknowledge' | 'unacknowledge',
 ): FormOutcome {
   const { store } = ctx;
-
   const fingerprint = fields.get('fp') ?? '';
   const request = {
     fingerprint,

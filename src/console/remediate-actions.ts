@@ -48,7 +48,6 @@ export async function submitRemediation(
   ctx: PageContext,
   fields: URLSearchParams,
 ): Promise<FormOutcome> {
-  const { config } = ctx;
   const { logger } = deps;
   const fingerprint = fields.get('fp') ?? '';
   const again = (status: number, said: PageNotice): FormOutcome => {
@@ -57,7 +56,7 @@ export async function submitRemediation(
   };
   // What the remediator decided against, said on the alert's page: nothing was sent.
   const refused = (text: string) => again(409, { kind: 'warn', text });
-  if (!mayRemediate(config.server.console, ctx.who)) {
+  if (!mayRemediate(ctx.config.server.console, ctx.who)) {
     logger.warn({ fingerprint, by: ctx.who }, 'console remediation request refused: not in allow.remediate');
     const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
     return again(403, { kind: 'error', text });

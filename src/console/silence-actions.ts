@@ -27,21 +27,20 @@ export interface FormDeps {
 
 /** `POST /silences`: a preview (intent=preview), or a silence made from the previewed form. */
 export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store, config } = ctx;
   const draft = draftFrom(fields);
   const again = (status: number, message?: string): FormOutcome => ({
     status,
     body: newSilencePage(ctx, draft, { preview: true, message }),
   });
   if (fields.get('intent') !== 'create') return again(200);
-  const checked = checkDraft(draft, config.server.console.max_silence);
+  const checked = checkDraft(draft, ctx.config.server.console.max_silence);
   if (checked.problems.length > 0) return again(400, 'The silence was not created: see the problems below.');
   if (checked.matchersText !== draft.previewed.trim()) {
     return again(409, 'The matchers changed since the preview: check what they cover now, then create the silence.');
   }
   if (draft.comment.trim() === '') return again(400, 'The silence was not created: say why in the comment.');
   try {
-    const silence = createSilence(store, {
+    const silence = createSilence(ctx.store, {
       matchers: checked.matchers,
       startsAt: checked.startsAt,
       durationMs: checked.durationMs,
@@ -62,22 +61,20 @@ export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearc
 
 /** `POST /silences/expire`: ends a silence now, with who and why recorded. */
 export function endSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store } = ctx;
   const id = (fields.get('id') ?? '').trim();
   const comment = (fields.get('comment') ?? '').trim();
-  const list = new URLSearchParams();
-  if (comment === '') {
-    return {
-      status: 400,
-      body: silencesPage(ctx, list, `Silence ${id} was not ended: say why in the comment.`),
-    };
-  }
-  const result = expireSilence(store, id, ctx.now, { by: ctx.who, reason: comment });
+  // The list in force again, saying why nothing was ended.
+  const again = (status: number, problem: string): FormOutcome => ({
+    status,
+    body: silencesPage(ctx, new URLSearchParams(), problem),
+  });
+  if (comment === '') return again(400, `Silence ${id} was not ended: say why in the comment.`);
+  const result = expireSilence(ctx.store, id, ctx.now, { by: ctx.who, reason: comment });
   switch (result.outcome) {
     case 'unknown-id':
-      return { status: 404, body: silencesPage(ctx, list, `There is no silence ${id}.`) };
+      return again(404, `There is no silence ${id}.`);
     case 'already-over':
-      return { status: 409, body: silencesPage(ctx, list, `Silence ${id} was already over.`) };
+      return again(409, `Silence ${id} was already over.`);
     case 'expired':
       deps.logger.info(
         { silence: id, matchers: describeMatchers(result.silence.matchers), by: ctx.who, reason: comment },
