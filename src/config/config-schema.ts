@@ -15,7 +15,7 @@ import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
-import { DURATION_HINT, durationSchema, offOr } from './duration.js';
+import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
 import { nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
 import { wordListSchema } from './check-config.js';
 import { secretSchema } from './secret.js';
@@ -184,9 +184,9 @@ const stateTlsSchema = z
   .strict();
 
 /** A timeout of the PostgreSQL connection, within sane bounds. */
-const stateTimeoutSchema = (fallback: string, max: string, maxMs: number, what: string) =>
+const stateTimeoutSchema = (fallback: string, max: string, what: string) =>
   durationSchema
-    .refine((ms) => ms >= 1_000 && ms <= maxMs, `must be from 1s to ${max}`)
+    .refine((ms) => ms >= 1_000 && ms <= parseDuration(max), `must be from 1s to ${max}`)
     .prefault(fallback)
     .describe(what);
 
@@ -220,11 +220,10 @@ const stateSchema = z
       .describe(
         "TLS to PostgreSQL, overriding the URL's ssl… parameters; without it, the URL says (sslmode=require, verify-full…).",
       ),
-    connect_timeout: stateTimeoutSchema('5s', '5m', 300_000, 'How long connecting to PostgreSQL may take.'),
+    connect_timeout: stateTimeoutSchema('5s', '5m', 'How long connecting to PostgreSQL may take.'),
     statement_timeout: stateTimeoutSchema(
       '30s',
       '10m',
-      600_000,
       'How long one PostgreSQL statement may take; past it, and past a silent server, the work fails with a clear error and is tried again later.',
     ),
     leader: stateLeaderSchema
