@@ -32,6 +32,9 @@ export type Config = Omit<ParsedConfig, 'api' | 'state'> & {
 export type StateConfig = Omit<ParsedConfig['state'], 'path' | 'url'> &
   ({ path: string; url?: undefined } | { path?: undefined; url: Secret });
 
+/** Where a check of the file says a problem it found: at a key path, with a message. */
+type Report = (p: KeyPath, message: string) => void;
+
 /** Options of {@link parseConfig}. */
 export interface ParseConfigOptions {
   /** Relative `api.token_file` and `state.path` are resolved against this; the current directory by default. */
@@ -338,12 +341,7 @@ function scalarOf(text: string): string | number | boolean {
  * The token in `api.token_file`, read. `unsubstituted`: its name is a variable that is not set, so
  * there is no file to read (that is reported already); its stand-in is the token.
  */
-function readTokenFile(
-  raw: unknown,
-  baseDir: string,
-  at: (p: KeyPath, m: string) => void,
-  unsubstituted: boolean,
-): Secret | undefined {
+function readTokenFile(raw: unknown, baseDir: string, at: Report, unsubstituted: boolean): Secret | undefined {
   const file = valueAt(raw, ['api', 'token_file']);
   if (typeof file !== 'string' || file === '') return undefined;
   if (unsubstituted) return new Secret(file);
@@ -365,7 +363,7 @@ function readTokenFile(
 }
 
 /** `state.tls.ca_file`, when given, must be a file this process can read (the daemon reads it to connect). */
-function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: (p: KeyPath, m: string) => void): void {
+function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: Report): void {
   const file = state.tls?.ca_file;
   if (file === undefined) return;
   const resolved = path.resolve(baseDir, file);
