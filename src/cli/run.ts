@@ -67,8 +67,7 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
     io.exitBy?.(stopMs + STOP_GRACE_MS, (ms) =>
       logger.fatal({ after: formatDuration(ms, 'exact') }, 'the stop did not end the process in time; exiting now'),
     );
-  if (io.signal.aborted) exitBy();
-  else io.signal.addEventListener('abort', exitBy, { once: true });
+  void stopped(io.signal).then(exitBy);
   const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'run' }, (err) =>
     err instanceof LeaseHeldError
       ? logger.fatal({ holder: err.holder }, err.message)

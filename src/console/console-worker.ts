@@ -137,12 +137,8 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   };
 
   const server: Server = createServer((req, res) => {
-    if (!fromFrontDoor(req, data.token)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (handler(req, res)) return;
-    answerJson(res, 404, { error: 'not found' });
+    if (!fromFrontDoor(req, data.token)) res.writeHead(403).end();
+    else if (!handler(req, res)) answerJson(res, 404, { error: 'not found' });
   });
   port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);

@@ -34,9 +34,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
     const key = groupValue(view, group);
-    let rows = groups.get(key);
-    if (!rows) groups.set(key, (rows = []));
-    rows.push(shown.rows[i]!);
+    groups.set(key, [...(groups.get(key) ?? []), shown.rows[i]!]);
   });
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
