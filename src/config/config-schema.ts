@@ -16,7 +16,7 @@ import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
-import { nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
+import { addProblem, nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
 import { wordListSchema } from './check-config.js';
 import { secretSchema } from './secret.js';
 
@@ -65,14 +65,13 @@ const extraValuesSchema = z
     for (const [field, values] of Object.entries(extra) as [StatedField, Record<string, string>][]) {
       const stated: readonly string[] = STATED_VALUES[field];
       for (const [value, meant] of Object.entries(values)) {
-        if (stated.includes(value))
-          ctx.addIssue({ code: 'custom', path: [field, value], message: `is already a stated value of ${field}` });
+        if (stated.includes(value)) addProblem(ctx, [field, value], `is already a stated value of ${field}`);
         else if (!stated.includes(meant))
-          ctx.addIssue({
-            code: 'custom',
-            path: [field, value],
-            message: `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
-          });
+          addProblem(
+            ctx,
+            [field, value],
+            `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
+          );
       }
     }
   })
@@ -135,13 +134,9 @@ const apiSchema = z
   .superRefine((api, ctx) => {
     const given = Number(api.token !== undefined) + Number(api.token_file !== undefined);
     if (given === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['token'],
-        message: 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file',
-      });
+      addProblem(ctx, ['token'], 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file');
     } else if (given === 2) {
-      ctx.addIssue({ code: 'custom', path: ['token_file'], message: 'give token or token_file, not both' });
+      addProblem(ctx, ['token_file'], 'give token or token_file, not both');
     }
   });
 
@@ -240,14 +235,10 @@ const stateSchema = z
   .strict()
   .superRefine((state, ctx) => {
     if (state.path !== undefined && state.url !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['url'],
-        message: 'give path (a SQLite file) or url (PostgreSQL), not both',
-      });
+      addProblem(ctx, ['url'], 'give path (a SQLite file) or url (PostgreSQL), not both');
     }
     if (state.tls !== undefined && state.url === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['tls'], message: 'applies to url (PostgreSQL) only; there is no url' });
+      addProblem(ctx, ['tls'], 'applies to url (PostgreSQL) only; there is no url');
     }
   });
 
@@ -358,7 +349,7 @@ const serverSchema = z
     // Asked for in so many words, a console that would be refused is a configuration error.
     const serving = consoleServing(server.listen, server.console);
     if (server.console.enabled === true && !serving.serve) {
-      ctx.addIssue({ code: 'custom', path: ['console', 'enabled'], message: `is true, but ${serving.message}` });
+      addProblem(ctx, ['console', 'enabled'], `is true, but ${serving.message}`);
     }
   });
 

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { durationSchema } from './duration.js';
+import { addProblem } from './schema-blocks.js';
 import { secretSchema } from './secret.js';
 import { isLoopbackHost } from './loopback-host.js';
 import { parseListen } from './parse-listen.js';
@@ -49,13 +50,13 @@ export const consoleConfigSchema = z
         const basic = Number(auth.user !== undefined) + Number(auth.password !== undefined);
         if (basic === 1) {
           const missing = auth.user === undefined ? 'user' : 'password';
-          ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with basic auth (user and password)' });
+          addProblem(ctx, [missing], 'is required with basic auth (user and password)');
         }
         if (auth.token !== undefined && basic > 0) {
-          ctx.addIssue({ code: 'custom', path: ['token'], message: 'give a token or a user and password, not both' });
+          addProblem(ctx, ['token'], 'give a token or a user and password, not both');
         }
         if (auth.token === undefined && basic === 0) {
-          ctx.addIssue({ code: 'custom', path: [], message: 'give a token, or a user and password' });
+          addProblem(ctx, [], 'give a token, or a user and password');
         }
       })
       .optional()

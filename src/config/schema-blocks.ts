@@ -41,3 +41,8 @@ export const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 
 export function wholeNumberSchema(min: number, max: number) {
   return z.number().int().min(min).max(max);
 }
+
+/** Adds a problem at `path`, below the value a refinement checks, saying `message`. */
+export function addProblem(ctx: z.RefinementCtx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message });
+}
