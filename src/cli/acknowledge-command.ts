@@ -8,7 +8,7 @@ import { acknowledge, acknowledgeText, unacknowledge, type AcknowledgeRequest } 
 import { alertId, findAlert } from '../alerts/alert-id.js';
 import { systemClock } from '../lib/clock.js';
 import { actingPerson, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, print, UsageError, type Command } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 /** The two commands, by name. */
@@ -63,16 +63,12 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
         const found = findAlert(store, args.ref);
         if (found.outcome === 'ambiguous') {
           const which = found.fingerprints.map((f) => `  ${terminalSafe(f)}\n`).join('');
-          io.stderr.write(
-            `error: ${found.fingerprints.length} alerts have the id ${args.ref}; give a fingerprint:\n${which}`,
-          );
-          return EXIT.usage;
+          const text = `error: ${found.fingerprints.length} alerts have the id ${args.ref}; give a fingerprint:\n`;
+          return print(io.stderr, `${text}${which}`, EXIT.usage);
         }
         if (found.outcome === 'not_found') {
-          io.stderr.write(
-            `error: no alert ${JSON.stringify(terminalSafe(args.ref))} (see \`deploy-watchdog alerts\`): nothing changed\n`,
-          );
-          return EXIT.usage;
+          const text = `no alert ${JSON.stringify(terminalSafe(args.ref))} (see \`deploy-watchdog alerts\`): nothing changed`;
+          return print(io.stderr, `error: ${text}\n`, EXIT.usage);
         }
         const request: AcknowledgeRequest = {
           fingerprint: found.alert.fingerprint,
@@ -84,8 +80,7 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
         const result = name === 'ack' ? acknowledge(store, request) : unacknowledge(store, request);
         // Names, comments and summaries are people's and the service's text: shown, never obeyed.
         io.stdout.write(`${alertId(found.alert.fingerprint)}  ${terminalSafe(found.alert.summary)}\n`);
-        io.stdout.write(`${terminalSafe(acknowledgeText(result))}\n`);
-        return EXIT.ok;
+        return print(io.stdout, `${terminalSafe(acknowledgeText(result))}\n`);
       }),
   });
 }

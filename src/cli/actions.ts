@@ -4,7 +4,7 @@
  * the record's environment, idempotency key and run.
  */
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
-import { EXIT, UsageError } from './command.js';
+import { print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { defineCommand, table, terminalJson, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -22,6 +22,8 @@ outcome, idempotency key, run.
   --policy NAME   only this policy's rows`;
 
 const DEFAULT_LIMIT = 200;
+
+const HEADER = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'ENV', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -41,27 +43,8 @@ const actions = defineCommand({
         ...(values.limit === undefined ? {} : { limit: values.limit }),
         ...(values.policy === undefined ? {} : { policy: values.policy }),
       });
-      if (values.json) {
-        io.stdout.write(`${terminalJson(rows.map(toJson))}\n`);
-        return EXIT.ok;
-      }
-      if (rows.length === 0) {
-        io.stdout.write('no remediation decisions recorded\n');
-        return EXIT.ok;
-      }
-      const header = [
-        'TIME',
-        'POLICY',
-        'ACTION',
-        'RECORD',
-        'ENV',
-        'DECISION',
-        'ANSWER',
-        'OUTCOME',
-        'KEY',
-        'RUN',
-        'REASON',
-      ];
+      if (values.json) return print(io.stdout, `${terminalJson(rows.map(toJson))}\n`);
+      if (rows.length === 0) return print(io.stdout, 'no remediation decisions recorded\n');
       const body = rows.map((r) => [
         formatUtc(r.at, 'iso'),
         r.policy,
@@ -75,8 +58,7 @@ const actions = defineCommand({
         r.runId === null ? '-' : `#${r.runId}`,
         r.reason,
       ]);
-      io.stdout.write(table([header, ...body]));
-      return EXIT.ok;
+      return print(io.stdout, table([HEADER, ...body]));
     }),
 });
 

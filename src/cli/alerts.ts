@@ -6,7 +6,7 @@
 import { alertId } from '../alerts/alert-id.js';
 import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT } from './command.js';
+import { print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { pendingReason } from '../alerts/pending-reason.js';
@@ -80,13 +80,9 @@ const alerts = defineCommand({
             comment: a.acknowledgement.comment,
           },
         }));
-        io.stdout.write(`${terminalJson(out)}\n`);
-        return EXIT.ok;
+        return print(io.stdout, `${terminalJson(out)}\n`);
       }
-      if (rows.length === 0) {
-        io.stdout.write('no open alerts\n');
-        return EXIT.ok;
-      }
+      if (rows.length === 0) return print(io.stdout, 'no open alerts\n');
       const header = ['ID', 'SINCE', 'STATUS', 'SEVERITY', 'CHECK', 'SILENCE', 'SUMMARY', 'LABELS'];
       const body = rows.map(({ alert: a, since, silence }) => [
         alertId(a.fingerprint),
@@ -113,8 +109,7 @@ const alerts = defineCommand({
       const firing = rows.filter((r) => r.alert.status === 'firing').length;
       const acked = rows.filter((r) => r.alert.acknowledgement !== null).length;
       const ackedText = acked > 0 ? `, ${acked} of them acked` : '';
-      io.stdout.write(`${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)\n`);
-      return EXIT.ok;
+      return print(io.stdout, `${rows.length} open (${firing} firing${ackedText}, ${rows.length - firing} pending)\n`);
     }),
 });
 

@@ -12,6 +12,7 @@ import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import type { CycleReport, Watchdog } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
+import type { Config } from '../config/load-config.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError } from './command.js';
@@ -49,9 +50,7 @@ const check = defineCommand({
     return values.job;
   },
   async run(job, io, file) {
-    const loaded = loadCommandConfig(file, io, usage);
-    if (typeof loaded === 'number') return loaded;
-    const { config, commandConfigFile } = loaded;
+    const { config, commandConfigFile } = loadCommandConfig(file, io);
 
     const logger = daemonLogger(config, io.stderr);
     const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'check' }, (err) =>
@@ -142,11 +141,7 @@ function auditSince(watchdog: Watchdog, afterId: number): AuditRow[] {
  * What remediation did in this check: a line of counts, then the audit rows it wrote (decisions,
  * answers, outcomes), so a check run from cron leaves the same trace in its log as `actions` shows.
  */
-function remediationSummary(
-  done: PassReport | undefined,
-  rows: readonly AuditRow[],
-  settings: { enabled: boolean; dry_run: boolean; policies: readonly unknown[] },
-): string {
+function remediationSummary(done: PassReport | undefined, rows: readonly AuditRow[], settings: Config['remediation']) {
   if (!done && rows.length === 0) {
     return settings.policies.length === 0 ? '' : 'remediation: no policy applied\n';
   }

@@ -14,7 +14,7 @@ import { openState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
 import { StoreError } from '../state/store-error.js';
 import { visibleText } from '../lib/visible-text.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { EXIT, print, UsageError, type CliIo, type Command } from './command.js';
 import { commandConfigFile, resolveConfigFile } from './config-file.js';
 
 /**
@@ -63,19 +63,20 @@ export function reportFailure(io: CliIo, commandUsage: string, err: unknown): nu
     err instanceof MatcherError ||
     err instanceof SilenceError ||
     err instanceof AcknowledgeError
-  ) {
-    io.stderr.write(`error: ${err.message}\n\n${commandUsage}\n`);
-    return EXIT.usage;
-  }
-  if (err instanceof ConfigError) {
-    io.stderr.write(`configuration is not valid:\n${err.message}\n`);
-    return EXIT.usage;
-  }
-  if (err instanceof StoreError) {
-    io.stderr.write(`error: ${err.message}\n`);
-    return EXIT.incomplete;
-  }
+  )
+    return print(io.stderr, `error: ${err.message}\n\n${commandUsage}\n`, EXIT.usage);
+  if (err instanceof ConfigError) return print(io.stderr, `configuration is not valid:\n${err.message}\n`, EXIT.usage);
+  if (err instanceof StoreError) return print(io.stderr, `error: ${err.message}\n`, EXIT.incomplete);
   throw err;
+}
+
+/** An option's value read by `read`, whose error is said as the option's ({@link UsageError}). */
+export function optionValue<T>(flag: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
 }
 
 /** The options a command takes, as node:util parseArgs reads them. */
@@ -123,7 +124,13 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
       } catch (err) {
         return reportFailure(io, spec.usage, err);
       }
-      return spec.run(parsed, io, file);
+      try {
+        return await spec.run(parsed, io, file);
+      } catch (err) {
+        // A config the command loads itself that is not valid, or usage found wrong on the way.
+        if (err instanceof ConfigError || err instanceof UsageError) return reportFailure(io, spec.usage, err);
+        throw err;
+      }
     },
   };
 }
@@ -151,16 +158,11 @@ export interface CommandConfig {
 }
 
 /**
- * Loads the config file a command line named (`resolveConfigFile` found it). On an invalid config
- * (or a usage problem found on the way), prints why as every command does ({@link reportFailure})
- * and answers the exit code instead.
+ * Loads the config file a command line named (`resolveConfigFile` found it). Throws a ConfigError
+ * for an invalid one, which {@link defineCommand} prints as every command does.
  */
-export function loadCommandConfig(file: string, io: CliIo, commandUsage: string): CommandConfig | number {
-  try {
-    return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
-  } catch (err) {
-    return reportFailure(io, commandUsage, err);
-  }
+export function loadCommandConfig(file: string, io: CliIo): CommandConfig {
+  return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
 }
 
 /** How {@link table} fits a terminal. */

@@ -44,3 +44,9 @@ export const EXIT = { ok: 0, incomplete: 1, usage: 2 } as const;
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** Writes `text` to `stream` and answers `code`: what a command says last, and its exit code. */
+export function print(stream: Writable, text: string, code: number = EXIT.ok): number {
+  stream.write(text);
+  return code;
+}

@@ -7,8 +7,8 @@
 import { loadConfigSection } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
 import { parseListen } from '../config/parse-listen.js';
-import { defineCommand, reportFailure } from './cli-helpers.js';
-import { EXIT, UsageError } from './command.js';
+import { defineCommand } from './cli-helpers.js';
+import { EXIT, print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog healthcheck [--config FILE] [--timeout SECONDS]
@@ -44,33 +44,20 @@ const healthcheck = defineCommand({
     return seconds * 1000;
   },
   async run(timeoutMs, io, file) {
-    let listen: string | null;
-    try {
-      listen = loadConfigSection(file, io.env, 'server').listen;
-    } catch (err) {
-      return reportFailure(io, usage, err);
-    }
-    if (listen === null) {
-      io.stdout.write('server.listen is "off": no listener to ask\n');
-      return EXIT.ok;
-    }
+    const { listen } = loadConfigSection(file, io.env, 'server');
+    if (listen === null) return print(io.stdout, 'server.listen is "off": no listener to ask\n');
     const url = healthzUrl(listen);
     try {
       const res = await fetch(url, { signal: AbortSignal.any([io.signal, AbortSignal.timeout(timeoutMs)]) });
       const body = (await res.text()).slice(0, 200);
-      if (res.status === 200) {
-        io.stdout.write(`${url}: ${res.status} ${body}\n`);
-        return EXIT.ok;
-      }
-      io.stderr.write(`${url}: ${res.status} ${body}\n`);
-      return EXIT.incomplete;
+      if (res.status === 200) return print(io.stdout, `${url}: ${res.status} ${body}\n`);
+      return print(io.stderr, `${url}: ${res.status} ${body}\n`, EXIT.incomplete);
     } catch (err) {
       const why =
         err instanceof Error && err.name === 'TimeoutError'
           ? `no answer within ${timeoutMs / 1000}s`
           : errorText((err as { cause?: unknown }).cause ?? err);
-      io.stderr.write(`${url}: ${why}\n`);
-      return EXIT.incomplete;
+      return print(io.stderr, `${url}: ${why}\n`, EXIT.incomplete);
     }
   },
 });

@@ -2,8 +2,7 @@
  * Entry point of `npx deploy-watchdog <command>`. Each command lives in its own file of this
  * folder; this file only finds it and hands it the process's streams and a stop signal.
  */
-import type { Command, CliIo } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, print, type Command, type CliIo } from './command.js';
 import { packageVersion } from '../lib/package-version.js';
 import { simulatorPackageCommand } from './simulator-package.js';
 
@@ -39,22 +38,12 @@ function help(): string {
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(help());
-    return name ? EXIT.ok : EXIT.usage;
+    return print(io.stdout, help(), name ? EXIT.ok : EXIT.usage);
   }
-  if (name === '--version' || name === '-V') {
-    io.stdout.write(`deploy-watchdog ${packageVersion()}\n`);
-    return EXIT.ok;
-  }
+  if (name === '--version' || name === '-V') return print(io.stdout, `deploy-watchdog ${packageVersion()}\n`);
   const load = COMMANDS[name];
-  if (!load) {
-    io.stderr.write(`unknown command: ${name}\n${help()}`);
-    return EXIT.usage;
-  }
+  if (!load) return print(io.stderr, `unknown command: ${name}\n${help()}`, EXIT.usage);
   const command = (await load()).default;
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout.write(`${command.usage}\n`);
-    return EXIT.ok;
-  }
+  if (rest.includes('--help') || rest.includes('-h')) return print(io.stdout, `${command.usage}\n`);
   return command.run(rest, io);
 }

@@ -15,7 +15,7 @@ import { openState } from '../state/open-state.js';
 import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import { copyState, ReplicasRunningError, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
 import { Store } from '../state/store.js';
-import { EXIT, UsageError, type CliIo } from './command.js';
+import { EXIT, print, UsageError, type CliIo } from './command.js';
 import { defineCommand, reportFailure, table } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -63,8 +63,7 @@ const migrateState = defineCommand({
       const started = performance.now();
       copying = true;
       const copy = copyState(source, target, { replace });
-      io.stdout.write(report(source.path, target.path, copy, performance.now() - started));
-      return EXIT.ok;
+      return print(io.stdout, report(source.path, target.path, copy, performance.now() - started));
     } catch (err) {
       const code = refusal(io, err) ?? reportFailure(io, usage, err);
       // Said in so many words: the one transaction rolled back, so running it again is safe.
@@ -84,8 +83,7 @@ function refusal(io: CliIo, err: unknown): number | undefined {
   const refused =
     err instanceof LeaseHeldError || err instanceof ReplicasRunningError || err instanceof TargetNotEmptyError;
   if (!refused) return undefined;
-  io.stderr.write(`error: ${err.message}\n`);
-  return EXIT.usage;
+  return print(io.stderr, `error: ${err.message}\n`, EXIT.usage);
 }
 
 /** What was copied, table by table, and what comes next. */

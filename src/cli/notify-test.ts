@@ -27,9 +27,7 @@ const notifyTest = defineCommand({
   options: { channel: { type: 'string' } },
   parse: ({ values }) => values.channel,
   async run(only, io, file) {
-    const loaded = loadCommandConfig(file, io, usage);
-    if (typeof loaded === 'number') return loaded;
-    const { config } = loaded;
+    const { config } = loadCommandConfig(file, io);
     const configs = config.notify.channels.filter((c) => only === undefined || c.name === only);
     if (configs.length === 0) {
       const known = config.notify.channels.map((c) => c.name).join(', ') || 'none';

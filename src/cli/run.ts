@@ -15,12 +15,12 @@ import { formatDuration } from '../lib/format-duration.js';
 import { errorText } from '../lib/error-text.js';
 import { loadConfig, type Config } from '../config/load-config.js';
 import { LeaseHeldError } from '../state/runner-lease.js';
-import { EXIT, UsageError, type CliIo } from './command.js';
+import { EXIT, type CliIo } from './command.js';
 import { daemonLogger } from './daemon-logger.js';
 import { openWatchdog } from './open-watchdog.js';
 import { STOP_GRACE_MS } from './exit-deadline.js';
 import { Hangups } from './hangups.js';
-import { defineCommand, loadCommandConfig } from './cli-helpers.js';
+import { defineCommand, loadCommandConfig, optionValue } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog run [--config FILE] [--stop-timeout DURATION]
@@ -42,17 +42,8 @@ const run = defineCommand({
   summary: 'Run the watchdog daemon',
   usage,
   options: { 'stop-timeout': { type: 'string' } },
-  parse: ({ values }) => {
-    let stopMs = DEFAULT_STOP_MS;
-    if (values['stop-timeout'] !== undefined) {
-      try {
-        stopMs = parseDuration(values['stop-timeout']);
-      } catch (err) {
-        throw new UsageError(`--stop-timeout: ${(err as Error).message}`);
-      }
-    }
-    return stopMs;
-  },
+  parse: ({ values: { 'stop-timeout': text } }) =>
+    text === undefined ? DEFAULT_STOP_MS : optionValue('--stop-timeout', () => parseDuration(text)),
   async run(stopMs, io, file) {
     // A SIGHUP from now on is kept as a reload for when the daemon is up, never the signal's
     // default (exit). bin.ts has been listening since the process started (so while the command
@@ -68,9 +59,7 @@ const run = defineCommand({
 
 /** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
 async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups: Hangups): Promise<number> {
-  const loaded = loadCommandConfig(configFile, io, usage);
-  if (typeof loaded === 'number') return loaded;
-  const { file, config, commandConfigFile } = loaded;
+  const { file, config, commandConfigFile } = loadCommandConfig(configFile, io);
 
   const logger = daemonLogger(config, io.stdout);
   // Whatever the stop waits on (a store, an SMTP server, a peer), the process is gone soon after its timeout.
@@ -78,8 +67,7 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
     io.exitBy?.(stopMs + STOP_GRACE_MS, (ms) =>
       logger.fatal({ after: formatDuration(ms, 'exact') }, 'the stop did not end the process in time; exiting now'),
     );
-  if (io.signal.aborted) exitBy();
-  else io.signal.addEventListener('abort', exitBy, { once: true });
+  void stopped(io.signal).then(exitBy);
   const watchdog = openWatchdog({ config, logger, commandConfigFile, lease: 'run' }, (err) =>
     err instanceof LeaseHeldError
       ? logger.fatal({ holder: err.holder }, err.message)

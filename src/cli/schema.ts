@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { configJsonSchema } from '../config/config-json-schema.js';
 import { defineCommand } from './cli-helpers.js';
-import { EXIT } from './command.js';
+import { EXIT, print } from './command.js';
 
 const usage = `usage: deploy-watchdog schema [--out FILE]
 
@@ -24,10 +24,7 @@ const schema = defineCommand({
   parse: ({ values }) => values.out,
   async run(out, io) {
     const text = configJsonSchemaText();
-    if (!out) {
-      io.stdout.write(text);
-      return EXIT.ok;
-    }
+    if (!out) return print(io.stdout, text);
     // Written beside and renamed into place, so an editor never reads half a schema.
     const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.tmp`);
     try {
@@ -35,11 +32,9 @@ const schema = defineCommand({
       fs.renameSync(tmp, out);
     } catch (err) {
       fs.rmSync(tmp, { force: true });
-      io.stderr.write(`cannot write ${out}: ${(err as Error).message}\n`);
-      return EXIT.incomplete;
+      return print(io.stderr, `cannot write ${out}: ${(err as Error).message}\n`, EXIT.incomplete);
     }
-    io.stderr.write(`wrote ${out}\n`);
-    return EXIT.ok;
+    return print(io.stderr, `wrote ${out}\n`);
   },
 });
 

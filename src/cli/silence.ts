@@ -9,7 +9,7 @@ import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { parseDuration } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { systemClock } from '../lib/clock.js';
-import { actingPerson, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
+import { actingPerson, defineCommand, optionValue, terminalSafe, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime } from '../lib/parse-time.js';
 import { EXIT, UsageError } from './command.js';
@@ -65,13 +65,7 @@ const silence = defineCommand({
       throw new UsageError('give --by or --author, not both (they are the same)');
     return {
       now,
-      match: matches.map((m) => {
-        try {
-          return parseMatcher(m);
-        } catch (err) {
-          throw new UsageError(`--match: ${(err as Error).message}`);
-        }
-      }),
+      match: matches.map((m) => optionValue('--match', () => parseMatcher(m))),
       startsAt,
       durationMs,
       reason,
@@ -130,12 +124,7 @@ function silenceLength(forText: string | undefined, endText: string | undefined,
     return end - from;
   }
   if (!forText) throw new UsageError('--for DURATION (or --end TIME) is required');
-  let durationMs: number;
-  try {
-    durationMs = parseDuration(forText);
-  } catch (err) {
-    throw new UsageError(`--for: ${(err as Error).message}`);
-  }
+  const durationMs = optionValue('--for', () => parseDuration(forText));
   if (durationMs <= 0) throw new UsageError(`--for must be more than zero, got ${JSON.stringify(forText)}`);
   return durationMs;
 }

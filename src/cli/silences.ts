@@ -6,7 +6,7 @@ import { formatMatcher } from '../alerts/matchers.js';
 import { silenceListing } from '../alerts/silence-listing.js';
 import { describeMatchers } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT } from './command.js';
+import { print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { defineCommand, table, terminalJson, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -44,13 +44,9 @@ const silences = defineCommand({
           createdAt: formatUtc(s.createdAt, 'iso'),
           openAlerts,
         }));
-        io.stdout.write(`${terminalJson(out)}\n`);
-        return EXIT.ok;
+        return print(io.stdout, `${terminalJson(out)}\n`);
       }
-      if (rows.length === 0) {
-        io.stdout.write(values.all ? 'no silences\n' : 'no silences in force\n');
-        return EXIT.ok;
-      }
+      if (rows.length === 0) return print(io.stdout, values.all ? 'no silences\n' : 'no silences in force\n');
       const header = ['ID', 'STATE', 'MATCHERS', 'FROM', 'UNTIL', 'ALERTS', 'AUTHOR', 'REASON'];
       const body = rows.map(({ silence: s, state, openAlerts, until }) => [
         s.id,
@@ -62,8 +58,7 @@ const silences = defineCommand({
         s.createdBy,
         s.reason,
       ]);
-      io.stdout.write(table([header, ...body]));
-      return EXIT.ok;
+      return print(io.stdout, table([header, ...body]));
     }),
 });
 

@@ -4,7 +4,7 @@
  */
 import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
-import { EXIT, UsageError } from './command.js';
+import { EXIT, print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { defineCommand, withStateStore } from './cli-helpers.js';
 
@@ -30,19 +30,15 @@ const unsilence = defineCommand({
       // Who, as `silence` records its author; the console records a why as well.
       const by = (io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
       const result = expireSilence(store, id, systemClock.now(), { by });
-      switch (result.outcome) {
-        case 'unknown-id':
-          io.stderr.write(`error: no silence with id ${JSON.stringify(id)} (see \`deploy-watchdog silences --all\`)\n`);
-          return EXIT.usage;
-        case 'already-over':
-          io.stdout.write(
-            `silence ${result.silence.id} (${describeMatchers(result.silence.matchers)}) was already over\n`,
-          );
-          return EXIT.ok;
-        case 'expired':
-          io.stdout.write(`ended silence ${result.silence.id} (${describeMatchers(result.silence.matchers)})\n`);
-          return EXIT.ok;
+      if (result.outcome === 'unknown-id') {
+        const hint = '(see `deploy-watchdog silences --all`)';
+        return print(io.stderr, `error: no silence with id ${JSON.stringify(id)} ${hint}\n`, EXIT.usage);
       }
+      const which = `${result.silence.id} (${describeMatchers(result.silence.matchers)})`;
+      return print(
+        io.stdout,
+        result.outcome === 'expired' ? `ended silence ${which}\n` : `silence ${which} was already over\n`,
+      );
     }),
 });
 

@@ -11,7 +11,7 @@ import { ConfigError, formatProblem, type ConfigProblem } from '../config/config
 import { configWarnings } from '../config/config-warnings.js';
 import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
 import { defineCommand } from './cli-helpers.js';
-import { EXIT } from './command.js';
+import { EXIT, print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
 const usage = `usage: deploy-watchdog validate [--config FILE] [--require-env]
@@ -59,8 +59,7 @@ const validate = defineCommand({
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       const n = err.problems.length;
-      io.stderr.write(`${err.message}\n${file}: ${n} problem${n === 1 ? '' : 's'}\n`);
-      return EXIT.usage;
+      return print(io.stderr, `${err.message}\n${file}: ${n} problem${n === 1 ? '' : 's'}\n`, EXIT.usage);
     }
     const { config, unset } = loaded;
     io.stdout.write(`${summarize(file, config, unset)}\n`);

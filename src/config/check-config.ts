@@ -3,6 +3,7 @@
  * module under `src/detectors/`), so every check switches off and lists its state words the same way.
  */
 import { z } from 'zod';
+import { nonEmptySchema } from './schema-blocks.js';
 
 /** `enabled`, on unless switched off. */
 export const enabledSchema = z.boolean().default(true).describe('Run this check.');
@@ -21,13 +22,12 @@ export const checkConfig = <F extends z.ZodRawShape>(fields: F) =>
 /** A list of the service's state words, at least one, defaulting to `defaults`. */
 export const stateListSchema = (defaults: readonly string[]) =>
   z
-    .array(z.string().min(1, 'must not be empty'))
+    .array(nonEmptySchema)
     .min(1, 'must list at least one state')
     .default([...defaults]);
 
 /** A list of words (states, names), none of them empty, defaulting to `defaults`; may be empty. */
-export const wordListSchema = (defaults: readonly string[]) =>
-  z.array(z.string().min(1, 'must not be empty')).default([...defaults]);
+export const wordListSchema = (defaults: readonly string[]) => z.array(nonEmptySchema).default([...defaults]);
 
 /**
  * The state words a check knows and does not alert on (`other_states`), defaulting to `defaults`;

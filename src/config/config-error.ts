@@ -26,8 +26,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** A problem of the file `source` as a whole (no key path), at `line` when one is known. */
+export function fileError(source: string, message: string, line?: number): ConfigError {
+  return new ConfigError(source, [{ path: '', line, message }]);
+}
+
 /** `FILE:LINE key.path: message`, leaving out the parts that are unknown. */
 export function formatProblem(source: string, problem: ConfigProblem): string {
   const where = problem.line === undefined ? source : `${source}:${problem.line}`;
   return problem.path ? `${where} ${problem.path}: ${problem.message}` : `${where}: ${problem.message}`;
+}
+
+/** Why a file the config names cannot be read, as its problem says it: `does not exist`, `cannot be read (EACCES)`. */
+export function unreadableText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`;
 }

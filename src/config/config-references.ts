@@ -26,14 +26,9 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const problems: ReferenceProblem[] = [];
   const notify = get(raw, 'notify');
 
-  const channelNames = uniqueNames(list(get(notify, 'channels')), ['notify', 'channels'], 'channel', problems);
-  const windowNames = uniqueNames(
-    list(get(notify, 'mute_windows')),
-    ['notify', 'mute_windows'],
-    'mute window',
-    problems,
-  );
-  uniqueNames(list(get(notify, 'routes')), ['notify', 'routes'], 'route', problems);
+  const channelNames = uniqueNames(raw, ['notify', 'channels'], 'channel', problems);
+  const windowNames = uniqueNames(raw, ['notify', 'mute_windows'], 'mute window', problems);
+  uniqueNames(raw, ['notify', 'routes'], 'route', problems);
 
   // Each name a route or the digest gives must be one the section defines.
   const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
@@ -64,7 +59,7 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
 
   const remediation = get(raw, 'remediation');
   const policies = list(get(remediation, 'policies'));
-  uniqueNames(policies, ['remediation', 'policies'], 'policy', problems);
+  uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
   if (get(remediation, 'enabled') === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],
@@ -75,10 +70,10 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   return problems;
 }
 
-/** Collects the `name` of each entry, reporting the second and later use of a name. */
-function uniqueNames(entries: unknown[], at: KeyPath, what: string, problems: ReferenceProblem[]): Set<string> {
+/** Collects the `name` of each entry of the list at `at`, reporting the second and later use of a name. */
+function uniqueNames(raw: unknown, at: [string, string], what: string, problems: ReferenceProblem[]): Set<string> {
   const first = new Map<string, number>();
-  entries.forEach((entry, i) => {
+  list(get(get(raw, at[0]), at[1])).forEach((entry, i) => {
     const name = get(entry, 'name');
     if (typeof name !== 'string') return;
     const seen = first.get(name);

@@ -15,8 +15,9 @@ import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
-import { DURATION_HINT, durationSchema, offOr } from './duration.js';
-import { wholeNumberSchema } from './schema-blocks.js';
+import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
+import { addProblem, nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
+import { wordListSchema } from './check-config.js';
 import { secretSchema } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -57,21 +58,20 @@ const requestsPerSecondSchema = z.union([z.literal('off').transform(() => Infini
 const extraValuesSchema = z
   .partialRecord(
     z.enum(Object.keys(STATED_VALUES) as [StatedField, ...StatedField[]]),
-    z.record(z.string().min(1, 'must not be empty'), z.string()),
+    z.record(nonEmptySchema, z.string()),
   )
   .default({})
   .superRefine((extra, ctx) => {
     for (const [field, values] of Object.entries(extra) as [StatedField, Record<string, string>][]) {
       const stated: readonly string[] = STATED_VALUES[field];
       for (const [value, meant] of Object.entries(values)) {
-        if (stated.includes(value))
-          ctx.addIssue({ code: 'custom', path: [field, value], message: `is already a stated value of ${field}` });
+        if (stated.includes(value)) addProblem(ctx, [field, value], `is already a stated value of ${field}`);
         else if (!stated.includes(meant))
-          ctx.addIssue({
-            code: 'custom',
-            path: [field, value],
-            message: `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
-          });
+          addProblem(
+            ctx,
+            [field, value],
+            `must be one of the values the reference states for ${field}: ${stated.join(', ')}`,
+          );
       }
     }
   })
@@ -91,15 +91,10 @@ const apiSchema = z
       .transform((u) => u.replace(/\/+$/, ''))
       .describe('Root of the Deployment Management Service; the API is {base_url}/api/v1.'),
     token: secretSchema.optional().describe('API token (use ${VAR}); exactly one of token and token_file.'),
-    token_file: z
-      .string()
-      .min(1, 'must not be empty')
+    token_file: nonEmptySchema
       .optional()
       .describe('File holding the API token, read at load and trimmed; relative to the config file.'),
-    namespaces: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default([])
-      .describe('Namespace codes to watch; empty: every namespace the token reaches.'),
+    namespaces: wordListSchema([]).describe('Namespace codes to watch; empty: every namespace the token reaches.'),
     requests_per_second: requestsPerSecondSchema
       .prefault(10)
       .describe(
@@ -139,13 +134,9 @@ const apiSchema = z
   .superRefine((api, ctx) => {
     const given = Number(api.token !== undefined) + Number(api.token_file !== undefined);
     if (given === 0) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['token'],
-        message: 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file',
-      });
+      addProblem(ctx, ['token'], 'is required: give token (e.g. ${DMS_API_TOKEN}) or token_file');
     } else if (given === 2) {
-      ctx.addIssue({ code: 'custom', path: ['token_file'], message: 'give token or token_file, not both' });
+      addProblem(ctx, ['token_file'], 'give token or token_file, not both');
     }
   });
 
@@ -173,9 +164,7 @@ const postgresUrlSchema = z
 /** `state.tls`: how the PostgreSQL connection is secured. */
 const stateTlsSchema = z
   .object({
-    ca_file: z
-      .string()
-      .min(1, 'must not be empty')
+    ca_file: nonEmptySchema
       .optional()
       .describe(
         "PEM file of the CA(s) to trust for the server's certificate, instead of the system's; relative to the config file.",
@@ -190,9 +179,9 @@ const stateTlsSchema = z
   .strict();
 
 /** A timeout of the PostgreSQL connection, within sane bounds. */
-const stateTimeoutSchema = (fallback: string, max: string, maxMs: number, what: string) =>
+const stateTimeoutSchema = (fallback: string, max: string, what: string) =>
   durationSchema
-    .refine((ms) => ms >= 1_000 && ms <= maxMs, `must be from 1s to ${max}`)
+    .refine((ms) => ms >= 1_000 && ms <= parseDuration(max), `must be from 1s to ${max}`)
     .prefault(fallback)
     .describe(what);
 
@@ -211,9 +200,7 @@ const stateLeaderSchema = z
 /** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
   .object({
-    path: z
-      .string()
-      .min(1, 'must not be empty')
+    path: nonEmptySchema
       .optional()
       .describe(
         `SQLite file (created with mode 0600); relative to the config file. Default ${DEFAULT_STATE_PATH} unless url is given; give path or url, not both.`,
@@ -228,11 +215,10 @@ const stateSchema = z
       .describe(
         "TLS to PostgreSQL, overriding the URL's ssl… parameters; without it, the URL says (sslmode=require, verify-full…).",
       ),
-    connect_timeout: stateTimeoutSchema('5s', '5m', 300_000, 'How long connecting to PostgreSQL may take.'),
+    connect_timeout: stateTimeoutSchema('5s', '5m', 'How long connecting to PostgreSQL may take.'),
     statement_timeout: stateTimeoutSchema(
       '30s',
       '10m',
-      600_000,
       'How long one PostgreSQL statement may take; past it, and past a silent server, the work fails with a clear error and is tried again later.',
     ),
     leader: stateLeaderSchema
@@ -249,14 +235,10 @@ const stateSchema = z
   .strict()
   .superRefine((state, ctx) => {
     if (state.path !== undefined && state.url !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['url'],
-        message: 'give path (a SQLite file) or url (PostgreSQL), not both',
-      });
+      addProblem(ctx, ['url'], 'give path (a SQLite file) or url (PostgreSQL), not both');
     }
     if (state.tls !== undefined && state.url === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['tls'], message: 'applies to url (PostgreSQL) only; there is no url' });
+      addProblem(ctx, ['tls'], 'applies to url (PostgreSQL) only; there is no url');
     }
   });
 
@@ -367,7 +349,7 @@ const serverSchema = z
     // Asked for in so many words, a console that would be refused is a configuration error.
     const serving = consoleServing(server.listen, server.console);
     if (server.console.enabled === true && !serving.serve) {
-      ctx.addIssue({ code: 'custom', path: ['console', 'enabled'], message: `is true, but ${serving.message}` });
+      addProblem(ctx, ['console', 'enabled'], `is true, but ${serving.message}`);
     }
   });
 

@@ -8,17 +8,12 @@ import type { Config } from './load-config.js';
  * - `jobs.deadline`, deprecated: a read no longer ends at its schedule; its duration is the ceiling.
  */
 export function configWarnings(config: Config): ConfigProblem[] {
-  const warnings: ConfigProblem[] = [];
-  if (config.notify.channels.length === 0) {
-    warnings.push({
-      path: 'notify.channels',
-      message:
-        "no channel is configured: alerts are recorded (see `deploy-watchdog alerts`) and nobody is told; add one (type: log writes them to the daemon's log)",
-    });
-  }
-  const deadline = jobsDeadlineWarning(config.jobs);
-  if (deadline) warnings.push(deadline);
-  return warnings;
+  const noChannel = config.notify.channels.length === 0 && {
+    path: 'notify.channels',
+    message:
+      "no channel is configured: alerts are recorded (see `deploy-watchdog alerts`) and nobody is told; add one (type: log writes them to the daemon's log)",
+  };
+  return [noChannel, jobsDeadlineWarning(config.jobs)].filter((w) => !!w);
 }
 
 /** What the deprecated `jobs.deadline` does now, when a config still gives it. */

@@ -8,12 +8,19 @@
  */
 import { z } from 'zod';
 import { durationSchema } from './duration.js';
+import { addProblem } from './schema-blocks.js';
 import { secretSchema } from './secret.js';
 import { isLoopbackHost } from './loopback-host.js';
 import { parseListen } from './parse-listen.js';
 
 /** The shortest console token taken: a network-facing password should not be guessable. */
 const MIN_TOKEN_LENGTH = 16;
+
+/** A console token or password: a secret of at least {@link MIN_TOKEN_LENGTH} characters. */
+const passwordSchema = secretSchema.refine(
+  (s) => s.reveal().length >= MIN_TOKEN_LENGTH,
+  `must be at least ${MIN_TOKEN_LENGTH} characters`,
+);
 
 /** The `server.console` section. */
 export const consoleConfigSchema = z
@@ -26,8 +33,7 @@ export const consoleConfigSchema = z
       ),
     auth: z
       .object({
-        token: secretSchema
-          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+        token: passwordSchema
           .optional()
           .describe(
             'A token (use ${VAR}) given at the login page, or as "Authorization: Bearer …"; writes are recorded as console@token.',
@@ -37,23 +43,20 @@ export const consoleConfigSchema = z
           .regex(/^[^:\s]{1,64}$/, 'must be 1 to 64 characters, without spaces or ":"')
           .optional()
           .describe('Basic-auth user name, recorded as the author of every write.'),
-        password: secretSchema
-          .refine((s) => s.reveal().length >= MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
-          .optional()
-          .describe('Basic-auth password (use ${VAR}).'),
+        password: passwordSchema.optional().describe('Basic-auth password (use ${VAR}).'),
       })
       .strict()
       .superRefine((auth, ctx) => {
         const basic = Number(auth.user !== undefined) + Number(auth.password !== undefined);
         if (basic === 1) {
           const missing = auth.user === undefined ? 'user' : 'password';
-          ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with basic auth (user and password)' });
+          addProblem(ctx, [missing], 'is required with basic auth (user and password)');
         }
         if (auth.token !== undefined && basic > 0) {
-          ctx.addIssue({ code: 'custom', path: ['token'], message: 'give a token or a user and password, not both' });
+          addProblem(ctx, ['token'], 'give a token or a user and password, not both');
         }
         if (auth.token === undefined && basic === 0) {
-          ctx.addIssue({ code: 'custom', path: [], message: 'give a token, or a user and password' });
+          addProblem(ctx, [], 'give a token, or a user and password');
         }
       })
       .optional()

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { LOG_SOURCES } from '../api/schemas.js';
 import { durationSchema } from './duration.js';
-import { wholeNumberSchema } from './schema-blocks.js';
+import { nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
+import { wordListSchema } from './check-config.js';
 
 /** A log `logs.tail` reads, as the reference names them. */
 const logSourceSchema = z.enum(LOG_SOURCES, { error: `must be one of ${LOG_SOURCES.join(', ')}` });
@@ -43,7 +44,7 @@ const logsSchema = z
         "The log of a run by its workflow or action (the workflow's word first); any other run's is the application log, main. Given, it replaces the default map (deploy, update and update_modules: setup; backup; restore; upgrade).",
       ),
     error_words: z
-      .array(z.string().min(1, 'must not be empty'))
+      .array(nonEmptySchema)
       .min(1, 'must list at least one word')
       .default(['error', 'critical', 'fatal', 'traceback', 'exception', 'failed', 'failure'])
       .describe('A log line holding one of these words (any case, as a whole word) is an error line, shown first.'),
@@ -58,10 +59,9 @@ const restorePointsSchema = z
       .boolean()
       .default(true)
       .describe('Read the restore point of a failed update or upgrade (restore_points.list).'),
-    actions: z
-      .array(z.string().min(1, 'must not be empty'))
-      .default(['update', 'update_modules', 'upgrade'])
-      .describe('Run actions that make a restore point: a failed run of one of them is told with its own.'),
+    actions: wordListSchema(['update', 'update_modules', 'upgrade']).describe(
+      'Run actions that make a restore point: a failed run of one of them is told with its own.',
+    ),
   })
   .strict()
   .prefault({});

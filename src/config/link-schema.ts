@@ -10,12 +10,8 @@ export const ID_PLACEHOLDER = '{id}';
 
 /** An http(s) URL without credentials in it (a message shows it to every reader), or the reason it is not. */
 function urlProblem(text: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'must be an http(s) URL such as https://wiki.example.com/runbooks/failed-runs';
-  }
+  if (!URL.canParse(text)) return 'must be an http(s) URL such as https://wiki.example.com/runbooks/failed-runs';
+  const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not hold a user name or password (every reader of a message sees it)';
   return null;

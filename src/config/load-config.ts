@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, type ConfigProblem } from './config-error.js';
+import { ConfigError, fileError, unreadableText, type ConfigProblem } from './config-error.js';
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
 import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
@@ -31,6 +31,9 @@ export type Config = Omit<ParsedConfig, 'api' | 'state'> & {
  */
 export type StateConfig = Omit<ParsedConfig['state'], 'path' | 'url'> &
   ({ path: string; url?: undefined } | { path?: undefined; url: Secret });
+
+/** Where a check of the file says a problem it found: at a key path, with a message. */
+type Report = (p: KeyPath, message: string) => void;
 
 /** Options of {@link parseConfig}. */
 export interface ParseConfigOptions {
@@ -94,7 +97,7 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    throw new ConfigError(file, [{ path: '', message: `cannot read the configuration file: ${why}` }]);
+    throw fileError(file, `cannot read the configuration file: ${why}`);
   }
   try {
     return readConfig(text, env, file, path.dirname(path.resolve(file)), standIns);
@@ -102,7 +105,7 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     if (err instanceof ConfigError) throw err;
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
-    throw new ConfigError(file, [{ path: '', message: `cannot be read: ${errorText(err)}` }]);
+    throw fileError(file, `cannot be read: ${errorText(err)}`);
   }
 }
 
@@ -124,13 +127,9 @@ function parseYaml(text: string, sourceName: string): { doc: Document; lines: Li
     // The first error only: the parser's later ones are mostly echoes of it.
     const first = doc.errors[0]!;
     const more = doc.errors.length - 1;
-    throw new ConfigError(sourceName, [
-      {
-        path: '',
-        line: lines.linePos(first.pos[0]).line,
-        message: `YAML syntax error: ${yamlErrorText(first.message)}${more > 0 ? ` (and ${more} more after it, likely caused by it)` : ''}`,
-      },
-    ]);
+    const after = more > 0 ? ` (and ${more} more after it, likely caused by it)` : '';
+    const message = `YAML syntax error: ${yamlErrorText(first.message)}${after}`;
+    throw fileError(sourceName, message, lines.linePos(first.pos[0]).line);
   }
   return { doc, lines };
 }
@@ -181,6 +180,8 @@ function readConfig(
     if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
     else at(p, message, variable);
   });
+  // What the checks find, but for a value whose `${…}` is reported already.
+  const found = (p: KeyPath, message: string) => unsubstituted.has(formatKeyPath(p)) || at(p, message);
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
   for (const { path: p } of unset) setValueAt(raw, p, unsetStandIn(p, raw, String(valueAt(raw, p))));
 
@@ -191,12 +192,8 @@ function readConfig(
       for (const p of issueProblems(issue, raw)) at(p.path, p.message);
     }
   }
-  for (const p of checkReferences(raw)) {
-    if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
-  }
-
   const templates = readChannelTemplates(raw, baseDir, templatePartsOf);
-  for (const p of templates.problems) if (!unsubstituted.has(formatKeyPath(p.path))) at(p.path, p.message);
+  for (const p of [...checkReferences(raw), ...templates.problems]) found(p.path, p.message);
   const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
   if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
@@ -293,13 +290,8 @@ function documentValue(doc: Document, lines: LineCounter, sourceName: string): u
       err instanceof ReferenceError
         ? `its aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes`
         : (err as Error).message;
-    throw new ConfigError(sourceName, [
-      {
-        path: '',
-        line,
-        message: `YAML cannot be read: ${why}; write the repeated parts out, or use fewer aliases of large anchors`,
-      },
-    ]);
+    const fix = 'write the repeated parts out, or use fewer aliases of large anchors';
+    throw fileError(sourceName, `YAML cannot be read: ${why}; ${fix}`, line);
   }
 }
 
@@ -312,36 +304,30 @@ function yamlErrorText(message: string): string {
 }
 
 /**
- * Substitutes `${VAR}` in every string value below `from` (whose key path is `fromPath`; never in
+ * Substitutes `${VAR}` in every string value of `node` and below (whose key path is `p`; never in
  * keys), on the parsed nodes rather than the raw text so a variable's value cannot inject YAML. A
  * plain (unquoted) value that is one whole reference takes the type its value reads as (`port:
  * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
  * substituted, with the unset variable when that is why.
  */
 function substituteNode(
-  from: unknown,
-  fromPath: PropertyKey[],
+  node: unknown,
+  p: PropertyKey[],
   env: NodeJS.ProcessEnv,
   at: (p: KeyPath, m: string, unset?: string) => void,
 ): void {
-  const walk = (node: unknown, p: PropertyKey[]): void => {
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        walk(pair.value, [...p, key]);
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, i) => walk(item, [...p, i]));
-    } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
-      const result = substituteEnv(node.value, env);
-      if (!result.ok) {
-        at(p, result.message, result.unset);
-        return;
-      }
-      node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      substituteNode(pair.value, [...p, key], env, at);
     }
-  };
-  walk(from, fromPath);
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, at));
+  } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
+    const result = substituteEnv(node.value, env);
+    if (!result.ok) at(p, result.message, result.unset);
+    else node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+  }
 }
 
 /** Reads a plain scalar's text as YAML would, limited to numbers and booleans. */
@@ -355,14 +341,8 @@ function scalarOf(text: string): string | number | boolean {
  * The token in `api.token_file`, read. `unsubstituted`: its name is a variable that is not set, so
  * there is no file to read (that is reported already); its stand-in is the token.
  */
-function readTokenFile(
-  raw: unknown,
-  baseDir: string,
-  at: (p: KeyPath, m: string) => void,
-  unsubstituted: boolean,
-): Secret | undefined {
-  const api = (raw as { api?: unknown }).api;
-  const file = typeof api === 'object' && api !== null ? (api as { token_file?: unknown }).token_file : undefined;
+function readTokenFile(raw: unknown, baseDir: string, at: Report, unsubstituted: boolean): Secret | undefined {
+  const file = valueAt(raw, ['api', 'token_file']);
   if (typeof file !== 'string' || file === '') return undefined;
   if (unsubstituted) return new Secret(file);
   const resolved = path.resolve(baseDir, file);
@@ -370,14 +350,8 @@ function readTokenFile(
   try {
     content = fs.readFileSync(resolved, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'does not exist'
-        : code === 'EACCES'
-          ? 'cannot be read (permission denied)'
-          : `cannot be read (${code ?? 'error'})`;
-    at(['api', 'token_file'], `${resolved} ${why}`);
+    const denied = (err as NodeJS.ErrnoException).code === 'EACCES';
+    at(['api', 'token_file'], `${resolved} ${denied ? 'cannot be read (permission denied)' : unreadableText(err)}`);
     return undefined;
   }
   const token = content.trim();
@@ -389,18 +363,14 @@ function readTokenFile(
 }
 
 /** `state.tls.ca_file`, when given, must be a file this process can read (the daemon reads it to connect). */
-function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: (p: KeyPath, m: string) => void): void {
+function checkCaFile(state: ParsedConfig['state'], baseDir: string, at: Report): void {
   const file = state.tls?.ca_file;
   if (file === undefined) return;
   const resolved = path.resolve(baseDir, file);
   try {
     fs.accessSync(resolved, fs.constants.R_OK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    at(
-      ['state', 'tls', 'ca_file'],
-      `${resolved} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`,
-    );
+    at(['state', 'tls', 'ca_file'], `${resolved} ${unreadableText(err)}`);
   }
 }
 

@@ -12,10 +12,11 @@ export const labelNameSchema = z
   .string()
   .regex(LABEL_NAME, 'is not a label name (letters, digits and _, not starting with a digit)');
 
+/** A string with at least one character: a file name, a namespace, a word of the service's. */
+export const nonEmptySchema = z.string().min(1, 'must not be empty');
+
 /** A name other parts of the config refer to (channels, routes, mute windows, policies). */
-export const nameSchema = z
-  .string()
-  .min(1, 'must not be empty')
+export const nameSchema = nonEmptySchema
   .max(100, 'must be at most 100 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "." and "-", starting with a letter or digit');
 
@@ -39,4 +40,9 @@ export const matchValueSchema = z.union([z.string(), z.array(z.string()).min(1, 
 /** A whole number from `min` to `max`: the config's counts, sizes and limits. */
 export function wholeNumberSchema(min: number, max: number) {
   return z.number().int().min(min).max(max);
+}
+
+/** Adds a problem at `path`, below the value a refinement checks, saying `message`. */
+export function addProblem(ctx: z.RefinementCtx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message });
 }

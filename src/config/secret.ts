@@ -4,24 +4,37 @@
  */
 import { z } from 'zod';
 import { Secret } from '../lib/secret.js';
+import { nonEmptySchema } from './schema-blocks.js';
 
 /**
  * Every {@link Secret} in a parsed config (or any part of one), each once: what text from outside
  * is scrubbed of, whichever secret it happens to echo.
  */
-export function secretsIn(value: unknown, found: Set<Secret> = new Set()): Secret[] {
-  if (value instanceof Secret) found.add(value);
-  else if (Array.isArray(value)) for (const v of value) secretsIn(v, found);
-  else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
-    for (const v of Object.values(value)) secretsIn(v, found);
+export function secretsIn(value: unknown): Secret[] {
+  const found = new Set<Secret>();
+  rebuilt(value, (part) => (part instanceof Secret ? found.add(part) : undefined));
   return [...found];
 }
 
+/**
+ * `value` rebuilt through its arrays and plain objects (a parsed config's containers), each part
+ * first offered to `change`: what it answers stands for the part; undefined, the part is walked.
+ */
+export function rebuilt(value: unknown, change: (part: unknown) => unknown): unknown {
+  const changed = change(value);
+  if (changed !== undefined) return changed;
+  if (Array.isArray(value)) return value.map((v) => rebuilt(v, change));
+  if (!isPlain(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuilt(v, change)]));
+}
+
+/** A plain object: `{…}` as data is written, never an instance of a class (a Secret, a Date). */
+export function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /** Config schema of a secret string: a non-empty string in the file, a {@link Secret} once parsed. */
-export const secretSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .transform((value) => new Secret(value));
+export const secretSchema = nonEmptySchema.transform((value) => new Secret(value));
 
 /**
  * Config schema of a URL that is itself a credential (a webhook, a heartbeat ping URL): checked

@@ -14,34 +14,20 @@ import {
   type AcknowledgeOutcome,
   type UnacknowledgeOutcome,
 } from '../alerts/acknowledge.js';
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
-import type { Store } from '../state/store.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 import { alertPage } from './pages/alert-page.js';
-import type { FormOutcome } from './silence-actions.js';
-
-/** Which of the two forms. */
-export type AcknowledgeAction = 'acknowledge' | 'unacknowledge';
-
-/** What the acknowledgement forms need. */
-export interface AcknowledgeActionDeps {
-  store: Store;
-  config: Config;
-  logger: Logger;
-  /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
-  wake?: (() => void) | undefined;
-}
+import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
 export function submitAcknowledgement(
-  deps: AcknowledgeActionDeps,
+  deps: FormDeps,
   ctx: PageContext,
   fields: URLSearchParams,
-  action: AcknowledgeAction,
+  /** Which of the two forms. */
+  action: 'acknowledge' | 'unacknowledge',
 ): FormOutcome {
-  const { store, config, logger } = deps;
+  const { store } = ctx;
   const fingerprint = fields.get('fp') ?? '';
   const request = {
     fingerprint,
@@ -51,7 +37,7 @@ export function submitAcknowledgement(
     now: ctx.now,
   };
   const again = (status: number, message: string, kind: 'error' | 'warn'): FormOutcome => {
-    const body = alertPage(store, config, ctx, fingerprint, { kind, text: message });
+    const body = alertPage(ctx, fingerprint, { kind, text: message });
     return body ? { status, body } : { status: 404, body: messagePage('Not found', message) };
   };
   let result: AcknowledgeOutcome | UnacknowledgeOutcome;
@@ -65,7 +51,7 @@ export function submitAcknowledgement(
   switch (result.outcome) {
     case 'acknowledged':
     case 'unacknowledged': {
-      logger.info(
+      deps.logger.info(
         { fingerprint, by: ctx.who, comment: result.event.acknowledgement?.comment, event: result.event.id },
         action === 'acknowledge'
           ? 'alert acknowledged in the console'

@@ -152,11 +152,7 @@ function isLoopbackHostHeader(host: string | undefined): boolean {
 
 /** The host:port of an Origin header, or undefined for `null` or a malformed one. */
 function originHost(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
+  return URL.canParse(origin) ? new URL(origin).host : undefined;
 }
 
 /** One cookie's value from a Cookie header. */

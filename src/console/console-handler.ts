@@ -149,6 +149,8 @@ async function answer(r: ConsoleRequest): Promise<void> {
   }
   const remediation = r.deps.runtime?.().remediation;
   const ctx: PageContext = {
+    store: r.deps.store,
+    config,
     who: decided.who,
     csrf: access.csrfToken(decided.who),
     now: r.deps.clock.now(),
@@ -189,7 +191,7 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   }
   const runtime = r.deps.runtime?.();
   const wake = runtime ? () => runtime.notifier.wake() : undefined;
-  const deps = { store: r.deps.store, config: r.config, logger: r.log, wake, remediation: runtime?.remediation };
+  const deps = { logger: r.log, wake, remediation: runtime?.remediation };
   let outcome: FormOutcome;
   if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
   else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
@@ -205,30 +207,28 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
 
 /** The page at a GET's path, with its status. */
 async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[number, SafeHtml]> {
-  const { store } = r.deps;
-  const { config } = r;
   const query = url.searchParams;
   switch (url.pathname) {
     case '/':
-      return [200, alertsPage(store, config, ctx, query, doneNotice(query.get('done')))];
+      return [200, alertsPage(ctx, query, doneNotice(query.get('done')))];
     case '/alert': {
       const fingerprint = query.get('fp') ?? '';
-      const body = alertPage(store, config, ctx, fingerprint, doneNotice(query.get('done')), query);
+      const body = alertPage(ctx, fingerprint, doneNotice(query.get('done')), query);
       return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
     }
     case '/silences':
-      return [200, silencesPage(store, ctx, query)];
+      return [200, silencesPage(ctx, query)];
     case '/silences/new':
-      return [200, newSilencePage(store, config, ctx, draftFrom(query), { preview: query.has('matchers') })];
+      return [200, newSilencePage(ctx, draftFrom(query), { preview: query.has('matchers') })];
     case '/actions':
-      return [200, actionsPage(store, ctx, query)];
+      return [200, actionsPage(ctx, query)];
     case '/sources': {
       const readiness = await r.deps.readiness();
-      const inputs = { store, config, metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness };
+      const inputs = { metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness };
       return [200, await sourcesPage(inputs, ctx)];
     }
     case '/config':
-      return [200, configPage(config, ctx)];
+      return [200, configPage(ctx)];
     default:
       return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
   }

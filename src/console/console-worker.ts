@@ -24,7 +24,6 @@ import { errorText } from '../lib/error-text.js';
 import { createLogger } from '../lib/logger.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { compilePolicies, requestablePolicy } from '../remediation/policy.js';
-import type { RemediationRequest } from '../remediation/remediator.js';
 import { fromFrontDoor } from '../server/health-server.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
@@ -99,17 +98,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       const enabled = published.config.remediation.enabled;
       return requestablePolicy(policies, enabled, alert)?.policy.action.words.request;
     },
-    // Decided by the main thread's remediator; past the wait the page says "asked", and the
-    // decision, made when the main thread turns, shows on the alert's page.
-    request: (fingerprint, asker, now) => {
-      const decision = asks.remediate(fingerprint, asker, now);
-      let timer: NodeJS.Timeout | undefined;
-      const asked = new Promise<ConsoleRemediationAnswer>((resolve) => {
-        timer = setTimeout(() => resolve({ outcome: 'asked' }), REMEDIATION_DECISION_WAIT_MS);
-      });
-      decision.catch(() => undefined);
-      return Promise.race([decision, asked]).finally(() => clearTimeout(timer));
-    },
+    request: (fingerprint, asker, now) => asks.remediate(fingerprint, asker, now),
   };
   const deps: ConsoleDeps = {
     get store() {
@@ -148,12 +137,8 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   };
 
   const server: Server = createServer((req, res) => {
-    if (!fromFrontDoor(req, data.token)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (handler(req, res)) return;
-    answerJson(res, 404, { error: 'not found' });
+    if (!fromFrontDoor(req, data.token)) res.writeHead(403).end();
+    else if (!handler(req, res)) answerJson(res, 404, { error: 'not found' });
   });
   port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);
@@ -210,11 +195,17 @@ class Asks {
     return this.#asking;
   }
 
-  /** A remediation asked for, decided by the main thread's remediator (it waits for it). */
-  remediate(fingerprint: string, asker: string, now: number): Promise<RemediationRequest> {
+  /**
+   * A remediation asked for, decided by the main thread's remediator; past
+   * {@link REMEDIATION_DECISION_WAIT_MS} the page says "asked", and the decision, made when the
+   * main thread turns, shows on the alert's page.
+   */
+  remediate(fingerprint: string, asker: string, now: number): Promise<ConsoleRemediationAnswer> {
     const id = ++this.#seq;
     return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve({ outcome: 'asked' }), REMEDIATION_DECISION_WAIT_MS);
       this.#waiting.set(id, (m) => {
+        clearTimeout(timer);
         if (m.type === 'remediated' && m.result) resolve(m.result);
         else reject(new Error(m.type === 'remediated' ? (m.error ?? 'no answer') : 'no answer'));
       });

@@ -11,7 +11,8 @@ import type { Silence } from '../alerts/silences.js';
 import type { Config } from '../config/load-config.js';
 import { pendingReason } from '../alerts/pending-reason.js';
 import { Inhibitor, type InhibitionCause } from '../notify/inhibition.js';
-import type { OutboxRow } from '../notify/outbox-store.js';
+import { latestDecisions, type OutboxRow } from '../notify/outbox-store.js';
+import type { Store } from '../state/store.js';
 
 /** What is said about one open alert's notifications. */
 export interface DeliveryState {
@@ -30,33 +31,23 @@ export interface DeliveryState {
   channels: OutboxRow[];
 }
 
-/** Builds the delivery state of each open alert from one read of the open alerts and the latest decisions. */
-export class DeliveryStates {
-  readonly #inhibitor: Inhibitor;
-
-  constructor(
-    open: readonly OpenAlertView[],
-    private readonly decisions: ReadonlyMap<string, OutboxRow[]>,
-    private readonly config: Config,
-    private readonly now: number,
-  ) {
-    this.#inhibitor = new Inhibitor(
-      config.notify.inhibit,
-      open.map((v) => v.alert),
-    );
-  }
-
-  /** The delivery state of one open alert (from the same read). */
-  of(view: OpenAlertView): DeliveryState {
-    const { alert } = view;
-    return {
-      acknowledgement: alert.acknowledgement,
-      silence: view.silence,
-      inhibitedBy: alert.status === 'resolved' ? undefined : this.#inhibitor.causeFor(alert),
-      pending: alert.status === 'pending' ? pendingReason(alert, this.config.alerts.for, this.now) : undefined,
-      channels: this.decisions.get(alert.fingerprint) ?? [],
-    };
-  }
+/**
+ * The delivery state of each alert of `open` (one read of the open alerts), from one read of the
+ * latest decisions.
+ */
+export function deliveryStates(store: Store, config: Config, open: readonly OpenAlertView[], now: number) {
+  const inhibitor = new Inhibitor(
+    config.notify.inhibit,
+    open.map((v) => v.alert),
+  );
+  const decisions = latestDecisions(store);
+  return ({ alert, silence }: OpenAlertView): DeliveryState => ({
+    acknowledgement: alert.acknowledgement,
+    silence,
+    inhibitedBy: alert.status === 'resolved' ? undefined : inhibitor.causeFor(alert),
+    pending: alert.status === 'pending' ? pendingReason(alert, config.alerts.for, now) : undefined,
+    channels: decisions.get(alert.fingerprint) ?? [],
+  });
 }
 
 /** The outbox row's decision as a person reads it: "sent", "held: silenced (silence 1a2b…)". */

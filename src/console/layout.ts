@@ -4,13 +4,18 @@
  * HTML: every link and form works without JavaScript; the one script only submits a select when
  * it changes.
  */
+import type { Config } from '../config/load-config.js';
 import type { Labels, Severity } from '../lib/alert-vocabulary.js';
+import type { Store } from '../state/store.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
 /** What every page knows about the request it answers. */
 export interface PageContext {
+  /** The state the console reads, and the configuration in force when the request came. */
+  store: Store;
+  config: Config;
   /** Who is signed in, as the audit records them. */
   who: string;
   /** The CSRF token of this visitor's forms. */

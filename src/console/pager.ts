@@ -10,6 +10,7 @@
  *   html`${shown.nav}${dataTable('x', headings, shown.rows)}`
  */
 import { html, type SafeHtml } from './html.js';
+import { dataTable } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 
 /** Rows a page shows unless `?size=` says otherwise. */
@@ -102,4 +103,11 @@ function sizeParam(size: number): string | undefined {
 
 function count(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/** A page of a list as a table under its navigation, or `empty` said when the list has no row. */
+export function pagedTable<T>(shown: ListPage<T>, className: string, headings: readonly string[], empty: string) {
+  return shown.total === 0
+    ? html`<p class="empty">${empty}</p>`
+    : html`${shown.nav}${dataTable(className, headings, shown.rows)}`;
 }

@@ -6,17 +6,14 @@
  * every form before it gets here; refused, changing nothing, to a visitor
  * `server.console.allow.remediate` does not name. What came of it is said on the alert's page.
  */
-import type { Config } from '../config/load-config.js';
-import type { Logger } from '../lib/logger.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
 import { skipText } from '../remediation/request-words.js';
-import type { Store } from '../state/store.js';
 import { mayRemediate } from '../config/console-config.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
 import { alertPage, type PageNotice } from './pages/alert-page.js';
-import type { FormOutcome } from './silence-actions.js';
+import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /**
  * What the console asks of the remediator: the running one's (`Remediator`), or on the console's
@@ -40,10 +37,7 @@ export type ConsoleRemediationAnswer = RemediationRequest | { outcome: 'asked' }
 export const REMEDIATION_DECISION_WAIT_MS = 1_500;
 
 /** What the form needs. */
-export interface RemediateActionDeps {
-  store: Store;
-  config: Config;
-  logger: Logger;
+export interface RemediateActionDeps extends FormDeps {
   /** The running configuration's remediator; undefined when no policy is configured. */
   remediation: Pick<ConsoleRemediation, 'request'> | undefined;
 }
@@ -54,19 +48,20 @@ export async function submitRemediation(
   ctx: PageContext,
   fields: URLSearchParams,
 ): Promise<FormOutcome> {
-  const { store, config, logger } = deps;
+  const { logger } = deps;
   const fingerprint = fields.get('fp') ?? '';
   const again = (status: number, said: PageNotice): FormOutcome => {
-    const body = alertPage(store, config, ctx, fingerprint, said);
+    const body = alertPage(ctx, fingerprint, said);
     return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
   };
-  if (!mayRemediate(config.server.console, ctx.who)) {
+  // What the remediator decided against, said on the alert's page: nothing was sent.
+  const refused = (text: string) => again(409, { kind: 'warn', text });
+  if (!mayRemediate(ctx.config.server.console, ctx.who)) {
     logger.warn({ fingerprint, by: ctx.who }, 'console remediation request refused: not in allow.remediate');
     const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
     return again(403, { kind: 'error', text });
   }
-  if (!deps.remediation)
-    return again(409, { kind: 'warn', text: 'No remediation policy is configured: nothing was sent.' });
+  if (!deps.remediation) return refused('No remediation policy is configured: nothing was sent.');
   const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);
   switch (r.outcome) {
     case 'asked':
@@ -76,22 +71,17 @@ export async function submitRemediation(
       logger.info({ fingerprint, by: ctx.who, policy: r.policy, key: r.key }, 'remediation asked in the console');
       return { redirect: consolePath('/alert', { fp: fingerprint, done: 'remediation' }) };
     case 'dry_run':
-      return again(409, {
-        kind: 'warn',
-        text: `Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`,
-      });
+      return refused(`Policy ${r.policy} is in dry run: nothing was sent (it would send idempotency key ${r.key}).`);
     case 'skipped':
-      return again(409, { kind: 'warn', text: `${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.` });
+      return refused(`${skipText(r.reason, r.policy, r.nextAllowedAt)}: nothing was sent.`);
     case 'not_covered':
-      return again(409, { kind: 'warn', text: 'No remediation policy acts on this alert now: nothing was sent.' });
+      return refused('No remediation policy acts on this alert now: nothing was sent.');
     case 'not_firing':
-      return again(409, {
-        kind: 'warn',
-        text:
-          r.alert.resolvedAt !== null
-            ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
-            : 'It is not firing: nothing was sent.',
-      });
+      return refused(
+        r.alert.resolvedAt !== null
+          ? `It was resolved at ${formatUtc(r.alert.resolvedAt)}: nothing was sent.`
+          : 'It is not firing: nothing was sent.',
+      );
     case 'not_found':
       return { status: 404, body: messagePage('Not found', 'There is no such alert any more: nothing was sent.') };
   }

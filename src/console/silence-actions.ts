@@ -8,9 +8,7 @@
 import { MatcherError } from '../alerts/matchers.js';
 import { createSilence, expireSilence, SilenceError } from '../alerts/silences.js';
 import { describeMatchers } from '../alerts/silences.js';
-import type { Config } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
-import type { Store } from '../state/store.js';
 import type { SafeHtml } from './html.js';
 import type { PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
@@ -20,30 +18,29 @@ import { silencesPage } from './pages/silences-page.js';
 /** What a form comes to: a page to go to (303), or a page to show again with a status. */
 export type FormOutcome = { redirect: string } | { status: number; body: SafeHtml };
 
-/** What the silence forms need. */
-export interface SilenceActionDeps {
-  store: Store;
-  config: Config;
+/** What the console's forms need. */
+export interface FormDeps {
   logger: Logger;
+  /** Tells the delivery loop there is something to route now (the channels that show acknowledgements). */
+  wake?: (() => void) | undefined;
 }
 
 /** `POST /silences`: a preview (intent=preview), or a silence made from the previewed form. */
-export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store, config, logger } = deps;
+export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
   const draft = draftFrom(fields);
   const again = (status: number, message?: string): FormOutcome => ({
     status,
-    body: newSilencePage(store, config, ctx, draft, { preview: true, message }),
+    body: newSilencePage(ctx, draft, { preview: true, message }),
   });
   if (fields.get('intent') !== 'create') return again(200);
-  const checked = checkDraft(draft, config.server.console.max_silence);
+  const checked = checkDraft(draft, ctx.config.server.console.max_silence);
   if (checked.problems.length > 0) return again(400, 'The silence was not created: see the problems below.');
   if (checked.matchersText !== draft.previewed.trim()) {
     return again(409, 'The matchers changed since the preview: check what they cover now, then create the silence.');
   }
   if (draft.comment.trim() === '') return again(400, 'The silence was not created: say why in the comment.');
   try {
-    const silence = createSilence(store, {
+    const silence = createSilence(ctx.store, {
       matchers: checked.matchers,
       startsAt: checked.startsAt,
       durationMs: checked.durationMs,
@@ -51,7 +48,7 @@ export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields:
       createdBy: ctx.who,
       now: ctx.now,
     });
-    logger.info(
+    deps.logger.info(
       { silence: silence.id, matchers: describeMatchers(silence.matchers), by: ctx.who, reason: silence.reason },
       'silence created in the console',
     );
@@ -63,25 +60,23 @@ export function submitSilence(deps: SilenceActionDeps, ctx: PageContext, fields:
 }
 
 /** `POST /silences/expire`: ends a silence now, with who and why recorded. */
-export function endSilence(deps: SilenceActionDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
-  const { store, logger } = deps;
+export function endSilence(deps: FormDeps, ctx: PageContext, fields: URLSearchParams): FormOutcome {
   const id = (fields.get('id') ?? '').trim();
   const comment = (fields.get('comment') ?? '').trim();
-  const list = new URLSearchParams();
-  if (comment === '') {
-    return {
-      status: 400,
-      body: silencesPage(store, ctx, list, `Silence ${id} was not ended: say why in the comment.`),
-    };
-  }
-  const result = expireSilence(store, id, ctx.now, { by: ctx.who, reason: comment });
+  // The list in force again, saying why nothing was ended.
+  const again = (status: number, problem: string): FormOutcome => ({
+    status,
+    body: silencesPage(ctx, new URLSearchParams(), problem),
+  });
+  if (comment === '') return again(400, `Silence ${id} was not ended: say why in the comment.`);
+  const result = expireSilence(ctx.store, id, ctx.now, { by: ctx.who, reason: comment });
   switch (result.outcome) {
     case 'unknown-id':
-      return { status: 404, body: silencesPage(store, ctx, list, `There is no silence ${id}.`) };
+      return again(404, `There is no silence ${id}.`);
     case 'already-over':
-      return { status: 409, body: silencesPage(store, ctx, list, `Silence ${id} was already over.`) };
+      return again(409, `Silence ${id} was already over.`);
     case 'expired':
-      logger.info(
+      deps.logger.info(
         { silence: id, matchers: describeMatchers(result.silence.matchers), by: ctx.who, reason: comment },
         'silence ended in the console',
       );

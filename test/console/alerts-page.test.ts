@@ -28,7 +28,7 @@ describe('the alert list', () => {
     store.transaction(() =>
       applyFindings(store, { job: 'runs', findings, now: NOW }, { forCycles: 1, repeatIntervalMs: 4 * HOUR }),
     );
-    const page = String(alertsPage(store, config, ctx, new URLSearchParams(query)));
+    const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams(query)));
     expect(page.match(/<tr class="alert/g)).toHaveLength(rows);
     // The worst comes first.
     expect(page.includes('data-fingerprint="run/500"')).toBe(query !== 'from=500');

@@ -5,14 +5,16 @@
  * page at a time (`pager.ts`), each page read from the store alone.
  */
 import { countAudit, listAudit, type AuditRow } from '../../remediation/remediation-store.js';
-import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
-import { page, time, type PageContext, dataTable } from '../layout.js';
+import { page, time, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
-import { pager } from '../pager.js';
+import { pagedTable, pager } from '../pager.js';
+
+const HEADINGS = ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'];
 
 /** The audit page. */
-export function actionsPage(store: Store, ctx: PageContext, query: URLSearchParams): SafeHtml {
+export function actionsPage(ctx: PageContext, query: URLSearchParams): SafeHtml {
+  const { store } = ctx;
   const policy = query.get('policy')?.trim() || undefined;
   const filter = policy === undefined ? {} : { policy };
   const shown = pager(
@@ -33,15 +35,7 @@ export function actionsPage(store: Store, ctx: PageContext, query: URLSearchPara
         <label>Policy <input name="policy" value="${policy ?? ''}" size="16" /></label> <button>Show</button>
       </form>
     </div>
-    ${
-      shown.total === 0
-        ? html`<p class="empty">No remediation decision recorded.</p>`
-        : html`${shown.nav}${dataTable(
-            'audit',
-            ['Time', 'Policy', 'Action', 'Record', 'Env', 'Decision', 'Reason', 'Answer', 'Outcome', 'Key', 'Run'],
-            shown.rows,
-          )}`
-    }`;
+    ${pagedTable(shown, 'audit', HEADINGS, 'No remediation decision recorded.')}`;
   return page({ title: 'Remediation', current: '/actions', ctx, body });
 }
 

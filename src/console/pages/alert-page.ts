@@ -14,13 +14,12 @@ import { UNDERWAY_SINCE } from '../../detectors/finding.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
-import type { Config } from '../../config/load-config.js';
-import { latestDecisions, notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
+import { notificationsOf, type OutboxRow } from '../../notify/outbox-store.js';
 import { listInteractions, type InteractionRow } from '../../interactions/interaction-audit-store.js';
 import { listAttempts, listAudit, type AttemptRow, type AuditRow } from '../../remediation/remediation-store.js';
 import type { Store } from '../../state/store.js';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { DeliveryStates, decisionText } from '../delivery-state.js';
+import { deliveryStates, decisionText } from '../delivery-state.js';
 import { html, safeLink, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
 import { consolePath } from '../../lib/console-paths.js';
@@ -39,18 +38,17 @@ export interface PageNotice {
 
 /** The alert's page, or undefined when no alert has this fingerprint (any more). */
 export function alertPage(
-  store: Store,
-  config: Config,
   ctx: PageContext,
   fingerprint: string,
   said?: PageNotice,
   query: URLSearchParams = new URLSearchParams(),
 ): SafeHtml | undefined {
+  const { store, config } = ctx;
   const alert = getAlert(store, fingerprint);
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);
   const view = open.find((v) => v.alert.fingerprint === fingerprint);
-  const delivery = view ? new DeliveryStates(open, latestDecisions(store), config, ctx.now).of(view) : undefined;
+  const delivery = view && deliveryStates(store, config, open, ctx.now)(view);
   const matchers = silenceMatchersFor(alert);
   const silenceHref =
     matchers === null ? undefined : consolePath('/silences/new', { matchers: matchers.map(formatMatcher).join('\n') });
@@ -88,14 +86,7 @@ export function alertPage(
     }
     <section>
       <h2>Timeline</h2>
-      ${timeline(
-        eventsOfAlert(store, fingerprint),
-        notificationsOf(store, fingerprint),
-        listAudit(store, { fingerprint }),
-        listInteractions(store, { fingerprint }),
-        query,
-        fingerprint,
-      )}
+      ${timeline(store, fingerprint, query)}
     </section>
     <section>
       <h2>Remediation attempts</h2>
@@ -130,41 +121,28 @@ function facts(shown: { label: string; value: string }[] | null, details: Record
   </dl>`;
 }
 
-type Entry =
-  | { at: number; event: AlertEvent; audit?: undefined; click?: undefined }
-  | { at: number; audit: AuditRow; event?: undefined; click?: undefined }
-  | { at: number; click: InteractionRow; event?: undefined; audit?: undefined };
-
-function timeline(
-  events: AlertEvent[],
-  notifications: OutboxRow[],
-  audit: AuditRow[],
-  clicks: InteractionRow[],
-  query: URLSearchParams,
-  fingerprint: string,
-): SafeHtml {
+/** Everything that happened to the alert, oldest first: its events, remediation audit and Slack clicks. */
+function timeline(store: Store, fingerprint: string, query: URLSearchParams): SafeHtml {
   const byEvent = new Map<number, OutboxRow[]>();
-  for (const n of notifications) {
+  for (const n of notificationsOf(store, fingerprint)) {
     if (n.eventId !== null) byEvent.set(n.eventId, [...(byEvent.get(n.eventId) ?? []), n]);
   }
-  const entries: Entry[] = [
-    ...events.map((event) => ({ at: Date.parse(event.at), event })),
-    ...audit.map((row) => ({ at: row.at, audit: row })),
-    ...clicks.map((row) => ({ at: row.at, click: row })),
+  // Each entry rendered only if its page shows it.
+  const entries = [
+    ...eventsOfAlert(store, fingerprint).map((e) => ({
+      at: Date.parse(e.at),
+      row: () => eventEntry(e, byEvent.get(e.id) ?? []),
+    })),
+    ...listAudit(store, { fingerprint }).map((row) => ({ at: row.at, row: () => auditEntry(row) })),
+    ...listInteractions(store, { fingerprint }).map((row) => ({ at: row.at, row: () => clickEntry(row) })),
   ].sort((a, b) => a.at - b.at);
   if (entries.length === 0) return html`<p class="empty">Nothing recorded yet (a pending alert has no event).</p>`;
   // Oldest first, a page at a time; without `?from=`, the newest page.
-  const shown = pager(
-    query,
-    entries,
-    (e) =>
-      e.event
-        ? eventEntry(e.event, byEvent.get(e.event.id) ?? [])
-        : e.audit
-          ? auditEntry(e.audit)
-          : clickEntry(e.click),
-    { path: '/alert', keep: { fp: fingerprint }, focus: entries.length - 1 },
-  );
+  const shown = pager(query, entries, (e) => e.row(), {
+    path: '/alert',
+    keep: { fp: fingerprint },
+    focus: entries.length - 1,
+  });
   return html`${shown.nav}
     <ol class="timeline">
       ${shown.rows}

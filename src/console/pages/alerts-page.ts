@@ -6,10 +6,7 @@
  * A page at a time (`pager.ts`), the groups made of that page's rows.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
-import type { Config } from '../../config/load-config.js';
-import { latestDecisions } from '../../notify/outbox-store.js';
-import type { Store } from '../../state/store.js';
-import { DeliveryStates } from '../delivery-state.js';
+import { deliveryStates, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
@@ -24,28 +21,20 @@ const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'pro
 type GroupLabel = (typeof GROUP_LABELS)[number];
 
 /** The alert list; `said`, what a form just did (an alert acknowledged from here). */
-export function alertsPage(
-  store: Store,
-  config: Config,
-  ctx: PageContext,
-  query: URLSearchParams,
-  said?: PageNotice,
-): SafeHtml {
+export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: PageNotice): SafeHtml {
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
-  const open = openAlertsView(store, ctx.now);
-  const deliveryStates = new DeliveryStates(open, latestDecisions(store), config, ctx.now);
+  const open = openAlertsView(ctx.store, ctx.now);
+  const deliveryOf = deliveryStates(ctx.store, ctx.config, open, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  const shown = pager(query, open, (view) => alertRow(view, deliveryStates, ctx), {
+  const shown = pager(query, open, (view) => alertRow(view, deliveryOf(view), ctx), {
     path: '/',
     keep: { group: group === 'check' ? undefined : group },
   });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
     const key = groupValue(view, group);
-    let rows = groups.get(key);
-    if (!rows) groups.set(key, (rows = []));
-    rows.push(shown.rows[i]!);
+    groups.set(key, [...(groups.get(key) ?? []), shown.rows[i]!]);
   });
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
@@ -87,9 +76,8 @@ export function alertsPage(
   return page({ title: 'Alerts', current: '/', ctx, body });
 }
 
-function alertRow(view: OpenAlertView, deliveryStates: DeliveryStates, ctx: PageContext): SafeHtml {
+function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext): SafeHtml {
   const { alert } = view;
-  const delivery = deliveryStates.of(view);
   const classes = ['alert', ...(view.silence ? ['silenced'] : []), ...(alert.acknowledgement ? ['acknowledged'] : [])];
   return html`<tr class="${classes.join(' ')}" data-fingerprint="${alert.fingerprint}">
     <td>${severityBadge(alert.severity)}</td>

@@ -13,13 +13,13 @@ import { html, whole, type SafeHtml } from '../html.js';
 import { page, type PageContext } from '../layout.js';
 
 /** The config page. */
-export function configPage(config: Config, ctx: PageContext): SafeHtml {
+export function configPage(ctx: PageContext): SafeHtml {
   const body = html` <h1>Configuration in force</h1>
     <p class="hint">
       As parsed, defaults included: durations in milliseconds, <code>off</code> or <code>null</code> where something is
       off, secrets as <code>&lt;secret&gt;</code>. A reload (SIGHUP) replaces it.
     </p>
-    <pre class="config">${whole(redactedConfigText(config))}</pre>`;
+    <pre class="config">${whole(redactedConfigText(ctx.config))}</pre>`;
   return page({ title: 'Config', current: '/config', ctx, body });
 }
 

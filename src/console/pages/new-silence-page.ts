@@ -9,9 +9,7 @@
 import { parseMatcher, formatMatcher, type LabelMatcher } from '../../alerts/matchers.js';
 import { alertsMatching } from '../../alerts/silence-listing.js';
 import { parseDuration } from '../../config/duration.js';
-import type { Config } from '../../config/load-config.js';
 import { formatDuration } from '../../lib/format-duration.js';
-import type { Store } from '../../state/store.js';
 import { html, whole, type SafeHtml } from '../html.js';
 import { csrfField, labelChips, notice, page, severityBadge, time, type PageContext } from '../layout.js';
 import { alertPath } from '../../lib/console-paths.js';
@@ -96,16 +94,14 @@ export function checkDraft(draft: SilenceDraft, maxMs: number): CheckedDraft {
  * `message` is said on top (why a create was refused).
  */
 export function newSilencePage(
-  store: Store,
-  config: Config,
   ctx: PageContext,
   draft: SilenceDraft,
   options: { preview: boolean; message?: string | undefined },
 ): SafeHtml {
-  const max = config.server.console.max_silence;
+  const max = ctx.config.server.console.max_silence;
   const checked = options.preview ? checkDraft(draft, max) : undefined;
   const ready = checked !== undefined && checked.problems.length === 0;
-  const covered = ready ? alertsMatching(store, checked.matchers) : [];
+  const covered = ready ? alertsMatching(ctx.store, checked.matchers) : [];
   const body = html` <p class="crumbs"><a href="/silences">Silences</a> &rsaquo;</p>
     <h1>New silence</h1>
     ${options.message ? notice('error', options.message) : ''}

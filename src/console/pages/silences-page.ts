@@ -5,18 +5,19 @@
  */
 import { describeMatchers } from '../../alerts/silences.js';
 import { silenceListing, type SilenceListing } from '../../alerts/silence-listing.js';
-import type { Store } from '../../state/store.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
-import { csrfField, notice, page, time, type PageContext, dataTable } from '../layout.js';
-import { pager } from '../pager.js';
+import { csrfField, notice, page, time, type PageContext } from '../layout.js';
+import { pagedTable, pager } from '../pager.js';
+
+const HEADINGS = ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''];
 
 /**
  * The silence list, with a notice on top of what was just done (`?created=ID`, `?expired=ID`, the
  * redirect after a form) or of what went wrong with a form (`problem`).
  */
-export function silencesPage(store: Store, ctx: PageContext, query: URLSearchParams, problem?: string): SafeHtml {
+export function silencesPage(ctx: PageContext, query: URLSearchParams, problem?: string): SafeHtml {
   const all = query.get('all') === '1';
-  const rows = silenceListing(store, { now: ctx.now, includeExpired: all });
+  const rows = silenceListing(ctx.store, { now: ctx.now, includeExpired: all });
   const created = query.get('created');
   const expired = query.get('expired');
   const marked = query.get('id') ?? created ?? '';
@@ -41,15 +42,7 @@ export function silencesPage(store: Store, ctx: PageContext, query: URLSearchPar
       <a class="button" href="/silences/new">New silence</a>
     </div>
     ${flash ? notice(flash.kind, flash.text) : ''}
-    ${
-      rows.length === 0
-        ? html`<p class="empty">${all ? 'No silences.' : 'No silence in force.'}</p>`
-        : html`${shown.nav}${dataTable(
-            'silences',
-            ['Id', 'State', 'Matchers', 'From', 'Until', 'Open alerts', 'Author', 'Reason', ''],
-            shown.rows,
-          )}`
-    }`;
+    ${pagedTable(shown, 'silences', HEADINGS, all ? 'No silences.' : 'No silence in force.')}`;
   return page({ title: 'Silences', current: '/silences', ctx, body });
 }
 

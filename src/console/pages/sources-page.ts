@@ -9,7 +9,6 @@
  */
 import { SourceHealthStore } from '../../alerts/source-health-store.js';
 import { JOB_NAMES } from '../../collectors/collectors.js';
-import type { Config } from '../../config/load-config.js';
 import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
 import type { ReadinessCheck } from '../../server/readiness-check.js';
 import type { Store } from '../../state/store.js';
@@ -20,8 +19,6 @@ import { timeToAlertSection } from './time-to-alert-section.js';
 
 /** What the page reads besides the state file. */
 export interface SourcesInputs {
-  store: Store;
-  config: Config;
   metrics: ApiCounters;
   /** The enabled jobs with their schedule. */
   jobs: ReadonlyMap<string, string>;
@@ -52,7 +49,8 @@ interface ApiTraffic {
 
 /** The sources page. */
 export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Promise<SafeHtml> {
-  const { store, config, jobs, readiness } = inputs;
+  const { jobs, readiness } = inputs;
+  const { store, config } = ctx;
   const health = new SourceHealthStore(store);
   const ready = new Map(readiness.map((c) => [c.check, c]));
   const traffic = await apiTraffic(inputs.metrics);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { unreadableText } from '../../config/config-error.js';
 import {
   compileTemplate,
   isTemplateProblem,
@@ -163,9 +164,7 @@ export function readChannelTemplates(
         try {
           source = fs.readFileSync(resolved, 'utf8');
         } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`;
-          problems.push({ path: at, message: `${who}: template file ${resolved} ${why}` });
+          problems.push({ path: at, message: `${who}: template file ${resolved} ${unreadableText(err)}` });
           continue;
         }
         from = ` (${resolved})`;
