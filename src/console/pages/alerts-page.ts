@@ -34,7 +34,9 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
     const key = groupValue(view, group);
-    groups.set(key, [...(groups.get(key) ?? []), shown.rows[i]!]);
+    const rows = groups.get(key) ?? [];
+    groups.set(key, rows);
+    rows.push(shown.rows[i]!);
   });
   const firing = open.filter((v) => v.alert.status === 'firing').length;
   const silenced = open.filter((v) => v.silence !== undefined).length;
