@@ -5,7 +5,6 @@
  * from collectors to detectors: a detector may import this, a collector never imports a detector.
  */
 import { parseTime } from '../lib/parse-time.js';
-import type { Config } from '../config/load-config.js';
 import type { BackupsSeen } from './snapshot.js';
 import type { NewestBackup } from './views.js';
 
@@ -26,8 +25,17 @@ export interface BackupStates {
   fullFormats?: readonly string[];
 }
 
-/** What `checks.backups` says a backup's state and format mean. */
-export function backupStatesOf(config: Config['checks']['backups']): BackupStates {
+/**
+ * What `checks.backups` says a backup's state and format mean. Its words by their own names, not
+ * the config's type: the config imports the check registry, so a collector that imported it would
+ * close a circle through the backups check.
+ */
+export function backupStatesOf(config: {
+  succeeded_states: readonly string[];
+  running_states: readonly string[];
+  failed_states: readonly string[];
+  full_formats?: readonly string[] | undefined;
+}): BackupStates {
   const { succeeded_states, running_states, failed_states, full_formats } = config;
   return { succeeded: succeeded_states, running: running_states, failed: failed_states, fullFormats: full_formats };
 }
