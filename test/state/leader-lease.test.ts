@@ -8,7 +8,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
-import { silentLogger } from '../../src/lib/logger.js';
+import { silentLogger, type Logger } from '../../src/lib/logger.js';
+import { captureLogger } from '../app/fixtures.js';
 import { FencedError } from '../../src/state/fenced-error.js';
 import { LeaderElection, startBackoffMs, type LeaderTerm } from '../../src/state/leader-election.js';
 import { FENCE_SQL, fencePrelude, LeaderLease } from '../../src/state/leader-lease.js';
@@ -217,7 +218,7 @@ describe('leader lease', ROOM, () => {
 });
 
 /** A replica: a store at `at` fenced by an election on `l` whose terms and step-downs the test can wait for. */
-function election(l: LeaderLease, leaseMs: number, at = url) {
+function election(l: LeaderLease, leaseMs: number, at = url, logger: Logger = silentLogger) {
   const seam = replicaSeam();
   const s = store(at, seam);
   const terms: LeaderTerm[] = [];
@@ -226,7 +227,7 @@ function election(l: LeaderLease, leaseMs: number, at = url) {
   const e = new LeaderElection({
     lease: l,
     leaseMs,
-    logger: silentLogger,
+    logger,
     onElected: async (term) => {
       terms.push(term);
     },
@@ -243,8 +244,8 @@ function election(l: LeaderLease, leaseMs: number, at = url) {
 }
 
 /** Replica `a`, leading on a lease of `leaseMs`, and an unfenced store beside it to look at the database synchronously. */
-async function leaderAndLook(leaseMs: number) {
-  const a = election(lease('a', leaseMs), leaseMs);
+async function leaderAndLook(leaseMs: number, logger?: Logger) {
+  const a = election(lease('a', leaseMs), leaseMs, url, logger);
   a.e.start();
   await until(() => a.terms.length === 1);
   return { a, look: store() };
@@ -394,6 +395,41 @@ describe('leader election and the fence', ROOM, () => {
     expect(look.getMeta('lost')).toBeUndefined();
     await until(() => a.deposed.length === 1);
     expect(a.deposed[0]!.reason).toMatch(/no longer this replica's/);
+  });
+
+  it('steps down at its deadline when the renewal aside cannot connect, and writes nothing of the transaction', async () => {
+    freshDatabase();
+    const leaseMs = 4_000;
+    const log = captureLogger('warn');
+    const { a, look } = await leaderAndLook(leaseMs, log.logger);
+    // The transaction's own connection is open already; from now no new one is let in (a server at
+    // its connection limit, say), so the renewal aside cannot be made. Asked from another database:
+    // one cannot close itself.
+    const server = new pg.Client({ connectionString: cluster.url('postgres') });
+    await server.connect();
+    cleanups.push(() => server.end());
+    const closeTo = (allow: boolean) =>
+      server.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" ALLOW_CONNECTIONS ${allow}`);
+    await closeTo(false);
+    const started = performance.now();
+    const err = (() => {
+      try {
+        a.s.transaction(() => {
+          a.s.setMeta('stranded', 'written by epoch 1');
+          while (performance.now() - started < 3 * leaseMs) a.s.db.prepare('SELECT pg_sleep(0.05)').get();
+        });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    await closeTo(true);
+    expect(err).toBeInstanceOf(FencedError);
+    // Cut at the deadline (¾ of the lease after the last renewal), as any wait past it is.
+    expect((err as FencedError).reason).toMatch(/could not be renewed within 3000ms/);
+    expect(log.text()).toContain('cannot renew the leader lease during the transaction');
+    expect(log.text()).not.toContain(cluster.password);
+    expect(look.getMeta('stranded')).toBeUndefined();
+    await until(() => a.deposed.length === 1);
   });
 
   it('releases the lease at close, so a follower takes over at its next attempt', async () => {
