@@ -208,8 +208,8 @@ class FrontDoor implements HealthServer {
 
   constructor(private readonly options: HealthServerOptions) {
     this.#inner = innerServer(options, this.#relay.token);
-    this.#beat();
-    this.#unjump = options.clock?.onJump?.(() => this.#beat());
+    this.beat();
+    this.#unjump = options.clock?.onJump?.(() => this.beat());
     this.#thread = new SupervisedThread<ToFrontDoor, FromFrontDoor>(
       {
         module: 'front-door-worker',
@@ -319,10 +319,6 @@ class FrontDoor implements HealthServer {
   }
 
   beat(): void {
-    this.#beat();
-  }
-
-  #beat(): void {
     const now = Date.now();
     Atomics.store(this.#shared, SHARED.heartbeat, BigInt(now));
     if (this.options.clock)
@@ -330,7 +326,7 @@ class FrontDoor implements HealthServer {
   }
 
   #tick(): void {
-    this.#beat();
+    this.beat();
     const now = Date.now();
     const asks = Atomics.load(this.#shared, SHARED.readyAsks);
     if (asks !== this.#asksSeen) {

@@ -109,6 +109,11 @@ export function startBackoffMs(failures: number, leaseMs: number, random: () => 
   });
 }
 
+/** Why a leader steps down when a renewal finds its lease another's. */
+function notHeld(epoch: number): string {
+  return `the lease of epoch ${epoch} is no longer this replica's`;
+}
+
 /** The leader election of one process (see the file's comment). */
 export class LeaderElection {
   readonly #o: LeaderElectionOptions;
@@ -322,7 +327,7 @@ export class LeaderElection {
     this.#reached();
     if (this.#term !== term || this.#role !== 'leader') return;
     if (!held) {
-      this.#stepDown(`the lease of epoch ${term.epoch} is no longer this replica's`);
+      this.#stepDown(notHeld(term.epoch));
       return;
     }
     this.#extend(started);
@@ -418,9 +423,8 @@ export class LeaderElection {
       return;
     }
     if (!held) {
-      const reason = `the lease of epoch ${term.epoch} is no longer this replica's`;
-      this.#stepDown(reason);
-      throw new FencedError(reason);
+      this.#stepDown(notHeld(term.epoch));
+      throw new FencedError(notHeld(term.epoch));
     }
     this.#extend(started);
     this.#log.debug({ epoch: term.epoch }, 'renewed the leader lease during a long transaction');
