@@ -9,6 +9,7 @@ import type { SqlDatabase } from '../state/sql-database.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
 import type { NotificationLogEntry, NotifyDecision } from './delivery-decision.js';
 import { camelRow } from '../state/camel-row.js';
+import { sqlDialect } from '../state/sql-dialect.js';
 
 /** Where an outbox row is. */
 export type OutboxStatus = 'pending' | 'held' | 'sent' | 'suppressed' | 'expired';
@@ -65,8 +66,19 @@ export type NewOutboxRow = Omit<
   OutboxRow,
   'id' | 'attempts' | 'unconfirmed' | 'sentAt' | 'lastError' | 'payload' | 'claimedBy'
 > & {
-  bodyId: number;
+  body: StoredBody;
 };
+
+/** A body {@link OutboxStore.insertBody} stored; its id is known once its insert was sent. */
+export interface StoredBody {
+  id(): number;
+}
+
+/**
+ * The body each connection stored last, which a row may name without its id: see
+ * {@link OutboxStore.insert}. By connection, not by store: the SQL's "last" is the connection's.
+ */
+const lastBodies = new WeakMap<SqlDatabase, StoredBody>();
 
 /** A channel's delivery state: a pause asked for by the receiver, and its failure streak. */
 export interface ChannelState {
@@ -84,15 +96,21 @@ const WITH_BODY =
 /** An outbox row as read: its columns by their SQL names. */
 type DbRow = Record<string, unknown>;
 
+/** The insert of an outbox row whose `body_id` is the SQL expression `bodyId`. */
+function insertRow(bodyId: string): string {
+  return `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, body_id, group_key, status,
+         decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
+       VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, '', ${bodyId}, @groupKey, @status,
+         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
+       RETURNING id`;
+}
+
 /** The statements of {@link OutboxStore}, prepared once per open store. */
 function prepareOutbox(db: SqlDatabase) {
   return {
-    insert: db.prepare<NewOutboxRow, { id: number }>(
-      `INSERT INTO outbox (channel, route, source, event_id, fingerprint, kind, payload, body_id, group_key, status,
-         decision, detail, held_by, created_at, due_since, next_attempt_at, updated_at)
-       VALUES (@channel, @route, @source, @eventId, @fingerprint, @kind, '', @bodyId, @groupKey, @status,
-         @decision, @detail, @heldBy, @createdAt, @dueSince, @nextAttemptAt, @createdAt)
-       RETURNING id`,
+    insert: db.prepare<Omit<NewOutboxRow, 'body'> & { bodyId: number }, { id: number }>(insertRow('@bodyId')),
+    insertNamingLastBody: db.prepare<Omit<NewOutboxRow, 'body'>, { id: number }>(
+      insertRow(sqlDialect(db.engine).lastRowId('outbox_bodies', 'body_id')),
     ),
     insertBody: db.prepare<[string, number], { body_id: number }>(
       'INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id',
@@ -248,10 +266,15 @@ export class OutboxStore {
 
   /**
    * Writes one row; the function returned gives its id. On PostgreSQL, inside a transaction, the
-   * insert is held back with the rest of its writes, and only that call waits for it.
+   * insert is held back with the rest of its writes, and only that call waits for it. A row of
+   * the body its connection stored last names it as that (`SqlDialect.lastRowId`), not by its id:
+   * reading the id would wait for the body's insert, one round trip per event in a storm.
    */
-  insert(row: NewOutboxRow): () => number {
-    const written = this.#q.insert.run(row);
+  insert({ body, ...row }: NewOutboxRow): () => number {
+    const written =
+      this.db.inTransaction && lastBodies.get(this.db) === body
+        ? this.#q.insertNamingLastBody.run(row)
+        : this.#q.insert.run({ ...row, bodyId: body.id() });
     return () => Number(written.lastInsertRowid);
   }
 
@@ -377,10 +400,13 @@ export class OutboxStore {
 
   /**
    * Stores what an event or notice says, once for all the rows that will name it (in their
-   * transaction); its id for {@link insert}.
+   * transaction), which {@link insert} names. Held back on PostgreSQL, as the rows are.
    */
-  insertBody(payload: string, now: number): number {
-    return Number(this.#q.insertBody.get(payload, now)!.body_id);
+  insertBody(payload: string, now: number): StoredBody {
+    const written = this.#q.insertBody.run(payload, now);
+    const body = { id: () => Number(written.lastInsertRowid) };
+    lastBodies.set(this.db, body);
+    return body;
   }
 
   /** Stores a channel's pause and failure streak. */

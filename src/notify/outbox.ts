@@ -25,7 +25,7 @@ import {
 } from './delivery-decision.js';
 import { Inhibitor, type InhibitionCause } from './inhibition.js';
 import type { InhibitSettings } from './notify-settings.js';
-import type { OutboxStore } from './outbox-store.js';
+import type { OutboxStore, StoredBody } from './outbox-store.js';
 import type { ResolvedRoute, RouteTarget, Router } from './router.js';
 
 /** Answers the id of a silence in force matching the labels, or undefined. */
@@ -239,15 +239,15 @@ export class Outbox {
    * The body of an event's rows, stored when its first row is written (an event no channel takes
    * stores none) and named by the rows of every other channel: one copy, whatever the channels.
    */
-  #bodyOf(content: AlertEvent | NoticeNotification, now: number): () => number {
-    let id: number | undefined;
-    return () => (id ??= this.rows.insertBody(JSON.stringify(content), now));
+  #bodyOf(content: AlertEvent | NoticeNotification, now: number): () => StoredBody {
+    let stored: StoredBody | undefined;
+    return () => (stored ??= this.rows.insertBody(JSON.stringify(content), now));
   }
 
   /** Writes the row of one event on one channel as decided, keeps the log in step and counts it. */
   #write(
     event: AlertEvent,
-    body: () => number,
+    body: () => StoredBody,
     channel: string,
     route: ResolvedRoute,
     decided: Decided,
@@ -262,7 +262,7 @@ export class Outbox {
       eventId: event.id,
       fingerprint: event.fingerprint,
       kind: event.kind,
-      bodyId: body(),
+      body: body(),
       groupKey: groupKeyOf(event.labels, route),
       createdAt: now,
       ...rowDecision(decided, now),
@@ -287,7 +287,7 @@ export class Outbox {
         eventId: null,
         fingerprint: null,
         kind: notification.topic,
-        bodyId: body(),
+        body: body(),
         groupKey: '',
         createdAt: now,
         ...rowDecision({ decision: 'deliver' }, now),
