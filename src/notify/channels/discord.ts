@@ -44,7 +44,7 @@ import {
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeView } from './template-view.js';
+import { messageView, noticeTitle } from './template-view.js';
 import { packLines, TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -191,8 +191,7 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
   const tone: Tone = n.severity ?? 'info';
-  const template = (o.templates?.notice_title ?? DISCORD_TEMPLATES.notice_title)!;
-  const title = template.render([noticeView(n, o.channelName)], (v) => escapeDiscordMarkdown(v, 250));
+  const title = noticeTitle(n, o, DISCORD_TEMPLATES, (v) => escapeDiscordMarkdown(v, 250));
   const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
     ...(n.fields ?? []).map((f) => factText({ label: f.label, value: f.value }, 500)),

@@ -20,7 +20,7 @@ import {
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
 import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView, noticeView } from './template-view.js';
+import { messageView, noticeTitle, plainLine } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 
@@ -77,12 +77,8 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const h = d.headline;
   const templates = { ...EMAIL_TEMPLATES, ...o.templates };
   const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
-  // The title is a header too: every value in it goes through plainText, which turns CR, LF and
-  // every control character into a space, and the whole once more through oneLine.
-  const title = oneLine(
-    templates.title!.render([view], (v) => plainText(v, MAX_SUBJECT)),
-    MAX_SUBJECT,
-  );
+  // The title is a header too.
+  const title = plainLine((escape) => templates.title!.render([view], escape), MAX_SUBJECT);
   const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
   const leads = view.events.map((e) => ({
     text: templates.text!.render([view, e], (v) => plainText(v, MAX_VALUE)),
@@ -280,12 +276,8 @@ function eventHtml(d: EventDescription, lead: string): string {
 }
 
 function renderNotice(n: NoticeNotification, o: EmailRenderOptions): EmailMessage {
-  const template = (o.templates?.notice_title ?? EMAIL_TEMPLATES.notice_title)!;
-  // A header: as an alert's title, every value through plainText and the whole through oneLine.
-  const title = oneLine(
-    template.render([noticeView(n, o.channelName)], (v) => plainText(v, MAX_SUBJECT)),
-    MAX_SUBJECT,
-  );
+  // A header, as an alert's title.
+  const title = plainLine((escape) => noticeTitle(n, o, EMAIL_TEMPLATES, escape), MAX_SUBJECT);
   const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
   const href = safeHttpUrl(n.url);
   const fields = n.fields ?? [];

@@ -34,7 +34,7 @@ import {
   type OpsgenieConfig,
 } from './opsgenie-config.js';
 import { defaultTemplates } from './template-config.js';
-import { alertViews, noticeView } from './template-view.js';
+import { alertViews, noticeTitle, plainLine } from './template-view.js';
 
 /** The Alert API's limits (characters). */
 export const OPSGENIE_LIMITS = {
@@ -130,14 +130,13 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       const details = incidentDetails(e, o);
       const templates = { ...OPSGENIE_TEMPLATES, ...o.templates };
       const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
-      const message = templates.title!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.message));
       // The description is several lines: the log among the details keeps its own.
       const text = templates.text!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.description, true));
       const create: OpsgenieRequest = {
         method: 'POST',
         path: '/v2/alerts',
         body: {
-          message: oneLine(message, OPSGENIE_LIMITS.message),
+          message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
           alias,
           description: cut(text, OPSGENIE_LIMITS.description),
           details: cutDetails(details),
@@ -179,11 +178,7 @@ function cutDetails(details: Record<string, string>): Record<string, string> {
 
 /** A notice: a note on the alert it is about; else an alert of the lowest priority, closed at once. */
 function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): OpsgenieMessage {
-  const template = (o.templates?.notice_title ?? OPSGENIE_TEMPLATES.notice_title)!;
-  const title = oneLine(
-    template.render([noticeView(n, o.channelName ?? '')], (v) => plainText(v, OPSGENIE_LIMITS.description)),
-    OPSGENIE_LIMITS.description,
-  );
+  const title = plainLine((escape) => noticeTitle(n, o, OPSGENIE_TEMPLATES, escape), OPSGENIE_LIMITS.description);
   const text = [title, ...noticeLines(n)].join('\n');
   if (n.fingerprint) {
     const alias = incidentKey(n.fingerprint, OPSGENIE_LIMITS.alias);

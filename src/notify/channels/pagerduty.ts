@@ -27,7 +27,7 @@ import {
   type IncidentOptions,
   type KeyedRequest,
 } from './incident-parts.js';
-import { oneLine, plainText, safeHttpUrl } from './escape.js';
+import { oneLine, safeHttpUrl } from './escape.js';
 import {
   PAGERDUTY_REGIONS,
   PAGERDUTY_TEMPLATE_PARTS,
@@ -35,7 +35,7 @@ import {
   type PagerDutyConfig,
 } from './pagerduty-config.js';
 import { defaultTemplates } from './template-config.js';
-import { alertViews, noticeView } from './template-view.js';
+import { alertViews, noticeTitle, plainLine } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
 export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024, source: 255 } as const;
@@ -97,13 +97,7 @@ export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): Pag
     const href = safeHttpUrl(n.url);
     const event: PagerDutyChangeEvent = {
       payload: {
-        summary: oneLine(
-          (o.templates?.notice_title ?? PAGERDUTY_TEMPLATES.notice_title)!.render(
-            [noticeView(n, o.channelName ?? '')],
-            (v) => plainText(v, PAGERDUTY_LIMITS.summary),
-          ),
-          PAGERDUTY_LIMITS.summary,
-        ),
+        summary: plainLine((escape) => noticeTitle(n, o, PAGERDUTY_TEMPLATES, escape), PAGERDUTY_LIMITS.summary),
         timestamp: formatUtc(o.now, 'iso'),
         source: o.source,
         custom_details: { topic: n.topic, ...details },
@@ -133,15 +127,13 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
     default: {
       const links = incidentLinks(e, o).map((l) => ({ href: l.url, text: l.label }));
       const consoleUrl = safeHttpUrl(o.consoleUrl);
-      const title = (o.templates?.title ?? PAGERDUTY_TEMPLATES.title!).render(
-        alertViews(e, { ...o, channelName: o.channelName ?? '' }),
-        (v) => plainText(v, PAGERDUTY_LIMITS.summary),
-      );
+      const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
+      const template = o.templates?.title ?? PAGERDUTY_TEMPLATES.title!;
       return {
         event_action: 'trigger',
         dedup_key,
         payload: {
-          summary: oneLine(title, PAGERDUTY_LIMITS.summary),
+          summary: plainLine((escape) => template.render(views, escape), PAGERDUTY_LIMITS.summary),
           source: oneLine(e.labels.app || e.labels.server || o.source, PAGERDUTY_LIMITS.source),
           severity: PAGERDUTY_SEVERITY[e.severity],
           timestamp: formatUtc(Date.parse(e.at) || o.now, 'iso'),

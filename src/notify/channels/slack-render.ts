@@ -20,7 +20,7 @@ import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } fr
 import { SLACK_TEMPLATE_PARTS, type SlackConfig } from './slack-config.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeView } from './template-view.js';
+import { messageView, noticeTitle } from './template-view.js';
 import { packLines } from './text-budget.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
@@ -310,10 +310,8 @@ function compactLine(d: EventDescription): string {
 }
 
 function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessage {
-  const template = (o.templates?.notice_title ?? SLACK_TEMPLATES.notice_title)!;
-  const view = [noticeView(n, o.channelName)];
   // The header is plain text; the notification's text is mrkdwn: the values escaped for each.
-  const blocks: SlackBlock[] = [header(template.render(view, (v) => plainText(v, 300)))];
+  const blocks: SlackBlock[] = [header(noticeTitle(n, o, SLACK_TEMPLATES, (v) => plainText(v, 300)))];
   const fields = (n.fields ?? []).map((f) => ({
     type: 'mrkdwn' as const,
     text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
@@ -334,7 +332,7 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
   return {
     text: cutText(
-      template.render(view, (v) => escapeMrkdwn(v, 1000)),
+      noticeTitle(n, o, SLACK_TEMPLATES, (v) => escapeMrkdwn(v, 1000)),
       SLACK_LIMITS.text,
     ),
     blocks: capBlocks(blocks),

@@ -25,7 +25,7 @@ import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeView } from './template-view.js';
+import { messageView, noticeTitle } from './template-view.js';
 import { packLines, TextBudget } from './text-budget.js';
 
 /** The Adaptive Card version Teams renders in full. */
@@ -222,8 +222,7 @@ function actionsOf(
 function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text);
   const tone: Tone = n.severity ?? 'info';
-  const template = (o.templates?.notice_title ?? TEAMS_TEMPLATES.notice_title)!;
-  const title = template.render([noticeView(n, o.channelName)], (v) => escapeTeamsMarkdown(v, 300));
+  const title = noticeTitle(n, o, TEAMS_TEMPLATES, (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(tone, title)];
   if (n.fields?.length) body.push(factSet(n.fields, budget));
   for (const line of n.lines ?? []) {

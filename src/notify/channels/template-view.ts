@@ -9,8 +9,10 @@
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
 import type { AlertsNotification, NoticeNotification } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
-import { safeHttpUrl } from './escape.js';
+import { oneLine, plainText, safeHttpUrl } from './escape.js';
 import { incidentDetails, type IncidentOptions } from './incident-parts.js';
+import type { ValueEscaper } from './message-template.js';
+import type { ChannelTemplates } from './template-config.js';
 
 /** What the views need besides the description: the channel's name, and what details are made from. */
 export interface ViewOptions extends IncidentOptions {
@@ -104,7 +106,7 @@ export function alertViews(e: AlertEvent, o: ViewOptions): [MessageView, object]
 }
 
 /** The view of a notice: the fields of `NOTICE_FIELDS`. */
-export function noticeView(n: NoticeNotification, channelName: string): object {
+function noticeView(n: NoticeNotification, channelName: string): object {
   const tone = TONES[n.severity ?? 'info'];
   return {
     topic: n.topic,
@@ -118,6 +120,28 @@ export function noticeView(n: NoticeNotification, channelName: string): object {
     url: safeHttpUrl(n.url) ?? '',
     channel: channelName,
   };
+}
+
+/** A notice's title by the channel's `notice_title` template, else by its kind's own (`own`). */
+export function noticeTitle(
+  n: NoticeNotification,
+  o: { templates?: ChannelTemplates | undefined; channelName?: string | undefined },
+  own: ChannelTemplates,
+  escape: ValueEscaper,
+): string {
+  return (o.templates?.notice_title ?? own.notice_title)!.render([noticeView(n, o.channelName ?? '')], escape);
+}
+
+/**
+ * What a template prints as one plain line of at most `max` characters (a subject, a summary): every
+ * value through plainText, which turns CR, LF and every control character into a space, and the
+ * whole once more through oneLine.
+ */
+export function plainLine(print: (escape: ValueEscaper) => string, max: number): string {
+  return oneLine(
+    print((v) => plainText(v, max)),
+    max,
+  );
 }
 
 /** Labels as an object without a prototype: `labels.constructor` is no label, and finds nothing. */
