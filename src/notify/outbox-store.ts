@@ -69,7 +69,11 @@ export type NewOutboxRow = Omit<
   body: StoredBody;
 };
 
-/** A body {@link OutboxStore.insertBody} stored; its id is known once its insert was sent. */
+/**
+ * A body {@link OutboxStore.insertBody} stored; its id is known once its insert was sent. Its rows
+ * are written in the transaction that stored it (a row named as "the last body" in a later one
+ * could name another connection's).
+ */
 export interface StoredBody {
   id(): number;
 }
