@@ -131,12 +131,17 @@ export function acknowledgeText(result: AcknowledgeOutcome | UnacknowledgeOutcom
     case 'not_acknowledged':
       return 'Nobody has acknowledged it: nothing changed.';
     case 'not_firing':
-      return result.alert.status === 'resolved' && result.alert.resolvedAt !== null
-        ? `It was resolved at ${formatUtc(result.alert.resolvedAt)}: nothing to acknowledge, nothing changed.`
-        : 'It is not firing yet (pending): nothing to acknowledge, nothing changed.';
+      return notFiringText(result.alert, 'acknowledge');
     case 'not_found':
       return `There is no alert ${result.fingerprint} (an alert long over is forgotten): nothing changed.`;
   }
+}
+
+/** What an action on an alert no longer (or not yet) firing is told: nothing to `what`, nothing changed. */
+export function notFiringText(alert: Pick<AlertRow, 'status' | 'resolvedAt'>, what: string): string {
+  return alert.status === 'resolved' && alert.resolvedAt !== null
+    ? `It was resolved at ${formatUtc(alert.resolvedAt)}: nothing to ${what}, nothing changed.`
+    : `It is not firing yet (pending): nothing to ${what}, nothing changed.`;
 }
 
 /** "alice (console, 2026-11-01 12:00 UTC)". */

@@ -11,7 +11,7 @@
  * Each answers a named outcome, the words said to the person who clicked, and a line for the
  * message itself when something was done. A click on an alert already over changes nothing.
  */
-import { acknowledge, acknowledgeText, unacknowledge } from '../alerts/acknowledge.js';
+import { acknowledge, acknowledgeText, notFiringText, unacknowledge } from '../alerts/acknowledge.js';
 import { alertId } from '../alerts/alert-id.js';
 import { getAlert, type AlertRow } from '../alerts/alert-store.js';
 import { formatMatcher } from '../alerts/matchers.js';
@@ -22,7 +22,7 @@ import { formatUtc } from '../lib/format-utc.js';
 import type { Logger } from '../lib/logger.js';
 import { SILENCE_BUTTONS, type ButtonAction } from '../notify/channels/slack-app-buttons.js';
 import { skipText } from '../remediation/request-words.js';
-import type { RemediationRequest, Remediator } from '../remediation/remediator.js';
+import type { Remediator } from '../remediation/remediator.js';
 import type { Store } from '../state/store.js';
 import { commandLine } from '../notify/channels/shell-line.js';
 import type { InteractionOutcome } from './interaction-audit-store.js';
@@ -169,12 +169,8 @@ function remediateAction(deps: ActionDeps, fingerprint: string, who: Clicker, no
   if (!deps.remediation) {
     return { outcome: 'unchanged', text: 'No remediation policy is configured: nothing was sent.' };
   }
-  const result = deps.remediation.request(fingerprint, `slack:${who.label}`, now);
-  return requestResult(result, who);
-}
-
-/** The words of what a remediation request came to. */
-function requestResult(r: RemediationRequest, who: Clicker): ActionResult {
+  // The words of what the request came to.
+  const r = deps.remediation.request(fingerprint, `slack:${who.label}`, now);
   switch (r.outcome) {
     case 'planned':
       return {
@@ -200,9 +196,5 @@ function requestResult(r: RemediationRequest, who: Clicker): ActionResult {
 
 /** What a click on an alert no longer firing is told, or undefined while it fires. */
 function overText(alert: AlertRow | undefined, what: string): string | undefined {
-  if (!alert) return undefined;
-  if (alert.status === 'firing') return undefined;
-  return alert.status === 'resolved' && alert.resolvedAt !== null
-    ? `It was resolved at ${formatUtc(alert.resolvedAt)}: nothing to ${what}, nothing changed.`
-    : `It is not firing yet (pending): nothing to ${what}, nothing changed.`;
+  return alert && alert.status !== 'firing' ? notFiringText(alert, what) : undefined;
 }

@@ -146,35 +146,30 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
  * (the token's rights) is whoever runs deploy-watchdog's, as for every other watchdog alert.
  */
 export function suspensionFinding(s: Suspension): Finding {
-  const scope = s.scope;
-  const common = { policy: s.policy, action: s.action, code: s.code, message: s.message };
-  const at = {
-    suspended_at: new Date(s.at).toISOString(),
-    lifted: 'when deploy-watchdog restarts or reloads its config',
-  };
-  if (scope.kind === 'policy') {
-    return presented({
-      fingerprint: fingerprint('watchdog', 'remediation', s.policy),
-      check: 'watchdog',
-      severity: 'warning',
-      summary: `Remediation policy ${s.policy} suspended: the service refused ${s.action} with ${s.code}`,
-      details: { ...common, ...at },
-      labels: { check: 'watchdog', source: 'remediation', policy: s.policy },
-      since: new Date(s.at).toISOString(),
-      subject: { type: 'source' },
-    });
-  }
-  const where = scopeText(scope);
+  const scope = s.scope.kind === 'policy' ? null : s.scope;
+  const where = scope && scopeText(scope);
+  const place =
+    scope === null ? [] : scope.environment === null ? ['no-environment'] : ['environment', scope.environment];
   return presented({
-    fingerprint:
-      scope.environment === null
-        ? fingerprint('watchdog', 'remediation', s.policy, 'no-environment')
-        : fingerprint('watchdog', 'remediation', s.policy, 'environment', scope.environment),
+    fingerprint: fingerprint('watchdog', 'remediation', s.policy, ...place),
     check: 'watchdog',
     severity: 'warning',
-    summary: `Remediation policy ${s.policy} paused for ${where}: the service refused ${s.action} with ${s.code}`,
-    details: { ...common, environment: where, ...at },
-    labels: { check: 'watchdog', source: 'remediation', policy: s.policy, environment: scope.environment ?? 'none' },
+    summary: `Remediation policy ${s.policy} ${where ? `paused for ${where}` : 'suspended'}: the service refused ${s.action} with ${s.code}`,
+    details: {
+      policy: s.policy,
+      action: s.action,
+      code: s.code,
+      message: s.message,
+      ...(where ? { environment: where } : {}),
+      suspended_at: new Date(s.at).toISOString(),
+      lifted: 'when deploy-watchdog restarts or reloads its config',
+    },
+    labels: {
+      check: 'watchdog',
+      source: 'remediation',
+      policy: s.policy,
+      ...(scope ? { environment: scope.environment ?? 'none' } : {}),
+    },
     since: new Date(s.at).toISOString(),
     subject: { type: 'source' },
   });
