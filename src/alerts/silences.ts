@@ -88,11 +88,14 @@ export function createSilence(store: Store, input: NewSilence): Silence {
     refused: null,
   };
   const silences = new SilenceStore(store);
-  // A clash of 48 random bits is all but impossible; retrying costs nothing and makes it impossible.
-  for (;;) {
-    silence.id = randomBytes(ID_BYTES).toString('hex');
-    if (silences.insert(silence)) return silence;
-  }
+  // In a transaction, as every write is: a leader's store fences it (`StoreOptions.writeGuard`).
+  return store.transaction(() => {
+    // A clash of 48 random bits is all but impossible; retrying costs nothing and makes it impossible.
+    for (;;) {
+      silence.id = randomBytes(ID_BYTES).toString('hex');
+      if (silences.insert(silence)) return silence;
+    }
+  });
 }
 
 /**
@@ -127,13 +130,16 @@ export interface ExpiredBy {
 
 /** Ends a silence by hand at `now`, recording who and why when told. A silence already over is left as it is. */
 export function expireSilence(store: Store, id: string, now: number, who?: ExpiredBy): ExpireResult {
-  const silence = getSilence(store, id);
-  if (!silence) return { outcome: 'unknown-id' };
-  if (silenceState(silence, now) === 'expired') return { outcome: 'already-over', silence };
-  const expiredBy = who?.by.trim() || null;
-  const expireReason = who?.reason?.trim() || null;
-  new SilenceStore(store).expire(silence.id, now, expiredBy, expireReason);
-  return { outcome: 'expired', silence: { ...silence, expiredAt: now, expiredBy, expireReason } };
+  // Read and written in one transaction: two people ending it at once end it once.
+  return store.transaction(() => {
+    const silence = getSilence(store, id);
+    if (!silence) return { outcome: 'unknown-id' };
+    if (silenceState(silence, now) === 'expired') return { outcome: 'already-over', silence };
+    const expiredBy = who?.by.trim() || null;
+    const expireReason = who?.reason?.trim() || null;
+    new SilenceStore(store).expire(silence.id, now, expiredBy, expireReason);
+    return { outcome: 'expired', silence: { ...silence, expiredAt: now, expiredBy, expireReason } };
+  });
 }
 
 /** Whether a silence is in force, not yet started, or over, at `now`. */

@@ -73,9 +73,13 @@ export class HealthListener {
     return this.#server?.address;
   }
 
-  /** {@link HealthServer.beat}, while the listener runs. */
+  /**
+   * Told between the statements of a long transaction: {@link HealthServer.beat} while the listener
+   * runs, and the console's thread hears what changed meanwhile (`ConsoleThread.beat`).
+   */
   beat(): void {
     this.#server?.beat();
+    this.#consoleThread?.beat();
   }
 
   /** Starts, moves or stops the listener to match `server.listen`. */

@@ -42,9 +42,13 @@ export function replicaSeam(): ReplicaSeam {
         leftMs: () => bound?.waitLeftMs(),
         // Only ever asked after leftMs gave a limit, so the election is bound.
         exceeded: () => bound!.waitExceeded(),
+        // Progress told after the renewal, so what it publishes (the fence) is the renewed one.
         keepUp: (aside) => {
-          progressed?.();
-          bound?.keepUp(aside);
+          try {
+            bound?.keepUp(aside);
+          } finally {
+            progressed?.();
+          }
         },
       },
     },

@@ -14,6 +14,7 @@
  *   POST /alerts/acknowledge, /alerts/unacknowledge           an alert taken, or given back
  *   POST /alerts/remediate                                    a remediation policy's action, asked for
  */
+import { FencedError } from '../state/fenced-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
@@ -97,9 +98,14 @@ export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAcce
       ? answer(request)
       : Promise.resolve(send(res, 403, messagePage('Console off', `The console is not served: ${serving.message}.`)));
     answered.catch((err: unknown) => {
+      if (res.headersSent) return res.destroy();
+      // A write while this replica hands over the lead: nothing written, and it passes in seconds.
+      if (err instanceof FencedError) {
+        log.warn({ path: req.url, reason: err.reason }, 'console write refused: this replica no longer leads');
+        return send(res, 503, messagePage('Not written', `${err.message}. Try again in a few seconds.`));
+      }
       log.error({ err, path: req.url }, 'console request failed');
-      if (!res.headersSent) send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));
-      else res.destroy();
+      send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));
     });
     return true;
   };

@@ -4,6 +4,7 @@
  * crashes (logged; the daemon goes on), and ended within `THREAD_END_WAIT_MS` (2 s) at close. See
  * `console-worker.ts` for the thread itself and docs/architecture.md, "The front door".
  */
+import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { secretTransfer } from '../config/secret-transfer.js';
 import type { RelayTarget } from '../server/front-door-protocol.js';
@@ -36,6 +37,8 @@ export class ConsoleThread {
   readonly #thread: SupervisedThread<Wire.ToConsole, Wire.FromConsole>;
   #lookTimer: NodeJS.Timeout | undefined;
   #unjump: (() => void) | undefined;
+  /** When the main thread last looked (`performance.now()`), by its timer or a {@link beat}. */
+  #lookedAt = -Infinity;
   /** What was last published, to publish only changes. */
   #said: { config: unknown; jobs: unknown; remediation: boolean; fence: string } | undefined;
 
@@ -83,6 +86,16 @@ export class ConsoleThread {
   /** The thread now: what a test ends to see it restarted, as a crash would. */
   get thread(): Worker | undefined {
     return this.#thread.worker;
+  }
+
+  /**
+   * Publishes what changed, at most every {@link LOOK_EVERY_MS}: told between the statements of a
+   * long transaction, while the main thread's timers wait. So the thread's copy of the leader's
+   * fence follows a lease renewed during it (`LeaderElection.keepUp`): without it, a console write
+   * near the end of a storm's transaction was refused with the deadline the copy still had.
+   */
+  beat(): void {
+    if (performance.now() - this.#lookedAt >= LOOK_EVERY_MS) this.#look();
   }
 
   /** Ends the thread (its connections and state connection closed), in at most `THREAD_END_WAIT_MS` (2 s). */
@@ -143,6 +156,7 @@ export class ConsoleThread {
 
   /** Publishes what changed since last said (config, jobs, remediation, the fence), and the clock. */
   #look(): void {
+    this.#lookedAt = performance.now();
     this.#writeClock();
     if (!this.#thread.ready) return;
     const publication = this.#publication(false);

@@ -3,10 +3,12 @@
  * page is answered while the daemon's main thread is blocked (as a statement's `Atomics.wait`
  * blocks it), on SQLite and PostgreSQL; a reload reaches it; a crash of the thread is logged and
  * it is restarted, the daemon going on; closing ends it within 2 s; its writes are fenced as the
- * leader's (`src/state/write-fence.ts`) on a real PostgreSQL.
+ * leader's (`src/state/write-fence.ts`) on a real PostgreSQL, and its copy of the fence follows a
+ * change told between the statements of a long transaction (`ConsoleThread.beat`).
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { listSilences } from '../../src/alerts/silences.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { ConsoleThread } from '../../src/console/console-thread.js';
@@ -170,6 +172,74 @@ describe('the console thread', () => {
     await exited;
     expect(performance.now() - started).toBeLessThan(2_500);
     expect(thread.relay).toBeUndefined();
+  });
+});
+
+describe('the console thread’s fence during a long transaction', () => {
+  it('follows a fence changed while the main thread is blocked between statements (beat)', async () => {
+    const state = SQLITE_BACKEND.fresh();
+    cleanups.push(() => state.cleanup());
+    const store = state.open();
+    cleanups.push(() => store.close());
+    const config = daemonConfig('http://127.0.0.1:1', 'token-of-the-test', state.yaml, 9464);
+    // Stepping down when the thread starts: its copy of the fence refuses every write.
+    let fence: WriteFence = { mode: 'refuse', reason: 'stepping down: test' };
+    const thread = await ConsoleThread.start({
+      console: {
+        store,
+        clock: new ManualClock(),
+        logger: captureLogger('silent').logger,
+        metrics: new Metrics(),
+        config: () => config,
+        jobs: () => new Map([['runs', '0 0 1 1 *']]),
+        readiness: () => [],
+      },
+      fence: () => fence,
+    });
+    cleanups.push(() => thread.close());
+    const relay = thread.relay!;
+    const headers = { host: '127.0.0.1:9464', 'x-deploy-watchdog-relay': `${relay.token} 5555 127.0.0.1` };
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await relayed(thread, '/silences/new')).body)![1]!;
+    const silence = (comment: string) =>
+      threadPost({
+        url: 'http://127.0.0.1:9464/silences',
+        socketPath: relay.socketPath,
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          csrf,
+          intent: 'create',
+          matchers: 'check=backups',
+          previewed: JSON.stringify(['check=backups']),
+          duration: '1h',
+          comment,
+        }).toString(),
+        delayMs: 300,
+      });
+    const silences = () => listSilences(store, { now: Date.now(), includeExpired: true }).map((s) => s.reason);
+
+    const refused = await silence('while stepping down');
+    refused.go();
+    const refusal = await refused.result;
+    expect(refusal.status).toBe(503);
+    expect(refusal.body).toContain('this replica no longer leads (stepping down: test). Try again in a few seconds.');
+    expect(silences()).toEqual([]);
+
+    // A long transaction: the main thread does not turn for 3 s; between its statements the lease
+    // is renewed (here: the fence opens) and the listener beats, as `HealthListener.beat` does.
+    const made = await silence('during the transaction');
+    made.go();
+    fence = { mode: 'open' };
+    const blockedUntil = Date.now() + 3_000;
+    while (Date.now() < blockedUntil) {
+      thread.beat();
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+    const resumedAt = Date.now();
+    const answer = await made.result;
+    expect(answer.status).toBe(303);
+    // Answered before the main thread turned: the fence reached the thread by a beat, not its timer.
+    expect(answer.at + answer.ms).toBeLessThan(resumedAt);
+    expect(silences()).toEqual(['during the transaction']);
   });
 });
 

@@ -24,12 +24,12 @@ export interface ThreadPost {
 const POSTER = `
 const { workerData, parentPort } = require('node:worker_threads');
 const http = require('node:http');
-const { url, headers, body, delayMs, flag, method } = workerData;
+const { url, headers, body, delayMs, flag, method, socketPath } = workerData;
 parentPort.postMessage('ready');
 Atomics.wait(flag, 0, 0);
 setTimeout(() => {
   const at = Date.now();
-  const req = http.request(url, { method, headers, agent: false }, (res) => {
+  const req = http.request(url, { method, headers, agent: false, ...(socketPath ? { socketPath } : {}) }, (res) => {
     let text = '';
     res.setEncoding('utf8');
     res.on('data', (c) => (text += c));
@@ -48,6 +48,8 @@ export async function threadPost(o: {
   delayMs: number;
   /** Default POST. */
   method?: 'GET' | 'POST';
+  /** A unix socket to send it on (a relay's), `url` then giving its path and host. */
+  socketPath?: string;
 }): Promise<ThreadPost> {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const worker = new Worker(POSTER, { eval: true, workerData: { method: 'POST', ...o, flag } });
