@@ -117,29 +117,31 @@ function relayed(thread: ConsoleThread, path: string): Promise<{ status: number;
   });
 }
 
-describe('the console thread', () => {
-  async function consoleThread() {
-    const state = SQLITE_BACKEND.fresh();
-    cleanups.push(() => state.cleanup());
-    const store = state.open();
-    const config = daemonConfig('http://127.0.0.1:1', 'token-of-the-test', state.yaml, 9464);
-    const log = captureLogger('info');
-    const thread = await ConsoleThread.start({
-      console: {
-        store,
-        clock: new ManualClock(),
-        logger: log.logger,
-        metrics: new Metrics(),
-        config: () => config,
-        jobs: () => new Map([['runs', '0 0 1 1 *']]),
-        readiness: () => [],
-      },
-      fence: () => undefined,
-    });
-    cleanups.push(() => thread.close());
-    return { thread, log };
-  }
+/** A console thread alone on a fresh SQLite state, its fence what `fence` says (undefined: open). */
+async function consoleThread(fence: () => WriteFence | undefined = () => undefined) {
+  const state = SQLITE_BACKEND.fresh();
+  cleanups.push(() => state.cleanup());
+  const store = state.open();
+  cleanups.push(() => store.close());
+  const config = daemonConfig('http://127.0.0.1:1', 'token-of-the-test', state.yaml, 9464);
+  const log = captureLogger('info');
+  const thread = await ConsoleThread.start({
+    console: {
+      store,
+      clock: new ManualClock(),
+      logger: log.logger,
+      metrics: new Metrics(),
+      config: () => config,
+      jobs: () => new Map([['runs', '0 0 1 1 *']]),
+      readiness: () => [],
+    },
+    fence,
+  });
+  cleanups.push(() => thread.close());
+  return { thread, log, store };
+}
 
+describe('the console thread', () => {
   it('is restarted after a crash, said in the log, and answers again', async () => {
     const { thread, log } = await consoleThread();
     expect((await relayed(thread, '/config')).status).toBe(200);
@@ -177,26 +179,9 @@ describe('the console thread', () => {
 
 describe('the console thread’s fence during a long transaction', () => {
   it('follows a fence changed while the main thread is blocked between statements (beat)', async () => {
-    const state = SQLITE_BACKEND.fresh();
-    cleanups.push(() => state.cleanup());
-    const store = state.open();
-    cleanups.push(() => store.close());
-    const config = daemonConfig('http://127.0.0.1:1', 'token-of-the-test', state.yaml, 9464);
     // Stepping down when the thread starts: its copy of the fence refuses every write.
     let fence: WriteFence = { mode: 'refuse', reason: 'stepping down: test' };
-    const thread = await ConsoleThread.start({
-      console: {
-        store,
-        clock: new ManualClock(),
-        logger: captureLogger('silent').logger,
-        metrics: new Metrics(),
-        config: () => config,
-        jobs: () => new Map([['runs', '0 0 1 1 *']]),
-        readiness: () => [],
-      },
-      fence: () => fence,
-    });
-    cleanups.push(() => thread.close());
+    const { thread, store } = await consoleThread(() => fence);
     const relay = thread.relay!;
     const headers = { host: '127.0.0.1:9464', 'x-deploy-watchdog-relay': `${relay.token} 5555 127.0.0.1` };
     const csrf = /name="csrf" value="([^"]+)"/.exec((await relayed(thread, '/silences/new')).body)![1]!;
