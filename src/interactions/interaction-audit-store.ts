@@ -42,12 +42,15 @@ const COLUMNS = 'at, channel, slack_user, user_name, action, fingerprint, outcom
 
 /** Writes one click's row. */
 export function recordInteraction(store: Store, row: InteractionRow): void {
-  store.db
-    .prepare(
-      `INSERT INTO slack_interactions (at, channel, slack_user, user_name, action, fingerprint, outcome, detail)
+  // In a transaction, as every write is: a leader's store fences it (`StoreOptions.writeGuard`).
+  store.transaction(() =>
+    store.db
+      .prepare(
+        `INSERT INTO slack_interactions (at, channel, slack_user, user_name, action, fingerprint, outcome, detail)
        VALUES (@at, @channel, @slackUser, @userName, @action, @fingerprint, @outcome, @detail)`,
-    )
-    .run(row);
+      )
+      .run(row),
+  );
 }
 
 /** The clicks on an alert's buttons, oldest first (or every click, without a fingerprint). */
