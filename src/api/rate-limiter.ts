@@ -72,11 +72,6 @@ export class RateLimiter {
     this.#last = this.#clock.now();
   }
 
-  /** The rate in force, requests per second (`Infinity`: no limit). */
-  get requestsPerSecond(): number {
-    return this.#rate;
-  }
-
   /**
    * Waits for a token. Answers `past_deadline` without waiting (and without keeping the token)
    * when the wait would end after `notAfter`; rejects with the signal's reason when it aborts.

@@ -21,11 +21,6 @@ export class Secret {
     return this.#value;
   }
 
-  /** True when the value is empty. */
-  get isEmpty(): boolean {
-    return this.#value.length === 0;
-  }
-
   toString(): string {
     return REDACTED;
   }

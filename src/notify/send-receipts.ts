@@ -57,11 +57,6 @@ export class SendReceipts {
     return this.#kept.has(outboxId);
   }
 
-  /** How many accepted sends wait to be recorded. */
-  get size(): number {
-    return this.#kept.size;
-  }
-
   /** Keeps the rows of a message accepted at `sentAt` under the claim `claimedBy`, and starts writing them. */
   keep(rows: readonly OutboxRow[], claimedBy: string, sentAt: number, why: unknown): void {
     for (const r of rows) this.#kept.set(r.id, { outboxId: r.id, claimedBy, sentAt });

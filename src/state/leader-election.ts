@@ -170,11 +170,6 @@ export class LeaderElection {
     return this.#o.lease.holder;
   }
 
-  /** True while this process leads (not while it steps down). */
-  get leading(): boolean {
-    return this.#role === 'leader';
-  }
-
   /** This process's role and what it knows of the lease. */
   get status(): ElectionStatus {
     const leading = this.#role === 'leader';

@@ -87,11 +87,6 @@ export class OwnedSmtpTransport {
     for (const socket of this.#open) socket.destroy();
   }
 
-  /** Sockets open now (tests). */
-  get openSockets(): number {
-    return this.#open.size;
-  }
-
   /** nodemailer's `getSocket`: a connected socket of ours, or the error connecting gave. */
   #connect(
     options: { host: string; port: number; connectionTimeout: number },
