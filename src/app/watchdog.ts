@@ -213,11 +213,6 @@ export class Watchdog {
     election.start();
   }
 
-  /** The configuration in force. */
-  get config(): Config {
-    return this.#runtime.config;
-  }
-
   /** The enabled jobs, in run order. */
   get jobs(): SnapshotJob[] {
     return [...this.#runtime.jobs.keys()];
