@@ -20,13 +20,15 @@ afterEach(async () => {
 });
 
 /**
- * A replica's config: the state in `url`, a 2s lease, its own listener; the runs and servers jobs
- * yearly, so that no tick comes during the test and every cycle is one the test caused.
+ * A replica's config: the state in `url`, a 6s lease, its own listener; the runs and servers jobs
+ * yearly, so that no tick comes during the test and every cycle is one the test caused. The lease
+ * is long enough that a loaded machine's stalls (the leader must renew within three quarters of
+ * it) never depose the leader mid-test; a stop releases it, so the handover does not wait on it.
  */
 function replicaConfig(simUrl: string, token: string, url: string, port: number): Config {
   const text = [
     'api: { base_url: "${SIM_URL}", token: "${DMS_API_TOKEN}", requests_per_second: 1000, max_retries: 0, timeout: 5s }',
-    'state: { url: "${DATABASE_URL}", leader: { lease: 2s } }',
+    'state: { url: "${DATABASE_URL}", leader: { lease: 6s } }',
     'jobs: { runs: "0 0 1 1 *", servers: "0 0 1 1 *", urls: "off", backups: "off", attention: "off", maintenance: "off", installers: "off", jitter: 0s }',
     'notify: { channels: [{ name: console, type: log }], routes: [{ channels: [console] }] }',
     `server: { listen: "127.0.0.1:${port}" }`,
@@ -115,7 +117,7 @@ describe('replicas on one PostgreSQL state', () => {
     a.store.transaction(() => a.store.setMeta('job_slot:servers', String(Date.now() - 2 * YEAR)));
     await a.stop(2_000);
     expect(logA.text()).toMatch(/"msg":"stepped down: stopping"/);
-    await vi.waitFor(() => expect(logB.text()).toContain('became leader (epoch 2)'), { timeout: 5_000 });
+    await vi.waitFor(() => expect(logB.text()).toContain('became leader (epoch 2)'), { timeout: 10_000 });
     await vi.waitFor(() => expect(cycles(logB)).toEqual(['servers']), { timeout: 10_000 });
     expect(logB.lines().find((l) => typeof l.msg === 'string' && l.msg.startsWith('taking over'))).toMatchObject({
       jobs: ['servers'],
