@@ -112,11 +112,6 @@ export function compileMatchers(matchers: readonly LabelMatcher[]): CompiledMatc
   return (labels) => tests.every((t) => t(labels));
 }
 
-/** True when every matcher matches the labels (an empty list matches everything). */
-export function matchesAll(labels: MatchableLabels, matchers: readonly LabelMatcher[]): boolean {
-  return compileMatchers(matchers)(labels);
-}
-
 /** True when `severity` is `min` or worse. */
 export function atLeast(severity: Severity, min: Severity): boolean {
   return SEVERITY_RANK[severity] >= SEVERITY_RANK[min];

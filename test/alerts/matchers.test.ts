@@ -5,9 +5,9 @@ import {
   formatMatcher,
   MatcherError,
   matchersFromConfig,
-  matchesAll,
   parseMatcher,
   type LabelMatcher,
+  type MatchableLabels,
 } from '../../src/alerts/matchers.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 
@@ -58,7 +58,10 @@ describe('parseMatcher', () => {
   });
 });
 
-describe('matchesAll', () => {
+/** True when every matcher matches the labels (an empty list matches everything). */
+const matchesAll = (labels: MatchableLabels, matchers: readonly LabelMatcher[]) => compileMatchers(matchers)(labels);
+
+describe('compileMatchers', () => {
   const labels = { check: 'certificates', app: 'shop', environment_type: 'production', server: undefined };
 
   it.each<[string, string[], boolean]>([
