@@ -99,8 +99,6 @@ export interface ApiClientOptions {
    * `Retry-After` still holds every request back.
    */
   requestsPerSecond?: number;
-  /** Token-bucket burst; default `requestsPerSecond`. */
-  burst?: number;
   /** Per request (one attempt); default 30 000. */
   timeoutMs?: number;
   /** Retries of a read; default 3. */
@@ -127,8 +125,6 @@ export interface ApiClientOptions {
    * (`api.extra_values`, `extra-values.ts`); default none: a record with one is set aside.
    */
   extraValues?: ExtraValues;
-  /** Walks of a shifting list before `ApiPaginationError`; default 3. */
-  maxWalks?: number;
   /**
    * List walks ask for the next page while the current one is on its way (two requests in flight
    * per walk); default false. See `PaginateOptions.readAhead`.
@@ -307,7 +303,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const ownsDispatcher = options.dispatcher === undefined;
   // Keep-alive: a collector makes many small requests to one origin in a row.
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
-  const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, burst: options.burst, clock });
+  const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
   const scrub = (text: string) => Secret.scrub(text, [token, ...(options.otherSecrets ?? [])]);
   // What an answer is scrubbed of: the token and every other secret of the config, as text.
@@ -788,7 +784,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           ...walkOptions(),
-          maxWalks: options.maxWalks,
           readAhead: opts?.readAhead ?? options.readAhead,
           until: opts?.until as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,
           keep: opts?.keep as ((item: ItemOf<N> & { id: number }) => boolean) | undefined,

@@ -359,16 +359,17 @@ describe('changes are never retried by the client', () => {
 
 describe('client-side rate limit', () => {
   it('spaces requests by 1/requestsPerSecond once the burst is spent', async () => {
-    const { c } = client({ requestsPerSecond: 2, burst: 1 });
+    // The burst is the rate's own: two requests at once, then one every half second.
+    const { c } = client({ requestsPerSecond: 2 });
     const o = await observed(async () => {
-      for (let i = 0; i < 3; i++) await c.whoami();
+      for (let i = 0; i < 4; i++) await c.whoami();
     });
-    expect(o.requests).toHaveLength(3);
+    expect(o.requests).toHaveLength(4);
     expect(o.sleeps).toEqual([500, 500]);
   });
 
   it('refuses to wait for a token past the deadline', async () => {
-    const { c } = client({ requestsPerSecond: 1, burst: 1 });
+    const { c } = client({ requestsPerSecond: 1 });
     await c.whoami();
     const o = await observed(() => c.whoami(undefined, { deadline: clock.now() + 100 }));
     expect(o.error).toMatchObject({
