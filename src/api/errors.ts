@@ -25,9 +25,14 @@ export abstract class ApiCallError extends Error {
     this.fn = fn;
   }
 
+  /** The fields of a subclass that `toJSON()` gives after the common ones (static: not logged itself). */
+  static readonly jsonFields: readonly string[] = [];
+
   /** The fields that say what went wrong, for logs and JSON (never a header, never the token). */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, fn: this.fn, message: this.message, attempts: this.attempts };
+    const fields = (this.constructor as typeof ApiCallError).jsonFields;
+    const own = Object.fromEntries(fields.map((key) => [key, (this as unknown as Record<string, unknown>)[key]]));
+    return { name: this.name, fn: this.fn, message: this.message, attempts: this.attempts, ...own };
   }
 
   /** `util.inspect` shows the JSON fields and the stack, and nothing else of the object. */
@@ -39,6 +44,7 @@ export abstract class ApiCallError extends Error {
 /** The service refused the call with an error envelope `{"error": {code, message}}` (reference §7). */
 export class ApiError extends ApiCallError {
   override readonly name = 'ApiError';
+  static override readonly jsonFields = ['code', 'status', 'retryAfterMs'];
   /** The error code of the envelope (an `ErrorCode` of §7, or a code the reference does not list). */
   readonly code: string;
   /** HTTP status of the answer. */
@@ -54,10 +60,6 @@ export class ApiError extends ApiCallError {
     this.status = init.status;
     this.serviceMessage = init.message;
     this.retryAfterMs = init.retryAfterMs;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), code: this.code, status: this.status, retryAfterMs: this.retryAfterMs };
   }
 }
 
@@ -79,6 +81,7 @@ const PROBLEM_TEXT: Record<ResponseProblem, string> = {
  */
 export class ApiResponseError extends ApiCallError {
   override readonly name = 'ApiResponseError';
+  static override readonly jsonFields = ['status', 'problem', 'detail', 'issuePaths'];
   readonly status: number;
   readonly problem: ResponseProblem;
   /** A short, scrubbed excerpt of the body, or the schema issues, one per `; `. */
@@ -112,16 +115,6 @@ export class ApiResponseError extends ApiCallError {
     this.retryAfterMs = init.retryAfterMs;
     this.record = init.record;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return {
-      ...super.toJSON(),
-      status: this.status,
-      problem: this.problem,
-      detail: this.detail,
-      issuePaths: this.issuePaths,
-    };
-  }
 }
 
 /** Why no answer arrived. */
@@ -133,15 +126,13 @@ export type TransportReason = 'timeout' | 'connection' | 'deadline' | 'aborted';
  */
 export class ApiTransportError extends ApiCallError {
   override readonly name = 'ApiTransportError';
+  static override readonly jsonFields = ['reason'];
+
   readonly reason: TransportReason;
 
   constructor(fn: string, reason: TransportReason, detail: string) {
     super(fn, `${reason}: ${detail}`);
     this.reason = reason;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), reason: this.reason };
   }
 }
 
@@ -154,6 +145,7 @@ export type PaginationShift = 'total_changed' | 'id_repeated' | 'count_mismatch'
  */
 export class ApiPaginationError extends ApiCallError {
   override readonly name = 'ApiPaginationError';
+  static override readonly jsonFields = ['shift', 'walks'];
   /** The shift seen on the last walk. */
   readonly shift: PaginationShift;
   /** How many walks were made. */
@@ -164,10 +156,6 @@ export class ApiPaginationError extends ApiCallError {
     this.shift = init.shift;
     this.walks = init.walks;
   }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), shift: this.shift, walks: this.walks };
-  }
 }
 
 /**
@@ -177,6 +165,7 @@ export class ApiPaginationError extends ApiCallError {
  */
 export class ApiListTooLongError extends ApiCallError {
   override readonly name = 'ApiListTooLongError';
+  static override readonly jsonFields = ['maxItems', 'total'];
   /** The bound that was passed. */
   readonly maxItems: number;
   /** The list's own `total`. */
@@ -191,10 +180,6 @@ export class ApiListTooLongError extends ApiCallError {
     );
     this.maxItems = init.maxItems;
     this.total = init.total;
-  }
-
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), maxItems: this.maxItems, total: this.total };
   }
 }
 

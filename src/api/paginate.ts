@@ -116,6 +116,16 @@ async function* walk<T extends { id: number }>(
   const total = first.total;
   const step = first.items.length + (first.quarantined?.length ?? 0) + (first.passed?.length ?? 0);
   const maxItems = options.maxItems ?? Infinity;
+  /** Each id is read once in a walk: a repeat means the list shifted under it. */
+  const see = (id: number, offset: number) => {
+    if (seen.has(id)) throw new ShiftSeen('id_repeated', `id ${id} came twice (page at offset ${offset})`);
+    seen.add(id);
+  };
+  /** The walk stops once it has read more than `maxItems`. */
+  const withinBound = () => {
+    if (seen.size + unnamed > maxItems)
+      throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
+  };
   if (step === 0 && total > 0) throw new ShiftSeen('short_page', `no items at offset 0 of ${total}`);
   // A list read whole would pass the bound anyway: say so now rather than after reading that much.
   if (whole && total > maxItems) throw new ApiListTooLongError(options.fn, { maxItems, total, read: 0 });
@@ -136,26 +146,17 @@ async function* walk<T extends { id: number }>(
       if (walked < expected) {
         throw new ShiftSeen('short_page', `${walked} items at offset ${offset} of ${total}, expected ${expected}`);
       }
-      for (const id of passed) {
-        if (seen.has(id)) throw new ShiftSeen('id_repeated', `id ${id} came twice (page at offset ${offset})`);
-        seen.add(id);
-      }
-      if (seen.size + unnamed > maxItems)
-        throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
+      for (const id of passed) see(id, offset);
+      withinBound();
       for (const record of aside) {
         if (record.id === undefined) unnamed++;
-        else if (seen.has(record.id))
-          throw new ShiftSeen('id_repeated', `id ${record.id} came twice (page at offset ${offset})`);
-        else seen.add(record.id);
+        else see(record.id, offset);
       }
       if (aside.length > 0) setAside(aside);
       const kept: T[] = [];
       for (const item of page.items) {
-        if (seen.has(item.id))
-          throw new ShiftSeen('id_repeated', `id ${item.id} came twice (page at offset ${offset})`);
-        seen.add(item.id);
-        if (seen.size + unnamed > maxItems)
-          throw new ApiListTooLongError(options.fn, { maxItems, total, read: seen.size + unnamed });
+        see(item.id, offset);
+        withinBound();
         if (options.until?.(item)) {
           if (kept.length > 0) yield { items: kept, walked };
           return;

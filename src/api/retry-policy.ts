@@ -68,7 +68,8 @@ export class RetryPolicy {
     if (reason === undefined) return { retry: false, reason: 'not_retryable' };
     if (ctx.kind === 'change') return { retry: false, reason: 'change_not_retried' };
     if (ctx.attempt > this.maxRetries) return { retry: false, reason: 'attempts_exhausted' };
-    const retryAfter = retryAfterOf(ctx.error);
+    const { error } = ctx;
+    const retryAfter = error instanceof ApiError || error instanceof ApiResponseError ? error.retryAfterMs : undefined;
     let delayMs: number;
     if (retryAfter !== undefined) {
       if (retryAfter > this.#maxRetryAfter) return { retry: false, reason: 'retry_after_too_long' };
@@ -105,10 +106,5 @@ function retryableReason(error: ApiCallError): RetryReason | undefined {
     if (error.reason === 'timeout') return 'timeout';
     if (error.reason === 'connection') return 'connection';
   }
-  return undefined;
-}
-
-function retryAfterOf(error: ApiCallError): number | undefined {
-  if (error instanceof ApiError || error instanceof ApiResponseError) return error.retryAfterMs;
   return undefined;
 }

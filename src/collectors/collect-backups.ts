@@ -43,11 +43,12 @@ const PER_APP_PAGES = 4;
  * (no `max_age`) get none. A list that shifts while paged is walked again, up to {@link MAX_WALKS}.
  */
 export async function collectBackups(ctx: CollectorContext): Promise<BackupsSnapshot> {
-  // Per namespace: its apps, then what is read of their backups from its own backups list.
+  // Per namespace, one after another: its apps, then what is read of their backups from its own
+  // backups list.
   // The apps come from this cycle window's shared `apps.list` when the runtime keeps one.
   const shared = ctx.sharedApps && (await ctx.sharedApps.read(ctx, CYCLE_WINDOW_MS));
   const parts = shared
-    ? await mapInOrder(shared.parts, async ({ namespace, apps }) => ({
+    ? await mapLimit(shared.parts, 1, async ({ namespace, apps }) => ({
         apps,
         seen: await backupsPerApp(ctx, namespace === undefined ? {} : { namespace }, apps),
       }))
@@ -199,11 +200,4 @@ async function readOneApp(
     if (answer.items.length < PER_APP_LIMIT || offset + answer.items.length >= total) return seen;
   }
   return seen && { ...seen, stopped: 'bound' };
-}
-
-/** `fn` over `items` one after another (namespaces are read in turn), in order. */
-async function mapInOrder<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (const item of items) out.push(await fn(item));
-  return out;
 }

@@ -49,7 +49,7 @@ import {
   SUCCEEDED_BACKUP_STATES,
 } from '../config/state-words.js';
 import { appContext } from './app-context.js';
-import { buildLabels } from './build-labels.js';
+import { buildLabels, knownValues } from './build-labels.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { PRODUCTION_CRITICAL } from './environment-severity.js';
@@ -539,18 +539,10 @@ const HEALTH_SEVERITY: Partial<Record<AppBackupState['backup_health'], Severity>
 };
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {
-  const details: Record<string, string> = { app: name, backup: `${backup.name} (#${backup.id})` };
-  const taken = toIso(backup.taken_at);
-  if (taken) details.taken_at = taken;
-  details.verified = backup.verified ? 'yes' : 'no';
-  return details;
+  const taken = knownValues({ taken_at: toIso(backup.taken_at) });
+  return { app: name, backup: `${backup.name} (#${backup.id})`, ...taken, verified: backup.verified ? 'yes' : 'no' };
 }
 
-function copyDetails(copy: OffsiteCopy): Record<string, string> {
-  const details: Record<string, string> = { on_storage: copy.on_storage ? 'yes' : 'no' };
-  if (copy.state) details.state = copy.state;
-  if (copy.error) details.error = copy.error;
-  const uploaded = toIso(copy.uploaded_at);
-  if (uploaded) details.uploaded_at = uploaded;
-  return details;
+function copyDetails({ on_storage, state, error, uploaded_at }: OffsiteCopy): Record<string, string> {
+  return { on_storage: on_storage ? 'yes' : 'no', ...knownValues({ state, error, uploaded_at: toIso(uploaded_at) }) };
 }

@@ -9,11 +9,18 @@ export type LabelValue = string | number | null | undefined;
  * label never matches a placeholder. Numbers become strings (labels are strings).
  */
 export function buildLabels<C extends string>(check: C, values: Record<string, LabelValue>): Labels<C> {
-  const labels: Labels<C> = { check };
+  return { check, ...knownValues({ ...values, check: null }) };
+}
+
+/**
+ * The known ones of `values`, as text: null, undefined and empty values left out, numbers as
+ * strings. A finding's labels (`buildLabels`), and the details a record gives only sometimes.
+ */
+export function knownValues(values: Record<string, LabelValue>): Record<string, string> {
+  const known: Record<string, string> = {};
   for (const [key, value] of Object.entries(values)) {
-    if (key === 'check' || value === null || value === undefined) continue;
-    const text = String(value);
-    if (text !== '') labels[key] = text;
+    const text = value === null || value === undefined ? '' : String(value);
+    if (text !== '') known[key] = text;
   }
-  return labels;
+  return known;
 }

@@ -23,6 +23,7 @@ import { BAD_INSTALLER_STATES, OTHER_INSTALLER_STATES, STOPPED_INSTALLER_STATES 
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
+import { knownValues } from './build-labels.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 
@@ -75,12 +76,10 @@ export function installers(snapshot: InstallersSnapshot, options: InstallersConf
   for (const installer of snapshot.installers) {
     const bad = options.bad_states.includes(installer.state);
     if (!bad && !options.stopped_states.includes(installer.state)) continue;
-    const details: Record<string, string> = { state: installer.state, type: installer.type };
-    if (installer.app) details.app = installer.app;
-    if (installer.server) details.server = installer.server;
-    const what = `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''})`;
     const max = formatDuration(options.stopped_for);
-    if (!bad) details.max_duration = max;
+    const { state, type, app, server } = installer;
+    const details = { state, type, ...knownValues({ app, server, max_duration: bad ? null : max }) };
+    const what = `Marketplace service ${installer.name} (${installer.type}${installer.app ? ` of ${installer.app}` : ''})`;
     const labels = {
       namespace: installer.namespace,
       app: installer.app,

@@ -19,6 +19,7 @@ import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { badStatesParts, type BadStatesConfig } from './bad-states.js';
+import { knownValues } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -58,11 +59,8 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig)
   for (const server of snapshot.servers) {
     if (!bad.has(server.state)) continue;
     const apps = `${server.app_count} app${server.app_count === 1 ? '' : 's'}`;
-    const details: Record<string, string> = {};
-    if (server.provider) details.provider = server.provider;
-    if (server.region) details.region = server.region;
-    if (server.public_ip) details.public_ip = server.public_ip;
-    details.app_count = String(server.app_count);
+    const { provider, region, public_ip } = server;
+    const details = knownValues({ provider, region, public_ip, app_count: server.app_count });
     // The apps on it: their environments, none (no app), or unknown (not listed).
     const environments = snapshot.appEnvironments.get(server.id) ?? (server.app_count === 0 ? [] : undefined);
     let severity: Severity = 'critical';
