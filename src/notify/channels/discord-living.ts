@@ -26,7 +26,7 @@ import { byImportance } from '../grouping.js';
 import type { AlertsNotification, SendResult } from './channel.js';
 import type { DiscordMessage } from './discord-message.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
-import { allResolved, mergeShown, type LivingState } from './slack-app-render.js';
+import { allResolved, stateAfter, type LivingState } from './slack-app-render.js';
 
 /** What the living message needs of a delivery besides the message rendered alone. */
 export interface DiscordLivingPart {
@@ -107,12 +107,7 @@ export class DiscordLiving {
   async #deliver({ living, ...message }: DiscordDelivery, signal: AbortSignal | undefined): Promise<SendResult> {
     if (!living) return (await this.o.post(message, false, signal)).result;
     let link = this.#usable(this.o.links.living(this.o.name, living.groupKey));
-    const state: LivingState = {
-      group: living.group,
-      alerts: mergeShown(link?.alerts ?? [], living.events),
-      notes: link?.notes ?? [],
-      routes: [...new Set([...(link?.routes ?? []), ...living.routes])],
-    };
+    const state = stateAfter(link, living);
     const whole = this.o.render({
       type: 'alerts',
       group: state.group,

@@ -57,6 +57,19 @@ export function mergeShown(shown: readonly AlertEvent[], delivered: readonly Ale
   return [...latest.values()];
 }
 
+/** A group's state after a delivery: what its message showed before (if any), the delivery's events and routes added. */
+export function stateAfter(
+  shown: Omit<LivingState, 'group'> | undefined,
+  delivered: { group: Record<string, string>; events: readonly AlertEvent[]; routes: readonly string[] },
+): LivingState {
+  return {
+    group: delivered.group,
+    alerts: mergeShown(shown?.alerts ?? [], delivered.events),
+    notes: shown?.notes ?? [],
+    routes: [...new Set([...(shown?.routes ?? []), ...delivered.routes])],
+  };
+}
+
 /** True when every alert a message shows is over: the message closes and the group's next event starts a new one. */
 export function allResolved(alerts: readonly AlertEvent[]): boolean {
   return alerts.length > 0 && alerts.every((e) => e.kind === 'resolved');

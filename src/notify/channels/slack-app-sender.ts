@@ -33,7 +33,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { SendResult } from './channel.js';
 import { PASSING_SLACK_ERRORS, slackErrorWord } from './slack-app-classify.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
-import { allResolved, mergeShown, renderLiving, type LivingState, type SlackAppMessage } from './slack-app-render.js';
+import { allResolved, renderLiving, stateAfter, type LivingState, type SlackAppMessage } from './slack-app-render.js';
 import type { EventControls, SlackMessage, SlackRenderOptions } from './slack-render.js';
 
 /** The `event_type` of the metadata a living message carries (Slack wants a short snake_case word). */
@@ -199,12 +199,7 @@ export class LivingMessages {
       link = undefined;
     }
     if (link?.status === 'posting') link = await this.#adopt(link);
-    const state: LivingState = {
-      group: d.group,
-      alerts: mergeShown(link?.alerts ?? [], d.events),
-      notes: link?.notes ?? [],
-      routes: [...new Set([...(link?.routes ?? []), ...d.routes])],
-    };
+    const state = stateAfter(link, d);
     const shown = await this.#show(link, state, d.groupKey);
     if (signal?.aborted) return { outcome: 'retryable', reason: 'stopped before the thread reply' };
     // The first post is the news itself; a later one is said in the channel only where configured.
