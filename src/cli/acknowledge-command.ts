@@ -71,10 +71,9 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
           return print(io.stderr, `error: ${text}\n`, EXIT.usage);
         }
         const request: AcknowledgeRequest = {
+          ...args,
           fingerprint: found.alert.fingerprint,
-          by: args.by,
           via: 'cli',
-          comment: args.comment,
           now: systemClock.now(),
         };
         const result = name === 'ack' ? acknowledge(store, request) : unacknowledge(store, request);

@@ -39,10 +39,8 @@ const actions = defineCommand({
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
   run: (values, io, file) =>
     withStateStore(io, usage, file, (store) => {
-      const rows = listAudit(store, {
-        ...(values.limit === undefined ? {} : { limit: values.limit }),
-        ...(values.policy === undefined ? {} : { policy: values.policy }),
-      });
+      // listAudit reads an option given as undefined as not given: no limit, every policy.
+      const rows = listAudit(store, { limit: values.limit, policy: values.policy });
       if (values.json) return print(io.stdout, `${terminalJson(rows.map(toJson))}\n`);
       if (rows.length === 0) return print(io.stdout, 'no remediation decisions recorded\n');
       const body = rows.map((r) => [

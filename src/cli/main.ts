@@ -14,14 +14,18 @@ const COMMAND_NAMES = [
 
 /**
  * Each command loaded on demand from its own file (`<name>.ts`), so `validate` does not pay for
- * the simulator; `simulator` and `demo` from the simulator's own package (`simulator-package.ts`).
+ * the simulator; `ack` and `unack` from the one file of both (`acknowledge-command.ts`);
+ * `simulator` and `demo` from the simulator's own package (`simulator-package.ts`).
  */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = Object.fromEntries(
-  COMMAND_NAMES.map((name) => [
-    name,
-    name === 'simulator' || name === 'demo' ? () => simulatorPackageCommand(name) : () => import(`./${name}.js`),
-  ]),
+  COMMAND_NAMES.map((name) => [name, () => loadCommand(name)]),
 );
+
+function loadCommand(name: string): Promise<{ default: Command }> {
+  if (name === 'simulator' || name === 'demo') return simulatorPackageCommand(name);
+  if (name !== 'ack' && name !== 'unack') return import(`./${name}.js`);
+  return import('./acknowledge-command.js').then((m) => ({ default: m.acknowledgeCommand(name) }));
+}
 
 function help(): string {
   return [

@@ -62,17 +62,16 @@ const notifyTest = defineCommand({
           timeoutMs: config.notify.delivery.timeout,
           signal: io.signal,
         });
-        if (result.outcome === 'ok' && result.refused !== undefined) {
-          // Delivered to some recipients only: a failure for the others, said as such.
-          failed++;
-          io.stdout.write(`${c.name} (${c.type}): partly failed: ${Secret.scrub(result.refused, secretsIn(c))}\n`);
-        } else if (result.outcome === 'ok') {
-          io.stdout.write(`${c.name} (${c.type}): ok\n`);
-        } else {
-          failed++;
-          const reason = Secret.scrub(result.reason, secretsIn(c));
-          io.stdout.write(`${c.name} (${c.type}): failed: ${reason}${OUTCOME_NOTES[result.outcome]}\n`);
-        }
+        const scrub = (text: string) => Secret.scrub(text, secretsIn(c));
+        // A part refused (delivered to some recipients only) is a failure for the others, said as such.
+        const said =
+          result.outcome !== 'ok'
+            ? `failed: ${scrub(result.reason)}${OUTCOME_NOTES[result.outcome]}`
+            : result.refused !== undefined
+              ? `partly failed: ${scrub(result.refused)}`
+              : 'ok';
+        if (said !== 'ok') failed++;
+        io.stdout.write(`${c.name} (${c.type}): ${said}\n`);
       }
     } finally {
       await closeChannels(channels.values());

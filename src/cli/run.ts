@@ -134,14 +134,12 @@ async function reload(file: string, io: CliIo, watchdog: Watchdog, logger: Logge
   try {
     next = loadConfig(file, io.env);
   } catch (err) {
-    if (!(err instanceof ConfigError)) {
-      logger.error({ file, err: errorText(err) }, 'configuration refused; the running configuration is kept');
-      return;
-    }
-    for (const p of err.problems) {
+    const problems = err instanceof ConfigError ? err.problems : undefined;
+    for (const p of problems ?? []) {
       logger.error({ file, key: p.path || undefined, line: p.line, problem: p.message }, 'configuration problem');
     }
-    logger.error({ file, problems: err.problems.length }, 'configuration refused; the running configuration is kept');
+    const why = problems ? { problems: problems.length } : { err: errorText(err) };
+    logger.error({ file, ...why }, 'configuration refused; the running configuration is kept');
     return;
   }
   for (const w of configWarnings(next)) logger.warn({ file, key: w.path }, w.message);

@@ -65,7 +65,7 @@ const silence = defineCommand({
       throw new UsageError('give --by or --author, not both (they are the same)');
     return {
       now,
-      match: matches.map((m) => optionValue('--match', () => parseMatcher(m))),
+      matchers: matches.map((m) => optionValue('--match', () => parseMatcher(m))),
       startsAt,
       durationMs,
       reason,
@@ -76,15 +76,7 @@ const silence = defineCommand({
     withStateStore(io, usage, file, (store) => {
       const { now } = args;
       // Asked once the config is found, so a missing config is what a bare command hears first.
-      const author = actingPerson(args.by, io.env);
-      const created = createSilence(store, {
-        matchers: args.match,
-        startsAt: args.startsAt,
-        durationMs: args.durationMs,
-        reason: args.reason,
-        createdBy: author,
-        now,
-      });
+      const created = createSilence(store, { ...args, createdBy: actingPerson(args.by, io.env) });
       io.stdout.write(`${created.id}\n`);
       const matches = compileMatchers(created.matchers);
       const open = openAlerts(store).filter((a) => matches(a.labels)).length;

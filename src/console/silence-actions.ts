@@ -6,8 +6,7 @@
  * written then.
  */
 import { MatcherError } from '../alerts/matchers.js';
-import { createSilence, expireSilence, SilenceError } from '../alerts/silences.js';
-import { describeMatchers } from '../alerts/silences.js';
+import { createSilence, describeMatchers, expireSilence, SilenceError } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
 import type { SafeHtml } from './html.js';
 import type { PageContext } from './layout.js';
@@ -40,14 +39,7 @@ export function submitSilence(deps: FormDeps, ctx: PageContext, fields: URLSearc
   }
   if (draft.comment.trim() === '') return again(400, 'The silence was not created: say why in the comment.');
   try {
-    const silence = createSilence(ctx.store, {
-      matchers: checked.matchers,
-      startsAt: checked.startsAt,
-      durationMs: checked.durationMs,
-      reason: draft.comment,
-      createdBy: ctx.who,
-      now: ctx.now,
-    });
+    const silence = createSilence(ctx.store, { ...checked, reason: draft.comment, createdBy: ctx.who, now: ctx.now });
     deps.logger.info(
       { silence: silence.id, matchers: describeMatchers(silence.matchers), by: ctx.who, reason: silence.reason },
       'silence created in the console',

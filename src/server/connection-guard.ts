@@ -20,7 +20,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ListenerLimits } from './front-door-protocol.js';
 
-type Log = (level: 'warn', fields: Record<string, unknown>, msg: string) => void;
+/** A warning to the daemon's log, as the front door's thread sends it (the guard's and the relay's). */
+export type Log = (level: 'warn', fields: Record<string, unknown>, msg: string) => void;
 
 /** Guards a server's connections (see the file's comment); `stop()` ends its sweep. */
 export class ConnectionGuard {

@@ -14,7 +14,7 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerJson } from '../lib/answer-json.js';
-import { ConnectionGuard } from './connection-guard.js';
+import { ConnectionGuard, type Log } from './connection-guard.js';
 import { RELAY_HEADER, SHARED } from './front-door-protocol.js';
 import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
@@ -210,12 +210,7 @@ function stalled(data: FrontDoorData): string | undefined {
  * write. A connection of its own each (no pool): the main thread sets the client's address on the
  * connection it sees, so one connection must carry one client's request.
  */
-function relay(
-  req: IncomingMessage,
-  res: ServerResponse,
-  to: RelayTarget,
-  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
-): void {
+function relay(req: IncomingMessage, res: ServerResponse, to: RelayTarget, log: Log): void {
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
@@ -234,13 +229,7 @@ function relay(
 }
 
 /** Sends a request read whole to the main thread's listener; its answer is streamed back. */
-function send(
-  req: IncomingMessage,
-  body: Buffer,
-  res: ServerResponse,
-  to: RelayTarget,
-  log: (level: 'warn', fields: Record<string, unknown>, msg: string) => void,
-): void {
+function send(req: IncomingMessage, body: Buffer, res: ServerResponse, to: RelayTarget, log: Log): void {
   const headers = passOn(req.rawHeaders, ['content-length']);
   if (body.length > 0 || (req.method !== 'GET' && req.method !== 'HEAD'))
     headers.push('content-length', String(body.length));

@@ -13,6 +13,7 @@
  * clicks are verified and answered there, and handed over; every other path is relayed to the handlers here, on a unix socket in a private directory
  * (docs/architecture.md, "The front door").
  */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parseListen } from '../config/parse-listen.js';
 import type { Secret } from '../lib/secret.js';
@@ -227,14 +228,8 @@ class FrontDoor implements HealthServer {
 
   /** Starts the thread with everything published; resolves once it listens, rejects with why it cannot (the port taken, ...). */
   async start(): Promise<void> {
-    const inner = this.#inner;
-    await new Promise<void>((resolve, reject) => {
-      inner.once('error', reject);
-      inner.listen(this.#relay.socketPath, () => {
-        inner.off('error', reject);
-        resolve();
-      });
-    });
+    // `once` rejects with the first 'error' instead (the socket's directory gone, ...).
+    await once(this.#inner.listen(this.#relay.socketPath), 'listening');
     const { options } = this;
     this.#data = {
       ...parseListen(options.listen),
