@@ -25,7 +25,10 @@ export abstract class ApiCallError extends Error {
     this.fn = fn;
   }
 
-  /** The fields of a subclass that `toJSON()` gives after the common ones (static: not logged itself). */
+  /**
+   * The fields of a subclass that `toJSON()` gives after the common ones (static: not logged itself);
+   * each subclass types its list as its own keys, so a misspelt field does not compile.
+   */
   static readonly jsonFields: readonly string[] = [];
 
   /** The fields that say what went wrong, for logs and JSON (never a header, never the token). */
@@ -44,7 +47,7 @@ export abstract class ApiCallError extends Error {
 /** The service refused the call with an error envelope `{"error": {code, message}}` (reference §7). */
 export class ApiError extends ApiCallError {
   override readonly name = 'ApiError';
-  static override readonly jsonFields = ['code', 'status', 'retryAfterMs'];
+  static override readonly jsonFields: readonly (keyof ApiError & string)[] = ['code', 'status', 'retryAfterMs'];
   /** The error code of the envelope (an `ErrorCode` of §7, or a code the reference does not list). */
   readonly code: string;
   /** HTTP status of the answer. */
@@ -81,7 +84,12 @@ const PROBLEM_TEXT: Record<ResponseProblem, string> = {
  */
 export class ApiResponseError extends ApiCallError {
   override readonly name = 'ApiResponseError';
-  static override readonly jsonFields = ['status', 'problem', 'detail', 'issuePaths'];
+  static override readonly jsonFields: readonly (keyof ApiResponseError & string)[] = [
+    'status',
+    'problem',
+    'detail',
+    'issuePaths',
+  ];
   readonly status: number;
   readonly problem: ResponseProblem;
   /** A short, scrubbed excerpt of the body, or the schema issues, one per `; `. */
@@ -126,7 +134,7 @@ export type TransportReason = 'timeout' | 'connection' | 'deadline' | 'aborted';
  */
 export class ApiTransportError extends ApiCallError {
   override readonly name = 'ApiTransportError';
-  static override readonly jsonFields = ['reason'];
+  static override readonly jsonFields: readonly (keyof ApiTransportError & string)[] = ['reason'];
 
   readonly reason: TransportReason;
 
@@ -145,7 +153,7 @@ export type PaginationShift = 'total_changed' | 'id_repeated' | 'count_mismatch'
  */
 export class ApiPaginationError extends ApiCallError {
   override readonly name = 'ApiPaginationError';
-  static override readonly jsonFields = ['shift', 'walks'];
+  static override readonly jsonFields: readonly (keyof ApiPaginationError & string)[] = ['shift', 'walks'];
   /** The shift seen on the last walk. */
   readonly shift: PaginationShift;
   /** How many walks were made. */
@@ -165,7 +173,7 @@ export class ApiPaginationError extends ApiCallError {
  */
 export class ApiListTooLongError extends ApiCallError {
   override readonly name = 'ApiListTooLongError';
-  static override readonly jsonFields = ['maxItems', 'total'];
+  static override readonly jsonFields: readonly (keyof ApiListTooLongError & string)[] = ['maxItems', 'total'];
   /** The bound that was passed. */
   readonly maxItems: number;
   /** The list's own `total`. */
