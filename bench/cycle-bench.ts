@@ -71,7 +71,8 @@ const { values } = parseArgs({
     rps: { type: 'string', default: 'off,1000' },
     markdown: { type: 'string' },
     /**
-     * Node options of the worker (the watchdog), e.g. `--node-flags "--max-semi-space-size=8"`.
+     * Node options of the worker (the watchdog), e.g. `--node-flags="--max-semi-space-size=8"`
+     * (with `=`: parseArgs refuses a separate value that starts with a dash).
      * Default: the daemon's own (`DAEMON_NODE_OPTIONS`, as the Dockerfile starts it). The worker
      * also gets the daemon's environment (`DAEMON_ENV`) and sets V8's old-generation growth as
      * `bin.ts` does, unless these options set it.
