@@ -29,7 +29,7 @@ import type { LeaseHolder } from './runner-lease.js';
 import type { SqlDatabase } from './sql-database.js';
 import type { PostgresTarget } from './store.js';
 import { withoutSslParameters, type AsideStatement } from './postgres-database.js';
-import { postgresFailure } from './postgres-error.js';
+import { pgErrorParts, postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders } from './postgres-placeholders.js';
 
 /** The lease as the database holds it. */
@@ -322,20 +322,8 @@ export class LeaderLease {
 
   /** A failure as the store says it (a StoreError naming the URL without its password). */
   #failure(err: unknown): Error {
-    const e = err as { message?: unknown; code?: unknown; severity?: unknown };
-    const password = passwordOf(this.#o.target.url.reveal());
-    let message = typeof e?.message === 'string' ? e.message : String(err);
-    if (password.length >= 4) message = message.split(password).join('<secret>');
-    const code = typeof e?.code === 'string' ? e.code : undefined;
-    const connection = typeof e?.severity !== 'string' || /^(08|57P0[123])/.test(code ?? '');
+    const { message, code, severity } = pgErrorParts(err, this.#o.target.url.reveal());
+    const connection = severity === undefined || /^(08|57P0[123])/.test(code ?? '');
     return postgresFailure(this.#o.where, { message, code, connection });
-  }
-}
-
-function passwordOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return '';
   }
 }

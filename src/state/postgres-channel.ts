@@ -24,9 +24,9 @@ import type {
   PostgresConnection,
   PostgresReply,
   PostgresRequest,
-  PostgresWireError,
   PostgresWorkerData,
 } from './postgres-worker.js';
+import type { PostgresWireError } from './postgres-error.js';
 
 /** Beyond the server's own statement_timeout: time for its "canceled" answer to arrive. */
 const ANSWER_GRACE_MS = 2_000;

@@ -9,6 +9,7 @@
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
+import { pgErrorParts, type PostgresWireError } from './postgres-error.js';
 
 /** What the main thread gives the worker when it starts it. */
 export interface PostgresWorkerData {
@@ -66,15 +67,6 @@ export type PostgresReply = { seq: number } & (
   | { ok: true; rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] }
   | { ok: false; error: PostgresWireError }
 );
-
-/** A failure as it crosses to the main thread. */
-export interface PostgresWireError {
-  message: string;
-  /** The SQLSTATE, or Node's error code (ECONNREFUSED, a TLS code). */
-  code: string | undefined;
-  /** True when the connection is gone (or never came): the request may not have reached the server. */
-  connection: boolean;
-}
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -240,23 +232,8 @@ function statementName(text: string): string {
 class LostConnection extends Error {}
 
 function wireError(err: unknown): PostgresWireError {
-  const e = err as { message?: unknown; code?: unknown; severity?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const code = typeof e?.code === 'string' ? e.code : undefined;
-  // The server's own errors carry a severity: ERROR ends the statement, FATAL and PANIC the
-  // session (a shutdown, a crash). Anything else failed on the way to the server.
-  const severity = typeof e?.severity === 'string' ? e.severity : undefined;
+  const { message, code, severity } = pgErrorParts(err, connection.url);
+  // ERROR ends the statement, FATAL and PANIC the session (a shutdown, a crash).
   const gone = err instanceof LostConnection || severity === undefined || severity === 'FATAL' || severity === 'PANIC';
-  return { message: withoutPassword(message), code, connection: gone };
-}
-
-/** The message with the URL's password taken out, should a library ever quote it. */
-function withoutPassword(message: string): string {
-  let password = '';
-  try {
-    password = decodeURIComponent(new URL(connection.url).password);
-  } catch {
-    return message;
-  }
-  return password.length >= 4 ? message.split(password).join('<secret>') : message;
+  return { message, code, connection: gone };
 }
