@@ -86,6 +86,15 @@ export interface AuditRow {
   detail: string | null;
 }
 
+/** The columns of an audit row that may be left out (null): all but its time, policy, action and decision. */
+const AUDIT_NULLS = Object.fromEntries(
+  'recordType recordId fingerprint environment key answer outcome runId detail'.split(' ').map((c) => [c, null]),
+);
+
+/** An audit row to append ({@link RemediationStore.audit}). */
+export type AuditEntry = Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' | 'reason'> &
+  Partial<Omit<AuditRow, 'id'>>;
+
 /** A new attempt, as planned. */
 export type NewAttempt = Pick<
   AttemptRow,
@@ -283,9 +292,9 @@ export class RemediationStore {
     return this.#sql.recentActions.get(since)!.n;
   }
 
-  /** Appends one audit row; `environment` left out is null (a row about no app). */
-  audit(row: Omit<AuditRow, 'id' | 'environment'> & { environment?: string | null }): void {
-    this.#sql.insertAudit.run({ environment: null, ...row });
+  /** Appends one audit row; a column left out is null (a row about no app, no record, no attempt). */
+  audit(row: AuditEntry): void {
+    this.#sql.insertAudit.run({ ...AUDIT_NULLS, ...row } as Omit<AuditRow, 'id'>);
   }
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
