@@ -201,17 +201,14 @@ export class RequestBudget {
   /** The share of the configured rate in force: 1, or less after 429s. */
   #throttle = 1;
   #movedAt = 0;
-  /** Told whenever the plan changes (the metrics gauge, a log line). */
-  readonly #onPlan: (plan: BudgetPlan) => void;
 
   constructor(
     private readonly settings: BudgetSettings,
     private readonly configuredRps: number,
     private readonly now: () => number,
-    onPlan: (plan: BudgetPlan) => void = () => undefined,
-  ) {
-    this.#onPlan = onPlan;
-  }
+    /** Told whenever the plan changes (the metrics gauge, a log line). */
+    private readonly onPlan: (plan: BudgetPlan) => void = () => undefined,
+  ) {}
 
   /** The plan in force, or undefined before the estate is known. */
   get plan(): BudgetPlan | undefined {
@@ -260,7 +257,7 @@ export class RequestBudget {
     if (!this.#estate) throw new Error('request budget: the estate is not known yet');
     const plan = planBudget(this.#estate, this.settings, this.configuredRps * this.#throttle);
     this.#plan = plan;
-    this.#onPlan(plan);
+    this.onPlan(plan);
     return plan;
   }
 }
