@@ -6,7 +6,7 @@ import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import { camelRow, snakeColumn } from '../state/camel-row.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
-import type { RecordType } from './actions/action.js';
+import type { ActionTarget, RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
 import type { Suspension, SuspensionScope } from './suspension.js';
@@ -270,7 +270,7 @@ export class RemediationStore {
   }
 
   /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
-  history(policy: string, action: string, recordType: RecordType, recordId: number, life: number): RecordHistory {
+  history(policy: string, action: string, { recordType, recordId }: ActionTarget, life: number): RecordHistory {
     const h = this.#sql.history.get(policy, recordType, recordId)!;
     const open = this.#sql.openOnRecord.get(action, recordType, recordId)!.n;
     const latestRow = this.#sql.latest.get(policy, recordType, recordId);
@@ -298,25 +298,18 @@ export class RemediationStore {
   }
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
-  lastSkip(policy: string, recordType: RecordType, recordId: number): { life: number; reason: string } | undefined {
-    return this.#sql.skipState.get(policy, recordType, recordId);
+  lastSkip(policy: string, target: ActionTarget): { life: number; reason: string } | undefined {
+    return this.#sql.skipState.get(policy, target.recordType, target.recordId);
   }
 
   /** Remembers the skip reason just recorded. */
-  setLastSkip(
-    policy: string,
-    recordType: RecordType,
-    recordId: number,
-    life: number,
-    reason: string,
-    at: number,
-  ): void {
-    this.#sql.setSkipState.run(policy, recordType, recordId, life, reason, at);
+  setLastSkip(policy: string, target: ActionTarget, life: number, reason: string, at: number): void {
+    this.#sql.setSkipState.run(policy, target.recordType, target.recordId, life, reason, at);
   }
 
   /** Forgets the last skip reason (after acting, the next skip is news again). */
-  clearLastSkip(policy: string, recordType: RecordType, recordId: number): void {
-    this.#sql.clearSkipState.run(policy, recordType, recordId);
+  clearLastSkip(policy: string, target: ActionTarget): void {
+    this.#sql.clearSkipState.run(policy, target.recordType, target.recordId);
   }
 
   /** Every suspension: whole policies and policies in one environment. */
