@@ -4,6 +4,7 @@
  * mapping (JSON columns, INTEGER ms times) lives here and nowhere else.
  */
 import type { CheckName } from '../detectors/registry.js';
+import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import type { SqlStatement } from '../state/sql-database.js';
@@ -23,17 +24,14 @@ export interface Acknowledgement {
   comment: string | null;
 }
 
+/** What an alert row keeps of its finding as it was last seen, as the finding says it. */
+type FindingFacts = Pick<Finding, 'fingerprint' | 'check' | 'severity' | 'summary' | 'details' | 'labels'>;
+
 /** One row of the `alerts` table, as the code sees it (times in ms since the epoch). */
-export interface AlertRow {
-  fingerprint: string;
+export interface AlertRow extends FindingFacts {
   /** The job whose complete snapshots decide this alert; only that job's snapshots resolve it. */
   job: string;
-  check: CheckName;
   status: AlertStatus;
-  severity: Severity;
-  summary: string;
-  details: Record<string, string>;
-  labels: Labels<CheckName>;
   url: string | null;
   since: string | null;
   subject: Subject | null;

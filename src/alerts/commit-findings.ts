@@ -5,12 +5,9 @@
  * caller spells out "lifecycle, outbox, remediation" by hand: either all of a cycle's results are
  * written, or none.
  */
-import type { FoldedFinding } from '../detectors/detector-result.js';
-import type { Finding } from '../detectors/finding.js';
 import type { AlertEvent } from './alert-event.js';
 import type { AlertRow, AlertStore } from './alert-store.js';
-import { applyFindings, type ApplyOptions } from './lifecycle.js';
-import type { HeldSubjects } from './held-subjects.js';
+import { applyFindings, type ApplyOptions, type LifecycleInput } from './lifecycle.js';
 import type { JobKey } from './job-key.js';
 
 /** What one cycle committed, as every stage receives it. */
@@ -34,20 +31,8 @@ export interface CycleStage {
   take(cycle: CommittedCycle): void;
 }
 
-/** One snapshot of findings for the lifecycle: a job key and what was found, with its rules. */
-export interface FindingsPart {
-  job: JobKey;
-  findings: readonly Finding[];
-  /** Fingerprint prefixes not seen whole (see `LifecycleInput.incomplete`). */
-  incomplete?: readonly string[];
-  /** Why an alert it resolves is over (see `LifecycleInput.explain`). */
-  explain?: (alert: AlertRow) => string | null;
-  /** Subjects of records set aside, whose alerts are held (see `LifecycleInput.held`). */
-  held?: HeldSubjects;
-  /** What another alert of ours reports now (see `LifecycleInput.folded`). */
-  folded?: readonly FoldedFinding[];
-  /** Why the read was cut short, for the alerts it did not reach (see `LifecycleInput.cut`). */
-  cut?: string;
+/** One snapshot of findings for the lifecycle: a job key and what was found (see `LifecycleInput`), with its rules. */
+export interface FindingsPart extends Omit<LifecycleInput, 'now' | 'onUnderway'> {
   options: ApplyOptions;
 }
 
@@ -67,22 +52,8 @@ export function commitFindings(
     const parts = cycle.write();
     if (parts.length === 0) return [];
     const underway: AlertRow[] = [];
-    const events = parts.flatMap((p) =>
-      applyFindings(
-        alerts,
-        {
-          job: p.job,
-          findings: p.findings,
-          incomplete: p.incomplete,
-          explain: p.explain,
-          held: p.held,
-          ...(p.folded ? { folded: p.folded } : {}),
-          ...(p.cut !== undefined ? { cut: p.cut } : {}),
-          onUnderway: (alert) => underway.push(alert),
-          now: cycle.now,
-        },
-        p.options,
-      ),
+    const events = parts.flatMap(({ options, ...part }) =>
+      applyFindings(alerts, { ...part, onUnderway: (alert) => underway.push(alert), now: cycle.now }, options),
     );
     const committed: CommittedCycle = { job: cycle.job, events, underway, now: cycle.now };
     for (const stage of stages) stage.take(committed);

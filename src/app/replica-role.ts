@@ -14,9 +14,8 @@
  */
 import type { StateConfig } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
-import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import { LeaderElection, type LeaderTerm } from '../state/leader-election.js';
+import { LeaderElection, type LeaderElectionOptions } from '../state/leader-election.js';
 import { LeaderLease } from '../state/leader-lease.js';
 import { postgresTarget } from '../state/open-state.js';
 import type { Store, StoreOptions } from '../state/store.js';
@@ -60,13 +59,10 @@ export function replicaSeam(): ReplicaSeam {
 }
 
 /** What {@link replicaElection} needs. */
-export interface ReplicaElectionOptions {
+export interface ReplicaElectionOptions extends Pick<LeaderElectionOptions, 'logger' | 'onElected' | 'onDeposed'> {
   store: Store;
   state: StateConfig & { url: Secret };
-  logger: Logger;
   metrics: Metrics;
-  onElected: (term: LeaderTerm) => Promise<void>;
-  onDeposed: () => Promise<void>;
 }
 
 /**

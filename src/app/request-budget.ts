@@ -93,43 +93,27 @@ function pages(n: number, estate: Estate, pageSize: number): number {
  * 1,000 apps a minute on the simulator's churn). The backups job: its walk of `backups.list`, about
  * two pages per page of apps. The `apps.list` the jobs share is a line of its own.
  */
-export function cyclesCost(estate: Estate, settings: BudgetSettings): Map<JobBudget['job'], number> {
-  const { pageSize } = settings;
+export function cyclesCost(estate: Estate, settings: BudgetSettings): Map<SnapshotJob, number> {
   const ns = estate.namespaces;
-  const out = new Map<JobBudget['job'], number>();
-  for (const job of settings.intervals.keys()) {
-    switch (job) {
-      case 'runs':
-        out.set(job, ns * (1 + settings.runStateLists) + Math.ceil(estate.apps / 1000));
-        break;
-      case 'attention':
-        out.set(job, ns);
-        break;
-      case 'urls':
-        out.set(job, pages(estate.urls, estate, pageSize));
-        break;
-      case 'backups':
-        out.set(job, 2 * pages(estate.apps, estate, pageSize));
-        break;
-      case 'maintenance': {
-        const cost = maintenanceCost(estate.apps, {
-          pageSize,
-          requestsPerSecond: Infinity,
-          intervalMs: 1,
-          readsPerApp: settings.readsPerApp,
-        });
-        out.set(job, cost.requests - pages(estate.apps, estate, pageSize) + ns);
-        break;
-      }
-      case 'servers':
-        out.set(job, pages(estate.servers, estate, pageSize));
-        break;
-      case 'installers':
-        out.set(job, pages(estate.installers, estate, pageSize));
-        break;
-    }
-  }
-  return out;
+  const listed = (n: number) => pages(n, estate, settings.pageSize);
+  const cost: Record<SnapshotJob, () => number> = {
+    runs: () => ns * (1 + settings.runStateLists) + Math.ceil(estate.apps / 1000),
+    attention: () => ns,
+    urls: () => listed(estate.urls),
+    backups: () => 2 * listed(estate.apps),
+    maintenance: () => {
+      const { requests } = maintenanceCost(estate.apps, {
+        pageSize: settings.pageSize,
+        requestsPerSecond: Infinity,
+        intervalMs: 1,
+        readsPerApp: settings.readsPerApp,
+      });
+      return requests - listed(estate.apps) + ns;
+    },
+    servers: () => listed(estate.servers),
+    installers: () => listed(estate.installers),
+  };
+  return new Map([...settings.intervals.keys()].map((job) => [job, cost[job]()]));
 }
 
 /** How often the shared `apps.list` is read: for labels every {@link LABELS_MAX_AGE_MS}, and per backups and maintenance cycle. */
@@ -150,21 +134,16 @@ function appsListInterval(intervals: ReadonlyMap<SnapshotJob, number>): number |
  */
 export function planBudget(estate: Estate, settings: BudgetSettings, requestsPerSecond: number): BudgetPlan {
   const costs = cyclesCost(estate, settings);
-  const jobs: JobBudget[] = [...costs].map(([job, perCycle]) => {
-    const intervalMs = job === 'apps.list' ? 0 : settings.intervals.get(job)!;
-    return { job, perCycle, intervalMs, stretch: 1, perHour: (perCycle * HOUR_MS) / intervalMs };
+  const line = (job: JobBudget['job'], perCycle: number, intervalMs: number): JobBudget => ({
+    job,
+    perCycle,
+    intervalMs,
+    stretch: 1,
+    perHour: (perCycle * HOUR_MS) / intervalMs,
   });
+  const jobs = [...costs].map(([job, perCycle]) => line(job, perCycle, settings.intervals.get(job)!));
   const appsEvery = appsListInterval(settings.intervals);
-  if (appsEvery !== undefined) {
-    const perCycle = pages(estate.apps, estate, settings.pageSize);
-    jobs.push({
-      job: 'apps.list',
-      perCycle,
-      intervalMs: appsEvery,
-      stretch: 1,
-      perHour: (perCycle * HOUR_MS) / appsEvery,
-    });
-  }
+  if (appsEvery !== undefined) jobs.push(line('apps.list', pages(estate.apps, estate, settings.pageSize), appsEvery));
   const total = () => jobs.reduce((sum, j) => sum + j.perHour, 0);
   const demandPerHour = total();
   const capacityPerHour = requestsPerSecond * 3600 * BUDGET_HEADROOM;
@@ -222,17 +201,14 @@ export class RequestBudget {
   /** The share of the configured rate in force: 1, or less after 429s. */
   #throttle = 1;
   #movedAt = 0;
-  /** Told whenever the plan changes (the metrics gauge, a log line). */
-  readonly #onPlan: (plan: BudgetPlan) => void;
 
   constructor(
     private readonly settings: BudgetSettings,
     private readonly configuredRps: number,
     private readonly now: () => number,
-    onPlan: (plan: BudgetPlan) => void = () => undefined,
-  ) {
-    this.#onPlan = onPlan;
-  }
+    /** Told whenever the plan changes (the metrics gauge, a log line). */
+    private readonly onPlan: (plan: BudgetPlan) => void = () => undefined,
+  ) {}
 
   /** The plan in force, or undefined before the estate is known. */
   get plan(): BudgetPlan | undefined {
@@ -281,7 +257,7 @@ export class RequestBudget {
     if (!this.#estate) throw new Error('request budget: the estate is not known yet');
     const plan = planBudget(this.#estate, this.settings, this.configuredRps * this.#throttle);
     this.#plan = plan;
-    this.#onPlan(plan);
+    this.onPlan(plan);
     return plan;
   }
 }

@@ -68,24 +68,25 @@ export function runAction(
   who: Clicker,
   now: number,
 ): ActionResult {
+  const click = { deps, fingerprint, who, now };
   switch (action) {
     case 'acknowledge':
     case 'unacknowledge':
-      return acknowledgeAction(deps, action, fingerprint, who, now);
+      return acknowledgeAction(click, action);
     case 'silence_1h':
     case 'silence_4h':
-      return silenceAction(deps, action, fingerprint, who, now);
+      return silenceAction(click, action);
     case 'remediate':
-      return remediateAction(deps, fingerprint, who, now);
+      return remediateAction(click);
   }
 }
 
+/** One click's action as the actions below take it: with what, on which alert, by whom, when. */
+type Click = { deps: ActionDeps; fingerprint: string; who: Clicker; now: number };
+
 function acknowledgeAction(
-  deps: ActionDeps,
+  { deps, fingerprint, who, now }: Click,
   action: 'acknowledge' | 'unacknowledge',
-  fingerprint: string,
-  who: Clicker,
-  now: number,
 ): ActionResult {
   const request = { fingerprint, by: who.label, via: 'slack' as const, now };
   const result = action === 'acknowledge' ? acknowledge(deps.store, request) : unacknowledge(deps.store, request);
@@ -115,13 +116,7 @@ function acknowledgeAction(
   }
 }
 
-function silenceAction(
-  deps: ActionDeps,
-  action: 'silence_1h' | 'silence_4h',
-  fingerprint: string,
-  who: Clicker,
-  now: number,
-): ActionResult {
+function silenceAction({ deps, fingerprint, who, now }: Click, action: 'silence_1h' | 'silence_4h'): ActionResult {
   const alert = getAlert(deps.store, fingerprint);
   const over = overText(alert, 'silence');
   if (over || !alert) return { outcome: 'stale', text: over ?? 'There is no such alert any more: nothing changed.' };
@@ -165,7 +160,7 @@ function silenceAction(
   };
 }
 
-function remediateAction(deps: ActionDeps, fingerprint: string, who: Clicker, now: number): ActionResult {
+function remediateAction({ deps, fingerprint, who, now }: Click): ActionResult {
   if (!deps.remediation) {
     return { outcome: 'unchanged', text: 'No remediation policy is configured: nothing was sent.' };
   }

@@ -19,7 +19,6 @@
  * (`socket-mode-worker.ts`), so the acknowledgement never waits on the main thread.
  */
 import type { SocketModeClient } from '@slack/socket-mode';
-import type { Secret } from '../lib/secret.js';
 import { Backoff } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
@@ -27,6 +26,7 @@ import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
 import { slackErrorWord } from '../notify/channels/slack-app-classify.js';
 import { slackLibraryLogger } from '../notify/channels/slack-library-logger.js';
 import { ReplayMemory } from './replay-memory.js';
+import type { SocketModeApp } from './socket-mode-thread.js';
 
 /** The first wait after a failed connection, doubling up to {@link MAX_WAIT_MS}. */
 const FIRST_WAIT_MS = 1_000;
@@ -54,13 +54,7 @@ const TOKEN_REFUSED = new Set([
 ]);
 
 /** What a Socket Mode receiver works with. */
-export interface SocketReceiverOptions {
-  /** The app-level token (`xapp-…`). */
-  appToken: Secret;
-  /** The Web API root `apps.connections.open` is asked at. */
-  apiUrl: string;
-  /** The channels (names) whose clicks come this way, for the log. */
-  channels: readonly string[];
+export interface SocketReceiverOptions extends SocketModeApp {
   /** An interaction's payload, after its envelope was acknowledged. */
   onPayload: (payload: unknown) => void;
   clock: Clock;

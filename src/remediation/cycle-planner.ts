@@ -168,7 +168,7 @@ export class CyclePlanner {
   #decide(on: Decided, suspensions: readonly Suspension[], actionsLastHour: number, requested = false) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
-    const history = this.p.rs.history(policy.config.name, policy.action.name, target.recordType, target.recordId, life);
+    const history = this.p.rs.history(policy.config.name, policy.action.name, target, life);
     const suspension = suspensionCovering(suspensions, policy.config.name, environmentOf(alert.labels));
     const decision = decidePolicy(policy, alert, history, {
       enabled: settings.enabled,
@@ -212,7 +212,7 @@ export class CyclePlanner {
       life,
       plannedAt: now,
     });
-    this.p.rs.clearLastSkip(name, target.recordType, target.recordId);
+    this.p.rs.clearLastSkip(name, target);
     this.p.audit.acted(on, { attempt, key, body }, asker);
     this.p.log.info(
       {
@@ -232,9 +232,9 @@ export class CyclePlanner {
     const { policy, target, life, now } = on;
     const reason = skip.reason;
     const name = policy.config.name;
-    const last = this.p.rs.lastSkip(name, target.recordType, target.recordId);
+    const last = this.p.rs.lastSkip(name, target);
     if (last && last.life === life && last.reason === reason) return false;
-    this.p.rs.setLastSkip(name, target.recordType, target.recordId, life, reason, now);
+    this.p.rs.setLastSkip(name, target, life, reason, now);
     if (skip.reason === 'dry_run') this.p.audit.dryRun(on, skip);
     else this.p.audit.skipped(on, skip.reason);
     this.p.log.info(

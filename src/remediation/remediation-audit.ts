@@ -106,16 +106,10 @@ export class RemediationAudit {
       at: now,
       policy: s.policy,
       action: s.action,
-      recordType: null,
-      recordId: null,
-      fingerprint: null,
       environment: s.scope.kind === 'environment' ? s.scope.environment : null,
       decision: 'resumed',
       reason: `lifted at start (restart or config reload): ${suspensionText(s.scope)}`,
-      key: null,
       answer: s.code,
-      outcome: null,
-      runId: null,
       detail: `suspended since ${new Date(s.at).toISOString()}: ${s.message}`,
     });
   }
@@ -135,9 +129,6 @@ export class RemediationAudit {
       recordId: target.recordId,
       fingerprint: alert.fingerprint,
       environment: environmentOf(alert.labels),
-      answer: null,
-      outcome: null,
-      runId: null,
       ...row,
     });
     this.count(policy.config.name, policy.action.name, row.decision);
@@ -160,9 +151,6 @@ function attemptRow(attempt: AttemptRow, now: number) {
     fingerprint: attempt.fingerprint,
     environment: environmentOf(attempt.labels),
     key: attempt.key,
-    answer: null,
-    outcome: null,
     runId: attempt.runId,
-    detail: null,
   };
 }

@@ -6,7 +6,7 @@ import type { Labels, Severity } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import { camelRow, snakeColumn } from '../state/camel-row.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
-import type { RecordType } from './actions/action.js';
+import type { ActionTarget, RecordType } from './actions/action.js';
 import { INSTALLATION_ID } from './idempotency-key.js';
 import type { RecordHistory } from './policy.js';
 import type { Suspension, SuspensionScope } from './suspension.js';
@@ -85,6 +85,15 @@ export interface AuditRow {
   runId: number | null;
   detail: string | null;
 }
+
+/** The columns of an audit row that may be left out (null): all but its time, policy, action and decision. */
+const AUDIT_NULLS = Object.fromEntries(
+  'recordType recordId fingerprint environment key answer outcome runId detail'.split(' ').map((c) => [c, null]),
+);
+
+/** An audit row to append ({@link RemediationStore.audit}). */
+export type AuditEntry = Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' | 'reason'> &
+  Partial<Omit<AuditRow, 'id'>>;
 
 /** A new attempt, as planned. */
 export type NewAttempt = Pick<
@@ -261,7 +270,7 @@ export class RemediationStore {
   }
 
   /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
-  history(policy: string, action: string, recordType: RecordType, recordId: number, life: number): RecordHistory {
+  history(policy: string, action: string, { recordType, recordId }: ActionTarget, life: number): RecordHistory {
     const h = this.#sql.history.get(policy, recordType, recordId)!;
     const open = this.#sql.openOnRecord.get(action, recordType, recordId)!.n;
     const latestRow = this.#sql.latest.get(policy, recordType, recordId);
@@ -283,31 +292,24 @@ export class RemediationStore {
     return this.#sql.recentActions.get(since)!.n;
   }
 
-  /** Appends one audit row; `environment` left out is null (a row about no app). */
-  audit(row: Omit<AuditRow, 'id' | 'environment'> & { environment?: string | null }): void {
-    this.#sql.insertAudit.run({ environment: null, ...row });
+  /** Appends one audit row; a column left out is null (a row about no app, no record, no attempt). */
+  audit(row: AuditEntry): void {
+    this.#sql.insertAudit.run({ ...AUDIT_NULLS, ...row } as Omit<AuditRow, 'id'>);
   }
 
   /** The last skip reason recorded for a record, with the alert life it was recorded in. */
-  lastSkip(policy: string, recordType: RecordType, recordId: number): { life: number; reason: string } | undefined {
-    return this.#sql.skipState.get(policy, recordType, recordId);
+  lastSkip(policy: string, target: ActionTarget): { life: number; reason: string } | undefined {
+    return this.#sql.skipState.get(policy, target.recordType, target.recordId);
   }
 
   /** Remembers the skip reason just recorded. */
-  setLastSkip(
-    policy: string,
-    recordType: RecordType,
-    recordId: number,
-    life: number,
-    reason: string,
-    at: number,
-  ): void {
-    this.#sql.setSkipState.run(policy, recordType, recordId, life, reason, at);
+  setLastSkip(policy: string, target: ActionTarget, life: number, reason: string, at: number): void {
+    this.#sql.setSkipState.run(policy, target.recordType, target.recordId, life, reason, at);
   }
 
   /** Forgets the last skip reason (after acting, the next skip is news again). */
-  clearLastSkip(policy: string, recordType: RecordType, recordId: number): void {
-    this.#sql.clearSkipState.run(policy, recordType, recordId);
+  clearLastSkip(policy: string, target: ActionTarget): void {
+    this.#sql.clearSkipState.run(policy, target.recordType, target.recordId);
   }
 
   /** Every suspension: whole policies and policies in one environment. */

@@ -38,8 +38,8 @@ import type { Notifier } from '../notify/notifier.js';
 import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { Store } from '../state/store.js';
-import { CyclePlanner, type CycleReport, type RequestOutcome } from './cycle-planner.js';
-import { compilePolicies, requestablePolicy, type CompiledPolicy } from './policy.js';
+import { CyclePlanner, type CycleReport, type PlannerParts, type RequestOutcome } from './cycle-planner.js';
+import { compilePolicies, requestablePolicy } from './policy.js';
 import { RemediationAudit } from './remediation-audit.js';
 import { RemediationStore } from './remediation-store.js';
 import { SendAndFollow, type PassReport } from './send-and-follow.js';
@@ -75,17 +75,11 @@ export interface RemediationParts {
 
 /** The remediation stage of one running configuration: a stage of `commitFindings`, and a loop. */
 export class Remediator implements CycleStage {
-  readonly #store: Store;
-  readonly #alerts: AlertStore;
-  readonly #policies: readonly CompiledPolicy[];
-  readonly #enabled: boolean;
-  readonly #rs: RemediationStore;
-  readonly #audit: RemediationAudit;
-  readonly #log: Logger;
+  /** What the planner is built from: the stores, the settings and policies, the audit, the log. */
+  readonly #p: PlannerParts;
   readonly #clock: Clock;
   readonly #planner: CyclePlanner;
   readonly #loop: BackgroundLoop<PassReport>;
-  readonly #alertSuspensions: (now: number) => void;
   /**
    * Whether an automatic policy waits on a failed run's detail, by the labels its list item gives
    * (`run-detail-wanted.ts`); undefined when none can.
@@ -103,7 +97,8 @@ export class Remediator implements CycleStage {
     const audit = new RemediationAudit(rs, parts.metrics);
     const alertSuspensions = (now: number) => commitSuspensionAlerts(rs, alerts, notifier, log, now);
     const shared = { store, rs, settings, policies, audit, log, alertSuspensions };
-    this.#planner = new CyclePlanner({ ...shared, alerts });
+    this.#p = { ...shared, alerts };
+    this.#planner = new CyclePlanner(this.#p);
     const sender = new SendAndFollow({
       ...shared,
       client: parts.client,
@@ -133,16 +128,8 @@ export class Remediator implements CycleStage {
           : quiet.error({ err }, 'remediation pass failed'),
       merge: (a, b) => ({ sent: a.sent + b.sent, polled: a.polled + b.polled, finished: a.finished + b.finished }),
     });
-    this.#store = store;
-    this.#alerts = alerts;
-    this.#policies = policies;
-    this.#enabled = settings.enabled;
     this.runDetailWanted = runDetailWanted(policies, settings.enabled);
-    this.#rs = rs;
-    this.#audit = audit;
-    this.#log = log;
     this.#clock = clock;
-    this.#alertSuspensions = alertSuspensions;
   }
 
   /**
@@ -161,7 +148,8 @@ export class Remediator implements CycleStage {
    */
   take(cycle: CommittedCycle): void {
     const report = this.inCycle(cycle.now);
-    if (report.planned > 0 || report.dryRun > 0) this.#log.debug({ job: cycle.job, ...report }, 'remediation decided');
+    if (report.planned > 0 || report.dryRun > 0)
+      this.#p.log.debug({ job: cycle.job, ...report }, 'remediation decided');
     // Woken now, the loop resumes on a later tick: after this synchronous transaction ends.
     if (report.planned > 0) this.#loop.wake();
   }
@@ -181,8 +169,10 @@ export class Remediator implements CycleStage {
    * is not firing. Whether it acts when asked is decided then ({@link request}).
    */
   offer(fingerprint: string): string | undefined {
-    const alert = this.#alerts.get(fingerprint);
-    return alert ? requestablePolicy(this.#policies, this.#enabled, alert)?.policy.action.words.request : undefined;
+    const alert = this.#p.alerts.get(fingerprint);
+    return alert
+      ? requestablePolicy(this.#p.policies, this.#p.settings.enabled, alert)?.policy.action.words.request
+      : undefined;
   }
 
   /**
@@ -193,8 +183,8 @@ export class Remediator implements CycleStage {
    * used up, plans nothing and says why.
    */
   request(fingerprint: string, asker: string, now: number): RemediationRequest {
-    const result = this.#store.transaction((): RemediationRequest => {
-      const alert = this.#alerts.get(fingerprint);
+    const result = this.#p.store.transaction((): RemediationRequest => {
+      const alert = this.#p.alerts.get(fingerprint);
       if (!alert) return { outcome: 'not_found' };
       if (alert.status !== 'firing') return { outcome: 'not_firing', alert };
       return this.#planner.onRequest(alert, asker, now);
@@ -207,15 +197,15 @@ export class Remediator implements CycleStage {
   start(): void {
     if (this.#loop.started) return;
     const now = this.#clock.now();
-    this.#store.transaction(() => {
-      for (const s of this.#rs.clearSuspensions()) {
-        this.#audit.resumed(s, now);
-        this.#log.info(
+    this.#p.store.transaction(() => {
+      for (const s of this.#p.rs.clearSuspensions()) {
+        this.#p.audit.resumed(s, now);
+        this.#p.log.info(
           { policy: s.policy, code: s.code, scope: scopeText(s.scope) },
           'remediation policy suspension lifted',
         );
       }
-      this.#alertSuspensions(now);
+      this.#p.alertSuspensions(now);
     });
     this.#loop.start();
   }

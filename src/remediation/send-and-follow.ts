@@ -134,19 +134,13 @@ export class SendAndFollow {
       this.#finish(attempt, action, { kind: 'unanswered', afterMs: started - attempt.plannedAt });
       return true;
     }
-    const sent: AttemptRow = {
-      ...attempt,
+    const sending = {
       sendCount: attempt.sendCount + 1,
       firstSentAt: attempt.firstSentAt ?? started,
       lastSentAt: started,
     };
-    this.p.store.transaction(() =>
-      this.p.rs.updateAttempt(attempt.id, {
-        sendCount: sent.sendCount,
-        firstSentAt: sent.firstSentAt,
-        lastSentAt: sent.lastSentAt,
-      }),
-    );
+    this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, sending));
+    const sent: AttemptRow = { ...attempt, ...sending };
     this.p.log.info(
       {
         policy: attempt.policy,
@@ -278,12 +272,7 @@ export class SendAndFollow {
           return this.#readBack({ ...attempt, readbackUntil }, action, signal);
         }
         case 'failed':
-          this.#finish(attempt, action, {
-            kind: 'run_failed',
-            step: progress.step,
-            reason: progress.reason,
-            watcher: progress.watcher,
-          });
+          this.#finish(attempt, action, { ...progress, kind: 'run_failed' });
           return true;
         case 'ended':
           this.#finish(attempt, action, { kind: 'run_ended', state: progress.state });

@@ -437,11 +437,7 @@ export class LeaderElection {
    * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
    */
   fence(db: SqlDatabase): void {
-    if (this.#guard === 'fence' && performance.now() >= this.#deadline) {
-      const reason = this.#deadlinePassed();
-      this.#stepDown(reason);
-      throw new FencedError(reason);
-    }
+    if (this.#guard === 'fence' && performance.now() >= this.#deadline) throw this.waitExceeded();
     try {
       this.#fenceGuard(db);
     } catch (err) {

@@ -29,7 +29,7 @@ import type { LeaseHolder } from './runner-lease.js';
 import type { SqlDatabase } from './sql-database.js';
 import type { PostgresTarget } from './store.js';
 import { withoutSslParameters, type AsideStatement } from './postgres-database.js';
-import { postgresFailure } from './postgres-error.js';
+import { pgErrorParts, postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders } from './postgres-placeholders.js';
 
 /** The lease as the database holds it. */
@@ -74,16 +74,6 @@ const CREATE_SQL = `
   VALUES (1, '', 0, to_timestamp(0), to_timestamp(0))
   ON CONFLICT (id) DO NOTHING`;
 
-/**
- * Takeover: only once the lease has expired on the server's clock; the epoch rises. The
- * statements name their parameters (`@holder`), as the stores' do, for the store's path too.
- */
-const ACQUIRE_SQL = `
-  UPDATE leader_lease
-     SET holder = @holder, epoch = epoch + 1, expires_at = now() + @leaseMs * interval '1 millisecond', since = now()
-   WHERE id = 1 AND expires_at <= now()
-  RETURNING epoch`;
-
 /** Renewal: its holder and epoch only, and only while it lasts (a lapsed lease is never revived). */
 const RENEW_SQL = `
   UPDATE leader_lease SET expires_at = now() + @leaseMs * interval '1 millisecond'
@@ -115,8 +105,10 @@ const CURRENT_SQL = `
 const FENCE_LOCK_KEY = '7239304843833008997';
 
 /**
- * The takeover under the fence's lock, in one statement: the lock is taken (the CTE is read)
- * before the row is written, and let go of at the statement's commit.
+ * Takeover: only once the lease has expired on the server's clock; the epoch rises. Under the
+ * fence's lock, in one statement: the lock is taken (the CTE is read) before the row is written,
+ * and let go of at the commit. The statements name their parameters (`@holder`), as the stores'
+ * do, for the store's path too.
  */
 const FENCED_ACQUIRE_SQL = `
   WITH fence AS (SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY}) AS locked)
@@ -164,6 +156,13 @@ export const FENCE_SQL = `
     FROM leader_lease
    WHERE id = 1 AND holder = ? AND epoch = ? AND expires_at > statement_timestamp()`;
 
+/** A row of {@link CURRENT_SQL}: the epoch a BIGINT (a string on the lease's own connection). */
+type CurrentRow = { holder: string; epoch: number | string; left_ms: number };
+
+function leaseRowOf(row: CurrentRow): LeaseRow {
+  return { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms };
+}
+
 /** A holder name for this process: random (a restarted process is another holder), then where it runs. */
 export function leaseHolder(): string {
   return `${randomBytes(6).toString('hex')}@${os.hostname()}/${process.pid}`;
@@ -178,14 +177,12 @@ export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): 
   return db.transaction(() => {
     db.exec(`SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}`);
     if (db.prepare<[], { free: boolean }>(FREE_SQL).get()?.free) {
-      db.exec(`SELECT pg_advisory_xact_lock(${FENCE_LOCK_KEY})`);
       const taken = db
-        .prepare<[{ holder: string; leaseMs: number }], { epoch: number }>(ACQUIRE_SQL)
+        .prepare<[{ holder: string; leaseMs: number }], { epoch: number }>(FENCED_ACQUIRE_SQL)
         .get({ holder, leaseMs });
       if (taken) return { epoch: Number(taken.epoch) };
     }
-    const row = db.prepare<[], { holder: string; epoch: number; left_ms: number }>(CURRENT_SQL).get()!;
-    return { held: { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms } };
+    return { held: leaseRowOf(db.prepare<[], CurrentRow>(CURRENT_SQL).get()!) };
   });
 }
 
@@ -255,9 +252,7 @@ export class LeaderLease {
 
   /** The lease as the database has it now. */
   async current(): Promise<LeaseRow> {
-    const rows = await this.#query<{ holder: string; epoch: string; left_ms: number }>(CURRENT_SQL, {});
-    const row = rows[0]!;
-    return { holder: row.holder, epoch: Number(row.epoch), leftMs: row.left_ms };
+    return leaseRowOf((await this.#query<CurrentRow>(CURRENT_SQL, {}))[0]!);
   }
 
   /** Closes the connection; the lease itself is left as it is (see {@link release}). */
@@ -322,20 +317,8 @@ export class LeaderLease {
 
   /** A failure as the store says it (a StoreError naming the URL without its password). */
   #failure(err: unknown): Error {
-    const e = err as { message?: unknown; code?: unknown; severity?: unknown };
-    const password = passwordOf(this.#o.target.url.reveal());
-    let message = typeof e?.message === 'string' ? e.message : String(err);
-    if (password.length >= 4) message = message.split(password).join('<secret>');
-    const code = typeof e?.code === 'string' ? e.code : undefined;
-    const connection = typeof e?.severity !== 'string' || /^(08|57P0[123])/.test(code ?? '');
+    const { message, code, severity } = pgErrorParts(err, this.#o.target.url.reveal());
+    const connection = severity === undefined || /^(08|57P0[123])/.test(code ?? '');
     return postgresFailure(this.#o.where, { message, code, connection });
-  }
-}
-
-function passwordOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return '';
   }
 }

@@ -24,9 +24,9 @@ import type {
   PostgresConnection,
   PostgresReply,
   PostgresRequest,
-  PostgresWireError,
   PostgresWorkerData,
 } from './postgres-worker.js';
+import type { PostgresWireError } from './postgres-error.js';
 
 /** Beyond the server's own statement_timeout: time for its "canceled" answer to arrive. */
 const ANSWER_GRACE_MS = 2_000;
@@ -126,12 +126,7 @@ export class PostgresChannel {
       if (left <= 0 || Atomics.wait(w.signal, 0, answered, left) === 'timed-out') {
         this.#discard();
         if (limited) return limitReached(request.seq, limitMs);
-        const waited = Math.round(budget / 1000);
-        return {
-          seq: request.seq,
-          ok: false,
-          error: { message: `no answer from PostgreSQL within ${waited}s`, code: 'ETIMEDOUT', connection: true },
-        };
+        return lost(request.seq, `no answer from PostgreSQL within ${Math.round(budget / 1000)}s`, 'ETIMEDOUT');
       }
     }
     // Answers of earlier requests (none, unless one timed out on this worker) are skipped.
@@ -139,11 +134,7 @@ export class PostgresChannel {
       const message = receiveMessageOnPort(w.port);
       if (!message) {
         this.#discard();
-        return {
-          seq: request.seq,
-          ok: false,
-          error: { message: 'the PostgreSQL worker thread ended', code: undefined, connection: true },
-        };
+        return lost(request.seq, 'the PostgreSQL worker thread ended', undefined);
       }
       const reply = message.message as PostgresReply;
       if (reply.seq === request.seq) return reply;
@@ -197,9 +188,10 @@ export class PostgresChannel {
 
 /** The answer to a request cut at its own limit (see {@link LIMIT_CODE}). */
 function limitReached(seq: number, limitMs: number): PostgresReply {
-  return {
-    seq,
-    ok: false,
-    error: { message: `no answer from PostgreSQL within ${limitMs}ms`, code: LIMIT_CODE, connection: true },
-  };
+  return lost(seq, `no answer from PostgreSQL within ${limitMs}ms`, LIMIT_CODE);
+}
+
+/** The answer to a request whose connection (or worker) is gone, or that got no answer in time. */
+function lost(seq: number, message: string, code: string | undefined): PostgresReply {
+  return { seq, ok: false, error: { message, code, connection: true } };
 }

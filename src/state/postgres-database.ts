@@ -82,8 +82,6 @@ const MAX_HELD_WRITES = 256;
 /** One PostgreSQL database (see the file's comment). */
 export class PostgresDatabase implements SqlDatabase {
   readonly engine = 'postgres';
-  readonly #channel: PostgresChannel;
-  readonly #waitLimit: WaitLimit | undefined;
   /** Date.now() past which no wait may last, inside {@link within}. */
   #within: number | undefined;
   #open = true;
@@ -93,14 +91,11 @@ export class PostgresDatabase implements SqlDatabase {
   #held: { ask: PostgresQuery; write: HeldWrite }[] = [];
 
   private constructor(
-    channel: PostgresChannel,
+    private readonly channel: PostgresChannel,
     /** The URL without its password or parameters, for messages. */
     readonly path: string,
-    waitLimit: WaitLimit | undefined,
-  ) {
-    this.#channel = channel;
-    this.#waitLimit = waitLimit;
-  }
+    private readonly waitLimit: WaitLimit | undefined,
+  ) {}
 
   /** A database at `options.url`; it connects on the first statement. */
   static open(options: PostgresOptions): PostgresDatabase {
@@ -208,7 +203,7 @@ export class PostgresDatabase implements SqlDatabase {
     if (!this.#open) return;
     this.#open = false;
     this.#drop(new TypeError('The database connection is not open'));
-    this.#channel.close();
+    this.channel.close();
   }
 
   /**
@@ -234,7 +229,7 @@ export class PostgresDatabase implements SqlDatabase {
   ping(ms: number): boolean {
     this.#requireOpen();
     if (this.#depth > 0) return true;
-    const reply = this.#channel.request({ op: 'query', text: 'SELECT 1', values: [], rowMode: undefined }, false, {
+    const reply = this.channel.request({ op: 'query', text: 'SELECT 1', values: [], rowMode: undefined }, false, {
       limitMs: ms,
       force: true,
     });
@@ -288,7 +283,7 @@ export class PostgresDatabase implements SqlDatabase {
     ask: PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] },
     inTransaction: boolean,
   ): { rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] } {
-    if (inTransaction) this.#waitLimit?.keepUp?.(this.#aside);
+    if (inTransaction) this.waitLimit?.keepUp?.(this.#aside);
     const reply = this.#limited(ask, inTransaction);
     if (!reply.ok) throw postgresFailure(this.path, reply.error);
     return reply;
@@ -307,13 +302,13 @@ export class PostgresDatabase implements SqlDatabase {
    * there throws what that limit means. Any other failure is the answer's.
    */
   #limited(ask: PostgresAsk, inTransaction: boolean): PostgresReply {
-    const fromOwner = whole(this.#waitLimit?.leftMs());
+    const fromOwner = whole(this.waitLimit?.leftMs());
     const fromWithin = whole(this.#within === undefined ? undefined : this.#within - Date.now());
     const limitMs =
       fromOwner === undefined ? fromWithin : fromWithin === undefined ? fromOwner : Math.min(fromOwner, fromWithin);
-    const reply = this.#channel.request(ask, inTransaction, { limitMs });
+    const reply = this.channel.request(ask, inTransaction, { limitMs });
     if (!reply.ok && reply.error.code === LIMIT_CODE) {
-      if (limitMs === fromOwner) throw this.#waitLimit!.exceeded();
+      if (limitMs === fromOwner) throw this.waitLimit!.exceeded();
       throw new StoreError(this.path, 'timeout', `the state did not answer in time (${reply.error.message})`);
     }
     return reply;

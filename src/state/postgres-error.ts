@@ -4,8 +4,38 @@
  * SQLite faults use; any other error of a statement (a constraint, a syntax error) is the SQL's own,
  * a {@link PostgresError}, as a SqliteError is on SQLite.
  */
-import type { PostgresWireError } from './postgres-worker.js';
 import { StoreError, type StoreErrorCause } from './store-error.js';
+
+/** A failure as it crosses to the main thread. */
+export interface PostgresWireError {
+  message: string;
+  /** The SQLSTATE, or Node's error code (ECONNREFUSED, a TLS code). */
+  code: string | undefined;
+  /** True when the connection is gone (or never came): the request may not have reached the server. */
+  connection: boolean;
+}
+
+/**
+ * What `pg` threw: its message, with the password of `url` taken out should a library ever quote
+ * it; its code; and its severity, which the server's own errors carry (what failed on the way to
+ * the server has none).
+ */
+export function pgErrorParts(
+  err: unknown,
+  url: string,
+): { message: string; code: string | undefined; severity: string | undefined } {
+  const e = err as { message?: unknown; code?: unknown; severity?: unknown };
+  let message = typeof e?.message === 'string' ? e.message : String(err);
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    // No URL to read a password from: none to take out.
+  }
+  if (password.length >= 4) message = message.split(password).join('<secret>');
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { message, code: text(e?.code), severity: text(e?.severity) };
+}
 
 /** A statement PostgreSQL refused for what it says (not for the state of the server). */
 export class PostgresError extends Error {

@@ -9,6 +9,7 @@
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
+import { pgErrorParts, type PostgresWireError } from './postgres-error.js';
 
 /** What the main thread gives the worker when it starts it. */
 export interface PostgresWorkerData {
@@ -67,15 +68,6 @@ export type PostgresReply = { seq: number } & (
   | { ok: false; error: PostgresWireError }
 );
 
-/** A failure as it crosses to the main thread. */
-export interface PostgresWireError {
-  message: string;
-  /** The SQLSTATE, or Node's error code (ECONNREFUSED, a TLS code). */
-  code: string | undefined;
-  /** True when the connection is gone (or never came): the request may not have reached the server. */
-  connection: boolean;
-}
-
 const INT8 = 20;
 const NUMERIC = 1700;
 
@@ -89,9 +81,6 @@ const types = {
 };
 
 const { port, signal, connection } = workerData as PostgresWorkerData;
-let client: pg.Client | undefined;
-/** The connection of statements aside (see the file's comment). */
-let asideClient: pg.Client | undefined;
 /** Statement texts already parsed on this connection, by name (the server keeps the plan). */
 let named = new Map<string, string>();
 
@@ -106,17 +95,20 @@ port.on('message', (request: PostgresRequest) => {
 async function answer(request: PostgresRequest): Promise<PostgresReply> {
   try {
     if (request.op === 'close') {
-      await Promise.all([client, asideClient].map((c) => c?.end().catch(() => undefined)));
-      client = asideClient = undefined;
+      await Promise.all([main.drop(), aside.drop()]);
       return { seq: request.seq, ok: true, rows: [], rowCount: 0 };
     }
-    if (request.op === 'aside') return await aside(request);
+    if (request.op === 'aside') {
+      const result = await (await aside.client()).query({ text: request.text, values: request.values });
+      const rows = result.rows as unknown[];
+      return { seq: request.seq, ok: true, rows, rowCount: result.rowCount ?? 0, firsts: [firstValue(rows)] };
+    }
     const c = await connected(request.inTransaction);
     if (request.op !== 'batch') {
       const result = await run(c, request);
       return { seq: request.seq, ok: true, ...result, firsts: [firstValue(result.rows)] };
     }
-    // All sent at once (the client pipelines: see `connect`), answered in order. The first failure
+    // All sent at once (the client pipelines: see `Connection`), answered in order. The first failure
     // fails the batch (the catch below): a batch is always inside a transaction, which it aborts,
     // so the statements after it fail too, and every held write fails with that first error.
     const results = await Promise.all(request.asks.map((ask) => run(c, ask)));
@@ -125,11 +117,8 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
     return { seq: request.seq, ok: true, ...results[results.length - 1]!, counts, firsts };
   } catch (err) {
     const error = wireError(err);
-    if (error.connection && client) {
-      const c = client;
-      client = undefined;
-      void c.end().catch(() => undefined);
-    }
+    // A statement aside fails on its own: the connection of the transaction is not touched.
+    if (error.connection) void (request.op === 'aside' ? aside : main).drop();
     return { seq: request.seq, ok: false, error };
   }
 }
@@ -158,74 +147,66 @@ async function run(c: pg.Client, ask: PostgresQuery | PostgresExec): Promise<{ r
 
 /** The live client; a new one when there is none and no transaction is under way. */
 async function connected(inTransaction: boolean): Promise<pg.Client> {
-  if (client) return client;
+  if (main.live) return main.live;
   if (inTransaction) throw new LostConnection('the connection to PostgreSQL was lost during the transaction');
-  const c = await connect('deploy-watchdog', true, (gone) => {
-    if (client === gone) client = undefined;
-  });
-  client = c;
   named = new Map();
-  return c;
+  return main.client();
 }
 
 /**
- * A statement aside, on its own connection (made when there is none). Its failure is its own: the
- * connection of the transaction is not touched, and a lost aside connection is made again next time.
- */
-async function aside(request: PostgresAside & { seq: number }): Promise<PostgresReply> {
-  try {
-    if (!asideClient) {
-      const c = await connect('deploy-watchdog aside', false, (gone) => {
-        if (asideClient === gone) asideClient = undefined;
-      });
-      asideClient = c;
-    }
-    const result = await asideClient.query({ text: request.text, values: request.values });
-    const rows = result.rows as unknown[];
-    return { seq: request.seq, ok: true, rows, rowCount: result.rowCount ?? 0, firsts: [firstValue(rows)] };
-  } catch (err) {
-    const error = wireError(err);
-    if (error.connection && asideClient) {
-      void asideClient.end().catch(() => undefined);
-      asideClient = undefined;
-    }
-    return { seq: request.seq, ok: false, error };
-  }
-}
-
-/**
- * A new client, connected, as the connection's options say; `forget` is told of it once it dies.
- * `pipeline`: a statement is sent without waiting for the answer to the last (`pg`'s pipeline
+ * One connection, made as the connection's options say when there is none, and again after it was
+ * lost. `pipeline`: a statement is sent without waiting for the answer to the last (`pg`'s pipeline
  * mode), so a batch of held writes costs the server's time, not one network round trip each.
  */
-async function connect(
-  applicationName: string,
-  pipeline: boolean,
-  forget: (gone: pg.Client) => void,
-): Promise<pg.Client> {
-  const c = new pg.Client({
-    pipeline,
-    connectionString: connection.url,
-    ...(connection.ssl ? { ssl: connection.ssl } : {}),
-    connectionTimeoutMillis: connection.connectTimeoutMs,
-    statement_timeout: connection.statementTimeoutMs,
-    lock_timeout: connection.lockTimeoutMs,
-    idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
-    application_name: applicationName,
-    keepAlive: true,
-    types,
-  });
-  // A connection that dies between requests says so here; the next request connects again.
-  c.on('error', () => forget(c));
-  c.on('end', () => forget(c));
-  try {
-    await c.connect();
-  } catch (err) {
-    await c.end().catch(() => undefined);
-    throw err;
+class Connection {
+  live: pg.Client | undefined;
+
+  constructor(
+    private readonly applicationName: string,
+    private readonly pipeline: boolean,
+  ) {}
+
+  async client(): Promise<pg.Client> {
+    if (this.live) return this.live;
+    const c = new pg.Client({
+      pipeline: this.pipeline,
+      connectionString: connection.url,
+      ...(connection.ssl ? { ssl: connection.ssl } : {}),
+      connectionTimeoutMillis: connection.connectTimeoutMs,
+      statement_timeout: connection.statementTimeoutMs,
+      lock_timeout: connection.lockTimeoutMs,
+      idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
+      application_name: this.applicationName,
+      keepAlive: true,
+      types,
+    });
+    // A connection that dies between requests says so here; the next request connects again.
+    const forget = () => {
+      if (this.live === c) this.live = undefined;
+    };
+    c.on('error', forget);
+    c.on('end', forget);
+    try {
+      await c.connect();
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    return (this.live = c);
   }
-  return c;
+
+  /** Ends the connection, if there is one; the next request connects again. */
+  async drop(): Promise<void> {
+    const c = this.live;
+    this.live = undefined;
+    await c?.end().catch(() => undefined);
+  }
 }
+
+/** The connection of the transaction (and of every statement but those aside). */
+const main = new Connection('deploy-watchdog', true);
+/** The connection of statements aside (see the file's comment). */
+const aside = new Connection('deploy-watchdog aside', false);
 
 /** A name per distinct statement text, so the server parses each once per connection. */
 function statementName(text: string): string {
@@ -240,23 +221,8 @@ function statementName(text: string): string {
 class LostConnection extends Error {}
 
 function wireError(err: unknown): PostgresWireError {
-  const e = err as { message?: unknown; code?: unknown; severity?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const code = typeof e?.code === 'string' ? e.code : undefined;
-  // The server's own errors carry a severity: ERROR ends the statement, FATAL and PANIC the
-  // session (a shutdown, a crash). Anything else failed on the way to the server.
-  const severity = typeof e?.severity === 'string' ? e.severity : undefined;
+  const { message, code, severity } = pgErrorParts(err, connection.url);
+  // ERROR ends the statement, FATAL and PANIC the session (a shutdown, a crash).
   const gone = err instanceof LostConnection || severity === undefined || severity === 'FATAL' || severity === 'PANIC';
-  return { message: withoutPassword(message), code, connection: gone };
-}
-
-/** The message with the URL's password taken out, should a library ever quote it. */
-function withoutPassword(message: string): string {
-  let password = '';
-  try {
-    password = decodeURIComponent(new URL(connection.url).password);
-  } catch {
-    return message;
-  }
-  return password.length >= 4 ? message.split(password).join('<secret>') : message;
+  return { message, code, connection: gone };
 }

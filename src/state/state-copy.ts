@@ -115,7 +115,8 @@ export function copyState(from: Store, to: Store, options: CopyStateOptions): St
       if (held.length > 0 && !options.replace) throw new TargetNotEmptyError(to.path, held);
       const copied = tables.map((table) => {
         try {
-          to.db.prepare(deleteSql(table)).run(...(table === 'meta' ? NOT_COPIED_META : []));
+          const { where, params } = stateRows(table);
+          to.db.prepare(`DELETE FROM ${table}${where}`).run(...params);
           return { table, rows: copyTable(from.db, to.db, table, columns.get(table)!) };
         } catch (err) {
           throw refused(to.path, table, err);
@@ -183,42 +184,34 @@ function countRows(db: SqlDatabase, table: string): number {
   return db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
 }
 
-/** Empties `table` of the target before the copy (a state replaced); `meta` keeps the keys that are no state's. */
-function deleteSql(table: string): string {
-  return table === 'meta'
-    ? `DELETE FROM meta WHERE key NOT IN (${NOT_COPIED_META.map(() => '?').join(', ')})`
-    : `DELETE FROM ${table}`;
+/** The rows of `table` that are the state's (`meta`: but the keys that are no state's), with the clause's parameters. */
+function stateRows(table: string): { where: string; params: readonly string[] } {
+  if (table !== 'meta') return { where: '', params: [] };
+  return { where: ` WHERE key NOT IN (${NOT_COPIED_META.map(() => '?').join(', ')})`, params: NOT_COPIED_META };
 }
 
 /** Copies every row of `table` (meta: but the keys that are no state's), in batches; answers how many. */
 function copyTable(from: SqlDatabase, to: SqlDatabase, table: string, columns: string[]): number {
   const list = columns.join(', ');
-  const select = from
-    .prepare(
-      `SELECT ${list} FROM ${table}` +
-        (table === 'meta' ? ` WHERE key NOT IN (${NOT_COPIED_META.map(() => '?').join(', ')})` : ''),
-    )
-    .raw();
+  const { where, params } = stateRows(table);
+  const select = from.prepare(`SELECT ${list} FROM ${table}${where}`).raw();
   const perInsert = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(PARAMETERS_PER_INSERT / columns.length)));
   const row = `(${columns.map(() => '?').join(', ')})`;
   const insert = (rows: number) =>
     to.prepare(`INSERT INTO ${table} (${list}) VALUES ${Array(rows).fill(row).join(', ')}`);
   const full = insert(perInsert);
   let batch: unknown[] = [];
-  let inBatch = 0;
   let copied = 0;
-  for (const values of select.iterate(...(table === 'meta' ? NOT_COPIED_META : [])) as Iterable<unknown[]>) {
+  for (const values of select.iterate(...params) as Iterable<unknown[]>) {
     batch.push(...values);
-    inBatch += 1;
-    if (inBatch === perInsert) {
+    if (batch.length === perInsert * columns.length) {
       // Counted as the database says: reading the count also makes PostgreSQL's held-back writes
       // (postgres-database.ts) go now, so a row it refuses fails this table's copy, not the next's.
       copied += full.run(...batch).changes;
       batch = [];
-      inBatch = 0;
     }
   }
-  if (inBatch > 0) copied += insert(inBatch).run(...batch).changes;
+  if (batch.length > 0) copied += insert(batch.length / columns.length).run(...batch).changes;
   return copied;
 }
 
