@@ -524,15 +524,17 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
 
 /**
  * An event's facts as one list, for a renderer that shows them all alike (a Teams FactSet, a
- * Discord embed): where, its check's facts, since when (UTC, and how long ago), its context's
- * facts, why it is over, its notes.
+ * Discord embed, an email's rows): where, its check's facts, since when (UTC, and how long ago),
+ * its context's facts, why it is over, its notes (a resolved event has no context, a firing one no
+ * reason it is over, so the last two never meet).
  */
 export function eventFactList(e: EventDescription): Fact[] {
   const facts: Fact[] = [...e.where, ...e.facts];
   if (e.since) {
     facts.push({ label: 'Since', value: `${e.since.utc}${e.since.ago ? ` (${e.since.ago} ago)` : ''}` });
   }
-  facts.push(...(e.context?.facts ?? []));
+  // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
+  for (const f of e.context?.facts ?? []) facts.push(f);
   if (e.resolution) facts.push({ label: 'Why', value: e.resolution });
   for (const note of e.context?.notes ?? []) facts.push({ label: 'Note', value: note });
   return facts;
