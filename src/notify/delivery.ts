@@ -257,19 +257,13 @@ export class Delivery {
     const { rows, settings, metrics } = this.options;
     rows.store.transaction(() => {
       this.options.housekeeping?.(now);
-      for (const row of rows.expirable(now, settings.delivery.max_age)) {
-        rows.expire(row.id, now);
+      const expired = rows.expirable(now, settings.delivery.max_age);
+      for (const { id, channel, kind, fingerprint, attempts, lastError } of expired) {
+        rows.expire(id, now);
         report.expired++;
-        metrics?.notifications.inc({ channel: row.channel, outcome: 'expired' });
+        metrics?.notifications.inc({ channel, outcome: 'expired' });
         this.#log.error(
-          {
-            channel: row.channel,
-            outbox: row.id,
-            kind: row.kind,
-            fingerprint: row.fingerprint,
-            attempts: row.attempts,
-            lastError: row.lastError,
-          },
+          { channel, outbox: id, kind, fingerprint, attempts, lastError },
           'notification not delivered within max_age; given up',
         );
       }
@@ -425,12 +419,9 @@ export class Delivery {
   }
 }
 
+/** Adds a round's counts to a report's (`waiting` is a level, not a count: the caller sets it). */
 function addInto(into: DeliveryReport, r: DeliveryReport): void {
-  into.sent += r.sent;
-  into.rowsSent += r.rowsSent;
-  into.retried += r.retried;
-  into.failed += r.failed;
-  into.expired += r.expired;
+  for (const key of ['sent', 'rowsSent', 'retried', 'failed', 'expired'] as const) into[key] += r[key];
 }
 
 /** A term's name in `claimed_by`: random, so no two terms of any replica share one. */
