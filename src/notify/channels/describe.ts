@@ -361,8 +361,7 @@ function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
       more++;
       continue;
     }
-    const value = cutText(f.value, SHOWN_LIMITS.factValue);
-    const fact = f.kind === 'time' ? timeFact(f.label, value) : { label: f.label, value };
+    const fact = shownFact(f, cutText(f.value, SHOWN_LIMITS.factValue));
     if (!saysAlready(summary, fact.value)) out.push(fact);
   }
   if (more > 0) out.push({ label: 'More', value: `${more} more fields not shown` });
@@ -405,9 +404,7 @@ function escalationStatus(word: string, note: NonNullable<AlertEvent['unanswered
 
 /** The context of an alert as shown: its facts (times as times), its notes, its log lines with their UTC times. */
 function describeContext(c: AlertContext): ContextDescription | null {
-  const facts = c.facts.map((f) =>
-    f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value },
-  );
+  const facts = c.facts.map((f) => shownFact(f, f.value));
   const log = c.log && c.log.lines.length > 0 ? describeLog(c.log) : null;
   if (facts.length === 0 && c.notes.length === 0 && log === null) return null;
   return { facts, notes: [...c.notes], log };
@@ -473,10 +470,13 @@ function shownOf(e: AlertEvent): { facts: readonly ShownFact[]; brief: string | 
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
-/** A time fact in UTC, with the time kept for renderers that format their own; as given when unreadable. */
-function timeFact(label: string, value: string): Fact {
-  const at = ISO_TIME.test(value) ? Date.parse(value) : NaN;
-  return Number.isFinite(at) ? { label, value: formatUtc(at), at } : { label, value };
+/**
+ * A fact as shown, its value `value`: a time fact's in UTC, with the time kept for renderers that
+ * format their own (as given when unreadable); any other as it is.
+ */
+function shownFact(f: ShownFact, value: string): Fact {
+  const at = f.kind === 'time' && ISO_TIME.test(value) ? Date.parse(value) : NaN;
+  return Number.isFinite(at) ? { label: f.label, value: formatUtc(at), at } : { label: f.label, value };
 }
 
 /** Labels every event carries with the same value, except those already in the scope. */
