@@ -53,17 +53,10 @@ const NEWS: ReadonlySet<AlertEventKind> = new Set(['firing', 'repeat', 'escalate
 export function discordLivingPart(n: AlertsNotification, message: DiscordMessage): DiscordLivingPart {
   const events = [...n.events, ...(n.omittedEvents ?? [])];
   const isNews = n.events.some((e) => NEWS.has(e.kind) && !(e.kind === 'resolved' && e.reason === FOLDED_REASON));
-  const headline = message.content.split('\n')[0] ?? '';
-  const news: DiscordMessage | null =
-    isNews && headline !== ''
-      ? {
-          content: headline,
-          embeds: [],
-          allowed_mentions: message.allowed_mentions,
-          ...(message.username ? { username: message.username } : {}),
-          ...(message.avatar_url ? { avatar_url: message.avatar_url } : {}),
-        }
-      : null;
+  const { content, embeds: _embeds, ...sender } = message;
+  const headline = content.split('\n')[0] ?? '';
+  // As the message is sent (its mentions, name and avatar), without its embeds.
+  const news: DiscordMessage | null = isNews && headline !== '' ? { content: headline, embeds: [], ...sender } : null;
   return { groupKey: JSON.stringify(n.group), group: n.group, events, routes: n.routes ?? [], news };
 }
 
