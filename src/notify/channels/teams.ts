@@ -20,7 +20,7 @@ import type {
 } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
-import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl, safeLinks } from './escape.js';
 import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
@@ -209,13 +209,7 @@ function actionsOf(
     if (e.app && e.url) links.push({ label: 'Open the app', url: e.url });
   }
   links.push(...runbooks);
-  const out: CardAction[] = [];
-  for (const { label, url } of links) {
-    const safe = safeHttpUrl(url);
-    if (safe && !out.some((a) => a.url === safe))
-      out.push({ type: 'Action.OpenUrl', title: oneLine(label, 60), url: safe });
-  }
-  return out;
+  return safeLinks(links).map(({ label, url }) => ({ type: 'Action.OpenUrl', title: oneLine(label, 60), url }));
 }
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */
