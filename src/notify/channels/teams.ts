@@ -130,16 +130,10 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
 function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text);
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const h = d.headline;
   const templates = { ...TEAMS_TEMPLATES, ...o.templates };
   const view = messageView(n, d, { ...o, routes: n.routes });
-  const title = budget.spend(
-    cutText(
-      templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300)),
-      TEAMS_LIMITS.block,
-    ),
-  );
-  const body: CardElement[] = [header(h.tone, title)];
+  const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
+  const body: CardElement[] = [header(d.headline.tone, budget.spend(cutText(title, TEAMS_LIMITS.block)))];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
   const shown = d.events.slice(0, TEAMS_LIMITS.events);
   let cut = d.events.length - shown.length;
