@@ -103,13 +103,8 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
     });
   }
   if (d.omitted > 0) text.push(omittedText(d), '');
-  const todo = [
-    ...d.nextSteps.map((step) => `Next step: ${step}`),
-    ...alignedRows(
-      d.runbooks.map((r) => ({ label: r.label, value: r.url })),
-      '',
-    ),
-  ];
+  const runbooks = d.runbooks.map((r) => ({ label: r.label, value: r.url }));
+  const todo = [...d.nextSteps.map((step) => `Next step: ${step}`), ...alignedRows(runbooks, '')];
   if (todo.length > 0) text.push(...todo, '');
   text.push('-- ');
   // The command line as it is: it was built to be shown whole (no control character, no
