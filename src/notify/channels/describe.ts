@@ -18,7 +18,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import { presentationOf } from '../../detectors/registry.js';
-import type { AlertContext, Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
+import { SEVERITY_RANK, type AlertContext, type Fact as ShownFact, type Severity } from '../../lib/alert-vocabulary.js';
 import { parseTime } from '../../lib/parse-time.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -41,8 +41,6 @@ export const TONES: Readonly<Record<Tone, Readonly<{ emoji: string; word: string
 
 /** A message with more events than this lists them one line each. */
 export const COMPACT_OVER = 3;
-
-const SEVERITY_ORDER: readonly Severity[] = ['info', 'warning', 'critical'];
 
 /**
  * What one event shows at most, whatever the service sent: the facts (an attention item is an open
@@ -260,10 +258,7 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const resolved = n.events.length - firingEvents.length + omittedResolved;
   let tone: Tone = 'resolved';
   if (firing > 0 || n.events.length === 0) {
-    tone = SEVERITY_ORDER.reduce<Severity>(
-      (worst, s) => (firingEvents.some((e) => e.severity === s) ? s : worst),
-      'info',
-    );
+    tone = worstFiring(firingEvents);
     // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
   }
   const checks = new Set(n.events.map((e) => e.check));
@@ -284,6 +279,14 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const about = one?.labels.app || one?.labels.server || null;
   // A group by app already says it in the scope.
   return { tone, counts, what, scope, about: about && !scope.includes(about) ? about : null };
+}
+
+/** The severity of the worst of `events` that is not a resolve; `info` when every one is. */
+export function worstFiring(events: readonly AlertEvent[]): Severity {
+  let worst: Severity = 'info';
+  for (const e of events)
+    if (e.kind !== 'resolved' && SEVERITY_RANK[e.severity] > SEVERITY_RANK[worst]) worst = e.severity;
+  return worst;
 }
 
 /**
