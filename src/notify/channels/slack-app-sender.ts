@@ -117,12 +117,9 @@ export interface LivingMessagesOptions {
 }
 
 /** Where a living message is in Slack: what the interactions need to find it. */
-export interface LivingMessageRef {
+export interface LivingMessageRef extends Pick<LivingMessageView, 'groupKey' | 'open'> {
   slackChannel: string;
   ts: string;
-  groupKey: string;
-  /** False once every alert in it resolved (or it was replaced): an action on it comes too late. */
-  open: boolean;
 }
 
 /** What a living message found by its `ts` is about. */
