@@ -257,19 +257,13 @@ export class Delivery {
     const { rows, settings, metrics } = this.options;
     rows.store.transaction(() => {
       this.options.housekeeping?.(now);
-      for (const row of rows.expirable(now, settings.delivery.max_age)) {
-        rows.expire(row.id, now);
+      const expired = rows.expirable(now, settings.delivery.max_age);
+      for (const { id, channel, kind, fingerprint, attempts, lastError } of expired) {
+        rows.expire(id, now);
         report.expired++;
-        metrics?.notifications.inc({ channel: row.channel, outcome: 'expired' });
+        metrics?.notifications.inc({ channel, outcome: 'expired' });
         this.#log.error(
-          {
-            channel: row.channel,
-            outbox: row.id,
-            kind: row.kind,
-            fingerprint: row.fingerprint,
-            attempts: row.attempts,
-            lastError: row.lastError,
-          },
+          { channel, outbox: id, kind, fingerprint, attempts, lastError },
           'notification not delivered within max_age; given up',
         );
       }
@@ -349,46 +343,37 @@ export class Delivery {
         log.debug({ rows: message.rows.length, kind: message.notification.type }, 'notification sent');
         continue;
       }
-      if (result.outcome === 'unconfirmed') {
-        // The receiver may have it: one more send at most, after the channel's backoff, and a
-        // row sent so twice is given up as sent rather than sent a third time.
+      if (result.outcome === 'unconfirmed' || result.outcome === 'retryable') {
+        // The channel is paused (Retry-After when the receiver says, else its backoff): the rest of
+        // this round waits with it. An unconfirmed send may have reached the receiver: one more
+        // send at most, after the pause, and a row sent so twice is given up as sent rather than
+        // sent a third time.
         state.consecutiveFailures++;
-        const wait = this.#backoff(state.consecutiveFailures);
+        const asked = result.outcome === 'retryable' ? result.retryAfterMs : undefined;
+        const wait = asked ?? this.#backoff(state.consecutiveFailures);
         state.pausedUntil = at + wait;
         const givenUp = rows.store.transaction(() => {
           rows.setChannelState(name, state, result.reason);
-          return rows.markUnconfirmed(message.rows, at + wait, result.reason, at);
-        });
-        metrics?.notifications.inc({ channel: name, outcome: 'unconfirmed' });
-        log.error(
-          { reason: result.reason, rows: message.rows.length, givenUp: givenUp.length, retryInMs: wait },
-          givenUp.length > 0
-            ? 'delivery unconfirmed again; recorded as sent, never sent a third time (look whether it arrived)'
-            : 'delivery unconfirmed; sent once more after the pause, at most',
-        );
-        report.retried++;
-        break;
-      }
-      if (result.outcome === 'retryable') {
-        state.consecutiveFailures++;
-        const wait = result.retryAfterMs ?? this.#backoff(state.consecutiveFailures);
-        state.pausedUntil = at + wait;
-        rows.store.transaction(() => {
+          if (result.outcome === 'unconfirmed') return rows.markUnconfirmed(message.rows, at + wait, result.reason, at);
           rows.markFailed(message.rows, at + wait, result.reason, at);
-          rows.setChannelState(name, state, result.reason);
+          return undefined;
         });
         report.retried++;
-        metrics?.notifications.inc({ channel: name, outcome: 'retry' });
-        log.warn(
-          {
-            reason: result.reason,
-            retryInMs: wait,
-            retryAfter: result.retryAfterMs !== undefined,
-            failures: state.consecutiveFailures,
-          },
-          'delivery failed; channel paused before the next try',
-        );
-        // The channel is paused: the rest of this round waits with it.
+        metrics?.notifications.inc({ channel: name, outcome: givenUp ? 'unconfirmed' : 'retry' });
+        if (givenUp) {
+          log.error(
+            { reason: result.reason, rows: message.rows.length, givenUp: givenUp.length, retryInMs: wait },
+            givenUp.length > 0
+              ? 'delivery unconfirmed again; recorded as sent, never sent a third time (look whether it arrived)'
+              : 'delivery unconfirmed; sent once more after the pause, at most',
+          );
+        } else {
+          const { consecutiveFailures: failures } = state;
+          log.warn(
+            { reason: result.reason, retryInMs: wait, retryAfter: asked !== undefined, failures },
+            'delivery failed; channel paused before the next try',
+          );
+        }
         break;
       }
       const retryAt = at + settings.delivery.max_backoff;
@@ -425,12 +410,9 @@ export class Delivery {
   }
 }
 
+/** Adds a round's counts to a report's (`waiting` is a level, not a count: the caller sets it). */
 function addInto(into: DeliveryReport, r: DeliveryReport): void {
-  into.sent += r.sent;
-  into.rowsSent += r.rowsSent;
-  into.retried += r.retried;
-  into.failed += r.failed;
-  into.expired += r.expired;
+  for (const key of ['sent', 'rowsSent', 'retried', 'failed', 'expired'] as const) into[key] += r[key];
 }
 
 /** A term's name in `claimed_by`: random, so no two terms of any replica share one. */

@@ -6,7 +6,7 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
-import type { Notification, NoticeNotification } from './channels/channel.js';
+import type { AlertsNotification, Notification, NoticeNotification } from './channels/channel.js';
 import type { OutboxRow } from './outbox-store.js';
 
 /** One message to send and the outbox rows it delivers. */
@@ -26,40 +26,31 @@ export function groupDue(
   maxItems: number,
   attach: (event: AlertEvent) => AlertEvent = (event) => event,
 ): OutgoingMessage[] {
-  const out: OutgoingMessage[] = [];
-  const groups = new Map<string, OutboxRow[]>();
+  // A notice is its own group (keyed by its row); a message keeps the place of its oldest row.
+  const groups = new Map<string | OutboxRow, OutboxRow[]>();
   for (const row of rows) {
-    if (row.source === 'notice') {
-      out.push({ notification: JSON.parse(row.payload) as NoticeNotification, rows: [row] });
-      continue;
-    }
-    let group = groups.get(row.groupKey);
-    if (!group) {
-      group = [];
-      groups.set(row.groupKey, group);
-      // Pushed now so the message keeps the place of its oldest row; its events are filled in below.
-      const notification = {
-        type: 'alerts' as const,
-        group: JSON.parse(row.groupKey) as Record<string, string>,
-        events: [],
-        omitted: 0,
-      };
-      out.push({ notification, rows: group });
-    }
+    const key = row.source === 'notice' ? row : row.groupKey;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
     group.push(row);
   }
-  for (const message of out) {
-    if (message.notification.type !== 'alerts') continue;
-    const events = message.rows.map((r) => attach(JSON.parse(r.payload) as AlertEvent)).sort(byImportance);
-    message.notification.events = events.slice(0, maxItems);
-    message.notification.omitted = events.length - message.notification.events.length;
-    message.notification.omittedEvents = events.slice(maxItems);
-    message.notification.omittedResolved = message.notification.omittedEvents.filter(
-      (e) => e.kind === 'resolved',
-    ).length;
-    message.notification.routes = [...new Set(message.rows.map((r) => r.route))];
-  }
-  return out;
+  return [...groups.values()].map((group) => {
+    const first = group[0]!;
+    if (first.source === 'notice')
+      return { notification: JSON.parse(first.payload) as NoticeNotification, rows: group };
+    const events = group.map((r) => attach(JSON.parse(r.payload) as AlertEvent)).sort(byImportance);
+    const omittedEvents = events.slice(maxItems);
+    const notification: AlertsNotification = {
+      type: 'alerts',
+      group: JSON.parse(first.groupKey) as Record<string, string>,
+      events: events.slice(0, maxItems),
+      omitted: omittedEvents.length,
+      omittedEvents,
+      omittedResolved: omittedEvents.filter((e) => e.kind === 'resolved').length,
+      routes: [...new Set(group.map((r) => r.route))],
+    };
+    return { notification, rows: group };
+  });
 }
 
 /** News first (firing, escalated, repeat before resolved), then worst severity, then oldest: the order a message lists events in. */

@@ -155,14 +155,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
     timeToAlert: new TimeToAlert(new TimeToAlertStore(store), options.metrics),
     claimGraceMs: options.claimGraceMs ?? 0,
   });
-  const heartbeat = notify.heartbeat
-    ? new Heartbeat({
-        settings: notify.heartbeat,
-        clock,
-        logger: base,
-        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      })
-    : undefined;
+  // A dispatcher left out is undefined: the heartbeat uses the global one.
+  const heartbeat =
+    notify.heartbeat &&
+    new Heartbeat({ settings: notify.heartbeat, clock, logger: base, dispatcher: options.dispatcher });
 
   // Each channel's credentials, checked once at start (a bot token Slack refuses) and said, naming
   // the channel; nothing waits for it, and a send finds the same answer by itself.

@@ -109,6 +109,19 @@ function insertRow(bodyId: string): string {
        RETURNING id`;
 }
 
+/**
+ * The update of a still-pending row after an attempt to send it (`set`: what the attempt made of
+ * it): the attempt counted, the row's claim ended.
+ */
+function attempted(set: string): string {
+  return `UPDATE outbox SET ${set}, attempts = attempts + 1, claimed_by = NULL, updated_at = @now
+       WHERE id = @id AND status = 'pending'`;
+}
+
+/** What {@link attempted} sets of a row sent, and of one to try again at `@next`. */
+const SENT = "status = 'sent', sent_at = @now";
+const RETRY = 'next_attempt_at = @next, last_error = @error';
+
 /** The statements of {@link OutboxStore}, prepared once per open store. */
 function prepareOutbox(db: SqlDatabase) {
   return {
@@ -133,24 +146,13 @@ function prepareOutbox(db: SqlDatabase) {
       `UPDATE outbox SET status = @status, decision = @decision, detail = @detail, held_by = @heldBy,
          due_since = @dueSince, next_attempt_at = @nextAttemptAt, updated_at = @now WHERE id = @id`,
     ),
-    markSent: db.prepare<{ now: number; id: number }>(
-      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, claimed_by = NULL, updated_at = @now
-       WHERE id = @id AND status = 'pending'`,
-    ),
-    markFailed: db.prepare<{ id: number; next: number; error: string; now: number }>(
-      `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = @next, last_error = @error, claimed_by = NULL,
-         updated_at = @now
-       WHERE id = @id AND status = 'pending'`,
-    ),
+    markSent: db.prepare<{ now: number; id: number }>(attempted(SENT)),
+    markFailed: db.prepare<{ id: number; next: number; error: string; now: number }>(attempted(RETRY)),
     markUnconfirmed: db.prepare<{ id: number; next: number; error: string; now: number }>(
-      `UPDATE outbox SET attempts = attempts + 1, unconfirmed = unconfirmed + 1, next_attempt_at = @next,
-         last_error = @error, claimed_by = NULL, updated_at = @now
-       WHERE id = @id AND status = 'pending'`,
+      attempted(`${RETRY}, unconfirmed = unconfirmed + 1`),
     ),
     giveUpUnconfirmed: db.prepare<{ id: number; error: string; now: number }>(
-      `UPDATE outbox SET status = 'sent', sent_at = @now, attempts = attempts + 1, unconfirmed = unconfirmed + 1,
-         last_error = @error, claimed_by = NULL, updated_at = @now
-       WHERE id = @id AND status = 'pending'`,
+      attempted(`${SENT}, last_error = @error, unconfirmed = unconfirmed + 1`),
     ),
     expirable: db.prepare<[number], DbRow>(
       `${WITH_BODY} WHERE o.status = 'pending' AND o.due_since <= ? ORDER BY o.id`,
@@ -211,10 +213,8 @@ function prepareOutbox(db: SqlDatabase) {
     receipts: db.prepare<[], { outbox_id: number; claimed_by: string; sent_at: number }>(
       'SELECT outbox_id, claimed_by, sent_at FROM outbox_receipts ORDER BY outbox_id',
     ),
-    applyReceipt: db.prepare<{ id: number; by: string; at: number }, { fingerprint: string | null; channel: string }>(
-      `UPDATE outbox SET status = 'sent', sent_at = @at, attempts = attempts + 1, claimed_by = NULL, updated_at = @at
-       WHERE id = @id AND status = 'pending' AND claimed_by = @by
-       RETURNING fingerprint, channel`,
+    applyReceipt: db.prepare<{ id: number; by: string; now: number }, { fingerprint: string | null; channel: string }>(
+      `${attempted(SENT)} AND claimed_by = @by RETURNING fingerprint, channel`,
     ),
     forgetReceipt: db.prepare<[number, string]>('DELETE FROM outbox_receipts WHERE outbox_id = ? AND claimed_by = ?'),
   };
@@ -248,7 +248,7 @@ export class OutboxStore {
   applyReceipts(): number {
     let recorded = 0;
     for (const r of this.#q.receipts.all()) {
-      const row = this.#q.applyReceipt.get({ id: r.outbox_id, by: r.claimed_by, at: r.sent_at });
+      const row = this.#q.applyReceipt.get({ id: r.outbox_id, by: r.claimed_by, now: r.sent_at });
       if (row) {
         recorded++;
         if (row.fingerprint) this.#q.logSent.run(r.sent_at, row.fingerprint, row.channel);

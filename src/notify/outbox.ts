@@ -11,10 +11,11 @@ import { eventOf, openAlerts, type AlertRow } from '../alerts/alert-store.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import { SEVERITY_RANK, type Labels, type Severity } from '../lib/alert-vocabulary.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { AlertContextSource } from './alert-context-source.js';
 import type { NoticeNotification } from './channels/channel.js';
+import { worstFiring } from './channels/describe.js';
 import {
   announced,
   decideDelivery,
@@ -515,14 +516,6 @@ const WHY_HELD: Record<InhibitionCause['rule'], string> = {
   app_maintenance: 'the app is out of service on purpose (maintenance or upgrade standby)',
   api_unreadable: 'the API cannot be read',
 };
-
-/** The severity of the worst of `events` that is not a resolve; `info` when every one is. */
-function worstFiring(events: readonly AlertEvent[]): Severity {
-  let worst: Severity = 'info';
-  for (const e of events)
-    if (e.kind !== 'resolved' && SEVERITY_RANK[e.severity] > SEVERITY_RANK[worst]) worst = e.severity;
-  return worst;
-}
 
 /** What the notification log and the held rows say of one pass's alerts (see {@link toldOfPass}). */
 type ToldOfPass = Pick<OutboxStore, 'logEntry' | 'heldFor'> & {

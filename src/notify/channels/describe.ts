@@ -18,7 +18,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { silenceMatchersFor } from '../../alerts/silence-matchers.js';
 import { presentationOf } from '../../detectors/registry.js';
-import type { AlertContext, Fact as ShownFact, Severity } from '../../lib/alert-vocabulary.js';
+import { SEVERITY_RANK, type AlertContext, type Fact as ShownFact, type Severity } from '../../lib/alert-vocabulary.js';
 import { parseTime } from '../../lib/parse-time.js';
 import { formatDuration } from '../../lib/format-duration.js';
 import { formatUtc } from '../../lib/format-utc.js';
@@ -41,8 +41,6 @@ export const TONES: Readonly<Record<Tone, Readonly<{ emoji: string; word: string
 
 /** A message with more events than this lists them one line each. */
 export const COMPACT_OVER = 3;
-
-const SEVERITY_ORDER: readonly Severity[] = ['info', 'warning', 'critical'];
 
 /**
  * What one event shows at most, whatever the service sent: the facts (an attention item is an open
@@ -260,10 +258,7 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const resolved = n.events.length - firingEvents.length + omittedResolved;
   let tone: Tone = 'resolved';
   if (firing > 0 || n.events.length === 0) {
-    tone = SEVERITY_ORDER.reduce<Severity>(
-      (worst, s) => (firingEvents.some((e) => e.severity === s) ? s : worst),
-      'info',
-    );
+    tone = worstFiring(firingEvents);
     // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
   }
   const checks = new Set(n.events.map((e) => e.check));
@@ -284,6 +279,14 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const about = one?.labels.app || one?.labels.server || null;
   // A group by app already says it in the scope.
   return { tone, counts, what, scope, about: about && !scope.includes(about) ? about : null };
+}
+
+/** The severity of the worst of `events` that is not a resolve; `info` when every one is. */
+export function worstFiring(events: readonly AlertEvent[]): Severity {
+  let worst: Severity = 'info';
+  for (const e of events)
+    if (e.kind !== 'resolved' && SEVERITY_RANK[e.severity] > SEVERITY_RANK[worst]) worst = e.severity;
+  return worst;
 }
 
 /**
@@ -361,8 +364,7 @@ function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
       more++;
       continue;
     }
-    const value = cutText(f.value, SHOWN_LIMITS.factValue);
-    const fact = f.kind === 'time' ? timeFact(f.label, value) : { label: f.label, value };
+    const fact = shownFact(f, cutText(f.value, SHOWN_LIMITS.factValue));
     if (!saysAlready(summary, fact.value)) out.push(fact);
   }
   if (more > 0) out.push({ label: 'More', value: `${more} more fields not shown` });
@@ -405,9 +407,7 @@ function escalationStatus(word: string, note: NonNullable<AlertEvent['unanswered
 
 /** The context of an alert as shown: its facts (times as times), its notes, its log lines with their UTC times. */
 function describeContext(c: AlertContext): ContextDescription | null {
-  const facts = c.facts.map((f) =>
-    f.kind === 'time' ? timeFact(f.label, f.value) : { label: f.label, value: f.value },
-  );
+  const facts = c.facts.map((f) => shownFact(f, f.value));
   const log = c.log && c.log.lines.length > 0 ? describeLog(c.log) : null;
   if (facts.length === 0 && c.notes.length === 0 && log === null) return null;
   return { facts, notes: [...c.notes], log };
@@ -473,10 +473,13 @@ function shownOf(e: AlertEvent): { facts: readonly ShownFact[]; brief: string | 
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
-/** A time fact in UTC, with the time kept for renderers that format their own; as given when unreadable. */
-function timeFact(label: string, value: string): Fact {
-  const at = ISO_TIME.test(value) ? Date.parse(value) : NaN;
-  return Number.isFinite(at) ? { label, value: formatUtc(at), at } : { label, value };
+/**
+ * A fact as shown, its value `value`: a time fact's in UTC, with the time kept for renderers that
+ * format their own (as given when unreadable); any other as it is.
+ */
+function shownFact(f: ShownFact, value: string): Fact {
+  const at = f.kind === 'time' && ISO_TIME.test(value) ? Date.parse(value) : NaN;
+  return Number.isFinite(at) ? { label: f.label, value: formatUtc(at), at } : { label: f.label, value };
 }
 
 /** Labels every event carries with the same value, except those already in the scope. */
@@ -524,15 +527,17 @@ export function silenceCommand(n: AlertsNotification, configFile: string | undef
 
 /**
  * An event's facts as one list, for a renderer that shows them all alike (a Teams FactSet, a
- * Discord embed): where, its check's facts, since when (UTC, and how long ago), its context's
- * facts, why it is over, its notes.
+ * Discord embed, an email's rows): where, its check's facts, since when (UTC, and how long ago),
+ * its context's facts, why it is over, its notes (a resolved event has no context, a firing one no
+ * reason it is over, so the last two never meet).
  */
 export function eventFactList(e: EventDescription): Fact[] {
   const facts: Fact[] = [...e.where, ...e.facts];
   if (e.since) {
     facts.push({ label: 'Since', value: `${e.since.utc}${e.since.ago ? ` (${e.since.ago} ago)` : ''}` });
   }
-  facts.push(...(e.context?.facts ?? []));
+  // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
+  for (const f of e.context?.facts ?? []) facts.push(f);
   if (e.resolution) facts.push({ label: 'Why', value: e.resolution });
   for (const note of e.context?.notes ?? []) facts.push({ label: 'Note', value: note });
   return facts;

@@ -18,7 +18,7 @@
  * new one showing the group, and the link follows it.
  */
 import { randomUUID } from 'node:crypto';
-import type { AlertEvent, AlertEventKind } from '../../alerts/alert-event.js';
+import type { AlertEventKind } from '../../alerts/alert-event.js';
 import { FOLDED_REASON } from '../../alerts/decide.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
@@ -26,16 +26,10 @@ import { byImportance } from '../grouping.js';
 import type { AlertsNotification, SendResult } from './channel.js';
 import type { DiscordMessage } from './discord-message.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
-import { allResolved, stateAfter, type LivingState } from './slack-app-render.js';
+import { allResolved, livingDelivery, stateAfter, type LivingDelivery, type LivingState } from './slack-app-render.js';
 
 /** What the living message needs of a delivery besides the message rendered alone. */
-export interface DiscordLivingPart {
-  /** JSON of the group's label values (`AlertsNotification.group`). */
-  groupKey: string;
-  group: Record<string, string>;
-  /** The delivery's events, with those the message cap left out. */
-  events: AlertEvent[];
-  routes: string[];
+export interface DiscordLivingPart extends LivingDelivery {
   /** The short new message that says the news when the living message is edited; null when it is not news. */
   news: DiscordMessage | null;
 }
@@ -51,20 +45,12 @@ const NEWS: ReadonlySet<AlertEventKind> = new Set(['firing', 'repeat', 'escalate
  * with the mentions it allows) when an event is news.
  */
 export function discordLivingPart(n: AlertsNotification, message: DiscordMessage): DiscordLivingPart {
-  const events = [...n.events, ...(n.omittedEvents ?? [])];
   const isNews = n.events.some((e) => NEWS.has(e.kind) && !(e.kind === 'resolved' && e.reason === FOLDED_REASON));
-  const headline = message.content.split('\n')[0] ?? '';
-  const news: DiscordMessage | null =
-    isNews && headline !== ''
-      ? {
-          content: headline,
-          embeds: [],
-          allowed_mentions: message.allowed_mentions,
-          ...(message.username ? { username: message.username } : {}),
-          ...(message.avatar_url ? { avatar_url: message.avatar_url } : {}),
-        }
-      : null;
-  return { groupKey: JSON.stringify(n.group), group: n.group, events, routes: n.routes ?? [], news };
+  const { content, embeds: _embeds, ...sender } = message;
+  const headline = content.split('\n')[0] ?? '';
+  // As the message is sent (its mentions, name and avatar), without its embeds.
+  const news: DiscordMessage | null = isNews && headline !== '' ? { content: headline, embeds: [], ...sender } : null;
+  return { ...livingDelivery(n), news };
 }
 
 /** What {@link DiscordLiving} is given by the channel. */

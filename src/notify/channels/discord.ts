@@ -255,14 +255,17 @@ function seconds(value: string | number | null | undefined): number | undefined 
 
 /** A 429's wait: `retry_after` of its JSON body (seconds), else its Retry-After header. */
 function retryAfterOf(reply: HttpReply): number | undefined {
+  const inBody = bodyField(reply, 'retry_after');
+  return seconds(typeof inBody === 'number' ? inBody : null) ?? seconds(headerOf(reply, 'retry-after'));
+}
+
+/** A field of an answer's JSON body; undefined when the body is not a JSON object (a proxy's page). */
+function bodyField(reply: HttpReply, name: string): unknown {
   try {
-    const body = JSON.parse(reply.body) as { retry_after?: unknown };
-    const fromBody = seconds(typeof body.retry_after === 'number' ? body.retry_after : null);
-    if (fromBody !== undefined) return fromBody;
+    return (JSON.parse(reply.body) as Record<string, unknown> | null)?.[name];
   } catch {
-    // Not JSON (a proxy's page): the header says.
+    return undefined;
   }
-  return seconds(headerOf(reply, 'retry-after'));
 }
 
 /** The most a message Discord answers with `?wait=true` can take (its id comes after its embeds); the rest is not read. */
@@ -270,12 +273,8 @@ const MESSAGE_ANSWER_BYTES = 128 * 1024;
 
 /** The id of the message in Discord's answer to a post with `?wait=true`; undefined when it holds none. */
 function messageIdOf(reply: HttpReply): string | undefined {
-  try {
-    const id = (JSON.parse(reply.body) as { id?: unknown }).id;
-    return typeof id === 'string' && /^\d{1,25}$/.test(id) ? id : undefined;
-  } catch {
-    return undefined;
-  }
+  const id = bodyField(reply, 'id');
+  return typeof id === 'string' && /^\d{1,25}$/.test(id) ? id : undefined;
 }
 
 /** What an edit may change: a webhook's name and avatar are set by its posts only. */

@@ -11,11 +11,11 @@ import type {
 import { renderOptionsOf } from './channel.js';
 import {
   describeAlerts,
+  eventFactList,
   TONES,
   type AlertsDescription,
   type EventDescription,
   type LogDescription,
-  type Since,
 } from './describe.js';
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
@@ -103,13 +103,8 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
     });
   }
   if (d.omitted > 0) text.push(omittedText(d), '');
-  const todo = [
-    ...d.nextSteps.map((step) => `Next step: ${step}`),
-    ...alignedRows(
-      d.runbooks.map((r) => ({ label: r.label, value: r.url })),
-      '',
-    ),
-  ];
+  const runbooks = d.runbooks.map((r) => ({ label: r.label, value: r.url }));
+  const todo = [...d.nextSteps.map((step) => `Next step: ${step}`), ...alignedRows(runbooks, '')];
   if (todo.length > 0) text.push(...todo, '');
   text.push('-- ');
   // The command line as it is: it was built to be shown whole (no control character, no
@@ -165,8 +160,8 @@ interface Row {
 }
 
 /**
- * Fact rows of an event: app (with its link), the platform's page of its record, where, the
- * check's facts, since; a resolved one only its app, its page and why it is over.
+ * Fact rows of an event: app (with its link), the platform's page of its record, then its facts as
+ * every channel lists them (`eventFactList`); a resolved one only its app, its page and why it is over.
  */
 function eventRows(d: EventDescription): Row[] {
   const rows: Row[] = [];
@@ -176,16 +171,7 @@ function eventRows(d: EventDescription): Row[] {
   else if (href && d.tone !== 'resolved') rows.push({ label: 'Link', value: href, href });
   const page = d.page && safeHttpUrl(d.page.url);
   if (d.page && page) rows.push({ label: d.page.label, value: page, href: page });
-  // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
-  for (const f of d.where) rows.push(f);
-  for (const f of d.facts) rows.push(f);
-  if (d.since) rows.push({ label: 'Since', value: sinceText(d.since) });
-  if (d.context) {
-    for (const f of d.context.facts) rows.push(f);
-    for (const note of d.context.notes) rows.push({ label: 'Note', value: note });
-  }
-  if (d.resolution) rows.push({ label: 'Why', value: d.resolution });
-  return rows;
+  return [...rows, ...eventFactList(d)];
 }
 
 /** Longest log line in the email (the width cut happened when it was read: this is a backstop). */
@@ -209,10 +195,6 @@ function logHtml(log: LogDescription): string {
     `<p style="margin:8px 0 2px;color:#555">${escapeHtml(log.title, 200)}</p>`,
     `<pre style="margin:0;padding:6px 8px;background:#f6f8fa;font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere">${lines}</pre>`,
   ].join('\n');
-}
-
-function sinceText(since: Since): string {
-  return since.ago ? `${since.utc} (${since.ago} ago)` : since.utc;
 }
 
 /** Label-value lines with the values in one column, whatever the longest label. */

@@ -18,6 +18,7 @@
  * break the service sent becomes a space): every place such text goes is a line of our layout.
  */
 import { HIDDEN, visibleText } from '../../lib/visible-text.js';
+import type { Link } from './describe.js';
 
 const ELLIPSIS = '…';
 
@@ -165,6 +166,16 @@ export function safeHttpUrl(url: string | null | undefined, max = 2000): string 
   if (parsed.username || parsed.password) return null;
   const href = parsed.href.replace(/\|/g, '%7C').replace(/[<>"'\s]/g, (c) => encodeURIComponent(c));
   return href.length <= max ? href : null;
+}
+
+/** The links whose URL is a safe http(s) address ({@link safeHttpUrl}), each URL once, with the first label it came with. */
+export function safeLinks(links: readonly { label: string; url: string | null | undefined }[]): Link[] {
+  const out: Link[] = [];
+  for (const { label, url } of links) {
+    const safe = safeHttpUrl(url);
+    if (safe && !out.some((l) => l.url === safe)) out.push({ label, url: safe });
+  }
+  return out;
 }
 
 /**

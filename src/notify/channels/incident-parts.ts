@@ -15,7 +15,7 @@ import { NO_LINKS, type MessageLinks } from '../message-links.js';
 import type { Secret } from '../../lib/secret.js';
 import type { AlertsNotification, ChannelDeps, NoticeNotification, SendResult } from './channel.js';
 import { describeEvent, type Link } from './describe.js';
-import { oneLine, safeHttpUrl } from './escape.js';
+import { oneLine, safeLinks } from './escape.js';
 import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { apiRoot } from './on-call-config.js';
@@ -89,19 +89,13 @@ export function incidentDetails(e: AlertEvent, o: IncidentOptions): Record<strin
 export function incidentLinks(e: AlertEvent, o: IncidentOptions): Link[] {
   const links = o.links ?? NO_LINKS;
   const d = describeEvent(e, o.now, new Set(), links);
-  const found: { label: string; url: string | null | undefined }[] = [
+  return safeLinks([
     { label: 'Console', url: consoleLink(o.consoleUrl, e.fingerprint) },
     ...(d.page ? [{ label: d.page.label, url: d.page.url }] : []),
     { label: e.labels.app ? 'App' : 'Page', url: e.url },
     ...(o.routes ?? []).map((r) => ({ label: `Runbook: ${r}`, url: links.routeRunbooks[r] })),
     { label: 'Runbook', url: links.checkRunbooks[e.check] },
-  ];
-  const out: Link[] = [];
-  for (const { label, url } of found) {
-    const safe = safeHttpUrl(url);
-    if (safe && !out.some((l) => l.url === safe)) out.push({ label, url: safe });
-  }
-  return out;
+  ]);
 }
 
 /** A notice's text, one line each: its fields, then its lines. */

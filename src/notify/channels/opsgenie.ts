@@ -82,6 +82,11 @@ function byAlias(alias: string, action: string): string {
   return `/v2/alerts/${encodeURIComponent(alias)}/${action}?identifierType=alias`;
 }
 
+/** An action posted on an alert by its alias (acknowledge, close, a note). */
+function postOn(alias: string, action: string, body: Record<string, unknown>): OpsgenieRequest {
+  return { method: 'POST', path: byAlias(alias, action), body };
+}
+
 /** Builds the requests of a notification. Pure. */
 export function renderOpsgenie(n: Notification, o: OpsgenieRenderOptions): OpsgenieMessage {
   if (n.type === 'notice') return noticeRequests(n, o);
@@ -102,30 +107,19 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
     case 'acknowledged':
     case 'unacknowledged':
       return [
-        {
-          method: 'POST',
-          path: byAlias(alias, e.kind === 'acknowledged' ? 'acknowledge' : 'unacknowledge'),
-          body: {
-            user: oneLine(who?.by ?? 'someone', OPSGENIE_LIMITS.user),
-            source: SOURCE,
-            note: oneLine(
-              `${e.kind === 'acknowledged' ? 'Acknowledged' : 'Acknowledgement given back'} in deploy-watchdog (${who?.via ?? 'unknown'})${who?.comment ? `: ${who.comment}` : ''}`,
-              OPSGENIE_LIMITS.note,
-            ),
-          },
-        },
+        postOn(alias, e.kind === 'acknowledged' ? 'acknowledge' : 'unacknowledge', {
+          user: oneLine(who?.by ?? 'someone', OPSGENIE_LIMITS.user),
+          source: SOURCE,
+          note: oneLine(
+            `${e.kind === 'acknowledged' ? 'Acknowledged' : 'Acknowledgement given back'} in deploy-watchdog (${who?.via ?? 'unknown'})${who?.comment ? `: ${who.comment}` : ''}`,
+            OPSGENIE_LIMITS.note,
+          ),
+        }),
       ];
-    case 'resolved':
-      return [
-        {
-          method: 'POST',
-          path: byAlias(alias, 'close'),
-          body: {
-            source: SOURCE,
-            note: oneLine(`Resolved${e.resolution ? `: ${e.resolution}` : ''}`, OPSGENIE_LIMITS.note),
-          },
-        },
-      ];
+    case 'resolved': {
+      const note = oneLine(`Resolved${e.resolution ? `: ${e.resolution}` : ''}`, OPSGENIE_LIMITS.note);
+      return [postOn(alias, 'close', { source: SOURCE, note })];
+    }
     default: {
       const details = incidentDetails(e, o);
       const templates = { ...OPSGENIE_TEMPLATES, ...o.templates };
@@ -183,7 +177,7 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
   if (n.fingerprint) {
     const alias = incidentKey(n.fingerprint, OPSGENIE_LIMITS.alias);
     const note = text.length <= OPSGENIE_LIMITS.note ? text : text.slice(0, OPSGENIE_LIMITS.note);
-    return [{ key: null, request: { method: 'POST', path: byAlias(alias, 'notes'), body: { source: SOURCE, note } } }];
+    return [{ key: null, request: postOn(alias, 'notes', { source: SOURCE, note }) }];
   }
   const alias = noticeKey(n);
   return [
@@ -202,7 +196,7 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
         },
       },
     },
-    { key: null, request: { method: 'POST', path: byAlias(alias, 'close'), body: { source: SOURCE } } },
+    { key: null, request: postOn(alias, 'close', { source: SOURCE }) },
   ];
 }
 

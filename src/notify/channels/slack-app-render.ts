@@ -9,6 +9,7 @@ import { byImportance } from '../grouping.js';
 import type { AlertsNotification } from './channel.js';
 import { describeHeadline, type Tone } from './describe.js';
 import { cutText, escapeMrkdwn } from './escape.js';
+import { alertsOf } from './incident-parts.js';
 import { renderSlack, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 
@@ -44,6 +45,21 @@ export interface LivingState {
   routes: readonly string[];
 }
 
+/** What a delivery of an alert group tells its living message (Slack's or Discord's). */
+export interface LivingDelivery {
+  /** JSON of the group's label values: with the channel's name, the living message's key. */
+  groupKey: string;
+  group: Record<string, string>;
+  /** Every event delivered, those the message's cap left out included. */
+  events: AlertEvent[];
+  routes: string[];
+}
+
+/** The living part of an alerts notification: its group, all its events, its routes. */
+export function livingDelivery(n: AlertsNotification): LivingDelivery {
+  return { groupKey: JSON.stringify(n.group), group: n.group, events: alertsOf(n), routes: n.routes ?? [] };
+}
+
 /**
  * The alerts a message shows after a delivery: the latest event of each alert, those delivered now
  * replacing those shown before (event ids only grow, so a late retry never rolls one back).
@@ -60,7 +76,7 @@ export function mergeShown(shown: readonly AlertEvent[], delivered: readonly Ale
 /** A group's state after a delivery: what its message showed before (if any), the delivery's events and routes added. */
 export function stateAfter(
   shown: Omit<LivingState, 'group'> | undefined,
-  delivered: { group: Record<string, string>; events: readonly AlertEvent[]; routes: readonly string[] },
+  delivered: Omit<LivingDelivery, 'groupKey'>,
 ): LivingState {
   return {
     group: delivered.group,

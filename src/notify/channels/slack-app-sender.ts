@@ -34,6 +34,7 @@ import type { SendResult } from './channel.js';
 import { PASSING_SLACK_ERRORS, slackErrorWord } from './slack-app-classify.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
 import { allResolved, renderLiving, stateAfter, type LivingState, type SlackAppMessage } from './slack-app-render.js';
+import type { LivingDelivery } from './slack-app-render.js';
 import type { EventControls, SlackMessage, SlackRenderOptions } from './slack-render.js';
 
 /** The `event_type` of the metadata a living message carries (Slack wants a short snake_case word). */
@@ -75,14 +76,8 @@ const historyAnswer = z.object({
 });
 
 /** A delivery of an alert group's events, as rendered for the channel. */
-export interface AlertsDelivery {
+export interface AlertsDelivery extends LivingDelivery {
   type: 'alerts';
-  /** JSON of the group's label values: with the channel's name, the living message's key. */
-  groupKey: string;
-  group: Record<string, string>;
-  /** Every event delivered (those the reply lists and those it counts). */
-  events: AlertEvent[];
-  routes: string[];
   /** The delivery's events as the thread reply says them. */
   reply: SlackMessage;
   /** Whether the reply is also shown in the channel (an event kind of `broadcast`). */
@@ -122,12 +117,9 @@ export interface LivingMessagesOptions {
 }
 
 /** Where a living message is in Slack: what the interactions need to find it. */
-export interface LivingMessageRef {
+export interface LivingMessageRef extends Pick<LivingMessageView, 'groupKey' | 'open'> {
   slackChannel: string;
   ts: string;
-  groupKey: string;
-  /** False once every alert in it resolved (or it was replaced): an action on it comes too late. */
-  open: boolean;
 }
 
 /** What a living message found by its `ts` is about. */

@@ -21,6 +21,7 @@ import { classifySlackApiError, slackErrorWord } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
 import { SLACK_TEMPLATE_PARTS } from './slack-config.js';
 import { SlackAppLinkStore } from './slack-app-link-store.js';
+import { livingDelivery } from './slack-app-render.js';
 import { slackLibraryLogger } from './slack-library-logger.js';
 import {
   LivingMessages,
@@ -167,15 +168,7 @@ function renderDelivery(n: Notification, config: SlackAppConfig, options: SlackR
   const reply = renderSlack(n, options);
   if (n.type === 'notice')
     return { type: 'notice', fingerprint: n.fingerprint, note: n.title, reply, threadOnly: n.threadOnly === true };
-  const events = [...n.events, ...(n.omittedEvents ?? [])];
+  const living = livingDelivery(n);
   const broadcast: readonly string[] = config.broadcast;
-  return {
-    type: 'alerts',
-    groupKey: JSON.stringify(n.group),
-    group: n.group,
-    events,
-    routes: n.routes ?? [],
-    reply,
-    broadcast: events.some((e) => broadcast.includes(e.kind)),
-  };
+  return { type: 'alerts', ...living, reply, broadcast: living.events.some((e) => broadcast.includes(e.kind)) };
 }

@@ -319,24 +319,16 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   for (let i = 0; i < fields.length; i += SLACK_LIMITS.fieldsPerSection) {
     blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
   }
-  for (const chunk of chunkLines(
-    (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000)),
-    SLACK_LIMITS.text,
-  )) {
-    blocks.push(section(chunk));
-  }
+  const lines = (n.lines ?? []).map((l) => escapeMrkdwn(l, 1000));
+  for (const chunk of chunkLines(lines, SLACK_LIMITS.text)) blocks.push(section(chunk));
   if (n.url) {
     const link = mrkdwnLink(n.url, 'Open', 20);
     if (link.startsWith('<')) blocks.push(section(link));
   }
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)} · ${escapeMrkdwn(n.topic, 60)}`));
-  return {
-    text: cutText(
-      noticeTitle(n, o, SLACK_TEMPLATES, (v) => escapeMrkdwn(v, 1000)),
-      SLACK_LIMITS.text,
-    ),
-    blocks: capBlocks(blocks),
-  };
+  // The notification's text is mrkdwn: the title's values escaped for it.
+  const text = noticeTitle(n, o, SLACK_TEMPLATES, (v) => escapeMrkdwn(v, 1000));
+  return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
 }
 
 /** A header block; plain text needs no entity escaping, only one line and cutting. */

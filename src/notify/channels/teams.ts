@@ -20,7 +20,7 @@ import type {
 } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
-import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl } from './escape.js';
+import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl, safeLinks } from './escape.js';
 import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
@@ -130,16 +130,10 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
 function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text);
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const h = d.headline;
   const templates = { ...TEAMS_TEMPLATES, ...o.templates };
   const view = messageView(n, d, { ...o, routes: n.routes });
-  const title = budget.spend(
-    cutText(
-      templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300)),
-      TEAMS_LIMITS.block,
-    ),
-  );
-  const body: CardElement[] = [header(h.tone, title)];
+  const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
+  const body: CardElement[] = [header(d.headline.tone, budget.spend(cutText(title, TEAMS_LIMITS.block)))];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
   const shown = d.events.slice(0, TEAMS_LIMITS.events);
   let cut = d.events.length - shown.length;
@@ -209,13 +203,7 @@ function actionsOf(
     if (e.app && e.url) links.push({ label: 'Open the app', url: e.url });
   }
   links.push(...runbooks);
-  const out: CardAction[] = [];
-  for (const { label, url } of links) {
-    const safe = safeHttpUrl(url);
-    if (safe && !out.some((a) => a.url === safe))
-      out.push({ type: 'Action.OpenUrl', title: oneLine(label, 60), url: safe });
-  }
-  return out;
+  return safeLinks(links).map(({ label, url }) => ({ type: 'Action.OpenUrl', title: oneLine(label, 60), url }));
 }
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */

@@ -84,10 +84,7 @@ export function defaultTemplates(medium: string, parts: TemplateParts): ChannelT
   for (const [part, scope] of Object.entries(parts) as [TemplatePart, TemplateScope][]) {
     const file = path.join(DEFAULT_TEMPLATE_DIR, medium, `${part}.mustache`);
     const compiled = compileTemplate(fs.readFileSync(file, 'utf8'), scope);
-    if (isTemplateProblem(compiled))
-      throw new Error(
-        `default template ${file}: ${compiled.message} at line ${compiled.line}, column ${compiled.column}`,
-      );
+    if (isTemplateProblem(compiled)) throw new Error(`default template ${file}: ${problemText(compiled)}`);
     out[part] = compiled;
   }
   return out;

@@ -138,10 +138,8 @@ export function noticeTitle(
  * whole once more through oneLine.
  */
 export function plainLine(print: (escape: ValueEscaper) => string, max: number): string {
-  return oneLine(
-    print((v) => plainText(v, max)),
-    max,
-  );
+  const printed = print((v) => plainText(v, max));
+  return oneLine(printed, max);
 }
 
 /** Labels as an object without a prototype: `labels.constructor` is no label, and finds nothing. */

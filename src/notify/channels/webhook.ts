@@ -27,7 +27,8 @@ import { NO_LINKS } from '../message-links.js';
 import type { AlertsNotification, Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
 import { renderOptionsOf, type RenderOptions } from './channel.js';
 import { postingChannel, urlSecrets } from './http-post.js';
-import { cutText, describeEvent, SHOWN_LIMITS, silenceCommand, type EventDescription, type Fact } from './describe.js';
+import { cutText, describeEvent, eventFactList, SHOWN_LIMITS, silenceCommand } from './describe.js';
+import type { EventDescription } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
 
@@ -225,27 +226,12 @@ function annotationsOf(
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => !!entry[1]));
 }
 
-/** The facts of an event, one a line: status, where, its check's facts, since when, what the API added, why it is over. */
+/** The facts of an event, one a line: status, what was wrong once resolved, then its facts as every channel lists them. */
 function description(d: EventDescription): string {
-  const lines = [d.status];
-  if (d.tone === 'resolved') {
-    lines.push(d.summary);
-    if (d.resolution) lines.push(`Why: ${d.resolution}`);
-  } else {
-    // Loops, not push(...spread): an item of the service's with 126,000 fields made a RangeError.
-    for (const f of [...d.where, ...d.facts]) lines.push(factLine(f));
-    if (d.since) {
-      lines.push(`Since: ${d.since.utc}${d.since.ago ? ` (${d.since.ago} ago)` : ''}`);
-    }
-    for (const f of d.context?.facts ?? []) lines.push(factLine(f));
-    for (const note of d.context?.notes ?? []) lines.push(`Note: ${note}`);
-  }
+  const lines = d.tone === 'resolved' ? [d.status, d.summary] : [d.status];
+  for (const f of eventFactList(d)) lines.push(`${f.label}: ${f.value}`);
   // Each line folded to one, so a line break in the service's text cannot make a line of ours.
   return lines.map((l) => text(l)).join('\n');
-}
-
-function factLine(f: Fact): string {
-  return `${f.label}: ${f.value}`;
 }
 
 /** The log excerpt: its title, then its lines with their UTC times. */
