@@ -15,7 +15,8 @@ import { ApiError, ApiResponseError } from './errors.js';
 import type { RecordProblem } from './record-problem.js';
 import { timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
-import { extraValueKey, valueAt, withExtraValues, type ExtraValues } from './extra-values.js';
+import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values.js';
+import { valueAt } from '../lib/value-at.js';
 
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
