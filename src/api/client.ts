@@ -266,8 +266,6 @@ export interface ApiClient {
 const API_PREFIX = '/api/v1';
 const EXCERPT_CHARS = 200;
 const MIB = 1024 * 1024;
-/** What a scrubbed secret reads as in an answer. */
-const REDACTED = '<secret>';
 
 /**
  * The page sizes a list walk steps down through when the service refuses its `limit` with
@@ -305,9 +303,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
-  const scrub = (text: string) => Secret.scrub(text, [token, ...(options.otherSecrets ?? [])]);
-  // What an answer is scrubbed of: the token and every other secret of the config, as text.
-  const secrets = [token, ...(options.otherSecrets ?? [])].map((s) => s.reveal()).filter((v) => v.length >= 4);
+  // What an answer is scrubbed of: the token and every other secret of the config.
+  const allSecrets = [token, ...(options.otherSecrets ?? [])];
+  /** `text` with every secret replaced by `<secret>`. */
+  const scrub = (text: string) => Secret.scrub(text, allSecrets);
+  const secrets = allSecrets.map((s) => s.reveal()).filter((v) => v.length >= 4);
   // The JSON escapes that could spell a secret without the text holding it as is: `\uXXXX` for
   // any character, and the short escape of each character of one that has one (`\/`, `\"`, `\\`).
   const escapesOfSecret = [
@@ -569,7 +569,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // The one place service text is scrubbed (a page parsed apart had nothing to scrub): from here
     // on, no answer, record, error message or excerpt can carry the token, whatever the service
     // echoed where.
-    const text = scrubSecrets(received);
+    const text = scrub(received);
     if (text.length > UNCOUNTED_BYTES && jsonValueBound(text, maxAnswerValues) > maxAnswerValues) {
       throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
     }
@@ -678,24 +678,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
 
-  /** `text` with every secret replaced by {@link REDACTED}. */
-  function scrubSecrets(text: string): string {
-    let out = text;
-    for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
-    return out;
-  }
-
   /**
    * A `JSON.parse` reviver: every string value, and every object key, scrubbed of the secrets. A
    * key matters as much as a value: a record keyed by the token, spelled in escapes, was stored
    * and shown whole. An object is rebuilt only when one of its keys holds a secret.
    */
   function scrubString(_key: string, value: unknown): unknown {
-    if (typeof value === 'string') return scrubSecrets(value);
+    if (typeof value === 'string') return scrub(value);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const keys = Object.keys(value);
-    if (!keys.some((k) => scrubSecrets(k) !== k)) return value;
-    return Object.fromEntries(keys.map((k) => [scrubSecrets(k), (value as Record<string, unknown>)[k]]));
+    if (!keys.some((k) => scrub(k) !== k)) return value;
+    return Object.fromEntries(keys.map((k) => [scrub(k), (value as Record<string, unknown>)[k]]));
   }
 
   function excerpt(text: string): string {
