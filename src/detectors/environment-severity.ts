@@ -14,11 +14,3 @@ export const PRODUCTION_CRITICAL: EnvironmentSeverity = {
   development: 'warning',
   none: 'warning',
 };
-
-/** Warning everywhere: the default for slow or lingering problems. */
-export const WARNING_EVERYWHERE: EnvironmentSeverity = {
-  production: 'warning',
-  staging: 'warning',
-  development: 'warning',
-  none: 'warning',
-};
