@@ -2,7 +2,6 @@ import type { AppLabels } from '../collectors/views.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import type { LabelValue } from './build-labels.js';
-import type { EnvironmentSeverity } from './environment-severity.js';
 import { recordFinding, type RecordFindingParts } from './record-finding.js';
 
 /** What every finding about one app says of the app, whichever check found it. */
@@ -14,17 +13,16 @@ export interface AppFindingParts<C extends string> extends RecordFindingParts<C>
  * The parts of a finding about `app` that every app check fills the same way: the parts of a
  * finding about a record ({@link recordFinding}: fingerprinted as the app, which a check with more
  * than one finding per app replaces with its own), its labels with the check's own `extra` (a
- * repository, a problem), and its severity: `severity` itself, or the one its environment takes in
- * `severity`. The check adds the rest: summary, details and since.
+ * repository, a problem), and its `severity`. The check adds the rest: summary, details and since.
  */
 export function appFinding<C extends string>(
   check: C,
   app: AppLabels,
-  severity: Severity | EnvironmentSeverity,
+  severity: Severity,
   extra: Record<string, LabelValue> = {},
 ): AppFindingParts<C> {
   return {
     ...recordFinding(check, { type: 'app', id: app.id }, { ...appContext(app).labels, ...extra }, app.url),
-    severity: typeof severity === 'string' ? severity : severity[app.environment_type ?? 'none'],
+    severity,
   };
 }

@@ -52,7 +52,7 @@ import { appContext } from './app-context.js';
 import { buildLabels, knownValues } from './build-labels.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -341,7 +341,7 @@ export function backups(
     });
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
-    const severity = PRODUCTION_CRITICAL[app.environment_type ?? 'none'];
+    const severity = productionCritical(app.environment_type);
     const good = seen?.good;
 
     // stale / missing: judged on the newest good backup only.

@@ -23,7 +23,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -315,7 +315,7 @@ function toFinding(
   const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
     ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
-    severity: PRODUCTION_CRITICAL[ctx.environmentType ?? 'none'],
+    severity: productionCritical(ctx.environmentType),
     summary: oneLine(summary),
     details,
     since,
