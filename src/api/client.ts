@@ -52,6 +52,7 @@ import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
+  describePath,
   itemSchemaOf,
   pageEnvelopeSchema,
   compiledSchema,
@@ -635,7 +636,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
     if (problems.length > 0) {
       const issues = problems.slice(0, 5).map((issue) => {
-        const where = describePath(issue.path, data);
+        const where = describePath(issue.path, data, '(answer)');
         return { where, text: `${where}: ${issue.message}` };
       });
       const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
@@ -664,7 +665,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const envelope = compiledSchema(pageEnvelopeSchema).safeParse(data);
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
-      const where = describePath(issue.path, data);
+      const where = describePath(issue.path, data, '(answer)');
       throw fail('schema', `${where}: ${issue.message}`, [where]);
     }
     const itemSchema = itemSchemaOf(schema);
@@ -884,24 +885,6 @@ function encodeParams(spec: FunctionSpec, params: object | undefined): string {
   const checked = Object.entries(checkParams(spec, 'query', params));
   const s = new URLSearchParams(checked.map(([key, value]) => [key, String(value)] as [string, string])).toString();
   return s ? `?${s}` : '';
-}
-
-/** A zod issue path as `items[3](id 42).state`, naming the list item by its id when it has one. */
-function describePath(path: readonly PropertyKey[], data: unknown): string {
-  let out = '';
-  let node: unknown = data;
-  for (const key of path) {
-    if (typeof key === 'number') {
-      out += `[${key}]`;
-      node = Array.isArray(node) ? node[key] : undefined;
-      const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
-      if (typeof id === 'number' || typeof id === 'string') out += `(id ${id})`;
-    } else {
-      out += out === '' ? String(key) : `.${String(key)}`;
-      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[String(key)] : undefined;
-    }
-  }
-  return out === '' ? '(answer)' : out;
 }
 
 /** `16 MiB`, `512 KiB`, `900 bytes`. */

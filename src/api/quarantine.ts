@@ -93,14 +93,14 @@ export function parseRecord(
     if (!unreadable) return { ok: true, data: known.data };
     return {
       ok: false,
-      problem: { reason: 'unreadable', detail: `${pathText(unreadable.path)}: ${unreadable.problem}` },
+      problem: { reason: 'unreadable', detail: `${describePath(unreadable.path)}: ${unreadable.problem}` },
     };
   }
   const issues = parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
-    const field = pathText(first.path);
+    const field = describePath(first.path);
     const key = extraValueKey(first.path, String(value));
     return {
       ok: false,
@@ -116,7 +116,10 @@ export function parseRecord(
     };
   }
   const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
-  return { ok: false, problem: { reason: 'unreadable', detail: `${pathText(first.path)}: ${first.message}${more}` } };
+  return {
+    ok: false,
+    problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
+  };
 }
 
 /** What a read by id that does not fit says of its record: the problem, or undefined when it reads. */
@@ -180,11 +183,25 @@ function idIn(item: unknown, key: string): number | undefined {
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
-/** `urls[0].ssl_status`. */
-function pathText(path: readonly PropertyKey[]): string {
+/**
+ * A zod issue path as `urls[0].ssl_status`; with the `data` it is in, `items[3](id 42).state`, naming
+ * each list item by its id when it has one. `whole` names the empty path.
+ */
+export function describePath(path: readonly PropertyKey[], data?: unknown, whole = '(record)'): string {
   let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out === '' ? String(key) : `.${String(key)}`;
-  return out === '' ? '(record)' : out;
+  let node: unknown = data;
+  for (const key of path) {
+    if (typeof key === 'number') {
+      out += `[${key}]`;
+      node = Array.isArray(node) ? node[key] : undefined;
+      const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
+      if (typeof id === 'number' || typeof id === 'string') out += `(id ${id})`;
+    } else {
+      out += out === '' ? String(key) : `.${String(key)}`;
+      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[String(key)] : undefined;
+    }
+  }
+  return out === '' ? whole : out;
 }
 
 /** The records one cycle set aside, one per record (kind and id; reason and detail for those without an id). */
