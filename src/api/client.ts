@@ -58,7 +58,6 @@ import {
   compiledSchema,
   parseRecord,
   quarantined,
-  recordProblemIn,
   recordKindOf,
   type QuarantinedRecord,
   type QuarantineSink,
@@ -626,7 +625,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = () =>
-      !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
+      !spec.paged && recordKindOf(spec.name) ? parseRecord(schema, data, options.extraValues).problem : undefined;
     const read = compiledSchema(schema).safeParse(data);
     const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
     const parsed = known ? { success: true as const, data: known.data } : read;

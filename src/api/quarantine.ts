@@ -77,14 +77,15 @@ export function compiledSchema<S extends z.ZodType>(schema: S): S {
 
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
- * answers the parsed record or what is wrong with it. A failure whose every issue is a string
- * outside a stated set of values (a zod enum) is `unknown_value`; anything else `unreadable`.
+ * answers the parsed record or what is wrong with it (`problem`, undefined when it reads). A
+ * failure whose every issue is a string outside a stated set of values (a zod enum) is
+ * `unknown_value`; anything else `unreadable`.
  */
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
   extra?: ExtraValues,
-): { ok: true; data: unknown } | { ok: false; problem: RecordProblem } {
+): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem } {
   const parsed = compiledSchema(schema).safeParse(item);
   // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
   const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
@@ -120,12 +121,6 @@ export function parseRecord(
     ok: false,
     problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
   };
-}
-
-/** What a read by id that does not fit says of its record: the problem, or undefined when it reads. */
-export function recordProblemIn(schema: z.ZodType, data: unknown, extra?: ExtraValues): RecordProblem | undefined {
-  const read = parseRecord(schema, data, extra);
-  return read.ok ? undefined : read.problem;
 }
 
 /** The envelope of a list answer, its items left unread: what must fit for a page to be read at all. */
