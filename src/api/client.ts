@@ -44,6 +44,7 @@ import {
   ApiResponseError,
   ApiTransportError,
   ApiUsageError,
+  failureCode,
   type TransportReason,
 } from './errors.js';
 import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
@@ -521,16 +522,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
-      report(
-        true,
-        err instanceof ApiError
-          ? err.code
-          : err instanceof ApiResponseError
-            ? err.problem
-            : err instanceof ApiTransportError
-              ? err.reason
-              : undefined,
-      );
+      report(true, failureCode(err));
       throw err;
     } finally {
       clearTimeout(timer);
