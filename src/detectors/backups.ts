@@ -49,7 +49,8 @@ import {
   SUCCEEDED_BACKUP_STATES,
 } from '../config/state-words.js';
 import { appContext } from './app-context.js';
-import { buildLabels, knownValues } from './build-labels.js';
+import { knownValues } from './build-labels.js';
+import { appFinding } from './app-finding.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { productionCritical } from './environment-severity.js';
@@ -312,8 +313,7 @@ export function backups(
     const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
     if (maxAge === null || maxAge === undefined) continue;
     const seen = snapshot.backups.get(app.id);
-    const ctx = appContext(app);
-    const name = ctx.name;
+    const { name } = appContext(app);
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
@@ -329,15 +329,12 @@ export function backups(
         storage?: string;
       },
     ): Detection<'backups'> => ({
+      ...appFinding('backups', app, f.severity, { problem, storage: f.storage }),
       fingerprint: f.storage === undefined ? fp(problem) : fp(problem, f.storage),
-      check: 'backups',
-      severity: f.severity,
       summary: oneLine(f.summary),
       details: backup ? { ...backupDetails(name, backup), ...f.details, app_id: String(app.id) } : f.details!,
       since: f.since,
-      subject: backup ? { type: 'backup', id: backup.id } : { type: 'app', id: app.id },
-      labels: buildLabels('backups', { ...ctx.labels, problem, storage: f.storage }),
-      url: app.url,
+      ...(backup && { subject: { type: 'backup', id: backup.id } }),
     });
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
