@@ -51,6 +51,7 @@ import {
 import { appContext } from './app-context.js';
 import { knownValues } from './build-labels.js';
 import { appFinding } from './app-finding.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
 import { productionCritical } from './environment-severity.js';
@@ -287,10 +288,8 @@ function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): str
     if (!seen && app) seen = snapshot.backups.get(app.id);
   }
   const problem = alert.labels.problem as BackupProblem | undefined;
-  if (problem === 'health' && subject.type === 'app') {
-    const app = snapshot.apps.find((a) => a.id === subject.id);
-    return app ? `backup health is ${app.backup_health} now` : 'the app is gone from the service';
-  }
+  if (problem === 'health')
+    return recordResolution(alert, 'app', snapshot.apps, (app) => `backup health is ${app.backup_health} now`);
   const good = seen?.good;
   if (!good) return null;
   const taken = parseTime(good.taken_at);
