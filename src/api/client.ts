@@ -397,13 +397,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { fn: spec.name, attempt, reason: decision.reason, delayMs: decision.delayMs, error: error.message },
         'api read failed; retrying',
       );
-      try {
-        await clock.sleep(decision.delayMs, opts.signal);
-      } catch {
+      await clock.sleep(decision.delayMs, opts.signal).catch(() => {
         const aborted = new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry');
         aborted.attempts = attempt;
         throw aborted;
-      }
+      });
     }
   }
 
@@ -424,12 +422,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (opts.deadline !== undefined && clock.now() >= opts.deadline) {
       throw new ApiTransportError(fn, 'deadline', 'the deadline of the call has passed');
     }
-    let outcome;
-    try {
-      outcome = await limiter.acquire(opts.signal, opts.deadline);
-    } catch {
+    const outcome = await limiter.acquire(opts.signal, opts.deadline).catch(() => {
       throw new ApiTransportError(fn, 'aborted', 'aborted by the caller while waiting for the rate limit');
-    }
+    });
     if (outcome === 'past_deadline') {
       throw new ApiTransportError(fn, 'deadline', 'the rate limit would hold the request past the deadline');
     }
