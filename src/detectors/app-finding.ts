@@ -4,11 +4,6 @@ import { appContext } from './app-context.js';
 import type { LabelValue } from './build-labels.js';
 import { recordFinding, type RecordFindingParts } from './record-finding.js';
 
-/** What every finding about one app says of the app, whichever check found it. */
-export interface AppFindingParts<C extends string> extends RecordFindingParts<C> {
-  severity: Severity;
-}
-
 /**
  * The parts of a finding about `app` that every app check fills the same way: the parts of a
  * finding about a record ({@link recordFinding}: fingerprinted as the app, which a check with more
@@ -20,7 +15,7 @@ export function appFinding<C extends string>(
   app: AppLabels,
   severity: Severity,
   extra: Record<string, LabelValue> = {},
-): AppFindingParts<C> {
+): RecordFindingParts<C> & { severity: Severity } {
   return {
     ...recordFinding(check, { type: 'app', id: app.id }, { ...appContext(app).labels, ...extra }, app.url),
     severity,
