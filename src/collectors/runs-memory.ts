@@ -46,9 +46,7 @@ export class RunsMemory {
    * passed over for good).
    */
   walked(newestCreated: number | undefined): void {
-    if (newestCreated !== undefined && (this.newestCreated === undefined || newestCreated > this.newestCreated)) {
-      this.newestCreated = newestCreated;
-    }
+    if (newestCreated !== undefined) this.newestCreated = Math.max(newestCreated, this.newestCreated ?? -Infinity);
   }
 
   /** Merges a cycle's settled runs in (newest per group wins). */
