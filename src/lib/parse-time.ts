@@ -125,7 +125,7 @@ export function toIso(value: string | null | undefined): string | null {
 
 /** Whether the date exists (a 29th of February only in a leap year) and the hour and minute are in range. */
 function isRealTime(year: number, month: number, day: number, hour: number, minute: number): boolean {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || hour > 23 || minute > 59) return false;
-  return !(month === 2 && day === 29 && !leap);
+  // A 29th of February: only in a leap year.
+  return !(month === 2 && day === 29) || (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
