@@ -91,10 +91,7 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig)
 
 /** How many apps per environment type, most severe first; apps outside any environment as `none`. */
 function countBy(environments: readonly (EnvironmentType | null)[]): [string, number][] {
-  const out: [string, number][] = [];
-  for (const type of [...ENVIRONMENTS_BY_WEIGHT, null]) {
-    const n = environments.filter((e) => e === type).length;
-    if (n > 0) out.push([type ?? 'none', n]);
-  }
-  return out;
+  return [...ENVIRONMENTS_BY_WEIGHT, null]
+    .map((type): [string, number] => [type ?? 'none', environments.filter((e) => e === type).length])
+    .filter(([, n]) => n > 0);
 }
