@@ -44,6 +44,7 @@ import {
   ApiResponseError,
   ApiTransportError,
   ApiUsageError,
+  failureCode,
   type TransportReason,
 } from './errors.js';
 import { jsonValueBound, UNCOUNTED_BYTES } from './answer-bounds.js';
@@ -52,12 +53,12 @@ import { parseRetryAfter } from '../lib/retry-after.js';
 import { RetryPolicy, type RetryPolicyOptions } from './retry-policy.js';
 import { paginate, pageStream, type PaginateOptions, type QuarantinedPage, type WalkedPage } from './paginate.js';
 import {
+  describePath,
   itemSchemaOf,
   pageEnvelopeSchema,
   compiledSchema,
   parseRecord,
   quarantined,
-  recordProblemIn,
   recordKindOf,
   type QuarantinedRecord,
   type QuarantineSink,
@@ -266,8 +267,6 @@ export interface ApiClient {
 const API_PREFIX = '/api/v1';
 const EXCERPT_CHARS = 200;
 const MIB = 1024 * 1024;
-/** What a scrubbed secret reads as in an answer. */
-const REDACTED = '<secret>';
 
 /**
  * The page sizes a list walk steps down through when the service refuses its `limit` with
@@ -305,9 +304,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   const limiter = new RateLimiter({ requestsPerSecond: options.requestsPerSecond ?? 10, clock });
   const policy = new RetryPolicy({ ...options.retry, maxRetries: options.maxRetries ?? 3 });
-  const scrub = (text: string) => Secret.scrub(text, [token, ...(options.otherSecrets ?? [])]);
-  // What an answer is scrubbed of: the token and every other secret of the config, as text.
-  const secrets = [token, ...(options.otherSecrets ?? [])].map((s) => s.reveal()).filter((v) => v.length >= 4);
+  // What an answer is scrubbed of: the token and every other secret of the config.
+  const allSecrets = [token, ...(options.otherSecrets ?? [])];
+  /** `text` with every secret replaced by `<secret>`. */
+  const scrub = (text: string) => Secret.scrub(text, allSecrets);
+  const secrets = allSecrets.map((s) => s.reveal()).filter((v) => v.length >= 4);
   // The JSON escapes that could spell a secret without the text holding it as is: `\uXXXX` for
   // any character, and the short escape of each character of one that has one (`\/`, `\"`, `\\`).
   const escapesOfSecret = [
@@ -396,13 +397,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { fn: spec.name, attempt, reason: decision.reason, delayMs: decision.delayMs, error: error.message },
         'api read failed; retrying',
       );
-      try {
-        await clock.sleep(decision.delayMs, opts.signal);
-      } catch {
+      await clock.sleep(decision.delayMs, opts.signal).catch(() => {
         const aborted = new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry');
         aborted.attempts = attempt;
         throw aborted;
-      }
+      });
     }
   }
 
@@ -423,12 +422,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (opts.deadline !== undefined && clock.now() >= opts.deadline) {
       throw new ApiTransportError(fn, 'deadline', 'the deadline of the call has passed');
     }
-    let outcome;
-    try {
-      outcome = await limiter.acquire(opts.signal, opts.deadline);
-    } catch {
+    const outcome = await limiter.acquire(opts.signal, opts.deadline).catch(() => {
       throw new ApiTransportError(fn, 'aborted', 'aborted by the caller while waiting for the rate limit');
-    }
+    });
     if (outcome === 'past_deadline') {
       throw new ApiTransportError(fn, 'deadline', 'the rate limit would hold the request past the deadline');
     }
@@ -521,16 +517,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       opts.onAnswer?.({ status, replayed });
       return answer;
     } catch (err) {
-      report(
-        true,
-        err instanceof ApiError
-          ? err.code
-          : err instanceof ApiResponseError
-            ? err.problem
-            : err instanceof ApiTransportError
-              ? err.reason
-              : undefined,
-      );
+      report(true, failureCode(err));
       throw err;
     } finally {
       clearTimeout(timer);
@@ -569,7 +556,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // The one place service text is scrubbed (a page parsed apart had nothing to scrub): from here
     // on, no answer, record, error message or excerpt can carry the token, whatever the service
     // echoed where.
-    const text = scrubSecrets(received);
+    const text = scrub(received);
     if (text.length > UNCOUNTED_BYTES && jsonValueBound(text, maxAnswerValues) > maxAnswerValues) {
       throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
     }
@@ -625,7 +612,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = () =>
-      !spec.paged && recordKindOf(spec.name) ? recordProblemIn(schema, data, options.extraValues) : undefined;
+      !spec.paged && recordKindOf(spec.name) ? parseRecord(schema, data, options.extraValues).problem : undefined;
     const read = compiledSchema(schema).safeParse(data);
     const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
     const parsed = known ? { success: true as const, data: known.data } : read;
@@ -635,7 +622,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
     if (problems.length > 0) {
       const issues = problems.slice(0, 5).map((issue) => {
-        const where = describePath(issue.path, data);
+        const where = describePath(issue.path, data, '(answer)');
         return { where, text: `${where}: ${issue.message}` };
       });
       const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
@@ -664,7 +651,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const envelope = compiledSchema(pageEnvelopeSchema).safeParse(data);
     if (!envelope.success) {
       const issue = envelope.error.issues[0]!;
-      const where = describePath(issue.path, data);
+      const where = describePath(issue.path, data, '(answer)');
       throw fail('schema', `${where}: ${issue.message}`, [where]);
     }
     const itemSchema = itemSchemaOf(schema);
@@ -678,24 +665,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return { items, total: envelope.data.total, quarantined: quarantinedItems };
   }
 
-  /** `text` with every secret replaced by {@link REDACTED}. */
-  function scrubSecrets(text: string): string {
-    let out = text;
-    for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
-    return out;
-  }
-
   /**
    * A `JSON.parse` reviver: every string value, and every object key, scrubbed of the secrets. A
    * key matters as much as a value: a record keyed by the token, spelled in escapes, was stored
    * and shown whole. An object is rebuilt only when one of its keys holds a secret.
    */
   function scrubString(_key: string, value: unknown): unknown {
-    if (typeof value === 'string') return scrubSecrets(value);
+    if (typeof value === 'string') return scrub(value);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const keys = Object.keys(value);
-    if (!keys.some((k) => scrubSecrets(k) !== k)) return value;
-    return Object.fromEntries(keys.map((k) => [scrubSecrets(k), (value as Record<string, unknown>)[k]]));
+    if (!keys.some((k) => scrub(k) !== k)) return value;
+    return Object.fromEntries(keys.map((k) => [scrub(k), (value as Record<string, unknown>)[k]]));
   }
 
   function excerpt(text: string): string {
@@ -891,24 +871,6 @@ function encodeParams(spec: FunctionSpec, params: object | undefined): string {
   const checked = Object.entries(checkParams(spec, 'query', params));
   const s = new URLSearchParams(checked.map(([key, value]) => [key, String(value)] as [string, string])).toString();
   return s ? `?${s}` : '';
-}
-
-/** A zod issue path as `items[3](id 42).state`, naming the list item by its id when it has one. */
-function describePath(path: readonly PropertyKey[], data: unknown): string {
-  let out = '';
-  let node: unknown = data;
-  for (const key of path) {
-    if (typeof key === 'number') {
-      out += `[${key}]`;
-      node = Array.isArray(node) ? node[key] : undefined;
-      const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
-      if (typeof id === 'number' || typeof id === 'string') out += `(id ${id})`;
-    } else {
-      out += out === '' ? String(key) : `.${String(key)}`;
-      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[String(key)] : undefined;
-    }
-  }
-  return out === '' ? '(answer)' : out;
 }
 
 /** `16 MiB`, `512 KiB`, `900 bytes`. */

@@ -213,6 +213,13 @@ const COUNTED_CODES: ReadonlySet<string> = new Set([
   ...TRANSPORT_REASONS,
 ]);
 
+/** What a failed attempt is counted under: a refusal's code, an answer's problem, the transport's reason. */
+export function failureCode(err: unknown): string | undefined {
+  if (err instanceof ApiError) return err.code;
+  if (err instanceof ApiResponseError) return err.problem;
+  return err instanceof ApiTransportError ? err.reason : undefined;
+}
+
 /**
  * The error code a metric label may carry: a code the daemon knows (reference §7, or one of its
  * own for an answer or a transport that failed), or `other`. The service chooses its codes, and a

@@ -17,6 +17,7 @@ import {
   appUpgradeSchema,
   urlRecordSchema,
 } from './schemas.js';
+import { setAt, valueAt } from '../lib/value-at.js';
 
 /**
  * The fields whose values the reference states, by the key `api.extra_values` names them with
@@ -88,23 +89,4 @@ export function withExtraValues(
   }
   const parsed = schema.safeParse(copy);
   return parsed.success ? { data: parsed.data } : undefined;
-}
-
-/** The value at `path` within `item`; undefined where the path leads nowhere. */
-export function valueAt(item: unknown, path: readonly PropertyKey[]): unknown {
-  let node = item;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
-}
-
-/** `item` with the value at `path` set (the copy is the caller's own, so it is changed in place). */
-function setAt(item: unknown, path: readonly PropertyKey[], value: unknown): unknown {
-  if (path.length === 0) return value;
-  let node = item as Record<PropertyKey, unknown>;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<PropertyKey, unknown>;
-  node[path.at(-1)!] = value;
-  return item;
 }

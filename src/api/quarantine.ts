@@ -15,7 +15,8 @@ import { ApiError, ApiResponseError } from './errors.js';
 import type { RecordProblem } from './record-problem.js';
 import { timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
-import { extraValueKey, valueAt, withExtraValues, type ExtraValues } from './extra-values.js';
+import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values.js';
+import { valueAt } from '../lib/value-at.js';
 
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
@@ -76,14 +77,15 @@ export function compiledSchema<S extends z.ZodType>(schema: S): S {
 
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
- * answers the parsed record or what is wrong with it. A failure whose every issue is a string
- * outside a stated set of values (a zod enum) is `unknown_value`; anything else `unreadable`.
+ * answers the parsed record or what is wrong with it (`problem`, undefined when it reads). A
+ * failure whose every issue is a string outside a stated set of values (a zod enum) is
+ * `unknown_value`; anything else `unreadable`.
  */
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
   extra?: ExtraValues,
-): { ok: true; data: unknown } | { ok: false; problem: RecordProblem } {
+): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem } {
   const parsed = compiledSchema(schema).safeParse(item);
   // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
   const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
@@ -92,14 +94,14 @@ export function parseRecord(
     if (!unreadable) return { ok: true, data: known.data };
     return {
       ok: false,
-      problem: { reason: 'unreadable', detail: `${pathText(unreadable.path)}: ${unreadable.problem}` },
+      problem: { reason: 'unreadable', detail: `${describePath(unreadable.path)}: ${unreadable.problem}` },
     };
   }
   const issues = parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
-    const field = pathText(first.path);
+    const field = describePath(first.path);
     const key = extraValueKey(first.path, String(value));
     return {
       ok: false,
@@ -115,13 +117,10 @@ export function parseRecord(
     };
   }
   const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
-  return { ok: false, problem: { reason: 'unreadable', detail: `${pathText(first.path)}: ${first.message}${more}` } };
-}
-
-/** What a read by id that does not fit says of its record: the problem, or undefined when it reads. */
-export function recordProblemIn(schema: z.ZodType, data: unknown, extra?: ExtraValues): RecordProblem | undefined {
-  const read = parseRecord(schema, data, extra);
-  return read.ok ? undefined : read.problem;
+  return {
+    ok: false,
+    problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
+  };
 }
 
 /** The envelope of a list answer, its items left unread: what must fit for a page to be read at all. */
@@ -179,11 +178,25 @@ function idIn(item: unknown, key: string): number | undefined {
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
-/** `urls[0].ssl_status`. */
-function pathText(path: readonly PropertyKey[]): string {
+/**
+ * A zod issue path as `urls[0].ssl_status`; with the `data` it is in, `items[3](id 42).state`, naming
+ * each list item by its id when it has one. `whole` names the empty path.
+ */
+export function describePath(path: readonly PropertyKey[], data?: unknown, whole = '(record)'): string {
   let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out === '' ? String(key) : `.${String(key)}`;
-  return out === '' ? '(record)' : out;
+  let node: unknown = data;
+  for (const key of path) {
+    if (typeof key === 'number') {
+      out += `[${key}]`;
+      node = Array.isArray(node) ? node[key] : undefined;
+      const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
+      if (typeof id === 'number' || typeof id === 'string') out += `(id ${id})`;
+    } else {
+      out += out === '' ? String(key) : `.${String(key)}`;
+      node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[String(key)] : undefined;
+    }
+  }
+  return out === '' ? whole : out;
 }
 
 /** The records one cycle set aside, one per record (kind and id; reason and detail for those without an id). */

@@ -90,12 +90,10 @@ export class RateLimiter {
       return 'past_deadline';
     }
     if (wait > 0) {
-      try {
-        await this.#clock.sleep(wait, signal);
-      } catch (err) {
+      await this.#clock.sleep(wait, signal).catch((err: unknown) => {
         this.#giveBack();
         throw err;
-      }
+      });
     }
     return 'acquired';
   }

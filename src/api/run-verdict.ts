@@ -7,7 +7,7 @@
 import type { Run, RunListItem, WatcherState } from './schemas.js';
 
 /** Watcher states of the reference (§3) that end a run badly: "why it failed, timed out or stopped". */
-const WATCHER_FAILURES: ReadonlySet<WatcherState> = new Set<WatcherState>(['failed', 'timeout', 'stopped']);
+export const WATCHER_FAILURES: ReadonlySet<string> = new Set<WatcherState>(['failed', 'timeout', 'stopped']);
 
 /** The run state words of the config; a list left out: no word means that. */
 export interface RunStateWords {

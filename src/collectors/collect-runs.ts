@@ -86,7 +86,7 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   for (const run of runs)
     if (run.app_id !== null && (wanted.has(run.state) || details.has(run.id))) labelled.add(run.app_id);
   const apps = await readApps(ctx, labelled);
-  const settledNewest = memory ? new Map(memory.settledNewest) : settled?.newest;
+  const settledNewest = memory ? new Map(memory.settled.newest) : settled?.newest;
   ctx.logger.debug(
     { runs: runs.length, settledGroups: settledNewest?.size, details: details.size, apps: apps.size },
     'runs read',
@@ -203,7 +203,8 @@ async function readLeftTheirState(
   for (const run of await mapLimit(left, ctx.concurrency, (run) => getUnlessGone(ctx, run.id, 'gone'))) {
     if (!run) continue;
     if (wanted.has(run.state)) byId.set(run.id, run);
-    else memory.addSettled(groupKey(run), run);
+    // Counted in as a settled run read by id (it left the failed and active lists).
+    else memory.settled.add(run);
   }
 }
 
@@ -291,14 +292,9 @@ function newestSettledByGroup(
   failed: ReadonlySet<string>,
   active: ReadonlySet<string>,
 ): Map<string, OrderKey> {
-  const out = new Map<string, OrderKey>(memory.settledNewest);
-  for (const run of runs) {
-    if (failed.has(run.state) || active.has(run.state)) continue;
-    const key = groupKey(run);
-    const known = out.get(key);
-    if (!known || isNewer(orderKey(run), known)) out.set(key, orderKey(run));
-  }
-  return out;
+  const out = new SettledRunSummary(memory.settled.newest);
+  for (const run of runs) if (!failed.has(run.state) && !active.has(run.state)) out.add(run);
+  return out.newest;
 }
 
 /** Whether a run still going is old enough (by its creation) to be stuck; unknown creation: it may be. */

@@ -1,14 +1,11 @@
 import type { EnvironmentType } from '../api/schemas.js';
-import { ApiError } from '../api/errors.js';
+import { permissionDenial } from '../api/describe-error.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { ServersSnapshot } from './snapshot.js';
 import { StateWordTally } from './state-word-tally.js';
 import { appEnvironmentView } from './views.js';
-
-/** Refusals that say the token may not list apps, which the servers job does not otherwise need. */
-const NOT_ALLOWED: ReadonlySet<string> = new Set(['function_not_allowed', 'access_denied']);
 
 /**
  * Reads the `servers` job's snapshot: every record of `servers.list` (all pages, every configured
@@ -36,11 +33,13 @@ export async function collectServers(ctx: CollectorContext): Promise<ServersSnap
     const environmentsOf = (i: number) => read[i]!.map((app) => app.environment_type);
     for (const [i, server] of bad.entries()) appEnvironments.set(server.id, environmentsOf(i));
   } catch (err) {
-    if (!(err instanceof ApiError && NOT_ALLOWED.has(err.code))) throw err;
-    appsUnread = `apps.list answered ${err.code}`;
+    // The token may not list apps, which the servers job does not otherwise need.
+    const denied = permissionDenial(err);
+    if (!denied) throw err;
+    appsUnread = `apps.list answered ${denied.code}`;
     appEnvironments.clear();
     ctx.logger.warn(
-      { code: err.code },
+      { code: denied.code },
       'cannot list the apps on servers in a bad state (deployment_app: read): their alerts stay critical, without an environment',
     );
   }

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import { permissionDenial } from '../api/describe-error.js';
 
 /** A configured namespace the token does not reach: a configuration problem, not an outage. */
 export class NamespaceError extends Error {
@@ -42,10 +42,8 @@ export async function resolveNamespaces(
   } catch (err) {
     // The reference grades denials loosely (§5.5): a token without `workspace: read` may hear
     // function_not_allowed or access_denied. Either way whoami is optional, never a reason to stop.
-    if (err instanceof ApiError && (err.code === 'function_not_allowed' || err.code === 'access_denied')) {
-      return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
-    }
-    throw err;
+    if (!permissionDenial(err)) throw err;
+    return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
   }
   const reached = identity.namespaces.map((n) => n.code);
   if (configured.length === 0) return { namespaces: null, reached };

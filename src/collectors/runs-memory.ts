@@ -5,8 +5,7 @@
  * Nothing here is state the alerts depend on: with it empty, the collector reads as it always did.
  */
 import type { Run, RunListItem } from '../api/schemas.js';
-import { isNewer, orderKey } from '../lib/newest-first.js';
-import type { SettledRun } from './settled-runs.js';
+import { SettledRunSummary, type SettledRun } from './settled-runs.js';
 
 /**
  * How far below the newest creation time already seen a later walk still reads: a run that shows
@@ -19,8 +18,8 @@ export const WALK_OVERLAP_MS = 60 * 60_000;
 export class RunsMemory {
   /** The newest creation time the last walk read (ms), or undefined before the first walk. */
   newestCreated: number | undefined;
-  /** Where the newest settled run of each group stands, as {@link SettledRunSummary} keeps it, over every walk so far. */
-  readonly settledNewest = new Map<string, SettledRun>();
+  /** Where the newest settled run of each group stands, over every walk so far. */
+  readonly settled = new SettledRunSummary();
   /** The last `runs.get` of each run in view, by id: reused while the run's `updated_at` has not moved. */
   readonly details = new Map<number, Run>();
   /**
@@ -46,22 +45,12 @@ export class RunsMemory {
    * passed over for good).
    */
   walked(newestCreated: number | undefined): void {
-    if (newestCreated !== undefined && (this.newestCreated === undefined || newestCreated > this.newestCreated)) {
-      this.newestCreated = newestCreated;
-    }
+    if (newestCreated !== undefined) this.newestCreated = Math.max(newestCreated, this.newestCreated ?? -Infinity);
   }
 
   /** Merges a cycle's settled runs in (newest per group wins). */
   mergeSettled(settled: ReadonlyMap<string, SettledRun>): void {
-    for (const [key, run] of settled) {
-      const known = this.settledNewest.get(key);
-      if (!known || isNewer(run, known)) this.settledNewest.set(key, run);
-    }
-  }
-
-  /** Counts in one settled run read by id (a run that left the failed and active lists). */
-  addSettled(key: string, run: RunListItem): void {
-    this.mergeSettled(new Map([[key, { ...orderKey(run), state: run.state }]]));
+    for (const [key, run] of settled) this.settled.keep(key, run);
   }
 
   /**
@@ -71,12 +60,12 @@ export class RunsMemory {
    * be held between cycles for nothing.
    */
   retainSettled(groups: ReadonlySet<string>): void {
-    for (const key of this.settledNewest.keys()) if (!groups.has(key)) this.settledNewest.delete(key);
+    for (const key of this.settled.newest.keys()) if (!groups.has(key)) this.settled.newest.delete(key);
   }
 
   /** Forgets the settled runs created before `since`: none of them can supersede a failure in the window. */
   pruneSettled(since: number): void {
-    for (const [key, run] of this.settledNewest) if (run.time < since) this.settledNewest.delete(key);
+    for (const [key, run] of this.settled.newest) if (run.time < since) this.settled.newest.delete(key);
   }
 
   /**

@@ -19,14 +19,22 @@ export function groupKey(run: RunListItem): string {
  * where the newest such run stands is kept (`RunsSnapshot.settledNewest`), not the runs.
  */
 export class SettledRunSummary {
-  readonly newest = new Map<string, SettledRun>();
+  readonly newest: Map<string, SettledRun>;
+
+  /** A summary starting from `from`'s (a copy). */
+  constructor(from: ReadonlyMap<string, SettledRun> = new Map()) {
+    this.newest = new Map(from);
+  }
 
   /** Counts `run` (a settled one) in; reading the same run twice (a walk read again) changes nothing. */
   add(run: RunListItem): void {
-    const key = groupKey(run);
-    const place = orderKey(run);
+    this.keep(groupKey(run), { ...orderKey(run), state: run.state });
+  }
+
+  /** Keeps `run` as the newest settled run of the group `key` when it is newer than the one kept. */
+  keep(key: string, run: SettledRun): void {
     const known = this.newest.get(key);
-    if (!known || isNewer(place, known)) this.newest.set(key, { ...place, state: run.state });
+    if (!known || isNewer(run, known)) this.newest.set(key, run);
   }
 }
 

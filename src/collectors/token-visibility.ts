@@ -86,14 +86,12 @@ async function readById(client: ApiClient, id: number, signal: AbortSignal | und
  * that hides it reads as an estate without it). Empty: it sees every environment it lists.
  */
 export function visibilityLimits(environments: TokenVisibility['environments']): string[] {
-  const out: string[] = [];
-  for (const e of environments) {
-    if (e.readById === 'refused') {
-      out.push(
+  const out = environments
+    .filter((e) => e.readById === 'refused')
+    .map(
+      (e) =>
         `this token cannot read ${e.type} records by id; failed ${e.type} runs are told from the list alone, without their steps`,
-      );
-    }
-  }
+    );
   const unseen = environments.filter((e) => e.listed === false).map((e) => e.type);
   if (unseen.length > 0 && unseen.length < ENVIRONMENT_TYPES.length) {
     const names = unseen.join(' and ');

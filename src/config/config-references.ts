@@ -1,4 +1,5 @@
 import type { KeyPath } from './yaml-lines.js';
+import { valueAt } from '../lib/value-at.js';
 
 /** A problem found by {@link checkReferences}, located by key path. */
 export interface ReferenceProblem {
@@ -6,9 +7,6 @@ export interface ReferenceProblem {
   message: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const get = (v: unknown, key: string): unknown => (isObj(v) ? v[key] : undefined);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
@@ -24,7 +22,7 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
  */
 export function checkReferences(raw: unknown): ReferenceProblem[] {
   const problems: ReferenceProblem[] = [];
-  const notify = get(raw, 'notify');
+  const notify = valueAt(raw, ['notify']);
 
   const channelNames = uniqueNames(raw, ['notify', 'channels'], 'channel', problems);
   const windowNames = uniqueNames(raw, ['notify', 'mute_windows'], 'mute window', problems);
@@ -38,16 +36,16 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
         problems.push({ path: [...at, i], message: `unknown ${what} "${name}" (${knownText})` });
       }
     });
-  list(get(notify, 'routes')).forEach((route, r) => {
-    mustBeKnown(get(route, 'channels'), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
-    mustBeKnown(get(route, 'mute_windows'), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
+  list(valueAt(notify, ['routes'])).forEach((route, r) => {
+    mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
+    mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
   });
-  mustBeKnown(get(get(notify, 'digest'), 'channels'), ['notify', 'digest', 'channels'], channelNames, 'channel');
+  mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
 
   // Slack posts the clicks to server.listen: with the listener off nothing would ever receive them.
-  if (get(get(raw, 'server'), 'listen') === 'off') {
-    list(get(notify, 'channels')).forEach((channel, c) => {
-      if (get(get(channel, 'interactions'), 'mode') === 'http') {
+  if (valueAt(raw, ['server', 'listen']) === 'off') {
+    list(valueAt(notify, ['channels'])).forEach((channel, c) => {
+      if (valueAt(channel, ['interactions', 'mode']) === 'http') {
         problems.push({
           path: ['notify', 'channels', c, 'interactions', 'mode'],
           message:
@@ -57,10 +55,10 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
     });
   }
 
-  const remediation = get(raw, 'remediation');
-  const policies = list(get(remediation, 'policies'));
+  const remediation = valueAt(raw, ['remediation']);
+  const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
-  if (get(remediation, 'enabled') === true && policies.length === 0) {
+  if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],
       message:
@@ -73,8 +71,8 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
 /** Collects the `name` of each entry of the list at `at`, reporting the second and later use of a name. */
 function uniqueNames(raw: unknown, at: [string, string], what: string, problems: ReferenceProblem[]): Set<string> {
   const first = new Map<string, number>();
-  list(get(get(raw, at[0]), at[1])).forEach((entry, i) => {
-    const name = get(entry, 'name');
+  list(valueAt(raw, at)).forEach((entry, i) => {
+    const name = valueAt(entry, ['name']);
     if (typeof name !== 'string') return;
     const seen = first.get(name);
     if (seen === undefined) {

@@ -12,6 +12,7 @@ import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
+import { setAt, valueAt } from '../lib/value-at.js';
 import { CHANNEL_KINDS } from '../notify/channels/registry.js';
 import type { ChannelKind } from '../notify/channels/channel.js';
 import { readChannelTemplates, type TemplateParts } from '../notify/channels/template-config.js';
@@ -183,7 +184,7 @@ function readConfig(
   // What the checks find, but for a value whose `${…}` is reported already.
   const found = (p: KeyPath, message: string) => unsubstituted.has(formatKeyPath(p)) || at(p, message);
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
-  for (const { path: p } of unset) setValueAt(raw, p, unsetStandIn(p, raw, String(valueAt(raw, p))));
+  for (const { path: p } of unset) setAt(raw, p, unsetStandIn(p, raw, String(valueAt(raw, p))));
 
   const parsed = configSchema.safeParse(raw, { error: friendlyMessage });
   if (!parsed.success) {
@@ -245,22 +246,6 @@ function resolvedState(state: ParsedConfig['state'], baseDir: string): StateConf
 
 function byLine(a: ConfigProblem, b: ConfigProblem): number {
   return (a.line ?? 0) - (b.line ?? 0);
-}
-
-/** The value at `at` in plain data, if there is one. */
-function valueAt(raw: unknown, at: KeyPath): unknown {
-  let value = raw;
-  for (const seg of at)
-    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[seg] : undefined;
-  return value;
-}
-
-/** Sets the value at `at` in plain data, where the path leads to one. */
-function setValueAt(raw: unknown, at: KeyPath, value: unknown): void {
-  const parent = valueAt(raw, at.slice(0, -1));
-  if (typeof parent === 'object' && parent !== null && at.length > 0) {
-    (parent as Record<PropertyKey, unknown>)[at[at.length - 1]!] = value;
-  }
 }
 
 /**

@@ -28,8 +28,8 @@ export function restorePointOfRun(points: readonly RestorePoint[], runId: number
 export function restorePointFacts(point: RestorePoint): Fact[] {
   const facts: Fact[] = [
     { label: 'Restore point', value: `#${point.id} ${point.outcome}: ${OUTCOME_WORDS[point.outcome]}` },
+    { label: 'Instant undo', value: point.instant_undo ? 'possible' : 'not possible' },
   ];
-  facts.push({ label: 'Instant undo', value: point.instant_undo ? 'possible' : 'not possible' });
   if (point.instant_undo && point.kept_until)
     facts.push({ label: 'Undo possible until', value: point.kept_until, kind: 'time' });
   const backup = point.backup ?? (point.backup_id === null ? null : `#${point.backup_id}`);

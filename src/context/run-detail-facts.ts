@@ -6,6 +6,7 @@
  */
 import type { Run } from '../api/schemas.js';
 import type { Fact } from '../lib/alert-vocabulary.js';
+import { failedStep } from '../detectors/run-lineage.js';
 
 /**
  * The facts of a run's detail. The failed step is the last one carrying a `reason` (the reference
@@ -13,7 +14,7 @@ import type { Fact } from '../lib/alert-vocabulary.js';
  */
 export function runDetailFacts(run: Run): Fact[] {
   const facts: Fact[] = [];
-  const step = [...run.steps].reverse().find((s) => s.reason !== null);
+  const step = failedStep(run);
   if (step) facts.push({ label: 'Failed step', value: `${step.name}: ${step.reason ?? ''}`.trim() });
   const watcher = run.watcher;
   if (watcher) {

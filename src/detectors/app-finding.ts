@@ -2,29 +2,22 @@ import type { AppLabels } from '../collectors/views.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { appContext } from './app-context.js';
 import type { LabelValue } from './build-labels.js';
-import type { EnvironmentSeverity } from './environment-severity.js';
 import { recordFinding, type RecordFindingParts } from './record-finding.js';
-
-/** What every finding about one app says of the app, whichever check found it. */
-export interface AppFindingParts<C extends string> extends RecordFindingParts<C> {
-  severity: Severity;
-}
 
 /**
  * The parts of a finding about `app` that every app check fills the same way: the parts of a
  * finding about a record ({@link recordFinding}: fingerprinted as the app, which a check with more
  * than one finding per app replaces with its own), its labels with the check's own `extra` (a
- * repository, a problem), and the severity its environment takes in `severity`. The check adds the
- * rest: summary, details and since.
+ * repository, a problem), and its `severity`. The check adds the rest: summary, details and since.
  */
 export function appFinding<C extends string>(
   check: C,
   app: AppLabels,
-  severity: EnvironmentSeverity,
+  severity: Severity,
   extra: Record<string, LabelValue> = {},
-): AppFindingParts<C> {
+): RecordFindingParts<C> & { severity: Severity } {
   return {
     ...recordFinding(check, { type: 'app', id: app.id }, { ...appContext(app).labels, ...extra }, app.url),
-    severity: severity[app.environment_type ?? 'none'],
+    severity,
   };
 }

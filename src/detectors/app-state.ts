@@ -17,7 +17,7 @@ import { appFinding } from './app-finding.js';
 import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 import { toIso } from '../lib/parse-time.js';
@@ -47,7 +47,7 @@ export function appState(snapshot: BackupsSnapshot, options: BadStatesConfig): D
     const { name } = appContext(app);
     const updated = toIso(app.updated_at);
     findings.push({
-      ...appFinding('app_state', app, PRODUCTION_CRITICAL),
+      ...appFinding('app_state', app, productionCritical(app.environment_type)),
       summary: `App ${name} is ${app.state}`,
       // `updated_at`: not shown, the time its time to alert counts from (`notify/time-to-alert.ts`).
       details: { app: name, state: app.state, ...(updated ? { updated_at: updated } : {}) },

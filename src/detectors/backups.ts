@@ -49,10 +49,12 @@ import {
   SUCCEEDED_BACKUP_STATES,
 } from '../config/state-words.js';
 import { appContext } from './app-context.js';
-import { buildLabels, knownValues } from './build-labels.js';
+import { knownValues } from './build-labels.js';
+import { appFinding } from './app-finding.js';
+import { recordResolution } from './record-resolution.js';
 import { defineCheck, type ResolvedAlert } from './define-check.js';
 import type { DetectorResult } from './detector-result.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { formatDuration } from '../lib/format-duration.js';
@@ -286,10 +288,8 @@ function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): str
     if (!seen && app) seen = snapshot.backups.get(app.id);
   }
   const problem = alert.labels.problem as BackupProblem | undefined;
-  if (problem === 'health' && subject.type === 'app') {
-    const app = snapshot.apps.find((a) => a.id === subject.id);
-    return app ? `backup health is ${app.backup_health} now` : 'the app is gone from the service';
-  }
+  if (problem === 'health')
+    return recordResolution(alert, 'app', snapshot.apps, (app) => `backup health is ${app.backup_health} now`);
   const good = seen?.good;
   if (!good) return null;
   const taken = parseTime(good.taken_at);
@@ -312,8 +312,7 @@ export function backups(
     const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
     if (maxAge === null || maxAge === undefined) continue;
     const seen = snapshot.backups.get(app.id);
-    const ctx = appContext(app);
-    const name = ctx.name;
+    const { name } = appContext(app);
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
     // prefix of `incomplete`, a problem's fingerprint matches only itself (no sub-problem's name
     // starts with another's), and `offsite/` every storage's.
@@ -329,19 +328,16 @@ export function backups(
         storage?: string;
       },
     ): Detection<'backups'> => ({
+      ...appFinding('backups', app, f.severity, { problem, storage: f.storage }),
       fingerprint: f.storage === undefined ? fp(problem) : fp(problem, f.storage),
-      check: 'backups',
-      severity: f.severity,
       summary: oneLine(f.summary),
       details: backup ? { ...backupDetails(name, backup), ...f.details, app_id: String(app.id) } : f.details!,
       since: f.since,
-      subject: backup ? { type: 'backup', id: backup.id } : { type: 'app', id: app.id },
-      labels: buildLabels('backups', { ...ctx.labels, problem, storage: f.storage }),
-      url: app.url,
+      ...(backup && { subject: { type: 'backup', id: backup.id } }),
     });
     // A failed backup shares the stale table: in production it means the next stale alert is
     // coming unless someone acts before the deadline, so it is as urgent; elsewhere a warning.
-    const severity = PRODUCTION_CRITICAL[app.environment_type ?? 'none'];
+    const severity = productionCritical(app.environment_type);
     const good = seen?.good;
 
     // stale / missing: judged on the newest good backup only.

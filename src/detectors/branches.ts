@@ -24,7 +24,6 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
@@ -91,7 +90,7 @@ export function branches(snapshot: MaintenanceSnapshot, options: BranchesConfig)
       const behind = kind === 'behind';
       if (behind && repo.head_sha) details.head = shortSha(repo.head_sha);
       findings.push({
-        ...appFinding('branches', app, WARNING_EVERYWHERE, {
+        ...appFinding('branches', app, 'warning', {
           ...where,
           problem: kind,
           ...(behind && DIGEST_ONLY_LABEL),

@@ -20,7 +20,7 @@ import type { EnvironmentType, UrlRecord } from '../api/schemas.js';
 import type { UrlsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema } from '../config/check-config.js';
 import { offOrDurationSchema } from '../config/duration.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
@@ -125,7 +125,7 @@ function byStatus(record: UrlRecord, options: CertificatesConfig, environment: E
     case 'expiring_soon':
       return { severity: 'warning', reason: 'status_expiring_soon' };
     case 'error':
-      return { severity: PRODUCTION_CRITICAL[environment ?? 'none'], reason: 'status_error' };
+      return { severity: productionCritical(environment), reason: 'status_error' };
     case 'unknown':
       return options.unknown_after === null ? null : { severity: 'warning', reason: 'status_unknown' };
     default:

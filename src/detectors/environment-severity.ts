@@ -2,23 +2,9 @@ import type { EnvironmentType } from '../api/schemas.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 
 /**
- * Severity per environment type; `none` is for records outside any environment (environment_type
- * null). Detectors whose findings matter more in production judge by one of these.
+ * Critical in production, warning elsewhere (other environments, and records outside any): the
+ * severity of failures, for the detectors whose findings matter more in production.
  */
-export type EnvironmentSeverity = Record<EnvironmentType | 'none', Severity>;
-
-/** Critical in production, warning elsewhere: the default for failures. */
-export const PRODUCTION_CRITICAL: EnvironmentSeverity = {
-  production: 'critical',
-  staging: 'warning',
-  development: 'warning',
-  none: 'warning',
-};
-
-/** Warning everywhere: the default for slow or lingering problems. */
-export const WARNING_EVERYWHERE: EnvironmentSeverity = {
-  production: 'warning',
-  staging: 'warning',
-  development: 'warning',
-  none: 'warning',
-};
+export function productionCritical(environment: EnvironmentType | null | undefined): Severity {
+  return environment === 'production' ? 'critical' : 'warning';
+}

@@ -13,7 +13,7 @@
  * newer settled run of the group) resolves it.
  */
 import type { z } from 'zod';
-import { runVerdict } from '../api/run-verdict.js';
+import { runVerdict, WATCHER_FAILURES } from '../api/run-verdict.js';
 import type { Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
 import { groupKey } from '../collectors/settled-runs.js';
@@ -23,7 +23,7 @@ import { durationSchema } from '../config/duration.js';
 import { FAILED_RUN_STATES, OTHER_RUN_STATES, SUCCEEDED_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import { UNDERWAY_SINCE, type Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -223,9 +223,6 @@ interface Failure {
   watcher: string | null;
 }
 
-/** Watcher states that end a run badly (reference §3): the failure was the server's. */
-const WATCHER_FAILED: ReadonlySet<string> = new Set(['failed', 'timeout', 'stopped']);
-
 /** The failure as read now, from the run's detail; what the alert told when the detail does not say. */
 function failureRead(detail: Run | undefined, watcherFailed: boolean, told: Told | undefined): Failure {
   const watcher = detail?.watcher ?? null;
@@ -243,7 +240,7 @@ function failureRead(detail: Run | undefined, watcherFailed: boolean, told: Told
 
 /** The failure as the alert told it: a run going again no longer shows where it failed. */
 function failureTold(told: Told): Failure {
-  const watcher = told.watcher !== undefined && WATCHER_FAILED.has(told.watcher) ? told.watcher : null;
+  const watcher = told.watcher !== undefined && WATCHER_FAILURES.has(told.watcher) ? told.watcher : null;
   return { step: watcher ? null : (told.step ?? null), why: told.reason ?? null, watcher };
 }
 
@@ -315,7 +312,7 @@ function toFinding(
   const labels = { ...ctx.labels, step: failure.step ?? undefined };
   return {
     ...recordFinding('failed_runs', { type: 'run', id: run.id }, labels, ctx.url),
-    severity: PRODUCTION_CRITICAL[ctx.environmentType ?? 'none'],
+    severity: productionCritical(ctx.environmentType),
     summary: oneLine(summary),
     details,
     since,

@@ -15,7 +15,6 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { factsFrom } from './presentation.js';
@@ -51,7 +50,7 @@ export function maintenance(snapshot: MaintenanceSnapshot, options: MaintenanceC
     const { name } = appContext(app);
     const max = formatDuration(options.max_duration);
     findings.push({
-      ...appFinding('maintenance', app, WARNING_EVERYWHERE),
+      ...appFinding('maintenance', app, 'warning'),
       summary: `${name} has been in maintenance for more than ${max}`,
       details: { app: name, state: app.state, max_duration: max },
       // The source does not say when maintenance began; the lifecycle's first sighting stands in.

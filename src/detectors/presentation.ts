@@ -37,15 +37,12 @@ export type FactSpec = string | readonly [key: string, label: string, kind?: 'ti
 /** Facts picked from a finding's details by `spec`, in its order; absent and empty values left out. */
 export function factsFrom(spec: readonly FactSpec[]): (finding: Presentable) => Fact[] {
   const facts = spec.map((s) => (typeof s === 'string' ? ([s, keyInWords(s)] as const) : s));
-  return ({ details }) => {
-    const out: Fact[] = [];
-    for (const [key, label, kind] of facts) {
+  return ({ details }) =>
+    facts.flatMap(([key, label, kind]): Fact[] => {
       const value = details[key];
-      if (value === undefined || value === '') continue;
-      out.push(kind ? { label, value, kind } : { label, value });
-    }
-    return out;
-  };
+      if (value === undefined || value === '') return [];
+      return [kind ? { label, value, kind } : { label, value }];
+    });
 }
 
 /** A detection with what `presentation` shows of it. */

@@ -28,7 +28,6 @@ import { parseTime, toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { oneLine } from './one-line.js';
@@ -118,7 +117,7 @@ export function repositoryChecks(
       if (checked) details.checked_at = checked;
       if (unread !== 'never') details.unread_for = formatDuration(unread.age);
       findings.push({
-        ...appFinding('repository_checks', app, WARNING_EVERYWHERE, where),
+        ...appFinding('repository_checks', app, 'warning', where),
         fingerprint: fingerprint('repository_checks', app.id, repo.repository),
         summary: oneLine(
           unread === 'never'

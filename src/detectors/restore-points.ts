@@ -20,7 +20,6 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 import { factsFrom } from './presentation.js';
@@ -70,7 +69,7 @@ export function restorePoints(snapshot: MaintenanceSnapshot): Detection<'restore
       if (at) details.at = at;
       if (point.run_id !== null) details.run = `#${point.run_id}`;
       findings.push({
-        ...appFinding('restore_points', app, WARNING_EVERYWHERE),
+        ...appFinding('restore_points', app, 'warning'),
         fingerprint: fingerprint('restore_points', 'held', point.id),
         summary: `${name} was rolled back to restore point #${point.id}${point.action ? ` (from before its ${point.action})` : ''} and is held there: its auto-updates wait until the point is let go`,
         details,

@@ -17,13 +17,13 @@
  */
 import type { EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
-import { SEVERITY_RANK, type Severity } from '../lib/alert-vocabulary.js';
+import type { Severity } from '../lib/alert-vocabulary.js';
 import { badStatesParts, type BadStatesConfig } from './bad-states.js';
 import { knownValues } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { factsFrom } from './presentation.js';
 
@@ -68,8 +68,8 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig)
     let inProduction = '';
     if (environments) {
       environment = ENVIRONMENTS_BY_WEIGHT.find((type) => environments.includes(type));
-      severity =
-        environments.length === 0 ? 'warning' : worst(environments.map((type) => PRODUCTION_CRITICAL[type ?? 'none']));
+      // As severe as its most severe app: the environment it carries (none: no app, a warning).
+      severity = productionCritical(environment);
       const counts = countBy(environments);
       if (counts.length > 0) details.environments = counts.map(([type, n]) => `${type} ${n}`).join(', ');
       const production = environments.filter((type) => type === 'production').length;
@@ -89,17 +89,9 @@ export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig)
   return findings;
 }
 
-/** The most severe of `severities` (at least one). */
-function worst(severities: readonly Severity[]): Severity {
-  return severities.reduce((a, b) => (SEVERITY_RANK[b] > SEVERITY_RANK[a] ? b : a));
-}
-
 /** How many apps per environment type, most severe first; apps outside any environment as `none`. */
 function countBy(environments: readonly (EnvironmentType | null)[]): [string, number][] {
-  const out: [string, number][] = [];
-  for (const type of [...ENVIRONMENTS_BY_WEIGHT, null]) {
-    const n = environments.filter((e) => e === type).length;
-    if (n > 0) out.push([type ?? 'none', n]);
-  }
-  return out;
+  return [...ENVIRONMENTS_BY_WEIGHT, null]
+    .map((type): [string, number] => [type ?? 'none', environments.filter((e) => e === type).length])
+    .filter(([, n]) => n > 0);
 }

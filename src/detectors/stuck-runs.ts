@@ -17,7 +17,6 @@ import { durationSchema } from '../config/duration.js';
 import { ACTIVE_RUN_STATES } from '../config/state-words.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
-import { WARNING_EVERYWHERE } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { oneLine } from './one-line.js';
@@ -117,7 +116,7 @@ export function stuckRuns(snapshot: RunsSnapshot, options: StuckRunsConfig, now:
     findings.push({
       // No step label: the step moves on while the run stays stuck, and labels should hold still.
       ...recordFinding('stuck_runs', { type: 'run', id: run.id }, ctx.labels, ctx.url),
-      severity: WARNING_EVERYWHERE[ctx.environmentType ?? 'none'],
+      severity: 'warning',
       summary: oneLine(summary),
       details,
       since,

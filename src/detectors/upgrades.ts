@@ -43,7 +43,7 @@ import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
-import { PRODUCTION_CRITICAL, WARNING_EVERYWHERE } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { DetectorResult, FoldedFinding } from './detector-result.js';
 import type { Detection } from './finding.js';
 import { runContextAsk } from './run-context.js';
@@ -198,7 +198,8 @@ export function upgrades(
     if (kind === 'standby') details.max_duration = max;
     if (kind === 'stuck') details.max_stuck = max;
     // Only a failed upgrade for production pages as its app's environment says; the rest warn.
-    const severity = kind === 'failed' && upgrade.purpose === 'production' ? PRODUCTION_CRITICAL : WARNING_EVERYWHERE;
+    const severity =
+      kind === 'failed' && upgrade.purpose === 'production' ? productionCritical(app.environment_type) : 'warning';
     findings.push({
       ...appFinding('upgrades', app, severity, { purpose: upgrade.purpose, problem: kind }),
       fingerprint: fp,

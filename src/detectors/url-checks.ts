@@ -22,7 +22,7 @@ import { formatDuration } from '../lib/format-duration.js';
 import { defineCheck } from './define-check.js';
 import { recordFinding } from './record-finding.js';
 import { recordResolution } from './record-resolution.js';
-import { PRODUCTION_CRITICAL } from './environment-severity.js';
+import { productionCritical } from './environment-severity.js';
 import type { Detection } from './finding.js';
 import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
@@ -107,7 +107,7 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now:
     const code = record.public_check_code;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
-      severity: PRODUCTION_CRITICAL[ctx.environmentType ?? 'none'],
+      severity: productionCritical(ctx.environmentType),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
       details: urlDetails(record, { url: record.url, app: ctx.appName, public_check: 'failed' }),
       // The source says when it last checked, not when the URL started failing.

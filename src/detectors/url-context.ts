@@ -16,11 +16,7 @@ export interface UrlContext {
 
 /** Host of a URL for labels: `https://shop.example.com/x` → `shop.example.com`; raw text otherwise. */
 function hostOf(url: string): string {
-  try {
-    return new URL(url).host || url;
-  } catch {
-    return url;
-  }
+  return URL.canParse(url) ? new URL(url).host || url : url;
 }
 
 /** Labels, name and link of a URL record, with server and app URL from the snapshot's apps. */

@@ -122,12 +122,10 @@ export class BackgroundLoop<R = void> {
       if (this.#stopping) break;
       const sleep = new AbortController();
       this.#sleep = sleep;
-      try {
-        await this.#o.clock.sleep(wait, sleep.signal);
-      } catch (err) {
+      await this.#o.clock.sleep(wait, sleep.signal).catch((err: unknown) => {
         // Woken early (wake() or stop()) is the one expected end; anything else is said, not taken for it.
         if (!sleep.signal.aborted) this.#o.onError(err);
-      }
+      });
     }
   }
 }

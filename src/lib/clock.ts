@@ -94,9 +94,7 @@ export class ManualClock implements Clock {
    * time moved while the loop was still busy would not wake it.
    */
   nextWakeAt(): number | undefined {
-    let next: number | undefined;
-    for (const s of this.sleepers) if (next === undefined || s.until < next) next = s.until;
-    return next;
+    return this.sleepers.length === 0 ? undefined : Math.min(...this.sleepers.map((s) => s.until));
   }
 
   onJump(listener: () => void): () => void {

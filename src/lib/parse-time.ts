@@ -33,9 +33,7 @@ export function parseTime(value: string | null | undefined): number | null {
   const hour = Number(h);
   const minute = Number(mi);
   const second = s === undefined ? 0 : Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || hour > 23 || minute > 59 || second > 60)
-    return null;
-  if (month === 2 && day === 29 && !isLeapYear(year)) return null;
+  if (!isRealTime(year, month, day, hour, minute) || second > 60) return null;
   let offsetMinutes = 0;
   if (!zulu) {
     const hours = Number(oh);
@@ -70,21 +68,11 @@ function canonicalForm(value: string): 'valid' | 'invalid' | 'other' {
   if (n === 24 && (value.charCodeAt(19) !== 46 || !isDigit(value, 20) || !isDigit(value, 21) || !isDigit(value, 22)))
     return 'other';
   for (const at of CANONICAL_DIGITS) if (!isDigit(value, at)) return 'other';
-  const month = twoDigits(value, 5);
-  const day = twoDigits(value, 8);
   // A leap second (:60) is left to the general parser, which reads it.
   if (twoDigits(value, 17) > 59) return 'other';
-  if (
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > DAYS_IN_MONTH[month - 1]! ||
-    twoDigits(value, 11) > 23 ||
-    twoDigits(value, 14) > 59
-  )
-    return 'invalid';
-  if (month === 2 && day === 29 && !isLeapYear(Number(value.slice(0, 4)))) return 'invalid';
-  return 'valid';
+  const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
+  const real = isRealTime(year, twoDigits(value, 5), twoDigits(value, 8), twoDigits(value, 11), twoDigits(value, 14));
+  return real ? 'valid' : 'invalid';
 }
 
 /**
@@ -135,6 +123,9 @@ export function toIso(value: string | null | undefined): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+/** Whether the date exists (a 29th of February only in a leap year) and the hour and minute are in range. */
+function isRealTime(year: number, month: number, day: number, hour: number, minute: number): boolean {
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]! || hour > 23 || minute > 59) return false;
+  // A 29th of February: only in a leap year.
+  return !(month === 2 && day === 29) || (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

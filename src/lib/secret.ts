@@ -41,7 +41,7 @@ export class Secret {
     let out = text;
     for (const s of secrets) {
       const v = s?.reveal();
-      if (v && v.length >= 4) out = out.split(v).join(REDACTED);
+      if (v && v.length >= 4 && out.includes(v)) out = out.split(v).join(REDACTED);
     }
     return out;
   }
