@@ -16,7 +16,7 @@ import {
 } from '../alerts/acknowledge.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
-import { alertPage } from './pages/alert-page.js';
+import { alertPage, type PageNotice } from './pages/alert-page.js';
 import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
@@ -36,10 +36,8 @@ export function submitAcknowledgement(
     comment: fields.get('comment') ?? '',
     now: ctx.now,
   };
-  const again = (status: number, message: string, kind: 'error' | 'warn'): FormOutcome => {
-    const body = alertPage(ctx, fingerprint, { kind, text: message });
-    return body ? { status, body } : { status: 404, body: messagePage('Not found', message) };
-  };
+  const again = (status: number, text: string, kind: 'error' | 'warn') =>
+    alertPageAgain(ctx, fingerprint, status, { kind, text });
   let result: AcknowledgeOutcome | UnacknowledgeOutcome;
   try {
     result = action === 'acknowledge' ? acknowledge(store, request) : unacknowledge(store, request);
@@ -74,4 +72,10 @@ export function submitAcknowledgement(
     case 'not_firing':
       return again(409, text, 'warn');
   }
+}
+
+/** The alert's page again with what was said, or a 404 saying it when there is no such alert (any more). */
+export function alertPageAgain(ctx: PageContext, fingerprint: string, status: number, said: PageNotice): FormOutcome {
+  const body = alertPage(ctx, fingerprint, said);
+  return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
 }
