@@ -36,13 +36,12 @@ export function submitAcknowledgement(
     comment: fields.get('comment') ?? '',
     now: ctx.now,
   };
-  const again = (status: number, text: string, kind: 'error' | 'warn') =>
-    alertPageAgain(ctx, fingerprint, status, { kind, text });
   let result: AcknowledgeOutcome | UnacknowledgeOutcome;
   try {
     result = action === 'acknowledge' ? acknowledge(store, request) : unacknowledge(store, request);
   } catch (err) {
-    if (err instanceof AcknowledgeError) return again(400, `Nothing changed: ${err.message}.`, 'error');
+    if (err instanceof AcknowledgeError)
+      return alertPageAgain(ctx, fingerprint, 400, { kind: 'error', text: `Nothing changed: ${err.message}.` });
     throw err;
   }
   const text = acknowledgeText(result);
@@ -70,7 +69,7 @@ export function submitAcknowledgement(
     case 'already_acknowledged':
     case 'not_acknowledged':
     case 'not_firing':
-      return again(409, text, 'warn');
+      return alertPageAgain(ctx, fingerprint, 409, { kind: 'warn', text });
   }
 }
 
