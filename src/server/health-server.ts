@@ -252,12 +252,10 @@ class FrontDoor implements HealthServer {
     for (const t of this.#timers) clearInterval(t);
     this.#unjump?.();
     await this.#thread.end();
-    const inner = this.#inner;
-    if (inner.listening) {
-      await new Promise<void>((resolve) => {
-        inner.close(() => resolve());
-        inner.closeAllConnections();
-      });
+    if (this.#inner.listening) {
+      const closed = once(this.#inner, 'close');
+      this.#inner.close().closeAllConnections();
+      await closed;
     }
     this.#relay.remove();
   }
