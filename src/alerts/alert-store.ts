@@ -258,7 +258,7 @@ export class AlertStore {
     return out;
   }
 
-  /** One alert by fingerprint, in whatever status. */
+  /** One alert by fingerprint, in whatever status (resolved ones until retention prunes them). */
   get(fingerprint: string): AlertRow | undefined {
     const row = this.#sql.selectOne.get(fingerprint);
     return row ? fromRow(row) : undefined;
@@ -389,11 +389,6 @@ export function eventsOfAlert(store: Store | AlertStore, fingerprint: string): A
   return rows.map((r) => ({ id: r.id, ...(JSON.parse(r.payload) as Omit<AlertEvent, 'id'>) }));
 }
 
-/** Events of the given kinds after `since`, oldest first (see {@link AlertStore.eventsSince}). */
-export function eventsSince(store: Store | AlertStore, since: number, kinds: readonly AlertEventKind[]): AlertEvent[] {
-  return alertStoreOf(store).eventsSince(since, kinds);
-}
-
 /** Builds the event of `kind` from an alert's state at that moment. */
 export function eventOf(
   row: AlertRow,
@@ -422,21 +417,6 @@ export function eventOf(
     ...(row.brief !== null ? { brief: row.brief } : {}),
     ...(resolution !== null ? { resolution } : {}),
   };
-}
-
-/** Pending and firing alerts (labels, since, severity…), most important first. */
-export function openAlerts(store: Store | AlertStore): AlertRow[] {
-  return alertStoreOf(store).open();
-}
-
-/** Every label name with its values among the state file's alerts (see `AlertStore.labelValues`). */
-export function knownLabelValues(store: Store | AlertStore): Map<string, Set<string>> {
-  return alertStoreOf(store).labelValues();
-}
-
-/** One alert by fingerprint (any status, resolved rows until retention prunes them). */
-export function getAlert(store: Store | AlertStore, fingerprint: string): AlertRow | undefined {
-  return alertStoreOf(store).get(fingerprint);
 }
 
 /** The given AlertStore, or a fresh one over the Store (statements prepared on the spot). */

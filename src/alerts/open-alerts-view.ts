@@ -5,7 +5,7 @@
  */
 import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import { openAlerts, type AlertRow } from './alert-store.js';
+import { alertStoreOf, type AlertRow } from './alert-store.js';
 import { activeSilenceFor, listSilences, type Silence } from './silences.js';
 
 /** One open alert with what is said beside it. */
@@ -20,7 +20,8 @@ export interface OpenAlertView {
 /** The pending and firing alerts at `now`, worst severity first, then oldest, with their silence. */
 export function openAlertsView(store: Store, now: number): OpenAlertView[] {
   const silences = listSilences(store, { now });
-  return openAlerts(store)
+  return alertStoreOf(store)
+    .open()
     .map((alert) => ({ alert, since: sinceOf(alert), silence: activeSilenceFor(silences, alert.labels, now) }))
     .sort((a, b) => SEVERITY_RANK[b.alert.severity] - SEVERITY_RANK[a.alert.severity] || a.since - b.since);
 }

@@ -4,7 +4,7 @@
  * alerts a set of matchers would cover (the console's preview).
  */
 import type { Store } from '../state/store.js';
-import { openAlerts, type AlertRow } from './alert-store.js';
+import { alertStoreOf, type AlertRow } from './alert-store.js';
 import { compileMatchers, type LabelMatcher } from './matchers.js';
 import { listSilences, silenceState, type Silence, type SilenceState } from './silences.js';
 
@@ -20,7 +20,7 @@ export interface SilenceListing {
 
 /** The silences not over at `now` (every stored one with `includeExpired`), as `listSilences` orders them. */
 export function silenceListing(store: Store, options: { now: number; includeExpired?: boolean }): SilenceListing[] {
-  const open = openAlerts(store);
+  const open = alertStoreOf(store).open();
   return listSilences(store, options).map((silence) => {
     // A silence whose stored pattern RE2 refuses mutes nothing, so it covers no alert.
     const matches = silence.refused === null ? compileMatchers(silence.matchers) : () => false;
@@ -39,5 +39,7 @@ export function silenceListing(store: Store, options: { now: number; includeExpi
  */
 export function alertsMatching(store: Store, matchers: readonly LabelMatcher[]): AlertRow[] {
   const matches = compileMatchers(matchers);
-  return openAlerts(store).filter((a) => matches(a.labels));
+  return alertStoreOf(store)
+    .open()
+    .filter((a) => matches(a.labels));
 }

@@ -9,7 +9,7 @@ const VALUES_SHOWN = 10;
  * Why a new silence may mute nothing, one sentence per matcher that looks mistyped: a matcher that
  * must find a label (`=` or `=~` with a value) names a label no alert carries (`ap=shop`), or a
  * value no alert has (`app=shpo`). `known` is every label with its values among the alerts the
- * state file holds (`knownLabelValues`); the labels remediation policies match on and the check
+ * state file holds (`AlertStore.labelValues`); the labels remediation policies match on and the check
  * names count as known even before any alert has them, so a silence made ahead of time on a
  * well-known label is not doubted for its name. Warnings only: a silence for an alert that has not
  * come yet is legitimate, so it is made all the same.

@@ -56,15 +56,13 @@ export function actingPerson(given: string | undefined, env: NodeJS.ProcessEnv):
   );
 }
 
+/** The errors that mean the command was asked for something wrong: said with the usage, exit code 2. */
+const USAGE_ERRORS = [UsageError, MatcherError, SilenceError, AcknowledgeError];
+
 /** Prints a command failure the way every state command does and returns its exit code. */
 export function reportFailure(io: CliIo, commandUsage: string, err: unknown): number {
-  if (
-    err instanceof UsageError ||
-    err instanceof MatcherError ||
-    err instanceof SilenceError ||
-    err instanceof AcknowledgeError
-  )
-    return print(io.stderr, `error: ${err.message}\n\n${commandUsage}\n`, EXIT.usage);
+  if (USAGE_ERRORS.some((type) => err instanceof type))
+    return print(io.stderr, `error: ${(err as Error).message}\n\n${commandUsage}\n`, EXIT.usage);
   if (err instanceof ConfigError) return print(io.stderr, `configuration is not valid:\n${err.message}\n`, EXIT.usage);
   if (err instanceof StoreError) return print(io.stderr, `error: ${err.message}\n`, EXIT.incomplete);
   throw err;

@@ -2,8 +2,9 @@
  * `deploy-watchdog silence`: mutes delivery of alerts whose labels match, for a while. The alerts
  * are still tracked; only their notifications are held back while the silence is in force.
  */
-import { knownLabelValues, openAlerts } from '../alerts/alert-store.js';
-import { compileMatchers, parseMatcher } from '../alerts/matchers.js';
+import { alertStoreOf } from '../alerts/alert-store.js';
+import { parseMatcher } from '../alerts/matchers.js';
+import { alertsMatching } from '../alerts/silence-listing.js';
 import { silenceWarnings } from '../alerts/silence-warnings.js';
 import { createSilence, describeMatchers } from '../alerts/silences.js';
 import { parseDuration } from '../config/duration.js';
@@ -78,8 +79,7 @@ const silence = defineCommand({
       // Asked once the config is found, so a missing config is what a bare command hears first.
       const created = createSilence(store, { ...args, createdBy: actingPerson(args.by, io.env) });
       io.stdout.write(`${created.id}\n`);
-      const matches = compileMatchers(created.matchers);
-      const open = openAlerts(store).filter((a) => matches(a.labels)).length;
+      const open = alertsMatching(store, created.matchers).length;
       const lasting = formatDuration(created.endsAt - created.startsAt, 'exact');
       const when =
         created.startsAt > now
@@ -89,7 +89,7 @@ const silence = defineCommand({
           : `silenced ${describeMatchers(created.matchers)} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
       io.stderr.write(`${when}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`);
       // Label values are the service's text: shown, never obeyed by the terminal.
-      for (const w of silenceWarnings(created.matchers, knownLabelValues(store))) {
+      for (const w of silenceWarnings(created.matchers, alertStoreOf(store).labelValues())) {
         io.stderr.write(`warning: ${terminalSafe(w)}\n`);
       }
       return EXIT.ok;

@@ -16,7 +16,7 @@ import {
 } from '../alerts/acknowledge.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
-import { alertPage } from './pages/alert-page.js';
+import { alertPage, type PageNotice } from './pages/alert-page.js';
 import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /** `POST /alerts/acknowledge` and `/alerts/unacknowledge`: `fp`, an optional `comment`, `back` (`list` or the alert). */
@@ -36,15 +36,12 @@ export function submitAcknowledgement(
     comment: fields.get('comment') ?? '',
     now: ctx.now,
   };
-  const again = (status: number, message: string, kind: 'error' | 'warn'): FormOutcome => {
-    const body = alertPage(ctx, fingerprint, { kind, text: message });
-    return body ? { status, body } : { status: 404, body: messagePage('Not found', message) };
-  };
   let result: AcknowledgeOutcome | UnacknowledgeOutcome;
   try {
     result = action === 'acknowledge' ? acknowledge(store, request) : unacknowledge(store, request);
   } catch (err) {
-    if (err instanceof AcknowledgeError) return again(400, `Nothing changed: ${err.message}.`, 'error');
+    if (err instanceof AcknowledgeError)
+      return alertPageAgain(ctx, fingerprint, 400, { kind: 'error', text: `Nothing changed: ${err.message}.` });
     throw err;
   }
   const text = acknowledgeText(result);
@@ -72,6 +69,12 @@ export function submitAcknowledgement(
     case 'already_acknowledged':
     case 'not_acknowledged':
     case 'not_firing':
-      return again(409, text, 'warn');
+      return alertPageAgain(ctx, fingerprint, 409, { kind: 'warn', text });
   }
+}
+
+/** The alert's page again with what was said, or a 404 saying it when there is no such alert (any more). */
+export function alertPageAgain(ctx: PageContext, fingerprint: string, status: number, said: PageNotice): FormOutcome {
+  const body = alertPage(ctx, fingerprint, said);
+  return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
 }

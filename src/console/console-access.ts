@@ -61,9 +61,8 @@ export class ConsoleAccess {
   /** Who the request is from, under the console's auth config. */
   decide(headers: IncomingHttpHeaders, auth: ConsoleConfig['auth']): AccessDecision {
     if (auth === undefined) {
-      if (!isLoopbackHostHeader(headers.host)) {
+      if (!isLoopbackHostHeader(headers.host))
         return refuse(403, 'host_not_loopback', 'the console is open to loopback only: use http://127.0.0.1', false);
-      }
       return { allowed: true, who: LOOPBACK_USER };
     }
     const given = headers.authorization ?? '';
@@ -115,23 +114,15 @@ export class ConsoleAccess {
    */
   checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined): FormDecision {
     const site = headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      return { ok: false, reason: 'cross_site', message: `a form sent from another site (${site}) is refused` };
-    }
+    if (site !== undefined && site !== 'same-origin' && site !== 'none')
+      return formRefused('cross_site', `a form sent from another site (${site}) is refused`);
     const origin = headers.origin;
-    if (origin !== undefined && originHost(origin) !== headers.host) {
-      return { ok: false, reason: 'cross_origin', message: 'a form sent from another origin is refused' };
-    }
-    if (token === undefined || token === '') {
-      return { ok: false, reason: 'csrf_missing', message: 'the form has no CSRF token: reload the page' };
-    }
-    if (!sameText(token, this.csrfToken(who))) {
-      return {
-        ok: false,
-        reason: 'csrf_wrong',
-        message: 'the form is stale (a restart or another user): reload the page',
-      };
-    }
+    if (origin !== undefined && originHost(origin) !== headers.host)
+      return formRefused('cross_origin', 'a form sent from another origin is refused');
+    if (token === undefined || token === '')
+      return formRefused('csrf_missing', 'the form has no CSRF token: reload the page');
+    if (!sameText(token, this.csrfToken(who)))
+      return formRefused('csrf_wrong', 'the form is stale (a restart or another user): reload the page');
     return { ok: true };
   }
 
@@ -145,6 +136,10 @@ function refuse(status: 401 | 403, reason: AccessRefusal, message: string, basic
 }
 
 /** A loopback Host header: a loopback name or address (`loopback-host.ts`), with any port. */
+function formRefused(reason: FormRefusal, message: string): FormDecision {
+  return { ok: false, reason, message };
+}
+
 function isLoopbackHostHeader(host: string | undefined): boolean {
   const name = /^(\[[^\]]*\]|[^:]*)(?::\d+)?$/.exec(host?.trim() ?? '')?.[1];
   return name !== undefined && isLoopbackHost(name);

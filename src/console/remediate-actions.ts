@@ -12,7 +12,7 @@ import { skipText } from '../remediation/request-words.js';
 import { mayRemediate } from '../config/console-config.js';
 import { messagePage, type PageContext } from './layout.js';
 import { consolePath } from '../lib/console-paths.js';
-import { alertPage, type PageNotice } from './pages/alert-page.js';
+import { alertPageAgain } from './acknowledge-actions.js';
 import type { FormDeps, FormOutcome } from './silence-actions.js';
 
 /**
@@ -50,16 +50,12 @@ export async function submitRemediation(
 ): Promise<FormOutcome> {
   const { logger } = deps;
   const fingerprint = fields.get('fp') ?? '';
-  const again = (status: number, said: PageNotice): FormOutcome => {
-    const body = alertPage(ctx, fingerprint, said);
-    return body ? { status, body } : { status: 404, body: messagePage('Not found', said.text) };
-  };
   // What the remediator decided against, said on the alert's page: nothing was sent.
-  const refused = (text: string) => again(409, { kind: 'warn', text });
+  const refused = (text: string) => alertPageAgain(ctx, fingerprint, 409, { kind: 'warn', text });
   if (!mayRemediate(ctx.config.server.console, ctx.who)) {
     logger.warn({ fingerprint, by: ctx.who }, 'console remediation request refused: not in allow.remediate');
     const text = `Sorry: ${ctx.who} may not ask for a remediation from the console (server.console.allow.remediate). Nothing was sent.`;
-    return again(403, { kind: 'error', text });
+    return alertPageAgain(ctx, fingerprint, 403, { kind: 'error', text });
   }
   if (!deps.remediation) return refused('No remediation policy is configured: nothing was sent.');
   const r = await deps.remediation.request(fingerprint, `console:${ctx.who}`, ctx.now);

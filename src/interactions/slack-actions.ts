@@ -13,7 +13,7 @@
  */
 import { acknowledge, acknowledgeText, notFiringText, unacknowledge } from '../alerts/acknowledge.js';
 import { alertId } from '../alerts/alert-id.js';
-import { getAlert, type AlertRow } from '../alerts/alert-store.js';
+import { alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
 import { formatMatcher } from '../alerts/matchers.js';
 import { silenceMatchersFor } from '../alerts/silence-matchers.js';
 import { activeSilenceFor, createSilence, describeMatchers } from '../alerts/silences.js';
@@ -117,7 +117,7 @@ function acknowledgeAction(
 }
 
 function silenceAction({ deps, fingerprint, who, now }: Click, action: 'silence_1h' | 'silence_4h'): ActionResult {
-  const alert = getAlert(deps.store, fingerprint);
+  const alert = alertStoreOf(deps.store).get(fingerprint);
   const over = overText(alert, 'silence');
   if (over || !alert) return { outcome: 'stale', text: over ?? 'There is no such alert any more: nothing changed.' };
   const { durationMs, label } = SILENCE_BUTTONS[action];

@@ -6,7 +6,7 @@
  * a daemon that was down at the set time sends that day's digest once when it comes back.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
-import { eventsSince, openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
 import { compileMatchers } from '../alerts/matchers.js';
 import { describeMatchers, silencesInForceDuring, type Silence } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
@@ -76,9 +76,10 @@ export class Digest {
     const { router, maxItems, outbox } = this.options;
     const mine = (a: { labels: Labels; severity: Severity }) =>
       router.route(a.labels, a.severity).some((t) => t.channel === channel);
-    const open = openAlerts(outbox.rows.store).filter((a) => a.status === 'firing' && mine(a));
+    const alerts = alertStoreOf(outbox.rows.store);
+    const open = alerts.open().filter((a) => a.status === 'firing' && mine(a));
     const since = now - DAY_MS;
-    const recent = eventsSince(outbox.rows.store, since, ['firing', 'resolved']).filter(mine);
+    const recent = alerts.eventsSince(since, ['firing', 'resolved']).filter(mine);
     const opened = recent.filter((e) => e.kind === 'firing');
     const resolved = recent.filter((e) => e.kind === 'resolved');
     const remediation = this.options.remediationSince?.(since) ?? [];
@@ -87,7 +88,7 @@ export class Digest {
       since,
       now,
       open,
-      eventsSince(outbox.rows.store, since, ['firing', 'repeat', 'resolved']).filter(mine),
+      alerts.eventsSince(since, ['firing', 'repeat', 'resolved']).filter(mine),
     );
     const worst = open.some((a) => a.severity === 'critical') ? 'critical' : open.length > 0 ? 'warning' : 'ok';
 

@@ -7,7 +7,7 @@
  * every other decision is kept for the audit.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
-import { eventOf, openAlerts, type AlertRow } from '../alerts/alert-store.js';
+import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
@@ -367,7 +367,7 @@ export class Outbox {
   }
 
   #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {
-    const open = openAlerts(this.rows.store);
+    const open = alertStoreOf(this.rows.store).open();
     return {
       inhibitor: new Inhibitor(this.options.inhibit, open),
       silenceOf: this.options.silencesAt(now),

@@ -52,6 +52,9 @@ export const SHARED_SLOTS = 3;
  */
 export const RELAY_HEADER = 'x-deploy-watchdog-relay';
 
+/** The listener's own paths, answered by the front door: never relayed, never the console's. */
+export const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
+
 /** The role of a replica, as `/readyz` says it. */
 export type PublishedRole = { role: 'leader' | 'follower'; epoch: number | null } | undefined;
 

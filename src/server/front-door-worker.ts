@@ -15,14 +15,11 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerJson } from '../lib/answer-json.js';
 import { ConnectionGuard, type Log } from './connection-guard.js';
-import { RELAY_HEADER, SHARED } from './front-door-protocol.js';
+import { HEALTH_PATHS, RELAY_HEADER, SHARED } from './front-door-protocol.js';
 import type { FromFrontDoor, FrontDoorData, Publication, RelayTarget, ToFrontDoor } from './front-door-protocol.js';
 import type { ThreadEnd, ThreadSays } from '../lib/supervised-thread.js';
 import { httpInteractionsHandler, INTERACTIONS_PATH } from '../interactions/slack-http-receiver.js';
 import type { SigningSecret } from '../interactions/slack-signature.js';
-
-/** The listener's own paths; they are answered here, never relayed. */
-const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 /** The on-call tools' webhooks (`on-call-webhook.ts`): relayed to the main thread, never the console's. */
 const ON_CALL_PATHS: readonly string[] = ['/pagerduty/', '/opsgenie/'];

@@ -24,7 +24,7 @@ import { errorText } from '../lib/error-text.js';
 import { sameText } from '../lib/same-text.js';
 import type { Logger } from '../lib/logger.js';
 import { SupervisedThread } from '../lib/supervised-thread.js';
-import { LISTENER_LIMITS, RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
+import { HEALTH_PATHS, LISTENER_LIMITS, RELAY_HEADER, SHARED, SHARED_SLOTS } from './front-door-protocol.js';
 import type {
   FromFrontDoor,
   FrontDoorData,
@@ -61,9 +61,6 @@ export interface HealthSource {
     | { role: 'leader' | 'follower'; epoch: number | null; reached?: boolean; detail?: string; fence?: WriteFence }
     | undefined;
 }
-
-/** The listener's own paths, answered by the front door; the console never answers them. */
-const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
 /**
  * How long the main thread may go without a heartbeat before `/healthz` fails, when the caller
@@ -255,12 +252,10 @@ class FrontDoor implements HealthServer {
     for (const t of this.#timers) clearInterval(t);
     this.#unjump?.();
     await this.#thread.end();
-    const inner = this.#inner;
-    if (inner.listening) {
-      await new Promise<void>((resolve) => {
-        inner.close(() => resolve());
-        inner.closeAllConnections();
-      });
+    if (this.#inner.listening) {
+      const closed = once(this.#inner, 'close');
+      this.#inner.close().closeAllConnections();
+      await closed;
     }
     this.#relay.remove();
   }

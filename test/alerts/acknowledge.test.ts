@@ -14,7 +14,7 @@ import {
 } from '../../src/alerts/acknowledge.js';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import { alertId, findAlert } from '../../src/alerts/alert-id.js';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -66,7 +66,7 @@ describe('acknowledge', () => {
     const result = acknowledge(store, ask({ comment: '  looking at the deploy  ' }));
     expect(result.outcome).toBe('acknowledged');
     const ack = { by: 'alice', via: 'console', at: clock.now(), comment: 'looking at the deploy' };
-    expect(getAlert(store, 'a')?.acknowledgement).toEqual(ack);
+    expect(alertStoreOf(store).get('a')?.acknowledgement).toEqual(ack);
     if (result.outcome !== 'acknowledged') return;
     expect(result.event).toMatchObject({
       kind: 'acknowledged',
@@ -90,7 +90,7 @@ describe('acknowledge', () => {
     acknowledge(store, ask({ via: 'cli', by: 'bob' }));
     const other = Store.open(state.file);
     try {
-      expect(getAlert(other, 'a')?.acknowledgement).toMatchObject({ by: 'bob', via: 'cli', comment: null });
+      expect(alertStoreOf(other).get('a')?.acknowledgement).toMatchObject({ by: 'bob', via: 'cli', comment: null });
     } finally {
       other.close();
     }
@@ -167,7 +167,7 @@ describe('unacknowledge', () => {
     expect(result.outcome).toBe('unacknowledged');
     if (result.outcome !== 'unacknowledged') return;
     expect(result.ended.by).toBe('alice');
-    expect(getAlert(store, 'a')?.acknowledgement).toBeNull();
+    expect(alertStoreOf(store).get('a')?.acknowledgement).toBeNull();
     expect(result.event).toMatchObject({
       kind: 'unacknowledged',
       reason: 'given back by bob (cli)',
@@ -226,7 +226,7 @@ describe('the lifecycle of an acknowledged alert', () => {
       reason: 'severity rose warning→critical',
       acknowledgementCleared: { by: 'alice', via: 'console', comment: 'on it' },
     });
-    expect(getAlert(store, 'a')?.acknowledgement).toBeNull();
+    expect(alertStoreOf(store).get('a')?.acknowledgement).toBeNull();
     // The repeats come back, counted from the escalation.
     clock.advance(4 * HOUR);
     expect(cycle([finding('a', { severity: 'critical' })]).map((e) => e.kind)).toEqual(['repeat']);
@@ -238,10 +238,10 @@ describe('the lifecycle of an acknowledged alert', () => {
     clock.advance(MINUTE);
     const [resolved] = cycle([]);
     expect(resolved).toMatchObject({ kind: 'resolved', acknowledgementCleared: { by: 'alice' } });
-    expect(getAlert(store, 'a')).toMatchObject({ status: 'resolved', acknowledgement: null });
+    expect(alertStoreOf(store).get('a')).toMatchObject({ status: 'resolved', acknowledgement: null });
     clock.advance(MINUTE);
     expect(cycle([finding('a')]).map((e) => e.kind)).toEqual(['firing']);
-    expect(getAlert(store, 'a')?.acknowledgement).toBeNull();
+    expect(alertStoreOf(store).get('a')?.acknowledgement).toBeNull();
   });
 
   it('keeps the acknowledgement through a cycle that changes the summary, or lowers the severity', () => {
@@ -249,7 +249,10 @@ describe('the lifecycle of an acknowledged alert', () => {
     acknowledge(store, ask());
     clock.advance(MINUTE);
     expect(cycle([finding('a', { severity: 'warning', summary: 'Still a problem' })])).toEqual([]);
-    expect(getAlert(store, 'a')).toMatchObject({ summary: 'Still a problem', acknowledgement: { by: 'alice' } });
+    expect(alertStoreOf(store).get('a')).toMatchObject({
+      summary: 'Still a problem',
+      acknowledgement: { by: 'alice' },
+    });
   });
 
   it('says nothing of an acknowledgement on an event of an alert nobody took', () => {

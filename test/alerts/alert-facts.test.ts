@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
-import { eventOf, getAlert } from '../../src/alerts/alert-store.js';
+import { eventOf, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
@@ -51,7 +51,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
 
       const [firing] = cycle(store, [f]);
       expect(firing).toMatchObject({ kind: 'firing', facts: f.facts, brief: f.brief });
-      expect(getAlert(store, f.fingerprint)).toMatchObject({ facts: f.facts, brief: f.brief });
+      expect(alertStoreOf(store).get(f.fingerprint)).toMatchObject({ facts: f.facts, brief: f.brief });
       const [resolved] = cycle(store, []);
       expect(resolved).toMatchObject({ kind: 'resolved', facts: f.facts, brief: f.brief });
     });
@@ -61,7 +61,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       cycle(store, [failed()]);
       const other = { ...failed(), facts: [{ label: 'Reason', value: 'disk full' }], brief: undefined };
       expect(cycle(store, [other])).toEqual([]);
-      expect(getAlert(store, other.fingerprint)).toMatchObject({ facts: other.facts, brief: null });
+      expect(alertStoreOf(store).get(other.fingerprint)).toMatchObject({ facts: other.facts, brief: null });
     });
 
     it('leave a finding without a brief shown by its summary', () => {
@@ -116,7 +116,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       const f = failed();
       previousVersionState(f);
       const store = state.open();
-      const row = getAlert(store, f.fingerprint)!;
+      const row = alertStoreOf(store).get(f.fingerprint)!;
       expect(row).toMatchObject({ status: 'firing', facts: null, brief: null });
 
       const old = eventOf(row, 'repeat', clock.now(), 'repeat interval elapsed');
@@ -134,7 +134,11 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       previousVersionState(f);
       const store = state.open();
       expect(cycle(store, [f])).toEqual([]);
-      expect(getAlert(store, f.fingerprint)).toMatchObject({ status: 'firing', facts: f.facts, brief: f.brief });
+      expect(alertStoreOf(store).get(f.fingerprint)).toMatchObject({
+        status: 'firing',
+        facts: f.facts,
+        brief: f.brief,
+      });
       const [resolved] = cycle(store, []);
       expect(resolved).toMatchObject({ kind: 'resolved', facts: f.facts, brief: f.brief });
     });

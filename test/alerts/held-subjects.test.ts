@@ -5,7 +5,7 @@
  * state backend, as the lifecycle itself is tested.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { heldNote, subjectKey, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
@@ -65,7 +65,7 @@ describe.each(STATE_BACKENDS)('holding on $name', (backend) => {
     const held = new Map([[subjectKey({ type: 'run', id: 1 }), NOTE]]);
     // Run 1 unreadable, run 2 over: run 2 resolves, run 1 is held and says why.
     expect(cycle([], held).map((e) => `${e.kind} ${e.fingerprint}`)).toEqual(['resolved failed_runs/run/2']);
-    const row = getAlert(store, 'failed_runs/run/1')!;
+    const row = alertStoreOf(store).get('failed_runs/run/1')!;
     expect(row.status).toBe('firing');
     expect(row.details.held).toBe(NOTE);
     expect(row.facts).toContainEqual({ label: 'Held', value: NOTE });
@@ -80,10 +80,10 @@ describe.each(STATE_BACKENDS)('holding on $name', (backend) => {
     clock.advance(MINUTE);
     const held = new Map([[subjectKey({ type: 'run', id: 1 }), NOTE]]);
     expect(cycle([run(1)], held)).toEqual([]);
-    expect(getAlert(store, 'failed_runs/run/1')!.details.held).toBe(NOTE);
+    expect(alertStoreOf(store).get('failed_runs/run/1')!.details.held).toBe(NOTE);
     clock.advance(MINUTE);
     expect(cycle([run(1)])).toEqual([]);
-    expect(getAlert(store, 'failed_runs/run/1')!.details.held).toBeUndefined();
+    expect(alertStoreOf(store).get('failed_runs/run/1')!.details.held).toBeUndefined();
   });
 
   it('a pending alert of a held subject is not dropped', () => {
@@ -95,6 +95,6 @@ describe.each(STATE_BACKENDS)('holding on $name', (backend) => {
     store.transaction(() =>
       applyFindings(store, { job: 'runs', findings: [], now: clock.now(), held }, { ...OPTIONS, forCycles: 3 }),
     );
-    expect(getAlert(store, 'failed_runs/run/3')?.status).toBe('pending');
+    expect(alertStoreOf(store).get('failed_runs/run/3')?.status).toBe('pending');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../../src/alerts/lifecycle.js';
-import { AlertStore, getAlert, openAlerts } from '../../src/alerts/alert-store.js';
+import { AlertStore, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import type { JobKey } from '../../src/alerts/job-key.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -83,7 +83,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         { ...retrying('2026-11-27T10:42:00.000Z'), fingerprint: 'p', subject: { type: 'run', id: 2 } },
       ]);
       expect(pending).toEqual({ events: [], began: [] });
-      expect(getAlert(store, 'p')).toMatchObject({
+      expect(alertStoreOf(store).get('p')).toMatchObject({
         status: 'pending',
         hold: { until: null, reason: 'run #r is running again' },
       });
@@ -94,14 +94,14 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       clock.advance(MINUTE);
       const cut = watched([finding('a')], { cut: 'the read was cut short (x)', incomplete: ['failed_runs/', 'b'] });
       expect(cut.events).toEqual([]);
-      expect(getAlert(store, 'b')).toMatchObject({
+      expect(alertStoreOf(store).get('b')).toMatchObject({
         status: 'firing',
         details: { held: 'not read: the read was cut short (x); held, not resolved' },
       });
-      expect(getAlert(store, 'a')?.details.held).toBeUndefined();
+      expect(alertStoreOf(store).get('a')?.details.held).toBeUndefined();
       clock.advance(MINUTE);
       expect(kinds(watched([finding('a')]).events)).toEqual(['resolved b']);
-      expect(getAlert(store, 'b')?.details.held).toBeUndefined();
+      expect(alertStoreOf(store).get('b')?.details.held).toBeUndefined();
     });
   });
 
@@ -131,7 +131,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
 
       clock.advance(MINUTE);
       expect(cycle([finding('a')])).toEqual([]);
-      expect(getAlert(store, 'a')).toMatchObject({
+      expect(alertStoreOf(store).get('a')).toMatchObject({
         status: 'firing',
         seenCount: 2,
         lastSeenAt: clock.now(),
@@ -147,7 +147,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
           }),
         ]),
       ).toEqual([]);
-      expect(getAlert(store, 'a')).toMatchObject({
+      expect(alertStoreOf(store).get('a')).toMatchObject({
         summary: 'Problem a, still',
         labels: { check: 'failed_runs', app: 'shop' },
         seenCount: 3,
@@ -175,7 +175,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       // Severity falling is recorded silently; the next repeat carries it.
       clock.advance(MINUTE);
       expect(cycle([finding('a', { severity: 'warning' })])).toEqual([]);
-      expect(getAlert(store, 'a')?.severity).toBe('warning');
+      expect(alertStoreOf(store).get('a')?.severity).toBe('warning');
       clock.advance(4 * HOUR);
       expect(cycle([finding('a', { severity: 'warning' })])).toMatchObject([{ kind: 'repeat', severity: 'warning' }]);
 
@@ -190,8 +190,8 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
           startsAt: new Date(start).toISOString(),
         },
       ]);
-      expect(getAlert(store, 'a')).toMatchObject({ status: 'resolved', resolvedAt: clock.now() });
-      expect(openAlerts(store)).toEqual([]);
+      expect(alertStoreOf(store).get('a')).toMatchObject({ status: 'resolved', resolvedAt: clock.now() });
+      expect(alertStoreOf(store).open()).toEqual([]);
 
       clock.advance(MINUTE);
       expect(cycle([])).toEqual([]);
@@ -207,13 +207,13 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
     it('damps flaps with for: 3 — a finding gone within 2 cycles produces no events at all', () => {
       const options = { ...OPTIONS, forCycles: 3 };
       expect(cycle([finding('a')], options)).toEqual([]);
-      expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 1 });
+      expect(alertStoreOf(store).get('a')).toMatchObject({ status: 'pending', seenCount: 1 });
       clock.advance(MINUTE);
       expect(cycle([finding('a')], options)).toEqual([]);
-      expect(getAlert(store, 'a')).toMatchObject({ status: 'pending', seenCount: 2 });
+      expect(alertStoreOf(store).get('a')).toMatchObject({ status: 'pending', seenCount: 2 });
       clock.advance(MINUTE);
       expect(cycle([], options)).toEqual([]);
-      expect(getAlert(store, 'a')).toBeUndefined();
+      expect(alertStoreOf(store).get('a')).toBeUndefined();
       // It came back: the count starts over.
       clock.advance(MINUTE);
       expect(cycle([finding('a')], options)).toEqual([]);
@@ -233,7 +233,11 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       }
       const fired = cycle([held()]);
       expect(fired).toMatchObject([{ kind: 'firing', reason: 'held for 30m' }]);
-      expect(getAlert(store, 'stuck')).toMatchObject({ firstSeenAt: firstSeen, firedAt: clock.now(), seenCount: 4 });
+      expect(alertStoreOf(store).get('stuck')).toMatchObject({
+        firstSeenAt: firstSeen,
+        firedAt: clock.now(),
+        seenCount: 4,
+      });
     });
 
     it('restarts the hold when the finding disappears in between', () => {
@@ -258,7 +262,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       expect(again).toMatchObject([
         { kind: 'firing', reason: 'first sighting', startsAt: new Date(clock.now()).toISOString() },
       ]);
-      expect(getAlert(store, 'a')).toMatchObject({
+      expect(alertStoreOf(store).get('a')).toMatchObject({
         status: 'firing',
         seenCount: 1,
         resolvedAt: null,
@@ -270,22 +274,22 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       const held = (reason: string, minutes: number) =>
         finding('h', { holdForMs: minutes * MINUTE, holdReason: reason });
       cycle([held('first wait', 30)]);
-      expect(getAlert(store, 'h')?.hold).toEqual({ until: clock.now() + 30 * MINUTE, reason: 'first wait' });
+      expect(alertStoreOf(store).get('h')?.hold).toEqual({ until: clock.now() + 30 * MINUTE, reason: 'first wait' });
       clock.advance(30 * MINUTE);
       expect(kinds(cycle([held('first wait', 30)]))).toEqual(['firing h']);
       clock.advance(MINUTE);
       expect(kinds(cycle([]))).toEqual(['resolved h']);
       // The resolved row still says what its life waited for…
-      expect(getAlert(store, 'h')?.hold).toMatchObject({ reason: 'first wait' });
+      expect(alertStoreOf(store).get('h')?.hold).toMatchObject({ reason: 'first wait' });
       clock.advance(MINUTE);
       // …and a new life fired at its first sighting says no hold at all.
       expect(kinds(cycle([finding('h')]))).toEqual(['firing h']);
-      expect(getAlert(store, 'h')?.hold).toBeNull();
+      expect(alertStoreOf(store).get('h')?.hold).toBeNull();
       clock.advance(MINUTE);
       expect(kinds(cycle([]))).toEqual(['resolved h']);
       clock.advance(MINUTE);
       expect(cycle([held('second wait', 10)])).toEqual([]);
-      expect(getAlert(store, 'h')).toMatchObject({
+      expect(alertStoreOf(store).get('h')).toMatchObject({
         status: 'pending',
         firstSeenAt: clock.now(),
         hold: { until: clock.now() + 10 * MINUTE, reason: 'second wait' },
@@ -297,7 +301,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       expect(kinds(cycle([finding('cert/1', { check: 'certificates' })], OPTIONS, 'urls'))).toEqual(['firing cert/1']);
       clock.advance(MINUTE);
       expect(cycle([], OPTIONS, 'runs').map((e) => e.fingerprint)).toEqual(['run/1']);
-      expect(getAlert(store, 'cert/1')?.status).toBe('firing');
+      expect(alertStoreOf(store).get('cert/1')?.status).toBe('firing');
       clock.advance(MINUTE);
       expect(kinds(cycle([], OPTIONS, 'urls'))).toEqual(['resolved cert/1']);
     });
@@ -315,19 +319,19 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         ...OPTIONS,
         forCycles: 2,
       });
-      expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
-      const before = getAlert(store, 'att/r/2');
+      expect(alertStoreOf(store).get('att/r/3')?.status).toBe('pending');
+      const before = alertStoreOf(store).get('att/r/2');
 
       clock.advance(MINUTE);
       // r/2 and r/3 are not listed, rx/1 is gone: only the complete rule resolves.
       expect(kinds(incompleteCycle([finding('att/r/1')], ['att/r/']))).toEqual(['resolved att/rx/1']);
-      expect(getAlert(store, 'att/r/2')).toEqual(before);
-      expect(getAlert(store, 'att/r/3')?.status).toBe('pending');
+      expect(alertStoreOf(store).get('att/r/2')).toEqual(before);
+      expect(alertStoreOf(store).get('att/r/3')?.status).toBe('pending');
 
       clock.advance(MINUTE);
       // The section is complete again: what it does not list is over.
       expect(kinds(incompleteCycle([finding('att/r/1')], []))).toEqual(['resolved att/r/2']);
-      expect(getAlert(store, 'att/r/3')).toBeUndefined();
+      expect(alertStoreOf(store).get('att/r/3')).toBeUndefined();
     });
 
     it('leaves an absent alert named whole by incomplete as it is, and only that one', () => {
@@ -339,14 +343,14 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       clock.advance(MINUTE);
       // Without a trailing `/` it is one fingerprint, not a prefix: id/55 is not covered by id/5.
       expect(kinds(incompleteCycle([], ['att/r/id/5']))).toEqual(['resolved att/r/id/55']);
-      expect(getAlert(store, 'att/r/id/5')?.status).toBe('firing');
+      expect(alertStoreOf(store).get('att/r/id/5')?.status).toBe('firing');
     });
 
     it('does not let another job take over an open alert of the same fingerprint', () => {
       cycle([finding('shared')], OPTIONS, 'runs');
       clock.advance(MINUTE);
       expect(cycle([finding('shared', { severity: 'critical' })], OPTIONS, 'attention')).toEqual([]);
-      expect(getAlert(store, 'shared')).toMatchObject({ job: 'runs', severity: 'warning' });
+      expect(alertStoreOf(store).get('shared')).toMatchObject({ job: 'runs', severity: 'warning' });
     });
 
     it('survives a restart: nothing known is re-announced and resolution still happens', () => {
@@ -363,7 +367,11 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       clock.advance(MINUTE);
       store = state.open();
       expect(kinds(cycle([finding('b', { severity: 'critical' })]))).toEqual(['resolved a']);
-      expect(openAlerts(store).map((a) => a.fingerprint)).toEqual(['b', 'p']);
+      expect(
+        alertStoreOf(store)
+          .open()
+          .map((a) => a.fingerprint),
+      ).toEqual(['b', 'p']);
     });
 
     it('keeps counting pending sightings across a restart', () => {
@@ -399,9 +407,9 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
         const resolved = cycle(half, OPTIONS, 'runs', alerts);
         expect(resolved).toHaveLength(5_000);
         expect(resolved.every((e) => e.kind === 'resolved')).toBe(true);
-        expect(openAlerts(alerts)).toHaveLength(5_000);
+        expect(alertStoreOf(alerts).open()).toHaveLength(5_000);
         // Most important first: the criticals lead.
-        expect(openAlerts(alerts)[0]?.severity).toBe('critical');
+        expect(alertStoreOf(alerts).open()[0]?.severity).toBe('critical');
       },
     );
 
@@ -414,7 +422,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       expect(() => applyFindings(store, { job: 'runs', findings: [finding('a')], now: clock.now() }, OPTIONS)).toThrow(
         /must run inside store\.transaction/,
       );
-      expect(getAlert(store, 'a')).toBeUndefined();
+      expect(alertStoreOf(store).get('a')).toBeUndefined();
     });
 
     it("writes nothing when the caller's transaction rolls back", () => {
@@ -424,7 +432,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
           throw new Error('outbox write failed');
         }),
       ).toThrow('outbox write failed');
-      expect(getAlert(store, 'a')).toBeUndefined();
+      expect(alertStoreOf(store).get('a')).toBeUndefined();
       expect(storedEvents()).toEqual([]);
       // So the next cycle announces it: nothing was lost.
       expect(kinds(cycle([finding('a')]))).toEqual(['firing a']);
@@ -447,7 +455,11 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       );
       clock.advance(MINUTE);
       expect(cycle([finding('a')], guarded(reports))).toEqual([]);
-      expect(openAlerts(store).map((a) => a.status)).toEqual(Array(6).fill('firing'));
+      expect(
+        alertStoreOf(store)
+          .open()
+          .map((a) => a.status),
+      ).toEqual(Array(6).fill('firing'));
       expect(reports.at(-1)).toMatchObject({
         job: 'runs',
         firing: 6,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { MatcherError, parseMatcher } from '../../src/alerts/matchers.js';
 import {
   activeSilenceFor,
@@ -161,7 +161,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       );
       expect(fired).toMatchObject([{ kind: 'firing' }]);
       expect(activeSilenceFor(store, fired[0]!.labels, T0)).toBeDefined();
-      expect(getAlert(store, 'a')?.status).toBe('firing');
+      expect(alertStoreOf(store).get('a')?.status).toBe('firing');
       const resolved = store.transaction(() =>
         applyFindings(store, { job: 'runs', findings: [], now: T0 + MINUTE }, opts),
       );

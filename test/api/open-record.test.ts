@@ -5,7 +5,7 @@
  * and the attention job completes.
  */
 import { describe, expect, it } from 'vitest';
-import { openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { boundOpenRecord, OPEN_RECORD_LIMITS, SHAPE_CUT_FIELD } from '../../src/api/open-record.js';
 import { engineHarness } from '../app/fixtures.js';
 
@@ -60,7 +60,9 @@ describe('an attention item past the limits, from the service', () => {
     const wd = engine.watchdog('checks:\n  attention: { min_severity: info, fold_wait: 0s, reported_by: {} }');
     const report = await wd.runOnce(['attention']);
     expect(report.jobs[0]).toMatchObject({ job: 'attention', outcome: 'ok' });
-    const items = openAlerts(wd.store).filter((a) => a.fingerprint.startsWith('attention/'));
+    const items = alertStoreOf(wd.store)
+      .open()
+      .filter((a) => a.fingerprint.startsWith('attention/'));
     expect(items.length).toBeGreaterThan(0);
     const told = JSON.stringify(items.map((a) => a.details));
     expect(told).toContain(SHAPE_CUT_FIELD);

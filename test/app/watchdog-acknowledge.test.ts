@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertId } from '../../src/alerts/alert-id.js';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { runCli, writeConfig } from '../helpers/cli-harness.js';
@@ -88,7 +88,7 @@ describe('an acknowledged alert, end to end', () => {
     await minute();
     expect(sink.messages).toHaveLength(3);
     expect(sink.messages[2]?.subject).toMatch(/RESOLVED/);
-    expect(getAlert(wd.store, fingerprint)).toMatchObject({ status: 'resolved', acknowledgement: null });
+    expect(alertStoreOf(wd.store).get(fingerprint)).toMatchObject({ status: 'resolved', acknowledgement: null });
     expect(eventsOfAlert(wd.store, fingerprint).at(-1)).toMatchObject({
       kind: 'resolved',
       acknowledgementCleared: { by: 'ops-alice', via: 'cli', comment: 'rebuilding the image' },

@@ -5,7 +5,7 @@
  * the job still runs for app_state, reading the apps and no backup.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { BAD_APP_STATES } from '../../src/config/state-words.js';
 import { simControl } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
@@ -37,7 +37,7 @@ describe('an app in a bad state', () => {
     await setAppState(app.id, 'error');
     expect((await wd.runOnce(['backups'])).complete).toBe(true);
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(wd.store, fp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'critical',
       summary: `App ${app.name} (production) is error`,

@@ -6,7 +6,7 @@
  * An item no enabled check of ours could report is told in the cycle it appears.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
@@ -33,7 +33,8 @@ function namespacesBySize(): number[] {
 }
 
 const firingItems = (w: Watchdog) =>
-  openAlerts(w.store)
+  alertStoreOf(w.store)
+    .open()
     .filter((a) => a.fingerprint.startsWith(RULE) && !a.fingerprint.endsWith('/more'))
     .map((a) => a.fingerprint);
 
@@ -53,7 +54,7 @@ describe('a truncated attention section', () => {
     const first = firingItems(wd);
     expect(first).toHaveLength(20);
     // Our certificates check reports what the dashboard does not list: no note of the cap.
-    expect(getAlert(wd.store, `${RULE}more`)).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(`${RULE}more`)).toBeUndefined();
 
     // Five more expire on apps listed before them: five of the first twenty leave the window.
     for (const id of early) sim.control.checks.certificates.expire(id, { inDays: -1 });
@@ -97,9 +98,9 @@ describe('an attention item our own check reports', () => {
 
     // The dashboard first (as at a start, when every job runs at once): the item waits.
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
-    expect(getAlert(wd.store, item)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(item)?.status).toBe('pending');
     expect((await wd.runOnce(['runs'])).complete).toBe(true);
-    expect(getAlert(wd.store, run)).toMatchObject({ status: 'firing', severity: 'warning' });
+    expect(alertStoreOf(wd.store).get(run)).toMatchObject({ status: 'firing', severity: 'warning' });
 
     // Folded from then on, past fold_wait too: the dashboard's critical never goes out.
     for (let i = 0; i < 6; i++) {
@@ -119,7 +120,7 @@ describe('an attention item our own check reports', () => {
     await wd.runOnce(['runs', 'attention']);
     expect(kinds(wd, run)).toEqual(['firing', 'resolved']);
     expect(kinds(wd, item)).toEqual([]);
-    expect(getAlert(wd.store, item)).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(item)).toBeUndefined();
   });
 
   it('an item alerted before ours opened becomes part of ours: closed quietly, saying so, never paged again', async () => {
@@ -159,7 +160,7 @@ describe('an attention item our own check reports', () => {
     const wd = engine.watchdog();
     const { item } = failStagingRun();
     await wd.runOnce(['attention']);
-    expect(getAlert(wd.store, item)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(item)).toMatchObject({
       status: 'pending',
       hold: {
         reason: expect.stringMatching(
@@ -168,7 +169,7 @@ describe('an attention item our own check reports', () => {
       },
     });
     await wd.runOnce(['runs', 'attention']);
-    expect(getAlert(wd.store, item)).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(item)).toBeUndefined();
     expect(kinds(wd, item)).toEqual([]);
   });
 });
@@ -182,7 +183,7 @@ describe('an attention item no check of ours could report', () => {
     const report = await wd.runOnce(['attention']);
     expect(report.complete).toBe(true);
     const fp = `attention/app_not_answering/app/id/${app.id}`;
-    expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing', severity: 'critical', hold: null });
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({ status: 'firing', severity: 'critical', hold: null });
     expect(kinds(wd, fp)).toEqual(['firing']);
   });
 
@@ -190,7 +191,7 @@ describe('an attention item no check of ours could report', () => {
     const wd = engine.watchdog('checks:\n  failed_runs: { enabled: false }');
     const { item } = failStagingRun();
     await wd.runOnce(['attention']);
-    expect(getAlert(wd.store, item)).toMatchObject({ status: 'firing', severity: 'critical' });
+    expect(alertStoreOf(wd.store).get(item)).toMatchObject({ status: 'firing', severity: 'critical' });
   });
 
   it('a rule named in reported_by waits for its check', async () => {
@@ -199,7 +200,7 @@ describe('an attention item no check of ours could report', () => {
     sim.control.checks.attention.setAnswering(app.id, false);
     const wd = engine.watchdog('checks:\n  attention: { reported_by: { app_not_answering: [app_state] } }');
     await wd.runOnce(['attention']);
-    expect(getAlert(wd.store, `attention/app_not_answering/app/id/${app.id}`)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(`attention/app_not_answering/app/id/${app.id}`)).toMatchObject({
       status: 'pending',
       hold: { reason: `waiting up to 20m (checks.attention.fold_wait) for app_state to report app ${app.id}` },
     });
@@ -219,7 +220,7 @@ describe('a capped section read per namespace', () => {
     const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');
     expect((await wd.runOnce(['attention'])).complete).toBe(true);
     expect(firingItems(wd)).toHaveLength(27);
-    expect(getAlert(wd.store, `${RULE}more`)).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(`${RULE}more`)).toBeUndefined();
     const reads = sim.control
       .requests()
       .filter((r) => r.fn === 'attention.list')

@@ -5,7 +5,7 @@
  * exactly such a backup) changes nothing until it finishes.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { apiGet, apiPost } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
@@ -44,7 +44,7 @@ describe('backups judged by state through the lifecycle', () => {
     h.clock.advance(MINUTE);
     await wd.runOnce(['backups']);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing', 'failed firing']);
-    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(
+    expect(alertStoreOf(wd.store).get(`backups/app/${appId}/stale`)?.summary).toMatch(
       /^No successful backup of \S+ \(production\) for 2d \(max 1d 2h\); newest: #\d+ failed 1m ago$/,
     );
 
@@ -78,7 +78,7 @@ describe('backups judged by state through the lifecycle', () => {
       expect((await apiGet(h.sim, `/backups/${backupId}`)).body.data.state).toBe('running');
     }
     expect(eventsAbout(wd, appId)).toEqual(['stale firing']);
-    expect(getAlert(wd.store, `backups/app/${appId}/stale`)?.summary).toMatch(
+    expect(alertStoreOf(wd.store).get(`backups/app/${appId}/stale`)?.summary).toMatch(
       new RegExp(`; newest: #${backupId} running \\d+s ago$`),
     );
 

@@ -6,7 +6,7 @@
  * function is called.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { simControl } from '../helpers/simulator.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -70,7 +70,7 @@ describe('a branch deleted upstream', () => {
     expect((await w.runOnce(['maintenance'])).complete).toBe(true);
     expect(new Set(h.sim.control.requests().map((r) => r.fn))).toEqual(new Set(['apps.list', 'apps.get']));
     expect(eventsOf(w, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(w.store, fp)).toMatchObject({
+    expect(alertStoreOf(w.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'warning',
       labels: { check: 'branches', app: app.name, repository: app.repository, environment_type: 'production' },
@@ -104,7 +104,7 @@ describe('a production app behind its branch', () => {
     const fp = `branches/behind/${app.id}/${app.repository}`;
     await setRepository(app.id, { repository: app.repository, behind: true });
     await w.runOnce(['maintenance']);
-    expect(getAlert(w.store, fp)).toMatchObject({ status: 'firing', severity: 'info' });
+    expect(alertStoreOf(w.store).get(fp)).toMatchObject({ status: 'firing', severity: 'info' });
 
     await w.deliverDue();
     const rows = w.store.db.prepare(`SELECT status, decision FROM outbox WHERE fingerprint = ?`).all(fp) as {

@@ -4,7 +4,7 @@
  * one is forgotten. Nothing is closed while the check stays on.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { engineHarness, eventsOf, MINUTE } from './fixtures.js';
 
@@ -53,13 +53,13 @@ describe('alerts of a check switched off by configuration', () => {
     const first = engine.watchdog(on);
     const fingerprint = stage();
     await first.runOnce([job]);
-    expect(getAlert(first.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(first.store).get(fingerprint)?.status).toBe('firing');
     await engine.close(first);
 
     engine.clock.advance(MINUTE);
     const second = engine.watchdog(off);
     await second.runOnce();
-    const alert = getAlert(second.store, fingerprint);
+    const alert = alertStoreOf(second.store).get(fingerprint);
     expect(alert).toMatchObject({ status: 'resolved', resolvedAt: engine.clock.now() });
     expect(alert?.details.closed).toBe(reason);
     expect(kindsOf(second, fingerprint)).toEqual(['firing']);
@@ -75,7 +75,7 @@ describe('alerts of a check switched off by configuration', () => {
     await wd.runOnce([job]);
     engine.clock.advance(MINUTE);
     await wd.reload(engine.config(off));
-    expect(getAlert(wd.store, fingerprint)?.details.closed).toBe(reason);
+    expect(alertStoreOf(wd.store).get(fingerprint)?.details.closed).toBe(reason);
     expect(kindsOf(wd, fingerprint)).toEqual(['firing']);
   });
 
@@ -89,16 +89,16 @@ describe('alerts of a check switched off by configuration', () => {
     const pending = `failed_runs/run/${engine.sim.control.addRun({ appId: 5, action: 'update', state: 'error', reason: 'y' }).id}`;
     engine.clock.advance(MINUTE);
     await wd.runOnce(['runs']);
-    expect([fired, stuck, pending].map((fp) => getAlert(wd.store, fp)?.status)).toEqual([
+    expect([fired, stuck, pending].map((fp) => alertStoreOf(wd.store).get(fp)?.status)).toEqual([
       'firing',
       'firing',
       'pending',
     ]);
 
     await wd.reload(engine.config('alerts: { for: 2 }\nchecks: { failed_runs: { enabled: false } }'));
-    expect(getAlert(wd.store, fired)?.details.closed).toBe('check disabled by configuration');
-    expect(getAlert(wd.store, pending)).toBeUndefined();
-    expect(getAlert(wd.store, stuck)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fired)?.details.closed).toBe('check disabled by configuration');
+    expect(alertStoreOf(wd.store).get(pending)).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(stuck)?.status).toBe('firing');
     expect(kindsOf(wd, stuck)).toEqual(['firing']);
     expect(kindsOf(wd, fired)).toEqual(['firing']);
   });

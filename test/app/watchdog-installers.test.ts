@@ -5,7 +5,7 @@
  * switches that job off with one alert and leaves the servers job reading.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { simControl } from '../helpers/simulator.js';
 import {
@@ -57,7 +57,7 @@ describe('a marketplace service in a bad state', () => {
     expect((await wd.runOnce(['installers'])).complete).toBe(true);
     expect(new Set(h.sim.control.requests().map((r) => r.fn))).toEqual(new Set(['installers.list']));
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(wd.store, fp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'warning',
       labels: { check: 'installers', installer: service.name },
@@ -107,7 +107,7 @@ describe('a marketplace service in a bad state', () => {
         ['servers', 'ok'],
         ['installers', 'disabled'],
       ]);
-      expect(getAlert(wd.store, 'watchdog/disabled/installers')).toMatchObject({
+      expect(alertStoreOf(wd.store).get('watchdog/disabled/installers')).toMatchObject({
         status: 'firing',
         summary: 'installers check disabled: the token lacks ansible_installer: read',
       });

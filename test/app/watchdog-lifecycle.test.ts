@@ -3,7 +3,7 @@
  * with one ManualClock shared by the simulator and the engine.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
@@ -71,7 +71,7 @@ describe('a failed run through the lifecycle', () => {
     const wd = watchdog('checks:\n  sources: { failure_threshold: 2 }');
     const { fingerprint } = failRun();
     await wd.runOnce(['runs']);
-    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
 
     sim.control.setFault('*', { errorCode: 'internal_error' });
     const outage = [];
@@ -81,11 +81,11 @@ describe('a failed run through the lifecycle', () => {
     }
     expect(outage.map((r) => r.jobs[0]!.outcome)).toEqual(['failed', 'failed', 'failed']);
     expect(outage[0]!.jobs[0]!.reason).toMatch(/internal_error \(HTTP 500\)/);
-    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
     expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
     // Below the threshold nothing; at it one firing; after it nothing more.
     expect(eventsOf(wd, 'watchdog/source/runs').map((e) => e.kind)).toEqual(['firing']);
-    const source = getAlert(wd.store, 'watchdog/source/runs')!;
+    const source = alertStoreOf(wd.store).get('watchdog/source/runs')!;
     expect(source.summary).toMatch(/^cannot read runs: .*internal_error/);
     expect(source.labels).toEqual({ check: 'watchdog', source: 'runs' });
 
@@ -94,7 +94,7 @@ describe('a failed run through the lifecycle', () => {
     expect((await wd.runOnce(['runs'])).complete).toBe(true);
     expect(eventsOf(wd, 'watchdog/source/runs').map((e) => e.kind)).toEqual(['firing', 'resolved']);
     expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
-    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
   });
 
   it('sees all of 137 failed runs spread over many small pages', async () => {
@@ -154,7 +154,7 @@ describe('a failed run through the lifecycle', () => {
       }
       expect(sim.control.state.runs.get(runId)!.createdAt).toBeLessThan(clock.now() - 60 * MINUTE);
       expect(eventsOf(wd, fingerprint).map((e) => e.kind)).toEqual(['firing']);
-      expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+      expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
 
       sim.control.addRun({ appId: 3, action: 'update', state: 'done', startedAgoMs: successAgoMs });
       clock.advance(MINUTE);

@@ -5,7 +5,7 @@
  * words that say why.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { AppRec } from '../../packages/simulator/src/sim-state.js';
 import { simControl } from '../helpers/simulator.js';
@@ -49,13 +49,13 @@ describe('backups: only a full backup counts, and its size and copies are judged
     const fp = `backups/app/${app.id}/stale`;
     await control('checks.backups.age', app.id, { hours: 30 });
     await wd.runOnce(['backups']);
-    expect(getAlert(wd.store, fp)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fp)?.status).toBe('firing');
 
     h.clock.advance(MINUTE);
     await control('checks.backups.add', app.id, { format: 'dump' });
     await wd.runOnce(['backups']);
-    expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing' });
-    expect(getAlert(wd.store, fp)?.summary).toMatch(/\(format dump: not a full backup\)$/);
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({ status: 'firing' });
+    expect(alertStoreOf(wd.store).get(fp)?.summary).toMatch(/\(format dump: not a full backup\)$/);
 
     h.clock.advance(MINUTE);
     await control('checks.backups.add', app.id, { format: 'zip' });
@@ -70,18 +70,18 @@ describe('backups: only a full backup counts, and its size and copies are judged
     const fp = `backups/app/${app.id}/size`;
     await control('checks.backups.add', app.id, { sizeMb: 0 });
     await wd.runOnce(['backups']);
-    expect(getAlert(wd.store, fp)).toMatchObject({ status: 'firing', severity: 'critical' });
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({ status: 'firing', severity: 'critical' });
 
     h.clock.advance(MINUTE);
     await control('checks.backups.add', app.id, { sizeMb: 1 });
     await wd.runOnce(['backups']);
     // The empty one is among the good backups before it now: the median of the others still stands.
-    expect(getAlert(wd.store, fp)?.summary).toMatch(/shrank to 0% of its usual size/);
+    expect(alertStoreOf(wd.store).get(fp)?.summary).toMatch(/shrank to 0% of its usual size/);
 
     h.clock.advance(MINUTE);
     await control('checks.backups.add', app.id, { sizeMb: 100_000 });
     await wd.runOnce(['backups']);
-    expect(getAlert(wd.store, fp)?.status).toBe('resolved');
+    expect(alertStoreOf(wd.store).get(fp)?.status).toBe('resolved');
     expect(resolutionOf(wd, fp)).toMatch(/: 100000 MB$/);
   });
 
@@ -91,7 +91,7 @@ describe('backups: only a full backup counts, and its size and copies are judged
     await control('checks.backups.add', one.id, { offsite: 'none' });
     await control('checks.backups.add', two.id, { offsite: 'uploading' });
     await wd.runOnce(['backups']);
-    expect(getAlert(wd.store, `backups/app/${one.id}/no_offsite`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(`backups/app/${one.id}/no_offsite`)?.status).toBe('firing');
     const stuck = wd.store.db
       .prepare(`SELECT fingerprint FROM alerts WHERE fingerprint LIKE ?`)
       .all(`backups/app/${two.id}/offsite/%`);
@@ -120,10 +120,12 @@ describe('URLs and certificates', () => {
     await control('checks.url_checks.skip', first, 'dns_not_configured', { hoursAgo: 13 });
     await control('checks.url_checks.stop', second, { hoursAgo: 20 });
     await wd.runOnce(['urls']);
-    const skipped = getAlert(wd.store, `url_checks/url/${first}/unchecked`);
+    const skipped = alertStoreOf(wd.store).get(`url_checks/url/${first}/unchecked`);
     expect(skipped).toMatchObject({ status: 'firing', severity: 'warning' });
     expect(skipped?.summary).toMatch(/has not been checked from outside for 13h: not checked \(dns_not_configured\)$/);
-    expect(getAlert(wd.store, `url_checks/url/${second}/unchecked`)?.summary).toMatch(/for 20h \(last: passed\)$/);
+    expect(alertStoreOf(wd.store).get(`url_checks/url/${second}/unchecked`)?.summary).toMatch(
+      /for 20h \(last: passed\)$/,
+    );
 
     h.clock.advance(MINUTE);
     await control('checks.url_checks.pass', first);
@@ -138,12 +140,18 @@ describe('URLs and certificates', () => {
     await control('checks.certificates.setStatus', first, 'error');
     await control('checks.certificates.setStatus', second, 'unknown');
     await wd.runOnce(['urls']);
-    expect(getAlert(wd.store, `certificates/url/${first}`)).toMatchObject({ status: 'firing', severity: 'critical' });
-    expect(getAlert(wd.store, `certificates/url/${second}`)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(`certificates/url/${first}`)).toMatchObject({
+      status: 'firing',
+      severity: 'critical',
+    });
+    expect(alertStoreOf(wd.store).get(`certificates/url/${second}`)?.status).toBe('pending');
 
     h.clock.advance(25 * HOUR);
     await wd.runOnce(['urls']);
-    expect(getAlert(wd.store, `certificates/url/${second}`)).toMatchObject({ status: 'firing', severity: 'warning' });
+    expect(alertStoreOf(wd.store).get(`certificates/url/${second}`)).toMatchObject({
+      status: 'firing',
+      severity: 'warning',
+    });
 
     await control('checks.certificates.setStatus', second, null);
     await wd.runOnce(['urls']);
@@ -163,15 +171,15 @@ describe('upgrades and services that stay put', () => {
       .prepare(`SELECT fingerprint, status FROM alerts WHERE fingerprint LIKE 'upgrades/stuck/%'`)
       .all() as { fingerprint: string; status: string }[];
     expect(upgrade.map((u) => u.status)).toContain('pending');
-    expect(getAlert(wd.store, `installers/installer/${service.id}`)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(`installers/installer/${service.id}`)?.status).toBe('pending');
 
     h.clock.advance(2 * HOUR);
     await wd.runOnce(['installers']);
-    expect(getAlert(wd.store, `installers/installer/${service.id}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(`installers/installer/${service.id}`)?.status).toBe('firing');
     h.clock.advance(5 * HOUR);
     await wd.runOnce(['maintenance']);
-    const mine = upgrade.find((u) => getAlert(wd.store, u.fingerprint)?.labels.app === app.name)!;
-    expect(getAlert(wd.store, mine.fingerprint)?.status).toBe('firing');
+    const mine = upgrade.find((u) => alertStoreOf(wd.store).get(u.fingerprint)?.labels.app === app.name)!;
+    expect(alertStoreOf(wd.store).get(mine.fingerprint)?.status).toBe('firing');
 
     await control('checks.upgrades.set', app.id, 'done');
     await control('checks.installers.setState', service.id, 'running');
@@ -189,8 +197,8 @@ describe('one cause, one page', () => {
     await control('checks.maintenance.set', resting.id, true);
     await control('checks.app_state.set', stopped.id, 'stopped');
     await wd.runOnce(['maintenance', 'backups']);
-    expect(getAlert(wd.store, `maintenance/app/${resting.id}`)?.status).toBe('pending');
-    expect(getAlert(wd.store, `app_state/app/${stopped.id}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(`maintenance/app/${resting.id}`)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(`app_state/app/${stopped.id}`)?.status).toBe('firing');
 
     await control('checks.url_checks.fail', resting.urlIds[0], 'http_503');
     await control('checks.url_checks.fail', stopped.urlIds[0], 'http_502');

@@ -5,7 +5,7 @@
  * source's health. `check` says so (outcome partial: exit 1).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { advancing } from '../faults/fault-fixture.js';
 import { engineHarness, eventsOf, openWatchdog } from './fixtures.js';
@@ -96,7 +96,7 @@ describe('a read cut by a hard bound', () => {
       expect(health.n).toBe(1);
       // An alert the read did not reach is held, saying why, as a set-aside record's is; without an event.
       const cutNote = /^not read: the read was cut short \(.+\); held, not resolved$/;
-      const notes = before.map((fp) => getAlert(wd.store, fp)!);
+      const notes = before.map((fp) => alertStoreOf(wd.store).get(fp)!);
       for (const alert of notes) {
         if (alert.details.held === undefined && !everyOneUnread) continue;
         expect(alert.details.held, alert.fingerprint).toMatch(cutNote);
@@ -111,7 +111,7 @@ describe('a read cut by a hard bound', () => {
         const next = await advancing(h.clock, wd.runOnce(['runs']), 2_000, 10);
         expect(next.jobs[0]).toMatchObject({ outcome: 'ok' });
       }
-      for (const fp of before) expect(getAlert(wd.store, fp)!.details.held, fp).toBeUndefined();
+      for (const fp of before) expect(alertStoreOf(wd.store).get(fp)!.details.held, fp).toBeUndefined();
     },
   );
 });

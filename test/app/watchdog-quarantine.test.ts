@@ -4,7 +4,7 @@
  * its alerts held (and saying why), the admin told once, and every other record judged as usual.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { captureLogger, engineConfig, engineHarness, eventsOf, MINUTE, openWatchdog } from './fixtures.js';
@@ -49,16 +49,16 @@ describe('a token that may read staging records by id, not production ones (list
       expect(runs.skipped!.every((r) => r.reason === 'access_denied')).toBe(true);
 
       // The staging failure next to it is announced, with its steps (read by id).
-      const stagingAlert = getAlert(wd.store, `failed_runs/run/${staging.id}`)!;
+      const stagingAlert = alertStoreOf(wd.store).get(`failed_runs/run/${staging.id}`)!;
       expect(stagingAlert.status).toBe('firing');
       expect(stagingAlert.details.held).toBeUndefined();
       // The production failure is told from the list alone, and says why it has no more.
-      const prodAlert = getAlert(wd.store, `failed_runs/run/${prod.id}`)!;
+      const prodAlert = alertStoreOf(wd.store).get(`failed_runs/run/${prod.id}`)!;
       expect(prodAlert.status).toBe('firing');
       expect(prodAlert.details.held).toBe('cannot be read now: access_denied; held, not resolved');
       expect(prodAlert.facts).toContainEqual({ label: 'Held', value: prodAlert.details.held });
 
-      const watchdogAlert = getAlert(wd.store, 'watchdog/records/runs/access_denied')!;
+      const watchdogAlert = alertStoreOf(wd.store).get('watchdog/records/runs/access_denied')!;
       expect(watchdogAlert.status).toBe('firing');
       expect(watchdogAlert.summary).toMatch(/^runs: \d+ runs? cannot be read now \(access_denied/);
       expect(watchdogAlert.summary).toMatch(/e\.g\. run \d+/);
@@ -77,7 +77,7 @@ describe('a token that may read staging records by id, not production ones (list
       expect(later.jobs.find((j) => j.job === 'runs')!.skipped).toContainEqual(
         expect.objectContaining({ id: prod.id, reason: 'access_denied' }),
       );
-      expect(getAlert(wd.store, `failed_runs/run/${prod.id}`)!.status).toBe('firing');
+      expect(alertStoreOf(wd.store).get(`failed_runs/run/${prod.id}`)!.status).toBe('firing');
       expect(eventsOf(wd, `failed_runs/run/${prod.id}`).map((e) => e.kind)).toEqual(['firing']);
       expect(eventsOf(wd, 'watchdog/records/').map((e) => `${e.kind} ${e.fingerprint}`)).toEqual([
         'firing watchdog/records/runs/access_denied',
@@ -96,8 +96,8 @@ describe('a token that may read staging records by id, not production ones (list
       h.clock.advance(MINUTE);
       const report = await full.runOnce();
       expect(report.jobs.find((j) => j.job === 'runs')!.skipped).toBeUndefined();
-      expect(getAlert(full.store, 'watchdog/records/runs/access_denied')!.status).toBe('resolved');
-      const prodAlert = getAlert(full.store, `failed_runs/run/${prod.id}`)!;
+      expect(alertStoreOf(full.store).get('watchdog/records/runs/access_denied')!.status).toBe('resolved');
+      const prodAlert = alertStoreOf(full.store).get(`failed_runs/run/${prod.id}`)!;
       expect(prodAlert.status).toBe('firing');
       expect(prodAlert.details.held).toBeUndefined();
       expect(eventsOf(full, `failed_runs/run/${prod.id}`).map((e) => e.kind)).toEqual(['firing']);
@@ -116,7 +116,7 @@ describe('a token that may read staging records by id, not production ones (list
       expect(job.outcome).toBe('ok');
       expect(job.skipped!.length).toBeGreaterThan(0);
       expect(job.skipped!.every((r) => r.kind === 'app' && r.reason === 'access_denied')).toBe(true);
-      expect(getAlert(wd.store, 'watchdog/records/maintenance/access_denied')?.status).toBe('firing');
+      expect(alertStoreOf(wd.store).get('watchdog/records/maintenance/access_denied')?.status).toBe('firing');
     } finally {
       await wd.stop(1_000);
     }
@@ -140,19 +140,19 @@ describe('one record of a list that cannot be parsed', () => {
       expect.objectContaining({ kind: 'run', id: odd.id, reason: 'unreadable', fn: 'runs.list' }),
     ]);
     expect(runs.skipped![0]!.detail).toMatch(/^updated_at: /);
-    expect(getAlert(wd.store, `failed_runs/run/${fine.id}`)?.status).toBe('firing');
-    expect(getAlert(wd.store, 'watchdog/records/runs/unreadable')?.summary).toContain(`e.g. run ${odd.id}`);
+    expect(alertStoreOf(wd.store).get(`failed_runs/run/${fine.id}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get('watchdog/records/runs/unreadable')?.summary).toContain(`e.g. run ${odd.id}`);
 
     // The run's alert, once open, is held while its list item cannot be read.
     h.sim.control.clearFaults();
     h.clock.advance(MINUTE);
     await wd.runOnce();
-    expect(getAlert(wd.store, `failed_runs/run/${odd.id}`)?.status).toBe('firing');
-    expect(getAlert(wd.store, 'watchdog/records/runs/unreadable')?.status).toBe('resolved');
+    expect(alertStoreOf(wd.store).get(`failed_runs/run/${odd.id}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get('watchdog/records/runs/unreadable')?.status).toBe('resolved');
     h.sim.control.setFault('runs.list', { unreadableTime: { id: odd.id, field: 'created_at' } });
     h.clock.advance(MINUTE);
     await wd.runOnce();
-    const held = getAlert(wd.store, `failed_runs/run/${odd.id}`)!;
+    const held = alertStoreOf(wd.store).get(`failed_runs/run/${odd.id}`)!;
     expect(held.status).toBe('firing');
     expect(held.details.held).toMatch(/^cannot be read now: created_at: .*; held, not resolved$/);
     expect(eventsOf(wd, `failed_runs/run/${odd.id}`).map((e) => e.kind)).toEqual(['firing']);
@@ -181,8 +181,8 @@ describe('one value beyond those the reference states', () => {
         value: 'revoked',
       }),
     ]);
-    expect(getAlert(wd.store, `certificates/url/${expiring.id}`)?.status).toBe('firing');
-    expect(getAlert(wd.store, 'watchdog/records/urls/unknown_value')?.summary).toContain(`e.g. URL ${odd.id}`);
+    expect(alertStoreOf(wd.store).get(`certificates/url/${expiring.id}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get('watchdog/records/urls/unknown_value')?.summary).toContain(`e.g. URL ${odd.id}`);
 
     h.clock.advance(15 * MINUTE);
     await wd.runOnce();
@@ -210,7 +210,7 @@ describe('a value beyond the stated ones the admin makes known (api.extra_values
         configKey: 'api.extra_values.ssl_status.revoked',
       }),
     ]);
-    const alert = getAlert(wd.store, 'watchdog/records/urls/unknown_value')!;
+    const alert = alertStoreOf(wd.store).get('watchdog/records/urls/unknown_value')!;
     expect(alert.status).toBe('firing');
     expect(alert.summary).toContain(
       `e.g. URL ${odd.id} (ssl_status "revoked": set api.extra_values.ssl_status.revoked to the stated value it means)`,
@@ -225,8 +225,8 @@ describe('a value beyond the stated ones the admin makes known (api.extra_values
     const second = (await wd.runOnce()).jobs.find((j) => j.job === 'urls')!;
     expect(second.outcome).toBe('ok');
     expect(second.skipped).toBeUndefined();
-    expect(getAlert(wd.store, 'watchdog/records/urls/unknown_value')?.status).toBe('resolved');
-    const judged = getAlert(wd.store, `certificates/url/${odd.id}`);
+    expect(alertStoreOf(wd.store).get('watchdog/records/urls/unknown_value')?.status).toBe('resolved');
+    const judged = alertStoreOf(wd.store).get(`certificates/url/${odd.id}`);
     expect(judged?.status).toBe('firing');
     expect(judged?.summary).toMatch(/error/i);
   });
@@ -312,10 +312,10 @@ describe('each job with one record broken in turn', () => {
     }
     // Every alert open before is still open (a check of the job may have found more since).
     expect(firingOf(wd, job)).toEqual(expect.arrayContaining(before));
-    expect(getAlert(wd.store, target)!.details.held).toMatch(/held, not resolved$/);
-    expect(getAlert(wd.store, other)!.details.held).toBeUndefined();
+    expect(alertStoreOf(wd.store).get(target)!.details.held).toMatch(/held, not resolved$/);
+    expect(alertStoreOf(wd.store).get(other)!.details.held).toBeUndefined();
     expect(eventsOf(wd, '').filter((e) => e.kind === 'resolved')).toEqual([]);
-    expect(getAlert(wd.store, `watchdog/records/${job}/${reason}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(`watchdog/records/${job}/${reason}`)?.status).toBe('firing');
   });
 });
 

@@ -6,7 +6,7 @@
  * the session; a `checked_at` nobody can parse sets its app aside and blinds no other.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
@@ -56,7 +56,7 @@ describe('a repository the platform stopped reading', () => {
     expect((await w.runOnce(['maintenance'])).complete).toBe(true);
     expect(new Set(h.sim.control.requests().map((r) => r.fn))).toEqual(new Set(['apps.list', 'apps.get']));
     expect(eventsOf(w, 'repository_checks/')).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(w.store, fp)).toMatchObject({
+    expect(alertStoreOf(w.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'warning',
       labels: { check: 'repository_checks', app: app!.name, repository: app!.repository },
@@ -86,7 +86,7 @@ describe('a repository the platform stopped reading', () => {
     expect(eventsOf(w, 'repository_checks/')).toEqual([
       { kind: 'firing', fingerprint: `repository_checks/${stale!.id}/${stale!.repository}` },
     ]);
-    expect(getAlert(w.store, `repository_checks/${stale!.id}/${stale!.repository}`)?.summary).toBe(
+    expect(alertStoreOf(w.store).get(`repository_checks/${stale!.id}/${stale!.repository}`)?.summary).toBe(
       `The platform has never read ${stale!.repository}, deployed on ${stale!.name} (production)`,
     );
   });

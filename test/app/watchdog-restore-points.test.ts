@@ -5,7 +5,7 @@
  * point is let go; off (the default), it reads none.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
 import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
@@ -46,7 +46,7 @@ describe('an app held at a restore point', () => {
     const reads = h.sim.control.requests().filter((r) => r.fn === 'restore_points.list');
     expect(reads).toHaveLength(listed().length);
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(wd.store, fp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'warning',
       summary: `${app.name} (production) was rolled back to restore point #${point.id} (from before its update) and is held there: its auto-updates wait until the point is let go`,

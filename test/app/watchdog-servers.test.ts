@@ -5,7 +5,7 @@
  * delivered. Real Watchdog cycles, real notifier, the Slack stand-in on loopback.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { BAD_SERVER_STATES } from '../../src/config/state-words.js';
@@ -119,16 +119,16 @@ describe('a server in a bad state', () => {
     // The servers job first: a cause holds only what fires after it (as with Alertmanager).
     expect((await wd.runOnce(['servers'])).complete).toBe(true);
     expect((await wd.runOnce(['runs'])).complete).toBe(true);
-    expect(getAlert(wd.store, serverFp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(serverFp)).toMatchObject({
       status: 'firing',
       severity: 'critical',
       labels: { check: 'servers', server: server.name },
     });
-    expect(getAlert(wd.store, fpA)?.labels.server).toBe(server.name);
+    expect(alertStoreOf(wd.store).get(fpA)?.labels.server).toBe(server.name);
     await wd.deliverDue();
 
     const down = drain();
-    const serverSummary = getAlert(wd.store, serverFp)!.summary;
+    const serverSummary = alertStoreOf(wd.store).get(serverFp)!.summary;
     expect(serverSummary).toMatch(new RegExp(`^Server ${server.name} is error \\(${server.app_count} apps? on it`));
     expect(down.filter((t) => t.includes(serverSummary) && !t.includes('held back'))).toHaveLength(1);
     const summaries = down.filter((t) => t.includes(`2 alerts held back: ${serverSummary}`));
@@ -147,13 +147,13 @@ describe('a server in a bad state', () => {
     await wd.runOnce(['runs']);
     await wd.deliverDue();
     expect(drain()).toEqual([]);
-    expect(getAlert(wd.store, fpB)?.status).toBe('resolved');
+    expect(alertStoreOf(wd.store).get(fpB)?.status).toBe('resolved');
 
     // The server recovers: its alert resolves, and the held alert that still fires is delivered.
     clock.advance(MINUTE);
     sim.control.checks.servers.setState(server.id, 'running');
     await wd.runOnce(['servers']);
-    expect(getAlert(wd.store, serverFp)?.status).toBe('resolved');
+    expect(alertStoreOf(wd.store).get(serverFp)?.status).toBe('resolved');
     await wd.deliverDue();
     const up = drain();
     expect(up.filter((t) => t.includes(serverSummary))).toHaveLength(1);
@@ -203,7 +203,7 @@ describe('a server outage pages like its apps', () => {
         sim.control.addRun({ appId: app.id, action: 'update', state: 'error', reason: 'database connection refused' });
       await wd.runOnce(['servers']);
       await wd.runOnce(['runs']);
-      const alert = getAlert(wd.store, `servers/server/${server.id}`)!;
+      const alert = alertStoreOf(wd.store).get(`servers/server/${server.id}`)!;
       expect(alert).toMatchObject({
         severity: 'critical',
         labels: { check: 'servers', server: server.name, environment_type: 'production' },

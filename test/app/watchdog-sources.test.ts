@@ -1,6 +1,6 @@
 /** Permissions, metrics and secrets of the engine, against the simulator. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
@@ -45,7 +45,7 @@ describe('a check the token lacks the permission for', () => {
     expect(runs.outcome).toBe('disabled');
     expect(runs.reason).toBe('the token lacks deployment_workflow: read (runs.list answered function_not_allowed)');
     expect(first.jobs.filter((j) => j.job !== 'runs').map((j) => j.outcome)).toEqual(['ok', 'ok', 'ok']);
-    const alert = getAlert(wd.store, 'watchdog/disabled/runs')!;
+    const alert = alertStoreOf(wd.store).get('watchdog/disabled/runs')!;
     expect(alert.summary).toBe('runs check disabled: the token lacks deployment_workflow: read');
     expect(alert.labels.source).toBeUndefined();
 

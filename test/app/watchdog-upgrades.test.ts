@@ -6,7 +6,7 @@
  * `apps.get` it makes anyway, and resolves it when the upgrade moves on or is gone.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { simControl } from '../helpers/simulator.js';
 import { captureLogger, engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
@@ -41,11 +41,11 @@ describe('an upgrade that failed', () => {
     const functions = h.sim.control.requests().map((r) => r.fn);
     expect(new Set(functions.filter((fn) => fn !== 'whoami'))).toEqual(new Set(['apps.list', 'apps.get']));
     // No failed run reports it: it waits the default fold_wait (5m) for one, then fires.
-    expect(getAlert(wd.store, fp)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(fp)?.status).toBe('pending');
     h.clock.advance(5 * MINUTE);
     await wd.runOnce(['maintenance']);
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(wd.store, fp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({
       status: 'firing',
       severity: 'critical',
       summary: expect.stringMatching(
@@ -74,14 +74,14 @@ describe('an upgrade whose run failed: one problem, one alert', () => {
     const fp = `upgrades/failed/${id}`;
     // The maintenance job reads it first: it waits for the run's alert.
     await wd.runOnce(['maintenance']);
-    expect(getAlert(wd.store, fp)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(fp)?.status).toBe('pending');
 
     const added = await simControl(h.sim, 'addRun', [{ appId: app.id, workflow: 'app_upgrade', state: 'error' }]);
     expect(added.status, added.text).toBe(200);
     const runId = (added.body.data ?? added.body).id as number;
     h.clock.advance(MINUTE);
     await wd.runOnce(['runs']);
-    expect(getAlert(wd.store, `failed_runs/run/${runId}`)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(`failed_runs/run/${runId}`)?.status).toBe('firing');
 
     // Past fold_wait, the upgrade is still failed, and its run's alert says it: no second alert.
     h.clock.advance(10 * MINUTE);
@@ -102,12 +102,12 @@ describe('an upgrade in standby', () => {
     const fp = `upgrades/standby/${id}`;
     await wd.runOnce(['maintenance']);
     expect(eventsOf(wd, fp)).toEqual([]);
-    expect(getAlert(wd.store, fp)?.status).toBe('pending');
+    expect(alertStoreOf(wd.store).get(fp)?.status).toBe('pending');
 
     h.clock.advance(2 * HOUR + MINUTE);
     await wd.runOnce(['maintenance']);
     expect(eventsOf(wd, fp)).toEqual([{ kind: 'firing', fingerprint: fp }]);
-    expect(getAlert(wd.store, fp)).toMatchObject({
+    expect(alertStoreOf(wd.store).get(fp)).toMatchObject({
       severity: 'warning',
       facts: expect.arrayContaining([{ label: 'Allowed in standby', value: '2h' }]),
     });

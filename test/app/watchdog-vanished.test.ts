@@ -5,7 +5,7 @@
  * fixed; and the disappearance of a production app is itself told, once.
  */
 import { describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
@@ -38,7 +38,7 @@ describe('a record that vanished', () => {
     const { app, fingerprint } = expiredApp('production');
     const wd = engine.watchdog();
     await wd.runOnce(['urls']);
-    expect(getAlert(wd.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
 
     sim.control.deleteApp(app.id);
     sim.control.resetRequests();

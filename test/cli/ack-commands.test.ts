@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acknowledge } from '../../src/alerts/acknowledge.js';
 import { alertId } from '../../src/alerts/alert-id.js';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { Store } from '../../src/state/store.js';
 import { finding, fireFindings, tempState, type TempState } from '../alerts/fixtures.js';
 import { runCli, writeConfig, writeStateCommandConfig, type CliResult } from '../helpers/cli-harness.js';
@@ -45,7 +45,7 @@ function read<T>(fn: (store: Store) => T): T {
 }
 
 const record = () =>
-  read((s) => ({ alert: getAlert(s, FP), events: eventsOfAlert(s, FP).map((e) => e.id), queued: queued(s) }));
+  read((s) => ({ alert: alertStoreOf(s).get(FP), events: eventsOfAlert(s, FP).map((e) => e.id), queued: queued(s) }));
 const queued = (s: Store) =>
   (s.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM unrouted_events').get() as { n: number }).n;
 

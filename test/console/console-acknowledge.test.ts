@@ -8,7 +8,7 @@
  * nothing; giving it back works the same way. Hostile text in a comment stays text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { call, csrfIn, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
 let daemon: ConsoleDaemon;
@@ -31,7 +31,7 @@ async function firingAlert(): Promise<{ fingerprint: string; runId: number }> {
   daemon.clock.advance(60_000);
   await daemon.wd.runOnce(['runs']);
   const fingerprint = `failed_runs/run/${run.id}`;
-  expect(getAlert(daemon.wd.store, fingerprint)?.status).toBe('firing');
+  expect(alertStoreOf(daemon.wd.store).get(fingerprint)?.status).toBe('firing');
   return { fingerprint, runId: run.id };
 }
 
@@ -39,7 +39,7 @@ const alertUrl = (fp: string) => `/alert?fp=${encodeURIComponent(fp)}`;
 
 /** Everything a refused or stale form must leave as it was. */
 function recordOf(fp: string) {
-  return { alert: getAlert(daemon.wd.store, fp), events: eventsOfAlert(daemon.wd.store, fp).map((e) => e.id) };
+  return { alert: alertStoreOf(daemon.wd.store).get(fp), events: eventsOfAlert(daemon.wd.store, fp).map((e) => e.id) };
 }
 
 async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
@@ -56,7 +56,7 @@ describe('acknowledging in the console', () => {
     const res = await post('/alerts/acknowledge', { csrf, fp: fingerprint, comment: 'rolling back the deploy' });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/alert?fp=${encodeURIComponent(fingerprint)}&done=acknowledged`);
-    expect(getAlert(daemon.wd.store, fingerprint)?.acknowledgement).toMatchObject({
+    expect(alertStoreOf(daemon.wd.store).get(fingerprint)?.acknowledgement).toMatchObject({
       by: 'console@loopback',
       via: 'console',
       comment: 'rolling back the deploy',
@@ -137,7 +137,7 @@ describe('acknowledging in the console', () => {
     });
     expect(res.status).toBe(303);
     expect(res.headers.location).toContain('done=unacknowledged');
-    expect(getAlert(daemon.wd.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(daemon.wd.store).get(fingerprint)?.acknowledgement).toBeNull();
     const events = eventsOfAlert(daemon.wd.store, fingerprint);
     expect(events.map((e) => e.kind)).toEqual(['firing', 'acknowledged', 'unacknowledged']);
     expect(events[2]?.acknowledgement).toMatchObject({

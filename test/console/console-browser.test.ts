@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { getAlert, openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { getSilence, listSilences } from '../../src/alerts/silences.js';
 import { launchChromium, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
 
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('the console in a browser', () => {
   it('lists the open alerts, opens one, silences it from the preview, shows it silenced, and ends the silence', async () => {
-    const open = openAlerts(daemon.wd.store);
+    const open = alertStoreOf(daemon.wd.store).open();
     expect(open.length).toBeGreaterThan(3);
     const target = open.find((a) => a.status === 'firing' && a.labels.app && a.check !== 'attention')!;
     expect(target).toBeDefined();
@@ -92,7 +92,9 @@ describe('the console in a browser', () => {
   });
 
   it('acknowledges an alert on its page with a comment, shows who has it, and gives it back from the list', async () => {
-    const target = openAlerts(daemon.wd.store).findLast((a) => a.status === 'firing' && !a.acknowledgement)!;
+    const target = alertStoreOf(daemon.wd.store)
+      .open()
+      .findLast((a) => a.status === 'firing' && !a.acknowledgement)!;
     expect(target).toBeDefined();
     await page.goto(`${daemon.base}/alert?fp=${encodeURIComponent(target.fingerprint)}`);
     await page.locator('form.acknowledge input[name="comment"]').fill('Alice is rolling it back');
@@ -111,7 +113,7 @@ describe('the console in a browser', () => {
     await page.waitForURL(/done=unacknowledged/);
     expect(await page.locator('.notice-ok').textContent()).toContain('You gave the acknowledgement back');
     expect(await row.getAttribute('class')).not.toContain('acknowledged');
-    expect(getAlert(daemon.wd.store, target.fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(daemon.wd.store).get(target.fingerprint)?.acknowledgement).toBeNull();
   });
 
   it('refuses to create what was not previewed: matchers edited after the preview are previewed again', async () => {

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { listSilences } from '../../src/alerts/silences.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { freePort, launchChromium, startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
@@ -53,7 +53,9 @@ async function expectInert(): Promise<void> {
 
 describe('hostile text from the service', () => {
   it('stays text on the alert list, the alert page, the silence preview and the silences page', async () => {
-    const alert = openAlerts(daemon.wd.store).find((a) => a.check === 'app_state' && a.labels.app === NAME)!;
+    const alert = alertStoreOf(daemon.wd.store)
+      .open()
+      .find((a) => a.check === 'app_state' && a.labels.app === NAME)!;
     expect(alert).toBeDefined();
     expect(alert.url).toBe(URL_TEXT);
 

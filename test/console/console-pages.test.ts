@@ -5,7 +5,7 @@
  * audit, and the audit page. Read over HTTP, as text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startConsoleDaemon, type ConsoleDaemon } from './console-fixture.js';
@@ -74,7 +74,9 @@ afterAll(() => daemon?.close());
 
 describe('the pages say why', () => {
   it('shows a muted route holding an alert, with the window named', async () => {
-    const backups = openAlerts(daemon.wd.store).find((a) => a.check === 'backups' && a.status === 'firing')!;
+    const backups = alertStoreOf(daemon.wd.store)
+      .open()
+      .find((a) => a.check === 'backups' && a.status === 'firing')!;
     expect(backups).toBeDefined();
     const page = await text('/');
     expect(page).toContain('quiet : firing held: muted_window (mute window always)');
@@ -83,7 +85,7 @@ describe('the pages say why', () => {
   });
 
   it("shows an app on a server in a bad state inhibited by the server's alert", async () => {
-    const open = openAlerts(daemon.wd.store);
+    const open = alertStoreOf(daemon.wd.store).open();
     const cause = open.find((a) => a.check === 'servers' && a.labels.server === badServer)!;
     const held = open.find((a) => a.check !== 'servers' && a.labels.server === badServer)!;
     expect(cause && held).toBeTruthy();

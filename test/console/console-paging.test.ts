@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledge, unacknowledge } from '../../src/alerts/acknowledge.js';
-import { eventsOfAlert, openAlerts } from '../../src/alerts/alert-store.js';
+import { alertStoreOf, eventsOfAlert } from '../../src/alerts/alert-store.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { createSilence, listSilences } from '../../src/alerts/silences.js';
 import { MAX_PAGE_SIZE, PAGE_BYTES } from '../../src/console/pager.js';
@@ -121,7 +121,12 @@ async function walk(path: string, attribute: RegExp): Promise<{ ids: string[]; p
 
 describe('console lists past 500 records of hostile text', () => {
   it.each<[string, string, RegExp, () => number]>([
-    ['the open alerts', '/', /<tr class="alert[^"]*" data-fingerprint="([^"]+)"/g, () => openAlerts(store()).length],
+    [
+      'the open alerts',
+      '/',
+      /<tr class="alert[^"]*" data-fingerprint="([^"]+)"/g,
+      () => alertStoreOf(store()).open().length,
+    ],
     [
       'the silences',
       '/silences',

@@ -10,7 +10,7 @@
  * in the log or the state.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { PAGERDUTY_LIMITS } from '../../src/notify/channels/pagerduty.js';
 import { incidentKey } from '../../src/notify/channels/incident-parts.js';
 import { MINUTE } from '../app/fixtures.js';
@@ -115,7 +115,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     expect((await pd.act(to('another-secret-0123456789abcdef'), ack)).status).toBe(401);
     expect((await pd.act(to(), { ...ack, signatures: [] })).status).toBe(401);
     expect((await pd.act(to(), { ...ack, signatures: [`v1=${'0'.repeat(64)}`] })).status).toBe(401);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
     expect(kinds(fingerprint)).toEqual(['firing']);
     expect(world.logs.text()).toContain('PagerDuty webhook refused');
 
@@ -123,7 +123,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     world.clock.advance(MINUTE);
     const taken = await pd.act(to(), { ...ack, agent: HOSTILE_NAME });
     expect(taken.status).toBe(200);
-    const acknowledgement = getAlert(world.wd!.store, fingerprint)?.acknowledgement;
+    const acknowledgement = alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement;
     expect(acknowledgement).toMatchObject({ via: 'pagerduty', at: world.clock.now() });
     // One line, control characters gone: shown as text wherever it goes.
     expect(acknowledgement?.by).toContain('<script>alert(1)</script> *bold* <!channel> @here');
@@ -154,7 +154,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     world.clock.advance(MINUTE);
     const back = await pd.act(to(), { dedupKey: fingerprint, eventType: 'incident.unacknowledged', agent: null });
     expect(back.status).toBe(200);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
     await world.wd!.deliverDue();
     expect(kinds(fingerprint)).toEqual(['firing', 'acknowledged', 'unacknowledged']);
     expect(eventsOfAlert(world.wd!.store, fingerprint).at(-1)?.acknowledgement).toMatchObject({
@@ -165,7 +165,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
 
     // Resolved in PagerDuty: not ours to decide (the check resolves it); answered and let be.
     expect((await pd.act(to(), { ...ack, eventType: 'incident.resolved' })).status).toBe(200);
-    expect(getAlert(world.wd!.store, fingerprint)?.status).toBe('firing');
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.status).toBe('firing');
     expect(world.leaks([PD_SECRET, pd.routingKey, BOT_TOKEN])).toEqual([]);
   });
 
@@ -203,7 +203,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     expect(first.status).toBe(401);
     const rotated = `${first.sent.headers['x-pagerduty-signature']}, ${pagerdutyWebhookSignature(PD_SECRET, first.sent.body)}`;
     expect(await postWebhook(to().url, { ...first.sent, headers: { 'x-pagerduty-signature': rotated } })).toBe(200);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement?.by).toBe('Bob');
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement?.by).toBe('Bob');
 
     // A fingerprint past 255 characters is keyed by its hash in PagerDuty: found back by it.
     const long = `certificates/url/${'x'.repeat(300)}`;
@@ -217,7 +217,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     const key = incidentKey(long, PAGERDUTY_LIMITS.dedupKey);
     expect(key).toMatch(/^sha256:/);
     expect((await pd.act(to(), { ...body, dedupKey: key, agent: 'Carol' })).status).toBe(200);
-    expect(getAlert(world.wd!.store, long)?.acknowledgement).toMatchObject({ by: 'Carol', via: 'pagerduty' });
+    expect(alertStoreOf(world.wd!.store).get(long)?.acknowledgement).toMatchObject({ by: 'Carol', via: 'pagerduty' });
   });
 
   it('refuses every post to a channel without a webhook section, or of another kind, alike', async () => {
@@ -230,7 +230,7 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     }
     const get = await fetch(`http://127.0.0.1:${port}/pagerduty/oncall`);
     expect(get.status).toBe(405);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
   });
 });
 
@@ -272,13 +272,13 @@ webhook: { token: "\${OG_WEBHOOK_TOKEN}" }`,
     for (const wrong of wrongs) {
       expect((await og.act({ url: url(), headers: wrong }, ack)).status).toBe(401);
     }
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
     expect(world.logs.text()).toContain('Opsgenie webhook refused');
 
     world.clock.advance(MINUTE);
     const taken = await og.act({ url: url(), headers }, ack);
     expect(taken.status).toBe(200);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toMatchObject({ via: 'opsgenie' });
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toMatchObject({ via: 'opsgenie' });
     await world.wd!.deliverDue();
     expect(kinds(fingerprint)).toEqual(['firing', 'acknowledged']);
     expect(livingText()).toContain('acknowledged by &lt;script&gt;');
@@ -296,7 +296,7 @@ webhook: { token: "\${OG_WEBHOOK_TOKEN}" }`,
     expect(
       (await og.act({ url: url(), headers }, { ...ack, action: 'UnAcknowledge', username: 'bob@example.com' })).status,
     ).toBe(200);
-    expect(getAlert(world.wd!.store, fingerprint)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
     expect(kinds(fingerprint)).toEqual(['firing', 'acknowledged', 'unacknowledged']);
     expect(world.leaks([OG_TOKEN, og.apiKey, BOT_TOKEN])).toEqual([]);
   });

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eventsOfAlert, getAlert } from '../../src/alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { expireSilence, listSilences } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
@@ -196,7 +196,10 @@ describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked
 
     // Alice acknowledges (anyone may): the message says who, the repeats stop.
     expect(await click(mode, ALICE, living(parent.ts), 'Acknowledge')).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
-    expect(getAlert(wd!.store, fingerprint)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)', via: 'slack' });
+    expect(alertStoreOf(wd!.store).get(fingerprint)?.acknowledgement).toMatchObject({
+      by: 'alice (U0ALICE)',
+      via: 'slack',
+    });
     expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
     await wd!.deliverDue();
     expect(shownText(living(parent.ts))).toContain('acknowledged by alice (U0ALICE)');
@@ -255,7 +258,7 @@ describe.each<Mode>(['socket', 'http'])('the living message’s buttons, clicked
     await minute();
     // A round the loop began before the resolve was written may have answered that call: one more.
     await wd!.deliverDue();
-    expect(getAlert(wd!.store, fingerprint)?.status).toBe('resolved');
+    expect(alertStoreOf(wd!.store).get(fingerprint)?.status).toBe('resolved');
     expect(living(parent.ts).attachments?.[0]?.color).toBe('#12b76a');
     const before = eventsOfAlert(wd!.store, fingerprint).length;
     expect(buttonOf(living(parent.ts), 'Acknowledge')).toBeUndefined();
@@ -296,7 +299,7 @@ describe('clicks over HTTP', () => {
     expect((await slack.clickOverHttp(url, SIGNING_SECRET, spec, { tamper: true })).status).toBe(401);
     expect((await slack.clickOverHttp(url, SIGNING_SECRET, spec, { timestamp: nowSeconds - 6 * 60 })).status).toBe(401);
     expect((await slack.clickOverHttp(url, 'another-apps-signing-secret-000', spec)).status).toBe(401);
-    expect(getAlert(wd!.store, `failed_runs/run/${run.id}`)?.acknowledgement).toBeNull();
+    expect(alertStoreOf(wd!.store).get(`failed_runs/run/${run.id}`)?.acknowledgement).toBeNull();
     expect(listInteractions(wd!.store)).toEqual([]);
     expect(slack.answers).toEqual([]);
     expect(log.text()).toContain('Slack interaction refused');
@@ -338,7 +341,9 @@ describe('clicks over HTTP', () => {
     // The work is the main thread's, once it turns: the alert acknowledged, the message updated,
     // the person answered at the click's response URL.
     expect((await made.click.answer).text).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
-    expect(getAlert(wd!.store, `failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)' });
+    expect(alertStoreOf(wd!.store).get(`failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({
+      by: 'alice (U0ALICE)',
+    });
     expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');
     expectNoSecrets();
   });
@@ -365,7 +370,7 @@ describe('clicks over Socket Mode', () => {
       expect(ack.ms).toBeLessThan(3_000);
       // The work is the main thread's, once it turns, as for a click over HTTP.
       expect((await made.click.answer).text).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
-      expect(getAlert(wd!.store, `failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({
+      expect(alertStoreOf(wd!.store).get(`failed_runs/run/${run.id}`)?.acknowledgement).toMatchObject({
         by: 'alice (U0ALICE)',
       });
       expect(shownText(living(parent.ts))).toContain('Acknowledged by alice (U0ALICE) in Slack');

@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { captureLogger, manualSim } from '../app/fixtures.js';
@@ -99,7 +99,7 @@ describe('a Slack click on a replica that no longer leads', () => {
     expect(await clickAcknowledge()).toBe(
       "Nothing changed: this replica of deploy-watchdog no longer leads (the database refused a write: the lease of epoch 1 is no longer this replica's). Try again in a few seconds.",
     );
-    expect(getAlert(wd.store, fingerprint)).toMatchObject({ acknowledgement: null });
+    expect(alertStoreOf(wd.store).get(fingerprint)).toMatchObject({ acknowledgement: null });
     const shown = JSON.stringify(slack.messages().find((m) => m.ts === message!.ts));
     expect(shown).not.toContain('Acknowledged by');
     const said = log.lines().filter((l) => String(l.msg).includes('Slack button click'));
@@ -115,6 +115,9 @@ describe('a Slack click on a replica that no longer leads', () => {
     // The lease this replica's again (before its renewal looked): the same click acts.
     await db.query('UPDATE leader_lease SET holder = $1 WHERE id = 1', [ours]);
     expect(await clickAcknowledge()).toMatch(/^Acknowledged by alice \(U0ALICE\)/);
-    expect(getAlert(wd.store, fingerprint)?.acknowledgement).toMatchObject({ by: 'alice (U0ALICE)', via: 'slack' });
+    expect(alertStoreOf(wd.store).get(fingerprint)?.acknowledgement).toMatchObject({
+      by: 'alice (U0ALICE)',
+      via: 'slack',
+    });
   });
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store } from '../../src/state/store.js';
 
@@ -66,7 +66,7 @@ describe('migration 009 (acknowledge)', () => {
       expect(indexes.all().map((r) => (r as { name: string }).name)).toEqual(
         expect.arrayContaining(['events_at', 'events_fingerprint']),
       );
-      expect(getAlert(store, 'failed_runs/run/1')).toMatchObject({ status: 'firing', acknowledgement: null });
+      expect(alertStoreOf(store).get('failed_runs/run/1')).toMatchObject({ status: 'firing', acknowledgement: null });
     } finally {
       store.close();
     }

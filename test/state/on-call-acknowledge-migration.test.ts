@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { acknowledge } from '../../src/alerts/acknowledge.js';
-import { getAlert } from '../../src/alerts/alert-store.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import type { Store } from '../../src/state/store.js';
@@ -48,7 +48,7 @@ describe.each(STATE_BACKENDS)('migration 018 (on-call acknowledge) on $name', (b
       .all()
       .map((r) => Number(r.version));
     expect(steps).toEqual(ALL_MIGRATIONS.map((m) => m.version));
-    expect(getAlert(store, FINGERPRINTS[0]!)?.acknowledgement).toEqual({
+    expect(alertStoreOf(store).get(FINGERPRINTS[0]!)?.acknowledgement).toEqual({
       by: 'alice',
       via: 'slack',
       at: 5,
@@ -57,7 +57,7 @@ describe.each(STATE_BACKENDS)('migration 018 (on-call acknowledge) on $name', (b
 
     const taken = acknowledge(store, { fingerprint: FINGERPRINTS[1]!, by: 'Bob', via: 'pagerduty', now: 9 });
     expect(taken.outcome).toBe('acknowledged');
-    expect(getAlert(store, FINGERPRINTS[1]!)?.acknowledgement?.via).toBe('pagerduty');
+    expect(alertStoreOf(store).get(FINGERPRINTS[1]!)?.acknowledgement?.via).toBe('pagerduty');
     // The CHECK still holds: a surface nobody named is refused.
     expect(() =>
       store.db

@@ -9,7 +9,7 @@
  * A firing alert has a button to acknowledge it (or give its acknowledgement back), with an
  * optional comment. The timeline is shown a page at a time (`pager.ts`), the newest page first.
  */
-import { eventsOfAlert, getAlert, type AlertRow } from '../../alerts/alert-store.js';
+import { eventsOfAlert, alertStoreOf, type AlertRow } from '../../alerts/alert-store.js';
 import { UNDERWAY_SINCE } from '../../detectors/finding.js';
 import { formatMatcher } from '../../alerts/matchers.js';
 import { openAlertsView, sinceOf } from '../../alerts/open-alerts-view.js';
@@ -44,7 +44,7 @@ export function alertPage(
   query: URLSearchParams = new URLSearchParams(),
 ): SafeHtml | undefined {
   const { store, config } = ctx;
-  const alert = getAlert(store, fingerprint);
+  const alert = alertStoreOf(store).get(fingerprint);
   if (!alert) return undefined;
   const open = openAlertsView(store, ctx.now);
   const view = open.find((v) => v.alert.fingerprint === fingerprint);
