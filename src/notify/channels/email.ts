@@ -74,6 +74,7 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
+  const h = d.headline;
   const templates = { ...EMAIL_TEMPLATES, ...o.templates };
   const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
   // The title is a header too.
@@ -114,7 +115,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const html = page(
     escapeHtml(title, MAX_SUBJECT),
     [
-      `<h2 style="margin:0 0 4px">${TONES[d.headline.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
+      `<h2 style="margin:0 0 4px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
       d.compact
         ? `<ul style="padding-left:18px">${d.events.map((e, i) => (ownHtml ? `<li>${leads[i]!.html}</li>` : compactHtml(e))).join('')}</ul>`
