@@ -186,18 +186,13 @@ export function renderOptionsOf(config: { name: string }, deps: ChannelDeps): Re
   };
 }
 
-/** What every kind's rendering needs besides the notification; a kind's own options add to it. */
-export interface RenderOptions {
+/**
+ * What every kind's rendering needs besides the notification; a kind's own options add to it. The
+ * command's `--config`, the links, the console and the templates are the channel's (`ChannelDeps`).
+ */
+export interface RenderOptions extends Pick<ChannelDeps, 'commandConfigFile' | 'links' | 'consoleUrl' | 'templates'> {
   /** Now, in ms since the epoch, for "2h ago". */
   now: number;
   /** The channel's name (`{{channel}}` in a template). */
   channelName: string;
-  /** See `ChannelDeps.commandConfigFile`. */
-  commandConfigFile?: string | undefined;
-  /** See `ChannelDeps.links`. */
-  links?: MessageLinks | undefined;
-  /** See `ChannelDeps.consoleUrl`. */
-  consoleUrl?: string | undefined;
-  /** The channel's templates (`template` in its config); absent: the kind's own, `templates/<kind>/`. */
-  templates?: ChannelTemplates | undefined;
 }

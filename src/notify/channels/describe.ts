@@ -256,11 +256,8 @@ export function describeHeadline(n: AlertsNotification): Headline {
   const firingEvents = n.events.filter((e) => e.kind !== 'resolved');
   const firing = firingEvents.length + Math.max(0, n.omitted) - omittedResolved;
   const resolved = n.events.length - firingEvents.length + omittedResolved;
-  let tone: Tone = 'resolved';
-  if (firing > 0 || n.events.length === 0) {
-    tone = worstFiring(firingEvents);
-    // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
-  }
+  // Omitted events are sorted after the shown ones, so the shown ones hold the worst severity.
+  const tone: Tone = firing > 0 || n.events.length === 0 ? worstFiring(firingEvents) : 'resolved';
   const checks = new Set(n.events.map((e) => e.check));
   const check = n.group.check ?? (checks.size === 1 ? [...checks][0] : undefined);
   const nouns = (check && presentationOf(check)?.noun) || (['alert', 'alerts'] as const);
@@ -299,7 +296,6 @@ export function describeEvent(
   shared: ReadonlySet<string> = new Set(),
   links: MessageLinks = NO_LINKS,
 ): EventDescription {
-  const word = TONES[e.severity].word;
   // Since when the problem exists: the source's own time where it says, else when the alert fired.
   const startedText = e.since ?? e.startsAt;
   const started = Date.parse(startedText);
@@ -325,7 +321,6 @@ export function describeEvent(
       context: null,
     };
   }
-  const status = firingStatus(e, word);
   const where: Fact[] = [];
   for (const [key, label] of WHERE_LABELS) {
     const v = e.labels[key];
@@ -339,7 +334,7 @@ export function describeEvent(
   return {
     ...base,
     tone: e.severity,
-    status,
+    status: firingStatus(e, TONES[e.severity].word),
     summary,
     where,
     facts: shownFacts(shown.facts, summary),
@@ -360,12 +355,11 @@ function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
   const out: Fact[] = [];
   let more = 0;
   for (const f of facts) {
-    if (out.length >= SHOWN_LIMITS.facts) {
-      more++;
-      continue;
+    if (out.length >= SHOWN_LIMITS.facts) more++;
+    else {
+      const fact = shownFact(f, cutText(f.value, SHOWN_LIMITS.factValue));
+      if (!saysAlready(summary, fact.value)) out.push(fact);
     }
-    const fact = shownFact(f, cutText(f.value, SHOWN_LIMITS.factValue));
-    if (!saysAlready(summary, fact.value)) out.push(fact);
   }
   if (more > 0) out.push({ label: 'More', value: `${more} more fields not shown` });
   return out;

@@ -133,9 +133,8 @@ function eventEmbed(
   o: DiscordRenderOptions,
   budget: TextBudget,
 ): DiscordEmbed {
-  const tone = TONES[e.tone];
   const title = budget.spend(
-    `${tone.emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
+    `${TONES[e.tone].emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
   );
   const parts: string[] = lead === '' ? [] : [cutText(lead, DISCORD_LIMITS.description)];
   for (const f of eventFactList(e)) parts.push(factText(f, 300));
@@ -190,7 +189,6 @@ function mentionsFor(n: AlertsNotification, mention: DiscordConfig['mention']): 
 }
 
 function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordMessage {
-  const tone: Tone = n.severity ?? 'info';
   const title = noticeTitle(n, o, DISCORD_TEMPLATES, (v) => escapeDiscordMarkdown(v, 250));
   const budget = new TextBudget(DISCORD_LIMITS.description);
   const lines = [
@@ -201,7 +199,7 @@ function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordM
   const url = safeHttpUrl(n.url) ?? undefined;
   const embed: DiscordEmbed = {
     title: cutText(title, DISCORD_LIMITS.title),
-    color: COLOURS[tone],
+    color: COLOURS[n.severity ?? 'info'],
     ...(description ? { description } : {}),
     ...(url ? { url } : {}),
     footer: { text: `deploy-watchdog · ${oneLine(o.channelName, 100)}` },

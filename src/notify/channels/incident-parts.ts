@@ -11,9 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { NO_LINKS, type MessageLinks } from '../message-links.js';
+import { NO_LINKS } from '../message-links.js';
 import type { Secret } from '../../lib/secret.js';
-import type { AlertsNotification, ChannelDeps, NoticeNotification, SendResult } from './channel.js';
+import type { AlertsNotification, ChannelDeps, NoticeNotification, RenderOptions, SendResult } from './channel.js';
 import { describeEvent, type Link } from './describe.js';
 import { oneLine, safeLinks } from './escape.js';
 import { httpChannelIo, type ChannelPeer, type ChannelRequest } from './http-post.js';
@@ -21,12 +21,7 @@ import { consoleLink } from './console-link.js';
 import { apiRoot } from './on-call-config.js';
 
 /** What an incident's parts need besides the event. */
-export interface IncidentOptions {
-  /** Now, in ms since the epoch ("since 2h"). */
-  now: number;
-  links?: MessageLinks | undefined;
-  /** `server.console.public_url`: the alert's page there is its first link. */
-  consoleUrl?: string | undefined;
+export interface IncidentOptions extends Pick<RenderOptions, 'now' | 'links' | 'consoleUrl'> {
   /** The routes that sent it (their runbooks are linked). */
   routes?: readonly string[] | undefined;
 }

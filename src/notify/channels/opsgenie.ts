@@ -121,7 +121,6 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       return [postOn(alias, 'close', { source: SOURCE, note })];
     }
     default: {
-      const details = incidentDetails(e, o);
       const templates = { ...OPSGENIE_TEMPLATES, ...o.templates };
       const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
       // The description is several lines: the log among the details keeps its own.
@@ -133,7 +132,7 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
           message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
           alias,
           description: cut(text, OPSGENIE_LIMITS.description),
-          details: cutDetails(details),
+          details: cutDetails(incidentDetails(e, o)),
           ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
           source: SOURCE,
           priority: OPSGENIE_PRIORITY[e.severity],

@@ -13,7 +13,6 @@
  * rendered message never holds it, and an answer echoing it is scrubbed.
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import type { Severity } from '../../lib/alert-vocabulary.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import type { Channel, ChannelKind, Notification, RenderOptions } from './channel.js';
 import { renderOptionsOf } from './channel.js';
@@ -39,13 +38,6 @@ import { alertViews, noticeTitle, plainLine } from './template-view.js';
 
 /** The Events API's limits: a dedup_key's length, a summary's, a source's. */
 export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024, source: 255 } as const;
-
-/** Our severities as PagerDuty's (critical, error, warning, info): the same words, `error` unused. */
-export const PAGERDUTY_SEVERITY: Readonly<Record<Severity, 'critical' | 'error' | 'warning' | 'info'>> = {
-  critical: 'critical',
-  warning: 'warning',
-  info: 'info',
-};
 
 /** An alert event of the Events API v2, without its routing key (added when sent). */
 export interface PagerDutyAlertEvent {
@@ -135,7 +127,8 @@ function alertEvent(e: AlertEvent, o: PagerDutyRenderOptions): PagerDutyAlertEve
         payload: {
           summary: plainLine((escape) => template.render(views, escape), PAGERDUTY_LIMITS.summary),
           source: oneLine(e.labels.app || e.labels.server || o.source, PAGERDUTY_LIMITS.source),
-          severity: PAGERDUTY_SEVERITY[e.severity],
+          // Our severities are PagerDuty's own words (it has `error` too, unused).
+          severity: e.severity,
           timestamp: formatUtc(Date.parse(e.at) || o.now, 'iso'),
           ...(e.labels.app ? { component: oneLine(e.labels.app, 255) } : {}),
           ...(e.labels.environment_type ? { group: oneLine(e.labels.environment_type, 255) } : {}),

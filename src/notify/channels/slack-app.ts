@@ -78,30 +78,28 @@ export const slackAppChannel = {
     const agent = new Agent();
     // Made at the first call: the library is loaded only by a daemon that has a Slack app channel.
     let made: Promise<WebClient> | undefined;
-    const client = {
-      apiCall: async (method: string, args: Record<string, unknown>) => {
-        made ??= import('@slack/web-api').then(
-          ({ WebClient }) =>
-            new WebClient(config.bot_token.reveal(), {
-              slackApiUrl: config.api_url,
-              logger: slackLibraryLogger(log, secrets, '@slack/web-api'),
-              retryConfig: { retries: 0 },
-              rejectRateLimitedCalls: true,
-              timeout: config.timeout,
-              // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
-              fetch: ((url: string | URL, init?: object) =>
-                undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
-            }),
-        );
-        return (await made).apiCall(method, args);
-      },
+    const call = async (method: string, args: Record<string, unknown>): Promise<unknown> => {
+      made ??= import('@slack/web-api').then(
+        ({ WebClient }) =>
+          new WebClient(config.bot_token.reveal(), {
+            slackApiUrl: config.api_url,
+            logger: slackLibraryLogger(log, secrets, '@slack/web-api'),
+            retryConfig: { retries: 0 },
+            rejectRateLimitedCalls: true,
+            timeout: config.timeout,
+            // Safe: undici's fetch takes what the client gives global fetch, and answers a WHATWG Response.
+            fetch: ((url: string | URL, init?: object) =>
+              undiciFetch(url, { ...init, dispatcher: agent } as Parameters<typeof undiciFetch>[1])) as never,
+          }),
+      );
+      return (await made).apiCall(method, args);
     };
     const callee = { name: config.name, slackChannel: config.channel, timeoutMs: config.timeout };
     const renderOptions = (): SlackRenderOptions => slackRenderOptions(config, deps);
     const living = new LivingMessages({
       name: config.name,
       slackChannel: config.channel,
-      call: (method, args) => client.apiCall(method, args),
+      call,
       links: deps.store ? new SlackAppLinkStore(deps.store) : undefined,
       clock: deps.clock,
       log,
@@ -140,7 +138,7 @@ export const slackAppChannel = {
       send: (delivery, signal) => guarded(() => living.deliver(delivery, signal), signal),
       verify: (signal) =>
         guarded(async () => {
-          const me = authAnswer.parse(await client.apiCall('auth.test', {}));
+          const me = authAnswer.parse(await call('auth.test', {}));
           log.info({ team: me.team, bot: me.bot_id ?? me.user_id }, 'Slack accepted the bot token');
           return { outcome: 'ok' };
         }, signal),
@@ -149,7 +147,7 @@ export const slackAppChannel = {
       refresh: (fingerprint, note, signal) => guarded(() => living.refresh(fingerprint, note), signal),
       async usergroupMembers(usergroup) {
         try {
-          return membersAnswer.parse(await client.apiCall('usergroups.users.list', { usergroup })).users;
+          return membersAnswer.parse(await call('usergroups.users.list', { usergroup })).users;
         } catch (err) {
           const why = slackErrorWord(err) ?? Secret.scrub(errorText(err), secrets);
           const hint = why === 'missing_scope' ? ' (the app needs the usergroups:read scope)' : '';

@@ -194,8 +194,7 @@ function commandSpan(line: string): string | null {
 
 /** The configured mention, when a firing critical event is in one of its environments. */
 function mentionFor(n: AlertsNotification, mention: SlackRenderOptions['mention']): string | undefined {
-  if (!mention?.critical) return undefined;
-  return criticalNewsIn(n, mention.environment_types) ? mention.critical : undefined;
+  return mention?.critical && criticalNewsIn(n, mention.environment_types) ? mention.critical : undefined;
 }
 
 /** `*Label:* value`, a time as a Slack date token shown in each reader's own time zone. */

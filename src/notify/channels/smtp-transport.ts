@@ -31,24 +31,22 @@ interface SendTracker {
 
 /** An SMTP transport whose sockets are owned and whose sends say whether the body went out. */
 export class OwnedSmtpTransport {
-  readonly #options: SMTPTransport.Options & { host: string; port: number; connectionTimeout: number };
   /** Made at the first send (see `mailer`). */
   #made: nodemailer.Transporter<SMTPTransport.SentMessageInfo> | undefined;
   readonly #open = new Set<net.Socket>();
   /** The send a new socket belongs to; sends of one channel never overlap (the delivery loop serialises them). */
   #current: SendTracker | undefined;
 
-  constructor(options: SMTPTransport.Options & { host: string; port: number; connectionTimeout: number }) {
-    this.#options = options;
-  }
+  constructor(
+    private readonly options: SMTPTransport.Options & { host: string; port: number; connectionTimeout: number },
+  ) {}
 
   get #transport(): nodemailer.Transporter<SMTPTransport.SentMessageInfo> {
     if (this.#made) return this.#made;
-    const options = this.#options;
     const transport = mailer().createTransport({
-      ...options,
+      ...this.options,
       getSocket: (_options: SMTPTransport.Options, callback: (err: Error | null, socketOptions: object) => void) =>
-        this.#connect(options, callback),
+        this.#connect(callback),
     });
     // After the 354, nodemailer reads the composed message to its end: that is the body handed over.
     transport.use('stream', (mail, done) => {
@@ -88,12 +86,9 @@ export class OwnedSmtpTransport {
   }
 
   /** nodemailer's `getSocket`: a connected socket of ours, or the error connecting gave. */
-  #connect(
-    options: { host: string; port: number; connectionTimeout: number },
-    callback: (err: Error | null, socketOptions: object) => void,
-  ): void {
+  #connect(callback: (err: Error | null, socketOptions: object) => void): void {
     const tracker = this.#current;
-    const socket = net.connect({ host: options.host, port: options.port });
+    const socket = net.connect({ host: this.options.host, port: this.options.port });
     this.#open.add(socket);
     tracker?.sockets.add(socket);
     socket.once('close', () => {
@@ -115,7 +110,7 @@ export class OwnedSmtpTransport {
     const onError = (err: Error) => settle(Object.assign(err, { command: 'CONN' }));
     const timer = setTimeout(
       () => settle(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT', command: 'CONN' })),
-      options.connectionTimeout,
+      this.options.connectionTimeout,
     );
     socket.once('error', onError);
     // A late error (after nodemailer took the socket, or after it was given up) must not crash the process.

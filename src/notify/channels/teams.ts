@@ -152,8 +152,8 @@ function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard 
   }
   for (const step of d.nextSteps) body.push(text(`**Next step:** ${escapeTeamsMarkdown(step, 500)}`));
   if (d.silenceCommand) {
-    body.push(text('To silence:', { isSubtle: true, spacing: 'small' }));
     body.push(
+      text('To silence:', { isSubtle: true, spacing: 'small' }),
       text(escapeTeamsMarkdown(d.silenceCommand, TEAMS_LIMITS.block), { fontType: 'monospace', spacing: 'none' }),
     );
   }
@@ -209,9 +209,8 @@ function actionsOf(
 /** A notice: its title as the header, its fields as facts, its lines as text. */
 function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text);
-  const tone: Tone = n.severity ?? 'info';
   const title = noticeTitle(n, o, TEAMS_TEMPLATES, (v) => escapeTeamsMarkdown(v, 300));
-  const body: CardElement[] = [header(tone, title)];
+  const body: CardElement[] = [header(n.severity ?? 'info', title)];
   if (n.fields?.length) body.push(factSet(n.fields, budget));
   for (const line of n.lines ?? []) {
     const shown = budget.take((max) => escapeTeamsMarkdown(line, max), TEAMS_LIMITS.block);
