@@ -218,11 +218,22 @@ export class SlackInteractions {
           : { outcome: 'refused', text: refusalText(decision, permission, where.name), detail: decision.detail };
       }
     } catch (err) {
-      result = failedClick(err);
-      // A fault of ours (the state busy, a disk full): said, audited if it can be, never half-done.
-      // A write refused while this replica hands over its lead is no fault: the audit's line says it.
-      if (!(err instanceof FencedError))
+      // The action is one transaction: a failure wrote nothing.
+      if (err instanceof FencedError) {
+        // This replica no longer leads (handing over, or its lease lost); another takes over within
+        // seconds. No fault: the audit's warning says it.
+        result = {
+          outcome: 'failed',
+          text: `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`,
+        };
+      } else {
+        // A fault of ours (the state busy, a disk full): said, audited if it can be, never half-done.
         this.#log.error({ err: errorText(err), action: click.action, fingerprint }, 'a Slack button click failed');
+        result = {
+          outcome: 'failed',
+          text: "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
+        };
+      }
     }
     const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
     this.#audit(click, where?.name ?? '', fingerprint, result.outcome, detail, now);
@@ -272,23 +283,6 @@ export class SlackInteractions {
       else this.#log.error({ err: errorText(err), ...fields }, 'cannot write the audit of a Slack button click');
     }
   }
-}
-
-/**
- * What the person who clicked is told when acting failed. The action is synchronous state work,
- * one transaction, so a failure wrote nothing. A replica that no longer leads (handing over, or
- * its lease lost) refuses every write, and another replica takes over within seconds: try again.
- */
-function failedClick(err: unknown): ActionResult {
-  if (err instanceof FencedError)
-    return {
-      outcome: 'failed',
-      text: `Nothing changed: this replica of deploy-watchdog no longer leads (${err.reason}). Try again in a few seconds.`,
-    };
-  return {
-    outcome: 'failed',
-    text: "Something went wrong on deploy-watchdog's side: nothing may have changed. Try again, or use the console; its log says what failed.",
-  };
 }
 
 /** What a person refused is told: politely, and where the rule is. */
