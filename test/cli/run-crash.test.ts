@@ -86,7 +86,15 @@ describe('run, killed mid-delivery', () => {
 
     receiver.setMode('hang');
     const first = start(configFile);
-    await until('a delivery in flight', () => receiver.requests >= 1, output);
+    // Killed once a message is in flight and both failed runs are queued: the jobs' first cycles
+    // commit in any order, and on a loaded machine the servers job's alert may be the first sent
+    // while the runs job still reads.
+    const crashQueued = () => outbox().filter((r) => r.source === 'event' && r.payload.includes('crash test')).length;
+    await until(
+      'a delivery in flight and both failed runs queued',
+      () => receiver.requests >= 1 && crashQueued() >= 2,
+      output,
+    );
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     // One channel sends one message at a time: exactly one was in flight, none answered.
