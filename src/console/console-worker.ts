@@ -62,10 +62,9 @@ interface Published {
 export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void {
   const say = (message: FromConsole | ThreadSays) => port.postMessage(message);
   const published: Published = {
+    ...data.first,
     config: secretTransfer.unpack<Config>(data.first.config),
     jobs: new Map(data.first.jobs),
-    remediation: data.first.remediation,
-    fence: data.first.fence,
   };
   const logger = createLogger({
     level: data.logLevel,
