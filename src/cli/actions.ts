@@ -25,17 +25,11 @@ const DEFAULT_LIMIT = 200;
 
 const HEADER = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'ENV', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
 
-const OPTIONS = {
-  json: { type: 'boolean' },
-  limit: { type: 'string' },
-  policy: { type: 'string' },
-} as const;
-
 const actions = defineCommand({
   name: 'actions',
   summary: 'List the remediation audit trail',
   usage,
-  options: OPTIONS,
+  options: { json: { type: 'boolean' }, limit: { type: 'string' }, policy: { type: 'string' } },
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),
   run: (values, io, file) =>
     withStateStore(io, usage, file, (store) => {

@@ -10,7 +10,7 @@
 import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { JobReport } from '../app/job-cycle.js';
 import type { UnknownStateWord } from '../app/unknown-state-words.js';
-import type { CycleReport, Watchdog } from '../app/watchdog.js';
+import type { CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { Config } from '../config/load-config.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
@@ -65,10 +65,11 @@ const check = defineCommand({
     const onStop = () => watchdog.interrupt('stopped by a signal');
     io.signal.addEventListener('abort', onStop, { once: true });
     try {
-      const before = newestAuditId(watchdog);
+      const before = listAudit(watchdog.store, { limit: 1 })[0]?.id ?? 0;
       report = await watchdog.runOnce(job === undefined ? undefined : [job]);
       remediation = await watchdog.remediateOnce();
-      audit = auditSince(watchdog, before);
+      // The audit rows this check wrote, oldest first.
+      audit = listAudit(watchdog.store, { limit: AUDIT_ROWS_SHOWN + 1 }).filter((r) => r.id > before);
       // The log and restore point of new alerts, read before their messages go (bounded by notify.context.wait).
       await watchdog.readContext();
     } finally {
@@ -127,15 +128,6 @@ function skippedNote(skipped: readonly QuarantinedRecord[] | undefined): string 
 
 /** Audit rows a check writes at most are listed; more is said as a count (the `actions` command has them all). */
 const AUDIT_ROWS_SHOWN = 50;
-
-function newestAuditId(watchdog: Watchdog): number {
-  return listAudit(watchdog.store, { limit: 1 })[0]?.id ?? 0;
-}
-
-/** The audit rows written after `afterId`, oldest first. */
-function auditSince(watchdog: Watchdog, afterId: number): AuditRow[] {
-  return listAudit(watchdog.store, { limit: AUDIT_ROWS_SHOWN + 1 }).filter((r) => r.id > afterId);
-}
 
 /**
  * What remediation did in this check: a line of counts, then the audit rows it wrote (decisions,

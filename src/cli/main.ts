@@ -13,14 +13,10 @@ const COMMAND_NAMES = [
 ];
 
 /**
- * Each command loaded on demand from its own file (`<name>.ts`), so `validate` does not pay for
+ * A command loaded on demand from its own file (`<name>.ts`), so `validate` does not pay for
  * the simulator; `ack` and `unack` from the one file of both (`acknowledge-command.ts`);
  * `simulator` and `demo` from the simulator's own package (`simulator-package.ts`).
  */
-const COMMANDS: Record<string, () => Promise<{ default: Command }>> = Object.fromEntries(
-  COMMAND_NAMES.map((name) => [name, () => loadCommand(name)]),
-);
-
 function loadCommand(name: string): Promise<{ default: Command }> {
   if (name === 'simulator' || name === 'demo') return simulatorPackageCommand(name);
   if (name !== 'ack' && name !== 'unack') return import(`./${name}.js`);
@@ -31,7 +27,7 @@ function help(): string {
   return [
     'usage: deploy-watchdog <command> [options]',
     '',
-    `commands: ${Object.keys(COMMANDS).join(', ')}`,
+    `commands: ${COMMAND_NAMES.join(', ')}`,
     'Run `deploy-watchdog <command> --help` for the options of one command,',
     '`deploy-watchdog --version` for the version.',
     '',
@@ -45,9 +41,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return print(io.stdout, help(), name ? EXIT.ok : EXIT.usage);
   }
   if (name === '--version' || name === '-V') return print(io.stdout, `deploy-watchdog ${packageVersion()}\n`);
-  const load = COMMANDS[name];
-  if (!load) return print(io.stderr, `unknown command: ${name}\n${help()}`, EXIT.usage);
-  const command = (await load()).default;
+  if (!COMMAND_NAMES.includes(name)) return print(io.stderr, `unknown command: ${name}\n${help()}`, EXIT.usage);
+  const command = (await loadCommand(name)).default;
   if (rest.includes('--help') || rest.includes('-h')) return print(io.stdout, `${command.usage}\n`);
   return command.run(rest, io);
 }

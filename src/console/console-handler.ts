@@ -211,33 +211,28 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   redirect(res, outcome.redirect, signOut);
 }
 
+/** The pages a GET answers 200 from the query alone. */
+const PAGES: ReadonlyMap<string, (ctx: PageContext, query: URLSearchParams) => SafeHtml> = new Map([
+  ['/', (ctx, query) => alertsPage(ctx, query, doneNotice(query.get('done')))],
+  ['/silences', silencesPage],
+  ['/silences/new', (ctx, query) => newSilencePage(ctx, draftFrom(query), { preview: query.has('matchers') })],
+  ['/actions', actionsPage],
+  ['/config', configPage],
+]);
+
 /** The page at a GET's path, with its status. */
 async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[number, SafeHtml]> {
   const query = url.searchParams;
-  switch (url.pathname) {
-    case '/':
-      return [200, alertsPage(ctx, query, doneNotice(query.get('done')))];
-    case '/alert': {
-      const fingerprint = query.get('fp') ?? '';
-      const body = alertPage(ctx, fingerprint, doneNotice(query.get('done')), query);
-      return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
-    }
-    case '/silences':
-      return [200, silencesPage(ctx, query)];
-    case '/silences/new':
-      return [200, newSilencePage(ctx, draftFrom(query), { preview: query.has('matchers') })];
-    case '/actions':
-      return [200, actionsPage(ctx, query)];
-    case '/sources': {
-      const readiness = await r.deps.readiness();
-      const inputs = { metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness };
-      return [200, await sourcesPage(inputs, ctx)];
-    }
-    case '/config':
-      return [200, configPage(ctx)];
-    default:
-      return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
+  const plain = PAGES.get(url.pathname);
+  if (plain) return [200, plain(ctx, query)];
+  if (url.pathname === '/alert') {
+    const fingerprint = query.get('fp') ?? '';
+    const body = alertPage(ctx, fingerprint, doneNotice(query.get('done')), query);
+    return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
   }
+  if (url.pathname !== '/sources') return [404, messagePage('Not found', `there is no page ${url.pathname}`)];
+  const readiness = await r.deps.readiness();
+  return [200, await sourcesPage({ metrics: r.deps.metrics, jobs: r.deps.jobs(), readiness }, ctx)];
 }
 
 /** What a form just did, said on the page it sent the browser back to (`?done=`). */

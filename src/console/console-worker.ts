@@ -27,7 +27,7 @@ import { compilePolicies, requestablePolicy } from '../remediation/policy.js';
 import { fromFrontDoor } from '../server/health-server.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
-import { writeFence, type WriteFence } from '../state/write-fence.js';
+import { writeFence } from '../state/write-fence.js';
 import { createConsoleHandler, type ConsoleDeps } from './console-handler.js';
 import {
   REMEDIATION_DECISION_WAIT_MS,
@@ -50,22 +50,19 @@ const FIGURES_WAIT_MS = 800;
 /** Figures asked for within this long (ms) are shown again rather than asked for anew. */
 const FIGURES_REUSE_MS = 1_000;
 
-/** What the console reads of the running daemon, as last published. */
-interface Published {
+/** What the console reads of the running daemon, as last published: its config and jobs unpacked. */
+type Published = Required<Pick<ConsolePublication, 'remediation' | 'fence'>> & {
   config: Config;
   jobs: ReadonlyMap<string, string>;
-  remediation: boolean;
-  fence: WriteFence;
-}
+};
 
 /** Runs the console's thread (see the file's comment). */
 export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void {
   const say = (message: FromConsole | ThreadSays) => port.postMessage(message);
   const published: Published = {
+    ...data.first,
     config: secretTransfer.unpack<Config>(data.first.config),
     jobs: new Map(data.first.jobs),
-    remediation: data.first.remediation,
-    fence: data.first.fence,
   };
   const logger = createLogger({
     level: data.logLevel,

@@ -74,8 +74,7 @@ export class ConnectionGuard {
     if (this.open >= this.limits.maxConnections) this.#makeRoom();
     this.#waiting.set(socket, this.now());
     socket.once('close', () => {
-      this.#waiting.delete(socket);
-      this.#busy.delete(socket);
+      this.#forget(socket);
       const left = (this.#perClient.get(client) ?? 1) - 1;
       if (left > 0) this.#perClient.set(client, left);
       else {

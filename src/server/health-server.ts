@@ -234,7 +234,7 @@ class FrontDoor implements HealthServer {
       shared: this.#shared,
       stallAfterMs: options.stallAfterMs ?? DEFAULT_STALL_AFTER_MS,
       relay: { socketPath: this.#relay.socketPath, token: this.#relay.token },
-      first: { ...(await this.#whole()), seq: 0 },
+      first: { ...(await this.#judged(true)), seq: 0 },
     };
     const { host, port } = await this.#thread.start();
     this.address = { host, port };
@@ -261,7 +261,7 @@ class FrontDoor implements HealthServer {
   }
 
   async publish(): Promise<void> {
-    await this.#publish(await this.#whole());
+    await this.#publish(await this.#judged(true));
   }
 
   /** Sends a publication, numbered here; resolves once the front door has it. */
@@ -282,16 +282,17 @@ class FrontDoor implements HealthServer {
     }
   }
 
-  /** Everything, now. */
-  async #whole(): Promise<Omit<Publication, 'seq'>> {
-    const exposition = await this.#render();
-    return {
-      ...this.#changed(true),
-      ...this.#signingChanged(true),
-      readiness: this.#readiness(),
-      readinessAt: Date.now(),
-      ...(exposition && { metrics: exposition }),
-    };
+  /**
+   * What changed since last said (everything, when `all`), readiness judged now, and the exposition
+   * rendered after the judgement, so what /readyz says (a cycle completed) /metrics says too. Only
+   * the tick's render goes on while another is under way.
+   */
+  async #judged(all: boolean): Promise<Omit<Publication, 'seq'>> {
+    const changed = { ...this.#changed(all), ...this.#signingChanged(all) };
+    const readiness = this.#readiness();
+    const readinessAt = Date.now();
+    const metrics = await this.#render(!all);
+    return { ...changed, readiness, readinessAt, ...(metrics && { metrics }) };
   }
 
   /** A click the front door verified with the secrets of `generation`: handed to the config in force. */
@@ -323,19 +324,12 @@ class FrontDoor implements HealthServer {
       this.#asksSeen = asks;
       this.#watchedUntil = now + WATCHED_MS;
     }
-    const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
-    const due = now < this.#watchedUntil && now >= this.#readinessNext;
-    if (!due) {
-      if (Object.keys(changed).length > 0) void this.#publish(changed);
+    if (now < this.#watchedUntil && now >= this.#readinessNext) {
+      void this.#judged(false).then((publication) => this.#publish(publication));
       return;
     }
-    // The exposition rendered after the judgement goes with it: what /readyz says (a cycle
-    // completed) /metrics says too.
-    const readiness = this.#readiness();
-    const readinessAt = Date.now();
-    void this.#render(true).then((metrics) =>
-      this.#publish({ ...changed, readiness, readinessAt, ...(metrics && { metrics }) }),
-    );
+    const changed = { ...this.#changed(false), ...this.#signingChanged(false) };
+    if (Object.keys(changed).length > 0) void this.#publish(changed);
   }
 
   /** The signing secrets of the config in force, when they changed since last published (or always, when `all`). */

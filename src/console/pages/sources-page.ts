@@ -29,10 +29,7 @@ export interface SourcesInputs {
  * The API's counters the page reads: the daemon's metrics (`Metrics` has them), or on the console's
  * thread their values as the main thread last sent them.
  */
-export interface ApiCounters {
-  apiRequests: { get(): Promise<{ values: readonly CounterValue[] }> };
-  apiErrors: { get(): Promise<{ values: readonly CounterValue[] }> };
-}
+export type ApiCounters = Record<'apiRequests' | 'apiErrors', { get(): Promise<{ values: readonly CounterValue[] }> }>;
 
 /** One labelled value of a counter, as prom-client's `get()` gives it. */
 export interface CounterValue {
