@@ -183,8 +183,14 @@ export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): 
         .get({ holder, leaseMs });
       if (taken) return { epoch: Number(taken.epoch) };
     }
-    return { held: leaseRowOf(db.prepare<[], CurrentRow>(CURRENT_SQL).get()!) };
+    return { held: leaseOn(db)! };
   });
+}
+
+/** The lease as the database has it now, read on the store's connection; `lock`: a clause such as ` FOR UPDATE`. */
+export function leaseOn(db: SqlDatabase, lock = ''): LeaseRow | undefined {
+  const row = db.prepare<[], CurrentRow>(CURRENT_SQL + lock).get();
+  return row && leaseRowOf(row);
 }
 
 /**
