@@ -5,7 +5,8 @@ import { systemClock } from '../lib/clock.js';
 import { migrationSql, type Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions, type WaitLimit } from './postgres-database.js';
-import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import { prepareAll, sql, type Prepared } from './prepare-all.js';
+import type { SqlDatabase } from './sql-database.js';
 import { sqlDialect, type SqlDialect } from './sql-dialect.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { StoreError } from './store-error.js';
@@ -55,6 +56,15 @@ function migrationsTable(d: SqlDialect): string {
   )${d.strict}`;
 }
 
+/** The statements of the `meta` table: facts of the state, by key. */
+const META_SQL = {
+  get: sql<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+  set: sql<[string, string]>(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ),
+  remove: sql<[string]>('DELETE FROM meta WHERE key = ?'),
+};
+
 /**
  * The daemon's state database: alerts, events, the outbox, silences, remediation audit. A SQLite
  * file by default ({@link Store.open}): created with mode 0600 (it holds alert text and labels, and
@@ -64,13 +74,7 @@ function migrationsTable(d: SqlDialect): string {
  */
 export class Store {
   #closed = false;
-  #meta:
-    | {
-        get: SqlStatement<[string], { value: string }>;
-        set: SqlStatement<[string, string]>;
-        remove: SqlStatement<[string]>;
-      }
-    | undefined;
+  #meta: Prepared<typeof META_SQL> | undefined;
 
   readonly #writeGuard: WriteGuard | undefined;
 
@@ -102,15 +106,8 @@ export class Store {
     else m.set.run(key, value);
   }
 
-  #metaStatements() {
-    this.#meta ??= {
-      get: this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-      set: this.db.prepare<[string, string]>(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ),
-      remove: this.db.prepare<[string]>('DELETE FROM meta WHERE key = ?'),
-    };
-    return this.#meta;
+  #metaStatements(): Prepared<typeof META_SQL> {
+    return (this.#meta ??= prepareAll(this.db, META_SQL));
   }
 
   /**
