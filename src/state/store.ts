@@ -76,14 +76,10 @@ export class Store {
   #closed = false;
   #meta: Prepared<typeof META_SQL> | undefined;
 
-  readonly #writeGuard: WriteGuard | undefined;
-
   private constructor(
     readonly db: SqlDatabase,
-    writeGuard: WriteGuard | undefined,
-  ) {
-    this.#writeGuard = writeGuard;
-  }
+    private readonly writeGuard: WriteGuard | undefined,
+  ) {}
 
   /** Where the state is, for messages: the file, or the PostgreSQL URL without its password. */
   get path(): string {
@@ -117,13 +113,11 @@ export class Store {
    * holds the lock, or the file was written by a newer version.
    */
   static open(file: string, options: StoreOptions = {}): Store {
-    const migrations = options.migrations ?? ALL_MIGRATIONS;
-    checkMigrationList(migrations);
     const db = SqliteDatabase.open(file, {
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       mustExist: options.mustExist,
     });
-    return Store.#migrated(db, migrations, options);
+    return Store.#migrated(db, options);
   }
 
   /**
@@ -133,8 +127,6 @@ export class Store {
    * connection, the database does not exist, or it was migrated by a newer version.
    */
   static openPostgres(target: PostgresTarget, options: StoreOptions = {}): Store {
-    const migrations = options.migrations ?? ALL_MIGRATIONS;
-    checkMigrationList(migrations);
     const db = PostgresDatabase.open({
       ...target,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
@@ -154,12 +146,13 @@ export class Store {
         throw err;
       }
     }
-    return Store.#migrated(db, migrations, options);
+    return Store.#migrated(db, options);
   }
 
   /** A store over `db` with its schema brought up to date; `db` is closed when that fails. */
-  static #migrated(db: SqlDatabase, migrations: readonly Migration[], options: StoreOptions): Store {
+  static #migrated(db: SqlDatabase, options: StoreOptions): Store {
     try {
+      const migrations = options.migrations ?? ALL_MIGRATIONS;
       migrate(db, migrations, options.clock ?? systemClock, options.logger ?? silentLogger);
     } catch (err) {
       db.close();
@@ -179,7 +172,7 @@ export class Store {
    * write guard, when there is one, runs first (once, in the outermost transaction).
    */
   transaction<T>(fn: () => T): T {
-    const guard = this.db.inTransaction ? undefined : this.#writeGuard;
+    const guard = this.db.inTransaction ? undefined : this.writeGuard;
     try {
       return this.db.transaction(
         guard
@@ -247,6 +240,7 @@ function currentVersion(db: SqlDatabase): number {
 }
 
 function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock, logger: Logger): void {
+  checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
   const dialect = sqlDialect(db.engine);
   db.transaction(() => db.exec(migrationsTable(dialect)));
