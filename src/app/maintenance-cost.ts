@@ -43,7 +43,7 @@ export function maintenanceCost(
   apps: number,
   options: { pageSize: number; requestsPerSecond: number; intervalMs: number; readsPerApp?: number },
 ): MaintenanceCost {
-  const requests = Math.max(1, Math.ceil(apps / options.pageSize)) + apps * (options.readsPerApp ?? 1);
+  const requests = maintenanceRequests(apps, options.pageSize, options.readsPerApp ?? 1);
   const readMs = Math.round((requests / options.requestsPerSecond) * 1000);
   return {
     apps,
@@ -52,6 +52,11 @@ export function maintenanceCost(
     intervalMs: options.intervalMs,
     share: options.intervalMs > 0 ? readMs / options.intervalMs : Infinity,
   };
+}
+
+/** The requests of one maintenance cycle over `apps` apps: the `apps.list` pages, then `readsPerApp` per app. */
+export function maintenanceRequests(apps: number, pageSize: number, readsPerApp: number): number {
+  return Math.max(1, Math.ceil(apps / pageSize)) + apps * readsPerApp;
 }
 
 /** The warning to log for a cost, or null when it is acceptable. */

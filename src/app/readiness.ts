@@ -50,33 +50,7 @@ function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {
   const checks: ReadinessCheck[] = [];
   const { election } = inputs;
   if (election) checks.push({ check: 'leader', ok: election.reached, detail: election.detail });
-  for (const job of election?.role === 'follower' ? [] : inputs.jobs) {
-    const disabled = inputs.disabled.get(job);
-    if (disabled !== undefined) {
-      checks.push({ check: `job:${job}`, ok: true, detail: `disabled: ${disabled}` });
-      continue;
-    }
-    const { scheduler, budget } = inputs.schedule;
-    const allowed = 2 * (budget.intervalMs(job, scheduler.intervalMs(job)) ?? 0);
-    let last: number | null;
-    try {
-      last = inputs.health.get(job)?.lastSuccessAt ?? null;
-    } catch (err) {
-      // The state cannot be read (its server is down): not ready, said; never a failed request.
-      checks.push({ check: `job:${job}`, ok: false, detail: `cannot read its last cycle: ${describeError(err)}` });
-      continue;
-    }
-    if (last === null) {
-      checks.push({ check: `job:${job}`, ok: false, detail: 'no complete cycle yet' });
-    } else {
-      const age = now - last;
-      checks.push({
-        check: `job:${job}`,
-        ok: age <= allowed,
-        detail: `last complete cycle ${Math.round(age / 1000)}s ago (allowed ${Math.round(allowed / 1000)}s)`,
-      });
-    }
-  }
+  for (const job of election?.role === 'follower' ? [] : inputs.jobs) checks.push(jobCheck(inputs, job));
   const plan = election?.role === 'follower' ? undefined : inputs.schedule.budget.plan;
   // Said, never failing readiness: a budget that does not fit is the configuration's to change.
   if (plan) checks.push({ check: 'request_budget', ok: true, detail: describeBudget(plan) });
@@ -87,4 +61,27 @@ function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {
     checks.push({ check: 'state', ok: false, detail: describeError(err) });
   }
   return checks;
+}
+
+/** Whether `job` completed a cycle within twice its interval as the budget stretched it, or is off for a permission. */
+function jobCheck(inputs: ReadinessInputs, job: SnapshotJob): ReadinessCheck {
+  const check = `job:${job}`;
+  const disabled = inputs.disabled.get(job);
+  if (disabled !== undefined) return { check, ok: true, detail: `disabled: ${disabled}` };
+  const { scheduler, budget } = inputs.schedule;
+  const allowed = 2 * (budget.intervalMs(job, scheduler.intervalMs(job)) ?? 0);
+  let last: number | null;
+  try {
+    last = inputs.health.get(job)?.lastSuccessAt ?? null;
+  } catch (err) {
+    // The state cannot be read (its server is down): not ready, said; never a failed request.
+    return { check, ok: false, detail: `cannot read its last cycle: ${describeError(err)}` };
+  }
+  if (last === null) return { check, ok: false, detail: 'no complete cycle yet' };
+  const age = inputs.now - last;
+  return {
+    check,
+    ok: age <= allowed,
+    detail: `last complete cycle ${Math.round(age / 1000)}s ago (allowed ${Math.round(allowed / 1000)}s)`,
+  };
 }

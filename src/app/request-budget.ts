@@ -16,7 +16,7 @@
  */
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import { LABELS_MAX_AGE_MS } from '../collectors/shared-apps.js';
-import { maintenanceCost } from './maintenance-cost.js';
+import { maintenanceRequests } from './maintenance-cost.js';
 
 /**
  * The share of the rate limit the jobs are planned to fill. The rest is for what the plan does not
@@ -101,15 +101,8 @@ export function cyclesCost(estate: Estate, settings: BudgetSettings): Map<Snapsh
     attention: () => ns,
     urls: () => listed(estate.urls),
     backups: () => 2 * listed(estate.apps),
-    maintenance: () => {
-      const { requests } = maintenanceCost(estate.apps, {
-        pageSize: settings.pageSize,
-        requestsPerSecond: Infinity,
-        intervalMs: 1,
-        readsPerApp: settings.readsPerApp,
-      });
-      return requests - listed(estate.apps) + ns;
-    },
+    maintenance: () =>
+      maintenanceRequests(estate.apps, settings.pageSize, settings.readsPerApp) - listed(estate.apps) + ns,
     servers: () => listed(estate.servers),
     installers: () => listed(estate.installers),
   };

@@ -213,9 +213,7 @@ export class LeaderElection {
    * called: the caller has the term.
    */
   hold(epoch: number, started: number): LeaderTerm {
-    const controller = new AbortController();
-    this.#enter(epoch, started, controller);
-    return { epoch, signal: controller.signal };
+    return this.#enter(epoch, started);
   }
 
   /** No new term from now (the process is stopping); a leader keeps renewing until {@link close}. */
@@ -237,7 +235,11 @@ export class LeaderElection {
     await this.#transitions;
     const term = this.#term;
     if (term && this.#role === 'leader') {
-      this.#endTerm();
+      clearTimeout(this.#deadlineTimer);
+      this.#term = undefined;
+      this.#role = 'follower';
+      this.#o.onRole?.(false);
+      term.controller.abort(new FencedError('stopping'));
       this.#guard = 'open';
       let released = false;
       try {
@@ -329,15 +331,14 @@ export class LeaderElection {
   }
 
   #elect(epoch: number, started: number): void {
-    const controller = new AbortController();
-    this.#enter(epoch, started, controller);
+    const term = this.#enter(epoch, started);
     this.#transitions = this.#transitions.then(() =>
-      this.#o.onElected({ epoch, signal: controller.signal }).then(
+      this.#o.onElected(term).then(
         () => {
-          if (!controller.signal.aborted) this.#failedStarts = 0;
+          if (!term.signal.aborted) this.#failedStarts = 0;
         },
         (err: unknown) => {
-          if (err instanceof FencedError || controller.signal.aborted) return;
+          if (err instanceof FencedError || term.signal.aborted) return;
           // Not at once again: the next term would most likely fail the same way.
           this.#failedStarts += 1;
           const waitMs = startBackoffMs(this.#failedStarts, this.#o.leaseMs);
@@ -349,8 +350,9 @@ export class LeaderElection {
     );
   }
 
-  /** Leads from now, under `epoch` taken at `started`. */
-  #enter(epoch: number, started: number, controller: AbortController): void {
+  /** Leads from now, under `epoch` taken at `started`: the term. */
+  #enter(epoch: number, started: number): LeaderTerm {
+    const controller = new AbortController();
     this.#term = { epoch, controller };
     this.#role = 'leader';
     this.#see(this.holder, epoch);
@@ -359,6 +361,7 @@ export class LeaderElection {
     this.#guard = 'fence';
     this.#o.onRole?.(true);
     this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
+    return { epoch, signal: controller.signal };
   }
 
   /**
@@ -473,15 +476,6 @@ export class LeaderElection {
       // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.
       await this.#o.lease.release(term.epoch).catch(() => undefined);
     });
-  }
-
-  #endTerm(): void {
-    const term = this.#term!;
-    clearTimeout(this.#deadlineTimer);
-    this.#term = undefined;
-    this.#role = 'follower';
-    this.#o.onRole?.(false);
-    term.controller.abort(new FencedError('stopping'));
   }
 
   /** A follower saw who leads: said once per change. */

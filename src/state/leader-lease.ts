@@ -31,6 +31,7 @@ import type { PostgresTarget } from './store.js';
 import { withoutSslParameters, type AsideStatement } from './postgres-database.js';
 import { pgErrorParts, postgresFailure } from './postgres-error.js';
 import { placeholderValues, postgresPlaceholders } from './postgres-placeholders.js';
+import { ReconnectingClient } from './reconnecting-client.js';
 
 /** The lease as the database holds it. */
 export interface LeaseRow {
@@ -182,8 +183,14 @@ export function takeLeaseNow(db: SqlDatabase, holder: string, leaseMs: number): 
         .get({ holder, leaseMs });
       if (taken) return { epoch: Number(taken.epoch) };
     }
-    return { held: leaseRowOf(db.prepare<[], CurrentRow>(CURRENT_SQL).get()!) };
+    return { held: leaseOn(db)! };
   });
+}
+
+/** The lease as the database has it now, read on the store's connection; `lock`: a clause such as ` FOR UPDATE`. */
+export function leaseOn(db: SqlDatabase, lock = ''): LeaseRow | undefined {
+  const row = db.prepare<[], CurrentRow>(CURRENT_SQL + lock).get();
+  return row && leaseRowOf(row);
 }
 
 /**
@@ -212,7 +219,7 @@ export function leaseHolderOf(row: LeaseRow, now: number): LeaseHolder {
 export class LeaderLease {
   readonly holder: string;
   readonly #o: LeaderLeaseOptions;
-  #client: pg.Client | undefined;
+  readonly #connection = new ReconnectingClient(() => this.#newClient());
   #created = false;
   #closed = false;
 
@@ -258,9 +265,7 @@ export class LeaderLease {
   /** Closes the connection; the lease itself is left as it is (see {@link release}). */
   async close(): Promise<void> {
     this.#closed = true;
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.end().catch(() => undefined);
+    await this.#connection.drop();
   }
 
   /**
@@ -271,7 +276,7 @@ export class LeaderLease {
   async #query<R>(text: string, params: Record<string, unknown>): Promise<R[]> {
     if (this.#closed) throw new Error('the leader lease is closed');
     try {
-      const client = await this.#connected();
+      const client = await this.#connection.client();
       if (!this.#created) {
         await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${CREATE_LOCK_KEY}); ${CREATE_SQL}; COMMIT`);
         this.#created = true;
@@ -279,19 +284,16 @@ export class LeaderLease {
       const sql = postgresPlaceholders(text);
       return (await client.query(sql.text, placeholderValues(sql, [params]))).rows as R[];
     } catch (err) {
-      const client = this.#client;
-      this.#client = undefined;
-      void client?.end().catch(() => undefined);
+      void this.#connection.drop();
       throw this.#failure(err);
     }
   }
 
-  async #connected(): Promise<pg.Client> {
-    if (this.#client) return this.#client;
+  async #newClient(): Promise<pg.Client> {
     const { target, timeoutMs } = this.#o;
     // Loaded here, not at start: a daemon on SQLite never leads by lease, and pg costs ~1 MB of heap.
     const { default: postgres } = await import('pg');
-    const client = new postgres.Client({
+    return new postgres.Client({
       connectionString: target.tls ? withoutSslParameters(target.url.reveal()) : target.url.reveal(),
       ...(target.tls ? { ssl: target.tls } : {}),
       connectionTimeoutMillis: Math.min(target.connectTimeoutMs, timeoutMs),
@@ -301,18 +303,6 @@ export class LeaderLease {
       application_name: 'deploy-watchdog leader lease',
       keepAlive: true,
     });
-    // A connection that dies between statements says so here; the next statement connects again.
-    client.on('error', () => {
-      if (this.#client === client) this.#client = undefined;
-    });
-    try {
-      await client.connect();
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
-    }
-    this.#client = client;
-    return client;
   }
 
   /** A failure as the store says it (a StoreError naming the URL without its password). */

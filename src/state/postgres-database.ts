@@ -280,7 +280,7 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   #request(
-    ask: PostgresQuery | PostgresExec | { op: 'batch'; asks: (PostgresQuery | PostgresExec)[] },
+    ask: PostgresAsk,
     inTransaction: boolean,
   ): { rows: unknown[]; rowCount: number; counts?: number[]; firsts?: unknown[] } {
     if (inTransaction) this.waitLimit?.keepUp?.(this.#aside);
@@ -292,9 +292,7 @@ export class PostgresDatabase implements SqlDatabase {
   /** {@link AsideStatement}, through the worker's second connection. */
   readonly #aside: AsideStatement = (sql, params) => {
     const text = postgresPlaceholders(sql);
-    const reply = this.#limited({ op: 'aside', text: text.text, values: placeholderValues(text, [params]) }, false);
-    if (!reply.ok) throw postgresFailure(this.path, reply.error);
-    return reply.rows;
+    return this.#request({ op: 'aside', text: text.text, values: placeholderValues(text, [params]) }, false).rows;
   };
 
   /**

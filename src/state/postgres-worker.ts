@@ -10,6 +10,7 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import pg from 'pg';
 import { pgErrorParts, type PostgresWireError } from './postgres-error.js';
+import { ReconnectingClient } from './reconnecting-client.js';
 
 /** What the main thread gives the worker when it starts it. */
 export interface PostgresWorkerData {
@@ -108,7 +109,7 @@ async function answer(request: PostgresRequest): Promise<PostgresReply> {
       const result = await run(c, request);
       return { seq: request.seq, ok: true, ...result, firsts: [firstValue(result.rows)] };
     }
-    // All sent at once (the client pipelines: see `Connection`), answered in order. The first failure
+    // All sent at once (the client pipelines: see `newClient`), answered in order. The first failure
     // fails the batch (the catch below): a batch is always inside a transaction, which it aborts,
     // so the statements after it fail too, and every held write fails with that first error.
     const results = await Promise.all(request.asks.map((ask) => run(c, ask)));
@@ -154,59 +155,29 @@ async function connected(inTransaction: boolean): Promise<pg.Client> {
 }
 
 /**
- * One connection, made as the connection's options say when there is none, and again after it was
- * lost. `pipeline`: a statement is sent without waiting for the answer to the last (`pg`'s pipeline
- * mode), so a batch of held writes costs the server's time, not one network round trip each.
+ * A client as the connection's options say. `pipeline`: a statement is sent without waiting for the
+ * answer to the last (`pg`'s pipeline mode), so a batch of held writes costs the server's time, not
+ * one network round trip each.
  */
-class Connection {
-  live: pg.Client | undefined;
-
-  constructor(
-    private readonly applicationName: string,
-    private readonly pipeline: boolean,
-  ) {}
-
-  async client(): Promise<pg.Client> {
-    if (this.live) return this.live;
-    const c = new pg.Client({
-      pipeline: this.pipeline,
-      connectionString: connection.url,
-      ...(connection.ssl ? { ssl: connection.ssl } : {}),
-      connectionTimeoutMillis: connection.connectTimeoutMs,
-      statement_timeout: connection.statementTimeoutMs,
-      lock_timeout: connection.lockTimeoutMs,
-      idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
-      application_name: this.applicationName,
-      keepAlive: true,
-      types,
-    });
-    // A connection that dies between requests says so here; the next request connects again.
-    const forget = () => {
-      if (this.live === c) this.live = undefined;
-    };
-    c.on('error', forget);
-    c.on('end', forget);
-    try {
-      await c.connect();
-    } catch (err) {
-      await c.end().catch(() => undefined);
-      throw err;
-    }
-    return (this.live = c);
-  }
-
-  /** Ends the connection, if there is one; the next request connects again. */
-  async drop(): Promise<void> {
-    const c = this.live;
-    this.live = undefined;
-    await c?.end().catch(() => undefined);
-  }
+function newClient(applicationName: string, pipeline: boolean): pg.Client {
+  return new pg.Client({
+    pipeline,
+    connectionString: connection.url,
+    ...(connection.ssl ? { ssl: connection.ssl } : {}),
+    connectionTimeoutMillis: connection.connectTimeoutMs,
+    statement_timeout: connection.statementTimeoutMs,
+    lock_timeout: connection.lockTimeoutMs,
+    idle_in_transaction_session_timeout: connection.idleInTransactionTimeoutMs,
+    application_name: applicationName,
+    keepAlive: true,
+    types,
+  });
 }
 
 /** The connection of the transaction (and of every statement but those aside). */
-const main = new Connection('deploy-watchdog', true);
+const main = new ReconnectingClient(() => newClient('deploy-watchdog', true));
 /** The connection of statements aside (see the file's comment). */
-const aside = new Connection('deploy-watchdog aside', false);
+const aside = new ReconnectingClient(() => newClient('deploy-watchdog aside', false));
 
 /** A name per distinct statement text, so the server parses each once per connection. */
 function statementName(text: string): string {

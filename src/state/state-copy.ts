@@ -10,6 +10,7 @@
  * `sqlite_sequence`: AUTOINCREMENT never gives a number twice, even once retention deleted the row),
  * so a new row on PostgreSQL never takes an id the old state used.
  */
+import { leaseOn, type LeaseRow } from './leader-lease.js';
 import { PostgresError } from './postgres-error.js';
 import type { SqlDatabase } from './sql-database.js';
 import type { Store } from './store.js';
@@ -139,15 +140,9 @@ function refused(target: string, table: string, err: unknown): unknown {
  * (`FOR UPDATE`): a replica that starts meanwhile takes the lead only once the copy is in, and
  * never leads on half of it.
  */
-function liveLeader(db: SqlDatabase): { holder: string; leftMs: number } | undefined {
-  if (!db.tableColumns('leader_lease')) return undefined;
-  const row = db
-    .prepare<[], { holder: string; left_ms: number }>(
-      `SELECT holder, (EXTRACT(EPOCH FROM (expires_at - now())) * 1000)::float8 AS left_ms
-         FROM leader_lease WHERE id = 1 FOR UPDATE`,
-    )
-    .get();
-  return row && row.left_ms > 0 ? { holder: row.holder, leftMs: row.left_ms } : undefined;
+function liveLeader(db: SqlDatabase): LeaseRow | undefined {
+  const lease = db.tableColumns('leader_lease') ? leaseOn(db, ' FOR UPDATE') : undefined;
+  return lease && lease.leftMs > 0 ? lease : undefined;
 }
 
 /** The state's tables in a SQLite database. */

@@ -5,7 +5,8 @@ import { systemClock } from '../lib/clock.js';
 import { migrationSql, type Migration } from './migration.js';
 import { ALL_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions, type WaitLimit } from './postgres-database.js';
-import type { SqlDatabase, SqlStatement } from './sql-database.js';
+import { prepareAll, sql, type Prepared } from './prepare-all.js';
+import type { SqlDatabase } from './sql-database.js';
 import { sqlDialect, type SqlDialect } from './sql-dialect.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { StoreError } from './store-error.js';
@@ -55,6 +56,15 @@ function migrationsTable(d: SqlDialect): string {
   )${d.strict}`;
 }
 
+/** The statements of the `meta` table: facts of the state, by key. */
+const META_SQL = {
+  get: sql<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+  set: sql<[string, string]>(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ),
+  remove: sql<[string]>('DELETE FROM meta WHERE key = ?'),
+};
+
 /**
  * The daemon's state database: alerts, events, the outbox, silences, remediation audit. A SQLite
  * file by default ({@link Store.open}): created with mode 0600 (it holds alert text and labels, and
@@ -64,22 +74,12 @@ function migrationsTable(d: SqlDialect): string {
  */
 export class Store {
   #closed = false;
-  #meta:
-    | {
-        get: SqlStatement<[string], { value: string }>;
-        set: SqlStatement<[string, string]>;
-        remove: SqlStatement<[string]>;
-      }
-    | undefined;
-
-  readonly #writeGuard: WriteGuard | undefined;
+  #meta: Prepared<typeof META_SQL> | undefined;
 
   private constructor(
     readonly db: SqlDatabase,
-    writeGuard: WriteGuard | undefined,
-  ) {
-    this.#writeGuard = writeGuard;
-  }
+    private readonly writeGuard: WriteGuard | undefined,
+  ) {}
 
   /** Where the state is, for messages: the file, or the PostgreSQL URL without its password. */
   get path(): string {
@@ -102,15 +102,8 @@ export class Store {
     else m.set.run(key, value);
   }
 
-  #metaStatements() {
-    this.#meta ??= {
-      get: this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-      set: this.db.prepare<[string, string]>(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ),
-      remove: this.db.prepare<[string]>('DELETE FROM meta WHERE key = ?'),
-    };
-    return this.#meta;
+  #metaStatements(): Prepared<typeof META_SQL> {
+    return (this.#meta ??= prepareAll(this.db, META_SQL));
   }
 
   /**
@@ -120,13 +113,11 @@ export class Store {
    * holds the lock, or the file was written by a newer version.
    */
   static open(file: string, options: StoreOptions = {}): Store {
-    const migrations = options.migrations ?? ALL_MIGRATIONS;
-    checkMigrationList(migrations);
     const db = SqliteDatabase.open(file, {
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       mustExist: options.mustExist,
     });
-    return Store.#migrated(db, migrations, options);
+    return Store.#migrated(db, options);
   }
 
   /**
@@ -136,8 +127,6 @@ export class Store {
    * connection, the database does not exist, or it was migrated by a newer version.
    */
   static openPostgres(target: PostgresTarget, options: StoreOptions = {}): Store {
-    const migrations = options.migrations ?? ALL_MIGRATIONS;
-    checkMigrationList(migrations);
     const db = PostgresDatabase.open({
       ...target,
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
@@ -157,12 +146,13 @@ export class Store {
         throw err;
       }
     }
-    return Store.#migrated(db, migrations, options);
+    return Store.#migrated(db, options);
   }
 
   /** A store over `db` with its schema brought up to date; `db` is closed when that fails. */
-  static #migrated(db: SqlDatabase, migrations: readonly Migration[], options: StoreOptions): Store {
+  static #migrated(db: SqlDatabase, options: StoreOptions): Store {
     try {
+      const migrations = options.migrations ?? ALL_MIGRATIONS;
       migrate(db, migrations, options.clock ?? systemClock, options.logger ?? silentLogger);
     } catch (err) {
       db.close();
@@ -182,7 +172,7 @@ export class Store {
    * write guard, when there is one, runs first (once, in the outermost transaction).
    */
   transaction<T>(fn: () => T): T {
-    const guard = this.db.inTransaction ? undefined : this.#writeGuard;
+    const guard = this.db.inTransaction ? undefined : this.writeGuard;
     try {
       return this.db.transaction(
         guard
@@ -250,6 +240,7 @@ function currentVersion(db: SqlDatabase): number {
 }
 
 function migrate(db: SqlDatabase, migrations: readonly Migration[], clock: Clock, logger: Logger): void {
+  checkMigrationList(migrations);
   // In a transaction: on PostgreSQL, two processes creating it at once would otherwise clash.
   const dialect = sqlDialect(db.engine);
   db.transaction(() => db.exec(migrationsTable(dialect)));
