@@ -23,6 +23,8 @@ export interface LivingMessage {
   channel: string;
   /** The alert group it is about: JSON of the group's label values (`AlertsNotification.group`). */
   groupKey: string;
+  /** Those label values, read from `groupKey`. */
+  group: Record<string, string>;
   status: LivingStatus;
   /** Carried in the message's metadata: how it is found in Slack after a crash before its `ts` was kept. */
   token: string;
@@ -159,6 +161,7 @@ export class SlackAppLinkStore {
     if (!row) return undefined;
     const { updated_at: _updated, closed_at: _closed, closed_reason: _reason, ...columns } = row;
     const alerts = this.#q.alerts.all(row.id as number).map((r) => JSON.parse(r.event) as AlertEvent);
-    return { ...camelRow<Omit<LivingMessage, 'alerts'>>(columns, { json: ['notes', 'routes'] }), alerts };
+    const fields = camelRow<Omit<LivingMessage, 'alerts' | 'group'>>(columns, { json: ['notes', 'routes'] });
+    return { ...fields, group: JSON.parse(fields.groupKey) as Record<string, string>, alerts };
   }
 }
