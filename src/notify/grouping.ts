@@ -38,19 +38,38 @@ export function groupDue(
     const first = group[0]!;
     if (first.source === 'notice')
       return { notification: JSON.parse(first.payload) as NoticeNotification, rows: group };
-    const events = group.map((r) => attach(JSON.parse(r.payload) as AlertEvent)).sort(byImportance);
-    const omittedEvents = events.slice(maxItems);
-    const notification: AlertsNotification = {
-      type: 'alerts',
-      group: JSON.parse(first.groupKey) as Record<string, string>,
-      events: events.slice(0, maxItems),
-      omitted: omittedEvents.length,
-      omittedEvents,
-      omittedResolved: omittedEvents.filter((e) => e.kind === 'resolved').length,
-      routes: [...new Set(group.map((r) => r.route))],
-    };
-    return { notification, rows: group };
+    const events = group.map((r) => attach(JSON.parse(r.payload) as AlertEvent));
+    const routes = [...new Set(group.map((r) => r.route))];
+    const shown = { group: JSON.parse(first.groupKey) as Record<string, string>, alerts: events, routes };
+    return { notification: groupMessage(shown, maxItems), rows: group };
   });
+}
+
+/** An alert group's events and how they came: what a message about the group shows. */
+export interface AlertGroup {
+  /** The group's label values (`AlertsNotification.group`). */
+  group: Record<string, string>;
+  alerts: readonly AlertEvent[];
+  /** The routes its events came by, for their runbooks. */
+  routes: readonly string[];
+}
+
+/**
+ * The message of a group: at most `maxItems` of its alerts listed, most important first, the rest
+ * counted and kept (`omittedEvents`, for the channels that tell each alert).
+ */
+export function groupMessage({ group, alerts, routes }: AlertGroup, maxItems: number): AlertsNotification {
+  const sorted = [...alerts].sort(byImportance);
+  const omittedEvents = sorted.slice(maxItems);
+  return {
+    type: 'alerts',
+    group,
+    events: sorted.slice(0, maxItems),
+    omitted: omittedEvents.length,
+    omittedEvents,
+    omittedResolved: omittedEvents.filter((e) => e.kind === 'resolved').length,
+    routes: [...routes],
+  };
 }
 
 /** News first (firing, escalated, repeat before resolved), then worst severity, then oldest: the order a message lists events in. */

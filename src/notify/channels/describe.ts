@@ -237,15 +237,11 @@ function nextSteps(n: AlertsNotification): string[] {
 function runbooks(n: AlertsNotification, links: MessageLinks): Link[] {
   const firing = n.events.filter((e) => e.kind !== 'resolved');
   if (firing.length === 0) return [];
-  const found: { label: string; url: string }[] = [];
-  for (const route of n.routes ?? []) {
-    const url = links.routeRunbooks[route];
-    if (url) found.push({ label: `Runbook: ${route}`, url });
-  }
-  for (const check of new Set(firing.map((e) => e.check))) {
-    const url = links.checkRunbooks[check];
-    if (url) found.push({ label: `Runbook: ${presentationOf(check)?.noun[1] ?? check}`, url });
-  }
+  const checks = [...new Set(firing.map((e) => e.check))];
+  const found = [
+    ...(n.routes ?? []).map((route) => ({ label: `Runbook: ${route}`, url: links.routeRunbooks[route] })),
+    ...checks.map((c) => ({ label: `Runbook: ${presentationOf(c)?.noun[1] ?? c}`, url: links.checkRunbooks[c] })),
+  ].filter((r): r is Link => Boolean(r.url));
   const unique = found.filter((r, i) => found.findIndex((o) => o.url === r.url) === i).slice(0, MAX_NEXT_STEPS);
   return unique.length === 1 ? [{ label: 'Runbook', url: unique[0]!.url }] : unique;
 }

@@ -22,7 +22,7 @@ import type { AlertEventKind } from '../../alerts/alert-event.js';
 import { FOLDED_REASON } from '../../alerts/decide.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Logger } from '../../lib/logger.js';
-import { byImportance } from '../grouping.js';
+import { groupMessage } from '../grouping.js';
 import type { AlertsNotification, SendResult } from './channel.js';
 import type { DiscordMessage } from './discord-message.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
@@ -94,13 +94,7 @@ export class DiscordLiving {
     if (!living) return (await this.o.post(message, false, signal)).result;
     let link = this.#usable(this.o.links.living(this.o.name, living.groupKey));
     const state = stateAfter(link, living);
-    const whole = this.o.render({
-      type: 'alerts',
-      group: state.group,
-      events: [...state.alerts].sort(byImportance),
-      omitted: 0,
-      routes: [...state.routes],
-    });
+    const whole = this.o.render(groupMessage(state, Infinity));
     if (link) {
       const edited = await this.o.edit(link.ts!, whole, signal);
       if (edited === 'gone') {

@@ -46,3 +46,12 @@ export async function guardedSend<T>(g: GuardedSend<T>): Promise<SendResult> {
   g.log.debug({ outcome: scrubbed.outcome, reason: scrubbed.reason }, 'delivery failed');
   return scrubbed;
 }
+
+/**
+ * The guard of a channel whose calls answer their SendResult themselves (an HTTP channel's, the
+ * Slack app's): each send run by {@link guardedSend} with the channel's peer, failures and secrets.
+ */
+export function resultGuard(g: Omit<GuardedSend<SendResult>, 'start' | 'signal' | 'answered'>) {
+  return (start: () => Promise<SendResult>, signal: AbortSignal | undefined): Promise<SendResult> =>
+    guardedSend({ ...g, start, signal, answered: (result) => result });
+}

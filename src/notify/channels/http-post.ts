@@ -9,7 +9,7 @@ import { Agent, request, type Dispatcher } from '../../lib/undici-core.js';
 import { Secret } from '../../lib/secret.js';
 import type { Channel, ChannelDeps, Notification, SendResult } from './channel.js';
 import { classifyHttpAnswer, classifyNetworkError } from './classify.js';
-import { guardedSend } from './guarded-send.js';
+import { resultGuard } from './guarded-send.js';
 
 /** The start of an answer's body kept (for a reason, or a small JSON answer); the rest is not read. */
 export const MAX_BODY_READ = 1024;
@@ -151,16 +151,7 @@ export function httpChannelIo(
       return 'failure' in reply ? reply.failure : classifyReply(reply, deps.clock.now());
     },
     postRaw,
-    guarded: (start, signal) =>
-      guardedSend({
-        start,
-        signal,
-        peer: peer.name,
-        answered: (result) => result,
-        failed: (err) => classifyFailure(err, false, timeoutMs),
-        secrets,
-        log,
-      }),
+    guarded: resultGuard({ peer: peer.name, failed: (err) => classifyFailure(err, false, timeoutMs), secrets, log }),
     close: async () => {
       await agent.destroy();
     },

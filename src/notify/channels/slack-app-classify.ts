@@ -72,7 +72,7 @@ export function slackErrorWord(err: unknown): string | undefined {
 /** What the errors of @slack/web-api carry that a reason may use. */
 interface WebApiError {
   code?: unknown;
-  data?: { error?: unknown; needed?: unknown; provided?: unknown };
+  data?: { needed?: unknown; provided?: unknown };
   retryAfter?: unknown;
   statusCode?: unknown;
   headers?: Record<string, unknown>;
@@ -94,7 +94,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       );
     }
     case SLACK_ERROR.PlatformError: {
-      const word = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
+      const word = slackErrorWord(err) ?? 'unknown_error';
       const passing = PASSING_SLACK_ERRORS.get(word);
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);

@@ -23,6 +23,8 @@ export interface LivingMessage {
   channel: string;
   /** The alert group it is about: JSON of the group's label values (`AlertsNotification.group`). */
   groupKey: string;
+  /** Those label values, read from `groupKey`. */
+  group: Record<string, string>;
   status: LivingStatus;
   /** Carried in the message's metadata: how it is found in Slack after a crash before its `ts` was kept. */
   token: string;
@@ -61,12 +63,9 @@ function prepareLinks(db: SqlDatabase) {
     alerts: db.prepare<[number], { event: string }>(
       'SELECT event FROM slack_app_message_alerts WHERE message_id = ? ORDER BY fingerprint',
     ),
-    insert: db.prepare<
-      { channel: string; groupKey: string; token: string; slackChannel: string; now: number },
-      { id: number }
-    >(
+    insert: db.prepare<{ channel: string; groupKey: string; token: string; slackChannel: string; now: number }, DbRow>(
       `INSERT INTO slack_app_messages (channel, group_key, status, token, slack_channel, created_at, updated_at)
-       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING id`,
+       VALUES (@channel, @groupKey, 'posting', @token, @slackChannel, @now, @now) RETURNING *`,
     ),
     posted: db.prepare<{ id: number; slackChannel: string; ts: string; now: number }>(
       `UPDATE slack_app_messages SET status = 'open', slack_channel = @slackChannel, ts = @ts, updated_at = @now
@@ -121,20 +120,8 @@ export class SlackAppLinkStore {
    */
   intend(channel: string, groupKey: string, slackChannel: string, token: string, now: number): LivingMessage {
     // Each write in a transaction: among replicas a fenced one, so a deposed leader records no intent (and posts nothing after it).
-    const id = this.#store.transaction(() => this.#q.insert.get({ channel, groupKey, token, slackChannel, now })!.id);
-    return {
-      id,
-      channel,
-      groupKey,
-      status: 'posting',
-      token,
-      slackChannel,
-      ts: null,
-      notes: [],
-      routes: [],
-      alerts: [],
-      createdAt: now,
-    };
+    const row = this.#store.transaction(() => this.#q.insert.get({ channel, groupKey, token, slackChannel, now }));
+    return this.#read(row)!;
   }
 
   /** The message was posted (or found after a crash): where it is. */
@@ -174,6 +161,7 @@ export class SlackAppLinkStore {
     if (!row) return undefined;
     const { updated_at: _updated, closed_at: _closed, closed_reason: _reason, ...columns } = row;
     const alerts = this.#q.alerts.all(row.id as number).map((r) => JSON.parse(r.event) as AlertEvent);
-    return { ...camelRow<Omit<LivingMessage, 'alerts'>>(columns, { json: ['notes', 'routes'] }), alerts };
+    const fields = camelRow<Omit<LivingMessage, 'alerts' | 'group'>>(columns, { json: ['notes', 'routes'] });
+    return { ...fields, group: JSON.parse(fields.groupKey) as Record<string, string>, alerts };
   }
 }

@@ -5,7 +5,7 @@
  * colour bar that follow the worst alert still open and turn green when all are over. Pure.
  */
 import type { AlertEvent } from '../../alerts/alert-event.js';
-import { byImportance } from '../grouping.js';
+import { groupMessage, type AlertGroup } from '../grouping.js';
 import type { AlertsNotification } from './channel.js';
 import { describeHeadline, type Tone } from './describe.js';
 import { cutText, escapeMrkdwn } from './escape.js';
@@ -35,14 +35,9 @@ export interface SlackAppMessage {
 }
 
 /** What a living message shows: its group, the latest event of each alert, and its notes. */
-export interface LivingState {
-  /** The group's label values (`AlertsNotification.group`). */
-  group: Record<string, string>;
-  alerts: readonly AlertEvent[];
+export interface LivingState extends AlertGroup {
   /** Lines about its alerts that are not alert events (a remediation's outcome), oldest first. */
   notes: readonly string[];
-  /** The routes its events came by, for their runbooks. */
-  routes: readonly string[];
 }
 
 /** What a delivery of an alert group tells its living message (Slack's or Discord's). */
@@ -93,16 +88,7 @@ export function allResolved(alerts: readonly AlertEvent[]): boolean {
 
 /** The living message of a group as it stands: at most `maxItems` alerts listed, worst first, the rest counted. */
 export function renderLiving(state: LivingState, maxItems: number, options: SlackRenderOptions): SlackAppMessage {
-  const sorted = [...state.alerts].sort(byImportance);
-  const omitted = sorted.slice(maxItems);
-  const n: AlertsNotification = {
-    type: 'alerts',
-    group: state.group,
-    events: sorted.slice(0, maxItems),
-    omitted: omitted.length,
-    omittedResolved: omitted.filter((e) => e.kind === 'resolved').length,
-    routes: [...state.routes],
-  };
+  const n = groupMessage(state, maxItems);
   const rendered = renderSlack(n, options);
   const [header, ...rest] = rendered.blocks;
   // The notes go above the footer, where there is room: they are in the thread all the same.

@@ -217,7 +217,7 @@ export class LivingMessages {
    * are over). Answers where it is, or undefined when a closed one is gone.
    */
   async #showAgain(link: LivingMessage, note: string | undefined): Promise<LivingMessage | undefined> {
-    const state = { ...stateOf(link), notes: note === undefined ? link.notes : [...link.notes, note] };
+    const state = { ...link, notes: note === undefined ? link.notes : [...link.notes, note] };
     if (link.status === 'open') return (await this.#show(link, state)).link;
     const message = this.#render(state);
     if (!link.ts || (await this.#update(link.slackChannel, link.ts, message))) return undefined;
@@ -394,15 +394,5 @@ function content(message: SlackAppMessage): Record<string, unknown> {
     text: message.text,
     blocks: message.blocks,
     ...(message.attachments ? { attachments: message.attachments } : {}),
-  };
-}
-
-/** What a stored living message shows. */
-function stateOf(link: LivingMessage): LivingState {
-  return {
-    group: JSON.parse(link.groupKey) as Record<string, string>,
-    alerts: link.alerts,
-    notes: link.notes,
-    routes: link.routes,
   };
 }

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { Secret } from '../../lib/secret.js';
 import { errorText } from '../../lib/error-text.js';
 import type { Channel, ChannelDeps, ChannelKind, Notification, SendResult } from './channel.js';
-import { guardedSend } from './guarded-send.js';
+import { resultGuard } from './guarded-send.js';
 import { livingControls } from './slack-app-buttons.js';
 import { classifySlackApiError, slackErrorWord } from './slack-app-classify.js';
 import { slackAppConfigSchema, type SlackAppConfig } from './slack-app-config.js';
@@ -112,19 +112,15 @@ export const slackAppChannel = {
           remedy: deps.remedyOf,
         }),
     });
-    const guarded = (start: () => Promise<SendResult>, signal: AbortSignal | undefined): Promise<SendResult> =>
-      guardedSend({
-        start,
-        signal,
-        peer: 'Slack',
-        answered: (result) => result,
-        failed: (err) =>
-          err instanceof SlackAnswerError
-            ? { outcome: 'retryable', reason: err.message }
-            : classifySlackApiError(err, callee, deps.clock.now()),
-        secrets,
-        log,
-      });
+    const guarded = resultGuard({
+      peer: 'Slack',
+      failed: (err) =>
+        err instanceof SlackAnswerError
+          ? { outcome: 'retryable', reason: err.message }
+          : classifySlackApiError(err, callee, deps.clock.now()),
+      secrets,
+      log,
+    });
     return {
       name: config.name,
       kind: 'slack_app',

@@ -8,7 +8,7 @@
  */
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
 import type { AlertsNotification, NoticeNotification } from './channel.js';
-import { describeAlerts, TONES, type AlertsDescription, type EventDescription } from './describe.js';
+import { describeAlerts, TONES, type AlertsDescription, type EventDescription, type Tone } from './describe.js';
 import { oneLine, plainText, safeHttpUrl } from './escape.js';
 import { incidentDetails, type IncidentOptions } from './incident-parts.js';
 import type { ValueEscaper } from './message-template.js';
@@ -25,12 +25,8 @@ export type MessageView = Record<string, unknown> & { events: object[] };
 /** The view of a whole message: the fields of `MESSAGE_FIELDS`. */
 export function messageView(n: AlertsNotification, d: AlertsDescription, o: ViewOptions): MessageView {
   const h = d.headline;
-  const tone = TONES[h.tone];
-  const routes = n.routes;
   return {
-    tone: h.tone,
-    tone_word: tone.word,
-    emoji: tone.emoji,
+    ...toneView(h.tone),
     headline: [...h.counts, ...(h.about ? [h.about] : []), ...h.scope].join(' · '),
     counts: h.counts.join(', '),
     what: h.what,
@@ -40,7 +36,7 @@ export function messageView(n: AlertsNotification, d: AlertsDescription, o: View
     alert_count: n.events.length,
     omitted: d.omitted,
     group: labelsOf(n.group),
-    events: d.events.map((e, i) => eventView(n.events[i]!, e, { ...o, routes }, i, d.events.length)),
+    events: d.events.map((e, i) => eventView(n.events[i]!, e, { ...o, routes: n.routes }, i, d.events.length)),
     next_steps: [...d.nextSteps],
     silence_command: d.silenceCommand ?? '',
     acknowledgement: acknowledgementOf(n.events),
@@ -60,15 +56,12 @@ function acknowledgementOf(events: readonly AlertEvent[]): string {
 
 /** The view of one alert of a message (`index` of `count`): the fields of `EVENT_FIELDS`. */
 export function eventView(e: AlertEvent, d: EventDescription, o: ViewOptions, index = 0, count = 1): object {
-  const tone = TONES[d.tone];
   const view = {
     kind: e.kind,
     firing: e.kind !== 'resolved',
     resolved: e.kind === 'resolved',
     severity: e.severity,
-    tone: d.tone,
-    tone_word: tone.word,
-    emoji: tone.emoji,
+    ...toneView(d.tone),
     status: d.status,
     summary: d.summary,
     brief: d.brief,
@@ -107,14 +100,11 @@ export function alertViews(e: AlertEvent, o: ViewOptions): [MessageView, object]
 
 /** The view of a notice: the fields of `NOTICE_FIELDS`. */
 function noticeView(n: NoticeNotification, channelName: string): object {
-  const tone = TONES[n.severity ?? 'info'];
   return {
     topic: n.topic,
     title: n.title,
     severity: n.severity ?? '',
-    tone: n.severity ?? 'info',
-    tone_word: tone.word,
-    emoji: tone.emoji,
+    ...toneView(n.severity ?? 'info'),
     fields: positioned((n.fields ?? []).map((f) => ({ label: f.label, value: f.value }))),
     lines: [...(n.lines ?? [])],
     url: safeHttpUrl(n.url) ?? '',
@@ -152,4 +142,9 @@ function labelsOf(labels: Readonly<Record<string, string | undefined>>): Record<
 /** Items with `first` and `last`, for separators. */
 function positioned<T extends object>(items: readonly T[]): (T & { first: boolean; last: boolean })[] {
   return items.map((item, i) => ({ ...item, first: i === 0, last: i === items.length - 1 }));
+}
+
+/** A tone as templates see it: its name, its word and its emoji. */
+function toneView(tone: Tone): { tone: Tone; tone_word: string; emoji: string } {
+  return { tone, tone_word: TONES[tone].word, emoji: TONES[tone].emoji };
 }
