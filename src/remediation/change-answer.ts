@@ -186,13 +186,7 @@ const ANSWER_STEPS: { readonly [K in ChangeHandling['kind']]: (h: Handling<K>, f
   // How far it reaches is SUSPEND_REACH's to say, not the step's.
   suspend: (h, f) =>
     step('refused for a reason only a person can fix', {
-      end: {
-        kind: 'closed',
-        outcome: 'suspended',
-        reason: h.code,
-        nextAllowedAt: f.now + f.backoffMs,
-        metric: 'failed',
-      },
+      end: closed('suspended', h.code, f.now + f.backoffMs, 'failed'),
       suspend: { code: h.code, reach: h.reach },
     }),
   failed: (h, f) =>
@@ -233,5 +227,10 @@ function told(
  * against max_attempts; a later attempt (a new key) may come at `nextAllowedAt`.
  */
 function refusedNow(code: string, reason: string, nextAllowedAt: number): AnswerStep {
-  return step(reason, { end: { kind: 'closed', outcome: code, reason, nextAllowedAt, metric: 'refused' } });
+  return step(reason, { end: closed(code, reason, nextAllowedAt, 'refused') });
+}
+
+/** An end without a notice: the attempt's outcome word, the audit's reason, the next attempt's time, the metric. */
+function closed(outcome: string, reason: string, nextAllowedAt: number, metric: 'refused' | 'failed'): AnswerEnd {
+  return { kind: 'closed', outcome, reason, nextAllowedAt, metric };
 }
