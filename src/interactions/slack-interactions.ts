@@ -29,7 +29,7 @@ import type { ChannelConfig } from '../notify/channels/registry.js';
 import type { ButtonAction } from '../notify/channels/slack-app-buttons.js';
 import type { SlackAppChannel } from '../notify/channels/slack-app.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
-import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
+import { recordInteraction } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
@@ -235,8 +235,7 @@ export class SlackInteractions {
         };
       }
     }
-    const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
-    this.#audit(click, where?.name ?? '', fingerprint, result.outcome, detail, now);
+    this.#audit(click, where?.name ?? '', fingerprint, result, now);
     if (result.note && where && fingerprint) {
       const shown = await where.channel.refresh(fingerprint, result.note);
       if (shown.outcome !== 'ok') {
@@ -251,14 +250,9 @@ export class SlackInteractions {
   }
 
   /** The audit row and the log line of a click. */
-  #audit(
-    click: SlackClick,
-    channel: string,
-    fingerprint: string | null,
-    outcome: InteractionOutcome,
-    detail: string,
-    now: number,
-  ): void {
+  #audit(click: SlackClick, channel: string, fingerprint: string | null, result: ActionResult, now: number): void {
+    const { outcome } = result;
+    const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
     const fields = { channel, user: click.actor.id, action: click.action, fingerprint, outcome };
     if (outcome === 'refused' || outcome === 'failed')
       this.#log.warn(fields, `Slack button click ${outcome}: ${detail}`);
