@@ -106,7 +106,10 @@ export type AuditEntry = Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' 
 /** Changes to an attempt after an answer or a poll (fields left out stay). */
 export type AttemptUpdate = Partial<AttemptProgress>;
 
-/** Outcomes that stop a policy on a record for the rest of the alert's life. */
+/**
+ * Refusals that say "never, for this record" (`change-answer.ts`), stored as the outcome of the
+ * attempt: they stop a policy on a record for the rest of the alert's life.
+ */
 export const STOP_OUTCOMES = ['not_retryable', 'not_found'] as const;
 
 /**
