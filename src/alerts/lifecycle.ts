@@ -313,7 +313,6 @@ function nextRow(
     seenCount: 0,
     firedAt: null,
     lastNotifiedAt: null,
-    resolvedAt: null,
   };
   return {
     fingerprint: finding.fingerprint,
