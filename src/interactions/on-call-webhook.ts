@@ -110,19 +110,16 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
   const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
     const remote = req.socket.remoteAddress;
+    const refuse = (status: number, error: string, why: string) => {
+      refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${why}`);
+      answerJson(res, status, { error });
+    };
     const secret = channel && tool.secret(channel);
     if (!secret || !tool.verify(req, body, secret)) {
-      refusals.warn(
-        { channel: logged(name), remote },
-        `${tool.label} webhook refused: no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`,
-      );
-      return answerJson(res, 401, { error: 'unauthorized' });
+      return refuse(401, 'unauthorized', `no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`);
     }
     const read = tool.read(body);
-    if (!read.ok) {
-      refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${read.reason}`);
-      return answerJson(res, 400, { error: 'unreadable' });
-    }
+    if (!read.ok) return refuse(400, 'unreadable', read.reason);
     if (seen.seen(`${tool.surface}/${name}/${read.id}`, Infinity, 0)) {
       log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
       return answerJson(res, 200, { ignored: 'duplicate' });
