@@ -54,6 +54,13 @@ const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
   remediate: 'ask for a remediation',
 };
 
+/** What a stale click is told: on a message not ours, an alert no longer in it, a message over. */
+const STALE = {
+  not_ours: 'This message is not one deploy-watchdog keeps up to date (any more): nothing changed.',
+  gone: 'That alert is no longer in this message: nothing changed.',
+  over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
+} as const;
+
 /** A Slack app channel that takes clicks. */
 interface Receiving {
   name: string;
@@ -192,18 +199,8 @@ export class SlackInteractions {
         fingerprint = view.fingerprints.find((fp) => alertId(fp) === click.alertId) ?? null;
         break;
       }
-      if (!where) {
-        result = {
-          outcome: 'stale',
-          text: 'This message is not one deploy-watchdog keeps up to date (any more): nothing changed.',
-        };
-      } else if (fingerprint === null) {
-        result = { outcome: 'stale', text: 'That alert is no longer in this message: nothing changed.' };
-      } else if (!open) {
-        result = {
-          outcome: 'stale',
-          text: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
-        };
+      if (!where || fingerprint === null || !open) {
+        result = { outcome: 'stale', text: STALE[!where ? 'not_ours' : fingerprint === null ? 'gone' : 'over'] };
       } else {
         const permission = PERMISSION_OF[click.action];
         const decision = await where.permissions.check(permission, click.actor.id);
