@@ -184,13 +184,9 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     const covered = unseen.some((part) => covers(part, previous.fingerprint));
     // Not read this cycle (a cut read), or its record set aside: held, and saying why.
     const note = heldNote(input.held, previous.subject) ?? (covered ? cutNote(input.cut) : undefined);
-    if (covered && note === undefined) {
+    if (covered || note !== undefined) {
       kept++;
-      continue;
-    }
-    if (note !== undefined) {
-      kept++;
-      const noted = withHeldNote(previous, note);
+      const noted = note === undefined ? previous : withHeldNote(previous, note);
       if (noted !== previous) alerts.updateOpen({ ...noted, lastSeenAt: now });
       continue;
     }
@@ -214,11 +210,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     // Read whole and over: a note that it was held (unreadable, not reached) no longer holds.
     const previous = withHeldNote(held, undefined);
     if (previous !== held) alerts.updateOpen(previous);
-    alerts.resolve(previous.fingerprint, now);
-    const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
-    const resolution = input.explain?.(previous) ?? null;
-    const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
-    events.push(alerts.insertEvent(event, now));
+    events.push(resolveAlert(alerts, previous, now, reason, input.explain?.(previous) ?? null));
   }
   return events.map((written) => written());
 }
@@ -233,11 +225,16 @@ function foldInto(alerts: AlertStore, previous: AlertRow, into: FoldedFinding, n
     alerts.drop(previous.fingerprint);
     return [];
   }
+  const resolution = `folded into our ${into.into ?? 'own'} alert, which reports the same record and carries it on`;
+  return [resolveAlert(alerts, previous, now, FOLDED_REASON, resolution)];
+}
+
+/** Resolves an open alert and writes its `resolved` event, saying which acknowledgement it ended. */
+function resolveAlert(alerts: AlertStore, previous: AlertRow, now: number, reason: string, resolution: string | null) {
   alerts.resolve(previous.fingerprint, now);
   const row: AlertRow = { ...previous, status: 'resolved', resolvedAt: now };
-  const resolution = `folded into our ${into.into ?? 'own'} alert, which reports the same record and carries it on`;
-  const event = withCleared(eventOf(row, 'resolved', now, FOLDED_REASON, resolution), previous.acknowledgement);
-  return [alerts.insertEvent(event, now)];
+  const event = withCleared(eventOf(row, 'resolved', now, reason, resolution), previous.acknowledgement);
+  return alerts.insertEvent(event, now);
 }
 
 /**
@@ -316,7 +313,6 @@ function nextRow(
     seenCount: 0,
     firedAt: null,
     lastNotifiedAt: null,
-    resolvedAt: null,
   };
   return {
     fingerprint: finding.fingerprint,

@@ -81,15 +81,13 @@ export function matchersFromConfig(config: MatchConfig): LabelMatcher[] {
   const out: LabelMatcher[] = [];
   for (const [name, value] of Object.entries(config.match ?? {})) {
     checkName(name, 'match');
-    if (typeof value === 'string') {
-      out.push({ name, op: '=', value });
-    } else if (value.length === 0) {
+    const values = typeof value === 'string' ? [value] : value;
+    if (values.length === 0) {
       throw new MatcherError(`match.${name}: an empty list matches nothing; give at least one value or drop the key`);
-    } else if (value.length === 1) {
-      out.push({ name, op: '=', value: value[0] as string });
-    } else {
-      out.push({ name, op: '=~', value: value.map(escapeRegex).join('|') });
     }
+    // One value is an equality; several, a regex of them all.
+    const one = values.length === 1;
+    out.push({ name, op: one ? '=' : '=~', value: one ? values[0]! : values.map(escapeRegex).join('|') });
   }
   for (const [name, value] of Object.entries(config.match_re ?? {})) {
     checkName(name, 'match_re');

@@ -22,6 +22,7 @@ import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
+import type { Secret } from '../lib/secret.js';
 import { answerJson } from '../lib/answer-json.js';
 import { readPost } from '../lib/read-body.js';
 import { oneLine } from '../notify/channels/escape.js';
@@ -60,7 +61,9 @@ interface ToolWebhook {
   label: string;
   /** The longest key the channel sends before hashing (`incidentKey`). */
   keyLimit: number;
-  verify(req: IncomingMessage, body: string, channel: Config['notify']['channels'][number]): boolean;
+  /** The channel's webhook secret (PagerDuty's signing secret, Opsgenie's token); undefined: it takes no webhook. */
+  secret(channel: Config['notify']['channels'][number]): Secret | undefined;
+  verify(req: IncomingMessage, body: string, secret: Secret): boolean;
   read(body: string): OnCallRead;
 }
 
@@ -71,22 +74,19 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
     surface: 'pagerduty',
     label: 'PagerDuty',
     keyLimit: PAGERDUTY_LIMITS.dedupKey,
-    verify: (req, body, channel) =>
-      channel.type === 'pagerduty' &&
-      channel.webhook !== undefined &&
-      verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, channel.webhook.signing_secret),
+    secret: (channel) => (channel.type === 'pagerduty' ? channel.webhook?.signing_secret : undefined),
+    verify: (req, body, secret) => verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, secret),
     read: readPagerDutyWebhook,
   },
   opsgenie: {
     surface: 'opsgenie',
     label: 'Opsgenie',
     keyLimit: OPSGENIE_LIMITS.alias,
-    verify: (req, _body, channel) =>
-      channel.type === 'opsgenie' &&
-      channel.webhook !== undefined &&
+    secret: (channel) => (channel.type === 'opsgenie' ? channel.webhook?.token : undefined),
+    verify: (req, _body, secret) =>
       verifyOpsgenieToken(
         { token: header(req, OPSGENIE_TOKEN_HEADER), authorization: header(req, 'authorization') },
-        channel.webhook.token,
+        secret,
       ),
     read: readOpsgenieWebhook,
   },
@@ -110,18 +110,16 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
   const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
     const remote = req.socket.remoteAddress;
-    if (!channel || !tool.verify(req, body, channel)) {
-      refusals.warn(
-        { channel: logged(name), remote },
-        `${tool.label} webhook refused: no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`,
-      );
-      return answerJson(res, 401, { error: 'unauthorized' });
+    const refuse = (status: number, error: string, why: string) => {
+      refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${why}`);
+      answerJson(res, status, { error });
+    };
+    const secret = channel && tool.secret(channel);
+    if (!secret || !tool.verify(req, body, secret)) {
+      return refuse(401, 'unauthorized', `no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`);
     }
     const read = tool.read(body);
-    if (!read.ok) {
-      refusals.warn({ channel: logged(name), remote }, `${tool.label} webhook refused: ${read.reason}`);
-      return answerJson(res, 400, { error: 'unreadable' });
-    }
+    if (!read.ok) return refuse(400, 'unreadable', read.reason);
     if (seen.seen(`${tool.surface}/${name}/${read.id}`, Infinity, 0)) {
       log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
       return answerJson(res, 200, { ignored: 'duplicate' });

@@ -69,20 +69,15 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
       const signed = { timestamp: header('x-slack-request-timestamp'), signature: header('x-slack-signature'), body };
       const now = o.clock.now();
       const check = verifySlackRequest(signed, o.secrets(), now);
+      // A replay is refused as a forged request is: 401, its reason said and answered.
+      const refuse = (reason: string, message: string) => {
+        refusals.warn({ remote: req.socket.remoteAddress, reason }, `Slack interaction refused: ${message}`);
+        answerJson(res, 401, { error: reason });
+      };
       if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
-        refusals.warn(
-          { remote: req.socket.remoteAddress, reason: 'replayed' },
-          'Slack interaction refused: the same signed request was taken before (a replay)',
-        );
-        return answerJson(res, 401, { error: 'replayed' });
+        return refuse('replayed', 'the same signed request was taken before (a replay)');
       }
-      if (!check.ok) {
-        refusals.warn(
-          { remote: req.socket.remoteAddress, reason: check.reason },
-          `Slack interaction refused: ${check.message}`,
-        );
-        return answerJson(res, 401, { error: check.reason });
-      }
+      if (!check.ok) return refuse(check.reason, check.message);
       let payload: unknown;
       try {
         payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '');

@@ -29,7 +29,7 @@ import type { ChannelConfig } from '../notify/channels/registry.js';
 import type { ButtonAction } from '../notify/channels/slack-app-buttons.js';
 import type { SlackAppChannel } from '../notify/channels/slack-app.js';
 import type { SlackInteractionsConfig, SlackPermission } from '../notify/channels/slack-interactions-config.js';
-import { recordInteraction, type InteractionOutcome } from './interaction-audit-store.js';
+import { recordInteraction } from './interaction-audit-store.js';
 import { runAction, type ActionDeps, type ActionResult } from './slack-actions.js';
 import { actorLabel, clickOf, type SlackClick } from './slack-click.js';
 import type { Secret } from '../lib/secret.js';
@@ -53,6 +53,13 @@ const PERMISSION_WORDS: Readonly<Record<SlackPermission, string>> = {
   silence: 'silence alerts',
   remediate: 'ask for a remediation',
 };
+
+/** What a stale click is told: on a message not ours, an alert no longer in it, a message over. */
+const STALE = {
+  not_ours: 'This message is not one deploy-watchdog keeps up to date (any more): nothing changed.',
+  gone: 'That alert is no longer in this message: nothing changed.',
+  over: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
+} as const;
 
 /** A Slack app channel that takes clicks. */
 interface Receiving {
@@ -192,18 +199,8 @@ export class SlackInteractions {
         fingerprint = view.fingerprints.find((fp) => alertId(fp) === click.alertId) ?? null;
         break;
       }
-      if (!where) {
-        result = {
-          outcome: 'stale',
-          text: 'This message is not one deploy-watchdog keeps up to date (any more): nothing changed.',
-        };
-      } else if (fingerprint === null) {
-        result = { outcome: 'stale', text: 'That alert is no longer in this message: nothing changed.' };
-      } else if (!open) {
-        result = {
-          outcome: 'stale',
-          text: 'This message is over (every alert in it has resolved, or a newer message took its place): nothing changed.',
-        };
+      if (!where || fingerprint === null || !open) {
+        result = { outcome: 'stale', text: STALE[!where ? 'not_ours' : fingerprint === null ? 'gone' : 'over'] };
       } else {
         const permission = PERMISSION_OF[click.action];
         const decision = await where.permissions.check(permission, click.actor.id);
@@ -235,8 +232,7 @@ export class SlackInteractions {
         };
       }
     }
-    const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
-    this.#audit(click, where?.name ?? '', fingerprint, result.outcome, detail, now);
+    this.#audit(click, where?.name ?? '', fingerprint, result, now);
     if (result.note && where && fingerprint) {
       const shown = await where.channel.refresh(fingerprint, result.note);
       if (shown.outcome !== 'ok') {
@@ -251,14 +247,9 @@ export class SlackInteractions {
   }
 
   /** The audit row and the log line of a click. */
-  #audit(
-    click: SlackClick,
-    channel: string,
-    fingerprint: string | null,
-    outcome: InteractionOutcome,
-    detail: string,
-    now: number,
-  ): void {
+  #audit(click: SlackClick, channel: string, fingerprint: string | null, result: ActionResult, now: number): void {
+    const { outcome } = result;
+    const detail = result.detail ? `${result.text} (${result.detail})` : result.text;
     const fields = { channel, user: click.actor.id, action: click.action, fingerprint, outcome };
     if (outcome === 'refused' || outcome === 'failed')
       this.#log.warn(fields, `Slack button click ${outcome}: ${detail}`);

@@ -5,7 +5,8 @@
  * its signature matches (compared in constant time) and its timestamp is within five minutes of
  * ours, so a captured request cannot be replayed later. Pure; the secret never leaves here.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameText } from '../lib/same-text.js';
 
 /** How far a request's timestamp may be from our clock, either way (Slack's own advice). */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
@@ -60,10 +61,8 @@ export function verifySlackRequest(
       message: 'the request timestamp is more than 5 minutes from our clock (a replay, or a clock far off)',
     };
   }
-  const given = Buffer.from(signature, 'utf8');
   for (const [index, secret] of secrets.entries()) {
-    const expected = Buffer.from(slackSignature(secret.reveal(), timestamp, body), 'utf8');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, index };
+    if (sameText(signature, slackSignature(secret.reveal(), timestamp, body))) return { ok: true, index };
   }
   return { ok: false, reason: 'bad_signature', message: 'the signature does not match the signing secret' };
 }

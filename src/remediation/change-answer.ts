@@ -14,7 +14,7 @@
 import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '../api/errors.js';
 import type { ChangeResult } from '../api/schemas.js';
 import type { AttemptOutcome } from './outcome-notice.js';
-import type { AttemptUpdate } from './remediation-store.js';
+import { STOP_OUTCOMES, type AttemptUpdate } from './remediation-store.js';
 import type { SuspendReach } from './suspension.js';
 
 /** How one answer is handled. */
@@ -70,9 +70,6 @@ const LATER_CODES: ReadonlySet<string> = new Set([
   'upgrade_standby',
 ]);
 
-/** Refusals that say "never, for this record". */
-const STOP_CODES: ReadonlySet<string> = new Set(['not_retryable', 'not_found']);
-
 /** Handling of a successful change answer. */
 export function handleResult(result: ChangeResult): ChangeHandling {
   // The backup a backup names is read back once its run succeeded (`backup-readback.ts`).
@@ -91,7 +88,7 @@ export function handleFailure(err: unknown): ChangeHandling {
     if (code === 'retry_coming') return { kind: 'wait_auto_retry', code };
     const reach = SUSPEND_REACH.get(code);
     if (reach) return { kind: 'suspend', code, reach };
-    if (STOP_CODES.has(code)) return { kind: 'stop', code };
+    if ((STOP_OUTCOMES as readonly string[]).includes(code)) return { kind: 'stop', code };
     if (LATER_CODES.has(code)) return { kind: 'refused_later', code, ...after };
     // A 5xx answer is not a refusal: the service may or may not have applied the change.
     if (err.status >= 500) return { kind: 'resend', reason: 'server_error', ...after };
@@ -186,13 +183,7 @@ const ANSWER_STEPS: { readonly [K in ChangeHandling['kind']]: (h: Handling<K>, f
   // How far it reaches is SUSPEND_REACH's to say, not the step's.
   suspend: (h, f) =>
     step('refused for a reason only a person can fix', {
-      end: {
-        kind: 'closed',
-        outcome: 'suspended',
-        reason: h.code,
-        nextAllowedAt: f.now + f.backoffMs,
-        metric: 'failed',
-      },
+      end: closed('suspended', h.code, f.now + f.backoffMs, 'failed'),
       suspend: { code: h.code, reach: h.reach },
     }),
   failed: (h, f) =>
@@ -233,5 +224,10 @@ function told(
  * against max_attempts; a later attempt (a new key) may come at `nextAllowedAt`.
  */
 function refusedNow(code: string, reason: string, nextAllowedAt: number): AnswerStep {
-  return step(reason, { end: { kind: 'closed', outcome: code, reason, nextAllowedAt, metric: 'refused' } });
+  return step(reason, { end: closed(code, reason, nextAllowedAt, 'refused') });
+}
+
+/** An end without a notice: the attempt's outcome word, the audit's reason, the next attempt's time, the metric. */
+function closed(outcome: string, reason: string, nextAllowedAt: number, metric: 'refused' | 'failed'): AnswerEnd {
+  return { kind: 'closed', outcome, reason, nextAllowedAt, metric };
 }

@@ -40,30 +40,20 @@ export interface CycleReport {
   events: number;
 }
 
+/** The policy a person's request was decided by, and its action. */
+type DecidedBy = { policy: string; action: RemediationAction };
+
 /** What a person's request for a remediation came to ({@link CyclePlanner.onRequest}), named. */
 export type RequestOutcome =
   /** One attempt planned under `key`: the send loop sends it. */
-  | {
-      outcome: 'planned';
-      policy: string;
-      action: RemediationAction;
-      key: string;
-      attempt: number;
-      maxAttempts: number;
-    }
+  | (DecidedBy & { outcome: 'planned'; key: string; attempt: number; maxAttempts: number })
   /** The policy is in dry run: nothing will be sent; `key` is the one it would send. */
-  | { outcome: 'dry_run'; policy: string; action: RemediationAction; key: string }
+  | (DecidedBy & { outcome: 'dry_run'; key: string })
   /**
    * The policy does not act now, and why: an attempt under way, attempts used up, the backoff (until
    * `nextAllowedAt`), a suspension, remediation off, … Nothing was planned.
    */
-  | {
-      outcome: 'skipped';
-      policy: string;
-      action: RemediationAction;
-      reason: SkipReason;
-      nextAllowedAt: number | null;
-    }
+  | (DecidedBy & { outcome: 'skipped'; reason: SkipReason; nextAllowedAt: number | null })
   /** No policy covers the alert (any more): nothing to ask for. */
   | { outcome: 'not_covered' };
 
@@ -148,7 +138,7 @@ export class CyclePlanner {
     const { policy, target } = covering;
     const on = decided(policy, alert, target, now);
     const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), true);
-    const named = { policy: policy.config.name, action: policy.action };
+    const named: DecidedBy = { policy: policy.config.name, action: policy.action };
     if (decision.kind === 'skip') {
       audit.skipped(on, decision.reason, asker);
       return { outcome: 'skipped', ...named, reason: decision.reason, nextAllowedAt: history.nextAllowedAt };

@@ -89,16 +89,12 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
  */
 export function startedNotice(attempt: AttemptRow, words: ActionWords): NoticeNotification {
   const following = attempt.runId !== null ? `following run #${attempt.runId}` : 'looking for its run';
-  return {
-    type: 'notice',
-    topic: 'remediation',
+  return attemptNotice(attempt, {
     title: `${words.noun}: sent, ${following}`,
     severity: 'info',
     fields: [{ label: 'Policy', value: `${attempt.policy} (${attempt.action}, attempt ${attempt.attempt})` }],
     lines: [`Alert: ${attempt.summary}`],
-    url: attempt.url,
-    fingerprint: attempt.fingerprint,
-  };
+  });
 }
 
 /** The notice for the alert's channels when an attempt ends. */
@@ -124,17 +120,19 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
     const copies = r.copies.map((c) => `${c.storage}: ${c.state}${c.error ? ` (${c.error})` : ''}`);
     fields.push({ label: 'Off-site', value: copies.length > 0 ? copies.join(', ') : 'none' });
   }
-  return {
-    type: 'notice',
-    topic: 'remediation',
-    title: outcomeTitle(words, outcome),
-    severity: outcomeSucceeded(outcome) ? 'ok' : outcome.kind === 'no_run' ? 'info' : attempt.severity,
-    fields,
-    lines,
-    url: attempt.url,
-    // A channel with a living message per alert group says it there, in the alert's thread.
-    fingerprint: attempt.fingerprint,
-  };
+  const severity = outcomeSucceeded(outcome) ? 'ok' : outcome.kind === 'no_run' ? 'info' : attempt.severity;
+  return attemptNotice(attempt, { title: outcomeTitle(words, outcome), severity, fields, lines });
+}
+
+/**
+ * A remediation notice about an attempt, with its alert's link and fingerprint: a channel with a
+ * living message per alert group says it there, in the alert's thread.
+ */
+function attemptNotice(
+  attempt: AttemptRow,
+  notice: Required<Pick<NoticeNotification, 'title' | 'severity' | 'fields' | 'lines'>>,
+): NoticeNotification {
+  return { type: 'notice', topic: 'remediation', ...notice, url: attempt.url, fingerprint: attempt.fingerprint };
 }
 
 /**

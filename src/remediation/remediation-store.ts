@@ -14,9 +14,8 @@ import type { Suspension, SuspensionScope } from './suspension.js';
 /** Where an attempt is. */
 export type AttemptStatus = 'planned' | 'following' | 'finished';
 
-/** One row of `remediation_attempts`. */
-export interface AttemptRow {
-  id: number;
+/** A new attempt, as planned: what the planner writes, and nothing after it changes. */
+export interface NewAttempt {
   policy: string;
   action: string;
   recordType: RecordType;
@@ -30,9 +29,13 @@ export interface AttemptRow {
   summary: string;
   url: string | null;
   life: number;
+  plannedAt: number;
+}
+
+/** Where an attempt stands after its sends, answers and polls: what {@link AttemptUpdate} changes. */
+export interface AttemptProgress {
   status: AttemptStatus;
   counted: boolean;
-  plannedAt: number;
   firstSentAt: number | null;
   lastSentAt: number | null;
   sendCount: number;
@@ -48,6 +51,11 @@ export interface AttemptRow {
   backupId: number | null;
   /** Reading the backup back (its run succeeded) until then; null: not reading back. */
   readbackUntil: number | null;
+}
+
+/** One row of `remediation_attempts`. */
+export interface AttemptRow extends NewAttempt, AttemptProgress {
+  id: number;
 }
 
 /** What the audit says one decision, answer or outcome was. */
@@ -95,29 +103,13 @@ const AUDIT_NULLS = Object.fromEntries(
 export type AuditEntry = Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' | 'reason'> &
   Partial<Omit<AuditRow, 'id'>>;
 
-/** A new attempt, as planned. */
-export type NewAttempt = Pick<
-  AttemptRow,
-  | 'policy'
-  | 'action'
-  | 'recordType'
-  | 'recordId'
-  | 'attempt'
-  | 'key'
-  | 'body'
-  | 'fingerprint'
-  | 'labels'
-  | 'severity'
-  | 'summary'
-  | 'url'
-  | 'life'
-  | 'plannedAt'
->;
+/** Changes to an attempt after an answer or a poll (fields left out stay). */
+export type AttemptUpdate = Partial<AttemptProgress>;
 
-/** Changes to an attempt after an answer or a poll (fields left out stay): any field a new attempt does not set. */
-export type AttemptUpdate = Partial<Omit<AttemptRow, 'id' | keyof NewAttempt>>;
-
-/** Outcomes that stop a policy on a record for the rest of the alert's life. */
+/**
+ * Refusals that say "never, for this record" (`change-answer.ts`), stored as the outcome of the
+ * attempt: they stop a policy on a record for the rest of the alert's life.
+ */
 export const STOP_OUTCOMES = ['not_retryable', 'not_found'] as const;
 
 /**

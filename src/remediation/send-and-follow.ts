@@ -13,7 +13,7 @@ import type { Notifier } from '../notify/notifier.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { RemediationAction } from './actions/action.js';
 import { ACTIONS } from './actions/registry.js';
-import { answerStep, handleFailure, handleResult, type AnswerEnd, type ChangeHandling } from './change-answer.js';
+import { answerStep, handleFailure, handleResult, type ChangeHandling } from './change-answer.js';
 import { outcomeNotice, outcomeSucceeded, outcomeWord, startedNotice, type AttemptOutcome } from './outcome-notice.js';
 import { findTakenBackup, readBackup, type BackupWords } from './backup-readback.js';
 import { errorText } from '../lib/error-text.js';
@@ -210,7 +210,8 @@ export class SendAndFollow {
       this.p.rs.updateAttempt(attempt.id, step.update);
       if (started) this.#tellStarted(after, action, now);
       told?.write();
-      if (end?.kind === 'closed') this.#closeQuietly(after, now, end, said);
+      // Closed without a notice (a refusal; a suspension): its outcome, reason and next time as the table says.
+      if (end?.kind === 'closed') this.#close(after, now, { ...end, detail: said, counted: false });
       if (suspension && this.p.rs.suspend(suspension)) {
         this.p.audit.suspended(attempt, now, suspension);
         this.p.alertSuspensions(now);
@@ -405,17 +406,6 @@ export class SendAndFollow {
         );
       },
     };
-  }
-
-  /** Ends an attempt the answer table closes without a notice (a refusal; a suspension). */
-  #closeQuietly(attempt: AttemptRow, now: number, end: Extract<AnswerEnd, { kind: 'closed' }>, said: string): void {
-    this.#close(attempt, now, {
-      outcome: end.outcome,
-      detail: said,
-      counted: false,
-      nextAllowedAt: end.nextAllowedAt,
-      reason: end.reason,
-    });
   }
 
   /** Marks an attempt finished and writes its outcome audit row (inside the caller's transaction). */
