@@ -12,9 +12,8 @@
  * One finding per held point; the API says when the point was made, not since when it is held, so
  * `since` is left unknown.
  */
-import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
-import { checkConfig } from '../config/check-config.js';
+import { checkConfig, offByDefaultSchema } from '../config/check-config.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
@@ -31,12 +30,9 @@ export const restorePointsCheck = defineCheck({
   // No other answer carries an app's restore points: its collector reads them for this check alone.
   reads: ['restore_points'],
   config: checkConfig({
-    enabled: z
-      .boolean()
-      .default(false)
-      .describe(
-        'Run this check. Off by default: it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
-      ),
+    enabled: offByDefaultSchema(
+      'it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
+    ),
   }),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
