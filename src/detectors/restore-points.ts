@@ -17,6 +17,7 @@ import { checkConfig, offByDefaultSchema } from '../config/check-config.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
+import { knownValues } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';
@@ -59,11 +60,9 @@ export function restorePoints(snapshot: MaintenanceSnapshot): Detection<'restore
     for (const point of snapshot.restorePoints.get(app.id) ?? []) {
       if (!point.held) continue;
       const { name } = appContext(app);
-      const details: Record<string, string> = { app: name, restore_point: `#${point.id}`, outcome: point.outcome };
-      if (point.action) details.action = point.action;
-      const at = toIso(point.at);
-      if (at) details.at = at;
-      if (point.run_id !== null) details.run = `#${point.run_id}`;
+      const run = point.run_id === null ? null : `#${point.run_id}`;
+      const known = knownValues({ action: point.action, at: toIso(point.at), run });
+      const details = { app: name, restore_point: `#${point.id}`, outcome: point.outcome, ...known };
       findings.push({
         ...appFinding('restore_points', app, 'warning'),
         fingerprint: fingerprint('restore_points', 'held', point.id),
