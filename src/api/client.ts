@@ -561,19 +561,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       throw fail('too_large', `more than ${maxAnswerValues} JSON values (api.max_answer_values)`);
     }
     const trimmed = text.trim();
+    // An empty body is no error envelope either: the same problem whatever the status.
+    if (trimmed === '') throw fail('empty', 'no body');
     let json: unknown;
     let isJson = false;
-    if (trimmed !== '') {
-      try {
-        // An escape (`\u0073…`) can spell the token where the text does not: only answers with
-        // such an escape pay for looking at every string once parsed (a reviver costs ~3× the parse).
-        json = escapesOfSecret.some((e) => trimmed.includes(e))
-          ? JSON.parse(trimmed, scrubString)
-          : JSON.parse(trimmed);
-        isJson = true;
-      } catch {
-        // handled below, by status
-      }
+    try {
+      // An escape (`\u0073…`) can spell the token where the text does not: only answers with
+      // such an escape pay for looking at every string once parsed (a reviver costs ~3× the parse).
+      json = escapesOfSecret.some((e) => trimmed.includes(e)) ? JSON.parse(trimmed, scrubString) : JSON.parse(trimmed);
+      isJson = true;
+    } catch {
+      // handled below, by status
     }
     if (status < 200 || status >= 300) {
       const envelope = isJson ? errorEnvelopeSchema.safeParse(json) : undefined;
@@ -581,10 +579,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const { code, message } = envelope.data.error;
         throw new ApiError(spec.name, { code, status, message, retryAfterMs });
       }
-      if (trimmed === '') throw fail('empty', 'no body');
       throw fail(isJson ? 'bad_envelope' : 'not_json', excerpt(trimmed));
     }
-    if (trimmed === '') throw fail('empty', 'no body');
     if (!isJson) throw fail('not_json', excerpt(trimmed));
     if (typeof json !== 'object' || json === null || Array.isArray(json) || !('data' in json)) {
       throw fail('bad_envelope', `no "data" member: ${excerpt(trimmed)}`);

@@ -102,9 +102,7 @@ function retryableReason(error: ApiCallError): RetryReason | undefined {
     if (error.status >= 500) return 'server_error';
     return undefined;
   }
-  if (error instanceof ApiTransportError) {
-    if (error.reason === 'timeout') return 'timeout';
-    if (error.reason === 'connection') return 'connection';
-  }
+  if (error instanceof ApiTransportError && (error.reason === 'timeout' || error.reason === 'connection'))
+    return error.reason;
   return undefined;
 }

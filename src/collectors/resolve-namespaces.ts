@@ -36,15 +36,13 @@ export async function resolveNamespaces(
   configured: readonly string[],
   signal?: AbortSignal,
 ): Promise<NamespaceScope> {
-  let identity;
-  try {
-    identity = await client.whoami({}, { signal });
-  } catch (err) {
+  const identity = await client.whoami({}, { signal }).catch((err: unknown) => {
     // The reference grades denials loosely (§5.5): a token without `workspace: read` may hear
     // function_not_allowed or access_denied. Either way whoami is optional, never a reason to stop.
     if (!permissionDenial(err)) throw err;
-    return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
-  }
+    return null;
+  });
+  if (!identity) return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
   const reached = identity.namespaces.map((n) => n.code);
   if (configured.length === 0) return { namespaces: null, reached };
   const missing = configured.filter(

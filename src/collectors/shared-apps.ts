@@ -122,10 +122,8 @@ function compact(app: AppBackupState, words: Map<string, string>): AppBackupStat
 /** The copy of `word` already kept in `words` (a string equal to it, so nothing reads a difference). */
 function shared<T extends string | null>(word: T, words: Map<string, string>): T {
   if (word === null) return word;
-  const kept = words.get(word);
-  if (kept !== undefined) return kept as T;
-  words.set(word, word);
-  return word;
+  if (!words.has(word)) words.set(word, word);
+  return words.get(word) as T;
 }
 
 function scopeOf(ctx: Pick<AppsReadCycle, 'namespaces'>): string {

@@ -10,10 +10,11 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { EnvironmentType } from '../api/schemas.js';
+import { environmentTypeSchema, type EnvironmentType } from '../api/schemas.js';
+import { unlessAborted } from '../lib/unless-aborted.js';
 
 /** The environment types the reference states (§2). */
-const ENVIRONMENT_TYPES: readonly EnvironmentType[] = ['production', 'staging', 'development'];
+const ENVIRONMENT_TYPES: readonly EnvironmentType[] = environmentTypeSchema.options;
 
 /** What reads by id of one environment type answered: allowed, refused (`access_denied`), or unknown. */
 export type ReadByIdAnswer = 'allowed' | 'refused' | 'unknown';
@@ -45,23 +46,14 @@ export async function learnTokenVisibility(
   now: number,
   signal?: AbortSignal,
 ): Promise<TokenVisibility> {
-  let levels: TokenVisibility['levels'] = null;
-  try {
-    const identity = await client.whoami({}, { signal });
-    levels = identity.namespaces.map((n) => ({ namespace: n.code, level: n.level }));
-  } catch (err) {
-    if (signal?.aborted) throw err;
-  }
+  const identity = await unlessAborted(client.whoami({}, { signal }), signal, () => null);
+  const levels = identity && identity.namespaces.map((n) => ({ namespace: n.code, level: n.level }));
   const environments: TokenVisibility['environments'] = [];
   for (const type of ENVIRONMENT_TYPES) {
     // The first app the token lists there; null: the list itself failed.
-    let first: { id: number } | undefined | null;
-    try {
-      first = (await client.apps.list({ environment_type: type, limit: 1 }, { signal })).items[0];
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      first = null;
-    }
+    const query = { environment_type: type, limit: 1 };
+    const page = await unlessAborted(client.apps.list(query, { signal }), signal, () => null);
+    const first = page && page.items[0];
     if (first === null) environments.push({ type, listed: null });
     else if (first === undefined) environments.push({ type, listed: false });
     else environments.push({ type, listed: true, readById: await readById(client, first.id, signal) });
@@ -71,13 +63,11 @@ export async function learnTokenVisibility(
 
 /** What one read by id answers: a refusal for the role (`access_denied`) is what it tells. */
 async function readById(client: ApiClient, id: number, signal: AbortSignal | undefined): Promise<ReadByIdAnswer> {
-  try {
-    await client.apps.get(id, { signal });
-    return 'allowed';
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    return err instanceof ApiError && err.code === 'access_denied' ? 'refused' : 'unknown';
-  }
+  return unlessAborted(
+    client.apps.get(id, { signal }).then((): ReadByIdAnswer => 'allowed'),
+    signal,
+    (err) => (err instanceof ApiError && err.code === 'access_denied' ? 'refused' : 'unknown'),
+  );
 }
 
 /**

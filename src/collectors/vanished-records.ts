@@ -11,6 +11,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { EnvironmentType } from '../api/schemas.js';
+import { unlessAborted } from '../lib/unless-aborted.js';
 
 /** Apps looked up per cycle at most: a mass disappearance is said by the first ones, the rest keep the check's words. */
 export const MAX_LOOKUPS = 10;
@@ -57,12 +58,8 @@ export async function findVanishedApps(
 ): Promise<Map<string, VanishedApp>> {
   const out = new Map<string, VanishedApp>();
   for (const app of apps.slice(0, MAX_LOOKUPS)) {
-    try {
-      const found = await lookUp(client, app, liveStates, signal);
-      if (found) out.set(appKey(app.namespace, app.name), found);
-    } catch (err) {
-      if (signal?.aborted) throw err;
-    }
+    const found = await unlessAborted(lookUp(client, app, liveStates, signal), signal, () => undefined);
+    if (found) out.set(appKey(app.namespace, app.name), found);
   }
   return out;
 }

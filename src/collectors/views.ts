@@ -33,11 +33,9 @@ export type AppLabels = z.infer<typeof appLabelsView>;
  */
 export const appBackupStateView = appListItemSchema.pick({
   ...APP_LABEL_FIELDS,
-  state: true,
-  // When the app last changed: app_state's time of its problem (the time to alert counts from it).
-  updated_at: true,
-  backup_health: true,
-  last_backup_at: true,
+  // `updated_at`, when the app last changed: app_state's time of its problem (the time to alert
+  // counts from it).
+  ...fields('state', 'updated_at', 'backup_health', 'last_backup_at'),
 });
 /** What the detectors of the backups job read of an app. */
 export type AppBackupState = z.infer<typeof appBackupStateView>;

@@ -8,6 +8,10 @@ import { nonEmptySchema } from './schema-blocks.js';
 /** `enabled`, on unless switched off. */
 export const enabledSchema = z.boolean().default(true).describe('Run this check.');
 
+/** `enabled` of a check that is off unless switched on, saying `why` it is off by default. */
+export const offByDefaultSchema = (why: string) =>
+  z.boolean().default(false).describe(`Run this check. Off by default: ${why}`);
+
 /**
  * A check's `checks.<name>` section: `enabled` and the check's own keys, strict (a typo is an
  * error), with every default filled when the section is left out.

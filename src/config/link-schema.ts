@@ -17,31 +17,27 @@ function urlProblem(text: string): string | null {
   return null;
 }
 
-/** A runbook's address: an http(s) URL. */
-export const runbookUrlSchema = z
-  .string()
-  .superRefine((text, ctx) => {
-    const problem = urlProblem(text);
+/** A string `problemOf` finds nothing wrong with; what it finds is the problem, at the string. */
+const checkedString = (problemOf: (text: string) => string | null) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = problemOf(text);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .describe('Where the reader of these alerts finds what to do: an http(s) URL, shown as a link in Slack and email.');
+  });
+
+/** A runbook's address: an http(s) URL. */
+export const runbookUrlSchema = checkedString(urlProblem).describe(
+  'Where the reader of these alerts finds what to do: an http(s) URL, shown as a link in Slack and email.',
+);
 
 /**
  * A page of the platform with `{id}` where the record's id goes: an http(s) URL once filled, and no
  * other placeholder (a `{name}` would be left in the link as written).
  */
-export const pageTemplateSchema = z.string().superRefine((text, ctx) => {
-  if (!text.includes(ID_PLACEHOLDER)) {
-    ctx.addIssue({ code: 'custom', message: `must hold ${ID_PLACEHOLDER}, where the record's id goes` });
-    return;
-  }
+export const pageTemplateSchema = checkedString((text) => {
+  if (!text.includes(ID_PLACEHOLDER)) return `must hold ${ID_PLACEHOLDER}, where the record's id goes`;
   const other = /\{[^}]*\}/.exec(text.replaceAll(ID_PLACEHOLDER, ''));
-  if (other) {
-    ctx.addIssue({ code: 'custom', message: `holds ${other[0]}: ${ID_PLACEHOLDER} is the only placeholder` });
-    return;
-  }
-  const problem = urlProblem(fillPage(text, 1));
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  if (other) return `holds ${other[0]}: ${ID_PLACEHOLDER} is the only placeholder`;
+  return urlProblem(fillPage(text, 1));
 });
 
 /**

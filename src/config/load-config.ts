@@ -430,15 +430,9 @@ function knownKeysAt(at: KeyPath, raw: unknown): string[] {
 
 /** ` (did you mean "x"?)` for the closest known key within a small edit distance. */
 function suggestion(key: string, known: readonly string[]): string {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
+  const distances = known.map((k) => editDistance(key.toLowerCase(), k.toLowerCase()));
+  const bestDistance = Math.min(...distances);
+  const best = known[distances.indexOf(bestDistance)];
   const allowed = Math.max(1, Math.floor(key.length / 3));
   return best !== undefined && bestDistance <= allowed ? ` (did you mean "${best}"?)` : '';
 }

@@ -41,6 +41,7 @@ import type { AppBackupState, NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
 import { DURATION_HINT, offOr, offOrDurationSchema } from '../config/duration.js';
+import { addProblem } from '../config/schema-blocks.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import {
   FAILED_BACKUP_STATES,
@@ -161,11 +162,7 @@ const backupsConfig = z
       for (const other of lists.slice(i + 1)) {
         const both = b[list].filter((state) => b[other].includes(state));
         if (both.length > 0)
-          ctx.addIssue({
-            code: 'custom',
-            path: [other],
-            message: `"${both.join('", "')}" is also in ${list}: a state can be in one list only`,
-          });
+          addProblem(ctx, [other], `"${both.join('", "')}" is also in ${list}: a state can be in one list only`);
       }
     }
   })

@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
 import type { MaintenanceApp, RepositoryView } from '../collectors/views.js';
-import { checkConfig } from '../config/check-config.js';
+import { checkConfig, offByDefaultSchema } from '../config/check-config.js';
 import { durationSchema } from '../config/duration.js';
 import { formatDuration } from '../lib/format-duration.js';
 import { formatUtc } from '../lib/format-utc.js';
@@ -36,12 +36,9 @@ import { recordResolution } from './record-resolution.js';
 
 /** `checks.repository_checks`. */
 export const repositoryChecksConfig = checkConfig({
-  enabled: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Run this check. Off by default: how often the platform reads a repository is not documented; set max_age above the platform's cadence when switching it on.",
-    ),
+  enabled: offByDefaultSchema(
+    "how often the platform reads a repository is not documented; set max_age above the platform's cadence when switching it on.",
+  ),
   max_age: durationSchema
     .prefault('2d')
     .describe(

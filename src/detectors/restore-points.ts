@@ -12,12 +12,12 @@
  * One finding per held point; the API says when the point was made, not since when it is held, so
  * `since` is left unknown.
  */
-import { z } from 'zod';
 import type { MaintenanceSnapshot } from '../collectors/snapshot.js';
-import { checkConfig } from '../config/check-config.js';
+import { checkConfig, offByDefaultSchema } from '../config/check-config.js';
 import { toIso } from '../lib/parse-time.js';
 import { appContext } from './app-context.js';
 import { appFinding } from './app-finding.js';
+import { knownValues } from './build-labels.js';
 import { recordResolution } from './record-resolution.js';
 import { defineCheck } from './define-check.js';
 import type { Detection } from './finding.js';
@@ -31,12 +31,9 @@ export const restorePointsCheck = defineCheck({
   // No other answer carries an app's restore points: its collector reads them for this check alone.
   reads: ['restore_points'],
   config: checkConfig({
-    enabled: z
-      .boolean()
-      .default(false)
-      .describe(
-        'Run this check. Off by default: it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
-      ),
+    enabled: offByDefaultSchema(
+      'it reads restore_points.list once per app each maintenance cycle (no other answer carries restore points).',
+    ),
   }),
   detect: restorePoints,
   relevant: ({ restorePoints: points }) => points?.some((p) => p.held) ?? false,
@@ -63,11 +60,9 @@ export function restorePoints(snapshot: MaintenanceSnapshot): Detection<'restore
     for (const point of snapshot.restorePoints.get(app.id) ?? []) {
       if (!point.held) continue;
       const { name } = appContext(app);
-      const details: Record<string, string> = { app: name, restore_point: `#${point.id}`, outcome: point.outcome };
-      if (point.action) details.action = point.action;
-      const at = toIso(point.at);
-      if (at) details.at = at;
-      if (point.run_id !== null) details.run = `#${point.run_id}`;
+      const run = point.run_id === null ? null : `#${point.run_id}`;
+      const known = knownValues({ action: point.action, at: toIso(point.at), run });
+      const details = { app: name, restore_point: `#${point.id}`, outcome: point.outcome, ...known };
       findings.push({
         ...appFinding('restore_points', app, 'warning'),
         fingerprint: fingerprint('restore_points', 'held', point.id),

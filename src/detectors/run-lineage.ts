@@ -37,11 +37,9 @@ export function toldFailedAt(told: Told): number | null {
  * first two, so only the alert's memory keeps endless retries from looking new every time.
  */
 export function retryingSince(run: RunListItem, detail: Run | undefined, told: Told | undefined): number | null {
-  const times = [
-    parseTime(told?.retrying_since),
-    parseTime(failedStep(detail)?.updated_at),
-    parseTime(run.updated_at) ?? parseTime(run.created_at),
-  ].filter((t): t is number => t !== null);
+  const times = [parseTime(told?.retrying_since), parseTime(failedStep(detail)?.updated_at), failureTime(run)].filter(
+    (t): t is number => t !== null,
+  );
   return times.length > 0 ? Math.min(...times) : null;
 }
 

@@ -15,7 +15,7 @@
  *
  * The API says a server's state, not since when: `since` is left unknown.
  */
-import type { EnvironmentType } from '../api/schemas.js';
+import { environmentTypeSchema, type EnvironmentType } from '../api/schemas.js';
 import type { ServersSnapshot } from '../collectors/snapshot.js';
 import type { Severity } from '../lib/alert-vocabulary.js';
 import { badStatesParts, type BadStatesConfig } from './bad-states.js';
@@ -50,7 +50,7 @@ export const serversCheck = defineCheck({
 });
 
 /** Environment types, most severe first: the one a server's alert carries is the first its apps have. */
-const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = ['production', 'staging', 'development'];
+const ENVIRONMENTS_BY_WEIGHT: readonly EnvironmentType[] = environmentTypeSchema.options;
 
 /** Finds every server whose state is one of `bad_states`, as severe as the apps on it. */
 export function serverState(snapshot: ServersSnapshot, options: BadStatesConfig): Detection<'servers'>[] {
