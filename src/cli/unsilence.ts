@@ -6,29 +6,31 @@ import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { defineCommand, withStateStore } from './cli-helpers.js';
+import { actingPerson, defineCommand, withStateStore } from './cli-helpers.js';
 
-const usage = `usage: deploy-watchdog unsilence [--config FILE] ID
+const usage = `usage: deploy-watchdog unsilence [--config FILE] [--by NAME] ID
 
 Ends the silence ID (as printed by \`deploy-watchdog silence\` and listed by \`silences\`) now.
 
   --config FILE   the configuration file (its state.path is the database)
-                  (${CONFIG_FILE_DEFAULTS})`;
+                  (${CONFIG_FILE_DEFAULTS})
+  --by NAME       who; defaults to $USER (required where $USER is unset)`;
 
 const unsilence = defineCommand({
   name: 'unsilence',
   summary: 'End a silence now',
   usage,
-  options: {},
+  options: { by: { type: 'string' } },
   positionals: true,
-  parse: ({ positionals }) => {
+  parse: ({ values, positionals }) => {
     if (positionals.length !== 1) throw new UsageError('give exactly one silence ID');
-    return positionals[0]!;
+    return { id: positionals[0]!, by: values.by };
   },
-  run: (id, io, file) =>
+  run: ({ id, by: given }, io, file) =>
     withStateStore(io, usage, file, (store) => {
-      // Who, as `silence` records its author; the console records a why as well.
-      const by = (io.env.USER ?? io.env.LOGNAME ?? '').trim() || 'unknown';
+      // Who, as `silence` records its author (never an "unknown" nobody can trace); the console
+      // records a why as well.
+      const by = actingPerson(given, io.env);
       const result = expireSilence(store, id, systemClock.now(), { by });
       if (result.outcome === 'unknown-id') {
         const hint = '(see `deploy-watchdog silences --all`)';

@@ -243,6 +243,30 @@ describe('unsilence', () => {
     expect(again).toMatchObject({ code: 0, stdout: `silence ${id} (app=shop) was already over\n` });
   });
 
+  it('asks who ends it where $USER is unset, and records --by; nothing ends without a name', async () => {
+    fireAlerts();
+    const id = (
+      await run('silence', '--config', configFile, '--match', 'app=shop', '--for', '1d', '--reason', 'maintenance')
+    ).stdout.trim();
+    const bare = await runCli(['unsilence', '--config', configFile, id], { env: { DMS_API_TOKEN: TOKEN } });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(
+      /\$USER is not set here \(as under docker exec or cron\): say who you are with --by NAME/,
+    );
+    expect((await run('silences', '--config', configFile)).stdout).toMatch(new RegExp(`^${id}\\s+active`, 'm'));
+
+    const given = await runCli(['unsilence', '--config', configFile, '--by', 'carol', id], {
+      env: { DMS_API_TOKEN: TOKEN },
+    });
+    expect(given).toMatchObject({ code: 0, stdout: `ended silence ${id} (app=shop)\n` });
+    const store = Store.open(path.join(state.dir, 'state.db'));
+    try {
+      expect(getSilence(store, id)).toMatchObject({ expiredBy: 'carol' });
+    } finally {
+      store.close();
+    }
+  });
+
   it.each<[string, string[], RegExp]>([
     ['an unknown id', ['0123456789ab'], /no silence with id "0123456789ab"/],
     ['no id', [], /give exactly one silence ID/],

@@ -91,7 +91,9 @@ beforeAll(async () => {
     '--by',
     'ops-alice',
   );
-  expect((await cli('unsilence', '--config', onSqlite, ended.stdout.split('\n')[0]!)).code).toBe(0);
+  expect((await cli('unsilence', '--config', onSqlite, '--by', 'ops-alice', ended.stdout.split('\n')[0]!)).code).toBe(
+    0,
+  );
   // Slack down for a new failure: its notification waits in the outbox.
   hook.setMode('fail500');
   sim.control.addRun({

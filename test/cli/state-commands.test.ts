@@ -54,7 +54,7 @@ describe('state commands', () => {
       .trim()
       .split(/\s+/)
       .find((w) => /^[0-9a-f]{12}$/.test(w))!;
-    expect((await runCli(['unsilence', '--config', file, id], { env: {} })).code).toBe(0);
+    expect((await runCli(['unsilence', '--config', file, id], { env: { USER: 'ops-bob' } })).code).toBe(0);
   });
 
   it.each(['alerts', 'silences', 'actions'])(
