@@ -96,9 +96,9 @@ const silence = defineCommand({
     }),
 });
 
-/** A time option: ISO 8601 with its zone (a time without one is never guessed). */
+/** A time option: ISO 8601 with its zone (`parseTime` never guesses a time without one). */
 function timeOption(flag: string, text: string): number {
-  const at = /[zZ]$|[+-]\d\d(:?\d\d)?$/.test(text.trim()) ? parseTime(text.trim()) : null;
+  const at = parseTime(text.trim());
   if (at === null) {
     throw new UsageError(
       `${flag}: ${JSON.stringify(text)} is not a time with its zone; write e.g. 2026-11-28T02:00:00Z or 2026-11-28T03:00+01:00`,

@@ -83,7 +83,7 @@ export function checkDraft(draft: SilenceDraft, maxMs: number): CheckedDraft {
   let startsAt: number | undefined;
   if (starts !== '') {
     // The form says UTC: a time without a zone (what a datetime-local field sends) is read as UTC.
-    startsAt = parseTime(/[zZ]$|[+-]\d\d(:?\d\d)?$/.test(starts) ? starts : `${starts}Z`) ?? undefined;
+    startsAt = parseTime(starts) ?? parseTime(`${starts}Z`) ?? undefined;
     if (startsAt === undefined) problems.push(`start: ${JSON.stringify(starts)} is not a time (e.g. 2026-11-28T02:00)`);
   }
   return { matchers, matchersText: JSON.stringify(matchers.map(formatMatcher)), startsAt, durationMs, problems };
