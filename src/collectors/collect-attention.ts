@@ -1,4 +1,5 @@
 import type { AttentionSection, AttentionSummary } from '../api/schemas.js';
+import { unlessAborted } from '../lib/unless-aborted.js';
 import type { CollectorContext } from './collector-context.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import type { AttentionSnapshot } from './snapshot.js';
@@ -45,16 +46,18 @@ function isCapped(summary: AttentionSummary): boolean {
  * cannot widen it (one namespace, whoami refused or failing, a namespace's read failing): the
  * answer read across them all then stands, as complete as it was.
  */
-async function widen(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
-  try {
-    const identity = await ctx.client.whoami({}, { signal: ctx.signal });
-    const codes = identity.namespaces.map((n) => n.code);
-    return codes.length < 2 ? undefined : await readMerged(ctx, codes);
-  } catch (err) {
-    if (ctx.signal?.aborted) throw err;
+function widen(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
+  return unlessAborted(readPerNamespace(ctx), ctx.signal, (err) => {
     ctx.logger.debug({ err }, 'cannot read attention per namespace; the first 20 of each section stand');
     return undefined;
-  }
+  });
+}
+
+/** The summary of each namespace whoami names, merged; undefined for fewer than two. */
+async function readPerNamespace(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
+  const identity = await ctx.client.whoami({}, { signal: ctx.signal });
+  const codes = identity.namespaces.map((n) => n.code);
+  return codes.length < 2 ? undefined : readMerged(ctx, codes);
 }
 
 /**

@@ -228,4 +228,24 @@ describe('a capped section read per namespace', () => {
     expect(reads).toHaveLength(3);
     expect(reads.filter((q) => q.includes('namespace='))).toHaveLength(2);
   });
+
+  it('keeps the first 20 when whoami is refused: the read stands whole, as it was answered', async () => {
+    const { sim } = engine;
+    for (const id of sim.control.state.urls.keys()) sim.control.checks.certificates.renew(id);
+    const [big, small] = namespacesBySize();
+    const spread = [...urlPerApp(big).slice(0, 15), ...urlPerApp(small).slice(0, 12)];
+    for (const id of spread) sim.control.checks.certificates.expire(id, { inDays: -1 });
+    sim.control.setFault('whoami', { errorCode: 'access_denied' });
+    sim.control.resetRequests();
+    try {
+      const wd = engine.watchdog('checks:\n  attention: { fold_wait: 0s }');
+      expect((await wd.runOnce(['attention'])).complete).toBe(true);
+      expect(firingItems(wd)).toHaveLength(20);
+      const fns = sim.control.requests().map((r) => r.fn);
+      expect(fns).toContain('whoami');
+      expect(fns.filter((fn) => fn === 'attention.list')).toHaveLength(1);
+    } finally {
+      sim.control.clearFaults();
+    }
+  });
 });
