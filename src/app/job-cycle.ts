@@ -158,6 +158,7 @@ export async function runJobCycle(
     const ctx: CollectorContext = {
       client: deps.client,
       namespaces: scope.namespaces,
+      reached: scope.reached,
       checks: deps.config.checks,
       now,
       signal,

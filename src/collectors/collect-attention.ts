@@ -42,22 +42,18 @@ function isCapped(summary: AttentionSummary): boolean {
 }
 
 /**
- * The summary read once per namespace the token reaches (whoami), merged; undefined when that
- * cannot widen it (one namespace, whoami refused or failing, a namespace's read failing): the
- * answer read across them all then stands, as complete as it was.
+ * The summary read once per namespace the token reaches (the runtime's whoami, not asked again:
+ * refused once, it is refused every cycle), merged; undefined when that cannot widen it (fewer than
+ * two namespaces, whoami refused, a namespace's read failing): the answer read across them all then
+ * stands, as complete as it was.
  */
 function widen(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
-  return unlessAborted(readPerNamespace(ctx), ctx.signal, (err) => {
+  const codes = ctx.reached;
+  if (!codes || codes.length < 2) return Promise.resolve(undefined);
+  return unlessAborted(readMerged(ctx, codes), ctx.signal, (err) => {
     ctx.logger.debug({ err }, 'cannot read attention per namespace; the first 20 of each section stand');
     return undefined;
   });
-}
-
-/** The summary of each namespace whoami names, merged; undefined for fewer than two. */
-async function readPerNamespace(ctx: CollectorContext): Promise<AttentionSummary | undefined> {
-  const identity = await ctx.client.whoami({}, { signal: ctx.signal });
-  const codes = identity.namespaces.map((n) => n.code);
-  return codes.length < 2 ? undefined : readMerged(ctx, codes);
 }
 
 /**

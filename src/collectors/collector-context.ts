@@ -21,6 +21,11 @@ export interface CollectorContext {
    * parameter (every namespace the token reaches, in one walk).
    */
   namespaces: readonly string[] | null;
+  /**
+   * The namespace codes the token reaches, as the runtime's one `whoami` said; null or absent when
+   * whoami could not tell (refused): nothing to widen a capped attention section with.
+   */
+  reached?: readonly string[] | null;
   /** `config.checks`: state words, look-back and which checks are on. */
   checks: Config['checks'];
   /** When the read starts (ms since the epoch, from the injected clock). */
