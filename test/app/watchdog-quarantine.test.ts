@@ -320,6 +320,47 @@ describe('each job with one record broken in turn', () => {
 });
 
 /**
+ * The attention summary is not a list, but each of its sections is a record: one section with a
+ * severity beyond the stated ones, a count that is not a number, or an item that is not an object
+ * is set aside, its items' alerts held; the other sections are read and told as usual.
+ */
+describe('one section of the attention summary broken', () => {
+  const h = engineHarness({ apps: 60 });
+
+  it.each([
+    ['severity', 'critical', 'unknown_value'],
+    ['kind', 'host', 'unknown_value'],
+    ['count', 'many', 'unreadable'],
+    ['items.0', 'junk', 'unreadable'],
+  ] as const)('sections[0].%s = %j: set aside, the other sections read', async (field, value, reason) => {
+    const wd = h.watchdog(ONLY('attention'));
+    await wd.runOnce(['attention']);
+    const before = alertStoreOf(wd.store)
+      .open()
+      .filter((a) => a.check === 'attention');
+    expect(before.length).toBeGreaterThan(2);
+
+    h.sim.control.setFault('attention.list', { recordField: { field: `sections.0.${field}`, value } });
+    h.clock.advance(5 * MINUTE);
+    const report = (await wd.runOnce(['attention'])).jobs[0]!;
+    expect(report.outcome).toBe('ok');
+    expect(report.skipped).toEqual([expect.objectContaining({ kind: 'attention_section', reason })]);
+    // The other sections' items are still found; nothing resolved, every alert still open.
+    expect(report.findings).toBeGreaterThan(0);
+    expect(eventsOf(wd, 'attention/').filter((e) => e.kind === 'resolved')).toEqual([]);
+    const open = new Set(
+      alertStoreOf(wd.store)
+        .open()
+        .map((a) => a.fingerprint),
+    );
+    for (const alert of before) expect(open).toContain(alert.fingerprint);
+    expect(alertStoreOf(wd.store).get(`watchdog/records/attention/${reason}`)?.summary).toContain(
+      '1 attention section',
+    );
+  });
+});
+
+/**
  * The jobs that tick together (backups at :00, maintenance every 30 minutes) share one `apps.list`
  * read (`SharedApps`): an app that list sets aside is as unseen by the job that uses the answer as
  * by the one that read it, and its alerts there are held too, never resolved as gone.
