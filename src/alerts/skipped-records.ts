@@ -29,6 +29,7 @@ const NOUNS: Readonly<Record<RecordKind, readonly [string, string]>> = {
   installer: ['marketplace service', 'marketplace services'],
   project: ['project', 'projects'],
   restore_point: ['restore point', 'restore points'],
+  attention_section: ['attention section', 'attention sections'],
 };
 
 /** `2 runs`, `1 URL`. */

@@ -36,7 +36,7 @@ import {
   type QueryOf,
 } from './functions.js';
 import type { z } from 'zod';
-import { errorEnvelopeSchema, pageSchema, timestampSchema, type Page } from './schemas.js';
+import { errorEnvelopeSchema, pageSchema, timestampSchema, type AttentionSummary, type Page } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
 import {
   ApiCallError,
@@ -365,8 +365,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
         : readHeaders;
     const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
-    // A list read with somewhere to set bad records aside is read record by record.
-    const perRecord = spec.paged === true && opts.quarantine !== undefined;
+    // A list (or an answer holding records) read with somewhere to set bad records aside is read
+    // record by record.
+    const perRecord = (spec.paged === true || spec.records !== undefined) && opts.quarantine !== undefined;
     const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
 
     for (let attempt = 1; ; attempt++) {
@@ -602,10 +603,48 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     // A page parsed apart is a 2xx answer with its `data`, and holds no secret (`readListAnswer`).
     const data = typeof received === 'string' ? dataOfText(spec, status, received, retryAfterMs, fail) : received.data;
     const passed = typeof received === 'string' ? undefined : received.passed;
-    if (perRecord) {
+    if (perRecord && spec.paged) {
       const page = recordByRecord(spec, schema, data, fail);
       return passed ? { ...page, passed } : page;
     }
+    const { whole, aside } = perRecord ? recordsOneByOne(spec, schema, data) : { whole: data, aside: [] };
+    const parsedWhole = interpretWhole(spec, schema, status, whole, retryAfterMs);
+    if (aside.length > 0) return { ...(parsedWhole as object), quarantined: aside };
+    return passed ? { ...(parsedWhole as Page<unknown>), passed } : parsedWhole;
+  }
+
+  /**
+   * An answer that is not a list whose field `spec.records` holds records (attention's sections):
+   * each that does not fit is set aside, and the answer is read without it.
+   */
+  function recordsOneByOne(
+    spec: FunctionSpec,
+    schema: z.ZodType,
+    data: unknown,
+  ): { whole: unknown; aside: QuarantinedRecord[] } {
+    const field = spec.records!;
+    const records = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[field] : undefined;
+    const shape = (schema as unknown as { shape?: Record<string, { element?: z.ZodType }> }).shape;
+    const element = shape?.[field]?.element;
+    if (!Array.isArray(records) || !element) return { whole: data, aside: [] };
+    const kept: unknown[] = [];
+    const aside: QuarantinedRecord[] = [];
+    for (const record of records) {
+      const read = parseRecord(element, record, options.extraValues);
+      if (read.ok) kept.push(record);
+      else aside.push(quarantined(spec.name, record, read.problem));
+    }
+    return { whole: aside.length > 0 ? { ...(data as object), [field]: kept } : data, aside };
+  }
+
+  /** A whole answer parsed with `schema`, or the error that names what does not fit. */
+  function interpretWhole(
+    spec: FunctionSpec,
+    schema: z.ZodType,
+    status: number,
+    data: unknown,
+    retryAfterMs: number | undefined,
+  ): unknown {
     // A read of one record that does not fit says what is wrong with the record, for its quarantine.
     const record = () =>
       !spec.paged && recordKindOf(spec.name) ? parseRecord(schema, data, options.extraValues).problem : undefined;
@@ -631,7 +670,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         record: record(),
       });
     }
-    return passed ? { ...(parsed.data as Page<unknown>), passed } : parsed.data;
+    return parsed.data;
   }
 
   /**
@@ -802,7 +841,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
     },
     logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
-    attention: { list: (query, opts) => call('attention.list', { query }, opts) },
+    attention: {
+      list: async (query, opts) => {
+        const answer = (await call('attention.list', { query }, opts)) as AttentionSummary & {
+          quarantined?: QuarantinedRecord[];
+        };
+        if (!answer.quarantined) return answer;
+        for (const record of answer.quarantined) opts?.quarantine?.add(record);
+        return { sections: answer.sections, total: answer.total };
+      },
+    },
     whoami: (query, opts) => call('whoami', { query }, opts),
     call,
     close: async () => {

@@ -75,6 +75,11 @@ export interface FunctionSpec {
   readonly kind: 'read' | 'change';
   /** A list answer `{items, total}` that can be paged with limit/offset. */
   readonly paged: boolean;
+  /**
+   * The field of a answer that is not a list but holds an array of records (attention's
+   * `sections`): read with a quarantine, each is judged alone, as a list's items are.
+   */
+  readonly records?: string;
   readonly permission: Permission;
   readonly query: Record<string, ParamSpec>;
   readonly body: Record<string, ParamSpec>;
@@ -130,7 +135,7 @@ function fn<
 >(
   name: string,
   spec: Pick<FunctionSpec, 'path' | 'permission' | 'errors' | 'summary'> &
-    Partial<Pick<FunctionSpec, 'kind' | 'paged'>> & { query?: Q; body?: B; answer: A },
+    Partial<Pick<FunctionSpec, 'kind' | 'paged' | 'records'>> & { query?: Q; body?: B; answer: A },
 ) {
   const kind = spec.kind ?? 'read';
   return {
@@ -211,6 +216,7 @@ export const FUNCTIONS = {
     permission: 'deployment_project: read',
     query: { namespace: { type: 'string' } },
     answer: attentionSummarySchema,
+    records: 'sections',
     errors: ['namespace_not_found'],
     summary: 'The dashboard attention summary: sections with something to report, most severe first.',
   }),

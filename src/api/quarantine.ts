@@ -19,7 +19,8 @@ import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values
 import { valueAt } from '../lib/value-at.js';
 
 /** The kinds of record a read can set aside, named after the resource. */
-export type RecordKind = 'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point';
+export type RecordKind =
+  'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point' | 'attention_section';
 
 /** The kind of record each resource's reads (`get` and `list`) read. */
 const KIND_OF_RESOURCE: Readonly<Record<string, RecordKind>> = {
@@ -31,6 +32,7 @@ const KIND_OF_RESOURCE: Readonly<Record<string, RecordKind>> = {
   installers: 'installer',
   projects: 'project',
   restore_points: 'restore_point',
+  attention: 'attention_section',
 };
 
 /** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs, changes). */
@@ -164,6 +166,8 @@ function subjectsOf(kind: RecordKind, id: number | undefined, item: unknown): Su
   // Safe: the kinds of SUBJECT_KINDS are subject types by the same name.
   const type = SUBJECT_KINDS.has(kind) ? (kind as Subject['type']) : undefined;
   if (type) out.push(id === undefined ? { type } : { type, id });
+  // A section of the attention summary: which of its items' alerts it decides cannot be told apart.
+  if (kind === 'attention_section') out.push({ type: 'attention' });
   // A backup or restore point decides its app's judgement (its newest backup, its held point).
   if (kind === 'backup' || kind === 'restore_point') {
     const appId = idIn(item, 'app_id');

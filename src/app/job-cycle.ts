@@ -229,7 +229,7 @@ export async function runJobCycle(
               findings,
               incomplete,
               explain,
-              held: heldSubjectsOf(skipped),
+              held: new Map([...(vanished?.held ?? []), ...heldSubjectsOf(skipped)]),
               ...(folded ? { folded } : {}),
               options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
             },

@@ -6,10 +6,13 @@
  */
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { covers } from '../alerts/lifecycle.js';
+import { HELD_DETAIL, subjectKey, type HeldSubjects } from '../alerts/held-subjects.js';
 import {
   appKey,
   findVanishedApps,
   isGoneResolution,
+  isUnseenNote,
+  MAX_LOOKUPS,
   type AppOfAlert,
   type VanishedApp,
 } from '../collectors/vanished-records.js';
@@ -32,9 +35,13 @@ export interface VanishedDeps {
   vanishedTold: Set<string>;
 }
 
-/** The cycle's explainer, with the words of vanished apps, and what to tell once the cycle is in. */
+/**
+ * The cycle's explainer, with the words of vanished apps; the alerts held instead (their app hidden
+ * from the token, or not looked up yet); and what to tell once the cycle is in.
+ */
 export interface VanishedResolutions {
   explain: (alert: AlertRow) => string | null;
+  held: HeldSubjects;
   /** Tells each production app found vanished, once per app and configuration; after the commit. */
   tell(now: number): void;
 }
@@ -55,11 +62,13 @@ export async function explainVanished(
   const present = new Set(result.findings.map((f) => f.fingerprint));
   const folded = new Set((result.folded ?? []).map((f) => f.fingerprint));
   const apps = new Map<string, AppOfAlert>();
+  const gone: AlertRow[] = [];
   for (const alert of deps.alerts.openByJob(job).values()) {
     if (alert.status !== 'firing' || present.has(alert.fingerprint) || folded.has(alert.fingerprint)) continue;
     if (result.incomplete.some((part) => covers(part, alert.fingerprint))) continue;
     const name = alert.labels.app;
-    if (!name || !isGoneResolution(explain(alert))) continue;
+    if (!name || !alert.subject || !isGoneResolution(explain(alert))) continue;
+    gone.push(alert);
     const key = appKey(alert.labels.namespace, name);
     if (!apps.has(key)) {
       apps.set(key, {
@@ -70,17 +79,46 @@ export async function explainVanished(
       });
     }
   }
-  if (apps.size === 0) return { explain, tell: () => undefined };
+  if (apps.size === 0) return { explain, held: new Map(), tell: () => undefined };
+  // Apps already found hidden from the token are looked up last: the others first, a cap at a time.
+  const unseenBefore = new Set(gone.filter((a) => isUnseenNote(a.details[HELD_DETAIL])).map(keyOf));
+  const order = [...apps].sort(([a], [b]) => Number(unseenBefore.has(a)) - Number(unseenBefore.has(b)));
   const words = deps.config.checks.app_state;
   const live = new Set([...words.bad_states, ...words.other_states]);
-  const vanished = await findVanishedApps(deps.client, [...apps.values()], live, signal);
+  const found = await findVanishedApps(
+    deps.client,
+    order.map(([, app]) => app),
+    live,
+    signal,
+  );
+  const lookedUp = new Set(order.slice(0, MAX_LOOKUPS).map(([key]) => key));
+  const vanished = new Map<string, VanishedApp>();
+  for (const [key, app] of found) if ('words' in app) vanished.set(key, app);
   if (vanished.size > 0) log.info({ apps: [...vanished.keys()] }, 'apps of resolving alerts vanished from the service');
+  // Not "the problem is over": an app the token no longer sees, or one not looked up yet.
+  const held = new Map<string, string>();
+  for (const alert of gone) {
+    const key = keyOf(alert);
+    const app = found.get(key);
+    const note =
+      app && 'unseen' in app
+        ? app.unseen
+        : lookedUp.has(key)
+          ? undefined
+          : unseenBefore.has(key)
+            ? alert.details[HELD_DETAIL]
+            : `gone from the read; why is looked up at ${MAX_LOOKUPS} apps a cycle; held, not resolved`;
+    if (note !== undefined) held.set(subjectKey(alert.subject!), note);
+  }
+  if (held.size > 0)
+    log.info({ alerts: held.size }, 'alerts of apps the token does not see, or not looked up yet, held');
   return {
     explain: (alert) => {
       const base = explain(alert);
-      const app = alert.labels.app ? vanished.get(appKey(alert.labels.namespace, alert.labels.app)) : undefined;
+      const app = alert.labels.app ? vanished.get(keyOf(alert)) : undefined;
       return app && isGoneResolution(base) ? app.words : base;
     },
+    held,
     tell: (now) => {
       for (const [key, app] of vanished) {
         if (app.environmentType !== 'production' || deps.vanishedTold.has(key)) continue;
@@ -89,6 +127,11 @@ export async function explainVanished(
       }
     },
   };
+}
+
+/** The key of an alert's app in {@link findVanishedApps}'s answer. */
+function keyOf(alert: AlertRow): string {
+  return appKey(alert.labels.namespace, alert.labels.app ?? '');
 }
 
 /** One notice to every channel: a production app left the service. */

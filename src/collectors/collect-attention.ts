@@ -31,7 +31,8 @@ export async function collectAttention(ctx: CollectorContext): Promise<Attention
 /** `attention.list` once per namespace of `namespaces` (once without one when null), merged. */
 async function readMerged(ctx: CollectorContext, namespaces: readonly string[] | null): Promise<AttentionSummary> {
   const answers = await readAcrossNamespaces({ ...ctx, namespaces }, async (query) => [
-    await ctx.client.attention.list(query, { signal: ctx.signal }),
+    // A section that does not fit is set aside (its rule's alerts held), the others read.
+    await ctx.client.attention.list(query, { signal: ctx.signal, quarantine: ctx.quarantine }),
   ]);
   return answers.length === 1 ? answers[0]! : mergeAttention(answers);
 }

@@ -12,7 +12,7 @@
  * A failed read is not kept; readers that ask while a read is under way share it.
  */
 import type { ApiClient } from '../api/client.js';
-import type { QuarantineSink } from '../api/quarantine.js';
+import { Quarantine, type QuarantinedRecord, type QuarantineSink } from '../api/quarantine.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { appBackupStateView, type AppBackupState } from './views.js';
 
@@ -35,6 +35,11 @@ export interface AppsRead {
    * read again before it is too old, or a run of a deleted app would read the list every cycle.
    */
   absent: Set<number>;
+  /**
+   * The records this read set aside (`api/quarantine.ts`): handed to the quarantine of every job
+   * that uses the answer, each time it does, so each holds the alerts of an app it cannot see.
+   */
+  aside: readonly QuarantinedRecord[];
 }
 
 /** The shared `apps.list`, kept between cycles. */
@@ -58,9 +63,15 @@ export class SharedApps {
 
   /**
    * The list, read at most `maxAgeMs` ago (by `ctx.now`), in the scope of `ctx`; read again when
-   * older, or when any of `need` is missing from it.
+   * older, or when any of `need` is missing from it. The records it set aside go to `ctx.quarantine`.
    */
   async read(ctx: AppsReadCycle, maxAgeMs: number, need: ReadonlySet<number> = new Set()): Promise<AppsRead> {
+    const answer = await this.#answer(ctx, maxAgeMs, need);
+    for (const record of answer.aside) ctx.quarantine?.add(record);
+    return answer;
+  }
+
+  async #answer(ctx: AppsReadCycle, maxAgeMs: number, need: ReadonlySet<number>): Promise<AppsRead> {
     const scope = scopeOf(ctx);
     const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
     const last = this.#last;
@@ -83,16 +94,17 @@ export class SharedApps {
 
   async #readNow(ctx: AppsReadCycle, scope: string): Promise<AppsRead> {
     this.reads += 1;
-    // Set aside in the quarantine of the job that read it: another job sharing the answer
-    // within the window does not see the bad record either way, and the first one says so.
-    const parts = await readAcrossNamespaces(ctx, async (query, opts, namespace) => [
+    // Kept with the answer: a job sharing it no more sees a bad app than the one that read it, and
+    // an app it does not see is not gone (its alerts held, not resolved as "gone from the service").
+    const aside = new Quarantine();
+    const parts = await readAcrossNamespaces({ ...ctx, quarantine: aside }, async (query, opts, namespace) => [
       { namespace, apps: await ctx.client.apps.listAll(query, { ...opts, view: appBackupStateView }) },
     ]);
     const words = new Map<string, string>();
     const byId = new Map<number, AppBackupState>();
     const compacted = parts.map(({ namespace, apps }) => ({ namespace, apps: apps.map((app) => compact(app, words)) }));
     for (const part of compacted) for (const app of part.apps) byId.set(app.id, app);
-    return { at: ctx.now, scope, parts: compacted, byId, absent: new Set() };
+    return { at: ctx.now, scope, parts: compacted, byId, absent: new Set(), aside: aside.records() };
   }
 }
 

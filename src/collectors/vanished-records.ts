@@ -6,14 +6,19 @@
  * namespace) and its project with `projects.list?include_deleted=true`, and the alert resolves in
  * words that say so ("app deleted", "project disabled").
  *
+ * An app not listed even with `include_deleted`, or in a namespace the token no longer reaches, has
+ * not vanished from the service: it is hidden from this token (its role or namespaces changed), so
+ * the problem may well go on. Its alerts are held, never resolved, and say so ({@link UnseenApp}).
+ *
  * Read only for the apps of open alerts that vanished (at most {@link MAX_LOOKUPS} a cycle), never
  * fatal: a lookup that fails leaves the check's own words.
  */
 import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
 import type { EnvironmentType } from '../api/schemas.js';
 import { unlessAborted } from '../lib/unless-aborted.js';
 
-/** Apps looked up per cycle at most: a mass disappearance is said by the first ones, the rest keep the check's words. */
+/** Apps looked up per cycle at most: the alerts of the others are held, and looked up in the next cycles. */
 export const MAX_LOOKUPS = 10;
 
 /** A check's words for a record its snapshot no longer has (`recordResolution`'s `gone`). */
@@ -46,22 +51,44 @@ export interface VanishedApp {
   words: string;
 }
 
+/** An app this token no longer sees at all: why its alerts are held, in the note they carry. */
+export interface UnseenApp {
+  unseen: string;
+}
+
+/** The note words of an {@link UnseenApp}: an alert already held for one is held on without a lookup. */
+const UNSEEN = /^(app .* is not listed to this token|the token no longer reaches namespace )/;
+
+/** Whether an alert's held note says its app is hidden from the token (so a lookup would say it again). */
+export function isUnseenNote(note: string | undefined): boolean {
+  return note !== undefined && UNSEEN.test(note);
+}
+
 /**
- * Looks the apps up; answers, by app name and namespace (`ns/name`), those found vanished: listed
- * only with `include_deleted`, in a state none of `liveStates` names, or in a disabled project.
+ * Looks the apps up, in order; answers, by app name and namespace (`ns/name`), those found
+ * vanished (listed only with `include_deleted`, in a state none of `liveStates` names, or in a
+ * disabled project) and those the token does not see at all ({@link UnseenApp}).
  */
 export async function findVanishedApps(
   client: ApiClient,
   apps: readonly AppOfAlert[],
   liveStates: ReadonlySet<string>,
   signal?: AbortSignal,
-): Promise<Map<string, VanishedApp>> {
-  const out = new Map<string, VanishedApp>();
+): Promise<Map<string, VanishedApp | UnseenApp>> {
+  const out = new Map<string, VanishedApp | UnseenApp>();
   for (const app of apps.slice(0, MAX_LOOKUPS)) {
-    const found = await unlessAborted(lookUp(client, app, liveStates, signal), signal, () => undefined);
+    const found = await unlessAborted(lookUp(client, app, liveStates, signal), signal, (err) => unseenBy(app, err));
     if (found) out.set(appKey(app.namespace, app.name), found);
   }
   return out;
+}
+
+/** A namespace the token no longer reaches (`namespace_not_found`) hides the app; other failures say nothing. */
+function unseenBy(app: AppOfAlert, err: unknown): UnseenApp | undefined {
+  if (!(err instanceof ApiError) || err.code !== 'namespace_not_found') return undefined;
+  return {
+    unseen: `the token no longer reaches namespace ${app.namespace} (namespace_not_found), where app ${app.name} is; held, not resolved`,
+  };
 }
 
 /** The key of an app in {@link findVanishedApps}'s answer. */
@@ -74,11 +101,18 @@ async function lookUp(
   app: AppOfAlert,
   liveStates: ReadonlySet<string>,
   signal: AbortSignal | undefined,
-): Promise<VanishedApp | undefined> {
+): Promise<VanishedApp | UnseenApp | undefined> {
   const scope = app.namespace === undefined ? {} : { namespace: app.namespace };
   const page = await client.apps.list({ ...scope, search: app.name, include_deleted: true, limit: 50 }, { signal });
   const record = page.items.find((a) => (app.id === undefined || a.id === app.id) && a.name === app.name);
-  if (!record) return undefined;
+  // Deleted and disabled apps are listed with include_deleted (reference §4): not even there, it is
+  // hidden from this token, not gone from the service (unless the search matched more than a page).
+  if (!record)
+    return page.total > page.items.length
+      ? undefined
+      : {
+          unseen: `app ${app.name} is not listed to this token, not even with include_deleted: its role may no longer see it; held, not resolved`,
+        };
   const projects = await client.projects.list(
     { ...scope, search: record.project, include_deleted: true, limit: 50 },
     { signal },

@@ -16,6 +16,7 @@ function stateNow(run: RunListItem, succeeded: readonly string[]): string {
 
 /**
  * "run #5981 succeeded" ("… after a retry" for a failure), "a newer update (run #6001) succeeded",
+ * "a newer update (run #6001) failed too, …" (a failure the newer one's own alert carries on),
  * "run #5981 is gone from the service"; null when the alert names no run or the snapshot does not say.
  */
 export function runResolution(
@@ -35,12 +36,17 @@ export function runResolution(
   const place = orderKey(run);
   const key = groupKey(run);
   let newer: RunListItem | undefined;
+  let newerOpen: RunListItem | undefined;
   for (const r of snapshot.runs) {
     if (r.id === id || groupKey(r) !== key || !isNewer(orderKey(r), place)) continue;
-    if (states.stillOpen.includes(r.state)) continue;
-    if (!newer || isNewer(orderKey(r), orderKey(newer))) newer = r;
+    if (states.stillOpen.includes(r.state)) {
+      if (!newerOpen || isNewer(orderKey(r), orderKey(newerOpen))) newerOpen = r;
+    } else if (!newer || isNewer(orderKey(r), orderKey(newer))) newer = r;
   }
   if (newer) return `a newer ${newer.action} (run #${newer.id}) ${stateNow(newer, states.succeeded)}`;
+  // Not over: the newest failure of the group decides, and is told in its own alert.
+  if (newerOpen && states.failure)
+    return `not over: a newer ${newerOpen.action} (run #${newerOpen.id}) failed too, and its own alert carries the failure on`;
   if (!states.stillOpen.includes(run.state) || run.retrying) {
     const now = stateNow(run, states.succeeded);
     // The same run, failed before and fine now: a retry restarted it (reference §4), whoever sent it.

@@ -319,6 +319,87 @@ describe('each job with one record broken in turn', () => {
   });
 });
 
+/**
+ * The attention summary is not a list, but each of its sections is a record: one section with a
+ * severity beyond the stated ones, a count that is not a number, or an item that is not an object
+ * is set aside, its items' alerts held; the other sections are read and told as usual.
+ */
+describe('one section of the attention summary broken', () => {
+  const h = engineHarness({ apps: 60 });
+
+  it.each([
+    ['severity', 'critical', 'unknown_value'],
+    ['kind', 'host', 'unknown_value'],
+    ['count', 'many', 'unreadable'],
+    ['items.0', 'junk', 'unreadable'],
+  ] as const)('sections[0].%s = %j: set aside, the other sections read', async (field, value, reason) => {
+    const wd = h.watchdog(ONLY('attention'));
+    await wd.runOnce(['attention']);
+    const before = alertStoreOf(wd.store)
+      .open()
+      .filter((a) => a.check === 'attention');
+    expect(before.length).toBeGreaterThan(2);
+
+    h.sim.control.setFault('attention.list', { recordField: { field: `sections.0.${field}`, value } });
+    h.clock.advance(5 * MINUTE);
+    const report = (await wd.runOnce(['attention'])).jobs[0]!;
+    expect(report.outcome).toBe('ok');
+    expect(report.skipped).toEqual([expect.objectContaining({ kind: 'attention_section', reason })]);
+    // The other sections' items are still found; nothing resolved, every alert still open.
+    expect(report.findings).toBeGreaterThan(0);
+    expect(eventsOf(wd, 'attention/').filter((e) => e.kind === 'resolved')).toEqual([]);
+    const open = new Set(
+      alertStoreOf(wd.store)
+        .open()
+        .map((a) => a.fingerprint),
+    );
+    for (const alert of before) expect(open).toContain(alert.fingerprint);
+    expect(alertStoreOf(wd.store).get(`watchdog/records/attention/${reason}`)?.summary).toContain(
+      '1 attention section',
+    );
+  });
+});
+
+/**
+ * The jobs that tick together (backups at :00, maintenance every 30 minutes) share one `apps.list`
+ * read (`SharedApps`): an app that list sets aside is as unseen by the job that uses the answer as
+ * by the one that read it, and its alerts there are held too, never resolved as gone.
+ */
+describe('one app of the shared apps.list broken, the answer used by another job', () => {
+  const h = engineHarness({ apps: 20 });
+  const BOTH = 'jobs: { runs: "off", attention: "off", urls: "off", servers: "off", installers: "off" }';
+
+  it.each([
+    ['backups', 'maintenance'],
+    ['maintenance', 'backups'],
+  ] as const)('read by %s first: every alert of the app is held in both jobs', async (first, second) => {
+    const { control } = h.sim;
+    const app = [...control.state.apps.values()].find((a) => a.envType === 'production' && a.deployedAt !== null)!;
+    control.checks.app_state.set(app.id, 'stopped');
+    control.checks.maintenance.set(app.id, true);
+    const wd = h.watchdog(`${BOTH}\nchecks: { maintenance: { max_duration: 1m } }`);
+    await wd.runOnce(['backups', 'maintenance']);
+    h.clock.advance(2 * MINUTE);
+    await wd.runOnce(['backups', 'maintenance']);
+    const held = [`app_state/app/${app.id}`, `maintenance/app/${app.id}`];
+    for (const fingerprint of held) expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
+
+    control.setFault('apps.list', { recordField: { id: app.id, field: 'backup_health', value: 'pending' } });
+    for (let cycle = 0; cycle < 2; cycle++) {
+      h.clock.advance(30 * MINUTE);
+      const jobs = (await wd.runOnce([first, second])).jobs;
+      expect(jobs.map((j) => [j.job, j.outcome, j.skipped?.map((r) => r.id)])).toEqual([
+        [first, 'ok', [app.id]],
+        [second, 'ok', [app.id]],
+      ]);
+    }
+    for (const fingerprint of held) {
+      expect(alertStoreOf(wd.store).get(fingerprint)?.details.held).toMatch(/backup_health.*held, not resolved$/);
+    }
+    expect(eventsOf(wd, '').filter((e) => e.kind === 'resolved')).toEqual([]);
+  });
+});
+
 /** The fingerprints of the job's firing alerts, sorted. */
 function firingOf(wd: Watchdog, job: string): string[] {
   return (

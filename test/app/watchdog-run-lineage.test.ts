@@ -192,6 +192,32 @@ describe('two failures of one app and action', () => {
   });
 });
 
+describe('a newer run of the same app and action fails too', () => {
+  it('the older alert ends saying the failure goes on in the newer one, never as if it were over', async () => {
+    const { sim, clock } = engine;
+    const wd = engine.watchdog(ONLY_RUNS);
+    const appId = quietApp('production');
+    const older = sim.control.addRun({ appId, action: 'update', state: 'error', failedStep: 'restart', reason: 'x' });
+    await wd.runOnce(['runs']);
+    expect(kindsOf(wd, older.id)).toEqual(['firing']);
+
+    clock.advance(MINUTE);
+    const newer = sim.control.addRun({
+      appId,
+      action: 'update',
+      state: 'error',
+      failedStep: 'update_modules',
+      reason: 'y',
+    });
+    await wd.runOnce(['runs']);
+    expect(kindsOf(wd, newer.id)).toEqual(['firing']);
+    expect(kindsOf(wd, older.id)).toEqual(['firing', 'resolved']);
+    expect(resolutionOf(wd, `failed_runs/run/${older.id}`)).toBe(
+      `not over: a newer update (run #${newer.id}) failed too, and its own alert carries the failure on`,
+    );
+  });
+});
+
 describe('retried by our remediation policy', () => {
   it('the alert follows the run it retried; a failed retry escalates it, as the outcome notice says', async () => {
     const { sim, clock } = engine;

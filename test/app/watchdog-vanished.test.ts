@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import { engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
+import { MAX_LOOKUPS } from '../../src/collectors/vanished-records.js';
+import { engineConfig, engineHarness, eventsOf, MINUTE, resolutionOf } from './fixtures.js';
 
 const engine = engineHarness({ apps: 40 });
 
@@ -98,5 +99,95 @@ describe('a record that vanished', () => {
     clock.advance(15 * MINUTE);
     expect((await wd.runOnce(['urls'])).complete).toBe(true);
     expect(resolutionOf(wd, fingerprint)).toBe('the URL is gone from the service');
+  });
+});
+
+/**
+ * A record the token no longer sees has not vanished: a role that loses production (a reload with
+ * another token, a role changed on the service) or a namespace the token no longer reaches. Deleted
+ * and disabled apps are listed with include_deleted (reference §4), so an app not listed even there
+ * is hidden from the token: its alerts are held and say why, never resolved as if the problem were
+ * over, and the token's new rights bring them back as they were.
+ */
+describe('a record the token no longer sees', () => {
+  const NO_PROD = 'token-without-production';
+  const ACME_ONLY = 'token-of-acme-alone';
+  const h = engineHarness({
+    apps: 40,
+    tokens: [
+      { token: NO_PROD, namespaces: '*', permissions: '*', readEnvironments: ['staging', 'development'] },
+      { token: ACME_ONLY, namespaces: ['acme'], permissions: '*' },
+    ],
+  });
+
+  /** Apps of `env` with a URL, each certificate expired: the apps and their alerts' fingerprints. */
+  function expired(env: 'production' | 'staging', where: (nsId: number) => boolean = () => true) {
+    const { control } = h.sim;
+    const apps = [...control.state.apps.values()].filter(
+      (a) => a.envType === env && a.urlIds.length > 0 && where(a.nsId),
+    );
+    for (const app of apps) control.checks.certificates.expire(app.urlIds[0]!, { inDays: -2 });
+    return apps.map((app) => ({ app, fingerprint: `certificates/url/${app.urlIds[0]}` }));
+  }
+  const held = (wd: Watchdog, fingerprint: string) => alertStoreOf(wd.store).get(fingerprint)?.details.held;
+  const resolved = (wd: Watchdog) => eventsOf(wd, 'certificates/').filter((e) => e.kind === 'resolved');
+
+  it('production hidden by a new token: held, saying why, then back as it was with the old token', async () => {
+    const { app, fingerprint } = expired('production')[0]!;
+    const wd = h.watchdog();
+    await wd.runOnce(['urls']);
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
+
+    await wd.reload(engineConfig(h.sim, h.dir, '', NO_PROD));
+    h.clock.advance(15 * MINUTE);
+    expect((await wd.runOnce(['urls'])).complete).toBe(true);
+    expect(resolved(wd)).toEqual([]);
+    expect(alertStoreOf(wd.store).get(fingerprint)?.status).toBe('firing');
+    expect(held(wd, fingerprint)).toBe(
+      `app ${app.name} is not listed to this token, not even with include_deleted: its role may no longer see it; held, not resolved`,
+    );
+    expect(notices(wd)).toEqual([]);
+
+    await wd.reload(engineConfig(h.sim, h.dir, ''));
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    expect(held(wd, fingerprint)).toBeUndefined();
+    const kinds = eventsOf(wd, fingerprint).filter((e) => e.fingerprint === fingerprint);
+    expect(kinds.map((e) => e.kind)).toEqual(['firing']);
+  });
+
+  it('a namespace the token no longer reaches: its alerts held, the others judged as usual', async () => {
+    const acme = [...h.sim.control.state.namespaces.values()].find((n) => n.code === 'acme')!.id;
+    const [elsewhere] = expired('staging', (ns) => ns !== acme);
+    const wd = h.watchdog();
+    await wd.runOnce(['urls']);
+    expect(alertStoreOf(wd.store).get(elsewhere!.fingerprint)?.status).toBe('firing');
+
+    await wd.reload(engineConfig(h.sim, h.dir, '', ACME_ONLY));
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    expect(resolved(wd)).toEqual([]);
+    expect(held(wd, elsewhere!.fingerprint)).toMatch(
+      /^the token no longer reaches namespace \S+ \(namespace_not_found\), where app .+ is; held, not resolved$/,
+    );
+  });
+
+  it('more hidden apps than a cycle looks up: none resolves, each is looked up in a later cycle', async () => {
+    const hidden = expired('production');
+    expect(hidden.length).toBeGreaterThan(MAX_LOOKUPS);
+    const wd = h.watchdog();
+    await wd.runOnce(['urls']);
+    await wd.reload(engineConfig(h.sim, h.dir, '', NO_PROD));
+    const notes = () => hidden.map(({ fingerprint }) => held(wd, fingerprint));
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    expect(notes().filter((n) => n?.includes('not listed to this token'))).toHaveLength(MAX_LOOKUPS);
+    expect(notes().filter((n) => n?.startsWith('gone from the read'))).toHaveLength(hidden.length - MAX_LOOKUPS);
+    for (let cycle = 0; cycle * MAX_LOOKUPS < hidden.length; cycle++) {
+      h.clock.advance(15 * MINUTE);
+      await wd.runOnce(['urls']);
+    }
+    expect(notes().every((n) => n?.includes('not listed to this token'))).toBe(true);
+    expect(resolved(wd)).toEqual([]);
   });
 });
