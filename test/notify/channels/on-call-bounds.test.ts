@@ -32,11 +32,37 @@ const many = alerts(
     alertEvent({ id: i + 1, fingerprint: `failed_runs/run/${i}`, context: { facts: [], notes: [], log: log(i) } }),
   ),
 );
+/**
+ * Text that grows as it is escaped and encoded: markup (each character backslash-escaped, and the
+ * backslash escaped again in JSON) and characters of three and four bytes in UTF-8 (CJK, emoji).
+ */
+const grown = (i: number) => ['*_[@]<|'.repeat(15_000), '監視'.repeat(50_000), '🔥🚨'.repeat(25_000)][i % 3]!;
+const hostile = alerts(
+  Array.from({ length: 12 }, (_, i) =>
+    alertEvent({
+      id: i + 1,
+      fingerprint: `failed_runs/run/${i}`,
+      summary: grown(i),
+      labels: { ...alertEvent().labels, app: grown(i + 1).slice(0, 300) },
+      facts: Array.from({ length: 30 }, (_, j) => ({ label: `field_${j}`, value: grown(i + j) })),
+      context: {
+        facts: [],
+        notes: [],
+        log: {
+          source: 'setup' as const,
+          matched: 40,
+          lines: Array.from({ length: 40 }, (_, j) => ({ time: null, line: grown(j), error: true })),
+        },
+      },
+    }),
+  ),
+);
 const base = { now: NOW, channelName: 'oncall', consoleUrl: 'https://watchdog.example.com' };
 
 describe.each([
   ['a record of 126,000 fields', huge],
   ['30 alerts with long logs', many],
+  ['12 alerts of markup, CJK and emoji', hostile],
 ])('%s', (_what, notification) => {
   it('is one valid Teams card under 28 KB', () => {
     const message = renderTeams(notification, base);
