@@ -133,9 +133,12 @@ function eventEmbed(
   o: DiscordRenderOptions,
   budget: TextBudget,
 ): DiscordEmbed {
-  const title = budget.spend(
-    `${TONES[e.tone].emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
-  );
+  // Cut to what is left too: an embed started with less left than a whole title must not pass the 6,000.
+  const title =
+    budget.take(
+      (max) => `${TONES[e.tone].emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, max - 3)}`,
+      DISCORD_LIMITS.title,
+    ) ?? '';
   const parts: string[] = lead === '' ? [] : [cutText(lead, DISCORD_LIMITS.description)];
   for (const f of eventFactList(e)) parts.push(factText(f, 300));
   const log = e.context?.log;

@@ -94,3 +94,21 @@ describe.each([
     }
   });
 });
+
+it("keeps Discord's embeds within 6,000 characters when the last one starts with less left than a title", () => {
+  // Ten alerts whose apps' names are long markup (each title 256) and whose summaries grow, so the
+  // embeds fill the 6,000 unevenly: for some lengths the last starts with 100 to 255 left.
+  const overs: number[] = [];
+  for (let n = 100; n < 400; n++) {
+    const events = Array.from({ length: 10 }, (_, i) =>
+      alertEvent({
+        id: i + 1,
+        fingerprint: `f/${i}`,
+        summary: 'x'.repeat(n + i * 13),
+        labels: { ...alertEvent().labels, app: '*'.repeat(300) },
+      }),
+    );
+    if (!discordMessage.safeParse(renderDiscord(alerts(events), base)).success) overs.push(n);
+  }
+  expect(overs).toEqual([]);
+});
