@@ -181,7 +181,7 @@ function codeSpan(line: string | null): string | null {
 
 /** As many whole lines as fit in `max`; the first is cut if it alone does not. */
 function packWhole(lines: readonly string[], max: number): string {
-  return packLines(lines, max, (out, line) => out || `${line.slice(0, max - 1)}…`);
+  return packLines(lines, max, (out, line) => out || cutText(line, max));
 }
 
 /** The users and roles a message may ping: the configured ones, on news of a critical alert in their environments. */

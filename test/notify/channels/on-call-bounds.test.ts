@@ -112,3 +112,31 @@ it("keeps Discord's embeds within 6,000 characters when the last one starts with
   }
   expect(overs).toEqual([]);
 });
+
+describe('text with lone surrogates (half an emoji, as a cut elsewhere leaves it)', () => {
+  const half = (s: string) => `${s}\ud83d${s}\udd25${s}`;
+  const notification = alerts(
+    Array.from({ length: 3 }, (_, i) =>
+      alertEvent({
+        id: i + 1,
+        fingerprint: `failed_runs/run/${i}`,
+        summary: half('summary ') + '🔥'.repeat(3_000),
+        labels: { ...alertEvent().labels, app: half('shop') },
+        facts: [{ label: 'reason', value: `${'🔥'.repeat(150)}x${'🔥'.repeat(2_000)}` }],
+      }),
+    ),
+  );
+  /** The lone surrogates JSON writes as `\udXXX` escapes, which a strict JSON reader (serde_json, Jason) refuses. */
+  const lone = (message: unknown) => JSON.stringify(message).match(/\\ud[89a-f][0-9a-f]{2}/g) ?? [];
+
+  it.each([
+    ['Teams', () => renderTeams(notification, base)],
+    ['Discord', () => renderDiscord(notification, base)],
+    ['PagerDuty', () => renderPagerDuty(notification, { ...base, source: 'deploy-watchdog' })],
+    ['Opsgenie', () => renderOpsgenie(notification, { ...base, tags: [] })],
+  ])('arrive in %s as U+FFFD, and no cut leaves one', (_kind, render) => {
+    const message = render();
+    expect(lone(message)).toEqual([]);
+    expect(JSON.stringify(message)).toContain('\ufffd');
+  });
+});
