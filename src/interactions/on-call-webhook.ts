@@ -12,12 +12,14 @@
  * message, the other channels that show acknowledgements, the console's timeline).
  *
  * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
- * a while, so a replay of it changes nothing; the acts are idempotent anyway.
+ * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act that says when
+ * it was done (PagerDuty's) and is older than what happened since (a late delivery, a replay after
+ * a restart) is answered and let be.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';
 import type { AcknowledgeSurface } from '../alerts/alert-event.js';
-import { alertStoreOf } from '../alerts/alert-store.js';
+import { alertStoreOf, eventsOfAlert } from '../alerts/alert-store.js';
 import type { Config } from '../config/load-config.js';
 import type { Clock } from '../lib/clock.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
@@ -107,6 +109,9 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
   const refusals = new RepeatedLog(log, { clock: deps.clock });
   const logged = (name: string) => (name.length > MAX_NAME_LOGGED ? `${name.slice(0, MAX_NAME_LOGGED)}...` : name);
 
+  // The time of the newest act taken from each tool's alert, against one delivered late (or replayed after a restart).
+  const newest = new Map<string, number>();
+
   const take = (req: IncomingMessage, res: ServerResponse, tool: ToolWebhook, name: string, body: string) => {
     const channel = deps.config().notify.channels.find((c) => c.name === name && c.type === tool.surface);
     const remote = req.socket.remoteAddress;
@@ -138,6 +143,10 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       log.debug({ channel: name }, `${tool.label} webhook for an alert not ours (or forgotten): ignored`);
       return { outcome: 'not_found' };
     }
+    if (wanted.at !== undefined && stale(`${tool.surface}/${name}/${fingerprint}`, fingerprint, wanted.at)) {
+      log.debug({ channel: name, fingerprint }, `${tool.label} webhook older than what happened since: ignored`);
+      return { outcome: 'stale' };
+    }
     const request = {
       fingerprint,
       by: oneLine(wanted.by, MAX_BY) || tool.label,
@@ -152,6 +161,23 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       `${tool.label} webhook: ${wanted.act}`,
     );
     return { outcome: done.outcome };
+  };
+
+  /**
+   * Whether an act done in the tool at `at` is older than what is known since: a newer act taken
+   * from the tool, or the alert's last start, acknowledgement or giving back here. The tool
+   * delivers at least once and in no promised order, so a late "acknowledged" must not take back
+   * an alert given back since. The act is remembered as the newest when it is not.
+   */
+  const stale = (key: string, fingerprint: string, at: number): boolean => {
+    const here = eventsOfAlert(deps.store, fingerprint)
+      .filter((e) => e.kind === 'firing' || e.kind === 'acknowledged' || e.kind === 'unacknowledged')
+      .map((e) => Date.parse(e.at));
+    if (at < Math.max(newest.get(key) ?? -Infinity, ...here)) return true;
+    newest.delete(key);
+    newest.set(key, at);
+    if (newest.size > REMEMBERED) newest.delete(newest.keys().next().value as string);
+    return false;
   };
 
   /** The alert a key names: the fingerprint itself, or the one whose hash it is. */

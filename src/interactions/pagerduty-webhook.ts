@@ -5,7 +5,8 @@
  * subscription's secret; while a secret is being rotated the header holds several signatures,
  * comma-separated, and one matching is enough. Of the events, `incident.acknowledged` and
  * `incident.unacknowledged` are used; `data.incident_key` is the dedup_key the alert was
- * triggered with (`src/notify/channels/pagerduty.ts`), and `agent.summary` the person who did it.
+ * triggered with (`src/notify/channels/pagerduty.ts`), `agent.summary` the person who did it and
+ * `occurred_at` when (PagerDuty delivers at least once, in no promised order).
  * Everything in the body is PagerDuty's data: read, cut and shown as text, never obeyed.
  */
 import { createHmac } from 'node:crypto';
@@ -40,6 +41,7 @@ const webhookSchema = z.object({
   event: z.object({
     id: z.string().min(1).max(200),
     event_type: z.string().max(200),
+    occurred_at: z.string().max(100).nullish(),
     agent: z.object({ summary: z.string().optional() }).nullish(),
     data: z.object({ incident_key: z.string().nullish() }).nullish(),
   }),
@@ -55,9 +57,10 @@ const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
 export function readPagerDutyWebhook(body: string): OnCallRead {
   const read = readJsonBody(body, webhookSchema, 'a V3 webhook event');
   if (!read.ok) return read;
-  const { id, event_type: what, agent, data } = read.data.event;
+  const { id, event_type: what, occurred_at, agent, data } = read.data.event;
   const act = ACTS[what];
   const key = data?.incident_key;
   if (!act || !key) return { ok: true, id, what, act: null };
-  return { ok: true, id, what, act: { act, key, by: agent?.summary ?? '' } };
+  const at = Date.parse(occurred_at ?? '');
+  return { ok: true, id, what, act: { act, key, by: agent?.summary ?? '', at: Number.isNaN(at) ? undefined : at } };
 }

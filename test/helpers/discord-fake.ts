@@ -68,7 +68,7 @@ const messageObject = z
   })
   .strict();
 
-/** Discord's checks across fields: the embeds' 6000 characters in all, and something to show. */
+/** Discord's checks across fields: the embeds' 6000 characters in all, a name it keeps for itself, and something to show. */
 function refineMessage(m: Partial<z.infer<typeof messageObject>>, ctx: z.RefinementCtx): void {
   const total = (m.embeds ?? []).reduce(
     (n, e) =>
@@ -82,6 +82,8 @@ function refineMessage(m: Partial<z.infer<typeof messageObject>>, ctx: z.Refinem
   );
   if (total > 6000)
     ctx.addIssue({ code: 'custom', path: ['embeds'], message: `embed size exceeds maximum size of 6000 (${total})` });
+  if (m.username && /discord|clyde/i.test(m.username))
+    ctx.addIssue({ code: 'custom', path: ['username'], message: 'Username cannot contain "discord" or "clyde"' });
   if (!m.content && !(m.embeds ?? []).length)
     ctx.addIssue({ code: 'custom', path: [], message: 'Cannot send an empty message' });
 }

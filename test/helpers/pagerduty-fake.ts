@@ -121,6 +121,8 @@ export interface PagerDutyFake extends FakeService {
         'incident.acknowledged' | 'incident.unacknowledged' | 'incident.resolved' | 'incident.priority_updated';
       agent: string | null;
       signatures?: string[];
+      /** When it was done (ms); absent: now. */
+      occurredAt?: number;
     },
   ): Promise<{ status: number; sent: WebhookPost }>;
 }
@@ -202,7 +204,7 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
         id: `01${randomBytes(12).toString('hex').toUpperCase()}`,
         event_type: spec.eventType,
         resource_type: 'incident',
-        occurred_at: new Date().toISOString(),
+        occurred_at: new Date(spec.occurredAt ?? Date.now()).toISOString(),
         agent:
           spec.agent === null
             ? null

@@ -169,6 +169,38 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     expect(world.leaks([PD_SECRET, pd.routingKey, BOT_TOKEN])).toEqual([]);
   });
 
+  it('lets be an acknowledgement delivered after what happened since: its giving back, a new firing', async () => {
+    await open();
+    const { urlId } = world.hostileApp();
+    const fingerprint = await world.fire(urlId);
+    const acknowledgement = () => alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement ?? null;
+    const ack = { dedupKey: fingerprint, eventType: 'incident.acknowledged' as const, agent: 'Alice' };
+
+    // Alice acknowledged at t1, PagerDuty gave it back at t2 (its acknowledgement timeout); delivered in reverse.
+    world.clock.advance(MINUTE);
+    const t1 = world.clock.now();
+    world.clock.advance(MINUTE);
+    const t2 = world.clock.now();
+    const back = { ...ack, eventType: 'incident.unacknowledged' as const, agent: null, occurredAt: t2 };
+    expect((await pd.act(to(), back)).status).toBe(200);
+    expect((await pd.act(to(), { ...ack, occurredAt: t1 })).status).toBe(200);
+    expect(acknowledgement()).toBeNull();
+    expect(world.logs.text()).toContain('PagerDuty webhook older than what happened since: ignored');
+
+    // A newer one is taken.
+    world.clock.advance(MINUTE);
+    expect((await pd.act(to(), { ...ack, occurredAt: world.clock.now() })).status).toBe(200);
+    expect(acknowledgement()).toMatchObject({ by: 'Alice', via: 'pagerduty' });
+
+    // Over and firing again: an acknowledgement of the last incident, delivered late, is not one of this.
+    const before = world.clock.now();
+    await world.resolve(urlId);
+    world.clock.advance(MINUTE);
+    expect(await world.fire(urlId)).toBe(fingerprint);
+    expect((await pd.act(to(), { ...ack, agent: 'Bob', occurredAt: before })).status).toBe(200);
+    expect(acknowledgement()).toBeNull();
+  });
+
   it('says a flood of forged posts once a minute with a count, and cuts a long channel name in the log', async () => {
     await open();
     const refusedLines = () =>

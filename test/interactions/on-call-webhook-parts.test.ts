@@ -44,8 +44,12 @@ describe('a PagerDuty webhook read', () => {
   it.each([
     [
       'an acknowledgement',
-      event({ agent: { summary: 'Alice', type: 'user_reference' }, data: { incident_key: 'fp/1' } }),
-      { ok: true, id: 'E1', act: { act: 'acknowledge', key: 'fp/1', by: 'Alice' } },
+      event({
+        occurred_at: '2026-11-01T12:00:00.000Z',
+        agent: { summary: 'Alice', type: 'user_reference' },
+        data: { incident_key: 'fp/1' },
+      }),
+      { ok: true, id: 'E1', act: { act: 'acknowledge', key: 'fp/1', by: 'Alice', at: Date.UTC(2026, 10, 1, 12) } },
     ],
     [
       'a giving back by no one (an automation)',

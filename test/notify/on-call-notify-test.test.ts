@@ -77,7 +77,7 @@ describe('notify-test and the on-call channels', () => {
     expect(r.stdout).toContain('4 channels (pager:pagerduty, genie:opsgenie, teams:teams, discord:discord)');
   });
 
-  it('validate says what to set for a wrong key, a retired Teams URL and a bad Discord ID', async () => {
+  it('validate says what to set for a wrong key, a retired Teams URL, a bad Discord ID and name', async () => {
     const file = writeConfig(dir, [
       'api: { base_url: "http://127.0.0.1:1", token: tok }',
       'notify:',
@@ -85,6 +85,7 @@ describe('notify-test and the on-call channels', () => {
       '    - { name: pager, type: pagerduty, routing_key: short }',
       '    - { name: teams, type: teams, webhook_url: "https://contoso.webhook.office.com/webhookb2/secret-part" }',
       '    - { name: discord, type: discord, webhook_url: "https://discord.com/api/webhooks/1/t", mention: { roles: [role] } }',
+      '    - { name: named, type: discord, webhook_url: "https://discord.com/api/webhooks/1/t", username: "Discord alerts" }',
     ]);
     const r = await runCli(['validate', '--config', file], { env: {} });
     expect(r.code).toBe(2);
@@ -93,6 +94,7 @@ describe('notify-test and the on-call channels', () => {
     expect(out).toContain('webhook_url: is an Office 365 connector webhook, which Microsoft retired');
     expect(out).toContain('"Post to a channel when a webhook request is received"');
     expect(out).toContain('mention.roles[0]: must be a Discord ID');
+    expect(out).toContain('username: must not contain "discord" or "clyde"');
     expect(out).not.toContain('secret-part');
   });
 

@@ -13,7 +13,16 @@ const snowflake = z.string().regex(/^\d{15,21}$/, 'must be a Discord ID (15 to 2
 /** Config of a Discord channel: a channel's webhook, messages with embeds. */
 export const discordConfigSchema = kindConfigSchema('discord', {
   webhook_url: secretUrlSchema.describe("The channel webhook's URL (its token is the credential); a secret."),
-  username: z.string().min(1).max(80).optional().describe("Overrides the webhook's display name."),
+  username: z
+    .string()
+    .min(1)
+    .max(80)
+    .refine(
+      (name) => !/discord|clyde/i.test(name),
+      'must not contain "discord" or "clyde": Discord refuses every message sent under such a name (HTTP 400)',
+    )
+    .optional()
+    .describe('Overrides the webhook\'s display name (Discord refuses one containing "discord" or "clyde").'),
   avatar_url: z
     .url({ protocol: /^https$/, error: 'must be an https URL' })
     .optional()

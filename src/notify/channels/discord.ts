@@ -133,9 +133,12 @@ function eventEmbed(
   o: DiscordRenderOptions,
   budget: TextBudget,
 ): DiscordEmbed {
-  const title = budget.spend(
-    `${TONES[e.tone].emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, DISCORD_LIMITS.title - 3)}`,
-  );
+  // Cut to what is left too: an embed started with less left than a whole title must not pass the 6,000.
+  const title =
+    budget.take(
+      (max) => `${TONES[e.tone].emoji} ${escapeDiscordMarkdown(`${e.status}${e.app ? ` · ${e.app}` : ''}`, max - 3)}`,
+      DISCORD_LIMITS.title,
+    ) ?? '';
   const parts: string[] = lead === '' ? [] : [cutText(lead, DISCORD_LIMITS.description)];
   for (const f of eventFactList(e)) parts.push(factText(f, 300));
   const log = e.context?.log;
@@ -178,7 +181,7 @@ function codeSpan(line: string | null): string | null {
 
 /** As many whole lines as fit in `max`; the first is cut if it alone does not. */
 function packWhole(lines: readonly string[], max: number): string {
-  return packLines(lines, max, (out, line) => out || `${line.slice(0, max - 1)}…`);
+  return packLines(lines, max, (out, line) => out || cutText(line, max));
 }
 
 /** The users and roles a message may ping: the configured ones, on news of a critical alert in their environments. */

@@ -61,9 +61,10 @@ function specialOf(map: Record<string, string>): RegExp {
 }
 
 /**
- * Escapes a text with `map` (a hidden character written out), stopping before the result would
- * exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting piece by piece means an entity
- * (`&amp;`), a written-out `\u{202e}` or a surrogate pair (an emoji) is never split in half.
+ * Escapes a text with `map` (a hidden character written out, half a surrogate pair replaced),
+ * stopping before the result would exceed `max` UTF-16 units (an ellipsis marks the cut). Cutting
+ * piece by piece means an entity (`&amp;`), a written-out `\u{202e}` or a surrogate pair (an
+ * emoji) is never split in half.
  */
 function escapeAndCut(text: string, max: number, map: Record<string, string>): string {
   const special = specialOf(map);
@@ -85,12 +86,22 @@ function escapeAndCut(text: string, max: number, map: Record<string, string>): s
     }
     const c = String.fromCodePoint(text.codePointAt(i) as number);
     i += c.length;
-    const piece = map[c] ?? visibleText(c);
+    // Half a surrogate pair is no character: JSON writes it as `\ud83d`, which strict readers refuse.
+    const piece = map[c] ?? (isLoneSurrogate(c) ? REPLACEMENT : visibleText(c));
     const room = i >= text.length ? max : max - ELLIPSIS.length;
     if (out.length + piece.length > room) return out + ELLIPSIS;
     out += piece;
   }
   return out;
+}
+
+/** What stands for half a surrogate pair: U+FFFD, as a UTF-8 decoder shows a broken character. */
+const REPLACEMENT = '\ufffd';
+
+/** Whether a code point read from a string is a surrogate without its other half. */
+function isLoneSurrogate(c: string): boolean {
+  const unit = c.charCodeAt(0);
+  return c.length === 1 && unit >= 0xd800 && unit <= 0xdfff;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { Severity } from '../../lib/alert-vocabulary.js';
 import type { Channel, ChannelKind, NoticeNotification, Notification, RenderOptions } from './channel.js';
 import { renderOptionsOf } from './channel.js';
-import { oneLine, plainText } from './escape.js';
+import { cutText, oneLine, plainText } from './escape.js';
 import {
   alertsOf,
   incidentSender,
@@ -131,7 +131,7 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
         body: {
           message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
           alias,
-          description: cut(text, OPSGENIE_LIMITS.description),
+          description: cutText(text, OPSGENIE_LIMITS.description),
           details: cutDetails(incidentDetails(e, o)),
           ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
           source: SOURCE,
@@ -147,11 +147,6 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       ];
     }
   }
-}
-
-/** A text cut to `max` characters, an ellipsis saying so. */
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /**
@@ -175,7 +170,7 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
   const text = [title, ...noticeLines(n)].join('\n');
   if (n.fingerprint) {
     const alias = incidentKey(n.fingerprint, OPSGENIE_LIMITS.alias);
-    const note = text.length <= OPSGENIE_LIMITS.note ? text : text.slice(0, OPSGENIE_LIMITS.note);
+    const note = cutText(text, OPSGENIE_LIMITS.note);
     return [{ key: null, request: postOn(alias, 'notes', { source: SOURCE, note }) }];
   }
   const alias = noticeKey(n);
@@ -188,7 +183,7 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
         body: {
           message: oneLine(title, OPSGENIE_LIMITS.message),
           alias,
-          description: text.slice(0, OPSGENIE_LIMITS.description),
+          description: cutText(text, OPSGENIE_LIMITS.description),
           source: SOURCE,
           priority: 'P5',
           tags: [...o.tags],

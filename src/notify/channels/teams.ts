@@ -26,12 +26,15 @@ import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
 import { messageView, noticeTitle } from './template-view.js';
-import { packLines, TextBudget } from './text-budget.js';
+import { jsonBytes, packLines, TextBudget } from './text-budget.js';
 
 /** The Adaptive Card version Teams renders in full. */
 export const ADAPTIVE_CARD_VERSION = '1.5';
 
-/** What a card carries at most: text (characters, all blocks), events shown in full, buttons, facts per event. */
+/**
+ * What a card carries at most: text (bytes as sent, all blocks: Teams counts the message's bytes), events
+ * shown in full, buttons, facts per event, characters of one block.
+ */
 export const TEAMS_LIMITS = { text: 20_000, events: 10, actions: 6, facts: 20, block: 2_000 } as const;
 
 /** A Container's style and a TextBlock's colour, by tone: Adaptive Cards name both alike. */
@@ -128,7 +131,7 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
 }
 
 function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
-  const budget = new TextBudget(TEAMS_LIMITS.text);
+  const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const templates = { ...TEAMS_TEMPLATES, ...o.templates };
   const view = messageView(n, d, { ...o, routes: n.routes });
@@ -208,7 +211,7 @@ function actionsOf(
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */
 function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
-  const budget = new TextBudget(TEAMS_LIMITS.text);
+  const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
   const title = noticeTitle(n, o, TEAMS_TEMPLATES, (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(n.severity ?? 'info', title)];
   if (n.fields?.length) body.push(factSet(n.fields, budget));

@@ -19,37 +19,58 @@ export function packLines(
 }
 
 /**
+ * What a piece of text costs where it is sent: its UTF-16 units (what Discord counts), or, for
+ * {@link jsonBytes}, its bytes once written in a JSON body (what Teams counts).
+ */
+export type TextMeasure = (text: string) => number;
+
+/** A text's bytes in a JSON string: UTF-8 (a CJK character is 3, an emoji 4) with JSON's escapes (a backslash is 2). */
+export const jsonBytes: TextMeasure = (text) => Buffer.byteLength(JSON.stringify(text)) - 2;
+
+/**
  * A message's room for text, spent piece by piece as it is built: Teams refuses a card past about
- * 28 KB, Discord an embed set past 6,000 characters. Each piece is cut to what is left (and to its
- * own limit); once none is left, the builder says so once and stops adding.
+ * 28 KB (bytes, as sent), Discord an embed set past 6,000 characters. Each piece is cut to what is
+ * left (and to its own limit, in characters); once none is left, the builder says so once and stops
+ * adding.
  */
 export class TextBudget {
   #left: number;
 
-  constructor(total: number) {
+  constructor(
+    total: number,
+    private readonly measure: TextMeasure = (text) => text.length,
+  ) {
     this.#left = total;
   }
 
-  /** What is left, in characters. */
+  /** What is left, as measured. */
   get left(): number {
     return this.#left;
   }
 
   /**
-   * Spends `text` made by `make(max)` (an escaper that cuts to `max`) with `max` the smaller of
-   * `limit` and what is left; null when too little is left for `min` characters.
+   * Spends `text` made by `make(max)` (an escaper that cuts to `max` characters) with `max` the
+   * smaller of `limit` and what is left; where the text costs more than is left (each character
+   * several bytes), it is made again shorter. Null when too little is left for `min` characters.
    */
   take(make: (max: number) => string, limit: number, min = 20): string | null {
-    const max = Math.min(limit, this.#left);
-    if (max < min) return null;
-    const text = make(max);
-    this.#left -= text.length;
-    return text;
+    let max = Math.min(limit, this.#left);
+    while (max >= min) {
+      const text = make(max);
+      const cost = this.measure(text);
+      if (cost <= this.#left) {
+        this.#left -= cost;
+        return text;
+      }
+      // Shorter in proportion, and at least by one, so this ends.
+      max = Math.min(max - 1, Math.floor((max * this.#left) / cost));
+    }
+    return null;
   }
 
   /** Spends our own text whole (a label, a separator), which is small. */
   spend(text: string): string {
-    this.#left -= text.length;
+    this.#left -= this.measure(text);
     return text;
   }
 }

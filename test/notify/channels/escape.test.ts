@@ -153,7 +153,10 @@ describe('escaping in runs', () => {
         map[c] ??
         (/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(c)
           ? `\\u{${c.codePointAt(0)!.toString(16)}}`
-          : c);
+          : // Half a surrogate pair: U+FFFD.
+            c.length === 1 && /[\ud800-\udfff]/.test(c)
+            ? '\ufffd'
+            : c);
       if (out.length + piece.length > (i >= text.length ? max : max - 1)) return `${out}…`;
       out += piece;
     }
