@@ -508,3 +508,56 @@ policies:
     });
   });
 });
+
+describe('an attempt never sent, whose alert or policy changed before its turn', () => {
+  const RESTART = `
+enabled: true
+dry_run: false
+policies:
+  - { name: restart-staging, action: apps.restart, match: { environment_type: staging } }
+`;
+
+  /** A staging app in `state` whose restart a cycle planned; nothing sent yet. */
+  async function plannedRestart(state: string): Promise<number> {
+    h = await Harness.start(RESTART);
+    const app = appOf(h.sim, 'staging');
+    h.sim.control.checks.app_state.set(app, state);
+    expect(await h.cycle({ apps: [app] })).toMatchObject({ planned: 1 });
+    return app;
+  }
+
+  /** The pass sends nothing: the attempt is withdrawn for `reason`, uncounted. */
+  async function expectWithdrawn(reason: string): Promise<void> {
+    await h.pass();
+    expect(h.changes('apps.restart')).toEqual([]);
+    expect(h.attempts()).toMatchObject([{ outcome: 'withdrawn', counted: false, sendCount: 0 }]);
+    expect(h.audit().at(-1)).toMatchObject({ decision: 'outcome', reason, outcome: 'withdrawn' });
+  }
+
+  it('is withdrawn when its alert resolved meanwhile: a running app is not restarted', async () => {
+    const app = await plannedRestart('stopped');
+    // The send loop is slow to come to it (a pass following other runs); meanwhile someone started
+    // the app and the next cycle resolved its alert.
+    h.sim.control.checks.app_state.set(app, 'running');
+    h.clock.advance(MINUTE);
+    await h.cycle({ apps: [app] });
+    expect(h.openAlerts()).toEqual([]);
+    await expectWithdrawn('alert_resolved');
+  });
+
+  it('is withdrawn when a reload narrowed its policy so that it no longer covers the alert', async () => {
+    await plannedRestart('error');
+    await h.close({ keepDir: true });
+    // The operator narrows the policy (stopped apps only) and reloads before the send.
+    h = h.restart(RESTART.replace('match:', 'states: [stopped], match:'));
+    await expectWithdrawn('not_covered');
+  });
+
+  it('is still sent while its alert fires and its policy covers it', async () => {
+    const app = await plannedRestart('stopped');
+    h.clock.advance(MINUTE);
+    await h.cycle({ apps: [app] });
+    await h.pass();
+    expect(h.changes('apps.restart')).toHaveLength(1);
+  });
+});
