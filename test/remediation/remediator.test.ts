@@ -243,6 +243,30 @@ policies:
           .map((a) => a.reason),
       ).toEqual(['backoff_pending', 'max_attempts_reached']);
     });
+
+    it('hold the backoff for every policy on the record: a second policy does not retry at once', async () => {
+      const second =
+        '  - { name: retry-health, action: runs.retry, match_re: { reason: "health check.*" }, backoff: 10m }\n';
+      h = await start(`${RETRY_NONPROD}${second}`);
+      const appId = appOf(h.sim, 'staging');
+      const run = failedRun(appId, 'health check timed out after 120 s');
+      h.sim.control.failNextRun({ appId, step: 'restart', reason: 'health check timed out after 120 s' });
+
+      await h.cycleAndPass({ runs: [run.id] });
+      h.clock.advance(5 * MINUTE);
+      await h.pass();
+      expect(h.attempts()).toMatchObject([{ policy: 'retry-nonprod', attempt: 1, outcome: 'run_failed' }]);
+
+      // The run failed again a minute ago: the other policy that covers it waits the backoff too.
+      h.clock.advance(MINUTE);
+      const early = await h.cycleAndPass({ runs: [run.id] });
+      expect(early.cycle).toMatchObject({ planned: 0, skipped: { backoff_pending: 2 } });
+      expect(h.changes('runs.retry')).toHaveLength(1);
+
+      h.clock.advance(10 * MINUTE);
+      expect((await h.cycleAndPass({ runs: [run.id] })).cycle.planned).toBe(1);
+      expect(h.changes('runs.retry')).toHaveLength(2);
+    });
   });
 
   describe('dry run', () => {
