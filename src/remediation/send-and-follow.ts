@@ -59,6 +59,7 @@ export class SendAndFollow {
       if (!action) {
         // A row written by a newer version, or an action since removed: leave it, say so.
         this.p.log.warn({ key: attempt.key, action: attempt.action }, 'attempt of an unknown action; left as it is');
+        this.#later(attempt);
         continue;
       }
       try {
@@ -78,11 +79,22 @@ export class SendAndFollow {
       } catch (err) {
         // No longer the leader: the pass ends here; the next leader sends with the stored key.
         if (err instanceof FencedError) throw err;
-        // A storage fault or a bug: the attempt stays as stored and is tried on the next pass.
+        // A storage fault or a bug: the attempt stays as stored and is tried again at the next poll.
         this.p.log.error({ err, key: attempt.key }, 'remediation step failed; will try again');
+        this.#later(attempt);
       }
     }
     return report;
+  }
+
+  /**
+   * Leaves an attempt as it is until the next poll interval: still due, it would be taken again by
+   * the very next pass, at once (the loop sleeps until the next due attempt), for ever. When even
+   * this cannot be written (the store is failing), the pass fails, and the loop backs off.
+   */
+  #later(attempt: AttemptRow): void {
+    const nextAt = this.p.clock.now() + this.p.pollMs;
+    this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt }));
   }
 
   /** Until the next due send or poll, at most one poll interval. */

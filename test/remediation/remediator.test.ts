@@ -585,3 +585,28 @@ policies:
     expect(h.changes('apps.restart')).toHaveLength(1);
   });
 });
+
+describe('an attempt of an action this version does not know (a newer one wrote it, then was rolled back)', () => {
+  it('is left as it is, and not due again before the next poll: the send loop does not spin on it', async () => {
+    h = await Harness.start(RETRY_NONPROD);
+    const now = h.clock.now();
+    h.store.transaction(() =>
+      h.store.db
+        .prepare(
+          `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
+             fingerprint, labels, severity, summary, life, status, planned_at, next_at)
+           VALUES ('update-staging', 'apps.update', 'app', 7, 1, 'dw-newer-key', '{}', 'app_state/app/7', '{}',
+             'warning', 'Shop stopped', ?, 'planned', ?, ?)`,
+        )
+        .run(now, now, now),
+    );
+    await h.pass();
+    expect(h.attempts()).toMatchObject([
+      { action: 'apps.update', status: 'planned', sendCount: 0, nextAt: now + h.config.remediation.poll_interval },
+    ]);
+    // Due again a poll interval later, and left as it is again.
+    h.clock.advance(h.config.remediation.poll_interval);
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 0 }]);
+  });
+});
