@@ -45,11 +45,14 @@ export interface NewSilence {
 }
 
 const ID_BYTES = 6;
+/** The last time a JavaScript date can hold (ms): year 275760. */
+const LAST_DATE_MS = 8.64e15;
 
 /**
  * Stores a silence in force from its start (`now` unless a later `startsAt` is given) until
  * `startsAt + durationMs` (one already over is refused). Throws {@link SilenceError} when there is no matcher, the duration is not a
- * positive finite number, the start is not a time, or the reason or author is empty; a matcher
+ * positive finite number, the start is not a time, the end is past the last time a date can show,
+ * or the reason or author is empty; a matcher
  * whose regex does not compile throws `MatcherError`. Nothing is stored then.
  */
 export function createSilence(store: Store, input: NewSilence): Silence {
@@ -69,6 +72,12 @@ export function createSilence(store: Store, input: NewSilence): Silence {
   if (!createdBy) throw new SilenceError('a silence needs an author');
 
   const endsAt = (input.startsAt ?? input.now) + input.durationMs;
+  // Stored, it would break every list and message that says when it ends.
+  if (endsAt > LAST_DATE_MS) {
+    throw new SilenceError(
+      `the silence would end after the last time a date can show (${new Date(LAST_DATE_MS).toISOString()}): give a shorter duration`,
+    );
+  }
   if (endsAt <= input.now) {
     throw new SilenceError(`the silence would be over before it is made: it ends ${new Date(endsAt).toISOString()}`);
   }

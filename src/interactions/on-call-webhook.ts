@@ -14,7 +14,8 @@
  * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
  * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act that says when
  * it was done (PagerDuty's) and is older than what happened since (a late delivery, a replay after
- * a restart) is answered and let be.
+ * a restart) is answered and let be. One that could not be carried out (answered 500: the state
+ * could not be written) is forgotten, so the tool's retry is taken.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';
@@ -125,7 +126,8 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
     }
     const read = tool.read(body);
     if (!read.ok) return refuse(400, 'unreadable', read.reason);
-    if (seen.seen(`${tool.surface}/${name}/${read.id}`, Infinity, 0)) {
+    const key = `${tool.surface}/${name}/${read.id}`;
+    if (seen.seen(key, Infinity, 0)) {
       log.debug({ channel: name, id: read.id }, `${tool.label} webhook taken before: ignored`);
       return answerJson(res, 200, { ignored: 'duplicate' });
     }
@@ -133,7 +135,13 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       log.debug({ channel: name, what: read.what }, `${tool.label} webhook not used`);
       return answerJson(res, 200, { ignored: 'not used' });
     }
-    answerJson(res, 200, act(tool, name, read.act));
+    try {
+      answerJson(res, 200, act(tool, name, read.act));
+    } catch (err) {
+      // Not carried out (the state could not be written): the tool's retry of this post must be taken.
+      seen.forget(key);
+      throw err;
+    }
   };
 
   /** Does what the tool asks of the alert its key names, and says what happened. */

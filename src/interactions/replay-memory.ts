@@ -27,4 +27,9 @@ export class ReplayMemory {
     this.#until.set(key, until);
     return false;
   }
+
+  /** Forgets `key`: what it named was not carried out after all, so it may be taken again. */
+  forget(key: string): void {
+    this.#until.delete(key);
+  }
 }

@@ -60,7 +60,7 @@ export interface RecordHistory {
   counted: number;
   /** An attempt is planned or followed right now. */
   inFlight: boolean;
-  /** Earliest time of the next attempt (the last one's end plus backoff); null: no wait. */
+  /** Earliest time of the next attempt (the end of the last one on the record, by any policy, plus its backoff); null: no wait. */
   nextAllowedAt: number | null;
   /** The service said stop (not_retryable…) in this alert life. */
   stopped: boolean;

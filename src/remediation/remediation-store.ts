@@ -146,6 +146,9 @@ const SQL = {
   // must not both change it.
   openOnRecord: sql<RecordKey, { n: number }>(`SELECT COUNT(*) AS n FROM remediation_attempts
      WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`),
+  // The backoff holds for the record, whichever policy's attempt on it (same action) ended last.
+  nextAllowedOnRecord: sql<RecordKey, { t: number | null }>(`SELECT MAX(next_at) AS t FROM remediation_attempts
+     WHERE action = ? AND record_type = ? AND record_id = ? AND status = 'finished'`),
   nextDue: sql<[], { t: number | null }>(
     `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
   ),
@@ -271,7 +274,7 @@ export class RemediationStore {
       lastAttempt: h.last,
       counted: h.counted,
       inFlight: open > 0,
-      nextAllowedAt: latest?.status === 'finished' ? latest.nextAt : null,
+      nextAllowedAt: open > 0 ? null : this.#sql.nextAllowedOnRecord.get(action, recordType, recordId)!.t,
       stopped:
         latest !== undefined &&
         latest.life === life &&

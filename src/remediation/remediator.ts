@@ -96,11 +96,10 @@ export class Remediator implements CycleStage {
     const policies = compilePolicies(settings);
     const audit = new RemediationAudit(rs, parts.metrics);
     const alertSuspensions = (now: number) => commitSuspensionAlerts(rs, alerts, notifier, log, now);
-    const shared = { store, rs, settings, policies, audit, log, alertSuspensions };
-    this.#p = { ...shared, alerts };
+    this.#p = { store, rs, alerts, settings, policies, audit, log, alertSuspensions };
     this.#planner = new CyclePlanner(this.#p);
     const sender = new SendAndFollow({
-      ...shared,
+      ...this.#p,
       client: parts.client,
       clock,
       runStates: {

@@ -19,6 +19,7 @@ import { findTakenBackup, readBackup, type BackupWords } from './backup-readback
 import { errorText } from '../lib/error-text.js';
 import type { PlannerParts } from './cycle-planner.js';
 import type { AttemptRow } from './remediation-store.js';
+import { policyTarget } from './policy.js';
 import { runProgress, type RunStates } from './run-progress.js';
 import { environmentOf, scopeOf, scopeText, suspensionCovering, type Suspension } from './suspension.js';
 
@@ -32,8 +33,8 @@ export interface PassReport {
   finished: number;
 }
 
-/** What sending and following work with: the planner's parts but the alert store, and the API's. */
-export interface SenderParts extends Omit<PlannerParts, 'alerts'> {
+/** What sending and following work with: the planner's parts, and the API's. */
+export interface SenderParts extends PlannerParts {
   client: ApiClient;
   clock: Clock;
   /** Run state words: `checks.failed_runs.failed_states`, `checks.stuck_runs.active_states`, and the succeeded ones. */
@@ -58,6 +59,7 @@ export class SendAndFollow {
       if (!action) {
         // A row written by a newer version, or an action since removed: leave it, say so.
         this.p.log.warn({ key: attempt.key, action: attempt.action }, 'attempt of an unknown action; left as it is');
+        this.#later(attempt);
         continue;
       }
       try {
@@ -77,11 +79,22 @@ export class SendAndFollow {
       } catch (err) {
         // No longer the leader: the pass ends here; the next leader sends with the stored key.
         if (err instanceof FencedError) throw err;
-        // A storage fault or a bug: the attempt stays as stored and is tried on the next pass.
+        // A storage fault or a bug: the attempt stays as stored and is tried again at the next poll.
         this.p.log.error({ err, key: attempt.key }, 'remediation step failed; will try again');
+        this.#later(attempt);
       }
     }
     return report;
+  }
+
+  /**
+   * Leaves an attempt as it is until the next poll interval: still due, it would be taken again by
+   * the very next pass, at once (the loop sleeps until the next due attempt), for ever. When even
+   * this cannot be written (the store is failing), the pass fails, and the loop backs off.
+   */
+  #later(attempt: AttemptRow): void {
+    const nextAt = this.p.clock.now() + this.p.pollMs;
+    this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt }));
   }
 
   /** Until the next due send or poll, at most one poll interval. */
@@ -93,10 +106,12 @@ export class SendAndFollow {
 
   /**
    * Why a planned attempt that was NEVER sent should not be sent any more: the configuration
-   * changed since it was decided (policy removed, remediation switched off, dry run switched on) or
-   * the policy was suspended meanwhile, in every environment or in the attempt's. An attempt sent
-   * at least once is always sent again with its key, whatever the config says now: it may have
-   * been taken, and only its key can find out.
+   * changed since it was decided (policy removed, remediation switched off, dry run switched on),
+   * the policy was suspended meanwhile, in every environment or in the attempt's, its alert no
+   * longer fires (a cycle resolved it while the attempt waited its turn), or the policy no longer
+   * covers that alert (a reload narrowed it). An attempt sent at least once is always sent again
+   * with its key, whatever the config or the alert says now: it may have been taken, and only its
+   * key can find out.
    */
   #withdrawal(attempt: AttemptRow): string | null {
     if (attempt.sendCount > 0) return null;
@@ -106,6 +121,13 @@ export class SendAndFollow {
     if (policy.dryRun) return 'dry_run';
     const suspension = suspensionCovering(this.p.rs.suspensions(), attempt.policy, environmentOf(attempt.labels));
     if (suspension) return suspension.scope.kind === 'policy' ? 'policy_suspended' : 'environment_paused';
+    const alert = this.p.alerts.get(attempt.fingerprint);
+    if (alert?.status !== 'firing') return 'alert_resolved';
+    const target = policyTarget(policy, alert);
+    const production = alert.labels.environment_type === 'production' && !policy.namesProduction;
+    if (production || target?.recordType !== attempt.recordType || target.recordId !== attempt.recordId) {
+      return 'not_covered';
+    }
     return null;
   }
 

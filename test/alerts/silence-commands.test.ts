@@ -178,6 +178,11 @@ describe('silence', () => {
       ['--match', 'app=shop', '--for', '2h', '--reason', '…'],
       /--reason '…' is the placeholder of a printed command: write why you silence/,
     ],
+    [
+      'a --for past the last time a date can show',
+      ['--match', 'app=shop', '--for', '100000000d', '--reason', 'x'],
+      /the silence would end after the last time a date can show/,
+    ],
     ['a bad --match', ['--match', 'app', '--for', '2h', '--reason', 'x'], /--match: invalid matcher "app"/],
     ['a bad regex', ['--match', 'app=~(', '--for', '2h', '--reason', 'x'], /not a regular expression RE2 takes/],
     [

@@ -65,6 +65,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       ['zero duration', { durationMs: 0 }, /duration must be greater than zero, got 0 ms/],
       ['negative duration', { durationMs: -5 }, /greater than zero/],
       ['infinite duration', { durationMs: Infinity }, /greater than zero/],
+      ['an end no date can show', { durationMs: 8.64e15 }, /end after the last time a date can show/],
       ['blank reason', { reason: '  ' }, /needs a reason/],
       ['blank author', { createdBy: '' }, /needs an author/],
     ])('rejects %s and stores nothing', (_name, over, message) => {

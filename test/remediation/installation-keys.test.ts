@@ -252,7 +252,8 @@ describe.each(STATE_BACKENDS)('on $name', (b) => {
       expect(h.store.schemaVersion()).toBe(ALL_MIGRATIONS.at(-1)!.version);
       expect(h.installation).toMatch(/^[0-9a-f]{10}$/);
 
-      // The attempt is sent with the key it was written with.
+      // The attempt is sent with the key it was written with (its alert still firing, as it was).
+      await h.observe({ runs: [staging.id] });
       await h.pass();
       expect(h.changes('runs.retry')).toEqual([{ key: oldKey, status: 200 }]);
       expect(h.attempts()).toMatchObject([{ key: oldKey, status: 'following' }]);

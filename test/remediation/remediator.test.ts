@@ -243,6 +243,30 @@ policies:
           .map((a) => a.reason),
       ).toEqual(['backoff_pending', 'max_attempts_reached']);
     });
+
+    it('hold the backoff for every policy on the record: a second policy does not retry at once', async () => {
+      const second =
+        '  - { name: retry-health, action: runs.retry, match_re: { reason: "health check.*" }, backoff: 10m }\n';
+      h = await start(`${RETRY_NONPROD}${second}`);
+      const appId = appOf(h.sim, 'staging');
+      const run = failedRun(appId, 'health check timed out after 120 s');
+      h.sim.control.failNextRun({ appId, step: 'restart', reason: 'health check timed out after 120 s' });
+
+      await h.cycleAndPass({ runs: [run.id] });
+      h.clock.advance(5 * MINUTE);
+      await h.pass();
+      expect(h.attempts()).toMatchObject([{ policy: 'retry-nonprod', attempt: 1, outcome: 'run_failed' }]);
+
+      // The run failed again a minute ago: the other policy that covers it waits the backoff too.
+      h.clock.advance(MINUTE);
+      const early = await h.cycleAndPass({ runs: [run.id] });
+      expect(early.cycle).toMatchObject({ planned: 0, skipped: { backoff_pending: 2 } });
+      expect(h.changes('runs.retry')).toHaveLength(1);
+
+      h.clock.advance(10 * MINUTE);
+      expect((await h.cycleAndPass({ runs: [run.id] })).cycle.planned).toBe(1);
+      expect(h.changes('runs.retry')).toHaveLength(2);
+    });
   });
 
   describe('dry run', () => {
@@ -506,5 +530,83 @@ policies:
         { key, status: 200 },
       ]);
     });
+  });
+});
+
+describe('an attempt never sent, whose alert or policy changed before its turn', () => {
+  const RESTART = `
+enabled: true
+dry_run: false
+policies:
+  - { name: restart-staging, action: apps.restart, match: { environment_type: staging } }
+`;
+
+  /** A staging app in `state` whose restart a cycle planned; nothing sent yet. */
+  async function plannedRestart(state: string): Promise<number> {
+    h = await Harness.start(RESTART);
+    const app = appOf(h.sim, 'staging');
+    h.sim.control.checks.app_state.set(app, state);
+    expect(await h.cycle({ apps: [app] })).toMatchObject({ planned: 1 });
+    return app;
+  }
+
+  /** The pass sends nothing: the attempt is withdrawn for `reason`, uncounted. */
+  async function expectWithdrawn(reason: string): Promise<void> {
+    await h.pass();
+    expect(h.changes('apps.restart')).toEqual([]);
+    expect(h.attempts()).toMatchObject([{ outcome: 'withdrawn', counted: false, sendCount: 0 }]);
+    expect(h.audit().at(-1)).toMatchObject({ decision: 'outcome', reason, outcome: 'withdrawn' });
+  }
+
+  it('is withdrawn when its alert resolved meanwhile: a running app is not restarted', async () => {
+    const app = await plannedRestart('stopped');
+    // The send loop is slow to come to it (a pass following other runs); meanwhile someone started
+    // the app and the next cycle resolved its alert.
+    h.sim.control.checks.app_state.set(app, 'running');
+    h.clock.advance(MINUTE);
+    await h.cycle({ apps: [app] });
+    expect(h.openAlerts()).toEqual([]);
+    await expectWithdrawn('alert_resolved');
+  });
+
+  it('is withdrawn when a reload narrowed its policy so that it no longer covers the alert', async () => {
+    await plannedRestart('error');
+    await h.close({ keepDir: true });
+    // The operator narrows the policy (stopped apps only) and reloads before the send.
+    h = h.restart(RESTART.replace('match:', 'states: [stopped], match:'));
+    await expectWithdrawn('not_covered');
+  });
+
+  it('is still sent while its alert fires and its policy covers it', async () => {
+    const app = await plannedRestart('stopped');
+    h.clock.advance(MINUTE);
+    await h.cycle({ apps: [app] });
+    await h.pass();
+    expect(h.changes('apps.restart')).toHaveLength(1);
+  });
+});
+
+describe('an attempt of an action this version does not know (a newer one wrote it, then was rolled back)', () => {
+  it('is left as it is, and not due again before the next poll: the send loop does not spin on it', async () => {
+    h = await Harness.start(RETRY_NONPROD);
+    const now = h.clock.now();
+    h.store.transaction(() =>
+      h.store.db
+        .prepare(
+          `INSERT INTO remediation_attempts (policy, action, record_type, record_id, attempt, idempotency_key, body,
+             fingerprint, labels, severity, summary, life, status, planned_at, next_at)
+           VALUES ('update-staging', 'apps.update', 'app', 7, 1, 'dw-newer-key', '{}', 'app_state/app/7', '{}',
+             'warning', 'Shop stopped', ?, 'planned', ?, ?)`,
+        )
+        .run(now, now, now),
+    );
+    await h.pass();
+    expect(h.attempts()).toMatchObject([
+      { action: 'apps.update', status: 'planned', sendCount: 0, nextAt: now + h.config.remediation.poll_interval },
+    ]);
+    // Due again a poll interval later, and left as it is again.
+    h.clock.advance(h.config.remediation.poll_interval);
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 0 }]);
   });
 });
