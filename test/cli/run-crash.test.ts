@@ -102,7 +102,9 @@ describe('run, killed mid-delivery', () => {
     expect(receiver.received).toHaveLength(0);
     const queued = outbox();
     expect(queued.length).toBeGreaterThan(0);
-    expect(queued.every((r) => r.status === 'pending' && r.attempts === 0)).toBe(true);
+    // None tried yet: pending, or held while its alert's context is read (`awaiting_context`,
+    // which a loaded machine may still be doing when the kill comes).
+    expect(queued.filter((r) => !['pending', 'held'].includes(r.status) || r.attempts !== 0)).toEqual([]);
 
     receiver.setMode('ok');
     const second = start(configFile);
