@@ -83,17 +83,22 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
   }
 }
 
+/** What a notice of an attempt that joined a run already under way says: it followed that run, it did not start it. */
+export const JOINED_LINE =
+  'The service answered already_running: this run was already under way when deploy-watchdog asked; it followed that run, it did not start it.';
+
 /**
  * The notice for the alert's channels that show progress when an attempt starts: its change sent
  * and accepted ("Automatic retry: sent, following run #5981"). Its outcome follows when it ends.
  */
 export function startedNotice(attempt: AttemptRow, words: ActionWords): NoticeNotification {
   const following = attempt.runId !== null ? `following run #${attempt.runId}` : 'looking for its run';
+  const joined = attempt.answer === 'already_running';
   return attemptNotice(attempt, {
-    title: `${words.noun}: sent, ${following}`,
+    title: `${words.noun}: sent, ${joined ? `run #${attempt.runId} was already under way: following it` : following}`,
     severity: 'info',
     fields: [{ label: 'Policy', value: `${attempt.policy} (${attempt.action}, attempt ${attempt.attempt})` }],
-    lines: [`Alert: ${attempt.summary}`],
+    lines: [`Alert: ${attempt.summary}`, ...(joined ? [JOINED_LINE] : [])],
   });
 }
 
@@ -108,6 +113,7 @@ export function outcomeNotice(attempt: AttemptRow, words: ActionWords, outcome: 
   fields.push({ label: 'Policy', value: `${attempt.policy} (${attempt.action}, attempt ${attempt.attempt})` });
   fields.push({ label: 'Idempotency key', value: attempt.key });
   const lines = [`Alert: ${attempt.summary}`];
+  if (attempt.answer === 'already_running') lines.push(JOINED_LINE);
   if (outcome.kind === 'stopped' || outcome.kind === 'failed_request') {
     lines.push(`The service said: ${outcome.message}`);
   }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { appsBackup } from '../../src/remediation/actions/apps-backup.js';
 import { runsRetry } from '../../src/remediation/actions/runs-retry.js';
 import {
+  JOINED_LINE,
+  startedNotice,
   outcomeNotice,
   outcomeTitle,
   outcomeWord,
@@ -136,6 +138,22 @@ describe('outcomeNotice', () => {
       lines: ['Alert: Update of shop failed'],
       url: 'https://shop.example.com',
       fingerprint: 'failed_runs/run/9',
+    });
+  });
+});
+
+describe('startedNotice', () => {
+  const attempt = (answer: string) =>
+    ({ policy: 'p', action: 'runs.retry', attempt: 1, summary: 'Update failed', runId: 9, answer }) as AttemptRow;
+
+  it('says the run it follows, and whether it was already under way, started by someone else', () => {
+    expect(startedNotice(attempt('started'), runsRetry.words)).toMatchObject({
+      title: 'Automatic retry: sent, following run #9',
+      lines: ['Alert: Update failed'],
+    });
+    expect(startedNotice(attempt('already_running'), runsRetry.words)).toMatchObject({
+      title: 'Automatic retry: sent, run #9 was already under way: following it',
+      lines: ['Alert: Update failed', JOINED_LINE],
     });
   });
 });

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/logger.js';
 import { createRemediation } from '../../src/remediation/create-remediation.js';
+import { JOINED_LINE } from '../../src/remediation/outcome-notice.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';
 import { appOf, Harness, HOUR, MINUTE, type HarnessOptions } from './remediation-fixture.js';
 
@@ -407,6 +408,8 @@ policies:
         answer: 'already_running',
         reason: 'joined the run under way',
       });
+      // The channels are not told deploy-watchdog took a backup someone else started.
+      expect(h.notices().map((n) => n.notice.lines)).toEqual([[expect.stringMatching(/^Alert: /), JOINED_LINE]]);
     });
   });
 
