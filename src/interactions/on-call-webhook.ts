@@ -12,9 +12,9 @@
  * message, the other channels that show acknowledgements, the console's timeline).
  *
  * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
- * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act that says when
- * it was done (PagerDuty's) and is older than what happened since (a late delivery, a replay after
- * a restart) is answered and let be.
+ * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act older than
+ * what happened since (a late delivery, a replay after a restart; by PagerDuty's `occurred_at`,
+ * Opsgenie's `updatedAt`) is answered and let be.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';
