@@ -9,7 +9,7 @@ export interface OnCallAct {
   act: 'acknowledge' | 'unacknowledge';
   key: string;
   by: string;
-  /** When it was done in the tool (ms), where the tool says (PagerDuty's `occurred_at`): an act older than what is known since is let be. */
+  /** When it was done in the tool (ms), where the tool says (PagerDuty's `occurred_at`, Opsgenie's `updatedAt`): an act older than what is known since is let be. */
   at?: number | undefined;
 }
 

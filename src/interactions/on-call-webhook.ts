@@ -12,10 +12,10 @@
  * message, the other channels that show acknowledgements, the console's timeline).
  *
  * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
- * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act that says when
- * it was done (PagerDuty's) and is older than what happened since (a late delivery, a replay after
- * a restart) is answered and let be. One that could not be carried out (answered 500: the state
- * could not be written) is forgotten, so the tool's retry is taken.
+ * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act older than
+ * what happened since (a late delivery, a replay after a restart; by PagerDuty's `occurred_at`,
+ * Opsgenie's `updatedAt`) is answered and let be. One that could not be carried out (answered 500:
+ * the state could not be written) is forgotten, so the tool's retry is taken.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { acknowledge, unacknowledge } from '../alerts/acknowledge.js';

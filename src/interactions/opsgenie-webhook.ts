@@ -5,8 +5,9 @@
  * custom headers: the channel's `webhook.token` is sent as `X-Deploy-Watchdog-Token: <token>` (or
  * `Authorization: Bearer <token>`) and compared in constant time. Of the actions, `Acknowledge`
  * and `UnAcknowledge` are used; `alert.alias` is the alias the alert was created with
- * (`src/notify/channels/opsgenie.ts`), and `alert.username` the person who did it. Everything in
- * the body is Opsgenie's data: read, cut and shown as text, never obeyed.
+ * (`src/notify/channels/opsgenie.ts`), `alert.username` the person who did it and
+ * `alert.updatedAt` (nanoseconds) when. Everything in the body is Opsgenie's data: read, cut and
+ * shown as text, never obeyed.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -34,6 +35,7 @@ const webhookSchema = z.object({
     .object({
       alias: z.string().nullish(),
       username: z.string().nullish(),
+      updatedAt: z.number().nullish(),
     })
     .nullish(),
 });
@@ -57,5 +59,14 @@ export function readOpsgenieWebhook(body: string): OnCallRead {
   const act = ACTS[what];
   const key = alert?.alias;
   if (!act || !key) return { ok: true, id, what, act: null };
-  return { ok: true, id, what, act: { act, key, by: alert.username ?? '' } };
+  return { ok: true, id, what, act: { act, key, by: alert.username ?? '', at: millisecondsOf(alert.updatedAt) } };
+}
+
+/**
+ * The alert's update time (the act's) in ms: Opsgenie writes nanoseconds; a value that can only be
+ * milliseconds is taken as such, so a change of unit never makes every act look old.
+ */
+function millisecondsOf(updatedAt: number | null | undefined): number | undefined {
+  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt) || updatedAt <= 0) return undefined;
+  return updatedAt > 1e15 ? Math.floor(updatedAt / 1e6) : updatedAt;
 }

@@ -90,7 +90,13 @@ export interface OpsgenieFake extends FakeService {
    */
   act(
     to: { url: string; headers: Record<string, string> },
-    spec: { alias: string; action: 'Acknowledge' | 'UnAcknowledge' | 'Close' | 'AddNote'; username: string },
+    spec: {
+      alias: string;
+      action: 'Acknowledge' | 'UnAcknowledge' | 'Close' | 'AddNote';
+      username: string;
+      /** When it was done (ms); absent: now (each act a millisecond after the last). */
+      occurredAt?: number;
+    },
   ): Promise<{ status: number; sent: WebhookPost }>;
 }
 
@@ -179,7 +185,7 @@ export async function startOpsgenieFake(): Promise<OpsgenieFake> {
     if (alert && spec.action === 'Acknowledge') [alert.acknowledged, alert.owner] = [true, spec.username];
     if (alert && spec.action === 'UnAcknowledge') [alert.acknowledged, alert.owner] = [false, undefined];
     if (alert && spec.action === 'Close') alert.status = 'closed';
-    const at = 1_700_000_000_000 + ++updates;
+    const at = spec.occurredAt ?? Date.now() + ++updates;
     const body = JSON.stringify({
       action: spec.action,
       alert: {
@@ -190,6 +196,7 @@ export async function startOpsgenieFake(): Promise<OpsgenieFake> {
         entity: '',
         alias: spec.alias,
         createdAt: at,
+        // Nanoseconds, as Opsgenie writes it.
         updatedAt: at * 1_000_000,
         username: spec.username,
         userId: randomUUID(),

@@ -332,4 +332,25 @@ webhook: { token: "\${OG_WEBHOOK_TOKEN}" }`,
     expect(kinds(fingerprint)).toEqual(['firing', 'acknowledged', 'unacknowledged']);
     expect(world.leaks([OG_TOKEN, og.apiKey, BOT_TOKEN])).toEqual([]);
   });
+
+  it('lets be an acknowledgement delivered after its giving back', async () => {
+    await open();
+    const { urlId } = world.hostileApp();
+    const fingerprint = await world.fire(urlId);
+    const headers = { 'X-Deploy-Watchdog-Token': OG_TOKEN };
+    world.clock.advance(MINUTE);
+    const t1 = world.clock.now();
+    world.clock.advance(MINUTE);
+    const back = {
+      alias: fingerprint,
+      action: 'UnAcknowledge' as const,
+      username: 'bob',
+      occurredAt: world.clock.now(),
+    };
+    expect((await og.act({ url: url(), headers }, back)).status).toBe(200);
+    const late = { alias: fingerprint, action: 'Acknowledge' as const, username: 'alice', occurredAt: t1 };
+    expect((await og.act({ url: url(), headers }, late)).status).toBe(200);
+    expect(alertStoreOf(world.wd!.store).get(fingerprint)?.acknowledgement).toBeNull();
+    expect(world.logs.text()).toContain('Opsgenie webhook older than what happened since: ignored');
+  });
 });

@@ -96,8 +96,13 @@ describe('an Opsgenie webhook read', () => {
   it.each([
     [
       'an acknowledgement',
-      post('Acknowledge', { alias: 'fp/1', username: 'bob@example.com' }),
-      { ok: true, act: { act: 'acknowledge', key: 'fp/1', by: 'bob@example.com' } },
+      post('Acknowledge', { alias: 'fp/1', username: 'bob@example.com', updatedAt: 1_420_452_224_764 * 1e6 + 2246 }),
+      { ok: true, act: { act: 'acknowledge', key: 'fp/1', by: 'bob@example.com', at: 1420452224764 } },
+    ],
+    [
+      'an update time in milliseconds (not as documented)',
+      post('Acknowledge', { alias: 'fp/1', updatedAt: 1420452224764 }),
+      { ok: true, act: { at: 1420452224764 } },
     ],
     [
       'a giving back',

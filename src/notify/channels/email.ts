@@ -76,7 +76,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const h = d.headline;
   const templates = { ...EMAIL_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
+  const view = messageView(n, d, { ...o, routes: n.routes });
   // The title is a header too.
   const title = plainLine((escape) => templates.title!.render([view], escape), MAX_SUBJECT);
   const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);

@@ -60,6 +60,7 @@ export const EVENT_FIELDS: Fields = {
   url: text("the app's own address (http or https only); empty when none"),
   page_url: text("the platform's page of its record (`notify.links`); empty when none"),
   page_label: text('"App page", "Run page" or "Backup page"; empty when none'),
+  console_url: text('its page in the console (`server.console.public_url`); empty when that is not set'),
   since: text('since when, in UTC ("2026-11-02 11:55 UTC"); empty once resolved'),
   ago: text('how long ago it started ("2h"); empty under a minute and once resolved'),
   resolution: text('why it is over, where the source says; empty otherwise'),

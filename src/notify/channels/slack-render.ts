@@ -109,7 +109,7 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
   const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
   const templates = { ...SLACK_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { now: o.now, links: o.links, channelName: o.channelName, routes: n.routes });
+  const view = messageView(n, d, { ...o, routes: n.routes });
   // The header is plain text: values only lose their control characters there.
   const title = templates.title!.render([view], (v) => plainText(v, 300));
   const lead = (i: number) => templates.text!.render([view, view.events[i]!], (v) => escapeMrkdwn(v, 500));

@@ -9,6 +9,7 @@
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
 import type { AlertsNotification, NoticeNotification } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription, type Tone } from './describe.js';
+import { consoleLink } from './console-link.js';
 import { oneLine, plainText, safeHttpUrl } from './escape.js';
 import { incidentDetails, type IncidentOptions } from './incident-parts.js';
 import type { ValueEscaper } from './message-template.js';
@@ -71,6 +72,7 @@ export function eventView(e: AlertEvent, d: EventDescription, o: ViewOptions, in
     url: safeHttpUrl(d.url) ?? '',
     page_url: (d.page && safeHttpUrl(d.page.url)) ?? '',
     page_label: d.page?.label ?? '',
+    console_url: consoleLink(o.consoleUrl, e.fingerprint) ?? '',
     since: d.since?.utc ?? '',
     ago: d.since?.ago ?? '',
     resolution: d.resolution ?? '',

@@ -381,6 +381,29 @@ describe('templates per channel kind, as golden files', () => {
     expect(mail.html).toContain('<li>CRITICAL: app-1<br>\nUpdate of &lt;b&gt;shop&lt;/b&gt;');
   });
 
+  it("offers each alert's console page to Slack's and email's templates too, as the other kinds link it", () => {
+    const two = cases('alerts').find((c) => c.name === 'two')!.n;
+    if (two.type !== 'alerts') throw new Error('an alerts case');
+    const page = (i: number) => `${CONSOLE}/alert?fp=${encodeURIComponent(two.events[i]!.fingerprint)}`;
+    const o = { now: NOW, links: LINKS, consoleUrl: CONSOLE };
+    const slack = renderSlack(two, {
+      ...o,
+      channelName: 'ops-slack',
+      templates: channelTemplates({}, SLACK_TEMPLATE_PARTS, { text: '<{{console_url}}|{{app}}>' }),
+    });
+    const mail = renderEmail(two, {
+      ...o,
+      channelName: 'ops-mail',
+      subjectPrefix: '[dw]',
+      templates: emailTemplates({ text: 'Console: {{console_url}}', html: '<a href="{{console_url}}">{{app}}</a>' }),
+    });
+    for (const i of [0, 1]) {
+      expect(JSON.stringify(slack.blocks)).toContain(page(i).replace(/&/g, '&amp;'));
+      expect(mail.text).toContain(`Console: ${page(i)}`);
+      expect(mail.html).toContain(`href="${page(i).replace(/&/g, '&amp;')}"`);
+    }
+  });
+
   it('renders the defaults with the files in templates/ (what a user copies)', () => {
     const file = (p: string) => fs.readFileSync(path.join(import.meta.dirname, '../../../templates', p), 'utf8');
     expect(SLACK_TEMPLATES.title!.source).toBe(file('slack/title.mustache'));
