@@ -32,6 +32,7 @@ import type { PassReport } from '../remediation/send-and-follow.js';
 import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
 import { Metrics } from '../lib/metrics.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { LeaderElection, LeaderTerm } from '../state/leader-election.js';
 import { leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
@@ -106,6 +107,8 @@ export class Watchdog {
   readonly #health: SourceHealthStore;
   readonly #clock: Clock;
   readonly #log: Logger;
+  /** A cycle's storage failure, said once per `log.repeat_every` and job: a full disk fails every cycle. */
+  readonly #quiet: RepeatedLog;
   readonly #options: WatchdogOptions;
   #runtime: Runtime;
   readonly #healthListener: HealthListener;
@@ -129,6 +132,7 @@ export class Watchdog {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger;
+    this.#quiet = new RepeatedLog(this.#log, { clock: this.#clock });
     this.metrics = options.metrics ?? new Metrics();
     this.store = store;
     this.#alerts = new AlertStore(store);
@@ -538,7 +542,7 @@ export class Watchdog {
           return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0, durationMs: 0 };
         }
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
-        this.#log.error({ err, job }, 'cycle failed to write its result');
+        this.#quiet.error({ err, job }, 'cycle failed to write its result', job);
         this.metrics.cycles.inc({ source: job, outcome: 'failed' });
         return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0, durationMs: 0 };
       })
