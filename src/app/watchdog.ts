@@ -121,6 +121,8 @@ export class Watchdog {
   #stopping: Promise<StopReport> | undefined;
   /** Gives up the state file's lease, when this process holds one. */
   #releaseLease: (() => void) | undefined;
+  /** Aborted when another process took the state file's lease over (see {@link lost}). */
+  readonly #lost = new AbortController();
   /** Among replicas (`run` on PostgreSQL): the election, the jobs' last slots, and the term this process leads in. */
   #election: LeaderElection | undefined;
   #slots: JobSlots | undefined;
@@ -175,7 +177,12 @@ export class Watchdog {
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
-      if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
+      if (lease) {
+        watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, (err) => {
+          watchdog.#lost.abort(err);
+          watchdog.interrupt(err.message);
+        });
+      }
       if (replicas) {
         seam.bind(watchdog.#join({ ...state, url: state.url }), () => watchdog.#healthListener.beat());
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
@@ -279,7 +286,7 @@ export class Watchdog {
 
   /** True while this process does the work: always, alone (SQLite); among replicas, while it leads. */
   #leads(): boolean {
-    if (!this.#election) return true;
+    if (!this.#election) return !this.#lost.signal.aborted;
     return this.#term !== undefined && !this.#term.signal.aborted;
   }
 
@@ -425,6 +432,15 @@ export class Watchdog {
     await rt.notifier.stop();
     await rt.remediation?.stop(0);
     await rt.context?.stop(0);
+  }
+
+  /**
+   * Aborted when another process took over the state file (its lease had expired: this one was
+   * suspended or stalled past it): this one's cycles are cut, it sends nothing more, and `run`
+   * stops it (SQLite's runner lease; among replicas the election ends terms instead).
+   */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
   }
 
   /**

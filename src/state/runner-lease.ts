@@ -54,8 +54,21 @@ export class LeaseHeldError extends Error {
   }
 }
 
+/** This process's lease expired while it did not renew, and another process holds the state file now. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly holder: LeaseHolder) {
+    super(
+      `deploy-watchdog ${holder.command} (pid ${holder.pid} on ${holder.host}) took over this state file: this ` +
+        `process had not renewed its lease for ${LEASE_TTL_MS / 1000} s (suspended or stalled). It stops, so that ` +
+        'one process works on the file and no message is sent twice',
+    );
+  }
+}
+
 /** A lease held by this process: renew it while working, release it when done. */
 export interface RunnerLease {
+  /** Throws {@link LeaseLostError} when another process holds it now. */
   renew(): void;
   release(): void;
 }
@@ -81,7 +94,13 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
     hold();
   });
   return {
-    renew: () => store.transaction(hold),
+    // Never taken back from another: it expired while this process did not renew (suspended, stalled).
+    renew: () =>
+      store.transaction(() => {
+        const other = held();
+        if (other && other.id !== mine.id) throw new LeaseLostError(other);
+        hold();
+      }),
     // Only its own: a lease taken over meanwhile (this one had expired) is the other's to release.
     release: () => store.transaction(() => held()?.id === mine.id && store.setMeta(KEY, undefined)),
   };

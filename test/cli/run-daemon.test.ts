@@ -195,4 +195,46 @@ describe('run and check on one state file', () => {
       expect(taken.code, taken.stderr).toBe(0);
     },
   );
+
+  it(
+    'stops with exit 1, sending nothing more, once another process took the file over while it stalled',
+    { timeout: 180_000 },
+    async () => {
+      const configFile = path.join(dir, 'taken.yaml');
+      fs.writeFileSync(
+        configFile,
+        daemonConfigYaml(sim, {
+          jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+          notify: ['channels: [{ name: console, type: log }]'],
+          server: '{ listen: "off" }',
+        }).replace('./state.db', './taken.db'),
+      );
+      daemon = spawnDaemon(sim, configFile);
+      await until('the scheduler', () => daemon!.output().includes('scheduler started'), daemon.output, 90_000);
+      // What a run started elsewhere writes once this one's lease expired (a SIGSTOP, a paused VM,
+      // past 30 s): this one, renewing again, must not take it back and work beside it.
+      const other = {
+        id: 'other',
+        command: 'run',
+        pid: 4242,
+        host: 'elsewhere',
+        started: 0,
+        until: Date.now() + 60_000,
+      };
+      const db = new Database(path.join(dir, 'taken.db'), { timeout: 5_000 });
+      try {
+        db.prepare(`UPDATE meta SET value = ? WHERE key = 'runner_lease'`).run(JSON.stringify(other));
+        // Renewed every 10 s: the next renewal finds it.
+        expect(await daemon.exited).toBe(1);
+        expect(daemon.output()).toMatch(
+          /deploy-watchdog run \(pid 4242 on elsewhere\) took over this state file: this process had not renewed its lease/,
+        );
+        expect(daemon.output()).toContain('deploy-watchdog stopped');
+        const lease = db.prepare(`SELECT value FROM meta WHERE key = 'runner_lease'`).get() as { value: string };
+        expect(JSON.parse(lease.value)).toEqual(other);
+      } finally {
+        db.close();
+      }
+    },
+  );
 });
