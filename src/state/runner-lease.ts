@@ -68,7 +68,10 @@ export class LeaseLostError extends Error {
 
 /** A lease held by this process: renew it while working, release it when done. */
 export interface RunnerLease {
-  /** Throws {@link LeaseLostError} when another process holds it now. */
+  /**
+   * Throws {@link LeaseLostError} when another process holds it now, and a `StoreError` when it
+   * cannot be written or the file is no longer at its path (deleted under the daemon).
+   */
   renew(): void;
   release(): void;
 }
@@ -95,12 +98,16 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
   });
   return {
     // Never taken back from another: it expired while this process did not renew (suspended, stalled).
-    renew: () =>
+    renew: () => {
       store.transaction(() => {
         const other = held();
         if (other && other.id !== mine.id) throw new LeaseLostError(other);
         hold();
-      }),
+      });
+      // Held in a file no longer at its path: a run started now makes a new file there, and works beside this one.
+      const lost = store.lostFile();
+      if (lost) throw lost;
+    },
     // Only its own: a lease taken over meanwhile (this one had expired) is the other's to release.
     release: () => store.transaction(() => held()?.id === mine.id && store.setMeta(KEY, undefined)),
   };

@@ -142,6 +142,56 @@ describe('run: a configuration never crashes it', () => {
     expect(await daemon.exited).toBe(0);
   });
 
+  it('says on /readyz and in the log that its state file was deleted under it', { timeout: 120_000 }, async () => {
+    const port = await freePort();
+    const configFile = path.join(dir, 'deleted.yaml');
+    fs.writeFileSync(
+      configFile,
+      daemonConfigYaml(sim, {
+        jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+        notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+        server: `{ listen: "127.0.0.1:${port}" }`,
+      }).replace('./state.db', './deleted.db'),
+    );
+    daemon = spawnDaemon(sim, configFile);
+    const { output } = daemon;
+    const readyz = `http://127.0.0.1:${port}/readyz`;
+    await until('/readyz', async () => (await status(readyz)) === 200, output, 90_000);
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(dir, `deleted.db${suffix}`), { force: true });
+    // The judgement is made again each second while it is asked.
+    let state: { ok: boolean; detail: string } | undefined;
+    await until(
+      '/readyz to say the file is gone',
+      async () => {
+        const body = (await (await fetch(readyz)).json()) as {
+          checks: { check: string; ok: boolean; detail: string }[];
+        };
+        state = body.checks.find((c) => c.check === 'state');
+        return state?.ok === false;
+      },
+      output,
+    );
+    expect(state!.detail).toBe(
+      `state database ${path.join(dir, 'deleted.db')}: deleted while the daemon ran: what it writes now goes to the old file, ` +
+        'which is lost when it stops; a restart starts from the file at that path (an empty state if none: every open ' +
+        'alert is announced again, silences and acknowledgements are gone). Put the file back from a backup and restart',
+    );
+    expect(await status(readyz)).toBe(503);
+    // And the log says it, at the lease's next renewal (every 10 s): a run started now would work beside it.
+    await until(
+      'the log to say the file is gone',
+      () =>
+        output()
+          .split('\n')
+          .some(
+            (l) => l.includes('cannot renew the lease on the state file') && l.includes('deleted while the daemon ran'),
+          ),
+      output,
+    );
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+  });
+
   it('exits 2 at start on a file it cannot read, naming the file and the line', async () => {
     const configFile = path.join(dir, 'bomb.yaml');
     const good = daemonConfigYaml(sim, {
