@@ -28,6 +28,18 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A config file `NAME.yaml` of a daemon on the state file `NAME.db`, its runs every 30 s, its log the channel. */
+function configOn(name: string, server: string): string {
+  const configFile = path.join(dir, `${name}.yaml`);
+  const yaml = daemonConfigYaml(sim, {
+    jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+    notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+    server,
+  });
+  fs.writeFileSync(configFile, yaml.replace('./state.db', `./${name}.db`));
+  return configFile;
+}
+
 // Each test starts a daemon as a process of its own (compiled, from .test-build): 7 s idle, 20 s
 // at a load of 15, near the 30 s default. Room for the starts; the waits inside are for events.
 describe('run', { timeout: 120_000 }, () => {
@@ -144,16 +156,7 @@ describe('run: a configuration never crashes it', () => {
 
   it('says on /readyz and in the log that its state file was deleted under it', { timeout: 120_000 }, async () => {
     const port = await freePort();
-    const configFile = path.join(dir, 'deleted.yaml');
-    fs.writeFileSync(
-      configFile,
-      daemonConfigYaml(sim, {
-        jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-        notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
-        server: `{ listen: "127.0.0.1:${port}" }`,
-      }).replace('./state.db', './deleted.db'),
-    );
-    daemon = spawnDaemon(sim, configFile);
+    daemon = spawnDaemon(sim, configOn('deleted', `{ listen: "127.0.0.1:${port}" }`));
     const { output } = daemon;
     const readyz = `http://127.0.0.1:${port}/readyz`;
     await until('/readyz', async () => (await status(readyz)) === 200, output, 90_000);
@@ -250,16 +253,7 @@ describe('run and check on one state file', () => {
     'stops with exit 1, sending nothing more, once another process took the file over while it stalled',
     { timeout: 180_000 },
     async () => {
-      const configFile = path.join(dir, 'taken.yaml');
-      fs.writeFileSync(
-        configFile,
-        daemonConfigYaml(sim, {
-          jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-          notify: ['channels: [{ name: console, type: log }]'],
-          server: '{ listen: "off" }',
-        }).replace('./state.db', './taken.db'),
-      );
-      daemon = spawnDaemon(sim, configFile);
+      daemon = spawnDaemon(sim, configOn('taken', '{ listen: "off" }'));
       await until('the scheduler', () => daemon!.output().includes('scheduler started'), daemon.output, 90_000);
       // What a run started elsewhere writes once this one's lease expired (a SIGSTOP, a paused VM,
       // past 30 s): this one, renewing again, must not take it back and work beside it.
