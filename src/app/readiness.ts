@@ -1,7 +1,7 @@
 /**
  * What `/readyz` answers: every enabled job completed a cycle within twice its interval (a job off
  * for lack of a permission counts as ready: it is alerted on, and a restart would not fix it), and
- * the state file takes writes. Among replicas (a PostgreSQL state), the leader answers that and
+ * the state file takes writes (and is still at its path). Among replicas (a PostgreSQL state), the leader answers that and
  * whether it still holds the lease; a follower, which runs no job, whether the state takes writes
  * (its console's) and it reaches the lease, so it is ready to take over. The request budget is
  * said as a check that never fails (`request_budget`), once the estate is counted.
@@ -56,7 +56,8 @@ function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {
   if (plan) checks.push({ check: 'request_budget', ok: true, detail: describeBudget(plan) });
   try {
     inputs.store.transaction(() => inputs.store.setMeta('ready_probe_at', String(now)));
-    checks.push({ check: 'state', ok: true, detail: 'state file takes writes' });
+    const lost = inputs.store.lostFile();
+    checks.push({ check: 'state', ok: !lost, detail: lost ? describeError(lost) : 'state file takes writes' });
   } catch (err) {
     checks.push({ check: 'state', ok: false, detail: describeError(err) });
   }

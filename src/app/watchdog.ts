@@ -32,6 +32,7 @@ import type { PassReport } from '../remediation/send-and-follow.js';
 import type { ContextPass } from '../context/context-reader.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
 import { Metrics } from '../lib/metrics.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import { FencedError } from '../state/fenced-error.js';
 import type { LeaderElection, LeaderTerm } from '../state/leader-election.js';
 import { leaseHolderOf, takeLeaseNow } from '../state/leader-lease.js';
@@ -106,6 +107,8 @@ export class Watchdog {
   readonly #health: SourceHealthStore;
   readonly #clock: Clock;
   readonly #log: Logger;
+  /** A cycle's storage failure, said once per `log.repeat_every` and job: a full disk fails every cycle. */
+  readonly #quiet: RepeatedLog;
   readonly #options: WatchdogOptions;
   #runtime: Runtime;
   readonly #healthListener: HealthListener;
@@ -118,6 +121,8 @@ export class Watchdog {
   #stopping: Promise<StopReport> | undefined;
   /** Gives up the state file's lease, when this process holds one. */
   #releaseLease: (() => void) | undefined;
+  /** Aborted when another process took the state file's lease over (see {@link lost}). */
+  readonly #lost = new AbortController();
   /** Among replicas (`run` on PostgreSQL): the election, the jobs' last slots, and the term this process leads in. */
   #election: LeaderElection | undefined;
   #slots: JobSlots | undefined;
@@ -129,6 +134,7 @@ export class Watchdog {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger;
+    this.#quiet = new RepeatedLog(this.#log, { clock: this.#clock });
     this.metrics = options.metrics ?? new Metrics();
     this.store = store;
     this.#alerts = new AlertStore(store);
@@ -171,7 +177,12 @@ export class Watchdog {
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
-      if (lease) watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock);
+      if (lease) {
+        watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, (err) => {
+          watchdog.#lost.abort(err);
+          watchdog.interrupt(err.message);
+        });
+      }
       if (replicas) {
         seam.bind(watchdog.#join({ ...state, url: state.url }), () => watchdog.#healthListener.beat());
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
@@ -275,7 +286,7 @@ export class Watchdog {
 
   /** True while this process does the work: always, alone (SQLite); among replicas, while it leads. */
   #leads(): boolean {
-    if (!this.#election) return true;
+    if (!this.#election) return !this.#lost.signal.aborted;
     return this.#term !== undefined && !this.#term.signal.aborted;
   }
 
@@ -424,6 +435,15 @@ export class Watchdog {
   }
 
   /**
+   * Aborted when another process took over the state file (its lease had expired: this one was
+   * suspended or stalled past it): this one's cycles are cut, it sends nothing more, and `run`
+   * stops it (SQLite's runner lease; among replicas the election ends terms instead).
+   */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  /**
    * Ends whatever reads now, without waiting: the cycles in progress are aborted (writing nothing)
    * and so is a start still asking whoami. For a stop asked for before the daemon is up, and for
    * `check` on SIGTERM (cron and Kubernetes stop a job so), where the outbox keeps what is not sent.
@@ -538,7 +558,7 @@ export class Watchdog {
           return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0, durationMs: 0 };
         }
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
-        this.#log.error({ err, job }, 'cycle failed to write its result');
+        this.#quiet.error({ err, job }, 'cycle failed to write its result', job);
         this.metrics.cycles.inc({ source: job, outcome: 'failed' });
         return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0, durationMs: 0 };
       })

@@ -112,10 +112,12 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
         logger.error({ err: errorText(err) }, 'reload failed; the running configuration is kept'),
       );
   });
-  await stopped(io.signal);
+  // Another process took the state file over (this one stalled past its lease): stop, exit 1.
+  const ended = AbortSignal.any([io.signal, watchdog.lost]);
+  await stopped(ended);
   logger.info(
     {
-      reason: String((io.signal.reason as Error | undefined)?.message ?? 'stop'),
+      reason: String((ended.reason as Error | undefined)?.message ?? 'stop'),
       deadline: formatDuration(stopMs, 'exact'),
     },
     'stopping',
@@ -124,7 +126,7 @@ async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups:
   hangups.onHangup(() => logger.info('SIGHUP while stopping: ignored'));
   await reloading;
   await watchdog.stop(stopMs);
-  return EXIT.ok;
+  return watchdog.lost.aborted ? EXIT.incomplete : EXIT.ok;
 }
 
 /** Loads the file again; every problem of an invalid one is logged and the running config kept. */

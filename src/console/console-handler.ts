@@ -15,6 +15,7 @@
  *   POST /alerts/remediate                                    a remediation policy's action, asked for
  */
 import { FencedError } from '../state/fenced-error.js';
+import { StoreError } from '../state/store-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/load-config.js';
 import type { Secret } from '../lib/secret.js';
@@ -75,6 +76,12 @@ export type ConsoleRequestHandler = RequestHandler;
 
 /** The largest form taken: a silence's matchers and comment are far smaller. */
 const MAX_FORM_BYTES = 64 * 1024;
+/**
+ * The longest a page or a form waits for a PostgreSQL state, all its statements together: a server
+ * that hangs makes the console say so in that time, rather than wait out the statement timeout
+ * (30 s by default) per statement. SQLite's calls wait on no server.
+ */
+export const CONSOLE_WAIT_MS = 5_000;
 
 /** Headers of every console answer. */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -103,6 +110,11 @@ export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAcce
       if (err instanceof FencedError) {
         log.warn({ path: req.url, reason: err.reason }, 'console write refused: this replica no longer leads');
         return send(res, 503, messagePage('Not written', `${err.message}. Try again in a few seconds.`));
+      }
+      // The state's server is down or hangs: said as such, not as the console's own failure.
+      if (err instanceof StoreError && (err.reason === 'timeout' || err.reason === 'unreachable')) {
+        log.warn({ path: req.url, err: err.message }, 'console request not answered: the state does not answer');
+        return send(res, 503, messagePage('The state does not answer', `${err.message}. Try again in a few seconds.`));
       }
       log.error({ err, path: req.url }, 'console request failed');
       send(res, 500, messagePage('Error', 'the console could not answer; see the daemon log'));
@@ -198,11 +210,14 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   const runtime = r.deps.runtime?.();
   const wake = runtime ? () => runtime.notifier.wake() : undefined;
   const deps = { logger: r.log, wake, remediation: runtime?.remediation };
+  const within = (submit: () => FormOutcome) => ctx.store.within(CONSOLE_WAIT_MS, submit);
   let outcome: FormOutcome;
-  if (path === '/silences') outcome = submitSilence(deps, ctx, fields);
-  else if (path === '/silences/expire') outcome = endSilence(deps, ctx, fields);
-  else if (path === '/alerts/acknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'acknowledge');
-  else if (path === '/alerts/unacknowledge') outcome = submitAcknowledgement(deps, ctx, fields, 'unacknowledge');
+  if (path === '/silences') outcome = within(() => submitSilence(deps, ctx, fields));
+  else if (path === '/silences/expire') outcome = within(() => endSilence(deps, ctx, fields));
+  else if (path === '/alerts/acknowledge')
+    outcome = within(() => submitAcknowledgement(deps, ctx, fields, 'acknowledge'));
+  else if (path === '/alerts/unacknowledge')
+    outcome = within(() => submitAcknowledgement(deps, ctx, fields, 'unacknowledge'));
   else if (path === '/alerts/remediate') outcome = await submitRemediation(deps, ctx, fields);
   else if (path === '/logout') outcome = { redirect: '/login' };
   else outcome = { status: 404, body: messagePage('Not found', `nothing to post to at ${path}`) };
@@ -224,10 +239,12 @@ const PAGES: ReadonlyMap<string, (ctx: PageContext, query: URLSearchParams) => S
 async function page(r: ConsoleRequest, ctx: PageContext, url: URL): Promise<[number, SafeHtml]> {
   const query = url.searchParams;
   const plain = PAGES.get(url.pathname);
-  if (plain) return [200, plain(ctx, query)];
+  if (plain) return [200, ctx.store.within(CONSOLE_WAIT_MS, () => plain(ctx, query))];
   if (url.pathname === '/alert') {
     const fingerprint = query.get('fp') ?? '';
-    const body = alertPage(ctx, fingerprint, doneNotice(query.get('done')), query);
+    const body = ctx.store.within(CONSOLE_WAIT_MS, () =>
+      alertPage(ctx, fingerprint, doneNotice(query.get('done')), query),
+    );
     return body ? [200, body] : [404, messagePage('Not found', `no alert ${fingerprint}`)];
   }
   if (url.pathname !== '/sources') return [404, messagePage('Not found', `there is no page ${url.pathname}`)];

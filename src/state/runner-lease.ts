@@ -54,8 +54,24 @@ export class LeaseHeldError extends Error {
   }
 }
 
+/** This process's lease expired while it did not renew, and another process holds the state file now. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly holder: LeaseHolder) {
+    super(
+      `deploy-watchdog ${holder.command} (pid ${holder.pid} on ${holder.host}) took over this state file: this ` +
+        `process had not renewed its lease for ${LEASE_TTL_MS / 1000} s (suspended or stalled). It stops, so that ` +
+        'one process works on the file and no message is sent twice',
+    );
+  }
+}
+
 /** A lease held by this process: renew it while working, release it when done. */
 export interface RunnerLease {
+  /**
+   * Throws {@link LeaseLostError} when another process holds it now, and a `StoreError` when it
+   * cannot be written or the file is no longer at its path (deleted under the daemon).
+   */
   renew(): void;
   release(): void;
 }
@@ -81,7 +97,17 @@ export function claimLease(store: Store, command: LeaseHolder['command'], now: (
     hold();
   });
   return {
-    renew: () => store.transaction(hold),
+    // Never taken back from another: it expired while this process did not renew (suspended, stalled).
+    renew: () => {
+      store.transaction(() => {
+        const other = held();
+        if (other && other.id !== mine.id) throw new LeaseLostError(other);
+        hold();
+      });
+      // Held in a file no longer at its path: a run started now makes a new file there, and works beside this one.
+      const lost = store.lostFile();
+      if (lost) throw lost;
+    },
     // Only its own: a lease taken over meanwhile (this one had expired) is the other's to release.
     release: () => store.transaction(() => held()?.id === mine.id && store.setMeta(KEY, undefined)),
   };

@@ -20,16 +20,28 @@ export interface SqliteOptions {
 
 const FILE_MODE = 0o600;
 
+/** What a state file deleted or replaced under the daemon means, and what to do. */
+const LOST_FILE_CONSEQUENCE =
+  'what it writes now goes to the old file, which is lost when it stops; a restart starts from the ' +
+  'file at that path (an empty state if none: every open alert is announced again, silences and ' +
+  'acknowledgements are gone). Put the file back from a backup and restart';
+
 /** One SQLite file (see the file's comment). */
 export class SqliteDatabase implements SqlDatabase {
   readonly engine = 'sqlite';
+
+  /** The file this connection opened (device and inode); undefined in memory. */
+  readonly #opened: { dev: number; ino: number } | undefined;
 
   private constructor(
     /** The better-sqlite3 connection itself, for what only SQLite has (pragmas). */
     readonly handle: Database.Database,
     /** The file, absolute (or `:memory:`). */
     readonly path: string,
-  ) {}
+    opened: { dev: number; ino: number } | undefined,
+  ) {
+    this.#opened = opened;
+  }
 
   /**
    * Opens (creating if needed, with mode 0600) the file at `file` in WAL mode. Throws
@@ -61,7 +73,30 @@ export class SqliteDatabase implements SqlDatabase {
       if (err instanceof StoreError) throw err;
       throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
     }
-    return new SqliteDatabase(handle, resolved);
+    const { dev, ino } = inMemory ? { dev: 0, ino: 0 } : fs.statSync(resolved);
+    return new SqliteDatabase(handle, resolved, inMemory ? undefined : { dev, ino });
+  }
+
+  /**
+   * When {@link path} no longer names the file this connection writes (deleted, or another file
+   * put in its place while the daemon ran): why, as a {@link StoreError}; undefined while it does.
+   * Every write still succeeds, into a file nobody else can open and that is gone at the next start.
+   */
+  lostFile(): StoreError | undefined {
+    if (this.#opened === undefined) return undefined;
+    let now: fs.Stats;
+    try {
+      now = fs.statSync(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+      return new StoreError(this.path, 'missing', `deleted while the daemon ran: ${LOST_FILE_CONSEQUENCE}`);
+    }
+    if (now.dev === this.#opened.dev && now.ino === this.#opened.ino) return undefined;
+    return new StoreError(
+      this.path,
+      'missing',
+      `replaced by another file while the daemon ran: ${LOST_FILE_CONSEQUENCE}`,
+    );
   }
 
   get open(): boolean {

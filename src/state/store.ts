@@ -203,6 +203,11 @@ export class Store {
     return this.db instanceof PostgresDatabase ? this.db.ping(ms) : true;
   }
 
+  /** Why the state file is no longer at its path (SQLite: deleted or replaced under the daemon), or undefined. */
+  lostFile(): StoreError | undefined {
+    return this.db instanceof SqliteDatabase ? this.db.lostFile() : undefined;
+  }
+
   /** Makes the database self-contained at rest (SQLite folds the WAL back into the file). */
   checkpoint(): void {
     this.db.checkpoint();

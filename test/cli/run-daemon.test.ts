@@ -28,6 +28,18 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A config file `NAME.yaml` of a daemon on the state file `NAME.db`, its runs every 30 s, its log the channel. */
+function configOn(name: string, server: string): string {
+  const configFile = path.join(dir, `${name}.yaml`);
+  const yaml = daemonConfigYaml(sim, {
+    jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
+    notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+    server,
+  });
+  fs.writeFileSync(configFile, yaml.replace('./state.db', `./${name}.db`));
+  return configFile;
+}
+
 // Each test starts a daemon as a process of its own (compiled, from .test-build): 7 s idle, 20 s
 // at a load of 15, near the 30 s default. Room for the starts; the waits inside are for events.
 describe('run', { timeout: 120_000 }, () => {
@@ -142,6 +154,47 @@ describe('run: a configuration never crashes it', () => {
     expect(await daemon.exited).toBe(0);
   });
 
+  it('says on /readyz and in the log that its state file was deleted under it', { timeout: 120_000 }, async () => {
+    const port = await freePort();
+    daemon = spawnDaemon(sim, configOn('deleted', `{ listen: "127.0.0.1:${port}" }`));
+    const { output } = daemon;
+    const readyz = `http://127.0.0.1:${port}/readyz`;
+    await until('/readyz', async () => (await status(readyz)) === 200, output, 90_000);
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(dir, `deleted.db${suffix}`), { force: true });
+    // The judgement is made again each second while it is asked.
+    let state: { ok: boolean; detail: string } | undefined;
+    await until(
+      '/readyz to say the file is gone',
+      async () => {
+        const body = (await (await fetch(readyz)).json()) as {
+          checks: { check: string; ok: boolean; detail: string }[];
+        };
+        state = body.checks.find((c) => c.check === 'state');
+        return state?.ok === false;
+      },
+      output,
+    );
+    expect(state!.detail).toBe(
+      `state database ${path.join(dir, 'deleted.db')}: deleted while the daemon ran: what it writes now goes to the old file, ` +
+        'which is lost when it stops; a restart starts from the file at that path (an empty state if none: every open ' +
+        'alert is announced again, silences and acknowledgements are gone). Put the file back from a backup and restart',
+    );
+    expect(await status(readyz)).toBe(503);
+    // And the log says it, at the lease's next renewal (every 10 s): a run started now would work beside it.
+    await until(
+      'the log to say the file is gone',
+      () =>
+        output()
+          .split('\n')
+          .some(
+            (l) => l.includes('cannot renew the lease on the state file') && l.includes('deleted while the daemon ran'),
+          ),
+      output,
+    );
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+  });
+
   it('exits 2 at start on a file it cannot read, naming the file and the line', async () => {
     const configFile = path.join(dir, 'bomb.yaml');
     const good = daemonConfigYaml(sim, {
@@ -193,6 +246,39 @@ describe('run and check on one state file', () => {
       await daemon.exited;
       const taken = await runCli(['check', '--config', configFile], { env });
       expect(taken.code, taken.stderr).toBe(0);
+    },
+  );
+
+  it(
+    'stops with exit 1, sending nothing more, once another process took the file over while it stalled',
+    { timeout: 180_000 },
+    async () => {
+      daemon = spawnDaemon(sim, configOn('taken', '{ listen: "off" }'));
+      await until('the scheduler', () => daemon!.output().includes('scheduler started'), daemon.output, 90_000);
+      // What a run started elsewhere writes once this one's lease expired (a SIGSTOP, a paused VM,
+      // past 30 s): this one, renewing again, must not take it back and work beside it.
+      const other = {
+        id: 'other',
+        command: 'run',
+        pid: 4242,
+        host: 'elsewhere',
+        started: 0,
+        until: Date.now() + 60_000,
+      };
+      const db = new Database(path.join(dir, 'taken.db'), { timeout: 5_000 });
+      try {
+        db.prepare(`UPDATE meta SET value = ? WHERE key = 'runner_lease'`).run(JSON.stringify(other));
+        // Renewed every 10 s: the next renewal finds it.
+        expect(await daemon.exited).toBe(1);
+        expect(daemon.output()).toMatch(
+          /deploy-watchdog run \(pid 4242 on elsewhere\) took over this state file: this process had not renewed its lease/,
+        );
+        expect(daemon.output()).toContain('deploy-watchdog stopped');
+        const lease = db.prepare(`SELECT value FROM meta WHERE key = 'runner_lease'`).get() as { value: string };
+        expect(JSON.parse(lease.value)).toEqual(other);
+      } finally {
+        db.close();
+      }
     },
   );
 });

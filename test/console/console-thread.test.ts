@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listSilences } from '../../src/alerts/silences.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
+import { CONSOLE_WAIT_MS } from '../../src/console/console-handler.js';
 import { ConsoleThread } from '../../src/console/console-thread.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
@@ -20,6 +21,7 @@ import { writeFence, type WriteFence } from '../../src/state/write-fence.js';
 import { captureLogger, manualSim } from '../app/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
 import { SQLITE_BACKEND, STATE_BACKENDS } from '../helpers/state-backends.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { threadPost } from '../helpers/thread-post.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -257,5 +259,39 @@ describe('the console thread’s write fence, on PostgreSQL', () => {
     fence = { mode: 'open' };
     write('following');
     expect(store.getMeta('following')).toBe('written');
+  });
+});
+
+describe('the console while its PostgreSQL hangs', { timeout: 120_000 }, () => {
+  it('says within seconds that the state does not answer, and shows the page again once it does', async () => {
+    const { sim, clock } = await manualSim({ apps: 8, seed: 5 });
+    cleanups.push(() => sim.close());
+    const state = STATE_BACKENDS.find((b) => b.engine === 'postgres')!.fresh();
+    cleanups.push(() => state.cleanup());
+    const url = state.config.url!.reveal();
+    // Between the daemon (both its threads) and the server: a network that drops every packet.
+    const proxy = await startTcpProxy(Number(new URL(url).port));
+    cleanups.push(() => proxy.close());
+    const port = await freePort();
+    const config = daemonConfig(sim.baseUrl, sim.adminToken, `state: { url: ${JSON.stringify(proxy.via(url))} }`, port);
+    const wd = Watchdog.open({ config, clock, logger: captureLogger('silent').logger });
+    cleanups.push(() => wd.stop(1_000).then(() => undefined));
+    cleanups.push(() => proxy.restore());
+    await wd.start();
+    // The start's cycles done: the main thread waits on no statement when the network goes.
+    await wd.runOnce();
+    expect((await get(port, '/')).status).toBe(200);
+
+    await proxy.hang();
+    const started = Date.now();
+    const hung = await get(port, '/');
+    // Not the statement timeout (30 s here, as by default): the console's own wait, and a little.
+    expect(Date.now() - started).toBeLessThan(CONSOLE_WAIT_MS + 3_000);
+    expect(hung.status).toBe(503);
+    expect(hung.body).toContain('The state does not answer');
+    expect(hung.body).not.toContain(new URL(url).password);
+
+    await proxy.restore();
+    await vi.waitFor(async () => expect((await get(port, '/')).status).toBe(200), { timeout: 30_000, interval: 500 });
   });
 });

@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { main } from '../../src/cli/main.js';
 import type { ManualClock } from '../../src/lib/clock.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { sqliteHandle } from '../helpers/state-backends.js';
 import { events, faultConfig, manualSim, openWatchdog, tempDir } from './fault-fixture.js';
@@ -92,6 +93,51 @@ describe('the disk fills up during a cycle (SQLite max_page_count on the engine 
     expect(written.length).toBe(again.events);
     expect(new Set(written.map((e) => `${e.kind} ${e.fingerprint}`)).size).toBe(written.length);
     expect(integrity(db)).toBe('ok');
+  });
+
+  it('the disk stays full for two minutes of cycles: each job says its failure once a minute, with a count', async () => {
+    let out = '';
+    const logger = createLogger({
+      level: 'info',
+      format: 'json',
+      destination: new Writable({
+        write(chunk: Buffer, _enc, done) {
+          out += chunk.toString();
+          done();
+        },
+      }),
+    });
+    const extra = 'jobs: { jitter: 0s, maintenance: "off" }';
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra }), clock, { logger });
+    expect((await wd.runOnce()).complete).toBe(true);
+    const db = sqliteHandle(wd.store);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    manyProblems(sim);
+    const before = out.length;
+
+    // Twelve cycles of each job, ten seconds apart: every one fails on the full disk.
+    for (let i = 0; i < 12; i++) {
+      clock.advance(10_000);
+      for (const job of (await wd.runOnce(['runs', 'urls'])).jobs) expect(job.outcome).toBe('failed');
+    }
+
+    const lines = out
+      .slice(before)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; job?: string; repeated?: number });
+    const failures = lines.filter((l) => l.msg.startsWith('cycle failed to write its result'));
+    for (const job of ['runs', 'urls']) {
+      const said = failures.filter((l) => l.job === job);
+      // The first at once, then once more after a minute with the count of those held.
+      expect(said.length, job).toBe(2);
+      expect(said[1]!.msg).toMatch(/\(repeated 6 times in the last 60 s\)$/);
+      expect(
+        said.reduce((n, l) => n + (l.repeated ?? 1), 0),
+        job,
+      ).toBe(7);
+    }
   });
 });
 

@@ -2,7 +2,13 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimLease, LEASE_TTL_MS, LeaseHeldError, type LeaseHolder } from '../../src/state/runner-lease.js';
+import {
+  claimLease,
+  LEASE_TTL_MS,
+  LeaseHeldError,
+  LeaseLostError,
+  type LeaseHolder,
+} from '../../src/state/runner-lease.js';
 import type { Store } from '../../src/state/store.js';
 import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
 
@@ -102,5 +108,21 @@ describe.each(STATE_BACKENDS)('runner lease on $name', (backend) => {
     lease.renew();
     now += LEASE_TTL_MS - 1;
     expect(() => claimLease(open(), 'check', () => now)).toThrow(LeaseHeldError);
+  });
+
+  it('once another took it over (this one stalled past it), a renewal does not take it back', () => {
+    let now = Date.now();
+    const stalled = claimLease(open(), 'run', () => now);
+    now += LEASE_TTL_MS + 1;
+    const next = claimLease(open(), 'check', () => now);
+    expect(() => stalled.renew()).toThrow(LeaseLostError);
+    expect(() => stalled.renew()).toThrow(
+      /^deploy-watchdog check \(pid \d+ on .+\) took over this state file: this process had not renewed its lease for 30 s/,
+    );
+    // Still the other's: neither the renewal nor the stalled one's release took it.
+    stalled.release();
+    expect(() => claimLease(open(), 'run', () => now)).toThrow(/deploy-watchdog check \(pid \d+/);
+    next.release();
+    claimLease(open(), 'run', () => now).release();
   });
 });

@@ -251,6 +251,25 @@ describe.each(STATE_BACKENDS)('the store on $name', (backend) => {
 });
 
 describe('Store.open (SQLite)', () => {
+  it('tells when its file is deleted or replaced under it, though every write still succeeds', () => {
+    const file = path.join(dir, 'state.db');
+    const store = open(file);
+    expect(store.lostFile()).toBeUndefined();
+    const other = path.join(dir, 'other.db');
+    open(other).close();
+    fs.renameSync(other, file);
+    expect(store.lostFile()?.message).toMatch(
+      /^state database .+state\.db: replaced by another file while the daemon ran: /,
+    );
+    fs.rmSync(file);
+    store.setMeta('still', 'writes');
+    expect(store.lostFile()).toMatchObject({ reason: 'missing' });
+    expect(store.lostFile()?.message).toMatch(
+      /state\.db: deleted while the daemon ran: .*a restart starts from the file/,
+    );
+    expect(open(':memory:').lostFile()).toBeUndefined();
+  });
+
   it('creates the directory and the file with mode 0600, WAL, foreign keys and NORMAL sync', () => {
     const file = path.join(dir, 'nested', 'deeper', 'state.db');
     const store = open(file);
