@@ -215,6 +215,29 @@ describe('a newer run of the same app and action fails too', () => {
   });
 });
 
+describe('a failed run now in a state word no list names', () => {
+  it('is not taken for over: the alert stays open as told, saying so, and nothing is sent', async () => {
+    const { sim, clock } = engine;
+    const wd = engine.watchdog(ONLY_RUNS);
+    const { run } = await toldFailure(wd);
+
+    // The service's retry may show a word of its own ("paused", "pending"): the reference leaves them open.
+    sim.control.setFault('runs.list', { recordField: { id: run.id, field: 'state', value: 'paused' } });
+    clock.advance(MINUTE);
+    await wd.runOnce(['runs']);
+    expect(alertOf(wd, run.id)?.summary).toMatch(
+      /failed at step restart: x; now in state "paused", which no state list names: held, not resolved$/,
+    );
+    expect(kindsOf(wd, run.id)).toEqual(['firing']);
+
+    sim.control.clearFaults();
+    clock.advance(MINUTE);
+    await wd.runOnce(['runs']);
+    expect(alertOf(wd, run.id)?.summary).toMatch(/failed at step restart: x$/);
+    expect(kindsOf(wd, run.id)).toEqual(['firing']);
+  });
+});
+
 describe('retried by our remediation policy', () => {
   it('the alert follows the run it retried; a failed retry escalates it, as the outcome notice says', async () => {
     const { sim, clock } = engine;
