@@ -3,7 +3,8 @@
  *
  * The service pages with limit/offset over a list that may change between two pages (a new run
  * pushes every run one place down). A walk checks, page by page, that `total` stays the same and
- * no id comes twice, and at the end that it read exactly `total` items. A walk that sees a shift
+ * no id comes twice, and at the end that it read exactly `total` items. The same id twice within
+ * one page is not a shift but the service's own list: the repeat is set aside (`quarantine.ts`). A walk that sees a shift
  * is thrown away and the list read again, a bounded number of times; after that the caller gets
  * an {@link ApiPaginationError}, never a partial list passed off as a complete one.
  *
@@ -13,7 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { Page } from './schemas.js';
-import type { QuarantinedRecord, QuarantineSink } from './quarantine.js';
+import { quarantined, type QuarantinedRecord, type QuarantineSink } from './quarantine.js';
 import { ApiListTooLongError, ApiPaginationError, type PaginationShift } from './errors.js';
 
 /**
@@ -116,11 +117,23 @@ async function* walk<T extends { id: number }>(
   const total = first.total;
   const step = first.items.length + (first.quarantined?.length ?? 0) + (first.passed?.length ?? 0);
   const maxItems = options.maxItems ?? Infinity;
-  /** Each id is read once in a walk: a repeat means the list shifted under it. */
-  const see = (id: number, offset: number) => {
+  // The ids of the page being read: the same id twice in one answer is no shift (a shift moves
+  // records between two reads), but the service's own record, listed twice the same way at every
+  // walk. Set aside, it holds that record's alerts and fails no walk; the list is read as usual.
+  let pageIds = new Set<number>();
+  /** Each id is read once in a walk: a repeat across pages means the list shifted under it. */
+  const see = (id: number, offset: number): boolean => {
+    if (pageIds.has(id)) {
+      unnamed++;
+      return false;
+    }
     if (seen.has(id)) throw new ShiftSeen('id_repeated', `id ${id} came twice (page at offset ${offset})`);
     seen.add(id);
+    pageIds.add(id);
+    return true;
   };
+  const twice = (item: unknown, id: number): QuarantinedRecord =>
+    quarantined(options.fn, item, { reason: 'unreadable', detail: `id ${id} came twice in one page of the list` });
   /** The walk stops once it has read more than `maxItems`. */
   const withinBound = () => {
     if (seen.size + unnamed > maxItems)
@@ -146,7 +159,8 @@ async function* walk<T extends { id: number }>(
       if (walked < expected) {
         throw new ShiftSeen('short_page', `${walked} items at offset ${offset} of ${total}, expected ${expected}`);
       }
-      for (const id of passed) see(id, offset);
+      pageIds = new Set();
+      for (const id of passed) if (!see(id, offset)) setAside([twice({ id }, id)]);
       withinBound();
       for (const record of aside) {
         if (record.id === undefined) unnamed++;
@@ -155,7 +169,10 @@ async function* walk<T extends { id: number }>(
       if (aside.length > 0) setAside(aside);
       const kept: T[] = [];
       for (const item of page.items) {
-        see(item.id, offset);
+        if (!see(item.id, offset)) {
+          setAside([twice(item, item.id)]);
+          continue;
+        }
         withinBound();
         if (options.until?.(item)) {
           if (kept.length > 0) yield { items: kept, walked };

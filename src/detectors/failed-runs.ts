@@ -50,7 +50,7 @@ import type { StuckRunsConfig } from './stuck-runs.js';
  */
 export type RunVerdict =
   | { kind: 'failed'; reason: 'failed_state' | 'retrying_past_grace' | 'watcher_failed' }
-  | { kind: 'pending'; reason: 'active_state' | 'retrying_within_grace' | 'watcher_waiting' }
+  | { kind: 'pending'; reason: 'active_state' | 'retrying_within_grace' | 'watcher_waiting' | 'unknown_state' }
   | { kind: 'settled'; reason: 'not_failed' };
 
 /**
@@ -80,8 +80,12 @@ export function judgeRun(
       return { kind: 'pending', reason: 'retrying_within_grace' };
     }
     case 'succeeded':
-    case 'other':
       return { kind: 'settled', reason: 'not_failed' };
+    case 'other':
+      // A word no state list names (the service's retry may say "pending"): not known to be over.
+      return options.succeeded_states.includes(run.state) || options.other_states.includes(run.state)
+        ? { kind: 'settled', reason: 'not_failed' }
+        : { kind: 'pending', reason: 'unknown_state' };
   }
 }
 
@@ -198,6 +202,9 @@ export function failedRuns(
       }
       if (verdict.reason === 'retrying_within_grace') {
         findings.push(toFinding(run, detail, told, { kind: 'retrying' }, apps, options, now));
+      } else if (told && verdict.reason === 'unknown_state') {
+        findings.push(toFinding(run, detail, told, { kind: 'unknown' }, apps, options, now));
+        break;
       } else if (told) {
         findings.push(toFinding(run, detail, told, { kind: 'underway' }, apps, options, now));
         break;
@@ -213,7 +220,12 @@ export function failedRuns(
  * and the service will retry it by itself (within the grace: held, not yet announced), or a failure
  * already told is being retried (the run is going again).
  */
-type Sighting = Extract<RunVerdict, { kind: 'failed' }> | { kind: 'retrying' } | { kind: 'underway' };
+type Sighting =
+  | Extract<RunVerdict, { kind: 'failed' }>
+  | { kind: 'retrying' }
+  | { kind: 'underway' }
+  /** A failure already told whose run is now in a state word no list names: held as told. */
+  | { kind: 'unknown' };
 
 /** Where and why a run failed. */
 interface Failure {
@@ -254,7 +266,7 @@ function toFinding(
   now: number,
 ): Detection<'failed_runs'> {
   const ctx = runContext(run, apps);
-  const underway = sighting.kind === 'underway' && told !== undefined;
+  const underway = (sighting.kind === 'underway' || sighting.kind === 'unknown') && told !== undefined;
   const failure = underway
     ? failureTold(told)
     : failureRead(detail, sighting.kind === 'failed' && sighting.reason === 'watcher_failed', told);
@@ -284,7 +296,9 @@ function toFinding(
   if (watcher) details.watcher = watcher;
   if (run.retrying) details.retrying = 'yes';
 
-  if (sighting.kind === 'underway') {
+  if (sighting.kind === 'unknown') {
+    summary += `; now in state ${JSON.stringify(run.state)}, which no state list names: held, not resolved`;
+  } else if (sighting.kind === 'underway') {
     // Kept while it runs again: an automatic retry that fails again is retrying since then still.
     if (told?.retrying_since) details.retrying_since = told.retrying_since;
     const retryAt = told ? retrySince(run, detail, told) : null;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paginate, pageStream, type PageFetcher } from '../../src/api/paginate.js';
 import { ApiPaginationError, type PaginationShift } from '../../src/api/errors.js';
+import { Quarantine } from '../../src/api/quarantine.js';
 import type { Page } from '../../src/api/schemas.js';
 
 // These tests drive the walk with in-memory lists (no HTTP): the walk's consistency rules are pure
@@ -113,6 +114,19 @@ describe('paginate', () => {
     const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, until: (i) => i.id < 880 });
     expect(items.map((i) => i.id)).toEqual(Array.from({ length: 121 }, (_, i) => 1000 - i));
     expect(m.calls).toHaveLength(3);
+  });
+
+  it('sets aside an id that comes twice in one page: no shift, one walk, the rest of the list read', async () => {
+    // The service lists record 150 twice on its second page (offsets 50-99), the same at every walk.
+    const m = memoryList(200);
+    m.list[60] = { id: 150 };
+    const quarantine = new Quarantine();
+    const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, quarantine });
+    expect(m.calls).toHaveLength(4);
+    expect(items).toHaveLength(199);
+    expect(quarantine.records()).toEqual([
+      expect.objectContaining({ kind: 'run', id: 150, reason: 'unreadable', subjects: [{ type: 'run', id: 150 }] }),
+    ]);
   });
 
   it('still checks the part read before `until` for shifts', async () => {

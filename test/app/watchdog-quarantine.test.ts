@@ -320,6 +320,37 @@ describe('each job with one record broken in turn', () => {
 });
 
 /**
+ * The same id twice in one page is no shift (a shift moves records between two reads): it is the
+ * service's own list, the same at every walk. Read as a shift, it failed the job whole every cycle,
+ * after three walks each; the repeat is set aside instead, and holds that record's alerts.
+ */
+describe('one id listed twice in one page', () => {
+  const h = engineHarness({ apps: 20 });
+
+  it('urls: the repeat set aside, its alert held, the rest of the list read in one walk', async () => {
+    const { control } = h.sim;
+    const [a, b, c] = [...control.state.apps.values()].filter((x) => x.urlIds.length > 0);
+    control.checks.certificates.expire(a!.urlIds[0]!, { inDays: 1 });
+    control.checks.certificates.expire(b!.urlIds[0]!, { inDays: 1 });
+    const [target, other] = [`certificates/url/${a!.urlIds[0]}`, `certificates/url/${b!.urlIds[0]}`];
+    const wd = h.watchdog(ONLY('urls'));
+    await wd.runOnce(['urls']);
+    expect(firingOf(wd, 'urls')).toEqual(expect.arrayContaining([target, other]));
+
+    control.setFault('urls.list', { recordField: { id: c!.urlIds[0]!, field: 'id', value: a!.urlIds[0]! } });
+    control.resetRequests();
+    h.clock.advance(15 * MINUTE);
+    const report = (await wd.runOnce(['urls'])).jobs[0]!;
+    expect(report.outcome).toBe('ok');
+    expect(report.skipped).toEqual([expect.objectContaining({ id: a!.urlIds[0], reason: 'unreadable' })]);
+    expect(control.requests().filter((r) => r.fn === 'urls.list')).toHaveLength(1);
+    expect(alertStoreOf(wd.store).get(target)!.details.held).toMatch(/came twice in one page.*held, not resolved$/);
+    expect(alertStoreOf(wd.store).get(other)!.details.held).toBeUndefined();
+    expect(eventsOf(wd, '').filter((e) => e.kind === 'resolved')).toEqual([]);
+  });
+});
+
+/**
  * The attention summary is not a list, but each of its sections is a record: one section with a
  * severity beyond the stated ones, a count that is not a number, or an item that is not an object
  * is set aside, its items' alerts held; the other sections are read and told as usual.
