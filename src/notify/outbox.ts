@@ -215,7 +215,22 @@ export class Outbox {
         extra.push({ channel, route });
       }
     }
+    if (event.kind === 'resolved') extra.push(...this.#toldElsewhere(event, told, seen));
     return [...targets, ...extra];
+  }
+
+  /**
+   * The channels told an alert fires that its routes no longer take at its end: its severity fell
+   * below a route's `min_severity`, a reload changed the routes, its labels changed. Each hears the
+   * end too (a pager's incident is closed), under the route that takes the alert there at its worst,
+   * else the default route.
+   */
+  #toldElsewhere(event: AlertEvent, told: ToldOfPass, seen: Set<string>): RouteTarget[] {
+    const { router } = this.options;
+    const atWorst = router.route(event.labels, 'critical');
+    return router.defaultRoute.channels
+      .filter((channel) => !seen.has(channel) && announced(told.logEntry(event.fingerprint, channel)))
+      .map((channel) => atWorst.find((t) => t.channel === channel) ?? { channel, route: router.defaultRoute });
   }
 
   /** Runs the decision stages for one event on one channel. */

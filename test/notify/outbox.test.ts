@@ -459,3 +459,86 @@ describe('the inhibition summary', () => {
     expect(inhibitionSummary(cause, events, 10).severity).toBe(severity);
   });
 });
+
+/**
+ * "Once when it starts, again only when it matters, once when it is over", from the channel's
+ * side: every channel told an alert fires hears that it is over, and hears of it again only when
+ * that is news. On SQLite: the decisions are the outbox's, whatever the engine.
+ */
+const channels = () => [slackTo('ops', receiver.url), slackTo('pager', other.url)];
+const texts = (r: WebhookReceiver) => r.received.map((p) => payloadText(p));
+
+describe('once when it is over', () => {
+  it('a channel paged at critical hears the resolve after the severity fell below its min_severity', async () => {
+    h = Harness.open({
+      channels: channels(),
+      notify: {
+        routes: [
+          { name: 'page', min_severity: 'critical', channels: ['pager'], continue: true },
+          { name: 'all', channels: ['ops'], continue: false },
+        ],
+      },
+    });
+    h.cycle('runs', [finding('shop', {}, 'critical')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    h.cycle('runs', [finding('shop', {}, 'warning')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(texts(other)).toHaveLength(2);
+    expect(texts(other)[0]).toContain('CRITICAL');
+    expect(texts(other)[1]).toContain('RESOLVED');
+    expect(texts(receiver).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+  });
+
+  it('a channel a reload took off the route still hears the end of what it was told fires', async () => {
+    const routed = (to: string[]) => ({
+      routes: [{ name: 'shop', match: { app: 'shop' }, channels: to, continue: false }],
+    });
+    h = Harness.open({ channels: channels(), notify: routed(['ops', 'pager']) });
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    const before = h;
+    h = undefined;
+    await before.close({ keepDir: true });
+    h = Harness.open({
+      channels: channels(),
+      notify: routed(['ops']),
+      dir: before.dir,
+      state: before.state,
+      clock: before.clock,
+    });
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(texts(other).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+    expect(texts(receiver).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+  });
+
+  it('the resolve keeps the send_resolved of the route that took the alert there', async () => {
+    h = Harness.open({
+      channels: channels(),
+      notify: {
+        routes: [
+          { name: 'page', min_severity: 'critical', channels: ['pager'], send_resolved: false, continue: true },
+          { name: 'all', channels: ['ops'], continue: false },
+        ],
+      },
+    });
+    h.cycle('runs', [finding('shop', {}, 'critical')]);
+    h.clock.advance(MINUTE);
+    h.cycle('runs', [finding('shop', {}, 'warning')]);
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(h.rows("kind = 'resolved'").map((r) => `${r.channel}:${r.decision}`)).toEqual([
+      'ops:deliver',
+      'pager:resolved_not_sent',
+    ]);
+  });
+});
