@@ -468,7 +468,34 @@ describe('the inhibition summary', () => {
 const channels = () => [slackTo('ops', receiver.url), slackTo('pager', other.url)];
 const texts = (r: WebhookReceiver) => r.received.map((p) => payloadText(p));
 
-describe('once when it is over', () => {
+describe('told once when it starts, again when it matters, once when it is over', () => {
+  it('a resolve and a new firing hidden by a silence are no news: the channel was told it fires', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    h.cycle('runs', [finding('shop')]);
+    createSilence(h.store, {
+      matchers: [{ name: 'app', op: '=', value: 'shop' }],
+      durationMs: HOUR,
+      reason: 'deploying',
+      createdBy: 'test',
+      now: h.clock.now(),
+    });
+    for (const seen of [[], [finding('shop')]]) {
+      h.clock.advance(MINUTE);
+      h.cycle('runs', seen);
+      await h.notifier.deliverDue();
+    }
+    // The silence is over and the alert fires: told once, at its start, and reminded when due.
+    h.clock.advance(HOUR);
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    h.clock.advance(3 * HOUR);
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    expect(texts(receiver)).toHaveLength(2);
+    expect(h.rows("kind = 'firing'").map((r) => r.decision)).toEqual(['deliver', 'repeat_not_due']);
+  });
+
   it('a channel paged at critical hears the resolve after the severity fell below its min_severity', async () => {
     h = Harness.open({
       channels: channels(),
