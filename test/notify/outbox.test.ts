@@ -496,6 +496,22 @@ describe('told once when it starts, again when it matters, once when it is over'
     expect(h.rows("kind = 'firing'").map((r) => r.decision)).toEqual(['deliver', 'repeat_not_due']);
   });
 
+  it('a channel down through two repeat intervals hears of one alert once, not once per repeat', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    receiver.setMode('fail500');
+    for (let hour = 0; hour <= 9; hour++) {
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      h.clock.advance(HOUR);
+    }
+    receiver.setMode('ok');
+    await h.notifier.deliverDue();
+
+    expect(h.rows().map((r) => `${r.kind}:${r.status}`)).toEqual(['firing:sent', 'repeat:sent', 'repeat:sent']);
+    expect(texts(receiver)).toHaveLength(1);
+    expect(texts(receiver)[0]).toContain('WARNING · 1 failed run · shop · production');
+  });
+
   it('a channel paged at critical hears the resolve after the severity fell below its min_severity', async () => {
     h = Harness.open({
       channels: channels(),
