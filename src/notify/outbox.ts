@@ -285,7 +285,7 @@ export class Outbox {
     });
     this.#recordLog(event, channel, decided, now);
     this.#count(pass, channel, decided.decision);
-    if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause);
+    collect(held, channel, event, decided);
   }
 
   /**
@@ -350,7 +350,7 @@ export class Outbox {
         this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
         this.#count(pass, row.channel, decided.decision);
-        if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause);
+        collect(held, row.channel, event, decided);
       }
       pass.summaries = this.#summaries(held, facts, now);
     });
@@ -490,7 +490,13 @@ function firingInLife(alert: AlertRow | undefined, event: AlertEvent): boolean {
   );
 }
 
-function collect(held: HeldByCause, channel: string, cause: InhibitionCause): void {
+/**
+ * Counts a row a cause holds toward its summary. A held resolve is none: an alert's end pages
+ * nobody, so it alone is no reason to say what the cause holds back.
+ */
+function collect(held: HeldByCause, channel: string, event: AlertEvent, decided: Decided): void {
+  const cause = decided.cause;
+  if (decided.decision !== 'inhibited' || !cause || event.kind === 'resolved') return;
   let causes = held.get(channel);
   if (!causes) held.set(channel, (causes = new Map()));
   causes.set(cause.fingerprint, cause);

@@ -512,6 +512,29 @@ describe('told once when it starts, again when it matters, once when it is over'
     expect(texts(receiver)[0]).toContain('WARNING · 1 failed run · shop · production');
   });
 
+  it('an alert that recovers under a bad server sends no "held back" summary; its end is told when the cause clears', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    const app = finding('shop', { server: 's1' });
+    h.cycle('runs', [app]);
+    h.clock.advance(MINUTE);
+    h.cycle('servers', [finding('s1', { check: 'servers', server: 's1', app: undefined })]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    expect(h.cycle('runs', [])).toEqual({ decisions: { inhibited: 1 }, summaries: 0 });
+    await h.notifier.deliverDue();
+    expect(texts(receiver).filter((t) => t.includes('held back'))).toEqual([]);
+
+    h.clock.advance(MINUTE);
+    h.cycle('servers', []);
+    await h.notifier.deliverDue();
+    expect(texts(receiver).map((t) => /RESOLVED.*Problem (\w+)/.exec(t)?.[1] ?? 'firing')).toEqual([
+      'firing',
+      'firing',
+      'shop',
+      's1',
+    ]);
+  });
+
   it('a channel paged at critical hears the resolve after the severity fell below its min_severity', async () => {
     h = Harness.open({
       channels: channels(),
