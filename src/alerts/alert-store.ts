@@ -144,6 +144,10 @@ const SQL = {
   insertEvent: sql<[string, string, number, string], { id: number }>(
     'INSERT INTO events (fingerprint, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING id',
   ),
+  // The announcements of one life: its firing and escalations, written at or after it fired.
+  selectTold: sql<[string, number], { payload: string }>(
+    `SELECT payload FROM events WHERE fingerprint = ? AND at >= ? AND kind IN ('firing', 'escalated')`,
+  ),
   queueUnrouted: sql<[number, number]>('INSERT INTO unrouted_events (event_id, queued_at) VALUES (?, ?)'),
   setHold: sql<[number | null, string | null, string]>(
     'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
@@ -367,6 +371,20 @@ export class AlertStore {
   insertEvent(event: Omit<AlertEvent, 'id'>, at: number): () => AlertEvent {
     const written = this.#sql.insertEvent.run(event.fingerprint, event.kind, at, JSON.stringify(event));
     return () => ({ id: Number(written.lastInsertRowid), ...event });
+  }
+
+  /**
+   * The worst severity a firing alert was announced at in its current life (its firing and
+   * escalations); undefined when none is stored (pruned by retention).
+   */
+  toldSeverity(alert: AlertRow): Severity | undefined {
+    if (alert.firedAt === null) return undefined;
+    let worst: Severity | undefined;
+    for (const { payload } of this.#sql.selectTold.all(alert.fingerprint, alert.firedAt)) {
+      const { severity } = JSON.parse(payload) as Pick<AlertEvent, 'severity'>;
+      if (worst === undefined || SEVERITY_RANK[severity] > SEVERITY_RANK[worst]) worst = severity;
+    }
+    return worst;
   }
 
   /** The events of the given kinds written after `since`, oldest first (the digest's day). */

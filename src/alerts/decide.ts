@@ -47,6 +47,7 @@ export type DecisionReason =
   | EscalationReason
   | `severity rose ${Severity}→${Severity}`
   | `severity fell ${Severity}→${Severity}`
+  | `severity back to ${Severity}, as told before`
   | 'absent from complete snapshot'
   | 'gone before it fired'
   | typeof FOLDED_REASON
@@ -67,13 +68,15 @@ export interface Decision {
 /**
  * Decides one fingerprint's fate this cycle. `previous` is its stored row (undefined if never seen,
  * or a resolved row: both start a new life); `finding` is its finding in this complete snapshot
- * (undefined: absent).
+ * (undefined: absent). `told` is the worst severity the firing alert was announced at in this life
+ * (its firing and escalations), when its severity fell since: rising back to it is no news.
  */
 export function decide(
   previous: AlertRow | undefined,
   finding: Finding | undefined,
   now: number,
   options: LifecycleOptions,
+  told?: Severity,
 ): Decision {
   const open = previous && previous.status !== 'resolved' ? previous : undefined;
 
@@ -84,7 +87,8 @@ export function decide(
   }
 
   if (open?.status === 'firing') {
-    if (SEVERITY_RANK[finding.severity] > SEVERITY_RANK[open.severity]) {
+    const rose = SEVERITY_RANK[finding.severity] > SEVERITY_RANK[open.severity];
+    if (rose && (told === undefined || SEVERITY_RANK[finding.severity] > SEVERITY_RANK[told])) {
       return { action: 'escalate', reason: `severity rose ${open.severity}→${finding.severity}` };
     }
     if (finding.escalation) return { action: 'escalate', reason: finding.escalation };
@@ -98,6 +102,7 @@ export function decide(
     if (SEVERITY_RANK[finding.severity] < SEVERITY_RANK[open.severity]) {
       return { action: 'none', reason: `severity fell ${open.severity}→${finding.severity}` };
     }
+    if (rose) return { action: 'none', reason: `severity back to ${finding.severity}, as told before` };
     return { action: 'none', reason: 'still firing' };
   }
 

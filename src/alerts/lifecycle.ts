@@ -23,7 +23,7 @@ import {
   type AlertStore,
 } from './alert-store.js';
 import { UNDERWAY_SINCE, type Finding } from '../detectors/finding.js';
-import type { Fact } from '../lib/alert-vocabulary.js';
+import { SEVERITY_RANK, type Fact, type Severity } from '../lib/alert-vocabulary.js';
 import { checkLifecycleOptions, decide, FOLDED_REASON, type Decision, type LifecycleOptions } from './decide.js';
 import type { FoldedFinding } from '../detectors/detector-result.js';
 import { guardResolutions, type ResolveGuardDecision, type ResolveGuardOptions } from './resolve-guard.js';
@@ -139,7 +139,7 @@ export function applyFindings(store: Store | AlertStore, input: LifecycleInput, 
     }
     seen.add(finding.fingerprint);
     const previous = open.get(finding.fingerprint);
-    const decision = decide(previous, finding, now, options);
+    const decision = decide(previous, finding, now, options, toldSeverity(alerts, previous, finding));
     if (previous && decision.action === 'none' && sameContent(previous, finding)) {
       unchanged.push(finding.fingerprint);
       continue;
@@ -256,6 +256,17 @@ function holdOf(finding: Finding, firstSeenAt: number): AlertHold | null {
   // A record worked on again waits for the outcome, not a clock: held with no end while it lasts.
   if (finding.underway) return { until: null, reason: finding.holdReason ?? 'its record is being worked on again' };
   return finding.holdForMs ? { until: firstSeenAt + finding.holdForMs, reason: finding.holdReason ?? null } : null;
+}
+
+/**
+ * The worst severity a firing alert was announced at in this life, asked of its events only when
+ * the finding is worse than the row (its severity rose, perhaps back to what was told): rare.
+ */
+function toldSeverity(alerts: AlertStore, previous: AlertRow | undefined, finding: Finding): Severity | undefined {
+  if (previous?.status !== 'firing' || SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[previous.severity]) {
+    return undefined;
+  }
+  return alerts.toldSeverity(previous);
 }
 
 /** The note an alert a cut read did not reach is held with; undefined for a complete read. */

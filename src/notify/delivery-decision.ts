@@ -35,7 +35,10 @@ export type NotifyDecision =
   | 'acknowledged_quietly'
   /** An acknowledgement that came from this very channel (its on-call tool's webhook): it knows. */
   | 'acknowledged_there'
-  /** A repeat, but this route's own repeat interval has not passed on this channel yet. */
+  /**
+   * A repeat, but this route's own repeat interval has not passed on this channel yet; or a new
+   * firing the channel would take for one: it was told the alert fires and never that it ended.
+   */
   | 'repeat_not_due'
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
   | 'resolved_quietly'
@@ -177,9 +180,14 @@ const mutedWindow: DecisionStage = ({ route, now }) => {
 const inhibited: DecisionStage = ({ cause }) =>
   cause ? { decision: 'inhibited', detail: `${cause.rule}: ${cause.summary}`, cause } : undefined;
 
+/**
+ * A repeat waits for the route's interval on this channel. So does a new firing of an alert the
+ * channel was told fires and never told ended (its resolve held by a silence, a mute window or a
+ * cause, then replaced by this new life): to that channel the problem never stopped.
+ */
 const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
   // A repeat of an alert this channel never heard of (silenced until now) is its first announcement.
-  if (event.kind !== 'repeat' || !announced(log) || !log) return undefined;
+  if ((event.kind !== 'repeat' && event.kind !== 'firing') || !announced(log) || !log) return undefined;
   const dueAt = log.announcedAt + route.repeatIntervalMs;
   return now < dueAt
     ? { decision: 'repeat_not_due', detail: `route ${route.name} repeats after ${route.repeatIntervalMs} ms` }

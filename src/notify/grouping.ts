@@ -2,7 +2,8 @@
  * Grouping: the due rows of one channel become a few messages instead of one per event. Event rows
  * with the same group key (their route's `group_by` label values: check and environment by
  * default) share one message listing at most `maxItems` of them, worst first, with "and N more";
- * every row of the group is marked sent with that message. A notice is always a message of its own.
+ * every row of the group is marked sent with that message, and an alert whose firing and repeats
+ * waited together (a channel down for hours) is listed once. A notice is always a message of its own.
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import { SEVERITY_RANK } from '../lib/alert-vocabulary.js';
@@ -38,11 +39,33 @@ export function groupDue(
     const first = group[0]!;
     if (first.source === 'notice')
       return { notification: JSON.parse(first.payload) as NoticeNotification, rows: group };
-    const events = group.map((r) => attach(JSON.parse(r.payload) as AlertEvent));
+    const events = latestNews(group.map((r) => JSON.parse(r.payload) as AlertEvent)).map(attach);
     const routes = [...new Set(group.map((r) => r.route))];
     const shown = { group: JSON.parse(first.groupKey) as Record<string, string>, alerts: events, routes };
     return { notification: groupMessage(shown, maxItems), rows: group };
   });
+}
+
+/** The kinds that say an alert fires: a run of them with no resolve between is one thing to say. */
+const FIRING_NEWS: ReadonlySet<AlertEvent['kind']> = new Set(['firing', 'repeat', 'escalated']);
+
+/**
+ * The events a message lists, oldest first: of each alert's run of firing news waiting together
+ * (its firing and the repeats queued while the channel was down), only the latest, so one alert is
+ * listed and counted once; a resolve, an acknowledgement and a new life are each said.
+ */
+function latestNews(events: readonly AlertEvent[]): AlertEvent[] {
+  const kept: AlertEvent[] = [];
+  const lastOf = new Map<string, number>();
+  for (const event of events) {
+    const at = lastOf.get(event.fingerprint);
+    if (at !== undefined && FIRING_NEWS.has(event.kind) && FIRING_NEWS.has(kept[at]!.kind)) {
+      kept[at] = event;
+      continue;
+    }
+    lastOf.set(event.fingerprint, kept.push(event) - 1);
+  }
+  return kept;
 }
 
 /** An alert group's events and how they came: what a message about the group shows. */

@@ -215,7 +215,22 @@ export class Outbox {
         extra.push({ channel, route });
       }
     }
+    if (event.kind === 'resolved') extra.push(...this.#toldElsewhere(event, told, seen));
     return [...targets, ...extra];
+  }
+
+  /**
+   * The channels told an alert fires that its routes no longer take at its end: its severity fell
+   * below a route's `min_severity`, a reload changed the routes, its labels changed. Each hears the
+   * end too (a pager's incident is closed), under the route that takes the alert there at its worst,
+   * else the default route.
+   */
+  #toldElsewhere(event: AlertEvent, told: ToldOfPass, seen: Set<string>): RouteTarget[] {
+    const { router } = this.options;
+    const atWorst = router.route(event.labels, 'critical');
+    return router.defaultRoute.channels
+      .filter((channel) => !seen.has(channel) && announced(told.logEntry(event.fingerprint, channel)))
+      .map((channel) => atWorst.find((t) => t.channel === channel) ?? { channel, route: router.defaultRoute });
   }
 
   /** Runs the decision stages for one event on one channel. */
@@ -270,7 +285,7 @@ export class Outbox {
     });
     this.#recordLog(event, channel, decided, now);
     this.#count(pass, channel, decided.decision);
-    if (decided.decision === 'inhibited' && decided.cause) collect(held, channel, decided.cause);
+    collect(held, channel, event, decided);
   }
 
   /**
@@ -335,7 +350,7 @@ export class Outbox {
         this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
         this.#count(pass, row.channel, decided.decision);
-        if (decided.decision === 'inhibited' && decided.cause) collect(held, row.channel, decided.cause);
+        collect(held, row.channel, event, decided);
       }
       pass.summaries = this.#summaries(held, facts, now);
     });
@@ -475,7 +490,13 @@ function firingInLife(alert: AlertRow | undefined, event: AlertEvent): boolean {
   );
 }
 
-function collect(held: HeldByCause, channel: string, cause: InhibitionCause): void {
+/**
+ * Counts a row a cause holds toward its summary. A held resolve is none: an alert's end pages
+ * nobody, so it alone is no reason to say what the cause holds back.
+ */
+function collect(held: HeldByCause, channel: string, event: AlertEvent, decided: Decided): void {
+  const cause = decided.cause;
+  if (decided.decision !== 'inhibited' || !cause || event.kind === 'resolved') return;
   let causes = held.get(channel);
   if (!causes) held.set(channel, (causes = new Map()));
   causes.set(cause.fingerprint, cause);

@@ -35,6 +35,8 @@ function row(status: AlertStatus, over: Partial<AlertRow> = {}): AlertRow {
 /** Taken in the console an hour after it fired. */
 const ACKED = { acknowledgement: { by: 'alice', via: 'console', at: T0 + HOUR, comment: null } } as const;
 
+const OPTIONS_4H = { forCycles: 1, repeatIntervalMs: 4 * HOUR };
+
 const present = (severity: Severity = 'warning', holdForMs?: number) =>
   finding('fp', holdForMs === undefined ? { severity } : { severity, holdForMs });
 
@@ -331,6 +333,19 @@ describe('decide', () => {
     ],
   ])('%s', (_name, previous, current, now, options, expected) => {
     expect(decide(previous, current, now, options)).toEqual(expected);
+  });
+
+  it.each<[string, Severity, Severity, Decision]>([
+    [
+      'rose back to what was told',
+      'critical',
+      'critical',
+      { action: 'none', reason: 'severity back to critical, as told before' },
+    ],
+    ['rose above what was told', 'warning', 'critical', { action: 'escalate', reason: 'severity rose info→critical' }],
+    ['rose, told at worst info', 'info', 'warning', { action: 'escalate', reason: 'severity rose info→warning' }],
+  ])('firing at info after a fall, %s', (_name, told, now, expected) => {
+    expect(decide(row('firing', { severity: 'info' }), present(now), T0 + MINUTE, OPTIONS_4H, told)).toEqual(expected);
   });
 });
 

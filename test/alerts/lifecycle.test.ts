@@ -204,6 +204,24 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       expect(stored[4]?.payload).toEqual(resolvedPayload);
     });
 
+    it('a severity that flaps escalates once: rising back to what was told is no news', () => {
+      const at = (severity: 'warning' | 'critical') => {
+        clock.advance(MINUTE);
+        return kinds(cycle([finding('a', { severity })]));
+      };
+      expect(at('warning')).toEqual(['firing a']);
+      expect(at('critical')).toEqual(['escalated a']);
+      expect([at('warning'), at('critical'), at('warning'), at('critical')]).toEqual([[], [], [], []]);
+      // The row says what the finding says now; the next repeat carries it.
+      expect(alertStoreOf(store).get('a')?.severity).toBe('critical');
+
+      // A new life is told again, from its own start.
+      clock.advance(MINUTE);
+      expect(kinds(cycle([]))).toEqual(['resolved a']);
+      expect(at('critical')).toEqual(['firing a']);
+      expect([at('warning'), at('critical')]).toEqual([[], []]);
+    });
+
     it('damps flaps with for: 3 — a finding gone within 2 cycles produces no events at all', () => {
       const options = { ...OPTIONS, forCycles: 3 };
       expect(cycle([finding('a')], options)).toEqual([]);

@@ -459,3 +459,152 @@ describe('the inhibition summary', () => {
     expect(inhibitionSummary(cause, events, 10).severity).toBe(severity);
   });
 });
+
+/**
+ * "Once when it starts, again only when it matters, once when it is over", from the channel's
+ * side: every channel told an alert fires hears that it is over, and hears of it again only when
+ * that is news. On SQLite: the decisions are the outbox's, whatever the engine.
+ */
+const channels = () => [slackTo('ops', receiver.url), slackTo('pager', other.url)];
+const texts = (r: WebhookReceiver) => r.received.map((p) => payloadText(p));
+
+describe('told once when it starts, again when it matters, once when it is over', () => {
+  it('a resolve and a new firing hidden by a silence are no news: the channel was told it fires', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    h.cycle('runs', [finding('shop')]);
+    createSilence(h.store, {
+      matchers: [{ name: 'app', op: '=', value: 'shop' }],
+      durationMs: HOUR,
+      reason: 'deploying',
+      createdBy: 'test',
+      now: h.clock.now(),
+    });
+    for (const seen of [[], [finding('shop')]]) {
+      h.clock.advance(MINUTE);
+      h.cycle('runs', seen);
+      await h.notifier.deliverDue();
+    }
+    // The silence is over and the alert fires: told once, at its start, and reminded when due.
+    h.clock.advance(HOUR);
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    expect(receiver.received).toHaveLength(1);
+    h.clock.advance(3 * HOUR);
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    expect(texts(receiver)).toHaveLength(2);
+    expect(h.rows("kind = 'firing'").map((r) => r.decision)).toEqual(['deliver', 'repeat_not_due']);
+  });
+
+  it('a channel down through two repeat intervals hears of one alert once, not once per repeat', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    receiver.setMode('fail500');
+    for (let hour = 0; hour <= 9; hour++) {
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      h.clock.advance(HOUR);
+    }
+    receiver.setMode('ok');
+    await h.notifier.deliverDue();
+
+    expect(h.rows().map((r) => `${r.kind}:${r.status}`)).toEqual(['firing:sent', 'repeat:sent', 'repeat:sent']);
+    expect(texts(receiver)).toHaveLength(1);
+    expect(texts(receiver)[0]).toContain('WARNING · 1 failed run · shop · production');
+  });
+
+  it('an alert that recovers under a bad server sends no "held back" summary; its end is told when the cause clears', async () => {
+    h = Harness.open({ channels: [slackTo('ops', receiver.url)] });
+    const app = finding('shop', { server: 's1' });
+    h.cycle('runs', [app]);
+    h.clock.advance(MINUTE);
+    h.cycle('servers', [finding('s1', { check: 'servers', server: 's1', app: undefined })]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    expect(h.cycle('runs', [])).toEqual({ decisions: { inhibited: 1 }, summaries: 0 });
+    await h.notifier.deliverDue();
+    expect(texts(receiver).filter((t) => t.includes('held back'))).toEqual([]);
+
+    h.clock.advance(MINUTE);
+    h.cycle('servers', []);
+    await h.notifier.deliverDue();
+    expect(texts(receiver).map((t) => /RESOLVED.*Problem (\w+)/.exec(t)?.[1] ?? 'firing')).toEqual([
+      'firing',
+      'firing',
+      'shop',
+      's1',
+    ]);
+  });
+
+  it('a channel paged at critical hears the resolve after the severity fell below its min_severity', async () => {
+    h = Harness.open({
+      channels: channels(),
+      notify: {
+        routes: [
+          { name: 'page', min_severity: 'critical', channels: ['pager'], continue: true },
+          { name: 'all', channels: ['ops'], continue: false },
+        ],
+      },
+    });
+    h.cycle('runs', [finding('shop', {}, 'critical')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    h.cycle('runs', [finding('shop', {}, 'warning')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(texts(other)).toHaveLength(2);
+    expect(texts(other)[0]).toContain('CRITICAL');
+    expect(texts(other)[1]).toContain('RESOLVED');
+    expect(texts(receiver).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+  });
+
+  it('a channel a reload took off the route still hears the end of what it was told fires', async () => {
+    const routed = (to: string[]) => ({
+      routes: [{ name: 'shop', match: { app: 'shop' }, channels: to, continue: false }],
+    });
+    h = Harness.open({ channels: channels(), notify: routed(['ops', 'pager']) });
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    const before = h;
+    h = undefined;
+    await before.close({ keepDir: true });
+    h = Harness.open({
+      channels: channels(),
+      notify: routed(['ops']),
+      dir: before.dir,
+      state: before.state,
+      clock: before.clock,
+    });
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(texts(other).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+    expect(texts(receiver).map((t) => t.includes('RESOLVED'))).toEqual([false, true]);
+  });
+
+  it('the resolve keeps the send_resolved of the route that took the alert there', async () => {
+    h = Harness.open({
+      channels: channels(),
+      notify: {
+        routes: [
+          { name: 'page', min_severity: 'critical', channels: ['pager'], send_resolved: false, continue: true },
+          { name: 'all', channels: ['ops'], continue: false },
+        ],
+      },
+    });
+    h.cycle('runs', [finding('shop', {}, 'critical')]);
+    h.clock.advance(MINUTE);
+    h.cycle('runs', [finding('shop', {}, 'warning')]);
+    h.clock.advance(MINUTE);
+    h.cycle('runs', []);
+    await h.notifier.deliverDue();
+
+    expect(h.rows("kind = 'resolved'").map((r) => `${r.channel}:${r.decision}`)).toEqual([
+      'ops:deliver',
+      'pager:resolved_not_sent',
+    ]);
+  });
+});
