@@ -344,32 +344,10 @@ export class Watchdog {
 
   /**
    * Reads the context of the alerts that asked for it (their log, their restore point), for `check`
-   * and tests, where no loop runs: passes of the reader until none reads anything more. Bounded by
-   * `notify.context.wait` on the clock (what is not read by then stays pending, as in the daemon).
-   * Undefined when `notify.context` is off.
+   * and tests, where no loop runs (`ContextReader.readAll`). Undefined when `notify.context` is off.
    */
   async readContext(): Promise<ContextPass | undefined> {
-    const reader = this.#runtime.context;
-    if (!reader) return undefined;
-    const wait = new AbortController();
-    const timer = new AbortController();
-    this.#clock.sleep(this.#runtime.config.notify.context.wait, timer.signal).then(
-      () => wait.abort(new Error('notify.context.wait is over')),
-      () => undefined,
-    );
-    const signal = AbortSignal.any([wait.signal, this.#hardStop.signal]);
-    const total: ContextPass = { read: 0, dropped: 0, requests: 0 };
-    try {
-      for (;;) {
-        const pass = await reader.readNow(signal);
-        total.read += pass.read;
-        total.dropped += pass.dropped;
-        total.requests += pass.requests;
-        if (pass.read + pass.dropped === 0 || signal.aborted) return total;
-      }
-    } finally {
-      timer.abort();
-    }
+    return this.#runtime.context?.readAll(this.#runtime.config.notify.context.wait, this.#hardStop.signal);
   }
 
   /**

@@ -146,6 +146,33 @@ export class ContextReader {
     return this.#loop.runNow(signal);
   }
 
+  /**
+   * Passes of the reader until none reads anything more, for `check` and tests, where no loop runs.
+   * Bounded by `waitMs` on the clock (`notify.context.wait`): what is not read by then stays
+   * pending, as in the daemon.
+   */
+  async readAll(waitMs: number, stop: AbortSignal): Promise<ContextPass> {
+    const wait = new AbortController();
+    const timer = new AbortController();
+    this.#p.clock.sleep(waitMs, timer.signal).then(
+      () => wait.abort(new Error('notify.context.wait is over')),
+      () => undefined,
+    );
+    const signal = AbortSignal.any([wait.signal, stop]);
+    const total: ContextPass = { read: 0, dropped: 0, requests: 0 };
+    try {
+      for (;;) {
+        const pass = await this.readNow(signal);
+        total.read += pass.read;
+        total.dropped += pass.dropped;
+        total.requests += pass.requests;
+        if (pass.read + pass.dropped === 0 || signal.aborted) return total;
+      }
+    } finally {
+      timer.abort();
+    }
+  }
+
   /** Ends the loop: the pass under way may finish for up to `deadlineMs`, then its reads are aborted (left pending). */
   stop(deadlineMs = 0): Promise<void> {
     return this.#loop.stop(deadlineMs);
