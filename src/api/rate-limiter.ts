@@ -4,7 +4,8 @@
  *
  * The reference does not state the service's rate limit, so the bucket also learns it: a 429
  * without `Retry-After` says "slower" and nothing more, so {@link RateLimiter.backOff} pauses every
- * request (1 s, doubling with each such 429 in a row, up to a minute) and halves the rate in force;
+ * request (1 s, doubling with each such 429 in a row, up to a minute) and halves the rate in force
+ * (the 429s of requests sent before that pause are the same burst: one step);
  * after a minute without one the rate doubles back, up to the configured one.
  */
 import type { Clock } from '../lib/clock.js';
@@ -106,6 +107,9 @@ export class RateLimiter {
   /** A 429 without `Retry-After`: pause every request and halve the rate in force (see the file comment). */
   backOff(): BackOff {
     const now = this.#clock.now();
+    // Answered while a pause holds every request back, it was sent before the pause: the same
+    // burst (requests in flight side by side meet one wall), one step, not one per request.
+    if (now < this.#pausedUntil) return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate };
     this.#refill(now);
     this.#strikes += 1;
     const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;

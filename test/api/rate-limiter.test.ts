@@ -34,6 +34,17 @@ describe('RateLimiter', () => {
     expect(await limiter.acquire(undefined, clock.now())).toBe('acquired');
   });
 
+  it('takes a burst of 429s answered at once as one step back, and the next one after the pause as another', () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
+    // Eight requests in flight (read-ahead, jobs side by side) all answered 429 by one wall: one
+    // signal, not eight, or the rate would fall to its floor and pause a minute for one burst.
+    const burst = Array.from({ length: 8 }, () => limiter.backOff());
+    expect(burst.at(-1)).toEqual({ pauseMs: 1_000, requestsPerSecond: 4 });
+    clock.advance(1_000);
+    expect(limiter.backOff()).toEqual({ pauseMs: 2_000, requestsPerSecond: 2 });
+  });
+
   it('holds every request back until pauseUntil', async () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 100, clock });
