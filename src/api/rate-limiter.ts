@@ -84,7 +84,9 @@ export class RateLimiter {
     if (Number.isFinite(this.#rate)) {
       this.#refill(now);
       this.#tokens -= 1;
-      if (this.#tokens < 0) wait = Math.max(wait, Math.ceil((-this.#tokens / this.#rate) * 1000));
+      // Tokens count again from the end of a pause (`#last`), so what waited through it goes at the rate, not at once.
+      const owed = Math.max(0, this.#last - now) + Math.ceil((-this.#tokens / this.#rate) * 1000);
+      if (this.#tokens < 0) wait = Math.max(wait, owed);
     }
     if (notAfter !== undefined && now + wait > notAfter) {
       this.#giveBack();
@@ -99,9 +101,15 @@ export class RateLimiter {
     return 'acquired';
   }
 
-  /** Holds every request back until `time` (clock ms), e.g. after a 429 with `Retry-After`. */
+  /**
+   * Holds every request back until `time` (clock ms), e.g. after a 429 with `Retry-After`. No token
+   * is earned meanwhile: the requests that waited through the pause leave at the rate after it, or
+   * they would all leave at its end, a burst into the same wall.
+   */
   pauseUntil(time: number): void {
+    this.#refill(this.#clock.now());
     this.#pausedUntil = Math.max(this.#pausedUntil, time);
+    this.#last = Math.max(this.#last, this.#pausedUntil);
   }
 
   /** A 429 without `Retry-After`: pause every request and halve the rate in force (see the file comment). */
@@ -116,7 +124,6 @@ export class RateLimiter {
     this.#rate = Math.max(MIN_RATE, from / 2);
     // The bucket starts empty at the lower rate: a full one would send a burst into the same wall.
     this.#tokens = Math.min(this.#tokens, 0);
-    this.#last = now;
     this.#movedAt = now;
     const pauseMs = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.pauseUntil(now + pauseMs);
@@ -138,7 +145,8 @@ export class RateLimiter {
 
   #refill(now: number): void {
     const elapsed = Math.max(0, now - this.#last);
-    this.#last = now;
+    // Never back: during a pause `#last` is its end, from which tokens are earned again.
+    this.#last = Math.max(this.#last, now);
     if (!Number.isFinite(this.#rate)) return;
     // Slowed down, the bucket holds no more than a second's worth: the service said "fewer at once".
     const cap = this.#rate < this.#configured ? Math.min(this.#burst, Math.max(1, this.#rate)) : this.#burst;

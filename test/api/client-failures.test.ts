@@ -105,8 +105,9 @@ describe('429 rate_limited', () => {
       ['backups.list', 200],
     ]);
     // The retry's own jitter (random() = 0.5 of a cap of 100 ms, then 200 ms), then the rest of
-    // the pause every request now keeps: 1 s after the first 429, 2 s after the second.
-    expect(o.sleeps).toEqual([50, 950, 100, 1_900]);
+    // the pause every request now keeps (1 s after the first 429, 2 s after the second) and one
+    // token at the halved rate after it (5/s then 2.5/s: 200 ms, then 400 ms).
+    expect(o.sleeps).toEqual([50, 1_150, 100, 2_300]);
   });
 
   it('halves the rate after a 429 without Retry-After, says once what to set, and doubles it back after a quiet minute', async () => {

@@ -45,6 +45,23 @@ describe('RateLimiter', () => {
     expect(limiter.backOff()).toEqual({ pauseMs: 2_000, requestsPerSecond: 2 });
   });
 
+  it('sends the requests that waited through a pause at the rate after it, not all at its end', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
+    // A 429 without Retry-After: every request waits 1 s, and the rate is down to 4/s.
+    expect(limiter.backOff()).toEqual({ pauseMs: 1_000, requestsPerSecond: 4 });
+    const start = clock.now();
+    const left: number[] = [];
+    for (let i = 0; i < 4; i++) void limiter.acquire().then(() => left.push(clock.now() - start));
+    for (let t = 0; t < 2_000; t += 50) {
+      clock.advance(50);
+      await flush();
+    }
+    // At 4/s after the pause: the four jobs' requests queued meanwhile would otherwise meet the
+    // service's wall again at once, and back off again, down to the floor.
+    expect(left).toEqual([1_250, 1_500, 1_750, 2_000]);
+  });
+
   it('holds every request back until pauseUntil', async () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 100, clock });
