@@ -57,7 +57,7 @@ export class RateLimiter {
   #tokens: number;
   #last: number;
   #pausedUntil = 0;
-  /** 429s without `Retry-After` in a row (reset once the rate has recovered). */
+  /** 429s without `Retry-After` in a row (reset by a quiet minute, as the rate steps back up). */
   #strikes = 0;
   /** When the rate last moved (a back-off or a step of recovery). */
   #movedAt = 0;
@@ -140,7 +140,8 @@ export class RateLimiter {
       next >= this.#configured || (!Number.isFinite(this.#configured) && next >= UNLIMITED_BACKOFF_START * 4);
     this.#rate = home ? this.#configured : next;
     this.#movedAt = now;
-    if (this.#rate === this.#configured) this.#strikes = 0;
+    // A quiet minute ends the streak: a 429 at the rate stepped up starts its pauses from 1 s again.
+    this.#strikes = 0;
   }
 
   #refill(now: number): void {

@@ -62,6 +62,22 @@ describe('RateLimiter', () => {
     expect(left).toEqual([1_250, 1_500, 1_750, 2_000]);
   });
 
+  it('starts the pause over after a quiet minute, when the rate steps back up and meets the wall again', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
+    // 429s in a row: 1 s, 2 s, 4 s; the rate down to 1/s.
+    for (const pauseMs of [1_000, 2_000, 4_000]) {
+      expect(limiter.backOff()).toMatchObject({ pauseMs });
+      clock.advance(pauseMs);
+    }
+    // A quiet minute: the rate doubles back a step (to 2/s), which a service slower than the
+    // configured rate answers with a 429 again. A new streak, not the fourth 429 in a row: were
+    // it, each step up would cost a pause of 8, 16, 32 s, then a minute at every step, for good.
+    clock.advance(61_000);
+    expect(await limiter.acquire()).toBe('acquired');
+    expect(limiter.backOff()).toEqual({ pauseMs: 1_000, requestsPerSecond: 1 });
+  });
+
   it('holds every request back until pauseUntil', async () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 100, clock });
