@@ -2,9 +2,9 @@
  * The client-side rate limit: a token bucket, the one place that decides when a request may go.
  * All waits go through the injected Clock, so a ManualClock drives it in tests.
  *
- * The reference does not state the service's rate limit, so the bucket also learns it: a 429
- * without `Retry-After` says "slower" and nothing more, so {@link RateLimiter.backOff} pauses every
- * request (1 s, doubling with each such 429 in a row, up to a minute) and halves the rate in force
+ * The reference does not state the service's rate limit, so the bucket also learns it: a 429 says
+ * "slower", so {@link RateLimiter.backOff} halves the rate in force and pauses every request, for
+ * the `Retry-After` when there is one, else 1 s, doubling with each such 429 in a row, up to a minute
  * (the 429s of requests sent before that pause are the same burst: one step);
  * after a minute without one the rate doubles back, up to the configured one.
  */
@@ -112,20 +112,28 @@ export class RateLimiter {
     this.#last = Math.max(this.#last, this.#pausedUntil);
   }
 
-  /** A 429 without `Retry-After`: pause every request and halve the rate in force (see the file comment). */
-  backOff(): BackOff {
+  /**
+   * A 429: pause every request (for `retryAfterMs`, the wait the service asked for, else as the
+   * file comment says) and halve the rate in force. A service that names its wait is slower than
+   * the rate too: resuming at the same rate would meet the same wall a moment after the pause.
+   */
+  backOff(retryAfterMs?: number): BackOff {
     const now = this.#clock.now();
     // Answered while a pause holds every request back, it was sent before the pause: the same
     // burst (requests in flight side by side meet one wall), one step, not one per request.
-    if (now < this.#pausedUntil) return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate };
+    if (now < this.#pausedUntil) {
+      if (retryAfterMs !== undefined) this.pauseUntil(now + retryAfterMs);
+      return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate };
+    }
     this.#refill(now);
     this.#strikes += 1;
     const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;
     this.#rate = Math.max(MIN_RATE, from / 2);
-    // The bucket starts empty at the lower rate: a full one would send a burst into the same wall.
-    this.#tokens = Math.min(this.#tokens, 0);
+    // The pause stands for one token, and at the lower rate the bucket holds no more: a full one
+    // would send a burst into the same wall.
+    this.#tokens = Math.min(this.#tokens + 1, 1);
     this.#movedAt = now;
-    const pauseMs = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
+    const pauseMs = retryAfterMs ?? Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.pauseUntil(now + pauseMs);
     return { pauseMs, requestsPerSecond: this.#rate };
   }

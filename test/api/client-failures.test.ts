@@ -105,9 +105,8 @@ describe('429 rate_limited', () => {
       ['backups.list', 200],
     ]);
     // The retry's own jitter (random() = 0.5 of a cap of 100 ms, then 200 ms), then the rest of
-    // the pause every request now keeps (1 s after the first 429, 2 s after the second) and one
-    // token at the halved rate after it (5/s then 2.5/s: 200 ms, then 400 ms).
-    expect(o.sleeps).toEqual([50, 1_150, 100, 2_300]);
+    // the pause every request now keeps: 1 s after the first 429, 2 s after the second.
+    expect(o.sleeps).toEqual([50, 950, 100, 1_900]);
   });
 
   it('halves the rate after a 429 without Retry-After, says once what to set, and doubles it back after a quiet minute', async () => {
@@ -133,6 +132,26 @@ describe('429 rate_limited', () => {
     expect(await waited(8)).toBe(1_500);
     await clock.sleep(61_000);
     expect(await waited(8)).toBeLessThan(1_500);
+  });
+
+  it('halves the rate after a 429 with Retry-After too: the service named its wait, not its rate', async () => {
+    const { c, logs } = client({ requestsPerSecond: 8 });
+    sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'seconds', seconds: 1 }, times: 1 });
+    const first = await observed(() => c.servers.list({ limit: 1 }));
+    expect(first.error).toBeUndefined();
+    expect(first.sleeps).toEqual([1_000]);
+    const warnings = logs
+      .records()
+      .filter((l) => l.level === 40 && String(l.msg).startsWith('the service answered 429'));
+    expect(warnings).toMatchObject([{ fn: 'servers.list', pauseMs: 1_000, requestsPerSecond: 4 }]);
+    // At 4/s, the ten requests after the retry wait 250 ms each; at the configured 8/s most would
+    // not wait at all (the bucket refilled), and a service that asked for the pause because it
+    // takes fewer would refuse them again, until the retries run out and the read fails.
+    const next = await observed(async () => {
+      for (let i = 0; i < 10; i++) await c.servers.list({ limit: 1 });
+    });
+    expect(next.error).toBeUndefined();
+    expect(next.sleeps.reduce((a, b) => a + b, 0)).toBe(2_500);
   });
 
   it('gives up after maxRetries with an ApiError that carries the asked wait', async () => {

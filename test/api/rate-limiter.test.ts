@@ -59,7 +59,16 @@ describe('RateLimiter', () => {
     }
     // At 4/s after the pause: the four jobs' requests queued meanwhile would otherwise meet the
     // service's wall again at once, and back off again, down to the floor.
-    expect(left).toEqual([1_250, 1_500, 1_750, 2_000]);
+    expect(left).toEqual([1_000, 1_250, 1_500, 1_750]);
+  });
+
+  it('halves the rate after a 429 with Retry-After too, and pauses for the wait it names', () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
+    expect(limiter.backOff(3_000)).toEqual({ pauseMs: 3_000, requestsPerSecond: 4 });
+    // Another 429 of the same burst naming a longer wait holds every request back that long.
+    clock.advance(500);
+    expect(limiter.backOff(5_000)).toEqual({ pauseMs: 5_000, requestsPerSecond: 4 });
   });
 
   it('starts the pause over after a quiet minute, when the rate steps back up and meets the wall again', async () => {
