@@ -403,17 +403,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  /** Whether the slowing down has been said in the log (once per client; later ones at debug). */
-  let slowedSaid = false;
-
-  /** A 429: every request waits (its `Retry-After`, capped, or a while), and the rate in force is halved. */
+  /**
+   * A 429: every request waits (its `Retry-After`, capped, or a while), and the rate in force is
+   * halved. Said at warn once a spell (the first 429 after the rate came all the way back), the
+   * others at debug.
+   */
   function slowDown(fn: string, retryAfterMs: number | undefined): void {
-    const { pauseMs, requestsPerSecond } = limiter.backOff(retryAfterMs);
+    const { pauseMs, requestsPerSecond, first } = limiter.backOff(retryAfterMs);
     const said = { fn, pauseMs, requestsPerSecond: Math.round(requestsPerSecond * 100) / 100 };
     const answered = retryAfterMs === undefined ? '429 without Retry-After' : '429';
     const message = `the service answered ${answered}: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
-    logger[slowedSaid ? 'debug' : 'warn'](said, message);
-    slowedSaid = true;
+    logger[first ? 'warn' : 'debug'](said, message);
   }
 
   async function waitForToken(fn: string, opts: CallOptions): Promise<void> {

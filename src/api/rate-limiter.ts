@@ -28,6 +28,8 @@ export interface BackOff {
   pauseMs: number;
   /** The rate in force from now (requests per second). */
   requestsPerSecond: number;
+  /** Whether this 429 lowered the configured rate: the first of a spell (the rate had come all the way back). */
+  first: boolean;
 }
 
 /** The rate a limit that was off starts from after its first 429 without `Retry-After`. */
@@ -123,8 +125,9 @@ export class RateLimiter {
     // burst (requests in flight side by side meet one wall), one step, not one per request.
     if (now < this.#pausedUntil) {
       if (retryAfterMs !== undefined) this.pauseUntil(now + retryAfterMs);
-      return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate };
+      return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate, first: false };
     }
+    const first = this.#rate === this.#configured;
     this.#refill(now);
     this.#strikes += 1;
     const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;
@@ -135,7 +138,7 @@ export class RateLimiter {
     this.#movedAt = now;
     const pauseMs = retryAfterMs ?? Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.pauseUntil(now + pauseMs);
-    return { pauseMs, requestsPerSecond: this.#rate };
+    return { pauseMs, requestsPerSecond: this.#rate, first };
   }
 
   /** Doubles the rate back, a step a {@link RECOVERY_MS} without a back-off, up to the configured one. */

@@ -154,6 +154,28 @@ describe('429 rate_limited', () => {
     expect(next.sleeps.reduce((a, b) => a + b, 0)).toBe(2_500);
   });
 
+  it('says a spell of 429s again once the rate had come all the way back, and only once a spell', async () => {
+    const { c, logs } = client({ requestsPerSecond: 8 });
+    const said = () =>
+      logs.records().filter((l) => l.level === 40 && String(l.msg).startsWith('the service answered 429'));
+    const spell = async () => {
+      sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'none' }, times: 2 });
+      await observed(() => c.servers.list({ limit: 1 }));
+    };
+    await spell();
+    expect(said()).toHaveLength(1);
+    // Two quiet minutes: 2/s, then 4/s, then the configured 8/s again.
+    for (let step = 0; step < 2; step++) {
+      await clock.sleep(61_000);
+      await observed(() => c.servers.list({ limit: 1 }));
+    }
+    await clock.sleep(61_000);
+    await observed(() => c.servers.list({ limit: 1 }));
+    // A week later the service throttles again: the on-call engineer hears of it again.
+    await spell();
+    expect(said()).toHaveLength(2);
+  });
+
   it('gives up after maxRetries with an ApiError that carries the asked wait', async () => {
     const { c } = client({ maxRetries: 2 });
     sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'seconds', seconds: 1 } });

@@ -40,16 +40,16 @@ describe('RateLimiter', () => {
     // Eight requests in flight (read-ahead, jobs side by side) all answered 429 by one wall: one
     // signal, not eight, or the rate would fall to its floor and pause a minute for one burst.
     const burst = Array.from({ length: 8 }, () => limiter.backOff());
-    expect(burst.at(-1)).toEqual({ pauseMs: 1_000, requestsPerSecond: 4 });
+    expect(burst.at(-1)).toMatchObject({ pauseMs: 1_000, requestsPerSecond: 4 });
     clock.advance(1_000);
-    expect(limiter.backOff()).toEqual({ pauseMs: 2_000, requestsPerSecond: 2 });
+    expect(limiter.backOff()).toMatchObject({ pauseMs: 2_000, requestsPerSecond: 2 });
   });
 
   it('sends the requests that waited through a pause at the rate after it, not all at its end', async () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
     // A 429 without Retry-After: every request waits 1 s, and the rate is down to 4/s.
-    expect(limiter.backOff()).toEqual({ pauseMs: 1_000, requestsPerSecond: 4 });
+    expect(limiter.backOff()).toMatchObject({ pauseMs: 1_000, requestsPerSecond: 4 });
     const start = clock.now();
     const left: number[] = [];
     for (let i = 0; i < 4; i++) void limiter.acquire().then(() => left.push(clock.now() - start));
@@ -65,10 +65,10 @@ describe('RateLimiter', () => {
   it('halves the rate after a 429 with Retry-After too, and pauses for the wait it names', () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
-    expect(limiter.backOff(3_000)).toEqual({ pauseMs: 3_000, requestsPerSecond: 4 });
+    expect(limiter.backOff(3_000)).toMatchObject({ pauseMs: 3_000, requestsPerSecond: 4 });
     // Another 429 of the same burst naming a longer wait holds every request back that long.
     clock.advance(500);
-    expect(limiter.backOff(5_000)).toEqual({ pauseMs: 5_000, requestsPerSecond: 4 });
+    expect(limiter.backOff(5_000)).toMatchObject({ pauseMs: 5_000, requestsPerSecond: 4 });
   });
 
   it('starts the pause over after a quiet minute, when the rate steps back up and meets the wall again', async () => {
@@ -84,7 +84,7 @@ describe('RateLimiter', () => {
     // it, each step up would cost a pause of 8, 16, 32 s, then a minute at every step, for good.
     clock.advance(61_000);
     expect(await limiter.acquire()).toBe('acquired');
-    expect(limiter.backOff()).toEqual({ pauseMs: 1_000, requestsPerSecond: 1 });
+    expect(limiter.backOff()).toMatchObject({ pauseMs: 1_000, requestsPerSecond: 1 });
   });
 
   it('holds every request back until pauseUntil', async () => {
