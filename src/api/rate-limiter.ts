@@ -59,6 +59,8 @@ export class RateLimiter {
   #tokens: number;
   #last: number;
   #pausedUntil = 0;
+  /** Pauses begun so far: a request whose wait for a token spanned the start of one queues again. */
+  #pauses = 0;
   /** 429s without `Retry-After` in a row (reset by a quiet minute, as the rate steps back up). */
   #strikes = 0;
   /** When the rate last moved (a back-off or a step of recovery). */
@@ -81,6 +83,7 @@ export class RateLimiter {
    */
   async acquire(signal?: AbortSignal, notAfter?: number): Promise<AcquireOutcome> {
     const now = this.#clock.now();
+    const pauses = this.#pauses;
     this.#recover(now);
     let wait = Math.max(0, this.#pausedUntil - now);
     if (Number.isFinite(this.#rate)) {
@@ -99,6 +102,9 @@ export class RateLimiter {
         this.#giveBack();
         throw err;
       });
+      // A pause began while this waited (another request's 429): its token, of the schedule before
+      // it, was forgotten; it queues again behind the pause instead of going into the same wall.
+      if (this.#pauses !== pauses) return this.acquire(signal, notAfter);
     }
     return 'acquired';
   }
@@ -110,7 +116,12 @@ export class RateLimiter {
    */
   pauseUntil(time: number): void {
     this.#refill(this.#clock.now());
-    this.#pausedUntil = Math.max(this.#pausedUntil, time);
+    if (time > this.#pausedUntil) {
+      this.#pausedUntil = time;
+      // The tokens the requests waiting now were promised are forgotten: they queue again after it.
+      this.#pauses += 1;
+      this.#tokens = Math.max(this.#tokens, 0);
+    }
     this.#last = Math.max(this.#last, this.#pausedUntil);
   }
 
@@ -132,12 +143,12 @@ export class RateLimiter {
     this.#strikes += 1;
     const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;
     this.#rate = Math.max(MIN_RATE, from / 2);
-    // The pause stands for one token, and at the lower rate the bucket holds no more: a full one
-    // would send a burst into the same wall.
-    this.#tokens = Math.min(this.#tokens + 1, 1);
     this.#movedAt = now;
     const pauseMs = retryAfterMs ?? Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.pauseUntil(now + pauseMs);
+    // The pause stands for one token, and at the lower rate the bucket holds no more: a full one
+    // would send a burst into the same wall.
+    this.#tokens = 1;
     return { pauseMs, requestsPerSecond: this.#rate, first };
   }
 

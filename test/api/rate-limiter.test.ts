@@ -62,6 +62,25 @@ describe('RateLimiter', () => {
     expect(left).toEqual([1_000, 1_250, 1_500, 1_750]);
   });
 
+  it('holds back the requests already waiting for a token when a pause begins', async () => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
+    const start = clock.now();
+    const left: number[] = [];
+    // Sixteen requests: eight go at once, eight wait for tokens an eighth of a second apart.
+    for (let i = 0; i < 16; i++) void limiter.acquire().then(() => left.push(clock.now() - start));
+    await flush();
+    expect(left).toHaveLength(8);
+    // One of the first eight is answered 429: a pause of a second, the rate down to 4/s.
+    limiter.backOff();
+    for (let t = 0; t < 4_000; t += 25) {
+      clock.advance(25);
+      await flush();
+    }
+    // The eight that were waiting leave after the pause, at the lower rate, none during it.
+    expect(left.slice(8)).toEqual([1_000, 1_250, 1_500, 1_750, 2_000, 2_250, 2_500, 2_750]);
+  });
+
   it('halves the rate after a 429 with Retry-After too, and pauses for the wait it names', () => {
     const clock = new ManualClock();
     const limiter = new RateLimiter({ requestsPerSecond: 8, clock });
