@@ -382,11 +382,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       error.attempts = attempt;
       if (error instanceof ApiTransportError && (error.reason === 'aborted' || error.reason === 'deadline'))
         throw error;
-      const pause = policy.pauseAfter(error);
-      if (pause !== undefined) limiter.pauseUntil(clock.now() + pause);
-      // A 429 without Retry-After, whatever its body.
-      else if ((error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429)
-        slowDown(spec.name);
+      // A 429, whatever its body: every request waits, for its Retry-After if it has one, and the rate is halved.
+      if ((error instanceof ApiError || error instanceof ApiResponseError) && error.status === 429)
+        slowDown(spec.name, policy.pauseAfter(error));
       const decision = policy.decide({ kind: spec.kind, error, attempt, now: clock.now(), deadline: opts.deadline });
       if (!decision.retry) {
         if (attempt > 1 || decision.reason === 'change_not_retried') {
@@ -406,16 +404,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  /** Whether the slowing down has been said in the log (once per client; later ones at debug). */
-  let slowedSaid = false;
-
-  /** A 429 without `Retry-After`: every request waits a while, and the rate in force is halved. */
-  function slowDown(fn: string): void {
-    const { pauseMs, requestsPerSecond } = limiter.backOff();
+  /**
+   * A 429: every request waits (its `Retry-After`, capped, or a while), and the rate in force is
+   * halved. Said at warn once a spell (the first 429 after the rate came all the way back), the
+   * others at debug.
+   */
+  function slowDown(fn: string, retryAfterMs: number | undefined): void {
+    const { pauseMs, requestsPerSecond, first } = limiter.backOff(retryAfterMs);
     const said = { fn, pauseMs, requestsPerSecond: Math.round(requestsPerSecond * 100) / 100 };
-    const message = `the service answered 429 without Retry-After: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
-    logger[slowedSaid ? 'debug' : 'warn'](said, message);
-    slowedSaid = true;
+    const answered = retryAfterMs === undefined ? '429 without Retry-After' : '429';
+    const message = `the service answered ${answered}: every request waits ${pauseMs} ms and the rate is down to ${said.requestsPerSecond}/s; if this keeps happening, set api.requests_per_second below that`;
+    logger[first ? 'warn' : 'debug'](said, message);
   }
 
   async function waitForToken(fn: string, opts: CallOptions): Promise<void> {

@@ -2,9 +2,10 @@
  * The client-side rate limit: a token bucket, the one place that decides when a request may go.
  * All waits go through the injected Clock, so a ManualClock drives it in tests.
  *
- * The reference does not state the service's rate limit, so the bucket also learns it: a 429
- * without `Retry-After` says "slower" and nothing more, so {@link RateLimiter.backOff} pauses every
- * request (1 s, doubling with each such 429 in a row, up to a minute) and halves the rate in force;
+ * The reference does not state the service's rate limit, so the bucket also learns it: a 429 says
+ * "slower", so {@link RateLimiter.backOff} halves the rate in force and pauses every request, for
+ * the `Retry-After` when there is one, else 1 s, doubling with each such 429 in a row, up to a minute
+ * (the 429s of requests sent before that pause are the same burst: one step);
  * after a minute without one the rate doubles back, up to the configured one.
  */
 import type { Clock } from '../lib/clock.js';
@@ -27,6 +28,8 @@ export interface BackOff {
   pauseMs: number;
   /** The rate in force from now (requests per second). */
   requestsPerSecond: number;
+  /** Whether this 429 lowered the configured rate: the first of a spell (the rate had come all the way back). */
+  first: boolean;
 }
 
 /** The rate a limit that was off starts from after its first 429 without `Retry-After`. */
@@ -56,7 +59,9 @@ export class RateLimiter {
   #tokens: number;
   #last: number;
   #pausedUntil = 0;
-  /** 429s without `Retry-After` in a row (reset once the rate has recovered). */
+  /** Pauses begun so far: a request whose wait for a token spanned the start of one queues again. */
+  #pauses = 0;
+  /** 429s without `Retry-After` in a row (reset by a quiet minute, as the rate steps back up). */
   #strikes = 0;
   /** When the rate last moved (a back-off or a step of recovery). */
   #movedAt = 0;
@@ -78,12 +83,15 @@ export class RateLimiter {
    */
   async acquire(signal?: AbortSignal, notAfter?: number): Promise<AcquireOutcome> {
     const now = this.#clock.now();
+    const pauses = this.#pauses;
     this.#recover(now);
     let wait = Math.max(0, this.#pausedUntil - now);
     if (Number.isFinite(this.#rate)) {
       this.#refill(now);
       this.#tokens -= 1;
-      if (this.#tokens < 0) wait = Math.max(wait, Math.ceil((-this.#tokens / this.#rate) * 1000));
+      // Tokens count again from the end of a pause (`#last`), so what waited through it goes at the rate, not at once.
+      const owed = Math.max(0, this.#last - now) + Math.ceil((-this.#tokens / this.#rate) * 1000);
+      if (this.#tokens < 0) wait = Math.max(wait, owed);
     }
     if (notAfter !== undefined && now + wait > notAfter) {
       this.#giveBack();
@@ -94,29 +102,54 @@ export class RateLimiter {
         this.#giveBack();
         throw err;
       });
+      // A pause began while this waited (another request's 429): its token, of the schedule before
+      // it, was forgotten; it queues again behind the pause instead of going into the same wall.
+      if (this.#pauses !== pauses) return this.acquire(signal, notAfter);
     }
     return 'acquired';
   }
 
-  /** Holds every request back until `time` (clock ms), e.g. after a 429 with `Retry-After`. */
+  /**
+   * Holds every request back until `time` (clock ms), e.g. after a 429 with `Retry-After`. No token
+   * is earned meanwhile: the requests that waited through the pause leave at the rate after it, or
+   * they would all leave at its end, a burst into the same wall.
+   */
   pauseUntil(time: number): void {
-    this.#pausedUntil = Math.max(this.#pausedUntil, time);
+    this.#refill(this.#clock.now());
+    if (time > this.#pausedUntil) {
+      this.#pausedUntil = time;
+      // The tokens the requests waiting now were promised are forgotten: they queue again after it.
+      this.#pauses += 1;
+      this.#tokens = Math.max(this.#tokens, 0);
+    }
+    this.#last = Math.max(this.#last, this.#pausedUntil);
   }
 
-  /** A 429 without `Retry-After`: pause every request and halve the rate in force (see the file comment). */
-  backOff(): BackOff {
+  /**
+   * A 429: pause every request (for `retryAfterMs`, the wait the service asked for, else as the
+   * file comment says) and halve the rate in force. A service that names its wait is slower than
+   * the rate too: resuming at the same rate would meet the same wall a moment after the pause.
+   */
+  backOff(retryAfterMs?: number): BackOff {
     const now = this.#clock.now();
+    // Answered while a pause holds every request back, it was sent before the pause: the same
+    // burst (requests in flight side by side meet one wall), one step, not one per request.
+    if (now < this.#pausedUntil) {
+      if (retryAfterMs !== undefined) this.pauseUntil(now + retryAfterMs);
+      return { pauseMs: this.#pausedUntil - now, requestsPerSecond: this.#rate, first: false };
+    }
+    const first = this.#rate === this.#configured;
     this.#refill(now);
     this.#strikes += 1;
     const from = Number.isFinite(this.#rate) ? this.#rate : UNLIMITED_BACKOFF_START;
     this.#rate = Math.max(MIN_RATE, from / 2);
-    // The bucket starts empty at the lower rate: a full one would send a burst into the same wall.
-    this.#tokens = Math.min(this.#tokens, 0);
-    this.#last = now;
     this.#movedAt = now;
-    const pauseMs = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
+    const pauseMs = retryAfterMs ?? Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.#strikes - 1));
     this.pauseUntil(now + pauseMs);
-    return { pauseMs, requestsPerSecond: this.#rate };
+    // The pause stands for one token, and at the lower rate the bucket holds no more: a full one
+    // would send a burst into the same wall.
+    this.#tokens = 1;
+    return { pauseMs, requestsPerSecond: this.#rate, first };
   }
 
   /** Doubles the rate back, a step a {@link RECOVERY_MS} without a back-off, up to the configured one. */
@@ -129,12 +162,14 @@ export class RateLimiter {
       next >= this.#configured || (!Number.isFinite(this.#configured) && next >= UNLIMITED_BACKOFF_START * 4);
     this.#rate = home ? this.#configured : next;
     this.#movedAt = now;
-    if (this.#rate === this.#configured) this.#strikes = 0;
+    // A quiet minute ends the streak: a 429 at the rate stepped up starts its pauses from 1 s again.
+    this.#strikes = 0;
   }
 
   #refill(now: number): void {
     const elapsed = Math.max(0, now - this.#last);
-    this.#last = now;
+    // Never back: during a pause `#last` is its end, from which tokens are earned again.
+    this.#last = Math.max(this.#last, now);
     if (!Number.isFinite(this.#rate)) return;
     // Slowed down, the bucket holds no more than a second's worth: the service said "fewer at once".
     const cap = this.#rate < this.#configured ? Math.min(this.#burst, Math.max(1, this.#rate)) : this.#burst;

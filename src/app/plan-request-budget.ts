@@ -1,17 +1,22 @@
 import { ApiError } from '../api/errors.js';
+import { describeError } from '../api/describe-error.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
-import { describeBudget, type Estate } from './request-budget.js';
+import { describeBudget, type BudgetPlan, type Estate } from './request-budget.js';
 import type { Runtime } from './runtime.js';
 
 /**
  * Counts the estate (the `total` of one `limit=1` page of each list, per namespace read), fits the
  * request budget to it (`request-budget.ts`: said at start, on `/readyz`, the console's sources
  * page and `deploy_watchdog_request_budget_ratio`), and warns when the maintenance job, which reads
- * each app, would take more than half the request budget. Never fails the start: an unreadable
- * API leaves it unsaid (and every tick runs); a list the token may not read counts as empty.
+ * each app, would take more than half the request budget. Runs at start and at each tick of the
+ * estate's schedule when the budget is due a count (`RequestBudget.countDue`); a count again is
+ * said only when it changes what is stretched. Never fails the start: an unreadable API leaves the
+ * budget unplanned (every tick runs), said once, until a later count; a list the token may not
+ * read counts as empty.
  */
 export async function planRequestBudget(rt: Runtime, signal: AbortSignal): Promise<void> {
   const log = rt.deps.logger;
+  if (!rt.budget.countDue) return;
   try {
     const scope = await rt.deps.namespaces();
     const namespaces = scope.namespaces ?? [undefined];
@@ -37,11 +42,28 @@ export async function planRequestBudget(rt: Runtime, signal: AbortSignal): Promi
       installers: await count((q) => client.installers.list(q, opts)),
       namespaces: namespaces.length,
     };
+    const before = rt.budget.plan;
     const plan = rt.budget.learn(estate);
+    const ratio = Math.round(plan.ratio * 100) / 100;
+    if (before && stretchesOf(before) === stretchesOf(plan)) {
+      log.debug({ estate, ratio }, 'estate counted again; the request budget stretches the same');
+      return;
+    }
     const stretched = plan.jobs.some((j) => j.stretch > 1) || !plan.fits;
-    log[stretched ? 'warn' : 'info']({ estate, ratio: Math.round(plan.ratio * 100) / 100 }, describeBudget(plan));
+    log[stretched ? 'warn' : 'info']({ estate, ratio }, describeBudget(plan));
     warnMaintenanceCost(rt, estate.apps);
   } catch (err) {
-    log.debug({ err }, 'cannot count the estate for the request budget');
+    if (signal.aborted) return;
+    const first = rt.budget.failedCounts++ === 0;
+    const meanwhile = rt.budget.plan ? 'the last count stands' : 'no job is stretched to fit it';
+    log[first ? 'warn' : 'debug'](
+      { error: describeError(err) },
+      `cannot count the estate for the request budget: ${meanwhile} until a count succeeds (tried again every 5 minutes)`,
+    );
   }
+}
+
+/** What a plan stretches, and whether it fits: a count again that changes this is said. */
+function stretchesOf(plan: BudgetPlan): string {
+  return `${plan.jobs.map((j) => `${j.job}:${j.stretch}`).join(',')} fits:${plan.fits}`;
 }

@@ -11,8 +11,9 @@
  *
  * The estimate is of a steady cycle with the runs job's memory and the shared `apps.list`
  * (`collectors/runs-memory.ts`, `collectors/shared-apps.ts`), from the estate's counts learned at
- * start (the `total` of one small page of each list). The benchmark counts the real requests
- * (`npm run bench`, `requests_per_hour`).
+ * start (the `total` of one small page of each list) and again every {@link ESTATE_RECOUNT_MS}, or
+ * a few minutes after a count that failed (an estate that grows, a service down at start). The
+ * benchmark counts the real requests (`npm run bench`, `requests_per_hour`).
  */
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import { LABELS_MAX_AGE_MS } from '../collectors/shared-apps.js';
@@ -35,6 +36,9 @@ const MIN_THROTTLE = 1 / 64;
 const RECOVERY_MS = 60_000;
 
 const HOUR_MS = 3_600_000;
+
+/** How long a count of the estate stands before it is counted again. */
+export const ESTATE_RECOUNT_MS = HOUR_MS;
 
 /**
  * What the estate holds: the `total` of the first page of each list (every namespace read), and
@@ -194,6 +198,9 @@ export class RequestBudget {
   /** The share of the configured rate in force: 1, or less after 429s. */
   #throttle = 1;
   #movedAt = 0;
+  #learnedAt: number | undefined;
+  /** Counts of the estate that failed in a row (the first is said, the others at debug). */
+  failedCounts = 0;
 
   constructor(
     private readonly settings: BudgetSettings,
@@ -209,9 +216,16 @@ export class RequestBudget {
     return this.#plan;
   }
 
-  /** Fits the plan to the estate counted at start. */
+  /** Whether the estate is due a count: never counted yet, or counted {@link ESTATE_RECOUNT_MS} ago. */
+  get countDue(): boolean {
+    return this.#learnedAt === undefined || this.now() - this.#learnedAt >= ESTATE_RECOUNT_MS;
+  }
+
+  /** Fits the plan to the estate as counted. */
   learn(estate: Estate): BudgetPlan {
     this.#estate = estate;
+    this.#learnedAt = this.now();
+    this.failedCounts = 0;
     return this.#replan();
   }
 

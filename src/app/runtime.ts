@@ -100,6 +100,11 @@ export const RETENTION_JOB = 'retention';
 /** Retention runs once a day at a quiet minute (and once at start). */
 const RETENTION_CRON = '17 3 * * *';
 
+/** The scheduler's name for counting the estate for the request budget (`plan-request-budget.ts`). */
+export const ESTATE_JOB = 'estate';
+/** Its ticks: each counts the estate when the budget is due a count (`RequestBudget.countDue`). */
+const ESTATE_CRON = '*/5 * * * *';
+
 /** How long a failed whoami stands for every job before it is asked again. */
 const NAMESPACES_RETRY_MS = 30_000;
 
@@ -224,7 +229,11 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       memory: { runsMemory, sharedApps: new SharedApps(), ...detailWantedOf(remediation) },
     };
     const scheduler = new Scheduler({
-      jobs: [...[...jobs].map(([name, cron]) => ({ name, cron })), { name: RETENTION_JOB, cron: RETENTION_CRON }],
+      jobs: [
+        ...[...jobs].map(([name, cron]) => ({ name, cron })),
+        { name: RETENTION_JOB, cron: RETENTION_CRON },
+        { name: ESTATE_JOB, cron: ESTATE_CRON },
+      ],
       jitterMs: config.jobs.jitter,
       // A job the budget stretched skips the ticks it does not run (never the runs job).
       run: (job, slot) => (budget!.admits(job, slot) ? base.runScheduled(job, slot) : Promise.resolve()),

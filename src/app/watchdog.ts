@@ -52,7 +52,14 @@ import { readinessChecks } from './readiness.js';
 import { runnerLeaseRenewal } from './runner-lease-renewal.js';
 import { replicaElection, replicaSeam } from './replica-role.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
-import { buildRuntime, closeRuntime, RETENTION_JOB, type Runtime, type RuntimeFoundation } from './runtime.js';
+import {
+  buildRuntime,
+  closeRuntime,
+  ESTATE_JOB,
+  RETENTION_JOB,
+  type Runtime,
+  type RuntimeFoundation,
+} from './runtime.js';
 import { SourceHealthStore } from '../alerts/source-health-store.js';
 
 /** Options of {@link Watchdog.open}. */
@@ -561,6 +568,7 @@ export class Watchdog {
       commandConfigFile: this.#options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
+        else if (job === ESTATE_JOB) await planRequestBudget(this.#runtime, this.#hardStop.signal);
         else if (this.#slotRun(job, slot)) this.#log.debug({ job, slot }, 'slot already run by the leader before');
         else await this.#cycle(job as SnapshotJob, slot);
       },
@@ -584,7 +592,8 @@ export class Watchdog {
     rt.remediation?.start();
     rt.scheduler.start();
     void this.#firstCycles(rt, takeover);
-    void planRequestBudget(rt, this.#hardStop.signal);
+    // Through the scheduler: a count still running when its next tick comes is not started twice.
+    void rt.scheduler.runNow(ESTATE_JOB);
   }
 
   /** The state readied for a runtime's work (alone, or a new term): sources on, old state pruned, retired alerts closed. */

@@ -134,6 +134,48 @@ describe('429 rate_limited', () => {
     expect(await waited(8)).toBeLessThan(1_500);
   });
 
+  it('halves the rate after a 429 with Retry-After too: the service named its wait, not its rate', async () => {
+    const { c, logs } = client({ requestsPerSecond: 8 });
+    sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'seconds', seconds: 1 }, times: 1 });
+    const first = await observed(() => c.servers.list({ limit: 1 }));
+    expect(first.error).toBeUndefined();
+    expect(first.sleeps).toEqual([1_000]);
+    const warnings = logs
+      .records()
+      .filter((l) => l.level === 40 && String(l.msg).startsWith('the service answered 429'));
+    expect(warnings).toMatchObject([{ fn: 'servers.list', pauseMs: 1_000, requestsPerSecond: 4 }]);
+    // At 4/s, the ten requests after the retry wait 250 ms each; at the configured 8/s most would
+    // not wait at all (the bucket refilled), and a service that asked for the pause because it
+    // takes fewer would refuse them again, until the retries run out and the read fails.
+    const next = await observed(async () => {
+      for (let i = 0; i < 10; i++) await c.servers.list({ limit: 1 });
+    });
+    expect(next.error).toBeUndefined();
+    expect(next.sleeps.reduce((a, b) => a + b, 0)).toBe(2_500);
+  });
+
+  it('says a spell of 429s again once the rate had come all the way back, and only once a spell', async () => {
+    const { c, logs } = client({ requestsPerSecond: 8 });
+    const said = () =>
+      logs.records().filter((l) => l.level === 40 && String(l.msg).startsWith('the service answered 429'));
+    const spell = async () => {
+      sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'none' }, times: 2 });
+      await observed(() => c.servers.list({ limit: 1 }));
+    };
+    await spell();
+    expect(said()).toHaveLength(1);
+    // Two quiet minutes: 2/s, then 4/s, then the configured 8/s again.
+    for (let step = 0; step < 2; step++) {
+      await clock.sleep(61_000);
+      await observed(() => c.servers.list({ limit: 1 }));
+    }
+    await clock.sleep(61_000);
+    await observed(() => c.servers.list({ limit: 1 }));
+    // A week later the service throttles again: the on-call engineer hears of it again.
+    await spell();
+    expect(said()).toHaveLength(2);
+  });
+
   it('gives up after maxRetries with an ApiError that carries the asked wait', async () => {
     const { c } = client({ maxRetries: 2 });
     sim.control.setFault('servers.list', { rateLimit: { retryAfter: 'seconds', seconds: 1 } });
