@@ -10,17 +10,26 @@ import type { Logger } from '../lib/logger.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import { LEASE_TTL_MS, LeaseLostError, type RunnerLease } from '../state/runner-lease.js';
 
+/** A lease kept by {@link runnerLeaseRenewal}. */
+export interface LeaseRenewal {
+  /** Stops renewing and gives the lease up. */
+  release: () => void;
+  /** Aborted (with the {@link LeaseLostError}) once another process holds the lease: renewing has stopped. */
+  lost: AbortSignal;
+}
+
 /**
- * Starts renewing `lease`; answers the function that stops renewing and releases it. A lease that
- * another process holds now is not taken back: renewing stops and `lost` is told.
+ * Starts renewing `lease`. A lease that another process holds now is not taken back: renewing
+ * stops, `lost` aborts and `onLost` is told.
  */
 export function runnerLeaseRenewal(
   lease: RunnerLease,
   log: Logger,
   clock: Clock,
-  lost: (err: LeaseLostError) => void,
-): () => void {
+  onLost: (err: LeaseLostError) => void,
+): LeaseRenewal {
   const quiet = new RepeatedLog(log, { clock });
+  const lost = new AbortController();
   const timer = setInterval(() => {
     try {
       lease.renew();
@@ -28,15 +37,19 @@ export function runnerLeaseRenewal(
       if (err instanceof LeaseLostError) {
         clearInterval(timer);
         log.fatal({ holder: err.holder }, err.message);
-        lost(err);
+        lost.abort(err);
+        onLost(err);
         return;
       }
       quiet.warn({ err }, 'cannot renew the lease on the state file; another run or check may start');
     }
   }, LEASE_TTL_MS / 3);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    lease.release();
+  return {
+    lost: lost.signal,
+    release: () => {
+      clearInterval(timer);
+      lease.release();
+    },
   };
 }

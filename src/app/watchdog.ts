@@ -49,7 +49,7 @@ import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
 import { planRequestBudget } from './plan-request-budget.js';
 import { readinessChecks } from './readiness.js';
-import { runnerLeaseRenewal } from './runner-lease-renewal.js';
+import { runnerLeaseRenewal, type LeaseRenewal } from './runner-lease-renewal.js';
 import { replicaElection, replicaSeam } from './replica-role.js';
 import { closeRetiredAlerts, resolveSwitchedOffJobs } from './retired-by-config.js';
 import {
@@ -61,6 +61,9 @@ import {
   type RuntimeFoundation,
 } from './runtime.js';
 import { SourceHealthStore } from '../alerts/source-health-store.js';
+
+/** The `lost` of a process that holds no state file lease. */
+const NEVER_LOST = new AbortController().signal;
 
 /** Options of {@link Watchdog.open}. */
 export interface WatchdogOptions {
@@ -126,10 +129,8 @@ export class Watchdog {
   /** The runtime whose switched-off checks' alerts were last closed (see {@link Watchdog.runOnce}). */
   #retiredClosedFor: Runtime | undefined;
   #stopping: Promise<StopReport> | undefined;
-  /** Gives up the state file's lease, when this process holds one. */
-  #releaseLease: (() => void) | undefined;
-  /** Aborted when another process took the state file's lease over (see {@link lost}). */
-  readonly #lost = new AbortController();
+  /** The state file's lease, when this process holds one: released at the stop (see {@link lost}). */
+  #lease: LeaseRenewal | undefined;
   /** Among replicas (`run` on PostgreSQL): the election, the jobs' last slots, and the term this process leads in. */
   #election: LeaderElection | undefined;
   #slots: JobSlots | undefined;
@@ -184,12 +185,8 @@ export class Watchdog {
     try {
       if (options.lease && !replicas) lease = claimLease(store, options.lease);
       const watchdog = new Watchdog(options, store);
-      if (lease) {
-        watchdog.#releaseLease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, (err) => {
-          watchdog.#lost.abort(err);
-          watchdog.interrupt(err.message);
-        });
-      }
+      const onLost = (err: Error) => watchdog.interrupt(err.message);
+      if (lease) watchdog.#lease = runnerLeaseRenewal(lease, watchdog.#log, watchdog.#clock, onLost);
       if (replicas) {
         seam.bind(watchdog.#join({ ...state, url: state.url }), () => watchdog.#healthListener.beat());
         if (options.lease === 'check') watchdog.#takeLeaseForCheck();
@@ -293,7 +290,7 @@ export class Watchdog {
 
   /** True while this process does the work: always, alone (SQLite); among replicas, while it leads. */
   #leads(): boolean {
-    if (!this.#election) return !this.#lost.signal.aborted;
+    if (!this.#election) return !this.#lease?.lost.aborted;
     return this.#term !== undefined && !this.#term.signal.aborted;
   }
 
@@ -318,11 +315,8 @@ export class Watchdog {
    */
   async runOnce(jobs?: readonly string[]): Promise<CycleReport> {
     const names = jobs ?? this.jobs;
-    for (const name of names) {
-      if (!(JOB_NAMES as string[]).includes(name)) {
-        throw new RangeError(`unknown job "${name}" (jobs: ${JOB_NAMES.join(', ')})`);
-      }
-    }
+    const unknown = names.find((name) => !(JOB_NAMES as string[]).includes(name));
+    if (unknown !== undefined) throw new RangeError(`unknown job "${unknown}" (jobs: ${JOB_NAMES.join(', ')})`);
     // `check` never starts the daemon: close here what the configuration stopped looking at.
     // Once per configuration: nothing of a check switched off can open again while it runs.
     if (!this.#started && this.#retiredClosedFor !== this.#runtime) {
@@ -420,12 +414,11 @@ export class Watchdog {
   }
 
   /**
-   * Aborted when another process took over the state file (its lease had expired: this one was
-   * suspended or stalled past it): this one's cycles are cut, it sends nothing more, and `run`
-   * stops it (SQLite's runner lease; among replicas the election ends terms instead).
+   * Aborted when another process took the state file over (this one stalled past its lease): its
+   * cycles are cut, it sends nothing more, and `run` stops it. Among replicas terms end instead.
    */
   get lost(): AbortSignal {
-    return this.#lost.signal;
+    return this.#lease?.lost ?? NEVER_LOST;
   }
 
   /**
@@ -490,7 +483,7 @@ export class Watchdog {
         this.#log.warn({ err }, 'cannot checkpoint the state file before closing');
       }
       try {
-        this.#releaseLease?.();
+        this.#lease?.release();
       } catch (err) {
         this.#log.warn({ err }, 'cannot release the lease on the state file; it expires by itself');
       }
