@@ -341,6 +341,7 @@ async function detectorWork(): Promise<{ records: number; cpuMs: number }> {
     const snapshot = await COLLECTORS[job]({
       client,
       namespaces: scope.namespaces,
+      reached: scope.reached,
       checks: config.checks,
       now,
       concurrency,
