@@ -73,8 +73,8 @@ export class SqliteDatabase implements SqlDatabase {
       if (err instanceof StoreError) throw err;
       throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
     }
-    const { dev, ino } = inMemory ? { dev: 0, ino: 0 } : fs.statSync(resolved);
-    return new SqliteDatabase(handle, resolved, inMemory ? undefined : { dev, ino });
+    const stat = inMemory ? undefined : fs.statSync(resolved);
+    return new SqliteDatabase(handle, resolved, stat && { dev: stat.dev, ino: stat.ino });
   }
 
   /**
