@@ -24,6 +24,14 @@ export interface CompiledPolicy {
   dryRun: boolean;
 }
 
+/**
+ * Whether an alert's labels are production's and the policy does not name production: such a policy
+ * never touches production, however its matchers read (a catch-all, a regex that happens to match).
+ */
+export function productionNotNamed(policy: CompiledPolicy, labels: { environment_type?: string }): boolean {
+  return labels.environment_type === 'production' && !policy.namesProduction;
+}
+
 /** Why a policy does not act on an alert now. */
 export type SkipReason =
   /** `remediation.enabled` is false. */
@@ -126,7 +134,7 @@ export function requestablePolicy(
   for (const policy of policies) {
     const target = policyTarget(policy, alert);
     if (!target) continue;
-    if (alert.labels.environment_type === 'production' && !policy.namesProduction) continue;
+    if (productionNotNamed(policy, alert.labels)) continue;
     return { policy, target };
   }
   return undefined;
@@ -145,7 +153,7 @@ export function decidePolicy(
   if (ctx.suspended === 'environment') return skip('environment_paused');
   // The guard is on the alert's labels, not on the matchers: a catch-all policy, or a regex that
   // happens to match "production", never reaches production.
-  if (alert.labels.environment_type === 'production' && !policy.namesProduction) return skip('production_not_named');
+  if (productionNotNamed(policy, alert.labels)) return skip('production_not_named');
   // Leave maintenance is a button only, whatever its policy says (`onRequestOnly`).
   if ((!policy.config.automatic || policy.action.onRequestOnly) && !ctx.requested) return skip('not_automatic');
   if (history.stopped) return skip('stopped');

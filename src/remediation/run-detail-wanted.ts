@@ -6,7 +6,7 @@
  */
 import type { LabelMatcher, MatchableLabels } from '../alerts/matchers.js';
 import { compileMatchers, matchersFromConfig } from '../alerts/matchers.js';
-import type { CompiledPolicy } from './policy.js';
+import { productionNotNamed, type CompiledPolicy } from './policy.js';
 
 /** The labels a failed run's alert has only once its detail is read: the failed step and its reason. */
 const DETAIL_LABELS: ReadonlySet<string> = new Set(['reason', 'step']);
@@ -45,7 +45,7 @@ export function runDetailWanted(
     return [
       (labels: MatchableLabels) => {
         // The production guard of `decidePolicy`: such a policy never acts there.
-        if (labels.environment_type === 'production' && !policy.namesProduction) return false;
+        if (productionNotNamed(policy, labels)) return false;
         // A label the list does not say (a run without a project) may still be said by its app.
         for (const [name, test] of byName) if (labels[name] !== undefined && !test(labels)) return false;
         return true;

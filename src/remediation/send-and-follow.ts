@@ -19,7 +19,7 @@ import { findTakenBackup, readBackup, type BackupWords } from './backup-readback
 import { errorText } from '../lib/error-text.js';
 import type { PlannerParts } from './cycle-planner.js';
 import type { AttemptRow } from './remediation-store.js';
-import { policyTarget } from './policy.js';
+import { policyTarget, productionNotNamed } from './policy.js';
 import { runProgress, type RunStates } from './run-progress.js';
 import { environmentOf, scopeOf, scopeText, suspensionCovering, type Suspension } from './suspension.js';
 
@@ -124,8 +124,11 @@ export class SendAndFollow {
     const alert = this.p.alerts.get(attempt.fingerprint);
     if (alert?.status !== 'firing') return 'alert_resolved';
     const target = policyTarget(policy, alert);
-    const production = alert.labels.environment_type === 'production' && !policy.namesProduction;
-    if (production || target?.recordType !== attempt.recordType || target.recordId !== attempt.recordId) {
+    if (
+      productionNotNamed(policy, alert.labels) ||
+      target?.recordType !== attempt.recordType ||
+      target.recordId !== attempt.recordId
+    ) {
       return 'not_covered';
     }
     return null;
