@@ -32,7 +32,7 @@ export interface BackOff {
   first: boolean;
 }
 
-/** The rate a limit that was off starts from after its first 429 without `Retry-After`. */
+/** The rate a limit that was off starts from after its first 429. */
 const UNLIMITED_BACKOFF_START = 10;
 /** The lowest rate backing off goes down to. */
 const MIN_RATE = 0.2;
@@ -61,7 +61,7 @@ export class RateLimiter {
   #pausedUntil = 0;
   /** Pauses begun so far: a request whose wait for a token spanned the start of one queues again. */
   #pauses = 0;
-  /** 429s without `Retry-After` in a row (reset by a quiet minute, as the rate steps back up). */
+  /** 429s in a row, one per burst (reset by a quiet minute, as the rate steps back up). */
   #strikes = 0;
   /** When the rate last moved (a back-off or a step of recovery). */
   #movedAt = 0;
