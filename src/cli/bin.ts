@@ -26,6 +26,14 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// A reader that goes away (`deploy-watchdog alerts | head`) is its choice, not a failure: what
+// was left to print is dropped, and `run` stops as it does on SIGTERM. Without a listener, the
+// write's EPIPE is an unhandled 'error' event, and node prints its stack.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  controller.abort(new Error('standard output was closed'));
+});
+
 main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
