@@ -9,7 +9,7 @@ import { isNewer, orderKey } from '../lib/newest-first.js';
 import type { ResolvedAlert } from './define-check.js';
 
 /** The words for a run's state now: "succeeded" for a word of `succeeded`, else "is <state> now". */
-function stateNow(run: RunListItem, succeeded: readonly string[]): string {
+function stateNow(run: { state: string; retrying?: boolean }, succeeded: readonly string[]): string {
   if (run.retrying) return 'is being retried by the service';
   return succeeded.includes(run.state) ? 'succeeded' : `is ${run.state} now`;
 }
@@ -53,9 +53,7 @@ export function runResolution(
     return `run #${id} ${now}${states.failure && now === 'succeeded' ? ' after a retry' : ''}`;
   }
   const settled = snapshot.settledNewest?.get(key);
-  if (settled && isNewer(settled, place)) {
-    const how = states.succeeded.includes(settled.state) ? 'succeeded' : `is ${settled.state} now`;
-    return `a newer ${run.action} (run #${settled.id}) ${how}`;
-  }
+  if (settled && isNewer(settled, place))
+    return `a newer ${run.action} (run #${settled.id}) ${stateNow(settled, states.succeeded)}`;
   return null;
 }
