@@ -18,7 +18,7 @@ import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
 import { addProblem, nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
 import { wordListSchema } from './check-config.js';
-import { secretSchema } from './secret.js';
+import { secretSchema, secretUrlOf } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -148,18 +148,11 @@ export const DEFAULT_STATE_PATH = './deploy-watchdog.db';
  * postgres:// URL before it becomes a {@link Secret}, with messages that never show it. Its
  * example is also what `validate` checks in its place when its `${VAR}` is not set.
  */
-const postgresUrlSchema = z
-  .url({
-    protocol: /^postgres(ql)?$/,
-    error: (iss) =>
-      typeof iss.input !== 'string'
-        ? 'must be a string (a postgres:// URL)'
-        : iss.input === ''
-          ? 'must not be empty'
-          : 'must be a postgres:// URL such as postgres://watchdog@db.example.com:5432/watchdog (value not shown: it is a secret)',
-  })
-  .meta({ examples: ['postgres://watchdog@db.example.com:5432/watchdog'] })
-  .pipe(secretSchema);
+const postgresUrlSchema = secretUrlOf(
+  /^postgres(ql)?$/,
+  'a postgres:// URL',
+  'postgres://watchdog@db.example.com:5432/watchdog',
+);
 
 /** `state.tls`: how the PostgreSQL connection is secured. */
 const stateTlsSchema = z
