@@ -98,7 +98,7 @@ export interface BackupsOptions {
 
 /** `checks.backups`. */
 const backupsConfig = z
-  .object({
+  .strictObject({
     enabled: enabledSchema,
     max_age: z
       .partialRecord(environmentTypeSchema, offOrDurationSchema)
@@ -154,7 +154,6 @@ const backupsConfig = z
         'How many successful backups before the newest one its size is compared with (each is read: more backups per app per cycle).',
       ),
   })
-  .strict()
   .superRefine((b, ctx) => {
     // One word in two lists would make a backup both taken and failed (or still running).
     const lists = ['succeeded_states', 'running_states', 'failed_states'] as const;
