@@ -178,16 +178,14 @@ export const backupsCheck = defineCheck({
           maxAgeMs: { ...own.max_age },
           states: backupStatesOf(own),
           requireVerified: own.require_verified,
-          ...(own.offsite
-            ? {
-                offsite: {
-                  failedStates: own.offsite_failed_states,
-                  required: own.offsite_required,
-                  uploadTimeoutMs: own.offsite_upload_timeout,
-                },
-              }
-            : {}),
-          ...(own.size_drop !== null ? { size: { dropRatio: own.size_drop, history: own.size_history } } : {}),
+          ...(own.offsite && {
+            offsite: {
+              failedStates: own.offsite_failed_states,
+              required: own.offsite_required,
+              uploadTimeoutMs: own.offsite_upload_timeout,
+            },
+          }),
+          ...(own.size_drop !== null && { size: { dropRatio: own.size_drop, history: own.size_history } }),
         }
       : undefined,
   detect: backups,
