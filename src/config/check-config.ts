@@ -18,8 +18,7 @@ export const offByDefaultSchema = (why: string) =>
  */
 export const checkConfig = <F extends z.ZodRawShape>(fields: F) =>
   z
-    .object({ enabled: enabledSchema, ...fields })
-    .strict()
+    .strictObject({ enabled: enabledSchema, ...fields })
     // An empty section takes every default: a check's keys all have one (else loading says which is missing).
     .prefault({} as never);
 

@@ -18,7 +18,7 @@ import { scheduleSchema } from './cron.js';
 import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
 import { addProblem, nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
 import { wordListSchema } from './check-config.js';
-import { secretSchema } from './secret.js';
+import { secretSchema, secretUrlOf } from './secret.js';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -80,7 +80,7 @@ const extraValuesSchema = z
   );
 
 const apiSchema = z
-  .object({
+  .strictObject({
     base_url: z
       .url({
         protocol: /^https?$/,
@@ -130,7 +130,6 @@ const apiSchema = z
         "Requests in flight at once within one job's read: per-record reads go this many at a time, and list walks read one page ahead when it is 2 or more.",
       ),
   })
-  .strict()
   .superRefine((api, ctx) => {
     const given = Number(api.token !== undefined) + Number(api.token_file !== undefined);
     if (given === 0) {
@@ -148,35 +147,26 @@ export const DEFAULT_STATE_PATH = './deploy-watchdog.db';
  * postgres:// URL before it becomes a {@link Secret}, with messages that never show it. Its
  * example is also what `validate` checks in its place when its `${VAR}` is not set.
  */
-const postgresUrlSchema = z
-  .url({
-    protocol: /^postgres(ql)?$/,
-    error: (iss) =>
-      typeof iss.input !== 'string'
-        ? 'must be a string (a postgres:// URL)'
-        : iss.input === ''
-          ? 'must not be empty'
-          : 'must be a postgres:// URL such as postgres://watchdog@db.example.com:5432/watchdog (value not shown: it is a secret)',
-  })
-  .meta({ examples: ['postgres://watchdog@db.example.com:5432/watchdog'] })
-  .pipe(secretSchema);
+const postgresUrlSchema = secretUrlOf(
+  /^postgres(ql)?$/,
+  'a postgres:// URL',
+  'postgres://watchdog@db.example.com:5432/watchdog',
+);
 
 /** `state.tls`: how the PostgreSQL connection is secured. */
-const stateTlsSchema = z
-  .object({
-    ca_file: nonEmptySchema
-      .optional()
-      .describe(
-        "PEM file of the CA(s) to trust for the server's certificate, instead of the system's; relative to the config file.",
-      ),
-    reject_unauthorized: z
-      .boolean()
-      .default(true)
-      .describe(
-        "Refuse a server whose certificate is not trusted or does not name the URL's host. false encrypts without checking who answers: for a test server only.",
-      ),
-  })
-  .strict();
+const stateTlsSchema = z.strictObject({
+  ca_file: nonEmptySchema
+    .optional()
+    .describe(
+      "PEM file of the CA(s) to trust for the server's certificate, instead of the system's; relative to the config file.",
+    ),
+  reject_unauthorized: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Refuse a server whose certificate is not trusted or does not name the URL's host. false encrypts without checking who answers: for a test server only.",
+    ),
+});
 
 /** A timeout of the PostgreSQL connection, within sane bounds. */
 const stateTimeoutSchema = (fallback: string, max: string, what: string) =>
@@ -186,20 +176,18 @@ const stateTimeoutSchema = (fallback: string, max: string, what: string) =>
     .describe(what);
 
 /** `state.leader`: the leader election of replicas sharing a PostgreSQL state (`src/state/leader-election.ts`). */
-const stateLeaderSchema = z
-  .object({
-    lease: durationSchema
-      .refine((ms) => ms >= 2_000 && ms <= 300_000, 'must be from 2s to 5m')
-      .prefault('10s')
-      .describe(
-        'With url (PostgreSQL): how long the leader lease lasts unless renewed. The leader renews it every quarter of it and stops acting when it could not for three quarters; another replica takes over once it has expired (after a crash within about 1.25 times it; after a stop at its next try, within a quarter). Default 10s.',
-      ),
-  })
-  .strict();
+const stateLeaderSchema = z.strictObject({
+  lease: durationSchema
+    .refine((ms) => ms >= 2_000 && ms <= 300_000, 'must be from 2s to 5m')
+    .prefault('10s')
+    .describe(
+      'With url (PostgreSQL): how long the leader lease lasts unless renewed. The leader renews it every quarter of it and stops acting when it could not for three quarters; another replica takes over once it has expired (after a crash within about 1.25 times it; after a stop at its next try, within a quarter). Default 10s.',
+    ),
+});
 
 /** The `state` section: a SQLite file (the default), or a PostgreSQL database. */
 const stateSchema = z
-  .object({
+  .strictObject({
     path: nonEmptySchema
       .optional()
       .describe(
@@ -232,7 +220,6 @@ const stateSchema = z
         'Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.',
       ),
   })
-  .strict()
   .superRefine((state, ctx) => {
     if (state.path !== undefined && state.url !== undefined) {
       addProblem(ctx, ['url'], 'give path (a SQLite file) or url (PostgreSQL), not both');
@@ -247,104 +234,91 @@ const jobSchema = (fallback: string) =>
     .prefault(fallback)
     .describe(`Cron schedule (5 fields, 6 with seconds, or @hourly … @yearly), or "off". Default "${fallback}".`);
 
-const jobsSchema = z
-  .object({
-    runs: jobSchema('*/1 * * * *'),
-    attention: jobSchema('*/5 * * * *'),
-    urls: jobSchema('*/15 * * * *'),
-    backups: jobSchema('0 * * * *'),
-    maintenance: jobSchema('*/30 * * * *'),
-    servers: jobSchema('*/1 * * * *'),
-    installers: jobSchema('*/5 * * * *'),
-    jitter: durationSchema
-      .prefault('5s')
-      .describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
-    read_ceiling: durationSchema
-      .optional()
-      .describe(
-        'The longest one read of a job may take, whatever its schedule (default 15m): a hard bound for hostile answers (a list that never ends), far above any honest read. A read cut there fires alerts for what it read and resolves nothing. A read that takes longer than its schedule is not cut: it finishes, and the ticks it overran are skipped and counted (deploy_watchdog_job_overruns_total).',
-      ),
-    deadline: z
-      .union([z.literal('auto'), durationSchema], { error: `must be "auto" or ${DURATION_HINT}` })
-      .optional()
-      .meta({ deprecated: true })
-      .describe(
-        'Deprecated: use read_ceiling. Accepted for old configs: a duration is taken as read_ceiling (when that is not given); "auto" is ignored, since a read that overruns its schedule now finishes.',
-      ),
-  })
-  .strict();
+const jobsSchema = z.strictObject({
+  runs: jobSchema('*/1 * * * *'),
+  attention: jobSchema('*/5 * * * *'),
+  urls: jobSchema('*/15 * * * *'),
+  backups: jobSchema('0 * * * *'),
+  maintenance: jobSchema('*/30 * * * *'),
+  servers: jobSchema('*/1 * * * *'),
+  installers: jobSchema('*/5 * * * *'),
+  jitter: durationSchema
+    .prefault('5s')
+    .describe('Random delay before each job, so many watchdogs do not hit the API at once.'),
+  read_ceiling: durationSchema
+    .optional()
+    .describe(
+      'The longest one read of a job may take, whatever its schedule (default 15m): a hard bound for hostile answers (a list that never ends), far above any honest read. A read cut there fires alerts for what it read and resolves nothing. A read that takes longer than its schedule is not cut: it finishes, and the ticks it overran are skipped and counted (deploy_watchdog_job_overruns_total).',
+    ),
+  deadline: z
+    .union([z.literal('auto'), durationSchema], { error: `must be "auto" or ${DURATION_HINT}` })
+    .optional()
+    .meta({ deprecated: true })
+    .describe(
+      'Deprecated: use read_ceiling. Accepted for old configs: a duration is taken as read_ceiling (when that is not given); "auto" is ignored, since a read that overruns its schedule now finishes.',
+    ),
+});
 
 /** Each check's section (its schema lives in its module, `src/detectors/<check>.ts`), and `sources`. */
-const checksSchema = z
-  .object({
-    ...CHECK_CONFIGS,
-    sources: z
-      .object({
-        failure_threshold: wholeNumberSchema(1, 1000)
-          .default(3)
-          .describe('Consecutive failed cycles of a source before a "cannot read" alert.'),
-      })
-      .strict()
-      .prefault({}),
-  })
-  .strict();
+const checksSchema = z.strictObject({
+  ...CHECK_CONFIGS,
+  sources: z
+    .strictObject({
+      failure_threshold: wholeNumberSchema(1, 1000)
+        .default(3)
+        .describe('Consecutive failed cycles of a source before a "cannot read" alert.'),
+    })
+    .prefault({}),
+});
 
-const alertsSchema = z
-  .object({
-    repeat_interval: repeatIntervalSchema
-      .prefault('4h')
-      .describe('Re-notify a still-firing alert this often; "off": never.'),
-    send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
-    for: wholeNumberSchema(1, 100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
-    resolve_guard: z
-      .object({
-        min_alerts: wholeNumberSchema(1, 100_000)
-          .default(5)
-          .describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
-        max_share: z
-          .number()
-          .min(0)
-          .max(1)
-          .default(0.5)
-          .describe("…and more than this share of the job's firing alerts."),
-        confirm_cycles: wholeNumberSchema(1, 100)
-          .default(2)
-          .describe(
-            'Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.',
-          ),
-      })
-      .strict()
-      .prefault({})
-      .describe(
-        'A complete answer that suddenly holds far fewer of the problems the last one held (an empty list from a misconfigured token or a broken proxy) resolves nothing until consecutive cycles confirm it.',
-      ),
-  })
-  .strict();
+const alertsSchema = z.strictObject({
+  repeat_interval: repeatIntervalSchema
+    .prefault('4h')
+    .describe('Re-notify a still-firing alert this often; "off": never.'),
+  send_resolved: z.boolean().default(true).describe('Notify when an alert is over.'),
+  for: wholeNumberSchema(1, 100).default(1).describe('Consecutive cycles a problem must be seen before it fires.'),
+  resolve_guard: z
+    .strictObject({
+      min_alerts: wholeNumberSchema(1, 100_000)
+        .default(5)
+        .describe('A cycle is suspect only when it would resolve at least this many alerts of its job at once…'),
+      max_share: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.5)
+        .describe("…and more than this share of the job's firing alerts."),
+      confirm_cycles: wholeNumberSchema(1, 100)
+        .default(2)
+        .describe('Consecutive suspect cycles (that one included) before those alerts resolve; 1 turns the guard off.'),
+    })
+    .prefault({})
+    .describe(
+      'A complete answer that suddenly holds far fewer of the problems the last one held (an empty list from a misconfigured token or a broken proxy) resolves nothing until consecutive cycles confirm it.',
+    ),
+});
 
-const remediationSchema = z
-  .object({
-    enabled: z.boolean().default(false),
-    dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
-    max_actions_per_hour: wholeNumberSchema(0, 1000).default(10),
-    follow_timeout: durationSchema
-      .prefault('2h')
-      .describe('How long a started run is followed before its outcome is reported unknown.'),
-    poll_interval: durationSchema
-      .refine((ms) => ms >= 1_000, 'must be at least 1s')
-      .prefault('30s')
-      .describe('How often a run started by a change is read again (runs.get) while it is followed.'),
-    policies: z.array(policyConfigSchema).default([]),
-  })
-  .strict();
+const remediationSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
+  max_actions_per_hour: wholeNumberSchema(0, 1000).default(10),
+  follow_timeout: durationSchema
+    .prefault('2h')
+    .describe('How long a started run is followed before its outcome is reported unknown.'),
+  poll_interval: durationSchema
+    .refine((ms) => ms >= 1_000, 'must be at least 1s')
+    .prefault('30s')
+    .describe('How often a run started by a change is read again (runs.get) while it is followed.'),
+  policies: z.array(policyConfigSchema).default([]),
+});
 
 const serverSchema = z
-  .object({
+  .strictObject({
     listen: offOr(listenSchema, 'HOST:PORT')
       .prefault('127.0.0.1:9464')
       .describe('Where /healthz, /readyz, /metrics and the console listen; "off" for none.'),
     console: consoleConfigSchema.prefault({}),
   })
-  .strict()
   .superRefine((server, ctx) => {
     // Asked for in so many words, a console that would be refused is a configuration error.
     const serving = consoleServing(server.listen, server.console);
@@ -353,36 +327,29 @@ const serverSchema = z
     }
   });
 
-const logSchema = z
-  .object({
-    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    format: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: pretty on a terminal, JSON otherwise.'),
-    repeat_every: durationSchema
-      .prefault('1m')
-      .describe(
-        'A warning or error that repeats (an outage failing every retry) is said once per this, with a count of the rest.',
-      ),
-  })
-  .strict();
+const logSchema = z.strictObject({
+  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  format: z.enum(['auto', 'json', 'pretty']).default('auto').describe('auto: pretty on a terminal, JSON otherwise.'),
+  repeat_every: durationSchema
+    .prefault('1m')
+    .describe(
+      'A warning or error that repeats (an outage failing every retry) is said once per this, with a count of the rest.',
+    ),
+});
 
 /** The whole configuration file. */
-export const configSchema = z
-  .object({
-    api: apiSchema,
-    state: stateSchema.prefault({}),
-    jobs: jobsSchema.prefault({}),
-    checks: checksSchema.prefault({}),
-    alerts: alertsSchema.prefault({}),
-    // The channels first, as the file lists them; the rest is the pipeline's own schema.
-    notify: z
-      .object({ channels: z.array(channelConfigSchema).default([]), ...notifySchema.shape })
-      .strict()
-      .prefault({}),
-    remediation: remediationSchema.prefault({}),
-    server: serverSchema.prefault({}),
-    log: logSchema.prefault({}),
-  })
-  .strict();
+export const configSchema = z.strictObject({
+  api: apiSchema,
+  state: stateSchema.prefault({}),
+  jobs: jobsSchema.prefault({}),
+  checks: checksSchema.prefault({}),
+  alerts: alertsSchema.prefault({}),
+  // The channels first, as the file lists them; the rest is the pipeline's own schema.
+  notify: z.strictObject({ channels: z.array(channelConfigSchema).default([]), ...notifySchema.shape }).prefault({}),
+  remediation: remediationSchema.prefault({}),
+  server: serverSchema.prefault({}),
+  log: logSchema.prefault({}),
+});
 
 /** What {@link configSchema} parses to, before `token_file` is read and paths are resolved. */
 export type ParsedConfig = z.output<typeof configSchema>;

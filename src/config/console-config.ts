@@ -23,69 +23,65 @@ const passwordSchema = secretSchema.refine(
 );
 
 /** The `server.console` section. */
-export const consoleConfigSchema = z
-  .object({
-    enabled: z
-      .union([z.literal('auto'), z.boolean()], { error: 'must be auto, true or false' })
-      .default('auto')
-      .describe(
-        'auto: on when server.listen is loopback or auth is set, else every page says what to set; true: the same, but a wider listener without auth is a configuration error; false: off.',
-      ),
-    auth: z
-      .object({
-        token: passwordSchema
-          .optional()
-          .describe(
-            'A token (use ${VAR}) given at the login page, or as "Authorization: Bearer …"; writes are recorded as console@token.',
-          ),
-        user: z
-          .string()
-          .regex(/^[^:\s]{1,64}$/, 'must be 1 to 64 characters, without spaces or ":"')
-          .optional()
-          .describe('Basic-auth user name, recorded as the author of every write.'),
-        password: passwordSchema.optional().describe('Basic-auth password (use ${VAR}).'),
-      })
-      .strict()
-      .superRefine((auth, ctx) => {
-        const basic = Number(auth.user !== undefined) + Number(auth.password !== undefined);
-        if (basic === 1) {
-          const missing = auth.user === undefined ? 'user' : 'password';
-          addProblem(ctx, [missing], 'is required with basic auth (user and password)');
-        }
-        if (auth.token !== undefined && basic > 0) {
-          addProblem(ctx, ['token'], 'give a token or a user and password, not both');
-        }
-        if (auth.token === undefined && basic === 0) {
-          addProblem(ctx, [], 'give a token, or a user and password');
-        }
-      })
-      .optional()
-      .describe('Required when server.listen is not a loopback address.'),
-    public_url: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-      .optional()
-      .describe(
-        "The address people reach the console at (its reverse proxy, say): the Slack app's Open in console buttons link there, and it is the webhook channel's externalURL unless the channel sets one. Absent: no such links.",
-      ),
-    allow: z
-      .object({
-        remediate: z
-          .union([z.enum(['anyone', 'nobody']), z.object({ users: z.array(z.string().min(1)).min(1) }).strict()], {
-            error: 'must be anyone, nobody, or { users: [NAME, …] }',
-          })
-          .default('anyone')
-          .describe(
-            "Who may ask for a remediation policy's action (Retry now, Restart app, Back up now, Leave maintenance) from the console: anyone the console lets in (default), nobody, or the users named as the console records them (the basic-auth user, console@token, console@loopback).",
-          ),
-      })
-      .strict()
-      .prefault({}),
-    max_silence: durationSchema
-      .refine((ms) => ms >= 60_000, 'must be at least 1m')
-      .prefault('7d')
-      .describe('The longest silence the console creates.'),
-  })
-  .strict();
+export const consoleConfigSchema = z.strictObject({
+  enabled: z
+    .union([z.literal('auto'), z.boolean()], { error: 'must be auto, true or false' })
+    .default('auto')
+    .describe(
+      'auto: on when server.listen is loopback or auth is set, else every page says what to set; true: the same, but a wider listener without auth is a configuration error; false: off.',
+    ),
+  auth: z
+    .strictObject({
+      token: passwordSchema
+        .optional()
+        .describe(
+          'A token (use ${VAR}) given at the login page, or as "Authorization: Bearer …"; writes are recorded as console@token.',
+        ),
+      user: z
+        .string()
+        .regex(/^[^:\s]{1,64}$/, 'must be 1 to 64 characters, without spaces or ":"')
+        .optional()
+        .describe('Basic-auth user name, recorded as the author of every write.'),
+      password: passwordSchema.optional().describe('Basic-auth password (use ${VAR}).'),
+    })
+    .superRefine((auth, ctx) => {
+      const basic = Number(auth.user !== undefined) + Number(auth.password !== undefined);
+      if (basic === 1) {
+        const missing = auth.user === undefined ? 'user' : 'password';
+        addProblem(ctx, [missing], 'is required with basic auth (user and password)');
+      }
+      if (auth.token !== undefined && basic > 0) {
+        addProblem(ctx, ['token'], 'give a token or a user and password, not both');
+      }
+      if (auth.token === undefined && basic === 0) {
+        addProblem(ctx, [], 'give a token, or a user and password');
+      }
+    })
+    .optional()
+    .describe('Required when server.listen is not a loopback address.'),
+  public_url: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .optional()
+    .describe(
+      "The address people reach the console at (its reverse proxy, say): the Slack app's Open in console buttons link there, and it is the webhook channel's externalURL unless the channel sets one. Absent: no such links.",
+    ),
+  allow: z
+    .strictObject({
+      remediate: z
+        .union([z.enum(['anyone', 'nobody']), z.strictObject({ users: z.array(z.string().min(1)).min(1) })], {
+          error: 'must be anyone, nobody, or { users: [NAME, …] }',
+        })
+        .default('anyone')
+        .describe(
+          "Who may ask for a remediation policy's action (Retry now, Restart app, Back up now, Leave maintenance) from the console: anyone the console lets in (default), nobody, or the users named as the console records them (the basic-auth user, console@token, console@loopback).",
+        ),
+    })
+    .prefault({}),
+  max_silence: durationSchema
+    .refine((ms) => ms >= 60_000, 'must be at least 1m')
+    .prefault('7d')
+    .describe('The longest silence the console creates.'),
+});
 
 /** The parsed `server.console` section. */
 export type ConsoleConfig = z.output<typeof consoleConfigSchema>;

@@ -25,7 +25,7 @@ const DEFAULT_LOG_SOURCES: Record<string, (typeof LOG_SOURCES)[number]> = {
 
 /** `notify.context.logs`. */
 const logsSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(true).describe('Read the log around a failed run (logs.tail; needs view_logs).'),
     lines: wholeNumberSchema(1, 50).default(8).describe('Log lines shown at most, error lines first.'),
     width: wholeNumberSchema(40, 1000)
@@ -49,12 +49,11 @@ const logsSchema = z
       .default(['error', 'critical', 'fatal', 'traceback', 'exception', 'failed', 'failure'])
       .describe('A log line holding one of these words (any case, as a whole word) is an error line, shown first.'),
   })
-  .strict()
   .prefault({});
 
 /** `notify.context.restore_points`. */
 const restorePointsSchema = z
-  .object({
+  .strictObject({
     enabled: z
       .boolean()
       .default(true)
@@ -63,12 +62,11 @@ const restorePointsSchema = z
       'Run actions that make a restore point: a failed run of one of them is told with its own.',
     ),
   })
-  .strict()
   .prefault({});
 
 /** `notify.context`. */
 export const contextConfigSchema = z
-  .object({
+  .strictObject({
     enabled: z
       .boolean()
       .default(true)
@@ -88,7 +86,6 @@ export const contextConfigSchema = z
     logs: logsSchema,
     restore_points: restorePointsSchema,
   })
-  .strict()
   .prefault({})
   .describe(
     'What the API adds to a new alert after the cycle that raised it, read off the cycle, once per run, kept in the state file.',

@@ -25,51 +25,36 @@ const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
  * nest (`${A:-${B}}` is not supported).
  */
 export function substituteEnv(text: string, env: NodeJS.ProcessEnv): Substitution {
-  let out = '';
-  let i = 0;
-  let references = 0;
   const variables: string[] = [];
-  while (i < text.length) {
-    if (text.startsWith('$${', i)) {
-      out += '${';
-      i += 3;
-      continue;
+  // The first reference that cannot be substituted, if one cannot: the text is then not substituted.
+  const failures: Extract<Substitution, { ok: false }>[] = [];
+  // `$${` (no reference), or a reference: `${`, its text up to the next `}`, and that `}` if there is one.
+  const value = text.replace(/\$\$\{|\$\{([^}]*)(\})?/g, (_, inner?: string, close?: string) => {
+    if (inner === undefined) return '${';
+    if (failures.length > 0) return '';
+    if (close === undefined) {
+      failures.push({ ok: false, message: 'has an unterminated "${" (write "$${" for a literal "${")' });
+      return '';
     }
-    if (!text.startsWith('${', i)) {
-      out += text[i];
-      i += 1;
-      continue;
-    }
-    const close = text.indexOf('}', i + 2);
-    if (close === -1) {
-      return { ok: false, message: 'has an unterminated "${" (write "$${" for a literal "${")' };
-    }
-    const inner = text.slice(i + 2, close);
     const m = REFERENCE.exec(inner);
     if (!m) {
       const name = inner.split(':-')[0] ?? inner;
-      return {
-        ok: false,
-        message: `has an invalid variable reference "\${${name}…}": use \${NAME} or \${NAME:-default}, NAME being letters, digits and _`,
-      };
+      const message = `has an invalid variable reference "\${${name}…}": use \${NAME} or \${NAME:-default}, NAME being letters, digits and _`;
+      failures.push({ ok: false, message });
+      return '';
     }
     const [, name, fallback] = m as unknown as [string, string, string | undefined];
-    const value = env[name];
-    if (value !== undefined && !(fallback !== undefined && value === '')) {
-      out += value;
-    } else if (fallback !== undefined) {
-      out += fallback;
-    } else {
-      return {
-        ok: false,
-        message: `environment variable ${name} is not set (and no default is given with \${${name}:-…})`,
-        unset: name,
-      };
+    const set = env[name];
+    const read = set !== undefined && !(fallback !== undefined && set === '') ? set : fallback;
+    if (read === undefined) {
+      const message = `environment variable ${name} is not set (and no default is given with \${${name}:-…})`;
+      failures.push({ ok: false, message, unset: name });
+      return '';
     }
     variables.push(name);
-    references += 1;
-    i = close + 1;
-  }
-  const whole = references === 1 && /^\$\{[^}]*\}$/.test(text);
-  return { ok: true, value: out, whole, variables };
+    return read;
+  });
+  if (failures[0]) return failures[0];
+  const whole = variables.length === 1 && /^\$\{[^}]*\}$/.test(text);
+  return { ok: true, value, whole, variables };
 }

@@ -26,11 +26,9 @@ type PolicyLabel = (typeof POLICY_LABELS)[number];
 
 /** One optional field per policy label, each of schema `value`. */
 function perLabel<S extends z.ZodType>(value: S) {
-  return z
-    .object(
-      Object.fromEntries(POLICY_LABELS.map((l) => [l, value.optional()])) as Record<PolicyLabel, z.ZodOptional<S>>,
-    )
-    .strict();
+  return z.strictObject(
+    Object.fromEntries(POLICY_LABELS.map((l) => [l, value.optional()])) as Record<PolicyLabel, z.ZodOptional<S>>,
+  );
 }
 
 const policyCommon = {
@@ -54,14 +52,12 @@ const policyCommon = {
  * wait between attempts on one alert, defaulting to what suits the action) and the action's own.
  */
 export function policySchema<A extends string, F extends z.ZodRawShape>(action: A, backoff: string, fields: F) {
-  return z
-    .object({
-      ...policyCommon,
-      action: z.literal(action),
-      backoff: durationSchema.prefault(backoff).describe('Wait between attempts on the same alert.'),
-      ...fields,
-    })
-    .strict();
+  return z.strictObject({
+    ...policyCommon,
+    action: z.literal(action),
+    backoff: durationSchema.prefault(backoff).describe('Wait between attempts on the same alert.'),
+    ...fields,
+  });
 }
 
 /** What every parsed policy has, whatever its action (what the remediator reads of any policy). */

@@ -37,20 +37,25 @@ export function isPlain(value: unknown): value is Record<string, unknown> {
 export const secretSchema = nonEmptySchema.transform((value) => new Secret(value));
 
 /**
- * Config schema of a URL that is itself a credential (a webhook, a heartbeat ping URL): checked
- * to be an http(s) URL before it becomes a {@link Secret}, with a message that never shows it. A
- * URL in the JSON Schema (`format: uri`), so editors and `validate`'s stand-ins know it for one.
+ * Config schema of a URL that is itself a credential: checked to be `what` (a URL of `protocol`,
+ * like `example` when one is given) before it becomes a {@link Secret}, with messages that never
+ * show it. A URL in the JSON Schema (`format: uri`, with the example), so editors and `validate`'s
+ * stand-ins know it for one.
  */
-export const secretUrlSchema = z
-  .url({
-    protocol: /^https?$/,
+export function secretUrlOf(protocol: RegExp, what: string, example?: string) {
+  const url = z.url({
+    protocol,
     error: (iss) =>
       iss.input === undefined
         ? 'is required'
         : typeof iss.input !== 'string'
-          ? 'must be a string (an http(s) URL)'
+          ? `must be a string (${what})`
           : iss.input === ''
             ? 'must not be empty'
-            : 'must be an http(s) URL (value not shown: it is a secret)',
-  })
-  .pipe(secretSchema);
+            : `must be ${what}${example ? ` such as ${example}` : ''} (value not shown: it is a secret)`,
+  });
+  return (example ? url.meta({ examples: [example] }) : url).pipe(secretSchema);
+}
+
+/** A secret http(s) URL (a webhook, a heartbeat ping URL). */
+export const secretUrlSchema = secretUrlOf(/^https?$/, 'an http(s) URL');

@@ -329,12 +329,7 @@ const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
  */
 function itemFacts({ summary, details, labels }: Presentable): Fact[] {
   const said = new Set([summary, ...Object.values(labels).filter((v): v is string => Boolean(v))]);
-  const out: Fact[] = [];
-  for (const [key, value] of Object.entries(details)) {
-    if (value === '' || NOT_SHOWN.test(key) || said.has(value)) continue;
-    out.push(
-      ISO_TIME.test(value) ? { label: keyInWords(key), value, kind: 'time' } : { label: keyInWords(key), value },
-    );
-  }
-  return out;
+  return Object.entries(details)
+    .filter(([key, value]) => value !== '' && !NOT_SHOWN.test(key) && !said.has(value))
+    .map(([key, value]) => ({ label: keyInWords(key), value, ...(ISO_TIME.test(value) && { kind: 'time' as const }) }));
 }

@@ -98,7 +98,7 @@ export interface BackupsOptions {
 
 /** `checks.backups`. */
 const backupsConfig = z
-  .object({
+  .strictObject({
     enabled: enabledSchema,
     max_age: z
       .partialRecord(environmentTypeSchema, offOrDurationSchema)
@@ -154,7 +154,6 @@ const backupsConfig = z
         'How many successful backups before the newest one its size is compared with (each is read: more backups per app per cycle).',
       ),
   })
-  .strict()
   .superRefine((b, ctx) => {
     // One word in two lists would make a backup both taken and failed (or still running).
     const lists = ['succeeded_states', 'running_states', 'failed_states'] as const;
@@ -179,16 +178,14 @@ export const backupsCheck = defineCheck({
           maxAgeMs: { ...own.max_age },
           states: backupStatesOf(own),
           requireVerified: own.require_verified,
-          ...(own.offsite
-            ? {
-                offsite: {
-                  failedStates: own.offsite_failed_states,
-                  required: own.offsite_required,
-                  uploadTimeoutMs: own.offsite_upload_timeout,
-                },
-              }
-            : {}),
-          ...(own.size_drop !== null ? { size: { dropRatio: own.size_drop, history: own.size_history } } : {}),
+          ...(own.offsite && {
+            offsite: {
+              failedStates: own.offsite_failed_states,
+              required: own.offsite_required,
+              uploadTimeoutMs: own.offsite_upload_timeout,
+            },
+          }),
+          ...(own.size_drop !== null && { size: { dropRatio: own.size_drop, history: own.size_history } }),
         }
       : undefined,
   detect: backups,

@@ -37,7 +37,7 @@ const DAY_MS = 86_400_000;
 
 /** `checks.certificates`. */
 export const certificatesConfig = z
-  .object({
+  .strictObject({
     enabled: enabledSchema,
     warn_days: z.number().int().min(1).max(365).default(14),
     critical_days: z.number().int().min(0).max(365).default(3),
@@ -47,7 +47,6 @@ export const certificatesConfig = z
         'A certificate whose ssl_status stays unknown this long is alerted as a warning (the check is blind to it meanwhile); "off": never.',
       ),
   })
-  .strict()
   .refine((c) => c.critical_days < c.warn_days, {
     path: ['critical_days'],
     message: 'must be less than warn_days',

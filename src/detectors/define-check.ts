@@ -24,7 +24,7 @@ export interface CheckSpec<N extends string, J extends SnapshotJob, S extends z.
   name: N;
   /** The job whose snapshot the detector reads. */
   job: J;
-  /** The schema of `checks.<name>`, defaults included (`prefault({})`: the section may be left out). */
+  /** The schema of `checks.<name>`, defaults included, behind `prefault({})` (the section may be left out). */
   config: S;
   /**
    * The detector's options from its own section and, where it shares words with another check, the
@@ -89,17 +89,13 @@ type CommonKeys = { runbook_url: z.ZodOptional<typeof runbookUrlSchema> };
 
 /**
  * A check's section schema with the keys every check takes ({@link CommonKeys}): the same
- * object (behind the same `prefault`), so the config's `checks` section still knows a left-out
+ * object behind the same `prefault`, so the config's `checks` section still knows a left-out
  * section is optional.
  */
 export type CheckConfigSchema<S extends z.ZodType> =
-  S extends z.ZodPrefault<infer T>
-    ? T extends z.ZodObject<infer Shape, infer Config>
-      ? z.ZodPrefault<z.ZodObject<Shape & CommonKeys, Config>>
-      : never
-    : S extends z.ZodObject<infer Shape, infer Config>
-      ? z.ZodObject<Shape & CommonKeys, Config>
-      : never;
+  S extends z.ZodPrefault<z.ZodObject<infer Shape, infer Config>>
+    ? z.ZodPrefault<z.ZodObject<Shape & CommonKeys, Config>>
+    : never;
 
 /** One check as the registry holds it: its parts, and the detector with its types erased to fit one list. */
 export interface Check<N extends string = string, S extends z.ZodType = z.ZodType, O = unknown, A = unknown> {
@@ -129,17 +125,16 @@ const whenEnabled = <C extends { enabled: boolean }>(own: C): C | undefined => (
 
 /**
  * The check's own section schema with `runbook_url` added: an object schema (strict, with its
- * refinements kept), possibly behind `prefault({})` (the section may be left out), as every check
- * writes it. Thrown at load otherwise, naming the check: a new check is written the same way.
+ * refinements kept) behind `prefault({})` (the section may be left out), as every check writes it.
+ * Thrown at load otherwise, naming the check: a new check is written the same way.
  */
 function withCommonKeys<S extends z.ZodType>(name: string, schema: S): CheckConfigSchema<S> {
-  const inner = schema instanceof z.ZodPrefault ? schema.unwrap() : schema;
+  const inner = schema instanceof z.ZodPrefault ? schema.unwrap() : undefined;
   if (!(inner instanceof z.ZodObject)) {
-    throw new TypeError(`check ${name}: its config must be a z.object(…), optionally .prefault({})`);
+    throw new TypeError(`check ${name}: its config must be a z.object(…).prefault({})`);
   }
-  const extended = inner.safeExtend({ runbook_url: runbookUrlSchema.optional() });
-  // Safe: the same object with one optional key more, behind the same prefault when there was one.
-  return (schema instanceof z.ZodPrefault ? extended.prefault({}) : extended) as unknown as CheckConfigSchema<S>;
+  // Safe: the same object with one optional key more, behind the same prefault.
+  return inner.safeExtend({ runbook_url: runbookUrlSchema.optional() }).prefault({}) as unknown as CheckConfigSchema<S>;
 }
 
 /**

@@ -195,20 +195,10 @@ export function failedRuns(
       // Not announced, and not a reason to resolve an older failure that was: that one stands
       // until the newer run going settles.
       if (overtaken && !told) continue;
-      const apps = snapshot.apps;
-      if (verdict.kind === 'failed') {
-        findings.push(toFinding(run, detail, told, { kind: 'failed', reason: verdict.reason }, apps, options, now));
-        break;
-      }
-      if (verdict.reason === 'retrying_within_grace') {
-        findings.push(toFinding(run, detail, told, { kind: 'retrying' }, apps, options, now));
-      } else if (told && verdict.reason === 'unknown_state') {
-        findings.push(toFinding(run, detail, told, { kind: 'unknown' }, apps, options, now));
-        break;
-      } else if (told) {
-        findings.push(toFinding(run, detail, told, { kind: 'underway' }, apps, options, now));
-        break;
-      }
+      const sighting = sightingOf(verdict, told);
+      if (sighting) findings.push(toFinding(run, detail, told, sighting, snapshot.apps, options, now));
+      // A failure, or a told one going on, decides the group; a held retry or a newer run going does not.
+      if (sighting && sighting.kind !== 'retrying') break;
       overtaken = true;
     }
   }
@@ -226,6 +216,18 @@ type Sighting =
   | { kind: 'underway' }
   /** A failure already told whose run is now in a state word no list names: held as told. */
   | { kind: 'unknown' };
+
+/**
+ * What a run not settled is a finding of: its failure; a retry by the service within the grace; a
+ * failure told before whose run goes on (in a state no list names: `unknown`); null for a run going
+ * that no alert told of.
+ */
+function sightingOf(verdict: Exclude<RunVerdict, { kind: 'settled' }>, told: Told | undefined): Sighting | null {
+  if (verdict.kind === 'failed') return verdict;
+  if (verdict.reason === 'retrying_within_grace') return { kind: 'retrying' };
+  if (!told) return null;
+  return verdict.reason === 'unknown_state' ? { kind: 'unknown' } : { kind: 'underway' };
+}
 
 /** Where and why a run failed. */
 interface Failure {

@@ -52,14 +52,10 @@ export function retrySince(run: RunListItem, detail: Run | undefined, told: Told
   const known = parseTime(told.retry_since);
   if (known !== null) return known;
   const failedAt = toldFailedAt(told);
-  let first: number | null = null;
-  if (failedAt !== null) {
-    for (const s of detail?.steps ?? []) {
-      const started = parseTime(s.started_at);
-      if (started !== null && started >= failedAt && (first === null || started < first)) first = started;
-    }
-  }
-  return first ?? parseTime(run.updated_at);
+  const startsAfter = (detail?.steps ?? [])
+    .map((s) => parseTime(s.started_at))
+    .filter((t): t is number => t !== null && failedAt !== null && t >= failedAt);
+  return startsAfter.length > 0 ? Math.min(...startsAfter) : parseTime(run.updated_at);
 }
 
 /** The step a run going again is at: the last one that has started (steps are listed in order). */

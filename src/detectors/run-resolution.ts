@@ -2,14 +2,13 @@
  * Why an alert about a run is over, read in the runs snapshot that resolved it: shared by
  * failed_runs and stuck_runs, whose alerts are both about one run (their subject).
  */
-import type { RunListItem } from '../api/schemas.js';
 import { groupKey } from '../collectors/settled-runs.js';
 import type { RunsSnapshot } from '../collectors/snapshot.js';
-import { isNewer, orderKey } from '../lib/newest-first.js';
+import { isNewer, orderKey, sortNewestFirst } from '../lib/newest-first.js';
 import type { ResolvedAlert } from './define-check.js';
 
 /** The words for a run's state now: "succeeded" for a word of `succeeded`, else "is <state> now". */
-function stateNow(run: RunListItem, succeeded: readonly string[]): string {
+function stateNow(run: { state: string; retrying?: boolean }, succeeded: readonly string[]): string {
   if (run.retrying) return 'is being retried by the service';
   return succeeded.includes(run.state) ? 'succeeded' : `is ${run.state} now`;
 }
@@ -35,14 +34,12 @@ export function runResolution(
   if (!run) return `run #${id} is gone from the service`;
   const place = orderKey(run);
   const key = groupKey(run);
-  let newer: RunListItem | undefined;
-  let newerOpen: RunListItem | undefined;
-  for (const r of snapshot.runs) {
-    if (r.id === id || groupKey(r) !== key || !isNewer(orderKey(r), place)) continue;
-    if (states.stillOpen.includes(r.state)) {
-      if (!newerOpen || isNewer(orderKey(r), orderKey(newerOpen))) newerOpen = r;
-    } else if (!newer || isNewer(orderKey(r), orderKey(newer))) newer = r;
-  }
+  // The newer runs of its group, newest first: the newest of them still open, and the newest not.
+  const newerRuns = sortNewestFirst(
+    snapshot.runs.filter((r) => r.id !== id && groupKey(r) === key && isNewer(orderKey(r), place)),
+  );
+  const newer = newerRuns.find((r) => !states.stillOpen.includes(r.state));
+  const newerOpen = newerRuns.find((r) => states.stillOpen.includes(r.state));
   if (newer) return `a newer ${newer.action} (run #${newer.id}) ${stateNow(newer, states.succeeded)}`;
   // Not over: the newest failure of the group decides, and is told in its own alert.
   if (newerOpen && states.failure)
@@ -53,9 +50,7 @@ export function runResolution(
     return `run #${id} ${now}${states.failure && now === 'succeeded' ? ' after a retry' : ''}`;
   }
   const settled = snapshot.settledNewest?.get(key);
-  if (settled && isNewer(settled, place)) {
-    const how = states.succeeded.includes(settled.state) ? 'succeeded' : `is ${settled.state} now`;
-    return `a newer ${run.action} (run #${settled.id}) ${how}`;
-  }
+  if (settled && isNewer(settled, place))
+    return `a newer ${run.action} (run #${settled.id}) ${stateNow(settled, states.succeeded)}`;
   return null;
 }

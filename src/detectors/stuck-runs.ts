@@ -67,15 +67,8 @@ export const stuckRunsCheck = defineCheck({
  * its failed step): it began when the retry did, not when the run was first created.
  */
 function runStart(run: RunListItem, detail: Run | undefined, told: Told | undefined): number | null {
-  const retried = told ? retrySince(run, detail, told) : null;
-  if (retried !== null) return retried;
-  const created = parseTime(run.created_at);
-  if (created !== null) return created;
-  for (const step of detail?.steps ?? []) {
-    const started = parseTime(step.started_at);
-    if (started !== null) return started;
-  }
-  return null;
+  const firstStart = detail?.steps.map((step) => parseTime(step.started_at)).find((t) => t !== null);
+  return (told ? retrySince(run, detail, told) : null) ?? parseTime(run.created_at) ?? firstStart ?? null;
 }
 
 /** Finds runs that have been going for longer than `max_duration`. */

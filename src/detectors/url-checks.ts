@@ -28,7 +28,8 @@ import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { formatUtc } from '../lib/format-utc.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
-import { urlContext } from './url-context.js';
+import { urlContext, type UrlContext } from './url-context.js';
+import { knownValues } from './build-labels.js';
 
 /** `checks.url_checks`. */
 export const urlChecksConfig = checkConfig({
@@ -100,16 +101,16 @@ export function uncheckedFor(
 export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
-    const unchecked = uncheckedFor(record, options, now);
-    if (unchecked) findings.push(uncheckedFinding(record, snapshot, options.max_check_age!, unchecked));
-    if (record.public_check !== 'failed') continue;
     const ctx = urlContext(record, snapshot.apps);
+    const unchecked = uncheckedFor(record, options, now);
+    if (unchecked) findings.push(uncheckedFinding(record, ctx, options.max_check_age!, unchecked));
+    if (record.public_check !== 'failed') continue;
     const code = record.public_check_code;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
       severity: productionCritical(ctx.environmentType),
       summary: oneLine(`${record.url} does not answer as ${ctx.appName}${code ? `: ${code}` : ''}`),
-      details: urlDetails(record, { url: record.url, app: ctx.appName, public_check: 'failed' }),
+      details: urlDetails(record, ctx, { public_check: 'failed' }),
       // The source says when it last checked, not when the URL started failing.
       since: null,
     });
@@ -117,26 +118,24 @@ export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now:
   return findings;
 }
 
-/** `details` of a finding about a URL, with the outside check's code and time when the service says them. */
-function urlDetails(record: UrlRecord, details: Record<string, string>): Record<string, string> {
-  if (record.public_check_code) details.code = record.public_check_code;
-  const checked = toIso(record.public_checked_at);
-  if (checked) details.checked_at = checked;
-  return details;
+/**
+ * The details of a finding about a URL: the URL, its app, `own`, and the outside check's code and
+ * time when the service says them.
+ */
+function urlDetails(record: UrlRecord, ctx: UrlContext, own: Record<string, string>): Record<string, string> {
+  const { public_check_code: code, public_checked_at: checked } = record;
+  return { url: record.url, app: ctx.appName, ...own, ...knownValues({ code, checked_at: toIso(checked) }) };
 }
 
 /** The finding of a URL the outside check has not judged for `max`. */
 function uncheckedFinding(
   record: UrlRecord,
-  snapshot: UrlsSnapshot,
+  ctx: UrlContext,
   max: number,
   unchecked: { age: number } | { hold: number },
 ): Detection<'url_checks'> {
-  const ctx = urlContext(record, snapshot.apps);
   const code = record.public_check_code;
-  const details = urlDetails(record, {
-    url: record.url,
-    app: ctx.appName,
+  const details = urlDetails(record, ctx, {
     public_check: record.public_check ?? 'not checked',
     max_check_age: formatDuration(max),
   });
