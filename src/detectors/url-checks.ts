@@ -101,10 +101,13 @@ export function uncheckedFor(
 export function urlChecks(snapshot: UrlsSnapshot, options: UrlChecksConfig, now: number): Detection<'url_checks'>[] {
   const findings: Detection<'url_checks'>[] = [];
   for (const record of snapshot.urls) {
-    const ctx = urlContext(record, snapshot.apps);
     const unchecked = uncheckedFor(record, options, now);
+    const failed = record.public_check === 'failed';
+    // Most URLs are fine: their context (labels, the host parsed from the URL) is never built.
+    if (!unchecked && !failed) continue;
+    const ctx = urlContext(record, snapshot.apps);
     if (unchecked) findings.push(uncheckedFinding(record, ctx, options.max_check_age!, unchecked));
-    if (record.public_check !== 'failed') continue;
+    if (!failed) continue;
     const code = record.public_check_code;
     findings.push({
       ...recordFinding('url_checks', { type: 'url', id: record.id }, ctx.labels, ctx.url),
