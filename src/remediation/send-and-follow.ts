@@ -265,11 +265,7 @@ export class SendAndFollow {
     let runId = attempt.runId;
     try {
       if (runId === null) {
-        runId = await action.findStartedRun(
-          client,
-          { recordId: attempt.recordId, firstSentAt: attempt.firstSentAt, plannedAt: attempt.plannedAt },
-          signal,
-        );
+        runId = await action.findStartedRun(client, attempt, signal);
         if (runId === null) {
           this.#finish(attempt, action, { kind: 'unverified' });
           return true;
@@ -337,8 +333,7 @@ export class SendAndFollow {
     const over = (now: number) => attempt.readbackUntil !== null && now >= attempt.readbackUntil;
     try {
       // The answer named it; else (no id, or a reused key's lost answer) the app's newest since the change.
-      const facts = { recordId: attempt.recordId, firstSentAt: attempt.firstSentAt, plannedAt: attempt.plannedAt };
-      const backupId = attempt.backupId ?? (await findTakenBackup(client, facts, signal));
+      const backupId = attempt.backupId ?? (await findTakenBackup(client, attempt, signal));
       if (backupId === null) {
         const why = 'no backup of the app since the change';
         this.#finish(attempt, action, { kind: 'backup_unread', why });
