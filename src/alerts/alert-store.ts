@@ -7,7 +7,6 @@ import type { CheckName } from '../detectors/registry.js';
 import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import type { SqlStatement } from '../state/sql-database.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
@@ -152,6 +151,10 @@ const SQL = {
   setHold: sql<[number | null, string | null, string]>(
     'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
   ),
+  firingCounts: sql<[], FiringCount>(
+    `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
+     FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
+  ),
   setAcknowledgement: sql<
     [number | null, string | null, string | null, string | null, string]
   >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
@@ -167,7 +170,6 @@ const RAW_ROWS = ['selectOpenByJob', 'selectOpen', 'selectOne'] as const;
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
   readonly #sql: Prepared<typeof SQL>;
-  #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
     this.#sql = prepareAll(store.db, SQL);
@@ -176,11 +178,7 @@ export class AlertStore {
 
   /** Firing alerts counted by check and severity, and how many of them are acknowledged (the gauges). */
   firingCounts(): FiringCount[] {
-    this.#firingCounts ??= this.store.db.prepare<[], FiringCount>(
-      `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
-       FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
-    );
-    return this.#firingCounts.all();
+    return this.#sql.firingCounts.all();
   }
 
   /**
