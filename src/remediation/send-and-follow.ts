@@ -260,7 +260,6 @@ export class SendAndFollow {
   /** Polls a followed run once; true when it reached an outcome. */
   async #follow(attempt: AttemptRow, action: RemediationAction, signal: AbortSignal | undefined): Promise<boolean> {
     const { clock, client, store, rs } = this.p;
-    const opts = signal ? { signal } : {};
     if (attempt.readbackUntil !== null) return this.#readBack(attempt, action, signal);
     let runId = attempt.runId;
     try {
@@ -270,11 +269,10 @@ export class SendAndFollow {
           this.#finish(attempt, action, { kind: 'unverified' });
           return true;
         }
-        const found = runId;
-        store.transaction(() => rs.updateAttempt(attempt.id, { runId: found }));
-        attempt = { ...attempt, runId: found };
+        store.transaction(() => rs.updateAttempt(attempt.id, { runId }));
+        attempt = { ...attempt, runId };
       }
-      const run = await client.runs.get(runId, opts);
+      const run = await client.runs.get(runId, signal ? { signal } : {});
       const now = clock.now();
       const progress = runProgress(run, this.p.runStates);
       switch (progress.kind) {
