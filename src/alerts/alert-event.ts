@@ -20,12 +20,10 @@ export type AlertEventKind =
   | 'unacknowledged';
 
 /**
- * The kinds a person writes (`src/alerts/acknowledge.ts`) rather than the lifecycle: they say who
- * did what to an alert, not what the alert did, so they never restart a channel's repeat clock.
+ * Whether an event is of a kind a person writes (`src/alerts/acknowledge.ts`) rather than the
+ * lifecycle: such an event says who did what to an alert, not what the alert did, so it never
+ * restarts a channel's repeat clock.
  */
-export const ACKNOWLEDGEMENT_KINDS: readonly AlertEventKind[] = ['acknowledged', 'unacknowledged'];
-
-/** Whether an event is one of the {@link ACKNOWLEDGEMENT_KINDS}. */
 export function isAcknowledgementKind(kind: AlertEventKind): boolean {
   return kind === 'acknowledged' || kind === 'unacknowledged';
 }

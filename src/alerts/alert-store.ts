@@ -7,9 +7,9 @@ import type { CheckName } from '../detectors/registry.js';
 import type { Finding } from '../detectors/finding.js';
 import { SEVERITY_RANK, type Fact, type Labels, type Severity, type Subject } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
-import type { SqlStatement } from '../state/sql-database.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
+import { snakeColumn } from '../state/camel-row.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
 
 /** Where an alert is in its life. */
@@ -71,16 +71,24 @@ export interface AlertHold {
   reason: string | null;
 }
 
-/** The columns a new life writes, in order. */
-const COLUMNS =
-  'fingerprint, job, check_name, status, severity, summary, details, labels, url, since, subject, facts, brief, ' +
-  'first_seen_at, last_seen_at, seen_count, fired_at, last_notified_at, resolved_at';
+/**
+ * The fields a new life writes (no acknowledgement yet), in column order, each bound by its name:
+ * its column is the field's `snakeColumn`.
+ */
+const LIFE_FIELDS = (
+  'fingerprint job checkName status severity summary details labels url since subject facts brief ' +
+  'firstSeenAt lastSeenAt seenCount firedAt lastNotifiedAt resolvedAt holdUntil holdReason'
+).split(' ');
+const LIFE_COLUMNS = LIFE_FIELDS.map(snakeColumn);
 
-/** The columns a new life writes: {@link COLUMNS}, then its hold (no acknowledgement yet). */
-const LIFE_COLUMNS = `${COLUMNS}, hold_until, hold_reason`.split(',').map((c) => c.trim());
+/** The fields a sighting of an open alert rewrites: what its finding says now, and its counters. */
+const OPEN_FIELDS = (
+  'status severity summary details labels url since subject facts brief ' +
+  'lastSeenAt seenCount firedAt lastNotifiedAt'
+).split(' ');
 
-/** The column order `fromRow` reads: {@link COLUMNS}, then the acknowledgement's, then the hold's. */
-const READ_COLUMNS = `${COLUMNS}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment, hold_until, hold_reason`;
+/** The column order `fromRow` reads: {@link LIFE_COLUMNS}, then the acknowledgement's. */
+const READ_COLUMNS = `${LIFE_COLUMNS.join(', ')}, acknowledged_at, acknowledged_by, acknowledged_via, acknowledge_comment`;
 
 /** Sets the acknowledgement columns to none (a resolve, an escalation, a new life). */
 const NO_ACKNOWLEDGEMENT =
@@ -115,18 +123,15 @@ const SQL = {
   selectOne: sql<[string], unknown[]>(`SELECT ${READ_COLUMNS} FROM alerts WHERE fingerprint = ?`),
   // A new life overwrites a resolved row of the same fingerprint, but never an open one: an
   // open row belongs to the job that opened it, and another job's snapshot must not take it over.
-  startLife: sql<
-    unknown[]
-  >(`INSERT INTO alerts (${LIFE_COLUMNS.join(', ')}) VALUES (${LIFE_COLUMNS.map(() => '?').join(', ')})
+  startLife: sql<StoredAlert>(`INSERT INTO alerts (${LIFE_COLUMNS.join(', ')}) VALUES (@${LIFE_FIELDS.join(', @')})
      ON CONFLICT (fingerprint) DO UPDATE SET
        ${LIFE_COLUMNS.slice(1)
          .map((c) => `${c} = excluded.${c}`)
          .join(', ')}, ${NO_ACKNOWLEDGEMENT}
      WHERE alerts.status = 'resolved'`),
-  updateOpen: sql<unknown[]>(`UPDATE alerts SET status = ?, severity = ?, summary = ?, details = ?, labels = ?, url = ?,
-       since = ?, subject = ?, facts = ?, brief = ?, last_seen_at = ?, seen_count = ?, fired_at = ?,
-       last_notified_at = ?
-     WHERE fingerprint = ?`),
+  updateOpen: sql<StoredAlert>(
+    `UPDATE alerts SET ${OPEN_FIELDS.map((f) => `${snakeColumn(f)} = @${f}`).join(', ')} WHERE fingerprint = @fingerprint`,
+  ),
   resolve: sql<[number, string]>(
     `UPDATE alerts SET status = 'resolved', resolved_at = ?, ${NO_ACKNOWLEDGEMENT} WHERE fingerprint = ?`,
   ),
@@ -152,6 +157,10 @@ const SQL = {
   setHold: sql<[number | null, string | null, string]>(
     'UPDATE alerts SET hold_until = ?, hold_reason = ? WHERE fingerprint = ?',
   ),
+  firingCounts: sql<[], FiringCount>(
+    `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
+     FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
+  ),
   setAcknowledgement: sql<
     [number | null, string | null, string | null, string | null, string]
   >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
@@ -167,7 +176,6 @@ const RAW_ROWS = ['selectOpenByJob', 'selectOpen', 'selectOne'] as const;
 /** The prepared statements of the `alerts` and `events` tables for one open store. */
 export class AlertStore {
   readonly #sql: Prepared<typeof SQL>;
-  #firingCounts: SqlStatement<[], FiringCount> | undefined;
 
   constructor(readonly store: Store) {
     this.#sql = prepareAll(store.db, SQL);
@@ -176,11 +184,7 @@ export class AlertStore {
 
   /** Firing alerts counted by check and severity, and how many of them are acknowledged (the gauges). */
   firingCounts(): FiringCount[] {
-    this.#firingCounts ??= this.store.db.prepare<[], FiringCount>(
-      `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
-       FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
-    );
-    return this.#firingCounts.all();
+    return this.#sql.firingCounts.all();
   }
 
   /**
@@ -290,32 +294,12 @@ export class AlertStore {
    * so that this write never waits for an answer (on PostgreSQL it is held back with the rest).
    */
   startLife(row: AlertRow): void {
-    this.#sql.startLife.run(
-      row.fingerprint,
-      row.job,
-      row.check,
-      ...storedFacts(row),
-      row.firstSeenAt,
-      row.lastSeenAt,
-      row.seenCount,
-      row.firedAt,
-      row.lastNotifiedAt,
-      row.resolvedAt,
-      row.hold?.until ?? null,
-      row.hold?.reason ?? null,
-    );
+    this.#sql.startLife.run(stored(row));
   }
 
   /** Rewrites the changing fields of an open alert that was seen again. */
   updateOpen(row: AlertRow): void {
-    this.#sql.updateOpen.run(
-      ...storedFacts(row),
-      row.lastSeenAt,
-      row.seenCount,
-      row.firedAt,
-      row.lastNotifiedAt,
-      row.fingerprint,
-    );
+    this.#sql.updateOpen.run(stored(row));
   }
 
   /** Marks a firing alert resolved; the row stays until retention. */
@@ -456,7 +440,7 @@ export function acknowledgementNote(ack: Acknowledgement): AcknowledgementNote {
 function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;
-  const acknowledgedAt = v[19] as number | null;
+  const acknowledgedAt = v[21] as number | null;
   return {
     fingerprint: v[0] as string,
     job: v[1] as string,
@@ -482,11 +466,11 @@ function fromRow(v: unknown[]): AlertRow {
         ? null
         : {
             at: acknowledgedAt,
-            by: v[20] as string,
-            via: v[21] as AcknowledgeSurface,
-            comment: v[22] as string | null,
+            by: v[22] as string,
+            via: v[23] as AcknowledgeSurface,
+            comment: v[24] as string | null,
           },
-    hold: holdOf(v[23], v[24]),
+    hold: holdOf(v[19], v[20]),
   };
 }
 
@@ -509,26 +493,25 @@ function byImportance(a: AlertRow, b: AlertRow): number {
 }
 
 /**
- * The alert's facts as both write statements store them, in column order (status, severity,
- * summary, details, labels, url, since, subject, facts, brief): one encoding, so a new life and an
- * update can't drift apart.
+ * An alert row as both write statements store it, by field: its JSON columns as text, its check
+ * under its column's name, its hold in two columns. One encoding, so a new life and an update
+ * can't drift apart.
  */
-function storedFacts(
-  row: AlertRow,
-): [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null] {
-  return [
-    row.status,
-    row.severity,
-    row.summary,
-    JSON.stringify(row.details),
-    JSON.stringify(row.labels),
-    row.url,
-    row.since,
-    row.subject ? JSON.stringify(row.subject) : null,
-    row.facts ? JSON.stringify(row.facts) : null,
-    row.brief,
-  ];
+function stored(row: AlertRow) {
+  return {
+    ...row,
+    checkName: row.check,
+    details: JSON.stringify(row.details),
+    labels: JSON.stringify(row.labels),
+    subject: row.subject ? JSON.stringify(row.subject) : null,
+    facts: row.facts ? JSON.stringify(row.facts) : null,
+    holdUntil: row.hold?.until ?? null,
+    holdReason: row.hold?.reason ?? null,
+  };
 }
+
+/** What the write statements bind, by `@field` ({@link stored}). */
+type StoredAlert = ReturnType<typeof stored>;
 
 /** An open alert's check, subject and details, as the collectors are handed them. */
 export interface OpenSubjectRow {

@@ -243,8 +243,7 @@ function resolveAlert(alerts: AlertStore, previous: AlertRow, now: number, reaso
  */
 function keepHold(alerts: AlertStore, previous: AlertRow, finding: Finding): void {
   const hold = holdOf(finding, previous.firstSeenAt);
-  const before = previous.hold ?? null;
-  if (hold?.until === before?.until && hold?.reason === before?.reason) return;
+  if (hold?.until === previous.hold?.until && hold?.reason === previous.hold?.reason) return;
   alerts.setHold(finding.fingerprint, hold);
 }
 
@@ -319,12 +318,6 @@ function nextRow(
   now: number,
 ): AlertRow {
   const announced = decision.action === 'fire' || decision.action === 'repeat' || decision.action === 'escalate';
-  const base = previous ?? {
-    firstSeenAt: now,
-    seenCount: 0,
-    firedAt: null,
-    lastNotifiedAt: null,
-  };
   return {
     fingerprint: finding.fingerprint,
     job: previous?.job ?? job,
@@ -339,11 +332,11 @@ function nextRow(
     subject: finding.subject ?? null,
     facts: finding.facts,
     brief: finding.brief ?? null,
-    firstSeenAt: base.firstSeenAt,
+    firstSeenAt: previous?.firstSeenAt ?? now,
     lastSeenAt: now,
-    seenCount: base.seenCount + 1,
-    firedAt: decision.action === 'fire' ? now : base.firedAt,
-    lastNotifiedAt: announced ? now : base.lastNotifiedAt,
+    seenCount: (previous?.seenCount ?? 0) + 1,
+    firedAt: decision.action === 'fire' ? now : (previous?.firedAt ?? null),
+    lastNotifiedAt: announced ? now : (previous?.lastNotifiedAt ?? null),
     resolvedAt: null,
     acknowledgement: decision.action === 'escalate' ? null : (previous?.acknowledgement ?? null),
   };

@@ -64,8 +64,7 @@ export class SilenceStore {
 
   /** One silence by its (lowercase) id. */
   get(id: string): StoredSilence | undefined {
-    const row = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences WHERE id = ?`).get(id);
-    return row ? fromDb(row as Record<string, unknown>) : undefined;
+    return this.#all('WHERE id = ?', id)[0];
   }
 
   /** Records that a silence was ended by hand at `now`, by whom and why (null: not said). */
@@ -75,7 +74,7 @@ export class SilenceStore {
       .run(now, by, reason, id);
   }
 
-  #all(tail: string, ...params: number[]): StoredSilence[] {
+  #all(tail: string, ...params: (number | string)[]): StoredSilence[] {
     const rows = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences ${tail}`).all(...params) as Record<
       string,
       unknown

@@ -153,8 +153,7 @@ export function expireSilence(store: Store, id: string, now: number, who?: Expir
 
 /** Whether a silence is in force, not yet started, or over, at `now`. */
 export function silenceState(silence: Silence, now: number): SilenceState {
-  if (silence.expiredAt !== null && silence.expiredAt <= now) return 'expired';
-  if (silence.endsAt <= now) return 'expired';
+  if ((silence.expiredAt !== null && silence.expiredAt <= now) || silence.endsAt <= now) return 'expired';
   if (silence.startsAt > now) return 'scheduled';
   return 'active';
 }

@@ -189,8 +189,7 @@ export class CyclePlanner {
     this.p.rs.insertAttempt({
       policy: name,
       action: policy.action.name,
-      recordType: target.recordType,
-      recordId: target.recordId,
+      ...target,
       attempt,
       key,
       body,

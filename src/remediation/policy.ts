@@ -133,9 +133,7 @@ export function requestablePolicy(
   if (!enabled) return undefined;
   for (const policy of policies) {
     const target = policyTarget(policy, alert);
-    if (!target) continue;
-    if (productionNotNamed(policy, alert.labels)) continue;
-    return { policy, target };
+    if (target && !productionNotNamed(policy, alert.labels)) return { policy, target };
   }
   return undefined;
 }

@@ -17,6 +17,9 @@ export type DecisionMetric = 'acted' | 'skipped' | 'dry_run' | 'refused' | 'fail
 /** What a decision row says besides its policy, record and time. */
 type DecisionRow = Pick<AuditRow, 'reason' | 'key' | 'detail'> & { decision: 'acted' | 'skipped' | 'dry_run' };
 
+/** The alert a row is about: its fingerprint, and its labels for the environment. */
+type AlertOf = Pick<AttemptRow, 'fingerprint' | 'labels'>;
+
 /** One policy's decision on one alert's record, at `now`: what every decision row is about. */
 export interface AuditedDecision {
   policy: CompiledPolicy;
@@ -121,16 +124,7 @@ export class RemediationAudit {
 
   /** A row of a policy's decision on an alert's record, before any attempt was sent; counted in the metric. */
   #decision({ policy, alert, target, now }: AuditedDecision, row: DecisionRow): void {
-    this.rs.audit({
-      at: now,
-      policy: policy.config.name,
-      action: policy.action.name,
-      recordType: target.recordType,
-      recordId: target.recordId,
-      fingerprint: alert.fingerprint,
-      environment: environmentOf(alert.labels),
-      ...row,
-    });
+    this.rs.audit({ ...rowAbout(now, policy.config.name, policy.action.name, target, alert), ...row });
     this.count(policy.config.name, policy.action.name, row.decision);
   }
 }
@@ -140,17 +134,14 @@ function askedBy(asker: string | undefined): string {
   return asker === undefined ? '' : `asked by ${asker}; `;
 }
 
+/** The part of a row that says what it is about: a policy's action on an alert's record, at `at`. */
+function rowAbout(at: number, policy: string, action: string, target: ActionTarget, about: AlertOf) {
+  const { recordType, recordId } = target;
+  const { fingerprint, labels } = about;
+  return { at, policy, action, recordType, recordId, fingerprint, environment: environmentOf(labels) };
+}
+
 /** The part of an attempt's row that says whose it is: its policy, record and key. */
 function attemptRow(attempt: AttemptRow, now: number) {
-  return {
-    at: now,
-    policy: attempt.policy,
-    action: attempt.action,
-    recordType: attempt.recordType,
-    recordId: attempt.recordId,
-    fingerprint: attempt.fingerprint,
-    environment: environmentOf(attempt.labels),
-    key: attempt.key,
-    runId: attempt.runId,
-  };
+  return { ...rowAbout(now, attempt.policy, attempt.action, attempt, attempt), key: attempt.key, runId: attempt.runId };
 }

@@ -137,18 +137,13 @@ const SQL = {
      VALUES (@policy, @action, @recordType, @recordId, @attempt, @key, @body,
        @fingerprint, @labels, @severity, @summary, @url, @life, 'planned', @plannedAt, @plannedAt)
      RETURNING *`),
-  history: sql<
-    RecordKey,
-    { last: number; counted: number }
-  >(`SELECT COALESCE(MAX(attempt), 0) AS last, COALESCE(SUM(counted), 0) AS counted
+  counted: sql<RecordKey, { n: number }>(`SELECT COALESCE(SUM(counted), 0) AS n
      FROM remediation_attempts WHERE policy = ? AND record_type = ? AND record_id = ?`),
-  // Any policy's open attempt on the same record and action: two policies matching one alert
-  // must not both change it.
-  openOnRecord: sql<RecordKey, { n: number }>(`SELECT COUNT(*) AS n FROM remediation_attempts
-     WHERE action = ? AND record_type = ? AND record_id = ? AND status <> 'finished'`),
-  // The backoff holds for the record, whichever policy's attempt on it (same action) ended last.
-  nextAllowedOnRecord: sql<RecordKey, { t: number | null }>(`SELECT MAX(next_at) AS t FROM remediation_attempts
-     WHERE action = ? AND record_type = ? AND record_id = ? AND status = 'finished'`),
+  // Any policy's open attempts on the same record and action (two policies matching one alert
+  // must not both change it), and its backoff, whichever policy's attempt on it ended last.
+  onRecord: sql<RecordKey, { n: number; t: number | null }>(`SELECT
+       COUNT(CASE WHEN status <> 'finished' THEN 1 END) AS n, MAX(CASE WHEN status = 'finished' THEN next_at END) AS t
+     FROM remediation_attempts WHERE action = ? AND record_type = ? AND record_id = ?`),
   nextDue: sql<[], { t: number | null }>(
     `SELECT MIN(COALESCE(next_at, 0)) AS t FROM remediation_attempts WHERE status <> 'finished'`,
   ),
@@ -266,15 +261,14 @@ export class RemediationStore {
 
   /** What a policy did on a record so far (and whether any policy is acting on it), for the decision. */
   history(policy: string, action: string, { recordType, recordId }: ActionTarget, life: number): RecordHistory {
-    const h = this.#sql.history.get(policy, recordType, recordId)!;
-    const open = this.#sql.openOnRecord.get(action, recordType, recordId)!.n;
+    const { n: open, t } = this.#sql.onRecord.get(action, recordType, recordId)!;
     const latestRow = this.#sql.latest.get(policy, recordType, recordId);
     const latest = latestRow ? attemptOf(latestRow) : undefined;
     return {
-      lastAttempt: h.last,
-      counted: h.counted,
+      lastAttempt: latest?.attempt ?? 0,
+      counted: this.#sql.counted.get(policy, recordType, recordId)!.n,
       inFlight: open > 0,
-      nextAllowedAt: open > 0 ? null : this.#sql.nextAllowedOnRecord.get(action, recordType, recordId)!.t,
+      nextAllowedAt: open > 0 ? null : t,
       stopped:
         latest !== undefined &&
         latest.life === life &&
@@ -343,7 +337,7 @@ export function listAudit(
   store: Store,
   options: { limit?: number; offset?: number; policy?: string; fingerprint?: string } = {},
 ): AuditRow[] {
-  const { where, params } = auditFilter(options);
+  const { where, params } = filterOf(options);
   const limit = options.limit === undefined ? '' : 'LIMIT @limit';
   const offset = options.offset === undefined || options.limit === undefined ? '' : 'OFFSET @offset';
   const rows = store.db
@@ -360,25 +354,23 @@ export function listAudit(
 
 /** How many audit rows there are, or one policy's. */
 export function countAudit(store: Store, options: { policy?: string } = {}): number {
-  const { where, params } = auditFilter(options);
+  const { where, params } = filterOf(options);
   const row = store.db.prepare(`SELECT COUNT(*) AS n FROM remediation_audit ${where}`).get(params);
   return Number((row as { n: number | string }).n);
 }
 
-/** The WHERE clause and its parameters of an audit read by policy and alert (each column named as its option). */
-function auditFilter(options: { policy?: string; fingerprint?: string }): {
+/** The WHERE clause and its parameters of a read by policy and alert (each column named as its option). */
+function filterOf(options: { policy?: string; fingerprint?: string }): {
   where: string;
   params: Record<string, string>;
 } {
-  const params = Object.fromEntries(
-    Object.entries(options).filter(([k, v]) => AUDIT_FILTERS.has(k) && v !== undefined),
-  );
+  const params = Object.fromEntries(Object.entries(options).filter(([k, v]) => FILTERS.has(k) && v !== undefined));
   const filters = Object.keys(params).map((column) => `${column} = @${column}`);
   return { where: filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`, params };
 }
 
-/** The options of an audit read that filter it. */
-const AUDIT_FILTERS: ReadonlySet<string> = new Set(['policy', 'fingerprint']);
+/** The options of an audit or attempts read that filter it. */
+const FILTERS: ReadonlySet<string> = new Set(['policy', 'fingerprint']);
 
 /** How many attempts are still planned or followed: work a remediator must carry on, whatever the config says now. */
 export function unfinishedAttempts(store: Store): number {
@@ -388,12 +380,8 @@ export function unfinishedAttempts(store: Store): number {
 
 /** Every attempt, oldest first (tests and tooling), or one alert's (its timeline in the console). */
 export function listAttempts(store: Store, options: { fingerprint?: string } = {}): AttemptRow[] {
-  const rows =
-    options.fingerprint === undefined
-      ? store.db.prepare('SELECT * FROM remediation_attempts ORDER BY id').all()
-      : store.db
-          .prepare('SELECT * FROM remediation_attempts WHERE fingerprint = ? ORDER BY id')
-          .all(options.fingerprint);
+  const { where, params } = filterOf(options);
+  const rows = store.db.prepare(`SELECT * FROM remediation_attempts ${where} ORDER BY id`).all(params);
   return (rows as Record<string, unknown>[]).map(attemptOf);
 }
 

@@ -260,31 +260,25 @@ export class SendAndFollow {
   /** Polls a followed run once; true when it reached an outcome. */
   async #follow(attempt: AttemptRow, action: RemediationAction, signal: AbortSignal | undefined): Promise<boolean> {
     const { clock, client, store, rs } = this.p;
-    const opts = signal ? { signal } : {};
     if (attempt.readbackUntil !== null) return this.#readBack(attempt, action, signal);
     let runId = attempt.runId;
     try {
       if (runId === null) {
-        runId = await action.findStartedRun(
-          client,
-          { recordId: attempt.recordId, firstSentAt: attempt.firstSentAt, plannedAt: attempt.plannedAt },
-          signal,
-        );
+        runId = await action.findStartedRun(client, attempt, signal);
         if (runId === null) {
           this.#finish(attempt, action, { kind: 'unverified' });
           return true;
         }
-        const found = runId;
-        store.transaction(() => rs.updateAttempt(attempt.id, { runId: found }));
-        attempt = { ...attempt, runId: found };
+        store.transaction(() => rs.updateAttempt(attempt.id, { runId }));
+        attempt = { ...attempt, runId };
       }
-      const run = await client.runs.get(runId, opts);
+      const run = await client.runs.get(runId, signal ? { signal } : {});
       const now = clock.now();
       const progress = runProgress(run, this.p.runStates);
       switch (progress.kind) {
         case 'going':
           if (this.#followedTooLong(attempt, action, now)) return true;
-          store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+          this.#later(attempt);
           return false;
         case 'succeeded': {
           const windowMs = this.#readBackFor(attempt, action);
@@ -305,18 +299,17 @@ export class SendAndFollow {
           return true;
       }
     } catch (err) {
-      const now = clock.now();
       if (err instanceof ApiError && err.code === 'not_found' && runId !== null) {
         this.#finish(attempt, action, { kind: 'run_ended', state: 'gone (not_found)' });
         return true;
       }
-      if (this.#followedTooLong(attempt, action, now)) return true;
+      if (this.#followedTooLong(attempt, action, clock.now())) return true;
       // A read that failed: the run is not forgotten, only read again later.
       this.p.log.warn(
         { key: attempt.key, runId, error: describeError(err) },
         'cannot read the followed run; will try again',
       );
-      store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+      this.#later(attempt);
       return false;
     }
   }
@@ -334,11 +327,10 @@ export class SendAndFollow {
   async #readBack(attempt: AttemptRow, action: RemediationAction, signal: AbortSignal | undefined): Promise<boolean> {
     const { clock, client, store, rs } = this.p;
     const windowMs = this.#readBackFor(attempt, action) ?? 0;
-    const over = (now: number) => attempt.readbackUntil !== null && now >= attempt.readbackUntil;
+    const over = () => attempt.readbackUntil !== null && clock.now() >= attempt.readbackUntil;
     try {
       // The answer named it; else (no id, or a reused key's lost answer) the app's newest since the change.
-      const facts = { recordId: attempt.recordId, firstSentAt: attempt.firstSentAt, plannedAt: attempt.plannedAt };
-      const backupId = attempt.backupId ?? (await findTakenBackup(client, facts, signal));
+      const backupId = attempt.backupId ?? (await findTakenBackup(client, attempt, signal));
       if (backupId === null) {
         const why = 'no backup of the app since the change';
         this.#finish(attempt, action, { kind: 'backup_unread', why });
@@ -346,23 +338,21 @@ export class SendAndFollow {
       }
       if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
       const reading = readBackup(await client.backups.get(backupId, signal ? { signal } : {}), this.p.backupStates);
-      const now = clock.now();
-      if (reading.settled || over(now)) {
+      if (reading.settled || over()) {
         this.#finish(attempt, action, { kind: 'backup_read', reading, windowMs });
         return true;
       }
-      store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+      this.#later(attempt);
       return false;
     } catch (err) {
-      const now = clock.now();
       const gone = err instanceof ApiError && err.code === 'not_found';
-      if (gone || over(now)) {
+      if (gone || over()) {
         const why = gone ? `backup #${attempt.backupId ?? '?'} is not found` : describeError(err);
         this.#finish(attempt, action, { kind: 'backup_unread', why });
         return true;
       }
       this.p.log.warn({ key: attempt.key, error: describeError(err) }, 'cannot read back the backup; will try again');
-      store.transaction(() => rs.updateAttempt(attempt.id, { nextAt: now + this.p.pollMs }));
+      this.#later(attempt);
       return false;
     }
   }
