@@ -129,7 +129,7 @@ export class Outbox {
         }
         const decided: Decided = over
           ? { decision: 'superseded', detail: 'the alert is no longer firing' }
-          : this.#decide(event, channel, route, now, { silenceId, cause, log, contextPending });
+          : this.#decide({ event, channel, route, now, silenceId, cause, log, contextPending });
         this.#write(event, body, channel, route, decided, now, pass, held);
       }
       told.written(event.fingerprint);
@@ -178,12 +178,9 @@ export class Outbox {
           const body = this.#bodyOf(event, now);
           for (const channel of to) {
             if (toldBefore.includes(channel)) continue;
-            const decided = this.#decide(event, channel, route, now, {
-              silenceId: undefined,
-              cause: facts.inhibitor.causeFor(event),
-              log: this.rows.logEntry(alert.fingerprint, channel),
-              contextPending: undefined,
-            });
+            const cause = facts.inhibitor.causeFor(event);
+            const log = this.rows.logEntry(alert.fingerprint, channel);
+            const decided = this.#decide({ event, channel, route, now, silenceId: undefined, cause, log });
             this.#write(event, body, channel, route, decided, now, pass, held);
           }
           this.rows.logAnnounced(key, route.name, 'firing', now);
@@ -233,22 +230,9 @@ export class Outbox {
       .map((channel) => atWorst.find((t) => t.channel === channel) ?? { channel, route: router.defaultRoute });
   }
 
-  /** Runs the decision stages for one event on one channel. */
-  #decide(
-    event: AlertEvent,
-    channel: string,
-    route: ResolvedRoute,
-    now: number,
-    facts: Pick<DecisionFacts, 'silenceId' | 'cause' | 'log' | 'contextPending'>,
-  ): Decided {
-    return decideDelivery({
-      event,
-      route,
-      channel,
-      now,
-      ...facts,
-      showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),
-    });
+  /** Runs the decision stages for one event on one channel, knowing whether its kind shows acknowledgements. */
+  #decide(facts: Omit<DecisionFacts, 'showsAcknowledgements'> & { channel: string }): Decided {
+    return decideDelivery({ ...facts, showsAcknowledgements: this.options.showsAcknowledgements?.has(facts.channel) });
   }
 
   /**
@@ -339,7 +323,11 @@ export class Outbox {
           // An escalation held (a mute window) until someone took the alert: nobody to wake any more.
           decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
-          decided = this.#decide(event, row.channel, route, now, {
+          decided = this.#decide({
+            event,
+            channel: row.channel,
+            route,
+            now,
             silenceId: facts.silenceOf(event.labels),
             cause: facts.inhibitor.causeFor(event),
             log,
