@@ -79,17 +79,12 @@ export class Digest {
     const alerts = alertStoreOf(outbox.rows.store);
     const open = alerts.open().filter((a) => a.status === 'firing' && mine(a));
     const since = now - DAY_MS;
-    const recent = alerts.eventsSince(since, ['firing', 'resolved']).filter(mine);
-    const opened = recent.filter((e) => e.kind === 'firing');
-    const resolved = recent.filter((e) => e.kind === 'resolved');
+    // The day's events: the alerts opened and resolved, and with the repeats, what the silences held.
+    const events = alerts.eventsSince(since, ['firing', 'repeat', 'resolved']).filter(mine);
+    const opened = events.filter((e) => e.kind === 'firing');
+    const resolved = events.filter((e) => e.kind === 'resolved');
     const remediation = this.options.remediationSince?.(since) ?? [];
-    const held = silencesHeld(
-      outbox.rows.store,
-      since,
-      now,
-      open,
-      alerts.eventsSince(since, ['firing', 'repeat', 'resolved']).filter(mine),
-    );
+    const held = silencesHeld(outbox.rows.store, since, now, open, events);
     const worst = open.some((a) => a.severity === 'critical') ? 'critical' : open.length > 0 ? 'warning' : 'ok';
 
     const lines: string[] = [];
