@@ -141,11 +141,6 @@ export class ContextReader {
     this.#loop.wake();
   }
 
-  /** One pass now, or the one under way (`check`, tests); concurrent calls share it. */
-  readNow(signal?: AbortSignal): Promise<ContextPass> {
-    return this.#loop.runNow(signal);
-  }
-
   /**
    * Passes of the reader until none reads anything more, for `check` and tests, where no loop runs.
    * Bounded by `waitMs` on the clock (`notify.context.wait`): what is not read by then stays
@@ -162,10 +157,9 @@ export class ContextReader {
     const total: ContextPass = { read: 0, dropped: 0, requests: 0 };
     try {
       for (;;) {
-        const pass = await this.readNow(signal);
-        total.read += pass.read;
-        total.dropped += pass.dropped;
-        total.requests += pass.requests;
+        // One pass now, or the one under way: concurrent calls share it.
+        const pass = await this.#loop.runNow(signal);
+        for (const key of ['read', 'dropped', 'requests'] as const) total[key] += pass[key];
         if (pass.read + pass.dropped === 0 || signal.aborted) return total;
       }
     } finally {

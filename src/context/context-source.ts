@@ -23,10 +23,9 @@ export function alertContextSource(store: ContextStore, waitMs: number, from: nu
     return store.get(key);
   };
   return {
-    waitMs,
-    pendingSince(event) {
+    pending(event) {
       const row = rowOf(event);
-      return row?.status === 'pending' ? Math.max(row.requestedAt, from) : undefined;
+      return row?.status === 'pending' ? { since: Math.max(row.requestedAt, from), waitMs } : undefined;
     },
     attach(event) {
       if (event.kind === 'resolved') return event;

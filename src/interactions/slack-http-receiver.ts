@@ -61,8 +61,6 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
   // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests
   // are remembered, so a stranger cannot fill it; it holds five minutes of Slack's posts at most.
   const seen = new ReplayMemory();
-  const replayed = (signature: string, timestamp: string, now: number): boolean =>
-    seen.seen(signature, Number(timestamp) * 1000 + SIGNATURE_MAX_AGE_MS, now);
   return (req, res) =>
     readPost(req, res, MAX_BODY_BYTES, (body) => {
       const header = (name: string) => [req.headers[name]].flat()[0];
@@ -74,7 +72,7 @@ export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsReq
         refusals.warn({ remote: req.socket.remoteAddress, reason }, `Slack interaction refused: ${message}`);
         answerJson(res, 401, { error: reason });
       };
-      if (check.ok && replayed(signed.signature!, signed.timestamp!, now)) {
+      if (check.ok && seen.seen(signed.signature!, Number(signed.timestamp) * 1000 + SIGNATURE_MAX_AGE_MS, now)) {
         return refuse('replayed', 'the same signed request was taken before (a replay)');
       }
       if (!check.ok) return refuse(check.reason, check.message);

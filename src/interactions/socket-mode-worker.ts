@@ -18,7 +18,7 @@ import { SocketReceiver, type ReceiverLog } from './slack-socket-receiver.js';
 /** Runs the Socket Mode thread on `port` (see the file's comment). */
 export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPort>): void {
   const say = (m: FromSocketThread | ThreadSays) => port.postMessage(m);
-  const open = new Map<number, { receiver: SocketReceiver; token: Secret }>();
+  const open = new Map<number, SocketReceiver>();
   // A token that closed stays among those scrubbed: its receiver's last lines come after.
   const tokens = new Set<Secret>();
   const line =
@@ -32,8 +32,8 @@ export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPo
   const close = async (id: number) => {
     const got = open.get(id);
     open.delete(id);
-    await got?.receiver
-      .stop()
+    await got
+      ?.stop()
       .catch((err: unknown) => log.warn({ err: errorText(err) }, 'cannot close a Socket Mode connection'));
   };
   port.on('message', (m: ToSocketThread | ThreadEnd) => {
@@ -48,7 +48,7 @@ export function socketModeWorker(port: MessagePort | NonNullable<typeof parentPo
         clock: systemClock,
         log,
       });
-      open.set(m.id, { receiver, token });
+      open.set(m.id, receiver);
       receiver.start();
     } else if (m.type === 'close') {
       void close(m.id).then(() => say({ type: 'closed', id: m.id }));

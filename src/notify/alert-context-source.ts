@@ -7,10 +7,11 @@ import type { AlertEvent } from '../alerts/alert-event.js';
 
 /** The alerts' context as the outbox and delivery see it. */
 export interface AlertContextSource {
-  /** How long a new alert's message waits for its context (`notify.context.wait`), in ms. */
-  readonly waitMs: number;
-  /** Since when the context of the event's alert is being read (ms); undefined: nothing to wait for. */
-  pendingSince(event: AlertEvent): number | undefined;
+  /**
+   * Since when the context of the event's alert is being read (ms), and how long a new alert's
+   * message waits for it (`notify.context.wait`, ms); undefined: nothing to wait for.
+   */
+  pending(event: AlertEvent): { since: number; waitMs: number } | undefined;
   /** The event with the context read for its alert (none for a resolve); the event itself when there is none. */
   attach(event: AlertEvent): AlertEvent;
 }

@@ -11,73 +11,61 @@ import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
 
-/** Every decision, named. */
-export type NotifyDecision =
+/**
+ * Every decision, named, and what the outbox row becomes for it: sent (`pending`), decided again
+ * every round (`held`), or kept for the audit alone (`suppressed`).
+ */
+export const STATUS_OF_DECISION = {
   /** Send it. */
-  | 'deliver'
+  deliver: 'pending',
   /**
    * An operator's silence matches the alert: held while it lasts and decided again every round,
    * so an alert still firing when the silence ends (or is lifted) is announced then, once.
    */
-  | 'silenced'
+  silenced: 'held',
   /** The route is in one of its mute windows: held until the window ends. */
-  | 'muted_window'
+  muted_window: 'held',
   /** A cause (a bad server, the API unreadable) fires: held until it clears, summarised under it. */
-  | 'inhibited'
+  inhibited: 'held',
   /** The route has `send_resolved: false`. */
-  | 'resolved_not_sent'
+  resolved_not_sent: 'suppressed',
   /**
    * An acknowledgement (or its giving back) the channel is not told of: the route says
    * `send_acknowledged: false`, or says nothing and the channel's kind does not show them.
    */
-  | 'acknowledgement_not_sent'
+  acknowledgement_not_sent: 'suppressed',
   /** An acknowledgement of an alert the channel was never told fires (silenced, held): nothing to say. */
-  | 'acknowledged_quietly'
+  acknowledged_quietly: 'suppressed',
   /** An acknowledgement that came from this very channel (its on-call tool's webhook): it knows. */
-  | 'acknowledged_there'
+  acknowledged_there: 'suppressed',
   /**
    * A repeat, but this route's own repeat interval has not passed on this channel yet; or a new
    * firing the channel would take for one: it was told the alert fires and never that it ended.
    */
-  | 'repeat_not_due'
+  repeat_not_due: 'suppressed',
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
-  | 'resolved_quietly'
+  resolved_quietly: 'suppressed',
   /** A held row made obsolete by a newer event of the same alert on the same channel. */
-  | 'superseded'
+  superseded: 'suppressed',
   /**
    * The alert resolved because another alert of ours now reports the same problem (an attention
    * item folded into it): no news for a channel that pages. A channel that keeps a message per
    * alert still hears it, so its message stops showing the alert as firing.
    */
-  | 'folded'
+  folded: 'suppressed',
   /** The alert is for the daily digest alone (label `delivery: digest`): listed there, never sent on its own. */
-  | 'digest_only'
+  digest_only: 'suppressed',
   /**
    * A new alert whose context (its log, its restore point) is being read: held up to
    * `notify.context.wait`, decided again every round and as soon as it is read.
    */
-  | 'awaiting_context'
-  /** Its context was not read within `notify.context.wait`: sent without it. */
-  | 'context_wait_over';
-
-/** What the outbox row becomes for each decision. */
-export const STATUS_OF_DECISION: Readonly<Record<NotifyDecision, 'pending' | 'held' | 'suppressed'>> = {
-  deliver: 'pending',
-  muted_window: 'held',
-  inhibited: 'held',
-  silenced: 'held',
-  resolved_not_sent: 'suppressed',
-  acknowledgement_not_sent: 'suppressed',
-  acknowledged_quietly: 'suppressed',
-  acknowledged_there: 'suppressed',
-  repeat_not_due: 'suppressed',
-  resolved_quietly: 'suppressed',
-  superseded: 'suppressed',
-  folded: 'suppressed',
-  digest_only: 'suppressed',
   awaiting_context: 'held',
+  /** Its context was not read within `notify.context.wait`: sent without it. */
   context_wait_over: 'pending',
-};
+} as const satisfies Record<string, 'pending' | 'held' | 'suppressed'>;
+
+/** Every decision, named (see {@link STATUS_OF_DECISION}). */
+export type NotifyDecision = keyof typeof STATUS_OF_DECISION;
 
 /** What a channel was last told about one alert (a `notification_log` row). */
 export interface NotificationLogEntry {

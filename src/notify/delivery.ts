@@ -113,12 +113,7 @@ export class Delivery {
     this.#log = (options.logger ?? silentLogger).child({ stage: 'delivery' });
     this.#quiet = new RepeatedLog(this.#log, { clock: options.clock });
     this.#random = options.random ?? Math.random;
-    this.#receipts = new SendReceipts({
-      rows: options.rows,
-      clock: options.clock,
-      logger: this.#log,
-      random: this.#random,
-    });
+    this.#receipts = new SendReceipts({ ...options, logger: this.#log, random: this.#random });
     this.#graceUntil = options.clock.now() + (options.claimGraceMs ?? 0);
   }
 

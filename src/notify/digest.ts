@@ -79,17 +79,12 @@ export class Digest {
     const alerts = alertStoreOf(outbox.rows.store);
     const open = alerts.open().filter((a) => a.status === 'firing' && mine(a));
     const since = now - DAY_MS;
-    const recent = alerts.eventsSince(since, ['firing', 'resolved']).filter(mine);
-    const opened = recent.filter((e) => e.kind === 'firing');
-    const resolved = recent.filter((e) => e.kind === 'resolved');
+    // The day's events: the alerts opened and resolved, and with the repeats, what the silences held.
+    const events = alerts.eventsSince(since, ['firing', 'repeat', 'resolved']).filter(mine);
+    const opened = events.filter((e) => e.kind === 'firing');
+    const resolved = events.filter((e) => e.kind === 'resolved');
     const remediation = this.options.remediationSince?.(since) ?? [];
-    const held = silencesHeld(
-      outbox.rows.store,
-      since,
-      now,
-      open,
-      alerts.eventsSince(since, ['firing', 'repeat', 'resolved']).filter(mine),
-    );
+    const held = silencesHeld(outbox.rows.store, since, now, open, events);
     const worst = open.some((a) => a.severity === 'critical') ? 'critical' : open.length > 0 ? 'warning' : 'ok';
 
     const lines: string[] = [];
@@ -151,23 +146,15 @@ function silencesHeld(
   const silences = silencesInForceDuring(store, since, now);
   if (silences.length === 0) return [];
   // Each life of an alert once: from when it fired to when it ended (open: not yet).
-  const lives = new Map<string, { labels: AlertRow['labels']; summary: string; start: number; end: number }>();
+  const lives = new Map<string, { labels: Labels; summary: string; start: number; end: number }>();
+  const lived = (alert: { fingerprint: string; labels: Labels; summary: string }, start: number, end: number) => {
+    const key = `${alert.fingerprint}@${start}`;
+    lives.set(key, { ...alert, start, end: Math.min(end, lives.get(key)?.end ?? Infinity) });
+  };
   for (const a of open) {
-    if (a.status === 'firing' && a.firedAt !== null)
-      lives.set(`${a.fingerprint}@${a.firedAt}`, {
-        labels: a.labels,
-        summary: a.summary,
-        start: a.firedAt,
-        end: Infinity,
-      });
+    if (a.status === 'firing' && a.firedAt !== null) lived(a, a.firedAt, Infinity);
   }
-  for (const e of events) {
-    const start = Date.parse(e.startsAt);
-    const end = e.endsAt === null ? Infinity : Date.parse(e.endsAt);
-    const key = `${e.fingerprint}@${start}`;
-    const known = lives.get(key);
-    lives.set(key, { labels: e.labels, summary: e.summary, start, end: Math.min(end, known?.end ?? Infinity) });
-  }
+  for (const e of events) lived(e, Date.parse(e.startsAt), e.endsAt === null ? Infinity : Date.parse(e.endsAt));
   const ordered = [...lives.values()].sort((x, y) => x.start - y.start);
   return silences.map((silence) => {
     const from = Math.max(silence.startsAt, since);

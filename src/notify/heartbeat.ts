@@ -11,8 +11,8 @@ import { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { HeartbeatSettings } from './notify-settings.js';
 
-/** Time limit of one ping when not given. */
-const DEFAULT_TIMEOUT_MS = 10_000;
+/** Time limit of one ping. */
+const TIMEOUT_MS = 10_000;
 
 /** What the heartbeat needs. */
 export interface HeartbeatOptions {
@@ -21,7 +21,6 @@ export interface HeartbeatOptions {
   logger?: Logger;
   /** undici dispatcher (a proxy agent, or tests' own); the global one when absent. */
   dispatcher?: Dispatcher;
-  timeoutMs?: number;
 }
 
 /** Why a beat did or did not ping, named. */
@@ -59,10 +58,9 @@ export class Heartbeat {
 
   async #ping(): Promise<void> {
     const { settings, clock, dispatcher } = this.options;
-    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const ac = new AbortController();
-    clock.sleep(timeoutMs, ac.signal).then(
-      () => ac.abort(new Error(`no answer within ${timeoutMs} ms`)),
+    clock.sleep(TIMEOUT_MS, ac.signal).then(
+      () => ac.abort(new Error(`no answer within ${TIMEOUT_MS} ms`)),
       () => undefined,
     );
     try {

@@ -99,18 +99,13 @@ export class Inhibitor {
   /** The cause holding this alert back, or undefined when it may be announced. */
   causeFor(alert: { fingerprint: string; labels: Labels }): InhibitionCause | undefined {
     const { labels } = alert;
-    if (labels.check !== SERVERS_CHECK && labels.server) {
-      const cause = this.#badServers.get(labels.server);
-      if (cause) return cause;
-    }
-    if (URL_CHECKS.has(labels.check ?? '') && labels.app) {
-      const cause = this.#appsHeld.get(appKey(labels.namespace, labels.app));
-      if (cause) return cause;
-    }
-    if (this.#apiCause && isCannotRead(alert) && alert.fingerprint !== this.#apiCause.fingerprint) {
-      return this.#apiCause;
-    }
-    return undefined;
+    const server = labels.check !== SERVERS_CHECK && labels.server ? this.#badServers.get(labels.server) : undefined;
+    const app =
+      URL_CHECKS.has(labels.check ?? '') && labels.app
+        ? this.#appsHeld.get(appKey(labels.namespace, labels.app))
+        : undefined;
+    const api = isCannotRead(alert) && alert.fingerprint !== this.#apiCause?.fingerprint ? this.#apiCause : undefined;
+    return server ?? app ?? api;
   }
 
   /** Holds `app`'s URL alerts under `source` (the first cause of an app stands). */

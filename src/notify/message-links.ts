@@ -29,19 +29,14 @@ export function messageLinks(config: {
   notify: Pick<NotifySection, 'links' | 'routes'>;
   checks: object;
 }): MessageLinks {
-  const pages: Partial<Record<PageType, string>> = {};
-  for (const [type, template] of Object.entries(config.notify.links) as [PageType, string | undefined][]) {
-    if (template) pages[type] = template;
-  }
-  const checkRunbooks: Record<string, string> = {};
-  for (const [check, section] of Object.entries(config.checks) as [string, { runbook_url?: string }][]) {
-    if (section.runbook_url) checkRunbooks[check] = section.runbook_url;
-  }
-  const routeRunbooks: Record<string, string> = {};
-  config.notify.routes.forEach((r, i) => {
-    if (r.runbook_url) routeRunbooks[routeName(r, i)] = r.runbook_url;
-  });
-  return { pages, checkRunbooks, routeRunbooks };
+  const checks = Object.entries(config.checks) as [string, { runbook_url?: string }][];
+  return {
+    pages: Object.fromEntries(Object.entries(config.notify.links).filter(([, template]) => template)),
+    checkRunbooks: Object.fromEntries(checks.flatMap(([check, s]) => (s.runbook_url ? [[check, s.runbook_url]] : []))),
+    routeRunbooks: Object.fromEntries(
+      config.notify.routes.flatMap((r, i) => (r.runbook_url ? [[routeName(r, i), r.runbook_url]] : [])),
+    ),
+  };
 }
 
 /** The page type of a subject, when the platform's pages include one for it. */

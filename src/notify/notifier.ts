@@ -137,14 +137,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     ...(options.remediationSince ? { remediationSince: options.remediationSince } : {}),
   });
+  // The channels, clock, logger, metrics, jitter and claim grace as given.
   const delivery = new Delivery({
+    ...options,
     rows,
-    channels,
     settings: notify,
-    clock,
-    logger: base,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    ...(options.random ? { random: options.random } : {}),
     housekeeping: (now) => {
       outbox.routeQueued(now);
       outbox.release(now);
@@ -153,7 +150,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     ...(context ? { attach: (event: AlertEvent) => context.attach(event) } : {}),
     timeToAlert: new TimeToAlert(new TimeToAlertStore(store), options.metrics),
-    claimGraceMs: options.claimGraceMs ?? 0,
   });
   // A dispatcher left out is undefined: the heartbeat uses the global one.
   const heartbeat =

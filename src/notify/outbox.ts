@@ -111,7 +111,7 @@ export class Outbox {
       }
       const cause = facts.inhibitor.causeFor(event);
       const silenceId = facts.silenceOf(event.labels);
-      const contextPending = this.#contextPending(event);
+      const contextPending = this.options.context?.pending(event);
       const acknowledgement = isAcknowledgementKind(event.kind);
       // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
       const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
@@ -129,7 +129,7 @@ export class Outbox {
         }
         const decided: Decided = over
           ? { decision: 'superseded', detail: 'the alert is no longer firing' }
-          : this.#decide(event, channel, route, now, { silenceId, cause, log, contextPending });
+          : this.#decide({ event, channel, route, now, silenceId, cause, log, contextPending });
         this.#write(event, body, channel, route, decided, now, pass, held);
       }
       told.written(event.fingerprint);
@@ -178,12 +178,9 @@ export class Outbox {
           const body = this.#bodyOf(event, now);
           for (const channel of to) {
             if (toldBefore.includes(channel)) continue;
-            const decided = this.#decide(event, channel, route, now, {
-              silenceId: undefined,
-              cause: facts.inhibitor.causeFor(event),
-              log: this.rows.logEntry(alert.fingerprint, channel),
-              contextPending: undefined,
-            });
+            const cause = facts.inhibitor.causeFor(event);
+            const log = this.rows.logEntry(alert.fingerprint, channel);
+            const decided = this.#decide({ event, channel, route, now, silenceId: undefined, cause, log });
             this.#write(event, body, channel, route, decided, now, pass, held);
           }
           this.rows.logAnnounced(key, route.name, 'firing', now);
@@ -233,22 +230,9 @@ export class Outbox {
       .map((channel) => atWorst.find((t) => t.channel === channel) ?? { channel, route: router.defaultRoute });
   }
 
-  /** Runs the decision stages for one event on one channel. */
-  #decide(
-    event: AlertEvent,
-    channel: string,
-    route: ResolvedRoute,
-    now: number,
-    facts: Pick<DecisionFacts, 'silenceId' | 'cause' | 'log' | 'contextPending'>,
-  ): Decided {
-    return decideDelivery({
-      event,
-      route,
-      channel,
-      now,
-      ...facts,
-      showsAcknowledgements: this.options.showsAcknowledgements?.has(channel),
-    });
+  /** Runs the decision stages for one event on one channel, knowing whether its kind shows acknowledgements. */
+  #decide(facts: Omit<DecisionFacts, 'showsAcknowledgements'> & { channel: string }): Decided {
+    return decideDelivery({ ...facts, showsAcknowledgements: this.options.showsAcknowledgements?.has(facts.channel) });
   }
 
   /**
@@ -339,11 +323,15 @@ export class Outbox {
           // An escalation held (a mute window) until someone took the alert: nobody to wake any more.
           decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
-          decided = this.#decide(event, row.channel, route, now, {
+          decided = this.#decide({
+            event,
+            channel: row.channel,
+            route,
+            now,
             silenceId: facts.silenceOf(event.labels),
             cause: facts.inhibitor.causeFor(event),
             log,
-            contextPending: this.#contextPending(event),
+            contextPending: this.options.context?.pending(event),
           });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
@@ -372,13 +360,6 @@ export class Outbox {
       this.rows.forgetUnrouted(queued.map((q) => q.eventId));
       return pass;
     });
-  }
-
-  /** Whether the event's message waits for its alert's context, and since when. */
-  #contextPending(event: AlertEvent): { since: number; waitMs: number } | undefined {
-    const context = this.options.context;
-    const since = context?.pendingSince(event);
-    return context && since !== undefined ? { since, waitMs: context.waitMs } : undefined;
   }
 
   #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {
@@ -455,16 +436,6 @@ export class Outbox {
   }
 }
 
-/** The group an event's message belongs to on a route: the values of its `group_by` labels. */
-export function groupLabelsOf(labels: Labels, groupBy: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of groupBy) {
-    const value = labels[key];
-    if (value !== undefined && value !== '') out[key] = value;
-  }
-  return out;
-}
-
 /** What a decision makes of a row: a row due is pending from `now`, any other neither due nor tried. */
 function rowDecision(decided: Decided, now: number) {
   const status = STATUS_OF_DECISION[decided.decision];
@@ -479,8 +450,10 @@ function rowDecision(decided: Decided, now: number) {
   };
 }
 
+/** The group an event's message belongs to on a route: the values of its `group_by` labels, as JSON. */
 function groupKeyOf(labels: Labels, route: ResolvedRoute): string {
-  return JSON.stringify(groupLabelsOf(labels, route.groupBy));
+  const values = route.groupBy.flatMap((key) => (labels[key] ? [[key, labels[key]] as const] : []));
+  return JSON.stringify(Object.fromEntries(values));
 }
 
 /** Whether the alert is firing in the life the event was written in. */
