@@ -84,19 +84,16 @@ export class SqliteDatabase implements SqlDatabase {
    */
   lostFile(): StoreError | undefined {
     if (this.#opened === undefined) return undefined;
-    let now: fs.Stats;
+    let lost: string;
     try {
-      now = fs.statSync(this.path);
+      const now = fs.statSync(this.path);
+      if (now.dev === this.#opened.dev && now.ino === this.#opened.ino) return undefined;
+      lost = 'replaced by another file';
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-      return new StoreError(this.path, 'missing', `deleted while the daemon ran: ${LOST_FILE_CONSEQUENCE}`);
+      lost = 'deleted';
     }
-    if (now.dev === this.#opened.dev && now.ino === this.#opened.ino) return undefined;
-    return new StoreError(
-      this.path,
-      'missing',
-      `replaced by another file while the daemon ran: ${LOST_FILE_CONSEQUENCE}`,
-    );
+    return new StoreError(this.path, 'missing', `${lost} while the daemon ran: ${LOST_FILE_CONSEQUENCE}`);
   }
 
   get open(): boolean {
