@@ -121,6 +121,7 @@ export class LeaderElection {
   readonly #intervalMs: number;
   /** A follower's attempts while the lease cannot be reached (`lib/backoff.ts`). */
   readonly #backoff: Backoff;
+  /** Also what the write guard does: nothing (following), the fence (leading), refuse (stepping down). */
   #role: 'follower' | 'leader' | 'stepping-down' = 'follower';
   #term: { epoch: number; controller: AbortController } | undefined;
   /** performance.now() past which the leader stops acting. */
@@ -136,8 +137,6 @@ export class LeaderElection {
   #transitions: Promise<void> = Promise.resolve();
   #retired = false;
   #closed = false;
-  /** What the write guard does now: nothing (following), the fence (leading), refuse (stepping down). */
-  #guard: 'open' | 'fence' | 'refuse' = 'open';
   #refusal = '';
   /** The fence's statements, as a store on another thread runs them too. */
   readonly #fenceGuard = writeFence(() => this.#writeFence());
@@ -173,8 +172,8 @@ export class LeaderElection {
   /** This process's role and what it knows of the lease. */
   get status(): ElectionStatus {
     const leading = this.#role === 'leader';
-    const epoch = leading ? this.#term!.epoch : this.#seen.epoch;
-    const holder = leading ? this.holder : this.#seen.holder;
+    // A leader has seen itself lead (`#enter`).
+    const { epoch, holder } = this.#seen;
     const detail =
       this.#failure !== undefined
         ? `cannot reach the leader lease: ${this.#failure}`
@@ -190,8 +189,8 @@ export class LeaderElection {
   /** The write guard's state as data (see {@link fence}). */
   #writeFence(): WriteFence {
     const term = this.#term;
-    if (this.#guard === 'open') return { mode: 'open' };
-    if (this.#guard === 'refuse' || !term)
+    if (this.#role === 'follower') return { mode: 'open' };
+    if (this.#role === 'stepping-down' || !term)
       return { mode: 'refuse', reason: this.#refusal || 'this replica is stepping down' };
     const deadlineAt = performance.timeOrigin + this.#deadline;
     return { mode: 'fence', holder: this.holder, epoch: term.epoch, deadlineAt, timeouts: this.#timeouts };
@@ -237,10 +236,10 @@ export class LeaderElection {
     if (term && this.#role === 'leader') {
       clearTimeout(this.#deadlineTimer);
       this.#term = undefined;
-      this.#role = 'follower';
+      this.#role = 'stepping-down';
       this.#o.onRole?.(false);
       term.controller.abort(new FencedError('stopping'));
-      this.#guard = 'open';
+      this.#role = 'follower';
       let released = false;
       try {
         released = await this.#o.lease.release(term.epoch);
@@ -358,7 +357,6 @@ export class LeaderElection {
     this.#see(this.holder, epoch);
     this.#renewedAt = -Infinity;
     this.#extend(started);
-    this.#guard = 'fence';
     this.#o.onRole?.(true);
     this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
     return { epoch, signal: controller.signal };
@@ -393,7 +391,7 @@ export class LeaderElection {
    * acting past it; otherwise no limit of the lease's.
    */
   waitLeftMs(): number | undefined {
-    if (this.#role !== 'leader' || this.#guard !== 'fence') return undefined;
+    if (this.#role !== 'leader') return undefined;
     return this.#deadline - performance.now();
   }
 
@@ -407,7 +405,7 @@ export class LeaderElection {
    * it was (it cuts the transaction when it passes), and the next is tried a quarter of an attempt on.
    */
   keepUp(aside: AsideStatement): void {
-    if (this.#role !== 'leader' || this.#guard !== 'fence') return;
+    if (this.#role !== 'leader') return;
     const started = performance.now();
     if (started < this.#renewedAt + this.#intervalMs * ASIDE_LATE || started < this.#asideNotBefore) return;
     const term = this.#term!;
@@ -440,11 +438,11 @@ export class LeaderElection {
    * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
    */
   fence(db: SqlDatabase): void {
-    if (this.#guard === 'fence' && performance.now() >= this.#deadline) throw this.waitExceeded();
+    if (this.#role === 'leader' && performance.now() >= this.#deadline) throw this.waitExceeded();
     try {
       this.#fenceGuard(db);
     } catch (err) {
-      if (this.#guard === 'fence' && err instanceof FencedError) this.#stepDown(err.reason);
+      if (this.#role === 'leader' && err instanceof FencedError) this.#stepDown(err.reason);
       throw err;
     }
   }
@@ -459,7 +457,6 @@ export class LeaderElection {
     if (!term || this.#role !== 'leader') return;
     this.#role = 'stepping-down';
     clearTimeout(this.#deadlineTimer);
-    this.#guard = 'refuse';
     this.#refusal = `stepping down: ${reason}`;
     this.#o.onRole?.(false);
     this.#log.info({ epoch: term.epoch, reason }, `stepped down: ${reason}`);
@@ -470,7 +467,6 @@ export class LeaderElection {
       } catch (err) {
         this.#log.error({ err: errorText(err) }, 'stopping the leader work failed');
       }
-      this.#guard = 'open';
       this.#term = undefined;
       this.#role = 'follower';
       // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.
