@@ -19,9 +19,7 @@
  * the lease after the outbox is flushed, so the next replica takes over at its next try.
  */
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
-import type { ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config, StateConfig } from '../config/load-config.js';
@@ -65,22 +63,17 @@ import { SourceHealthStore } from '../alerts/source-health-store.js';
 /** The `lost` of a process that holds no state file lease. */
 const NEVER_LOST = new AbortController().signal;
 
-/** Options of {@link Watchdog.open}. */
-export interface WatchdogOptions {
+/** Options of {@link Watchdog.open}; what it hands on to every runtime as {@link RuntimeFoundation} says. */
+export interface WatchdogOptions extends Pick<
+  RuntimeFoundation,
+  'dispatcher' | 'apiRetry' | 'schedule' | 'commandConfigFile'
+> {
   config: Config;
   logger: Logger;
   /** Default the system clock; tests share a ManualClock with the simulator. */
   clock?: Clock;
-  /** undici dispatcher for the API client; by default the client owns a keep-alive Agent. */
-  dispatcher?: Dispatcher;
   /** Default: a new registry with process metrics. */
   metrics?: Metrics;
-  /** Backoff tunables of the API client (its delays run on the clock). */
-  apiRetry?: ApiClientOptions['retry'];
-  /** The scheduler's tick source; default node-cron (tests give ticks by hand). */
-  schedule?: RuntimeFoundation['schedule'];
-  /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
-  commandConfigFile?: string | undefined;
   /**
    * Claim the state file for this command (`state/runner-lease.ts`): `run` and `check` do, so two
    * processes never deliver the same outbox. On a PostgreSQL state the leader lease is the claim
