@@ -116,7 +116,6 @@ function notHeld(epoch: number): string {
 
 /** The leader election of one process (see the file's comment). */
 export class LeaderElection {
-  readonly #o: LeaderElectionOptions;
   readonly #log: Logger;
   readonly #intervalMs: number;
   /** A follower's attempts while the lease cannot be reached (`lib/backoff.ts`). */
@@ -150,29 +149,28 @@ export class LeaderElection {
   #cannotLead = false;
   readonly #timeouts: FenceTimeouts;
 
-  constructor(options: LeaderElectionOptions) {
-    this.#o = options;
-    this.#log = options.logger.child({ stage: 'leader' });
-    this.#intervalMs = Math.max(1, Math.floor(options.leaseMs / ATTEMPTS_PER_LEASE));
-    this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: options.leaseMs, random: options.random });
+  constructor(private readonly o: LeaderElectionOptions) {
+    this.#log = o.logger.child({ stage: 'leader' });
+    this.#intervalMs = Math.max(1, Math.floor(o.leaseMs / ATTEMPTS_PER_LEASE));
+    this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: o.leaseMs, random: o.random });
     // Whatever the leader's transaction holds on the server is let go of before the lease can pass.
-    const half = options.leaseMs / 2;
+    const half = o.leaseMs / 2;
     this.#timeouts = {
       lockMs: this.#intervalMs,
-      statementMs: Math.min(options.statementTimeoutMs ?? half, half),
+      statementMs: Math.min(o.statementTimeoutMs ?? half, half),
       idleMs: half,
     };
   }
 
   /** This process's holder name in the lease. */
   get holder(): string {
-    return this.#o.lease.holder;
+    return this.o.lease.holder;
   }
 
   /** This process's role and what it knows of the lease. */
   get status(): ElectionStatus {
     const leading = this.#role === 'leader';
-    // A leader has seen itself lead (`#enter`).
+    // A leader has seen itself lead (`hold`).
     const { epoch, holder } = this.#seen;
     const detail =
       this.#failure !== undefined
@@ -200,21 +198,28 @@ export class LeaderElection {
   start(): void {
     if (this.#tickTimer !== undefined || this.#tick !== undefined || this.#closed) return;
     if (this.#role === 'follower') {
-      this.#log.info({ holder: this.holder, leaseMs: this.#o.leaseMs }, 'following; leads when the lease is free');
+      this.#log.info({ holder: this.holder, leaseMs: this.o.leaseMs }, 'following; leads when the lease is free');
     }
     this.#schedule(this.#role === 'follower' ? 0 : this.#intervalMs);
   }
 
   /**
-   * A term this process took outside the election (`check`, synchronously through the store:
-   * `takeLeaseNow`) at `started` (performance.now() before the statement): from now on it is
-   * fenced, renewed once {@link start}ed, and stepped down from as any term. `onElected` is not
-   * called: the caller has the term.
+   * Leads from now, under `epoch` taken at `started` (performance.now() before the statement): the
+   * term. Taken by the election, or outside it (`check`, synchronously through the store:
+   * `takeLeaseNow`): from now on it is fenced, renewed once {@link start}ed, and stepped down from
+   * as any term. `onElected` is not called here: for a term taken outside, the caller has it.
    */
   hold(epoch: number, started: number): LeaderTerm {
-    return this.#enter(epoch, started);
+    const controller = new AbortController();
+    this.#term = { epoch, controller };
+    this.#role = 'leader';
+    this.#see(this.holder, epoch);
+    this.#renewedAt = -Infinity;
+    this.#extend(started);
+    this.o.onRole?.(true);
+    this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
+    return { epoch, signal: controller.signal };
   }
-
   /** No new term from now (the process is stopping); a leader keeps renewing until {@link close}. */
   retire(): void {
     this.#retired = true;
@@ -237,18 +242,18 @@ export class LeaderElection {
       clearTimeout(this.#deadlineTimer);
       this.#term = undefined;
       this.#role = 'stepping-down';
-      this.#o.onRole?.(false);
+      this.o.onRole?.(false);
       term.controller.abort(new FencedError('stopping'));
       this.#role = 'follower';
       let released = false;
       try {
-        released = await this.#o.lease.release(term.epoch);
+        released = await this.o.lease.release(term.epoch);
       } catch (err) {
         this.#log.warn({ err: errorText(err) }, 'cannot release the leader lease; it expires by itself');
       }
       this.#log.info({ epoch: term.epoch, released }, 'stepped down: stopping');
     }
-    await this.#o.lease.close();
+    await this.o.lease.close();
   }
 
   #schedule(delayMs: number): void {
@@ -277,7 +282,7 @@ export class LeaderElection {
     // The term's deadline counts from before the statement that takes the lease, not before the checks ahead of it.
     let started = 0;
     try {
-      const row = await this.#o.lease.current();
+      const row = await this.o.lease.current();
       this.#reached();
       if (row.leftMs > 0) {
         this.#see(row.holder, row.epoch);
@@ -286,7 +291,7 @@ export class LeaderElection {
       this.#see(null, row.epoch);
       if (performance.now() < this.#notBefore || !this.#stateWorks()) return;
       started = performance.now();
-      epoch = await this.#o.lease.acquire(() => (started = performance.now()));
+      epoch = await this.o.lease.acquire(() => (started = performance.now()));
       if (epoch === undefined) return;
     } catch (err) {
       this.#unreached(err);
@@ -294,7 +299,7 @@ export class LeaderElection {
     }
     // Closed or retired while asking: the lease just taken is given back at once.
     if (this.#retired) {
-      await this.#o.lease.release(epoch).catch(() => undefined);
+      await this.o.lease.release(epoch).catch(() => undefined);
       return;
     }
     this.#elect(epoch, started);
@@ -302,7 +307,7 @@ export class LeaderElection {
 
   /** {@link LeaderElectionOptions.canLead}, its failure said once per spell. */
   #stateWorks(): boolean {
-    const works = this.#o.canLead?.() ?? true;
+    const works = this.o.canLead?.() ?? true;
     if (!works && !this.#cannotLead) {
       this.#log.warn("the lease is free, but this replica's state connection does not answer: not taking it");
     }
@@ -314,7 +319,7 @@ export class LeaderElection {
     const term = this.#term!;
     let held: boolean;
     try {
-      held = await this.#o.lease.renew(term.epoch);
+      held = await this.o.lease.renew(term.epoch);
     } catch (err) {
       // The deadline's timer steps down when it passes; until then the next attempt may succeed.
       this.#unreached(err);
@@ -330,9 +335,9 @@ export class LeaderElection {
   }
 
   #elect(epoch: number, started: number): void {
-    const term = this.#enter(epoch, started);
+    const term = this.hold(epoch, started);
     this.#transitions = this.#transitions.then(() =>
-      this.#o.onElected(term).then(
+      this.o.onElected(term).then(
         () => {
           if (!term.signal.aborted) this.#failedStarts = 0;
         },
@@ -340,7 +345,7 @@ export class LeaderElection {
           if (err instanceof FencedError || term.signal.aborted) return;
           // Not at once again: the next term would most likely fail the same way.
           this.#failedStarts += 1;
-          const waitMs = startBackoffMs(this.#failedStarts, this.#o.leaseMs);
+          const waitMs = startBackoffMs(this.#failedStarts, this.o.leaseMs);
           this.#notBefore = performance.now() + waitMs;
           this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
           this.#log.info({ waitMs: Math.round(waitMs) }, 'takes no lease again for a while');
@@ -349,28 +354,15 @@ export class LeaderElection {
     );
   }
 
-  /** Leads from now, under `epoch` taken at `started`: the term. */
-  #enter(epoch: number, started: number): LeaderTerm {
-    const controller = new AbortController();
-    this.#term = { epoch, controller };
-    this.#role = 'leader';
-    this.#see(this.holder, epoch);
-    this.#renewedAt = -Infinity;
-    this.#extend(started);
-    this.#o.onRole?.(true);
-    this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
-    return { epoch, signal: controller.signal };
-  }
-
   /**
    * The local deadline after a renewal (or the takeover) that started at `started`. Only ever later:
    * a renewal aside ({@link keepUp}) may have started after the one that answers now.
    */
   #extend(started: number): void {
-    const margin = this.#o.leaseMs / ATTEMPTS_PER_LEASE;
+    const margin = this.o.leaseMs / ATTEMPTS_PER_LEASE;
     if (started <= this.#renewedAt) return;
     this.#renewedAt = started;
-    this.#deadline = started + this.#o.leaseMs - margin;
+    this.#deadline = started + this.o.leaseMs - margin;
     clearTimeout(this.#deadlineTimer);
     const term = this.#term!;
     this.#deadlineTimer = setTimeout(
@@ -382,7 +374,7 @@ export class LeaderElection {
   }
 
   #deadlinePassed(): string {
-    return `the lease could not be renewed within ${Math.round(this.#o.leaseMs - this.#o.leaseMs / ATTEMPTS_PER_LEASE)}ms`;
+    return `the lease could not be renewed within ${Math.round(this.o.leaseMs - this.o.leaseMs / ATTEMPTS_PER_LEASE)}ms`;
   }
 
   /**
@@ -411,7 +403,7 @@ export class LeaderElection {
     const term = this.#term!;
     let held: boolean;
     try {
-      held = renewLeaseAside(aside, this.holder, term.epoch, this.#o.leaseMs);
+      held = renewLeaseAside(aside, this.holder, term.epoch, this.o.leaseMs);
     } catch (err) {
       if (err instanceof FencedError) throw err;
       this.#asideNotBefore = performance.now() + this.#intervalMs / 4;
@@ -458,19 +450,19 @@ export class LeaderElection {
     this.#role = 'stepping-down';
     clearTimeout(this.#deadlineTimer);
     this.#refusal = `stepping down: ${reason}`;
-    this.#o.onRole?.(false);
+    this.o.onRole?.(false);
     this.#log.info({ epoch: term.epoch, reason }, `stepped down: ${reason}`);
     queueMicrotask(() => term.controller.abort(new FencedError(reason)));
     this.#transitions = this.#transitions.then(async () => {
       try {
-        await this.#o.onDeposed(reason);
+        await this.o.onDeposed(reason);
       } catch (err) {
         this.#log.error({ err: errorText(err) }, 'stopping the leader work failed');
       }
       this.#term = undefined;
       this.#role = 'follower';
       // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.
-      await this.#o.lease.release(term.epoch).catch(() => undefined);
+      await this.o.lease.release(term.epoch).catch(() => undefined);
     });
   }
 
