@@ -105,14 +105,12 @@ export interface StopReport {
 /** The running daemon (or, for `check`, the parts of it that run one cycle). */
 export class Watchdog {
   readonly metrics: Metrics;
-  readonly store: Store;
   readonly #alerts: AlertStore;
   readonly #health: SourceHealthStore;
   readonly #clock: Clock;
   readonly #log: Logger;
   /** A cycle's storage failure, said once per `log.repeat_every` and job: a full disk fails every cycle. */
   readonly #quiet: RepeatedLog;
-  readonly #options: WatchdogOptions;
   #runtime: Runtime;
   readonly #healthListener: HealthListener;
   readonly #inFlight = new Map<SnapshotJob, Promise<JobReport>>();
@@ -131,13 +129,14 @@ export class Watchdog {
   /** Terms starting and ending, and reloads, one at a time (see {@link #serial}). */
   #roleChange: Promise<void> = Promise.resolve();
 
-  private constructor(options: WatchdogOptions, store: Store) {
-    this.#options = options;
+  private constructor(
+    private readonly options: WatchdogOptions,
+    readonly store: Store,
+  ) {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger;
     this.#quiet = new RepeatedLog(this.#log, { clock: this.#clock });
     this.metrics = options.metrics ?? new Metrics();
-    this.store = store;
     this.#alerts = new AlertStore(store);
     this.#health = new SourceHealthStore(store);
     this.#healthListener = new HealthListener({
@@ -548,10 +547,10 @@ export class Watchdog {
       logger: this.#log,
       metrics: this.metrics,
       hardStop: this.#hardStop.signal,
-      dispatcher: this.#options.dispatcher,
-      apiRetry: this.#options.apiRetry,
-      schedule: this.#options.schedule,
-      commandConfigFile: this.#options.commandConfigFile,
+      dispatcher: this.options.dispatcher,
+      apiRetry: this.options.apiRetry,
+      schedule: this.options.schedule,
+      commandConfigFile: this.options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
         else if (job === ESTATE_JOB) await planRequestBudget(this.#runtime, this.#hardStop.signal);
