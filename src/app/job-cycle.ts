@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { commitFindings, type CycleStage, type FindingsPart } from '../alerts/commit-findings.js';
-import { recordsJobKey, sourceJobKey } from '../alerts/job-key.js';
+import { recordsJobKey, sourceJobKey, type JobKey } from '../alerts/job-key.js';
 import { Quarantine, type QuarantinedRecord } from '../api/quarantine.js';
 import { heldSubjectsOf, skippedRecordsFindings } from '../alerts/skipped-records.js';
 import { reportSkippedRecords } from './skipped-records-report.js';
@@ -115,6 +115,9 @@ export interface CycleDeps {
   memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps' | 'detailWanted'>;
 }
 
+/** Writes a cycle's transaction under `key`: `write` writes, then answers the parts for the lifecycle. */
+type CycleCommit = (key: JobKey, write: () => readonly FindingsPart[]) => AlertEvent[];
+
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
 const SOURCE_FOR_CYCLES = 1;
 
@@ -139,6 +142,20 @@ export async function runJobCycle(
     if (outcome !== 'disabled') metrics.cycleDuration.observe({ source: job }, durationMs / 1000);
     return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
   };
+  // One transaction: the cycle's record (when it has one), then what it writes and the findings it returns.
+  const commit: CycleCommit = (key, write) =>
+    commitFindings(
+      deps.alerts,
+      {
+        job: key,
+        now,
+        write: () => {
+          record?.();
+          return write();
+        },
+      },
+      deps.stages,
+    );
 
   const disabledReason = deps.disabled.get(job);
   if (disabledReason !== undefined) return report('disabled', { reason: disabledReason });
@@ -147,7 +164,7 @@ export async function runJobCycle(
   let incomplete: string[];
   let stateWords: StateWordTally | undefined;
   let explain: ((alert: AlertRow) => string | null) | undefined;
-  let folded: readonly FoldedFinding[] | undefined;
+  let folded: FoldedFinding[] | undefined;
   // The records the read sets aside: their alerts are held, the rest of the read stays complete.
   const quarantine = new Quarantine();
   const soFar = new ReadSoFar();
@@ -198,7 +215,7 @@ export async function runJobCycle(
     if (cut) {
       const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
       const held = heldSubjectsOf(quarantine.records());
-      return readFailed(deps, job, cut, now, log, report, record, partial && { ...partial, held });
+      return readFailed(deps, job, cut, now, log, report, commit, partial && { ...partial, held });
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');
@@ -208,48 +225,39 @@ export async function runJobCycle(
       log.info('cycle cut short by shutdown; nothing written');
       return report('aborted', { reason: 'shutdown' });
     }
-    return readFailed(deps, job, err, now, log, report, record);
+    return readFailed(deps, job, err, now, log, report, commit);
   }
 
   const skipped = quarantine.records();
   const committing = performance.now();
   let events: AlertEvent[];
   try {
-    events = commitFindings(
-      deps.alerts,
-      {
-        job,
-        now,
-        write: () => {
-          record?.();
-          deps.health.recordSuccess(job, now);
-          return [
-            {
-              job,
-              findings,
-              incomplete,
-              explain,
-              held: new Map([...(vanished?.held ?? []), ...heldSubjectsOf(skipped)]),
-              ...(folded ? { folded } : {}),
-              options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
-            },
-            // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
-            {
-              job: sourceJobKey(job),
-              findings: [],
-              options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
-            },
-            // The records set aside, said once per reason; over when a complete read sets none aside.
-            {
-              job: recordsJobKey(job),
-              findings: skippedRecordsFindings(job, skipped),
-              options: { ...deps.lifecycle, logger: log },
-            },
-          ];
+    events = commit(job, () => {
+      deps.health.recordSuccess(job, now);
+      return [
+        {
+          job,
+          findings,
+          incomplete,
+          explain,
+          held: new Map([...(vanished?.held ?? []), ...heldSubjectsOf(skipped)]),
+          ...(folded ? { folded } : {}),
+          options: { ...deps.lifecycle, logger: log, onResolveGuard: (r) => reportResolveGuard(deps, log, r) },
         },
-      },
-      deps.stages,
-    );
+        // A complete read resolves this job's "cannot read" or "disabled" alert, if one is open.
+        {
+          job: sourceJobKey(job),
+          findings: [],
+          options: { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log },
+        },
+        // The records set aside, said once per reason; over when a complete read sets none aside.
+        {
+          job: recordsJobKey(job),
+          findings: skippedRecordsFindings(job, skipped),
+          options: { ...deps.lifecycle, logger: log },
+        },
+      ];
+    });
   } catch (err) {
     const ms = performance.now() - committing;
     const warning = err instanceof FencedError ? cutCommitWarning(ms, deps.config.state) : undefined;
@@ -299,31 +307,17 @@ function readFailed(
   now: number,
   log: Logger,
   report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
-  record: (() => void) | undefined,
+  commit: CycleCommit,
   partial?: PartialFindings,
 ): JobReport {
   const reason = describeError(err);
   const denial = permissionDenial(err);
   const key = sourceJobKey(job);
   const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
-  // One transaction: the read's record (when it has one), the source's health, its findings.
-  const commit = (write: () => readonly FindingsPart[]) =>
-    commitFindings(
-      deps.alerts,
-      {
-        job: key,
-        now,
-        write: () => {
-          record?.();
-          return write();
-        },
-      },
-      deps.stages,
-    );
   if (denial) {
     const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
     deps.disabled.set(job, disabled);
-    const events = commit(() => {
+    const events = commit(key, () => {
       deps.health.disable(job, disabled, now);
       return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
     });
@@ -336,7 +330,7 @@ function readFailed(
   }
 
   const threshold = deps.config.checks.sources.failure_threshold;
-  const events = commit(() => {
+  const events = commit(key, () => {
     const row = deps.health.recordFailure(job, reason, now);
     const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
     const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];

@@ -52,13 +52,12 @@ export class JobOverruns {
     );
   }
 
-  /** The read of `job` is over; answers how many ticks it overran. */
-  finished(job: string): number {
+  /** The read of `job` is over. */
+  finished(job: string): void {
     const run = this.#running.get(job);
     this.#running.delete(job);
-    if (!run || run.skipped === 0) return 0;
+    if (!run || run.skipped === 0) return;
     const tookMs = this.deps.clock.now() - run.startedAt;
     this.deps.logger.debug({ job, tookMs, skipped: run.skipped }, 'overrunning read finished');
-    return run.skipped;
   }
 }

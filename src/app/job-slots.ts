@@ -22,8 +22,7 @@ export class JobSlots {
 
   /** `job` covered `slot`; call inside the cycle's transaction. */
   record(job: string, slot: number): void {
-    const last = this.last(job);
-    if (last === undefined || slot > last) this.store.setMeta(`${KEY}${job}`, String(slot));
+    if (!this.covered(job, slot)) this.store.setMeta(`${KEY}${job}`, String(slot));
   }
 
   /** A cycle already covered the scheduled `slot` of `job` (another leader's, before a takeover). */

@@ -77,17 +77,16 @@ export function maintenanceCostWarning(cost: MaintenanceCost): string | null {
   );
 }
 
-/** What {@link warnMaintenanceCost} reads of the runtime: its config, jobs, schedules and logger. */
+/** What {@link warnMaintenanceCost} reads of the runtime: its config, schedules (enabled jobs only) and logger. */
 export interface MaintenanceCostRuntime {
   config: Config;
-  jobs: ReadonlyMap<string, unknown>;
   scheduler: Pick<Scheduler, 'intervalMs'>;
   deps: { logger: Logger; detectorOptions: DetectorOptions };
 }
 
 /** Warns when the maintenance job, which reads every app of `apps`, would take more than half the request budget. */
 export function warnMaintenanceCost(rt: MaintenanceCostRuntime, apps: number): void {
-  const intervalMs = rt.jobs.has('maintenance') ? rt.scheduler.intervalMs('maintenance') : undefined;
+  const intervalMs = rt.scheduler.intervalMs('maintenance');
   if (intervalMs === undefined) return;
   const log = rt.deps.logger;
   const cost = maintenanceCost(apps, {

@@ -46,9 +46,8 @@ export function readinessChecks(inputs: ReadinessInputs): ReadinessCheck[] {
 }
 
 function checksOf(inputs: ReadinessInputs): ReadinessCheck[] {
-  const { now } = inputs;
+  const { now, election } = inputs;
   const checks: ReadinessCheck[] = [];
-  const { election } = inputs;
   if (election) checks.push({ check: 'leader', ok: election.reached, detail: election.detail });
   for (const job of election?.role === 'follower' ? [] : inputs.jobs) checks.push(jobCheck(inputs, job));
   const plan = election?.role === 'follower' ? undefined : inputs.schedule.budget.plan;

@@ -72,18 +72,16 @@ export interface ReplicaElectionOptions extends Pick<LeaderElectionOptions, 'log
  * leaves the lease to one whose would not. It is asked only when the lease is free and its own
  * connection answered, so the server is up; a store that cannot even connect fails at once.
  */
-export function replicaElection(o: ReplicaElectionOptions): LeaderElection {
-  const leaseMs = o.state.leader.lease;
+export function replicaElection({ store, state, metrics, ...callbacks }: ReplicaElectionOptions): LeaderElection {
+  const leaseMs = state.leader.lease;
   const attemptMs = Math.floor(leaseMs / 4);
   return new LeaderElection({
-    lease: new LeaderLease({ target: postgresTarget(o.state), where: o.store.path, leaseMs, timeoutMs: attemptMs }),
+    lease: new LeaderLease({ target: postgresTarget(state), where: store.path, leaseMs, timeoutMs: attemptMs }),
     leaseMs,
-    statementTimeoutMs: o.state.statement_timeout,
-    logger: o.logger,
-    onElected: o.onElected,
-    onDeposed: o.onDeposed,
-    onRole: (leading) => o.metrics.leader.set(leading ? 1 : 0),
+    statementTimeoutMs: state.statement_timeout,
+    ...callbacks,
+    onRole: (leading) => metrics.leader.set(leading ? 1 : 0),
     // As long as connecting may take: a new connection (a worker thread started, TLS) is no failure.
-    canLead: () => o.store.ping(o.state.connect_timeout),
+    canLead: () => store.ping(state.connect_timeout),
   });
 }

@@ -170,7 +170,7 @@ export function planBudget(estate: Estate, settings: BudgetSettings, requestsPer
 /** The plan in one sentence, for the log at start, `/readyz` and the console. */
 export function describeBudget(plan: BudgetPlan): string {
   const rate = Number.isFinite(plan.requestsPerSecond)
-    ? `${round(plan.requestsPerSecond)}/s (${Math.round(plan.capacityPerHour)} an hour with headroom)`
+    ? `${Math.round(plan.requestsPerSecond * 100) / 100}/s (${Math.round(plan.capacityPerHour)} an hour with headroom)`
     : 'no rate limit';
   const stretched = plan.jobs.filter((j) => j.stretch > 1);
   const perJob = plan.jobs.map((j) => `${j.job} ${Math.round(j.perHour)}`).join(', ');
@@ -182,10 +182,6 @@ export function describeBudget(plan: BudgetPlan): string {
   if (!plan.fits)
     text += '; it still does not fit: raise api.requests_per_second if the service allows, or run jobs less often';
   return text;
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
 }
 
 /**
@@ -231,11 +227,8 @@ export class RequestBudget {
 
   /** A 429 from the service: the budget halves (down to a floor) until a quiet minute. */
   throttled(): void {
-    const now = this.now();
-    if (now - this.#movedAt < 1_000 && this.#throttle < 1) return; // one burst of 429s is one step
-    this.#throttle = Math.max(MIN_THROTTLE, this.#throttle / 2);
-    this.#movedAt = now;
-    if (this.#estate) this.#replan();
+    if (this.now() - this.#movedAt < 1_000 && this.#throttle < 1) return; // one burst of 429s is one step
+    this.#move(Math.max(MIN_THROTTLE, this.#throttle / 2));
   }
 
   /** Whether a job's tick at `slot` (ms) runs: a stretched job runs one tick in its stretch, by the slot's time. */
@@ -252,11 +245,14 @@ export class RequestBudget {
   }
 
   #recover(): void {
-    if (this.#throttle >= 1) return;
-    const now = this.now();
-    if (now - this.#movedAt < RECOVERY_MS) return;
-    this.#throttle = Math.min(1, this.#throttle * 2);
-    this.#movedAt = now;
+    if (this.#throttle >= 1 || this.now() - this.#movedAt < RECOVERY_MS) return;
+    this.#move(Math.min(1, this.#throttle * 2));
+  }
+
+  /** The share of the configured rate in force is `throttle` from now: the plan fitted to it. */
+  #move(throttle: number): void {
+    this.#throttle = throttle;
+    this.#movedAt = this.now();
     if (this.#estate) this.#replan();
   }
 

@@ -85,11 +85,11 @@ export interface RuntimeFoundation {
   hardStop: AbortSignal;
   /** undici dispatcher for the API client; by default the client owns a keep-alive Agent. */
   dispatcher?: Dispatcher | undefined;
-  /** Backoff tunables of the API client. */
+  /** Backoff tunables of the API client (its delays run on the clock). */
   apiRetry?: ApiClientOptions['retry'] | undefined;
-  /** The scheduler's tick source; default node-cron. */
+  /** The scheduler's tick source; default node-cron (tests give ticks by hand). */
   schedule?: ScheduleFn | undefined;
-  /** The `--config` the commands in messages must give. */
+  /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
   commandConfigFile?: string | undefined;
   /** What the scheduler runs at each tick of a job (a job cycle, or retention), for the time of its schedule `slot`. */
   runScheduled: (job: string, slot: number) => Promise<void>;
@@ -282,14 +282,12 @@ export async function closeRuntime(rt: Runtime): Promise<void> {
 
 /** Jobs with a schedule and at least one enabled check, in run order, with their cron expression. */
 export function enabledJobs(config: Config, options: DetectorOptions): Map<SnapshotJob, string> {
-  const out = new Map<SnapshotJob, string>();
-  for (const job of JOB_NAMES) {
-    const cron = config.jobs[job];
-    if (cron === null) continue;
-    if (!detectorsFor(job).some((d) => options[d.name] !== undefined)) continue;
-    out.set(job, cron);
-  }
-  return out;
+  return new Map(
+    JOB_NAMES.flatMap((job) => {
+      const cron = config.jobs[job];
+      return cron !== null && detectorsFor(job).some((d) => options[d.name] !== undefined) ? [[job, cron]] : [];
+    }),
+  );
 }
 
 /** The request budget of the enabled jobs on their schedules; its plan goes to the metrics as it changes. */
@@ -301,14 +299,10 @@ function requestBudget(
   clock: Clock,
   metrics: Metrics,
 ): RequestBudget {
-  const intervals = new Map<SnapshotJob, number>();
-  for (const job of jobs.keys()) {
-    const ms = scheduler.intervalMs(job);
-    if (ms !== undefined) intervals.set(job, ms);
-  }
   const settings = {
     pageSize: config.api.page_size,
-    intervals,
+    // Every enabled job is on the scheduler.
+    intervals: new Map([...jobs.keys()].map((job) => [job, scheduler.intervalMs(job)!])),
     runStateLists: config.checks.failed_runs.failed_states.length + config.checks.stuck_runs.active_states.length,
     readsPerApp: readsPerApp(detectorOptions),
   };

@@ -18,7 +18,7 @@ import {
 } from '../collectors/vanished-records.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
-import type { DetectorResult, FoldedFinding } from '../detectors/detector-result.js';
+import type { DetectorResult } from '../detectors/detector-result.js';
 import type { Logger } from '../lib/logger.js';
 import type { Notifier } from '../notify/notifier.js';
 
@@ -50,11 +50,7 @@ export interface VanishedResolutions {
 export async function explainVanished(
   deps: VanishedDeps,
   job: string,
-  result: {
-    findings: DetectorResult['findings'];
-    incomplete: readonly string[];
-    folded?: readonly FoldedFinding[] | undefined;
-  },
+  result: DetectorResult,
   explain: (alert: AlertRow) => string | null,
   log: Logger,
   signal?: AbortSignal,

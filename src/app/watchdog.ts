@@ -19,9 +19,7 @@
  * the lease after the outbox is flushed, so the next replica takes over at its next try.
  */
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
 import { AlertStore } from '../alerts/alert-store.js';
-import type { ApiClientOptions } from '../api/client.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config, StateConfig } from '../config/load-config.js';
@@ -65,22 +63,17 @@ import { SourceHealthStore } from '../alerts/source-health-store.js';
 /** The `lost` of a process that holds no state file lease. */
 const NEVER_LOST = new AbortController().signal;
 
-/** Options of {@link Watchdog.open}. */
-export interface WatchdogOptions {
+/** Options of {@link Watchdog.open}; what it hands on to every runtime as {@link RuntimeFoundation} says. */
+export interface WatchdogOptions extends Pick<
+  RuntimeFoundation,
+  'dispatcher' | 'apiRetry' | 'schedule' | 'commandConfigFile'
+> {
   config: Config;
   logger: Logger;
   /** Default the system clock; tests share a ManualClock with the simulator. */
   clock?: Clock;
-  /** undici dispatcher for the API client; by default the client owns a keep-alive Agent. */
-  dispatcher?: Dispatcher;
   /** Default: a new registry with process metrics. */
   metrics?: Metrics;
-  /** Backoff tunables of the API client (its delays run on the clock). */
-  apiRetry?: ApiClientOptions['retry'];
-  /** The scheduler's tick source; default node-cron (tests give ticks by hand). */
-  schedule?: RuntimeFoundation['schedule'];
-  /** The `--config` the commands in messages must give (`ChannelDeps.commandConfigFile`); absent: none. */
-  commandConfigFile?: string | undefined;
   /**
    * Claim the state file for this command (`state/runner-lease.ts`): `run` and `check` do, so two
    * processes never deliver the same outbox. On a PostgreSQL state the leader lease is the claim
@@ -112,14 +105,12 @@ export interface StopReport {
 /** The running daemon (or, for `check`, the parts of it that run one cycle). */
 export class Watchdog {
   readonly metrics: Metrics;
-  readonly store: Store;
   readonly #alerts: AlertStore;
   readonly #health: SourceHealthStore;
   readonly #clock: Clock;
   readonly #log: Logger;
   /** A cycle's storage failure, said once per `log.repeat_every` and job: a full disk fails every cycle. */
   readonly #quiet: RepeatedLog;
-  readonly #options: WatchdogOptions;
   #runtime: Runtime;
   readonly #healthListener: HealthListener;
   readonly #inFlight = new Map<SnapshotJob, Promise<JobReport>>();
@@ -138,13 +129,14 @@ export class Watchdog {
   /** Terms starting and ending, and reloads, one at a time (see {@link #serial}). */
   #roleChange: Promise<void> = Promise.resolve();
 
-  private constructor(options: WatchdogOptions, store: Store) {
-    this.#options = options;
+  private constructor(
+    private readonly options: WatchdogOptions,
+    readonly store: Store,
+  ) {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger;
     this.#quiet = new RepeatedLog(this.#log, { clock: this.#clock });
     this.metrics = options.metrics ?? new Metrics();
-    this.store = store;
     this.#alerts = new AlertStore(store);
     this.#health = new SourceHealthStore(store);
     this.#healthListener = new HealthListener({
@@ -555,10 +547,10 @@ export class Watchdog {
       logger: this.#log,
       metrics: this.metrics,
       hardStop: this.#hardStop.signal,
-      dispatcher: this.#options.dispatcher,
-      apiRetry: this.#options.apiRetry,
-      schedule: this.#options.schedule,
-      commandConfigFile: this.#options.commandConfigFile,
+      dispatcher: this.options.dispatcher,
+      apiRetry: this.options.apiRetry,
+      schedule: this.options.schedule,
+      commandConfigFile: this.options.commandConfigFile,
       runScheduled: async (job, slot) => {
         if (job === RETENTION_JOB) this.#prune();
         else if (job === ESTATE_JOB) await planRequestBudget(this.#runtime, this.#hardStop.signal);

@@ -116,11 +116,11 @@ function notHeld(epoch: number): string {
 
 /** The leader election of one process (see the file's comment). */
 export class LeaderElection {
-  readonly #o: LeaderElectionOptions;
   readonly #log: Logger;
   readonly #intervalMs: number;
   /** A follower's attempts while the lease cannot be reached (`lib/backoff.ts`). */
   readonly #backoff: Backoff;
+  /** Also what the write guard does: nothing (following), the fence (leading), refuse (stepping down). */
   #role: 'follower' | 'leader' | 'stepping-down' = 'follower';
   #term: { epoch: number; controller: AbortController } | undefined;
   /** performance.now() past which the leader stops acting. */
@@ -136,8 +136,6 @@ export class LeaderElection {
   #transitions: Promise<void> = Promise.resolve();
   #retired = false;
   #closed = false;
-  /** What the write guard does now: nothing (following), the fence (leading), refuse (stepping down). */
-  #guard: 'open' | 'fence' | 'refuse' = 'open';
   #refusal = '';
   /** The fence's statements, as a store on another thread runs them too. */
   readonly #fenceGuard = writeFence(() => this.#writeFence());
@@ -151,30 +149,29 @@ export class LeaderElection {
   #cannotLead = false;
   readonly #timeouts: FenceTimeouts;
 
-  constructor(options: LeaderElectionOptions) {
-    this.#o = options;
-    this.#log = options.logger.child({ stage: 'leader' });
-    this.#intervalMs = Math.max(1, Math.floor(options.leaseMs / ATTEMPTS_PER_LEASE));
-    this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: options.leaseMs, random: options.random });
+  constructor(private readonly o: LeaderElectionOptions) {
+    this.#log = o.logger.child({ stage: 'leader' });
+    this.#intervalMs = Math.max(1, Math.floor(o.leaseMs / ATTEMPTS_PER_LEASE));
+    this.#backoff = new Backoff({ baseMs: this.#intervalMs, capMs: o.leaseMs, random: o.random });
     // Whatever the leader's transaction holds on the server is let go of before the lease can pass.
-    const half = options.leaseMs / 2;
+    const half = o.leaseMs / 2;
     this.#timeouts = {
       lockMs: this.#intervalMs,
-      statementMs: Math.min(options.statementTimeoutMs ?? half, half),
+      statementMs: Math.min(o.statementTimeoutMs ?? half, half),
       idleMs: half,
     };
   }
 
   /** This process's holder name in the lease. */
   get holder(): string {
-    return this.#o.lease.holder;
+    return this.o.lease.holder;
   }
 
   /** This process's role and what it knows of the lease. */
   get status(): ElectionStatus {
     const leading = this.#role === 'leader';
-    const epoch = leading ? this.#term!.epoch : this.#seen.epoch;
-    const holder = leading ? this.holder : this.#seen.holder;
+    // A leader has seen itself lead (`hold`).
+    const { epoch, holder } = this.#seen;
     const detail =
       this.#failure !== undefined
         ? `cannot reach the leader lease: ${this.#failure}`
@@ -190,8 +187,8 @@ export class LeaderElection {
   /** The write guard's state as data (see {@link fence}). */
   #writeFence(): WriteFence {
     const term = this.#term;
-    if (this.#guard === 'open') return { mode: 'open' };
-    if (this.#guard === 'refuse' || !term)
+    if (this.#role === 'follower') return { mode: 'open' };
+    if (this.#role === 'stepping-down' || !term)
       return { mode: 'refuse', reason: this.#refusal || 'this replica is stepping down' };
     const deadlineAt = performance.timeOrigin + this.#deadline;
     return { mode: 'fence', holder: this.holder, epoch: term.epoch, deadlineAt, timeouts: this.#timeouts };
@@ -201,21 +198,28 @@ export class LeaderElection {
   start(): void {
     if (this.#tickTimer !== undefined || this.#tick !== undefined || this.#closed) return;
     if (this.#role === 'follower') {
-      this.#log.info({ holder: this.holder, leaseMs: this.#o.leaseMs }, 'following; leads when the lease is free');
+      this.#log.info({ holder: this.holder, leaseMs: this.o.leaseMs }, 'following; leads when the lease is free');
     }
     this.#schedule(this.#role === 'follower' ? 0 : this.#intervalMs);
   }
 
   /**
-   * A term this process took outside the election (`check`, synchronously through the store:
-   * `takeLeaseNow`) at `started` (performance.now() before the statement): from now on it is
-   * fenced, renewed once {@link start}ed, and stepped down from as any term. `onElected` is not
-   * called: the caller has the term.
+   * Leads from now, under `epoch` taken at `started` (performance.now() before the statement): the
+   * term. Taken by the election, or outside it (`check`, synchronously through the store:
+   * `takeLeaseNow`): from now on it is fenced, renewed once {@link start}ed, and stepped down from
+   * as any term. `onElected` is not called here: for a term taken outside, the caller has it.
    */
   hold(epoch: number, started: number): LeaderTerm {
-    return this.#enter(epoch, started);
+    const controller = new AbortController();
+    this.#term = { epoch, controller };
+    this.#role = 'leader';
+    this.#see(this.holder, epoch);
+    this.#renewedAt = -Infinity;
+    this.#extend(started);
+    this.o.onRole?.(true);
+    this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
+    return { epoch, signal: controller.signal };
   }
-
   /** No new term from now (the process is stopping); a leader keeps renewing until {@link close}. */
   retire(): void {
     this.#retired = true;
@@ -237,19 +241,19 @@ export class LeaderElection {
     if (term && this.#role === 'leader') {
       clearTimeout(this.#deadlineTimer);
       this.#term = undefined;
-      this.#role = 'follower';
-      this.#o.onRole?.(false);
+      this.#role = 'stepping-down';
+      this.o.onRole?.(false);
       term.controller.abort(new FencedError('stopping'));
-      this.#guard = 'open';
+      this.#role = 'follower';
       let released = false;
       try {
-        released = await this.#o.lease.release(term.epoch);
+        released = await this.o.lease.release(term.epoch);
       } catch (err) {
         this.#log.warn({ err: errorText(err) }, 'cannot release the leader lease; it expires by itself');
       }
       this.#log.info({ epoch: term.epoch, released }, 'stepped down: stopping');
     }
-    await this.#o.lease.close();
+    await this.o.lease.close();
   }
 
   #schedule(delayMs: number): void {
@@ -278,7 +282,7 @@ export class LeaderElection {
     // The term's deadline counts from before the statement that takes the lease, not before the checks ahead of it.
     let started = 0;
     try {
-      const row = await this.#o.lease.current();
+      const row = await this.o.lease.current();
       this.#reached();
       if (row.leftMs > 0) {
         this.#see(row.holder, row.epoch);
@@ -287,7 +291,7 @@ export class LeaderElection {
       this.#see(null, row.epoch);
       if (performance.now() < this.#notBefore || !this.#stateWorks()) return;
       started = performance.now();
-      epoch = await this.#o.lease.acquire(() => (started = performance.now()));
+      epoch = await this.o.lease.acquire(() => (started = performance.now()));
       if (epoch === undefined) return;
     } catch (err) {
       this.#unreached(err);
@@ -295,7 +299,7 @@ export class LeaderElection {
     }
     // Closed or retired while asking: the lease just taken is given back at once.
     if (this.#retired) {
-      await this.#o.lease.release(epoch).catch(() => undefined);
+      await this.o.lease.release(epoch).catch(() => undefined);
       return;
     }
     this.#elect(epoch, started);
@@ -303,7 +307,7 @@ export class LeaderElection {
 
   /** {@link LeaderElectionOptions.canLead}, its failure said once per spell. */
   #stateWorks(): boolean {
-    const works = this.#o.canLead?.() ?? true;
+    const works = this.o.canLead?.() ?? true;
     if (!works && !this.#cannotLead) {
       this.#log.warn("the lease is free, but this replica's state connection does not answer: not taking it");
     }
@@ -315,7 +319,7 @@ export class LeaderElection {
     const term = this.#term!;
     let held: boolean;
     try {
-      held = await this.#o.lease.renew(term.epoch);
+      held = await this.o.lease.renew(term.epoch);
     } catch (err) {
       // The deadline's timer steps down when it passes; until then the next attempt may succeed.
       this.#unreached(err);
@@ -331,9 +335,9 @@ export class LeaderElection {
   }
 
   #elect(epoch: number, started: number): void {
-    const term = this.#enter(epoch, started);
+    const term = this.hold(epoch, started);
     this.#transitions = this.#transitions.then(() =>
-      this.#o.onElected(term).then(
+      this.o.onElected(term).then(
         () => {
           if (!term.signal.aborted) this.#failedStarts = 0;
         },
@@ -341,7 +345,7 @@ export class LeaderElection {
           if (err instanceof FencedError || term.signal.aborted) return;
           // Not at once again: the next term would most likely fail the same way.
           this.#failedStarts += 1;
-          const waitMs = startBackoffMs(this.#failedStarts, this.#o.leaseMs);
+          const waitMs = startBackoffMs(this.#failedStarts, this.o.leaseMs);
           this.#notBefore = performance.now() + waitMs;
           this.#stepDown(`the leader's work could not start: ${errorText(err)}`);
           this.#log.info({ waitMs: Math.round(waitMs) }, 'takes no lease again for a while');
@@ -350,29 +354,15 @@ export class LeaderElection {
     );
   }
 
-  /** Leads from now, under `epoch` taken at `started`: the term. */
-  #enter(epoch: number, started: number): LeaderTerm {
-    const controller = new AbortController();
-    this.#term = { epoch, controller };
-    this.#role = 'leader';
-    this.#see(this.holder, epoch);
-    this.#renewedAt = -Infinity;
-    this.#extend(started);
-    this.#guard = 'fence';
-    this.#o.onRole?.(true);
-    this.#log.info({ epoch, holder: this.holder }, `became leader (epoch ${epoch})`);
-    return { epoch, signal: controller.signal };
-  }
-
   /**
    * The local deadline after a renewal (or the takeover) that started at `started`. Only ever later:
    * a renewal aside ({@link keepUp}) may have started after the one that answers now.
    */
   #extend(started: number): void {
-    const margin = this.#o.leaseMs / ATTEMPTS_PER_LEASE;
+    const margin = this.o.leaseMs / ATTEMPTS_PER_LEASE;
     if (started <= this.#renewedAt) return;
     this.#renewedAt = started;
-    this.#deadline = started + this.#o.leaseMs - margin;
+    this.#deadline = started + this.o.leaseMs - margin;
     clearTimeout(this.#deadlineTimer);
     const term = this.#term!;
     this.#deadlineTimer = setTimeout(
@@ -384,7 +374,7 @@ export class LeaderElection {
   }
 
   #deadlinePassed(): string {
-    return `the lease could not be renewed within ${Math.round(this.#o.leaseMs - this.#o.leaseMs / ATTEMPTS_PER_LEASE)}ms`;
+    return `the lease could not be renewed within ${Math.round(this.o.leaseMs - this.o.leaseMs / ATTEMPTS_PER_LEASE)}ms`;
   }
 
   /**
@@ -393,7 +383,7 @@ export class LeaderElection {
    * acting past it; otherwise no limit of the lease's.
    */
   waitLeftMs(): number | undefined {
-    if (this.#role !== 'leader' || this.#guard !== 'fence') return undefined;
+    if (this.#role !== 'leader') return undefined;
     return this.#deadline - performance.now();
   }
 
@@ -407,13 +397,13 @@ export class LeaderElection {
    * it was (it cuts the transaction when it passes), and the next is tried a quarter of an attempt on.
    */
   keepUp(aside: AsideStatement): void {
-    if (this.#role !== 'leader' || this.#guard !== 'fence') return;
+    if (this.#role !== 'leader') return;
     const started = performance.now();
     if (started < this.#renewedAt + this.#intervalMs * ASIDE_LATE || started < this.#asideNotBefore) return;
     const term = this.#term!;
     let held: boolean;
     try {
-      held = renewLeaseAside(aside, this.holder, term.epoch, this.#o.leaseMs);
+      held = renewLeaseAside(aside, this.holder, term.epoch, this.o.leaseMs);
     } catch (err) {
       if (err instanceof FencedError) throw err;
       this.#asideNotBefore = performance.now() + this.#intervalMs / 4;
@@ -440,11 +430,11 @@ export class LeaderElection {
    * on `db`: see the file's comment. Throws {@link FencedError} for a write this process may not make.
    */
   fence(db: SqlDatabase): void {
-    if (this.#guard === 'fence' && performance.now() >= this.#deadline) throw this.waitExceeded();
+    if (this.#role === 'leader' && performance.now() >= this.#deadline) throw this.waitExceeded();
     try {
       this.#fenceGuard(db);
     } catch (err) {
-      if (this.#guard === 'fence' && err instanceof FencedError) this.#stepDown(err.reason);
+      if (this.#role === 'leader' && err instanceof FencedError) this.#stepDown(err.reason);
       throw err;
     }
   }
@@ -459,22 +449,20 @@ export class LeaderElection {
     if (!term || this.#role !== 'leader') return;
     this.#role = 'stepping-down';
     clearTimeout(this.#deadlineTimer);
-    this.#guard = 'refuse';
     this.#refusal = `stepping down: ${reason}`;
-    this.#o.onRole?.(false);
+    this.o.onRole?.(false);
     this.#log.info({ epoch: term.epoch, reason }, `stepped down: ${reason}`);
     queueMicrotask(() => term.controller.abort(new FencedError(reason)));
     this.#transitions = this.#transitions.then(async () => {
       try {
-        await this.#o.onDeposed(reason);
+        await this.o.onDeposed(reason);
       } catch (err) {
         this.#log.error({ err: errorText(err) }, 'stopping the leader work failed');
       }
-      this.#guard = 'open';
       this.#term = undefined;
       this.#role = 'follower';
       // Still ours (the deadline passed on a slow answer, a start failed): a follower need not wait for it to expire.
-      await this.#o.lease.release(term.epoch).catch(() => undefined);
+      await this.o.lease.release(term.epoch).catch(() => undefined);
     });
   }
 

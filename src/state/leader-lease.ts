@@ -218,14 +218,12 @@ export function leaseHolderOf(row: LeaseRow, now: number): LeaseHolder {
 /** The leader lease (see the file's comment). */
 export class LeaderLease {
   readonly holder: string;
-  readonly #o: LeaderLeaseOptions;
   readonly #connection = new ReconnectingClient(() => this.#newClient());
   #created = false;
   #closed = false;
 
-  constructor(options: LeaderLeaseOptions) {
-    this.#o = options;
-    this.holder = options.holder ?? leaseHolder();
+  constructor(private readonly o: LeaderLeaseOptions) {
+    this.holder = o.holder ?? leaseHolder();
   }
 
   /**
@@ -242,14 +240,14 @@ export class LeaderLease {
     sending?.();
     const rows = await this.#query<{ epoch: string }>(FENCED_ACQUIRE_SQL, {
       holder: this.holder,
-      leaseMs: this.#o.leaseMs,
+      leaseMs: this.o.leaseMs,
     });
     return rows[0] === undefined ? undefined : Number(rows[0].epoch);
   }
 
   /** Pushes the expiry of this holder's lease of `epoch` on; false when it is no longer this holder's. */
   async renew(epoch: number): Promise<boolean> {
-    return (await this.#query(RENEW_SQL, { holder: this.holder, epoch, leaseMs: this.#o.leaseMs })).length > 0;
+    return (await this.#query(RENEW_SQL, { holder: this.holder, epoch, leaseMs: this.o.leaseMs })).length > 0;
   }
 
   /** Ends this holder's lease of `epoch` now; false when it was not (or no longer) this holder's. */
@@ -290,7 +288,7 @@ export class LeaderLease {
   }
 
   async #newClient(): Promise<pg.Client> {
-    const { target, timeoutMs } = this.#o;
+    const { target, timeoutMs } = this.o;
     // Loaded here, not at start: a daemon on SQLite never leads by lease, and pg costs ~1 MB of heap.
     const { default: postgres } = await import('pg');
     return new postgres.Client({
@@ -307,8 +305,8 @@ export class LeaderLease {
 
   /** A failure as the store says it (a StoreError naming the URL without its password). */
   #failure(err: unknown): Error {
-    const { message, code, severity } = pgErrorParts(err, this.#o.target.url.reveal());
+    const { message, code, severity } = pgErrorParts(err, this.o.target.url.reveal());
     const connection = severity === undefined || /^(08|57P0[123])/.test(code ?? '');
-    return postgresFailure(this.#o.where, { message, code, connection });
+    return postgresFailure(this.o.where, { message, code, connection });
   }
 }

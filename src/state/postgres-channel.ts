@@ -80,14 +80,11 @@ export function requestBudgetMs(
 
 /** The main thread's end of the worker (see the file's comment). */
 export class PostgresChannel {
-  readonly #connection: PostgresConnection;
   #worker: RunningWorker | undefined;
   #seq = 0;
   #down: { until: number; backoffMs: number; error: PostgresWireError } | undefined;
 
-  constructor(connection: PostgresConnection) {
-    this.#connection = connection;
-  }
+  constructor(private readonly connection: PostgresConnection) {}
 
   /**
    * Sends one request and waits for its answer. A wait past the deadline, or a worker that died,
@@ -113,7 +110,7 @@ export class PostgresChannel {
   }
 
   #send(request: PostgresRequest, limitMs: number | undefined): PostgresReply {
-    const budget = requestBudgetMs(this.#connection);
+    const budget = requestBudgetMs(this.connection);
     const limited = limitMs !== undefined && limitMs < budget;
     if (limited && limitMs <= 0) return limitReached(request.seq, 0);
     const w = this.#started();
@@ -153,7 +150,7 @@ export class PostgresChannel {
     const data: PostgresWorkerData & { boot: WorkerEntry } = {
       port: port2,
       signal,
-      connection: this.#connection,
+      connection: this.connection,
       boot: workerEntry('postgres-worker', import.meta.url),
     };
     const thread = new Worker(BOOT, { eval: true, workerData: data, transferList: [port2] });

@@ -133,37 +133,31 @@ export class PostgresDatabase implements SqlDatabase {
     this.request({ op: 'exec', text: sql });
   }
 
+  /** A transaction, or inside one a savepoint: begun, then ended as `fn` returns or throws. */
   transaction<T>(fn: () => T): T {
     this.#requireOpen();
-    if (this.#depth > 0) return this.#savepoint(fn);
-    this.#depth = 1;
+    const depth = this.#depth;
+    const name = `dw_savepoint_${depth}`;
+    const [begin, end, undo] =
+      depth === 0
+        ? [`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, 'COMMIT', 'ROLLBACK']
+        : [
+            `SAVEPOINT ${name}`,
+            `RELEASE SAVEPOINT ${name}`,
+            `ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`,
+          ];
+    this.#depth = depth + 1;
     try {
-      // Not yet "in" it for the worker: a lost connection may be replaced before BEGIN.
-      this.request({ op: 'exec', text: `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})` }, false);
+      // BEGIN is not yet "in" the transaction for the worker: a lost connection may be replaced before it.
+      this.request({ op: 'exec', text: begin }, depth > 0);
       const result = notAPromise(fn());
-      this.request({ op: 'exec', text: 'COMMIT' });
+      this.request({ op: 'exec', text: end });
       return result;
     } catch (err) {
-      this.#rollback('ROLLBACK');
+      this.#rollback(undo);
       throw err;
     } finally {
-      this.#depth = 0;
-    }
-  }
-
-  #savepoint<T>(fn: () => T): T {
-    const name = `dw_savepoint_${this.#depth}`;
-    this.request({ op: 'exec', text: `SAVEPOINT ${name}` });
-    this.#depth += 1;
-    try {
-      const result = notAPromise(fn());
-      this.request({ op: 'exec', text: `RELEASE SAVEPOINT ${name}` });
-      return result;
-    } catch (err) {
-      this.#rollback(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
-      throw err;
-    } finally {
-      this.#depth -= 1;
+      this.#depth = depth;
     }
   }
 
@@ -329,29 +323,25 @@ class PostgresStatement implements SqlStatement {
 
   run(...params: unknown[]): SqlRunResult {
     if (this.db.inTransaction) return this.db.hold(this.#ask(params));
-    const { rowCount, firsts } = this.#query(params);
+    const { rowCount, firsts } = this.db.request(this.#ask(params));
     return { changes: rowCount, lastInsertRowid: rowId(firsts?.[0]) };
   }
 
   get(...params: unknown[]): unknown {
-    return this.#query(params).rows[0];
+    return this.db.request(this.#ask(params)).rows[0];
   }
 
   all(...params: unknown[]): unknown[] {
-    return this.#query(params).rows;
+    return this.db.request(this.#ask(params)).rows;
   }
 
   iterate(...params: unknown[]): IterableIterator<unknown> {
-    return this.#query(params).rows[Symbol.iterator]();
+    return this.db.request(this.#ask(params)).rows[Symbol.iterator]();
   }
 
   raw(toggleState = true): this {
     this.#raw = toggleState;
     return this;
-  }
-
-  #query(params: unknown[]): { rows: unknown[]; rowCount: number; firsts?: unknown[] } {
-    return this.db.request(this.#ask(params));
   }
 
   #ask(params: unknown[]): PostgresQuery {

@@ -30,18 +30,14 @@ const LOST_FILE_CONSEQUENCE =
 export class SqliteDatabase implements SqlDatabase {
   readonly engine = 'sqlite';
 
-  /** The file this connection opened (device and inode); undefined in memory. */
-  readonly #opened: { dev: number; ino: number } | undefined;
-
   private constructor(
     /** The better-sqlite3 connection itself, for what only SQLite has (pragmas). */
     readonly handle: Database.Database,
     /** The file, absolute (or `:memory:`). */
     readonly path: string,
-    opened: { dev: number; ino: number } | undefined,
-  ) {
-    this.#opened = opened;
-  }
+    /** The file this connection opened (device and inode); undefined in memory. */
+    private readonly opened: { dev: number; ino: number } | undefined,
+  ) {}
 
   /**
    * Opens (creating if needed, with mode 0600) the file at `file` in WAL mode. Throws
@@ -83,20 +79,17 @@ export class SqliteDatabase implements SqlDatabase {
    * Every write still succeeds, into a file nobody else can open and that is gone at the next start.
    */
   lostFile(): StoreError | undefined {
-    if (this.#opened === undefined) return undefined;
-    let now: fs.Stats;
+    if (this.opened === undefined) return undefined;
+    let lost: string;
     try {
-      now = fs.statSync(this.path);
+      const now = fs.statSync(this.path);
+      if (now.dev === this.opened.dev && now.ino === this.opened.ino) return undefined;
+      lost = 'replaced by another file';
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-      return new StoreError(this.path, 'missing', `deleted while the daemon ran: ${LOST_FILE_CONSEQUENCE}`);
+      lost = 'deleted';
     }
-    if (now.dev === this.#opened.dev && now.ino === this.#opened.ino) return undefined;
-    return new StoreError(
-      this.path,
-      'missing',
-      `replaced by another file while the daemon ran: ${LOST_FILE_CONSEQUENCE}`,
-    );
+    return new StoreError(this.path, 'missing', `${lost} while the daemon ran: ${LOST_FILE_CONSEQUENCE}`);
   }
 
   get open(): boolean {

@@ -132,26 +132,22 @@ export class Store {
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
       waitLimit: options.waitLimit,
     });
-    if (options.mustExist) {
-      try {
-        if (!db.tableColumns('schema_migrations')) {
-          throw new StoreError(
-            db.path,
-            'missing',
-            'holds no deploy-watchdog state; is state.url right? (the daemon creates its tables when it first starts)',
-          );
-        }
-      } catch (err) {
-        db.close();
-        throw err;
-      }
-    }
     return Store.#migrated(db, options);
   }
 
-  /** A store over `db` with its schema brought up to date; `db` is closed when that fails. */
+  /**
+   * A store over `db` with its schema brought up to date; `db` is closed when that fails. A
+   * PostgreSQL database that must exist must hold the daemon's tables (SQLite's file was checked).
+   */
   static #migrated(db: SqlDatabase, options: StoreOptions): Store {
     try {
+      if (options.mustExist && db.engine === 'postgres' && !db.tableColumns('schema_migrations')) {
+        throw new StoreError(
+          db.path,
+          'missing',
+          'holds no deploy-watchdog state; is state.url right? (the daemon creates its tables when it first starts)',
+        );
+      }
       const migrations = options.migrations ?? ALL_MIGRATIONS;
       migrate(db, migrations, options.clock ?? systemClock, options.logger ?? silentLogger);
     } catch (err) {
