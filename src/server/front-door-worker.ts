@@ -11,6 +11,7 @@
  * enforced here, where the clients connect (`connection-guard.ts`: at the limit, the connection
  * that waited longest without a whole request makes room, so probes keep connecting). Started by `startHealthServer` (health-server.ts).
  */
+import { EventEmitter, once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerJson } from '../lib/answer-json.js';
@@ -73,33 +74,26 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
     console: null,
     signing: { generation: 0, secrets: [] },
   };
-  // The /readyz answers waiting for a judgement.
-  const judged = new Set<() => void>();
+  // Tells the /readyz answers waiting for a judgement (as many as there are: no listener limit).
+  const judged = new EventEmitter().setMaxListeners(0);
   const take = ({ seq: _seq, signing, ...p }: Publication) => {
     Object.assign(state, p);
     if (signing) state.signing = { ...signing, secrets: signing.secrets.map((s) => ({ reveal: () => s })) };
     if (p.readiness) {
       state.readinessAt = p.readinessAt ?? Date.now();
-      for (const wake of judged) wake();
-      judged.clear();
+      judged.emit('judged');
     }
   };
   take(data.first);
   /** Resolves true once readiness is fresh (at once if it is), false after {@link JUDGEMENT_WAIT_MS}. */
-  const freshReadiness = (): Promise<boolean> => {
+  const freshReadiness = async (): Promise<boolean> => {
     Atomics.add(data.shared, SHARED.readyAsks, 1n);
-    if (Date.now() - state.readinessAt <= FRESH_MS) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        judged.delete(wake);
-        resolve(false);
-      }, JUDGEMENT_WAIT_MS);
-      judged.add(wake);
-    });
+    if (Date.now() - state.readinessAt <= FRESH_MS) return true;
+    const signal = AbortSignal.timeout(JUDGEMENT_WAIT_MS);
+    return once(judged, 'judged', { signal }).then(
+      () => true,
+      () => false,
+    );
   };
   const interactions = httpInteractionsHandler({
     secrets: () => state.signing.secrets,
