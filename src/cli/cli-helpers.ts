@@ -93,9 +93,6 @@ const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
  * printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
  */
 export function defineCommand<const O extends ArgOptions, P>(spec: {
-  name: string;
-  /** One line for `--help`. */
-  summary: string;
   usage: string;
   /** The options besides `--config FILE` (`-c`), which every command takes but `configFile: false` ones. */
   options: O;
@@ -109,8 +106,6 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
 }): Command {
   const options = spec.configFile === false ? spec.options : { ...CONFIG_OPTION, ...spec.options };
   return {
-    name: spec.name,
-    summary: spec.summary,
     usage: spec.usage,
     async run(argv, io) {
       let parsed: P;

@@ -34,8 +34,6 @@ it was. Prints the rows copied per table. Only the variables of state must be se
                   (without it, such a database is refused)`;
 
 const migrateState = defineCommand({
-  name: 'migrate-state',
-  summary: 'Copy a SQLite state into the PostgreSQL database of state.url',
   usage,
   options: { from: { type: 'string' }, replace: { type: 'boolean' } },
   parse: ({ values }) => {

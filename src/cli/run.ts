@@ -38,8 +38,6 @@ configuration kept.
 const DEFAULT_STOP_MS = 10_000;
 
 const run = defineCommand({
-  name: 'run',
-  summary: 'Run the watchdog daemon',
   usage,
   options: { 'stop-timeout': { type: 'string' } },
   parse: ({ values: { 'stop-timeout': text } }) =>

@@ -36,8 +36,6 @@ export async function simulatorPackageCommand(name: SimulatorPackageCommand): Pr
 function absent(name: SimulatorPackageCommand, why: string): Command {
   const usage = `usage: deploy-watchdog ${name} (from a clone of the repository)`;
   return {
-    name,
-    summary: `the ${name}, from a clone of the repository`,
     usage,
     run(_argv, io) {
       io.stderr.write(
