@@ -56,24 +56,21 @@ const FRESH_MS = 2_000;
  */
 const JUDGEMENT_WAIT_MS = 800;
 
-/** What the front door answers from: the main thread's publications, merged (null: not given). */
-type Published = Required<Omit<Publication, 'seq' | 'metrics' | 'signing'>> &
-  Pick<Publication, 'metrics'> & { signing: { generation: number; secrets: SigningSecret[] } };
+/**
+ * What the front door answers from: the main thread's publications, merged (null: not given; a part
+ * not published yet is absent, and the first publication is whole).
+ */
+type Published = Omit<Publication, 'seq' | 'readiness' | 'readinessAt' | 'signing'> &
+  Required<Pick<Publication, 'readiness' | 'readinessAt'>> & {
+    signing: { generation: number; secrets: SigningSecret[] };
+  };
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
   const say = (message: FromFrontDoor | ThreadSays) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
-  const state: Published = {
-    alive: false,
-    role: null,
-    leader: null,
-    readiness: [],
-    readinessAt: 0,
-    console: null,
-    signing: { generation: 0, secrets: [] },
-  };
+  const state: Published = { readiness: [], readinessAt: 0, signing: { generation: 0, secrets: [] } };
   // Tells the /readyz answers waiting for a judgement (as many as there are: no listener limit).
   const judged = new EventEmitter().setMaxListeners(0);
   const take = ({ seq: _seq, signing, ...p }: Publication) => {
