@@ -134,8 +134,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   };
 
   const server: Server = createServer((req, res) => {
-    if (!fromFrontDoor(req, data.token)) res.writeHead(403).end();
-    else if (!handler(req, res)) answerJson(res, 404, { error: 'not found' });
+    if (fromFrontDoor(req, res, data.token) && !handler(req, res)) answerJson(res, 404, { error: 'not found' });
   });
   port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);
