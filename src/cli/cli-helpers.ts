@@ -143,8 +143,6 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
 
 /** The config file a command line names, loaded. */
 export interface CommandConfig {
-  /** The config file: the `--config` path as given, or the one found without it (reloads read it again). */
-  file: string;
   config: Config;
   /** The `--config` the commands the daemon prints must give (see `commandConfigFile`). */
   commandConfigFile: string | undefined;
@@ -155,7 +153,7 @@ export interface CommandConfig {
  * for an invalid one, which {@link defineCommand} prints as every command does.
  */
 export function loadCommandConfig(file: string, io: CliIo): CommandConfig {
-  return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
+  return { config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
 }
 
 /** How {@link table} fits a terminal. */
