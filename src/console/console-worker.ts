@@ -117,9 +117,9 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   };
   const handler = createConsoleHandler(deps);
 
-  const take = (p: ConsolePublication) => {
-    if (p.config !== undefined) {
-      const config = secretTransfer.unpack<Config>(p.config);
+  const take = ({ config: packed, jobs, ...p }: ConsolePublication) => {
+    if (packed !== undefined) {
+      const config = secretTransfer.unpack<Config>(packed);
       if (!sameState(published.config.state, config.state)) {
         const old = store;
         store = open(config);
@@ -128,9 +128,9 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       policies = compilePolicies(config.remediation);
       published.config = config;
     }
-    if (p.jobs) published.jobs = new Map(p.jobs);
-    if (p.remediation !== undefined) published.remediation = p.remediation;
-    if (p.fence) published.fence = p.fence;
+    if (jobs) published.jobs = new Map(jobs);
+    // The remediator's presence and the fence, as published.
+    Object.assign(published, p);
   };
 
   const server: Server = createServer((req, res) => {
