@@ -14,16 +14,14 @@ import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 /** The two commands, by name. */
 export type AcknowledgeCommandName = 'ack' | 'unack';
 
-const WHAT: Record<AcknowledgeCommandName, { summary: string; text: string; comment: string }> = {
+const WHAT: Record<AcknowledgeCommandName, { text: string; comment: string }> = {
   ack: {
-    summary: 'Acknowledge a firing alert: its repeats stop until it resolves or gets worse',
     text: `Acknowledges the firing alert ALERT: you have it. Its repeats stop until it resolves, its
 severity rises (both still notify, and end the acknowledgement), or someone gives it back with
 \`deploy-watchdog unack\`. Recorded in the alert's timeline with who, where (cli) and why.`,
     comment: 'what you are doing about it',
   },
   unack: {
-    summary: 'Give an acknowledgement back: the alert repeats again',
     text: `Gives the acknowledgement of the firing alert ALERT back: its repeats resume (one already
 due goes at the next cycle). Recorded in the alert's timeline with who, where (cli) and why.`,
     comment: 'why you give it back',
@@ -45,8 +43,6 @@ The daemon tells the channels that show acknowledgements at its next delivery ro
   --comment TEXT   ${what.comment} (optional)`;
 
   return defineCommand({
-    name,
-    summary: what.summary,
     usage,
     options: { by: { type: 'string' }, comment: { type: 'string' } },
     positionals: true,

@@ -26,8 +26,6 @@ const DEFAULT_LIMIT = 200;
 const HEADER = ['TIME', 'POLICY', 'ACTION', 'RECORD', 'ENV', 'DECISION', 'ANSWER', 'OUTCOME', 'KEY', 'RUN', 'REASON'];
 
 const actions = defineCommand({
-  name: 'actions',
-  summary: 'List the remediation audit trail',
   usage,
   options: { json: { type: 'boolean' }, limit: { type: 'string' }, policy: { type: 'string' } },
   parse: ({ values }) => ({ ...values, limit: parseLimit(values.limit) }),

@@ -41,8 +41,6 @@ const FIT_SHRINK = [
 ];
 
 const alerts = defineCommand({
-  name: 'alerts',
-  summary: 'List open alerts',
   usage,
   options: { json: { type: 'boolean' } },
   parse: ({ values }) => values,

@@ -39,8 +39,6 @@ const DELIVER_DEADLINE_MS = 15_000;
 const STOPPED_DELIVER_DEADLINE_MS = 1_000;
 
 const check = defineCommand({
-  name: 'check',
-  summary: 'Run one cycle of every job and exit',
   usage,
   options: { job: { type: 'string' } },
   parse: ({ values }) => {

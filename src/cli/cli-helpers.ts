@@ -93,9 +93,6 @@ const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
  * printed with the usage ({@link reportFailure}), exit code 2, and `run` never starts.
  */
 export function defineCommand<const O extends ArgOptions, P>(spec: {
-  name: string;
-  /** One line for `--help`. */
-  summary: string;
   usage: string;
   /** The options besides `--config FILE` (`-c`), which every command takes but `configFile: false` ones. */
   options: O;
@@ -109,8 +106,6 @@ export function defineCommand<const O extends ArgOptions, P>(spec: {
 }): Command {
   const options = spec.configFile === false ? spec.options : { ...CONFIG_OPTION, ...spec.options };
   return {
-    name: spec.name,
-    summary: spec.summary,
     usage: spec.usage,
     async run(argv, io) {
       let parsed: P;
@@ -148,8 +143,6 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
 
 /** The config file a command line names, loaded. */
 export interface CommandConfig {
-  /** The config file: the `--config` path as given, or the one found without it (reloads read it again). */
-  file: string;
   config: Config;
   /** The `--config` the commands the daemon prints must give (see `commandConfigFile`). */
   commandConfigFile: string | undefined;
@@ -160,7 +153,7 @@ export interface CommandConfig {
  * for an invalid one, which {@link defineCommand} prints as every command does.
  */
 export function loadCommandConfig(file: string, io: CliIo): CommandConfig {
-  return { file, config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
+  return { config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
 }
 
 /** How {@link table} fits a terminal. */

@@ -28,9 +28,6 @@ export interface CliIo {
 
 /** One command of `deploy-watchdog <command>`. */
 export interface Command {
-  name: string;
-  /** One line for `--help`. */
-  summary: string;
   /** Usage text printed for `--help` and on a usage error. */
   usage: string;
   /** Runs the command; resolves to the exit code (0 done, 1 work not completed, 2 bad config or usage). */

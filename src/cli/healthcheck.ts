@@ -32,8 +32,6 @@ export function healthzUrl(listen: string): string {
 
 /** `deploy-watchdog healthcheck [--config FILE] [--timeout SECONDS]`. */
 const healthcheck = defineCommand({
-  name: 'healthcheck',
-  summary: "ask the running daemon's /healthz on its configured port",
   usage,
   options: { timeout: { type: 'string' } },
   parse: ({ values }) => {

@@ -15,7 +15,7 @@ import { openState } from '../state/open-state.js';
 import { claimLease, LeaseHeldError, type RunnerLease } from '../state/runner-lease.js';
 import { copyState, ReplicasRunningError, TargetNotEmptyError, type StateCopy } from '../state/state-copy.js';
 import { Store } from '../state/store.js';
-import { EXIT, print, UsageError, type CliIo } from './command.js';
+import { EXIT, print, UsageError } from './command.js';
 import { defineCommand, reportFailure, table } from './cli-helpers.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 
@@ -34,8 +34,6 @@ it was. Prints the rows copied per table. Only the variables of state must be se
                   (without it, such a database is refused)`;
 
 const migrateState = defineCommand({
-  name: 'migrate-state',
-  summary: 'Copy a SQLite state into the PostgreSQL database of state.url',
   usage,
   options: { from: { type: 'string' }, replace: { type: 'boolean' } },
   parse: ({ values }) => {
@@ -65,7 +63,10 @@ const migrateState = defineCommand({
       const copy = copyState(source, target, { replace });
       return print(io.stdout, report(source.path, target.path, copy, performance.now() - started));
     } catch (err) {
-      const code = refusal(io, err) ?? reportFailure(io, usage, err);
+      // Refusals that need no usage: who holds the file or leads on the target, what it holds, and what to do.
+      const refused =
+        err instanceof LeaseHeldError || err instanceof ReplicasRunningError || err instanceof TargetNotEmptyError;
+      const code = refused ? print(io.stderr, `error: ${err.message}\n`, EXIT.usage) : reportFailure(io, usage, err);
       // Said in so many words: the one transaction rolled back, so running it again is safe.
       if (copying && target)
         io.stderr.write(`nothing was copied: ${target.path} is as it was; run this again once that is fixed\n`);
@@ -77,14 +78,6 @@ const migrateState = defineCommand({
     }
   },
 });
-
-/** The refusals that need no usage printed: who holds the file or leads on the target, what it holds, and what to do. */
-function refusal(io: CliIo, err: unknown): number | undefined {
-  const refused =
-    err instanceof LeaseHeldError || err instanceof ReplicasRunningError || err instanceof TargetNotEmptyError;
-  if (!refused) return undefined;
-  return print(io.stderr, `error: ${err.message}\n`, EXIT.usage);
-}
 
 /** What was copied, table by table, and what comes next. */
 function report(from: string, to: string, copy: StateCopy, ms: number): string {

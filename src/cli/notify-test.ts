@@ -21,8 +21,6 @@ recipient, 1 when any failed, 2 for a bad config or usage.
 
 /** `deploy-watchdog notify-test [--config FILE] [--channel NAME]`. */
 const notifyTest = defineCommand({
-  name: 'notify-test',
-  summary: 'send a test message to each notification channel and report each result',
   usage,
   options: { channel: { type: 'string' } },
   parse: ({ values }) => values.channel,

@@ -38,8 +38,6 @@ configuration kept.
 const DEFAULT_STOP_MS = 10_000;
 
 const run = defineCommand({
-  name: 'run',
-  summary: 'Run the watchdog daemon',
   usage,
   options: { 'stop-timeout': { type: 'string' } },
   parse: ({ values: { 'stop-timeout': text } }) =>
@@ -58,8 +56,8 @@ const run = defineCommand({
 });
 
 /** The command once SIGHUPs are kept: load, open, start, serve until stopped. */
-async function runDaemon(configFile: string, stopMs: number, io: CliIo, hangups: Hangups): Promise<number> {
-  const { file, config, commandConfigFile } = loadCommandConfig(configFile, io);
+async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangups): Promise<number> {
+  const { config, commandConfigFile } = loadCommandConfig(file, io);
 
   const logger = daemonLogger(config, io.stdout);
   // Whatever the stop waits on (a store, an SMTP server, a peer), the process is gone soon after its timeout.

@@ -16,8 +16,6 @@ export function configJsonSchemaText(): string {
 
 /** `deploy-watchdog schema [--out FILE]`. */
 const schema = defineCommand({
-  name: 'schema',
-  summary: 'print the JSON Schema of the configuration file',
   usage,
   options: { out: { type: 'string', short: 'o' } },
   configFile: false,

@@ -39,8 +39,6 @@ most likely; the silence is made all the same, for an alert still to come).
   --by NAME         who; defaults to $USER (required where $USER is unset); --author too`;
 
 const silence = defineCommand({
-  name: 'silence',
-  summary: 'Mute notifications of matching alerts for a while',
   usage,
   options: {
     match: { type: 'string', multiple: true },

@@ -23,8 +23,6 @@ covers now, author and reason.
   --all           include silences that are over (ended, or expired by hand)`;
 
 const silences = defineCommand({
-  name: 'silences',
-  summary: 'List silences',
   usage,
   options: { json: { type: 'boolean' }, all: { type: 'boolean' } },
   parse: ({ values }) => values,

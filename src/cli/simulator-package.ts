@@ -34,11 +34,8 @@ export async function simulatorPackageCommand(name: SimulatorPackageCommand): Pr
 
 /** A stand-in for a command the package would give, saying what to do instead. */
 function absent(name: SimulatorPackageCommand, why: string): Command {
-  const usage = `usage: deploy-watchdog ${name} (from a clone of the repository)`;
   return {
-    name,
-    summary: `the ${name}, from a clone of the repository`,
-    usage,
+    usage: `usage: deploy-watchdog ${name} (from a clone of the repository)`,
     run(_argv, io) {
       io.stderr.write(
         `deploy-watchdog ${name} comes with a clone of the repository, not with this build: ${why}.\n` +

@@ -17,8 +17,6 @@ Ends the silence ID (as printed by \`deploy-watchdog silence\` and listed by \`s
   --by NAME       who; defaults to $USER (required where $USER is unset)`;
 
 const unsilence = defineCommand({
-  name: 'unsilence',
-  summary: 'End a silence now',
   usage,
   options: { by: { type: 'string' } },
   positionals: true,

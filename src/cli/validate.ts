@@ -47,8 +47,6 @@ export function summarize(file: string, config: Config, unset: readonly ConfigPr
 
 /** `deploy-watchdog validate [--config FILE] [--require-env]`. */
 const validate = defineCommand({
-  name: 'validate',
-  summary: 'check a configuration file and list every problem',
   usage,
   options: { 'require-env': { type: 'boolean' } },
   parse: ({ values }) => values['require-env'] === true,

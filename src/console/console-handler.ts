@@ -59,13 +59,7 @@ export interface ConsoleDeps {
    * What the running configuration has built: its notifier (woken for an acknowledgement to route)
    * and its remediator (asked for a policy's action); absent: routed at the next round, no remediation.
    */
-  runtime?(): ConsoleRuntime;
-}
-
-/** The parts of the running configuration the console uses. */
-export interface ConsoleRuntime {
-  notifier: { wake(): void };
-  remediation: ConsoleRemediation | undefined;
+  runtime?(): { notifier: { wake(): void }; remediation: ConsoleRemediation | undefined };
 }
 
 /**

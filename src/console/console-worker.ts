@@ -117,9 +117,9 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
   };
   const handler = createConsoleHandler(deps);
 
-  const take = (p: ConsolePublication) => {
-    if (p.config !== undefined) {
-      const config = secretTransfer.unpack<Config>(p.config);
+  const take = ({ config: packed, jobs, ...p }: ConsolePublication) => {
+    if (packed !== undefined) {
+      const config = secretTransfer.unpack<Config>(packed);
       if (!sameState(published.config.state, config.state)) {
         const old = store;
         store = open(config);
@@ -128,14 +128,13 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       policies = compilePolicies(config.remediation);
       published.config = config;
     }
-    if (p.jobs) published.jobs = new Map(p.jobs);
-    if (p.remediation !== undefined) published.remediation = p.remediation;
-    if (p.fence) published.fence = p.fence;
+    if (jobs) published.jobs = new Map(jobs);
+    // The remediator's presence and the fence, as published.
+    Object.assign(published, p);
   };
 
   const server: Server = createServer((req, res) => {
-    if (!fromFrontDoor(req, data.token)) res.writeHead(403).end();
-    else if (!handler(req, res)) answerJson(res, 404, { error: 'not found' });
+    if (fromFrontDoor(req, res, data.token) && !handler(req, res)) answerJson(res, 404, { error: 'not found' });
   });
   port.on('message', (message: ToConsole | ThreadEnd) => {
     if (message.type === 'publish') take(message.publication);

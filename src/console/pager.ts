@@ -28,9 +28,6 @@ export interface ListPage<T> {
   /** The rows of this page, and each one's markup. */
   items: T[];
   rows: SafeHtml[];
-  /** Index of the first row shown (0-based), and how many were shown. */
-  from: number;
-  shown: number;
   /** How many rows the whole list has. */
   total: number;
   /** "Rows 1–100 of 1,234 · Next ›", or nothing for an empty list. */
@@ -87,7 +84,7 @@ export function pager<T>(
           }
           ${previous ? html` · ${previous}` : ''} ${next ? html` · ${next}` : ''}
         </p>`;
-  return { items, rows, from, shown, total, nav };
+  return { items, rows, total, nav };
 }
 
 /** A query's whole number within bounds, or the default when absent or not a number. */

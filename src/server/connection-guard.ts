@@ -38,7 +38,6 @@ export class ConnectionGuard {
     server: Server,
     private readonly limits: ListenerLimits,
     private readonly log: Log,
-    private readonly now: () => number = Date.now,
   ) {
     server.on('connection', (socket: Socket) => this.#accepted(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#request(req, res));
@@ -72,7 +71,7 @@ export class ConnectionGuard {
     }
     this.#perClient.set(client, held + 1);
     if (this.open >= this.limits.maxConnections) this.#makeRoom();
-    this.#waiting.set(socket, this.now());
+    this.#waiting.set(socket, Date.now());
     socket.once('close', () => {
       this.#forget(socket);
       const left = (this.#perClient.get(client) ?? 1) - 1;
@@ -110,7 +109,7 @@ export class ConnectionGuard {
     res.once('finish', () => {
       if (socket.destroyed || !this.#busy.has(socket)) return;
       this.#busy.delete(socket);
-      this.#waiting.set(socket, this.now());
+      this.#waiting.set(socket, Date.now());
     });
   }
 
@@ -126,7 +125,7 @@ export class ConnectionGuard {
 
   /** Closes the connections that waited longer than a whole request may take. */
   #sweepStale(): void {
-    const oldest = this.now() - this.limits.requestTimeoutMs;
+    const oldest = Date.now() - this.limits.requestTimeoutMs;
     for (const [socket, since] of this.#waiting) {
       if (since > oldest) break;
       this.#forget(socket);

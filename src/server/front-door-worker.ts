@@ -11,6 +11,7 @@
  * enforced here, where the clients connect (`connection-guard.ts`: at the limit, the connection
  * that waited longest without a whole request makes room, so probes keep connecting). Started by `startHealthServer` (health-server.ts).
  */
+import { EventEmitter, once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerJson } from '../lib/answer-json.js';
@@ -55,51 +56,41 @@ const FRESH_MS = 2_000;
  */
 const JUDGEMENT_WAIT_MS = 800;
 
-/** What the front door answers from: the main thread's publications, merged (null: not given). */
-type Published = Required<Omit<Publication, 'seq' | 'metrics' | 'signing'>> &
-  Pick<Publication, 'metrics'> & { signing: { generation: number; secrets: SigningSecret[] } };
+/**
+ * What the front door answers from: the main thread's publications, merged (null: not given; a part
+ * not published yet is absent, and the first publication is whole).
+ */
+type Published = Omit<Publication, 'seq' | 'readiness' | 'readinessAt' | 'signing'> &
+  Required<Pick<Publication, 'readiness' | 'readinessAt'>> & {
+    signing: { generation: number; secrets: SigningSecret[] };
+  };
 
 /** Runs the front door (see the file's comment). */
 export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPort>): void {
   const say = (message: FromFrontDoor | ThreadSays) => port.postMessage(message);
   const log = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) =>
     say({ type: 'log', level, fields, msg });
-  const state: Published = {
-    alive: false,
-    role: null,
-    leader: null,
-    readiness: [],
-    readinessAt: 0,
-    console: null,
-    signing: { generation: 0, secrets: [] },
-  };
-  // The /readyz answers waiting for a judgement.
-  const judged = new Set<() => void>();
+  const state: Published = { readiness: [], readinessAt: 0, signing: { generation: 0, secrets: [] } };
+  // Tells the /readyz answers waiting for a judgement (as many as there are: no listener limit).
+  const judged = new EventEmitter().setMaxListeners(0);
   const take = ({ seq: _seq, signing, ...p }: Publication) => {
     Object.assign(state, p);
     if (signing) state.signing = { ...signing, secrets: signing.secrets.map((s) => ({ reveal: () => s })) };
     if (p.readiness) {
       state.readinessAt = p.readinessAt ?? Date.now();
-      for (const wake of judged) wake();
-      judged.clear();
+      judged.emit('judged');
     }
   };
   take(data.first);
   /** Resolves true once readiness is fresh (at once if it is), false after {@link JUDGEMENT_WAIT_MS}. */
-  const freshReadiness = (): Promise<boolean> => {
+  const freshReadiness = async (): Promise<boolean> => {
     Atomics.add(data.shared, SHARED.readyAsks, 1n);
-    if (Date.now() - state.readinessAt <= FRESH_MS) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        judged.delete(wake);
-        resolve(false);
-      }, JUDGEMENT_WAIT_MS);
-      judged.add(wake);
-    });
+    if (Date.now() - state.readinessAt <= FRESH_MS) return true;
+    const signal = AbortSignal.timeout(JUDGEMENT_WAIT_MS);
+    return once(judged, 'judged', { signal }).then(
+      () => true,
+      () => false,
+    );
   };
   const interactions = httpInteractionsHandler({
     secrets: () => state.signing.secrets,

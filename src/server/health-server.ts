@@ -133,10 +133,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
  */
 function innerServer(options: HealthServerOptions, token: string): Server {
   return createServer((req, res) => {
-    if (!fromFrontDoor(req, token)) {
-      res.writeHead(403).end();
-      return;
-    }
+    if (!fromFrontDoor(req, res, token)) return;
     if (options.webhooks?.(req, res)) return;
     if (options.console?.(req, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -149,13 +146,16 @@ function innerServer(options: HealthServerOptions, token: string): Server {
 
 /**
  * Whether the request came through the front door (its relay header bears this listener's
- * token); if so the header is taken off and the connection made to say the client's address.
+ * token): if so the header is taken off and the connection made to say the client's address; if
+ * not it is answered 403.
  */
-export function fromFrontDoor(req: IncomingMessage, token: string): boolean {
+export function fromFrontDoor(req: IncomingMessage, res: ServerResponse, token: string): boolean {
   const header = req.headers[RELAY_HEADER];
-  if (typeof header !== 'string') return false;
-  const [given = '', port = '0', ...address] = header.split(' ');
-  if (!sameText(given, token)) return false;
+  const [given = '', port = '0', ...address] = typeof header === 'string' ? header.split(' ') : [];
+  if (!sameText(given, token)) {
+    res.writeHead(403).end();
+    return false;
+  }
   delete req.headers[RELAY_HEADER];
   for (let i = req.rawHeaders.length - 2; i >= 0; i -= 2) {
     if (req.rawHeaders[i]!.toLowerCase() === RELAY_HEADER) req.rawHeaders.splice(i, 2);

@@ -83,8 +83,6 @@ function missingPackage(err: unknown): string | undefined {
 
 /** `deploy-watchdog demo`. */
 const demo = defineCommand({
-  name: 'demo',
-  summary: 'watch a simulated estate for a minute: problems happen, alerts and fixes are printed',
   usage,
   options: DEMO_OPTIONS,
   configFile: false,

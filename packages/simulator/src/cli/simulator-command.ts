@@ -275,8 +275,6 @@ function describeModes(options: SimulatorOptions, faults: Map<FaultTarget, Fault
 
 /** `deploy-watchdog simulator`: the fake service, for demos and out-of-process tests. */
 const simulator: Command = {
-  name: 'simulator',
-  summary: 'serve a simulated Deployment Management Service on loopback',
   usage,
   async run(argv, io) {
     let options: SimulatorOptions & { port: number; host: string; apps: number; seed: number; adminToken: string };
