@@ -28,7 +28,7 @@ import type {
   SendResult,
 } from './channel.js';
 import { criticalNewsIn, renderOptionsOf } from './channel.js';
-import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
+import { eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
@@ -44,7 +44,7 @@ import {
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeTitle } from './template-view.js';
+import { describedAlerts, noticeTitle } from './template-view.js';
 import { packLines, TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -85,9 +85,7 @@ export function renderDiscord(n: Notification, o: DiscordRenderOptions): Discord
 }
 
 function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const templates = { ...DISCORD_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
+  const { d, view, templates } = describedAlerts(n, o, DISCORD_TEMPLATES);
   const lines: string[] = [];
   const mentions = mentionsFor(n, o.mention);
   const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];

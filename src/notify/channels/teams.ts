@@ -19,13 +19,13 @@ import type {
   RenderOptions,
 } from './channel.js';
 import { renderOptionsOf } from './channel.js';
-import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
+import { eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl, safeLinks } from './escape.js';
 import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeTitle } from './template-view.js';
+import { describedAlerts, noticeTitle } from './template-view.js';
 import { jsonBytes, packLines, TextBudget } from './text-budget.js';
 
 /** The Adaptive Card version Teams renders in full. */
@@ -132,9 +132,7 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
 
 function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const templates = { ...TEAMS_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
+  const { d, view, templates } = describedAlerts(n, o, TEAMS_TEMPLATES);
   const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(d.headline.tone, budget.spend(cutText(title, TEAMS_LIMITS.block)))];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
