@@ -220,13 +220,8 @@ function configured(args: readonly string[], configFile: string | undefined): st
 
 /** The next step of each check with a firing event, in the order they come, each sentence once. */
 function nextSteps(n: AlertsNotification): string[] {
-  const out = new Set<string>();
-  for (const e of n.events) {
-    if (e.kind === 'resolved') continue;
-    const step = presentationOf(e.check)?.nextStep?.(e);
-    if (step) out.add(step);
-  }
-  return [...out].slice(0, MAX_NEXT_STEPS);
+  const steps = n.events.filter((e) => e.kind !== 'resolved').map((e) => presentationOf(e.check)?.nextStep?.(e));
+  return [...new Set(steps.filter((step): step is string => Boolean(step)))].slice(0, MAX_NEXT_STEPS);
 }
 
 /**

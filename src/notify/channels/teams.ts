@@ -90,14 +90,11 @@ export interface TeamsMessage {
   attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive'; contentUrl: null; content: AdaptiveCard }];
 }
 
-/** What rendering needs besides the notification. */
-export type TeamsRenderOptions = RenderOptions;
-
 /** `templates/teams/`: the built-in rendering's own templates. */
 export const TEAMS_TEMPLATES = defaultTemplates('teams', TEAMS_TEMPLATE_PARTS);
 
 /** Builds the Workflows message for a notification. Pure. */
-export function renderTeams(n: Notification, o: TeamsRenderOptions): TeamsMessage {
+export function renderTeams(n: Notification, o: RenderOptions): TeamsMessage {
   const card = n.type === 'notice' ? noticeCard(n, o) : alertsCard(n, o);
   return {
     type: 'message',
@@ -130,7 +127,7 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
   return { type: 'TextBlock', text: value, wrap: true, ...extra };
 }
 
-function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
+function alertsCard(n: AlertsNotification, o: RenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
   const { d, view, templates } = describedAlerts(n, o, TEAMS_TEMPLATES);
   const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
@@ -194,7 +191,7 @@ function actionsOf(
   n: AlertsNotification,
   events: readonly EventDescription[],
   runbooks: readonly Link[],
-  o: TeamsRenderOptions,
+  o: RenderOptions,
 ): CardAction[] {
   const links: { label: string; url: string | null | undefined }[] = [];
   if (n.events.length === 1)
@@ -208,7 +205,7 @@ function actionsOf(
 }
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */
-function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
+function noticeCard(n: NoticeNotification, o: RenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
   const title = noticeTitle(n, o, TEAMS_TEMPLATES, (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(n.severity ?? 'info', title)];
