@@ -41,7 +41,6 @@ export const OPSGENIE_LIMITS = {
   message: 130,
   alias: 512,
   description: 15_000,
-  source: 100,
   user: 100,
   note: 25_000,
   entity: 512,
@@ -90,13 +89,10 @@ function postOn(alias: string, action: string, body: Record<string, unknown>): O
 /** Builds the requests of a notification. Pure. */
 export function renderOpsgenie(n: Notification, o: OpsgenieRenderOptions): OpsgenieMessage {
   if (n.type === 'notice') return noticeRequests(n, o);
-  const out: OpsgenieMessage = [];
-  for (const e of alertsOf(n)) {
-    eventRequests(e, { ...o, routes: n.routes }).forEach((request, i) =>
-      out.push({ key: `${e.id}:${i}:${request.path}`, request }),
-    );
-  }
-  return out;
+  return alertsOf(n).flatMap((e) => {
+    const requests = eventRequests(e, { ...o, routes: n.routes });
+    return requests.map((request, i) => ({ key: `${e.id}:${i}:${request.path}`, request }));
+  });
 }
 
 /** The requests of one alert event. */

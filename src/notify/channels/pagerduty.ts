@@ -98,12 +98,10 @@ export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): Pag
     };
     return [{ key: null, request: { path: '/v2/change/enqueue', event } }];
   }
-  const out: PagerDutyMessage = [];
-  for (const e of alertsOf(n)) {
+  return alertsOf(n).flatMap((e): PagerDutyMessage => {
     const event = alertEvent(e, { ...o, routes: n.routes });
-    if (event) out.push({ key: `${e.id}:${event.event_action}`, request: { path: '/v2/enqueue', event } });
-  }
-  return out;
+    return event ? [{ key: `${e.id}:${event.event_action}`, request: { path: '/v2/enqueue', event } }] : [];
+  });
 }
 
 /** The event for one alert event; null where the API has none (an acknowledgement given back). */
