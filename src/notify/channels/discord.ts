@@ -54,7 +54,6 @@ export const DISCORD_LIMITS = {
   embedTotal: 6000,
   title: 256,
   description: 4096,
-  footer: 2048,
 } as const;
 
 /** An embed's colour by tone (the side bar). */
