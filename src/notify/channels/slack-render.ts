@@ -34,8 +34,7 @@ export type SlackBlock =
   | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true }; accessory?: SlackOverflow }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
-  | { type: 'actions'; elements: SlackButton[] }
-  | { type: 'divider' };
+  | { type: 'actions'; elements: SlackButton[] };
 
 /** Plain text as a button or a menu option shows it. */
 export interface SlackPlainText {
