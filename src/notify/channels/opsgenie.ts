@@ -86,6 +86,14 @@ function postOn(alias: string, action: string, body: Record<string, unknown>): O
   return { method: 'POST', path: byAlias(alias, action), body };
 }
 
+/**
+ * A create of an alert: `head` (its message, alias and description, its details and entity where
+ * given), then who sends it, its priority and its tags, in that order.
+ */
+function createAlert(head: Record<string, unknown>, priority: string, tags: readonly string[]): OpsgenieRequest {
+  return { method: 'POST', path: '/v2/alerts', body: { ...head, source: SOURCE, priority, tags: [...tags] } };
+}
+
 /** Builds the requests of a notification. Pure. */
 export function renderOpsgenie(n: Notification, o: OpsgenieRenderOptions): OpsgenieMessage {
   if (n.type === 'notice') return noticeRequests(n, o);
@@ -121,20 +129,14 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
       // The description is several lines: the log among the details keeps its own.
       const text = templates.text!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.description, true));
-      const create: OpsgenieRequest = {
-        method: 'POST',
-        path: '/v2/alerts',
-        body: {
-          message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
-          alias,
-          description: cutText(text, OPSGENIE_LIMITS.description),
-          details: cutDetails(incidentDetails(e, o)),
-          ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
-          source: SOURCE,
-          priority: OPSGENIE_PRIORITY[e.severity],
-          tags: [...o.tags],
-        },
+      const head = {
+        message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
+        alias,
+        description: cutText(text, OPSGENIE_LIMITS.description),
+        details: cutDetails(incidentDetails(e, o)),
+        ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
       };
+      const create = createAlert(head, OPSGENIE_PRIORITY[e.severity], o.tags);
       // A create with an open alias only counts a repeat: a new severity is said on its own.
       if (e.kind !== 'escalated') return [create];
       return [
@@ -170,22 +172,13 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
     return [{ key: null, request: postOn(alias, 'notes', { source: SOURCE, note }) }];
   }
   const alias = noticeKey(n);
+  const head = {
+    message: oneLine(title, OPSGENIE_LIMITS.message),
+    alias,
+    description: cutText(text, OPSGENIE_LIMITS.description),
+  };
   return [
-    {
-      key: null,
-      request: {
-        method: 'POST',
-        path: '/v2/alerts',
-        body: {
-          message: oneLine(title, OPSGENIE_LIMITS.message),
-          alias,
-          description: cutText(text, OPSGENIE_LIMITS.description),
-          source: SOURCE,
-          priority: 'P5',
-          tags: [...o.tags],
-        },
-      },
-    },
+    { key: null, request: createAlert(head, 'P5', o.tags) },
     { key: null, request: postOn(alias, 'close', { source: SOURCE }) },
   ];
 }
