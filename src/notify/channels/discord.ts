@@ -96,18 +96,13 @@ function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordM
   const footer = `deploy-watchdog · ${oneLine(o.channelName, 100)}`;
   budget.spend(footer);
   const embeds: DiscordEmbed[] = [];
-  let cut = 0;
-  n.events.forEach((event, i) => {
-    const e = d.events[i]!;
-    const lead = () => templates.text!.render([view, view.events[i]!], (v) => escapeDiscordMarkdown(v, 1_000));
-    const embed =
-      embeds.length < DISCORD_LIMITS.embeds && budget.left >= 100
-        ? eventEmbed(e, lead(), event.fingerprint, o, budget)
-        : null;
-    if (embed) embeds.push(embed);
-    else cut++;
-  });
-  const more = d.omitted + cut;
+  // Past the most embeds or the budget, every later event is left out too: the rest are counted.
+  for (const [i, event] of n.events.entries()) {
+    if (embeds.length === DISCORD_LIMITS.embeds || budget.left < 100) break;
+    const lead = templates.text!.render([view, view.events[i]!], (v) => escapeDiscordMarkdown(v, 1_000));
+    embeds.push(eventEmbed(d.events[i]!, lead, event.fingerprint, o, budget));
+  }
+  const more = d.omitted + n.events.length - embeds.length;
   if (more > 0) {
     const where = codeSpan(d.omittedCommand);
     lines.push(`…and ${more} more not shown${where ? `: ${where} lists every open alert` : ''}`);

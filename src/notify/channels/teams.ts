@@ -133,17 +133,15 @@ function alertsCard(n: AlertsNotification, o: RenderOptions): AdaptiveCard {
   const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(d.headline.tone, budget.spend(cutText(title, TEAMS_LIMITS.block)))];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
-  const shown = d.events.slice(0, TEAMS_LIMITS.events);
-  let cut = d.events.length - shown.length;
-  shown.forEach((e, i) => {
-    if (budget.left < 200) {
-      cut++;
-      return;
-    }
-    const lead = templates.text!.render([view, view.events[i]!], (v) => escapeTeamsMarkdown(v, 1_000));
+  let shown = 0;
+  // Past the most events or the budget, every later event is left out too: the rest are counted.
+  for (const e of d.events.slice(0, TEAMS_LIMITS.events)) {
+    if (budget.left < 200) break;
+    const lead = templates.text!.render([view, view.events[shown]!], (v) => escapeTeamsMarkdown(v, 1_000));
     body.push(...eventElements(e, lead, budget));
-  });
-  const more = d.omitted + cut;
+    shown++;
+  }
+  const more = d.omitted + d.events.length - shown;
   if (more > 0) {
     const where = d.omittedCommand ? ` (${escapeTeamsMarkdown(d.omittedCommand, 500)} lists every open alert)` : '';
     body.push(text(`…and ${more} more not shown${where}`, { isSubtle: true }));
