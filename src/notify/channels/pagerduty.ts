@@ -84,8 +84,7 @@ export const PAGERDUTY_TEMPLATES = defaultTemplates('pagerduty', PAGERDUTY_TEMPL
 /** Builds the requests of a notification. Pure. */
 export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): PagerDutyMessage {
   if (n.type === 'notice') {
-    const details: Record<string, string> = {};
-    noticeLines(n).forEach((line, i) => (details[`${i + 1}`] = line));
+    const details = Object.fromEntries(noticeLines(n).map((line, i) => [`${i + 1}`, line]));
     const href = safeHttpUrl(n.url);
     const event: PagerDutyChangeEvent = {
       payload: {
