@@ -12,6 +12,7 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { SqlDatabase } from '../../state/sql-database.js';
 import type { Store } from '../../state/store.js';
 import { camelRow } from '../../state/camel-row.js';
+import type { LivingState } from './slack-app-render.js';
 
 /** Where a living message is in its life. */
 export type LivingStatus = 'posting' | 'open' | 'closed';
@@ -130,11 +131,7 @@ export class SlackAppLinkStore {
   }
 
   /** What the message now shows: the latest event of each alert, its notes and routes. */
-  save(
-    id: number,
-    shown: { alerts: readonly AlertEvent[]; notes: readonly string[]; routes: readonly string[] },
-    now: number,
-  ): void {
+  save(id: number, shown: Omit<LivingState, 'group'>, now: number): void {
     this.#store.transaction(() => {
       this.#q.saveMessage.run({
         id,
