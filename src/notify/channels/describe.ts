@@ -24,7 +24,7 @@ import { formatDuration } from '../../lib/format-duration.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import { fillPage } from '../../config/link-schema.js';
 import { NO_LINKS, pageTypeOf, type MessageLinks } from '../message-links.js';
-import type { AlertsNotification } from './channel.js';
+import type { AlertsNotification, RenderOptions } from './channel.js';
 import { commandLine } from './shell-line.js';
 
 /** How a message or event looks at a glance. */
@@ -171,16 +171,11 @@ export interface AlertsDescription {
   silenceCommand: string | null;
 }
 
-/** What describing needs besides the notification and the time. */
-export interface DescribeOptions {
-  /**
-   * The `--config` the commands a message prints must give: the daemon's config file, absolute.
-   * Absent: they need none (the default resolution finds the daemon's file).
-   */
-  commandConfigFile?: string | undefined;
-  /** The platform's pages and the runbooks to link (`ChannelDeps.links`); absent: none. */
-  links?: MessageLinks | undefined;
-}
+/**
+ * What describing needs besides the notification and the time: the `--config` the commands a
+ * message prints must give, and the platform's pages and the runbooks to link (`ChannelDeps`).
+ */
+export type DescribeOptions = Pick<RenderOptions, 'commandConfigFile' | 'links'>;
 
 /** Labels that say where, in this order, with their display names. */
 const WHERE_LABELS: readonly (readonly [string, string])[] = [
@@ -220,13 +215,8 @@ function configured(args: readonly string[], configFile: string | undefined): st
 
 /** The next step of each check with a firing event, in the order they come, each sentence once. */
 function nextSteps(n: AlertsNotification): string[] {
-  const out = new Set<string>();
-  for (const e of n.events) {
-    if (e.kind === 'resolved') continue;
-    const step = presentationOf(e.check)?.nextStep?.(e);
-    if (step) out.add(step);
-  }
-  return [...out].slice(0, MAX_NEXT_STEPS);
+  const steps = n.events.filter((e) => e.kind !== 'resolved').map((e) => presentationOf(e.check)?.nextStep?.(e));
+  return [...new Set(steps.filter((step): step is string => Boolean(step)))].slice(0, MAX_NEXT_STEPS);
 }
 
 /**

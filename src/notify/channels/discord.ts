@@ -28,7 +28,7 @@ import type {
   SendResult,
 } from './channel.js';
 import { criticalNewsIn, renderOptionsOf } from './channel.js';
-import { describeAlerts, eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
+import { eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
 import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
@@ -44,7 +44,7 @@ import {
 import { SlackAppLinkStore } from './slack-app-link-store.js';
 import { consoleLink } from './console-link.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeTitle } from './template-view.js';
+import { describedAlerts, noticeTitle } from './template-view.js';
 import { packLines, TextBudget } from './text-budget.js';
 
 /** Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
@@ -54,7 +54,6 @@ export const DISCORD_LIMITS = {
   embedTotal: 6000,
   title: 256,
   description: 4096,
-  footer: 2048,
 } as const;
 
 /** An embed's colour by tone (the side bar). */
@@ -85,9 +84,7 @@ export function renderDiscord(n: Notification, o: DiscordRenderOptions): Discord
 }
 
 function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const templates = { ...DISCORD_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
+  const { d, view, templates } = describedAlerts(n, o, DISCORD_TEMPLATES);
   const lines: string[] = [];
   const mentions = mentionsFor(n, o.mention);
   const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];
@@ -99,18 +96,13 @@ function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordM
   const footer = `deploy-watchdog · ${oneLine(o.channelName, 100)}`;
   budget.spend(footer);
   const embeds: DiscordEmbed[] = [];
-  let cut = 0;
-  n.events.forEach((event, i) => {
-    const e = d.events[i]!;
-    const lead = () => templates.text!.render([view, view.events[i]!], (v) => escapeDiscordMarkdown(v, 1_000));
-    const embed =
-      embeds.length < DISCORD_LIMITS.embeds && budget.left >= 100
-        ? eventEmbed(e, lead(), event.fingerprint, o, budget)
-        : null;
-    if (embed) embeds.push(embed);
-    else cut++;
-  });
-  const more = d.omitted + cut;
+  // Past the most embeds or the budget, every later event is left out too: the rest are counted.
+  for (const [i, event] of n.events.entries()) {
+    if (embeds.length === DISCORD_LIMITS.embeds || budget.left < 100) break;
+    const lead = templates.text!.render([view, view.events[i]!], (v) => escapeDiscordMarkdown(v, 1_000));
+    embeds.push(eventEmbed(d.events[i]!, lead, event.fingerprint, o, budget));
+  }
+  const more = d.omitted + n.events.length - embeds.length;
   if (more > 0) {
     const where = codeSpan(d.omittedCommand);
     lines.push(`…and ${more} more not shown${where ? `: ${where} lists every open alert` : ''}`);

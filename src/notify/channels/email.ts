@@ -10,7 +10,6 @@ import type {
 } from './channel.js';
 import { renderOptionsOf } from './channel.js';
 import {
-  describeAlerts,
   eventFactList,
   TONES,
   type AlertsDescription,
@@ -20,7 +19,7 @@ import {
 import { EMAIL_TEMPLATE_PARTS, emailConfigSchema, type EmailConfig } from './email-config.js';
 import { escapeHtml, escapeHtmlLines, oneLine, plainText, safeHttpUrl } from './escape.js';
 import { channelTemplates, defaultTemplates, type ChannelTemplates } from './template-config.js';
-import { messageView, noticeTitle, plainLine } from './template-view.js';
+import { describedAlerts, noticeTitle, plainLine } from './template-view.js';
 import { guardedSend } from './guarded-send.js';
 import { OwnedSmtpTransport, type SmtpSendOutcome } from './smtp-transport.js';
 
@@ -73,10 +72,8 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 }
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
+  const { d, view, templates } = describedAlerts(n, o, EMAIL_TEMPLATES);
   const h = d.headline;
-  const templates = { ...EMAIL_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
   // The title is a header too.
   const title = plainLine((escape) => templates.title!.render([view], escape), MAX_SUBJECT);
   const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);

@@ -116,18 +116,12 @@ export function httpChannelIo(
   deps: Pick<ChannelDeps, 'logger' | 'clock'>,
   peer: ChannelPeer,
   secrets: readonly Secret[],
-): {
-  /** Sends and reads the answer by the retry rules (`classify.ts`). */
-  post: (request: ChannelRequest) => Promise<SendResult>;
-  /** Sends and hands back the answer itself, or the SendResult of a failure where none came. */
-  postRaw: (request: ChannelRequest) => Promise<HttpReply | { failure: SendResult }>;
-  guarded: (start: () => Promise<SendResult>, signal: AbortSignal | undefined) => Promise<SendResult>;
-  close: () => Promise<void>;
-} {
+) {
   const log = deps.logger.child({ channel: config.name, kind: peer.kind });
   const timeoutMs = config.timeout;
   // One keep-alive pool per channel, its own timers a backstop to ours.
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  /** Sends and hands back the answer itself, or the SendResult of a failure where none came. */
   const postRaw = async (r: ChannelRequest): Promise<HttpReply | { failure: SendResult }> => {
     const timer = AbortSignal.timeout(timeoutMs);
     try {
@@ -146,7 +140,8 @@ export function httpChannelIo(
     }
   };
   return {
-    post: async (r) => {
+    /** Sends and reads the answer by the retry rules (`classify.ts`). */
+    post: async (r: ChannelRequest): Promise<SendResult> => {
       const reply = await postRaw(r);
       return 'failure' in reply ? reply.failure : classifyReply(reply, deps.clock.now());
     },

@@ -41,7 +41,6 @@ export const OPSGENIE_LIMITS = {
   message: 130,
   alias: 512,
   description: 15_000,
-  source: 100,
   user: 100,
   note: 25_000,
   entity: 512,
@@ -87,16 +86,21 @@ function postOn(alias: string, action: string, body: Record<string, unknown>): O
   return { method: 'POST', path: byAlias(alias, action), body };
 }
 
+/**
+ * A create of an alert: `head` (its message, alias and description, its details and entity where
+ * given), then who sends it, its priority and its tags, in that order.
+ */
+function createAlert(head: Record<string, unknown>, priority: string, tags: readonly string[]): OpsgenieRequest {
+  return { method: 'POST', path: '/v2/alerts', body: { ...head, source: SOURCE, priority, tags: [...tags] } };
+}
+
 /** Builds the requests of a notification. Pure. */
 export function renderOpsgenie(n: Notification, o: OpsgenieRenderOptions): OpsgenieMessage {
   if (n.type === 'notice') return noticeRequests(n, o);
-  const out: OpsgenieMessage = [];
-  for (const e of alertsOf(n)) {
-    eventRequests(e, { ...o, routes: n.routes }).forEach((request, i) =>
-      out.push({ key: `${e.id}:${i}:${request.path}`, request }),
-    );
-  }
-  return out;
+  return alertsOf(n).flatMap((e) => {
+    const requests = eventRequests(e, { ...o, routes: n.routes });
+    return requests.map((request, i) => ({ key: `${e.id}:${i}:${request.path}`, request }));
+  });
 }
 
 /** The requests of one alert event. */
@@ -125,20 +129,14 @@ function eventRequests(e: AlertEvent, o: OpsgenieRenderOptions): OpsgenieRequest
       const views = alertViews(e, { ...o, channelName: o.channelName ?? '' });
       // The description is several lines: the log among the details keeps its own.
       const text = templates.text!.render(views, (v) => plainText(v, OPSGENIE_LIMITS.description, true));
-      const create: OpsgenieRequest = {
-        method: 'POST',
-        path: '/v2/alerts',
-        body: {
-          message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
-          alias,
-          description: cutText(text, OPSGENIE_LIMITS.description),
-          details: cutDetails(incidentDetails(e, o)),
-          ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
-          source: SOURCE,
-          priority: OPSGENIE_PRIORITY[e.severity],
-          tags: [...o.tags],
-        },
+      const head = {
+        message: plainLine((escape) => templates.title!.render(views, escape), OPSGENIE_LIMITS.message),
+        alias,
+        description: cutText(text, OPSGENIE_LIMITS.description),
+        details: cutDetails(incidentDetails(e, o)),
+        ...(e.labels.app ? { entity: oneLine(e.labels.app, OPSGENIE_LIMITS.entity) } : {}),
       };
+      const create = createAlert(head, OPSGENIE_PRIORITY[e.severity], o.tags);
       // A create with an open alias only counts a repeat: a new severity is said on its own.
       if (e.kind !== 'escalated') return [create];
       return [
@@ -174,22 +172,13 @@ function noticeRequests(n: NoticeNotification, o: OpsgenieRenderOptions): Opsgen
     return [{ key: null, request: postOn(alias, 'notes', { source: SOURCE, note }) }];
   }
   const alias = noticeKey(n);
+  const head = {
+    message: oneLine(title, OPSGENIE_LIMITS.message),
+    alias,
+    description: cutText(text, OPSGENIE_LIMITS.description),
+  };
   return [
-    {
-      key: null,
-      request: {
-        method: 'POST',
-        path: '/v2/alerts',
-        body: {
-          message: oneLine(title, OPSGENIE_LIMITS.message),
-          alias,
-          description: cutText(text, OPSGENIE_LIMITS.description),
-          source: SOURCE,
-          priority: 'P5',
-          tags: [...o.tags],
-        },
-      },
-    },
+    { key: null, request: createAlert(head, 'P5', o.tags) },
     { key: null, request: postOn(alias, 'close', { source: SOURCE }) },
   ];
 }

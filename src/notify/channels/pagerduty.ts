@@ -84,8 +84,7 @@ export const PAGERDUTY_TEMPLATES = defaultTemplates('pagerduty', PAGERDUTY_TEMPL
 /** Builds the requests of a notification. Pure. */
 export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): PagerDutyMessage {
   if (n.type === 'notice') {
-    const details: Record<string, string> = {};
-    noticeLines(n).forEach((line, i) => (details[`${i + 1}`] = line));
+    const details = Object.fromEntries(noticeLines(n).map((line, i) => [`${i + 1}`, line]));
     const href = safeHttpUrl(n.url);
     const event: PagerDutyChangeEvent = {
       payload: {
@@ -98,12 +97,10 @@ export function renderPagerDuty(n: Notification, o: PagerDutyRenderOptions): Pag
     };
     return [{ key: null, request: { path: '/v2/change/enqueue', event } }];
   }
-  const out: PagerDutyMessage = [];
-  for (const e of alertsOf(n)) {
+  return alertsOf(n).flatMap((e): PagerDutyMessage => {
     const event = alertEvent(e, { ...o, routes: n.routes });
-    if (event) out.push({ key: `${e.id}:${event.event_action}`, request: { path: '/v2/enqueue', event } });
-  }
-  return out;
+    return event ? [{ key: `${e.id}:${event.event_action}`, request: { path: '/v2/enqueue', event } }] : [];
+  });
 }
 
 /** The event for one alert event; null where the API has none (an acknowledgement given back). */

@@ -12,19 +12,22 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import type { SqlDatabase } from '../../state/sql-database.js';
 import type { Store } from '../../state/store.js';
 import { camelRow } from '../../state/camel-row.js';
+import type { LivingState } from './slack-app-render.js';
 
 /** Where a living message is in its life. */
 export type LivingStatus = 'posting' | 'open' | 'closed';
 
-/** One living message as the code sees it (times in ms since the epoch). */
-export interface LivingMessage {
+/**
+ * One living message as the code sees it (times in ms since the epoch): where it is, and what it
+ * shows (its group, read from `groupKey`, the latest event delivered of each alert, its notes and
+ * its routes).
+ */
+export interface LivingMessage extends LivingState {
   id: number;
   /** The channel's name in `notify.channels`. */
   channel: string;
   /** The alert group it is about: JSON of the group's label values (`AlertsNotification.group`). */
   groupKey: string;
-  /** Those label values, read from `groupKey`. */
-  group: Record<string, string>;
   status: LivingStatus;
   /** Carried in the message's metadata: how it is found in Slack after a crash before its `ts` was kept. */
   token: string;
@@ -32,12 +35,6 @@ export interface LivingMessage {
   slackChannel: string;
   /** Slack's id of the message; null while `posting`. */
   ts: string | null;
-  /** The latest lines about its alerts that are not alert events (a remediation's outcome), oldest first. */
-  notes: string[];
-  /** The routes its events came by, for their runbooks. */
-  routes: string[];
-  /** The latest event delivered of each alert it shows. */
-  alerts: AlertEvent[];
   createdAt: number;
 }
 
@@ -130,11 +127,7 @@ export class SlackAppLinkStore {
   }
 
   /** What the message now shows: the latest event of each alert, its notes and routes. */
-  save(
-    id: number,
-    shown: { alerts: readonly AlertEvent[]; notes: readonly string[]; routes: readonly string[] },
-    now: number,
-  ): void {
+  save(id: number, shown: Omit<LivingState, 'group'>, now: number): void {
     this.#store.transaction(() => {
       this.#q.saveMessage.run({
         id,

@@ -10,7 +10,6 @@ export const SLACK_LIMITS = {
   header: 150,
   fieldsPerSection: 10,
   fieldText: 2000,
-  contextElements: 10,
   buttonText: 75,
   buttonUrl: 3000,
   actionsElements: 25,

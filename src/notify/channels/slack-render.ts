@@ -7,7 +7,6 @@ import type { AlertsNotification, ChannelDeps, NoticeNotification, Notification,
 import { criticalNewsIn, renderOptionsOf } from './channel.js';
 import { formatUtc } from '../../lib/format-utc.js';
 import {
-  describeAlerts,
   MAX_NEXT_STEPS,
   TONES,
   type EventDescription,
@@ -20,7 +19,7 @@ import { cutText, escapeMrkdwn, mrkdwnLink, oneLine, plainText, safeHttpUrl } fr
 import { SLACK_TEMPLATE_PARTS, type SlackConfig } from './slack-config.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeTitle } from './template-view.js';
+import { describedAlerts, noticeTitle } from './template-view.js';
 import { packLines } from './text-budget.js';
 
 /** `templates/slack/`: the built-in rendering's own templates. */
@@ -35,8 +34,7 @@ export type SlackBlock =
   | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true }; accessory?: SlackOverflow }
   | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
-  | { type: 'actions'; elements: SlackButton[] }
-  | { type: 'divider' };
+  | { type: 'actions'; elements: SlackButton[] };
 
 /** Plain text as a button or a menu option shows it. */
 export interface SlackPlainText {
@@ -107,9 +105,7 @@ export function renderSlack(n: Notification, options: SlackRenderOptions): Slack
 }
 
 function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessage {
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const templates = { ...SLACK_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
+  const { d, view, templates } = describedAlerts(n, o, SLACK_TEMPLATES);
   // The header is plain text: values only lose their control characters there.
   const title = templates.title!.render([view], (v) => plainText(v, 300));
   const lead = (i: number) => templates.text!.render([view, view.events[i]!], (v) => escapeMrkdwn(v, 500));

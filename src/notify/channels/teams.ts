@@ -19,13 +19,13 @@ import type {
   RenderOptions,
 } from './channel.js';
 import { renderOptionsOf } from './channel.js';
-import { describeAlerts, eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
+import { eventFactList, type EventDescription, type Fact, type Link, type Tone } from './describe.js';
 import { cutText, escapeTeamsMarkdown, oneLine, safeHttpUrl, safeLinks } from './escape.js';
 import { postingChannel, urlSecrets } from './http-post.js';
 import { consoleLink } from './console-link.js';
 import { TEAMS_TEMPLATE_PARTS, teamsConfigSchema, type TeamsConfig } from './teams-config.js';
 import { defaultTemplates } from './template-config.js';
-import { messageView, noticeTitle } from './template-view.js';
+import { describedAlerts, noticeTitle } from './template-view.js';
 import { jsonBytes, packLines, TextBudget } from './text-budget.js';
 
 /** The Adaptive Card version Teams renders in full. */
@@ -90,14 +90,11 @@ export interface TeamsMessage {
   attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive'; contentUrl: null; content: AdaptiveCard }];
 }
 
-/** What rendering needs besides the notification. */
-export type TeamsRenderOptions = RenderOptions;
-
 /** `templates/teams/`: the built-in rendering's own templates. */
 export const TEAMS_TEMPLATES = defaultTemplates('teams', TEAMS_TEMPLATE_PARTS);
 
 /** Builds the Workflows message for a notification. Pure. */
-export function renderTeams(n: Notification, o: TeamsRenderOptions): TeamsMessage {
+export function renderTeams(n: Notification, o: RenderOptions): TeamsMessage {
   const card = n.type === 'notice' ? noticeCard(n, o) : alertsCard(n, o);
   return {
     type: 'message',
@@ -130,25 +127,21 @@ function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBl
   return { type: 'TextBlock', text: value, wrap: true, ...extra };
 }
 
-function alertsCard(n: AlertsNotification, o: TeamsRenderOptions): AdaptiveCard {
+function alertsCard(n: AlertsNotification, o: RenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
-  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
-  const templates = { ...TEAMS_TEMPLATES, ...o.templates };
-  const view = messageView(n, d, { ...o, routes: n.routes });
+  const { d, view, templates } = describedAlerts(n, o, TEAMS_TEMPLATES);
   const title = templates.title!.render([view], (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(d.headline.tone, budget.spend(cutText(title, TEAMS_LIMITS.block)))];
   if (d.shared.length > 0) body.push(factSet(d.shared, budget));
-  const shown = d.events.slice(0, TEAMS_LIMITS.events);
-  let cut = d.events.length - shown.length;
-  shown.forEach((e, i) => {
-    if (budget.left < 200) {
-      cut++;
-      return;
-    }
-    const lead = templates.text!.render([view, view.events[i]!], (v) => escapeTeamsMarkdown(v, 1_000));
+  let shown = 0;
+  // Past the most events or the budget, every later event is left out too: the rest are counted.
+  for (const e of d.events.slice(0, TEAMS_LIMITS.events)) {
+    if (budget.left < 200) break;
+    const lead = templates.text!.render([view, view.events[shown]!], (v) => escapeTeamsMarkdown(v, 1_000));
     body.push(...eventElements(e, lead, budget));
-  });
-  const more = d.omitted + cut;
+    shown++;
+  }
+  const more = d.omitted + d.events.length - shown;
   if (more > 0) {
     const where = d.omittedCommand ? ` (${escapeTeamsMarkdown(d.omittedCommand, 500)} lists every open alert)` : '';
     body.push(text(`…and ${more} more not shown${where}`, { isSubtle: true }));
@@ -196,7 +189,7 @@ function actionsOf(
   n: AlertsNotification,
   events: readonly EventDescription[],
   runbooks: readonly Link[],
-  o: TeamsRenderOptions,
+  o: RenderOptions,
 ): CardAction[] {
   const links: { label: string; url: string | null | undefined }[] = [];
   if (n.events.length === 1)
@@ -210,7 +203,7 @@ function actionsOf(
 }
 
 /** A notice: its title as the header, its fields as facts, its lines as text. */
-function noticeCard(n: NoticeNotification, o: TeamsRenderOptions): AdaptiveCard {
+function noticeCard(n: NoticeNotification, o: RenderOptions): AdaptiveCard {
   const budget = new TextBudget(TEAMS_LIMITS.text, jsonBytes);
   const title = noticeTitle(n, o, TEAMS_TEMPLATES, (v) => escapeTeamsMarkdown(v, 300));
   const body: CardElement[] = [header(n.severity ?? 'info', title)];

@@ -7,7 +7,7 @@
  * prototype, so no name reaches anything but a label.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../../alerts/alert-event.js';
-import type { AlertsNotification, NoticeNotification } from './channel.js';
+import type { AlertsNotification, NoticeNotification, RenderOptions } from './channel.js';
 import { describeAlerts, TONES, type AlertsDescription, type EventDescription, type Tone } from './describe.js';
 import { consoleLink } from './console-link.js';
 import { oneLine, plainText, safeHttpUrl } from './escape.js';
@@ -42,6 +42,15 @@ export function messageView(n: AlertsNotification, d: AlertsDescription, o: View
     silence_command: d.silenceCommand ?? '',
     acknowledgement: acknowledgementOf(n.events),
   };
+}
+
+/**
+ * An alerts notification as a kind renders it: its description, its view, and the templates it
+ * renders with (the channel's own over `own`, the kind's defaults).
+ */
+export function describedAlerts(n: AlertsNotification, o: RenderOptions, own: ChannelTemplates) {
+  const d = describeAlerts(n, o.now, { commandConfigFile: o.commandConfigFile, links: o.links });
+  return { d, view: messageView(n, d, o), templates: { ...own, ...o.templates } };
 }
 
 /**

@@ -172,8 +172,7 @@ function common(maps: readonly Record<string, string>[]): Record<string, string>
 
 /** One event as an Alertmanager alert. */
 function eventAlert(e: AlertEvent, n: AlertsNotification, o: WebhookRenderOptions): AlertmanagerAlert {
-  const links = o.links ?? NO_LINKS;
-  const d = describeEvent(e, o.now, new Set(), links);
+  const d = describeEvent(e, o.now, new Set(), o.links);
   const resolved = e.kind === 'resolved';
   return {
     status: resolved ? 'resolved' : 'firing',
