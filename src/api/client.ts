@@ -18,7 +18,7 @@
  * The token is read (`reveal()`) in one place: the Authorization header. It is never logged, never
  * put in an error, and any text the client did not write itself is scrubbed of it.
  */
-import { withExtraValues, type ExtraValues } from './extra-values.js';
+import type { ExtraValues } from './extra-values.js';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from 'pino';
@@ -36,8 +36,7 @@ import {
   type QueryOf,
 } from './functions.js';
 import type { z } from 'zod';
-import { errorEnvelopeSchema, pageSchema, timestampSchema, type AttentionSummary, type Page } from './schemas.js';
-import { timestampCheckOf } from './timestamp-check.js';
+import { errorEnvelopeSchema, pageSchema, type AttentionSummary, type Page } from './schemas.js';
 import {
   ApiCallError,
   ApiError,
@@ -644,32 +643,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     data: unknown,
     retryAfterMs: number | undefined,
   ): unknown {
-    // A read of one record that does not fit says what is wrong with the record, for its quarantine.
-    const record = () =>
-      !spec.paged && recordKindOf(spec.name) ? parseRecord(schema, data, options.extraValues).problem : undefined;
-    const read = compiledSchema(schema).safeParse(data);
-    const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
-    const parsed = known ? { success: true as const, data: known.data } : read;
-    // What does not fit: zod's issues, or else the first timestamp that cannot be read.
-    const problems: { path: PropertyKey[]; message: string }[] = parsed.success ? [] : parsed.error.issues;
-    const unreadable = parsed.success ? timestampCheckOf(schema, timestampSchema)(parsed.data) : null;
-    if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
-    if (problems.length > 0) {
-      const issues = problems.slice(0, 5).map((issue) => {
-        const where = describePath(issue.path, data, '(answer)');
-        return { where, text: `${where}: ${issue.message}` };
-      });
-      const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
-      throw new ApiResponseError(spec.name, {
-        status,
-        problem: 'schema',
-        detail: issues.map((i) => i.text).join('; ') + more,
-        issuePaths: issues.map((i) => i.where),
-        retryAfterMs,
-        record: record(),
-      });
-    }
-    return parsed.data;
+    const read = parseRecord(schema, data, options.extraValues);
+    if (read.ok) return read.data;
+    const issues = read.issues.slice(0, 5).map((issue) => {
+      const where = describePath(issue.path, data, '(answer)');
+      return { where, text: `${where}: ${issue.message}` };
+    });
+    const more = read.issues.length > 5 ? ` (+${read.issues.length - 5} more)` : '';
+    throw new ApiResponseError(spec.name, {
+      status,
+      problem: 'schema',
+      detail: issues.map((i) => i.text).join('; ') + more,
+      issuePaths: issues.map((i) => i.where),
+      retryAfterMs,
+      // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+      record: !spec.paged && recordKindOf(spec.name) ? read.problem : undefined,
+    });
   }
 
   /**

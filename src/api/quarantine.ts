@@ -77,29 +77,31 @@ export function compiledSchema<S extends z.ZodType>(schema: S): S {
   return compiled;
 }
 
+/** What does not fit in a record or an answer: a zod issue, or the first timestamp that cannot be read. */
+export interface Misfit {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+}
+
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
- * answers the parsed record or what is wrong with it (`problem`, undefined when it reads). A
- * failure whose every issue is a string outside a stated set of values (a zod enum) is
- * `unknown_value`; anything else `unreadable`.
+ * answers the parsed record or what is wrong with it (`problem`, undefined when it reads) and what
+ * does not fit (`issues`). A failure whose every issue is a string outside a stated set of values
+ * (a zod enum) is `unknown_value`; anything else `unreadable`.
  */
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
   extra?: ExtraValues,
-): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem } {
+): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem; issues: readonly Misfit[] } {
   const parsed = compiledSchema(schema).safeParse(item);
   // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
   const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
-  if (known) {
-    const unreadable = timestampCheckOf(schema, timestampSchema)(known.data);
-    if (!unreadable) return { ok: true, data: known.data };
-    return {
-      ok: false,
-      problem: { reason: 'unreadable', detail: `${describePath(unreadable.path)}: ${unreadable.problem}` },
-    };
-  }
-  const issues = parsed.error!.issues;
+  const unreadable = known && timestampCheckOf(schema, timestampSchema)(known.data);
+  if (known && !unreadable) return { ok: true, data: known.data };
+  // What does not fit: zod's issues, or else the first timestamp that cannot be read.
+  const issues: Misfit[] = unreadable ? [{ path: unreadable.path, message: unreadable.problem }] : parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
@@ -107,6 +109,7 @@ export function parseRecord(
     const key = extraValueKey(first.path, String(value));
     return {
       ok: false,
+      issues,
       problem: {
         reason: 'unknown_value',
         field,
@@ -121,6 +124,7 @@ export function parseRecord(
   const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
   return {
     ok: false,
+    issues,
     problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
   };
 }
