@@ -36,7 +36,7 @@ import {
   type QueryOf,
 } from './functions.js';
 import type { z } from 'zod';
-import { errorEnvelopeSchema, pageSchema, type AttentionSummary, type Page } from './schemas.js';
+import { errorEnvelopeSchema, pageSchema, type Page } from './schemas.js';
 import {
   ApiCallError,
   ApiError,
@@ -763,6 +763,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** A read's answer without the records it set aside (`quarantined`), which go to `opts.quarantine`. */
+  async function handOn<T>(answer: Promise<T>, opts: CallOptions | undefined): Promise<T> {
+    const { quarantined: aside, ...rest } = (await answer) as T & { quarantined?: QuarantinedRecord[] };
+    for (const record of aside ?? []) opts?.quarantine?.add(record);
+    return rest as T;
+  }
+
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
     const fetcher =
       (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
@@ -778,12 +785,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       logger,
     });
     return {
-      list: (async (query: QueryOf<N> | undefined, opts: CallOptions | undefined) => {
-        const page = (await call(name, { id: appId, query }, opts)) as QuarantinedPage<ItemOf<N>>;
-        if (!page.quarantined) return page;
-        for (const record of page.quarantined) opts?.quarantine?.add(record);
-        return { items: page.items, total: page.total };
-      }) as ListMethods<N>['list'],
+      list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
+        handOn(call(name, { id: appId, query }, opts), opts)) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           ...walkOptions(),
@@ -829,16 +832,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
     },
     logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
-    attention: {
-      list: async (query, opts) => {
-        const answer = (await call('attention.list', { query }, opts)) as AttentionSummary & {
-          quarantined?: QuarantinedRecord[];
-        };
-        if (!answer.quarantined) return answer;
-        for (const record of answer.quarantined) opts?.quarantine?.add(record);
-        return { sections: answer.sections, total: answer.total };
-      },
-    },
+    attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
     whoami: (query, opts) => call('whoami', { query }, opts),
     call,
     close: async () => {
