@@ -72,7 +72,7 @@ export class SharedApps {
   }
 
   async #answer(ctx: AppsReadCycle, maxAgeMs: number, need: ReadonlySet<number>): Promise<AppsRead> {
-    const scope = scopeOf(ctx);
+    const scope = ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
     const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
     const last = this.#last;
     if (last !== undefined && last.scope === scope && ctx.now - last.at < maxAgeMs && has(last)) return last;
@@ -136,8 +136,4 @@ function shared<T extends string | null>(word: T, words: Map<string, string>): T
   if (word === null) return word;
   if (!words.has(word)) words.set(word, word);
   return words.get(word) as T;
-}
-
-function scopeOf(ctx: Pick<AppsReadCycle, 'namespaces'>): string {
-  return ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
 }
