@@ -348,26 +348,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     args: CallArgs<N> = {},
     opts: CallOptions = {},
   ): Promise<AnswerOf<N>> {
-    const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
-    if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
-    if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
-    const path = buildPath(spec, args);
-    const search = encodeParams(spec, args.query);
-    const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
-    if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
-    if (spec.kind === 'change' && !opts.idempotencyKey) {
-      throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
-    }
-    // A change (the only POST, so the only body) adds its content type and idempotency key.
-    const headers =
-      spec.kind === 'change'
-        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
-        : readHeaders;
-    const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
-    // A list (or an answer holding records) read with somewhere to set bad records aside is read
-    // record by record.
-    const perRecord = (spec.paged === true || spec.records !== undefined) && opts.quarantine !== undefined;
-    const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
+    const target = targetOf(name, args, opts);
+    const { spec } = target;
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -403,6 +385,30 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** What every attempt of one call sends and reads with: checked against the catalogue, before anything is sent. */
+  function targetOf<N extends FunctionName>(name: N, args: CallArgs<N>, opts: CallOptions) {
+    const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
+    if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
+    if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
+    const path = buildPath(spec, args);
+    const search = encodeParams(spec, args.query);
+    const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
+    if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
+    if (spec.kind === 'change' && !opts.idempotencyKey) {
+      throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
+    }
+    // A change (the only POST, so the only body) adds its content type and idempotency key.
+    const headers =
+      spec.kind === 'change'
+        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
+        : readHeaders;
+    const answer: z.ZodType = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
+    // A list (or an answer holding records) read with somewhere to set bad records aside is read
+    // record by record.
+    const perRecord = (spec.paged === true || spec.records !== undefined) && opts.quarantine !== undefined;
+    return { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
+  }
+
   /**
    * A 429: every request waits (its `Retry-After`, capped, or a while), and the rate in force is
    * halved. Said at warn once a spell (the first 429 after the rate came all the way back), the
@@ -430,14 +436,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: {
-      spec: FunctionSpec;
-      answer: z.ZodType;
-      pathAndQuery: string;
-      headers: Readonly<Record<string, string>>;
-      body: string | undefined;
-      perRecord: boolean;
-    },
+    target: ReturnType<typeof targetOf>,
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
