@@ -22,23 +22,15 @@ import { valueAt } from '../lib/value-at.js';
 export type RecordKind =
   'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point' | 'attention_section';
 
-/** The kind of record each resource's reads (`get` and `list`) read. */
-const KIND_OF_RESOURCE: Readonly<Record<string, RecordKind>> = {
-  apps: 'app',
-  runs: 'run',
-  urls: 'url',
-  backups: 'backup',
-  servers: 'server',
-  installers: 'installer',
-  projects: 'project',
-  restore_points: 'restore_point',
-  attention: 'attention_section',
-};
-
-/** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs, changes). */
+/**
+ * The kind of record `fn` reads: its resource's name in the singular (`restore_points.list` reads
+ * restore points), an attention summary's records being its sections; undefined for functions that
+ * read no record (whoami, logs, changes).
+ */
 export function recordKindOf(fn: string): RecordKind | undefined {
   const [resource, verb] = fn.split('.');
-  return verb === 'get' || verb === 'list' ? KIND_OF_RESOURCE[resource!] : undefined;
+  if (verb !== 'get' && verb !== 'list') return undefined;
+  return resource === 'attention' ? 'attention_section' : (resource!.slice(0, -1) as RecordKind);
 }
 
 /** One record set aside: what was wrong with it, and which record of which read. */
