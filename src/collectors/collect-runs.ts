@@ -67,7 +67,8 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   if (memory) {
     // Every list was read to its end: what they said is kept for the next cycle.
     memory.walked(read.newestCreated);
-    if (read.settled) memory.mergeSettled(read.settled.newest);
+    // The cycle's settled runs merged in: the newest of each group wins.
+    for (const [key, run] of read.settled?.newest ?? []) memory.settled.keep(key, run);
     memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
     await detailEconomically(ctx, memory, runs, details, followed);
   } else {
