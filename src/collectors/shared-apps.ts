@@ -42,7 +42,6 @@ export interface AppsRead {
   aside: readonly QuarantinedRecord[];
 }
 
-/** The shared `apps.list`, kept between cycles. */
 /**
  * What a read of the list needs from the job's cycle (its `CollectorContext` has all of it): the
  * client, the namespaces in scope, the cycle's time and signal, and where bad records go.
@@ -55,6 +54,7 @@ export interface AppsReadCycle {
   quarantine?: QuarantineSink | undefined;
 }
 
+/** The shared `apps.list`, kept between cycles. */
 export class SharedApps {
   #last: AppsRead | undefined;
   #pending: Promise<AppsRead> | undefined;
