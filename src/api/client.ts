@@ -18,7 +18,7 @@
  * The token is read (`reveal()`) in one place: the Authorization header. It is never logged, never
  * put in an error, and any text the client did not write itself is scrubbed of it.
  */
-import { withExtraValues, type ExtraValues } from './extra-values.js';
+import type { ExtraValues } from './extra-values.js';
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher } from '../lib/undici-core.js';
 import type { Logger } from 'pino';
@@ -36,8 +36,7 @@ import {
   type QueryOf,
 } from './functions.js';
 import type { z } from 'zod';
-import { errorEnvelopeSchema, pageSchema, timestampSchema, type AttentionSummary, type Page } from './schemas.js';
-import { timestampCheckOf } from './timestamp-check.js';
+import { errorEnvelopeSchema, pageSchema, type Page } from './schemas.js';
 import {
   ApiCallError,
   ApiError,
@@ -349,26 +348,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     args: CallArgs<N> = {},
     opts: CallOptions = {},
   ): Promise<AnswerOf<N>> {
-    const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
-    if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
-    if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
-    const path = buildPath(spec, args);
-    const search = encodeParams(spec, args.query);
-    const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
-    if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
-    if (spec.kind === 'change' && !opts.idempotencyKey) {
-      throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
-    }
-    // A change (the only POST, so the only body) adds its content type and idempotency key.
-    const headers =
-      spec.kind === 'change'
-        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
-        : readHeaders;
-    const answer = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
-    // A list (or an answer holding records) read with somewhere to set bad records aside is read
-    // record by record.
-    const perRecord = (spec.paged === true || spec.records !== undefined) && opts.quarantine !== undefined;
-    const target = { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
+    const target = targetOf(name, args, opts);
+    const { spec } = target;
 
     for (let attempt = 1; ; attempt++) {
       let error: ApiCallError;
@@ -404,6 +385,30 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** What every attempt of one call sends and reads with: checked against the catalogue, before anything is sent. */
+  function targetOf<N extends FunctionName>(name: N, args: CallArgs<N>, opts: CallOptions) {
+    const spec = (FUNCTIONS as Record<string, FunctionSpec>)[name];
+    if (!spec) throw new ApiUsageError(String(name), 'no such function in the catalogue');
+    if (closed) throw new ApiUsageError(spec.name, 'the client is closed');
+    const path = buildPath(spec, args);
+    const search = encodeParams(spec, args.query);
+    const body = spec.method === 'POST' ? JSON.stringify(checkParams(spec, 'body', args.body)) : undefined;
+    if (spec.method !== 'POST' && args.body !== undefined) throw new ApiUsageError(spec.name, 'a read takes no body');
+    if (spec.kind === 'change' && !opts.idempotencyKey) {
+      throw new ApiUsageError(spec.name, 'a change needs an idempotency key (CallOptions.idempotencyKey)');
+    }
+    // A change (the only POST, so the only body) adds its content type and idempotency key.
+    const headers =
+      spec.kind === 'change'
+        ? { ...readHeaders, 'content-type': 'application/json', 'idempotency-key': opts.idempotencyKey! }
+        : readHeaders;
+    const answer: z.ZodType = opts.view === undefined ? spec.answer : spec.paged ? pageOf(opts.view) : opts.view;
+    // A list (or an answer holding records) read with somewhere to set bad records aside is read
+    // record by record.
+    const perRecord = (spec.paged === true || spec.records !== undefined) && opts.quarantine !== undefined;
+    return { spec, answer, pathAndQuery: `${path}${search}`, headers, body, perRecord };
+  }
+
   /**
    * A 429: every request waits (its `Retry-After`, capped, or a while), and the rate in force is
    * halved. Said at warn once a spell (the first 429 after the rate came all the way back), the
@@ -431,14 +436,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   async function attemptOnce(
-    target: {
-      spec: FunctionSpec;
-      answer: z.ZodType;
-      pathAndQuery: string;
-      headers: Readonly<Record<string, string>>;
-      body: string | undefined;
-      perRecord: boolean;
-    },
+    target: ReturnType<typeof targetOf>,
     attempt: number,
     opts: CallOptions,
   ): Promise<unknown> {
@@ -644,32 +642,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     data: unknown,
     retryAfterMs: number | undefined,
   ): unknown {
-    // A read of one record that does not fit says what is wrong with the record, for its quarantine.
-    const record = () =>
-      !spec.paged && recordKindOf(spec.name) ? parseRecord(schema, data, options.extraValues).problem : undefined;
-    const read = compiledSchema(schema).safeParse(data);
-    const known = read.success ? undefined : withExtraValues(schema, data, read.error.issues, options.extraValues);
-    const parsed = known ? { success: true as const, data: known.data } : read;
-    // What does not fit: zod's issues, or else the first timestamp that cannot be read.
-    const problems: { path: PropertyKey[]; message: string }[] = parsed.success ? [] : parsed.error.issues;
-    const unreadable = parsed.success ? timestampCheckOf(schema, timestampSchema)(parsed.data) : null;
-    if (unreadable) problems.push({ path: unreadable.path, message: unreadable.problem });
-    if (problems.length > 0) {
-      const issues = problems.slice(0, 5).map((issue) => {
-        const where = describePath(issue.path, data, '(answer)');
-        return { where, text: `${where}: ${issue.message}` };
-      });
-      const more = problems.length > 5 ? ` (+${problems.length - 5} more)` : '';
-      throw new ApiResponseError(spec.name, {
-        status,
-        problem: 'schema',
-        detail: issues.map((i) => i.text).join('; ') + more,
-        issuePaths: issues.map((i) => i.where),
-        retryAfterMs,
-        record: record(),
-      });
-    }
-    return parsed.data;
+    const read = parseRecord(schema, data, options.extraValues);
+    if (read.ok) return read.data;
+    const issues = read.issues.slice(0, 5).map((issue) => {
+      const where = describePath(issue.path, data, '(answer)');
+      return { where, text: `${where}: ${issue.message}` };
+    });
+    const more = read.issues.length > 5 ? ` (+${read.issues.length - 5} more)` : '';
+    throw new ApiResponseError(spec.name, {
+      status,
+      problem: 'schema',
+      detail: issues.map((i) => i.text).join('; ') + more,
+      issuePaths: issues.map((i) => i.where),
+      retryAfterMs,
+      // A read of one record that does not fit says what is wrong with the record, for its quarantine.
+      record: !spec.paged && recordKindOf(spec.name) ? read.problem : undefined,
+    });
   }
 
   /**
@@ -774,6 +762,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  /** A read's answer without the records it set aside (`quarantined`), which go to `opts.quarantine`. */
+  async function handOn<T>(answer: Promise<T>, opts: CallOptions | undefined): Promise<T> {
+    const { quarantined: aside, ...rest } = (await answer) as T & { quarantined?: QuarantinedRecord[] };
+    for (const record of aside ?? []) opts?.quarantine?.add(record);
+    return rest as T;
+  }
+
   function listMethods<N extends FunctionName>(name: N, appId?: number): ListMethods<N> {
     const fetcher =
       (query: WalkQuery<N> | undefined, opts: CallOptions | undefined) =>
@@ -789,12 +784,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       logger,
     });
     return {
-      list: (async (query: QueryOf<N> | undefined, opts: CallOptions | undefined) => {
-        const page = (await call(name, { id: appId, query }, opts)) as QuarantinedPage<ItemOf<N>>;
-        if (!page.quarantined) return page;
-        for (const record of page.quarantined) opts?.quarantine?.add(record);
-        return { items: page.items, total: page.total };
-      }) as ListMethods<N>['list'],
+      list: ((query: QueryOf<N> | undefined, opts: CallOptions | undefined) =>
+        handOn(call(name, { id: appId, query }, opts), opts)) as ListMethods<N>['list'],
       listAll: ((query: WalkQuery<N> | undefined, opts: ListAllOptions<ItemOf<N>> | undefined) =>
         paginate(fetcher(query, opts), {
           ...walkOptions(),
@@ -840,16 +831,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       pages: (appId, query, opts) => listMethods('restore_points.list', appId).pages(query, opts),
     },
     logs: { tail: (appId, query, opts) => call('logs.tail', { id: appId, query }, opts) },
-    attention: {
-      list: async (query, opts) => {
-        const answer = (await call('attention.list', { query }, opts)) as AttentionSummary & {
-          quarantined?: QuarantinedRecord[];
-        };
-        if (!answer.quarantined) return answer;
-        for (const record of answer.quarantined) opts?.quarantine?.add(record);
-        return { sections: answer.sections, total: answer.total };
-      },
-    },
+    attention: { list: (query, opts) => handOn(call('attention.list', { query }, opts), opts) },
     whoami: (query, opts) => call('whoami', { query }, opts),
     call,
     close: async () => {

@@ -30,8 +30,8 @@ export function permissionDenial(err: unknown): PermissionDenial | undefined {
   if (!(err instanceof ApiError)) return undefined;
   const spec = (FUNCTIONS as Record<string, FunctionSpec>)[err.fn];
   if (!spec) return undefined;
-  if (err.code === 'function_not_allowed') return { fn: err.fn, code: err.code, permission: spec.permission };
-  if (err.code === 'access_denied' && !spec.path.includes('{id}'))
-    return { fn: err.fn, code: err.code, permission: spec.permission };
-  return undefined;
+  const { code } = err;
+  // access_denied on a read by id is the record's environment (§5.4), not the function's.
+  if (code !== 'function_not_allowed' && (code !== 'access_denied' || spec.path.includes('{id}'))) return undefined;
+  return { fn: err.fn, code, permission: spec.permission };
 }

@@ -20,7 +20,7 @@ export abstract class ApiCallError extends Error {
    */
   attempts = 0;
 
-  protected constructor(fn: string, message: string) {
+  constructor(fn: string, message: string) {
     super(`${fn}: ${message}`);
     this.fn = fn;
   }
@@ -198,10 +198,6 @@ export class ApiListTooLongError extends ApiCallError {
  */
 export class ApiUsageError extends ApiCallError {
   override readonly name = 'ApiUsageError';
-
-  constructor(fn: string, detail: string) {
-    super(fn, detail);
-  }
 }
 
 const TRANSPORT_REASONS: readonly TransportReason[] = ['timeout', 'connection', 'deadline', 'aborted'];

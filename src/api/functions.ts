@@ -369,9 +369,7 @@ export type AnswerOf<N extends FunctionName> = z.infer<(typeof FUNCTIONS)[N]['an
 
 /** Every error code a function can raise: the base set, its own, and for changes not_found and W. */
 export function errorsOf(spec: FunctionSpec): ErrorCode[] {
-  const codes = new Set<ErrorCode>([...BASE_ERRORS, ...spec.errors]);
-  if (spec.kind === 'change') for (const c of CHANGE_ERRORS) codes.add(c);
-  return [...codes];
+  return [...new Set([...BASE_ERRORS, ...spec.errors, ...(spec.kind === 'change' ? CHANGE_ERRORS : [])])];
 }
 
 /** All function specs, as a list. */

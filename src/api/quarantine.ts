@@ -22,23 +22,15 @@ import { valueAt } from '../lib/value-at.js';
 export type RecordKind =
   'app' | 'run' | 'url' | 'backup' | 'server' | 'installer' | 'project' | 'restore_point' | 'attention_section';
 
-/** The kind of record each resource's reads (`get` and `list`) read. */
-const KIND_OF_RESOURCE: Readonly<Record<string, RecordKind>> = {
-  apps: 'app',
-  runs: 'run',
-  urls: 'url',
-  backups: 'backup',
-  servers: 'server',
-  installers: 'installer',
-  projects: 'project',
-  restore_points: 'restore_point',
-  attention: 'attention_section',
-};
-
-/** The kind of record `fn` reads; undefined for functions that read no record (whoami, logs, changes). */
+/**
+ * The kind of record `fn` reads: its resource's name in the singular (`restore_points.list` reads
+ * restore points), an attention summary's records being its sections; undefined for functions that
+ * read no record (whoami, logs, changes).
+ */
 export function recordKindOf(fn: string): RecordKind | undefined {
   const [resource, verb] = fn.split('.');
-  return verb === 'get' || verb === 'list' ? KIND_OF_RESOURCE[resource!] : undefined;
+  if (verb !== 'get' && verb !== 'list') return undefined;
+  return resource === 'attention' ? 'attention_section' : (resource!.slice(0, -1) as RecordKind);
 }
 
 /** One record set aside: what was wrong with it, and which record of which read. */
@@ -77,29 +69,31 @@ export function compiledSchema<S extends z.ZodType>(schema: S): S {
   return compiled;
 }
 
+/** What does not fit in a record or an answer: a zod issue, or the first timestamp that cannot be read. */
+export interface Misfit {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+}
+
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
- * answers the parsed record or what is wrong with it (`problem`, undefined when it reads). A
- * failure whose every issue is a string outside a stated set of values (a zod enum) is
- * `unknown_value`; anything else `unreadable`.
+ * answers the parsed record or what is wrong with it (`problem`, undefined when it reads) and what
+ * does not fit (`issues`). A failure whose every issue is a string outside a stated set of values
+ * (a zod enum) is `unknown_value`; anything else `unreadable`.
  */
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
   extra?: ExtraValues,
-): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem } {
+): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem; issues: readonly Misfit[] } {
   const parsed = compiledSchema(schema).safeParse(item);
   // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
   const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
-  if (known) {
-    const unreadable = timestampCheckOf(schema, timestampSchema)(known.data);
-    if (!unreadable) return { ok: true, data: known.data };
-    return {
-      ok: false,
-      problem: { reason: 'unreadable', detail: `${describePath(unreadable.path)}: ${unreadable.problem}` },
-    };
-  }
-  const issues = parsed.error!.issues;
+  const unreadable = known && timestampCheckOf(schema, timestampSchema)(known.data);
+  if (known && !unreadable) return { ok: true, data: known.data };
+  // What does not fit: zod's issues, or else the first timestamp that cannot be read.
+  const issues: Misfit[] = unreadable ? [{ path: unreadable.path, message: unreadable.problem }] : parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
@@ -107,6 +101,7 @@ export function parseRecord(
     const key = extraValueKey(first.path, String(value));
     return {
       ok: false,
+      issues,
       problem: {
         reason: 'unknown_value',
         field,
@@ -121,6 +116,7 @@ export function parseRecord(
   const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
   return {
     ok: false,
+    issues,
     problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
   };
 }

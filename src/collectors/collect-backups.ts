@@ -136,11 +136,9 @@ async function backupsPerApp(
         read += page.walked;
         pageSize ||= page.walked;
         for (const backup of page.items) meet(backup);
-        // Breaking out ends the walk: the rest of the list is older backups of apps already settled.
-        if (missing.size === 0) {
-          walkedToEnd = false;
-          break;
-        }
+        // Breaking out ends the walk: the rest of the list is older backups of apps already settled
+        // (and with none missing, none is left to read one by one).
+        if (missing.size === 0) break;
         // The apps still missing have old good backups, far down the list: once asking for each of
         // them takes no more requests than the pages left, ask for each (one small answer) instead.
         total ??= (

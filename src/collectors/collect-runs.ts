@@ -67,7 +67,8 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   if (memory) {
     // Every list was read to its end: what they said is kept for the next cycle.
     memory.walked(read.newestCreated);
-    if (read.settled) memory.mergeSettled(read.settled.newest);
+    // The cycle's settled runs merged in: the newest of each group wins.
+    for (const [key, run] of read.settled?.newest ?? []) memory.settled.keep(key, run);
     memory.pruneSettled(ctx.now - ctx.checks.failed_runs.lookback);
     await detailEconomically(ctx, memory, runs, details, followed);
   } else {
@@ -103,30 +104,19 @@ export async function collectRuns(ctx: CollectorContext): Promise<RunsSnapshot> 
   };
 }
 
-/** What the lists (and the reads by id of followed runs) brought, before details. */
-interface RunsRead {
-  byId: Map<number, RunListItem>;
-  details: Map<number, Run>;
-  followed: Set<number>;
-  settled: SettledRunSummary | undefined;
-  stateWords: StateWordTally;
-  /** The failed and active state words. */
-  wanted: ReadonlySet<string>;
-  /** The newest creation time the walk read. */
-  newestCreated: number | undefined;
-}
-
 /**
- * The lists: the walk of every run (down to the look-back, or with a memory down to the newest run
- * it saw, `RunsMemory.walkStop`), with a memory the failed states' lists within the look-back, the
- * active states' lists, then the runs that left those lists since the last cycle and the followed
- * runs, by id.
+ * What the lists (and the reads by id of followed runs) brought, before details. The lists: the
+ * walk of every run (down to the look-back, or with a memory down to the newest run it saw,
+ * `RunsMemory.walkStop`), with a memory the failed states' lists within the look-back, the active
+ * states' lists, then the runs that left those lists since the last cycle and the followed runs,
+ * by id.
  */
-async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): Promise<RunsRead> {
+async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined) {
   const { client, checks } = ctx;
   const since = ctx.now - checks.failed_runs.lookback;
   const activeStates = checks.stuck_runs.active_states;
-  const wanted = new Set([...checks.failed_runs.failed_states, ...activeStates]);
+  // The failed and active state words.
+  const wanted: ReadonlySet<string> = new Set([...checks.failed_runs.failed_states, ...activeStates]);
 
   // Given what the checks can report (`ctx.relevance`), the window's settled runs are summarised
   // as they are read instead of kept: ~20,000 of 23,500 runs at 10,000 apps.
@@ -136,6 +126,7 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined): 
   const details = new Map<number, Run>();
   // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
   const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openRuns(ctx, FAILED_RUNS) });
+  // The newest creation time the walk read.
   let newestCreated: number | undefined;
   const keep = (run: RunListItem) => {
     stateWords.see(run.state);

@@ -1,4 +1,5 @@
 import type { QuarantineSink } from '../api/quarantine.js';
+import { mapLimit } from './map-limit.js';
 
 /** What a collector's walk is handed besides its query: the read's signal and quarantine. */
 export interface WalkOptions {
@@ -18,9 +19,5 @@ export async function readAcrossNamespaces<T>(
 ): Promise<T[]> {
   const opts = { signal: ctx.signal, quarantine: ctx.quarantine };
   if (ctx.namespaces === null) return read({}, opts, undefined);
-  const out: T[] = [];
-  for (const namespace of ctx.namespaces) {
-    for (const item of await read({ namespace }, opts, namespace)) out.push(item);
-  }
-  return out;
+  return (await mapLimit(ctx.namespaces, 1, (namespace) => read({ namespace }, opts, namespace))).flat();
 }

@@ -13,9 +13,7 @@ export async function readApps(ctx: CollectorContext, only: ReadonlySet<number>)
   if (ctx.sharedApps) {
     // Labels change seldom: a shared list up to LABELS_MAX_AGE_MS old, read again for a new app.
     const shared = await ctx.sharedApps.read(ctx, LABELS_MAX_AGE_MS, only);
-    const out = new Map<number, AppLabels>();
-    for (const [id, app] of shared.byId) if (only.has(id)) out.set(id, app);
-    return out;
+    return new Map([...shared.byId].filter(([id]) => only.has(id)));
   }
   const list = await readAcrossNamespaces(ctx, (query, opts) =>
     ctx.client.apps.listAll(query, { ...opts, view: appLabelsView, keep: (app) => only.has(app.id) }),

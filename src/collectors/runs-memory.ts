@@ -5,7 +5,7 @@
  * Nothing here is state the alerts depend on: with it empty, the collector reads as it always did.
  */
 import type { Run, RunListItem } from '../api/schemas.js';
-import { SettledRunSummary, type SettledRun } from './settled-runs.js';
+import { SettledRunSummary } from './settled-runs.js';
 
 /**
  * How far below the newest creation time already seen a later walk still reads: a run that shows
@@ -46,11 +46,6 @@ export class RunsMemory {
    */
   walked(newestCreated: number | undefined): void {
     if (newestCreated !== undefined) this.newestCreated = Math.max(newestCreated, this.newestCreated ?? -Infinity);
-  }
-
-  /** Merges a cycle's settled runs in (newest per group wins). */
-  mergeSettled(settled: ReadonlyMap<string, SettledRun>): void {
-    for (const [key, run] of settled) this.settled.keep(key, run);
   }
 
   /**

@@ -42,7 +42,6 @@ export interface AppsRead {
   aside: readonly QuarantinedRecord[];
 }
 
-/** The shared `apps.list`, kept between cycles. */
 /**
  * What a read of the list needs from the job's cycle (its `CollectorContext` has all of it): the
  * client, the namespaces in scope, the cycle's time and signal, and where bad records go.
@@ -55,6 +54,7 @@ export interface AppsReadCycle {
   quarantine?: QuarantineSink | undefined;
 }
 
+/** The shared `apps.list`, kept between cycles. */
 export class SharedApps {
   #last: AppsRead | undefined;
   #pending: Promise<AppsRead> | undefined;
@@ -72,7 +72,7 @@ export class SharedApps {
   }
 
   async #answer(ctx: AppsReadCycle, maxAgeMs: number, need: ReadonlySet<number>): Promise<AppsRead> {
-    const scope = scopeOf(ctx);
+    const scope = ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
     const has = (read: AppsRead) => [...need].every((id) => read.byId.has(id) || read.absent.has(id));
     const last = this.#last;
     if (last !== undefined && last.scope === scope && ctx.now - last.at < maxAgeMs && has(last)) return last;
@@ -136,8 +136,4 @@ function shared<T extends string | null>(word: T, words: Map<string, string>): T
   if (word === null) return word;
   if (!words.has(word)) words.set(word, word);
   return words.get(word) as T;
-}
-
-function scopeOf(ctx: Pick<AppsReadCycle, 'namespaces'>): string {
-  return ctx.namespaces === null ? '*' : ctx.namespaces.join('\n');
 }

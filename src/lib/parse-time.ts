@@ -27,11 +27,7 @@ export function parseTime(value: string | null | undefined): number | null {
   const m = ISO_TIME.exec(value);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, fraction, zulu, sign, oh, om] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
+  const [year, month, day, hour, minute] = [y, mo, d, h, mi].map(Number) as [number, number, number, number, number];
   const second = s === undefined ? 0 : Number(s);
   if (!isRealTime(year, month, day, hour, minute) || second > 60) return null;
   let offsetMinutes = 0;
