@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # deploy-watchdog container image.
-#   build:   bundles the TypeScript sources (scripts/build.mjs) and compiles the better-sqlite3
-#            native addon with dev dependencies, then prunes to production dependencies.
+#   build:   compiles TypeScript and the better-sqlite3 native addon with dev dependencies,
+#            then prunes to production dependencies.
 #   runtime: slim Node LTS, non-root, only production node_modules and the compiled output;
 #            config and state in the /data volume.
 # The runtime stage's steps (prune to production dependencies, start the compiled entry point as a
@@ -22,16 +22,15 @@ COPY package.json package-lock.json ./
 COPY packages/simulator/package.json ./packages/simulator/
 # Scripts are skipped here: `prepare` compiles the sources, which are not copied yet.
 RUN npm ci --ignore-scripts
-COPY tsconfig.json ./
-COPY scripts/build.mjs ./scripts/
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY templates ./templates
-# The bundler is a production dependency only so that `npm ci --omit=dev` in a clone can build;
+# The compiler is a production dependency only so that `npm ci --omit=dev` in a clone can build;
 # the image is built by now, so it leaves with the development dependencies.
 RUN npm rebuild better-sqlite3 \
  && npm run build \
  && npm prune --omit=dev \
- && rm -rf node_modules/esbuild node_modules/@esbuild node_modules/.bin/esbuild node_modules/@deploy-watchdog
+ && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver node_modules/@deploy-watchdog
 
 FROM ${NODE_IMAGE} AS runtime
 # glibc maps buffers of 128 kB and up on their own instead of fragmenting its heap (src/cli/memory-settings.ts).

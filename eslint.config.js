@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.test-build/', '.bench-build-*/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', '.test-build/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

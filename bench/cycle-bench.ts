@@ -21,7 +21,7 @@
  * {@link TARGET_RATIO}× the bare fetch and the peak under {@link TARGET_PEAK_MB} MB. A target
  * missed makes the exit code 1; PostgreSQL's figures are reported, not targeted.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,6 @@ import { createMemoryCgroup } from './lib/memory-cgroup.js';
 import { DAEMON_ENV, DAEMON_NODE_OPTIONS } from '../src/cli/memory-settings.js';
 import { postgresBinaries, startPostgres, type PostgresCluster } from '../test/helpers/postgres.js';
 import { BENCH_STATES, type BenchState } from './lib/bench-states.js';
-import { bundle } from '../scripts/build.mjs';
 import type { EconomyResult } from './economy-bench.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -124,24 +123,46 @@ const states = values.states.split(',').map((s) => {
 });
 
 /**
- * The worker bundled as the daemon's build bundles its entries (`scripts/build.mjs`: minified, the
- * same libraries in and out), or null. The PostgreSQL connection's worker thread is bundled where
- * the build has it (`state/postgres-worker.js`, which `src/state/postgres-channel.ts` starts).
+ * The worker as one JavaScript file next to node_modules (so its packages resolve), or null. The
+ * PostgreSQL connection's worker thread is bundled beside it, as `postgres-worker.js`: where the
+ * built daemon has it (`src/state/postgres-channel.ts` starts it from beside itself), in a folder
+ * whose package.json makes `.js` an ES module as the project's does.
  */
-async function bundleWorker(): Promise<string | null> {
+function bundleWorker(): string | null {
   if (values['no-bundle']) return null;
-  // A folder of this run's own, laid out as dist/ is (one level below the root, where the sources
-  // find the templates and package.json): checkouts that share node_modules (git worktrees) may bench at once.
-  const distRoot = fs.mkdtempSync(path.join(ROOT, '.bench-build-'));
-  process.once('exit', () => fs.rmSync(distRoot, { recursive: true, force: true }));
-  try {
-    await bundle([WORKER_TS], path.join(distRoot, 'bench'), distRoot);
-    await bundle([POSTGRES_WORKER_TS], path.join(distRoot, 'state'), distRoot);
-  } catch (err) {
-    process.stderr.write(`bench: bundling failed, running under tsx instead:\n${String(err)}\n`);
-    return null;
+  const esbuild = path.join(ROOT, 'node_modules', '.bin', 'esbuild');
+  if (!fs.existsSync(esbuild)) return null;
+  // A folder of this run's own: checkouts that share node_modules (git worktrees) may bench at once.
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  fs.mkdirSync(cache, { recursive: true });
+  const outDir = fs.mkdtempSync(path.join(cache, 'deploy-watchdog-bench-'));
+  process.once('exit', () => fs.rmSync(outDir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(outDir, 'package.json'), '{ "type": "module" }\n');
+  const out = path.join(outDir, 'cycle-worker.mjs');
+  for (const [entry, outfile] of [
+    [WORKER_TS, out],
+    [POSTGRES_WORKER_TS, path.join(outDir, 'postgres-worker.js')],
+  ] as const) {
+    const r = spawnSync(
+      esbuild,
+      [
+        entry,
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        '--packages=external',
+        '--target=node20',
+        `--outfile=${outfile}`,
+        '--log-level=error',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (r.status !== 0) {
+      process.stderr.write(`bench: bundling failed, running under tsx instead:\n${r.stderr}\n`);
+      return null;
+    }
   }
-  return path.join(distRoot, 'bench', 'cycle-worker.js');
+  return out;
 }
 
 /**
@@ -256,7 +277,7 @@ function runEconomy(apps: number): Promise<EconomyResult> {
   });
 }
 
-const entry = await bundleWorker();
+const entry = bundleWorker();
 const pg = benchPostgres();
 /** What users feel, by size (absent with --no-economy). */
 const economies = new Map<number, EconomyResult>();

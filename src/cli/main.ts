@@ -19,9 +19,7 @@ const COMMAND_NAMES = [
  */
 function loadCommand(name: string): Promise<{ default: Command }> {
   if (name === 'simulator' || name === 'demo') return simulatorPackageCommand(name);
-  // A path esbuild leaves to run time: the build ships each command as its own file (scripts/build.mjs).
-  const file = `./${name}.js`;
-  if (name !== 'ack' && name !== 'unack') return import(file);
+  if (name !== 'ack' && name !== 'unack') return import(`./${name}.js`);
   return import('./acknowledge-command.js').then((m) => ({ default: m.acknowledgeCommand(name) }));
 }
 

@@ -1,7 +1,7 @@
 /**
  * The compiled entry point as `npx deploy-watchdog` runs it: built by the package's own `build`
  * script (what `npm ci` runs as `prepare`, and the Dockerfile's build stage), then executed through
- * its shebang, which needs the file to be executable (esbuild writes it without that bit).
+ * its shebang, which needs the file to be executable (tsc writes it without that bit).
  */
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';

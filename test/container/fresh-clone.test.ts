@@ -1,6 +1,6 @@
 /**
  * The server install the README documents, from a fresh clone: `npm ci --omit=dev` installs the
- * production dependencies and builds `dist/` (the `prepare` script, with the bundler a production
+ * production dependencies and builds `dist/` (the `prepare` script, with the compiler a production
  * dependency for that), and what it installed runs: `--version`, and one `check` cycle against the
  * simulator, which loads every runtime dependency (the SQLite addon among them).
  *

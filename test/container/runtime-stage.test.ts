@@ -82,8 +82,15 @@ describe('container runtime stage', () => {
     app = mkdtempSync(path.join(tmpdir(), 'dw-image-'));
     // Readable by the non-root user, as the image's /app is (root-owned, world-readable).
     chmodSync(app, 0o755);
-    // Build stage: the sources bundled as the package's build script does, and its node_modules.
-    await run(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), path.join(app, 'dist')]);
+    // Build stage: the sources compiled as the package's build script does, and its node_modules.
+    await run(process.execPath, [
+      path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      path.join(ROOT, 'tsconfig.build.json'),
+      '--noCheck',
+      '--outDir',
+      path.join(app, 'dist'),
+    ]);
     // The simulator's manifest only, as the Dockerfile copies it: npm must see the workspace.
     mkdirSync(path.join(app, 'packages', 'simulator'), { recursive: true });
     for (const file of ['package.json', 'package-lock.json', 'packages/simulator/package.json']) {
@@ -93,13 +100,13 @@ describe('container runtime stage', () => {
     cpSync(path.join(ROOT, 'templates'), path.join(app, 'templates'), { recursive: true });
     // The real folder, never a link to it: the prune below must not reach the checkout's own.
     linkTree(realpathSync(path.join(ROOT, 'node_modules')), path.join(app, 'node_modules'));
-    // `npm prune --omit=dev`, then the bundler removed, as the build stage ends: what the runtime
+    // `npm prune --omit=dev`, then the compiler removed, as the build stage ends: what the runtime
     // stage copies.
     await run('npm', ['prune', '--omit=dev', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app });
     for (const tool of [
-      'node_modules/esbuild',
-      'node_modules/@esbuild',
-      'node_modules/.bin/esbuild',
+      'node_modules/typescript',
+      'node_modules/.bin/tsc',
+      'node_modules/.bin/tsserver',
       'node_modules/@deploy-watchdog',
     ]) {
       rmSync(path.join(app, tool), { recursive: true, force: true });
@@ -138,8 +145,8 @@ describe('container runtime stage', () => {
     );
   }
 
-  it('keeps production dependencies only, without the compiler or the bundler', () => {
-    for (const dev of ['typescript', 'esbuild', 'vitest', 'tsx', 'dockerfile-utils', 'smtp-server', 'mailparser']) {
+  it('keeps production dependencies only, without the compiler', () => {
+    for (const dev of ['typescript', 'vitest', 'tsx', 'dockerfile-utils', 'smtp-server', 'mailparser']) {
       expect(existsSync(path.join(app, 'node_modules', dev)), `${dev} should be pruned`).toBe(false);
     }
     for (const prod of ['better-sqlite3', 'undici', 'pino', 'zod', 'node-cron']) {
