@@ -58,7 +58,7 @@ export const repeatIntervalSchema = z.union([z.literal('off').transform(() => In
 });
 
 const routeSchema = z
-  .object({
+  .strictObject({
     name: nameSchema.optional(),
     match: z
       .record(labelNameSchema, matchValueSchema)
@@ -99,7 +99,6 @@ const routeSchema = z
         "The runbook of this route's alerts (a team's on-call page, say), linked in every message it sends, beside each check's own (checks.<name>.runbook_url).",
       ),
   })
-  .strict()
   .refine((r) => (r.escalate_after === undefined) === (r.escalate_to === undefined), {
     path: ['escalate_to'],
     message: 'escalate_after and escalate_to go together: say how long to wait and whom to tell then',
@@ -107,107 +106,94 @@ const routeSchema = z
 
 /** `notify.links`: the platform's own pages, by the kind of record an alert is about. */
 const linksSchema = z
-  .object({
+  .strictObject({
     app: pageTemplateSchema.optional().describe("An app's page, e.g. https://manage.example.com/apps/{id}."),
     run: pageTemplateSchema.optional().describe("A run's page, e.g. https://manage.example.com/runs/{id}."),
     backup: pageTemplateSchema.optional().describe("A backup's page, e.g. https://manage.example.com/backups/{id}."),
   })
-  .strict()
   .prefault({})
   .describe(
     "The platform's own pages, linked from each alert about such a record (a button in Slack, a link in email): URL templates with {id}, filled with the record's id, URL-encoded. Absent: no such link.",
   );
 
-const muteWindowSchema = z
-  .object({
-    name: nameSchema,
-    time_zone: timeZoneSchema.default('UTC'),
-    weekdays: z.array(weekdaySchema).min(1, 'must list at least one day (or leave it out for every day)').optional(),
-    times: z
-      .array(
-        z
-          .object({ start: timeOfDaySchema, end: endTimeOfDaySchema })
-          .strict()
-          .refine((t) => t.start !== t.end, { path: ['end'], message: 'must differ from start' }),
-      )
-      .min(1, 'must list at least one time range'),
-  })
-  .strict();
+const muteWindowSchema = z.strictObject({
+  name: nameSchema,
+  time_zone: timeZoneSchema.default('UTC'),
+  weekdays: z.array(weekdaySchema).min(1, 'must list at least one day (or leave it out for every day)').optional(),
+  times: z
+    .array(
+      z
+        .strictObject({ start: timeOfDaySchema, end: endTimeOfDaySchema })
+        .refine((t) => t.start !== t.end, { path: ['end'], message: 'must differ from start' }),
+    )
+    .min(1, 'must list at least one time range'),
+});
 
-export const notifySchema = z
-  .object({
-    links: linksSchema,
-    routes: z
-      .array(routeSchema)
-      .default([])
-      .describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
-    group_by: z.array(labelNameSchema).default(['check', 'environment_type']),
-    max_items_per_message: z.number().int().min(1).max(100).default(10),
-    mute_windows: z.array(muteWindowSchema).default([]),
-    delivery: z
-      .object({
-        max_age: durationSchema
-          .prefault('24h')
-          .describe('A notification not delivered this long after it was due is given up.'),
-        initial_backoff: durationSchema.prefault('10s'),
-        max_backoff: durationSchema.prefault('10m'),
-        timeout: durationSchema
-          .prefault('15s')
-          .describe(
-            "Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice.",
-          ),
-        interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
-      })
-      .strict()
-      .refine((d) => d.initial_backoff <= d.max_backoff, {
-        path: ['initial_backoff'],
-        message: 'must not be longer than max_backoff',
-      })
-      .prefault({}),
-    digest: z
-      .object({
-        enabled: z.boolean().default(false),
-        at: timeOfDaySchema.default('09:00'),
-        time_zone: timeZoneSchema.default('UTC'),
-        channels: z
-          .array(z.string().min(1))
-          .default([])
-          .describe('Channels that get the digest; empty: every channel.'),
-      })
-      .strict()
-      .prefault({}),
-    heartbeat: z
-      .object({
-        url: secretUrlSchema.describe('Ping URL (a healthchecks-style check); a secret.'),
-        every: durationSchema.prefault('5m'),
-      })
-      .strict()
-      .optional(),
-    context: contextConfigSchema,
-    inhibit: z
-      .object({
-        api_unreadable: z
-          .boolean()
-          .default(true)
-          .describe('While the API cannot be read, hold alerts it would make stale.'),
-        bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
-        app_maintenance: z
-          .boolean()
-          .default(true)
-          .describe(
-            'Hold the URL and certificate alerts of an app in maintenance or in upgrade standby (seen by the maintenance and upgrades checks): it is out of service on purpose.',
-          ),
-        app_down: z
-          .boolean()
-          .default(true)
-          .describe(
-            'Hold the URL and certificate alerts of an app whose app_state alert fires (stopped, in error): one page, its URL alerts summarised under it.',
-          ),
-      })
-      .strict()
-      .prefault({}),
-  })
-  .strict();
+export const notifySchema = z.strictObject({
+  links: linksSchema,
+  routes: z
+    .array(routeSchema)
+    .default([])
+    .describe('Ordered; the first match wins unless it says continue. A route without match catches all.'),
+  group_by: z.array(labelNameSchema).default(['check', 'environment_type']),
+  max_items_per_message: z.number().int().min(1).max(100).default(10),
+  mute_windows: z.array(muteWindowSchema).default([]),
+  delivery: z
+    .strictObject({
+      max_age: durationSchema
+        .prefault('24h')
+        .describe('A notification not delivered this long after it was due is given up.'),
+      initial_backoff: durationSchema.prefault('10s'),
+      max_backoff: durationSchema.prefault('10m'),
+      timeout: durationSchema
+        .prefault('15s')
+        .describe(
+          "Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice.",
+        ),
+      interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
+    })
+    .refine((d) => d.initial_backoff <= d.max_backoff, {
+      path: ['initial_backoff'],
+      message: 'must not be longer than max_backoff',
+    })
+    .prefault({}),
+  digest: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      at: timeOfDaySchema.default('09:00'),
+      time_zone: timeZoneSchema.default('UTC'),
+      channels: z.array(z.string().min(1)).default([]).describe('Channels that get the digest; empty: every channel.'),
+    })
+    .prefault({}),
+  heartbeat: z
+    .strictObject({
+      url: secretUrlSchema.describe('Ping URL (a healthchecks-style check); a secret.'),
+      every: durationSchema.prefault('5m'),
+    })
+    .optional(),
+  context: contextConfigSchema,
+  inhibit: z
+    .strictObject({
+      api_unreadable: z
+        .boolean()
+        .default(true)
+        .describe('While the API cannot be read, hold alerts it would make stale.'),
+      bad_servers: z.boolean().default(true).describe('Hold alerts of apps on a server in a bad state.'),
+      app_maintenance: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Hold the URL and certificate alerts of an app in maintenance or in upgrade standby (seen by the maintenance and upgrades checks): it is out of service on purpose.',
+        ),
+      app_down: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Hold the URL and certificate alerts of an app whose app_state alert fires (stopped, in error): one page, its URL alerts summarised under it.',
+        ),
+    })
+    .prefault({}),
+});
 
 /** `notify` as its schema parses it (without `channels`: `Config['notify']` has them). */
 export type NotifySection = z.output<typeof notifySchema>;

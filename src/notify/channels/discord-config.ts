@@ -28,12 +28,11 @@ export const discordConfigSchema = kindConfigSchema('discord', {
     .optional()
     .describe("Overrides the webhook's avatar."),
   mention: z
-    .object({
+    .strictObject({
       users: z.array(snowflake).max(20).default([]),
       roles: z.array(snowflake).max(20).default([]),
       environment_types: z.array(z.string().min(1)).min(1).default(['production']),
     })
-    .strict()
     .optional()
     .describe(
       'Who a message with a firing critical alert mentions, in these environments (default production). ' +

@@ -25,14 +25,11 @@ export const EMAIL_TEMPLATE_PARTS: TemplateParts = {
  */
 export const emailConfigSchema = kindConfigSchema('email', {
   smtp: z
-    .object({
+    .strictObject({
       host: z.string().min(1, 'must not be empty'),
       port: z.number().int().min(1).max(65535).default(587),
       secure: z.enum(['starttls', 'tls', 'none']).default('starttls'),
-      auth: z
-        .object({ user: z.string().min(1, 'must not be empty'), pass: secretSchema })
-        .strict()
-        .optional(),
+      auth: z.strictObject({ user: z.string().min(1, 'must not be empty'), pass: secretSchema }).optional(),
       /**
        * Timeout of each SMTP step (connection, greeting, every command), in milliseconds. One
        * send can take up to (12 + recipients) times this; the delivery loop waits that long.
@@ -41,7 +38,6 @@ export const emailConfigSchema = kindConfigSchema('email', {
       /** Off only for a relay with a self-signed certificate you trust by other means. */
       tls_reject_unauthorized: z.boolean().default(true),
     })
-    .strict()
     .superRefine((smtp, ctx) => {
       // A password in clear text crosses no network only on loopback. A host still holding
       // `${…}` is a variable `validate` could not read, so whether it is loopback is unknown.

@@ -6,5 +6,5 @@ import { z } from 'zod';
  * load instead of being ignored.
  */
 export function kindConfigSchema<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
-  return z.object({ name: z.string().min(1, 'must not be empty'), type: z.literal(type), ...shape }).strict();
+  return z.strictObject({ name: z.string().min(1, 'must not be empty'), type: z.literal(type), ...shape });
 }

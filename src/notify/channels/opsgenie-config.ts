@@ -39,12 +39,11 @@ export const opsgenieConfigSchema = kindConfigSchema('opsgenie', {
   timeout: onCallTimeoutSchema,
   template: templateConfigSchema(OPSGENIE_TEMPLATE_PARTS),
   webhook: z
-    .object({
+    .strictObject({
       token: webhookSecretSchema('a token of your choosing, sent by the Webhook integration as a header').describe(
         'The token the Opsgenie Webhook integration sends in its custom header X-Deploy-Watchdog-Token (or as Authorization: Bearer …); use ${VAR}; a secret.',
       ),
     })
-    .strict()
     .optional()
     .describe(
       "The way back: an Opsgenie Webhook integration posts its alerts' acknowledgements to POST /opsgenie/<channel name> on server.listen with this token, and they acknowledge the alert here. Absent: that path is not found.",

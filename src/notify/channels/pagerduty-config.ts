@@ -44,12 +44,11 @@ export const pagerdutyConfigSchema = kindConfigSchema('pagerduty', {
   timeout: onCallTimeoutSchema,
   template: templateConfigSchema(PAGERDUTY_TEMPLATE_PARTS),
   webhook: z
-    .object({
+    .strictObject({
       signing_secret: webhookSecretSchema("the Secret of the service's V3 Webhook Subscription").describe(
         'The Secret PagerDuty showed once when the V3 Webhook Subscription was created (use ${VAR}); a secret.',
       ),
     })
-    .strict()
     .optional()
     .describe(
       "The way back: PagerDuty posts its incidents' acknowledgements to POST /pagerduty/<channel name> on server.listen, signed with this secret, and they acknowledge the alert here. Absent: that path is not found.",

@@ -12,12 +12,10 @@ export const SLACK_TEMPLATE_PARTS: TemplateParts = { title: 'message', text: 'ev
  * only place a mention can come from is this config: everything from the API is escaped. Shared
  * by both Slack channel kinds.
  */
-export const slackMentionSchema = z
-  .object({
-    critical: z.string().min(1).max(200).optional(),
-    environment_types: z.array(z.string().min(1)).min(1).default(['production']),
-  })
-  .strict();
+export const slackMentionSchema = z.strictObject({
+  critical: z.string().min(1).max(200).optional(),
+  environment_types: z.array(z.string().min(1)).min(1).default(['production']),
+});
 
 /** How long to wait for Slack's answer to one request, in milliseconds; no answer in time is retryable. */
 export const slackTimeoutSchema = z.number().int().min(100).max(120_000).default(10_000);

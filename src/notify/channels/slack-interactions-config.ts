@@ -27,12 +27,10 @@ const usergroupIdSchema = z
 const allowSchema = z.union(
   [
     z.enum(['anyone', 'nobody']),
-    z
-      .object({
-        users: z.array(userIdSchema).default([]),
-        usergroups: z.array(usergroupIdSchema).default([]),
-      })
-      .strict(),
+    z.strictObject({
+      users: z.array(userIdSchema).default([]),
+      usergroups: z.array(usergroupIdSchema).default([]),
+    }),
   ],
   { error: 'must be anyone, nobody, or { users: [U…], usergroups: [S…] }' },
 );
@@ -54,7 +52,7 @@ const commonFields = {
    * until the config names who may.
    */
   allow: z
-    .object({
+    .strictObject({
       acknowledge: allowSchema
         .default('anyone')
         .describe('Acknowledge and Unacknowledge. Default anyone who can click the message.'),
@@ -63,7 +61,6 @@ const commonFields = {
         .default('nobody')
         .describe("Retry now (a remediation policy's action, on request). Default nobody."),
     })
-    .strict()
     .prefault({}),
   usergroup_cache: durationSchema
     .prefault('5m')
@@ -80,27 +77,23 @@ const commonFields = {
 export const slackInteractionsSchema = z.discriminatedUnion(
   'mode',
   [
-    z
-      .object({
-        mode: z.literal('socket'),
-        app_token: secretSchema
-          .refine((s) => !SLACK_TOKEN.test(s.reveal()), 'must be an app-level token (xapp-…), not a bot or user token')
-          .describe('The app-level token (xapp-…, use ${VAR}), with the connections:write scope.'),
-        ...commonFields,
-      })
-      .strict(),
-    z
-      .object({
-        mode: z.literal('http'),
-        signing_secret: secretSchema
-          .refine(
-            (s) => !SLACK_TOKEN.test(s.reveal()) && !s.reveal().startsWith('xapp-'),
-            'must be the signing secret (Basic Information, App Credentials), not a token',
-          )
-          .describe("The app's signing secret (use ${VAR}): Basic Information, App Credentials."),
-        ...commonFields,
-      })
-      .strict(),
+    z.strictObject({
+      mode: z.literal('socket'),
+      app_token: secretSchema
+        .refine((s) => !SLACK_TOKEN.test(s.reveal()), 'must be an app-level token (xapp-…), not a bot or user token')
+        .describe('The app-level token (xapp-…, use ${VAR}), with the connections:write scope.'),
+      ...commonFields,
+    }),
+    z.strictObject({
+      mode: z.literal('http'),
+      signing_secret: secretSchema
+        .refine(
+          (s) => !SLACK_TOKEN.test(s.reveal()) && !s.reveal().startsWith('xapp-'),
+          'must be the signing secret (Basic Information, App Credentials), not a token',
+        )
+        .describe("The app's signing secret (use ${VAR}): Basic Information, App Credentials."),
+      ...commonFields,
+    }),
   ],
   { error: 'mode must be socket or http' },
 );

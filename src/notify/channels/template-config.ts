@@ -54,8 +54,7 @@ export function templateConfigSchema(parts: TemplateParts) {
       .describe(`A file holding the template of ${PART_DOCS[part]}, relative to the config file.`);
   }
   return z
-    .object(shape)
-    .strict()
+    .strictObject(shape)
     .superRefine((t, ctx) => {
       for (const part of Object.keys(parts)) {
         if (t[part] !== undefined && t[`${part}_file`] !== undefined)

@@ -52,11 +52,10 @@ export const webhookConfigSchema = kindConfigSchema('webhook', {
     .describe('HTTP headers sent with every request (an API key, say); the values are secrets.'),
   bearer_token: secretSchema.optional().describe('Sent as "Authorization: Bearer …"; a secret.'),
   basic_auth: z
-    .object({
+    .strictObject({
       username: z.string().regex(/^[^:\s]{1,128}$/, 'must be 1 to 128 characters, without spaces or ":"'),
       password: secretSchema,
     })
-    .strict()
     .optional()
     .describe('Sent as "Authorization: Basic …"; the password is a secret.'),
   max_alerts: z
