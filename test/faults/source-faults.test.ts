@@ -261,9 +261,15 @@ describe('a list that shifts while it is paged', () => {
       // hour below it), a page or two; of one run each, that is still a walk that can shift.
       pageSize: 1,
       path: '/api/v1/runs?',
-      // A finished restart of an app with nothing open: it moves the list, it does not fix anything.
+      // A finished restart of an app with nothing open, created long ago: it comes below the part
+      // read and moves the list there (a run at the head would not), it does not fix anything.
       shift: (s: RunningSimulator) =>
-        s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
+        s.control.addRun({
+          appId: quietApp(s),
+          action: 'restart',
+          state: 'done',
+          startedAgoMs: 400 * 24 * 60 * MINUTE,
+        }),
     },
     {
       // Many apps whose newest backup is old, and pages large enough that the first leaves more
@@ -276,7 +282,8 @@ describe('a list that shifts while it is paged', () => {
           s.control.checks.backups.age(app.id, { hours: 24 * 60 });
       },
       path: '/api/v1/backups?',
-      shift: (s: RunningSimulator) => s.control.checks.backups.add(quietApp(s), { hoursAgo: 0 }),
+      // An old backup: below the part read (a new one, at the head, would not move the list there).
+      shift: (s: RunningSimulator) => s.control.checks.backups.add(quietApp(s), { hoursAgo: 400 * 24 }),
     },
   ] as {
     job: Job;
