@@ -307,4 +307,25 @@ describe('a list that shifts while it is paged', () => {
       await recovers(job, before);
     },
   );
+
+  it('runs: a busy service, a new run at the head before every page, fails no cycle', async () => {
+    // Newest first, each new run pushes the others down one place: the walk goes on (issue 23).
+    const busy = shiftingDispatcher('/api/v1/runs?', () =>
+      sim.control.addRun({ appId: quietApp(sim), action: 'restart', state: 'done', startedAgoMs: 0 }),
+    );
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, pageSize: 5 }), clock, {
+      dispatcher: busy.dispatcher,
+    });
+    seedProblems();
+    busy.set(true);
+    const added = sim.control.state.runs.size;
+    // The first cycle walks the last 7 days, page after page; the next ones read down to the newest seen.
+    for (let cycle = 1; cycle <= 3; cycle++) {
+      const report = await wd.runOnce(['runs']);
+      expect(report.jobs[0]!.outcome, `cycle ${cycle}`).toBe('ok');
+      clock.advance(STEP);
+    }
+    expect(sim.control.state.runs.size - added).toBeGreaterThan(10);
+    expect(firing(wd, 'runs').length).toBeGreaterThan(0);
+  });
 });
