@@ -273,6 +273,12 @@ const MIB = 1024 * 1024;
  */
 export const PAGE_SIZE_STEPS: readonly number[] = [1000, 500, 200, 100, 50];
 
+/**
+ * The lists the reference gives newest first (§4), where new records arrive at the head while a
+ * walk reads: their walks let such arrivals pass (`PaginateOptions.newestFirst`).
+ */
+const NEWEST_FIRST: ReadonlySet<FunctionName> = new Set(['runs.list', 'backups.list', 'restore_points.list']);
+
 /** The page schema of each list view (`CallOptions.view`), built once. */
 const PAGE_OF_VIEW = new WeakMap<z.ZodType, z.ZodType>();
 function pageOf(view: z.ZodType): z.ZodType {
@@ -780,6 +786,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const walkOptions = () => ({
       fn: name,
       pageSize: learnedPageSize.get(name) ?? pageSize,
+      newestFirst: NEWEST_FIRST.has(name),
       maxItems: maxListItems,
       logger,
     });

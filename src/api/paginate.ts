@@ -8,9 +8,18 @@
  * is thrown away and the list read again, a bounded number of times; after that the caller gets
  * an {@link ApiPaginationError}, never a partial list passed off as a complete one.
  *
+ * A list the caller declares newest first (`newestFirst`) takes new items at its head, and a busy
+ * service adds them while a long walk reads: such a walk would shift on every try and never end.
+ * There, `total` grown by Δ between two pages, with exactly the next Δ items already read (each
+ * pushed down Δ places), is no shift: nothing was skipped. The repeats are passed over and count
+ * toward the last `total`; the new items are left to the next walk. A `total` that shrank, or any
+ * other number of repeats, is a shift as in any list.
+ *
  * Limits of what can be seen: one item removed above the read position and one added at the top
  * between two pages leave `total` and the count unchanged and repeat nothing; such a list reads
- * consistent but misses the added item (which the next collection sees).
+ * consistent but misses the added item (which the next collection sees). A list that moves
+ * otherwise (an item added below the read position and one removed above it) may skip an item
+ * while the counts still agree.
  */
 import type { Logger } from 'pino';
 import type { Page } from './schemas.js';
@@ -64,6 +73,12 @@ export interface PaginateOptions<T> {
    */
   keep?: (item: T) => boolean;
   /**
+   * The list is newest first and new items arrive at its head (`runs.list`, `backups.list`): a
+   * `total` grown by as many items as the next page repeats at its head is no shift (see above).
+   * Default false: any change of `total` is one.
+   */
+  newestFirst?: boolean;
+  /**
    * Ask for the next page while the current one is still on its way (default false: one page after
    * another). The service prepares page n+1 while the client parses page n, which nearly halves a
    * long walk; a walk that stops early (`until`, a stream left, a failure) asked for at most that one
@@ -114,7 +129,12 @@ async function* walk<T extends { id: number }>(
   // Records set aside without a readable id: counted, but never checked for repeats.
   let unnamed = 0;
   const first = await fetch(0, options.pageSize);
-  const total = first.total;
+  // The last page's: newest first, it grows as items arrive at the head.
+  let total = first.total;
+  // Newest first: items that arrived since the walk began, and as many items read already that
+  // the next pages must repeat at their head (`owed`); those repeated, counted toward `total`.
+  let owed = 0;
+  let repeated = 0;
   const step = first.items.length + (first.quarantined?.length ?? 0) + (first.passed?.length ?? 0);
   const maxItems = options.maxItems ?? Infinity;
   // The ids of the page being read: the same id twice in one answer is no shift (a shift moves
@@ -131,6 +151,12 @@ async function* walk<T extends { id: number }>(
     seen.add(id);
     pageIds.add(id);
     return true;
+  };
+  /** How many of the first ids the walk read on an earlier page. */
+  const readBefore = (ids: (number | undefined)[]) => {
+    let n = 0;
+    while (n < ids.length && seen.has(ids[n] ?? NaN)) n++;
+    return n;
   };
   const twice = (item: unknown, id: number): QuarantinedRecord =>
     quarantined(options.fn, item, { reason: 'unreadable', detail: `id ${id} came twice in one page of the list` });
@@ -150,14 +176,35 @@ async function* walk<T extends { id: number }>(
     let current: { offset: number; page: QuarantinedPage<T> } | undefined = { offset: 0, page: first };
     while (current) {
       const { offset, page } = current;
-      if (page.total !== total)
-        throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
+      if (page.total !== total) {
+        if (!options.newestFirst || page.total < total)
+          throw new ShiftSeen('total_changed', `total went from ${total} to ${page.total} at offset ${offset}`);
+        owed += page.total - total;
+        total = page.total;
+      }
       const expected = Math.min(step, total - offset);
-      const aside = page.quarantined ?? [];
-      const passed = page.passed ?? [];
-      const walked = page.items.length + aside.length + passed.length;
+      let aside = page.quarantined ?? [];
+      let passed = page.passed ?? [];
+      let items = page.items;
+      const walked = items.length + aside.length + passed.length;
       if (walked < expected) {
         throw new ShiftSeen('short_page', `${walked} items at offset ${offset} of ${total}, expected ${expected}`);
+      }
+      if (owed > 0) {
+        // The page's head is the items pushed down by the new ones: each part of the page (passed
+        // over, set aside, kept) keeps the list's order, so its repeats come first in it.
+        const due = Math.min(owed, walked);
+        const heads = [readBefore(passed), readBefore(aside.map((r) => r.id)), readBefore(items.map((i) => i.id))];
+        const head = heads[0]! + heads[1]! + heads[2]!;
+        // Fewer: an item came below the read position, or one above it went. More: one moved down.
+        if (head !== due)
+          throw new ShiftSeen(
+            head < due ? 'total_changed' : 'id_repeated',
+            `total grew to ${total}: ${due} item(s) read before were due at offset ${offset}, ${head} came`,
+          );
+        [passed, aside, items] = [passed.slice(heads[0]), aside.slice(heads[1]), items.slice(heads[2])];
+        owed -= due;
+        repeated += due;
       }
       pageIds = new Set();
       for (const id of passed) if (!see(id, offset)) setAside([twice({ id }, id)]);
@@ -168,7 +215,7 @@ async function* walk<T extends { id: number }>(
       }
       if (aside.length > 0) setAside(aside);
       const kept: T[] = [];
-      for (const item of page.items) {
+      for (const item of items) {
         if (!see(item.id, offset)) {
           setAside([twice(item, item.id)]);
           continue;
@@ -192,8 +239,8 @@ async function* walk<T extends { id: number }>(
       const next = pending.shift();
       current = next && { offset: next.offset, page: await next.page };
     }
-    if (seen.size + unnamed !== total)
-      throw new ShiftSeen('count_mismatch', `read ${seen.size + unnamed} items, total says ${total}`);
+    if (seen.size + unnamed + repeated !== total)
+      throw new ShiftSeen('count_mismatch', `read ${seen.size + unnamed + repeated} items, total says ${total}`);
   } finally {
     // Left early: what is still on its way is not needed (and may be waiting out retries).
     for (const p of pending) p.cancel.abort();

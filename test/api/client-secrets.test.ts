@@ -91,7 +91,8 @@ describe('the token in logs and errors', () => {
         () =>
           make(TOKEN, sim.baseUrl, {
             pageSize: 10,
-            observer: () => void sim.control.addRun({ appId, state: 'done', startedAgoMs: 0 }),
+            // A run created long ago comes below the part read: the list shifts (one at the head would not).
+            observer: () => void sim.control.addRun({ appId, state: 'done', startedAgoMs: 400 * 24 * 3600_000 }),
           }).runs.listAll(),
       ],
     ];

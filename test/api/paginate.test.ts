@@ -14,13 +14,13 @@ interface Item {
 /** A newest-first list held in memory, with a hook run before each page is answered. */
 function memoryList(
   count: number,
-  opts: { maxLimit?: number; beforePage?: (call: number, list: Item[]) => void } = {},
+  opts: { maxLimit?: number; beforePage?: (call: number, list: Item[], offset: number) => void } = {},
 ) {
   const list: Item[] = Array.from({ length: count }, (_, i) => ({ id: count - i }));
   const calls: { offset: number; limit: number }[] = [];
   const fetch: PageFetcher<Item> = async (offset, limit) => {
     calls.push({ offset, limit });
-    opts.beforePage?.(calls.length, list);
+    opts.beforePage?.(calls.length, list, offset);
     const n = Math.min(limit, opts.maxLimit ?? Infinity);
     return { items: list.slice(offset, offset + n), total: list.length };
   };
@@ -171,6 +171,85 @@ describe('paginate', () => {
   it('passes errors of the page reads through unchanged', async () => {
     const boom = new Error('refused');
     await expect(paginate(async () => Promise.reject(boom), { fn: 'runs.list', pageSize: 5 })).rejects.toBe(boom);
+  });
+});
+
+describe('a newest-first list (newestFirst)', () => {
+  /** `count` new items at the head, with ids above every other. */
+  let nextId = 10_000;
+  const arrive = (list: Item[], count: number) =>
+    list.unshift(...Array.from({ length: count }, () => ({ id: nextId++ })).reverse());
+
+  it.each([false, true])(
+    'reads every item once in one walk while new ones arrive at the head before every page (readAhead %s)',
+    async (readAhead) => {
+      // 1, 2, 3, … items before pages 2, 3, 4, …; 60 before page 5, more than a page: its repeats go on into page 6.
+      const m = memoryList(400, {
+        beforePage: (call, list) => call > 1 && arrive(list, call === 5 ? 60 : call - 1),
+      });
+      const before = m.list.map((i) => i.id);
+      const items = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, newestFirst: true, readAhead });
+      expect(items.map((i) => i.id)).toEqual(before);
+      // One walk, to the end of the grown list.
+      expect(m.calls.map((c) => c.offset)).toEqual(Array.from({ length: m.calls.length }, (_, i) => i * 50));
+      expect(m.calls.length).toBeGreaterThan(8);
+    },
+  );
+
+  /** Changes of the list before the second page of every walk that must fail it. */
+  const moves: { name: string; shift: PaginationShift; change: (list: Item[]) => void }[] = [
+    { name: 'an item read goes', shift: 'total_changed', change: (list) => list.splice(10, 1) },
+    { name: 'an item not yet read goes', shift: 'total_changed', change: (list) => list.splice(90, 1) },
+    {
+      name: 'an item read goes and two arrive, one at the head and one below the read position',
+      shift: 'total_changed',
+      change: (list) => {
+        list.splice(10, 1);
+        list.splice(80, 0, { id: nextId++ });
+        arrive(list, 1);
+      },
+    },
+    {
+      name: 'an item not yet read goes and two arrive at the head',
+      shift: 'id_repeated',
+      change: (list) => {
+        list.splice(90, 1);
+        arrive(list, 2);
+      },
+    },
+    {
+      name: 'an item arrives, and an item read and one not yet read swap places',
+      shift: 'id_repeated',
+      change: (list) => {
+        arrive(list, 1);
+        [list[11], list[71]] = [list[71]!, list[11]!];
+      },
+    },
+  ];
+
+  it.each(moves)('fails the walk when $name ($shift)', async ({ shift, change }) => {
+    const m = memoryList(120, { beforePage: (_call, list, offset) => offset === 50 && change(list) });
+    const err = await paginate(m.fetch, { fn: 'runs.list', pageSize: 50, newestFirst: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiPaginationError);
+    expect(err).toMatchObject({ shift, walks: 3 });
+  });
+
+  it('counts the items passed over unparsed at the head of a page among the repeats', async () => {
+    const ids = Array.from({ length: 130 }, (_, i) => 130 - i);
+    let calls = 0;
+    const fetch: PageFetcher<Item> = async (offset, limit) => {
+      if (++calls > 1) ids.unshift(nextId++, nextId++, nextId++);
+      const slice = ids.slice(offset, offset + limit);
+      return {
+        items: slice.filter((id) => id % 2 === 0).map((id) => ({ id })),
+        passed: slice.filter((id) => id % 2 === 1),
+        total: ids.length,
+      };
+    };
+    const kept: number[] = [];
+    for await (const page of pageStream(fetch, { fn: 'backups.list', pageSize: 50, newestFirst: true }))
+      kept.push(...page.items.map((i) => i.id));
+    expect(kept).toEqual(Array.from({ length: 65 }, (_, i) => 130 - 2 * i));
   });
 });
 

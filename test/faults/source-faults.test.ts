@@ -261,9 +261,15 @@ describe('a list that shifts while it is paged', () => {
       // hour below it), a page or two; of one run each, that is still a walk that can shift.
       pageSize: 1,
       path: '/api/v1/runs?',
-      // A finished restart of an app with nothing open: it moves the list, it does not fix anything.
+      // A finished restart of an app with nothing open, created long ago: it comes below the part
+      // read and moves the list there (a run at the head would not), it does not fix anything.
       shift: (s: RunningSimulator) =>
-        s.control.addRun({ appId: quietApp(s), action: 'restart', state: 'done', startedAgoMs: 0 }),
+        s.control.addRun({
+          appId: quietApp(s),
+          action: 'restart',
+          state: 'done',
+          startedAgoMs: 400 * 24 * 60 * MINUTE,
+        }),
     },
     {
       // Many apps whose newest backup is old, and pages large enough that the first leaves more
@@ -276,7 +282,8 @@ describe('a list that shifts while it is paged', () => {
           s.control.checks.backups.age(app.id, { hours: 24 * 60 });
       },
       path: '/api/v1/backups?',
-      shift: (s: RunningSimulator) => s.control.checks.backups.add(quietApp(s), { hoursAgo: 0 }),
+      // An old backup: below the part read (a new one, at the head, would not move the list there).
+      shift: (s: RunningSimulator) => s.control.checks.backups.add(quietApp(s), { hoursAgo: 400 * 24 }),
     },
   ] as {
     job: Job;
@@ -300,4 +307,25 @@ describe('a list that shifts while it is paged', () => {
       await recovers(job, before);
     },
   );
+
+  it('runs: a busy service, a new run at the head before every page, fails no cycle', async () => {
+    // Newest first, each new run pushes the others down one place: the walk goes on (issue 23).
+    const busy = shiftingDispatcher('/api/v1/runs?', () =>
+      sim.control.addRun({ appId: quietApp(sim), action: 'restart', state: 'done', startedAgoMs: 0 }),
+    );
+    wd = openWatchdog(faultConfig(sim, tmp.dir, { extra: EXTRA, pageSize: 5 }), clock, {
+      dispatcher: busy.dispatcher,
+    });
+    seedProblems();
+    busy.set(true);
+    const added = sim.control.state.runs.size;
+    // The first cycle walks the last 7 days, page after page; the next ones read down to the newest seen.
+    for (let cycle = 1; cycle <= 3; cycle++) {
+      const report = await wd.runOnce(['runs']);
+      expect(report.jobs[0]!.outcome, `cycle ${cycle}`).toBe('ok');
+      clock.advance(STEP);
+    }
+    expect(sim.control.state.runs.size - added).toBeGreaterThan(10);
+    expect(firing(wd, 'runs').length).toBeGreaterThan(0);
+  });
 });
