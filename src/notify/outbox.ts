@@ -3,8 +3,8 @@
  * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
  * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
  * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (silenced,
- * inhibited, in a mute window, awaiting their alert's context) are decided again every round, and
- * every other decision is kept for the audit.
+ * inhibited, in a mute window, awaiting their alert's context, a repeat waiting for its route's
+ * interval) are decided again every round, and every other decision is kept for the audit.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
@@ -319,8 +319,9 @@ export class Outbox {
           decided = announced(log)
             ? { decision: 'superseded', detail: 'the alert is no longer firing' }
             : { decision: 'resolved_quietly', detail: 'the alert ended while held' };
-        } else if (event.unanswered && alert?.acknowledgement) {
-          // An escalation held (a mute window) until someone took the alert: nobody to wake any more.
+        } else if ((event.unanswered || event.kind === 'repeat') && alert?.acknowledgement) {
+          // An escalation or a repeat held (a mute window, its route's interval) until someone took
+          // the alert: nobody to wake or remind any more.
           decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
           decided = this.#decide({
