@@ -308,10 +308,16 @@ export class Outbox {
       if (rows.length === 0) return;
       const facts = this.#factsAt(now);
       const held: HeldByCause = new Map();
-      for (const row of rows) {
-        const event = JSON.parse(row.payload) as AlertEvent;
+      // Every open alert of a route repeating slower than the lifecycle may hold a repeat here:
+      // their logs are read at once, not one statement per row every round.
+      const waiting = rows.map((row) => ({ row, event: JSON.parse(row.payload) as AlertEvent }));
+      const told = toldOfPass(
+        this.rows,
+        waiting.map((w) => w.event),
+      );
+      for (const { row, event } of waiting) {
         const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
-        const log = this.rows.logEntry(event.fingerprint, row.channel);
+        const log = told.logEntry(event.fingerprint, row.channel);
         let decided: Decided;
         const alert = facts.open.get(event.fingerprint);
         if (event.kind !== 'resolved' && alert?.status !== 'firing') {
@@ -338,6 +344,7 @@ export class Outbox {
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
         this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
+        told.written(event.fingerprint);
         this.#count(pass, row.channel, decided.decision);
         collect(held, row.channel, event, decided);
       }
