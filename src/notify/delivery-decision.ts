@@ -39,8 +39,14 @@ export const STATUS_OF_DECISION = {
   /** An acknowledgement that came from this very channel (its on-call tool's webhook): it knows. */
   acknowledged_there: 'suppressed',
   /**
-   * A repeat, but this route's own repeat interval has not passed on this channel yet; or a new
-   * firing the channel would take for one: it was told the alert fires and never that it ended.
+   * A repeat before this route's own repeat interval has passed on this channel (the lifecycle
+   * repeats at the smallest interval of all routes): held until it has, so each route repeats at
+   * its own interval; replaced by a newer event of the alert, dropped if the alert ends first.
+   */
+  repeat_waiting: 'held',
+  /**
+   * A repeat on a route with `repeat_interval: off`; or a new firing the channel would take for a
+   * repeat not due yet: it was told the alert fires and never that it ended.
    */
   repeat_not_due: 'suppressed',
   /** Resolved, but the channel was never told it fired (silenced or held all along): nothing to say. */
@@ -169,17 +175,19 @@ const inhibited: DecisionStage = ({ cause }) =>
   cause ? { decision: 'inhibited', detail: `${cause.rule}: ${cause.summary}`, cause } : undefined;
 
 /**
- * A repeat waits for the route's interval on this channel. So does a new firing of an alert the
- * channel was told fires and never told ended (its resolve held by a silence, a mute window or a
- * cause, then replaced by this new life): to that channel the problem never stopped.
+ * A repeat waits for the route's interval on this channel, held until then (never, for `off`). A
+ * new firing of an alert the channel was told fires and never told ended (its resolve held by a
+ * silence, a mute window or a cause, then replaced by this new life) is no news before then: to
+ * that channel the problem never stopped, and the lifecycle's next repeat reminds it.
  */
 const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
   // A repeat of an alert this channel never heard of (silenced until now) is its first announcement.
   if ((event.kind !== 'repeat' && event.kind !== 'firing') || !announced(log) || !log) return undefined;
   const dueAt = log.announcedAt + route.repeatIntervalMs;
-  return now < dueAt
-    ? { decision: 'repeat_not_due', detail: `route ${route.name} repeats after ${route.repeatIntervalMs} ms` }
-    : undefined;
+  if (now >= dueAt) return undefined;
+  const detail = `route ${route.name} repeats after ${route.repeatIntervalMs} ms`;
+  const waits = event.kind === 'repeat' && Number.isFinite(dueAt);
+  return { decision: waits ? 'repeat_waiting' : 'repeat_not_due', detail };
 };
 
 /** A new or escalated alert waits for its context, up to the wait; past it, it goes without. */

@@ -56,7 +56,7 @@ export interface Notifier extends CycleStage {
   readonly progressChannels: ReadonlySet<string>;
   /**
    * The repeat interval to give the alert lifecycle: the smallest of every route and `alerts`.
-   * Routes with a longer one drop the repeats they do not want yet (per channel).
+   * Routes with a longer one hold a repeat until their own has passed (per channel, `repeat_waiting`).
    */
   readonly lifecycleRepeatIntervalMs: number;
   /** Routes, decides and queues events; call inside the transaction that wrote them. */

@@ -3,8 +3,8 @@
  * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
  * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
  * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (silenced,
- * inhibited, in a mute window, awaiting their alert's context) are decided again every round, and
- * every other decision is kept for the audit.
+ * inhibited, in a mute window, awaiting their alert's context, a repeat waiting for its route's
+ * interval) are decided again every round, and every other decision is kept for the audit.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
@@ -308,10 +308,16 @@ export class Outbox {
       if (rows.length === 0) return;
       const facts = this.#factsAt(now);
       const held: HeldByCause = new Map();
-      for (const row of rows) {
-        const event = JSON.parse(row.payload) as AlertEvent;
+      // Every open alert of a route repeating slower than the lifecycle may hold a repeat here:
+      // their logs are read at once, not one statement per row every round.
+      const waiting = rows.map((row) => ({ row, event: JSON.parse(row.payload) as AlertEvent }));
+      const told = toldOfPass(
+        this.rows,
+        waiting.map((w) => w.event),
+      );
+      for (const { row, event } of waiting) {
         const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
-        const log = this.rows.logEntry(event.fingerprint, row.channel);
+        const log = told.logEntry(event.fingerprint, row.channel);
         let decided: Decided;
         const alert = facts.open.get(event.fingerprint);
         if (event.kind !== 'resolved' && alert?.status !== 'firing') {
@@ -319,8 +325,9 @@ export class Outbox {
           decided = announced(log)
             ? { decision: 'superseded', detail: 'the alert is no longer firing' }
             : { decision: 'resolved_quietly', detail: 'the alert ended while held' };
-        } else if (event.unanswered && alert?.acknowledgement) {
-          // An escalation held (a mute window) until someone took the alert: nobody to wake any more.
+        } else if ((event.unanswered || event.kind === 'repeat') && alert?.acknowledgement) {
+          // An escalation or a repeat held (a mute window, its route's interval) until someone took
+          // the alert: nobody to wake or remind any more.
           decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
           decided = this.#decide({
@@ -337,6 +344,7 @@ export class Outbox {
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
         this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
+        told.written(event.fingerprint);
         this.#count(pass, row.channel, decided.decision);
         collect(held, row.channel, event, decided);
       }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acknowledge } from '../../src/alerts/acknowledge.js';
 import { AlertStore } from '../../src/alerts/alert-store.js';
 import { createSilence, expireSilence } from '../../src/alerts/silences.js';
 import type { CheckName } from '../../src/detectors/registry.js';
@@ -19,6 +20,20 @@ beforeEach(async () => {
   receiver = await startWebhookReceiver();
   other = await startWebhookReceiver();
 });
+
+/** Two channels: `fast` (receiver) repeats every hour, `slow` (other) every `slowMs`. */
+function fastAndSlow(backend: (typeof STATE_BACKENDS)[number], slowMs: number): Harness {
+  return Harness.open({
+    backend,
+    channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
+    notify: {
+      routes: [
+        { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
+        { name: 'slow', channels: ['slow'], repeat_interval: slowMs, continue: false },
+      ],
+    },
+  });
+}
 
 afterEach(async () => {
   await h?.close();
@@ -175,16 +190,7 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
 
   describe('per-route repeat interval and send_resolved', () => {
     it('each channel repeats at its own route interval (notification log per fingerprint and channel)', async () => {
-      h = Harness.open({
-        backend,
-        channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
-        notify: {
-          routes: [
-            { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
-            { name: 'slow', channels: ['slow'], repeat_interval: 3 * HOUR, continue: false },
-          ],
-        },
-      });
+      h = fastAndSlow(backend, 3 * HOUR);
       expect(h.notifier.lifecycleRepeatIntervalMs).toBe(HOUR);
       const decisions: string[] = [];
       for (let hour = 0; hour <= 3; hour++) {
@@ -200,12 +206,55 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       }
       expect(decisions).toEqual([
         'fast:firing:deliver slow:firing:deliver',
-        'fast:repeat:deliver slow:repeat:repeat_not_due',
-        'fast:repeat:deliver slow:repeat:repeat_not_due',
+        'fast:repeat:deliver slow:repeat:repeat_waiting',
+        'fast:repeat:deliver slow:repeat:repeat_waiting',
         'fast:repeat:deliver slow:repeat:deliver',
       ]);
       expect(receiver.received).toHaveLength(4);
       expect(other.received).toHaveLength(2);
+    });
+
+    it('a route whose interval is no multiple of the smallest repeats at its own, not the next multiple', async () => {
+      h = fastAndSlow(backend, 90 * MINUTE);
+      const heard = { fast: [] as number[], slow: [] as number[] };
+      for (let minutes = 0; minutes <= 5 * 60; minutes += 10) {
+        const before = [receiver.received.length, other.received.length];
+        h.cycle('runs', [finding('shop')]);
+        await h.notifier.deliverDue();
+        if (receiver.received.length > before[0]!) heard.fast.push(minutes);
+        if (other.received.length > before[1]!) heard.slow.push(minutes);
+        h.clock.advance(10 * MINUTE);
+      }
+      expect(heard).toEqual({ fast: [0, 60, 120, 180, 240, 300], slow: [0, 90, 180, 270] });
+      // A repeat waiting for its route's time is replaced by the next one, never sent as well.
+      expect(other.received).toHaveLength(4);
+    });
+
+    it.each([
+      { what: 'resolves', act: (h: Harness) => h.cycle('runs', []), heard: ['firing', 'resolved'] },
+      {
+        what: 'is acknowledged',
+        act: (h: Harness) =>
+          acknowledge(h.store, {
+            fingerprint: finding('shop').fingerprint,
+            by: 'alice',
+            via: 'cli',
+            now: h.clock.now(),
+          }),
+        heard: ['firing'],
+      },
+    ])('a repeat waiting for its route is dropped when the alert $what first', async ({ act, heard }) => {
+      h = fastAndSlow(backend, 90 * MINUTE);
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      h.clock.advance(HOUR);
+      expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
+      h.clock.advance(10 * MINUTE);
+      act(h);
+      h.clock.advance(HOUR);
+      await h.notifier.deliverDue();
+      expect(other.received.map((r) => (payloadText(r).includes('RESOLVED') ? 'resolved' : 'firing'))).toEqual(heard);
+      expect(h.rows("channel = 'slow' AND kind = 'repeat'").map((r) => r.decision)).toEqual(['superseded']);
     });
 
     it('send_resolved: false on a route sends the firing but not the resolve', async () => {
