@@ -108,6 +108,8 @@ export interface Decided {
   decision: NotifyDecision;
   detail?: string;
   cause?: InhibitionCause;
+  /** A held decision that nothing but time changes before then (ms): its row is not decided again sooner. */
+  until?: number;
 }
 
 /** One stage: answers a decision or passes (undefined). */
@@ -186,8 +188,8 @@ const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
   const dueAt = log.announcedAt + route.repeatIntervalMs;
   if (now >= dueAt) return undefined;
   const detail = `route ${route.name} repeats after ${route.repeatIntervalMs} ms`;
-  const waits = event.kind === 'repeat' && Number.isFinite(dueAt);
-  return { decision: waits ? 'repeat_waiting' : 'repeat_not_due', detail };
+  if (event.kind === 'repeat' && Number.isFinite(dueAt)) return { decision: 'repeat_waiting', detail, until: dueAt };
+  return { decision: 'repeat_not_due', detail };
 };
 
 /** A new or escalated alert waits for its context, up to the wait; past it, it goes without. */

@@ -132,7 +132,9 @@ function prepareOutbox(db: SqlDatabase) {
     insertBody: db.prepare<[string, number], { body_id: number }>(
       'INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id',
     ),
-    held: db.prepare<[], DbRow>(`${WITH_BODY} WHERE o.status = 'held' ORDER BY o.id`),
+    held: db.prepare<[number], DbRow>(
+      `${WITH_BODY} WHERE o.status = 'held' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?) ORDER BY o.id`,
+    ),
     heldFor: db.prepare<[string, string], DbRow>(
       `${WITH_BODY} WHERE o.status = 'held' AND o.fingerprint = ? AND o.channel = ? ORDER BY o.id`,
     ),
@@ -282,9 +284,12 @@ export class OutboxStore {
     return () => Number(written.lastInsertRowid);
   }
 
-  /** Every held row, oldest first. */
-  held(): OutboxRow[] {
-    return this.#q.held.all().map(fromDb);
+  /**
+   * The held rows to decide again at `now`, oldest first: all but those whose decision only time
+   * changes and whose time has not come (a repeat waiting for its route's interval).
+   */
+  held(now: number): OutboxRow[] {
+    return this.#q.held.all(now).map(fromDb);
   }
 
   /** The held rows of one alert on one channel. */

@@ -304,7 +304,7 @@ export class Outbox {
   release(now: number): OutboxPass {
     const pass: OutboxPass = { decisions: {}, summaries: 0 };
     this.rows.store.transaction(() => {
-      const rows = this.rows.held();
+      const rows = this.rows.held(now);
       if (rows.length === 0) return;
       const facts = this.#factsAt(now);
       const held: HeldByCause = new Map();
@@ -341,7 +341,11 @@ export class Outbox {
             contextPending: this.options.context?.pending(event),
           });
         }
-        if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) continue;
+        if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) {
+          // The same decision; a repeat's wait may have moved (the channel was told something since).
+          if ((decided.until ?? null) !== row.nextAttemptAt) this.rows.redecide(row.id, rowDecision(decided, now), now);
+          continue;
+        }
         this.rows.redecide(row.id, rowDecision(decided, now), now);
         this.#recordLog(event, row.channel, decided, now);
         told.written(event.fingerprint);
@@ -454,7 +458,8 @@ function rowDecision(decided: Decided, now: number) {
     detail: decided.detail ?? null,
     heldBy: decided.cause?.fingerprint ?? null,
     dueSince: due,
-    nextAttemptAt: due,
+    // A held row's: when it is next decided again (`release`); null, every round.
+    nextAttemptAt: due ?? decided.until ?? null,
   };
 }
 

@@ -8,6 +8,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import type { AlertEvent } from '../../src/alerts/alert-event.js';
 import type { Severity } from '../../src/lib/alert-vocabulary.js';
 import { inhibitionSummary } from '../../src/notify/outbox.js';
+import { OutboxStore } from '../../src/notify/outbox-store.js';
 import { alertEvent } from './channels/fixtures.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, SECOND, slackTo, T0 } from './notify-fixture.js';
@@ -228,6 +229,24 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       expect(heard).toEqual({ fast: [0, 60, 120, 180, 240, 300], slow: [0, 90, 180, 270] });
       // A repeat waiting for its route's time is replaced by the next one, never sent as well.
       expect(other.received).toHaveLength(4);
+    });
+
+    it('a repeat waiting for its route is not decided again before its time (each round reads only what can change)', async () => {
+      h = fastAndSlow(backend, 90 * MINUTE);
+      const firedAt = h.clock.now();
+      h.cycle('runs', [finding('shop')]);
+      await h.notifier.deliverDue();
+      h.clock.advance(HOUR);
+      expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
+      const outbox = new OutboxStore(h.store);
+      expect(outbox.held(firedAt + 89 * MINUTE)).toEqual([]);
+      const due = outbox.held(firedAt + 90 * MINUTE);
+      expect(due.map((r) => [r.channel, r.decision, r.nextAttemptAt])).toEqual([
+        ['slow', 'repeat_waiting', firedAt + 90 * MINUTE],
+      ]);
+      h.clock.advance(30 * MINUTE);
+      await h.notifier.deliverDue();
+      expect(other.received).toHaveLength(2);
     });
 
     it.each([
