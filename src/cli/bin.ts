@@ -27,10 +27,12 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 // A reader that goes away (`deploy-watchdog alerts | head`) is its choice, not a failure: what
-// was left to print is dropped, and `run` stops as it does on SIGTERM. Without a listener, the
+// was left to print is dropped, and the command ends with its own status. Without a listener, the
 // write's EPIPE is an unhandled 'error' event, and node prints its stack.
+let outputClosed = false;
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
+  outputClosed = true;
   controller.abort(new Error('standard output was closed'));
 });
 
@@ -43,6 +45,11 @@ main(process.argv.slice(2), {
   ...(hangups ? { hangups } : {}),
 })
   .then((code) => {
+    // `run` logs to standard output: without it, it stops as a failure, so a supervisor starts it again.
+    if (outputClosed && process.argv[2] === 'run') {
+      process.stderr.write('deploy-watchdog: standard output was closed: stopped\n');
+      code = EXIT.incomplete;
+    }
     process.exitCode = code;
   })
   .catch((err: unknown) => {
