@@ -2,7 +2,8 @@
  * The retry rules, in one place (Alertmanager's Retrier is the model): what an HTTP answer or a
  * network failure means for the outbox. 2xx ok; 429, 5xx, network errors and timeouts retryable
  * (a 429's or a 503's Retry-After honoured); every other 4xx permanent, because sending the same
- * thing again will not change the answer.
+ * thing again will not change the answer. A redirect is not followed (the request carries the
+ * channel's secrets): it is permanent too, and its reason says where the receiver points.
  */
 import { parseRetryAfter } from '../../lib/retry-after.js';
 import { oneLine } from './escape.js';
@@ -15,6 +16,8 @@ export interface HttpAnswer {
   retryAfter?: string | null;
   /** The start of the body, for the reason ("no_service", "invalid_payload"). */
   body?: string | null;
+  /** The Location header of a redirect, if any. */
+  location?: string | null;
 }
 
 /** Longest wait a Retry-After may ask for; a larger value is capped, not trusted blindly. */
@@ -31,7 +34,21 @@ export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult 
   if (status >= 500) return { outcome: 'retryable', reason: `server error (HTTP ${status})${body}` };
   // A 408 (request timeout) is the server saying "try again": treated like a network timeout.
   if (status === 408) return { outcome: 'retryable', reason: `request timeout (HTTP 408)${body}` };
+  if (status >= 300 && status < 400) {
+    const to = originOf(answer.location);
+    return {
+      outcome: 'permanent',
+      reason: `redirected (HTTP ${status})${to ? ` to ${to}` : ''}: set the channel's URL to where the receiver is now`,
+    };
+  }
   return { outcome: 'permanent', reason: `rejected (HTTP ${status})${body}` };
+}
+
+/** Where a redirect points, its scheme, host and port only: the rest of a receiver's URL may be its credential. */
+function originOf(location: string | null | undefined): string | null {
+  if (!location || !URL.canParse(location)) return null;
+  const { origin } = new URL(location);
+  return origin === 'null' ? null : oneLine(origin, 200);
 }
 
 /** A retryable answer, with the wait its Retry-After asks for (capped) when it gives a readable one. */

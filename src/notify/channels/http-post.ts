@@ -53,7 +53,12 @@ export function urlSecrets(url: Secret): Secret[] {
 export function classifyReply(reply: HttpReply, now: number): SendResult {
   const ok = reply.status >= 200 && reply.status < 300;
   return classifyHttpAnswer(
-    { status: reply.status, retryAfter: headerOf(reply, 'retry-after'), body: ok ? null : reply.body },
+    {
+      status: reply.status,
+      retryAfter: headerOf(reply, 'retry-after'),
+      body: ok ? null : reply.body,
+      location: headerOf(reply, 'location'),
+    },
     now,
   );
 }

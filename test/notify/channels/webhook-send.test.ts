@@ -101,6 +101,20 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
     ],
     ['401', { status: 401, body: 'bad token' }, { outcome: 'permanent', reason: 'rejected (HTTP 401): bad token' }],
     ['410', { status: 410 }, { outcome: 'permanent', reason: 'rejected (HTTP 410)' }],
+    [
+      '308 to HTTPS',
+      { status: 308, headers: { location: 'https://hooks.example.com:8443/alert/s3cret-path?token=t' } },
+      {
+        outcome: 'permanent',
+        reason:
+          "redirected (HTTP 308) to https://hooks.example.com:8443: set the channel's URL to where the receiver is now",
+      },
+    ],
+    [
+      '302 within the receiver',
+      { status: 302, headers: { location: '/login' } },
+      { outcome: 'permanent', reason: "redirected (HTTP 302): set the channel's URL to where the receiver is now" },
+    ],
     ['no answer', 'hang', { outcome: 'retryable', reason: 'timed out after 2000 ms' }],
   ])('%s → %j', async (_name, answer, expected) => {
     receiver.answer(answer);
