@@ -108,7 +108,10 @@ export interface Decided {
   decision: NotifyDecision;
   detail?: string;
   cause?: InhibitionCause;
-  /** A held decision that nothing but time changes before then (ms): its row is not decided again sooner. */
+  /**
+   * A held row not decided again before this time (ms): nothing can send it sooner, and what would
+   * drop it (the alert resolved or acknowledged) drops it then just as well.
+   */
   until?: number;
 }
 
