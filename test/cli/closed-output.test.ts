@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../packages/simulator/src/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { binArgs } from '../helpers/test-build.js';
-import { daemonConfigYaml } from './daemon-fixture.js';
+import { daemonConfigYaml, LOG_CHANNEL_NOTIFY } from './daemon-fixture.js';
 
 const run = promisify(execFile);
 
@@ -38,7 +38,7 @@ describe('standard output closed by its reader', () => {
       const configFile = path.join(dir, 'watchdog.yaml');
       const yaml = daemonConfigYaml(sim, {
         jobs: '{ runs: "*/2 * * * * *", maintenance: "off", jitter: 0s }',
-        notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+        notify: LOG_CHANNEL_NOTIFY,
         server: `{ listen: "127.0.0.1:${await freePort()}" }`,
       });
       fs.writeFileSync(configFile, yaml);

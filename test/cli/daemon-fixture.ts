@@ -38,6 +38,9 @@ export function daemonConfigYaml(sim: RunningSimulator, parts: DaemonConfigParts
   ].join('\n');
 }
 
+/** `notify` lines of a daemon whose only channel is its own log (`DaemonConfigParts.notify`). */
+export const LOG_CHANNEL_NOTIFY = ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'];
+
 /** A running `deploy-watchdog run`: its process, its exit (code, or signal name), its output so far. */
 export interface Daemon {
   child: ChildProcess;

@@ -24,7 +24,7 @@ import { runCli, writeConfig, type CliResult } from '../helpers/cli-harness.js';
 import type { PostgresCluster } from '../helpers/postgres.js';
 import { testCluster } from '../helpers/state-backends.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { daemonConfigYaml, spawnDaemon, until } from './daemon-fixture.js';
+import { daemonConfigYaml, spawnDaemon, until, LOG_CHANNEL_NOTIFY } from './daemon-fixture.js';
 
 let pg: PostgresCluster;
 let sim: RunningSimulator;
@@ -428,7 +428,7 @@ describe('migrate-state refuses', () => {
       own,
       daemonConfigYaml(sim, {
         jobs: '{ runs: "*/30 * * * * *", attention: "off", urls: "off", backups: "off", maintenance: "off", servers: "off", installers: "off", jitter: 0s }',
-        notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+        notify: LOG_CHANNEL_NOTIFY,
         server: '{ listen: "off" }',
       }),
     );

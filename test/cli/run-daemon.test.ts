@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { freePort } from '../helpers/free-port.js';
-import { daemonConfigYaml, spawnDaemon, status, until, type Daemon } from './daemon-fixture.js';
+import { daemonConfigYaml, spawnDaemon, status, until, type Daemon, LOG_CHANNEL_NOTIFY } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -33,7 +33,7 @@ function configOn(name: string, server: string): string {
   const configFile = path.join(dir, `${name}.yaml`);
   const yaml = daemonConfigYaml(sim, {
     jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-    notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+    notify: LOG_CHANNEL_NOTIFY,
     server,
   });
   fs.writeFileSync(configFile, yaml.replace('./state.db', `./${name}.db`));
@@ -48,7 +48,7 @@ describe('run', { timeout: 120_000 }, () => {
     const configFile = path.join(dir, 'watchdog.yaml');
     const good = daemonConfigYaml(sim, {
       jobs: '{ runs: "*/30 * * * * *", maintenance: "off", jitter: 0s }',
-      notify: ['channels: [{ name: console, type: log }]', 'routes: [{ channels: [console] }]'],
+      notify: LOG_CHANNEL_NOTIFY,
       server: `{ listen: "127.0.0.1:${port}" }`,
     });
     fs.writeFileSync(configFile, good);
