@@ -3,8 +3,9 @@
  * the alert change that caused it, so a crash at any moment loses none. Writing runs the pipeline
  * mute → dedup → route: each event is routed to its channels, and for each (event, channel) one
  * named decision is stored: `deliver` rows wait for the delivery loop, `held` rows (silenced,
- * inhibited, in a mute window, awaiting their alert's context, a repeat waiting for its route's
- * interval) are decided again every round, and every other decision is kept for the audit.
+ * inhibited, in a mute window, awaiting their alert's context) are decided again every round, a
+ * repeat waiting for its route's interval once its time has come, and every other decision is
+ * kept for the audit.
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
