@@ -14,7 +14,7 @@ import { consoleServing } from '../config/console-config.js';
 import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import type { Logger } from '../lib/logger.js';
-import { onCallWebhookHandler } from '../interactions/on-call-webhook.js';
+import { onCallWebhookHandler, sayUngroupedWebhooks } from '../interactions/on-call-webhook.js';
 import {
   DEFAULT_STALL_AFTER_MS,
   startHealthServer,
@@ -94,6 +94,7 @@ export class HealthListener {
     await this.#closeServer();
     this.#listen = listen;
     if (listen === null) return;
+    sayUngroupedWebhooks(this.deps.console.config(), this.deps.logger);
     this.#server = await startHealthServer({
       listen,
       metrics: this.deps.metrics,

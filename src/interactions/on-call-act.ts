@@ -11,6 +11,11 @@ export interface OnCallAct {
   by: string;
   /** When it was done in the tool (ms), where the tool says (PagerDuty's `occurred_at`, Opsgenie's `updatedAt`): an act older than what is known since is let be. */
   at?: number | undefined;
+  /**
+   * The tool's incident, which may group several of our alerts besides the one `key` names
+   * (PagerDuty's incident id); absent: the one alert.
+   */
+  incident?: string | undefined;
 }
 
 /**

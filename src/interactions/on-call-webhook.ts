@@ -11,6 +11,13 @@
  * back), and wakes the delivery loop, which shows it where the alert lives (a Slack app's living
  * message, the other channels that show acknowledgements, the console's timeline).
  *
+ * PagerDuty groups alerts into one incident (Alert Grouping, Event Orchestration), and its webhook
+ * names the incident and its first alert only. With the channel's `webhook.api_key`, a request of
+ * an incident is answered 200 at once (PagerDuty retries a slow answer), then the incident's alerts
+ * are read from the REST API within the channel's `timeout` (at most {@link MAX_GROUP_READ_MS}),
+ * and the act is done on each of ours among them, once each; when they cannot be read, on the one
+ * alert named, said at warn. Without the key: the one alert named, as said once at the start.
+ *
  * A request taken is remembered by its id (PagerDuty's event id; a digest of Opsgenie's body) for
  * a while, so a replay of it changes nothing; the acts are idempotent anyway. An act older than
  * what happened since (a late delivery, a replay after a restart; by PagerDuty's `occurred_at`,
@@ -29,13 +36,16 @@ import type { Secret } from '../lib/secret.js';
 import { answerJson } from '../lib/answer-json.js';
 import { readPost } from '../lib/read-body.js';
 import { oneLine } from '../notify/channels/escape.js';
+import { apiRoot } from '../notify/channels/on-call-config.js';
 import { incidentKey } from '../notify/channels/incident-parts.js';
 import { OPSGENIE_LIMITS } from '../notify/channels/opsgenie.js';
 import { PAGERDUTY_LIMITS } from '../notify/channels/pagerduty.js';
+import { PAGERDUTY_REST_REGIONS } from '../notify/channels/pagerduty-config.js';
 import type { Store } from '../state/store.js';
 import type { OnCallAct, OnCallRead } from './on-call-act.js';
 import { ReplayMemory } from './replay-memory.js';
 import { OPSGENIE_TOKEN_HEADER, readOpsgenieWebhook, verifyOpsgenieToken } from './opsgenie-webhook.js';
+import { readIncidentAlerts, type IncidentAlertsRead } from './pagerduty-incident-alerts.js';
 import { readPagerDutyWebhook, verifyPagerDutySignature } from './pagerduty-webhook.js';
 
 /** The largest body taken: an incident's or an alert's webhook is a few kilobytes. */
@@ -46,6 +56,8 @@ const REMEMBERED = 2_048;
 const MAX_BY = 120;
 /** The longest channel name a log line repeats from a path: anyone may send any path. */
 const MAX_NAME_LOGGED = 100;
+/** The longest read of a grouped incident's alerts, all its pages: PagerDuty's webhook does not wait on it, the alerts' repeats do. */
+const MAX_GROUP_READ_MS = 5_000;
 
 /** What the handler works with; `config` is read at each request, so a reload needs no restart. */
 export interface OnCallWebhookDeps {
@@ -68,6 +80,14 @@ interface ToolWebhook {
   secret(channel: Config['notify']['channels'][number]): Secret | undefined;
   verify(req: IncomingMessage, body: string, secret: Secret): boolean;
   read(body: string): OnCallRead;
+  /**
+   * How to read the keys of the alerts the act's incident groups, where the channel can
+   * (PagerDuty's REST API key); undefined: the act is of the one alert its key names.
+   */
+  group?(
+    channel: Config['notify']['channels'][number],
+    wanted: OnCallAct,
+  ): (() => Promise<IncidentAlertsRead>) | undefined;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => [req.headers[name]].flat()[0];
@@ -80,6 +100,13 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
     secret: (channel) => (channel.type === 'pagerduty' ? channel.webhook?.signing_secret : undefined),
     verify: (req, body, secret) => verifyPagerDutySignature(header(req, 'x-pagerduty-signature'), body, secret),
     read: readPagerDutyWebhook,
+    group: (channel, wanted) => {
+      const apiKey = channel.type === 'pagerduty' ? channel.webhook?.api_key : undefined;
+      if (channel.type !== 'pagerduty' || !apiKey || !wanted.incident) return undefined;
+      const root = apiRoot(channel.webhook?.api_url ?? PAGERDUTY_REST_REGIONS[channel.region]);
+      const timeoutMs = Math.min(channel.timeout, MAX_GROUP_READ_MS);
+      return () => readIncidentAlerts({ root, incident: wanted.incident!, apiKey, timeoutMs });
+    },
   },
   opsgenie: {
     surface: 'opsgenie',
@@ -94,6 +121,20 @@ const TOOLS: Readonly<Record<string, ToolWebhook>> = {
     read: readOpsgenieWebhook,
   },
 };
+
+/**
+ * Says, once per PagerDuty channel whose webhook has no `api_key`, that an incident grouping several
+ * alerts acknowledges here only the one it is named after, and what to set (when the listener starts).
+ */
+export function sayUngroupedWebhooks(config: Config, logger: Logger): void {
+  for (const channel of config.notify.channels) {
+    if (channel.type !== 'pagerduty' || !channel.webhook || channel.webhook.api_key) continue;
+    logger.info(
+      { channel: channel.name, stage: 'on-call-webhook' },
+      'PagerDuty webhook without api_key: an incident grouping several alerts acknowledges here only the alert it is named after; set webhook.api_key to a read-only REST API key to acknowledge each',
+    );
+  }
+}
 
 /** `/pagerduty/<name>` or `/opsgenie/<name>`: the tool and the channel's name. */
 const PATH = /^\/(pagerduty|opsgenie)\/([^/]+)$/;
@@ -121,7 +162,7 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       answerJson(res, status, { error });
     };
     const secret = channel && tool.secret(channel);
-    if (!secret || !tool.verify(req, body, secret)) {
+    if (!channel || !secret || !tool.verify(req, body, secret)) {
       return refuse(401, 'unauthorized', `no valid ${tool.surface === 'pagerduty' ? 'signature' : 'token'}`);
     }
     const read = tool.read(body);
@@ -135,6 +176,15 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       log.debug({ channel: name, what: read.what }, `${tool.label} webhook not used`);
       return answerJson(res, 200, { ignored: 'not used' });
     }
+    const group = tool.group?.(channel, read.act);
+    if (group) {
+      answerJson(res, 200, { outcome: 'accepted' });
+      void actOnGroup(tool, name, read.act, group).catch((err: unknown) => {
+        seen.forget(key);
+        log.error({ err, channel: name }, `${tool.label} webhook failed`);
+      });
+      return;
+    }
     try {
       answerJson(res, 200, act(tool, name, read.act));
     } catch (err) {
@@ -142,6 +192,35 @@ export function onCallWebhookHandler(deps: OnCallWebhookDeps): (req: IncomingMes
       seen.forget(key);
       throw err;
     }
+  };
+
+  /**
+   * Does what the tool asks of each of our alerts in the act's incident (read by `group`), once
+   * each; of the one its key names when they cannot be read.
+   */
+  const actOnGroup = async (
+    tool: ToolWebhook,
+    name: string,
+    wanted: OnCallAct,
+    group: () => Promise<IncidentAlertsRead>,
+  ): Promise<void> => {
+    const read = await group();
+    const incident = wanted.incident;
+    if (!read.ok) {
+      log.warn(
+        { channel: name, incident },
+        `${tool.label} webhook: the incident's alerts could not be read (${read.reason}): only the alert it is named after is taken`,
+      );
+      act(tool, name, wanted);
+      return;
+    }
+    // The named alert first, as without the key; each key once.
+    const keys = new Set([wanted.key, ...read.keys]);
+    const outcomes = [...keys].map((key) => act(tool, name, { ...wanted, key }).outcome);
+    const ours = outcomes.filter((o) => o !== 'not_found').length;
+    const said = { channel: name, incident, alerts: read.alerts, ours };
+    if (read.complete) log.info(said, `${tool.label} webhook: the incident's alerts read`);
+    else log.warn(said, `${tool.label} webhook: the incident's alerts read in part (too many): the rest are not taken`);
   };
 
   /** Does what the tool asks of the alert its key names, and says what happened. */

@@ -5,7 +5,8 @@
  * subscription's secret; while a secret is being rotated the header holds several signatures,
  * comma-separated, and one matching is enough. Of the events, `incident.acknowledged` and
  * `incident.unacknowledged` are used; `data.incident_key` is the dedup_key the alert was
- * triggered with (`src/notify/channels/pagerduty.ts`), `agent.summary` the person who did it and
+ * triggered with (`src/notify/channels/pagerduty.ts`; of an incident grouping several alerts, its
+ * first alert's), `data.id` the incident's id (to read the alerts it groups), `agent.summary` the person who did it and
  * `occurred_at` when (PagerDuty delivers at least once, in no promised order).
  * Everything in the body is PagerDuty's data: read, cut and shown as text, never obeyed.
  */
@@ -43,7 +44,7 @@ const webhookSchema = z.object({
     event_type: z.string().max(200),
     occurred_at: z.string().max(100).nullish(),
     agent: z.object({ summary: z.string().optional() }).nullish(),
-    data: z.object({ incident_key: z.string().nullish() }).nullish(),
+    data: z.object({ id: z.string().nullish(), incident_key: z.string().nullish() }).nullish(),
   }),
 });
 
@@ -53,7 +54,13 @@ const ACTS: Readonly<Record<string, OnCallAct['act']>> = {
   'incident.unacknowledged': 'unacknowledge',
 };
 
-/** Reads a webhook's body (already verified); its id against replays is the event's. */
+/** An incident's id as PagerDuty forms them (`PGR0VU2`, `Q1XQPZ3PYQ0ABC`): letters and digits, put in a path. */
+const INCIDENT_ID = /^[A-Za-z0-9]{1,64}$/;
+
+/**
+ * Reads a webhook's body (already verified); its id against replays is the event's. The act names
+ * the incident (`data.id`) when its id has PagerDuty's form, to read the alerts it groups.
+ */
 export function readPagerDutyWebhook(body: string): OnCallRead {
   const read = readJsonBody(body, webhookSchema, 'a V3 webhook event');
   if (!read.ok) return read;
@@ -62,5 +69,7 @@ export function readPagerDutyWebhook(body: string): OnCallRead {
   const key = data?.incident_key;
   if (!act || !key) return { ok: true, id, what, act: null };
   const at = Date.parse(occurred_at ?? '');
-  return { ok: true, id, what, act: { act, key, by: agent?.summary ?? '', at: Number.isNaN(at) ? undefined : at } };
+  const incident = data.id && INCIDENT_ID.test(data.id) ? data.id : undefined;
+  const by = agent?.summary ?? '';
+  return { ok: true, id, what, act: { act, key, by, at: Number.isNaN(at) ? undefined : at, incident } };
 }

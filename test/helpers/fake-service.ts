@@ -25,6 +25,8 @@ export interface FakeAnswer {
   headers?: Record<string, string>;
   /** Sent as JSON unless a string. */
   body?: unknown;
+  /** Never answered (the connection is held until the fake closes): a service that hangs. */
+  hang?: boolean;
 }
 
 /** A running fake. */
@@ -82,6 +84,7 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
 }
 
 function send(res: ServerResponse, answer: FakeAnswer): void {
+  if (answer.hang) return;
   const text =
     answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
   res.writeHead(answer.status, {

@@ -14,7 +14,14 @@
  * A person's act in PagerDuty (`act`: acknowledge, unacknowledge, resolve an incident) changes the
  * alert and is told as a V3 webhook is: `{ event: { id, event_type, resource_type, occurred_at,
  * agent, data } }` posted with `X-PagerDuty-Signature: v1=<HMAC-SHA256 of the body>` under the
- * subscription's secret (or signatures given, to forge or rotate).
+ * subscription's secret (or signatures given, to forge or rotate). `data.id` is the incident's id.
+ *
+ * Alerts are grouped into incidents as Alert Grouping does (`group`: one incident of several
+ * alerts, ours or another tool's); an act on an incident changes all its alerts. Its REST API
+ * serves `GET /incidents/{id}/alerts` as documented: `Authorization: Token token=<key>` (401
+ * otherwise), `Accept: application/vnd.pagerduty+json;version=2` (406 otherwise), classic
+ * pagination (`limit`, at most `maxLimit`; `offset`; `more`), each alert with its `alert_key` and a
+ * status of `triggered` or `resolved` (an alert has no acknowledged status: the incident has).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
@@ -23,6 +30,7 @@ import {
   problems,
   startFakeService,
   type FakeAnswer,
+  type FakeRequest,
   type FakeService,
   type WebhookPost,
 } from './fake-service.js';
@@ -90,6 +98,8 @@ export interface PagerDutyAlert {
   triggers: number;
   /** The last trigger's payload and links. */
   last: PagerDutyEvent;
+  /** The id of the incident that groups it. */
+  incident: string;
 }
 
 /** The running fake. */
@@ -108,6 +118,15 @@ export interface PagerDutyFake extends FakeService {
   readonly ignored: PagerDutyEvent[];
   /** What was refused, and why. */
   readonly invalid: string[][];
+  /** A REST API key of the account (20 characters), to configure the webhook with. */
+  readonly apiKey: string;
+  /** The largest page the REST API answers (PagerDuty's is 100). */
+  maxLimit: number;
+  /**
+   * Groups the alerts of `dedupKeys` into the incident of the first, as Alert Grouping does; a key
+   * with no alert opens one (another tool's). Answers the incident's id.
+   */
+  group(dedupKeys: string[]): string;
   /**
    * A person acts on the incident of `dedupKey` in PagerDuty: its status changes and the V3 webhook
    * subscription at `to` is told, signed with its secret (unless `signatures` are given). Answers
@@ -141,13 +160,49 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
   const changes: z.infer<typeof changeEvent>[] = [];
   const ignored: PagerDutyEvent[] = [];
   const invalid: string[][] = [];
+  const apiKey = randomBytes(15).toString('base64url');
+  const incidentId = () => `Q${randomBytes(6).toString('hex').toUpperCase()}`;
 
   const refuse = (errors: string[]): FakeAnswer => {
     invalid.push(errors);
     return { status: 400, body: { status: 'invalid event', message: 'Event object is invalid', errors } };
   };
 
+  const restError = (status: number, message: string, code: number): FakeAnswer => ({
+    status,
+    body: { error: { message, code } },
+  });
+  const incidentAlerts = (req: FakeRequest, incident: string): FakeAnswer => {
+    if (req.headers.authorization !== `Token token=${apiKey}`) return restError(401, 'Unauthorized', 2006);
+    if (req.headers.accept !== 'application/vnd.pagerduty+json;version=2')
+      return restError(406, 'Not Acceptable', 2001);
+    const query = new URL(req.url, 'http://fake').searchParams;
+    const limit = Math.min(Number(query.get('limit') ?? 25), fake.maxLimit);
+    const offset = Number(query.get('offset') ?? 0);
+    const all = opened.filter((a) => a.incident === incident);
+    if (all.length === 0) return restError(404, 'Not Found', 2100);
+    const page = all.slice(offset, offset + limit).map((a, i) => ({
+      id: `A${offset + i}`,
+      type: 'alert',
+      summary: a.summary,
+      self: `https://api.pagerduty.com/incidents/${incident}/alerts/A${offset + i}`,
+      html_url: `https://acme.pagerduty.com/alerts/A${offset + i}`,
+      created_at: '2026-11-01T12:00:00Z',
+      status: a.status === 'resolved' ? 'resolved' : 'triggered',
+      alert_key: a.dedupKey,
+      service: { id: 'PIJ90N7', type: 'service_reference' },
+      incident: { id: incident, type: 'incident_reference' },
+      suppressed: false,
+      severity: a.severity,
+      integration: { id: 'PQ12345', type: 'events_api_v2_inbound_integration_reference' },
+      body: { type: 'alert_body', contexts: [], details: a.last.payload?.custom_details ?? {} },
+    }));
+    return { status: 200, body: { alerts: page, limit, offset, more: offset + limit < all.length, total: null } };
+  };
+
   const service = await startFakeService((req) => {
+    const rest = /^\/incidents\/([^/?]+)\/alerts(\?|$)/.exec(req.url);
+    if (req.method === 'GET' && rest) return incidentAlerts(req, decodeURIComponent(rest[1]!));
     if (req.method !== 'POST') return { status: 405, body: { status: 'error', message: 'Method not allowed' } };
     if (req.url === '/v2/change/enqueue') {
       const parsed = changeEvent.safeParse(req.body);
@@ -179,6 +234,7 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
           summary: e.payload!.summary,
           triggers: 1,
           last: e,
+          incident: incidentId(),
         };
         alerts.set(key, alert);
         opened.push(alert);
@@ -198,7 +254,9 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
   const act: PagerDutyFake['act'] = async (to, spec) => {
     const alert = alerts.get(spec.dedupKey);
     const status = STATUS_AFTER[spec.eventType as keyof typeof STATUS_AFTER];
-    if (alert && status) alert.status = status;
+    // The act is the incident's: every alert it groups follows.
+    for (const a of opened)
+      if (alert && status && a.incident === alert.incident && a.status !== 'resolved') a.status = status;
     const body = JSON.stringify({
       event: {
         id: `01${randomBytes(12).toString('hex').toUpperCase()}`,
@@ -217,10 +275,10 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
               },
         client: null,
         data: {
-          id: 'PGR0VU2',
+          id: alert?.incident ?? 'PGR0VU2',
           type: 'incident',
-          self: 'https://api.pagerduty.com/incidents/PGR0VU2',
-          html_url: 'https://acme.pagerduty.com/incidents/PGR0VU2',
+          self: `https://api.pagerduty.com/incidents/${alert?.incident ?? 'PGR0VU2'}`,
+          html_url: `https://acme.pagerduty.com/incidents/${alert?.incident ?? 'PGR0VU2'}`,
           number: 2,
           status: alert?.status ?? 'triggered',
           incident_key: spec.dedupKey,
@@ -236,5 +294,39 @@ export async function startPagerDutyFake(): Promise<PagerDutyFake> {
     };
     return { status: await postWebhook(to.url, sent), sent };
   };
-  return Object.assign(service, { routingKey, alerts, opened, events, changes, ignored, invalid, act });
+  const group: PagerDutyFake['group'] = (dedupKeys) => {
+    const grouped = dedupKeys.map((key) => {
+      const known = alerts.get(key);
+      if (known) return known;
+      const foreign: PagerDutyAlert = {
+        dedupKey: key,
+        status: 'triggered',
+        severity: 'error',
+        summary: "Another tool's alert",
+        triggers: 1,
+        last: { routing_key: routingKey, event_action: 'trigger', dedup_key: key },
+        incident: incidentId(),
+      };
+      alerts.set(key, foreign);
+      opened.push(foreign);
+      return foreign;
+    });
+    const incident = grouped[0]!.incident;
+    for (const a of grouped) a.incident = incident;
+    return incident;
+  };
+  const fake = Object.assign(service, {
+    routingKey,
+    alerts,
+    opened,
+    events,
+    changes,
+    ignored,
+    invalid,
+    apiKey,
+    maxLimit: 100,
+    group,
+    act,
+  });
+  return fake;
 }

@@ -63,6 +63,16 @@ describe('a PagerDuty webhook read', () => {
     ],
     ['an incident without a key (not ours)', event({ data: { incident_key: null } }), { ok: true, act: null }],
     [
+      'the incident that may group several alerts',
+      event({ data: { id: 'Q1XQPZ3PYQ0ABC', incident_key: 'fp/1' } }),
+      { ok: true, act: { key: 'fp/1', incident: 'Q1XQPZ3PYQ0ABC' } },
+    ],
+    [
+      "an incident id not of PagerDuty's form (it would go in a path)",
+      event({ data: { id: '../../users', incident_key: 'fp/1' } }),
+      { ok: true, act: { key: 'fp/1', incident: undefined } },
+    ],
+    [
       'a name that is markup',
       event({ agent: { summary: '<!channel> *x*' }, data: { incident_key: 'k' } }),
       { act: { by: '<!channel> *x*' } },

@@ -12,8 +12,16 @@ export const PAGERDUTY_REGIONS = {
   eu: 'https://events.eu.pagerduty.com',
 } as const;
 
+/** PagerDuty's REST API, by service region: where the way back reads a grouped incident's alerts. */
+export const PAGERDUTY_REST_REGIONS = {
+  us: 'https://api.pagerduty.com',
+  eu: 'https://api.eu.pagerduty.com',
+} as const;
+
 /** A PagerDuty integration key: 32 characters of letters and digits. */
 const ROUTING_KEY = /^[A-Za-z0-9]{32}$/;
+/** A REST API key: 20 characters today (letters, digits, `_`, `-`, `+`); any longer printable one is taken. */
+const REST_API_KEY = /^[!-~]{20,256}$/;
 
 /**
  * Config of a PagerDuty channel: the Events API v2 with an integration's routing key (a Secret).
@@ -48,6 +56,19 @@ export const pagerdutyConfigSchema = kindConfigSchema('pagerduty', {
       signing_secret: webhookSecretSchema("the Secret of the service's V3 Webhook Subscription").describe(
         'The Secret PagerDuty showed once when the V3 Webhook Subscription was created (use ${VAR}); a secret.',
       ),
+      api_key: toolSecretSchema(
+        'a REST API key of the account',
+        REST_API_KEY,
+        'must be a REST API key of the account (20 or more characters without spaces)',
+        'y_NbAkKc66ryYTWUXYEu',
+      )
+        .optional()
+        .describe(
+          'A REST API key of the account (a Read-only API key is enough; use ${VAR}); a secret. With it, an incident acknowledged in PagerDuty that groups several of our alerts acknowledges each of them here (its alerts are read from the REST API); absent: only the alert the incident is named after.',
+        ),
+      api_url: apiRootSchema
+        .optional()
+        .describe("A REST API root in place of the region's (a proxy); https, or http on loopback."),
     })
     .optional()
     .describe(

@@ -147,6 +147,28 @@ describe('channel config schemas', () => {
       'value not shown',
     ],
     [
+      "a PagerDuty webhook's REST API key with a space",
+      {
+        name: 'p',
+        type: 'pagerduty',
+        routing_key: 'a'.repeat(32),
+        webhook: { signing_secret: 'XXXXsecretXXXX-0123', api_key: 'XXXXsecretXXXX XXXXsecretXXXX' },
+      },
+      'webhook.api_key',
+      'value not shown',
+    ],
+    [
+      "a PagerDuty webhook's REST API root in clear text off loopback",
+      {
+        name: 'p',
+        type: 'pagerduty',
+        routing_key: 'a'.repeat(32),
+        webhook: { signing_secret: 'XXXXsecretXXXX-0123', api_url: 'http://pd.example.com' },
+      },
+      'webhook.api_url',
+      'must be https',
+    ],
+    [
       "an Opsgenie webhook's token with a space",
       { name: 'o', type: 'opsgenie', api_key: 'k'.repeat(36), webhook: { token: 'XXXXsecretXXXX XXXXsecretXXXX' } },
       'webhook.token',
