@@ -65,7 +65,8 @@ export class HealthListener {
     },
   ) {
     this.#console = createConsoleHandler(deps.console);
-    this.#webhooks = onCallWebhookHandler(deps.console);
+    // The console's own wake is its runtime's (a thread of its own asks over its port).
+    this.#webhooks = onCallWebhookHandler({ ...deps.console, wake: () => deps.console.runtime?.().notifier.wake() });
   }
 
   /** The address it bound, when it runs. */

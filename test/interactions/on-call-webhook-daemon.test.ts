@@ -9,7 +9,7 @@
  * not used, an alert not ours, are answered and let be; a hostile name stays text. No secret is
  * in the log or the state.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { PAGERDUTY_LIMITS } from '../../src/notify/channels/pagerduty.js';
 import { incidentKey } from '../../src/notify/channels/incident-parts.js';
@@ -167,6 +167,18 @@ webhook: { signing_secret: "\${PD_WEBHOOK_SECRET}" }`,
     expect((await pd.act(to(), { ...ack, eventType: 'incident.resolved' })).status).toBe(200);
     expect(alertStoreOf(world.wd!.store).get(fingerprint)?.status).toBe('firing');
     expect(world.leaks([PD_SECRET, pd.routingKey, BOT_TOKEN])).toEqual([]);
+  });
+
+  it('wakes the delivery loop: the acknowledgement shows in Slack without waiting for the next round', async () => {
+    await open();
+    const { urlId } = world.hostileApp();
+    const fingerprint = await world.fire(urlId);
+    world.clock.advance(MINUTE);
+    const ack = { dedupKey: fingerprint, eventType: 'incident.acknowledged' as const, agent: 'Alice' };
+    expect((await pd.act(to(), ack)).status).toBe(200);
+    // No deliverDue, and the loop sleeps past the minute moved on the ManualClock: only a wake routes it.
+    await vi.waitFor(() => expect(livingText()).toContain('acknowledged by Alice'), { timeout: 10_000 });
+    expect(decisions('acknowledged')).toEqual(['acknowledged_there']);
   });
 
   it('lets be an acknowledgement delivered after what happened since: its giving back, a new firing', async () => {
