@@ -226,7 +226,7 @@ export class Outbox {
   #toldElsewhere(event: AlertEvent, told: ToldOfPass, seen: Set<string>): RouteTarget[] {
     const { router } = this.options;
     const atWorst = router.route(event.labels, 'critical');
-    return router.defaultRoute.channels
+    return router.allChannels
       .filter((channel) => !seen.has(channel) && announced(told.logEntry(event.fingerprint, channel)))
       .map((channel) => atWorst.find((t) => t.channel === channel) ?? { channel, route: router.defaultRoute });
   }

@@ -121,6 +121,11 @@ export class Router {
     return this.all().find((r) => r.name === name);
   }
 
+  /** Every configured channel, in config order: the default route's, which takes them all. */
+  get allChannels(): readonly string[] {
+    return this.defaultRoute.channels;
+  }
+
   /** Every route, the default last (for the smallest repeat interval and listings). */
   all(): ResolvedRoute[] {
     return [...this.routes, this.defaultRoute];

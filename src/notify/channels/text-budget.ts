@@ -10,8 +10,9 @@ export function packLines(
   separator = '\n',
 ): string {
   let out = '';
-  for (const line of lines) {
-    const next = out ? `${out}${separator}${line}` : line;
+  // By index, not by `out`'s emptiness: a first line that is empty still takes its separator.
+  for (const [i, line] of lines.entries()) {
+    const next = i === 0 ? line : `${out}${separator}${line}`;
     if (next.length > max) return ending(out, line);
     out = next;
   }
