@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
+import { startFakeService } from '../helpers/fake-service.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -71,6 +72,25 @@ describe('check', () => {
     const { code, stdout } = await run('check', '--config', configFile, '--job', 'urls');
     expect(code).toBe(1);
     expect(stdout).toMatch(/^urls\s+failed: urls\.list: internal_error \(HTTP 500\)/m);
+  });
+
+  it("prints the service's own error message as text, not a terminal command", async () => {
+    const hostile = 'maintenance\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\u009b31m\u202egnp';
+    const service = await startFakeService(() => ({
+      status: 500,
+      body: { error: { code: 'internal_error', message: hostile } },
+    }));
+    try {
+      const file = writeConfig('down.yaml');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(sim.baseUrl, service.root));
+      const { code, stdout } = await run('check', '--config', file, '--job', 'urls');
+      expect(code).toBe(1);
+      expect(stdout).toMatch(/^urls\s+failed: whoami: internal_error \(HTTP 500\): maintenance\\u\{1b\}\]52;c;/m);
+      // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+      expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    } finally {
+      await service.close();
+    }
   });
 
   it.each([
