@@ -10,7 +10,7 @@ import { print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
 import { loadConfigSection } from '../config/load-config.js';
 import { pendingReason } from '../alerts/pending-reason.js';
-import { defineCommand, table, terminalJson, terminalWidth, withStateStore } from './cli-helpers.js';
+import { defineCommand, table, terminalJson, terminalSafe, terminalWidth, withStateStore } from './cli-helpers.js';
 import { formatUtc } from '../lib/format-utc.js';
 
 const usage = `usage: deploy-watchdog alerts [--config FILE] [--json]
@@ -102,7 +102,9 @@ const alerts = defineCommand({
       io.stdout.write(table([header, ...body], fit));
       // Why each pending one is not told yet: alerts.for, its check's hold, or nothing any more.
       for (const { alert: a, waiting } of rows) {
-        if (waiting.length > 0) io.stdout.write(`${alertId(a.fingerprint)} pending: ${waiting.join('; ')}\n`);
+        // A hold's reason may name what the service sent (a step): shown, never obeyed.
+        if (waiting.length > 0)
+          io.stdout.write(`${alertId(a.fingerprint)} pending: ${terminalSafe(waiting.join('; '))}\n`);
       }
       const firing = rows.filter((r) => r.alert.status === 'firing').length;
       const acked = rows.filter((r) => r.alert.acknowledgement !== null).length;

@@ -93,7 +93,7 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
         ? `ok: ${j.findings} finding${j.findings === 1 ? '' : 's'}, ${j.events} event${j.events === 1 ? '' : 's'}` +
           unknownStatesNote(j.unknownStates) +
           skippedNote(j.skipped)
-        : `${j.outcome}: ${j.reason ?? 'unknown'}` + (j.outcome === 'partial' ? partialNote(j) : '');
+        : `${j.outcome}: ${terminalSafe(j.reason ?? 'unknown')}` + (j.outcome === 'partial' ? partialNote(j) : '');
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;

@@ -79,12 +79,14 @@ const silence = defineCommand({
       io.stdout.write(`${created.id}\n`);
       const open = alertsMatching(store, created.matchers).length;
       const lasting = formatDuration(created.endsAt - created.startsAt, 'exact');
+      // Label values are the service's text (the console and Slack make such silences): shown, never obeyed.
+      const matchers = terminalSafe(describeMatchers(created.matchers));
       const when =
         created.startsAt > now
-          ? `scheduled: silences ${describeMatchers(created.matchers)} from ${formatUtc(created.startsAt, 'iso')} ` +
+          ? `scheduled: silences ${matchers} from ${formatUtc(created.startsAt, 'iso')} ` +
             `(in ${formatDuration(created.startsAt - now, 'exact')}) for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}; ` +
             `it mutes nothing before then`
-          : `silenced ${describeMatchers(created.matchers)} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
+          : `silenced ${matchers} for ${lasting}, until ${formatUtc(created.endsAt, 'iso')}`;
       io.stderr.write(`${when}; it matches ${open} open alert${open === 1 ? '' : 's'} now\n`);
       // Label values are the service's text: shown, never obeyed by the terminal.
       for (const w of silenceWarnings(created.matchers, alertStoreOf(store).labelValues())) {

@@ -6,7 +6,7 @@ import { describeMatchers, expireSilence } from '../alerts/silences.js';
 import { systemClock } from '../lib/clock.js';
 import { EXIT, print, UsageError } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
-import { actingPerson, defineCommand, withStateStore } from './cli-helpers.js';
+import { actingPerson, defineCommand, terminalSafe, withStateStore } from './cli-helpers.js';
 
 const usage = `usage: deploy-watchdog unsilence [--config FILE] [--by NAME] ID
 
@@ -34,7 +34,8 @@ const unsilence = defineCommand({
         const hint = '(see `deploy-watchdog silences --all`)';
         return print(io.stderr, `error: no silence with id ${JSON.stringify(id)} ${hint}\n`, EXIT.usage);
       }
-      const which = `${result.silence.id} (${describeMatchers(result.silence.matchers)})`;
+      // Label values are the service's text (the console and Slack make such silences): shown, never obeyed.
+      const which = `${result.silence.id} (${terminalSafe(describeMatchers(result.silence.matchers))})`;
       return print(
         io.stdout,
         result.outcome === 'expired' ? `ended silence ${which}\n` : `silence ${which} was already over\n`,

@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { Store } from '../../src/state/store.js';
 import { runCli, writeConfig as writeConfigFile, type CliResult } from '../helpers/cli-harness.js';
+import { startFakeService } from '../helpers/fake-service.js';
+import { apiGet } from '../helpers/simulator.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -71,6 +73,25 @@ describe('check', () => {
     const { code, stdout } = await run('check', '--config', configFile, '--job', 'urls');
     expect(code).toBe(1);
     expect(stdout).toMatch(/^urls\s+failed: urls\.list: internal_error \(HTTP 500\)/m);
+  });
+
+  it("prints the service's own error message as text, not a terminal command", async () => {
+    const hostile = 'maintenance\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\u009b31m\u202egnp';
+    const service = await startFakeService(() => ({
+      status: 500,
+      body: { error: { code: 'internal_error', message: hostile } },
+    }));
+    try {
+      const file = writeConfig('down.yaml');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(sim.baseUrl, service.root));
+      const { code, stdout } = await run('check', '--config', file, '--job', 'urls');
+      expect(code).toBe(1);
+      expect(stdout).toMatch(/^urls\s+failed: whoami: internal_error \(HTTP 500\): maintenance\\u\{1b\}\]52;c;/m);
+      // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+      expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    } finally {
+      await service.close();
+    }
   });
 
   it.each([
@@ -184,6 +205,27 @@ describe('alerts', () => {
         new RegExp(`^held: run #${retrying.id} is running again \\(a retry.*\\): told only if the retry fails$`),
       ),
     ]);
+    sim.control.setRunState(retrying.id, { state: 'done' });
+  });
+
+  it('shows a step name from the service in its pending line as text, not a terminal command', async () => {
+    const staging = [...sim.control.state.apps.values()].find((a) => a.envType === 'staging')!;
+    const retrying = sim.control.addRun({ appId: staging.id, state: 'error', failedStep: 'restart', retrying: true });
+    expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
+    sim.control.setRunState(retrying.id, { state: 'running', retrying: false });
+    const steps = (await apiGet(sim, `/runs/${retrying.id}`)).body.data.steps as { started_at: string | null }[];
+    const at = steps.findLastIndex((s) => s.started_at !== null);
+    // OSC 52 sets the clipboard, OSC 0 the window title: what a pasted line would then run.
+    const hostile = 'restart\u001b]52;c;cm0gLXJmIH4K\u0007\u001b]0;pwned\u0007';
+    sim.control.setFault('runs.get', { recordField: { id: retrying.id, field: `steps.${at}.name`, value: hostile } });
+    expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
+    sim.control.clearFaults();
+
+    const table = await run('alerts', '--config', configFile);
+    const line = table.stdout.split('\n').find((l) => l.includes(`run #${retrying.id} is running again`))!;
+    expect(line).toContain('step restart\\u{1b}]52;c;cm0gLXJmIH4K\\u{7}\\u{1b}]0;pwned\\u{7})');
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     sim.control.setRunState(retrying.id, { state: 'done' });
   });
 

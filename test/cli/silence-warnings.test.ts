@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listSilences } from '../../src/alerts/silences.js';
+import { alertStoreOf } from '../../src/alerts/alert-store.js';
+import { silenceMatchersFor } from '../../src/alerts/silence-matchers.js';
+import { createSilence, listSilences } from '../../src/alerts/silences.js';
 import { Store } from '../../src/state/store.js';
 import { finding, fireFindings, tempState, type TempState } from '../alerts/fixtures.js';
 import { runCli, writeStateCommandConfig } from '../helpers/cli-harness.js';
@@ -82,5 +84,42 @@ describe('silence warnings', () => {
     const made = await silence('app=nope');
     expect(made.stderr).not.toContain('\u001b');
     expect(made.stderr).not.toContain('\u0007');
+  });
+});
+
+describe('a silence of a label value from the service, on a terminal', () => {
+  // The matchers Slack's "Silence 1h" button and the console's form make from the alert's labels.
+  const EVIL = 'evil\u001b]0;pwned\u0007';
+  const silenceOfEvil = () => {
+    const store = Store.open(path.join(state.dir, 'state.db'));
+    try {
+      const alert = alertStoreOf(store).get('url/evil')!;
+      const matchers = silenceMatchersFor(alert)!;
+      expect(matchers).toContainEqual({ name: 'app', op: '=', value: EVIL });
+      return createSilence(store, {
+        matchers,
+        durationMs: 3_600_000,
+        reason: 'noisy',
+        createdBy: 'U1',
+        now: Date.now(),
+      });
+    } finally {
+      store.close();
+    }
+  };
+
+  it('silence says what it mutes with the value written out, not obeyed', async () => {
+    const made = await silence(`app=${EVIL}`);
+    expect(made.code).toBe(0);
+    expect(made.stderr).toContain('silenced app=evil\\u{1b}]0;pwned\\u{7} for 1h');
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(made.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('unsilence says which silence it ended with the value written out, not obeyed', async () => {
+    const { id } = silenceOfEvil();
+    const ended = await runCli(['unsilence', '--config', configFile, id], { env: { USER: 'ops-bob' } });
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toBe(`ended silence ${id} (check=url_checks, app=evil\\u{1b}]0;pwned\\u{7})\n`);
   });
 });

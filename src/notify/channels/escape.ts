@@ -3,11 +3,13 @@
  *
  * Slack: only `&`, `<` and `>` have to be escaped (https://api.slack.com/reference/surfaces/formatting#escaping);
  * with them gone no `<!channel>`, `<!here>`, `<@U123>` or `<https://evil|click>` can be formed from
- * API text. Formatting characters (`*`, `_`, `~`, `` ` ``) are left alone on purpose: at worst they
- * change emphasis, they cannot mention anyone or hide a link, and rewriting them would garble app
- * names people copy from the message. Our own formatting wraps API text in backticks only in the
- * commands it prints, and a command holding a backtick is not shown there (`commandSpan` in
- * slack.ts), so a backtick in a name cannot break out of anything.
+ * API text. Emphasis characters (`*`, `_`, `~`) are left alone on purpose: at worst they change
+ * emphasis, they cannot mention anyone or hide a link, and rewriting them would garble app names
+ * people copy from the message. A backtick is not: a code span is how our messages show a command
+ * to paste ("To silence: `…`"), and mrkdwn has no escape for it, so API text could show its own
+ * command as ours (a tenant's deploy output is a run's failure reason). It becomes ˋ (U+02CB),
+ * which reads the same and formats nothing. Our own commands are never escaped so: a command
+ * holding a backtick is not shown at all (`commandSpan` in slack-render.ts).
  *
  * Commands for a shell are quoted first (`shell-line.ts`) and escaped here second, so that the
  * escaping, which the medium undoes, leaves exactly the quoted line for a person to copy.
@@ -25,8 +27,8 @@ const ELLIPSIS = '…';
 /** Nothing escaped but the hidden characters (one object, so its pattern is made once). */
 const NO_ENTITIES: Record<string, string> = {};
 
-/** Slack's three control characters and their entities. */
-const MRKDWN_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+/** Slack's three control characters and their entities, and the backtick that would open a code span. */
+const MRKDWN_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '`': '\u02cb' };
 
 const HTML_ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -113,8 +115,8 @@ export function cutText(text: string, max: number): string {
 }
 
 /**
- * Escapes API text for Slack mrkdwn (`&`, `<`, `>`), on one line, and cuts the result to `max`
- * characters (escaped length, which is what Slack counts).
+ * Escapes API text for Slack mrkdwn (`&`, `<`, `>`; a backtick written ˋ), on one line, and cuts
+ * the result to `max` characters (escaped length, which is what Slack counts).
  */
 export function escapeMrkdwn(text: string, max = 3000): string {
   return escapeAndCut(text.replace(CONTROL_RUN, ' '), max, MRKDWN_ENTITIES);

@@ -226,8 +226,8 @@ const MAX_LOG_LINE = 1000;
 
 /**
  * A log excerpt as a code block under its title: monospaced, formatted by nothing, shown as written
- * (`verbatim`: no name or address becomes a link). Each line is escaped like any API text and a
- * backtick in it becomes ˋ (U+02CB), as a code block has no escape for the backticks that end it.
+ * (`verbatim`: no name or address becomes a link). Each line is escaped like any API text, so a
+ * backtick in it becomes ˋ (U+02CB): a code block has no escape for the backticks that end it.
  * Whole lines only, as many as fit Slack's limit, "…" for the rest.
  */
 function logBlock(log: LogDescription): SlackBlock {
@@ -236,7 +236,7 @@ function logBlock(log: LogDescription): SlackBlock {
   const lines: string[] = [];
   let length = head.length + tail.length;
   for (const l of log.lines) {
-    const text = escapeMrkdwn(l.text.replace(/`/g, '\u02cb'), MAX_LOG_LINE);
+    const text = escapeMrkdwn(l.text, MAX_LOG_LINE);
     const line = l.stamp ? `${l.stamp}  ${text}` : text;
     if (length + line.length + 2 > SLACK_LIMITS.text) {
       lines.push('…');

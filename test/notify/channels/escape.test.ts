@@ -17,7 +17,7 @@ describe('escapeMrkdwn', () => {
     ['<https://evil|click>', '&lt;https://evil|click&gt;'],
     ['&amp;', '&amp;amp;'],
     ['a & b', 'a &amp; b'],
-    ['*bold* _it_ `code`', '*bold* _it_ `code`'],
+    ['*bold* _it_ `code`', '*bold* _it_ \u02cbcode\u02cb'],
   ])('%s → %s', (input, expected) => {
     expect(escapeMrkdwn(input)).toBe(expected);
   });

