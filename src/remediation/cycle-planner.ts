@@ -244,8 +244,8 @@ export class CyclePlanner {
   }
 
   /**
-   * Writes a skip (or dry-run) audit row when its reason or the alert life changed (a hold: or the
-   * silence holding it); true when written.
+   * Writes a skip (or dry-run) audit row when its reason, the alert life or, for a hold, the silence
+   * holding it changed; true when written.
    */
   #recordSkip(on: Decided, skip: Skip): boolean {
     const { policy, target, life, now } = on;
