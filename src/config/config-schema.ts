@@ -309,6 +309,12 @@ const remediationSchema = z.strictObject({
     .refine((ms) => ms >= 1_000, 'must be at least 1s')
     .prefault('30s')
     .describe('How often a run started by a change is read again (runs.get) while it is followed.'),
+  during_silence: z
+    .enum(['hold', 'act'])
+    .default('hold')
+    .describe(
+      "hold: a silence in force (a maintenance window, someone at work on the app) holds the automatic moves on the alerts it mutes; act: they go on. A person's button acts either way.",
+    ),
   policies: z.array(policyConfigSchema).default([]),
 });
 

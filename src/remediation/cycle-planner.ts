@@ -7,6 +7,7 @@
  */
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
+import { activeSilenceFor, listSilences, type Silence } from '../alerts/silences.js';
 import type { Logger } from '../lib/logger.js';
 import type { Store } from '../state/store.js';
 import type { ActionTarget } from './actions/action.js';
@@ -95,16 +96,18 @@ export class CyclePlanner {
     const alerts = (openAlerts ?? this.p.alerts.open()).filter((a) => a.status === 'firing');
     const suspensions = rs.suspensions();
     let actionsLastHour = rs.actionsSince(now - HOUR_MS);
+    const silenceOf = this.#silences(now);
 
     for (const policy of this.p.policies) {
       for (const alert of alerts) {
         const target = policyTarget(policy, alert);
         if (!target) continue;
         const on = decided(policy, alert, target, now);
-        const { decision } = this.#decide(on, suspensions, actionsLastHour);
+        const silence = silenceOf(alert);
+        const { decision } = this.#decide(on, suspensions, actionsLastHour, { silenced: silence !== undefined });
         if (decision.kind === 'skip') {
           report.skipped[decision.reason] = (report.skipped[decision.reason] ?? 0) + 1;
-          if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(on, { reason: decision.reason });
+          if (!QUIET_SKIPS.has(decision.reason)) this.#recordSkip(on, { reason: decision.reason, silence });
           continue;
         }
         const body = policy.action.body(policy.config);
@@ -137,7 +140,8 @@ export class CyclePlanner {
     if (!covering) return { outcome: 'not_covered' };
     const { policy, target } = covering;
     const on = decided(policy, alert, target, now);
-    const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), true);
+    const asked = { requested: true };
+    const { decision, history } = this.#decide(on, rs.suspensions(), rs.actionsSince(now - HOUR_MS), asked);
     const named: DecidedBy = { policy: policy.config.name, action: policy.action };
     if (decision.kind === 'skip') {
       audit.skipped(on, decision.reason, asker);
@@ -154,8 +158,30 @@ export class CyclePlanner {
     return { outcome: 'planned', ...named, key, attempt: decision.attempt, maxAttempts: policy.config.max_attempts };
   }
 
-  /** What the policy decides on the record, under the suspensions and the actions of the last hour. */
-  #decide(on: Decided, suspensions: readonly Suspension[], actionsLastHour: number, requested = false) {
+  /**
+   * The silence in force that mutes an alert, where silences hold automatic moves
+   * (`remediation.during_silence: hold`), read once per cycle and asked once per alert.
+   */
+  #silences(now: number): (alert: AlertRow) => Silence | undefined {
+    if (this.p.settings.during_silence !== 'hold') return () => undefined;
+    const silences = listSilences(this.p.store, { now });
+    const found = new Map<string, Silence | undefined>();
+    return (alert) => {
+      if (!found.has(alert.fingerprint)) found.set(alert.fingerprint, activeSilenceFor(silences, alert.labels, now));
+      return found.get(alert.fingerprint);
+    };
+  }
+
+  /**
+   * What the policy decides on the record, under the suspensions and the actions of the last hour;
+   * `requested`: a person asked; `silenced`: a silence holds the automatic moves on the alert.
+   */
+  #decide(
+    on: Decided,
+    suspensions: readonly Suspension[],
+    actionsLastHour: number,
+    { requested = false, silenced = false }: { requested?: boolean; silenced?: boolean } = {},
+  ) {
     const { policy, alert, target, life, now } = on;
     const { settings } = this.p;
     const history = this.p.rs.history(policy.config.name, policy.action.name, target, life);
@@ -167,6 +193,7 @@ export class CyclePlanner {
       maxActionsPerHour: settings.max_actions_per_hour,
       now,
       requested,
+      silenced,
     });
     return { decision, history };
   }
@@ -216,26 +243,43 @@ export class CyclePlanner {
     );
   }
 
-  /** Writes a skip (or dry-run) audit row when its reason or the alert life changed; true when written. */
+  /**
+   * Writes a skip (or dry-run) audit row when its reason, the alert life or, for a hold, the silence
+   * holding it changed; true when written.
+   */
   #recordSkip(on: Decided, skip: Skip): boolean {
     const { policy, target, life, now } = on;
     const reason = skip.reason;
     const name = policy.config.name;
+    const held = skip.reason === 'silenced' ? skip.silence : undefined;
+    // Remembered with the silence's id: a hold is said once per alert life and silence.
+    const remembered = held ? `${reason} ${held.id}` : reason;
     const last = this.p.rs.lastSkip(name, target);
-    if (last && last.life === life && last.reason === reason) return false;
-    this.p.rs.setLastSkip(name, target, life, reason, now);
+    if (last && last.life === life && last.reason === remembered) return false;
+    this.p.rs.setLastSkip(name, target, life, remembered, now);
     if (skip.reason === 'dry_run') this.p.audit.dryRun(on, skip);
+    else if (held) this.p.audit.held(on, held);
     else this.p.audit.skipped(on, skip.reason);
     this.p.log.info(
-      { policy: name, record: `${target.recordType}#${target.recordId}`, reason },
+      {
+        policy: name,
+        record: `${target.recordType}#${target.recordId}`,
+        reason,
+        ...(held ? { silence: held.id } : {}),
+      },
       reason === 'dry_run' ? 'remediation dry run' : 'remediation skipped',
     );
     return true;
   }
 }
 
-/** A decision not to act now: a skip, or a dry run with the key and body it would send. */
-type Skip = { reason: SkipReason } | { reason: 'dry_run'; key: string; body: Record<string, unknown> };
+/**
+ * A decision not to act now: a skip (with the silence muting the alert, which a `silenced` one
+ * names), or a dry run with the key and body it would send.
+ */
+type Skip =
+  | { reason: SkipReason; silence?: Silence | undefined }
+  | { reason: 'dry_run'; key: string; body: Record<string, unknown> };
 
 /** One policy's decision on one alert's record, in one cycle. */
 interface Decided extends AuditedDecision {

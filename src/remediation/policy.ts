@@ -52,6 +52,8 @@ export type SkipReason =
   | 'max_attempts_reached'
   /** The last attempt on this record was less than `backoff` ago. */
   | 'backoff_pending'
+  /** A silence in force mutes the alert, and `remediation.during_silence` is `hold`: nobody asked. */
+  | 'silenced'
   /** `remediation.max_actions_per_hour` reached. */
   | 'hourly_limit'
   | ActionSkipReason;
@@ -85,6 +87,8 @@ export interface DecisionContext {
   now: number;
   /** A person asked for the action now (the Slack app's Retry now): a policy with `automatic: false` may act. */
   requested?: boolean;
+  /** A silence in force mutes the alert and holds the automatic moves on it (`remediation.during_silence: hold`). */
+  silenced?: boolean;
 }
 
 /** A policy that cannot be used; the message names it. */
@@ -160,6 +164,9 @@ export function decidePolicy(
   if (history.nextAllowedAt !== null && ctx.now < history.nextAllowedAt) return skip('backoff_pending');
   const own = policy.action.precheck?.(alert, policy.config);
   if (own) return skip(own);
+  // Last of the skips, so "held" is said only where the silence is what stops the move; a person's
+  // request is a person deciding, and is not held.
+  if (ctx.silenced && !ctx.requested) return skip('silenced');
   const attempt = history.lastAttempt + 1;
   if (policy.dryRun) return { kind: 'dry_run', attempt };
   if (ctx.actionsLastHour >= ctx.maxActionsPerHour) return skip('hourly_limit');

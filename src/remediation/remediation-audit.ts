@@ -5,7 +5,10 @@
  * they record. Each decision is also counted in `deploy_watchdog_remediation_actions_total`.
  */
 import type { AlertRow } from '../alerts/alert-store.js';
+import type { Silence } from '../alerts/silences.js';
+import { formatUtc } from '../lib/format-utc.js';
 import type { Metrics } from '../lib/metrics.js';
+import { oneLine } from '../notify/channels/escape.js';
 import type { ActionTarget } from './actions/action.js';
 import type { CompiledPolicy, SkipReason } from './policy.js';
 import type { AttemptRow, AuditRow, RemediationStore } from './remediation-store.js';
@@ -55,6 +58,16 @@ export class RemediationAudit {
   /** A policy did not act on an alert's record, and why (and who asked, when one did). */
   skipped(on: AuditedDecision, reason: SkipReason, asker?: string): void {
     this.#decision(on, { decision: 'skipped', reason, key: null, detail: `${askedBy(asker)}${on.alert.summary}` });
+  }
+
+  /**
+   * A silence in force held a policy's automatic move on an alert's record: whose silence, until
+   * when, and why ("held: silenced by alice until 2026-11-29T16:00:00Z (ab12cd34): deploy in progress").
+   */
+  held(on: AuditedDecision, silence: Pick<Silence, 'id' | 'createdBy' | 'endsAt' | 'reason'>): void {
+    const { id, createdBy, endsAt, reason } = silence;
+    const why = `held: silenced by ${oneLine(createdBy)} until ${formatUtc(endsAt, 'iso')} (${id}): ${oneLine(reason)}`;
+    this.#decision(on, { decision: 'skipped', reason: why, key: null, detail: on.alert.summary });
   }
 
   /** A policy in dry run would have acted: the key and body it would send (and who asked, when one did). */

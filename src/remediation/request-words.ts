@@ -25,6 +25,8 @@ export function skipText(reason: SkipReason, policy: string, nextAllowedAt: numb
       return `Policy ${policy} does not name production`;
     case 'not_automatic':
       return `Policy ${policy} acts only when asked`;
+    case 'silenced':
+      return 'A silence holds the automatic moves on this alert (remediation.during_silence: hold)';
     case 'hourly_limit':
       return 'The hourly limit of remediation actions is reached (remediation.max_actions_per_hour); try later';
     case 'run_retrying':

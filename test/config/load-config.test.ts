@@ -289,6 +289,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /must be one of "runs.retry", "apps.backup", "apps.restart", "apps.maintenance"/,
     },
     {
+      name: 'a word during_silence does not know',
+      yaml: `${MINIMAL}remediation:\n  during_silence: pause\n`,
+      path: 'remediation.during_silence',
+      line: 5,
+      message: /must be one of "hold", "act"/,
+    },
+    {
       name: 'Leave maintenance asked for automatically',
       yaml: `${MINIMAL}remediation:\n  policies:\n    - { name: p, action: apps.maintenance, automatic: true }\n`,
       path: 'remediation.policies[0].automatic',
@@ -603,6 +610,7 @@ describe('parseConfig: defaults and values', () => {
       max_actions_per_hour: 10,
       follow_timeout: 7_200_000,
       poll_interval: 30_000,
+      during_silence: 'hold',
       policies: [],
     });
     expect(config.server).toEqual({

@@ -6,10 +6,12 @@
  * `interactions.allow.remediate` does not name is refused and nothing is sent; two clicks make one
  * change, with the stored idempotency key; a button is not offered where no policy covers the
  * alert's environment; the console refuses a visitor `server.console.allow.remediate` does not name.
- * The backup taken is read back and the thread says it was verified and copied off-site.
+ * The backup taken is read back and the thread says it was verified and copied off-site. A click on
+ * a silenced alert acts: a silence holds automatic moves only.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
+import { createSilence } from '../../src/alerts/silences.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
 import type { ManualClock } from '../../src/lib/clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
@@ -164,6 +166,33 @@ describe.each(BUTTONS)('%s', (label, which, fingerprintOf, fn) => {
     const after = await call(daemonish, `${url}&done=remediation`);
     expect(after.text).toContain('Asked: the attempt is being sent');
     expect(after.text).toMatch(/remediation acted/);
+  });
+});
+
+describe('on a silenced alert', () => {
+  it('a click in Slack and a post in the console still act: a person is deciding', async () => {
+    await daemon('anyone');
+    const message = messageWith('Restart app', apps.stopped)!;
+    const value = buttonOf(message, 'Restart app', nameOf(apps.stopped))!.value!;
+    for (const app of [apps.stopped, apps.backup]) {
+      createSilence(wd!.store, {
+        matchers: [{ name: 'app', op: '=', value: nameOf(app) }],
+        durationMs: 60 * MINUTE,
+        reason: 'at work on it',
+        createdBy: 'dave',
+        now: clock.now(),
+      });
+    }
+    const answer = (await (await slack.clickOverSocket({ user: CAROL, message, value })).answer).text;
+    expect(answer).toMatch(/^Restart app: attempt 1 of 2 of policy restart is being sent/);
+
+    const base = { base: `http://127.0.0.1:${port}` } as ConsoleDaemon;
+    const fp = `backups/app/${apps.backup}/failed`;
+    const page = await call(base, `/alert?fp=${encodeURIComponent(fp)}`);
+    const posted = await call(base, '/alerts/remediate', { form: { csrf: csrfIn(page.text), fp } });
+    expect(posted.status).toBe(303);
+    await wd!.remediateOnce();
+    expect(sim.control.requests().filter((r) => r.fn === 'apps.restart' || r.fn === 'apps.backup')).toHaveLength(2);
   });
 });
 
