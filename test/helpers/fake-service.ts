@@ -40,6 +40,11 @@ export interface FakeService {
    * after letting `after` more reach the handler first.
    */
   answerNext(answer: FakeAnswer, times?: number, after?: number): void;
+  /**
+   * Lets the handler take the next `times` requests (what they do is done) and then drops the
+   * connection instead of answering: an answer lost on its way back.
+   */
+  loseNextAnswers(times?: number): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,7 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
   const requests: FakeRequest[] = [];
   // null: that request goes to the handler.
   const scripted: (FakeAnswer | null)[] = [];
+  let losing = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -62,6 +68,11 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
       const request: FakeRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body };
       requests.push(request);
       const answer = scripted.shift() ?? handle(request);
+      if (losing > 0) {
+        losing--;
+        res.socket?.destroy();
+        return;
+      }
       send(res, answer);
     });
   });
@@ -75,6 +86,9 @@ export async function startFakeService(handle: (request: FakeRequest) => FakeAns
     answerNext(answer, times = 1, after = 0) {
       for (let i = 0; i < after; i++) scripted.push(null);
       for (let i = 0; i < times; i++) scripted.push(answer);
+    },
+    loseNextAnswers(times = 1) {
+      losing += times;
     },
     async close() {
       server.closeAllConnections();

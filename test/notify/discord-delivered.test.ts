@@ -135,6 +135,30 @@ describe('the Discord channel, end to end', () => {
     expect(world.statuses()).not.toContain('pending');
   });
 
+  it('posts again, saying a duplicate may exist, when the answer to its post was lost', async () => {
+    open();
+    const { urlId } = world.hostileApp();
+    // Discord takes the post; its answer (the message's id) never comes back.
+    discord.loseNextAnswers(1);
+    world.sim.control.checks.certificates.expire(urlId, { inDays: 2 });
+    await world.wd!.runOnce(['urls']);
+    expect(await world.wd!.deliverDue()).toMatchObject({ retried: 1 });
+    expect(discord.posted.size).toBe(1);
+    expect(world.logs.text()).toContain("no answer came to the living message's post");
+
+    for (let i = 0; i < 10 && discord.posted.size < 2; i++) {
+      world.clock.advance(60_000);
+      await world.wd!.deliverDue();
+    }
+    // A webhook reads no history: the one Discord may have is closed, a new one posted and followed.
+    expect(discord.posted.size).toBe(2);
+    expect(world.statuses()).not.toContain('pending');
+    const [, second] = [...discord.posted.keys()];
+    await world.resolve(urlId);
+    expect(discord.posted.get(second!)!.edits).toBe(1);
+    expect(world.leaks([discord.token])).toEqual([]);
+  });
+
   it('retries a 429 on an edit after its retry_after, through the outbox', async () => {
     open();
     const { urlId } = world.hostileApp();

@@ -13,8 +13,8 @@
  * edits only. A folded alert's end is not news either: another carries its problem on.
  *
  * What a webhook cannot do, the message cannot: a webhook reads no history, so a post cut short by
- * a crash before its id was kept cannot be found again; the next delivery posts a new one and the
- * log says a duplicate may exist. A message deleted in Discord (404 on the edit) is replaced by a
+ * a crash before its id was kept, or whose answer never came, cannot be found again; the next
+ * delivery posts a new one and the log says a duplicate may exist. A message deleted in Discord (404 on the edit) is replaced by a
  * new one showing the group, and the link follows it.
  */
 import { randomUUID } from 'node:crypto';
@@ -74,6 +74,8 @@ export interface DiscordLivingOptions {
 export interface PostOutcome {
   result: SendResult;
   id?: string | undefined;
+  /** Sent, and no answer came (a timeout, a reset): Discord may have the message. */
+  unanswered?: boolean | undefined;
 }
 
 /** The living messages of one Discord channel. */
@@ -136,7 +138,10 @@ export class DiscordLiving {
     return undefined;
   }
 
-  /** Posts a group's new living message and keeps its id; the intent committed first, dropped when Discord refuses it. */
+  /**
+   * Posts a group's new living message and keeps its id; the intent committed first, dropped when
+   * Discord refuses it, closed (said at warn) when no answer came.
+   */
   async #postLiving(
     groupKey: string,
     state: LivingState,
@@ -145,7 +150,16 @@ export class DiscordLiving {
   ): Promise<SendResult> {
     const { links, clock } = this.o;
     const intent = links.intend(this.o.name, groupKey, this.o.webhookId, randomUUID(), clock.now());
-    const { result, id } = await this.o.post(whole, true, signal);
+    const { result, id, unanswered } = await this.o.post(whole, true, signal);
+    if (result.outcome !== 'ok' && unanswered) {
+      // Discord may have it, and a webhook cannot look for it: the next delivery posts a new one.
+      links.close(intent.id, 'no answer came to its post', clock.now());
+      this.o.log.warn(
+        { group: groupKey, reason: result.reason },
+        "no answer came to the living message's post; the next delivery posts it again, so one duplicate may exist",
+      );
+      return result;
+    }
     if (result.outcome !== 'ok') {
       links.forget(intent.id);
       return result;

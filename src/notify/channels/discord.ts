@@ -289,24 +289,27 @@ export const discordChannel = {
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
-    const call = async (request: ChannelRequest): Promise<{ result: SendResult; reply?: HttpReply }> => {
+    /** `unanswered`: sent, and no answer came (a timeout, a reset): Discord may have done it. */
+    const call = async (
+      request: ChannelRequest,
+    ): Promise<{ result: SendResult; reply?: HttpReply; unanswered?: boolean }> => {
       const waiting = limit.wait(deps.clock.now());
       if (waiting.ms > 0) return { result: { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms } };
       const reply = await io.postRaw(request);
-      if ('failure' in reply) return { result: reply.failure };
+      if ('failure' in reply) return { result: reply.failure, unanswered: reply.failure.outcome !== 'permanent' };
       const now = deps.clock.now();
       return { result: limit.observe(reply, now) ?? classifyReply(reply, now), reply };
     };
     const post = async (message: DiscordMessage, wait: boolean, signal: AbortSignal | undefined) => {
       const target = new URL(url);
       if (wait) target.searchParams.set('wait', 'true');
-      const { result, reply } = await call({
+      const { result, reply, unanswered } = await call({
         url: target.href,
         body: message,
         signal,
         ...(wait ? { maxBodyRead: MESSAGE_ANSWER_BYTES } : {}),
       });
-      return { result, id: wait && reply && result.outcome === 'ok' ? messageIdOf(reply) : undefined };
+      return { result, id: wait && reply && result.outcome === 'ok' ? messageIdOf(reply) : undefined, unanswered };
     };
     const edit = async (id: string, message: DiscordMessage, signal: AbortSignal | undefined) => {
       const target = new URL(url);
