@@ -11,6 +11,7 @@ import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
 import { IN_LIST, inBatches } from '../state/in-list.js';
 import { snakeColumn } from '../state/camel-row.js';
 import type { AcknowledgementNote, AcknowledgeSurface, AlertEvent, AlertEventKind } from './alert-event.js';
+import { shownDetails } from './held-subjects.js';
 
 /** Where an alert is in its life. */
 export type AlertStatus = 'pending' | 'firing' | 'resolved';
@@ -405,7 +406,7 @@ export function eventOf(
     check: row.check,
     severity: row.severity,
     summary: row.summary,
-    details: row.details,
+    details: shownDetails(row.details),
     labels: row.labels,
     url: row.url,
     startsAt: new Date(row.firedAt ?? row.firstSeenAt).toISOString(),

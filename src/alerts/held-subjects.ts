@@ -7,11 +7,23 @@
 import type { Fact, Subject } from '../lib/alert-vocabulary.js';
 
 /** Subject key (`run:42`, or `url:*` for every URL when a record's id could not be read) → note. */
-export type HeldSubjects = ReadonlyMap<string, string>;
+export type HeldSubjects = ReadonlyMap<string, HeldNote>;
+
+/**
+ * Why a subject is held, where a later cycle acts on it: `unseen`, its app hidden from the token
+ * (`collectors/vanished-records.ts`). Kept as data beside the note, so no code reads the note's words.
+ */
+export type HeldReason = 'unseen';
+
+/** A held subject's note, alone or with the {@link HeldReason} a later cycle reads back. */
+export type HeldNote = string | { note: string; reason: HeldReason };
 
 /** The detail key and fact label a held alert carries its note under. */
 export const HELD_DETAIL = 'held';
 const HELD_LABEL = 'Held';
+
+/** The detail key a held alert carries its {@link HeldReason} under: state, never shown as a fact or sent. */
+export const HELD_REASON_DETAIL = 'held_reason';
 
 /** The key of a subject in {@link HeldSubjects}: `type:id`, or `type:*` for every subject of a type. */
 export function subjectKey(subject: Subject): string {
@@ -19,26 +31,41 @@ export function subjectKey(subject: Subject): string {
 }
 
 /** The note of a held subject, or undefined when the alert's subject is not held. */
-export function heldNote(held: HeldSubjects | undefined, subject: Subject | null | undefined): string | undefined {
+export function heldNote(held: HeldSubjects | undefined, subject: Subject | null | undefined): HeldNote | undefined {
   if (!held || held.size === 0 || !subject) return undefined;
   return held.get(subjectKey(subject)) ?? held.get(`${subject.type}:*`);
 }
 
 /**
- * Details and facts with the held note in them (replacing an older note), or without it when
- * `note` is undefined; the same objects when nothing changes.
+ * Details and facts with the held note (and its reason, if any) in them, replacing older ones, or
+ * without them when `held` is undefined; the same objects when nothing changes.
  */
 export function withHeldNote<T extends { details: Record<string, string>; facts: Fact[] | null }>(
   record: T,
-  note: string | undefined,
+  held: HeldNote | undefined,
 ): T {
-  if (record.details[HELD_DETAIL] === note) return record;
+  const note = typeof held === 'string' ? held : held?.note;
+  const reason = typeof held === 'string' ? undefined : held?.reason;
+  if (record.details[HELD_DETAIL] === note && record.details[HELD_REASON_DETAIL] === reason) return record;
   const details = { ...record.details };
   delete details[HELD_DETAIL];
+  delete details[HELD_REASON_DETAIL];
   const facts = (record.facts ?? []).filter((f) => f.label !== HELD_LABEL);
   if (note !== undefined) {
     details[HELD_DETAIL] = note;
+    if (reason !== undefined) details[HELD_REASON_DETAIL] = reason;
     facts.push({ label: HELD_LABEL, value: note });
   }
   return { ...record, details, facts };
+}
+
+/**
+ * An alert's details as they leave the daemon (its events, `alerts --json`): without the
+ * {@link HeldReason}, state that no receiver or reader is shown.
+ */
+export function shownDetails(details: Record<string, string>): Record<string, string> {
+  if (details[HELD_REASON_DETAIL] === undefined) return details;
+  const shown = { ...details };
+  delete shown[HELD_REASON_DETAIL];
+  return shown;
 }

@@ -6,7 +6,13 @@
  */
 import type { AlertRow, AlertStore } from '../alerts/alert-store.js';
 import { covers } from '../alerts/lifecycle.js';
-import { HELD_DETAIL, subjectKey, type HeldSubjects } from '../alerts/held-subjects.js';
+import {
+  HELD_DETAIL,
+  HELD_REASON_DETAIL,
+  subjectKey,
+  type HeldNote,
+  type HeldSubjects,
+} from '../alerts/held-subjects.js';
 import {
   appKey,
   findVanishedApps,
@@ -77,7 +83,7 @@ export async function explainVanished(
   }
   if (apps.size === 0) return { explain, held: new Map(), tell: () => undefined };
   // Apps already found hidden from the token are looked up last: the others first, a cap at a time.
-  const unseenBefore = new Set(gone.filter((a) => isUnseenNote(a.details[HELD_DETAIL])).map(keyOf));
+  const unseenBefore = new Set(gone.filter(heldUnseen).map(keyOf));
   const order = [...apps].sort(([a], [b]) => Number(unseenBefore.has(a)) - Number(unseenBefore.has(b)));
   const words = deps.config.checks.app_state;
   const live = new Set([...words.bad_states, ...words.other_states]);
@@ -92,17 +98,17 @@ export async function explainVanished(
   for (const [key, app] of found) if ('words' in app) vanished.set(key, app);
   if (vanished.size > 0) log.info({ apps: [...vanished.keys()] }, 'apps of resolving alerts vanished from the service');
   // Not "the problem is over": an app the token no longer sees, or one not looked up yet.
-  const held = new Map<string, string>();
+  const held = new Map<string, HeldNote>();
   for (const alert of gone) {
     const key = keyOf(alert);
     const app = found.get(key);
-    const note =
+    const note: HeldNote | undefined =
       app && 'unseen' in app
-        ? app.unseen
+        ? { note: app.unseen, reason: 'unseen' }
         : lookedUp.has(key)
           ? undefined
           : unseenBefore.has(key)
-            ? alert.details[HELD_DETAIL]
+            ? { note: alert.details[HELD_DETAIL]!, reason: 'unseen' }
             : `gone from the read; why is looked up at ${MAX_LOOKUPS} apps a cycle; held, not resolved`;
     if (note !== undefined) held.set(subjectKey(alert.subject!), note);
   }
@@ -123,6 +129,15 @@ export async function explainVanished(
       }
     },
   };
+}
+
+/**
+ * Whether an alert is held because its app is hidden from the token: its held reason says so, or,
+ * held by a version that wrote the note alone, its note does ({@link isUnseenNote}).
+ */
+function heldUnseen(alert: AlertRow): boolean {
+  const reason = alert.details[HELD_REASON_DETAIL];
+  return reason !== undefined ? reason === 'unseen' : isUnseenNote(alert.details[HELD_DETAIL]);
 }
 
 /** The key of an alert's app in {@link findVanishedApps}'s answer. */

@@ -4,6 +4,7 @@
  * the silence muting each one, if any.
  */
 import { alertId } from '../alerts/alert-id.js';
+import { shownDetails } from '../alerts/held-subjects.js';
 import { openAlertsView } from '../alerts/open-alerts-view.js';
 import { systemClock } from '../lib/clock.js';
 import { print } from './command.js';
@@ -63,7 +64,7 @@ const alerts = defineCommand({
           check: a.check,
           summary: a.summary,
           labels: a.labels,
-          details: a.details,
+          details: shownDetails(a.details),
           url: a.url,
           sourceSince: a.since,
           firstSeenAt: formatUtc(a.firstSeenAt, 'iso'),

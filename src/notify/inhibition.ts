@@ -52,8 +52,11 @@ export interface InhibitionCause {
 /** Answers "is this alert held back, and by what?" for one moment's set of firing alerts. */
 export class Inhibitor {
   readonly #badServers = new Map<string, InhibitionCause>();
-  /** By {@link appKey}: the apps whose URL alerts are held, and why. */
-  readonly #appsHeld = new Map<string, InhibitionCause>();
+  /**
+   * The apps whose URL alerts are held, and why: by namespace (`''` for none), then app name, as the
+   * labels of every finding about an app (or its URLs) name it.
+   */
+  readonly #appsHeld = new Map<string, Map<string, InhibitionCause>>();
   readonly #apiCause: InhibitionCause | undefined;
 
   /**
@@ -96,32 +99,36 @@ export class Inhibitor {
     }
   }
 
-  /** The cause holding this alert back, or undefined when it may be announced. */
+  /**
+   * The cause holding this alert back, or undefined when it may be announced. Asked of every alert
+   * of a delivery round, mostly of alerts no rule holds: each rule's test of the labels comes before
+   * its lookup, and the first cause found is the answer (bad server, then app, then API).
+   */
   causeFor(alert: { fingerprint: string; labels: Labels }): InhibitionCause | undefined {
     const { labels } = alert;
-    const server = labels.check !== SERVERS_CHECK && labels.server ? this.#badServers.get(labels.server) : undefined;
+    const server = labels.server && labels.check !== SERVERS_CHECK ? this.#badServers.get(labels.server) : undefined;
+    if (server) return server;
+    // Two map reads, no key built: a round asks of every alert, most of them about an app.
     const app =
-      URL_CHECKS.has(labels.check ?? '') && labels.app
-        ? this.#appsHeld.get(appKey(labels.namespace, labels.app))
+      labels.app && URL_CHECKS.has(labels.check ?? '')
+        ? this.#appsHeld.get(labels.namespace ?? '')?.get(labels.app)
         : undefined;
-    const api = isCannotRead(alert) && alert.fingerprint !== this.#apiCause?.fingerprint ? this.#apiCause : undefined;
-    return server ?? app ?? api;
+    if (app) return app;
+    const api = this.#apiCause;
+    return api && alert.fingerprint !== api.fingerprint && isCannotRead(alert) ? api : undefined;
   }
 
   /** Holds `app`'s URL alerts under `source` (the first cause of an app stands). */
   #holdApp(source: InhibitionSource, app: string, rule: InhibitRule, summary: string): void {
-    const key = appKey(source.labels.namespace, app);
-    if (!this.#appsHeld.has(key)) this.#appsHeld.set(key, { rule, fingerprint: source.fingerprint, summary });
+    const namespace = source.labels.namespace ?? '';
+    const held = this.#appsHeld.get(namespace) ?? new Map<string, InhibitionCause>();
+    if (!held.has(app)) held.set(app, { rule, fingerprint: source.fingerprint, summary });
+    this.#appsHeld.set(namespace, held);
   }
 }
 
 /** The checks whose alerts are about an app's URLs: what an app's maintenance or its being down holds. */
 const URL_CHECKS: ReadonlySet<string> = new Set<CheckName>(['url_checks', 'certificates']);
-
-/** An app by namespace and name, as the labels of every finding about it (or its URLs) name it. */
-function appKey(namespace: string | undefined, app: string): string {
-  return JSON.stringify([namespace ?? '', app]);
-}
 
 /** The check of a server-state finding: its alert is the cause, never held by itself. */
 const SERVERS_CHECK: CheckName = 'servers';

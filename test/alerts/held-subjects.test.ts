@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
-import { heldNote, subjectKey, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
+import { heldNote, shownDetails, subjectKey, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -42,6 +42,18 @@ describe('heldNote', () => {
     const other = withHeldNote(noted, 'other');
     expect(other.facts.filter((x) => x.label === 'Held')).toEqual([{ label: 'Held', value: 'other' }]);
     expect(withHeldNote(other, undefined)).toEqual(f);
+  });
+
+  it('keeps a reason as a detail of its own, never a fact nor on an event, and takes it away with the note', () => {
+    const f = run(1);
+    const unseen = withHeldNote(f, { note: NOTE, reason: 'unseen' });
+    expect(unseen.details).toMatchObject({ held: NOTE, held_reason: 'unseen' });
+    expect(unseen.facts.filter((x) => x.label === 'Held')).toEqual([{ label: 'Held', value: NOTE }]);
+    expect(unseen.facts.map((x) => x.value)).not.toContain('unseen');
+    expect(shownDetails(unseen.details)).toEqual({ ...f.details, held: NOTE });
+    // The same note given without the reason is a change: the reason goes.
+    expect(withHeldNote(unseen, NOTE).details).not.toHaveProperty('held_reason');
+    expect(withHeldNote(unseen, undefined)).toEqual(f);
   });
 });
 

@@ -130,6 +130,35 @@ describe('a record the token no longer sees', () => {
     return apps.map((app) => ({ app, fingerprint: `certificates/url/${app.urlIds[0]}` }));
   }
   const held = (wd: Watchdog, fingerprint: string) => alertStoreOf(wd.store).get(fingerprint)?.details.held;
+  /** Rewrites an open alert's stored details, as another version of the daemon would have left them. */
+  const rewrite = (
+    wd: Watchdog,
+    fingerprint: string,
+    details: (d: Record<string, string>) => Record<string, string>,
+  ) => {
+    const alerts = alertStoreOf(wd.store);
+    const row = alerts.get(fingerprint)!;
+    wd.store.transaction(() => alerts.updateOpen({ ...row, details: details(row.details) }));
+  };
+  /**
+   * More hidden production apps than a cycle looks up, a first cycle with the token that no longer
+   * sees them: the alerts of the apps it looked up, held as hidden, and every hidden alert.
+   */
+  async function heldHidden(wd: Watchdog) {
+    const hidden = expired('production');
+    expect(hidden.length).toBeGreaterThan(MAX_LOOKUPS);
+    await wd.runOnce(['urls']);
+    await wd.reload(engineConfig(h.sim, h.dir, '', NO_PROD));
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    const lookedUp = hidden.filter(({ fingerprint }) => held(wd, fingerprint)?.includes('not listed to this token'));
+    expect(lookedUp).toHaveLength(MAX_LOOKUPS);
+    return { hidden, lookedUp };
+  }
+  /** How many hidden alerts still wait for a first lookup after the next cycle: apps already known hidden wait last. */
+  const waitingAfterTwoCycles = (hidden: readonly unknown[]) => Math.max(0, hidden.length - 2 * MAX_LOOKUPS);
+  const waiting = (wd: Watchdog, hidden: readonly { fingerprint: string }[]) =>
+    hidden.filter(({ fingerprint }) => held(wd, fingerprint)?.startsWith('gone from the read'));
   const resolved = (wd: Watchdog) => eventsOf(wd, 'certificates/').filter((e) => e.kind === 'resolved');
 
   it('production hidden by a new token: held, saying why, then back as it was with the old token', async () => {
@@ -188,6 +217,41 @@ describe('a record the token no longer sees', () => {
       await wd.runOnce(['urls']);
     }
     expect(notes().every((n) => n?.includes('not listed to this token'))).toBe(true);
+    expect(resolved(wd)).toEqual([]);
+  });
+
+  it('an alert held for a hidden app is known by its held reason, not by the words of its note', async () => {
+    const wd = h.watchdog();
+    const { hidden, lookedUp } = await heldHidden(wd);
+    expect(lookedUp.map(({ fingerprint }) => alertStoreOf(wd.store).get(fingerprint)?.details.held_reason)).toEqual(
+      lookedUp.map(() => 'unseen'),
+    );
+    // A later version words the note otherwise: the apps are still known hidden, and looked up last.
+    const REWORDED = 'hidden from this token; held, not resolved';
+    for (const { fingerprint } of lookedUp) rewrite(wd, fingerprint, (d) => ({ ...d, held: REWORDED }));
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    expect(waiting(wd, hidden)).toHaveLength(waitingAfterTwoCycles(hidden));
+    const kept = lookedUp.filter(({ fingerprint }) => held(wd, fingerprint) === REWORDED);
+    // The others took the cycle's lookups first; these keep their note until their turn comes.
+    expect(kept).toHaveLength(Math.min(MAX_LOOKUPS, hidden.length - MAX_LOOKUPS));
+    expect(resolved(wd)).toEqual([]);
+  });
+
+  it('an alert held for a hidden app by an older version, its note alone, is still known hidden', async () => {
+    const wd = h.watchdog();
+    const { hidden, lookedUp } = await heldHidden(wd);
+    // As a version before the held reason left them: the note, no reason.
+    for (const { fingerprint } of lookedUp) rewrite(wd, fingerprint, ({ held_reason: _, ...d }) => d);
+    h.clock.advance(15 * MINUTE);
+    await wd.runOnce(['urls']);
+    expect(waiting(wd, hidden)).toHaveLength(waitingAfterTwoCycles(hidden));
+    // Held again, each now carries the reason: the next versions need not read its words.
+    for (const { fingerprint } of lookedUp) {
+      const details = alertStoreOf(wd.store).get(fingerprint)?.details;
+      expect(details?.held).toMatch(/is not listed to this token/);
+      expect(details?.held_reason).toBe('unseen');
+    }
     expect(resolved(wd)).toEqual([]);
   });
 });
