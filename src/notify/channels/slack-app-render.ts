@@ -96,7 +96,7 @@ export function renderLiving(state: LivingState, maxItems: number, options: Slac
     const notes = state.notes.map((note) => `*Latest:* ${escapeMrkdwn(note, 500)}`).join('\n');
     rest.splice(Math.max(0, rest.length - 1), 0, {
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: cutText(notes, SLACK_LIMITS.text) }],
+      elements: [{ type: 'mrkdwn', text: cutText(notes, SLACK_LIMITS.text), verbatim: true }],
     });
   }
   return {

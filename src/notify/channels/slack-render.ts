@@ -28,12 +28,22 @@ export const SLACK_TEMPLATES = defaultTemplates('slack', SLACK_TEMPLATE_PARTS);
 /** Longest single value (an app name, a reason) before it is cut. */
 const MAX_VALUE = 300;
 
+/**
+ * Already-escaped mrkdwn, always `verbatim`: Slack then turns no name, address or `@here` in the
+ * service's text into a link or a mention; our own `<url|label>` links and mentions still work.
+ */
+export interface SlackMrkdwn {
+  type: 'mrkdwn';
+  text: string;
+  verbatim: true;
+}
+
 /** The Block Kit blocks this channel builds. Plain shapes: Slack's own types are a transitive package. */
 export type SlackBlock =
   | { type: 'header'; text: { type: 'plain_text'; text: string; emoji: true } }
-  | { type: 'section'; text: { type: 'mrkdwn'; text: string; verbatim?: true }; accessory?: SlackOverflow }
-  | { type: 'section'; fields: { type: 'mrkdwn'; text: string }[] }
-  | { type: 'context'; elements: { type: 'mrkdwn'; text: string; verbatim?: true }[] }
+  | { type: 'section'; text: SlackMrkdwn; accessory?: SlackOverflow }
+  | { type: 'section'; fields: SlackMrkdwn[] }
+  | { type: 'context'; elements: SlackMrkdwn[] }
   | { type: 'actions'; elements: SlackButton[] };
 
 /** Plain text as a button or a menu option shows it. */
@@ -135,13 +145,13 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   }
   if (d.omitted > 0) {
     const where = d.omittedCommand === null ? null : commandSpan(d.omittedCommand);
-    blocks.push(verbatim(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
+    blocks.push(uncutContext(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
   }
   for (const step of d.nextSteps) blocks.push(context(`*Next step:* ${escapeMrkdwn(step, 500)}`));
   const runbooks = buttons(d.runbooks, 'runbook');
   if (runbooks) blocks.push(runbooks);
   const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
-  if (silence) blocks.push(verbatim(`To silence: ${silence}`));
+  if (silence) blocks.push(uncutContext(`To silence: ${silence}`));
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
   const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
@@ -150,11 +160,10 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
 }
 
 /**
- * A context line that Slack shows as written (`verbatim`): it does not turn a name or an address
- * in it into a link or a mention. For lines carrying a command to copy, never cut (a command is at
- * most `MAX_COMMAND_LINE` long, well within Slack's limit).
+ * A context line never cut, for lines carrying a command to copy (a command is at most
+ * `MAX_COMMAND_LINE` long, well within Slack's limit).
  */
-function verbatim(text: string): SlackBlock {
+function uncutContext(text: string): SlackBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] };
 }
 
@@ -181,8 +190,7 @@ function buttons(links: readonly Link[], kind: string): SlackBlock | null {
  * A shell line as a code span that shows, and copies as, exactly that line: Slack undoes the
  * `&amp;`, `&lt;` and `&gt;` escaping and formats nothing inside the backticks. Null when the line
  * holds a backtick, which would end the span (mrkdwn has no escape for it); the line is never
- * changed into something else. The block carrying it is `verbatim`, so Slack does not turn a
- * name or an address in it into a link or a mention either.
+ * changed into something else. Its block is `verbatim` ({@link SlackMrkdwn}), as every one is.
  */
 function commandSpan(line: string): string | null {
   return line.includes('`') ? null : `\`${escapeMrkdwn(line, Number.POSITIVE_INFINITY)}\``;
@@ -310,6 +318,7 @@ function renderNotice(n: NoticeNotification, o: SlackRenderOptions): SlackMessag
   const fields = (n.fields ?? []).map((f) => ({
     type: 'mrkdwn' as const,
     text: cutText(`*${escapeMrkdwn(f.label, 100)}*\n${escapeMrkdwn(f.value, MAX_VALUE * 2)}`, SLACK_LIMITS.fieldText),
+    verbatim: true as const,
   }));
   for (let i = 0; i < fields.length; i += SLACK_LIMITS.fieldsPerSection) {
     blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fieldsPerSection) });
@@ -335,14 +344,14 @@ function header(text: string): SlackBlock {
 function section(text: string, accessory?: SlackOverflow): SlackBlock {
   return {
     type: 'section',
-    text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) },
+    text: { type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text), verbatim: true },
     ...(accessory ? { accessory } : {}),
   };
 }
 
 /** A context line with already-escaped mrkdwn. */
 function context(text: string): SlackBlock {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text) }] };
+  return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text), verbatim: true }] };
 }
 
 /** Splits escaped lines into chunks of at most `max` characters, each line whole where it fits. */

@@ -113,7 +113,7 @@ describe('renderLiving', () => {
     const blocks = m.attachments![0]!.blocks;
     expect(blocks.at(-2)).toEqual({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: '*Latest:* Retried automatically: &lt;!channel&gt; *done*' }],
+      elements: [{ type: 'mrkdwn', text: '*Latest:* Retried automatically: &lt;!channel&gt; *done*', verbatim: true }],
     });
     expect(blocks.at(-1)).toMatchObject({ type: 'context', elements: [{ text: 'deploy-watchdog · ops-app' }] });
   });

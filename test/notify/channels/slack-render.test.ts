@@ -39,7 +39,7 @@ function foreignTokens(text: string): string[] {
 const TWO_HOURS_AGO = Date.parse('2026-11-01T10:00:00Z') / 1000;
 const dateOf = (iso: string) =>
   `<!date^${Date.parse(iso) / 1000}^{date_short_pretty} {time}|${iso.slice(0, 16).replace('T', ' ')} UTC>`;
-const context = (text: string) => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+const context = (text: string) => ({ type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] });
 /** The "To silence" line: verbatim, so Slack links and mentions nothing in the command. */
 const silenceContext = (line: string) => ({
   type: 'context',
@@ -94,6 +94,7 @@ describe('renderSlack: alerts', () => {
             '*Run:* #123  ·  *Reason:* exit code 1',
             `*Since:* <!date^${TWO_HOURS_AGO}^{date_short_pretty} {time}|2026-11-01 10:00 UTC> (2h ago)`,
           ].join('\n'),
+          verbatim: true,
         },
       },
       context("*Next step:* Read the failed step's log, fix the cause, then retry the run."),
@@ -195,6 +196,7 @@ describe('renderSlack: alerts', () => {
             ),
             '✅ <https://shop.example.com/|app-4-prod> · resolved after 42m',
           ].join('\n'),
+          verbatim: true,
         },
       },
       {
@@ -383,7 +385,7 @@ describe('renderSlack: alerts', () => {
     const m = renderSlack(alerts([event]), { ...options, mention });
     expect(m.text.startsWith('<!here> ')).toBe(expected);
     expect(m.blocks[1]).toEqual(
-      expected ? { type: 'section', text: { type: 'mrkdwn', text: '<!here>' } } : expect.anything(),
+      expected ? { type: 'section', text: { type: 'mrkdwn', text: '<!here>', verbatim: true } } : expect.anything(),
     );
     expect(mrkdwnTexts(m).some((t) => t.includes('<!here>'))).toBe(expected);
   });
@@ -530,6 +532,34 @@ describe('renderSlack: injection attempts', () => {
     else expect(text).toContain('*App:* shop');
   });
 
+  it('sends every mrkdwn text verbatim, so Slack links and mentions nothing the service wrote plainly', () => {
+    // Slack's automatic parsing (verbatim false) turns a plain address into a link and certain
+    // mentions into pings: an app named after a phishing page would be a link under our name.
+    const plain = 'evil.example/login @here @channel #general';
+    const event = alertEvent({
+      summary: `Update of ${plain} failed`,
+      details: { reason: plain },
+      labels: { check: 'failed_runs', app: plain, environment_type: 'production' },
+    });
+    const notice: NoticeNotification = {
+      type: 'notice',
+      topic: 'remediation',
+      title: 'Retry started',
+      severity: 'info',
+      fields: [{ label: 'App', value: plain }],
+      lines: [plain],
+    };
+    for (const m of [renderSlack(alerts([event]), options), renderSlack(notice, options)]) {
+      const objects: unknown[] = [];
+      JSON.stringify(m.blocks, (_key, value: unknown) => {
+        if ((value as { type?: unknown } | null)?.type === 'mrkdwn') objects.push(value);
+        return value;
+      });
+      expect(objects.length).toBeGreaterThan(2);
+      for (const o of objects) expect(o).toMatchObject({ verbatim: true });
+    }
+  });
+
   it('escapes notices too', () => {
     const notice: NoticeNotification = {
       type: 'notice',
@@ -569,13 +599,13 @@ describe('renderSlack: notices', () => {
       {
         type: 'section',
         fields: [
-          { type: 'mrkdwn', text: '*Channel*\nops-slack' },
-          { type: 'mrkdwn', text: '*Config*\n/etc/watchdog.yaml' },
+          { type: 'mrkdwn', text: '*Channel*\nops-slack', verbatim: true },
+          { type: 'mrkdwn', text: '*Config*\n/etc/watchdog.yaml', verbatim: true },
         ],
       },
-      { type: 'section', text: { type: 'mrkdwn', text: 'If you can read this, the channel works.' } },
-      { type: 'section', text: { type: 'mrkdwn', text: '<https://manage.example.com/|Open>' } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: 'deploy-watchdog · ops-slack · test' }] },
+      { type: 'section', text: { type: 'mrkdwn', text: 'If you can read this, the channel works.', verbatim: true } },
+      { type: 'section', text: { type: 'mrkdwn', text: '<https://manage.example.com/|Open>', verbatim: true } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: 'deploy-watchdog · ops-slack · test', verbatim: true }] },
     ]);
     expect(m.text).toBe('✅ OK · Test message from deploy-watchdog');
   });
