@@ -176,11 +176,19 @@ function readConfig(
   // between sections) for its `${…}`.
   const unsubstituted = new Set<string>();
   const unset: { path: KeyPath; problem: ConfigProblem }[] = [];
-  substituteNode(doc.contents, [], env, (p, message, variable) => {
-    unsubstituted.add(formatKeyPath(p));
-    if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
-    else at(p, message, variable);
-  });
+  // The variables each substituted value was read from, by key path.
+  const readFrom = new Map<string, string[]>();
+  substituteNode(
+    doc.contents,
+    [],
+    env,
+    (p, message, variable) => {
+      unsubstituted.add(formatKeyPath(p));
+      if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
+      else at(p, message, variable);
+    },
+    (p, variables) => readFrom.set(formatKeyPath(p), variables),
+  );
   // What the checks find, but for a value whose `${…}` is reported already.
   const found = (p: KeyPath, message: string) => unsubstituted.has(formatKeyPath(p)) || at(p, message);
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
@@ -195,7 +203,13 @@ function readConfig(
   }
   const templates = readChannelTemplates(raw, baseDir, templatePartsOf);
   for (const p of [...checkReferences(raw), ...templates.problems]) found(p.path, p.message);
-  const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted.has('api.token_file'));
+  const tokenFile = readTokenFile(
+    raw,
+    baseDir,
+    at,
+    unsubstituted.has('api.token_file'),
+    readFrom.get('api.token_file'),
+  );
   if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
   const unsetProblems = unset.map((u) => u.problem).sort(byLine);
@@ -293,25 +307,28 @@ function yamlErrorText(message: string): string {
  * keys), on the parsed nodes rather than the raw text so a variable's value cannot inject YAML. A
  * plain (unquoted) value that is one whole reference takes the type its value reads as (`port:
  * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
- * substituted, with the unset variable when that is why.
+ * substituted, with the unset variable when that is why; `read` of each value substituted, with
+ * the variables it was read from.
  */
 function substituteNode(
   node: unknown,
   p: PropertyKey[],
   env: NodeJS.ProcessEnv,
   at: (p: KeyPath, m: string, unset?: string) => void,
+  read: (p: KeyPath, variables: string[]) => void,
 ): void {
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      substituteNode(pair.value, [...p, key], env, at);
+      substituteNode(pair.value, [...p, key], env, at, read);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, at));
+    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, at, read));
   } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
     const result = substituteEnv(node.value, env);
-    if (!result.ok) at(p, result.message, result.unset);
-    else node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+    if (!result.ok) return at(p, result.message, result.unset);
+    node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+    if (result.variables.length > 0) read(p, result.variables);
   }
 }
 
@@ -324,24 +341,33 @@ function scalarOf(text: string): string | number | boolean {
 
 /**
  * The token in `api.token_file`, read. `unsubstituted`: its name is a variable that is not set, so
- * there is no file to read (that is reported already); its stand-in is the token.
+ * there is no file to read (that is reported already); its stand-in is the token. `readFrom`: the
+ * variables its name was read from, named in a problem instead of the name they gave, which may be
+ * the token itself (`token_file: ${DMS_API_TOKEN}` for `token:`).
  */
-function readTokenFile(raw: unknown, baseDir: string, at: Report, unsubstituted: boolean): Secret | undefined {
+function readTokenFile(
+  raw: unknown,
+  baseDir: string,
+  at: Report,
+  unsubstituted: boolean,
+  readFrom: string[] | undefined,
+): Secret | undefined {
   const file = valueAt(raw, ['api', 'token_file']);
   if (typeof file !== 'string' || file === '') return undefined;
   if (unsubstituted) return new Secret(file);
   const resolved = path.resolve(baseDir, file);
+  const named = readFrom ? `the file ${readFrom.map((v) => `\${${v}}`).join(' and ')} names` : resolved;
   let content: string;
   try {
     content = fs.readFileSync(resolved, 'utf8');
   } catch (err) {
     const denied = (err as NodeJS.ErrnoException).code === 'EACCES';
-    at(['api', 'token_file'], `${resolved} ${denied ? 'cannot be read (permission denied)' : unreadableText(err)}`);
+    at(['api', 'token_file'], `${named} ${denied ? 'cannot be read (permission denied)' : unreadableText(err)}`);
     return undefined;
   }
   const token = content.trim();
   if (token === '') {
-    at(['api', 'token_file'], `${resolved} is empty`);
+    at(['api', 'token_file'], `${named} is empty`);
     return undefined;
   }
   return new Secret(token);

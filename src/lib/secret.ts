@@ -35,13 +35,18 @@ export class Secret {
 
   /**
    * Replaces every occurrence of the given secrets in a text (an error message from a library,
-   * say) with `<secret>`, for text that did not come through a Secret.
+   * say) with `<secret>`, for text that did not come through a Secret: each as is, and as a JSON
+   * answer echoing it spells it (`"` and `\\` escaped, and `/` as `\\/`, as PHP writes it).
    */
   static scrub(text: string, secrets: readonly (Secret | undefined)[]): string {
     let out = text;
     for (const s of secrets) {
       const v = s?.reveal();
-      if (v && v.length >= 4 && out.includes(v)) out = out.split(v).join(REDACTED);
+      if (!v || v.length < 4) continue;
+      const json = JSON.stringify(v).slice(1, -1);
+      for (const form of new Set([v, json, json.replaceAll('/', '\\/')])) {
+        if (out.includes(form)) out = out.split(form).join(REDACTED);
+      }
     }
     return out;
   }

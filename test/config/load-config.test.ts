@@ -830,6 +830,12 @@ notify:
     expect(config.notify.heartbeat?.url.reveal()).toBe(`https://hc.example/ping/${TOKEN}`);
   });
 
+  it('names the variable of a token_file that cannot be read, never its value (the token, given there by mistake)', () => {
+    const err = errorOf(`api:\n  base_url: https://manage.example.com\n  token_file: \${DMS_API_TOKEN}\n`);
+    expect(err.message).toContain('api.token_file: the file ${DMS_API_TOKEN} names does not exist');
+    expect(err.message).not.toContain(TOKEN);
+  });
+
   it('finds every secret of the config, each once: what answers from outside are scrubbed of', () => {
     const config = parseConfig(FULL, ENV, 'x.yaml');
     const revealed = secretsIn(config).map((s) => s.reveal());

@@ -321,10 +321,10 @@ const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ECONFIG', 'E
  * so nothing is dropped on a guess. The reason quotes the server's reply, never nodemailer's
  * message (which can echo what was sent).
  */
-export function classifySmtpError(err: unknown, bodyHandedOver = false): SendResult {
+export function classifySmtpError(err: unknown, bodyHandedOver = false, secrets: readonly Secret[] = []): SendResult {
   const e = (err ?? {}) as SmtpError;
   const code = typeof e.code === 'string' ? e.code : undefined;
-  const reply = typeof e.response === 'string' ? `: ${oneLine(e.response, 200)}` : '';
+  const reply = typeof e.response === 'string' ? `: ${serverReply(e.response, 200, secrets)}` : '';
   const at = typeof e.command === 'string' ? ` at ${oneLine(e.command, 20)}` : '';
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   if (code === 'ETLS' && e.command === 'STARTTLS') {
@@ -359,15 +359,25 @@ export function classifySmtpError(err: unknown, bodyHandedOver = false): SendRes
  * What a send's answer reads as. Some recipients refused while others took it: sending again would
  * duplicate it for the others, so it counts as delivered and names who did not get it, and why.
  */
-function answeredSmtp(info: SmtpSendOutcome & { sent: true }): SendResult {
+function answeredSmtp(info: SmtpSendOutcome & { sent: true }, secrets: readonly Secret[]): SendResult {
   const rejected = info.info.rejected.map(String);
   if (rejected.length === 0) return { outcome: 'ok' };
   const errors = (info.info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? [];
-  const replies = errors.map((e) => (typeof e.response === 'string' ? oneLine(e.response, 100) : '')).filter(Boolean);
+  const replies = errors
+    .map((e) => (typeof e.response === 'string' ? serverReply(e.response, 100, secrets) : ''))
+    .filter(Boolean);
   return {
     outcome: 'ok',
     refused: `the SMTP server refused ${rejected.map((r) => oneLine(r, 200)).join(', ')}${replies.length > 0 ? ` (${[...new Set(replies)].join('; ')})` : ''}; they did not get it`,
   };
+}
+
+/**
+ * A reply of the server on one line of at most `max` characters, scrubbed of the secrets before it
+ * is cut: a password the server echoes, cut in half, would no longer be found.
+ */
+function serverReply(response: string, max: number, secrets: readonly Secret[]): string {
+  return oneLine(Secret.scrub(response, secrets), max);
 }
 
 /**
@@ -443,8 +453,10 @@ export const emailChannel = {
           signal,
           peer: 'the SMTP server',
           answered: (outcome) =>
-            outcome.sent ? answeredSmtp(outcome) : classifySmtpError(outcome.error, outcome.bodyHandedOver),
-          failed: (err) => classifySmtpError(err),
+            outcome.sent
+              ? answeredSmtp(outcome, secrets)
+              : classifySmtpError(outcome.error, outcome.bodyHandedOver, secrets),
+          failed: (err) => classifySmtpError(err, false, secrets),
           secrets,
           log,
         }),

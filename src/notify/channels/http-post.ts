@@ -42,11 +42,29 @@ export interface ChannelRequest {
 /**
  * The Secrets of a URL that is a credential (a webhook's), for scrubbing reasons and logs: the URL,
  * and the forms a library or a receiver may echo it in (re-serialised, its path and query, its
- * query alone, where a signature sits).
+ * query alone, where a signature sits), and the parts a receiver may name alone ("invalid key …",
+ * Laravel's "The route hooks/… could not be found"), encoded and decoded: each query value of 8
+ * characters or more, and each path segment of 16 or more (a token; route words are shorter).
  */
 export function urlSecrets(url: Secret): Secret[] {
   const parsed = new URL(url.reveal());
-  return [url, new Secret(parsed.href), new Secret(parsed.pathname + parsed.search), new Secret(parsed.search)];
+  const queryValues = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => pair.slice(pair.indexOf('=') + 1))
+    .filter((v) => v.length >= 8);
+  const segments = parsed.pathname.split('/').filter((v) => v.length >= 16);
+  const parts = new Set([...queryValues, ...segments].flatMap((v) => [v, decoded(v)]));
+  return [url, ...[parsed.href, parsed.pathname + parsed.search, parsed.search, ...parts].map((v) => new Secret(v))];
+}
+
+/** A URL part percent-decoded, or as it is when it does not decode. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */

@@ -27,11 +27,14 @@ afterAll(async () => {
   for (const s of servers) await new Promise<void>((resolve) => s.close(() => resolve()));
 });
 
-function channel(port: number, over: { secure?: string; to?: string[] } = {}): Channel<EmailMessage> {
+function channel(
+  port: number,
+  over: { secure?: string; to?: string[]; auth?: { user: string; pass: string } } = {},
+): Channel<EmailMessage> {
   const config = emailConfigSchema.parse({
     name: 'ops-mail',
     type: 'email',
-    smtp: { host: '127.0.0.1', port, secure: over.secure ?? 'none', timeout: 1000 },
+    smtp: { host: '127.0.0.1', port, secure: over.secure ?? 'none', timeout: 1000, auth: over.auth },
     from: 'watchdog@example.com',
     to: over.to ?? ['ops@example.com'],
   });
@@ -97,6 +100,25 @@ describe('an SMTP server that misbehaves', () => {
     const result = await channel(port, { secure: 'starttls' }).send(channel(port).render(alerts([alertEvent()])));
     expect(result.outcome).toBe('permanent');
     expect(result.outcome !== 'ok' && result.reason).toMatch(/refused STARTTLS.*454.*smtp\.secure/);
+  });
+
+  it('echoing the credential at the end of a long refusal: no piece of the password in the reason', async () => {
+    const pass = 'pw-echoed-7f3a9c1e2b4d';
+    // A long reply whose echo of the password AUTH sent straddles where the reason is cut.
+    const port = await rawServer('220 relay.example ESMTP', (line, socket) => {
+      const verb = line.split(' ')[0]!.toUpperCase();
+      if (verb === 'EHLO') socket.write('250-relay.example\r\n250 AUTH PLAIN\r\n');
+      else if (verb === 'AUTH') {
+        const sent = Buffer.from(line.split(' ')[2]!, 'base64').toString('utf8').split('\u0000')[2];
+        socket.write(`535 5.7.8 ${'refused '.repeat(22)}pw ${sent}\r\n`);
+      } else if (verb === 'QUIT') socket.end('221 bye\r\n');
+      else socket.write('502 5.5.2 unknown\r\n');
+    });
+    const c = channel(port, { auth: { user: 'watchdog', pass } });
+    const result = await c.send(c.render(alerts([alertEvent()])));
+    expect(result.outcome).toBe('permanent');
+    const pieces = Array.from({ length: pass.length - 7 }, (_, i) => pass.slice(i, i + 8));
+    expect(pieces.filter((p) => JSON.stringify(result).includes(p))).toEqual([]);
   });
 });
 

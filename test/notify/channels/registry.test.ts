@@ -261,6 +261,18 @@ describe('channel config schemas', () => {
       '',
     ],
     [
+      'a Web API root in plain HTTP off this machine, where the bot token would cross in clear text',
+      {
+        name: 'a',
+        type: 'slack_app',
+        bot_token: 'xoxb-XXXXsecretXXXX',
+        channel: 'C0123ABCD',
+        api_url: 'http://slack-proxy.example.com/api/',
+      },
+      'api_url',
+      'must be https (http only on loopback',
+    ],
+    [
       'a bot token where Socket Mode needs the app-level token',
       {
         name: 'a',

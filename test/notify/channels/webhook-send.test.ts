@@ -133,6 +133,28 @@ describe('webhook channel against a receiver built for Alertmanager', () => {
     });
   });
 
+  it.each([
+    // Laravel's 404: the path without its leading slash, in JSON from PHP, which writes `/` as `\/`.
+    [
+      'its path, as Laravel says it',
+      () => `The route ${new URL(receiver.url).pathname.slice(1).replaceAll('/', '\\/')}`,
+    ],
+    ['its query token alone', () => `invalid key ${new URL(receiver.url).searchParams.get('key')}`],
+  ])('keeps the URL out of a reason when the receiver echoes %s', async (_name, echoed) => {
+    receiver.answer({ status: 404, body: `{"message":"${echoed()} could not be found."}` });
+    const result = await send();
+    expect(result.outcome).toBe('permanent');
+    expect(leaks([JSON.stringify(result)], receiver.secrets)).toEqual([]);
+  });
+
+  it('keeps a token holding a slash out of a reason when the receiver echoes it JSON-escaped', async () => {
+    const slashed = `tok/${randomBytes(12).toString('hex')}`;
+    receiver.answer({ status: 401, body: `{"error":"bad token ${slashed.replaceAll('/', '\\/')}"}` });
+    const result = await send(channel({ bearer_token: slashed }));
+    expect(result.outcome).toBe('permanent');
+    expect(leaks([JSON.stringify(result)], [slashed.split('/')[1]!])).toEqual([]);
+  });
+
   it('reads no more of a long answer than its reason needs', async () => {
     receiver.answer({ status: 400, body: 'x'.repeat(5_000_000) });
     const result = await send();
