@@ -21,18 +21,21 @@ export interface Clock {
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that. */
+/**
+ * The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that, each
+ * measured on the monotonic clock: a wall clock stepped back (NTP, a VM restored) never lengthens it.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const until = Date.now() + Math.max(0, ms);
+      const until = performance.now() + Math.max(0, ms);
       let timer: ReturnType<typeof setTimeout>;
       const arm = (left: number) => {
         timer = setTimeout(
           () => {
-            const rest = until - Date.now();
+            const rest = until - performance.now();
             if (rest > 0) return arm(rest);
             signal?.removeEventListener('abort', onAbort);
             resolve();
@@ -44,7 +47,7 @@ export const systemClock: Clock = {
         clearTimeout(timer);
         reject(signal?.reason);
       };
-      arm(until - Date.now());
+      arm(until - performance.now());
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
@@ -105,6 +108,16 @@ export class ManualClock implements Clock {
   /** Moves time forward by `ms` and wakes every sleeper whose deadline has passed. */
   advance(ms: number): void {
     this.set(this.current + ms);
+  }
+
+  /**
+   * Moves time back by `ms`, as NTP or a restored VM steps a wall clock. A sleeper still wakes after
+   * the time it asked for, as timers do: they count elapsed time, not the wall's.
+   */
+  stepBack(ms: number): void {
+    this.current -= ms;
+    for (const s of this.sleepers) s.until -= ms;
+    for (const listener of this.jumpListeners) listener();
   }
 
   /** Sets the time (never backwards) and wakes due sleepers. */
