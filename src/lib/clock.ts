@@ -22,6 +22,29 @@ export interface Clock {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * Slack for clocks that differ a little: NTP keeps replicas within milliseconds of each other, and
+ * two seconds more absorb a drifting one, so no replica takes another's waits for a step back.
+ */
+const CLOCK_SKEW_MS = 2_000;
+
+/**
+ * The latest "not before" time the program can have set itself by `now`, when it sets waits of at
+ * most `longestMs`. One further ahead shows the clock went back since (NTP, a VM restored or moved).
+ */
+export function latestWaitEnd(now: number, longestMs: number): number {
+  return now + longestMs + CLOCK_SKEW_MS;
+}
+
+/**
+ * Whether a "not before" time set with waits of at most `longestMs` shows the clock went back
+ * since: then the wait is over, since honoured it would last the step too. A step shorter than
+ * `longestMs` cannot be told from a real wait; it costs at most that.
+ */
+export function clockWentBack(notBefore: number, now: number, longestMs: number): boolean {
+  return notBefore > latestWaitEnd(now, longestMs);
+}
+
+/**
  * The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that, each
  * measured on the monotonic clock: a wall clock stepped back (NTP, a VM restored) never lengthens it.
  */

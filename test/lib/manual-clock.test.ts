@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/lib/clock.js';
+import { clockWentBack, ManualClock } from '../../src/lib/clock.js';
 
 describe('ManualClock', () => {
   // Stepped back as NTP or a restored VM steps a wall clock, a sleeper still wakes after the time
@@ -54,5 +54,20 @@ describe('ManualClock', () => {
     cycle.abort(new Error('stopped'));
     await expect(asleep).rejects.toThrow('stopped');
     expect(clock.nextWakeAt()).toBeUndefined();
+  });
+});
+
+describe('clockWentBack', () => {
+  it.each([
+    { notBefore: 1_000 + 60_000, longest: 60_000, back: false, what: 'the longest wait, set just now' },
+    {
+      notBefore: 1_000 + 62_000,
+      longest: 60_000,
+      back: false,
+      what: 'two seconds more: another replica a little ahead',
+    },
+    { notBefore: 1_000 + 62_001, longest: 60_000, back: true, what: 'further ahead than any wait set' },
+  ])('$what: $back', ({ notBefore, longest, back }) => {
+    expect(clockWentBack(notBefore, 1_000, longest)).toBe(back);
   });
 });
