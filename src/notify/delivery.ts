@@ -29,6 +29,7 @@ import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { clockWentBack, type Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import { errorText } from '../lib/error-text.js';
 import { formatUtc } from '../lib/format-utc.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -222,12 +223,7 @@ export class Delivery {
    */
   async flush(deadlineMs: number): Promise<FlushReport> {
     const { clock } = this.options;
-    const deadline = new AbortController();
-    const cancelTimer = new AbortController();
-    clock.sleep(deadlineMs, cancelTimer.signal).then(
-      () => deadline.abort(new Error('shutdown deadline reached')),
-      () => undefined,
-    );
+    const deadline = clockTimeout(clock, deadlineMs, () => new Error('shutdown deadline reached'));
     const report: FlushReport = { ...emptyReport(), timedOut: false };
     try {
       // The rounds in progress may finish their sends, within the deadline.
@@ -240,7 +236,7 @@ export class Delivery {
         if (round.sent === 0) break;
       }
     } finally {
-      cancelTimer.abort();
+      deadline.dispose();
     }
     report.timedOut = deadline.signal.aborted;
     await this.#receipts.close();
