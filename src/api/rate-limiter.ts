@@ -8,7 +8,7 @@
  * (the 429s of requests sent before that pause are the same burst: one step);
  * after a minute without one the rate doubles back, up to the configured one.
  */
-import type { Clock } from '../lib/clock.js';
+import { clockWentBack, type Clock } from '../lib/clock.js';
 
 /** Options of a {@link RateLimiter}. */
 export interface RateLimiterOptions {
@@ -65,6 +65,8 @@ export class RateLimiter {
   #strikes = 0;
   /** When the rate last moved (a back-off or a step of recovery). */
   #movedAt = 0;
+  /** The longest pause set so far: the schedule (`#last`, `#pausedUntil`) is never further ahead. */
+  #longestPauseMs = MAX_PAUSE_MS;
 
   constructor(options: RateLimiterOptions) {
     if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be > 0');
@@ -84,6 +86,7 @@ export class RateLimiter {
   async acquire(signal?: AbortSignal, notAfter?: number): Promise<AcquireOutcome> {
     const now = this.#clock.now();
     const pauses = this.#pauses;
+    this.#clockCheck(now);
     this.#recover(now);
     let wait = Math.max(0, this.#pausedUntil - now);
     if (Number.isFinite(this.#rate)) {
@@ -115,7 +118,9 @@ export class RateLimiter {
    * they would all leave at its end, a burst into the same wall.
    */
   pauseUntil(time: number): void {
-    this.#refill(this.#clock.now());
+    const now = this.#clock.now();
+    this.#longestPauseMs = Math.max(this.#longestPauseMs, time - now);
+    this.#refill(now);
     if (time > this.#pausedUntil) {
       this.#pausedUntil = time;
       // The tokens the requests waiting now were promised are forgotten: they queue again after it.
@@ -132,6 +137,7 @@ export class RateLimiter {
    */
   backOff(retryAfterMs?: number): BackOff {
     const now = this.#clock.now();
+    this.#clockCheck(now);
     // Answered while a pause holds every request back, it was sent before the pause: the same
     // burst (requests in flight side by side meet one wall), one step, not one per request.
     if (now < this.#pausedUntil) {
@@ -164,6 +170,17 @@ export class RateLimiter {
     this.#movedAt = now;
     // A quiet minute ends the streak: a 429 at the rate stepped up starts its pauses from 1 s again.
     this.#strikes = 0;
+  }
+
+  /**
+   * A schedule further ahead than the longest pause means the clock went back (NTP, a VM
+   * restored): the pause and the tokens' schedule start again from now, or every request would
+   * wait the step out (the cycles' reads with it).
+   */
+  #clockCheck(now: number): void {
+    if (clockWentBack(Math.max(this.#last, this.#pausedUntil, this.#movedAt), now, this.#longestPauseMs)) {
+      [this.#last, this.#pausedUntil, this.#movedAt] = [now, Math.min(this.#pausedUntil, now), now];
+    }
   }
 
   #refill(now: number): void {

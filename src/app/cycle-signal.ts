@@ -6,6 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import { ReadCeilingError } from './read-ceiling.js';
 
 /** A cycle's signal and the call that lets go of the hard stop and the ceiling once it is over. */
@@ -31,24 +32,9 @@ export function cycleSignal(options: {
   ceilingMs: number | undefined;
 }): CycleSignal {
   const { job, hardStop, clock, ceilingMs } = options;
-  const controller = new AbortController();
+  const ceiling = ceilingMs !== undefined && ceilingMs > 0 ? ceilingMs : undefined;
+  const { signal, dispose } = clockTimeout(clock, ceiling, () => new ReadCeilingError(job, ceilingMs ?? 0), hardStop);
   // Per request in flight, a page read ahead of each walk, and the waits of the rate limit and whoami.
-  setMaxListeners(2 * options.concurrency + 16, controller.signal);
-  const onStop = () => controller.abort(hardStop.reason);
-  if (hardStop.aborted) onStop();
-  else hardStop.addEventListener('abort', onStop, { once: true });
-  const timer = new AbortController();
-  if (ceilingMs !== undefined && ceilingMs > 0) {
-    clock.sleep(ceilingMs, timer.signal).then(
-      () => controller.abort(new ReadCeilingError(job, ceilingMs)),
-      () => undefined, // released before the ceiling
-    );
-  }
-  return {
-    signal: controller.signal,
-    release: () => {
-      hardStop.removeEventListener('abort', onStop);
-      timer.abort();
-    },
-  };
+  setMaxListeners(2 * options.concurrency + 16, signal);
+  return { signal, release: dispose };
 }

@@ -24,6 +24,7 @@ import { JOB_NAMES } from '../collectors/collectors.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import { systemClock, type Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import type { Logger } from '../lib/logger.js';
 import type { DeliveryReport, FlushReport } from '../notify/delivery.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
@@ -437,17 +438,14 @@ export class Watchdog {
     // A replica stopping takes no new term; one that leads keeps renewing its lease while it flushes.
     this.#election?.retire();
     const rt = this.#runtime;
-    const [startedAt, cancel] = [this.#clock.now(), new AbortController()];
-    const deadline = this.#clock.sleep(deadlineMs, cancel.signal).then(
-      () => 'deadline' as const,
-      () => 'cancelled' as const,
-    );
+    const [startedAt, deadline] = [this.#clock.now(), clockTimeout(this.#clock, deadlineMs, () => undefined)];
+    const reached = new Promise((resolve) => deadline.signal.addEventListener('abort', resolve, { once: true }));
     let cyclesFinished = true;
     let flush: FlushReport | undefined;
     try {
       await rt.scheduler.stop();
       const cycles = Promise.all(this.#inFlight.values()).then(() => 'done' as const);
-      if ((await Promise.race([cycles, deadline])) !== 'done') {
+      if ((await Promise.race([cycles, reached])) !== 'done') {
         cyclesFinished = false;
         this.#log.warn(
           { jobs: [...this.#inFlight.keys()] },
@@ -464,7 +462,7 @@ export class Watchdog {
       if (this.#leads()) flush = await this.#flush(rt, left());
       await rt.remediation?.stop(left());
     } finally {
-      cancel.abort();
+      deadline.dispose();
       await this.#halt(rt); // every loop ends before the store closes, a failed flush (a store gone bad) or not
       await this.#healthListener.close();
       await closeRuntime(rt);

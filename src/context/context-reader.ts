@@ -27,6 +27,7 @@ import type { RunContextAsk } from '../detectors/run-context.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import type { AlertContext } from '../lib/alert-vocabulary.js';
 import type { Logger } from '../lib/logger.js';
 import { parseTime } from '../lib/parse-time.js';
@@ -147,13 +148,8 @@ export class ContextReader {
    * pending, as in the daemon.
    */
   async readAll(waitMs: number, stop: AbortSignal): Promise<ContextPass> {
-    const wait = new AbortController();
-    const timer = new AbortController();
-    this.#p.clock.sleep(waitMs, timer.signal).then(
-      () => wait.abort(new Error('notify.context.wait is over')),
-      () => undefined,
-    );
-    const signal = AbortSignal.any([wait.signal, stop]);
+    const wait = clockTimeout(this.#p.clock, waitMs, () => new Error('notify.context.wait is over'), stop);
+    const { signal } = wait;
     const total: ContextPass = { read: 0, dropped: 0, requests: 0 };
     try {
       for (;;) {
@@ -163,7 +159,7 @@ export class ContextReader {
         if (pass.read + pass.dropped === 0 || signal.aborted) return total;
       }
     } finally {
-      timer.abort();
+      wait.dispose();
     }
   }
 

@@ -12,6 +12,7 @@
  */
 import { Backoff, LOOP_BACKOFF, type BackoffPolicy } from './backoff.js';
 import type { Clock } from './clock.js';
+import { clockTimeout } from './clock-timeout.js';
 
 /** What a {@link BackgroundLoop} runs. */
 export interface BackgroundLoopOptions<R> {
@@ -93,17 +94,11 @@ export class BackgroundLoop<R = void> {
     if (!loop) return;
     this.#stopping = true;
     this.wake();
-    const timer = new AbortController();
-    const deadline =
-      deadlineMs <= 0
-        ? Promise.resolve(loop.abort.abort())
-        : this.#o.clock.sleep(deadlineMs, timer.signal).then(
-            () => loop.abort.abort(),
-            () => undefined, // the loop ended first
-          );
+    if (deadlineMs <= 0) loop.abort.abort();
+    const deadline = clockTimeout(this.#o.clock, deadlineMs > 0 ? deadlineMs : undefined, () => undefined);
+    deadline.signal.addEventListener('abort', () => loop.abort.abort(), { once: true });
     await loop.done;
-    timer.abort();
-    await deadline;
+    deadline.dispose();
     if (this.#loop === loop) this.#loop = undefined;
   }
 

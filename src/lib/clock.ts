@@ -21,18 +21,44 @@ export interface Clock {
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that. */
+/**
+ * Slack for clocks that differ a little: NTP keeps replicas within milliseconds of each other, and
+ * two seconds more absorb a drifting one, so no replica takes another's waits for a step back.
+ */
+const CLOCK_SKEW_MS = 2_000;
+
+/**
+ * The latest "not before" time the program can have set itself by `now`, when it sets waits of at
+ * most `longestMs`. One further ahead shows the clock went back since (NTP, a VM restored or moved).
+ */
+export function latestWaitEnd(now: number, longestMs: number): number {
+  return now + longestMs + CLOCK_SKEW_MS;
+}
+
+/**
+ * Whether a "not before" time set with waits of at most `longestMs` shows the clock went back
+ * since: then the wait is over, since honoured it would last the step too. A step shorter than
+ * `longestMs` cannot be told from a real wait; it costs at most that.
+ */
+export function clockWentBack(notBefore: number, now: number, longestMs: number): boolean {
+  return notBefore > latestWaitEnd(now, longestMs);
+}
+
+/**
+ * The wall clock. A sleep past {@link MAX_TIMER_MS} is waited out in timers of at most that, each
+ * measured on the monotonic clock: a wall clock stepped back (NTP, a VM restored) never lengthens it.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const until = Date.now() + Math.max(0, ms);
+      const until = performance.now() + Math.max(0, ms);
       let timer: ReturnType<typeof setTimeout>;
       const arm = (left: number) => {
         timer = setTimeout(
           () => {
-            const rest = until - Date.now();
+            const rest = until - performance.now();
             if (rest > 0) return arm(rest);
             signal?.removeEventListener('abort', onAbort);
             resolve();
@@ -44,7 +70,7 @@ export const systemClock: Clock = {
         clearTimeout(timer);
         reject(signal?.reason);
       };
-      arm(until - Date.now());
+      arm(until - performance.now());
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
@@ -105,6 +131,16 @@ export class ManualClock implements Clock {
   /** Moves time forward by `ms` and wakes every sleeper whose deadline has passed. */
   advance(ms: number): void {
     this.set(this.current + ms);
+  }
+
+  /**
+   * Moves time back by `ms`, as NTP or a restored VM steps a wall clock. A sleeper still wakes after
+   * the time it asked for, as timers do: they count elapsed time, not the wall's.
+   */
+  stepBack(ms: number): void {
+    this.current -= ms;
+    for (const s of this.sleepers) s.until -= ms;
+    for (const listener of this.jumpListeners) listener();
   }
 
   /** Sets the time (never backwards) and wakes due sleepers. */

@@ -8,6 +8,7 @@
 import { isAcknowledgementKind, type AlertEventKind } from '../alerts/alert-event.js';
 import { FOLDED_REASON } from '../alerts/decide.js';
 import { isDigestOnly, type Labels } from '../lib/alert-vocabulary.js';
+import { clockWentBack } from '../lib/clock.js';
 import type { InhibitionCause } from './inhibition.js';
 import type { ResolvedRoute } from './router.js';
 
@@ -189,7 +190,9 @@ const repeatNotDue: DecisionStage = ({ event, route, log, now }) => {
   // A repeat of an alert this channel never heard of (silenced until now) is its first announcement.
   if ((event.kind !== 'repeat' && event.kind !== 'firing') || !announced(log) || !log) return undefined;
   const dueAt = log.announcedAt + route.repeatIntervalMs;
-  if (now >= dueAt) return undefined;
+  // Held further ahead than the interval, the channel was told "after" now: the clock went back,
+  // and waiting for the log's time would add the step to the interval.
+  if (now >= dueAt || clockWentBack(dueAt, now, route.repeatIntervalMs)) return undefined;
   const detail = `route ${route.name} repeats after ${route.repeatIntervalMs} ms`;
   if (event.kind === 'repeat' && Number.isFinite(dueAt)) return { decision: 'repeat_waiting', detail, until: dueAt };
   return { decision: 'repeat_not_due', detail };

@@ -18,6 +18,8 @@
  *   async loop, every send has a time limit, and nothing here runs inside a cycle.
  * - Backoff per channel: a retryable failure pauses the channel (Retry-After when the receiver
  *   says, else exponential backoff with jitter), persisted so a restart honours it.
+ * - A wall clock stepped back never silences a channel: a pause or a retry further ahead than the
+ *   longest this loop sets (`#longestWaitMs`) is over at once, said at warn.
  */
 import { randomBytes } from 'node:crypto';
 import type { AlertEvent } from '../alerts/alert-event.js';
@@ -26,11 +28,13 @@ import { backoffDelay, LOOP_BACKOFF } from '../lib/backoff.js';
 import { errorCode, RepeatedLog } from '../lib/repeated-log.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import type { Clock } from '../lib/clock.js';
+import { clockWentBack, type Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import { errorText } from '../lib/error-text.js';
+import { formatUtc } from '../lib/format-utc.js';
 import type { Metrics } from '../lib/metrics.js';
 import { FencedError } from '../state/fenced-error.js';
-import type { Channel } from './channels/channel.js';
+import { MAX_RETRY_AFTER_MS, type Channel } from './channels/channel.js';
 import { groupDue } from './grouping.js';
 import type { NotifySettings } from './notify-settings.js';
 import type { OutboxRow, OutboxStore } from './outbox-store.js';
@@ -219,12 +223,7 @@ export class Delivery {
    */
   async flush(deadlineMs: number): Promise<FlushReport> {
     const { clock } = this.options;
-    const deadline = new AbortController();
-    const cancelTimer = new AbortController();
-    clock.sleep(deadlineMs, cancelTimer.signal).then(
-      () => deadline.abort(new Error('shutdown deadline reached')),
-      () => undefined,
-    );
+    const deadline = clockTimeout(clock, deadlineMs, () => new Error('shutdown deadline reached'));
     const report: FlushReport = { ...emptyReport(), timedOut: false };
     try {
       // The rounds in progress may finish their sends, within the deadline.
@@ -237,7 +236,7 @@ export class Delivery {
         if (round.sent === 0) break;
       }
     } finally {
-      cancelTimer.abort();
+      deadline.dispose();
     }
     report.timedOut = deadline.signal.aborted;
     await this.#receipts.close();
@@ -281,16 +280,29 @@ export class Delivery {
     const channel = this.options.channels.get(name);
     if (!channel) return report;
     const state = rows.channelState(name);
-    if (state.pausedUntil !== null && state.pausedUntil > now) return report;
+    const longest = this.#longestWaitMs();
+    if (state.pausedUntil !== null && state.pausedUntil > now) {
+      if (!clockWentBack(state.pausedUntil, now, longest)) return report;
+      // Retried now, not at now + the longest wait: a receiver still unwell says so again, and the
+      // pause it asks for then is a true one; kept, the pause would cost the step too.
+      this.#clockWentBack(`channel ${name}'s pause ended early`, state.pausedUntil, now);
+      rows.resumeChannel(name);
+      state.pausedUntil = null;
+    }
     // Claimed in a transaction: among replicas a fenced one (`state/leader-election.ts`), so a
     // deposed leader sends nothing it claims after its lease has passed on.
     // What another term accepted and could not record is recorded first, in the same transaction.
     const due = rows.store
       .transaction(() => {
         rows.applyReceipts();
-        return rows.due(name, now, ROWS_PER_ROUND);
+        return rows.due(name, now, ROWS_PER_ROUND, longest);
       })
       .filter((r) => this.#mayClaim(r, now));
+    const early = due.filter((r) => r.nextAttemptAt !== null && r.nextAttemptAt > now);
+    if (early.length > 0) {
+      const latest = Math.max(...early.map((r) => r.nextAttemptAt ?? 0));
+      this.#clockWentBack(`${early.length} notifications of channel ${name} are retried early`, latest, now);
+    }
     const messages = groupDue(due, settings.max_items_per_message, this.options.attach);
     const log = this.#log.child({ channel: name });
     for (const message of messages) {
@@ -345,7 +357,8 @@ export class Delivery {
         // sent a third time.
         state.consecutiveFailures++;
         const asked = result.outcome === 'retryable' ? result.retryAfterMs : undefined;
-        const wait = asked ?? this.#backoff(state.consecutiveFailures);
+        // Capped here too, whatever the channel: no pause may outlast the longest wait.
+        const wait = Math.min(asked ?? this.#backoff(state.consecutiveFailures), MAX_RETRY_AFTER_MS);
         state.pausedUntil = at + wait;
         const givenUp = rows.store.transaction(() => {
           rows.setChannelState(name, state, result.reason);
@@ -381,6 +394,20 @@ export class Delivery {
       );
     }
     return report;
+  }
+
+  /**
+   * The longest this loop puts a channel or a row off: the backoff's cap (a permanent refusal's
+   * retry too) or the longest Retry-After a channel accepts. A wait further ahead is a clock step.
+   */
+  #longestWaitMs(): number {
+    return Math.max(this.options.settings.delivery.max_backoff, MAX_RETRY_AFTER_MS);
+  }
+
+  /** Says, at warn, that a wait was cut short because the clock went back. */
+  #clockWentBack(what: string, setFor: number, now: number): void {
+    const [at, by] = [formatUtc(setFor, 'iso'), formatUtc(now, 'iso')];
+    this.#log.warn({ setFor: at, now: by }, `the clock went back: ${what} (it was set for ${at}, now ${by})`);
   }
 
   /** The channel's pause after its `failures`-th failure in a row: exponential, capped, with jitter. */

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import { Secret } from '../lib/secret.js';
 import type { Clock } from '../lib/clock.js';
+import { clockTimeout } from '../lib/clock-timeout.js';
 import type { HeartbeatSettings } from './notify-settings.js';
 
 /** Time limit of one ping. */
@@ -58,15 +59,11 @@ export class Heartbeat {
 
   async #ping(): Promise<void> {
     const { settings, clock, dispatcher } = this.options;
-    const ac = new AbortController();
-    clock.sleep(TIMEOUT_MS, ac.signal).then(
-      () => ac.abort(new Error(`no answer within ${TIMEOUT_MS} ms`)),
-      () => undefined,
-    );
+    const limit = clockTimeout(clock, TIMEOUT_MS, () => new Error(`no answer within ${TIMEOUT_MS} ms`));
     try {
       const res = await request(settings.url.reveal(), {
         method: 'GET',
-        signal: ac.signal,
+        signal: limit.signal,
         headers: { 'user-agent': 'deploy-watchdog' },
         ...(dispatcher ? { dispatcher } : {}),
       });
@@ -76,7 +73,7 @@ export class Heartbeat {
     } catch (err) {
       this.#log.warn({ err: describe(err, settings.url) }, 'heartbeat ping failed');
     } finally {
-      ac.abort();
+      limit.dispose();
     }
   }
 }

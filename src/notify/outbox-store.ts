@@ -3,6 +3,7 @@
  * the per-(fingerprint, channel) notification log, channel pauses and the digest log. Row ⇄ object
  * mapping lives here and nowhere else; the decisions live in `outbox.ts` and `delivery.ts`.
  */
+import { latestWaitEnd } from '../lib/clock.js';
 import type { AlertEvent, AlertEventKind } from '../alerts/alert-event.js';
 import type { Store } from '../state/store.js';
 import type { SqlDatabase } from '../state/sql-database.js';
@@ -132,8 +133,9 @@ function prepareOutbox(db: SqlDatabase) {
     insertBody: db.prepare<[string, number], { body_id: number }>(
       'INSERT INTO outbox_bodies (body, stored_at) VALUES (?, ?) RETURNING body_id',
     ),
-    held: db.prepare<[number], DbRow>(
-      `${WITH_BODY} WHERE o.status = 'held' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?) ORDER BY o.id`,
+    held: db.prepare<[number, number], DbRow>(
+      `${WITH_BODY} WHERE o.status = 'held' AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ? OR o.next_attempt_at > ?)
+       ORDER BY o.id`,
     ),
     heldFor: db.prepare<[string, string], DbRow>(
       `${WITH_BODY} WHERE o.status = 'held' AND o.fingerprint = ? AND o.channel = ? ORDER BY o.id`,
@@ -141,8 +143,9 @@ function prepareOutbox(db: SqlDatabase) {
     heldBy: db.prepare<[string, string], DbRow>(
       `${WITH_BODY} WHERE o.status = 'held' AND o.held_by = ? AND o.channel = ? ORDER BY o.id`,
     ),
-    due: db.prepare<[string, number, number], DbRow>(
-      `${WITH_BODY} WHERE o.status = 'pending' AND o.channel = ? AND o.next_attempt_at <= ? ORDER BY o.id LIMIT ?`,
+    due: db.prepare<[string, number, number, number], DbRow>(
+      `${WITH_BODY} WHERE o.status = 'pending' AND o.channel = ? AND (o.next_attempt_at <= ? OR o.next_attempt_at > ?)
+       ORDER BY o.id LIMIT ?`,
     ),
     redecide: db.prepare(
       `UPDATE outbox SET status = @status, decision = @decision, detail = @detail, held_by = @heldBy,
@@ -193,6 +196,7 @@ function prepareOutbox(db: SqlDatabase) {
        ON CONFLICT (channel) DO UPDATE SET paused_until = excluded.paused_until,
          consecutive_failures = excluded.consecutive_failures, last_error = excluded.last_error`,
     ),
+    channelResume: db.prepare<[string]>('UPDATE notify_channel_state SET paused_until = NULL WHERE channel = ?'),
     digestInsert: db.prepare<[string, string, number]>(
       'INSERT INTO notify_digest_log (channel, day, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
     ),
@@ -286,10 +290,12 @@ export class OutboxStore {
 
   /**
    * The held rows to decide again at `now`, oldest first: all but those whose decision only time
-   * changes and whose time has not come (a repeat waiting for its route's interval).
+   * changes and whose time has not come (a repeat waiting for its route's interval). A row held
+   * further ahead than `longestMs` (the longest wait any route sets) is decided again too: the
+   * clock went back since it was held.
    */
-  held(now: number): OutboxRow[] {
-    return this.#q.held.all(now).map(fromDb);
+  held(now: number, longestMs: number): OutboxRow[] {
+    return this.#q.held.all(now, latestWaitEnd(now, longestMs)).map(fromDb);
   }
 
   /** The held rows of one alert on one channel. */
@@ -302,9 +308,12 @@ export class OutboxStore {
     return this.#q.heldBy.all(causeFingerprint, channel).map(fromDb);
   }
 
-  /** A channel's pending rows due by `now`, oldest first. */
-  due(channel: string, now: number, limit: number): OutboxRow[] {
-    return this.#q.due.all(channel, now, limit).map(fromDb);
+  /**
+   * A channel's pending rows due by `now`, oldest first, and those due further ahead than
+   * `longestMs` (the longest wait a retry sets): the clock went back since they were put off.
+   */
+  due(channel: string, now: number, limit: number, longestMs: number): OutboxRow[] {
+    return this.#q.due.all(channel, now, latestWaitEnd(now, longestMs), limit).map(fromDb);
   }
 
   /** Rewrites a row's decision (a held row decided again, or superseded). */
@@ -416,6 +425,11 @@ export class OutboxStore {
     const body = { id: () => Number(written.lastInsertRowid) };
     lastBodies.set(this.db, body);
     return body;
+  }
+
+  /** Ends a channel's pause early (the clock went back), keeping its failure streak and last error. */
+  resumeChannel(channel: string): void {
+    this.#q.channelResume.run(channel);
   }
 
   /** Stores a channel's pause and failure streak. */

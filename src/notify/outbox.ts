@@ -9,7 +9,9 @@
  */
 import { isAcknowledgementKind, type AlertEvent } from '../alerts/alert-event.js';
 import { eventOf, alertStoreOf, type AlertRow } from '../alerts/alert-store.js';
+import { clockWentBack } from '../lib/clock.js';
 import { formatDuration } from '../lib/format-duration.js';
+import { formatUtc } from '../lib/format-utc.js';
 import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
 import type { Labels } from '../lib/alert-vocabulary.js';
@@ -27,7 +29,7 @@ import {
 } from './delivery-decision.js';
 import { Inhibitor, type InhibitionCause } from './inhibition.js';
 import type { InhibitSettings } from './notify-settings.js';
-import type { OutboxStore, StoredBody } from './outbox-store.js';
+import type { OutboxRow, OutboxStore, StoredBody } from './outbox-store.js';
 import type { ResolvedRoute, RouteTarget, Router } from './router.js';
 
 /** Answers the id of a silence in force matching the labels, or undefined. */
@@ -305,8 +307,9 @@ export class Outbox {
   release(now: number): OutboxPass {
     const pass: OutboxPass = { decisions: {}, summaries: 0 };
     this.rows.store.transaction(() => {
-      const rows = this.rows.held(now);
+      const rows = this.rows.held(now, this.#longestRepeatMs());
       if (rows.length === 0) return;
+      this.#sayClockWentBack(rows, now);
       const facts = this.#factsAt(now);
       const held: HeldByCause = new Map();
       // Every open alert of a route repeating slower than the lifecycle may hold a repeat here:
@@ -373,6 +376,31 @@ export class Outbox {
       this.rows.forgetUnrouted(queued.map((q) => q.eventId));
       return pass;
     });
+  }
+
+  /** The longest a repeat is held for its route's interval: the longest finite interval of any route. */
+  #longestRepeatMs(): number {
+    return Math.max(
+      0,
+      ...this.options.router.all().flatMap((r) => (Number.isFinite(r.repeatIntervalMs) ? [r.repeatIntervalMs] : [])),
+    );
+  }
+
+  /**
+   * Says, at warn and once a pass, which held repeats wait longer than their route's interval: the
+   * clock went back since, and they are decided again now (`repeatNotDue` lets them go).
+   */
+  #sayClockWentBack(rows: readonly OutboxRow[], now: number): void {
+    const early = rows.filter((row) => {
+      const route = this.options.router.named(row.route) ?? this.options.router.defaultRoute;
+      return row.nextAttemptAt !== null && clockWentBack(row.nextAttemptAt, now, route.repeatIntervalMs);
+    });
+    if (early.length === 0) return;
+    const [at, by] = [formatUtc(Math.max(...early.map((r) => r.nextAttemptAt ?? 0)), 'iso'), formatUtc(now, 'iso')];
+    this.#log.warn(
+      { rows: early.length, setFor: at, now: by },
+      `the clock went back: ${early.length} held repeats are decided again early (held until ${at}, now ${by})`,
+    );
   }
 
   #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {

@@ -141,4 +141,19 @@ describe('RateLimiter', () => {
   it.each([0, -1, Number.NaN])('refuses requestsPerSecond %s', (rate) => {
     expect(() => new RateLimiter({ requestsPerSecond: rate, clock: new ManualClock() })).toThrow(/requestsPerSecond/);
   });
+
+  it.each([
+    { what: 'a pause for a Retry-After', pause: (l: RateLimiter) => l.backOff(30_000) },
+    { what: "the tokens' schedule", pause: (l: RateLimiter) => void l.acquire() },
+  ])('a clock stepped back an hour does not hold requests back for the hour: $what', async ({ pause }) => {
+    const clock = new ManualClock();
+    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    pause(limiter);
+    clock.stepBack(3_600_000);
+    const done: string[] = [];
+    void limiter.acquire().then((outcome) => done.push(outcome));
+    clock.advance(1_000);
+    await flush();
+    expect(done).toEqual(['acquired']);
+  });
 });

@@ -1,19 +1,26 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/lib/clock.js';
+import { clockWentBack, ManualClock } from '../../src/lib/clock.js';
 
 describe('ManualClock', () => {
-  it('wakes a sleeper when time passes its deadline, and not before', async () => {
-    const clock = new ManualClock(0);
-    let woke = false;
-    const sleeping = clock.sleep(1_000).then(() => (woke = true));
-    clock.advance(999);
-    await Promise.resolve();
-    expect(woke).toBe(false);
-    clock.advance(1);
-    await sleeping;
-    expect(woke).toBe(true);
-  });
+  // Stepped back as NTP or a restored VM steps a wall clock, a sleeper still wakes after the time
+  // it asked for, as timers do.
+  it.each([0, 5_000])(
+    'wakes a sleeper when time passes its deadline, and not before (stepped back %i ms)',
+    async (back) => {
+      const clock = new ManualClock(10_000);
+      let woke = false;
+      const sleeping = clock.sleep(1_000).then(() => (woke = true));
+      clock.stepBack(back);
+      expect(clock.now()).toBe(10_000 - back);
+      clock.advance(999);
+      await Promise.resolve();
+      expect(woke).toBe(false);
+      clock.advance(1);
+      await sleeping;
+      expect(woke).toBe(true);
+    },
+  );
 
   it('nextWakeAt names the earliest deadline of those asleep, undefined when none is', async () => {
     const clock = new ManualClock(0);
@@ -47,5 +54,20 @@ describe('ManualClock', () => {
     cycle.abort(new Error('stopped'));
     await expect(asleep).rejects.toThrow('stopped');
     expect(clock.nextWakeAt()).toBeUndefined();
+  });
+});
+
+describe('clockWentBack', () => {
+  it.each([
+    { notBefore: 1_000 + 60_000, longest: 60_000, back: false, what: 'the longest wait, set just now' },
+    {
+      notBefore: 1_000 + 62_000,
+      longest: 60_000,
+      back: false,
+      what: 'two seconds more: another replica a little ahead',
+    },
+    { notBefore: 1_000 + 62_001, longest: 60_000, back: true, what: 'further ahead than any wait set' },
+  ])('$what: $back', ({ notBefore, longest, back }) => {
+    expect(clockWentBack(notBefore, 1_000, longest)).toBe(back);
   });
 });

@@ -45,4 +45,17 @@ describe('systemClock.sleep', () => {
     }
     expect(getEventListeners(cycle.signal, 'abort')).toHaveLength(0);
   });
+
+  it('is not lengthened by the wall clock stepped back meanwhile (NTP, a VM restored)', async () => {
+    vi.useFakeTimers();
+    let woke = false;
+    const sleeping = systemClock.sleep(5_000).then(() => (woke = true));
+    await vi.advanceTimersByTimeAsync(1_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    await vi.advanceTimersByTimeAsync(3_999);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(woke).toBe(true);
+    await sleeping;
+  });
 });

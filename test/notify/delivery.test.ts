@@ -9,7 +9,7 @@ import { SEND_MARGIN_MS, sendLimitMs } from '../../src/notify/send-with-timeout.
 import { Metrics } from '../../src/lib/metrics.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { finding, Harness, MINUTE, SECOND, slackTo } from './notify-fixture.js';
+import { finding, Harness, HOUR, MINUTE, SECOND, slackTo } from './notify-fixture.js';
 
 let receiver: WebhookReceiver;
 let other: WebhookReceiver;
@@ -329,5 +329,94 @@ describe('flush', () => {
     receiver.setMode('ok');
     h = await h.restart();
     expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1 });
+  });
+});
+
+// A wall clock stepped back (NTP, a VM restored or moved) must not keep a channel silent for the
+// step: a wait the delivery set itself is never longer than the longest it sets.
+describe('a wall clock stepped back', () => {
+  /** The warnings that say the clock went back, as their messages. */
+  const clockWarnings = (harness: Harness): string[] =>
+    harness.log.lines
+      .map((line) => (JSON.parse(line) as { msg: string }).msg)
+      .filter((msg) => msg.startsWith('the clock went back'));
+
+  /** One alert whose first send the receiver answers as `mode` says, then the clock stepped back by `backMs`. */
+  async function failedThenStepped(mode: 'rateLimit' | 'notFound', backMs: number): Promise<Harness> {
+    const harness = Harness.open({ channels: [slackTo('ops', receiver.url)], notify: { delivery } });
+    receiver.setMode(mode);
+    harness.cycle('runs', [finding('shop')]);
+    expect(await harness.notifier.deliverDue()).toMatchObject({ sent: 0, waiting: 1 });
+    receiver.setMode('ok');
+    harness.clock.stepBack(backMs);
+    harness.clock.advance(delivery.interval);
+    return harness;
+  }
+
+  it('ends a channel paused by a Retry-After within one round, not the step later', async () => {
+    h = await failedThenStepped('rateLimit', HOUR);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    expect(clockWarnings(h)).toEqual([
+      "the clock went back: channel ops's pause ended early (it was set for 2026-11-02T12:02:00Z, now 2026-11-02T11:00:05Z)",
+      'the clock went back: 1 notifications of channel ops are retried early (it was set for 2026-11-02T12:02:00Z, now 2026-11-02T11:00:05Z)',
+    ]);
+    // Said once: the pause is over in the state too.
+    h.clock.advance(delivery.interval);
+    await h.notifier.deliverDue();
+    expect(clockWarnings(h)).toHaveLength(2);
+    expect(h.rows()).toMatchObject([{ status: 'sent', attempts: 2 }]);
+  });
+
+  it('a step shorter than the longest wait cannot be told from a real pause: the pause is honoured', async () => {
+    h = await failedThenStepped('rateLimit', 10 * MINUTE);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 0, waiting: 1 });
+    expect(receiver.requests).toBe(1);
+    expect(clockWarnings(h)).toEqual([]);
+  });
+
+  it('retries a permanently refused row at once, not at max_backoff plus the step', async () => {
+    h = await failedThenStepped('notFound', HOUR);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    expect(clockWarnings(h)).toEqual([
+      'the clock went back: 1 notifications of channel ops are retried early (it was set for 2026-11-02T12:05:00Z, now 2026-11-02T11:00:05Z)',
+    ]);
+  });
+
+  it('a restart after the step sends what waited on the paused channel', async () => {
+    h = await failedThenStepped('rateLimit', HOUR);
+    h = await h.restart();
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it("sends a repeat held for its route's interval once the step shows, not the step later", async () => {
+    // The longest interval of any route (the default's too) bounds what a held repeat may wait.
+    h = Harness.open({
+      channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
+      alerts: { repeat_interval: HOUR },
+      notify: {
+        routes: [
+          { name: 'fast', channels: ['fast'], repeat_interval: HOUR, continue: true },
+          { name: 'slow', channels: ['slow'], repeat_interval: 90 * MINUTE, continue: false },
+        ],
+      },
+    });
+    h.cycle('runs', [finding('shop')]);
+    await h.notifier.deliverDue();
+    h.clock.advance(HOUR);
+    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
+    await h.notifier.deliverDue();
+    expect(other.received).toHaveLength(1);
+
+    // Restored from a snapshot two hours old: the slow channel was told "after" now, and its
+    // repeat, due at 13:30, would wait until 13:30 on the stepped clock.
+    h.clock.stepBack(2 * HOUR);
+    h.clock.advance(delivery.interval);
+    await h.notifier.deliverDue();
+    await h.notifier.deliverDue();
+    expect(other.received).toHaveLength(2);
+    expect(clockWarnings(h)).toEqual([
+      'the clock went back: 1 held repeats are decided again early (held until 2026-11-02T13:30:00Z, now 2026-11-02T11:00:05Z)',
+    ]);
   });
 });

@@ -239,8 +239,8 @@ describe.each(STATE_BACKENDS)('on $name', (backend) => {
       h.clock.advance(HOUR);
       expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
       const outbox = new OutboxStore(h.store);
-      expect(outbox.held(firedAt + 89 * MINUTE)).toEqual([]);
-      const due = outbox.held(firedAt + 90 * MINUTE);
+      expect(outbox.held(firedAt + 89 * MINUTE, 90 * MINUTE)).toEqual([]);
+      const due = outbox.held(firedAt + 90 * MINUTE, 90 * MINUTE);
       expect(due.map((r) => [r.channel, r.decision, r.nextAttemptAt])).toEqual([
         ['slow', 'repeat_waiting', firedAt + 90 * MINUTE],
       ]);

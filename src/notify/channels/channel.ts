@@ -74,6 +74,13 @@ export type SendResult =
   | { outcome: 'permanent'; reason: string }
   | { outcome: 'unconfirmed'; reason: string };
 
+/**
+ * The longest wait a receiver may ask a channel for (Retry-After, a rate-limit bucket); a larger
+ * ask is capped, not trusted blindly. The delivery's pause is never longer, so one further ahead
+ * shows the clock went back.
+ */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+
 /** What a channel gets from the composition root. */
 export interface ChannelDeps {
   logger: Logger;

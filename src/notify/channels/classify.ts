@@ -7,7 +7,7 @@
  */
 import { parseRetryAfter } from '../../lib/retry-after.js';
 import { oneLine } from './escape.js';
-import type { SendResult } from './channel.js';
+import { MAX_RETRY_AFTER_MS, type SendResult } from './channel.js';
 
 /** What is known of an HTTP answer. */
 export interface HttpAnswer {
@@ -19,9 +19,6 @@ export interface HttpAnswer {
   /** The Location header of a redirect, if any. */
   location?: string | null;
 }
-
-/** Longest wait a Retry-After may ask for; a larger value is capped, not trusted blindly. */
-const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 /** Classifies an HTTP answer. `now` (ms) is needed for a Retry-After given as a date. */
 export function classifyHttpAnswer(answer: HttpAnswer, now: number): SendResult {

@@ -27,7 +27,7 @@ import type {
   RenderOptions,
   SendResult,
 } from './channel.js';
-import { criticalNewsIn, renderOptionsOf } from './channel.js';
+import { criticalNewsIn, MAX_RETRY_AFTER_MS, renderOptionsOf } from './channel.js';
 import { eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
@@ -202,9 +202,6 @@ function noticeMessage(n: NoticeNotification, o: DiscordRenderOptions): DiscordM
   return { content: '', embeds: [embed], allowed_mentions: { parse: [] } };
 }
 
-/** Longest a 429 or an empty bucket may make the channel wait; a larger ask is capped. */
-const MAX_WAIT_MS = 60 * 60 * 1000;
-
 /**
  * The webhook's rate-limit bucket, as Discord's answers describe it: when it is empty, until
  * when. In memory: after a restart the first answer says again.
@@ -229,7 +226,7 @@ export class DiscordRateLimit {
     const resetAfter = seconds(headerOf(reply, 'x-ratelimit-reset-after'));
     if (remaining === '0' && resetAfter !== undefined) this.#until = Math.max(this.#until, now + resetAfter);
     if (reply.status !== 429) return null;
-    const wait = Math.min(MAX_WAIT_MS, retryAfterOf(reply) ?? resetAfter ?? 1_000);
+    const wait = Math.min(MAX_RETRY_AFTER_MS, retryAfterOf(reply) ?? resetAfter ?? 1_000);
     this.#until = Math.max(this.#until, now + wait);
     const scope = headerOf(reply, 'x-ratelimit-scope') ?? (headerOf(reply, 'x-ratelimit-global') ? 'global' : 'user');
     return {
