@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors.js';
+import { ApiError, ApiTransportError } from '../api/errors.js';
 import { FUNCTIONS, type FunctionSpec, type Permission } from '../api/functions.js';
 import { errorText } from '../lib/error-text.js';
 
@@ -11,6 +11,9 @@ import { errorText } from '../lib/error-text.js';
 export function describeError(err: unknown): string {
   if (err instanceof ApiError && err.code === 'invalid_token') {
     return `the API refused the token (invalid_token, HTTP ${err.status} on ${err.fn}): set a valid api.token or api.token_file`;
+  }
+  if (err instanceof ApiTransportError && err.reason === 'connection') {
+    return `${err.message}: is api.base_url right, and the service reachable from here?`;
   }
   return errorText(err);
 }
