@@ -1,15 +1,19 @@
-import { ApiError } from '../api/errors.js';
+import { ApiError, ApiTransportError } from '../api/errors.js';
 import { FUNCTIONS, type FunctionSpec, type Permission } from '../api/functions.js';
 import { errorText } from '../lib/error-text.js';
 
 /**
  * One line saying why a source could not be read, for alerts and the `check` summary. The API
  * client's errors already name the function and never hold the token; other errors keep their
- * message. A refused token is said in plain words, because it is the one an operator fixes first.
+ * message. A refused token is said in plain words, with the key to set, because it is the one an
+ * operator fixes first.
  */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError && err.code === 'invalid_token') {
-    return `the API refused the token (invalid_token, HTTP ${err.status} on ${err.fn})`;
+    return `the API refused the token (invalid_token, HTTP ${err.status} on ${err.fn}): set a valid api.token or api.token_file`;
+  }
+  if (err instanceof ApiTransportError && err.reason === 'connection') {
+    return `${err.message}: is api.base_url right, and the service reachable from here?`;
   }
   return errorText(err);
 }

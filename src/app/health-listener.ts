@@ -44,6 +44,25 @@ export function stallBoundMs(state: StateConfig): number {
   return Math.max(DEFAULT_STALL_AFTER_MS, longest + STALL_MARGIN_MS);
 }
 
+/** What to do when `server.listen` cannot be bound, by the socket's error code. */
+const LISTEN_FAILURES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'the address is in use (another deploy-watchdog, or another program, listens there)',
+  EACCES: 'this user may not listen there (a port below 1024 needs privileges)',
+  EADDRNOTAVAIL: 'no interface of this host has that address',
+};
+
+/** The listener could not bind `server.listen`: said with the key and what to do, never as a bare socket error. */
+export class ListenError extends Error {}
+
+/** `err` as a {@link ListenError} when its code says why the address could not be bound; else as it is. */
+function listenError(listen: string, err: unknown): unknown {
+  const why = LISTEN_FAILURES[String((err as { code?: unknown } | undefined)?.code)];
+  if (why === undefined) return err;
+  return new ListenError(
+    `server.listen ${listen}: ${why}: stop what listens there, or set server.listen to a free port (or "off")`,
+  );
+}
+
 /** The daemon's `/healthz`, `/readyz` and `/metrics` listener. */
 export class HealthListener {
   #server: HealthServer | undefined;
@@ -107,6 +126,8 @@ export class HealthListener {
       webhooks: this.#webhooks,
       clock: this.deps.console.clock,
       interactions: this.deps.interactions,
+    }).catch((err: unknown) => {
+      throw listenError(listen, err);
     });
   }
 

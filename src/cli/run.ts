@@ -7,6 +7,7 @@
  */
 import { NamespaceError } from '../collectors/resolve-namespaces.js';
 import type { Watchdog } from '../app/watchdog.js';
+import { ListenError } from '../app/health-listener.js';
 import type { Logger } from '../lib/logger.js';
 import { ConfigError } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
@@ -82,6 +83,10 @@ async function runDaemon(file: string, stopMs: number, io: CliIo, hangups: Hangu
     if (err instanceof NamespaceError) {
       logger.fatal({ err: err.message }, 'configuration does not fit the token');
       return EXIT.usage;
+    }
+    if (err instanceof ListenError) {
+      logger.fatal(err.message);
+      return EXIT.incomplete;
     }
     throw err;
   } finally {

@@ -63,6 +63,19 @@ export function escapeLogLine(line: string, format: 'json' | 'pretty'): string {
   });
 }
 
+/**
+ * An `err` field as logged: an error that says what went wrong in its own `toJSON()` (the API
+ * client's: a refused token, a service that does not answer) by those fields, without a stack that
+ * tells an operator nothing; any other with pino's standard fields, its stack included (a bug's
+ * trace is what finds it).
+ */
+function serializeErr(err: unknown): unknown {
+  if (err instanceof Error && typeof (err as { toJSON?: unknown }).toJSON === 'function') {
+    return (err as Error & { toJSON(): unknown }).toJSON();
+  }
+  return err instanceof Error ? pino.stdSerializers.err(err) : err;
+}
+
 /** Builds the process logger: JSON lines, readable on a terminal, secrets redacted. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? (process.stdout.isTTY ? 'pretty' : 'json');
@@ -70,6 +83,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? process.env.LOG_LEVEL ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '<secret>' },
     base: undefined,
+    serializers: { err: serializeErr },
     hooks: {
       streamWrite: (line: string) => escapeLogLine(line, format),
       ...(options.componentLevels ? { logMethod: componentFilter(options.componentLevels) } : {}),

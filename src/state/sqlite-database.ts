@@ -167,10 +167,33 @@ function prepareFile(file: string): void {
     if (code === 'ENOSPC' || code === 'EDQUOT') {
       throw new StoreError(file, 'disk-full', `the disk is full (${errnoText(err)})`, { cause: err });
     }
-    throw new StoreError(file, 'unwritable', `the file cannot be created or written (${errnoText(err)})`, {
+    const hint = unwritableHint(file, code, process.getuid?.());
+    throw new StoreError(file, 'unwritable', `the file cannot be created or written (${errnoText(err)})${hint}`, {
       cause: err,
     });
   }
+}
+
+/**
+ * What to do about a state file this user may not create or write, after a colon; empty for a
+ * cause without one. A file `check` made as root beside a daemon that runs as its own user is the
+ * usual case: the owner is named.
+ */
+export function unwritableHint(file: string, code: string | undefined, uid: number | undefined): string {
+  if (code === 'EROFS') return ': the file system is read-only; set state.path to a writable place';
+  if (code !== 'EACCES' && code !== 'EPERM') return '';
+  const user = uid === undefined ? 'this user' : `this user (uid ${uid})`;
+  let owner: number | undefined;
+  try {
+    owner = fs.statSync(file).uid;
+  } catch {
+    // Not there yet: its directory is what this user may not write.
+  }
+  if (owner !== undefined && owner !== uid) {
+    return `: it belongs to uid ${owner}, not ${user}; chown it to the user that runs the daemon, or set state.path to a file of this user's`;
+  }
+  const where = owner === undefined ? `its directory ${path.dirname(file)}` : 'it';
+  return `: ${user} may not write ${where}; make it this user's, or set state.path elsewhere (left out, the file goes beside the config)`;
 }
 
 function configure(db: Database.Database, file: string, inMemory: boolean): void {

@@ -1,12 +1,16 @@
 /**
  * A reload while Slack hangs: the old runtime's delivery is stopped at once (the send in flight is
  * abandoned, its row left due), so polling resumes without waiting for the send's time limit, and
- * the new runtime delivers the row once Slack answers again.
+ * the new runtime delivers the row once Slack answers again. A reload to a server.listen another
+ * process holds leaves the listener down, and the watch going.
  */
+import { once } from 'node:events';
+import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
+import { freePort } from '../helpers/free-port.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { engineConfig, manualSim, openWatchdog, tempDir } from './fixtures.js';
+import { captureLogger, engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -83,4 +87,46 @@ describe('Watchdog.reload', () => {
     // Delivered once: the abandoned send was not counted as a failed attempt, nor sent twice.
     expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
   });
+
+  it('keeps the jobs running when the new server.listen cannot be bound, and says so', async () => {
+    const { sim, clock } = await manualSim({ apps: 4, seed: 4 });
+    const tmp = tempDir();
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const jobs =
+      'jobs: { runs: "*/1 * * * *", urls: "off", backups: "off", attention: "off", maintenance: "off", servers: "off", installers: "off" }';
+    const on = (listen: string) =>
+      engineConfig(sim, tmp.dir, jobs, sim.adminToken, undefined, `{ listen: "${listen}" }`);
+    const log = captureLogger('info');
+    const wd: Watchdog = openWatchdog(on(`127.0.0.1:${await freePort()}`), clock, { logger: log.logger });
+    cleanup.push(async () => {
+      await wd.stop(0);
+      taken.close();
+      await sim.close();
+      tmp.cleanup();
+    });
+    await wd.start();
+    expect(wd.healthAddress).toBeDefined();
+    const runsCycles = () => log.lines().filter((l) => l.job === 'runs' && l.msg === 'cycle complete').length;
+    await vi.waitFor(() => expect(runsCycles()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+
+    const takenListen = `127.0.0.1:${(taken.address() as net.AddressInfo).port}`;
+    await wd.reload(on(takenListen));
+    expect(wd.healthAddress).toBeUndefined();
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        err: expect.stringContaining(`server.listen ${takenListen}: the address is in use`),
+        msg: expect.stringContaining('the configuration is reloaded, but its listener could not start'),
+      }),
+    );
+    // The new runtime's runs job still ticks.
+    const before = runsCycles();
+    await vi.waitFor(() => expect(clock.nextWakeAt()).toBeLessThanOrEqual(clock.now() + MINUTE), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    clock.advance(MINUTE);
+    await vi.waitFor(() => expect(runsCycles()).toBeGreaterThan(before), { timeout: 10_000, interval: 20 });
+  }, 60_000);
 });

@@ -6,6 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/errors.js';
 import { COMPONENT, createLogger, escapeLogLine } from '../../src/lib/logger.js';
 
 const HOSTILE = 'shop\u202Egnp.exe \u200Bzero \u009bC1 \u001b[31mred\u001b[0m back\\slash';
@@ -74,5 +75,25 @@ describe('a component whose level is raised (componentLevels)', () => {
 
   it('refuses a level pino does not know, naming it', () => {
     expect(() => capture('json', { 'job-overruns': 'loud' })).toThrow(/unknown log level "loud"/);
+  });
+});
+
+describe('an error in the log', () => {
+  it("the API client's, by what went wrong and without a stack; any other with its stack", () => {
+    const { lines, log } = capture('json');
+    const refused = new ApiError('whoami', { code: 'invalid_token', status: 401, message: 'the token is not valid' });
+    log.warn({ err: refused }, 'cannot read runs');
+    log.error({ err: new TypeError('x is undefined') }, 'a bug');
+    const [api, bug] = lines.map((l) => JSON.parse(l) as { err: Record<string, unknown> });
+    expect(api?.err).toEqual({
+      name: 'ApiError',
+      fn: 'whoami',
+      message: 'whoami: invalid_token (HTTP 401): the token is not valid',
+      attempts: 0,
+      code: 'invalid_token',
+      status: 401,
+    });
+    expect(bug?.err).toMatchObject({ type: 'TypeError', message: 'x is undefined' });
+    expect(bug?.err.stack).toContain('TypeError: x is undefined\n    at ');
   });
 });

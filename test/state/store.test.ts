@@ -9,6 +9,7 @@ import core from '../../src/state/migrations/001-core.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store, type StoreOptions } from '../../src/state/store.js';
 import { StoreError } from '../../src/state/store-error.js';
+import { unwritableHint } from '../../src/state/sqlite-database.js';
 import type { Migration } from '../../src/state/migration.js';
 import { sqliteHandle, STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';
 
@@ -331,10 +332,29 @@ describe('Store.open (SQLite)', () => {
       const err = catchError(() => open(path.join(ro, 'state.db')));
       expect(err).toBeInstanceOf(StoreError);
       expect((err as StoreError).reason).toBe('unwritable');
-      expect((err as StoreError).message).toMatch(/EACCES/);
+      expect((err as StoreError).message).toMatch(/EACCES.*may not write its directory .*read-only; make it/);
     } finally {
       fs.chmodSync(ro, 0o700);
     }
+  });
+
+  // As root (which writes anything) the cause is given as the open would have met it.
+  it('says what to do about a state file this user may not write, naming its owner', () => {
+    const file = path.join(dir, 'state.db');
+    fs.writeFileSync(file, '');
+    const owner = fs.statSync(file).uid;
+    expect(unwritableHint(file, 'EACCES', owner + 1)).toBe(
+      `: it belongs to uid ${owner}, not this user (uid ${owner + 1}); chown it to the user that runs the daemon, ` +
+        "or set state.path to a file of this user's",
+    );
+    expect(unwritableHint(path.join(dir, 'gone', 'state.db'), 'EACCES', owner)).toBe(
+      `: this user (uid ${owner}) may not write its directory ${path.join(dir, 'gone')}; make it this user's, ` +
+        'or set state.path elsewhere (left out, the file goes beside the config)',
+    );
+    expect(unwritableHint(file, 'EROFS', owner)).toBe(
+      ': the file system is read-only; set state.path to a writable place',
+    );
+    expect(unwritableHint(file, 'EISDIR', owner)).toBe('');
   });
 
   it('reports a lock held by another connection as locked', () => {
