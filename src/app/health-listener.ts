@@ -13,6 +13,7 @@ import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } fr
 import { consoleServing } from '../config/console-config.js';
 import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
+import { errorText } from '../lib/error-text.js';
 import type { Logger } from '../lib/logger.js';
 import { onCallWebhookHandler, sayUngroupedWebhooks } from '../interactions/on-call-webhook.js';
 import {
@@ -100,6 +101,20 @@ export class HealthListener {
   beat(): void {
     this.#server?.beat();
     this.#consoleThread?.beat();
+  }
+
+  /**
+   * {@link sync} on a reload: a `server.listen` it cannot bind (a port taken) is said, and leaves
+   * the probes unanswered, never the reload undone (the new runtime runs whatever the listener does).
+   */
+  async resync(server: Config['server']): Promise<void> {
+    await this.sync(server).catch((err: unknown) =>
+      this.deps.logger.error(
+        { err: errorText(err) },
+        'the configuration is reloaded, but its listener could not start: /healthz, /readyz, /metrics ' +
+          'and the console are not served until a reload with a server.listen that can be bound',
+      ),
+    );
   }
 
   /** Starts, moves or stops the listener to match `server.listen`. */

@@ -43,7 +43,6 @@ import type { Secret } from '../lib/secret.js';
 import { cycleSignal } from './cycle-signal.js';
 import { readCeilingMs } from './read-ceiling.js';
 import { HealthListener } from './health-listener.js';
-import { errorText } from '../lib/error-text.js';
 import { JobSlots } from './job-slots.js';
 import { runJobCycle, updateOpenAlerts, type JobReport } from './job-cycle.js';
 import { describeError } from '../api/describe-error.js';
@@ -391,17 +390,7 @@ export class Watchdog {
         this.#letGoOfRetired(fresh);
       }
       if (this.#started) {
-        // The new runtime runs whatever the listener does: a server.listen it cannot bind (a port
-        // taken) leaves the probes unanswered, never the watch stopped.
-        await this.#healthListener
-          .sync(config.server)
-          .catch((err: unknown) =>
-            this.#log.error(
-              { err: errorText(err) },
-              'the configuration is reloaded, but its listener could not start: /healthz, /readyz, /metrics ' +
-                'and the console are not served until a reload with a server.listen that can be bound',
-            ),
-          );
+        await this.#healthListener.resync(config.server);
         if (leads) this.#startRuntime(fresh);
       }
     });
