@@ -139,6 +139,7 @@ describe.each([
       ]);
       expect(runs.output).toContain(says);
       expect(runs.output).not.toContain(TOKEN);
-    });
+      // Two daemons started and one killed, and a wait of up to 40 s: a loaded machine needs the room.
+    }, 120_000);
   },
 );
