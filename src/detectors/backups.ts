@@ -376,10 +376,7 @@ export function backups(
 
     const size = sizeFinding(name, good, seen?.previous ?? [], options.size);
     if (size) {
-      const { summary, details } = size;
-      findings.push(
-        make('size', good, { severity: size.empty ? severity : 'warning', summary, details, since: takenAt }),
-      );
+      findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt }));
     }
 
     if (options.requireVerified && !good.verified) {
