@@ -6,7 +6,7 @@ import { ConfigError, fileError, unreadableText, type ConfigProblem } from './co
 import { configJsonSchema } from './config-json-schema.js';
 import { checkReferences } from './config-references.js';
 import { configSchema, DEFAULT_STATE_PATH, type ParsedConfig } from './config-schema.js';
-import { substituteEnv } from './env-substitution.js';
+import { substituteEnv, type Substitution } from './env-substitution.js';
 import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
@@ -35,12 +35,6 @@ export type StateConfig = Omit<ParsedConfig['state'], 'path' | 'url'> &
 
 /** Where a check of the file says a problem it found: at a key path, with a message. */
 type Report = (p: KeyPath, message: string) => void;
-
-/** Options of {@link parseConfig}. */
-export interface ParseConfigOptions {
-  /** Relative `api.token_file` and `state.path` are resolved against this; the current directory by default. */
-  baseDir?: string;
-}
 
 /**
  * A configuration read with a stand-in for each value whose `${VAR}` is not set (see
@@ -138,13 +132,14 @@ function parseYaml(text: string, sourceName: string): { doc: Document; lines: Li
 /**
  * Parses configuration text: YAML, then `${VAR}` substitution in string values, then the schema
  * and the checks between sections. Throws {@link ConfigError} listing every problem with its key
- * path and line; `sourceName` is the file name shown in messages.
+ * path and line; `sourceName` is the file name shown in messages. Relative `api.token_file` and
+ * `state.path` are resolved against `options.baseDir`, the current directory by default.
  */
 export function parseConfig(
   text: string,
   env: NodeJS.ProcessEnv,
   sourceName: string,
-  options: ParseConfigOptions = {},
+  options: { baseDir?: string } = {},
 ): Config {
   return readConfig(text, env, sourceName, options.baseDir ?? process.cwd(), false).config;
 }
@@ -178,17 +173,16 @@ function readConfig(
   const unset: { path: KeyPath; problem: ConfigProblem }[] = [];
   // The variables each substituted value was read from, by key path.
   const readFrom = new Map<string, string[]>();
-  substituteNode(
-    doc.contents,
-    [],
-    env,
-    (p, message, variable) => {
-      unsubstituted.add(formatKeyPath(p));
-      if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
-      else at(p, message, variable);
-    },
-    (p, variables) => readFrom.set(formatKeyPath(p), variables),
-  );
+  substituteNode(doc.contents, [], env, (p, result) => {
+    if (result.ok) {
+      if (result.variables.length > 0) readFrom.set(formatKeyPath(p), result.variables);
+      return;
+    }
+    unsubstituted.add(formatKeyPath(p));
+    const { message, unset: variable } = result;
+    if (standIns && variable !== undefined) unset.push({ path: p, problem: problemAt(p, message, variable) });
+    else at(p, message, variable);
+  });
   // What the checks find, but for a value whose `${…}` is reported already.
   const found = (p: KeyPath, message: string) => unsubstituted.has(formatKeyPath(p)) || at(p, message);
   const raw = withoutExtensions(documentValue(doc, lines, sourceName));
@@ -203,13 +197,7 @@ function readConfig(
   }
   const templates = readChannelTemplates(raw, baseDir, templatePartsOf);
   for (const p of [...checkReferences(raw), ...templates.problems]) found(p.path, p.message);
-  const tokenFile = readTokenFile(
-    raw,
-    baseDir,
-    at,
-    unsubstituted.has('api.token_file'),
-    readFrom.get('api.token_file'),
-  );
+  const tokenFile = readTokenFile(raw, baseDir, at, unsubstituted, readFrom);
   if (parsed.success && !unsubstituted.has('state.tls.ca_file')) checkCaFile(parsed.data.state, baseDir, at);
 
   const unsetProblems = unset.map((u) => u.problem).sort(byLine);
@@ -306,29 +294,26 @@ function yamlErrorText(message: string): string {
  * Substitutes `${VAR}` in every string value of `node` and below (whose key path is `p`; never in
  * keys), on the parsed nodes rather than the raw text so a variable's value cannot inject YAML. A
  * plain (unquoted) value that is one whole reference takes the type its value reads as (`port:
- * ${SMTP_PORT}` is a number); quote it to keep a string. `at` hears of each value that cannot be
- * substituted, with the unset variable when that is why; `read` of each value substituted, with
- * the variables it was read from.
+ * ${SMTP_PORT}` is a number); quote it to keep a string. `done` hears how each value with a
+ * `${…}` went: substituted (with the variables it was read from), or why it cannot be.
  */
 function substituteNode(
   node: unknown,
   p: PropertyKey[],
   env: NodeJS.ProcessEnv,
-  at: (p: KeyPath, m: string, unset?: string) => void,
-  read: (p: KeyPath, variables: string[]) => void,
+  done: (p: KeyPath, result: Substitution) => void,
 ): void {
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      substituteNode(pair.value, [...p, key], env, at, read);
+      substituteNode(pair.value, [...p, key], env, done);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, at, read));
+    node.items.forEach((item, i) => substituteNode(item, [...p, i], env, done));
   } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
     const result = substituteEnv(node.value, env);
-    if (!result.ok) return at(p, result.message, result.unset);
-    node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
-    if (result.variables.length > 0) read(p, result.variables);
+    if (result.ok) node.value = node.type === 'PLAIN' && result.whole ? scalarOf(result.value) : result.value;
+    done(p, result);
   }
 }
 
@@ -340,23 +325,24 @@ function scalarOf(text: string): string | number | boolean {
 }
 
 /**
- * The token in `api.token_file`, read. `unsubstituted`: its name is a variable that is not set, so
- * there is no file to read (that is reported already); its stand-in is the token. `readFrom`: the
- * variables its name was read from, named in a problem instead of the name they gave, which may be
- * the token itself (`token_file: ${DMS_API_TOKEN}` for `token:`).
+ * The token in `api.token_file`, read. In `unsubstituted` (the key paths whose variable is not
+ * set): there is no file to read (that is reported already); its stand-in is the token. In
+ * `readFrom`: the variables its name was read from, named in a problem instead of the name they
+ * gave, which may be the token itself (`token_file: ${DMS_API_TOKEN}` for `token:`).
  */
 function readTokenFile(
   raw: unknown,
   baseDir: string,
   at: Report,
-  unsubstituted: boolean,
-  readFrom: string[] | undefined,
+  unsubstituted: ReadonlySet<string>,
+  readFrom: ReadonlyMap<string, string[]>,
 ): Secret | undefined {
   const file = valueAt(raw, ['api', 'token_file']);
   if (typeof file !== 'string' || file === '') return undefined;
-  if (unsubstituted) return new Secret(file);
+  if (unsubstituted.has('api.token_file')) return new Secret(file);
   const resolved = path.resolve(baseDir, file);
-  const named = readFrom ? `the file ${readFrom.map((v) => `\${${v}}`).join(' and ')} names` : resolved;
+  const variables = readFrom.get('api.token_file');
+  const named = variables ? `the file ${variables.map((v) => `\${${v}}`).join(' and ')} names` : resolved;
   let content: string;
   try {
     content = fs.readFileSync(resolved, 'utf8');

@@ -37,12 +37,11 @@
 import { z } from 'zod';
 import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
 import { backupOutcome, backupStatesOf, isFull, type BackupStates } from '../collectors/backups-seen.js';
-import type { AppBackupState, NewestBackup } from '../collectors/views.js';
+import type { NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
 import { DURATION_HINT, offOr, offOrDurationSchema } from '../config/duration.js';
 import { addProblem } from '../config/schema-blocks.js';
-import type { Severity } from '../lib/alert-vocabulary.js';
 import {
   FAILED_BACKUP_STATES,
   FAILED_OFFSITE_STATES,
@@ -354,9 +353,9 @@ export function backups(
       incomplete.push(fp('failed'));
     }
 
-    // health: the service's own judgement.
-    const health = HEALTH_SEVERITY[app.backup_health];
-    if (health) {
+    // health: the service's own judgement, warning or critical as ours (healthy and none are none).
+    const health = app.backup_health;
+    if (health === 'warning' || health === 'critical') {
       findings.push(
         make('health', null, {
           severity: health,
@@ -377,10 +376,7 @@ export function backups(
 
     const size = sizeFinding(name, good, seen?.previous ?? [], options.size);
     if (size) {
-      const { summary, details } = size;
-      findings.push(
-        make('size', good, { severity: size.empty ? severity : 'warning', summary, details, since: takenAt }),
-      );
+      findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt }));
     }
 
     if (options.requireVerified && !good.verified) {
@@ -521,12 +517,6 @@ function ago(backup: NewestBackup, now: number): string {
   const at = parseTime(backup.taken_at);
   return at === null ? 'at an unknown time' : `${formatDuration(now - at)} ago`;
 }
-
-/** backup_health as a severity; healthy and none are not findings. */
-const HEALTH_SEVERITY: Partial<Record<AppBackupState['backup_health'], Severity>> = {
-  critical: 'critical',
-  warning: 'warning',
-};
 
 function backupDetails(name: string, backup: NewestBackup): Record<string, string> {
   const taken = knownValues({ taken_at: toIso(backup.taken_at) });

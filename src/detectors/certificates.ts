@@ -59,7 +59,8 @@ export const certificatesCheck = defineCheck({
   job: 'urls',
   config: certificatesConfig,
   detect: certificates,
-  relevant: certificateConcerns,
+  // Whether a record's certificate is a finding: the same judgement the detector makes.
+  relevant: (record, options, now) => judge(record, options, now, record.environment_type).lead !== null,
   resolution: (alert, snapshot) =>
     recordResolution(alert, 'url', snapshot.urls, (record) => {
       const expires = parseTime(record.ssl_expires_at);
@@ -149,14 +150,6 @@ function judge(record: UrlRecord, options: CertificatesConfig, now: number, envi
   const date = byDate(expires, options, now);
   const status = byStatus(record, options, environment);
   return { expires, date, status, lead: worse(date, status) };
-}
-
-/**
- * Whether a URL record's certificate is a finding under these options: the test the URLs collector
- * keeps records by (`relevanceFor` in the registry), the same judgement the detector makes.
- */
-export function certificateConcerns(record: UrlRecord, options: CertificatesConfig, now: number): boolean {
-  return judge(record, options, now, record.environment_type).lead !== null;
 }
 
 /** Finds URLs whose certificate needs attention; one finding per URL. */

@@ -1,36 +1,25 @@
 import type { EnvironmentType, Run, RunListItem } from '../api/schemas.js';
 import type { AppLabels } from '../collectors/views.js';
-import type { LabelValue } from './build-labels.js';
-
-/** What the run detectors say about the record a run belongs to. */
-export interface RunContext {
-  /** "Update", "Update modules": the run's action as the start of a sentence. */
-  title: string;
-  /** The app's name, else the run's record ("web-01"), else "run #123". */
-  name: string;
-  /** " (production)" or "" when the run is outside any environment. */
-  environmentSuffix: string;
-  /** The run's environment type, else its app's; null outside any environment. */
-  environmentType: EnvironmentType | null;
-  /** Label values (unknown ones null; `buildLabels` leaves them out). */
-  labels: Record<string, LabelValue>;
-  /** The app's URL where known. */
-  url: string | null;
-}
 
 /**
- * Names a run for people: app, environment and action, looked up in the snapshot's apps. The run's
- * own fields win over the app's (they describe the run as it was); the app adds server and URL.
+ * Names a run for people: app, environment and action, looked up in the snapshot's apps (what the
+ * run detectors say about the record a run belongs to). The run's own fields win over the app's
+ * (they describe the run as it was); the app adds server and URL.
  */
-export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, AppLabels>): RunContext {
+export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, AppLabels>) {
   const app = run.app_id === null ? undefined : apps.get(run.app_id);
-  const environmentType = run.environment_type ?? app?.environment_type ?? null;
+  const environmentType: EnvironmentType | null = run.environment_type ?? app?.environment_type ?? null;
   const action = run.action.replace(/_/g, ' ');
   return {
+    /** "Update", "Update modules": the run's action as the start of a sentence. */
     title: action.charAt(0).toUpperCase() + action.slice(1),
+    /** The app's name, else the run's record ("web-01"), else "run #123". */
     name: app?.name ?? run.record ?? `run #${run.id}`,
+    /** " (production)" or "" when the run is outside any environment. */
     environmentSuffix: environmentType ? ` (${environmentType})` : '',
+    /** The run's environment type, else its app's; null outside any environment. */
     environmentType,
+    /** Label values (unknown ones null or undefined; `buildLabels` leaves them out). */
     labels: {
       namespace: run.namespace,
       project: run.project ?? app?.project,
@@ -43,6 +32,7 @@ export function runContext(run: RunListItem | Run, apps: ReadonlyMap<number, App
       workflow: run.workflow,
       action: run.action,
     },
+    /** The app's URL where known. */
     url: app?.url ?? null,
   };
 }
