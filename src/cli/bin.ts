@@ -10,7 +10,7 @@ import { errorText } from '../lib/error-text.js';
 // Before anything else: a SIGHUP while `run` is still loading or starting would otherwise kill it
 // (the signal's default action); this keeps it as a reload for when the daemon is up. Only `run`
 // reloads on SIGHUP; the other commands keep the default.
-const hangups = process.argv[2] === 'run' ? Hangups.listen() : undefined;
+const hangups = process.argv[2] === 'run' ? new Hangups(process) : undefined;
 
 // A heap sized for a daemon that reads in bursts, whatever the host's memory (memory-settings.ts).
 applyHeapGrowth();

@@ -10,18 +10,12 @@ export class Hangups {
   #listener: (() => void) | undefined;
   readonly #onSignal = () => this.receive();
 
-  private constructor(private readonly proc: NodeJS.Process | undefined) {
+  /**
+   * Listens for the SIGHUPs of `proc` from now on; without one, hangups fed by hand (`receive`),
+   * for a command run in-process.
+   */
+  constructor(private readonly proc?: NodeJS.Process) {
     proc?.on('SIGHUP', this.#onSignal);
-  }
-
-  /** Starts listening for the process's SIGHUPs now. */
-  static listen(proc: NodeJS.Process = process): Hangups {
-    return new Hangups(proc);
-  }
-
-  /** Hangups fed by hand (`receive`), for a command run in-process. */
-  static manual(): Hangups {
-    return new Hangups(undefined);
   }
 
   /** One SIGHUP: handed to the listener, or kept until there is one. */

@@ -47,7 +47,7 @@ const run = defineCommand({
     // A SIGHUP from now on is kept as a reload for when the daemon is up, never the signal's
     // default (exit). bin.ts has been listening since the process started (so while the command
     // line was read, too).
-    const hangups = io.hangups ?? Hangups.listen();
+    const hangups = io.hangups ?? new Hangups(process);
     try {
       return await runDaemon(file, stopMs, io, hangups);
     } finally {

@@ -27,7 +27,7 @@ afterAll(async () => {
 describe('Hangups', () => {
   it('keeps the SIGHUPs that come before anyone listens, and delivers them as one', () => {
     const before = process.listenerCount('SIGHUP');
-    const hangups = Hangups.listen();
+    const hangups = new Hangups(process);
     try {
       expect(process.listenerCount('SIGHUP')).toBe(before + 1);
       process.emit('SIGHUP', 'SIGHUP');
@@ -126,7 +126,7 @@ function startRun() {
     },
   });
   const abort = new AbortController();
-  const hangups = Hangups.manual();
+  const hangups = new Hangups();
   const exit = run.run(['--config', configFile], {
     stdout,
     stderr: stdout,
