@@ -56,7 +56,7 @@ describe('run', () => {
       seen.indexOf('deploy-watchdog started'),
     );
     expect(seen.filter((m) => m === 'configuration reloaded')).toHaveLength(1);
-  });
+  }, 90_000);
 
   it('applies a new log.level on SIGHUP to the loggers made before it (the API client of the new config)', async () => {
     const daemon = startRun();
@@ -146,9 +146,10 @@ function startRun() {
     rewrite(edit: (yaml: string) => string): void {
       fs.writeFileSync(configFile, edit(fs.readFileSync(configFile, 'utf8')));
     },
-    /** Waits (up to 20 s) for `condition`. */
+    /** Waits (up to 60 s of wall time: a loaded machine starts a daemon slowly) for `condition`. */
     async until(condition: () => boolean): Promise<void> {
-      for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+      const end = Date.now() + 60_000;
+      while (!condition() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
       expect(condition()).toBe(true);
     },
     /** Stops `run`, expects exit 0, and answers every message it logged. */
