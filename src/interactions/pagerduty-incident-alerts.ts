@@ -14,8 +14,10 @@
  * are bounded and read as text.
  */
 import { z } from 'zod';
+import { readBody } from '../lib/read-body.js';
 import type { Secret } from '../lib/secret.js';
 import { request } from '../lib/undici-core.js';
+import { readJsonBody } from './on-call-act.js';
 
 /** The page asked for; PagerDuty may answer fewer. Not its largest (100): a page is parsed on the main thread. */
 const PAGE_LIMIT = 50;
@@ -43,9 +45,11 @@ const alertSchema = z.object({ alert_key: z.string().min(1).max(1_000), status: 
 export async function readIncidentAlerts(r: IncidentAlertsRequest): Promise<IncidentAlertsRead> {
   const signal = AbortSignal.timeout(r.timeoutMs);
   const keys = new Set<string>();
-  let alerts = 0;
+  // The alerts read so far, and whether PagerDuty says there are more.
+  let offset = 0;
+  let more = true;
   try {
-    for (let page = 0, offset = 0; page < MAX_PAGES; page++) {
+    for (let page = 0; page < MAX_PAGES && more; page++) {
       const url = `${r.root}/incidents/${encodeURIComponent(r.incident)}/alerts?limit=${PAGE_LIMIT}&offset=${offset}`;
       const res = await request(url, {
         headers: {
@@ -59,47 +63,24 @@ export async function readIncidentAlerts(r: IncidentAlertsRequest): Promise<Inci
         await res.body.dump();
         return { ok: false, reason: `PagerDuty answered ${res.statusCode}` };
       }
-      const text = await bodyWithin(res.body, MAX_PAGE_BYTES);
+      const text = await readBody(res.body, MAX_PAGE_BYTES);
       if (text === undefined) return { ok: false, reason: `an answer larger than ${MAX_PAGE_BYTES} bytes` };
-      const parsed = pageSchema.safeParse(jsonOf(text));
-      if (!parsed.success) return { ok: false, reason: 'an answer that is not a list of alerts' };
+      const parsed = readJsonBody(text, pageSchema, 'a list of alerts');
+      if (!parsed.ok) return { ok: false, reason: 'an answer that is not a list of alerts' };
       for (const item of parsed.data.alerts) {
         const alert = alertSchema.safeParse(item);
-        alerts++;
         if (alert.success && alert.data.status !== 'resolved') keys.add(alert.data.alert_key);
       }
-      // A page saying there is more, but holding nothing, would be asked for again and again.
-      if (!parsed.data.more || parsed.data.alerts.length === 0) {
-        return { ok: true, keys: [...keys], alerts, complete: !parsed.data.more };
-      }
       offset += parsed.data.alerts.length;
+      more = Boolean(parsed.data.more);
+      // A page saying there is more, but holding nothing, would be asked for again and again.
+      if (parsed.data.alerts.length === 0) break;
     }
-    return { ok: true, keys: [...keys], alerts, complete: false };
+    return { ok: true, keys: [...keys], alerts: offset, complete: !more };
   } catch (err) {
     if (signal.aborted) return { ok: false, reason: `no answer within ${r.timeoutMs} ms` };
     const code = (err as { code?: unknown } | null)?.code;
     // Never the error's message: undici's may carry the URL or a header.
     return { ok: false, reason: `the request failed (${typeof code === 'string' ? code : 'no code'})` };
-  }
-}
-
-/** The body as text, or undefined when it is longer than `max` bytes (the rest is not read). */
-async function bodyWithin(body: AsyncIterable<Buffer | Uint8Array>, max: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of body) {
-    length += chunk.length;
-    // Breaking out of the loop destroys the stream.
-    if (length > max) return undefined;
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerJson } from './answer-json.js';
 
 /**
- * A request's body as text, or undefined once it passes `maxBytes` (the rest is not read: the
- * caller answers 413 and the connection goes).
+ * A request's (or an answer's) body as text, or undefined once it passes `maxBytes` (the rest is
+ * not read: breaking out of the loop destroys the stream; a request's caller answers 413).
  */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
+export async function readBody(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<string | undefined> {
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of body) {
     size += chunk.length;
     if (size > maxBytes) return undefined;
     chunks.push(chunk);

@@ -423,12 +423,10 @@ export class Delivery {
 
   #updateWaiting(): number {
     const waiting = this.options.rows.waitingByChannel();
-    let total = 0;
-    for (const n of waiting.values()) total += n;
     for (const name of this.options.channels.keys()) {
       this.options.metrics?.outboxWaiting.set({ channel: name }, waiting.get(name) ?? 0);
     }
-    return total;
+    return [...waiting.values()].reduce((total, n) => total + n, 0);
   }
 }
 

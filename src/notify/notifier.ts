@@ -7,17 +7,13 @@ import type { CycleStage } from '../alerts/commit-findings.js';
 import type { AlertEvent } from '../alerts/alert-event.js';
 import type { AlertRow } from '../alerts/alert-store.js';
 import { activeSilenceFor, listSilences } from '../alerts/silences.js';
-import type { Logger } from '../lib/logger.js';
 import { silentLogger } from '../lib/logger.js';
-import type { Clock } from '../lib/clock.js';
-import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../state/store.js';
-import type { Dispatcher } from 'undici';
 import type { AlertContextSource } from './alert-context-source.js';
 import type { Channel, NoticeNotification } from './channels/channel.js';
-import { Delivery, type DeliveryReport, type FlushReport } from './delivery.js';
-import { Digest } from './digest.js';
-import { Heartbeat, type BeatDecision } from './heartbeat.js';
+import { Delivery, type DeliveryOptions, type DeliveryReport, type FlushReport } from './delivery.js';
+import { Digest, type DigestOptions } from './digest.js';
+import { Heartbeat, type BeatDecision, type HeartbeatOptions } from './heartbeat.js';
 import type { AlertDefaults, NotifySettings } from './notify-settings.js';
 import { Outbox, type OutboxPass, type SilenceLookup } from './outbox.js';
 import { OutboxStore } from './outbox-store.js';
@@ -25,28 +21,23 @@ import { TimeToAlert } from './time-to-alert.js';
 import { TimeToAlertStore } from './time-to-alert-store.js';
 import { Router } from './router.js';
 
-/** What {@link createNotifier} needs. */
-export interface NotifierOptions {
+/**
+ * What {@link createNotifier} needs. The channels (built by name, see `buildChannels`), clock,
+ * logger, metrics, jitter and claim grace are handed to the delivery loop as they are; the
+ * dispatcher to the heartbeat, and what remediation did to the daily digest.
+ */
+export interface NotifierOptions
+  extends
+    Pick<DeliveryOptions, 'channels' | 'clock' | 'logger' | 'metrics' | 'random' | 'claimGraceMs'>,
+    Pick<HeartbeatOptions, 'dispatcher'>,
+    Pick<DigestOptions, 'remediationSince'> {
   store: Store;
   /** `config.notify` (channels are passed built, below). */
   notify: NotifySettings;
   /** `config.alerts`: the routes' defaults. */
   alerts: AlertDefaults;
-  /** The built channels by name (see `buildChannels`). */
-  channels: ReadonlyMap<string, Channel>;
-  clock: Clock;
-  logger?: Logger;
-  metrics?: Metrics;
-  /** Backoff jitter source; tests pass a constant. */
-  random?: () => number;
-  /** undici dispatcher for the heartbeat. */
-  dispatcher?: Dispatcher;
   /** The alerts' context (`src/context/`): new alerts' messages wait for it and show it. Absent: none. */
   context?: AlertContextSource;
-  /** What remediation did after a time, a line each, for the daily digest. Absent: no such section. */
-  remediationSince?: (since: number) => readonly string[];
-  /** How long a term leaves rows another term was sending alone (`DeliveryOptions.claimGraceMs`). */
-  claimGraceMs?: number;
 }
 
 /** The notification pipeline as the rest of the daemon uses it. */

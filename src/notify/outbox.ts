@@ -64,6 +64,9 @@ export interface OutboxPass {
 /** The channel a notice goes to; notices skip routing and go out as they are. */
 const NOTICE_ROUTE = 'notice';
 
+/** What a pass decides by: the inhibitions, the silences and the open alerts, at its start. */
+type PassFacts = { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> };
+
 /** The causes that held rows back during one pass, per channel, for the summaries. */
 type HeldByCause = Map<string, Map<string, InhibitionCause>>;
 
@@ -112,9 +115,7 @@ export class Outbox {
         this.rows.logClosedEverywhere(inhibitLogKey(event.fingerprint));
         this.rows.logClosedEverywhere(escalationLogKey(event.fingerprint));
       }
-      const cause = facts.inhibitor.causeFor(event);
-      const silenceId = facts.silenceOf(event.labels);
-      const contextPending = this.options.context?.pending(event);
+      const holds = this.#holdsOf(facts, event);
       const acknowledgement = isAcknowledgementKind(event.kind);
       // Routed after its cycle (by the delivery round): the alert may be over, or in a new life, by now.
       const over = acknowledgement && !firingInLife(facts.open.get(event.fingerprint), event);
@@ -132,7 +133,7 @@ export class Outbox {
         }
         const decided: Decided = over
           ? { decision: 'superseded', detail: 'the alert is no longer firing' }
-          : this.#decide({ event, channel, route, now, silenceId, cause, log, contextPending });
+          : this.#decide({ event, channel, route, now, log, ...holds });
         this.#write(event, body, channel, route, decided, now, pass, held);
       }
       told.written(event.fingerprint);
@@ -334,16 +335,7 @@ export class Outbox {
           // the alert: nobody to wake or remind any more.
           decided = { decision: 'superseded', detail: `acknowledged by ${alert.acknowledgement.by}` };
         } else {
-          decided = this.#decide({
-            event,
-            channel: row.channel,
-            route,
-            now,
-            silenceId: facts.silenceOf(event.labels),
-            cause: facts.inhibitor.causeFor(event),
-            log,
-            contextPending: this.options.context?.pending(event),
-          });
+          decided = this.#decide({ event, channel: row.channel, route, now, log, ...this.#holdsOf(facts, event) });
         }
         if (decided.decision === row.decision && (decided.cause?.fingerprint ?? null) === row.heldBy) {
           // The same decision; a repeat's wait may have moved (the channel was told something since).
@@ -403,7 +395,16 @@ export class Outbox {
     );
   }
 
-  #factsAt(now: number): { inhibitor: Inhibitor; silenceOf: SilenceLookup; open: Map<string, AlertRow> } {
+  /** What may hold an event back on any of its channels: a silence, an inhibition, its context being read. */
+  #holdsOf(facts: PassFacts, event: AlertEvent): Pick<DecisionFacts, 'silenceId' | 'cause' | 'contextPending'> {
+    return {
+      silenceId: facts.silenceOf(event.labels),
+      cause: facts.inhibitor.causeFor(event),
+      contextPending: this.options.context?.pending(event),
+    };
+  }
+
+  #factsAt(now: number): PassFacts {
     const open = alertStoreOf(this.rows.store).open();
     return {
       inhibitor: new Inhibitor(this.options.inhibit, open),
