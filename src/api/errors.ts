@@ -125,8 +125,9 @@ export class ApiResponseError extends ApiCallError {
   }
 }
 
+const TRANSPORT_REASONS = ['timeout', 'connection', 'deadline', 'aborted'] as const;
 /** Why no answer arrived. */
-export type TransportReason = 'timeout' | 'connection' | 'deadline' | 'aborted';
+export type TransportReason = (typeof TRANSPORT_REASONS)[number];
 
 /**
  * No answer: the request timed out, the connection failed, the caller's deadline for the whole
@@ -199,8 +200,6 @@ export class ApiListTooLongError extends ApiCallError {
 export class ApiUsageError extends ApiCallError {
   override readonly name = 'ApiUsageError';
 }
-
-const TRANSPORT_REASONS: readonly TransportReason[] = ['timeout', 'connection', 'deadline', 'aborted'];
 
 /** Every code a failed call can be counted under: §7's, an answer's problems and the transport's. */
 const COUNTED_CODES: ReadonlySet<string> = new Set([

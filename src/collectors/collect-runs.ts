@@ -6,7 +6,6 @@ import { mapLimit } from './map-limit.js';
 import { readAcrossNamespaces } from './read-across-namespaces.js';
 import { readApps } from './read-apps.js';
 import { readById } from './read-by-id.js';
-import { runsSoFar } from './runs-so-far.js';
 import { groupKey, SettledRunSummary } from './settled-runs.js';
 import type { RunsMemory } from './runs-memory.js';
 import { StateWordTally } from './state-word-tally.js';
@@ -54,7 +53,7 @@ const FAILED_RUNS: ReadonlySet<string> = new Set(['failed_runs']);
  *
  * With a memory, a cycle reads what changed since the last (`readEconomically`, below). Any failed
  * read throws. A read cut by a hard bound (`jobs.read_ceiling`, `api.max_list_items`,
- * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` (`runs-so-far.ts`).
+ * `api.max_answer_size`) leaves what it read so far in `ctx.soFar` ({@link runsSoFar}).
  * A run that cannot be read by id, or whose list item cannot be read, is set aside in
  * `ctx.quarantine` (its alerts held).
  */
@@ -124,7 +123,7 @@ async function readRuns(ctx: CollectorContext, memory: RunsMemory | undefined) {
   const followed = new Set(openRuns(ctx, FOLLOWED_CHECKS).keys());
   const stateWords = new StateWordTally('run');
   const details = new Map<number, Run>();
-  // What a hard bound's cut leaves to announce (`runs-so-far.ts`): the runs kept and details read so far.
+  // What a hard bound's cut leaves to announce ({@link runsSoFar}): the runs kept and details read so far.
   const soFar = runsSoFar(ctx, { stateWords, settled, details, openFailures: openRuns(ctx, FAILED_RUNS) });
   // The newest creation time the walk read.
   let newestCreated: number | undefined;
@@ -357,4 +356,43 @@ async function getUnlessGone(
 function createdBefore(run: RunListItem, since: number): boolean {
   const created = parseTime(run.created_at);
   return created !== null && created < since;
+}
+
+/**
+ * The runs job's read so far, offered to `ctx.soFar` (`read-so-far.ts`), so a read cut by a hard
+ * bound still announces the failures it saw: the runs listed and kept until the cut, newest first,
+ * the settled runs summarised until then (a newer settled run still supersedes an older failure:
+ * the list is newest first, so a failure read was read after anything newer of its group), and the
+ * details read by then. No apps: labels come from the runs themselves (a run carries its project
+ * and environment type), and the complete read that follows adds the app's name and links.
+ * Answers the map the collector adds each run it keeps from a list to; `details` is the
+ * collector's own map, filled as each `runs.get` comes back.
+ */
+function runsSoFar(
+  ctx: Pick<CollectorContext, 'soFar' | 'now'>,
+  parts: {
+    stateWords: StateWordTally;
+    settled: SettledRunSummary | undefined;
+    details: ReadonlyMap<number, Run>;
+    /** What each open failed_runs alert last said of its run: a cut read follows lineage too. */
+    openFailures: RunsSnapshot['openFailures'];
+  },
+): Map<number, RunListItem> {
+  const listed = new Map<number, RunListItem>();
+  ctx.soFar?.offer(() => {
+    if (listed.size === 0 && parts.details.size === 0) return undefined;
+    const runs = new Map<number, RunListItem>(listed);
+    for (const [id, run] of parts.details) if (!runs.has(id)) runs.set(id, run);
+    return {
+      job: 'runs',
+      takenAt: ctx.now,
+      stateWords: parts.stateWords,
+      runs: sortNewestFirst([...runs.values()]),
+      ...(parts.settled && { settledNewest: new Map(parts.settled.newest) }),
+      details: new Map(parts.details),
+      apps: new Map(),
+      ...(parts.openFailures && { openFailures: parts.openFailures }),
+    };
+  });
+  return listed;
 }
