@@ -515,11 +515,7 @@ function stored(row: AlertRow) {
 type StoredAlert = ReturnType<typeof stored>;
 
 /** An open alert's check, subject and details, as the collectors are handed them. */
-export interface OpenSubjectRow {
-  check: CheckName;
-  subject: Subject;
-  details: Record<string, string>;
-}
+export type OpenSubjectRow = Pick<AlertRow, 'check' | 'details'> & { subject: Subject };
 
 function openSubjectOf(r: SubjectRow): OpenSubjectRow {
   return {
