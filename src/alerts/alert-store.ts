@@ -442,6 +442,8 @@ function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;
   const acknowledgedAt = v[21] as number | null;
+  const until = (v[19] ?? null) as number | null;
+  const reason = (v[20] ?? null) as string | null;
   return {
     fingerprint: v[0] as string,
     job: v[1] as string,
@@ -471,15 +473,9 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[23] as AcknowledgeSurface,
             comment: v[24] as string | null,
           },
-    hold: holdOf(v[19], v[20]),
+    // The stored hold: an end time, a reason, or both; neither is no hold.
+    hold: until === null && reason === null ? null : { until, reason },
   };
-}
-
-/** The stored hold: an end time, a reason, or both; neither is no hold. */
-function holdOf(until: unknown, reason: unknown): AlertHold | null {
-  const end = until === null || until === undefined ? null : (until as number);
-  const why = reason === null || reason === undefined ? null : (reason as string);
-  return end === null && why === null ? null : { until: end, reason: why };
 }
 
 const STATUS_ORDER: Record<AlertStatus, number> = { firing: 0, pending: 1, resolved: 2 };
