@@ -162,10 +162,10 @@ const SQL = {
     `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
      FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
   ),
-  setAcknowledgement: sql<
-    [number | null, string | null, string | null, string | null, string]
-  >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
-     WHERE fingerprint = ?`),
+  setAcknowledgement: sql<{ [K in keyof Acknowledgement]: Acknowledgement[K] | null } & { fingerprint: string }>(
+    `UPDATE alerts SET acknowledged_at = @at, acknowledged_by = @by, acknowledged_via = @via, acknowledge_comment = @comment
+     WHERE fingerprint = @fingerprint`,
+  ),
 };
 
 /**
@@ -328,13 +328,7 @@ export class AlertStore {
 
   /** Sets (or, with null, ends) the acknowledgement of an alert's current life. */
   setAcknowledgement(fingerprint: string, ack: Acknowledgement | null): void {
-    this.#sql.setAcknowledgement.run(
-      ack?.at ?? null,
-      ack?.by ?? null,
-      ack?.via ?? null,
-      ack?.comment ?? null,
-      fingerprint,
-    );
+    this.#sql.setAcknowledgement.run({ at: null, by: null, via: null, comment: null, ...ack, fingerprint });
   }
 
   /** Sets (or, with null, ends) what a pending alert waits for ({@link AlertHold}). */
