@@ -215,8 +215,7 @@ export class RemediationStore {
 
   /** The number {@link takeKeyNumber} would give out now, without taking it (a dry run's key). */
   peekKeyNumber(): number {
-    const row = this.#sql.keyNumber.get();
-    return (row?.n ?? 0) + 1;
+    return (this.#sql.keyNumber.get()?.n ?? 0) + 1;
   }
 
   /** Records a planned attempt (its key) and returns it. */
