@@ -162,10 +162,10 @@ const SQL = {
     `SELECT check_name AS "check", severity, COUNT(*) AS n, COUNT(acknowledged_at) AS acknowledged
      FROM alerts WHERE status = 'firing' GROUP BY check_name, severity`,
   ),
-  setAcknowledgement: sql<
-    [number | null, string | null, string | null, string | null, string]
-  >(`UPDATE alerts SET acknowledged_at = ?, acknowledged_by = ?, acknowledged_via = ?, acknowledge_comment = ?
-     WHERE fingerprint = ?`),
+  setAcknowledgement: sql<{ [K in keyof Acknowledgement]: Acknowledgement[K] | null } & { fingerprint: string }>(
+    `UPDATE alerts SET acknowledged_at = @at, acknowledged_by = @by, acknowledged_via = @via, acknowledge_comment = @comment
+     WHERE fingerprint = @fingerprint`,
+  ),
 };
 
 /**
@@ -328,13 +328,7 @@ export class AlertStore {
 
   /** Sets (or, with null, ends) the acknowledgement of an alert's current life. */
   setAcknowledgement(fingerprint: string, ack: Acknowledgement | null): void {
-    this.#sql.setAcknowledgement.run(
-      ack?.at ?? null,
-      ack?.by ?? null,
-      ack?.via ?? null,
-      ack?.comment ?? null,
-      fingerprint,
-    );
+    this.#sql.setAcknowledgement.run({ at: null, by: null, via: null, comment: null, ...ack, fingerprint });
   }
 
   /** Sets (or, with null, ends) what a pending alert waits for ({@link AlertHold}). */
@@ -442,6 +436,8 @@ function fromRow(v: unknown[]): AlertRow {
   const subject = v[10] as string | null;
   const facts = v[11] as string | null;
   const acknowledgedAt = v[21] as number | null;
+  const until = (v[19] ?? null) as number | null;
+  const reason = (v[20] ?? null) as string | null;
   return {
     fingerprint: v[0] as string,
     job: v[1] as string,
@@ -471,15 +467,9 @@ function fromRow(v: unknown[]): AlertRow {
             via: v[23] as AcknowledgeSurface,
             comment: v[24] as string | null,
           },
-    hold: holdOf(v[19], v[20]),
+    // The stored hold: an end time, a reason, or both; neither is no hold.
+    hold: until === null && reason === null ? null : { until, reason },
   };
-}
-
-/** The stored hold: an end time, a reason, or both; neither is no hold. */
-function holdOf(until: unknown, reason: unknown): AlertHold | null {
-  const end = until === null || until === undefined ? null : (until as number);
-  const why = reason === null || reason === undefined ? null : (reason as string);
-  return end === null && why === null ? null : { until: end, reason: why };
 }
 
 const STATUS_ORDER: Record<AlertStatus, number> = { firing: 0, pending: 1, resolved: 2 };
@@ -515,11 +505,7 @@ function stored(row: AlertRow) {
 type StoredAlert = ReturnType<typeof stored>;
 
 /** An open alert's check, subject and details, as the collectors are handed them. */
-export interface OpenSubjectRow {
-  check: CheckName;
-  subject: Subject;
-  details: Record<string, string>;
-}
+export type OpenSubjectRow = Pick<AlertRow, 'check' | 'details'> & { subject: Subject };
 
 function openSubjectOf(r: SubjectRow): OpenSubjectRow {
   return {

@@ -14,11 +14,7 @@ export type CloseReason =
   'check disabled by configuration' | 'job switched off by configuration' | 'attention rule ignored by configuration';
 
 /** One alert closed, and why. */
-export interface ClosedAlert {
-  fingerprint: string;
-  check: AlertRow['check'];
-  reason: CloseReason;
-}
+export type ClosedAlert = Pick<AlertRow, 'fingerprint' | 'check'> & { reason: CloseReason };
 
 /**
  * Closes every open alert for which `retired` names a reason. Must run inside a transaction

@@ -47,9 +47,7 @@ export function withHeldNote<T extends { details: Record<string, string>; facts:
   const note = typeof held === 'string' ? held : held?.note;
   const reason = typeof held === 'string' ? undefined : held?.reason;
   if (record.details[HELD_DETAIL] === note && record.details[HELD_REASON_DETAIL] === reason) return record;
-  const details = { ...record.details };
-  delete details[HELD_DETAIL];
-  delete details[HELD_REASON_DETAIL];
+  const { [HELD_DETAIL]: _note, [HELD_REASON_DETAIL]: _reason, ...details } = record.details;
   const facts = (record.facts ?? []).filter((f) => f.label !== HELD_LABEL);
   if (note !== undefined) {
     details[HELD_DETAIL] = note;
@@ -64,8 +62,6 @@ export function withHeldNote<T extends { details: Record<string, string>; facts:
  * {@link HeldReason}, state that no receiver or reader is shown.
  */
 export function shownDetails(details: Record<string, string>): Record<string, string> {
-  if (details[HELD_REASON_DETAIL] === undefined) return details;
-  const shown = { ...details };
-  delete shown[HELD_REASON_DETAIL];
-  return shown;
+  const { [HELD_REASON_DETAIL]: reason, ...shown } = details;
+  return reason === undefined ? details : shown;
 }

@@ -74,16 +74,11 @@ export class SilenceStore {
       .run(now, by, reason, id);
   }
 
+  /** The silences a query's `tail` selects, as stored: their matchers are JSON. */
   #all(tail: string, ...params: (number | string)[]): StoredSilence[] {
-    const rows = this.store.db.prepare(`SELECT ${COLUMNS} FROM silences ${tail}`).all(...params) as Record<
-      string,
-      unknown
-    >[];
-    return rows.map(fromDb);
+    return this.store.db
+      .prepare<unknown[], Record<string, unknown>>(`SELECT ${COLUMNS} FROM silences ${tail}`)
+      .all(...params)
+      .map((row) => camelRow<StoredSilence>(row, { json: ['matchers'] }));
   }
-}
-
-/** A silence as stored: its matchers are JSON. */
-function fromDb(row: Record<string, unknown>): StoredSilence {
-  return camelRow(row, { json: ['matchers'] });
 }

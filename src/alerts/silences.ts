@@ -33,14 +33,12 @@ export class SilenceError extends Error {
 }
 
 /** What {@link createSilence} needs. */
-export interface NewSilence {
+export interface NewSilence extends Pick<StoredSilence, 'reason' | 'createdBy'> {
   matchers: readonly LabelMatcher[];
   /** When it starts (a maintenance window planned ahead); absent or past: `now`. */
   startsAt?: number | undefined;
   /** How long it lasts from its start. */
   durationMs: number;
-  reason: string;
-  createdBy: string;
   now: number;
 }
 

@@ -30,13 +30,9 @@ export interface OffsiteCopyState {
 }
 
 /** What a read of the backup showed. */
-export interface BackupReading {
-  id: number;
-  name: string;
-  state: string | null;
+export interface BackupReading extends Pick<Backup, 'id' | 'name' | 'state' | 'verified'> {
   /** The backup's state is one of the failed words. */
   failed: boolean;
-  verified: boolean;
   copies: OffsiteCopyState[];
   /** Nothing more will change that the outcome would say. */
   settled: boolean;

@@ -15,7 +15,7 @@
  * installations acting on the same record use different keys; the service's own refusals
  * (`in_progress`, `not_retryable`) are what keeps them from changing it twice.
  */
-import type { RecordType } from './actions/action.js';
+import type { ActionTarget } from './actions/action.js';
 
 /**
  * Keys stay short and plain (letters, digits, `.`, `_`, `-`; at most 64 characters): the reference
@@ -27,14 +27,12 @@ export const MAX_KEY_LENGTH = 64;
 export const INSTALLATION_ID = /^[0-9a-z]{8,16}$/;
 
 /** What one key is made of. */
-export interface KeyParts {
+export interface KeyParts extends ActionTarget {
   /** `meta.installation_id`. */
   installation: string;
   /** The state's key number (1, 2, …), never given out twice in one state file. */
   number: number;
   policy: string;
-  recordType: RecordType;
-  recordId: number;
   /** The policy's attempt on the record (1, 2, …), as the audit and notices count it. */
   attempt: number;
 }

@@ -2,7 +2,8 @@
  * The remediation tables' SQL (migration 004), prepared once per open {@link Store}. Row ⇄ object
  * mapping lives here and nowhere else. Every write runs inside a transaction the caller holds.
  */
-import type { Labels, Severity } from '../lib/alert-vocabulary.js';
+import type { AlertRow } from '../alerts/alert-store.js';
+import type { Labels } from '../lib/alert-vocabulary.js';
 import type { Store } from '../state/store.js';
 import { camelRow, snakeColumn } from '../state/camel-row.js';
 import { prepareAll, sql, type Prepared } from '../state/prepare-all.js';
@@ -15,19 +16,13 @@ import type { Suspension, SuspensionScope } from './suspension.js';
 export type AttemptStatus = 'planned' | 'following' | 'finished';
 
 /** A new attempt, as planned: what the planner writes, and nothing after it changes. */
-export interface NewAttempt {
+export interface NewAttempt extends ActionTarget, Pick<AlertRow, 'fingerprint' | 'severity' | 'summary' | 'url'> {
   policy: string;
   action: string;
-  recordType: RecordType;
-  recordId: number;
   attempt: number;
   key: string;
   body: Record<string, unknown>;
-  fingerprint: string;
   labels: Labels;
-  severity: Severity;
-  summary: string;
-  url: string | null;
   life: number;
   plannedAt: number;
 }
@@ -220,8 +215,7 @@ export class RemediationStore {
 
   /** The number {@link takeKeyNumber} would give out now, without taking it (a dry run's key). */
   peekKeyNumber(): number {
-    const row = this.#sql.keyNumber.get();
-    return (row?.n ?? 0) + 1;
+    return (this.#sql.keyNumber.get()?.n ?? 0) + 1;
   }
 
   /** Records a planned attempt (its key) and returns it. */

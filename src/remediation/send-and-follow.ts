@@ -332,8 +332,7 @@ export class SendAndFollow {
       // The answer named it; else (no id, or a reused key's lost answer) the app's newest since the change.
       const backupId = attempt.backupId ?? (await findTakenBackup(client, attempt, signal));
       if (backupId === null) {
-        const why = 'no backup of the app since the change';
-        this.#finish(attempt, action, { kind: 'backup_unread', why });
+        this.#finish(attempt, action, { kind: 'backup_unread', why: 'no backup of the app since the change' });
         return true;
       }
       if (attempt.backupId === null) store.transaction(() => rs.updateAttempt(attempt.id, { backupId }));
