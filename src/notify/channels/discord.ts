@@ -31,7 +31,7 @@ import { criticalNewsIn, MAX_RETRY_AFTER_MS, renderOptionsOf } from './channel.j
 import { eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
-import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
+import { DiscordLiving, discordLivingPart, type DiscordDelivery, type PostOutcome } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
 import {
   classifyReply,
@@ -286,10 +286,8 @@ export const discordChannel = {
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
-    /** `unanswered`: sent, and no answer came (a timeout, a reset): Discord may have done it. */
-    const call = async (
-      request: ChannelRequest,
-    ): Promise<{ result: SendResult; reply?: HttpReply; unanswered?: boolean }> => {
+    /** A request's outcome (`unanswered`: Discord may have done it), and its answer when one came. */
+    const call = async (request: ChannelRequest): Promise<Omit<PostOutcome, 'id'> & { reply?: HttpReply }> => {
       const waiting = limit.wait(deps.clock.now());
       if (waiting.ms > 0) return { result: { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms } };
       const reply = await io.postRaw(request);
