@@ -85,11 +85,10 @@ export function renderDiscord(n: Notification, o: DiscordRenderOptions): Discord
 
 function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
   const { d, view, templates } = describedAlerts(n, o, DISCORD_TEMPLATES);
-  const lines: string[] = [];
   const mentions = mentionsFor(n, o.mention);
   const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];
   const title = templates.title!.render([view], (v) => escapeDiscordMarkdown(v, 400));
-  lines.push(`${tags.length > 0 ? `${tags.join(' ')} ` : ''}${title}`);
+  const lines = [`${tags.length > 0 ? `${tags.join(' ')} ` : ''}${title}`];
   if (d.shared.length > 0) lines.push(d.shared.map((f) => factText(f, 200)).join(' · '));
 
   const budget = new TextBudget(DISCORD_LIMITS.embedTotal);
