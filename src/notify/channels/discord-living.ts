@@ -20,12 +20,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AlertEventKind } from '../../alerts/alert-event.js';
 import { FOLDED_REASON } from '../../alerts/decide.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Logger } from '../../lib/logger.js';
 import { groupMessage } from '../grouping.js';
 import type { AlertsNotification, SendResult } from './channel.js';
 import type { DiscordMessage } from './discord-message.js';
 import type { LivingMessage, SlackAppLinkStore } from './slack-app-link-store.js';
+import type { LivingMessagesOptions } from './slack-app-sender.js';
 import { allResolved, livingDelivery, stateAfter, type LivingDelivery, type LivingState } from './slack-app-render.js';
 
 /** What the living message needs of a delivery besides the message rendered alone. */
@@ -54,14 +53,10 @@ export function discordLivingPart(n: AlertsNotification, message: DiscordMessage
 }
 
 /** What {@link DiscordLiving} is given by the channel. */
-export interface DiscordLivingOptions {
-  /** The channel's name in `notify.channels`. */
-  name: string;
+export interface DiscordLivingOptions extends Pick<LivingMessagesOptions, 'name' | 'clock' | 'log'> {
   /** The webhook's id (its URL's, not a credential): a message posted through another webhook cannot be edited through this one. */
   webhookId: string;
   links: SlackAppLinkStore;
-  clock: Clock;
-  log: Logger;
   /** Renders a group's message at the moment of sending. */
   render: (n: AlertsNotification) => DiscordMessage;
   /** Posts a message; with `wait`, answers its id when Discord's answer held one. */
@@ -151,17 +146,17 @@ export class DiscordLiving {
     const { links, clock } = this.o;
     const intent = links.intend(this.o.name, groupKey, this.o.webhookId, randomUUID(), clock.now());
     const { result, id, unanswered } = await this.o.post(whole, true, signal);
-    if (result.outcome !== 'ok' && unanswered) {
-      // Discord may have it, and a webhook cannot look for it: the next delivery posts a new one.
-      links.close(intent.id, 'no answer came to its post', clock.now());
-      this.o.log.warn(
-        { group: groupKey, reason: result.reason },
-        "no answer came to the living message's post; the next delivery posts it again, so one duplicate may exist",
-      );
-      return result;
-    }
     if (result.outcome !== 'ok') {
-      links.forget(intent.id);
+      // Refused: nothing was posted. No answer: Discord may have it, and a webhook cannot look for
+      // it, so the next delivery posts a new one.
+      if (!unanswered) links.forget(intent.id);
+      else {
+        links.close(intent.id, 'no answer came to its post', clock.now());
+        this.o.log.warn(
+          { group: groupKey, reason: result.reason },
+          "no answer came to the living message's post; the next delivery posts it again, so one duplicate may exist",
+        );
+      }
       return result;
     }
     if (id === undefined) {

@@ -31,7 +31,7 @@ import { criticalNewsIn, MAX_RETRY_AFTER_MS, renderOptionsOf } from './channel.j
 import { eventFactList, TONES, type EventDescription, type Fact, type Tone } from './describe.js';
 import { DISCORD_TEMPLATE_PARTS, discordConfigSchema, type DiscordConfig } from './discord-config.js';
 import { cutText, escapeDiscordMarkdown, oneLine, safeHttpUrl } from './escape.js';
-import { DiscordLiving, discordLivingPart, type DiscordDelivery } from './discord-living.js';
+import { DiscordLiving, discordLivingPart, type DiscordDelivery, type PostOutcome } from './discord-living.js';
 import type { AllowedMentions, DiscordEmbed, DiscordMessage } from './discord-message.js';
 import {
   classifyReply,
@@ -85,11 +85,10 @@ export function renderDiscord(n: Notification, o: DiscordRenderOptions): Discord
 
 function alertsMessage(n: AlertsNotification, o: DiscordRenderOptions): DiscordMessage {
   const { d, view, templates } = describedAlerts(n, o, DISCORD_TEMPLATES);
-  const lines: string[] = [];
   const mentions = mentionsFor(n, o.mention);
   const tags = [...(mentions.users ?? []).map((id) => `<@${id}>`), ...(mentions.roles ?? []).map((id) => `<@&${id}>`)];
   const title = templates.title!.render([view], (v) => escapeDiscordMarkdown(v, 400));
-  lines.push(`${tags.length > 0 ? `${tags.join(' ')} ` : ''}${title}`);
+  const lines = [`${tags.length > 0 ? `${tags.join(' ')} ` : ''}${title}`];
   if (d.shared.length > 0) lines.push(d.shared.map((f) => factText(f, 200)).join(' · '));
 
   const budget = new TextBudget(DISCORD_LIMITS.embedTotal);
@@ -286,10 +285,8 @@ export const discordChannel = {
     const limit = new DiscordRateLimit();
     const io = httpChannelIo(config, deps, { kind: 'discord', name: 'Discord' }, secrets);
 
-    /** `unanswered`: sent, and no answer came (a timeout, a reset): Discord may have done it. */
-    const call = async (
-      request: ChannelRequest,
-    ): Promise<{ result: SendResult; reply?: HttpReply; unanswered?: boolean }> => {
+    /** A request's outcome (`unanswered`: Discord may have done it), and its answer when one came. */
+    const call = async (request: ChannelRequest): Promise<Omit<PostOutcome, 'id'> & { reply?: HttpReply }> => {
       const waiting = limit.wait(deps.clock.now());
       if (waiting.ms > 0) return { result: { outcome: 'retryable', reason: waiting.reason, retryAfterMs: waiting.ms } };
       const reply = await io.postRaw(request);

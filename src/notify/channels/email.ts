@@ -73,7 +73,6 @@ export function renderEmail(n: Notification, options: EmailRenderOptions): Email
 
 function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessage {
   const { d, view, templates } = describedAlerts(n, o, EMAIL_TEMPLATES);
-  const h = d.headline;
   // The title is a header too.
   const title = plainLine((escape) => templates.title!.render([view], escape), MAX_SUBJECT);
   const subject = oneLine(`${o.subjectPrefix} ${title}`, MAX_SUBJECT);
@@ -112,7 +111,7 @@ function renderAlerts(n: AlertsNotification, o: EmailRenderOptions): EmailMessag
   const html = page(
     escapeHtml(title, MAX_SUBJECT),
     [
-      `<h2 style="margin:0 0 4px">${TONES[h.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
+      `<h2 style="margin:0 0 4px">${TONES[d.headline.tone].emoji} ${escapeHtml(title, MAX_SUBJECT)}</h2>`,
       shared ? `<p style="margin:0 0 12px;color:#555">${escapeHtml(shared)}</p>` : '',
       d.compact
         ? `<ul style="padding-left:18px">${d.events.map((e, i) => (ownHtml ? `<li>${leads[i]!.html}</li>` : compactHtml(e))).join('')}</ul>`

@@ -19,19 +19,21 @@ export const onCallTimeoutSchema = z
   );
 
 /**
- * An API root in place of the service's own (a proxy, a test double): https, or http on loopback
- * only, since the key or token it is sent with would cross the network in clear text.
+ * A URL a credential is sent to: https, or http on loopback only, since `sent` (what the message
+ * names: "the key") would cross the network in clear text.
  */
-export const apiRootSchema = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .refine((url) => {
+export function secureUrlSchema(sent: string) {
+  return z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).refine((url) => {
     const parsed = new URL(url);
     return parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname);
-  }, 'must be https (http only on loopback: the key would cross the network in clear text)')
-  .refine((url) => {
-    const parsed = new URL(url);
-    return parsed.username === '' && parsed.password === '' && parsed.search === '' && parsed.hash === '';
-  }, 'must be a bare API root, without user, password, query or fragment');
+  }, `must be https (http only on loopback: ${sent} would cross the network in clear text)`);
+}
+
+/** An API root in place of the service's own (a proxy, a test double), the key or token sent to it. */
+export const apiRootSchema = secureUrlSchema('the key').refine((url) => {
+  const parsed = new URL(url);
+  return parsed.username === '' && parsed.password === '' && parsed.search === '' && parsed.hash === '';
+}, 'must be a bare API root, without user, password, query or fragment');
 
 /** An API root without its trailing slash, so that paths join it as written. */
 export function apiRoot(url: string): string {

@@ -58,10 +58,6 @@ const PLATFORM_ERRORS: Readonly<Record<string, (c: SlackApiCallee) => string>> =
   no_text: () => 'Slack refused the message as empty (no_text)',
 };
 
-function permanent(reason: string): SendResult {
-  return { outcome: 'permanent', reason };
-}
-
 /** The error word of a failed call, when Slack answered one (`channel_not_found`); undefined otherwise. */
 export function slackErrorWord(err: unknown): string | undefined {
   const e = err as { code?: unknown; data?: { error?: unknown } } | null;
@@ -99,7 +95,7 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
       if (passing) return { outcome: 'retryable', reason: `${passing} (${word})` };
       if (word === 'missing_scope') return missingScope(e.data?.needed, e.data?.provided);
       const known = PLATFORM_ERRORS[word];
-      return permanent(known ? known(callee) : `Slack refused the call (${oneLine(word, 80)})`);
+      return { outcome: 'permanent', reason: known ? known(callee) : `Slack refused the call (${oneLine(word, 80)})` };
     }
     case SLACK_ERROR.HTTPError: {
       const status = typeof e.statusCode === 'number' ? e.statusCode : 0;
@@ -139,7 +135,8 @@ export function classifySlackApiError(err: unknown, callee: SlackApiCallee, now:
 function missingScope(needed: unknown, provided: unknown): SendResult {
   const scope = typeof needed === 'string' ? oneLine(needed, 100) : 'a scope';
   const has = typeof provided === 'string' ? ` (it has: ${oneLine(provided, 200)})` : '';
-  return permanent(
-    `the app lacks the scope ${scope}${has} (missing_scope): add it under OAuth & Permissions and reinstall the app`,
-  );
+  return {
+    outcome: 'permanent',
+    reason: `the app lacks the scope ${scope}${has} (missing_scope): add it under OAuth & Permissions and reinstall the app`,
+  };
 }

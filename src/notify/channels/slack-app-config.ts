@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isLoopbackHost } from '../../config/loopback-host.js';
 import { secretSchema } from '../../config/secret.js';
 import { SLACK_TEMPLATE_PARTS, slackMentionSchema, slackTimeoutSchema } from './slack-config.js';
+import { secureUrlSchema } from './on-call-config.js';
 import { templateConfigSchema } from './template-config.js';
 import { slackInteractionsSchema } from './slack-interactions-config.js';
 import { kindConfigSchema } from './kind-config-schema.js';
@@ -43,13 +43,7 @@ export const slackAppConfigSchema = kindConfigSchema('slack_app', {
    * The Web API root; Slack's own unless a test or a proxy says otherwise. https, or http on
    * loopback only: the bot token and the app token are sent with every call.
    */
-  api_url: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .refine((url) => {
-      const parsed = new URL(url);
-      return parsed.protocol === 'https:' || isLoopbackHost(parsed.hostname);
-    }, 'must be https (http only on loopback: the tokens would cross the network in clear text)')
-    .default(SLACK_API_URL),
+  api_url: secureUrlSchema('the tokens').default(SLACK_API_URL),
   /**
    * The event kinds whose thread reply is also sent to the channel (`reply_broadcast`), so that
    * news joining an open message is seen: a new alert and an escalation by default. `[]`: every

@@ -8,9 +8,9 @@ import type { AlertEvent } from '../../alerts/alert-event.js';
 import { groupMessage, type AlertGroup } from '../grouping.js';
 import type { AlertsNotification } from './channel.js';
 import { describeHeadline, type Tone } from './describe.js';
-import { cutText, escapeMrkdwn } from './escape.js';
+import { escapeMrkdwn } from './escape.js';
 import { alertsOf } from './incident-parts.js';
-import { renderSlack, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
+import { context, renderSlack, type SlackBlock, type SlackRenderOptions } from './slack-render.js';
 import { SLACK_LIMITS } from './slack-limits.js';
 
 /** The colour bar of each tone (Slack's attachment `color`). */
@@ -94,10 +94,7 @@ export function renderLiving(state: LivingState, maxItems: number, options: Slac
   // The notes go above the footer, where there is room: they are in the thread all the same.
   if (state.notes.length > 0 && rendered.blocks.length < SLACK_LIMITS.blocks) {
     const notes = state.notes.map((note) => `*Latest:* ${escapeMrkdwn(note, 500)}`).join('\n');
-    rest.splice(Math.max(0, rest.length - 1), 0, {
-      type: 'context',
-      elements: [{ type: 'mrkdwn', text: cutText(notes, SLACK_LIMITS.text), verbatim: true }],
-    });
+    rest.splice(Math.max(0, rest.length - 1), 0, context(notes));
   }
   return {
     text: rendered.text,

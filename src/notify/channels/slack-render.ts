@@ -145,26 +145,20 @@ function renderAlerts(n: AlertsNotification, o: SlackRenderOptions): SlackMessag
   }
   if (d.omitted > 0) {
     const where = d.omittedCommand === null ? null : commandSpan(d.omittedCommand);
-    blocks.push(uncutContext(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
+    // A line carrying a command is never cut: the command is at most MAX_COMMAND_LINE (500)
+    // characters, five times that escaped, well within the block's 3,000.
+    blocks.push(context(`…and ${d.omitted} more not shown${where ? `: ${where} lists every open alert` : ''}`));
   }
   for (const step of d.nextSteps) blocks.push(context(`*Next step:* ${escapeMrkdwn(step, 500)}`));
   const runbooks = buttons(d.runbooks, 'runbook');
   if (runbooks) blocks.push(runbooks);
   const silence = d.silenceCommand === null ? null : commandSpan(d.silenceCommand);
-  if (silence) blocks.push(uncutContext(`To silence: ${silence}`));
+  if (silence) blocks.push(context(`To silence: ${silence}`));
   blocks.push(context(`deploy-watchdog · ${escapeMrkdwn(o.channelName, 100)}`));
 
   const first = d.events[0] ? ` — ${escapeMrkdwn(d.events[0].summary, 300)}` : '';
   const text = `${mention ? `${mention} ` : ''}${escapeMrkdwn(title, 400)}${first}`;
   return { text: cutText(text, SLACK_LIMITS.text), blocks: capBlocks(blocks) };
-}
-
-/**
- * A context line never cut, for lines carrying a command to copy (a command is at most
- * `MAX_COMMAND_LINE` long, well within Slack's limit).
- */
-function uncutContext(text: string): SlackBlock {
-  return { type: 'context', elements: [{ type: 'mrkdwn', text, verbatim: true }] };
 }
 
 /**
@@ -349,8 +343,8 @@ function section(text: string, accessory?: SlackOverflow): SlackBlock {
   };
 }
 
-/** A context line with already-escaped mrkdwn. */
-function context(text: string): SlackBlock {
+/** A context line with already-escaped mrkdwn, cut to Slack's limit. */
+export function context(text: string): SlackBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SLACK_LIMITS.text), verbatim: true }] };
 }
 

@@ -115,12 +115,8 @@ function card(body: CardElement[], actions: CardAction[]): AdaptiveCard {
 
 /** The coloured header: a Container in the tone's style, the title in large bold. */
 function header(tone: Tone, title: string): CardElement {
-  return {
-    type: 'Container',
-    style: STYLE[tone],
-    bleed: true,
-    items: [{ type: 'TextBlock', text: title, wrap: true, size: 'large', weight: 'bolder', style: 'heading' }],
-  };
+  const heading = text(title, { size: 'large', weight: 'bolder', style: 'heading' });
+  return { type: 'Container', style: STYLE[tone], bleed: true, items: [heading] };
 }
 
 function text(value: string, extra: Partial<Extract<CardElement, { type: 'TextBlock' }>> = {}): CardElement {
