@@ -1,8 +1,13 @@
 import { ApiError } from '../api/errors.js';
 import { describeError } from '../api/describe-error.js';
 import { warnMaintenanceCost } from './maintenance-cost.js';
-import { describeBudget, type BudgetPlan, type Estate } from './request-budget.js';
+import { describeBudget, ESTATE_LISTS, type BudgetPlan, type Estate } from './request-budget.js';
 import type { Runtime } from './runtime.js';
+
+/** A list of the API client as the estate is counted: the `total` of one small page. */
+interface CountedList {
+  list(query: { limit: number; namespace?: string }, opts: { signal: AbortSignal }): Promise<{ total: number }>;
+}
 
 /**
  * Counts the estate (the `total` of one `limit=1` page of each list, per namespace read), fits the
@@ -20,28 +25,20 @@ export async function planRequestBudget(rt: Runtime, signal: AbortSignal): Promi
   try {
     const scope = await rt.deps.namespaces();
     const namespaces = scope.namespaces ?? [undefined];
-    const count = async (list: (query: { limit: number; namespace?: string }) => Promise<{ total: number }>) => {
-      let total = 0;
+    const lists: Record<(typeof ESTATE_LISTS)[number], CountedList> = rt.client;
+    const estate = {} as Estate;
+    for (const name of ESTATE_LISTS) {
+      estate[name] = 0;
       for (const namespace of namespaces) {
         try {
-          total += (await list(namespace === undefined ? { limit: 1 } : { limit: 1, namespace })).total;
+          const query = namespace === undefined ? { limit: 1 } : { limit: 1, namespace };
+          estate[name] += (await lists[name].list(query, { signal })).total;
         } catch (err) {
           if (!(err instanceof ApiError) || signal.aborted || err.code === 'rate_limited') throw err;
         }
       }
-      return total;
-    };
-    const { client } = rt;
-    const opts = { signal };
-    const estate: Estate = {
-      apps: await count((q) => client.apps.list(q, opts)),
-      runs: await count((q) => client.runs.list(q, opts)),
-      urls: await count((q) => client.urls.list(q, opts)),
-      backups: await count((q) => client.backups.list(q, opts)),
-      servers: await count((q) => client.servers.list(q, opts)),
-      installers: await count((q) => client.installers.list(q, opts)),
-      namespaces: namespaces.length,
-    };
+    }
+    estate.namespaces = namespaces.length;
     const before = rt.budget.plan;
     const plan = rt.budget.learn(estate);
     const ratio = Math.round(plan.ratio * 100) / 100;

@@ -44,7 +44,10 @@ export const ESTATE_RECOUNT_MS = HOUR_MS;
  * What the estate holds: the `total` of the first page of each list (every namespace read), and
  * the namespaces read one by one (1 when every namespace is read at once).
  */
-export type Estate = Record<'apps' | 'runs' | 'urls' | 'backups' | 'servers' | 'installers' | 'namespaces', number>;
+export type Estate = Record<(typeof ESTATE_LISTS)[number] | 'namespaces', number>;
+
+/** The lists whose `total` is counted for {@link Estate}, by the API client's name of each. */
+export const ESTATE_LISTS = ['apps', 'runs', 'urls', 'backups', 'servers', 'installers'] as const;
 
 /** What the cost of each job depends on besides the estate. */
 export interface BudgetSettings {

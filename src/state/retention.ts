@@ -12,6 +12,11 @@ interface PruneRule {
   why: string;
 }
 
+/** The rule of a table whose rows go once `column` (a time in ms) is older than the cutoff. */
+function olderThan(table: string, column: string, why: string): PruneRule {
+  return { table, columns: [column], where: `${column} < @cutoff`, why };
+}
+
 /**
  * Every prune rule, in deletion order: rows that may reference others go first, so foreign keys
  * from outbox → events → alerts never block a delete.
@@ -36,12 +41,7 @@ const PRUNE_RULES: readonly PruneRule[] = [
     where: `last_kind = 'resolved' AND COALESCE(last_sent_at, announced_at) < @cutoff`,
     why: 'what a channel was told of alerts long resolved; a firing one must stay, or its resolve would be lost',
   },
-  {
-    table: 'notify_digest_log',
-    columns: ['created_at'],
-    where: 'created_at < @cutoff',
-    why: 'which days got a digest; only today matters for "never twice"',
-  },
+  olderThan('notify_digest_log', 'created_at', 'which days got a digest; only today matters for "never twice"'),
   {
     table: 'alert_context',
     columns: ['fingerprint', 'updated_at'],
@@ -57,32 +57,19 @@ const PRUNE_RULES: readonly PruneRule[] = [
     reads: [{ table: 'slack_app_messages', columns: ['id', 'updated_at'] }],
     why: 'what the Slack living messages untouched for the whole retention showed (their own rows go next)',
   },
-  {
-    table: 'slack_app_messages',
-    columns: ['updated_at'],
-    where: 'updated_at < @cutoff',
-    why:
-      'Slack living messages untouched for the whole retention: closed ones, and open ones no event has reached ' +
+  olderThan(
+    'slack_app_messages',
+    'updated_at',
+    'Slack living messages untouched for the whole retention: closed ones, and open ones no event has reached ' +
       "since (their alerts ended without a resolve this channel was sent); the group's next event posts a new one",
-  },
-  {
-    table: 'slack_interactions',
-    columns: ['at'],
-    where: 'at < @cutoff',
-    why: 'the audit of clicks on Slack buttons; what they did is also where it was done (events, silences, remediation audit)',
-  },
-  {
-    table: 'time_to_alert',
-    columns: ['delivered_at'],
-    where: 'delivered_at < @cutoff',
-    why: 'how soon each problem was told; the console reads only the recent ones',
-  },
-  {
-    table: 'events',
-    columns: ['at'],
-    where: 'at < @cutoff',
-    why: 'the history of alert changes',
-  },
+  ),
+  olderThan(
+    'slack_interactions',
+    'at',
+    'the audit of clicks on Slack buttons; what they did is also where it was done (events, silences, remediation audit)',
+  ),
+  olderThan('time_to_alert', 'delivered_at', 'how soon each problem was told; the console reads only the recent ones'),
+  olderThan('events', 'at', 'the history of alert changes'),
   {
     table: 'unrouted_events',
     columns: ['event_id'],
@@ -102,12 +89,7 @@ const PRUNE_RULES: readonly PruneRule[] = [
     where: 'ends_at < @cutoff OR expired_at < @cutoff',
     why: 'silences over (ended, or expired by hand) for longer than the retention',
   },
-  {
-    table: 'remediation_audit',
-    columns: ['at'],
-    where: 'at < @cutoff',
-    why: 'the audit trail of remediation attempts',
-  },
+  olderThan('remediation_audit', 'at', 'the audit trail of remediation attempts'),
   {
     table: 'remediation_attempts',
     columns: ['policy', 'record_type', 'record_id', 'fingerprint', 'status', 'planned_at', 'finished_at'],
@@ -124,12 +106,11 @@ const PRUNE_RULES: readonly PruneRule[] = [
       'alert is no longer open: an unfinished attempt is never dropped (its key must be re-sent as it is), and ' +
       'max_attempts keeps counting while the problem lasts',
   },
-  {
-    table: 'remediation_skip_state',
-    columns: ['at'],
-    where: 'at < @cutoff',
-    why: 'the last skip reason written per policy and record; forgetting it costs at most one repeated audit row',
-  },
+  olderThan(
+    'remediation_skip_state',
+    'at',
+    'the last skip reason written per policy and record; forgetting it costs at most one repeated audit row',
+  ),
 ];
 
 /** Why a table cannot serve a rule (missing, or lacking a column), or null when it can. */

@@ -55,17 +55,13 @@ export class SqliteDatabase implements SqlDatabase {
       );
     }
     if (!inMemory) prepareFile(resolved);
-    let handle: Database.Database;
+    let handle: Database.Database | undefined;
     try {
       handle = new Database(resolved, { timeout: options.busyTimeoutMs });
-    } catch (err) {
-      throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
-    }
-    try {
       configure(handle, resolved, inMemory);
       if (!inMemory) restrictSidecars(resolved);
     } catch (err) {
-      handle.close();
+      handle?.close();
       if (err instanceof StoreError) throw err;
       throw sqliteStoreError(resolved, err, 'cannot open') ?? err;
     }
