@@ -88,6 +88,11 @@ const apiSchema = z
           iss.input === undefined ? 'is required' : 'must be an http(s) URL such as https://manage.example.com',
       })
       .refine((u) => !/\/api\/v1\/?$/.test(u), 'must be the service root, without /api/v1 (it is added)')
+      // base_url is no secret (the console and the logs show it): a password in it would be shown.
+      .refine(
+        (u) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(u),
+        'must not carry a user or password (value not shown); the service takes api.token',
+      )
       .transform((u) => u.replace(/\/+$/, ''))
       .describe('Root of the Deployment Management Service; the API is {base_url}/api/v1.'),
     token: secretSchema.optional().describe('API token (use ${VAR}); exactly one of token and token_file.'),

@@ -836,6 +836,12 @@ notify:
     expect(err.message).not.toContain(TOKEN);
   });
 
+  it('refuses a base_url carrying a user or password without showing it: it is no secret, and is shown', () => {
+    const err = errorOf(MINIMAL.replace('https://manage.example.com', 'https://bob:pw-base-7c1e@manage.example.com'));
+    expect(err.message).toContain('api.base_url: must not carry a user or password');
+    expect(err.message).not.toContain('pw-base-7c1e');
+  });
+
   it('finds every secret of the config, each once: what answers from outside are scrubbed of', () => {
     const config = parseConfig(FULL, ENV, 'x.yaml');
     const revealed = secretsIn(config).map((s) => s.reveal());
