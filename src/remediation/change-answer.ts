@@ -112,6 +112,14 @@ export function handleFailure(err: unknown): ChangeHandling {
 export const RESEND_DELAY_MS = 60_000;
 /** Longest wait between two sends of the same key. */
 export const MAX_RESEND_DELAY_MS = 15 * 60_000;
+/**
+ * Longest wait a Retry-After is taken for: a hostile or broken answer (a year) would otherwise keep
+ * the record's attempt open, and its remediation stopped, for as long as it says.
+ */
+export const MAX_ASKED_WAIT_MS = 60 * 60_000;
+
+/** The wait the service asked for, at most {@link MAX_ASKED_WAIT_MS}; 0 when it asked none. */
+const asked = (retryAfterMs: number | undefined): number => Math.min(retryAfterMs ?? 0, MAX_ASKED_WAIT_MS);
 
 /** The facts an answer is carried out with, besides its handling. */
 export interface AnswerFacts {
@@ -170,11 +178,11 @@ const ANSWER_STEPS: { readonly [K in ChangeHandling['kind']]: (h: Handling<K>, f
   resend: (h, f) => {
     const doubled = Math.min(MAX_RESEND_DELAY_MS, RESEND_DELAY_MS * 2 ** Math.max(0, f.sendCount - 1));
     return step(`${h.reason}: the same key will be sent again`, {
-      update: { nextAt: f.now + Math.max(h.retryAfterMs ?? 0, doubled) },
+      update: { nextAt: f.now + Math.max(asked(h.retryAfterMs), doubled) },
     });
   },
   refused_later: (h, f) =>
-    refusedNow(h.code, 'refused for now; try again later', f.now + Math.max(f.backoffMs, h.retryAfterMs ?? 0)),
+    refusedNow(h.code, 'refused for now; try again later', f.now + Math.max(f.backoffMs, asked(h.retryAfterMs))),
   wait_auto_retry: (h, f) => refusedNow(h.code, 'the service will retry by itself', f.now + f.backoffMs),
   stop: (h, f) =>
     step('this record cannot be changed this way', {

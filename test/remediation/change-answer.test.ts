@@ -6,6 +6,7 @@ import {
   answerStep,
   handleFailure,
   handleResult,
+  MAX_ASKED_WAIT_MS,
   MAX_RESEND_DELAY_MS,
   RESEND_DELAY_MS,
   SUSPEND_REACH,
@@ -206,6 +207,12 @@ describe('answerStep', () => {
       step('server_error: the same key will be sent again', { update: { nextAt: NOW + 20 * MINUTE } }),
     ],
     [
+      'a Retry-After of a year (a hostile answer): resent after an hour at most',
+      { kind: 'resend', reason: 'server_error', retryAfterMs: 365 * 24 * 60 * MINUTE },
+      facts(),
+      step('server_error: the same key will be sent again', { update: { nextAt: NOW + MAX_ASKED_WAIT_MS } }),
+    ],
+    [
       'locked: closed quietly, not counted, a new key after the backoff',
       { kind: 'refused_later', code: 'locked' },
       facts(),
@@ -219,6 +226,14 @@ describe('answerStep', () => {
       facts(),
       step('refused for now; try again later', {
         end: closed('rate_limited', 'refused for now; try again later', NOW + 30 * MINUTE, 'refused'),
+      }),
+    ],
+    [
+      'rate_limited with a Retry-After of a year: the next attempt after an hour at most',
+      { kind: 'refused_later', code: 'rate_limited', retryAfterMs: 365 * 24 * 60 * MINUTE },
+      facts(),
+      step('refused for now; try again later', {
+        end: closed('rate_limited', 'refused for now; try again later', NOW + MAX_ASKED_WAIT_MS, 'refused'),
       }),
     ],
     [
