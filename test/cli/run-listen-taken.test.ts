@@ -9,7 +9,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
-import { runCli, writeConfig } from '../helpers/cli-harness.js';
+import { jsonLogLines, runCli, writeConfig } from '../helpers/cli-harness.js';
+import { daemonConfigYaml, LOG_CHANNEL_NOTIFY } from './daemon-fixture.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -29,24 +30,17 @@ afterAll(async () => {
 it('says which address is taken and what to set, and exits 1', async () => {
   const { port } = taken.address() as net.AddressInfo;
   const listen = `127.0.0.1:${port}`;
-  const configFile = writeConfig(dir, [
-    'api:',
-    `  base_url: ${sim.baseUrl}`,
-    '  token: ${DMS_API_TOKEN}',
-    '  requests_per_second: off',
-    'state: { path: ./state.db }',
-    'jobs: { maintenance: "off", jitter: 0s }',
-    `server: { listen: "${listen}" }`,
-    'notify: { channels: [{ name: console, type: log }] }',
-    'log: { level: info, format: json }',
-  ]);
+  const configFile = writeConfig(
+    dir,
+    daemonConfigYaml(sim, {
+      jobs: '{ maintenance: "off", jitter: 0s }',
+      notify: LOG_CHANNEL_NOTIFY,
+      server: `{ listen: "${listen}" }`,
+    }),
+  );
   const { code, stdout } = await runCli(['run', '--config', configFile], { env: { DMS_API_TOKEN: sim.adminToken } });
   expect(code).toBe(1);
-  const fatal = stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { level: number; msg: string })
-    .filter((l) => l.level === 60);
+  const fatal = jsonLogLines(stdout).filter((l) => l.level === 60);
   expect(fatal.map((l) => l.msg)).toEqual([
     `server.listen ${listen}: the address is in use (another deploy-watchdog, or another program, listens there): ` +
       'stop what listens there, or set server.listen to a free port (or "off")',

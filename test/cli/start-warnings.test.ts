@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
-import { runCli, writeConfig } from '../helpers/cli-harness.js';
+import { jsonLogLines, runCli, writeConfig } from '../helpers/cli-harness.js';
 
 let sim: RunningSimulator;
 let dir: string;
@@ -38,10 +38,7 @@ function channelless(): string {
 
 /** The warnings of a JSON log, as [key, message]. */
 function warnings(log: string): [string, string][] {
-  return log
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { level: number; key?: string; msg: string })
+  return jsonLogLines(log)
     .filter((l) => l.level === 40)
     .map((l) => [l.key ?? '', l.msg]);
 }

@@ -72,6 +72,14 @@ export function writeConfig(dir: string, yaml: string | readonly string[], name 
   return file;
 }
 
+/** The JSON log lines of a command's output (`log: { format: json }`), each parsed; other lines left out. */
+export function jsonLogLines(output: string): { level: number; msg: string; key?: string }[] {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: number; msg: string; key?: string });
+}
+
 /**
  * Writes the config the state commands (alerts, silence, silences, unsilence, actions) need into
  * `dir`: an API nobody answers and a token from a variable they leave unset, the state file
