@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { readBody } from '../lib/read-body.js';
 import type { Secret } from '../lib/secret.js';
+import { undiciErrorCode } from '../notify/channels/http-post.js';
 import { request } from '../lib/undici-core.js';
 import { readJsonBody } from './on-call-act.js';
 
@@ -79,8 +80,7 @@ export async function readIncidentAlerts(r: IncidentAlertsRequest): Promise<Inci
     return { ok: true, keys: [...keys], alerts: offset, complete: !more };
   } catch (err) {
     if (signal.aborted) return { ok: false, reason: `no answer within ${r.timeoutMs} ms` };
-    const code = (err as { code?: unknown } | null)?.code;
     // Never the error's message: undici's may carry the URL or a header.
-    return { ok: false, reason: `the request failed (${typeof code === 'string' ? code : 'no code'})` };
+    return { ok: false, reason: `the request failed (${undiciErrorCode(err) ?? 'no code'})` };
   }
 }

@@ -100,7 +100,7 @@ async function bodyStart(body: Dispatcher.ResponseData['body'], max: number): Pr
 }
 
 /** What an undici error carries that may be named: its code, never its message (it may hold the URL). */
-function errorCode(err: unknown): string | undefined {
+export function undiciErrorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code;
   // Happy eyeballs: every address failed, each with its own error.
@@ -115,7 +115,7 @@ function errorCode(err: unknown): string | undefined {
  */
 export function classifyFailure(err: unknown, timedOut: boolean, timeoutMs: number): SendResult {
   if (timedOut) return classifyNetworkError('ETIMEDOUT', timeoutMs);
-  const code = errorCode(err);
+  const code = undiciErrorCode(err);
   if (code?.startsWith('UND_ERR_INVALID')) {
     return { outcome: 'permanent', reason: `could not send the request (${code})` };
   }
