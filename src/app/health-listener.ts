@@ -104,17 +104,31 @@ export class HealthListener {
   }
 
   /**
-   * {@link sync} on a reload: a `server.listen` it cannot bind (a port taken) is said, and leaves
-   * the probes unanswered, never the reload undone (the new runtime runs whatever the listener does).
+   * {@link sync} on a reload: a `server.listen` it cannot bind (a port taken) is said, and the
+   * listener stays where it was, as a refused move leaves the old address in force elsewhere
+   * (Alertmanager keeps its old config); never the reload undone (the new runtime runs whatever the
+   * listener does). The probes go unanswered only when the old address cannot be bound again either.
    */
   async resync(server: Config['server']): Promise<void> {
-    await this.sync(server).catch((err: unknown) =>
+    const previous = this.#server === undefined ? null : this.#listen;
+    try {
+      await this.sync(server);
+    } catch (err) {
+      const kept =
+        previous !== null &&
+        (await this.sync({ ...server, listen: previous }).then(
+          () => true,
+          () => false,
+        ));
       this.deps.logger.error(
         { err: errorText(err) },
-        'the configuration is reloaded, but its listener could not start: /healthz, /readyz, /metrics ' +
-          'and the console are not served until a reload with a server.listen that can be bound',
-      ),
-    );
+        kept
+          ? `the configuration is reloaded, but its listener could not move: it still listens on ${previous} ` +
+              'until a reload with a server.listen that can be bound'
+          : 'the configuration is reloaded, but its listener could not start: /healthz, /readyz, /metrics ' +
+              'and the console are not served until a reload with a server.listen that can be bound',
+      );
+    }
   }
 
   /** Starts, moves or stops the listener to match `server.listen`. */

@@ -2,7 +2,7 @@
  * A reload while Slack hangs: the old runtime's delivery is stopped at once (the send in flight is
  * abandoned, its row left due), so polling resumes without waiting for the send's time limit, and
  * the new runtime delivers the row once Slack answers again. A reload to a server.listen another
- * process holds leaves the listener down, and the watch going.
+ * process holds leaves the listener where it was (or down, when it was off), and the watch going.
  */
 import { once } from 'node:events';
 import net from 'node:net';
@@ -88,7 +88,7 @@ describe('Watchdog.reload', () => {
     expect(receiver.received.map((p) => JSON.stringify(p)).filter((t) => t.includes('reload test'))).toHaveLength(1);
   });
 
-  it('keeps the jobs running when the new server.listen cannot be bound, and says so', async () => {
+  it('keeps the listener where it was and the jobs running when the new server.listen cannot be bound', async () => {
     const { sim, clock } = await manualSim({ apps: 4, seed: 4 });
     const tmp = tempDir();
     const taken = net.createServer().listen(0, '127.0.0.1');
@@ -98,7 +98,8 @@ describe('Watchdog.reload', () => {
     const on = (listen: string) =>
       engineConfig(sim, tmp.dir, jobs, sim.adminToken, undefined, `{ listen: "${listen}" }`);
     const log = captureLogger('info');
-    const wd: Watchdog = openWatchdog(on(`127.0.0.1:${await freePort()}`), clock, { logger: log.logger });
+    const first = `127.0.0.1:${await freePort()}`;
+    const wd: Watchdog = openWatchdog(on(first), clock, { logger: log.logger });
     cleanup.push(async () => {
       await wd.stop(0);
       taken.close();
@@ -110,7 +111,25 @@ describe('Watchdog.reload', () => {
     const runsCycles = () => log.lines().filter((l) => l.job === 'runs' && l.msg === 'cycle complete').length;
     await vi.waitFor(() => expect(runsCycles()).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
 
+    // A move to a taken port: the probes keep their old address.
     const takenListen = `127.0.0.1:${(taken.address() as net.AddressInfo).port}`;
+    await wd.reload(on(takenListen));
+    expect(`${wd.healthAddress?.host}:${wd.healthAddress?.port}`).toBe(first);
+    await vi.waitFor(async () => expect((await fetch(`http://${first}/healthz`)).status).toBe(200), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(log.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        err: expect.stringContaining(`server.listen ${takenListen}: the address is in use`),
+        msg: expect.stringContaining(`its listener could not move: it still listens on ${first}`),
+      }),
+    );
+
+    // From "off" there is no old address to keep: the listener stays down, and says so.
+    await wd.reload(on('off'));
+    expect(wd.healthAddress).toBeUndefined();
     await wd.reload(on(takenListen));
     expect(wd.healthAddress).toBeUndefined();
     expect(log.lines()).toContainEqual(
