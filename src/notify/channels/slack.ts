@@ -24,7 +24,9 @@ export const slackChannel = {
       render: (n) => renderSlack(n, slackRenderOptions(config, deps)),
       request: (message) => ({
         url: config.webhook_url.reveal(),
-        body: { ...overrides, text: message.text, blocks: message.blocks },
+        // As the Slack app's posts: a link from the service (an app's URL) is never fetched by
+        // Slack's crawler nor grown into a preview under our name.
+        body: { ...overrides, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false },
       }),
     });
   },

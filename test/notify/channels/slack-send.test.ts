@@ -57,6 +57,8 @@ describe('slack channel against a local webhook receiver', () => {
     // None of the library's own options in the body.
     expect(payload).not.toHaveProperty('timeout');
     expect(payload).not.toHaveProperty('agent');
+    // Slack's crawler is never sent to a link from the service (as the Slack app's posts).
+    expect(payload).toMatchObject({ unfurl_links: false, unfurl_media: false });
     expect(payload?.text).toContain('🔴 CRITICAL · 1 failed run · shop · production');
     expect(payload?.blocks?.[0]).toEqual({
       type: 'header',
