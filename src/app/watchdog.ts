@@ -482,7 +482,7 @@ export class Watchdog {
       this.metrics.leader.set(0);
       this.store.close();
       this.#log.info(
-        { cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0 },
+        { cyclesFinished, sent: flush?.sent ?? 0, waiting: flush?.waiting ?? 0, held: flush?.held ?? 0 },
         'deploy-watchdog stopped',
       );
     }

@@ -13,6 +13,7 @@ import type { UnknownStateWord } from '../app/unknown-state-words.js';
 import type { CycleReport } from '../app/watchdog.js';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import type { Config } from '../config/load-config.js';
+import type { FlushReport } from '../notify/delivery.js';
 import type { PassReport } from '../remediation/send-and-follow.js';
 import { listAudit, type AuditRow } from '../remediation/remediation-store.js';
 import { EXIT, UsageError } from './command.js';
@@ -74,7 +75,7 @@ const check = defineCommand({
       io.signal.removeEventListener('abort', onStop);
       // Stopping delivers what the cycle queued (within the deadline) and closes the database.
       const stopped = await watchdog.stop(io.signal.aborted ? STOPPED_DELIVER_DEADLINE_MS : DELIVER_DEADLINE_MS);
-      io.stdout.write(summary(report, stopped.flush?.sent ?? 0, stopped.flush?.waiting ?? 0));
+      io.stdout.write(summary(report, stopped.flush));
       if (report) io.stdout.write(remediationSummary(remediation, audit, config.remediation));
     }
     if (report.configProblem) return EXIT.usage;
@@ -83,7 +84,7 @@ const check = defineCommand({
 });
 
 /** One line per job, then a total. */
-function summary(report: CycleReport | undefined, sent: number, waiting: number): string {
+function summary(report: CycleReport | undefined, flush: Partial<FlushReport> | undefined): string {
   if (!report) return '';
   if (report.jobs.length === 0) return 'no job enabled (every job is "off" or has no enabled check)\n';
   const width = Math.max(...report.jobs.map((j) => j.job.length));
@@ -97,9 +98,11 @@ function summary(report: CycleReport | undefined, sent: number, waiting: number)
     return `${j.job.padEnd(width)}  ${what}`;
   });
   const ok = report.jobs.filter((j) => j.outcome === 'ok').length;
+  const { sent = 0, waiting = 0, held = 0 } = flush ?? {};
   lines.push(
     `${ok} of ${report.jobs.length} job${report.jobs.length === 1 ? '' : 's'} complete; ${report.events} event${report.events === 1 ? '' : 's'} written; ` +
-      `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}`,
+      `${sent} notification${sent === 1 ? '' : 's'} sent${waiting > 0 ? `, ${waiting} still waiting in the outbox` : ''}` +
+      (held > 0 ? `, ${held} held back (a silence, a mute window, an inhibition or a repeat's interval)` : ''),
   );
   return `${lines.join('\n')}\n`;
 }

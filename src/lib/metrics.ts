@@ -163,10 +163,17 @@ export class Metrics {
     buckets: [5, 10, 15, 30, 45, 60, 90, 120, 180, 300, 600, 1800, 3600, 14400, 86400],
   });
 
-  /** Outbox rows waiting to be delivered, by channel. */
+  /** Outbox rows due to be delivered, by channel. */
   readonly outboxWaiting = this.#in(Gauge, {
     name: 'deploy_watchdog_outbox_waiting',
-    help: 'Notifications waiting in the outbox, by channel.',
+    help: 'Notifications due to be delivered, waiting in the outbox, by channel.',
+    labelNames: ['channel'] as const,
+  });
+
+  /** Outbox rows held back on purpose (a silence, a mute window, an inhibition, a repeat's interval), by channel. */
+  readonly outboxHeld = this.#in(Gauge, {
+    name: 'deploy_watchdog_outbox_held',
+    help: 'Notifications held back in the outbox by a silence, a mute window, an inhibition, a repeat interval or a context read, by channel.',
     labelNames: ['channel'] as const,
   });
 

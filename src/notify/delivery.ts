@@ -84,8 +84,10 @@ export interface DeliveryReport {
   failed: number;
   /** Rows given up at max_age this round. */
   expired: number;
-  /** Rows pending or held after the round, all channels. */
+  /** Rows due to be sent after the round (pending), all channels. */
   waiting: number;
+  /** Rows held back after the round (silenced, muted, inhibited, a repeat or a context waiting), all channels. */
+  held: number;
 }
 
 /** What {@link Delivery.flush} answers. */
@@ -94,7 +96,15 @@ export interface FlushReport extends DeliveryReport {
   timedOut: boolean;
 }
 
-const emptyReport = (): DeliveryReport => ({ sent: 0, rowsSent: 0, retried: 0, failed: 0, expired: 0, waiting: 0 });
+const emptyReport = (): DeliveryReport => ({
+  sent: 0,
+  rowsSent: 0,
+  retried: 0,
+  failed: 0,
+  expired: 0,
+  waiting: 0,
+  held: 0,
+});
 
 /** The outbox's delivery loop. */
 export class Delivery {
@@ -131,7 +141,7 @@ export class Delivery {
       [...this.options.channels.keys()].map((name) => this.#channelRound(name, now, signal)),
     );
     for (const r of rounds) addInto(report, r);
-    report.waiting = this.#updateWaiting();
+    Object.assign(report, this.#updateWaiting());
     return report;
   }
 
@@ -232,7 +242,7 @@ export class Delivery {
       for (let pass = 0; pass < 10 && !deadline.signal.aborted; pass++) {
         const round = await this.deliverDue(clock.now(), deadline.signal);
         addInto(report, round);
-        report.waiting = round.waiting;
+        Object.assign(report, { waiting: round.waiting, held: round.held });
         if (round.sent === 0) break;
       }
     } finally {
@@ -240,8 +250,9 @@ export class Delivery {
     }
     report.timedOut = deadline.signal.aborted;
     await this.#receipts.close();
-    report.waiting = this.#updateWaiting();
-    this.#log.info({ sent: report.sent, waiting: report.waiting, timedOut: report.timedOut }, 'flushed the outbox');
+    Object.assign(report, this.#updateWaiting());
+    const { sent, waiting, held, timedOut } = report;
+    this.#log.info({ sent, waiting, held, timedOut }, 'flushed the outbox');
     return report;
   }
 
@@ -421,16 +432,26 @@ export class Delivery {
     });
   }
 
-  #updateWaiting(): number {
-    const waiting = this.options.rows.waitingByChannel();
+  /**
+   * Sets each channel's waiting and held gauges, and answers the totals. Held rows are apart: a
+   * silence or a mute window holds rows for hours on purpose, which a backlog alert on the
+   * waiting gauge must not take for a channel that cannot deliver.
+   */
+  #updateWaiting(): Pick<DeliveryReport, 'waiting' | 'held'> {
+    const backlog = this.options.rows.backlog();
+    const totals = { waiting: 0, held: 0 };
     for (const name of this.options.channels.keys()) {
-      this.options.metrics?.outboxWaiting.set({ channel: name }, waiting.get(name) ?? 0);
+      const { pending = 0, held = 0 } = backlog.get(name) ?? {};
+      this.options.metrics?.outboxWaiting.set({ channel: name }, pending);
+      this.options.metrics?.outboxHeld.set({ channel: name }, held);
+      totals.waiting += pending;
+      totals.held += held;
     }
-    return [...waiting.values()].reduce((total, n) => total + n, 0);
+    return totals;
   }
 }
 
-/** Adds a round's counts to a report's (`waiting` is a level, not a count: the caller sets it). */
+/** Adds a round's counts to a report's (`waiting` and `held` are levels, not counts: the caller sets them). */
 function addInto(into: DeliveryReport, r: DeliveryReport): void {
   for (const key of ['sent', 'rowsSent', 'retried', 'failed', 'expired'] as const) into[key] += r[key];
 }

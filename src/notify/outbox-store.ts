@@ -165,8 +165,9 @@ function prepareOutbox(db: SqlDatabase) {
     expire: db.prepare<[number, number]>(
       `UPDATE outbox SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'`,
     ),
-    waiting: db.prepare<[], { channel: string; n: number }>(
-      `SELECT channel, COUNT(*) AS n FROM outbox WHERE status IN ('pending', 'held') GROUP BY channel`,
+    backlog: db.prepare<[], { channel: string; status: 'pending' | 'held'; n: number; oldest: number }>(
+      `SELECT channel, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox
+       WHERE status IN ('pending', 'held') GROUP BY channel, status`,
     ),
     logAmong: db.prepare<string[], { fingerprint: string; channel: string; last_kind: string; announced_at: number }>(
       `SELECT fingerprint, channel, last_kind, announced_at FROM notification_log WHERE fingerprint ${IN_LIST}`,
@@ -361,9 +362,16 @@ export class OutboxStore {
     this.#q.expire.run(now, id);
   }
 
-  /** Rows pending or held, per channel. */
-  waitingByChannel(): Map<string, number> {
-    return new Map(this.#q.waiting.all().map((r) => [r.channel, r.n]));
+  /** What waits in the outbox, by channel (only channels with something waiting). */
+  backlog(): Map<string, ChannelBacklog> {
+    const out = new Map<string, ChannelBacklog>();
+    for (const r of this.#q.backlog.all()) {
+      const b = out.get(r.channel) ?? { pending: 0, held: 0, oldest: null };
+      b[r.status] = r.n;
+      b.oldest = b.oldest === null ? r.oldest : Math.min(b.oldest, r.oldest);
+      out.set(r.channel, b);
+    }
+    return out;
   }
 
   /**
@@ -495,24 +503,6 @@ export interface ChannelBacklog {
   held: number;
   /** When the oldest waiting row was written. */
   oldest: number | null;
-}
-
-/** The outbox backlog by channel (only channels with something waiting). */
-export function outboxBacklog(store: Store): Map<string, ChannelBacklog> {
-  const rows = store.db
-    .prepare(
-      `SELECT channel, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox
-       WHERE status IN ('pending', 'held') GROUP BY channel, status`,
-    )
-    .all() as { channel: string; status: 'pending' | 'held'; n: number; oldest: number }[];
-  const out = new Map<string, ChannelBacklog>();
-  for (const r of rows) {
-    const b = out.get(r.channel) ?? { pending: 0, held: 0, oldest: null };
-    b[r.status] = r.n;
-    b.oldest = b.oldest === null ? r.oldest : Math.min(b.oldest, r.oldest);
-    out.set(r.channel, b);
-  }
-  return out;
 }
 
 /** Every channel's delivery state (pause and failure streak, with the last error), by channel. */

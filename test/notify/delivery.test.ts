@@ -389,9 +389,12 @@ describe('a wall clock stepped back', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it("sends a repeat held for its route's interval once the step shows, not the step later", async () => {
-    // The longest interval of any route (the default's too) bounds what a held repeat may wait.
-    h = Harness.open({
+  /**
+   * Two routes repeating at 1 h and 90 min: after an hour the alert repeats, sent on the fast
+   * route and held on the slow one until its own interval.
+   */
+  async function repeatHeldOnSlowRoute(metrics?: Metrics): Promise<Harness> {
+    const harness = Harness.open({
       channels: [slackTo('fast', receiver.url), slackTo('slow', other.url)],
       alerts: { repeat_interval: HOUR },
       notify: {
@@ -400,11 +403,29 @@ describe('a wall clock stepped back', () => {
           { name: 'slow', channels: ['slow'], repeat_interval: 90 * MINUTE, continue: false },
         ],
       },
+      ...(metrics && { metrics }),
     });
-    h.cycle('runs', [finding('shop')]);
-    await h.notifier.deliverDue();
-    h.clock.advance(HOUR);
-    expect(h.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
+    harness.cycle('runs', [finding('shop')]);
+    await harness.notifier.deliverDue();
+    harness.clock.advance(HOUR);
+    expect(harness.cycle('runs', [finding('shop')]).decisions).toEqual({ deliver: 1, repeat_waiting: 1 });
+    return harness;
+  }
+
+  it('counts a row held for its route apart from what waits to be sent', async () => {
+    // A backlog alert on the waiting gauge must not fire for a repeat held on purpose.
+    const metrics = new Metrics({ processMetrics: false });
+    h = await repeatHeldOnSlowRoute(metrics);
+    expect(await h.notifier.deliverDue()).toMatchObject({ sent: 1, waiting: 0, held: 1 });
+    const gauge = async (g: 'outboxWaiting' | 'outboxHeld', channel: string) =>
+      (await metrics[g].get()).values.find((v) => v.labels.channel === channel)?.value;
+    expect([await gauge('outboxWaiting', 'slow'), await gauge('outboxHeld', 'slow')]).toEqual([0, 1]);
+    expect([await gauge('outboxWaiting', 'fast'), await gauge('outboxHeld', 'fast')]).toEqual([0, 0]);
+  });
+
+  it("sends a repeat held for its route's interval once the step shows, not the step later", async () => {
+    // The longest interval of any route (the default's too) bounds what a held repeat may wait.
+    h = await repeatHeldOnSlowRoute();
     await h.notifier.deliverDue();
     expect(other.received).toHaveLength(1);
 

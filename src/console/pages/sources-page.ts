@@ -9,7 +9,7 @@
  */
 import { SourceHealthStore } from '../../alerts/source-health-store.js';
 import { JOB_NAMES } from '../../collectors/collectors.js';
-import { channelStates, outboxBacklog } from '../../notify/outbox-store.js';
+import { channelStates, OutboxStore } from '../../notify/outbox-store.js';
 import type { ReadinessCheck } from '../../server/readiness-check.js';
 import type { Store } from '../../state/store.js';
 import { html, type SafeHtml } from '../html.js';
@@ -51,7 +51,7 @@ export async function sourcesPage(inputs: SourcesInputs, ctx: PageContext): Prom
   const health = new SourceHealthStore(store);
   const ready = new Map(readiness.map((c) => [c.check, c]));
   const traffic = await apiTraffic(inputs.metrics);
-  const backlog = outboxBacklog(store);
+  const backlog = new OutboxStore(store).backlog();
   const states = channelStates(store);
   const body = html` <h1>Sources</h1>
     ${timeToAlertSection(store, ctx.now)}
