@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 /** Lets pending promise callbacks run. */
 const flush = () => new Promise<void>((r) => setImmediate(r));
