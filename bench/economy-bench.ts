@@ -32,7 +32,7 @@ import { planBudget, type Estate } from '../src/app/request-budget.js';
 import { Watchdog } from '../src/app/watchdog.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { ManualClock } from '../src/lib/clock.js';
+import { ManualClock } from '../test/helpers/manual-clock.js';
 import { silentLogger } from '../src/lib/logger.js';
 import { Prng } from '../packages/simulator/src/prng.js';
 import { startSimulator, type RunningSimulator } from '../packages/simulator/src/index.js';

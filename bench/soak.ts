@@ -32,7 +32,7 @@ import { Watchdog } from '../src/app/watchdog.js';
 import { applyHeapGrowth } from '../src/cli/memory-settings.js';
 import type { SnapshotJob } from '../src/collectors/snapshot.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { ManualClock } from '../src/lib/clock.js';
+import { ManualClock } from '../test/helpers/manual-clock.js';
 import type { SimProblem } from '../packages/simulator/src/problem-finder.js';
 import { pruneState } from '../src/state/retention.js';
 import { round, rssMb } from './lib/measure.js';

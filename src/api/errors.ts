@@ -27,7 +27,9 @@ export abstract class ApiCallError extends Error {
 
   /**
    * The fields of a subclass that `toJSON()` gives after the common ones (static: not logged itself);
-   * each subclass types its list as its own keys, so a misspelt field does not compile.
+   * each subclass types its list as its own keys, so a misspelt field does not compile. A subclass
+   * sets its own fields from its constructor's `init` in one `Object.assign`, not one by one (they
+   * are `declare`d: TypeScript does not see that assignment, and no initialiser resets them).
    */
   static readonly jsonFields: readonly string[] = [];
 
@@ -49,20 +51,18 @@ export class ApiError extends ApiCallError {
   override readonly name = 'ApiError';
   static override readonly jsonFields: readonly (keyof ApiError & string)[] = ['code', 'status', 'retryAfterMs'];
   /** The error code of the envelope (an `ErrorCode` of §7, or a code the reference does not list). */
-  readonly code: string;
+  declare readonly code: string;
   /** HTTP status of the answer. */
-  readonly status: number;
+  declare readonly status: number;
   /** The service's own message. */
-  readonly serviceMessage: string;
+  declare readonly serviceMessage: string;
   /** The wait the service asked for with `Retry-After`, when it sent one. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(fn: string, init: { code: string; status: number; message: string; retryAfterMs?: number }) {
     super(fn, `${init.code} (HTTP ${init.status}): ${init.message}`);
-    this.code = init.code;
-    this.status = init.status;
-    this.serviceMessage = init.message;
-    this.retryAfterMs = init.retryAfterMs;
+    const { message, ...fields } = init;
+    Object.assign(this, { ...fields, serviceMessage: message });
   }
 }
 
@@ -90,38 +90,27 @@ export class ApiResponseError extends ApiCallError {
     'detail',
     'issuePaths',
   ];
-  readonly status: number;
-  readonly problem: ResponseProblem;
+  declare readonly status: number;
+  declare readonly problem: ResponseProblem;
   /** A short, scrubbed excerpt of the body, or the schema issues, one per `; `. */
-  readonly detail: string;
+  declare readonly detail: string;
   /** For `schema`: the paths of the failing fields, e.g. `items[3].state`. */
-  readonly issuePaths: readonly string[];
+  declare readonly issuePaths: readonly string[];
   /** The wait the service asked for with `Retry-After`, when it sent one. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
   /**
    * For `schema` on a read of one record: what is wrong with that record (`quarantine.ts`), so a
    * collector can set it aside instead of failing its read.
    */
-  readonly record: RecordProblem | undefined;
+  declare readonly record: RecordProblem | undefined;
 
   constructor(
     fn: string,
-    init: {
-      status: number;
-      problem: ResponseProblem;
-      detail: string;
-      issuePaths?: readonly string[];
-      retryAfterMs?: number;
-      record?: RecordProblem;
-    },
+    init: Pick<ApiResponseError, 'status' | 'problem' | 'detail'> &
+      Partial<Pick<ApiResponseError, 'issuePaths' | 'retryAfterMs' | 'record'>>,
   ) {
     super(fn, `${PROBLEM_TEXT[init.problem]} (HTTP ${init.status}): ${init.detail}`);
-    this.status = init.status;
-    this.problem = init.problem;
-    this.detail = init.detail;
-    this.issuePaths = init.issuePaths ?? [];
-    this.retryAfterMs = init.retryAfterMs;
-    this.record = init.record;
+    Object.assign(this, { ...init, issuePaths: init.issuePaths ?? [] });
   }
 }
 
@@ -156,14 +145,13 @@ export class ApiPaginationError extends ApiCallError {
   override readonly name = 'ApiPaginationError';
   static override readonly jsonFields: readonly (keyof ApiPaginationError & string)[] = ['shift', 'walks'];
   /** The shift seen on the last walk. */
-  readonly shift: PaginationShift;
+  declare readonly shift: PaginationShift;
   /** How many walks were made. */
-  readonly walks: number;
+  declare readonly walks: number;
 
-  constructor(fn: string, init: { shift: PaginationShift; walks: number; detail: string }) {
-    super(fn, `list kept changing while paged (${init.walks} walk(s)); last: ${init.shift}: ${init.detail}`);
-    this.shift = init.shift;
-    this.walks = init.walks;
+  constructor(fn: string, { detail, ...init }: Pick<ApiPaginationError, 'shift' | 'walks'> & { detail: string }) {
+    super(fn, `list kept changing while paged (${init.walks} walk(s)); last: ${init.shift}: ${detail}`);
+    Object.assign(this, init);
   }
 }
 
@@ -176,19 +164,18 @@ export class ApiListTooLongError extends ApiCallError {
   override readonly name = 'ApiListTooLongError';
   static override readonly jsonFields: readonly (keyof ApiListTooLongError & string)[] = ['maxItems', 'total'];
   /** The bound that was passed. */
-  readonly maxItems: number;
+  declare readonly maxItems: number;
   /** The list's own `total`. */
-  readonly total: number;
+  declare readonly total: number;
 
-  constructor(fn: string, init: { maxItems: number; total: number; read: number }) {
+  constructor(fn: string, { read, ...init }: Pick<ApiListTooLongError, 'maxItems' | 'total'> & { read: number }) {
     super(
       fn,
-      init.read > init.maxItems
+      read > init.maxItems
         ? `list too long: more than ${init.maxItems} items read in one walk (total says ${init.total}); raise api.max_list_items if the service really holds that many`
         : `list too long: total says ${init.total}, more than ${init.maxItems}; raise api.max_list_items if the service really holds that many`,
     );
-    this.maxItems = init.maxItems;
-    this.total = init.total;
+    Object.assign(this, init);
   }
 }
 

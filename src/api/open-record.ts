@@ -20,17 +20,14 @@ export const OPEN_RECORD_LIMITS = {
 /** The field an open record cut to its limits gains, saying why. */
 export const SHAPE_CUT_FIELD = 'shape_cut';
 
-/** `record` itself when within `limits`; else its first top-level plain fields and a `shape_cut` note. */
-export function boundOpenRecord(
-  record: Record<string, unknown>,
-  limits: { depth: number; fields: number } = OPEN_RECORD_LIMITS,
-): Record<string, unknown> {
-  const problem = shapeProblem(record, limits);
+/** `record` itself when within the limits; else its first top-level plain fields and a `shape_cut` note. */
+export function boundOpenRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const problem = shapeProblem(record);
   if (problem === undefined) return cutLongFields(record);
   const kept: Record<string, unknown> = {};
   let count = 0;
   for (const key in record) {
-    if (count >= limits.fields) break;
+    if (count >= OPEN_RECORD_LIMITS.fields) break;
     const value = record[key];
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
       kept[key] = typeof value === 'string' ? cutAtEdge(value) : value;
@@ -42,16 +39,17 @@ export function boundOpenRecord(
 }
 
 /** What is beyond the limits, or undefined; stops at the first excess, so it costs at most the limits. */
-function shapeProblem(record: Record<string, unknown>, limits: { depth: number; fields: number }): string | undefined {
+function shapeProblem(record: Record<string, unknown>): string | undefined {
   const stack: [unknown, number][] = [[record, 0]];
   let fields = 0;
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
-    if (depth > limits.depth) return `nested deeper than ${limits.depth} levels; only its top-level fields are kept`;
+    if (depth > OPEN_RECORD_LIMITS.depth)
+      return `nested deeper than ${OPEN_RECORD_LIMITS.depth} levels; only its top-level fields are kept`;
     for (const key in value) {
-      if (++fields > limits.fields)
-        return `more than ${limits.fields} fields; only its first top-level fields are kept`;
+      if (++fields > OPEN_RECORD_LIMITS.fields)
+        return `more than ${OPEN_RECORD_LIMITS.fields} fields; only its first top-level fields are kept`;
       stack.push([(value as Record<string, unknown>)[key], depth + 1]);
     }
   }

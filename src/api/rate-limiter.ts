@@ -14,8 +14,6 @@ import { clockWentBack, type Clock } from '../lib/clock.js';
 export interface RateLimiterOptions {
   /** Sustained rate; `Infinity` turns the limit off. */
   requestsPerSecond: number;
-  /** Requests that may go at once after a quiet spell; default `max(1, requestsPerSecond)`. */
-  burst?: number;
   clock: Clock;
 }
 
@@ -52,6 +50,7 @@ const RECOVERY_MS = 60_000;
 export class RateLimiter {
   /** The configured rate, the ceiling of the rate in force. */
   readonly #configured: number;
+  /** Requests that may go at once after a quiet spell: a second's worth at the configured rate, at least one. */
   readonly #burst: number;
   readonly #clock: Clock;
   /** The rate in force: the configured one, or lower after 429s without `Retry-After`. */
@@ -72,8 +71,7 @@ export class RateLimiter {
     if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be > 0');
     this.#configured = options.requestsPerSecond;
     this.#rate = this.#configured;
-    this.#burst = options.burst ?? Math.max(1, Number.isFinite(this.#rate) ? this.#rate : 1);
-    if (!(this.#burst >= 1)) throw new RangeError('burst must be >= 1');
+    this.#burst = Number.isFinite(this.#rate) ? Math.max(1, this.#rate) : 1;
     this.#clock = options.clock;
     this.#tokens = this.#burst;
     this.#last = this.#clock.now();

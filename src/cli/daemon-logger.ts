@@ -20,7 +20,7 @@ export function daemonLogger(config: Config, stream: Writable): Logger {
 /**
  * Applies a reloaded `log.level` and `log.repeat_every` to a logger made by {@link daemonLogger}.
  * Its children follow the level (a pino child without a level of its own reads its parent's), and
- * every `RepeatedLog` without an interval of its own reads the process's at each line.
+ * every `RepeatedLog` reads the process's interval at each line.
  */
 daemonLogger.apply = function apply(logger: Logger, log: Config['log']): void {
   setRepeatInterval(log.repeat_every);

@@ -16,8 +16,6 @@ import type { Logger } from './logger.js';
 /** Options of {@link RepeatedLog}. */
 export interface RepeatedLogOptions {
   clock: Pick<Clock, 'now'>;
-  /** How often one line may be said (default: the process's, {@link setRepeatInterval}; 60 s). */
-  intervalMs?: number;
   /** How many distinct lines are remembered; past it the oldest is forgotten (default 200). */
   maxKeys?: number;
 }
@@ -41,16 +39,16 @@ interface Seen {
 
 const DEFAULT_MAX_KEYS = 200;
 /**
- * The interval of every RepeatedLog not given one: `log.repeat_every`, set as the daemon starts
- * and at each reload.
+ * How often one line may be said, for every RepeatedLog: `log.repeat_every`, set as the daemon
+ * starts and at each reload (60 s until then).
  */
 let processIntervalMs = 60_000;
 
 /**
- * Sets how often any one repeated line is said, for every RepeatedLog without an interval of its
- * own, those made before it too (a reload's new value reaches the loops already running): the
- * daemon's `log.repeat_every`, a policy of its whole log as the level is, applied where the logger
- * is made rather than passed to each of the loops that log.
+ * Sets how often any one repeated line is said, for every RepeatedLog, those made before it too
+ * (read at each line: a reload's new value reaches the loops already running): the daemon's
+ * `log.repeat_every`, a policy of its whole log as the level is, applied where the logger is made
+ * rather than passed to each of the loops that log.
  */
 export function setRepeatInterval(ms: number): void {
   processIntervalMs = Math.max(1, ms);
@@ -66,15 +64,12 @@ export interface LineLogger {
 export class RepeatedLog {
   readonly #logger: LineLogger;
   readonly #clock: Pick<Clock, 'now'>;
-  /** Its own interval, if given; else the process's, read at each line so a reload reaches it. */
-  readonly #intervalMs: number | undefined;
   readonly #maxKeys: number;
   readonly #seen = new Map<string, Seen>();
 
   constructor(logger: LineLogger | Logger, options: RepeatedLogOptions) {
     this.#logger = logger;
     this.#clock = options.clock;
-    this.#intervalMs = options.intervalMs;
     this.#maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   }
 
@@ -109,7 +104,7 @@ export class RepeatedLog {
     const key = `${msg}\u0000${code}\u0000${distinct}`;
     const seen = this.#seen.get(key);
     const line = { level, fields, msg };
-    if (seen && now - seen.saidAt < (this.#intervalMs ?? processIntervalMs)) {
+    if (seen && now - seen.saidAt < processIntervalMs) {
       seen.held += 1;
       seen.last = line;
       return;

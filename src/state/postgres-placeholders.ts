@@ -3,6 +3,7 @@
  * becomes one `$n` per name (the same name twice is the same parameter), so both engines run the
  * same SQL text. Quoted strings, quoted identifiers and comments are copied as they are.
  */
+import { isPlain } from '../config/secret.js';
 
 /** A statement's text for PostgreSQL, and how to turn the caller's parameters into its values. */
 export interface PostgresPlaceholders {
@@ -46,7 +47,7 @@ export function postgresPlaceholders(sql: string): PostgresPlaceholders {
 /** The values of a statement's `$n` parameters from what the caller passed (positional values, or one object of named ones). */
 export function placeholderValues(p: PostgresPlaceholders, params: readonly unknown[]): unknown[] {
   // An object of named values for a statement that happens to name none (a filter left out): none.
-  if (p.names === null && params.length === 1 && isPlainObject(params[0])) return [];
+  if (p.names === null && params.length === 1 && isPlain(params[0])) return [];
   if (p.names === null) return [...params];
   const given = params[0];
   if (params.length !== 1 || typeof given !== 'object' || given === null) {
@@ -56,10 +57,6 @@ export function placeholderValues(p: PostgresPlaceholders, params: readonly unkn
     if (!(name in given)) throw new RangeError(`Missing named parameter "${name}"`);
     return (given as Record<string, unknown>)[name];
   });
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Where the quoted string, quoted identifier or comment starting at `i` ends; `i` when none starts there. */

@@ -17,7 +17,7 @@ import { alertId, findAlert } from '../../src/alerts/alert-id.js';
 import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';
 

@@ -8,7 +8,7 @@ import { eventOf, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { describeEvent } from '../../src/notify/channels/describe.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store } from '../../src/state/store.js';

@@ -9,7 +9,7 @@ import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { heldNote, shownDetails, subjectKey, withHeldNote, type HeldSubjects } from '../../src/alerts/held-subjects.js';
 import { applyFindings } from '../../src/alerts/lifecycle.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import type { Store } from '../../src/state/store.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';

@@ -5,7 +5,7 @@ import { applyFindings, type ApplyOptions, type ResolveGuardReport } from '../..
 import { AlertStore, alertStoreOf } from '../../src/alerts/alert-store.js';
 import type { LifecycleOptions } from '../../src/alerts/decide.js';
 import type { JobKey } from '../../src/alerts/job-key.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, MINUTE, tempState, type TempState } from './fixtures.js';
 import { STATE_BACKENDS } from '../helpers/state-backends.js';

@@ -12,7 +12,7 @@ import { ApiError, ApiUsageError } from '../../src/api/errors.js';
 import { FUNCTION_LIST, FUNCTIONS, errorsOf, type FunctionName } from '../../src/api/functions.js';
 import { ERROR_STATUS, type ErrorCode } from '../../src/api/schemas.js';
 import { Secret } from '../../src/lib/secret.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { PLANS_WITH_LOGS, VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import type { AppRec } from '../../packages/simulator/src/sim-state.js';
 import { useSimulator } from '../helpers/simulator.js';

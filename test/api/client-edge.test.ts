@@ -10,7 +10,7 @@ import { ApiListTooLongError, ApiResponseError } from '../../src/api/errors.js';
 import { jsonValueBound } from '../../src/api/answer-bounds.js';
 import { Secret } from '../../src/lib/secret.js';
 import { parseTime } from '../../src/lib/parse-time.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { captureLogs } from './log-capture.js';
 

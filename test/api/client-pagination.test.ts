@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiAttempt, type ApiClientOptions } from '../../src/api/client.js';
 import { ApiPaginationError } from '../../src/api/errors.js';
 import { Secret } from '../../src/lib/secret.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';
 import { captureLogs } from './log-capture.js';

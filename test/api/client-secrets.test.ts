@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ApiCallError } from '../../src/api/errors.js';
 import { Secret } from '../../src/lib/secret.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startSimulator } from '../../packages/simulator/src/index.js';
 import { useSimulator } from '../helpers/simulator.js';
 import { JumpingClock } from './jumping-clock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 /** Lets pending promise callbacks run. */
 const flush = () => new Promise<void>((r) => setImmediate(r));
@@ -8,7 +8,7 @@ const flush = () => new Promise<void>((r) => setImmediate(r));
 describe('RateLimiter', () => {
   it('lets a burst through at once, then one request per 1/rate seconds', async () => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter({ requestsPerSecond: 2, burst: 2, clock });
+    const limiter = new RateLimiter({ requestsPerSecond: 2, clock });
     const done: number[] = [];
     for (let i = 0; i < 5; i++) void limiter.acquire().then(() => done.push(i));
     await flush();
@@ -26,7 +26,7 @@ describe('RateLimiter', () => {
 
   it('answers past_deadline without waiting when the token would come too late, and keeps no token', async () => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    const limiter = new RateLimiter({ requestsPerSecond: 1, clock });
     expect(await limiter.acquire(undefined, clock.now() + 10)).toBe('acquired');
     expect(await limiter.acquire(undefined, clock.now() + 10)).toBe('past_deadline');
     clock.advance(1_000);
@@ -122,7 +122,7 @@ describe('RateLimiter', () => {
 
   it('rejects with the abort reason when the caller aborts while waiting, and gives the token back', async () => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    const limiter = new RateLimiter({ requestsPerSecond: 1, clock });
     await limiter.acquire();
     const ac = new AbortController();
     const waiting = limiter.acquire(ac.signal);
@@ -147,7 +147,7 @@ describe('RateLimiter', () => {
     { what: "the tokens' schedule", pause: (l: RateLimiter) => void l.acquire() },
   ])('a clock stepped back an hour does not hold requests back for the hour: $what', async ({ pause }) => {
     const clock = new ManualClock();
-    const limiter = new RateLimiter({ requestsPerSecond: 1, burst: 1, clock });
+    const limiter = new RateLimiter({ requestsPerSecond: 1, clock });
     pause(limiter);
     clock.stepBack(3_600_000);
     const done: string[] = [];

@@ -7,7 +7,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../packages/simulator/src/index.js';
 
 export const MINUTE = 60_000;

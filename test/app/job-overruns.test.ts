@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobOverruns } from '../../src/app/job-overruns.js';
 import { Scheduler, type ScheduleFn } from '../../src/app/scheduler.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { captureLogger } from './fixtures.js';
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScheduleFn } from '../../src/app/scheduler.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { freePort } from '../console/console-fixture.js';
 import { captureLogger, engineConfig, manualSim, openWatchdog, tempDir } from './fixtures.js';

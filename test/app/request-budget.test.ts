@@ -10,7 +10,7 @@ import {
   type Estate,
 } from '../../src/app/request-budget.js';
 import type { SnapshotJob } from '../../src/collectors/snapshot.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 const MINUTE = 60_000;
 /** The daemon's default schedules. */

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, eventsOf, manualSim, MINUTE, tempDir } from './fixtures.js';

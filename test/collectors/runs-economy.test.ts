@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/lib/logger.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { collectBackups } from '../../src/collectors/collect-backups.js';
 import { collectMaintenance } from '../../src/collectors/collect-maintenance.js';
 import { collectRuns, DETAIL_READS_PER_CYCLE } from '../../src/collectors/collect-runs.js';

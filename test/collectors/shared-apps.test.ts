@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { CYCLE_WINDOW_MS, SharedApps } from '../../src/collectors/shared-apps.js';
 import { appBackupStateView } from '../../src/collectors/views.js';
 import { Secret } from '../../src/lib/secret.js';

@@ -9,7 +9,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { request } from 'undici';
 import type { ScheduleFn } from '../../src/app/scheduler.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { Logger } from '../../src/lib/logger.js';
 import type { RunningSimulator, SimulatorOptions } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';

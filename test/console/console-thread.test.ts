@@ -13,7 +13,7 @@ import { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
 import { CONSOLE_WAIT_MS } from '../../src/console/console-handler.js';
 import { ConsoleThread } from '../../src/console/console-thread.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
 import { FencedError } from '../../src/state/fenced-error.js';
 import { takeLeaseNow } from '../../src/state/leader-lease.js';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/api/schemas.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { healEstate } from '../../packages/simulator/src/demo/heal-estate.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator, SimulatorOptions } from '../../packages/simulator/src/index.js';
 import type { AppRec } from '../../packages/simulator/src/sim-state.js';
 import { PLANS_WITH_LOGS } from '../../packages/simulator/src/vocabulary.js';

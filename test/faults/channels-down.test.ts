@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startSmtpSink, type SmtpSink, type SmtpSinkMode } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookMode, type WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { silentLogger } from '../../src/lib/logger.js';
 import { Watchdog, type WatchdogOptions } from '../../src/app/watchdog.js';
 import { parseConfig, type Config } from '../../src/config/load-config.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../packages/simulator/src/index.js';
 import type { Prng } from '../../packages/simulator/src/prng.js';
 import { Secret } from '../../src/lib/secret.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { FaultSpec, FaultTarget } from '../../packages/simulator/src/fault-injector.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';

@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
 import type { Channel } from '../../src/notify/channels/channel.js';

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startSlackApi, type SlackApi } from '../helpers/slack-api.js';
 import { LogCapture } from '../notify/notify-fixture.js';

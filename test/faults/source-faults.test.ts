@@ -11,7 +11,7 @@ import type { Dispatcher } from 'undici';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import type { FaultSpec } from '../../packages/simulator/src/fault-injector.js';
 import { advancing, events, faultConfig, firing, manualSim, MINUTE, openWatchdog, tempDir } from './fault-fixture.js';

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { main } from '../../src/cli/main.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { startSimulator, type RunningSimulator } from '../../packages/simulator/src/index.js';
 import { sqliteHandle } from '../helpers/state-backends.js';

@@ -11,7 +11,7 @@ import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import { onCallWebhookHandler } from '../../src/interactions/on-call-webhook.js';
 import { OPSGENIE_TOKEN_HEADER } from '../../src/interactions/opsgenie-webhook.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import type { Store } from '../../src/state/store.js';
 import { finding, HOUR, tempState, type TempState } from '../alerts/fixtures.js';

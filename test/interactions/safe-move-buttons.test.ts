@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { createSilence } from '../../src/alerts/silences.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';

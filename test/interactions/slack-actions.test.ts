@@ -9,7 +9,7 @@ import { applyFindings } from '../../src/alerts/lifecycle.js';
 import { listSilences } from '../../src/alerts/silences.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { runAction, type ActionDeps } from '../../src/interactions/slack-actions.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import type { ButtonAction } from '../../src/notify/channels/slack-app-buttons.js';
 import type { Store } from '../../src/state/store.js';

@@ -18,7 +18,7 @@ import { eventsOfAlert, alertStoreOf } from '../../src/alerts/alert-store.js';
 import { expireSilence, listSilences } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { listInteractions } from '../../src/interactions/interaction-audit-store.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';

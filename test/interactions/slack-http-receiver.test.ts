@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
 import { httpInteractionsHandler } from '../../src/interactions/slack-http-receiver.js';
 import { slackSignature } from '../../src/interactions/slack-signature.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { LogCapture } from '../notify/notify-fixture.js';
 
 const SECRET = 'receiver-SECRET-signing-secret-01';

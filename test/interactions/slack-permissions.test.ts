@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SlackPermissions } from '../../src/interactions/slack-permissions.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import type { SlackAllow } from '../../src/notify/channels/slack-interactions-config.js';
 
 const GROUPS: Record<string, string[]> = { S0ONCALL: ['U0BOB'], S0LEADS: ['U0CAROL'] };

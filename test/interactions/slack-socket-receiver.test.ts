@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
 import { SocketReceiver } from '../../src/interactions/slack-socket-receiver.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startSlackApi, type SlackApi } from '../helpers/slack-api.js';
 import { LogCapture } from '../notify/notify-fixture.js';
 

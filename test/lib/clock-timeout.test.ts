@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { clockTimeout } from '../../src/lib/clock-timeout.js';
 
 const late = () => new Error('time is up');

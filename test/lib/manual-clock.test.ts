@@ -1,6 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { clockWentBack, ManualClock } from '../../src/lib/clock.js';
+import { clockWentBack } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 describe('ManualClock', () => {
   // Stepped back as NTP or a restored VM steps a wall clock, a sleeper still wakes after the time

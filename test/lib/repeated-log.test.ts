@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { daemonLogger } from '../../src/cli/daemon-logger.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { RepeatedLog, errorCode, setRepeatInterval } from '../../src/lib/repeated-log.js';
 import { StoreError } from '../../src/state/store-error.js';
 import { captureLogs } from '../api/log-capture.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { silentLogger } from '../../src/lib/logger.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
 import { channelConfigSchema } from '../../src/notify/channels/registry.js';
 import { SEND_MARGIN_MS, sendLimitMs } from '../../src/notify/send-with-timeout.js';

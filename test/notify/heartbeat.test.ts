@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/lib/secret.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Heartbeat } from '../../src/notify/heartbeat.js';
 import { Harness, LogCapture, MINUTE, T0 } from './notify-fixture.js';
 

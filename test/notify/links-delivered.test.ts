@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, openWatchdog, tempDir } from '../app/fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';

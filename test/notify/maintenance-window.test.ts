@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silenceListing } from '../../src/alerts/silence-listing.js';
 import { createSilence, silenceState } from '../../src/alerts/silences.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { STATE_BACKENDS, testCluster } from '../helpers/state-backends.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { finding, Harness, HOUR, MINUTE, payloadText, slackTo } from './notify-fixture.js';

@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../../src/lib/logger.js';
 import type { Labels, Severity } from '../../src/lib/alert-vocabulary.js';
 import type { CheckName } from '../../src/detectors/registry.js';
 import type { Finding } from '../../src/detectors/finding.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { buildChannels, closeChannels } from '../../src/notify/build-channels.js';
 import type { Channel } from '../../src/notify/channels/channel.js';
 import { channelConfigSchema } from '../../src/notify/channels/registry.js';

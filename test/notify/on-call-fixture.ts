@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { acknowledge } from '../../src/alerts/acknowledge.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { captureLogger, engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 

@@ -13,7 +13,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSilence } from '../../src/alerts/silences.js';
 import type { Watchdog } from '../../src/app/watchdog.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { engineConfig, manualSim, MINUTE, openWatchdog, tempDir } from '../app/fixtures.js';
 import { freePort } from '../console/console-fixture.js';

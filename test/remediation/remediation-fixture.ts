@@ -25,7 +25,7 @@ import { appState } from '../../src/detectors/app-state.js';
 import { maintenance } from '../../src/detectors/maintenance.js';
 import type { Finding } from '../../src/detectors/finding.js';
 import { presented } from '../../src/detectors/registry.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { buildChannels } from '../../src/notify/build-channels.js';
 import type { NoticeNotification } from '../../src/notify/channels/channel.js';
 import { createNotifier, type Notifier } from '../../src/notify/notifier.js';

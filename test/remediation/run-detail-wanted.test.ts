@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Watchdog } from '../../src/app/watchdog.js';
 import { DETAIL_READS_PER_CYCLE } from '../../src/collectors/collect-runs.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import type { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../helpers/manual-clock.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { compilePolicies } from '../../src/remediation/policy.js';
 import { listAttempts } from '../../src/remediation/remediation-store.js';

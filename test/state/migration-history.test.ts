@@ -9,7 +9,7 @@
  * recorded steps untouched. And the two engines must still end with the same tables and columns.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import type { Migration } from '../../src/state/migration.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import type { SqlDatabase, SqlEngine } from '../../src/state/sql-database.js';

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { acknowledge } from '../../src/alerts/acknowledge.js';
 import { alertStoreOf } from '../../src/alerts/alert-store.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import type { Store } from '../../src/state/store.js';
 import { STATE_BACKENDS, type TestState } from '../helpers/state-backends.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import core from '../../src/state/migrations/001-core.js';
 import { ALL_MIGRATIONS } from '../../src/state/migrations/index.js';
 import { Store, type StoreOptions } from '../../src/state/store.js';

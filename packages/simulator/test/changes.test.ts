@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changeResultSchema, runSchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import type { AppRec } from '../src/sim-state.js';
 import { apiGet, apiPost, useSimulator } from '../../../test/helpers/simulator.js';
 

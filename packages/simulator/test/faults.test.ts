@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { startSimulator, type RunningSimulator } from '../src/index.js';
 import { apiGet, apiPost, simControl, useSimulator } from '../../../test/helpers/simulator.js';
 

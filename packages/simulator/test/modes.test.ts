@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { startSimulator, type RunningSimulator } from '../src/index.js';
 import { ALT_VOCABULARY } from '../src/state-words.js';
 import type { TimeFormat } from '../src/time-format.js';

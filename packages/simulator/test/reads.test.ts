@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '../../../src/api/functions.js';
 import { errorEnvelopeSchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { apiGet, useSimulator } from '../../../test/helpers/simulator.js';
 
 const clock = new ManualClock('2026-11-01T12:00:00Z');

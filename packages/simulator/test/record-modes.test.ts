@@ -4,7 +4,7 @@
  * to any value. Over HTTP, as the daemon meets them; the CLI flags at the end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { parseTime } from '../../../src/lib/parse-time.js';
 import { UNREADABLE_TIME } from '../src/fault-rewrites.js';
 import { runCli } from '../../../test/helpers/cli-harness.js';

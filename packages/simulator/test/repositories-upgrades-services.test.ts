@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { appSchema, installerSchema, restorePointSchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { startSimulator } from '../src/index.js';
 import type { AppRec } from '../src/sim-state.js';
 import { apiGet, apiPost, simControl, useSimulator } from '../../../test/helpers/simulator.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { appSchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { REPOSITORY_READ_EVERY_MS, type AppRec } from '../src/sim-state.js';
 import { apiGet, simControl, useSimulator } from '../../../test/helpers/simulator.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attentionSummarySchema, logTailSchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { startSimulator } from '../src/index.js';
 import { apiGet, useSimulator } from '../../../test/helpers/simulator.js';
 

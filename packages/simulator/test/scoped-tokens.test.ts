@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import type { AppRec } from '../src/sim-state.js';
 import { apiGet, apiPost, useSimulator } from '../../../test/helpers/simulator.js';
 

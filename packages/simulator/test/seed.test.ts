@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_LIST, errorsOf } from '../../../src/api/functions.js';
 import { attentionSummarySchema } from '../../../src/api/schemas.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../../test/helpers/manual-clock.js';
 import { startSimulator } from '../src/index.js';
 import { apiGet, useSimulator } from '../../../test/helpers/simulator.js';
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { Channel } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { Channel, Notification, SendResult } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';

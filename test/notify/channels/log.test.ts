@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { logChannel } from '../../../src/notify/channels/log.js';
 import { alertEvent, alerts, captureLogger } from './fixtures.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertEvent } from '../../../src/alerts/alert-event.js';
 import { parseMatcher } from '../../../src/alerts/matchers.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { AlertsNotification, Channel } from '../../../src/notify/channels/channel.js';
 import { emailChannel, type EmailMessage } from '../../../src/notify/channels/email.js';
 import { emailConfigSchema } from '../../../src/notify/channels/email-config.js';

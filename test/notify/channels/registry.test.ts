@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../../../src/lib/secret.js';
 import { silentLogger } from '../../../src/lib/logger.js';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { buildChannels, closeChannels } from '../../../src/notify/build-channels.js';
 import { CHANNEL_KINDS, channelConfigSchema } from '../../../src/notify/channels/registry.js';
 import type { AlertmanagerMessage } from '../../../src/notify/channels/webhook.js';

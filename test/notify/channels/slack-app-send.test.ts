@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { SendResult } from '../../../src/notify/channels/channel.js';
 import { slackAppChannel, type SlackAppChannel } from '../../../src/notify/channels/slack-app.js';
 import { slackAppConfigSchema } from '../../../src/notify/channels/slack-app-config.js';

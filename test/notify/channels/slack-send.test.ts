@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { Channel, SendResult } from '../../../src/notify/channels/channel.js';
 import { slackChannel } from '../../../src/notify/channels/slack.js';
 import type { SlackMessage } from '../../../src/notify/channels/slack-render.js';

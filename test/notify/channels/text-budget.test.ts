@@ -4,7 +4,7 @@
  * packed; and the Teams card a receiver gets of a log whose first line is blank.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { teamsChannel } from '../../../src/notify/channels/teams.js';
 import { teamsConfigSchema } from '../../../src/notify/channels/teams-config.js';
 import { packLines } from '../../../src/notify/channels/text-budget.js';

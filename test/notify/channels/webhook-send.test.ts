@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/lib/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import type { Channel, SendResult } from '../../../src/notify/channels/channel.js';
 import { webhookChannel, type AlertmanagerMessage } from '../../../src/notify/channels/webhook.js';
 import { webhookConfigSchema } from '../../../src/notify/channels/webhook-config.js';

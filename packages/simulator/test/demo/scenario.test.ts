@@ -9,7 +9,7 @@ import { healEstate } from '../../src/demo/heal-estate.js';
 import { buildScenario, type DemoProblemKind, type Scenario } from '../../src/demo/scenario.js';
 import { ScenarioRunner } from '../../src/demo/scenario-runner.js';
 import { jobPeriodSeconds } from '../../src/demo/run-demo.js';
-import { ManualClock } from '../../../../src/lib/clock.js';
+import { ManualClock } from '../../../../test/helpers/manual-clock.js';
 import { BAD_SERVER_STATES } from '../../../../src/config/state-words.js';
 import { startSimulator, type RunningSimulator } from '../../src/index.js';
 import type { ProblemKind } from '../../src/problem-finder.js';
