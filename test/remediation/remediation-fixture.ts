@@ -361,12 +361,12 @@ export class Harness {
     return backups(
       { job: 'backups', takenAt: now, apps, backups: seen },
       {
-        maxAgeMs: b.max_age,
-        states,
-        requireVerified: problems.includes('unverified'),
-        ...(problems.includes('offsite')
-          ? { offsite: { failedStates: b.offsite_failed_states, required: false } }
-          : {}),
+        ...b,
+        require_verified: problems.includes('unverified'),
+        offsite: problems.includes('offsite'),
+        offsite_required: false,
+        offsite_upload_timeout: null,
+        size_drop: null,
       },
       now,
     )
