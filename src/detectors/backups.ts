@@ -17,7 +17,7 @@
  *   (default 4) good backups before it (a warning: something was left out, or the data was lost)
  *
  * Only a backup whose `state` is one of the succeeded words and whose format is full
- * (`full_formats`, default `zip`; a null format counts as full, see `BackupStates.fullFormats`)
+ * (`full_formats`, default `zip`; a null format counts as full, see `BackupStates.full_formats`)
  * counts as taken: a running backup (the one our own `apps.backup` remediation starts), a failed
  * one, one in an unknown state, or a `dump` (the database alone: reference §4, `apps.backup`)
  * neither clears a stale alert nor is judged for verification, size or copies. A stale alert whose
@@ -36,7 +36,7 @@
  */
 import { z } from 'zod';
 import { environmentTypeSchema, type OffsiteCopy } from '../api/schemas.js';
-import { backupOutcome, backupStatesOf, isFull, type BackupStates } from '../collectors/backups-seen.js';
+import { backupOutcome, isFull, type BackupStates } from '../collectors/backups-seen.js';
 import type { NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
@@ -259,7 +259,6 @@ export function backups(
 ): DetectorResult<Detection<'backups'>> {
   const findings: Detection<'backups'>[] = [];
   const incomplete: string[] = [];
-  const states = backupStatesOf(options);
   for (const app of snapshot.apps) {
     // `max_age` names environment types only: an app outside any environment is not watched.
     const maxAge = app.environment_type === null ? null : options.max_age[app.environment_type];
@@ -297,14 +296,14 @@ export function backups(
     if (good === undefined && seen?.stopped === 'bound') {
       incomplete.push(fp('stale'));
     } else {
-      const stale = staleFinding(name, seen, maxAge, now, states);
+      const stale = staleFinding(name, seen, maxAge, now, options);
       if (stale) findings.push(make('stale', null, { severity, ...stale }));
     }
 
     // failed: the newest finished backup failed; a running one on top of it changes nothing, and
     // only a newer good one resolves it.
     const finished = seen?.finished;
-    if (finished && backupOutcome(finished, states) === 'failed') {
+    if (finished && backupOutcome(finished, options) === 'failed') {
       const details: Record<string, string> = { backup_state: finished.state ?? 'none' };
       if (good) details.newest_successful_backup = `${good.name} (#${good.id}), taken ${ago(good, now)}`;
       const summary = `Newest finished backup of ${name} failed: ${finished.name} (#${finished.id}, ${finished.state}, taken ${ago(finished, now)})`;
@@ -415,10 +414,13 @@ function staleFinding(
     // A word the config does not name is most likely the service's own word for "done": say where
     // it goes, in the alert the operator is reading, rather than only "no successful backup".
     const word = newest.state;
-    if (word !== null && states.succeeded.includes(word) && !isFull(newest, states)) {
+    if (word !== null && states.succeeded_states.includes(word) && !isFull(newest, states)) {
       details.newest_backup_format = `"${newest.format}" is not in checks.backups.full_formats: not a full backup`;
       summary += ` (format ${newest.format}: not a full backup)`;
-    } else if (word !== null && ![...states.succeeded, ...states.running, ...states.failed].includes(word)) {
+    } else if (
+      word !== null &&
+      ![...states.succeeded_states, ...states.running_states, ...states.failed_states].includes(word)
+    ) {
       details.unknown_state = `"${word}" is in none of checks.backups.succeeded_states, running_states or failed_states`;
       summary += ` (a state checks.backups does not name)`;
     }

@@ -79,7 +79,7 @@ describe('backupOutcome', () => {
   });
 
   it("reads the configured words, not the simulator's", () => {
-    const states = { succeeded: ['completed'], running: ['in_progress'], failed: ['error'] };
+    const states = { succeeded_states: ['completed'], running_states: ['in_progress'], failed_states: ['error'] };
     expect(
       [done, 'completed', 'in_progress', 'error'].map((state) => backupOutcome({ state, taken_at: ago(HOUR) }, states)),
     ).toEqual(['unknown', 'good', 'running', 'failed']);
@@ -483,7 +483,7 @@ describe('backups', () => {
  * that never ended.
  */
 describe('backups: format, size and off-site rules', () => {
-  const FULL = { ...BACKUP_STATES, fullFormats: ['zip'] };
+  const FULL = { ...BACKUP_STATES, full_formats: ['zip'] };
   const all = backupsConfig.parse({});
   /** The app's backups read as the collector reads them (full formats, four sizes of history). */
   const snap = (bs: Backup[]) => backupsSnapshot([prod()], bs, {}, { states: FULL, history: 4 });
