@@ -8,36 +8,25 @@ import { parseTime } from '../lib/parse-time.js';
 import type { BackupsSeen } from './snapshot.js';
 import type { NewestBackup } from './views.js';
 
-/** The backup state words of the service (`checks.backups.*_states`); no word is in two lists. */
+/**
+ * The backup state words of the service, by their keys in `checks.backups` (the section itself is
+ * one); no word is in two lists. Its own type, not the config's: the config imports the check
+ * registry, so a collector that imported it would close a circle through the backups check.
+ */
 export interface BackupStates {
   /** Finished well: the only backups that count as taken. */
-  succeeded: readonly string[];
-  /** Still being made. */
-  running: readonly string[];
-  failed: readonly string[];
-  /**
-   * Backup formats that count as full (`checks.backups.full_formats`); absent: every format. A
-   * backup that succeeded in another format (a `dump`, the database alone) is `partial`: the app
-   * cannot be restored from it whole. A null format counts as full: the reference's own change
-   * takes `zip` unless told `dump`, and a service that leaves the field empty would otherwise make
-   * every app stale, a loud cost for a field that says nothing.
-   */
-  fullFormats?: readonly string[];
-}
-
-/**
- * What `checks.backups` says a backup's state and format mean. Its words by their own names, not
- * the config's type: the config imports the check registry, so a collector that imported it would
- * close a circle through the backups check.
- */
-export function backupStatesOf(config: {
   succeeded_states: readonly string[];
+  /** Still being made. */
   running_states: readonly string[];
   failed_states: readonly string[];
-  full_formats?: readonly string[] | undefined;
-}): BackupStates {
-  const { succeeded_states, running_states, failed_states, full_formats } = config;
-  return { succeeded: succeeded_states, running: running_states, failed: failed_states, fullFormats: full_formats };
+  /**
+   * Backup formats that count as full; absent: every format. A backup that succeeded in another
+   * format (a `dump`, the database alone) is `partial`: the app cannot be restored from it whole. A
+   * null format counts as full: the reference's own change takes `zip` unless told `dump`, and a
+   * service that leaves the field empty would otherwise make every app stale, a loud cost for a
+   * field that says nothing.
+   */
+  full_formats?: readonly string[];
 }
 
 /** What a backup's `state` (and format) says of it. */
@@ -58,19 +47,19 @@ export function backupOutcome(
 ): BackupOutcome {
   const state = backup.state;
   if (state === null) return 'unknown';
-  if (states.running.includes(state)) return 'running';
-  if (states.failed.includes(state)) return 'failed';
-  if (states.succeeded.includes(state)) {
+  if (states.running_states.includes(state)) return 'running';
+  if (states.failed_states.includes(state)) return 'failed';
+  if (states.succeeded_states.includes(state)) {
     if (parseTime(backup.taken_at) === null) return 'unknown';
     return isFull(backup, states) ? 'good' : 'partial';
   }
   return 'unknown';
 }
 
-/** Whether the backup's format counts as full (see {@link BackupStates.fullFormats}). */
+/** Whether the backup's format counts as full (see {@link BackupStates.full_formats}). */
 export function isFull(backup: Partial<Pick<NewestBackup, 'format'>>, states: BackupStates): boolean {
   const format = backup.format ?? null;
-  return format === null || states.fullFormats === undefined || states.fullFormats.includes(format);
+  return format === null || states.full_formats === undefined || states.full_formats.includes(format);
 }
 
 /**

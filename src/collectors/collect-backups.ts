@@ -1,6 +1,6 @@
 import { StateWordTally } from './state-word-tally.js';
 import { ApiPaginationError } from '../api/errors.js';
-import { backupStatesOf, seeBackup, settledBy, type BackupStates } from './backups-seen.js';
+import { seeBackup, settledBy, type BackupStates } from './backups-seen.js';
 import type { CollectorContext } from './collector-context.js';
 import { mapLimit } from './map-limit.js';
 import { CYCLE_WINDOW_MS } from './shared-apps.js';
@@ -88,7 +88,6 @@ async function backupsPerApp(
   const config = ctx.checks.backups;
   // The job runs for its other checks alone (app_state, which reads the apps): no backup is judged.
   if (!config.enabled) return new Map();
-  const states = backupStatesOf(config);
   // Good backups read past the newest good one, for its size to be compared with (0: none).
   const history = config.size_drop === null ? 0 : config.size_history;
   // Per watched app, the oldest time a good backup may have (now − max_age).
@@ -115,7 +114,7 @@ async function backupsPerApp(
     const meet = (backup: NewestBackup) => {
       const app = backup.app_id === null ? undefined : byId.get(backup.app_id);
       if (!app || settled.has(app.id)) return;
-      const seen = seeBackup(open.get(app.id), backup, states, history);
+      const seen = seeBackup(open.get(app.id), backup, config, history);
       const why = settledBy(seen, backup, horizons.get(app.id)!, history);
       if (why === null) return void open.set(app.id, seen);
       if (why === 'max_age') seen.stopped = 'max_age';
@@ -152,7 +151,7 @@ async function backupsPerApp(
       // Walked to the end, every app's backups were all met: what is open is all there is.
       const unread = walkedToEnd ? [] : [...missing];
       const tail = await mapLimit(unread, ctx.concurrency, (appId) =>
-        readOneApp(ctx, query, appId, states, horizons.get(appId)!, history),
+        readOneApp(ctx, query, appId, config, horizons.get(appId)!, history),
       );
       unread.forEach((appId, i) => settle(byId.get(appId)!, tail[i]));
       // Apps not waited for (no last_backup_at), with what the walk passed of them.

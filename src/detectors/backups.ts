@@ -17,7 +17,7 @@
  *   (default 4) good backups before it (a warning: something was left out, or the data was lost)
  *
  * Only a backup whose `state` is one of the succeeded words and whose format is full
- * (`full_formats`, default `zip`; a null format counts as full, see `BackupStates.fullFormats`)
+ * (`full_formats`, default `zip`; a null format counts as full, see `BackupStates.full_formats`)
  * counts as taken: a running backup (the one our own `apps.backup` remediation starts), a failed
  * one, one in an unknown state, or a `dump` (the database alone: reference §4, `apps.backup`)
  * neither clears a stale alert nor is judged for verification, size or copies. A stale alert whose
@@ -25,18 +25,18 @@
  * of a good backup either: the reference does not say which backups set it (the collector uses it
  * only as a hint of which apps have any backup to wait for).
  *
- * `max_age` also decides whether an app's backups are watched at all: `off` (null) or an absent
- * environment type means "backups there are not watched", and none of the problems is reported — an
- * operator who writes `development: off` does not want development's backup health either. Apps
- * outside any environment (environment_type null) use the `none` entry, absent by default: such apps
- * are scratch and service instances that usually carry no backup policy.
+ * `max_age` also decides whether an app's backups are watched at all: `off` (null) means "backups
+ * there are not watched", and none of the problems is reported — an operator who writes
+ * `development: off` does not want development's backup health either. Apps outside any
+ * environment (environment_type null) are not watched: `max_age` names environment types only, and
+ * such apps are scratch and service instances that usually carry no backup policy.
  *
  * When the collector could not tell a judgement ({@link BackupsSeen} `stopped`), the problems it is
  * about are declared incomplete: their alerts stay as they are, neither raised nor resolved.
  */
 import { z } from 'zod';
-import { environmentTypeSchema, type EnvironmentType, type OffsiteCopy } from '../api/schemas.js';
-import { backupOutcome, backupStatesOf, isFull, type BackupStates } from '../collectors/backups-seen.js';
+import { environmentTypeSchema, type OffsiteCopy } from '../api/schemas.js';
+import { backupOutcome, isFull, type BackupStates } from '../collectors/backups-seen.js';
 import type { NewestBackup } from '../collectors/views.js';
 import type { AppBackups, BackupsSeen, BackupsSnapshot } from '../collectors/snapshot.js';
 import { enabledSchema, stateListSchema } from '../config/check-config.js';
@@ -63,40 +63,8 @@ import { oneLine } from './one-line.js';
 import { factsFrom } from './presentation.js';
 import { parseTime, toIso } from '../lib/parse-time.js';
 
-/**
- * Options of the backups check (`checks.backups`).
- * Severity by default: critical in production, warning elsewhere (of a missing, stale or failed backup).
- */
-export interface BackupsOptions {
-  /**
-   * Largest allowed age of the newest good backup per environment type; `none` applies to apps
-   * outside any environment. null or absent: that environment's backups are not watched at all.
-   */
-  maxAgeMs: Partial<Record<EnvironmentType | 'none', number | null>>;
-  /** What a backup's `state` says. */
-  states: BackupStates;
-  /** Report a newest good backup that was not verified. */
-  requireVerified: boolean;
-  /** Check the newest good backup's off-site copies; absent: not checked. */
-  offsite?: {
-    /** Off-site copy states meaning the last transfer failed (default: the simulator's `failed`). */
-    failedStates: readonly string[];
-    /** A newest good backup without any off-site copy is a finding (default true). */
-    required?: boolean;
-    /** How long after the backup an upload may go without `uploaded_at`; null or absent: no limit. */
-    uploadTimeoutMs?: number | null;
-  };
-  /** Compare the newest good backup's size with the good ones before it; absent: only an empty one is reported. */
-  size?: {
-    /** Reported when under this share of the median of the sizes before it. */
-    dropRatio: number;
-    /** How many good backups before it are read to compare with (the collector reads that many). */
-    history: number;
-  };
-}
-
 /** `checks.backups`. */
-const backupsConfig = z
+export const backupsConfig = z
   .strictObject({
     enabled: enabledSchema,
     max_age: z
@@ -166,27 +134,17 @@ const backupsConfig = z
   })
   .prefault({});
 
+/**
+ * `checks.backups` as parsed: the detector's options. Severity by default: critical in production,
+ * warning elsewhere (of a missing, stale or failed backup).
+ */
+export type BackupsConfig = z.output<typeof backupsConfig>;
+
 /** The backups check. */
 export const backupsCheck = defineCheck({
   name: 'backups',
   job: 'backups',
   config: backupsConfig,
-  options: (own): BackupsOptions | undefined =>
-    own.enabled
-      ? {
-          maxAgeMs: { ...own.max_age },
-          states: backupStatesOf(own),
-          requireVerified: own.require_verified,
-          ...(own.offsite && {
-            offsite: {
-              failedStates: own.offsite_failed_states,
-              required: own.offsite_required,
-              uploadTimeoutMs: own.offsite_upload_timeout,
-            },
-          }),
-          ...(own.size_drop !== null && { size: { dropRatio: own.size_drop, history: own.size_history } }),
-        }
-      : undefined,
   detect: backups,
   relevant: backupsConcern,
   resolution: backupsResolution,
@@ -239,7 +197,7 @@ export type OffsiteReason = 'transfer_failed' | 'not_on_storage' | 'upload_stuck
 export function judgeOffsite(
   copy: OffsiteCopy,
   failedStates: readonly string[],
-  upload: { takenAt: number; now: number; uploadTimeoutMs: number | null | undefined } | null = null,
+  upload: { takenAt: number; now: number; uploadTimeoutMs: number | null } | null = null,
 ): OffsiteReason | null {
   if (copy.error !== null || (copy.state !== null && failedStates.includes(copy.state))) return 'transfer_failed';
   if (!copy.on_storage && copy.uploaded_at !== null) return 'not_on_storage';
@@ -253,7 +211,7 @@ export function judgeOffsite(
  * itself on a snapshot of the one app (every finding is about one app), so the collector keeps
  * exactly the apps it would report and drops the others, with their backups, as it settles them.
  */
-export function backupsConcern({ app, seen }: AppBackups, options: BackupsOptions, now: number): boolean {
+export function backupsConcern({ app, seen }: AppBackups, options: BackupsConfig, now: number): boolean {
   const one: BackupsSnapshot = {
     job: 'backups',
     takenAt: now,
@@ -296,14 +254,15 @@ function backupsResolution(alert: ResolvedAlert, snapshot: BackupsSnapshot): str
 /** Finds backup problems of every watched app. */
 export function backups(
   snapshot: BackupsSnapshot,
-  options: BackupsOptions,
+  options: BackupsConfig,
   now: number,
 ): DetectorResult<Detection<'backups'>> {
   const findings: Detection<'backups'>[] = [];
   const incomplete: string[] = [];
   for (const app of snapshot.apps) {
-    const maxAge = options.maxAgeMs[app.environment_type ?? 'none'];
-    if (maxAge === null || maxAge === undefined) continue;
+    // `max_age` names environment types only: an app outside any environment is not watched.
+    const maxAge = app.environment_type === null ? null : options.max_age[app.environment_type];
+    if (maxAge === null) continue;
     const seen = snapshot.backups.get(app.id);
     const { name } = appContext(app);
     // Every finding of this app: same labels and link; the fingerprint names the sub-problem. As a
@@ -337,14 +296,14 @@ export function backups(
     if (good === undefined && seen?.stopped === 'bound') {
       incomplete.push(fp('stale'));
     } else {
-      const stale = staleFinding(name, seen, maxAge, now, options.states);
+      const stale = staleFinding(name, seen, maxAge, now, options);
       if (stale) findings.push(make('stale', null, { severity, ...stale }));
     }
 
     // failed: the newest finished backup failed; a running one on top of it changes nothing, and
     // only a newer good one resolves it.
     const finished = seen?.finished;
-    if (finished && backupOutcome(finished, options.states) === 'failed') {
+    if (finished && backupOutcome(finished, options) === 'failed') {
       const details: Record<string, string> = { backup_state: finished.state ?? 'none' };
       if (good) details.newest_successful_backup = `${good.name} (#${good.id}), taken ${ago(good, now)}`;
       const summary = `Newest finished backup of ${name} failed: ${finished.name} (#${finished.id}, ${finished.state}, taken ${ago(finished, now)})`;
@@ -374,25 +333,25 @@ export function backups(
     }
     const takenAt = toIso(good.taken_at);
 
-    const size = sizeFinding(name, good, seen?.previous ?? [], options.size);
+    const size = sizeFinding(name, good, seen?.previous ?? [], options.size_drop);
     if (size) {
       findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt }));
     }
 
-    if (options.requireVerified && !good.verified) {
+    if (options.require_verified && !good.verified) {
       const summary = `Newest successful backup of ${name} is not verified (${good.name})`;
       findings.push(make('unverified', good, { severity: 'warning', summary, since: takenAt }));
     }
 
     if (!options.offsite) continue;
-    if (good.offsite.length === 0 && options.offsite.required !== false) {
+    if (good.offsite.length === 0 && options.offsite_required) {
       const summary = `Newest successful backup of ${name} has no off-site copy (${good.name})`;
       findings.push(make('no_offsite', good, { severity: 'warning', summary, since: null }));
     }
     // A good backup always has a time (`backupOutcome`).
-    const upload = { takenAt: parseTime(good.taken_at)!, now, uploadTimeoutMs: options.offsite.uploadTimeoutMs };
+    const upload = { takenAt: parseTime(good.taken_at)!, now, uploadTimeoutMs: options.offsite_upload_timeout };
     for (const copy of good.offsite) {
-      const reason = judgeOffsite(copy, options.offsite.failedStates, upload);
+      const reason = judgeOffsite(copy, options.offsite_failed_states, upload);
       if (!reason) continue;
       const { storage } = copy;
       const details = { storage, ...copyDetails(copy), reason };
@@ -455,10 +414,13 @@ function staleFinding(
     // A word the config does not name is most likely the service's own word for "done": say where
     // it goes, in the alert the operator is reading, rather than only "no successful backup".
     const word = newest.state;
-    if (word !== null && states.succeeded.includes(word) && !isFull(newest, states)) {
+    if (word !== null && states.succeeded_states.includes(word) && !isFull(newest, states)) {
       details.newest_backup_format = `"${newest.format}" is not in checks.backups.full_formats: not a full backup`;
       summary += ` (format ${newest.format}: not a full backup)`;
-    } else if (word !== null && ![...states.succeeded, ...states.running, ...states.failed].includes(word)) {
+    } else if (
+      word !== null &&
+      ![...states.succeeded_states, ...states.running_states, ...states.failed_states].includes(word)
+    ) {
       details.unknown_state = `"${word}" is in none of checks.backups.succeeded_states, running_states or failed_states`;
       summary += ` (a state checks.backups does not name)`;
     }
@@ -467,14 +429,15 @@ function staleFinding(
 }
 
 /**
- * The size finding's text, or null: an empty backup (`size_mb` 0) always; one under `dropRatio` of
- * the median size of the good backups before it, when at least two of them give a size.
+ * The size finding's text, or null: an empty backup (`size_mb` 0) always; one under `dropRatio`
+ * (`size_drop`; null: off) of the median size of the good backups before it, when at least two of
+ * them give a size.
  */
 function sizeFinding(
   name: string,
   good: NewestBackup,
   previous: readonly { size_mb: number | null }[],
-  size: BackupsOptions['size'],
+  dropRatio: number | null,
 ): { empty: boolean; summary: string; details: Record<string, string> } | null {
   const mb = good.size_mb;
   if (mb === null) return null;
@@ -485,9 +448,9 @@ function sizeFinding(
       details: { size: sizeText(0), reason: 'empty' },
     };
   const sizes = previous.flatMap((p) => (p.size_mb === null ? [] : [p.size_mb]));
-  if (!size || sizes.length < 2) return null;
+  if (dropRatio === null || sizes.length < 2) return null;
   const usual = median(sizes);
-  if (mb >= size.dropRatio * usual) return null;
+  if (mb >= dropRatio * usual) return null;
   const share = Math.round((mb / usual) * 100);
   return {
     empty: false,

@@ -1,15 +1,12 @@
-import type { Labels, Subject } from '../lib/alert-vocabulary.js';
+import type { Subject } from '../lib/alert-vocabulary.js';
 import { buildLabels, type LabelValue } from './build-labels.js';
+import type { Detection } from './finding.js';
 import { fingerprint } from './fingerprint.js';
 
-/** What every finding about one record says of the record, whichever check found it. */
-export interface RecordFindingParts<C extends string> {
-  fingerprint: string;
-  check: C;
-  labels: Labels<C>;
-  url: string | null;
-  subject: Subject;
-}
+/** What every finding about one record says of the record, whichever check found it: all of it given. */
+export type RecordFindingParts<C extends string> = Required<
+  Pick<Detection<C>, 'fingerprint' | 'check' | 'labels' | 'url' | 'subject'>
+>;
 
 /**
  * The parts of a finding about one record (a run, a URL, a server, a marketplace service) that

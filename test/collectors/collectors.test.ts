@@ -227,18 +227,12 @@ describe('collectBackups', () => {
   /** Ground truth for one app: its backups newest first, met as the check meets them until settled. */
   async function truthOf(appId: number, c: CollectorContext): Promise<BackupsSeen | undefined> {
     const b = c.checks.backups;
-    const states = {
-      succeeded: b.succeeded_states,
-      running: b.running_states,
-      failed: b.failed_states,
-      fullFormats: b.full_formats,
-    };
     const history = b.size_drop === null ? 0 : b.size_history;
     const app = (await client.apps.get(appId)) as AppBackupState;
     const horizon = c.now - (b.max_age[app.environment_type!] as number);
     let seen: BackupsSeen | undefined;
     for (const one of (await client.backups.list({ app_id: appId, limit: 100 }, { view: newestBackupView })).items) {
-      seen = seeBackup(seen, one, states, history);
+      seen = seeBackup(seen, one, b, history);
       const why = settledBy(seen, one, horizon, history);
       if (why === 'max_age') seen.stopped = 'max_age';
       if (why) break;

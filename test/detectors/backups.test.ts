@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { AppListItem, Backup, OffsiteCopy } from '../../src/api/schemas.js';
 import type { BackupsSeen } from '../../src/collectors/snapshot.js';
 import { backupOutcome, seeBackup, settledBy, type BackupOutcome } from '../../src/collectors/backups-seen.js';
-import { backups, judgeOffsite, type BackupsOptions, type OffsiteReason } from '../../src/detectors/backups.js';
+import {
+  backups,
+  backupsConfig,
+  judgeOffsite,
+  type BackupsConfig,
+  type OffsiteReason,
+} from '../../src/detectors/backups.js';
 import { VOCABULARY } from '../../packages/simulator/src/vocabulary.js';
 import { FAILED_OFFSITE_STATES } from '../../src/config/state-words.js';
 import {
@@ -20,12 +26,8 @@ import {
 } from './fixtures.js';
 import { presentationOf } from '../../src/detectors/registry.js';
 
-const options: BackupsOptions = {
-  maxAgeMs: { production: 26 * HOUR, staging: 8 * DAY, development: null },
-  states: BACKUP_STATES,
-  requireVerified: true,
-  offsite: { failedStates: FAILED_OFFSITE_STATES },
-};
+/** The defaults, but without an upload timeout or a size comparison (their rules are below). */
+const options = backupsConfig.parse({ offsite_upload_timeout: 'off', size_drop: 'off' });
 const { done, running, failed } = VOCABULARY.backup;
 const prod = (o: Partial<AppListItem> = {}) => appListItem(o);
 /** Backup #id of app 1 in `state`, taken `age` ago; verified and copied off-site unless said. */
@@ -34,14 +36,14 @@ const b = (id: number, state: string | null, age: number, o: Partial<Backup> = {
 const run = (
   apps: AppListItem[],
   bs: Backup[],
-  opts: BackupsOptions = options,
+  opts: BackupsConfig = options,
   stopped: Record<number, BackupsSeen['stopped']> = {},
 ) => {
   const result = backups(backupsSnapshot(apps, bs, stopped), opts, NOW);
   expectWellFormed(result.findings);
   return result;
 };
-const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsOptions = options) =>
+const fps = (apps: AppListItem[], bs: Backup[], opts: BackupsConfig = options) =>
   run(apps, bs, opts).findings.map((f) => f.fingerprint);
 
 describe('judgeOffsite', () => {
@@ -77,7 +79,7 @@ describe('backupOutcome', () => {
   });
 
   it("reads the configured words, not the simulator's", () => {
-    const states = { succeeded: ['completed'], running: ['in_progress'], failed: ['error'] };
+    const states = { succeeded_states: ['completed'], running_states: ['in_progress'], failed_states: ['error'] };
     expect(
       [done, 'completed', 'in_progress', 'error'].map((state) => backupOutcome({ state, taken_at: ago(HOUR) }, states)),
     ).toEqual(['unknown', 'good', 'running', 'failed']);
@@ -330,16 +332,14 @@ describe('backups', () => {
     expect(known!.details.unknown_state).toBeUndefined();
   });
 
-  it('watches apps outside any environment when `none` has a max_age', () => {
+  it('does not watch apps outside any environment (max_age names environment types only)', () => {
     const app = prod({ id: 4, environment_type: null, last_backup_at: null });
-    expect(fps([app], [], { ...options, maxAgeMs: { none: DAY } })).toEqual(['backups/app/4/stale']);
+    expect(fps([app], [])).toEqual([]);
   });
 
   it('does not report unverified backups unless asked, nor off-site copies without offsite options', () => {
     const one = backup({ verified: false, offsite: [offsiteCopy({ on_storage: false })] });
-    expect(fps([prod()], [one], { maxAgeMs: options.maxAgeMs, states: BACKUP_STATES, requireVerified: false })).toEqual(
-      [],
-    );
+    expect(fps([prod()], [one], { ...options, require_verified: false, offsite: false })).toEqual([]);
   });
 
   it('says how old the newest good backup is and since when that is too old', () => {
@@ -483,16 +483,11 @@ describe('backups', () => {
  * that never ended.
  */
 describe('backups: format, size and off-site rules', () => {
-  const FULL = { ...BACKUP_STATES, fullFormats: ['zip'] };
-  const all: BackupsOptions = {
-    ...options,
-    states: FULL,
-    offsite: { failedStates: FAILED_OFFSITE_STATES, required: true, uploadTimeoutMs: 6 * HOUR },
-    size: { dropRatio: 0.5, history: 4 },
-  };
+  const FULL = { ...BACKUP_STATES, full_formats: ['zip'] };
+  const all = backupsConfig.parse({});
   /** The app's backups read as the collector reads them (full formats, four sizes of history). */
   const snap = (bs: Backup[]) => backupsSnapshot([prod()], bs, {}, { states: FULL, history: 4 });
-  const judge = (bs: Backup[], o: Partial<BackupsOptions> = {}) => {
+  const judge = (bs: Backup[], o: Partial<BackupsConfig> = {}) => {
     const { findings } = backups(snap(bs), { ...all, ...o }, NOW);
     expectWellFormed(findings);
     return findings;
@@ -545,7 +540,7 @@ describe('backups: format, size and off-site rules', () => {
       );
   });
 
-  it.each<[string, Backup[], Partial<BackupsOptions>, { severity: string; summary: string } | null]>([
+  it.each<[string, Backup[], Partial<BackupsConfig>, { severity: string; summary: string } | null]>([
     ['steady sizes', daily([100, 98, 97, 95, 94]), {}, null],
     ['growing', daily([150, 100, 100, 100, 100]), {}, null],
     ['just at half the median', daily([50, 100, 100, 100, 100]), {}, null],
@@ -573,13 +568,13 @@ describe('backups: format, size and off-site rules', () => {
     [
       'size_drop off: an empty one still',
       daily([0, 100, 100]),
-      { size: undefined },
+      { size_drop: null },
       {
         severity: 'critical',
         summary: 'Newest successful backup of shop-prod (production) is empty: shop-prod-2026-11-01 (0 MB)',
       },
     ],
-    ['size_drop off: a shrink is not judged', daily([10, 100, 100]), { size: undefined }, null],
+    ['size_drop off: a shrink is not judged', daily([10, 100, 100]), { size_drop: null }, null],
     [
       'a dump in between is not history',
       [
@@ -609,7 +604,7 @@ describe('backups: format, size and off-site rules', () => {
     ).toBe('backup shop-prod-2026-11-01 taken 2026-11-01 11:00 UTC: 101 MB');
   });
 
-  it.each<[string, Backup, Partial<BackupsOptions['offsite']>, string | null, string | null]>([
+  it.each<[string, Backup, Partial<BackupsConfig>, string | null, string | null]>([
     ['copied', b(600, done, HOUR), {}, null, null],
     [
       'no off-site copy at all',
@@ -618,7 +613,7 @@ describe('backups: format, size and off-site rules', () => {
       'no_offsite',
       'Newest successful backup of shop-prod (production) has no off-site copy (shop-prod-2026-11-01)',
     ],
-    ['no copy, offsite_required false', b(600, done, HOUR, { offsite: [] }), { required: false }, null, null],
+    ['no copy, offsite_required false', b(600, done, HOUR, { offsite: [] }), { offsite_required: false }, null, null],
     [
       'an upload under way for an hour',
       b(600, done, HOUR, { offsite: [offsiteCopy({ on_storage: false, state: 'uploading', uploaded_at: null })] }),
@@ -636,13 +631,12 @@ describe('backups: format, size and off-site rules', () => {
     [
       'stuck, offsite_upload_timeout off',
       b(600, done, 8 * HOUR, { offsite: [offsiteCopy({ on_storage: false, state: 'uploading', uploaded_at: null })] }),
-      { uploadTimeoutMs: null },
+      { offsite_upload_timeout: null },
       null,
       null,
     ],
   ])('off-site: %s', (_name, one, o, problem, summary) => {
-    const opts = { ...all, offsite: { ...all.offsite!, ...o } };
-    const findings = judge([one], opts).filter((f) => f.labels.problem !== 'health');
+    const findings = judge([one], o).filter((f) => f.labels.problem !== 'health');
     if (problem === null) return void expect(findings).toEqual([]);
     expect(findings).toMatchObject([
       { severity: 'warning', summary, labels: { problem }, subject: { type: 'backup', id: 600 } },

@@ -268,9 +268,9 @@ export function urlsSnapshot(urls: UrlRecord[], apps: AppListItem[] = [appListIt
 
 /** The simulator's backup state words, as the config's defaults give them. */
 export const BACKUP_STATES: BackupStates = {
-  succeeded: SUCCEEDED_BACKUP_STATES,
-  running: RUNNING_BACKUP_STATES,
-  failed: FAILED_BACKUP_STATES,
+  succeeded_states: SUCCEEDED_BACKUP_STATES,
+  running_states: RUNNING_BACKUP_STATES,
+  failed_states: FAILED_BACKUP_STATES,
 };
 
 /**

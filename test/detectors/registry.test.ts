@@ -14,7 +14,6 @@ import {
   BAD_APP_STATES,
   BAD_INSTALLER_STATES,
   BAD_SERVER_STATES,
-  FAILED_OFFSITE_STATES,
   FAILED_RUN_STATES,
   FAILED_UPGRADE_STATES,
 } from '../../src/config/state-words.js';
@@ -23,7 +22,6 @@ import {
   app,
   appListItem,
   attentionSnapshot,
-  BACKUP_STATES,
   backupsSnapshot,
   DAY,
   expectWellFormed,
@@ -46,21 +44,13 @@ import {
   urlsSnapshot,
 } from './fixtures.js';
 
-/** Every check on: the defaults, but every attention item and failed upgrade at once, backups' own. */
-const all = {
-  ...optionsOf(`checks:
+/** Every check on: the defaults, but every attention item and failed upgrade at once. */
+const all = optionsOf(`checks:
   attention: { min_severity: info, fold_wait: 0s }
   maintenance: { max_duration: 1h }
   repository_checks: { enabled: true }
   upgrades: { fold_wait: 0s }
-  restore_points: { enabled: true }`),
-  backups: {
-    maxAgeMs: { production: 26 * HOUR },
-    states: BACKUP_STATES,
-    requireVerified: true,
-    offsite: { failedStates: FAILED_OFFSITE_STATES },
-  },
-} as Required<DetectorOptions>;
+  restore_points: { enabled: true }`) as Required<DetectorOptions>;
 
 /** One snapshot per job, each with something for every detector of that job to find. */
 const snapshots: Record<SnapshotJob, Snapshot> = {

@@ -11,10 +11,8 @@ import { BAD_SERVER_STATES, FAILED_RUN_STATES } from '../../src/config/state-wor
 import {
   app,
   appListItem,
-  BACKUP_STATES,
   backupsSnapshot,
   expectWellFormed,
-  HOUR,
   maintenanceSnapshot,
   NOW,
   optionsOf,
@@ -135,13 +133,13 @@ describe('a server pages like the apps on it', () => {
 
 describe('the server label of app findings matches the server finding (bad_servers inhibition)', () => {
   // Every app detector, each given one problem on an app that runs on server "web-01".
-  const { failed_runs, stuck_runs, certificates, url_checks } = optionsOf('');
+  const { failed_runs, stuck_runs, certificates, url_checks, backups } = optionsOf('');
   const all: DetectorOptions = {
     failed_runs,
     stuck_runs,
     certificates,
     url_checks,
-    backups: { maxAgeMs: { production: 26 * HOUR }, states: BACKUP_STATES, requireVerified: true },
+    backups,
     maintenance: optionsOf('checks: { maintenance: { max_duration: 1h } }').maintenance,
     servers: options,
   };

@@ -351,7 +351,8 @@ export class Harness {
   async #backupFindings(appIds: number[], now: number, problems: readonly string[]): Promise<Finding[]> {
     const apps = await Promise.all(appIds.map((id) => this.client.apps.get(id)));
     const b = this.config.checks.backups;
-    const states = { succeeded: b.succeeded_states, running: b.running_states, failed: b.failed_states };
+    // Every format counts as full here (no `full_formats`): the simulator's backups as they come.
+    const { full_formats: _every, ...states } = b;
     const seen = new Map<number, BackupsSeen>();
     for (const app of apps) {
       // The app's backups newest first, every one met: its newest, newest finished and newest good.
@@ -361,12 +362,12 @@ export class Harness {
     return backups(
       { job: 'backups', takenAt: now, apps, backups: seen },
       {
-        maxAgeMs: b.max_age,
-        states,
-        requireVerified: problems.includes('unverified'),
-        ...(problems.includes('offsite')
-          ? { offsite: { failedStates: b.offsite_failed_states, required: false } }
-          : {}),
+        ...b,
+        require_verified: problems.includes('unverified'),
+        offsite: problems.includes('offsite'),
+        offsite_required: false,
+        offsite_upload_timeout: null,
+        size_drop: null,
       },
       now,
     )
