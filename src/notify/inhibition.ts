@@ -24,6 +24,7 @@
  * Held rows are decided again every delivery round: when the cause clears, the held alerts still
  * firing are delivered, and those that resolved meanwhile resolve quietly.
  */
+import type { AlertRow } from '../alerts/alert-store.js';
 import type { Labels } from '../lib/alert-vocabulary.js';
 import type { CheckName } from '../detectors/registry.js';
 import type { InhibitSettings } from './notify-settings.js';
@@ -31,16 +32,10 @@ import type { InhibitSettings } from './notify-settings.js';
 /** The rule that holds an alert back. */
 export type InhibitRule = 'bad_servers' | 'app_maintenance' | 'app_down' | 'api_unreadable';
 
-/** A firing alert as the inhibitor reads it (an `AlertRow` fits). */
-export interface InhibitionSource {
-  fingerprint: string;
-  status: string;
-  summary: string;
+/** An open alert as the inhibitor reads it, any labels; an upgrade's details name its new app (`new_app`). */
+export type InhibitionSource = Pick<AlertRow, 'fingerprint' | 'status' | 'summary' | 'details' | 'firedAt'> & {
   labels: Labels;
-  /** What it says; an upgrade's names its new app (`new_app`). */
-  details?: Record<string, string>;
-  firedAt: number | null;
-}
+};
 
 /** Why an alert is held back: the rule and the firing alert that causes it. */
 export interface InhibitionCause {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAppChannel } from '../../src/notify/channels/slack-app.js';
+import { SlackAppLinkStore } from '../../src/notify/channels/slack-app-link-store.js';
 import { LIVING_EVENT_TYPE } from '../../src/notify/channels/slack-app-sender.js';
 import { startSlackApi, type SlackApi, type SlackApiMessage } from '../helpers/slack-api.js';
 import { finding, Harness, MINUTE, SECOND } from './notify-fixture.js';
@@ -348,13 +349,14 @@ describe('seams for the interactions', () => {
     const parent = await postFirst(harness);
     const channel = harness.channels.get('ops-app') as SlackAppChannel;
 
-    expect(channel.livingMessageOf('failed_runs/shop')).toEqual({
+    const links = new SlackAppLinkStore(harness.store);
+    expect(links.forAlert('ops-app', 'failed_runs/shop')).toMatchObject({
       slackChannel: CHANNEL,
       ts: parent.ts,
       groupKey: '{"check":"failed_runs","environment_type":"production"}',
-      open: true,
+      status: 'open',
     });
-    expect(channel.livingMessageOf('failed_runs/nothing')).toBeUndefined();
+    expect(links.forAlert('ops-app', 'failed_runs/nothing')).toBeUndefined();
     expect(channel.livingMessageAt(CHANNEL, parent.ts)).toEqual({
       groupKey: '{"check":"failed_runs","environment_type":"production"}',
       open: true,

@@ -69,14 +69,10 @@ function decoded(part: string): string {
 
 /** An answer by the retry rules: its Retry-After honoured, the start of a failure's body its reason. */
 export function classifyReply(reply: HttpReply, now: number): SendResult {
-  const ok = reply.status >= 200 && reply.status < 300;
+  // A 2xx is ok whatever its body: `classifyHttpAnswer` reads the body of a failure alone.
+  const { status, body } = reply;
   return classifyHttpAnswer(
-    {
-      status: reply.status,
-      retryAfter: headerOf(reply, 'retry-after'),
-      body: ok ? null : reply.body,
-      location: headerOf(reply, 'location'),
-    },
+    { status, retryAfter: headerOf(reply, 'retry-after'), body, location: headerOf(reply, 'location') },
     now,
   );
 }

@@ -6,7 +6,7 @@
  * are folded and hidden ones written out as everywhere (`oneLine`), and each value is cut.
  *
  * One send carries several requests (one per alert): when one fails, those before it were
- * accepted, and a retry renders the message again. {@link DeliveredRequests} remembers what was
+ * accepted, and a retry renders the message again. {@link incidentSender} remembers what was
  * accepted, so the retry starts where the failure was and an acknowledgement is not sent twice.
  */
 import { createHash } from 'node:crypto';
@@ -114,36 +114,15 @@ export interface KeyedRequest<R> {
 }
 
 /**
- * The requests a channel's sends had accepted, remembered for a while (the most recent
- * {@link REMEMBERED} of them): a send that failed half-way is rendered again and tried again, and
- * what was accepted before the failure is not asked twice. In memory only: after a restart every
- * request is sent again, which both tools take as the same incident (the same key).
- */
-export class DeliveredRequests {
-  readonly #keys = new Set<string>();
-
-  /** Sends each request not yet accepted, in order, stopping at the first that is not: its result. */
-  async sendEach<R>(
-    requests: readonly KeyedRequest<R>[],
-    send: (request: R) => Promise<SendResult>,
-  ): Promise<SendResult> {
-    for (const { key, request } of requests) {
-      if (key !== null && this.#keys.has(key)) continue;
-      const result = await send(request);
-      if (result.outcome !== 'ok') return result;
-      if (key === null) continue;
-      this.#keys.add(key);
-      if (this.#keys.size > REMEMBERED) this.#keys.delete(this.#keys.values().next().value as string);
-    }
-    return { outcome: 'ok' };
-  }
-}
-
-/**
  * What every incident tool's channel does besides rendering: each send makes the message's
- * requests in order, those accepted before skipped ({@link DeliveredRequests}), each one the HTTP
- * request `toHttp` makes of it under the API root (`api_url`, else the region's); the tool keeps the
+ * requests in order, stopping at the first not accepted (its result), each one the HTTP request
+ * `toHttp` makes of it under the API root (`api_url`, else the region's); the tool keeps the
  * incident, so it is told who took the alert here.
+ *
+ * The requests accepted are remembered by key for a while (the most recent {@link REMEMBERED}):
+ * a send that failed half-way is rendered again and tried again, and what was accepted before the
+ * failure is not asked twice. In memory only: after a restart every request is sent again, which
+ * both tools take as the same incident (the same key).
  */
 export function incidentSender<R>(
   config: { name: string; timeout: number; api_url?: string | undefined; region: 'us' | 'eu' },
@@ -152,7 +131,7 @@ export function incidentSender<R>(
   toHttp: (request: R, root: string) => Omit<ChannelRequest, 'signal'>,
 ) {
   const root = apiRoot(config.api_url ?? tool.regions[config.region]);
-  const delivered = new DeliveredRequests();
+  const accepted = new Set<string>();
   const io = httpChannelIo(config, deps, tool, [tool.secret]);
   return {
     name: config.name,
@@ -161,7 +140,17 @@ export function incidentSender<R>(
     // One send may make up to two requests per alert of its message (PagerDuty one), each within the timeout.
     sendTimeoutMs: config.timeout * Math.max(1, deps.maxItemsPerMessage ?? 10) * 2,
     send: (message: readonly KeyedRequest<R>[], signal: AbortSignal | undefined): Promise<SendResult> =>
-      io.guarded(() => delivered.sendEach(message, (r) => io.post({ ...toHttp(r, root), signal })), signal),
+      io.guarded(async () => {
+        for (const { key, request } of message) {
+          if (key !== null && accepted.has(key)) continue;
+          const result = await io.post({ ...toHttp(request, root), signal });
+          if (result.outcome !== 'ok') return result;
+          if (key === null) continue;
+          accepted.add(key);
+          if (accepted.size > REMEMBERED) accepted.delete(accepted.values().next().value as string);
+        }
+        return { outcome: 'ok' };
+      }, signal),
     close: io.close,
   };
 }

@@ -116,12 +116,6 @@ export interface LivingMessagesOptions {
   controls?: ((alerts: readonly AlertEvent[]) => ReadonlyMap<string, EventControls>) | undefined;
 }
 
-/** Where a living message is in Slack: what the interactions need to find it. */
-export interface LivingMessageRef extends Pick<LivingMessageView, 'groupKey' | 'open'> {
-  slackChannel: string;
-  ts: string;
-}
-
 /** What a living message found by its `ts` is about. */
 export interface LivingMessageView {
   groupKey: string;
@@ -143,14 +137,6 @@ export class LivingMessages {
     return this.#exclusive(() =>
       delivery.type === 'alerts' ? this.#alerts(delivery, signal) : this.#notice(delivery, signal),
     );
-  }
-
-  /** The newest living message that shows an alert (open, or closed once all in it resolved), if any. */
-  messageOf(fingerprint: string): LivingMessageRef | undefined {
-    const link = this.o.links?.forAlert(this.o.name, fingerprint);
-    return link?.ts
-      ? { slackChannel: link.slackChannel, ts: link.ts, groupKey: link.groupKey, open: link.status === 'open' }
-      : undefined;
   }
 
   /** What the message Slack knows as (channel ID, ts) is, if it is one of this channel's living messages. */

@@ -27,7 +27,6 @@ import {
   LivingMessages,
   MAX_CALLS_PER_SEND,
   SlackAnswerError,
-  type LivingMessageRef,
   type LivingMessageView,
   type SlackAppDelivery,
 } from './slack-app-sender.js';
@@ -49,8 +48,6 @@ const authAnswer = z.object({
  * message and have it shown again after an action.
  */
 export interface SlackAppChannel extends Channel<SlackAppDelivery> {
-  /** Where the newest living message that shows an alert is in Slack (and whether it is still open); undefined when none does. */
-  livingMessageOf(fingerprint: string): LivingMessageRef | undefined;
   /** What a message of this channel clicked in Slack (its channel ID and ts) is about; undefined when not one of its living messages. */
   livingMessageAt(slackChannel: string, ts: string): LivingMessageView | undefined;
   /**
@@ -138,7 +135,6 @@ export const slackAppChannel = {
           log.info({ team: me.team, bot: me.bot_id ?? me.user_id }, 'Slack accepted the bot token');
           return { outcome: 'ok' };
         }, signal),
-      livingMessageOf: (fingerprint) => living.messageOf(fingerprint),
       livingMessageAt: (slackChannel, ts) => living.messageAt(slackChannel, ts),
       refresh: (fingerprint, note, signal) => guarded(() => living.refresh(fingerprint, note), signal),
       async usergroupMembers(usergroup) {
