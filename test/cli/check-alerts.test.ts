@@ -68,6 +68,29 @@ describe('check', () => {
     expect(stdout).toMatch(/6 of 6 jobs complete; \d+ events? written; \d+ notifications? sent/);
   });
 
+  it('counts a notification a silence holds apart from those still waiting to be sent', async () => {
+    // A first check makes the state the silence is kept in.
+    expect((await run('check', '--config', configFile, '--job', 'installers')).code).toBe(0);
+    const made = await run(
+      'silence',
+      '--config',
+      configFile,
+      '--match',
+      'check=servers',
+      '--for',
+      '1h',
+      '--reason',
+      'planned',
+    );
+    expect(made.code).toBe(0);
+    const { code, stdout } = await run('check', '--config', configFile, '--job', 'servers');
+    expect(code).toBe(0);
+    // The seed's server in error: its alert fires, and the silence holds its notification.
+    expect(stdout).toMatch(/^servers\s+ok: 1 finding, 1 event$/m);
+    expect(stdout).toMatch(/0 notifications sent, 1 held back \(a silence, a mute window/);
+    expect(stdout).not.toMatch(/still waiting/);
+  });
+
   it('exits 1 when a source cannot be read completely, naming why', async () => {
     sim.control.setFault('urls.list', { errorCode: 'internal_error' });
     const { code, stdout } = await run('check', '--config', configFile, '--job', 'urls');
