@@ -295,7 +295,7 @@ export function describeEvent(
       tone: 'resolved',
       status,
       // What was wrong, said as over: the failure text alone would read as still true.
-      summary: `was: ${cutText(e.summary, SHOWN_LIMITS.summary)}`,
+      summary: `was: ${cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary)}`,
       where: [],
       facts: [],
       since: null,
@@ -313,7 +313,7 @@ export function describeEvent(
     if (v && !shared.has(label)) where.push({ label, value: v });
   }
   const shown = shownOf(e);
-  const summary = cutText(e.summary, SHOWN_LIMITS.summary);
+  const summary = cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary);
   const ago = Number.isFinite(started) && now - started >= 60_000 ? formatDuration(now - started) : null;
   const at = Number.isFinite(started) ? started : null;
   const since: Since = { at, text: startedText, utc: at !== null ? formatUtc(at) : startedText, ago };
@@ -325,7 +325,7 @@ export function describeEvent(
     where,
     facts: shownFacts(shown.facts, summary),
     since,
-    brief: shown.brief === null ? summary : cutText(shown.brief, SHOWN_LIMITS.summary),
+    brief: shown.brief === null ? summary : cutSayingHowMuch(shown.brief, SHOWN_LIMITS.summary),
     briefIsSummary: shown.brief === null,
     age: ago ? `for ${ago}` : null,
     resolution: null,
@@ -343,7 +343,7 @@ function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
   for (const f of facts) {
     if (out.length >= SHOWN_LIMITS.facts) more++;
     else {
-      const fact = shownFact(f, cutText(f.value, SHOWN_LIMITS.factValue));
+      const fact = shownFact(f, cutSayingHowMuch(f.value, SHOWN_LIMITS.factValue));
       if (!saysAlready(summary, fact.value)) out.push(fact);
     }
   }
@@ -352,7 +352,7 @@ function shownFacts(facts: readonly ShownFact[], summary: string): Fact[] {
 }
 
 /** `text` cut to at most `max` UTF-16 units (never inside a surrogate pair), saying how much was left out. */
-export function cutText(text: string, max: number): string {
+export function cutSayingHowMuch(text: string, max: number): string {
   if (text.length <= max) return text;
   let end = max;
   const last = text.charCodeAt(end - 1);

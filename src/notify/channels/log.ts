@@ -1,6 +1,6 @@
 import { isAcknowledgementKind } from '../../alerts/alert-event.js';
 import type { Channel, ChannelKind, Notification, SendResult } from './channel.js';
-import { cutText, SHOWN_LIMITS, silenceCommand } from './describe.js';
+import { cutSayingHowMuch, SHOWN_LIMITS, silenceCommand } from './describe.js';
 import { logConfigSchema, type LogConfig } from './log-config.js';
 
 /** One structured log line: the level, the message and its fields. */
@@ -36,7 +36,7 @@ export function renderLog(notification: Notification, commandConfigFile?: string
     // A resolved alert is good news, whatever severity it had; who has an alert is no alarm.
     level: e.kind === 'resolved' || isAcknowledgementKind(e.kind) ? 'info' : LEVEL_BY_SEVERITY[e.severity],
     // Cut as every channel cuts it: the daemon's own log is no place for a service's megabytes.
-    msg: cutText(e.summary, SHOWN_LIMITS.summary),
+    msg: cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary),
     fields: {
       event: e.kind,
       eventId: e.id,

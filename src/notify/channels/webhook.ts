@@ -27,7 +27,7 @@ import { NO_LINKS } from '../message-links.js';
 import type { AlertsNotification, Channel, ChannelKind, NoticeNotification, Notification } from './channel.js';
 import { renderOptionsOf, type RenderOptions } from './channel.js';
 import { postingChannel, urlSecrets } from './http-post.js';
-import { cutText, describeEvent, eventFactList, SHOWN_LIMITS, silenceCommand } from './describe.js';
+import { cutSayingHowMuch, describeEvent, eventFactList, SHOWN_LIMITS, silenceCommand } from './describe.js';
 import type { EventDescription } from './describe.js';
 import { oneLine, safeHttpUrl } from './escape.js';
 import { webhookConfigSchema, type WebhookConfig } from './webhook-config.js';
@@ -213,7 +213,7 @@ function annotationsOf(
   const silence = firing ? silenceCommand({ ...n, events: [e], omitted: 0 }, o.commandConfigFile) : null;
   const entries: [string, string | null | undefined][] = [
     // Cut to what a reader reads, as every channel cuts it (describe.ts SHOWN_LIMITS).
-    ['summary', text(cutText(e.summary, SHOWN_LIMITS.summary))],
+    ['summary', text(cutSayingHowMuch(e.summary, SHOWN_LIMITS.summary))],
     ['description', description(d)],
     ['runbook_url', safeHttpUrl(links.checkRunbooks[e.check] ?? routeRunbook)],
     ['next_step', firing ? presentationOf(e.check)?.nextStep?.(e) : null],
