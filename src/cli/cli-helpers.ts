@@ -32,8 +32,7 @@ export async function withStateStore(
   let store: Store | undefined;
   try {
     // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
-    const state = loadConfigSection(file, io.env, 'state');
-    store = openState(state, { mustExist: true });
+    store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true });
     return await body(store);
   } catch (err) {
     return reportFailure(io, commandUsage, err);

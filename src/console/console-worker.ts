@@ -92,8 +92,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     offer: (fingerprint) => {
       const alert = new AlertStore(store).get(fingerprint);
       if (!alert) return undefined;
-      const enabled = published.config.remediation.enabled;
-      return requestablePolicy(policies, enabled, alert)?.policy.action.words.request;
+      return requestablePolicy(policies, published.config.remediation.enabled, alert)?.policy.action.words.request;
     },
     request: (fingerprint, asker, now) => asks.remediate(fingerprint, asker, now),
   };

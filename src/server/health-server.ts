@@ -360,8 +360,7 @@ class FrontDoor {
     } catch (err) {
       return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
     } finally {
-      const took = performance.now() - started;
-      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * took);
+      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
     }
   }
 
