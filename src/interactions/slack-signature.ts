@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { sameText } from '../lib/same-text.js';
+import type { Secret } from '../lib/secret.js';
 
 /** How far a request's timestamp may be from our clock, either way (Slack's own advice). */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
@@ -15,9 +16,7 @@ export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
  * A signing secret as this reads it: a config's `Secret`, or the plain text the listener's thread
  * was given (it has no `Secret` class: it loads nothing of the daemon's but this).
  */
-export interface SigningSecret {
-  reveal(): string;
-}
+export type SigningSecret = Pick<Secret, 'reveal'>;
 
 /** The version prefix of the signatures this checks. */
 const VERSION = 'v0';
