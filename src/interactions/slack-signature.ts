@@ -27,24 +27,18 @@ export type SignatureCheck =
   | { ok: true; index: number }
   | { ok: false; reason: 'unsigned' | 'stale_timestamp' | 'bad_signature'; message: string };
 
-/** What a request brings to be checked: its two headers (as sent, or absent) and its raw body. */
-export interface SignedRequest {
-  timestamp: string | undefined;
-  signature: string | undefined;
-  body: string;
-}
-
 /** The signature Slack sends for a body at a timestamp: `v0=` and 64 hex digits. */
 export function slackSignature(secret: string, timestamp: string, body: string): string {
   return `${VERSION}=${createHmac('sha256', secret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`;
 }
 
 /**
- * Checks a request against the signing secrets of the apps that may send it (one per Slack app
- * configured), at `now` (ms). Never says which part of the signature differed.
+ * Checks a request (its two headers, as sent or absent, and its raw body) against the signing
+ * secrets of the apps that may send it (one per Slack app configured), at `now` (ms). Never says
+ * which part of the signature differed.
  */
 export function verifySlackRequest(
-  request: SignedRequest,
+  request: { timestamp: string | undefined; signature: string | undefined; body: string },
   secrets: readonly SigningSecret[],
   now: number,
 ): SignatureCheck {
