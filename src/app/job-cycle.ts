@@ -80,7 +80,6 @@ export interface JobReport {
   unknownStates?: UnknownStateWord[];
   /** Records the read set aside (`api/quarantine.ts`); their alerts were held. Absent: none. */
   skipped?: QuarantinedRecord[];
-  durationMs: number;
 }
 
 /** Everything one cycle needs, built once per running configuration. */
@@ -137,7 +136,7 @@ export async function runJobCycle(
     const durationMs = Math.round(performance.now() - started);
     metrics.cycles.inc({ source: job, outcome });
     if (outcome !== 'disabled') metrics.cycleDuration.observe({ source: job }, durationMs / 1000);
-    return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
+    return { job, outcome, findings: 0, events: 0, ...extra };
   };
   // One transaction under `key`: the cycle's record (when it has one), then what `write` writes and
   // the parts for the lifecycle it returns.
