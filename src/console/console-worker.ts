@@ -28,7 +28,7 @@ import { fromFrontDoor } from '../server/health-server.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
 import { writeFence } from '../state/write-fence.js';
-import { createConsoleHandler, type ConsoleDeps } from './console-handler.js';
+import { createConsoleHandler } from './console-handler.js';
 import {
   REMEDIATION_DECISION_WAIT_MS,
   type ConsoleRemediation,
@@ -96,7 +96,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     },
     request: (fingerprint, asker, now) => asks.remediate(fingerprint, asker, now),
   };
-  const deps: ConsoleDeps = {
+  const handler = createConsoleHandler({
     get store() {
       return store;
     },
@@ -113,8 +113,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       notifier: { wake: () => say({ type: 'wake' }) },
       remediation: published.remediation ? remediation : undefined,
     }),
-  };
-  const handler = createConsoleHandler(deps);
+  });
 
   const take = ({ config: packed, jobs, ...p }: ConsolePublication) => {
     if (packed !== undefined) {
