@@ -9,13 +9,8 @@ import type { Clock } from '../lib/clock.js';
 import { clockTimeout } from '../lib/clock-timeout.js';
 import { ReadCeilingError } from './read-ceiling.js';
 
-/** A cycle's signal and the call that lets go of the hard stop and the ceiling once it is over. */
-export interface CycleSignal {
-  signal: AbortSignal;
-  release: () => void;
-}
-
 /**
+ * A cycle's signal, and the call that lets go of the hard stop and the ceiling once it is over.
  * Every request in flight and every wait for a token or a retry listens on the signal it is given,
  * so handing the shared hard-stop signal to all jobs put up to six jobs × `api.concurrency`
  * listeners on it at once (Node warns past 10). Derived per cycle, the shared signal carries one
@@ -30,7 +25,7 @@ export function cycleSignal(options: {
   concurrency: number;
   /** The read's ceiling (ms, `readCeilingMs`); undefined or 0: none. */
   ceilingMs: number | undefined;
-}): CycleSignal {
+}): { signal: AbortSignal; release: () => void } {
   const { job, hardStop, clock, ceilingMs } = options;
   const ceiling = ceilingMs !== undefined && ceilingMs > 0 ? ceilingMs : undefined;
   const { signal, dispose } = clockTimeout(clock, ceiling, () => new ReadCeilingError(job, ceilingMs ?? 0), hardStop);

@@ -9,22 +9,19 @@
  * transaction beats between its statements ({@link HealthListener.beat}), so the bound is one
  * statement's, not one transaction's.
  */
-import { createConsoleHandler, type ConsoleDeps, type ConsoleRequestHandler } from '../console/console-handler.js';
+import { createConsoleHandler, type ConsoleDeps } from '../console/console-handler.js';
 import { consoleServing } from '../config/console-config.js';
 import { ConsoleThread } from '../console/console-thread.js';
 import type { Config, StateConfig } from '../config/load-config.js';
 import { errorText } from '../lib/error-text.js';
-import type { Logger } from '../lib/logger.js';
 import { onCallWebhookHandler, sayUngroupedWebhooks } from '../interactions/on-call-webhook.js';
 import {
   DEFAULT_STALL_AFTER_MS,
   startHealthServer,
   type HealthServer,
-  type HealthSource,
+  type HealthServerOptions,
   type RequestHandler,
 } from '../server/health-server.js';
-import type { InteractionsTaker } from '../interactions/slack-http-receiver.js';
-import type { Metrics } from '../lib/metrics.js';
 import { requestBudgetMs } from '../state/postgres-channel.js';
 
 /** Beyond the longest wait for a statement: the rest of a cycle's synchronous work, on a loaded machine. */
@@ -70,18 +67,13 @@ export class HealthListener {
   #listen: string | null = null;
   /** The console's own thread, while the console is served (`console-thread.ts`). */
   #consoleThread: ConsoleThread | undefined;
-  readonly #console: ConsoleRequestHandler;
+  readonly #console: RequestHandler;
   /** PagerDuty's and Opsgenie's webhooks, over the console's store and config in force. */
   readonly #webhooks: RequestHandler;
 
   constructor(
-    private readonly deps: {
-      metrics: Metrics;
-      logger: Logger;
-      source: HealthSource;
+    private readonly deps: Pick<HealthServerOptions, 'metrics' | 'logger' | 'source' | 'interactions'> & {
       console: ConsoleDeps;
-      /** What takes Slack's posts to `/slack/interactions` in the config in force; undefined: none takes them. */
-      interactions?: () => InteractionsTaker | undefined;
     },
   ) {
     this.#console = createConsoleHandler(deps.console);

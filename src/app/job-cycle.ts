@@ -80,7 +80,6 @@ export interface JobReport {
   unknownStates?: UnknownStateWord[];
   /** Records the read set aside (`api/quarantine.ts`); their alerts were held. Absent: none. */
   skipped?: QuarantinedRecord[];
-  durationMs: number;
 }
 
 /** Everything one cycle needs, built once per running configuration. */
@@ -115,9 +114,6 @@ export interface CycleDeps {
   memory?: Pick<CollectorContext, 'runsMemory' | 'sharedApps' | 'detailWanted'>;
 }
 
-/** Writes a cycle's transaction under `key`: `write` writes, then answers the parts for the lifecycle. */
-type CycleCommit = (key: JobKey, write: () => readonly FindingsPart[]) => AlertEvent[];
-
 /** Source alerts need no `for` damping of their own: the failure threshold already is one. */
 const SOURCE_FOR_CYCLES = 1;
 
@@ -140,10 +136,11 @@ export async function runJobCycle(
     const durationMs = Math.round(performance.now() - started);
     metrics.cycles.inc({ source: job, outcome });
     if (outcome !== 'disabled') metrics.cycleDuration.observe({ source: job }, durationMs / 1000);
-    return { job, outcome, findings: 0, events: 0, durationMs, ...extra };
+    return { job, outcome, findings: 0, events: 0, ...extra };
   };
-  // One transaction: the cycle's record (when it has one), then what it writes and the findings it returns.
-  const commit: CycleCommit = (key, write) =>
+  // One transaction under `key`: the cycle's record (when it has one), then what `write` writes and
+  // the parts for the lifecycle it returns.
+  const commit = (key: JobKey, write: () => readonly FindingsPart[]): AlertEvent[] =>
     commitFindings(
       deps.alerts,
       {
@@ -156,6 +153,57 @@ export async function runJobCycle(
       },
       deps.stages,
     );
+
+  /**
+   * A read failed: count it, disable the job on a missing permission, alert past the threshold. A
+   * read cut by a hard bound applies what it read (`partial`) in the same transaction: it may fire,
+   * never resolve (no resolve guard either: it says nothing about what resolves).
+   */
+  const readFailed = (err: unknown, partial?: PartialFindings): JobReport => {
+    const reason = describeError(err);
+    const denial = permissionDenial(err);
+    const key = sourceJobKey(job);
+    const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
+    if (denial) {
+      const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
+      deps.disabled.set(job, disabled);
+      const events = commit(key, () => {
+        deps.health.disable(job, disabled, now);
+        return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
+      });
+      updateOpenAlerts(deps);
+      log.error(
+        { permission: denial.permission, fn: denial.fn, code: denial.code },
+        `${job} check disabled until restart or reload: the token lacks ${denial.permission}`,
+      );
+      return report('disabled', { reason: disabled, events: events.length });
+    }
+
+    const threshold = deps.config.checks.sources.failure_threshold;
+    const events = commit(key, () => {
+      const row = deps.health.recordFailure(job, reason, now);
+      const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
+      const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
+      // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
+      return row.consecutiveFailures < threshold
+        ? read
+        : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
+    });
+    if (events.length > 0) updateOpenAlerts(deps);
+    if (partial)
+      log.warn(
+        { err, findings: partial.findings.length },
+        `read of ${job} cut short: what it read may fire, nothing resolves`,
+      );
+    else log.warn({ err }, `cannot read ${job}`);
+    logEvents(log, events);
+    return report(partial ? 'partial' : 'failed', {
+      reason,
+      findings: partial?.findings.length ?? 0,
+      events: events.length,
+      ...(err instanceof NamespaceError ? { configProblem: true } : {}),
+    });
+  };
 
   const disabledReason = deps.disabled.get(job);
   if (disabledReason !== undefined) return report('disabled', { reason: disabledReason });
@@ -215,7 +263,7 @@ export async function runJobCycle(
     if (cut) {
       const partial = partialFindings(soFar, job, cut, deps.detectorOptions, now);
       const held = heldSubjectsOf(quarantine.records());
-      return readFailed(deps, job, cut, now, log, report, commit, partial && { ...partial, held });
+      return readFailed(cut, partial && { ...partial, held });
     }
     if (signal?.reason instanceof FencedError) {
       log.info({ reason: signal.reason.reason }, 'cycle cut short: this replica no longer leads; nothing written');
@@ -225,7 +273,7 @@ export async function runJobCycle(
       log.info('cycle cut short by shutdown; nothing written');
       return report('aborted', { reason: 'shutdown' });
     }
-    return readFailed(deps, job, err, now, log, report, commit);
+    return readFailed(err);
   }
 
   const skipped = quarantine.records();
@@ -293,66 +341,6 @@ function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTal
     log.warn({ record: u.record, state: u.word, count: u.count }, unknownStateWordWarning(u, deps.stateLists));
   }
   return unknown;
-}
-
-/**
- * A read failed: count it, disable the job on a missing permission, alert past the threshold. A
- * read cut by a hard bound applies what it read (`partial`) in the same transaction: it may fire,
- * never resolve (no resolve guard either: it says nothing about what resolves).
- */
-function readFailed(
-  deps: CycleDeps,
-  job: SnapshotJob,
-  err: unknown,
-  now: number,
-  log: Logger,
-  report: (outcome: JobOutcome, extra?: Partial<JobReport>) => JobReport,
-  commit: CycleCommit,
-  partial?: PartialFindings,
-): JobReport {
-  const reason = describeError(err);
-  const denial = permissionDenial(err);
-  const key = sourceJobKey(job);
-  const sourceLifecycle = { ...deps.lifecycle, forCycles: SOURCE_FOR_CYCLES, logger: log };
-  if (denial) {
-    const disabled = `the token lacks ${denial.permission} (${denial.fn} answered ${denial.code})`;
-    deps.disabled.set(job, disabled);
-    const events = commit(key, () => {
-      deps.health.disable(job, disabled, now);
-      return [{ job: key, findings: [checkDisabledFinding(job, denial)], options: sourceLifecycle }];
-    });
-    updateOpenAlerts(deps);
-    log.error(
-      { permission: denial.permission, fn: denial.fn, code: denial.code },
-      `${job} check disabled until restart or reload: the token lacks ${denial.permission}`,
-    );
-    return report('disabled', { reason: disabled, events: events.length });
-  }
-
-  const threshold = deps.config.checks.sources.failure_threshold;
-  const events = commit(key, () => {
-    const row = deps.health.recordFailure(job, reason, now);
-    const { resolveGuard: _, ...lifecycle } = deps.lifecycle;
-    const read = partial ? [{ job, ...partial, options: { ...lifecycle, logger: log } }] : [];
-    // Below the threshold a failure is only counted: no source alert (a cut read's findings still go).
-    return row.consecutiveFailures < threshold
-      ? read
-      : [...read, { job: key, findings: [cannotReadFinding(job, row)], options: sourceLifecycle }];
-  });
-  if (events.length > 0) updateOpenAlerts(deps);
-  if (partial)
-    log.warn(
-      { err, findings: partial.findings.length },
-      `read of ${job} cut short: what it read may fire, nothing resolves`,
-    );
-  else log.warn({ err }, `cannot read ${job}`);
-  logEvents(log, events);
-  return report(partial ? 'partial' : 'failed', {
-    reason,
-    findings: partial?.findings.length ?? 0,
-    events: events.length,
-    ...(err instanceof NamespaceError ? { configProblem: true } : {}),
-  });
 }
 
 /** Says what the resolve guard decided: in the log when it held or let go, always in the gauge. */

@@ -12,17 +12,10 @@ import type { Metrics } from '../lib/metrics.js';
 /** The `component` its lines are bound with: the demo raises its level to keep them off its screen. */
 export const OVERRUNS_COMPONENT = 'job-overruns';
 
-/** One read in progress: when it started and how many ticks it has overrun. */
-interface Running {
-  startedAt: number;
-  skipped: number;
-  /** Whether the overrun has been said. */
-  said: boolean;
-}
-
 /** The overruns of one scheduler's jobs. */
 export class JobOverruns {
-  readonly #running = new Map<string, Running>();
+  /** The reads in progress, by job: when each started, how many ticks it has overrun, whether that was said. */
+  readonly #running = new Map<string, { startedAt: number; skipped: number; said: boolean }>();
 
   constructor(
     private readonly deps: { clock: Clock; logger: Logger; metrics?: Pick<Metrics, 'jobOverruns'> | undefined },

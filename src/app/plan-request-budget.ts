@@ -23,8 +23,7 @@ export async function planRequestBudget(rt: Runtime, signal: AbortSignal): Promi
   const log = rt.deps.logger;
   if (!rt.budget.countDue) return;
   try {
-    const scope = await rt.deps.namespaces();
-    const namespaces = scope.namespaces ?? [undefined];
+    const namespaces = (await rt.deps.namespaces()).namespaces ?? [undefined];
     const lists: Record<(typeof ESTATE_LISTS)[number], CountedList> = rt.client;
     const estate = {} as Estate;
     for (const name of ESTATE_LISTS) {

@@ -30,15 +30,10 @@ export type ScheduleFn = (
   options: { name: string; jitterMs: number; logger: Logger },
 ) => ScheduleHandle;
 
-/** One scheduled job: its name and cron expression. */
-export interface ScheduledJob {
-  name: string;
-  cron: string;
-}
-
 /** Options of {@link Scheduler}. */
 export interface SchedulerOptions {
-  jobs: readonly ScheduledJob[];
+  /** The jobs: each its name and cron expression. */
+  jobs: readonly { name: string; cron: string }[];
   /** Largest random delay before a scheduled run (ms); 0 for none. */
   jitterMs: number;
   /** Runs one cycle of a job for the time of its schedule `slot` (epoch ms, wall clock); a throw is logged. */

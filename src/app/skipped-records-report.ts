@@ -9,16 +9,13 @@ import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 
-/** What the report needs of the cycle's dependencies. */
-export interface SkippedRecordsDeps {
-  metrics: Metrics;
-  /** Warnings already given under this configuration (shared with the state words; keys `value:…`). */
-  warned: Set<string>;
-}
-
-/** Counts the set-aside records by reason, and warns once per value beyond the stated ones. */
+/**
+ * Counts the set-aside records by reason, and warns once per value beyond the stated ones; `warned`
+ * holds the warnings already given under this configuration (shared with the state words; keys
+ * `value:…`).
+ */
 export function reportSkippedRecords(
-  deps: SkippedRecordsDeps,
+  deps: { metrics: Metrics; warned: Set<string> },
   job: SnapshotJob,
   log: Logger,
   records: readonly QuarantinedRecord[],

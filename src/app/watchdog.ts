@@ -523,12 +523,12 @@ export class Watchdog {
           // Deposed between the read and the write: nothing was committed; the next leader reads again.
           this.#log.info({ job, reason: err.reason }, 'cycle not written: this replica no longer leads');
           this.metrics.cycles.inc({ source: job, outcome: 'aborted' });
-          return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0, durationMs: 0 };
+          return { job, outcome: 'aborted', reason: 'no longer the leader', findings: 0, events: 0 };
         }
         // A storage fault (disk full, locked): nothing was committed; the next cycle tries again.
         this.#quiet.error({ err, job }, 'cycle failed to write its result', job);
         this.metrics.cycles.inc({ source: job, outcome: 'failed' });
-        return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0, durationMs: 0 };
+        return { job, outcome: 'failed', reason: describeError(err), findings: 0, events: 0 };
       })
       .finally(() => this.#inFlight.delete(job));
     this.#inFlight.set(job, cycle);

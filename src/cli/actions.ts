@@ -39,7 +39,7 @@ const actions = defineCommand({
         formatUtc(r.at, 'iso'),
         r.policy,
         r.action,
-        record(r),
+        r.recordType === null ? '-' : `${r.recordType} #${r.recordId}`,
         r.environment ?? '-',
         r.decision,
         r.answer ?? '-',
@@ -75,10 +75,6 @@ function toJson(r: AuditRow) {
     runId: r.runId,
     detail: r.detail,
   };
-}
-
-function record(r: AuditRow): string {
-  return r.recordType === null ? '-' : `${r.recordType} #${r.recordId}`;
 }
 
 export default actions;

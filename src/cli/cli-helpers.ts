@@ -32,8 +32,7 @@ export async function withStateStore(
   let store: Store | undefined;
   try {
     // No API token or channel secret needed (see loadConfigSection); the daemon creates the file.
-    const state = loadConfigSection(file, io.env, 'state');
-    store = openState(state, { mustExist: true });
+    store = openState(loadConfigSection(file, io.env, 'state'), { mustExist: true });
     return await body(store);
   } catch (err) {
     return reportFailure(io, commandUsage, err);
@@ -141,18 +140,12 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
   }
 }
 
-/** The config file a command line names, loaded. */
-export interface CommandConfig {
-  config: Config;
-  /** The `--config` the commands the daemon prints must give (see `commandConfigFile`). */
-  commandConfigFile: string | undefined;
-}
-
 /**
- * Loads the config file a command line named (`resolveConfigFile` found it). Throws a ConfigError
- * for an invalid one, which {@link defineCommand} prints as every command does.
+ * Loads the config file a command line named (`resolveConfigFile` found it), with the `--config`
+ * the commands the daemon prints must give (see `commandConfigFile`). Throws a ConfigError for an
+ * invalid one, which {@link defineCommand} prints as every command does.
  */
-export function loadCommandConfig(file: string, io: CliIo): CommandConfig {
+export function loadCommandConfig(file: string, io: CliIo): { config: Config; commandConfigFile: string | undefined } {
   return { config: loadConfig(file, io.env), commandConfigFile: commandConfigFile(file, io) };
 }
 

@@ -28,8 +28,7 @@ const unsilence = defineCommand({
     withStateStore(io, usage, file, (store) => {
       // Who, as `silence` records its author (never an "unknown" nobody can trace); the console
       // records a why as well.
-      const by = actingPerson(given, io.env);
-      const result = expireSilence(store, id, systemClock.now(), { by });
+      const result = expireSilence(store, id, systemClock.now(), { by: actingPerson(given, io.env) });
       if (result.outcome === 'unknown-id') {
         const hint = '(see `deploy-watchdog silences --all`)';
         return print(io.stderr, `error: no silence with id ${JSON.stringify(id)} ${hint}\n`, EXIT.usage);

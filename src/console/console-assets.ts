@@ -4,12 +4,6 @@
  * submits a select marked `data-autosubmit` when it changes.
  */
 
-/** A static file: its type and its text. */
-export interface ConsoleAsset {
-  type: string;
-  text: string;
-}
-
 const CSS = `
 :root { --fg: #1d2330; --muted: #667085; --line: #e3e6ea; --bg: #f7f8fa; --accent: #1f5fbf;
   --crit: #b42318; --warn: #b54708; --info: #175cd3; --ok: #067647; }
@@ -93,8 +87,8 @@ document.addEventListener('change', (e) => {
 });
 `;
 
-/** The files under `/static/`, by path. */
-export const CONSOLE_ASSETS: ReadonlyMap<string, ConsoleAsset> = new Map([
+/** The files under `/static/`, by path: each its type and its text. */
+export const CONSOLE_ASSETS: ReadonlyMap<string, { type: string; text: string }> = new Map([
   ['/static/console.css', { type: 'text/css; charset=utf-8', text: CSS }],
   ['/static/console.js', { type: 'text/javascript; charset=utf-8', text: JS }],
 ]);

@@ -62,12 +62,6 @@ export interface ConsoleDeps {
   runtime?(): { notifier: { wake(): void }; remediation: ConsoleRemediation | undefined };
 }
 
-/**
- * Answers one request if the console is served on this listener (true), or leaves it to the
- * listener's own 404 (false) when the config switches it off.
- */
-export type ConsoleRequestHandler = RequestHandler;
-
 /** The largest form taken: a silence's matchers and comment are far smaller. */
 const MAX_FORM_BYTES = 64 * 1024;
 /**
@@ -87,8 +81,12 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** Builds the console's request handler; `access` holds this process's key (one per daemon). */
-export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAccess()): ConsoleRequestHandler {
+/**
+ * Builds the console's request handler, which answers a request if the console is served on this
+ * listener (true), or leaves it to the listener's own 404 (false) when the config switches it off;
+ * `access` holds this process's key (one per daemon).
+ */
+export function createConsoleHandler(deps: ConsoleDeps, access = new ConsoleAccess()): RequestHandler {
   const log = deps.logger.child({ stage: 'console' });
   return (req, res) => {
     const config = deps.config();

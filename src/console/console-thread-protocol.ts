@@ -5,6 +5,7 @@
  * here. Nothing here runs.
  */
 import type { RemediationRequest } from '../remediation/remediator.js';
+import type { RelayTarget } from '../server/front-door-protocol.js';
 import type { ReadinessCheck } from '../server/readiness-check.js';
 import type { WriteFence } from '../state/write-fence.js';
 import type { CounterValue } from './pages/sources-page.js';
@@ -28,11 +29,11 @@ export interface ConsoleFigures {
   apiErrors: CounterValue[];
 }
 
-/** What the console's thread is started with (`workerData.console`). */
-export interface ConsoleThreadData {
-  /** The unix socket to listen on (in a private directory) and the relay token the front door sends. */
-  socketPath: string;
-  token: string;
+/**
+ * What the console's thread is started with (`workerData.console`): the unix socket to listen on
+ * (in a private directory) and the relay token the front door sends, and the following.
+ */
+export interface ConsoleThreadData extends RelayTarget {
   /**
    * The daemon's time: slot 1 is 0 on a clock that runs with the system's (the thread reads
    * Date.now()); 1 on a clock that jumps (a test's ManualClock), whose time is slot 0, written at

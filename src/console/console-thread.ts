@@ -71,8 +71,7 @@ export class ConsoleThread {
     await thread.#thread
       .start()
       .catch((err: unknown) => thread.#log.error({ err: errorText(err) }, "the console's thread could not start"));
-    const clock = deps.console.clock;
-    thread.#unjump = clock.onJump?.(() => thread.#writeClock());
+    thread.#unjump = deps.console.clock.onJump?.(() => thread.#writeClock());
     thread.#lookTimer = setInterval(() => thread.#look(), LOOK_EVERY_MS);
     thread.#lookTimer.unref();
     return thread;

@@ -28,7 +28,7 @@ import { fromFrontDoor } from '../server/health-server.js';
 import { openState, sameState } from '../state/open-state.js';
 import type { Store } from '../state/store.js';
 import { writeFence } from '../state/write-fence.js';
-import { createConsoleHandler, type ConsoleDeps } from './console-handler.js';
+import { createConsoleHandler } from './console-handler.js';
 import {
   REMEDIATION_DECISION_WAIT_MS,
   type ConsoleRemediation,
@@ -92,12 +92,11 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
     offer: (fingerprint) => {
       const alert = new AlertStore(store).get(fingerprint);
       if (!alert) return undefined;
-      const enabled = published.config.remediation.enabled;
-      return requestablePolicy(policies, enabled, alert)?.policy.action.words.request;
+      return requestablePolicy(policies, published.config.remediation.enabled, alert)?.policy.action.words.request;
     },
     request: (fingerprint, asker, now) => asks.remediate(fingerprint, asker, now),
   };
-  const deps: ConsoleDeps = {
+  const handler = createConsoleHandler({
     get store() {
       return store;
     },
@@ -114,8 +113,7 @@ export function consoleWorker(data: ConsoleThreadData, port: MessagePort): void 
       notifier: { wake: () => say({ type: 'wake' }) },
       remediation: published.remediation ? remediation : undefined,
     }),
-  };
-  const handler = createConsoleHandler(deps);
+  });
 
   const take = ({ config: packed, jobs, ...p }: ConsolePublication) => {
     if (packed !== undefined) {

@@ -51,11 +51,8 @@ export interface HttpReceiverOptions {
   log: LineLogger;
 }
 
-/** A request handler for {@link INTERACTIONS_PATH}. */
-export type InteractionsRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** The handler of Slack's interaction posts. */
-export function httpInteractionsHandler(o: HttpReceiverOptions): InteractionsRequestHandler {
+/** The handler of Slack's interaction posts, at {@link INTERACTIONS_PATH}. */
+export function httpInteractionsHandler(o: HttpReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
   // Anyone can post here: a refusal is said once a minute with a count, never once a request.
   const refusals = new RepeatedLog(o.log, { clock: o.clock });
   // Signature → when it stops being taken anyway (its timestamp + the window). Only signed requests

@@ -14,9 +14,6 @@ import { SLACK_LIMITS } from '../notify/channels/slack-limits.js';
 /** Where Slack's response URLs point. */
 const SLACK_HOOKS_ORIGIN = 'https://hooks.slack.com';
 
-/** What answering came to. */
-export type AnswerResult = { ok: true } | { ok: false; reason: string };
-
 /** Answers at a response URL one can trust to be Slack's. */
 export class SlackResponder {
   readonly #origins: ReadonlySet<string>;
@@ -30,7 +27,7 @@ export class SlackResponder {
   }
 
   /** Posts `text` (plain words: escaped here) to the person who clicked. Never throws. */
-  async answer(responseUrl: string | undefined, text: string): Promise<AnswerResult> {
+  async answer(responseUrl: string | undefined, text: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (!responseUrl) return { ok: false, reason: 'the click came without a response_url' };
     let url: URL;
     try {

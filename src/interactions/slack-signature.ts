@@ -7,6 +7,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { sameText } from '../lib/same-text.js';
+import type { Secret } from '../lib/secret.js';
 
 /** How far a request's timestamp may be from our clock, either way (Slack's own advice). */
 export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
@@ -15,9 +16,7 @@ export const SIGNATURE_MAX_AGE_MS = 5 * 60_000;
  * A signing secret as this reads it: a config's `Secret`, or the plain text the listener's thread
  * was given (it has no `Secret` class: it loads nothing of the daemon's but this).
  */
-export interface SigningSecret {
-  reveal(): string;
-}
+export type SigningSecret = Pick<Secret, 'reveal'>;
 
 /** The version prefix of the signatures this checks. */
 const VERSION = 'v0';
@@ -28,24 +27,18 @@ export type SignatureCheck =
   | { ok: true; index: number }
   | { ok: false; reason: 'unsigned' | 'stale_timestamp' | 'bad_signature'; message: string };
 
-/** What a request brings to be checked: its two headers (as sent, or absent) and its raw body. */
-export interface SignedRequest {
-  timestamp: string | undefined;
-  signature: string | undefined;
-  body: string;
-}
-
 /** The signature Slack sends for a body at a timestamp: `v0=` and 64 hex digits. */
 export function slackSignature(secret: string, timestamp: string, body: string): string {
   return `${VERSION}=${createHmac('sha256', secret).update(`${VERSION}:${timestamp}:${body}`).digest('hex')}`;
 }
 
 /**
- * Checks a request against the signing secrets of the apps that may send it (one per Slack app
- * configured), at `now` (ms). Never says which part of the signature differed.
+ * Checks a request (its two headers, as sent or absent, and its raw body) against the signing
+ * secrets of the apps that may send it (one per Slack app configured), at `now` (ms). Never says
+ * which part of the signature differed.
  */
 export function verifySlackRequest(
-  request: SignedRequest,
+  request: { timestamp: string | undefined; signature: string | undefined; body: string },
   secrets: readonly SigningSecret[],
   now: number,
 ): SignatureCheck {

@@ -19,7 +19,7 @@
  * (`socket-mode-worker.ts`), so the acknowledgement never waits on the main thread.
  */
 import type { SocketModeClient } from '@slack/socket-mode';
-import { Backoff } from '../lib/backoff.js';
+import { Backoff, LOOP_BACKOFF } from '../lib/backoff.js';
 import type { Clock } from '../lib/clock.js';
 import { errorText } from '../lib/error-text.js';
 import { RepeatedLog, type LineLogger } from '../lib/repeated-log.js';
@@ -28,9 +28,6 @@ import { slackLibraryLogger } from '../notify/channels/slack-library-logger.js';
 import { ReplayMemory } from './replay-memory.js';
 import type { SocketModeApp } from './socket-mode-thread.js';
 
-/** The first wait after a failed connection, doubling up to {@link MAX_WAIT_MS}. */
-const FIRST_WAIT_MS = 1_000;
-const MAX_WAIT_MS = 60_000;
 /** A connection Slack closes sooner than this was not a recycling: the next one waits as after a failure. */
 const STABLE_MS = 10_000;
 
@@ -104,7 +101,8 @@ export class SocketReceiver {
   async #loop(): Promise<void> {
     const { log, clock } = this.o;
     const signal = this.#stop.signal;
-    const backoff = new Backoff({ baseMs: FIRST_WAIT_MS, capMs: MAX_WAIT_MS, random: this.o.random });
+    // The loops' own: 1 s doubling to 1 min.
+    const backoff = new Backoff({ ...LOOP_BACKOFF, random: this.o.random });
     let told = false;
     // Loaded here: only a daemon whose Slack app takes clicks over Socket Mode needs the library.
     const { SocketModeClient } = await import('@slack/socket-mode');
@@ -138,7 +136,7 @@ export class SocketReceiver {
         if (signal.aborted) break;
         const word = slackErrorWord(err);
         if (word && TOKEN_REFUSED.has(word)) {
-          wait = MAX_WAIT_MS;
+          wait = LOOP_BACKOFF.capMs;
           if (!told) {
             log.error(
               { error: word, channels: this.o.channels },

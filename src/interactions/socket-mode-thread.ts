@@ -133,17 +133,6 @@ export class SocketModeThread {
   /** Asks the thread (started if need be) to keep `entry`'s connection up. */
   #open(entry: Entry): void {
     entry.opened = true;
-    const { app } = entry;
-    this.#post({
-      type: 'open',
-      id: entry.id,
-      appToken: app.appToken.reveal(),
-      apiUrl: app.apiUrl,
-      channels: [...app.channels],
-    });
-  }
-
-  #post(message: ToSocketThread): void {
     if (!this.#thread) {
       this.#thread = new SupervisedThread<ToSocketThread, FromSocketThread>(
         {
@@ -168,7 +157,14 @@ export class SocketModeThread {
         if (this.#thread === thread) this.logger.error(errorText(err));
       });
     }
-    this.#thread.post(message);
+    const { app } = entry;
+    this.#thread.post({
+      type: 'open',
+      id: entry.id,
+      appToken: app.appToken.reveal(),
+      apiUrl: app.apiUrl,
+      channels: [...app.channels],
+    });
   }
 
   /** The thread restarted after a crash: the connections it held are opened on it again. */

@@ -9,17 +9,14 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Backup } from '../api/schemas.js';
+import type { BackupStates } from '../collectors/backups-seen.js';
 import { judgeOffsite } from '../detectors/backups.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { AttemptFacts } from './actions/action.js';
 import { madeSinceFirstSend } from './actions/app-run-since.js';
 
-/** The backup state words the judgement needs (`checks.backups`). */
-export interface BackupWords {
-  succeeded: readonly string[];
-  failed: readonly string[];
-  offsiteFailed: readonly string[];
-}
+/** The backup state words the judgement needs (`checks.backups`): the check's, and its off-site failures. */
+export type BackupWords = Pick<BackupStates, 'succeeded' | 'failed'> & { offsiteFailed: readonly string[] };
 
 /** Where one off-site copy stands. */
 export interface OffsiteCopyState {

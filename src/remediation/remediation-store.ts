@@ -94,10 +94,6 @@ const AUDIT_NULLS = Object.fromEntries(
   'recordType recordId fingerprint environment key answer outcome runId detail'.split(' ').map((c) => [c, null]),
 );
 
-/** An audit row to append ({@link RemediationStore.audit}). */
-export type AuditEntry = Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' | 'reason'> &
-  Partial<Omit<AuditRow, 'id'>>;
-
 /** Changes to an attempt after an answer or a poll (fields left out stay). */
 export type AttemptUpdate = Partial<AttemptProgress>;
 
@@ -276,7 +272,7 @@ export class RemediationStore {
   }
 
   /** Appends one audit row; a column left out is null (a row about no app, no record, no attempt). */
-  audit(row: AuditEntry): void {
+  audit(row: Pick<AuditRow, 'at' | 'policy' | 'action' | 'decision' | 'reason'> & Partial<Omit<AuditRow, 'id'>>): void {
     this.#sql.insertAudit.run({ ...AUDIT_NULLS, ...row } as Omit<AuditRow, 'id'>);
   }
 

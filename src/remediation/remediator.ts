@@ -30,6 +30,7 @@ import type { MatchableLabels } from '../alerts/matchers.js';
 import type { CommittedCycle, CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
+import { backupStatesOf } from '../collectors/backups-seen.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
@@ -108,8 +109,7 @@ export class Remediator implements CycleStage {
         succeeded: config.checks.failed_runs.succeeded_states,
       },
       backupStates: {
-        succeeded: config.checks.backups.succeeded_states,
-        failed: config.checks.backups.failed_states,
+        ...backupStatesOf(config.checks.backups),
         offsiteFailed: config.checks.backups.offsite_failed_states,
       },
       pollMs: settings.poll_interval,

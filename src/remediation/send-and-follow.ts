@@ -93,8 +93,7 @@ export class SendAndFollow {
    * this cannot be written (the store is failing), the pass fails, and the loop backs off.
    */
   #later(attempt: AttemptRow): void {
-    const nextAt = this.p.clock.now() + this.p.pollMs;
-    this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt }));
+    this.p.store.transaction(() => this.p.rs.updateAttempt(attempt.id, { nextAt: this.p.clock.now() + this.p.pollMs }));
   }
 
   /** Until the next due send or poll, at most one poll interval. */

@@ -55,14 +55,12 @@ export const RELAY_HEADER = 'x-deploy-watchdog-relay';
 /** The listener's own paths, answered by the front door: never relayed, never the console's. */
 export const HEALTH_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
-/** The role of a replica, as `/readyz` says it. */
-export type PublishedRole = { role: 'leader' | 'follower'; epoch: number | null } | undefined;
-
 /** What the main thread publishes; each part absent when unchanged since the last. */
 export interface Publication {
   seq: number;
   alive?: boolean;
-  role?: PublishedRole | null;
+  /** The role of a replica, as `/readyz` says it. */
+  role?: { role: 'leader' | 'follower'; epoch: number | null } | null;
   /** The `leader` check as it is now (it costs no statement), replacing the one of the last judgement. */
   leader?: ReadinessCheck | null;
   readiness?: ReadinessCheck[];

@@ -86,8 +86,7 @@ export function frontDoor(data: FrontDoorData, port: NonNullable<typeof parentPo
   const freshReadiness = async (): Promise<boolean> => {
     Atomics.add(data.shared, SHARED.readyAsks, 1n);
     if (Date.now() - state.readinessAt <= FRESH_MS) return true;
-    const signal = AbortSignal.timeout(JUDGEMENT_WAIT_MS);
-    return once(judged, 'judged', { signal }).then(
+    return once(judged, 'judged', { signal: AbortSignal.timeout(JUDGEMENT_WAIT_MS) }).then(
       () => true,
       () => false,
     );

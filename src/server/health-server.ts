@@ -76,19 +76,8 @@ const READINESS_EVERY_MS = 1_000;
 /** How long after a `/readyz` readiness is kept fresh (the kubelet asks every 10 s by default). */
 const WATCHED_MS = 60_000;
 
-/** A running health listener. */
-export interface HealthServer {
-  /** The address actually bound (port 0 resolves to a free port). */
-  address: { host: string; port: number };
-  /** Publishes the whole state now (readiness judged, metrics rendered); resolves once the front door has it. */
-  publish(): Promise<void>;
-  /**
-   * Beats the heartbeat from inside a long synchronous stretch that makes progress (a long
-   * transaction's waits: `WaitLimit.keepUp`), where the event loop's own beat cannot run.
-   */
-  beat(): void;
-  close(): Promise<void>;
-}
+/** A running health listener: what of the {@link FrontDoor} the main thread uses. */
+export type HealthServer = Pick<FrontDoor, 'address' | 'publish' | 'beat' | 'close'>;
 
 /** What {@link startHealthServer} serves, and how. */
 export interface HealthServerOptions {
@@ -182,7 +171,8 @@ export function fromFrontDoor(req: IncomingMessage, res: ServerResponse, token: 
  * taking more than a tenth of the main thread (a PostgreSQL that hangs makes one judgement last up
  * to its limit of 2 s). A daemon nobody asks `/readyz` of does no more work on its state than before.
  */
-class FrontDoor implements HealthServer {
+class FrontDoor {
+  /** The address actually bound (port 0 resolves to a free port). */
   address = { host: '', port: 0 };
   readonly #shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
   /** The main thread's own listener, where the front door relays what it does not answer. */
@@ -260,6 +250,7 @@ class FrontDoor implements HealthServer {
     this.#relay.remove();
   }
 
+  /** Publishes the whole state now (readiness judged, metrics rendered); resolves once the front door has it. */
   async publish(): Promise<void> {
     await this.#publish(await this.#judged(true));
   }
@@ -309,6 +300,10 @@ class FrontDoor implements HealthServer {
     }
   }
 
+  /**
+   * Beats the heartbeat from inside a long synchronous stretch that makes progress (a long
+   * transaction's waits: `WaitLimit.keepUp`), where the event loop's own beat cannot run.
+   */
   beat(): void {
     const now = Date.now();
     Atomics.store(this.#shared, SHARED.heartbeat, BigInt(now));
@@ -365,8 +360,7 @@ class FrontDoor implements HealthServer {
     } catch (err) {
       return [{ check: 'readiness', ok: false, detail: `cannot judge readiness: ${errorText(err)}` }];
     } finally {
-      const took = performance.now() - started;
-      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * took);
+      this.#readinessNext = Date.now() + Math.max(READINESS_EVERY_MS, 10 * (performance.now() - started));
     }
   }
 
