@@ -9,14 +9,13 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { Backup } from '../api/schemas.js';
-import type { BackupStates } from '../collectors/backups-seen.js';
-import { judgeOffsite } from '../detectors/backups.js';
+import { judgeOffsite, type BackupsConfig } from '../detectors/backups.js';
 import { formatDuration } from '../lib/format-duration.js';
 import type { AttemptFacts } from './actions/action.js';
 import { madeSinceFirstSend } from './actions/app-run-since.js';
 
-/** The backup state words the judgement needs (`checks.backups`): the check's, and its off-site failures. */
-export type BackupWords = Pick<BackupStates, 'succeeded' | 'failed'> & { offsiteFailed: readonly string[] };
+/** The backup state words the judgement needs: the backups check's (`checks.backups`), its off-site failures too. */
+export type BackupWords = Pick<BackupsConfig, 'succeeded_states' | 'failed_states' | 'offsite_failed_states'>;
 
 /** Where one off-site copy stands. */
 export interface OffsiteCopyState {
@@ -42,12 +41,12 @@ export type ReadbackWord =
 /** Judges one read of the backup. Pure. */
 export function readBackup(backup: Backup, words: BackupWords): BackupReading {
   const copies = backup.offsite.map((copy): OffsiteCopyState => {
-    const problem = judgeOffsite(copy, words.offsiteFailed);
+    const problem = judgeOffsite(copy, words.offsite_failed_states);
     const state = problem !== null ? 'failed' : copy.on_storage && copy.uploaded_at !== null ? 'stored' : 'pending';
     return { storage: copy.storage, state, error: copy.error };
   });
-  const failed = backup.state !== null && words.failed.includes(backup.state);
-  const done = backup.state !== null && words.succeeded.includes(backup.state);
+  const failed = backup.state !== null && words.failed_states.includes(backup.state);
+  const done = backup.state !== null && words.succeeded_states.includes(backup.state);
   const settled =
     failed || (done && backup.verified && copies.length > 0 && copies.every((c) => c.state !== 'pending'));
   return { id: backup.id, name: backup.name, state: backup.state, failed, verified: backup.verified, copies, settled };

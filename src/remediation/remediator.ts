@@ -30,7 +30,6 @@ import type { MatchableLabels } from '../alerts/matchers.js';
 import type { CommittedCycle, CycleStage } from '../alerts/commit-findings.js';
 import type { ApiClient } from '../api/client.js';
 import type { Config } from '../config/load-config.js';
-import { backupStatesOf } from '../collectors/backups-seen.js';
 import { BackgroundLoop } from '../lib/background-loop.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
 import type { Clock } from '../lib/clock.js';
@@ -108,10 +107,7 @@ export class Remediator implements CycleStage {
         active: config.checks.stuck_runs.active_states,
         succeeded: config.checks.failed_runs.succeeded_states,
       },
-      backupStates: {
-        ...backupStatesOf(config.checks.backups),
-        offsiteFailed: config.checks.backups.offsite_failed_states,
-      },
+      backupStates: config.checks.backups,
       pollMs: settings.poll_interval,
       notifier,
     });
