@@ -654,4 +654,13 @@ describe('resolveNamespaces', () => {
     expect(error).toBeInstanceOf(NamespaceError);
     expect((error as Error).message).toMatch(/does not reach "nowhere"/);
   });
+
+  it('reads a namespace configured by its name or id by its code, which every list takes', async () => {
+    const [first, second] = (await client.whoami()).namespaces;
+    expect(first!.name).not.toBe(first!.code);
+    const scope = await resolveNamespaces(client, [first!.name, String(second!.id), first!.code]);
+    expect(scope.namespaces).toEqual([first!.code, second!.code]);
+    // The reference takes a namespace's code or id (§4); a name is namespace_not_found.
+    for (const namespace of scope.namespaces!) await expect(client.apps.list({ namespace })).resolves.toBeDefined();
+  });
 });
