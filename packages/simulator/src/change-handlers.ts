@@ -6,8 +6,8 @@
  *
  * Runs under way: a change of the same kind as an active run of the app joins it and answers
  * `already_running` with that run (apps.backup while a backup of the app runs; apps.update while
- * an update runs; …); a change of another kind answers `in_progress` (409), since the platform
- * queues one change per app at a time.
+ * an update runs; runs.retry of a run already running again; …); a change of another kind answers
+ * `in_progress` (409), since the platform queues one change per app at a time.
  */
 import type { ChangeResult } from '../../../src/api/schemas.js';
 import { findInScope, type CallContext } from './call-context.js';
@@ -143,6 +143,9 @@ export class ChangeHandlers {
     if (!ctx.grant.mayChange(app ? app.envType : null))
       throw new SimError('access_denied', `this token may not change ${app?.envType ?? 'unassigned'} records`);
     if (app?.locked) throw new SimError('locked', `app ${app.id} is locked`);
+    // Retried already (by hand, or by the service itself): the run is under way again (§3.3).
+    if (run.state === VOCABULARY.run.queued || run.state === VOCABULARY.run.running)
+      return { ...result(run, run.backupId, run.backupRunId), state: 'already_running' };
     if (run.state !== VOCABULARY.run.error)
       throw new SimError(
         'not_retryable',

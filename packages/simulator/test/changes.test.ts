@@ -330,6 +330,16 @@ describe('runs.retry', () => {
     expect(done.steps.every((s) => s.state === 'done')).toBe(true);
   });
 
+  it('answers already_running with the run for a run retried already and under way again', async () => {
+    const app = take('development');
+    const run = sim.control.addRun({ appId: app.id, action: 'restart', state: 'error', failedStep: 'check' });
+    expect((await apiPost(sim, `/runs/${run.id}/retry`, {})).body.data.state).toBe('started');
+    const again = await apiPost(sim, `/runs/${run.id}/retry`, {});
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ state: 'already_running', run_id: run.id, app_id: app.id });
+    expect((await getRun(run.id)).state).toBe('running');
+  });
+
   it('answers not_retryable for a run not in error', async () => {
     const done = state.runIndex.all.find((r) => r.state === 'done' && r.appId !== null)!;
     const res = await apiPost(sim, `/runs/${done.id}/retry`, {});
