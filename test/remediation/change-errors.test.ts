@@ -87,7 +87,7 @@ const TABLE: Row[] = [
     code: 'function_not_allowed',
     first: { status: 'finished', outcome: 'suspended', counted: false },
     next: 'nothing',
-    suspended: 'policy',
+    suspended: 'environment',
   },
   {
     code: 'access_denied',

@@ -9,7 +9,16 @@ const sim = await useSimulator({
   apps: 80,
   seed: 3,
   clock,
-  tokens: [{ token: 'dev-only', namespaces: '*', permissions: '*', changeEnvironments: ['development'] }],
+  tokens: [
+    { token: 'dev-only', namespaces: '*', permissions: '*', changeEnvironments: ['development'] },
+    {
+      token: 'dev-only-unheld',
+      namespaces: '*',
+      permissions: '*',
+      changeEnvironments: ['development'],
+      changeRefusal: 'function_not_allowed',
+    },
+  ],
 });
 const state = sim.control.state;
 const busy = () => new Set([...state.activeRuns].map((id) => state.runs.get(id)!.appId));
@@ -141,6 +150,14 @@ describe('refusals of the app state', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('access_denied');
     expect((await apiPost(sim, `/apps/${take('development').id}/restart`, {}, { token: 'dev-only' })).status).toBe(200);
+  });
+
+  it('answers function_not_allowed there for a token whose functions are held per environment', async () => {
+    const res = await apiPost(sim, `/apps/${take('production').id}/restart`, {}, { token: 'dev-only-unheld' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('function_not_allowed');
+    const dev = take('development');
+    expect((await apiPost(sim, `/apps/${dev.id}/restart`, {}, { token: 'dev-only-unheld' })).status).toBe(200);
   });
 
   it('answers writes_disabled while writes are off', async () => {
