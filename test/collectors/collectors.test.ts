@@ -319,6 +319,7 @@ describe('collectBackups', () => {
       format: full.format,
       size_mb: full.size_mb,
       verified: full.verified,
+      on_server: full.on_server,
       offsite: full.offsite,
     });
   });
@@ -400,11 +401,13 @@ describe('collectBackups', () => {
       'backups/app/22/unverified',
       'backups/app/22/offsite/',
       'backups/app/22/no_offsite',
+      'backups/app/22/lost',
       'backups/app/22/size',
       'backups/app/29/stale',
       'backups/app/29/unverified',
       'backups/app/29/offsite/',
       'backups/app/29/no_offsite',
+      'backups/app/29/lost',
       'backups/app/29/size',
     ]);
   });
