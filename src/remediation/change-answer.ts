@@ -8,8 +8,8 @@
  * The rule behind it: a NEW key is only ever used when the service has said no change was made
  * under the old one (a refusal). When the answer is unknown (no answer, a 5xx, an answer we could
  * not read, a key still in flight) the SAME key is sent again, which can at worst replay the first
- * answer. `idempotency_key_reused` means the earlier request with this key was taken: it is
- * verified with reads, and no fresh key is ever sent for it.
+ * answer. `idempotency_key_reused` means an earlier request with this key was sent (the reference
+ * answers any reuse so, §7.3): what it did is verified with reads, and no fresh key is ever sent.
  */
 import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '../api/errors.js';
 import type { ChangeResult } from '../api/schemas.js';

@@ -165,6 +165,23 @@ describe('refusals the simulator makes by itself', () => {
     ]);
   });
 
+  it('idempotency_key_reused after a 5xx that changed nothing: the run never moved, so no retry is claimed', async () => {
+    h = await Harness.start(SECTION);
+    const run = failedStagingRun();
+    h.sim.control.setFault('runs.retry', { errorCode: 'internal_error', times: 1 });
+    await h.cycleAndPass({ runs: [run.id] });
+    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 1 }]);
+    // The same key again: the reference answers any reused key so (§7.3), taken or not.
+    h.sim.control.setFault('runs.retry', { errorCode: 'idempotency_key_reused', times: 1 });
+    h.clock.advance(2 * MINUTE);
+    await h.pass();
+    expect(h.changes('runs.retry').map((c) => c.status)).toEqual([500, 422]);
+    expect(h.attempts()).toMatchObject([{ status: 'finished', outcome: 'unverified' }]);
+    expect(h.notices().map((n) => n.notice.title)).toEqual([
+      'Automatic retry: the service said this request was sent before (idempotency_key_reused), but no run shows it was made',
+    ]);
+  });
+
   it('not_retryable: the run succeeded meanwhile; stop and say so', async () => {
     await retriedByHandAfterCycle();
     h.clock.advance(10 * MINUTE);
