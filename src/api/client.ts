@@ -126,6 +126,11 @@ export interface ApiClientOptions {
    */
   extraValues?: ExtraValues;
   /**
+   * Timestamps without a zone (`api.zoneless_timestamps`): `refuse` (default) sets their record
+   * aside, `utc` reads them as UTC.
+   */
+  zonelessTimestamps?: 'refuse' | 'utc';
+  /**
    * List walks ask for the next page while the current one is on its way (two requests in flight
    * per walk); default false. See `PaginateOptions.readAhead`.
    */
@@ -300,6 +305,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const maxAnswerBytes = options.maxAnswerBytes ?? 8 * MIB;
   const maxAnswerValues = options.maxAnswerValues ?? 250_000;
   const maxListItems = options.maxListItems ?? 200_000;
+  const zonelessAsUtc = options.zonelessTimestamps === 'utc';
   /** One large answer read and parsed at a time (see `large-answer-gate.ts`). */
   const largeAnswers = new LargeAnswerGate();
   /** The page size each list function was found to take, when smaller than `pageSize`. */
@@ -633,7 +639,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const kept: unknown[] = [];
     const aside: QuarantinedRecord[] = [];
     for (const record of records) {
-      const read = parseRecord(element, record, options.extraValues);
+      const read = parseRecord(element, record, options.extraValues, zonelessAsUtc);
       if (read.ok) kept.push(record);
       else aside.push(quarantined(spec.name, record, read.problem));
     }
@@ -648,7 +654,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     data: unknown,
     retryAfterMs: number | undefined,
   ): unknown {
-    const read = parseRecord(schema, data, options.extraValues);
+    const read = parseRecord(schema, data, options.extraValues, zonelessAsUtc);
     if (read.ok) return read.data;
     const issues = read.issues.slice(0, 5).map((issue) => {
       const where = describePath(issue.path, data, '(answer)');
@@ -686,7 +692,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const items: unknown[] = [];
     const quarantinedItems: QuarantinedRecord[] = [];
     for (const item of envelope.data.items) {
-      const read = parseRecord(itemSchema, item, options.extraValues);
+      const read = parseRecord(itemSchema, item, options.extraValues, zonelessAsUtc);
       if (read.ok) items.push(read.data);
       else quarantinedItems.push(quarantined(spec.name, item, read.problem));
     }

@@ -16,7 +16,8 @@ import type { RecordProblem } from './record-problem.js';
 import { timestampSchema } from './schemas.js';
 import { timestampCheckOf } from './timestamp-check.js';
 import { extraValueKey, withExtraValues, type ExtraValues } from './extra-values.js';
-import { valueAt } from '../lib/value-at.js';
+import { hasNoZone } from '../lib/parse-time.js';
+import { setAt, valueAt } from '../lib/value-at.js';
 
 /** The kinds of record a read can set aside, named after the resource. */
 export type RecordKind =
@@ -76,24 +77,39 @@ export interface Misfit {
   code?: string;
 }
 
+/** What a refusal of a time without a zone says to set (`api.zoneless_timestamps`). */
+const ZONELESS_HINT = '; set api.zoneless_timestamps: utc if the service writes its times in UTC';
+
 /**
  * Parses one record with `schema` (a record schema or a view of it) and checks its timestamps;
  * answers the parsed record or what is wrong with it (`problem`, undefined when it reads) and what
  * does not fit (`issues`). A failure whose every issue is a string outside a stated set of values
- * (a zod enum) is `unknown_value`; anything else `unreadable`.
+ * (a zod enum) is `unknown_value`; anything else `unreadable`. With `zonelessAsUtc` a timestamp
+ * without a zone is read as UTC (`api.zoneless_timestamps: utc`); else it is unreadable.
  */
 export function parseRecord(
   schema: z.ZodType,
   item: unknown,
   extra?: ExtraValues,
+  zonelessAsUtc = false,
 ): { ok: true; data: unknown; problem?: undefined } | { ok: false; problem: RecordProblem; issues: readonly Misfit[] } {
   const parsed = compiledSchema(schema).safeParse(item);
   // Values beyond the stated ones the admin made known (`api.extra_values`): read as configured.
   const known = parsed.success ? parsed : withExtraValues(schema, item, parsed.error.issues, extra);
-  const unreadable = known && timestampCheckOf(schema, timestampSchema)(known.data);
+  const check = timestampCheckOf(schema, timestampSchema);
+  let unreadable = known && check(known.data);
+  // The reference states no format (§2): a service that writes UTC without saying so, as configured.
+  while (known && unreadable && zonelessAsUtc && readAsUtc(known.data, unreadable.path)) unreadable = check(known.data);
   if (known && !unreadable) return { ok: true, data: known.data };
   // What does not fit: zod's issues, or else the first timestamp that cannot be read.
-  const issues: Misfit[] = unreadable ? [{ path: unreadable.path, message: unreadable.problem }] : parsed.error!.issues;
+  const issues: Misfit[] = unreadable
+    ? [
+        {
+          path: unreadable.path,
+          message: unreadable.problem + (isZoneless(item, unreadable.path) ? ZONELESS_HINT : ''),
+        },
+      ]
+    : parsed.error!.issues;
   const first = issues[0]!;
   const value = valueAt(item, first.path);
   if (issues.every((i) => i.code === 'invalid_value' && typeof valueAt(item, i.path) === 'string')) {
@@ -119,6 +135,19 @@ export function parseRecord(
     issues,
     problem: { reason: 'unreadable', detail: `${describePath(first.path)}: ${first.message}${more}` },
   };
+}
+
+/** Whether the value at `path` is a timestamp without a zone. */
+function isZoneless(data: unknown, path: readonly PropertyKey[]): boolean {
+  const value = valueAt(data, path);
+  return typeof value === 'string' && hasNoZone(value);
+}
+
+/** The timestamp without a zone at `path` given the zone UTC, in place; false when it is not one. */
+function readAsUtc(data: unknown, path: readonly PropertyKey[]): boolean {
+  if (!isZoneless(data, path)) return false;
+  setAt(data, path, `${valueAt(data, path) as string}Z`);
+  return true;
 }
 
 /** The envelope of a list answer, its items left unread: what must fit for a page to be read at all. */

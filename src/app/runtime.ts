@@ -125,6 +125,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
     maxAnswerValues: config.api.max_answer_values,
     maxListItems: config.api.max_list_items,
     extraValues: config.api.extra_values,
+    zonelessTimestamps: config.api.zoneless_timestamps,
     // A walk with a page ahead is two requests in flight: within what api.concurrency allows.
     readAhead: config.api.concurrency > 1,
     clock,

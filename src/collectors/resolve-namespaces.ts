@@ -26,7 +26,8 @@ export interface NamespaceScope {
 
 /**
  * Asks `whoami` which namespaces the token reaches. With `api.namespaces` set, every one of them
- * must be reached (by code, name or id), else {@link NamespaceError} names the missing ones; with it
+ * must be reached (by code, name or id), else {@link NamespaceError} names the missing ones, and
+ * each is read by its code (a list refuses a name with namespace_not_found); with it
  * empty, lists are read without the parameter. A token without `workspace: read` cannot ask (it is
  * refused with function_not_allowed or access_denied): the configured namespaces are then used as
  * given (a wrong one fails its list with namespace_not_found).
@@ -45,9 +46,14 @@ export async function resolveNamespaces(
   if (!identity) return { namespaces: configured.length > 0 ? [...configured] : null, reached: null };
   const reached = identity.namespaces.map((n) => n.code);
   if (configured.length === 0) return { namespaces: null, reached };
-  const missing = configured.filter(
-    (want) => !identity.namespaces.some((n) => n.code === want || n.name === want || String(n.id) === want),
-  );
+  // Lists take a namespace by its code or id only (reference §4), never its name: each is read by code.
+  const codes: string[] = [];
+  const missing: string[] = [];
+  for (const want of configured) {
+    const namespace = identity.namespaces.find((n) => n.code === want || n.name === want || String(n.id) === want);
+    if (namespace === undefined) missing.push(want);
+    else if (!codes.includes(namespace.code)) codes.push(namespace.code);
+  }
   if (missing.length > 0) throw new NamespaceError(missing, reached);
-  return { namespaces: [...configured], reached };
+  return { namespaces: codes, reached };
 }

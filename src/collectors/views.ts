@@ -83,11 +83,11 @@ export type NewestRestorePoint = z.infer<typeof restorePointView>;
  * What the backups detector reads of an app's backups (the newest one, the newest that finished
  * and the newest that finished well): which one it is, when it was taken, its state, its format
  * (only a full one counts as taken), its size (an empty or shrunken one is a problem), whether it
- * was verified, and its off-site copies. The app's own names come from its {@link AppBackupState},
+ * was verified, whether it is still on the server, and its off-site copies. The app's own names come from its {@link AppBackupState},
  * so the backup's copies of them (namespace, app, project, environment) and its storage are left out.
  */
 export const newestBackupView = backupSchema.pick(
-  fields('id', 'name', 'app_id', 'taken_at', 'state', 'format', 'size_mb', 'verified', 'offsite'),
+  fields('id', 'name', 'app_id', 'taken_at', 'state', 'format', 'size_mb', 'verified', 'on_server', 'offsite'),
 );
 /** One of an app's newest backups, as the backups detector reads it. */
 export type NewestBackup = z.infer<typeof newestBackupView>;

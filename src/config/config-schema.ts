@@ -129,6 +129,12 @@ const apiSchema = z
         'The most items one list walk reads: a list that says it holds more, or never ends, fails with "list too long" instead of growing without bound.',
       ),
     extra_values: extraValuesSchema,
+    zoneless_timestamps: z
+      .enum(['refuse', 'utc'])
+      .default('refuse')
+      .describe(
+        'Timestamps without a time zone (2026-11-24T08:00:00): the reference states no format. refuse: each record with one is set aside, its alerts held, and a watchdog alert names this key; utc: read as UTC. Set utc only when the service writes its times in UTC.',
+      ),
     concurrency: wholeNumberSchema(1, 32)
       .default(4)
       .describe(

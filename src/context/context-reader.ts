@@ -225,7 +225,13 @@ export class ContextReader {
     const scrubbed = answer.items.map((item) => ({ ...item, line: Secret.scrub(item.line, [token]) }));
     const excerpt = logExcerpt(scrubbed, { failedAt, lines, width, errorWords: error_words });
     if (excerpt.lines.length === 0) {
-      context.notes.push(`no ${source} log lines around the failure`);
+      // Truncated (more lines than `limit`, reference §4): the answer's lines all came after the
+      // failure, so the log is not empty there; it logged too much since to reach back to it.
+      context.notes.push(
+        answer.truncated
+          ? `no ${source} log lines around the failure among the ${answer.items.length} newest: more were logged since than logs.tail gives`
+          : `no ${source} log lines around the failure`,
+      );
       return;
     }
     context.log = { source, ...excerpt };

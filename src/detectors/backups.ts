@@ -12,6 +12,9 @@
  *   `offsite_upload_timeout` after the backup was taken (no `uploaded_at`, no error)
  * - `no_offsite`: the newest backup that finished well has no off-site copy at all
  *   (`offsite_required`): one disk away from having no backup
+ * - `lost`: the newest backup that finished well is kept nowhere: no longer on the server
+ *   (`on_server` false: "only off-site copies are left", reference §2) and on none of its
+ *   off-site storages. Nothing to restore it from: critical in production, as a failed one
  * - `size`: the newest backup that finished well is empty (`size_mb` 0: critical in production, as
  *   a failed one), or under `size_drop` (default 0.5) of the median size of the `size_history`
  *   (default 4) good backups before it (a warning: something was left out, or the data was lost)
@@ -171,7 +174,7 @@ export const backupsCheck = defineCheck({
 });
 
 /** Which of an app's backup problems a finding is. */
-export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite' | 'no_offsite' | 'size';
+export type BackupProblem = 'stale' | 'failed' | 'health' | 'unverified' | 'offsite' | 'no_offsite' | 'lost' | 'size';
 
 /** What to do next about each problem (the `problem` label of a finding). */
 const NEXT_STEPS: Record<BackupProblem, string> = {
@@ -182,6 +185,7 @@ const NEXT_STEPS: Record<BackupProblem, string> = {
   unverified: 'Verify the newest backup: restore it somewhere other than production.',
   offsite: "Upload the copy again, and check the off-site storage's credentials and free space.",
   no_offsite: "Configure the app's off-site storage on the platform, then upload the newest backup there.",
+  lost: "Take a backup now, then find why the server's copy went before an off-site copy was stored (the copies' errors).",
   size: "Open the backup: check what it holds against the app's data (a filestore or database left out, data lost), then take a backup now.",
 };
 
@@ -328,7 +332,7 @@ export function backups(
     // Verification and off-site copies: of the newest good backup. When the read stopped before
     // finding it, what it would say is unknown.
     if (!good) {
-      if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''), fp('no_offsite'), fp('size'));
+      if (seen?.stopped) incomplete.push(fp('unverified'), fp('offsite', ''), fp('no_offsite'), fp('lost'), fp('size'));
       continue;
     }
     const takenAt = toIso(good.taken_at);
@@ -336,6 +340,12 @@ export function backups(
     const size = sizeFinding(name, good, seen?.previous ?? [], options.size_drop);
     if (size) {
       findings.push(make('size', good, { ...size, severity: size.empty ? severity : 'warning', since: takenAt }));
+    }
+
+    // Off the server and on no storage: whatever the off-site settings, nothing is left to restore.
+    if (!good.on_server && !good.offsite.some((copy) => copy.on_storage)) {
+      const summary = `Newest successful backup of ${name} is kept nowhere: not on the server, on no off-site storage (${good.name})`;
+      findings.push(make('lost', good, { severity, summary, since: null }));
     }
 
     if (options.require_verified && !good.verified) {

@@ -104,10 +104,15 @@ export function timeProblem(value: string | null | undefined): string | null {
   const canonical = canonicalForm(value);
   if (canonical === 'valid' || (canonical === 'other' && parseTime(value) !== null)) return null;
   const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?$/.test(value)) {
+  if (hasNoZone(value)) {
     return `timestamp ${shown} has no time zone (Z or ±hh:mm); it is not guessed`;
   }
   return `${shown} is not an ISO 8601 timestamp with a time zone`;
+}
+
+/** Whether `value` is an ISO 8601 date and time but for its zone (`2026-11-24T08:00:00`). */
+export function hasNoZone(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?$/.test(value);
 }
 
 /**

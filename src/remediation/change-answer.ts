@@ -8,8 +8,8 @@
  * The rule behind it: a NEW key is only ever used when the service has said no change was made
  * under the old one (a refusal). When the answer is unknown (no answer, a 5xx, an answer we could
  * not read, a key still in flight) the SAME key is sent again, which can at worst replay the first
- * answer. `idempotency_key_reused` means the earlier request with this key was taken: it is
- * verified with reads, and no fresh key is ever sent for it.
+ * answer. `idempotency_key_reused` means an earlier request with this key was sent (the reference
+ * answers any reuse so, §7.3): what it did is verified with reads, and no fresh key is ever sent.
  */
 import { ApiError, ApiResponseError, ApiTransportError, ApiUsageError } from '../api/errors.js';
 import type { ChangeResult } from '../api/schemas.js';
@@ -41,16 +41,20 @@ export type ResendReason = 'request_in_progress' | 'no_answer' | 'server_error' 
 
 /**
  * Refusals that only a person can lift, and how far each reaches (reference §4, §5, §7). The
- * policy is suspended there and one alert raised. Only `access_denied` is graded by environment:
- * nothing in the reference narrows the others below the token or the account.
+ * policy is suspended there and one alert raised. Only `access_denied` and `function_not_allowed`
+ * are graded by environment: nothing in the reference narrows the others below the token or the
+ * account.
  */
 export const SUSPEND_REACH: ReadonlyMap<string, SuspendReach> = new Map<string, SuspendReach>([
   // §5.4: "a token holds a change function only for the environments that its user's role may
   // change", and §5.5 answers such a denial with access_denied. The same token may well change the
   // policy's other environments: pause this one only.
   ['access_denied', 'environment'],
-  // §5.5: the token does not hold the function at all, in any environment.
-  ['function_not_allowed', 'policy'],
+  // §5.5: a function the token does not hold; and by §5.4 it holds a change function only in the
+  // environments its role may change, so this too may be one environment's refusal. Paused there
+  // only: a token without the function anywhere pauses each environment as it is refused there,
+  // rather than one production refusal stopping the policy in staging, where it may act.
+  ['function_not_allowed', 'environment'],
   // Change set W: writes are off for the token's account, whatever the environment.
   ['writes_disabled', 'policy'],
   // Change set W: the plan lacks the function; a plan is the account's, not an environment's.

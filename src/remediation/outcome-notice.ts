@@ -71,7 +71,7 @@ export function outcomeTitle(words: ActionWords, outcome: AttemptOutcome): strin
     case 'unanswered':
       return `${words.noun}: no answer from the service in ${formatDuration(outcome.afterMs, 'exact')}; it may or may not have been made`;
     case 'unverified':
-      return `${words.noun}: the service had taken this request before, but its run could not be found`;
+      return `${words.noun}: the service said this request was sent before (idempotency_key_reused), but no run shows it was made`;
     case 'no_run':
       return `${words.done}: accepted, no run to follow`;
     case 'failed_request':

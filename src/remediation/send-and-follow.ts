@@ -21,6 +21,7 @@ import type { PlannerParts } from './cycle-planner.js';
 import type { AttemptRow } from './remediation-store.js';
 import { policyTarget, productionNotNamed } from './policy.js';
 import { runProgress, type RunStates } from './run-progress.js';
+import { toldFailedAt } from '../detectors/run-lineage.js';
 import { environmentOf, scopeOf, scopeText, suspensionCovering, type Suspension } from './suspension.js';
 
 /** What one pass did. */
@@ -263,7 +264,9 @@ export class SendAndFollow {
     let runId = attempt.runId;
     try {
       if (runId === null) {
-        runId = await action.findStartedRun(client, attempt, signal);
+        const told = attempt.fingerprint === null ? undefined : this.p.alerts.get(attempt.fingerprint);
+        const facts = { ...attempt, toldFailedAt: told ? toldFailedAt(told.details) : null };
+        runId = await action.findStartedRun(client, facts, signal);
         if (runId === null) {
           this.#finish(attempt, action, { kind: 'unverified' });
           return true;

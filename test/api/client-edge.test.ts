@@ -79,8 +79,14 @@ describe('timestamps the reference leaves open', () => {
     expect(err).toBeInstanceOf(ApiResponseError);
     expect(err).toMatchObject({ problem: 'schema' });
     expect((err as ApiResponseError).detail).toMatch(
-      /^items\[0\]\(id \d+\)\.\w+: timestamp "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?" has no time zone \(Z or ±hh:mm\); it is not guessed/,
+      /^items\[0\]\(id \d+\)\.\w+: timestamp "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?" has no time zone \(Z or ±hh:mm\); it is not guessed; set api\.zoneless_timestamps: utc if the service writes its times in UTC/,
     );
+  });
+
+  it('reads timestamps without a zone as UTC when told so (api.zoneless_timestamps: utc): the same instants', async () => {
+    const expected = await instants(client().c);
+    sim.control.setTimeFormat('zoneless');
+    expect(await instants(client({ zonelessTimestamps: 'utc' }).c)).toEqual(expected);
   });
 });
 

@@ -87,4 +87,31 @@ describe('backups judged by state through the lifecycle', () => {
     await wd.runOnce(['backups']);
     expect(eventsAbout(wd, appId)).toEqual(['stale firing', 'stale resolved']);
   });
+
+  it('a good backup gone from the server whose off-site copy failed is kept nowhere: critical in production, until a backup is kept', async () => {
+    const wd = h.watchdog(BACKUPS_ONLY);
+    const appId = staleProductionApp(h.sim);
+    const backup = h.sim.control.checks.backups.add(appId, { offsiteError: 'upload failed: connection reset' });
+    const storage = backup.offsite[0]!.storage;
+    h.clock.advance(MINUTE);
+    await wd.runOnce(['backups']);
+    expect(eventsAbout(wd, appId)).toEqual([`offsite/${storage} firing`]);
+
+    // Reference §2: on_server false, "only off-site copies are left"; and none is on its storage.
+    h.sim.control.checks.backups.removeFromServer(backup.id);
+    h.clock.advance(MINUTE);
+    await wd.runOnce(['backups']);
+    expect(eventsAbout(wd, appId)).toEqual([`offsite/${storage} firing`, 'lost firing']);
+    expect(alertStoreOf(wd.store).get(`backups/app/${appId}/lost`)).toMatchObject({
+      severity: 'critical',
+      summary: expect.stringMatching(
+        /^Newest successful backup of \S+ \(production\) is kept nowhere: not on the server/,
+      ),
+    });
+
+    h.sim.control.checks.backups.add(appId, {});
+    h.clock.advance(MINUTE);
+    await wd.runOnce(['backups']);
+    expect(eventsAbout(wd, appId).slice(2).sort()).toEqual(['lost resolved', `offsite/${storage} resolved`]);
+  });
 });

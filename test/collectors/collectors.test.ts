@@ -313,6 +313,7 @@ describe('collectBackups', () => {
       format: full.format,
       size_mb: full.size_mb,
       verified: full.verified,
+      on_server: full.on_server,
       offsite: full.offsite,
     });
   });
@@ -394,11 +395,13 @@ describe('collectBackups', () => {
       'backups/app/22/unverified',
       'backups/app/22/offsite/',
       'backups/app/22/no_offsite',
+      'backups/app/22/lost',
       'backups/app/22/size',
       'backups/app/29/stale',
       'backups/app/29/unverified',
       'backups/app/29/offsite/',
       'backups/app/29/no_offsite',
+      'backups/app/29/lost',
       'backups/app/29/size',
     ]);
   });
@@ -647,5 +650,14 @@ describe('resolveNamespaces', () => {
     const error = await resolveNamespaces(client, [scope.reached![0]!, 'nowhere']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NamespaceError);
     expect((error as Error).message).toMatch(/does not reach "nowhere"/);
+  });
+
+  it('reads a namespace configured by its name or id by its code, which every list takes', async () => {
+    const [first, second] = (await client.whoami()).namespaces;
+    expect(first!.name).not.toBe(first!.code);
+    const scope = await resolveNamespaces(client, [first!.name, String(second!.id), first!.code]);
+    expect(scope.namespaces).toEqual([first!.code, second!.code]);
+    // The reference takes a namespace's code or id (§4); a name is namespace_not_found.
+    for (const namespace of scope.namespaces!) await expect(client.apps.list({ namespace })).resolves.toBeDefined();
   });
 });

@@ -212,6 +212,24 @@ describe('the context of a failed run, delivered', () => {
     ]);
   });
 
+  it('a log that wrote more since the failure than logs.tail gives: the note says so, not that there were no lines', async () => {
+    await setUp();
+    const shop = app('production');
+    sim.control.failNextRun({ appId: shop.id, action: 'restart', step: 'check', reason: 'health check timed out' });
+    const runId = (await apiPost(sim, `/apps/${shop.id}/restart`, {})).body.data.run_id as number;
+    // Read two hours on (a daemon started late): the application log writes a line every 20 s, so
+    // its 200 newest lines (logs.tail's default limit, reference §8) all come after the failure.
+    clock.advance(120 * MINUTE);
+    watchdog();
+    await wd!.runOnce(['runs']);
+    await wd!.deliverDue();
+    const { slack: payloads } = delivered(`#${runId}`);
+    expect(payloads).toHaveLength(1);
+    expect(sections(payloads[0])[0]).toContain(
+      '*Note:* no main log lines around the failure among the 200 newest: more were logged since than logs.tail gives',
+    );
+  });
+
   it('plan_required: said once in the log, "logs not available" in each alert, every alert delivered', async () => {
     // A seed whose production has two apps in projects on a plan without logs.
     await setUp({ seed: 7 });

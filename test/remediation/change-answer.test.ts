@@ -35,7 +35,7 @@ describe('handleFailure', () => {
     ['rate_limited', { kind: 'refused_later', code: 'rate_limited' }],
     ['writes_disabled', { kind: 'suspend', code: 'writes_disabled', reach: 'policy' }],
     ['plan_required', { kind: 'suspend', code: 'plan_required', reach: 'policy' }],
-    ['function_not_allowed', { kind: 'suspend', code: 'function_not_allowed', reach: 'policy' }],
+    ['function_not_allowed', { kind: 'suspend', code: 'function_not_allowed', reach: 'environment' }],
     ['access_denied', { kind: 'suspend', code: 'access_denied', reach: 'environment' }],
     ['invalid_token', { kind: 'suspend', code: 'invalid_token', reach: 'policy' }],
     ['api_not_available', { kind: 'suspend', code: 'api_not_available', reach: 'policy' }],
@@ -48,10 +48,10 @@ describe('handleFailure', () => {
     expect(handleFailure(refusal(code))).toEqual(expected);
   });
 
-  it('suspends the whole policy for every refusal only a person can fix, except access_denied: its environment only (§5.4)', () => {
+  it('suspends the whole policy for every refusal only a person can fix, except the environment-graded ones: access_denied and function_not_allowed (§5.4-5)', () => {
     expect(Object.fromEntries(SUSPEND_REACH)).toEqual({
       access_denied: 'environment',
-      function_not_allowed: 'policy',
+      function_not_allowed: 'environment',
       writes_disabled: 'policy',
       plan_required: 'policy',
       invalid_token: 'policy',

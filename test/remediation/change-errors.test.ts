@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/api/schemas.js';
+import { JOINED_LINE } from '../../src/remediation/outcome-notice.js';
 import { appOf, Harness, MINUTE } from './remediation-fixture.js';
 
 let h: Harness;
@@ -17,6 +18,19 @@ dry_run: false
 policies:
   - { name: retry-staging, action: runs.retry, match: { environment_type: staging }, max_attempts: 3, backoff: 10m }
 `;
+
+/** A failed update run of a staging app, failed at its check. */
+const failedStagingRun = () =>
+  h.sim.control.addRun({ appId: appOf(h.sim, 'staging'), action: 'update', state: 'error', failedStep: 'check' });
+
+/** A failed run whose alert a cycle planned a retry for, then retried by hand before that retry was sent. */
+async function retriedByHandAfterCycle() {
+  h = await Harness.start(SECTION);
+  const run = failedStagingRun();
+  await h.cycle({ runs: [run.id] });
+  await h.client.runs.retry(run.id, {}, { idempotencyKey: 'by-hand' });
+  return run;
+}
 
 /** What follows an answer, after the backoff. */
 type Next = 'same key again' | 'new key' | 'nothing';
@@ -73,7 +87,7 @@ const TABLE: Row[] = [
     code: 'function_not_allowed',
     first: { status: 'finished', outcome: 'suspended', counted: false },
     next: 'nothing',
-    suspended: 'policy',
+    suspended: 'environment',
   },
   {
     code: 'access_denied',
@@ -93,12 +107,7 @@ const TABLE: Row[] = [
 describe('every change error', () => {
   it.each(TABLE)('$code → $next', async (row) => {
     h = await Harness.start(SECTION);
-    const run = h.sim.control.addRun({
-      appId: appOf(h.sim, 'staging'),
-      action: 'update',
-      state: 'error',
-      failedStep: 'check',
-    });
+    const run = failedStagingRun();
     const key = (n: number) => `dw-${h.installation}.${n}-retry-staging-run${run.id}-a${n}`;
     h.sim.control.setFault('runs.retry', { errorCode: row.code, times: 1 });
 
@@ -143,16 +152,39 @@ describe('every change error', () => {
 });
 
 describe('refusals the simulator makes by itself', () => {
-  it('not_retryable: the run was retried by hand meanwhile; stop and say so', async () => {
+  it('already_running: the run was retried by hand meanwhile; follow it to its outcome, not stop', async () => {
+    const run = await retriedByHandAfterCycle();
+    // The run is under way again: the service joins the policy's retry to it (reference §3.3).
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ status: 'following', answer: 'already_running', runId: run.id }]);
+    h.clock.advance(10 * MINUTE);
+    await h.pass();
+    expect(h.attempts()).toMatchObject([{ status: 'finished', outcome: 'succeeded' }]);
+    expect(h.notices().map((n) => [n.notice.title, n.notice.lines?.at(-1)])).toEqual([
+      ['Retried automatically: succeeded', JOINED_LINE],
+    ]);
+  });
+
+  it('idempotency_key_reused after a 5xx that changed nothing: the run never moved, so no retry is claimed', async () => {
     h = await Harness.start(SECTION);
-    const run = h.sim.control.addRun({
-      appId: appOf(h.sim, 'staging'),
-      action: 'update',
-      state: 'error',
-      failedStep: 'check',
-    });
-    await h.cycle({ runs: [run.id] });
-    await h.client.runs.retry(run.id, {}, { idempotencyKey: 'by-hand' });
+    const run = failedStagingRun();
+    h.sim.control.setFault('runs.retry', { errorCode: 'internal_error', times: 1 });
+    await h.cycleAndPass({ runs: [run.id] });
+    expect(h.attempts()).toMatchObject([{ status: 'planned', sendCount: 1 }]);
+    // The same key again: the reference answers any reused key so (§7.3), taken or not.
+    h.sim.control.setFault('runs.retry', { errorCode: 'idempotency_key_reused', times: 1 });
+    h.clock.advance(2 * MINUTE);
+    await h.pass();
+    expect(h.changes('runs.retry').map((c) => c.status)).toEqual([500, 422]);
+    expect(h.attempts()).toMatchObject([{ status: 'finished', outcome: 'unverified' }]);
+    expect(h.notices().map((n) => n.notice.title)).toEqual([
+      'Automatic retry: the service said this request was sent before (idempotency_key_reused), but no run shows it was made',
+    ]);
+  });
+
+  it('not_retryable: the run succeeded meanwhile; stop and say so', async () => {
+    await retriedByHandAfterCycle();
+    h.clock.advance(10 * MINUTE);
     await h.pass();
     expect(h.attempts()).toMatchObject([{ outcome: 'not_retryable' }]);
     expect(h.notices()).toMatchObject([

@@ -77,6 +77,8 @@ export interface SimWithClock {
 export const ROTATED_TOKEN = 'rotated-admin-token';
 /** A token with every permission that may change staging apps only (reference §5.4): access_denied elsewhere. */
 export const STAGING_ONLY_TOKEN = 'staging-only-token';
+/** The same, refused elsewhere with function_not_allowed: it holds change functions in staging only (§5.4-5). */
+export const STAGING_ONLY_UNHELD_TOKEN = 'staging-only-unheld-token';
 
 /** Starts a simulator on a ManualClock (six apps: production, staging and development). */
 export async function startSim(): Promise<SimWithClock> {
@@ -88,6 +90,13 @@ export async function startSim(): Promise<SimWithClock> {
     tokens: [
       { token: ROTATED_TOKEN, namespaces: '*', permissions: '*' },
       { token: STAGING_ONLY_TOKEN, namespaces: '*', permissions: '*', changeEnvironments: ['staging'] },
+      {
+        token: STAGING_ONLY_UNHELD_TOKEN,
+        namespaces: '*',
+        permissions: '*',
+        changeEnvironments: ['staging'],
+        changeRefusal: 'function_not_allowed',
+      },
     ],
   });
   return { sim, clock };

@@ -1,15 +1,15 @@
 /**
  * The change functions of the API. Each checks, in this order: writes disabled, the record
  * (not_found outside the token's namespaces), the token's right to change that environment
- * (access_denied), the app's lock, then the app's own state (not_deployed, upgrade_standby) and
- * runs already under way.
+ * (access_denied, or function_not_allowed for a token so made: `changeRefusal`), the app's lock,
+ * then the app's own state (not_deployed, upgrade_standby) and runs already under way.
  *
  * Runs under way: a change of the same kind as an active run of the app joins it and answers
  * `already_running` with that run (apps.backup while a backup of the app runs; apps.update while
- * an update runs; …); a change of another kind answers `in_progress` (409), since the platform
- * queues one change per app at a time.
+ * an update runs; runs.retry of a run already running again; …); a change of another kind answers
+ * `in_progress` (409), since the platform queues one change per app at a time.
  */
-import type { ChangeResult } from '../../../src/api/schemas.js';
+import type { ChangeResult, EnvironmentType } from '../../../src/api/schemas.js';
 import { findInScope, type CallContext } from './call-context.js';
 import { startBackupRun, type RunEngine } from './run-engine.js';
 import { SimError } from './sim-error.js';
@@ -36,8 +36,7 @@ export class ChangeHandlers {
       throw new SimError('writes_disabled', 'changes are disabled on this service for now');
     if (name === 'runs.retry') return this.retry(ctx);
     const app = findInScope(this.state.apps, ctx.id, ctx.grant, 'app');
-    if (!ctx.grant.mayChange(app.envType))
-      throw new SimError('access_denied', `this token may not change ${app.envType ?? 'unassigned'} apps`);
+    mayChange(ctx, app.envType, 'apps');
     if (app.locked) throw new SimError('locked', `app ${app.id} is locked`);
     const body = ctx.body;
     switch (name) {
@@ -140,9 +139,11 @@ export class ChangeHandlers {
   private retry(ctx: CallContext): ChangeResult {
     const run = findInScope(this.state.runs, ctx.id, ctx.grant, 'run');
     const app = run.appId === null ? undefined : this.state.apps.get(run.appId);
-    if (!ctx.grant.mayChange(app ? app.envType : null))
-      throw new SimError('access_denied', `this token may not change ${app?.envType ?? 'unassigned'} records`);
+    mayChange(ctx, app ? app.envType : null, 'records');
     if (app?.locked) throw new SimError('locked', `app ${app.id} is locked`);
+    // Retried already (by hand, or by the service itself): the run is under way again (§3.3).
+    if (run.state === VOCABULARY.run.queued || run.state === VOCABULARY.run.running)
+      return { ...result(run, run.backupId, run.backupRunId), state: 'already_running' };
     if (run.state !== VOCABULARY.run.error)
       throw new SimError(
         'not_retryable',
@@ -188,6 +189,12 @@ export class ChangeHandlers {
         `app ${app.id} has a version upgrade in standby; finish or cancel it first`,
       );
   }
+}
+
+/** Refuses a change in an environment the token may not change, with the token's refusal code (§5.4-5). */
+function mayChange(ctx: CallContext, environment: EnvironmentType | null, what: 'apps' | 'records'): void {
+  if (!ctx.grant.mayChange(environment))
+    throw new SimError(ctx.grant.changeRefusal, `this token may not change ${environment ?? 'unassigned'} ${what}`);
 }
 
 function result(run: RunRec, backupId: number | null, backupRunId: number | null): ChangeResult {

@@ -167,6 +167,8 @@ export interface BackupRec {
   verified: boolean;
   /** null: the usual single off-site copy, derived from the record (saves memory on big seeds). */
   offsite: OffsiteRec[] | null;
+  /** Removed from the server before its time (`on_server` false however young). */
+  offServer?: true;
 }
 
 /** A restore point: what a run changed on an app, and how it can be undone. */

@@ -21,6 +21,12 @@ export interface SimTokenSpec {
   permissions: Permission[] | '*';
   /** Environments where this token may change; default all. */
   changeEnvironments?: EnvironmentType[];
+  /**
+   * How a change in another environment is refused; default `access_denied`. The reference reads
+   * both ways: a token "holds a change function only for the environments that its user's role may
+   * change" (§5.4), and a function it does not hold is `function_not_allowed` (§5.5).
+   */
+  changeRefusal?: ChangeRefusal;
   /** Environments whose records this token may read; default all. */
   readEnvironments?: EnvironmentType[];
   /**
@@ -30,6 +36,9 @@ export interface SimTokenSpec {
    */
   readByIdEnvironments?: EnvironmentType[];
 }
+
+/** The codes a change in an environment the token may not change can be refused with. */
+export type ChangeRefusal = 'access_denied' | 'function_not_allowed';
 
 /** What one token may do. */
 export interface Grant {
@@ -48,6 +57,8 @@ export interface Grant {
   readsAll: boolean;
   has(permission: Permission): boolean;
   mayChange(environment: EnvironmentType | null): boolean;
+  /** The code a change refused by {@link mayChange} answers. */
+  changeRefusal: ChangeRefusal;
   mayRead(environment: EnvironmentType | null): boolean;
   /** Whether a read by id of a record of this environment is allowed (see `readByIdEnvironments`). */
   mayReadById(environment: EnvironmentType | null): boolean;
@@ -94,6 +105,7 @@ export class TokenGrants {
       readsAll: reads === null,
       has: (p) => permissions === null || permissions.has(p),
       mayChange: (env) => changes === null || (env !== null && changes.has(env)),
+      changeRefusal: spec.changeRefusal ?? 'access_denied',
       mayRead: (env) => reads === null || (env !== null && reads.has(env)),
       mayReadById: (env) =>
         (reads === null || (env !== null && reads.has(env))) && (byId === null || (env !== null && byId.has(env))),

@@ -240,7 +240,7 @@ export class Views {
       automated: b.automated,
       state: this.words.write('backup', b.state),
       storage: 'local',
-      on_server: done && now - b.takenAt < ON_SERVER_MS,
+      on_server: done && !b.offServer && now - b.takenAt < ON_SERVER_MS,
       verified: b.verified,
       offsite: offsite.map((o) => ({
         storage: o.storage,

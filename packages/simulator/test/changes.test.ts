@@ -9,7 +9,16 @@ const sim = await useSimulator({
   apps: 80,
   seed: 3,
   clock,
-  tokens: [{ token: 'dev-only', namespaces: '*', permissions: '*', changeEnvironments: ['development'] }],
+  tokens: [
+    { token: 'dev-only', namespaces: '*', permissions: '*', changeEnvironments: ['development'] },
+    {
+      token: 'dev-only-unheld',
+      namespaces: '*',
+      permissions: '*',
+      changeEnvironments: ['development'],
+      changeRefusal: 'function_not_allowed',
+    },
+  ],
 });
 const state = sim.control.state;
 const busy = () => new Set([...state.activeRuns].map((id) => state.runs.get(id)!.appId));
@@ -141,6 +150,14 @@ describe('refusals of the app state', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('access_denied');
     expect((await apiPost(sim, `/apps/${take('development').id}/restart`, {}, { token: 'dev-only' })).status).toBe(200);
+  });
+
+  it('answers function_not_allowed there for a token whose functions are held per environment', async () => {
+    const res = await apiPost(sim, `/apps/${take('production').id}/restart`, {}, { token: 'dev-only-unheld' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('function_not_allowed');
+    const dev = take('development');
+    expect((await apiPost(sim, `/apps/${dev.id}/restart`, {}, { token: 'dev-only-unheld' })).status).toBe(200);
   });
 
   it('answers writes_disabled while writes are off', async () => {
@@ -328,6 +345,16 @@ describe('runs.retry', () => {
     expect(running.steps[0]!.updated_at).toBe(firstStepEnd);
     const done = await advanceUntil(failed.id, (r) => r.state === 'done');
     expect(done.steps.every((s) => s.state === 'done')).toBe(true);
+  });
+
+  it('answers already_running with the run for a run retried already and under way again', async () => {
+    const app = take('development');
+    const run = sim.control.addRun({ appId: app.id, action: 'restart', state: 'error', failedStep: 'check' });
+    expect((await apiPost(sim, `/runs/${run.id}/retry`, {})).body.data.state).toBe('started');
+    const again = await apiPost(sim, `/runs/${run.id}/retry`, {});
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ state: 'already_running', run_id: run.id, app_id: app.id });
+    expect((await getRun(run.id)).state).toBe('running');
   });
 
   it('answers not_retryable for a run not in error', async () => {

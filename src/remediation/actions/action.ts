@@ -29,6 +29,11 @@ export interface AttemptFacts {
   /** When the first request of this key was sent (ms, our clock), if known. */
   firstSentAt: number | null;
   plannedAt: number;
+  /**
+   * When the failure the attempt's alert told of happened, in the service's clock (a failed run's
+   * `updated_at`); null or absent: not known.
+   */
+  toldFailedAt?: number | null;
 }
 
 /** The words of an action's notices. */
@@ -76,8 +81,9 @@ export interface RemediationAction<P extends PolicyBase = PolicyBase> {
     options: ChangeOptions,
   ): Promise<ChangeResult>;
   /**
-   * After `idempotency_key_reused` (the earlier request with this key was taken): the id of the
-   * run that request started, found with reads only, or null when it cannot be told.
+   * After `idempotency_key_reused` (an earlier request with this key was sent; §7.3 answers so
+   * whether or not it was taken): the id of the run that request started, found with reads only,
+   * or null when no run shows it was made.
    */
   findStartedRun(client: ApiClient, facts: AttemptFacts, signal?: AbortSignal): Promise<number | null>;
   /** How people read what was done, in notices. */

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { policySchema } from '../../config/policy-schema.js';
+import { failureTime } from '../../detectors/run-lineage.js';
 import { subjectTarget, type RemediationAction } from './action.js';
 
 /** A `runs.retry` policy. */
@@ -28,9 +29,15 @@ export const runsRetry: RemediationAction<z.output<typeof retryPolicySchema>> = 
   },
   body: (policy) => ({ now: policy.now }),
   send: (client, recordId, body, options) => client.runs.retry(recordId, body as { now?: boolean }, options),
-  async findStartedRun(_client, facts) {
-    // A retry restarts the same run: the run to verify and follow is the record itself.
-    return facts.recordId;
+  async findStartedRun(client, facts, signal) {
+    // A retry restarts the same run: the run to verify and follow is the record itself. But a
+    // reused key (§7.3) may be one whose first request failed (a 5xx) and changed nothing: the run
+    // was retried only if it moved since the failure its alert told of (nothing else moves a
+    // failed run's updated_at; both times are the service's).
+    if (facts.toldFailedAt === undefined || facts.toldFailedAt === null) return facts.recordId;
+    const run = await client.runs.get(facts.recordId, signal ? { signal } : {});
+    const failedAt = failureTime(run);
+    return failedAt !== null && failedAt <= facts.toldFailedAt ? null : facts.recordId;
   },
   words: {
     done: 'Retried automatically',

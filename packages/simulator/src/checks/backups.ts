@@ -81,6 +81,14 @@ export function backupsStaging(sim: StageContext) {
       return sim.core.views.backup(backup, now);
     },
 
+    /** Removes a backup from the server (`on_server` false): only its off-site copies are left, if any. */
+    removeFromServer(backupId: number): Backup {
+      const now = sim.now();
+      const backup = sim.backup(backupId);
+      backup.offServer = true;
+      return sim.core.views.backup(backup, now);
+    },
+
     /** Marks a backup verified or not. */
     setVerified(backupId: number, verified: boolean): Backup {
       const now = sim.now();
