@@ -56,6 +56,11 @@ async function run(...argv: string[]): Promise<CliResult> {
   return result;
 }
 
+/** `silence --match <matcher> --for 1h` with a reason, by ops-bob. */
+function silenceFor(matcher: string): Promise<CliResult> {
+  return run('silence', '--config', configFile, '--match', matcher, '--for', '1h', '--reason', 'planned');
+}
+
 describe('check', () => {
   it('exits 0 after one complete cycle of every enabled job, with one line per job', async () => {
     const { code, stdout } = await run('check', '--config', configFile);
@@ -71,17 +76,7 @@ describe('check', () => {
   it('counts a notification a silence holds apart from those still waiting to be sent', async () => {
     // A first check makes the state the silence is kept in.
     expect((await run('check', '--config', configFile, '--job', 'installers')).code).toBe(0);
-    const made = await run(
-      'silence',
-      '--config',
-      configFile,
-      '--match',
-      'check=servers',
-      '--for',
-      '1h',
-      '--reason',
-      'planned',
-    );
+    const made = await silenceFor('check=servers');
     expect(made.code).toBe(0);
     const { code, stdout } = await run('check', '--config', configFile, '--job', 'servers');
     expect(code).toBe(0);
@@ -147,17 +142,7 @@ describe('alerts', () => {
   it('lists open alerts with since, severity, check, labels and the silence that mutes one', async () => {
     const failed = sim.control.addRun({ appId: 2, state: 'error', reason: 'disk full on /var/lib/docker' });
     expect((await run('check', '--config', configFile, '--job', 'runs')).code).toBe(0);
-    const made = await run(
-      'silence',
-      '--config',
-      configFile,
-      '--match',
-      'check=failed_runs',
-      '--for',
-      '1h',
-      '--reason',
-      'known',
-    );
+    const made = await silenceFor('check=failed_runs');
     const silenceId = made.stdout.trim();
 
     const table = await run('alerts', '--config', configFile);
