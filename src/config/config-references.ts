@@ -1,5 +1,6 @@
 import type { KeyPath } from './yaml-lines.js';
 import { valueAt } from '../lib/value-at.js';
+import { CHECK_NAMES } from '../detectors/registry.js';
 
 /** A problem found by {@link checkReferences}, located by key path. */
 export interface ReferenceProblem {
@@ -11,7 +12,8 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
  * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
- * windows, policies), routes and the digest name existing channels and mute windows, and
+ * windows, policies), routes and the digest name existing channels and mute windows, a `check`
+ * that a route or a policy matches is one of ours (else it would never match anything), and
  * remediation that is on has something to do, and a Slack app receiving its clicks over HTTP has a
  * listener to receive them on. It reads the raw (substituted) document, skipping
  * what is malformed, so its problems are reported together with the schema's.
@@ -29,16 +31,24 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   uniqueNames(raw, ['notify', 'routes'], 'route', problems);
 
   // Each name a route or the digest gives must be one the section defines.
+  const unknown = (name: string, at: KeyPath, known: Set<string>, what: string) => {
+    const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
+    problems.push({ path: at, message: `unknown ${what} "${name}" (${knownText})` });
+  };
   const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
     list(names).forEach((name, i) => {
-      if (typeof name === 'string' && !known.has(name)) {
-        const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
-        problems.push({ path: [...at, i], message: `unknown ${what} "${name}" (${knownText})` });
-      }
+      if (typeof name === 'string' && !known.has(name)) unknown(name, [...at, i], known, what);
     });
+  // A `match: { check: … }` value, one name or a list of them, must name a check alerts can carry.
+  const checks = new Set<string>(CHECK_NAMES);
+  const mustBeCheck = (at: KeyPath, value: unknown) => {
+    if (typeof value === 'string' && !checks.has(value)) unknown(value, at, checks, 'check');
+    else mustBeKnown(value, at, checks, 'check');
+  };
   list(valueAt(notify, ['routes'])).forEach((route, r) => {
     mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
     mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
+    mustBeCheck(['notify', 'routes', r, 'match', 'check'], valueAt(route, ['match', 'check']));
   });
   mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
 
@@ -58,6 +68,9 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const remediation = valueAt(raw, ['remediation']);
   const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
+  policies.forEach((policy, i) =>
+    mustBeCheck(['remediation', 'policies', i, 'match', 'check'], valueAt(policy, ['match', 'check'])),
+  );
   if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],

@@ -198,6 +198,20 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown mute window "weekend" \(no mute windows are defined\)/,
     },
     {
+      name: 'route matching an unknown check',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: console, type: log }]\n  routes:\n    - { channels: [console], match: { check: [failed_runs, stuck_run] } }\n`,
+      path: 'notify.routes[0].match.check[1]',
+      line: 7,
+      message: /unknown check "stuck_run" \(known checks: .*stuck_runs/,
+    },
+    {
+      name: 'policy matching an unknown check',
+      yaml: `${MINIMAL}remediation:\n  enabled: true\n  policies:\n    - name: retry\n      action: runs.retry\n      match: { check: failed_run }\n`,
+      path: 'remediation.policies[0].match.check',
+      line: 9,
+      message: /unknown check "failed_run" \(known checks: .*failed_runs/,
+    },
+    {
       name: 'duplicate channel name',
       yaml: `${MINIMAL}notify:\n  channels:\n    - { name: ops, type: log }\n    - { name: ops, type: log }\n`,
       path: 'notify.channels[1].name',
