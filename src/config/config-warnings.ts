@@ -1,11 +1,13 @@
 import type { ConfigProblem } from './config-error.js';
 import type { Config } from './load-config.js';
+import { stateListsFromConfig } from '../detectors/registry.js';
 
 /**
  * What a valid configuration says that its author most likely did not mean: said by `validate`,
  * and logged when the daemon starts or reloads, never refused (each can be meant, for a while).
  * - No channel: alerts are recorded and listed by `alerts`, and nobody is told of any.
  * - `jobs.deadline`, deprecated: a read no longer ends at its schedule; its duration is the ceiling.
+ * - A state word in two lists of one kind of record: it means two things, and one silently wins.
  */
 export function configWarnings(config: Config): ConfigProblem[] {
   const noChannel = config.notify.channels.length === 0 && {
@@ -13,7 +15,31 @@ export function configWarnings(config: Config): ConfigProblem[] {
     message:
       "no channel is configured: alerts are recorded (see `deploy-watchdog alerts`) and nobody is told; add one (type: log writes them to the daemon's log)",
   };
-  return [noChannel, jobsDeadlineWarning(config.jobs)].filter((w) => !!w);
+  return [noChannel, jobsDeadlineWarning(config.jobs), ...stateWordsInTwoLists(config.checks)].filter((w) => !!w);
+}
+
+/**
+ * A state word listed in two `checks.*` lists of one kind of record, said at the later list: a run
+ * state in `failed_runs.failed_states` and `stuck_runs.active_states` alerts as failed and as stuck.
+ * A warning, not a refusal: a config that gives `bad_states: [stopped]` and keeps the default
+ * `stopped_states` means "at once", and has always been read so.
+ */
+function stateWordsInTwoLists(checks: Config['checks']): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  for (const lists of stateListsFromConfig(checks).values()) {
+    for (const [i, list] of lists.entries()) {
+      for (const other of lists.slice(i + 1)) {
+        const both = other.words.filter((word) => list.words.includes(word));
+        if (both.length === 0) continue;
+        const words = `"${both.join('", "')}"`;
+        warnings.push({
+          path: other.key,
+          message: `${words} is also in ${list.key}, which means something else: keep each state word in one list`,
+        });
+      }
+    }
+  }
+  return warnings;
 }
 
 /** What the deprecated `jobs.deadline` does now, when a config still gives it. */
