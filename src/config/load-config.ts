@@ -86,14 +86,15 @@ export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
 }
 
 function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean): ConfigWithUnset {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw fileError(file, `cannot read the configuration file: ${why}`);
   }
+  const text = utf8Text(bytes, file);
   try {
     return readConfig(text, env, file, path.dirname(path.resolve(file)), standIns);
   } catch (err) {
@@ -101,6 +102,21 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
     throw fileError(file, `cannot be read: ${errorText(err)}`);
+  }
+}
+
+/**
+ * The file's bytes as text, or a {@link ConfigError} at the first line that is not UTF-8 (a file
+ * saved as Latin-1 or Windows-1252): read leniently, each such byte would become U+FFFD in a value
+ * (a sender name, a template) without a word.
+ */
+function utf8Text(bytes: Buffer, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const lenient = bytes.toString('utf8');
+    const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
+    throw fileError(file, 'is not UTF-8 text: save the file as UTF-8', line);
   }
 }
 

@@ -799,6 +799,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig(file, {})).toThrow(`${file}: cannot read the configuration file: file not found`);
   });
 
+  it('refuses a file that is not UTF-8, at the line of the first stray byte', () => {
+    const file = path.join(dir, 'latin1.yaml');
+    const text = `${MINIMAL}notify:\n  channels:\n    - { name: mail, type: log }\n  routes: [{ channels: [mail] }]\n# Caf\xe9\n`;
+    fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+    expect(() => loadConfig(file, ENV)).toThrow(`${file}:8: is not UTF-8 text: save the file as UTF-8`);
+  });
+
+  it('reads a UTF-8 file that starts with a byte order mark', () => {
+    const file = path.join(dir, 'bom.yaml');
+    fs.writeFileSync(file, `\ufeff${MINIMAL}`);
+    expect(loadConfig(file, ENV).api.base_url).toBe('https://manage.example.com');
+  });
+
   it("parses DESIGN.md's example config", () => {
     const file = path.join(import.meta.dirname, 'fixtures', 'design-example.yaml');
     const config = loadConfig(file, ENV);
