@@ -88,8 +88,11 @@ export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
 function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean): ConfigWithUnset {
   let bytes: Buffer;
   try {
+    const size = fs.statSync(file).size;
+    if (size > MAX_CONFIG_FILE_SIZE) throw fileError(file, tooLargeText(size));
     bytes = fs.readFileSync(file);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw fileError(file, `cannot read the configuration file: ${why}`);
@@ -103,6 +106,18 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     // is a problem of the file, said the same way.
     throw fileError(file, `cannot be read: ${errorText(err)}`);
   }
+}
+
+/**
+ * The largest configuration file read: 1 MiB, a Kubernetes ConfigMap's own limit and 25 times
+ * config.example.yaml with every key and comment. A larger file is not a configuration (a log or
+ * a dump given by mistake), and parsing one blocks the daemon (on SIGHUP) for seconds per 10 MiB.
+ */
+const MAX_CONFIG_FILE_SIZE = 1024 * 1024;
+
+function tooLargeText(size: number): string {
+  const most = `${MAX_CONFIG_FILE_SIZE / (1024 * 1024)} MiB (${MAX_CONFIG_FILE_SIZE} bytes)`;
+  return `is ${size} bytes, more than the ${most} a configuration file may be (a full one is about 40 KiB): is it the right file?`;
 }
 
 /**

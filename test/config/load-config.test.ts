@@ -799,6 +799,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(file, {})).toThrow(`${file}: cannot read the configuration file: file not found`);
   });
 
+  it('refuses a file over 1 MiB without parsing it', () => {
+    const file = path.join(dir, 'huge.yaml');
+    fs.writeFileSync(file, `${MINIMAL}x-padding: "${'a'.repeat(1024 * 1024)}"\n`);
+    expect(() => loadConfig(file, ENV)).toThrow(
+      `${file}: is 1048660 bytes, more than the 1 MiB (1048576 bytes) a configuration file may be (a full one is about 40 KiB): is it the right file?`,
+    );
+  });
+
   it('refuses a file that is not UTF-8, at the line of the first stray byte', () => {
     const file = path.join(dir, 'latin1.yaml');
     const text = `${MINIMAL}notify:\n  channels:\n    - { name: mail, type: log }\n  routes: [{ channels: [mail] }]\n# Caf\xe9\n`;
