@@ -10,6 +10,7 @@ import { substituteEnv, type Substitution } from './env-substitution.js';
 import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
+import { secretPaths } from './secret.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 import { setAt, valueAt } from '../lib/value-at.js';
@@ -44,6 +45,8 @@ export interface ConfigWithUnset {
   config: Config;
   /** One per value whose variable is not set, as a problem (path, line, `unsetVariable`); in line order. */
   unset: ConfigProblem[];
+  /** One per secret written in the file itself rather than read from `${VAR}`: a warning each, in line order. */
+  inlineSecrets: ConfigProblem[];
 }
 
 /**
@@ -60,10 +63,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
  * not set is no problem: the value is checked with a stand-in of its type (`unset-stand-in.ts`)
  * and listed in `unset`, so everything else in the file is checked as it would be with the
  * variable set. For `validate` where the daemon's secrets are not (CI), and for the commands that
- * use none of them. Throws {@link ConfigError} for every other problem.
+ * use none of them. Throws {@link ConfigError} for every other problem. With `standIns` false, an
+ * unset variable is a problem too (as in {@link loadConfig}), and `unset` is empty.
  */
-export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv): ConfigWithUnset {
-  return readConfigFile(file, env, true);
+export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv, standIns = true): ConfigWithUnset {
+  return readConfigFile(file, env, standIns);
 }
 
 /**
@@ -236,6 +240,9 @@ function readConfig(
   // Every issue left is a stand-in's: the file cannot be checked further without those variables.
   if (!parsed.success) throw new ConfigError(sourceName, unsetProblems);
   const config = parsed.data;
+  const inlineSecrets = secretPaths(config)
+    .filter((p) => !readFrom.has(formatKeyPath(p)) && !unsubstituted.has(formatKeyPath(p)))
+    .map((p) => problemAt(p, INLINE_SECRET));
   const token = config.api.token ?? tokenFile;
   if (!token) throw new ConfigError(sourceName, [{ path: 'api.token', message: 'is required' }]);
   return {
@@ -246,8 +253,13 @@ function readConfig(
       notify: { ...config.notify, channels: withTemplateSources(config.notify.channels, templates.sources) },
     },
     unset: unsetProblems,
+    inlineSecrets,
   };
 }
+
+/** Why a secret written in the file is worth a warning, and what to write instead. */
+const INLINE_SECRET =
+  'is a secret written in the file itself, so whoever reads the file (its copies, its Git history) has it: write ${VAR} here and set VAR in the environment of the daemon';
 
 /** The template parts a channel kind takes, by its `type`; undefined for a kind without templates or an unknown type. */
 function templatePartsOf(type: string): TemplateParts | undefined {

@@ -144,7 +144,7 @@ describe('validate without the secrets', () => {
 
 describe('validate warnings (printed, never failing the check)', () => {
   it('warns of a configuration without a channel', async () => {
-    const file = writeConfig(dir, ['api: { base_url: "https://manage.example.com", token: t }']);
+    const file = writeConfig(dir, ['api: { base_url: "https://manage.example.com", token: "${T:-t}" }']);
     const { code, stderr } = await runCli(['validate', '--config', file]);
     expect(code).toBe(0);
     expect(stderr).toBe(
@@ -154,7 +154,7 @@ describe('validate warnings (printed, never failing the check)', () => {
 
   it('warns of a state file in a directory that does not exist here', async () => {
     const file = writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'state: { path: /var/lib/deploy-watchdog-nowhere/state.db }',
       'notify: { channels: [{ name: c, type: log }] }',
     ]);
@@ -175,7 +175,7 @@ describe('validate warnings (printed, never failing the check)', () => {
     ['beside read_ceiling', 'deadline: 10m, read_ceiling: 20m', 'is deprecated and ignored: jobs.read_ceiling is set'],
   ])('warns of the deprecated jobs.deadline (%s)', async (_what, jobs, said) => {
     const file = writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'notify: { channels: [{ name: c, type: log }] }',
       `jobs: { ${jobs} }`,
     ]);
@@ -188,7 +188,7 @@ describe('validate warnings (printed, never failing the check)', () => {
 describe('plain SMTP with a password', () => {
   const mail = (host: string, secure: string) =>
     writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'notify:',
       '  channels:',
       `    - { name: m, type: email, smtp: { host: "${host}", secure: ${secure}, auth: { user: u, pass: p } }, from: a@example.com, to: [b@example.com] }`,
