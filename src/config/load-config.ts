@@ -158,10 +158,30 @@ function parseYaml(text: string, sourceName: string): { doc: Document; lines: Li
     const first = doc.errors[0]!;
     const more = doc.errors.length - 1;
     const after = more > 0 ? ` (and ${more} more after it, likely caused by it)` : '';
-    const message = `YAML syntax error: ${yamlErrorText(first.message)}${after}`;
+    const why = first.code === 'DUPLICATE_KEY' ? duplicateKeyText(doc, lines, first.pos[0]) : undefined;
+    const message = `YAML syntax error: ${why ?? yamlErrorText(first.message)}${after}`;
     throw fileError(sourceName, message, lines.linePos(first.pos[0]).line);
   }
   return { doc, lines };
+}
+
+/**
+ * Which key a mapping gives twice (the one at offset `at`) and the line of its first use, which the
+ * parser's "Map keys must be unique" leaves out; undefined if the key is not found.
+ */
+function duplicateKeyText(doc: Document, lines: LineCounter, at: number): string | undefined {
+  let text: string | undefined;
+  visit(doc, {
+    Map(_key, map) {
+      const twice = map.items.find((p) => isScalar(p.key) && p.key.range?.[0] === at)?.key;
+      if (!isScalar(twice)) return undefined;
+      const first = map.items.find((p) => isScalar(p.key) && p.key.value === twice.value)?.key;
+      const line = isScalar(first) && first.range ? ` (first at line ${lines.linePos(first.range[0]).line})` : '';
+      text = `"${String(twice.value)}" is given twice in one mapping${line}: merge the two, or remove one`;
+      return visit.BREAK;
+    },
+  });
+  return text;
 }
 
 /**

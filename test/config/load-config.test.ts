@@ -398,7 +398,8 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
       path: '',
       line: 6,
-      message: /YAML syntax error: Map keys must be unique/,
+      message:
+        /YAML syntax error: "path" is given twice in one mapping \(first at line 5\): merge the two, or remove one/,
     },
   ])('$name', ({ yaml, env, path: keyPath, line, message }) => {
     const err = errorOf(yaml, env ?? ENV);
@@ -797,6 +798,14 @@ describe('loadConfig', () => {
   it('reports a missing config file', () => {
     const file = path.join(dir, 'nope.yaml');
     expect(() => loadConfig(file, {})).toThrow(`${file}: cannot read the configuration file: file not found`);
+  });
+
+  it('names a key given twice in one mapping, and the line of its first use', () => {
+    const file = path.join(dir, 'twice.yaml');
+    fs.writeFileSync(file, `${MINIMAL}notify:\n  channels: []\nstate:\n  retention: 30d\nnotify:\n  routes: []\n`);
+    expect(() => loadConfig(file, ENV)).toThrow(
+      `${file}:8: YAML syntax error: "notify" is given twice in one mapping (first at line 4): merge the two, or remove one`,
+    );
   });
 
   it('refuses a file over 1 MiB without parsing it', () => {
