@@ -485,7 +485,8 @@ function friendlyMessage(issue: z.core.$ZodRawIssue): string | undefined {
 
 function article(type: string): string {
   if (type === 'array') return 'a list';
-  if (type === 'object') return 'a mapping (key: value)';
+  // A record is a mapping of free keys (`max_age: { production: 26h }`): to its author, a mapping.
+  if (type === 'object' || type === 'record') return 'a mapping (key: value)';
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 

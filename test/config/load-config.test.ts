@@ -394,6 +394,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /escalate_after and escalate_to go together/,
     },
     {
+      name: 'one duration where a mapping by environment type is wanted',
+      yaml: `${MINIMAL}checks:\n  backups: { max_age: 26h }\n`,
+      path: 'checks.backups.max_age',
+      line: 5,
+      message: /must be a mapping \(key: value\), not a string$/,
+    },
+    {
       name: 'duplicate key',
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
       path: '',
