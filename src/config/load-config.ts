@@ -453,9 +453,11 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown): { path: KeyPath; 
 function friendlyMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined
-        ? 'is required'
-        : `must be ${article(String(issue.expected))}, not ${describe(issue.input)}`;
+      if (issue.input === undefined) return 'is required';
+      // `enabled: yes` is a boolean to YAML 1.1 tools (yamllint, Ansible), text to YAML 1.2 and to us.
+      if (issue.expected === 'boolean' && typeof issue.input === 'string')
+        return 'must be true or false, unquoted, not a string (yes, no, on and off are text in YAML 1.2)';
+      return `must be ${article(String(issue.expected))}, not ${describe(issue.input)}`;
     case 'invalid_value': {
       const values = issue.values.map((v) => JSON.stringify(v));
       return values.length === 1 ? `must be ${values[0]}` : `must be one of ${values.join(', ')}`;

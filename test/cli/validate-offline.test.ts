@@ -90,7 +90,7 @@ describe('validate without the secrets', () => {
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toEqual([
       `${file}:19 jobs.urls: the minute field is "60", and minute takes 0-59 (a value, a range a-b, a list a,b, a step */n or a-b/n, or *)`,
-      `${file}:20 alerts.send_resolved: must be a boolean, not a string`,
+      `${file}:20 alerts.send_resolved: must be true or false, unquoted, not a string (yes, no, on and off are text in YAML 1.2)`,
       `${file}: 2 problems`,
       '',
     ]);

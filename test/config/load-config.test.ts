@@ -74,7 +74,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}api_extra: 1\n`.replace('api_extra: 1\n', 'alerts:\n  send_resolved: "yes"\n'),
       path: 'alerts.send_resolved',
       line: 5,
-      message: /must be a boolean, not a string/,
+      message: /must be true or false, unquoted, not a string/,
     },
     {
       name: 'number out of range',
@@ -399,6 +399,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       path: 'checks.backups.max_age',
       line: 5,
       message: /must be a mapping \(key: value\), not a string$/,
+    },
+    {
+      name: 'a YAML 1.1 boolean',
+      yaml: `${MINIMAL}checks:\n  backups:\n    offsite: yes\n`,
+      path: 'checks.backups.offsite',
+      line: 6,
+      message: /must be true or false, unquoted, not a string \(yes, no, on and off are text in YAML 1\.2\)$/,
     },
     {
       name: 'duplicate key',
