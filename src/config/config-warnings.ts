@@ -8,6 +8,7 @@ import { stateListsFromConfig } from '../detectors/registry.js';
  * - No channel: alerts are recorded and listed by `alerts`, and nobody is told of any.
  * - `jobs.deadline`, deprecated: a read no longer ends at its schedule; its duration is the ceiling.
  * - A state word in two lists of one kind of record: it means two things, and one silently wins.
+ * - A job scheduled more than once a minute: a sixth field added by mistake (6 start with seconds).
  */
 export function configWarnings(config: Config): ConfigProblem[] {
   const noChannel = config.notify.channels.length === 0 && {
@@ -15,7 +16,26 @@ export function configWarnings(config: Config): ConfigProblem[] {
     message:
       "no channel is configured: alerts are recorded (see `deploy-watchdog alerts`) and nobody is told; add one (type: log writes them to the daemon's log)",
   };
-  return [noChannel, jobsDeadlineWarning(config.jobs), ...stateWordsInTwoLists(config.checks)].filter((w) => !!w);
+  return [
+    noChannel,
+    jobsDeadlineWarning(config.jobs),
+    ...stateWordsInTwoLists(config.checks),
+    ...everySecondsWarnings(config.jobs),
+  ].filter((w) => !!w);
+}
+
+/**
+ * Each job whose schedule has 6 fields and a `*` in the first, its seconds: `*\/5 * * * * *` runs
+ * every 5 seconds, most often `*\/5 * * * *` with one `*` too many. Meant, it is allowed.
+ */
+function everySecondsWarnings(jobs: Config['jobs']): ConfigProblem[] {
+  return Object.entries(jobs).flatMap(([job, schedule]) => {
+    // Schedules are the strings with fields; jitter and the ceilings are numbers (ms).
+    const fields = typeof schedule === 'string' ? schedule.split(' ') : [];
+    if (fields.length !== 6 || !fields[0]!.includes('*')) return [];
+    const message = `runs more than once a minute: a schedule of 6 fields starts with seconds ("${fields[0]}" here); for minutes write 5 fields, or start the 6 with 0`;
+    return [{ path: `jobs.${job}`, message }];
+  });
 }
 
 /**

@@ -33,3 +33,19 @@ describe('configWarnings: a state word in two lists', () => {
     ]);
   });
 });
+
+describe('configWarnings: a job scheduled by the second', () => {
+  const withJobs = (...lines: string[]) =>
+    parseConfig([...MINIMAL, '  channels: [{ name: log, type: log }]', 'jobs:', ...lines, ''].join('\n'), {}, 'x.yaml');
+
+  it('says a schedule of 6 fields whose seconds hold a *, and no other', () => {
+    const config = withJobs('  runs: "*/5 * * * * *"', '  urls: "0 */15 * * * *"', '  backups: "@hourly"');
+    expect(configWarnings(config)).toEqual([
+      {
+        path: 'jobs.runs',
+        message:
+          'runs more than once a minute: a schedule of 6 fields starts with seconds ("*/5" here); for minutes write 5 fields, or start the 6 with 0',
+      },
+    ]);
+  });
+});
