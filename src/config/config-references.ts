@@ -1,6 +1,7 @@
 import type { KeyPath } from './yaml-lines.js';
 import { valueAt } from '../lib/value-at.js';
 import { CHECK_NAMES } from '../detectors/registry.js';
+import { environmentTypeSchema } from '../api/schemas.js';
 
 /** A problem found by {@link checkReferences}, located by key path. */
 export interface ReferenceProblem {
@@ -11,9 +12,19 @@ export interface ReferenceProblem {
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
+ * The labels whose every value is known before any alert: the check, and the environment type
+ * (the reference's three, any other word the service says mapped to one by `api.extra_values`).
+ */
+const FIXED_LABEL_VALUES: Readonly<Record<string, readonly string[]>> = {
+  check: CHECK_NAMES,
+  environment_type: environmentTypeSchema.options,
+};
+
+/**
  * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
- * windows, policies), routes and the digest name existing channels and mute windows, a `check`
- * that a route or a policy matches is one of ours (else it would never match anything), and
+ * windows, policies), routes and the digest name existing channels and mute windows, a `check` or
+ * `environment_type` that a route or a policy matches is one alerts can carry (else it would never
+ * match anything), and
  * remediation that is on has something to do, and a Slack app receiving its clicks over HTTP has a
  * listener to receive them on. It reads the raw (substituted) document, skipping
  * what is malformed, so its problems are reported together with the schema's.
@@ -39,16 +50,20 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
     list(names).forEach((name, i) => {
       if (typeof name === 'string' && !known.has(name)) unknown(name, [...at, i], known, what);
     });
-  // A `match: { check: … }` value, one name or a list of them, must name a check alerts can carry.
-  const checks = new Set<string>(CHECK_NAMES);
-  const mustBeCheck = (at: KeyPath, value: unknown) => {
-    if (typeof value === 'string' && !checks.has(value)) unknown(value, at, checks, 'check');
-    else mustBeKnown(value, at, checks, 'check');
+  // A `match` value of a label whose values are fixed (one or a list) must be one alerts can carry.
+  const mustMatchSomething = (match: KeyPath, value: unknown) => {
+    for (const [label, values] of Object.entries(FIXED_LABEL_VALUES)) {
+      const at = [...match, label];
+      const given = valueAt(value, [label]);
+      const known = new Set<string>(values);
+      if (typeof given === 'string' && !known.has(given)) unknown(given, at, known, label.replace('_', ' '));
+      else mustBeKnown(given, at, known, label.replace('_', ' '));
+    }
   };
   list(valueAt(notify, ['routes'])).forEach((route, r) => {
     mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
     mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
-    mustBeCheck(['notify', 'routes', r, 'match', 'check'], valueAt(route, ['match', 'check']));
+    mustMatchSomething(['notify', 'routes', r, 'match'], valueAt(route, ['match']));
   });
   mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
 
@@ -69,7 +84,7 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
   policies.forEach((policy, i) =>
-    mustBeCheck(['remediation', 'policies', i, 'match', 'check'], valueAt(policy, ['match', 'check'])),
+    mustMatchSomething(['remediation', 'policies', i, 'match'], valueAt(policy, ['match'])),
   );
   if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({

@@ -212,6 +212,13 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /unknown check "failed_run" \(known checks: .*failed_runs/,
     },
     {
+      name: 'policy matching an environment type the reference does not have',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - name: retry\n      action: runs.retry\n      match: { environment_type: [staging, prod] }\n`,
+      path: 'remediation.policies[0].match.environment_type[1]',
+      line: 8,
+      message: /unknown environment type "prod" \(known environment types: production, staging, development\)/,
+    },
+    {
       name: 'duplicate channel name',
       yaml: `${MINIMAL}notify:\n  channels:\n    - { name: ops, type: log }\n    - { name: ops, type: log }\n`,
       path: 'notify.channels[1].name',
