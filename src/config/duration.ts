@@ -37,6 +37,12 @@ export const durationSchema = z
   .transform((text) => parseDuration(text));
 
 /**
+ * {@link durationSchema} for a time limit or an interval, where 0 can only be a mistake: a request
+ * limit of 0s fails every request, a delivery loop every 0s spins, a retention of 0s keeps nothing.
+ */
+export const positiveDurationSchema = durationSchema.refine((ms) => ms > 0, 'must be longer than 0s');
+
+/**
  * A schema that also accepts the word `off`, which parses to `null` ("disabled"). Wraps any
  * string schema: `offOr(durationSchema)`, `offOr(listenSchema)`.
  */

@@ -414,6 +414,26 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       line: 6,
       message: /must be true or false, unquoted, not a string \(yes, no, on and off are text in YAML 1\.2\)$/,
     },
+    ...[
+      ['api', 'timeout', 4],
+      ['state', 'retention', 5],
+      ['remediation', 'follow_timeout', 5],
+    ].map(([section, key, line]) => ({
+      name: `${section}.${key} of 0s`,
+      env: ENV,
+      yaml: `${MINIMAL}${section === 'api' ? '' : `${section}:\n`}  ${key}: 0s\n`,
+      path: `${section}.${key}`,
+      line: line as number,
+      message: /must be longer than 0s/,
+    })),
+    ...['max_age', 'timeout', 'interval'].map((key) => ({
+      name: `notify.delivery.${key} of 0s`,
+      env: ENV,
+      yaml: `${MINIMAL}notify:\n  delivery:\n    ${key}: 0s\n`,
+      path: `notify.delivery.${key}`,
+      line: 6,
+      message: /must be longer than 0s/,
+    })),
     {
       name: 'duplicate key',
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
