@@ -434,6 +434,18 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       line: 6,
       message: /must be longer than 0s/,
     })),
+    ...[
+      ['5sec', '5s'],
+      ['2 hours', '2h'],
+      ['1H 30M', '1h30m'],
+    ].map(([written, meant]) => ({
+      name: `a duration written ${written}`,
+      env: ENV,
+      yaml: `${MINIMAL}jobs:\n  jitter: ${written}\n`,
+      path: 'jobs.jitter',
+      line: 5,
+      message: new RegExp(`must be a duration such as .*1h30m \\(did you mean "${meant}"\\?\\)$`),
+    })),
     {
       name: 'duplicate key',
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
