@@ -9,7 +9,7 @@ import path from 'node:path';
 import { JOB_NAMES } from '../collectors/collectors.js';
 import { ConfigError, formatProblem, type ConfigProblem } from '../config/config-error.js';
 import { configWarnings } from '../config/config-warnings.js';
-import { loadConfig, loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
+import { loadConfigWithUnset, type Config, type ConfigWithUnset } from '../config/load-config.js';
 import { defineCommand } from './cli-helpers.js';
 import { EXIT, print } from './command.js';
 import { CONFIG_FILE_DEFAULTS } from './config-file.js';
@@ -19,8 +19,9 @@ const usage = `usage: deploy-watchdog validate [--config FILE] [--require-env]
 Checks a configuration file and prints a one-line summary (exit 0), or every problem as
 FILE:LINE key.path: message (exit 2). \${VAR} references are resolved from the environment; one
 whose variable is not set here is named (FILE:LINE key.path) and its value checked with a stand-in,
-so a file can be checked where the daemon's secrets are not (CI). Warnings (no channel, a state
-file this user could not create) are printed too; they do not fail the check.
+so a file can be checked where the daemon's secrets are not (CI). Warnings (no channel, a secret
+written in the file, a state file this user could not create) are printed too; they do not fail
+the check.
 
   --config FILE    the configuration file (${CONFIG_FILE_DEFAULTS})
   --require-env    an unset variable is a problem (exit 2): check the daemon's own environment`;
@@ -53,13 +54,13 @@ const validate = defineCommand({
   async run(requireEnv, io, file) {
     let loaded: ConfigWithUnset;
     try {
-      loaded = requireEnv ? { config: loadConfig(file, io.env), unset: [] } : loadConfigWithUnset(file, io.env);
+      loaded = loadConfigWithUnset(file, io.env, !requireEnv);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       const n = err.problems.length;
       return print(io.stderr, `${err.message}\n${file}: ${n} problem${n === 1 ? '' : 's'}\n`, EXIT.usage);
     }
-    const { config, unset } = loaded;
+    const { config, unset, inlineSecrets } = loaded;
     io.stdout.write(`${summarize(file, config, unset)}\n`);
     for (const p of unset) {
       io.stderr.write(
@@ -72,6 +73,7 @@ const validate = defineCommand({
         : stateFileWarning(config.state.path);
     const warnings = [
       ...configWarnings(config),
+      ...inlineSecrets,
       ...(stateWarning ? [{ path: 'state.path', message: stateWarning }] : []),
     ];
     for (const w of warnings) io.stderr.write(`${formatProblem(file, { ...w, message: `warning: ${w.message}` })}\n`);

@@ -1,5 +1,7 @@
 import type { KeyPath } from './yaml-lines.js';
 import { valueAt } from '../lib/value-at.js';
+import { CHECK_NAMES } from '../detectors/registry.js';
+import { environmentTypeSchema } from '../api/schemas.js';
 
 /** A problem found by {@link checkReferences}, located by key path. */
 export interface ReferenceProblem {
@@ -10,8 +12,19 @@ export interface ReferenceProblem {
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /**
+ * The labels whose every value is known before any alert: the check, and the environment type
+ * (the reference's three, any other word the service says mapped to one by `api.extra_values`).
+ */
+const FIXED_LABEL_VALUES: Readonly<Record<string, readonly string[]>> = {
+  check: CHECK_NAMES,
+  environment_type: environmentTypeSchema.options,
+};
+
+/**
  * Checks what the schema cannot see one field at a time: names are unique (channels, routes, mute
- * windows, policies), routes and the digest name existing channels and mute windows, and
+ * windows, policies), routes and the digest name existing channels and mute windows, a `check` or
+ * `environment_type` that a route or a policy matches is one alerts can carry (else it would never
+ * match anything), and
  * remediation that is on has something to do, and a Slack app receiving its clicks over HTTP has a
  * listener to receive them on. It reads the raw (substituted) document, skipping
  * what is malformed, so its problems are reported together with the schema's.
@@ -29,16 +42,28 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   uniqueNames(raw, ['notify', 'routes'], 'route', problems);
 
   // Each name a route or the digest gives must be one the section defines.
+  const unknown = (name: string, at: KeyPath, known: Set<string>, what: string) => {
+    const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
+    problems.push({ path: at, message: `unknown ${what} "${name}" (${knownText})` });
+  };
   const mustBeKnown = (names: unknown, at: KeyPath, known: Set<string>, what: string) =>
     list(names).forEach((name, i) => {
-      if (typeof name === 'string' && !known.has(name)) {
-        const knownText = known.size === 0 ? `no ${what}s are defined` : `known ${what}s: ${[...known].join(', ')}`;
-        problems.push({ path: [...at, i], message: `unknown ${what} "${name}" (${knownText})` });
-      }
+      if (typeof name === 'string' && !known.has(name)) unknown(name, [...at, i], known, what);
     });
+  // A `match` value of a label whose values are fixed (one or a list) must be one alerts can carry.
+  const mustMatchSomething = (match: KeyPath, value: unknown) => {
+    for (const [label, values] of Object.entries(FIXED_LABEL_VALUES)) {
+      const at = [...match, label];
+      const given = valueAt(value, [label]);
+      const known = new Set<string>(values);
+      if (typeof given === 'string' && !known.has(given)) unknown(given, at, known, label.replace('_', ' '));
+      else mustBeKnown(given, at, known, label.replace('_', ' '));
+    }
+  };
   list(valueAt(notify, ['routes'])).forEach((route, r) => {
     mustBeKnown(valueAt(route, ['channels']), ['notify', 'routes', r, 'channels'], channelNames, 'channel');
     mustBeKnown(valueAt(route, ['mute_windows']), ['notify', 'routes', r, 'mute_windows'], windowNames, 'mute window');
+    mustMatchSomething(['notify', 'routes', r, 'match'], valueAt(route, ['match']));
   });
   mustBeKnown(valueAt(notify, ['digest', 'channels']), ['notify', 'digest', 'channels'], channelNames, 'channel');
 
@@ -58,6 +83,9 @@ export function checkReferences(raw: unknown): ReferenceProblem[] {
   const remediation = valueAt(raw, ['remediation']);
   const policies = list(valueAt(remediation, ['policies']));
   uniqueNames(raw, ['remediation', 'policies'], 'policy', problems);
+  policies.forEach((policy, i) =>
+    mustMatchSomething(['remediation', 'policies', i, 'match'], valueAt(policy, ['match'])),
+  );
   if (valueAt(remediation, ['enabled']) === true && policies.length === 0) {
     problems.push({
       path: ['remediation', 'enabled'],

@@ -15,7 +15,7 @@ import { notifySchema, repeatIntervalSchema } from '../notify/notify-schema.js';
 import { policyConfigSchema } from '../remediation/actions/registry.js';
 import { byteSizeSchema } from './byte-size.js';
 import { scheduleSchema } from './cron.js';
-import { DURATION_HINT, durationSchema, offOr, parseDuration } from './duration.js';
+import { DURATION_HINT, durationSchema, offOr, parseDuration, positiveDurationSchema } from './duration.js';
 import { addProblem, nonEmptySchema, wholeNumberSchema } from './schema-blocks.js';
 import { wordListSchema } from './check-config.js';
 import { secretSchema, secretUrlOf } from './secret.js';
@@ -105,7 +105,7 @@ const apiSchema = z
       .describe(
         'Client-side rate limit (requests per second, all jobs together); "off": none, for a local or generously provisioned service.',
       ),
-    timeout: durationSchema.prefault('30s').describe('Time limit of one request.'),
+    timeout: positiveDurationSchema.prefault('30s').describe('Time limit of one request.'),
     max_retries: wholeNumberSchema(0, 10).default(3).describe('Retries of a failed read (429, 5xx, network).'),
     page_size: wholeNumberSchema(1, 1000)
       .default(500)
@@ -225,7 +225,7 @@ const stateSchema = z
       .describe(
         'With url (PostgreSQL): two or more replicas share the state and one of them, the leader, does the work; the others serve the console and their probes, and take over when it is gone.',
       ),
-    retention: durationSchema
+    retention: positiveDurationSchema
       .prefault('30d')
       .describe(
         'Resolved alerts, events, sent notifications, audit rows and finished remediation attempts (of alerts no longer open) older than this are deleted.',
@@ -313,7 +313,7 @@ const remediationSchema = z.strictObject({
   enabled: z.boolean().default(false),
   dry_run: z.boolean().default(true).describe('Log what would be done, change nothing.'),
   max_actions_per_hour: wholeNumberSchema(0, 1000).default(10),
-  follow_timeout: durationSchema
+  follow_timeout: positiveDurationSchema
     .prefault('2h')
     .describe('How long a started run is followed before its outcome is reported unknown.'),
   poll_interval: durationSchema

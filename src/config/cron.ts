@@ -77,6 +77,9 @@ export function checkSchedule(text: string): CheckedSchedule {
  */
 export const scheduleSchema = z
   .string({ error: `must be "off" or ${CRON_HINT}` })
+  // For editors (config.schema.json): the shape alone, 5 or 6 fields, a macro or off; the fields
+  // themselves are checked by validate.
+  .meta({ pattern: String.raw`^\s*(?:off|@[A-Za-z]+|\S+(?:\s+\S+){4,5})\s*$` })
   .transform((text, ctx): string | null => {
     if (text.trim() === 'off') return null;
     const checked = checkSchedule(text);

@@ -33,8 +33,41 @@ export function parseDuration(text: string): number {
  */
 export const durationSchema = z
   .string({ error: `must be ${DURATION_HINT} (a string with a unit)` })
-  .regex(DURATION_RE, `must be ${DURATION_HINT}`)
+  .regex(DURATION_RE, { error: (issue) => `must be ${DURATION_HINT}${meantDuration(issue.input)}` })
   .transform((text) => parseDuration(text));
+
+/** Words for a unit that people write, and the unit a duration takes instead. */
+const UNIT_WORDS: readonly [RegExp, Unit][] = [
+  [/^(?:msecs?|milliseconds?)$/, 'ms'],
+  [/^(?:secs?|seconds?)$/, 's'],
+  [/^(?:mins?|minutes?)$/, 'm'],
+  [/^(?:hrs?|hours?)$/, 'h'],
+  [/^days?$/, 'd'],
+  [/^(?:wks?|weeks?)$/, 'w'],
+];
+
+/**
+ * ` (did you mean "5s"?)` for a duration written with a unit word, capitals or spaces (`5sec`,
+ * `30S`, `1 h`, `2 hours`); empty when no duration is meant plainly enough.
+ */
+function meantDuration(input: unknown): string {
+  if (typeof input !== 'string') return '';
+  const text = input.toLowerCase().replace(/\s+/g, '');
+  const parts = [...text.matchAll(/(\d+)([a-z]+)/g)];
+  // Every character must belong to an amount and its unit: "1.5h" or "soon" mean nothing plain.
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return '';
+  const fixed = parts.map(([, amount, word]) => {
+    const unit = word! in UNIT_MS ? word : UNIT_WORDS.find(([re]) => re.test(word!))?.[1];
+    return unit === undefined ? undefined : `${amount}${unit}`;
+  });
+  return fixed.includes(undefined) ? '' : ` (did you mean "${fixed.join('')}"?)`;
+}
+
+/**
+ * {@link durationSchema} for a time limit or an interval, where 0 can only be a mistake: a request
+ * limit of 0s fails every request, a delivery loop every 0s spins, a retention of 0s keeps nothing.
+ */
+export const positiveDurationSchema = durationSchema.refine((ms) => ms > 0, 'must be longer than 0s');
 
 /**
  * A schema that also accepts the word `off`, which parses to `null` ("disabled"). Wraps any

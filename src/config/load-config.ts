@@ -10,6 +10,7 @@ import { substituteEnv, type Substitution } from './env-substitution.js';
 import { Secret } from '../lib/secret.js';
 import { isNode, schemaNodesAt } from './schema-nodes.js';
 import { unsetStandIn } from './unset-stand-in.js';
+import { secretPaths } from './secret.js';
 import { formatKeyPath, lineOfPath, type KeyPath } from './yaml-lines.js';
 import { errorText } from '../lib/error-text.js';
 import { setAt, valueAt } from '../lib/value-at.js';
@@ -44,6 +45,8 @@ export interface ConfigWithUnset {
   config: Config;
   /** One per value whose variable is not set, as a problem (path, line, `unsetVariable`); in line order. */
   unset: ConfigProblem[];
+  /** One per secret written in the file itself rather than read from `${VAR}`: a warning each, in line order. */
+  inlineSecrets: ConfigProblem[];
 }
 
 /**
@@ -60,10 +63,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): Config {
  * not set is no problem: the value is checked with a stand-in of its type (`unset-stand-in.ts`)
  * and listed in `unset`, so everything else in the file is checked as it would be with the
  * variable set. For `validate` where the daemon's secrets are not (CI), and for the commands that
- * use none of them. Throws {@link ConfigError} for every other problem.
+ * use none of them. Throws {@link ConfigError} for every other problem. With `standIns` false, an
+ * unset variable is a problem too (as in {@link loadConfig}), and `unset` is empty.
  */
-export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv): ConfigWithUnset {
-  return readConfigFile(file, env, true);
+export function loadConfigWithUnset(file: string, env: NodeJS.ProcessEnv, standIns = true): ConfigWithUnset {
+  return readConfigFile(file, env, standIns);
 }
 
 /**
@@ -86,14 +90,18 @@ export function loadConfigSection<K extends 'state' | 'server' | 'alerts'>(
 }
 
 function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean): ConfigWithUnset {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    const size = fs.statSync(file).size;
+    if (size > MAX_CONFIG_FILE_SIZE) throw fileError(file, tooLargeText(size));
+    bytes = fs.readFileSync(file);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'file not found' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw fileError(file, `cannot read the configuration file: ${why}`);
   }
+  const text = utf8Text(bytes, file);
   try {
     return readConfig(text, env, file, path.dirname(path.resolve(file)), standIns);
   } catch (err) {
@@ -101,6 +109,33 @@ function readConfigFile(file: string, env: NodeJS.ProcessEnv, standIns: boolean)
     // A file must never crash the daemon (SIGHUP) or the CLI: whatever else went wrong reading it
     // is a problem of the file, said the same way.
     throw fileError(file, `cannot be read: ${errorText(err)}`);
+  }
+}
+
+/**
+ * The largest configuration file read: 1 MiB, a Kubernetes ConfigMap's own limit and 25 times
+ * config.example.yaml with every key and comment. A larger file is not a configuration (a log or
+ * a dump given by mistake), and parsing one blocks the daemon (on SIGHUP) for seconds per 10 MiB.
+ */
+const MAX_CONFIG_FILE_SIZE = 1024 * 1024;
+
+function tooLargeText(size: number): string {
+  const most = `${MAX_CONFIG_FILE_SIZE / (1024 * 1024)} MiB (${MAX_CONFIG_FILE_SIZE} bytes)`;
+  return `is ${size} bytes, more than the ${most} a configuration file may be (a full one is about 40 KiB): is it the right file?`;
+}
+
+/**
+ * The file's bytes as text, or a {@link ConfigError} at the first line that is not UTF-8 (a file
+ * saved as Latin-1 or Windows-1252): read leniently, each such byte would become U+FFFD in a value
+ * (a sender name, a template) without a word.
+ */
+function utf8Text(bytes: Buffer, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const lenient = bytes.toString('utf8');
+    const line = lenient.slice(0, lenient.indexOf('\uFFFD')).split('\n').length;
+    throw fileError(file, 'is not UTF-8 text: save the file as UTF-8', line);
   }
 }
 
@@ -123,10 +158,30 @@ function parseYaml(text: string, sourceName: string): { doc: Document; lines: Li
     const first = doc.errors[0]!;
     const more = doc.errors.length - 1;
     const after = more > 0 ? ` (and ${more} more after it, likely caused by it)` : '';
-    const message = `YAML syntax error: ${yamlErrorText(first.message)}${after}`;
+    const why = first.code === 'DUPLICATE_KEY' ? duplicateKeyText(doc, lines, first.pos[0]) : undefined;
+    const message = `YAML syntax error: ${why ?? yamlErrorText(first.message)}${after}`;
     throw fileError(sourceName, message, lines.linePos(first.pos[0]).line);
   }
   return { doc, lines };
+}
+
+/**
+ * Which key a mapping gives twice (the one at offset `at`) and the line of its first use, which the
+ * parser's "Map keys must be unique" leaves out; undefined if the key is not found.
+ */
+function duplicateKeyText(doc: Document, lines: LineCounter, at: number): string | undefined {
+  let text: string | undefined;
+  visit(doc, {
+    Map(_key, map) {
+      const twice = map.items.find((p) => isScalar(p.key) && p.key.range?.[0] === at)?.key;
+      if (!isScalar(twice)) return undefined;
+      const first = map.items.find((p) => isScalar(p.key) && p.key.value === twice.value)?.key;
+      const line = isScalar(first) && first.range ? ` (first at line ${lines.linePos(first.range[0]).line})` : '';
+      text = `"${String(twice.value)}" is given twice in one mapping${line}: merge the two, or remove one`;
+      return visit.BREAK;
+    },
+  });
+  return text;
 }
 
 /**
@@ -205,6 +260,9 @@ function readConfig(
   // Every issue left is a stand-in's: the file cannot be checked further without those variables.
   if (!parsed.success) throw new ConfigError(sourceName, unsetProblems);
   const config = parsed.data;
+  const inlineSecrets = secretPaths(config)
+    .filter((p) => !readFrom.has(formatKeyPath(p)) && !unsubstituted.has(formatKeyPath(p)))
+    .map((p) => problemAt(p, INLINE_SECRET));
   const token = config.api.token ?? tokenFile;
   if (!token) throw new ConfigError(sourceName, [{ path: 'api.token', message: 'is required' }]);
   return {
@@ -215,8 +273,13 @@ function readConfig(
       notify: { ...config.notify, channels: withTemplateSources(config.notify.channels, templates.sources) },
     },
     unset: unsetProblems,
+    inlineSecrets,
   };
 }
+
+/** Why a secret written in the file is worth a warning, and what to write instead. */
+const INLINE_SECRET =
+  'is a secret written in the file itself, so whoever reads the file (its copies, its Git history) has it: write ${VAR} here and set VAR in the environment of the daemon';
 
 /** The template parts a channel kind takes, by its `type`; undefined for a kind without templates or an unknown type. */
 function templatePartsOf(type: string): TemplateParts | undefined {
@@ -390,9 +453,11 @@ function issueProblems(issue: z.core.$ZodIssue, raw: unknown): { path: KeyPath; 
 function friendlyMessage(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
     case 'invalid_type':
-      return issue.input === undefined
-        ? 'is required'
-        : `must be ${article(String(issue.expected))}, not ${describe(issue.input)}`;
+      if (issue.input === undefined) return 'is required';
+      // `enabled: yes` is a boolean to YAML 1.1 tools (yamllint, Ansible), text to YAML 1.2 and to us.
+      if (issue.expected === 'boolean' && typeof issue.input === 'string')
+        return 'must be true or false, unquoted, not a string (yes, no, on and off are text in YAML 1.2)';
+      return `must be ${article(String(issue.expected))}, not ${describe(issue.input)}`;
     case 'invalid_value': {
       const values = issue.values.map((v) => JSON.stringify(v));
       return values.length === 1 ? `must be ${values[0]}` : `must be one of ${values.join(', ')}`;
@@ -422,7 +487,8 @@ function friendlyMessage(issue: z.core.$ZodRawIssue): string | undefined {
 
 function article(type: string): string {
   if (type === 'array') return 'a list';
-  if (type === 'object') return 'a mapping (key: value)';
+  // A record is a mapping of free keys (`max_age: { production: 26h }`): to its author, a mapping.
+  if (type === 'object' || type === 'record') return 'a mapping (key: value)';
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 

@@ -16,6 +16,14 @@ export function secretsIn(value: unknown): Secret[] {
   return [...found];
 }
 
+/** The key path of every {@link Secret} in a parsed config (or any part of one), in document order. */
+export function secretPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (value instanceof Secret) return [at];
+  if (Array.isArray(value)) return value.flatMap((v, i) => secretPaths(v, [...at, i]));
+  if (!isPlain(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => secretPaths(v, [...at, k]));
+}
+
 /**
  * `value` rebuilt through its arrays and plain objects (a parsed config's containers), each part
  * first offered to `change`: what it answers stands for the part; undefined, the part is walked.

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { contextConfigSchema } from '../config/context-config.js';
-import { DURATION_HINT, durationSchema } from '../config/duration.js';
+import { DURATION_HINT, durationSchema, positiveDurationSchema } from '../config/duration.js';
 import { pageTemplateSchema, runbookUrlSchema } from '../config/link-schema.js';
 import { labelNameSchema, matchValueSchema, nameSchema, regexSchema } from '../config/schema-blocks.js';
 import { secretUrlSchema } from '../config/secret.js';
@@ -140,17 +140,19 @@ export const notifySchema = z.strictObject({
   mute_windows: z.array(muteWindowSchema).default([]),
   delivery: z
     .strictObject({
-      max_age: durationSchema
+      max_age: positiveDurationSchema
         .prefault('24h')
         .describe('A notification not delivered this long after it was due is given up.'),
       initial_backoff: durationSchema.prefault('10s'),
       max_backoff: durationSchema.prefault('10m'),
-      timeout: durationSchema
+      timeout: positiveDurationSchema
         .prefault('15s')
         .describe(
           "Time limit of one send; raised per channel to that channel's own limit plus 2s, so a send still under way is never given up and sent twice.",
         ),
-      interval: durationSchema.prefault('5s').describe('How often the delivery loop looks for due notifications.'),
+      interval: positiveDurationSchema
+        .prefault('5s')
+        .describe('How often the delivery loop looks for due notifications.'),
     })
     .refine((d) => d.initial_backoff <= d.max_backoff, {
       path: ['initial_backoff'],

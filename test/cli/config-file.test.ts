@@ -17,7 +17,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dw-config-file-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const CONFIG =
-  'api: { base_url: "http://127.0.0.1:9", token: t }\nstate: { path: ./state.db }\nnotify: { channels: [{ name: c, type: log }] }\n';
+  'api: { base_url: "http://127.0.0.1:9", token: "${T:-t}" }\nstate: { path: ./state.db }\nnotify: { channels: [{ name: c, type: log }] }\n';
 const given = writeConfig(dir, CONFIG, 'given.yaml');
 const fromEnv = writeConfig(dir, CONFIG, 'from-env.yaml');
 const byDefault = writeConfig(dir, CONFIG, 'default.yaml');

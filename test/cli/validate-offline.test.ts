@@ -90,7 +90,7 @@ describe('validate without the secrets', () => {
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toEqual([
       `${file}:19 jobs.urls: the minute field is "60", and minute takes 0-59 (a value, a range a-b, a list a,b, a step */n or a-b/n, or *)`,
-      `${file}:20 alerts.send_resolved: must be a boolean, not a string`,
+      `${file}:20 alerts.send_resolved: must be true or false, unquoted, not a string (yes, no, on and off are text in YAML 1.2)`,
       `${file}: 2 problems`,
       '',
     ]);
@@ -144,7 +144,7 @@ describe('validate without the secrets', () => {
 
 describe('validate warnings (printed, never failing the check)', () => {
   it('warns of a configuration without a channel', async () => {
-    const file = writeConfig(dir, ['api: { base_url: "https://manage.example.com", token: t }']);
+    const file = writeConfig(dir, ['api: { base_url: "https://manage.example.com", token: "${T:-t}" }']);
     const { code, stderr } = await runCli(['validate', '--config', file]);
     expect(code).toBe(0);
     expect(stderr).toBe(
@@ -154,7 +154,7 @@ describe('validate warnings (printed, never failing the check)', () => {
 
   it('warns of a state file in a directory that does not exist here', async () => {
     const file = writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'state: { path: /var/lib/deploy-watchdog-nowhere/state.db }',
       'notify: { channels: [{ name: c, type: log }] }',
     ]);
@@ -175,7 +175,7 @@ describe('validate warnings (printed, never failing the check)', () => {
     ['beside read_ceiling', 'deadline: 10m, read_ceiling: 20m', 'is deprecated and ignored: jobs.read_ceiling is set'],
   ])('warns of the deprecated jobs.deadline (%s)', async (_what, jobs, said) => {
     const file = writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'notify: { channels: [{ name: c, type: log }] }',
       `jobs: { ${jobs} }`,
     ]);
@@ -188,7 +188,7 @@ describe('validate warnings (printed, never failing the check)', () => {
 describe('plain SMTP with a password', () => {
   const mail = (host: string, secure: string) =>
     writeConfig(dir, [
-      'api: { base_url: "https://manage.example.com", token: t }',
+      'api: { base_url: "https://manage.example.com", token: "${T:-t}" }',
       'notify:',
       '  channels:',
       `    - { name: m, type: email, smtp: { host: "${host}", secure: ${secure}, auth: { user: u, pass: p } }, from: a@example.com, to: [b@example.com] }`,

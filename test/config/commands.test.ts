@@ -72,6 +72,25 @@ notify:
     expect(stderr).toContain('usage: deploy-watchdog validate [--config FILE]');
   });
 
+  it('warns of a secret written in the file, at its line, without showing it', async () => {
+    const file = write(
+      'inline.yaml',
+      `api:
+  base_url: https://manage.example.com
+  token: ${SECRET}
+notify:
+  channels: [{ name: s, type: slack, webhook_url: "\${HOOK}" }]
+`,
+    );
+    for (const flags of [[], ['--require-env']]) {
+      const { code, stderr } = await run(['validate', '--config', file, ...flags], { HOOK: 'https://hooks.example/x' });
+      expect(code).toBe(0);
+      expect(stderr).toBe(
+        `${file}:3 api.token: warning: is a secret written in the file itself, so whoever reads the file (its copies, its Git history) has it: write \${VAR} here and set VAR in the environment of the daemon\n`,
+      );
+    }
+  });
+
   it('exits 2 when the file cannot be read', async () => {
     const file = path.join(dir, 'absent.yaml');
     const { code, stderr } = await run(['validate', '--config', file]);

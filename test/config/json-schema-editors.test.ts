@@ -87,6 +87,10 @@ describe('config.schema.json, as editors read it', () => {
     ['a listen address', file(...API, 'server:', '  listen: ${LISTEN}')],
     ['a schedule', file(...API, 'jobs:', '  runs: ${RUNS_SCHEDULE}')],
     [
+      'a schedule of 6 fields, a macro and "off"',
+      file(...API, 'jobs:', '  runs: "0 */5 * * * *"', '  urls: "@daily"', '  backups: "off"'),
+    ],
+    [
       'a secret URL',
       file(
         ...API,
@@ -106,6 +110,8 @@ describe('config.schema.json, as editors read it', () => {
     ['a number that is text', email(['port: abc'])],
     ['a number with text around a reference', email(['port: 25${X}'])],
     ['a boolean that is text', file(...API, 'alerts:', '  send_resolved: maybe')],
+    ['a schedule of 7 fields', file(...API, 'jobs:', '  runs: "0 0 * * * * *"')],
+    ['a schedule of 4 fields', file(...API, 'jobs:', '  urls: "*/15 * * *"')],
   ])('still refuses %s, as validate does', (_what, yaml) => {
     expect(() => parseConfig(yaml, ENV, 'x.yaml')).toThrow();
     expect(editorErrors(yaml)).toHaveLength(1);

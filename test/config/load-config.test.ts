@@ -74,7 +74,7 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       yaml: `${MINIMAL}api_extra: 1\n`.replace('api_extra: 1\n', 'alerts:\n  send_resolved: "yes"\n'),
       path: 'alerts.send_resolved',
       line: 5,
-      message: /must be a boolean, not a string/,
+      message: /must be true or false, unquoted, not a string/,
     },
     {
       name: 'number out of range',
@@ -196,6 +196,27 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       path: 'notify.routes[0].mute_windows[0]',
       line: 7,
       message: /unknown mute window "weekend" \(no mute windows are defined\)/,
+    },
+    {
+      name: 'route matching an unknown check',
+      yaml: `${MINIMAL}notify:\n  channels: [{ name: console, type: log }]\n  routes:\n    - { channels: [console], match: { check: [failed_runs, stuck_run] } }\n`,
+      path: 'notify.routes[0].match.check[1]',
+      line: 7,
+      message: /unknown check "stuck_run" \(known checks: .*stuck_runs/,
+    },
+    {
+      name: 'policy matching an unknown check',
+      yaml: `${MINIMAL}remediation:\n  enabled: true\n  policies:\n    - name: retry\n      action: runs.retry\n      match: { check: failed_run }\n`,
+      path: 'remediation.policies[0].match.check',
+      line: 9,
+      message: /unknown check "failed_run" \(known checks: .*failed_runs/,
+    },
+    {
+      name: 'policy matching an environment type the reference does not have',
+      yaml: `${MINIMAL}remediation:\n  policies:\n    - name: retry\n      action: runs.retry\n      match: { environment_type: [staging, prod] }\n`,
+      path: 'remediation.policies[0].match.environment_type[1]',
+      line: 8,
+      message: /unknown environment type "prod" \(known environment types: production, staging, development\)/,
     },
     {
       name: 'duplicate channel name',
@@ -380,11 +401,58 @@ describe('parseConfig: bad configurations name the key path and the line', () =>
       message: /escalate_after and escalate_to go together/,
     },
     {
+      name: 'one duration where a mapping by environment type is wanted',
+      yaml: `${MINIMAL}checks:\n  backups: { max_age: 26h }\n`,
+      path: 'checks.backups.max_age',
+      line: 5,
+      message: /must be a mapping \(key: value\), not a string$/,
+    },
+    {
+      name: 'a YAML 1.1 boolean',
+      yaml: `${MINIMAL}checks:\n  backups:\n    offsite: yes\n`,
+      path: 'checks.backups.offsite',
+      line: 6,
+      message: /must be true or false, unquoted, not a string \(yes, no, on and off are text in YAML 1\.2\)$/,
+    },
+    ...[
+      ['api', 'timeout', 4],
+      ['state', 'retention', 5],
+      ['remediation', 'follow_timeout', 5],
+    ].map(([section, key, line]) => ({
+      name: `${section}.${key} of 0s`,
+      env: ENV,
+      yaml: `${MINIMAL}${section === 'api' ? '' : `${section}:\n`}  ${key}: 0s\n`,
+      path: `${section}.${key}`,
+      line: line as number,
+      message: /must be longer than 0s/,
+    })),
+    ...['max_age', 'timeout', 'interval'].map((key) => ({
+      name: `notify.delivery.${key} of 0s`,
+      env: ENV,
+      yaml: `${MINIMAL}notify:\n  delivery:\n    ${key}: 0s\n`,
+      path: `notify.delivery.${key}`,
+      line: 6,
+      message: /must be longer than 0s/,
+    })),
+    ...[
+      ['5sec', '5s'],
+      ['2 hours', '2h'],
+      ['1H 30M', '1h30m'],
+    ].map(([written, meant]) => ({
+      name: `a duration written ${written}`,
+      env: ENV,
+      yaml: `${MINIMAL}jobs:\n  jitter: ${written}\n`,
+      path: 'jobs.jitter',
+      line: 5,
+      message: new RegExp(`must be a duration such as .*1h30m \\(did you mean "${meant}"\\?\\)$`),
+    })),
+    {
       name: 'duplicate key',
       yaml: `${MINIMAL}state:\n  path: a.db\n  path: b.db\n`,
       path: '',
       line: 6,
-      message: /YAML syntax error: Map keys must be unique/,
+      message:
+        /YAML syntax error: "path" is given twice in one mapping \(first at line 5\): merge the two, or remove one/,
     },
   ])('$name', ({ yaml, env, path: keyPath, line, message }) => {
     const err = errorOf(yaml, env ?? ENV);
@@ -783,6 +851,35 @@ describe('loadConfig', () => {
   it('reports a missing config file', () => {
     const file = path.join(dir, 'nope.yaml');
     expect(() => loadConfig(file, {})).toThrow(`${file}: cannot read the configuration file: file not found`);
+  });
+
+  it('names a key given twice in one mapping, and the line of its first use', () => {
+    const file = path.join(dir, 'twice.yaml');
+    fs.writeFileSync(file, `${MINIMAL}notify:\n  channels: []\nstate:\n  retention: 30d\nnotify:\n  routes: []\n`);
+    expect(() => loadConfig(file, ENV)).toThrow(
+      `${file}:8: YAML syntax error: "notify" is given twice in one mapping (first at line 4): merge the two, or remove one`,
+    );
+  });
+
+  it('refuses a file over 1 MiB without parsing it', () => {
+    const file = path.join(dir, 'huge.yaml');
+    fs.writeFileSync(file, `${MINIMAL}x-padding: "${'a'.repeat(1024 * 1024)}"\n`);
+    expect(() => loadConfig(file, ENV)).toThrow(
+      `${file}: is 1048660 bytes, more than the 1 MiB (1048576 bytes) a configuration file may be (a full one is about 40 KiB): is it the right file?`,
+    );
+  });
+
+  it('refuses a file that is not UTF-8, at the line of the first stray byte', () => {
+    const file = path.join(dir, 'latin1.yaml');
+    const text = `${MINIMAL}notify:\n  channels:\n    - { name: mail, type: log }\n  routes: [{ channels: [mail] }]\n# Caf\xe9\n`;
+    fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+    expect(() => loadConfig(file, ENV)).toThrow(`${file}:8: is not UTF-8 text: save the file as UTF-8`);
+  });
+
+  it('reads a UTF-8 file that starts with a byte order mark', () => {
+    const file = path.join(dir, 'bom.yaml');
+    fs.writeFileSync(file, `\ufeff${MINIMAL}`);
+    expect(loadConfig(file, ENV).api.base_url).toBe('https://manage.example.com');
   });
 
   it("parses DESIGN.md's example config", () => {
