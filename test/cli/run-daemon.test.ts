@@ -236,7 +236,8 @@ describe('run and check on one state file', () => {
       const refused = await runCli(['check', '--config', configFile], { env });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(
-        /^error: deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/,
+        // Its 30-second schedule is warned of first (a sixth field); the refusal is the error line.
+        /^error: deploy-watchdog run \(pid \d+ on .+\) is working on this state file; a check now would send what it sends twice/m,
       );
       expect(refused.stdout).toBe('');
       expect(await second.exited).toBe(2);
