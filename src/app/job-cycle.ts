@@ -44,6 +44,7 @@ import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
 import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 import { cutCommitWarning } from './long-commit.js';
+import type { RepeatedLog } from '../lib/repeated-log.js';
 
 /**
  * The most alert events a cycle logs one line each; the rest are counted in one line. A storm of
@@ -100,6 +101,8 @@ export interface CycleDeps {
   namespaces: (signal?: AbortSignal) => Promise<NamespaceScope>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: Map<string, string>;
+  /** A failed read, said once per `log.repeat_every` and job: a source down for days writes a line a period, not one a cycle. */
+  failedReads: RepeatedLog;
   /** What takes a cycle's events in its transaction, in order: the outbox, then remediation. */
   stages: readonly CycleStage[];
   /** The config's lists of state words, by the kind of record they judge. */
@@ -345,7 +348,7 @@ function readFailed(
       { err, findings: partial.findings.length },
       `read of ${job} cut short: what it read may fire, nothing resolves`,
     );
-  else log.warn({ err }, `cannot read ${job}`);
+  else deps.failedReads.warn({ job, err }, `cannot read ${job}`, job);
   logEvents(log, events);
   return report(partial ? 'partial' : 'failed', {
     reason,

@@ -48,6 +48,7 @@ import { readsPerApp } from './maintenance-cost.js';
 import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -217,6 +218,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       },
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),
+      failedReads: new RepeatedLog(logger, { clock }),
       // The context stage first: the outbox decides in the same transaction whether a message waits for it.
       stages: [
         ...(context ? [new ContextStage(contextStore, context, logger.child({ stage: 'context' }))] : []),
