@@ -45,6 +45,7 @@ import { boundThatCut, partialFindings, type PartialFindings } from './partial-c
 import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 import { cutCommitWarning } from './long-commit.js';
 import type { RepeatedLog } from '../lib/repeated-log.js';
+import type { WarnedOnce } from './warned-once.js';
 
 /**
  * The most alert events a cycle logs one line each; the rest are counted in one line. A storm of
@@ -107,8 +108,8 @@ export interface CycleDeps {
   stages: readonly CycleStage[];
   /** The config's lists of state words, by the kind of record they judge. */
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
-  /** The unknown state words already warned about under this configuration (`record:word`). */
-  warnedStateWords: Set<string>;
+  /** The unknown state words (and values beyond the stated ones) already warned about under this configuration. */
+  warnedStateWords: WarnedOnce;
   /** The production apps already told vanished under this configuration (`namespace/name`). */
   vanishedTold: Set<string>;
   /**
@@ -290,10 +291,13 @@ export async function runJobCycle(
 function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTally): UnknownStateWord[] {
   const unknown = unknownStateWords(tally, deps.stateLists);
   for (const u of unknown) {
-    const key = `${u.record}:${u.word}`;
-    if (deps.warnedStateWords.has(key)) continue;
-    deps.warnedStateWords.add(key);
-    log.warn({ record: u.record, state: u.word, count: u.count }, unknownStateWordWarning(u, deps.stateLists));
+    const said = deps.warnedStateWords.take(u.record, u.word);
+    if (said === 'quiet') continue;
+    const last = `. No more unknown ${u.record} states are warned of while this configuration runs`;
+    log.warn(
+      { record: u.record, state: u.word, count: u.count },
+      unknownStateWordWarning(u, deps.stateLists) + (said === 'last' ? last : ''),
+    );
   }
   return unknown;
 }

@@ -49,6 +49,7 @@ import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';
 import { RepeatedLog } from '../lib/repeated-log.js';
+import { WarnedOnce } from './warned-once.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -226,7 +227,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
         ...(remediation ? [remediation] : []),
       ],
       stateLists: stateListsFromConfig(config.checks),
-      warnedStateWords: new Set(),
+      warnedStateWords: new WarnedOnce(),
       vanishedTold: new Set(),
       memory: { runsMemory, sharedApps: new SharedApps(), ...detailWantedOf(remediation) },
     };
