@@ -26,6 +26,7 @@ import type { Clock } from '../lib/clock.js';
 import { systemClock } from '../lib/clock.js';
 import { Secret } from '../lib/secret.js';
 import { silentLogger } from '../lib/logger.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
 import {
   FUNCTIONS,
   type AnswerOf,
@@ -299,6 +300,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const root = `${baseUrl.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
+  // A service down for days fails every retry of every cycle: its retries are said once per `log.repeat_every`.
+  const retries = new RepeatedLog(logger, { clock });
   const token = options.token;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 200;
@@ -385,9 +388,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
         throw error;
       }
-      logger.warn(
+      retries.warn(
         { fn: spec.name, attempt, reason: decision.reason, delayMs: decision.delayMs, error: error.message },
         'api read failed; retrying',
+        `${spec.name}:${decision.reason}`,
       );
       await clock.sleep(decision.delayMs, opts.signal).catch(() => {
         const aborted = new ApiTransportError(spec.name, 'aborted', 'aborted by the caller while waiting to retry');

@@ -44,6 +44,8 @@ import { ReadSoFar } from '../collectors/read-so-far.js';
 import { boundThatCut, partialFindings, type PartialFindings } from './partial-cycle.js';
 import { explainVanished, type VanishedResolutions } from './vanished-resolutions.js';
 import { cutCommitWarning } from './long-commit.js';
+import type { RepeatedLog } from '../lib/repeated-log.js';
+import type { WarnedOnce } from './warned-once.js';
 
 /**
  * The most alert events a cycle logs one line each; the rest are counted in one line. A storm of
@@ -99,12 +101,14 @@ export interface CycleDeps {
   namespaces: (signal?: AbortSignal) => Promise<NamespaceScope>;
   /** Jobs switched off for lack of a permission, with the reason. */
   disabled: Map<string, string>;
+  /** A failed read, said once per `log.repeat_every` and job: a source down for days writes a line a period, not one a cycle. */
+  failedReads: RepeatedLog;
   /** What takes a cycle's events in its transaction, in order: the outbox, then remediation. */
   stages: readonly CycleStage[];
   /** The config's lists of state words, by the kind of record they judge. */
   stateLists: ReadonlyMap<StateRecord, readonly NamedStateList[]>;
-  /** The unknown state words already warned about under this configuration (`record:word`). */
-  warnedStateWords: Set<string>;
+  /** The unknown state words (and values beyond the stated ones) already warned about under this configuration. */
+  warnedStateWords: WarnedOnce;
   /** The production apps already told vanished under this configuration (`namespace/name`). */
   vanishedTold: Set<string>;
   /**
@@ -195,7 +199,7 @@ export async function runJobCycle(
         { err, findings: partial.findings.length },
         `read of ${job} cut short: what it read may fire, nothing resolves`,
       );
-    else log.warn({ err }, `cannot read ${job}`);
+    else deps.failedReads.warn({ job, err }, `cannot read ${job}`, job);
     logEvents(log, events);
     return report(partial ? 'partial' : 'failed', {
       reason,
@@ -335,10 +339,13 @@ export async function runJobCycle(
 function warnUnknownStateWords(deps: CycleDeps, log: Logger, tally: StateWordTally): UnknownStateWord[] {
   const unknown = unknownStateWords(tally, deps.stateLists);
   for (const u of unknown) {
-    const key = `${u.record}:${u.word}`;
-    if (deps.warnedStateWords.has(key)) continue;
-    deps.warnedStateWords.add(key);
-    log.warn({ record: u.record, state: u.word, count: u.count }, unknownStateWordWarning(u, deps.stateLists));
+    const said = deps.warnedStateWords.take(u.record, u.word);
+    if (said === 'quiet') continue;
+    const last = `. No more unknown ${u.record} states are warned of while this configuration runs`;
+    log.warn(
+      { record: u.record, state: u.word, count: u.count },
+      unknownStateWordWarning(u, deps.stateLists) + (said === 'last' ? last : ''),
+    );
   }
   return unknown;
 }

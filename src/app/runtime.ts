@@ -48,6 +48,8 @@ import { readsPerApp } from './maintenance-cost.js';
 import { RequestBudget } from './request-budget.js';
 import { Scheduler, type ScheduleFn } from './scheduler.js';
 import type { SourceHealthStore } from '../alerts/source-health-store.js';
+import { RepeatedLog } from '../lib/repeated-log.js';
+import { WarnedOnce } from './warned-once.js';
 
 /** The parts built from one configuration. */
 export interface Runtime {
@@ -218,6 +220,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
       },
       namespaces: sharedNamespaces(client, config, clock, base.hardStop),
       disabled: new Map(),
+      failedReads: new RepeatedLog(logger, { clock }),
       // The context stage first: the outbox decides in the same transaction whether a message waits for it.
       stages: [
         ...(context ? [new ContextStage(contextStore, context, logger.child({ stage: 'context' }))] : []),
@@ -225,7 +228,7 @@ export function buildRuntime(config: Config, base: RuntimeFoundation): Runtime {
         ...(remediation ? [remediation] : []),
       ],
       stateLists: stateListsFromConfig(config.checks),
-      warnedStateWords: new Set(),
+      warnedStateWords: new WarnedOnce(),
       vanishedTold: new Set(),
       memory: { runsMemory, sharedApps: new SharedApps(), ...detailWantedOf(remediation) },
     };

@@ -8,14 +8,15 @@ import type { QuarantinedRecord } from '../api/quarantine.js';
 import type { SnapshotJob } from '../collectors/snapshot.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { WarnedOnce } from './warned-once.js';
 
 /**
  * Counts the set-aside records by reason, and warns once per value beyond the stated ones; `warned`
- * holds the warnings already given under this configuration (shared with the state words; keys
+ * holds the warnings already given under this configuration (shared with the state words; groups
  * `value:…`).
  */
 export function reportSkippedRecords(
-  deps: { metrics: Metrics; warned: Set<string> },
+  deps: { metrics: Metrics; warned: WarnedOnce },
   job: SnapshotJob,
   log: Logger,
   records: readonly QuarantinedRecord[],
@@ -31,15 +32,19 @@ export function reportSkippedRecords(
     if (seen) seen.count++;
     else values.set(key, { record, count: 1 });
   }
-  for (const [key, { record, count }] of values) {
-    if (deps.warned.has(key)) continue;
-    deps.warned.add(key);
+  for (const { record, count } of values.values()) {
+    const said = deps.warned.take(`value:${record.fn}:${record.field}`, record.value!);
+    if (said === 'quiet') continue;
     log.warn(
       { fn: record.fn, field: record.field, value: record.value, count },
       `${record.fn} reports ${record.field} ${JSON.stringify(record.value)} (${count} ${record.kind}${count === 1 ? '' : 's'}, e.g. id ${record.id ?? 'unreadable'}), ` +
         'which is not one of the values the reference states (§3), so no check can judge it. ' +
         'The record is set aside and its alerts held (a watchdog alert names it) until the service says a stated value again' +
-        (record.configKey ? `, or ${record.configKey} says which stated value it means` : ''),
+        (record.configKey ? `, or ${record.configKey} says which stated value it means` : '') +
+        (said === 'last'
+          ? `. No more values of ${record.field} from ${record.fn} are warned of while this configuration runs ` +
+            '(deploy_watchdog_records_skipped_total counts them, the watchdog alert names them)'
+          : ''),
     );
   }
   if (records.length > 0)

@@ -69,7 +69,19 @@ const PRUNE_RULES: readonly PruneRule[] = [
     'the audit of clicks on Slack buttons; what they did is also where it was done (events, silences, remediation audit)',
   ),
   olderThan('time_to_alert', 'delivered_at', 'how soon each problem was told; the console reads only the recent ones'),
-  olderThan('events', 'at', 'the history of alert changes'),
+  {
+    table: 'events',
+    columns: ['at', 'id', 'fingerprint', 'kind'],
+    where: `at < @cutoff AND NOT (
+        kind IN ('firing', 'repeat', 'escalated')
+        AND EXISTS (SELECT 1 FROM alerts WHERE alerts.fingerprint = events.fingerprint AND alerts.status <> 'resolved')
+        AND id = (SELECT MAX(news.id) FROM events AS news
+          WHERE news.fingerprint = events.fingerprint AND news.kind IN ('firing', 'repeat', 'escalated')))`,
+    reads: [{ table: 'alerts', columns: ['fingerprint', 'status'] }],
+    why:
+      'the history of alert changes; an open alert keeps its latest firing, repeat or escalated event, which its ' +
+      'escalation names (an alert silenced or acknowledged longer than the retention writes no repeat)',
+  },
   {
     table: 'unrouted_events',
     columns: ['event_id'],

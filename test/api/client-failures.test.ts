@@ -356,6 +356,20 @@ describe('no answer in time', () => {
   });
 });
 
+describe('a service that stays down', () => {
+  it('says its retries once per log.repeat_every and function, then with the count of the rest', async () => {
+    const { c, logs } = client();
+    sim.control.setFault('apps.list', { errorCode: 'unavailable' });
+    for (let i = 0; i < 5; i++) await observed(() => c.apps.list({ limit: 1 }));
+    await clock.sleep(60_000);
+    await observed(() => c.apps.list({ limit: 1 }));
+    expect(logs.records().filter((r) => String(r.msg).startsWith('api read failed; retrying'))).toMatchObject([
+      { level: 40, fn: 'apps.list', attempt: 1, reason: 'server_error' },
+      { level: 40, fn: 'apps.list', attempt: 1, repeated: 15 },
+    ]);
+  });
+});
+
 describe('changes are never retried by the client', () => {
   const key = () => ({ idempotencyKey: randomUUID() });
   it.each([

@@ -4,6 +4,7 @@ import { alertStoreOf } from '../../src/alerts/alert-store.js';
 import { Watchdog } from '../../src/app/watchdog.js';
 import type { ManualClock } from '../helpers/manual-clock.js';
 import { Metrics } from '../../src/lib/metrics.js';
+import { setRepeatInterval } from '../../src/lib/repeated-log.js';
 import type { RunningSimulator } from '../../packages/simulator/src/index.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { captureLogger, engineConfig, eventsOf, manualSim, MINUTE, tempDir } from './fixtures.js';
@@ -83,6 +84,28 @@ describe('a token that may not ask whoami', () => {
       ]);
     },
   );
+});
+
+describe('a source down for days', () => {
+  afterEach(() => setRepeatInterval(MINUTE));
+
+  it('says "cannot read" once per log.repeat_every and job, then with the count of the cycles between', async () => {
+    setRepeatInterval(10 * MINUTE);
+    const capture = captureLogger('info');
+    const config = engineConfig(sim, tmp.dir, 'jobs: { maintenance: "off", servers: "off", installers: "off" }');
+    wd = Watchdog.open({ config, clock, logger: capture.logger });
+    sim.control.setFault('runs.list', { errorCode: 'internal_error' });
+    for (let i = 0; i < 12; i++) {
+      await wd.runOnce(['runs']);
+      clock.advance(MINUTE);
+    }
+    // The warning, not the source alert's own line ("cannot read runs: …", said as it fires).
+    const said = capture.lines().filter((l) => /^cannot read runs($| \()/.test(String(l.msg)));
+    expect(said.map((l) => [l.msg, l.job, l.repeated])).toEqual([
+      ['cannot read runs', 'runs', undefined],
+      ['cannot read runs (repeated 10 times in the last 600 s)', 'runs', 10],
+    ]);
+  });
 });
 
 describe('metrics', () => {

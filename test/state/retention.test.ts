@@ -13,8 +13,8 @@ const laterTables: Migration = {
   version: 50,
   name: 'test-tables',
   up: `
-    CREATE TABLE alerts (id INTEGER PRIMARY KEY, status TEXT NOT NULL, resolved_at BIGINT);
-    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), at BIGINT NOT NULL);
+    CREATE TABLE alerts (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL, status TEXT NOT NULL, resolved_at BIGINT);
+    CREATE TABLE events (id INTEGER PRIMARY KEY, alert_id INTEGER NOT NULL REFERENCES alerts(id), fingerprint TEXT NOT NULL, kind TEXT NOT NULL, at BIGINT NOT NULL);
     CREATE TABLE outbox (id INTEGER PRIMARY KEY, event_id INTEGER REFERENCES events(id), status TEXT NOT NULL, created_at BIGINT NOT NULL);
     CREATE TABLE remediation_audit (id INTEGER PRIMARY KEY, at BIGINT NOT NULL);
     CREATE TABLE silences (id INTEGER PRIMARY KEY, ends_at BIGINT NOT NULL, expired_at BIGINT);
@@ -89,13 +89,14 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
     const recent = NOW - 2 * DAY;
     const db = store.db;
     db.exec(`
-      INSERT INTO alerts VALUES (1, 'resolved', ${old}), (2, 'resolved', ${recent}), (3, 'firing', NULL);
-      INSERT INTO events VALUES (10, 1, ${old}), (11, 2, ${recent}), (12, 3, ${old});
+      INSERT INTO alerts VALUES (1, 'a', 'resolved', ${old}), (2, 'b', 'resolved', ${recent}), (3, 'c', 'firing', NULL);
+      INSERT INTO events VALUES (10, 1, 'a', 'firing', ${old}), (11, 2, 'b', 'firing', ${recent}),
+        (12, 3, 'c', 'firing', ${old}), (13, 3, 'c', 'acknowledged', ${old});
       INSERT INTO outbox VALUES (20, 10, 'sent', ${old}), (21, 11, 'sent', ${recent}), (22, NULL, 'pending', ${old}), (23, NULL, 'expired', ${old}), (24, NULL, 'held', ${old}), (25, NULL, 'suppressed', ${old});
       INSERT INTO remediation_audit VALUES (30, ${old}), (31, ${recent});
       INSERT INTO silences VALUES (40, ${old}, NULL), (41, ${NOW + DAY}, ${old}), (42, ${NOW + DAY}, NULL), (43, ${recent}, NULL);
     `);
-    // Events go by age alone (event 12 of the firing alert too); the alert row itself stays.
+    // Events go by age, but for the firing alert's latest news (12); the alert row itself stays.
     const result = pruneState(store, { now: NOW, retentionMs: 30 * DAY });
     expect(result.deleted).toEqual({ outbox: 3, events: 2, alerts: 1, silences: 2, remediation_audit: 1 });
     expect(result.skipped).toEqual({
@@ -117,7 +118,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
         .all()
         .map((r) => (r as { id: number }).id);
     expect(ids('alerts')).toEqual([2, 3]);
-    expect(ids('events')).toEqual([11]);
+    expect(ids('events')).toEqual([11, 12]);
     expect(ids('outbox')).toEqual([21, 22, 24]);
     expect(ids('remediation_audit')).toEqual([31]);
     expect(ids('silences')).toEqual([42, 43]);
@@ -131,7 +132,7 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
     };
     store = state.open({ migrations: [coreOf(), odd] });
     const result = pruneState(store, { now: NOW, retentionMs: DAY });
-    expect(result.skipped.events).toBe('missing column(s) at');
+    expect(result.skipped.events).toBe('missing column(s) at, fingerprint, kind');
   });
 
   it('drops the Slack living messages untouched for the whole retention, with what they showed (real schema)', () => {
@@ -158,6 +159,25 @@ describe.each(STATE_BACKENDS)('pruneState on $name', (backend) => {
       { message_id: 3 },
       { message_id: 4 },
     ]);
+  });
+
+  it('keeps the latest news of an alert open longer than the retention, which its escalation names (real schema)', () => {
+    store = state.open();
+    const alert = store.db.prepare(
+      `INSERT INTO alerts (fingerprint, job, check_name, status, severity, summary, details, labels, first_seen_at, last_seen_at, seen_count)
+       VALUES (?, 'urls', 'certificates', ?, 'critical', 's', '{}', '{}', 0, 0, 1)`,
+    );
+    alert.run('open', 'firing');
+    alert.run('over', 'resolved');
+    const event = store.db.prepare(`INSERT INTO events (id, fingerprint, kind, at, payload) VALUES (?, ?, ?, ?, '{}')`);
+    // Open for 400 days, acknowledged (so no repeat since): its firing and first repeat are old news.
+    event.run(1, 'open', 'firing', NOW - 400 * DAY);
+    event.run(2, 'open', 'repeat', NOW - 399 * DAY);
+    event.run(3, 'open', 'acknowledged', NOW - 399 * DAY);
+    event.run(4, 'over', 'firing', NOW - 400 * DAY);
+    event.run(5, 'over', 'resolved', NOW - 40 * DAY);
+    pruneState(store, { now: NOW, retentionMs: 30 * DAY });
+    expect(store.db.prepare('SELECT id FROM events ORDER BY id').all()).toEqual([{ id: 2 }]);
   });
 
   it('drops the audit of Slack clicks older than the retention (real schema)', () => {
