@@ -36,3 +36,46 @@ describe('the alert list', () => {
     expect(page.includes('rel="next"')).toBe(more);
   });
 });
+
+describe('searching the alert list', () => {
+  function openAlerts(count: number) {
+    state = tempState();
+    const store = state.open();
+    const findings = Array.from({ length: count }, (_, i) =>
+      finding(`run/${i}`, {
+        summary: `Update of app-${i}-prod failed`,
+        labels: { check: 'failed_runs', app: `app-${i}-prod`, namespace: i % 2 === 0 ? 'acme' : 'wayne' },
+      }),
+    );
+    store.transaction(() =>
+      applyFindings(store, { job: 'runs', findings, now: NOW }, { forCycles: 1, repeatIntervalMs: 4 * HOUR }),
+    );
+    return store;
+  }
+  const shownFingerprints = (page: string) => [...page.matchAll(/data-fingerprint="([^"]+)"/g)].map((m) => m[1]);
+
+  it('finds the one alert a person was paged for among 2,000, by its app, words in any case', () => {
+    const store = openAlerts(2000);
+    const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'APP-1234-prod  update' })));
+    expect(shownFingerprints(page)).toEqual(['run/1234']);
+    expect(page).toContain('1 of 2000 open match');
+    // The search stays in the box and in the grouping form.
+    expect(page).toMatch(/<input[^>]*name="q"[^>]*value="APP-1234-prod {2}update"/);
+  });
+
+  it('filters by a label as name=value, keeping the search in the page links', () => {
+    const store = openAlerts(300);
+    const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'namespace=wayne' })));
+    expect(shownFingerprints(page)).toHaveLength(100);
+    expect(shownFingerprints(page).every((fp) => Number(fp!.split('/')[1]) % 2 === 1)).toBe(true);
+    expect(page).toMatch(/Rows 1–100 of 150/);
+    expect(page).toMatch(/rel="next" href="\/\?q=namespace%3Dwayne&amp;from=100"/);
+  });
+
+  it('says when nothing matches', () => {
+    const store = openAlerts(3);
+    const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'nothing-like-it' })));
+    expect(shownFingerprints(page)).toEqual([]);
+    expect(page).toContain('No open alert matches');
+  });
+});

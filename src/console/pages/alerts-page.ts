@@ -3,12 +3,14 @@
  * in each group, with severity, age, labels, and why each one is or is not being told (silence,
  * inhibition, pending, and each channel's last decision). The same rows as `deploy-watchdog alerts`.
  * A firing alert has a button that acknowledges it (or gives its acknowledgement back) from here.
- * A page at a time (`pager.ts`), the groups made of that page's rows.
+ * A page at a time (`pager.ts`), the groups made of that page's rows. `?q=` keeps the alerts whose
+ * text holds every word of it (`matchesSearch`): the one a person was paged for among thousands.
  */
 import { openAlertsView, type OpenAlertView } from '../../alerts/open-alerts-view.js';
 import { deliveryStates, type DeliveryState } from '../delivery-state.js';
 import { html, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
+import { alertId } from '../../alerts/alert-id.js';
 import { alertPath } from '../../lib/console-paths.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm } from './acknowledge-form.js';
@@ -20,16 +22,21 @@ const GROUP_LABELS = ['check', 'severity', 'environment_type', 'namespace', 'pro
 
 type GroupLabel = (typeof GROUP_LABELS)[number];
 
+/** The longest search taken (what the box takes): a longer query string is cut, not scanned. */
+const SEARCH_MAX = 200;
+
 /** The alert list; `said`, what a form just did (an alert acknowledged from here). */
 export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: PageNotice): SafeHtml {
   const asked = query.get('group') ?? '';
   const group: GroupLabel = (GROUP_LABELS as readonly string[]).includes(asked) ? (asked as GroupLabel) : 'check';
+  const search = (query.get('q') ?? '').slice(0, SEARCH_MAX).trim();
   const open = openAlertsView(ctx.store, ctx.now);
-  const deliveryOf = deliveryStates(ctx.store, ctx.config, open, ctx.now);
+  const found = search === '' ? open : open.filter((view) => matchesSearch(view, search));
+  const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  const shown = pager(query, open, (view) => alertRow(view, deliveryOf(view), ctx), {
+  const shown = pager(query, found, (view) => alertRow(view, deliveryOf(view), ctx), {
     path: '/',
-    keep: { group: group === 'check' ? undefined : group },
+    keep: { q: search === '' ? undefined : search, group: group === 'check' ? undefined : group },
   });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
@@ -47,9 +54,18 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
       <h1>Open alerts</h1>
       <p class="counts">
         <strong>${open.length}</strong> open · ${firing} firing · ${open.length - firing} pending · ${silenced} silenced ·
-        ${acknowledged} acknowledged
+        ${acknowledged} acknowledged${search === '' ? '' : html` · <strong>${found.length} of ${open.length} open match</strong>`}
       </p>
       <form method="get" action="/" class="inline">
+        <label
+          >Search
+          <input
+            type="search"
+            name="q"
+            value="${search}"
+            maxlength="${SEARCH_MAX}"
+            placeholder="app, namespace=acme, summary words, id"
+        /></label>
         <label
           >Group by
           <select name="group" data-autosubmit>
@@ -64,16 +80,18 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
     ${
       open.length === 0
         ? html`<p class="empty">No open alerts.</p>`
-        : [...groups].map(
-            ([value, rows]) =>
-              html` <section class="group">
+        : found.length === 0
+          ? html`<p class="empty">No open alert matches “${search}”.</p>`
+          : [...groups].map(
+              ([value, rows]) =>
+                html` <section class="group">
                 <h2>
                   <span class="group-label">${group}</span> ${value || html`<em>none</em>`}
                   <span class="count">${rows.length}</span>
                 </h2>
                 ${dataTable('alerts', ['Severity', 'Status', 'Age', 'Alert', 'Notifications'], rows)}
               </section>`,
-          )
+            )
     }`;
   return page({ title: 'Alerts', current: '/', ctx, body });
 }
@@ -96,6 +114,22 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
     </td>
     <td>${deliveryStateList(delivery)}</td>
   </tr>`;
+}
+
+/**
+ * Whether every word of `search` (any case) is in the alert's summary, its labels as
+ * `name=value`, its severity, status, fingerprint or short id (as `alerts` and `ack` show it).
+ */
+function matchesSearch(view: OpenAlertView, search: string): boolean {
+  const { alert } = view;
+  const labels = Object.entries(alert.labels).map(([name, value]) => `${name}=${value ?? ''}`);
+  const text = [alert.summary, ...labels, alert.severity, alert.status, alert.fingerprint, alertId(alert.fingerprint)]
+    .join('\n')
+    .toLowerCase();
+  return search
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
 }
 
 function groupValue(view: OpenAlertView, group: GroupLabel): string {
