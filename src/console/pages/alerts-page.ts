@@ -13,7 +13,7 @@ import { age, dataTable, labelChips, notice, page, severityBadge, type PageConte
 import { alertId } from '../../alerts/alert-id.js';
 import { alertPath } from '../../lib/console-paths.js';
 import { pager } from '../pager.js';
-import { acknowledgeForm } from './acknowledge-form.js';
+import { acknowledgeForm, type ListView } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
 import { deliveryStateList } from './delivery-state-list.js';
 
@@ -34,9 +34,16 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   const found = search === '' ? open : open.filter((view) => matchesSearch(view, search));
   const deliveryOf = deliveryStates(ctx.store, ctx.config, found, ctx.now);
   // A page a browser shows at once: the most important first, the rest on the next pages.
-  const shown = pager(query, found, (view) => alertRow(view, deliveryOf(view), ctx), {
+  // What this page shows, kept by its links and by the forms that come back to it.
+  const kept: ListView = {
+    q: search === '' ? undefined : search,
+    group: group === 'check' ? undefined : group,
+    from: query.get('from') ?? undefined,
+    size: query.get('size') ?? undefined,
+  };
+  const shown = pager(query, found, (alert) => alertRow(alert, deliveryOf(alert), ctx, kept), {
     path: '/',
-    keep: { q: search === '' ? undefined : search, group: group === 'check' ? undefined : group },
+    keep: { q: kept.q, group: kept.group },
   });
   const groups = new Map<string, SafeHtml[]>();
   shown.items.forEach((view, i) => {
@@ -96,7 +103,7 @@ export function alertsPage(ctx: PageContext, query: URLSearchParams, said?: Page
   return page({ title: 'Alerts', current: '/', ctx, body });
 }
 
-function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext): SafeHtml {
+function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext, list: ListView): SafeHtml {
   const { alert } = view;
   const classes = ['alert', ...(view.silence ? ['silenced'] : []), ...(alert.acknowledgement ? ['acknowledged'] : [])];
   return html`<tr class="${classes.join(' ')}" data-fingerprint="${alert.fingerprint}">
@@ -105,7 +112,7 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
       <span class="status status-${alert.status}">${alert.status}</span>${
         alert.acknowledgement ? html`<br /><span class="status acknowledged">acknowledged</span>` : ''
       }
-      ${acknowledgeForm(alert, ctx, 'list')}
+      ${acknowledgeForm(alert, ctx, 'list', list)}
     </td>
     <td>${age(view.since, ctx.now)}</td>
     <td>
