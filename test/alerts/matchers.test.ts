@@ -163,3 +163,12 @@ describe('regular expressions that cannot run away', () => {
     expect(matches({ app: 'a shop' })).toBe(false);
   });
 });
+
+describe('formatMatcher with a hidden character', () => {
+  it('writes it as a JSON escape in quotes, which reads back as the character', () => {
+    const matcher = { name: 'app', op: '=' as const, value: 'shop\u202egnp\u200b.exe' };
+    const text = formatMatcher(matcher);
+    expect(text).toBe('app="shop\\u202egnp\\u200b.exe"');
+    expect(parseMatcher(text)).toEqual(matcher);
+  });
+});
