@@ -110,14 +110,15 @@ export class ConsoleAccess {
 
   /**
    * Whether a POSTed form may be acted on: not sent by another site (`Sec-Fetch-Site`, then
-   * `Origin` against `Host`), and carrying the CSRF token of `who`.
+   * `Origin` against `Host`, or against `publicUrl`, `server.console.public_url`: a reverse proxy
+   * may send its upstream's address as Host), and carrying the CSRF token of `who`.
    */
-  checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined): FormDecision {
+  checkForm(headers: IncomingHttpHeaders, who: string, token: string | undefined, publicUrl?: string): FormDecision {
     const site = headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none')
       return formRefused('cross_site', `a form sent from another site (${site}) is refused`);
     const origin = headers.origin;
-    if (origin !== undefined && originHost(origin) !== headers.host)
+    if (origin !== undefined && originHost(origin) !== headers.host && !sameOrigin(origin, publicUrl))
       return formRefused('cross_origin', 'a form sent from another origin is refused');
     if (token === undefined || token === '')
       return formRefused('csrf_missing', 'the form has no CSRF token: reload the page');
@@ -148,6 +149,13 @@ function isLoopbackHostHeader(host: string | undefined): boolean {
 /** The host:port of an Origin header, or undefined for `null` or a malformed one. */
 function originHost(origin: string): string | undefined {
   return URL.canParse(origin) ? new URL(origin).host : undefined;
+}
+
+/** Whether an Origin header names the origin of `url` (scheme, host and port). */
+function sameOrigin(origin: string, url: string | undefined): boolean {
+  return (
+    url !== undefined && URL.canParse(origin) && URL.canParse(url) && new URL(origin).origin === new URL(url).origin
+  );
 }
 
 /** One cookie's value from a Cookie header. */

@@ -182,7 +182,12 @@ async function signIn(r: ConsoleRequest, token: Secret): Promise<void> {
   if (req.method !== 'POST') return send(res, 200, loginPage(access.csrfToken(''), undefined));
   const fields = await readForm(req);
   if (fields === undefined) return tooLarge(res);
-  const form = access.checkForm(req.headers, '', fields.get(CSRF_FIELD) ?? undefined);
+  const form = access.checkForm(
+    req.headers,
+    '',
+    fields.get(CSRF_FIELD) ?? undefined,
+    r.config.server.console.public_url,
+  );
   if (!form.ok) return send(res, 403, messagePage('Refused', form.message));
   if (!access.tokenMatches(fields.get('token') ?? '', token)) {
     r.log.warn({ remote: req.socket.remoteAddress }, 'console sign-in with a wrong token');
@@ -196,7 +201,12 @@ async function post(r: ConsoleRequest, ctx: PageContext, path: string): Promise<
   const { req, res } = r;
   const fields = await readForm(req);
   if (fields === undefined) return tooLarge(res);
-  const form = r.access.checkForm(req.headers, ctx.who, fields.get(CSRF_FIELD) ?? undefined);
+  const form = r.access.checkForm(
+    req.headers,
+    ctx.who,
+    fields.get(CSRF_FIELD) ?? undefined,
+    ctx.config.server.console.public_url,
+  );
   if (!form.ok) {
     r.log.warn({ remote: req.socket.remoteAddress, reason: form.reason, path }, 'console form refused');
     return send(res, 403, messagePage('Refused', form.message));

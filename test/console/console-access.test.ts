@@ -101,6 +101,24 @@ describe('ConsoleAccess.checkForm', () => {
   });
 });
 
+describe('ConsoleAccess.checkForm behind a reverse proxy (server.console.public_url)', () => {
+  // nginx's proxy_pass sends the upstream's address as Host unless told otherwise.
+  const host = '127.0.0.1:9464';
+  const publicUrl = 'https://watchdog.example.com/';
+  const good = access.csrfToken('alice');
+  it.each<[string, string, string | undefined]>([
+    ['the public origin', 'https://watchdog.example.com', undefined],
+    ['the public origin with its default port', 'https://watchdog.example.com:443', undefined],
+    ['the public host over plain http', 'http://watchdog.example.com', 'cross_origin'],
+    ['another origin', 'https://attacker.example', 'cross_origin'],
+    ['a name that starts as the public one', 'https://watchdog.example.com.attacker.example', 'cross_origin'],
+  ])('%s', (_name, origin, refusal) => {
+    const headers = { host, origin, 'sec-fetch-site': 'same-origin' };
+    const decided = access.checkForm(headers, 'alice', good, publicUrl);
+    expect(decided.ok ? undefined : decided.reason).toBe(refusal);
+  });
+});
+
 describe('where the console is served', () => {
   const open: ConsoleConfig = { enabled: 'auto', allow: { remediate: 'anyone' }, max_silence: 1 };
   it.each<[string, string | null, ConsoleConfig, string | undefined]>([
