@@ -72,6 +72,18 @@ describe('searching the alert list', () => {
     expect(page).toMatch(/rel="next" href="\/\?q=namespace%3Dwayne&amp;from=100"/);
   });
 
+  it('finds a name with a hidden character by the text shown for it', () => {
+    state = tempState();
+    const store = state.open();
+    const findings = [finding('run/1', { summary: 'App shop\u202egnp.exe is down' }), finding('run/2')];
+    store.transaction(() =>
+      applyFindings(store, { job: 'runs', findings, now: NOW }, { forCycles: 1, repeatIntervalMs: 4 * HOUR }),
+    );
+    // The page shows `shop\u{202e}gnp.exe`: that, copied into the box, finds it.
+    const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'shop\\u{202e}gnp' })));
+    expect(shownFingerprints(page)).toEqual(['run/1']);
+  });
+
   it('says when nothing matches', () => {
     const store = openAlerts(3);
     const page = String(alertsPage({ ...ctx, store, config }, new URLSearchParams({ q: 'nothing-like-it' })));

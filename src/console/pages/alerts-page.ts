@@ -12,6 +12,7 @@ import { html, type SafeHtml } from '../html.js';
 import { age, dataTable, labelChips, notice, page, severityBadge, type PageContext } from '../layout.js';
 import { alertId } from '../../alerts/alert-id.js';
 import { alertPath } from '../../lib/console-paths.js';
+import { visibleText } from '../../lib/visible-text.js';
 import { pager } from '../pager.js';
 import { acknowledgeForm, type ListView } from './acknowledge-form.js';
 import type { PageNotice } from './alert-page.js';
@@ -125,15 +126,17 @@ function alertRow(view: OpenAlertView, delivery: DeliveryState, ctx: PageContext
 
 /**
  * Whether every word of `search` (any case) is in the alert's summary, its labels as
- * `name=value`, its severity, status, fingerprint or short id (as `alerts` and `ack` show it).
+ * `name=value`, its severity, status, fingerprint or short id (as `alerts` and `ack` show it),
+ * each compared as the page shows it (a hidden character written out, `visibleText`).
  */
 function matchesSearch(view: OpenAlertView, search: string): boolean {
   const { alert } = view;
   const labels = Object.entries(alert.labels).map(([name, value]) => `${name}=${value ?? ''}`);
   const text = [alert.summary, ...labels, alert.severity, alert.status, alert.fingerprint, alertId(alert.fingerprint)]
+    .map((part) => visibleText(part))
     .join('\n')
     .toLowerCase();
-  return search
+  return visibleText(search)
     .toLowerCase()
     .split(/\s+/)
     .every((word) => text.includes(word));
